@@ -1,0 +1,19 @@
+// Composition root of real mode: builds each area's services and binds its handlers.
+// The registries are typed by the generated interfaces, so a missing or misspelt handler is
+// a compile error; the server also refuses to start on one (see runtime/server.ts).
+import type { AppFactory, Application } from './runtime/server.ts';
+import { createControlPlane } from './handlers/control-plane/index.ts';
+import { createAgentServer } from './handlers/agent-server/index.ts';
+import { createA2A } from './handlers/a2a/index.ts';
+
+export const createApplication: AppFactory = async (deps) => {
+  const controlPlane = await createControlPlane(deps);
+  const agentServer = await createAgentServer(deps);
+  const a2a = await createA2A(deps, agentServer);
+  const app: Application = {
+    handlers: { ...controlPlane.handlers, ...agentServer.handlers } as Application['handlers'],
+    methods: a2a.methods as unknown as Application['methods'],
+    modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
+  };
+  return app;
+};

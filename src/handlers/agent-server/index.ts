@@ -1,0 +1,16 @@
+// Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
+import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
+import { handledOperationIds } from '../../../generated/agent-server/operations.gen.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
+import { notImplementedHandlers } from '../notImplemented.ts';
+
+export interface AgentServerArea {
+  handlers: AgentServerHandlers<RequestContext>;
+  modules: BackgroundModule[];
+}
+
+export async function createAgentServer(_deps: AppFactoryDeps): Promise<AgentServerArea> {
+  const handlers = notImplementedHandlers(handledOperationIds) as unknown as AgentServerHandlers<RequestContext>;
+  return { handlers, modules: [] };
+}

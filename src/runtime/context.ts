@@ -1,0 +1,34 @@
+// What a handler receives besides its typed request: who is calling, how to build links,
+// when the client has gone, and where to log. Services (store, queue, deployer) are bound
+// into the handlers when they are created, so nothing here is HTTP-specific.
+import type { Logger } from './logger.ts';
+
+export interface RequestContext {
+  operationId: string;
+  /** The tenant the caller acts for (control plane); null for anonymous agent-server calls. */
+  tenantId: string | null;
+  /** Scheme://host[:port] of this server as the client sees it (or the configured public URL). */
+  baseUrl: string;
+  /** Aborted when the client disconnects before the reply is complete. */
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export interface RpcContext extends RequestContext {
+  /** Path parameters of the HTTP operation that carried the JSON-RPC request. */
+  path: Record<string, string>;
+  /** The JSON-RPC request id, echoed by the dispatcher. */
+  requestId: string | number | null;
+}
+
+/** A thrown ApiError becomes its status and `{detail}`; anything else thrown is a 500. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    this.name = 'ApiError';
+  }
+}

@@ -1,0 +1,100 @@
+// Wire error bodies. HTTP errors are `{detail: string}` or, for validation, FastAPI's list
+// `{detail: [{loc, msg, type}]}`; the JSON-RPC endpoint uses JSON-RPC error objects.
+import type { RpcError, ValidationIssue } from '../../generated/runtime-types.gen.ts';
+
+export interface ValidationErrorItem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export interface HttpReply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export const httpError = (status: number, detail: string, headers?: Record<string, string>): HttpReply => ({
+  status,
+  headers,
+  body: { detail },
+});
+
+export const validationError = (items: ValidationErrorItem[]): HttpReply => ({ status: 422, body: { detail: items } });
+
+/** Ajv keyword → the pydantic-style `type` a FastAPI client expects to see. */
+const TYPE_BY_KEYWORD: Record<string, string> = {
+  required: 'missing',
+  enum: 'enum',
+  const: 'literal_error',
+  minimum: 'greater_than_equal',
+  exclusiveMinimum: 'greater_than',
+  maximum: 'less_than_equal',
+  exclusiveMaximum: 'less_than',
+  minLength: 'string_too_short',
+  maxLength: 'string_too_long',
+  pattern: 'string_pattern_mismatch',
+  minItems: 'too_short',
+  maxItems: 'too_long',
+  additionalProperties: 'extra_forbidden',
+  uniqueItems: 'unique_items',
+};
+
+function issueType(issue: ValidationIssue): string {
+  if (issue.keyword === 'type') {
+    const t = String(issue.params.type).split(',')[0];
+    return ({ integer: 'int_type', number: 'float_type', boolean: 'bool_type', object: 'dict_type', array: 'list_type', string: 'string_type', null: 'none_required' } as Record<string, string>)[t] ?? 'type_error';
+  }
+  if (issue.keyword === 'format') return issue.params.format === 'uuid' ? 'uuid_parsing' : `${issue.params.format}_format`.replace(/-/g, '_');
+  return TYPE_BY_KEYWORD[issue.keyword] ?? 'value_error';
+}
+
+function issueMessage(issue: ValidationIssue): string {
+  switch (issue.keyword) {
+    case 'required':
+      return 'Field required';
+    case 'additionalProperties':
+      return 'Extra inputs are not permitted';
+    case 'enum':
+      return `Input should be ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'format':
+      return issue.params.format === 'uuid' ? 'Input should be a valid UUID' : `Input should match format "${issue.params.format}"`;
+    case 'type':
+      return `Input should be a valid ${String(issue.params.type).split(',').join(' or ')}`;
+    default:
+      return issue.message ? `Input ${issue.message}` : 'Invalid input';
+  }
+}
+
+/** Turns ajv issues into FastAPI-style items under `where` (path, query, header, body). */
+export function toValidationItems(where: string, issues: ValidationIssue[]): ValidationErrorItem[] {
+  const items: ValidationErrorItem[] = [];
+  const seen = new Set<string>();
+  for (const issue of issues) {
+    const loc: (string | number)[] = [where];
+    for (const part of issue.instancePath.split('/').slice(1)) {
+      const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+      loc.push(/^\d+$/.test(key) ? Number(key) : key);
+    }
+    if (issue.keyword === 'required') loc.push(issue.params.missingProperty);
+    if (issue.keyword === 'additionalProperties') loc.push(issue.params.additionalProperty);
+    const item = { loc, msg: issueMessage(issue), type: issueType(issue) };
+    const key = JSON.stringify(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    items.push(item);
+  }
+  return items;
+}
+
+export const RPC = {
+  parseError: (message = 'Parse error'): RpcError => ({ code: -32700, message }),
+  invalidRequest: (message = 'Invalid Request'): RpcError => ({ code: -32600, message }),
+  methodNotFound: (method: string): RpcError => ({ code: -32601, message: `Method not found: ${method}` }),
+  invalidParams: (message: string, data?: unknown): RpcError => ({ code: -32602, message, ...(data === undefined ? {} : { data }) }),
+  internal: (message = 'Internal error'): RpcError => ({ code: -32603, message }),
+  taskNotFound: (data?: unknown): RpcError => ({ code: -32001, message: 'Task not found', ...(data === undefined ? {} : { data }) }),
+  taskNotCancelable: (data?: unknown): RpcError => ({ code: -32002, message: 'Task cannot be canceled', ...(data === undefined ? {} : { data }) }),
+  unsupportedOperation: (message = 'This operation is not supported'): RpcError => ({ code: -32004, message }),
+  contentTypeNotSupported: (message = 'Incompatible content types'): RpcError => ({ code: -32005, message }),
+};

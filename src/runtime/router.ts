@@ -1,0 +1,89 @@
+// Matches a request to an operation. The operation list comes from openapi-backend's view of
+// the bundled document (it flattens paths and methods); the path templates are compiled once
+// at start-up, so a request costs one map look-up or a handful of precompiled regexes.
+import { OpenAPIRouter } from 'openapi-backend';
+import type { OperationSpec } from '../../generated/runtime-types.gen.ts';
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: OperationSpec; pathParams: Record<string, string> }
+  | { kind: 'not-found' }
+  | { kind: 'method-not-allowed'; allow: string[] };
+
+interface CompiledRoute {
+  operation: OperationSpec;
+  regex: RegExp;
+  names: string[];
+  specificity: number;
+}
+
+export class Router {
+  private readonly literal = new Map<string, OperationSpec>();
+  private readonly templated: CompiledRoute[] = [];
+  private readonly methodsByPath = new Map<string, Set<string>>();
+
+  /**
+   * @param documents bundled OpenAPI documents with their operation tables
+   * @param disabled operationIds switched off by configuration (they answer 404)
+   */
+  constructor(documents: { document: object; operations: readonly OperationSpec[] }[], disabled: ReadonlySet<string> = new Set()) {
+    for (const { document, operations } of documents) {
+      const byId = new Map(operations.map((o) => [o.operationId, o]));
+      const router = new OpenAPIRouter({ definition: document as never });
+      for (const op of router.getOperations() as { operationId?: string }[]) {
+        const operation = byId.get(op.operationId!);
+        if (!operation) throw new Error(`operation ${op.operationId} is missing from the generated table: run npm run generate`);
+        if (disabled.has(operation.operationId)) continue;
+        this.add(operation);
+      }
+    }
+    this.templated.sort((a, b) => b.specificity - a.specificity);
+  }
+
+  private add(operation: OperationSpec): void {
+    const names: string[] = [];
+    const pattern = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    let methods = this.methodsByPath.get(pattern);
+    if (!methods) this.methodsByPath.set(pattern, (methods = new Set()));
+    methods.add(operation.method);
+    if (names.length === 0) {
+      this.literal.set(`${operation.method} ${operation.path}`, operation);
+    }
+    this.templated.push({
+      operation,
+      regex: new RegExp(`^${pattern}$`),
+      names,
+      specificity: operation.path.replace(/\{[^}]+\}/g, '').length * 10 - names.length,
+    });
+  }
+
+  match(method: string, rawPath: string): RouteMatch {
+    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+    const exact = this.literal.get(`${method} ${path}`);
+    if (exact) return { kind: 'operation', operation: exact, pathParams: {} };
+    const allow = new Set<string>();
+    for (const route of this.templated) {
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      if (route.operation.method !== method) {
+        allow.add(route.operation.method);
+        continue;
+      }
+      const pathParams: Record<string, string> = {};
+      route.names.forEach((name, i) => (pathParams[name] = safeDecode(m[i + 1])));
+      return { kind: 'operation', operation: route.operation, pathParams };
+    }
+    if (allow.size > 0) return { kind: 'method-not-allowed', allow: [...allow].sort() };
+    return { kind: 'not-found' };
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

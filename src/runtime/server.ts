@@ -1,0 +1,135 @@
+// Builds and runs the server: store, keys, handlers (real or mock), the request pipeline on
+// polka, background modules (run workers, deployer), and an orderly shutdown.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import polka from 'polka';
+import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
+import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
+import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
+import { KeyRing, loadKeys } from './auth.ts';
+import type { ServerConfig } from './config.ts';
+import { createDocsRoutes } from './docs.ts';
+import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createMockHandlers, createMockMethods } from './mock/producer.ts';
+import { createPipeline, type OperationHandler } from './pipeline.ts';
+import { openJournalStore } from './store/journalStore.ts';
+import type { Store } from './store/types.ts';
+
+/** Something that runs beside the HTTP server (a worker pool, a deployer). */
+export interface BackgroundModule {
+  start?(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+}
+
+export interface Application {
+  handlers: Record<string, OperationHandler>;
+  methods: Record<string, RpcMethodHandler>;
+  modules: BackgroundModule[];
+}
+
+export interface AppFactoryDeps {
+  config: ServerConfig;
+  store: Store;
+  log: Logger;
+}
+export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  http: Server;
+  store: Store;
+  /** Keys the server created on first start (printed once), for tests and the CLI banner. */
+  createdKey?: { key: string; tenants: string[] };
+  close(): Promise<void>;
+}
+
+export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.env.AGENTPLANE_FSYNC === '1' });
+  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
+  const keyRing = new KeyRing(keys.entries);
+
+  const app: Application = config.mock
+    ? { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] }
+    : await createApp({ config, store, log });
+
+  const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
+  const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
+  const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
+  const validators = config.validateResponses ? await loadResponseValidators() : undefined;
+  const dispatcher = new JsonRpcDispatcher({
+    methods: rpcDocument.methods,
+    params: rpcDocument.params,
+    handlers: app.methods,
+    results: validators?.rpc,
+    onResultViolation: (method, issues) => log.error('JSON-RPC result violates the spec', { method, issues }),
+  });
+  const missingMethods = dispatcher.missingHandlers();
+  if (missing.length || missingMethods.length || unknown.length) {
+    await store.close();
+    const parts = [
+      missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
+      missingMethods.length ? `no handler for JSON-RPC method(s): ${missingMethods.join(', ')}` : '',
+      unknown.length ? `handlers for operationIds the spec does not declare: ${unknown.join(', ')}` : '',
+    ].filter(Boolean);
+    throw new Error(`refusing to start: ${parts.join('; ')}`);
+  }
+
+  const disabled = new Set<string>(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []);
+  const handle = createPipeline({
+    documents: apiDocuments,
+    handlers: app.handlers,
+    dispatchers: { a2a: dispatcher },
+    keyRing,
+    log,
+    maxBodyBytes: config.maxBodyBytes,
+    publicUrl: config.publicUrl,
+    disabled,
+    requireAuthEverywhere: config.agentServerAuth,
+    responseValidators: validators?.http,
+    extra: createDocsRoutes(),
+  });
+
+  let inFlight = 0;
+  let drained: (() => void) | null = null;
+  const web = polka().use((req, res) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) drained?.();
+    });
+    void handle(req, res);
+  });
+  const http: Server = createServer(web.handler as never);
+  http.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.host, () => resolve());
+  });
+  for (const module of app.modules) await module.start?.();
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, keys: keys.origin });
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      if (inFlight > 0) {
+        // give in-flight requests a moment to finish, then cut long-lived streams
+        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), delay(5_000)]);
+      }
+      http.closeAllConnections();
+      await stopped;
+      for (const module of [...app.modules].reverse()) await module.stop?.();
+      await store.close();
+      log.info('agentplane stopped');
+    })());
+
+  return { url, port: address.port, http, store, createdKey: keys.created, close };
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,0 +1,64 @@
+// Writes Server-Sent Events. Only this module speaks text/event-stream: handlers return an
+// async iterable of events, and this drains it into the response, with heart-beats, and
+// stops the producer (iterator.return) when the client goes away.
+import type { ServerResponse } from 'node:http';
+import type { SseEvent } from '../../generated/runtime-types.gen.ts';
+
+const HEARTBEAT_MS = 10_000;
+
+export function formatSseEvent(event: SseEvent): string {
+  let frame = '';
+  if (event.event !== undefined) frame += `event: ${singleLine(event.event)}\n`;
+  if (event.id !== undefined) frame += `id: ${singleLine(event.id)}\n`;
+  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data ?? null);
+  for (const line of data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
+  return frame + '\n';
+}
+
+function singleLine(value: string): string {
+  // a CR or LF in a field would let a payload forge frames
+  if (/[\r\n]/.test(value)) throw new Error('SSE event name and id must not contain line breaks');
+  return value;
+}
+
+export async function writeSse(
+  res: ServerResponse,
+  status: number,
+  events: AsyncIterable<SseEvent>,
+  headers: Record<string, string> = {},
+  onError?: (err: unknown) => SseEvent | undefined,
+): Promise<void> {
+  res.writeHead(status, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+    ...headers,
+  });
+  res.flushHeaders?.();
+  const iterator = events[Symbol.asyncIterator]();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    void iterator.return?.();
+  };
+  res.on('close', onClose);
+  const heartbeat = setInterval(() => {
+    if (!closed) res.write(': heartbeat\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  try {
+    while (!closed) {
+      const next = await iterator.next();
+      if (next.done || closed) break;
+      res.write(formatSseEvent(next.value));
+    }
+  } catch (err) {
+    const frame = onError?.(err);
+    if (frame && !closed) res.write(formatSseEvent(frame));
+  } finally {
+    clearInterval(heartbeat);
+    res.off('close', onClose);
+    if (!res.writableEnded) res.end();
+  }
+}

@@ -1,0 +1,47 @@
+// The storage contract every domain module uses. The embedded default (journalStore.ts)
+// keeps the working set in memory and journals each write; a PostgreSQL store can
+// implement the same interface, which is why every call is asynchronous.
+
+export interface ListOptions<T> {
+  /** Exact match on indexed fields (declared when the collection is opened). */
+  where?: Record<string, string>;
+  filter?: (value: T) => boolean;
+  /** Newest first (reverse insertion order) when true. */
+  reverse?: boolean;
+  offset?: number;
+  limit?: number;
+}
+
+export interface Collection<T extends object> {
+  readonly name: string;
+  get(id: string): Promise<T | undefined>;
+  /** Stores a new record; resolves false (and writes nothing) when the id exists. */
+  insert(id: string, value: T): Promise<boolean>;
+  put(id: string, value: T): Promise<void>;
+  /**
+   * Atomic read-modify-write: `change` sees the current value and returns the next one,
+   * or undefined to leave it untouched. Resolves to the stored value after the call.
+   */
+  update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
+  delete(id: string): Promise<boolean>;
+  list(options?: ListOptions<T>): Promise<T[]>;
+  count(options?: Pick<ListOptions<T>, 'where' | 'filter'>): Promise<number>;
+}
+
+export interface CollectionOptions {
+  /** Fields (top-level, string-valued) kept in an index for `where` look-ups. */
+  indexes?: string[];
+}
+
+export type WriteOp =
+  | { collection: string; id: string; value: object }
+  | { collection: string; id: string; delete: true };
+
+export interface Store {
+  collection<T extends object>(name: string, options?: CollectionOptions): Collection<T>;
+  /** Applies several writes atomically: after a crash either all or none are visible. */
+  write(ops: WriteOp[]): Promise<void>;
+  /** Writes every pending snapshot so the journal can be dropped; used on shutdown. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

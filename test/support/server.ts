@@ -1,0 +1,115 @@
+// Test servers: in-process on 127.0.0.1 with a free port (fast), or as a child process
+// (for kill -9 and restart). Replies are checked against the spec in both.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
+import { createApplication } from '../../src/app.ts';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface TestServer extends RunningServer {
+  key: string;
+  tenant: string;
+  dataDir: string | null;
+  /** fetch against the server with the API key set. */
+  api(pathname: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+}
+
+export interface TestServerOptions {
+  mock?: boolean;
+  /** A directory to keep state in; 'temp' (default) makes a fresh one; null keeps it in memory. */
+  dataDir?: string | null | 'temp';
+  env?: Record<string, string>;
+  project?: ProjectConfig;
+  app?: AppFactory;
+}
+
+export function tempDir(prefix = 'agentplane-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const tenant = randomUUID();
+  const key = `test-key-${randomUUID()}`;
+  const dataDir = options.dataDir === undefined || options.dataDir === 'temp' ? tempDir() : options.dataDir;
+  const env = {
+    ...process.env,
+    AGENTPLANE_API_KEYS: `${key}:${tenant}`,
+    AGENTPLANE_VALIDATE_RESPONSES: '1',
+    AGENTPLANE_PHASE_MS: '5',
+    ...options.env,
+  };
+  const config = loadConfig(['--port', '0', '--host', '127.0.0.1', ...(options.mock ? ['--mock'] : [])], env, ROOT);
+  config.dataDir = dataDir;
+  if (dataDir === null) config.dataDir = null;
+  if (options.project) config.project = options.project;
+  const log = createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
+  const server = await startServer(config, options.app ?? createApplication, log);
+  return {
+    ...server,
+    key,
+    tenant,
+    dataDir,
+    api: (pathname, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('x-api-key') && !headers.has('authorization')) headers.set('x-api-key', key);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(server.url + pathname, { ...init, headers, body });
+    },
+  };
+}
+
+export interface ChildServer {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `agentplane serve` as a child process on a free port and waits until it listens. */
+export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/runtime/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    process: child,
+    output: () => out,
+    kill: async (signal = 'SIGKILL') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
