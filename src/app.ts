@@ -11,7 +11,7 @@ export const createApplication: AppFactory = async (deps) => {
   const agentServer = await createAgentServer(deps);
   const a2a = await createA2A(deps, agentServer);
   const app: Application = {
-    handlers: { ...controlPlane.handlers, ...agentServer.handlers } as Application['handlers'],
+    handlers: { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } as Application['handlers'],
     methods: a2a.methods as unknown as Application['methods'],
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
   };

@@ -6,14 +6,18 @@ import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
 import { notImplementedHandlers } from '../notImplemented.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
 
+/** getAgentCard belongs to the A2A area (src/handlers/a2a). */
+export type AgentServerAreaHandlers = Omit<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
+
 export interface AgentServerArea {
-  handlers: AgentServerHandlers<RequestContext>;
+  handlers: AgentServerAreaHandlers;
   modules: BackgroundModule[];
   /** The domain API, shared with the A2A methods. */
   service: AgentService;
 }
 
 export async function createAgentServer(_deps: AppFactoryDeps): Promise<AgentServerArea> {
-  const handlers = notImplementedHandlers(handledOperationIds) as unknown as AgentServerHandlers<RequestContext>;
+  const ids = handledOperationIds.filter((id) => id !== 'getAgentCard');
+  const handlers = notImplementedHandlers(ids) as unknown as AgentServerAreaHandlers;
   return { handlers, modules: [], service: undefined as unknown as AgentService };
 }
