@@ -1,0 +1,72 @@
+// Starts agentplane as a child process (`node --import tsx src/runtime/main.ts serve`) with
+// its own API key, a project file naming the echo graph, and quiet logs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { freePort, startChild, type Child } from './proc.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The example graph both servers run: it answers each message with the same text. */
+export const ECHO_GRAPH = { file: path.join(ROOT, 'examples/graphs/echo.ts'), export: 'graph', name: 'echo' };
+
+export interface Agentplane extends Child {
+  key: string;
+  tenant: string;
+  dataDir: string | null;
+  headers: Record<string, string>;
+  api(pathname: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any; text: string }>;
+}
+
+export async function startAgentplane(options: { dataDir: string | null; workDir: string; key?: string; tenant?: string }): Promise<Agentplane> {
+  const key = options.key ?? `bench-${randomUUID()}`;
+  const tenant = options.tenant ?? randomUUID();
+  fs.mkdirSync(options.workDir, { recursive: true });
+  const configFile = path.join(options.workDir, 'agentplane.json');
+  fs.writeFileSync(configFile, JSON.stringify({ graphs: { [ECHO_GRAPH.name]: `${ECHO_GRAPH.file}:${ECHO_GRAPH.export}` } }, null, 2));
+  const port = await freePort();
+  const args = ['--import', 'tsx', path.join(ROOT, 'src/runtime/main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--config', configFile];
+  args.push(...(options.dataDir ? ['--data', options.dataDir] : ['--memory']));
+  const child = await startChild({
+    name: 'agentplane',
+    command: process.execPath,
+    args,
+    cwd: options.workDir,
+    env: {
+      AGENTPLANE_API_KEYS: `${key}:${tenant}`,
+      LOG_LEVEL: 'warn',
+      AGENTPLANE_VALIDATE_RESPONSES: undefined,
+      NODE_ENV: 'production',
+    },
+    port,
+    probePath: '/ok',
+  });
+  const headers = { 'x-api-key': key };
+  return {
+    ...child,
+    key,
+    tenant,
+    dataDir: options.dataDir,
+    headers,
+    api: (pathname, init = {}) => request(child.url + pathname, { method: init.method, headers, json: init.json }),
+  };
+}
+
+export async function request(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown } = {}) {
+  const res = await fetch(url, {
+    method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
+    headers: { ...init.headers, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  const text = await res.text();
+  let body: any = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, text, contentType: res.headers.get('content-type') ?? 'application/json' };
+}
+
+export function expectStatus(what: string, res: { status: number; text: string }, ...ok: number[]): void {
+  if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
+}

@@ -1,0 +1,118 @@
+// The shape of one benchmark run: every figure measured, every ratio derived from them, and
+// the targets read against them. docs/benchmarks.json is this object as it stands.
+import type { LoadResult } from './load.ts';
+
+export type Server = 'agentplane' | 'ceiling' | 'prism' | 'peer';
+
+export interface HttpFigure extends LoadResult {
+  route: string;
+  server: Server;
+}
+
+export interface WriteFigure extends LoadResult {
+  op: 'POST /v2/deployments' | 'PATCH /v2/deployments/{id}';
+  /** Deployments in the store when the sample started. */
+  existing: number;
+}
+
+export interface RunFigure {
+  server: Server;
+  scenario: 'one thread' | '100 threads';
+  runs: number;
+  seconds: number;
+  runsPerSecond: number;
+  /** Runs whose final status was not success (should be 0). */
+  failed: number;
+}
+
+export interface Skipped {
+  what: string;
+  reason: string;
+}
+
+export interface Report {
+  generatedAt: string;
+  /** Wall-clock length of the whole benchmark. */
+  seconds: number;
+  machine: { cpuModel: string; cores: number; memoryGB: number; os: string; node: string };
+  versions: Record<string, string>;
+  method: string[];
+  http: HttpFigure[];
+  seeding: { what: string; count: number; seconds: number; perSecond: number; how: string }[];
+  writes: WriteFigure[];
+  runs: RunFigure[];
+  a2a: (LoadResult & { server: Server }) | null;
+  memory: {
+    idleMB: number | null;
+    threads100kMB: number | null;
+    runs10kMB: number | null;
+    /** Spawn to first 200, empty data directory. */
+    startMs: number | null;
+    /** Spawn to first 200 with 100,000 deployments on disk (journal replay or snapshot load). */
+    startWith100kMs: number | null;
+    peerIdleMB: number | null;
+    peerStartMs: number | null;
+  };
+  peer: { measured: boolean; package: string; version: string | null; reason: string | null };
+  skipped: Skipped[];
+  ratios: Record<string, number | null>;
+  targets: Target[];
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  value: string;
+  met: boolean | null;
+}
+
+const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
+const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+  a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
+
+export const ROUTE_BY_ID = 'GET /v2/deployments/{id}';
+export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
+
+/** Fills `ratios` and `targets` from the measured figures. */
+export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<Report, 'ratios' | 'targets'> {
+  const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
+  const write = (op: WriteFigure['op'], existing: number) => find(report.writes, (w) => w.op === op && w.existing === existing);
+  const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario);
+
+  const ratios: Record<string, number | null> = {};
+  for (const route of [ROUTE_BY_ID, ROUTE_LIST]) {
+    ratios[`${route}: agentplane ÷ ceiling (req/s)`] = ratio(http(route, 'agentplane')?.rps, http(route, 'ceiling')?.rps);
+    ratios[`${route}: agentplane ÷ Prism (req/s)`] = ratio(http(route, 'agentplane')?.rps, http(route, 'prism')?.rps);
+  }
+  for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}'] as const) {
+    ratios[`${op}: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000)?.p50Ms, write(op, 100)?.p50Ms);
+    ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
+  }
+  for (const scenario of ['one thread', '100 threads'] as const) {
+    ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
+  }
+
+  const pct = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x * 100)}%`);
+  const times = (x: number | null) => (x == null ? 'not measured' : `${x}×`);
+  const ms = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x)} ms`);
+  const mb = (x: number | null) => (x == null ? 'not measured' : `${x} MB`);
+  const check = (x: number | null, ok: (v: number) => boolean) => (x == null ? null : ok(x));
+
+  const byIdCeiling = ratios[`${ROUTE_BY_ID}: agentplane ÷ ceiling (req/s)`];
+  const byIdPrism = ratios[`${ROUTE_BY_ID}: agentplane ÷ Prism (req/s)`];
+  const postGrowth = ratios['POST /v2/deployments: p50 at 100k ÷ p50 at 100'];
+  const patchGrowth = ratios['PATCH /v2/deployments/{id}: p50 at 100k ÷ p50 at 100'];
+  const runsOne = ratios['runs/s one thread: agentplane ÷ upstream dev server'];
+  const runsMany = ratios['runs/s 100 threads: agentplane ÷ upstream dev server'];
+  const worstGrowth = postGrowth == null && patchGrowth == null ? null : Math.max(postGrowth ?? 0, patchGrowth ?? 0);
+  const worstRuns = runsOne == null && runsMany == null ? null : Math.min(runsOne ?? Infinity, runsMany ?? Infinity);
+  const targets: Target[] = [
+    { name: 'GET by id vs bare node:http', goal: '≥ 70% of the ceiling', value: pct(byIdCeiling), met: check(byIdCeiling, (v) => v >= 0.7) },
+    { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
+    { name: 'Write p50 growth, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`, met: check(worstGrowth, (v) => v <= 2) },
+    { name: 'Enqueued runs/s vs upstream JS dev server', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
+    { name: 'Start to first 200', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
+    { name: 'RSS with 100k threads', goal: '≤ 300 MB', value: mb(report.memory.threads100kMB), met: check(report.memory.threads100kMB, (v) => v <= 300) },
+  ];
+  return { ratios, targets };
+}

@@ -1,0 +1,100 @@
+// 1. HTTP overhead: the two read routes on agentplane, on a bare node:http server returning
+// the very bytes agentplane returned (the ceiling), and on Prism mocking the same spec.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, expectStatus, request, type Agentplane } from './agentplane.ts';
+import { ROUTE_BY_ID, ROUTE_LIST, type HttpFigure, type Server } from './figures.ts';
+import { load } from './load.ts';
+import { freePort, startChild, type Child } from './proc.ts';
+
+export const HTTP_SECONDS = 5;
+export const HTTP_CONNECTIONS = 10;
+const WARMUP_SECONDS = 1;
+
+export function deploymentBody(name: string) {
+  return {
+    name,
+    source: 'github',
+    source_config: { repo_url: `https://github.com/acme/${name}`, deployment_type: 'dev', build_on_push: false },
+    source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-bench' }],
+  };
+}
+
+export interface HttpPhase {
+  figures: HttpFigure[];
+  skipped: { what: string; reason: string }[];
+  prismStartMs: number | null;
+}
+
+export async function measureHttp(ap: Agentplane, workDir: string, log: (s: string) => void): Promise<HttpPhase> {
+  const figures: HttpFigure[] = [];
+  const skipped: HttpPhase['skipped'] = [];
+  let first: string | undefined;
+  for (let i = 0; i < 20; i += 1) {
+    const res = await ap.api('/v2/deployments', { json: deploymentBody(`bench-http-${i}`) });
+    expectStatus('POST /v2/deployments', res, 201);
+    first ??= res.body.id;
+  }
+  const routes: [string, string][] = [
+    [ROUTE_BY_ID, `/v2/deployments/${first}`],
+    [ROUTE_LIST, '/v2/deployments?limit=20'],
+  ];
+  const recorded: Record<string, { status: number; contentType: string; body: string }> = {};
+  for (const [, url] of routes) {
+    const res = await request(ap.url + url, { headers: ap.headers });
+    expectStatus(`GET ${url}`, res, 200);
+    recorded[url] = { status: res.status, contentType: res.contentType, body: res.text };
+  }
+
+  const measure = async (server: Server, base: string) => {
+    for (const [route, url] of routes) {
+      await load({ url: base + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: WARMUP_SECONDS });
+      const result = await load({ url: base + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: HTTP_SECONDS });
+      log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms non-2xx ${result.non2xx}`);
+      figures.push({ route, server, ...result });
+    }
+  };
+
+  await measure('agentplane', ap.url);
+
+  const routesFile = path.join(workDir, 'ceiling-routes.json');
+  fs.writeFileSync(routesFile, JSON.stringify(recorded));
+  const ceilingPort = await freePort();
+  const ceiling = await startChild({
+    name: 'ceiling',
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/ceiling.ts'), String(ceilingPort), routesFile],
+    cwd: ROOT,
+    port: ceilingPort,
+    probePath: routes[0][1],
+  });
+  try {
+    await measure('ceiling', ceiling.url);
+  } finally {
+    await ceiling.stop();
+  }
+
+  let prism: Child | null = null;
+  let prismStartMs: number | null = null;
+  try {
+    const port = await freePort();
+    prism = await startChild({
+      name: 'prism',
+      command: path.join(ROOT, 'node_modules/.bin/prism'),
+      args: ['mock', path.join(ROOT, 'spec/control-plane.openapi.yaml'), '-p', String(port), '-h', '127.0.0.1'],
+      cwd: ROOT,
+      port,
+      probePath: routes[0][1],
+      probeHeaders: ap.headers,
+      timeoutMs: 60_000,
+    });
+    prismStartMs = prism.startMs;
+    await measure('prism', prism.url);
+  } catch (err) {
+    skipped.push({ what: 'Prism mock', reason: (err as Error).message });
+  } finally {
+    await prism?.stop();
+  }
+  return { figures, skipped, prismStartMs };
+}

@@ -1,0 +1,192 @@
+// `npm run bench`: measures agentplane against baselines run on the same machine in the same
+// run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
+// that cannot run is recorded with its reason instead of a figure.
+// BENCH_ONLY=http,writes,runs,memory,peer runs a subset (the report then lacks the rest).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
+import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
+import { deriveRatios, type Report } from './figures.ts';
+import { HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
+import { load } from './load.ts';
+import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
+import { delay } from './proc.ts';
+import { writeReport } from './report.ts';
+import { enqueueAndDrain, measureRuns, type Target } from './runs.ts';
+import { measureWrites } from './writes.ts';
+
+const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,runs,memory,peer').split(','));
+const began = performance.now();
+const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-bench-'));
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+const pkgVersion = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string;
+
+const report: Omit<Report, 'ratios' | 'targets'> = {
+  generatedAt: new Date().toISOString(),
+  seconds: 0,
+  machine: { cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, os: `${os.type()} ${os.release()}`, node: process.versions.node },
+  versions: {
+    agentplane: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
+    autocannon: pkgVersion('autocannon'),
+    '@stoplight/prism-cli': pkgVersion('@stoplight/prism-cli'),
+    '@langchain/langgraph': pkgVersion('@langchain/langgraph'),
+  },
+  method: [
+    `Load generator: autocannon ${pkgVersion('autocannon')} (programmatic API) in the bench process; every server under test is a separate child process on 127.0.0.1, one at a time, so RSS figures are the server's own.`,
+    `The machine has ${os.cpus().length} cores; the load generator and the server under test share them, so absolute req/s is bounded by the client as well. Ratios compare servers driven by the same client in the same run.`,
+    `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it; Prism mocks the same spec (static examples).`,
+    'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
+    'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments. Each level adds the 300 deployments of its POST sample.',
+    'agentplane runs with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default).',
+    'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. The run count is sized from a short probe to take about 6 s.',
+  ],
+  http: [],
+  seeding: [],
+  writes: [],
+  runs: [],
+  a2a: null,
+  memory: { idleMB: null, threads100kMB: null, runs10kMB: null, startMs: null, startWith100kMs: null, peerIdleMB: null, peerStartMs: null },
+  peer: { measured: false, package: PEER_PACKAGE, version: PEER_VERSION, reason: 'not run' },
+  skipped: [],
+};
+
+const skip = (what: string, err: unknown) => {
+  const reason = err instanceof Error ? err.message : String(err);
+  log(`  NOT MEASURED ${what}: ${reason.split('\n')[0]}`);
+  report.skipped.push({ what, reason });
+};
+
+async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>): Promise<T | undefined> {
+  let ap: Agentplane | undefined;
+  try {
+    ap = await startAgentplane({ dataDir, workDir: path.join(work, name) });
+    return await body(ap);
+  } catch (err) {
+    skip(name, err);
+    return undefined;
+  } finally {
+    await ap?.stop();
+  }
+}
+
+async function phaseHttp() {
+  log('HTTP overhead and start');
+  await withServer('http', path.join(work, 'data-http'), async (ap) => {
+    report.memory.startMs = Math.round(ap.startMs);
+    await delay(1000);
+    report.memory.idleMB = mb(ap.rss());
+    log(`  start to first 200: ${Math.round(ap.startMs)} ms; idle RSS ${report.memory.idleMB} MB`);
+    const phase = await measureHttp(ap, work, log);
+    report.http.push(...phase.figures);
+    for (const s of phase.skipped) skip(s.what, s.reason);
+  });
+}
+
+async function phaseWrites() {
+  log('Writes as data grows');
+  const dataDir = path.join(work, 'data-writes');
+  const seeded = await withServer('writes', dataDir, async (ap) => {
+    const phase = await measureWrites(ap, 240, log);
+    report.writes.push(...phase.figures);
+    report.seeding.push(...phase.seeding);
+    for (const s of phase.skipped) skip(s.what, s.reason);
+    return phase.figures.some((f) => f.existing === 100_000);
+  });
+  if (seeded) {
+    await withServer('writes-restart', dataDir, async (ap) => {
+      report.memory.startWith100kMs = Math.round(ap.startMs);
+      log(`  start to first 200 with 100k deployments on disk: ${report.memory.startWith100kMs} ms`);
+    });
+  }
+}
+
+async function phaseRuns() {
+  log('Runs');
+  await withServer('runs', path.join(work, 'data-runs'), async (ap) => {
+    const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: 'echo' };
+    const { figures, completed } = await measureRuns(target, log);
+    report.runs.push(...figures);
+    try {
+      const assistant = await echoAssistantId(ap, 'echo');
+      report.a2a = { server: 'agentplane', ...(await measureA2A(ap, assistant, 5)) };
+      log(`  A2A message/send (${A2A_CONNECTIONS} connections): p50 ${report.a2a.p50Ms} ms p99 ${report.a2a.p99Ms} ms, ${report.a2a.rps}/s`);
+    } catch (err) {
+      skip('A2A message/send', err);
+    }
+    const rate = figures.find((f) => f.scenario === '100 threads')?.runsPerSecond ?? 0;
+    const remaining = Math.max(0, 10_000 - completed);
+    if (rate > 0 && remaining / rate > 150) throw new Error(`RSS after 10,000 runs: at ${rate} runs/s the remaining ${remaining} runs would take over 150 s`);
+    const top = await enqueueAndDrain(target, 100, Math.ceil(remaining / 100));
+    await delay(1000);
+    report.memory.runs10kMB = mb(ap.rss());
+    log(`  RSS after ${completed + top.runs - top.failed} completed runs: ${report.memory.runs10kMB} MB`);
+  });
+}
+
+async function phaseThreads() {
+  log('Memory with 100,000 threads');
+  await withServer('threads', path.join(work, 'data-threads'), async (ap) => {
+    const started = performance.now();
+    const result = await load({ url: `${ap.url}/threads`, method: 'POST', headers: { ...ap.headers, 'content-type': 'application/json' }, body: '{}', connections: 16, amount: 100_000 });
+    if (result.non2xx || result.errors) throw new Error(`creating threads: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    const seconds = (performance.now() - started) / 1000;
+    report.seeding.push({ what: 'threads to 100,000', count: 100_000, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(100_000 / seconds), how: 'POST /threads through the API, 16 concurrent connections' });
+    await delay(2000);
+    report.memory.threads100kMB = mb(ap.rss());
+    log(`  RSS with 100k threads: ${report.memory.threads100kMB} MB (created at ${Math.round(100_000 / seconds)}/s)`);
+  });
+}
+
+async function phasePeer() {
+  log('Peer: upstream JS dev server');
+  try {
+    report.peer.version = await ensurePeer(log);
+  } catch (err) {
+    report.peer.reason = `could not install: ${(err as Error).message}`;
+    skip('upstream JS dev server', report.peer.reason);
+    return;
+  }
+  const peer = await startPeer().catch((err: Error) => {
+    report.peer.reason = `could not start: ${err.message.slice(0, 1500)}`;
+    skip('upstream JS dev server', report.peer.reason);
+    return null;
+  });
+  if (!peer) return;
+  try {
+    report.memory.peerStartMs = Math.round(peer.startMs);
+    await delay(1000);
+    report.memory.peerIdleMB = mb(peer.rss());
+    log(`  peer start to first 200: ${report.memory.peerStartMs} ms; idle RSS ${report.memory.peerIdleMB} MB`);
+    const { figures } = await measureRuns({ server: 'peer', url: peer.url, headers: {}, assistant: 'echo' }, log);
+    report.runs.push(...figures);
+    report.peer.measured = true;
+    report.peer.reason = null;
+  } catch (err) {
+    report.peer.reason = `run benchmark failed: ${(err as Error).message}`;
+    skip('upstream JS dev server', report.peer.reason);
+  } finally {
+    await peer.stop();
+  }
+}
+
+async function main() {
+  log(`bench: ${report.machine.cpuModel} x${report.machine.cores}, Node ${process.versions.node}; work dir ${work}`);
+  if (only.has('http')) await phaseHttp();
+  if (only.has('writes')) await phaseWrites();
+  if (only.has('runs')) await phaseRuns();
+  if (only.has('memory')) await phaseThreads();
+  if (only.has('peer')) await phasePeer();
+  report.seconds = Math.round((performance.now() - began) / 1000);
+  const full: Report = { ...report, ...deriveRatios(report) };
+  const files = writeReport(full, path.join(ROOT, process.env.BENCH_OUT ?? 'docs'));
+  for (const t of full.targets) log(`target ${t.name}: ${t.value} (goal ${t.goal}) ${t.met === null ? 'not measured' : t.met ? 'met' : 'MISSED'}`);
+  log(`wrote ${Object.values(files).map((f) => path.relative(ROOT, f)).join(', ')}`);
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+// 3. Runs: background runs of the echo graph, created back to back (multitask_strategy
+// enqueue) and counted from the first create to the last success. The same client code drives
+// agentplane and the upstream JS dev server, since both speak the agent-server API.
+import { randomUUID } from 'node:crypto';
+import { expectStatus, request } from './agentplane.ts';
+import type { RunFigure, Server } from './figures.ts';
+
+export interface Target {
+  server: Server;
+  url: string;
+  headers: Record<string, string>;
+  assistant: string;
+}
+
+const THREADS = 100;
+/** Aim each timed scenario at about this many seconds (sized from a short probe). */
+const AIM_SECONDS = 6;
+
+async function call(t: Target, method: string, pathname: string, json?: unknown) {
+  return request(t.url + pathname, { method, headers: t.headers, json });
+}
+
+async function createThread(t: Target): Promise<string> {
+  const res = await call(t, 'POST', '/threads', {});
+  expectStatus('POST /threads', res, 200, 201);
+  return res.body.thread_id;
+}
+
+async function createRun(t: Target, threadId: string): Promise<string> {
+  const res = await call(t, 'POST', `/threads/${threadId}/runs`, {
+    assistant_id: t.assistant,
+    input: { messages: [{ role: 'user', content: `hello ${randomUUID()}` }] },
+    multitask_strategy: 'enqueue',
+  });
+  expectStatus('POST /threads/{id}/runs', res, 200, 201);
+  return res.body.run_id;
+}
+
+async function join(t: Target, threadId: string, runId: string): Promise<void> {
+  const res = await call(t, 'GET', `/threads/${threadId}/runs/${runId}/join`);
+  expectStatus('GET /threads/{id}/runs/{run_id}/join', res, 200);
+}
+
+async function notSuccess(t: Target, threadId: string, expected: number): Promise<number> {
+  let bad = 0;
+  let seen = 0;
+  for (let offset = 0; offset < expected; offset += 1000) {
+    const res = await call(t, 'GET', `/threads/${threadId}/runs?limit=1000&offset=${offset}`);
+    expectStatus('GET /threads/{id}/runs', res, 200);
+    for (const run of res.body as { status: string }[]) {
+      seen += 1;
+      if (run.status !== 'success') bad += 1;
+    }
+    if ((res.body as unknown[]).length < 1000) break;
+  }
+  return bad + Math.max(0, expected - seen);
+}
+
+/** `perThread` runs enqueued on each of `threads` threads (made beforehand, untimed). */
+export async function enqueueAndDrain(t: Target, threads: number, perThread: number): Promise<{ runs: number; seconds: number; failed: number }> {
+  const ids = await Promise.all(Array.from({ length: threads }, () => createThread(t)));
+  const started = performance.now();
+  await Promise.all(
+    ids.map(async (threadId) => {
+      let last = '';
+      for (let i = 0; i < perThread; i += 1) last = await createRun(t, threadId);
+      await join(t, threadId, last);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  let failed = 0;
+  for (const threadId of ids) failed += await notSuccess(t, threadId, perThread);
+  return { runs: threads * perThread, seconds, failed };
+}
+
+const clamp = (n: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, Math.round(n)));
+
+export async function measureRuns(t: Target, log: (s: string) => void): Promise<{ figures: RunFigure[]; completed: number }> {
+  const figures: RunFigure[] = [];
+  let completed = 0;
+  const drain = async (threads: number, perThread: number) => {
+    const r = await enqueueAndDrain(t, threads, perThread);
+    completed += r.runs - r.failed;
+    return r;
+  };
+  const record = (scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
+    const figure = { server: t.server, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
+    log(`  ${t.server.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
+    figures.push(figure);
+  };
+  const probeOne = await drain(1, 20);
+  record('one thread', await drain(1, clamp((probeOne.runs / probeOne.seconds) * AIM_SECONDS, 20, 3000)));
+  const probeMany = await drain(THREADS, 2);
+  record('100 threads', await drain(THREADS, clamp((probeMany.runs / probeMany.seconds / THREADS) * AIM_SECONDS, 2, 100)));
+  return { figures, completed };
+}

@@ -1,0 +1,86 @@
+// 2. Writes as data grows: POST and PATCH latency with 100, 10,000 and 100,000 deployments
+// in the store. The store is seeded through the API itself (pipelined concurrent POSTs), so
+// the seeded records are exactly what the server would hold after real use.
+import { randomUUID } from 'node:crypto';
+import { expectStatus, type Agentplane } from './agentplane.ts';
+import type { WriteFigure } from './figures.ts';
+import { deploymentBody } from './http.ts';
+import { load } from './load.ts';
+import { delay } from './proc.ts';
+
+export const LEVELS = [100, 10_000, 100_000];
+/** Requests per sample, sent one at a time so p50 is the cost of one write, not queueing. */
+const SAMPLE = 300;
+const SEED_CONNECTIONS = 16;
+const SEED_CHUNK = 10_000;
+
+export interface WritePhase {
+  figures: WriteFigure[];
+  seeding: { what: string; count: number; seconds: number; perSecond: number; how: string }[];
+  skipped: { what: string; reason: string }[];
+}
+
+export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void): Promise<WritePhase> {
+  const figures: WriteFigure[] = [];
+  const seeding: WritePhase['seeding'] = [];
+  const skipped: WritePhase['skipped'] = [];
+  const run = randomUUID().slice(0, 8);
+  let n = 0;
+  const nextBody = () => JSON.stringify(deploymentBody(`b${run}-${(n += 1)}`));
+  const post = { url: `${ap.url}/v2/deployments`, method: 'POST', headers: { ...ap.headers, 'content-type': 'application/json' } };
+
+  let existing = 0;
+  let seedSeconds = 0;
+  const ids: string[] = [];
+  for (const level of LEVELS) {
+    const want = level - existing;
+    const started = performance.now();
+    while (existing < level) {
+      if (seedSeconds + (performance.now() - started) / 1000 > seedBudgetS) break;
+      const amount = Math.min(SEED_CHUNK, level - existing);
+      const result = await load({ ...post, makeBody: nextBody, connections: SEED_CONNECTIONS, amount });
+      if (result.non2xx || result.errors) throw new Error(`seeding failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      existing += amount;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    seedSeconds += seconds;
+    if (want > 0) {
+      seeding.push({ what: `deployments to ${level.toLocaleString('en-US')}`, count: want, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(want / seconds), how: `POST /v2/deployments through the API, ${SEED_CONNECTIONS} concurrent connections` });
+    }
+    if (existing < level) {
+      skipped.push({ what: `writes at ${level.toLocaleString('en-US')} deployments`, reason: `seeding reached ${existing} deployments within its ${seedBudgetS} s budget (${Math.round(want / seconds)} POST/s)` });
+      break;
+    }
+    if (ids.length === 0) {
+      const list = await ap.api('/v2/deployments?limit=100');
+      expectStatus('GET /v2/deployments', list, 200);
+      ids.push(...list.body.resources.map((d: { id: string }) => d.id));
+    }
+    await delay(500); // let background work started by the seeding (deployer phases) settle
+
+    const postResult = await load({ ...post, makeBody: nextBody, connections: 1, amount: SAMPLE });
+    figures.push({ op: 'POST /v2/deployments', existing: level, ...postResult });
+    log(`  POST  at ${String(level).padStart(6)}: p50 ${postResult.p50Ms} ms p99 ${postResult.p99Ms} ms (${postResult.rps}/s, non-2xx ${postResult.non2xx})`);
+    existing += postResult.requests;
+
+    let p = 0;
+    const patchResult = await load({
+      url: ap.url,
+      method: 'PATCH',
+      headers: { ...ap.headers, 'content-type': 'application/json' },
+      connections: 1,
+      amount: SAMPLE,
+      requests: [
+        {
+          setupRequest: (req) => {
+            p += 1;
+            return { ...req, method: 'PATCH', path: `/v2/deployments/${ids[p % ids.length]}`, body: JSON.stringify({ source_config: { build_command: `npm run build-${p}` } }) };
+          },
+        },
+      ],
+    });
+    figures.push({ op: 'PATCH /v2/deployments/{id}', existing: level, ...patchResult });
+    log(`  PATCH at ${String(level).padStart(6)}: p50 ${patchResult.p50Ms} ms p99 ${patchResult.p99Ms} ms (${patchResult.rps}/s, non-2xx ${patchResult.non2xx})`);
+  }
+  return { figures, seeding, skipped };
+}
