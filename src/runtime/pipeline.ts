@@ -40,7 +40,8 @@ interface Bound {
   anonymous: boolean;
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
+const JSON_TYPE = 'application/json';
+const JSON_HEADERS = { 'Content-Type': JSON_TYPE };
 
 export function createPipeline(options: PipelineOptions) {
   const router = new Router(options.documents, options.disabled);
@@ -80,19 +81,29 @@ export function createPipeline(options: PipelineOptions) {
       operationId = b.operation.operationId;
       const identity = options.keyRing.authenticate(req.headers, !b.anonymous || options.requireAuthEverywhere);
       if ('status' in identity) return send(res, identity);
-      const abort = new AbortController();
+      // an AbortSignal costs more than many a handler: made only for handlers that ask for it
+      let abort: AbortController | undefined;
+      let gone = false;
       res.once('close', () => {
-        if (!res.writableFinished) abort.abort();
+        if (res.writableFinished) return;
+        gone = true;
+        abort?.abort();
       });
       const ctx: RequestContext = {
         operationId,
         tenantId: identity.tenantId,
         baseUrl: options.publicUrl ?? `http://${req.headers.host ?? 'localhost'}`,
-        signal: abort.signal,
+        get signal() {
+          if (!abort) {
+            abort = new AbortController();
+            if (gone) abort.abort();
+          }
+          return abort.signal;
+        },
         log,
       };
 
-      const raw = await readBody(req, options.maxBodyBytes);
+      const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
       if (raw === TOO_LARGE) {
         return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
       }
@@ -170,17 +181,23 @@ function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {
     return;
   }
   const text = JSON.stringify(reply.body);
-  res.writeHead(reply.status, { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(text), ...reply.headers });
+  const length = Buffer.byteLength(text);
+  res.writeHead(reply.status, reply.headers ? { ...JSON_HEADERS, 'Content-Length': length, ...reply.headers } : { 'Content-Type': JSON_TYPE, 'Content-Length': length });
   res.end(headOnly ? undefined : text);
 }
 
 const TOO_LARGE = Symbol('too-large');
 
+/** Most requests carry no body; telling so up front spares them an await. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length === undefined) return req.headers['transfer-encoding'] !== undefined;
+  return length !== '0';
+}
+
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined | typeof TOO_LARGE> {
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared === 0 || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)) {
-    return Promise.resolve(undefined);
-  }
+  if (declared === 0) return Promise.resolve(undefined);
   if (declared > limit) {
     req.resume();
     return Promise.resolve(TOO_LARGE);
