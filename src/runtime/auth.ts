@@ -33,6 +33,18 @@ export class KeyRing {
     }
   }
 
+  /** Valid keys seen before skip the hash: one SHA-256 per request was a measurable cost. */
+  private readonly seen = new Map<string, string[]>();
+
+  private tenantsFor(key: string): string[] | undefined {
+    let tenants = this.seen.get(key);
+    if (tenants) return tenants;
+    tenants = this.tenantsByHash.get(hash(key));
+    // only keys on the ring are remembered, so the map cannot grow past the ring's size
+    if (tenants) this.seen.set(key, tenants);
+    return tenants;
+  }
+
   get size(): number {
     return this.tenantsByHash.size;
   }
@@ -48,7 +60,7 @@ export class KeyRing {
       if (!required) return { tenantId: null, authenticated: false };
       return httpError(401, 'Missing credentials: send an API key in X-Api-Key or Authorization: Bearer.', { 'WWW-Authenticate': 'Bearer' });
     }
-    const tenants = this.tenantsByHash.get(hash(key));
+    const tenants = this.tenantsFor(key);
     if (!tenants) {
       if (!required) return { tenantId: null, authenticated: false };
       return httpError(401, 'Invalid API key.', { 'WWW-Authenticate': 'Bearer' });
