@@ -19,6 +19,7 @@ interface CompiledRoute {
 export class Router {
   private readonly literal = new Map<string, OperationSpec>();
   private readonly templated: CompiledRoute[] = [];
+  private readonly templatedByMethod = new Map<string, CompiledRoute[]>();
   private readonly methodsByPath = new Map<string, Set<string>>();
 
   /**
@@ -37,6 +38,11 @@ export class Router {
       }
     }
     this.templated.sort((a, b) => b.specificity - a.specificity);
+    for (const route of this.templated) {
+      const list = this.templatedByMethod.get(route.operation.method) ?? [];
+      list.push(route);
+      this.templatedByMethod.set(route.operation.method, list);
+    }
   }
 
   private add(operation: OperationSpec): void {
@@ -63,24 +69,23 @@ export class Router {
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
     const exact = this.literal.get(`${method} ${path}`);
     if (exact) return { kind: 'operation', operation: exact, pathParams: {} };
-    const allow = new Set<string>();
-    for (const route of this.templated) {
+    // only this method's routes are tried on the way to a match; the others matter for a 405
+    for (const route of this.templatedByMethod.get(method) ?? []) {
       const m = route.regex.exec(path);
       if (!m) continue;
-      if (route.operation.method !== method) {
-        allow.add(route.operation.method);
-        continue;
-      }
       const pathParams: Record<string, string> = {};
       route.names.forEach((name, i) => (pathParams[name] = safeDecode(m[i + 1])));
       return { kind: 'operation', operation: route.operation, pathParams };
     }
+    const allow = new Set<string>();
+    for (const route of this.templated) if (route.operation.method !== method && route.regex.test(path)) allow.add(route.operation.method);
     if (allow.size > 0) return { kind: 'method-not-allowed', allow: [...allow].sort() };
     return { kind: 'not-found' };
   }
 }
 
 function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
