@@ -30,7 +30,7 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
     name: 'agentplane',
     command: process.execPath,
     args,
-    cwd: options.workDir,
+    cwd: ROOT, // where --import tsx resolves
     env: {
       AGENTPLANE_API_KEYS: `${key}:${tenant}`,
       LOG_LEVEL: 'warn',
@@ -38,7 +38,8 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
       NODE_ENV: 'production',
     },
     port,
-    probePath: '/ok',
+    probePath: process.env.BENCH_PROBE ?? '/ok',
+    probeHeaders: { 'x-api-key': key },
   });
   const headers = { 'x-api-key': key };
   return {

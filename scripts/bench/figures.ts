@@ -7,6 +7,8 @@ export type Server = 'agentplane' | 'ceiling' | 'prism' | 'peer';
 export interface HttpFigure extends LoadResult {
   route: string;
   server: Server;
+  /** Server CPU time per request (user + system, µs): the overhead, independent of the client. */
+  cpuUsPerRequest: number | null;
 }
 
 export interface WriteFigure extends LoadResult {

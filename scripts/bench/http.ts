@@ -47,16 +47,19 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
     recorded[url] = { status: res.status, contentType: res.contentType, body: res.text };
   }
 
-  const measure = async (server: Server, base: string) => {
+  const measure = async (server: Server, child: Pick<Child, 'url' | 'cpu'>) => {
     for (const [route, url] of routes) {
-      await load({ url: base + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: WARMUP_SECONDS });
-      const result = await load({ url: base + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: HTTP_SECONDS });
-      log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms non-2xx ${result.non2xx}`);
-      figures.push({ route, server, ...result });
+      await load({ url: child.url + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: WARMUP_SECONDS });
+      const cpuBefore = child.cpu();
+      const result = await load({ url: child.url + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: HTTP_SECONDS });
+      const total = result.requests + result.non2xx;
+      const cpuUsPerRequest = total ? Math.round(((child.cpu() - cpuBefore) / total) * 1e6 * 10) / 10 : null;
+      log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, ${cpuUsPerRequest} µs CPU/req, non-2xx ${result.non2xx}`);
+      figures.push({ route, server, ...result, cpuUsPerRequest });
     }
   };
 
-  await measure('agentplane', ap.url);
+  await measure('agentplane', ap);
 
   const routesFile = path.join(workDir, 'ceiling-routes.json');
   fs.writeFileSync(routesFile, JSON.stringify(recorded));
@@ -70,7 +73,7 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
     probePath: routes[0][1],
   });
   try {
-    await measure('ceiling', ceiling.url);
+    await measure('ceiling', ceiling);
   } finally {
     await ceiling.stop();
   }
@@ -90,7 +93,7 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
       timeoutMs: 60_000,
     });
     prismStartMs = prism.startMs;
-    await measure('prism', prism.url);
+    await measure('prism', prism);
   } catch (err) {
     skipped.push({ what: 'Prism mock', reason: (err as Error).message });
   } finally {

@@ -43,13 +43,13 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       {
         url: options.url,
         method: (options.method ?? 'GET') as autocannon.Request['method'],
-        headers: options.headers,
-        body: makeBody ? undefined : options.body,
-        requests: makeBody ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] : options.requests,
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(options.body !== undefined && !makeBody ? { body: options.body } : {}),
+        ...(makeBody ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] } : options.requests ? { requests: options.requests } : {}),
         connections,
         pipelining: options.pipelining ?? 1,
-        duration: options.amount ? undefined : (options.duration ?? 5),
-        amount: options.amount,
+        // autocannon's defaults are merged with Object.assign: an undefined key would erase one
+        ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 5 }),
         timeout: 30,
       } as autocannon.Options,
       (err, res) => (err ? reject(err) : resolve(res)),

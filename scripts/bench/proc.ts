@@ -14,6 +14,8 @@ export interface Child {
   output(): string;
   /** Resident set size of the child and every process it started, in bytes. */
   rss(): number;
+  /** CPU seconds (user + system) used so far by the child and its descendants. */
+  cpu(): number;
   stop(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startChild(options: StartOptions): Promise<Child> {
     startMs,
     output: () => out,
     rss: () => treeRss(child.pid!),
+    cpu: () => treeCpu(child.pid!),
     stop: () => stopGroup(child, exited),
   };
   if (startMs < 0) {
@@ -127,6 +130,22 @@ export function treeRss(pid: number): number {
     }
   }
   return total;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+export function treeCpu(pid: number): number {
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
 }
 
 function descendants(root: number): number[] {

@@ -60,9 +60,9 @@ export function renderMarkdown(r: Report): string {
   line();
   line('## HTTP overhead');
   line();
-  line('| Route | Server | req/s | p50 ms | p99 ms | requests | non-2xx |');
-  line('|---|---|--:|--:|--:|--:|--:|');
-  for (const h of r.http) line(`| \`${h.route}\` | ${SERVER_NAMES[h.server]} | ${fmt(h.rps)} | ${fmtMs(h.p50Ms)} | ${fmtMs(h.p99Ms)} | ${fmt(h.requests)} | ${fmt(h.non2xx)} |`);
+  line('| Route | Server | req/s | p50 ms | p99 ms | server CPU µs/request | requests | non-2xx |');
+  line('|---|---|--:|--:|--:|--:|--:|--:|');
+  for (const h of r.http) line(`| \`${h.route}\` | ${SERVER_NAMES[h.server]} | ${fmt(h.rps)} | ${fmtMs(h.p50Ms)} | ${fmtMs(h.p99Ms)} | ${fmt(h.cpuUsPerRequest, 1)} | ${fmt(h.requests)} | ${fmt(h.non2xx)} |`);
   line();
   line('## Writes as data grows');
   line();
