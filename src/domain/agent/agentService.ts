@@ -113,7 +113,7 @@ export class AgentDomain implements AgentService {
     const where = query.status ? { status: query.status } : undefined;
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
-    const sortField = query.sort_by ?? 'created_at';
+    const sortField = query.sort_by === 'state_updated_at' ? 'updated_at' : (query.sort_by ?? 'created_at');
     const order = query.sort_order ?? 'desc';
     let page: ThreadRecord[];
     if (query.values) {
