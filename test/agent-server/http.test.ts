@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { testProject } from './fixtures/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
+const body = async (res: Response | Promise<Response>): Promise<any> => (await res).json();
 
 function parseSse(text: string): { event?: string; id?: string; data: unknown }[] {
   return text
@@ -38,10 +39,10 @@ describe('agent server over HTTP', () => {
   });
 
   it('answers 200 with Content-Location on run creation', async () => {
-    const thread = await (await anon('/threads', { method: 'POST', json: {} })).json();
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
     const res = await anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'echo', input: say('hi') } });
     assert.equal(res.status, 200);
-    const run = await res.json();
+    const run = await body(res);
     assert.equal(res.headers.get('content-location'), `/threads/${thread.thread_id}/runs/${run.run_id}`);
     assert.equal(run.multitask_strategy, 'enqueue');
     assert.match(run.run_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7/);
@@ -53,34 +54,34 @@ describe('agent server over HTTP', () => {
     const missing = randomUUID();
     const noThread = await anon(`/threads/${missing}/runs`, { method: 'POST', json: { assistant_id: 'echo' } });
     assert.equal(noThread.status, 404);
-    assert.deepEqual(await noThread.json(), { detail: 'Thread or assistant not found.' });
+    assert.deepEqual(await body(noThread), { detail: 'Thread or assistant not found.' });
     for (const path of [`/threads/${missing}`, `/threads/${missing}/state`, `/threads/${missing}/runs`, `/threads/${missing}/runs/${missing}`, `/threads/${missing}/runs/${missing}/join`, '/assistants/nope']) {
       const res = await anon(path);
       assert.equal(res.status, 404, path);
-      assert.equal(typeof (await res.json()).detail, 'string');
+      assert.equal(typeof (await body(res)).detail, 'string');
     }
-    const thread = await (await anon('/threads', { method: 'POST', json: {} })).json();
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
     const invalid = await anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { input: say('no assistant'), multitask_strategy: 'later' } });
     assert.equal(invalid.status, 422);
-    assert.ok(Array.isArray((await invalid.json()).detail));
+    assert.ok(Array.isArray((await body(invalid)).detail));
     assert.equal((await anon('/threads/not-a-uuid')).status, 422);
     assert.equal((await anon(`/threads/${thread.thread_id}/runs`)).status, 200);
-    assert.deepEqual(await (await anon(`/threads/${thread.thread_id}/runs`)).json(), [], 'the invalid run was not stored');
+    assert.deepEqual(await body(anon(`/threads/${thread.thread_id}/runs`)), [], 'the invalid run was not stored');
   });
 
   it('cancels with wait=1, and answers 409 once the run has finished', async () => {
-    const thread = await (await anon('/threads', { method: 'POST', json: {} })).json();
-    const run = await (await anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: say('x'), context: { delay_ms: 30_000 } } })).json();
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
+    const run = await body(anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: say('x'), context: { delay_ms: 30_000 } } }));
     const cancel = await anon(`/threads/${thread.thread_id}/runs/${run.run_id}/cancel?wait=1&action=interrupt`, { method: 'POST' });
     assert.equal(cancel.status, 202);
-    assert.deepEqual(await cancel.json(), {});
-    assert.equal((await (await anon(`/threads/${thread.thread_id}/runs/${run.run_id}`)).json()).status, 'interrupted');
+    assert.deepEqual(await body(cancel), {});
+    assert.equal((await body(anon(`/threads/${thread.thread_id}/runs/${run.run_id}`))).status, 'interrupted');
     const again = await anon(`/threads/${thread.thread_id}/runs/${run.run_id}/cancel?wait=true`, { method: 'POST' });
     assert.equal(again.status, 409);
   });
 
   it('resumes a run stream after Last-Event-ID', async () => {
-    const thread = await (await anon('/threads', { method: 'POST', json: {} })).json();
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
     const res = await anon(`/threads/${thread.thread_id}/runs/stream`, { method: 'POST', json: { assistant_id: 'echo', input: say('hi'), stream_mode: ['values', 'updates'] } });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     const all = parseSse(await res.text());
@@ -98,7 +99,7 @@ describe('agent server with auth.agent_server on', () => {
       for (const [path, init] of [['/threads', { method: 'POST' }], ['/assistants/echo', {}], ['/ok', {}], ['/a2a/echo', { method: 'POST' }], ['/.well-known/agent-card.json', {}]] as const) {
         const res = await fetch(server.url + path, init);
         assert.equal(res.status, 401, path);
-        assert.equal(typeof (await res.json()).detail, 'string');
+        assert.equal(typeof (await body(res)).detail, 'string');
       }
       const created = await server.api('/threads', { method: 'POST', json: {} });
       assert.equal(created.status, 200);
