@@ -72,7 +72,9 @@ export class AgentDomain implements AgentService {
       active.action = 'shutdown';
       active.controller.abort();
     }
-    await this.queue.stop();
+    // a graph that ignores its abort signal must not hold the shutdown forever; its run
+    // then stays `running` in the store and is treated like a crash on the next start
+    await Promise.race([this.queue.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   }
 
   // ---- assistants
