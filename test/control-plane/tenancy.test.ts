@@ -21,7 +21,7 @@ describe('control plane: credentials and tenants', () => {
   it('answers 401 without valid credentials and 403 when a multi-workspace key names no tenant', async () => {
     const missing = await fetch(`${server.url}/v2/deployments`);
     assert.equal(missing.status, 401);
-    assert.equal(typeof (await missing.json()).detail, 'string');
+    assert.equal(typeof ((await missing.json()) as any).detail, 'string');
     const tenantOnly = await fetch(`${server.url}/v2/deployments`, { headers: { 'x-tenant-id': TENANT_A } });
     assert.equal(tenantOnly.status, 401);
     await tenantOnly.body?.cancel();
