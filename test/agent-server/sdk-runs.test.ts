@@ -70,6 +70,8 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     assert.equal((await client.runs.get(thread.thread_id, queued.run_id)).status, 'interrupted');
     assert.equal((await client.runs.get(thread.thread_id, second.run_id)).status, 'success');
     assert.deepEqual(transcript((await client.threads.getState(thread.thread_id)).values), ['human:two', 'ai:two']);
+    // joining an interrupted run answers the thread's values, like upstream
+    assert.deepEqual(transcript(await client.runs.join(thread.thread_id, first.run_id)), ['human:two', 'ai:two']);
   });
 
   it('rollback deletes the runs in flight and keeps only the new run', async () => {

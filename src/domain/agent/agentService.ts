@@ -244,7 +244,6 @@ export class AgentDomain implements AgentService {
         action === 'rollback' ? { collection: this.runs.name, id: runId, delete: true } : { collection: this.runs.name, id: runId, value: cancelled },
         ...(thread && idle ? [{ collection: this.threads.name, id: threadId, value: { ...thread, status: 'idle' as const, updated_at: now } }] : []),
       ]);
-      this.broker.setResult(runId, {});
       this.broker.end(runId);
       return ok(toApiRun(cancelled));
     }

@@ -94,7 +94,8 @@ async function finish(deps: LifecycleDeps, run: RunRecord, ending: Ending): Prom
   }
   const ops: WriteOp[] = [];
   let threadStatus: ThreadStatus = 'idle';
-  let result: RunResult;
+  // a cancelled run's answer is whatever the thread holds when someone asks (see runResult)
+  let result: RunResult | undefined;
   let interrupts = thread.interrupts;
   let status: RunRecord['status'];
   let error: RunError | undefined;
@@ -113,12 +114,11 @@ async function finish(deps: LifecycleDeps, run: RunRecord, ending: Ending): Prom
     deps.broker.publish(run.run_id, 'error', ending.error);
   } else {
     status = 'interrupted';
-    result = {};
   }
   ops.push({ collection: deps.runs.name, id: run.run_id, value: { ...current, status, updated_at: now, ...(error ? { error } : {}) } });
   ops.push({ collection: deps.threads.name, id: thread.thread_id, value: { ...thread, status: threadStatusAfter(deps, run, threadStatus), interrupts, updated_at: now } });
   await deps.store.write(ops);
-  deps.broker.setResult(run.run_id, result);
+  if (result !== undefined) deps.broker.setResult(run.run_id, result);
   if (ending.kind === 'success' && deps.graphs.get(String(thread.metadata.graph_id))?.kind === 'langgraph') {
     await deps.checkpointer.prune(run.thread_id);
   }
