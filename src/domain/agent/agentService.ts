@@ -9,7 +9,7 @@ import { StoreCheckpointer } from './checkpointer.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { nowIso, uuid4, uuid7 } from './ids.ts';
 import { PlainStateStore } from './plainState.ts';
-import { FINAL_STATUSES, errorResult, toApiRun, toApiThread, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, errorResult, newThread, notBefore, runKwargs, toApiRun, toApiThread, type RunRecord, type ThreadRecord } from './records.ts';
 import { executeRun, type ActiveRun } from './runLifecycle.ts';
 import { RunQueue } from './runQueue.ts';
 import { containsAll, sortBy } from './search.ts';
@@ -285,23 +285,4 @@ export class AgentDomain implements AgentService {
     });
     return next;
   }
-}
-
-function newThread(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
-  const now = nowIso();
-  return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
-}
-
-const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys', 'checkpoint_id', 'checkpoint', 'after_seconds', 'on_disconnect', 'durability'] as const;
-
-function runKwargs(body: RunCreate): Record<string, unknown> {
-  const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: body.stream_mode ?? ['values'] };
-  for (const key of KWARG_KEYS) if (body[key] !== undefined && !(key in kwargs)) kwargs[key] = body[key];
-  if (body.command !== undefined) kwargs.command = body.command;
-  return kwargs;
-}
-
-function notBefore(run: RunRecord): number | undefined {
-  const after = Number(run.kwargs.after_seconds ?? 0);
-  return after > 0 ? Date.parse(run.created_at) + after * 1000 : undefined;
 }

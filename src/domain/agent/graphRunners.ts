@@ -77,7 +77,14 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const input = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const stream = await ctx.graph.graph.stream(input, {
     ...config,
-    configurable: { ...config.configurable, thread_id: run.thread_id, run_id: run.run_id, assistant_id: run.assistant_id, graph_id: ctx.graph.id },
+    configurable: {
+      ...config.configurable,
+      thread_id: run.thread_id,
+      run_id: run.run_id,
+      assistant_id: run.assistant_id,
+      graph_id: ctx.graph.id,
+      ...(kwargs.checkpoint_id && !ctx.resumeFromCheckpoint ? { checkpoint_id: kwargs.checkpoint_id } : {}),
+    },
     metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
     context: kwargs.context,
     streamMode: [...graphModes],
@@ -85,7 +92,6 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     signal: ctx.signal,
     ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
     ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
-    ...(kwargs.checkpoint_id ? { configurable: { ...config.configurable, thread_id: run.thread_id, run_id: run.run_id, checkpoint_id: kwargs.checkpoint_id } } : {}),
   });
   for await (const chunk of stream as AsyncIterable<unknown[]>) {
     const [ns, mode, data] = (subgraphs ? chunk : [[], ...chunk]) as unknown as [string[], string, unknown];
