@@ -76,4 +76,20 @@ describe('graphs', () => {
       await server.close();
     }
   });
+
+  it('runs no more threads at once than AGENTPLANE_MAX_CONCURRENT_RUNS', async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_CONCURRENT_RUNS: '1' } });
+    try {
+      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const [a, b] = [await client.threads.create(), await client.threads.create()];
+      const slow = await client.runs.create(a.thread_id, 'slow', { input: say('first'), context: { delay_ms: 30_000 } });
+      for await (const chunk of client.runs.joinStream(a.thread_id, slow.run_id)) if (chunk.event === 'metadata') break;
+      const waiting = await client.runs.create(b.thread_id, 'echo', { input: say('second') });
+      assert.equal((await client.runs.get(b.thread_id, waiting.run_id)).status, 'pending');
+      await client.runs.cancel(a.thread_id, slow.run_id);
+      assert.deepEqual(transcript(await client.runs.join(b.thread_id, waiting.run_id)), ['human:second', 'ai:second']);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -57,7 +57,6 @@ const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'str
 export function runKwargs(body: RunCreate): Record<string, unknown> {
   const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: body.stream_mode ?? ['values'] };
   for (const key of KWARG_KEYS) if (body[key] !== undefined && !(key in kwargs)) kwargs[key] = body[key];
-  if (body.command !== undefined) kwargs.command = body.command;
   return kwargs;
 }
 
