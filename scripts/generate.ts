@@ -269,7 +269,8 @@ function esmRequires(code: string): string {
       seen.set(key, local);
       const rest = match.slice(`require("${mod}")`.length);
       const spec = mod.endsWith('.js') ? mod : `${mod}.js`;
-      imports.push(`import ${local}_mod from ${JSON.stringify(spec)};\nconst ${local} = (${local}_mod.default ?? ${local}_mod)${rest};`);
+      // a default import of a CommonJS module is its module.exports, which is what require returned
+      imports.push(`import ${local}_mod from ${JSON.stringify(spec)};\nconst ${local} = ${local}_mod${rest};`);
     }
     return seen.get(key)!;
   });

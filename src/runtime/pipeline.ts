@@ -93,7 +93,9 @@ export function createPipeline(options: PipelineOptions) {
       };
 
       const raw = await readBody(req, options.maxBodyBytes);
-      if (raw === TOO_LARGE) return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`), true);
+      if (raw === TOO_LARGE) {
+        return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
+      }
 
       if (b.operation.jsonrpc) {
         const dispatcher = options.dispatchers[b.operation.jsonrpc];

@@ -171,8 +171,11 @@ export class JournalStore implements Store {
   }
 
   async flush(): Promise<void> {
-    if (this.compacting) await this.compacting;
-    if (this.dirty.size > 0 || this.segments().length > 1) await this.compact();
+    while (this.compacting) await this.compacting;
+    if (this.dirty.size > 0 || this.segments().length > 1) {
+      this.compacting = this.compact().finally(() => (this.compacting = null));
+      await this.compacting;
+    }
   }
 
   async close(): Promise<void> {
