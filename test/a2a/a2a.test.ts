@@ -16,6 +16,9 @@ before(async () => {
   agent.addGraph('echo', echoGraph);
   agent.addGraph('slow', blockingGraph);
   agent.addGraph('data', async (values, input) => ({ ...values, ...input, seen: true }), false);
+  agent.addGraph('failing', async () => {
+    throw new Error('this graph always fails');
+  });
   server = await startTestServer({ app: appWithAgent(agent), project: { graphs: { echo: './x.ts:echo' } }, dataDir: null });
   echo = await clientFor(server.url, 'echo');
   slow = await clientFor(server.url, 'slow');
@@ -72,6 +75,14 @@ describe('message/send', () => {
     const task: any = ok('message/send', res);
     assert.equal(task.status.state, 'completed');
     assert.deepEqual(task.artifacts[0].parts[0], { kind: 'data', data: { n: 2, seen: true } });
+  });
+
+  test('a run that fails gives a failed task with an agent status message', async () => {
+    const client = await clientFor(server.url, 'failing');
+    const task: any = ok('message/send', await client.sendMessage(userText('boom')));
+    assert.equal(task.status.state, 'failed');
+    assert.equal(task.status.message.role, 'agent');
+    assert.equal(task.artifacts, undefined);
   });
 
   test('bad messages are refused with the A2A error codes', async () => {
