@@ -82,6 +82,7 @@ describe('message/send', () => {
     const task: any = ok('message/send', await client.sendMessage(userText('boom')));
     assert.equal(task.status.state, 'failed');
     assert.equal(task.status.message.role, 'agent');
+    assert.match(task.status.message.parts[0].text, /this graph always fails/);
     assert.equal(task.artifacts, undefined);
   });
 

@@ -76,7 +76,8 @@ export class FakeAgentService implements AgentService {
         thread.thread = { ...thread.thread, values: next };
         emit('values', next);
         set('success');
-      } catch {
+      } catch (err) {
+        if (!abort.signal.aborted) emit('error', { error: 'Error', message: (err as Error).message });
         set(abort.signal.aborted ? 'interrupted' : 'error');
       }
       emit('end', null);

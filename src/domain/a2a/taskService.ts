@@ -104,14 +104,14 @@ export class A2ATaskService {
       if (canceled && s === 'input-required') s = 'canceled';
       status = { state: s, timestamp: run.updated_at };
       if (!outcome && (isTerminal(s) || s === 'input-required')) {
-        outcome = this.outcomeOf(assistant, runId, s, run.updated_at, state);
+        outcome = await this.outcomeOf(assistant, runId, s, run.updated_at, state);
         await this.tasks.saveOutcome(record.id, outcome);
       }
     }
     const ids = { contextId: record.contextId, taskId: record.id };
     const parts = outcome ? replyParts(outcome) : [];
     const task: Task = { kind: 'task', id: record.id, contextId: record.contextId, status };
-    const message = outcome ? statusMessage(status.state, outcome.runId, parts, ids) : undefined;
+    const message = outcome ? statusMessage(status.state, outcome, parts, ids) : undefined;
     if (message) task.status = { ...status, message };
     if (outcome && status.state === 'completed' && parts.length > 0) task.artifacts = [responseArtifact(runId, parts)];
     task.history = lastN(toA2AHistory(state?.values?.messages, ids), options.historyLength);
@@ -166,7 +166,7 @@ export class A2ATaskService {
     yield update(task.status, true);
   }
 
-  private outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): TaskOutcome {
+  private async outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): Promise<TaskOutcome> {
     const values = (thread?.values ?? {}) as Record<string, unknown>;
     const hasMessages = this.agent.assistantHasMessages(assistant);
     return {
@@ -175,7 +175,19 @@ export class A2ATaskService {
       at,
       reply: hasMessages ? replyText(values.messages) : null,
       values: hasMessages || state !== 'completed' ? null : values,
+      error: state === 'failed' ? await this.runError(runId) : null,
     };
+  }
+
+  /** The message of a finished run's `error` event (its log is finite once the run ended). */
+  private async runError(runId: string): Promise<string | null> {
+    let error: string | null = null;
+    for await (const event of this.agent.runEvents(runId)) {
+      if (event.event !== 'error' || !event.data || typeof event.data !== 'object') continue;
+      const { error: kind, message } = event.data as { error?: unknown; message?: unknown };
+      error = [kind, message].filter((x) => typeof x === 'string' && x).join(': ') || null;
+    }
+    return error;
   }
 }
 
@@ -189,9 +201,12 @@ function agentMessage(messageId: string, parts: Part[], ids: { contextId: string
   return { kind: 'message', messageId, role: 'agent', parts: parts as Message['parts'], ...ids };
 }
 
-function statusMessage(state: TaskState, runId: string, parts: Part[], ids: { contextId: string; taskId: string }): Message | undefined {
-  const id = `run-${runId}`;
-  if (state === 'failed') return agentMessage(id, [{ kind: 'text', text: `The run ${runId} failed.` }], ids);
+function statusMessage(state: TaskState, outcome: TaskOutcome, parts: Part[], ids: { contextId: string; taskId: string }): Message | undefined {
+  const id = `run-${outcome.runId}`;
+  if (state === 'failed') {
+    const text = `The run ${outcome.runId} failed${outcome.error ? `: ${outcome.error}` : '.'}`;
+    return agentMessage(id, [{ kind: 'text', text }], ids);
+  }
   if (state === 'input-required' && parts.length === 0) {
     return agentMessage(id, [{ kind: 'text', text: 'The agent is waiting for input.' }], ids);
   }

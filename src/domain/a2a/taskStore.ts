@@ -11,6 +11,8 @@ export interface TaskOutcome {
   reply: string | null;
   /** The graph's final values when the assistant has no `messages` (the reply as data). */
   values: Record<string, unknown> | null;
+  /** Why a failed run failed, as the run's `error` event told it. */
+  error: string | null;
   at: string;
 }
 
