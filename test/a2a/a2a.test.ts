@@ -1,25 +1,17 @@
 // A2A end to end: the a2a-js client (and raw JSON-RPC where a client cannot go) against a
-// running server. Every result received is validated against spec/a2a.openrpc.json.
+// running agent server (fixture graphs in test/fixtures/graphs/a2a.ts). Every result received is validated against spec/a2a.openrpc.json.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { A2AClient } from '@a2a-js/sdk/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { FakeAgentService, blockingGraph, echoGraph } from './fakeAgent.ts';
-import { appWithAgent, assertValidResult, clientFor, rpc, userText } from './harness.ts';
+import { assertValidResult, clientFor, fixtureGraphs, rpc, userText } from './harness.ts';
 
 let server: TestServer;
 let echo: A2AClient;
 let slow: A2AClient;
 
 before(async () => {
-  const agent = new FakeAgentService();
-  agent.addGraph('echo', echoGraph);
-  agent.addGraph('slow', blockingGraph);
-  agent.addGraph('data', async (values, input) => ({ ...values, ...input, seen: true }), false);
-  agent.addGraph('failing', async () => {
-    throw new Error('this graph always fails');
-  });
-  server = await startTestServer({ app: appWithAgent(agent), project: { graphs: { echo: './x.ts:echo' } }, dataDir: null });
+  server = await startTestServer({ project: { graphs: fixtureGraphs } });
   echo = await clientFor(server.url, 'echo');
   slow = await clientFor(server.url, 'slow');
 });

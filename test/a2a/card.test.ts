@@ -3,17 +3,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { FakeAgentService, echoGraph } from './fakeAgent.ts';
-import { appWithAgent, rpc } from './harness.ts';
+import { fixtureGraphs, rpc } from './harness.ts';
 
-const agent = new FakeAgentService();
-const echo = agent.addGraph('echo', echoGraph);
-agent.addGraph('data', async (v) => v, false);
-const project = { graphs: { echo: './echo.ts:graph', data: './data.ts:graph' } };
+const project = { graphs: fixtureGraphs };
 let server: TestServer;
 
 before(async () => {
-  server = await startTestServer({ app: appWithAgent(agent), project, dataDir: null });
+  server = await startTestServer({ project, dataDir: null });
 });
 after(() => server.close());
 
@@ -39,8 +35,11 @@ test('the card of an assistant names it, points at its A2A endpoint and declares
 });
 
 test('the card keeps the assistant id as given (UUID or graph name) in its url', async () => {
-  const { body } = await card(`?assistant_id=${echo.assistant_id}`);
-  assert.equal(body.url, `${server.url}/a2a/${echo.assistant_id}`);
+  const search = await fetch(`${server.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph_id: 'echo' }) });
+  const echoId: string = ((await search.json()) as { assistant_id: string }[])[0].assistant_id;
+  const { body } = await card(`?assistant_id=${echoId}`);
+  assert.equal(body.name, 'echo');
+  assert.equal(body.url, `${server.url}/a2a/${echoId}`);
 });
 
 test('the bare well-known path describes the first graph; an unknown assistant is 404', async () => {
@@ -60,7 +59,6 @@ test('an assistant whose state has no messages says so and offers JSON input onl
 
 test('a2a.default_assistant picks the default card, and the public URL is honoured', async () => {
   const other = await startTestServer({
-    app: appWithAgent(agent),
     project: { ...project, a2a: { default_assistant: 'data' } },
     env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.com' },
     dataDir: null,
@@ -75,14 +73,14 @@ test('a2a.default_assistant picks the default card, and the public URL is honour
 });
 
 test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing else', async () => {
-  const off = await startTestServer({ app: appWithAgent(agent), project: { ...project, http: { disable_a2a: true } }, dataDir: null });
+  const off = await startTestServer({ project: { ...project, http: { disable_a2a: true } }, dataDir: null });
   try {
     assert.equal((await card('?assistant_id=echo', off)).status, 404);
     assert.equal((await card('', off)).status, 404);
     const call = await rpc(`${off.url}/a2a/echo`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
     assert.equal(call.status, 404);
     const health = await fetch(`${off.url}/ok`);
-    assert.notEqual(health.status, 404);
+    assert.equal(health.status, 200);
     await health.body?.cancel();
   } finally {
     await off.close();

@@ -1,29 +1,14 @@
-// Test helpers for A2A: a server whose agent service can be a scripted fake, the a2a-js
-// client, and the spec's result validators (every result a test receives is checked).
+// Test helpers for A2A: fixture graphs, the a2a-js client, raw JSON-RPC calls and the
+// spec's result validators (every result a test receives is checked).
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
 import * as results from '../../generated/a2a/response.validators.gen.js';
-import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
-import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
-import { createA2A } from '../../src/handlers/a2a/index.ts';
-import { notImplementedHandlers } from '../../src/handlers/notImplemented.ts';
-import type { AgentServerArea } from '../../src/handlers/agent-server/index.ts';
-import type { AgentService } from '../../src/domain/agent/service.ts';
-import type { AppFactory, Application } from '../../src/runtime/server.ts';
+import { ROOT } from '../support/server.ts';
 
-/** The real A2A area on top of a given agent service; every other operation is a 501 stub. */
-export function appWithAgent(service: AgentService): AppFactory {
-  return async (deps) => {
-    const ids = [...controlPlaneIds, ...agentServerIds].filter((id) => id !== 'getAgentCard');
-    const agentServer = { handlers: notImplementedHandlers(ids), modules: [], service } as unknown as AgentServerArea;
-    const a2a = await createA2A(deps, agentServer);
-    return {
-      handlers: { ...agentServer.handlers, ...a2a.handlers } as Application['handlers'],
-      methods: a2a.methods as unknown as Application['methods'],
-      modules: [],
-    };
-  };
-}
+const FIXTURE = path.join(ROOT, 'test/fixtures/graphs/a2a.ts');
+/** The A2A fixture graphs (test/fixtures/graphs/a2a.ts) by name, for the real agent server. */
+export const fixtureGraphs = Object.fromEntries(['echo', 'slow', 'data', 'failing'].map((name) => [name, `${FIXTURE}:${name}`]));
 
 const validators: Record<string, { (v: unknown): boolean; errors?: unknown }> = {
   'message/send': results.message_send,

@@ -174,7 +174,7 @@ export class A2ATaskService {
       state,
       at,
       reply: hasMessages ? replyText(values.messages) : null,
-      values: hasMessages || state !== 'completed' ? null : values,
+      values: hasMessages || state !== 'completed' ? null : withoutMessages(values),
       error: state === 'failed' ? await this.runError(runId) : null,
     };
   }
@@ -189,6 +189,12 @@ export class A2ATaskService {
     }
     return error;
   }
+}
+
+/** Plain-function graphs always store a (here empty and meaningless) `messages` list. */
+function withoutMessages(values: Record<string, unknown>): Record<string, unknown> {
+  const { messages: _messages, ...rest } = values;
+  return rest;
 }
 
 function replyParts(outcome: TaskOutcome): Part[] {
