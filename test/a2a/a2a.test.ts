@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { A2AClient } from '@a2a-js/sdk/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { assertValidResult, clientFor, fixtureGraphs, rpc, userText } from './harness.ts';
+import { assertValidResult, clientFor, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
 
 let server: TestServer;
 let echo: A2AClient;
@@ -116,6 +116,24 @@ describe('message/stream', () => {
     assert.equal(last.final, true);
     assert.equal(last.status.state, 'completed');
     assert.ok(events.every((e) => (e.taskId ?? e.id) === events[0].id && e.contextId === events[0].contextId));
+  });
+
+  test('every frame is a JSON-RPC response echoing a string id, and the stream ends after final', async () => {
+    const res = await fetch(`${server.url}/a2a/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'stream-1', method: 'message/stream', params: userText('raw') }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = await sseFrames(res);
+    for (const frame of frames) {
+      assert.deepEqual([frame.jsonrpc, frame.id], ['2.0', 'stream-1']);
+      assertValidResult('message/stream', frame.result);
+    }
+    const kinds = frames.map((f) => f.result.kind);
+    assert.equal(kinds[0], 'task');
+    assert.deepEqual(kinds.slice(-2), ['artifact-update', 'status-update']);
+    assert.equal(frames.at(-1).result.final, true);
   });
 
   test('an error before the first event arrives as one JSON-RPC error frame', async () => {
