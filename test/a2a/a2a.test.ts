@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { A2AClient } from '@a2a-js/sdk/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { assertValidResult, clientFor, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
+import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
 
 let server: TestServer;
 let echo: A2AClient;
@@ -87,14 +87,14 @@ describe('message/send', () => {
     ];
     for (const [params, code] of cases) {
       const res: any = await echo.sendMessage(params as never);
-      assert.equal(res.error?.code, code, JSON.stringify(params));
+      assert.equal(errorCode(res), code, JSON.stringify(params));
     }
   });
 
   test('text sent to an assistant whose state has no messages is -32602 with a clear message', async () => {
     const client = await clientFor(server.url, 'data');
     const res: any = await client.sendMessage(userText('hi'));
-    assert.equal(res.error.code, -32602);
+    assert.equal(errorCode(res), -32602);
     assert.match(res.error.message, /no 'messages' key/);
   });
 });
@@ -158,10 +158,10 @@ describe('tasks/get', () => {
     const sent: any = ok('message/send', await echo.sendMessage(userText('mine')));
     for (const params of [{ id: crypto.randomUUID() }, { id: 'garbage' }, { id: sent.id, contextId: crypto.randomUUID() }]) {
       const res: any = await echo.getTask(params as never);
-      assert.equal(res.error?.code, -32001, JSON.stringify(params));
+      assert.equal(errorCode(res), -32001, JSON.stringify(params));
     }
     // a task belongs to the endpoint of the assistant it was sent to
-    assert.equal(((await slow.getTask({ id: sent.id })) as any).error?.code, -32001);
+    assert.equal(errorCode(await slow.getTask({ id: sent.id })), -32001);
   });
 });
 
@@ -172,10 +172,10 @@ describe('tasks/cancel and tasks/resubscribe', () => {
     const canceled: any = ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
     assert.equal(canceled.status.state, 'canceled');
     assert.equal((ok('tasks/get', await slow.getTask({ id: started.id })) as any).status.state, 'canceled');
-    assert.equal(((await slow.cancelTask({ id: started.id })) as any).error?.code, -32002);
+    assert.equal(errorCode(await slow.cancelTask({ id: started.id })), -32002);
     const done: any = ok('message/send', await echo.sendMessage(userText('quick')));
-    assert.equal(((await echo.cancelTask({ id: done.id })) as any).error?.code, -32002);
-    assert.equal(((await echo.cancelTask({ id: 'nope' })) as any).error?.code, -32001);
+    assert.equal(errorCode(await echo.cancelTask({ id: done.id })), -32002);
+    assert.equal(errorCode(await echo.cancelTask({ id: 'nope' })), -32001);
   });
 
   test('resubscribe re-attaches to a running task and sees it end', async () => {
@@ -211,7 +211,7 @@ describe('JSON-RPC envelope', () => {
     for (const id of ['req-1', 7, 0]) {
       const { status, json } = await rpc(url(), { jsonrpc: '2.0', id, method: 'tasks/get', params: { id: 'x' } });
       assert.equal(status, 200);
-      assert.deepEqual({ id: json.id, code: json.error.code }, { id, code: -32001 });
+      assert.deepEqual({ id: json.id, code: errorCode(json) }, { id, code: -32001 });
     }
   });
 
@@ -232,7 +232,7 @@ describe('JSON-RPC envelope', () => {
       const { status, json } = await rpc(url(), body);
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(json.jsonrpc, '2.0');
-      assert.equal(json.error?.code, code, JSON.stringify(body));
+      assert.equal(errorCode(json), code, JSON.stringify(body));
       assert.equal(json.id, id, JSON.stringify(body));
     }
   });

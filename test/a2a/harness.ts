@@ -24,6 +24,16 @@ export function assertValidResult(method: string, result: unknown): void {
   assert.ok(validate(result), `${method} result violates the spec: ${JSON.stringify(validate.errors)}\n${JSON.stringify(result)}`);
 }
 
+/** The code of a JSON-RPC error response, after checking it has the spec's error shape. */
+export function errorCode(response: any): number | undefined {
+  const error = response?.error;
+  if (error === undefined) return undefined;
+  assert.equal(response.jsonrpc, '2.0');
+  assert.ok(Number.isInteger(error.code) && typeof error.message === 'string' && error.message.length > 0, JSON.stringify(error));
+  assert.equal('result' in response, false);
+  return error.code;
+}
+
 export async function clientFor(baseUrl: string, assistant: string): Promise<A2AClient> {
   return A2AClient.fromCardUrl(`${baseUrl}/.well-known/agent-card.json?assistant_id=${encodeURIComponent(assistant)}`);
 }
