@@ -72,7 +72,9 @@ export class AgentDomain implements AgentService {
       active.action = 'shutdown';
       active.controller.abort();
     }
-    await this.queue.stop();
+    // a graph that ignores its abort signal must not hold the shutdown forever; its run
+    // then stays `running` in the store and is treated like a crash on the next start
+    await Promise.race([this.queue.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   }
 
   // ---- assistants
@@ -113,7 +115,7 @@ export class AgentDomain implements AgentService {
     const where = query.status ? { status: query.status } : undefined;
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
-    const sortField = query.sort_by ?? 'created_at';
+    const sortField = query.sort_by === 'state_updated_at' ? 'updated_at' : (query.sort_by ?? 'created_at');
     const order = query.sort_order ?? 'desc';
     let page: ThreadRecord[];
     if (query.values) {

@@ -5,7 +5,7 @@
 import type { RunEvent } from './service.ts';
 
 class EventLog {
-  readonly events: RunEvent[] = [];
+  events: RunEvent[] = [];
   ended = false;
   /** The join/wait answer, kept while the log is. */
   result?: unknown;
@@ -23,6 +23,16 @@ class EventLog {
     this.wake();
   }
 
+  /**
+   * Keeps what a late reader needs (metadata, the final values, error, end) and lets the
+   * intermediate events go: a finished log must not pin every state the run went through.
+   * Readers already iterating hold the previous array and are unaffected.
+   */
+  compact(): void {
+    const lastValues = this.events.findLast((e) => e.event === 'values');
+    this.events = this.events.filter((e) => e === lastValues || e.event === 'metadata' || e.event === 'error' || e.event === 'end');
+  }
+
   next(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
@@ -38,7 +48,7 @@ export class RunBroker {
   private readonly logs = new Map<string, EventLog>();
   private readonly finished: string[] = [];
 
-  constructor(private readonly keepFinished = 500) {}
+  constructor(private readonly keepFinished = 200) {}
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
   open(runId: string): void {
@@ -61,6 +71,7 @@ export class RunBroker {
     if (!log || log.ended) return;
     log.push('end', null);
     log.end();
+    log.compact();
     this.finished.push(runId);
     while (this.finished.length > this.keepFinished) this.logs.delete(this.finished.shift()!);
   }
@@ -95,12 +106,16 @@ export class RunBroker {
     const log = this.logs.get(runId);
     if (!log) return;
     const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
-    let index = Number.isInteger(parsed) ? parsed + 1 : 0;
+    const after = Number.isInteger(parsed) ? parsed : -1;
+    // a live log only grows; once compacted it is replaced, never changed, so this array stays valid
+    const events = log.events;
+    let index = events.findIndex((e) => Number(e.id) > after);
+    if (index < 0) index = events.length;
     const signal = options.signal;
     const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
     while (!signal?.aborted) {
-      while (index < log.events.length) {
-        yield log.events[index];
+      while (index < events.length) {
+        yield events[index];
         index += 1;
         if (signal?.aborted) return;
       }

@@ -63,18 +63,22 @@ export class PlainStateStore {
   commitOps(threadId: string, before: PlainSnapshot | undefined, values: Record<string, unknown>, meta: { checkpointId: string; runId: string; createdAt: string }): WriteOp[] {
     const { messages = [], ...rest } = values as { messages?: MessageDict[] };
     const ops: WriteOp[] = [];
-    const previous = new Map((before?.values.messages ?? []).map((m) => [m.id, m]));
+    const old = before?.values.messages ?? [];
+    // runs usually append: skip the unchanged prefix without building maps over it
+    let same = 0;
+    while (same < old.length && same < messages.length && old[same] === messages[same]) same += 1;
+    const previous = new Map(old.slice(same).map((m) => [m.id, m]));
     let nextSeq = before?.nextSeq ?? 0;
     const kept = new Set<string>();
-    for (const message of messages) {
+    for (const message of messages.slice(same)) {
       kept.add(message.id);
       const seq = before?.seqById.get(message.id);
       if (seq !== undefined && previous.get(message.id) === message) continue;
       const at = seq ?? nextSeq++;
       ops.push({ collection: this.messagesCol.name, id: rowId(threadId, at), value: { thread_id: threadId, seq: at, message } });
     }
-    for (const [id, seq] of before?.seqById ?? []) {
-      if (!kept.has(id)) ops.push({ collection: this.messagesCol.name, id: rowId(threadId, seq), delete: true });
+    for (const message of previous.values()) {
+      if (!kept.has(message.id)) ops.push({ collection: this.messagesCol.name, id: rowId(threadId, before!.seqById.get(message.id)!), delete: true });
     }
     const record: ValuesRecord = {
       thread_id: threadId,
