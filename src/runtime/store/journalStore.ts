@@ -247,9 +247,16 @@ class CollectionState {
 
   set(id: string, entry: Entry, shardCount: number): void {
     const previous = this.records.get(id);
-    if (previous) this.unindex(id, previous.value);
     this.records.set(id, entry);
-    this.index(id, entry.value);
+    // Only fields whose value changed are re-indexed: an index keeps insertion order, so
+    // `where` + `reverse` lists stay newest-first by creation when a record is updated.
+    for (const [field, index] of this.indexes) {
+      const before = previous && (previous.value as Record<string, unknown>)[field];
+      const after = (entry.value as Record<string, unknown>)[field];
+      if (previous && before === after) continue;
+      if (typeof before === 'string') index.get(before)?.delete(id);
+      this.indexOne(index, field, id, entry.value);
+    }
     const shard = shardOf(id, shardCount);
     let members = this.shards.get(shard);
     if (!members) this.shards.set(shard, (members = new Set()));
@@ -279,10 +286,6 @@ class CollectionState {
     const index = this.indexes.get(field);
     if (!index) return undefined;
     return index.get(value) ?? [];
-  }
-
-  private index(id: string, value: object): void {
-    for (const [field, index] of this.indexes) this.indexOne(index, field, id, value);
   }
 
   private indexOne(index: Map<string, Set<string>>, field: string, id: string, value: object): void {
