@@ -41,7 +41,7 @@ test('tasks/get and follow-ups work after a restart', async () => {
   const first = await startTestServer({ project: { graphs: fixtureGraphs }, dataDir });
   let task: any;
   try {
-    task = (await (await clientFor(first.url, 'echo')).sendMessage(userText('before restart'))).result;
+    task = ((await (await clientFor(first.url, 'echo')).sendMessage(userText('before restart'))) as any).result;
   } finally {
     await first.close();
   }
