@@ -92,13 +92,16 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  const logRequests = log.enabled('debug');
   // The pipeline does its own routing and URL parsing, so requests go to it straight from
   // node:http: polka's per-request URL parse and middleware loop measured ~8% of a GET.
   const http: Server = createServer((req, res) => {
     inFlight += 1;
+    const started = logRequests ? performance.now() : 0;
     res.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
+      if (logRequests) log.debug('request', { method: req.method, path: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
     void handle(req, res);
   });

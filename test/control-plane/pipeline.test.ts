@@ -59,7 +59,7 @@ describe('control plane: a CI/CD pipeline', () => {
 
     assert.equal((await api(`/v2/deployments/${created.id}`, { method: 'DELETE' })).status, 204);
     const deleting = await api(`/v2/deployments/${created.id}`);
-    if (deleting.status === 200) assert.equal((await deleting.json()).status, 'AWAITING_DELETE');
+    if (deleting.status === 200) assert.equal(((await deleting.json()) as any).status, 'AWAITING_DELETE');
     else await deleting.body?.cancel();
     await waitUntilGone(api, created.id);
     assert.deepEqual(await json(await api(`/v2/deployments/${created.id}`), 404), { detail: `Deployment ID ${created.id} not found.` });

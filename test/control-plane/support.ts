@@ -26,7 +26,7 @@ export async function waitForRevision(api: Api, deploymentId: string, revisionId
   for (let i = 0; i < 2000; i += 1) {
     const res = await api(`/v2/deployments/${deploymentId}/revisions/${revisionId}`);
     assert.equal(res.status, 200);
-    const revision = await res.json();
+    const revision = (await res.json()) as Record<string, any>;
     if (FINAL.has(revision.status)) return revision;
     await sleep(5);
   }
