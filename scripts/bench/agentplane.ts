@@ -3,11 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { BENCH_GRAPH, PLAIN_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
 import { freePort, startChild, type Child } from './proc.ts';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-/** The example graph both servers run: it answers each message with the same text. */
-export const ECHO_GRAPH = { file: path.join(ROOT, 'examples/graphs/echo.ts'), export: 'graph', name: 'echo' };
+export { ROOT };
 
 export interface Agentplane extends Child {
   key: string;
@@ -22,7 +21,10 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
   const tenant = options.tenant ?? randomUUID();
   fs.mkdirSync(options.workDir, { recursive: true });
   const configFile = path.join(options.workDir, 'agentplane.json');
-  fs.writeFileSync(configFile, JSON.stringify({ graphs: { [ECHO_GRAPH.name]: `${ECHO_GRAPH.file}:${ECHO_GRAPH.export}` } }, null, 2));
+  // the graph files live inside the repository so that their imports resolve to its node_modules
+  const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
+  const project = { graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: graph }, a2a: { default_assistant: PLAIN_GRAPH } };
+  fs.writeFileSync(configFile, JSON.stringify(project, null, 2));
   const port = await freePort();
   const args = ['--import', 'tsx', path.join(ROOT, 'src/runtime/main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--config', configFile];
   args.push(...(options.dataDir ? ['--data', options.dataDir] : ['--memory']));

@@ -19,6 +19,8 @@ export interface WriteFigure extends LoadResult {
 
 export interface RunFigure {
   server: Server;
+  /** The graph run: the shared LangGraph echo graph, or agentplane's plain-function echo. */
+  graph: string;
   scenario: 'one thread' | '100 threads';
   runs: number;
   seconds: number;
@@ -72,6 +74,8 @@ const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
 
+/** The graph both servers run for the runs/s ratio (scripts/bench/graph.ts). */
+export const SHARED_GRAPH = 'echo_graph';
 export const ROUTE_BY_ID = 'GET /v2/deployments/{id}';
 export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 
@@ -79,7 +83,7 @@ export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<Report, 'ratios' | 'targets'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
   const write = (op: WriteFigure['op'], existing: number) => find(report.writes, (w) => w.op === op && w.existing === existing);
-  const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario);
+  const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
 
   const ratios: Record<string, number | null> = {};
   for (const route of [ROUTE_BY_ID, ROUTE_LIST]) {

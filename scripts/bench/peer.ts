@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { ECHO_GRAPH, ROOT } from './agentplane.ts';
+import { BENCH_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
 import { freePort, startChild, type Child } from './proc.ts';
 
 export const PEER_PACKAGE = '@langchain/langgraph-cli';
@@ -39,10 +39,10 @@ export async function ensurePeer(log: (s: string) => void): Promise<string> {
       throw new Error(`npm ${args.join(' ')} failed (exit ${code}): ${output.split('\n').filter((l) => /err|ERR|error/.test(l)).slice(-8).join(' | ') || output.slice(-600)}`);
     }
   }
-  fs.copyFileSync(ECHO_GRAPH.file, path.join(PEER_DIR, 'echo.ts'));
+  writeBenchGraph(PEER_DIR);
   fs.writeFileSync(
     path.join(PEER_DIR, 'langgraph.json'),
-    JSON.stringify({ node_version: '20', graphs: { [ECHO_GRAPH.name]: `./echo.ts:${ECHO_GRAPH.export}` }, dependencies: ['.'] }, null, 2),
+    JSON.stringify({ node_version: '20', graphs: { [BENCH_GRAPH]: './echo-graph.ts:graph' }, dependencies: ['.'] }, null, 2),
   );
   return installedVersion()!;
 }

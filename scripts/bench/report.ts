@@ -1,7 +1,7 @@
 // Writes docs/benchmarks.{json,md,svg} from one run's figures.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Report, Server } from './figures.ts';
+import { SHARED_GRAPH, type Report, type Server } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
@@ -24,10 +24,12 @@ export function chartBars(report: Report): Bar[] {
   const bars: Bar[] = [];
   for (const h of report.http) bars.push({ group: h.route, label: SERVER_NAMES[h.server], value: h.rps, unit: 'req/s', series: h.server });
   for (const w of report.writes) bars.push({ group: w.op, label: `${w.existing.toLocaleString('en-US')} existing`, value: w.rps, unit: 'req/s', series: 'agentplane' });
-  for (const r of report.runs) bars.push({ group: `Runs, ${r.scenario} (echo graph)`, label: SERVER_NAMES[r.server], value: r.runsPerSecond, unit: 'runs/s', series: r.server });
+  for (const r of report.runs) bars.push({ group: `Enqueued runs, ${r.scenario}`, label: `${SERVER_NAMES[r.server]}, ${graphName(r.graph)}`, value: r.runsPerSecond, unit: 'runs/s', series: r.server });
   if (report.a2a) bars.push({ group: 'A2A message/send', label: SERVER_NAMES[report.a2a.server], value: report.a2a.rps, unit: 'req/s', series: report.a2a.server });
   return bars;
 }
+
+const graphName = (graph: string) => (graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo');
 
 const fmt = (n: number | null | undefined, digits = 0) =>
   n == null || !Number.isFinite(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -76,9 +78,9 @@ export function renderMarkdown(r: Report): string {
   line();
   line('## Runs');
   line();
-  line('| Server | Scenario | runs | seconds | runs/s | not success |');
-  line('|---|---|--:|--:|--:|--:|');
-  for (const x of r.runs) line(`| ${SERVER_NAMES[x.server]} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} |`);
+  line('| Server | Graph | Scenario | runs | seconds | runs/s | not success |');
+  line('|---|---|---|--:|--:|--:|--:|');
+  for (const x of r.runs) line(`| ${SERVER_NAMES[x.server]} | ${graphName(x.graph)} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} |`);
   line();
   if (r.a2a) line(`A2A \`message/send\` (echo graph, ${r.a2a.connections} connections): p50 ${fmtMs(r.a2a.p50Ms)} ms, p99 ${fmtMs(r.a2a.p99Ms)} ms, ${fmt(r.a2a.rps)} req/s over ${fmt(r.a2a.requests)} calls.`);
   else line('A2A `message/send`: not measured (see below).');

@@ -11,9 +11,10 @@ import { deriveRatios, type Report } from './figures.ts';
 import { HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
 import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
+import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { writeReport } from './report.ts';
-import { enqueueAndDrain, measureRuns, type Target } from './runs.ts';
+import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
 
 const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,runs,memory,peer').split(','));
@@ -40,7 +41,8 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments. Each level adds the 300 deployments of its POST sample.',
     'agentplane runs with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default).',
-    'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. The run count is sized from a short probe to take about 6 s.',
+    'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. Both servers get the same counts (' + ONE_THREAD_RUNS + ' runs on one thread; ' + RUNS_PER_THREAD + ' on each of 100 threads) after a warm-up of 20 runs, since a thread\'s state grows with every run.',
+    'The runs/s ratio uses the same graph on both servers: agentplane\'s `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane\'s own plain-function `echo` is measured beside it.',
   ],
   http: [],
   seeding: [],
@@ -105,11 +107,14 @@ async function phaseWrites() {
 async function phaseRuns() {
   log('Runs');
   await withServer('runs', path.join(work, 'data-runs'), async (ap) => {
-    const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: 'echo' };
-    const { figures, completed } = await measureRuns(target, log);
-    report.runs.push(...figures);
+    const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
+    const shared = await measureRuns(target, log);
+    const plain = await measureRuns({ ...target, assistant: PLAIN_GRAPH }, log);
+    report.runs.push(...shared.figures, ...plain.figures);
+    const completed = shared.completed + plain.completed;
+    const figures = shared.figures;
     try {
-      const assistant = await echoAssistantId(ap, 'echo');
+      const assistant = await echoAssistantId(ap, PLAIN_GRAPH);
       report.a2a = { server: 'agentplane', ...(await measureA2A(ap, assistant, 5)) };
       log(`  A2A message/send (${A2A_CONNECTIONS} connections): p50 ${report.a2a.p50Ms} ms p99 ${report.a2a.p99Ms} ms, ${report.a2a.rps}/s`);
     } catch (err) {
@@ -118,7 +123,7 @@ async function phaseRuns() {
     const rate = figures.find((f) => f.scenario === '100 threads')?.runsPerSecond ?? 0;
     const remaining = Math.max(0, 10_000 - completed);
     if (rate > 0 && remaining / rate > 150) throw new Error(`RSS after 10,000 runs: at ${rate} runs/s the remaining ${remaining} runs would take over 150 s`);
-    const top = await enqueueAndDrain(target, 100, Math.ceil(remaining / 100));
+    const top = remaining > 0 ? await enqueueAndDrain(target, 100, Math.ceil(remaining / 100)) : { runs: 0, failed: 0 };
     await delay(1000);
     report.memory.runs10kMB = mb(ap.rss());
     log(`  RSS after ${completed + top.runs - top.failed} completed runs: ${report.memory.runs10kMB} MB`);
@@ -159,7 +164,7 @@ async function phasePeer() {
     await delay(1000);
     report.memory.peerIdleMB = mb(peer.rss());
     log(`  peer start to first 200: ${report.memory.peerStartMs} ms; idle RSS ${report.memory.peerIdleMB} MB`);
-    const { figures } = await measureRuns({ server: 'peer', url: peer.url, headers: {}, assistant: 'echo' }, log);
+    const { figures } = await measureRuns({ server: 'peer', url: peer.url, headers: {}, assistant: BENCH_GRAPH }, log);
     report.runs.push(...figures);
     report.peer.measured = true;
     report.peer.reason = null;

@@ -13,8 +13,6 @@ export interface Target {
 }
 
 const THREADS = 100;
-/** Aim each timed scenario at about this many seconds (sized from a short probe). */
-const AIM_SECONDS = 6;
 
 async function call(t: Target, method: string, pathname: string, json?: unknown) {
   return request(t.url + pathname, { method, headers: t.headers, json });
@@ -73,7 +71,9 @@ export async function enqueueAndDrain(t: Target, threads: number, perThread: num
   return { runs: threads * perThread, seconds, failed };
 }
 
-const clamp = (n: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, Math.round(n)));
+/** The same counts for every server: a thread's state grows with each run, so equal work needs equal counts. */
+export const ONE_THREAD_RUNS = 100;
+export const RUNS_PER_THREAD = 10;
 
 export async function measureRuns(t: Target, log: (s: string) => void): Promise<{ figures: RunFigure[]; completed: number }> {
   const figures: RunFigure[] = [];
@@ -84,13 +84,12 @@ export async function measureRuns(t: Target, log: (s: string) => void): Promise<
     return r;
   };
   const record = (scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
-    const figure = { server: t.server, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
-    log(`  ${t.server.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
+    const figure = { server: t.server, graph: t.assistant, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
+    log(`  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
     figures.push(figure);
   };
-  const probeOne = await drain(1, 20);
-  record('one thread', await drain(1, clamp((probeOne.runs / probeOne.seconds) * AIM_SECONDS, 20, 3000)));
-  const probeMany = await drain(THREADS, 2);
-  record('100 threads', await drain(THREADS, clamp((probeMany.runs / probeMany.seconds / THREADS) * AIM_SECONDS, 2, 100)));
+  await drain(4, 5); // warm-up: loads the graph and the code paths
+  record('one thread', await drain(1, ONE_THREAD_RUNS));
+  record('100 threads', await drain(THREADS, RUNS_PER_THREAD));
   return { figures, completed };
 }
