@@ -10,7 +10,6 @@ import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
 import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createMockHandlers, createMockMethods } from './mock/producer.ts';
 import { createPipeline, type OperationHandler } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import type { Store } from './store/types.ts';
@@ -49,9 +48,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
-  const app: Application = config.mock
-    ? { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] }
-    : await createApp({ config, store, log });
+  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -133,6 +130,12 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     })());
 
   return { url, port: address.port, http, store, createdKey: keys.created, close };
+}
+
+/** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
+async function mockApplication(): Promise<Application> {
+  const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
+  return { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] };
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
