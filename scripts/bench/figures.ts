@@ -48,8 +48,14 @@ export interface Report {
   a2a: (LoadResult & { server: Server }) | null;
   memory: {
     idleMB: number | null;
+    /** Settled: after the process has been idle long enough for V8 to give back the garbage of the burst that made the data. */
     threads100kMB: number | null;
+    /** Right after the 100,000 POST /threads: the data plus that burst's garbage. */
+    threads100kPeakMB: number | null;
     runs10kMB: number | null;
+    runs10kPeakMB: number | null;
+    /** The RSS samples (MB) taken after each burst, every SETTLE_STEP_S seconds. */
+    settleSamples: { threads100k: number[]; runs10k: number[] };
     /** Spawn to first 200, empty data directory. */
     startMs: number | null;
     /** Spawn to first 200 with 100,000 deployments on disk (journal replay or snapshot load). */
@@ -94,8 +100,10 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     ratios[`${op}: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000)?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
   }
+  const plainRuns = (scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {
     ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
+    ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(plainRuns(scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
   }
 
   const pct = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x * 100)}%`);
@@ -112,13 +120,27 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
   const runsMany = ratios['runs/s 100 threads: agentplane ÷ upstream dev server'];
   const worstGrowth = postGrowth == null && patchGrowth == null ? null : Math.max(postGrowth ?? 0, patchGrowth ?? 0);
   const worstRuns = runsOne == null && runsMany == null ? null : Math.min(runsOne ?? Infinity, runsMany ?? Infinity);
+  const plainOne = ratios['runs/s one thread: agentplane plain-function echo ÷ upstream LangGraph echo'];
+  const plainMany = ratios['runs/s 100 threads: agentplane plain-function echo ÷ upstream LangGraph echo'];
+  const worstPlain = plainOne == null && plainMany == null ? null : Math.min(plainOne ?? Infinity, plainMany ?? Infinity);
   const targets: Target[] = [
     { name: 'GET by id vs bare node:http', goal: '≥ 70% of the ceiling', value: pct(byIdCeiling), met: check(byIdCeiling, (v) => v >= 0.7) },
     { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
     { name: 'Write p50 growth, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`, met: check(worstGrowth, (v) => v <= 2) },
-    { name: 'Enqueued runs/s vs upstream JS dev server', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
-    { name: 'Start to first 200', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
-    { name: 'RSS with 100k threads', goal: '≤ 300 MB', value: mb(report.memory.threads100kMB), met: check(report.memory.threads100kMB, (v) => v <= 300) },
+    { name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
+    {
+      name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",
+      goal: '≥ 3× (same behaviour; the upstream server cannot run a plain function)',
+      value: `one thread ${times(plainOne)}, 100 threads ${times(plainMany)}`,
+      met: check(worstPlain, (v) => v >= 3),
+    },
+    { name: 'Start to first 200 (median of 3)', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
+    {
+      name: 'RSS with 100k threads (settled)',
+      goal: '≤ 300 MB',
+      value: `${mb(report.memory.threads100kMB)} (right after creating them: ${mb(report.memory.threads100kPeakMB)})`,
+      met: check(report.memory.threads100kMB, (v) => v <= 300),
+    },
   ];
   return { ratios, targets };
 }

@@ -93,10 +93,14 @@ export function renderMarkdown(r: Report): string {
   line('| Figure | agentplane | upstream JS dev server |');
   line('|---|--:|--:|');
   line(`| RSS idle (MB) | ${fmt(m.idleMB, 1)} | ${fmt(m.peerIdleMB, 1)} |`);
-  line(`| RSS with 100,000 threads (MB) | ${fmt(m.threads100kMB, 1)} | — |`);
-  line(`| RSS after 10,000 completed runs (MB) | ${fmt(m.runs10kMB, 1)} | — |`);
-  line(`| Spawn to first 200, empty (ms) | ${fmt(m.startMs)} | ${fmt(m.peerStartMs)} |`);
+  line(`| RSS with 100,000 threads, settled (MB) | ${fmt(m.threads100kMB, 1)} | — |`);
+  line(`| RSS with 100,000 threads, right after creating them (MB) | ${fmt(m.threads100kPeakMB, 1)} | — |`);
+  line(`| RSS after 10,000 completed runs, settled (MB) | ${fmt(m.runs10kMB, 1)} | — |`);
+  line(`| RSS after 10,000 completed runs, right after (MB) | ${fmt(m.runs10kPeakMB, 1)} | — |`);
+  line(`| Spawn to first 200, empty data directory (ms; agentplane: median of 3) | ${fmt(m.startMs)} | ${fmt(m.peerStartMs)} |`);
   line(`| Spawn to first 200, 100,000 deployments on disk (ms) | ${fmt(m.startWith100kMs)} | — |`);
+  line();
+  line(`RSS is sampled right after each burst and then every few seconds while the server is idle (${m.settleSamples.threads100k.join(', ') || '—'} MB for the threads; ${m.settleSamples.runs10k.join(', ') || '—'} MB for the runs): V8 keeps the garbage of the burst until its memory reducer runs, so "settled" is the memory the data itself holds.`);
   line();
   line('## Ratios');
   line();
@@ -104,6 +108,11 @@ export function renderMarkdown(r: Report): string {
   line('|---|--:|');
   for (const [name, value] of Object.entries(r.ratios)) line(`| ${name} | ${value == null ? 'not measured' : fmt(value, 3)} |`);
   line();
+  const findings = path.join(import.meta.dirname, 'findings.md');
+  if (fs.existsSync(findings)) {
+    line(fs.readFileSync(findings, 'utf8').trim());
+    line();
+  }
   if (r.skipped.length) {
     line('## Not measured');
     line();

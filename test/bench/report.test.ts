@@ -1,0 +1,92 @@
+// The bench report writer turns figures into docs/benchmarks.{json,md,svg}: checked here with
+// made-up figures (the bench itself is `npm run bench`, never part of the tests).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Report } from '../../scripts/bench/figures.ts';
+import type { LoadResult } from '../../scripts/bench/load.ts';
+import { writeReport } from '../../scripts/bench/report.ts';
+
+const load = (rps: number, p50Ms: number): LoadResult => ({ requests: rps * 5, seconds: 5, rps, p50Ms, p99Ms: p50Ms * 4, meanMs: p50Ms * 1.2, non2xx: 0, errors: 0, connections: 10 });
+
+function fakeReport(): Report {
+  const base: Omit<Report, 'ratios' | 'targets'> = {
+    generatedAt: '2026-01-01T00:00:00.000Z',
+    seconds: 300,
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryGB: 8, os: 'Linux 6', node: '20.0.0' },
+    versions: { agentplane: '0.1.0' },
+    method: ['made-up figures <for a test>'],
+    http: [
+      { route: ROUTE_BY_ID, server: 'agentplane', ...load(8000, 0.5), cpuUsPerRequest: 40 },
+      { route: ROUTE_BY_ID, server: 'ceiling', ...load(10000, 0.3), cpuUsPerRequest: 20 },
+      { route: ROUTE_BY_ID, server: 'prism', ...load(500, 12), cpuUsPerRequest: 1500 },
+      { route: ROUTE_LIST, server: 'agentplane', ...load(4000, 1), cpuUsPerRequest: 100 },
+    ],
+    seeding: [{ what: 'deployments to 100,000', count: 99_900, seconds: 30, perSecond: 3330, how: 'through the API' }],
+    writes: [
+      { op: 'POST /v2/deployments', existing: 100, ...load(3000, 0.3) },
+      { op: 'POST /v2/deployments', existing: 100_000, ...load(2500, 0.45) },
+      { op: 'PATCH /v2/deployments/{id}', existing: 100, ...load(3000, 0.3) },
+      { op: 'PATCH /v2/deployments/{id}', existing: 100_000, ...load(2000, 0.9) },
+    ],
+    runs: [
+      { server: 'agentplane', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 1, runsPerSecond: 100, failed: 0 },
+      { server: 'peer', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 2, runsPerSecond: 50, failed: 0 },
+      { server: 'agentplane', graph: 'echo', scenario: 'one thread', runs: 100, seconds: 0.2, runsPerSecond: 500, failed: 0 },
+    ],
+    a2a: { server: 'agentplane', ...load(900, 2) },
+    memory: {
+      idleMB: 120,
+      threads100kMB: 170,
+      threads100kPeakMB: 330,
+      runs10kMB: 200,
+      runs10kPeakMB: 400,
+      settleSamples: { threads100k: [330, 170], runs10k: [400, 200] },
+      startMs: 900,
+      startWith100kMs: null,
+      peerIdleMB: 350,
+      peerStartMs: 3000,
+    },
+    peer: { measured: true, package: '@langchain/langgraph-cli', version: '1.5.1', reason: null },
+    skipped: [{ what: 'something', reason: 'a reason' }],
+  };
+  return { ...base, ...deriveRatios(base) };
+}
+
+test('targets are read from the figures: met, missed, or not measured', () => {
+  const { targets, ratios } = fakeReport();
+  const byName = (prefix: string) => targets.find((t) => t.name.startsWith(prefix))!;
+  assert.equal(ratios[`${ROUTE_BY_ID}: agentplane ÷ ceiling (req/s)`], 0.8);
+  assert.equal(byName('GET by id vs bare').met, true);
+  assert.equal(byName('GET by id vs Prism').met, true);
+  assert.equal(byName('Write p50 growth').met, false); // POST 1.5×, PATCH 3×: the worse one decides
+  assert.equal(ratios['PATCH /v2/deployments/{id}: p50 at 100k ÷ p50 at 100'], 3);
+  assert.equal(byName('Enqueued runs/s vs upstream').met, false); // 2× on one thread, 100 threads not measured
+  assert.equal(byName('Start to first 200').met, true);
+  assert.equal(byName('RSS with 100k threads').met, true);
+});
+
+test('the writer produces parseable JSON, a markdown report and a well-formed SVG chart', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  try {
+    const report = fakeReport();
+    const files = writeReport(report, dir);
+    assert.deepEqual(JSON.parse(fs.readFileSync(files.json, 'utf8')), report);
+    const md = fs.readFileSync(files.md, 'utf8');
+    assert.match(md, /^# Benchmarks/);
+    assert.match(md, /!\[Throughput by scenario\]\(benchmarks\.svg\)/);
+    for (const t of report.targets) assert.ok(md.includes(t.name), t.name);
+    assert.match(md, /\*\*something\*\*: a reason/);
+    const svg = fs.readFileSync(files.svg, 'utf8');
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(svg.trim(), /<\/svg>$/);
+    // one bar per HTTP, write and run figure, plus A2A (and the white background)
+    const bars = report.http.length + report.writes.length + report.runs.length + 1;
+    assert.equal((svg.match(/<rect /g) ?? []).length, bars + 1);
+    assert.ok(!svg.includes('<for a test>'), 'text is escaped');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
