@@ -1,4 +1,4 @@
-// Starts agentplane as a child process (`node --import tsx src/runtime/main.ts serve`) with
+// Starts agentplane as a child process (`node bin/agentplane.js serve`) with
 // its own API key, a project file naming the echo graph, and quiet logs.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,13 +26,14 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
   const project = { graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: graph }, a2a: { default_assistant: PLAIN_GRAPH } };
   fs.writeFileSync(configFile, JSON.stringify(project, null, 2));
   const port = await freePort();
-  const args = ['--import', 'tsx', path.join(ROOT, 'src/runtime/main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--config', configFile];
+  // the shipped entry point (what `npx agentplane` runs), not `--import tsx src/runtime/main.ts`
+  const args = [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--config', configFile];
   args.push(...(options.dataDir ? ['--data', options.dataDir] : ['--memory']));
   const child = await startChild({
     name: 'agentplane',
     command: process.execPath,
     args,
-    cwd: ROOT, // where --import tsx resolves
+    cwd: ROOT,
     env: {
       AGENTPLANE_API_KEYS: `${key}:${tenant}`,
       LOG_LEVEL: 'warn',

@@ -95,8 +95,8 @@ export function renderMarkdown(r: Report): string {
   line(`| RSS idle (MB) | ${fmt(m.idleMB, 1)} | ${fmt(m.peerIdleMB, 1)} |`);
   line(`| RSS with 100,000 threads, settled (MB) | ${fmt(m.threads100kMB, 1)} | — |`);
   line(`| RSS with 100,000 threads, right after creating them (MB) | ${fmt(m.threads100kPeakMB, 1)} | — |`);
-  line(`| RSS after 10,000 completed runs, settled (MB) | ${fmt(m.runs10kMB, 1)} | — |`);
-  line(`| RSS after 10,000 completed runs, right after (MB) | ${fmt(m.runs10kPeakMB, 1)} | — |`);
+  line(`| RSS after 10,000 completed runs of \`echo\` (100 threads × 100), settled (MB) | ${fmt(m.runs10kMB, 1)} | — |`);
+  line(`| RSS after 10,000 completed runs of \`echo\`, right after (MB) | ${fmt(m.runs10kPeakMB, 1)} | — |`);
   line(`| Spawn to first 200, empty data directory (ms; agentplane: median of 3) | ${fmt(m.startMs)} | ${fmt(m.peerStartMs)} |`);
   line(`| Spawn to first 200, 100,000 deployments on disk (ms) | ${fmt(m.startWith100kMs)} | — |`);
   line();
