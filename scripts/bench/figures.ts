@@ -38,7 +38,7 @@ export interface Report {
   generatedAt: string;
   /** Wall-clock length of the whole benchmark. */
   seconds: number;
-  machine: { cpuModel: string; cores: number; memoryGB: number; os: string; node: string };
+  machine: { cpuModel: string; cores: number; memoryGB: number; os: string; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   versions: Record<string, string>;
   method: string[];
   http: HttpFigure[];

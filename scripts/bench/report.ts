@@ -54,6 +54,7 @@ export function renderMarkdown(r: Report): string {
   line('## Machine and versions');
   line();
   line(`- ${r.machine.cpuModel}, ${r.machine.cores} cores, ${fmt(r.machine.memoryGB, 1)} GB RAM, ${r.machine.os}, Node ${r.machine.node}`);
+  line(`- Load average (1, 5, 15 min) at start ${r.machine.loadAverageAtStart.join(', ')}, at end ${r.machine.loadAverageAtEnd.join(', ')}: other work on the machine shares its cores with the bench`);
   for (const [name, version] of Object.entries(r.versions)) line(`- ${name} ${version}`);
   line();
   line('## Method');

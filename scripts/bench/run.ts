@@ -29,7 +29,7 @@ const pkgVersion = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 
 const report: Omit<Report, 'ratios' | 'targets'> = {
   generatedAt: new Date().toISOString(),
   seconds: 0,
-  machine: { cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, os: `${os.type()} ${os.release()}`, node: process.versions.node },
+  machine: { cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, os: `${os.type()} ${os.release()}`, node: process.versions.node, loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100), loadAverageAtEnd: [] },
   versions: {
     agentplane: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
     autocannon: pkgVersion('autocannon'),
@@ -231,6 +231,8 @@ async function main() {
   }
   if (only.has('peer')) await phasePeer();
   report.seconds = Math.round((performance.now() - began) / 1000);
+  report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;
   const full: Report = { ...report, ...deriveRatios(report) };
   const files = writeReport(full, path.join(ROOT, process.env.BENCH_OUT ?? 'docs'));
   for (const t of full.targets) log(`target ${t.name}: ${t.value} (goal ${t.goal}) ${t.met === null ? 'not measured' : t.met ? 'met' : 'MISSED'}`);

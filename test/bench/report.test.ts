@@ -15,7 +15,7 @@ function fakeReport(): Report {
   const base: Omit<Report, 'ratios' | 'targets'> = {
     generatedAt: '2026-01-01T00:00:00.000Z',
     seconds: 300,
-    machine: { cpuModel: 'Test CPU', cores: 2, memoryGB: 8, os: 'Linux 6', node: '20.0.0' },
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryGB: 8, os: 'Linux 6', node: '20.0.0', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [2, 1, 1] },
     versions: { agentplane: '0.1.0' },
     method: ['made-up figures <for a test>'],
     http: [
