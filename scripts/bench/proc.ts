@@ -42,7 +42,27 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Process groups still running, ended if the bench itself stops early (error, Ctrl-C). */
+const live = new Set<number>();
+let cleanupInstalled = false;
+
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.on('exit', () => {
+    for (const pid of live) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+}
+
 export async function startChild(options: StartOptions): Promise<Child> {
+  installCleanup();
   const url = `http://127.0.0.1:${options.port}`;
   const started = performance.now();
   // own process group: the peer's CLI starts helpers of its own, and stop() ends them all
@@ -59,7 +79,13 @@ export async function startChild(options: StartOptions): Promise<Child> {
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  live.add(child.pid!);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child.pid!);
+      resolve();
+    }),
+  );
   let gone = false;
   void exited.then(() => (gone = true));
 
