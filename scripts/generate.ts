@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { OpenAPIRouter } from 'openapi-backend';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { compile } from 'json-schema-to-typescript';
 import AjvDraft7Module from 'ajv';
@@ -27,7 +28,6 @@ const standaloneCode = cjs(standaloneModule);
 const addFormats = cjs(addFormatsModule);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outRoot = path.resolve(process.argv[2] ?? path.join(root, 'generated'));
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const GENERATOR_VERSION = '1';
 
 interface DocumentSpec {
@@ -143,10 +143,13 @@ async function generateOpenApi(spec: DocumentSpec, hash: string, outDir: string)
   const typeDefs: Json = {};
   const operations: OperationRecord[] = [];
 
-  for (const [p, item] of Object.entries<Json>(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!op) continue;
+  // openapi-backend flattens the document into operations (path-level parameters merged,
+  // global security applied); the runtime routes by this table, compiled once at start-up.
+  const flattened = new OpenAPIRouter({ definition: structuredClone(doc) }).getOperations() as Json[];
+  for (const op of flattened) {
+    {
+      const p: string = op.path;
+      const method: string = op.method;
       const id: string = op.operationId;
       if (!id) throw new Error(`${spec.file}: ${method.toUpperCase()} ${p} has no operationId`);
       const P = pascal(id);
@@ -156,12 +159,12 @@ async function generateOpenApi(spec: DocumentSpec, hash: string, outDir: string)
         path: p,
         summary: op.summary ?? '',
         tags: op.tags ?? [],
-        security: op.security ?? doc.security ?? [],
+        security: op.security,
         params: { headerNames: [], queryNames: [] },
         responses: {},
       };
       if (op['x-agentplane-jsonrpc']) rec.jsonrpc = op['x-agentplane-jsonrpc'];
-      const params: Json[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((x) => deref(doc, x));
+      const params: Json[] = op.parameters.map((x: Json) => deref(doc, x));
       for (const where of ['path', 'query', 'header'] as const) {
         const list = params.filter((x) => x.in === where);
         if (list.length === 0) continue;

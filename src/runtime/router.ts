@@ -1,7 +1,6 @@
-// Matches a request to an operation. The operations come from the generated table (one
-// entry per path and method of the bundled document, checked by check:generated); the path
-// templates are compiled once at start-up, so a request costs one map look-up or a handful
-// of precompiled regexes.
+// Matches a request to an operation. The operation table is generated from openapi-backend's
+// flattening of the bundled document (scripts/generate.ts); its path templates are compiled
+// once at start-up, so a request costs one map look-up or a handful of precompiled regexes.
 import type { OperationSpec } from '../../generated/runtime-types.gen.ts';
 
 export type RouteMatch =
