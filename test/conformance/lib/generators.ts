@@ -1,0 +1,78 @@
+// Valid requests for any operation, generated from its parameter and body schemas and
+// filtered through the spec's own request validators, so "valid" means what the spec says.
+import fc from 'fast-check';
+import type { Json, Operation, Parameter } from './contract.ts';
+import { requestFor, wireQuery, type HttpRequest } from './http.ts';
+import { schemaArbitrary } from './schemaArbitrary.ts';
+
+/** Parameter values known to name existing resources (filled by following the spec's links). */
+export type Binding = Record<string, unknown>;
+
+const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+
+function paramsSchema(params: Parameter[]): Json {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  };
+}
+
+function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Record<string, unknown>> {
+  const params = op.parameters.filter((p) => p.in === where);
+  if (params.length === 0) return fc.constant({});
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const p of params) {
+    let arb = schemaArbitrary(op.doc, p.schema, { useExamples: true });
+    if (p.examples.length) arb = fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...p.examples) }, { weight: 3, arbitrary: arb });
+    if (where === 'header') arb = arb.map(String).filter((s) => HEADER_SAFE.test(s));
+    if (where === 'path') arb = arb.filter((v) => String(v).length > 0);
+    model[p.name] = arb;
+  }
+  return fc.record(model, { requiredKeys: params.filter((p) => p.required).map((p) => p.name) });
+}
+
+export function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
+  if (!op.body) return undefined;
+  const generated = schemaArbitrary(op.doc, op.body.schema, { useExamples: true });
+  const value = op.body.examples.length ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...op.body.examples) }, { weight: 2, arbitrary: generated }) : generated;
+  return op.body.required ? value : fc.option(value, { nil: undefined, freq: 4 });
+}
+
+/** Does the spec accept this request? Uses the generated validators the way the server reads the wire. */
+export function acceptedBySpec(op: Operation, req: HttpRequest): boolean {
+  const v = op.validators;
+  const strings = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, x]) => [k, String(x)]));
+  if (v.path && !v.path(strings(req.path))) return false;
+  if (v.query && !v.query(wireQuery(req.query))) return false;
+  if (v.headers && !v.headers(Object.fromEntries(Object.entries(req.headers).map(([k, x]) => [k.toLowerCase(), x])))) return false;
+  if (op.body) {
+    if (req.body === undefined) return !op.body.required;
+    if (req.body.kind !== 'json') return false;
+    if (v.body && !v.body(structuredClone(req.body.value))) return false;
+  }
+  return true;
+}
+
+/**
+ * Valid requests for `op`. Path parameters come from `pool` (resources known to exist) as
+ * often as from their schemas, so handlers see real resources as well as unknown ones.
+ */
+export function validRequest(op: Operation, pool: Binding[] = []): fc.Arbitrary<HttpRequest> {
+  const body = bodyArbitrary(op) ?? fc.constant(undefined);
+  let path = paramArbitrary(op, 'path');
+  let query = paramArbitrary(op, 'query');
+  if (pool.length) {
+    const pick = fc.constantFrom(...pool);
+    const names = new Set(op.parameters.map((p) => p.name));
+    const known = (where: Parameter['in'], b: Binding) =>
+      Object.fromEntries(Object.entries(b).filter(([k]) => names.has(k) && op.parameters.find((p) => p.name === k)!.in === where));
+    path = fc.oneof({ weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) }, { weight: 1, arbitrary: path });
+    query = fc.oneof({ weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) }, { weight: 2, arbitrary: query });
+  }
+  return fc
+    .record({ path, query, headers: paramArbitrary(op, 'header') as fc.Arbitrary<Record<string, string>>, body })
+    .map(({ path, query, headers, body }) => requestFor(op, { path, query, headers, body: body === undefined ? undefined : { kind: 'json', value: body } }))
+    .filter((req) => acceptedBySpec(op, req));
+}

@@ -1,0 +1,2 @@
+import type { SuiteContext } from './suite.ts';
+export function defineRpcProperties(_ctx: () => SuiteContext): void {}
