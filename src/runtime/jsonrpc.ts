@@ -67,17 +67,14 @@ export class JsonRpcDispatcher {
     const spec = this.specs.get(method);
     // An unknown method is reported even for a notification: a silent 202 would hide a typo.
     if (!spec) return { kind: 'json', body: response(id, { error: RPC.methodNotFound(method) }), method };
-    if (!hasId) return { kind: 'none' };
     const params = request.params === undefined ? {} : request.params;
-    if (!params || typeof params !== 'object' || Array.isArray(params)) {
-      return { kind: 'json', body: response(id, { error: RPC.invalidParams('Invalid params: params must be an object') }), method };
+    const invalid = this.checkParams(spec, params);
+    if (!hasId) {
+      // a notification is carried out all the same; only the reply is withheld
+      if (!invalid) void this.runNotification(method, params, { ...ctx, requestId: null });
+      return { kind: 'none' };
     }
-    const validate = this.options.params[spec.validator];
-    if (!validate(params)) {
-      const issues = toValidationItems('params', validate.errors ?? []);
-      const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-      return { kind: 'json', body: response(id, { error: RPC.invalidParams(`Invalid params: ${summary}`, issues) }), method };
-    }
+    if (invalid) return { kind: 'json', body: response(id, { error: invalid }), method };
     const handler = this.options.handlers[method];
     const outcome = await handler(params, { ...ctx, requestId: id });
     if ('stream' in outcome) {
@@ -86,6 +83,26 @@ export class JsonRpcDispatcher {
     }
     this.check(method, outcome);
     return { kind: 'json', body: response(id, outcome), method };
+  }
+
+  private checkParams(spec: MethodSpec, params: unknown): RpcError | undefined {
+    if (!params || typeof params !== 'object' || Array.isArray(params)) return RPC.invalidParams('Invalid params: params must be an object');
+    // by-name params cannot have an empty name (the A2A conformance kit checks this)
+    if (Object.hasOwn(params, '')) return RPC.invalidParams('Invalid params: a parameter name must not be empty', [{ loc: ['params', ''], msg: 'empty parameter name', type: 'value_error' }]);
+    const validate = this.options.params[spec.validator];
+    if (validate(params)) return undefined;
+    const issues = toValidationItems('params', validate.errors ?? []);
+    const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
+    return RPC.invalidParams(`Invalid params: ${summary}`, issues);
+  }
+
+  private async runNotification(method: string, params: unknown, ctx: RpcContext): Promise<void> {
+    try {
+      const outcome = await this.options.handlers[method](params, ctx);
+      if ('stream' in outcome) for await (const _ of outcome.stream) void _;
+    } catch (err) {
+      ctx.log.warn('JSON-RPC notification failed', { method, err });
+    }
   }
 
   private check(method: string, outcome: RpcOutcome<unknown>): void {

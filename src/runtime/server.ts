@@ -93,11 +93,14 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
+  const logRequests = log.enabled('debug');
   const web = polka().use((req, res) => {
     inFlight += 1;
+    const started = logRequests ? performance.now() : 0;
     res.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
+      if (logRequests) log.debug('request', { method: req.method, path: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
     void handle(req, res);
   });

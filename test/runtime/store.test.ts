@@ -78,3 +78,15 @@ test('every acknowledged write survives kill -9', async () => {
   assert.ok(first.n >= lastAck - 7, 'the last acknowledged update of item-0 is kept');
   await store.close();
 });
+
+test('newest-first pages stay correct through many deletions (hole sweeping)', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  const items = store.collection<Item>('items', { indexes: ['tenant'] });
+  for (let n = 0; n < 1000; n += 1) await items.put(`i${n}`, { id: `i${n}`, tenant: 't', n });
+  for (let n = 0; n < 1000; n += 1) if (n % 10 !== 0) await items.delete(`i${n}`);
+  assert.deepEqual((await items.list({ reverse: true, limit: 3 })).map((i) => i.n), [990, 980, 970]);
+  assert.deepEqual((await items.list({ where: { tenant: 't' }, offset: 98 })).map((i) => i.n), [980, 990]);
+  await items.put('i5', { id: 'i5', tenant: 't', n: 5 });
+  assert.deepEqual((await items.list({ where: { tenant: 't' }, reverse: true, limit: 1 })).map((i) => i.n), [5]);
+  assert.equal(await items.count(), 101);
+});

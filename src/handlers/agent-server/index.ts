@@ -1,10 +1,18 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
+import path from 'node:path';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import { handledOperationIds } from '../../../generated/agent-server/operations.gen.ts';
+import { AgentDomain } from '../../domain/agent/agentService.ts';
+import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
+import { loadGraphs } from '../../domain/agent/graphs.ts';
+import type { AgentService } from '../../domain/agent/service.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
-import { notImplementedHandlers } from '../notImplemented.ts';
-import type { AgentService } from '../../domain/agent/service.ts';
+import { assistantHandlers } from './assistants.ts';
+import { resultHandlers } from './runResults.ts';
+import { runHandlers } from './runs.ts';
+import { streamHandlers } from './runStreams.ts';
+import { health } from './system.ts';
+import { threadHandlers } from './threads.ts';
 
 /** getAgentCard belongs to the A2A area (src/handlers/a2a). */
 export type AgentServerAreaHandlers = Omit<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
@@ -16,8 +24,26 @@ export interface AgentServerArea {
   service: AgentService;
 }
 
-export async function createAgentServer(_deps: AppFactoryDeps): Promise<AgentServerArea> {
-  const ids = handledOperationIds.filter((id) => id !== 'getAgentCard');
-  const handlers = notImplementedHandlers(ids) as unknown as AgentServerAreaHandlers;
-  return { handlers, modules: [], service: undefined as unknown as AgentService };
+export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
+  const { config, store, log } = deps;
+  const checkpointer = new StoreCheckpointer(store);
+  const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer);
+  const maxConcurrentRuns = Number(config.env.AGENTPLANE_MAX_CONCURRENT_RUNS ?? 8);
+  if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
+    throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
+  }
+  const domain = new AgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
+  // assistants and the recovered queue are ready before the first request is accepted
+  await domain.prepare();
+  const handlers: AgentServerAreaHandlers = {
+    health,
+    ...assistantHandlers(domain),
+    ...threadHandlers(domain),
+    ...runHandlers(domain),
+    ...resultHandlers(domain),
+    ...streamHandlers(domain),
+  };
+  const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
+  return { handlers, modules: [workers], service: domain };
 }

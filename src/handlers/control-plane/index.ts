@@ -1,11 +1,28 @@
-// Control plane handlers (spec/control-plane.openapi.yaml).
+// Control plane handlers (spec/control-plane.openapi.yaml): deployments, revisions and
+// OAuth providers over the store, with the simulated deployer driving revisions.
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
-import { handledOperationIds } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
-import { notImplementedHandlers } from '../notImplemented.ts';
+import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
+import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
+import { authProviderHandlers } from './authProviders.ts';
+import { deploymentHandlers } from './deployments.ts';
+import { withDomainErrors } from './domainErrors.ts';
+import { revisionHandlers } from './revisions.ts';
 
-export async function createControlPlane(_deps: AppFactoryDeps): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
-  const handlers = notImplementedHandlers(handledOperationIds) as unknown as ControlPlaneHandlers<RequestContext>;
-  return { handlers, modules: [] };
+const DEFAULT_PHASE_MS = 100;
+
+export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
+  const repo = new ControlPlaneRepository(deps.store);
+  const deployer = new SimulatedDeployer(repo, phaseMs(deps.config.env.AGENTPLANE_PHASE_MS), deps.log.child({ area: 'deployer' }));
+  const domain = { repo, deployer };
+  const handlers = withDomainErrors({ ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) });
+  return { handlers, modules: [deployer] };
+}
+
+function phaseMs(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_PHASE_MS;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`AGENTPLANE_PHASE_MS must be a non-negative number of milliseconds, got "${value}"`);
+  return ms;
 }

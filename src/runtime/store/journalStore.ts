@@ -8,6 +8,9 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
+import { OrderedIds } from './orderedIds.ts';
+
+const EMPTY = new OrderedIds();
 
 interface Entry {
   seq: number;
@@ -242,14 +245,24 @@ export class JournalStore implements Store {
 
 class CollectionState {
   readonly records = new Map<string, Entry>();
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** Insertion order, walkable from the newest end without copying. */
+  readonly order = new OrderedIds();
+  private readonly indexes = new Map<string, Map<string, OrderedIds>>();
   private readonly shards = new Map<number, Set<string>>();
 
   set(id: string, entry: Entry, shardCount: number): void {
     const previous = this.records.get(id);
-    if (previous) this.unindex(id, previous.value);
     this.records.set(id, entry);
-    this.index(id, entry.value);
+    this.order.add(id);
+    // Only fields whose value changed are re-indexed: an index keeps insertion order, so
+    // `where` + `reverse` lists stay newest-first by creation when a record is updated.
+    for (const [field, index] of this.indexes) {
+      const before = previous && (previous.value as Record<string, unknown>)[field];
+      const after = (entry.value as Record<string, unknown>)[field];
+      if (previous && before === after) continue;
+      if (typeof before === 'string') dropFromIndex(index, before, id);
+      this.indexOne(index, field, id, entry.value);
+    }
     const shard = shardOf(id, shardCount);
     let members = this.shards.get(shard);
     if (!members) this.shards.set(shard, (members = new Set()));
@@ -261,6 +274,7 @@ class CollectionState {
     if (!previous) return;
     this.unindex(id, previous.value);
     this.records.delete(id);
+    this.order.delete(id);
     this.shards.get(shardOf(id, shardCount))?.delete(id);
   }
 
@@ -270,35 +284,39 @@ class CollectionState {
 
   addIndex(field: string): void {
     if (this.indexes.has(field)) return;
-    const index = new Map<string, Set<string>>();
+    const index = new Map<string, OrderedIds>();
     this.indexes.set(field, index);
     for (const [id, entry] of this.records) this.indexOne(index, field, id, entry.value);
   }
 
-  idsWhere(field: string, value: string): Iterable<string> | undefined {
+  /** The ids having `value` in an indexed field; undefined when the field is not indexed. */
+  idsWhere(field: string, value: string): OrderedIds | undefined {
     const index = this.indexes.get(field);
     if (!index) return undefined;
-    return index.get(value) ?? [];
+    return index.get(value) ?? EMPTY;
   }
 
-  private index(id: string, value: object): void {
-    for (const [field, index] of this.indexes) this.indexOne(index, field, id, value);
-  }
-
-  private indexOne(index: Map<string, Set<string>>, field: string, id: string, value: object): void {
+  private indexOne(index: Map<string, OrderedIds>, field: string, id: string, value: object): void {
     const key = (value as Record<string, unknown>)[field];
     if (typeof key !== 'string') return;
     let ids = index.get(key);
-    if (!ids) index.set(key, (ids = new Set()));
+    if (!ids) index.set(key, (ids = new OrderedIds()));
     ids.add(id);
   }
 
   private unindex(id: string, value: object): void {
     for (const [field, index] of this.indexes) {
       const key = (value as Record<string, unknown>)[field];
-      if (typeof key === 'string') index.get(key)?.delete(id);
+      if (typeof key === 'string') dropFromIndex(index, key, id);
     }
   }
+}
+
+function dropFromIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
+  const ids = index.get(key);
+  if (!ids) return;
+  ids.delete(id);
+  if (ids.size === 0) index.delete(key); // values that come and go (thread ids) must not pile up
 }
 
 class JournalCollection<T extends object> implements Collection<T> {
@@ -361,20 +379,21 @@ class JournalCollection<T extends object> implements Collection<T> {
 
   private *scan(options: ListOptions<T>): Generator<T> {
     const where = Object.entries(options.where ?? {});
-    let ids: Iterable<string> | undefined;
+    let ids: OrderedIds | undefined;
     const rest: [string, string][] = [];
     for (const [field, value] of where) {
       const indexed = ids === undefined ? this.state.idsWhere(field, value) : undefined;
       if (indexed !== undefined) ids = indexed;
       else rest.push([field, value]);
     }
-    let source: Iterable<string> = ids ?? this.state.records.keys();
-    if (options.reverse) source = [...source].reverse();
-    for (const id of source) {
-      const value = this.state.records.get(id)?.value as T | undefined;
+    const order = ids ?? this.state.order;
+    const records = this.state.records;
+    const filter = options.filter;
+    for (const id of options.reverse ? order.backward() : order.forward()) {
+      const value = records.get(id)?.value as T | undefined;
       if (value === undefined) continue;
-      if (rest.some(([field, v]) => (value as Record<string, unknown>)[field] !== v)) continue;
-      if (options.filter && !options.filter(value)) continue;
+      if (rest.length && rest.some(([field, v]) => (value as Record<string, unknown>)[field] !== v)) continue;
+      if (filter && !filter(value)) continue;
       yield value;
     }
   }

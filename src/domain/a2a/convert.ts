@@ -1,0 +1,122 @@
+// Translation between A2A messages and the agent server's graph input and thread state.
+// Pure functions: no service calls, so the mapping rules are testable on their own.
+import type { Message as A2AMessage, Part, TaskState } from '../../../generated/a2a/types.gen.ts';
+import type { Message as GraphMessage, RunStatus } from '../../../generated/agent-server/types.gen.ts';
+import { A2AErrors, type A2AError } from './errors.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+/**
+ * Builds the run input of one A2A message: each text part becomes one input message
+ * (the graph's `messages` reducer appends them), data parts are merged into the input.
+ * File parts are refused: the graph input has no place for binary content.
+ */
+export function toRunInput(message: A2AMessage, hasMessages: boolean): { input: Record<string, unknown> } | { error: A2AError } {
+  const file = message.parts.find((p) => p.kind === 'file');
+  if (file) return { error: A2AErrors.contentType('File parts are not supported: send text or data parts.') };
+  const texts = message.parts.filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text');
+  if (texts.length > 0 && !hasMessages) {
+    return {
+      error: A2AErrors.invalidParams(
+        "This assistant's graph state has no 'messages' key, so it cannot take text parts. Send the input as a data part instead.",
+      ),
+    };
+  }
+  let input: Record<string, unknown> = {};
+  for (const part of message.parts) if (part.kind === 'data') input = { ...input, ...part.data };
+  if (texts.length > 0) {
+    const role = message.role === 'agent' ? 'assistant' : 'human';
+    const given = Array.isArray(input.messages) ? input.messages : [];
+    input = { ...input, messages: [...given, ...texts.map((p) => ({ role, content: p.text }))] };
+  }
+  return { input };
+}
+
+/** The plain text of a LangChain message's content (a string, or a list of blocks). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => (typeof block === 'string' ? block : block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : ''))
+    .join('');
+}
+
+const messageType = (m: unknown): string | undefined => {
+  if (!m || typeof m !== 'object') return undefined;
+  const { type, role } = m as { type?: unknown; role?: unknown };
+  const t = typeof type === 'string' ? type : typeof role === 'string' ? role : undefined;
+  if (t === 'user') return 'human';
+  if (t === 'assistant' || t === 'AIMessageChunk') return 'ai';
+  return t;
+};
+
+/**
+ * The reply of the latest turn: the text of the last AI message after the last human
+ * message, so a turn that produced no AI text does not repeat the previous turn's answer.
+ */
+export function replyText(messages: unknown): string | null {
+  if (!Array.isArray(messages)) return null;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const type = messageType(messages[i]);
+    if (type === 'human') return null;
+    if (type === 'ai') {
+      const text = textOf((messages[i] as GraphMessage).content);
+      if (text) return text;
+    }
+  }
+  return null;
+}
+
+/** Thread messages as A2A history: human → user, everything else with text → agent. */
+export function toA2AHistory(messages: unknown, ids: { contextId: string; taskId: string }): A2AMessage[] {
+  if (!Array.isArray(messages)) return [];
+  const history: A2AMessage[] = [];
+  messages.forEach((m, index) => {
+    const text = textOf((m as GraphMessage | undefined)?.content);
+    if (!text) return;
+    const id = (m as GraphMessage).id;
+    history.push({
+      kind: 'message',
+      messageId: typeof id === 'string' && id ? id : `${ids.contextId}-${index}`,
+      role: messageType(m) === 'human' ? 'user' : 'agent',
+      parts: [{ kind: 'text', text }],
+      contextId: ids.contextId,
+      taskId: ids.taskId,
+    });
+  });
+  return history;
+}
+
+/** The last `length` entries (all when undefined, none for 0). */
+export function lastN<T>(items: T[], length: number | undefined): T[] {
+  if (length === undefined) return items;
+  return length <= 0 ? [] : items.slice(-length);
+}
+
+/**
+ * A2A task state of a run. `interrupted` means the run was aborted: canceled when this task
+ * asked for it, otherwise (another client's cancel, an interrupting run) input-required as
+ * upstream does. A run that ended normally while its graph waits at an interrupt is
+ * input-required too.
+ */
+export function taskState(status: RunStatus, opts: { canceled: boolean; awaitingInput: boolean }): TaskState {
+  switch (status) {
+    case 'pending':
+      return 'submitted';
+    case 'running':
+      return 'working';
+    case 'success':
+      return opts.awaitingInput ? 'input-required' : 'completed';
+    case 'interrupted':
+      return opts.canceled ? 'canceled' : 'input-required';
+    case 'error':
+    case 'timeout':
+      return 'failed';
+    default:
+      return 'unknown';
+  }
+}
+
+const TERMINAL: ReadonlySet<TaskState> = new Set(['completed', 'canceled', 'failed', 'rejected']);
+export const isTerminal = (state: TaskState): boolean => TERMINAL.has(state);

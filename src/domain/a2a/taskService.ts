@@ -1,0 +1,224 @@
+// A2A tasks on top of the agent server: a message starts (or continues) a task by queueing
+// a run on the task's thread; the task's state, reply and history are read back from that
+// run and the thread. Knows nothing of HTTP or JSON-RPC framing.
+import { randomUUID } from 'node:crypto';
+import type {
+  Artifact, Message, MessageSendParams, Part, Task, TaskState, TaskStatus, TaskStatusUpdateEvent, StreamEventResult,
+} from '../../../generated/a2a/types.gen.ts';
+import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
+import type { AgentService } from '../agent/service.ts';
+import { A2AErrors, type A2AError } from './errors.ts';
+import { isTerminal, isUuid, lastN, replyText, taskState, toA2AHistory, toRunInput } from './convert.ts';
+import type { TaskOutcome, TaskRecord, TaskStore } from './taskStore.ts';
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: A2AError };
+const fail = (error: A2AError) => ({ ok: false as const, error });
+
+export interface StartedTask {
+  record: TaskRecord;
+  runId: string;
+  /** The Task as submitted: the first event of a stream, the reply of a non-blocking send. */
+  submitted: Task;
+}
+
+const ACTIVE = new Set<Run['status']>(['pending', 'running']);
+export const currentRun = (record: TaskRecord): string => record.runIds[record.runIds.length - 1];
+
+export class A2ATaskService {
+  constructor(
+    private readonly agent: AgentService,
+    private readonly tasks: TaskStore,
+  ) {}
+
+  /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
+  async start(assistant: Assistant, params: MessageSendParams): Promise<Result<StartedTask>> {
+    const { message } = params;
+    if (params.configuration?.pushNotificationConfig) return fail(A2AErrors.pushNotSupported());
+    const converted = toRunInput(message, this.agent.assistantHasMessages(assistant));
+    if ('error' in converted) return fail(converted.error);
+    if (message.contextId !== undefined && !isUuid(message.contextId)) {
+      return fail(A2AErrors.invalidParams(`Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`));
+    }
+    let existing: TaskRecord | undefined;
+    if (message.taskId !== undefined) {
+      existing = await this.find(assistant, message.taskId);
+      if (!existing) return fail(A2AErrors.taskNotFound(message.taskId));
+      if (message.contextId !== undefined && message.contextId !== existing.contextId) {
+        return fail(A2AErrors.invalidParams(`contextId '${message.contextId}' is not the context of task '${existing.id}' (${existing.contextId}).`));
+      }
+    }
+    const taskId = existing?.id ?? randomUUID();
+    const threadId = existing?.contextId ?? message.contextId ?? randomUUID();
+    const created = await this.agent.createRun(threadId, {
+      assistant_id: assistant.assistant_id,
+      input: converted.input,
+      if_not_exists: 'create',
+      multitask_strategy: 'enqueue',
+      metadata: { a2a_task_id: taskId, a2a_message_id: message.messageId },
+    });
+    if (!created.ok) {
+      const data = created.failure.status === 404 ? { thread_id: threadId, error_type: 'thread_not_found' } : undefined;
+      return fail(A2AErrors.invalidParams(created.failure.detail, data));
+    }
+    const runId = created.value.run_id;
+    const record = existing
+      ? await this.tasks.addRun(existing.id, runId)
+      : await this.tasks.create({ id: taskId, contextId: threadId, assistantId: assistant.assistant_id, runId });
+    if (!record) return fail(A2AErrors.taskNotFound(taskId));
+    const ids = { contextId: threadId, taskId };
+    const submitted: Task = {
+      kind: 'task',
+      id: taskId,
+      contextId: threadId,
+      status: { state: 'submitted', timestamp: created.value.created_at },
+      history: [{ ...message, ...ids }],
+    };
+    return { ok: true, value: { record, runId, submitted } };
+  }
+
+  /** The task if it exists and belongs to this assistant's endpoint; malformed ids are simply unknown. */
+  async find(assistant: Assistant, id: string, contextId?: string): Promise<TaskRecord | undefined> {
+    const record = await this.tasks.get(id);
+    if (!record || record.assistantId !== assistant.assistant_id) return undefined;
+    if (contextId !== undefined && contextId !== record.contextId) return undefined;
+    return record;
+  }
+
+  /** Resolves once the run is no longer pending or running. */
+  async wait(record: TaskRecord, runId: string, signal?: AbortSignal): Promise<void> {
+    await this.agent.waitForRun(record.contextId, runId, signal);
+  }
+
+  /** The task as it is now, from its current run and its thread. */
+  async view(assistant: Assistant, record: TaskRecord, options: { historyLength?: number } = {}): Promise<Task> {
+    const runId = currentRun(record);
+    const [run, state] = await Promise.all([this.agent.getRun(record.contextId, runId), this.agent.getThreadState(record.contextId)]);
+    const canceled = record.canceledRunId === runId;
+    let outcome = record.outcome?.runId === runId ? record.outcome : null;
+    let status: TaskStatus;
+    if (!run) {
+      // a rolled-back run is gone; what we recorded about it is all there is
+      status = { state: outcome?.state ?? (canceled ? 'canceled' : 'unknown'), timestamp: outcome?.at ?? record.updatedAt };
+    } else {
+      let s = taskState(run.status, { canceled, awaitingInput: run.status === 'success' && (state?.next.length ?? 0) > 0 });
+      if (canceled && s === 'input-required') s = 'canceled';
+      status = { state: s, timestamp: run.updated_at };
+      if (!outcome && (isTerminal(s) || s === 'input-required')) {
+        outcome = await this.outcomeOf(assistant, runId, s, run.updated_at, state);
+        await this.tasks.saveOutcome(record.id, outcome);
+      }
+    }
+    const ids = { contextId: record.contextId, taskId: record.id };
+    const parts = outcome ? replyParts(outcome) : [];
+    const task: Task = { kind: 'task', id: record.id, contextId: record.contextId, status };
+    const message = outcome ? statusMessage(status.state, outcome, parts, ids) : undefined;
+    if (message) task.status = { ...status, message };
+    if (outcome && status.state === 'completed' && parts.length > 0) task.artifacts = [responseArtifact(runId, parts)];
+    task.history = lastN(toA2AHistory(state?.values?.messages, ids), options.historyLength);
+    return task;
+  }
+
+  /** Cancels the task's pending or running run; a task in a terminal state cannot be canceled. */
+  async cancel(assistant: Assistant, id: string): Promise<Result<Task>> {
+    const record = await this.find(assistant, id);
+    if (!record) return fail(A2AErrors.taskNotFound(id));
+    const before = await this.view(assistant, record, { historyLength: 0 });
+    if (isTerminal(before.status.state)) return fail(A2AErrors.taskNotCancelable(id, before.status.state));
+    const runId = currentRun(record);
+    const marked = (await this.tasks.markCanceled(id, runId)) ?? record;
+    const run = await this.agent.getRun(record.contextId, runId);
+    if (run && ACTIVE.has(run.status)) {
+      const canceled = await this.agent.cancelRun(record.contextId, runId, 'interrupt');
+      if (canceled.ok && ACTIVE.has(canceled.value.status)) await this.agent.waitForRun(record.contextId, runId);
+    }
+    const after = await this.view(assistant, (await this.tasks.get(id)) ?? marked);
+    // the run may have finished on its own before the cancel reached it
+    if (after.status.state !== 'canceled') return fail(A2AErrors.taskNotCancelable(id, after.status.state));
+    return { ok: true, value: after };
+  }
+
+  /**
+   * Follows the task's current run to its end: `working` (with the AI text so far as it
+   * changes), the response artifact, then the final status update.
+   */
+  async *follow(assistant: Assistant, record: TaskRecord, runId: string, signal?: AbortSignal): AsyncGenerator<StreamEventResult> {
+    const ids = { contextId: record.contextId, taskId: record.id };
+    const update = (status: TaskStatus, final = false): TaskStatusUpdateEvent => ({ kind: 'status-update', ...ids, status, final });
+    let working = false;
+    let lastText: string | null = null;
+    for await (const event of this.agent.runEvents(runId, { signal })) {
+      if (!working) {
+        working = true;
+        yield update({ state: 'working', timestamp: new Date().toISOString() });
+      }
+      if (event.event !== 'values' || !event.data || typeof event.data !== 'object') continue;
+      const text = replyText((event.data as { messages?: unknown }).messages);
+      if (text && text !== lastText) {
+        lastText = text;
+        yield update({ state: 'working', message: agentMessage(`${runId}-partial`, [{ kind: 'text', text }], ids), timestamp: new Date().toISOString() });
+      }
+    }
+    if (signal?.aborted) return;
+    await this.agent.waitForRun(record.contextId, runId, signal);
+    const task = await this.view(assistant, (await this.tasks.get(record.id)) ?? record, { historyLength: 0 });
+    if (!working && task.status.state !== 'canceled') yield update({ state: 'working', timestamp: new Date().toISOString() });
+    for (const artifact of task.artifacts ?? []) yield { kind: 'artifact-update', ...ids, artifact, lastChunk: true };
+    yield update(task.status, true);
+  }
+
+  private async outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): Promise<TaskOutcome> {
+    const values = (thread?.values ?? {}) as Record<string, unknown>;
+    const hasMessages = this.agent.assistantHasMessages(assistant);
+    return {
+      runId,
+      state,
+      at,
+      reply: hasMessages ? replyText(values.messages) : null,
+      values: hasMessages || state !== 'completed' ? null : withoutMessages(values),
+      error: state === 'failed' ? await this.runError(runId) : null,
+    };
+  }
+
+  /** The message of a finished run's `error` event (its log is finite once the run ended). */
+  private async runError(runId: string): Promise<string | null> {
+    let error: string | null = null;
+    for await (const event of this.agent.runEvents(runId)) {
+      if (event.event !== 'error' || !event.data || typeof event.data !== 'object') continue;
+      const { error: kind, message } = event.data as { error?: unknown; message?: unknown };
+      error = [kind, message].filter((x) => typeof x === 'string' && x).join(': ') || null;
+    }
+    return error;
+  }
+}
+
+/** Plain-function graphs always store a (here empty and meaningless) `messages` list. */
+function withoutMessages(values: Record<string, unknown>): Record<string, unknown> {
+  const { messages: _messages, ...rest } = values;
+  return rest;
+}
+
+function replyParts(outcome: TaskOutcome): Part[] {
+  if (outcome.reply) return [{ kind: 'text', text: outcome.reply }];
+  if (outcome.values) return [{ kind: 'data', data: outcome.values }];
+  return [];
+}
+
+function agentMessage(messageId: string, parts: Part[], ids: { contextId: string; taskId: string }): Message {
+  return { kind: 'message', messageId, role: 'agent', parts: parts as Message['parts'], ...ids };
+}
+
+function statusMessage(state: TaskState, outcome: TaskOutcome, parts: Part[], ids: { contextId: string; taskId: string }): Message | undefined {
+  const id = `run-${outcome.runId}`;
+  if (state === 'failed') {
+    const text = `The run ${outcome.runId} failed${outcome.error ? `: ${outcome.error}` : '.'}`;
+    return agentMessage(id, [{ kind: 'text', text }], ids);
+  }
+  if (state === 'input-required' && parts.length === 0) {
+    return agentMessage(id, [{ kind: 'text', text: 'The agent is waiting for input.' }], ids);
+  }
+  return parts.length > 0 && state !== 'canceled' ? agentMessage(id, parts, ids) : undefined;
+}
+
+function responseArtifact(runId: string, parts: Part[]): Artifact {
+  return { artifactId: `artifact-${runId}`, name: 'Assistant Response', parts };
+}

@@ -1,0 +1,76 @@
+// Stored A2A task records. A task is not a run: it maps an A2A task id to its context
+// (thread) and the runs its messages started, so tasks/get and tasks/cancel work by task
+// id alone and a follow-up can keep the task id while starting a new run.
+import type { TaskState } from '../../../generated/a2a/types.gen.ts';
+import type { Collection, Store } from '../../runtime/store/types.ts';
+
+/** What a finished run of the task produced, kept so later runs on the thread cannot blur it. */
+export interface TaskOutcome {
+  runId: string;
+  state: TaskState;
+  reply: string | null;
+  /** The graph's final values when the assistant has no `messages` (the reply as data). */
+  values: Record<string, unknown> | null;
+  /** Why a failed run failed, as the run's `error` event told it. */
+  error: string | null;
+  at: string;
+}
+
+export interface TaskRecord {
+  id: string;
+  contextId: string;
+  /** The resolved assistant UUID: a task belongs to one A2A endpoint. */
+  assistantId: string;
+  /** Runs in the order the task's messages started them; the last is the current one. */
+  runIds: string[];
+  /** The run this task canceled through tasks/cancel (its `interrupted` means canceled). */
+  canceledRunId: string | null;
+  outcome: TaskOutcome | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class TaskStore {
+  private readonly tasks: Collection<TaskRecord>;
+
+  constructor(store: Store) {
+    this.tasks = store.collection<TaskRecord>('a2a_tasks', { indexes: ['contextId'] });
+  }
+
+  get(id: string): Promise<TaskRecord | undefined> {
+    return this.tasks.get(id);
+  }
+
+  async create(fields: { id: string; contextId: string; assistantId: string; runId: string }): Promise<TaskRecord> {
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      id: fields.id,
+      contextId: fields.contextId,
+      assistantId: fields.assistantId,
+      runIds: [fields.runId],
+      canceledRunId: null,
+      outcome: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!(await this.tasks.insert(record.id, record))) throw new Error(`task ${record.id} already exists`);
+    return record;
+  }
+
+  async addRun(id: string, runId: string): Promise<TaskRecord | undefined> {
+    return this.tasks.update(id, (t) => ({ ...t, runIds: [...t.runIds, runId], updatedAt: new Date().toISOString() }));
+  }
+
+  async markCanceled(id: string, runId: string): Promise<TaskRecord | undefined> {
+    return this.tasks.update(id, (t) => ({ ...t, canceledRunId: runId, updatedAt: new Date().toISOString() }));
+  }
+
+  /** Records the outcome of the task's current run; a stale run's outcome is ignored. */
+  async saveOutcome(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    return this.tasks.update(id, (t) =>
+      t.runIds[t.runIds.length - 1] === outcome.runId && t.outcome?.runId !== outcome.runId
+        ? { ...t, outcome, updatedAt: new Date().toISOString() }
+        : undefined,
+    );
+  }
+}

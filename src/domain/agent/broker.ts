@@ -1,0 +1,126 @@
+// Per-run event logs. The run worker only publishes; SSE handlers, join and A2A only read,
+// so streaming, resuming with Last-Event-ID and background runs share one mechanism.
+// Logs of finished runs are kept for a bounded number of runs, then dropped (the run's
+// outcome stays in the store).
+import type { RunEvent } from './service.ts';
+
+class EventLog {
+  events: RunEvent[] = [];
+  ended = false;
+  /** The join/wait answer, kept while the log is. */
+  result?: unknown;
+  private waiters: (() => void)[] = [];
+
+  push(event: string, data: unknown): void {
+    if (this.ended) return;
+    this.events.push({ id: String(this.events.length), event, data });
+    this.wake();
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.wake();
+  }
+
+  /**
+   * Keeps what a late reader needs (metadata, the final values, error, end) and lets the
+   * intermediate events go: a finished log must not pin every state the run went through.
+   * Readers already iterating hold the previous array and are unaffected.
+   */
+  compact(): void {
+    const lastValues = this.events.findLast((e) => e.event === 'values');
+    this.events = this.events.filter((e) => e === lastValues || e.event === 'metadata' || e.event === 'error' || e.event === 'end');
+  }
+
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+export class RunBroker {
+  private readonly logs = new Map<string, EventLog>();
+  private readonly finished: string[] = [];
+
+  constructor(private readonly keepFinished = 200) {}
+
+  /** Opens (or returns) the log of a run; called when the run is queued. */
+  open(runId: string): void {
+    if (!this.logs.has(runId)) this.logs.set(runId, new EventLog());
+  }
+
+  has(runId: string): boolean {
+    return this.logs.has(runId);
+  }
+
+  publish(runId: string, event: string, data: unknown): void {
+    let log = this.logs.get(runId);
+    if (!log) this.logs.set(runId, (log = new EventLog()));
+    log.push(event, data);
+  }
+
+  /** Closes a run's log with the final `end` event. */
+  end(runId: string): void {
+    const log = this.logs.get(runId);
+    if (!log || log.ended) return;
+    log.push('end', null);
+    log.end();
+    log.compact();
+    this.finished.push(runId);
+    while (this.finished.length > this.keepFinished) this.logs.delete(this.finished.shift()!);
+  }
+
+  setResult(runId: string, result: unknown): void {
+    const log = this.logs.get(runId);
+    if (log) log.result = result;
+  }
+
+  result(runId: string): unknown {
+    return this.logs.get(runId)?.result;
+  }
+
+  /** Resolves when the run's log has ended (or at once when there is no open log). */
+  async ended(runId: string, signal?: AbortSignal): Promise<void> {
+    const log = this.logs.get(runId);
+    if (!log) return;
+    const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
+    while (!log.ended && !signal?.aborted) await (aborted ? Promise.race([log.next(), aborted]) : log.next());
+  }
+
+  drop(runId: string): void {
+    this.logs.get(runId)?.end();
+    this.logs.delete(runId);
+  }
+
+  /**
+   * The run's events after `lastEventId` (from the start without one), live until `end`.
+   * Yields nothing when the log is unknown; callers synthesise an outcome then.
+   */
+  async *join(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    const log = this.logs.get(runId);
+    if (!log) return;
+    const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
+    const after = Number.isInteger(parsed) ? parsed : -1;
+    // a live log only grows; once compacted it is replaced, never changed, so this array stays valid
+    const events = log.events;
+    let index = events.findIndex((e) => Number(e.id) > after);
+    if (index < 0) index = events.length;
+    const signal = options.signal;
+    const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
+    while (!signal?.aborted) {
+      while (index < events.length) {
+        yield events[index];
+        index += 1;
+        if (signal?.aborted) return;
+      }
+      if (log.ended) return;
+      await (aborted ? Promise.race([log.next(), aborted]) : log.next());
+    }
+  }
+}

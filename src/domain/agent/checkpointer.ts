@@ -1,0 +1,180 @@
+// A LangGraph.js checkpoint saver backed by agentplane's store, so the state of LangGraph
+// graphs lives (and is journalled) with the rest of the server's data. Checkpoints and
+// pending writes are kept serialised as text; older checkpoints of a thread are pruned
+// when a run completes, which keeps a long conversation from growing quadratically.
+import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { Collection, Store } from '../../runtime/store/types.ts';
+
+interface Serialised {
+  type: string;
+  text?: string;
+  b64?: string;
+}
+
+interface CheckpointRecord {
+  thread_id: string;
+  thread_ns: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id?: string;
+  run_id?: string;
+  checkpoint: Serialised;
+  metadata: Serialised;
+}
+
+interface WriteRecord {
+  thread_id: string;
+  cp_key: string;
+  task_id: string;
+  channel: string;
+  idx: number;
+  value: Serialised;
+}
+
+// Special writes (errors, interrupts) use fixed negative slots so a retry overwrites them.
+const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
+
+const SEP = '\u001f';
+const key = (...parts: string[]) => parts.join(SEP);
+
+export class StoreCheckpointer extends BaseCheckpointSaver {
+  private readonly checkpoints: Collection<CheckpointRecord>;
+  private readonly writes: Collection<WriteRecord>;
+
+  constructor(private readonly store: Store) {
+    super();
+    this.checkpoints = store.collection<CheckpointRecord>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
+    this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = config.configurable?.thread_id as string | undefined;
+    if (!threadId) return undefined;
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const wanted = config.configurable?.checkpoint_id as string | undefined;
+    const record = wanted ? await this.checkpoints.get(key(threadId, ns, wanted)) : (await this.sorted(threadId, ns))[0];
+    return record ? this.toTuple(record) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> } = {}): AsyncGenerator<CheckpointTuple> {
+    const threadId = config.configurable?.thread_id as string | undefined;
+    const ns = config.configurable?.checkpoint_ns as string | undefined;
+    const only = config.configurable?.checkpoint_id as string | undefined;
+    const before = options.before?.configurable?.checkpoint_id as string | undefined;
+    let records = threadId
+      ? await this.checkpoints.list({ where: ns === undefined ? { thread_id: threadId } : { thread_ns: key(threadId, ns) } })
+      : await this.checkpoints.list();
+    records = records.filter((r) => (!only || r.checkpoint_id === only) && (!before || r.checkpoint_id < before));
+    records.sort((a, b) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0));
+    let remaining = options.limit ?? Infinity;
+    for (const record of records) {
+      if (remaining <= 0) return;
+      const tuple = await this.toTuple(record);
+      if (options.filter && !Object.entries(options.filter).every(([k, v]) => (tuple.metadata as Record<string, unknown> | undefined)?.[k] === v)) continue;
+      remaining -= 1;
+      yield tuple;
+    }
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+    const threadId = config.configurable?.thread_id as string;
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    if (!threadId) throw new Error('checkpointer: configurable.thread_id is required');
+    const runId = (config.configurable?.run_id ?? (metadata as Record<string, unknown>).run_id) as string | undefined;
+    const record: CheckpointRecord = {
+      thread_id: threadId,
+      thread_ns: key(threadId, ns),
+      checkpoint_ns: ns,
+      checkpoint_id: checkpoint.id,
+      ...(config.configurable?.checkpoint_id ? { parent_checkpoint_id: config.configurable.checkpoint_id as string } : {}),
+      ...(runId ? { run_id: runId } : {}),
+      checkpoint: await this.dump(checkpoint),
+      metadata: await this.dump(metadata),
+    };
+    await this.checkpoints.put(key(threadId, ns, checkpoint.id), record);
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
+    const threadId = config.configurable?.thread_id as string;
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const checkpointId = config.configurable?.checkpoint_id as string;
+    const cpKey = key(threadId, ns, checkpointId);
+    const ops = [];
+    for (const [i, [channel, value]] of writes.entries()) {
+      const idx = SPECIAL_WRITE_IDX[channel] ?? i;
+      const id = key(cpKey, taskId, String(idx));
+      // regular writes are idempotent: the first one for a slot wins, like upstream savers
+      if (idx >= 0 && (await this.writes.get(id))) continue;
+      const record: WriteRecord = { thread_id: threadId, cp_key: cpKey, task_id: taskId, channel, idx, value: await this.dump(value) };
+      ops.push({ collection: this.writes.name, id, value: record });
+    }
+    await this.store.write(ops);
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.deleteWhere(threadId, () => true);
+  }
+
+  /** Deletes the checkpoints a run wrote (rollback); the thread falls back to the one before. */
+  async deleteRun(threadId: string, runId: string): Promise<void> {
+    await this.deleteWhere(threadId, (r) => r.run_id === runId);
+  }
+
+  /** The run that wrote the thread's latest root checkpoint. */
+  async latestRunId(threadId: string): Promise<string | undefined> {
+    return (await this.sorted(threadId, ''))[0]?.run_id;
+  }
+
+  /** Keeps only the latest checkpoint of each namespace of the thread (and its writes). */
+  async prune(threadId: string): Promise<void> {
+    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
+    const latest = new Map<string, string>();
+    for (const r of records) if ((latest.get(r.checkpoint_ns) ?? '') < r.checkpoint_id) latest.set(r.checkpoint_ns, r.checkpoint_id);
+    await this.deleteWhere(threadId, (r) => latest.get(r.checkpoint_ns) !== r.checkpoint_id);
+  }
+
+  private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {
+    const doomed = (await this.checkpoints.list({ where: { thread_id: threadId } })).filter(match);
+    if (doomed.length === 0) return;
+    const ops: { collection: string; id: string; delete: true }[] = [];
+    for (const r of doomed) {
+      const cpKey = key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
+      ops.push({ collection: this.checkpoints.name, id: cpKey, delete: true });
+      for (const w of await this.writes.list({ where: { cp_key: cpKey } })) {
+        ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), delete: true });
+      }
+    }
+    await this.store.write(ops);
+  }
+
+  private async sorted(threadId: string, ns: string): Promise<CheckpointRecord[]> {
+    const records = await this.checkpoints.list({ where: { thread_ns: key(threadId, ns) } });
+    return records.sort((a, b) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0));
+  }
+
+  private async toTuple(record: CheckpointRecord): Promise<CheckpointTuple> {
+    const cpKey = key(record.thread_id, record.checkpoint_ns, record.checkpoint_id);
+    const writes = await this.writes.list({ where: { cp_key: cpKey } });
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
+      checkpoint: await this.load(record.checkpoint),
+      metadata: await this.load(record.metadata),
+      pendingWrites: await Promise.all(writes.map(async (w) => [w.task_id, w.channel, await this.load(w.value)] as [string, string, unknown])),
+    };
+    if (record.parent_checkpoint_id) {
+      tuple.parentConfig = { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.parent_checkpoint_id } };
+    }
+    return tuple;
+  }
+
+  private async dump(value: unknown): Promise<Serialised> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return type === 'json' ? { type, text: Buffer.from(bytes).toString('utf8') } : { type, b64: Buffer.from(bytes).toString('base64') };
+  }
+
+  private async load(value: Serialised): Promise<any> {
+    return this.serde.loadsTyped(value.type, value.text ?? new Uint8Array(Buffer.from(value.b64 ?? '', 'base64')));
+  }
+}

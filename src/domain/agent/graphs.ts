@@ -1,0 +1,92 @@
+// The graphs named in the project file: `{"graphs": {"<name>": "./module.ts:export"}}`.
+// A graph is either a LangGraph.js compiled graph (its state kept by our checkpointer) or a
+// plain async function `(state, context) => update` whose state agentplane keeps itself.
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+
+/** What a plain-function graph receives besides the thread's state. */
+export interface PlainGraphContext {
+  runId: string;
+  threadId: string;
+  assistantId: string;
+  graphId: string;
+  /** The run's input (after `{role, content}` messages were normalised). */
+  input: Record<string, unknown> | null;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+  signal: AbortSignal;
+  /** Publishes a `custom` stream event. */
+  emit(data: unknown): void;
+}
+
+export type PlainGraph = (state: Record<string, unknown>, context: PlainGraphContext) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
+
+/** The members of a compiled LangGraph.js graph the server uses. */
+export interface CompiledGraphLike {
+  checkpointer?: unknown;
+  channels?: Record<string, unknown>;
+  stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
+}
+
+export type LoadedGraph =
+  | { id: string; kind: 'plain'; fn: PlainGraph }
+  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike };
+
+export class GraphRegistry {
+  private readonly graphs = new Map<string, LoadedGraph>();
+
+  get(id: string): LoadedGraph | undefined {
+    return this.graphs.get(id);
+  }
+
+  ids(): string[] {
+    return [...this.graphs.keys()];
+  }
+
+  add(graph: LoadedGraph): void {
+    this.graphs.set(graph.id, graph);
+  }
+
+  hasMessages(id: string): boolean {
+    const graph = this.graphs.get(id);
+    if (!graph) return false;
+    if (graph.kind === 'plain') return (graph.fn as { hasMessages?: boolean }).hasMessages !== false;
+    return !graph.graph.channels || 'messages' in graph.graph.channels;
+  }
+}
+
+/** Imports every configured graph; a bad entry stops the server with a clear message. */
+export async function loadGraphs(specs: Record<string, string>, baseDir: string, checkpointer: BaseCheckpointSaver): Promise<GraphRegistry> {
+  const registry = new GraphRegistry();
+  for (const [id, spec] of Object.entries(specs)) {
+    if (typeof spec !== 'string' || !spec) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName", got ${JSON.stringify(spec)}`);
+    const at = spec.lastIndexOf(':');
+    const hasExport = at > 1; // a Windows drive letter is not an export name
+    const file = path.resolve(baseDir, hasExport ? spec.slice(0, at) : spec);
+    const exportName = hasExport ? spec.slice(at + 1) : 'default';
+    let module: Record<string, unknown>;
+    try {
+      module = await import(pathToFileURL(file).href);
+    } catch (err) {
+      throw new Error(`graph "${id}": cannot import ${file}: ${(err as Error).message}`);
+    }
+    registry.add(classify(id, module[exportName], `${file}:${exportName}`, checkpointer));
+  }
+  return registry;
+}
+
+function classify(id: string, value: unknown, where: string, checkpointer: BaseCheckpointSaver): LoadedGraph {
+  let candidate = value as Record<string, any> | undefined;
+  if (candidate && typeof candidate === 'object' && typeof candidate.compile === 'function' && typeof candidate.getState !== 'function') {
+    candidate = candidate.compile();
+  }
+  if (candidate && typeof candidate === 'object' && typeof candidate.stream === 'function' && typeof candidate.getState === 'function') {
+    // like the upstream server: the server's checkpointer replaces whatever the graph had
+    candidate.checkpointer = checkpointer;
+    return { id, kind: 'langgraph', graph: candidate as CompiledGraphLike };
+  }
+  if (typeof value === 'function') return { id, kind: 'plain', fn: value as PlainGraph };
+  throw new Error(`graph "${id}": ${where} is neither a compiled LangGraph graph nor a function`);
+}

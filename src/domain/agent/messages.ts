@@ -1,0 +1,98 @@
+// LangGraph message objects on the wire: `{type, content, id, ...}`. Inputs may use the
+// OpenAI-style `{role, content}`; LangChain message instances are turned into the same dicts.
+import { randomUUID } from 'node:crypto';
+
+export interface MessageDict {
+  type: string;
+  content: unknown;
+  id: string;
+  [key: string]: unknown;
+}
+
+const TYPE_BY_ROLE: Record<string, string> = {
+  user: 'human',
+  human: 'human',
+  assistant: 'ai',
+  ai: 'ai',
+  system: 'system',
+  developer: 'system',
+  tool: 'tool',
+  function: 'tool',
+  remove: 'remove',
+};
+
+const CHUNK_TYPES: Record<string, string> = { AIMessageChunk: 'ai', HumanMessageChunk: 'human', ToolMessageChunk: 'tool', SystemMessageChunk: 'system' };
+
+/** Turns a message-like value (dict, string, LangChain message) into a message dict. */
+export function toMessageDict(value: unknown, defaultType = 'human'): MessageDict {
+  if (typeof value === 'string') return { type: defaultType, content: value, id: randomUUID() };
+  if (value && typeof value === 'object') {
+    const m = value as Record<string, any>;
+    if (typeof m._getType === 'function' || (m.lc_serializable !== undefined && 'content' in m)) return fromLangChain(m);
+    const { role, type, id, ...rest } = m;
+    const kind = TYPE_BY_ROLE[String(type ?? role ?? defaultType)] ?? CHUNK_TYPES[String(type)] ?? String(type ?? role ?? defaultType);
+    return { ...rest, type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() };
+  }
+  return { type: defaultType, content: String(value), id: randomUUID() };
+}
+
+function fromLangChain(m: Record<string, any>): MessageDict {
+  const type: string = typeof m._getType === 'function' ? m._getType() : m.type;
+  const dict: MessageDict = { type, content: m.content, id: m.id ?? randomUUID() };
+  if (m.name !== undefined) dict.name = m.name;
+  if (m.additional_kwargs && Object.keys(m.additional_kwargs).length) dict.additional_kwargs = m.additional_kwargs;
+  if (m.response_metadata && Object.keys(m.response_metadata).length) dict.response_metadata = m.response_metadata;
+  if (type === 'ai') {
+    dict.tool_calls = m.tool_calls ?? [];
+    if (m.invalid_tool_calls?.length) dict.invalid_tool_calls = m.invalid_tool_calls;
+    if (m.usage_metadata) dict.usage_metadata = m.usage_metadata;
+  }
+  if (type === 'tool') {
+    dict.tool_call_id = m.tool_call_id;
+    if (m.status) dict.status = m.status;
+  }
+  return dict;
+}
+
+export function isMessageLike(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (!value || typeof value !== 'object') return false;
+  const m = value as Record<string, unknown>;
+  return 'content' in m && ('type' in m || 'role' in m || typeof m._getType === 'function');
+}
+
+/**
+ * The `add_messages` reducer over dicts: a message whose id is already present replaces it,
+ * `{type: "remove", id}` deletes it, anything else is appended.
+ */
+export function addMessages(current: readonly MessageDict[], update: unknown): MessageDict[] {
+  const incoming = (Array.isArray(update) ? update : [update]).map((m) => toMessageDict(m));
+  const next = [...current];
+  const position = new Map(next.map((m, i) => [m.id, i]));
+  const removed = new Set<string>();
+  for (const message of incoming) {
+    if (message.type === 'remove') {
+      removed.add(message.id);
+      continue;
+    }
+    const at = position.get(message.id);
+    if (at !== undefined) next[at] = message;
+    else {
+      position.set(message.id, next.length);
+      next.push(message);
+    }
+  }
+  return removed.size ? next.filter((m) => !removed.has(m.id)) : next;
+}
+
+/** Serialises graph values for the wire: LangChain messages become dicts, recursively. */
+export function serialiseValues(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const v = value as Record<string, any>;
+  if (typeof v._getType === 'function') return fromLangChain(v);
+  if (Array.isArray(value)) return value.map(serialiseValues);
+  if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON());
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(v)) out[key] = serialiseValues(item);
+  return out;
+}

@@ -1,0 +1,66 @@
+// What the agent server keeps in the store, and how records become API objects.
+import type { Interrupt, Run, RunCreate, RunResult, Thread, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
+import { nowIso } from './ids.ts';
+
+export interface ThreadRecord {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  config: Record<string, unknown>;
+  interrupts: Record<string, Interrupt[]>;
+}
+
+export interface RunError {
+  error: string;
+  message: string;
+}
+
+export interface RunRecord extends Run {
+  metadata: Record<string, unknown>;
+  kwargs: Record<string, unknown>;
+  /** 1 for the first execution; +1 each time the server restarts it after a crash. */
+  attempt: number;
+  /** Why the run ended in status `error`. */
+  error?: RunError;
+}
+
+export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
+
+export function toApiRun(record: RunRecord): Run {
+  const { attempt: _attempt, error: _error, ...run } = record;
+  return run;
+}
+
+export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null): Thread {
+  return { ...record, values };
+}
+
+export function errorResult(error: RunError): RunResult {
+  return { __error__: { error: error.error, message: error.message } };
+}
+
+/** The error class and text of something a graph threw. */
+export function describeError(err: unknown): RunError {
+  if (err instanceof Error) return { error: err.name && err.name !== 'Error' ? err.name : err.constructor?.name || 'Error', message: err.message };
+  return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) ?? String(err) };
+}
+
+export function newThread(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
+  const now = nowIso();
+  return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
+}
+
+const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys', 'checkpoint_id', 'checkpoint', 'after_seconds', 'on_disconnect', 'durability'] as const;
+
+export function runKwargs(body: RunCreate): Record<string, unknown> {
+  const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: body.stream_mode ?? ['values'] };
+  for (const key of KWARG_KEYS) if (body[key] !== undefined && !(key in kwargs)) kwargs[key] = body[key];
+  return kwargs;
+}
+
+export function notBefore(run: RunRecord): number | undefined {
+  const after = Number(run.kwargs.after_seconds ?? 0);
+  return after > 0 ? Date.parse(run.created_at) + after * 1000 : undefined;
+}

@@ -1,0 +1,77 @@
+// OAuth providers of the caller's organization (agentplane: the tenant). The client secret
+// is kept in the record and never put into a view.
+import { randomUUID } from 'node:crypto';
+import type { AuthProvider, AuthProviderCreate, AuthProviderPatch } from '../../../generated/control-plane/types.gen.ts';
+import { timestamp } from './clock.ts';
+import { conflict, providerNotFound } from './errors.ts';
+import type { ControlPlaneRepository, ProviderRecord } from './records.ts';
+import { toAuthProvider } from './views.ts';
+
+const key = (tenantId: string, providerId: string) => `${tenantId}/${providerId}`;
+
+async function find(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<ProviderRecord> {
+  const [record] = await repo.providers.list({ where: { tenant_provider: key(tenantId, providerId) }, limit: 1 });
+  if (!record) throw providerNotFound(providerId);
+  return record;
+}
+
+export async function listAuthProviders(repo: ControlPlaneRepository, tenantId: string): Promise<AuthProvider[]> {
+  const records = await repo.providers.list({ where: { tenant_id: tenantId } });
+  return records.sort((a, b) => (a.provider_id < b.provider_id ? -1 : a.provider_id > b.provider_id ? 1 : 0)).map(toAuthProvider);
+}
+
+export async function getAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<AuthProvider> {
+  return toAuthProvider(await find(repo, tenantId, providerId));
+}
+
+export async function createAuthProvider(repo: ControlPlaneRepository, tenantId: string, body: AuthProviderCreate): Promise<AuthProvider> {
+  const tenantProvider = key(tenantId, body.provider_id);
+  return repo.locks.run(`provider:${tenantProvider}`, async () => {
+    if ((await repo.providers.count({ where: { tenant_provider: tenantProvider } })) > 0) {
+      throw conflict(`Provider ID ${body.provider_id} already exists.`);
+    }
+    const now = timestamp();
+    const record: ProviderRecord = {
+      id: randomUUID(),
+      organization_id: tenantId,
+      tenant_id: tenantId,
+      tenant_provider: tenantProvider,
+      provider_id: body.provider_id,
+      name: body.name,
+      client_id: body.client_id,
+      client_secret: body.client_secret ?? null,
+      auth_url: body.auth_url,
+      token_url: body.token_url,
+      uses_pkce: body.uses_pkce ?? false,
+      code_challenge_method: body.code_challenge_method === undefined ? 'S256' : body.code_challenge_method,
+      provider_type: body.provider_type ?? null,
+      mcp_server_url: null,
+      token_endpoint_auth_method: body.token_endpoint_auth_method ?? 'client_secret_post',
+      is_dynamic_client: false,
+      created_at: now,
+      updated_at: now,
+    };
+    await repo.providers.put(record.id, record);
+    return toAuthProvider(record);
+  });
+}
+
+export async function patchAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string, body: AuthProviderPatch): Promise<AuthProvider> {
+  return repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
+    const current = await find(repo, tenantId, providerId);
+    const next: ProviderRecord = { ...current, ...definedFields(body), updated_at: timestamp() };
+    await repo.providers.put(next.id, next);
+    return toAuthProvider(next);
+  });
+}
+
+export async function deleteAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<void> {
+  await repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
+    const current = await find(repo, tenantId, providerId);
+    await repo.providers.delete(current.id);
+  });
+}
+
+function definedFields(body: AuthProviderPatch): Partial<ProviderRecord> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<ProviderRecord>;
+}

@@ -1,0 +1,16 @@
+// The control plane hands revisions and deletions to a Deployer, which drives them to a
+// terminal status. The embedded default simulates the phases (simulatedDeployer.ts); a
+// local-process or Kubernetes deployer can implement the same interface.
+import type { BackgroundModule } from '../../../runtime/server.ts';
+import type { RevisionRecord } from '../records.ts';
+
+export interface Deployer extends BackgroundModule {
+  /** Takes over a revision that was just stored in `CREATING`. */
+  submit(revision: RevisionRecord): void;
+  /** Cleans up a deployment just moved to `AWAITING_DELETE`, then removes its records. */
+  retire(deploymentId: string): void;
+  /** Picks up every unfinished revision and deletion (on start, after a restart). */
+  resume(): Promise<void>;
+  /** Stops scheduling and waits for the step in progress, if any. */
+  stop(): Promise<void>;
+}

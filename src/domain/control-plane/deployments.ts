@@ -1,0 +1,132 @@
+// Creating, reading, listing and deleting deployments. Writes to one deployment run under
+// its lock (records.ts), so they never interleave with a PATCH or a deploy phase.
+import { randomUUID } from 'node:crypto';
+import type {
+  Deployment,
+  DeploymentCreate,
+  DeploymentList,
+  ListDeploymentsQuery,
+} from '../../../generated/control-plane/types.gen.ts';
+import { timestamp } from './clock.ts';
+import type { Deployer } from './deployer/types.ts';
+import { conflict, deploymentNotFound, invalid } from './errors.ts';
+import { firstRevision } from './newRevision.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord } from './records.ts';
+import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
+import { toDeployment } from './views.ts';
+
+export interface ControlPlaneDeps {
+  repo: ControlPlaneRepository;
+  deployer: Deployer;
+}
+
+export async function deploymentView(repo: ControlPlaneRepository, record: DeploymentRecord): Promise<Deployment> {
+  const latest = record.latest_revision_id ? await repo.revisions.get(record.latest_revision_id) : undefined;
+  return toDeployment(record, latest);
+}
+
+/** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */
+export async function createDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, body: DeploymentCreate, baseUrl: string): Promise<Deployment> {
+  const input = revisionInput(body.source_revision_config);
+  const config = body.source_config;
+  checkSourceOnlyFields(body.source, config, input);
+  checkComplete(body.source, config.repo_url ?? null, config.build_on_push ?? null, input);
+  checkResourceSpec(config.resource_spec);
+  const secrets = body.secrets ?? [];
+  checkSecretNames(secrets);
+
+  const tenantName = `${tenantId}/${body.name}`;
+  return repo.locks.run(`name:${tenantName}`, async () => {
+    if ((await repo.deployments.count({ where: { tenant_name: tenantName } })) > 0) {
+      throw conflict(`A deployment named ${body.name} already exists.`);
+    }
+    const now = timestamp();
+    const deployment: DeploymentRecord = {
+      id: randomUUID(),
+      tenant_id: tenantId,
+      tenant_name: tenantName,
+      name: body.name,
+      source: body.source,
+      source_config: {
+        integration_id: config.integration_id ?? null,
+        repo_url: config.repo_url ?? null,
+        deployment_type: config.deployment_type ?? 'dev',
+        build_on_push: config.build_on_push ?? null,
+        custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : baseUrl,
+        resource_spec: config.resource_spec ?? null,
+        listener_id: config.listener_id ?? null,
+        listener_config: config.listener_config ?? null,
+        install_command: config.install_command ?? null,
+        build_command: config.build_command ?? null,
+      },
+      secrets: secrets.map((s) => ({ name: s.name, value: s.value })),
+      created_at: now,
+      updated_at: now,
+      status: 'AWAITING_DATABASE',
+      latest_revision_id: null,
+      active_revision_id: null,
+      image_version: body.image_version ?? null,
+    };
+    const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
+    const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
+    await repo.store.write([putDeployment(stored), putRevision(revision)]);
+    deployer.submit(revision);
+    return toDeployment(stored, revision);
+  });
+}
+
+export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Deployment> {
+  const record = await repo.deploymentOf(tenantId, id);
+  if (!record) throw deploymentNotFound(id);
+  return deploymentView(repo, record);
+}
+
+export async function listDeployments(repo: ControlPlaneRepository, tenantId: string, query: ListDeploymentsQuery): Promise<DeploymentList> {
+  const offset = query.offset ?? 0;
+  const limit = query.limit ?? 20;
+  // tags are not managed here, so no deployment carries one
+  if (query.tag_value_ids) return { resources: [], offset };
+  const filter = deploymentFilter(query);
+  let records: DeploymentRecord[];
+  if (query.deployment_ids) {
+    const ids = [...new Set(query.deployment_ids.toLowerCase().split(','))];
+    const found = await Promise.all(ids.map((id) => repo.deploymentOf(tenantId, id)));
+    records = found
+      .filter((r): r is DeploymentRecord => r !== undefined && (!filter || filter(r)))
+      .sort((a, b) => (a.created_at < b.created_at ? 1 : -1))
+      .slice(offset, offset + limit);
+  } else {
+    records = await repo.deployments.list({ where: { tenant_id: tenantId }, reverse: true, filter, offset, limit });
+  }
+  const resources = await Promise.all(records.map((r) => deploymentView(repo, r)));
+  return { resources, offset: offset + resources.length };
+}
+
+function deploymentFilter(query: ListDeploymentsQuery): ((r: DeploymentRecord) => boolean) | undefined {
+  const tests: ((r: DeploymentRecord) => boolean)[] = [];
+  if (query.name_contains) {
+    const needle = query.name_contains.toLowerCase();
+    tests.push((r) => r.name.toLowerCase().includes(needle));
+  }
+  if (query.status !== undefined) tests.push((r) => r.status === query.status);
+  if (query.remote_reconciled !== undefined) tests.push((r) => (r.source_config.listener_id !== null) === query.remote_reconciled);
+  if (query.image_version !== undefined) tests.push((r) => r.image_version === query.image_version);
+  if (query.deployment_type !== undefined) tests.push((r) => r.source_config.deployment_type === query.deployment_type);
+  return tests.length ? (r) => tests.every((test) => test(r)) : undefined;
+}
+
+/** Soft delete (cleanup by the deployer after one phase), or immediate removal with force. */
+export async function deleteDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<void> {
+  await repo.locks.run(id, async () => {
+    const current = await repo.deploymentOf(tenantId, id);
+    if (!current) throw deploymentNotFound(id);
+    if (force) {
+      if (current.status !== 'AWAITING_DELETE') throw invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
+      await repo.remove(id);
+      return;
+    }
+    if (current.status === 'AWAITING_DELETE') return;
+    await repo.deployments.put(id, { ...current, status: 'AWAITING_DELETE', updated_at: timestamp() });
+    deployer.retire(id);
+  });
+}

@@ -1,0 +1,4 @@
+// GET /ok — liveness.
+import type { AgentServerAreaHandlers } from './index.ts';
+
+export const health: AgentServerAreaHandlers['health'] = async () => ({ status: 200, body: { ok: true } });

@@ -1,0 +1,31 @@
+// OAuth provider operations (auth service v2).
+import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import {
+  createAuthProvider,
+  deleteAuthProvider,
+  getAuthProvider,
+  listAuthProviders,
+  patchAuthProvider,
+} from '../../domain/control-plane/authProviders.ts';
+import type { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
+import { tenantOf } from './domainErrors.ts';
+
+type ProviderHandlers = Pick<
+  ControlPlaneHandlers<RequestContext>,
+  'listAuthProviders' | 'createAuthProvider' | 'getAuthProvider' | 'patchAuthProvider' | 'deleteAuthProvider'
+>;
+
+export function authProviderHandlers(repo: ControlPlaneRepository): ProviderHandlers {
+  return {
+    listAuthProviders: async (_request, ctx) => ({ status: 200, body: await listAuthProviders(repo, tenantOf(ctx)) }),
+    // 200, not 201, as upstream
+    createAuthProvider: async ({ body }, ctx) => ({ status: 200, body: await createAuthProvider(repo, tenantOf(ctx), body) }),
+    getAuthProvider: async ({ path }, ctx) => ({ status: 200, body: await getAuthProvider(repo, tenantOf(ctx), path.provider_id) }),
+    patchAuthProvider: async ({ path, body }, ctx) => ({ status: 200, body: await patchAuthProvider(repo, tenantOf(ctx), path.provider_id, body) }),
+    deleteAuthProvider: async ({ path }, ctx) => {
+      await deleteAuthProvider(repo, tenantOf(ctx), path.provider_id);
+      return { status: 200, body: {} };
+    },
+  };
+}

@@ -1,0 +1,260 @@
+// A2A end to end: the a2a-js client (and raw JSON-RPC where a client cannot go) against a
+// running agent server (fixture graphs in test/fixtures/graphs/a2a.ts). Every result received is validated against spec/a2a.openrpc.json.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { A2AClient } from '@a2a-js/sdk/client';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
+
+let server: TestServer;
+let echo: A2AClient;
+let slow: A2AClient;
+
+before(async () => {
+  server = await startTestServer({ project: { graphs: fixtureGraphs } });
+  echo = await clientFor(server.url, 'echo');
+  slow = await clientFor(server.url, 'slow');
+});
+after(() => server.close());
+
+const ok = <T>(method: string, response: any): T => {
+  assert.ok(!('error' in response), `unexpected error ${JSON.stringify(response.error)}`);
+  assertValidResult(method, response.result);
+  return response.result as T;
+};
+
+describe('message/send', () => {
+  test('a first message mints contextId and task id and returns the completed task with the reply', async () => {
+    const task: any = ok('message/send', await echo.sendMessage(userText('hello')));
+    assert.equal(task.kind, 'task');
+    assert.match(task.contextId, /^[0-9a-f-]{36}$/);
+    assert.match(task.id, /^[0-9a-f-]{36}$/);
+    assert.equal(task.status.state, 'completed');
+    assert.deepEqual(task.artifacts[0].parts, [{ kind: 'text', text: 'echo: hello' }]);
+    assert.deepEqual(task.status.message.parts, [{ kind: 'text', text: 'echo: hello' }]);
+    assert.equal(task.status.message.role, 'agent');
+  });
+
+  test('a follow-up with contextId and taskId continues the same task and conversation', async () => {
+    const first: any = ok('message/send', await echo.sendMessage(userText('one')));
+    const second: any = ok('message/send', await echo.sendMessage(userText('two', { contextId: first.contextId, taskId: first.id })));
+    assert.equal(second.id, first.id);
+    assert.equal(second.contextId, first.contextId);
+    assert.equal(second.artifacts[0].parts[0].text, 'echo: two');
+    assert.deepEqual(
+      second.history.map((m: any) => [m.role, m.parts[0].text]),
+      [['user', 'one'], ['agent', 'echo: one'], ['user', 'two'], ['agent', 'echo: two']],
+    );
+  });
+
+  test('a message with only contextId starts a new task on that thread', async () => {
+    const first: any = ok('message/send', await echo.sendMessage(userText('a')));
+    const second: any = ok('message/send', await echo.sendMessage(userText('b', { contextId: first.contextId })));
+    assert.notEqual(second.id, first.id);
+    assert.equal(second.contextId, first.contextId);
+    assert.equal(second.history.length, 4);
+  });
+
+  test('configuration.historyLength limits the history', async () => {
+    const task: any = ok('message/send', await echo.sendMessage({ ...userText('x'), configuration: { historyLength: 1 } }));
+    assert.equal(task.history.length, 1);
+    assert.equal(task.history[0].parts[0].text, 'echo: x');
+  });
+
+  test('data parts are merged into the input of a graph without messages', async () => {
+    const client = await clientFor(server.url, 'data');
+    const res: any = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'data', data: { n: 2 } }] } });
+    const task: any = ok('message/send', res);
+    assert.equal(task.status.state, 'completed');
+    assert.deepEqual(task.artifacts[0].parts[0], { kind: 'data', data: { n: 2, seen: true } });
+  });
+
+  test('a run that fails gives a failed task with an agent status message', async () => {
+    const client = await clientFor(server.url, 'failing');
+    const task: any = ok('message/send', await client.sendMessage(userText('boom')));
+    assert.equal(task.status.state, 'failed');
+    assert.equal(task.status.message.role, 'agent');
+    assert.match(task.status.message.parts[0].text, /this graph always fails/);
+    assert.equal(task.artifacts, undefined);
+  });
+
+  test('bad messages are refused with the A2A error codes', async () => {
+    const cases: [unknown, number][] = [
+      [{ message: { kind: 'message', role: 'user', messageId: 'f', parts: [{ kind: 'file', file: { uri: 'https://x/y.pdf' } }] } }, -32005],
+      [userText('hi', { contextId: 'not-a-uuid' }), -32602],
+      [userText('hi', { taskId: crypto.randomUUID() }), -32001],
+      [{ ...userText('hi'), configuration: { pushNotificationConfig: { url: 'https://x' } } }, -32003],
+    ];
+    for (const [params, code] of cases) {
+      const res: any = await echo.sendMessage(params as never);
+      assert.equal(errorCode(res), code, JSON.stringify(params));
+    }
+  });
+
+  test('text sent to an assistant whose state has no messages is -32602 with a clear message', async () => {
+    const client = await clientFor(server.url, 'data');
+    const res: any = await client.sendMessage(userText('hi'));
+    assert.equal(errorCode(res), -32602);
+    assert.match(res.error.message, /no 'messages' key/);
+  });
+});
+
+describe('message/stream', () => {
+  test('streams submitted, working, the artifact and a final completed status', async () => {
+    const events: any[] = [];
+    for await (const event of echo.sendMessageStream(userText('stream me'))) {
+      assertValidResult('message/stream', event);
+      events.push(event);
+    }
+    assert.equal(events[0].kind, 'task');
+    assert.equal(events[0].status.state, 'submitted');
+    assert.ok(events.some((e) => e.kind === 'status-update' && e.status.state === 'working' && !e.final));
+    const artifact = events.find((e) => e.kind === 'artifact-update');
+    assert.deepEqual(artifact.artifact.parts, [{ kind: 'text', text: 'echo: stream me' }]);
+    const last = events.at(-1);
+    assert.equal(last.kind, 'status-update');
+    assert.equal(last.final, true);
+    assert.equal(last.status.state, 'completed');
+    assert.ok(events.every((e) => (e.taskId ?? e.id) === events[0].id && e.contextId === events[0].contextId));
+  });
+
+  test('every frame is a JSON-RPC response echoing a string id, and the stream ends after final', async () => {
+    const res = await fetch(`${server.url}/a2a/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'stream-1', method: 'message/stream', params: userText('raw') }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = await sseFrames(res);
+    for (const frame of frames) {
+      assert.deepEqual([frame.jsonrpc, frame.id], ['2.0', 'stream-1']);
+      assertValidResult('message/stream', frame.result);
+    }
+    const kinds = frames.map((f) => f.result.kind);
+    assert.equal(kinds[0], 'task');
+    assert.deepEqual(kinds.slice(-2), ['artifact-update', 'status-update']);
+    assert.equal(frames.at(-1).result.final, true);
+  });
+
+  test('an error before the first event arrives as one JSON-RPC error frame', async () => {
+    await assert.rejects(async () => {
+      for await (const _ of echo.sendMessageStream(userText('x', { contextId: 'nope' }))) void _;
+    }, /-32602/);
+  });
+});
+
+describe('tasks/get', () => {
+  test('finds a task by id alone and honours historyLength', async () => {
+    const sent: any = ok('message/send', await echo.sendMessage(userText('remember')));
+    const got: any = ok('tasks/get', await echo.getTask({ id: sent.id, historyLength: 1 }));
+    assert.equal(got.id, sent.id);
+    assert.equal(got.contextId, sent.contextId);
+    assert.equal(got.status.state, 'completed');
+    assert.equal(got.history.length, 1);
+    assert.equal(got.artifacts[0].parts[0].text, 'echo: remember');
+  });
+
+  test('unknown, malformed or foreign task ids are -32001', async () => {
+    const sent: any = ok('message/send', await echo.sendMessage(userText('mine')));
+    for (const params of [{ id: crypto.randomUUID() }, { id: 'garbage' }, { id: sent.id, contextId: crypto.randomUUID() }]) {
+      const res: any = await echo.getTask(params as never);
+      assert.equal(errorCode(res), -32001, JSON.stringify(params));
+    }
+    // a task belongs to the endpoint of the assistant it was sent to
+    assert.equal(errorCode(await slow.getTask({ id: sent.id })), -32001);
+  });
+});
+
+describe('tasks/cancel and tasks/resubscribe', () => {
+  test('cancels a running task; a canceled or finished task is -32002; unknown is -32001', async () => {
+    const started: any = ok('message/send', await slow.sendMessage({ ...userText('wait'), configuration: { blocking: false } }));
+    assert.equal(started.status.state, 'submitted');
+    const canceled: any = ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
+    assert.equal(canceled.status.state, 'canceled');
+    assert.equal((ok('tasks/get', await slow.getTask({ id: started.id })) as any).status.state, 'canceled');
+    assert.equal(errorCode(await slow.cancelTask({ id: started.id })), -32002);
+    const done: any = ok('message/send', await echo.sendMessage(userText('quick')));
+    assert.equal(errorCode(await echo.cancelTask({ id: done.id })), -32002);
+    assert.equal(errorCode(await echo.cancelTask({ id: 'nope' })), -32001);
+  });
+
+  test('resubscribe re-attaches to a running task and sees it end', async () => {
+    const started: any = ok('message/send', await slow.sendMessage({ ...userText('wait'), configuration: { blocking: false } }));
+    const events: any[] = [];
+    const reading = (async () => {
+      for await (const event of slow.resubscribeTask({ id: started.id })) {
+        assertValidResult('tasks/resubscribe', event);
+        events.push(event);
+        if (events.length === 1) ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
+      }
+    })();
+    await reading;
+    assert.equal(events[0].kind, 'task');
+    assert.equal(events[0].id, started.id);
+    const last = events.at(-1);
+    assert.equal(last.final, true);
+    assert.equal(last.status.state, 'canceled');
+  });
+
+  test('resubscribing to a finished task is refused', async () => {
+    const done: any = ok('message/send', await echo.sendMessage(userText('over')));
+    await assert.rejects(async () => {
+      for await (const _ of echo.resubscribeTask({ id: done.id })) void _;
+    }, /-32602/);
+  });
+});
+
+describe('JSON-RPC envelope', () => {
+  const url = () => `${server.url}/a2a/echo`;
+
+  test('ids are echoed exactly, string or number', async () => {
+    for (const id of ['req-1', 7, 0]) {
+      const { status, json } = await rpc(url(), { jsonrpc: '2.0', id, method: 'tasks/get', params: { id: 'x' } });
+      assert.equal(status, 200);
+      assert.deepEqual({ id: json.id, code: errorCode(json) }, { id, code: -32001 });
+    }
+  });
+
+  test('parse errors, invalid requests, unknown methods and invalid params are errors in HTTP 200', async () => {
+    const cases: [unknown, number, unknown][] = [
+      ['{not json', -32700, null],
+      [[1, 2], -32600, null],
+      [{ jsonrpc: '1.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, -32600, 1],
+      [{ jsonrpc: '2.0', id: { a: 1 }, method: 'tasks/get' }, -32600, null],
+      [{ jsonrpc: '2.0', id: 2 }, -32600, 2],
+      [{ jsonrpc: '2.0', id: 3, method: 'tasks/nope' }, -32601, 3],
+      [{ jsonrpc: '2.0', method: 'tasks/nope' }, -32601, null],
+      [{ jsonrpc: '2.0', id: 4, method: 'tasks/get', params: {} }, -32602, 4],
+      [{ jsonrpc: '2.0', id: 5, method: 'message/send', params: { message: { kind: 'message', role: 'user', parts: [] } } }, -32602, 5],
+      [{ jsonrpc: '2.0', id: 6, method: 'tasks/get', params: { '': 1, id: 'x' } }, -32602, 6],
+    ];
+    for (const [body, code, id] of cases) {
+      const { status, json } = await rpc(url(), body);
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.equal(json.jsonrpc, '2.0');
+      assert.equal(errorCode(json), code, JSON.stringify(body));
+      assert.equal(json.id, id, JSON.stringify(body));
+    }
+  });
+
+  test('a notification gets no body and is still carried out', async () => {
+    const contextId = crypto.randomUUID();
+    const { status, text } = await rpc(url(), { jsonrpc: '2.0', method: 'message/send', params: userText('note', { contextId }) });
+    assert.equal(status, 202);
+    assert.equal(text, '');
+    // the message's run happened on that thread: a later send sees it in the history
+    let history: any[] = [];
+    for (let i = 0; i < 50 && history.length < 2; i += 1) {
+      const task: any = ok('message/send', await echo.sendMessage(userText('after', { contextId })));
+      history = task.history.filter((m: any) => m.parts[0].text === 'note');
+      if (history.length) break;
+    }
+    assert.equal(history.length, 1);
+  });
+
+  test('an unknown assistant is HTTP 404', async () => {
+    const { status, json } = await rpc(`${server.url}/a2a/no-such-graph`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
+    assert.equal(status, 404);
+    assert.match(json.detail, /no-such-graph/);
+  });
+});

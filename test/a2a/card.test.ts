@@ -1,0 +1,88 @@
+// Agent cards and the http.disable_a2a switch. The test server validates every reply
+// against the spec, so a 200 here is also a well-formed AgentCard.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { fixtureGraphs, rpc } from './harness.ts';
+
+const project = { graphs: fixtureGraphs };
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer({ project, dataDir: null });
+});
+after(() => server.close());
+
+const card = async (query = '', srv = server) => {
+  const res = await fetch(`${srv.url}/.well-known/agent-card.json${query}`);
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+test('the card of an assistant names it, points at its A2A endpoint and declares streaming', async () => {
+  const { status, body } = await card('?assistant_id=echo');
+  assert.equal(status, 200);
+  assert.equal(body.name, 'echo');
+  assert.equal(body.description, 'echo assistant');
+  assert.equal(body.url, `${server.url}/a2a/echo`);
+  assert.equal(body.protocolVersion, '0.3.0');
+  assert.equal(body.preferredTransport, 'JSONRPC');
+  assert.equal(body.version, '0.1.0');
+  assert.equal(body.capabilities.streaming, true);
+  assert.deepEqual(body.defaultInputModes, ['application/json', 'text/plain']);
+  assert.deepEqual(body.defaultOutputModes, ['application/json', 'text/plain']);
+  assert.equal(body.skills[0].id, 'echo-main');
+  assert.deepEqual(body.skills[0].tags, ['assistant', 'langgraph']);
+});
+
+test('the card keeps the assistant id as given (UUID or graph name) in its url', async () => {
+  const search = await fetch(`${server.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph_id: 'echo' }) });
+  const echoId: string = ((await search.json()) as { assistant_id: string }[])[0].assistant_id;
+  const { body } = await card(`?assistant_id=${echoId}`);
+  assert.equal(body.name, 'echo');
+  assert.equal(body.url, `${server.url}/a2a/${echoId}`);
+});
+
+test('the bare well-known path describes the first graph; an unknown assistant is 404', async () => {
+  const { status, body } = await card();
+  assert.equal(status, 200);
+  assert.equal(body.url, `${server.url}/a2a/echo`);
+  const missing = await card('?assistant_id=nope');
+  assert.equal(missing.status, 404);
+  assert.match(missing.body.detail, /nope/);
+});
+
+test('an assistant whose state has no messages says so and offers JSON input only', async () => {
+  const { body } = await card('?assistant_id=data');
+  assert.match(body.description, /no 'messages' key/);
+  assert.deepEqual(body.defaultInputModes, ['application/json']);
+});
+
+test('a2a.default_assistant picks the default card, and the public URL is honoured', async () => {
+  const other = await startTestServer({
+    project: { ...project, a2a: { default_assistant: 'data' } },
+    env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.com' },
+    dataDir: null,
+  });
+  try {
+    const { body } = await card('', other);
+    assert.equal(body.name, 'data');
+    assert.equal(body.url, 'https://agents.example.com/a2a/data');
+  } finally {
+    await other.close();
+  }
+});
+
+test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing else', async () => {
+  const off = await startTestServer({ project: { ...project, http: { disable_a2a: true } }, dataDir: null });
+  try {
+    assert.equal((await card('?assistant_id=echo', off)).status, 404);
+    assert.equal((await card('', off)).status, 404);
+    const call = await rpc(`${off.url}/a2a/echo`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
+    assert.equal(call.status, 404);
+    const health = await fetch(`${off.url}/ok`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    await off.close();
+  }
+});

@@ -1,0 +1,41 @@
+// Queued runs survive kill -9: after a restart on the same data dir they all complete, in
+// the order they were created; the run in flight at the crash is started again.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@langchain/langgraph-sdk';
+import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { FIXTURE_CONFIG } from './fixtures/project.ts';
+
+describe('run queue across a crash', () => {
+  const servers: ChildServer[] = [];
+  after(async () => {
+    for (const s of servers) await s.kill();
+  });
+
+  it('completes every queued run in order after kill -9 and restart', async () => {
+    const dataDir = tempDir();
+    const args = ['--data', dataDir, '--config', FIXTURE_CONFIG];
+    const first = await spawnServer(args);
+    servers.push(first);
+    const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const runs = [];
+    for (let i = 0; i < 6; i += 1) {
+      runs.push(await client.runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: `m${i}` }] }, context: { delay_ms: 300 } }));
+    }
+    for await (const chunk of client.runs.joinStream(thread.thread_id, runs[0].run_id)) if (chunk.event === 'metadata') break;
+    assert.equal((await client.runs.get(thread.thread_id, runs[5].run_id)).status, 'pending');
+    await first.kill('SIGKILL');
+
+    const second = await spawnServer(args);
+    servers.push(second);
+    const again = new Client({ apiUrl: second.url, callerOptions: { maxRetries: 0 } });
+    await again.runs.join(thread.thread_id, runs[5].run_id);
+    for (const run of runs) assert.equal((await again.runs.get(thread.thread_id, run.run_id)).status, 'success');
+    const state = await again.threads.getState(thread.thread_id);
+    const transcript = (state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`);
+    assert.deepEqual(transcript, Array.from({ length: 6 }, (_, i) => [`human:m${i}`, `ai:m${i}`]).flat());
+    assert.match(second.output(), /starting it again/);
+    await second.kill('SIGTERM');
+  });
+});

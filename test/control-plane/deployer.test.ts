@@ -1,0 +1,88 @@
+// The simulated deployer on its own: the order of phases, the one-at-a-time queue and
+// resuming after a stop, recorded from the store's writes (no timing involved).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { openJournalStore } from '../../src/runtime/store/journalStore.ts';
+import type { WriteOp } from '../../src/runtime/store/types.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';
+import { SimulatedDeployer } from '../../src/domain/control-plane/deployer/simulatedDeployer.ts';
+import { createDeployment } from '../../src/domain/control-plane/deployments.ts';
+import { patchDeployment } from '../../src/domain/control-plane/patchDeployment.ts';
+import { isFinished } from '../../src/domain/control-plane/deployer/phases.ts';
+
+const TENANT = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
+
+async function setup() {
+  const store = await openJournalStore({ dataDir: null });
+  const history: [string, string][] = [];
+  const write = store.write.bind(store);
+  store.write = async (ops: WriteOp[]) => {
+    for (const op of ops) if (op.collection === COLLECTIONS.revisions && 'value' in op) history.push([op.id, (op.value as { status: string }).status]);
+    return write(ops);
+  };
+  const repo = new ControlPlaneRepository(store);
+  const deployer = new SimulatedDeployer(repo, 0, createLogger('silent'));
+  const settled = async (revisionId: string) => {
+    for (let i = 0; i < 1000; i += 1) {
+      const revision = await repo.revisions.get(revisionId);
+      if (revision && isFinished(revision.status)) return revision;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    throw new Error('revision did not finish');
+  };
+  const statusesOf = (id: string) => history.filter(([rid]) => rid === id).map(([, status]) => status);
+  return { store, repo, deployer, settled, statusesOf, history };
+}
+
+const github = { name: 'agent', source: 'github' as const, source_config: { repo_url: 'https://github.com/acme/agent' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } };
+
+describe('simulated deployer', () => {
+  it('takes a github revision through every phase and activates it', async () => {
+    const { repo, deployer, settled, statusesOf } = await setup();
+    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://127.0.0.1:1');
+    await settled(created.latest_revision_id!);
+    assert.deepEqual(statusesOf(created.latest_revision_id!), ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
+    const deployment = await repo.deployments.get(created.id);
+    assert.equal(deployment?.status, 'READY');
+    assert.equal(deployment?.active_revision_id, created.latest_revision_id);
+    await deployer.stop();
+  });
+
+  it('skips the build phases for an image source', async () => {
+    const { repo, deployer, settled, statusesOf } = await setup();
+    const created = await createDeployment({ repo, deployer }, TENANT, { name: 'img', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } }, 'http://x');
+    await settled(created.latest_revision_id!);
+    assert.deepEqual(statusesOf(created.latest_revision_id!), ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
+    await deployer.stop();
+  });
+
+  it('builds one revision of a deployment at a time; a newer one waits in QUEUED', async () => {
+    const { repo, deployer, settled, statusesOf, history } = await setup();
+    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://x');
+    const first = created.latest_revision_id!;
+    // patch once the first revision holds the build slot
+    while (!['BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'].includes((await repo.revisions.get(first))!.status)) await new Promise((r) => setTimeout(r, 1));
+    const patched = await patchDeployment({ repo, deployer }, TENANT, created.id, { source_revision_config: { repo_ref: 'next' } });
+    const second = patched.latest_revision_id!;
+    await settled(second);
+    assert.equal((await repo.revisions.get(first))!.status, 'DEPLOYED');
+    const order = history.map(([id, status]) => `${id}:${status}`);
+    assert.ok(order.indexOf(`${second}:AWAITING_BUILD`) > order.indexOf(`${first}:DEPLOYED`), 'the newer revision waited for the older one');
+    assert.deepEqual(statusesOf(second).slice(0, 3), ['CREATING', 'QUEUED', 'AWAITING_BUILD']);
+    assert.equal((await repo.deployments.get(created.id))!.active_revision_id, second);
+    await deployer.stop();
+  });
+
+  it('resumes unfinished revisions after a stop', async () => {
+    const { repo, deployer, settled } = await setup();
+    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://x');
+    await deployer.stop();
+    const before = (await repo.revisions.get(created.latest_revision_id!))!.status;
+    assert.ok(!isFinished(before));
+    const next = new SimulatedDeployer(repo, 0, createLogger('silent'));
+    await next.start();
+    assert.equal((await settled(created.latest_revision_id!)).status, 'DEPLOYED');
+    await next.stop();
+  });
+});
