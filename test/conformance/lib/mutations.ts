@@ -62,8 +62,10 @@ function setAt(value: unknown, path: (string | number)[], replacement: unknown, 
   return copy;
 }
 
+type Site = { what: string; path: (string | number)[]; value?: unknown; remove?: boolean };
+
 /** Walks a JSON value with its schema and lists the mutations that apply at each node. */
-function bodyMutations(doc: Json, schema0: Json, value: unknown, path: (string | number)[], depth: number, out: { what: string; path: (string | number)[]; value?: unknown; remove?: boolean }[]): void {
+function bodyMutations(doc: Json, schema0: Json, value: unknown, path: (string | number)[], depth: number, out: Site[]): void {
   if (depth > 6) return;
   let s = resolve(doc, schema0);
   if (!s || typeof s !== 'object') return;
@@ -86,6 +88,13 @@ function bodyMutations(doc: Json, schema0: Json, value: unknown, path: (string |
     }
   }
   if (Array.isArray(value) && value.length > 0 && s.items) bodyMutations(doc, s.items, value[0], [...path, 0], depth + 1, out);
+}
+
+/** Invalid variants of a JSON value under `schema`, each with what was broken (re-check them against a validator). */
+export function jsonMutations(doc: Json, schema: Json, value: unknown, label = 'body'): { description: string; value: unknown }[] {
+  const sites: Site[] = [];
+  bodyMutations(doc, schema, value, [], 0, sites);
+  return sites.map((site) => ({ description: site.what.replace(/^body/, label), value: setAt(value, site.path, site.value, site.remove) }));
 }
 
 /** Every invalid variant of `req` this walk can find (each one rejected by the spec's validators). */
@@ -112,7 +121,7 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
       const text = JSON.stringify(req.body.value);
       push('body: malformed JSON', { ...req, body: { kind: 'raw', text: text.length > 1 ? text.slice(0, -1) : '{', contentType: 'application/json' } }, true);
       push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true);
-      const sites: Parameters<typeof bodyMutations>[4] = [];
+      const sites: Site[] = [];
       bodyMutations(op.doc, op.body.schema, req.body.value, [], 0, sites);
       for (const site of sites) push(site.what, { ...req, body: { kind: 'json', value: setAt(req.body.value, site.path, site.value, site.remove) } });
     } else push('body: malformed JSON', { ...req, body: { kind: 'raw', text: '{"unterminated": ', contentType: 'application/json' } }, true);
