@@ -1,7 +1,7 @@
 // Valid requests for any operation, generated from its parameter and body schemas and
 // filtered through the spec's own request validators, so "valid" means what the spec says.
 import fc from 'fast-check';
-import type { Json, Operation, Parameter } from './contract.ts';
+import { resolve, type Json, type Operation, type Parameter } from './contract.ts';
 import { requestFor, wireQuery, type HttpRequest } from './http.ts';
 import { schemaArbitrary } from './schemaArbitrary.ts';
 
@@ -75,4 +75,44 @@ export function validRequest(op: Operation, pool: Binding[] = []): fc.Arbitrary<
     .record({ path, query, headers: paramArbitrary(op, 'header') as fc.Arbitrary<Record<string, string>>, body })
     .map(({ path, query, headers, body }) => requestFor(op, { path, query, headers, body: body === undefined ? undefined : { kind: 'json', value: body } }))
     .filter((req) => acceptedBySpec(op, req));
+}
+
+/** Sample values that exercise a parameter schema's edges: enum members, both booleans, the bounds, the examples. */
+function edgeValues(op: Operation, p: Parameter): unknown[] {
+  const s = resolve(op.doc, p.schema) ?? {};
+  const values: unknown[] = [...p.examples];
+  if (Array.isArray(s.enum)) values.push(...s.enum);
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (types.includes('boolean')) values.push(true, false);
+  if (s.minimum !== undefined) values.push(s.minimum);
+  if (s.maximum !== undefined) values.push(s.maximum);
+  for (const b of s.anyOf ?? s.oneOf ?? []) {
+    const r = resolve(op.doc, b);
+    if (Array.isArray(r?.enum)) values.push(...r.enum);
+    if (r?.type === 'boolean') values.push(true, false);
+  }
+  return [...new Set(values.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v));
+}
+
+/**
+ * Deterministic valid requests run before the random ones: a known resource (or the
+ * parameter examples) and the first body example, alone and with each optional query
+ * parameter set to each of its edge values. The variants come first, the plain request
+ * last, so a destructive plain request does not spoil them.
+ */
+export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[] {
+  const binding = pool[0] ?? {};
+  const path = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, binding[p.name] ?? p.example]));
+  const body = op.body?.examples[0];
+  const base = requestFor(op, { path, body: body === undefined ? undefined : { kind: 'json', value: body } });
+  const variants: HttpRequest[] = [];
+  for (const p of op.parameters.filter((x) => x.in === 'query' && !x.required)) {
+    for (const v of edgeValues(op, p)) variants.push({ ...base, query: { [p.name]: v } });
+  }
+  // and once for a resource that was never created (path values sampled from their schemas)
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  const unknown = pathParams.length
+    ? [{ ...base, path: Object.fromEntries(pathParams.map((p) => [p.name, fc.sample(schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))), { numRuns: 1, seed: 11 })[0]])) }]
+    : [];
+  return [...variants.slice(0, 12), ...unknown, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
 }

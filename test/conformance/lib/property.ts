@@ -24,9 +24,11 @@ export interface PropertyFailure {
   report: string;
 }
 
-export async function checkProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS): Promise<PropertyFailure | null> {
+/** `examples` run first, before the random cases (boundary cases derived from the spec). */
+export async function checkProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS, examples: T[] = []): Promise<PropertyFailure | null> {
   const details = await fc.check(fc.asyncProperty(arb, predicate), {
     numRuns,
+    examples: examples.map((e) => [e] as [T]),
     ...(SEED === undefined ? {} : { seed: SEED }),
     ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}),
   });
@@ -40,7 +42,7 @@ export async function checkProperty<T>(title: string, arb: fc.Arbitrary<T>, pred
   return { title, numShrinks: details.numShrinks, error, report };
 }
 
-export async function assertProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS): Promise<void> {
-  const failure = await checkProperty(title, arb, predicate, numRuns);
+export async function assertProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS, examples: T[] = []): Promise<void> {
+  const failure = await checkProperty(title, arb, predicate, numRuns, examples);
   if (failure) throw new Error(failure.report);
 }

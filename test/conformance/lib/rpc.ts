@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { rpc, rpcOperations, type Operation, type RpcMethod } from './contract.ts';
+import { resolve, rpc, rpcOperations, type Operation, type RpcMethod } from './contract.ts';
 import { conformanceProblems } from './checks.ts';
 import { coverage } from './coverage.ts';
 import { requestFor, send, curl, describeResponse, type HttpRequest, type HttpResponse, type Target } from './http.ts';
@@ -25,6 +25,29 @@ export function paramsArbitrary(m: RpcMethod, pool: Binding[]): fc.Arbitrary<Rec
   if (m.examples.length) choices.push({ weight: 1, arbitrary: fc.constantFrom(...m.examples.map((e) => e.params)) });
   if (pool.length) choices.push({ weight: 3, arbitrary: fc.tuple(generated, fc.constantFrom(...pool)).map(([p, b]) => ({ ...p, ...b })) });
   return fc.oneof(...choices).filter((p) => m.validators.params(structuredClone(p)));
+}
+
+/**
+ * Deterministic params run first: each spec example, and each example with one optional
+ * field (top level, or one level down in an object param) set to a value sampled from its
+ * schema — so each optional field's effect is seen on its own at least once.
+ */
+export function edgeParams(m: RpcMethod): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const sample = (schema: unknown, seed: number) => fc.sample(schemaArbitrary(rpc.doc, schema), { numRuns: 1, seed })[0];
+  for (const [i, example] of m.examples.entries()) {
+    out.push(example.params);
+    for (const p of m.params) {
+      if (!(p.name in example.params)) out.push({ ...example.params, [p.name]: sample(p.schema, i) });
+      const s = resolve(rpc.doc, p.schema);
+      const value = example.params[p.name];
+      if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+      for (const [k, ks] of Object.entries<unknown>(s?.properties ?? {})) {
+        if (!(k in value) && !(s.required ?? []).includes(k)) out.push({ ...example.params, [p.name]: { ...value, [k]: sample(ks, i) } });
+      }
+    }
+  }
+  return out.filter((p) => m.validators.params(structuredClone(p)));
 }
 
 const idArbitrary = fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 1_000_000 }));
@@ -122,7 +145,7 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
             const req = rpcRequest(op, path, { jsonrpc: '2.0', id, method: m.name, params });
             const res = await exchange(target, op, req, m, id);
             pool.recordRpc(m, params, res);
-          });
+          }, RUNS * 3, edgeParams(m).map((params) => ({ id: 'edge', params, unknown: undefined }))); // cheap calls; each documented error needs its own unlikely input
         });
 
         it(`${m.name}: invalid params get -32602 and change nothing`, async () => {

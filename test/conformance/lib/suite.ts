@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../../support/server.ts';
 import { httpOperations, type Operation } from './contract.ts';
 import { conformanceProblems, rejectionProblems } from './checks.ts';
 import { coverageReport } from './coverage.ts';
-import { validRequest } from './generators.ts';
+import { edgeRequests, validRequest } from './generators.ts';
 import { curl, describeResponse, send, type HttpRequest, type Target } from './http.ts';
 import { seedPool, type ResourcePool } from './links.ts';
 import { invalidRequest } from './mutations.ts';
@@ -16,6 +16,7 @@ import { snapshot } from './snapshot.ts';
 import { defineAuthProbes } from './auth.ts';
 import { defineRpcProperties } from './rpc.ts';
 import { defineStatefulProperties } from './stateful.ts';
+import { defineRunOrderProperty } from './runOrder.ts';
 
 export interface SuiteContext {
   target: Target;
@@ -43,7 +44,7 @@ export function defineValidRequestProperties(ctx: () => SuiteContext, ops: Opera
         await assertProperty(op.operationId, validRequest(op, pool.get(op.operationId)), async (req) => {
           const res = await expectConforming(target, op, req);
           pool.record(op, { request: req, response: res });
-        });
+        }, RUNS, edgeRequests(op, pool.get(op.operationId)));
       });
     }
   });
@@ -89,6 +90,7 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
     defineRpcProperties(ctx);
     defineAuthProbes(ctx, mode);
     defineStatefulProperties(ctx);
+    defineRunOrderProperty(ctx);
 
     it('exercises every documented status of every operation (coverage table)', () => {
       const { missing } = coverageReport(mode);
