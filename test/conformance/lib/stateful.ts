@@ -11,15 +11,16 @@ import { conformanceProblems } from './checks.ts';
 import { acceptedBySpec, edgeRequests, validRequest, type Binding } from './generators.ts';
 import { curl, describeResponse, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
 import { bindingOf, paramName, ResourcePool } from './links.ts';
-import { RUNS, Violation, assertProperty } from './property.ts';
+import { checkProperty, RUNS, Violation, type PropertyFailure } from './property.ts';
 import type { SuiteContext } from './suite.ts';
 
 const hasLinks = (op: Operation) => Object.values(op.responses).some((r) => r.links.length > 0);
 /** Operations that create or find resources without naming one: where sequences start. */
-const roots = httpOperations.filter((op) => hasLinks(op) && !op.parameters.some((p) => p.in === 'path'));
+export const roots = httpOperations.filter((op) => hasLinks(op) && !op.parameters.some((p) => p.in === 'path'));
 const linked = httpOperations.filter((op) => httpOperations.some((src) => Object.values(src.responses).some((r) => r.links.some((l) => l.operationId === op.operationId))));
 const isRead = (op: Operation) => op.method === 'GET' && Object.values(op.responses).some((r) => 'application/json' in r.content);
-const GONE_WITHIN_MS = 10_000;
+/** How long a deleted resource may still be read (deletion may finish in the background). */
+export const statefulSettings = { goneWithinMs: 10_000 };
 
 /** A request example with fresh identifiers: uuid-format values replaced, so creating twice does not collide. */
 function freshen(value: unknown, fresh: () => string): unknown {
@@ -30,7 +31,7 @@ function freshen(value: unknown, fresh: () => string): unknown {
 }
 
 /** A root request: the spec's example with fresh ids and a unique suffix on its `name`-like top-level strings, or a generated one. */
-function rootRequest(op: Operation): fc.Arbitrary<HttpRequest> {
+function rootRequest(op: Operation, examplesOnly = false): fc.Arbitrary<HttpRequest> {
   const generated = validRequest(op);
   if (!op.body?.examples.length) return generated;
   const fromExample = fc.tuple(fc.constantFrom(...op.body.examples), fc.uuid(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 6, maxLength: 6 })).map(([example, uuid, suffix]) => {
@@ -41,7 +42,7 @@ function rootRequest(op: Operation): fc.Arbitrary<HttpRequest> {
     const req: HttpRequest = { operationId: op.operationId, method: op.method, template: op.path, path: {}, query: {}, headers: {}, body: { kind: 'json', value: unique } };
     return acceptedBySpec(op, req) ? req : { ...req, body: { kind: 'json' as const, value } };
   });
-  return fc.oneof({ weight: 3, arbitrary: fromExample }, { weight: 1, arbitrary: generated });
+  return examplesOnly ? fromExample : fc.oneof({ weight: 3, arbitrary: fromExample }, { weight: 1, arbitrary: generated });
 }
 
 interface Model {
@@ -100,12 +101,12 @@ async function afterAnswer(world: World, model: Model, op: Operation, req: HttpR
     for (const reader of linked.filter((t) => isRead(t) && t.parameters.some((p) => p.in === 'path'))) {
       for (const binding of model.pool.get(reader.operationId).filter((b) => covers(b, gone))) {
         const read = requestOf(reader, binding);
-        const deadline = Date.now() + GONE_WITHIN_MS;
+        const deadline = Date.now() + statefulSettings.goneWithinMs;
         for (;;) {
           const r = await send(world.target, read);
           if (r.status === 404) break;
           if (Date.now() > deadline) {
-            await world.exchange(reader, read, () => [`${op.operationId} answered ${res.status}, but ${reader.operationId} still answers ${r.status} after ${GONE_WITHIN_MS} ms`]);
+            await world.exchange(reader, read, () => [`${op.operationId} answered ${res.status}, but ${reader.operationId} still answers ${r.status} after ${statefulSettings.goneWithinMs} ms`]);
             break;
           }
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -162,58 +163,68 @@ class FollowCommand implements fc.AsyncCommand<Model, World> {
   }
 }
 
+/** Each root once, then each of its links with each edge variant. */
+export async function walkRoots(target: Target, only: Operation[] = roots): Promise<void> {
+  const real = target.mode === 'real';
+  // actions first, while the new resource is still settling (a redeploy of a revision
+  // that is still building is a documented 400), then reads, deletes last
+  const order = ['POST', 'PATCH', 'PUT', 'GET', 'DELETE'];
+  for (const root of only) {
+    const [req] = fc.sample(rootRequest(root, true), { numRuns: 1, seed: 7 });
+    const create = async (world: World, model: Model, n: number) => {
+      const fresh = n === 0 ? req : fc.sample(rootRequest(root, true), { numRuns: 1, seed: 7 + n })[0];
+      await new RootCommand(root, fresh, real).run(model, world);
+    };
+    const world = new World(target);
+    const model: Model = { pool: new ResourcePool(), deleted: [] };
+    await create(world, model, 0);
+    const links = Object.values(root.responses).flatMap((r) => r.links);
+    const targets = [...new Set(links.map((l) => l.operationId))].map((id) => operationById.get(id)!).sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method));
+    let fresh = 0;
+    for (const t of targets) {
+      if (!model.pool.get(t.operationId).length) continue; // the root's answer named nothing for it
+      for (const variant of edgeRequests(t, model.pool.get(t.operationId).slice(-1))) {
+        if (t.method === 'DELETE' && fresh > 0) {
+          // a delete consumes its resource: give each variant a new one
+          const m2: Model = { pool: new ResourcePool(), deleted: [] };
+          await create(world, m2, fresh);
+          const b = m2.pool.get(t.operationId).at(-1);
+          if (!b) continue;
+          await new FollowCommand(t, 0, { ...variant, path: requestOf(t, b).path }, real).run(m2, world);
+        } else await new FollowCommand(t, model.pool.get(t.operationId).length - 1, variant, real).run(model, world);
+        if (t.method === 'DELETE') fresh += 1;
+      }
+    }
+    if (process.env.CONFORMANCE_DEBUG) console.log(`walk from ${root.operationId}:\n${world.log.join('\n')}`);
+  }
+}
+
+/** Random link-following sequences; the failure (shrunk to a minimal sequence) or null. */
+export function checkSequences(target: Target, numRuns = Math.max(5, Math.round(RUNS / 2))): Promise<PropertyFailure | null> {
+  const real = target.mode === 'real';
+  // half the steps start something, half follow a link from what exists
+  const commands = [
+    fc.oneof(...roots.map((op) => rootRequest(op).map((req) => new RootCommand(op, req, real)))),
+    fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
+    fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
+  ];
+  return checkProperty('link-following sequence', fc.commands(commands, { maxCommands: 16, size: '+1' }), async (cmds) => {
+    const model: Model = { pool: new ResourcePool(), deleted: [] };
+    const world = new World(target);
+    await fc.asyncModelRun(() => ({ model, real: world }), cmds);
+    if (process.env.CONFORMANCE_DEBUG) console.log(`sequence: ${String(cmds)} → ${world.log.length} request(s)`);
+  }, numRuns);
+}
+
 export function defineStatefulProperties(ctx: () => SuiteContext): void {
   describe('stateful sequences following the spec links', () => {
     it('each root, then each of its links with each edge variant (actions, reads, then deletes on a fresh resource each)', async () => {
-      const { target } = ctx();
-      const real = target.mode === 'real';
-      // actions first, while the new resource is still settling (a redeploy of a revision
-      // that is still building is a documented 400), then reads, deletes last
-      const order = ['POST', 'PATCH', 'PUT', 'GET', 'DELETE'];
-      for (const root of roots) {
-        const [req] = fc.sample(rootRequest(root), { numRuns: 1, seed: 7 });
-        const create = async (world: World, model: Model, n: number) => {
-          const fresh = n === 0 ? req : fc.sample(rootRequest(root), { numRuns: 1, seed: 7 + n })[0];
-          await new RootCommand(root, fresh, real).run(model, world);
-        };
-        const world = new World(target);
-        const model: Model = { pool: new ResourcePool(), deleted: [] };
-        await create(world, model, 0);
-        const links = Object.values(root.responses).flatMap((r) => r.links);
-        const targets = [...new Set(links.map((l) => l.operationId))].map((id) => operationById.get(id)!).sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method));
-        let fresh = 0;
-        for (const t of targets) {
-          if (!model.pool.get(t.operationId).length) continue; // the root's answer named nothing for it
-          for (const variant of edgeRequests(t, model.pool.get(t.operationId).slice(-1))) {
-            if (t.method === 'DELETE' && fresh > 0) {
-              // a delete consumes its resource: give each variant a new one
-              const m2: Model = { pool: new ResourcePool(), deleted: [] };
-              await create(world, m2, fresh);
-              const b = m2.pool.get(t.operationId).at(-1);
-              if (!b) continue;
-              await new FollowCommand(t, 0, { ...variant, path: requestOf(t, b).path }, real).run(m2, world);
-            } else await new FollowCommand(t, model.pool.get(t.operationId).length - 1, variant, real).run(model, world);
-            if (t.method === 'DELETE') fresh += 1;
-          }
-        }
-      }
+      await walkRoots(ctx().target);
     });
 
     it('every step conforms; created is readable, deleted is gone, answers name what was asked', async () => {
-      const { target } = ctx();
-      const real = target.mode === 'real';
-      // half the steps start something, half follow a link from what exists
-      const commands = [
-        fc.oneof(...roots.map((op) => rootRequest(op).map((req) => new RootCommand(op, req, real)))),
-        fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
-        fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
-      ];
-      await assertProperty('link-following sequence', fc.commands(commands, { maxCommands: 16, size: '+1' }), async (cmds) => {
-        const model: Model = { pool: new ResourcePool(), deleted: [] };
-        const world = new World(target);
-        await fc.asyncModelRun(() => ({ model, real: world }), cmds);
-        if (process.env.CONFORMANCE_DEBUG) console.log(`sequence: ${String(cmds)} → ${world.log.length} request(s)`);
-      }, Math.max(5, Math.round(RUNS / 2)));
+      const failure = await checkSequences(ctx().target);
+      if (failure) throw new Error(failure.report);
     });
   });
 }
