@@ -84,6 +84,8 @@ function edgeValues(op: Operation, p: Parameter): unknown[] {
   if (Array.isArray(s.enum)) values.push(...s.enum);
   const types = Array.isArray(s.type) ? s.type : [s.type];
   if (types.includes('boolean')) values.push(true, false);
+  const items = resolve(op.doc, s.items);
+  if (types.includes('array') && Array.isArray(items?.enum)) values.push(...items.enum.map((v: unknown) => [v]));
   if (s.minimum !== undefined) values.push(s.minimum);
   if (s.maximum !== undefined) values.push(s.maximum);
   for (const b of s.anyOf ?? s.oneOf ?? []) {
