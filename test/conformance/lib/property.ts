@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 
 /** Runs per property; FUZZ_RUNS raises the depth for longer runs. */
-export const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 25));
+export const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 40));
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 /** Thrown by a property with the problems found and the request that caused them. */
