@@ -67,6 +67,7 @@ describe('the conformance suite catches planted bugs', () => {
     }), 'mock');
     const failure = await validityFailure(target, 'listDeployments');
     assert.ok(failure, 'the property should fail');
+    console.log(failure.report);
     assert.match(failure.report, /server error 500/);
     // every other query parameter shrunk away, and the filter shrunk to the shortest that fails
     const m = /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\?name_contains=([^&']*)'/.exec(failure.report);
