@@ -25,7 +25,8 @@ function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Rec
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const p of params) {
     let arb = schemaArbitrary(op.doc, p.schema, { useExamples: true });
-    if (p.examples.length) arb = fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...p.examples) }, { weight: 3, arbitrary: arb });
+    // generated values first: a failure found with an example can still shrink to a small generated value
+    if (p.examples.length) arb = fc.oneof({ withCrossShrink: true }, { weight: 3, arbitrary: arb }, { weight: 1, arbitrary: fc.constantFrom(...p.examples) });
     if (where === 'header') arb = arb.map(String).filter((s) => HEADER_SAFE.test(s));
     if (where === 'path') arb = arb.filter((v) => String(v).length > 0);
     model[p.name] = arb;
@@ -36,7 +37,7 @@ function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Rec
 export function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
   if (!op.body) return undefined;
   const generated = schemaArbitrary(op.doc, op.body.schema, { useExamples: true });
-  const value = op.body.examples.length ? fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...op.body.examples) }, { weight: 2, arbitrary: generated }) : generated;
+  const value = op.body.examples.length ? fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...op.body.examples) }) : generated;
   return op.body.required ? value : fc.option(value, { nil: undefined, freq: 4 });
 }
 
@@ -68,8 +69,8 @@ export function validRequest(op: Operation, pool: Binding[] = []): fc.Arbitrary<
     const names = new Set(op.parameters.map((p) => p.name));
     const known = (where: Parameter['in'], b: Binding) =>
       Object.fromEntries(Object.entries(b).filter(([k]) => names.has(k) && op.parameters.find((p) => p.name === k)!.in === where));
-    path = fc.oneof({ weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) }, { weight: 1, arbitrary: path });
-    query = fc.oneof({ weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) }, { weight: 2, arbitrary: query });
+    path = fc.oneof({ withCrossShrink: true }, { weight: 1, arbitrary: path }, { weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) });
+    query = fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: query }, { weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) });
   }
   return fc
     .record({ path, query, headers: paramArbitrary(op, 'header') as fc.Arbitrary<Record<string, string>>, body })

@@ -34,7 +34,7 @@ function build(doc: Json, schema0: Json, options: SchemaArbitraryOptions, depth:
   const generated = core(doc, schema, options, depth);
   const examples = [...(Array.isArray(schema.examples) ? schema.examples : []), ...(schema.example !== undefined ? [schema.example] : [])];
   if (options.useExamples && examples.length) {
-    return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...examples) }, { weight: 3, arbitrary: generated });
+    return fc.oneof({ withCrossShrink: true }, { weight: 3, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...examples) });
   }
   return generated;
 }

@@ -24,8 +24,10 @@ function listArray(op: Operation): { at: string | null; key: string | null } | n
 
 const listings = operations.map((op) => ({ op, list: listArray(op) })).filter((x) => x.list !== null) as { op: Operation; list: { at: string | null; key: string | null } }[];
 
-export async function snapshot(target: Target, pool: ResourcePool): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
+export type Snapshot = Record<string, string[]>;
+
+export async function snapshot(target: Target, pool: ResourcePool): Promise<Snapshot> {
+  const out: Snapshot = {};
   for (const { op, list } of listings) {
     const path: Record<string, unknown> = {};
     const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -36,8 +38,23 @@ export async function snapshot(target: Target, pool: ResourcePool): Promise<Reco
     const query = limit?.schema?.maximum ? { limit: limit.schema.maximum } : {};
     const res = await send(target, requestFor(op, { path, query }));
     const items = (list.at ? (res.json as Json)?.[list.at] : res.json) as Json[] | undefined;
-    const ids = Array.isArray(items) ? items.map((i) => (list.key ? String(i?.[list.key]) : '?')).sort() : [];
-    out[op.operationId] = `${res.status} ${ids.length} ${ids.join(',')}`;
+    if (res.status !== 200 || !Array.isArray(items)) continue;
+    out[op.operationId] = items.map((i, n) => (list.key ? String(i?.[list.key]) : `#${n}`));
+  }
+  return out;
+}
+
+/**
+ * What appeared between two snapshots. Only additions count: resources may legitimately
+ * disappear meanwhile (a deletion finishing in the background), but a refused request
+ * must not have stored anything.
+ */
+export function added(before: Snapshot, after: Snapshot): string[] {
+  const out: string[] = [];
+  for (const [op, ids] of Object.entries(after)) {
+    const had = new Set(before[op] ?? []);
+    const fresh = ids.filter((id) => !had.has(id));
+    if (fresh.length || (before[op] && ids.length > before[op].length)) out.push(`${op} now also lists ${fresh.join(', ') || `${ids.length - before[op].length} more`}`);
   }
   return out;
 }

@@ -200,13 +200,16 @@ export async function walkRoots(target: Target, only: Operation[] = roots): Prom
 }
 
 /** Random link-following sequences; the failure (shrunk to a minimal sequence) or null. */
-export function checkSequences(target: Target, numRuns = Math.max(5, Math.round(RUNS / 2))): Promise<PropertyFailure | null> {
+export function checkSequences(target: Target, numRuns = Math.max(5, Math.round(RUNS / 2)), only?: Operation[]): Promise<PropertyFailure | null> {
   const real = target.mode === 'real';
+  const within = (op: Operation) => !only || only.includes(op);
+  const roots_ = roots.filter(within);
+  const linked_ = linked.filter(within);
   // half the steps start something, half follow a link from what exists
   const commands = [
-    fc.oneof(...roots.map((op) => rootRequest(op).map((req) => new RootCommand(op, req, real)))),
-    fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
-    fc.oneof(...linked.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
+    fc.oneof(...roots_.map((op) => rootRequest(op).map((req) => new RootCommand(op, req, real)))),
+    fc.oneof(...linked_.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
+    fc.oneof(...linked_.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
   ];
   return checkProperty('link-following sequence', fc.commands(commands, { maxCommands: 16, size: '+1' }), async (cmds) => {
     const model: Model = { pool: new ResourcePool(), deleted: [] };
