@@ -22,6 +22,8 @@ export interface SuiteContext {
   target: Target;
   pool: ResourcePool;
   server: TestServer;
+  /** What was wrong with the answers to the spec's own request examples (sent first). */
+  seedProblems: string[];
 }
 
 // Deletes last, so that fuzzing the reads and updates still finds the seeded resources.
@@ -73,17 +75,22 @@ export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Ope
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {
   describe(`conformance against ${mode} mode`, () => {
     let context: SuiteContext;
+    let server: TestServer | undefined;
     const ctx = () => context;
     before(async () => {
       // the server's own reply check is off: the suite itself must catch every violation
-      const server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+      server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
       const target: Target = { url: server.url, key: server.key, mode };
-      context = { server, target, pool: await seedPool(target) };
+      const seeded = await seedPool(target);
+      context = { server, target, pool: seeded.pool, seedProblems: seeded.problems };
     });
     after(async () => {
-      await context?.server.close();
+      await server?.close();
     });
 
+    it("the spec's own request examples get conforming answers", () => {
+      assert.deepEqual(ctx().seedProblems, []);
+    });
     defineValidRequestProperties(ctx);
     defineInvalidRequestProperties(ctx);
     defineRpcProperties(ctx);
