@@ -117,5 +117,12 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
   const unknown = pathParams.length
     ? [{ ...base, path: Object.fromEntries(pathParams.map((p) => [p.name, fc.sample(schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))), { numRuns: 1, seed: 11 })[0]])) }]
     : [];
-  return [...variants.slice(0, 12), ...unknown, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
+  // a free-form path segment may be "." (sent as %2E): it must still name a resource, not a dot-segment
+  const dots = pathParams
+    .filter((p) => {
+      const ps = resolve(op.doc, p.schema) ?? {};
+      return ps.type === 'string' && !ps.format && !ps.pattern && !ps.enum;
+    })
+    .map((p) => ({ ...base, path: { ...base.path, [p.name]: '.' } }));
+  return [...variants.slice(0, 12), ...unknown, ...dots, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
 }
