@@ -1,0 +1,75 @@
+// Credential probes derived from each operation's security requirements: no key and an
+// unknown key must be refused with 401 wherever no requirement is anonymous (and wherever
+// the server is configured to require keys everywhere); a key sent for a tenant it does
+// not own must be refused with 403 where a tenant header takes part in the requirements.
+import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { operations, type Operation } from './contract.ts';
+import { validRequest } from './generators.ts';
+import type { HttpRequest, Target } from './http.ts';
+import { assertProperty, RUNS } from './property.ts';
+import type { SuiteContext } from './suite.ts';
+import { expectConforming } from './suite.ts';
+
+const anonymousAllowed = (op: Operation) => op.security.some((r) => Object.keys(r).length === 0);
+
+/** Header names of apiKey schemes that never authenticate alone (e.g. a tenant selector). */
+function selectorHeaders(op: Operation): string[] {
+  const schemes = op.doc.components?.securitySchemes ?? {};
+  const names = new Set<string>();
+  for (const req of op.security) {
+    for (const name of Object.keys(req)) {
+      const s = schemes[name];
+      const alone = op.security.some((r) => Object.keys(r).length === 1 && name in r);
+      if (s?.type === 'apiKey' && s.in === 'header' && !alone) names.add(s.name);
+    }
+  }
+  return [...names];
+}
+
+const probeRuns = Math.max(3, Math.round(RUNS / 5));
+
+function expectStatus(expected: number) {
+  return (res: { status: number }) => (res.status === expected ? [] : [`expected ${expected}, got ${res.status}`]);
+}
+
+export function defineAuthProbes(ctx: () => SuiteContext, mode: 'mock' | 'real'): void {
+  describe('credentials: refused without a valid key, refused for a foreign tenant', () => {
+    let strict: { server: TestServer; target: Target };
+    before(async () => {
+      // a second server that requires keys on every operation (auth.agent_server: true)
+      const server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+      strict = { server, target: { url: server.url, key: server.key, mode } };
+    });
+    after(async () => {
+      await strict?.server.close();
+    });
+
+    for (const op of operations) {
+      it(`${op.operationId}`, async () => {
+        const { target, pool } = ctx();
+        const requests = validRequest(op, pool.get(op.operationId));
+        const on = anonymousAllowed(op) ? strict.target : target;
+        await assertProperty(`${op.operationId} without credentials`, requests, async (req) => {
+          await expectConforming(on, op, { ...req, auth: false }, expectStatus(401));
+          await expectConforming(on, op, { ...req, auth: `unknown-${randomUUID()}` }, expectStatus(401));
+        }, probeRuns);
+        for (const header of selectorHeaders(op)) {
+          await assertProperty(`${op.operationId} with a foreign ${header}`, requests, async (req) => {
+            const probe: HttpRequest = { ...req, headers: { ...req.headers, [header]: randomUUID() } };
+            await expectConforming(target, op, probe, expectStatus(403));
+          }, probeRuns);
+        }
+        if (selectorHeaders(op).length === 0 && op.doc.components?.securitySchemes?.TenantId) {
+          // the tenant header is declared but not part of this operation's requirements:
+          // sending one must still get a documented answer
+          const h = op.doc.components.securitySchemes.TenantId.name;
+          await assertProperty(`${op.operationId} with an unlisted ${h}`, requests, async (req) => {
+            await expectConforming(target, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } });
+          }, probeRuns);
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,128 @@
+// Valid requests for any operation, generated from its parameter and body schemas and
+// filtered through the spec's own request validators, so "valid" means what the spec says.
+import fc from 'fast-check';
+import { resolve, type Json, type Operation, type Parameter } from './contract.ts';
+import { requestFor, wireQuery, type HttpRequest } from './http.ts';
+import { schemaArbitrary } from './schemaArbitrary.ts';
+
+/** Parameter values known to name existing resources (filled by following the spec's links). */
+export type Binding = Record<string, unknown>;
+
+const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+
+function paramsSchema(params: Parameter[]): Json {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: false,
+  };
+}
+
+function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Record<string, unknown>> {
+  const params = op.parameters.filter((p) => p.in === where);
+  if (params.length === 0) return fc.constant({});
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const p of params) {
+    let arb = schemaArbitrary(op.doc, p.schema, { useExamples: true });
+    // generated values first: a failure found with an example can still shrink to a small generated value
+    if (p.examples.length) arb = fc.oneof({ withCrossShrink: true }, { weight: 3, arbitrary: arb }, { weight: 1, arbitrary: fc.constantFrom(...p.examples) });
+    if (where === 'header') arb = arb.map(String).filter((s) => HEADER_SAFE.test(s));
+    if (where === 'path') arb = arb.filter((v) => String(v).length > 0);
+    model[p.name] = arb;
+  }
+  return fc.record(model, { requiredKeys: params.filter((p) => p.required).map((p) => p.name) });
+}
+
+export function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
+  if (!op.body) return undefined;
+  const generated = schemaArbitrary(op.doc, op.body.schema, { useExamples: true });
+  const value = op.body.examples.length ? fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...op.body.examples) }) : generated;
+  return op.body.required ? value : fc.option(value, { nil: undefined, freq: 4 });
+}
+
+/** Does the spec accept this request? Uses the generated validators the way the server reads the wire. */
+export function acceptedBySpec(op: Operation, req: HttpRequest): boolean {
+  const v = op.validators;
+  const strings = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, x]) => [k, String(x)]));
+  if (v.path && !v.path(strings(req.path))) return false;
+  if (v.query && !v.query(wireQuery(req.query))) return false;
+  if (v.headers && !v.headers(Object.fromEntries(Object.entries(req.headers).map(([k, x]) => [k.toLowerCase(), x])))) return false;
+  if (op.body) {
+    if (req.body === undefined) return !op.body.required;
+    if (req.body.kind !== 'json') return false;
+    if (v.body && !v.body(structuredClone(req.body.value))) return false;
+  }
+  return true;
+}
+
+/**
+ * Valid requests for `op`. Path parameters come from `pool` (resources known to exist) as
+ * often as from their schemas, so handlers see real resources as well as unknown ones.
+ */
+export function validRequest(op: Operation, pool: Binding[] = []): fc.Arbitrary<HttpRequest> {
+  const body = bodyArbitrary(op) ?? fc.constant(undefined);
+  let path = paramArbitrary(op, 'path');
+  let query = paramArbitrary(op, 'query');
+  if (pool.length) {
+    const pick = fc.constantFrom(...pool);
+    const names = new Set(op.parameters.map((p) => p.name));
+    const known = (where: Parameter['in'], b: Binding) =>
+      Object.fromEntries(Object.entries(b).filter(([k]) => names.has(k) && op.parameters.find((p) => p.name === k)!.in === where));
+    path = fc.oneof({ withCrossShrink: true }, { weight: 1, arbitrary: path }, { weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) });
+    query = fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: query }, { weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) });
+  }
+  return fc
+    .record({ path, query, headers: paramArbitrary(op, 'header') as fc.Arbitrary<Record<string, string>>, body })
+    .map(({ path, query, headers, body }) => requestFor(op, { path, query, headers, body: body === undefined ? undefined : { kind: 'json', value: body } }))
+    .filter((req) => acceptedBySpec(op, req));
+}
+
+/** Sample values that exercise a parameter schema's edges: enum members, both booleans, the bounds, the examples. */
+function edgeValues(op: Operation, p: Parameter): unknown[] {
+  const s = resolve(op.doc, p.schema) ?? {};
+  const values: unknown[] = [...p.examples];
+  if (Array.isArray(s.enum)) values.push(...s.enum);
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  if (types.includes('boolean')) values.push(true, false);
+  const items = resolve(op.doc, s.items);
+  if (types.includes('array') && Array.isArray(items?.enum)) values.push(...items.enum.map((v: unknown) => [v]));
+  if (s.minimum !== undefined) values.push(s.minimum);
+  if (s.maximum !== undefined) values.push(s.maximum);
+  for (const b of s.anyOf ?? s.oneOf ?? []) {
+    const r = resolve(op.doc, b);
+    if (Array.isArray(r?.enum)) values.push(...r.enum);
+    if (r?.type === 'boolean') values.push(true, false);
+  }
+  return [...new Set(values.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v));
+}
+
+/**
+ * Deterministic valid requests run before the random ones: a known resource (or the
+ * parameter examples) and the first body example, alone and with each optional query
+ * parameter set to each of its edge values. The variants come first, the plain request
+ * last, so a destructive plain request does not spoil them.
+ */
+export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[] {
+  const binding = pool[0] ?? {};
+  const path = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, binding[p.name] ?? p.example]));
+  const body = op.body?.examples[0];
+  const base = requestFor(op, { path, body: body === undefined ? undefined : { kind: 'json', value: body } });
+  const variants: HttpRequest[] = [];
+  for (const p of op.parameters.filter((x) => x.in === 'query' && !x.required)) {
+    for (const v of edgeValues(op, p)) variants.push({ ...base, query: { [p.name]: v } });
+  }
+  // and once for a resource that was never created (path values sampled from their schemas)
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  const unknown = pathParams.length
+    ? [{ ...base, path: Object.fromEntries(pathParams.map((p) => [p.name, fc.sample(schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))), { numRuns: 1, seed: 11 })[0]])) }]
+    : [];
+  // a free-form path segment may be "." (sent as %2E): it must still name a resource, not a dot-segment
+  const dots = pathParams
+    .filter((p) => {
+      const ps = resolve(op.doc, p.schema) ?? {};
+      return ps.type === 'string' && !ps.format && !ps.pattern && !ps.enum;
+    })
+    .map((p) => ({ ...base, path: { ...base.path, [p.name]: '.' } }));
+  return [...variants.slice(0, 12), ...unknown, ...dots, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
+}

@@ -1,0 +1,160 @@
+// Requests as values: built by generators, sent over loopback, printed as curl commands.
+import type { Operation } from './contract.ts';
+
+export interface Target {
+  url: string;
+  mode: 'mock' | 'real';
+  /** Credentials the server accepts, added unless a request sets `auth: false`. */
+  key: string;
+}
+
+export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
+
+export interface HttpRequest {
+  operationId: string;
+  method: string;
+  /** The path template and its parameter values. */
+  template: string;
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  body?: Body;
+  /** false: send no credentials; a string: send that key instead of the server's. */
+  auth?: false | string;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  contentType: string | null;
+  text: string;
+  /** Parsed JSON body when the body is JSON; undefined otherwise. */
+  json?: unknown;
+  /** Parsed Server-Sent Events when the body is an event stream. */
+  events?: { event?: string; id?: string; data: string }[];
+  error?: string;
+}
+
+const REQUEST_TIMEOUT_MS = Number(process.env.CONFORMANCE_TIMEOUT_MS ?? 15_000);
+
+export function encodeSegment(value: unknown): string {
+  const s = encodeURIComponent(String(value));
+  // "." and ".." would be folded away by URL normalisation before the server saw them
+  return s === '.' ? '%2E' : s === '..' ? '%2E%2E' : s;
+}
+
+export function queryString(query: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(name, typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The query as the server reads it: strings, repeated names as arrays. */
+export function wireQuery(query: Record<string, unknown>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(queryString(query).slice(1))) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+export function urlOf(base: string, req: HttpRequest): string {
+  const path = req.template.replace(/\{([^}]+)\}/g, (_, name) => encodeSegment(req.path[name]));
+  return base + path + queryString(req.query);
+}
+
+export function wireHeaders(target: Pick<Target, 'key'>, req: HttpRequest): Record<string, string> {
+  const headers: Record<string, string> = { ...req.headers };
+  if (req.auth !== false) headers['X-Api-Key'] = typeof req.auth === 'string' ? req.auth : target.key;
+  if (req.body?.kind === 'json') headers['Content-Type'] = 'application/json';
+  if (req.body?.kind === 'raw' && req.body.contentType) headers['Content-Type'] = req.body.contentType;
+  return headers;
+}
+
+export const bodyText = (body: Body | undefined): string | undefined =>
+  body === undefined ? undefined : body.kind === 'json' ? JSON.stringify(body.value) : body.text;
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function curl(target: Pick<Target, 'url' | 'key'>, req: HttpRequest): string {
+  const parts = ['curl -sS -i', '-X', req.method, shellQuote(urlOf(target.url, req))];
+  for (const [k, v] of Object.entries(wireHeaders(target, req))) parts.push('-H', shellQuote(`${k}: ${v}`));
+  const text = bodyText(req.body);
+  if (text !== undefined) parts.push('--data-raw', shellQuote(text));
+  return parts.join(' ');
+}
+
+export async function send(target: Target, req: HttpRequest): Promise<HttpResponse> {
+  let res: Response;
+  try {
+    res = await fetch(urlOf(target.url, req), {
+      method: req.method,
+      headers: wireHeaders(target, req),
+      body: bodyText(req.body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (err) {
+    return { status: 0, headers: new Headers(), contentType: null, text: '', error: `no response: ${(err as Error).message}` };
+  }
+  let text = '';
+  let error: string | undefined;
+  try {
+    text = await res.text();
+  } catch (err) {
+    error = `body not read within ${REQUEST_TIMEOUT_MS} ms: ${(err as Error).message}`;
+  }
+  const contentType = res.headers.get('content-type');
+  const out: HttpResponse = { status: res.status, headers: res.headers, contentType, text, error };
+  const media = contentType?.split(';')[0].trim().toLowerCase();
+  if (media === 'text/event-stream') out.events = parseSse(text);
+  else if (text && media && /^application\/([\w.+-]*\+)?json$/.test(media)) {
+    try {
+      out.json = JSON.parse(text);
+    } catch {
+      out.error = 'the body is not valid JSON';
+    }
+  }
+  return out;
+}
+
+export function parseSse(text: string): { event?: string; id?: string; data: string }[] {
+  const events: { event?: string; id?: string; data: string }[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    if (!block.trim()) continue;
+    const e: { event?: string; id?: string; data: string } = { data: '' };
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith(':')) continue;
+      const at = line.indexOf(':');
+      const field = at < 0 ? line : line.slice(0, at);
+      const value = at < 0 ? '' : line.slice(at + 1).replace(/^ /, '');
+      if (field === 'event') e.event = value;
+      else if (field === 'id') e.id = value;
+      else if (field === 'data') data.push(value);
+    }
+    e.data = data.join('\n');
+    if (data.length || e.event) events.push(e);
+  }
+  return events;
+}
+
+export function describeResponse(res: HttpResponse): string {
+  if (res.status === 0) return res.error ?? 'no response';
+  const body = res.text.length > 600 ? `${res.text.slice(0, 600)}…` : res.text;
+  return `HTTP ${res.status} ${res.contentType ?? '(no content type)'} ${body}`;
+}
+
+export const requestFor = (op: Operation, parts: Partial<HttpRequest> = {}): HttpRequest => ({
+  operationId: op.operationId,
+  method: op.method,
+  template: op.path,
+  path: {},
+  query: {},
+  headers: {},
+  ...parts,
+});

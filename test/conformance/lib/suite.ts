@@ -1,0 +1,108 @@
+// The conformance suite against one server: valid and invalid requests for every HTTP
+// operation, credential probes, the JSON-RPC methods, link-following sequences, and the
+// coverage table. Test files call defineConformanceSuite for mock and for real mode.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { httpOperations, type Operation } from './contract.ts';
+import { conformanceProblems, rejectionProblems } from './checks.ts';
+import { coverageReport } from './coverage.ts';
+import { edgeRequests, validRequest } from './generators.ts';
+import { curl, describeResponse, send, type HttpRequest, type Target } from './http.ts';
+import { seedPool, type ResourcePool } from './links.ts';
+import { invalidRequest } from './mutations.ts';
+import { assertProperty, RUNS, Violation } from './property.ts';
+import { added, snapshot } from './snapshot.ts';
+import { defineAuthProbes } from './auth.ts';
+import { defineRpcProperties } from './rpc.ts';
+import { defineStatefulProperties } from './stateful.ts';
+import { defineRunOrderProperty } from './runOrder.ts';
+
+export interface SuiteContext {
+  target: Target;
+  pool: ResourcePool;
+  server: TestServer;
+  /** What was wrong with the answers to the spec's own request examples (sent first). */
+  seedProblems: string[];
+}
+
+// Deletes last, so that fuzzing the reads and updates still finds the seeded resources.
+const ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const ordered = [...httpOperations].sort((a, b) => ORDER.indexOf(a.method) - ORDER.indexOf(b.method));
+
+/** Sends a request and throws a Violation with a curl line when the answer breaks the spec. */
+export async function expectConforming(target: Target, op: Operation, req: HttpRequest, extra: (res: Awaited<ReturnType<typeof send>>) => string[] = () => []) {
+  const res = await send(target, req);
+  const problems = [...conformanceProblems(op, res), ...extra(res)];
+  if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
+  return res;
+}
+
+export function defineValidRequestProperties(ctx: () => SuiteContext, ops: Operation[] = ordered): void {
+  describe('valid requests: documented status, schema-valid body, never a 5xx', () => {
+    for (const op of ops) {
+      it(`${op.operationId} (${op.method} ${op.path})`, async () => {
+        const { target, pool } = ctx();
+        await assertProperty(op.operationId, validRequest(op, pool.get(op.operationId)), async (req) => {
+          const res = await expectConforming(target, op, req);
+          pool.record(op, { request: req, response: res });
+        }, RUNS, edgeRequests(op, pool.get(op.operationId)));
+      });
+    }
+  });
+}
+
+export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Operation[] = ordered): void {
+  describe('invalid requests: 422, never a 2xx or 5xx, nothing stored', () => {
+    for (const op of ops) {
+      const arbFor = (c: SuiteContext) => invalidRequest(op, c.pool.get(op.operationId));
+      it(`${op.operationId} (${op.method} ${op.path})`, async (t) => {
+        const c = ctx();
+        const arb = arbFor(c);
+        if (!arb) return t.skip('takes no input the spec could reject');
+        const before = await snapshot(c.target, c.pool);
+        await assertProperty(`${op.operationId} (invalid)`, arb, async (m) => {
+          const res = await send(c.target, m.request);
+          const problems = rejectionProblems(op, res);
+          if (problems.length) throw new Violation([`${m.description}:`, ...problems.map((p) => `  ${p}`)], curl(c.target, m.request), describeResponse(res));
+        });
+        assert.deepEqual(added(before, await snapshot(c.target, c.pool)), [], `${op.operationId}: refused requests stored something`);
+      });
+    }
+  });
+}
+
+export function defineConformanceSuite(mode: 'mock' | 'real'): void {
+  describe(`conformance against ${mode} mode`, () => {
+    let context: SuiteContext;
+    let server: TestServer | undefined;
+    const ctx = () => context;
+    before(async () => {
+      // the server's own reply check is off: the suite itself must catch every violation
+      server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+      const target: Target = { url: server.url, key: server.key, mode };
+      const seeded = await seedPool(target);
+      context = { server, target, pool: seeded.pool, seedProblems: seeded.problems };
+    });
+    after(async () => {
+      await server?.close();
+    });
+
+    it("the spec's own request examples get conforming answers", () => {
+      assert.deepEqual(ctx().seedProblems, []);
+    });
+    defineValidRequestProperties(ctx);
+    defineInvalidRequestProperties(ctx);
+    defineRpcProperties(ctx);
+    defineAuthProbes(ctx, mode);
+    defineStatefulProperties(ctx);
+    defineRunOrderProperty(ctx);
+
+    it('exercises every documented status of every operation (coverage table)', () => {
+      const { missing } = coverageReport(mode);
+      assert.deepEqual(missing, [], `documented outcomes never exercised (list them in test/conformance/coverage-exceptions.json with a reason if they cannot be): ${missing.join(', ')}`);
+    });
+  });
+}
+
+export { RUNS };

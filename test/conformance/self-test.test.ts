@@ -1,0 +1,105 @@
+// The suite catches planted bugs: a server whose handler is sabotaged must make the
+// relevant property fail with a shrunk counterexample printed as a curl command.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createApplication } from '../../src/app.ts';
+import { ApiError } from '../../src/runtime/context.ts';
+import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
+import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
+import type { AppFactory, Application } from '../../src/runtime/server.ts';
+import type { OperationHandler } from '../../src/runtime/pipeline.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { operationById } from './lib/contract.ts';
+import { validRequest } from './lib/generators.ts';
+import type { Target } from './lib/http.ts';
+import { checkProperty } from './lib/property.ts';
+import { checkSequences, statefulSettings, walkRoots } from './lib/stateful.ts';
+import { expectConforming } from './lib/suite.ts';
+
+type Wrap = (inner: OperationHandler) => OperationHandler;
+
+/** An app of spec-example answers (or the real app) with one handler replaced. */
+function sabotaged(base: 'examples' | 'real', operationId: string, wrap: Wrap): AppFactory {
+  return async (deps) => {
+    const app: Application =
+      base === 'real'
+        ? await createApplication(deps)
+        : { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
+    return { ...app, handlers: { ...app.handlers, [operationId]: wrap(app.handlers[operationId]) } };
+  };
+}
+
+const servers: TestServer[] = [];
+async function serve(app: AppFactory, mode: Target['mode']): Promise<Target> {
+  const server = await startTestServer({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+  servers.push(server);
+  return { url: server.url, key: server.key, mode };
+}
+
+async function validityFailure(target: Target, operationId: string) {
+  const op = operationById.get(operationId)!;
+  return checkProperty(operationId, validRequest(op), async (req) => {
+    await expectConforming(target, op, req);
+  }, 50);
+}
+
+describe('the conformance suite catches planted bugs', () => {
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  it('an undocumented field type in a reply', async () => {
+    const target = await serve(sabotaged('examples', 'getDeployment', (inner) => async (req, ctx) => {
+      const reply = await inner(req, ctx);
+      return { ...reply, body: { ...reply.body, name: 42 } };
+    }), 'mock');
+    const failure = await validityFailure(target, 'getDeployment');
+    assert.ok(failure, 'the property should fail');
+    assert.match(failure.report, /body does not match the 200 schema/);
+    assert.match(failure.report, /"instancePath":"\/name"/);
+    assert.match(failure.report, /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/[0-9a-f-]{36}'/);
+  });
+
+  it('a 500 on an edge input, shrunk to the smallest request that triggers it', async () => {
+    const target = await serve(sabotaged('examples', 'listDeployments', (inner) => async (req, ctx) => {
+      if (typeof req.query.name_contains === 'string' && req.query.name_contains.length >= 3) throw new Error('planted: long filter');
+      return inner(req, ctx);
+    }), 'mock');
+    const failure = await validityFailure(target, 'listDeployments');
+    assert.ok(failure, 'the property should fail');
+    console.log(failure.report);
+    assert.match(failure.report, /server error 500/);
+    // every other query parameter shrunk away, and the filter shrunk to the shortest that fails
+    const m = /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\?name_contains=([^&']*)'/.exec(failure.report);
+    assert.ok(m, `expected a curl line with only name_contains:\n${failure.report}`);
+    assert.equal([...decodeURIComponent(m[1].replace(/\+/g, ' '))].length, 3);
+    assert.ok(failure.numShrinks > 0);
+  });
+
+  it('a missing 404 for a deleted resource, found by following the links', async () => {
+    statefulSettings.goneWithinMs = 250;
+    const example = (await createMockHandlers(apiDocuments)).getDeployment;
+    const target = await serve(sabotaged('real', 'getDeployment', (inner) => async (req, ctx) => {
+      const reply = await inner(req, ctx).catch((err) => {
+        if (err instanceof ApiError && err.status === 404) return { status: 404 };
+        throw err;
+      });
+      if (reply.status !== 404) return reply;
+      const { body } = (await example()) as { body: Record<string, unknown> };
+      return { status: 200, body: { ...body, id: req.path.deployment_id } };
+    }), 'real');
+    await assert.rejects(walkRoots(target, [operationById.get('createDeployment')!]), (err: Error) => {
+      assert.match(err.message, /deleteDeployment answered 204, but getDeployment still answers 200/);
+      assert.match(err.message, /curl -sS -i -X DELETE '[^']*\/v2\/deployments\/[0-9a-f-]{36}/);
+      return true;
+    });
+    // sequences over the deployment operations (the root and what its links reach)
+    const root = operationById.get('createDeployment')!;
+    const reach = [root, ...new Set(Object.values(root.responses).flatMap((r) => r.links.map((l) => operationById.get(l.operationId)!)))];
+    const failure = await checkSequences(target, 60, reach);
+    assert.ok(failure, 'random link-following sequences should find it too');
+    assert.match(failure.report, /answered 200, not 404|still answers 200/);
+    assert.match(failure.report, /-X DELETE/);
+    assert.match(failure.report, /minimal case after \d+ shrink/);
+  });
+});
