@@ -50,11 +50,18 @@ export class KeyRing {
   }
 
   /**
-   * Resolves the caller. `required` false lets anonymous requests through (tenant null).
-   * Returns an HTTP error reply when the credentials are missing, unknown or not valid
-   * for the requested tenant.
+   * Resolves the caller. Returns an HTTP error reply when the credentials are missing,
+   * unknown or not valid for the requested tenant. `required` false (open agent-server
+   * routes, like the upstream dev server) never fails: credentials that do not check out
+   * are ignored and the call is anonymous (tenant null).
    */
   authenticate(headers: Record<string, string | string[] | undefined>, required: boolean): Identity | HttpReply {
+    const identity = this.resolve(headers, required);
+    if (!required && 'status' in identity) return ANONYMOUS;
+    return identity;
+  }
+
+  private resolve(headers: Record<string, string | string[] | undefined>, required: boolean): Identity | HttpReply {
     const key = credential(headers);
     if (key === undefined) {
       if (!required) return { tenantId: null, authenticated: false };
@@ -74,6 +81,8 @@ export class KeyRing {
     return httpError(403, 'This API key spans several workspaces and requires workspace specification: send X-Tenant-Id.');
   }
 }
+
+const ANONYMOUS: Identity = Object.freeze({ tenantId: null, authenticated: false });
 
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

@@ -26,8 +26,10 @@ export interface DispatcherOptions {
 const response = (id: RpcId, outcome: RpcOutcome<unknown>) =>
   'error' in outcome ? { jsonrpc: '2.0', id, error: outcome.error } : { jsonrpc: '2.0', id, result: outcome.result };
 
+// JSON-RPC 2.0: numeric ids "SHOULD NOT contain fractional parts"; the spec (and a2a-js)
+// type them as integers, so a fractional id is an invalid request.
 const validId = (id: unknown): id is string | number | null =>
-  id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+  id === null || typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
 export class JsonRpcDispatcher {
   private readonly specs: Map<string, MethodSpec>;
@@ -55,7 +57,7 @@ export class JsonRpcDispatcher {
     const hasId = 'id' in request;
     const id: RpcId = hasId && validId(request.id) ? (request.id as RpcId) : null;
     if (hasId && !validId(request.id)) {
-      return { kind: 'json', body: response(null, { error: RPC.invalidRequest('Invalid Request: id must be a string, a number or null') }) };
+      return { kind: 'json', body: response(null, { error: RPC.invalidRequest('Invalid Request: id must be a string, an integer or null') }) };
     }
     if (request.jsonrpc !== '2.0') {
       return { kind: 'json', body: response(id, { error: RPC.invalidRequest('Invalid Request: jsonrpc must be "2.0"') }) };

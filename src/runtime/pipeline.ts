@@ -8,7 +8,7 @@ import type { KeyRing } from './auth.ts';
 import type { Logger } from './logger.ts';
 import type { JsonRpcDispatcher } from './jsonrpc.ts';
 import { ApiError, type RequestContext } from './context.ts';
-import { httpError, toValidationItems, validationError, type HttpReply, type ValidationErrorItem } from './errors.ts';
+import { RPC, httpError, toValidationItems, validationError, type HttpReply, type ValidationErrorItem } from './errors.ts';
 import { Router } from './router.ts';
 import { writeSse } from './sse.ts';
 
@@ -109,6 +109,10 @@ export function createPipeline(options: PipelineOptions) {
       }
 
       if (b.operation.jsonrpc) {
+        const type = req.headers['content-type'];
+        if (type !== undefined && !JSON_MEDIA.test(type)) {
+          return send(res, { status: 200, body: { jsonrpc: '2.0', id: null, error: RPC.invalidRequest('Invalid Request: Content-Type must be application/json') } });
+        }
         const dispatcher = options.dispatchers[b.operation.jsonrpc];
         const reply = await dispatcher.dispatch(raw ?? '', { ...ctx, path: match.pathParams });
         if (reply.kind === 'none') return send(res, { status: 202 });
@@ -187,6 +191,7 @@ function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {
 }
 
 const TOO_LARGE = Symbol('too-large');
+const JSON_MEDIA = /^application\/([\w.+-]*\+)?json\b/i;
 
 /** Most requests carry no body; telling so up front spares them an await. */
 function hasBody(req: IncomingMessage): boolean {
@@ -226,7 +231,7 @@ function parseBody(raw: string | undefined, contentType: string | undefined, req
     if (required) return { issue: { loc: ['body'], msg: 'Field required', type: 'missing' } };
     return { value: undefined };
   }
-  if (contentType && !/^application\/([\w.+-]*\+)?json\b/i.test(contentType)) {
+  if (contentType && !JSON_MEDIA.test(contentType)) {
     return { issue: { loc: ['body'], msg: `Unsupported content type ${contentType.split(';')[0]}: send application/json`, type: 'content_type' } };
   }
   try {

@@ -95,3 +95,19 @@ test('the API reference and the spec documents are served without network', asyn
     await res.text();
   }
 });
+
+test('open agent-server routes ignore credentials that do not check out (like the upstream dev server)', async () => {
+  const probes: Record<string, string>[] = [{ 'x-api-key': 'nope' }, { 'x-api-key': server.key, 'x-tenant-id': randomUUID() }];
+  for (const headers of probes) {
+    const res = await fetch(`${server.url}/ok`, { headers });
+    assert.equal(res.status, 200, JSON.stringify(headers));
+    await res.text();
+  }
+});
+
+test('mock mode sends documented response headers', async () => {
+  const res = await server.api('/threads/0f3c1c9e-6a4b-4d47-9a3e-2f5d8b7c1a10/runs', { method: 'POST', json: { assistant_id: 'agent' } });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-location') ?? '', /^\/threads\/[^/]+\/runs\/[^/]+$/);
+  await res.text();
+});

@@ -72,3 +72,14 @@ test('streaming methods answer with Server-Sent Events whose data are JSON-RPC r
     assert.equal(data.id, 3);
   }
 });
+
+test('a fractional id is an invalid request (ids are strings or integers), answered with id null', async () => {
+  const r = await rpc('{"jsonrpc":"2.0","id":5e-324,"method":"tasks/get","params":{"id":"t-1"}}');
+  assert.deepEqual([r.body.id, r.body.error.code], [null, -32600]);
+});
+
+test('a non-JSON content type is an invalid request, not a parse of the body', async () => {
+  const r = await rpc('{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t-1"}}', { 'content-type': 'text/plain' });
+  assert.equal(r.status, 200);
+  assert.deepEqual([r.body.id, r.body.error.code], [null, -32600]);
+});

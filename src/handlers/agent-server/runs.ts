@@ -1,5 +1,5 @@
 // Background runs: createRun, listRuns, getRun, cancelRun.
-import type { Run } from '../../../generated/agent-server/types.gen.ts';
+import type { Run, RunSelection } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentDomain } from '../../domain/agent/agentService.ts';
 import type { AgentServerAreaHandlers } from './index.ts';
 import { failed, flag, notFound, runLocation } from './replies.ts';
@@ -17,7 +17,7 @@ export function runHandlers(domain: AgentDomain): Pick<AgentServerAreaHandlers, 
       if (!(await domain.getThread(path.thread_id))) return notFound(`Thread with ID ${path.thread_id} not found`);
       const runs = await domain.listRuns(path.thread_id, query);
       const select = query.select as (keyof Run)[] | undefined;
-      const body = select?.length ? runs.map((r) => Object.fromEntries(select.map((k) => [k, r[k]])) as unknown as Run) : runs;
+      const body = select?.length ? runs.map((r) => Object.fromEntries(select.map((k) => [k, r[k]])) as RunSelection) : runs;
       return { status: 200, body };
     },
     async getRun({ path }) {

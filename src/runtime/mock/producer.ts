@@ -7,7 +7,7 @@ import type { ApiDocument } from '../api.ts';
 import type { RpcMethodHandler } from '../jsonrpc.ts';
 
 type Json = any;
-export type MockReply = { status: number; body?: unknown; stream?: AsyncIterable<SseEvent> };
+export type MockReply = { status: number; headers?: Record<string, string>; body?: unknown; stream?: AsyncIterable<SseEvent> };
 
 export async function createMockHandlers(documents: ApiDocument[]): Promise<Record<string, () => Promise<MockReply>>> {
   const handlers: Record<string, () => Promise<MockReply>> = {};
@@ -28,17 +28,30 @@ function mockReply(document: Json, op: OperationSpec, backend: OpenAPIBackend): 
   const status = statuses.find((s) => s.startsWith('2')) ?? statuses[0];
   const declared = op.responses[status];
   const raw = resolve(document, document.paths[op.path][op.method.toLowerCase()].responses[status]);
+  const headers = mockHeaders(document, raw.headers);
   if (declared.contentType === 'text/event-stream') {
     const media = raw.content['text/event-stream'];
     const events = media?.example ?? firstExample(media?.examples);
-    return { status: Number(status), stream: (Array.isArray(events) ? events : [{ event: 'end', data: null }]) as never };
+    return { status: Number(status), headers, stream: (Array.isArray(events) ? events : [{ event: 'end', data: null }]) as never };
   }
-  if (!declared.contentType) return { status: Number(status) };
+  if (!declared.contentType) return { status: Number(status), headers };
   const media = raw.content[declared.contentType];
   let body = media.example ?? firstExample(media.examples);
   if (body === undefined) body = schemaExample(document, media.schema);
   if (body === undefined) body = backend.mockResponseForOperation(op.operationId, { code: Number(status) }).mock;
-  return { status: Number(status), body };
+  return { status: Number(status), headers, body };
+}
+
+/** Documented response headers, from their examples (a header without one is left out). */
+function mockHeaders(document: Json, declared: Json): Record<string, string> | undefined {
+  if (!declared) return undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, h0] of Object.entries(declared)) {
+    const h = resolve(document, h0);
+    const value = h?.example ?? h?.schema?.example ?? h?.schema?.examples?.[0];
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return Object.keys(headers).length ? headers : undefined;
 }
 
 async function* replay(events: SseEvent[]): AsyncGenerator<SseEvent> {

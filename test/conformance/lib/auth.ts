@@ -68,6 +68,12 @@ export function defineAuthProbes(ctx: () => SuiteContext, mode: 'mock' | 'real')
           await assertProperty(`${op.operationId} with an unlisted ${h}`, requests, async (req) => {
             await expectConforming(target, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } });
           }, probeRuns);
+          if (anonymousAllowed(op) && op.responses['403']) {
+            // where keys are required everywhere, a foreign tenant is refused like on the control plane
+            await assertProperty(`${op.operationId} with a foreign ${h} when keys are required`, requests, async (req) => {
+              await expectConforming(strict.target, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } }, expectStatus(403));
+            }, probeRuns);
+          }
         }
       });
     }
