@@ -184,10 +184,22 @@ function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {
     res.end();
     return;
   }
-  const text = JSON.stringify(reply.body);
+  const text = serialize(reply.body);
   const length = Buffer.byteLength(text);
   res.writeHead(reply.status, reply.headers ? { ...JSON_HEADERS, 'Content-Length': length, ...reply.headers } : { 'Content-Type': JSON_TYPE, 'Content-Length': length });
   res.end(headOnly ? undefined : text);
+}
+
+/**
+ * Frozen bodies are immutable views (handlers freeze what they cache per stored record), so
+ * their JSON is computed once per version rather than once per request.
+ */
+const serialized = new WeakMap<object, string>();
+function serialize(body: unknown): string {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  let text = serialized.get(body);
+  if (text === undefined) serialized.set(body, (text = JSON.stringify(body)));
+  return text;
 }
 
 const TOO_LARGE = Symbol('too-large');

@@ -11,7 +11,8 @@ import { timestamp } from './clock.ts';
 import type { Deployer } from './deployer/types.ts';
 import { conflict, deploymentNotFound, invalid } from './errors.ts';
 import { firstRevision } from './newRevision.ts';
-import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord } from './records.ts';
+import { deepFreeze } from '../../runtime/store/freeze.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';
 
@@ -20,9 +21,16 @@ export interface ControlPlaneDeps {
   deployer: Deployer;
 }
 
+/** Views of unchanged records are reused (stored records are immutable, so a view is too). */
+const views = new WeakMap<DeploymentRecord, { latest: RevisionRecord | undefined; view: Deployment }>();
+
 export async function deploymentView(repo: ControlPlaneRepository, record: DeploymentRecord): Promise<Deployment> {
   const latest = record.latest_revision_id ? await repo.revisions.get(record.latest_revision_id) : undefined;
-  return toDeployment(record, latest);
+  const cached = views.get(record);
+  if (cached && cached.latest === latest) return cached.view;
+  const view = deepFreeze(toDeployment(record, latest));
+  views.set(record, { latest, view });
+  return view;
 }
 
 /** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */

@@ -9,6 +9,7 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { OrderedIds } from './orderedIds.ts';
+import { deepFreeze } from './freeze.ts';
 
 const EMPTY = new OrderedIds();
 
@@ -416,10 +417,4 @@ function shardKey(collection: string, shard: number): string {
 function splitShardKey(key: string): [string, number] {
   const at = key.lastIndexOf('\u0000');
   return [key.slice(0, at), Number(key.slice(at + 1))];
-}
-
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
 }
