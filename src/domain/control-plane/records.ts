@@ -2,7 +2,7 @@
 // values, client secrets, lookup keys); views.ts turns them into wire objects.
 import type {
   AuthProvider,
-  DeploymentStatus,
+  Deployment,
   RevisionStatus,
   Secret,
   Source,
@@ -12,23 +12,14 @@ import type {
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { KeyedLock } from './keyedLock.ts';
 
-export interface DeploymentRecord {
-  id: string;
-  tenant_id: string;
+/** The wire Deployment, minus the latest revision's settings, with real secret values. */
+export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {
   /** `${tenant_id}/${name}`, indexed: the per-tenant name uniqueness check is one look-up. */
   tenant_name: string;
-  name: string;
-  source: Source;
   source_config: Required<SourceConfig>;
   /** Real values; only ever returned masked. */
   secrets: Secret[];
-  created_at: string;
-  updated_at: string;
-  status: DeploymentStatus;
-  latest_revision_id: string | null;
-  active_revision_id: string | null;
-  image_version: string | null;
-}
+};
 
 export interface RevisionRecord {
   id: string;
