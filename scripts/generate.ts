@@ -287,7 +287,8 @@ function tsType(responseOrBody: string | null, typesAlias = 'T'): string {
 function writeOperationTable(spec: DocumentSpec, hash: string, outDir: string, operations: OperationRecord[]) {
   const lines: string[] = [banner(hash)];
   lines.push(`import type * as T from './types.gen.ts';`);
-  lines.push(`import type { OperationSpec, SseEvent } from '../runtime-types.gen.ts';\n`);
+  const streams = operations.some((o) => Object.values(o.responses).some((r) => r.contentType === 'text/event-stream'));
+  lines.push(`import type { OperationSpec${streams ? ', SseEvent' : ''} } from '../runtime-types.gen.ts';\n`);
   lines.push(`export const operations: readonly OperationSpec[] = ${JSON.stringify(operations, null, 2)};\n`);
   const handled = operations.filter((o) => !o.jsonrpc);
   for (const o of handled) {

@@ -2,7 +2,7 @@
 // spec-sha256: ef2d7c38b26edd1d50732f9170d66b4b31bf5bb373d5885a6497cd6e74526c20
 
 import type * as T from './types.gen.ts';
-import type { OperationSpec, SseEvent } from '../runtime-types.gen.ts';
+import type { OperationSpec } from '../runtime-types.gen.ts';
 
 export const operations: readonly OperationSpec[] = [
   {

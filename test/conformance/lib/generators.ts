@@ -1,7 +1,7 @@
 // Valid requests for any operation, generated from its parameter and body schemas and
 // filtered through the spec's own request validators, so "valid" means what the spec says.
 import fc from 'fast-check';
-import { resolve, type Json, type Operation, type Parameter } from './contract.ts';
+import { resolve, type Operation, type Parameter } from './contract.ts';
 import { requestFor, wireQuery, type HttpRequest } from './http.ts';
 import { schemaArbitrary } from './schemaArbitrary.ts';
 
@@ -9,15 +9,6 @@ import { schemaArbitrary } from './schemaArbitrary.ts';
 export type Binding = Record<string, unknown>;
 
 const HEADER_SAFE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
-
-function paramsSchema(params: Parameter[]): Json {
-  return {
-    type: 'object',
-    properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
-    required: params.filter((p) => p.required).map((p) => p.name),
-    additionalProperties: false,
-  };
-}
 
 function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Record<string, unknown>> {
   const params = op.parameters.filter((p) => p.in === where);

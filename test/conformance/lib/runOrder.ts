@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { operationById, type Operation } from './contract.ts';
 import { conformanceProblems } from './checks.ts';
-import { curl, describeResponse, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
+import { curl, describeResponse, send, type HttpRequest, type HttpResponse } from './http.ts';
 import { bindingOf } from './links.ts';
 import { assertProperty, RUNS, Violation } from './property.ts';
 import type { SuiteContext } from './suite.ts';
