@@ -1,6 +1,8 @@
 // Composition root of real mode: builds each area's services and binds its handlers.
 // The registries are typed by the generated interfaces, so a missing or misspelt handler is
 // a compile error; the server also refuses to start on one (see runtime/server.ts).
+import type { Handlers, RpcMethods } from '../generated/index.gen.ts';
+import type { RequestContext, RpcContext } from './runtime/context.ts';
 import type { AppFactory, Application } from './runtime/server.ts';
 import { createControlPlane } from './handlers/control-plane/index.ts';
 import { createAgentServer } from './handlers/agent-server/index.ts';
@@ -10,9 +12,12 @@ export const createApplication: AppFactory = async (deps) => {
   const controlPlane = await createControlPlane(deps);
   const agentServer = await createAgentServer(deps);
   const a2a = await createA2A(deps, agentServer);
+  // `satisfies` makes the compiler check completeness here as well as in each area
+  const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } satisfies Handlers<RequestContext>;
+  const methods: RpcMethods<RpcContext> = a2a.methods;
   const app: Application = {
-    handlers: { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } as Application['handlers'],
-    methods: a2a.methods as unknown as Application['methods'],
+    handlers: handlers as Application['handlers'],
+    methods: methods as unknown as Application['methods'],
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
   };
   return app;
