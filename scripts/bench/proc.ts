@@ -1,7 +1,6 @@
 // Servers under test run as child processes, so their RSS is their own and the load
 // generator's work does not count against them. A child is "up" at its first 200.
 import fs from 'node:fs';
-import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface Child {
@@ -31,16 +30,7 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../freePort.ts';
 
 /** Process groups still running, ended if the bench itself stops early (error, Ctrl-C). */
 const live = new Set<number>();

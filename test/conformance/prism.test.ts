@@ -4,66 +4,19 @@
 // spec independently of this suite. Any violation it reports fails the test.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { startPrism, type PrismProxy } from '../support/prism.ts';
 import { operations } from './lib/contract.ts';
 import { roots, walkRoots } from './lib/stateful.ts';
 
-const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-interface Proxy {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startPrism(spec: string, upstream: string): Promise<Proxy> {
-  const port = await freePort();
-  const child = spawn(PRISM, ['proxy', path.join(ROOT, spec), upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 60_000);
-    const check = () => {
-      if (out.includes('Prism is listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`prism exited with ${code}:\n${out}`));
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out };
-}
-
 describe('integration flow through the Prism validation proxy', () => {
   let server: TestServer;
-  const proxies: Proxy[] = [];
+  const proxies: PrismProxy[] = [];
   before(async () => {
     server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
   });
   after(async () => {
-    for (const p of proxies) {
-      p.child.kill('SIGTERM');
-      await new Promise((resolve) => (p.child.exitCode === null ? p.child.once('exit', resolve) : resolve(null)));
-    }
+    for (const p of proxies) await p.stop();
     await server?.close();
   });
 

@@ -10,6 +10,7 @@ import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
 import { createApplication } from '../../src/app.ts';
+import { startPrism } from './prism.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,11 +52,22 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (options.project) config.project = options.project;
   const log = createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
   const server = await startServer(config, options.app ?? createApplication, log);
+  // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
+  // integration test runs unchanged through it (test/conformance/prism-integration.test.ts)
+  const viaPrism = process.env.AGENTPLANE_TEST_VIA_PRISM;
+  const proxy = viaPrism ? await startPrism(viaPrism, server.url) : undefined;
+  const url = proxy?.url ?? server.url;
   return {
     ...server,
+    url,
     key,
     tenant,
     dataDir,
+    close: async () => {
+      await proxy?.stop();
+      await server.close();
+      if (proxy && /violation/i.test(proxy.output())) throw new Error(`Prism reported violations:\n${proxy.output()}`);
+    },
     api: (pathname, init = {}) => {
       const headers = new Headers(init.headers);
       if (!headers.has('x-api-key') && !headers.has('authorization')) headers.set('x-api-key', key);
@@ -64,7 +76,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         headers.set('content-type', 'application/json');
         body = JSON.stringify(init.json);
       }
-      return fetch(server.url + pathname, { ...init, headers, body });
+      return fetch(url + pathname, { ...init, headers, body });
     },
   };
 }

@@ -1,0 +1,50 @@
+// A Prism validation proxy (`prism proxy <spec> <upstream> --errors`) in front of a server:
+// it checks every request and answer against the spec on its own, independently of ours.
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../scripts/freePort.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
+
+export interface PrismProxy {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+
+export async function startPrism(spec: string, upstream: string): Promise<PrismProxy> {
+  const port = await freePort();
+  const child = spawn(PRISM, ['proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('Prism is listening')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`prism exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
