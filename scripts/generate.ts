@@ -340,7 +340,8 @@ async function generateOpenRpc(spec: DocumentSpec, hash: string, outDir: string)
   for (const m0 of doc.methods) {
     const m = resolve(m0);
     const P = pascal(m.name);
-    const params: Json = { type: 'object', properties: {}, required: [] as string[] };
+    // by-name params: every member is named (an empty name is an invalid parameter)
+    const params: Json = { type: 'object', properties: {}, required: [] as string[], propertyNames: { minLength: 1 } };
     for (const p0 of m.params ?? []) {
       const p = resolve(p0);
       params.properties[p.name] = p.schema;

@@ -45,10 +45,6 @@ export class KeyRing {
     return tenants;
   }
 
-  get size(): number {
-    return this.tenantsByHash.size;
-  }
-
   /**
    * Resolves the caller. Returns an HTTP error reply when the credentials are missing,
    * unknown or not valid for the requested tenant. `required` false (open agent-server

@@ -55,6 +55,8 @@ function issueMessage(issue: ValidationIssue): string {
       return 'Field required';
     case 'additionalProperties':
       return 'Extra inputs are not permitted';
+    case 'propertyNames':
+      return 'Invalid property name';
     case 'enum':
       return `Input should be ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'format':
@@ -71,6 +73,8 @@ export function toValidationItems(where: string, issues: ValidationIssue[]): Val
   const items: ValidationErrorItem[] = [];
   const seen = new Set<string>();
   for (const issue of issues) {
+    // a failing property name is reported once, by its propertyNames issue, not per rule
+    if ((issue as { propertyName?: string }).propertyName !== undefined && issue.keyword !== 'propertyNames') continue;
     const loc: (string | number)[] = [where];
     for (const part of issue.instancePath.split('/').slice(1)) {
       const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -78,6 +82,7 @@ export function toValidationItems(where: string, issues: ValidationIssue[]): Val
     }
     if (issue.keyword === 'required') loc.push(issue.params.missingProperty);
     if (issue.keyword === 'additionalProperties') loc.push(issue.params.additionalProperty);
+    if (issue.keyword === 'propertyNames') loc.push(issue.params.propertyName);
     const item = { loc, msg: issueMessage(issue), type: issueType(issue) };
     const key = JSON.stringify(item);
     if (seen.has(key)) continue;
@@ -87,14 +92,11 @@ export function toValidationItems(where: string, issues: ValidationIssue[]): Val
   return items;
 }
 
+/** The JSON-RPC envelope errors; method-specific A2A codes live with the A2A domain. */
 export const RPC = {
   parseError: (message = 'Parse error'): RpcError => ({ code: -32700, message }),
   invalidRequest: (message = 'Invalid Request'): RpcError => ({ code: -32600, message }),
   methodNotFound: (method: string): RpcError => ({ code: -32601, message: `Method not found: ${method}` }),
   invalidParams: (message: string, data?: unknown): RpcError => ({ code: -32602, message, ...(data === undefined ? {} : { data }) }),
   internal: (message = 'Internal error'): RpcError => ({ code: -32603, message }),
-  taskNotFound: (data?: unknown): RpcError => ({ code: -32001, message: 'Task not found', ...(data === undefined ? {} : { data }) }),
-  taskNotCancelable: (data?: unknown): RpcError => ({ code: -32002, message: 'Task cannot be canceled', ...(data === undefined ? {} : { data }) }),
-  unsupportedOperation: (message = 'This operation is not supported'): RpcError => ({ code: -32004, message }),
-  contentTypeNotSupported: (message = 'Incompatible content types'): RpcError => ({ code: -32005, message }),
 };

@@ -89,8 +89,6 @@ export class JsonRpcDispatcher {
 
   private checkParams(spec: MethodSpec, params: unknown): RpcError | undefined {
     if (!params || typeof params !== 'object' || Array.isArray(params)) return RPC.invalidParams('Invalid params: params must be an object');
-    // by-name params cannot have an empty name (the A2A conformance kit checks this)
-    if (Object.hasOwn(params, '')) return RPC.invalidParams('Invalid params: a parameter name must not be empty', [{ loc: ['params', ''], msg: 'empty parameter name', type: 'value_error' }]);
     const validate = this.options.params[spec.validator];
     if (validate(params)) return undefined;
     const issues = toValidationItems('params', validate.errors ?? []);

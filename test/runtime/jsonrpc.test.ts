@@ -83,3 +83,9 @@ test('a non-JSON content type is an invalid request, not a parse of the body', a
   assert.equal(r.status, 200);
   assert.deepEqual([r.body.id, r.body.error.code], [null, -32600]);
 });
+
+test('an empty by-name parameter is invalid params, located at its name', async () => {
+  const r = await rpc('{"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"":1,"id":"t-1"}}');
+  assert.equal(r.body.error.code, -32602);
+  assert.deepEqual(r.body.error.data, [{ loc: ['params', ''], msg: 'Invalid property name', type: 'value_error' }]);
+});
