@@ -13,6 +13,8 @@ import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
 import { health } from './system.ts';
 import { threadHandlers } from './threads.ts';
+import { storeHandlers } from './store.ts';
+import { createMemoryStore } from '../../domain/memory/setup.ts';
 
 /** getAgentCard belongs to the A2A area (src/handlers/a2a). */
 export type AgentServerAreaHandlers = Omit<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
@@ -36,7 +38,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const domain = new AgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
   // assistants and the recovered queue are ready before the first request is accepted
   await domain.prepare();
+  const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const handlers: AgentServerAreaHandlers = {
+    ...storeHandlers(memory.store),
     health,
     ...assistantHandlers(domain),
     ...threadHandlers(domain),
@@ -45,5 +49,5 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...streamHandlers(domain),
   };
   const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
-  return { handlers, modules: [workers], service: domain };
+  return { handlers, modules: [workers, memory.sweeper], service: domain };
 }
