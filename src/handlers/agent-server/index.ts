@@ -14,6 +14,10 @@ import { streamHandlers } from './runStreams.ts';
 import { health } from './system.ts';
 import { threadHandlers } from './threads.ts';
 import { storeHandlers } from './store.ts';
+import { cronHandlers } from './crons.ts';
+import { CronService } from '../../domain/crons/cronService.ts';
+import { CronScheduler } from '../../domain/crons/scheduler.ts';
+import { cronFiring } from '../../domain/crons/cronRuns.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 
 /** getAgentCard belongs to the A2A area (src/handlers/a2a). */
@@ -39,7 +43,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   await domain.prepare();
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
+  const crons = new CronService(store, (id) => domain.resolveAssistant(id), async (id) => (await domain.getThread(id)) !== undefined);
+  const cronLog = log.child({ area: 'crons' });
+  const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const handlers: AgentServerAreaHandlers = {
+    ...cronHandlers(crons),
     ...storeHandlers(memory.store),
     health,
     ...assistantHandlers(domain),
@@ -49,5 +57,5 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...streamHandlers(domain),
   };
   const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
-  return { handlers, modules: [workers, memory.sweeper], service: domain };
+  return { handlers, modules: [workers, memory.sweeper, { start: () => scheduler.start(), stop: () => scheduler.stop() }], service: domain };
 }
