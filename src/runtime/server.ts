@@ -73,7 +73,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  const disabled = new Set<string>(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []);
+  const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,

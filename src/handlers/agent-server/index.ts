@@ -15,6 +15,7 @@ import { health } from './system.ts';
 import { threadHandlers } from './threads.ts';
 import { storeHandlers } from './store.ts';
 import { cronHandlers } from './crons.ts';
+import { mcpHandlers } from './mcp.ts';
 import { CronService } from '../../domain/crons/cronService.ts';
 import { CronScheduler } from '../../domain/crons/scheduler.ts';
 import { cronFiring } from '../../domain/crons/cronRuns.ts';
@@ -48,6 +49,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const handlers: AgentServerAreaHandlers = {
     ...cronHandlers(crons),
+    ...mcpHandlers(domain),
     ...storeHandlers(memory.store),
     health,
     ...assistantHandlers(domain),
