@@ -302,6 +302,8 @@ function writeOperationTable(spec: DocumentSpec, hash: string, outDir: string, o
     const members = Object.entries(o.responses).map(([status, r]) => {
       if (r.contentType === 'text/event-stream') return `{ status: ${status}; headers?: Record<string, string>; stream: AsyncIterable<SseEvent> }`;
       if (!r.contentType) return `{ status: ${status}; headers?: Record<string, string> }`;
+      // text bodies (text/plain) are written as they are, not as JSON
+      if (r.contentType.startsWith('text/')) return `{ status: ${status}; headers?: Record<string, string>; text: string }`;
       return `{ status: ${status}; headers?: Record<string, string>; body: ${tsType(r.type)} }`;
     });
     lines.push(`export type ${P}Response =\n  | ${members.join('\n  | ')};\n`);

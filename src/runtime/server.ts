@@ -13,6 +13,7 @@ import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline, type OperationHandler } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
+import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
 /** Something that runs beside the HTTP server (a worker pool, a deployer). */
@@ -31,6 +32,8 @@ export interface AppFactoryDeps {
   config: ServerConfig;
   store: Store;
   log: Logger;
+  /** Areas add their gauges here; GET /metrics renders it. */
+  metrics: Metrics;
 }
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;
 
@@ -49,7 +52,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log });
+  const metrics = new Metrics();
+  metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
+    Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
+  );
+  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -86,6 +93,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: createDocsRoutes(),
+    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
   let inFlight = 0;

@@ -10,7 +10,8 @@ import type { GraphRegistry } from './graphs.ts';
 import { nowIso, uuid4, uuid7 } from './ids.ts';
 import { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, errorResult, newThread, notBefore, runKwargs, toApiRun, toApiThread, type RunRecord, type ThreadRecord } from './records.ts';
-import { executeRun, type ActiveRun } from './runLifecycle.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
+import { executeRun, type ActiveRun, type RunEnded } from './runLifecycle.ts';
 import { RunQueue } from './runQueue.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { AgentService, Outcome, RunEvent } from './service.ts';
@@ -23,6 +24,9 @@ export interface AgentDomainOptions {
   checkpointer: StoreCheckpointer;
   log: Logger;
   maxConcurrentRuns: number;
+  onRunEnded?: (ended: RunEnded) => void;
+  /** The long-term memory store graphs receive as `config.store`. */
+  memoryStore?: MemoryStore;
 }
 
 const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
@@ -48,7 +52,7 @@ export class AgentDomain implements AgentService {
     this.plain = new PlainStateStore(store);
     this.stateReader = new ThreadStateReader(graphs, this.plain);
     this.assistants = new AssistantRegistry(store, () => graphs.ids());
-    const deps = { store, runs: this.runs, threads: this.threads, graphs, broker: this.broker, plain: this.plain, checkpointer: options.checkpointer, queue: () => this.queue, active: this.active, log };
+    const deps = { onRunEnded: options.onRunEnded, memoryStore: options.memoryStore, store, runs: this.runs, threads: this.threads, graphs, broker: this.broker, plain: this.plain, checkpointer: options.checkpointer, queue: () => this.queue, active: this.active, log };
     this.queue = new RunQueue(options.maxConcurrentRuns, (run) => executeRun(deps, run));
   }
 
@@ -60,6 +64,11 @@ export class AgentDomain implements AgentService {
       this.broker.open(run.run_id);
       this.queue.enqueue({ runId: run.run_id, threadId: run.thread_id, notBefore: notBefore(run) });
     }
+  }
+
+  /** How many runs are executing now (metrics). */
+  executingRuns(): number {
+    return this.active.size;
   }
 
   startWorkers(): void {

@@ -1,7 +1,7 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { Command } from '@langchain/langgraph';
+import { Command, type BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
 import type { LoadedGraph } from './graphs.ts';
@@ -17,6 +17,8 @@ export interface RunContext {
   signal: AbortSignal;
   publish(event: string, data: unknown): void;
   plain: PlainStateStore;
+  /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
+  memory?: BaseStore;
   /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */
   resumeFromCheckpoint: boolean;
 }
@@ -51,6 +53,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     config: (run.kwargs.config as Record<string, unknown>) ?? {},
     context: (run.kwargs.context as Record<string, unknown>) ?? {},
     signal: ctx.signal,
+    store: ctx.memory,
     emit: (data) => modes.has('custom') && publish('custom', data),
   });
   ctx.signal.throwIfAborted();
@@ -87,6 +90,10 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     },
     metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
     context: kwargs.context,
+    ...(ctx.memory ? { store: ctx.memory } : {}),
+    // every checkpoint is on the store before the stream ends: with "async", LangGraph may
+    // still be writing after the run is recorded as finished (and after shutdown)
+    durability: kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'sync'),
     streamMode: [...graphModes],
     subgraphs,
     signal: ctx.signal,

@@ -16,6 +16,8 @@ export interface PlainGraphContext {
   config: Record<string, unknown>;
   context: Record<string, unknown>;
   signal: AbortSignal;
+  /** The long-term memory store (a LangGraph BaseStore), shared with the /store API. */
+  store?: import('@langchain/langgraph').BaseStore;
   /** Publishes a `custom` stream event. */
   emit(data: unknown): void;
 }

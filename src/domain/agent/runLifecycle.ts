@@ -1,8 +1,10 @@
 // The whole life of one run, in one place: claim → running → success | error | interrupted.
 // Whatever happens inside the graph, the `finally` writes the final status, closes the
 // run's event log and moves the thread on, so a failing graph never blocks its thread.
-import type { RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
+import type { Run, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
+import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import type { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
@@ -10,7 +12,7 @@ import type { GraphRegistry } from './graphs.ts';
 import { runLangGraph, runPlainGraph, type RunOutput } from './graphRunners.ts';
 import { nowIso } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
-import { describeError, errorResult, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, describeError, errorResult, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import type { QueuedRun, RunQueue } from './runQueue.ts';
 
 export type CancelAction = 'interrupt' | 'rollback' | 'shutdown';
@@ -20,7 +22,23 @@ export interface ActiveRun {
   action: CancelAction | null;
 }
 
+/** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
+export interface RunEnded {
+  run: Run;
+  /** The thread's values after a successful run. */
+  values?: Record<string, unknown>;
+  error?: RunError;
+  startedAt: Date;
+  endedAt: Date;
+  /** From creation to the start of execution. */
+  queuedMs: number;
+}
+
 export interface LifecycleDeps {
+  /** Called once per run that reached a final status (not for shutdowns or rollbacks). */
+  onRunEnded?: (ended: RunEnded) => void;
+  /** The long-term memory store, handed to graphs as `config.store`. */
+  memoryStore?: MemoryStore;
   store: Store;
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
@@ -57,7 +75,8 @@ export async function executeRun(deps: LifecycleDeps, queued: QueuedRun): Promis
     const graphId = String((await deps.threads.get(run.thread_id))?.metadata.graph_id ?? '');
     const graph = deps.graphs.get(graphId);
     if (!graph) throw Object.assign(new Error(`Graph '${graphId}' is not configured on this server.`), { name: 'GraphNotFound' });
-    const ctx = { run, graph, signal: active.controller.signal, publish, plain: deps.plain, resumeFromCheckpoint: run.attempt > 1 && (await resumable(deps, run)) };
+    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, '') : undefined;
+    const ctx = { run, graph, signal: active.controller.signal, publish, plain: deps.plain, memory, resumeFromCheckpoint: run.attempt > 1 && (await resumable(deps, run)) };
     const output = graph.kind === 'plain' ? await runPlainGraph(ctx) : await runLangGraph(ctx);
     ending = active.action ? { kind: 'cancelled', action: active.action } : { kind: 'success', output };
   } catch (err) {
@@ -68,6 +87,9 @@ export async function executeRun(deps: LifecycleDeps, queued: QueuedRun): Promis
     } catch (err) {
       log.error('could not record the end of a run', { err });
     }
+    // listeners hear of the end before waiters are released, so what a client sees after
+    // join/wait (metrics, a webhook already on its way) is consistent
+    await announceEnd(deps, run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
     deps.active.delete(run.run_id);
     deps.broker.end(run.run_id);
     log.info('run finished', { outcome: ending.kind === 'cancelled' ? ending.action : ending.kind, exec_ms: Date.now() - started });
@@ -122,6 +144,20 @@ async function finish(deps: LifecycleDeps, run: RunRecord, ending: Ending): Prom
   if (ending.kind === 'success' && deps.graphs.get(String(thread.metadata.graph_id))?.kind === 'langgraph') {
     await deps.checkpointer.prune(run.thread_id);
   }
+}
+
+async function announceEnd(deps: LifecycleDeps, run: RunRecord, ending: Ending, started: number): Promise<void> {
+  if (!deps.onRunEnded) return;
+  const stored = await deps.runs.get(run.run_id);
+  if (!stored || !FINAL_STATUSES.has(stored.status)) return;
+  deps.onRunEnded({
+    run: toApiRun(stored),
+    values: ending.kind === 'success' ? ending.output.values : undefined,
+    error: ending.kind === 'error' ? ending.error : undefined,
+    startedAt: new Date(started),
+    endedAt: new Date(),
+    queuedMs: Math.max(0, started - Date.parse(run.created_at)),
+  });
 }
 
 /** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */

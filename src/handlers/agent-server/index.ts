@@ -16,6 +16,10 @@ import { threadHandlers } from './threads.ts';
 import { storeHandlers } from './store.ts';
 import { cronHandlers } from './crons.ts';
 import { mcpHandlers } from './mcp.ts';
+import { metricsHandlers } from './metrics.ts';
+import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
+import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
+import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
 import { CronService } from '../../domain/crons/cronService.ts';
 import { CronScheduler } from '../../domain/crons/scheduler.ts';
 import { cronFiring } from '../../domain/crons/cronRuns.ts';
@@ -40,10 +44,21 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
     throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
   }
-  const domain = new AgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
+  const memory = await createMemoryStore(store, config.project.store, baseDir, log);
+  const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
+  const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
+  const domain = new AgentDomain({
+    store,
+    graphs,
+    checkpointer,
+    log: log.child({ area: 'agent-server' }),
+    maxConcurrentRuns,
+    memoryStore: memory.store,
+    onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
+  });
+  runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
   // assistants and the recovered queue are ready before the first request is accepted
   await domain.prepare();
-  const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const crons = new CronService(store, (id) => domain.resolveAssistant(id), async (id) => (await domain.getThread(id)) !== undefined);
   const cronLog = log.child({ area: 'crons' });
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
@@ -51,6 +66,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...cronHandlers(crons),
     ...mcpHandlers(domain),
     ...storeHandlers(memory.store),
+    ...metricsHandlers(deps.metrics),
     health,
     ...assistantHandlers(domain),
     ...threadHandlers(domain),
@@ -59,5 +75,5 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...streamHandlers(domain),
   };
   const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
-  return { handlers, modules: [workers, memory.sweeper, { start: () => scheduler.start(), stop: () => scheduler.stop() }], service: domain };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, { start: () => scheduler.start(), stop: () => scheduler.stop() }], service: domain };
 }
