@@ -45,7 +45,7 @@ test('every operation of both documents answers from the spec in mock mode', asy
       let url = op.path;
       for (const p of params.filter((p: Json) => p.in === 'path')) url = url.replace(`{${p.name}}`, encodeURIComponent(pathValue(document, p)));
       const required = params.filter((p: Json) => p.in === 'query' && p.required);
-      if (required.length) url += `?${new URLSearchParams(required.map((p: Json) => [p.name, pathValue(document, p)]))}`;
+      if (required.length) url += `?${new URLSearchParams(required.map((p: Json): [string, string] => [p.name, pathValue(document, p)]))}`;
       let body: unknown;
       if (op.jsonrpc) {
         body = { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'task-1' } };
