@@ -18,6 +18,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
 import metaSchemaModule from '@open-rpc/meta-schema';
 import jsonSchemaToolsMeta from '@json-schema-tools/meta-schema';
+import { PROJECT_SCHEMA_FILE, generateProjectSchema } from './codegen/projectSchema.ts';
 
 type Json = any;
 // these packages are CommonJS with a `default` export
@@ -444,6 +445,9 @@ async function main() {
     if (spec.kind === 'openapi') await generateOpenApi(spec, hash, outDir);
     else await generateOpenRpc(spec, hash, outDir);
   }
+  const projectBytes = fs.readFileSync(path.join(root, PROJECT_SCHEMA_FILE));
+  const projectHash = createHash('sha256').update(GENERATOR_VERSION).update(projectBytes).digest('hex');
+  await generateProjectSchema(root, tmpOut, (comment) => banner(projectHash, comment), esmRequires);
   const all = createHash('sha256').update(hashes.join()).digest('hex');
   fs.writeFileSync(path.join(tmpOut, 'runtime-types.gen.ts'), banner(all) + RUNTIME_TYPES);
   fs.writeFileSync(

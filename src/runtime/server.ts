@@ -121,6 +121,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  for (const warning of config.projectWarnings) log.warn(warning);
+  if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, keys: keys.origin });
 
   let closing: Promise<void> | null = null;
