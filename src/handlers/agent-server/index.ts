@@ -1,21 +1,17 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
-import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import { AgentDomain } from '../../domain/agent/agentService.ts';
+import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
-import type { RequestContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
 import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
 import { health } from './system.ts';
 import { threadHandlers } from './threads.ts';
-
-/** getAgentCard belongs to the A2A area (src/handlers/a2a). */
-export type AgentServerAreaHandlers = Omit<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -33,17 +29,16 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
     throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
   }
-  const domain = new AgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
   // assistants and the recovered queue are ready before the first request is accepted
-  await domain.prepare();
+  const domain = await openAgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
   const handlers: AgentServerAreaHandlers = {
     health,
-    ...assistantHandlers(domain),
-    ...threadHandlers(domain),
-    ...runHandlers(domain),
-    ...resultHandlers(domain),
-    ...streamHandlers(domain),
+    ...assistantHandlers(domain.assistants),
+    ...threadHandlers(domain.threads),
+    ...runHandlers(domain.runs),
+    ...resultHandlers(domain.runs),
+    ...streamHandlers(domain.runs),
   };
-  const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
+  const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   return { handlers, modules: [workers], service: domain };
 }
