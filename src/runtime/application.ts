@@ -4,6 +4,7 @@
 import type { ServerConfig } from './config.ts';
 import type { RpcMethodHandler } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 import type { OperationHandler } from './pipeline.ts';
 import type { Store } from './store/types.ts';
 
@@ -23,6 +24,8 @@ export interface AppFactoryDeps {
   config: ServerConfig;
   store: Store;
   log: Logger;
+  /** Areas add their gauges here; GET /metrics renders it. */
+  metrics: Metrics;
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

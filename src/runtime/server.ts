@@ -14,6 +14,7 @@ import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
+import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
 export type { AppFactory, AppFactoryDeps, Application, BackgroundModule } from './application.ts';
@@ -33,7 +34,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log });
+  const metrics = new Metrics();
+  metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
+    Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
+  );
+  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -57,7 +62,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  const disabled = new Set<string>(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []);
+  const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -70,6 +75,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: createDocsRoutes(),
+    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
   let inFlight = 0;
@@ -97,6 +103,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  for (const warning of config.projectWarnings) log.warn(warning);
+  if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, keys: keys.origin });
 
   let closing: Promise<void> | null = null;

@@ -4,6 +4,7 @@
 import type { Logger } from '../../runtime/logger.ts';
 import type { Store } from '../../runtime/store/types.ts';
 import { KeyedLock } from '../keyedLock.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
@@ -11,7 +12,7 @@ import { graphExecutor } from './graphRunners.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
-import { RunLifecycle } from './runLifecycle.ts';
+import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
 import { Runs } from './runs.ts';
 import type { AgentService } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
@@ -23,6 +24,9 @@ export interface AgentDomainOptions {
   checkpointer: StoreCheckpointer;
   log: Logger;
   maxConcurrentRuns: number;
+  onRunEnded?: (ended: RunEnded) => void;
+  /** The long-term memory store graphs receive as `config.store`. */
+  memoryStore?: MemoryStore;
 }
 
 export interface AgentDomain extends AgentService {
@@ -30,11 +34,13 @@ export interface AgentDomain extends AgentService {
   start(): void;
   /** Stops taking runs; runs in flight resume after a restart. */
   stop(): Promise<void>;
+  /** How many runs are executing now (metrics). */
+  executingRuns(): number;
 }
 
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
-  const { store, graphs, checkpointer, log, maxConcurrentRuns } = options;
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore } = options;
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
@@ -42,8 +48,8 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const locks = new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const assistants = new AssistantRegistry(store, graphs);
-  const execute = graphExecutor({ graphs, plain, checkpointer });
-  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns });
+  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore });
+  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded });
   await assistants.registerSystemAssistants();
   await lifecycle.recover();
   return {
@@ -52,5 +58,6 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }),
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
+    executingRuns: () => lifecycle.executing(),
   };
 }

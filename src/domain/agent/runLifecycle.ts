@@ -15,7 +15,7 @@
 //
 // It also owns the run queue and the map of runs in flight, so nothing else can see a run
 // between two of these steps.
-import type { Assistant, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, Run, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
@@ -24,7 +24,7 @@ import type { StoreCheckpointer } from './checkpointer.ts';
 import type { RunExecutor, RunOutput } from './graphRunners.ts';
 import { nowIso, uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
-import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 
 /** How many times a run may be started again after the server died under it. */
@@ -33,7 +33,21 @@ export const MAX_ATTEMPTS = 3;
 export type CancelAction = 'interrupt' | 'rollback';
 type StopReason = CancelAction | 'shutdown';
 
+/** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
+export interface RunEnded {
+  run: Run;
+  /** The thread's values after a successful run. */
+  values?: Record<string, unknown>;
+  error?: RunError;
+  startedAt: Date;
+  endedAt: Date;
+  /** From creation to the start of execution. */
+  queuedMs: number;
+}
+
 export interface LifecycleDeps {
+  /** Called once per run that reached a final status (not for shutdowns or rollbacks). */
+  onRunEnded?: (ended: RunEnded) => void;
   store: Store;
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
@@ -64,6 +78,11 @@ export class RunLifecycle {
 
   constructor(private readonly deps: LifecycleDeps) {
     this.queue = new RunQueue(deps.maxConcurrentRuns, (run) => this.execute(run));
+  }
+
+  /** How many runs are executing now (metrics). */
+  executing(): number {
+    return this.inFlight.size;
   }
 
   /** Run ids queued or running on the thread, the running one first. */
@@ -229,6 +248,9 @@ export class RunLifecycle {
       } catch (err) {
         log.error('could not record the end of a run', { err });
       }
+      // listeners hear of the end before waiters are released, so what a client sees after
+      // join/wait (metrics, a webhook already on its way) is consistent
+      await this.announceEnd(run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
       this.inFlight.delete(run.run_id);
       this.deps.broker.end(run.run_id);
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
@@ -282,6 +304,20 @@ export class RunLifecycle {
     await store.write(ops);
     if (result !== undefined) broker.setResult(run.run_id, result);
     if (ending.kind === 'success' && ending.output.checkpointed) await checkpointer.prune(run.thread_id);
+  }
+
+  private async announceEnd(run: RunRecord, ending: Ending, started: number): Promise<void> {
+    if (!this.deps.onRunEnded) return;
+    const stored = await this.deps.runs.get(run.run_id);
+    if (!stored || !FINAL_STATUSES.has(stored.status)) return;
+    this.deps.onRunEnded({
+      run: toApiRun(stored),
+      values: ending.kind === 'success' ? ending.output.values : undefined,
+      error: ending.kind === 'error' ? ending.error : undefined,
+      startedAt: new Date(started),
+      endedAt: new Date(),
+      queuedMs: Math.max(0, started - Date.parse(run.created_at)),
+    });
   }
 
   /** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */

@@ -1,0 +1,174 @@
+// Crons: a schedule plus the body of the run each firing creates. This module keeps the
+// records and answers the API; the scheduler (scheduler.ts) fires them.
+import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
+import type { Collection, Store } from '../../runtime/store/types.ts';
+import { containsAll, sortBy } from '../agent/search.ts';
+import { nowIso, uuid4 } from '../agent/ids.ts';
+import { nextDue, scheduleProblem } from './schedule.ts';
+
+export interface CronRecord extends Cron {
+  /** The tenant that owns the cron ('' while agent-server auth is off). */
+  scope: string;
+}
+
+/** What a cron operation can fail with; handlers map these to statuses. */
+export type CronFailure = { kind: 'not_found'; detail: string } | { kind: 'invalid'; field: string; detail: string };
+export type CronOutcome<T> = { ok: true; value: T } | { ok: false; failure: CronFailure };
+
+/** The run options of a create or update body that go into the cron's payload. */
+const PAYLOAD_KEYS = ['input', 'metadata', 'config', 'context', 'webhook', 'interrupt_before', 'interrupt_after', 'multitask_strategy', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'checkpoint_during', 'durability'] as const;
+
+export interface ResolvedAssistant {
+  assistant_id: string;
+}
+
+export class CronService {
+  private readonly crons: Collection<CronRecord>;
+  private changed: () => void = () => {};
+
+  constructor(
+    store: Store,
+    private readonly resolveAssistant: (idOrGraph: string) => Promise<ResolvedAssistant | undefined>,
+    private readonly threadExists: (threadId: string) => Promise<boolean>,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'] });
+  }
+
+  /** The scheduler re-plans its timer whenever a cron changes. */
+  onChange(listener: () => void): void {
+    this.changed = listener;
+  }
+
+  async create(scope: string, body: CronCreate, threadId: string | null): Promise<CronOutcome<Cron>> {
+    const problem = scheduleProblem(body.schedule, body.timezone);
+    if (problem) return invalid('schedule', problem);
+    const assistant = await this.resolveAssistant(body.assistant_id);
+    if (!assistant) return { ok: false, failure: { kind: 'not_found', detail: `Assistant ${body.assistant_id} not found` } };
+    if (threadId && !(await this.threadExists(threadId))) return { ok: false, failure: { kind: 'not_found', detail: `Thread with ID ${threadId} not found` } };
+    const at = nowIso();
+    const enabled = body.enabled ?? true;
+    const record: CronRecord = {
+      scope,
+      cron_id: uuid4(),
+      assistant_id: assistant.assistant_id,
+      thread_id: threadId,
+      schedule: body.schedule,
+      timezone: body.timezone ?? null,
+      end_time: body.end_time ?? null,
+      created_at: at,
+      updated_at: at,
+      payload: { assistant_id: assistant.assistant_id, ...pick(body) },
+      user_id: null,
+      next_run_date: null,
+      metadata: body.metadata ?? {},
+      enabled,
+      on_run_completed: threadId ? null : (body.on_run_completed ?? 'delete'),
+    };
+    record.next_run_date = this.plan(record, this.now());
+    await this.crons.insert(record.cron_id, record);
+    this.changed();
+    return { ok: true, value: toApi(record) };
+  }
+
+  async update(scope: string, cronId: string, body: CronUpdate): Promise<CronOutcome<Cron>> {
+    const current = await this.get(scope, cronId);
+    if (!current) return missing(cronId);
+    const schedule = body.schedule ?? current.schedule;
+    const timezone = body.timezone !== undefined ? body.timezone : current.timezone;
+    const problem = scheduleProblem(schedule, timezone);
+    if (problem) return invalid(body.schedule !== undefined ? 'schedule' : 'timezone', problem);
+    const next: CronRecord = {
+      ...current,
+      schedule,
+      timezone,
+      end_time: body.end_time !== undefined ? body.end_time : current.end_time,
+      enabled: body.enabled ?? current.enabled,
+      on_run_completed: current.thread_id ? null : (body.on_run_completed ?? current.on_run_completed),
+      metadata: body.metadata ?? current.metadata,
+      payload: { ...current.payload, ...pick(body) },
+      updated_at: nowIso(),
+    };
+    next.next_run_date = this.plan(next, this.now());
+    await this.crons.put(cronId, next);
+    this.changed();
+    return { ok: true, value: toApi(next) };
+  }
+
+  async delete(scope: string, cronId: string): Promise<boolean> {
+    if (!(await this.get(scope, cronId))) return false;
+    await this.crons.delete(cronId);
+    this.changed();
+    return true;
+  }
+
+  async search(scope: string, query: CronSearchRequest): Promise<Partial<Cron>[]> {
+    const matching = await this.matching(scope, query);
+    const sorted = sortBy(matching, query.sort_by ?? 'created_at', query.sort_order ?? 'desc');
+    const offset = query.offset ?? 0;
+    const page = sorted.slice(offset, offset + (query.limit ?? 10)).map(toApi);
+    if (!query.select?.length) return page;
+    return page.map((cron) => Object.fromEntries(query.select!.map((field) => [field, cron[field as keyof Cron]])) as Partial<Cron>);
+  }
+
+  async count(scope: string, query: CronCountRequest): Promise<number> {
+    return (await this.matching(scope, query)).length;
+  }
+
+  /** Every enabled cron with a due time, for the scheduler. */
+  async due(): Promise<CronRecord[]> {
+    return this.crons.list({ filter: (c) => c.enabled && c.next_run_date !== null });
+  }
+
+  /**
+   * Claims one firing: moves next_run_date past `now` before the run is created, so a crash
+   * right after never fires the same due time twice. Resolves to the record as it was when
+   * claimed, or undefined when it is no longer due (deleted, disabled, already claimed).
+   */
+  async claim(cronId: string, now: Date): Promise<{ fired: CronRecord; next: string | null } | undefined> {
+    let claimed: { fired: CronRecord; next: string | null } | undefined;
+    await this.crons.update(cronId, (current) => {
+      if (!current.enabled || !current.next_run_date || Date.parse(current.next_run_date) > now.getTime()) return undefined;
+      claimed = { fired: current, next: this.plan(current, now) };
+      return { ...current, next_run_date: claimed.next };
+    });
+    return claimed;
+  }
+
+  private plan(record: CronRecord, after: Date): string | null {
+    if (!record.enabled) return null;
+    return nextDue(record.schedule, record.timezone, after, record.end_time)?.toISOString() ?? null;
+  }
+
+  private async get(scope: string, cronId: string): Promise<CronRecord | undefined> {
+    const record = await this.crons.get(cronId);
+    return record && record.scope === scope ? record : undefined;
+  }
+
+  private async matching(scope: string, query: CronSearchRequest | CronCountRequest): Promise<CronRecord[]> {
+    const assistant = query.assistant_id ? ((await this.resolveAssistant(query.assistant_id))?.assistant_id ?? query.assistant_id) : undefined;
+    const enabled = 'enabled' in query ? query.enabled : undefined;
+    return this.crons.list({
+      where: { scope },
+      filter: (c) =>
+        (!assistant || c.assistant_id === assistant) &&
+        (!query.thread_id || c.thread_id === query.thread_id) &&
+        (enabled === undefined || c.enabled === enabled) &&
+        (!query.metadata || containsAll(c.metadata, query.metadata as Record<string, unknown>)),
+    });
+  }
+}
+
+function pick(body: CronCreate | CronUpdate): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const key of PAYLOAD_KEYS) if ((body as Record<string, unknown>)[key] !== undefined) payload[key] = (body as Record<string, unknown>)[key];
+  return payload;
+}
+
+function toApi(record: CronRecord): Cron {
+  const { scope: _scope, ...cron } = record;
+  return cron;
+}
+
+const invalid = (field: string, detail: string): CronOutcome<never> => ({ ok: false, failure: { kind: 'invalid', field, detail } });
+const missing = (cronId: string): CronOutcome<never> => ({ ok: false, failure: { kind: 'not_found', detail: `Cron with ID ${cronId} not found` } });

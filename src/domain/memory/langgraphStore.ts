@@ -1,0 +1,49 @@
+// The memory store as LangGraph's BaseStore, so graphs reach it as `config.store` /
+// `runtime.store` (getStore()) and read and write the same items as the HTTP API.
+import { BaseStore, type Operation, type OperationResults } from '@langchain/langgraph';
+import type { MemoryItem, MemoryStore } from './memoryStore.ts';
+
+type AnyOp = Record<string, any>;
+
+export class LangGraphMemoryStore extends BaseStore {
+  constructor(
+    private readonly memory: MemoryStore,
+    private readonly scope: string,
+  ) {
+    super();
+  }
+
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const results: unknown[] = [];
+    for (const op of operations as AnyOp[]) results.push(await this.apply(op));
+    return results as OperationResults<Op>;
+  }
+
+  private async apply(op: AnyOp): Promise<unknown> {
+    if ('namespacePrefix' in op) {
+      const found = await this.memory.search(this.scope, { prefix: op.namespacePrefix, filter: op.filter, limit: op.limit, offset: op.offset, query: op.query });
+      return found.map((item) => ({ ...toLangGraphItem(item), ...(item.score === null ? {} : { score: item.score }) }));
+    }
+    if ('value' in op) {
+      if (op.value === null) await this.memory.delete(this.scope, op.namespace, op.key);
+      else await this.memory.put(this.scope, op.namespace, op.key, op.value, { index: op.index });
+      return undefined;
+    }
+    if ('key' in op) {
+      const item = await this.memory.get(this.scope, op.namespace, op.key);
+      return item ? toLangGraphItem(item) : null;
+    }
+    const conditions = (op.matchConditions ?? []) as { matchType: 'prefix' | 'suffix'; path: string[] }[];
+    return this.memory.listNamespaces(this.scope, {
+      prefix: conditions.find((c) => c.matchType === 'prefix')?.path,
+      suffix: conditions.find((c) => c.matchType === 'suffix')?.path,
+      maxDepth: op.maxDepth,
+      limit: op.limit,
+      offset: op.offset,
+    });
+  }
+}
+
+function toLangGraphItem(item: MemoryItem) {
+  return { namespace: item.namespace, key: item.key, value: item.value, createdAt: new Date(item.created_at), updatedAt: new Date(item.updated_at) };
+}

@@ -1,0 +1,212 @@
+// The long-term memory store (upstream's "store"): JSON documents under a namespace path and
+// a key, shared by every thread. The HTTP operations and the graphs (through
+// LangGraphMemoryStore) use this one object, so what one writes the other reads.
+// Items are kept apart per scope: the caller's tenant when agent-server auth is on, '' when
+// the server is open.
+import { createHash } from 'node:crypto';
+import type { Collection, Store } from '../../runtime/store/types.ts';
+import { cosine, textAt, type Embedder } from './embeddings.ts';
+import { matchesFilter } from './valueFilter.ts';
+
+export interface MemoryItem {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FoundItem extends MemoryItem {
+  score: number | null;
+}
+
+interface MemoryItemRecord extends MemoryItem {
+  scope: string;
+  /** Minutes; null keeps the item until it is deleted. */
+  ttl_minutes: number | null;
+  expires_at: string | null;
+  /** One vector per embedded text, when an embeddings index is configured. */
+  vectors?: number[][];
+}
+
+export interface TtlSettings {
+  /** Reads restart an item's time to live unless the request says otherwise (default true). */
+  refresh_on_read?: boolean;
+  /** Minutes an item lives when its put names no ttl. */
+  default_ttl?: number | null;
+  /** How often expired items are removed (default 60 minutes, as upstream). */
+  sweep_interval_minutes?: number;
+}
+
+export interface PutOptions {
+  /** `false` embeds nothing; a list of field paths overrides the index's fields. */
+  index?: false | string[] | null;
+  ttl?: number | null;
+}
+
+export interface SearchOptions {
+  prefix?: string[] | null;
+  filter?: Record<string, unknown> | null;
+  limit?: number;
+  offset?: number;
+  query?: string | null;
+  refreshTtl?: boolean | null;
+}
+
+export interface NamespaceOptions {
+  prefix?: string[] | null;
+  suffix?: string[] | null;
+  maxDepth?: number | null;
+  limit?: number;
+  offset?: number;
+}
+
+const MINUTE_MS = 60_000;
+
+export class MemoryStore {
+  private readonly items: Collection<MemoryItemRecord>;
+
+  constructor(
+    store: Store,
+    private readonly ttl: TtlSettings = {},
+    private readonly embedder: Embedder | null = null,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.items = store.collection<MemoryItemRecord>('store_items', { indexes: ['scope'] });
+  }
+
+  get sweepIntervalMs(): number {
+    return (this.ttl.sweep_interval_minutes ?? 60) * MINUTE_MS;
+  }
+
+  async put(scope: string, namespace: string[], key: string, value: Record<string, unknown>, options: PutOptions = {}): Promise<void> {
+    const id = itemId(scope, namespace, key);
+    const now = this.now();
+    const existing = await this.live(id, now);
+    const ttlMinutes = options.ttl ?? this.ttl.default_ttl ?? null;
+    const record: MemoryItemRecord = {
+      scope,
+      namespace: [...namespace],
+      key,
+      value,
+      created_at: existing?.created_at ?? now.toISOString(),
+      updated_at: now.toISOString(),
+      ttl_minutes: ttlMinutes,
+      expires_at: ttlMinutes ? new Date(now.getTime() + ttlMinutes * MINUTE_MS).toISOString() : null,
+    };
+    const vectors = await this.embed(value, options.index);
+    if (vectors) record.vectors = vectors;
+    await this.items.put(id, record);
+  }
+
+  async get(scope: string, namespace: string[], key: string, refreshTtl?: boolean | null): Promise<MemoryItem | null> {
+    const id = itemId(scope, namespace, key);
+    const record = await this.live(id, this.now());
+    if (!record) return null;
+    if (this.shouldRefresh(refreshTtl)) await this.refresh([record]);
+    return toItem(record);
+  }
+
+  async delete(scope: string, namespace: string[], key: string): Promise<void> {
+    await this.items.delete(itemId(scope, namespace, key));
+  }
+
+  async search(scope: string, options: SearchOptions = {}): Promise<FoundItem[]> {
+    const now = this.now().toISOString();
+    const prefix = options.prefix ?? [];
+    const matching = await this.items.list({
+      where: { scope },
+      filter: (r) => !expired(r, now) && startsWith(r.namespace, prefix) && matchesFilter(r.value, options.filter),
+    });
+    const offset = options.offset ?? 0;
+    const limit = options.limit ?? 10;
+    let ranked: { record: MemoryItemRecord; score: number | null }[];
+    if (options.query && this.embedder) {
+      const query = await this.embedder.embedQuery(options.query);
+      ranked = matching
+        .map((record) => ({ record, score: record.vectors?.length ? Math.max(...record.vectors.map((v) => cosine(query, v))) : null }))
+        .sort((a, b) => (b.score ?? -Infinity) - (a.score ?? -Infinity));
+    } else {
+      ranked = matching.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0)).map((record) => ({ record, score: null }));
+    }
+    const page = ranked.slice(offset, offset + limit);
+    if (this.shouldRefresh(options.refreshTtl)) await this.refresh(page.map((p) => p.record));
+    return page.map(({ record, score }) => ({ ...toItem(record), score }));
+  }
+
+  async listNamespaces(scope: string, options: NamespaceOptions = {}): Promise<string[][]> {
+    const now = this.now().toISOString();
+    const records = await this.items.list({ where: { scope }, filter: (r) => !expired(r, now) });
+    const seen = new Map<string, string[]>();
+    for (const { namespace } of records) {
+      if (options.prefix?.length && !startsWith(namespace, options.prefix)) continue;
+      if (options.suffix?.length && !endsWith(namespace, options.suffix)) continue;
+      const truncated = options.maxDepth ? namespace.slice(0, options.maxDepth) : namespace;
+      seen.set(JSON.stringify(truncated), truncated);
+    }
+    const sorted = [...seen.values()].sort((a, b) => compareNamespaces(a, b));
+    const offset = options.offset ?? 0;
+    return sorted.slice(offset, offset + (options.limit ?? 100));
+  }
+
+  /** Removes expired items; returns how many. Runs on a timer (see sweepIntervalMs). */
+  async sweep(): Promise<number> {
+    const now = this.now().toISOString();
+    const gone = await this.items.list({ filter: (r) => expired(r, now) });
+    for (const record of gone) await this.items.delete(itemId(record.scope, record.namespace, record.key));
+    return gone.length;
+  }
+
+  private async live(id: string, now: Date): Promise<MemoryItemRecord | undefined> {
+    const record = await this.items.get(id);
+    return record && !expired(record, now.toISOString()) ? record : undefined;
+  }
+
+  private shouldRefresh(requested: boolean | null | undefined): boolean {
+    return requested ?? this.ttl.refresh_on_read ?? true;
+  }
+
+  private async refresh(records: MemoryItemRecord[]): Promise<void> {
+    const now = this.now();
+    for (const record of records) {
+      if (!record.ttl_minutes) continue;
+      const expiresAt = new Date(now.getTime() + record.ttl_minutes * MINUTE_MS).toISOString();
+      await this.items.update(itemId(record.scope, record.namespace, record.key), (current) => ({ ...current, expires_at: expiresAt }));
+    }
+  }
+
+  private async embed(value: Record<string, unknown>, index: PutOptions['index']): Promise<number[][] | undefined> {
+    if (!this.embedder || index === false) return undefined;
+    const fields = index?.length ? index : this.embedder.fields;
+    const texts = fields.map((field) => textAt(value, field)).filter((t): t is string => t !== undefined);
+    return texts.length ? this.embedder.embedDocuments(texts) : undefined;
+  }
+}
+
+/** A fixed-length id: namespaces and keys are free text, journal and snapshot ids are not. */
+function itemId(scope: string, namespace: string[], key: string): string {
+  return createHash('sha256').update(JSON.stringify([scope, namespace, key])).digest('base64url');
+}
+
+function toItem(record: MemoryItemRecord): MemoryItem {
+  return { namespace: record.namespace, key: record.key, value: record.value, created_at: record.created_at, updated_at: record.updated_at };
+}
+
+const expired = (record: MemoryItemRecord, nowIso: string) => record.expires_at !== null && record.expires_at <= nowIso;
+
+/** `*` matches any one label, as in LangGraph's namespace match conditions. */
+const labelMatches = (label: string, pattern: string) => pattern === '*' || pattern === label;
+
+function startsWith(namespace: string[], prefix: string[]): boolean {
+  return prefix.length <= namespace.length && prefix.every((p, i) => labelMatches(namespace[i], p));
+}
+
+function endsWith(namespace: string[], suffix: string[]): boolean {
+  const start = namespace.length - suffix.length;
+  return start >= 0 && suffix.every((s, i) => labelMatches(namespace[start + i], s));
+}
+
+function compareNamespaces(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
+}

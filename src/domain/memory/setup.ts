@@ -1,0 +1,38 @@
+// Builds the memory store from the project file's `store` section (`index`, `ttl`) and the
+// background sweep that removes expired items.
+import type { Logger } from '../../runtime/logger.ts';
+import type { Store } from '../../runtime/store/types.ts';
+import { loadEmbedder, type IndexSettings } from './embeddings.ts';
+import { MemoryStore, type TtlSettings } from './memoryStore.ts';
+
+export interface StoreSettings {
+  index?: IndexSettings;
+  ttl?: TtlSettings;
+}
+
+export interface MemorySetup {
+  store: MemoryStore;
+  sweeper: { start(): void; stop(): Promise<void> };
+}
+
+export async function createMemoryStore(store: Store, settings: unknown, baseDir: string, log: Logger): Promise<MemorySetup> {
+  const { index, ttl } = (settings ?? {}) as StoreSettings;
+  const embedder = index ? await loadEmbedder(index, baseDir) : null;
+  const memory = new MemoryStore(store, ttl ?? {}, embedder);
+  let timer: NodeJS.Timeout | undefined;
+  const sweeper = {
+    start() {
+      timer = setInterval(() => {
+        memory.sweep().then(
+          (removed) => removed && log.info('expired store items removed', { removed }),
+          (err: Error) => log.warn('store sweep failed; retried at the next interval', { error: err.message }),
+        );
+      }, memory.sweepIntervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+    },
+  };
+  return { store: memory, sweeper };
+}

@@ -1,0 +1,105 @@
+// Calls a run's webhook once the run has ended: POST of the run (plus its final values and
+// times, as upstream sends them), retried with exponential back-off, each attempt bounded by
+// a timeout and logged. Delivery happens after the run's end is recorded and never changes
+// the run: a failing receiver only costs log lines.
+import type { Logger } from '../../runtime/logger.ts';
+import type { RunEnded } from '../agent/runLifecycle.ts';
+import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
+
+export interface WebhookSettings {
+  url?: WebhookUrlPolicy;
+  /** Extra headers sent with every delivery (e.g. a shared secret). */
+  headers?: Record<string, string>;
+  /** Attempts in all, the first included (default 5). */
+  max_attempts?: number;
+  /** Wait before the second attempt; doubled for each further one (default 1000 ms). */
+  retry_base_ms?: number;
+  /** Time limit of one attempt (default 10 s). */
+  timeout_ms?: number;
+}
+
+export interface WebhookDelivery {
+  url: string;
+  payload: Record<string, unknown>;
+  /** For the log lines. */
+  runId: string;
+}
+
+export class WebhookNotifier {
+  private readonly pending = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly settings: WebhookSettings,
+    private readonly log: Logger,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  /** Why a run may not name this webhook (checked when the run is created), or null. */
+  problem(url: string): string | null {
+    return webhookUrlProblem(url, this.settings.url);
+  }
+
+  /** Starts the delivery in the background; it never throws. */
+  send(delivery: WebhookDelivery): void {
+    const task = this.deliver(delivery).finally(() => this.pending.delete(task));
+    this.pending.add(task);
+  }
+
+  /** Stops retrying; deliveries in their current attempt finish (bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async deliver({ url, payload, runId }: WebhookDelivery): Promise<void> {
+    const problem = this.problem(url);
+    if (problem) {
+      this.log.warn('webhook not sent', { run_id: runId, url, reason: problem });
+      return;
+    }
+    const attempts = this.settings.max_attempts ?? 5;
+    const base = this.settings.retry_base_ms ?? 1000;
+    for (let attempt = 1; attempt <= attempts && !this.stopped; attempt++) {
+      const started = performance.now();
+      try {
+        const response = await this.fetchImpl(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...this.settings.headers },
+          body: JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() }),
+          signal: AbortSignal.timeout(this.settings.timeout_ms ?? 10_000),
+        });
+        await response.body?.cancel();
+        const ms = Math.round(performance.now() - started);
+        if (response.ok) {
+          this.log.info('webhook delivered', { run_id: runId, url, attempt, status: response.status, ms });
+          return;
+        }
+        this.log.warn('webhook attempt failed', { run_id: runId, url, attempt, status: response.status, ms });
+      } catch (err) {
+        this.log.warn('webhook attempt failed', { run_id: runId, url, attempt, error: (err as Error).message });
+      }
+      if (attempt < attempts) await sleep(base * 2 ** (attempt - 1));
+    }
+    if (!this.stopped) this.log.error('webhook gave up', { run_id: runId, url, attempts });
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** The upstream payload: the run, its final status and times, and the thread's values (or the error). */
+export function sendWebhook(notifier: WebhookNotifier, ended: RunEnded): void {
+  const url = (ended.run.kwargs as Record<string, unknown> | undefined)?.webhook;
+  if (typeof url !== 'string' || !url) return;
+  notifier.send({
+    url,
+    runId: ended.run.run_id,
+    payload: {
+      ...ended.run,
+      run_started_at: ended.startedAt.toISOString(),
+      run_ended_at: ended.endedAt.toISOString(),
+      values: ended.values,
+      ...(ended.error ? { error: ended.error.message } : {}),
+    },
+  });
+}

@@ -1,0 +1,40 @@
+// Crons: createCron, createThreadCron, searchCrons, countCrons, updateCron, deleteCron.
+import type { HTTPError, HTTPValidationError } from '../../../generated/agent-server/types.gen.ts';
+import type { CronFailure, CronService } from '../../domain/crons/cronService.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
+
+type CronOps = 'createCron' | 'createThreadCron' | 'searchCrons' | 'countCrons' | 'updateCron' | 'deleteCron';
+
+const scopeOf = (ctx: RequestContext) => ctx.tenantId ?? '';
+
+function failed(failure: CronFailure): { status: 404; body: HTTPError } | { status: 422; body: HTTPValidationError } {
+  if (failure.kind === 'not_found') return { status: 404, body: { detail: failure.detail } };
+  return { status: 422, body: { detail: [{ loc: ['body', failure.field], msg: failure.detail, type: 'value_error' }] } };
+}
+
+export function cronHandlers(crons: CronService): Pick<AgentServerAreaHandlers, CronOps> {
+  return {
+    async createCron({ body }, ctx) {
+      const outcome = await crons.create(scopeOf(ctx), body, null);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async createThreadCron({ path, body }, ctx) {
+      const outcome = await crons.create(scopeOf(ctx), body, path.thread_id);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async searchCrons({ body }, ctx) {
+      return { status: 200, body: await crons.search(scopeOf(ctx), body ?? {}) };
+    },
+    async countCrons({ body }, ctx) {
+      return { status: 200, body: await crons.count(scopeOf(ctx), body ?? {}) };
+    },
+    async updateCron({ path, body }, ctx) {
+      const outcome = await crons.update(scopeOf(ctx), path.cron_id, body);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async deleteCron({ path }, ctx) {
+      return (await crons.delete(scopeOf(ctx), path.cron_id)) ? { status: 204 } : { status: 404, body: { detail: `Cron with ID ${path.cron_id} not found` } };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Prometheus metrics (prom-client): one registry per server, so tests and several servers in
+// one process never share counters. The runtime records every request; areas add their own
+// gauges, whose values are read from their state when /metrics is scraped.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type GaugeSample = { labels?: Record<string, string>; value: number };
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'operation' | 'method' | 'status'>;
+  private readonly latency: Histogram<'operation' | 'method'>;
+
+  constructor(prefix = 'agentplane_') {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: `${prefix}http_requests_total`,
+      help: 'HTTP requests answered, by operationId (or the route outside the contract) and status.',
+      labelNames: ['operation', 'method', 'status'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: `${prefix}http_request_duration_seconds`,
+      help: 'Time from receiving a request to the end of its reply (streams included), by operationId.',
+      labelNames: ['operation', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+  }
+
+  observeRequest(operation: string, method: string, status: number, seconds: number): void {
+    this.requests.inc({ operation, method, status: String(status) });
+    this.latency.observe({ operation, method }, seconds);
+  }
+
+  /** A gauge whose samples are computed at scrape time. */
+  gauge(name: string, help: string, labelNames: string[], sample: () => Promise<GaugeSample[]> | GaugeSample[]): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const s of await sample()) (s.labels ? this.set(s.labels, s.value) : this.set(s.value));
+      },
+    });
+  }
+
+  histogram<L extends string>(name: string, help: string, labelNames: L[], buckets: number[]): Histogram<L> {
+    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  async render(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
