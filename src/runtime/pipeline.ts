@@ -29,6 +29,8 @@ export interface PipelineOptions {
   responseValidators?: ValidatorTable;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** The project's own routes (http.app): requests the contract does not route go here. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Told of every answered request, once its reply has ended (metrics). */
   observe?: (operationId: string, method: string, status: number, seconds: number) => void;
 }
@@ -80,7 +82,13 @@ export function createPipeline(options: PipelineOptions) {
     try {
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
-      if (match.kind === 'not-found') return send(res, httpError(404, 'Not Found'));
+      if (match.kind === 'not-found') {
+        if (options.fallback) {
+          operationId = 'custom';
+          return await options.fallback(req, res);
+        }
+        return send(res, httpError(404, 'Not Found'));
+      }
       if (match.kind === 'method-not-allowed') {
         return send(res, httpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') }));
       }

@@ -10,6 +10,8 @@ import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
+import { loadCustomApp } from './customRoutes.ts';
+import path from 'node:path';
 import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
@@ -75,6 +77,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: createDocsRoutes(),
+    fallback: config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined,
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
