@@ -6,6 +6,11 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { ROOT, tempDir } from '../support/server.ts';
 
+// callbacks of page.evaluate run in the browser; this program is typed without the DOM library
+declare const document: any;
+declare const window: any;
+declare const sessionStorage: any;
+
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Builds the dashboard from its sources, so the test runs what is in ui/ now. */
@@ -27,7 +32,7 @@ fs.mkdirSync(SCREENSHOTS, { recursive: true });
 export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOTS, `${name}.png`);
   // the caret and the focus ring blink and move; neither belongs in a picture of the page
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.evaluate(() => document.activeElement?.blur());
   // cut below the content (smaller files), at most one screen
   const viewport = page.viewportSize()!;
   const bottom = await page.evaluate(() => Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom));

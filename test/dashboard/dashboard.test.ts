@@ -7,6 +7,10 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from './browser.ts';
 
+// callbacks of page.evaluate run in the browser; this program is typed without the DOM library
+declare const document: any;
+declare const window: any;
+
 const project = {
   graphs: {
     echo: './examples/graphs/echo.ts:echo',
@@ -134,8 +138,8 @@ describe('dashboard: control plane', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.waitForURL('**/ui/deployments');
-    const id = (await (await server.api('/v2/deployments?name_contains=failing-agent')).json()).resources[0]?.id;
-    if (id) assert.equal((await (await server.api(`/v2/deployments/${id}`)).json()).status, 'AWAITING_DELETE');
+    const id = ((await (await server.api('/v2/deployments?name_contains=failing-agent')).json()) as any).resources[0]?.id;
+    if (id) assert.equal(((await (await server.api(`/v2/deployments/${id}`)).json()) as any).status, 'AWAITING_DELETE');
     await page.context().close();
   });
 
@@ -201,8 +205,8 @@ describe('dashboard: agent server', () => {
     await page.getByRole('link', { name: 'chatty' }).click();
     // record every text the reply shows while it streams
     await page.evaluate(() => {
-      const seen: string[] = ((window as unknown as { __seen: string[] }).__seen = []);
-      new MutationObserver(() => {
+      const seen: string[] = (window.__seen = []);
+      new (window.MutationObserver)(() => {
         const last = [...document.querySelectorAll('.chat .message-ai .content')].at(-1)?.textContent;
         if (last && seen.at(-1) !== last) seen.push(last);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
@@ -238,7 +242,7 @@ describe('dashboard: agent server', () => {
   });
 
   test('threads: search and a thread page with its messages, state and runs', async () => {
-    const thread = await (await server.api('/threads', { method: 'POST', json: { metadata: { team: 'dashboard' } } })).json();
+    const thread = (await (await server.api('/threads', { method: 'POST', json: { metadata: { team: 'dashboard' } } })).json()) as { thread_id: string };
     await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'first words' }] } } });
     await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'second words' }] } } });
     const page = await open('/ui/threads');
