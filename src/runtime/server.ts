@@ -5,39 +5,21 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
+import type { AppFactory, Application } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import path from 'node:path';
-import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
+import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createPipeline, type OperationHandler } from './pipeline.ts';
+import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
-/** Something that runs beside the HTTP server (a worker pool, a deployer). */
-export interface BackgroundModule {
-  start?(): Promise<void> | void;
-  stop?(): Promise<void> | void;
-}
-
-export interface Application {
-  handlers: Record<string, OperationHandler>;
-  methods: Record<string, RpcMethodHandler>;
-  modules: BackgroundModule[];
-}
-
-export interface AppFactoryDeps {
-  config: ServerConfig;
-  store: Store;
-  log: Logger;
-  /** Areas add their gauges here; GET /metrics renders it. */
-  metrics: Metrics;
-}
-export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;
+export type { AppFactory, AppFactoryDeps, Application, BackgroundModule } from './application.ts';
 
 export interface RunningServer {
   url: string;

@@ -4,7 +4,10 @@
 import { Command, type BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
-import type { LoadedGraph } from './graphs.ts';
+import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
+import type { StoreCheckpointer } from './checkpointer.ts';
+import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
@@ -29,6 +32,24 @@ export interface RunOutput {
   interrupts: Record<string, Interrupt[]>;
   /** Writes that commit the new state; applied atomically with the run's final status. */
   ops: WriteOp[];
+  /** The state went to the checkpointer (old checkpoints are pruned once the run is recorded). */
+  checkpointed: boolean;
+}
+
+/** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */
+export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void) => Promise<RunOutput>;
+
+/** Runs each run with the graph recorded on it (never the thread's latest graph). */
+export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryStore }): RunExecutor {
+  return async (run, signal, publish) => {
+    const graph = deps.graphs.get(run.graph_id);
+    if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
+    // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
+    const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
+    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, '') : undefined;
+    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
+    return graph.kind === 'plain' ? runPlainGraph(ctx) : runLangGraph(ctx);
+  };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -65,7 +86,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   publishMessages(ctx, modes, produced, { langgraph_node: ctx.graph.id });
   if (modes.has('values')) publish('values', state);
   const ops = ctx.plain.commitOps(run.thread_id, before, state, { checkpointId: uuid4(), runId: run.run_id, createdAt: nowIso() });
-  return { values: state, next: [], interrupts: {}, ops };
+  return { values: state, next: [], interrupts: {}, ops, checkpointed: false };
 }
 
 export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
@@ -111,7 +132,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });
   const interrupts: Record<string, Interrupt[]> = {};
   for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
-  return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
+  return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [], checkpointed: true };
 }
 
 const seenMetadata = new WeakMap<RunContext, Set<string>>();

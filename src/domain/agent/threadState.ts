@@ -1,11 +1,13 @@
 // Reads a thread's state from wherever its graph keeps it: our own per-thread values for
 // plain-function graphs, the checkpointer for LangGraph graphs. The graph of a thread is
-// the one its latest run used (thread metadata `graph_id`).
+// the one its latest run executes (recorded on the run; not the thread's metadata, which a
+// client may change).
 import type { Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainStateStore } from './plainState.ts';
-import type { ThreadRecord } from './records.ts';
+import type { Collection } from '../../runtime/store/types.ts';
+import type { RunRecord, ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {
   values: {},
@@ -22,10 +24,19 @@ export class ThreadStateReader {
   constructor(
     private readonly graphs: GraphRegistry,
     private readonly plain: PlainStateStore,
+    private readonly runs: Collection<RunRecord>,
   ) {}
 
+  /** The graph of the thread's latest run (run ids grow with time), or null before its first run. */
+  async graphOf(threadId: string): Promise<string | null> {
+    let latest: RunRecord | undefined;
+    for (const run of await this.runs.list({ where: { thread_id: threadId } })) if (!latest || run.run_id > latest.run_id) latest = run;
+    return latest?.graph_id ?? null;
+  }
+
   async state(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
-    const graph = this.graphs.get(String(thread.metadata.graph_id ?? ''));
+    const graphId = await this.graphOf(thread.thread_id);
+    const graph = graphId === null ? undefined : this.graphs.get(graphId);
     if (graph?.kind === 'langgraph') {
       const snapshot = await graph.graph.getState({ configurable: { thread_id: thread.thread_id } }, { subgraphs: options.subgraphs ?? false });
       return fromSnapshot(thread.thread_id, snapshot);
@@ -37,7 +48,7 @@ export class ThreadStateReader {
       values: snapshot.values as ThreadState['values'],
       next: [],
       tasks: [],
-      metadata: { source: 'loop', step: snapshot.step, run_id: snapshot.runId, graph_id: thread.metadata.graph_id ?? null },
+      metadata: { source: 'loop', step: snapshot.step, run_id: snapshot.runId, graph_id: graphId },
       created_at: snapshot.createdAt,
       checkpoint: checkpoint(snapshot.checkpointId),
       parent_checkpoint: checkpoint(snapshot.parentCheckpointId),

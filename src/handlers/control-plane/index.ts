@@ -3,12 +3,11 @@
 import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
-import { withDomainErrors } from './domainErrors.ts';
 import { revisionHandlers } from './revisions.ts';
 
 const DEFAULT_PHASE_MS = 100;
@@ -23,7 +22,7 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   );
   const deployer = new SimulatedDeployer(repo, phaseMs(deps.config.env.AGENTPLANE_PHASE_MS), deps.log.child({ area: 'deployer' }));
   const domain = { repo, deployer };
-  const handlers = withDomainErrors({ ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) });
+  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
   return { handlers, modules: [deployer] };
 }
 
