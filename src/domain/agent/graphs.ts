@@ -92,6 +92,15 @@ export class GraphRegistry {
   }
 }
 
+/** The graph a factory makes for an empty config, or undefined when the function is not one. */
+async function tryFactory(make: GraphFactory): Promise<CompiledGraphLike | undefined> {
+  try {
+    return asCompiledGraph(await make({ configurable: {} }));
+  } catch {
+    return undefined;
+  }
+}
+
 async function buildFromFactory(id: string, make: GraphFactory, config: Record<string, unknown>, checkpointer?: BaseCheckpointSaver): Promise<CompiledGraphLike> {
   const compiled = asCompiledGraph(await make({ configurable: {}, ...config }));
   if (!compiled) throw new Error(`graph "${id}": its factory did not return a LangGraph graph`);
@@ -112,8 +121,9 @@ export type GraphSpec = string | { path: string; description?: string; [key: str
 export interface LoadOptions {
   /**
    * How a function export is read. `factory` (langgraph.json, as upstream): `(config) =>
-   * graph`. `plain` (agentplane.json): an agentplane plain-function graph, unless it returns a
-   * graph on its first run, when it becomes a factory.
+   * graph`, called once at load to check, else a plain-function graph. `plain`
+   * (agentplane.json): an agentplane plain-function graph, unless it returns a graph on its
+   * first run, when it becomes a factory.
    */
   functions?: 'factory' | 'plain';
   /** Import the modules afresh (dev reload): each tsImport call re-evaluates the project's files. */
@@ -140,9 +150,10 @@ export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: stri
     // an exported promise (top-level async setup) resolves to the graph
     const value = await module[exportName];
     const description = typeof entry === 'object' ? entry.description : undefined;
-    if (typeof value === 'function' && options.functions === 'factory') {
-      const make = value as GraphFactory;
-      registry.add({ id, kind: 'factory', make, template: await buildFromFactory(id, make, {}, checkpointer), description });
+    const template = typeof value === 'function' && options.functions === 'factory' ? await tryFactory(value as GraphFactory) : undefined;
+    if (template) {
+      (template as { checkpointer?: unknown }).checkpointer = checkpointer;
+      registry.add({ id, kind: 'factory', make: value as GraphFactory, template, description });
     } else registry.add(classify(id, value, `${file}:${exportName}`, checkpointer, description));
   }
   return registry;
