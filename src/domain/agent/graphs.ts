@@ -29,6 +29,7 @@ export interface CompiledGraphLike {
   checkpointer?: unknown;
   channels?: Record<string, unknown>;
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  streamEvents(input: unknown, options: Record<string, unknown>): AsyncIterable<unknown>;
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
 }
 
