@@ -30,6 +30,8 @@ export interface RunningServer {
   /** Keys the server created on first start (printed once), for tests and the CLI banner. */
   createdKey?: { key: string; tenants: string[] };
   close(): Promise<void>;
+  /** Loads the project's code again without stopping (agentplane dev); a no-op in mock mode. */
+  reload(): Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
@@ -128,7 +130,10 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       log.info('agentplane stopped');
     })());
 
-  return { url, port: address.port, http, store, createdKey: keys.created, close };
+  const reload = async () => {
+    await app.reload?.();
+  };
+  return { url, port: address.port, http, store, createdKey: keys.created, close, reload };
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
