@@ -159,9 +159,9 @@ export function NewDeploymentPage() {
 }
 
 export function DeploymentPage({ id }: { id: string }) {
-  const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id], 1000);
-  // the timeline follows live while a revision is in progress, then slows down
-  const revisions = useLoad(() => call<{ resources: Revision[] }>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], 500);
+  // the page follows live: fast while a revision is in progress, slowly otherwise
+  const revisions = useLoad(() => call<{ resources: Revision[] }>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400));
+  const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id, revisions.data]);
   const [editing, setEditing] = useState(false);
   const [logsOf, setLogsOf] = useState<string | null>(null);
   const remove = useAction(async () => {
