@@ -97,6 +97,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Type</th>
               <th scope="col">Latest revision</th>
               <th scope="col">Updated</th>
+              <th scope="col">Record</th>
             </tr>
           </thead>
           <tbody>
@@ -116,6 +117,9 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Time iso={d.updated_at} />
                 </td>
+                <td>
+                  <Raw value={d} label="JSON" />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -133,7 +137,6 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
           Next page
         </button>
       </nav>
-      <Raw value={list.data} />
     </>
   );
 }

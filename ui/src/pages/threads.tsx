@@ -82,6 +82,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Messages</th>
               <th scope="col">Metadata</th>
               <th scope="col">Updated</th>
+              <th scope="col">Record</th>
             </tr>
           </thead>
           <tbody>
@@ -103,6 +104,9 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
                 </td>
                 <td>
                   <Time iso={t.updated_at} />
+                </td>
+                <td>
+                  <Raw value={t} label="JSON" />
                 </td>
               </tr>
             ))}
