@@ -11,6 +11,7 @@ import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
+import { corsHandler } from './cors.ts';
 import path from 'node:path';
 import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -79,6 +80,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: createDocsRoutes(),
+    cors: corsHandler(config.project.http?.cors),
     fallback: config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined,
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
