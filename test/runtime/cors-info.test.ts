@@ -64,7 +64,7 @@ describe('GET /info', () => {
   it('answers version and flags in the upstream shape', async () => {
     const server = await startTestServer({ project: { graphs: {}, http: { disable_mcp: true } } });
     try {
-      const info = await (await fetch(`${server.url}/info`)).json();
+      const info = (await (await fetch(`${server.url}/info`)).json()) as { version: string; langgraph_js_version: string; context: string; flags: Record<string, boolean> };
       assert.equal(typeof info.version, 'string');
       assert.match(info.langgraph_js_version, /^\d+\.\d+\.\d+/);
       assert.equal(info.context, 'js');
