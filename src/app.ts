@@ -19,6 +19,7 @@ export const createApplication: AppFactory = async (deps) => {
     handlers: handlers as Application['handlers'],
     methods: methods as unknown as Application['methods'],
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
+    reload: () => agentServer.reload(),
   };
   return app;
 };

@@ -18,6 +18,8 @@ export interface Application {
   handlers: Record<string, OperationHandler>;
   methods: Record<string, RpcMethodHandler>;
   modules: BackgroundModule[];
+  /** Loads the project's code again (agentplane dev); requests and data are untouched. */
+  reload?(): Promise<void>;
 }
 
 export interface AppFactoryDeps {

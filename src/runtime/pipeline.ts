@@ -10,6 +10,7 @@ import type { JsonRpcDispatcher } from './jsonrpc.ts';
 import { ApiError, type RequestContext } from './context.ts';
 import { RPC, httpError, toValidationItems, validationError, type HttpReply, type ValidationErrorItem } from './errors.ts';
 import { Router } from './router.ts';
+import type { CorsHandler } from './cors.ts';
 import { writeSse } from './sse.ts';
 
 export type OperationHandler = (request: { path: any; query: any; headers: any; body: any }, ctx: RequestContext) => Promise<any>;
@@ -29,6 +30,8 @@ export interface PipelineOptions {
   responseValidators?: ValidatorTable;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** CORS headers for every answer, and preflight answered on every path. */
+  cors?: CorsHandler;
   /** The project's own routes (http.app): requests the contract does not route go here. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Told of every answered request, once its reply has ended (metrics). */
@@ -80,6 +83,7 @@ export function createPipeline(options: PipelineOptions) {
       res.once('close', () => observe(operationId ?? 'unmatched', method, res.statusCode, (performance.now() - started) / 1000));
     }
     try {
+      if (options.cors?.(req, res)) return;
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
       if (match.kind === 'not-found') {

@@ -7,7 +7,7 @@ import type { WriteOp } from '../../runtime/store/types.ts';
 import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import type { GraphRegistry, LoadedGraph } from './graphs.ts';
+import { ReturnedGraphError, asCompiledGraph, type GraphRegistry, type RunnableGraph } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
@@ -18,7 +18,7 @@ import { nowIso, uuid4 } from './ids.ts';
 
 export interface RunContext {
   run: RunRecord;
-  graph: LoadedGraph;
+  graph: RunnableGraph;
   signal: AbortSignal;
   publish(event: string, data: unknown): void;
   plain: PlainStateStore;
@@ -44,13 +44,22 @@ export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event:
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
 export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryStore }): RunExecutor {
   return async (run, signal, publish) => {
-    const graph = deps.graphs.get(run.graph_id);
+    const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
     if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
     // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
     const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, '') : undefined;
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
-    return graph.kind === 'plain' ? runPlainGraph(ctx) : runLangGraph(ctx);
+    if (graph.kind !== 'plain') return runLangGraph(ctx);
+    try {
+      return await runPlainGraph(ctx);
+    } catch (err) {
+      if (!(err instanceof ReturnedGraphError)) throw err;
+      // the function was a graph factory: run the graph it makes (and treat it so from now on)
+      await deps.graphs.markFactory(graph.id);
+      const made = await deps.graphs.resolve(graph.id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
+      return runLangGraph({ ...ctx, graph: made! });
+    }
   };
 }
 
@@ -82,6 +91,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     emit: (data) => out.has('custom') && ctx.publish('custom', data),
   });
   ctx.signal.throwIfAborted();
+  if (asCompiledGraph(update)) throw new ReturnedGraphError(ctx.graph.id);
   const normalised = normaliseInput(update ?? {}) ?? {};
   const known = new Set((state.messages as MessageDict[]).map((m) => m.id));
   state = applyUpdate(state, normalised);
