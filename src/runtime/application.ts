@@ -5,6 +5,7 @@ import type { ServerConfig } from './config.ts';
 import type { RpcMethodHandler } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { CustomAuth } from './customAuth.ts';
 import type { OperationHandler } from './pipeline.ts';
 import type { Store } from './store/types.ts';
 
@@ -28,6 +29,8 @@ export interface AppFactoryDeps {
   log: Logger;
   /** Areas add their gauges here; GET /metrics renders it. */
   metrics: Metrics;
+  /** The project's custom auth (auth.path); the agent-server area enforces its decisions. */
+  customAuth?: CustomAuth;
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

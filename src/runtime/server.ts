@@ -13,6 +13,7 @@ import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
+import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
 import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -44,7 +45,9 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
     Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
   );
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
+  const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
+  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -69,7 +72,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   }
 
   const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
-  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined;
+  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
+  const agentServerOperations = new Set<string>(agentServerIds);
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -84,6 +88,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
     fallback: customApp,
     cors: corsHandler(config.project.http?.cors),
+    customAuth,
+    customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
