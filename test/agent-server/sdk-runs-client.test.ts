@@ -113,6 +113,24 @@ for (const { graph, question, answer } of GRAPHS) {
   });
 }
 
+describe('run options the SDK sends', () => {
+  it('config.recursion_limit, interrupt_before / interrupt_after and command resume on the agent graph', async () => {
+    const thread = await client.threads.create();
+    await assert.rejects(client.runs.wait(thread.thread_id, 'agent', { input: say('what is 6 * 7?'), config: { recursion_limit: 2 } }), /GraphRecursionError/);
+    const paused = await client.threads.create();
+    const before = await client.runs.wait(paused.thread_id, 'agent', { input: say('what is 6 * 7?'), interruptBefore: ['tools'] });
+    assert.equal((before as any).messages.length, 2, 'stopped before the tool ran');
+    assert.deepEqual((await client.threads.getState(paused.thread_id)).next, ['tools']);
+    const resumed = await client.runs.wait(paused.thread_id, 'agent', { input: null, interruptAfter: ['tools'] });
+    assert.equal(lastText(resumed), '42', 'stopped again after the tool');
+    assert.equal(lastText(await client.runs.wait(paused.thread_id, 'agent', { input: null })), 'The answer is 42.');
+    const approval = await client.threads.create();
+    const asked = await client.runs.wait(approval.thread_id, 'approval', { input: say('go') });
+    assert.deepEqual((asked as any).__interrupt__[0].value, { question: 'Approve?' });
+    assert.equal(lastText(await client.runs.wait(approval.thread_id, 'approval', { command: { resume: 'yes' } })), 'approved: yes');
+  });
+});
+
 describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
   it('cancel: 202 at once, wait=true until stopped; a finished run is left as it is', async () => {
     const thread = await client.threads.create();
