@@ -6,13 +6,12 @@ import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { AppFactory, Application } from './application.ts';
-import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
+import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import path from 'node:path';
-import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
@@ -40,20 +39,13 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
     Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
   );
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
   const validators = config.validateResponses ? await loadResponseValidators() : undefined;
-  const dispatcher = new JsonRpcDispatcher({
-    methods: rpcDocument.methods,
-    params: rpcDocument.params,
-    handlers: app.methods,
-    results: validators?.rpc,
-    onResultViolation: (method, issues) => log.error('JSON-RPC result violates the spec', { method, issues }),
-  });
-  const missingMethods = dispatcher.missingHandlers();
+  const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await store.close();
     const parts = [
@@ -64,11 +56,12 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
+  // a switched-off feature is every operation of its tag in the documents
+  const disabledTags = new Set<string>([...(config.project.http?.disable_a2a ? ['A2A'] : []), ...(config.project.http?.disable_mcp ? ['MCP'] : [])]);
+  const disabled = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.tags.some((tag) => disabledTags.has(tag))).map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
-    dispatchers: { a2a: dispatcher },
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -130,9 +123,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
-async function mockApplication(): Promise<Application> {
+async function mockApplication(config: ServerConfig, log: Logger): Promise<Application> {
   const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
-  return { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] };
+  const methods = createMockMethods(rpcDocument.document);
+  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log });
+  return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
