@@ -21,5 +21,6 @@ export const createApplication: AppFactory = async (deps) => {
     handlers: handlerRegistry(handlers),
     methods: methodRegistry<A2AContext, RpcMethods<A2AContext>>(a2a.methods),
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
+    reload: () => agentServer.reload(),
   };
 };

@@ -20,6 +20,8 @@ export interface Application {
   /** The JSON-RPC methods by name; the server refuses to start when one is missing. */
   methods: MethodRegistry;
   modules: BackgroundModule[];
+  /** Loads the project's code again (agentplane dev); requests and data are untouched. */
+  reload?(): Promise<void>;
 }
 
 export interface AppFactoryDeps {

@@ -46,6 +46,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       config: { type: 'string' },
       mock: { type: 'boolean' },
       memory: { type: 'boolean' },
+      // agentplane dev: serve without watching the project
+      'no-reload': { type: 'boolean' },
     },
   });
   const configFile = discoverProjectFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);

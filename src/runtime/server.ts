@@ -1,6 +1,6 @@
 // Builds and runs the server: store, keys, handlers (real or mock), the request pipeline on
 // polka, background modules (run workers, deployer), and an orderly shutdown.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
@@ -9,6 +9,7 @@ import type { AppFactory, Application } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
+import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import path from 'node:path';
@@ -28,6 +29,8 @@ export interface RunningServer {
   /** Keys the server created on first start (printed once), for tests and the CLI banner. */
   createdKey?: { key: string; tenants: string[] };
   close(): Promise<void>;
+  /** Loads the project's code again without stopping (agentplane dev); a no-op in mock mode. */
+  reload(): Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
@@ -59,6 +62,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   // a switched-off feature is every operation of its tag in the documents
   const disabledTags = new Set<string>([...(config.project.http?.disable_a2a ? ['A2A'] : []), ...(config.project.http?.disable_mcp ? ['MCP'] : [])]);
   const disabled = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.tags.some((tag) => disabledTags.has(tag))).map((op) => op.operationId)));
+  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined;
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -69,8 +73,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: createDocsRoutes(),
-    fallback: config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined,
+    extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
+    fallback: customApp,
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
@@ -119,7 +123,10 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       log.info('agentplane stopped');
     })());
 
-  return { url, port: address.port, http, store, createdKey: keys.created, close };
+  const reload = async () => {
+    await app.reload?.();
+  };
+  return { url, port: address.port, http, store, createdKey: keys.created, close, reload };
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
@@ -129,5 +136,9 @@ async function mockApplication(config: ServerConfig, log: Logger): Promise<Appli
   const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log });
   return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
 }
+
+type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+/** The routes outside the contract (docs, spec files, dashboard), first match wins. */
+const extraRoutes = (...routes: ExtraRoutes[]): ExtraRoutes => (req, res, pathname) => routes.some((route) => route(req, res, pathname));
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

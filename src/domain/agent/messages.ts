@@ -90,6 +90,7 @@ export function serialiseValues(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const v = value as Record<string, any>;
   if (typeof v._getType === 'function') return fromLangChain(v);
+  if (value instanceof Error) return { error: value.name, message: value.message };
   if (Array.isArray(value)) return value.map(serialiseValues);
   if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON());
   const out: Record<string, unknown> = {};

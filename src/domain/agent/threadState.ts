@@ -36,7 +36,7 @@ export class ThreadStateReader {
 
   async state(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
     const graphId = await this.graphOf(thread.thread_id);
-    const graph = graphId === null ? undefined : this.graphs.get(graphId);
+    const graph = graphId === null ? undefined : await this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
     if (graph?.kind === 'langgraph') {
       const snapshot = await graph.graph.getState({ configurable: { thread_id: thread.thread_id } }, { subgraphs: options.subgraphs ?? false });
       return fromSnapshot(thread.thread_id, snapshot);

@@ -11,6 +11,7 @@ import { CronService } from '../../domain/crons/cronService.ts';
 import { CronScheduler } from '../../domain/crons/scheduler.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
+import { reloadProject } from '../../runtime/project.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
@@ -29,13 +30,17 @@ export interface AgentServerArea {
   modules: BackgroundModule[];
   /** The domain API, shared with the A2A methods. */
   service: AgentService;
+  /** Loads the project file and its graphs again; runs in flight finish on the old code. */
+  reload(): Promise<void>;
 }
 
 export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
   const { config, store, log } = deps;
   const checkpointer = new StoreCheckpointer(store);
   const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
-  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer);
+  // langgraph.json is read as upstream reads it: a function export is a graph factory
+  const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
+  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   const maxConcurrentRuns = Number(config.env.AGENTPLANE_MAX_CONCURRENT_RUNS ?? 8);
   if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
     throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
@@ -71,5 +76,12 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
-  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain };
+  const reload = async () => {
+    const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
+    const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
+    graphs.replaceWith(fresh);
+    await domain.graphsChanged();
+    log.info('graphs reloaded', { graphs: graphs.ids() });
+  };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain, reload };
 }

@@ -1,0 +1,91 @@
+// Bring your own LangGraph.js project: an unmodified project (its own package.json with
+// another @langchain/langgraph minor, langgraph.json with the object graph form, a factory
+// graph, .env, http.app, auth.path) served by `agentplane dev` started in its folder with no
+// flags; editing the graph changes the next run.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { Client } from '@langchain/langgraph-sdk';
+import { ROOT, tempDir } from '../support/server.ts';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
+const say = (content: string) => ({ messages: [{ role: 'user', content }] });
+const lastText = (values: unknown) => (values as { messages: { content: string }[] }).messages.at(-1)!.content;
+
+describe('agentplane dev on an unmodified LangGraph.js project', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let output = '';
+  let url: string;
+  const as = (user: string) => new Client({ apiUrl: url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { maxRetries: 0 } });
+
+  before(async () => {
+    dir = tempDir('agentplane-byo-');
+    fs.cpSync(FIXTURE, dir, { recursive: true });
+    // the project's own dependencies, as its user installs them
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, stdio: 'pipe' });
+    child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev'], {
+      cwd: dir,
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
+      const check = () => {
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
+        // the banner and the watcher come right after the server listens
+        if (m && /watching the project/.test(output)) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      child.stdout!.on('data', check);
+      child.once('exit', (code) => reject(new Error(`dev exited with ${code}:\n${output}`)));
+    });
+  });
+  after(() => {
+    child?.kill('SIGTERM');
+  });
+
+  it('uses the project’s own @langchain/langgraph', () => {
+    const version = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/@langchain/langgraph/package.json'), 'utf8')).version;
+    const ours = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@langchain/langgraph/package.json'), 'utf8')).version;
+    assert.notEqual(version.split('.').slice(0, 2).join('.'), ours.split('.').slice(0, 2).join('.'));
+  });
+
+  it('prints a banner with the API, the docs and each graph with its assistant id', () => {
+    assert.match(output, /API\s+http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(output, /docs\s+http:\/\/127\.0\.0\.1:\d+\/docs/);
+    assert.match(output, /greeter\s+assistant [0-9a-f-]{36}/);
+  });
+
+  it('runs the factory graph with the env from .env', async () => {
+    const client = as('alice');
+    const thread = await client.threads.create();
+    const result = await client.runs.wait(thread.thread_id, 'greeter', { input: say('Alice') });
+    assert.equal(lastText(result), 'Bonjour, Alice!');
+  });
+
+  it('answers the project’s custom route', async () => {
+    const res = await fetch(`${url}/hello`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { hello: 'from the project', greeting: 'Bonjour' });
+  });
+
+  it('picks up an edit of the graph for the next run', async () => {
+    const client = as('alice');
+    const thread = await client.threads.create();
+    fs.writeFileSync(path.join(dir, 'src/reply.ts'), "export const reply = (greeting: string | undefined, text: string) => `${greeting} again, ${text}?`;\n");
+    let text = '';
+    for (let i = 0; i < 100 && !text.includes('again'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      text = lastText(await client.runs.wait(thread.thread_id, 'greeter', { input: say('Bob') }));
+    }
+    assert.equal(text, 'Bonjour again, Bob?');
+    assert.match(output, /graphs reloaded/);
+  });
+});
