@@ -1,4 +1,4 @@
-// What `agentplane dev` (and serve) says at start, for a person: where the API and its docs
+// What `agentplane dev` (and serve) says at start, for a person: where the API, dashboard and docs
 // are, which graphs were loaded and under which assistant ids, where the data lives.
 import { uuid5 } from './domain/agent/ids.ts';
 import type { ServerConfig } from './runtime/config.ts';
@@ -9,6 +9,7 @@ export function startBanner(config: ServerConfig, url: string, mode: string): st
     '',
     `  agentplane ${mode} — ${config.mock ? 'mock mode' : 'real mode'}`,
     `  API        ${url}`,
+    `  dashboard  ${url}/ui`,
     `  docs       ${url}/docs`,
     `  project    ${config.configFile ?? '(none)'}`,
     `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,

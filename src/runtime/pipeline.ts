@@ -14,6 +14,7 @@ import { TOO_LARGE, hasBody, readBody } from './requestBody.ts';
 import { Router } from './router.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
+import type { CorsHandler } from './cors.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -31,6 +32,8 @@ export interface PipelineOptions {
   responseValidators?: ValidatorTable;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** CORS headers for every answer, and preflight answered on every path. */
+  cors?: CorsHandler;
   /** The project's own routes (http.app): requests the contract does not route go here. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Told of every answered request, once its reply has ended (metrics). */
@@ -76,6 +79,7 @@ export function createPipeline(options: PipelineOptions) {
       res.once('close', () => observe(operationId ?? 'unmatched', method, res.statusCode, (performance.now() - started) / 1000));
     }
     try {
+      if (options.cors?.(req, res)) return;
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
       if (match.kind === 'not-found') {

@@ -12,6 +12,7 @@ import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
+import { corsHandler } from './cors.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
@@ -75,6 +76,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     responseValidators: validators?.http,
     extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
     fallback: customApp,
+    cors: corsHandler(config.project.http?.cors),
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 

@@ -151,8 +151,16 @@ describe('dashboard: control plane', () => {
     assert.ok(((await error.textContent()) ?? '').length > 0);
     assert.equal(await page.locator('#field-name').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('#field-name').getAttribute('aria-describedby'), 'field-name-hint field-name-error');
+    // shown once, next to its field, not again in the form's summary
+    assert.equal(await page.locator('.schema-form .error').count(), 0);
     await page.locator('#field-name').scrollIntoViewIfNeeded();
     await screenshot(page, 'create-form');
+    // a rule between fields (400: github needs repo_url) is shown above the buttons
+    await page.locator('#field-name').fill('rule-breaker');
+    await page.locator('#field-source_config-repo_url').fill('');
+    await page.getByRole('button', { name: 'Create deployment' }).click();
+    await page.locator('.schema-form .error[role=alert]', { hasText: 'repo_url' }).waitFor();
+    assert.equal(await page.locator('#field-name-error').count(), 0);
     await page.context().close();
   });
 

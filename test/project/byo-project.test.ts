@@ -76,6 +76,18 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
     assert.deepEqual(await res.json(), { hello: 'from the project', greeting: 'Bonjour' });
   });
 
+  it('sends the CORS headers its http.cors asks for, on API and custom routes', async () => {
+    const pre = await fetch(`${url}/threads/search`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    assert.equal(pre.status, 204);
+    assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+    assert.equal(pre.headers.get('access-control-allow-credentials'), 'true');
+    const hello = await fetch(`${url}/hello`, { headers: { Origin: 'http://localhost:3000' } });
+    assert.equal(hello.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+    assert.match(hello.headers.get('access-control-expose-headers') ?? '', /X-Greeting/);
+    const other = await fetch(`${url}/threads/search`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:4000', 'Access-Control-Request-Method': 'POST' } });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+  });
+
   it('picks up an edit of the graph for the next run', async () => {
     const client = as('alice');
     const thread = await client.threads.create();

@@ -1,6 +1,6 @@
 // Talking to the agentplane that served this page: the control plane with plain fetch and
 // the API key, the agent server through the official LangGraph SDK client.
-import { Client } from '@langchain/langgraph-sdk';
+import { Client } from '@langchain/langgraph-sdk/client';
 import { operations } from 'virtual:spec';
 
 const KEY = 'agentplane.apiKey';

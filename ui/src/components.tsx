@@ -94,10 +94,10 @@ export interface Loaded<T> {
 }
 
 /**
- * Loads with `load` whenever `deps` change; with `everyMs`, loads again on that interval
- * (while `keepPolling(data)` says so), keeping the last data on screen between loads.
+ * Loads with `load` whenever `deps` change; with `every` (ms, or ms chosen from the data,
+ * undefined to stop), loads again after that long, keeping the last data on screen.
  */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[], everyMs?: number, keepPolling: (data: T) => boolean = () => true): Loaded<T> {
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], every?: number | ((data: T) => number | undefined)): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
@@ -110,11 +110,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], everyMs?: nu
         const data = await loadRef.current();
         if (!live) return;
         setState({ data, loading: false });
-        if (everyMs && keepPolling(data)) timer = setTimeout(run, everyMs);
+        const wait = typeof every === 'function' ? every(data) : every;
+        if (wait) timer = setTimeout(run, wait);
       } catch (error) {
         if (!live) return;
         setState((s) => ({ data: s.data, error, loading: false }));
-        if (everyMs && !isMissingOperation(error)) timer = setTimeout(run, everyMs * 4);
+        // a failing load is tried again slowly (the server may come back), unless the operation is missing
+        if (every && !isMissingOperation(error)) timer = setTimeout(run, 5000);
       }
     };
     setState((s) => ({ ...s, loading: true }));

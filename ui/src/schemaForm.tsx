@@ -100,8 +100,7 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const { byField, general } = errorsOf(error);
-  const shown = new Set<string>();
-  const ctx: Ctx = { value, placeholders, byField, shown, set: (path, next) => setValue((v) => setAt(v, path, next)) };
+  const ctx: Ctx = { value, placeholders, byField, set: (path, next) => setValue((v) => setAt(v, path, next)) };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -115,14 +114,13 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
       setBusy(false);
     }
   };
-  const body = <ObjectFields schema={controlPlaneSchemas[schema]} path={[]} ctx={ctx} />;
-  // field errors no input could show (a loc deeper than the form, or the body itself)
+  // field errors no input shows (the body itself, or a location the form has no field for)
   const leftover = Object.entries(byField)
-    .filter(([k]) => !shown.has(k))
+    .filter(([k]) => !k || !hasField(controlPlaneSchemas[schema], k.split('.')))
     .map(([k, msgs]) => `${k || 'body'}: ${msgs.join('; ')}`);
   return (
     <form class="schema-form" onSubmit={submit} noValidate aria-label={label}>
-      {body}
+      <ObjectFields schema={controlPlaneSchemas[schema]} path={[]} ctx={ctx} />
       {[...general, ...leftover].length > 0 && (
         <div class="error" role="alert">
           {[...general, ...leftover].map((m) => (
@@ -144,11 +142,22 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
   );
 }
 
+/** Whether the form has a field (or group) for this location. */
+function hasField(schema: JsonSchema, loc: string[]): boolean {
+  let current: JsonSchema | undefined = schema;
+  for (const segment of loc) {
+    const s: JsonSchema = nonNull(current);
+    if (s.type === 'array' && s.items && /^\d+$/.test(segment)) current = s.items;
+    else current = s.properties?.[segment];
+    if (!current || resolve(current).deprecated) return false;
+  }
+  return true;
+}
+
 interface Ctx {
   value: Value;
   placeholders?: Value;
   byField: Record<string, string[]>;
-  shown: Set<string>;
   set: (path: Path, next: unknown) => void;
 }
 
@@ -170,7 +179,6 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   const s = nonNull(schema);
   const description = firstSentence(resolve(schema).description ?? s.description);
   const errors = ctx.byField[key(path)];
-  if (errors) ctx.shown.add(key(path));
   const errorBlock = errors && (
     <p class="field-error" id={`${fieldId(path)}-error`}>
       {errors.join('; ')}

@@ -22,7 +22,7 @@ import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
 import { storeHandlers } from './store.ts';
-import { health } from './system.ts';
+import { health, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
 
 export interface AgentServerArea {
@@ -68,6 +68,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...storeHandlers(memory.store),
     ...metricsHandlers(deps.metrics),
     health,
+    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
     ...assistantHandlers(domain.assistants),
     ...threadHandlers(domain.threads),
     ...runHandlers(domain.runs),

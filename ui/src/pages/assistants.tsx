@@ -23,6 +23,7 @@ export function AssistantsPage() {
               <th scope="col">Graph</th>
               <th scope="col">Id</th>
               <th scope="col">Updated</th>
+              <th scope="col">Record</th>
             </tr>
           </thead>
           <tbody>
@@ -40,12 +41,14 @@ export function AssistantsPage() {
                 <td>
                   <Time iso={a.updated_at} />
                 </td>
+                <td>
+                  <Raw value={a} label="JSON" />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      <Raw value={list.data} />
     </>
   );
 }

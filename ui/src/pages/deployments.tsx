@@ -97,6 +97,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Type</th>
               <th scope="col">Latest revision</th>
               <th scope="col">Updated</th>
+              <th scope="col">Record</th>
             </tr>
           </thead>
           <tbody>
@@ -116,6 +117,9 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Time iso={d.updated_at} />
                 </td>
+                <td>
+                  <Raw value={d} label="JSON" />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -133,7 +137,6 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
           Next page
         </button>
       </nav>
-      <Raw value={list.data} />
     </>
   );
 }
@@ -159,9 +162,9 @@ export function NewDeploymentPage() {
 }
 
 export function DeploymentPage({ id }: { id: string }) {
-  const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id], 1000);
-  // the timeline follows live while a revision is in progress, then slows down
-  const revisions = useLoad(() => call<{ resources: Revision[] }>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], 500);
+  // the page follows live: fast while a revision is in progress, slowly otherwise
+  const revisions = useLoad(() => call<{ resources: Revision[] }>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400));
+  const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id, revisions.data]);
   const [editing, setEditing] = useState(false);
   const [logsOf, setLogsOf] = useState<string | null>(null);
   const remove = useAction(async () => {

@@ -43,7 +43,7 @@ export function RevisionLogs({ deploymentId, revision }: { deploymentId: string;
 
 function LogView({ path, live }: { path: string; live: boolean }) {
   // keeps polling while the revision builds; one more load after it settles
-  const log = useLoad(() => call<unknown>('GET', path), [path, live], 1000, () => live);
+  const log = useLoad(() => call<unknown>('GET', path), [path, live], live ? 1000 : undefined);
   const lines = log.data === undefined ? [] : linesOf(log.data);
   return (
     <>

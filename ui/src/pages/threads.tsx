@@ -82,6 +82,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
               <th scope="col">Messages</th>
               <th scope="col">Metadata</th>
               <th scope="col">Updated</th>
+              <th scope="col">Record</th>
             </tr>
           </thead>
           <tbody>
@@ -104,6 +105,9 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Time iso={t.updated_at} />
                 </td>
+                <td>
+                  <Raw value={t} label="JSON" />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -125,7 +129,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
 const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
 
 export function ThreadPage({ id }: { id: string }) {
-  const thread = useLoad(() => agent().threads.get(id), [id], 2000, (t: Thread) => t.status === 'busy');
+  const thread = useLoad(() => agent().threads.get(id), [id], (t: Thread) => (t.status === 'busy' ? 500 : 5000));
   const state = useLoad(() => agent().threads.getState(id), [id, thread.data?.updated_at]);
   const runs = useLoad(() => agent().runs.list(id, { limit: 20 }), [id, thread.data?.updated_at]);
   const hasHistory = hasOperation('POST /threads/{thread_id}/history');
