@@ -21,7 +21,7 @@ import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import type { RunExecutor, RunOutput } from './graphRunners.ts';
+import type { RunExecutor, RunOutput } from './runContext.ts';
 import { nowIso, uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
