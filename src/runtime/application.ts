@@ -6,6 +6,7 @@ import type { HandlerRegistry } from './handler.ts';
 import type { MethodRegistry } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { CustomAuth } from './customAuth.ts';
 import type { Store } from './store/types.ts';
 
 /** Something that runs beside the HTTP server (a worker pool, a deployer). */
@@ -30,6 +31,8 @@ export interface AppFactoryDeps {
   log: Logger;
   /** Areas add their gauges here; GET /metrics renders it. */
   metrics: Metrics;
+  /** The project's custom auth (auth.path); the agent-server area enforces its decisions. */
+  customAuth?: CustomAuth;
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

@@ -2,6 +2,7 @@
 // when the client has gone, and where to log. Services (store, queue, deployer) are bound
 // into the handlers when they are created, so nothing here is HTTP-specific.
 import type { Logger } from './logger.ts';
+import type { AuthUser } from './customAuth.ts';
 
 export interface RequestContext {
   operationId: string;
@@ -12,6 +13,8 @@ export interface RequestContext {
   /** Aborted when the client disconnects before the reply is complete. */
   signal: AbortSignal;
   log: Logger;
+  /** Who the project's custom auth (auth.path) says is calling; absent without custom auth. */
+  user?: AuthUser;
 }
 
 export interface RpcContext extends RequestContext {

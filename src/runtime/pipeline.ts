@@ -15,6 +15,7 @@ import { Router } from './router.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
 import type { CorsHandler } from './cors.ts';
+import { isRefusal, type CustomAuth } from './customAuth.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -32,6 +33,9 @@ export interface PipelineOptions {
   responseValidators?: ValidatorTable;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** The project's custom auth (auth.path), for the operations `customAuthFor` names. */
+  customAuth?: CustomAuth;
+  customAuthFor?: (operationId: string) => boolean;
   /** CORS headers for every answer, and preflight answered on every path. */
   cors?: CorsHandler;
   /** The project's own routes (http.app): requests the contract does not route go here. */
@@ -117,6 +121,11 @@ export function createPipeline(options: PipelineOptions) {
         },
         log,
       };
+      if (options.customAuth && options.customAuthFor?.(operationId)) {
+        const user = await options.customAuth.authenticate(req, ctx.baseUrl);
+        if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));
+        ctx.user = user;
+      }
 
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
       if (raw === TOO_LARGE) {

@@ -13,6 +13,7 @@ import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
+import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
@@ -43,7 +44,9 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
     Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
   );
-  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics });
+  const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -63,7 +66,9 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   // a switched-off feature is every operation of its tag in the documents
   const disabledTags = new Set<string>([...(config.project.http?.disable_a2a ? ['A2A'] : []), ...(config.project.http?.disable_mcp ? ['MCP'] : [])]);
   const disabled = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.tags.some((tag) => disabledTags.has(tag))).map((op) => op.operationId)));
-  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined;
+  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
+  // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
+  const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -77,6 +82,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
     fallback: customApp,
     cors: corsHandler(config.project.http?.cors),
+    customAuth,
+    customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
     observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 

@@ -88,6 +88,31 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
     assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 
+  it('admits, rejects and filters as its auth handler says', async () => {
+    // no credentials: the project's authenticate refuses with its own message
+    const anonymous = await fetch(`${url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(anonymous.status, 401);
+    assert.match(((await anonymous.json()) as { detail: string }).detail, /Bearer user-<name>/);
+    // health stays open for probes
+    assert.equal((await fetch(`${url}/ok`)).status, 200);
+
+    const alice = as('alice');
+    const bob = as('bob');
+    const thread = await alice.threads.create({ metadata: { topic: 'secret' } });
+    assert.equal(thread.metadata?.owner, 'alice', 'threads:create set the owner');
+    assert.equal((await alice.threads.get(thread.thread_id)).thread_id, thread.thread_id);
+    // another user's thread does not exist for them: read, runs, delete
+    await assert.rejects(bob.threads.get(thread.thread_id), /404/);
+    await assert.rejects(bob.runs.create(thread.thread_id, 'greeter', { input: say('hi') }), /404/);
+    await assert.rejects(bob.threads.delete(thread.thread_id), /404/);
+    const bobs = await bob.threads.search({ limit: 100 });
+    assert.ok(bobs.every((t) => t.metadata?.owner === 'bob'));
+    assert.ok(!bobs.some((t) => t.thread_id === thread.thread_id));
+    const alices = await alice.threads.search({ limit: 100 });
+    assert.ok(alices.some((t) => t.thread_id === thread.thread_id));
+    assert.equal((await alice.threads.get(thread.thread_id)).thread_id, thread.thread_id, 'bob could not delete it');
+  });
+
   it('picks up an edit of the graph for the next run', async () => {
     const client = as('alice');
     const thread = await client.threads.create();

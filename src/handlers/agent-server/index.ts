@@ -12,6 +12,8 @@ import { CronScheduler } from '../../domain/crons/scheduler.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
 import { reloadProject } from '../../runtime/project.ts';
+import { guardHandlers } from './authGuard.ts';
+import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
@@ -62,7 +64,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const crons = new CronService(store, (id) => domain.assistants.resolve(id), async (id) => (await domain.threads.get(id)).ok);
   const cronLog = log.child({ area: 'crons' });
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
-  const handlers: AgentServerAreaHandlers = {
+  const unguarded: AgentServerAreaHandlers = {
     ...cronHandlers(crons),
     ...mcpHandlers(domain),
     ...storeHandlers(memory.store),
@@ -75,6 +77,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...resultHandlers(domain.runs),
     ...streamHandlers(domain.runs),
   };
+  const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, domain) : unguarded;
   const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
   const reload = async () => {
