@@ -9,12 +9,24 @@ import type { Logger } from './logger.ts';
 import type { JsonRpcDispatcher } from './jsonrpc.ts';
 import { ApiError, type RequestContext } from './context.ts';
 import { RPC, httpError, toValidationItems, validationError, type HttpReply, type ValidationErrorItem } from './errors.ts';
+import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import type { CorsHandler } from './cors.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 import { writeSse } from './sse.ts';
 
 export type OperationHandler = (request: { path: any; query: any; headers: any; body: any }, ctx: RequestContext) => Promise<any>;
+
+export interface AnsweredRequest {
+  /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
+  operationId: string;
+  method: string;
+  path: string;
+  status: number;
+  seconds: number;
+  /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
+  requestId: string;
+}
 
 export interface PipelineOptions {
   documents: ApiDocument[];
@@ -38,8 +50,8 @@ export interface PipelineOptions {
   cors?: CorsHandler;
   /** The project's own routes (http.app): requests the contract does not route go here. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-  /** Told of every answered request, once its reply has ended (metrics). */
-  observe?: (operationId: string, method: string, status: number, seconds: number) => void;
+  /** Told of every answered request, once its reply has ended (metrics, the access log). */
+  observe?: (request: AnsweredRequest) => void;
 }
 
 interface Bound {
@@ -84,7 +96,10 @@ export function createPipeline(options: PipelineOptions) {
     if (options.observe) {
       const started = performance.now();
       const observe = options.observe;
-      res.once('close', () => observe(operationId ?? 'unmatched', method, res.statusCode, (performance.now() - started) / 1000));
+      const given = req.headers['x-request-id'];
+      const requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
+      res.setHeader('X-Request-Id', requestId);
+      res.once('close', () => observe({ operationId: operationId ?? 'unmatched', method, path: pathname, status: res.statusCode, seconds: (performance.now() - started) / 1000, requestId }));
     }
     try {
       if (options.cors?.(req, res)) return;

@@ -90,21 +90,23 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     cors: corsHandler(config.project.http?.cors),
     customAuth,
     customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
-    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
+    observe: (answered) => {
+      metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
+      if (config.accessLog) {
+        log.info('request', { method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.seconds * 10000) / 10, request_id: answered.requestId, operation: answered.operationId });
+      }
+    },
   });
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const logRequests = log.enabled('debug');
   // polka carries the HTTP layer; the pipeline behind its single middleware does the
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
     inFlight += 1;
-    const started = logRequests ? performance.now() : 0;
     res.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
-      if (logRequests) log.debug('request', { method: req.method, path: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
     void handle(req, res);
   });
