@@ -139,6 +139,9 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     runId: run.run_id,
     ...(kwargs.interrupt_before ? { interruptBefore: kwargs.interrupt_before } : {}),
     ...(kwargs.interrupt_after ? { interruptAfter: kwargs.interrupt_after } : {}),
+    // the wire's snake_case config keys, as LangGraph.js names them
+    ...(config.recursion_limit !== undefined ? { recursionLimit: config.recursion_limit } : {}),
+    ...(config.max_concurrency !== undefined ? { maxConcurrency: config.max_concurrency } : {}),
   };
   const split = (chunk: unknown[]) => (subgraphs ? chunk : [[], ...chunk]) as unknown as [string[], string, unknown];
   if (out.has('events')) {

@@ -8,6 +8,7 @@ import type {
   Run,
   RunCreate,
   RunResult,
+  RunsCancelRequest,
   Thread,
   ThreadCreateRequest,
   ThreadSearchRequest,
@@ -52,8 +53,18 @@ export interface RunService {
   wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>>;
   /** The join/wait answer of a finished run: final values, `__interrupt__` or `__error__`. */
   result(threadId: string, runId: string): Promise<RunResult>;
-  /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. */
-  cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found' | 'conflict'>>;
+  /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. A finished run is left as it is. */
+  cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found'>>;
+  /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
+  createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found'>>;
+  /** Several stateless runs; nothing is created when one assistant is unknown. */
+  createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found'>>;
+  /** Deletes the run (rolled back first while in flight). */
+  delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>>;
+  /** Cancels by status, by thread or by run ids. */
+  cancelMany(selection: RunsCancelRequest, action?: 'interrupt' | 'rollback'): Promise<Outcome<void, 'not_found'>>;
+  /** Whether the run's events can still be read by its id alone. */
+  streamable(runId: string): Promise<Outcome<void, 'not_found'>>;
   /** The run's events from the start (or after lastEventId), live until the run ends. */
   events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
 }

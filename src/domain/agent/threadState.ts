@@ -27,15 +27,19 @@ export class ThreadStateReader {
     private readonly runs: Collection<RunRecord>,
   ) {}
 
-  /** The graph of the thread's latest run (run ids grow with time), or null before its first run. */
-  async graphOf(threadId: string): Promise<string | null> {
+  /**
+   * The graph of the thread's latest run (run ids grow with time), or null before its first
+   * run. When its runs were deleted (deleteRun), the graph its last run recorded on the thread.
+   */
+  async graphOf(thread: ThreadRecord): Promise<string | null> {
     let latest: RunRecord | undefined;
-    for (const run of await this.runs.list({ where: { thread_id: threadId } })) if (!latest || run.run_id > latest.run_id) latest = run;
-    return latest?.graph_id ?? null;
+    for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) if (!latest || run.run_id > latest.run_id) latest = run;
+    const recorded = thread.metadata.graph_id;
+    return latest?.graph_id ?? (typeof recorded === 'string' ? recorded : null);
   }
 
   async state(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
-    const graphId = await this.graphOf(thread.thread_id);
+    const graphId = await this.graphOf(thread);
     const graph = graphId === null ? undefined : await this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
     if (graph?.kind === 'langgraph') {
       const snapshot = await graph.graph.getState({ configurable: { thread_id: thread.thread_id } }, { subgraphs: options.subgraphs ?? false });
