@@ -13,6 +13,7 @@ import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
+import { disabledOperations } from './disabledOperations.ts';
 import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
 import { JsonRpcDispatcher } from './jsonrpc.ts';
@@ -71,7 +72,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
+  const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
   const agentServerOperations = new Set<string>(agentServerIds);
   const handle = createPipeline({
