@@ -11,6 +11,7 @@ import { httpError, validationError } from './errors.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, readBody } from './requestBody.ts';
+import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
@@ -18,6 +19,17 @@ import type { CorsHandler } from './cors.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 
 export type { OperationHandler } from './handler.ts';
+
+export interface AnsweredRequest {
+  /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
+  operationId: string;
+  method: string;
+  path: string;
+  status: number;
+  seconds: number;
+  /** The client's X-Request-Id, or one made for the request; sent back as X-Request-Id. */
+  requestId: string;
+}
 
 export interface PipelineOptions {
   documents: ApiDocument[];
@@ -40,8 +52,8 @@ export interface PipelineOptions {
   cors?: CorsHandler;
   /** The project's own routes (http.app): requests the contract does not route go here. */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-  /** Told of every answered request, once its reply has ended (metrics). */
-  observe?: (operationId: string, method: string, status: number, seconds: number) => void;
+  /** Told of every answered request, once its reply has ended (metrics, the access log). */
+  observe?: (request: AnsweredRequest) => void;
 }
 
 interface Bound {
@@ -80,7 +92,10 @@ export function createPipeline(options: PipelineOptions) {
     if (options.observe) {
       const started = performance.now();
       const observe = options.observe;
-      res.once('close', () => observe(operationId ?? 'unmatched', method, res.statusCode, (performance.now() - started) / 1000));
+      const given = req.headers['x-request-id'];
+      const requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
+      res.setHeader('X-Request-Id', requestId);
+      res.once('close', () => observe({ operationId: operationId ?? 'unmatched', method, path: pathname, status: res.statusCode, seconds: (performance.now() - started) / 1000, requestId }));
     }
     try {
       if (options.cors?.(req, res)) return;

@@ -13,6 +13,7 @@ import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
+import { disabledOperations } from './disabledOperations.ts';
 import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
@@ -63,9 +64,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  // a switched-off feature is every operation of its tag in the documents
-  const disabledTags = new Set<string>([...(config.project.http?.disable_a2a ? ['A2A'] : []), ...(config.project.http?.disable_mcp ? ['MCP'] : [])]);
-  const disabled = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.tags.some((tag) => disabledTags.has(tag))).map((op) => op.operationId)));
+  const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
   // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
   const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
@@ -84,21 +83,23 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     cors: corsHandler(config.project.http?.cors),
     customAuth,
     customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
-    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
+    observe: (answered) => {
+      metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
+      if (config.accessLog) {
+        log.info('request', { method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.seconds * 10000) / 10, request_id: answered.requestId, operation: answered.operationId });
+      }
+    },
   });
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const logRequests = log.enabled('debug');
   // polka carries the HTTP layer; the pipeline behind its single middleware does the
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
     inFlight += 1;
-    const started = logRequests ? performance.now() : 0;
     res.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
-      if (logRequests) log.debug('request', { method: req.method, path: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
     void handle(req, res);
   });

@@ -272,6 +272,8 @@ export class RunLifecycle {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+      // the client sees __error__; the operator sees why, with the stack, under the run's id
+      if (ending.kind === 'error') log.error('graph failed', { graph_id: run.graph_id, err });
     } finally {
       try {
         await this.finish(run, ending);
