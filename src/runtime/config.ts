@@ -25,6 +25,8 @@ export interface ServerConfig {
   maxBodyBytes: number;
   validateResponses: boolean;
   logLevel: LogLevel;
+  /** One info line per answered request (method, path, status, ms, request id, operationId). */
+  accessLog: boolean;
   /** `key:tenant-uuid,...`; a key listed with several tenants spans them. */
   apiKeys: string | null;
   apiKeysFile: string | null;
@@ -71,6 +73,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
     validateResponses: truthy(env.AGENTPLANE_VALIDATE_RESPONSES),
     logLevel: (env.LOG_LEVEL as LogLevel) ?? 'info',
+    accessLog: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_ACCESS_LOG ?? ''),
     apiKeys: env.AGENTPLANE_API_KEYS ?? null,
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
     agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),

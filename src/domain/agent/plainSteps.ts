@@ -5,7 +5,7 @@
 // and no tool through LangChain, so `tools` stays empty and `messages` carries whole
 // messages only (see docs/agent-server.md).
 import { randomUUID } from 'node:crypto';
-import type { RunContext } from './graphRunners.ts';
+import type { RunContext } from './runContext.ts';
 import type { RunStream } from './runStream.ts';
 
 export class PlainSteps {

@@ -25,7 +25,7 @@ import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import type { RunExecutor, RunOutput } from './graphRunners.ts';
+import type { RunExecutor, RunOutput } from './runContext.ts';
 import { nowIso, uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
@@ -272,6 +272,8 @@ export class RunLifecycle {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+      // the client sees __error__; the operator sees why, with the stack, under the run's id
+      if (ending.kind === 'error') log.error('graph failed', { graph_id: run.graph_id, err });
     } finally {
       try {
         await this.finish(run, ending);

@@ -3,7 +3,7 @@
 // keep), the project's handler is asked, and its answer is enforced — a refusal is its status,
 // a changed value is what gets written, filters hide what does not match (404 on reads,
 // absent from searches).
-import type { OperationSpec } from '../../../generated/runtime-types.gen.ts';
+import type { OperationSpec } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
