@@ -62,11 +62,6 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     this.specs = new Map(options.methods.map((m) => [m.name, m]));
   }
 
-  /** Method names the document declares but no handler serves; the server refuses to start on any. */
-  missingHandlers(): string[] {
-    return [...this.specs.keys()].filter((name) => typeof this.options.handlers[name] !== 'function');
-  }
-
   /** Reads and checks the envelope and the params: a problem is answered at once, a valid request becomes a call. */
   prepare(body: RawBody): { reply: RpcReply } | { call: RpcCall } {
     const fail = (id: RpcId, error: RpcError, method?: string) => ({ reply: { kind: 'json' as const, body: response(id, { error }), method } });

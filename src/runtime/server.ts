@@ -37,7 +37,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.env.AGENTPLANE_FSYNC === '1' });
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 

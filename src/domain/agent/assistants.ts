@@ -5,7 +5,8 @@ import type { Assistant, AssistantSearchRequest } from '../../../generated/agent
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
-import { nowIso, uuid5 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid5 } from './ids.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
 

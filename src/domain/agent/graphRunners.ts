@@ -13,7 +13,8 @@ import { RunStream } from './runStream.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
-import { nowIso, uuid4 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4 } from './ids.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';

@@ -54,13 +54,6 @@ function fromLangChain(m: Record<string, any>): MessageDict {
   return dict;
 }
 
-export function isMessageLike(value: unknown): boolean {
-  if (typeof value === 'string') return true;
-  if (!value || typeof value !== 'object') return false;
-  const m = value as Record<string, unknown>;
-  return 'content' in m && ('type' in m || 'role' in m || typeof m._getType === 'function');
-}
-
 /**
  * The `add_messages` reducer over dicts: a message whose id is already present replaces it,
  * `{type: "remove", id}` deletes it, anything else is appended.
