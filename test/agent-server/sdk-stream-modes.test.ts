@@ -94,6 +94,7 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     for (const key of ['run_id', 'tags', 'metadata', 'data']) assert.ok(key in first, key);
     const token = chunks.find((c) => c.data.event === 'on_chat_model_stream' && c.data.data.chunk.content === 'answer ');
     assert.ok(token, 'a token of the answer');
+    assert.equal(token.data.data.chunk.type, 'AIMessageChunk');
     assert.deepEqual(chunks.find((c) => c.data.event === 'on_tool_end')!.data.data.output.content, '42');
   });
 

@@ -86,7 +86,7 @@ export class RunStream {
 
   /** A stream-events v2 event (mode `events`). */
   event(event: unknown): void {
-    if (this.modes.has('events')) this.publish('events', serialiseValues(event));
+    if (this.modes.has('events')) this.publish('events', serialiseValues(event, { chunkTypes: true }));
   }
 
   /**
