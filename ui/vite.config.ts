@@ -1,11 +1,10 @@
 // Builds the dashboard (ui/) into dist/ui, served by agentplane at /ui. Preact through its
 // official Vite preset: a small, well-kept stack whose output is one script and one style
 // sheet, nothing fetched at run time.
-import fs from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
 import preact from '@preact/preset-vite';
-
-const GENERATED = new URL('../generated/', import.meta.url);
+import { loadDocument as loadControlPlane } from '../generated/control-plane/document.gen.js';
+import { loadDocument as loadAgentServer } from '../generated/agent-server/document.gen.js';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
@@ -21,9 +20,8 @@ function specModule(): Plugin {
     resolveId: (source) => (source === id ? '\0' + id : undefined),
     load(resolved) {
       if (resolved !== '\0' + id) return undefined;
-      const read = (name: string) => JSON.parse(fs.readFileSync(new URL(`${name}/document.gen.json`, GENERATED), 'utf8'));
-      const controlPlane = read('control-plane');
-      const agentServer = read('agent-server');
+      const controlPlane = loadControlPlane();
+      const agentServer = loadAgentServer();
       const operations: string[] = [];
       for (const doc of [controlPlane, agentServer]) {
         for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {

@@ -10,7 +10,7 @@
 // goes in FailureKind below, and the compiler then points at each area's table.
 
 export type FailureKind =
-  /** The request is well-formed but breaks a rule (HTTP 400). */
+  /** The request is well-formed but breaks a rule. */
   | 'invalid'
   /** The addressed resource does not exist (or is not the caller's). */
   | 'not_found'

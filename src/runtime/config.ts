@@ -32,6 +32,13 @@ export interface ServerConfig {
   apiKeysFile: string | null;
   /** Require API keys on agent-server and A2A routes too (off like the upstream dev server). */
   agentServerAuth: boolean;
+  /** fsync every journal write (AGENTPLANE_FSYNC=1). */
+  fsync: boolean;
+  /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 8). */
+  maxConcurrentRuns: number;
+  /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
+  phaseMs: number;
+  /** The environment as read (the project file's `env` applied), for reloading the project. */
   env: Record<string, string | undefined>;
 }
 
@@ -77,6 +84,23 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     apiKeys: env.AGENTPLANE_API_KEYS ?? null,
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
     agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),
+    fsync: env.AGENTPLANE_FSYNC === '1',
+    maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
+    phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     env,
   };
+}
+
+function positiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function milliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`${name} must be a non-negative number of milliseconds, got "${value}"`);
+  return ms;
 }

@@ -18,20 +18,6 @@ export interface RequestContext {
 }
 
 export interface RpcContext extends RequestContext {
-  /** Path parameters of the HTTP operation that carried the JSON-RPC request. */
-  path: Record<string, string>;
   /** The JSON-RPC request id, echoed by the dispatcher. */
   requestId: string | number | null;
-}
-
-/** A thrown ApiError becomes its status and `{detail}`; anything else thrown is a 500. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(detail);
-    this.name = 'ApiError';
-  }
 }

@@ -1,6 +1,6 @@
 // The `http.disable_*` switches of the project file (upstream's keys): the operations they
 // turn off answer 404, as if absent. Chosen by path, so operations added later follow.
-import type { OperationSpec } from '../../generated/runtime-types.gen.ts';
+import type { OperationSpec } from './contract.ts';
 
 export interface DisableSwitches {
   disable_assistants?: boolean;

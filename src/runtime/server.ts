@@ -6,7 +6,7 @@ import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { AppFactory, Application } from './application.ts';
-import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
+import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
@@ -16,7 +16,6 @@ import { corsHandler } from './cors.ts';
 import { disabledOperations } from './disabledOperations.ts';
 import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
-import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
@@ -38,7 +37,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.env.AGENTPLANE_FSYNC === '1' });
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
@@ -48,20 +47,13 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   );
   const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics, customAuth });
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
   const validators = config.validateResponses ? await loadResponseValidators() : undefined;
-  const dispatcher = new JsonRpcDispatcher({
-    methods: rpcDocument.methods,
-    params: rpcDocument.params,
-    handlers: app.methods,
-    results: validators?.rpc,
-    onResultViolation: (method, issues) => log.error('JSON-RPC result violates the spec', { method, issues }),
-  });
-  const missingMethods = dispatcher.missingHandlers();
+  const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await store.close();
     const parts = [
@@ -74,11 +66,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
-  const agentServerOperations = new Set<string>(agentServerIds);
+  // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
+  const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
-    dispatchers: { a2a: dispatcher },
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -148,9 +140,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
-async function mockApplication(): Promise<Application> {
+async function mockApplication(config: ServerConfig, log: Logger): Promise<Application> {
   const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
-  return { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] };
+  const methods = createMockMethods(rpcDocument.document);
+  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log });
+  return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
 }
 
 type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;

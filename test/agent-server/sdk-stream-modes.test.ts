@@ -94,6 +94,7 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     for (const key of ['run_id', 'tags', 'metadata', 'data']) assert.ok(key in first, key);
     const token = chunks.find((c) => c.data.event === 'on_chat_model_stream' && c.data.data.chunk.content === 'answer ');
     assert.ok(token, 'a token of the answer');
+    assert.equal(token.data.data.chunk.type, 'AIMessageChunk');
     assert.deepEqual(chunks.find((c) => c.data.event === 'on_tool_end')!.data.data.output.content, '42');
   });
 
@@ -165,6 +166,11 @@ describe('stream_subgraphs', () => {
     assert.ok(inner.every((c) => /^(updates|messages)\|inner:[0-9a-f-]+(\|[a-z]+:[0-9a-f-]+)*$/.test(c.event)), inner.map((c) => c.event).join(', '));
     assert.deepEqual(Object.keys(inner.find((c) => c.event.startsWith('updates|'))!.data), ['agent']);
     assert.deepEqual(chunks.filter((c) => c.event === 'updates').map((c) => Object.keys(c.data)), [['inner']]);
+    // the messages mode inside a subgraph: partials, then complete, under the same name
+    const messages = await streamed('nested', 'messages', 'what is 6 * 7?', { streamSubgraphs: true });
+    const answer = messages.filter((c) => !c.event.startsWith('messages/metadata') && c.data[0].content.startsWith('The'));
+    assert.deepEqual(answer.map((c) => c.event.split('|')[0]), ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial', 'messages/complete']);
+    assert.equal(new Set(answer.map((c) => c.event.slice(c.event.indexOf('|')))).size, 1);
     // without the flag, only the parent graph's events
     assert.ok((await streamed('nested', 'updates')).every((c) => c.event === 'updates'));
   });

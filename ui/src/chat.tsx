@@ -2,7 +2,7 @@
 // streams (stream mode messages-tuple), token by token; an interrupt gets a resume form.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agent } from './api';
-import { ErrorNotice } from './components';
+import { ErrorNotice, short } from './components';
 import { MessageList, upsertMessage, type Message } from './messages';
 
 interface PendingInterrupt {
@@ -90,7 +90,7 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
       <div class="chat-head">
         {threadId ? (
           <span>
-            Thread <a href={`/ui/threads/${threadId}`}>{threadId.slice(0, 8)}</a>
+            Thread <a href={`/ui/threads/${threadId}`}>{short(threadId)}</a>
           </span>
         ) : (
           <span class="muted">A new thread starts with the first message.</span>

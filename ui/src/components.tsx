@@ -166,4 +166,5 @@ export function ConfirmButton({ label, question, onConfirm, busy }: { label: str
   );
 }
 
-export const short = (id: string | null | undefined) => (id ? id.slice(0, 8) : '—');
+/** An id shortened to its end: time-ordered ids (run and checkpoint ids) share their start. */
+export const short = (id: string | null | undefined) => (id ? `…${id.slice(-8)}` : '—');

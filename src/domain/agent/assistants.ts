@@ -5,7 +5,8 @@ import type { Assistant, AssistantCountRequest, AssistantCreate, AssistantPatch,
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
-import { nowIso, uuid4, uuid5 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4, uuid5 } from './ids.ts';
 import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';

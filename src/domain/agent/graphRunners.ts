@@ -1,45 +1,23 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { Command, type BaseStore } from '@langchain/langgraph';
+import { Command } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
-import type { WriteOp } from '../../runtime/store/types.ts';
 import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import { ReturnedGraphError, asCompiledGraph, type GraphRegistry, type RunnableGraph } from './graphs.ts';
+import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
-import { nowIso, uuid4 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4 } from './ids.ts';
+import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
-export interface RunContext {
-  run: RunRecord;
-  graph: RunnableGraph;
-  signal: AbortSignal;
-  publish(event: string, data: unknown): void;
-  plain: PlainStateStore;
-  /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
-  memory?: BaseStore;
-  /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */
-  resumeFromCheckpoint: boolean;
-}
-
-export interface RunOutput {
-  values: Record<string, unknown>;
-  next: string[];
-  interrupts: Record<string, Interrupt[]>;
-  /** Writes that commit the new state; applied atomically with the run's final status. */
-  ops: WriteOp[];
-  /** The state went to the checkpointer (old checkpoints are pruned once the run is recorded). */
-  checkpointed: boolean;
-}
-
-/** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */
-export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void) => Promise<RunOutput>;
+export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
 export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryStore }): RunExecutor {

@@ -5,7 +5,8 @@
 // and no tool through LangChain, so `tools` stays empty and `messages` carries whole
 // messages only (see docs/agent-server.md).
 import { randomUUID } from 'node:crypto';
-import type { RunContext } from './graphRunners.ts';
+import { nowIso } from '../clock.ts';
+import type { RunContext } from './runContext.ts';
 import type { RunStream } from './runStream.ts';
 
 export class PlainSteps {
@@ -47,7 +48,7 @@ export class PlainSteps {
       tasks: [],
     };
     if (this.out.has('checkpoints')) this.ctx.publish('checkpoints', checkpoint);
-    if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: new Date().toISOString(), step: 1, payload: checkpoint });
+    if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: 1, payload: checkpoint });
   }
 
   end(output: Record<string, unknown>): void {
@@ -56,7 +57,7 @@ export class PlainSteps {
 
   private step(type: 'task' | 'task_result', payload: Record<string, unknown>): void {
     if (this.out.has('tasks')) this.ctx.publish('tasks', payload);
-    if (this.out.has('debug')) this.ctx.publish('debug', { type, timestamp: new Date().toISOString(), step: 1, payload });
+    if (this.out.has('debug')) this.ctx.publish('debug', { type, timestamp: nowIso(), step: 1, payload });
   }
 
   private event(event: string, data: Record<string, unknown>): void {

@@ -19,11 +19,13 @@ const CHUNK_TYPES: Record<string, string> = { ai: 'AIMessageChunk', human: 'Huma
 interface Accumulating {
   message: any;
   complete: boolean;
+  /** The namespace suffix of the message's own events. */
+  suffix: string;
 }
 
 export class RunStream {
-  /** Per namespace suffix: the messages of the `messages` mode seen so far. */
-  private readonly accumulated = new Map<string, Map<string, Accumulating>>();
+  /** The messages of the `messages` mode seen so far, by id. */
+  private readonly accumulated = new Map<string, Accumulating>();
 
   constructor(
     readonly modes: ReadonlySet<string>,
@@ -51,7 +53,7 @@ export class RunStream {
       this.message(message, metadata ?? {}, suffix);
       return;
     }
-    if (mode === 'updates' && this.modes.has('messages')) this.completeFromUpdate(data, suffix);
+    if (mode === 'updates' && this.modes.has('messages')) this.completeFromUpdate(data);
     if (!this.modes.has(mode)) return;
     this.publish(`${mode}${suffix}`, shape(mode, data));
   }
@@ -65,10 +67,9 @@ export class RunStream {
       this.publish(`messages${suffix}`, [isChunk ? { ...dict, type: CHUNK_TYPES[dict.type] ?? dict.type } : dict, meta]);
     }
     if (!this.modes.has('messages')) return;
-    const seen = this.seen(suffix);
-    let entry = seen.get(dict.id);
+    let entry = this.accumulated.get(dict.id);
     if (!entry) {
-      seen.set(dict.id, (entry = { message: raw, complete: false }));
+      this.accumulated.set(dict.id, (entry = { message: raw, complete: false, suffix }));
       this.publish(`messages/metadata${suffix}`, { [dict.id]: { metadata: meta } });
     } else if (isChunk && isMessageChunk(entry.message)) {
       entry.message = entry.message.concat(raw);
@@ -85,29 +86,25 @@ export class RunStream {
 
   /** A stream-events v2 event (mode `events`). */
   event(event: unknown): void {
-    if (this.modes.has('events')) this.publish('events', serialiseValues(event));
+    if (this.modes.has('events')) this.publish('events', serialiseValues(event, { chunkTypes: true }));
   }
 
-  /** Streamed messages become complete when the node that streamed them returns them. */
-  private completeFromUpdate(update: unknown, suffix: string): void {
-    const seen = this.accumulated.get(suffix);
-    if (!seen || !update || typeof update !== 'object') return;
+  /**
+   * Streamed messages become complete when the node that streamed them returns them (the
+   * update of a subgraph's node arrives under the subgraph's namespace, so match by id).
+   */
+  private completeFromUpdate(update: unknown): void {
+    if (!update || typeof update !== 'object') return;
     for (const nodeUpdate of Object.values(update as Record<string, unknown>)) {
       const messages = (nodeUpdate as { messages?: unknown } | null)?.messages;
       for (const message of Array.isArray(messages) ? messages : messages ? [messages] : []) {
         const dict = toMessageDict(message, 'ai');
-        const entry = seen.get(dict.id);
+        const entry = this.accumulated.get(dict.id);
         if (!entry || entry.complete) continue;
         entry.complete = true;
-        this.publish(`messages/complete${suffix}`, [dict]);
+        this.publish(`messages/complete${entry.suffix}`, [dict]);
       }
     }
-  }
-
-  private seen(suffix: string): Map<string, Accumulating> {
-    let seen = this.accumulated.get(suffix);
-    if (!seen) this.accumulated.set(suffix, (seen = new Map()));
-    return seen;
   }
 }
 

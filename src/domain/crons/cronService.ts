@@ -3,7 +3,8 @@
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { containsAll, sortBy } from '../agent/search.ts';
-import { nowIso, uuid4 } from '../agent/ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4 } from '../agent/ids.ts';
 import { nextDue, scheduleProblem } from './schedule.ts';
 
 export interface CronRecord extends Cron {

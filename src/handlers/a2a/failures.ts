@@ -1,6 +1,6 @@
 // Domain failures as A2A JSON-RPC errors: the one kind → code table of this area (A2A 0.3.0
 // error catalogue), and the helpers that answer with it.
-import type { RpcError, RpcOutcome } from '../../../generated/runtime-types.gen.ts';
+import type { RpcError, RpcOutcome } from '../../runtime/contract.ts';
 import type { Failure, FailureKind } from '../../domain/outcome.ts';
 
 const CODE = {

@@ -3,12 +3,13 @@
 // keep), the project's handler is asked, and its answer is enforced — a refusal is its status,
 // a changed value is what gets written, filters hide what does not match (404 on reads,
 // absent from searches).
-import type { OperationSpec } from '../../../generated/runtime-types.gen.ts';
-import type { RequestContext } from '../../runtime/context.ts';
+import type { OperationSpec } from '../../runtime/contract.ts';
+import type { OperationHandler, Reply } from '../../runtime/handler.ts';
 import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
 
-type Handler = (request: { path: Record<string, any>; query: Record<string, any>; headers: Record<string, any>; body: any }, ctx: RequestContext) => Promise<any>;
+type Handler = OperationHandler;
+type Params = Record<string, string | undefined>;
 
 export function eventOf(op: Pick<OperationSpec, 'method' | 'path'>): string | undefined {
   const { method, path } = op;
@@ -57,23 +58,25 @@ function guard(event: string, handler: Handler, auth: CustomAuth, service: Agent
   return async (request, ctx) => {
     const user = ctx.user;
     if (!user) return handler(request, ctx);
-    const value = request.body ?? { ...request.path, ...request.query };
+    const path = request.path as Params;
+    const body = request.body as Record<string, unknown> | undefined;
+    const value = body ?? { ...path, ...(request.query as Params) };
     const decided = await auth.authorize(event, value, user);
     if (isRefusal(decided)) return { status: decided.status, body: { detail: decided.detail }, headers: decided.headers };
     const { filters } = decided;
     if (!filters) return handler(request, ctx);
     // the resource named in the path must match, else it does not exist for this caller
-    if (request.path.thread_id && resource === 'threads') {
-      const thread = await service.threads.get(request.path.thread_id);
-      if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters)) return notFound(`Thread with ID ${request.path.thread_id} not found`);
+    if (path.thread_id && resource === 'threads') {
+      const thread = await service.threads.get(path.thread_id);
+      if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters)) return notFound(`Thread with ID ${path.thread_id} not found`);
     }
-    if (request.path.assistant_id && resource === 'assistants') {
-      const assistant = await service.assistants.resolve(request.path.assistant_id);
-      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound(`Assistant ${request.path.assistant_id} not found`);
+    if (path.assistant_id && resource === 'assistants') {
+      const assistant = await service.assistants.resolve(path.assistant_id);
+      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound(`Assistant ${path.assistant_id} not found`);
     }
-    if (action === 'search' && request.body && typeof request.body === 'object' && resource !== 'store') {
+    if (action === 'search' && body && typeof body === 'object' && resource !== 'store') {
       // equality filters narrow the search itself, so paging stays right
-      request.body.metadata = { ...(request.body.metadata ?? {}), ...equalityFilters(filters) };
+      body.metadata = { ...((body.metadata as object | undefined) ?? {}), ...equalityFilters(filters) };
     }
     const reply = await handler(request, ctx);
     return hideUnmatched(reply, resource, filters);
@@ -81,8 +84,8 @@ function guard(event: string, handler: Handler, auth: CustomAuth, service: Agent
 }
 
 /** Drops what the filters hide from a successful answer (lists, store items). */
-function hideUnmatched(reply: { status: number; body?: unknown }, resource: string, filters: AuthFilters): unknown {
-  if (reply.status !== 200 || reply.body === undefined) return reply;
+function hideUnmatched(reply: Reply, resource: string, filters: AuthFilters): Reply {
+  if (reply.status !== 200 || !('body' in reply) || reply.body === undefined) return reply;
   const visible = (item: Record<string, unknown>) =>
     matchesAuthFilters(resource === 'store' ? { ...(item.value as object), namespace: item.namespace, key: item.key } : (item.metadata as Record<string, unknown>), filters);
   if (Array.isArray(reply.body)) return { ...reply, body: reply.body.filter((item) => visible(item as Record<string, unknown>)) };

@@ -43,10 +43,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // langgraph.json is read as upstream reads it: a function export is a graph factory
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
-  const maxConcurrentRuns = Number(config.env.AGENTPLANE_MAX_CONCURRENT_RUNS ?? 8);
-  if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
-    throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
-  }
+  const { maxConcurrentRuns } = config;
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];

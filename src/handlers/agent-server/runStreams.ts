@@ -1,7 +1,7 @@
 // Streaming: streamRun and streamStatelessRun (create, then stream), joinRunStream and
 // joinStatelessRunStream (attach to a run's events).
 // Both only read the run's event log; the worker is the only writer.
-import type { SseEvent } from '../../../generated/runtime-types.gen.ts';
+import type { SseEvent } from '../../runtime/contract.ts';
 import type { RunEvent, RunService } from '../../domain/agent/service.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
