@@ -5,6 +5,7 @@ import type { Failure, FailureKind } from '../../domain/outcome.ts';
 
 const CODE = {
   invalid: -32602, // InvalidParams: the message or ids do not fit this task or assistant
+  unprocessable: -32602, // InvalidParams as well: one param's value
   not_found: -32001, // TaskNotFoundError
   conflict: -32002, // TaskNotCancelableError: the task's state forbids the change
   busy: -32002, // likewise: the task's context is working on something else
