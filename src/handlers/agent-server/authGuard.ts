@@ -33,9 +33,13 @@ export function eventOf(op: Pick<OperationSpec, 'method' | 'path'>): string | un
     if (search) return 'threads:search';
     if (method === 'POST' && path === '/threads') return 'threads:create';
     if (method === 'POST' && /\/runs(\/stream|\/wait)?$/.test(path)) return 'threads:create_run';
-    if (method === 'DELETE' && !path.includes('/runs/')) return 'threads:delete';
+    // deleting a thread or one of its runs is `threads:delete` upstream
+    if (method === 'DELETE') return 'threads:delete';
     return method === 'GET' || /\/(history|state\/checkpoint)$/.test(path) ? 'threads:read' : 'threads:update';
   }
+  // stateless runs: cancelling changes threads, joining a stream reads one, the rest creates runs
+  if (path === '/runs/cancel') return 'threads:update';
+  if (path.startsWith('/runs/') && method === 'GET') return 'threads:read';
   if (path.startsWith('/runs')) return 'threads:create_run';
   return undefined;
 }
