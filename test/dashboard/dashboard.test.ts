@@ -210,9 +210,17 @@ describe('dashboard: control plane', () => {
 });
 
 describe('dashboard: agent server', () => {
-  test('chat with an assistant: the reply streams token by token; an interrupt is resumed from its form', async () => {
+  test("an assistant's graph is drawn; chat with it: the reply streams token by token; an interrupt is resumed from its form", async () => {
     const page = await open('/ui/assistants');
     await page.getByRole('link', { name: 'chatty' }).click();
+    // its graph, drawn from GET /assistants/{id}/graph, readable on one 1280×800 screen
+    const graph = page.getByRole('img', { name: /^Graph with/ });
+    await graph.waitFor();
+    const nodes = await graph.locator('.node text').allTextContents();
+    assert.deepEqual([...nodes].sort(), ['__end__', '__start__', 'approve', 'read', 'reply']);
+    assert.equal(await graph.locator('.edge.conditional').count(), 2);
+    const box = (await graph.boundingBox())!;
+    assert.ok(box.y + box.height <= 800 && box.x + box.width <= 1280, JSON.stringify(box));
     // record every text the reply shows while it streams
     await page.evaluate(() => {
       const seen: string[] = (window.__seen = []);

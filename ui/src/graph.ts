@@ -19,7 +19,7 @@ export interface Layout {
 }
 
 export const NODE_HEIGHT = 36;
-const ROW = 80;
+export const ROW_HEIGHT = 80;
 const GAP = 32;
 const CHAR = 8;
 
@@ -66,7 +66,7 @@ export function layoutGraph(graph: GraphData): Layout {
   rows.forEach((row, r) => {
     let x = (width - rowWidths[r]) / 2;
     for (const id of row ?? []) {
-      placed.set(id, { id, label: label(id), x, y: 20 + r * ROW, width: widthOf(id) });
+      placed.set(id, { id, label: label(id), x, y: 20 + r * ROW_HEIGHT, width: widthOf(id) });
       x += widthOf(id) + GAP;
     }
   });
@@ -82,6 +82,6 @@ export function layoutGraph(graph: GraphData): Layout {
         label: typeof e.data === 'string' ? e.data : undefined,
       })),
     width,
-    height: 20 + (rows.length - 1) * ROW + NODE_HEIGHT + 20,
+    height: 20 + (rows.length - 1) * ROW_HEIGHT + NODE_HEIGHT + 20,
   };
 }

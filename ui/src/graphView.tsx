@@ -1,6 +1,6 @@
 // An assistant's graph drawn as SVG from GET /assistants/{id}/graph, with the same edges
 // listed as text for screen readers and anyone who prefers reading.
-import { layoutGraph, NODE_HEIGHT, type GraphData } from './graph';
+import { layoutGraph, NODE_HEIGHT, ROW_HEIGHT, type GraphData } from './graph';
 
 export function GraphView({ graph }: { graph: GraphData }) {
   const layout = layoutGraph(graph);
@@ -22,6 +22,12 @@ export function GraphView({ graph }: { graph: GraphData }) {
             const y1 = e.source.y + NODE_HEIGHT / 2;
             const y2 = e.target.y + NODE_HEIGHT / 2;
             d = `M ${e.source.x + e.source.width} ${y1} C ${side} ${y1}, ${side} ${y2}, ${e.target.x + e.target.width} ${y2}`;
+          } else if (e.target.y - e.source.y > ROW_HEIGHT) {
+            // an edge that skips layers bows out to the left, clear of the nodes between
+            const y1 = e.source.y + NODE_HEIGHT / 2;
+            const y2 = e.target.y + NODE_HEIGHT / 2;
+            const side = Math.min(e.source.x, e.target.x) - 60;
+            d = `M ${e.source.x} ${y1} C ${side} ${y1}, ${side} ${y2}, ${e.target.x} ${y2}`;
           } else {
             const y1 = e.source.y + NODE_HEIGHT;
             const y2 = e.target.y;

@@ -4,7 +4,12 @@
 // assembled by agentDomain.ts.
 import type {
   Assistant,
+  AssistantCountRequest,
+  AssistantCreate,
+  AssistantPatch,
   AssistantSearchRequest,
+  AssistantVersion,
+  AssistantVersionsRequest,
   Run,
   RunCreate,
   RunResult,
@@ -15,6 +20,7 @@ import type {
   ThreadState,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Outcome } from '../outcome.ts';
+import type { Drawing, GraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 export interface RunEvent {
@@ -31,6 +37,16 @@ export interface AssistantService {
   /** Whether the assistant's graph keeps a top-level `messages` list in its state. */
   hasMessages(assistant: Assistant): boolean;
   search(query?: AssistantSearchRequest): Promise<Assistant[]>;
+  create(body: AssistantCreate): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  /** A new version with the given fields (metadata merged), made the latest. */
+  patch(idOrGraph: string, body: AssistantPatch): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  delete(idOrGraph: string): Promise<Outcome<void, 'not_found' | 'conflict'>>;
+  count(query?: AssistantCountRequest): Promise<number>;
+  listVersions(idOrGraph: string, query?: AssistantVersionsRequest): Promise<Outcome<AssistantVersion[], 'not_found'>>;
+  setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>>;
+  schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>>;
+  subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>>;
 }
 
 export interface ThreadService {

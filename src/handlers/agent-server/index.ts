@@ -63,7 +63,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const unguarded: AgentServerAreaHandlers = {
     ...cronHandlers(crons),
-    ...mcpHandlers(domain),
+    // each tool's input schema is its graph's input schema
+    ...mcpHandlers({ ...domain, inputSchema: async (assistant) => {
+      const schemas = await domain.assistants.schemas(assistant.assistant_id);
+      return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
+    } }),
     ...storeHandlers(memory.store),
     ...metricsHandlers(deps.metrics),
     health,
