@@ -8,7 +8,8 @@ export function containsAll(value: unknown, wanted: Record<string, unknown>): bo
   return Object.entries(wanted).every(([k, v]) => Object.hasOwn(record, k) && deepEqual(record[k], v));
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
+/** Structural equality of JSON values (own properties only). */
+export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
