@@ -2,16 +2,15 @@
 // starts the server for `serve`, `dev` and `mock`, and stops it on SIGINT/SIGTERM.
 // Exit codes: 0 done, 1 the server could not start or stopped on an error, 2 a usage error.
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { createApplication } from './app.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
+import { PACKAGE_VERSION as version } from './runtime/packageRoot.ts';
 import { startServer, type RunningServer } from './runtime/server.ts';
 import { watchProject } from './runtime/watch.ts';
 import { startBanner } from './startBanner.ts';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {

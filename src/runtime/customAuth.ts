@@ -4,8 +4,8 @@
 // read and write of the resource must match — as on the upstream servers. Recognised by
 // shape (`~handlerCache`), never by instanceof, so any SDK version works.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { IncomingMessage } from 'node:http';
+import { importProjectModule } from '../domain/agent/projectModule.ts';
 
 /** Operations anybody may call under custom auth: liveness, server facts, metrics, agent cards. */
 export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getInfo', 'getMetrics', 'getAgentCard']);
@@ -43,7 +43,7 @@ export async function loadCustomAuth(spec: string, baseDir: string): Promise<Cus
   const exportName = at > 1 ? spec.slice(at + 1) : 'default';
   let module: Record<string, unknown>;
   try {
-    module = await import(pathToFileURL(file).href);
+    module = await importProjectModule(file);
   } catch (err) {
     throw new Error(`auth.path: cannot import ${file}: ${(err as Error).message}`);
   }

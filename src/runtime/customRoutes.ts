@@ -3,9 +3,9 @@
 // request handler `(req, res)`. The API's routes win: the app sees the requests the contract
 // does not route (upstream's JS server lets the app shadow API paths; documented).
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { importProjectModule } from '../domain/agent/projectModule.ts';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -16,7 +16,7 @@ export async function loadCustomApp(spec: string, baseDir: string): Promise<Node
   const exportName = hasExport ? spec.slice(at + 1) : 'default';
   let module: Record<string, unknown>;
   try {
-    module = await import(pathToFileURL(file).href);
+    module = await importProjectModule(file);
   } catch (err) {
     throw new Error(`http.app: cannot import ${file}: ${(err as Error).message}`);
   }

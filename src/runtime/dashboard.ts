@@ -4,10 +4,10 @@
 // so the dashboard's own routes can be bookmarked and reloaded. `/` redirects to /ui/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { packagePath } from './packageRoot.ts';
 
-export const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
+export const DASHBOARD_DIR = packagePath('dist', 'ui');
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
 const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
 

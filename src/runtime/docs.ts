@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { packagePath } from './packageRoot.ts';
 
-const SPEC_DIR = fileURLToPath(new URL('../../spec/', import.meta.url));
+const SPEC_DIR = packagePath('spec');
 const SPEC_FILES: Record<string, string> = {
   'control-plane.openapi.yaml': 'application/yaml',
   'agent-server.openapi.yaml': 'application/yaml',

@@ -3,6 +3,7 @@
 // plain async function `(state, context) => update` whose state agentplane keeps itself.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importProjectModule } from './projectModule.ts';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 /** What a plain-function graph receives besides the thread's state. */
@@ -163,7 +164,7 @@ export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: stri
 let reloads = 0;
 
 async function importModule(file: string, fresh: boolean): Promise<Record<string, unknown>> {
-  if (!fresh) return import(pathToFileURL(file).href);
+  if (!fresh) return importProjectModule(file);
   // every tsImport call gets its own tsx namespace, so the module and the project files it
   // imports are evaluated again (ES modules; a CommonJS project reloads its graph module only)
   const { tsImport } = await import('tsx/esm/api');

@@ -1,7 +1,6 @@
 // A2A: the JSON-RPC methods (spec/a2a.openrpc.json) served by the a2aRpc operation on
 // POST /a2a/{assistant_id}, and the agent card operation (getAgentCard); both operations
 // are in spec/agent-server.openapi.yaml.
-import fs from 'node:fs';
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
@@ -11,6 +10,7 @@ import { rpcDispatcher } from '../../runtime/api.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import { methodRegistry } from '../../runtime/jsonrpc.ts';
+import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
 import { getAgentCard } from './getAgentCard.ts';
 import { messageMethods } from './messages.ts';
 import { a2aRpc, type A2AContext } from './rpc.ts';
@@ -22,8 +22,6 @@ export interface A2AArea {
   modules: BackgroundModule[];
 }
 
-const packageVersion = (): string =>
-  (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export async function createA2A(deps: AppFactoryDeps, agent: AgentService): Promise<A2AArea> {
   const tasks = new A2ATaskService(agent, new TaskStore(deps.store));
@@ -31,7 +29,7 @@ export async function createA2A(deps: AppFactoryDeps, agent: AgentService): Prom
   const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log });
   return {
     methods,
-    handlers: { getAgentCard: getAgentCard(agent.assistants, deps.config.project, packageVersion()), a2aRpc: a2aRpc(agent.assistants, dispatcher) },
+    handlers: { getAgentCard: getAgentCard(agent.assistants, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(agent.assistants, dispatcher) },
     modules: [],
   };
 }

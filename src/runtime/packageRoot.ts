@@ -1,0 +1,20 @@
+// The folder agentplane is installed in (package.json, spec/, dist/ui/). Found by walking up
+// from this file because its depth differs: src/runtime/ when the sources run through tsx
+// (a clone), dist/src/runtime/ when the compiled build runs (the npm package).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findPackageRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${start}`);
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/** A path inside the installed package. */
+export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);
+
+export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
