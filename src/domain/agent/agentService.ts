@@ -1,6 +1,6 @@
 // The agent server's domain: assistants, threads, runs and the run queue behind them. The
 // HTTP handlers and the A2A methods both go through this object (see service.ts).
-import type { Assistant, AssistantSearchRequest, Run, RunCreate, RunResult, Thread, ThreadCreateRequest, ThreadSearchRequest, ThreadState } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, AssistantSearchRequest, Run, RunCreate, RunResult, Thread, ThreadCountRequest, ThreadCreateRequest, ThreadHistoryRequest, ThreadPatchRequest, ThreadPruneRequest, ThreadSearchRequest, ThreadState, ThreadStateUpdateRequest, ThreadStateUpdateResult, ThreadTtl } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { AssistantRegistry } from './assistants.ts';
@@ -9,7 +9,8 @@ import { StoreCheckpointer } from './checkpointer.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { nowIso, uuid4, uuid7 } from './ids.ts';
 import { PlainStateStore } from './plainState.ts';
-import { FINAL_STATUSES, errorResult, newThread, notBefore, runKwargs, toApiRun, toApiThread, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, errorResult, newThread, notBefore, runKwargs, toApiRun, toApiThread, type RunRecord, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
+import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { executeRun, type ActiveRun } from './runLifecycle.ts';
 import { RunQueue } from './runQueue.ts';
 import { containsAll, sortBy } from './search.ts';
@@ -37,6 +38,7 @@ export class AgentDomain implements AgentService {
   private readonly runs: Collection<RunRecord>;
   private readonly plain: PlainStateStore;
   private readonly stateReader: ThreadStateReader;
+  readonly checkpoints: ThreadCheckpoints;
   private readonly active = new Map<string, ActiveRun>();
   private readonly queue: RunQueue;
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -47,6 +49,7 @@ export class AgentDomain implements AgentService {
     this.runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     this.plain = new PlainStateStore(store);
     this.stateReader = new ThreadStateReader(graphs, this.plain);
+    this.checkpoints = new ThreadCheckpoints(store, graphs, this.plain, options.checkpointer);
     this.assistants = new AssistantRegistry(store, () => graphs.ids());
     const deps = { store, runs: this.runs, threads: this.threads, graphs, broker: this.broker, plain: this.plain, checkpointer: options.checkpointer, queue: () => this.queue, active: this.active, log };
     this.queue = new RunQueue(options.maxConcurrentRuns, (run) => executeRun(deps, run));
@@ -98,15 +101,112 @@ export class AgentDomain implements AgentService {
       if (existing) {
         return body.if_exists === 'do_nothing' ? ok(toApiThread(existing, await this.stateReader.values(existing))) : fail<Thread>(409, 'Thread already exists');
       }
-      const record = newThread(threadId, (body.metadata as Record<string, unknown>) ?? {});
+      const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}), ...ttlSetting(body.ttl) };
       await this.threads.insert(threadId, record);
-      return ok(toApiThread(record, null));
+      if (body.supersteps?.length) {
+        const applied = await this.checkpoints.applySupersteps(record, body.supersteps);
+        if (applied && !applied.ok) {
+          // the thread is created with its supersteps or not at all
+          await this.options.store.write([...(await this.plain.deleteOps(threadId)), { collection: this.threads.name, id: threadId, delete: true }]);
+          await this.options.checkpointer.deleteThread(threadId);
+          return fail<Thread>(400, applied.detail);
+        }
+      }
+      return ok(toApiThread(record, await this.stateReader.values(record)));
     });
   }
 
-  async getThread(threadId: string): Promise<Thread | undefined> {
+  async getThread(threadId: string, include: { ttl?: boolean } = {}): Promise<Thread | undefined> {
     const record = await this.threads.get(threadId);
-    return record && toApiThread(record, await this.stateReader.values(record));
+    return record && toApiThread(record, await this.stateReader.values(record), include);
+  }
+
+  /** Merges metadata, sets the expiry; undefined when the thread does not exist. */
+  async patchThread(threadId: string, body: ThreadPatchRequest): Promise<Thread | undefined> {
+    return this.withLock(threadId, async () => {
+      const now = nowIso();
+      const updated = await this.threads.update(threadId, (t) => ({
+        ...t,
+        metadata: { ...t.metadata, ...((body.metadata as Record<string, unknown>) ?? {}) },
+        ...ttlSetting(body.ttl),
+        updated_at: now,
+      }));
+      return updated && toApiThread(updated, await this.stateReader.values(updated));
+    });
+  }
+
+  async countThreads(query: ThreadCountRequest = {}): Promise<number> {
+    const filter = (t: ThreadRecord) => !query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>);
+    const where = query.status ? { status: query.status } : undefined;
+    if (!query.values) return this.threads.count({ where, filter });
+    let count = 0;
+    for (const t of await this.threads.list({ where, filter })) if (containsAll(await this.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    return count;
+  }
+
+  /** A new idle thread with the same metadata and every checkpoint; runs are not copied. */
+  async copyThread(threadId: string): Promise<Thread | undefined> {
+    return this.withLock(threadId, async () => {
+      const source = await this.threads.get(threadId);
+      if (!source) return undefined;
+      const copy: ThreadRecord = { ...newThread(uuid4(), source.metadata), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
+      await this.checkpoints.copy(threadId, copy.thread_id);
+      await this.threads.insert(copy.thread_id, copy);
+      return toApiThread(copy, await this.stateReader.values(copy));
+    });
+  }
+
+  /** `delete` deletes the threads; `keep_latest` drops all but their latest checkpoint. */
+  async pruneThreads(body: ThreadPruneRequest): Promise<number> {
+    let pruned = 0;
+    for (const threadId of new Set(body.thread_ids)) {
+      if (body.strategy === 'keep_latest' ? await this.keepLatest(threadId) : await this.deleteThread(threadId)) pruned += 1;
+    }
+    return pruned;
+  }
+
+  /** Prunes a thread to its latest state; false when it is missing or a run is in flight. */
+  async keepLatest(threadId: string): Promise<boolean> {
+    return this.withLock(threadId, async () => {
+      if (!(await this.threads.get(threadId)) || this.inflight(threadId).length > 0) return false;
+      await this.checkpoints.keepLatest(threadId);
+      return true;
+    });
+  }
+
+  async updateThreadState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult>> {
+    return this.withLock(threadId, async () => {
+      const thread = await this.threads.get(threadId);
+      if (!thread) return fail<ThreadStateUpdateResult>(404, `Thread with ID ${threadId} not found`);
+      if (this.inflight(threadId).length > 0) return fail<ThreadStateUpdateResult>(409, 'Thread is busy');
+      const written = await this.checkpoints.update(thread, body);
+      if (!written.ok) return fail<ThreadStateUpdateResult>(written.kind === 'not_found' ? 404 : 400, written.detail);
+      await this.threads.update(threadId, (t) => ({ ...t, updated_at: nowIso() }));
+      return ok({ checkpoint: written.checkpoint });
+    });
+  }
+
+  /** Merges metadata into the latest checkpoint: 'missing' thread, 'empty' thread (no checkpoint). */
+  async patchThreadState(threadId: string, metadata: Record<string, unknown>): Promise<'ok' | 'missing' | 'empty'> {
+    return this.withLock(threadId, async () => {
+      const thread = await this.threads.get(threadId);
+      if (!thread) return 'missing';
+      return (await this.checkpoints.patchLatestMetadata(thread, metadata)) ? 'ok' : 'empty';
+    });
+  }
+
+  /** States newest first; undefined when the thread does not exist. */
+  async getThreadHistory(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | { checkpoint_id?: string } }): Promise<ThreadState[] | undefined> {
+    const thread = await this.threads.get(threadId);
+    if (!thread) return undefined;
+    const before = typeof query.before === 'string' ? query.before : query.before?.checkpoint_id;
+    return this.stateReader.history(thread, {
+      limit: query.limit ?? 10,
+      ...(before ? { before } : {}),
+      ...(query.metadata ? { metadata: query.metadata as Record<string, unknown> } : {}),
+      ...(query.checkpoint?.checkpoint_ns ? { checkpointNs: query.checkpoint.checkpoint_ns } : {}),
+      ...(query.checkpoint?.checkpoint_id ? { checkpointId: query.checkpoint.checkpoint_id } : {}),
+    });
   }
 
   async searchThreads(query: ThreadSearchRequest = {}): Promise<Thread[]> {
@@ -152,7 +252,14 @@ export class AgentDomain implements AgentService {
 
   async getThreadState(threadId: string, options: { subgraphs?: boolean } = {}): Promise<ThreadState | undefined> {
     const record = await this.threads.get(threadId);
-    return record && this.stateReader.state(record, options);
+    return (record && (await this.stateReader.state(record, options))) ?? undefined;
+  }
+
+  /** The state at a checkpoint: undefined without the thread, null without the checkpoint. */
+  async getThreadStateAt(threadId: string, checkpoint: { checkpoint_id?: string; checkpoint_ns?: string }, options: { subgraphs?: boolean } = {}): Promise<ThreadState | null | undefined> {
+    const record = await this.threads.get(threadId);
+    if (!record) return undefined;
+    return this.stateReader.state(record, { ...options, checkpointId: checkpoint.checkpoint_id, checkpointNs: checkpoint.checkpoint_ns });
   }
 
   // ---- runs
@@ -285,4 +392,8 @@ export class AgentDomain implements AgentService {
     });
     return next;
   }
+}
+
+function ttlSetting(ttl: ThreadTtl | undefined): { ttl?: ThreadTtlSetting } {
+  return ttl ? { ttl: { strategy: ttl.strategy ?? 'delete', ttl_minutes: ttl.ttl } } : {};
 }

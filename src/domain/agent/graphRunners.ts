@@ -9,7 +9,8 @@ import { addMessages, serialiseValues, toMessageDict, type MessageDict } from '.
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
-import { nowIso, uuid4 } from './ids.ts';
+import { nowIso, uuid7 } from './ids.ts';
+import { forkCheckpointId } from './checkpoints.ts';
 
 export interface RunContext {
   run: RunRecord;
@@ -38,9 +39,26 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   if (ctx.graph.kind !== 'plain') throw new Error('not a plain graph');
   const { run, publish } = ctx;
   const modes = streamModes(run);
-  const before: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id);
+  // the run continues the thread's head, or forks from the checkpoint it names
+  const forkFrom = forkCheckpointId(run.kwargs);
+  const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
+  if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
   const input = normaliseInput(run.kwargs.input);
-  let state: Record<string, unknown> = applyUpdate(before?.values ?? { messages: [] }, input ?? {});
+  const ops: WriteOp[] = [];
+  let parent = base;
+  let state: Record<string, unknown> = base?.values ?? { messages: [] };
+  // like LangGraph: an input checkpoint (what regenerate forks from), then one per step
+  const commit = (source: string, writes: Record<string, unknown>) => {
+    const step = parent ? parent.step + 1 : -1;
+    const metadata = { source, step, writes, parents: {}, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id };
+    const written = ctx.plain.commitOps(run.thread_id, parent, state, { checkpointId: uuid7(), createdAt: nowIso(), metadata });
+    ops.push(...written.ops);
+    parent = written.snapshot;
+  };
+  if (input) {
+    state = applyUpdate(state, input);
+    commit('input', { __start__: input });
+  }
   if (modes.has('values')) publish('values', state);
   const update = await ctx.graph.fn(state, {
     runId: run.run_id,
@@ -61,7 +79,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
   publishMessages(ctx, modes, produced, { langgraph_node: ctx.graph.id });
   if (modes.has('values')) publish('values', state);
-  const ops = ctx.plain.commitOps(run.thread_id, before, state, { checkpointId: uuid4(), runId: run.run_id, createdAt: nowIso() });
+  commit('loop', { [ctx.graph.id]: normalised });
   return { values: state, next: [], interrupts: {}, ops };
 }
 
@@ -83,7 +101,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       run_id: run.run_id,
       assistant_id: run.assistant_id,
       graph_id: ctx.graph.id,
-      ...(kwargs.checkpoint_id && !ctx.resumeFromCheckpoint ? { checkpoint_id: kwargs.checkpoint_id } : {}),
+      ...(forkCheckpointId(kwargs) && !ctx.resumeFromCheckpoint ? { checkpoint_id: forkCheckpointId(kwargs) } : {}),
     },
     metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
     context: kwargs.context,
@@ -128,7 +146,7 @@ function publishMessages(ctx: RunContext, modes: Set<string>, messages: MessageD
 }
 
 /** Input messages may be `{role, content}` dicts or strings; they become message dicts with ids. */
-function normaliseInput(input: unknown): Record<string, unknown> | null {
+export function normaliseInput(input: unknown): Record<string, unknown> | null {
   if (input === null || input === undefined) return null;
   if (typeof input !== 'object' || Array.isArray(input)) return { messages: [input].flat() };
   const { messages, ...rest } = input as Record<string, unknown>;
@@ -136,7 +154,7 @@ function normaliseInput(input: unknown): Record<string, unknown> | null {
   return { ...rest, messages: (Array.isArray(messages) ? messages : [messages]).map((m) => toMessageDict(m)) };
 }
 
-function applyUpdate(state: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
+export function applyUpdate(state: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
   const next: Record<string, unknown> = { ...state };
   for (const [key, value] of Object.entries(update)) {
     next[key] = key === 'messages' ? addMessages((state.messages as MessageDict[] | undefined) ?? [], value) : value;

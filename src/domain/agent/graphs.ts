@@ -28,6 +28,9 @@ export interface CompiledGraphLike {
   channels?: Record<string, unknown>;
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
+  getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<any>;
+  updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
+  bulkUpdateState(config: Record<string, unknown>, supersteps: { updates: { values?: unknown; asNode?: string }[] }[]): Promise<{ configurable?: Record<string, unknown> }>;
 }
 
 export type LoadedGraph =

@@ -119,9 +119,6 @@ async function finish(deps: LifecycleDeps, run: RunRecord, ending: Ending): Prom
   ops.push({ collection: deps.threads.name, id: thread.thread_id, value: { ...thread, status: threadStatusAfter(deps, run, threadStatus), interrupts, updated_at: now } });
   await deps.store.write(ops);
   if (result !== undefined) deps.broker.setResult(run.run_id, result);
-  if (ending.kind === 'success' && deps.graphs.get(String(thread.metadata.graph_id))?.kind === 'langgraph') {
-    await deps.checkpointer.prune(run.thread_id);
-  }
 }
 
 /** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */

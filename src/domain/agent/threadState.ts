@@ -4,7 +4,7 @@
 import type { Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
-import type { PlainStateStore } from './plainState.ts';
+import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {
@@ -24,35 +24,63 @@ export class ThreadStateReader {
     private readonly plain: PlainStateStore,
   ) {}
 
-  async state(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
+  /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
+  async state(thread: ThreadRecord, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string } = {}): Promise<ThreadState | null> {
     const graph = this.graphs.get(String(thread.metadata.graph_id ?? ''));
     if (graph?.kind === 'langgraph') {
-      const snapshot = await graph.graph.getState({ configurable: { thread_id: thread.thread_id } }, { subgraphs: options.subgraphs ?? false });
-      return fromSnapshot(thread.thread_id, snapshot);
+      const configurable = { thread_id: thread.thread_id, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
+      const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
+      const state = fromSnapshot(thread.thread_id, snapshot);
+      return options.checkpointId && !state.checkpoint ? null : state;
     }
-    const snapshot = await this.plain.read(thread.thread_id);
-    if (!snapshot) return EMPTY_STATE;
-    const checkpoint = (id: string | null) => (id ? { thread_id: thread.thread_id, checkpoint_ns: '', checkpoint_id: id } : null);
-    return {
-      values: snapshot.values as ThreadState['values'],
-      next: [],
-      tasks: [],
-      metadata: { source: 'loop', step: snapshot.step, run_id: snapshot.runId, graph_id: thread.metadata.graph_id ?? null },
-      created_at: snapshot.createdAt,
-      checkpoint: checkpoint(snapshot.checkpointId),
-      parent_checkpoint: checkpoint(snapshot.parentCheckpointId),
-      interrupts: [],
-    };
+    const snapshot = await this.plain.read(thread.thread_id, options.checkpointId);
+    if (!snapshot) return options.checkpointId ? null : EMPTY_STATE;
+    return fromPlain(thread.thread_id, snapshot);
+  }
+
+  /** Checkpoints newest first, as states (`GET/POST /threads/{id}/history`). */
+  async history(thread: ThreadRecord, options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpointNs?: string; checkpointId?: string }): Promise<ThreadState[]> {
+    const graph = this.graphs.get(String(thread.metadata.graph_id ?? ''));
+    if (graph?.kind === 'langgraph') {
+      const config = { configurable: { thread_id: thread.thread_id, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
+      const listOptions = {
+        limit: options.limit,
+        ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
+        ...(options.metadata ? { filter: options.metadata } : {}),
+      };
+      const states: ThreadState[] = [];
+      for await (const snapshot of graph.graph.getStateHistory(config, listOptions)) states.push(fromSnapshot(thread.thread_id, snapshot));
+      return states;
+    }
+    if (options.checkpointNs) return []; // plain-function graphs have no subgraphs
+    const snapshots = options.checkpointId
+      ? [await this.plain.read(thread.thread_id, options.checkpointId)].filter((s) => s !== undefined)
+      : await this.plain.history(thread.thread_id, options);
+    return snapshots.map((s) => fromPlain(thread.thread_id, s));
   }
 
   /** The thread's current values, or null before its first run. */
   async values(thread: ThreadRecord): Promise<Record<string, unknown> | null> {
     const state = await this.state(thread);
-    return state.checkpoint ? (state.values as Record<string, unknown>) : null;
+    return state?.checkpoint ? (state.values as Record<string, unknown>) : null;
   }
 }
 
-function fromSnapshot(threadId: string, snapshot: any): ThreadState {
+function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
+  const checkpoint = (id: string | null) => (id ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: id } : null);
+  return {
+    values: snapshot.values as ThreadState['values'],
+    next: [],
+    tasks: [],
+    metadata: snapshot.metadata,
+    created_at: snapshot.createdAt,
+    checkpoint: checkpoint(snapshot.checkpointId),
+    parent_checkpoint: checkpoint(snapshot.parentCheckpointId),
+    interrupts: [],
+  };
+}
+
+export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
   const configurable = snapshot?.config?.configurable ?? {};
   if (!configurable.checkpoint_id) return EMPTY_STATE;
   const tasks = (snapshot.tasks ?? []).map((task: any) => ({
