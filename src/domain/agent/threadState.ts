@@ -30,8 +30,9 @@ export class ThreadStateReader {
     if (graph?.kind === 'langgraph') {
       const configurable = { thread_id: thread.thread_id, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
       const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
-      const state = fromSnapshot(thread.thread_id, snapshot);
-      return options.checkpointId && !state.checkpoint ? null : state;
+      // an unknown checkpoint id comes back as a snapshot of nothing, carrying the id asked for
+      if (options.checkpointId && snapshot?.metadata === undefined) return null;
+      return fromSnapshot(thread.thread_id, snapshot);
     }
     const snapshot = await this.plain.read(thread.thread_id, options.checkpointId);
     if (!snapshot) return options.checkpointId ? null : EMPTY_STATE;
@@ -70,7 +71,8 @@ function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
   const checkpoint = (id: string | null) => (id ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: id } : null);
   return {
     values: snapshot.values as ThreadState['values'],
-    next: [],
+    // an input checkpoint holds the input applied; the graph's function runs next
+    next: snapshot.metadata.source === 'input' && typeof snapshot.metadata.graph_id === 'string' ? [snapshot.metadata.graph_id] : [],
     tasks: [],
     metadata: snapshot.metadata,
     created_at: snapshot.createdAt,
