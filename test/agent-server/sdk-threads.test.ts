@@ -22,6 +22,18 @@ describe('client.threads against agentplane', () => {
   });
   after(() => server.close());
 
+  it('refuses a state update while a run is in flight (409), and takes it after', async () => {
+    const thread = await client.threads.create({ graphId: 'slow' });
+    const run = await client.runs.create(thread.thread_id, 'slow', { input: say('one'), context: { delay_ms: 30_000 } });
+    await assert.rejects(
+      client.threads.updateState(thread.thread_id, { values: say('two') }),
+      (err: { status?: number; message: string }) => err.status === 409 && /busy/.test(err.message),
+    );
+    await client.runs.cancel(thread.thread_id, run.run_id, true);
+    const { checkpoint } = await client.threads.updateState(thread.thread_id, { values: say('two') });
+    assert.equal(lastText((await client.threads.getState(thread.thread_id, checkpoint.checkpoint_id!)).values), 'human:two');
+  });
+
   for (const graph of ['agent', 'echo'] as const) {
     describe(`with the ${graph} graph`, () => {
       const expectedAnswer = graph === 'agent' ? 'ai:The answer is 42.' : 'ai:what is 6 * 7?';
