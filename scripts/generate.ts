@@ -18,6 +18,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import addFormatsModule from 'ajv-formats';
 import metaSchemaModule from '@open-rpc/meta-schema';
 import jsonSchemaToolsMeta from '@json-schema-tools/meta-schema';
+import { PROJECT_SCHEMA_FILE, generateProjectSchema } from './codegen/projectSchema.ts';
 
 type Json = any;
 // these packages are CommonJS with a `default` export
@@ -302,6 +303,8 @@ function writeOperationTable(spec: DocumentSpec, hash: string, outDir: string, o
     const members = Object.entries(o.responses).map(([status, r]) => {
       if (r.contentType === 'text/event-stream') return `{ status: ${status}; headers?: Record<string, string>; stream: AsyncIterable<SseEvent> }`;
       if (!r.contentType) return `{ status: ${status}; headers?: Record<string, string> }`;
+      // text bodies (text/plain) are written as they are, not as JSON
+      if (r.contentType.startsWith('text/')) return `{ status: ${status}; headers?: Record<string, string>; text: string }`;
       return `{ status: ${status}; headers?: Record<string, string>; body: ${tsType(r.type)} }`;
     });
     lines.push(`export type ${P}Response =\n  | ${members.join('\n  | ')};\n`);
@@ -442,6 +445,9 @@ async function main() {
     if (spec.kind === 'openapi') await generateOpenApi(spec, hash, outDir);
     else await generateOpenRpc(spec, hash, outDir);
   }
+  const projectBytes = fs.readFileSync(path.join(root, PROJECT_SCHEMA_FILE));
+  const projectHash = createHash('sha256').update(GENERATOR_VERSION).update(projectBytes).digest('hex');
+  await generateProjectSchema(root, tmpOut, (comment) => banner(projectHash, comment), esmRequires);
   const all = createHash('sha256').update(hashes.join()).digest('hex');
   fs.writeFileSync(path.join(tmpOut, 'runtime-types.gen.ts'), banner(all) + RUNTIME_TYPES);
   fs.writeFileSync(

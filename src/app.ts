@@ -3,7 +3,7 @@
 // a compile error; the server also refuses to start on one (see runtime/server.ts).
 import type { Handlers, RpcMethods } from '../generated/index.gen.ts';
 import type { RequestContext, RpcContext } from './runtime/context.ts';
-import type { AppFactory, Application } from './runtime/server.ts';
+import type { AppFactory, Application } from './runtime/application.ts';
 import { createControlPlane } from './handlers/control-plane/index.ts';
 import { createAgentServer } from './handlers/agent-server/index.ts';
 import { createA2A } from './handlers/a2a/index.ts';

@@ -1,17 +1,12 @@
 // Configuration: CLI flags win over environment variables, which win over defaults.
 // The project file (agentplane.json) names the graphs and the HTTP switches.
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
+import { PROJECT_FILE_NAMES, applyProjectEnv, discoverProjectFile, readProjectFile, type ProjectFile } from './project.ts';
 
-export interface ProjectConfig {
-  graphs?: Record<string, string>;
-  http?: { disable_a2a?: boolean; [key: string]: unknown };
-  auth?: { agent_server?: boolean };
-  a2a?: { default_assistant?: string };
-  [key: string]: unknown;
-}
+/** The project file's contents (spec/project.schema.json). */
+export type ProjectConfig = ProjectFile;
 
 export interface ServerConfig {
   port: number;
@@ -20,6 +15,10 @@ export interface ServerConfig {
   dataDir: string | null;
   configFile: string | null;
   project: ProjectConfig;
+  /** Warned about at start: unknown keys, ignored upstream keys, no graphs, version mismatches. */
+  projectWarnings: string[];
+  /** Names of the variables the project file's `env` set (logged at start, values never). */
+  projectEnv: string[];
   mock: boolean;
   /** Base URL used in links the server hands out (agent cards); otherwise the request's Host. */
   publicUrl: string | null;
@@ -49,8 +48,11 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       memory: { type: 'boolean' },
     },
   });
-  const configFile = resolveConfigFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);
-  const project = configFile ? readProject(configFile) : {};
+  const configFile = discoverProjectFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);
+  const loaded = configFile ? readProjectFile(configFile) : null;
+  const project: ProjectConfig = loaded?.project ?? {};
+  const projectWarnings = loaded ? loaded.warnings : [`no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs`];
+  const projectEnv = loaded ? applyProjectEnv(loaded, env) : [];
   const dataDir = values.memory || truthy(env.AGENTPLANE_MEMORY) ? null : path.resolve(cwd, values.data ?? env.DATA_DIR ?? './data');
   const port = Number(values.port ?? env.PORT ?? 8123);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${values.port ?? env.PORT}`);
@@ -60,6 +62,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     dataDir,
     configFile,
     project,
+    projectWarnings,
+    projectEnv,
     mock: values.mock ?? truthy(env.AGENTPLANE_MOCK),
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
     maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
@@ -70,29 +74,4 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),
     env,
   };
-}
-
-function resolveConfigFile(given: string | undefined, cwd: string): string | null {
-  if (given) {
-    const file = path.resolve(cwd, given);
-    if (!fs.existsSync(file)) throw new Error(`config file not found: ${file}`);
-    return file;
-  }
-  const fallback = path.resolve(cwd, 'agentplane.json');
-  return fs.existsSync(fallback) ? fallback : null;
-}
-
-function readProject(file: string): ProjectConfig {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`config file ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`config file ${file} must hold a JSON object`);
-  const project = parsed as ProjectConfig;
-  if (project.http?.disable_a2a !== undefined && typeof project.http.disable_a2a !== 'boolean') {
-    throw new Error(`config file ${file}: http.disable_a2a must be a boolean`);
-  }
-  return project;
 }

@@ -29,6 +29,10 @@ export interface PipelineOptions {
   responseValidators?: ValidatorTable;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** The project's own routes (http.app): requests the contract does not route go here. */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /** Told of every answered request, once its reply has ended (metrics). */
+  observe?: (operationId: string, method: string, status: number, seconds: number) => void;
 }
 
 interface Bound {
@@ -70,10 +74,21 @@ export function createPipeline(options: PipelineOptions) {
     const search = q < 0 ? '' : url.slice(q + 1);
     const method = req.method ?? 'GET';
     let operationId: string | undefined;
+    if (options.observe) {
+      const started = performance.now();
+      const observe = options.observe;
+      res.once('close', () => observe(operationId ?? 'unmatched', method, res.statusCode, (performance.now() - started) / 1000));
+    }
     try {
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
-      if (match.kind === 'not-found') return send(res, httpError(404, 'Not Found'));
+      if (match.kind === 'not-found') {
+        if (options.fallback) {
+          operationId = 'custom';
+          return await options.fallback(req, res);
+        }
+        return send(res, httpError(404, 'Not Found'));
+      }
       if (match.kind === 'method-not-allowed') {
         return send(res, httpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') }));
       }
@@ -149,6 +164,7 @@ export function createPipeline(options: PipelineOptions) {
         log.error('stream failed', { operationId, err });
         return { event: 'error', data: { error: 'InternalServerError', message: 'The stream failed.' } };
       });
+      if (typeof reply.text === 'string') return sendText(res, reply.status, b.operation.responses[String(reply.status)]?.contentType ?? 'text/plain', reply.text, reply.headers, method === 'HEAD');
       return send(res, reply, method === 'HEAD');
     } catch (err) {
       if (err instanceof ApiError) return send(res, httpError(err.status, err.detail, err.headers));
@@ -175,6 +191,11 @@ function checkReply(operation: OperationSpec, reply: any, validators: ValidatorT
       throw new ReplyViolation(`${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
     }
   }
+}
+
+function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers: Record<string, string> | undefined, headOnly: boolean): void {
+  res.writeHead(status, { 'Content-Type': `${contentType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(headOnly ? undefined : text);
 }
 
 function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {

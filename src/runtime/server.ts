@@ -5,34 +5,21 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
+import type { AppFactory, Application } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDocsRoutes } from './docs.ts';
-import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
+import { loadCustomApp } from './customRoutes.ts';
+import path from 'node:path';
+import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createPipeline, type OperationHandler } from './pipeline.ts';
+import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
+import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
-/** Something that runs beside the HTTP server (a worker pool, a deployer). */
-export interface BackgroundModule {
-  start?(): Promise<void> | void;
-  stop?(): Promise<void> | void;
-}
-
-export interface Application {
-  handlers: Record<string, OperationHandler>;
-  methods: Record<string, RpcMethodHandler>;
-  modules: BackgroundModule[];
-}
-
-export interface AppFactoryDeps {
-  config: ServerConfig;
-  store: Store;
-  log: Logger;
-}
-export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;
+export type { AppFactory, AppFactoryDeps, Application, BackgroundModule } from './application.ts';
 
 export interface RunningServer {
   url: string;
@@ -49,7 +36,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log });
+  const metrics = new Metrics();
+  metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
+    Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
+  );
+  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -86,6 +77,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: createDocsRoutes(),
+    fallback: config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined,
+    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
   });
 
   let inFlight = 0;
@@ -113,6 +106,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  for (const warning of config.projectWarnings) log.warn(warning);
+  if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, keys: keys.origin });
 
   let closing: Promise<void> | null = null;

@@ -1,9 +1,15 @@
 // The mapping rules between A2A messages and graph input/state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replyText, taskState, toA2AHistory, toRunInput } from '../../src/domain/a2a/convert.ts';
+import { replyText, taskState, toA2AHistory, toRunInput as toRunOutcome } from '../../src/domain/a2a/convert.ts';
+import { rpcError } from '../../src/handlers/a2a/failures.ts';
 
 const msg = (parts: any[], role: 'user' | 'agent' = 'user') => ({ kind: 'message' as const, messageId: 'm', role, parts: parts as any });
+/** The run input, or the JSON-RPC error the A2A endpoint answers for the failure. */
+const toRunInput = (message: ReturnType<typeof msg>, hasMessages: boolean) => {
+  const outcome = toRunOutcome(message, hasMessages);
+  return outcome.ok ? { input: outcome.value } : { error: rpcError(outcome.failure) };
+};
 
 test('text parts become input messages after merged data parts; file parts are -32005', () => {
   const out = toRunInput(msg([{ kind: 'data', data: { topic: 't', messages: [{ role: 'system', content: 's' }] } }, { kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }]), true);

@@ -137,4 +137,24 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     await client.threads.delete(mine.thread_id);
     await assert.rejects(client.threads.get(mine.thread_id), (err: { status?: number }) => err.status === 404);
   });
+
+  it('runs queued on one thread for different assistants each execute their own graph', async () => {
+    // regression: a run used to execute the graph of the thread's latest run, read when it started
+    const thread = await client.threads.create();
+    const blocker = await client.runs.create(thread.thread_id, 'slow', { input: say('hold'), context: { delay_ms: 300 } });
+    const viaEcho = await client.runs.create(thread.thread_id, 'echo', { input: say('one'), streamMode: ['updates'] });
+    const viaSlow = await client.runs.create(thread.thread_id, 'slow', { input: say('two'), context: { delay_ms: 0 }, streamMode: ['updates'] });
+    /** The graphs that reported an update (an `updates` event is keyed by the graph's node). */
+    const graphsOf = async (runId: string) => {
+      const nodes: string[] = [];
+      for await (const chunk of client.runs.joinStream(thread.thread_id, runId)) {
+        if (chunk.event === 'updates') nodes.push(...Object.keys(chunk.data as object));
+      }
+      return nodes;
+    };
+    // both followed live, from before the blocker ends (a finished run's log keeps no updates)
+    assert.deepEqual(await Promise.all([graphsOf(viaEcho.run_id), graphsOf(viaSlow.run_id)]), [['echo'], ['slow']]);
+    await client.runs.join(thread.thread_id, blocker.run_id);
+    assert.deepEqual(transcript((await client.threads.getState(thread.thread_id)).values), ['human:hold', 'ai:hold', 'human:one', 'ai:one', 'human:two', 'ai:two']);
+  });
 });

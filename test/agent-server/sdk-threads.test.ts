@@ -10,6 +10,8 @@ import { testProject } from './fixtures/project.ts';
 type Msg = { type: string; content: unknown; id?: string };
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 const messagesOf = (values: unknown) => ((values as { messages?: Msg[] } | null)?.messages ?? []);
+/** The SDK types updateState's answer as a config; both upstream servers answer `{checkpoint}`. */
+const update = async (p: Promise<unknown>) => (await p) as { checkpoint: { thread_id: string; checkpoint_ns: string; checkpoint_id: string } };
 const transcript = (values: unknown) => messagesOf(values).map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
 const lastText = (values: unknown) => transcript(values).at(-1);
 
@@ -30,7 +32,7 @@ describe('client.threads against agentplane', () => {
       (err: { status?: number; message: string }) => err.status === 409 && /busy/.test(err.message),
     );
     await client.runs.cancel(thread.thread_id, run.run_id, true);
-    const { checkpoint } = await client.threads.updateState(thread.thread_id, { values: say('two') });
+    const { checkpoint } = await update(client.threads.updateState(thread.thread_id, { values: say('two') }));
     assert.equal(lastText((await client.threads.getState(thread.thread_id, checkpoint.checkpoint_id!)).values), 'human:two');
   });
 
@@ -41,7 +43,7 @@ describe('client.threads against agentplane', () => {
       it('create, get, update, search, count, copy, delete', async () => {
         const thread = await client.threads.create({ metadata: { owner: 'alice', kind: graph }, graphId: graph, ttl: 60 });
         assert.equal(thread.status, 'idle');
-        assert.equal(thread.metadata.graph_id, graph);
+        assert.equal(thread.metadata?.graph_id, graph);
         const withTtl = await client.threads.get(thread.thread_id, { include: ['ttl'] });
         assert.equal((withTtl as unknown as { ttl: { ttl_minutes: number; strategy: string } }).ttl.ttl_minutes, 60);
         assert.equal((withTtl as unknown as { ttl: { strategy: string } }).ttl.strategy, 'delete');
@@ -49,12 +51,12 @@ describe('client.threads against agentplane', () => {
 
         await client.runs.wait(thread.thread_id, graph, { input: say('what is 6 * 7?') });
         const updated = await client.threads.update(thread.thread_id, { metadata: { title: 'Arithmetic' } });
-        assert.equal(updated.metadata.title, 'Arithmetic');
-        assert.equal(updated.metadata.owner, 'alice', 'metadata is merged, not replaced');
+        assert.equal(updated.metadata?.title, 'Arithmetic');
+        assert.equal(updated.metadata?.owner, 'alice', 'metadata is merged, not replaced');
         assert.equal(lastText(updated.values), expectedAnswer);
         const minimal = await client.threads.update(thread.thread_id, { metadata: { minimal: true }, returnMinimal: true });
         assert.equal(minimal, undefined as never);
-        assert.equal((await client.threads.get(thread.thread_id)).metadata.minimal, true);
+        assert.equal((await client.threads.get(thread.thread_id)).metadata?.minimal, true);
 
         const found = await client.threads.search({ metadata: { title: 'Arithmetic', kind: graph } });
         assert.deepEqual(found.map((t) => t.thread_id), [thread.thread_id]);
@@ -64,7 +66,7 @@ describe('client.threads against agentplane', () => {
         const copy = await client.threads.copy(thread.thread_id);
         assert.notEqual(copy.thread_id, thread.thread_id);
         assert.equal(copy.status, 'idle');
-        assert.equal(copy.metadata.title, 'Arithmetic');
+        assert.equal(copy.metadata?.title, 'Arithmetic');
         assert.deepEqual(transcript(copy.values), transcript(updated.values));
         const originalHistory = await client.threads.getHistory(thread.thread_id, { limit: 100 });
         const copiedHistory = await client.threads.getHistory(copy.thread_id, { limit: 100 });
@@ -150,10 +152,10 @@ describe('client.threads against agentplane', () => {
         await client.runs.wait(thread.thread_id, graph, { input: say('what is 6 * 7?') });
         const head = await client.threads.getState(thread.thread_id);
         const asNode = graph === 'agent' ? 'agent' : 'echo';
-        const { checkpoint } = await client.threads.updateState(thread.thread_id, {
+        const { checkpoint } = await update(client.threads.updateState(thread.thread_id, {
           values: { messages: [{ type: 'ai', content: 'edited by a human', id: 'edit-1' }] },
           asNode,
-        });
+        }));
         assert.equal(checkpoint.thread_id, thread.thread_id);
         const edited = await client.threads.getState(thread.thread_id);
         assert.equal(edited.checkpoint.checkpoint_id, checkpoint.checkpoint_id);
@@ -165,18 +167,18 @@ describe('client.threads against agentplane', () => {
 
         // an update replaces a message by id (add_messages), forking from an older checkpoint
         const firstHuman = messagesOf(head.values)[0];
-        const fork = await client.threads.updateState(thread.thread_id, {
+        const fork = await update(client.threads.updateState(thread.thread_id, {
           values: { messages: [{ ...firstHuman, content: 'what is 7 * 8?' }] },
           asNode: graph === 'agent' ? 'tools' : '__input__',
           checkpoint: { checkpoint_id: head.checkpoint.checkpoint_id } as never,
-        });
+        }));
         const forkState = await client.threads.getState(thread.thread_id, fork.checkpoint.checkpoint_id!);
         assert.equal(transcript(forkState.values)[0], 'human:what is 7 * 8?');
         assert.equal(forkState.parent_checkpoint?.checkpoint_id, head.checkpoint.checkpoint_id);
         if (graph === 'agent') assert.deepEqual(forkState.next, ['agent'], 'as the tools node: the agent runs next');
 
         // the deprecated checkpointId form
-        const viaId = await client.threads.updateState(thread.thread_id, { values: null, checkpointId: head.checkpoint.checkpoint_id! });
+        const viaId = await update(client.threads.updateState(thread.thread_id, { values: null, checkpointId: head.checkpoint.checkpoint_id! }));
         assert.equal((await client.threads.getState(thread.thread_id, viaId.checkpoint.checkpoint_id!)).parent_checkpoint?.checkpoint_id, head.checkpoint.checkpoint_id);
 
         await assert.rejects(

@@ -7,9 +7,18 @@ import type { WriteOp } from '../../src/runtime/store/types.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';
 import { SimulatedDeployer } from '../../src/domain/control-plane/deployer/simulatedDeployer.ts';
-import { createDeployment } from '../../src/domain/control-plane/deployments.ts';
-import { patchDeployment } from '../../src/domain/control-plane/patchDeployment.ts';
+import * as deployments from '../../src/domain/control-plane/deployments.ts';
+import * as patching from '../../src/domain/control-plane/patchDeployment.ts';
 import { isFinished } from '../../src/domain/control-plane/deployer/phases.ts';
+import type { Outcome } from '../../src/domain/outcome.ts';
+
+/** The value of an outcome these tests expect to succeed. */
+function valueOf<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw new Error(`unexpected ${outcome.failure.kind}: ${outcome.failure.detail}`);
+  return outcome.value;
+}
+const createDeployment = async (...args: Parameters<typeof deployments.createDeployment>) => valueOf(await deployments.createDeployment(...args));
+const patchDeployment = async (...args: Parameters<typeof patching.patchDeployment>) => valueOf(await patching.patchDeployment(...args));
 
 const TENANT = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
 

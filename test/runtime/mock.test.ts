@@ -44,6 +44,8 @@ test('every operation of both documents answers from the spec in mock mode', asy
       const params = [...(document.paths[op.path].parameters ?? []), ...(raw.parameters ?? [])].map((p: Json) => resolve(document, p));
       let url = op.path;
       for (const p of params.filter((p: Json) => p.in === 'path')) url = url.replace(`{${p.name}}`, encodeURIComponent(pathValue(document, p)));
+      const required = params.filter((p: Json) => p.in === 'query' && p.required);
+      if (required.length) url += `?${new URLSearchParams(required.map((p: Json): [string, string] => [p.name, pathValue(document, p)]))}`;
       let body: unknown;
       if (op.jsonrpc) {
         body = { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'task-1' } };
@@ -63,6 +65,9 @@ test('every operation of both documents answers from the spec in mock mode', asy
         const validate = validators.http[declared.validator];
         assert.ok(validate(json), `${op.operationId} ${status}: ${JSON.stringify(validate.errors)}`);
         if (op.jsonrpc) assert.ok(validators.rpc.tasks_get((json as Json).result), 'a2a mock result matches the OpenRPC schema');
+      } else if (declared.contentType?.startsWith('text/')) {
+        assert.ok(res.headers.get('content-type')?.startsWith(declared.contentType), `${op.operationId}: ${declared.contentType}`);
+        assert.ok(text.length > 0, `${op.operationId} ${status} has a text body`);
       } else {
         assert.equal(text, '', `${op.operationId} ${status} has no body`);
       }

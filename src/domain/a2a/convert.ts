@@ -2,26 +2,19 @@
 // Pure functions: no service calls, so the mapping rules are testable on their own.
 import type { Message as A2AMessage, Part, TaskState } from '../../../generated/a2a/types.gen.ts';
 import type { Message as GraphMessage, RunStatus } from '../../../generated/agent-server/types.gen.ts';
-import { A2AErrors, type A2AError } from './errors.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string): boolean => UUID.test(value);
+import { fail, ok, type Outcome } from '../outcome.ts';
 
 /**
  * Builds the run input of one A2A message: each text part becomes one input message
  * (the graph's `messages` reducer appends them), data parts are merged into the input.
  * File parts are refused: the graph input has no place for binary content.
  */
-export function toRunInput(message: A2AMessage, hasMessages: boolean): { input: Record<string, unknown> } | { error: A2AError } {
+export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<Record<string, unknown>, 'invalid' | 'unsupported_media'> {
   const file = message.parts.find((p) => p.kind === 'file');
-  if (file) return { error: A2AErrors.contentType('File parts are not supported: send text or data parts.') };
+  if (file) return fail('unsupported_media', 'File parts are not supported: send text or data parts.');
   const texts = message.parts.filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text');
   if (texts.length > 0 && !hasMessages) {
-    return {
-      error: A2AErrors.invalidParams(
-        "This assistant's graph state has no 'messages' key, so it cannot take text parts. Send the input as a data part instead.",
-      ),
-    };
+    return fail('invalid', "This assistant's graph state has no 'messages' key, so it cannot take text parts. Send the input as a data part instead.");
   }
   let input: Record<string, unknown> = {};
   for (const part of message.parts) if (part.kind === 'data') input = { ...input, ...part.data };
@@ -30,7 +23,7 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): { input: 
     const given = Array.isArray(input.messages) ? input.messages : [];
     input = { ...input, messages: [...given, ...texts.map((p) => ({ role, content: p.text }))] };
   }
-  return { input };
+  return ok(input);
 }
 
 /** The plain text of a LangChain message's content (a string, or a list of blocks). */

@@ -1,18 +1,17 @@
 // A2A tasks on top of the agent server: a message starts (or continues) a task by queueing
 // a run on the task's thread; the task's state, reply and history are read back from that
-// run and the thread. Knows nothing of HTTP or JSON-RPC framing.
+// run and the thread. Knows nothing of HTTP or JSON-RPC: failures are outcomes with a kind.
 import { randomUUID } from 'node:crypto';
 import type {
   Artifact, Message, MessageSendParams, Part, Task, TaskState, TaskStatus, TaskStatusUpdateEvent, StreamEventResult,
 } from '../../../generated/a2a/types.gen.ts';
 import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentService } from '../agent/service.ts';
-import { A2AErrors, type A2AError } from './errors.ts';
-import { isTerminal, isUuid, lastN, replyText, taskState, toA2AHistory, toRunInput } from './convert.ts';
+import { isUuid } from '../agent/ids.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { isTerminal, lastN, replyText, taskState, toA2AHistory, toRunInput } from './convert.ts';
+import { taskNotCancelable, taskNotFound } from './failures.ts';
 import type { TaskOutcome, TaskRecord, TaskStore } from './taskStore.ts';
-
-export type Result<T> = { ok: true; value: T } | { ok: false; error: A2AError };
-const fail = (error: A2AError) => ({ ok: false as const, error });
 
 export interface StartedTask {
   record: TaskRecord;
@@ -31,40 +30,41 @@ export class A2ATaskService {
   ) {}
 
   /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
-  async start(assistant: Assistant, params: MessageSendParams): Promise<Result<StartedTask>> {
+  async start(assistant: Assistant, params: MessageSendParams): Promise<Outcome<StartedTask, 'invalid' | 'not_found' | 'unsupported' | 'unsupported_media'>> {
     const { message } = params;
-    if (params.configuration?.pushNotificationConfig) return fail(A2AErrors.pushNotSupported());
-    const converted = toRunInput(message, this.agent.assistantHasMessages(assistant));
-    if ('error' in converted) return fail(converted.error);
+    if (params.configuration?.pushNotificationConfig) return fail('unsupported', 'Push Notification is not supported');
+    const converted = toRunInput(message, this.agent.assistants.hasMessages(assistant));
+    if (!converted.ok) return converted;
     if (message.contextId !== undefined && !isUuid(message.contextId)) {
-      return fail(A2AErrors.invalidParams(`Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`));
+      return fail('invalid', `Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`);
     }
     let existing: TaskRecord | undefined;
     if (message.taskId !== undefined) {
       existing = await this.find(assistant, message.taskId);
-      if (!existing) return fail(A2AErrors.taskNotFound(message.taskId));
+      if (!existing) return taskNotFound(message.taskId);
       if (message.contextId !== undefined && message.contextId !== existing.contextId) {
-        return fail(A2AErrors.invalidParams(`contextId '${message.contextId}' is not the context of task '${existing.id}' (${existing.contextId}).`));
+        return fail('invalid', `contextId '${message.contextId}' is not the context of task '${existing.id}' (${existing.contextId}).`);
       }
     }
     const taskId = existing?.id ?? randomUUID();
     const threadId = existing?.contextId ?? message.contextId ?? randomUUID();
-    const created = await this.agent.createRun(threadId, {
+    const created = await this.agent.runs.create(threadId, {
       assistant_id: assistant.assistant_id,
-      input: converted.input,
+      input: converted.value,
       if_not_exists: 'create',
       multitask_strategy: 'enqueue',
       metadata: { a2a_task_id: taskId, a2a_message_id: message.messageId },
     });
     if (!created.ok) {
-      const data = created.failure.status === 404 ? { thread_id: threadId, error_type: 'thread_not_found' } : undefined;
-      return fail(A2AErrors.invalidParams(created.failure.detail, data));
+      // the caller named a context that cannot take a run: its params are what is wrong
+      const data = created.failure.kind === 'not_found' ? { thread_id: threadId, error_type: 'thread_not_found' } : undefined;
+      return fail('invalid', created.failure.detail, data);
     }
     const runId = created.value.run_id;
     const record = existing
       ? await this.tasks.addRun(existing.id, runId)
       : await this.tasks.create({ id: taskId, contextId: threadId, assistantId: assistant.assistant_id, runId });
-    if (!record) return fail(A2AErrors.taskNotFound(taskId));
+    if (!record) return taskNotFound(taskId);
     const ids = { contextId: threadId, taskId };
     const submitted: Task = {
       kind: 'task',
@@ -73,7 +73,23 @@ export class A2ATaskService {
       status: { state: 'submitted', timestamp: created.value.created_at },
       history: [{ ...message, ...ids }],
     };
-    return { ok: true, value: { record, runId, submitted } };
+    return ok({ record, runId, submitted });
+  }
+
+  /** tasks/get: the task as it is now. */
+  async get(assistant: Assistant, id: string, options: { contextId?: string; historyLength?: number } = {}): Promise<Outcome<Task, 'not_found'>> {
+    const record = await this.find(assistant, id, options.contextId);
+    if (!record) return taskNotFound(id);
+    return ok(await this.view(assistant, record, { historyLength: options.historyLength }));
+  }
+
+  /** tasks/resubscribe: the task now, and its record to follow; a finished task has nothing to follow. */
+  async resubscribe(assistant: Assistant, id: string): Promise<Outcome<{ task: Task; record: TaskRecord }, 'not_found' | 'invalid'>> {
+    const record = await this.find(assistant, id);
+    if (!record) return taskNotFound(id);
+    const task = await this.view(assistant, record);
+    if (isTerminal(task.status.state)) return fail('invalid', `Task ${id} is already ${task.status.state}; there is nothing to resubscribe to.`);
+    return ok({ task, record });
   }
 
   /** The task if it exists and belongs to this assistant's endpoint; malformed ids are simply unknown. */
@@ -86,13 +102,15 @@ export class A2ATaskService {
 
   /** Resolves once the run is no longer pending or running. */
   async wait(record: TaskRecord, runId: string, signal?: AbortSignal): Promise<void> {
-    await this.agent.waitForRun(record.contextId, runId, signal);
+    await this.agent.runs.wait(record.contextId, runId, signal);
   }
 
   /** The task as it is now, from its current run and its thread. */
   async view(assistant: Assistant, record: TaskRecord, options: { historyLength?: number } = {}): Promise<Task> {
     const runId = currentRun(record);
-    const [run, state] = await Promise.all([this.agent.getRun(record.contextId, runId), this.agent.getThreadState(record.contextId)]);
+    const [found, threadState] = await Promise.all([this.agent.runs.get(record.contextId, runId), this.agent.threads.getState(record.contextId)]);
+    const run = found.ok ? found.value : undefined;
+    const state = threadState.ok ? threadState.value : undefined;
     const canceled = record.canceledRunId === runId;
     let outcome = record.outcome?.runId === runId ? record.outcome : null;
     let status: TaskStatus;
@@ -119,22 +137,22 @@ export class A2ATaskService {
   }
 
   /** Cancels the task's pending or running run; a task in a terminal state cannot be canceled. */
-  async cancel(assistant: Assistant, id: string): Promise<Result<Task>> {
+  async cancel(assistant: Assistant, id: string): Promise<Outcome<Task, 'not_found' | 'conflict'>> {
     const record = await this.find(assistant, id);
-    if (!record) return fail(A2AErrors.taskNotFound(id));
+    if (!record) return taskNotFound(id);
     const before = await this.view(assistant, record, { historyLength: 0 });
-    if (isTerminal(before.status.state)) return fail(A2AErrors.taskNotCancelable(id, before.status.state));
+    if (isTerminal(before.status.state)) return taskNotCancelable(id, before.status.state);
     const runId = currentRun(record);
     const marked = (await this.tasks.markCanceled(id, runId)) ?? record;
-    const run = await this.agent.getRun(record.contextId, runId);
-    if (run && ACTIVE.has(run.status)) {
-      const canceled = await this.agent.cancelRun(record.contextId, runId, 'interrupt');
-      if (canceled.ok && ACTIVE.has(canceled.value.status)) await this.agent.waitForRun(record.contextId, runId);
+    const run = await this.agent.runs.get(record.contextId, runId);
+    if (run.ok && ACTIVE.has(run.value.status)) {
+      const canceled = await this.agent.runs.cancel(record.contextId, runId, 'interrupt');
+      if (canceled.ok && ACTIVE.has(canceled.value.status)) await this.agent.runs.wait(record.contextId, runId);
     }
     const after = await this.view(assistant, (await this.tasks.get(id)) ?? marked);
     // the run may have finished on its own before the cancel reached it
-    if (after.status.state !== 'canceled') return fail(A2AErrors.taskNotCancelable(id, after.status.state));
-    return { ok: true, value: after };
+    if (after.status.state !== 'canceled') return taskNotCancelable(id, after.status.state);
+    return ok(after);
   }
 
   /**
@@ -146,7 +164,7 @@ export class A2ATaskService {
     const update = (status: TaskStatus, final = false): TaskStatusUpdateEvent => ({ kind: 'status-update', ...ids, status, final });
     let working = false;
     let lastText: string | null = null;
-    for await (const event of this.agent.runEvents(runId, { signal })) {
+    for await (const event of this.agent.runs.events(runId, { signal })) {
       if (!working) {
         working = true;
         yield update({ state: 'working', timestamp: new Date().toISOString() });
@@ -159,7 +177,7 @@ export class A2ATaskService {
       }
     }
     if (signal?.aborted) return;
-    await this.agent.waitForRun(record.contextId, runId, signal);
+    await this.agent.runs.wait(record.contextId, runId, signal);
     const task = await this.view(assistant, (await this.tasks.get(record.id)) ?? record, { historyLength: 0 });
     if (!working && task.status.state !== 'canceled') yield update({ state: 'working', timestamp: new Date().toISOString() });
     for (const artifact of task.artifacts ?? []) yield { kind: 'artifact-update', ...ids, artifact, lastChunk: true };
@@ -168,7 +186,7 @@ export class A2ATaskService {
 
   private async outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): Promise<TaskOutcome> {
     const values = (thread?.values ?? {}) as Record<string, unknown>;
-    const hasMessages = this.agent.assistantHasMessages(assistant);
+    const hasMessages = this.agent.assistants.hasMessages(assistant);
     return {
       runId,
       state,
@@ -182,7 +200,7 @@ export class A2ATaskService {
   /** The message of a finished run's `error` event (its log is finite once the run ended). */
   private async runError(runId: string): Promise<string | null> {
     let error: string | null = null;
-    for await (const event of this.agent.runEvents(runId)) {
+    for await (const event of this.agent.runs.events(runId)) {
       if (event.event !== 'error' || !event.data || typeof event.data !== 'object') continue;
       const { error: kind, message } = event.data as { error?: unknown; message?: unknown };
       error = [kind, message].filter((x) => typeof x === 'string' && x).join(': ') || null;

@@ -3,14 +3,28 @@
 // assistant id is.
 import type { Assistant, AssistantSearchRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import type { GraphRegistry } from './graphs.ts';
 import { nowIso, uuid5 } from './ids.ts';
 import { containsAll, sortBy } from './search.ts';
+import type { AssistantService } from './service.ts';
 
-export class AssistantRegistry {
+export class AssistantRegistry implements AssistantService {
   private readonly collection: Collection<Assistant>;
 
-  constructor(store: Store, private readonly graphIds: () => string[]) {
+  constructor(
+    store: Store,
+    private readonly graphs: GraphRegistry,
+  ) {
     this.collection = store.collection<Assistant>('assistants', { indexes: ['graph_id'] });
+  }
+
+  private graphIds(): string[] {
+    return this.graphs.ids();
+  }
+
+  hasMessages(assistant: Assistant): boolean {
+    return this.graphs.hasMessages(assistant.graph_id);
   }
 
   async registerSystemAssistants(): Promise<void> {
@@ -36,6 +50,11 @@ export class AssistantRegistry {
     const assistant = await this.collection.get(byGraph);
     // an assistant whose graph left the configuration cannot run
     return assistant && this.graphIds().includes(assistant.graph_id) ? assistant : undefined;
+  }
+
+  async get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>> {
+    const assistant = await this.resolve(idOrGraph);
+    return assistant ? ok(assistant) : fail('not_found', `Assistant '${idOrGraph}' not found`);
   }
 
   async search(query: AssistantSearchRequest = {}): Promise<Assistant[]> {

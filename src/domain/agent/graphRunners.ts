@@ -1,10 +1,13 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { Command } from '@langchain/langgraph';
+import { Command, type BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
-import type { LoadedGraph } from './graphs.ts';
+import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
+import type { StoreCheckpointer } from './checkpointer.ts';
+import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
@@ -18,6 +21,8 @@ export interface RunContext {
   signal: AbortSignal;
   publish(event: string, data: unknown): void;
   plain: PlainStateStore;
+  /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
+  memory?: BaseStore;
   /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */
   resumeFromCheckpoint: boolean;
 }
@@ -28,6 +33,22 @@ export interface RunOutput {
   interrupts: Record<string, Interrupt[]>;
   /** Writes that commit the new state; applied atomically with the run's final status. */
   ops: WriteOp[];
+}
+
+/** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */
+export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void) => Promise<RunOutput>;
+
+/** Runs each run with the graph recorded on it (never the thread's latest graph). */
+export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryStore }): RunExecutor {
+  return async (run, signal, publish) => {
+    const graph = deps.graphs.get(run.graph_id);
+    if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
+    // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
+    const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
+    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, '') : undefined;
+    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
+    return graph.kind === 'plain' ? runPlainGraph(ctx) : runLangGraph(ctx);
+  };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -69,6 +90,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     config: (run.kwargs.config as Record<string, unknown>) ?? {},
     context: (run.kwargs.context as Record<string, unknown>) ?? {},
     signal: ctx.signal,
+    store: ctx.memory,
     emit: (data) => modes.has('custom') && publish('custom', data),
   });
   ctx.signal.throwIfAborted();
@@ -105,6 +127,10 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     },
     metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
     context: kwargs.context,
+    ...(ctx.memory ? { store: ctx.memory } : {}),
+    // every checkpoint is on the store before the stream ends: with "async", LangGraph may
+    // still be writing after the run is recorded as finished (and after shutdown)
+    durability: kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'sync'),
     streamMode: [...graphModes],
     subgraphs,
     signal: ctx.signal,

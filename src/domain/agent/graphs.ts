@@ -16,6 +16,8 @@ export interface PlainGraphContext {
   config: Record<string, unknown>;
   context: Record<string, unknown>;
   signal: AbortSignal;
+  /** The long-term memory store (a LangGraph BaseStore), shared with the /store API. */
+  store?: import('@langchain/langgraph').BaseStore;
   /** Publishes a `custom` stream event. */
   emit(data: unknown): void;
 }
@@ -34,8 +36,8 @@ export interface CompiledGraphLike {
 }
 
 export type LoadedGraph =
-  | { id: string; kind: 'plain'; fn: PlainGraph }
-  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike };
+  | { id: string; kind: 'plain'; fn: PlainGraph; description?: string }
+  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike; description?: string };
 
 export class GraphRegistry {
   private readonly graphs = new Map<string, LoadedGraph>();
@@ -60,11 +62,15 @@ export class GraphRegistry {
   }
 }
 
+/** A graph entry of the project file: `"./module.ts:export"` or `{"path": …, "description": …}`. */
+export type GraphSpec = string | { path: string; description?: string; [key: string]: unknown };
+
 /** Imports every configured graph; a bad entry stops the server with a clear message. */
-export async function loadGraphs(specs: Record<string, string>, baseDir: string, checkpointer: BaseCheckpointSaver): Promise<GraphRegistry> {
+export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: string, checkpointer: BaseCheckpointSaver): Promise<GraphRegistry> {
   const registry = new GraphRegistry();
-  for (const [id, spec] of Object.entries(specs)) {
-    if (typeof spec !== 'string' || !spec) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName", got ${JSON.stringify(spec)}`);
+  for (const [id, entry] of Object.entries(specs)) {
+    const spec = typeof entry === 'string' ? entry : entry?.path;
+    if (typeof spec !== 'string' || !spec) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
     const at = spec.lastIndexOf(':');
     const hasExport = at > 1; // a Windows drive letter is not an export name
     const file = path.resolve(baseDir, hasExport ? spec.slice(0, at) : spec);
@@ -75,21 +81,37 @@ export async function loadGraphs(specs: Record<string, string>, baseDir: string,
     } catch (err) {
       throw new Error(`graph "${id}": cannot import ${file}: ${(err as Error).message}`);
     }
-    registry.add(classify(id, module[exportName], `${file}:${exportName}`, checkpointer));
+    if (!(exportName in module)) throw new Error(`graph "${id}": ${file} has no export "${exportName}" (it exports: ${Object.keys(module).join(', ') || 'nothing'})`);
+    // an exported promise (top-level async setup) resolves to the graph
+    const value = await module[exportName];
+    registry.add(classify(id, value, `${file}:${exportName}`, checkpointer, typeof entry === 'object' ? entry.description : undefined));
   }
   return registry;
 }
 
-function classify(id: string, value: unknown, where: string, checkpointer: BaseCheckpointSaver): LoadedGraph {
+/**
+ * Recognises a graph by what it does, never by `instanceof`, so a project whose own
+ * @langchain/langgraph differs from agentplane's copy works: a builder has `compile`, a
+ * compiled graph has `stream` and `getState`, createAgent's wrapper carries its compiled
+ * graph in `graph`.
+ */
+export function asCompiledGraph(value: unknown): CompiledGraphLike | undefined {
   let candidate = value as Record<string, any> | undefined;
-  if (candidate && typeof candidate === 'object' && typeof candidate.compile === 'function' && typeof candidate.getState !== 'function') {
-    candidate = candidate.compile();
-  }
-  if (candidate && typeof candidate === 'object' && typeof candidate.stream === 'function' && typeof candidate.getState === 'function') {
+  if (!candidate || typeof candidate !== 'object') return undefined;
+  if (typeof candidate.compile === 'function' && typeof candidate.getState !== 'function') candidate = candidate.compile();
+  const inner = candidate?.graph as Record<string, any> | undefined;
+  if (inner && typeof inner === 'object' && typeof inner.stream === 'function' && typeof inner.getState === 'function') candidate = inner;
+  if (candidate && typeof candidate.stream === 'function' && typeof candidate.getState === 'function') return candidate as CompiledGraphLike;
+  return undefined;
+}
+
+function classify(id: string, value: unknown, where: string, checkpointer: BaseCheckpointSaver, description?: string): LoadedGraph {
+  const compiled = asCompiledGraph(value);
+  if (compiled) {
     // like the upstream server: the server's checkpointer replaces whatever the graph had
-    candidate.checkpointer = checkpointer;
-    return { id, kind: 'langgraph', graph: candidate as CompiledGraphLike };
+    (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
+    return { id, kind: 'langgraph', graph: compiled, description };
   }
-  if (typeof value === 'function') return { id, kind: 'plain', fn: value as PlainGraph };
-  throw new Error(`graph "${id}": ${where} is neither a compiled LangGraph graph nor a function`);
+  if (typeof value === 'function') return { id, kind: 'plain', fn: value as PlainGraph, description };
+  throw new Error(`graph "${id}": ${where} is neither a LangGraph graph (compiled or a builder), a graph factory, nor a function`);
 }

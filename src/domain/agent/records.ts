@@ -1,6 +1,5 @@
 // What the agent server keeps in the store, and how records become API objects.
 import type { Interrupt, Run, RunCreate, RunResult, Thread, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
-import { nowIso } from './ids.ts';
 
 export interface ThreadRecord {
   thread_id: string;
@@ -25,6 +24,8 @@ export interface RunError {
 }
 
 export interface RunRecord extends Run {
+  /** The graph the run executes, fixed when it is created (its assistant's graph then). */
+  graph_id: string;
   metadata: Record<string, unknown>;
   kwargs: Record<string, unknown>;
   /** 1 for the first execution; +1 each time the server restarts it after a crash. */
@@ -36,7 +37,7 @@ export interface RunRecord extends Run {
 export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
 
 export function toApiRun(record: RunRecord): Run {
-  const { attempt: _attempt, error: _error, ...run } = record;
+  const { attempt: _attempt, error: _error, graph_id: _graph, ...run } = record;
   return run;
 }
 
@@ -55,11 +56,6 @@ export function errorResult(error: RunError): RunResult {
 export function describeError(err: unknown): RunError {
   if (err instanceof Error) return { error: err.name && err.name !== 'Error' ? err.name : err.constructor?.name || 'Error', message: err.message };
   return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) ?? String(err) };
-}
-
-export function newThread(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
-  const now = nowIso();
-  return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
 }
 
 const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys', 'checkpoint_id', 'checkpoint', 'after_seconds', 'on_disconnect', 'durability'] as const;

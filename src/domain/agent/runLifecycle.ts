@@ -1,133 +1,327 @@
-// The whole life of one run, in one place: claim → running → success | error | interrupted.
-// Whatever happens inside the graph, the `finally` writes the final status, closes the
-// run's event log and moves the thread on, so a failing graph never blocks its thread.
-import type { RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
+// The one owner of run and thread statuses. Every transition is written here, and only here:
+//
+//   thread  (none) → idle                     newThread: created by createThread or by a run
+//   run     (none) → pending, thread → busy   enqueue
+//   run     pending → running                 claim (a worker takes it)
+//   run     running → success | error | interrupted, thread → idle | busy | error | interrupted
+//                                             finish (busy while other runs wait on the thread)
+//   run     running → deleted                 finish after a rollback (the thread moves on)
+//   run     running → pending                 finish after a shutdown (it resumes on restart)
+//   run     pending → interrupted | deleted   cancel before it started (thread idle if nothing waits)
+//   run     running → (abort requested)       cancel while it runs; finish records the end
+//   run     running → pending (attempt + 1) | error, thread → error
+//                                             recover after a crash (error after MAX_ATTEMPTS)
+//   thread  any → deleted, with its runs      removeThread (runs in flight rolled back first)
+//
+// It also owns the run queue and the map of runs in flight, so nothing else can see a run
+// between two of these steps.
+import type { Assistant, Run, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import type { GraphRegistry } from './graphs.ts';
-import { runLangGraph, runPlainGraph, type RunOutput } from './graphRunners.ts';
-import { nowIso } from './ids.ts';
+import type { RunExecutor, RunOutput } from './graphRunners.ts';
+import { nowIso, uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
-import { describeError, errorResult, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
-import type { QueuedRun, RunQueue } from './runQueue.ts';
+import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import { RunQueue, type QueuedRun } from './runQueue.ts';
 
-export type CancelAction = 'interrupt' | 'rollback' | 'shutdown';
+/** How many times a run may be started again after the server died under it. */
+export const MAX_ATTEMPTS = 3;
 
-export interface ActiveRun {
-  controller: AbortController;
-  action: CancelAction | null;
+export type CancelAction = 'interrupt' | 'rollback';
+type StopReason = CancelAction | 'shutdown';
+
+/** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
+export interface RunEnded {
+  run: Run;
+  /** The thread's values after a successful run. */
+  values?: Record<string, unknown>;
+  error?: RunError;
+  startedAt: Date;
+  endedAt: Date;
+  /** From creation to the start of execution. */
+  queuedMs: number;
 }
 
 export interface LifecycleDeps {
+  /** Called once per run that reached a final status (not for shutdowns or rollbacks). */
+  onRunEnded?: (ended: RunEnded) => void;
   store: Store;
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
-  graphs: GraphRegistry;
   broker: RunBroker;
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
-  queue: () => RunQueue;
-  active: Map<string, ActiveRun>;
+  execute: RunExecutor;
   log: Logger;
+  maxConcurrentRuns: number;
 }
 
-type Ending =
-  | { kind: 'success'; output: RunOutput }
-  | { kind: 'error'; error: RunError }
-  | { kind: 'cancelled'; action: CancelAction };
-
-export async function executeRun(deps: LifecycleDeps, queued: QueuedRun): Promise<void> {
-  // registered before the claim, so a cancel arriving in between is not lost
-  const active: ActiveRun = { controller: new AbortController(), action: null };
-  deps.active.set(queued.runId, active);
-  const claimed = await deps.runs.update(queued.runId, (r) => (r.status === 'pending' ? { ...r, status: 'running', updated_at: nowIso() } : undefined));
-  if (!claimed || claimed.status !== 'running') {
-    deps.active.delete(queued.runId);
-    return;
-  }
-  const run = claimed;
-  const started = Date.now();
-  const log = deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
-  const publish = (event: string, data: unknown) => deps.broker.publish(run.run_id, event, data);
-  let ending: Ending = { kind: 'error', error: { error: 'InternalError', message: 'The run ended unexpectedly.' } };
-  try {
-    publish('metadata', { run_id: run.run_id, attempt: run.attempt });
-    const graphId = String((await deps.threads.get(run.thread_id))?.metadata.graph_id ?? '');
-    const graph = deps.graphs.get(graphId);
-    if (!graph) throw Object.assign(new Error(`Graph '${graphId}' is not configured on this server.`), { name: 'GraphNotFound' });
-    const ctx = { run, graph, signal: active.controller.signal, publish, plain: deps.plain, resumeFromCheckpoint: run.attempt > 1 && (await resumable(deps, run)) };
-    const output = graph.kind === 'plain' ? await runPlainGraph(ctx) : await runLangGraph(ctx);
-    ending = active.action ? { kind: 'cancelled', action: active.action } : { kind: 'success', output };
-  } catch (err) {
-    ending = active.action ? { kind: 'cancelled', action: active.action } : { kind: 'error', error: describeError(err) };
-  } finally {
-    try {
-      await finish(deps, run, ending);
-    } catch (err) {
-      log.error('could not record the end of a run', { err });
-    }
-    deps.active.delete(run.run_id);
-    deps.broker.end(run.run_id);
-    log.info('run finished', { outcome: ending.kind === 'cancelled' ? ending.action : ending.kind, exec_ms: Date.now() - started });
-  }
+interface InFlight {
+  controller: AbortController;
+  stop: StopReason | null;
 }
 
-async function finish(deps: LifecycleDeps, run: RunRecord, ending: Ending): Promise<void> {
+type Ending = { kind: 'success'; output: RunOutput } | { kind: 'error'; error: RunError } | { kind: 'stopped'; reason: StopReason };
+
+export function newThread(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
   const now = nowIso();
-  const thread = await deps.threads.get(run.thread_id);
-  const current = await deps.runs.get(run.run_id);
-  if (!thread || !current) return; // the thread was deleted meanwhile
-  if (ending.kind === 'cancelled' && ending.action === 'shutdown') {
-    // the server is stopping: the run starts again, from the same attempt, after the restart
-    await deps.runs.put(run.run_id, { ...current, status: 'pending', updated_at: now });
-    return;
+  return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
+}
+
+export class RunLifecycle {
+  private readonly queue: RunQueue;
+  /** Runs a worker has taken, by run id; registered before the claim so no cancel is lost. */
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(private readonly deps: LifecycleDeps) {
+    this.queue = new RunQueue(deps.maxConcurrentRuns, (run) => this.execute(run));
   }
-  if (ending.kind === 'cancelled' && ending.action === 'rollback') {
-    await deps.checkpointer.deleteRun(run.thread_id, run.run_id);
-    await deps.store.write([
-      { collection: deps.runs.name, id: run.run_id, delete: true },
-      { collection: deps.threads.name, id: thread.thread_id, value: { ...thread, status: threadStatusAfter(deps, run, 'idle'), updated_at: now } },
+
+  /** How many runs are executing now (metrics). */
+  executing(): number {
+    return this.inFlight.size;
+  }
+
+  /** Run ids queued or running on the thread, the running one first. */
+  inflight(threadId: string): string[] {
+    const running = this.queue.runningOn(threadId);
+    return [...(running ? [running] : []), ...this.queue.pendingOn(threadId)];
+  }
+
+  /**
+   * Stores a new pending run and marks its thread busy (creating the thread when absent).
+   * The run records its assistant and graph, so it executes that graph whatever runs after it.
+   */
+  async enqueue(threadId: string, assistant: Assistant, body: RunCreate): Promise<RunRecord> {
+    const now = nowIso();
+    const run: RunRecord = {
+      run_id: uuid7(),
+      thread_id: threadId,
+      assistant_id: assistant.assistant_id,
+      graph_id: assistant.graph_id,
+      created_at: now,
+      updated_at: now,
+      status: 'pending',
+      metadata: (body.metadata as Record<string, unknown>) ?? {},
+      kwargs: runKwargs(body),
+      multitask_strategy: body.multitask_strategy ?? 'enqueue',
+      attempt: 1,
+    };
+    const base = (await this.deps.threads.get(threadId)) ?? newThread(threadId, {});
+    const thread: ThreadRecord = {
+      ...base,
+      status: 'busy',
+      updated_at: now,
+      metadata: { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      config: (body.config as Record<string, unknown>) ?? {},
+    };
+    await this.deps.store.write([
+      { collection: this.deps.threads.name, id: threadId, value: thread },
+      { collection: this.deps.runs.name, id: run.run_id, value: run },
     ]);
-    return;
+    this.deps.broker.open(run.run_id);
+    this.queue.enqueue({ runId: run.run_id, threadId, notBefore: notBefore(run) });
+    return run;
   }
-  const ops: WriteOp[] = [];
-  let threadStatus: ThreadStatus = 'idle';
-  // a cancelled run's answer is whatever the thread holds when someone asks (see runResult)
-  let result: RunResult | undefined;
-  let interrupts = thread.interrupts;
-  let status: RunRecord['status'];
-  let error: RunError | undefined;
-  if (ending.kind === 'success') {
-    status = 'success';
-    ops.push(...ending.output.ops);
-    interrupts = ending.output.interrupts;
-    threadStatus = ending.output.next.length > 0 ? 'interrupted' : 'idle';
-    const pending = Object.values(interrupts).flat();
-    result = pending.length ? { ...ending.output.values, __interrupt__: pending } : ending.output.values;
-  } else if (ending.kind === 'error') {
-    status = 'error';
-    error = ending.error;
-    threadStatus = 'error';
-    result = errorResult(ending.error);
-    deps.broker.publish(run.run_id, 'error', ending.error);
-  } else {
-    status = 'interrupted';
+
+  /** A pending run ends at once; a running one is asked to stop and `finish` records its end. */
+  async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found' | 'conflict'>> {
+    const run = await this.deps.runs.get(runId);
+    if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
+    if (FINAL_STATUSES.has(run.status)) return fail('conflict', `Run ${runId} has already finished with status ${run.status}`);
+    if (this.queue.remove(threadId, runId) || (run.status === 'pending' && !this.inFlight.has(runId))) {
+      const thread = await this.deps.threads.get(threadId);
+      const idle = this.inflight(threadId).length === 0;
+      const now = nowIso();
+      const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: now };
+      await this.deps.store.write([
+        action === 'rollback' ? { collection: this.deps.runs.name, id: runId, delete: true } : { collection: this.deps.runs.name, id: runId, value: cancelled },
+        ...(thread && idle ? [{ collection: this.deps.threads.name, id: threadId, value: { ...thread, status: 'idle' as const, updated_at: now } }] : []),
+      ]);
+      this.deps.broker.end(runId);
+      return ok(cancelled);
+    }
+    const running = this.inFlight.get(runId);
+    if (running) {
+      running.stop = action;
+      running.controller.abort();
+    }
+    return ok(run);
   }
-  ops.push({ collection: deps.runs.name, id: run.run_id, value: { ...current, status, updated_at: now, ...(error ? { error } : {}) } });
-  ops.push({ collection: deps.threads.name, id: thread.thread_id, value: { ...thread, status: threadStatusAfter(deps, run, threadStatus), interrupts, updated_at: now } });
-  await deps.store.write(ops);
-  if (result !== undefined) deps.broker.setResult(run.run_id, result);
-}
 
-/** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */
-function threadStatusAfter(deps: LifecycleDeps, run: RunRecord, status: ThreadStatus): ThreadStatus {
-  if (status === 'error' || status === 'interrupted') return status;
-  return deps.queue().pendingOn(run.thread_id).length > 0 ? 'busy' : status;
-}
+  /** Rolls back the thread's runs in flight, waits for them to stop, then deletes everything. */
+  async removeThread(threadId: string): Promise<void> {
+    const inflight = this.inflight(threadId);
+    for (const runId of inflight) await this.cancel(threadId, runId, 'rollback');
+    // let a running graph stop before its state is removed, or it could write after us
+    for (const runId of inflight) await this.deps.broker.ended(runId);
+    const runs = await this.deps.runs.list({ where: { thread_id: threadId } });
+    await this.deps.store.write([
+      ...runs.map((r) => ({ collection: this.deps.runs.name, id: r.run_id, delete: true as const })),
+      ...(await this.deps.plain.deleteOps(threadId)),
+      { collection: this.deps.threads.name, id: threadId, delete: true },
+    ]);
+    await this.deps.checkpointer.deleteThread(threadId);
+  }
 
-/** Whether a crashed LangGraph run already wrote checkpoints it can continue from. */
-async function resumable(deps: LifecycleDeps, run: RunRecord): Promise<boolean> {
-  return (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
+  /**
+   * After a restart: pending runs are queued again in the order they were received. A run
+   * that was `running` when the server died starts again as a new attempt (the `metadata`
+   * event carries `attempt`); after MAX_ATTEMPTS crashes it ends in `error` instead, so a
+   * run that kills the server cannot do so forever. Either way it is logged, never dropped.
+   */
+  async recover(): Promise<void> {
+    const { runs, threads, store, log } = this.deps;
+    const running = await runs.list({ where: { status: 'running' } });
+    const requeued = await runs.list({ where: { status: 'pending' } });
+    const ops: WriteOp[] = [];
+    const now = nowIso();
+    const failedThreads = new Set<string>();
+    for (const run of running) {
+      if (run.attempt >= MAX_ATTEMPTS) {
+        const message = `The server stopped while this run was in progress, ${run.attempt} times; it was not started again.`;
+        ops.push({ collection: runs.name, id: run.run_id, value: { ...run, status: 'error', updated_at: now, error: { error: 'RunInterruptedByServerRestart', message } } });
+        failedThreads.add(run.thread_id);
+        log.warn('run abandoned after repeated server crashes', { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+        continue;
+      }
+      const retry: RunRecord = { ...run, status: 'pending', attempt: run.attempt + 1, updated_at: now };
+      ops.push({ collection: runs.name, id: run.run_id, value: retry });
+      requeued.push(retry);
+      log.warn('run was in progress when the server stopped; starting it again', { run_id: run.run_id, thread_id: run.thread_id, attempt: retry.attempt });
+    }
+    const stillQueued = new Set(requeued.map((r) => r.thread_id));
+    for (const threadId of failedThreads) {
+      const thread = await threads.get(threadId);
+      if (thread && !stillQueued.has(threadId)) ops.push({ collection: threads.name, id: threadId, value: { ...thread, status: 'error', updated_at: now } });
+    }
+    await store.write(ops);
+    if (requeued.length) log.info('runs queued again after restart', { count: requeued.length });
+    requeued.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
+    for (const run of requeued) {
+      this.deps.broker.open(run.run_id);
+      this.queue.enqueue({ runId: run.run_id, threadId: run.thread_id, notBefore: notBefore(run) });
+    }
+  }
+
+  start(): void {
+    this.queue.start();
+  }
+
+  /** Stops taking runs; runs in flight go back to pending and resume after a restart. */
+  async stop(): Promise<void> {
+    for (const running of this.inFlight.values()) {
+      running.stop = 'shutdown';
+      running.controller.abort();
+    }
+    // a graph that ignores its abort signal must not hold the shutdown forever; its run
+    // then stays `running` in the store and is treated like a crash on the next start
+    await Promise.race([this.queue.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  }
+
+  /** claim → execute → finish. Whatever the graph does, `finish` records the end and closes the log. */
+  private async execute(queued: QueuedRun): Promise<void> {
+    const running: InFlight = { controller: new AbortController(), stop: null };
+    this.inFlight.set(queued.runId, running);
+    const claimed = await this.deps.runs.update(queued.runId, (r) => (r.status === 'pending' ? { ...r, status: 'running', updated_at: nowIso() } : undefined));
+    if (!claimed || claimed.status !== 'running') {
+      this.inFlight.delete(queued.runId);
+      return;
+    }
+    const run = claimed;
+    const started = Date.now();
+    const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+    const publish = (event: string, data: unknown) => this.deps.broker.publish(run.run_id, event, data);
+    let ending: Ending = { kind: 'error', error: { error: 'InternalError', message: 'The run ended unexpectedly.' } };
+    try {
+      publish('metadata', { run_id: run.run_id, attempt: run.attempt });
+      const output = await this.deps.execute(run, running.controller.signal, publish);
+      ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
+    } catch (err) {
+      ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+    } finally {
+      try {
+        await this.finish(run, ending);
+      } catch (err) {
+        log.error('could not record the end of a run', { err });
+      }
+      // listeners hear of the end before waiters are released, so what a client sees after
+      // join/wait (metrics, a webhook already on its way) is consistent
+      await this.announceEnd(run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
+      this.inFlight.delete(run.run_id);
+      this.deps.broker.end(run.run_id);
+      log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
+    }
+  }
+
+  private async finish(run: RunRecord, ending: Ending): Promise<void> {
+    const { store, runs, threads, broker, checkpointer } = this.deps;
+    const now = nowIso();
+    const thread = await threads.get(run.thread_id);
+    const current = await runs.get(run.run_id);
+    if (!thread || !current) return; // the thread was deleted meanwhile
+    if (ending.kind === 'stopped' && ending.reason === 'shutdown') {
+      // the server is stopping: the run starts again, from the same attempt, after the restart
+      await runs.put(run.run_id, { ...current, status: 'pending', updated_at: now });
+      return;
+    }
+    if (ending.kind === 'stopped' && ending.reason === 'rollback') {
+      await checkpointer.deleteRun(run.thread_id, run.run_id);
+      await store.write([
+        { collection: runs.name, id: run.run_id, delete: true },
+        { collection: threads.name, id: thread.thread_id, value: { ...thread, status: this.threadStatusAfter(run, 'idle'), updated_at: now } },
+      ]);
+      return;
+    }
+    const ops: WriteOp[] = [];
+    let threadStatus: ThreadStatus = 'idle';
+    // an interrupted run's answer is whatever the thread holds when someone asks (see runs.result)
+    let result: RunResult | undefined;
+    let interrupts = thread.interrupts;
+    let status: RunRecord['status'];
+    let error: RunError | undefined;
+    if (ending.kind === 'success') {
+      status = 'success';
+      ops.push(...ending.output.ops);
+      interrupts = ending.output.interrupts;
+      threadStatus = ending.output.next.length > 0 ? 'interrupted' : 'idle';
+      const pending = Object.values(interrupts).flat();
+      result = pending.length ? { ...ending.output.values, __interrupt__: pending } : ending.output.values;
+    } else if (ending.kind === 'error') {
+      status = 'error';
+      error = ending.error;
+      threadStatus = 'error';
+      result = errorResult(ending.error);
+      broker.publish(run.run_id, 'error', ending.error);
+    } else {
+      status = 'interrupted';
+    }
+    ops.push({ collection: runs.name, id: run.run_id, value: { ...current, status, updated_at: now, ...(error ? { error } : {}) } });
+    ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: this.threadStatusAfter(run, threadStatus), interrupts, updated_at: now } });
+    await store.write(ops);
+    if (result !== undefined) broker.setResult(run.run_id, result);
+  }
+
+  private async announceEnd(run: RunRecord, ending: Ending, started: number): Promise<void> {
+    if (!this.deps.onRunEnded) return;
+    const stored = await this.deps.runs.get(run.run_id);
+    if (!stored || !FINAL_STATUSES.has(stored.status)) return;
+    this.deps.onRunEnded({
+      run: toApiRun(stored),
+      values: ending.kind === 'success' ? ending.output.values : undefined,
+      error: ending.kind === 'error' ? ending.error : undefined,
+      startedAt: new Date(started),
+      endedAt: new Date(),
+      queuedMs: Math.max(0, started - Date.parse(run.created_at)),
+    });
+  }
+
+  /** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */
+  private threadStatusAfter(run: RunRecord, status: ThreadStatus): ThreadStatus {
+    if (status === 'error' || status === 'interrupted') return status;
+    return this.queue.pendingOn(run.thread_id).length > 0 ? 'busy' : status;
+  }
 }

@@ -1,13 +1,25 @@
-// The agent server's domain API, used by its HTTP handlers and by the A2A methods.
-// Implemented in this folder (assistants, threads, runs, the run queue and executor).
-import type { Assistant, Run, RunCreate, Thread, ThreadState } from '../../../generated/agent-server/types.gen.ts';
-
-/** An expected failure, mapped to HTTP `{detail}` by handlers and to JSON-RPC errors by A2A. */
-export interface AgentFailure {
-  status: 400 | 404 | 409 | 422;
-  detail: string;
-}
-export type Outcome<T> = { ok: true; value: T } | { ok: false; failure: AgentFailure };
+// The agent server's domain API, used by its HTTP handlers and by the A2A methods: one
+// interface per resource (assistants, threads, runs). Implemented in this folder
+// (assistants.ts, threads.ts, runs.ts; run and thread statuses in runLifecycle.ts) and
+// assembled by agentDomain.ts.
+import type {
+  Assistant,
+  AssistantSearchRequest,
+  Run,
+  RunCreate,
+  RunResult,
+  Thread,
+  ThreadCountRequest,
+  ThreadCreateRequest,
+  ThreadHistoryRequest,
+  ThreadPatchRequest,
+  ThreadPruneRequest,
+  ThreadSearchRequest,
+  ThreadState,
+  ThreadStateUpdateRequest,
+  ThreadStateUpdateResult,
+} from '../../../generated/agent-server/types.gen.ts';
+import type { Outcome } from '../outcome.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 export interface RunEvent {
@@ -16,20 +28,69 @@ export interface RunEvent {
   data: unknown;
 }
 
-export interface AgentService {
+export interface AssistantService {
   /** Accepts an assistant UUID or a registered graph name. */
-  resolveAssistant(idOrGraph: string): Promise<Assistant | undefined>;
+  resolve(idOrGraph: string): Promise<Assistant | undefined>;
+  /** resolve(), as an outcome for the operations that address one assistant. */
+  get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>>;
   /** Whether the assistant's graph keeps a top-level `messages` list in its state. */
-  assistantHasMessages(assistant: Assistant): boolean;
-  getThread(threadId: string): Promise<Thread | undefined>;
-  getThreadState(threadId: string): Promise<ThreadState | undefined>;
+  hasMessages(assistant: Assistant): boolean;
+  search(query?: AssistantSearchRequest): Promise<Assistant[]>;
+}
+
+/** A checkpoint as requests name it (`checkpoint` objects of the SDKs). */
+export interface CheckpointSelector {
+  checkpoint_id?: string;
+  checkpoint_ns?: string;
+}
+
+export interface ThreadService {
+  /**
+   * `if_exists: do_nothing` returns the existing thread; otherwise an existing id is a
+   * conflict. `supersteps` that cannot be applied leave no thread behind (invalid).
+   */
+  create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>>;
+  /** With `include.ttl`, the thread's expiry. */
+  get(threadId: string, include?: { ttl?: boolean }): Promise<Outcome<Thread, 'not_found'>>;
+  search(query?: ThreadSearchRequest): Promise<Thread[]>;
+  count(query?: ThreadCountRequest): Promise<number>;
+  /** Merges metadata; `ttl` sets the expiry. */
+  patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>>;
+  /** Rolls back the thread's runs in flight, then removes the thread, its runs and its state. */
+  delete(threadId: string): Promise<Outcome<void, 'not_found'>>;
+  /** A new idle thread with the same metadata and every checkpoint (not the runs). */
+  copy(threadId: string): Promise<Outcome<Thread, 'not_found'>>;
+  /** `delete` or `keep_latest` each listed thread; answers how many were pruned. */
+  prune(body: ThreadPruneRequest): Promise<number>;
+  /** The state as the graph of the thread's latest run keeps it. */
+  getState(threadId: string, options?: { subgraphs?: boolean }): Promise<Outcome<ThreadState, 'not_found'>>;
+  /** The state at a checkpoint (the latest of its namespace without `checkpoint_id`). */
+  getStateAt(threadId: string, checkpoint: CheckpointSelector, options?: { subgraphs?: boolean }): Promise<Outcome<ThreadState, 'not_found'>>;
+  /** Checkpoints newest first, as states. */
+  history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>>;
+  /** A new checkpoint with `values` applied as `as_node`, child of the latest or of `checkpoint`. */
+  updateState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult, 'not_found' | 'invalid' | 'busy'>>;
+  /** Merges metadata into the latest checkpoint's metadata (not_found without one). */
+  patchStateMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Outcome<void, 'not_found'>>;
+}
+
+export interface RunService {
   /** Creates (queues) a run; honours multitask_strategy and if_not_exists like POST /threads/{id}/runs. */
-  createRun(threadId: string, body: RunCreate): Promise<Outcome<Run>>;
-  getRun(threadId: string, runId: string): Promise<Run | undefined>;
-  /** Resolves with the run once it is no longer pending or running. */
-  waitForRun(threadId: string, runId: string, signal?: AbortSignal): Promise<Run>;
+  create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>>;
+  get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>>;
+  list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>>;
+  /** Resolves with the run once it is no longer pending or running (or when `signal` aborts). */
+  wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>>;
+  /** The join/wait answer of a finished run: final values, `__interrupt__` or `__error__`. */
+  result(threadId: string, runId: string): Promise<RunResult>;
   /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. */
-  cancelRun(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run>>;
+  cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found' | 'conflict'>>;
   /** The run's events from the start (or after lastEventId), live until the run ends. */
-  runEvents(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+}
+
+export interface AgentService {
+  assistants: AssistantService;
+  threads: ThreadService;
+  runs: RunService;
 }

@@ -4,13 +4,14 @@
 // their checkpoints in different places (plainState.ts, checkpointer.ts); this module
 // hides which. It knows nothing of HTTP: failures are kinds the caller maps.
 import type { Store } from '../../runtime/store/types.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { forkCheckpointId, type CheckpointRef } from './checkpoints.ts';
-import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { applyUpdate, normaliseInput } from './graphRunners.ts';
 import { nowIso, uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import type { ThreadRecord } from './records.ts';
+import type { ThreadStateReader } from './threadState.ts';
 
 export interface StateUpdate {
   values?: unknown;
@@ -25,7 +26,7 @@ export interface WrittenCheckpoint {
   checkpoint_id: string;
 }
 
-export type CheckpointWrite = { ok: true; checkpoint: WrittenCheckpoint } | { ok: false; kind: 'invalid' | 'not_found'; detail: string };
+export type CheckpointWrite = Outcome<WrittenCheckpoint, 'invalid' | 'not_found'>;
 
 /** Nodes a plain-function graph accepts in `as_node`: itself, or the input. */
 const PLAIN_INPUT_NODES = new Set(['__input__', '__start__']);
@@ -33,19 +34,15 @@ const PLAIN_INPUT_NODES = new Set(['__input__', '__start__']);
 export class ThreadCheckpoints {
   constructor(
     private readonly store: Store,
-    private readonly graphs: GraphRegistry,
+    private readonly stateReader: ThreadStateReader,
     private readonly plain: PlainStateStore,
     private readonly checkpointer: StoreCheckpointer,
   ) {}
 
-  graphOf(thread: ThreadRecord): LoadedGraph | undefined {
-    return this.graphs.get(String(thread.metadata.graph_id ?? ''));
-  }
-
   /** `POST /threads/{id}/state`: a new checkpoint, child of the latest or of the named one. */
   async update(thread: ThreadRecord, update: StateUpdate): Promise<CheckpointWrite> {
-    const graph = this.graphOf(thread);
-    if (!graph) return { ok: false, kind: 'invalid', detail: `Thread ${thread.thread_id} has no graph ID` };
+    const graph = await this.stateReader.graph(thread);
+    if (!graph) return fail('invalid', `Thread ${thread.thread_id} has no graph ID`);
     const from = forkCheckpointId(update);
     if (graph.kind === 'langgraph') {
       const ns = update.checkpoint?.checkpoint_ns ?? '';
@@ -55,14 +52,14 @@ export class ThreadCheckpoints {
       const config = { configurable: { thread_id: thread.thread_id, checkpoint_ns: ns, graph_id: graph.id, ...(from ? { checkpoint_id: from } : {}) } };
       try {
         const next = await graph.graph.updateState(config, update.values ?? null, update.as_node);
-        return { ok: true, checkpoint: written(thread.thread_id, next.configurable) };
+        return ok(written(thread.thread_id, next.configurable));
       } catch (err) {
-        return { ok: false, kind: 'invalid', detail: (err as Error).message };
+        return fail('invalid', (err as Error).message);
       }
     }
     const asNode = update.as_node;
     if (asNode !== undefined && asNode !== graph.id && !PLAIN_INPUT_NODES.has(asNode)) {
-      return { ok: false, kind: 'invalid', detail: `Node "${asNode}" does not exist in graph "${graph.id}"; a plain-function graph accepts "${graph.id}" or "__input__"` };
+      return fail('invalid', `Node "${asNode}" does not exist in graph "${graph.id}"; a plain-function graph accepts "${graph.id}" or "__input__"`);
     }
     const base = await this.plain.read(thread.thread_id, from);
     if (from && !base) return notFound(thread.thread_id, from);
@@ -77,22 +74,22 @@ export class ThreadCheckpoints {
     const checkpointId = uuid7();
     const { ops } = this.plain.commitOps(thread.thread_id, base, values, { checkpointId, createdAt: nowIso(), metadata });
     await this.store.write(ops);
-    return { ok: true, checkpoint: { thread_id: thread.thread_id, checkpoint_ns: '', checkpoint_id: checkpointId } };
+    return ok({ thread_id: thread.thread_id, checkpoint_ns: '', checkpoint_id: checkpointId });
   }
 
   /** `supersteps` of thread creation: each superstep's updates applied together, in order. */
   async applySupersteps(thread: ThreadRecord, supersteps: { updates: { values?: unknown; as_node?: string; command?: unknown }[] }[]): Promise<CheckpointWrite | undefined> {
-    const graph = this.graphOf(thread);
-    if (!graph) return { ok: false, kind: 'invalid', detail: `Thread ${thread.thread_id} has no graph ID: set metadata.graph_id to create it with supersteps` };
+    const graph = await this.stateReader.graph(thread);
+    if (!graph) return fail('invalid', `Thread ${thread.thread_id} has no graph ID: set metadata.graph_id to create it with supersteps`);
     if (graph.kind === 'langgraph') {
       try {
         const next = await graph.graph.bulkUpdateState(
           { configurable: { thread_id: thread.thread_id, checkpoint_ns: '', graph_id: graph.id } },
           supersteps.map((s) => ({ updates: s.updates.map((u) => ({ values: u.values, asNode: u.as_node })) })),
         );
-        return { ok: true, checkpoint: written(thread.thread_id, next.configurable) };
+        return ok(written(thread.thread_id, next.configurable));
       } catch (err) {
-        return { ok: false, kind: 'invalid', detail: (err as Error).message };
+        return fail('invalid', (err as Error).message);
       }
     }
     let last: CheckpointWrite | undefined;
@@ -107,7 +104,7 @@ export class ThreadCheckpoints {
 
   /** `PATCH /threads/{id}/state`; false when the thread has no checkpoint yet. */
   async patchLatestMetadata(thread: ThreadRecord, metadata: Record<string, unknown>): Promise<boolean> {
-    const graph = this.graphOf(thread);
+    const graph = await this.stateReader.graph(thread);
     if (graph?.kind === 'langgraph') return this.checkpointer.patchLatestMetadata(thread.thread_id, metadata);
     return this.plain.patchHeadMetadata(thread.thread_id, metadata);
   }
@@ -132,7 +129,7 @@ export class ThreadCheckpoints {
 }
 
 function notFound(threadId: string, checkpointId: string): CheckpointWrite {
-  return { ok: false, kind: 'not_found', detail: `Checkpoint ${checkpointId} not found on thread ${threadId}` };
+  return fail('not_found', `Checkpoint ${checkpointId} not found on thread ${threadId}`);
 }
 
 function written(threadId: string, configurable: Record<string, unknown> | undefined): WrittenCheckpoint {

@@ -1,11 +1,13 @@
-// Reads a thread's state from wherever its graph keeps it: our own per-thread values for
-// plain-function graphs, the checkpointer for LangGraph graphs. The graph of a thread is
-// the one its latest run used (thread metadata `graph_id`).
+// Reads a thread's state and history from wherever its graph keeps them: our own checkpoint
+// chain for plain-function graphs (plainState.ts), the checkpointer for LangGraph graphs. The graph of a thread is
+// the one its latest run executes (recorded on the run; not the thread's metadata, which a
+// client may change).
 import type { Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
-import type { GraphRegistry } from './graphs.ts';
+import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
-import type { ThreadRecord } from './records.ts';
+import type { Collection } from '../../runtime/store/types.ts';
+import type { RunRecord, ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {
   values: {},
@@ -22,11 +24,29 @@ export class ThreadStateReader {
   constructor(
     private readonly graphs: GraphRegistry,
     private readonly plain: PlainStateStore,
+    private readonly runs: Collection<RunRecord>,
   ) {}
+
+  /**
+   * The graph of the thread's latest run (run ids grow with time); before its first run the
+   * graph named in its metadata (`graph_id`, set by the SDKs' `graphId`, kept by copies),
+   * or null.
+   */
+  async graphOf(thread: ThreadRecord): Promise<string | null> {
+    let latest: RunRecord | undefined;
+    for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) if (!latest || run.run_id > latest.run_id) latest = run;
+    if (latest) return latest.graph_id;
+    return typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
+  }
+
+  async graph(thread: ThreadRecord): Promise<LoadedGraph | undefined> {
+    const graphId = await this.graphOf(thread);
+    return graphId === null ? undefined : this.graphs.get(graphId);
+  }
 
   /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
   async state(thread: ThreadRecord, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string } = {}): Promise<ThreadState | null> {
-    const graph = this.graphs.get(String(thread.metadata.graph_id ?? ''));
+    const graph = await this.graph(thread);
     if (graph?.kind === 'langgraph') {
       const configurable = { thread_id: thread.thread_id, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
       const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
@@ -39,9 +59,14 @@ export class ThreadStateReader {
     return fromPlain(thread.thread_id, snapshot);
   }
 
+  /** The latest state (`GET /threads/{id}/state`). */
+  async latest(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
+    return (await this.state(thread, options)) ?? EMPTY_STATE;
+  }
+
   /** Checkpoints newest first, as states (`GET/POST /threads/{id}/history`). */
   async history(thread: ThreadRecord, options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpointNs?: string; checkpointId?: string }): Promise<ThreadState[]> {
-    const graph = this.graphs.get(String(thread.metadata.graph_id ?? ''));
+    const graph = await this.graph(thread);
     if (graph?.kind === 'langgraph') {
       const config = { configurable: { thread_id: thread.thread_id, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
       const listOptions = {

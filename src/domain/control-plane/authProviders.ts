@@ -3,16 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import type { AuthProvider, AuthProviderCreate, AuthProviderPatch } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from './clock.ts';
-import { conflict, providerNotFound } from './errors.ts';
+import { ok, type Outcome } from '../outcome.ts';
+import { conflict, providerNotFound } from './failures.ts';
 import type { ControlPlaneRepository, ProviderRecord } from './records.ts';
 import { toAuthProvider } from './views.ts';
 
 const key = (tenantId: string, providerId: string) => `${tenantId}/${providerId}`;
 
-async function find(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<ProviderRecord> {
+async function find(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<Outcome<ProviderRecord, 'not_found'>> {
   const [record] = await repo.providers.list({ where: { tenant_provider: key(tenantId, providerId) }, limit: 1 });
-  if (!record) throw providerNotFound(providerId);
-  return record;
+  return record ? ok(record) : providerNotFound(providerId);
 }
 
 export async function listAuthProviders(repo: ControlPlaneRepository, tenantId: string): Promise<AuthProvider[]> {
@@ -20,15 +20,16 @@ export async function listAuthProviders(repo: ControlPlaneRepository, tenantId: 
   return records.sort((a, b) => (a.provider_id < b.provider_id ? -1 : a.provider_id > b.provider_id ? 1 : 0)).map(toAuthProvider);
 }
 
-export async function getAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<AuthProvider> {
-  return toAuthProvider(await find(repo, tenantId, providerId));
+export async function getAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<Outcome<AuthProvider, 'not_found'>> {
+  const found = await find(repo, tenantId, providerId);
+  return found.ok ? ok(toAuthProvider(found.value)) : found;
 }
 
-export async function createAuthProvider(repo: ControlPlaneRepository, tenantId: string, body: AuthProviderCreate): Promise<AuthProvider> {
+export async function createAuthProvider(repo: ControlPlaneRepository, tenantId: string, body: AuthProviderCreate): Promise<Outcome<AuthProvider, 'conflict'>> {
   const tenantProvider = key(tenantId, body.provider_id);
   return repo.locks.run(`provider:${tenantProvider}`, async () => {
     if ((await repo.providers.count({ where: { tenant_provider: tenantProvider } })) > 0) {
-      throw conflict(`Provider ID ${body.provider_id} already exists.`);
+      return conflict(`Provider ID ${body.provider_id} already exists.`);
     }
     const now = timestamp();
     const record: ProviderRecord = {
@@ -52,23 +53,31 @@ export async function createAuthProvider(repo: ControlPlaneRepository, tenantId:
       updated_at: now,
     };
     await repo.providers.put(record.id, record);
-    return toAuthProvider(record);
+    return ok(toAuthProvider(record));
   });
 }
 
-export async function patchAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string, body: AuthProviderPatch): Promise<AuthProvider> {
+export async function patchAuthProvider(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  providerId: string,
+  body: AuthProviderPatch,
+): Promise<Outcome<AuthProvider, 'not_found'>> {
   return repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
-    const current = await find(repo, tenantId, providerId);
-    const next: ProviderRecord = { ...current, ...definedFields(body), updated_at: timestamp() };
+    const found = await find(repo, tenantId, providerId);
+    if (!found.ok) return found;
+    const next: ProviderRecord = { ...found.value, ...definedFields(body), updated_at: timestamp() };
     await repo.providers.put(next.id, next);
-    return toAuthProvider(next);
+    return ok(toAuthProvider(next));
   });
 }
 
-export async function deleteAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<void> {
-  await repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
-    const current = await find(repo, tenantId, providerId);
-    await repo.providers.delete(current.id);
+export async function deleteAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<Outcome<void, 'not_found'>> {
+  return repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
+    const found = await find(repo, tenantId, providerId);
+    if (!found.ok) return found;
+    await repo.providers.delete(found.value.id);
+    return ok(undefined);
   });
 }
 

@@ -9,7 +9,8 @@ import type {
 } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from './clock.ts';
 import type { Deployer } from './deployer/types.ts';
-import { conflict, deploymentNotFound, invalid } from './errors.ts';
+import { ok, type Outcome } from '../outcome.ts';
+import { conflict, deploymentNotFound, invalid } from './failures.ts';
 import { firstRevision } from './newRevision.ts';
 import { deepFreeze } from '../../runtime/store/freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
@@ -34,19 +35,28 @@ export async function deploymentView(repo: ControlPlaneRepository, record: Deplo
 }
 
 /** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */
-export async function createDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, body: DeploymentCreate, baseUrl: string): Promise<Deployment> {
-  const input = revisionInput(body.source_revision_config);
+export async function createDeployment(
+  { repo, deployer }: ControlPlaneDeps,
+  tenantId: string,
+  body: DeploymentCreate,
+  baseUrl: string,
+): Promise<Outcome<Deployment, 'invalid' | 'conflict'>> {
+  const parsed = revisionInput(body.source_revision_config);
+  if (!parsed.ok) return parsed;
+  const input = parsed.value;
   const config = body.source_config;
-  checkSourceOnlyFields(body.source, config, input);
-  checkComplete(body.source, config.repo_url ?? null, config.build_on_push ?? null, input);
-  checkResourceSpec(config.resource_spec);
   const secrets = body.secrets ?? [];
-  checkSecretNames(secrets);
+  const broken =
+    checkSourceOnlyFields(body.source, config, input) ??
+    checkComplete(body.source, config.repo_url ?? null, config.build_on_push ?? null, input) ??
+    checkResourceSpec(config.resource_spec) ??
+    checkSecretNames(secrets);
+  if (broken) return broken;
 
   const tenantName = `${tenantId}/${body.name}`;
   return repo.locks.run(`name:${tenantName}`, async () => {
     if ((await repo.deployments.count({ where: { tenant_name: tenantName } })) > 0) {
-      throw conflict(`A deployment named ${body.name} already exists.`);
+      return conflict(`A deployment named ${body.name} already exists.`);
     }
     const now = timestamp();
     const deployment: DeploymentRecord = {
@@ -79,14 +89,14 @@ export async function createDeployment({ repo, deployer }: ControlPlaneDeps, ten
     const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
     await repo.store.write([putDeployment(stored), putRevision(revision)]);
     deployer.submit(revision);
-    return toDeployment(stored, revision);
+    return ok(toDeployment(stored, revision));
   });
 }
 
-export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Deployment> {
+export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<Deployment, 'not_found'>> {
   const record = await repo.deploymentOf(tenantId, id);
-  if (!record) throw deploymentNotFound(id);
-  return deploymentView(repo, record);
+  if (!record) return deploymentNotFound(id);
+  return ok(await deploymentView(repo, record));
 }
 
 export async function listDeployments(repo: ControlPlaneRepository, tenantId: string, query: ListDeploymentsQuery): Promise<DeploymentList> {
@@ -124,17 +134,18 @@ function deploymentFilter(query: ListDeploymentsQuery): ((r: DeploymentRecord) =
 }
 
 /** Soft delete (cleanup by the deployer after one phase), or immediate removal with force. */
-export async function deleteDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<void> {
-  await repo.locks.run(id, async () => {
+export async function deleteDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<Outcome<void, 'not_found' | 'invalid'>> {
+  return repo.locks.run(id, async () => {
     const current = await repo.deploymentOf(tenantId, id);
-    if (!current) throw deploymentNotFound(id);
+    if (!current) return deploymentNotFound(id);
     if (force) {
-      if (current.status !== 'AWAITING_DELETE') throw invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
+      if (current.status !== 'AWAITING_DELETE') return invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
       await repo.remove(id);
-      return;
+      return ok(undefined);
     }
-    if (current.status === 'AWAITING_DELETE') return;
+    if (current.status === 'AWAITING_DELETE') return ok(undefined);
     await repo.deployments.put(id, { ...current, status: 'AWAITING_DELETE', updated_at: timestamp() });
     deployer.retire(id);
+    return ok(undefined);
   });
 }

@@ -5,7 +5,8 @@ import type { Deployment, DeploymentPatch, Secret, SourceConfigPatch } from '../
 import { timestamp } from './clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
 import { deploymentView } from './deployments.ts';
-import { deploymentNotFound, invalid } from './errors.ts';
+import { ok, type Outcome } from '../outcome.ts';
+import { deploymentNotFound, invalid, type Broken } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
 import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
@@ -16,25 +17,34 @@ const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'buil
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-export async function patchDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, id: string, body: DeploymentPatch): Promise<Deployment> {
+export async function patchDeployment(
+  { repo, deployer }: ControlPlaneDeps,
+  tenantId: string,
+  id: string,
+  body: DeploymentPatch,
+): Promise<Outcome<Deployment, 'not_found' | 'invalid'>> {
   return repo.locks.run(id, async () => {
     const current = await repo.deploymentOf(tenantId, id);
-    if (!current) throw deploymentNotFound(id);
-    if (current.status === 'AWAITING_DELETE') throw invalid(`Deployment ID ${id} is being deleted and cannot be updated.`);
-    if (body.name !== undefined && body.name !== current.name) throw invalid('name cannot be changed after creation.');
-    if (body.source !== undefined && body.source !== current.source) throw invalid('source cannot be changed after creation.');
+    if (!current) return deploymentNotFound(id);
+    if (current.status === 'AWAITING_DELETE') return invalid(`Deployment ID ${id} is being deleted and cannot be updated.`);
+    if (body.name !== undefined && body.name !== current.name) return invalid('name cannot be changed after creation.');
+    if (body.source !== undefined && body.source !== current.source) return invalid('source cannot be changed after creation.');
 
     const config = body.source_config ?? {};
     for (const field of IMMUTABLE_CONFIG) {
       if (config[field] != null && !same(config[field], current.source_config[field])) {
-        throw invalid(`source_config.${field} cannot be changed after creation.`);
+        return invalid(`source_config.${field} cannot be changed after creation.`);
       }
     }
-    const input = revisionInput(body.source_revision_config);
+    const parsed = revisionInput(body.source_revision_config);
+    if (!parsed.ok) return parsed;
+    const input = parsed.value;
     // a value sent back unchanged (e.g. the server-assigned custom_url) is not a change
-    checkSourceOnlyFields(current.source, changedFields(config, current), input);
-    checkResourceSpec(config.resource_spec);
-    const secrets = body.secrets == null ? null : keepMaskedValues(body.secrets, current.secrets);
+    const broken = checkSourceOnlyFields(current.source, changedFields(config, current), input) ?? checkResourceSpec(config.resource_spec);
+    if (broken) return broken;
+    const kept = body.secrets == null ? null : keepMaskedValues(body.secrets, current.secrets);
+    if (kept && !kept.ok) return kept;
+    const secrets = kept && kept.value;
 
     const latest = current.latest_revision_id ? await repo.revisions.get(current.latest_revision_id) : undefined;
     const base = latest?.source_revision_config;
@@ -45,21 +55,22 @@ export async function patchDeployment({ repo, deployer }: ControlPlaneDeps, tena
     };
     const sourceConfig = { ...current.source_config };
     for (const field of IN_PLACE_CONFIG) if (config[field] != null) Object.assign(sourceConfig, { [field]: config[field] });
-    checkComplete(current.source, sourceConfig.repo_url, sourceConfig.build_on_push, merged);
+    const incomplete = checkComplete(current.source, sourceConfig.repo_url, sourceConfig.build_on_push, merged);
+    if (incomplete) return incomplete;
 
     const changed: DeploymentRecord = { ...current, source_config: sourceConfig, secrets: secrets ?? current.secrets };
     const needsRevision = input.repo_ref !== null || input.graph_config_path !== null || input.image_uri !== null || secrets !== null || config.resource_spec != null;
     if (!needsRevision) {
-      if (same(changed.source_config, current.source_config)) return deploymentView(repo, current);
+      if (same(changed.source_config, current.source_config)) return ok(await deploymentView(repo, current));
       const stored = { ...changed, updated_at: timestamp() };
       await repo.store.write([putDeployment(stored)]);
-      return toDeployment(stored, latest);
+      return ok(toDeployment(stored, latest));
     }
     const siblings = await repo.revisionsOf(id);
     const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
     await repo.store.write(plan.ops);
     deployer.submit(plan.revision);
-    return toDeployment(plan.deployment, plan.revision);
+    return ok(toDeployment(plan.deployment, plan.revision));
   });
 }
 
@@ -69,13 +80,15 @@ function changedFields(config: SourceConfigPatch, current: DeploymentRecord): So
 }
 
 /** The mask sent back for a name keeps that secret's stored value. */
-function keepMaskedValues(incoming: readonly Secret[], stored: readonly Secret[]): Secret[] {
-  checkSecretNames(incoming);
+function keepMaskedValues(incoming: readonly Secret[], stored: readonly Secret[]): Outcome<Secret[], 'invalid'> {
+  const broken: Broken | undefined = checkSecretNames(incoming);
+  if (broken) return broken;
   const storedByName = new Map(stored.map((s) => [s.name, s.value]));
-  return incoming.map(({ name, value }) => {
-    if (value !== SECRET_MASK) return { name, value };
-    const kept = storedByName.get(name);
-    if (kept === undefined) throw invalid(`secrets: ${name} has the masked value ${SECRET_MASK} but no stored value to keep; send the real value.`);
-    return { name, value: kept };
-  });
+  const secrets: Secret[] = [];
+  for (const { name, value } of incoming) {
+    const kept = value === SECRET_MASK ? storedByName.get(name) : value;
+    if (kept === undefined) return invalid(`secrets: ${name} has the masked value ${SECRET_MASK} but no stored value to keep; send the real value.`);
+    secrets.push({ name, value: kept });
+  }
+  return ok(secrets);
 }

@@ -10,7 +10,7 @@ import type {
   SourceRevisionConfig,
 } from '../../../generated/control-plane/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
-import { KeyedLock } from './keyedLock.ts';
+import { KeyedLock } from '../keyedLock.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */
 export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {

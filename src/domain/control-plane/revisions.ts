@@ -2,29 +2,35 @@
 import type { Deployment, ListRevisionsQuery, Revision, RevisionList, RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from './clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
-import { deploymentNotFound, invalid, revisionNotFound } from './errors.ts';
+import { ok, type Outcome } from '../outcome.ts';
+import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from './records.ts';
 import { toDeployment, toRevision } from './views.ts';
 
-async function ownedDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<DeploymentRecord> {
+async function ownedDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<DeploymentRecord, 'not_found'>> {
   const deployment = await repo.deploymentOf(tenantId, id);
-  if (!deployment) throw deploymentNotFound(id);
-  return deployment;
+  return deployment ? ok(deployment) : deploymentNotFound(id);
 }
 
-async function revisionOf(repo: ControlPlaneRepository, deploymentId: string, revisionId: string): Promise<RevisionRecord> {
+async function revisionOf(repo: ControlPlaneRepository, deploymentId: string, revisionId: string): Promise<Outcome<RevisionRecord, 'not_found'>> {
   const revision = await repo.revisions.get(revisionId);
-  if (!revision || revision.deployment_id !== deploymentId) throw revisionNotFound(revisionId);
-  return revision;
+  return revision && revision.deployment_id === deploymentId ? ok(revision) : revisionNotFound(revisionId);
 }
 
-export async function listRevisions(repo: ControlPlaneRepository, tenantId: string, deploymentId: string, query: ListRevisionsQuery): Promise<RevisionList> {
-  const deployment = await ownedDeployment(repo, tenantId, deploymentId);
+export async function listRevisions(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  deploymentId: string,
+  query: ListRevisionsQuery,
+): Promise<Outcome<RevisionList, 'not_found'>> {
+  const owned = await ownedDeployment(repo, tenantId, deploymentId);
+  if (!owned.ok) return owned;
+  const deployment = owned.value;
   const offset = query.offset ?? 0;
   // remote reconciliation is a property of the deployment: all of its revisions or none
   if (query.remote_reconciled !== undefined && (deployment.source_config.listener_id !== null) !== query.remote_reconciled) {
-    return { resources: [], offset };
+    return ok({ resources: [], offset });
   }
   const statuses = query.status ? new Set(query.status.split(',') as RevisionStatus[]) : undefined;
   const records = await repo.revisions.list({
@@ -34,27 +40,37 @@ export async function listRevisions(repo: ControlPlaneRepository, tenantId: stri
     offset,
     limit: query.limit ?? 20,
   });
-  return { resources: records.map(toRevision), offset: offset + records.length };
+  return ok({ resources: records.map(toRevision), offset: offset + records.length });
 }
 
-export async function getRevision(repo: ControlPlaneRepository, tenantId: string, deploymentId: string, revisionId: string): Promise<Revision> {
-  await ownedDeployment(repo, tenantId, deploymentId);
-  return toRevision(await revisionOf(repo, deploymentId, revisionId));
+export async function getRevision(repo: ControlPlaneRepository, tenantId: string, deploymentId: string, revisionId: string): Promise<Outcome<Revision, 'not_found'>> {
+  const owned = await ownedDeployment(repo, tenantId, deploymentId);
+  if (!owned.ok) return owned;
+  const revision = await revisionOf(repo, deploymentId, revisionId);
+  return revision.ok ? ok(toRevision(revision.value)) : revision;
 }
 
 /** A new revision with the settings of a deployed one; it reuses that image (no build). */
-export async function redeployRevision({ repo, deployer }: ControlPlaneDeps, tenantId: string, deploymentId: string, revisionId: string): Promise<Deployment> {
+export async function redeployRevision(
+  { repo, deployer }: ControlPlaneDeps,
+  tenantId: string,
+  deploymentId: string,
+  revisionId: string,
+): Promise<Outcome<Deployment, 'not_found' | 'invalid'>> {
   return repo.locks.run(deploymentId, async () => {
-    const deployment = await ownedDeployment(repo, tenantId, deploymentId);
-    const original = await revisionOf(repo, deploymentId, revisionId);
-    if (deployment.status === 'AWAITING_DELETE') throw invalid(`Deployment ID ${deploymentId} is being deleted and cannot be redeployed.`);
+    const owned = await ownedDeployment(repo, tenantId, deploymentId);
+    if (!owned.ok) return owned;
+    const found = await revisionOf(repo, deploymentId, revisionId);
+    if (!found.ok) return found;
+    const [deployment, original] = [owned.value, found.value];
+    if (deployment.status === 'AWAITING_DELETE') return invalid(`Deployment ID ${deploymentId} is being deleted and cannot be redeployed.`);
     if (original.status !== 'DEPLOYED') {
-      throw invalid(`Revision ID ${revisionId} has status ${original.status}; only a revision that reached DEPLOYED can be redeployed.`);
+      return invalid(`Revision ID ${revisionId} has status ${original.status}; only a revision that reached DEPLOYED can be redeployed.`);
     }
     const siblings = await repo.revisionsOf(deploymentId);
     const plan = supersedingRevision(deployment, siblings, original.source_revision_config, original.id, timestamp());
     await repo.store.write(plan.ops);
     deployer.submit(plan.revision);
-    return toDeployment(plan.deployment, plan.revision);
+    return ok(toDeployment(plan.deployment, plan.revision));
   });
 }

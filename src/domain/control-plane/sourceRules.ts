@@ -1,5 +1,5 @@
-// The rules a deployment's configuration must follow beyond the schema (400 naming the
-// rule). Create checks a whole configuration; PATCH checks what it was sent plus the merged
+// The rules a deployment's configuration must follow beyond the schema; each check answers
+// the first rule broken (an `invalid` failure naming it), or undefined. Create checks a whole configuration; PATCH checks what it was sent plus the merged
 // result, because the stored part already passed these rules.
 import type {
   ResourceSpec,
@@ -8,7 +8,8 @@ import type {
   SourceConfigCreate,
   SourceRevisionConfigInput,
 } from '../../../generated/control-plane/types.gen.ts';
-import { invalid } from './errors.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { invalid, type Broken } from './failures.ts';
 
 const GITHUB_ONLY_CONFIG = ['repo_url', 'integration_id'] as const;
 const EXTERNAL_DOCKER_ONLY_CONFIG = ['custom_url', 'listener_id', 'listener_config'] as const;
@@ -21,54 +22,54 @@ export interface RevisionInput {
   image_uri: string | null;
 }
 
-export function revisionInput(input: SourceRevisionConfigInput | null | undefined): RevisionInput {
+export function revisionInput(input: SourceRevisionConfigInput | null | undefined): Outcome<RevisionInput, 'invalid'> {
   const path = input?.graph_config_path ?? null;
   const alias = input?.langgraph_config_path ?? null;
   if (path !== null && alias !== null && path !== alias) {
-    throw invalid('source_revision_config.graph_config_path and source_revision_config.langgraph_config_path differ; send one of them.');
+    return fail('invalid', 'source_revision_config.graph_config_path and source_revision_config.langgraph_config_path differ; send one of them.');
   }
-  return { repo_ref: input?.repo_ref ?? null, graph_config_path: path ?? alias, image_uri: input?.image_uri ?? null };
+  return ok({ repo_ref: input?.repo_ref ?? null, graph_config_path: path ?? alias, image_uri: input?.image_uri ?? null });
 }
 
 /** Fields a client may only set for some sources (null always passes). */
-export function checkSourceOnlyFields(source: Source, config: SourceConfigCreate | null | undefined, revision: RevisionInput): void {
+export function checkSourceOnlyFields(source: Source, config: SourceConfigCreate | null | undefined, revision: RevisionInput): Broken | undefined {
   if (source !== 'github') {
     for (const field of GITHUB_ONLY_CONFIG) {
-      if (config?.[field] != null) throw invalid(`source_config.${field} is only allowed when source is github.`);
+      if (config?.[field] != null) return invalid(`source_config.${field} is only allowed when source is github.`);
     }
     // false is harmless and some clients send every key; only turning it on is refused
-    if (config?.build_on_push === true) throw invalid('source_config.build_on_push is only allowed when source is github.');
-    if (revision.repo_ref !== null) throw invalid('source_revision_config.repo_ref is only allowed when source is github.');
-    if (revision.graph_config_path !== null) throw invalid('source_revision_config.graph_config_path is only allowed when source is github.');
+    if (config?.build_on_push === true) return invalid('source_config.build_on_push is only allowed when source is github.');
+    if (revision.repo_ref !== null) return invalid('source_revision_config.repo_ref is only allowed when source is github.');
+    if (revision.graph_config_path !== null) return invalid('source_revision_config.graph_config_path is only allowed when source is github.');
   }
   if (source !== 'external_docker') {
     for (const field of EXTERNAL_DOCKER_ONLY_CONFIG) {
-      if (config?.[field] != null) throw invalid(`source_config.${field} is only allowed when source is external_docker.`);
+      if (config?.[field] != null) return invalid(`source_config.${field} is only allowed when source is external_docker.`);
     }
   }
   if (!IMAGE_SOURCES.includes(source) && revision.image_uri !== null) {
-    throw invalid('source_revision_config.image_uri is only allowed when source is external_docker or internal_docker.');
+    return invalid('source_revision_config.image_uri is only allowed when source is external_docker or internal_docker.');
   }
 }
 
 /** Rules on the complete (created or merged) configuration. */
-export function checkComplete(source: Source, repoUrl: string | null, buildOnPush: boolean | null, revision: RevisionInput): void {
+export function checkComplete(source: Source, repoUrl: string | null, buildOnPush: boolean | null, revision: RevisionInput): Broken | undefined {
   if (source === 'github') {
-    if (repoUrl === null) throw invalid('source_config.repo_url is required when source is github.');
-    if (revision.repo_ref === null) throw invalid('source_revision_config.repo_ref is required when source is github.');
-    if (revision.graph_config_path === null) throw invalid('source_revision_config.graph_config_path (or langgraph_config_path) is required when source is github.');
+    if (repoUrl === null) return invalid('source_config.repo_url is required when source is github.');
+    if (revision.repo_ref === null) return invalid('source_revision_config.repo_ref is required when source is github.');
+    if (revision.graph_config_path === null) return invalid('source_revision_config.graph_config_path (or langgraph_config_path) is required when source is github.');
     if (buildOnPush === true && revision.repo_ref.startsWith('refs/tags/')) {
-      throw invalid('source_config.build_on_push must be false when source_revision_config.repo_ref is a tag (refs/tags/...).');
+      return invalid('source_config.build_on_push must be false when source_revision_config.repo_ref is a tag (refs/tags/...).');
     }
   } else if (revision.image_uri === null) {
-    throw invalid(`source_revision_config.image_uri is required when source is ${source}.`);
+    return invalid(`source_revision_config.image_uri is required when source is ${source}.`);
   }
 }
 
-export function checkSecretNames(secrets: readonly Secret[]): void {
+export function checkSecretNames(secrets: readonly Secret[]): Broken | undefined {
   const seen = new Set<string>();
   for (const { name } of secrets) {
-    if (seen.has(name)) throw invalid(`secrets: duplicate secret name ${name}.`);
+    if (seen.has(name)) return invalid(`secrets: duplicate secret name ${name}.`);
     seen.add(name);
   }
 }
@@ -94,11 +95,11 @@ const LIMIT_PAIRS: [Numeric, Numeric][] = [
   ['db_memory_mb', 'db_memory_limit_mb'],
 ];
 
-export function checkResourceSpec(spec: ResourceSpec | null | undefined): void {
-  if (!spec) return;
+export function checkResourceSpec(spec: ResourceSpec | null | undefined): Broken | undefined {
+  if (!spec) return undefined;
   for (const [low, high] of [...SCALE_PAIRS, ...LIMIT_PAIRS]) {
     const a = spec[low];
     const b = spec[high];
-    if (a != null && b != null && a > b) throw invalid(`source_config.resource_spec.${low} must be less than or equal to ${high}.`);
+    if (a != null && b != null && a > b) return invalid(`source_config.resource_spec.${low} must be less than or equal to ${high}.`);
   }
 }

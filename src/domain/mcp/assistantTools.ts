@@ -2,18 +2,13 @@
 // assistant, named after it, whose input is the graph's input; calling it runs the graph on
 // a temporary thread to the end and answers with the final output. No protocol here: the
 // MCP framing is in the handler.
-import type { Assistant, Run, RunCreate, ThreadState } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { uuid4 } from '../agent/ids.ts';
+import type { AgentService } from '../agent/service.ts';
 
-export interface ToolHost {
-  searchAssistants(query: { limit: number; offset: number }): Promise<Assistant[]>;
-  assistantHasMessages(assistant: Assistant): boolean;
+export interface ToolHost extends AgentService {
   /** The graph's input JSON schema, when it can be derived. */
   inputSchema?(assistant: Assistant): Promise<Record<string, unknown> | undefined>;
-  createRun(threadId: string, body: RunCreate): Promise<{ ok: true; value: Run } | { ok: false; failure: { detail: string } }>;
-  waitForRun(threadId: string, runId: string, signal?: AbortSignal): Promise<Run>;
-  getThreadState(threadId: string): Promise<ThreadState | undefined>;
-  deleteThread(threadId: string): Promise<boolean>;
 }
 
 export interface AssistantTool {
@@ -41,7 +36,7 @@ const MESSAGES_INPUT = {
 };
 
 export async function listAssistantTools(host: ToolHost): Promise<AssistantTool[]> {
-  const assistants = await host.searchAssistants({ limit: 1000, offset: 0 });
+  const assistants = await host.assistants.search({ limit: 1000, offset: 0 });
   const tools: AssistantTool[] = [];
   const taken = new Set<string>();
   for (const assistant of assistants) {
@@ -49,7 +44,7 @@ export async function listAssistantTools(host: ToolHost): Promise<AssistantTool[
     if (taken.has(name)) name = toolName(`${assistant.name}_${assistant.assistant_id.slice(0, 8)}`);
     taken.add(name);
     const derived = await host.inputSchema?.(assistant);
-    const inputSchema = derived && derived.type === 'object' ? (derived as AssistantTool['inputSchema']) : host.assistantHasMessages(assistant) ? MESSAGES_INPUT : { type: 'object' as const };
+    const inputSchema = derived && derived.type === 'object' ? (derived as AssistantTool['inputSchema']) : host.assistants.hasMessages(assistant) ? MESSAGES_INPUT : { type: 'object' as const };
     tools.push({ name, description: assistant.description ?? `Runs the ${assistant.graph_id} graph and returns its final output.`, inputSchema, assistantId: assistant.assistant_id });
   }
   return tools;
@@ -57,16 +52,17 @@ export async function listAssistantTools(host: ToolHost): Promise<AssistantTool[
 
 export async function callAssistantTool(host: ToolHost, tool: AssistantTool, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult> {
   const threadId = uuid4();
-  const created = await host.createRun(threadId, { assistant_id: tool.assistantId, input: args, if_not_exists: 'create' });
+  const created = await host.runs.create(threadId, { assistant_id: tool.assistantId, input: args, if_not_exists: 'create' });
   if (!created.ok) return { ok: false, message: created.failure.detail };
   try {
-    const run = await host.waitForRun(threadId, created.value.run_id, signal);
-    const state = await host.getThreadState(threadId);
-    const output = (state?.values ?? {}) as Record<string, unknown>;
-    if (run.status !== 'success') return { ok: false, message: `The run ended with status ${run.status}.` };
+    const run = await host.runs.wait(threadId, created.value.run_id, signal);
+    if (!run.ok) return { ok: false, message: run.failure.detail };
+    const state = await host.threads.getState(threadId);
+    const output = (state.ok ? state.value.values : {}) as Record<string, unknown>;
+    if (run.value.status !== 'success') return { ok: false, message: `The run ended with status ${run.value.status}.` };
     return { ok: true, output, text: lastMessageText(output) ?? JSON.stringify(output) };
   } finally {
-    await host.deleteThread(threadId);
+    await host.threads.delete(threadId);
   }
 }
 

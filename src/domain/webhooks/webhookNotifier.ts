@@ -3,6 +3,7 @@
 // a timeout and logged. Delivery happens after the run's end is recorded and never changes
 // the run: a failing receiver only costs log lines.
 import type { Logger } from '../../runtime/logger.ts';
+import type { RunEnded } from '../agent/runLifecycle.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
 
 export interface WebhookSettings {
@@ -85,3 +86,20 @@ export class WebhookNotifier {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** The upstream payload: the run, its final status and times, and the thread's values (or the error). */
+export function sendWebhook(notifier: WebhookNotifier, ended: RunEnded): void {
+  const url = (ended.run.kwargs as Record<string, unknown> | undefined)?.webhook;
+  if (typeof url !== 'string' || !url) return;
+  notifier.send({
+    url,
+    runId: ended.run.run_id,
+    payload: {
+      ...ended.run,
+      run_started_at: ended.startedAt.toISOString(),
+      run_ended_at: ended.endedAt.toISOString(),
+      values: ended.values,
+      ...(ended.error ? { error: ended.error.message } : {}),
+    },
+  });
+}

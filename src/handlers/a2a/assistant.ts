@@ -6,7 +6,7 @@ import type { AgentService } from '../../domain/agent/service.ts';
 /** An unknown assistant is an HTTP 404 (the endpoint does not exist), not a JSON-RPC error. */
 export async function endpointAssistant(agent: AgentService, ctx: RpcContext): Promise<Assistant> {
   const id = ctx.path.assistant_id;
-  const assistant = id ? await agent.resolveAssistant(id) : undefined;
+  const assistant = id ? await agent.assistants.resolve(id) : undefined;
   if (!assistant) throw new ApiError(404, `Assistant '${id}' not found`);
   return assistant;
 }

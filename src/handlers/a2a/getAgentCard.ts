@@ -11,9 +11,9 @@ export function getAgentCard(agent: AgentService, project: ProjectConfig, versio
     const named = request.query.assistant_id;
     const id = named ?? defaultAssistantId(project);
     if (!id) return { status: 404, body: { detail: 'No default assistant: name one with ?assistant_id= or set a2a.default_assistant in agentplane.json.' } };
-    const assistant = await agent.resolveAssistant(id);
+    const assistant = await agent.assistants.resolve(id);
     if (!assistant) return { status: 404, body: { detail: `Assistant '${id}' not found` } };
-    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: agent.assistantHasMessages(assistant), version });
+    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: agent.assistants.hasMessages(assistant), version });
     return { status: 200, body: card };
   };
 }

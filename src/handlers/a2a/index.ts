@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { RequestContext, RpcContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import type { AgentServerArea } from '../agent-server/index.ts';
 import { TaskStore } from '../../domain/a2a/taskStore.ts';
 import { A2ATaskService } from '../../domain/a2a/taskService.ts';

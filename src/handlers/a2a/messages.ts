@@ -5,7 +5,7 @@ import type { RpcContext } from '../../runtime/context.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
 import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import { endpointAssistant } from './assistant.ts';
-import { errorStream } from './streams.ts';
+import { failedStream, rpcFailed } from './failures.ts';
 
 type Methods = A2AMethods<RpcContext>;
 
@@ -14,7 +14,7 @@ export function messageMethods(agent: AgentService, tasks: A2ATaskService): Pick
     async 'message/send'(params, ctx) {
       const assistant = await endpointAssistant(agent, ctx);
       const started = await tasks.start(assistant, params);
-      if (!started.ok) return { error: started.error };
+      if (!started.ok) return rpcFailed(started.failure);
       const { record, runId, submitted } = started.value;
       const historyLength = params.configuration?.historyLength;
       if (params.configuration?.blocking === false) return { result: submitted };
@@ -26,7 +26,7 @@ export function messageMethods(agent: AgentService, tasks: A2ATaskService): Pick
       const assistant = await endpointAssistant(agent, ctx);
       const started = await tasks.start(assistant, params);
       // an SSE frame rather than a JSON body: A2A clients expect text/event-stream here
-      if (!started.ok) return { stream: errorStream(started.error) };
+      if (!started.ok) return { stream: failedStream(started.failure) };
       const { record, runId, submitted } = started.value;
       async function* events() {
         yield { result: submitted };

@@ -1,16 +1,16 @@
 // getAssistant (GET /assistants/{assistant_id}) and searchAssistants (POST /assistants/search).
-import type { AgentDomain } from '../../domain/agent/agentService.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
-import { notFound } from './replies.ts';
+import type { AssistantService } from '../../domain/agent/service.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
+import { failed } from './failures.ts';
 
-export function assistantHandlers(domain: AgentDomain): Pick<AgentServerAreaHandlers, 'getAssistant' | 'searchAssistants'> {
+export function assistantHandlers(assistants: AssistantService): Pick<AgentServerAreaHandlers, 'getAssistant' | 'searchAssistants'> {
   return {
     async getAssistant({ path }) {
-      const assistant = await domain.resolveAssistant(path.assistant_id);
-      return assistant ? { status: 200, body: assistant } : notFound(`Assistant '${path.assistant_id}' not found`);
+      const outcome = await assistants.get(path.assistant_id);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async searchAssistants({ body }) {
-      return { status: 200, body: await domain.searchAssistants(body ?? {}) };
+      return { status: 200, body: await assistants.search(body ?? {}) };
     },
   };
 }

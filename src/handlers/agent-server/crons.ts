@@ -2,7 +2,7 @@
 import type { HTTPError, HTTPValidationError } from '../../../generated/agent-server/types.gen.ts';
 import type { CronFailure, CronService } from '../../domain/crons/cronService.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 
 type CronOps = 'createCron' | 'createThreadCron' | 'searchCrons' | 'countCrons' | 'updateCron' | 'deleteCron';
 

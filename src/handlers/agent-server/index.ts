@@ -1,28 +1,28 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
-import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import { AgentDomain } from '../../domain/agent/agentService.ts';
+import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
+import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
+import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
-import type { RequestContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/server.ts';
+import { cronFiring } from '../../domain/crons/cronRuns.ts';
+import { CronService } from '../../domain/crons/cronService.ts';
+import { CronScheduler } from '../../domain/crons/scheduler.ts';
+import { createMemoryStore } from '../../domain/memory/setup.ts';
+import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
+import { cronHandlers } from './crons.ts';
+import { mcpHandlers } from './mcp.ts';
+import { metricsHandlers } from './metrics.ts';
 import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
+import { storeHandlers } from './store.ts';
 import { health } from './system.ts';
 import { threadHandlers } from './threads.ts';
-import { storeHandlers } from './store.ts';
-import { cronHandlers } from './crons.ts';
-import { mcpHandlers } from './mcp.ts';
-import { CronService } from '../../domain/crons/cronService.ts';
-import { CronScheduler } from '../../domain/crons/scheduler.ts';
-import { cronFiring } from '../../domain/crons/cronRuns.ts';
-import { createMemoryStore } from '../../domain/memory/setup.ts';
-
-/** getAgentCard belongs to the A2A area (src/handlers/a2a). */
-export type AgentServerAreaHandlers = Omit<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -40,24 +40,36 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
     throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
   }
-  const domain = new AgentDomain({ store, graphs, checkpointer, log: log.child({ area: 'agent-server' }), maxConcurrentRuns });
-  // assistants and the recovered queue are ready before the first request is accepted
-  await domain.prepare();
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
-  const crons = new CronService(store, (id) => domain.resolveAssistant(id), async (id) => (await domain.getThread(id)) !== undefined);
+  const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
+  const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
+  // assistants and the recovered queue are ready before the first request is accepted
+  const domain = await openAgentDomain({
+    store,
+    graphs,
+    checkpointer,
+    log: log.child({ area: 'agent-server' }),
+    maxConcurrentRuns,
+    memoryStore: memory.store,
+    onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
+  });
+  runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
+  const crons = new CronService(store, (id) => domain.assistants.resolve(id), async (id) => (await domain.threads.get(id)).ok);
   const cronLog = log.child({ area: 'crons' });
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const handlers: AgentServerAreaHandlers = {
     ...cronHandlers(crons),
     ...mcpHandlers(domain),
     ...storeHandlers(memory.store),
+    ...metricsHandlers(deps.metrics),
     health,
-    ...assistantHandlers(domain),
-    ...threadHandlers(domain),
-    ...runHandlers(domain),
-    ...resultHandlers(domain),
-    ...streamHandlers(domain),
+    ...assistantHandlers(domain.assistants),
+    ...threadHandlers(domain.threads),
+    ...runHandlers(domain.runs),
+    ...resultHandlers(domain.runs),
+    ...streamHandlers(domain.runs),
   };
-  const workers: BackgroundModule = { start: () => domain.startWorkers(), stop: () => domain.stop() };
-  return { handlers, modules: [workers, memory.sweeper, { start: () => scheduler.start(), stop: () => scheduler.stop() }], service: domain };
+  const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
+  const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain };
 }

@@ -6,7 +6,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpReply } from '../../../generated/agent-server/types.gen.ts';
 import { callAssistantTool, listAssistantTools, type ToolHost } from '../../domain/mcp/assistantTools.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 
 const SERVER_INFO = { name: 'agentplane', version: '0.1.0' };
 

@@ -1,10 +1,10 @@
 // Streaming: streamRun (create, then stream) and joinRunStream (attach to a run's events).
 // Both only read the run's event log; the worker is the only writer.
 import type { SseEvent } from '../../../generated/runtime-types.gen.ts';
-import type { AgentDomain } from '../../domain/agent/agentService.ts';
-import type { RunEvent } from '../../domain/agent/service.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
-import { failed, flag, notFound, runLocation } from './replies.ts';
+import type { RunEvent, RunService } from '../../domain/agent/service.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
+import { failed } from './failures.ts';
+import { flag, runLocation } from './replies.ts';
 
 const ALWAYS = new Set(['metadata', 'error', 'end']);
 
@@ -22,29 +22,30 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   }
 }
 
-export function streamHandlers(domain: AgentDomain): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream'> {
+export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream'> {
   return {
     async streamRun({ path, body }, ctx) {
-      const outcome = await domain.createRun(path.thread_id, body);
-      if (!outcome.ok) return failed(outcome.failure) as { status: 404 | 409; body: { detail: string } };
+      const outcome = await runs.create(path.thread_id, body);
+      if (!outcome.ok) return failed(outcome.failure);
       const { run_id: runId } = outcome.value;
       if (body.on_disconnect === 'cancel') {
-        ctx.signal.addEventListener('abort', () => void domain.cancelRun(path.thread_id, runId), { once: true });
+        ctx.signal.addEventListener('abort', () => void runs.cancel(path.thread_id, runId), { once: true });
       }
       return {
         status: 200,
         // Location lets the SDK reconnect with Last-Event-ID after a network failure
         headers: { ...runLocation(path.thread_id, runId), Location: `/threads/${path.thread_id}/runs/${runId}/stream` },
-        stream: toSse(domain.runEvents(runId, { signal: ctx.signal }), null),
+        stream: toSse(runs.events(runId, { signal: ctx.signal }), null),
       };
     },
     async joinRunStream({ path, query, headers }, ctx) {
-      if (!(await domain.getRun(path.thread_id, path.run_id))) return notFound(`Run ${path.run_id} not found`);
+      const found = await runs.get(path.thread_id, path.run_id);
+      if (!found.ok) return failed(found.failure);
       if (flag(query.cancel_on_disconnect)) {
-        ctx.signal.addEventListener('abort', () => void domain.cancelRun(path.thread_id, path.run_id), { once: true });
+        ctx.signal.addEventListener('abort', () => void runs.cancel(path.thread_id, path.run_id), { once: true });
       }
       const modes = query.stream_mode?.length ? new Set<string>(query.stream_mode) : null;
-      const events = domain.runEvents(path.run_id, { lastEventId: headers['last-event-id'], signal: ctx.signal });
+      const events = runs.events(path.run_id, { lastEventId: headers['last-event-id'], signal: ctx.signal });
       return { status: 200, stream: toSse(events, modes) };
     },
   };

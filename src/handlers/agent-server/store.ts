@@ -2,7 +2,7 @@
 // listStoreNamespaces. Items are scoped by the caller's tenant (auth on) or shared (auth off).
 import type { MemoryStore } from '../../domain/memory/memoryStore.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 import { flag } from './replies.ts';
 
 type StoreOps = 'putStoreItem' | 'getStoreItem' | 'deleteStoreItem' | 'searchStoreItems' | 'listStoreNamespaces';

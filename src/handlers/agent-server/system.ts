@@ -1,4 +1,4 @@
 // GET /ok — liveness.
-import type { AgentServerAreaHandlers } from './index.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
 
 export const health: AgentServerAreaHandlers['health'] = async () => ({ status: 200, body: { ok: true } });

@@ -1,8 +1,9 @@
 // Threads: create, search, count, get, patch, delete, copy, prune; state (latest, at a
 // checkpoint, update, metadata patch) and history.
-import type { AgentDomain } from '../../domain/agent/agentService.ts';
-import type { AgentServerAreaHandlers } from './index.ts';
-import { failed, flag, notFound } from './replies.ts';
+import type { ThreadService } from '../../domain/agent/service.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
+import { failed } from './failures.ts';
+import { flag } from './replies.ts';
 
 type ThreadOps =
   | 'createThread'
@@ -21,73 +22,68 @@ type ThreadOps =
   | 'getThreadHistory'
   | 'searchThreadHistory';
 
-const missing = (threadId: string) => notFound(`Thread with ID ${threadId} not found`);
-const noCheckpoint = (threadId: string, checkpointId: string | undefined) => notFound(`Checkpoint ${checkpointId ?? '(latest)'} not found on thread ${threadId}`);
-
 /** `include` arrives repeated (JS SDK) or comma-joined (Python SDK). */
 const includes = (values: string[] | undefined, field: string) => (values ?? []).some((v) => v.split(',').includes(field));
 
-export function threadHandlers(domain: AgentDomain): Pick<AgentServerAreaHandlers, ThreadOps> {
+export function threadHandlers(threads: ThreadService): Pick<AgentServerAreaHandlers, ThreadOps> {
   return {
     async createThread({ body }) {
-      const outcome = await domain.createThread(body ?? {});
-      return outcome.ok ? { status: 200, body: outcome.value } : (failed(outcome.failure) as { status: 400 | 409; body: { detail: string } });
+      const outcome = await threads.create(body ?? {});
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async searchThreads({ body }) {
-      return { status: 200, body: await domain.searchThreads(body ?? {}) };
+      return { status: 200, body: await threads.search(body ?? {}) };
     },
     async countThreads({ body }) {
-      return { status: 200, body: await domain.countThreads(body ?? {}) };
+      return { status: 200, body: await threads.count(body ?? {}) };
     },
     async getThread({ path, query }) {
-      const thread = await domain.getThread(path.thread_id, { ttl: includes(query.include, 'ttl') });
-      return thread ? { status: 200, body: thread } : missing(path.thread_id);
+      const outcome = await threads.get(path.thread_id, { ttl: includes(query.include, 'ttl') });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async patchThread({ path, headers, body }) {
-      const thread = await domain.patchThread(path.thread_id, body);
-      if (!thread) return missing(path.thread_id);
-      return headers.prefer === 'return=minimal' ? { status: 204 } : { status: 200, body: thread };
+      const outcome = await threads.patch(path.thread_id, body);
+      if (!outcome.ok) return failed(outcome.failure);
+      return headers.prefer === 'return=minimal' ? { status: 204 } : { status: 200, body: outcome.value };
     },
     async deleteThread({ path }) {
-      return (await domain.deleteThread(path.thread_id)) ? { status: 204 } : missing(path.thread_id);
+      const outcome = await threads.delete(path.thread_id);
+      return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
     async copyThread({ path }) {
-      const thread = await domain.copyThread(path.thread_id);
-      return thread ? { status: 200, body: thread } : missing(path.thread_id);
+      const outcome = await threads.copy(path.thread_id);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async pruneThreads({ body }) {
-      return { status: 200, body: { pruned_count: await domain.pruneThreads(body) } };
+      return { status: 200, body: { pruned_count: await threads.prune(body) } };
     },
     async getThreadState({ path, query }) {
-      const state = await domain.getThreadState(path.thread_id, { subgraphs: flag(query.subgraphs) });
-      return state ? { status: 200, body: state } : missing(path.thread_id);
+      const outcome = await threads.getState(path.thread_id, { subgraphs: flag(query.subgraphs) });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async updateThreadState({ path, body }) {
-      const outcome = await domain.updateThreadState(path.thread_id, body);
-      return outcome.ok ? { status: 200, body: outcome.value } : (failed(outcome.failure) as { status: 400 | 404 | 409; body: { detail: string } });
+      const outcome = await threads.updateState(path.thread_id, body);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async patchThreadState({ path, body }) {
-      const result = await domain.patchThreadState(path.thread_id, body.metadata as Record<string, unknown>);
-      if (result === 'missing') return missing(path.thread_id);
-      return result === 'empty' ? notFound(`Thread ${path.thread_id} has no checkpoint yet`) : { status: 204 };
+      const outcome = await threads.patchStateMetadata(path.thread_id, body.metadata as Record<string, unknown>);
+      return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
     async getThreadStateAtCheckpoint({ path, query }) {
-      const state = await domain.getThreadStateAt(path.thread_id, { checkpoint_id: path.checkpoint_id }, { subgraphs: flag(query.subgraphs) });
-      if (state === undefined) return missing(path.thread_id);
-      return state ? { status: 200, body: state } : noCheckpoint(path.thread_id, path.checkpoint_id);
+      const outcome = await threads.getStateAt(path.thread_id, { checkpoint_id: path.checkpoint_id }, { subgraphs: flag(query.subgraphs) });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async getThreadStateAtCheckpointPost({ path, body }) {
-      const state = await domain.getThreadStateAt(path.thread_id, body.checkpoint, { subgraphs: body.subgraphs ?? false });
-      if (state === undefined) return missing(path.thread_id);
-      return state ? { status: 200, body: state } : noCheckpoint(path.thread_id, body.checkpoint.checkpoint_id);
+      const outcome = await threads.getStateAt(path.thread_id, body.checkpoint, { subgraphs: body.subgraphs ?? false });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async getThreadHistory({ path, query }) {
-      const states = await domain.getThreadHistory(path.thread_id, query);
-      return states ? { status: 200, body: states } : missing(path.thread_id);
+      const outcome = await threads.history(path.thread_id, query);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async searchThreadHistory({ path, body }) {
-      const states = await domain.getThreadHistory(path.thread_id, body ?? {});
-      return states ? { status: 200, body: states } : missing(path.thread_id);
+      const outcome = await threads.history(path.thread_id, body ?? {});
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
   };
 }

@@ -9,7 +9,7 @@ import {
   patchAuthProvider,
 } from '../../domain/control-plane/authProviders.ts';
 import type { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
-import { tenantOf } from './domainErrors.ts';
+import { answer, failed, tenantOf } from './failures.ts';
 
 type ProviderHandlers = Pick<
   ControlPlaneHandlers<RequestContext>,
@@ -20,12 +20,12 @@ export function authProviderHandlers(repo: ControlPlaneRepository): ProviderHand
   return {
     listAuthProviders: async (_request, ctx) => ({ status: 200, body: await listAuthProviders(repo, tenantOf(ctx)) }),
     // 200, not 201, as upstream
-    createAuthProvider: async ({ body }, ctx) => ({ status: 200, body: await createAuthProvider(repo, tenantOf(ctx), body) }),
-    getAuthProvider: async ({ path }, ctx) => ({ status: 200, body: await getAuthProvider(repo, tenantOf(ctx), path.provider_id) }),
-    patchAuthProvider: async ({ path, body }, ctx) => ({ status: 200, body: await patchAuthProvider(repo, tenantOf(ctx), path.provider_id, body) }),
+    createAuthProvider: async ({ body }, ctx) => answer(200, await createAuthProvider(repo, tenantOf(ctx), body)),
+    getAuthProvider: async ({ path }, ctx) => answer(200, await getAuthProvider(repo, tenantOf(ctx), path.provider_id)),
+    patchAuthProvider: async ({ path, body }, ctx) => answer(200, await patchAuthProvider(repo, tenantOf(ctx), path.provider_id, body)),
     deleteAuthProvider: async ({ path }, ctx) => {
-      await deleteAuthProvider(repo, tenantOf(ctx), path.provider_id);
-      return { status: 200, body: {} };
+      const deleted = await deleteAuthProvider(repo, tenantOf(ctx), path.provider_id);
+      return deleted.ok ? { status: 200, body: {} } : failed(deleted.failure);
     },
   };
 }

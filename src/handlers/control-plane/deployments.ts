@@ -9,7 +9,7 @@ import {
   type ControlPlaneDeps,
 } from '../../domain/control-plane/deployments.ts';
 import { patchDeployment } from '../../domain/control-plane/patchDeployment.ts';
-import { tenantOf } from './domainErrors.ts';
+import { answer, failed, tenantOf } from './failures.ts';
 
 type DeploymentHandlers = Pick<ControlPlaneHandlers<RequestContext>, 'listDeployments' | 'createDeployment' | 'getDeployment' | 'patchDeployment' | 'deleteDeployment'>;
 
@@ -17,13 +17,13 @@ export function deploymentHandlers(deps: ControlPlaneDeps): DeploymentHandlers {
   const { repo } = deps;
   return {
     listDeployments: async ({ query }, ctx) => ({ status: 200, body: await listDeployments(repo, tenantOf(ctx), query) }),
-    createDeployment: async ({ body }, ctx) => ({ status: 201, body: await createDeployment(deps, tenantOf(ctx), body, ctx.baseUrl) }),
-    getDeployment: async ({ path }, ctx) => ({ status: 200, body: await getDeployment(repo, tenantOf(ctx), path.deployment_id) }),
-    patchDeployment: async ({ path, body }, ctx) => ({ status: 200, body: await patchDeployment(deps, tenantOf(ctx), path.deployment_id, body) }),
+    createDeployment: async ({ body }, ctx) => answer(201, await createDeployment(deps, tenantOf(ctx), body, ctx.baseUrl)),
+    getDeployment: async ({ path }, ctx) => answer(200, await getDeployment(repo, tenantOf(ctx), path.deployment_id)),
+    patchDeployment: async ({ path, body }, ctx) => answer(200, await patchDeployment(deps, tenantOf(ctx), path.deployment_id, body)),
     deleteDeployment: async ({ path, query }, ctx) => {
       // tracing projects are not modelled here, so delete_tracing_project has nothing to remove
-      await deleteDeployment(deps, tenantOf(ctx), path.deployment_id, query.force ?? false);
-      return { status: 204 };
+      const deleted = await deleteDeployment(deps, tenantOf(ctx), path.deployment_id, query.force ?? false);
+      return deleted.ok ? { status: 204 } : failed(deleted.failure);
     },
   };
 }

@@ -7,7 +7,7 @@ import type { ApiDocument } from '../api.ts';
 import type { RpcMethodHandler } from '../jsonrpc.ts';
 
 type Json = any;
-export type MockReply = { status: number; headers?: Record<string, string>; body?: unknown; stream?: AsyncIterable<SseEvent> };
+export type MockReply = { status: number; headers?: Record<string, string>; body?: unknown; text?: string; stream?: AsyncIterable<SseEvent> };
 
 export async function createMockHandlers(documents: ApiDocument[]): Promise<Record<string, () => Promise<MockReply>>> {
   const handlers: Record<string, () => Promise<MockReply>> = {};
@@ -39,6 +39,7 @@ function mockReply(document: Json, op: OperationSpec, backend: OpenAPIBackend): 
   let body = media.example ?? firstExample(media.examples);
   if (body === undefined) body = schemaExample(document, media.schema);
   if (body === undefined) body = backend.mockResponseForOperation(op.operationId, { code: Number(status) }).mock;
+  if (declared.contentType.startsWith('text/')) return { status: Number(status), headers, text: String(body) };
   return { status: Number(status), headers, body };
 }
 

@@ -131,6 +131,10 @@ export class JournalStore implements Store {
     return handle as unknown as Collection<T>;
   }
 
+  collectionNames(): string[] {
+    return [...this.states.keys()];
+  }
+
   async write(ops: WriteOp[]): Promise<void> {
     this.apply(ops);
   }

@@ -41,6 +41,8 @@ export interface Store {
   collection<T extends object>(name: string, options?: CollectionOptions): Collection<T>;
   /** Applies several writes atomically: after a crash either all or none are visible. */
   write(ops: WriteOp[]): Promise<void>;
+  /** Names of the collections opened or loaded so far (metrics). */
+  collectionNames(): string[];
   /** Writes every pending snapshot so the journal can be dropped; used on shutdown. */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 // The control plane hands revisions and deletions to a Deployer, which drives them to a
 // terminal status. The embedded default simulates the phases (simulatedDeployer.ts); a
 // local-process or Kubernetes deployer can implement the same interface.
-import type { BackgroundModule } from '../../../runtime/server.ts';
+import type { BackgroundModule } from '../../../runtime/application.ts';
 import type { RevisionRecord } from '../records.ts';
 
 export interface Deployer extends BackgroundModule {

@@ -1,6 +1,7 @@
-// Serialises async work per key (one deployment, one tenant+name). Every `await` between a
-// read and a write lets another request interleave; running those sections one after the
-// other per key is what makes concurrent PATCHes, deploy phases and deletes safe.
+// Serialises async work per key (one deployment, one thread, one tenant+name). Every `await`
+// between a read and a write lets another request interleave; running those sections one
+// after the other per key is what makes concurrent writes to one resource safe. Shared by
+// every area.
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();
 

@@ -1,0 +1,64 @@
+// Assembles the agent server's domain: the stored collections, the run lifecycle (the one
+// owner of run and thread statuses), and the assistant, thread and run services behind the
+// AgentService interface.
+import type { Logger } from '../../runtime/logger.ts';
+import type { Store } from '../../runtime/store/types.ts';
+import { KeyedLock } from '../keyedLock.ts';
+import type { MemoryStore } from '../memory/memoryStore.ts';
+import { AssistantRegistry } from './assistants.ts';
+import { RunBroker } from './broker.ts';
+import type { StoreCheckpointer } from './checkpointer.ts';
+import { graphExecutor } from './graphRunners.ts';
+import type { GraphRegistry } from './graphs.ts';
+import { PlainStateStore } from './plainState.ts';
+import type { RunRecord, ThreadRecord } from './records.ts';
+import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
+import { Runs } from './runs.ts';
+import type { AgentService } from './service.ts';
+import { ThreadStateReader } from './threadState.ts';
+import { ThreadCheckpoints } from './threadCheckpoints.ts';
+import { Threads } from './threads.ts';
+
+export interface AgentDomainOptions {
+  store: Store;
+  graphs: GraphRegistry;
+  checkpointer: StoreCheckpointer;
+  log: Logger;
+  maxConcurrentRuns: number;
+  onRunEnded?: (ended: RunEnded) => void;
+  /** The long-term memory store graphs receive as `config.store`. */
+  memoryStore?: MemoryStore;
+}
+
+export interface AgentDomain extends AgentService {
+  /** Starts the run workers (after the HTTP server listens). */
+  start(): void;
+  /** Stops taking runs; runs in flight resume after a restart. */
+  stop(): Promise<void>;
+  /** How many runs are executing now (metrics). */
+  executingRuns(): number;
+}
+
+/** Registers the system assistants and queues again the runs a previous process left. */
+export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore } = options;
+  const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
+  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const plain = new PlainStateStore(store);
+  const broker = new RunBroker();
+  const locks = new KeyedLock();
+  const stateReader = new ThreadStateReader(graphs, plain, runs);
+  const assistants = new AssistantRegistry(store, graphs);
+  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore });
+  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded });
+  await assistants.registerSystemAssistants();
+  await lifecycle.recover();
+  return {
+    assistants,
+    threads: new Threads({ threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) }),
+    runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }),
+    start: () => lifecycle.start(),
+    stop: () => lifecycle.stop(),
+    executingRuns: () => lifecycle.executing(),
+  };
+}

@@ -1,0 +1,128 @@
+// The project file: discovery (`--config`, else agentplane.json, else langgraph.json), its
+// validation against spec/project.schema.json (through the generated validator), the
+// environment it names, and the notices a person should see at start.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { PROJECT_KEYS, type ProjectFile } from '../../generated/project/types.gen.ts';
+import { validateProject } from '../../generated/project/validator.gen.js';
+
+export type { ProjectFile };
+
+/** Project files looked for in the working directory, in this order. */
+export const PROJECT_FILE_NAMES = ['agentplane.json', 'langgraph.json'] as const;
+
+const KNOWN_KEYS = new Set<string>([...PROJECT_KEYS, '$schema']);
+/** Upstream keys that mean nothing here; said once at start so nobody wonders. */
+const IGNORED_KEYS: Record<string, string> = {
+  ui: 'generative UI components are not served by agentplane',
+  ui_config: 'generative UI components are not served by agentplane',
+  python_version: 'agentplane serves LangGraph.js graphs only',
+  dockerfile_lines: 'agentplane builds no image',
+  image_distro: 'agentplane builds no image',
+};
+
+export interface LoadedProject {
+  file: string;
+  project: ProjectFile;
+  /** Things that do not stop the start but that a person should read (unknown keys, no graphs). */
+  warnings: string[];
+}
+
+export class ProjectFileError extends Error {
+  constructor(file: string, problem: string) {
+    super(`project file ${file}: ${problem}`);
+    this.name = 'ProjectFileError';
+  }
+}
+
+/** The project file to read, or null when there is none (the server then has no graphs). */
+export function discoverProjectFile(given: string | undefined, cwd: string): string | null {
+  if (given) {
+    const file = path.resolve(cwd, given);
+    if (!fs.existsSync(file)) throw new ProjectFileError(file, 'not found (named by --config or AGENTPLANE_CONFIG)');
+    return file;
+  }
+  for (const name of PROJECT_FILE_NAMES) {
+    const file = path.resolve(cwd, name);
+    if (fs.existsSync(file)) return file;
+  }
+  return null;
+}
+
+export function readProjectFile(file: string): LoadedProject {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ProjectFileError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new ProjectFileError(file, `is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!validateProject(parsed)) {
+    const problems = (validateProject.errors ?? []).slice(0, 5).map((e) => {
+      const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(top level)';
+      const expected = e.keyword === 'oneOf' ? 'must match one of its documented forms' : e.message;
+      return `${where} ${expected}`;
+    });
+    throw new ProjectFileError(file, [...new Set(problems)].join('; '));
+  }
+  const project = parsed as ProjectFile;
+  const warnings: string[] = [];
+  for (const key of Object.keys(project)) {
+    if (!KNOWN_KEYS.has(key)) warnings.push(`unknown key "${key}" in ${file} is ignored (known keys: ${[...KNOWN_KEYS].filter((k) => k !== '$schema').join(', ')})`);
+    else if (IGNORED_KEYS[key]) warnings.push(`"${key}" in ${file} is ignored: ${IGNORED_KEYS[key]}`);
+  }
+  if (!project.graphs || Object.keys(project.graphs).length === 0) warnings.push(`${file} names no graphs: the agent server will have no assistants`);
+  warnings.push(...versionNotices(file, project));
+  return { file, project, warnings };
+}
+
+/**
+ * The project's `env`: a dotenv file (relative to the project file) or an object. Variables
+ * already set win, as with upstream's CLI. Returns the names it set.
+ */
+export function applyProjectEnv(loaded: LoadedProject, env: Record<string, string | undefined>): string[] {
+  const { project, file } = loaded;
+  if (project.env === undefined) return [];
+  let values: Record<string, string>;
+  if (typeof project.env === 'string') {
+    const envFile = path.resolve(path.dirname(file), project.env);
+    try {
+      values = parseDotenv(fs.readFileSync(envFile));
+    } catch (err) {
+      throw new ProjectFileError(file, `env names ${envFile}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  } else values = project.env;
+  const set: string[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (env[name] !== undefined) continue;
+    env[name] = value;
+    set.push(name);
+  }
+  return set;
+}
+
+function versionNotices(file: string, project: ProjectFile): string[] {
+  const notices: string[] = [];
+  if (project.node_version !== undefined) {
+    const wanted = String(project.node_version).split('.')[0];
+    const running = process.versions.node.split('.')[0];
+    if (wanted !== running) notices.push(`${file} asks for Node.js ${project.node_version}; this is Node.js ${process.versions.node}`);
+  }
+  const missing = (project.dependencies ?? []).filter((dep) => dep !== '.' && !dep.startsWith('.') && !isResolvable(dep, path.dirname(file)));
+  if (missing.length) notices.push(`${file} lists dependencies that are not installed next to it: ${missing.join(', ')} (agentplane installs nothing; run your package manager)`);
+  return notices;
+}
+
+function isResolvable(dependency: string, dir: string): boolean {
+  const name = dependency.replace(/(?<=.)@.*$/, '');
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, 'node_modules', name, 'package.json'))) return true;
+    if (path.dirname(at) === at) return false;
+  }
+}
