@@ -7,4 +7,4 @@ await import('@langchain/langgraph');
 await import('@langchain/core/messages');
 const { register } = await import('tsx/esm/api');
 register();
-await import('../src/runtime/main.ts');
+await import('../src/main.ts');

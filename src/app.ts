@@ -2,8 +2,11 @@
 // The registries are typed by the generated interfaces, so a missing or misspelt handler is
 // a compile error; the server also refuses to start on one (see runtime/server.ts).
 import type { Handlers, RpcMethods } from '../generated/index.gen.ts';
-import type { RequestContext, RpcContext } from './runtime/context.ts';
-import type { AppFactory, Application } from './runtime/application.ts';
+import type { A2AContext } from './handlers/a2a/rpc.ts';
+import type { RequestContext } from './runtime/context.ts';
+import type { AppFactory } from './runtime/application.ts';
+import { handlerRegistry } from './runtime/handler.ts';
+import { methodRegistry } from './runtime/jsonrpc.ts';
 import { createControlPlane } from './handlers/control-plane/index.ts';
 import { createAgentServer } from './handlers/agent-server/index.ts';
 import { createA2A } from './handlers/a2a/index.ts';
@@ -11,14 +14,13 @@ import { createA2A } from './handlers/a2a/index.ts';
 export const createApplication: AppFactory = async (deps) => {
   const controlPlane = await createControlPlane(deps);
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer);
+  const a2a = await createA2A(deps, agentServer.service);
   // `satisfies` makes the compiler check completeness here as well as in each area
   const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } satisfies Handlers<RequestContext>;
-  const methods: RpcMethods<RpcContext> = a2a.methods;
-  const app: Application = {
-    handlers: handlers as Application['handlers'],
-    methods: methods as unknown as Application['methods'],
+  return {
+    handlers: handlerRegistry(handlers),
+    methods: methodRegistry<A2AContext, RpcMethods<A2AContext>>(a2a.methods),
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
+    reload: () => agentServer.reload(),
   };
-  return app;
 };

@@ -16,10 +16,12 @@ export function textOf(content: unknown): string {
   return content === undefined || content === null ? '' : JSON.stringify(content);
 }
 
-export async function echo(state: { messages?: Message[] }, _context?: PlainGraphContext) {
+export async function echo(state: { messages?: Message[] }, context?: PlainGraphContext) {
   const messages = state.messages ?? [];
   // the user messages since the last reply are the ones this run answers
   let first = messages.length;
   while (first > 0 && messages[first - 1].type === 'human') first -= 1;
+  // a progress note for clients that stream the `custom` mode
+  context?.emit({ echoing: messages.length - first });
   return { messages: messages.slice(first).map((m) => ({ type: 'ai', content: textOf(m.content) })) };
 }

@@ -10,8 +10,10 @@
 // goes in FailureKind below, and the compiler then points at each area's table.
 
 export type FailureKind =
-  /** The request is well-formed but breaks a rule (HTTP 400). */
+  /** The request is well-formed but breaks a rule. */
   | 'invalid'
+  /** One field's value is not acceptable; `data.field` names it (answered like a schema violation). */
+  | 'unprocessable'
   /** The addressed resource does not exist (or is not the caller's). */
   | 'not_found'
   /** The resource exists, or is in a state that forbids the change. */

@@ -1,11 +1,12 @@
 // What a composition root hands the server: handlers by operationId, JSON-RPC methods by
-// name, and the modules that run beside the HTTP server. Kept apart from server.ts so that
+// name (served by the handler of their JSON-RPC operation), and the modules that run beside the HTTP server. Kept apart from server.ts so that
 // domain modules (a deployer, the run workers) never import the HTTP server.
 import type { ServerConfig } from './config.ts';
-import type { RpcMethodHandler } from './jsonrpc.ts';
+import type { HandlerRegistry } from './handler.ts';
+import type { MethodRegistry } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
-import type { OperationHandler } from './pipeline.ts';
+import type { CustomAuth } from './customAuth.ts';
 import type { Store } from './store/types.ts';
 
 /** Something that runs beside the HTTP server (a worker pool, a deployer). */
@@ -15,9 +16,13 @@ export interface BackgroundModule {
 }
 
 export interface Application {
-  handlers: Record<string, OperationHandler>;
-  methods: Record<string, RpcMethodHandler>;
+  /** Every operation's handler, by operationId (JSON-RPC endpoints included). */
+  handlers: HandlerRegistry;
+  /** The JSON-RPC methods by name; the server refuses to start when one is missing. */
+  methods: MethodRegistry;
   modules: BackgroundModule[];
+  /** Loads the project's code again (agentplane dev); requests and data are untouched. */
+  reload?(): Promise<void>;
 }
 
 export interface AppFactoryDeps {
@@ -26,6 +31,8 @@ export interface AppFactoryDeps {
   log: Logger;
   /** Areas add their gauges here; GET /metrics renders it. */
   metrics: Metrics;
+  /** The project's custom auth (auth.path); the agent-server area enforces its decisions. */
+  customAuth?: CustomAuth;
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { isUuid } from './uuid.ts';
 import type { HttpReply } from './errors.ts';
 import { httpError } from './errors.ts';
 
@@ -18,7 +19,6 @@ export interface KeyEntry {
   tenants: string[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const hash = (key: string) => createHash('sha256').update(key).digest('hex');
 
 export class KeyRing {
@@ -99,7 +99,7 @@ export function parseKeyList(text: string): KeyEntry[] {
     if (at <= 0) throw new Error(`AGENTPLANE_API_KEYS entry "${item.slice(0, 4)}…" must be key:tenant-uuid`);
     const key = item.slice(0, at);
     const tenant = item.slice(at + 1);
-    if (!UUID.test(tenant)) throw new Error(`AGENTPLANE_API_KEYS: tenant "${tenant}" is not a UUID`);
+    if (!isUuid(tenant)) throw new Error(`AGENTPLANE_API_KEYS: tenant "${tenant}" is not a UUID`);
     byKey.set(key, [...(byKey.get(key) ?? []), tenant]);
   }
   return [...byKey].map(([key, tenants]) => ({ key, tenants }));
@@ -129,7 +129,7 @@ function readKeysFile(file: string): KeyEntry[] {
   const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { keys?: KeyEntry[] };
   if (!Array.isArray(parsed.keys)) throw new Error(`${file}: expected {"keys": [{"key": "...", "tenants": ["<uuid>"]}]}`);
   for (const entry of parsed.keys) {
-    if (typeof entry.key !== 'string' || !Array.isArray(entry.tenants) || !entry.tenants.every((t) => UUID.test(t))) {
+    if (typeof entry.key !== 'string' || !Array.isArray(entry.tenants) || !entry.tenants.every((t) => isUuid(t))) {
       throw new Error(`${file}: every entry needs a string key and a list of tenant UUIDs`);
     }
   }

@@ -25,11 +25,20 @@ export interface ServerConfig {
   maxBodyBytes: number;
   validateResponses: boolean;
   logLevel: LogLevel;
+  /** One info line per answered request (method, path, status, ms, request id, operationId). */
+  accessLog: boolean;
   /** `key:tenant-uuid,...`; a key listed with several tenants spans them. */
   apiKeys: string | null;
   apiKeysFile: string | null;
   /** Require API keys on agent-server and A2A routes too (off like the upstream dev server). */
   agentServerAuth: boolean;
+  /** fsync every journal write (AGENTPLANE_FSYNC=1). */
+  fsync: boolean;
+  /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 8). */
+  maxConcurrentRuns: number;
+  /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
+  phaseMs: number;
+  /** The environment as read (the project file's `env` applied), for reloading the project. */
   env: Record<string, string | undefined>;
 }
 
@@ -46,6 +55,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       config: { type: 'string' },
       mock: { type: 'boolean' },
       memory: { type: 'boolean' },
+      // agentplane dev: serve without watching the project
+      'no-reload': { type: 'boolean' },
     },
   });
   const configFile = discoverProjectFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);
@@ -69,9 +80,27 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
     validateResponses: truthy(env.AGENTPLANE_VALIDATE_RESPONSES),
     logLevel: (env.LOG_LEVEL as LogLevel) ?? 'info',
+    accessLog: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_ACCESS_LOG ?? ''),
     apiKeys: env.AGENTPLANE_API_KEYS ?? null,
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
     agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),
+    fsync: env.AGENTPLANE_FSYNC === '1',
+    maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
+    phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     env,
   };
+}
+
+function positiveInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function milliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms < 0) throw new Error(`${name} must be a non-negative number of milliseconds, got "${value}"`);
+  return ms;
 }

@@ -2,6 +2,7 @@
 // when the client has gone, and where to log. Services (store, queue, deployer) are bound
 // into the handlers when they are created, so nothing here is HTTP-specific.
 import type { Logger } from './logger.ts';
+import type { AuthUser } from './customAuth.ts';
 
 export interface RequestContext {
   operationId: string;
@@ -12,23 +13,11 @@ export interface RequestContext {
   /** Aborted when the client disconnects before the reply is complete. */
   signal: AbortSignal;
   log: Logger;
+  /** Who the project's custom auth (auth.path) says is calling; absent without custom auth. */
+  user?: AuthUser;
 }
 
 export interface RpcContext extends RequestContext {
-  /** Path parameters of the HTTP operation that carried the JSON-RPC request. */
-  path: Record<string, string>;
   /** The JSON-RPC request id, echoed by the dispatcher. */
   requestId: string | number | null;
-}
-
-/** A thrown ApiError becomes its status and `{detail}`; anything else thrown is a 500. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(detail);
-    this.name = 'ApiError';
-  }
 }

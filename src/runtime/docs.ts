@@ -54,10 +54,11 @@ export function createDocsRoutes(): (req: IncomingMessage, res: ServerResponse, 
     if (pathname === '/docs/init.js') return reply(res, 'text/javascript', INIT_JS);
     if (pathname.startsWith('/docs/assets/')) {
       const name = pathname.slice('/docs/assets/'.length);
-      if (!/^[\w.-]+$/.test(name)) return false;
+      // one file name, never a dot segment (`..` would name the folder itself: EISDIR)
+      if (!/^[\w.-]+$/.test(name) || /^\.+$/.test(name)) return false;
       const file = path.join(assetsDir, name);
       if (!cache.has(name)) {
-        if (!fs.existsSync(file)) return false;
+        if (!fs.existsSync(file) || !fs.statSync(file).isFile()) return false;
         cache.set(name, fs.readFileSync(file));
       }
       return reply(res, ASSET_TYPES[path.extname(name)] ?? 'application/octet-stream', cache.get(name)!);

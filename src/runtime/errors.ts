@@ -1,6 +1,6 @@
 // Wire error bodies. HTTP errors are `{detail: string}` or, for validation, FastAPI's list
 // `{detail: [{loc, msg, type}]}`; the JSON-RPC endpoint uses JSON-RPC error objects.
-import type { RpcError, ValidationIssue } from '../../generated/runtime-types.gen.ts';
+import type { RpcError, ValidationIssue } from './contract.ts';
 
 export interface ValidationErrorItem {
   loc: (string | number)[];

@@ -1,90 +1,120 @@
 // JSON-RPC 2.0 over one HTTP operation. Binds method names to handlers the way the router
 // binds operationIds: the envelope is checked here, params against the OpenRPC document's
 // generated validators, and every failure is a JSON-RPC error object inside HTTP 200.
-import type { MethodSpec, RpcError, RpcOutcome, SseEvent } from '../../generated/runtime-types.gen.ts';
+// The operation's handler hands the raw body to `prepare`, may look at the call (an
+// endpoint that addresses something can refuse it), then `run`s it; `rpcHttpReply` turns
+// the outcome into the operation's reply.
+import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from './contract.ts';
 import type { RpcContext } from './context.ts';
-import type { ValidatorTable } from './api.ts';
 import { RPC, toValidationItems } from './errors.ts';
 
 export type RpcId = string | number | null;
-export type RpcMethodHandler = (params: any, ctx: RpcContext) => Promise<RpcOutcome<unknown> | { stream: AsyncIterable<RpcOutcome<unknown>> }>;
+export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: RpcError };
+export type RpcMethodHandler<Ctx extends RpcContext = RpcContext> = {
+  // bivariant: each method takes the params its generated validator checked
+  handle(params: never, ctx: Ctx): Promise<RpcOutcome<unknown> | { stream: AsyncIterable<RpcOutcome<unknown>> }>;
+}['handle'];
 
 export type RpcReply =
-  | { kind: 'json'; body: unknown; method?: string }
+  | { kind: 'json'; body: RpcResponse; method?: string }
   | { kind: 'none' }
   | { kind: 'stream'; events: AsyncIterable<SseEvent>; method: string };
 
-export interface DispatcherOptions {
+export type MethodRegistry = Readonly<Record<string, RpcMethodHandler<never>>>;
+
+/** Methods typed by a generated Methods interface, as the dispatcher's registry. */
+export function methodRegistry<Ctx extends RpcContext, M extends { [K in keyof M]: RpcMethodHandler<Ctx> }>(methods: M): Readonly<Record<string, RpcMethodHandler<Ctx>>> {
+  return methods;
+}
+
+/** A request whose envelope and params are valid, ready to run. */
+export interface RpcCall {
+  method: string;
+  params: unknown;
+  id: RpcId;
+  /** No `id`: carried out, but answered with nothing. */
+  notification: boolean;
+}
+
+export interface DispatcherOptions<Ctx extends RpcContext> {
   methods: readonly MethodSpec[];
   params: ValidatorTable;
-  handlers: Record<string, RpcMethodHandler>;
+  handlers: Readonly<Record<string, RpcMethodHandler<Ctx>>>;
   /** Checks each result against the OpenRPC result schema (tests, AGENTPLANE_VALIDATE_RESPONSES). */
   results?: ValidatorTable;
   onResultViolation?: (method: string, issues: unknown) => void;
 }
 
-const response = (id: RpcId, outcome: RpcOutcome<unknown>) =>
+const response = (id: RpcId, outcome: RpcOutcome<unknown>): RpcResponse =>
   'error' in outcome ? { jsonrpc: '2.0', id, error: outcome.error } : { jsonrpc: '2.0', id, result: outcome.result };
+
+const JSON_MEDIA = /^application\/([\w.+-]*\+)?json\b/i;
 
 // JSON-RPC 2.0: numeric ids "SHOULD NOT contain fractional parts"; the spec (and a2a-js)
 // type them as integers, so a fractional id is an invalid request.
 const validId = (id: unknown): id is string | number | null =>
   id === null || typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
-export class JsonRpcDispatcher {
+export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   private readonly specs: Map<string, MethodSpec>;
 
-  constructor(private readonly options: DispatcherOptions) {
+  constructor(private readonly options: DispatcherOptions<Ctx>) {
     this.specs = new Map(options.methods.map((m) => [m.name, m]));
   }
 
-  /** Method names the document declares but no handler serves; the server refuses to start on any. */
-  missingHandlers(): string[] {
-    return [...this.specs.keys()].filter((name) => typeof this.options.handlers[name] !== 'function');
-  }
-
-  async dispatch(text: string, ctx: Omit<RpcContext, 'requestId'>): Promise<RpcReply> {
+  /** Reads and checks the envelope and the params: a problem is answered at once, a valid request becomes a call. */
+  prepare(body: RawBody): { reply: RpcReply } | { call: RpcCall } {
+    const fail = (id: RpcId, error: RpcError, method?: string) => ({ reply: { kind: 'json' as const, body: response(id, { error }), method } });
+    if (body.contentType !== undefined && !JSON_MEDIA.test(body.contentType)) {
+      return fail(null, RPC.invalidRequest('Invalid Request: Content-Type must be application/json'));
+    }
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(body.text);
     } catch {
-      return { kind: 'json', body: response(null, { error: RPC.parseError('Parse error: the body is not valid JSON') }) };
+      return fail(null, RPC.parseError('Parse error: the body is not valid JSON'));
     }
     if (!message || typeof message !== 'object' || Array.isArray(message)) {
-      return { kind: 'json', body: response(null, { error: RPC.invalidRequest('Invalid Request: expected a JSON-RPC 2.0 request object') }) };
+      return fail(null, RPC.invalidRequest('Invalid Request: expected a JSON-RPC 2.0 request object'));
     }
     const request = message as Record<string, unknown>;
     const hasId = 'id' in request;
-    const id: RpcId = hasId && validId(request.id) ? (request.id as RpcId) : null;
-    if (hasId && !validId(request.id)) {
-      return { kind: 'json', body: response(null, { error: RPC.invalidRequest('Invalid Request: id must be a string, an integer or null') }) };
-    }
-    if (request.jsonrpc !== '2.0') {
-      return { kind: 'json', body: response(id, { error: RPC.invalidRequest('Invalid Request: jsonrpc must be "2.0"') }) };
-    }
+    if (hasId && !validId(request.id)) return fail(null, RPC.invalidRequest('Invalid Request: id must be a string, an integer or null'));
+    const id: RpcId = hasId ? (request.id as RpcId) : null;
+    if (request.jsonrpc !== '2.0') return fail(id, RPC.invalidRequest('Invalid Request: jsonrpc must be "2.0"'));
     if (typeof request.method !== 'string' || request.method.length === 0) {
-      return { kind: 'json', body: response(id, { error: RPC.invalidRequest('Invalid Request: method must be a non-empty string') }) };
+      return fail(id, RPC.invalidRequest('Invalid Request: method must be a non-empty string'));
     }
     const method = request.method;
     const spec = this.specs.get(method);
     // An unknown method is reported even for a notification: a silent 202 would hide a typo.
-    if (!spec) return { kind: 'json', body: response(id, { error: RPC.methodNotFound(method) }), method };
+    if (!spec) return fail(id, RPC.methodNotFound(method), method);
     const params = request.params === undefined ? {} : request.params;
     const invalid = this.checkParams(spec, params);
-    if (!hasId) {
-      // a notification is carried out all the same; only the reply is withheld
-      if (!invalid) void this.runNotification(method, params, { ...ctx, requestId: null });
+    if (invalid) return hasId ? fail(id, invalid, method) : { reply: { kind: 'none' } };
+    return { call: { method, params, id, notification: !hasId } };
+  }
+
+  /** Runs a prepared call; a notification runs in the background and is answered with nothing. */
+  async run(call: RpcCall, ctx: Omit<Ctx, 'requestId'>): Promise<RpcReply> {
+    const context = { ...ctx, requestId: call.id } as Ctx;
+    if (call.notification) {
+      void this.runNotification(call, context);
       return { kind: 'none' };
     }
-    if (invalid) return { kind: 'json', body: response(id, { error: invalid }), method };
-    const handler = this.options.handlers[method];
-    const outcome = await handler(params, { ...ctx, requestId: id });
+    const outcome = await this.options.handlers[call.method](call.params as never, context);
     if ('stream' in outcome) {
-      const check = (o: RpcOutcome<unknown>) => this.check(method, o);
-      return { kind: 'stream', method, events: toEvents(id, outcome.stream, check) };
+      const check = (o: RpcOutcome<unknown>) => this.check(call.method, o);
+      return { kind: 'stream', method: call.method, events: toEvents(call.id, outcome.stream, check) };
     }
-    this.check(method, outcome);
-    return { kind: 'json', body: response(id, outcome), method };
+    this.check(call.method, outcome);
+    return { kind: 'json', body: response(call.id, outcome), method: call.method };
+  }
+
+  /** prepare, then run: for endpoints that admit every valid call. */
+  async dispatch(body: RawBody, ctx: Omit<Ctx, 'requestId'>): Promise<RpcReply> {
+    const prepared = this.prepare(body);
+    return 'reply' in prepared ? prepared.reply : this.run(prepared.call, ctx);
   }
 
   private checkParams(spec: MethodSpec, params: unknown): RpcError | undefined {
@@ -96,12 +126,12 @@ export class JsonRpcDispatcher {
     return RPC.invalidParams(`Invalid params: ${summary}`, issues);
   }
 
-  private async runNotification(method: string, params: unknown, ctx: RpcContext): Promise<void> {
+  private async runNotification(call: RpcCall, ctx: Ctx): Promise<void> {
     try {
-      const outcome = await this.options.handlers[method](params, ctx);
+      const outcome = await this.options.handlers[call.method](call.params as never, ctx);
       if ('stream' in outcome) for await (const _ of outcome.stream) void _;
     } catch (err) {
-      ctx.log.warn('JSON-RPC notification failed', { method, err });
+      ctx.log.warn('JSON-RPC notification failed', { method: call.method, err });
     }
   }
 
@@ -111,6 +141,13 @@ export class JsonRpcDispatcher {
     const validate = results[this.specs.get(method)!.validator];
     if (validate && !validate(outcome.result)) this.options.onResultViolation?.(method, validate.errors);
   }
+}
+
+/** The HTTP reply of a JSON-RPC outcome: 200 with a response or a stream of them, 202 for a notification. */
+export function rpcHttpReply(reply: RpcReply): { status: 200; body: RpcResponse } | { status: 200; stream: AsyncIterable<SseEvent> } | { status: 202 } {
+  if (reply.kind === 'none') return { status: 202 };
+  if (reply.kind === 'stream') return { status: 200, stream: reply.events };
+  return { status: 200, body: reply.body };
 }
 
 async function* toEvents(id: RpcId, stream: AsyncIterable<RpcOutcome<unknown>>, check: (o: RpcOutcome<unknown>) => void): AsyncGenerator<SseEvent> {

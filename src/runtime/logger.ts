@@ -31,3 +31,15 @@ function errorReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
   return value;
 }
+
+/**
+ * Where log lines go: JSON lines for machines, or — on a terminal, unless LOG_FORMAT=json —
+ * the same lines made readable by pino-pretty (loaded only then).
+ */
+export async function logWriter(env: Record<string, string | undefined> = process.env): Promise<(line: string) => void> {
+  const pretty = env.LOG_FORMAT === 'pretty' || (process.stdout.isTTY && env.LOG_FORMAT !== 'json');
+  if (!pretty) return (line) => process.stdout.write(line);
+  const { prettyFactory } = (await import('pino-pretty')) as unknown as { prettyFactory: (options: Record<string, unknown>) => (line: string) => string };
+  const format = prettyFactory({ colorize: process.stdout.isTTY, messageKey: 'msg', timestampKey: 'time', translateTime: 'SYS:HH:MM:ss.l', levelKey: 'level' });
+  return (line) => process.stdout.write(format(line));
+}

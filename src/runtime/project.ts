@@ -102,6 +102,7 @@ export function applyProjectEnv(loaded: LoadedProject, env: Record<string, strin
   for (const [name, value] of Object.entries(values)) {
     if (env[name] !== undefined) continue;
     env[name] = value;
+    fromProject.add(name);
     set.push(name);
   }
   return set;
@@ -126,3 +127,17 @@ function isResolvable(dependency: string, dir: string): boolean {
     if (path.dirname(at) === at) return false;
   }
 }
+
+/**
+ * The project file read again for a reload (agentplane dev): its env is applied again, and
+ * values that came from it (not from the shell) may change.
+ */
+export function reloadProject(file: string, env: Record<string, string | undefined>): ProjectFile {
+  const loaded = readProjectFile(file);
+  for (const name of fromProject) delete env[name];
+  applyProjectEnv(loaded, env);
+  return loaded.project;
+}
+
+/** Names the project file's env set in this process (a reload may replace them). */
+const fromProject = new Set<string>();

@@ -1,7 +1,7 @@
 // Matches a request to an operation. The operation table is generated from openapi-backend's
 // flattening of the bundled document (scripts/generate.ts); its path templates are compiled
 // once at start-up, so a request costs one map look-up or a handful of precompiled regexes.
-import type { OperationSpec } from '../../generated/runtime-types.gen.ts';
+import type { OperationSpec } from './contract.ts';
 
 export type RouteMatch =
   | { kind: 'operation'; operation: OperationSpec; pathParams: Record<string, string> }

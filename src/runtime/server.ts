@@ -1,18 +1,21 @@
 // Builds and runs the server: store, keys, handlers (real or mock), the request pipeline on
 // polka, background modules (run workers, deployer), and an orderly shutdown.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { AppFactory, Application } from './application.ts';
-import { apiDocuments, loadResponseValidators, rpcDocument } from './api.ts';
+import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys } from './auth.ts';
 import type { ServerConfig } from './config.ts';
+import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
+import { corsHandler } from './cors.ts';
+import { disabledOperations } from './disabledOperations.ts';
+import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
-import { JsonRpcDispatcher } from './jsonrpc.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
@@ -29,10 +32,12 @@ export interface RunningServer {
   /** Keys the server created on first start (printed once), for tests and the CLI banner. */
   createdKey?: { key: string; tenants: string[] };
   close(): Promise<void>;
+  /** Loads the project's code again without stopping (agentplane dev); a no-op in mock mode. */
+  reload(): Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.env.AGENTPLANE_FSYNC === '1' });
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
@@ -40,20 +45,15 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
     Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
   );
-  const app: Application = config.mock ? await mockApplication() : await createApp({ config, store, log, metrics });
+  const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
   const validators = config.validateResponses ? await loadResponseValidators() : undefined;
-  const dispatcher = new JsonRpcDispatcher({
-    methods: rpcDocument.methods,
-    params: rpcDocument.params,
-    handlers: app.methods,
-    results: validators?.rpc,
-    onResultViolation: (method, issues) => log.error('JSON-RPC result violates the spec', { method, issues }),
-  });
-  const missingMethods = dispatcher.missingHandlers();
+  const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await store.close();
     const parts = [
@@ -64,11 +64,13 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     throw new Error(`refusing to start: ${parts.join('; ')}`);
   }
 
-  const disabled = new Set<string>([...(config.project.http?.disable_a2a ? ['a2aRpc', 'getAgentCard'] : []), ...(config.project.http?.disable_mcp ? ['mcpRpc'] : [])]);
+  const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
+  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
+  // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
+  const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
-    dispatchers: { a2a: dispatcher },
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -76,23 +78,28 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: createDocsRoutes(),
-    fallback: config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, config.configFile ? path.dirname(config.configFile) : process.cwd()) : undefined,
-    observe: (operationId, method, status, seconds) => metrics.observeRequest(operationId, method, status, seconds),
+    extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
+    fallback: customApp,
+    cors: corsHandler(config.project.http?.cors),
+    customAuth,
+    customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
+    observe: (answered) => {
+      metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
+      if (config.accessLog) {
+        log.info('request', { method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.seconds * 10000) / 10, request_id: answered.requestId, operation: answered.operationId });
+      }
+    },
   });
 
   let inFlight = 0;
   let drained: (() => void) | null = null;
-  const logRequests = log.enabled('debug');
   // polka carries the HTTP layer; the pipeline behind its single middleware does the
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
     inFlight += 1;
-    const started = logRequests ? performance.now() : 0;
     res.once('close', () => {
       inFlight -= 1;
       if (inFlight === 0) drained?.();
-      if (logRequests) log.debug('request', { method: req.method, path: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     });
     void handle(req, res);
   });
@@ -126,13 +133,22 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       log.info('agentplane stopped');
     })());
 
-  return { url, port: address.port, http, store, createdKey: keys.created, close };
+  const reload = async () => {
+    await app.reload?.();
+  };
+  return { url, port: address.port, http, store, createdKey: keys.created, close, reload };
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */
-async function mockApplication(): Promise<Application> {
+async function mockApplication(config: ServerConfig, log: Logger): Promise<Application> {
   const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
-  return { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document), modules: [] };
+  const methods = createMockMethods(rpcDocument.document);
+  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log });
+  return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
 }
+
+type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+/** The routes outside the contract (docs, spec files, dashboard), first match wins. */
+const extraRoutes = (...routes: ExtraRoutes[]): ExtraRoutes => (req, res, pathname) => routes.some((route) => route(req, res, pathname));
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

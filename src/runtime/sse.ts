@@ -2,7 +2,7 @@
 // async iterable of events, and this drains it into the response, with heart-beats, and
 // stops the producer (iterator.return) when the client goes away.
 import type { ServerResponse } from 'node:http';
-import type { SseEvent } from '../../generated/runtime-types.gen.ts';
+import type { SseEvent } from './contract.ts';
 
 const HEARTBEAT_MS = 10_000;
 

@@ -50,7 +50,7 @@ describe('the conformance suite catches planted bugs', () => {
   it('an undocumented field type in a reply', async () => {
     const target = await serve(sabotaged('examples', 'getDeployment', (inner) => async (req, ctx) => {
       const reply = await inner(req, ctx);
-      return { ...reply, body: { ...reply.body, name: 42 } };
+      return { ...reply, body: { ...('body' in reply ? (reply.body as object) : {}), name: 42 } };
     }), 'mock');
     const failure = await validityFailure(target, 'getDeployment');
     assert.ok(failure, 'the property should fail');
@@ -61,7 +61,7 @@ describe('the conformance suite catches planted bugs', () => {
 
   it('a 500 on an edge input, shrunk to a minimal request that triggers it', async () => {
     const target = await serve(sabotaged('examples', 'listDeployments', (inner) => async (req, ctx) => {
-      if (typeof req.query.name_contains === 'string' && req.query.name_contains.length >= 3) throw new Error('planted: long filter');
+      if (typeof (req.query as { name_contains?: unknown }).name_contains === 'string' && String((req.query as { name_contains: string }).name_contains).length >= 3) throw new Error('planted: long filter');
       return inner(req, ctx);
     }), 'mock');
     const failure = await validityFailure(target, 'listDeployments');
@@ -85,8 +85,8 @@ describe('the conformance suite catches planted bugs', () => {
     const target = await serve(sabotaged('real', 'getDeployment', (inner) => async (req, ctx) => {
       const reply = await inner(req, ctx);
       if (reply.status !== 404) return reply;
-      const { body } = (await example()) as { body: Record<string, unknown> };
-      return { status: 200, body: { ...body, id: req.path.deployment_id } };
+      const { body } = (await example(req, ctx)) as { body: Record<string, unknown> };
+      return { status: 200, body: { ...body, id: (req.path as { deployment_id: string }).deployment_id } };
     }), 'real');
     await assert.rejects(walkRoots(target, [operationById.get('createDeployment')!]), (err: Error) => {
       assert.match(err.message, /deleteDeployment answered 204, but getDeployment still answers 200/);

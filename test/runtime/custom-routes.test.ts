@@ -34,3 +34,26 @@ describe('custom routes (http.app)', () => {
     await assert.rejects(startTestServer({ project: { graphs: {}, http: { app: './test/fixtures/routes/hono.ts:nope' } } }), /http\.app: .*hono\.ts:nope is neither/);
   });
 });
+
+describe('http.disable_* switches', () => {
+  it('turn off assistants, threads, runs, store and meta routes (404), leaving the rest', async () => {
+    const off = await startTestServer({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { disable_assistants: true, disable_store: true, disable_meta: true } } });
+    try {
+      assert.equal((await fetch(`${off.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
+      assert.equal((await fetch(`${off.url}/store/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
+      assert.equal((await fetch(`${off.url}/info`)).status, 404);
+      assert.equal((await fetch(`${off.url}/ok`)).status, 200);
+      assert.equal((await fetch(`${off.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 200);
+    } finally {
+      await off.close();
+    }
+    const noThreads = await startTestServer({ project: { graphs: {}, http: { disable_threads: true, disable_runs: true } } });
+    try {
+      assert.equal((await fetch(`${noThreads.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
+      assert.equal((await fetch(`${noThreads.url}/threads/0f3c1c9e-6a4b-4d47-9a3e-2f5d8b7c1a10/runs`)).status, 404);
+      assert.equal((await fetch(`${noThreads.url}/info`)).status, 200);
+    } finally {
+      await noThreads.close();
+    }
+  });
+});

@@ -18,7 +18,7 @@ before(async () => {
       // GET /ok stands in for a slow handler: ?when=early watches the signal from the start,
       // ?when=late first asks for it after the client has gone
       app.handlers.health = async (request, ctx) => {
-        const url = new URL(`http://x/?${new URLSearchParams(request.query)}`);
+        const url = new URL(`http://x/?${new URLSearchParams(request.query as Record<string, string>)}`);
         if (url.searchParams.get('when') === 'early') {
           const signal = ctx.signal;
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));

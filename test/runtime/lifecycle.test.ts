@@ -47,7 +47,7 @@ test('SIGTERM flushes the store: snapshots written, one empty journal segment le
 test('the agentplane command prints its usage', () => {
   const help = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);
-  assert.match(help.stdout, /usage: agentplane serve/);
+  assert.match(help.stdout, /Usage: agentplane \[options\] \[command\]/);
 });
 
 test('--mock serves mock mode', async () => {

@@ -91,7 +91,7 @@ export interface ChildServer {
 /** Starts `agentplane serve` as a child process on a free port and waits until it listens. */
 /** `cwd` is where the server looks for its project file (the repository root by default). */
 export async function spawnServer(args: string[], env: Record<string, string> = {}, cwd: string = ROOT): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/runtime/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // The A2A 0.3.0 agent card of one assistant, and the choice of the default assistant that
 // the bare /.well-known/agent-card.json describes.
-import type { AgentCard, AgentSkill } from '../../../generated/a2a/types.gen.ts';
+import type { AgentCard, AgentSkill } from '../../../generated/agent-server/types.gen.ts';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { ProjectConfig } from '../../runtime/config.ts';
 

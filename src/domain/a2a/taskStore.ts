@@ -3,6 +3,7 @@
 // id alone and a follow-up can keep the task id while starting a new run.
 import type { TaskState } from '../../../generated/a2a/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
+import { nowIso } from '../clock.ts';
 
 /** What a finished run of the task produced, kept so later runs on the thread cannot blur it. */
 export interface TaskOutcome {
@@ -42,7 +43,7 @@ export class TaskStore {
   }
 
   async create(fields: { id: string; contextId: string; assistantId: string; runId: string }): Promise<TaskRecord> {
-    const now = new Date().toISOString();
+    const now = nowIso();
     const record: TaskRecord = {
       id: fields.id,
       contextId: fields.contextId,
@@ -58,18 +59,18 @@ export class TaskStore {
   }
 
   async addRun(id: string, runId: string): Promise<TaskRecord | undefined> {
-    return this.tasks.update(id, (t) => ({ ...t, runIds: [...t.runIds, runId], updatedAt: new Date().toISOString() }));
+    return this.tasks.update(id, (t) => ({ ...t, runIds: [...t.runIds, runId], updatedAt: nowIso() }));
   }
 
   async markCanceled(id: string, runId: string): Promise<TaskRecord | undefined> {
-    return this.tasks.update(id, (t) => ({ ...t, canceledRunId: runId, updatedAt: new Date().toISOString() }));
+    return this.tasks.update(id, (t) => ({ ...t, canceledRunId: runId, updatedAt: nowIso() }));
   }
 
   /** Records the outcome of the task's current run; a stale run's outcome is ignored. */
   async saveOutcome(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     return this.tasks.update(id, (t) =>
       t.runIds[t.runIds.length - 1] === outcome.runId && t.outcome?.runId !== outcome.runId
-        ? { ...t, outcome, updatedAt: new Date().toISOString() }
+        ? { ...t, outcome, updatedAt: nowIso() }
         : undefined,
     );
   }

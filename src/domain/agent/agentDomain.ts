@@ -37,6 +37,8 @@ export interface AgentDomain extends AgentService {
   stop(): Promise<void>;
   /** How many runs are executing now (metrics). */
   executingRuns(): number;
+  /** After the graphs changed (dev reload): system assistants for new graph ids. */
+  graphsChanged(): Promise<void>;
 }
 
 /** Registers the system assistants and queues again the runs a previous process left. */
@@ -60,5 +62,6 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
     executingRuns: () => lifecycle.executing(),
+    graphsChanged: () => assistants.registerSystemAssistants(),
   };
 }

@@ -1,22 +1,27 @@
 // System assistants: one per configured graph, id = uuid5 of the graph name, upserted at
 // start so their created_at survives restarts. A graph name is accepted wherever an
 // assistant id is.
-import type { Assistant, AssistantSearchRequest } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, AssistantCountRequest, AssistantCreate, AssistantPatch, AssistantSearchRequest, AssistantVersion, AssistantVersionsRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
-import { nowIso, uuid5 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4, uuid5 } from './ids.ts';
+import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
 
 export class AssistantRegistry implements AssistantService {
   private readonly collection: Collection<Assistant>;
+  /** Every version of every assistant, id `<assistant_id>@<version>`. */
+  private readonly versions: Collection<AssistantVersion>;
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly graphs: GraphRegistry,
   ) {
     this.collection = store.collection<Assistant>('assistants', { indexes: ['graph_id'] });
+    this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'] });
   }
 
   private graphIds(): string[] {
@@ -30,7 +35,7 @@ export class AssistantRegistry implements AssistantService {
   async registerSystemAssistants(): Promise<void> {
     for (const graphId of this.graphIds()) {
       const now = nowIso();
-      await this.collection.insert(uuid5(graphId), {
+      const assistant: Assistant = {
         assistant_id: uuid5(graphId),
         graph_id: graphId,
         config: {},
@@ -41,8 +46,116 @@ export class AssistantRegistry implements AssistantService {
         version: 1,
         created_at: now,
         updated_at: now,
-      });
+      };
+      if (await this.collection.insert(assistant.assistant_id, assistant)) await this.versions.put(versionId(assistant), toVersion(assistant));
     }
+  }
+
+  async create(body: AssistantCreate): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
+    if (!this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
+    const id = body.assistant_id ?? uuid4();
+    const existing = await this.collection.get(id);
+    if (existing) return body.if_exists === 'do_nothing' ? ok(existing) : fail('conflict', 'Assistant already exists');
+    const now = nowIso();
+    const assistant: Assistant = {
+      assistant_id: id,
+      graph_id: body.graph_id,
+      config: body.config ?? {},
+      context: body.context ?? {},
+      metadata: body.metadata ?? {},
+      name: body.name ?? 'Untitled',
+      description: body.description ?? null,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.store.write([
+      { collection: this.collection.name, id, value: assistant },
+      { collection: this.versions.name, id: versionId(assistant), value: toVersion(assistant) },
+    ]);
+    return ok(assistant);
+  }
+
+  /** A new version with the given fields (metadata merged), made the latest. */
+  async patch(idOrGraph: string, body: AssistantPatch): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
+    const current = await this.resolve(idOrGraph);
+    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (isSystem(current)) return systemConflict(current);
+    if (body.graph_id && !this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
+    const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
+    const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
+    const next: Assistant = {
+      ...current,
+      graph_id: body.graph_id ?? current.graph_id,
+      config: body.config ?? current.config,
+      context: body.context ?? current.context,
+      metadata: { ...current.metadata, ...body.metadata },
+      name: body.name ?? current.name,
+      description: body.description !== undefined ? body.description : current.description,
+      version,
+      updated_at: nowIso(),
+    };
+    await this.store.write([
+      { collection: this.collection.name, id: next.assistant_id, value: next },
+      { collection: this.versions.name, id: versionId(next), value: toVersion(next) },
+    ]);
+    return ok(next);
+  }
+
+  async delete(idOrGraph: string): Promise<Outcome<void, 'not_found' | 'conflict'>> {
+    const current = await this.resolve(idOrGraph);
+    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (isSystem(current)) return systemConflict(current);
+    const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
+    await this.store.write([
+      { collection: this.collection.name, id: current.assistant_id, delete: true },
+      ...versions.map((v) => ({ collection: this.versions.name, id: versionId(v), delete: true as const })),
+    ]);
+    return ok(undefined);
+  }
+
+  async count(query: AssistantCountRequest = {}): Promise<number> {
+    return (await this.matching(query)).length;
+  }
+
+  async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
+    const current = await this.resolve(idOrGraph);
+    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, filter: (v) => !query.metadata || containsAll(v.metadata, query.metadata as Record<string, unknown>) });
+    const offset = query.offset ?? 0;
+    return ok(all.sort((a, b) => b.version - a.version).slice(offset, offset + (query.limit ?? 10)));
+  }
+
+  async setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
+    const current = await this.resolve(idOrGraph);
+    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (isSystem(current)) return systemConflict(current);
+    const chosen = await this.versions.get(versionId({ assistant_id: current.assistant_id, version }));
+    if (!chosen) return fail('not_found', `Version ${version} of assistant '${idOrGraph}' not found`);
+    const next: Assistant = { ...current, ...chosen, description: chosen.description ?? null, updated_at: nowIso() };
+    await this.collection.put(next.assistant_id, next);
+    return ok(next);
+  }
+
+  async drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>> {
+    const graph = await this.graphOf(idOrGraph);
+    return graph.ok ? ok(await drawGraph(graph.value, xray)) : graph;
+  }
+
+  async schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>> {
+    const graph = await this.graphOf(idOrGraph);
+    return graph.ok ? ok(graphSchemas(graph.value)) : graph;
+  }
+
+  async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>> {
+    const graph = await this.graphOf(idOrGraph);
+    return graph.ok ? ok(await subgraphSchemas(graph.value, namespace, recurse)) : graph;
+  }
+
+  private async graphOf(idOrGraph: string) {
+    const assistant = await this.resolve(idOrGraph);
+    const graph = assistant ? await this.graphs.resolve(assistant.graph_id, assistant.config as Record<string, unknown>) : undefined;
+    return graph ? ok(graph) : fail('not_found', `Assistant '${idOrGraph}' not found`);
   }
 
   async resolve(idOrGraph: string): Promise<Assistant | undefined> {
@@ -57,17 +170,31 @@ export class AssistantRegistry implements AssistantService {
     return assistant ? ok(assistant) : fail('not_found', `Assistant '${idOrGraph}' not found`);
   }
 
-  async search(query: AssistantSearchRequest = {}): Promise<Assistant[]> {
+  private async matching(query: { graph_id?: string; name?: string; metadata?: object }): Promise<Assistant[]> {
     const graphs = new Set(this.graphIds());
-    const all = await this.collection.list({
+    return this.collection.list({
       where: query.graph_id ? { graph_id: query.graph_id } : undefined,
       filter: (a) =>
         graphs.has(a.graph_id) &&
         (!query.name || a.name.toLowerCase().includes(query.name.toLowerCase())) &&
-        (!query.metadata || containsAll(a.metadata, query.metadata)),
+        (!query.metadata || containsAll(a.metadata, query.metadata as Record<string, unknown>)),
     });
+  }
+
+  async search(query: AssistantSearchRequest = {}): Promise<Assistant[]> {
+    const all = await this.matching(query);
     const sorted = sortBy(all, query.sort_by ?? 'created_at', query.sort_order ?? 'desc');
     const offset = query.offset ?? 0;
     return sorted.slice(offset, offset + (query.limit ?? 10));
   }
 }
+
+const versionId = (a: { assistant_id: string; version: number }) => `${a.assistant_id}@${a.version}`;
+
+function toVersion(a: Assistant): AssistantVersion {
+  return { assistant_id: a.assistant_id, graph_id: a.graph_id, config: a.config, context: a.context, metadata: a.metadata, version: a.version, created_at: a.updated_at, name: a.name, description: a.description ?? null };
+}
+
+/** System assistants mirror their configured graph: changing one would change every caller's default. */
+const isSystem = (a: Assistant) => (a.metadata as Record<string, unknown>)?.created_by === 'system';
+const systemConflict = (a: Assistant) => fail('conflict', `System assistant '${a.name}' cannot be changed; create an assistant for its graph instead`);

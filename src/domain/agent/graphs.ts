@@ -29,21 +29,49 @@ export interface CompiledGraphLike {
   checkpointer?: unknown;
   channels?: Record<string, unknown>;
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  streamEvents(input: unknown, options: Record<string, unknown>): AsyncIterable<unknown>;
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
   getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<any>;
   updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
   bulkUpdateState(config: Record<string, unknown>, supersteps: { updates: { values?: unknown; asNode?: string }[] }[]): Promise<{ configurable?: Record<string, unknown> }>;
 }
 
+/** A graph factory `(config) => graph` (sync or async), called with each run's config. */
+export type GraphFactory = (config: Record<string, unknown>) => unknown;
+
 export type LoadedGraph =
   | { id: string; kind: 'plain'; fn: PlainGraph; description?: string }
-  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike; description?: string };
+  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike; description?: string }
+  | { id: string; kind: 'factory'; make: GraphFactory; template: CompiledGraphLike; description?: string };
+
+/** A graph ready to execute or read: factories have been called for the config at hand. */
+export type RunnableGraph = Exclude<LoadedGraph, { kind: 'factory' }>;
 
 export class GraphRegistry {
-  private readonly graphs = new Map<string, LoadedGraph>();
+  private graphs = new Map<string, LoadedGraph>();
+
+  constructor(private readonly checkpointer?: BaseCheckpointSaver) {}
 
   get(id: string): LoadedGraph | undefined {
     return this.graphs.get(id);
+  }
+
+  /**
+   * The graph to execute or read with this config: a factory is called with it (as the
+   * upstream servers do per run) and its graph gets the server's checkpointer.
+   */
+  async resolve(id: string, config: Record<string, unknown> = {}): Promise<RunnableGraph | undefined> {
+    const graph = this.graphs.get(id);
+    if (!graph || graph.kind !== 'factory') return graph;
+    return { id, kind: 'langgraph', graph: await buildFromFactory(id, graph.make, config, this.checkpointer), description: graph.description };
+  }
+
+  /** A plain function turned out to be a factory (it returned a graph): from now on it is one. */
+  async markFactory(id: string): Promise<void> {
+    const graph = this.graphs.get(id);
+    if (graph?.kind !== 'plain') return;
+    const make = graph.fn as unknown as GraphFactory;
+    this.graphs.set(id, { id, kind: 'factory', make, template: await buildFromFactory(id, make, {}, this.checkpointer), description: graph.description });
   }
 
   ids(): string[] {
@@ -54,20 +82,61 @@ export class GraphRegistry {
     this.graphs.set(graph.id, graph);
   }
 
+  /** Swaps in freshly loaded graphs (dev reload); runs in flight keep the ones they hold. */
+  replaceWith(other: GraphRegistry): void {
+    this.graphs = new Map(other.graphs);
+  }
+
   hasMessages(id: string): boolean {
     const graph = this.graphs.get(id);
     if (!graph) return false;
     if (graph.kind === 'plain') return (graph.fn as { hasMessages?: boolean }).hasMessages !== false;
-    return !graph.graph.channels || 'messages' in graph.graph.channels;
+    const compiled = graph.kind === 'factory' ? graph.template : graph.graph;
+    return !compiled.channels || 'messages' in compiled.channels;
+  }
+}
+
+/** The graph a factory makes for an empty config, or undefined when the function is not one. */
+async function tryFactory(make: GraphFactory): Promise<CompiledGraphLike | undefined> {
+  try {
+    return asCompiledGraph(await make({ configurable: {} }));
+  } catch {
+    return undefined;
+  }
+}
+
+async function buildFromFactory(id: string, make: GraphFactory, config: Record<string, unknown>, checkpointer?: BaseCheckpointSaver): Promise<CompiledGraphLike> {
+  const compiled = asCompiledGraph(await make({ configurable: {}, ...config }));
+  if (!compiled) throw new Error(`graph "${id}": its factory did not return a LangGraph graph`);
+  if (checkpointer) (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
+  return compiled;
+}
+
+/** Thrown by a plain-function graph's run when the function returned a graph: it is a factory. */
+export class ReturnedGraphError extends Error {
+  constructor(readonly graphId: string) {
+    super(`graph "${graphId}" returned a graph: it is a factory`);
   }
 }
 
 /** A graph entry of the project file: `"./module.ts:export"` or `{"path": …, "description": …}`. */
 export type GraphSpec = string | { path: string; description?: string; [key: string]: unknown };
 
+export interface LoadOptions {
+  /**
+   * How a function export is read. `factory` (langgraph.json, as upstream): `(config) =>
+   * graph`, called once at load to check, else a plain-function graph. `plain`
+   * (agentplane.json): an agentplane plain-function graph, unless it returns a graph on its
+   * first run, when it becomes a factory.
+   */
+  functions?: 'factory' | 'plain';
+  /** Import the modules afresh (dev reload): each tsImport call re-evaluates the project's files. */
+  fresh?: boolean;
+}
+
 /** Imports every configured graph; a bad entry stops the server with a clear message. */
-export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: string, checkpointer: BaseCheckpointSaver): Promise<GraphRegistry> {
-  const registry = new GraphRegistry();
+export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: string, checkpointer: BaseCheckpointSaver, options: LoadOptions = {}): Promise<GraphRegistry> {
+  const registry = new GraphRegistry(checkpointer);
   for (const [id, entry] of Object.entries(specs)) {
     const spec = typeof entry === 'string' ? entry : entry?.path;
     if (typeof spec !== 'string' || !spec) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
@@ -77,16 +146,35 @@ export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: stri
     const exportName = hasExport ? spec.slice(at + 1) : 'default';
     let module: Record<string, unknown>;
     try {
-      module = await import(pathToFileURL(file).href);
+      module = await importModule(file, options.fresh ?? false);
     } catch (err) {
       throw new Error(`graph "${id}": cannot import ${file}: ${(err as Error).message}`);
     }
     if (!(exportName in module)) throw new Error(`graph "${id}": ${file} has no export "${exportName}" (it exports: ${Object.keys(module).join(', ') || 'nothing'})`);
     // an exported promise (top-level async setup) resolves to the graph
     const value = await module[exportName];
-    registry.add(classify(id, value, `${file}:${exportName}`, checkpointer, typeof entry === 'object' ? entry.description : undefined));
+    const description = typeof entry === 'object' ? entry.description : undefined;
+    const template = typeof value === 'function' && options.functions === 'factory' ? await tryFactory(value as GraphFactory) : undefined;
+    if (template) {
+      (template as { checkpointer?: unknown }).checkpointer = checkpointer;
+      registry.add({ id, kind: 'factory', make: value as GraphFactory, template, description });
+    } else registry.add(classify(id, value, `${file}:${exportName}`, checkpointer, description));
   }
   return registry;
+}
+
+let reloads = 0;
+
+async function importModule(file: string, fresh: boolean): Promise<Record<string, unknown>> {
+  if (!fresh) return import(pathToFileURL(file).href);
+  // every tsImport call gets its own tsx namespace, so the module and the project files it
+  // imports are evaluated again (ES modules; a CommonJS project reloads its graph module only)
+  const { tsImport } = await import('tsx/esm/api');
+  try {
+    return await tsImport(pathToFileURL(file).href, import.meta.url);
+  } catch {
+    return import(`${pathToFileURL(file).href}?reload=${++reloads}`);
+  }
 }
 
 /**

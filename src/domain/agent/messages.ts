@@ -54,13 +54,6 @@ function fromLangChain(m: Record<string, any>): MessageDict {
   return dict;
 }
 
-export function isMessageLike(value: unknown): boolean {
-  if (typeof value === 'string') return true;
-  if (!value || typeof value !== 'object') return false;
-  const m = value as Record<string, unknown>;
-  return 'content' in m && ('type' in m || 'role' in m || typeof m._getType === 'function');
-}
-
 /**
  * The `add_messages` reducer over dicts: a message whose id is already present replaces it,
  * `{type: "remove", id}` deletes it, anything else is appended.
@@ -86,13 +79,20 @@ export function addMessages(current: readonly MessageDict[], update: unknown): M
 }
 
 /** Serialises graph values for the wire: LangChain messages become dicts, recursively. */
-export function serialiseValues(value: unknown): unknown {
+export function serialiseValues(value: unknown, options: { chunkTypes?: boolean } = {}): unknown {
   if (value === null || typeof value !== 'object') return value;
   const v = value as Record<string, any>;
-  if (typeof v._getType === 'function') return fromLangChain(v);
-  if (Array.isArray(value)) return value.map(serialiseValues);
-  if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON());
+  if (typeof v._getType === 'function') {
+    const dict = fromLangChain(v);
+    // streamed chunks keep their class name on the wire where upstream sends it (AIMessageChunk)
+    return options.chunkTypes && typeof v.concat === 'function' && CHUNK_NAMES[dict.type] ? { ...dict, type: CHUNK_NAMES[dict.type] } : dict;
+  }
+  if (value instanceof Error) return { error: value.name, message: value.message };
+  if (Array.isArray(value)) return value.map((item) => serialiseValues(item, options));
+  if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON(), options);
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(v)) out[key] = serialiseValues(item);
+  for (const [key, item] of Object.entries(v)) out[key] = serialiseValues(item, options);
   return out;
 }
+
+const CHUNK_NAMES: Record<string, string> = { ai: 'AIMessageChunk', human: 'HumanMessageChunk', tool: 'ToolMessageChunk', system: 'SystemMessageChunk' };

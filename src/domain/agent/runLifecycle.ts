@@ -9,6 +9,10 @@
 //   run     running → pending                 finish after a shutdown (it resumes on restart)
 //   run     pending → interrupted | deleted   cancel before it started (thread idle if nothing waits)
 //   run     running → (abort requested)       cancel while it runs; finish records the end
+//   run     final → (unchanged)               cancel after it finished (accepted, as upstream)
+//   run     any → deleted                     deleteRun (rolled back first when in flight)
+//   thread  → deleted, with its run           discard: a stateless run's temporary thread, once
+//                                             the run has ended (on_completion: delete)
 //   run     running → pending (attempt + 1) | error, thread → error
 //                                             recover after a crash (error after MAX_ATTEMPTS)
 //   thread  any → deleted, with its runs      removeThread (runs in flight rolled back first)
@@ -21,8 +25,9 @@ import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import type { RunExecutor, RunOutput } from './graphRunners.ts';
-import { nowIso, uuid7 } from './ids.ts';
+import type { RunExecutor, RunOutput } from './runContext.ts';
+import { nowIso } from '../clock.ts';
+import { uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
@@ -71,6 +76,9 @@ export function newThread(threadId: string, metadata: Record<string, unknown>): 
   return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
 }
 
+/** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
+const isTemporary = (run: RunRecord) => run.kwargs.temporary === true;
+
 export class RunLifecycle {
   private readonly queue: RunQueue;
   /** Runs a worker has taken, by run id; registered before the claim so no cancel is lost. */
@@ -95,7 +103,7 @@ export class RunLifecycle {
    * Stores a new pending run and marks its thread busy (creating the thread when absent).
    * The run records its assistant and graph, so it executes that graph whatever runs after it.
    */
-  async enqueue(threadId: string, assistant: Assistant, body: RunCreate): Promise<RunRecord> {
+  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean } = {}): Promise<RunRecord> {
     const now = nowIso();
     const run: RunRecord = {
       run_id: uuid7(),
@@ -106,7 +114,7 @@ export class RunLifecycle {
       updated_at: now,
       status: 'pending',
       metadata: (body.metadata as Record<string, unknown>) ?? {},
-      kwargs: runKwargs(body),
+      kwargs: { ...runKwargs(body), ...(options.temporary ? { temporary: true } : {}) },
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };
@@ -128,10 +136,11 @@ export class RunLifecycle {
   }
 
   /** A pending run ends at once; a running one is asked to stop and `finish` records its end. */
-  async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found' | 'conflict'>> {
+  async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found'>> {
     const run = await this.deps.runs.get(runId);
     if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
-    if (FINAL_STATUSES.has(run.status)) return fail('conflict', `Run ${runId} has already finished with status ${run.status}`);
+    // upstream accepts a cancel that comes too late and changes nothing
+    if (FINAL_STATUSES.has(run.status)) return ok(run);
     if (this.queue.remove(threadId, runId) || (run.status === 'pending' && !this.inFlight.has(runId))) {
       const thread = await this.deps.threads.get(threadId);
       const idle = this.inflight(threadId).length === 0;
@@ -142,6 +151,7 @@ export class RunLifecycle {
         ...(thread && idle ? [{ collection: this.deps.threads.name, id: threadId, value: { ...thread, status: 'idle' as const, updated_at: now } }] : []),
       ]);
       this.deps.broker.end(runId);
+      if (isTemporary(run)) await this.discard(threadId);
       return ok(cancelled);
     }
     const running = this.inFlight.get(runId);
@@ -158,6 +168,27 @@ export class RunLifecycle {
     for (const runId of inflight) await this.cancel(threadId, runId, 'rollback');
     // let a running graph stop before its state is removed, or it could write after us
     for (const runId of inflight) await this.deps.broker.ended(runId);
+    await this.discard(threadId);
+  }
+
+  /**
+   * Deletes a run's record. A run in flight is rolled back first (what it wrote is undone)
+   * and waited for; a finished run's checkpoints stay in the thread's history.
+   */
+  async deleteRun(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
+    const run = await this.deps.runs.get(runId);
+    if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
+    if (!FINAL_STATUSES.has(run.status)) {
+      await this.cancel(threadId, runId, 'rollback');
+      await this.deps.broker.ended(runId);
+    }
+    if (await this.deps.runs.get(runId)) await this.deps.store.write([{ collection: this.deps.runs.name, id: runId, delete: true }]);
+    this.deps.broker.drop(runId);
+    return ok(undefined);
+  }
+
+  /** Deletes a thread with its runs and its state (nothing of it may be in flight). */
+  private async discard(threadId: string): Promise<void> {
     const runs = await this.deps.runs.list({ where: { thread_id: threadId } });
     await this.deps.store.write([
       ...runs.map((r) => ({ collection: this.deps.runs.name, id: r.run_id, delete: true as const })),
@@ -242,6 +273,8 @@ export class RunLifecycle {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+      // the client sees __error__; the operator sees why, with the stack, under the run's id
+      if (ending.kind === 'error') log.error('graph failed', { graph_id: run.graph_id, err });
     } finally {
       try {
         await this.finish(run, ending);
@@ -254,6 +287,11 @@ export class RunLifecycle {
       this.inFlight.delete(run.run_id);
       this.deps.broker.end(run.run_id);
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
+      // a stateless run's own thread goes once the run has ended; its event log (and so
+      // the wait/join answer) stays with the broker. A shutdown keeps it: the run resumes.
+      if (isTemporary(run) && !(ending.kind === 'stopped' && ending.reason === 'shutdown')) {
+        await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
+      }
     }
   }
 

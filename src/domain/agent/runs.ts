@@ -1,12 +1,13 @@
 // Runs: create (with the multitask strategies), read, list, wait, cancel, and their events.
 // Statuses change only in the run lifecycle; this service decides what to ask of it.
-import type { Run, RunCreate, RunResult } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../../runtime/store/types.ts';
 import type { KeyedLock } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { AssistantRegistry } from './assistants.ts';
 import type { RunBroker } from './broker.ts';
-import { nowIso } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
 import type { RunEvent, RunService } from './service.ts';
@@ -24,9 +25,27 @@ export interface RunDeps {
   locks: KeyedLock;
 }
 
+/**
+ * The JS SDK's `createBatch` sends each payload with its own camelCase keys (`streamMode`,
+ * `onCompletion`, ...); the upstream servers ignore those. Taking them as their snake_case
+ * names is what its users mean (documented in docs/agent-server.md).
+ */
+function snakeCaseKeys(body: RunCreate): RunCreate {
+  const out: Record<string, unknown> = { ...body };
+  for (const [key, value] of Object.entries(body)) {
+    const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snake !== key && out[snake] === undefined) {
+      out[snake] = value;
+      delete out[key];
+    }
+  }
+  return out as RunCreate;
+}
+
 export const THREAD_BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
 
 const runNotFound = (runId: string) => fail('not_found', `Run ${runId} not found`);
+const assistantNotFound = (assistantId: string) => fail('not_found', `Assistant '${assistantId}' not found`);
 
 export class Runs implements RunService {
   constructor(private readonly deps: RunDeps) {}
@@ -46,6 +65,67 @@ export class Runs implements RunService {
       }
       return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body)));
     });
+  }
+
+  /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
+  async createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found'>> {
+    const assistant = await this.deps.assistants.resolve(body.assistant_id);
+    if (!assistant) return assistantNotFound(body.assistant_id);
+    return ok(await this.enqueueStateless(assistant, body));
+  }
+
+  /** Several stateless runs; every assistant is checked before any run is created. */
+  async createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found'>> {
+    const assistants: Assistant[] = [];
+    bodies = bodies.map(snakeCaseKeys);
+    for (const body of bodies) {
+      const assistant = await this.deps.assistants.resolve(body.assistant_id);
+      if (!assistant) return assistantNotFound(body.assistant_id);
+      assistants.push(assistant);
+    }
+    const created: Run[] = [];
+    for (const [i, body] of bodies.entries()) created.push(await this.enqueueStateless(assistants[i], body));
+    return ok(created);
+  }
+
+  async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
+    return this.deps.locks.run(threadId, () => this.deps.lifecycle.deleteRun(threadId, runId));
+  }
+
+  /**
+   * Cancels in bulk: by status (every thread), by thread (its runs in flight, or the named
+   * ones), or by run ids. Every named run must exist, or nothing is cancelled.
+   */
+  async cancelMany(selection: RunsCancelRequest, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<void, 'not_found'>> {
+    const { runs, threads, lifecycle } = this.deps;
+    let targets: RunRecord[];
+    if (selection.status) {
+      const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
+      targets = (await Promise.all(statuses.map((status) => runs.list({ where: { status } })))).flat();
+    } else if (selection.run_ids) {
+      targets = [];
+      for (const runId of selection.run_ids) {
+        const run = await runs.get(runId);
+        if (!run || (selection.thread_id && run.thread_id !== selection.thread_id)) return runNotFound(runId);
+        targets.push(run);
+      }
+    } else {
+      const threadId = selection.thread_id!;
+      if (!(await threads.get(threadId))) return threadNotFound(threadId);
+      targets = (await Promise.all(lifecycle.inflight(threadId).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
+    }
+    for (const run of targets) await lifecycle.cancel(run.thread_id, run.run_id, action);
+    return ok(undefined);
+  }
+
+  /** Whether the run's events can still be read (its log, or its record, is kept). */
+  async streamable(runId: string): Promise<Outcome<void, 'not_found'>> {
+    return this.deps.broker.has(runId) || (await this.deps.runs.get(runId)) ? ok(undefined) : runNotFound(runId);
+  }
+
+  private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
+    const temporary = (body.on_completion ?? 'delete') === 'delete';
+    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary }));
   }
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
@@ -79,7 +159,7 @@ export class Runs implements RunService {
     return (thread && (await this.deps.stateReader.values(thread))) ?? {};
   }
 
-  async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found' | 'conflict'>> {
+  async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {
     const outcome = await this.deps.lifecycle.cancel(threadId, runId, action);
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
   }

@@ -4,16 +4,18 @@
 export function containsAll(value: unknown, wanted: Record<string, unknown>): boolean {
   if (!value || typeof value !== 'object') return Object.keys(wanted).length === 0;
   const record = value as Record<string, unknown>;
-  return Object.entries(wanted).every(([k, v]) => deepEqual(record[k], v));
+  // own properties only: `{"__proto__": {}}` in a filter must not match through the prototype
+  return Object.entries(wanted).every(([k, v]) => Object.hasOwn(record, k) && deepEqual(record[k], v));
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
+/** Structural equality of JSON values (own properties only). */
+export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** A stable sort on one string field; ties keep their stored (creation) order. */

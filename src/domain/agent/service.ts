@@ -4,10 +4,16 @@
 // assembled by agentDomain.ts.
 import type {
   Assistant,
+  AssistantCountRequest,
+  AssistantCreate,
+  AssistantPatch,
   AssistantSearchRequest,
+  AssistantVersion,
+  AssistantVersionsRequest,
   Run,
   RunCreate,
   RunResult,
+  RunsCancelRequest,
   Thread,
   ThreadCountRequest,
   ThreadCreateRequest,
@@ -20,6 +26,7 @@ import type {
   ThreadStateUpdateResult,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Outcome } from '../outcome.ts';
+import type { Drawing, GraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 export interface RunEvent {
@@ -36,6 +43,16 @@ export interface AssistantService {
   /** Whether the assistant's graph keeps a top-level `messages` list in its state. */
   hasMessages(assistant: Assistant): boolean;
   search(query?: AssistantSearchRequest): Promise<Assistant[]>;
+  create(body: AssistantCreate): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  /** A new version with the given fields (metadata merged), made the latest. */
+  patch(idOrGraph: string, body: AssistantPatch): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  delete(idOrGraph: string): Promise<Outcome<void, 'not_found' | 'conflict'>>;
+  count(query?: AssistantCountRequest): Promise<number>;
+  listVersions(idOrGraph: string, query?: AssistantVersionsRequest): Promise<Outcome<AssistantVersion[], 'not_found'>>;
+  setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
+  drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>>;
+  schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>>;
+  subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>>;
 }
 
 /** A checkpoint as requests name it (`checkpoint` objects of the SDKs). */
@@ -83,8 +100,18 @@ export interface RunService {
   wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>>;
   /** The join/wait answer of a finished run: final values, `__interrupt__` or `__error__`. */
   result(threadId: string, runId: string): Promise<RunResult>;
-  /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. */
-  cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found' | 'conflict'>>;
+  /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. A finished run is left as it is. */
+  cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found'>>;
+  /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
+  createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found'>>;
+  /** Several stateless runs; nothing is created when one assistant is unknown. */
+  createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found'>>;
+  /** Deletes the run (rolled back first while in flight). */
+  delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>>;
+  /** Cancels by status, by thread or by run ids. */
+  cancelMany(selection: RunsCancelRequest, action?: 'interrupt' | 'rollback'): Promise<Outcome<void, 'not_found'>>;
+  /** Whether the run's events can still be read by its id alone. */
+  streamable(runId: string): Promise<Outcome<void, 'not_found'>>;
   /** The run's events from the start (or after lastEventId), live until the run ends. */
   events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
 }

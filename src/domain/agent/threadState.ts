@@ -28,20 +28,20 @@ export class ThreadStateReader {
   ) {}
 
   /**
-   * The graph of the thread's latest run (run ids grow with time); before its first run the
-   * graph named in its metadata (`graph_id`, set by the SDKs' `graphId`, kept by copies),
-   * or null.
+   * The graph of the thread's latest run (run ids grow with time); before its first run (or
+   * when its runs were deleted) the graph recorded in its metadata (`graph_id`, set by the
+   * SDKs' `graphId` and by runs, kept by copies), or null.
    */
   async graphOf(thread: ThreadRecord): Promise<string | null> {
     let latest: RunRecord | undefined;
     for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) if (!latest || run.run_id > latest.run_id) latest = run;
-    if (latest) return latest.graph_id;
-    return typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
+    const recorded = thread.metadata.graph_id;
+    return latest?.graph_id ?? (typeof recorded === 'string' ? recorded : null);
   }
 
   async graph(thread: ThreadRecord): Promise<LoadedGraph | undefined> {
     const graphId = await this.graphOf(thread);
-    return graphId === null ? undefined : this.graphs.get(graphId);
+    return graphId === null ? undefined : this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
   }
 
   /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */

@@ -17,7 +17,8 @@ import type {
 import type { Collection } from '../../runtime/store/types.ts';
 import type { KeyedLock } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import { nowIso, uuid4 } from './ids.ts';
+import { nowIso } from '../clock.ts';
+import { uuid4 } from './ids.ts';
 import { toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import { newThread, type RunLifecycle } from './runLifecycle.ts';
 import { containsAll, sortBy } from './search.ts';

@@ -2,7 +2,7 @@
 // is kept in the record and never put into a view.
 import { randomUUID } from 'node:crypto';
 import type { AuthProvider, AuthProviderCreate, AuthProviderPatch } from '../../../generated/control-plane/types.gen.ts';
-import { timestamp } from './clock.ts';
+import { timestamp } from '../clock.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { conflict, providerNotFound } from './failures.ts';
 import type { ControlPlaneRepository, ProviderRecord } from './records.ts';

@@ -7,7 +7,7 @@ import type {
   DeploymentList,
   ListDeploymentsQuery,
 } from '../../../generated/control-plane/types.gen.ts';
-import { timestamp } from './clock.ts';
+import { timestamp } from '../clock.ts';
 import type { Deployer } from './deployer/types.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';

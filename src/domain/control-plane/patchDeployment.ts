@@ -2,7 +2,7 @@
 // secrets and resource_spec create a new revision. Omitted and null fields are unchanged
 // (nulls merge rather than clear, as upstream).
 import type { Deployment, DeploymentPatch, Secret, SourceConfigPatch } from '../../../generated/control-plane/types.gen.ts';
-import { timestamp } from './clock.ts';
+import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
 import { deploymentView } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';

@@ -1,6 +1,6 @@
 // Reading revisions and redeploying one.
 import type { Deployment, ListRevisionsQuery, Revision, RevisionList, RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
-import { timestamp } from './clock.ts';
+import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';

@@ -3,7 +3,9 @@
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { containsAll, sortBy } from '../agent/search.ts';
-import { nowIso, uuid4 } from '../agent/ids.ts';
+import { nowIso } from '../clock.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { uuid4 } from '../agent/ids.ts';
 import { nextDue, scheduleProblem } from './schedule.ts';
 
 export interface CronRecord extends Cron {
@@ -11,9 +13,8 @@ export interface CronRecord extends Cron {
   scope: string;
 }
 
-/** What a cron operation can fail with; handlers map these to statuses. */
-export type CronFailure = { kind: 'not_found'; detail: string } | { kind: 'invalid'; field: string; detail: string };
-export type CronOutcome<T> = { ok: true; value: T } | { ok: false; failure: CronFailure };
+/** What a cron operation can fail with: a missing cron, assistant or thread, or a bad schedule field. */
+export type CronOutcome<T> = Outcome<T, 'not_found' | 'unprocessable'>;
 
 /** The run options of a create or update body that go into the cron's payload. */
 const PAYLOAD_KEYS = ['input', 'metadata', 'config', 'context', 'webhook', 'interrupt_before', 'interrupt_after', 'multitask_strategy', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'checkpoint_during', 'durability'] as const;
@@ -44,8 +45,8 @@ export class CronService {
     const problem = scheduleProblem(body.schedule, body.timezone);
     if (problem) return invalid('schedule', problem);
     const assistant = await this.resolveAssistant(body.assistant_id);
-    if (!assistant) return { ok: false, failure: { kind: 'not_found', detail: `Assistant ${body.assistant_id} not found` } };
-    if (threadId && !(await this.threadExists(threadId))) return { ok: false, failure: { kind: 'not_found', detail: `Thread with ID ${threadId} not found` } };
+    if (!assistant) return fail('not_found', `Assistant ${body.assistant_id} not found`);
+    if (threadId && !(await this.threadExists(threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
     const at = nowIso();
     const enabled = body.enabled ?? true;
     const record: CronRecord = {
@@ -68,7 +69,7 @@ export class CronService {
     record.next_run_date = this.plan(record, this.now());
     await this.crons.insert(record.cron_id, record);
     this.changed();
-    return { ok: true, value: toApi(record) };
+    return ok(toApi(record));
   }
 
   async update(scope: string, cronId: string, body: CronUpdate): Promise<CronOutcome<Cron>> {
@@ -92,7 +93,7 @@ export class CronService {
     next.next_run_date = this.plan(next, this.now());
     await this.crons.put(cronId, next);
     this.changed();
-    return { ok: true, value: toApi(next) };
+    return ok(toApi(next));
   }
 
   async delete(scope: string, cronId: string): Promise<boolean> {
@@ -170,5 +171,5 @@ function toApi(record: CronRecord): Cron {
   return cron;
 }
 
-const invalid = (field: string, detail: string): CronOutcome<never> => ({ ok: false, failure: { kind: 'invalid', field, detail } });
-const missing = (cronId: string): CronOutcome<never> => ({ ok: false, failure: { kind: 'not_found', detail: `Cron with ID ${cronId} not found` } });
+const invalid = (field: string, detail: string) => fail('unprocessable', detail, { field });
+const missing = (cronId: string) => fail('not_found', `Cron with ID ${cronId} not found`);

@@ -1,6 +1,7 @@
 // The `filter` of a store search: every key must match the item's value, either by equality
 // or through the comparison operators LangGraph's own stores accept ($eq, $ne, $gt, $gte,
 // $lt, $lte). Only own properties count, so `{"__proto__": …}` never matches by inheritance.
+import { deepEqual } from '../agent/search.ts';
 
 const OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte']);
 
@@ -33,13 +34,4 @@ function compare(op: string, actual: unknown, operand: unknown): boolean {
       return op === '$gt' ? a > b : op === '$gte' ? a >= b : op === '$lt' ? a < b : a <= b;
     }
   }
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

@@ -1,10 +1,11 @@
 // Domain failures as A2A JSON-RPC errors: the one kind → code table of this area (A2A 0.3.0
 // error catalogue), and the helpers that answer with it.
-import type { RpcError, RpcOutcome } from '../../../generated/runtime-types.gen.ts';
+import type { RpcError, RpcOutcome } from '../../runtime/contract.ts';
 import type { Failure, FailureKind } from '../../domain/outcome.ts';
 
 const CODE = {
   invalid: -32602, // InvalidParams: the message or ids do not fit this task or assistant
+  unprocessable: -32602, // InvalidParams as well: one param's value
   not_found: -32001, // TaskNotFoundError
   conflict: -32002, // TaskNotCancelableError: the task's state forbids the change
   busy: -32002, // likewise: the task's context is working on something else

@@ -1,32 +1,37 @@
-// A2A: the JSON-RPC methods (spec/a2a.openrpc.json) served on POST /a2a/{assistant_id},
-// and the agent card operation (getAgentCard in spec/agent-server.openapi.yaml).
+// A2A: the JSON-RPC methods (spec/a2a.openrpc.json) served by the a2aRpc operation on
+// POST /a2a/{assistant_id}, and the agent card operation (getAgentCard); both operations
+// are in spec/agent-server.openapi.yaml.
 import fs from 'node:fs';
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import type { RequestContext, RpcContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
-import type { AgentServerArea } from '../agent-server/index.ts';
+import type { AgentService } from '../../domain/agent/service.ts';
 import { TaskStore } from '../../domain/a2a/taskStore.ts';
 import { A2ATaskService } from '../../domain/a2a/taskService.ts';
-import { messageMethods } from './messages.ts';
-import { taskMethods } from './tasks.ts';
+import { rpcDispatcher } from '../../runtime/api.ts';
+import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import { methodRegistry } from '../../runtime/jsonrpc.ts';
 import { getAgentCard } from './getAgentCard.ts';
+import { messageMethods } from './messages.ts';
+import { a2aRpc, type A2AContext } from './rpc.ts';
+import { taskMethods } from './tasks.ts';
 
 export interface A2AArea {
-  methods: A2AMethods<RpcContext>;
-  handlers: Pick<AgentServerHandlers<RequestContext>, 'getAgentCard'>;
+  methods: A2AMethods<A2AContext>;
+  handlers: Pick<AgentServerHandlers<RequestContext>, 'getAgentCard' | 'a2aRpc'>;
   modules: BackgroundModule[];
 }
 
 const packageVersion = (): string =>
   (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-export async function createA2A(deps: AppFactoryDeps, agentArea: AgentServerArea): Promise<A2AArea> {
-  const agent = agentArea.service;
+export async function createA2A(deps: AppFactoryDeps, agent: AgentService): Promise<A2AArea> {
   const tasks = new A2ATaskService(agent, new TaskStore(deps.store));
+  const methods: A2AMethods<A2AContext> = { ...messageMethods(tasks), ...taskMethods(tasks) };
+  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log });
   return {
-    methods: { ...messageMethods(agent, tasks), ...taskMethods(agent, tasks) },
-    handlers: { getAgentCard: getAgentCard(agent, deps.config.project, packageVersion()) },
+    methods,
+    handlers: { getAgentCard: getAgentCard(agent.assistants, deps.config.project, packageVersion()), a2aRpc: a2aRpc(agent.assistants, dispatcher) },
     modules: [],
   };
 }

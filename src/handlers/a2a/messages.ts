@@ -1,18 +1,16 @@
 // message/send and message/stream: queue a run for the message, then wait for it (send)
 // or follow it as task events (stream).
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
-import type { RpcContext } from '../../runtime/context.ts';
-import type { AgentService } from '../../domain/agent/service.ts';
 import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
-import { endpointAssistant } from './assistant.ts';
+import type { A2AContext } from './rpc.ts';
 import { failedStream, rpcFailed } from './failures.ts';
 
-type Methods = A2AMethods<RpcContext>;
+type Methods = A2AMethods<A2AContext>;
 
-export function messageMethods(agent: AgentService, tasks: A2ATaskService): Pick<Methods, 'message/send' | 'message/stream'> {
+export function messageMethods(tasks: A2ATaskService): Pick<Methods, 'message/send' | 'message/stream'> {
   return {
     async 'message/send'(params, ctx) {
-      const assistant = await endpointAssistant(agent, ctx);
+      const { assistant } = ctx;
       const started = await tasks.start(assistant, params);
       if (!started.ok) return rpcFailed(started.failure);
       const { record, runId, submitted } = started.value;
@@ -23,7 +21,7 @@ export function messageMethods(agent: AgentService, tasks: A2ATaskService): Pick
     },
 
     async 'message/stream'(params, ctx) {
-      const assistant = await endpointAssistant(agent, ctx);
+      const { assistant } = ctx;
       const started = await tasks.start(assistant, params);
       // an SSE frame rather than a JSON body: A2A clients expect text/event-stream here
       if (!started.ok) return { stream: failedStream(started.failure) };

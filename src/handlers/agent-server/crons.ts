@@ -1,17 +1,13 @@
 // Crons: createCron, createThreadCron, searchCrons, countCrons, updateCron, deleteCron.
-import type { HTTPError, HTTPValidationError } from '../../../generated/agent-server/types.gen.ts';
-import type { CronFailure, CronService } from '../../domain/crons/cronService.ts';
+import type { CronService } from '../../domain/crons/cronService.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
+import { failed } from './failures.ts';
 
 type CronOps = 'createCron' | 'createThreadCron' | 'searchCrons' | 'countCrons' | 'updateCron' | 'deleteCron';
 
 const scopeOf = (ctx: RequestContext) => ctx.tenantId ?? '';
 
-function failed(failure: CronFailure): { status: 404; body: HTTPError } | { status: 422; body: HTTPValidationError } {
-  if (failure.kind === 'not_found') return { status: 404, body: { detail: failure.detail } };
-  return { status: 422, body: { detail: [{ loc: ['body', failure.field], msg: failure.detail, type: 'value_error' }] } };
-}
 
 export function cronHandlers(crons: CronService): Pick<AgentServerAreaHandlers, CronOps> {
   return {

@@ -11,6 +11,9 @@ import { CronService } from '../../domain/crons/cronService.ts';
 import { CronScheduler } from '../../domain/crons/scheduler.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
+import { reloadProject } from '../../runtime/project.ts';
+import { guardHandlers } from './authGuard.ts';
+import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
@@ -21,7 +24,7 @@ import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
 import { storeHandlers } from './store.ts';
-import { health } from './system.ts';
+import { health, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
 
 export interface AgentServerArea {
@@ -29,17 +32,18 @@ export interface AgentServerArea {
   modules: BackgroundModule[];
   /** The domain API, shared with the A2A methods. */
   service: AgentService;
+  /** Loads the project file and its graphs again; runs in flight finish on the old code. */
+  reload(): Promise<void>;
 }
 
 export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
   const { config, store, log } = deps;
   const checkpointer = new StoreCheckpointer(store);
   const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
-  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer);
-  const maxConcurrentRuns = Number(config.env.AGENTPLANE_MAX_CONCURRENT_RUNS ?? 8);
-  if (!Number.isInteger(maxConcurrentRuns) || maxConcurrentRuns < 1) {
-    throw new Error(`AGENTPLANE_MAX_CONCURRENT_RUNS must be a positive integer, got ${config.env.AGENTPLANE_MAX_CONCURRENT_RUNS}`);
-  }
+  // langgraph.json is read as upstream reads it: a function export is a graph factory
+  const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
+  const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
+  const { maxConcurrentRuns } = config;
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
@@ -57,19 +61,32 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const crons = new CronService(store, (id) => domain.assistants.resolve(id), async (id) => (await domain.threads.get(id)).ok);
   const cronLog = log.child({ area: 'crons' });
   const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
-  const handlers: AgentServerAreaHandlers = {
+  const unguarded: AgentServerAreaHandlers = {
     ...cronHandlers(crons),
-    ...mcpHandlers(domain),
+    // each tool's input schema is its graph's input schema
+    ...mcpHandlers({ ...domain, inputSchema: async (assistant) => {
+      const schemas = await domain.assistants.schemas(assistant.assistant_id);
+      return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
+    } }),
     ...storeHandlers(memory.store),
     ...metricsHandlers(deps.metrics),
     health,
+    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
     ...assistantHandlers(domain.assistants),
     ...threadHandlers(domain.threads),
     ...runHandlers(domain.runs),
     ...resultHandlers(domain.runs),
     ...streamHandlers(domain.runs),
   };
+  const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, domain) : unguarded;
   const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
-  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain };
+  const reload = async () => {
+    const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
+    const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
+    graphs.replaceWith(fresh);
+    await domain.graphsChanged();
+    log.info('graphs reloaded', { graphs: graphs.ids() });
+  };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain, reload };
 }

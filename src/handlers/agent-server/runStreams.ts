@@ -1,10 +1,11 @@
-// Streaming: streamRun (create, then stream) and joinRunStream (attach to a run's events).
+// Streaming: streamRun and streamStatelessRun (create, then stream), joinRunStream and
+// joinStatelessRunStream (attach to a run's events).
 // Both only read the run's event log; the worker is the only writer.
-import type { SseEvent } from '../../../generated/runtime-types.gen.ts';
+import type { SseEvent } from '../../runtime/contract.ts';
 import type { RunEvent, RunService } from '../../domain/agent/service.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
-import { flag, runLocation } from './replies.ts';
+import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
 const ALWAYS = new Set(['metadata', 'error', 'end']);
 
@@ -22,7 +23,7 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   }
 }
 
-export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream'> {
+export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream'> {
   return {
     async streamRun({ path, body }, ctx) {
       const outcome = await runs.create(path.thread_id, body);
@@ -43,6 +44,25 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       if (!found.ok) return failed(found.failure);
       if (flag(query.cancel_on_disconnect)) {
         ctx.signal.addEventListener('abort', () => void runs.cancel(path.thread_id, path.run_id), { once: true });
+      }
+      const modes = query.stream_mode?.length ? new Set<string>(query.stream_mode) : null;
+      const events = runs.events(path.run_id, { lastEventId: headers['last-event-id'], signal: ctx.signal });
+      return { status: 200, stream: toSse(events, modes) };
+    },
+    async streamStatelessRun({ body }, ctx) {
+      const outcome = await runs.createStateless(body);
+      if (!outcome.ok) return failed(outcome.failure);
+      const run = outcome.value;
+      if (body.on_disconnect === 'cancel') {
+        ctx.signal.addEventListener('abort', () => void runs.cancel(run.thread_id, run.run_id), { once: true });
+      }
+      return { status: 200, headers: { ...statelessRunLocation(run), Location: `/runs/${run.run_id}/stream` }, stream: toSse(runs.events(run.run_id, { signal: ctx.signal }), null) };
+    },
+    async joinStatelessRunStream({ path, query, headers }, ctx) {
+      const found = await runs.streamable(path.run_id);
+      if (!found.ok) return failed(found.failure);
+      if (flag(query.cancel_on_disconnect)) {
+        ctx.signal.addEventListener('abort', () => void runs.cancelMany({ run_ids: [path.run_id] }), { once: true });
       }
       const modes = query.stream_mode?.length ? new Set<string>(query.stream_mode) : null;
       const events = runs.events(path.run_id, { lastEventId: headers['last-event-id'], signal: ctx.signal });

@@ -1,11 +1,12 @@
-// Background runs: createRun, listRuns, getRun, cancelRun.
+// Background runs: createRun, listRuns, getRun, cancelRun, deleteRun; stateless ones
+// (createStatelessRun, createRunBatch) and bulk cancellation (cancelRuns).
 import type { Run, RunSelection } from '../../../generated/agent-server/types.gen.ts';
 import type { RunService } from '../../domain/agent/service.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
-import { flag, runLocation } from './replies.ts';
+import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
-type RunOps = 'createRun' | 'listRuns' | 'getRun' | 'cancelRun';
+type RunOps = 'createRun' | 'listRuns' | 'getRun' | 'cancelRun' | 'deleteRun' | 'createStatelessRun' | 'createRunBatch' | 'cancelRuns';
 
 export function runHandlers(runs: RunService): Pick<AgentServerAreaHandlers, RunOps> {
   return {
@@ -28,8 +29,27 @@ export function runHandlers(runs: RunService): Pick<AgentServerAreaHandlers, Run
     async cancelRun({ path, query }) {
       const outcome = await runs.cancel(path.thread_id, path.run_id, query.action ?? 'interrupt');
       if (!outcome.ok) return failed(outcome.failure);
-      if (flag(query.wait)) await runs.wait(path.thread_id, path.run_id);
-      return { status: 202, body: {} };
+      // as upstream: 202 at once, or 204 once the run has stopped
+      if (!flag(query.wait)) return { status: 202, body: {} };
+      await runs.wait(path.thread_id, path.run_id);
+      return { status: 204 };
+    },
+    async deleteRun({ path }) {
+      const outcome = await runs.delete(path.thread_id, path.run_id);
+      return outcome.ok ? { status: 204 } : failed(outcome.failure);
+    },
+    async createStatelessRun({ body }) {
+      const outcome = await runs.createStateless(body);
+      if (!outcome.ok) return failed(outcome.failure);
+      return { status: 200, headers: statelessRunLocation(outcome.value), body: outcome.value };
+    },
+    async createRunBatch({ body }) {
+      const outcome = await runs.createBatch(body);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async cancelRuns({ body, query }) {
+      const outcome = await runs.cancelMany(body, query.action ?? 'interrupt');
+      return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
   };
 }

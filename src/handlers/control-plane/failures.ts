@@ -5,6 +5,8 @@ import type { RequestContext } from '../../runtime/context.ts';
 
 const STATUS = {
   invalid: 400,
+  // no control-plane operation fails this way today; a schema-like 422 if one does
+  unprocessable: 422,
   not_found: 404,
   conflict: 409,
   busy: 409,

@@ -10,8 +10,6 @@ import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
 
-const DEFAULT_PHASE_MS = 100;
-
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
 
@@ -20,15 +18,8 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  const deployer = new SimulatedDeployer(repo, phaseMs(deps.config.env.AGENTPLANE_PHASE_MS), deps.log.child({ area: 'deployer' }));
+  const deployer = new SimulatedDeployer(repo, deps.config.phaseMs, deps.log.child({ area: 'deployer' }));
   const domain = { repo, deployer };
   const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
   return { handlers, modules: [deployer] };
-}
-
-function phaseMs(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_PHASE_MS;
-  const ms = Number(value);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`AGENTPLANE_PHASE_MS must be a non-negative number of milliseconds, got "${value}"`);
-  return ms;
 }

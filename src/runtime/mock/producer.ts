@@ -2,22 +2,28 @@
 // status with the media type's example, else the schema's first example, else a value
 // openapi-backend generates from the schema. Requests are still validated by the pipeline.
 import { OpenAPIBackend } from 'openapi-backend';
-import type { OperationSpec, RpcOutcome, SseEvent } from '../../../generated/runtime-types.gen.ts';
+import type { OperationSpec, RawBody, RpcOutcome, SseEvent } from '../contract.ts';
 import type { ApiDocument } from '../api.ts';
-import type { RpcMethodHandler } from '../jsonrpc.ts';
+import type { HandlerRegistry, OperationHandler, Reply } from '../handler.ts';
+import { rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
 
 type Json = any;
-export type MockReply = { status: number; headers?: Record<string, string>; body?: unknown; text?: string; stream?: AsyncIterable<SseEvent> };
+/** A documented reply; a stream's events are replayed afresh for each request. */
+type MockReply = Exclude<Reply, { stream: unknown }> | { status: number; headers?: Record<string, string>; events: SseEvent[] };
 
-export async function createMockHandlers(documents: ApiDocument[]): Promise<Record<string, () => Promise<MockReply>>> {
-  const handlers: Record<string, () => Promise<MockReply>> = {};
+/** Every operation's example answer; a JSON-RPC operation hands its envelope to `dispatcher` (mock methods). */
+export async function createMockHandlers(documents: ApiDocument[], dispatcher?: JsonRpcDispatcher): Promise<HandlerRegistry> {
+  const handlers: Record<string, OperationHandler> = {};
   for (const { document, operations } of documents) {
     const backend = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false });
     await backend.init();
     for (const op of operations) {
-      if (op.jsonrpc) continue; // served by the JSON-RPC dispatcher with mock methods
+      if (op.jsonrpc && dispatcher) {
+        handlers[op.operationId] = async (request, ctx) => rpcHttpReply(await dispatcher.dispatch(request.body as RawBody, ctx));
+        continue;
+      }
       const reply = mockReply(document, op, backend);
-      handlers[op.operationId] = async () => (reply.stream ? { ...reply, stream: replay(reply.stream as unknown as SseEvent[]) } : reply);
+      handlers[op.operationId] = async () => ('events' in reply ? { status: reply.status, headers: reply.headers, stream: replay(reply.events) } : reply);
     }
   }
   return handlers;
@@ -32,7 +38,7 @@ function mockReply(document: Json, op: OperationSpec, backend: OpenAPIBackend): 
   if (declared.contentType === 'text/event-stream') {
     const media = raw.content['text/event-stream'];
     const events = media?.example ?? firstExample(media?.examples);
-    return { status: Number(status), headers, stream: (Array.isArray(events) ? events : [{ event: 'end', data: null }]) as never };
+    return { status: Number(status), headers, events: Array.isArray(events) ? events : [{ event: 'end', data: null }] };
   }
   if (!declared.contentType) return { status: Number(status), headers };
   const media = raw.content[declared.contentType];

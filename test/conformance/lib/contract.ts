@@ -1,9 +1,10 @@
 // The contract as the suite sees it: every HTTP operation of both OpenAPI documents and
 // every method of the OpenRPC document, read from the bundled documents in generated/,
 // with the generated validators that decide what the spec accepts and what it answers.
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { Validator } from '../../../generated/runtime-types.gen.ts';
+import type { Validator } from '../../../src/runtime/contract.ts';
+import { loadDocument as loadControlPlane } from '../../../generated/control-plane/document.gen.js';
+import { loadDocument as loadAgentServer } from '../../../generated/agent-server/document.gen.js';
+import { loadDocument as loadA2A } from '../../../generated/a2a/document.gen.js';
 import * as cpParams from '../../../generated/control-plane/params.validators.gen.js';
 import * as cpBody from '../../../generated/control-plane/body.validators.gen.js';
 import * as cpResponse from '../../../generated/control-plane/response.validators.gen.js';
@@ -17,8 +18,8 @@ export type Json = any;
 export type DocumentKey = 'control-plane' | 'agent-server';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-export const readDocument = (key: string): Json =>
-  JSON.parse(fs.readFileSync(fileURLToPath(new URL(`../../../generated/${key}/document.gen.json`, import.meta.url)), 'utf8'));
+const loaders: Record<string, () => Json> = { 'control-plane': loadControlPlane, 'agent-server': loadAgentServer, a2a: loadA2A };
+export const readDocument = (key: string): Json => loaders[key]();
 
 export interface Parameter {
   name: string;

@@ -84,6 +84,11 @@ function selfConsistency(op: Operation, req: HttpRequest, res: HttpResponse): st
 async function afterAnswer(world: World, model: Model, op: Operation, req: HttpRequest, res: HttpResponse, real: boolean): Promise<void> {
   model.pool.record(op, { request: req, response: res });
   if (!real || res.status < 200 || res.status >= 300) return;
+  // a write that succeeded on a deleted resource's path made it again (a run created with
+  // if_not_exists=create on a deleted thread): it is no longer gone
+  if (op.method !== 'DELETE' && op.method !== 'GET') {
+    for (let i = model.deleted.length - 1; i >= 0; i -= 1) if (covers(req.path, model.deleted[i])) model.deleted.splice(i, 1);
+  }
   // what was created can be read: follow the new links to reads at once
   if (op.method === 'POST') {
     for (const link of op.responses[String(res.status)]?.links ?? []) {

@@ -4,7 +4,7 @@
 // polling: an idle server does no work.
 import type { WriteOp } from '../../../runtime/store/types.ts';
 import type { Logger } from '../../../runtime/logger.ts';
-import { timestamp } from '../clock.ts';
+import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';
 import type { Deployer } from './types.ts';

@@ -1,0 +1,62 @@
+// The specification documents: which ones there are, how each is read and checked
+// (OpenAPI by swagger-parser, OpenRPC against its meta-schema), and document.gen.js, the
+// document as the runtime serves and mocks it.
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import AjvDraft7Module from 'ajv';
+import metaSchemaModule from '@open-rpc/meta-schema';
+import jsonSchemaToolsMeta from '@json-schema-tools/meta-schema';
+import { jsLiteral, writeFile } from './output.ts';
+import type { Json } from './schemas.ts';
+import { addFormats } from './validators.ts';
+
+const AjvDraft7 = (AjvDraft7Module as Json).default ?? AjvDraft7Module;
+
+export interface DocumentSpec {
+  key: string; // folder and identifier prefix
+  file: string;
+  kind: 'openapi' | 'openrpc';
+  typeName: string; // e.g. ControlPlane → ControlPlaneHandlers
+}
+
+export const documents: DocumentSpec[] = [
+  { key: 'control-plane', file: 'spec/control-plane.openapi.yaml', kind: 'openapi', typeName: 'ControlPlane' },
+  { key: 'agent-server', file: 'spec/agent-server.openapi.yaml', kind: 'openapi', typeName: 'AgentServer' },
+  { key: 'a2a', file: 'spec/a2a.openrpc.json', kind: 'openrpc', typeName: 'A2A' },
+];
+
+/** The `$id` under which a document's schemas are compiled into validators. */
+export const schemaIdOf = (spec: DocumentSpec) => `https://agentplane.local/${spec.key}.json`;
+
+export async function readOpenApi(root: string, spec: DocumentSpec): Promise<Json> {
+  const doc: Json = YAML.parse(fs.readFileSync(path.join(root, spec.file), 'utf8'));
+  await SwaggerParser.validate(structuredClone(doc));
+  return doc;
+}
+
+export function readOpenRpc(root: string, spec: DocumentSpec): Json {
+  const doc: Json = JSON.parse(fs.readFileSync(path.join(root, spec.file), 'utf8'));
+  const meta: Json = (metaSchemaModule as Json).default ?? metaSchemaModule;
+  const metaAjv = new AjvDraft7({ strict: false, allErrors: true, validateSchema: false });
+  addFormats(metaAjv);
+  // the OpenRPC meta-schema refers to the JSON Schema tools' meta-schema by its URL
+  const toolsMeta: Json = structuredClone((jsonSchemaToolsMeta as Json).default ?? jsonSchemaToolsMeta);
+  delete toolsMeta.$schema;
+  metaAjv.addSchema(toolsMeta);
+  metaAjv.addSchema({ ...toolsMeta, $id: 'https://meta.json-schema.tools' });
+  if (!metaAjv.validate(meta, doc)) throw new Error(`${spec.file}: not a valid OpenRPC document: ${metaAjv.errorsText()}`);
+  return doc;
+}
+
+/**
+ * document.gen.js: `loadDocument()` returns a fresh copy of the document. A JavaScript
+ * literal rather than JSON so that long descriptions are split over lines (a spec change
+ * is a readable diff); V8 reads it about as fast as JSON.
+ */
+export function writeDocument(outDir: string, header: string, doc: Json): void {
+  const js = `${header}/* eslint-disable */\nexport function loadDocument() {\n  return ${jsLiteral(doc, '  ')};\n}\n`;
+  writeFile(outDir, 'document.gen.js', js);
+  writeFile(outDir, 'document.gen.d.ts', `${header}/** A fresh copy of the bundled document. */\nexport declare function loadDocument(): Record<string, any>;\n`);
+}

@@ -1,0 +1,136 @@
+// operations.gen.ts of an OpenAPI document: the operation table the runtime routes by, the
+// Request/Response type of every operation (documented response headers included), and
+// the Handlers interface with one member per operationId.
+import { OpenAPIRouter } from 'openapi-backend';
+import type { OperationSpec } from '../../src/runtime/contract.ts';
+import { CONTRACT_IMPORT, ident, pascal, writeFile } from './output.ts';
+import { deref, typeFor, type Json } from './schemas.ts';
+
+type PartRef = { validator: string; type: string };
+
+/** The schemas an OpenAPI document's operations need, keyed by validator name. */
+export interface OperationSchemas {
+  operations: OperationSpec[];
+  params: Record<string, Json>;
+  bodies: Record<string, Json>;
+  responses: Record<string, Json>;
+  /** Types for operation parts that are not a plain component reference. */
+  types: Json;
+}
+
+export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json): OperationSchemas {
+  const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, types: {} };
+  // openapi-backend flattens the document into operations (path-level parameters merged,
+  // global security applied); the runtime routes by this table, compiled once at start-up.
+  const flattened = new OpenAPIRouter({ definition: structuredClone(doc) }).getOperations() as Json[];
+  for (const op of flattened) {
+    const id: string = op.operationId;
+    if (!id) throw new Error(`${file}: ${op.method.toUpperCase()} ${op.path} has no operationId`);
+    if (out.operations.some((o) => o.operationId === id)) throw new Error(`duplicate operationId ${id}`);
+    const P = pascal(id);
+    const rec: OperationSpec = {
+      operationId: id,
+      method: op.method.toUpperCase(),
+      path: op.path,
+      summary: op.summary ?? '',
+      tags: op.tags ?? [],
+      security: op.security,
+      params: { headerNames: [], queryNames: [] },
+      responses: {},
+    };
+    if (op['x-agentplane-jsonrpc']) rec.jsonrpc = op['x-agentplane-jsonrpc'];
+    const params: Json[] = op.parameters.map((x: Json) => deref(doc, x));
+    for (const where of ['path', 'query', 'header'] as const) {
+      const list = params.filter((x) => x.in === where);
+      if (list.length === 0) continue;
+      const name = where === 'header' ? 'headers' : where;
+      const schema: Json = { type: 'object', properties: {}, required: [] as string[] };
+      for (const prm of list) {
+        const key = where === 'header' ? prm.name.toLowerCase() : prm.name;
+        schema.properties[key] = { ...(prm.schema ?? {}), ...(prm.description ? { description: prm.description } : {}) };
+        if (prm.required || where === 'path') schema.required.push(key);
+      }
+      if (schema.required.length === 0) delete schema.required;
+      const validator = ident(`${id}_${name}`);
+      out.params[validator] = absolute(schema);
+      const type = `${P}${pascal(name)}`;
+      out.types[type] = schema;
+      rec.params[name as 'path' | 'query' | 'headers'] = { validator, type };
+      if (where === 'header') rec.params.headerNames = list.map((x) => x.name.toLowerCase());
+      if (where === 'query') rec.params.queryNames = list.map((x) => x.name);
+    }
+    if (op.requestBody) {
+      const rb = deref(doc, op.requestBody);
+      const contentTypes = Object.keys(rb.content ?? {});
+      const media = rb.content['application/json'] ?? rb.content[contentTypes[0]];
+      const validator = ident(`${id}_body`);
+      out.bodies[validator] = absolute(media.schema ?? {});
+      const type = typeFor(media.schema, `${P}Body`, out.types);
+      rec.body = { required: !!rb.required, contentTypes, validator, type };
+      // a JSON-RPC envelope is read by its dispatcher, which answers problems in JSON-RPC terms
+      if (rec.jsonrpc) rec.body.raw = true;
+    }
+    for (const [status, resp0] of Object.entries<Json>(op.responses ?? {})) {
+      if (!/^\d{3}$/.test(status)) throw new Error(`${id}: response '${status}' must be a concrete status`);
+      const resp = deref(doc, resp0);
+      const content = resp.content ?? {};
+      const json = content['application/json'];
+      const contentType = json ? 'application/json' : (Object.keys(content)[0] ?? null);
+      const headers = Object.entries<Json>(resp.headers ?? {}).map(([name, h]) => ({ name, required: deref(doc, h)?.required === true }));
+      // an operation may answer JSON or, for the same status, a stream (a JSON-RPC endpoint)
+      const declared = { ...(headers.length ? { headers } : {}), ...(json && content['text/event-stream'] ? { stream: true } : {}) };
+      if (json?.schema) {
+        const validator = ident(`${id}_${status}`);
+        out.responses[validator] = absolute(json.schema);
+        const type = typeFor(json.schema, `${P}${status}Body`, out.types);
+        rec.responses[status] = { contentType, validator, type, ...declared };
+      } else rec.responses[status] = { contentType, validator: null, type: null, ...declared };
+    }
+    out.operations.push(rec);
+  }
+  return out;
+}
+
+/** `headers` of a response type: the documented ones by name (required ones required). */
+function headersMember(response: OperationSpec['responses'][string]): string {
+  const declared = response.headers ?? [];
+  if (declared.length === 0) return 'headers?: Record<string, string>';
+  const fields = declared.map((h) => `${JSON.stringify(h.name)}${h.required ? '' : '?'}: string`).join('; ');
+  return `headers${declared.some((h) => h.required) ? '' : '?'}: { ${fields} }`;
+}
+
+export function writeOperationTable(outDir: string, header: string, typeName: string, operations: OperationSpec[]): void {
+  const lines: string[] = [header];
+  lines.push(`import type * as T from './types.gen.ts';`);
+  const raw = operations.some((o) => o.body?.raw);
+  const streams = operations.some((o) => Object.values(o.responses).some((r) => r.contentType === 'text/event-stream' || r.stream));
+  lines.push(`import type { OperationSpec${raw ? ', RawBody' : ''}${streams ? ', SseEvent' : ''} } from '${CONTRACT_IMPORT}';\n`);
+  lines.push(`export const operations: readonly OperationSpec[] = ${JSON.stringify(operations, null, 2)};\n`);
+  for (const o of operations) {
+    const P = pascal(o.operationId);
+    const part = (r?: PartRef) => (r ? `T.${r.type}` : 'Record<string, never>');
+    const bodyType = o.body?.raw ? 'RawBody' : o.body ? `T.${o.body.type}` : 'undefined';
+    const body = o.body && !o.body.required && !o.body.raw ? `${bodyType} | undefined` : bodyType;
+    lines.push(`/** ${o.method} ${o.path} — ${o.summary.replace(/\*\//g, '')} */`);
+    lines.push(
+      `export interface ${P}Request {\n  path: ${part(o.params.path)};\n  query: ${part(o.params.query)};\n  headers: ${part(o.params.headers)};\n  body: ${body};\n}`,
+    );
+    const members = Object.entries(o.responses).flatMap(([status, r]) => {
+      const headers = headersMember(r);
+      const members: string[] = [];
+      if (r.contentType === 'text/event-stream' || r.stream) members.push(`{ status: ${status}; ${headers}; stream: AsyncIterable<SseEvent> }`);
+      if (!r.contentType) members.push(`{ status: ${status}; ${headers} }`);
+      // text bodies (text/plain) are written as they are, not as JSON
+      else if (r.contentType.startsWith('text/') && r.contentType !== 'text/event-stream') members.push(`{ status: ${status}; ${headers}; text: string }`);
+      else if (r.contentType !== 'text/event-stream') members.push(`{ status: ${status}; ${headers}; body: ${r.type ? `T.${r.type}` : 'never'} }`);
+      return members;
+    });
+    lines.push(`export type ${P}Response =\n  | ${members.join('\n  | ')};\n`);
+  }
+  lines.push(`/** One member per operationId: a missing or misspelt handler is a type error. */`);
+  lines.push(`export interface ${typeName}Handlers<Ctx> {`);
+  for (const o of operations) lines.push(`  ${o.operationId}(request: ${pascal(o.operationId)}Request, ctx: Ctx): Promise<${pascal(o.operationId)}Response>;`);
+  lines.push(`}\n`);
+  lines.push(`export const handledOperationIds = ${JSON.stringify(operations.map((o) => o.operationId))} as const;`);
+  writeFile(outDir, 'operations.gen.ts', lines.join('\n') + '\n');
+}

@@ -1,0 +1,32 @@
+// What a graph runner works with (the run, its graph, where to publish, the stores) and
+// what it hands back to the run lifecycle. Kept apart so the runners' helpers can name
+// them without importing the runners.
+import type { BaseStore } from '@langchain/langgraph';
+import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
+import type { WriteOp } from '../../runtime/store/types.ts';
+import type { RunnableGraph } from './graphs.ts';
+import type { PlainStateStore } from './plainState.ts';
+import type { RunRecord } from './records.ts';
+
+export interface RunContext {
+  run: RunRecord;
+  graph: RunnableGraph;
+  signal: AbortSignal;
+  publish(event: string, data: unknown): void;
+  plain: PlainStateStore;
+  /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
+  memory?: BaseStore;
+  /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */
+  resumeFromCheckpoint: boolean;
+}
+
+export interface RunOutput {
+  values: Record<string, unknown>;
+  next: string[];
+  interrupts: Record<string, Interrupt[]>;
+  /** Writes that commit the new state; applied atomically with the run's final status. */
+  ops: WriteOp[];
+}
+
+/** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */
+export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void) => Promise<RunOutput>;

@@ -1,0 +1,25 @@
+// a2aRpc — POST /a2a/{assistant_id}: the envelope goes to the JSON-RPC dispatcher. An
+// unknown assistant is an HTTP 404 (the endpoint does not exist), not a JSON-RPC error;
+// it is checked once a valid request reaches its method, as the operation documents.
+import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
+import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
+import type { AssistantService } from '../../domain/agent/service.ts';
+import type { RequestContext, RpcContext } from '../../runtime/context.ts';
+import { rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/jsonrpc.ts';
+import { failed } from '../agent-server/failures.ts';
+
+/** What an A2A method receives: the request context and the assistant its endpoint names. */
+export interface A2AContext extends RpcContext {
+  assistant: Assistant;
+}
+
+export function a2aRpc(assistants: AssistantService, dispatcher: JsonRpcDispatcher<A2AContext>): AgentServerHandlers<RequestContext>['a2aRpc'] {
+  return async ({ path, body }, ctx) => {
+    const prepared = dispatcher.prepare(body);
+    if ('reply' in prepared) return rpcHttpReply(prepared.reply);
+    const found = await assistants.get(path.assistant_id);
+    // a notification is answered with nothing, whatever becomes of it
+    if (!found.ok) return prepared.call.notification ? { status: 202 } : failed(found.failure);
+    return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value }));
+  };
+}

@@ -1,0 +1,102 @@
+// Custom auth (auth.path) applied to every agent-server operation: the resource and action
+// come from the operation's method and path (so new operations are covered without a list to
+// keep), the project's handler is asked, and its answer is enforced — a refusal is its status,
+// a changed value is what gets written, filters hide what does not match (404 on reads,
+// absent from searches).
+import type { OperationSpec } from '../../runtime/contract.ts';
+import type { OperationHandler, Reply } from '../../runtime/handler.ts';
+import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
+import type { AgentService } from '../../domain/agent/service.ts';
+
+type Handler = OperationHandler;
+type Params = Record<string, string | undefined>;
+
+export function eventOf(op: Pick<OperationSpec, 'method' | 'path'>): string | undefined {
+  const { method, path } = op;
+  const search = /\/(search|count)$/.test(path);
+  if (path.startsWith('/store')) {
+    if (path === '/store/namespaces') return 'store:list_namespaces';
+    if (search) return 'store:search';
+    return method === 'PUT' ? 'store:put' : method === 'DELETE' ? 'store:delete' : 'store:get';
+  }
+  if (path.includes('/crons')) {
+    if (search) return 'crons:search';
+    if (method === 'POST' && /\/crons$/.test(path)) return 'crons:create';
+    return method === 'DELETE' ? 'crons:delete' : method === 'PATCH' ? 'crons:update' : 'crons:read';
+  }
+  if (path.startsWith('/assistants')) {
+    if (search) return 'assistants:search';
+    if (method === 'POST' && path === '/assistants') return 'assistants:create';
+    return method === 'DELETE' ? 'assistants:delete' : method === 'PATCH' || (method === 'POST' && /\/latest$/.test(path)) ? 'assistants:update' : 'assistants:read';
+  }
+  if (path.startsWith('/threads')) {
+    if (search) return 'threads:search';
+    if (method === 'POST' && path === '/threads') return 'threads:create';
+    if (method === 'POST' && /\/runs(\/stream|\/wait)?$/.test(path)) return 'threads:create_run';
+    // deleting a thread or one of its runs is `threads:delete` upstream
+    if (method === 'DELETE') return 'threads:delete';
+    return method === 'GET' || /\/(history|state\/checkpoint)$/.test(path) ? 'threads:read' : 'threads:update';
+  }
+  // stateless runs: cancelling changes threads, joining a stream reads one, the rest creates runs
+  if (path === '/runs/cancel') return 'threads:update';
+  if (path.startsWith('/runs/') && method === 'GET') return 'threads:read';
+  if (path.startsWith('/runs')) return 'threads:create_run';
+  return undefined;
+}
+
+/** Wraps each handler; the typed handler set goes in and comes out (one generic seam). */
+export function guardHandlers<H extends object>(handlers: H, operations: readonly OperationSpec[], auth: CustomAuth, service: AgentService): H {
+  const byId = new Map(operations.map((op) => [op.operationId, op]));
+  const guarded: Partial<Record<string, Handler>> = {};
+  for (const [operationId, value] of Object.entries(handlers)) {
+    const handler = value as Handler;
+    const op = byId.get(operationId);
+    const event = op && !PUBLIC_OPERATIONS.has(operationId) ? eventOf(op) : undefined;
+    guarded[operationId] = event ? guard(event, handler, auth, service) : handler;
+  }
+  return guarded as H;
+}
+
+function guard(event: string, handler: Handler, auth: CustomAuth, service: AgentService): Handler {
+  const [resource, action] = event.split(':');
+  return async (request, ctx) => {
+    const user = ctx.user;
+    if (!user) return handler(request, ctx);
+    const path = request.path as Params;
+    const body = request.body as Record<string, unknown> | undefined;
+    const value = body ?? { ...path, ...(request.query as Params) };
+    const decided = await auth.authorize(event, value, user);
+    if (isRefusal(decided)) return { status: decided.status, body: { detail: decided.detail }, headers: decided.headers };
+    const { filters } = decided;
+    if (!filters) return handler(request, ctx);
+    // the resource named in the path must match, else it does not exist for this caller
+    if (path.thread_id && resource === 'threads') {
+      const thread = await service.threads.get(path.thread_id);
+      if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters)) return notFound(`Thread with ID ${path.thread_id} not found`);
+    }
+    if (path.assistant_id && resource === 'assistants') {
+      const assistant = await service.assistants.resolve(path.assistant_id);
+      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound(`Assistant ${path.assistant_id} not found`);
+    }
+    if (action === 'search' && body && typeof body === 'object' && resource !== 'store') {
+      // equality filters narrow the search itself, so paging stays right
+      body.metadata = { ...((body.metadata as object | undefined) ?? {}), ...equalityFilters(filters) };
+    }
+    const reply = await handler(request, ctx);
+    return hideUnmatched(reply, resource, filters);
+  };
+}
+
+/** Drops what the filters hide from a successful answer (lists, store items). */
+function hideUnmatched(reply: Reply, resource: string, filters: AuthFilters): Reply {
+  if (reply.status !== 200 || !('body' in reply) || reply.body === undefined) return reply;
+  const visible = (item: Record<string, unknown>) =>
+    matchesAuthFilters(resource === 'store' ? { ...(item.value as object), namespace: item.namespace, key: item.key } : (item.metadata as Record<string, unknown>), filters);
+  if (Array.isArray(reply.body)) return { ...reply, body: reply.body.filter((item) => visible(item as Record<string, unknown>)) };
+  const body = reply.body as Record<string, unknown> | null;
+  if (resource === 'store' && body && Array.isArray(body.items)) return { ...reply, body: { ...body, items: body.items.filter((i) => visible(i as Record<string, unknown>)) } };
+  if (resource === 'store' && body && 'key' in body && !visible(body)) return { ...reply, body: null };
+  return reply;
+}
+
+const notFound = (detail: string) => ({ status: 404, body: { detail } });

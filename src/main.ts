@@ -1,0 +1,136 @@
+// The CLI, and the only file that wires a process: parses the command line (commander),
+// starts the server for `serve`, `dev` and `mock`, and stops it on SIGINT/SIGTERM.
+// Exit codes: 0 done, 1 the server could not start or stopped on an error, 2 a usage error.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { Command, CommanderError, Option } from 'commander';
+import { createApplication } from './app.ts';
+import { loadConfig, type ServerConfig } from './runtime/config.ts';
+import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
+import { startServer, type RunningServer } from './runtime/server.ts';
+import { watchProject } from './runtime/watch.ts';
+import { startBanner } from './startBanner.ts';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** The options every serving command takes, each with the environment variable behind it. */
+function servingOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
+    .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
+    .addOption(new Option('--data <dir>', 'data directory (journal, snapshots, API keys)').env('DATA_DIR').default('./data'))
+    // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
+    .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
+    .addOption(new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'))
+    .showHelpAfterError('(run with --help for the options)');
+}
+
+/** Back to the flag form loadConfig reads, which the environment fills where a flag is missing. */
+function toArgv(options: Record<string, unknown>, extra: string[] = []): string[] {
+  const argv: string[] = [];
+  for (const key of ['port', 'host', 'data', 'config'] as const) if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
+  if (options.memory) argv.push('--memory');
+  return [...argv, ...extra];
+}
+
+async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean): Promise<void> {
+  const config = loadConfig(argv);
+  const log = createLogger(config.logLevel, {}, await logWriter());
+  const server = await startServer(config, createApplication, log);
+  if (mode === 'dev' || process.stdout.isTTY) console.log(startBanner(config, server.url, mode));
+  if (mode === 'dev' && reload && !config.mock) watchForReload(config, server, log);
+  if (server.createdKey) {
+    // printed once, on the start that created it; it is kept in the data directory
+    console.log(`\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('shutdown failed', { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** agentplane dev: a change in the project folder reloads its graphs; the server keeps running. */
+function watchForReload(config: ServerConfig, server: RunningServer, log: Logger): void {
+  const dir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  watchProject(
+    dir,
+    (files) => {
+      log.info('project changed, reloading', { files: files.map((f) => path.relative(dir, f)) });
+      server.reload().catch((err: Error) => log.error('reload failed; the previous graphs keep serving', { error: err.message }));
+    },
+    { ignore: config.dataDir ? [config.dataDir] : [] },
+  );
+  log.info('watching the project for changes', { dir });
+}
+
+export function buildCli(): Command {
+  const program = new Command('agentplane')
+    .description('Contract-first deployment control plane and LangGraph agent server (with A2A), real or mock.')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .addHelpText(
+      'after',
+      `
+Environment (besides each option's own): LOG_LEVEL (debug|info|warn|error|silent), LOG_FORMAT (json|pretty),
+AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLANE_AGENT_SERVER_AUTH,
+AGENTPLANE_PUBLIC_URL, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_FSYNC.
+Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
+Docs: README.md; a running server serves its API reference at /docs.`,
+    );
+
+  servingOptions(program.command('serve', { isDefault: true }).description('serve both APIs (the default command)'))
+    .addOption(new Option('--mock', 'answer every operation from the spec instead of real behaviour (env: AGENTPLANE_MOCK=1)'))
+    .allowExcessArguments(false)
+    .action((options: Record<string, unknown>) => serve('serve', toArgv(options, options.mock ? ['--mock'] : []), false));
+
+  servingOptions(program.command('dev').description('serve the project in the working directory and reload its graphs when files change'))
+    .option('--no-reload', 'do not watch the project')
+    .allowExcessArguments(false)
+    .action((options: Record<string, unknown>) => serve('dev', toArgv(options), options.reload !== false));
+
+  servingOptions(program.command('mock').description('serve both APIs in mock mode (answers from the spec, nothing stored)'))
+    .allowExcessArguments(false)
+    .action((options: Record<string, unknown>) => serve('mock', toArgv(options, ['--mock']), false));
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildCli();
+  const first = argv[0];
+  const names = program.commands.map((c) => c.name());
+  if (first !== undefined && !first.startsWith('-') && !names.includes(first)) {
+    // without this the default command would take the typo as a stray argument
+    const near = names.find((name) => [...name].filter((ch, i) => first[i] === ch).length >= name.length - 2);
+    console.error(`error: unknown command '${first}'${near ? ` (did you mean ${near}?)` : ''}\nCommands: ${names.join(', ')}; run agentplane --help`);
+    process.exit(2);
+  }
+  program.exitOverride();
+  for (const command of program.commands) command.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

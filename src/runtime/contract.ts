@@ -1,0 +1,83 @@
+// The shapes of the generated contract: what scripts/codegen writes into generated/ and
+// what the runtime reads from it (operation and method tables, validators, replies). Hand-
+// written, imported by both sides, so a change here is reviewed like any other code.
+
+/** A generated (ajv standalone) validator. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ValidationIssue[] | null;
+}
+
+/** Validators of one generated file, by name. */
+export type ValidatorTable = Readonly<Record<string, Validator>>;
+
+export interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, any>;
+  message?: string;
+}
+
+/** One HTTP operation, as the router, the pipeline and the mock read it. */
+export interface OperationSpec {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  tags: string[];
+  security: Record<string, string[]>[];
+  /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
+  jsonrpc?: string;
+  params: {
+    path?: { validator: string; type: string };
+    query?: { validator: string; type: string };
+    headers?: { validator: string; type: string };
+    headerNames: string[];
+    queryNames: string[];
+  };
+  /** `raw`: the handler gets the body as text (a JSON-RPC envelope is parsed by its dispatcher). */
+  body?: { required: boolean; contentTypes: string[]; validator: string; type: string; raw?: boolean };
+  responses: Record<string, ResponseSpec>;
+}
+
+export interface ResponseSpec {
+  /** The media type of the body (application/json preferred when several are documented). */
+  contentType: string | null;
+  validator: string | null;
+  type: string | null;
+  /** Documented response headers; a handler must send the required ones. */
+  headers?: { name: string; required: boolean }[];
+  /** A JSON response that may instead be a text/event-stream for the same status. */
+  stream?: boolean;
+}
+
+/** One JSON-RPC method of an OpenRPC document. */
+export interface MethodSpec {
+  name: string;
+  summary: string;
+  streaming: boolean;
+  validator: string;
+  errors: { code: number; message: string }[];
+}
+
+/** A request body handed over unparsed (operations with a `raw` body). */
+export interface RawBody {
+  text: string;
+  /** The request's Content-Type, when it sent one. */
+  contentType: string | undefined;
+}
+
+/** One Server-Sent Event; `data` is serialised as JSON unless it is a string. */
+export interface SseEvent {
+  event?: string;
+  id?: string;
+  data: unknown;
+}
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export type RpcOutcome<T> = { result: T } | { error: RpcError };
+export type RpcStreamOutcome<T> = { stream: AsyncIterable<RpcOutcome<T>> } | { error: RpcError };

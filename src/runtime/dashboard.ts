@@ -1,0 +1,47 @@
+// The web dashboard at /ui: static assets built by Vite from ui/ into dist/ui (on `npm
+// install` through `prepare`, or `npm run build`), served from disk like /docs serves
+// swagger-ui — no CDN, no network. Every other /ui/... path answers the app's index.html,
+// so the dashboard's own routes can be bookmarked and reloaded. `/` redirects to /ui/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url));
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
+const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
+
+export function createDashboardRoutes(options: { redirectRoot: boolean; dir?: string }): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+  const dir = options.dir ?? DASHBOARD_DIR;
+  return (req, res, pathname) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if (pathname === '/' && options.redirectRoot) {
+      res.writeHead(302, { Location: '/ui/', 'Content-Length': 0 });
+      res.end();
+      return true;
+    }
+    if (pathname !== '/ui' && !pathname.startsWith('/ui/')) return false;
+    if (pathname.startsWith('/ui/assets/')) {
+      const name = pathname.slice('/ui/assets/'.length);
+      if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) return false;
+      // hashed file names: a build never changes a file under the same name
+      return sendFile(res, path.join(dir, 'assets', name), TYPES[path.extname(name)] ?? 'application/octet-stream', 'public, max-age=31536000, immutable');
+    }
+    if (sendFile(res, path.join(dir, 'index.html'), 'text/html; charset=utf-8', 'no-cache')) return true;
+    res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(NOT_BUILT) });
+    res.end(NOT_BUILT);
+    return true;
+  };
+}
+
+function sendFile(res: ServerResponse, file: string, type: string, cache: string): boolean {
+  let body: Buffer;
+  try {
+    body = fs.readFileSync(file);
+  } catch {
+    return false;
+  }
+  res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, 'Cache-Control': cache });
+  res.end(body);
+  return true;
+}

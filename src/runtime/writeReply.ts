@@ -1,0 +1,78 @@
+// Writing a reply: JSON (serialised once per frozen view), text with its documented media
+// type, a stream of Server-Sent Events, or nothing; and, when asked, checking the reply
+// against the operation's documented statuses and schemas first.
+import type { ServerResponse } from 'node:http';
+import type { ValidatorTable } from './api.ts';
+import type { OperationSpec } from './contract.ts';
+import type { HttpReply } from './errors.ts';
+import type { Reply } from './handler.ts';
+import type { Logger } from './logger.ts';
+import { writeSse } from './sse.ts';
+
+const JSON_TYPE = 'application/json';
+
+export async function writeReply(res: ServerResponse, operation: OperationSpec, reply: Reply, options: { headOnly: boolean; log: Logger }): Promise<void> {
+  const headers = definedHeaders(reply.headers);
+  if ('stream' in reply) {
+    return writeSse(res, reply.status, reply.stream, headers, (err) => {
+      options.log.error('stream failed', { operationId: operation.operationId, err });
+      return { event: 'error', data: { error: 'InternalServerError', message: 'The stream failed.' } };
+    });
+  }
+  if ('text' in reply) {
+    const contentType = operation.responses[String(reply.status)]?.contentType ?? 'text/plain';
+    res.writeHead(reply.status, { 'Content-Type': `${contentType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(reply.text), ...headers });
+    res.end(options.headOnly ? undefined : reply.text);
+    return;
+  }
+  send(res, { status: reply.status, headers, body: 'body' in reply ? reply.body : undefined }, options.headOnly);
+}
+
+/** A JSON reply, or an empty one when it has no body. */
+export function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {
+  if (res.headersSent) return void res.end();
+  if (reply.body === undefined) {
+    res.writeHead(reply.status, reply.headers);
+    res.end();
+    return;
+  }
+  const text = serialize(reply.body);
+  const length = Buffer.byteLength(text);
+  res.writeHead(reply.status, { 'Content-Type': JSON_TYPE, 'Content-Length': length, ...reply.headers });
+  res.end(headOnly ? undefined : text);
+}
+
+/** Optional documented headers a handler left undefined are not sent. */
+function definedHeaders(headers: Reply['headers']): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/**
+ * Frozen bodies are immutable views (handlers freeze what they cache per stored record), so
+ * their JSON is computed once per version rather than once per request.
+ */
+const serialized = new WeakMap<object, string>();
+function serialize(body: unknown): string {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
+  let text = serialized.get(body);
+  if (text === undefined) serialized.set(body, (text = JSON.stringify(body)));
+  return text;
+}
+
+export class ReplyViolation extends Error {}
+
+/** Throws a ReplyViolation when the reply's status or body is not what the operation documents. */
+export function checkReply(operation: OperationSpec, reply: Reply, validators: ValidatorTable, log: Logger): void {
+  const declared = operation.responses[String(reply.status)];
+  if (!declared) throw new ReplyViolation(`${operation.operationId} returned undocumented status ${reply.status}`);
+  if (declared.validator && 'body' in reply) {
+    const validate = validators[declared.validator];
+    if (validate && !validate(reply.body)) {
+      log.debug('invalid reply body', { body: reply.body });
+      throw new ReplyViolation(`${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+    }
+  }
+}

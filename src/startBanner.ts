@@ -1,0 +1,21 @@
+// What `agentplane dev` (and serve) says at start, for a person: where the API, dashboard and docs
+// are, which graphs were loaded and under which assistant ids, where the data lives.
+import { uuid5 } from './domain/agent/ids.ts';
+import type { ServerConfig } from './runtime/config.ts';
+
+export function startBanner(config: ServerConfig, url: string, mode: string): string {
+  const graphs = Object.entries(config.project.graphs ?? {});
+  const lines = [
+    '',
+    `  agentplane ${mode} — ${config.mock ? 'mock mode' : 'real mode'}`,
+    `  API        ${url}`,
+    `  dashboard  ${url}/ui`,
+    `  docs       ${url}/docs`,
+    `  project    ${config.configFile ?? '(none)'}`,
+    `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,
+    `  graphs     ${graphs.length ? '' : '(none)'}`,
+    ...graphs.map(([id, entry]) => `    ${id.padEnd(16)} assistant ${uuid5(id)}  ${typeof entry === 'string' ? entry : entry.path}`),
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,225 @@
+// `client.runs.stream` once per stream mode the SDK offers, against both shipped graphs
+// (`echo`, a plain function; `agent`, LangGraph with a token-streaming model and tools):
+// the event names and data shapes the upstream agent server sends.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, type StreamMode } from '@langchain/langgraph-sdk';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { testProject } from './fixtures/project.ts';
+
+interface Chunk {
+  event: string;
+  data: any;
+}
+
+let server: TestServer;
+let client: Client;
+
+before(async () => {
+  server = await startTestServer({ project: testProject, dataDir: null });
+  client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+});
+after(() => server.close());
+
+async function streamed(graph: string, streamMode: StreamMode | StreamMode[], text = 'what is 6 * 7?', extra: Record<string, unknown> = {}): Promise<Chunk[]> {
+  const thread = await client.threads.create();
+  const chunks: Chunk[] = [];
+  for await (const chunk of client.runs.stream(thread.thread_id, graph, { input: { messages: [{ role: 'user', content: text }] }, streamMode, ...extra })) {
+    chunks.push(chunk as Chunk);
+  }
+  assert.equal(chunks[0].event, 'metadata');
+  assert.equal(typeof chunks[0].data.run_id, 'string');
+  assert.equal(chunks.at(-1)!.event, 'end');
+  return chunks.slice(1, -1);
+}
+
+const names = (chunks: Chunk[]) => chunks.map((c) => c.event);
+const contents = (messages: { content: unknown }[]) => messages.map((m) => m.content);
+
+describe('stream modes of the agent (LangGraph) graph', () => {
+  it('values: the whole state after each step', async () => {
+    const chunks = await streamed('agent', 'values');
+    assert.deepEqual(names(chunks), ['values', 'values', 'values', 'values']);
+    assert.deepEqual(contents(chunks.at(-1)!.data.messages), ['what is 6 * 7?', '', '42', 'The answer is 42.']);
+  });
+
+  it('updates: {node: update} per step', async () => {
+    const chunks = await streamed('agent', 'updates');
+    assert.deepEqual(chunks.map((c) => Object.keys(c.data)), [['agent'], ['tools'], ['agent']]);
+    assert.equal(chunks[1].data.tools.messages[0].type, 'tool');
+  });
+
+  it('messages: metadata once per message, partial with the text so far, then complete', async () => {
+    const chunks = await streamed('agent', 'messages');
+    const answer = chunks.filter((c) => c.event !== 'messages/metadata' && c.data[0].content.startsWith('The'));
+    assert.deepEqual(
+      answer.map((c) => [c.event, c.data[0].content]),
+      [
+        ['messages/partial', 'The '],
+        ['messages/partial', 'The answer '],
+        ['messages/partial', 'The answer is '],
+        ['messages/partial', 'The answer is 42.'],
+        ['messages/complete', 'The answer is 42.'],
+      ],
+    );
+    const id = answer[0].data[0].id;
+    assert.ok(answer.every((c) => c.data[0].id === id && c.data[0].type === 'ai'));
+    const metadata = chunks.filter((c) => c.event === 'messages/metadata');
+    assert.equal(metadata.length, 3, 'tool call, tool result, answer');
+    assert.equal(metadata[2].data[id].metadata.langgraph_node, 'agent');
+    // the tool result is not streamed: metadata, then complete
+    const tool = chunks.find((c) => c.event === 'messages/complete' && c.data[0].type === 'tool')!;
+    assert.equal(tool.data[0].content, '42');
+    assert.ok(!chunks.some((c) => c.event === 'messages/partial' && c.data[0].type === 'tool'));
+    assert.ok(chunks.every((c) => ['messages/metadata', 'messages/partial', 'messages/complete'].includes(c.event)));
+  });
+
+  it('messages-tuple: [chunk, metadata] per token', async () => {
+    const chunks = await streamed('agent', 'messages-tuple');
+    assert.ok(chunks.every((c) => c.event === 'messages' && Array.isArray(c.data) && c.data.length === 2));
+    const tokens = chunks.filter((c) => c.data[0].type === 'AIMessageChunk' && c.data[0].content !== '');
+    assert.deepEqual(contents(tokens.map((c) => c.data[0])), ['The ', 'answer ', 'is ', '42.']);
+    assert.equal(tokens[0].data[1].langgraph_node, 'agent');
+  });
+
+  it('events: LangChain stream events v2', async () => {
+    const chunks = await streamed('agent', 'events');
+    assert.ok(chunks.every((c) => c.event === 'events'));
+    const kinds = chunks.map((c) => c.data.event);
+    for (const kind of ['on_chain_start', 'on_chat_model_start', 'on_chat_model_stream', 'on_chat_model_end', 'on_tool_start', 'on_tool_end', 'on_chain_end']) {
+      assert.ok(kinds.includes(kind), `${kind} in ${kinds.join(', ')}`);
+    }
+    const first = chunks[0].data;
+    assert.deepEqual([first.event, first.name], ['on_chain_start', 'LangGraph']);
+    for (const key of ['run_id', 'tags', 'metadata', 'data']) assert.ok(key in first, key);
+    const token = chunks.find((c) => c.data.event === 'on_chat_model_stream' && c.data.data.chunk.content === 'answer ');
+    assert.ok(token, 'a token of the answer');
+    assert.equal(token.data.data.chunk.type, 'AIMessageChunk');
+    assert.deepEqual(chunks.find((c) => c.data.event === 'on_tool_end')!.data.data.output.content, '42');
+  });
+
+  it('tools: on_tool_start and on_tool_end', async () => {
+    const chunks = await streamed('agent', 'tools');
+    assert.deepEqual(
+      chunks.map((c) => [c.event, c.data.event, c.data.name, c.data.toolCallId]),
+      [
+        ['tools', 'on_tool_start', 'calculator', 'call_1'],
+        ['tools', 'on_tool_end', 'calculator', 'call_1'],
+      ],
+    );
+    assert.equal(chunks[1].data.output.content, '42');
+  });
+
+  it('debug: checkpoint, task and task_result chunks', async () => {
+    const chunks = await streamed('agent', 'debug');
+    assert.ok(chunks.every((c) => c.event === 'debug'));
+    assert.deepEqual([...new Set(chunks.map((c) => c.data.type))].sort(), ['checkpoint', 'task', 'task_result']);
+    const checkpoint = chunks.find((c) => c.data.type === 'checkpoint')!.data;
+    assert.equal(typeof checkpoint.step, 'number');
+    assert.equal(typeof checkpoint.payload.config.configurable.checkpoint_id, 'string');
+    assert.equal(checkpoint.payload.config.callbacks, undefined, 'no internals on the wire');
+  });
+
+  it('custom: what the graph writes', async () => {
+    const chunks = await streamed('agent', 'custom');
+    assert.deepEqual(chunks.map((c) => [c.event, c.data]), [
+      ['custom', { node: 'agent', turn: 1 }],
+      ['custom', { node: 'agent', turn: 3 }],
+    ]);
+  });
+
+  it('tasks: each task starts with its input and ends with [channel, value] results', async () => {
+    const chunks = await streamed('agent', 'tasks');
+    assert.deepEqual(chunks.map((c) => [c.data.name, 'input' in c.data ? 'start' : 'result']), [
+      ['agent', 'start'],
+      ['agent', 'result'],
+      ['tools', 'start'],
+      ['tools', 'result'],
+      ['agent', 'start'],
+      ['agent', 'result'],
+    ]);
+    assert.deepEqual(chunks[5].data.result[0][0], 'messages');
+    assert.equal(chunks[5].data.result[0][1][0].content, 'The answer is 42.');
+    assert.deepEqual(chunks[0].data.triggers, ['branch:to:agent']);
+  });
+
+  it('checkpoints: values, next, config, parent_config, metadata and tasks of each checkpoint', async () => {
+    const chunks = await streamed('agent', 'checkpoints');
+    assert.deepEqual(chunks.map((c) => c.data.next), [['__start__'], ['agent'], ['tools'], ['agent'], []]);
+    const last = chunks.at(-1)!.data;
+    assert.equal(last.metadata.step, 3);
+    assert.equal(last.parent_config.configurable.checkpoint_id, chunks.at(-2)!.data.config.configurable.checkpoint_id);
+    assert.ok(Array.isArray(last.tasks));
+  });
+
+  it('several modes at once, each event named after its mode', async () => {
+    const chunks = await streamed('agent', ['values', 'updates', 'custom']);
+    assert.deepEqual([...new Set(names(chunks))].sort(), ['custom', 'updates', 'values']);
+  });
+});
+
+describe('stream_subgraphs', () => {
+  it('names the events of a subgraph `<mode>|<namespace>`', async () => {
+    const chunks = await streamed('nested', ['updates', 'messages-tuple'], 'what is 6 * 7?', { streamSubgraphs: true });
+    const inner = chunks.filter((c) => c.event.includes('|'));
+    assert.ok(inner.length > 0);
+    assert.ok(inner.every((c) => /^(updates|messages)\|inner:[0-9a-f-]+(\|[a-z]+:[0-9a-f-]+)*$/.test(c.event)), inner.map((c) => c.event).join(', '));
+    assert.deepEqual(Object.keys(inner.find((c) => c.event.startsWith('updates|'))!.data), ['agent']);
+    assert.deepEqual(chunks.filter((c) => c.event === 'updates').map((c) => Object.keys(c.data)), [['inner']]);
+    // the messages mode inside a subgraph: partials, then complete, under the same name
+    const messages = await streamed('nested', 'messages', 'what is 6 * 7?', { streamSubgraphs: true });
+    const answer = messages.filter((c) => !c.event.startsWith('messages/metadata') && c.data[0].content.startsWith('The'));
+    assert.deepEqual(answer.map((c) => c.event.split('|')[0]), ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial', 'messages/complete']);
+    assert.equal(new Set(answer.map((c) => c.event.slice(c.event.indexOf('|')))).size, 1);
+    // without the flag, only the parent graph's events
+    assert.ok((await streamed('nested', 'updates')).every((c) => c.event === 'updates'));
+  });
+});
+
+describe('stream modes of the echo (plain function) graph', () => {
+  it('values, updates, custom', async () => {
+    assert.deepEqual(names(await streamed('echo', 'values')), ['values', 'values']);
+    const [update] = await streamed('echo', 'updates');
+    assert.deepEqual(Object.keys(update.data), ['echo']);
+    assert.deepEqual((await streamed('echo', 'custom')).map((c) => [c.event, c.data]), [['custom', { echoing: 1 }]]);
+  });
+
+  it('messages and messages-tuple carry the whole reply', async () => {
+    const messages = await streamed('echo', 'messages', 'hello');
+    assert.deepEqual(names(messages), ['messages/metadata', 'messages/complete']);
+    assert.equal(messages[1].data[0].content, 'hello');
+    assert.deepEqual(Object.keys(messages[0].data), [messages[1].data[0].id]);
+    const tuple = await streamed('echo', 'messages-tuple', 'hello');
+    assert.deepEqual(tuple.map((c) => [c.event, c.data[0].type, c.data[0].content, c.data[1].langgraph_node]), [['messages', 'ai', 'hello', 'echo']]);
+  });
+
+  it('events: the graph starts and ends', async () => {
+    const chunks = await streamed('echo', 'events', 'hello');
+    assert.deepEqual(chunks.map((c) => [c.event, c.data.event, c.data.name]), [
+      ['events', 'on_chain_start', 'echo'],
+      ['events', 'on_chain_end', 'echo'],
+    ]);
+    assert.equal(chunks[1].data.data.output.messages[0].content, 'hello');
+  });
+
+  it('tasks, checkpoints and debug: one task; the input checkpoint, then the result one', async () => {
+    const tasks = await streamed('echo', 'tasks', 'hello');
+    assert.deepEqual(tasks.map((c) => c.data.name), ['echo', 'echo']);
+    assert.equal(tasks[1].data.result[0][0], 'messages');
+    const [input, checkpoint] = await streamed('echo', 'checkpoints', 'hello');
+    assert.equal(checkpoint.event, 'checkpoints');
+    assert.deepEqual(contents(input.data.values.messages), ['hello']);
+    assert.equal(input.data.metadata.source, 'input');
+    assert.deepEqual(contents(checkpoint.data.values.messages), ['hello', 'hello']);
+    assert.equal(checkpoint.data.metadata.source, 'loop');
+    // the result's parent is the input checkpoint, which is what "regenerate" forks from
+    assert.equal(checkpoint.data.parent_config.configurable.checkpoint_id, input.data.config.configurable.checkpoint_id);
+    assert.deepEqual(checkpoint.data.next, []);
+    assert.equal(typeof checkpoint.data.config.configurable.checkpoint_id, 'string');
+    assert.deepEqual((await streamed('echo', 'debug', 'hello')).map((c) => c.data.type), ['checkpoint', 'task', 'task_result', 'checkpoint']);
+  });
+
+  it('tools: a plain function calls no LangChain tools, so nothing', async () => {
+    assert.deepEqual(await streamed('echo', 'tools', 'hello'), []);
+  });
+});

@@ -1,0 +1,63 @@
+// The dashboard's browser harness: builds ui/ once, starts one Debian Chromium (headless,
+// shared by every test of the file) and opens pages with the API key already in the session.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { ROOT, tempDir } from '../support/server.ts';
+
+// callbacks of page.evaluate run in the browser; this program is typed without the DOM library
+declare const document: any;
+declare const window: any;
+declare const sessionStorage: any;
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Builds the dashboard from its sources, so the test runs what is in ui/ now. */
+export async function buildDashboard(): Promise<void> {
+  await build({ configFile: path.join(ROOT, 'ui/vite.config.ts'), logLevel: 'error' });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+}
+
+/**
+ * Where screenshots go: docs/dashboard/ with UPDATE_SCREENSHOTS=1 (the README shows those),
+ * a temporary folder otherwise (so a test run leaves the working tree alone).
+ */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/dashboard') : tempDir('agentplane-screens-');
+fs.mkdirSync(SCREENSHOTS, { recursive: true });
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  // the caret and the focus ring blink and move; neither belongs in a picture of the page
+  await page.evaluate(() => document.activeElement?.blur());
+  // cut below the content (smaller files), at most one screen
+  const viewport = page.viewportSize()!;
+  const bottom = await page.evaluate(() => Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom));
+  await page.screenshot({ path: file, animations: 'disabled', caret: 'hide', clip: { x: 0, y: 0, width: viewport.width, height: Math.min(viewport.height, bottom) } });
+  return file;
+}
+
+export interface PageOptions {
+  key?: string;
+  width?: number;
+  height?: number;
+}
+
+/** A fresh page (own session storage); with `key`, the API key is already entered. */
+export async function openPage(browser: Browser, url: string, options: PageOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, timezoneId: 'Europe/Paris', locale: 'en-GB' });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  (page as Page & { errors: string[] }).errors = errors;
+  if (options.key) await page.addInitScript((key) => sessionStorage.setItem('agentplane.apiKey', key), options.key);
+  await page.goto(url);
+  return page;
+}
+
+/** Uncaught errors the page threw (a crashed component shows up here). */
+export const pageErrors = (page: Page): string[] => (page as Page & { errors: string[] }).errors;

@@ -1,0 +1,207 @@
+// Agent server: assistants, each with its graph, a chat panel, its A2A agent card and a
+// send-message box.
+import type { Assistant } from '@langchain/langgraph-sdk';
+import { useState } from 'preact/hooks';
+import { agent, call, hasOperation } from '../api';
+import { ChatPanel } from '../chat';
+import { ErrorNotice, Field, NotAvailable, Raw, Section, Time, useAction, useLoad } from '../components';
+import { GraphView } from '../graphView';
+import type { GraphData } from '../graph';
+
+export function AssistantsPage() {
+  const list = useLoad(() => agent().assistants.search({ limit: 100 }), []);
+  return (
+    <>
+      <h1>Assistants</h1>
+      <ErrorNotice error={list.error} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">Assistants</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Graph</th>
+              <th scope="col">Id</th>
+              <th scope="col">Updated</th>
+              <th scope="col">Record</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data ?? []).map((a) => (
+              <tr key={a.assistant_id}>
+                <td>
+                  <a href={`/ui/assistants/${a.assistant_id}`}>{a.name || a.assistant_id}</a>
+                </td>
+                <td>
+                  <code>{a.graph_id}</code>
+                </td>
+                <td>
+                  <code>{a.assistant_id}</code>
+                </td>
+                <td>
+                  <Time iso={a.updated_at} />
+                </td>
+                <td>
+                  <Raw value={a} label="JSON" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+export function AssistantPage({ id, query }: { id: string; query: URLSearchParams }) {
+  const assistant = useLoad(() => agent().assistants.get(id), [id]);
+  const a = assistant.data as Assistant | undefined;
+  if (!a) return <ErrorNotice error={assistant.error} />;
+  return (
+    <>
+      <h1>
+        {a.name || a.assistant_id} <span class="muted">graph {a.graph_id}</span>
+      </h1>
+      <div class="columns">
+        <div>
+          <Section title="Graph">
+            <AssistantGraph id={id} />
+          </Section>
+          <Section title="Details">
+            <dl class="fields">
+              <Field label="Id">
+                <code>{a.assistant_id}</code>
+              </Field>
+              <Field label="Graph">
+                <code>{a.graph_id}</code>
+              </Field>
+              <Field label="Version">{String(a.version ?? '')}</Field>
+              <Field label="Description">{(a as { description?: string }).description}</Field>
+              <Field label="Created">
+                <Time iso={a.created_at} />
+              </Field>
+              <Field label="Updated">
+                <Time iso={a.updated_at} />
+              </Field>
+            </dl>
+            <Raw value={a} />
+          </Section>
+        </div>
+        <Section title="Chat">
+          <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} />
+        </Section>
+      </div>
+      <div class="columns">
+        <Section title="A2A agent card">
+          <AgentCard id={id} />
+        </Section>
+        <Section title="A2A message">
+          <A2ASend id={id} />
+        </Section>
+      </div>
+    </>
+  );
+}
+
+function AssistantGraph({ id }: { id: string }) {
+  const available = hasOperation('GET /assistants/{assistant_id}/graph');
+  const graph = useLoad(() => (available ? (agent().assistants.getGraph(id) as Promise<GraphData>) : Promise.resolve(null)), [id]);
+  if (!available) return <NotAvailable what="The graph view" />;
+  if (graph.error) return <ErrorNotice optional error={graph.error} />;
+  if (!graph.data) return <p class="muted">Loading…</p>;
+  return (
+    <>
+      <GraphView graph={graph.data} />
+      <Raw value={graph.data} />
+    </>
+  );
+}
+
+interface Card {
+  name: string;
+  description?: string;
+  url: string;
+  version?: string;
+  protocolVersion?: string;
+  capabilities?: Record<string, unknown>;
+  skills?: { id: string; name: string; description?: string }[];
+}
+
+function AgentCard({ id }: { id: string }) {
+  const card = useLoad(() => call<Card>('GET', `/.well-known/agent-card.json?assistant_id=${encodeURIComponent(id)}`), [id]);
+  if (card.error) return <ErrorNotice error={card.error} />;
+  const c = card.data;
+  if (!c) return <p class="muted">Loading…</p>;
+  return (
+    <>
+      <dl class="fields">
+        <Field label="Name">{c.name}</Field>
+        <Field label="Description">{c.description}</Field>
+        <Field label="Endpoint">
+          <code>{c.url}</code>
+        </Field>
+        <Field label="Protocol">{c.protocolVersion}</Field>
+        <Field label="Streaming">{c.capabilities?.streaming ? 'yes' : 'no'}</Field>
+        <Field label="Skills">{c.skills?.map((s) => s.name).join(', ')}</Field>
+      </dl>
+      <Raw value={c} />
+    </>
+  );
+}
+
+/** Text of an A2A result: a Message's parts, or a Task's status message and artifacts. */
+function a2aText(result: any): string {
+  const parts = (list: any[] | undefined) => (list ?? []).filter((p) => p.kind === 'text').map((p) => p.text);
+  if (!result) return '';
+  if (result.kind === 'message') return parts(result.parts).join('\n');
+  return [...parts(result.status?.message?.parts), ...(result.artifacts ?? []).flatMap((a: any) => parts(a.parts))].join('\n');
+}
+
+function A2ASend({ id }: { id: string }) {
+  const [text, setText] = useState('');
+  const [reply, setReply] = useState<any>(null);
+  const send = useAction(async () => {
+    const body = {
+      jsonrpc: '2.0',
+      id: Date.now(),
+      method: 'message/send',
+      params: { message: { kind: 'message', role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
+    };
+    setReply(await call('POST', `/a2a/${encodeURIComponent(id)}`, body));
+  });
+  return (
+    <>
+      <form
+        class="inline-form"
+        aria-label="Send an A2A message"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (text.trim()) send.run();
+        }}
+      >
+        <label for="a2a-text">Text to send</label>
+        <input id="a2a-text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+        <button type="submit" disabled={send.busy}>
+          Send (message/send)
+        </button>
+      </form>
+      <ErrorNotice error={send.error} />
+      {reply && (
+        <div class="a2a-reply">
+          {reply.error ? (
+            <p class="error">
+              JSON-RPC error {reply.error.code}: {reply.error.message}
+            </p>
+          ) : (
+            <>
+              <p>
+                <strong>{reply.result?.kind === 'task' ? `Task ${reply.result.status?.state}` : 'Reply'}:</strong> {a2aText(reply.result)}
+              </p>
+            </>
+          )}
+          <Raw value={reply} />
+        </div>
+      )}
+    </>
+  );
+}

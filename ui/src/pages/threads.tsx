@@ -1,0 +1,340 @@
+// Agent server: threads (search, paging) and a thread's page — messages, state, runs and
+// the history of checkpoints (pick one to see the state then, fork a new run from it).
+import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgraph-sdk';
+import { useState } from 'preact/hooks';
+import { agent, hasOperation } from '../api';
+import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
+import { MessageList, type Message } from '../messages';
+import { navigate } from '../router';
+
+const PAGE = 20;
+const STATUSES = ['idle', 'busy', 'interrupted', 'error'];
+
+/** `key=value` pairs (comma-separated) as a metadata filter. */
+function parseMetadata(text: string): Record<string, string> | undefined {
+  const pairs = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => p.split('=').map((s) => s.trim()) as [string, string]);
+  return pairs.length ? Object.fromEntries(pairs) : undefined;
+}
+
+export function ThreadsPage({ query }: { query: URLSearchParams }) {
+  const status = query.get('status') ?? '';
+  const metadata = query.get('metadata') ?? '';
+  const id = query.get('id') ?? '';
+  const offset = Number(query.get('offset') ?? 0) || 0;
+  const go = (next: Record<string, string | number>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ status, metadata, id, offset, ...next })) if (v !== '' && v !== 0) params.set(k, String(v));
+    navigate(`/ui/threads${params.size ? `?${params}` : ''}`);
+  };
+  const list = useLoad(
+    () =>
+      agent().threads.search({
+        limit: PAGE,
+        offset,
+        status: (status || undefined) as ThreadStatus | undefined,
+        metadata: parseMetadata(metadata),
+        ids: id ? [id] : undefined,
+        sortBy: 'updated_at',
+        sortOrder: 'desc',
+      }),
+    [status, metadata, id, offset],
+    3000,
+  );
+  const rows = list.data ?? [];
+  const onSearch = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.target as HTMLFormElement);
+    go({ status: String(form.get('status') ?? ''), metadata: String(form.get('metadata') ?? ''), id: String(form.get('id') ?? ''), offset: 0 });
+  };
+  return (
+    <>
+      <h1>Threads</h1>
+      <form class="filters" onSubmit={onSearch} aria-label="Search threads">
+        <label>
+          Status
+          <select name="status" defaultValue={status}>
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Metadata <input name="metadata" defaultValue={metadata} placeholder="key=value, …" />
+        </label>
+        <label>
+          Thread id <input name="id" defaultValue={id} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      <ErrorNotice error={list.error} />
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">Threads</caption>
+          <thead>
+            <tr>
+              <th scope="col">Thread</th>
+              <th scope="col">Status</th>
+              <th scope="col">Messages</th>
+              <th scope="col">Metadata</th>
+              <th scope="col">Updated</th>
+              <th scope="col">Record</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((t) => (
+              <tr key={t.thread_id}>
+                <td>
+                  <a href={`/ui/threads/${t.thread_id}`}>
+                    <code>{t.thread_id}</code>
+                  </a>
+                </td>
+                <td>
+                  <Status value={t.status} />
+                </td>
+                <td>{((t.values as { messages?: unknown[] } | null)?.messages ?? []).length}</td>
+                <td class="wrap">
+                  {Object.entries(t.metadata ?? {})
+                    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                    .join(', ')}
+                </td>
+                <td>
+                  <Time iso={t.updated_at} />
+                </td>
+                <td>
+                  <Raw value={t} label="JSON" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {!list.loading && rows.length === 0 && !list.error && <p class="muted">No threads.</p>}
+      <nav class="pager" aria-label="Pages">
+        <button type="button" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
+          Previous page
+        </button>
+        <button type="button" disabled={rows.length < PAGE} onClick={() => go({ offset: offset + PAGE })}>
+          Next page
+        </button>
+      </nav>
+    </>
+  );
+}
+
+const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
+
+export function ThreadPage({ id }: { id: string }) {
+  const thread = useLoad(() => agent().threads.get(id), [id], (t: Thread) => (t.status === 'busy' ? 500 : 5000));
+  const state = useLoad(() => agent().threads.getState(id), [id, thread.data?.updated_at]);
+  const runs = useLoad(() => agent().runs.list(id, { limit: 20 }), [id, thread.data?.updated_at]);
+  const hasHistory = hasOperation('POST /threads/{thread_id}/history');
+  const history = useLoad(() => (hasHistory ? agent().threads.getHistory(id, { limit: 20 }) : Promise.resolve([] as ThreadState[])), [id, thread.data?.updated_at]);
+  const [picked, setPicked] = useState<string | null>(null);
+  const remove = useAction(async () => {
+    await agent().threads.delete(id);
+    navigate('/ui/threads');
+  });
+  const t = thread.data;
+  if (!t) return <ErrorNotice error={thread.error} />;
+  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t.metadata?.assistant_id as string | undefined) ?? (t.metadata?.graph_id as string | undefined);
+  const reloadAll = () => thread.reload();
+  return (
+    <>
+      <div class="page-head">
+        <h1>
+          Thread <code>{short(t.thread_id)}</code> <Status value={t.status} />
+        </h1>
+        <div class="actions">
+          {assistantId && (
+            <a class="button" href={`/ui/assistants/${assistantId}?thread=${t.thread_id}`}>
+              Continue in chat
+            </a>
+          )}
+          <button type="button" class="danger" onClick={() => confirm(`Delete thread ${t.thread_id}?`) && remove.run()}>
+            Delete
+          </button>
+        </div>
+      </div>
+      <ErrorNotice error={remove.error} />
+      <div class="columns">
+        <div>
+          <Section title="Messages">
+            <MessageList messages={messagesOf(state.data?.values)} />
+          </Section>
+          <Section title="State">
+            <StateView state={state.data} error={state.error} />
+          </Section>
+          <Section title="Runs">
+            <RunsTable runs={runs.data} error={runs.error} />
+          </Section>
+          <Section title="Thread">
+            <dl class="fields">
+              <Field label="Id">
+                <code>{t.thread_id}</code>
+              </Field>
+              <Field label="Created">
+                <Time iso={t.created_at} />
+              </Field>
+              <Field label="Updated">
+                <Time iso={t.updated_at} />
+              </Field>
+              <Field label="Metadata">
+                <code>{JSON.stringify(t.metadata)}</code>
+              </Field>
+            </dl>
+            <Raw value={t} />
+          </Section>
+        </div>
+        <Section title="History">
+          {!hasHistory ? (
+            <NotAvailable what="Checkpoint history" />
+          ) : (
+            <>
+              <ErrorNotice optional error={history.error} />
+              <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
+              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
+            </>
+          )}
+        </Section>
+      </div>
+    </>
+  );
+}
+
+function StateView({ state, error }: { state: ThreadState | undefined; error: unknown }) {
+  if (error) return <ErrorNotice error={error} />;
+  if (!state) return <p class="muted">Loading…</p>;
+  const values = (state.values ?? {}) as Record<string, unknown>;
+  return (
+    <>
+      <dl class="fields">
+        <Field label="Next">{state.next.length ? state.next.join(', ') : 'nothing (done)'}</Field>
+        <Field label="Checkpoint">
+          <code>{short(state.checkpoint?.checkpoint_id)}</code>
+        </Field>
+        {Object.entries(values).map(([k, v]) => (
+          <Field key={k} label={k}>
+            {k === 'messages' && Array.isArray(v) ? `${v.length} messages` : <code>{JSON.stringify(v)}</code>}
+          </Field>
+        ))}
+      </dl>
+      <Raw value={state} />
+    </>
+  );
+}
+
+function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown }) {
+  if (error) return <ErrorNotice error={error} />;
+  if (!runs?.length) return <p class="muted">No runs.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">Runs</caption>
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Status</th>
+            <th scope="col">Assistant</th>
+            <th scope="col">Created</th>
+            <th scope="col">Record</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.run_id}>
+              <td>
+                <code title={r.run_id}>{short(r.run_id)}</code>
+              </td>
+              <td>
+                <Status value={r.status} />
+              </td>
+              <td>
+                <code>{short(r.assistant_id)}</code>
+              </td>
+              <td>
+                <Time iso={r.created_at} />
+              </td>
+              <td>
+                <Raw value={r} label="JSON" />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: string | null; onPick: (id: string) => void }) {
+  if (entries.length === 0) return <p class="muted">No checkpoints.</p>;
+  return (
+    <ol class="history" aria-label="Checkpoints, newest first">
+      {entries.map((h) => {
+        const id = h.checkpoint.checkpoint_id!;
+        const meta = (h.metadata ?? {}) as Record<string, unknown>;
+        const writes = Object.keys((meta.writes as Record<string, unknown> | null) ?? {});
+        return (
+          <li key={id} class={id === picked ? 'picked' : undefined}>
+            <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked}>
+              <span class="step">step {String(meta.step ?? '?')}</span>
+              <span>{String(meta.source ?? '')}</span>
+              {writes.length > 0 && <span>wrote {writes.join(', ')}</span>}
+              <span>{h.next.length ? `next ${h.next.join(', ')}` : 'end'}</span>
+              <span>{messagesOf(h.values).length} msgs</span>
+              <Time iso={h.created_at} />
+            </button>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function CheckpointState({ threadId, checkpointId, entry, assistantId, onForked }: { threadId: string; checkpointId: string; entry?: ThreadState; assistantId?: string; onForked: () => void }) {
+  const byId = hasOperation('GET /threads/{thread_id}/state/{checkpoint_id}');
+  const state = useLoad(() => (byId ? agent().threads.getState(threadId, checkpointId) : Promise.resolve(entry!)), [threadId, checkpointId]);
+  const [text, setText] = useState('');
+  const fork = useAction(async () => {
+    const client = agent();
+    const run = await client.runs.create(threadId, assistantId!, { input: { messages: [{ role: 'user', content: text }] }, checkpointId });
+    await client.runs.join(threadId, run.run_id);
+    setText('');
+    onForked();
+  });
+  return (
+    <div class="checkpoint" aria-label="State at the picked checkpoint" role="region">
+      <h3>
+        State at checkpoint <code>{short(checkpointId)}</code>
+      </h3>
+      <ErrorNotice optional error={state.error} />
+      {state.data && (
+        <>
+          <MessageList messages={messagesOf(state.data.values)} label="Messages at this checkpoint" />
+          <StateView state={state.data} error={null} />
+        </>
+      )}
+      {assistantId ? (
+        <form
+          class="inline-form"
+          aria-label="Fork from this checkpoint"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (text.trim()) fork.run();
+          }}
+        >
+          <label for="fork-text">Fork: send from here</label>
+          <input id="fork-text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <button type="submit" disabled={fork.busy}>
+            Fork
+          </button>
+        </form>
+      ) : null}
+      <ErrorNotice error={fork.error} />
+    </div>
+  );
+}
