@@ -36,6 +36,59 @@ describe('client.threads against agentplane', () => {
     assert.equal(lastText((await client.threads.getState(thread.thread_id, checkpoint.checkpoint_id!)).values), 'human:two');
   });
 
+  it('joinStream: the events of each run on the thread, resumable across runs, until the client leaves', async () => {
+    const thread = await client.threads.create({ graphId: 'echo' });
+    const controller = new AbortController();
+    const seen: { event: string; id?: string; data: any }[] = [];
+    const reading = (async () => {
+      try {
+        for await (const part of client.threads.joinStream(thread.thread_id, { signal: controller.signal })) {
+          seen.push(part as never);
+          if (seen.filter((p) => p.event === 'metadata' && p.data?.status === 'run_done').length === 2) controller.abort();
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+      }
+    })();
+    // both runs are created after the reader joined; it follows one after the other
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const first = await client.runs.create(thread.thread_id, 'echo', { input: say('one') });
+    await client.runs.join(thread.thread_id, first.run_id);
+    const second = await client.runs.create(thread.thread_id, 'echo', { input: say('two') });
+    await reading;
+    const done = seen.filter((p) => p.event === 'metadata' && p.data?.status === 'run_done').map((p) => p.data.run_id);
+    assert.deepEqual(done, [first.run_id, second.run_id]);
+    const values = seen.filter((p) => p.event === 'values').map((p) => lastText(p.data));
+    assert.deepEqual(values, ['human:one', 'ai:one', 'human:two', 'ai:two']);
+
+    // lifecycle: only the runs' start and end; resuming after the first run's end skips it
+    const firstEnd = (await (async () => {
+      const lifecycle: { event: string; data: any; id?: string }[] = [];
+      const stop = new AbortController();
+      try {
+        for await (const part of client.threads.joinStream(thread.thread_id, { signal: stop.signal, streamMode: 'lifecycle', lastEventId: `${first.run_id}:0` })) {
+          lifecycle.push(part as never);
+          if (lifecycle.length === 3) stop.abort();
+        }
+      } catch (err) {
+        if (!stop.signal.aborted) throw err;
+      }
+      return lifecycle;
+    })());
+    assert.deepEqual(firstEnd.map((p) => [p.event, p.data.run_id, p.data.status ?? 'start']), [
+      ['metadata', first.run_id, 'run_done'],
+      ['metadata', second.run_id, 'start'],
+      ['metadata', second.run_id, 'run_done'],
+    ]);
+
+    await assert.rejects(
+      (async () => {
+        for await (const _ of client.threads.joinStream('00000000-0000-4000-8000-000000000000')) void _;
+      })(),
+      (err: { status?: number }) => err.status === 404,
+    );
+  });
+
   for (const graph of ['agent', 'echo'] as const) {
     describe(`with the ${graph} graph`, () => {
       const expectedAnswer = graph === 'agent' ? 'ai:The answer is 42.' : 'ai:what is 6 * 7?';

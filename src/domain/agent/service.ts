@@ -29,6 +29,8 @@ import type { Outcome } from '../outcome.ts';
 import type { Drawing, GraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
+import type { ThreadStreamMode } from './threadStream.ts';
+
 export interface RunEvent {
   id: string;
   event: string; // metadata | values | updates | messages/partial | messages/complete | error | end …
@@ -114,6 +116,8 @@ export interface RunService {
   streamable(runId: string): Promise<Outcome<void, 'not_found'>>;
   /** The run's events from the start (or after lastEventId), live until the run ends. */
   events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  /** The events of the thread's runs, one run after another, until `signal` aborts (see threadStream.ts). */
+  threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
 }
 
 export interface AgentService {
