@@ -1,8 +1,8 @@
 // A LangGraph.js checkpoint saver backed by agentplane's store, so the state of LangGraph
 // graphs lives (and is journalled) with the rest of the server's data. Checkpoints and
 // pending writes are kept serialised as text. Every checkpoint is kept, as upstream does,
-// so history, forks and time travel work; retention (checkpointer.ttl, POST /threads/prune)
-// removes the older ones with `prune`.
+// so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
+// POST /threads/prune: `prune`) removes older ones.
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Collection, Store } from '../../runtime/store/types.ts';
@@ -164,6 +164,35 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const latest = new Map<string, string>();
     for (const r of records) if ((latest.get(r.checkpoint_ns) ?? '') < r.checkpoint_id) latest.set(r.checkpoint_ns, r.checkpoint_id);
     await this.deleteWhere(threadId, (r) => latest.get(r.checkpoint_ns) !== r.checkpoint_id);
+  }
+
+  /**
+   * Retention: deletes checkpoints written before `cutoffMs`, except the latest one of each
+   * thread and namespace (the thread's current state stays). Answers how many went.
+   */
+  async expireBefore(cutoffMs: number): Promise<number> {
+    const byThreadNs = new Map<string, CheckpointRecord[]>();
+    for (const r of await this.checkpoints.list()) {
+      const group = byThreadNs.get(r.thread_ns);
+      if (group) group.push(r);
+      else byThreadNs.set(r.thread_ns, [r]);
+    }
+    let removed = 0;
+    for (const group of byThreadNs.values()) {
+      if (group.length < 2) continue;
+      const latest = group.reduce((a, b) => (a.checkpoint_id > b.checkpoint_id ? a : b));
+      const doomed: CheckpointRecord[] = [];
+      for (const r of group) {
+        if (r === latest) continue;
+        const { ts } = (await this.load(r.checkpoint)) as Checkpoint;
+        if (Date.parse(ts) < cutoffMs) doomed.push(r);
+      }
+      if (doomed.length === 0) continue;
+      const ids = new Set(doomed.map((r) => r.checkpoint_id));
+      await this.deleteWhere(latest.thread_id, (r) => r.thread_ns === latest.thread_ns && ids.has(r.checkpoint_id));
+      removed += doomed.length;
+    }
+    return removed;
   }
 
   private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {

@@ -149,6 +149,40 @@ export class PlainStateStore {
     if (ops.length) await this.store.write(ops);
   }
 
+  /**
+   * Retention: deletes checkpoints created before `cutoffIso`, except each thread's head.
+   * A survivor that stored its messages as a suffix of a deleted parent is rewritten to
+   * store them all first, so every remaining state still reads back whole.
+   */
+  async expireBefore(cutoffIso: string): Promise<number> {
+    const byThread = new Map<string, CheckpointRecord[]>();
+    for (const r of await this.checkpoints.list()) {
+      const group = byThread.get(r.thread_id);
+      if (group) group.push(r);
+      else byThread.set(r.thread_id, [r]);
+    }
+    let removed = 0;
+    for (const [threadId, records] of byThread) {
+      const head = (await this.heads.get(threadId))?.checkpoint_id;
+      const doomed = new Set(records.filter((r) => r.checkpoint_id !== head && r.created_at < cutoffIso).map((r) => r.checkpoint_id));
+      if (doomed.size === 0) continue;
+      const ops: WriteOp[] = [];
+      for (const r of records) {
+        if (doomed.has(r.checkpoint_id)) continue;
+        if (r.keep > 0 && r.parent_checkpoint_id && doomed.has(r.parent_checkpoint_id)) {
+          ops.push({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), value: { ...r, keep: 0, added: await this.messagesOf(r), depth: 0 } });
+        }
+      }
+      for (const id of doomed) {
+        ops.push({ collection: this.checkpoints.name, id: rowId(threadId, id), delete: true });
+        this.cache.delete(id);
+      }
+      await this.store.write(ops);
+      removed += doomed.size;
+    }
+    return removed;
+  }
+
   /** Merges `metadata` into the head checkpoint's metadata; false when there is no head. */
   async patchHeadMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
     const head = await this.heads.get(threadId);
