@@ -202,16 +202,21 @@ describe('stream modes of the echo (plain function) graph', () => {
     assert.equal(chunks[1].data.data.output.messages[0].content, 'hello');
   });
 
-  it('tasks, checkpoints and debug: one task, one checkpoint', async () => {
+  it('tasks, checkpoints and debug: one task; the input checkpoint, then the result one', async () => {
     const tasks = await streamed('echo', 'tasks', 'hello');
     assert.deepEqual(tasks.map((c) => c.data.name), ['echo', 'echo']);
     assert.equal(tasks[1].data.result[0][0], 'messages');
-    const [checkpoint] = await streamed('echo', 'checkpoints', 'hello');
+    const [input, checkpoint] = await streamed('echo', 'checkpoints', 'hello');
     assert.equal(checkpoint.event, 'checkpoints');
+    assert.deepEqual(contents(input.data.values.messages), ['hello']);
+    assert.equal(input.data.metadata.source, 'input');
     assert.deepEqual(contents(checkpoint.data.values.messages), ['hello', 'hello']);
+    assert.equal(checkpoint.data.metadata.source, 'loop');
+    // the result's parent is the input checkpoint, which is what "regenerate" forks from
+    assert.equal(checkpoint.data.parent_config.configurable.checkpoint_id, input.data.config.configurable.checkpoint_id);
     assert.deepEqual(checkpoint.data.next, []);
     assert.equal(typeof checkpoint.data.config.configurable.checkpoint_id, 'string');
-    assert.deepEqual((await streamed('echo', 'debug', 'hello')).map((c) => c.data.type), ['task', 'task_result', 'checkpoint']);
+    assert.deepEqual((await streamed('echo', 'debug', 'hello')).map((c) => c.data.type), ['checkpoint', 'task', 'task_result', 'checkpoint']);
   });
 
   it('tools: a plain function calls no LangChain tools, so nothing', async () => {

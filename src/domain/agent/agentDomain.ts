@@ -11,11 +11,13 @@ import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor } from './graphRunners.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
+import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
 import { Runs } from './runs.ts';
 import type { AgentService } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
+import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
 
 export interface AgentDomainOptions {
@@ -27,6 +29,8 @@ export interface AgentDomainOptions {
   onRunEnded?: (ended: RunEnded) => void;
   /** The long-term memory store graphs receive as `config.store`. */
   memoryStore?: MemoryStore;
+  /** Thread and checkpoint expiry (project file `checkpointer.ttl`). */
+  retention: RetentionSettings;
 }
 
 export interface AgentDomain extends AgentService {
@@ -34,6 +38,8 @@ export interface AgentDomain extends AgentService {
   start(): void;
   /** Stops taking runs; runs in flight resume after a restart. */
   stop(): Promise<void>;
+  /** Expired threads and checkpoints go (the background sweep calls this). */
+  retention: RetentionSweep;
   /** How many runs are executing now (metrics). */
   executingRuns(): number;
   /** After the graphs changed (dev reload): system assistants for new graph ids. */
@@ -42,7 +48,7 @@ export interface AgentDomain extends AgentService {
 
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
-  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore } = options;
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention } = options;
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
@@ -54,9 +60,11 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded });
   await assistants.registerSystemAssistants();
   await lifecycle.recover();
+  const threadService = new Threads({ threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) });
   return {
     assistants,
-    threads: new Threads({ threads, lifecycle, stateReader, locks }),
+    threads: threadService,
+    retention: new RetentionSweep({ threads, service: threadService, plain, checkpointer }, retention),
     runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }),
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),

@@ -47,12 +47,39 @@ class EventLog {
 export class RunBroker {
   private readonly logs = new Map<string, EventLog>();
   private readonly finished: string[] = [];
+  /** Readers of thread streams waiting for the thread's next run. */
+  private readonly threadWaiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly keepFinished = 200) {}
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
-  open(runId: string): void {
+  open(runId: string, threadId?: string): void {
     if (!this.logs.has(runId)) this.logs.set(runId, new EventLog());
+    const waiters = threadId === undefined ? undefined : this.threadWaiters.get(threadId);
+    if (waiters) {
+      this.threadWaiters.delete(threadId!);
+      for (const wake of waiters) wake();
+    }
+  }
+
+  /** Resolves when a run is next queued on the thread, or when `signal` aborts. */
+  nextRunOn(threadId: string, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      let waiters = this.threadWaiters.get(threadId);
+      if (!waiters) this.threadWaiters.set(threadId, (waiters = new Set()));
+      const wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        waiters!.delete(wake);
+        if (waiters!.size === 0 && this.threadWaiters.get(threadId) === waiters) this.threadWaiters.delete(threadId);
+        resolve();
+      };
+      waiters.add(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   has(runId: string): boolean {

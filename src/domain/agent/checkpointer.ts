@@ -1,7 +1,8 @@
 // A LangGraph.js checkpoint saver backed by agentplane's store, so the state of LangGraph
 // graphs lives (and is journalled) with the rest of the server's data. Checkpoints and
-// pending writes are kept serialised as text; older checkpoints of a thread are pruned
-// when a run completes, which keeps a long conversation from growing quadratically.
+// pending writes are kept serialised as text. Every checkpoint is kept, as upstream does,
+// so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
+// POST /threads/prune: `prune`) removes older ones.
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Collection, Store } from '../../runtime/store/types.ts';
@@ -36,6 +37,8 @@ interface WriteRecord {
 const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
 
 const SEP = '\u001f';
+
+const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const key = (...parts: string[]) => parts.join(SEP);
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
@@ -71,7 +74,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     for (const record of records) {
       if (remaining <= 0) return;
       const tuple = await this.toTuple(record);
-      if (options.filter && !Object.entries(options.filter).every(([k, v]) => (tuple.metadata as Record<string, unknown> | undefined)?.[k] === v)) continue;
+      if (options.filter && !Object.entries(options.filter).every(([k, v]) => sameJson((tuple.metadata as Record<string, unknown> | undefined)?.[k], v))) continue;
       remaining -= 1;
       yield tuple;
     }
@@ -127,12 +130,69 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return (await this.sorted(threadId, ''))[0]?.run_id;
   }
 
+  /** Gives `toThread` a copy of every checkpoint (and pending write) of `fromThread`. */
+  async copyThread(fromThread: string, toThread: string): Promise<void> {
+    const ops: { collection: string; id: string; value: object }[] = [];
+    for (const r of await this.checkpoints.list({ where: { thread_id: fromThread } })) {
+      ops.push({ collection: this.checkpoints.name, id: key(toThread, r.checkpoint_ns, r.checkpoint_id), value: { ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) } });
+    }
+    for (const w of await this.writes.list({ where: { thread_id: fromThread } })) {
+      const [, ns, checkpointId] = w.cp_key.split(SEP);
+      const cpKey = key(toThread, ns, checkpointId);
+      ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), value: { ...w, thread_id: toThread, cp_key: cpKey } });
+    }
+    if (ops.length) await this.store.write(ops);
+  }
+
+  /** Merges `metadata` into the metadata of the thread's latest root checkpoint; false without one. */
+  async patchLatestMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    const latest = (await this.sorted(threadId, ''))[0];
+    if (!latest) return false;
+    const merged = { ...(await this.load(latest.metadata)), ...metadata };
+    await this.checkpoints.put(key(threadId, '', latest.checkpoint_id), { ...latest, metadata: await this.dump(merged) });
+    return true;
+  }
+
+  /** How many checkpoints (all namespaces) the thread keeps. */
+  async count(threadId: string): Promise<number> {
+    return this.checkpoints.count({ where: { thread_id: threadId } });
+  }
+
   /** Keeps only the latest checkpoint of each namespace of the thread (and its writes). */
   async prune(threadId: string): Promise<void> {
     const records = await this.checkpoints.list({ where: { thread_id: threadId } });
     const latest = new Map<string, string>();
     for (const r of records) if ((latest.get(r.checkpoint_ns) ?? '') < r.checkpoint_id) latest.set(r.checkpoint_ns, r.checkpoint_id);
     await this.deleteWhere(threadId, (r) => latest.get(r.checkpoint_ns) !== r.checkpoint_id);
+  }
+
+  /**
+   * Retention: deletes checkpoints written before `cutoffMs`, except the latest one of each
+   * thread and namespace (the thread's current state stays). Answers how many went.
+   */
+  async expireBefore(cutoffMs: number): Promise<number> {
+    const byThreadNs = new Map<string, CheckpointRecord[]>();
+    for (const r of await this.checkpoints.list()) {
+      const group = byThreadNs.get(r.thread_ns);
+      if (group) group.push(r);
+      else byThreadNs.set(r.thread_ns, [r]);
+    }
+    let removed = 0;
+    for (const group of byThreadNs.values()) {
+      if (group.length < 2) continue;
+      const latest = group.reduce((a, b) => (a.checkpoint_id > b.checkpoint_id ? a : b));
+      const doomed: CheckpointRecord[] = [];
+      for (const r of group) {
+        if (r === latest) continue;
+        const { ts } = (await this.load(r.checkpoint)) as Checkpoint;
+        if (Date.parse(ts) < cutoffMs) doomed.push(r);
+      }
+      if (doomed.length === 0) continue;
+      const ids = new Set(doomed.map((r) => r.checkpoint_id));
+      await this.deleteWhere(latest.thread_id, (r) => r.thread_ns === latest.thread_ns && ids.has(r.checkpoint_id));
+      removed += doomed.length;
+    }
+    return removed;
   }
 
   private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {

@@ -14,7 +14,9 @@ import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
 import { nowIso } from '../clock.ts';
-import { uuid4 } from './ids.ts';
+import type { WriteOp } from '../../runtime/store/types.ts';
+import { forkCheckpointId } from './checkpoints.ts';
+import { uuid7 } from './ids.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
@@ -50,10 +52,28 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   if (ctx.graph.kind !== 'plain') throw new Error('not a plain graph');
   const { run } = ctx;
   const out = new RunStream(streamModes(run), ctx.publish);
-  const before: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id);
+  // the run continues the thread's head, or forks from the checkpoint it names
+  const forkFrom = forkCheckpointId(run.kwargs);
+  const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
+  if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
   const input = normaliseInput(run.kwargs.input);
-  let state: Record<string, unknown> = applyUpdate(before?.values ?? { messages: [] }, input ?? {});
   const steps = new PlainSteps(ctx, out);
+  const ops: WriteOp[] = [];
+  let parent = base;
+  let state: Record<string, unknown> = base?.values ?? { messages: [] };
+  // like LangGraph: an input checkpoint (what regenerate forks from), then one per step
+  const commit = (source: 'input' | 'loop', writes: Record<string, unknown>) => {
+    const step = parent ? parent.step + 1 : -1;
+    const metadata = { source, step, writes, parents: {}, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id };
+    const written = ctx.plain.commitOps(run.thread_id, parent, state, { checkpointId: uuid7(), createdAt: nowIso(), metadata });
+    steps.checkpoint(state, written.snapshot.checkpointId, parent?.checkpointId ?? null, metadata);
+    ops.push(...written.ops);
+    parent = written.snapshot;
+  };
+  if (input) {
+    state = applyUpdate(state, input);
+    commit('input', { __start__: input });
+  }
   steps.start(run.kwargs.input ?? null, state);
   if (out.has('values')) ctx.publish('values', state);
   const update = await ctx.graph.fn(state, {
@@ -76,14 +96,12 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   steps.result(normalised);
   if (out.has('updates')) ctx.publish('updates', { [ctx.graph.id]: normalised });
   const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
-  const metadata = { langgraph_node: ctx.graph.id, langgraph_step: 1, graph_id: ctx.graph.id, thread_id: run.thread_id, run_id: run.run_id };
+  const metadata = { langgraph_node: ctx.graph.id, langgraph_step: (parent?.step ?? -1) + 1, graph_id: ctx.graph.id, thread_id: run.thread_id, run_id: run.run_id };
   for (const message of produced) out.message(message, metadata);
   if (out.has('values')) ctx.publish('values', state);
-  const checkpointId = uuid4();
-  steps.checkpoint(state, checkpointId, before?.checkpointId ?? null);
+  commit('loop', { [ctx.graph.id]: normalised });
   steps.end(normalised);
-  const ops = ctx.plain.commitOps(run.thread_id, before, state, { checkpointId, runId: run.run_id, createdAt: nowIso() });
-  return { values: state, next: [], interrupts: {}, ops, checkpointed: false };
+  return { values: state, next: [], interrupts: {}, ops };
 }
 
 export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
@@ -102,7 +120,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       run_id: run.run_id,
       assistant_id: run.assistant_id,
       graph_id: ctx.graph.id,
-      ...(kwargs.checkpoint_id && !ctx.resumeFromCheckpoint ? { checkpoint_id: kwargs.checkpoint_id } : {}),
+      ...(forkCheckpointId(kwargs) && !ctx.resumeFromCheckpoint ? { checkpoint_id: forkCheckpointId(kwargs) } : {}),
     },
     metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
     context: kwargs.context,
@@ -136,7 +154,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });
   const interrupts: Record<string, Interrupt[]> = {};
   for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
-  return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [], checkpointed: true };
+  return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
 }
 
 interface StreamEvent {
@@ -147,7 +165,7 @@ interface StreamEvent {
 }
 
 /** Input messages may be `{role, content}` dicts or strings; they become message dicts with ids. */
-function normaliseInput(input: unknown): Record<string, unknown> | null {
+export function normaliseInput(input: unknown): Record<string, unknown> | null {
   if (input === null || input === undefined) return null;
   if (typeof input !== 'object' || Array.isArray(input)) return { messages: [input].flat() };
   const { messages, ...rest } = input as Record<string, unknown>;
@@ -155,7 +173,7 @@ function normaliseInput(input: unknown): Record<string, unknown> | null {
   return { ...rest, messages: (Array.isArray(messages) ? messages : [messages]).map((m) => toMessageDict(m)) };
 }
 
-function applyUpdate(state: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
+export function applyUpdate(state: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
   const next: Record<string, unknown> = { ...state };
   for (const [key, value] of Object.entries(update)) {
     next[key] = key === 'messages' ? addMessages((state.messages as MessageDict[] | undefined) ?? [], value) : value;

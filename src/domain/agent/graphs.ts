@@ -32,6 +32,9 @@ export interface CompiledGraphLike {
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   streamEvents(input: unknown, options: Record<string, unknown>): AsyncIterable<unknown>;
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
+  getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<any>;
+  updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
+  bulkUpdateState(config: Record<string, unknown>, supersteps: { updates: { values?: unknown; asNode?: string }[] }[]): Promise<{ configurable?: Record<string, unknown> }>;
 }
 
 /** A graph factory `(config) => graph` (sync or async), called with each run's config. */

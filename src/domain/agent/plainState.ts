@@ -1,105 +1,250 @@
-// State of threads run by plain-function graphs. The checkpoint is simply the thread's
-// values; messages are stored one record each so that a run appends a few small records
-// instead of rewriting the whole conversation (a write costs the same on a long thread).
+// State of threads run by plain-function graphs, kept as a chain of checkpoints so that
+// history, forking and time travel work for them as for LangGraph graphs. A checkpoint
+// stores only what changed: how many of its parent's messages it keeps as a prefix, and
+// the messages after that. A run that appends therefore writes a few small records
+// however long the conversation is. Every SNAPSHOT_EVERY links a checkpoint stores all
+// its messages, so reading any state walks a bounded number of records; materialised
+// message lists of recent checkpoints are cached.
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import type { MessageDict } from './messages.ts';
 
-interface ValuesRecord {
+interface CheckpointRecord {
   thread_id: string;
-  /** Every value except `messages`. */
-  values: Record<string, unknown>;
-  next_seq: number;
   checkpoint_id: string;
   parent_checkpoint_id: string | null;
-  run_id: string;
-  step: number;
+  /** How many of the parent's messages start this checkpoint's list. */
+  keep: number;
+  /** The messages after those. */
+  added: MessageDict[];
+  /** Links back to the nearest checkpoint that stores all its messages (keep = 0). */
+  depth: number;
+  /** Every value except `messages`. */
+  values: Record<string, unknown>;
+  metadata: Record<string, unknown>;
   created_at: string;
 }
 
-interface MessageRecord {
+interface HeadRecord {
   thread_id: string;
-  seq: number;
-  message: MessageDict;
+  checkpoint_id: string;
 }
 
 export interface PlainSnapshot {
   values: Record<string, unknown> & { messages: MessageDict[] };
   checkpointId: string;
   parentCheckpointId: string | null;
-  runId: string;
+  metadata: Record<string, unknown>;
   step: number;
   createdAt: string;
-  /** Where each message is stored, by message id. */
-  seqById: Map<string, number>;
-  nextSeq: number;
+  depth: number;
 }
 
+export interface CheckpointMeta {
+  checkpointId: string;
+  createdAt: string;
+  metadata: Record<string, unknown>;
+}
+
+const SNAPSHOT_EVERY = 32;
+const CACHE_SIZE = 512;
+
+const byNewest = (a: CheckpointRecord, b: CheckpointRecord) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0);
+
 export class PlainStateStore {
-  private readonly valuesCol: Collection<ValuesRecord>;
-  private readonly messagesCol: Collection<MessageRecord>;
+  private readonly checkpoints: Collection<CheckpointRecord>;
+  private readonly heads: Collection<HeadRecord>;
+  /** checkpoint id → its messages; insertion order is recency (a small LRU). */
+  private readonly cache = new Map<string, MessageDict[]>();
 
-  constructor(store: Store) {
-    this.valuesCol = store.collection<ValuesRecord>('thread_values');
-    this.messagesCol = store.collection<MessageRecord>('thread_messages', { indexes: ['thread_id'] });
+  constructor(private readonly store: Store) {
+    this.checkpoints = store.collection<CheckpointRecord>('plain_checkpoints', { indexes: ['thread_id'] });
+    this.heads = store.collection<HeadRecord>('plain_heads');
   }
 
-  async read(threadId: string): Promise<PlainSnapshot | undefined> {
-    const record = await this.valuesCol.get(threadId);
-    if (!record) return undefined;
-    const rows = (await this.messagesCol.list({ where: { thread_id: threadId } })).sort((a, b) => a.seq - b.seq);
-    return {
-      values: { ...record.values, messages: rows.map((r) => r.message) },
-      checkpointId: record.checkpoint_id,
-      parentCheckpointId: record.parent_checkpoint_id,
-      runId: record.run_id,
-      step: record.step,
-      createdAt: record.created_at,
-      seqById: new Map(rows.map((r) => [r.message.id, r.seq])),
-      nextSeq: record.next_seq,
-    };
+  /** The thread's latest state, or the state at `checkpointId`; undefined when there is none. */
+  async read(threadId: string, checkpointId?: string): Promise<PlainSnapshot | undefined> {
+    const id = checkpointId ?? (await this.heads.get(threadId))?.checkpoint_id;
+    if (!id) return undefined;
+    const record = await this.checkpoints.get(rowId(threadId, id));
+    return record && this.snapshot(record);
   }
 
-  /** The writes that replace `before` by `values`; the caller applies them atomically. */
-  commitOps(threadId: string, before: PlainSnapshot | undefined, values: Record<string, unknown>, meta: { checkpointId: string; runId: string; createdAt: string }): WriteOp[] {
+  /** States newest first, filtered like the upstream checkpointers' `list`. */
+  async history(threadId: string, options: { limit: number; before?: string; metadata?: Record<string, unknown> }): Promise<PlainSnapshot[]> {
+    const records = (await this.checkpoints.list({ where: { thread_id: threadId } })).sort(byNewest);
+    const out: PlainSnapshot[] = [];
+    for (const record of records) {
+      if (out.length >= options.limit) break;
+      if (options.before && record.checkpoint_id >= options.before) continue;
+      if (options.metadata && !Object.entries(options.metadata).every(([k, v]) => JSON.stringify(record.metadata[k]) === JSON.stringify(v))) continue;
+      out.push(await this.snapshot(record));
+    }
+    return out;
+  }
+
+  /**
+   * The writes that add a checkpoint holding `values`, child of `parent` (the base the new
+   * values were computed from, the head or a fork point); it becomes the thread's head.
+   * The caller applies the writes atomically, usually with other ones.
+   */
+  commitOps(threadId: string, parent: PlainSnapshot | undefined, values: Record<string, unknown>, meta: CheckpointMeta): { ops: WriteOp[]; snapshot: PlainSnapshot } {
     const { messages = [], ...rest } = values as { messages?: MessageDict[] };
-    const ops: WriteOp[] = [];
-    const old = before?.values.messages ?? [];
-    // runs usually append: skip the unchanged prefix without building maps over it
-    let same = 0;
-    while (same < old.length && same < messages.length && old[same] === messages[same]) same += 1;
-    const previous = new Map(old.slice(same).map((m) => [m.id, m]));
-    let nextSeq = before?.nextSeq ?? 0;
-    const kept = new Set<string>();
-    for (const message of messages.slice(same)) {
-      kept.add(message.id);
-      const seq = before?.seqById.get(message.id);
-      if (seq !== undefined && previous.get(message.id) === message) continue;
-      const at = seq ?? nextSeq++;
-      ops.push({ collection: this.messagesCol.name, id: rowId(threadId, at), value: { thread_id: threadId, seq: at, message } });
+    const old = parent?.values.messages ?? [];
+    let keep = 0;
+    while (keep < old.length && keep < messages.length && sameMessage(old[keep], messages[keep])) keep += 1;
+    let depth = keep === 0 || !parent ? 0 : parent.depth + 1;
+    if (depth >= SNAPSHOT_EVERY) {
+      keep = 0;
+      depth = 0;
     }
-    for (const message of previous.values()) {
-      if (!kept.has(message.id)) ops.push({ collection: this.messagesCol.name, id: rowId(threadId, before!.seqById.get(message.id)!), delete: true });
-    }
-    const record: ValuesRecord = {
+    const record: CheckpointRecord = {
       thread_id: threadId,
-      values: rest,
-      next_seq: nextSeq,
       checkpoint_id: meta.checkpointId,
-      parent_checkpoint_id: before?.checkpointId ?? null,
-      run_id: meta.runId,
-      step: (before?.step ?? 0) + 1,
+      parent_checkpoint_id: parent?.checkpointId ?? null,
+      keep,
+      added: messages.slice(keep),
+      depth,
+      values: rest,
+      metadata: meta.metadata,
       created_at: meta.createdAt,
     };
-    ops.push({ collection: this.valuesCol.name, id: threadId, value: record });
-    return ops;
+    this.remember(meta.checkpointId, messages);
+    const ops: WriteOp[] = [
+      { collection: this.checkpoints.name, id: rowId(threadId, meta.checkpointId), value: record },
+      { collection: this.heads.name, id: threadId, value: { thread_id: threadId, checkpoint_id: meta.checkpointId } },
+    ];
+    return { ops, snapshot: this.toSnapshot(record, messages) };
   }
 
   async deleteOps(threadId: string): Promise<WriteOp[]> {
-    const rows = await this.messagesCol.list({ where: { thread_id: threadId } });
-    const ops: WriteOp[] = rows.map((r) => ({ collection: this.messagesCol.name, id: rowId(threadId, r.seq), delete: true }));
-    if (await this.valuesCol.get(threadId)) ops.push({ collection: this.valuesCol.name, id: threadId, delete: true });
+    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
+    const ops: WriteOp[] = records.map((r) => ({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), delete: true }));
+    if (await this.heads.get(threadId)) ops.push({ collection: this.heads.name, id: threadId, delete: true });
     return ops;
+  }
+
+  /** Writes that give `toThread` the same checkpoints (and head) as `fromThread`. */
+  async copyOps(fromThread: string, toThread: string): Promise<WriteOp[]> {
+    const head = await this.heads.get(fromThread);
+    if (!head) return [];
+    const records = await this.checkpoints.list({ where: { thread_id: fromThread } });
+    return [
+      ...records.map((r) => ({ collection: this.checkpoints.name, id: rowId(toThread, r.checkpoint_id), value: { ...r, thread_id: toThread } })),
+      { collection: this.heads.name, id: toThread, value: { thread_id: toThread, checkpoint_id: head.checkpoint_id } },
+    ];
+  }
+
+  /** Deletes every checkpoint but the head, which then stores all its messages. */
+  async keepLatest(threadId: string): Promise<void> {
+    const head = await this.read(threadId);
+    if (!head) return;
+    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
+    const ops: WriteOp[] = records
+      .filter((r) => r.checkpoint_id !== head.checkpointId)
+      .map((r) => ({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), delete: true }));
+    const current = await this.checkpoints.get(rowId(threadId, head.checkpointId));
+    if (current && current.keep > 0) {
+      ops.push({ collection: this.checkpoints.name, id: rowId(threadId, head.checkpointId), value: { ...current, keep: 0, added: head.values.messages, depth: 0 } });
+    }
+    if (ops.length) await this.store.write(ops);
+  }
+
+  /**
+   * Retention: deletes checkpoints created before `cutoffIso`, except each thread's head.
+   * A survivor that stored its messages as a suffix of a deleted parent is rewritten to
+   * store them all first, so every remaining state still reads back whole.
+   */
+  async expireBefore(cutoffIso: string): Promise<number> {
+    const byThread = new Map<string, CheckpointRecord[]>();
+    for (const r of await this.checkpoints.list()) {
+      const group = byThread.get(r.thread_id);
+      if (group) group.push(r);
+      else byThread.set(r.thread_id, [r]);
+    }
+    let removed = 0;
+    for (const [threadId, records] of byThread) {
+      const head = (await this.heads.get(threadId))?.checkpoint_id;
+      const doomed = new Set(records.filter((r) => r.checkpoint_id !== head && r.created_at < cutoffIso).map((r) => r.checkpoint_id));
+      if (doomed.size === 0) continue;
+      const ops: WriteOp[] = [];
+      for (const r of records) {
+        if (doomed.has(r.checkpoint_id)) continue;
+        if (r.keep > 0 && r.parent_checkpoint_id && doomed.has(r.parent_checkpoint_id)) {
+          ops.push({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), value: { ...r, keep: 0, added: await this.messagesOf(r), depth: 0 } });
+        }
+      }
+      for (const id of doomed) {
+        ops.push({ collection: this.checkpoints.name, id: rowId(threadId, id), delete: true });
+        this.cache.delete(id);
+      }
+      await this.store.write(ops);
+      removed += doomed.size;
+    }
+    return removed;
+  }
+
+  /** Merges `metadata` into the head checkpoint's metadata; false when there is no head. */
+  async patchHeadMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
+    const head = await this.heads.get(threadId);
+    if (!head) return false;
+    const updated = await this.checkpoints.update(rowId(threadId, head.checkpoint_id), (r) => ({ ...r, metadata: { ...r.metadata, ...metadata } }));
+    return updated !== undefined;
+  }
+
+  /** How many checkpoints the store holds for the thread (retention tests and benchmarks). */
+  async count(threadId: string): Promise<number> {
+    return this.checkpoints.count({ where: { thread_id: threadId } });
+  }
+
+  private async snapshot(record: CheckpointRecord): Promise<PlainSnapshot> {
+    return this.toSnapshot(record, await this.messagesOf(record));
+  }
+
+  private toSnapshot(record: CheckpointRecord, messages: MessageDict[]): PlainSnapshot {
+    return {
+      values: { ...record.values, messages },
+      checkpointId: record.checkpoint_id,
+      parentCheckpointId: record.parent_checkpoint_id,
+      metadata: record.metadata,
+      step: typeof record.metadata.step === 'number' ? record.metadata.step : 0,
+      createdAt: record.created_at,
+      depth: record.depth,
+    };
+  }
+
+  /** Walks back to a cached or self-contained checkpoint, then replays forward. */
+  private async messagesOf(record: CheckpointRecord): Promise<MessageDict[]> {
+    const chain: CheckpointRecord[] = [];
+    let base: MessageDict[] = [];
+    let at: CheckpointRecord | undefined = record;
+    while (at) {
+      const cached = this.cache.get(at.checkpoint_id);
+      if (cached) {
+        base = cached;
+        break;
+      }
+      chain.push(at);
+      if (at.keep === 0 || !at.parent_checkpoint_id) break;
+      at = await this.checkpoints.get(rowId(at.thread_id, at.parent_checkpoint_id));
+    }
+    let messages = base;
+    for (const link of chain.reverse()) {
+      messages = link.keep === 0 ? link.added : [...messages.slice(0, link.keep), ...link.added];
+      this.remember(link.checkpoint_id, messages);
+    }
+    return messages;
+  }
+
+  private remember(checkpointId: string, messages: MessageDict[]): void {
+    this.cache.delete(checkpointId);
+    this.cache.set(checkpointId, messages);
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
   }
 }
 
-const rowId = (threadId: string, seq: number) => `${threadId}:${seq}`;
+/** Messages are immutable once stored, so the same object (or the same JSON) is the same message. */
+function sameMessage(a: MessageDict, b: MessageDict): boolean {
+  return a === b || (a.id === b.id && JSON.stringify(a) === JSON.stringify(b));
+}
+
+const rowId = (threadId: string, checkpointId: string) => `${threadId}:${checkpointId}`;

@@ -36,19 +36,20 @@ export class PlainSteps {
     this.step('task_result', { id: this.taskId, name: this.name, result: Object.entries(update), interrupts: [] });
   }
 
-  checkpoint(values: Record<string, unknown>, checkpointId: string, parentId: string | null): void {
+  /** A checkpoint the run commits: its input (`source: input`) or the graph's result (`loop`). */
+  checkpoint(values: Record<string, unknown>, checkpointId: string, parentId: string | null, metadata: { source: string; step: number }): void {
     const { run } = this.ctx;
     const config = (id: string) => ({ configurable: { thread_id: run.thread_id, checkpoint_ns: '', checkpoint_id: id } });
     const checkpoint = {
       config: config(checkpointId),
       parent_config: parentId ? config(parentId) : null,
       values,
-      metadata: { source: 'loop', step: 1, parents: {}, ...this.metadata },
+      metadata: { ...metadata, parents: {}, ...this.metadata },
       next: [],
       tasks: [],
     };
     if (this.out.has('checkpoints')) this.ctx.publish('checkpoints', checkpoint);
-    if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: 1, payload: checkpoint });
+    if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: metadata.step, payload: checkpoint });
   }
 
   end(output: Record<string, unknown>): void {

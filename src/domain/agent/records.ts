@@ -9,6 +9,13 @@ export interface ThreadRecord {
   status: ThreadStatus;
   config: Record<string, unknown>;
   interrupts: Record<string, Interrupt[]>;
+  /** Expiry: `ttl_minutes` after `updated_at` the retention sweep applies `strategy`. */
+  ttl?: ThreadTtlSetting;
+}
+
+export interface ThreadTtlSetting {
+  strategy: 'delete' | 'keep_latest';
+  ttl_minutes: number;
 }
 
 export interface RunError {
@@ -34,8 +41,11 @@ export function toApiRun(record: RunRecord): Run {
   return run;
 }
 
-export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null): Thread {
-  return { ...record, values };
+export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null, include: { ttl?: boolean } = {}): Thread {
+  const { ttl, ...rest } = record;
+  if (!include.ttl || !ttl) return { ...rest, values };
+  const expiresAt = new Date(Date.parse(record.updated_at) + ttl.ttl_minutes * 60_000).toISOString();
+  return { ...rest, values, ttl: { strategy: ttl.strategy, ttl_minutes: ttl.ttl_minutes, expires_at: expiresAt } };
 }
 
 export function errorResult(error: RunError): RunResult {

@@ -26,8 +26,6 @@ export interface RunOutput {
   interrupts: Record<string, Interrupt[]>;
   /** Writes that commit the new state; applied atomically with the run's final status. */
   ops: WriteOp[];
-  /** The state went to the checkpointer (old checkpoints are pruned once the run is recorded). */
-  checkpointed: boolean;
 }
 
 /** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */

@@ -130,7 +130,7 @@ export class RunLifecycle {
       { collection: this.deps.threads.name, id: threadId, value: thread },
       { collection: this.deps.runs.name, id: run.run_id, value: run },
     ]);
-    this.deps.broker.open(run.run_id);
+    this.deps.broker.open(run.run_id, threadId);
     this.queue.enqueue({ runId: run.run_id, threadId, notBefore: notBefore(run) });
     return run;
   }
@@ -233,7 +233,7 @@ export class RunLifecycle {
     if (requeued.length) log.info('runs queued again after restart', { count: requeued.length });
     requeued.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
     for (const run of requeued) {
-      this.deps.broker.open(run.run_id);
+      this.deps.broker.open(run.run_id, run.thread_id);
       this.queue.enqueue({ runId: run.run_id, threadId: run.thread_id, notBefore: notBefore(run) });
     }
   }
@@ -341,7 +341,6 @@ export class RunLifecycle {
     ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: this.threadStatusAfter(run, threadStatus), interrupts, updated_at: now } });
     await store.write(ops);
     if (result !== undefined) broker.setResult(run.run_id, result);
-    if (ending.kind === 'success' && ending.output.checkpointed) await checkpointer.prune(run.thread_id);
   }
 
   private async announceEnd(run: RunRecord, ending: Ending, started: number): Promise<void> {

@@ -13,6 +13,7 @@ import type { RunLifecycle } from './runLifecycle.ts';
 import type { RunEvent, RunService } from './service.ts';
 import type { ThreadStateReader } from './threadState.ts';
 import { threadNotFound } from './threads.ts';
+import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
 
 export interface RunDeps {
   runs: Collection<RunRecord>;
@@ -162,6 +163,11 @@ export class Runs implements RunService {
   async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {
     const outcome = await this.deps.lifecycle.cancel(threadId, runId, action);
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
+  }
+
+  async threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>> {
+    if (!(await this.deps.threads.get(threadId))) return threadNotFound(threadId);
+    return ok(threadEvents(this.deps, threadId, options));
   }
 
   async *events(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncIterable<RunEvent> {

@@ -15,14 +15,22 @@ import type {
   RunResult,
   RunsCancelRequest,
   Thread,
+  ThreadCountRequest,
   ThreadCreateRequest,
+  ThreadHistoryRequest,
+  ThreadPatchRequest,
+  ThreadPruneRequest,
   ThreadSearchRequest,
   ThreadState,
+  ThreadStateUpdateRequest,
+  ThreadStateUpdateResult,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Outcome } from '../outcome.ts';
 import type { Drawing, GraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
+import type { ThreadStreamMode } from './threadStream.ts';
+
 export interface RunEvent {
   id: string;
   event: string; // metadata | values | updates | messages/partial | messages/complete | error | end …
@@ -49,15 +57,40 @@ export interface AssistantService {
   subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>>;
 }
 
+/** A checkpoint as requests name it (`checkpoint` objects of the SDKs). */
+export interface CheckpointSelector {
+  checkpoint_id?: string;
+  checkpoint_ns?: string;
+}
+
 export interface ThreadService {
-  /** `if_exists: do_nothing` returns the existing thread; otherwise an existing id is a conflict. */
-  create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict'>>;
-  get(threadId: string): Promise<Outcome<Thread, 'not_found'>>;
+  /**
+   * `if_exists: do_nothing` returns the existing thread; otherwise an existing id is a
+   * conflict. `supersteps` that cannot be applied leave no thread behind (invalid).
+   */
+  create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>>;
+  /** With `include.ttl`, the thread's expiry. */
+  get(threadId: string, include?: { ttl?: boolean }): Promise<Outcome<Thread, 'not_found'>>;
   search(query?: ThreadSearchRequest): Promise<Thread[]>;
+  count(query?: ThreadCountRequest): Promise<number>;
+  /** Merges metadata; `ttl` sets the expiry. */
+  patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>>;
   /** Rolls back the thread's runs in flight, then removes the thread, its runs and its state. */
   delete(threadId: string): Promise<Outcome<void, 'not_found'>>;
+  /** A new idle thread with the same metadata and every checkpoint (not the runs). */
+  copy(threadId: string): Promise<Outcome<Thread, 'not_found'>>;
+  /** `delete` or `keep_latest` each listed thread; answers how many were pruned. */
+  prune(body: ThreadPruneRequest): Promise<number>;
   /** The state as the graph of the thread's latest run keeps it. */
   getState(threadId: string, options?: { subgraphs?: boolean }): Promise<Outcome<ThreadState, 'not_found'>>;
+  /** The state at a checkpoint (the latest of its namespace without `checkpoint_id`). */
+  getStateAt(threadId: string, checkpoint: CheckpointSelector, options?: { subgraphs?: boolean }): Promise<Outcome<ThreadState, 'not_found'>>;
+  /** Checkpoints newest first, as states. */
+  history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>>;
+  /** A new checkpoint with `values` applied as `as_node`, child of the latest or of `checkpoint`. */
+  updateState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult, 'not_found' | 'invalid' | 'busy'>>;
+  /** Merges metadata into the latest checkpoint's metadata (not_found without one). */
+  patchStateMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Outcome<void, 'not_found'>>;
 }
 
 export interface RunService {
@@ -83,6 +116,8 @@ export interface RunService {
   streamable(runId: string): Promise<Outcome<void, 'not_found'>>;
   /** The run's events from the start (or after lastEventId), live until the run ends. */
   events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  /** The events of the thread's runs, one run after another, until `signal` aborts (see threadStream.ts). */
+  threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
 }
 
 export interface AgentService {

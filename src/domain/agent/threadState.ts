@@ -1,11 +1,11 @@
-// Reads a thread's state from wherever its graph keeps it: our own per-thread values for
-// plain-function graphs, the checkpointer for LangGraph graphs. The graph of a thread is
+// Reads a thread's state and history from wherever its graph keeps them: our own checkpoint
+// chain for plain-function graphs (plainState.ts), the checkpointer for LangGraph graphs. The graph of a thread is
 // the one its latest run executes (recorded on the run; not the thread's metadata, which a
 // client may change).
 import type { Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
-import type { GraphRegistry } from './graphs.ts';
+import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
-import type { PlainStateStore } from './plainState.ts';
+import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import type { Collection } from '../../runtime/store/types.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 
@@ -28,8 +28,9 @@ export class ThreadStateReader {
   ) {}
 
   /**
-   * The graph of the thread's latest run (run ids grow with time), or null before its first
-   * run. When its runs were deleted (deleteRun), the graph its last run recorded on the thread.
+   * The graph of the thread's latest run (run ids grow with time); before its first run (or
+   * when its runs were deleted) the graph recorded in its metadata (`graph_id`, set by the
+   * SDKs' `graphId` and by runs, kept by copies), or null.
    */
   async graphOf(thread: ThreadRecord): Promise<string | null> {
     let latest: RunRecord | undefined;
@@ -38,36 +39,75 @@ export class ThreadStateReader {
     return latest?.graph_id ?? (typeof recorded === 'string' ? recorded : null);
   }
 
-  async state(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
+  async graph(thread: ThreadRecord): Promise<LoadedGraph | undefined> {
     const graphId = await this.graphOf(thread);
-    const graph = graphId === null ? undefined : await this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
+    return graphId === null ? undefined : this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
+  }
+
+  /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
+  async state(thread: ThreadRecord, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string } = {}): Promise<ThreadState | null> {
+    const graph = await this.graph(thread);
     if (graph?.kind === 'langgraph') {
-      const snapshot = await graph.graph.getState({ configurable: { thread_id: thread.thread_id } }, { subgraphs: options.subgraphs ?? false });
+      const configurable = { thread_id: thread.thread_id, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
+      const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
+      // an unknown checkpoint id comes back as a snapshot of nothing, carrying the id asked for
+      if (options.checkpointId && snapshot?.metadata === undefined) return null;
       return fromSnapshot(thread.thread_id, snapshot);
     }
-    const snapshot = await this.plain.read(thread.thread_id);
-    if (!snapshot) return EMPTY_STATE;
-    const checkpoint = (id: string | null) => (id ? { thread_id: thread.thread_id, checkpoint_ns: '', checkpoint_id: id } : null);
-    return {
-      values: snapshot.values as ThreadState['values'],
-      next: [],
-      tasks: [],
-      metadata: { source: 'loop', step: snapshot.step, run_id: snapshot.runId, graph_id: graphId },
-      created_at: snapshot.createdAt,
-      checkpoint: checkpoint(snapshot.checkpointId),
-      parent_checkpoint: checkpoint(snapshot.parentCheckpointId),
-      interrupts: [],
-    };
+    const snapshot = await this.plain.read(thread.thread_id, options.checkpointId);
+    if (!snapshot) return options.checkpointId ? null : EMPTY_STATE;
+    return fromPlain(thread.thread_id, snapshot);
+  }
+
+  /** The latest state (`GET /threads/{id}/state`). */
+  async latest(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
+    return (await this.state(thread, options)) ?? EMPTY_STATE;
+  }
+
+  /** Checkpoints newest first, as states (`GET/POST /threads/{id}/history`). */
+  async history(thread: ThreadRecord, options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpointNs?: string; checkpointId?: string }): Promise<ThreadState[]> {
+    const graph = await this.graph(thread);
+    if (graph?.kind === 'langgraph') {
+      const config = { configurable: { thread_id: thread.thread_id, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
+      const listOptions = {
+        limit: options.limit,
+        ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
+        ...(options.metadata ? { filter: options.metadata } : {}),
+      };
+      const states: ThreadState[] = [];
+      for await (const snapshot of graph.graph.getStateHistory(config, listOptions)) states.push(fromSnapshot(thread.thread_id, snapshot));
+      return states;
+    }
+    if (options.checkpointNs) return []; // plain-function graphs have no subgraphs
+    const snapshots = options.checkpointId
+      ? [await this.plain.read(thread.thread_id, options.checkpointId)].filter((s) => s !== undefined)
+      : await this.plain.history(thread.thread_id, options);
+    return snapshots.map((s) => fromPlain(thread.thread_id, s));
   }
 
   /** The thread's current values, or null before its first run. */
   async values(thread: ThreadRecord): Promise<Record<string, unknown> | null> {
     const state = await this.state(thread);
-    return state.checkpoint ? (state.values as Record<string, unknown>) : null;
+    return state?.checkpoint ? (state.values as Record<string, unknown>) : null;
   }
 }
 
-function fromSnapshot(threadId: string, snapshot: any): ThreadState {
+function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
+  const checkpoint = (id: string | null) => (id ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: id } : null);
+  return {
+    values: snapshot.values as ThreadState['values'],
+    // an input checkpoint holds the input applied; the graph's function runs next
+    next: snapshot.metadata.source === 'input' && typeof snapshot.metadata.graph_id === 'string' ? [snapshot.metadata.graph_id] : [],
+    tasks: [],
+    metadata: snapshot.metadata,
+    created_at: snapshot.createdAt,
+    checkpoint: checkpoint(snapshot.checkpointId),
+    parent_checkpoint: checkpoint(snapshot.parentCheckpointId),
+    interrupts: [],
+  };
+}
+
+export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
   const configurable = snapshot?.config?.configurable ?? {};
   if (!configurable.checkpoint_id) return EMPTY_STATE;
   const tasks = (snapshot.tasks ?? []).map((task: any) => ({

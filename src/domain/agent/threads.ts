@@ -1,20 +1,36 @@
-// Threads: create, read, search, delete, and their state. Writes to one thread run under the
-// thread's lock (shared with the run service), so they never interleave with a run's creation.
-import type { Thread, ThreadCreateRequest, ThreadSearchRequest, ThreadState } from '../../../generated/agent-server/types.gen.ts';
+// Threads: create, read, search, count, patch, copy, prune, delete, and their state and
+// history. Writes to one thread run under the thread's lock (shared with the run service),
+// so they never interleave with a run's creation.
+import type {
+  Thread,
+  ThreadCountRequest,
+  ThreadCreateRequest,
+  ThreadHistoryRequest,
+  ThreadPatchRequest,
+  ThreadPruneRequest,
+  ThreadSearchRequest,
+  ThreadState,
+  ThreadStateUpdateRequest,
+  ThreadStateUpdateResult,
+  ThreadTtl,
+} from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../../runtime/store/types.ts';
 import type { KeyedLock } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
+import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
-import { toApiThread, type ThreadRecord } from './records.ts';
+import { toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import { newThread, type RunLifecycle } from './runLifecycle.ts';
 import { containsAll, sortBy } from './search.ts';
-import type { ThreadService } from './service.ts';
+import type { CheckpointSelector, ThreadService } from './service.ts';
+import type { ThreadCheckpoints } from './threadCheckpoints.ts';
 import type { ThreadStateReader } from './threadState.ts';
 
 export interface ThreadDeps {
   threads: Collection<ThreadRecord>;
   lifecycle: RunLifecycle;
   stateReader: ThreadStateReader;
+  checkpoints: ThreadCheckpoints;
   /** Per-thread lock, shared with the run service. */
   locks: KeyedLock;
 }
@@ -24,22 +40,84 @@ export const threadNotFound = (threadId: string) => fail('not_found', `Thread wi
 export class Threads implements ThreadService {
   constructor(private readonly deps: ThreadDeps) {}
 
-  async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict'>> {
+  async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
     const threadId = body.thread_id ?? uuid4();
     return this.deps.locks.run(threadId, async () => {
       const existing = await this.deps.threads.get(threadId);
       if (existing) {
         return body.if_exists === 'do_nothing' ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
       }
-      const record = newThread(threadId, (body.metadata as Record<string, unknown>) ?? {});
+      const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}), ...ttlSetting(body.ttl) };
       await this.deps.threads.insert(threadId, record);
+      if (body.supersteps?.length) {
+        const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
+        if (applied && !applied.ok) {
+          // the thread is created with its supersteps or not at all
+          await this.deps.lifecycle.removeThread(threadId);
+          return fail('invalid', applied.failure.detail);
+        }
+        return ok(await this.view(record));
+      }
       return ok(toApiThread(record, null));
     });
   }
 
-  async get(threadId: string): Promise<Outcome<Thread, 'not_found'>> {
+  async get(threadId: string, include: { ttl?: boolean } = {}): Promise<Outcome<Thread, 'not_found'>> {
     const record = await this.deps.threads.get(threadId);
-    return record ? ok(await this.view(record)) : threadNotFound(threadId);
+    return record ? ok(await this.view(record, include)) : threadNotFound(threadId);
+  }
+
+  async count(query: ThreadCountRequest = {}): Promise<number> {
+    const filter = (t: ThreadRecord) => !query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>);
+    const where = query.status ? { status: query.status } : undefined;
+    if (!query.values) return this.deps.threads.count({ where, filter });
+    let count = 0;
+    for (const t of await this.deps.threads.list({ where, filter })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    return count;
+  }
+
+  async patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>> {
+    return this.deps.locks.run(threadId, async () => {
+      const updated = await this.deps.threads.update(threadId, (t) => ({
+        ...t,
+        metadata: { ...t.metadata, ...((body.metadata as Record<string, unknown>) ?? {}) },
+        ...ttlSetting(body.ttl),
+        updated_at: nowIso(),
+      }));
+      return updated ? ok(await this.view(updated)) : threadNotFound(threadId);
+    });
+  }
+
+  async copy(threadId: string): Promise<Outcome<Thread, 'not_found'>> {
+    return this.deps.locks.run(threadId, async () => {
+      const source = await this.deps.threads.get(threadId);
+      if (!source) return threadNotFound(threadId);
+      // the copy's graph is the source's: before its own first run it is read from metadata
+      const graphId = await this.deps.stateReader.graphOf(source);
+      const metadata = graphId ? { ...source.metadata, graph_id: graphId } : source.metadata;
+      const copy: ThreadRecord = { ...newThread(uuid4(), metadata), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
+      await this.deps.checkpoints.copy(threadId, copy.thread_id);
+      await this.deps.threads.insert(copy.thread_id, copy);
+      return ok(await this.view(copy));
+    });
+  }
+
+  async prune(body: ThreadPruneRequest): Promise<number> {
+    let pruned = 0;
+    for (const threadId of new Set(body.thread_ids)) {
+      const done = body.strategy === 'keep_latest' ? await this.keepLatest(threadId) : (await this.delete(threadId)).ok;
+      if (done) pruned += 1;
+    }
+    return pruned;
+  }
+
+  /** Prunes a thread to its latest state; false when it is missing or a run is in flight. */
+  async keepLatest(threadId: string): Promise<boolean> {
+    return this.deps.locks.run(threadId, async () => {
+      if (!(await this.deps.threads.get(threadId)) || this.deps.lifecycle.inflight(threadId).length > 0) return false;
+      await this.deps.checkpoints.keepLatest(threadId);
+      return true;
+    });
   }
 
   async search(query: ThreadSearchRequest = {}): Promise<Thread[]> {
@@ -76,10 +154,56 @@ export class Threads implements ThreadService {
 
   async getState(threadId: string, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {
     const record = await this.deps.threads.get(threadId);
-    return record ? ok(await this.deps.stateReader.state(record, options)) : threadNotFound(threadId);
+    return record ? ok(await this.deps.stateReader.latest(record, options)) : threadNotFound(threadId);
   }
 
-  private async view(record: ThreadRecord): Promise<Thread> {
-    return toApiThread(record, await this.deps.stateReader.values(record));
+  async getStateAt(threadId: string, checkpoint: CheckpointSelector, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {
+    const record = await this.deps.threads.get(threadId);
+    if (!record) return threadNotFound(threadId);
+    const state = await this.deps.stateReader.state(record, { ...options, checkpointId: checkpoint.checkpoint_id, checkpointNs: checkpoint.checkpoint_ns });
+    return state ? ok(state) : fail('not_found', `Checkpoint ${checkpoint.checkpoint_id} not found on thread ${threadId}`);
   }
+
+  async history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>> {
+    const record = await this.deps.threads.get(threadId);
+    if (!record) return threadNotFound(threadId);
+    const before = typeof query.before === 'string' ? query.before : query.before?.checkpoint_id;
+    return ok(
+      await this.deps.stateReader.history(record, {
+        limit: query.limit ?? 10,
+        ...(before ? { before } : {}),
+        ...(query.metadata ? { metadata: query.metadata as Record<string, unknown> } : {}),
+        ...(query.checkpoint?.checkpoint_ns ? { checkpointNs: query.checkpoint.checkpoint_ns } : {}),
+        ...(query.checkpoint?.checkpoint_id ? { checkpointId: query.checkpoint.checkpoint_id } : {}),
+      }),
+    );
+  }
+
+  async updateState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult, 'not_found' | 'invalid' | 'busy'>> {
+    return this.deps.locks.run(threadId, async () => {
+      const thread = await this.deps.threads.get(threadId);
+      if (!thread) return threadNotFound(threadId);
+      if (this.deps.lifecycle.inflight(threadId).length > 0) return fail('busy', 'Thread is busy');
+      const written = await this.deps.checkpoints.update(thread, body);
+      if (!written.ok) return written;
+      await this.deps.threads.update(threadId, (t) => ({ ...t, updated_at: nowIso() }));
+      return ok({ checkpoint: written.value });
+    });
+  }
+
+  async patchStateMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Outcome<void, 'not_found'>> {
+    return this.deps.locks.run(threadId, async () => {
+      const thread = await this.deps.threads.get(threadId);
+      if (!thread) return threadNotFound(threadId);
+      return (await this.deps.checkpoints.patchLatestMetadata(thread, metadata)) ? ok(undefined) : fail('not_found', `Thread ${threadId} has no checkpoint yet`);
+    });
+  }
+
+  private async view(record: ThreadRecord, include: { ttl?: boolean } = {}): Promise<Thread> {
+    return toApiThread(record, await this.deps.stateReader.values(record), include);
+  }
+}
+
+function ttlSetting(ttl: ThreadTtl | undefined): { ttl?: ThreadTtlSetting } {
+  return ttl ? { ttl: { strategy: ttl.strategy ?? 'delete', ttl_minutes: ttl.ttl } } : {};
 }

@@ -1,6 +1,8 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
 import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
@@ -55,6 +57,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     log: log.child({ area: 'agent-server' }),
     maxConcurrentRuns,
     memoryStore: memory.store,
+    retention: retentionSettings(config.project.checkpointer),
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
@@ -81,6 +84,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, domain) : unguarded;
   const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
+  const retentionTimer = retentionSweeper(domain.retention, log.child({ area: 'retention' }));
   const reload = async () => {
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
@@ -88,5 +92,29 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     await domain.graphsChanged();
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
-  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer], service: domain, reload };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer, retentionTimer], service: domain, reload };
+}
+
+/** Runs the retention sweep every `sweep_interval_minutes`; a failed sweep is retried at the next one. */
+function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundModule {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  return {
+    start() {
+      timer = setInterval(() => {
+        if (running) return;
+        running = retention.sweep().then(
+          (swept) => {
+            if (swept.threads || swept.checkpoints) log.info('expired threads and checkpoints removed', { ...swept });
+          },
+          (err: Error) => log.warn('retention sweep failed; retried at the next interval', { error: err.message }),
+        ).finally(() => (running = undefined));
+      }, retention.settings.sweepIntervalMinutes * 60_000);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

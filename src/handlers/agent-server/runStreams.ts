@@ -1,5 +1,5 @@
 // Streaming: streamRun and streamStatelessRun (create, then stream), joinRunStream and
-// joinStatelessRunStream (attach to a run's events).
+// joinStatelessRunStream (attach to a run's events), joinThreadStream (every run's events).
 // Both only read the run's event log; the worker is the only writer.
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RunEvent, RunService } from '../../domain/agent/service.ts';
@@ -23,7 +23,7 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   }
 }
 
-export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream'> {
+export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream' | 'joinThreadStream'> {
   return {
     async streamRun({ path, body }, ctx) {
       const outcome = await runs.create(path.thread_id, body);
@@ -67,6 +67,12 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       const modes = query.stream_mode?.length ? new Set<string>(query.stream_mode) : null;
       const events = runs.events(path.run_id, { lastEventId: headers['last-event-id'], signal: ctx.signal });
       return { status: 200, stream: toSse(events, modes) };
+    },
+    async joinThreadStream({ path, query, headers }, ctx) {
+      const modes = query.stream_mode?.length ? query.stream_mode : ['run_modes' as const];
+      const outcome = await runs.threadEvents(path.thread_id, { modes, lastEventId: headers['last-event-id'], signal: ctx.signal });
+      if (!outcome.ok) return failed(outcome.failure);
+      return { status: 200, stream: toSse(outcome.value, null) };
     },
   };
 }

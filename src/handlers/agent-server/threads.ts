@@ -1,10 +1,29 @@
-// Threads: createThread, searchThreads, getThread, deleteThread, getThreadState.
+// Threads: create, search, count, get, patch, delete, copy, prune; state (latest, at a
+// checkpoint, update, metadata patch) and history.
 import type { ThreadService } from '../../domain/agent/service.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag } from './replies.ts';
 
-type ThreadOps = 'createThread' | 'searchThreads' | 'getThread' | 'deleteThread' | 'getThreadState';
+type ThreadOps =
+  | 'createThread'
+  | 'searchThreads'
+  | 'countThreads'
+  | 'getThread'
+  | 'patchThread'
+  | 'deleteThread'
+  | 'copyThread'
+  | 'pruneThreads'
+  | 'getThreadState'
+  | 'updateThreadState'
+  | 'patchThreadState'
+  | 'getThreadStateAtCheckpoint'
+  | 'getThreadStateAtCheckpointPost'
+  | 'getThreadHistory'
+  | 'searchThreadHistory';
+
+/** `include` arrives repeated (JS SDK) or comma-joined (Python SDK). */
+const includes = (values: string[] | undefined, field: string) => (values ?? []).some((v) => v.split(',').includes(field));
 
 export function threadHandlers(threads: ThreadService): Pick<AgentServerAreaHandlers, ThreadOps> {
   return {
@@ -15,16 +34,55 @@ export function threadHandlers(threads: ThreadService): Pick<AgentServerAreaHand
     async searchThreads({ body }) {
       return { status: 200, body: await threads.search(body ?? {}) };
     },
-    async getThread({ path }) {
-      const outcome = await threads.get(path.thread_id);
+    async countThreads({ body }) {
+      return { status: 200, body: await threads.count(body ?? {}) };
+    },
+    async getThread({ path, query }) {
+      const outcome = await threads.get(path.thread_id, { ttl: includes(query.include, 'ttl') });
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async patchThread({ path, headers, body }) {
+      const outcome = await threads.patch(path.thread_id, body);
+      if (!outcome.ok) return failed(outcome.failure);
+      return headers.prefer === 'return=minimal' ? { status: 204 } : { status: 200, body: outcome.value };
     },
     async deleteThread({ path }) {
       const outcome = await threads.delete(path.thread_id);
       return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
+    async copyThread({ path }) {
+      const outcome = await threads.copy(path.thread_id);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async pruneThreads({ body }) {
+      return { status: 200, body: { pruned_count: await threads.prune(body) } };
+    },
     async getThreadState({ path, query }) {
       const outcome = await threads.getState(path.thread_id, { subgraphs: flag(query.subgraphs) });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async updateThreadState({ path, body }) {
+      const outcome = await threads.updateState(path.thread_id, body);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async patchThreadState({ path, body }) {
+      const outcome = await threads.patchStateMetadata(path.thread_id, body.metadata as Record<string, unknown>);
+      return outcome.ok ? { status: 204 } : failed(outcome.failure);
+    },
+    async getThreadStateAtCheckpoint({ path, query }) {
+      const outcome = await threads.getStateAt(path.thread_id, { checkpoint_id: path.checkpoint_id }, { subgraphs: flag(query.subgraphs) });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async getThreadStateAtCheckpointPost({ path, body }) {
+      const outcome = await threads.getStateAt(path.thread_id, body.checkpoint, { subgraphs: body.subgraphs ?? false });
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async getThreadHistory({ path, query }) {
+      const outcome = await threads.history(path.thread_id, query);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async searchThreadHistory({ path, body }) {
+      const outcome = await threads.history(path.thread_id, body ?? {});
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
   };

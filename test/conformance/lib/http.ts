@@ -21,6 +21,8 @@ export interface HttpRequest {
   body?: Body;
   /** false: send no credentials; a string: send that key instead of the server's. */
   auth?: false | string;
+  /** The answer is a stream that stays open (`x-agentplane-open-stream`): read it briefly, then hang up. */
+  openStream?: boolean;
 }
 
 export interface HttpResponse {
@@ -36,6 +38,8 @@ export interface HttpResponse {
 }
 
 const REQUEST_TIMEOUT_MS = Number(process.env.CONFORMANCE_TIMEOUT_MS ?? 15_000);
+/** How long an open stream is read before the suite hangs up and checks what came. */
+const OPEN_STREAM_READ_MS = 400;
 
 export function encodeSegment(value: unknown): string {
   const s = encodeURIComponent(String(value));
@@ -91,12 +95,13 @@ export function curl(target: Pick<Target, 'url' | 'key'>, req: HttpRequest): str
 
 export async function send(target: Target, req: HttpRequest): Promise<HttpResponse> {
   let res: Response;
+  const hangUp = new AbortController();
   try {
     res = await fetch(urlOf(target.url, req), {
       method: req.method,
       headers: wireHeaders(target, req),
       body: bodyText(req.body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), hangUp.signal]),
     });
   } catch (err) {
     return { status: 0, headers: new Headers(), contentType: null, text: '', error: `no response: ${(err as Error).message}` };
@@ -104,7 +109,7 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
   let text = '';
   let error: string | undefined;
   try {
-    text = await res.text();
+    text = req.openStream && res.ok && res.body ? await readBriefly(res.body, hangUp) : await res.text();
   } catch (err) {
     error = `body not read within ${REQUEST_TIMEOUT_MS} ms: ${(err as Error).message}`;
   }
@@ -120,6 +125,22 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
     }
   }
   return out;
+}
+
+/** What an open stream sends in its first moments; complete events only. */
+async function readBriefly(body: ReadableStream<Uint8Array>, hangUp: AbortController): Promise<string> {
+  const timer = setTimeout(() => hangUp.abort(), OPEN_STREAM_READ_MS);
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  } catch {
+    // hung up
+  } finally {
+    clearTimeout(timer);
+  }
+  const lastBoundary = text.lastIndexOf('\n\n');
+  return lastBoundary < 0 ? '' : text.slice(0, lastBoundary + 2);
 }
 
 export function parseSse(text: string): { event?: string; id?: string; data: string }[] {
@@ -156,5 +177,6 @@ export const requestFor = (op: Operation, parts: Partial<HttpRequest> = {}): Htt
   path: {},
   query: {},
   headers: {},
+  openStream: (op.raw as Record<string, unknown>)['x-agentplane-open-stream'] === true,
   ...parts,
 });
