@@ -18,6 +18,7 @@ function servingOptions(command: Command): Command {
     .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
     .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('--data <dir>', 'data directory (journal, snapshots, API keys)').env('DATA_DIR').default('./data'))
+    .addOption(new Option('--database <url>', 'PostgreSQL connection URL: keep records there instead of the embedded store').env('DATABASE_URL'))
     // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
     .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
     .addOption(new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'))
@@ -27,7 +28,7 @@ function servingOptions(command: Command): Command {
 /** Back to the flag form loadConfig reads, which the environment fills where a flag is missing. */
 function toArgv(options: Record<string, unknown>, extra: string[] = []): string[] {
   const argv: string[] = [];
-  for (const key of ['port', 'host', 'data', 'config'] as const) if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
+  for (const key of ['port', 'host', 'data', 'database', 'config'] as const) if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
   if (options.memory) argv.push('--memory');
   return [...argv, ...extra];
 }

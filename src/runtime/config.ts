@@ -34,6 +34,10 @@ export interface ServerConfig {
   agentServerAuth: boolean;
   /** fsync every journal write (AGENTPLANE_FSYNC=1). */
   fsync: boolean;
+  /** PostgreSQL connection URL (DATABASE_URL / --database); null keeps the embedded store. */
+  databaseUrl: string | null;
+  /** Connections in the PostgreSQL pool (AGENTPLANE_DATABASE_POOL, default 10). */
+  databasePool: number;
   /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 8). */
   maxConcurrentRuns: number;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
@@ -52,6 +56,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       port: { type: 'string' },
       host: { type: 'string' },
       data: { type: 'string' },
+      database: { type: 'string' },
       config: { type: 'string' },
       mock: { type: 'boolean' },
       memory: { type: 'boolean' },
@@ -85,6 +90,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
     agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),
     fsync: env.AGENTPLANE_FSYNC === '1',
+    databaseUrl: values.database || env.DATABASE_URL || null,
+    databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
     phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     env,

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
+import { openPgStore } from './store/pgStore.ts';
 import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
@@ -36,8 +37,14 @@ export interface RunningServer {
   reload(): Promise<void>;
 }
 
+/** PostgreSQL when a database URL is configured (never in mock mode), else the embedded store. */
+function openStore(config: ServerConfig): Promise<Store> {
+  if (config.databaseUrl && !config.mock) return openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
+  return openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
+}
+
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
+  const store = await openStore(config);
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
   const keyRing = new KeyRing(keys.entries);
 
@@ -115,7 +122,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   for (const warning of config.projectWarnings) log.warn(warning);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
-  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, keys: keys.origin });
+  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: config.databaseUrl && !config.mock ? 'postgresql' : 'embedded', keys: keys.origin });
 
   let closing: Promise<void> | null = null;
   const close = () =>

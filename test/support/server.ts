@@ -11,6 +11,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
 import { createApplication } from '../../src/app.ts';
 import { startPrism } from './prism.ts';
+import { databaseForDataDir, testBackend } from './postgres.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -50,6 +51,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   config.dataDir = dataDir;
   if (dataDir === null) config.dataDir = null;
   if (options.project) config.project = options.project;
+  // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
+  // data directory, so a test restarting a server on its directory finds its records again
+  if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);
   const log = createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
   const server = await startServer(config, options.app ?? createApplication, log);
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an

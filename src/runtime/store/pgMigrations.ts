@@ -1,0 +1,44 @@
+// The PostgreSQL schema, as numbered migrations. Each is applied once, in order, inside one
+// transaction holding an advisory lock, so replicas starting together on an empty database
+// neither race nor half-apply a step; `agentplane_migrations` records what has run.
+// Migrations are append-only: a shipped step is never edited, a change is a new number.
+// (Plain SQL in a TypeScript module rather than .sql files so the compiled package carries
+// them without a copy step.)
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'records',
+    // One table for every collection. `seq` is taken at first insert and kept by updates, so
+    // lists keep insertion order like the embedded store. The document is `json`, not
+    // `jsonb`: json keeps the text as written, so replies keep the key order clients sent
+    // (jsonb reorders keys) and the API answers the same bytes on both backends. Filtered
+    // fields get expression indexes (see PgStore.collection), not a GIN index over the doc.
+    sql: `
+      CREATE SEQUENCE agentplane_record_seq;
+      CREATE TABLE agentplane_records (
+        collection text NOT NULL,
+        id text NOT NULL,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        doc json NOT NULL,
+        PRIMARY KEY (collection, id)
+      );
+      CREATE INDEX agentplane_records_order ON agentplane_records (collection, seq);
+      CREATE TABLE agentplane_indexes (
+        collection text NOT NULL,
+        field text NOT NULL,
+        index_name text NOT NULL UNIQUE,
+        PRIMARY KEY (collection, field)
+      );
+    `,
+  },
+];
+
+/** Key of the advisory lock that serialises migrations (and index creation) across replicas. */
+export const SCHEMA_LOCK = 0x61677370; // 'agsp'

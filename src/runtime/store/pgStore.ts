@@ -1,0 +1,301 @@
+// The PostgreSQL store (DATABASE_URL / --database): the same Store contract as the embedded
+// journal store, on one shared table of documents (see pgMigrations.ts). Writes are
+// transactions, so an acknowledged write is committed; `update` is a row-locked
+// read-modify-write; a batch is one transaction. Fields a collection declares as indexed
+// get expression indexes, and `where` is answered by them in SQL; `filter` closures run
+// here, over the rows read in insertion order in bounded batches (never the whole table
+// at once).
+//
+// The server keeps run queues and streams in process memory, so for now one server process
+// serves a database at a time: the store holds a session-level advisory lock for its
+// lifetime and refuses to open while another process holds it (the lock goes with the
+// session, so a killed server frees it at once).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
+import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
+
+export interface PgStoreOptions {
+  url: string;
+  /** Connections in the pool (AGENTPLANE_DATABASE_POOL, default 10). */
+  poolSize?: number;
+  /** Hold the single-server lock (the default; off only for tools reading a database). */
+  exclusive?: boolean;
+}
+
+/** Key of the advisory lock held by the one server process using a database. */
+const SERVER_LOCK = 0x61677376; // 'agsv'
+/** Rows read per round trip while a `filter` closure scans a collection. */
+const SCAN_BATCH = 500;
+
+interface Row {
+  seq: string;
+  doc: object;
+}
+
+export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  // an idle connection dropped by the server must not crash the process
+  pool.on('error', () => {});
+  let holder: pg.PoolClient | null = null;
+  try {
+    await migrate(pool);
+    if (options.exclusive ?? true) {
+      holder = await pool.connect();
+      const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SERVER_LOCK]);
+      if (!rows[0].locked) {
+        throw new Error('another agentplane server is using this database; one server process per database is supported for now');
+      }
+    }
+  } catch (error) {
+    holder?.release();
+    await pool.end();
+    throw error;
+  }
+  return new PgStore(pool, holder);
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS agentplane_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM agentplane_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO agentplane_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+export class PgStore implements Store {
+  private readonly handles = new Map<string, PgCollection<object>>();
+  /** Index creations under way; every query waits for them (collection() is synchronous). */
+  private indexing: Promise<void> = Promise.resolve();
+  private indexFailure: unknown = null;
+  private closed = false;
+
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly holder: pg.PoolClient | null,
+  ) {}
+
+  collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) this.handles.set(name, (handle = new PgCollection(name, this)));
+    for (const field of options.indexes ?? []) {
+      if (handle.indexed.has(field)) continue;
+      handle.indexed.add(field);
+      this.indexing = this.indexing.then(() => this.ensureIndex(name, field)).catch((error) => void (this.indexFailure ??= error));
+    }
+    return handle as unknown as Collection<T>;
+  }
+
+  collectionNames(): string[] {
+    return [...this.handles.keys()];
+  }
+
+  async write(ops: WriteOp[]): Promise<void> {
+    if (ops.length === 0) return;
+    await this.transaction(async (client) => {
+      for (const op of ops) {
+        if ('delete' in op) await client.query('DELETE FROM agentplane_records WHERE collection = $1 AND id = $2', [op.collection, op.id]);
+        else await client.query(UPSERT, [op.collection, op.id, JSON.stringify(op.value)]);
+      }
+    });
+  }
+
+  async flush(): Promise<void> {
+    // every acknowledged write is already committed
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.indexing;
+    this.holder?.release();
+    await this.pool.end();
+  }
+
+  /** Runs a query once pending index creations are done. */
+  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.ready();
+    return this.pool.query<R>(sql, params);
+  }
+
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.ready();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async ready(): Promise<void> {
+    if (this.closed) throw new Error('store is closed');
+    await this.indexing;
+    if (this.indexFailure) throw this.indexFailure;
+  }
+
+  /** An expression index on one field of one collection, created once per database. */
+  private async ensureIndex(collection: string, field: string): Promise<void> {
+    const name = `agentplane_ix_${createHash('sha256').update(`${collection}\u0000${field}`).digest('hex').slice(0, 24)}`;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+      const { rowCount } = await client.query('SELECT 1 FROM agentplane_indexes WHERE collection = $1 AND field = $2', [collection, field]);
+      if (!rowCount) {
+        await client.query(`CREATE INDEX ${name} ON agentplane_records ((${fieldExpression(field)}), seq) WHERE collection = ${pg.escapeLiteral(collection)}`);
+        await client.query('INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ($1, $2, $3)', [collection, field, name]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+// An upsert keeps the row's seq, so updated records keep their place in insertion order.
+const UPSERT = 'INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json) ON CONFLICT (collection, id) DO UPDATE SET doc = EXCLUDED.doc';
+
+/** `doc->>'field'`, written exactly as in the index definition so the planner matches them. */
+function fieldExpression(field: string): string {
+  return `doc->>${pg.escapeLiteral(field)}`;
+}
+
+class PgCollection<T extends object> implements Collection<T> {
+  readonly indexed = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    private readonly store: PgStore,
+  ) {}
+
+  async get(id: string): Promise<T | undefined> {
+    const { rows } = await this.store.query<{ doc: T }>('SELECT doc FROM agentplane_records WHERE collection = $1 AND id = $2', [this.name, id]);
+    return rows[0]?.doc;
+  }
+
+  async insert(id: string, value: T): Promise<boolean> {
+    const { rowCount } = await this.store.query('INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING', [this.name, id, JSON.stringify(value)]);
+    return rowCount === 1;
+  }
+
+  async put(id: string, value: T): Promise<void> {
+    await this.store.query(UPSERT, [this.name, id, JSON.stringify(value)]);
+  }
+
+  async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
+    return this.store.transaction(async (client) => {
+      const { rows } = await client.query<{ doc: T }>('SELECT doc FROM agentplane_records WHERE collection = $1 AND id = $2 FOR UPDATE', [this.name, id]);
+      const current = rows[0]?.doc;
+      if (current === undefined) return undefined;
+      const next = change(current);
+      if (next === undefined || next === current) return current;
+      await client.query('UPDATE agentplane_records SET doc = $3::json WHERE collection = $1 AND id = $2', [this.name, id, JSON.stringify(next)]);
+      return next;
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.store.query('DELETE FROM agentplane_records WHERE collection = $1 AND id = $2', [this.name, id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async list(options: ListOptions<T> = {}): Promise<T[]> {
+    const offset = options.offset ?? 0;
+    const limit = options.limit ?? Infinity;
+    if (limit <= 0) return [];
+    if (!options.filter) {
+      const { sql, params } = this.select(options, null);
+      params.push(offset);
+      let paged = `${sql} OFFSET $${params.length}`;
+      if (Number.isFinite(limit)) {
+        params.push(limit);
+        paged += ` LIMIT $${params.length}`;
+      }
+      const { rows } = await this.store.query<Row>(paged, params);
+      return rows.map((r) => r.doc as T);
+    }
+    const out: T[] = [];
+    let skipped = 0;
+    for await (const value of this.scan(options)) {
+      if (skipped < offset) {
+        skipped += 1;
+        continue;
+      }
+      out.push(value);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async count(options: Pick<ListOptions<T>, 'where' | 'filter'> = {}): Promise<number> {
+    if (!options.filter) {
+      const { where, params } = this.conditions(options.where ?? {});
+      const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM agentplane_records WHERE ${where}`, params);
+      return Number(rows[0].n);
+    }
+    let n = 0;
+    for await (const _ of this.scan(options)) n += 1;
+    return n;
+  }
+
+  /** The rows matching `where` and `filter`, read in insertion order by keyset in batches. */
+  private async *scan(options: ListOptions<T>): AsyncGenerator<T> {
+    let after: string | null = null;
+    for (;;) {
+      const { sql, params } = this.select(options, after);
+      params.push(SCAN_BATCH);
+      const { rows } = await this.store.query<Row>(`${sql} LIMIT $${params.length}`, params);
+      for (const row of rows) {
+        const value = row.doc as T;
+        if (!options.filter || options.filter(value)) yield value;
+      }
+      if (rows.length < SCAN_BATCH) return;
+      after = rows[rows.length - 1].seq;
+    }
+  }
+
+  private select(options: ListOptions<T>, after: string | null): { sql: string; params: unknown[] } {
+    const { where, params } = this.conditions(options.where ?? {});
+    let sql = `SELECT seq, doc FROM agentplane_records WHERE ${where}`;
+    if (after !== null) {
+      params.push(after);
+      sql += ` AND seq ${options.reverse ? '<' : '>'} $${params.length}`;
+    }
+    return { sql: `${sql} ORDER BY seq ${options.reverse ? 'DESC' : 'ASC'}`, params };
+  }
+
+  private conditions(where: Record<string, string>): { where: string; params: unknown[] } {
+    // the collection is a literal so the planner can match the partial expression indexes
+    const parts = [`collection = ${pg.escapeLiteral(this.name)}`];
+    const params: unknown[] = [];
+    for (const [field, value] of Object.entries(where)) {
+      params.push(value);
+      parts.push(`${fieldExpression(field)} = $${params.length}`);
+    }
+    return { where: parts.join(' AND '), params };
+  }
+}
