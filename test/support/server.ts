@@ -95,6 +95,10 @@ export interface ChildServer {
 /** Starts `agentplane serve` as a child process on a free port and waits until it listens. */
 /** `cwd` is where the server looks for its project file (the repository root by default). */
 export async function spawnServer(args: string[], env: Record<string, string> = {}, cwd: string = ROOT): Promise<ChildServer> {
+  const dataAt = args.indexOf('--data');
+  if (testBackend() === 'postgres' && !args.includes('--mock') && !args.includes('--memory') && dataAt >= 0 && !env.DATABASE_URL) {
+    env = { ...env, DATABASE_URL: await databaseForDataDir(path.resolve(cwd, args[dataAt + 1])) };
+  }
   const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
     env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },

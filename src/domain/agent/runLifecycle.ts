@@ -284,14 +284,16 @@ export class RunLifecycle {
       // listeners hear of the end before waiters are released, so what a client sees after
       // join/wait (metrics, a webhook already on its way) is consistent
       await this.announceEnd(run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
-      this.inFlight.delete(run.run_id);
-      this.deps.broker.end(run.run_id);
-      log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
-      // a stateless run's own thread goes once the run has ended; its event log (and so
-      // the wait/join answer) stays with the broker. A shutdown keeps it: the run resumes.
+      // a stateless run's own thread goes once the run has ended, and before its stream
+      // ends: a client that saw `end` must not find the thread (on a database the delete
+      // takes real time). Its event log (and so the wait/join answer) stays with the
+      // broker. A shutdown keeps it: the run resumes.
       if (isTemporary(run) && !(ending.kind === 'stopped' && ending.reason === 'shutdown')) {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
+      this.inFlight.delete(run.run_id);
+      this.deps.broker.end(run.run_id);
+      log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
     }
   }
 
