@@ -38,7 +38,8 @@ export interface RunningServer {
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
-  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
+  // mock mode reads a keys file already in the data directory but never writes one
+  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
 
   const metrics = new Metrics();
