@@ -77,6 +77,15 @@ describe('mock mode: choosing a documented response', () => {
     assert.equal(b.thread_id, threadId);
   });
 
+  it('agent server: example= picks a named example (GET /info), in header and query form', async () => {
+    const off = (await (await fetch(`${server.url}/info`, { headers: { Prefer: 'example=protocols_off' } })).json()) as Json;
+    assert.deepEqual([off.flags.a2a, off.flags.mcp], [false, false]);
+    const on = (await (await fetch(`${server.url}/info?__example=defaults`)).json()) as Json;
+    assert.deepEqual([on.flags.a2a, on.flags.mcp], [true, true]);
+    const dynamic = await fetch(`${server.url}/info`, { headers: { Prefer: 'dynamic=true' } });
+    assert.equal(dynamic.status, 200);
+  });
+
   it('agent server: body values are echoed where the answer has the field', async () => {
     const metadata = { owner: 'mock-test', n: 7 };
     const created = (await (await server.api('/threads', { method: 'POST', json: { metadata } })).json()) as Json;
