@@ -1,5 +1,5 @@
 // npm run build (also `prepare`, so a clone builds on `npm install`): the server compiled by
-// tsc into dist/src and dist/generated — the package runs this JavaScript, never its
+// tsc into dist/src and dist/generated (and the conformance suite into dist/test/conformance) — the package runs this JavaScript, never its
 // TypeScript — and the dashboard built by Vite into dist/ui. `--out DIR` builds into another
 // folder instead (the packaging test, which must not rebuild dist/ under running tests).
 import { parseArgs } from 'node:util';
@@ -19,7 +19,7 @@ function run(command: string, args: string[]): void {
 }
 
 // a file deleted from src/ must not live on in dist/
-for (const dir of ['src', 'generated']) fs.rmSync(path.join(DIST, dir), { recursive: true, force: true });
+for (const dir of ['src', 'generated', 'test']) fs.rmSync(path.join(DIST, dir), { recursive: true, force: true });
 run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', DIST]);
 
 // the generated validators and documents are JavaScript already (typed by .d.ts files that
@@ -35,5 +35,7 @@ const copyJs = (from: string, to: string): void => {
   }
 };
 copyJs(path.join(ROOT, 'generated'), path.join(DIST, 'generated'));
+// the conformance suite (agentplane-server conformance) reads its list of excused outcomes
+fs.copyFileSync(path.join(ROOT, 'test/conformance/coverage-exceptions.json'), path.join(DIST, 'test/conformance/coverage-exceptions.json'));
 
 run(bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(DIST, 'ui'), '--emptyOutDir']);

@@ -1,12 +1,14 @@
 // The CLI, and the only file that wires a process: parses the command line (commander),
 // starts the server for `serve`, `dev` and `mock`, and stops it on SIGINT/SIGTERM.
 // Exit codes: 0 done, 1 the server could not start or stopped on an error, 2 a usage error.
+import fs from 'node:fs';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
 import { createApplication } from './app.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
-import { PACKAGE_VERSION as version } from './runtime/packageRoot.ts';
+import { PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
 import { startServer, type RunningServer } from './runtime/server.ts';
 import { watchProject } from './runtime/watch.ts';
 import { startBanner } from './startBanner.ts';
@@ -104,7 +106,65 @@ Docs: README.md; a running server serves its API reference at /docs.`,
     .allowExcessArguments(false)
     .action((options: Record<string, unknown>) => serve('mock', toArgv(options, ['--mock']), false));
 
+  program
+    .command('conformance')
+    .description('run the conformance suite (fuzzed requests, credential probes, JSON-RPC, the spec links walk) against a running server')
+    .requiredOption('--url <url>', 'base URL of the server under test')
+    .addOption(new Option('--api-key <key>', 'API key sent as X-Api-Key').env('AGENTPLANE_API_KEY'))
+    .addOption(new Option('--runs <n>', 'fuzzed cases per property').default('40'))
+    .option('--seed <n>', 'fast-check seed (replays a run; failures print theirs)')
+    .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .addOption(new Option('--mode <mode>', 'real: answers must also agree with each other (what was created is readable…); mock: each answer only has to match the spec').choices(['real', 'mock']).default('real'))
+    .addOption(new Option('--documents <list>', 'which documents to check, comma-separated').default('control-plane,agent-server,a2a'))
+    .allowExcessArguments(false)
+    .action((options: ConformanceOptions) => runConformance(options));
+
   return program;
+}
+
+interface ConformanceOptions {
+  url: string;
+  apiKey?: string;
+  runs: string;
+  seed?: string;
+  junit?: string;
+  mode: string;
+  documents: string;
+}
+
+/**
+ * agentplane conformance: node's test runner over the suite (test/conformance/remote.suite),
+ * compiled in the package, through tsx in a clone. Exits with the runner's code: non-zero
+ * when any property failed (each failure prints a shrunk curl reproduction).
+ */
+function runConformance(options: ConformanceOptions): void {
+  const documents = options.documents.split(',').map((d) => d.trim());
+  const unknown = documents.filter((d) => !['control-plane', 'agent-server', 'a2a'].includes(d));
+  if (unknown.length || !/^\d+$/.test(options.runs) || (options.seed !== undefined && !/^-?\d+$/.test(options.seed))) {
+    console.error(`error: ${unknown.length ? `unknown document(s) ${unknown.join(', ')} (control-plane, agent-server, a2a)` : '--runs and --seed take integers'}`);
+    process.exit(2);
+  }
+  const source = packagePath('test', 'conformance', 'remote.suite.ts');
+  const suite = fs.existsSync(source) ? source : packagePath('dist', 'test', 'conformance', 'remote.suite.js');
+  const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+  if (options.junit) reporters.push('--test-reporter=junit', `--test-reporter-destination=${path.resolve(options.junit)}`);
+  const args = [...(suite.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []), '--test', '--test-concurrency=1', ...reporters, suite];
+  // started from inside another node:test run (a CI script's test), node would otherwise
+  // report to the outer runner and skip running the suite's file
+  const { NODE_TEST_CONTEXT: _outerRunner, ...inherited } = process.env;
+  const child = spawn(process.execPath, args, {
+    stdio: 'inherit',
+    env: {
+      ...inherited,
+      CONFORMANCE_URL: options.url,
+      CONFORMANCE_API_KEY: options.apiKey ?? '',
+      CONFORMANCE_MODE: options.mode,
+      CONFORMANCE_DOCUMENTS: documents.join(','),
+      FUZZ_RUNS: options.runs,
+      ...(options.seed === undefined ? {} : { FUZZ_SEED: options.seed }),
+    },
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -112,11 +112,18 @@ export interface KeySource {
   origin: string;
 }
 
-export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string | null; dataDir: string | null }): KeySource {
+/**
+ * Mock mode's key when none is configured: the same on every start, so a client configured
+ * once keeps working (a mock stores nothing, so it never writes a key file either).
+ */
+export const MOCK_API_KEY: KeyEntry = { key: 'agentplane-mock-key', tenants: ['00000000-0000-4000-8000-000000000000'] };
+
+export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string | null; dataDir: string | null; mock?: boolean }): KeySource {
   if (options.apiKeys) return { entries: parseKeyList(options.apiKeys), origin: 'AGENTPLANE_API_KEYS' };
   if (options.apiKeysFile) return { entries: readKeysFile(options.apiKeysFile), origin: options.apiKeysFile };
   const file = options.dataDir ? path.join(options.dataDir, 'api-keys.json') : null;
   if (file && fs.existsSync(file)) return { entries: readKeysFile(file), origin: file };
+  if (options.mock) return { entries: [MOCK_API_KEY], origin: `mock default key ${MOCK_API_KEY.key}` };
   const created = { key: `ap_${randomBytes(24).toString('base64url')}`, tenants: [randomUUID()] };
   if (file) {
     fs.mkdirSync(path.dirname(file), { recursive: true });

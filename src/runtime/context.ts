@@ -13,6 +13,8 @@ export interface RequestContext {
   /** Aborted when the client disconnects before the reply is complete. */
   signal: AbortSignal;
   log: Logger;
+  /** The request's RFC 7240 `Prefer` header, if any (mock mode honours code=, example=, dynamic=). */
+  prefer?: string;
   /** Who the project's custom auth (auth.path) says is calling; absent without custom auth. */
   user?: AuthUser;
 }

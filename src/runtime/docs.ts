@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { packagePath } from './packageRoot.ts';
+import { consoleDocuments, openRpcPage } from './apiConsole.ts';
 
 const SPEC_DIR = packagePath('spec');
 const SPEC_FILES: Record<string, string> = {
@@ -22,6 +23,7 @@ const INDEX_HTML = `<!doctype html>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
+  <p style="font: 14px system-ui, sans-serif; margin: .5rem 1rem">A2A JSON-RPC (OpenRPC): <a href="/docs/a2a">methods</a> · documents: <a href="/spec/control-plane.openapi.yaml">control plane</a>, <a href="/spec/agent-server.openapi.yaml">agent server</a>, <a href="/spec/a2a.openrpc.json">A2A</a></p>
   <div id="reference"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
@@ -31,8 +33,8 @@ const INDEX_HTML = `<!doctype html>
 `;
 const INIT_JS = `window.ui = SwaggerUIBundle({
   urls: [
-    { url: '/spec/control-plane.openapi.yaml', name: 'Control plane' },
-    { url: '/spec/agent-server.openapi.yaml', name: 'Agent server' }
+    { url: '/docs/console/control-plane.json', name: 'Control plane' },
+    { url: '/docs/console/agent-server.json', name: 'Agent server' }
   ],
   dom_id: '#reference',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
@@ -52,6 +54,11 @@ export function createDocsRoutes(): (req: IncomingMessage, res: ServerResponse, 
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (pathname === '/docs' || pathname === '/docs/') return reply(res, 'text/html; charset=utf-8', INDEX_HTML);
     if (pathname === '/docs/init.js') return reply(res, 'text/javascript', INIT_JS);
+    if (pathname === '/docs/a2a') return reply(res, 'text/html; charset=utf-8', openRpcPage());
+    if (pathname.startsWith('/docs/console/')) {
+      const document = consoleDocuments()[pathname.slice('/docs/console/'.length)];
+      return document === undefined ? false : reply(res, 'application/json', document);
+    }
     if (pathname.startsWith('/docs/assets/')) {
       const name = pathname.slice('/docs/assets/'.length);
       // one file name, never a dot segment (`..` would name the folder itself: EISDIR)

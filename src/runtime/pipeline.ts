@@ -135,6 +135,7 @@ export function createPipeline(options: PipelineOptions) {
           return abort.signal;
         },
         log,
+        prefer: typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined,
       };
       if (options.customAuth && options.customAuthFor?.(operationId)) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);

@@ -45,7 +45,8 @@ function openStore(config: ServerConfig): Promise<Store> {
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const store = await openStore(config);
-  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.mock ? null : config.dataDir });
+  // mock mode reads a keys file already in the data directory but never writes one
+  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
 
   const metrics = new Metrics();

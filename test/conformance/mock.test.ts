@@ -1,4 +1,4 @@
 // The conformance suite against mock mode: every answer comes from the spec's examples.
-import { defineConformanceSuite } from './lib/suite.ts';
+import { defineConformanceSuite } from './local.ts';
 
 defineConformanceSuite('mock');

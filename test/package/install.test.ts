@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
@@ -87,6 +87,20 @@ describe('the npm package, installed from its tarball', () => {
     assert.ok(fs.existsSync(path.join(data, 'api-keys.json')));
     const docs = await fetch(`${url}/spec/agent-server.openapi.yaml`);
     assert.equal(docs.status, 200);
+  });
+
+  it('conformance --url runs the compiled suite against the installed serve', async () => {
+    const data = tempDir('agentplane-installed-conformance-');
+    const { url } = await start(['serve', '--data', data], { AGENTPLANE_PHASE_MS: '5', AGENTPLANE_ACCESS_LOG: '0' });
+    const { keys } = JSON.parse(fs.readFileSync(path.join(data, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] };
+    const junit = path.join(data, 'conformance.xml');
+    const out = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(path.join(project, 'node_modules/.bin', BIN), ['conformance', '--url', url, '--api-key', keys[0]!.key, '--runs', '2', '--documents', 'control-plane', '--junit', junit], { cwd: project, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+    assert.equal(out.code, 0, out.output.slice(-3000));
+    assert.match(fs.readFileSync(junit, 'utf8'), /<testcase name="listDeployments/);
   });
 
   it('mock answers from the spec', async () => {

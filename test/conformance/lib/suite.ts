@@ -1,9 +1,10 @@
 // The conformance suite against one server: valid and invalid requests for every HTTP
 // operation, credential probes, the JSON-RPC methods, link-following sequences, and the
-// coverage table. Test files call defineConformanceSuite for mock and for real mode.
-import { after, before, describe, it } from 'node:test';
+// coverage table. Test files call defineConformanceSuite (../local.ts) for mock and for real
+// mode; `agentplane-server conformance --url` runs it against any server (remote.suite.ts).
+// Nothing here starts a server, so the package can ship it compiled.
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
 import { httpOperations, type Operation } from './contract.ts';
 import { conformanceProblems, rejectionProblems } from './checks.ts';
 import { coverageReport } from './coverage.ts';
@@ -13,7 +14,7 @@ import { seedPool, type ResourcePool } from './links.ts';
 import { invalidRequest } from './mutations.ts';
 import { assertProperty, RUNS, Violation } from './property.ts';
 import { added, snapshot } from './snapshot.ts';
-import { defineAuthProbes } from './auth.ts';
+import { defineAuthProbes, type StrictServer } from './auth.ts';
 import { defineRpcProperties } from './rpc.ts';
 import { defineStatefulProperties } from './stateful.ts';
 import { defineRunOrderProperty } from './runOrder.ts';
@@ -21,7 +22,6 @@ import { defineRunOrderProperty } from './runOrder.ts';
 export interface SuiteContext {
   target: Target;
   pool: ResourcePool;
-  server: TestServer;
   /** What was wrong with the answers to the spec's own request examples (sent first). */
   seedProblems: string[];
 }
@@ -77,36 +77,45 @@ export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Ope
   });
 }
 
-export function defineConformanceSuite(mode: 'mock' | 'real'): void {
-  describe(`conformance against ${mode} mode`, () => {
-    let context: SuiteContext;
-    let server: TestServer | undefined;
-    const ctx = () => context;
-    before(async () => {
-      // the server's own reply check is off: the suite itself must catch every violation
-      server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
-      const target: Target = { url: server.url, key: server.key, mode };
-      const seeded = await seedPool(target);
-      context = { server, target, pool: seeded.pool, seedProblems: seeded.problems };
-    });
-    after(async () => {
-      await server?.close();
-    });
+export interface SuiteOptions {
+  /** The server under test, once it is up. */
+  target: () => Promise<Target>;
+  mode: 'mock' | 'real';
+  /** The same server requiring keys on every operation (credential probes of anonymous operations); absent: those probes are skipped. */
+  strict?: () => Promise<StrictServer>;
+  /** Which documents' operations to check (default: all three). */
+  documents?: ('control-plane' | 'agent-server' | 'a2a')[];
+  /** Fail when a documented outcome was never exercised (only meaningful for agentplane itself). */
+  requireCoverage: boolean;
+}
 
-    it("the spec's own request examples get conforming answers", () => {
-      assert.deepEqual(ctx().seedProblems, []);
-    });
-    defineValidRequestProperties(ctx);
-    defineInvalidRequestProperties(ctx);
-    defineRpcProperties(ctx);
-    defineAuthProbes(ctx, mode);
-    defineStatefulProperties(ctx);
-    defineRunOrderProperty(ctx);
+/** Every property of the suite against one server, inside the caller's describe. */
+export function defineSuiteAgainst(options: SuiteOptions): void {
+  let context: SuiteContext;
+  const ctx = () => context;
+  const documents = options.documents ?? ['control-plane', 'agent-server', 'a2a'];
+  const inDocuments = (op: Operation) => documents.includes(op.jsonrpc ? 'a2a' : op.document);
+  const ops = ordered.filter(inDocuments);
+  before(async () => {
+    const target = await options.target();
+    const seeded = await seedPool(target);
+    context = { target, pool: seeded.pool, seedProblems: seeded.problems };
+  });
 
-    it('exercises every documented status of every operation (coverage table)', () => {
-      const { missing } = coverageReport(mode);
-      assert.deepEqual(missing, [], `documented outcomes never exercised (list them in test/conformance/coverage-exceptions.json with a reason if they cannot be): ${missing.join(', ')}`);
-    });
+  it("the spec's own request examples get conforming answers", () => {
+    assert.deepEqual(ctx().seedProblems, []);
+  });
+  defineValidRequestProperties(ctx, ops);
+  defineInvalidRequestProperties(ctx, ops);
+  if (documents.includes('a2a')) defineRpcProperties(ctx);
+  defineAuthProbes(ctx, options.mode, options.strict, inDocuments);
+  if (documents.includes('agent-server') || documents.includes('control-plane')) defineStatefulProperties(ctx);
+  if (documents.includes('agent-server')) defineRunOrderProperty(ctx);
+
+  it('exercises every documented status of every operation (coverage table)', () => {
+    const { missing } = coverageReport(options.mode);
+    if (!options.requireCoverage) return;
+    assert.deepEqual(missing, [], `documented outcomes never exercised (list them in test/conformance/coverage-exceptions.json with a reason if they cannot be): ${missing.join(', ')}`);
   });
 }
 

@@ -1,0 +1,73 @@
+// `agentplane conformance --url`: the suite against a server the command did not start —
+// agentplane in real and in mock mode pass (exit 0, a JUnit report without failures); a
+// server with a planted bug fails (exit 1) with the shrunk curl reproduction and a JUnit
+// <failure>.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
+import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
+import type { AppFactory, Application } from '../../src/runtime/server.ts';
+import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
+
+/** Runs the command without blocking this process, which serves the target. */
+function conformance(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'conformance', ...args], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+    });
+  });
+}
+
+describe('agentplane conformance --url', () => {
+  const servers: TestServer[] = [];
+  const dir = tempDir('agentplane-conformance-cli-');
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  for (const mode of ['real', 'mock'] as const) {
+    it(`passes against agentplane in ${mode} mode, with a JUnit report`, async () => {
+      const server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+      servers.push(server);
+      const junit = path.join(dir, `${mode}.xml`);
+      const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', mode, '--runs', '3', '--seed', '42', '--junit', junit]);
+      assert.equal(code, 0, output.slice(-4000));
+      assert.match(output, /ℹ fail 0/);
+      const xml = fs.readFileSync(junit, 'utf8');
+      assert.match(xml, /<testsuites>/);
+      assert.match(xml, /<testcase name="getDeployment \(GET \/v2\/deployments\/\{deployment_id\}\)"/);
+      assert.doesNotMatch(xml, /<failure/);
+    });
+  }
+
+  it('fails with a curl reproduction against a server with a planted bug', async () => {
+    // mock answers, except getDeployment, whose name comes back as a number
+    const buggy: AppFactory = async () => {
+      const handlers = (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'];
+      const inner = handlers.getDeployment;
+      const getDeployment: typeof inner = async (req, ctx) => {
+        const reply = await inner(req, ctx);
+        return { ...reply, body: { ...('body' in reply ? (reply.body as object) : {}), name: 42 } } as never;
+      };
+      return { handlers: { ...handlers, getDeployment }, methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
+    };
+    const server = await startTestServer({ app: buggy, env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+    servers.push(server);
+    const junit = path.join(dir, 'buggy.xml');
+    const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', 'mock', '--documents', 'control-plane', '--runs', '5', '--junit', junit]);
+    assert.equal(code, 1, output.slice(-4000));
+    assert.match(output, /body does not match the 200 schema/);
+    assert.match(output, /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/[^']+'/);
+    assert.match(output, /replay with FUZZ_SEED=/);
+    assert.match(fs.readFileSync(junit, 'utf8'), /<failure/);
+  });
+
+  it('refuses a bad option with exit code 2', async () => {
+    const { code, output } = await conformance(['--url', 'http://127.0.0.1:9', '--documents', 'nope']);
+    assert.equal(code, 2);
+    assert.match(output, /unknown document/);
+  });
+});
