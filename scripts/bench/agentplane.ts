@@ -16,7 +16,7 @@ export interface Agentplane extends Child {
   api(pathname: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any; text: string }>;
 }
 
-export async function startAgentplane(options: { dataDir: string | null; workDir: string; key?: string; tenant?: string }): Promise<Agentplane> {
+export async function startAgentplane(options: { dataDir: string | null; workDir: string; key?: string; tenant?: string; env?: Record<string, string> }): Promise<Agentplane> {
   const key = options.key ?? `bench-${randomUUID()}`;
   const tenant = options.tenant ?? randomUUID();
   fs.mkdirSync(options.workDir, { recursive: true });
@@ -39,6 +39,7 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
       LOG_LEVEL: 'warn',
       AGENTPLANE_VALIDATE_RESPONSES: undefined,
       NODE_ENV: 'production',
+      ...options.env,
     },
     port,
     probePath: process.env.BENCH_PROBE ?? '/ok',

@@ -12,10 +12,15 @@ export interface HttpFigure extends LoadResult {
 }
 
 export interface WriteFigure extends LoadResult {
-  op: 'POST /v2/deployments' | 'PATCH /v2/deployments/{id}';
+  /** Writes, and a read by id beside them (its cost on the same data). */
+  op: 'POST /v2/deployments' | 'PATCH /v2/deployments/{id}' | 'GET /v2/deployments/{id}';
   /** Deployments in the store when the sample started. */
   existing: number;
+  /** Which store the server kept its records in (embedded when absent: older reports). */
+  store?: StoreKind;
 }
+
+export type StoreKind = 'embedded' | 'postgresql';
 
 export interface RunFigure {
   server: Server;
@@ -88,7 +93,7 @@ export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 /** Fills `ratios` and `targets` from the measured figures. */
 export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<Report, 'ratios' | 'targets'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
-  const write = (op: WriteFigure['op'], existing: number) => find(report.writes, (w) => w.op === op && w.existing === existing);
+  const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') => find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
   const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
 
   const ratios: Record<string, number | null> = {};
@@ -99,6 +104,10 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
   for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}'] as const) {
     ratios[`${op}: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000)?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
+  }
+  for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}', 'GET /v2/deployments/{id}'] as const) {
+    ratios[`${op} on PostgreSQL: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100, 'postgresql')?.p50Ms);
+    ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
   }
   const plainRuns = (scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {
@@ -116,6 +125,9 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
   const byIdPrism = ratios[`${ROUTE_BY_ID}: agentplane ÷ Prism (req/s)`];
   const postGrowth = ratios['POST /v2/deployments: p50 at 100k ÷ p50 at 100'];
   const patchGrowth = ratios['PATCH /v2/deployments/{id}: p50 at 100k ÷ p50 at 100'];
+  const pgPostGrowth = ratios['POST /v2/deployments on PostgreSQL: p50 at 100k ÷ p50 at 100'];
+  const pgPatchGrowth = ratios['PATCH /v2/deployments/{id} on PostgreSQL: p50 at 100k ÷ p50 at 100'];
+  const pgWorstGrowth = pgPostGrowth == null && pgPatchGrowth == null ? null : Math.max(pgPostGrowth ?? 0, pgPatchGrowth ?? 0);
   const runsOne = ratios['runs/s one thread: agentplane ÷ upstream dev server'];
   const runsMany = ratios['runs/s 100 threads: agentplane ÷ upstream dev server'];
   const worstGrowth = postGrowth == null && patchGrowth == null ? null : Math.max(postGrowth ?? 0, patchGrowth ?? 0);
@@ -127,6 +139,7 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     { name: 'GET by id vs bare node:http', goal: '≥ 70% of the ceiling', value: pct(byIdCeiling), met: check(byIdCeiling, (v) => v >= 0.7) },
     { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
     { name: 'Write p50 growth, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`, met: check(worstGrowth, (v) => v <= 2) },
+    { name: 'Write p50 growth on PostgreSQL, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(pgPostGrowth)}, PATCH ${times(pgPatchGrowth)}`, met: check(pgWorstGrowth, (v) => v <= 2) },
     { name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",

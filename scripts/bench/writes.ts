@@ -3,7 +3,7 @@
 // the seeded records are exactly what the server would hold after real use.
 import { randomUUID } from 'node:crypto';
 import { expectStatus, type Agentplane } from './agentplane.ts';
-import type { WriteFigure } from './figures.ts';
+import type { StoreKind, WriteFigure } from './figures.ts';
 import { deploymentBody } from './http.ts';
 import { load, type LoadResult } from './load.ts';
 import { delay } from './proc.ts';
@@ -20,7 +20,7 @@ export interface WritePhase {
   skipped: { what: string; reason: string }[];
 }
 
-export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void): Promise<WritePhase> {
+export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void, store: StoreKind = 'embedded'): Promise<WritePhase> {
   const figures: WriteFigure[] = [];
   const seeding: WritePhase['seeding'] = [];
   const skipped: WritePhase['skipped'] = [];
@@ -60,7 +60,7 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
     await delay(500); // let background work started by the seeding (deployer phases) settle
 
     const postResult = serial(await load({ ...post, makeBody: nextBody, connections: 1, amount: SAMPLE }));
-    figures.push({ op: 'POST /v2/deployments', existing: level, ...postResult });
+    figures.push({ op: 'POST /v2/deployments', existing: level, store, ...postResult });
     log(`  POST  at ${String(level).padStart(6)}: p50 ${postResult.p50Ms} ms p99 ${postResult.p99Ms} ms (${postResult.rps}/s, non-2xx ${postResult.non2xx})`);
     existing += postResult.requests;
 
@@ -80,8 +80,19 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
         },
       ],
     }));
-    figures.push({ op: 'PATCH /v2/deployments/{id}', existing: level, ...patchResult });
+    figures.push({ op: 'PATCH /v2/deployments/{id}', existing: level, store, ...patchResult });
     log(`  PATCH at ${String(level).padStart(6)}: p50 ${patchResult.p50Ms} ms p99 ${patchResult.p99Ms} ms (${patchResult.rps}/s, non-2xx ${patchResult.non2xx})`);
+
+    let g = 0;
+    const getResult = serial(await load({
+      url: ap.url,
+      headers: ap.headers,
+      connections: 1,
+      amount: SAMPLE,
+      requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `/v2/deployments/${ids[(g += 1) % ids.length]}` }) }],
+    }));
+    figures.push({ op: 'GET /v2/deployments/{id}', existing: level, store, ...getResult });
+    log(`  GET   at ${String(level).padStart(6)}: p50 ${getResult.p50Ms} ms p99 ${getResult.p99Ms} ms (${getResult.rps}/s, non-2xx ${getResult.non2xx})`);
   }
   return { figures, seeding, skipped };
 }
