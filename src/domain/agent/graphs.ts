@@ -198,11 +198,11 @@ function classify(id: string, value: unknown, where: string, checkpointer: BaseC
   const exported = asCompiledGraph(value);
   if (exported) {
     // like the upstream server: the server's checkpointer replaces whatever the graph had —
-    // on a copy (withConfig), since the module's graph object is shared by every server in
-    // the process: set on the original, a second server's checkpointer (and store) would
-    // replace the first's, and the first server's runs would read and write the second's
-    const withConfig = (exported as { withConfig?: (config: object) => unknown }).withConfig;
-    const compiled = (typeof withConfig === 'function' ? asCompiledGraph(withConfig.call(exported, {})) : undefined) ?? exported;
+    // on a shallow copy, since the module's graph object is shared by every server in the
+    // process: set on the original, a second server's checkpointer (and store) would replace
+    // the first's, and the first server's runs would read and write the second's. The copy
+    // has the same prototype and fields (withConfig would also add a default config).
+    const compiled = Object.assign(Object.create(Object.getPrototypeOf(exported)) as CompiledGraphLike, exported);
     (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
     return { id, kind: 'langgraph', graph: compiled, description };
   }
