@@ -97,3 +97,33 @@ test('PostgreSQL store: state survives reopening; servers starting together migr
     await again.close();
   }
 });
+
+test('PostgreSQL store: losing the connection that holds the server lock is reported, and the lock is free again', async () => {
+  const url = await freshDatabaseUrl();
+  let lost: Error | undefined;
+  const reported = new Promise<void>((resolve) => {
+    void openPgStore({ url, onLockLost: (error) => ((lost = error), resolve()) }).then((store) => opened.push(store));
+  });
+  const opened: Awaited<ReturnType<typeof openPgStore>>[] = [];
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    // wait until the server lock (0x61677376; not the migration lock) is held, then end that session from outside (a database restart or
+    // an operator's pg_terminate_backend looks the same to the server)
+    for (;;) {
+      const { rows } = await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = 1634169718");
+      if (rows.length) {
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await reported;
+    assert.ok(lost, 'the loss was reported');
+    const next = await openPgStore({ url });
+    await next.close();
+  } finally {
+    await admin.end();
+    for (const store of opened) await store.close();
+  }
+});

@@ -21,6 +21,12 @@ export interface PgStoreOptions {
   poolSize?: number;
   /** Hold the single-server lock (the default; off only for tools reading a database). */
   exclusive?: boolean;
+  /**
+   * Called when the connection holding the single-server lock is lost (the database
+   * restarted, the session was terminated): another server may now take the database, so
+   * the caller should stop. Without it the loss is thrown as an uncaught error.
+   */
+  onLockLost?: (error: Error) => void;
 }
 
 /** Key of the advisory lock held by the one server process using a database. */
@@ -42,6 +48,11 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     await migrate(pool);
     if (options.exclusive ?? true) {
       holder = await pool.connect();
+      const lost = options.onLockLost;
+      holder.on('error', (error) => {
+        if (!lost) throw error;
+        lost(error);
+      });
       const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SERVER_LOCK]);
       if (!rows[0].locked) {
         throw new Error('another agentplane server is using this database; one server process per database is supported for now');
@@ -122,7 +133,8 @@ export class PgStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.indexing;
-    this.holder?.release();
+    // a lost lock connection cannot go back to the pool; destroying it frees the lock either way
+    this.holder?.release(true);
     await this.pool.end();
   }
 
