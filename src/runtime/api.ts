@@ -40,9 +40,10 @@ export const rpcDocument = {
 /** The dispatcher of the OpenRPC document's methods; results are checked when `validateResults`. */
 export async function rpcDispatcher<Ctx extends RpcContext>(
   handlers: Readonly<Record<string, RpcMethodHandler<Ctx>>>,
-  options: { validateResults: boolean; log: Logger },
+  options: { validateResults: boolean; log: Logger; maxDepth?: number },
 ): Promise<JsonRpcDispatcher<Ctx>> {
   return new JsonRpcDispatcher<Ctx>({
+    maxDepth: options.maxDepth,
     methods: rpcDocument.methods,
     params: rpcDocument.params,
     handlers,

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
+import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
 import { PROJECT_FILE_NAMES, applyProjectEnv, discoverProjectFile, readProjectFile, type ProjectFile } from './project.ts';
 
 /** The project file's contents (spec/project.schema.json). */
@@ -23,6 +24,8 @@ export interface ServerConfig {
   /** Base URL used in links the server hands out (agent cards); otherwise the request's Host. */
   publicUrl: string | null;
   maxBodyBytes: number;
+  /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
+  maxBodyDepth: number;
   validateResponses: boolean;
   logLevel: LogLevel;
   /** One info line per answered request (method, path, status, ms, request id, operationId). */
@@ -83,6 +86,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     mock: values.mock ?? truthy(env.AGENTPLANE_MOCK),
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
     maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
+    maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: truthy(env.AGENTPLANE_VALIDATE_RESPONSES),
     logLevel: (env.LOG_LEVEL as LogLevel) ?? 'info',
     accessLog: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_ACCESS_LOG ?? ''),

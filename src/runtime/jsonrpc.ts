@@ -7,6 +7,7 @@
 import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from './contract.ts';
 import type { RpcContext } from './context.ts';
 import { RPC, toValidationItems } from './errors.ts';
+import { DEFAULT_MAX_BODY_DEPTH, parseJson } from './requestBody.ts';
 
 export type RpcId = string | number | null;
 export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: RpcError };
@@ -37,6 +38,8 @@ export interface RpcCall {
 }
 
 export interface DispatcherOptions<Ctx extends RpcContext> {
+  /** How deeply a request may nest objects and arrays (deeper: -32600, nothing parsed). */
+  maxDepth?: number;
   methods: readonly MethodSpec[];
   params: ValidatorTable;
   handlers: Readonly<Record<string, RpcMethodHandler<Ctx>>>;
@@ -68,12 +71,13 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     if (body.contentType !== undefined && !JSON_MEDIA.test(body.contentType)) {
       return fail(null, RPC.invalidRequest('Invalid Request: Content-Type must be application/json'));
     }
-    let message: unknown;
-    try {
-      message = JSON.parse(body.text);
-    } catch {
-      return fail(null, RPC.parseError('Parse error: the body is not valid JSON'));
+    const maxDepth = this.options.maxDepth ?? DEFAULT_MAX_BODY_DEPTH;
+    const parsed = parseJson(body.text, maxDepth);
+    if ('invalid' in parsed) return fail(null, RPC.parseError('Parse error: the body is not valid JSON'));
+    if ('tooDeep' in parsed) {
+      return fail(null, RPC.invalidRequest(`Invalid Request: the body nests objects and arrays deeper than ${maxDepth} levels (AGENTPLANE_MAX_BODY_DEPTH)`));
     }
+    const message = parsed.value;
     if (!message || typeof message !== 'object' || Array.isArray(message)) {
       return fail(null, RPC.invalidRequest('Invalid Request: expected a JSON-RPC 2.0 request object'));
     }

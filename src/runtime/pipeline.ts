@@ -37,6 +37,8 @@ export interface PipelineOptions {
   keyRing: KeyRing;
   log: Logger;
   maxBodyBytes: number;
+  /** How deeply a JSON body may nest objects and arrays (deeper: 422 before anything else). */
+  maxBodyDepth?: number;
   publicUrl: string | null;
   /** operationIds switched off by configuration: they answer 404 as if absent. */
   disabled?: ReadonlySet<string>;
@@ -148,7 +150,7 @@ export function createPipeline(options: PipelineOptions) {
         return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
       }
 
-      const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw });
+      const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
       if ('issues' in validated) return send(res, validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
       if (options.responseValidators) checkReply(b.operation, reply, options.responseValidators, log);

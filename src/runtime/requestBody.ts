@@ -1,9 +1,11 @@
-// Reading a request: its body (bounded in size, without an await when there is none) and
-// its query string. Nothing here knows operations or schemas.
+// Reading a request: its body (bounded in size and nesting depth, without an await when
+// there is none) and its query string. Nothing here knows operations or schemas.
 import type { IncomingMessage } from 'node:http';
 import type { ValidationErrorItem } from './errors.ts';
 
 export const TOO_LARGE = Symbol('too-large');
+/** How deeply a request body may nest objects and arrays unless configured otherwise. */
+export const DEFAULT_MAX_BODY_DEPTH = 100;
 export const JSON_MEDIA = /^application\/([\w.+-]*\+)?json\b/i;
 
 /** Most requests carry no body; telling so up front spares them an await. */
@@ -39,8 +41,53 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
   });
 }
 
+/**
+ * Where JSON text first opens an object or array deeper than `limit` levels, or -1. One
+ * pass over the characters, no recursion and nothing parsed (brackets inside strings do
+ * not count), so a hostile body is refused before it is parsed, validated or stored —
+ * values nested thousands deep overflow the stack of every recursive walk after it
+ * (validation, serialisation, the store's snapshots).
+ */
+export function depthExceededAt(text: string, limit: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // skip the string: up to the next quote not escaped by a backslash
+      for (i += 1; i < text.length; i += 1) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i += 1;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      depth += 1;
+      if (depth > limit) return i;
+    } else if (c === 0x7d || c === 0x5d) depth -= 1;
+  }
+  return -1;
+}
+
+/** The 422 item of a body nested deeper than `limit`. */
+export const tooDeep = (limit: number, at: number): ValidationErrorItem => ({
+  loc: ['body'],
+  msg: `Input nests objects and arrays deeper than ${limit} levels (at character ${at}); the limit is AGENTPLANE_MAX_BODY_DEPTH`,
+  type: 'too_deep',
+});
+
+/** Parses JSON text no deeper than `maxDepth`: the value, or why it cannot be read. */
+export function parseJson(text: string, maxDepth: number): { value: unknown } | { tooDeep: number } | { invalid: number } {
+  const at = depthExceededAt(text, maxDepth);
+  if (at >= 0) return { tooDeep: at };
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    const position = /position (\d+)/.exec((err as Error).message);
+    return { invalid: position ? Number(position[1]) : 0 };
+  }
+}
+
 /** A JSON body, or the one problem that stops it from being read (FastAPI's item shape). */
-export function parseBody(raw: string | undefined, contentType: string | undefined, required: boolean): { value: unknown } | { issue: ValidationErrorItem } {
+export function parseBody(raw: string | undefined, contentType: string | undefined, required: boolean, maxDepth = DEFAULT_MAX_BODY_DEPTH): { value: unknown } | { issue: ValidationErrorItem } {
   if (raw === undefined || raw.trim() === '') {
     if (required) return { issue: { loc: ['body'], msg: 'Field required', type: 'missing' } };
     return { value: undefined };
@@ -48,12 +95,10 @@ export function parseBody(raw: string | undefined, contentType: string | undefin
   if (contentType && !JSON_MEDIA.test(contentType)) {
     return { issue: { loc: ['body'], msg: `Unsupported content type ${contentType.split(';')[0]}: send application/json`, type: 'content_type' } };
   }
-  try {
-    return { value: JSON.parse(raw) };
-  } catch (err) {
-    const at = /position (\d+)/.exec((err as Error).message);
-    return { issue: { loc: ['body', at ? Number(at[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' } };
-  }
+  const parsed = parseJson(raw, maxDepth);
+  if ('tooDeep' in parsed) return { issue: tooDeep(maxDepth, parsed.tooDeep) };
+  if ('invalid' in parsed) return { issue: { loc: ['body', parsed.invalid], msg: 'JSON decode error', type: 'json_invalid' } };
+  return parsed;
 }
 
 export function parseQuery(search: string): Record<string, string | string[]> {

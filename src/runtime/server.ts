@@ -82,6 +82,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
+    maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
@@ -151,7 +152,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
 async function mockApplication(config: ServerConfig, log: Logger): Promise<Application> {
   const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
   const methods = createMockMethods(rpcDocument.document);
-  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log });
+  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log, maxDepth: config.maxBodyDepth });
   return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
 }
 

@@ -28,7 +28,7 @@ export function validateRequest(
   operation: OperationSpec,
   validators: OperationValidators,
   req: IncomingMessage,
-  parts: { pathParams: Record<string, string>; search: string; raw: string | undefined },
+  parts: { pathParams: Record<string, string>; search: string; raw: string | undefined; maxDepth?: number },
 ): { request: OperationRequest } | { issues: ValidationErrorItem[] } {
   const { params } = validators;
   const issues: ValidationErrorItem[] = [];
@@ -46,7 +46,7 @@ export function validateRequest(
   if (operation.body?.raw) {
     body = { text: parts.raw ?? '', contentType: req.headers['content-type'] };
   } else if (operation.body) {
-    const parsed = parseBody(parts.raw, req.headers['content-type'], operation.body.required);
+    const parsed = parseBody(parts.raw, req.headers['content-type'], operation.body.required, parts.maxDepth);
     if ('issue' in parsed) issues.push(parsed.issue);
     else {
       body = parsed.value;

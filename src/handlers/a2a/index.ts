@@ -26,7 +26,7 @@ export interface A2AArea {
 export async function createA2A(deps: AppFactoryDeps, agent: AgentService): Promise<A2AArea> {
   const tasks = new A2ATaskService(agent, new TaskStore(deps.store));
   const methods: A2AMethods<A2AContext> = { ...messageMethods(tasks), ...taskMethods(tasks) };
-  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log });
+  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth });
   return {
     methods,
     handlers: { getAgentCard: getAgentCard(agent.assistants, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(agent.assistants, dispatcher) },
