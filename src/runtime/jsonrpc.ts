@@ -7,7 +7,7 @@
 import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from './contract.ts';
 import type { RpcContext } from './context.ts';
 import { RPC, toValidationItems } from './errors.ts';
-import { DEFAULT_MAX_BODY_DEPTH, parseJson } from './requestBody.ts';
+import { DEFAULT_MAX_BODY_DEPTH, isJsonContentType, parseJson } from './requestBody.ts';
 
 export type RpcId = string | number | null;
 export type RpcResponse = { jsonrpc: '2.0'; id: RpcId; result: unknown } | { jsonrpc: '2.0'; id: RpcId; error: RpcError };
@@ -51,8 +51,6 @@ export interface DispatcherOptions<Ctx extends RpcContext> {
 const response = (id: RpcId, outcome: RpcOutcome<unknown>): RpcResponse =>
   'error' in outcome ? { jsonrpc: '2.0', id, error: outcome.error } : { jsonrpc: '2.0', id, result: outcome.result };
 
-const JSON_MEDIA = /^application\/([\w.+-]*\+)?json\b/i;
-
 // JSON-RPC 2.0: numeric ids "SHOULD NOT contain fractional parts"; the spec (and a2a-js)
 // type them as integers, so a fractional id is an invalid request.
 const validId = (id: unknown): id is string | number | null =>
@@ -68,8 +66,8 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   /** Reads and checks the envelope and the params: a problem is answered at once, a valid request becomes a call. */
   prepare(body: RawBody): { reply: RpcReply } | { call: RpcCall } {
     const fail = (id: RpcId, error: RpcError, method?: string) => ({ reply: { kind: 'json' as const, body: response(id, { error }), method } });
-    if (body.contentType !== undefined && !JSON_MEDIA.test(body.contentType)) {
-      return fail(null, RPC.invalidRequest('Invalid Request: Content-Type must be application/json'));
+    if (!isJsonContentType(body.contentType)) {
+      return fail(null, RPC.invalidRequest(`Invalid Request: Content-Type must be application/json (optionally with charset=utf-8), not ${body.contentType ?? 'absent'}`));
     }
     const maxDepth = this.options.maxDepth ?? DEFAULT_MAX_BODY_DEPTH;
     const parsed = parseJson(body.text, maxDepth);

@@ -1,7 +1,8 @@
-// One request, start to finish: match → authenticate → read the body (requestBody.ts) →
-// validate path, query, headers and body, every problem collected (validateRequest.ts) →
-// handler → optional reply check → write the reply (writeReply.ts). The same pipeline
-// serves real and mock mode; only the handlers differ. It knows no operation by name.
+// One request, start to finish: match → authenticate → read the body (requestBody.ts: its
+// size, media type and depth) → validate path, query, headers and body, every problem
+// collected (validateRequest.ts) → handler → optional reply check → write the reply
+// (writeReply.ts). The same pipeline serves real and mock mode; only the handlers differ.
+// It knows no operation by name.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiDocument, ValidatorTable } from './api.ts';
 import type { KeyRing } from './auth.ts';
@@ -10,7 +11,7 @@ import type { OperationSpec } from './contract.ts';
 import { httpError, validationError } from './errors.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
-import { TOO_LARGE, hasBody, readBody } from './requestBody.ts';
+import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
 import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
@@ -148,6 +149,11 @@ export function createPipeline(options: PipelineOptions) {
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
       if (raw === TOO_LARGE) {
         return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
+      }
+
+      // a body is JSON or nothing; the JSON-RPC endpoint answers this itself, as -32600
+      if (b.operation.body && !b.operation.body.raw && !isBlank(raw) && !isJsonContentType(req.headers['content-type'])) {
+        return send(res, httpError(415, unsupportedMediaType(req.headers['content-type'])));
       }
 
       const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });

@@ -6,7 +6,23 @@ import type { ValidationErrorItem } from './errors.ts';
 export const TOO_LARGE = Symbol('too-large');
 /** How deeply a request body may nest objects and arrays unless configured otherwise. */
 export const DEFAULT_MAX_BODY_DEPTH = 100;
-export const JSON_MEDIA = /^application\/([\w.+-]*\+)?json\b/i;
+/**
+ * The one media type a request body may have: `application/json`, optionally with
+ * `charset=utf-8` (case-insensitive), as the official clients send it. Anything else —
+ * no Content-Type, `text/plain`, `application/json-seq`, `charset=utf-16` — is refused, so
+ * that a cross-site "simple" POST (which cannot set application/json without a CORS
+ * preflight) is never read as JSON.
+ */
+const JSON_BODY = /^application\/json[ \t]*(;[ \t]*charset[ \t]*=[ \t]*("utf-8"|utf-8)[ \t]*)?$/i;
+
+export const isJsonContentType = (value: string | undefined): boolean => value !== undefined && JSON_BODY.test(value);
+
+/** The 415 detail for a body sent as `contentType`. */
+export const unsupportedMediaType = (contentType: string | undefined): string =>
+  `Unsupported Media Type: send the body as application/json (optionally with charset=utf-8), not ${contentType ? contentType : 'without a Content-Type'}.`;
+
+/** Whether a request carries a body to read: an empty or blank one counts as none. */
+export const isBlank = (raw: string | undefined): boolean => raw === undefined || raw.trim() === '';
 
 /** Most requests carry no body; telling so up front spares them an await. */
 export function hasBody(req: IncomingMessage): boolean {
@@ -86,14 +102,11 @@ export function parseJson(text: string, maxDepth: number): { value: unknown } | 
   }
 }
 
-/** A JSON body, or the one problem that stops it from being read (FastAPI's item shape). */
-export function parseBody(raw: string | undefined, contentType: string | undefined, required: boolean, maxDepth = DEFAULT_MAX_BODY_DEPTH): { value: unknown } | { issue: ValidationErrorItem } {
-  if (raw === undefined || raw.trim() === '') {
+/** A JSON body (its media type already checked), or the one problem that stops it from being read (FastAPI's item shape). */
+export function parseBody(raw: string | undefined, required: boolean, maxDepth = DEFAULT_MAX_BODY_DEPTH): { value: unknown } | { issue: ValidationErrorItem } {
+  if (raw === undefined || isBlank(raw)) {
     if (required) return { issue: { loc: ['body'], msg: 'Field required', type: 'missing' } };
     return { value: undefined };
-  }
-  if (contentType && !JSON_MEDIA.test(contentType)) {
-    return { issue: { loc: ['body'], msg: `Unsupported content type ${contentType.split(';')[0]}: send application/json`, type: 'content_type' } };
   }
   const parsed = parseJson(raw, maxDepth);
   if ('tooDeep' in parsed) return { issue: tooDeep(maxDepth, parsed.tooDeep) };

@@ -46,7 +46,7 @@ export function validateRequest(
   if (operation.body?.raw) {
     body = { text: parts.raw ?? '', contentType: req.headers['content-type'] };
   } else if (operation.body) {
-    const parsed = parseBody(parts.raw, req.headers['content-type'], operation.body.required, parts.maxDepth);
+    const parsed = parseBody(parts.raw, operation.body.required, parts.maxDepth);
     if ('issue' in parsed) issues.push(parsed.issue);
     else {
       body = parsed.value;

@@ -46,12 +46,13 @@ test('bad path uuid → 422 at loc path', async () => {
   assert.deepEqual(((await res.json()) as { detail: { loc: unknown[]; type: string }[] }).detail[0].loc, ['path', 'deployment_id']);
 });
 
-test('malformed JSON and a wrong content type → 422; a missing required body → 422', async () => {
+test('malformed JSON → 422; a wrong content type → 415; a missing required body → 422', async () => {
   const bad = await server.api('/v2/deployments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ' });
   assert.equal(bad.status, 422);
   assert.equal(((await bad.json()) as { detail: { type: string }[] }).detail[0].type, 'json_invalid');
   const text = await server.api('/v2/deployments', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
-  assert.equal(text.status, 422);
+  assert.equal(text.status, 415);
+  assert.match(((await text.json()) as { detail: string }).detail, /application\/json.*not text\/plain/);
   const none = await server.api('/v2/deployments', { method: 'POST' });
   assert.equal(none.status, 422);
   assert.deepEqual(((await none.json()) as { detail: unknown[] }).detail, [{ loc: ['body'], msg: 'Field required', type: 'missing' }]);

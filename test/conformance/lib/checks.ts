@@ -63,10 +63,10 @@ export function conformanceProblems(op: Operation, res: HttpResponse): string[] 
   return problems;
 }
 
-/** Problems with `res` as the answer to a request the spec rejects. */
-export function rejectionProblems(op: Operation, res: HttpResponse): string[] {
+/** Problems with `res` as the answer to a request the spec rejects with `expected` (422, or 415 for a body's media type). */
+export function rejectionProblems(op: Operation, res: HttpResponse, expected = 422): string[] {
   const problems = conformanceProblems(op, res);
   if (res.status >= 200 && res.status < 300) problems.push(`an invalid request was accepted with ${res.status}`);
-  else if (res.status !== 422 && res.status < 500 && res.status !== 0) problems.push(`an invalid request was answered ${res.status}, not 422`);
+  else if (res.status !== expected && res.status < 500 && res.status !== 0) problems.push(`an invalid request was answered ${res.status}, not ${expected}`);
   return problems;
 }

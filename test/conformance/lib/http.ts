@@ -88,6 +88,8 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function curl(target: Pick<Target, 'url' | 'key'>, req: HttpRequest): string {
   const parts = ['curl -sS -i', '-X', req.method, shellQuote(urlOf(target.url, req))];
   for (const [k, v] of Object.entries(wireHeaders(target, req))) parts.push('-H', shellQuote(`${k}: ${v}`));
+  // curl labels --data as a form unless told to send no Content-Type
+  if (req.body?.kind === 'raw' && req.body.contentType === undefined) parts.push('-H', shellQuote('Content-Type:'));
   const text = bodyText(req.body);
   if (text !== undefined) parts.push('--data-raw', shellQuote(text));
   return parts.join(' ');
@@ -100,7 +102,8 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
     res = await fetch(urlOf(target.url, req), {
       method: req.method,
       headers: wireHeaders(target, req),
-      body: bodyText(req.body),
+      // bytes, not a string: fetch would label a string body text/plain
+      body: req.body?.kind === 'raw' && req.body.contentType === undefined ? new TextEncoder().encode(req.body.text) : bodyText(req.body),
       signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), hangUp.signal]),
     });
   } catch (err) {

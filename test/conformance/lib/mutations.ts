@@ -1,7 +1,8 @@
 // Invalid requests: mutations of valid ones, chosen by walking the request against the
 // operation's schemas — wrong types, missing required fields, out-of-range numbers, bad
 // formats and uuids, unknown enum values, over-long strings, unknown fields, malformed
-// JSON, a wrong content type. A mutation is kept only if the spec's validators reject it.
+// JSON (all 422), a body with a wrong or no content type (415). A mutation is kept only if
+// the spec's validators reject it.
 import fc from 'fast-check';
 import { resolve, type Json, type Operation } from './contract.ts';
 import { acceptedBySpec, validRequest, type Binding } from './generators.ts';
@@ -11,6 +12,8 @@ export interface Mutation {
   /** What was broken, e.g. `body.limit: out of range (1001)`. */
   description: string;
   request: HttpRequest;
+  /** The status the spec gives it: 422, or 415 for a body not sent as application/json. */
+  expect: 422 | 415;
 }
 
 type Candidate = { what: string; value: unknown };
@@ -100,8 +103,8 @@ export function jsonMutations(doc: Json, schema: Json, value: unknown, label = '
 /** Every invalid variant of `req` this walk can find (each one rejected by the spec's validators). */
 export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
   const out: Mutation[] = [];
-  const push = (description: string, request: HttpRequest, certain = false) => {
-    if (certain || !acceptedBySpec(op, request)) out.push({ description, request });
+  const push = (description: string, request: HttpRequest, certain = false, expect: Mutation['expect'] = 422) => {
+    if (certain || !acceptedBySpec(op, request)) out.push({ description, request, expect });
   };
   for (const p of op.parameters) {
     if (p.in === 'cookie') continue;
@@ -120,7 +123,8 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
     if (req.body?.kind === 'json') {
       const text = JSON.stringify(req.body.value);
       push('body: malformed JSON', { ...req, body: { kind: 'raw', text: text.length > 1 ? text.slice(0, -1) : '{', contentType: 'application/json' } }, true);
-      push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true);
+      push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true, 415);
+      push('body: no content type', { ...req, body: { kind: 'raw', text } }, true, 415);
       const sites: Site[] = [];
       bodyMutations(op.doc, op.body.schema, req.body.value, [], 0, sites);
       for (const site of sites) push(site.what, { ...req, body: { kind: 'json', value: setAt(req.body.value, site.path, site.value, site.remove) } });
@@ -128,6 +132,13 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
     if (op.body.required && req.body !== undefined) push('body: missing required body', { ...req, body: undefined }, true);
   }
   return out;
+}
+
+/** Invalid requests that run before the random ones: a valid body sent with a wrong and with no content type (415), so every operation with a body is seen refusing both. */
+export function edgeMutations(op: Operation, pool: Binding[] = []): Mutation[] {
+  if (!op.body) return [];
+  const withBody = fc.sample(validRequest(op, pool), { numRuns: 10, seed: 1 }).find((req) => req.body?.kind === 'json');
+  return withBody ? mutationsOf(op, withBody).filter((m) => m.expect === 415) : [];
 }
 
 /** Invalid requests for `op`; empty when the operation takes no input that could be wrong. */

@@ -58,8 +58,14 @@ export function endpointPath(op: Operation, pool: ResourcePool): Record<string, 
   return Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, known?.[p.name] ?? p.example]));
 }
 
-export function rpcRequest(op: Operation, path: Record<string, unknown>, envelope: Envelope | { raw: string; contentType?: string }): HttpRequest {
-  const body = 'raw' in envelope ? { kind: 'raw' as const, text: envelope.raw as string, contentType: (envelope.contentType as string) ?? 'application/json' } : { kind: 'json' as const, value: envelope };
+/** A raw envelope: its text, and its Content-Type (application/json unless given; null sends none). */
+type RawEnvelope = { raw: string; contentType?: string | null };
+
+export function rpcRequest(op: Operation, path: Record<string, unknown>, envelope: Envelope | RawEnvelope): HttpRequest {
+  const body =
+    'raw' in envelope
+      ? { kind: 'raw' as const, text: envelope.raw as string, contentType: envelope.contentType === null ? undefined : ((envelope.contentType as string | undefined) ?? 'application/json') }
+      : { kind: 'json' as const, value: envelope };
   return requestFor(op, { path, body, headers: { Accept: 'application/json, text/event-stream' } });
 }
 
@@ -116,7 +122,7 @@ async function exchange(target: Target, op: Operation, req: HttpRequest, m: RpcM
 }
 
 /** Broken envelopes and what JSON-RPC 2.0 says they get; applied to a valid request. */
-const envelopeMutations: { what: string; expect: number; mutate: (e: Envelope) => Envelope | { raw: string; contentType?: string } }[] = [
+const envelopeMutations: { what: string; expect: number; mutate: (e: Envelope) => Envelope | RawEnvelope }[] = [
   { what: 'malformed JSON', expect: -32700, mutate: (e) => ({ raw: JSON.stringify(e).slice(0, -1) }) },
   { what: 'a JSON value that is not a request object', expect: -32600, mutate: () => ({ raw: '42' }) },
   { what: 'an empty batch', expect: -32600, mutate: () => ({ raw: '[]' }) },
@@ -126,6 +132,7 @@ const envelopeMutations: { what: string; expect: number; mutate: (e: Envelope) =
   { what: 'id is an object', expect: -32600, mutate: (e) => ({ ...e, id: { nested: true } }) },
   { what: 'unknown method', expect: -32601, mutate: (e) => ({ ...e, method: `${e.method}/no-such-method` }) },
   { what: 'wrong content type (text/plain)', expect: -32600, mutate: (e) => ({ raw: JSON.stringify(e), contentType: 'text/plain' }) },
+  { what: 'no content type', expect: -32600, mutate: (e) => ({ raw: JSON.stringify(e), contentType: null }) },
   { what: 'params by position', expect: -32602, mutate: (e) => ({ ...e, params: [e.params] }) },
   { what: 'params is a string', expect: -32602, mutate: (e) => ({ ...e, params: 'params' }) },
 ];
@@ -179,7 +186,7 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
             const req = rpcRequest(op, endpointPath(op, pool), envelope);
             const res = await send(target, req);
             // a refused content type may be answered before the id is read: either id is fine
-            const sentId = mutation.what.startsWith('wrong content type') ? undefined : 'raw' in envelope || typeof (envelope as Envelope).id === 'object' ? null : id;
+            const sentId = /content type/.test(mutation.what) ? undefined : 'raw' in envelope || typeof (envelope as Envelope).id === 'object' ? null : id;
             const problems = rpcProblems(op, undefined, sentId, res, [mutation.expect]);
             if (problems.length) throw new Violation([`${mutation.what}:`, ...problems.map((p) => `  ${p}`)], curl(target, req), describeResponse(res));
           }, Math.max(3, Math.round(RUNS / 5)));

@@ -11,7 +11,7 @@ import { coverageReport } from './coverage.ts';
 import { edgeRequests, validRequest } from './generators.ts';
 import { curl, describeResponse, send, type HttpRequest, type Target } from './http.ts';
 import { seedPool, type ResourcePool } from './links.ts';
-import { invalidRequest } from './mutations.ts';
+import { edgeMutations, invalidRequest } from './mutations.ts';
 import { assertProperty, RUNS, Violation } from './property.ts';
 import { added, snapshot } from './snapshot.ts';
 import { defineAuthProbes, type StrictServer } from './auth.ts';
@@ -53,7 +53,7 @@ export function defineValidRequestProperties(ctx: () => SuiteContext, ops: Opera
 }
 
 export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Operation[] = ordered): void {
-  describe('invalid requests: 422, never a 2xx or 5xx, nothing stored', () => {
+  describe('invalid requests: 422 (415 for a body that is not application/json), never a 2xx or 5xx, nothing stored', () => {
     for (const op of ops) {
       const arbFor = (c: SuiteContext) => invalidRequest(op, c.pool.get(op.operationId));
       it(`${op.operationId} (${op.method} ${op.path})`, async (t) => {
@@ -68,9 +68,9 @@ export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Ope
         const before = await snapshot(c.target, c.pool);
         await assertProperty(`${op.operationId} (invalid)`, arb, async (m) => {
           const res = await send(c.target, m.request);
-          const problems = rejectionProblems(op, res);
+          const problems = rejectionProblems(op, res, m.expect);
           if (problems.length) throw new Violation([`${m.description}:`, ...problems.map((p) => `  ${p}`)], curl(c.target, m.request), describeResponse(res));
-        });
+        }, RUNS, edgeMutations(op, c.pool.get(op.operationId)));
         assert.deepEqual(added(before, await snapshot(c.target, c.pool)), [], `${op.operationId}: refused requests stored something`);
       });
     }
