@@ -115,5 +115,11 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
       return ps.type === 'string' && !ps.format && !ps.pattern && !ps.enum;
     })
     .map((p) => ({ ...base, path: { ...base.path, [p.name]: '.' } }));
-  return [...variants.slice(0, 12), ...unknown, ...dots, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
+  // every further body example once, so each documented case is exercised on every run rather than when the fuzzer happens to pick it
+  const otherBodies = (op.body?.examples ?? []).slice(1).map((value) => ({ ...base, body: { kind: 'json' as const, value } }));
+  // once with the path parameters at their documented examples, when those differ from the pool's binding: the examples name
+  // well-known resources (the system assistant `agent`, for one), so their documented refusals (409) are reached deterministically
+  const examplePath = Object.fromEntries(pathParams.map((p) => [p.name, p.example]));
+  const atExamples = pathParams.length && pathParams.every((p) => p.example !== undefined) && pathParams.some((p) => examplePath[p.name] !== base.path[p.name]) ? [{ ...base, path: examplePath }] : [];
+  return [...variants.slice(0, 12), ...unknown, ...dots, ...otherBodies, ...atExamples, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
 }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { httpOperations, operationById, type Operation } from './contract.ts';
 import { conformanceProblems } from './checks.ts';
 import { acceptedBySpec, edgeRequests, validRequest, type Binding } from './generators.ts';
-import { curl, describeResponse, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
+import { curl, describeResponse, requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
 import { bindingOf, paramName, ResourcePool } from './links.ts';
 import { checkProperty, RUNS, Violation, type PropertyFailure } from './property.ts';
 import type { SuiteContext } from './suite.ts';
@@ -39,7 +39,7 @@ function rootRequest(op: Operation, examplesOnly = false): fc.Arbitrary<HttpRequ
     const value = freshen(example, () => `${uuid.slice(0, -4)}${(n++).toString(16).padStart(4, '0')}`) as Record<string, unknown>;
     const unique = value && typeof value === 'object' ? { ...value } : value;
     for (const [k, v] of Object.entries(unique ?? {})) if (typeof v === 'string' && /name|_id$/.test(k) && !/^[0-9a-f-]{36}$/.test(v)) (unique as Record<string, unknown>)[k] = `${v}-${suffix}`;
-    const req: HttpRequest = { operationId: op.operationId, method: op.method, template: op.path, path: {}, query: {}, headers: {}, body: { kind: 'json', value: unique } };
+    const req = requestFor(op, { body: { kind: 'json', value: unique } });
     return acceptedBySpec(op, req) ? req : { ...req, body: { kind: 'json' as const, value } };
   });
   return examplesOnly ? fromExample : fc.oneof({ weight: 3, arbitrary: fromExample }, { weight: 1, arbitrary: generated });
@@ -129,7 +129,8 @@ function requestOf(op: Operation, binding: Binding): HttpRequest {
     if (p?.in === 'path') path[p.name] = v;
     else if (p?.in === 'query') query[p.name] = v;
   }
-  return { operationId: op.operationId, method: op.method, template: op.path, path, query, headers: {}, body: op.body?.required && op.body.examples.length ? { kind: 'json', value: op.body.examples[0] } : undefined };
+  // requestFor marks operations whose answer is a stream that stays open, so they are read briefly, not until a time-out
+  return requestFor(op, { path, query, body: op.body?.required && op.body.examples.length ? { kind: 'json', value: op.body.examples[0] } : undefined });
 }
 
 class RootCommand implements fc.AsyncCommand<Model, World> {
