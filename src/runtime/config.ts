@@ -45,6 +45,14 @@ export interface ServerConfig {
   maxConcurrentRuns: number;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
   phaseMs: number;
+  /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default) or `local`. */
+  deployer: 'simulated' | 'local';
+  /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
+  buildTimeoutMs: number;
+  /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
+  deployTimeoutMs: number;
+  /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
+  controlPlane: boolean;
   /** The environment as read (the project file's `env` applied), for reloading the project. */
   env: Record<string, string | undefined>;
 }
@@ -98,6 +106,10 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
     phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
+    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
+    buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
+    deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
+    controlPlane: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_CONTROL_PLANE ?? ''),
     env,
   };
 }
@@ -107,6 +119,12 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 function milliseconds(name: string, value: string | undefined, fallback: number): number {

@@ -73,6 +73,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   }
 
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
+  // an agent server deployed by the local deployer serves no control plane of its own
+  if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
   const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
   // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
   const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));

@@ -1,5 +1,5 @@
 // Reading revisions and redeploying one.
-import type { Deployment, ListRevisionsQuery, Revision, RevisionList, RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
+import type { Deployment, ListRevisionLogsQuery, ListRevisionsQuery, Revision, RevisionList, RevisionLogs, RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
@@ -48,6 +48,22 @@ export async function getRevision(repo: ControlPlaneRepository, tenantId: string
   if (!owned.ok) return owned;
   const revision = await revisionOf(repo, deploymentId, revisionId);
   return revision.ok ? ok(toRevision(revision.value)) : revision;
+}
+
+/** A page of the revision's build or server log, as its deployer kept it. */
+export async function listRevisionLogs(
+  { repo, deployer }: ControlPlaneDeps,
+  tenantId: string,
+  deploymentId: string,
+  revisionId: string,
+  query: ListRevisionLogsQuery,
+): Promise<Outcome<RevisionLogs, 'not_found'>> {
+  const owned = await ownedDeployment(repo, tenantId, deploymentId);
+  if (!owned.ok) return owned;
+  const revision = await revisionOf(repo, deploymentId, revisionId);
+  if (!revision.ok) return revision;
+  const { type, ...request } = query;
+  return ok(await deployer.readLogs(revision.value, type, request));
 }
 
 /** A new revision with the settings of a deployed one; it reuses that image (no build). */

@@ -1,10 +1,16 @@
 // Control plane handlers (spec/control-plane.openapi.yaml): deployments, revisions and
-// OAuth providers over the store, with the simulated deployer driving revisions.
+// OAuth providers over the store, with the configured deployer driving revisions.
 import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
 import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
+import { LocalDeployer } from '../../domain/control-plane/deployer/localDeployer.ts';
+import type { Deployer } from '../../domain/control-plane/deployer/types.ts';
+import { packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
@@ -18,8 +24,28 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  const deployer = new SimulatedDeployer(repo, deps.config.phaseMs, deps.log.child({ area: 'deployer' }));
+  const deployer = chooseDeployer(deps, repo);
   const domain = { repo, deployer };
   const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
-  return { handlers, modules: [deployer] };
+  // with the control plane switched off (a deployed agent server) nothing drives revisions
+  return { handlers, modules: deps.config.controlPlane ? [deployer] : [] };
+}
+
+function chooseDeployer({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): Deployer {
+  if (config.deployer === 'simulated') return new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+  // without a data directory the deployments live in a temporary one, gone with the process
+  const root = config.dataDir ? path.join(config.dataDir, 'deployments') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-'));
+  return new LocalDeployer(
+    repo,
+    {
+      root,
+      // the deployed agent servers are this same agentplane, run by the same Node.js
+      agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
+      buildTimeoutMs: config.buildTimeoutMs,
+      startTimeoutMs: config.deployTimeoutMs,
+      logCapBytes: 10 * 1024 * 1024,
+      baseEnv: config.env,
+    },
+    log.child({ area: 'deployer' }),
+  );
 }

@@ -2,12 +2,14 @@
 // the next status (phases.ts). Each transition is persisted before the next one is
 // scheduled, so after a crash `resume()` continues from the last stored status. Timers, not
 // polling: an idle server does no work.
+import type { RevisionLogLine, RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { WriteOp } from '../../../runtime/store/types.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';
-import type { Deployer } from './types.ts';
+import { pageOfLog, type LogRequest } from './revisionLogs.ts';
+import type { Deployer, LogKind } from './types.ts';
 
 export class SimulatedDeployer implements Deployer {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -44,6 +46,12 @@ export class SimulatedDeployer implements Deployer {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.all([...this.inFlight]);
+  }
+
+  /** Nothing really runs: the log says which simulated phases the revision went through. */
+  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    const deployment = await this.repo.deployments.get(revision.deployment_id);
+    return pageOfLog(simulatedLog(revision, deployment, kind), request, isFinished(revision.status));
   }
 
   private schedule(key: string, step: () => Promise<void>): void {
@@ -103,4 +111,25 @@ export class SimulatedDeployer implements Deployer {
       if (deployment?.status === 'AWAITING_DELETE') await this.repo.remove(deploymentId);
     });
   }
+}
+
+const BUILD_REACHED: ReadonlySet<string> = new Set(['BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED']);
+const DEPLOY_REACHED: ReadonlySet<string> = new Set(['DEPLOYING', 'DEPLOYED', 'DEPLOY_FAILED']);
+
+function simulatedLog(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind): RevisionLogLine[] {
+  const line = (message: string, level: RevisionLogLine['level'] = 'INFO'): RevisionLogLine => ({ timestamp: revision.updated_at, level, message });
+  const config = revision.source_revision_config;
+  if (kind === 'build') {
+    if (!BUILD_REACHED.has(revision.status) || revision.redeploy_of) return [];
+    const lines = [line(`[simulated] Fetching ${deployment?.source_config.repo_url ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
+    if (config.repo_commit_sha) lines.push(line(`[simulated] Checked out ${config.repo_commit_sha}`));
+    if (revision.status === 'BUILD_FAILED') lines.push(line(revision.status_message ?? 'Build failed', 'ERROR'));
+    else if (revision.status !== 'BUILDING') lines.push(line('[simulated] Build finished'));
+    return lines;
+  }
+  if (!DEPLOY_REACHED.has(revision.status)) return [];
+  const lines = [line(`[simulated] Starting the agent server${config.image_uri ? ` from ${config.image_uri}` : ''}`)];
+  if (revision.status === 'DEPLOY_FAILED') lines.push(line(revision.status_message ?? 'Deploy failed', 'ERROR'));
+  if (revision.status === 'DEPLOYED') lines.push(line('[simulated] The agent server answers /ok'));
+  return lines;
 }

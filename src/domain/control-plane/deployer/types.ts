@@ -1,8 +1,13 @@
 // The control plane hands revisions and deletions to a Deployer, which drives them to a
-// terminal status. The embedded default simulates the phases (simulatedDeployer.ts); a
-// local-process or Kubernetes deployer can implement the same interface.
+// terminal status. The default simulates the phases (simulatedDeployer.ts); the local
+// deployer builds and runs real agent servers (localDeployer.ts); a Kubernetes deployer can
+// implement the same interface.
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { BackgroundModule } from '../../../runtime/application.ts';
 import type { RevisionRecord } from '../records.ts';
+import type { LogRequest } from './revisionLogs.ts';
+
+export type LogKind = 'build' | 'deploy';
 
 export interface Deployer extends BackgroundModule {
   /** Takes over a revision that was just stored in `CREATING`. */
@@ -13,4 +18,6 @@ export interface Deployer extends BackgroundModule {
   resume(): Promise<void>;
   /** Stops scheduling and waits for the step in progress, if any. */
   stop(): Promise<void>;
+  /** A page of the revision's build or server log. */
+  readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs>;
 }

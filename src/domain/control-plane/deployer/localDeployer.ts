@@ -1,0 +1,481 @@
+// The local deployer: builds `github` revisions from their git repository and runs each
+// deployment as an agentplane agent server on this machine (docker images through a
+// container runtime found on PATH). Every status is stored before the work of the next one
+// starts, so after a restart `resume()` redoes at most the step in progress. One job at a
+// time per deployment: a revision waits in QUEUED while an earlier one builds or deploys.
+//
+// Layout under `root`, per deployment: checkouts/<revision>/ (kept, so a redeploy needs no
+// build), data/ (the agent server's store, shared by its revisions: threads outlive a
+// redeploy), logs/<revision>.build.log and .server.log, process.json (port and pid).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
+import type { Logger } from '../../../runtime/logger.ts';
+import type { WriteOp } from '../../../runtime/store/types.ts';
+import { timestamp } from '../../clock.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
+import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
+import { buildRevision, type BuildResult } from './localBuild.ts';
+import { UNFINISHED, isFinished } from './phases.ts';
+import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
+import type { Deployer, LogKind } from './types.ts';
+
+export interface LocalDeployerOptions {
+  /** Where checkouts, agent-server data and logs live. */
+  root: string;
+  /** The agentplane CLI that serves a deployment: command and the arguments before `serve`. */
+  agentCommand: { command: string; args: string[] };
+  buildTimeoutMs: number;
+  /** How long a new agent server has to answer /ok with every graph loaded. */
+  startTimeoutMs: number;
+  /** Size cap of each server log file. */
+  logCapBytes: number;
+  /** The environment deployments start from (the control plane's own settings removed). */
+  baseEnv: Record<string, string | undefined>;
+}
+
+interface ProcessFile {
+  port: number;
+  pid: number | null;
+  revision_id: string | null;
+}
+
+/** A revision job stopped on purpose (the deployment is being deleted, or the server stops). */
+class Cancelled extends Error {}
+
+// The control plane's own settings must not leak into the agent servers it starts.
+const PRIVATE_ENV = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
+
+export function deploymentEnv(base: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_ENV.test(k)) env[k] = v;
+  return env;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function containerRuntime(env: Record<string, string>): string | null {
+  for (const cli of ['docker', 'podman']) {
+    try {
+      execFileSync(cli, ['--version'], { stdio: 'ignore', timeout: 5000, env });
+      return cli;
+    } catch {
+      // not installed
+    }
+  }
+  return null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class LocalDeployer implements Deployer {
+  /** The tail of each deployment's job chain. */
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly aborts = new Map<string, AbortController>();
+  private readonly processes = new Map<string, AgentProcess>();
+  private readonly capTimer: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly repo: ControlPlaneRepository,
+    private readonly options: LocalDeployerOptions,
+    private readonly log: Logger,
+  ) {
+    fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
+    this.capTimer = setInterval(() => {
+      for (const proc of this.processes.values()) capLogFile(proc.spec.logFile, options.logCapBytes);
+    }, 5000);
+    this.capTimer.unref();
+  }
+
+  start(): Promise<void> {
+    return this.resume();
+  }
+
+  submit(revision: RevisionRecord): void {
+    this.enqueue(revision.deployment_id, () => this.drive(revision.id));
+  }
+
+  retire(deploymentId: string): void {
+    // a build in progress is stopped rather than waited for
+    this.aborts.get(deploymentId)?.abort();
+    this.enqueue(deploymentId, () => this.cleanUp(deploymentId));
+  }
+
+  async resume(): Promise<void> {
+    // what was serving before the restart serves again first, then unfinished work continues
+    for (const deployment of await this.repo.deployments.list({ where: { status: 'READY' } })) {
+      if (deployment.active_revision_id) this.enqueue(deployment.id, () => this.restore(deployment.id));
+    }
+    for (const status of UNFINISHED) {
+      for (const revision of await this.repo.revisions.list({ where: { status } })) this.submit(revision);
+    }
+    for (const deployment of await this.repo.deployments.list({ where: { status: 'AWAITING_DELETE' } })) this.retire(deployment.id);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.capTimer);
+    for (const controller of this.aborts.values()) controller.abort();
+    await Promise.all([...this.chains.values()]);
+    // a clean stop takes the deployments down with it; the next start brings them back
+    await Promise.all([...this.processes.values()].map((proc) => proc.stop()));
+    this.processes.clear();
+  }
+
+  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    const file = this.logFile(revision.deployment_id, revision.id, kind);
+    const complete = async () => {
+      if (kind === 'deploy') return false;
+      const now = await this.repo.revisions.get(revision.id);
+      return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
+    };
+    return readLogPage(file, request, complete);
+  }
+
+  // ---- jobs ----
+
+  private enqueue(deploymentId: string, job: () => Promise<void>): void {
+    if (this.stopped) return;
+    const previous = this.chains.get(deploymentId) ?? Promise.resolve();
+    const next = previous
+      .then(() => (this.stopped ? undefined : job()))
+      .catch((err) => {
+        if (!(err instanceof Cancelled)) this.log.error('deployer step failed', { deployment_id: deploymentId, err });
+      });
+    this.chains.set(deploymentId, next);
+    void next.finally(() => {
+      if (this.chains.get(deploymentId) === next) this.chains.delete(deploymentId);
+    });
+  }
+
+  private signalFor(deploymentId: string): AbortSignal {
+    let controller = this.aborts.get(deploymentId);
+    if (!controller || controller.signal.aborted) {
+      controller = new AbortController();
+      this.aborts.set(deploymentId, controller);
+    }
+    return controller.signal;
+  }
+
+  /** Drives one revision from its stored status to a final one. */
+  private async drive(revisionId: string): Promise<void> {
+    for (;;) {
+      const revision = await this.repo.revisions.get(revisionId);
+      if (!revision || isFinished(revision.status)) return;
+      const deployment = await this.repo.deployments.get(revision.deployment_id);
+      if (!deployment || deployment.status === 'AWAITING_DELETE') return;
+      const signal = this.signalFor(deployment.id);
+      switch (revision.status) {
+        case 'CREATING':
+          await this.transition(revision, { status: 'QUEUED' });
+          break;
+        case 'QUEUED':
+          await this.transition(revision, { status: deployment.source === 'github' && revision.redeploy_of === null ? 'AWAITING_BUILD' : 'AWAITING_DEPLOY' });
+          break;
+        case 'AWAITING_BUILD':
+          await this.transition(revision, { status: 'BUILDING' });
+          break;
+        case 'BUILDING': {
+          const result = await this.build(deployment, revision, signal);
+          if (signal.aborted) throw new Cancelled();
+          const sha = result.commitSha ?? null;
+          await this.transition(revision, result.ok ? { status: 'AWAITING_DEPLOY', sha } : { status: 'BUILD_FAILED', message: result.reason, sha });
+          break;
+        }
+        case 'AWAITING_DEPLOY':
+          await this.transition(revision, { status: 'DEPLOYING' });
+          break;
+        case 'DEPLOYING': {
+          const failure = await this.deploy(deployment, revision, signal);
+          if (signal.aborted) throw new Cancelled();
+          await this.transition(revision, failure === null ? { status: 'DEPLOYED' } : { status: 'DEPLOY_FAILED', message: failure });
+          break;
+        }
+        default:
+          return;
+      }
+    }
+  }
+
+  /** Stores the revision's next status (and the deployment's side of it) unless it moved on meanwhile. */
+  private async transition(before: RevisionRecord, change: { status: RevisionRecord['status']; message?: string; sha?: string | null }): Promise<void> {
+    await this.repo.locks.run(before.deployment_id, async () => {
+      if (this.stopped) throw new Cancelled();
+      const revision = await this.repo.revisions.get(before.id);
+      const deployment = await this.repo.deployments.get(before.deployment_id);
+      // superseded (SKIPPED) or deleted meanwhile: nothing more to do for it
+      if (!revision || revision.status !== before.status || !deployment || deployment.status === 'AWAITING_DELETE') throw new Cancelled();
+      const now = timestamp();
+      const next: RevisionRecord = {
+        ...revision,
+        status: change.status,
+        status_message: change.message ?? null,
+        updated_at: now,
+        source_revision_config: change.sha ? { ...revision.source_revision_config, repo_commit_sha: change.sha } : revision.source_revision_config,
+      };
+      const ops: WriteOp[] = [putRevision(next)];
+      if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') {
+        ops.push(putDeployment({ ...deployment, status: 'READY', updated_at: now }));
+      } else if (change.status === 'DEPLOYED') {
+        // the server assigns github deployments their URL; an external_docker one keeps the client's
+        const url = deployment.source === 'github' ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
+        ops.push(putDeployment({ ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now }));
+      }
+      await this.repo.store.write(ops);
+      this.log.info('revision status', { deployment_id: deployment.id, revision_id: next.id, status: next.status, status_message: next.status_message });
+    });
+  }
+
+  // ---- build ----
+
+  private build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
+    const log = new LogWriter(this.logFile(deployment.id, revision.id, 'build'));
+    log.reset();
+    const config = deployment.source_config;
+    if (!config.repo_url) return Promise.resolve({ ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' });
+    return buildRevision({
+      repoUrl: config.repo_url,
+      repoRef: revision.source_revision_config.repo_ref,
+      configPath: revision.source_revision_config.graph_config_path ?? 'langgraph.json',
+      installCommand: config.install_command,
+      buildCommand: config.build_command,
+      checkoutDir: this.checkoutDir(deployment.id, revision.id),
+      env: deploymentEnv(this.options.baseEnv),
+      timeoutMs: this.options.buildTimeoutMs,
+      signal,
+      log,
+    });
+  }
+
+  // ---- deploy ----
+
+  /** Replaces the deployment's process with this revision's; null on success, else the reason. */
+  private async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<string | null> {
+    const built = await this.builtRevision(revision);
+    const spec = await this.processSpec(deployment, revision, built);
+    if (typeof spec === 'string') return spec;
+    const previous = this.processes.get(deployment.id);
+    // one store, one process: the previous revision stops before this one opens its data
+    await previous?.stop();
+    this.processes.delete(deployment.id);
+    const proc = this.newProcess(spec);
+    const failure = await this.startAndCheck(proc, built, signal);
+    if (failure === null) {
+      this.processes.set(deployment.id, proc);
+      return null;
+    }
+    await proc.stop();
+    if (previous) {
+      // the revision that was serving keeps serving
+      const again = this.newProcess(previous.spec);
+      again.start();
+      this.processes.set(deployment.id, again);
+    }
+    return failure;
+  }
+
+  /** Starts a process and waits until it answers /ok with every graph of the project loaded. */
+  private async startAndCheck(proc: AgentProcess, built: RevisionRecord, signal: AbortSignal): Promise<string | null> {
+    proc.start();
+    let exited: string | null = null;
+    void proc.exited.then((how) => (exited = how));
+    const deadline = Date.now() + this.options.startTimeoutMs;
+    const graphs = this.graphIds(built);
+    const tail = () => {
+      const lines = fs.existsSync(proc.spec.logFile) ? fs.readFileSync(proc.spec.logFile, 'utf8').trimEnd().split('\n').slice(-8).join('\n') : '';
+      return lines ? `\n${lines}` : '';
+    };
+    while (Date.now() < deadline) {
+      if (signal.aborted) return 'Deploy stopped.';
+      if (exited) return `Deploy failed: the agent server ${exited} before it answered /ok.${tail()}`;
+      try {
+        const ok = await fetch(`${proc.spec.url}/ok`, { signal: AbortSignal.timeout(2000) });
+        if (ok.status === 200) {
+          const missing = await this.missingGraphs(proc.spec.url, graphs);
+          if (missing.length === 0) return null;
+          return `Deploy failed: the agent server started without graph(s) ${missing.join(', ')}; see the server logs.${tail()}`;
+        }
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+    return `Deploy failed: the agent server did not answer /ok within ${Math.round(this.options.startTimeoutMs / 1000)} s.${tail()}`;
+  }
+
+  private async missingGraphs(url: string, graphs: string[]): Promise<string[]> {
+    if (graphs.length === 0) return [];
+    const res = await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }), signal: AbortSignal.timeout(5000) });
+    // a project with its own auth may refuse an anonymous look: /ok has to do
+    if (res.status === 401 || res.status === 403) return [];
+    const assistants = (await res.json()) as { graph_id: string }[];
+    const loaded = new Set(assistants.map((a) => a.graph_id));
+    return graphs.filter((g) => !loaded.has(g));
+  }
+
+  private graphIds(built: RevisionRecord): string[] {
+    try {
+      const file = path.join(this.checkoutDir(built.deployment_id, built.id), built.source_revision_config.graph_config_path ?? 'langgraph.json');
+      const project = JSON.parse(fs.readFileSync(file, 'utf8')) as { graphs?: Record<string, unknown> };
+      return Object.keys(project.graphs ?? {});
+    } catch {
+      return [];
+    }
+  }
+
+  /** A redeploy runs the checkout of the revision that was built (following redeploys of redeploys). */
+  private async builtRevision(revision: RevisionRecord): Promise<RevisionRecord> {
+    let current = revision;
+    for (let hops = 0; current.redeploy_of && hops < 1000; hops += 1) {
+      const original = await this.repo.revisions.get(current.redeploy_of);
+      if (!original) break;
+      current = original;
+    }
+    return current;
+  }
+
+  private async processSpec(deployment: DeploymentRecord, revision: RevisionRecord, built: RevisionRecord): Promise<AgentProcessSpec | string> {
+    const port = this.readProcessFile(deployment.id)?.port ?? (await freePort());
+    const url = `http://127.0.0.1:${port}`;
+    const secrets = Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
+    const base = { deploymentId: deployment.id, revisionId: revision.id, logFile: this.logFile(deployment.id, revision.id, 'deploy'), url };
+    if (deployment.source === 'github') {
+      const checkout = this.checkoutDir(deployment.id, built.id);
+      const configFile = path.join(checkout, built.source_revision_config.graph_config_path ?? 'langgraph.json');
+      if (!fs.existsSync(configFile)) return `Deploy failed: the checkout of revision ${built.id} is gone (${configFile}); create a new revision to build again.`;
+      const memory = deployment.source_config.resource_spec?.memory_limit_mb;
+      const dataDir = path.join(this.deploymentDir(deployment.id), 'data');
+      return {
+        ...base,
+        command: this.options.agentCommand.command,
+        args: [...(memory ? [`--max-old-space-size=${memory}`] : []), ...this.options.agentCommand.args, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--config', configFile],
+        cwd: path.dirname(configFile),
+        env: { ...deploymentEnv(this.options.baseEnv), ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' },
+      };
+    }
+    const image = revision.source_revision_config.image_uri;
+    if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
+      const runtime = containerRuntime(deploymentEnv(this.options.baseEnv));
+      if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
+      const memory = deployment.source_config.resource_spec?.memory_limit_mb;
+      const envArgs = Object.keys(secrets).flatMap((name) => ['-e', name]);
+      return {
+        ...base,
+        command: runtime,
+        args: ['run', '--rm', '--name', `agentplane-${deployment.id}`, '-p', `127.0.0.1:${port}:8000`, ...(memory ? ['--memory', `${memory}m`] : []), ...envArgs, image],
+        cwd: this.deploymentDir(deployment.id),
+        // secrets reach the container by name from this environment, never on the command line
+        env: { ...deploymentEnv(this.options.baseEnv), ...secrets },
+      };
+    }
+    return `Deploy failed: the local deployer cannot run a ${deployment.source} revision${image ? '' : ' without image_uri'}.`;
+  }
+
+  /** A process whose every (re)start is recorded in process.json, for re-adoption after a crash. */
+  private newProcess(spec: AgentProcessSpec): AgentProcess {
+    return new AgentProcess(spec, this.log, (pid) => this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }));
+  }
+
+  // ---- restart and delete ----
+
+  /** After a restart: adopt the deployment's process if it is still serving, else start it again. */
+  private async restore(deploymentId: string): Promise<void> {
+    if (this.processes.has(deploymentId)) return;
+    const deployment = await this.repo.deployments.get(deploymentId);
+    if (!deployment?.active_revision_id || deployment.status !== 'READY') return;
+    const revision = await this.repo.revisions.get(deployment.active_revision_id);
+    if (!revision) return;
+    const built = await this.builtRevision(revision);
+    const spec = await this.processSpec(deployment, revision, built);
+    if (typeof spec === 'string') {
+      this.log.error('cannot restart a deployment', { deployment_id: deploymentId, reason: spec });
+      return;
+    }
+    const proc = this.newProcess(spec);
+    const saved = this.readProcessFile(deploymentId);
+    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await this.answers(spec.url))) {
+      proc.adopt(saved.pid);
+      this.processes.set(deploymentId, proc);
+      this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });
+      return;
+    }
+    const failure = await this.startAndCheck(proc, built, this.signalFor(deploymentId));
+    // a process that fails its check is still supervised (restarted with back-off): it may be a passing fault
+    this.processes.set(deploymentId, proc);
+    if (failure) this.log.error('deployment restarted but not healthy yet', { deployment_id: deploymentId, reason: failure });
+    else this.log.info('deployment restarted', { deployment_id: deploymentId, revision_id: revision.id, url: spec.url });
+  }
+
+  private async answers(url: string): Promise<boolean> {
+    try {
+      return (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) })).status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  private async cleanUp(deploymentId: string): Promise<void> {
+    const proc = this.processes.get(deploymentId);
+    if (proc) await proc.stop();
+    else {
+      // a process adopted by no one (the control plane restarted while deleting)
+      const saved = this.readProcessFile(deploymentId);
+      if (saved?.pid && isAlive(saved.pid)) await terminate(saved.pid);
+    }
+    this.processes.delete(deploymentId);
+    this.aborts.delete(deploymentId);
+    await this.repo.locks.run(deploymentId, async () => {
+      const deployment = await this.repo.deployments.get(deploymentId);
+      // gone already: removed with ?force=true while this waited; its files still go
+      if (deployment && deployment.status !== 'AWAITING_DELETE') return;
+      fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
+      if (deployment) await this.repo.remove(deploymentId);
+      this.log.info('deployment deleted', { deployment_id: deploymentId });
+    });
+  }
+
+  // ---- files ----
+
+  private deploymentDir(deploymentId: string): string {
+    return path.join(this.options.root, deploymentId);
+  }
+
+  private checkoutDir(deploymentId: string, revisionId: string): string {
+    return path.join(this.deploymentDir(deploymentId), 'checkouts', revisionId);
+  }
+
+  private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
+    return path.join(this.deploymentDir(deploymentId), 'logs', `${revisionId}.${kind === 'build' ? 'build' : 'server'}.log`);
+  }
+
+  private portOf(url: string): number {
+    return Number(new URL(url).port);
+  }
+
+  private readProcessFile(deploymentId: string): ProcessFile | null {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.deploymentDir(deploymentId), 'process.json'), 'utf8')) as ProcessFile;
+    } catch {
+      return null;
+    }
+  }
+
+  private saveProcessFile(deploymentId: string, value: ProcessFile): void {
+    const file = path.join(this.deploymentDir(deploymentId), 'process.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(value), { mode: 0o600 });
+    fs.renameSync(`${file}.tmp`, file);
+  }
+}
