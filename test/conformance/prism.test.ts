@@ -29,7 +29,7 @@ describe('integration flow through the Prism validation proxy', () => {
       proxies.push(proxy);
       const mine = roots.filter((r) => operations.find((o) => o.operationId === r.operationId)?.document === key);
       assert.ok(mine.length > 0);
-      await walkRoots({ url: proxy.url, key: server.key, mode: 'real' }, mine);
+      await walkRoots({ url: proxy.url, key: server.key, mode: 'real', openStreamUrl: server.url }, mine);
       assert.doesNotMatch(proxy.output(), /violation/i, 'prism logged a violation');
       // and the proxy is really checking: a request the spec forbids is stopped with its report
       const forbidden = key === 'control-plane' ? '/v2/deployments?limit=0' : '/threads/not-a-uuid';

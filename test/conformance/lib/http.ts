@@ -6,6 +6,11 @@ export interface Target {
   mode: 'mock' | 'real';
   /** Credentials the server accepts, added unless a request sets `auth: false`. */
   key: string;
+  /**
+   * Where open streams go when `url` is a proxy that buffers whole answers (Prism): such a
+   * proxy can never forward a stream that stays open, so those reads bypass it.
+   */
+  openStreamUrl?: string;
 }
 
 export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
@@ -99,7 +104,7 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
   let res: Response;
   const hangUp = new AbortController();
   try {
-    res = await fetch(urlOf(target.url, req), {
+    res = await fetch(urlOf(req.openStream && target.openStreamUrl ? target.openStreamUrl : target.url, req), {
       method: req.method,
       headers: wireHeaders(target, req),
       // bytes, not a string: fetch would label a string body text/plain
