@@ -89,7 +89,7 @@ Environment (besides each option's own): LOG_LEVEL (debug|info|warn|error|silent
 AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLANE_AGENT_SERVER_AUTH,
 AGENTPLANE_PUBLIC_URL, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_FSYNC.
 Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
-Docs: README.md; a running server serves its API reference at /docs.`,
+Docs: README.md, docs/operations.md (the data directory; agentplane store check/repair); a running server serves its API reference at /docs.`,
     );
 
   servingOptions(program.command('serve', { isDefault: true }).description('serve both APIs (the default command)'))
@@ -118,6 +118,28 @@ Docs: README.md; a running server serves its API reference at /docs.`,
     .addOption(new Option('--documents <list>', 'which documents to check, comma-separated').default('control-plane,agent-server,a2a'))
     .allowExcessArguments(false)
     .action((options: ConformanceOptions) => runConformance(options));
+
+  const store = program
+    .command('store')
+    .description('check or repair an embedded store data directory (the server refuses to start on a damaged one)');
+  store
+    .command('check')
+    .description('read the data directory as the server would and report every problem (exit 1 when there is one); changes nothing')
+    .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
+    .allowExcessArguments(false)
+    .action(async (dir: string) => {
+      const { checkStore } = await import('./runtime/store/storeTool.ts');
+      process.exitCode = checkStore(path.resolve(dir));
+    });
+  store
+    .command('repair')
+    .description('keep every readable record, move damaged files aside (<file>.corrupt-<time>) and say what was dropped; run with the server stopped')
+    .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
+    .allowExcessArguments(false)
+    .action(async (dir: string) => {
+      const { repairStore } = await import('./runtime/store/storeTool.ts');
+      process.exitCode = repairStore(path.resolve(dir));
+    });
 
   return program;
 }
@@ -178,7 +200,10 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   program.exitOverride();
-  for (const command of program.commands) command.exitOverride();
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride();
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -1,6 +1,7 @@
 // Wire error bodies. HTTP errors are `{detail: string}` or, for validation, FastAPI's list
 // `{detail: [{loc, msg, type}]}`; the JSON-RPC endpoint uses JSON-RPC error objects.
 import type { RpcError, ValidationIssue } from './contract.ts';
+import { StoreWriteError } from './store/errors.ts';
 
 export interface ValidationErrorItem {
   loc: (string | number)[];
@@ -19,6 +20,17 @@ export const httpError = (status: number, detail: string, headers?: Record<strin
   headers,
   body: { detail },
 });
+
+/**
+ * A write the store refused, as its HTTP answer: 507 when the data directory's disk is full,
+ * 503 for other I/O errors (both: nothing was stored, retrying later can succeed), 500 for a
+ * value the store cannot write as JSON. Undefined for any other error.
+ */
+export function storeErrorReply(err: unknown): HttpReply | undefined {
+  const refused = err instanceof StoreWriteError ? err : err instanceof Error && err.cause instanceof StoreWriteError ? err.cause : undefined;
+  if (!refused) return undefined;
+  return httpError(refused.failure === 'no_space' ? 507 : refused.failure === 'unavailable' ? 503 : 500, refused.message);
+}
 
 export const validationError = (items: ValidationErrorItem[]): HttpReply => ({ status: 422, body: { detail: items } });
 

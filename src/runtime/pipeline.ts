@@ -8,7 +8,7 @@ import type { ApiDocument, ValidatorTable } from './api.ts';
 import type { KeyRing } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import type { OperationSpec } from './contract.ts';
-import { httpError, validationError } from './errors.ts';
+import { httpError, storeErrorReply, validationError } from './errors.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
@@ -165,6 +165,13 @@ export function createPipeline(options: PipelineOptions) {
       if (err instanceof ReplyViolation) {
         log.error('reply violates the spec', { operationId, detail: err.message });
         return send(res, httpError(500, `Reply violates the spec: ${err.message}`));
+      }
+      const refused = storeErrorReply(err);
+      if (refused) {
+        // the store has logged the cause; nothing of the request was stored
+        log.warn('request refused by the store', { operationId, method, path: pathname, status: refused.status });
+        if (!res.headersSent) return send(res, refused);
+        return void res.end();
       }
       log.error('unhandled error', { operationId, method, path: pathname, err });
       if (!res.headersSent) return send(res, httpError(500, 'Internal Server Error'));

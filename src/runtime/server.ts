@@ -38,13 +38,13 @@ export interface RunningServer {
 }
 
 /** PostgreSQL when a database URL is configured (never in mock mode), else the embedded store. */
-function openStore(config: ServerConfig): Promise<Store> {
+function openStore(config: ServerConfig, log: Logger): Promise<Store> {
   if (config.databaseUrl && !config.mock) return openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
-  return openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync });
+  return openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openStore(config);
+  const store = await openStore(config, log);
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);

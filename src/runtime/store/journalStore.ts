@@ -1,25 +1,63 @@
-// The embedded default store. Every acknowledged write is one line appended to a journal
-// (a single write(2), so it survives kill -9 of the process); the records live in memory
-// and are snapshotted in the background into lowdb files, one per shard of a collection.
-// A write therefore costs the same whatever the size of the data set: nothing is
-// rewritten on the request path. On start the shards are loaded and the journal replayed.
+// The embedded default store. Every acknowledged write is one whole line appended to a
+// journal (write(2) looped until every byte is down, so it survives kill -9 of the process);
+// the records live in memory and are snapshotted in the background into lowdb files, one per
+// shard of a collection. A write therefore costs the same whatever the size of the data set:
+// nothing is rewritten on the request path. On start the shards are loaded and the journal
+// replayed. The disk comes first: a write that cannot be put down whole (a full disk, an I/O
+// error, a value that is not JSON) is cut back off the journal and never reaches memory.
+// dataDir.ts reads the directory strictly, holds its lock and keeps it private.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { OrderedIds } from './orderedIds.ts';
 import { deepFreeze } from './freeze.ts';
+import { depthExceededAt } from '../requestBody.ts';
+import { StoreWriteError, ioWriteError } from './errors.ts';
+import {
+  FILE_MODE,
+  META_FILE,
+  ShardAdapter,
+  acquireLock,
+  collectionsDir,
+  damaged,
+  journalDir,
+  privateDir,
+  privateFile,
+  readDataDir,
+  segments,
+  shardOf,
+  shardPath,
+  writeFileAtomic,
+  writeFileAtomicSync,
+  type Entry,
+  type JournalOp,
+  type Meta,
+  type ShardFile,
+} from './dataDir.ts';
+import type { Logger } from '../logger.ts';
 
 const EMPTY = new OrderedIds();
 
-interface Entry {
-  seq: number;
-  value: object;
+/** Deeper values are refused: every recursive walk after the store (snapshots, replies) must be able to read them back. */
+export const STORE_MAX_DEPTH = 1000;
+
+/** The file operations a journal write and a snapshot go through; tests make them fail. */
+export interface StoreIo {
+  writeSync(fd: number, buffer: Buffer, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, length: number): void;
+  /** Writes a snapshot file whole or not at all. */
+  writeFile(file: string, data: string, sync: boolean): Promise<void>;
 }
-type ShardFile = { records: Record<string, [number, object]> };
-/** One journal line: a batch of puts `[collection, id, seq, value]` and deletes `[collection, id]`. */
-type JournalOp = [string, string, number, object] | [string, string];
+
+// looked up on each call, so a test's fs shim (or a preloaded one) is seen
+const nodeIo: StoreIo = {
+  writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+  fsyncSync: (fd) => fs.fsyncSync(fd),
+  ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
+  writeFile: (file, data, sync) => writeFileAtomic(file, data, sync),
+};
 
 export interface JournalStoreOptions {
   /** Directory for journal and shards; null keeps everything in memory (mock mode, tests). */
@@ -27,11 +65,13 @@ export interface JournalStoreOptions {
   shards?: number;
   /** Journal size that triggers a background snapshot. */
   compactBytes?: number;
-  /** fsync each journal write as well (survives power loss, not only process death). */
+  /** fsync each journal write (and each snapshot before the journal behind it goes): survives power loss, not only process death. */
   fsync?: boolean;
+  log?: Logger;
+  io?: StoreIo;
+  /** First wait before a failed background snapshot is tried again (doubling up to a minute). */
+  retryMs?: number;
 }
-
-const META_FILE = 'store.json';
 
 export async function openJournalStore(options: JournalStoreOptions): Promise<JournalStore> {
   const store = new JournalStore(options);
@@ -39,19 +79,33 @@ export async function openJournalStore(options: JournalStoreOptions): Promise<Jo
   return store;
 }
 
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent, enabled: () => false };
+
 export class JournalStore implements Store {
   private readonly dataDir: string | null;
   private shardCount: number;
   private readonly compactBytes: number;
   private readonly fsyncEach: boolean;
+  private readonly log: Logger;
+  private readonly io: StoreIo;
+  private readonly retryMs: number;
   private readonly states = new Map<string, CollectionState>();
   private readonly handles = new Map<string, JournalCollection<object>>();
   private seq = 0;
   private fd: number | null = null;
   private segment = 0;
+  private segmentFile = '';
   private segmentBytes = 0;
+  /** Set when a failed write could not be cut back off the journal: done before anything else is written. */
+  private cutBackTo: number | null = null;
+  private failingWrites = 0;
   private dirty = new Set<string>();
+  /** Snapshot files written so far (store.json lists them, so a missing one is noticed). */
+  private listed: Record<string, number[]> = {};
   private compacting: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private snapshotFailures = 0;
+  private releaseLock: (() => void) | null = null;
   private closed = false;
 
   constructor(options: JournalStoreOptions) {
@@ -59,51 +113,61 @@ export class JournalStore implements Store {
     this.shardCount = options.shards ?? 64;
     this.compactBytes = options.compactBytes ?? 32 * 1024 * 1024;
     this.fsyncEach = options.fsync ?? false;
+    this.log = options.log ?? silent;
+    this.io = options.io ?? nodeIo;
+    this.retryMs = options.retryMs ?? 1_000;
   }
 
   async load(): Promise<void> {
-    if (!this.dataDir) return;
-    fs.mkdirSync(path.join(this.dataDir, 'journal'), { recursive: true });
-    fs.mkdirSync(path.join(this.dataDir, 'collections'), { recursive: true });
-    const metaPath = path.join(this.dataDir, META_FILE);
-    if (fs.existsSync(metaPath)) {
-      this.shardCount = JSON.parse(fs.readFileSync(metaPath, 'utf8')).shards;
-    } else {
-      fs.writeFileSync(metaPath, JSON.stringify({ version: 1, shards: this.shardCount }));
+    const dir = this.dataDir;
+    if (!dir) return;
+    const warn = (msg: string, fields: Record<string, unknown>) => this.log.warn(msg, fields);
+    privateDir(dir, warn);
+    this.releaseLock = acquireLock(dir, warn);
+    try {
+      this.loadLocked(dir, warn);
+    } catch (err) {
+      this.releaseLock();
+      this.releaseLock = null;
+      throw err;
     }
+  }
+
+  private loadLocked(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
+    privateDir(journalDir(dir), warn);
+    privateDir(collectionsDir(dir), warn);
+    const read = readDataDir(dir, this.shardCount);
+    if (read.problems.length) throw damaged(dir, read.problems);
+    this.shardCount = read.shardCount;
     const loaded = new Map<string, Map<string, Entry>>();
     const bucket = (name: string) => {
       let m = loaded.get(name);
       if (!m) loaded.set(name, (m = new Map()));
       return m;
     };
-    const collectionsDir = path.join(this.dataDir, 'collections');
-    for (const name of fs.readdirSync(collectionsDir)) {
+    for (const [name, shards] of read.shards) {
       const records = bucket(name);
-      for (const file of fs.readdirSync(path.join(collectionsDir, name))) {
-        if (!file.endsWith('.json')) continue;
-        const db = new Low<ShardFile>(new JSONFile(path.join(collectionsDir, name, file)), { records: {} });
-        await db.read();
-        for (const [id, [seq, value]] of Object.entries(db.data.records)) records.set(id, { seq, value });
+      this.listed[name] = [...shards.keys()];
+      for (const [n, shard] of shards) {
+        privateFile(shardPath(dir, name, n));
+        for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, { seq, value });
       }
     }
-    for (const segment of this.segments()) {
+    for (const segment of read.segments) {
+      privateFile(segment.file);
       this.segment = Math.max(this.segment, segment.number);
-      const lines = fs.readFileSync(segment.file, 'utf8').split('\n');
-      for (const line of lines) {
-        if (!line) continue;
-        let batch: JournalOp[];
-        try {
-          batch = JSON.parse(line);
-        } catch {
-          continue; // a torn final line was never acknowledged
-        }
+      for (const batch of segment.batches) {
         for (const op of batch) {
           if (op.length === 4) bucket(op[0]).set(op[1], { seq: op[2], value: op[3] });
           else bucket(op[0]).delete(op[1]);
           // replayed records belong to shards that must be snapshotted before the journal goes
           this.dirty.add(shardKey(op[0], shardOf(op[1], this.shardCount)));
         }
+      }
+      if (segment.torn) {
+        // the newest file ends in a write cut short (kill -9, a full disk): never acknowledged
+        warn('the journal ends in an incomplete line, a write that was never acknowledged; dropping it', { file: segment.file, line: segment.torn.line, bytes: segment.torn.bytes });
+        fs.truncateSync(segment.file, segment.torn.offset);
       }
     }
     for (const [name, records] of loaded) {
@@ -115,6 +179,8 @@ export class JournalStore implements Store {
         this.seq = Math.max(this.seq, entry.seq);
       }
     }
+    this.writeMeta();
+    privateFile(path.join(dir, META_FILE));
     this.openSegment();
   }
 
@@ -139,29 +205,31 @@ export class JournalStore implements Store {
     this.apply(ops);
   }
 
-  /** Synchronous core of every write: journal first, then memory. */
+  /**
+   * Synchronous core of every write: the journal line first, whole, then memory. Throws a
+   * StoreWriteError, with nothing changed anywhere, when the line cannot be written.
+   */
   apply(ops: WriteOp[]): void {
     if (this.closed) throw new Error('store is closed');
     if (ops.length === 0) return;
     const lines: JournalOp[] = [];
     const entries: (Entry | null)[] = [];
+    let seq = this.seq;
     for (const op of ops) {
       if ('delete' in op) {
         lines.push([op.collection, op.id]);
         entries.push(null);
       } else {
         const existing = this.state(op.collection).records.get(op.id);
-        const entry = { seq: existing ? existing.seq : ++this.seq, value: op.value };
+        const entry = { seq: existing ? existing.seq : ++seq, value: op.value };
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
       }
     }
-    if (this.fd !== null) {
-      const buffer = Buffer.from(JSON.stringify(lines) + '\n');
-      fs.writeSync(this.fd, buffer);
-      if (this.fsyncEach) fs.fsyncSync(this.fd);
-      this.segmentBytes += buffer.length;
-    }
+    // what cannot be written as JSON and read back is refused before anything is written
+    const text = serialise(lines);
+    if (this.fd !== null) this.append(Buffer.from(text + '\n'));
+    this.seq = seq;
     ops.forEach((op, i) => {
       const state = this.state(op.collection);
       const entry = entries[i];
@@ -173,25 +241,96 @@ export class JournalStore implements Store {
       }
       this.dirty.add(shardKey(op.collection, shardOf(op.id, this.shardCount)));
     });
-    if (this.segmentBytes >= this.compactBytes && !this.compacting) {
-      this.compacting = this.compact().finally(() => (this.compacting = null));
+    if (this.segmentBytes >= this.compactBytes) this.snapshotSoon();
+  }
+
+  /** One whole line onto the journal, or none of it (cut back to where it began). */
+  private append(buffer: Buffer): void {
+    const fd = this.fd!;
+    const start = this.segmentBytes;
+    let written = 0;
+    try {
+      if (this.cutBackTo !== null) {
+        this.io.ftruncateSync(fd, this.cutBackTo);
+        this.cutBackTo = null;
+      }
+      while (written < buffer.length) {
+        const n = this.io.writeSync(fd, buffer, written, buffer.length - written);
+        if (!(n > 0)) throw Object.assign(new Error(`write returned ${n}`), { code: 'EIO' });
+        written += n;
+      }
+      if (this.fsyncEach) this.io.fsyncSync(fd);
+    } catch (err) {
+      if (written > 0 || this.fsyncEach) {
+        try {
+          this.io.ftruncateSync(fd, start);
+        } catch (cut) {
+          // the next write cuts it first (and fails while it cannot), so no record lands after a fragment
+          this.cutBackTo = start;
+          this.log.error('could not cut a failed write off the journal; writes wait until it can be', { file: this.segmentFile, bytes: start, error: (cut as Error).message });
+        }
+      }
+      this.failingWrites += 1;
+      const refused = ioWriteError(err, this.segmentFile);
+      if (this.failingWrites === 1 || this.failingWrites % 100 === 0) {
+        this.log.error('journal write failed; the write was refused and nothing of it kept', { file: this.segmentFile, code: refused.code, failure: refused.failure, refused: this.failingWrites, error: (err as Error).message });
+      }
+      throw refused;
     }
+    if (this.failingWrites > 0) {
+      this.log.info('journal writes succeed again', { file: this.segmentFile, refused: this.failingWrites });
+      this.failingWrites = 0;
+    }
+    this.segmentBytes += buffer.length;
   }
 
   async flush(): Promise<void> {
     while (this.compacting) await this.compacting;
     if (this.dirty.size > 0 || this.segments().length > 1) {
-      this.compacting = this.compact().finally(() => (this.compacting = null));
-      await this.compacting;
+      const run = this.compact();
+      this.compacting = run.catch(() => undefined).finally(() => (this.compacting = null));
+      await run;
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.flush();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    try {
+      await this.flush();
+    } catch (err) {
+      // nothing is lost: the journal still holds every write and is replayed on the next start
+      this.log.error('final snapshot failed; the journal keeps every write for the next start', { error: (err as Error).message });
+    }
     this.closed = true;
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
+    this.releaseLock?.();
+    this.releaseLock = null;
+  }
+
+  /** A background snapshot; a failure is logged and tried again later, never thrown at the process. */
+  private snapshotSoon(): void {
+    if (this.compacting || this.retryTimer || this.closed) return;
+    this.compacting = this.compact()
+      .then(
+        () => {
+          if (this.snapshotFailures > 0) this.log.info('snapshot written again after failures', { failures: this.snapshotFailures });
+          this.snapshotFailures = 0;
+        },
+        (err: unknown) => {
+          this.snapshotFailures += 1;
+          const wait = Math.min(60_000, this.retryMs * 2 ** (this.snapshotFailures - 1));
+          this.log.error('snapshot failed; the journal keeps every write; trying again', { error: (err as Error).message, code: (err as NodeJS.ErrnoException).code, failures: this.snapshotFailures, retryInMs: wait });
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            this.snapshotSoon();
+          }, wait);
+          this.retryTimer.unref();
+        },
+      )
+      .finally(() => (this.compacting = null));
   }
 
   /** Rotates the journal, snapshots the shards written since, then drops the old segments. */
@@ -200,51 +339,107 @@ export class JournalStore implements Store {
       this.dirty.clear();
       return;
     }
+    if (this.cutBackTo !== null) {
+      // a journal file must end on a whole line before a newer one begins
+      this.io.ftruncateSync(this.fd!, this.cutBackTo);
+      this.cutBackTo = null;
+    }
     const retired = this.segments().map((s) => s.file);
     this.openSegment();
     const dirty = this.dirty;
     this.dirty = new Set();
-    for (const key of dirty) {
-      const [name, shard] = splitShardKey(key);
-      const state = this.state(name);
-      const records: ShardFile['records'] = {};
-      for (const id of state.shardMembers(shard)) {
-        const entry = state.records.get(id)!;
-        records[id] = [entry.seq, entry.value];
+    try {
+      for (const key of dirty) {
+        const [name, shard] = splitShardKey(key);
+        const state = this.state(name);
+        const records: ShardFile['records'] = {};
+        for (const id of state.shardMembers(shard)) {
+          const entry = state.records.get(id)!;
+          records[id] = [entry.seq, entry.value];
+        }
+        const file = shardPath(this.dataDir, name, shard);
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        const db = new Low<ShardFile>(new ShardAdapter(file, path.relative(this.dataDir, file), (f, data) => this.io.writeFile(f, data, this.fsyncEach)), { records });
+        await db.write();
+        const list = (this.listed[name] ??= []);
+        if (!list.includes(shard)) list.push(shard);
+        // let requests in between shard writes: compaction must not stall the server
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      const dir = path.join(this.dataDir, 'collections', name);
-      fs.mkdirSync(dir, { recursive: true });
-      const db = new Low<ShardFile>(new JSONFile(path.join(dir, `shard-${shard}.json`)), { records });
-      await db.write();
-      // let requests in between shard writes: compaction must not stall the server
-      await new Promise((resolve) => setImmediate(resolve));
+      this.writeMeta();
+      if (this.fsyncEach) syncDirs([this.dataDir, ...new Set([...dirty].map((key) => path.join(collectionsDir(this.dataDir!), splitShardKey(key)[0])))]);
+    } catch (err) {
+      // written again next time; the retired journal files stay until then
+      for (const key of dirty) this.dirty.add(key);
+      throw err;
     }
     for (const file of retired) fs.rmSync(file, { force: true });
   }
 
+  private writeMeta(): void {
+    const meta: Meta = { version: 1, shards: this.shardCount, collections: this.listed };
+    writeFileAtomicSync(path.join(this.dataDir!, META_FILE), JSON.stringify(meta));
+  }
+
   private openSegment(): void {
     if (!this.dataDir) return;
+    const number = this.segment + 1;
+    const file = path.join(journalDir(this.dataDir), `${String(number).padStart(8, '0')}.log`);
+    const fd = fs.openSync(file, 'a', FILE_MODE); // the new one first: a failure leaves the old one in use
     if (this.fd !== null) fs.closeSync(this.fd);
-    this.segment += 1;
-    const file = path.join(this.dataDir, 'journal', `${String(this.segment).padStart(8, '0')}.log`);
-    this.fd = fs.openSync(file, 'a');
-    this.segmentBytes = 0;
+    this.fd = fd;
+    this.segment = number;
+    this.segmentFile = file;
+    this.segmentBytes = fs.fstatSync(fd).size;
+    if (this.fsyncEach) syncDirs([journalDir(this.dataDir)]); // the new file's name survives power loss too
   }
 
   private segments(): { number: number; file: string }[] {
-    if (!this.dataDir) return [];
-    const dir = path.join(this.dataDir, 'journal');
-    return fs
-      .readdirSync(dir)
-      .filter((f) => /^\d+\.log$/.test(f))
-      .map((f) => ({ number: Number(f.slice(0, -4)), file: path.join(dir, f) }))
-      .sort((a, b) => a.number - b.number);
+    return this.dataDir ? segments(this.dataDir) : [];
   }
 
   private state(name: string): CollectionState {
     let state = this.states.get(name);
     if (!state) this.states.set(name, (state = new CollectionState()));
     return state;
+  }
+}
+
+/** The journal line of a batch, or a StoreWriteError naming the record that cannot be one. */
+function serialise(lines: JournalOp[]): string {
+  let text: string | undefined;
+  let problem = '';
+  try {
+    text = JSON.stringify(lines);
+  } catch (err) {
+    problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
+  }
+  if (text !== undefined) {
+    const at = depthExceededAt(text, STORE_MAX_DEPTH + 2); // the line wraps each value in two arrays
+    if (at < 0) return text;
+    problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
+  }
+  const which = lines.find((op) => {
+    try {
+      const one = JSON.stringify(op);
+      return depthExceededAt(one, STORE_MAX_DEPTH + 1) >= 0;
+    } catch {
+      return true;
+    }
+  });
+  const named = which ? `${which[0]}/${which[1]}` : 'a record';
+  throw new StoreWriteError('unserialisable', `The record ${named} cannot be stored: ${problem}. Nothing was stored.`);
+}
+
+/** With fsync on: directory entries (new files, renames) made durable too. */
+function syncDirs(dirs: string[]): void {
+  for (const dir of dirs) {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 }
 
@@ -402,16 +597,6 @@ class JournalCollection<T extends object> implements Collection<T> {
       yield value;
     }
   }
-}
-
-function shardOf(id: string, shardCount: number): number {
-  // FNV-1a: cheap and stable across runs, so a record always lands in the same file
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i += 1) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shardCount;
 }
 
 function shardKey(collection: string, shard: number): string {

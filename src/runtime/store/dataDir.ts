@@ -1,0 +1,391 @@
+// The embedded store's data directory on disk, read strictly: its layout, who owns it (the
+// LOCK file), its permissions, and every file read with the problem named — file, line and
+// what to do — rather than skipped. journalStore.ts opens it; `agentplane store check|repair`
+// (storeTool.ts) reports and mends it with the same readers.
+//
+//   DIR/LOCK                          pid of the server that has the directory open
+//   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}}
+//   DIR/journal/00000001.log          one JSON line per acknowledged write
+//   DIR/collections/<name>/shard-N.json   lowdb snapshot {records: {id: [seq, value]}}
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Adapter } from 'lowdb';
+import { StoreDamagedError, StoreLockedError } from './errors.ts';
+
+export const META_FILE = 'store.json';
+export const LOCK_FILE = 'LOCK';
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+export interface Entry {
+  seq: number;
+  value: object;
+}
+export type ShardFile = { records: Record<string, [number, object]> };
+/** One journal line: a batch of puts `[collection, id, seq, value]` and deletes `[collection, id]`. */
+export type JournalOp = [string, string, number, object] | [string, string];
+export interface Meta {
+  version: 1;
+  shards: number;
+  /** The snapshot files written so far, per collection; absent in directories from before it was kept. */
+  collections?: Record<string, number[]>;
+}
+
+/** Something wrong in the directory, relative to it, with what `store repair` does about it. */
+export interface Problem {
+  file: string;
+  line?: number;
+  what: string;
+  repair: string;
+}
+
+export const journalDir = (dir: string) => path.join(dir, 'journal');
+export const collectionsDir = (dir: string) => path.join(dir, 'collections');
+export const shardPath = (dir: string, name: string, shard: number) => path.join(collectionsDir(dir), name, `shard-${shard}.json`);
+
+export function shardOf(id: string, shardCount: number): number {
+  // FNV-1a: cheap and stable across runs, so a record always lands in the same file
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shardCount;
+}
+
+// ---------------------------------------------------------------- permissions
+
+/** Creates `dir` (and parents) private to this user; an existing one too open is tightened. */
+export function privateDir(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  const mode = fs.statSync(dir).mode & 0o777;
+  if (mode & 0o077) {
+    try {
+      fs.chmodSync(dir, DIR_MODE);
+      warn('data directory was readable by other users; made it private (0700)', { dir, was: mode.toString(8) });
+    } catch (err) {
+      warn('data directory is readable by other users and could not be made private', { dir, mode: mode.toString(8), error: (err as Error).message });
+    }
+  }
+}
+
+/** Files written before permissions were kept (0644) become 0600 when read. */
+export function privateFile(file: string): void {
+  try {
+    if (fs.statSync(file).mode & 0o077) fs.chmodSync(file, FILE_MODE);
+  } catch {
+    // not ours to change: the directory (0700) still keeps it private
+  }
+}
+
+/** Writes a whole file or nothing: a private temporary file renamed over the old one. */
+export async function writeFileAtomic(file: string, data: string, sync: boolean): Promise<void> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  await fs.promises.rm(tmp, { force: true }); // a leftover keeps its old mode; start afresh
+  try {
+    await fs.promises.writeFile(tmp, data, { mode: FILE_MODE });
+    if (sync) {
+      const handle = await fs.promises.open(tmp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined); // give the space back
+    throw err;
+  }
+}
+
+export function writeFileAtomicSync(file: string, data: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  fs.rmSync(tmp, { force: true });
+  fs.writeFileSync(tmp, data, { mode: FILE_MODE });
+  fs.renameSync(tmp, file);
+}
+
+// ---------------------------------------------------------------- the lock
+
+const heldHere = new Set<string>();
+
+interface LockHolder {
+  pid: number;
+  hostname?: string;
+  since?: string;
+}
+
+function readLock(file: string): LockHolder | null {
+  try {
+    const holder = JSON.parse(fs.readFileSync(file, 'utf8')) as LockHolder;
+    return Number.isInteger(holder.pid) && holder.pid > 0 ? holder : null;
+  } catch {
+    return null; // gone, or cut short by a crash before the pid was written
+  }
+}
+
+function alive(pid: number, file: string): boolean {
+  // this process's own pid is live only if it took the lock itself: a container restarted
+  // on the same volume runs as the same pid (often 1) as the one that left the lock
+  if (pid === process.pid) return heldHere.has(file);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
+/**
+ * Takes the data directory for this process: LOCK created with O_EXCL holding the pid. A lock
+ * whose pid is not running (left by kill -9) is taken over; a live holder is refused by name.
+ */
+export function acquireLock(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): () => void {
+  const file = path.join(dir, LOCK_FILE);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const fd = fs.openSync(file, 'wx', FILE_MODE);
+      try {
+        fs.writeSync(fd, JSON.stringify({ pid: process.pid, hostname: os.hostname(), since: new Date().toISOString() }) + '\n');
+      } finally {
+        fs.closeSync(fd);
+      }
+      heldHere.add(file);
+      return () => {
+        heldHere.delete(file);
+        if (readLock(file)?.pid === process.pid) fs.rmSync(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw err;
+    }
+    const holder = readLock(file);
+    if (holder && alive(holder.pid, file)) {
+      throw new StoreLockedError(
+        `data directory ${dir} is in use by another agentplane server (pid ${holder.pid}${holder.hostname ? ` on ${holder.hostname}` : ''}, since ${holder.since ?? 'unknown'}): ` +
+          `one directory has one server. Stop that server, or give this one another --data directory. ` +
+          `If no server uses it (the directory was copied from elsewhere), delete ${file}.`,
+        holder.pid,
+      );
+    }
+    warn('taking over a stale data directory lock (its process is gone)', { file, pid: holder?.pid ?? null });
+    fs.rmSync(file, { force: true });
+  }
+}
+
+// ---------------------------------------------------------------- reading
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+function validOp(op: unknown): op is JournalOp {
+  if (!Array.isArray(op) || typeof op[0] !== 'string' || typeof op[1] !== 'string') return false;
+  if (op.length === 2) return true;
+  return op.length === 4 && typeof op[2] === 'number' && isObject(op[3]);
+}
+
+/** A journal line as its batch, or why it is not one. */
+function parseBatch(text: string): JournalOp[] | string {
+  let batch: unknown;
+  try {
+    batch = JSON.parse(text);
+  } catch (err) {
+    return `not JSON (${(err as Error).message})`;
+  }
+  if (!Array.isArray(batch) || !batch.every(validOp)) return 'not a journal record (expected [[collection, id, seq, value] or [collection, id], …])';
+  return batch;
+}
+
+export interface SegmentRead {
+  number: number;
+  file: string;
+  batches: JournalOp[][];
+  /** Lines that are whole (end in a newline) but not records. */
+  bad: { line: number; bytes: number; why: string }[];
+  /** Byte ranges of the good lines, newline included (what repair keeps). */
+  good: [number, number][];
+  /** A last line without its newline: a write cut short, never acknowledged. */
+  torn?: { line: number; offset: number; bytes: number };
+}
+
+export function segments(dir: string): { number: number; file: string }[] {
+  const at = journalDir(dir);
+  if (!fs.existsSync(at)) return [];
+  return fs
+    .readdirSync(at)
+    .filter((f) => /^\d+\.log$/.test(f))
+    .map((f) => ({ number: Number(f.slice(0, -4)), file: path.join(at, f) }))
+    .sort((a, b) => a.number - b.number);
+}
+
+export function readSegment(segment: { number: number; file: string }): SegmentRead {
+  const buf = fs.readFileSync(segment.file);
+  const read: SegmentRead = { ...segment, batches: [], bad: [], good: [] };
+  let start = 0;
+  for (let line = 1; start < buf.length; line += 1) {
+    const nl = buf.indexOf(0x0a, start);
+    if (nl < 0) {
+      read.torn = { line, offset: start, bytes: buf.length - start };
+      break;
+    }
+    if (nl > start) {
+      const batch = parseBatch(buf.toString('utf8', start, nl));
+      if (typeof batch === 'string') read.bad.push({ line, bytes: nl - start, why: batch });
+      else {
+        read.batches.push(batch);
+        read.good.push([start, nl + 1]);
+      }
+    }
+    start = nl + 1;
+  }
+  return read;
+}
+
+/** store.json, or the problem with it. */
+export function readMeta(dir: string): Meta | Problem | null {
+  const file = path.join(dir, META_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { file: META_FILE, what: `cannot be read (${(err as Error).message})`, repair: 'moved aside and written again from the shard files' };
+  }
+  let meta: unknown;
+  try {
+    meta = JSON.parse(text);
+  } catch (err) {
+    return { file: META_FILE, what: `is not JSON (${(err as Error).message})`, repair: 'moved aside and written again from the shard files' };
+  }
+  const m = meta as Partial<Meta>;
+  const listOk = m.collections === undefined || (isObject(m.collections) && Object.values(m.collections).every((l) => Array.isArray(l) && l.every((n) => Number.isInteger(n) && n >= 0)));
+  if (!isObject(meta) || !Number.isInteger(m.shards) || (m.shards as number) < 1 || !listOk) {
+    return { file: META_FILE, what: 'is not a store description (expected {"version":1,"shards":N,"collections":{…}})', repair: 'moved aside and written again from the shard files' };
+  }
+  return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}) };
+}
+
+export const isProblem = (v: unknown): v is Problem => isObject(v) && 'what' in v && 'repair' in v;
+
+/** The shard files present on disk, per collection. */
+export function shardFilesOnDisk(dir: string): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  const at = collectionsDir(dir);
+  if (!fs.existsSync(at)) return out;
+  for (const name of fs.readdirSync(at)) {
+    if (!fs.statSync(path.join(at, name)).isDirectory()) continue;
+    out[name] = fs
+      .readdirSync(path.join(at, name))
+      .map((f) => /^shard-(\d+)\.json$/.exec(f))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+  }
+  return out;
+}
+
+/** lowdb's file adapter for one shard: read strictly (the file named on any problem), written atomically and privately. */
+export class ShardAdapter implements Adapter<ShardFile> {
+  constructor(
+    readonly file: string,
+    private readonly relative: string,
+    private readonly writeFile: (file: string, data: string) => Promise<void> = (file, data) => writeFileAtomic(file, data, false),
+  ) {}
+
+  async read(): Promise<ShardFile | null> {
+    const read = readShardText(fs.readFileSync(this.file, 'utf8'), this.relative);
+    if (isProblem(read)) throw new StoreDamagedError(read.what);
+    return read;
+  }
+
+  write(data: ShardFile): Promise<void> {
+    return this.writeFile(this.file, JSON.stringify(data));
+  }
+}
+
+function readShardText(text: string, relative: string): ShardFile | Problem {
+  const repair = 'moved aside; records only it held are lost (the journal still has any written since it)';
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return { file: relative, what: `is not JSON (${(err as Error).message})`, repair };
+  }
+  const records = (data as Partial<ShardFile> | null)?.records;
+  if (!isObject(records) || !Object.values(records).every((r) => Array.isArray(r) && r.length === 2 && typeof r[0] === 'number' && isObject(r[1]))) {
+    return { file: relative, what: 'is not a snapshot shard (expected {"records":{"<id>":[seq, value]}})', repair };
+  }
+  return data as ShardFile;
+}
+
+export function readShard(dir: string, name: string, shard: number): ShardFile | Problem {
+  const file = shardPath(dir, name, shard);
+  const relative = path.relative(dir, file);
+  try {
+    return readShardText(fs.readFileSync(file, 'utf8'), relative);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { file: relative, what: `is listed in ${META_FILE} but missing`, repair: `dropped from ${META_FILE}; the records it held are lost unless the journal still has them` };
+    }
+    return { file: relative, what: `cannot be read (${(err as Error).message})`, repair: 'moved aside; records only it held are lost' };
+  }
+}
+
+/** Everything in the directory, read; problems collected rather than thrown. */
+export interface DataDirRead {
+  meta: Meta | null;
+  shardCount: number;
+  /** Readable shards, per collection: shard number → contents. */
+  shards: Map<string, Map<number, ShardFile>>;
+  segments: SegmentRead[];
+  problems: Problem[];
+}
+
+export function readDataDir(dir: string, defaultShards: number): DataDirRead {
+  const problems: Problem[] = [];
+  const metaRead = readMeta(dir);
+  const meta = isProblem(metaRead) ? null : metaRead;
+  if (isProblem(metaRead)) problems.push(metaRead);
+  const shardCount = meta?.shards ?? defaultShards;
+  const onDisk = shardFilesOnDisk(dir);
+  // what store.json lists must be there; files it does not list yet (a snapshot cut short before
+  // store.json was written) are read too: the journal they came from is still there
+  const wanted: Record<string, Set<number>> = {};
+  for (const [name, list] of Object.entries(onDisk)) wanted[name] = new Set(list);
+  for (const [name, list] of Object.entries(meta?.collections ?? {})) for (const n of list) (wanted[name] ??= new Set()).add(n);
+  const shards = new Map<string, Map<number, ShardFile>>();
+  for (const [name, numbers] of Object.entries(wanted)) {
+    const loaded = new Map<number, ShardFile>();
+    shards.set(name, loaded);
+    for (const n of [...numbers].sort((a, b) => a - b)) {
+      const read = readShard(dir, name, n);
+      if (isProblem(read)) problems.push(read);
+      else loaded.set(n, read);
+    }
+  }
+  const all = segments(dir).map(readSegment);
+  all.forEach((segment, i) => {
+    const relative = path.relative(dir, segment.file);
+    for (const bad of segment.bad) {
+      problems.push({ file: relative, line: bad.line, what: `line ${bad.line} (${bad.bytes} bytes) is ${bad.why}`, repair: 'the line is dropped (kept in the moved-aside copy); every readable line is kept' });
+    }
+    // only the newest segment can end in a write cut short: older ones were complete when the next began
+    if (segment.torn && i < all.length - 1) {
+      problems.push({ file: relative, line: segment.torn.line, what: `ends in an incomplete line ${segment.torn.line} (${segment.torn.bytes} bytes) although a newer journal file follows it`, repair: 'the incomplete line is dropped (kept in the moved-aside copy)' });
+    }
+  });
+  return { meta, shardCount, shards, segments: all, problems };
+}
+
+/** The refusal to start: what is wrong, where, and what a person does next. */
+export function damaged(dir: string, problems: Problem[]): StoreDamagedError {
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''})` : '';
+  return new StoreDamagedError(
+    `refusing to start: the data directory ${dir} is damaged: ${path.join(dir, first.file)} ${first.what}${more}. Nothing was changed. ` +
+      `Run 'agentplane store check ${dir}' to list every problem, then, with the server stopped and a copy of the directory kept, ` +
+      `'agentplane store repair ${dir}' to keep every readable record and move the damaged files aside. See docs/operations.md.`,
+  );
+}
+
+export const asideName = (file: string, at: Date = new Date()) => `${file}.corrupt-${at.toISOString().replace(/[:.]/g, '-')}`;
