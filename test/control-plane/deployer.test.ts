@@ -94,4 +94,29 @@ describe('simulated deployer', () => {
     assert.equal((await settled(created.latest_revision_id!)).status, 'DEPLOYED');
     await next.stop();
   });
+  it('a step whose write fails (a full disk) is tried again until it succeeds, so the revision is not left half-way', async () => {
+    const store = await openJournalStore({ dataDir: null });
+    const write = store.write.bind(store);
+    let failures = 0;
+    store.write = async (ops: WriteOp[]) => {
+      if (failures > 0) {
+        failures -= 1;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      return write(ops);
+    };
+    const repo = new ControlPlaneRepository(store);
+    const deployer = new SimulatedDeployer(repo, 0, createLogger('silent'), 1);
+    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://127.0.0.1:1');
+    failures = 4; // the next four writes of the deployer fail, then the disk has room again
+    let revision = await repo.revisions.get(created.latest_revision_id!);
+    for (let i = 0; i < 2000 && !isFinished(revision!.status); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      revision = await repo.revisions.get(created.latest_revision_id!);
+    }
+    assert.equal(revision?.status, 'DEPLOYED', 'the revision was left half-way after a failed write');
+    assert.equal(failures, 0, 'the injected failures were not all met');
+    assert.equal((await repo.deployments.get(created.id))?.active_revision_id, created.latest_revision_id);
+    await deployer.stop();
+  });
 });

@@ -31,6 +31,7 @@ import { uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
+import { retryUntilDone } from '../retry.ts';
 
 /** How many times a run may be started again after the server died under it. */
 export const MAX_ATTEMPTS = 3;
@@ -62,6 +63,8 @@ export interface LifecycleDeps {
   execute: RunExecutor;
   log: Logger;
   maxConcurrentRuns: number;
+  /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
+  retryMs?: number;
 }
 
 interface InFlight {
@@ -83,6 +86,8 @@ export class RunLifecycle {
   private readonly queue: RunQueue;
   /** Runs a worker has taken, by run id; registered before the claim so no cancel is lost. */
   private readonly inFlight = new Map<string, InFlight>();
+  /** Aborted on stop: an end that could not be recorded by then is recovered on the next start. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: LifecycleDeps) {
     this.queue = new RunQueue(deps.maxConcurrentRuns, (run) => this.execute(run));
@@ -244,6 +249,7 @@ export class RunLifecycle {
 
   /** Stops taking runs; runs in flight go back to pending and resume after a restart. */
   async stop(): Promise<void> {
+    this.stopping.abort();
     for (const running of this.inFlight.values()) {
       running.stop = 'shutdown';
       running.controller.abort();
@@ -276,11 +282,15 @@ export class RunLifecycle {
       // the client sees __error__; the operator sees why, with the stack, under the run's id
       if (ending.kind === 'error') log.error('graph failed', { graph_id: run.graph_id, err });
     } finally {
-      try {
-        await this.finish(run, ending);
-      } catch (err) {
-        log.error('could not record the end of a run', { err });
-      }
+      // a run's end must be recorded, or the run stays `running` and its thread busy for
+      // ever: a failed write (a full disk, a lost database) is tried again until it succeeds
+      const told = { error: false };
+      await retryUntilDone(() => this.finish(run, ending, told), {
+        signal: this.stopping.signal,
+        firstDelayMs: this.deps.retryMs ?? 100,
+        maxDelayMs: 5_000,
+        onFailure: (err, attempt, retryInMs) => log.error('could not record the end of the run; trying again', { attempt, retry_in_ms: retryInMs, err }),
+      }).catch((err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }));
       // listeners hear of the end before waiters are released, so what a client sees after
       // join/wait (metrics, a webhook already on its way) is consistent
       await this.announceEnd(run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
@@ -297,7 +307,8 @@ export class RunLifecycle {
     }
   }
 
-  private async finish(run: RunRecord, ending: Ending): Promise<void> {
+  /** Records the run's end; `told` keeps a retried attempt from sending the client an error twice. */
+  private async finish(run: RunRecord, ending: Ending, told: { error: boolean }): Promise<void> {
     const { store, runs, threads, broker, checkpointer } = this.deps;
     const now = nowIso();
     const thread = await threads.get(run.thread_id);
@@ -335,7 +346,8 @@ export class RunLifecycle {
       error = ending.error;
       threadStatus = 'error';
       result = errorResult(ending.error);
-      broker.publish(run.run_id, 'error', ending.error);
+      if (!told.error) broker.publish(run.run_id, 'error', ending.error);
+      told.error = true;
     } else {
       status = 'interrupted';
     }

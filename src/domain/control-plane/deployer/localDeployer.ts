@@ -21,6 +21,7 @@ import { buildRevision, type BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
 import type { Deployer, LogKind } from './types.ts';
+import { retryUntilDone } from '../../retry.ts';
 
 export interface LocalDeployerOptions {
   /** Where checkouts, agent-server data and logs live. */
@@ -34,6 +35,8 @@ export interface LocalDeployerOptions {
   logCapBytes: number;
   /** The environment deployments start from (the control plane's own settings removed). */
   baseEnv: Record<string, string | undefined>;
+  /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
+  retryMs?: number;
 }
 
 interface ProcessFile {
@@ -85,6 +88,7 @@ export class LocalDeployer implements Deployer {
   private readonly aborts = new Map<string, AbortController>();
   private readonly processes = new Map<string, AgentProcess>();
   private readonly capTimer: NodeJS.Timeout;
+  private readonly stopping = new AbortController();
   private stopped = false;
 
   constructor(
@@ -126,6 +130,7 @@ export class LocalDeployer implements Deployer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     clearInterval(this.capTimer);
     for (const controller of this.aborts.values()) controller.abort();
     await Promise.all([...this.chains.values()]);
@@ -150,9 +155,21 @@ export class LocalDeployer implements Deployer {
     if (this.stopped) return;
     const previous = this.chains.get(deploymentId) ?? Promise.resolve();
     const next = previous
-      .then(() => (this.stopped ? undefined : job()))
+      // every job continues from what is stored, so running it again after a failure (a full
+      // disk, a lost database connection) is safe; later jobs of the deployment wait for it
+      .then(() =>
+        this.stopped
+          ? undefined
+          : retryUntilDone(job, {
+              signal: this.stopping.signal,
+              firstDelayMs: this.options.retryMs ?? 1_000,
+              maxDelayMs: 30_000,
+              isFinal: (err) => err instanceof Cancelled,
+              onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
+            }),
+      )
       .catch((err) => {
-        if (!(err instanceof Cancelled)) this.log.error('deployer step failed', { deployment_id: deploymentId, err });
+        if (!(err instanceof Cancelled)) this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
       });
     this.chains.set(deploymentId, next);
     void next.finally(() => {

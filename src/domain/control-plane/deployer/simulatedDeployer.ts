@@ -9,17 +9,21 @@ import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';
 import { pageOfLog, type LogRequest } from './revisionLogs.ts';
+import { retryUntilDone } from '../../retry.ts';
 import type { Deployer, LogKind } from './types.ts';
 
 export class SimulatedDeployer implements Deployer {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
   private stopped = false;
 
   constructor(
     private readonly repo: ControlPlaneRepository,
     private readonly phaseMs: number,
     private readonly log: Logger,
+    /** First wait before a failed step is tried again (doubling, up to 30 s). */
+    private readonly retryMs = 200,
   ) {}
 
   start(): Promise<void> {
@@ -43,6 +47,7 @@ export class SimulatedDeployer implements Deployer {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.all([...this.inFlight]);
@@ -58,7 +63,13 @@ export class SimulatedDeployer implements Deployer {
     if (this.stopped || this.timers.has(key)) return;
     const timer = setTimeout(() => {
       this.timers.delete(key);
-      const running = step().catch((err) => this.log.error('deployer step failed', { key, err }));
+      // a step re-reads what is stored, so running it again after a failure is safe
+      const running = retryUntilDone(step, {
+        signal: this.stopping.signal,
+        firstDelayMs: this.retryMs,
+        maxDelayMs: 30_000,
+        onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { key, attempt, retry_in_ms: retryInMs, err }),
+      }).catch((err) => this.log.error('deployer step not finished before the stop; it resumes on the next start', { key, err }));
       this.inFlight.add(running);
       void running.finally(() => this.inFlight.delete(running));
     }, this.phaseMs);
