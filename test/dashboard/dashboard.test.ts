@@ -135,6 +135,14 @@ describe('dashboard: control plane', () => {
     await page.locator('.revision .status', { hasText: 'BUILD_FAILED' }).waitFor();
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
+    // its build log tells what happened, the failure last; the server never started
+    await page.locator('.revision').first().getByRole('button', { name: 'Logs' }).click();
+    const log = page.getByLabel('Log lines');
+    await log.filter({ hasText: 'ERROR' }).waitFor();
+    assert.match((await log.textContent()) ?? '', /Fetching https:\/\/github\.com\/acme\/agent at main[\s\S]*ERROR/);
+    await screenshot(page, 'revision-logs');
+    await page.getByRole('tab', { name: 'Server log' }).click();
+    await log.filter({ hasText: '(empty)' }).waitFor();
     const id = new URL(page.url()).pathname.split('/').at(-1);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
@@ -256,6 +264,36 @@ describe('dashboard: agent server', () => {
     await page.locator('#a2a-text').fill('ping over a2a');
     await page.getByRole('button', { name: 'Send (message/send)' }).click();
     await page.locator('.a2a-reply', { hasText: 'ping over a2a' }).waitFor();
+    await page.context().close();
+  });
+
+  test("a thread's history: pick an earlier checkpoint, see the state then, fork a new run from it", async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    for (const words of ['first words', 'second words']) {
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: words }] } } });
+    }
+    const page = await open(`/ui/threads/${thread.thread_id}`);
+    const history = page.getByRole('list', { name: 'Checkpoints, newest first' });
+    await history.locator('li').nth(1).waitFor();
+    // the whole history of a small thread is on one 1280×800 screen
+    const bottom = await history.evaluate((e) => e.getBoundingClientRect().bottom + window.scrollY);
+    assert.ok(bottom <= 800, `the history ends at ${bottom}px`);
+    // after the first run the thread held two messages: that checkpoint shows them, not what came later
+    await history.getByRole('button', { name: /2 msgs/ }).first().click();
+    const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
+    await then.getByText('first words').first().waitFor();
+    assert.doesNotMatch((await then.getByLabel('Messages at this checkpoint').textContent()) ?? '', /second words/);
+    await screenshot(page, 'thread-history');
+    // fork from it: the thread goes on from that checkpoint, without the second exchange
+    await then.getByLabel('Fork: send from here').fill('other words');
+    await then.getByRole('button', { name: 'Fork' }).click();
+    await page.locator('.message-ai', { hasText: 'other words' }).first().waitFor();
+    const state = (await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } };
+    assert.deepEqual(
+      state.values.messages.map((m) => m.content),
+      ['first words', 'first words', 'other words', 'other words'],
+    );
+    assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });
 

@@ -1,50 +1,57 @@
-// The build and server logs of a revision, when this server's spec has log operations under
-// the revision (the local deployer adds them); followed live while the revision is in progress.
+// The build and server logs of a revision (listRevisionLogs): followed live while the revision
+// is in progress, and the server log while it serves.
 import { operations } from 'virtual:spec';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { ErrorNotice, NotAvailable, settled, useLoad } from '../components';
 import type { Revision } from './deployments';
 
-const PREFIX = 'GET /v2/deployments/{deployment_id}/revisions/{revision_id}/';
-const logOperations = () => operations.filter((op) => op.startsWith(PREFIX) && /log/i.test(op.slice(PREFIX.length))).map((op) => op.slice(PREFIX.length));
+const LOGS = 'GET /v2/deployments/{deployment_id}/revisions/{revision_id}/logs';
+/** The two logs a revision has (`type` of listRevisionLogs): the build's, then the server's. */
+const KINDS = [
+  { type: 'build', label: 'Build log' },
+  { type: 'deploy', label: 'Server log' },
+] as const;
+/** The newest lines of a log that can grow long; the build log is read from its start. */
+const TAIL = 500;
 
-/** Log lines from whichever shape the operation answers: text, a list, or a list under a key. */
-export function linesOf(body: unknown): string[] {
-  if (typeof body === 'string') return body.split('\n');
-  const list = Array.isArray(body) ? body : Object.values((body ?? {}) as Record<string, unknown>).find(Array.isArray);
-  if (!list) return [JSON.stringify(body)];
-  return list.map((entry) => {
-    if (typeof entry === 'string') return entry;
-    const e = entry as Record<string, unknown>;
-    const text = e.message ?? e.line ?? e.text ?? e.msg;
-    const time = e.timestamp ?? e.time;
-    return `${time ? `${new Date(String(time)).toLocaleTimeString()}  ` : ''}${typeof text === 'string' ? text : JSON.stringify(e)}`;
-  });
+/** One line of a revision log, as listRevisionLogs answers it (RevisionLogLine). */
+interface LogLine {
+  timestamp: string;
+  level?: string;
+  message: string;
+}
+
+/** Lines to show: the time in the user's zone, the level when it is not INFO, the message. */
+export function linesOf(body: { logs: LogLine[] }): string[] {
+  return body.logs.map((line) => `${new Date(line.timestamp).toLocaleTimeString()}  ${line.level && line.level !== 'INFO' ? `${line.level}  ` : ''}${line.message}`);
 }
 
 export function RevisionLogs({ deploymentId, revision }: { deploymentId: string; revision: Revision }) {
-  const kinds = logOperations();
-  const [kind, setKind] = useState(kinds[0]);
-  if (!kind) return <NotAvailable what="Revision logs" />;
+  const [kind, setKind] = useState<(typeof KINDS)[number]['type']>('build');
+  if (!operations.includes(LOGS)) return <NotAvailable what="Revision logs" />;
+  const base = `/v2/deployments/${deploymentId}/revisions/${revision.id}/logs`;
+  // the server log is read newest first and shown oldest first, so its tail is what is seen
+  const query = kind === 'build' ? `type=build&limit=1000` : `type=deploy&order=desc&limit=${TAIL}`;
   return (
     <div class="logs">
       <div role="tablist" aria-label="Log kind">
-        {kinds.map((k) => (
-          <button key={k} type="button" role="tab" aria-selected={k === kind} onClick={() => setKind(k)}>
-            {k.replace(/[_-]/g, ' ')}
+        {KINDS.map((k) => (
+          <button key={k.type} type="button" role="tab" aria-selected={k.type === kind} onClick={() => setKind(k.type)}>
+            {k.label}
           </button>
         ))}
       </div>
-      <LogView path={`/v2/deployments/${deploymentId}/revisions/${revision.id}/${kind}`} live={!settled(revision.status)} />
+      <LogView path={`${base}?${query}`} newestFirst={kind === 'deploy'} live={!settled(revision.status) || kind === 'deploy'} />
     </div>
   );
 }
 
-function LogView({ path, live }: { path: string; live: boolean }) {
-  // keeps polling while the revision builds; one more load after it settles
-  const log = useLoad(() => call<unknown>('GET', path), [path, live], live ? 1000 : undefined);
-  const lines = log.data === undefined ? [] : linesOf(log.data);
+function LogView({ path, live, newestFirst }: { path: string; live: boolean; newestFirst: boolean }) {
+  // polled while the revision builds (and, for a serving revision, its server log grows)
+  const log = useLoad(() => call<{ logs: LogLine[] }>('GET', path), [path, live], live ? 1000 : undefined);
+  const read = log.data === undefined ? [] : linesOf(log.data);
+  const lines = newestFirst ? read.reverse() : read;
   return (
     <>
       <ErrorNotice optional error={log.error} />
