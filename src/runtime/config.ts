@@ -1,5 +1,6 @@
 // Configuration: CLI flags win over environment variables, which win over defaults.
 // The project file (agentplane.json) names the graphs and the HTTP switches.
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
@@ -43,6 +44,10 @@ export interface ServerConfig {
   databasePool: number;
   /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 8). */
   maxConcurrentRuns: number;
+  /** Worker threads that execute graphs (AGENTPLANE_RUN_WORKERS, default: the number of cores); 0 runs them on the request loop. */
+  runWorkers: number;
+  /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
+  runTimeoutMs: number;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
   phaseMs: number;
   /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default) or `local`. */
@@ -105,6 +110,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
+    runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
+    runTimeoutMs: seconds('AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
     phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
@@ -119,6 +126,20 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+function nonNegativeInteger(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be 0 or a positive integer, got ${value}`);
+  return n;
+}
+
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const s = Number(value);
+  if (!Number.isFinite(s) || s < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"`);
+  return s;
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {

@@ -8,7 +8,7 @@ import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import { RunBroker } from './broker.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
-import { graphExecutor } from './graphRunners.ts';
+import { graphExecutor, type RunExecutor } from './graphRunners.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
@@ -31,6 +31,10 @@ export interface AgentDomainOptions {
   memoryStore?: MemoryStore;
   /** Thread and checkpoint expiry (project file `checkpointer.ttl`). */
   retention: RetentionSettings;
+  /** Where graphs execute (the worker pool); in-process on the request loop when absent. */
+  execute?: RunExecutor;
+  /** A run still executing after this long ends in `timeout` (0: no limit). */
+  runTimeoutMs?: number;
 }
 
 export interface AgentDomain extends AgentService {
@@ -48,7 +52,7 @@ export interface AgentDomain extends AgentService {
 
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
-  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention } = options;
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs } = options;
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
@@ -56,8 +60,8 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const locks = new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const assistants = new AssistantRegistry(store, graphs);
-  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore });
-  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded });
+  const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
+  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
   await assistants.registerSystemAssistants();
   await lifecycle.recover();
   const threadService = new Threads({ threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) });

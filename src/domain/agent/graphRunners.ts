@@ -3,8 +3,7 @@
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
 import { Command } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
-import { LangGraphMemoryStore } from '../memory/langgraphStore.ts';
-import type { MemoryStore } from '../memory/memoryStore.ts';
+import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
@@ -22,8 +21,9 @@ import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
-export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryStore }): RunExecutor {
-  return async (run, signal, publish) => {
+export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryAccess }): RunExecutor {
+  return async (run, signal, publish, started) => {
+    started?.();
     const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
     if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
     // a LangGraph run restarted after a crash continues from the checkpoints it already wrote

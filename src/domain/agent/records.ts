@@ -30,7 +30,7 @@ export interface RunRecord extends Run {
   kwargs: Record<string, unknown>;
   /** 1 for the first execution; +1 each time the server restarts it after a crash. */
   attempt: number;
-  /** Why the run ended in status `error`. */
+  /** Why the run ended in status `error` or `timeout`. */
   error?: RunError;
 }
 

@@ -28,5 +28,9 @@ export interface RunOutput {
   ops: WriteOp[];
 }
 
-/** Executes a claimed run's graph, publishing its stream events; resolves with the new state. */
-export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void) => Promise<RunOutput>;
+/**
+ * Executes a claimed run's graph, publishing its stream events; resolves with the new state.
+ * `started` is called when the graph begins (after any wait for a worker): the run's time
+ * limit counts from then.
+ */
+export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void) => Promise<RunOutput>;

@@ -3,8 +3,9 @@
 //   thread  (none) → idle                     newThread: created by createThread or by a run
 //   run     (none) → pending, thread → busy   enqueue
 //   run     pending → running                 claim (a worker takes it)
-//   run     running → success | error | interrupted, thread → idle | busy | error | interrupted
-//                                             finish (busy while other runs wait on the thread)
+//   run     running → success | error | timeout | interrupted, thread → idle | busy | error | interrupted
+//                                             finish (busy while other runs wait on the thread;
+//                                             timeout: the run outlived AGENTPLANE_RUN_TIMEOUT_S)
 //   run     running → deleted                 finish after a rollback (the thread moves on)
 //   run     running → pending                 finish after a shutdown (it resumes on restart)
 //   run     pending → interrupted | deleted   cancel before it started (thread idle if nothing waits)
@@ -37,7 +38,7 @@ import { retryUntilDone } from '../retry.ts';
 export const MAX_ATTEMPTS = 3;
 
 export type CancelAction = 'interrupt' | 'rollback';
-type StopReason = CancelAction | 'shutdown';
+type StopReason = CancelAction | 'shutdown' | 'timeout';
 
 /** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
 export interface RunEnded {
@@ -65,6 +66,19 @@ export interface LifecycleDeps {
   maxConcurrentRuns: number;
   /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
   retryMs?: number;
+  /** A run still executing after this long is stopped and ends in `timeout` (0 or absent: no limit). */
+  runTimeoutMs?: number;
+}
+
+/**
+ * The abort reason of a run that exceeded its time limit: the executor may end it at once
+ * (a worker is terminated) rather than wait for the graph to notice its signal.
+ */
+export class RunTimeout extends Error {
+  constructor(readonly limitMs: number) {
+    super(`The run exceeded its time limit of ${limitMs / 1000} s (AGENTPLANE_RUN_TIMEOUT_S) and was stopped.`);
+    this.name = 'RunTimeout';
+  }
 }
 
 interface InFlight {
@@ -272,16 +286,29 @@ export class RunLifecycle {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const publish = (event: string, data: unknown) => this.deps.broker.publish(run.run_id, event, data);
+    const limitMs = this.deps.runTimeoutMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    // the limit counts from the graph's start, not from a wait for a worker to load
+    const startClock = () => {
+      if (limitMs <= 0 || timer) return;
+      timer = setTimeout(() => {
+        if (running.stop) return;
+        running.stop = 'timeout';
+        running.controller.abort(new RunTimeout(limitMs));
+      }, limitMs);
+      timer.unref();
+    };
     let ending: Ending = { kind: 'error', error: { error: 'InternalError', message: 'The run ended unexpectedly.' } };
     try {
       publish('metadata', { run_id: run.run_id, attempt: run.attempt });
-      const output = await this.deps.execute(run, running.controller.signal, publish);
+      const output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
       // the client sees __error__; the operator sees why, with the stack, under the run's id
       if (ending.kind === 'error') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
+      clearTimeout(timer);
       // a run's end must be recorded, or the run stays `running` and its thread busy for
       // ever: a failed write (a full disk, a lost database) is tried again until it succeeds
       const told = { error: false };
@@ -347,6 +374,14 @@ export class RunLifecycle {
       threadStatus = 'error';
       result = errorResult(ending.error);
       if (!told.error) broker.publish(run.run_id, 'error', ending.error);
+      told.error = true;
+    } else if (ending.reason === 'timeout') {
+      // as upstream: the run is `timeout`, its thread `error`; the client's stream says why
+      status = 'timeout';
+      error = { error: 'TimeoutError', message: new RunTimeout(this.deps.runTimeoutMs ?? 0).message };
+      threadStatus = 'error';
+      result = errorResult(error);
+      if (!told.error) broker.publish(run.run_id, 'error', error);
       told.error = true;
     } else {
       status = 'interrupted';

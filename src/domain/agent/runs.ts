@@ -155,7 +155,7 @@ export class Runs implements RunService {
     const kept = this.deps.broker.result(runId);
     if (kept !== undefined) return kept as RunResult;
     const run = await this.deps.runs.get(runId);
-    if (run?.status === 'error' && run.error) return errorResult(run.error);
+    if ((run?.status === 'error' || run?.status === 'timeout') && run.error) return errorResult(run.error);
     const thread = await this.deps.threads.get(threadId);
     return (thread && (await this.deps.stateReader.values(thread))) ?? {};
   }
@@ -180,7 +180,7 @@ export class Runs implements RunService {
     if (!run) return;
     const result = await this.result(run.thread_id, runId);
     yield { id: '0', event: 'metadata', data: { run_id: runId, attempt: run.attempt } };
-    if (run.status === 'error' && run.error) yield { id: '1', event: 'error', data: run.error };
+    if ((run.status === 'error' || run.status === 'timeout') && run.error) yield { id: '1', event: 'error', data: run.error };
     else yield { id: '1', event: 'values', data: result };
     yield { id: '2', event: 'end', data: null };
   }

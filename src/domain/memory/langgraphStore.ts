@@ -5,9 +5,12 @@ import type { MemoryItem, MemoryStore } from './memoryStore.ts';
 
 type AnyOp = Record<string, any>;
 
+/** What a graph's store reaches: the memory store itself, or (in a run worker) a proxy to it. */
+export type MemoryAccess = Pick<MemoryStore, 'get' | 'put' | 'delete' | 'search' | 'listNamespaces'>;
+
 export class LangGraphMemoryStore extends BaseStore {
   constructor(
-    private readonly memory: MemoryStore,
+    private readonly memory: MemoryAccess,
     private readonly scope: string,
   ) {
     super();

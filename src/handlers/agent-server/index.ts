@@ -5,6 +5,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
+import { RunWorkerPool } from '../../domain/agent/workers/runWorkerPool.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
 import type { AgentService } from '../../domain/agent/service.ts';
@@ -49,6 +50,10 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
+  // graphs execute off the request loop, in worker threads that load the project themselves
+  const pool = config.runWorkers > 0
+    ? new RunWorkerPool({ size: config.runWorkers, setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false }, store, memory: memory.store, log: log.child({ area: 'run-workers' }) })
+    : undefined;
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
@@ -58,6 +63,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     maxConcurrentRuns,
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
+    execute: pool?.execute,
+    runTimeoutMs: config.runTimeoutMs,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
@@ -82,13 +89,23 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...streamHandlers(domain.runs),
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, domain) : unguarded;
-  const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
+  const workers: BackgroundModule = {
+    start: () => {
+      pool?.start();
+      domain.start();
+    },
+    stop: async () => {
+      await domain.stop();
+      await pool?.stop();
+    },
+  };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
   const retentionTimer = retentionSweeper(domain.retention, log.child({ area: 'retention' }));
   const reload = async () => {
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
     graphs.replaceWith(fresh);
+    pool?.reload({ graphs: project.graphs ?? {}, baseDir, functions, fresh: true });
     await domain.graphsChanged();
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };

@@ -1,0 +1,31 @@
+// The messages between the run worker pool (main thread) and its workers. Workers never
+// write the store themselves: reads and writes go to the main thread as calls it answers, so
+// checkpoints and thread state keep one writer whatever the backend.
+import type { GraphSpec, LoadOptions } from '../graphs.ts';
+import type { RunRecord, RunError } from '../records.ts';
+import type { RunOutput } from '../runContext.ts';
+
+/** What a worker needs to load the project's graphs (structured-cloneable). */
+export interface WorkerSetup {
+  graphs: Record<string, GraphSpec>;
+  baseDir: string;
+  functions: LoadOptions['functions'];
+  /** Import the project's modules afresh (workers started after a dev reload). */
+  fresh: boolean;
+}
+
+/** What a worker may call on the main thread: the store's collections and the memory store. */
+export type CallTarget = 'collection' | 'write' | 'memory';
+
+export type ToWorker =
+  | { type: 'run'; run: RunRecord }
+  | { type: 'abort'; runId: string }
+  | { type: 'reply'; id: number; value?: unknown; error?: RunError };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'loadFailed'; error: RunError }
+  | { type: 'event'; runId: string; event: string; data: unknown }
+  | { type: 'done'; runId: string; output: RunOutput }
+  | { type: 'failed'; runId: string; error: RunError & { stack?: string } }
+  | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] };

@@ -1,0 +1,52 @@
+// Inside a run worker: the store and the memory store as proxies whose every call is
+// answered by the main thread, which alone reads and writes the data (one writer for the
+// embedded journal; one pool of connections for PostgreSQL). The checkpointer and the
+// plain-state store run unchanged on top of these.
+import type { MemoryAccess } from '../../memory/langgraphStore.ts';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../../runtime/store/types.ts';
+import type { CallTarget } from './protocol.ts';
+
+export type Call = (target: CallTarget, method: string, args: unknown[]) => Promise<unknown>;
+
+/** The collection methods a worker may call (no `update`: its change function cannot cross threads). */
+export const REMOTE_COLLECTION_METHODS = new Set(['get', 'insert', 'put', 'delete', 'list', 'count']);
+export const REMOTE_MEMORY_METHODS = new Set(['get', 'put', 'delete', 'search', 'listNamespaces']);
+
+export class RemoteStore implements Store {
+  constructor(private readonly call: Call) {}
+
+  collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
+    const call = <R>(method: string, ...args: unknown[]) => this.call('collection', method, [name, options, ...args]) as Promise<R>;
+    const noFilter = (listOptions: ListOptions<T> | undefined) => {
+      if (listOptions?.filter) throw new Error(`collection ${name}: a filter function cannot be sent to the main thread`);
+      return listOptions ?? {};
+    };
+    return {
+      name,
+      get: (id) => call('get', id),
+      insert: (id, value) => call('insert', id, value),
+      put: (id, value) => call('put', id, value),
+      delete: (id) => call('delete', id),
+      list: (listOptions) => call('list', noFilter(listOptions)),
+      count: (countOptions) => call('count', noFilter(countOptions)),
+      update: () => Promise.reject(new Error(`collection ${name}: update is not available in a run worker`)),
+    };
+  }
+
+  write(ops: WriteOp[]): Promise<void> {
+    return this.call('write', 'write', [ops]) as Promise<void>;
+  }
+
+  collectionNames(): string[] {
+    return [];
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+export function remoteMemory(call: Call): MemoryAccess {
+  const method = <K extends keyof MemoryAccess>(name: K) => ((...args: unknown[]) => call('memory', name, args)) as unknown as MemoryAccess[K];
+  return { get: method('get'), put: method('put'), delete: method('delete'), search: method('search'), listNamespaces: method('listNamespaces') };
+}

@@ -1,0 +1,69 @@
+// A run worker (node:worker_threads): loads the project's graphs once, then executes the
+// runs the pool sends it with the same runners as in-process execution. Stream events are
+// posted back as they are produced; the store is reached through the main thread (see
+// remoteStore.ts); an `abort` message aborts the run's signal, as a cancel does in-process.
+import { parentPort, workerData } from 'node:worker_threads';
+import { StoreCheckpointer } from '../checkpointer.ts';
+import { graphExecutor } from '../graphRunners.ts';
+import { loadGraphs } from '../graphs.ts';
+import { PlainStateStore } from '../plainState.ts';
+import { describeError } from '../records.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
+
+const port = parentPort!;
+const setup = workerData as WorkerSetup;
+const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+const running = new Map<string, AbortController>();
+let nextCall = 0;
+
+const send = (message: FromWorker) => port.postMessage(message);
+
+const call: Call = (target, method, args) =>
+  new Promise((resolve, reject) => {
+    const id = ++nextCall;
+    pending.set(id, { resolve, reject });
+    send({ type: 'call', id, target, method, args });
+  });
+
+/** Events are plain data already (runStream.ts); anything that cannot be cloned goes as its JSON. */
+function publish(runId: string, event: string, data: unknown): void {
+  try {
+    send({ type: 'event', runId, event, data });
+  } catch {
+    send({ type: 'event', runId, event, data: JSON.parse(JSON.stringify(data ?? null)) });
+  }
+}
+
+async function main(): Promise<void> {
+  const store = new RemoteStore(call);
+  const checkpointer = new StoreCheckpointer(store);
+  const plain = new PlainStateStore(store);
+  const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
+  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });
+
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'reply') {
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if (!waiting) return;
+      if (message.error) waiting.reject(Object.assign(new Error(message.error.message), { name: message.error.error }));
+      else waiting.resolve(message.value);
+    } else if (message.type === 'abort') {
+      running.get(message.runId)?.abort();
+    } else if (message.type === 'run') {
+      const { run } = message;
+      const controller = new AbortController();
+      running.set(run.run_id, controller);
+      execute(run, controller.signal, (event, data) => publish(run.run_id, event, data))
+        .then(
+          (output) => send({ type: 'done', runId: run.run_id, output }),
+          (err: unknown) => send({ type: 'failed', runId: run.run_id, error: { ...describeError(err), stack: err instanceof Error ? err.stack : undefined } }),
+        )
+        .finally(() => running.delete(run.run_id));
+    }
+  });
+  send({ type: 'ready' });
+}
+
+main().catch((err: unknown) => send({ type: 'loadFailed', error: describeError(err) }));

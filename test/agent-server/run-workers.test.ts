@@ -1,0 +1,118 @@
+// Graphs execute in worker threads (AGENTPLANE_RUN_WORKERS): a graph that computes does not
+// hold up the API, a graph that kills its worker or outlives AGENTPLANE_RUN_TIMEOUT_S ends
+// its own run (error / timeout) and the thread goes on, and cancelling reaches a graph in a
+// worker. Bounds are orders of magnitude, never tight timings.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@langchain/langgraph-sdk';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { testProject } from './fixtures/project.ts';
+
+const say = (content: string) => ({ messages: [{ role: 'user', content }] });
+const lastWords = (values: unknown) => ((values as { messages?: { content: string }[] }).messages ?? []).at(-1)?.content;
+
+const project = {
+  graphs: {
+    ...testProject.graphs,
+    busy: './test/fixtures/graphs/workers.ts:busy',
+    crash: './test/fixtures/graphs/workers.ts:crash',
+    spin: './test/fixtures/graphs/workers.ts:spin',
+  },
+};
+
+async function started(client: Client, threadId: string, runId: string): Promise<void> {
+  for await (const chunk of client.runs.joinStream(threadId, runId)) if (chunk.event === 'metadata') return;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await work();
+  return { ms: performance.now() - t0, value };
+}
+
+describe('runs in worker threads', () => {
+  let server: TestServer;
+  let client: Client;
+  before(async () => {
+    server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
+    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    // the time limit counts from the start of the run, and a worker loads the graphs once first
+    await client.runs.wait(null, 'echo', { input: say('warm up') });
+  });
+  after(() => server.close());
+
+  it('answers GET /ok while a graph computes for 2 s', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'busy', { input: say('compute'), context: { busy_ms: 2000 } });
+    await started(client, thread.thread_id, run.run_id);
+    const ok = await timed(() => fetch(`${server.url}/ok`));
+    assert.equal(ok.value.status, 200);
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'running', 'the health check was answered while the run computed');
+    assert.ok(ok.ms < 1000, `GET /ok took ${Math.round(ok.ms)} ms during a 2 s computation`);
+    await client.runs.join(thread.thread_id, run.run_id);
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'success');
+    assert.equal(lastWords((await client.threads.getState(thread.thread_id)).values), 'busy done: compute');
+  });
+
+  for (const how of ['exit', 'throw']) {
+    it(`ends a run whose graph kills its worker (${how}) in error, and the queued run after it succeeds`, async () => {
+      const thread = await client.threads.create();
+      const doomed = await client.runs.create(thread.thread_id, 'crash', { input: say(how) });
+      const next = await client.runs.create(thread.thread_id, 'crash', { input: say('hello'), multitaskStrategy: 'enqueue' });
+      const events: { event: string; data: unknown }[] = [];
+      for await (const chunk of client.runs.joinStream(thread.thread_id, doomed.run_id)) events.push(chunk);
+      const failed = await client.runs.get(thread.thread_id, doomed.run_id);
+      assert.equal(failed.status, 'error');
+      const error = events.find((e) => e.event === 'error')?.data as { error: string; message: string };
+      assert.equal(error.error, 'WorkerCrashed');
+      assert.match(error.message, how === 'exit' ? /exited \(code 7\)/ : /RangeError: thrown outside the run/);
+      await client.runs.join(thread.thread_id, next.run_id);
+      assert.equal((await client.runs.get(thread.thread_id, next.run_id)).status, 'success');
+      assert.equal(lastWords((await client.threads.getState(thread.thread_id)).values), 'still here: hello');
+    });
+  }
+
+  it('ends a run that never yields in timeout after AGENTPLANE_RUN_TIMEOUT_S, and the thread runs again', async () => {
+    const thread = await client.threads.create();
+    const stuck = await client.runs.create(thread.thread_id, 'spin', { input: say('loop') });
+    await started(client, thread.thread_id, stuck.run_id);
+    const ok = await timed(() => fetch(`${server.url}/ok`));
+    assert.ok(ok.ms < 1000, `GET /ok took ${Math.round(ok.ms)} ms while a graph spun`);
+    const events: { event: string; data: unknown }[] = [];
+    for await (const chunk of client.runs.joinStream(thread.thread_id, stuck.run_id)) events.push(chunk);
+    assert.equal((await client.runs.get(thread.thread_id, stuck.run_id)).status, 'timeout');
+    assert.deepEqual(events.find((e) => e.event === 'error')?.data, { error: 'TimeoutError', message: 'The run exceeded its time limit of 3 s (AGENTPLANE_RUN_TIMEOUT_S) and was stopped.' });
+    assert.equal((await client.threads.get(thread.thread_id)).status, 'error');
+    const next = await client.runs.create(thread.thread_id, 'echo', { input: say('after') });
+    await client.runs.join(thread.thread_id, next.run_id);
+    assert.equal((await client.runs.get(thread.thread_id, next.run_id)).status, 'success');
+    assert.equal((await client.threads.get(thread.thread_id)).status, 'idle');
+  });
+
+  it('interrupts and rolls back a run executing in a worker', async () => {
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, 'echo', { input: say('kept') });
+    await client.runs.join(thread.thread_id, first.run_id);
+    const interrupted = await client.runs.create(thread.thread_id, 'slow', { input: say('stopped'), context: { delay_ms: 30_000 } });
+    await started(client, thread.thread_id, interrupted.run_id);
+    const cancel = await timed(() => client.runs.cancel(thread.thread_id, interrupted.run_id, true, 'interrupt'));
+    assert.ok(cancel.ms < 5000, `the cancel took ${Math.round(cancel.ms)} ms`);
+    assert.equal((await client.runs.get(thread.thread_id, interrupted.run_id)).status, 'interrupted');
+    const rolledBack = await client.runs.create(thread.thread_id, 'slow', { input: say('undone'), context: { delay_ms: 30_000 } });
+    await started(client, thread.thread_id, rolledBack.run_id);
+    await client.runs.cancel(thread.thread_id, rolledBack.run_id, true, 'rollback');
+    await assert.rejects(client.runs.get(thread.thread_id, rolledBack.run_id), (err: { status?: number }) => err.status === 404);
+    assert.equal((await client.threads.get(thread.thread_id)).status, 'idle');
+    const after = await client.runs.create(thread.thread_id, 'echo', { input: say('again') });
+    await client.runs.join(thread.thread_id, after.run_id);
+    assert.equal(lastWords((await client.threads.getState(thread.thread_id)).values), 'again');
+  });
+
+  it('interrupts a run that computes without yielding once it yields', async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'busy', { input: say('compute'), context: { busy_ms: 1500 } });
+    await started(client, thread.thread_id, run.run_id);
+    await client.runs.cancel(thread.thread_id, run.run_id, true, 'interrupt');
+    assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'interrupted');
+  });
+});
