@@ -17,9 +17,21 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...flags, ...files],
-  { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
-);
-process.exit(result.status ?? 1);
+const runTests = (list: string[], env: Record<string, string> = {}) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...flags, ...list],
+    { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env } },
+  ).status ?? 1;
+
+// The suites of runs, streams, cancellation and restarts pass with graphs in worker threads
+// (the default) and, once more in a full run, with AGENTPLANE_RUN_WORKERS=0 (graphs on the
+// request loop, the debugging mode), so neither way of executing drifts from the other.
+const IN_PROCESS_SUITES = ['sdk-runs', 'sdk-runs-client', 'sdk-stream-modes', 'restart', 'graphs'].map((name) => path.join('test', 'agent-server', `${name}.test.ts`));
+const fullRun = roots.length === 0 || (roots.length === 1 && path.normalize(roots[0]) === 'test');
+let status = runTests(files);
+if (fullRun && !process.env.AGENTPLANE_RUN_WORKERS) {
+  console.log('\n# the run suites again with AGENTPLANE_RUN_WORKERS=0 (graphs on the request loop)\n');
+  status = runTests(IN_PROCESS_SUITES, { AGENTPLANE_RUN_WORKERS: '0' }) || status;
+}
+process.exit(status);
