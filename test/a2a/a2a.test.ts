@@ -325,6 +325,22 @@ describe('JSON-RPC envelope', () => {
     }
   });
 
+  test('a streaming request without id and with invalid params gets its error as the one SSE event, id null', async () => {
+    for (const method of ['message/stream', 'tasks/resubscribe']) {
+      const res = await fetch(url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', method, params: { message: { kind: 'message' } } }),
+      });
+      assert.equal(res.status, 200, method);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/, method);
+      const frames = await sseFrames(res);
+      assert.equal(frames.length, 1, method);
+      assert.equal(errorCode(frames[0]), -32602, method);
+      assert.strictEqual(frames[0].id, null, method);
+    }
+  });
+
   test('message/stream with invalid params answers the error as an SSE event, which the a2a-js client reports as it is', async () => {
     const res = await fetch(url(), {
       method: 'POST',
