@@ -367,6 +367,20 @@ describe('JSON-RPC envelope', () => {
     );
   });
 
+  test('tasks/resubscribe with invalid params: the a2a-js client reports the -32602, not the content type', async () => {
+    await assert.rejects(
+      async () => {
+        for await (const _ of echo.resubscribeTask({} as never)) void _;
+      },
+      (err: Error) => {
+        assert.doesNotMatch(err.message, /Content-Type/);
+        assert.match(err.message, /Code: -32602/);
+        assert.match(err.message, /params\.id/);
+        return true;
+      },
+    );
+  });
+
   test('an unknown assistant is HTTP 404', async () => {
     const { status, json } = await rpc(`${server.url}/a2a/no-such-graph`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
     assert.equal(status, 404);
