@@ -47,7 +47,7 @@ describe('agent-server auth on: tenants are kept apart', () => {
 
   before(async () => {
     server = await startTestServer({
-      project: testProject,
+      project: { ...testProject, graphs: { ...testProject.graphs, recall: './test/agent-server/fixtures/memory.ts:plainRecall' } },
       dataDir: null,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` },
     });
@@ -224,6 +224,13 @@ describe('agent-server auth on: tenants are kept apart', () => {
     assert.deepEqual((await b('/store/namespaces', { json: {} })).body.namespaces, []);
     assert.equal((await b('/store/items', { method: 'DELETE', json: { namespace: ['notes'], key: 'k' } })).status, 204);
     assert.deepEqual((await a('/store/items?namespace=notes&key=k')).body.value, { text: 'of a' });
+  });
+
+  it("a graph's store is its run's tenant's: A's graph finds A's items, B's finds none", async () => {
+    assert.equal((await a('/store/items', { method: 'PUT', json: { namespace: ['memories'], key: 'm', value: { text: 'of a' } } })).status, 204);
+    const reply = async (caller: Caller) => (await caller('/runs/wait', { json: { assistant_id: 'recall', input: {} } })).body.messages.at(-1).content;
+    assert.equal(await reply(a), 'found 1');
+    assert.equal(await reply(b), 'found 0');
   });
 
   it("B cannot get, cancel or continue A's A2A task (task not found), nor send into A's context", async () => {
