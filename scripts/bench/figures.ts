@@ -34,6 +34,27 @@ export interface RunFigure {
   failed: number;
 }
 
+/** The health check and run creation, idle and behind a backlog of CPU-bound runs (underLoad.ts). */
+export interface UnderLoadFigure {
+  /** How runs execute: the AGENTPLANE_RUN_WORKERS setting measured. */
+  setting: string;
+  busyMs: number;
+  backlogRuns: number;
+  probeSeconds: number;
+  idleOkP50Ms: number;
+  idleOkP99Ms: number;
+  loadedOkP50Ms: number;
+  loadedOkP99Ms: number;
+  idleCreateP50Ms: number;
+  loadedCreateP50Ms: number;
+  loadedCreateMaxMs: number;
+  okProbes: number;
+  createProbes: number;
+}
+
+/** The setting the server ships with; the under-load targets are read against it. */
+export const DEFAULT_WORKERS_SETTING = 'default (AGENTPLANE_RUN_WORKERS unset)';
+
 export interface Skipped {
   what: string;
   reason: string;
@@ -50,6 +71,8 @@ export interface Report {
   seeding: { what: string; count: number; seconds: number; perSecond: number; how: string }[];
   writes: WriteFigure[];
   runs: RunFigure[];
+  /** Older reports have none. */
+  underLoad?: UnderLoadFigure[];
   a2a: (LoadResult & { server: Server }) | null;
   memory: {
     idleMB: number | null;
@@ -115,6 +138,14 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(plainRuns(scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
   }
 
+  for (const u of report.underLoad ?? []) {
+    ratios[`GET /ok p99 behind ${u.backlogRuns} CPU-bound runs ÷ idle p99, ${u.setting}`] = ratio(u.loadedOkP99Ms, u.idleOkP99Ms);
+    ratios[`POST /threads/{id}/runs p50 behind ${u.backlogRuns} CPU-bound runs ÷ idle p50, ${u.setting}`] = ratio(u.loadedCreateP50Ms, u.idleCreateP50Ms);
+  }
+  const shipped = find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING);
+  const okUnderLoad = ratio(shipped?.loadedOkP99Ms, shipped?.idleOkP99Ms);
+  const createUnderLoad = ratio(shipped?.loadedCreateP50Ms, shipped?.idleCreateP50Ms);
+
   const pct = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x * 100)}%`);
   const times = (x: number | null) => (x == null ? 'not measured' : `${x}×`);
   const ms = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x)} ms`);
@@ -147,6 +178,8 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
       value: `one thread ${times(plainOne)}, 100 threads ${times(plainMany)}`,
       met: check(worstPlain, (v) => v >= 3),
     },
+    { name: 'GET /ok p99 behind a backlog of CPU-bound runs ÷ idle p99', goal: '≤ 2×', value: times(okUnderLoad), met: check(okUnderLoad, (v) => v <= 2) },
+    { name: 'POST …/runs p50 behind a backlog of CPU-bound runs ÷ idle p50', goal: '≤ 2×', value: times(createUnderLoad), met: check(createUnderLoad, (v) => v <= 2) },
     { name: 'Start to first 200 (median of 3)', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
     {
       name: 'RSS with 100k threads (settled)',

@@ -89,6 +89,18 @@ export function renderMarkdown(r: Report): string {
   line();
   line(`Upstream peer: \`${r.peer.package}${r.peer.version ? '@' + r.peer.version : ''}\` — ${r.peer.measured ? 'measured' : `not measured: ${r.peer.reason}`}.`);
   line();
+  line('## Under load');
+  line();
+  const under = r.underLoad ?? [];
+  if (under.length) {
+    const u0 = under[0];
+    line(`A graph that computes for ${u0.busyMs} ms without awaiting anything: ${u0.backlogRuns} of its runs are queued at once (\`POST /runs/batch\`, each on its own thread), then for ${u0.probeSeconds} s one client checks \`GET /ok\` every 50 ms and another creates a run of \`echo\` on a new thread every 250 ms, each request timed on its own. Idle figures are taken first, on the same server, with nothing queued.`);
+    line();
+    line('| Runs execute | GET /ok p50 idle → loaded (ms) | GET /ok p99 idle → loaded (ms) | POST …/runs p50 idle → loaded (ms) | POST …/runs max loaded (ms) | probes (ok, create) |');
+    line('|---|--:|--:|--:|--:|--:|');
+    for (const u of under) line(`| ${u.setting} | ${fmtMs(u.idleOkP50Ms)} → ${fmtMs(u.loadedOkP50Ms)} | ${fmtMs(u.idleOkP99Ms)} → ${fmtMs(u.loadedOkP99Ms)} | ${fmtMs(u.idleCreateP50Ms)} → ${fmtMs(u.loadedCreateP50Ms)} | ${fmtMs(u.loadedCreateMaxMs)} | ${fmt(u.okProbes)}, ${fmt(u.createProbes)} |`);
+  } else line('Not measured in this run.');
+  line();
   line('## Memory and start');
   line();
   const m = r.memory;

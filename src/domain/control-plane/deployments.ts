@@ -12,6 +12,8 @@ import type { Deployer } from './deployer/types.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';
 import { firstRevision } from './newRevision.ts';
+import { logDeploymentCreated, logDeploymentDeleted, logDeploymentStatus } from './transitionLog.ts';
+import type { Logger } from '../../runtime/logger.ts';
 import { deepFreeze } from '../../runtime/store/freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
@@ -20,6 +22,8 @@ import { toDeployment } from './views.ts';
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
   deployer: Deployer;
+  /** Deployment and revision transitions are logged here (transitionLog.ts). */
+  log: Logger;
 }
 
 /** Views of unchanged records are reused (stored records are immutable, so a view is too). */
@@ -36,7 +40,7 @@ export async function deploymentView(repo: ControlPlaneRepository, record: Deplo
 
 /** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */
 export async function createDeployment(
-  { repo, deployer }: ControlPlaneDeps,
+  { repo, deployer, log }: ControlPlaneDeps,
   tenantId: string,
   body: DeploymentCreate,
   baseUrl: string,
@@ -88,6 +92,7 @@ export async function createDeployment(
     const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
     const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
     await repo.store.write([putDeployment(stored), putRevision(revision)]);
+    logDeploymentCreated(log, stored, revision);
     deployer.submit(revision);
     return ok(toDeployment(stored, revision));
   });
@@ -134,17 +139,19 @@ function deploymentFilter(query: ListDeploymentsQuery): ((r: DeploymentRecord) =
 }
 
 /** Soft delete (cleanup by the deployer after one phase), or immediate removal with force. */
-export async function deleteDeployment({ repo, deployer }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<Outcome<void, 'not_found' | 'invalid'>> {
+export async function deleteDeployment({ repo, deployer, log }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<Outcome<void, 'not_found' | 'invalid'>> {
   return repo.locks.run(id, async () => {
     const current = await repo.deploymentOf(tenantId, id);
     if (!current) return deploymentNotFound(id);
     if (force) {
       if (current.status !== 'AWAITING_DELETE') return invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
       await repo.remove(id);
+      logDeploymentDeleted(log, id, 'forced');
       return ok(undefined);
     }
     if (current.status === 'AWAITING_DELETE') return ok(undefined);
     await repo.deployments.put(id, { ...current, status: 'AWAITING_DELETE', updated_at: timestamp() });
+    logDeploymentStatus(log, current, 'AWAITING_DELETE');
     deployer.retire(id);
     return ok(undefined);
   });

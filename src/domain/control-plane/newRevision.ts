@@ -24,6 +24,8 @@ export function firstRevision(deployment: DeploymentRecord, config: Required<Sou
 export interface NewRevision {
   revision: RevisionRecord;
   deployment: DeploymentRecord;
+  /** The revisions that had not started and are SKIPPED now. */
+  skipped: RevisionRecord[];
   ops: WriteOp[];
 }
 
@@ -40,5 +42,5 @@ export function supersedingRevision(
   const skipped = siblings
     .filter((r) => NOT_STARTED.has(r.status))
     .map((r): RevisionRecord => ({ ...r, status: 'SKIPPED', status_message: `Superseded by revision ${revision.id}.`, updated_at: now }));
-  return { revision, deployment: next, ops: [...skipped.map(putRevision), putRevision(revision), putDeployment(next)] };
+  return { revision, deployment: next, skipped, ops: [...skipped.map(putRevision), putRevision(revision), putDeployment(next)] };
 }

@@ -8,6 +8,7 @@ import { deploymentView } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, type Broken } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
+import { logRevisionCreated } from './transitionLog.ts';
 import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
@@ -18,7 +19,7 @@ const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'buil
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export async function patchDeployment(
-  { repo, deployer }: ControlPlaneDeps,
+  { repo, deployer, log }: ControlPlaneDeps,
   tenantId: string,
   id: string,
   body: DeploymentPatch,
@@ -69,6 +70,7 @@ export async function patchDeployment(
     const siblings = await repo.revisionsOf(id);
     const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
     await repo.store.write(plan.ops);
+    logRevisionCreated(log, plan.revision, plan.skipped);
     deployer.submit(plan.revision);
     return ok(toDeployment(plan.deployment, plan.revision));
   });

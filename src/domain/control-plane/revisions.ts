@@ -5,6 +5,7 @@ import type { ControlPlaneDeps } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
+import { logRevisionCreated } from './transitionLog.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from './records.ts';
 import { toDeployment, toRevision } from './views.ts';
 
@@ -68,7 +69,7 @@ export async function listRevisionLogs(
 
 /** A new revision with the settings of a deployed one; it reuses that image (no build). */
 export async function redeployRevision(
-  { repo, deployer }: ControlPlaneDeps,
+  { repo, deployer, log }: ControlPlaneDeps,
   tenantId: string,
   deploymentId: string,
   revisionId: string,
@@ -86,6 +87,7 @@ export async function redeployRevision(
     const siblings = await repo.revisionsOf(deploymentId);
     const plan = supersedingRevision(deployment, siblings, original.source_revision_config, original.id, timestamp());
     await repo.store.write(plan.ops);
+    logRevisionCreated(log, plan.revision, plan.skipped);
     deployer.submit(plan.revision);
     return ok(toDeployment(plan.deployment, plan.revision));
   });

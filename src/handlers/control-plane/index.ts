@@ -25,7 +25,7 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
   const deployer = chooseDeployer(deps, repo);
-  const domain = { repo, deployer };
+  const domain = { repo, deployer, log: deps.log.child({ area: 'control-plane' }) };
   const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
   // with the control plane switched off (a deployed agent server) nothing drives revisions
   return { handlers, modules: deps.config.controlPlane ? [deployer] : [] };

@@ -13,7 +13,6 @@ import net from 'node:net';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
-import type { WriteOp } from '../../../runtime/store/types.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
@@ -21,6 +20,7 @@ import { buildRevision, type BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
 import type { Deployer, LogKind } from './types.ts';
+import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import { retryUntilDone } from '../../retry.ts';
 
 export interface LocalDeployerOptions {
@@ -242,16 +242,16 @@ export class LocalDeployer implements Deployer {
         updated_at: now,
         source_revision_config: change.sha ? { ...revision.source_revision_config, repo_commit_sha: change.sha } : revision.source_revision_config,
       };
-      const ops: WriteOp[] = [putRevision(next)];
+      let deploymentNext: DeploymentRecord | undefined;
       if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') {
-        ops.push(putDeployment({ ...deployment, status: 'READY', updated_at: now }));
+        deploymentNext = { ...deployment, status: 'READY', updated_at: now };
       } else if (change.status === 'DEPLOYED') {
         // the server assigns github deployments their URL; an external_docker one keeps the client's
         const url = deployment.source === 'github' ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
-        ops.push(putDeployment({ ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now }));
+        deploymentNext = { ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
       }
-      await this.repo.store.write(ops);
-      this.log.info('revision status', { deployment_id: deployment.id, revision_id: next.id, status: next.status, status_message: next.status_message });
+      await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
+      logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });
     });
   }
 
@@ -459,7 +459,7 @@ export class LocalDeployer implements Deployer {
       if (deployment && deployment.status !== 'AWAITING_DELETE') return;
       fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
       if (deployment) await this.repo.remove(deploymentId);
-      this.log.info('deployment deleted', { deployment_id: deploymentId });
+      logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
   }
 

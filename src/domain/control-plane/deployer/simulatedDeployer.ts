@@ -10,6 +10,7 @@ import { putDeployment, putRevision, type ControlPlaneRepository, type Deploymen
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';
 import { pageOfLog, type LogRequest } from './revisionLogs.ts';
 import { retryUntilDone } from '../../retry.ts';
+import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import type { Deployer, LogKind } from './types.ts';
 
 export class SimulatedDeployer implements Deployer {
@@ -100,6 +101,7 @@ export class SimulatedDeployer implements Deployer {
       const deploymentNext = this.deploymentAfter(deployment, revision, next, now);
       if (deploymentNext) ops.push(putDeployment(deploymentNext));
       await this.repo.store.write(ops);
+      logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });
 
       if (!isFinished(next.status)) this.submit(next);
       else for (const waiting of siblings.filter((r) => r.status === 'QUEUED')) this.submit(waiting);
@@ -119,7 +121,9 @@ export class SimulatedDeployer implements Deployer {
     return this.repo.locks.run(deploymentId, async () => {
       if (this.stopped) return;
       const deployment = await this.repo.deployments.get(deploymentId);
-      if (deployment?.status === 'AWAITING_DELETE') await this.repo.remove(deploymentId);
+      if (deployment?.status !== 'AWAITING_DELETE') return;
+      await this.repo.remove(deploymentId);
+      logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
   }
 }
