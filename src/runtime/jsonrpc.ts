@@ -1,6 +1,9 @@
 // JSON-RPC 2.0 over one HTTP operation. Binds method names to handlers the way the router
 // binds operationIds: the envelope is checked here, params against the OpenRPC document's
 // generated validators, and every failure is a JSON-RPC error object inside HTTP 200.
+// The document served (A2A) defines no notifications, so a request without `id` is answered
+// like any other, with `id: null` (as the A2A reference SDKs do): a client that left the id
+// out still learns what became of its request.
 // The operation's handler hands the raw body to `prepare`, may look at the call (an
 // endpoint that addresses something can refuse it), then `run`s it; `rpcHttpReply` turns
 // the outcome into the operation's reply.
@@ -16,10 +19,7 @@ export type RpcMethodHandler<Ctx extends RpcContext = RpcContext> = {
   handle(params: never, ctx: Ctx): Promise<RpcOutcome<unknown> | { stream: AsyncIterable<RpcOutcome<unknown>> }>;
 }['handle'];
 
-export type RpcReply =
-  | { kind: 'json'; body: RpcResponse; method?: string }
-  | { kind: 'none' }
-  | { kind: 'stream'; events: AsyncIterable<SseEvent>; method: string };
+export type RpcReply = { kind: 'json'; body: RpcResponse; method?: string } | { kind: 'stream'; events: AsyncIterable<SseEvent>; method: string };
 
 export type MethodRegistry = Readonly<Record<string, RpcMethodHandler<never>>>;
 
@@ -32,9 +32,8 @@ export function methodRegistry<Ctx extends RpcContext, M extends { [K in keyof M
 export interface RpcCall {
   method: string;
   params: unknown;
+  /** `null` when the request had none. */
   id: RpcId;
-  /** No `id`: carried out, but answered with nothing. */
-  notification: boolean;
 }
 
 export interface DispatcherOptions<Ctx extends RpcContext> {
@@ -89,21 +88,19 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     }
     const method = request.method;
     const spec = this.specs.get(method);
-    // An unknown method is reported even for a notification: a silent 202 would hide a typo.
     if (!spec) return fail(id, RPC.methodNotFound(method), method);
     const params = request.params === undefined ? {} : request.params;
     const invalid = this.checkParams(spec, params);
-    if (invalid) return hasId ? fail(id, invalid, method) : { reply: { kind: 'none' } };
-    return { call: { method, params, id, notification: !hasId } };
+    // a streaming method answers its error as the stream's one event: a client reading an
+    // event stream would otherwise report the content type, not the error
+    if (invalid && spec.streaming) return { reply: { kind: 'stream', method, events: toEvents(id, single({ error: invalid }), () => undefined) } };
+    if (invalid) return fail(id, invalid, method);
+    return { call: { method, params, id } };
   }
 
-  /** Runs a prepared call; a notification runs in the background and is answered with nothing. */
+  /** Runs a prepared call. */
   async run(call: RpcCall, ctx: Omit<Ctx, 'requestId'>): Promise<RpcReply> {
     const context = { ...ctx, requestId: call.id } as Ctx;
-    if (call.notification) {
-      void this.runNotification(call, context);
-      return { kind: 'none' };
-    }
     const outcome = await this.options.handlers[call.method](call.params as never, context);
     if ('stream' in outcome) {
       const check = (o: RpcOutcome<unknown>) => this.check(call.method, o);
@@ -128,15 +125,6 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     return RPC.invalidParams(`Invalid params: ${summary}`, issues);
   }
 
-  private async runNotification(call: RpcCall, ctx: Ctx): Promise<void> {
-    try {
-      const outcome = await this.options.handlers[call.method](call.params as never, ctx);
-      if ('stream' in outcome) for await (const _ of outcome.stream) void _;
-    } catch (err) {
-      ctx.log.warn('JSON-RPC notification failed', { method: call.method, err });
-    }
-  }
-
   private check(method: string, outcome: RpcOutcome<unknown>): void {
     const results = this.options.results;
     if (!results || 'error' in outcome) return;
@@ -145,11 +133,14 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   }
 }
 
-/** The HTTP reply of a JSON-RPC outcome: 200 with a response or a stream of them, 202 for a notification. */
-export function rpcHttpReply(reply: RpcReply): { status: 200; body: RpcResponse } | { status: 200; stream: AsyncIterable<SseEvent> } | { status: 202 } {
-  if (reply.kind === 'none') return { status: 202 };
+/** The HTTP reply of a JSON-RPC outcome: 200 with a response or a stream of them. */
+export function rpcHttpReply(reply: RpcReply): { status: 200; body: RpcResponse } | { status: 200; stream: AsyncIterable<SseEvent> } {
   if (reply.kind === 'stream') return { status: 200, stream: reply.events };
   return { status: 200, body: reply.body };
+}
+
+async function* single<T>(item: T): AsyncGenerator<T> {
+  yield item;
 }
 
 async function* toEvents(id: RpcId, stream: AsyncIterable<RpcOutcome<unknown>>, check: (o: RpcOutcome<unknown>) => void): AsyncGenerator<SseEvent> {

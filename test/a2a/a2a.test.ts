@@ -47,6 +47,22 @@ describe('message/send', () => {
     );
   });
 
+  test("history keeps the client's messageIds, and the reply has one id in history and in status.message", async () => {
+    const one = userText('one');
+    const first: any = ok('message/send', await echo.sendMessage(one));
+    const two = userText('two', { contextId: first.contextId, taskId: first.id });
+    const second: any = ok('message/send', await echo.sendMessage(two));
+    const [u1, a1, u2, a2] = second.history;
+    assert.equal(u1.messageId, one.message.messageId);
+    assert.equal(u2.messageId, two.message.messageId);
+    assert.equal(a2.messageId, second.status.message.messageId, 'the reply is one message with one id');
+    assert.equal(a1.messageId, first.status.message.messageId);
+    assert.equal(new Set(second.history.map((m: any) => m.messageId)).size, 4);
+    // and through tasks/get, the same ids
+    const got: any = ok('tasks/get', await echo.getTask({ id: first.id }));
+    assert.deepEqual(got.history.map((m: any) => m.messageId), second.history.map((m: any) => m.messageId));
+  });
+
   test('a message with only contextId starts a new task on that thread', async () => {
     const first: any = ok('message/send', await echo.sendMessage(userText('a')));
     const second: any = ok('message/send', await echo.sendMessage(userText('b', { contextId: first.contextId })));
@@ -118,6 +134,24 @@ describe('message/stream', () => {
     assert.ok(events.every((e) => (e.taskId ?? e.id) === events[0].id && e.contextId === events[0].contextId));
   });
 
+  test('the reply has one id: in the working updates, the final status.message and the task history', async () => {
+    const sent = userText('one id please');
+    const events: any[] = [];
+    for await (const event of echo.sendMessageStream(sent)) events.push(event);
+    const replyIds = new Set(events.filter((e) => e.kind === 'status-update' && e.status.message).map((e) => e.status.message.messageId));
+    assert.equal(replyIds.size, 1, JSON.stringify(events));
+    const [replyId] = replyIds;
+    const task: any = ok('tasks/get', await echo.getTask({ id: events[0].id }));
+    assert.equal(task.status.message.messageId, replyId);
+    assert.deepEqual(
+      task.history.map((m: any) => [m.role, m.messageId]),
+      [
+        ['user', sent.message.messageId],
+        ['agent', replyId],
+      ],
+    );
+  });
+
   test('every frame is a JSON-RPC response echoing a string id, and the stream ends after final', async () => {
     const res = await fetch(`${server.url}/a2a/echo`, {
       method: 'POST',
@@ -176,6 +210,40 @@ describe('tasks/cancel and tasks/resubscribe', () => {
     const done: any = ok('message/send', await echo.sendMessage(userText('quick')));
     assert.equal(errorCode(await echo.cancelTask({ id: done.id })), -32002);
     assert.equal(errorCode(await echo.cancelTask({ id: 'nope' })), -32001);
+  });
+
+  test("a canceled task keeps its history: the client's message, under the client's messageId", async () => {
+    const sent = userText('wait for me');
+    const started: any = ok('message/send', await slow.sendMessage({ ...sent, configuration: { blocking: false } }));
+    const canceled: any = ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
+    assert.equal(canceled.status.state, 'canceled');
+    for (const task of [canceled, ok('tasks/get', await slow.getTask({ id: started.id })) as any]) {
+      const mine = task.history.filter((m: any) => m.messageId === sent.message.messageId);
+      assert.equal(mine.length, 1, JSON.stringify(task.history));
+      assert.deepEqual(mine[0].parts, sent.message.parts);
+      assert.equal(mine[0].role, 'user');
+    }
+  });
+
+  test("a task canceled while its run is working keeps the client's message in its history", async () => {
+    const sent = userText('cancel me mid-run');
+    const started: any = ok('message/send', await slow.sendMessage({ ...sent, configuration: { blocking: false } }));
+    // wait until the run has started (the graph blocks until canceled), then cancel it
+    let state = started.status.state;
+    for (let i = 0; i < 250 && state !== 'working'; i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+      state = (ok('tasks/get', await slow.getTask({ id: started.id })) as any).status.state;
+    }
+    assert.equal(state, 'working');
+    const canceled: any = ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
+    assert.equal(canceled.status.state, 'canceled');
+    for (const task of [canceled, ok('tasks/get', await slow.getTask({ id: started.id })) as any]) {
+      assert.deepEqual(
+        task.history.map((m: any) => [m.messageId, m.role, m.parts]),
+        [[sent.message.messageId, 'user', sent.message.parts]],
+        JSON.stringify(task.history),
+      );
+    }
   });
 
   test('resubscribe re-attaches to a running task and sees it end', async () => {
@@ -237,19 +305,80 @@ describe('JSON-RPC envelope', () => {
     }
   });
 
-  test('a notification gets no body and is still carried out', async () => {
+  test('A2A has no notifications: a request without id is answered, with id null, valid or not', async () => {
     const contextId = crypto.randomUUID();
-    const { status, text } = await rpc(url(), { jsonrpc: '2.0', method: 'message/send', params: userText('note', { contextId }) });
-    assert.equal(status, 202);
-    assert.equal(text, '');
-    // the message's run happened on that thread: a later send sees it in the history
-    let history: any[] = [];
-    for (let i = 0; i < 50 && history.length < 2; i += 1) {
-      const task: any = ok('message/send', await echo.sendMessage(userText('after', { contextId })));
-      history = task.history.filter((m: any) => m.parts[0].text === 'note');
-      if (history.length) break;
+    const sent = await rpc(url(), { jsonrpc: '2.0', method: 'message/send', params: userText('note', { contextId }) });
+    assert.equal(sent.status, 200);
+    assert.equal(sent.json.id, null);
+    assertValidResult('message/send', sent.json.result);
+    assert.equal(sent.json.result.contextId, contextId);
+    // invalid params (the TCK's invalid_request4 case), an unknown task, an unknown method: each its error, id null
+    for (const [body, code] of [
+      [{ jsonrpc: '2.0', method: 'message/send', params: { message: { kind: 'message' } } }, -32602],
+      [{ jsonrpc: '2.0', method: 'tasks/get', params: { id: 'no-such-task' } }, -32001],
+      [{ jsonrpc: '2.0', method: 'tasks/nothing', params: {} }, -32601],
+    ] as const) {
+      const answer = await rpc(url(), body);
+      assert.equal(answer.status, 200, JSON.stringify(body));
+      assert.equal(errorCode(answer.json), code, JSON.stringify(body));
+      assert.equal(answer.json.id, null, JSON.stringify(body));
     }
-    assert.equal(history.length, 1);
+  });
+
+  test('a streaming request without id and with invalid params gets its error as the one SSE event, id null', async () => {
+    for (const method of ['message/stream', 'tasks/resubscribe']) {
+      const res = await fetch(url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', method, params: { message: { kind: 'message' } } }),
+      });
+      assert.equal(res.status, 200, method);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/, method);
+      const frames = await sseFrames(res);
+      assert.equal(frames.length, 1, method);
+      assert.equal(errorCode(frames[0]), -32602, method);
+      assert.strictEqual(frames[0].id, null, method);
+    }
+  });
+
+  test('message/stream with invalid params answers the error as an SSE event, which the a2a-js client reports as it is', async () => {
+    const res = await fetch(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'bad-stream', method: 'message/stream', params: { message: { kind: 'message', role: 'user' } } }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = await sseFrames(res);
+    assert.equal(frames.length, 1);
+    assert.equal(errorCode(frames[0]), -32602);
+    assert.equal(frames[0].id, 'bad-stream');
+    // through the client: the real error, not "Invalid response Content-Type for SSE stream"
+    const bad = { message: { kind: 'message', role: 'user', messageId: 'm-bad', parts: 'not a list' } } as never;
+    await assert.rejects(
+      async () => {
+        for await (const _ of echo.sendMessageStream(bad)) void _;
+      },
+      (err: Error) => {
+        assert.doesNotMatch(err.message, /Content-Type/);
+        assert.match(err.message, /-32602|Invalid params/);
+        return true;
+      },
+    );
+  });
+
+  test('tasks/resubscribe with invalid params: the a2a-js client reports the -32602, not the content type', async () => {
+    await assert.rejects(
+      async () => {
+        for await (const _ of echo.resubscribeTask({} as never)) void _;
+      },
+      (err: Error) => {
+        assert.doesNotMatch(err.message, /Content-Type/);
+        assert.match(err.message, /Code: -32602/);
+        assert.match(err.message, /params\.id/);
+        return true;
+      },
+    );
   });
 
   test('an unknown assistant is HTTP 404', async () => {

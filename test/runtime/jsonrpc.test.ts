@@ -46,14 +46,17 @@ test('params that violate the method schema → -32602 naming the problem', asyn
   assert.equal(notObject.body.error.code, -32602);
 });
 
-test('ids are echoed exactly, numbers and strings alike; a notification gets 202 and no body', async () => {
+test('ids are echoed exactly, numbers and strings alike; a request without id is answered with id null', async () => {
   const numeric = await rpc('{"jsonrpc":"2.0","id":42,"method":"tasks/get","params":{"id":"t-1"}}');
   assert.strictEqual(numeric.body.id, 42);
   const text = await rpc('{"jsonrpc":"2.0","id":"42","method":"tasks/get","params":{"id":"t-1"}}');
   assert.strictEqual(text.body.id, '42');
-  const note = await rpc('{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"t-1"}}');
-  assert.equal(note.status, 202);
-  assert.equal(note.body, undefined);
+  // A2A has no notifications: without an id the answer comes all the same, with id null
+  const idless = await rpc('{"jsonrpc":"2.0","method":"tasks/get","params":{"id":"t-1"}}');
+  assert.equal(idless.status, 200);
+  assert.strictEqual(idless.body.id, null);
+  assert.equal(idless.body.jsonrpc, '2.0');
+  assert.ok('result' in idless.body || 'error' in idless.body);
 });
 
 test('streaming methods answer with Server-Sent Events whose data are JSON-RPC responses', async () => {

@@ -5,9 +5,10 @@ import type { Message as GraphMessage, RunStatus } from '../../../generated/agen
 import { fail, ok, type Outcome } from '../outcome.ts';
 
 /**
- * Builds the run input of one A2A message: each text part becomes one input message
- * (the graph's `messages` reducer appends them), data parts are merged into the input.
- * File parts are refused: the graph input has no place for binary content.
+ * Builds the run input of one A2A message: its text parts become one input message carrying
+ * the client's `messageId` as its id (one text part as a string, several as text blocks), so
+ * the task's history gives the message back as it was sent; data parts are merged into the
+ * input. File parts are refused: the graph input has no place for binary content.
  */
 export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<Record<string, unknown>, 'invalid' | 'unsupported_media'> {
   const file = message.parts.find((p) => p.kind === 'file');
@@ -21,7 +22,8 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<R
   if (texts.length > 0) {
     const role = message.role === 'agent' ? 'assistant' : 'human';
     const given = Array.isArray(input.messages) ? input.messages : [];
-    input = { ...input, messages: [...given, ...texts.map((p) => ({ role, content: p.text }))] };
+    const content = texts.length === 1 ? texts[0].text : texts.map((p) => ({ type: 'text', text: p.text }));
+    input = { ...input, messages: [...given, { role, content, id: message.messageId }] };
   }
   return ok(input);
 }
@@ -45,20 +47,32 @@ const messageType = (m: unknown): string | undefined => {
 };
 
 /**
- * The reply of the latest turn: the text of the last AI message after the last human
- * message, so a turn that produced no AI text does not repeat the previous turn's answer.
+ * The reply of the latest turn: the text (and message id) of the last AI message after the
+ * last human message, so a turn that produced no AI text does not repeat the previous turn's
+ * answer.
  */
-export function replyText(messages: unknown): string | null {
+export function latestReply(messages: unknown): { text: string; id: string | null } | null {
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i -= 1) {
     const type = messageType(messages[i]);
     if (type === 'human') return null;
     if (type === 'ai') {
       const text = textOf((messages[i] as GraphMessage).content);
-      if (text) return text;
+      const id = (messages[i] as GraphMessage).id;
+      if (text) return { text, id: typeof id === 'string' && id ? id : null };
     }
   }
   return null;
+}
+
+export const replyText = (messages: unknown): string | null => latestReply(messages)?.text ?? null;
+
+/** A message's text parts: one per text block of a block list, else one. */
+function textParts(content: unknown): A2AMessage['parts'] {
+  if (Array.isArray(content) && content.length > 1 && content.every((b) => b && typeof b === 'object' && (b as { type?: unknown }).type === 'text')) {
+    return content.map((b) => ({ kind: 'text' as const, text: String((b as { text?: unknown }).text ?? '') })) as A2AMessage['parts'];
+  }
+  return [{ kind: 'text', text: textOf(content) }];
 }
 
 /** Thread messages as A2A history: human → user, everything else with text → agent. */
@@ -73,7 +87,7 @@ export function toA2AHistory(messages: unknown, ids: { contextId: string; taskId
       kind: 'message',
       messageId: typeof id === 'string' && id ? id : `${ids.contextId}-${index}`,
       role: messageType(m) === 'human' ? 'user' : 'agent',
-      parts: [{ kind: 'text', text }],
+      parts: textParts((m as GraphMessage).content),
       contextId: ids.contextId,
       taskId: ids.taskId,
     });

@@ -9,7 +9,7 @@ import type { Assistant, Run, ThreadState } from '../../../generated/agent-serve
 import type { AgentService } from '../agent/service.ts';
 import { isUuid } from '../../runtime/uuid.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import { isTerminal, lastN, replyText, taskState, toA2AHistory, toRunInput } from './convert.ts';
+import { isTerminal, lastN, latestReply, taskState, toA2AHistory, toRunInput } from './convert.ts';
 import { taskNotCancelable, taskNotFound } from './failures.ts';
 import type { TaskOutcome, TaskRecord, TaskStore } from './taskStore.ts';
 
@@ -64,17 +64,18 @@ export class A2ATaskService {
       return fail('invalid', created.failure.detail, data);
     }
     const runId = created.value.run_id;
-    const record = existing
-      ? await this.tasks.addRun(existing.id, runId)
-      : await this.tasks.create({ id: taskId, owner: this.owner, contextId: threadId, assistantId: assistant.assistant_id, runId });
-    if (!record) return taskNotFound(taskId);
     const ids = { contextId: threadId, taskId };
+    const sent: Message = { ...message, ...ids };
+    const record = existing
+      ? await this.tasks.addRun(existing.id, runId, sent)
+      : await this.tasks.create({ id: taskId, owner: this.owner, contextId: threadId, assistantId: assistant.assistant_id, runId, message: sent });
+    if (!record) return taskNotFound(taskId);
     const submitted: Task = {
       kind: 'task',
       id: taskId,
       contextId: threadId,
       status: { state: 'submitted', timestamp: created.value.created_at },
-      history: [{ ...message, ...ids }],
+      history: [sent],
     };
     return ok({ record, runId, submitted });
   }
@@ -135,7 +136,7 @@ export class A2ATaskService {
     const message = outcome ? statusMessage(status.state, outcome, parts, ids) : undefined;
     if (message) task.status = { ...status, message };
     if (outcome && status.state === 'completed' && parts.length > 0) task.artifacts = [responseArtifact(runId, parts)];
-    task.history = lastN(toA2AHistory(state?.values?.messages, ids), options.historyLength);
+    task.history = lastN(withSentMessages(toA2AHistory(state?.values?.messages, ids), record.messages ?? []), options.historyLength);
     return task;
   }
 
@@ -167,16 +168,19 @@ export class A2ATaskService {
     const update = (status: TaskStatus, final = false): TaskStatusUpdateEvent => ({ kind: 'status-update', ...ids, status, final });
     let working = false;
     let lastText: string | null = null;
+    let replyId: string | null = null;
     for await (const event of this.agent.runs.events(runId, { signal })) {
       if (!working) {
         working = true;
         yield update({ state: 'working', timestamp: new Date().toISOString() });
       }
       if (event.event !== 'values' || !event.data || typeof event.data !== 'object') continue;
-      const text = replyText((event.data as { messages?: unknown }).messages);
-      if (text && text !== lastText) {
-        lastText = text;
-        yield update({ state: 'working', message: agentMessage(`${runId}-partial`, [{ kind: 'text', text }], ids), timestamp: new Date().toISOString() });
+      const reply = latestReply((event.data as { messages?: unknown }).messages);
+      if (reply && reply.text !== lastText) {
+        lastText = reply.text;
+        // the reply keeps one id while it grows: the id it has in the thread once it has one
+        replyId = reply.id ?? replyId;
+        yield update({ state: 'working', message: agentMessage(replyId ?? `${runId}-partial`, [{ kind: 'text', text: reply.text }], ids), timestamp: new Date().toISOString() });
       }
     }
     if (signal?.aborted) return;
@@ -190,11 +194,13 @@ export class A2ATaskService {
   private async outcomeOf(assistant: Assistant, runId: string, state: TaskOutcome['state'], at: string, thread: ThreadState | undefined): Promise<TaskOutcome> {
     const values = (thread?.values ?? {}) as Record<string, unknown>;
     const hasMessages = this.agent.assistants.hasMessages(assistant);
+    const reply = hasMessages ? latestReply(values.messages) : null;
     return {
       runId,
       state,
       at,
-      reply: hasMessages ? replyText(values.messages) : null,
+      reply: reply?.text ?? null,
+      replyId: reply?.id ?? null,
       values: hasMessages || state !== 'completed' ? null : withoutMessages(values),
       error: state === 'failed' ? await this.runError(runId) : null,
     };
@@ -218,6 +224,16 @@ function withoutMessages(values: Record<string, unknown>): Record<string, unknow
   return rest;
 }
 
+/**
+ * The thread's history, and after it each message sent to the task that the thread never
+ * received (its run was canceled or failed before it read its input), so no message the
+ * client sent disappears from the task.
+ */
+function withSentMessages(history: Message[], sent: Message[]): Message[] {
+  const seen = new Set(history.map((m) => m.messageId));
+  return [...history, ...sent.filter((m) => !seen.has(m.messageId))];
+}
+
 function replyParts(outcome: TaskOutcome): Part[] {
   if (outcome.reply) return [{ kind: 'text', text: outcome.reply }];
   if (outcome.values) return [{ kind: 'data', data: outcome.values }];
@@ -229,7 +245,8 @@ function agentMessage(messageId: string, parts: Part[], ids: { contextId: string
 }
 
 function statusMessage(state: TaskState, outcome: TaskOutcome, parts: Part[], ids: { contextId: string; taskId: string }): Message | undefined {
-  const id = `run-${outcome.runId}`;
+  // the reply is a message of the thread: the same id here as in the task's history
+  const id = (outcome.reply && outcome.replyId) || `run-${outcome.runId}`;
   if (state === 'failed') {
     const text = `The run ${outcome.runId} failed${outcome.error ? `: ${outcome.error}` : '.'}`;
     return agentMessage(id, [{ kind: 'text', text }], ids);

@@ -1,7 +1,7 @@
 // Stored A2A task records. A task is not a run: it maps an A2A task id to its context
 // (thread) and the runs its messages started, so tasks/get and tasks/cancel work by task
 // id alone and a follow-up can keep the task id while starting a new run.
-import type { TaskState } from '../../../generated/a2a/types.gen.ts';
+import type { Message, TaskState } from '../../../generated/a2a/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { nowIso } from '../clock.ts';
 
@@ -10,6 +10,8 @@ export interface TaskOutcome {
   runId: string;
   state: TaskState;
   reply: string | null;
+  /** The id of the reply's message in the thread, so status.message and history name it alike. */
+  replyId?: string | null;
   /** The graph's final values when the assistant has no `messages` (the reply as data). */
   values: Record<string, unknown> | null;
   /** Why a failed run failed, as the run's `error` event told it. */
@@ -29,6 +31,11 @@ export interface TaskRecord {
   /** The run this task canceled through tasks/cancel (its `interrupted` means canceled). */
   canceledRunId: string | null;
   outcome: TaskOutcome | null;
+  /**
+   * The messages sent to the task, as sent: the history still shows one whose run never
+   * reached the thread (canceled while it waited). Older records have none.
+   */
+  messages?: Message[];
   createdAt: string;
   updatedAt: string;
 }
@@ -44,7 +51,7 @@ export class TaskStore {
     return this.tasks.get(id);
   }
 
-  async create(fields: { id: string; owner: string; contextId: string; assistantId: string; runId: string }): Promise<TaskRecord> {
+  async create(fields: { id: string; owner: string; contextId: string; assistantId: string; runId: string; message: Message }): Promise<TaskRecord> {
     const now = nowIso();
     const record: TaskRecord = {
       id: fields.id,
@@ -54,6 +61,7 @@ export class TaskStore {
       runIds: [fields.runId],
       canceledRunId: null,
       outcome: null,
+      messages: [fields.message],
       createdAt: now,
       updatedAt: now,
     };
@@ -61,8 +69,8 @@ export class TaskStore {
     return record;
   }
 
-  async addRun(id: string, runId: string): Promise<TaskRecord | undefined> {
-    return this.tasks.update(id, (t) => ({ ...t, runIds: [...t.runIds, runId], updatedAt: nowIso() }));
+  async addRun(id: string, runId: string, message: Message): Promise<TaskRecord | undefined> {
+    return this.tasks.update(id, (t) => ({ ...t, runIds: [...t.runIds, runId], messages: [...(t.messages ?? []), message], updatedAt: nowIso() }));
   }
 
   async markCanceled(id: string, runId: string): Promise<TaskRecord | undefined> {

@@ -20,8 +20,7 @@ export function a2aRpc(serviceFor: ServiceFor, tasksFor: (ctx: RequestContext) =
     const prepared = dispatcher.prepare(body);
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
     const found = await serviceFor(ctx).assistants.get(path.assistant_id);
-    // a notification is answered with nothing, whatever becomes of it
-    if (!found.ok) return prepared.call.notification ? { status: 202 } : failed(found.failure);
+    if (!found.ok) return failed(found.failure);
     return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value, tasks: tasksFor(ctx) }));
   };
 }
