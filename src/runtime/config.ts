@@ -23,6 +23,8 @@ export interface ServerConfig {
   mock: boolean;
   /** Base URL used in links the server hands out (agent cards); otherwise the request's Host. */
   publicUrl: string | null;
+  /** Without a public URL, honour Forwarded / X-Forwarded-Proto / X-Forwarded-Host (AGENTPLANE_TRUST_PROXY=1); off, only Host. */
+  trustProxy: boolean;
   maxBodyBytes: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
@@ -93,6 +95,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     projectEnv,
     mock: values.mock ?? truthy(env.AGENTPLANE_MOCK),
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
+    trustProxy: truthy(env.AGENTPLANE_TRUST_PROXY),
     maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: truthy(env.AGENTPLANE_VALIDATE_RESPONSES),

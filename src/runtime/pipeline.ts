@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
 import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
+import { requestOrigin } from './origin.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
 import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
@@ -42,6 +43,8 @@ export interface PipelineOptions {
   /** How deeply a JSON body may nest objects and arrays (deeper: 422 before anything else). */
   maxBodyDepth?: number;
   publicUrl: string | null;
+  /** Without a public URL: take the origin from Forwarded / X-Forwarded-* (a trusted proxy), not only Host. */
+  trustProxy?: boolean;
   /** operationIds switched off by configuration: they answer 404 as if absent. */
   disabled?: ReadonlySet<string>;
   /** Require credentials on operations whose security also allows anonymous calls. */
@@ -132,7 +135,7 @@ export function createPipeline(options: PipelineOptions) {
       const ctx: RequestContext = {
         operationId,
         tenantId: identity.tenantId,
-        baseUrl: options.publicUrl ?? `http://${req.headers.host ?? 'localhost'}`,
+        baseUrl: options.publicUrl ?? requestOrigin(req.headers, options.trustProxy === true),
         get signal() {
           if (!abort) {
             abort = new AbortController();

@@ -86,6 +86,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     maxBodyBytes: config.maxBodyBytes,
     maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,

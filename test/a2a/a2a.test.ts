@@ -134,6 +134,24 @@ describe('message/stream', () => {
     assert.ok(events.every((e) => (e.taskId ?? e.id) === events[0].id && e.contextId === events[0].contextId));
   });
 
+  test('the reply has one id: in the working updates, the final status.message and the task history', async () => {
+    const sent = userText('one id please');
+    const events: any[] = [];
+    for await (const event of echo.sendMessageStream(sent)) events.push(event);
+    const replyIds = new Set(events.filter((e) => e.kind === 'status-update' && e.status.message).map((e) => e.status.message.messageId));
+    assert.equal(replyIds.size, 1, JSON.stringify(events));
+    const [replyId] = replyIds;
+    const task: any = ok('tasks/get', await echo.getTask({ id: events[0].id }));
+    assert.equal(task.status.message.messageId, replyId);
+    assert.deepEqual(
+      task.history.map((m: any) => [m.role, m.messageId]),
+      [
+        ['user', sent.message.messageId],
+        ['agent', replyId],
+      ],
+    );
+  });
+
   test('every frame is a JSON-RPC response echoing a string id, and the stream ends after final', async () => {
     const res = await fetch(`${server.url}/a2a/echo`, {
       method: 'POST',
@@ -204,6 +222,27 @@ describe('tasks/cancel and tasks/resubscribe', () => {
       assert.equal(mine.length, 1, JSON.stringify(task.history));
       assert.deepEqual(mine[0].parts, sent.message.parts);
       assert.equal(mine[0].role, 'user');
+    }
+  });
+
+  test("a task canceled while its run is working keeps the client's message in its history", async () => {
+    const sent = userText('cancel me mid-run');
+    const started: any = ok('message/send', await slow.sendMessage({ ...sent, configuration: { blocking: false } }));
+    // wait until the run has started (the graph blocks until canceled), then cancel it
+    let state = started.status.state;
+    for (let i = 0; i < 250 && state !== 'working'; i += 1) {
+      await new Promise((r) => setTimeout(r, 20));
+      state = (ok('tasks/get', await slow.getTask({ id: started.id })) as any).status.state;
+    }
+    assert.equal(state, 'working');
+    const canceled: any = ok('tasks/cancel', await slow.cancelTask({ id: started.id }));
+    assert.equal(canceled.status.state, 'canceled');
+    for (const task of [canceled, ok('tasks/get', await slow.getTask({ id: started.id })) as any]) {
+      assert.deepEqual(
+        task.history.map((m: any) => [m.messageId, m.role, m.parts]),
+        [[sent.message.messageId, 'user', sent.message.parts]],
+        JSON.stringify(task.history),
+      );
     }
   });
 
@@ -286,6 +325,22 @@ describe('JSON-RPC envelope', () => {
     }
   });
 
+  test('a streaming request without id and with invalid params gets its error as the one SSE event, id null', async () => {
+    for (const method of ['message/stream', 'tasks/resubscribe']) {
+      const res = await fetch(url(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', method, params: { message: { kind: 'message' } } }),
+      });
+      assert.equal(res.status, 200, method);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/, method);
+      const frames = await sseFrames(res);
+      assert.equal(frames.length, 1, method);
+      assert.equal(errorCode(frames[0]), -32602, method);
+      assert.strictEqual(frames[0].id, null, method);
+    }
+  });
+
   test('message/stream with invalid params answers the error as an SSE event, which the a2a-js client reports as it is', async () => {
     const res = await fetch(url(), {
       method: 'POST',
@@ -307,6 +362,20 @@ describe('JSON-RPC envelope', () => {
       (err: Error) => {
         assert.doesNotMatch(err.message, /Content-Type/);
         assert.match(err.message, /-32602|Invalid params/);
+        return true;
+      },
+    );
+  });
+
+  test('tasks/resubscribe with invalid params: the a2a-js client reports the -32602, not the content type', async () => {
+    await assert.rejects(
+      async () => {
+        for await (const _ of echo.resubscribeTask({} as never)) void _;
+      },
+      (err: Error) => {
+        assert.doesNotMatch(err.message, /Content-Type/);
+        assert.match(err.message, /Code: -32602/);
+        assert.match(err.message, /params\.id/);
         return true;
       },
     );
