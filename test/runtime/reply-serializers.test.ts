@@ -53,6 +53,19 @@ test('while replies are checked (tests), a body the schema would change is an er
   assert.equal(JSON.parse(serializers.write(getDeployment, 200, deployment)).id, deployment.id);
 });
 
+test('in production, a value of another type goes out as the declared type; a body missing a required field goes out as it is and is logged', () => {
+  const lines: string[] = [];
+  const serializers = new ReplySerializers(apiDocuments, createLogger('info', {}, (l) => lines.push(l)));
+  const getDeployment = op(controlPlane, 'getDeployment');
+  const deployment = example(controlPlane, '/v2/deployments/{deployment_id}', 'get', '200');
+  assert.equal(JSON.parse(serializers.write(getDeployment, 200, { ...deployment, name: 42 })).name, '42');
+  const { name: _dropped, ...nameless } = deployment;
+  assert.deepEqual(JSON.parse(serializers.write(getDeployment, 200, nameless)), nameless);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /reply does not fit its schema/);
+  assert.match(lines[0], /getDeployment/);
+});
+
 test('a reply without a JSON schema is written by JSON.stringify', () => {
   const serializers = new ReplySerializers(apiDocuments, createLogger('silent'));
   const deleteDeployment = op(controlPlane, 'deleteDeployment');
