@@ -14,7 +14,7 @@ import { createA2A } from './handlers/a2a/index.ts';
 export const createApplication: AppFactory = async (deps) => {
   const controlPlane = await createControlPlane(deps);
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer.service);
+  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf);
   // `satisfies` makes the compiler check completeness here as well as in each area
   const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } satisfies Handlers<RequestContext>;
   return {

@@ -109,7 +109,12 @@ export interface KeySource {
   entries: KeyEntry[];
   /** Set when the server made a key itself: main prints it once. */
   created?: KeyEntry;
-  origin: string;
+  /** Where the keys in force came from, for the start-up line (never a key value). */
+  origin: 'AGENTPLANE_API_KEYS' | 'AGENTPLANE_API_KEYS_FILE' | 'data directory keys file' | 'created on this start' | 'mock default key';
+  /** The file read (or written), if any. */
+  file?: string;
+  /** Key files that exist but are not read because a setting wins over them. */
+  ignored: string[];
 }
 
 /**
@@ -118,27 +123,57 @@ export interface KeySource {
  */
 export const MOCK_API_KEY: KeyEntry = { key: 'agentplane-mock-key', tenants: ['00000000-0000-4000-8000-000000000000'] };
 
+/**
+ * The keys in force, first found wins: AGENTPLANE_API_KEYS, else the file AGENTPLANE_API_KEYS_FILE
+ * names, else DATA_DIR/api-keys.json, else (mock) the mock key, else a new key written there.
+ * A setting replaces the files below it entirely: `ignored` names those that exist.
+ */
 export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string | null; dataDir: string | null; mock?: boolean }): KeySource {
-  if (options.apiKeys) return { entries: parseKeyList(options.apiKeys), origin: 'AGENTPLANE_API_KEYS' };
-  if (options.apiKeysFile) return { entries: readKeysFile(options.apiKeysFile), origin: options.apiKeysFile };
   const file = options.dataDir ? path.join(options.dataDir, 'api-keys.json') : null;
-  if (file && fs.existsSync(file)) return { entries: readKeysFile(file), origin: file };
-  if (options.mock) return { entries: [MOCK_API_KEY], origin: `mock default key ${MOCK_API_KEY.key}` };
+  const dataDirFile = file && fs.existsSync(file) ? file : null;
+  if (options.apiKeys) {
+    const ignored = [options.apiKeysFile, dataDirFile].filter((f): f is string => f !== null);
+    return { entries: parseKeyList(options.apiKeys), origin: 'AGENTPLANE_API_KEYS', ignored };
+  }
+  if (options.apiKeysFile) {
+    const named = path.resolve(options.apiKeysFile);
+    return { entries: readKeysFile(named, `AGENTPLANE_API_KEYS_FILE (${named})`), origin: 'AGENTPLANE_API_KEYS_FILE', file: named, ignored: dataDirFile ? [dataDirFile] : [] };
+  }
+  if (dataDirFile) {
+    const what = `the keys file in the data directory (${dataDirFile}; --data / DATA_DIR)`;
+    return { entries: readKeysFile(dataDirFile, what, 'Fix it, or move it away to have a new key created, or set AGENTPLANE_API_KEYS / AGENTPLANE_API_KEYS_FILE.'), origin: 'data directory keys file', file: dataDirFile, ignored: [] };
+  }
+  if (options.mock) return { entries: [MOCK_API_KEY], origin: 'mock default key', ignored: [] };
   const created = { key: `ap_${randomBytes(24).toString('base64url')}`, tenants: [randomUUID()] };
   if (file) {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify({ keys: [created] }, null, 2) + '\n', { mode: 0o600 });
   }
-  return { entries: [created], created, origin: file ?? 'memory' };
+  return { entries: [created], created, origin: 'created on this start', ...(file ? { file } : {}), ignored: [] };
 }
 
-function readKeysFile(file: string): KeyEntry[] {
-  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { keys?: KeyEntry[] };
-  if (!Array.isArray(parsed.keys)) throw new Error(`${file}: expected {"keys": [{"key": "...", "tenants": ["<uuid>"]}]}`);
-  for (const entry of parsed.keys) {
-    if (typeof entry.key !== 'string' || !Array.isArray(entry.tenants) || !entry.tenants.every((t) => isUuid(t))) {
-      throw new Error(`${file}: every entry needs a string key and a list of tenant UUIDs`);
-    }
+const KEYS_FILE_SHAPE = '{"keys": [{"key": "...", "tenants": ["<uuid>"]}]}';
+
+/** `what` names the file and the setting behind it in every error. */
+function readKeysFile(file: string, what: string, advice = ''): KeyEntry[] {
+  const fail = (problem: string) => new Error(`${what} ${problem}${advice ? ` ${advice}` : ''}`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw fail(`cannot be read: ${(err as Error).message}.`);
   }
+  let parsed: { keys?: KeyEntry[] } | null;
+  try {
+    parsed = JSON.parse(text) as { keys?: KeyEntry[] } | null;
+  } catch (err) {
+    throw fail(`is not valid JSON (${(err as Error).message.replace(/\s+/g, " ")}); expected ${KEYS_FILE_SHAPE}.`);
+  }
+  if (!parsed || !Array.isArray(parsed.keys)) throw fail(`must hold ${KEYS_FILE_SHAPE}.`);
+  parsed.keys.forEach((entry, i) => {
+    if (typeof entry?.key !== 'string' || entry.key === '' || !Array.isArray(entry.tenants) || !entry.tenants.every((t) => isUuid(t))) {
+      throw fail(`keys[${i}] needs a non-empty string "key" and a list "tenants" of tenant UUIDs.`);
+    }
+  });
   return parsed.keys;
 }

@@ -59,7 +59,6 @@ export interface ServerConfig {
   env: Record<string, string | undefined>;
 }
 
-const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
 export function loadConfig(argv: string[] = [], env: Record<string, string | undefined> = process.env, cwd = process.cwd()): ServerConfig {
   const { values } = parseArgs({
@@ -78,13 +77,16 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     },
   });
   const configFile = discoverProjectFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);
-  const loaded = configFile ? readProjectFile(configFile) : null;
+  const namedBy = values.config ? 'named by --config' : env.AGENTPLANE_CONFIG ? 'named by AGENTPLANE_CONFIG' : `found in ${cwd}; --config or AGENTPLANE_CONFIG names another`;
+  const loaded = configFile ? readProjectFile(configFile, namedBy) : null;
   const project: ProjectConfig = loaded?.project ?? {};
   const projectWarnings = loaded ? loaded.warnings : [`no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs`];
   const projectEnv = loaded ? applyProjectEnv(loaded, env) : [];
-  const dataDir = values.memory || truthy(env.AGENTPLANE_MEMORY) ? null : path.resolve(cwd, values.data ?? env.DATA_DIR ?? './data');
-  const port = Number(values.port ?? env.PORT ?? 8123);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port: ${values.port ?? env.PORT}`);
+  const dataDir = values.memory || flag('AGENTPLANE_MEMORY', env.AGENTPLANE_MEMORY, false) ? null : path.resolve(cwd, values.data ?? env.DATA_DIR ?? './data');
+  const givenPort = values.port ?? env.PORT;
+  const port = givenPort === undefined || givenPort === '' ? 8123 : /^\d+$/.test(givenPort) ? Number(givenPort) : NaN;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
+  checkLogFormat(env.LOG_FORMAT);
   return {
     port,
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -93,18 +95,18 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     project,
     projectWarnings,
     projectEnv,
-    mock: values.mock ?? truthy(env.AGENTPLANE_MOCK),
+    mock: values.mock ?? flag('AGENTPLANE_MOCK', env.AGENTPLANE_MOCK, false),
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
-    trustProxy: truthy(env.AGENTPLANE_TRUST_PROXY),
-    maxBodyBytes: Number(env.AGENTPLANE_MAX_BODY_BYTES ?? 1024 * 1024),
+    trustProxy: flag('AGENTPLANE_TRUST_PROXY', env.AGENTPLANE_TRUST_PROXY, false),
+    maxBodyBytes: positiveInteger('AGENTPLANE_MAX_BODY_BYTES', env.AGENTPLANE_MAX_BODY_BYTES, 1024 * 1024),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
-    validateResponses: truthy(env.AGENTPLANE_VALIDATE_RESPONSES),
-    logLevel: (env.LOG_LEVEL as LogLevel) ?? 'info',
-    accessLog: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_ACCESS_LOG ?? ''),
+    validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    accessLog: flag('AGENTPLANE_ACCESS_LOG', env.AGENTPLANE_ACCESS_LOG, true),
     apiKeys: env.AGENTPLANE_API_KEYS ?? null,
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
-    agentServerAuth: project.auth?.agent_server ?? truthy(env.AGENTPLANE_AGENT_SERVER_AUTH),
-    fsync: env.AGENTPLANE_FSYNC === '1',
+    agentServerAuth: project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false),
+    fsync: flag('AGENTPLANE_FSYNC', env.AGENTPLANE_FSYNC, false),
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
@@ -112,16 +114,37 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
-    controlPlane: !/^(0|false|no|off)$/i.test(env.AGENTPLANE_CONTROL_PLANE ?? ''),
+    controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
     env,
   };
 }
 
+// Every setting is checked at start: a value the server cannot use stops it (exit 1) with a
+// message naming the setting and what it takes, rather than being read as something else.
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const satisfies readonly LogLevel[];
+
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (1, 2, 3, …; default ${fallback}), got "${value}"`);
   return n;
+}
+
+const ON = /^(1|true|yes|on)$/i;
+const OFF = /^(0|false|no|off)$/i;
+
+/** A switch: 1/true/yes/on or 0/false/no/off (any case); unset or empty keeps the default. */
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value.trim() === '') return fallback;
+  if (ON.test(value.trim())) return true;
+  if (OFF.test(value.trim())) return false;
+  throw new Error(`${name} must be 1, true, yes or on (to switch it on) or 0, false, no or off; got "${value}"`);
+}
+
+/** LOG_FORMAT is read by the log writer (main.ts); checked here with the other settings. */
+function checkLogFormat(value: string | undefined): void {
+  oneOf('LOG_FORMAT', value, ['json', 'pretty'] as const, 'json');
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
@@ -133,6 +156,6 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
 function milliseconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const ms = Number(value);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`${name} must be a non-negative number of milliseconds, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new Error(`${name} must be a number of milliseconds, 0 or more (default ${fallback}), got "${value}"`);
   return ms;
 }

@@ -30,8 +30,8 @@ export interface LoadedProject {
 }
 
 export class ProjectFileError extends Error {
-  constructor(file: string, problem: string) {
-    super(`project file ${file}: ${problem}`);
+  constructor(file: string, problem: string, namedBy?: string) {
+    super(`project file ${file}${namedBy ? ` (${namedBy})` : ''}: ${problem}`);
     this.name = 'ProjectFileError';
   }
 }
@@ -50,18 +50,20 @@ export function discoverProjectFile(given: string | undefined, cwd: string): str
   return null;
 }
 
-export function readProjectFile(file: string): LoadedProject {
+/** `namedBy` says which setting chose the file (--config / AGENTPLANE_CONFIG, or discovery), for errors. */
+export function readProjectFile(file: string, namedBy?: string): LoadedProject {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ProjectFileError(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    // not a JSON problem: the file is a directory, or not readable by this user, or gone
+    throw new ProjectFileError(file, `cannot be read: ${(err as Error).message}`, namedBy);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new ProjectFileError(file, `is not valid JSON: ${(err as Error).message}`);
+    throw new ProjectFileError(file, `is not valid JSON: ${(err as Error).message}`, namedBy);
   }
   if (!validateProject(parsed)) {
     const problems = (validateProject.errors ?? []).slice(0, 5).map((e) => {
@@ -69,12 +71,15 @@ export function readProjectFile(file: string): LoadedProject {
       const expected = e.keyword === 'oneOf' ? 'must match one of its documented forms' : e.message;
       return `${where} ${expected}`;
     });
-    throw new ProjectFileError(file, [...new Set(problems)].join('; '));
+    throw new ProjectFileError(file, [...new Set(problems)].join('; '), namedBy);
   }
   const project = parsed as ProjectFile;
   const warnings: string[] = [];
   for (const key of Object.keys(project)) {
-    if (!KNOWN_KEYS.has(key)) warnings.push(`unknown key "${key}" in ${file} is ignored (known keys: ${[...KNOWN_KEYS].filter((k) => k !== '$schema').join(', ')})`);
+    if (!KNOWN_KEYS.has(key)) {
+      const near = [...KNOWN_KEYS].find((known) => editDistance(key.toLowerCase(), known) <= Math.min(2, known.length - 2));
+      warnings.push(`unknown key "${key}" in ${file} is ignored${near ? ` (did you mean "${near}"?)` : ''} (known keys: ${[...KNOWN_KEYS].filter((k) => k !== '$schema').join(', ')})`);
+    }
     else if (IGNORED_KEYS[key]) warnings.push(`"${key}" in ${file} is ignored: ${IGNORED_KEYS[key]}`);
   }
   if (!project.graphs || Object.keys(project.graphs).length === 0) warnings.push(`${file} names no graphs: the agent server will have no assistants`);
@@ -106,6 +111,17 @@ export function applyProjectEnv(loaded: LoadedProject, env: Record<string, strin
     set.push(name);
   }
   return set;
+}
+
+/** Levenshtein distance, for "did you mean" on a misspelt key. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j += 1) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
 }
 
 function versionNotices(file: string, project: ProjectFile): string[] {

@@ -7,7 +7,7 @@ import { handledOperationIds as controlPlaneIds } from '../../generated/control-
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { AppFactory, Application } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
-import { KeyRing, loadKeys } from './auth.ts';
+import { KeyRing, loadKeys, type KeySource } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
@@ -117,15 +117,21 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   });
   const http: Server = createServer(web.handler as never);
   http.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(config.port, config.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw listenError(err as NodeJS.ErrnoException, config);
+  }
   for (const module of app.modules) await module.start?.();
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
   for (const warning of config.projectWarnings) log.warn(warning);
+  logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: config.databaseUrl && !config.mock ? 'postgresql' : 'embedded', keys: keys.origin });
 
@@ -149,6 +155,25 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     await app.reload?.();
   };
   return { url, port: address.port, http, store, createdKey: keys.created, close, reload };
+}
+
+/** What a person can do when the port cannot be had: which address, and how to pick another. */
+function listenError(err: NodeJS.ErrnoException, config: ServerConfig): Error {
+  const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const pick = 'pick another port with --port <n> or PORT=<n> (0 picks a free one)';
+  if (err.code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is already in use (another agentplane, or another program, listens there); stop it or ${pick}`);
+  if (err.code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); ${pick}`);
+  if (err.code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this machine has no address ${config.host}; choose another with --host <address> or HOST=<address> (0.0.0.0 listens on all)`);
+  return new Error(`cannot listen on ${where}: ${err.message}`);
+}
+
+/** Which keys are in force and where from (never their values), and the key files a setting overrides. */
+function logKeys(keys: KeySource, log: Logger): void {
+  const tenants = new Set(keys.entries.flatMap((e) => e.tenants));
+  log.info('API keys in force', { count: keys.entries.length, tenants: tenants.size, from: keys.origin, ...(keys.file ? { file: keys.file } : {}) });
+  for (const file of keys.ignored) {
+    log.warn(`${keys.origin} is set, so the keys in ${file} are not in force (a key printed on an earlier first start does not work, and data made with it is out of view); unset ${keys.origin} to use them`, { file });
+  }
 }
 
 /** Loaded only in mock mode: openapi-backend's mocker weighs on every start otherwise. */

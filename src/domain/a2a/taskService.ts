@@ -23,10 +23,13 @@ export interface StartedTask {
 const ACTIVE = new Set<Run['status']>(['pending', 'running']);
 export const currentRun = (record: TaskRecord): string => record.runIds[record.runIds.length - 1];
 
+/** A2A tasks as one owner sees them (see ownerOf in agent/records.ts): another's are unknown. */
 export class A2ATaskService {
   constructor(
+    /** The agent server as the same owner sees it. */
     private readonly agent: AgentService,
     private readonly tasks: TaskStore,
+    private readonly owner: string,
   ) {}
 
   /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
@@ -65,7 +68,7 @@ export class A2ATaskService {
     const sent: Message = { ...message, ...ids };
     const record = existing
       ? await this.tasks.addRun(existing.id, runId, sent)
-      : await this.tasks.create({ id: taskId, contextId: threadId, assistantId: assistant.assistant_id, runId, message: sent });
+      : await this.tasks.create({ id: taskId, owner: this.owner, contextId: threadId, assistantId: assistant.assistant_id, runId, message: sent });
     if (!record) return taskNotFound(taskId);
     const submitted: Task = {
       kind: 'task',
@@ -93,10 +96,10 @@ export class A2ATaskService {
     return ok({ task, record });
   }
 
-  /** The task if it exists and belongs to this assistant's endpoint; malformed ids are simply unknown. */
+  /** The task if it exists, is this owner's and belongs to this assistant's endpoint; malformed ids are simply unknown. */
   async find(assistant: Assistant, id: string, contextId?: string): Promise<TaskRecord | undefined> {
     const record = await this.tasks.get(id);
-    if (!record || record.assistantId !== assistant.assistant_id) return undefined;
+    if (!record || (record.owner ?? '') !== this.owner || record.assistantId !== assistant.assistant_id) return undefined;
     if (contextId !== undefined && contextId !== record.contextId) return undefined;
     return record;
   }

@@ -21,6 +21,8 @@ export interface TaskOutcome {
 
 export interface TaskRecord {
   id: string;
+  /** Its thread's owner (see ownerOf in agent/records.ts); absent is ''. */
+  owner?: string;
   contextId: string;
   /** The resolved assistant UUID: a task belongs to one A2A endpoint. */
   assistantId: string;
@@ -49,10 +51,11 @@ export class TaskStore {
     return this.tasks.get(id);
   }
 
-  async create(fields: { id: string; contextId: string; assistantId: string; runId: string; message: Message }): Promise<TaskRecord> {
+  async create(fields: { id: string; owner: string; contextId: string; assistantId: string; runId: string; message: Message }): Promise<TaskRecord> {
     const now = nowIso();
     const record: TaskRecord = {
       id: fields.id,
+      ...(fields.owner ? { owner: fields.owner } : {}),
       contextId: fields.contextId,
       assistantId: fields.assistantId,
       runIds: [fields.runId],

@@ -1,6 +1,6 @@
 // Assembles the agent server's domain: the stored collections, the run lifecycle (the one
 // owner of run and thread statuses), and the assistant, thread and run services behind the
-// AgentService interface.
+// AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../../runtime/logger.ts';
 import type { Store } from '../../runtime/store/types.ts';
 import { KeyedLock } from '../keyedLock.ts';
@@ -15,7 +15,7 @@ import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
 import { Runs } from './runs.ts';
-import type { AgentService } from './service.ts';
+import type { AgentService, AgentServices } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
 import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
@@ -33,7 +33,7 @@ export interface AgentDomainOptions {
   retention: RetentionSettings;
 }
 
-export interface AgentDomain extends AgentService {
+export interface AgentDomain extends AgentServices {
   /** Starts the run workers (after the HTTP server listens). */
   start(): void;
   /** Stops taking runs; runs in flight resume after a restart. */
@@ -55,20 +55,23 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const broker = new RunBroker();
   const locks = new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
-  const assistants = new AssistantRegistry(store, graphs);
+  const system = new AssistantRegistry(store, graphs, '');
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore });
   const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded });
-  await assistants.registerSystemAssistants();
+  await system.registerSystemAssistants();
   await lifecycle.recover();
-  const threadService = new Threads({ threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) });
+  const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
+  // a view per call: each holds nothing but its owner and the shared parts above
+  const forOwner = (owner: string): AgentService => {
+    const assistants = new AssistantRegistry(store, graphs, owner);
+    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner) };
+  };
   return {
-    assistants,
-    threads: threadService,
-    retention: new RetentionSweep({ threads, service: threadService, plain, checkpointer }, retention),
-    runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }),
+    forOwner,
+    retention: new RetentionSweep({ threads, threadsOf: (owner) => new Threads(threadDeps, owner), plain, checkpointer }, retention),
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
     executingRuns: () => lifecycle.executing(),
-    graphsChanged: () => assistants.registerSystemAssistants(),
+    graphsChanged: () => system.registerSystemAssistants(),
   };
 }

@@ -1,6 +1,8 @@
 // System assistants: one per configured graph, id = uuid5 of the graph name, upserted at
 // start so their created_at survives restarts. A graph name is accepted wherever an
-// assistant id is.
+// assistant id is. An AssistantRegistry serves one owner (see ownerOf): it sees the system
+// assistants (shared, read-only) and the owner's own; another owner's are answered as
+// missing ones, though their ids cannot be taken.
 import type { Assistant, AssistantCountRequest, AssistantCreate, AssistantPatch, AssistantSearchRequest, AssistantVersion, AssistantVersionsRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
@@ -8,21 +10,35 @@ import type { GraphRegistry } from './graphs.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
 import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
+import { ownerOf } from './records.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
 
+/** An assistant as stored: with its owner (see ownerOf), which the API object never shows. */
+type AssistantRecord = Assistant & { owner?: string };
+
+const toApi = (record: AssistantRecord): Assistant => {
+  const { owner: _owner, ...assistant } = record;
+  return assistant;
+};
+
 export class AssistantRegistry implements AssistantService {
-  private readonly collection: Collection<Assistant>;
+  private readonly collection: Collection<AssistantRecord>;
   /** Every version of every assistant, id `<assistant_id>@<version>`. */
   private readonly versions: Collection<AssistantVersion>;
 
   constructor(
     private readonly store: Store,
     private readonly graphs: GraphRegistry,
+    /** Whose assistants these are, besides the shared system ones (see ownerOf). */
+    private readonly owner: string,
   ) {
-    this.collection = store.collection<Assistant>('assistants', { indexes: ['graph_id'] });
+    this.collection = store.collection<AssistantRecord>('assistants', { indexes: ['graph_id'] });
     this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'] });
   }
+
+  /** System assistants (the server's, with no owner) are everyone's; the rest only their owner's. */
+  private readonly visible = (a: AssistantRecord) => (a.owner === undefined && a.assistant_id === uuid5(a.graph_id)) || ownerOf(a) === this.owner;
 
   private graphIds(): string[] {
     return this.graphs.ids();
@@ -55,10 +71,12 @@ export class AssistantRegistry implements AssistantService {
     if (!this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
     const id = body.assistant_id ?? uuid4();
     const existing = await this.collection.get(id);
-    if (existing) return body.if_exists === 'do_nothing' ? ok(existing) : fail('conflict', 'Assistant already exists');
+    // ids are one space for every owner: another's is taken, and nothing more is said of it
+    if (existing) return body.if_exists === 'do_nothing' && this.visible(existing) ? ok(toApi(existing)) : fail('conflict', 'Assistant already exists');
     const now = nowIso();
-    const assistant: Assistant = {
+    const assistant: AssistantRecord = {
       assistant_id: id,
+      ...(this.owner ? { owner: this.owner } : {}),
       graph_id: body.graph_id,
       config: body.config ?? {},
       context: body.context ?? {},
@@ -73,18 +91,18 @@ export class AssistantRegistry implements AssistantService {
       { collection: this.collection.name, id, value: assistant },
       { collection: this.versions.name, id: versionId(assistant), value: toVersion(assistant) },
     ]);
-    return ok(assistant);
+    return ok(toApi(assistant));
   }
 
   /** A new version with the given fields (metadata merged), made the latest. */
   async patch(idOrGraph: string, body: AssistantPatch): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
-    const current = await this.resolve(idOrGraph);
+    const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
     if (isSystem(current)) return systemConflict(current);
     if (body.graph_id && !this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
     const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
     const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
-    const next: Assistant = {
+    const next: AssistantRecord = {
       ...current,
       graph_id: body.graph_id ?? current.graph_id,
       config: body.config ?? current.config,
@@ -99,11 +117,11 @@ export class AssistantRegistry implements AssistantService {
       { collection: this.collection.name, id: next.assistant_id, value: next },
       { collection: this.versions.name, id: versionId(next), value: toVersion(next) },
     ]);
-    return ok(next);
+    return ok(toApi(next));
   }
 
   async delete(idOrGraph: string): Promise<Outcome<void, 'not_found' | 'conflict'>> {
-    const current = await this.resolve(idOrGraph);
+    const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
     if (isSystem(current)) return systemConflict(current);
     const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
@@ -119,7 +137,7 @@ export class AssistantRegistry implements AssistantService {
   }
 
   async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
-    const current = await this.resolve(idOrGraph);
+    const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
     const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, filter: (v) => !query.metadata || containsAll(v.metadata, query.metadata as Record<string, unknown>) });
     const offset = query.offset ?? 0;
@@ -127,14 +145,14 @@ export class AssistantRegistry implements AssistantService {
   }
 
   async setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
-    const current = await this.resolve(idOrGraph);
+    const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
     if (isSystem(current)) return systemConflict(current);
     const chosen = await this.versions.get(versionId({ assistant_id: current.assistant_id, version }));
     if (!chosen) return fail('not_found', `Version ${version} of assistant '${idOrGraph}' not found`);
-    const next: Assistant = { ...current, ...chosen, description: chosen.description ?? null, updated_at: nowIso() };
+    const next: AssistantRecord = { ...current, ...chosen, description: chosen.description ?? null, updated_at: nowIso() };
     await this.collection.put(next.assistant_id, next);
-    return ok(next);
+    return ok(toApi(next));
   }
 
   async drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>> {
@@ -159,10 +177,16 @@ export class AssistantRegistry implements AssistantService {
   }
 
   async resolve(idOrGraph: string): Promise<Assistant | undefined> {
+    const found = await this.find(idOrGraph);
+    return found && toApi(found);
+  }
+
+  /** The stored assistant (with its owner) when this owner may see it. */
+  private async find(idOrGraph: string): Promise<AssistantRecord | undefined> {
     const byGraph = this.graphIds().includes(idOrGraph) ? uuid5(idOrGraph) : idOrGraph;
     const assistant = await this.collection.get(byGraph);
     // an assistant whose graph left the configuration cannot run
-    return assistant && this.graphIds().includes(assistant.graph_id) ? assistant : undefined;
+    return assistant && this.graphIds().includes(assistant.graph_id) && this.visible(assistant) ? assistant : undefined;
   }
 
   async get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>> {
@@ -170,12 +194,13 @@ export class AssistantRegistry implements AssistantService {
     return assistant ? ok(assistant) : fail('not_found', `Assistant '${idOrGraph}' not found`);
   }
 
-  private async matching(query: { graph_id?: string; name?: string; metadata?: object }): Promise<Assistant[]> {
+  private async matching(query: { graph_id?: string; name?: string; metadata?: object }): Promise<AssistantRecord[]> {
     const graphs = new Set(this.graphIds());
     return this.collection.list({
       where: query.graph_id ? { graph_id: query.graph_id } : undefined,
       filter: (a) =>
         graphs.has(a.graph_id) &&
+        this.visible(a) &&
         (!query.name || a.name.toLowerCase().includes(query.name.toLowerCase())) &&
         (!query.metadata || containsAll(a.metadata, query.metadata as Record<string, unknown>)),
     });
@@ -185,7 +210,7 @@ export class AssistantRegistry implements AssistantService {
     const all = await this.matching(query);
     const sorted = sortBy(all, query.sort_by ?? 'created_at', query.sort_order ?? 'desc');
     const offset = query.offset ?? 0;
-    return sorted.slice(offset, offset + (query.limit ?? 10));
+    return sorted.slice(offset, offset + (query.limit ?? 10)).map(toApi);
   }
 }
 

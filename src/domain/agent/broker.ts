@@ -46,6 +46,8 @@ class EventLog {
 
 export class RunBroker {
   private readonly logs = new Map<string, EventLog>();
+  /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
+  private readonly owners = new Map<string, string>();
   private readonly finished: string[] = [];
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
@@ -53,8 +55,9 @@ export class RunBroker {
   constructor(private readonly keepFinished = 200) {}
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
-  open(runId: string, threadId?: string): void {
+  open(runId: string, owner: string, threadId?: string): void {
     if (!this.logs.has(runId)) this.logs.set(runId, new EventLog());
+    this.owners.set(runId, owner);
     const waiters = threadId === undefined ? undefined : this.threadWaiters.get(threadId);
     if (waiters) {
       this.threadWaiters.delete(threadId!);
@@ -86,6 +89,11 @@ export class RunBroker {
     return this.logs.has(runId);
   }
 
+  /** The owner the run's log was opened for; undefined without a log. */
+  ownerOf(runId: string): string | undefined {
+    return this.logs.has(runId) ? this.owners.get(runId) : undefined;
+  }
+
   publish(runId: string, event: string, data: unknown): void {
     let log = this.logs.get(runId);
     if (!log) this.logs.set(runId, (log = new EventLog()));
@@ -100,7 +108,7 @@ export class RunBroker {
     log.end();
     log.compact();
     this.finished.push(runId);
-    while (this.finished.length > this.keepFinished) this.logs.delete(this.finished.shift()!);
+    while (this.finished.length > this.keepFinished) this.forget(this.finished.shift()!);
   }
 
   setResult(runId: string, result: unknown): void {
@@ -122,7 +130,12 @@ export class RunBroker {
 
   drop(runId: string): void {
     this.logs.get(runId)?.end();
+    this.forget(runId);
+  }
+
+  private forget(runId: string): void {
     this.logs.delete(runId);
+    this.owners.delete(runId);
   }
 
   /**

@@ -11,7 +11,7 @@ import { addMessages, serialiseValues, toMessageDict, type MessageDict } from '.
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
-import type { RunRecord } from './records.ts';
+import { ownerOf, type RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
 import { nowIso } from '../clock.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
@@ -28,7 +28,8 @@ export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateSt
     if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
     // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
-    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, '') : undefined;
+    // a graph's store is its run's owner's: the partition the owner reads through /store
+    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
     if (graph.kind !== 'plain') return runLangGraph(ctx);
     try {

@@ -1,8 +1,16 @@
 // What the agent server keeps in the store, and how records become API objects.
 import type { Interrupt, Run, RunCreate, RunResult, Thread, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 
+/**
+ * Who a record belongs to: the caller's tenant while agent-server auth is on, '' (one space
+ * shared by every caller) while it is off. Records stored without one are ''.
+ */
+export const ownerOf = (record: { owner?: string }): string => record.owner ?? '';
+
 export interface ThreadRecord {
   thread_id: string;
+  /** See ownerOf; never part of the API object. */
+  owner?: string;
   created_at: string;
   updated_at: string;
   metadata: Record<string, unknown>;
@@ -24,6 +32,8 @@ export interface RunError {
 }
 
 export interface RunRecord extends Run {
+  /** Its thread's owner (see ownerOf): a run can be named by its id alone. */
+  owner?: string;
   /** The graph the run executes, fixed when it is created (its assistant's graph then). */
   graph_id: string;
   metadata: Record<string, unknown>;
@@ -37,12 +47,12 @@ export interface RunRecord extends Run {
 export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
 
 export function toApiRun(record: RunRecord): Run {
-  const { attempt: _attempt, error: _error, graph_id: _graph, ...run } = record;
+  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, ...run } = record;
   return run;
 }
 
 export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null, include: { ttl?: boolean } = {}): Thread {
-  const { ttl, ...rest } = record;
+  const { ttl, owner: _owner, ...rest } = record;
   if (!include.ttl || !ttl) return { ...rest, values };
   const expiresAt = new Date(Date.parse(record.updated_at) + ttl.ttl_minutes * 60_000).toISOString();
   return { ...rest, values, ttl: { strategy: ttl.strategy, ttl_minutes: ttl.ttl_minutes, expires_at: expiresAt } };

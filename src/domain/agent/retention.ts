@@ -6,7 +6,7 @@
 import type { Collection } from '../../runtime/store/types.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import type { PlainStateStore } from './plainState.ts';
-import type { ThreadRecord } from './records.ts';
+import { ownerOf, type ThreadRecord } from './records.ts';
 import type { Threads } from './threads.ts';
 
 export interface RetentionSettings {
@@ -28,19 +28,26 @@ export interface SweepResult {
 
 export class RetentionSweep {
   constructor(
-    private readonly deps: { threads: Collection<ThreadRecord>; service: Threads; plain: PlainStateStore; checkpointer: StoreCheckpointer },
+    private readonly deps: { threads: Collection<ThreadRecord>; threadsOf: (owner: string) => Pick<Threads, 'prune'>; plain: PlainStateStore; checkpointer: StoreCheckpointer },
     readonly settings: RetentionSettings,
   ) {}
 
   async sweep(nowMs = Date.now()): Promise<SweepResult> {
-    const expired = { delete: [] as string[], keep_latest: [] as string[] };
+    // expired threads by owner, each pruned through its owner's own view
+    const expired = new Map<string, { delete: string[]; keep_latest: string[] }>();
     for (const thread of await this.deps.threads.list()) {
       if (!thread.ttl || thread.status === 'busy') continue;
-      if (Date.parse(thread.updated_at) + thread.ttl.ttl_minutes * 60_000 <= nowMs) expired[thread.ttl.strategy].push(thread.thread_id);
+      if (Date.parse(thread.updated_at) + thread.ttl.ttl_minutes * 60_000 > nowMs) continue;
+      const owner = ownerOf(thread);
+      let lists = expired.get(owner);
+      if (!lists) expired.set(owner, (lists = { delete: [], keep_latest: [] }));
+      lists[thread.ttl.strategy].push(thread.thread_id);
     }
     let threads = 0;
-    for (const strategy of ['delete', 'keep_latest'] as const) {
-      if (expired[strategy].length) threads += await this.deps.service.prune({ thread_ids: expired[strategy], strategy });
+    for (const [owner, lists] of expired) {
+      for (const strategy of ['delete', 'keep_latest'] as const) {
+        if (lists[strategy].length) threads += await this.deps.threadsOf(owner).prune({ thread_ids: lists[strategy], strategy });
+      }
     }
     let checkpoints = 0;
     const { checkpointTtlMinutes } = this.settings;

@@ -29,7 +29,7 @@ import type { RunExecutor, RunOutput } from './runContext.ts';
 import { nowIso } from '../clock.ts';
 import { uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
-import { FINAL_STATUSES, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, ownerOf, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 import { retryUntilDone } from '../retry.ts';
 
@@ -74,9 +74,9 @@ interface InFlight {
 
 type Ending = { kind: 'success'; output: RunOutput } | { kind: 'error'; error: RunError } | { kind: 'stopped'; reason: StopReason };
 
-export function newThread(threadId: string, metadata: Record<string, unknown>): ThreadRecord {
+export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
   const now = nowIso();
-  return { thread_id: threadId, created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
+  return { thread_id: threadId, ...(owner ? { owner } : {}), created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
 }
 
 /** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
@@ -107,11 +107,14 @@ export class RunLifecycle {
   /**
    * Stores a new pending run and marks its thread busy (creating the thread when absent).
    * The run records its assistant and graph, so it executes that graph whatever runs after it.
+   * `owner` is the caller's (see ownerOf), who has checked the thread is theirs or absent.
    */
-  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean } = {}): Promise<RunRecord> {
+  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean; owner: string }): Promise<RunRecord> {
     const now = nowIso();
+    const { owner } = options;
     const run: RunRecord = {
       run_id: uuid7(),
+      ...(owner ? { owner } : {}),
       thread_id: threadId,
       assistant_id: assistant.assistant_id,
       graph_id: assistant.graph_id,
@@ -123,7 +126,7 @@ export class RunLifecycle {
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };
-    const base = (await this.deps.threads.get(threadId)) ?? newThread(threadId, {});
+    const base = (await this.deps.threads.get(threadId)) ?? newThread(threadId, {}, owner);
     const thread: ThreadRecord = {
       ...base,
       status: 'busy',
@@ -135,7 +138,7 @@ export class RunLifecycle {
       { collection: this.deps.threads.name, id: threadId, value: thread },
       { collection: this.deps.runs.name, id: run.run_id, value: run },
     ]);
-    this.deps.broker.open(run.run_id, threadId);
+    this.deps.broker.open(run.run_id, owner, threadId);
     this.queue.enqueue({ runId: run.run_id, threadId, notBefore: notBefore(run) });
     return run;
   }
@@ -238,7 +241,7 @@ export class RunLifecycle {
     if (requeued.length) log.info('runs queued again after restart', { count: requeued.length });
     requeued.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
     for (const run of requeued) {
-      this.deps.broker.open(run.run_id, run.thread_id);
+      this.deps.broker.open(run.run_id, ownerOf(run), run.thread_id);
       this.queue.enqueue({ runId: run.run_id, threadId: run.thread_id, notBefore: notBefore(run) });
     }
   }

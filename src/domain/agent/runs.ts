@@ -1,16 +1,17 @@
 // Runs: create (with the multitask strategies), read, list, wait, cancel, and their events.
-// Statuses change only in the run lifecycle; this service decides what to ask of it.
+// Statuses change only in the run lifecycle; this service decides what to ask of it. A Runs
+// serves one owner (see ownerOf): another owner's runs, threads and assistants are answered
+// as missing ones.
 import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../../runtime/store/types.ts';
 import type { KeyedLock } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { AssistantRegistry } from './assistants.ts';
 import type { RunBroker } from './broker.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
-import { FINAL_STATUSES, errorResult, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
+import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
-import type { RunEvent, RunService } from './service.ts';
+import type { AssistantService, RunEvent, RunService } from './service.ts';
 import type { ThreadStateReader } from './threadState.ts';
 import { threadNotFound } from './threads.ts';
 import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
@@ -18,7 +19,8 @@ import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
 export interface RunDeps {
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
-  assistants: AssistantRegistry;
+  /** The assistants the owner may run. */
+  assistants: Pick<AssistantService, 'resolve'>;
   lifecycle: RunLifecycle;
   broker: RunBroker;
   stateReader: ThreadStateReader;
@@ -49,7 +51,25 @@ const runNotFound = (runId: string) => fail('not_found', `Run ${runId} not found
 const assistantNotFound = (assistantId: string) => fail('not_found', `Assistant '${assistantId}' not found`);
 
 export class Runs implements RunService {
-  constructor(private readonly deps: RunDeps) {}
+  constructor(
+    private readonly deps: RunDeps,
+    /** Whose runs these are (see ownerOf). */
+    private readonly owner: string,
+  ) {}
+
+  private readonly mine = (record: { owner?: string }) => ownerOf(record) === this.owner;
+
+  /** The thread when it exists and is this owner's. */
+  private async thread(threadId: string): Promise<ThreadRecord | undefined> {
+    const record = await this.deps.threads.get(threadId);
+    return record && this.mine(record) ? record : undefined;
+  }
+
+  /** The run when it exists on this thread and is this owner's. */
+  private async run(threadId: string, runId: string): Promise<RunRecord | undefined> {
+    const record = await this.deps.runs.get(runId);
+    return record && record.thread_id === threadId && this.mine(record) ? record : undefined;
+  }
 
   async create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>> {
     const { lifecycle } = this.deps;
@@ -57,14 +77,15 @@ export class Runs implements RunService {
     return this.deps.locks.run(threadId, async () => {
       const assistant = await this.deps.assistants.resolve(body.assistant_id);
       const thread = await this.deps.threads.get(threadId);
-      if (!assistant || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
+      // another owner's thread is not found, and its id cannot be taken by if_not_exists
+      if (!assistant || (thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
       const strategy = body.multitask_strategy ?? 'enqueue';
       const inflight = lifecycle.inflight(threadId);
       if (inflight.length > 0 && strategy === 'reject') return fail('busy', THREAD_BUSY);
       if (inflight.length > 0 && (strategy === 'interrupt' || strategy === 'rollback')) {
         for (const runId of inflight) await lifecycle.cancel(threadId, runId, strategy);
       }
-      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body)));
+      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner })));
     });
   }
 
@@ -90,29 +111,29 @@ export class Runs implements RunService {
   }
 
   async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
-    return this.deps.locks.run(threadId, () => this.deps.lifecycle.deleteRun(threadId, runId));
+    return this.deps.locks.run(threadId, async () => ((await this.run(threadId, runId)) ? this.deps.lifecycle.deleteRun(threadId, runId) : runNotFound(runId)));
   }
 
   /**
-   * Cancels in bulk: by status (every thread), by thread (its runs in flight, or the named
-   * ones), or by run ids. Every named run must exist, or nothing is cancelled.
+   * Cancels in bulk: by status (every thread of the owner), by thread (its runs in flight, or
+   * the named ones), or by run ids. Every named run must exist, or nothing is cancelled.
    */
   async cancelMany(selection: RunsCancelRequest, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<void, 'not_found'>> {
-    const { runs, threads, lifecycle } = this.deps;
+    const { runs, lifecycle } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
       const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
-      targets = (await Promise.all(statuses.map((status) => runs.list({ where: { status } })))).flat();
+      targets = (await Promise.all(statuses.map((status) => runs.list({ where: { status }, filter: this.mine })))).flat();
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {
         const run = await runs.get(runId);
-        if (!run || (selection.thread_id && run.thread_id !== selection.thread_id)) return runNotFound(runId);
+        if (!run || !this.mine(run) || (selection.thread_id && run.thread_id !== selection.thread_id)) return runNotFound(runId);
         targets.push(run);
       }
     } else {
       const threadId = selection.thread_id!;
-      if (!(await threads.get(threadId))) return threadNotFound(threadId);
+      if (!(await this.thread(threadId))) return threadNotFound(threadId);
       targets = (await Promise.all(lifecycle.inflight(threadId).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
     }
     for (const run of targets) await lifecycle.cancel(run.thread_id, run.run_id, action);
@@ -121,21 +142,28 @@ export class Runs implements RunService {
 
   /** Whether the run's events can still be read (its log, or its record, is kept). */
   async streamable(runId: string): Promise<Outcome<void, 'not_found'>> {
-    return this.deps.broker.has(runId) || (await this.deps.runs.get(runId)) ? ok(undefined) : runNotFound(runId);
+    return (await this.readable(runId)) ? ok(undefined) : runNotFound(runId);
+  }
+
+  /** Whether the run (its record, or its log once a stateless run's records are gone) is this owner's. */
+  private async readable(runId: string): Promise<boolean> {
+    const record = await this.deps.runs.get(runId);
+    if (record) return this.mine(record);
+    return this.deps.broker.ownerOf(runId) === this.owner;
   }
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
     const temporary = (body.on_completion ?? 'delete') === 'delete';
-    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary }));
+    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner }));
   }
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
-    const run = await this.deps.runs.get(runId);
-    return run && run.thread_id === threadId ? ok(toApiRun(run)) : runNotFound(runId);
+    const run = await this.run(threadId, runId);
+    return run ? ok(toApiRun(run)) : runNotFound(runId);
   }
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {
-    if (!(await this.deps.threads.get(threadId))) return threadNotFound(threadId);
+    if (!(await this.thread(threadId))) return threadNotFound(threadId);
     const runs = await this.deps.runs.list({ where: { thread_id: threadId, ...(query.status ? { status: query.status } : {}) } });
     runs.sort((a, b) => (a.run_id < b.run_id ? 1 : -1));
     const offset = query.offset ?? 0;
@@ -143,8 +171,8 @@ export class Runs implements RunService {
   }
 
   async wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>> {
-    const before = await this.deps.runs.get(runId);
-    if (!before || before.thread_id !== threadId) return runNotFound(runId);
+    const before = await this.run(threadId, runId);
+    if (!before) return runNotFound(runId);
     if (!FINAL_STATUSES.has(before.status)) await this.deps.broker.ended(runId, signal);
     const after = await this.deps.runs.get(runId);
     // a rolled-back run is deleted: report it as interrupted
@@ -152,25 +180,28 @@ export class Runs implements RunService {
   }
 
   async result(threadId: string, runId: string): Promise<RunResult> {
+    if (!(await this.readable(runId))) return {};
     const kept = this.deps.broker.result(runId);
     if (kept !== undefined) return kept as RunResult;
     const run = await this.deps.runs.get(runId);
     if (run?.status === 'error' && run.error) return errorResult(run.error);
-    const thread = await this.deps.threads.get(threadId);
+    const thread = await this.thread(threadId);
     return (thread && (await this.deps.stateReader.values(thread))) ?? {};
   }
 
   async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {
+    if (!(await this.run(threadId, runId))) return runNotFound(runId);
     const outcome = await this.deps.lifecycle.cancel(threadId, runId, action);
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
   }
 
   async threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>> {
-    if (!(await this.deps.threads.get(threadId))) return threadNotFound(threadId);
+    if (!(await this.thread(threadId))) return threadNotFound(threadId);
     return ok(threadEvents(this.deps, threadId, options));
   }
 
   async *events(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncIterable<RunEvent> {
+    if (!(await this.readable(runId))) return;
     if (this.deps.broker.has(runId)) {
       yield* this.deps.broker.join(runId, options);
       return;

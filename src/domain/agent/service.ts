@@ -120,8 +120,19 @@ export interface RunService {
   threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
 }
 
+/** The agent server as one owner sees it. */
 export interface AgentService {
   assistants: AssistantService;
   threads: ThreadService;
   runs: RunService;
+}
+
+/**
+ * The agent server, split by owner: a tenant while agent-server auth is on, '' (one space
+ * shared by every caller) while it is off. An owner sees only its own threads (with their
+ * runs) and assistants, plus the system assistants; another owner's are answered exactly as
+ * missing ones, though their ids cannot be taken.
+ */
+export interface AgentServices {
+  forOwner(owner: string): AgentService;
 }

@@ -1,6 +1,8 @@
 // Threads: create, read, search, count, patch, copy, prune, delete, and their state and
 // history. Writes to one thread run under the thread's lock (shared with the run service),
-// so they never interleave with a run's creation.
+// so they never interleave with a run's creation. A Threads serves one owner (a tenant, or
+// '' while agent-server auth is off): another owner's thread is answered exactly as a
+// missing one, except that its id cannot be taken.
 import type {
   Thread,
   ThreadCountRequest,
@@ -19,7 +21,7 @@ import type { KeyedLock } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
-import { toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
+import { ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import { newThread, type RunLifecycle } from './runLifecycle.ts';
 import { containsAll, sortBy } from './search.ts';
 import type { CheckpointSelector, ThreadService } from './service.ts';
@@ -38,16 +40,29 @@ export interface ThreadDeps {
 export const threadNotFound = (threadId: string) => fail('not_found', `Thread with ID ${threadId} not found`);
 
 export class Threads implements ThreadService {
-  constructor(private readonly deps: ThreadDeps) {}
+  constructor(
+    private readonly deps: ThreadDeps,
+    /** Whose threads these are (see ownerOf). */
+    private readonly owner: string,
+  ) {}
+
+  /** The thread when it exists and is this owner's. */
+  private async find(threadId: string): Promise<ThreadRecord | undefined> {
+    const record = await this.deps.threads.get(threadId);
+    return record && ownerOf(record) === this.owner ? record : undefined;
+  }
+
+  private readonly mine = (t: ThreadRecord) => ownerOf(t) === this.owner;
 
   async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
     const threadId = body.thread_id ?? uuid4();
     return this.deps.locks.run(threadId, async () => {
       const existing = await this.deps.threads.get(threadId);
       if (existing) {
-        return body.if_exists === 'do_nothing' ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
+        // ids are one space for every owner: another's is taken, and nothing more is said of it
+        return body.if_exists === 'do_nothing' && this.mine(existing) ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
       }
-      const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}), ...ttlSetting(body.ttl) };
+      const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner), ...ttlSetting(body.ttl) };
       await this.deps.threads.insert(threadId, record);
       if (body.supersteps?.length) {
         const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
@@ -63,12 +78,12 @@ export class Threads implements ThreadService {
   }
 
   async get(threadId: string, include: { ttl?: boolean } = {}): Promise<Outcome<Thread, 'not_found'>> {
-    const record = await this.deps.threads.get(threadId);
+    const record = await this.find(threadId);
     return record ? ok(await this.view(record, include)) : threadNotFound(threadId);
   }
 
   async count(query: ThreadCountRequest = {}): Promise<number> {
-    const filter = (t: ThreadRecord) => !query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>);
+    const filter = (t: ThreadRecord) => this.mine(t) && (!query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>));
     const where = query.status ? { status: query.status } : undefined;
     if (!query.values) return this.deps.threads.count({ where, filter });
     let count = 0;
@@ -78,6 +93,7 @@ export class Threads implements ThreadService {
 
   async patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
+      if (!(await this.find(threadId))) return threadNotFound(threadId);
       const updated = await this.deps.threads.update(threadId, (t) => ({
         ...t,
         metadata: { ...t.metadata, ...((body.metadata as Record<string, unknown>) ?? {}) },
@@ -90,12 +106,12 @@ export class Threads implements ThreadService {
 
   async copy(threadId: string): Promise<Outcome<Thread, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
-      const source = await this.deps.threads.get(threadId);
+      const source = await this.find(threadId);
       if (!source) return threadNotFound(threadId);
       // the copy's graph is the source's: before its own first run it is read from metadata
       const graphId = await this.deps.stateReader.graphOf(source);
       const metadata = graphId ? { ...source.metadata, graph_id: graphId } : source.metadata;
-      const copy: ThreadRecord = { ...newThread(uuid4(), metadata), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
+      const copy: ThreadRecord = { ...newThread(uuid4(), metadata, this.owner), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
       await this.deps.checkpoints.copy(threadId, copy.thread_id);
       await this.deps.threads.insert(copy.thread_id, copy);
       return ok(await this.view(copy));
@@ -114,7 +130,7 @@ export class Threads implements ThreadService {
   /** Prunes a thread to its latest state; false when it is missing or a run is in flight. */
   async keepLatest(threadId: string): Promise<boolean> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.deps.threads.get(threadId)) || this.deps.lifecycle.inflight(threadId).length > 0) return false;
+      if (!(await this.find(threadId)) || this.deps.lifecycle.inflight(threadId).length > 0) return false;
       await this.deps.checkpoints.keepLatest(threadId);
       return true;
     });
@@ -123,7 +139,7 @@ export class Threads implements ThreadService {
   async search(query: ThreadSearchRequest = {}): Promise<Thread[]> {
     const { threads, stateReader } = this.deps;
     const ids = query.ids ? new Set(query.ids) : null;
-    const filter = (t: ThreadRecord) => (!ids || ids.has(t.thread_id)) && (!query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>));
+    const filter = (t: ThreadRecord) => this.mine(t) && (!ids || ids.has(t.thread_id)) && (!query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>));
     const where = query.status ? { status: query.status } : undefined;
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
@@ -146,26 +162,26 @@ export class Threads implements ThreadService {
 
   async delete(threadId: string): Promise<Outcome<void, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.deps.threads.get(threadId))) return threadNotFound(threadId);
+      if (!(await this.find(threadId))) return threadNotFound(threadId);
       await this.deps.lifecycle.removeThread(threadId);
       return ok(undefined);
     });
   }
 
   async getState(threadId: string, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {
-    const record = await this.deps.threads.get(threadId);
+    const record = await this.find(threadId);
     return record ? ok(await this.deps.stateReader.latest(record, options)) : threadNotFound(threadId);
   }
 
   async getStateAt(threadId: string, checkpoint: CheckpointSelector, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {
-    const record = await this.deps.threads.get(threadId);
+    const record = await this.find(threadId);
     if (!record) return threadNotFound(threadId);
     const state = await this.deps.stateReader.state(record, { ...options, checkpointId: checkpoint.checkpoint_id, checkpointNs: checkpoint.checkpoint_ns });
     return state ? ok(state) : fail('not_found', `Checkpoint ${checkpoint.checkpoint_id} not found on thread ${threadId}`);
   }
 
   async history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>> {
-    const record = await this.deps.threads.get(threadId);
+    const record = await this.find(threadId);
     if (!record) return threadNotFound(threadId);
     const before = typeof query.before === 'string' ? query.before : query.before?.checkpoint_id;
     return ok(
@@ -181,7 +197,7 @@ export class Threads implements ThreadService {
 
   async updateState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult, 'not_found' | 'invalid' | 'busy'>> {
     return this.deps.locks.run(threadId, async () => {
-      const thread = await this.deps.threads.get(threadId);
+      const thread = await this.find(threadId);
       if (!thread) return threadNotFound(threadId);
       if (this.deps.lifecycle.inflight(threadId).length > 0) return fail('busy', 'Thread is busy');
       const written = await this.deps.checkpoints.update(thread, body);
@@ -193,7 +209,7 @@ export class Threads implements ThreadService {
 
   async patchStateMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Outcome<void, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
-      const thread = await this.deps.threads.get(threadId);
+      const thread = await this.find(threadId);
       if (!thread) return threadNotFound(threadId);
       return (await this.deps.checkpoints.patchLatestMetadata(thread, metadata)) ? ok(undefined) : fail('not_found', `Thread ${threadId} has no checkpoint yet`);
     });

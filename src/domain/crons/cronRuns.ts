@@ -1,13 +1,15 @@
 // What one firing of a cron does: a run through the ordinary queue — on the cron's thread,
-// or on a new thread that is deleted after the run when `on_run_completed` is `delete`.
+// or on a new thread that is deleted after the run when `on_run_completed` is `delete`. A
+// firing acts for the cron's owner (its scope): the thread and the run are that owner's.
 import type { RunCreate } from '../../../generated/agent-server/types.gen.ts';
 import { uuid4 } from '../agent/ids.ts';
 import type { AgentService } from '../agent/service.ts';
 import type { CronRecord } from './cronService.ts';
 import type { FireCron } from './scheduler.ts';
 
-export function cronFiring(agent: Pick<AgentService, 'runs' | 'threads'>, onError: (cron: CronRecord, err: Error) => void): FireCron {
+export function cronFiring(agentFor: (owner: string) => Pick<AgentService, 'runs' | 'threads'>, onError: (cron: CronRecord, err: Error) => void): FireCron {
   return async (cron) => {
+    const agent = agentFor(cron.scope);
     const stateless = cron.thread_id === null;
     const threadId = cron.thread_id ?? uuid4();
     const payload = cron.payload as Partial<RunCreate>;

@@ -29,8 +29,10 @@ export class CronService {
 
   constructor(
     store: Store,
-    private readonly resolveAssistant: (idOrGraph: string) => Promise<ResolvedAssistant | undefined>,
-    private readonly threadExists: (threadId: string) => Promise<boolean>,
+    /** The assistant as the cron's owner (its scope) sees it. */
+    private readonly resolveAssistant: (scope: string, idOrGraph: string) => Promise<ResolvedAssistant | undefined>,
+    /** Whether the thread exists and is the scope's. */
+    private readonly threadExists: (scope: string, threadId: string) => Promise<boolean>,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'] });
@@ -44,9 +46,9 @@ export class CronService {
   async create(scope: string, body: CronCreate, threadId: string | null): Promise<CronOutcome<Cron>> {
     const problem = scheduleProblem(body.schedule, body.timezone);
     if (problem) return invalid('schedule', problem);
-    const assistant = await this.resolveAssistant(body.assistant_id);
+    const assistant = await this.resolveAssistant(scope, body.assistant_id);
     if (!assistant) return fail('not_found', `Assistant ${body.assistant_id} not found`);
-    if (threadId && !(await this.threadExists(threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
+    if (threadId && !(await this.threadExists(scope, threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
     const at = nowIso();
     const enabled = body.enabled ?? true;
     const record: CronRecord = {
@@ -147,7 +149,7 @@ export class CronService {
   }
 
   private async matching(scope: string, query: CronSearchRequest | CronCountRequest): Promise<CronRecord[]> {
-    const assistant = query.assistant_id ? ((await this.resolveAssistant(query.assistant_id))?.assistant_id ?? query.assistant_id) : undefined;
+    const assistant = query.assistant_id ? ((await this.resolveAssistant(scope, query.assistant_id))?.assistant_id ?? query.assistant_id) : undefined;
     const enabled = 'enabled' in query ? query.enabled : undefined;
     return this.crons.list({
       where: { scope },

@@ -3,13 +3,14 @@
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProjectConfig } from '../../runtime/config.ts';
-import type { AssistantService } from '../../domain/agent/service.ts';
+import type { ServiceFor } from '../agent-server/owner.ts';
 import { buildAgentCard, defaultAssistantId } from '../../domain/a2a/card.ts';
 import { fail } from '../../domain/outcome.ts';
 import { failed } from '../agent-server/failures.ts';
 
-export function getAgentCard(assistants: AssistantService, project: ProjectConfig, version: string): AgentServerHandlers<RequestContext>['getAgentCard'] {
+export function getAgentCard(serviceFor: ServiceFor, project: ProjectConfig, version: string): AgentServerHandlers<RequestContext>['getAgentCard'] {
   return async (request, ctx) => {
+    const { assistants } = serviceFor(ctx);
     const named = request.query.assistant_id;
     const id = named ?? defaultAssistantId(project);
     if (!id) return failed(fail('not_found', 'No default assistant: name one with ?assistant_id= or set a2a.default_assistant in agentplane.json.').failure);

@@ -3,7 +3,7 @@
 // are in spec/agent-server.openapi.yaml.
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import type { AgentService } from '../../domain/agent/service.ts';
+import type { OwnerOf, ServiceFor } from '../agent-server/owner.ts';
 import { TaskStore } from '../../domain/a2a/taskStore.ts';
 import { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import { rpcDispatcher } from '../../runtime/api.ts';
@@ -23,13 +23,15 @@ export interface A2AArea {
 }
 
 
-export async function createA2A(deps: AppFactoryDeps, agent: AgentService): Promise<A2AArea> {
-  const tasks = new A2ATaskService(agent, new TaskStore(deps.store));
-  const methods: A2AMethods<A2AContext> = { ...messageMethods(tasks), ...taskMethods(tasks) };
+/** Tasks are kept apart by owner as the agent server's threads are (see agent-server/owner.ts). */
+export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ownerOf: OwnerOf): Promise<A2AArea> {
+  const store = new TaskStore(deps.store);
+  const tasksFor = (ctx: RequestContext) => new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx));
+  const methods: A2AMethods<A2AContext> = { ...messageMethods(), ...taskMethods() };
   const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth });
   return {
     methods,
-    handlers: { getAgentCard: getAgentCard(agent.assistants, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(agent.assistants, dispatcher) },
+    handlers: { getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(serviceFor, tasksFor, dispatcher) },
     modules: [],
   };
 }

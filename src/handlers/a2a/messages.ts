@@ -1,16 +1,15 @@
 // message/send and message/stream: queue a run for the message, then wait for it (send)
 // or follow it as task events (stream).
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
-import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import type { A2AContext } from './rpc.ts';
 import { failedStream, rpcFailed } from './failures.ts';
 
 type Methods = A2AMethods<A2AContext>;
 
-export function messageMethods(tasks: A2ATaskService): Pick<Methods, 'message/send' | 'message/stream'> {
+export function messageMethods(): Pick<Methods, 'message/send' | 'message/stream'> {
   return {
     async 'message/send'(params, ctx) {
-      const { assistant } = ctx;
+      const { assistant, tasks } = ctx;
       const started = await tasks.start(assistant, params);
       if (!started.ok) return rpcFailed(started.failure);
       const { record, runId, submitted } = started.value;
@@ -21,7 +20,7 @@ export function messageMethods(tasks: A2ATaskService): Pick<Methods, 'message/se
     },
 
     async 'message/stream'(params, ctx) {
-      const { assistant } = ctx;
+      const { assistant, tasks } = ctx;
       const started = await tasks.start(assistant, params);
       // an SSE frame rather than a JSON body: A2A clients expect text/event-stream here
       if (!started.ok) return { stream: failedStream(started.failure) };

@@ -3,22 +3,24 @@
 // it is checked once a valid request reaches its method, as the operation documents.
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import type { AssistantService } from '../../domain/agent/service.ts';
+import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
+import type { ServiceFor } from '../agent-server/owner.ts';
 import type { RequestContext, RpcContext } from '../../runtime/context.ts';
 import { rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/jsonrpc.ts';
 import { failed } from '../agent-server/failures.ts';
 
-/** What an A2A method receives: the request context and the assistant its endpoint names. */
+/** What an A2A method receives: the request context, the assistant its endpoint names, and the caller's tasks. */
 export interface A2AContext extends RpcContext {
   assistant: Assistant;
+  tasks: A2ATaskService;
 }
 
-export function a2aRpc(assistants: AssistantService, dispatcher: JsonRpcDispatcher<A2AContext>): AgentServerHandlers<RequestContext>['a2aRpc'] {
+export function a2aRpc(serviceFor: ServiceFor, tasksFor: (ctx: RequestContext) => A2ATaskService, dispatcher: JsonRpcDispatcher<A2AContext>): AgentServerHandlers<RequestContext>['a2aRpc'] {
   return async ({ path, body }, ctx) => {
     const prepared = dispatcher.prepare(body);
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
-    const found = await assistants.get(path.assistant_id);
+    const found = await serviceFor(ctx).assistants.get(path.assistant_id);
     if (!found.ok) return failed(found.failure);
-    return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value }));
+    return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value, tasks: tasksFor(ctx) }));
   };
 }

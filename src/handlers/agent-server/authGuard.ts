@@ -6,7 +6,7 @@
 import type { OperationSpec } from '../../runtime/contract.ts';
 import type { OperationHandler, Reply } from '../../runtime/handler.ts';
 import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
-import type { AgentService } from '../../domain/agent/service.ts';
+import type { ServiceFor } from './owner.ts';
 
 type Handler = OperationHandler;
 type Params = Record<string, string | undefined>;
@@ -45,19 +45,19 @@ export function eventOf(op: Pick<OperationSpec, 'method' | 'path'>): string | un
 }
 
 /** Wraps each handler; the typed handler set goes in and comes out (one generic seam). */
-export function guardHandlers<H extends object>(handlers: H, operations: readonly OperationSpec[], auth: CustomAuth, service: AgentService): H {
+export function guardHandlers<H extends object>(handlers: H, operations: readonly OperationSpec[], auth: CustomAuth, serviceFor: ServiceFor): H {
   const byId = new Map(operations.map((op) => [op.operationId, op]));
   const guarded: Partial<Record<string, Handler>> = {};
   for (const [operationId, value] of Object.entries(handlers)) {
     const handler = value as Handler;
     const op = byId.get(operationId);
     const event = op && !PUBLIC_OPERATIONS.has(operationId) ? eventOf(op) : undefined;
-    guarded[operationId] = event ? guard(event, handler, auth, service) : handler;
+    guarded[operationId] = event ? guard(event, handler, auth, serviceFor) : handler;
   }
   return guarded as H;
 }
 
-function guard(event: string, handler: Handler, auth: CustomAuth, service: AgentService): Handler {
+function guard(event: string, handler: Handler, auth: CustomAuth, serviceFor: ServiceFor): Handler {
   const [resource, action] = event.split(':');
   return async (request, ctx) => {
     const user = ctx.user;
@@ -70,6 +70,7 @@ function guard(event: string, handler: Handler, auth: CustomAuth, service: Agent
     const { filters } = decided;
     if (!filters) return handler(request, ctx);
     // the resource named in the path must match, else it does not exist for this caller
+    const service = serviceFor(ctx);
     if (path.thread_id && resource === 'threads') {
       const thread = await service.threads.get(path.thread_id);
       if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters)) return notFound(`Thread with ID ${path.thread_id} not found`);

@@ -7,10 +7,10 @@ import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
-import type { AgentService } from '../../domain/agent/service.ts';
 import { cronFiring } from '../../domain/crons/cronRuns.ts';
 import { CronService } from '../../domain/crons/cronService.ts';
 import { CronScheduler } from '../../domain/crons/scheduler.ts';
+import type { ToolHost } from '../../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
 import { reloadProject } from '../../runtime/project.ts';
@@ -28,12 +28,15 @@ import { streamHandlers } from './runStreams.ts';
 import { storeHandlers } from './store.ts';
 import { health, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
+import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from './owner.ts';
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
   modules: BackgroundModule[];
-  /** The domain API, shared with the A2A methods. */
-  service: AgentService;
+  /** The domain API as a request's caller sees it, shared with the A2A methods. */
+  serviceFor: ServiceFor;
+  /** Whom a request acts for (its tenant with agent-server auth on, else ''). */
+  ownerOf: OwnerOf;
   /** Loads the project file and its graphs again; runs in flight finish on the old code. */
   reload(): Promise<void>;
 }
@@ -61,27 +64,33 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
-  const crons = new CronService(store, (id) => domain.assistants.resolve(id), async (id) => (await domain.threads.get(id)).ok);
+  const ownerOf = requestOwner(config.agentServerAuth);
+  const serviceFor = servicesOf(domain, ownerOf);
+  // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
+  const crons = new CronService(store, (owner, id) => domain.forOwner(owner).assistants.resolve(id), async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok);
   const cronLog = log.child({ area: 'crons' });
-  const scheduler = new CronScheduler(crons, cronFiring(domain, (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
+  const scheduler = new CronScheduler(crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const unguarded: AgentServerAreaHandlers = {
-    ...cronHandlers(crons),
+    ...cronHandlers(crons, ownerOf),
     // each tool's input schema is its graph's input schema
-    ...mcpHandlers({ ...domain, inputSchema: async (assistant) => {
-      const schemas = await domain.assistants.schemas(assistant.assistant_id);
-      return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
-    } }),
-    ...storeHandlers(memory.store),
+    ...mcpHandlers((ctx): ToolHost => {
+      const service = serviceFor(ctx);
+      return { ...service, inputSchema: async (assistant) => {
+        const schemas = await service.assistants.schemas(assistant.assistant_id);
+        return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
+      } };
+    }),
+    ...storeHandlers(memory.store, ownerOf),
     ...metricsHandlers(deps.metrics),
     health,
     ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
-    ...assistantHandlers(domain.assistants),
-    ...threadHandlers(domain.threads),
-    ...runHandlers(domain.runs),
-    ...resultHandlers(domain.runs),
-    ...streamHandlers(domain.runs),
+    ...assistantHandlers((ctx) => serviceFor(ctx).assistants),
+    ...threadHandlers((ctx) => serviceFor(ctx).threads),
+    ...runHandlers((ctx) => serviceFor(ctx).runs),
+    ...resultHandlers((ctx) => serviceFor(ctx).runs),
+    ...streamHandlers((ctx) => serviceFor(ctx).runs),
   };
-  const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, domain) : unguarded;
+  const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;
   const workers: BackgroundModule = { start: () => domain.start(), stop: () => domain.stop() };
   const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
   const retentionTimer = retentionSweeper(domain.retention, log.child({ area: 'retention' }));
@@ -92,7 +101,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     await domain.graphsChanged();
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
-  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer, retentionTimer], service: domain, reload };
+  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer, retentionTimer], serviceFor, ownerOf, reload };
 }
 
 /** Runs the retention sweep every `sweep_interval_minutes`; a failed sweep is retried at the next one. */

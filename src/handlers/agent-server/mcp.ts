@@ -6,13 +6,16 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpReply } from '../../../generated/agent-server/types.gen.ts';
 import { callAssistantTool, listAssistantTools, type ToolHost } from '../../domain/mcp/assistantTools.ts';
+import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 
 const SERVER_INFO = { name: 'agentplane', version: '0.1.0' };
 
-export function mcpHandlers(host: ToolHost): Pick<AgentServerAreaHandlers, 'mcpRpc'> {
+/** The tools are the assistants the caller sees (see owner.ts), run on threads of the caller's. */
+export function mcpHandlers(hostFor: (ctx: RequestContext) => ToolHost): Pick<AgentServerAreaHandlers, 'mcpRpc'> {
   return {
     async mcpRpc({ body }, ctx) {
+      const host = hostFor(ctx);
       const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({
         tools: (await listAssistantTools(host)).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),

@@ -5,9 +5,10 @@ import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
-export function resultHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'joinRun' | 'waitRun' | 'waitStatelessRun'> {
+export function resultHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<AgentServerAreaHandlers, 'joinRun' | 'waitRun' | 'waitStatelessRun'> {
   /** Waits for the run; when the client leaves first, optionally cancels it. */
   async function settle(threadId: string, runId: string, ctx: RequestContext, cancelOnDisconnect: boolean) {
+    const runs = runsFor(ctx);
     const waited = await runs.wait(threadId, runId, ctx.signal);
     if (!waited.ok) return waited;
     if (ctx.signal.aborted && cancelOnDisconnect) await runs.cancel(threadId, runId);
@@ -20,6 +21,7 @@ export function resultHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async waitRun({ path, body }, ctx) {
+      const runs = runsFor(ctx);
       const created = await runs.create(path.thread_id, body);
       if (!created.ok) return failed(created.failure);
       const runId = created.value.run_id;
@@ -27,6 +29,7 @@ export function resultHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       return outcome.ok ? { status: 200, headers: runLocation(path.thread_id, runId), body: outcome.value } : failed(outcome.failure);
     },
     async waitStatelessRun({ body }, ctx) {
+      const runs = runsFor(ctx);
       const created = await runs.createStateless(body);
       if (!created.ok) return failed(created.failure);
       const run = created.value;

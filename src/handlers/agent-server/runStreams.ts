@@ -3,6 +3,7 @@
 // Both only read the run's event log; the worker is the only writer.
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RunEvent, RunService } from '../../domain/agent/service.ts';
+import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
@@ -23,9 +24,10 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   }
 }
 
-export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream' | 'joinThreadStream'> {
+export function streamHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream' | 'joinThreadStream'> {
   return {
     async streamRun({ path, body }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.create(path.thread_id, body);
       if (!outcome.ok) return failed(outcome.failure);
       const { run_id: runId } = outcome.value;
@@ -40,6 +42,7 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       };
     },
     async joinRunStream({ path, query, headers }, ctx) {
+      const runs = runsFor(ctx);
       const found = await runs.get(path.thread_id, path.run_id);
       if (!found.ok) return failed(found.failure);
       if (flag(query.cancel_on_disconnect)) {
@@ -50,6 +53,7 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       return { status: 200, stream: toSse(events, modes) };
     },
     async streamStatelessRun({ body }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.createStateless(body);
       if (!outcome.ok) return failed(outcome.failure);
       const run = outcome.value;
@@ -59,6 +63,7 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       return { status: 200, headers: { ...statelessRunLocation(run), Location: `/runs/${run.run_id}/stream` }, stream: toSse(runs.events(run.run_id, { signal: ctx.signal }), null) };
     },
     async joinStatelessRunStream({ path, query, headers }, ctx) {
+      const runs = runsFor(ctx);
       const found = await runs.streamable(path.run_id);
       if (!found.ok) return failed(found.failure);
       if (flag(query.cancel_on_disconnect)) {
@@ -69,6 +74,7 @@ export function streamHandlers(runs: RunService): Pick<AgentServerAreaHandlers, 
       return { status: 200, stream: toSse(events, modes) };
     },
     async joinThreadStream({ path, query, headers }, ctx) {
+      const runs = runsFor(ctx);
       const modes = query.stream_mode?.length ? query.stream_mode : ['run_modes' as const];
       const outcome = await runs.threadEvents(path.thread_id, { modes, lastEventId: headers['last-event-id'], signal: ctx.signal });
       if (!outcome.ok) return failed(outcome.failure);

@@ -2,31 +2,36 @@
 // (createStatelessRun, createRunBatch) and bulk cancellation (cancelRuns).
 import type { Run, RunSelection } from '../../../generated/agent-server/types.gen.ts';
 import type { RunService } from '../../domain/agent/service.ts';
+import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
 type RunOps = 'createRun' | 'listRuns' | 'getRun' | 'cancelRun' | 'deleteRun' | 'createStatelessRun' | 'createRunBatch' | 'cancelRuns';
 
-export function runHandlers(runs: RunService): Pick<AgentServerAreaHandlers, RunOps> {
+export function runHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<AgentServerAreaHandlers, RunOps> {
   return {
-    async createRun({ path, body }) {
+    async createRun({ path, body }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.create(path.thread_id, body);
       if (!outcome.ok) return failed(outcome.failure);
       return { status: 200, headers: runLocation(path.thread_id, outcome.value.run_id), body: outcome.value };
     },
-    async listRuns({ path, query }) {
+    async listRuns({ path, query }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.list(path.thread_id, query);
       if (!outcome.ok) return failed(outcome.failure);
       const select = query.select as (keyof Run)[] | undefined;
       const body = select?.length ? outcome.value.map((r) => Object.fromEntries(select.map((k) => [k, r[k]])) as RunSelection) : outcome.value;
       return { status: 200, body };
     },
-    async getRun({ path }) {
+    async getRun({ path }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.get(path.thread_id, path.run_id);
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
-    async cancelRun({ path, query }) {
+    async cancelRun({ path, query }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.cancel(path.thread_id, path.run_id, query.action ?? 'interrupt');
       if (!outcome.ok) return failed(outcome.failure);
       // as upstream: 202 at once, or 204 once the run has stopped
@@ -34,20 +39,24 @@ export function runHandlers(runs: RunService): Pick<AgentServerAreaHandlers, Run
       await runs.wait(path.thread_id, path.run_id);
       return { status: 204 };
     },
-    async deleteRun({ path }) {
+    async deleteRun({ path }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.delete(path.thread_id, path.run_id);
       return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
-    async createStatelessRun({ body }) {
+    async createStatelessRun({ body }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.createStateless(body);
       if (!outcome.ok) return failed(outcome.failure);
       return { status: 200, headers: statelessRunLocation(outcome.value), body: outcome.value };
     },
-    async createRunBatch({ body }) {
+    async createRunBatch({ body }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.createBatch(body);
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
-    async cancelRuns({ body, query }) {
+    async cancelRuns({ body, query }, ctx) {
+      const runs = runsFor(ctx);
       const outcome = await runs.cancelMany(body, query.action ?? 'interrupt');
       return outcome.ok ? { status: 204 } : failed(outcome.failure);
     },
