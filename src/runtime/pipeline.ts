@@ -17,6 +17,7 @@ import { Router } from './router.ts';
 import { requestOrigin } from './origin.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
+import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 
@@ -72,6 +73,8 @@ interface Bound {
 
 export function createPipeline(options: PipelineOptions) {
   const router = new Router(options.documents, options.disabled);
+  // while replies are checked against the spec (tests), a serializer that changes a body is an error too
+  const serializers = new ReplySerializers(options.documents, options.log, options.responseValidators !== undefined);
   const bound = new Map<string, Bound>();
   for (const doc of options.documents) {
     for (const operation of doc.operations) {
@@ -163,9 +166,9 @@ export function createPipeline(options: PipelineOptions) {
       if ('issues' in validated) return send(res, validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
       if (options.responseValidators) checkReply(b.operation, reply, options.responseValidators, log);
-      return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log });
+      return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
     } catch (err) {
-      if (err instanceof ReplyViolation) {
+      if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {
         log.error('reply violates the spec', { operationId, detail: err.message });
         return send(res, httpError(500, `Reply violates the spec: ${err.message}`));
       }

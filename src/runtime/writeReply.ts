@@ -7,11 +7,12 @@ import type { OperationSpec } from './contract.ts';
 import type { HttpReply } from './errors.ts';
 import type { Reply } from './handler.ts';
 import type { Logger } from './logger.ts';
+import type { ReplySerializers } from './replySerializers.ts';
 import { writeSse } from './sse.ts';
 
 const JSON_TYPE = 'application/json';
 
-export async function writeReply(res: ServerResponse, operation: OperationSpec, reply: Reply, options: { headOnly: boolean; log: Logger }): Promise<void> {
+export async function writeReply(res: ServerResponse, operation: OperationSpec, reply: Reply, options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers }): Promise<void> {
   const headers = definedHeaders(reply.headers);
   if ('stream' in reply) {
     return writeSse(res, reply.status, reply.stream, headers, (err) => {
@@ -25,18 +26,20 @@ export async function writeReply(res: ServerResponse, operation: OperationSpec, 
     res.end(options.headOnly ? undefined : reply.text);
     return;
   }
-  send(res, { status: reply.status, headers, body: 'body' in reply ? reply.body : undefined }, options.headOnly);
+  const serializers = options.serializers;
+  const write = serializers ? serializers.writer(operation, reply.status) : JSON.stringify;
+  send(res, { status: reply.status, headers, body: 'body' in reply ? reply.body : undefined }, options.headOnly, write);
 }
 
-/** A JSON reply, or an empty one when it has no body. */
-export function send(res: ServerResponse, reply: HttpReply, headOnly = false): void {
+/** A JSON reply, or an empty one when it has no body; `write` turns the body into its text. */
+export function send(res: ServerResponse, reply: HttpReply, headOnly = false, write: (body: unknown) => string = JSON.stringify): void {
   if (res.headersSent) return void res.end();
   if (reply.body === undefined) {
     res.writeHead(reply.status, reply.headers);
     res.end();
     return;
   }
-  const text = serialize(reply.body);
+  const text = serialize(reply.body, write);
   const length = Buffer.byteLength(text);
   res.writeHead(reply.status, { 'Content-Type': JSON_TYPE, 'Content-Length': length, ...reply.headers });
   res.end(headOnly ? undefined : text);
@@ -52,14 +55,16 @@ function definedHeaders(headers: Reply['headers']): Record<string, string> | und
 
 /**
  * Frozen bodies are immutable views (handlers freeze what they cache per stored record), so
- * their JSON is computed once per version rather than once per request.
+ * their JSON is computed once per version (and per reply schema) rather than once per request.
  */
-const serialized = new WeakMap<object, string>();
-function serialize(body: unknown): string {
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
-  let text = serialized.get(body);
-  if (text === undefined) serialized.set(body, (text = JSON.stringify(body)));
-  return text;
+const serialized = new WeakMap<object, { write: (body: unknown) => string; text: string }[]>();
+function serialize(body: unknown, write: (body: unknown) => string): string {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return write(body);
+  let texts = serialized.get(body);
+  if (!texts) serialized.set(body, (texts = []));
+  let cached = texts.find((t) => t.write === write);
+  if (!cached) texts.push((cached = { write, text: write(body) }));
+  return cached.text;
 }
 
 export class ReplyViolation extends Error {}

@@ -44,13 +44,15 @@ describe('agentplane conformance --url', () => {
   }
 
   it('fails with a curl reproduction against a server with a planted bug', async () => {
-    // mock answers, except getDeployment, whose name comes back as a number
+    // mock answers, except getDeployment, whose reply lacks its required name (a value of the
+    // wrong type would not do: the reply is written from its schema, which converts it)
     const buggy: AppFactory = async () => {
       const handlers = (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'];
       const inner = handlers.getDeployment;
       const getDeployment: typeof inner = async (req, ctx) => {
         const reply = await inner(req, ctx);
-        return { ...reply, body: { ...('body' in reply ? (reply.body as object) : {}), name: 42 } } as never;
+        const { name: _dropped, ...rest } = ('body' in reply ? reply.body : {}) as Record<string, unknown>;
+        return { ...reply, body: rest } as never;
       };
       return { handlers: { ...handlers, getDeployment }, methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
     };

@@ -47,9 +47,8 @@ const REQUEST_TIMEOUT_MS = Number(process.env.CONFORMANCE_TIMEOUT_MS ?? 15_000);
 const OPEN_STREAM_READ_MS = 400;
 
 export function encodeSegment(value: unknown): string {
-  const s = encodeURIComponent(String(value));
-  // "." and ".." would be folded away by URL normalisation before the server saw them
-  return s === '.' ? '%2E' : s === '..' ? '%2E%2E' : s;
+  // the generators never produce "." or "..": fetch folds them away, %2E-encoded or not
+  return encodeURIComponent(String(value));
 }
 
 export function queryString(query: Record<string, unknown>): string {
