@@ -44,6 +44,14 @@ test('objects the spec leaves open (thread metadata, state values) are written w
   assert.ok(text.indexOf('"zeta"') < text.indexOf('"alpha"'), 'metadata keeps its key order');
 });
 
+test("a thread state's values keep the keys the graph defines beside messages", () => {
+  const serializers = new ReplySerializers(apiDocuments, createLogger('silent'), true);
+  const getThreadState = op(agentServer, 'getThreadState');
+  const state = example(agentServer, '/threads/{thread_id}/state', 'get', '200');
+  state.values = { ...state.values, spins: 13867344, plan: { steps: ['a', 'b'] } };
+  assert.deepEqual(JSON.parse(serializers.write(getThreadState, 200, state)).values, state.values);
+});
+
 test('while replies are checked (tests), a body the schema would change is an error, not a silent fix', () => {
   const serializers = new ReplySerializers(apiDocuments, createLogger('silent'), true);
   const getDeployment = op(controlPlane, 'getDeployment');
