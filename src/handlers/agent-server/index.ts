@@ -99,10 +99,10 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;
   const workers: BackgroundModule = {
-    start: () => {
-      pool?.start();
-      domain.start();
-    },
+    // run workers start with the first run, not with the server: a worker loading the
+    // project's graphs costs ~1 s of a core and ~90 MB, which a server with no runs yet
+    // (and its start-up, and its health check) should not pay
+    start: () => domain.start(),
     stop: async () => {
       await domain.stop();
       await pool?.stop();

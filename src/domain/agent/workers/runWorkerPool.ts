@@ -75,11 +75,6 @@ export class RunWorkerPool {
   /** Executes runs in the pool's workers (the lifecycle's `execute`). */
   readonly execute: RunExecutor = (run, signal, publish, started) => this.executeRun(run, signal, publish, started);
 
-  /** Starts one worker, so the first run does not wait for the graphs to load. */
-  start(): void {
-    if (this.slots.size === 0) this.spawn();
-  }
-
   /** Terminates every worker (after the lifecycle stopped: runs in flight have ended or were given up). */
   async stop(): Promise<void> {
     this.stopping = true;
