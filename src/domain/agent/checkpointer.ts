@@ -38,6 +38,25 @@ const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__
 
 const SEP = '\u001f';
 
+/** The newest checkpoint of one thread and namespace (`thread_ns` key), as stored. */
+export type NewestCheckpoint = (threadNs: string) => Promise<object | undefined>;
+
+const CHECKPOINTS = 'checkpoints';
+const CHECKPOINT_INDEXES = { indexes: ['thread_id', 'thread_ns'] };
+
+/**
+ * The newest checkpoint (highest id: checkpoint ids are time-ordered) of a thread namespace,
+ * found where the data is: a run worker asks the main thread for this one record instead of
+ * being sent every checkpoint of the thread, which grows with every run it has had.
+ */
+export async function newestCheckpoint(store: Store, threadNs: string): Promise<CheckpointRecord | undefined> {
+  let newest: CheckpointRecord | undefined;
+  for (const r of await store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES).list({ where: { thread_ns: threadNs } })) {
+    if (!newest || r.checkpoint_id > newest.checkpoint_id) newest = r;
+  }
+  return newest;
+}
+
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const key = (...parts: string[]) => parts.join(SEP);
 
@@ -45,9 +64,13 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
 
-  constructor(private readonly store: Store) {
+  private readonly newestOf: (threadNs: string) => Promise<CheckpointRecord | undefined>;
+
+  /** `newest`: how the newest checkpoint is found when it is not computed here (a run worker). */
+  constructor(private readonly store: Store, newest?: NewestCheckpoint) {
     super();
-    this.checkpoints = store.collection<CheckpointRecord>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
+    this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
+    this.newestOf = newest ? (newest as (threadNs: string) => Promise<CheckpointRecord | undefined>) : (threadNs) => newestCheckpoint(store, threadNs);
     this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
   }
 
@@ -56,7 +79,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (!threadId) return undefined;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const wanted = config.configurable?.checkpoint_id as string | undefined;
-    const record = wanted ? await this.checkpoints.get(key(threadId, ns, wanted)) : (await this.sorted(threadId, ns))[0];
+    const record = wanted ? await this.checkpoints.get(key(threadId, ns, wanted)) : await this.newestOf(key(threadId, ns));
     return record ? this.toTuple(record) : undefined;
   }
 
@@ -127,7 +150,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** The run that wrote the thread's latest root checkpoint. */
   async latestRunId(threadId: string): Promise<string | undefined> {
-    return (await this.sorted(threadId, ''))[0]?.run_id;
+    return (await this.newestOf(key(threadId, '')))?.run_id;
   }
 
   /** Gives `toThread` a copy of every checkpoint (and pending write) of `fromThread`. */
@@ -146,7 +169,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** Merges `metadata` into the metadata of the thread's latest root checkpoint; false without one. */
   async patchLatestMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
-    const latest = (await this.sorted(threadId, ''))[0];
+    const latest = await this.newestOf(key(threadId, ''));
     if (!latest) return false;
     const merged = { ...(await this.load(latest.metadata)), ...metadata };
     await this.checkpoints.put(key(threadId, '', latest.checkpoint_id), { ...latest, metadata: await this.dump(merged) });
@@ -207,11 +230,6 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       }
     }
     await this.store.write(ops);
-  }
-
-  private async sorted(threadId: string, ns: string): Promise<CheckpointRecord[]> {
-    const records = await this.checkpoints.list({ where: { thread_ns: key(threadId, ns) } });
-    return records.sort((a, b) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0));
   }
 
   private async toTuple(record: CheckpointRecord): Promise<CheckpointTuple> {

@@ -14,8 +14,8 @@ export interface WorkerSetup {
   fresh: boolean;
 }
 
-/** What a worker may call on the main thread: the store's collections and the memory store. */
-export type CallTarget = 'collection' | 'write' | 'memory';
+/** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, and the memory store. */
+export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory';
 
 export type ToWorker =
   | { type: 'run'; run: RunRecord }

@@ -37,7 +37,7 @@ function publish(runId: string, event: string, data: unknown): void {
 
 async function main(): Promise<void> {
   const store = new RemoteStore(call);
-  const checkpointer = new StoreCheckpointer(store);
+  const checkpointer = new StoreCheckpointer(store, (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<object | undefined>);
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });

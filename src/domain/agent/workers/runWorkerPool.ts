@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { Store } from '../../../runtime/store/types.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
+import { newestCheckpoint } from '../checkpointer.ts';
 import { describeError, type RunError, type RunRecord } from '../records.ts';
 import type { RunExecutor, RunOutput } from '../runContext.ts';
 import { RunTimeout } from '../runLifecycle.ts';
@@ -234,6 +235,7 @@ export class RunWorkerPool {
   /** The store as the main thread alone reads and writes it. */
   private async answer(target: string, method: string, args: unknown[]): Promise<unknown> {
     if (target === 'write') return this.options.store.write(args[0] as never);
+    if (target === 'newestCheckpoint') return newestCheckpoint(this.options.store, String(args[0]));
     if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
       const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];
       const collection = this.options.store.collection<object>(name, options) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
