@@ -15,6 +15,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 
 const SERVER_NAMES: Record<Server, string> = {
   agentplane: 'agentplane',
+  inprocess: 'agentplane, AGENTPLANE_RUN_WORKERS=0',
   ceiling: 'bare node:http (ceiling)',
   prism: 'Prism mock',
   peer: 'upstream JS dev server',

@@ -167,6 +167,11 @@ async function phaseRuns() {
       skip('A2A message/send', err);
     }
   });
+  // the same LangGraph runs with graphs on the request loop: what the worker pool costs or gains
+  await withServer('runs-in-process', path.join(work, 'data-runs-in-process'), async (ap) => {
+    const inProcess = await measureRuns({ server: 'inprocess', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }, log);
+    report.runs.push(...inProcess.figures);
+  }, { AGENTPLANE_RUN_WORKERS: '0' });
 }
 
 /** Responsiveness behind CPU-bound runs, with runs in the request process and with the default setting. */
