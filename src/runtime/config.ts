@@ -50,6 +50,8 @@ export interface ServerConfig {
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
   runTimeoutMs: number;
+  /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
+  runWorkerMemoryMb: number | null;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
   phaseMs: number;
   /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default) or `local`. */
@@ -117,6 +119,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
     runTimeoutMs: seconds('AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
+    runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
     phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
@@ -135,6 +138,14 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
   if (value === undefined || value === '') return fallback;
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (1, 2, 3, …; default ${fallback}), got "${value}"`);
+  return n;
+}
+
+/** A size in MB of at least 16, or null when unset (the runtime's default applies). */
+function optionalMegabytes(name: string, value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 16) throw new Error(`${name} must be a whole number of megabytes, at least 16 (unset: Node's default), got "${value}"`);
   return n;
 }
 

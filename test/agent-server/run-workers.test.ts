@@ -17,6 +17,7 @@ const project = {
     busy: './test/fixtures/graphs/workers.ts:busy',
     crash: './test/fixtures/graphs/workers.ts:crash',
     spin: './test/fixtures/graphs/workers.ts:spin',
+    hog: './test/fixtures/graphs/workers.ts:hog',
   },
 };
 
@@ -34,7 +35,7 @@ describe('runs in worker threads', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
+    server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_TIMEOUT_S: '3', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' } });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
     // the time limit counts from the start of the run, and a worker loads the graphs once first
     await client.runs.wait(null, 'echo', { input: say('warm up') });
@@ -71,6 +72,19 @@ describe('runs in worker threads', () => {
       assert.equal(lastWords((await client.threads.getState(thread.thread_id)).values), 'still here: hello');
     });
   }
+
+  it("ends a run whose graph exhausts its worker's heap in error, and the server and the thread go on", async () => {
+    const thread = await client.threads.create();
+    const doomed = await client.runs.create(thread.thread_id, 'hog', { input: say('allocate') });
+    const events: { event: string; data: unknown }[] = [];
+    for await (const chunk of client.runs.joinStream(thread.thread_id, doomed.run_id)) events.push(chunk);
+    assert.equal((await client.runs.get(thread.thread_id, doomed.run_id)).status, 'error');
+    assert.deepEqual(events.find((e) => e.event === 'error')?.data, { error: 'WorkerCrashed', message: 'The run worker ran out of memory; it was replaced.' });
+    assert.equal((await fetch(`${server.url}/ok`)).status, 200);
+    const next = await client.runs.create(thread.thread_id, 'echo', { input: say('after') });
+    await client.runs.join(thread.thread_id, next.run_id);
+    assert.equal((await client.runs.get(thread.thread_id, next.run_id)).status, 'success');
+  });
 
   it('ends a run that never yields in timeout after AGENTPLANE_RUN_TIMEOUT_S, and the thread runs again', async () => {
     const thread = await client.threads.create();

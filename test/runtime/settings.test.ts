@@ -31,12 +31,14 @@ const jsonLines = (output: string) => output.split('\n').filter((l) => l.startsW
 describe('start-up settings', () => {
   it('refuses a setting it cannot use, naming it and the values it takes (exit 1)', async () => {
     const memory = ['--memory', '--config', CONFIG];
-    const [level, bytes, runs, fsync, format] = await Promise.all([
+    const [level, bytes, runs, fsync, format, workers, heap] = await Promise.all([
       refusedStart({ LOG_LEVEL: 'verbose' }, memory),
       refusedStart({ AGENTPLANE_MAX_BODY_BYTES: 'abc' }, memory),
       refusedStart({ AGENTPLANE_MAX_CONCURRENT_RUNS: '2.5' }, memory),
       refusedStart({ AGENTPLANE_FSYNC: 'maybe' }, memory),
       refusedStart({ LOG_FORMAT: 'xml' }, memory),
+      refusedStart({ AGENTPLANE_RUN_WORKERS: '-1' }, memory),
+      refusedStart({ AGENTPLANE_RUN_WORKER_MEMORY_MB: '8' }, memory),
     ]);
     assert.equal(level.code, 1, level.output);
     assert.match(level.output, /LOG_LEVEL must be one of debug, info, warn, error, silent, got "verbose"/);
@@ -48,6 +50,10 @@ describe('start-up settings', () => {
     assert.match(fsync.output, /AGENTPLANE_FSYNC must be 1, true, yes or on .* or 0, false, no or off; got "maybe"/);
     assert.equal(format.code, 1, format.output);
     assert.match(format.output, /LOG_FORMAT must be one of json, pretty/);
+    assert.equal(workers.code, 1, workers.output);
+    assert.match(workers.output, /AGENTPLANE_RUN_WORKERS must be 0 or a positive integer .*got "-1"/);
+    assert.equal(heap.code, 1, heap.output);
+    assert.match(heap.output, /AGENTPLANE_RUN_WORKER_MEMORY_MB must be a whole number of megabytes, at least 16 .*got "8"/);
   });
 
   it('names the keys file, the setting behind it and the problem; an unreadable project file is not called invalid JSON', async () => {

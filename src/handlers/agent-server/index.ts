@@ -55,7 +55,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
   // graphs execute off the request loop, in worker threads that load the project themselves
   const pool = config.runWorkers > 0
-    ? new RunWorkerPool({ size: config.runWorkers, setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false }, store, memory: memory.store, log: log.child({ area: 'run-workers' }) })
+    ? new RunWorkerPool({ size: config.runWorkers, setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false }, store, memory: memory.store, memoryMb: config.runWorkerMemoryMb, log: log.child({ area: 'run-workers' }) })
     : undefined;
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({

@@ -33,6 +33,8 @@ export interface RunWorkerPoolOptions {
   log: Logger;
   /** How long a cancelled run's worker has to end it before it is terminated (default 5 s). */
   abortGraceMs?: number;
+  /** Each worker's heap limit in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); Node's default when absent. */
+  memoryMb?: number | null;
 }
 
 interface Task {
@@ -144,7 +146,9 @@ export class RunWorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(ENTRY, { workerData: this.setup, stdout: false, stderr: false });
+    // a graph that exhausts its heap ends its worker (ERR_WORKER_OUT_OF_MEMORY), not the server
+    const resourceLimits = this.options.memoryMb ? { maxOldGenerationSizeMb: this.options.memoryMb } : undefined;
+    const worker = new Worker(ENTRY, { workerData: this.setup, stdout: false, stderr: false, resourceLimits });
     let markReady!: () => void;
     let markFailed!: (err: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
