@@ -128,15 +128,17 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const checkpointId = config.configurable?.checkpoint_id as string;
     const cpKey = key(threadId, ns, checkpointId);
     const ops = [];
+    // regular writes are idempotent: the first one for a slot wins, like upstream savers. The
+    // slots already taken are read once (one round trip from a run worker, not one per write)
+    const regular = writes.some(([channel]) => SPECIAL_WRITE_IDX[channel] === undefined);
+    const taken = regular ? new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx)) : new Set<number>();
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = SPECIAL_WRITE_IDX[channel] ?? i;
-      const id = key(cpKey, taskId, String(idx));
-      // regular writes are idempotent: the first one for a slot wins, like upstream savers
-      if (idx >= 0 && (await this.writes.get(id))) continue;
+      if (idx >= 0 && taken.has(idx)) continue;
       const record: WriteRecord = { thread_id: threadId, cp_key: cpKey, task_id: taskId, channel, idx, value: await this.dump(value) };
-      ops.push({ collection: this.writes.name, id, value: record });
+      ops.push({ collection: this.writes.name, id: key(cpKey, taskId, String(idx)), value: record });
     }
-    await this.store.write(ops);
+    if (ops.length) await this.store.write(ops);
   }
 
   async deleteThread(threadId: string): Promise<void> {
