@@ -118,9 +118,9 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
-    runTimeoutMs: seconds('AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
+    runTimeoutMs: duration('seconds', 'AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
     runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
-    phaseMs: milliseconds('AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
+    phaseMs: duration('milliseconds', 'AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
     deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
@@ -134,9 +134,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const satisfies readonly LogLevel[];
 
+/** The digits of a setting as a number, NaN for anything else (a sign, a fraction, hex, words). */
+const wholeNumber = (value: string) => (/^\s*\d+\s*$/.test(value) ? Number(value) : NaN);
+
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  const n = wholeNumber(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (1, 2, 3, …; default ${fallback}), got "${value}"`);
   return n;
 }
@@ -144,23 +147,16 @@ function positiveInteger(name: string, value: string | undefined, fallback: numb
 /** A size in MB of at least 16, or null when unset (the runtime's default applies). */
 function optionalMegabytes(name: string, value: string | undefined): number | null {
   if (value === undefined || value.trim() === '') return null;
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  const n = wholeNumber(value);
   if (!Number.isSafeInteger(n) || n < 16) throw new Error(`${name} must be a whole number of megabytes, at least 16 (unset: Node's default), got "${value}"`);
   return n;
 }
 
 function nonNegativeInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  const n = wholeNumber(value);
   if (!Number.isSafeInteger(n)) throw new Error(`${name} must be 0 or a positive integer (default ${fallback}), got "${value}"`);
   return n;
-}
-
-function seconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const s = Number(value);
-  if (!Number.isFinite(s) || s < 0) throw new Error(`${name} must be a non-negative number of seconds, got "${value}"`);
-  return s;
 }
 
 const ON = /^(1|true|yes|on)$/i;
@@ -185,9 +181,10 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return value as T;
 }
 
-function milliseconds(name: string, value: string | undefined, fallback: number): number {
+/** A duration setting: a number, 0 or more, in `unit`. */
+function duration(unit: 'seconds' | 'milliseconds', name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  const ms = Number(value);
-  if (value.trim() === '' || !Number.isFinite(ms) || ms < 0) throw new Error(`${name} must be a number of milliseconds, 0 or more (default ${fallback}), got "${value}"`);
-  return ms;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of ${unit}, 0 or more (default ${fallback}), got "${value}"`);
+  return n;
 }

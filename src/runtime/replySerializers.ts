@@ -48,7 +48,7 @@ function responseSchema(document: Record<string, any>, operation: OperationSpec,
 
 export class ReplySerializers {
   private readonly compiled = new Map<string, Serialize | null>();
-  private readonly writers = new Map<string, Serialize>();
+  private readonly writers = new Map<OperationSpec, Map<number, Serialize>>();
   private readonly external = new Map<ApiDocument, Record<string, unknown>>();
   private readonly documentOf = new Map<string, ApiDocument>();
 
@@ -74,15 +74,24 @@ export class ReplySerializers {
 
   /** One stable writer per operation and status (replies of frozen records cache their text per writer). */
   writer(operation: OperationSpec, status: number): Serialize {
-    const key = `${operation.operationId} ${status}`;
-    let writer = this.writers.get(key);
-    if (!writer) this.writers.set(key, (writer = (body) => this.write(operation, status, body)));
+    // per request: a lookup by the operation object, no key string built
+    let byStatus = this.writers.get(operation);
+    if (!byStatus) this.writers.set(operation, (byStatus = new Map()));
+    let writer = byStatus.get(status);
+    if (!writer) {
+      let serialize: Serialize | null | undefined; // compiled on the first reply
+      writer = (body) => this.writeWith((serialize ??= this.for(operation, status)), operation, status, body);
+      byStatus.set(status, writer);
+    }
     return writer;
   }
 
   /** The reply's text; a body the serializer cannot write is written by JSON.stringify and logged. */
   write(operation: OperationSpec, status: number, body: unknown): string {
-    const serialize = this.for(operation, status);
+    return this.writeWith(this.for(operation, status), operation, status, body);
+  }
+
+  private writeWith(serialize: Serialize | null, operation: OperationSpec, status: number, body: unknown): string {
     if (!serialize) return JSON.stringify(body);
     let text: string;
     try {

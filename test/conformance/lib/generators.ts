@@ -120,6 +120,6 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
 }
 
 /** A path value a URL client cannot send as itself: "." or ".." in any case or encoding. */
-function isDotSegment(value: unknown): boolean {
+export function isDotSegment(value: unknown): boolean {
   return /^(\.|%2e){1,2}$/i.test(String(value));
 }
