@@ -8,6 +8,7 @@ import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { CustomAuth } from './customAuth.ts';
 import type { Store } from './store/types.ts';
+import type { Coordination } from './store/coordination.ts';
 
 /** Something that runs beside the HTTP server (a worker pool, a deployer). */
 export interface BackgroundModule {
@@ -28,6 +29,8 @@ export interface Application {
 export interface AppFactoryDeps {
   config: ServerConfig;
   store: Store;
+  /** Locks, singleton leases and wake-ups shared with the other replicas on the store. */
+  coordination: Coordination;
   log: Logger;
   /** Areas add their gauges here; GET /metrics renders it. */
   metrics: Metrics;

@@ -20,6 +20,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import { openPgStore } from './store/pgStore.ts';
+import { PgCoordination } from './store/pgCoordination.ts';
+import { LocalCoordination, type Coordination } from './store/coordination.ts';
 import { Metrics } from './metrics.ts';
 import type { Store } from './store/types.ts';
 
@@ -37,14 +39,23 @@ export interface RunningServer {
   reload(): Promise<void>;
 }
 
-/** PostgreSQL when a database URL is configured (never in mock mode), else the embedded store. */
-function openStore(config: ServerConfig, log: Logger): Promise<Store> {
-  if (config.databaseUrl && !config.mock) return openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
-  return openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
+/**
+ * PostgreSQL when a database URL is configured (never in mock mode), shared with any other
+ * replica on the database; else the embedded store, this process's alone.
+ */
+async function openStore(config: ServerConfig, log: Logger): Promise<{ store: Store; coordination: Coordination }> {
+  if (config.databaseUrl && !config.mock) {
+    const store = await openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
+    const coordinationLog = log.child({ component: 'coordination' });
+    const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
+    return { store, coordination };
+  }
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
+  return { store, coordination: new LocalCoordination() };
 }
 
 export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = await openStore(config, log);
+  const { store, coordination } = await openStore(config, log);
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
@@ -55,7 +66,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   );
   const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
-  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, log, metrics, customAuth });
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, coordination, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -63,6 +74,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const validators = config.validateResponses ? await loadResponseValidators() : undefined;
   const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
+    await coordination.close();
     await store.close();
     const parts = [
       missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
@@ -123,6 +135,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       http.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
+    await coordination.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw listenError(err as NodeJS.ErrnoException, config);
   }
@@ -147,6 +160,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       http.closeAllConnections();
       await stopped;
       for (const module of [...app.modules].reverse()) await module.stop?.();
+      await coordination.close();
       await store.close();
       log.info('agentplane stopped');
     })());

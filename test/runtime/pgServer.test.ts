@@ -1,5 +1,5 @@
 // The server on PostgreSQL (part of every `npm test`; `npm run test:postgres` runs the whole
-// integration suite on it): records in the database, one server per database, and a run
+// integration suite on it): records in the database and a run
 // queue that survives kill -9 of the server like on the embedded store.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ describe('agentplane on PostgreSQL', () => {
     for (const s of servers) await s.kill();
   });
 
-  it('keeps records in the database, refuses a second server on it, and finishes queued runs after kill -9', async () => {
+  it('keeps records in the database and finishes queued runs after kill -9', async () => {
     const env = { DATABASE_URL: await freshDatabaseUrl() };
     // a fresh data directory per start: nothing of the state may come from the disk
     const args = () => ['--data', tempDir(), '--config', FIXTURE_CONFIG];
@@ -29,8 +29,6 @@ describe('agentplane on PostgreSQL', () => {
     assert.ok(created);
     for await (const _ of client.runs.joinStream(null, stateless.run_id));
     await assert.rejects(client.threads.get(stateless.thread_id), /404/);
-
-    await assert.rejects(spawnServer(args(), env), /another agentplane server is using this database/);
 
     const thread = await client.threads.create({ metadata: { b: 1, a: 2 } });
     const runs = [];

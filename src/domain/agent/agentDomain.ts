@@ -3,7 +3,7 @@
 // AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../../runtime/logger.ts';
 import type { Store } from '../../runtime/store/types.ts';
-import { KeyedLock } from '../keyedLock.ts';
+import { KeyedLock, type Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import { RunBroker } from './broker.ts';
@@ -35,6 +35,8 @@ export interface AgentDomainOptions {
   execute?: RunExecutor;
   /** A run still executing after this long ends in `timeout` (0: no limit). */
   runTimeoutMs?: number;
+  /** Serialises work per thread (across replicas when they share the store). */
+  locks?: Locks;
 }
 
 export interface AgentDomain extends AgentServices {
@@ -57,7 +59,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
   const broker = new RunBroker();
-  const locks = new KeyedLock();
+  const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });

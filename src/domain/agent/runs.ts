@@ -4,7 +4,7 @@
 // as missing ones.
 import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../../runtime/store/types.ts';
-import type { KeyedLock } from '../keyedLock.ts';
+import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunBroker } from './broker.ts';
 import { nowIso } from '../clock.ts';
@@ -25,7 +25,7 @@ export interface RunDeps {
   broker: RunBroker;
   stateReader: ThreadStateReader;
   /** Per-thread lock, shared with the thread service. */
-  locks: KeyedLock;
+  locks: Locks;
 }
 
 /**

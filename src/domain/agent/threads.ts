@@ -17,7 +17,7 @@ import type {
   ThreadTtl,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../../runtime/store/types.ts';
-import type { KeyedLock } from '../keyedLock.ts';
+import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
@@ -34,7 +34,7 @@ export interface ThreadDeps {
   stateReader: ThreadStateReader;
   checkpoints: ThreadCheckpoints;
   /** Per-thread lock, shared with the run service. */
-  locks: KeyedLock;
+  locks: Locks;
 }
 
 export const threadNotFound = (threadId: string) => fail('not_found', `Thread with ID ${threadId} not found`);

@@ -10,7 +10,7 @@ import type {
   SourceRevisionConfig,
 } from '../../../generated/control-plane/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
-import { KeyedLock } from '../keyedLock.ts';
+import { KeyedLock, type Locks } from '../keyedLock.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */
 export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {
@@ -55,9 +55,10 @@ export class ControlPlaneRepository {
   readonly deployments: Collection<DeploymentRecord>;
   readonly revisions: Collection<RevisionRecord>;
   readonly providers: Collection<ProviderRecord>;
-  readonly locks = new KeyedLock();
-
-  constructor(readonly store: Store) {
+  constructor(
+    readonly store: Store,
+    readonly locks: Locks = new KeyedLock(),
+  ) {
     this.deployments = store.collection(COLLECTIONS.deployments, { indexes: ['tenant_id', 'tenant_name', 'status'] });
     this.revisions = store.collection(COLLECTIONS.revisions, { indexes: ['deployment_id', 'status'] });
     this.providers = store.collection(COLLECTIONS.providers, { indexes: ['tenant_id', 'tenant_provider'] });

@@ -68,6 +68,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     retention: retentionSettings(config.project.checkpointer),
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
+    locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));

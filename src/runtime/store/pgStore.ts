@@ -5,11 +5,8 @@
 // get expression indexes, and `where` is answered by them in SQL; `filter` closures run
 // here, over the rows read in insertion order in bounded batches (never the whole table
 // at once).
-//
-// The server keeps run queues and streams in process memory, so for now one server process
-// serves a database at a time: the store holds a session-level advisory lock for its
-// lifetime and refuses to open while another process holds it (the lock goes with the
-// session, so a killed server frees it at once).
+// Any number of server processes may share the database (see pgCoordination.ts for how
+// they divide the work).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
@@ -19,18 +16,8 @@ export interface PgStoreOptions {
   url: string;
   /** Connections in the pool (AGENTPLANE_DATABASE_POOL, default 10). */
   poolSize?: number;
-  /** Hold the single-server lock (the default; off only for tools reading a database). */
-  exclusive?: boolean;
-  /**
-   * Called when the connection holding the single-server lock is lost (the database
-   * restarted, the session was terminated): another server may now take the database, so
-   * the caller should stop. Without it the loss is thrown as an uncaught error.
-   */
-  onLockLost?: (error: Error) => void;
 }
 
-/** Key of the advisory lock held by the one server process using a database. */
-const SERVER_LOCK = 0x61677376; // 'agsv'
 /** Rows read per round trip while a `filter` closure scans a collection. */
 const SCAN_BATCH = 500;
 
@@ -43,27 +30,13 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
   // an idle connection dropped by the server must not crash the process
   pool.on('error', () => {});
-  let holder: pg.PoolClient | null = null;
   try {
     await migrate(pool);
-    if (options.exclusive ?? true) {
-      holder = await pool.connect();
-      const lost = options.onLockLost;
-      holder.on('error', (error) => {
-        if (!lost) throw error;
-        lost(error);
-      });
-      const { rows } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SERVER_LOCK]);
-      if (!rows[0].locked) {
-        throw new Error('another agentplane server is using this database; one server process per database is supported for now');
-      }
-    }
   } catch (error) {
-    holder?.release();
     await pool.end();
     throw error;
   }
-  return new PgStore(pool, holder);
+  return new PgStore(pool, options.url);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -97,7 +70,8 @@ export class PgStore implements Store {
 
   constructor(
     readonly pool: pg.Pool,
-    private readonly holder: pg.PoolClient | null,
+    /** The connection string, for the connections coordination keeps apart from the pool. */
+    readonly url: string,
   ) {}
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -133,8 +107,6 @@ export class PgStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.indexing;
-    // a lost lock connection cannot go back to the pool; destroying it frees the lock either way
-    this.holder?.release(true);
     await this.pool.end();
   }
 

@@ -1,0 +1,76 @@
+// What servers sharing one store need from each other, beside the records themselves:
+// mutual exclusion per key, one leader per background duty, and wake-up messages. On the
+// embedded store there is one server, so each of these is answered in process; on
+// PostgreSQL (pgCoordination.ts) every replica on the database takes part.
+import { EventEmitter } from 'node:events';
+import { KeyedLock } from '../../domain/keyedLock.ts';
+
+export interface Singleton {
+  /** Gives up the lease (and stops leading); resolves once `lead` has returned. */
+  stop(): Promise<void>;
+}
+
+export interface Coordination {
+  /** True when other server processes may share the store (PostgreSQL). */
+  readonly shared: boolean;
+  /** This server's id among those sharing the store (distinct per process). */
+  readonly replicaId: string;
+  /**
+   * Runs `work` while holding `key` against every server on the store; calls for one key
+   * on one server run in the order they were made.
+   */
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Keeps trying to become the one server leading `name`; while it is, `lead` runs. Its
+   * signal aborts when the lease is lost (the database connection holding it dropped) or
+   * on stop, and `lead` is called again when the lease is won again.
+   */
+  singleton(name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton;
+  /** Sends `payload` to every listener of `channel` on every server (this one included). */
+  notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Calls `handler` for each message on `channel`. A payload of '' means messages may have
+   * been missed (the connection was re-established): listeners look again at what they wait for.
+   */
+  listen(channel: string, handler: (payload: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** One server on its own store: locks in process, always the leader, messages in process. */
+export class LocalCoordination implements Coordination {
+  readonly shared = false;
+  readonly replicaId = 'local';
+  private readonly locks = new KeyedLock();
+  private readonly bus = new EventEmitter().setMaxListeners(0);
+
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.run(key, work);
+  }
+
+  singleton(_name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {
+    const controller = new AbortController();
+    const led = Promise.resolve()
+      .then(() => lead(controller.signal))
+      .catch(() => undefined);
+    return {
+      stop: async () => {
+        controller.abort();
+        await led;
+      },
+    };
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    // delivered after the caller's current step, as a message from the database would be
+    queueMicrotask(() => this.bus.emit(channel, payload));
+  }
+
+  listen(channel: string, handler: (payload: string) => void): () => void {
+    this.bus.on(channel, handler);
+    return () => this.bus.off(channel, handler);
+  }
+
+  async close(): Promise<void> {
+    this.bus.removeAllListeners();
+  }
+}

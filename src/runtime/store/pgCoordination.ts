@@ -1,0 +1,214 @@
+// Coordination between the replicas sharing one PostgreSQL database:
+// - serialize: a session advisory lock per key, taken on a connection of a small pool of
+//   its own (the work itself queries through the store's pool, so holders never starve it);
+// - singleton: a session advisory lock held on a dedicated connection for as long as the
+//   replica leads; when the replica dies its session ends and the lock is free at once for
+//   the next replica's attempt (they try every `leaseRetryMs`);
+// - notify/listen: NOTIFY through the store's pool, LISTEN on one dedicated connection that
+//   is re-opened when it drops (listeners are then told to look again: payload '').
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { KeyedLock } from '../../domain/keyedLock.ts';
+import type { Coordination, Singleton } from './coordination.ts';
+
+/** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */
+const SERIALIZE_SPACE = 0x6170737a;
+const SINGLETON_SPACE = 0x61706c64;
+
+export interface PgCoordinationOptions {
+  url: string;
+  /** Connections that may hold a `serialize` lock at once. */
+  lockPoolSize?: number;
+  /** How often a replica that does not lead a singleton tries to take it over. */
+  leaseRetryMs?: number;
+  /** How often a leader checks that the connection holding its lease is still alive. */
+  keepAliveMs?: number;
+  onError?: (message: string, error: unknown) => void;
+}
+
+export class PgCoordination implements Coordination {
+  readonly shared = true;
+  readonly replicaId = randomUUID();
+  private readonly lockPool: pg.Pool;
+  private readonly local = new KeyedLock();
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
+  private listener: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+  private reconnectMs = 250;
+  private readonly singletons = new Set<Singleton>();
+  private closed = false;
+  private readonly leaseRetryMs: number;
+  private readonly keepAliveMs: number;
+
+  constructor(private readonly options: PgCoordinationOptions) {
+    this.lockPool = new pg.Pool({ connectionString: options.url, max: options.lockPoolSize ?? 10 });
+    this.lockPool.on('error', () => {});
+    this.leaseRetryMs = options.leaseRetryMs ?? 1_000;
+    this.keepAliveMs = options.keepAliveMs ?? 2_000;
+  }
+
+  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
+    // in process first: one database lock per key at a time from this replica, in call order
+    return this.local.run(key, async () => {
+      const client = await this.lockPool.connect();
+      let broken = false;
+      try {
+        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key]);
+        try {
+          return await work();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SERIALIZE_SPACE, key]).catch(() => (broken = true));
+        }
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        // a connection whose state is unsure is closed, which frees any lock it held
+        client.release(broken);
+      }
+    });
+  }
+
+  singleton(name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {
+    const stopping = new AbortController();
+    const loop = (async () => {
+      while (!stopping.signal.aborted) {
+        const held = await this.tryLease(name).catch((error) => {
+          this.options.onError?.(`could not try the ${name} lease`, error);
+          return null;
+        });
+        if (!held) {
+          await sleep(this.leaseRetryMs, stopping.signal);
+          continue;
+        }
+        const leading = new AbortController();
+        const lost = () => leading.abort();
+        held.on('error', lost);
+        held.on('end', lost);
+        stopping.signal.addEventListener('abort', lost, { once: true });
+        const keepAlive = setInterval(() => void held.query('SELECT 1').catch(lost), this.keepAliveMs);
+        try {
+          await Promise.resolve(lead(leading.signal));
+          // leading lasts until the lease is lost or the replica stops
+          if (!leading.signal.aborted) await new Promise<void>((resolve) => leading.signal.addEventListener('abort', () => resolve(), { once: true }));
+        } catch (error) {
+          this.options.onError?.(`the ${name} leader failed`, error);
+          leading.abort();
+        } finally {
+          clearInterval(keepAlive);
+          stopping.signal.removeEventListener('abort', lost);
+          // closing the session frees the lease for the next replica
+          await held.end().catch(() => undefined);
+        }
+      }
+    })();
+    const singleton: Singleton = {
+      stop: async () => {
+        stopping.abort();
+        await loop;
+        this.singletons.delete(singleton);
+      },
+    };
+    this.singletons.add(singleton);
+    return singleton;
+  }
+
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.lockPool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  listen(channel: string, handler: (payload: string) => void): () => void {
+    let handlers = this.listeners.get(channel);
+    if (!handlers) {
+      this.listeners.set(channel, (handlers = new Set()));
+      if (this.listener) void this.listener.query(`LISTEN ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
+    }
+    handlers.add(handler);
+    this.listening ??= this.connectListener();
+    return () => handlers.delete(handler);
+  }
+
+  /** Resolves once the LISTEN connection is open (tests and start-up wait for it). */
+  async ready(): Promise<void> {
+    this.listening ??= this.connectListener();
+    await this.listening;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.singletons].map((s) => s.stop()));
+    await this.listener?.end().catch(() => undefined);
+    await this.lockPool.end();
+  }
+
+  private async tryLease(name: string): Promise<pg.Client | null> {
+    const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS held', [SINGLETON_SPACE, name]);
+      if (rows[0].held) return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    await client.end().catch(() => undefined);
+    return null;
+  }
+
+  private async connectListener(): Promise<void> {
+    while (!this.closed) {
+      const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
+      client.on('error', () => {});
+      try {
+        await client.connect();
+        client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
+        for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        this.listener = client;
+        this.reconnectMs = 250;
+        const dropped = () => {
+          if (this.listener !== client) return;
+          this.listener = null;
+          if (this.closed) return;
+          this.options.onError?.('the LISTEN connection to PostgreSQL dropped; reconnecting', null);
+          this.listening = sleep(this.reconnectMs).then(() => this.connectListener());
+        };
+        client.on('error', dropped);
+        client.on('end', dropped);
+        // whatever was sent while no connection listened is looked for again
+        for (const channel of this.listeners.keys()) this.deliver(channel, '');
+        return;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        this.options.onError?.('could not open the LISTEN connection to PostgreSQL', error);
+        await sleep(this.reconnectMs);
+        this.reconnectMs = Math.min(this.reconnectMs * 2, 5_000);
+      }
+    }
+  }
+
+  private deliver(channel: string, payload: string): void {
+    for (const handler of this.listeners.get(channel) ?? []) {
+      try {
+        handler(payload);
+      } catch (error) {
+        this.options.onError?.(`a listener of ${channel} failed`, error);
+      }
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,117 @@
+// Coordination between replicas on one PostgreSQL database (src/runtime/store/pgCoordination.ts):
+// a key serialised across replicas, one leader per singleton with failover when the leader's
+// session ends, and messages between replicas that survive a dropped LISTEN connection.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { PgCoordination } from '../../src/runtime/store/pgCoordination.ts';
+import { freshDatabaseUrl } from '../support/postgres.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+test('serialize: two replicas never run work for the same key at once', async () => {
+  const url = await freshDatabaseUrl();
+  const replicas = [new PgCoordination({ url }), new PgCoordination({ url })];
+  try {
+    let inside = 0;
+    let most = 0;
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        replicas[n % 2].serialize('thread-1', async () => {
+          inside += 1;
+          most = Math.max(most, inside);
+          await sleep(5);
+          order.push(n);
+          inside -= 1;
+        }),
+      ),
+    );
+    assert.equal(most, 1, 'one holder at a time across replicas');
+    assert.equal(order.length, 12);
+    // another key is not held up by the first
+    let other = false;
+    await replicas[0].serialize('a', () => replicas[1].serialize('b', async () => void (other = true)));
+    assert.ok(other);
+  } finally {
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+});
+
+test('singleton: one leader at a time, and another replica leads once its session is gone', async () => {
+  const url = await freshDatabaseUrl();
+  const replicas = [new PgCoordination({ url, leaseRetryMs: 50 }), new PgCoordination({ url, leaseRetryMs: 50 })];
+  const leading = new Set<number>();
+  let overlaps = 0;
+  let leads = 0;
+  const singletons = replicas.map((r, n) =>
+    r.singleton('cron-scheduler', (signal) => {
+      if (leading.size > 0) overlaps += 1;
+      leads += 1;
+      leading.add(n);
+      signal.addEventListener('abort', () => leading.delete(n), { once: true });
+    }),
+  );
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await until('a leader', () => leading.size === 1);
+    await sleep(200);
+    assert.equal(leading.size, 1, 'the other replica stays a follower');
+    // the leader's session ends from outside (a network cut, a database restart)
+    const { rows } = await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1", [0x61706c64]);
+    assert.equal(rows.length, 1);
+    await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    // the replica that lost it stops leading; one of the two (whichever tries first) leads next
+    await until('the lease to be won again', () => leads === 2 && leading.size === 1);
+    assert.equal(overlaps, 0);
+    // stopping the leader hands the lease over
+    const now = [...leading][0];
+    await singletons[now].stop();
+    await until('the other replica to lead', () => leading.size === 1 && !leading.has(now));
+    assert.equal(overlaps, 0);
+  } finally {
+    await admin.end();
+    await Promise.all(replicas.map((r) => r.close()));
+  }
+});
+
+test('notify/listen: a message reaches every replica; a dropped LISTEN connection is re-opened and says so', async () => {
+  const url = await freshDatabaseUrl();
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const seenA: string[] = [];
+    const seenB: string[] = [];
+    a.listen('agentplane_test', (p) => seenA.push(p));
+    b.listen('agentplane_test', (p) => seenB.push(p));
+    await a.ready();
+    await b.ready();
+    seenA.length = 0;
+    seenB.length = 0;
+    await a.notify('agentplane_test', 'run-1');
+    await until('both replicas to hear it', () => seenA.includes('run-1') && seenB.includes('run-1'));
+    // b's LISTEN session is cut: b hears '' (look again) once it listens again, then new messages
+    const { rows } = await admin.query("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()");
+    assert.equal(rows.length, 2);
+    for (const row of rows) await admin.query('SELECT pg_terminate_backend($1)', [row.pid]);
+    seenB.length = 0;
+    await until('b to re-listen', () => seenB.includes(''));
+    await a.notify('agentplane_test', 'run-2');
+    await until('b to hear the next message', () => seenB.includes('run-2'));
+  } finally {
+    await admin.end();
+    await a.close();
+    await b.close();
+  }
+});
