@@ -8,33 +8,14 @@
 // runs' inputs in creation order, each followed by exactly one echo (a run executed twice,
 // lost or out of order shows there).
 import os from 'node:os';
-import type { Agentplane } from './agentplane.ts';
+import { expectStatus as ok, request, type Agentplane } from './agentplane.ts';
 import type { ReplicaFigure } from './figures.ts';
 
 export const REPLICA_THREADS = 20;
 export const REPLICA_RUNS = 400;
 const FINISH_TIMEOUT_MS = 120_000;
 
-async function call(ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(ap.url + pathname, {
-    method,
-    headers: { ...ap.headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(Math.round(timeoutMs)),
-  });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
-}
-
-function ok(what: string, res: { status: number; text: string }, ...statuses: number[]): void {
-  if (!statuses.includes(res.status)) throw new Error(`${what}: HTTP ${res.status} ${res.text.slice(0, 300)}`);
-}
+const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) => request(ap.url + pathname, { method, headers: ap.headers, json, timeoutMs });
 
 const loadavg = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
