@@ -128,8 +128,14 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   assert.deepEqual(merged.skipped, [{ what: 'something', reason: 'a reason' }], "the earlier run's PostgreSQL note is gone with its figures");
   assert.equal(merged.merged?.restFrom, earlier.generatedAt);
   const md = renderOf(merged);
-  assert.match(md, /\*\*Two runs in this report\.\*\* The postgres and replicas figures .* measured again on 2026-02-02T00:00:00\.000Z/);
-  assert.throws(() => mergeReports(earlier, fresh, ['postgres', 'http']), /postgres and replicas phases only/);
+  assert.match(md, /\*\*Two runs in this report\.\*\* The postgres, replicas figures .* measured again on 2026-02-02T00:00:00\.000Z/);
+  assert.match(md, /compares different hours/, 'PostgreSQL from one run beside the embedded store from another is said');
+  assert.throws(() => mergeReports(earlier, fresh, ['postgres', 'http']), /phases only, not http/);
+  // with the writes phase too, both stores' figures are the new run's
+  const both = mergeReports(earlier, fresh, ['writes', 'postgres']);
+  assert.deepEqual(both.writes, fresh.writes);
+  assert.deepEqual(both.replicas, earlier.replicas);
+  assert.doesNotMatch(renderOf(both), /compares different hours/);
 });
 
 function renderOf(measured: ReturnType<typeof mergeReports>): string {
