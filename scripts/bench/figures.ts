@@ -81,6 +81,15 @@ export interface UnderLoadFigure {
 /** The setting the server ships with; the under-load targets are read against it. */
 export const DEFAULT_WORKERS_SETTING = 'default (AGENTPLANE_RUN_WORKERS unset)';
 
+/** A later run whose phases replaced the report's own figures of those phases. */
+export interface MergedRun {
+  phases: string[];
+  measuredAt: string;
+  seconds: number;
+  loadAverageAtStart: number[];
+  loadAverageAtEnd: number[];
+}
+
 export interface Skipped {
   what: string;
   reason: string;
@@ -101,8 +110,8 @@ export interface Report {
   underLoad?: UnderLoadFigure[];
   /** Older reports have none. */
   replicas?: ReplicaFigure[];
-  /** Set when this report is an older one with some phases measured again (BENCH_MERGE). */
-  merged?: { phases: string[]; measuredAt: string; seconds: number; loadAverageAtStart: number[]; loadAverageAtEnd: number[]; restFrom: string };
+  /** Set when this report is an older one with some phases measured again (BENCH_MERGE), one entry per later run. */
+  merged?: MergedRun[];
   a2a: (LoadResult & { server: Server }) | null;
   memory: {
     idleMB: number | null;

@@ -126,9 +126,10 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   assert.deepEqual(merged.http, earlier.http, 'phases not run stay as they were');
   assert.deepEqual(merged.replicas, fresh.replicas);
   assert.deepEqual(merged.skipped, [{ what: 'something', reason: 'a reason' }], "the earlier run's PostgreSQL note is gone with its figures");
-  assert.equal(merged.merged?.restFrom, earlier.generatedAt);
+  assert.equal(merged.generatedAt, earlier.generatedAt, 'the report stays the full run it was');
   const md = renderOf(merged);
-  assert.match(md, /\*\*Two runs in this report\.\*\* The postgres, replicas figures .* measured again on 2026-02-02T00:00:00\.000Z/);
+  assert.match(md, /\*\*Figures from 2 runs in this report\.\*\* Every figure not named here, and the machine's load below, are from the full run of 2026-01-01T00:00:00\.000Z/);
+  assert.match(md, /- postgres, replicas: on 2026-02-02T00:00:00\.000Z, in a run of 300 s/);
   assert.match(md, /compares different hours/, 'PostgreSQL from one run beside the embedded store from another is said');
   assert.throws(() => mergeReports(earlier, fresh, ['postgres', 'http']), /phases only, not http/);
   // with the writes phase too, both stores' figures are the new run's
@@ -136,6 +137,16 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   assert.deepEqual(both.writes, fresh.writes);
   assert.deepEqual(both.replicas, earlier.replicas);
   assert.doesNotMatch(renderOf(both), /compares different hours/);
+  // a later merge of the replicas alone keeps the record of the earlier one for the rest
+  const later = { ...fakeReport(), generatedAt: '2026-03-03T00:00:00.000Z' };
+  const twice = mergeReports(both, later, ['replicas']);
+  assert.deepEqual(twice.merged?.map((m) => [m.phases, m.measuredAt]), [
+    [['writes', 'postgres'], '2026-02-02T00:00:00.000Z'],
+    [['replicas'], '2026-03-03T00:00:00.000Z'],
+  ]);
+  assert.deepEqual(twice.replicas, later.replicas);
+  assert.deepEqual(twice.writes, fresh.writes);
+  assert.match(renderOf(twice), /Figures from 3 runs in this report/);
 });
 
 function renderOf(measured: ReturnType<typeof mergeReports>): string {
