@@ -23,6 +23,8 @@ const CHUNK = 20_000;
 export interface PgSeeder {
   /** Adds `count` deployments (the first call: one through the API, the template, and count − 1 copies). */
   seed(count: number): Promise<void>;
+  /** ANALYZE, before every level's samples, so each is measured on current planner statistics. */
+  analyze(): Promise<void>;
   close(): Promise<void>;
   readonly how: string;
 }
@@ -89,7 +91,7 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
   }
 
   return {
-    how: 'INSERT … SELECT generate_series into agentplane_records, copies of a deployment and its revision the server had made and rolled out (then ANALYZE)',
+    how: 'INSERT … SELECT generate_series into agentplane_records, copies of a deployment and its revision the server had made and rolled out',
     async seed(count: number) {
       if (count <= 0) return;
       if (!template) {
@@ -99,10 +101,13 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
       const started = performance.now();
       for (let from = made + 1; from <= made + count; from += CHUNK) await copies(from, Math.min(from + CHUNK - 1, made + count));
       made += count;
-      // what autovacuum would do after a load this size, done now so plans do not depend on its timing
-      await client.query('ANALYZE agentplane_records');
       if (count > 0) await check(made);
       log(`  seeded ${count} deployments (with their revisions) in PostgreSQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    },
+    async analyze() {
+      // what autovacuum does after this many changes, done now so plans do not depend on its timing
+      await connected;
+      await client.query('ANALYZE agentplane_records');
     },
     async close() {
       await connected.catch(() => {});

@@ -69,6 +69,7 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
       ids.push(...list.body.resources.map((d: { id: string }) => d.id));
     }
     await delay(500); // let background work started by the seeding (deployer phases) settle
+    await bulk?.analyze();
 
     const postResult = serial(await load({ ...post, makeBody: nextBody, connections: 1, amount: SAMPLE }));
     figures.push({ op: 'POST /v2/deployments', existing: level, store, ...postResult });
