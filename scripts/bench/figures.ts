@@ -143,6 +143,19 @@ export interface Target {
   met: boolean | null;
 }
 
+/** Issue 16 asks for the figures with the load beside them, not for a ratio: the goal is that both are measured with every run done once, in order. */
+function replicasTarget(one: ReplicaFigure | null, two: ReplicaFigure | null, ratio: number | null): Target {
+  const show = (r: ReplicaFigure | null) => (r ? `${r.runsPerSecond} runs/s (load ${r.loadBefore[0]})` : 'not measured');
+  const correct = (r: ReplicaFigure) => r.failed === 0 && r.threadsWrong === 0;
+  const wrong = [one, two].filter((r): r is ReplicaFigure => r !== null && !correct(r)).map((r) => `${r.replicas} replica${r.replicas > 1 ? 's' : ''}: ${r.threadsWrong} of ${r.threads} threads with a wrong history, ${r.failed} runs not success`);
+  return {
+    name: 'Enqueued runs/s on one PostgreSQL, two replicas vs one (issue 16)',
+    goal: 'measured, every run once and in order (the 2 cores bound the ratio; load beside)',
+    value: `1 replica ${show(one)}, 2 replicas ${show(two)}${ratio === null ? '' : `: ${ratio}×`}${wrong.length ? ` — ${wrong.join('; ')}` : ''}`,
+    met: one === null || two === null ? null : correct(one) && correct(two),
+  };
+}
+
 const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
@@ -217,6 +230,7 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
     { name: 'Write p50 growth, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`, met: check(worstGrowth, (v) => v <= 2) },
     { name: 'Write p50 growth on PostgreSQL, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(pgPostGrowth)}, PATCH ${times(pgPatchGrowth)}`, met: check(pgWorstGrowth, (v) => v <= 2) },
+    replicasTarget(replicaRuns(1), replicaRuns(2), ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one']),
     { name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",

@@ -81,6 +81,14 @@ test('targets are read from the figures: met, missed, or not measured', () => {
   assert.equal(ratios['GET /v2/deployments?limit=20 on PostgreSQL: p50 at 100k ÷ p50 at 100'], 1.1);
   assert.equal(ratios['GET /v2/deployments?limit=20 at 100: p50 on PostgreSQL ÷ p50 on the embedded store'], 20);
   assert.equal(ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'], 1.25);
+  assert.equal(byName('Enqueued runs/s on one PostgreSQL').met, true);
+  assert.equal(byName('Enqueued runs/s on one PostgreSQL').value, '1 replica 80 runs/s (load 1.5), 2 replicas 100 runs/s (load 2.25): 1.25×');
+  const broken = fakeReport();
+  broken.replicas![1].threadsWrong = 3;
+  const { targets: brokenTargets } = deriveRatios(broken);
+  const replicaTarget = brokenTargets.find((t) => t.name.startsWith('Enqueued runs/s on one PostgreSQL'))!;
+  assert.equal(replicaTarget.met, false, 'runs done twice, lost or out of order are not a throughput');
+  assert.match(replicaTarget.value, /2 replicas: 3 of 20 threads with a wrong history/);
   assert.equal(byName('RSS with 100k threads').met, true);
 });
 
