@@ -56,11 +56,12 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
   };
 }
 
-export async function request(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown } = {}) {
+export async function request(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; timeoutMs?: number } = {}) {
   const res = await fetch(url, {
     method: init.method ?? (init.json === undefined ? 'GET' : 'POST'),
     headers: { ...init.headers, ...(init.json === undefined ? {} : { 'content-type': 'application/json' }) },
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    signal: init.timeoutMs === undefined ? undefined : AbortSignal.timeout(Math.round(init.timeoutMs)),
   });
   const text = await res.text();
   let body: any = undefined;

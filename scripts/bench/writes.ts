@@ -1,12 +1,16 @@
 // 2. Writes as data grows: POST and PATCH latency with 100, 10,000 and 100,000 deployments
-// in the store. The store is seeded through the API itself (pipelined concurrent POSTs), so
-// the seeded records are exactly what the server would hold after real use.
+// in the store, and reads (by id, and the first page of the list) beside them. The embedded
+// store is seeded through the API itself (pipelined concurrent POSTs), so the seeded records
+// are exactly what the server would hold after real use; PostgreSQL past the first level is
+// seeded in SQL with copies of a deployment the server made (pgSeed.ts), as the API is too
+// slow there to reach 100,000 within the phase.
 import { randomUUID } from 'node:crypto';
 import { expectStatus, type Agentplane } from './agentplane.ts';
 import type { StoreKind, WriteFigure } from './figures.ts';
 import { deploymentBody } from './http.ts';
 import { load, type LoadResult } from './load.ts';
 import { delay } from './proc.ts';
+import type { PgSeeder } from './pgSeed.ts';
 
 export const LEVELS = [100, 10_000, 100_000];
 /** Requests per sample, sent one at a time so p50 is the cost of one write, not queueing. */
@@ -20,7 +24,8 @@ export interface WritePhase {
   skipped: { what: string; reason: string }[];
 }
 
-export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void, store: StoreKind = 'embedded'): Promise<WritePhase> {
+/** `bulk`: seeds every level after the first (which is always made through the API). */
+export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void, store: StoreKind = 'embedded', bulk?: PgSeeder): Promise<WritePhase> {
   const figures: WriteFigure[] = [];
   const seeding: WritePhase['seeding'] = [];
   const skipped: WritePhase['skipped'] = [];
@@ -36,6 +41,11 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
   for (const level of LEVELS) {
     const want = level - existing;
     const started = performance.now();
+    const viaBulk = bulk !== undefined && ids.length > 0 && want > 0;
+    if (viaBulk) {
+      await bulk.seed(want);
+      existing = level;
+    }
     while (existing < level) {
       if (seedSeconds + (performance.now() - started) / 1000 > seedBudgetS) break;
       const amount = Math.min(SEED_CHUNK, level - existing);
@@ -46,7 +56,8 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
     const seconds = (performance.now() - started) / 1000;
     seedSeconds += seconds;
     if (want > 0) {
-      seeding.push({ what: `deployments to ${level.toLocaleString('en-US')}`, count: want, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(want / seconds), how: `POST /v2/deployments through the API, ${SEED_CONNECTIONS} concurrent connections` });
+      const how = viaBulk ? bulk.how : `POST /v2/deployments through the API, ${SEED_CONNECTIONS} concurrent connections`;
+      seeding.push({ what: `deployments to ${level.toLocaleString('en-US')}`, count: want, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(want / seconds), how });
     }
     if (existing < level) {
       skipped.push({ what: `writes at ${level.toLocaleString('en-US')} deployments`, reason: `seeding reached ${existing} deployments within its ${seedBudgetS} s budget (${Math.round(want / seconds)} POST/s)` });
@@ -93,6 +104,11 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
     }));
     figures.push({ op: 'GET /v2/deployments/{id}', existing: level, store, ...getResult });
     log(`  GET   at ${String(level).padStart(6)}: p50 ${getResult.p50Ms} ms p99 ${getResult.p99Ms} ms (${getResult.rps}/s, non-2xx ${getResult.non2xx})`);
+
+    // the first page, newest first: with every deployment in one tenant, the list's index walk starts at the end
+    const listResult = serial(await load({ url: `${ap.url}/v2/deployments?limit=20`, headers: ap.headers, connections: 1, amount: SAMPLE }));
+    figures.push({ op: 'GET /v2/deployments?limit=20', existing: level, store, ...listResult });
+    log(`  LIST  at ${String(level).padStart(6)}: p50 ${listResult.p50Ms} ms p99 ${listResult.p99Ms} ms (${listResult.rps}/s, non-2xx ${listResult.non2xx})`);
   }
   return { figures, seeding, skipped };
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Report } from '../../scripts/bench/figures.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
-import { writeReport } from '../../scripts/bench/report.ts';
+import { mergeReports, writeReport } from '../../scripts/bench/report.ts';
 
 const load = (rps: number, p50Ms: number): LoadResult => ({ requests: rps * 5, seconds: 5, rps, p50Ms, p99Ms: p50Ms * 4, meanMs: p50Ms * 1.2, non2xx: 0, errors: 0, connections: 10 });
 
@@ -30,6 +30,17 @@ function fakeReport(): Report {
       { op: 'POST /v2/deployments', existing: 100_000, ...load(2500, 0.45) },
       { op: 'PATCH /v2/deployments/{id}', existing: 100, ...load(3000, 0.3) },
       { op: 'PATCH /v2/deployments/{id}', existing: 100_000, ...load(2000, 0.9) },
+      { op: 'GET /v2/deployments?limit=20', existing: 100, ...load(3000, 0.5) },
+      { op: 'POST /v2/deployments', existing: 100, store: 'postgresql', ...load(300, 3) },
+      { op: 'POST /v2/deployments', existing: 100_000, store: 'postgresql', ...load(250, 4.5) },
+      { op: 'PATCH /v2/deployments/{id}', existing: 100, store: 'postgresql', ...load(600, 1.5) },
+      { op: 'PATCH /v2/deployments/{id}', existing: 100_000, store: 'postgresql', ...load(500, 1.8) },
+      { op: 'GET /v2/deployments?limit=20', existing: 100, store: 'postgresql', ...load(100, 10) },
+      { op: 'GET /v2/deployments?limit=20', existing: 100_000, store: 'postgresql', ...load(90, 11) },
+    ],
+    replicas: [
+      { replicas: 1, graph: 'echo', workers: '0', threads: 20, runs: 400, seconds: 5, runsPerSecond: 80, failed: 0, threadsWrong: 0, loadBefore: [1.5, 1, 1], loadAfter: [2, 1, 1], replicaCpuSeconds: 4 },
+      { replicas: 2, graph: 'echo', workers: '0', threads: 20, runs: 400, seconds: 4, runsPerSecond: 100, failed: 0, threadsWrong: 0, loadBefore: [2.25, 1, 1], loadAfter: [3, 1, 1], replicaCpuSeconds: 5 },
     ],
     runs: [
       { server: 'agentplane', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 1, runsPerSecond: 100, failed: 0 },
@@ -65,6 +76,11 @@ test('targets are read from the figures: met, missed, or not measured', () => {
   assert.equal(ratios['PATCH /v2/deployments/{id}: p50 at 100k ÷ p50 at 100'], 3);
   assert.equal(byName('Enqueued runs/s vs upstream').met, false); // 2× on one thread, 100 threads not measured
   assert.equal(byName('Start to first 200').met, true);
+  // on PostgreSQL: POST 1.5×, PATCH 1.2× from 100 to 100k; the list is read beside them
+  assert.equal(byName('Write p50 growth on PostgreSQL').met, true);
+  assert.equal(ratios['GET /v2/deployments?limit=20 on PostgreSQL: p50 at 100k ÷ p50 at 100'], 1.1);
+  assert.equal(ratios['GET /v2/deployments?limit=20 at 100: p50 on PostgreSQL ÷ p50 on the embedded store'], 20);
+  assert.equal(ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'], 1.25);
   assert.equal(byName('RSS with 100k threads').met, true);
 });
 
@@ -79,14 +95,54 @@ test('the writer produces parseable JSON, a markdown report and a well-formed SV
     assert.match(md, /!\[Throughput by scenario\]\(benchmarks\.svg\)/);
     for (const t of report.targets) assert.ok(md.includes(t.name), t.name);
     assert.match(md, /\*\*something\*\*: a reason/);
+    // the replicas' runs/s are shown with the load average they were measured under
+    assert.match(md, /## Replicas on one PostgreSQL database/);
+    assert.match(md, /\| 2 \| plain-function echo \| 0 \| 20 \| 400 \| 4\.00 \| 100\.0 \| 0 \| 0 \| 5\.00 \| 2\.25, 1, 1 → 3, 1, 1 \|/);
+    assert.match(md, /\| `GET \/v2\/deployments\?limit=20` \| PostgreSQL \| 100,000 \| 11\.0 \|/);
     const svg = fs.readFileSync(files.svg, 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     assert.match(svg.trim(), /<\/svg>$/);
     // one bar per HTTP, write and run figure, plus A2A (and the white background)
-    const bars = report.http.length + report.writes.length + report.runs.length + 1;
+    const bars = report.http.length + report.writes.length + report.runs.length + report.replicas!.length + 1;
     assert.equal((svg.match(/<rect /g) ?? []).length, bars + 1);
     assert.ok(!svg.includes('<for a test>'), 'text is escaped');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a merged report takes the PostgreSQL and replicas figures from the new run and keeps the rest, saying so', () => {
+  const earlier = fakeReport();
+  earlier.skipped.push({ what: 'writes at 100,000 deployments (PostgreSQL)', reason: 'seeding too slow' });
+  const fresh = fakeReport();
+  fresh.generatedAt = '2026-02-02T00:00:00.000Z';
+  fresh.writes = [{ op: 'POST /v2/deployments', existing: 100, store: 'postgresql', ...load(400, 2) }];
+  fresh.replicas = [fresh.replicas![0]];
+  fresh.skipped = [];
+  fresh.http = [];
+  const merged = mergeReports(earlier, fresh, ['postgres', 'replicas']);
+  assert.deepEqual(merged.writes.filter((w) => w.store === 'postgresql'), fresh.writes);
+  assert.equal(merged.writes.filter((w) => w.store !== 'postgresql').length, 5, 'the embedded figures stay');
+  assert.deepEqual(merged.http, earlier.http, 'phases not run stay as they were');
+  assert.deepEqual(merged.replicas, fresh.replicas);
+  assert.deepEqual(merged.skipped, [{ what: 'something', reason: 'a reason' }], "the earlier run's PostgreSQL note is gone with its figures");
+  assert.equal(merged.merged?.restFrom, earlier.generatedAt);
+  const md = renderOf(merged);
+  assert.match(md, /\*\*Two runs in this report\.\*\* The postgres, replicas figures .* measured again on 2026-02-02T00:00:00\.000Z/);
+  assert.match(md, /compares different hours/, 'PostgreSQL from one run beside the embedded store from another is said');
+  assert.throws(() => mergeReports(earlier, fresh, ['postgres', 'http']), /phases only, not http/);
+  // with the writes phase too, both stores' figures are the new run's
+  const both = mergeReports(earlier, fresh, ['writes', 'postgres']);
+  assert.deepEqual(both.writes, fresh.writes);
+  assert.deepEqual(both.replicas, earlier.replicas);
+  assert.doesNotMatch(renderOf(both), /compares different hours/);
+});
+
+function renderOf(measured: ReturnType<typeof mergeReports>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  try {
+    return fs.readFileSync(writeReport({ ...measured, ...deriveRatios(measured) }, dir).md, 'utf8');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

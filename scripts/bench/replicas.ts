@@ -1,0 +1,111 @@
+// Enqueued runs/s with one agentplane replica and with several on one PostgreSQL database:
+// RUNS runs of agentplane's plain-function echo over THREADS threads, each thread's runs
+// created one after another (multitask_strategy enqueue) by its own client, run k of the
+// sample going to replica k mod n — so consecutive runs of one thread are created on
+// different replicas. Timed from the first create to the moment every run is finished: the
+// last run of each thread is joined on the replica that created it, then the thread's runs
+// are read until none is pending or running. Afterwards each thread's messages must be its
+// runs' inputs in creation order, each followed by exactly one echo (a run executed twice,
+// lost or out of order shows there).
+import os from 'node:os';
+import { expectStatus as ok, request, type Agentplane } from './agentplane.ts';
+import type { ReplicaFigure } from './figures.ts';
+
+export const REPLICA_THREADS = 20;
+export const REPLICA_RUNS = 400;
+const FINISH_TIMEOUT_MS = 120_000;
+
+const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) => request(ap.url + pathname, { method, headers: ap.headers, json, timeoutMs });
+
+const loadavg = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
+const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
+
+export async function measureReplicas(replicas: Agentplane[], graph: string, workers: string, log: (s: string) => void, counts = { threads: REPLICA_THREADS, runs: REPLICA_RUNS }): Promise<ReplicaFigure> {
+  const n = replicas.length;
+  const perThread = Math.ceil(counts.runs / counts.threads);
+  const createRun = async (ap: Agentplane, threadId: string, content: string): Promise<string> => {
+    const res = await call(ap, 'POST', `/threads/${threadId}/runs`, { assistant_id: graph, input: { messages: [{ role: 'user', content }] }, multitask_strategy: 'enqueue' });
+    ok('POST /threads/{id}/runs', res, 200, 201);
+    return res.body.run_id;
+  };
+  const newThread = async (ap: Agentplane): Promise<string> => {
+    const res = await call(ap, 'POST', '/threads', {});
+    ok('POST /threads', res, 200, 201);
+    return res.body.thread_id;
+  };
+
+  // warm-up on every replica (code paths, the graph's module, the pool's connections)
+  await Promise.all(
+    replicas.map(async (ap) => {
+      for (let t = 0; t < 2; t += 1) {
+        const thread = await newThread(ap);
+        let last = '';
+        for (let i = 0; i < 5; i += 1) last = await createRun(ap, thread, `warm ${i}`);
+        ok('warm-up join', await call(ap, 'GET', `/threads/${thread}/runs/${last}/join`, undefined, FINISH_TIMEOUT_MS), 200);
+      }
+    }),
+  );
+
+  const threads = await Promise.all(Array.from({ length: counts.threads }, (_, t) => newThread(replicas[t % n])));
+  const loadBefore = loadavg();
+  const cpuBefore = replicas.reduce((sum, ap) => sum + ap.cpu(), 0);
+  const started = performance.now();
+  const deadline = started + FINISH_TIMEOUT_MS;
+  const sent: string[][] = threads.map(() => []);
+  await Promise.all(
+    threads.map(async (threadId, t) => {
+      let last = { run: '', on: replicas[0] };
+      for (let i = 0; i < perThread; i += 1) {
+        const on = replicas[(t * perThread + i) % n];
+        const content = `t${t} r${i}`;
+        last = { run: await createRun(on, threadId, content), on };
+        sent[t].push(content);
+      }
+      const joined = await call(last.on, 'GET', `/threads/${threadId}/runs/${last.run}/join`, undefined, Math.max(1000, deadline - performance.now())).catch((err: Error) => ({ status: 0, text: err.message, body: undefined }));
+      if (joined.status !== 200) log(`  join of thread ${t}'s last run answered ${joined.status} ${joined.text.slice(0, 120)}; reading its runs instead`);
+      // every run of the thread finished, whoever ran it
+      for (;;) {
+        const runs = await call(replicas[0], 'GET', `/threads/${threadId}/runs?limit=1000`);
+        ok('GET /threads/{id}/runs', runs, 200);
+        if ((runs.body as { status: string }[]).every((r) => TERMINAL.has(r.status))) return;
+        if (performance.now() > deadline) throw new Error(`thread ${t}: runs still unfinished ${FINISH_TIMEOUT_MS / 1000} s after the first create`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const replicaCpuSeconds = Math.round((replicas.reduce((sum, ap) => sum + ap.cpu(), 0) - cpuBefore) * 100) / 100;
+  const loadAfter = loadavg();
+
+  let failed = 0;
+  let threadsWrong = 0;
+  for (const [t, threadId] of threads.entries()) {
+    const runs = await call(replicas[0], 'GET', `/threads/${threadId}/runs?limit=1000`);
+    ok('GET /threads/{id}/runs', runs, 200);
+    const list = runs.body as { status: string }[];
+    failed += list.filter((r) => r.status !== 'success').length + Math.max(0, perThread - list.length);
+    const state = await call(replicas[n - 1], 'GET', `/threads/${threadId}/state`);
+    ok('GET /threads/{id}/state', state, 200);
+    const messages = (state.body?.values?.messages ?? []) as { type?: string; role?: string; content: unknown }[];
+    const expected = sent[t].flatMap((content) => [`human:${content}`, `ai:${content}`]);
+    const got = messages.map((m) => `${m.type ?? m.role}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+    if (got.join('\n') !== expected.join('\n')) threadsWrong += 1;
+  }
+  const runs = perThread * counts.threads;
+  const figure: ReplicaFigure = {
+    replicas: n,
+    graph,
+    workers,
+    threads: counts.threads,
+    runs,
+    seconds: Math.round(seconds * 100) / 100,
+    runsPerSecond: Math.round((runs / seconds) * 10) / 10,
+    failed,
+    threadsWrong,
+    loadBefore,
+    loadAfter,
+    replicaCpuSeconds,
+  };
+  log(`  ${n} replica${n > 1 ? 's' : ''}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s; load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`);
+  return figure;
+}
