@@ -100,6 +100,9 @@ describe('three replicas on one database', () => {
     await failingBuildFlow(api);
     await failingImageFlow(api);
     const leader = await leaderOf(replicas, 'deployer');
+    // the other duties have one leader each too
+    await leaderOf(replicas, 'cron-scheduler');
+    await leaderOf(replicas, 'retention');
     const steps = replicas.map((r) => logLines(r).filter((l) => l.msg === 'revision status' || l.msg === 'revision failed').length);
     assert.ok(steps[replicas.indexOf(leader)] > 0);
     assert.deepEqual(
