@@ -4,24 +4,13 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { dockerBody, githubBody, json, waitForRevision, type Api } from './support.ts';
+import { dockerBody, githubBody, json, keyedApi, waitForRevision, type Api } from './support.ts';
 
 const KEY = 'durability-key';
 const TENANT = '33333333-3333-4333-8333-333333333333';
 const env = (phaseMs: number) => ({ AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`, AGENTPLANE_PHASE_MS: String(phaseMs) });
 
-function client(server: ChildServer): Api {
-  return (pathname, init = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set('x-api-key', KEY);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set('content-type', 'application/json');
-      body = JSON.stringify(init.json);
-    }
-    return fetch(server.url + pathname, { ...init, headers, body });
-  };
-}
+const client = (server: ChildServer): Api => keyedApi(KEY, () => server.url);
 
 describe('control plane: durability', () => {
   const children: ChildServer[] = [];

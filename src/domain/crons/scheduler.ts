@@ -1,7 +1,11 @@
 // Fires due crons. One timer, set for the earliest next_run_date; each due cron is claimed
 // (its next due time persisted) before its run is created, so a due time fires at most once
 // even across a crash. On start a due time missed while the server was down fires once.
+// Among servers sharing the store one scheduler runs at a time (leadingScheduler).
+import type { BackgroundModule } from '../../runtime/application.ts';
+import type { Coordination } from '../../runtime/store/coordination.ts';
 import type { Logger } from '../../runtime/logger.ts';
+import { SingletonDuty } from '../singletonDuty.ts';
 import type { CronRecord, CronService } from './cronService.ts';
 
 /** Creates the run of one firing (through the ordinary run queue). */
@@ -21,9 +25,7 @@ export class CronScheduler {
     private readonly fire: FireCron,
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    crons.onChange(() => this.wake());
-  }
+  ) {}
 
   start(): void {
     this.running = true;
@@ -36,7 +38,8 @@ export class CronScheduler {
     await this.ticking;
   }
 
-  private wake(): void {
+  /** Looks at the crons again (one changed): re-plans the timer, fires what is due. */
+  wake(): void {
     if (!this.running) return;
     clearTimeout(this.timer);
     this.replan = true;
@@ -73,4 +76,28 @@ export class CronScheduler {
       this.log.error('cron could not create its run', { cron_id: cron.cron_id, error: (err as Error).message });
     }
   }
+}
+
+/** How often the leading scheduler looks at the crons again when servers share the store. */
+const RESCAN_MS = 60_000;
+
+/**
+ * The scheduler of whichever server leads 'cron-scheduler': it starts when its server wins
+ * the lease (firing what came due meanwhile, once) and a cron created, changed or deleted
+ * on any server wakes it. Each firing is also claimed in the store, so a due time fires once.
+ */
+export function leadingScheduler(coordination: Coordination, crons: CronService, fire: FireCron, log: Logger): BackgroundModule {
+  const scheduler = new CronScheduler(crons, fire, log);
+  const duty = new SingletonDuty(
+    coordination,
+    'cron-scheduler',
+    log,
+    async () => {
+      scheduler.start();
+      return { hear: () => scheduler.wake(), end: () => scheduler.stop() };
+    },
+    { rescanMs: RESCAN_MS },
+  );
+  crons.onChange(() => duty.tell('changed'));
+  return { start: () => duty.start(), stop: () => duty.stop() };
 }

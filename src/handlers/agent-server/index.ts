@@ -10,7 +10,8 @@ import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
 import { cronFiring } from '../../domain/crons/cronRuns.ts';
 import { CronService } from '../../domain/crons/cronService.ts';
-import { CronScheduler } from '../../domain/crons/scheduler.ts';
+import { leadingScheduler } from '../../domain/crons/scheduler.ts';
+import { singletonModules } from '../../domain/singletonDuty.ts';
 import type { ToolHost } from '../../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
@@ -77,7 +78,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
   const crons = new CronService(store, (owner, id) => domain.forOwner(owner).assistants.resolve(id), async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok);
   const cronLog = log.child({ area: 'crons' });
-  const scheduler = new CronScheduler(crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
+  // one server fires crons among those sharing the store
+  const cronTimer = leadingScheduler(deps.coordination, crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
   const unguarded: AgentServerAreaHandlers = {
     ...cronHandlers(crons, ownerOf),
     // each tool's input schema is its graph's input schema
@@ -109,8 +111,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
       await pool?.stop();
     },
   };
-  const cronTimer: BackgroundModule = { start: () => scheduler.start(), stop: () => scheduler.stop() };
-  const retentionTimer = retentionSweeper(domain.retention, log.child({ area: 'retention' }));
+  // the retention sweeps (threads and checkpoints; store items) run on one server at a time
+  const retentionLog = log.child({ area: 'retention' });
+  const sweeps = singletonModules(deps.coordination, 'retention', retentionLog, [retentionSweeper(domain.retention, retentionLog), memory.sweeper]);
   const reload = async () => {
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
@@ -119,7 +122,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     await domain.graphsChanged();
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
-  return { handlers, modules: [workers, memory.sweeper, { stop: () => webhooks.stop() }, cronTimer, retentionTimer], serviceFor, ownerOf, reload };
+  return { handlers, modules: [workers, { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload };
 }
 
 /** Runs the retention sweep every `sweep_interval_minutes`; a failed sweep is retried at the next one. */

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
 import { LocalDeployer } from '../../domain/control-plane/deployer/localDeployer.ts';
 import type { Deployer } from '../../domain/control-plane/deployer/types.ts';
+import { LeadingDeployer } from '../../domain/control-plane/deployer/leadingDeployer.ts';
 import { packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
@@ -24,21 +25,24 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  const deployer = chooseDeployer(deps, repo);
+  // one server at a time drives revisions, among those sharing the store
+  const deployer = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, repo));
   const domain = { repo, deployer, log: deps.log.child({ area: 'control-plane' }) };
   const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
   // with the control plane switched off (a deployed agent server) nothing drives revisions
   return { handlers, modules: deps.config.controlPlane ? [deployer] : [] };
 }
 
-function chooseDeployer({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): Deployer {
-  if (config.deployer === 'simulated') return new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+/** Makes the configured deployer, once per term of leadership (and once to read logs with). */
+function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): () => Deployer {
+  if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
   // without a data directory the deployments live in a temporary one, gone with the process
-  const root = config.dataDir ? path.join(config.dataDir, 'deployments') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-'));
-  return new LocalDeployer(
+  let root: string | undefined;
+  const rootDir = () => (root ??= config.dataDir ? path.join(config.dataDir, 'deployments') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-')));
+  return () => new LocalDeployer(
     repo,
     {
-      root,
+      root: rootDir(),
       // the deployed agent servers are this same agentplane, run by the same Node.js
       agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
       buildTimeoutMs: config.buildTimeoutMs,

@@ -82,6 +82,7 @@ export class PgCoordination implements Coordination {
           continue;
         }
         const leading = new AbortController();
+        let failed = false;
         const lost = () => leading.abort();
         held.on('error', lost);
         held.on('end', lost);
@@ -94,12 +95,16 @@ export class PgCoordination implements Coordination {
         } catch (error) {
           this.options.onError?.(`the ${name} leader failed`, error);
           leading.abort();
+          failed = true;
         } finally {
           clearInterval(keepAlive);
           stopping.signal.removeEventListener('abort', lost);
           // closing the session frees the lease for the next replica
           await held.end().catch(() => undefined);
         }
+        // a leader that failed (its database unreachable, say) waits like a follower before
+        // trying again, instead of taking the lease straight back in a tight loop
+        if (failed) await sleep(this.leaseRetryMs, stopping.signal);
       }
     })();
     const singleton: Singleton = {

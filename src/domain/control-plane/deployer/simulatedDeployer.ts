@@ -2,7 +2,7 @@
 // the next status (phases.ts). Each transition is persisted before the next one is
 // scheduled, so after a crash `resume()` continues from the last stored status. Timers, not
 // polling: an idle server does no work.
-import type { RevisionLogLine, RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
+import type { RevisionLogLine, RevisionLogs, RevisionStatus } from '../../../../generated/control-plane/types.gen.ts';
 import type { WriteOp } from '../../../runtime/store/types.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
@@ -32,7 +32,7 @@ export class SimulatedDeployer implements Deployer {
   }
 
   submit(revision: RevisionRecord): void {
-    this.schedule(`revision:${revision.id}`, () => this.advance(revision.deployment_id, revision.id));
+    this.schedule(`revision:${revision.id}`, () => this.advance(revision.deployment_id, revision.id, revision.status));
   }
 
   retire(deploymentId: string): void {
@@ -77,13 +77,18 @@ export class SimulatedDeployer implements Deployer {
     this.timers.set(key, timer);
   }
 
-  private advance(deploymentId: string, revisionId: string): Promise<void> {
+  /** One step of a revision submitted in status `from`. */
+  private advance(deploymentId: string, revisionId: string, from: RevisionStatus): Promise<void> {
     return this.repo.locks.run(deploymentId, async () => {
       if (this.stopped) return;
       const revision = await this.repo.revisions.get(revisionId);
       const deployment = await this.repo.deployments.get(deploymentId);
       // a deployment being deleted is not rolled out any further
       if (!revision || isFinished(revision.status) || !deployment || deployment.status === 'AWAITING_DELETE') return;
+      // moved on since it was submitted: submitted twice (a look at the store while its step
+      // ran, or a write whose success was unknown and is retried); each status gets its full
+      // phase once, and the revision goes on from where it is
+      if (revision.status !== from) return this.submit(revision);
       const siblings = await this.repo.revisionsOf(deploymentId);
       // one build/deploy at a time per deployment: a queued revision waits for the slot
       if (revision.status === 'QUEUED' && siblings.some((r) => r.id !== revision.id && IN_PROGRESS.has(r.status))) return;
