@@ -88,7 +88,7 @@ export function buildCli(): Command {
 Environment (besides each option's own): LOG_LEVEL (debug|info|warn|error|silent), LOG_FORMAT (json|pretty),
 AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLANE_AGENT_SERVER_AUTH,
 AGENTPLANE_PUBLIC_URL, AGENTPLANE_TRUST_PROXY, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_RUN_WORKERS,
-AGENTPLANE_RUN_TIMEOUT_S, AGENTPLANE_RUN_WORKER_MEMORY_MB,
+AGENTPLANE_RUN_TIMEOUT_S, AGENTPLANE_RUN_WORKER_MEMORY_MB, AGENTPLANE_DATABASE_POOL, AGENTPLANE_RUN_LEASE_S,
 AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_FSYNC.
 Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
 Docs: README.md, docs/operations.md (the data directory; agentplane store check/repair); a running server serves its API reference at /docs.`,

@@ -146,7 +146,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
-  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: config.databaseUrl && !config.mock ? 'postgresql' : 'embedded', keys: keys.origin });
+  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: config.databaseUrl && !config.mock ? 'postgresql' : 'embedded', keys: keys.origin, ...(coordination.shared ? { replica_id: coordination.replicaId } : {}) });
 
   let closing: Promise<void> | null = null;
   const close = () =>

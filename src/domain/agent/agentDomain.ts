@@ -7,6 +7,7 @@ import { KeyedLock, type Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import { RunBroker } from './broker.ts';
+import type { RunClaims, RunEvents } from './runSharing.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
 import type { GraphRegistry } from './graphs.ts';
@@ -37,6 +38,8 @@ export interface AgentDomainOptions {
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
   locks?: Locks;
+  /** Replicas sharing the store: the shared event logs and run queue (in process without them). */
+  sharing?: { events: RunEvents; claims: RunClaims; leaseMs: number };
 }
 
 export interface AgentDomain extends AgentServices {
@@ -58,12 +61,12 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
-  const broker = new RunBroker();
+  const broker = options.sharing?.events ?? new RunBroker();
   const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
-  const lifecycle = new RunLifecycle({ store, runs, threads, broker, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
+  const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.sharing?.claims, leaseMs: options.sharing?.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
   await system.registerSystemAssistants();
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };

@@ -1,8 +1,10 @@
-// Per-run event logs. The run worker only publishes; SSE handlers, join and A2A only read,
+// Per-run event logs in process memory. The run worker only publishes; SSE handlers, join and A2A only read,
 // so streaming, resuming with Last-Event-ID and background runs share one mechanism.
 // Logs of finished runs are kept for a bounded number of runs, then dropped (the run's
-// outcome stays in the store).
+// outcome stays in the store). The server's own logs on the embedded store; on PostgreSQL
+// the replica executing a run keeps its live log here too (pgRunEvents.ts).
 import type { RunEvent } from './service.ts';
+import type { RunEvents } from './runSharing.ts';
 
 class EventLog {
   events: RunEvent[] = [];
@@ -44,7 +46,7 @@ class EventLog {
   }
 }
 
-export class RunBroker {
+export class RunBroker implements RunEvents {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
   private readonly owners = new Map<string, string>();
@@ -55,7 +57,11 @@ export class RunBroker {
   constructor(private readonly keepFinished = 200) {}
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
-  open(runId: string, owner: string, threadId?: string): void {
+  async open(runId: string, owner: string, threadId?: string): Promise<void> {
+    this.openLocal(runId, owner, threadId);
+  }
+
+  openLocal(runId: string, owner: string, threadId?: string): void {
     if (!this.logs.has(runId)) this.logs.set(runId, new EventLog());
     this.owners.set(runId, owner);
     const waiters = threadId === undefined ? undefined : this.threadWaiters.get(threadId);
@@ -85,13 +91,21 @@ export class RunBroker {
     });
   }
 
-  has(runId: string): boolean {
+  async has(runId: string): Promise<boolean> {
+    return this.hasLocal(runId);
+  }
+
+  hasLocal(runId: string): boolean {
     return this.logs.has(runId);
   }
 
   /** The owner the run's log was opened for; undefined without a log. */
-  ownerOf(runId: string): string | undefined {
+  async ownerOf(runId: string): Promise<string | undefined> {
     return this.logs.has(runId) ? this.owners.get(runId) : undefined;
+  }
+
+  async begin(): Promise<void> {
+    // the log was opened when the run was queued
   }
 
   publish(runId: string, event: string, data: unknown): void {
@@ -101,7 +115,11 @@ export class RunBroker {
   }
 
   /** Closes a run's log with the final `end` event. */
-  end(runId: string): void {
+  async end(runId: string): Promise<void> {
+    this.endLocal(runId);
+  }
+
+  endLocal(runId: string): void {
     const log = this.logs.get(runId);
     if (!log || log.ended) return;
     log.push('end', null);
@@ -116,7 +134,11 @@ export class RunBroker {
     if (log) log.result = result;
   }
 
-  result(runId: string): unknown {
+  async result(runId: string): Promise<unknown> {
+    return this.resultLocal(runId);
+  }
+
+  resultLocal(runId: string): unknown {
     return this.logs.get(runId)?.result;
   }
 
@@ -128,7 +150,16 @@ export class RunBroker {
     while (!log.ended && !signal?.aborted) await (aborted ? Promise.race([log.next(), aborted]) : log.next());
   }
 
-  drop(runId: string): void {
+  async detach(runId: string): Promise<void> {
+    // one server: the run resumes after a restart, into a log opened then
+    this.endLocal(runId);
+  }
+
+  async drop(runId: string): Promise<void> {
+    this.dropLocal(runId);
+  }
+
+  dropLocal(runId: string): void {
     this.logs.get(runId)?.end();
     this.forget(runId);
   }

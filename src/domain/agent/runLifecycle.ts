@@ -20,11 +20,17 @@
 //
 // It also owns the run queue and the map of runs in flight, so nothing else can see a run
 // between two of these steps.
+//
+// Two ways to queue: on the embedded store one server owns every run, and an in-process
+// RunQueue orders them; when replicas share the store (`claims` given), the pending run
+// records are the queue and a replica executes a run once it holds its claim (a lease it
+// renews; the others take over the claims of a replica that is gone, as after a restart:
+//   run     running → pending (attempt + 1) | error   takeOver, by a surviving replica).
 import type { Assistant, Run, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { RunBroker } from './broker.ts';
+import type { RunClaims, RunEvents } from './runSharing.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import type { RunExecutor, RunOutput } from './runContext.ts';
 import { nowIso } from '../clock.ts';
@@ -38,7 +44,8 @@ import { retryUntilDone } from '../retry.ts';
 export const MAX_ATTEMPTS = 3;
 
 export type CancelAction = 'interrupt' | 'rollback';
-type StopReason = CancelAction | 'shutdown' | 'timeout';
+/** `lost`: another replica took the run's claim over (this one was thought gone); it writes nothing more. */
+type StopReason = CancelAction | 'shutdown' | 'timeout' | 'lost';
 
 /** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
 export interface RunEnded {
@@ -58,7 +65,11 @@ export interface LifecycleDeps {
   store: Store;
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
-  broker: RunBroker;
+  broker: RunEvents;
+  /** The shared run queue when replicas share the store; the in-process queue without it. */
+  claims?: RunClaims;
+  /** How long a claim lasts without renewal (renewed every third of it). */
+  leaseMs?: number;
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
   execute: RunExecutor;
@@ -102,9 +113,11 @@ export class RunLifecycle {
   private readonly inFlight = new Map<string, InFlight>();
   /** Aborted on stop: an end that could not be recorded by then is recovered on the next start. */
   private readonly stopping = new AbortController();
+  private readonly shared: SharedQueue | null;
 
   constructor(private readonly deps: LifecycleDeps) {
     this.queue = new RunQueue(deps.maxConcurrentRuns, (run) => this.execute(run));
+    this.shared = deps.claims ? new SharedQueue(this, deps.claims, deps.maxConcurrentRuns, deps.leaseMs ?? 30_000, deps.log) : null;
   }
 
   /** How many runs are executing now (metrics). */
@@ -112,10 +125,11 @@ export class RunLifecycle {
     return this.inFlight.size;
   }
 
-  /** Run ids queued or running on the thread, the running one first. */
-  inflight(threadId: string): string[] {
-    const running = this.queue.runningOn(threadId);
-    return [...(running ? [running] : []), ...this.queue.pendingOn(threadId)];
+  /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
+  async inflight(threadId: string): Promise<string[]> {
+    // one read: a run turning from pending to running between two reads would be in neither
+    const live = await this.deps.runs.list({ where: { thread_id: threadId }, filter: (r) => r.status === 'pending' || r.status === 'running' });
+    return [...live.filter((r) => r.status === 'running'), ...live.filter((r) => r.status === 'pending')].map((r) => r.run_id);
   }
 
   /**
@@ -152,8 +166,9 @@ export class RunLifecycle {
       { collection: this.deps.threads.name, id: threadId, value: thread },
       { collection: this.deps.runs.name, id: run.run_id, value: run },
     ]);
-    this.deps.broker.open(run.run_id, owner, threadId);
-    this.queue.enqueue({ runId: run.run_id, threadId, notBefore: notBefore(run) });
+    await this.deps.broker.open(run.run_id, owner, threadId);
+    if (this.shared) await this.shared.queued();
+    else this.queue.enqueue({ runId: run.run_id, threadId, notBefore: notBefore(run) });
     return run;
   }
 
@@ -163,30 +178,51 @@ export class RunLifecycle {
     if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
     // upstream accepts a cancel that comes too late and changes nothing
     if (FINAL_STATUSES.has(run.status)) return ok(run);
-    if (this.queue.remove(threadId, runId) || (run.status === 'pending' && !this.inFlight.has(runId))) {
+    const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: nowIso() };
+    if (await this.withdraw(run)) {
       const thread = await this.deps.threads.get(threadId);
-      const idle = this.inflight(threadId).length === 0;
-      const now = nowIso();
-      const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: now };
+      const idle = (await this.inflight(threadId)).filter((id) => id !== runId).length === 0;
       await this.deps.store.write([
         action === 'rollback' ? { collection: this.deps.runs.name, id: runId, delete: true } : { collection: this.deps.runs.name, id: runId, value: cancelled },
-        ...(thread && idle ? [{ collection: this.deps.threads.name, id: threadId, value: { ...thread, status: 'idle' as const, updated_at: now } }] : []),
+        ...(thread && idle ? [{ collection: this.deps.threads.name, id: threadId, value: { ...thread, status: 'idle' as const, updated_at: cancelled.updated_at } }] : []),
       ]);
-      this.deps.broker.end(runId);
+      await this.deps.broker.end(runId);
       if (isTemporary(run)) await this.discard(threadId);
       return ok(cancelled);
     }
-    const running = this.inFlight.get(runId);
-    if (running) {
-      running.stop = action;
-      running.controller.abort();
-    }
+    if (!this.stopLocal(runId, action)) await this.deps.claims?.requestCancel(runId, action);
     return ok(run);
+  }
+
+  /**
+   * Takes a run that has not started out of the queue, so it never will; false when it has
+   * started (or is starting) already. With a shared queue the run record is the queue entry:
+   * it is marked `interrupted` while still pending, atomically against a claim.
+   */
+  private async withdraw(run: RunRecord): Promise<boolean> {
+    if (!this.shared) return this.queue.remove(run.thread_id, run.run_id) || (run.status === 'pending' && !this.inFlight.has(run.run_id));
+    let took = false;
+    await this.deps.runs.update(run.run_id, (current) => (current.status === 'pending' ? ((took = true), { ...current, status: 'interrupted', updated_at: nowIso() }) : undefined));
+    return took;
+  }
+
+  /** Asks a run executing on this server to stop; false when it is not executing here. */
+  stopLocal(runId: string, reason: StopReason): boolean {
+    const running = this.inFlight.get(runId);
+    if (!running) return false;
+    if (!running.stop) running.stop = reason;
+    running.controller.abort();
+    return true;
+  }
+
+  /** The ids of the runs executing on this server. */
+  executingIds(): string[] {
+    return [...this.inFlight.keys()];
   }
 
   /** Rolls back the thread's runs in flight, waits for them to stop, then deletes everything. */
   async removeThread(threadId: string): Promise<void> {
-    const inflight = this.inflight(threadId);
+    const inflight = await this.inflight(threadId);
     for (const runId of inflight) await this.cancel(threadId, runId, 'rollback');
     // let a running graph stop before its state is removed, or it could write after us
     for (const runId of inflight) await this.deps.broker.ended(runId);
@@ -205,7 +241,7 @@ export class RunLifecycle {
       await this.deps.broker.ended(runId);
     }
     if (await this.deps.runs.get(runId)) await this.deps.store.write([{ collection: this.deps.runs.name, id: runId, delete: true }]);
-    this.deps.broker.drop(runId);
+    await this.deps.broker.drop(runId);
     return ok(undefined);
   }
 
@@ -227,6 +263,8 @@ export class RunLifecycle {
    * run that kills the server cannot do so forever. Either way it is logged, never dropped.
    */
   async recover(): Promise<void> {
+    // shared: pending runs are in the queue already; runs of replicas that are gone are taken over
+    if (this.shared) return this.shared.takeOver();
     const { runs, threads, store, log } = this.deps;
     const running = await runs.list({ where: { status: 'running' } });
     const requeued = await runs.list({ where: { status: 'pending' } });
@@ -234,17 +272,10 @@ export class RunLifecycle {
     const now = nowIso();
     const failedThreads = new Set<string>();
     for (const run of running) {
-      if (run.attempt >= MAX_ATTEMPTS) {
-        const message = `The server stopped while this run was in progress, ${run.attempt} times; it was not started again.`;
-        ops.push({ collection: runs.name, id: run.run_id, value: { ...run, status: 'error', updated_at: now, error: { error: 'RunInterruptedByServerRestart', message } } });
-        failedThreads.add(run.thread_id);
-        log.warn('run abandoned after repeated server crashes', { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
-        continue;
-      }
-      const retry: RunRecord = { ...run, status: 'pending', attempt: run.attempt + 1, updated_at: now };
-      ops.push({ collection: runs.name, id: run.run_id, value: retry });
-      requeued.push(retry);
-      log.warn('run was in progress when the server stopped; starting it again', { run_id: run.run_id, thread_id: run.thread_id, attempt: retry.attempt });
+      const next = this.abandoned(run);
+      ops.push({ collection: runs.name, id: run.run_id, value: next });
+      if (next.status === 'pending') requeued.push(next);
+      else failedThreads.add(run.thread_id);
     }
     const stillQueued = new Set(requeued.map((r) => r.thread_id));
     for (const threadId of failedThreads) {
@@ -255,25 +286,46 @@ export class RunLifecycle {
     if (requeued.length) log.info('runs queued again after restart', { count: requeued.length });
     requeued.sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
     for (const run of requeued) {
-      this.deps.broker.open(run.run_id, ownerOf(run), run.thread_id);
+      await this.deps.broker.open(run.run_id, ownerOf(run), run.thread_id);
       this.queue.enqueue({ runId: run.run_id, threadId: run.thread_id, notBefore: notBefore(run) });
     }
   }
 
+  /**
+   * A run that was `running` when its server died: a new attempt, or `error` after
+   * MAX_ATTEMPTS (so a run that kills its server cannot do so forever). Logged either way.
+   */
+  abandoned(run: RunRecord): RunRecord {
+    const now = nowIso();
+    const fields = { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt };
+    if (run.attempt >= MAX_ATTEMPTS) {
+      const message = `The server stopped while this run was in progress, ${run.attempt} times; it was not started again.`;
+      this.deps.log.warn('run abandoned after repeated server crashes', fields);
+      return { ...run, status: 'error', updated_at: now, error: { error: 'RunInterruptedByServerRestart', message } };
+    }
+    this.deps.log.warn('run was in progress when the server stopped; starting it again', { ...fields, attempt: run.attempt + 1 });
+    return { ...run, status: 'pending', attempt: run.attempt + 1, updated_at: now };
+  }
+
+  /** A thread whose run was abandoned for good is `error`, unless more runs wait on it. */
+  async failThread(threadId: string): Promise<void> {
+    if ((await this.inflight(threadId)).length > 0) return;
+    await this.deps.threads.update(threadId, (thread) => ({ ...thread, status: 'error', updated_at: nowIso() }));
+  }
+
   start(): void {
-    this.queue.start();
+    if (this.shared) this.shared.start();
+    else this.queue.start();
   }
 
   /** Stops taking runs; runs in flight go back to pending and resume after a restart. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    for (const running of this.inFlight.values()) {
-      running.stop = 'shutdown';
-      running.controller.abort();
-    }
+    for (const runId of this.inFlight.keys()) this.stopLocal(runId, 'shutdown');
     // a graph that ignores its abort signal must not hold the shutdown forever; its run
     // then stays `running` in the store and is treated like a crash on the next start
-    await Promise.race([this.queue.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    const stopped = this.shared ? this.shared.stop() : this.queue.stop();
+    await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   }
 
   /** claim → execute → finish. Whatever the graph does, `finish` records the end and closes the log. */
@@ -285,7 +337,18 @@ export class RunLifecycle {
       this.inFlight.delete(queued.runId);
       return;
     }
-    const run = claimed;
+    await this.executeClaimed(claimed, running);
+  }
+
+  /** Registers a run claimed from the shared queue as in flight here; call before any await. */
+  track(runId: string): InFlight {
+    const running: InFlight = { controller: new AbortController(), stop: null };
+    this.inFlight.set(runId, running);
+    return running;
+  }
+
+  /** execute → finish for a run this server holds (status `running`). */
+  async executeClaimed(run: RunRecord, running: InFlight): Promise<void> {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const publish = (event: string, data: unknown) => this.deps.broker.publish(run.run_id, event, data);
@@ -303,6 +366,7 @@ export class RunLifecycle {
     };
     let ending: Ending = { kind: 'error', error: { error: 'InternalError', message: 'The run ended unexpectedly.' } };
     try {
+      await this.deps.broker.begin(run.run_id);
       publish('metadata', { run_id: run.run_id, attempt: run.attempt });
       const output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
@@ -315,7 +379,8 @@ export class RunLifecycle {
       // a run's end must be recorded, or the run stays `running` and its thread busy for
       // ever: a failed write (a full disk, a lost database) is tried again until it succeeds
       const told = { error: false };
-      await retryUntilDone(() => this.finish(run, ending, told), {
+      const lost = ending.kind === 'stopped' && ending.reason === 'lost';
+      if (!lost) await retryUntilDone(() => this.finish(run, ending, told), {
         signal: this.stopping.signal,
         firstDelayMs: this.deps.retryMs ?? 100,
         maxDelayMs: 5_000,
@@ -328,11 +393,16 @@ export class RunLifecycle {
       // ends: a client that saw `end` must not find the thread (on a database the delete
       // takes real time). Its event log (and so the wait/join answer) stays with the
       // broker. A shutdown keeps it: the run resumes.
-      if (isTemporary(run) && !(ending.kind === 'stopped' && ending.reason === 'shutdown')) {
+      const resumes = ending.kind === 'stopped' && (ending.reason === 'shutdown' || lost);
+      if (isTemporary(run) && !resumes) {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
       this.inFlight.delete(run.run_id);
-      this.deps.broker.end(run.run_id);
+      // the next run of the thread may start (on any replica) once the end is recorded
+      if (this.shared && !lost) await this.shared.release(run.run_id);
+      // a run that goes on elsewhere keeps its shared log open for the replica taking it
+      if (this.shared && resumes) await this.deps.broker.detach(run.run_id);
+      else await this.deps.broker.end(run.run_id);
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
     }
   }
@@ -353,7 +423,7 @@ export class RunLifecycle {
       await checkpointer.deleteRun(run.thread_id, run.run_id);
       await store.write([
         { collection: runs.name, id: run.run_id, delete: true },
-        { collection: threads.name, id: thread.thread_id, value: { ...thread, status: this.threadStatusAfter(run, 'idle'), updated_at: now } },
+        { collection: threads.name, id: thread.thread_id, value: { ...thread, status: await this.threadStatusAfter(run, 'idle'), updated_at: now } },
       ]);
       return;
     }
@@ -390,7 +460,7 @@ export class RunLifecycle {
       status = 'interrupted';
     }
     ops.push({ collection: runs.name, id: run.run_id, value: { ...current, status, updated_at: now, ...(error ? { error } : {}) } });
-    ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: this.threadStatusAfter(run, threadStatus), interrupts, updated_at: now } });
+    ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: await this.threadStatusAfter(run, threadStatus), interrupts, updated_at: now } });
     await store.write(ops);
     if (result !== undefined) broker.setResult(run.run_id, result);
   }
@@ -410,8 +480,125 @@ export class RunLifecycle {
   }
 
   /** Upstream rule: error / interrupted win; otherwise busy while runs remain queued. */
-  private threadStatusAfter(run: RunRecord, status: ThreadStatus): ThreadStatus {
+  private async threadStatusAfter(run: RunRecord, status: ThreadStatus): Promise<ThreadStatus> {
     if (status === 'error' || status === 'interrupted') return status;
-    return this.queue.pendingOn(run.thread_id).length > 0 ? 'busy' : status;
+    return (await this.deps.runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0 ? 'busy' : status;
+  }
+}
+
+/**
+ * The shared queue's side on this replica: claims runs while it has room (woken by NOTIFY
+ * and by its own runs' ends, with a timer for runs waiting on `after_seconds`), renews its
+ * claims every third of the lease, stops runs whose claim another replica took over or whose
+ * cancel was asked elsewhere, and takes over the claims of replicas that are gone.
+ */
+class SharedQueue {
+  private started = false;
+  private stopped = false;
+  private claiming = false;
+  private again = false;
+  private readonly active = new Set<Promise<void>>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private dueTimer: NodeJS.Timeout | undefined;
+  private readonly unlisten: (() => void)[] = [];
+
+  constructor(
+    private readonly lifecycle: RunLifecycle,
+    private readonly claims: RunClaims,
+    private readonly limit: number,
+    private readonly leaseMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.started = true;
+    this.unlisten.push(this.claims.onClaimable(() => this.wake()));
+    this.unlisten.push(this.claims.onCancel((runId, action) => void this.lifecycle.stopLocal(runId, action as CancelAction)));
+    const every = (ms: number, work: () => Promise<void>) => {
+      const timer = setInterval(() => void work().catch((err) => this.log.error('run queue upkeep failed', { err })), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(100, Math.floor(this.leaseMs / 3)), () => this.renew());
+    // a replica that is gone is noticed here (its liveness lock is free); and a lost NOTIFY
+    // costs at most this long
+    every(Math.min(Math.max(200, Math.floor(this.leaseMs / 10)), 3_000), async () => {
+      await this.takeOver();
+      this.wake();
+    });
+    this.wake();
+  }
+
+  /** A run was queued here: this replica looks for work, and so does every other. */
+  async queued(): Promise<void> {
+    await this.claims.announce();
+    this.wake();
+  }
+
+  async release(runId: string): Promise<void> {
+    await this.claims.release(runId).catch((err) => this.log.error('could not release a run claim; it expires with its lease', { run_id: runId, err }));
+    this.wake();
+  }
+
+  async takeOver(): Promise<void> {
+    const changed = await this.claims.takeOverAbandoned((run) => this.lifecycle.abandoned(run));
+    for (const run of changed) if (run.status === 'error') await this.lifecycle.failThread(run.thread_id);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.dueTimer);
+    for (const stop of this.unlisten) stop();
+    await Promise.allSettled([...this.active]);
+  }
+
+  private async renew(): Promise<void> {
+    const held = this.lifecycle.executingIds();
+    const { lost, cancels } = await this.claims.renew(held);
+    for (const runId of lost) {
+      this.log.warn('another replica took over this run (this one was thought gone); stopping it here', { run_id: runId });
+      this.lifecycle.stopLocal(runId, 'lost');
+    }
+    for (const { runId, action } of cancels) this.lifecycle.stopLocal(runId, action as CancelAction);
+  }
+
+  private wake(): void {
+    if (!this.started || this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    void this.claimWhileRoom()
+      .catch((err) => this.log.error('could not claim runs; trying again shortly', { err }))
+      .finally(() => (this.claiming = false));
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    do {
+      this.again = false;
+      while (!this.stopped && this.lifecycle.executing() < this.limit) {
+        let running: ReturnType<RunLifecycle['track']> | undefined;
+        const run = await this.claims.claim((pending) => ({ ...pending, status: 'running', updated_at: nowIso() }));
+        if (!run) break;
+        running = this.lifecycle.track(run.run_id);
+        const task: Promise<void> = this.lifecycle
+          .executeClaimed(run, running)
+          .catch((err) => this.log.error('run failed outside the graph', { run_id: run.run_id, err }))
+          .finally(() => {
+            this.active.delete(task);
+            this.wake();
+          });
+        this.active.add(task);
+      }
+    } while (this.again && !this.stopped);
+    if (this.stopped) return;
+    const due = await this.claims.nextDue();
+    clearTimeout(this.dueTimer);
+    if (due !== null) {
+      this.dueTimer = setTimeout(() => this.wake(), Math.max(0, due - Date.now()) + 5);
+      this.dueTimer.unref();
+    }
   }
 }

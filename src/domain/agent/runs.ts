@@ -6,7 +6,7 @@ import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '..
 import type { Collection } from '../../runtime/store/types.ts';
 import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { RunBroker } from './broker.ts';
+import type { RunEvents } from './runSharing.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
@@ -22,7 +22,7 @@ export interface RunDeps {
   /** The assistants the owner may run. */
   assistants: Pick<AssistantService, 'resolve'>;
   lifecycle: RunLifecycle;
-  broker: RunBroker;
+  broker: RunEvents;
   stateReader: ThreadStateReader;
   /** Per-thread lock, shared with the thread service. */
   locks: Locks;
@@ -80,7 +80,7 @@ export class Runs implements RunService {
       // another owner's thread is not found, and its id cannot be taken by if_not_exists
       if (!assistant || (thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
       const strategy = body.multitask_strategy ?? 'enqueue';
-      const inflight = lifecycle.inflight(threadId);
+      const inflight = await lifecycle.inflight(threadId);
       if (inflight.length > 0 && strategy === 'reject') return fail('busy', THREAD_BUSY);
       if (inflight.length > 0 && (strategy === 'interrupt' || strategy === 'rollback')) {
         for (const runId of inflight) await lifecycle.cancel(threadId, runId, strategy);
@@ -134,7 +134,7 @@ export class Runs implements RunService {
     } else {
       const threadId = selection.thread_id!;
       if (!(await this.thread(threadId))) return threadNotFound(threadId);
-      targets = (await Promise.all(lifecycle.inflight(threadId).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
+      targets = (await Promise.all((await lifecycle.inflight(threadId)).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
     }
     for (const run of targets) await lifecycle.cancel(run.thread_id, run.run_id, action);
     return ok(undefined);
@@ -149,7 +149,7 @@ export class Runs implements RunService {
   private async readable(runId: string): Promise<boolean> {
     const record = await this.deps.runs.get(runId);
     if (record) return this.mine(record);
-    return this.deps.broker.ownerOf(runId) === this.owner;
+    return (await this.deps.broker.ownerOf(runId)) === this.owner;
   }
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
@@ -181,7 +181,7 @@ export class Runs implements RunService {
 
   async result(threadId: string, runId: string): Promise<RunResult> {
     if (!(await this.readable(runId))) return {};
-    const kept = this.deps.broker.result(runId);
+    const kept = await this.deps.broker.result(runId);
     if (kept !== undefined) return kept as RunResult;
     const run = await this.deps.runs.get(runId);
     if ((run?.status === 'error' || run?.status === 'timeout') && run.error) return errorResult(run.error);
@@ -202,7 +202,7 @@ export class Runs implements RunService {
 
   async *events(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncIterable<RunEvent> {
     if (!(await this.readable(runId))) return;
-    if (this.deps.broker.has(runId)) {
+    if (await this.deps.broker.has(runId)) {
       yield* this.deps.broker.join(runId, options);
       return;
     }

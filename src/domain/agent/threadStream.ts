@@ -3,7 +3,7 @@
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
 import type { Collection } from '../../runtime/store/types.ts';
-import type { RunBroker } from './broker.ts';
+import type { RunEvents } from './runSharing.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './service.ts';
 
@@ -22,7 +22,7 @@ function splitEventId(id: string | undefined): { runId: string; eventId: string 
 }
 
 export async function* threadEvents(
-  deps: { runs: Collection<RunRecord>; broker: RunBroker },
+  deps: { runs: Collection<RunRecord>; broker: RunEvents },
   threadId: string,
   options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
 ): AsyncGenerator<RunEvent> {
@@ -37,13 +37,19 @@ export async function* threadEvents(
     // registered before looking, so a run queued meanwhile still wakes us
     const activity = deps.broker.nextRunOn(threadId, signal);
     const runs = (await deps.runs.list({ where: { thread_id: threadId } })).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
-    const next = runs.find((run) => {
-      if (!deps.broker.has(run.run_id)) return false;
+    const wanted = (run: RunRecord) => {
       if (resumeAfter !== undefined && run.run_id === cursor) return true;
       if (cursor !== undefined && run.run_id <= cursor) return false;
       // on joining: only the runs still to finish, not the thread's past
       return !first || !FINAL_STATUSES.has(run.status);
-    });
+    };
+    let next: RunRecord | undefined;
+    for (const run of runs) {
+      if (wanted(run) && (await deps.broker.has(run.run_id))) {
+        next = run;
+        break;
+      }
+    }
     if (!next) {
       if (first) cursor = runs.at(-1)?.run_id ?? cursor;
       first = false;

@@ -130,7 +130,7 @@ export class Threads implements ThreadService {
   /** Prunes a thread to its latest state; false when it is missing or a run is in flight. */
   async keepLatest(threadId: string): Promise<boolean> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.find(threadId)) || this.deps.lifecycle.inflight(threadId).length > 0) return false;
+      if (!(await this.find(threadId)) || (await this.deps.lifecycle.inflight(threadId)).length > 0) return false;
       await this.deps.checkpoints.keepLatest(threadId);
       return true;
     });
@@ -199,7 +199,7 @@ export class Threads implements ThreadService {
     return this.deps.locks.run(threadId, async () => {
       const thread = await this.find(threadId);
       if (!thread) return threadNotFound(threadId);
-      if (this.deps.lifecycle.inflight(threadId).length > 0) return fail('busy', 'Thread is busy');
+      if ((await this.deps.lifecycle.inflight(threadId)).length > 0) return fail('busy', 'Thread is busy');
       const written = await this.deps.checkpoints.update(thread, body);
       if (!written.ok) return written;
       await this.deps.threads.update(threadId, (t) => ({ ...t, updated_at: nowIso() }));

@@ -1,6 +1,10 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
-import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
+import { openAgentDomain, type AgentDomainOptions } from '../../domain/agent/agentDomain.ts';
+import { PgStore } from '../../runtime/store/pgStore.ts';
+import { PgCoordination } from '../../runtime/store/pgCoordination.ts';
+import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
+import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
@@ -70,6 +74,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
+    sharing: await runSharing(deps),
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
@@ -146,5 +151,21 @@ function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundMod
       clearInterval(timer);
       await running;
     },
+  };
+}
+
+/**
+ * Replicas on one PostgreSQL database share the run queue and the run event logs through
+ * it; the embedded store keeps both in process.
+ */
+async function runSharing({ store, coordination, config, log }: AppFactoryDeps): Promise<AgentDomainOptions['sharing']> {
+  if (!(store instanceof PgStore) || !(coordination instanceof PgCoordination)) return undefined;
+  // claims are only taken once the others can see this replica alive
+  await coordination.ready();
+  const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
+  return {
+    events: new PgRunEvents(store, coordination, warn),
+    claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
+    leaseMs: config.runLeaseMs,
   };
 }

@@ -5,7 +5,9 @@
 //   replica leads; when the replica dies its session ends and the lock is free at once for
 //   the next replica's attempt (they try every `leaseRetryMs`);
 // - notify/listen: NOTIFY through the store's pool, LISTEN on one dedicated connection that
-//   is re-opened when it drops (listeners are then told to look again: payload '').
+//   is re-opened when it drops (listeners are then told to look again: payload '');
+// - liveness: that LISTEN session also holds an advisory lock named after the replica, so
+//   the others see at once (in pg_locks) when a replica is gone — its session ended.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { KeyedLock } from '../../domain/keyedLock.ts';
@@ -14,6 +16,10 @@ import type { Coordination, Singleton } from './coordination.ts';
 /** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */
 const SERIALIZE_SPACE = 0x6170737a;
 const SINGLETON_SPACE = 0x61706c64;
+/** Held by each live replica on its LISTEN session, second key `replicaLivenessKey` ('aprp'). */
+export const REPLICA_SPACE = 0x61707270;
+/** SQL for the second key of a replica's liveness lock, from its id in parameter $n. */
+export const replicaLivenessKey = (param: string) => `(hashtext(${param}) & 2147483647)`;
 
 export interface PgCoordinationOptions {
   url: string;
@@ -30,6 +36,11 @@ export class PgCoordination implements Coordination {
   readonly shared = true;
   readonly replicaId = randomUUID();
   private readonly lockPool: pg.Pool;
+  /**
+   * NOTIFY has connections of its own: a lock holder notifies while other callers wait for
+   * their lock on every connection of the lock pool.
+   */
+  private readonly notifyPool: pg.Pool;
   private readonly local = new KeyedLock();
   private readonly listeners = new Map<string, Set<(payload: string) => void>>();
   private listener: pg.Client | null = null;
@@ -43,6 +54,8 @@ export class PgCoordination implements Coordination {
   constructor(private readonly options: PgCoordinationOptions) {
     this.lockPool = new pg.Pool({ connectionString: options.url, max: options.lockPoolSize ?? 10 });
     this.lockPool.on('error', () => {});
+    this.notifyPool = new pg.Pool({ connectionString: options.url, max: 2 });
+    this.notifyPool.on('error', () => {});
     this.leaseRetryMs = options.leaseRetryMs ?? 1_000;
     this.keepAliveMs = options.keepAliveMs ?? 2_000;
   }
@@ -119,7 +132,7 @@ export class PgCoordination implements Coordination {
   }
 
   async notify(channel: string, payload: string): Promise<void> {
-    await this.lockPool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await this.notifyPool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
   listen(channel: string, handler: (payload: string) => void): () => void {
@@ -133,7 +146,7 @@ export class PgCoordination implements Coordination {
     return () => handlers.delete(handler);
   }
 
-  /** Resolves once the LISTEN connection is open (tests and start-up wait for it). */
+  /** Resolves once the LISTEN connection is open and this replica is seen alive (start-up waits for it). */
   async ready(): Promise<void> {
     this.listening ??= this.connectListener();
     await this.listening;
@@ -145,6 +158,7 @@ export class PgCoordination implements Coordination {
     await Promise.all([...this.singletons].map((s) => s.stop()));
     await this.listener?.end().catch(() => undefined);
     await this.lockPool.end();
+    await this.notifyPool.end();
   }
 
   private async tryLease(name: string): Promise<pg.Client | null> {
@@ -169,6 +183,7 @@ export class PgCoordination implements Coordination {
       try {
         await client.connect();
         client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
+        await client.query(`SELECT pg_advisory_lock($1, ${replicaLivenessKey('$2')})`, [REPLICA_SPACE, this.replicaId]);
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
         this.listener = client;
         this.reconnectMs = 250;

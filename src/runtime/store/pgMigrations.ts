@@ -38,6 +38,39 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'replicas',
+    // What replicas share besides records (see pgRunClaims.ts, pgRunEvents.ts). A claim is a
+    // replica's leased right to execute one run; `thread_id` is unique, so the database
+    // itself keeps a thread to one running run. Event logs are kept per run so a reader on
+    // any replica can follow (and resume) a run executing on another.
+    sql: `
+      CREATE TABLE agentplane_run_claims (
+        run_id text PRIMARY KEY,
+        thread_id text NOT NULL UNIQUE,
+        replica text NOT NULL,
+        lease_until timestamptz NOT NULL,
+        cancel text
+      );
+      CREATE INDEX agentplane_run_claims_replica ON agentplane_run_claims (replica);
+      CREATE TABLE agentplane_run_logs (
+        run_id text PRIMARY KEY,
+        owner text NOT NULL,
+        thread_id text,
+        result json,
+        ended_at timestamptz
+      );
+      CREATE INDEX agentplane_run_logs_ended ON agentplane_run_logs (ended_at) WHERE ended_at IS NOT NULL;
+      CREATE TABLE agentplane_run_events (
+        run_id text NOT NULL,
+        n integer NOT NULL,
+        event text NOT NULL,
+        data json,
+        PRIMARY KEY (run_id, n)
+      );
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

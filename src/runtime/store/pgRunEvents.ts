@@ -1,0 +1,258 @@
+// Run event logs shared by the replicas on one PostgreSQL database. The replica executing a
+// run keeps its live log in memory (a RunBroker: readers on that replica are served from
+// it, as on the embedded store) and appends every event to agentplane_run_events in order,
+// a batch per turn of the event loop, with a NOTIFY naming the run. A reader on any other
+// replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
+// ids are the same whichever replica a client reconnects to.
+import type { RunEvent } from '../../domain/agent/service.ts';
+import type { RunEvents } from '../../domain/agent/runSharing.ts';
+import { RunBroker } from '../../domain/agent/broker.ts';
+import type { PgStore } from './pgStore.ts';
+import type { PgCoordination } from './pgCoordination.ts';
+
+const EVENTS_CHANNEL = 'agentplane_run_events';
+const QUEUED_CHANNEL = 'agentplane_thread_runs';
+/** Events read per round trip by a reader following a run on another replica. */
+const PAGE = 500;
+/** A reader looks again this often even without a NOTIFY (one lost in a reconnect). */
+const RECHECK_MS = 2_000;
+/** Ended runs' logs stay this long for late readers, then go (the run's record stays). */
+const KEEP_ENDED_MS = 60 * 60 * 1000;
+
+interface Pending {
+  rows: { n: number; event: string; data: string }[];
+  /** Appends of this run so far, in order. */
+  written: Promise<void>;
+}
+
+export class PgRunEvents implements RunEvents {
+  private readonly local = new RunBroker();
+  /** Next event number per run executing here. */
+  private readonly counters = new Map<string, number>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly results = new Map<string, unknown>();
+  private readonly runWaiters = new Map<string, Set<() => void>>();
+  private readonly threadWaiters = new Map<string, Set<() => void>>();
+  private readonly unlisten: (() => void)[] = [];
+  /** Runs executing here whose log began elsewhere (a retry): no memory log, whose ids would differ. */
+  private readonly continued = new Set<string>();
+  private lastCleanup = 0;
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly coordination: PgCoordination,
+    private readonly onError: (message: string, error: unknown) => void = () => {},
+  ) {
+    this.unlisten.push(coordination.listen(EVENTS_CHANNEL, (runId) => this.wake(this.runWaiters, runId)));
+    this.unlisten.push(coordination.listen(QUEUED_CHANNEL, (threadId) => this.wake(this.threadWaiters, threadId)));
+  }
+
+  async open(runId: string, owner: string, threadId?: string): Promise<void> {
+    await this.store.query('INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING', [runId, owner, threadId ?? null]);
+    if (threadId !== undefined) await this.coordination.notify(QUEUED_CHANNEL, threadId);
+    this.cleanupNow();
+  }
+
+  nextRunOn(threadId: string, signal?: AbortSignal): Promise<void> {
+    return this.waitFor(this.threadWaiters, threadId, signal, null);
+  }
+
+  async has(runId: string): Promise<boolean> {
+    if (this.local.hasLocal(runId)) return true;
+    const { rowCount } = await this.store.query('SELECT 1 FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async ownerOf(runId: string): Promise<string | undefined> {
+    const { rows } = await this.store.query<{ owner: string }>('SELECT owner FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+    return rows[0]?.owner;
+  }
+
+  async begin(runId: string): Promise<void> {
+    const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
+    const next = Number(rows[0].next);
+    this.counters.set(runId, next);
+    if (next > 0) this.continued.add(runId);
+    else this.local.openLocal(runId, '');
+  }
+
+  publish(runId: string, event: string, data: unknown): void {
+    if (!this.continued.has(runId)) this.local.publish(runId, event, data);
+    this.append(runId, event, data);
+  }
+
+  /** Queues the event for the shared log, in order; one INSERT per turn of the event loop. */
+  private append(runId: string, event: string, data: unknown): void {
+    const n = this.counters.get(runId) ?? 0;
+    this.counters.set(runId, n + 1);
+    let pending = this.pending.get(runId);
+    if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
+    const batch = pending;
+    if (batch.rows.length === 0) {
+      // one INSERT for whatever the run publishes in this turn of the event loop
+      batch.written = batch.written.then(
+        () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(runId, batch)),
+      );
+    }
+    batch.rows.push({ n, event, data: JSON.stringify(data ?? null) });
+  }
+
+  setResult(runId: string, result: unknown): void {
+    this.results.set(runId, result);
+    this.local.setResult(runId, result);
+  }
+
+  async result(runId: string): Promise<unknown> {
+    const local = this.local.resultLocal(runId);
+    if (local !== undefined) return local;
+    const { rows } = await this.store.query<{ result: unknown }>('SELECT result FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+    return rows[0]?.result ?? undefined;
+  }
+
+  async end(runId: string): Promise<void> {
+    const result = this.results.get(runId);
+    this.results.delete(runId);
+    if (this.counters.has(runId)) {
+      // the run executed here: its events are appended in order, `end` last (the memory
+      // log adds its own `end`)
+      this.append(runId, 'end', null);
+      await this.pending.get(runId)?.written;
+      this.pending.delete(runId);
+      this.counters.delete(runId);
+      this.continued.delete(runId);
+      this.local.endLocal(runId);
+    } else {
+      // a run that never started (cancelled while pending), ended from any replica
+      await this.store.query(
+        `INSERT INTO agentplane_run_events (run_id, n, event, data)
+         SELECT $1, coalesce(max(n) + 1, 0), 'end', 'null'::json FROM agentplane_run_events WHERE run_id = $1
+         ON CONFLICT DO NOTHING`,
+        [runId],
+      );
+    }
+    await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [runId, result === undefined ? null : JSON.stringify(result)]);
+    await this.coordination.notify(EVENTS_CHANNEL, runId);
+  }
+
+  async detach(runId: string): Promise<void> {
+    await this.pending.get(runId)?.written;
+    this.pending.delete(runId);
+    this.counters.delete(runId);
+    this.results.delete(runId);
+    this.continued.delete(runId);
+    // readers here follow the shared log from now on
+    this.local.dropLocal(runId);
+  }
+
+  async ended(runId: string, signal?: AbortSignal): Promise<void> {
+    if (this.local.hasLocal(runId)) return this.local.ended(runId, signal);
+    while (!signal?.aborted) {
+      const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
+      const { rows } = await this.store.query<{ ended: boolean }>('SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+      if (!rows[0] || rows[0].ended) return;
+      await woken;
+    }
+  }
+
+  async drop(runId: string): Promise<void> {
+    this.local.dropLocal(runId);
+    await this.store.transaction(async (client) => {
+      await client.query('DELETE FROM agentplane_run_events WHERE run_id = $1', [runId]);
+      await client.query('DELETE FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+    });
+    this.wake(this.runWaiters, runId);
+  }
+
+  async *join(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+    // executing here (or just finished here): the live log in memory, same ids
+    if (this.local.hasLocal(runId)) {
+      yield* this.local.join(runId, options);
+      return;
+    }
+    const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
+    let after = Number.isInteger(parsed) ? parsed : -1;
+    const { signal } = options;
+    if (!(await this.has(runId))) return;
+    while (!signal?.aborted) {
+      // registered before reading, so an append after the read still wakes us
+      const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
+      const { rows } = await this.store.query<{ n: number; event: string; data: unknown }>(
+        'SELECT n, event, data FROM agentplane_run_events WHERE run_id = $1 AND n > $2 ORDER BY n LIMIT $3',
+        [runId, after, PAGE],
+      );
+      for (const row of rows) {
+        after = row.n;
+        yield { id: String(row.n), event: row.event, data: row.data };
+        if (row.event === 'end' || signal?.aborted) return;
+      }
+      if (rows.length === PAGE) continue;
+      if (!(await this.has(runId))) return;
+      await woken;
+    }
+  }
+
+  close(): void {
+    for (const stop of this.unlisten) stop();
+  }
+
+  private async write(runId: string, batch: Pending): Promise<void> {
+    const rows = batch.rows.splice(0);
+    if (rows.length === 0) return;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.store.query(
+          `INSERT INTO agentplane_run_events (run_id, n, event, data)
+           SELECT $1, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
+           ON CONFLICT DO NOTHING`,
+          [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
+        );
+        break;
+      } catch (error) {
+        // readers elsewhere wait for these rows: keep trying (the database is back soon, or
+        // the run's end fails too and the run is recovered), without losing the order
+        this.onError('could not store run events; trying again', error);
+        if (attempt >= 20) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
+    await this.coordination.notify(EVENTS_CHANNEL, runId).catch(() => undefined);
+  }
+
+  private waitFor(waiters: Map<string, Set<() => void>>, key: string, signal: AbortSignal | undefined, timeoutMs: number | null): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      let set = waiters.get(key);
+      if (!set) waiters.set(key, (set = new Set()));
+      const timer = timeoutMs === null ? undefined : setTimeout(done, timeoutMs);
+      timer?.unref();
+      signal?.addEventListener('abort', done, { once: true });
+      set.add(done);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        set!.delete(done);
+        if (set!.size === 0 && waiters.get(key) === set) waiters.delete(key);
+        resolve();
+      }
+    });
+  }
+
+  private wake(waiters: Map<string, Set<() => void>>, key: string): void {
+    // '' is the coordination's "messages may have been missed": everyone looks again
+    const sets = key === '' ? [...waiters.values()] : [waiters.get(key)].filter((s) => s !== undefined);
+    for (const set of sets) for (const done of [...set]) done();
+  }
+
+  /** Logs of runs that ended long ago go, at most once a minute, from whichever replica queues runs. */
+  private cleanupNow(): void {
+    const now = Date.now();
+    if (now - this.lastCleanup < 60_000) return;
+    this.lastCleanup = now;
+    void this.store
+      .transaction(async (client) => {
+        const { rows } = await client.query<{ run_id: string }>(`DELETE FROM agentplane_run_logs WHERE ended_at < now() - $1 * interval '1 millisecond' RETURNING run_id`, [KEEP_ENDED_MS]);
+        if (rows.length) await client.query('DELETE FROM agentplane_run_events WHERE run_id = ANY($1::text[])', [rows.map((r) => r.run_id)]);
+      })
+      .catch((error) => this.onError('could not remove old run event logs', error));
+  }
+}

@@ -1,0 +1,186 @@
+// Three agentplane replicas on one PostgreSQL database, requests spread over them
+// round-robin as a load balancer would: every run executes exactly once, one at a time per
+// thread and in receipt order; a replica killed with kill -9 loses no acknowledged run and
+// its run in flight is taken over (attempt 2) by the others; a client on one replica follows,
+// resumes, waits for and cancels a run executing on another.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@langchain/langgraph-sdk';
+import pg from 'pg';
+import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { freshDatabaseUrl } from '../support/postgres.ts';
+import { FIXTURE_CONFIG } from './fixtures/project.ts';
+
+const REPLICAS = 3;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Sent {
+  index: number;
+  content: string;
+  threadId: string;
+  sentAt: number;
+  ackAt?: number;
+  runId?: string;
+}
+
+describe('replicas on one PostgreSQL database', () => {
+  const replicas: (ChildServer | null)[] = [];
+  let databaseUrl = '';
+  const start = async () => {
+    const server = await spawnServer(['--data', tempDir(), '--config', FIXTURE_CONFIG], {
+      DATABASE_URL: databaseUrl,
+      AGENTPLANE_ACCESS_LOG: '0',
+      AGENTPLANE_MAX_CONCURRENT_RUNS: '4',
+      // short leases so a replica that stops renewing is noticed quickly here
+      AGENTPLANE_RUN_LEASE_S: '3',
+    });
+    replicas.push(server);
+    return server;
+  };
+  const live = () => replicas.filter((r): r is ChildServer => r !== null);
+  const client = (server: ChildServer) => new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+
+  before(async () => {
+    databaseUrl = await freshDatabaseUrl();
+    // the first creates the schema; the others start together on it
+    await start();
+    await Promise.all(Array.from({ length: REPLICAS - 1 }, () => start()));
+  });
+  after(async () => {
+    for (const server of live()) await server.kill('SIGKILL');
+  });
+
+  it('1,000 runs from 50 clients over 10 threads run exactly once, in receipt order per thread, through a kill -9 of one replica', async () => {
+    const THREADS = 10;
+    const CLIENTS = 50;
+    const RUNS = Number(process.env.REPLICAS_TEST_RUNS ?? 1000);
+    const threads: string[] = [];
+    for (let t = 0; t < THREADS; t += 1) threads.push((await client(live()[t % REPLICAS]).threads.create()).thread_id);
+
+    const sent: Sent[] = [];
+    let next = 0;
+    let turn = 0;
+    let killed: ChildServer | null = null;
+    const victim = replicas[1]!;
+    const victimId = /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(victim.output())![1];
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    const executing = async () => (await db.query('SELECT 1 FROM agentplane_run_claims WHERE replica = $1', [victimId])).rowCount! > 0;
+    const pick = () => {
+      const pool = live();
+      turn += 1;
+      return pool[turn % pool.length];
+    };
+    const worker = async () => {
+      for (;;) {
+        const index = next;
+        next += 1;
+        if (index >= RUNS) return;
+        // mid-way, at a moment it executes a run: one replica dies with runs in flight and
+        // requests on their way to it
+        if (index >= Math.floor(RUNS / 3) && !killed && (await executing()) && !killed) {
+          killed = victim;
+          replicas[replicas.indexOf(victim)] = null;
+          void victim.kill('SIGKILL');
+        }
+        const threadId = threads[index % THREADS];
+        // a request that fails on its way (the replica died) is sent again as a new one,
+        // as a client would: its content tells the two apart
+        for (let attempt = 1; ; attempt += 1) {
+          const entry: Sent = { index, content: `r${index}.${attempt}`, threadId, sentAt: performance.now() };
+          sent.push(entry);
+          try {
+            const run = await client(pick()).runs.create(threadId, 'slow', { input: { messages: [{ role: 'user', content: entry.content }] }, context: { delay_ms: 5 } });
+            entry.ackAt = performance.now();
+            entry.runId = run.run_id;
+            break;
+          } catch (error) {
+            if (attempt > 5) throw error;
+            await sleep(50);
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, () => worker()));
+    await db.end();
+    assert.ok(killed, 'a replica was killed mid-way');
+    const acknowledged = sent.filter((s) => s.ackAt !== undefined);
+    assert.equal(new Set(acknowledged.map((s) => s.index)).size, RUNS, 'every run was acknowledged once');
+
+    // every acknowledged run ends in success, wherever it ran (waits are spread too)
+    const survivors = live();
+    for (const [n, entry] of acknowledged.entries()) {
+      const run = await client(survivors[n % survivors.length]).runs.join(entry.threadId, entry.runId!).then(() => client(survivors[(n + 1) % survivors.length]).runs.get(entry.threadId, entry.runId!));
+      assert.equal(run.status, 'success', `run ${entry.content} ended ${run.status}`);
+    }
+
+    for (const threadId of threads) {
+      const state = await client(survivors[0]).threads.getState(threadId);
+      const humans = (state.values as { messages: { type: string; content: string }[] }).messages.filter((m) => m.type === 'human').map((m) => m.content);
+      const position = new Map(humans.map((content, at) => [content, at]));
+      // exactly once: no input twice, every acknowledged one present
+      assert.equal(position.size, humans.length, `thread ${threadId}: a run executed twice to completion`);
+      const mine = acknowledged.filter((s) => s.threadId === threadId);
+      for (const entry of mine) assert.ok(position.has(entry.content), `acknowledged run ${entry.content} is missing from its thread`);
+      // requests that failed on their way ran at most once (counted above), and only those may add to the acknowledged
+      assert.ok(humans.length - mine.length <= sent.filter((s) => s.threadId === threadId && s.ackAt === undefined).length);
+      // receipt order: a run acknowledged before another was sent ran before it
+      const byAck = [...mine].sort((a, b) => a.ackAt! - b.ackAt!);
+      for (const later of mine) {
+        for (const earlier of byAck) {
+          if (earlier.ackAt! >= later.sentAt) break;
+          assert.ok(position.get(earlier.content)! < position.get(later.content)!, `thread ${threadId}: ${earlier.content} was acknowledged before ${later.content} was sent but ran after it`);
+        }
+      }
+      assert.equal(state.next.length, 0);
+      const thread = await client(survivors[1]).threads.get(threadId);
+      assert.equal(thread.status, 'idle');
+    }
+    // the runs the killed replica was executing were taken over by the survivors as attempt 2
+    assert.match(survivors.map((s) => s.output()).join('\n'), /starting it again.*"attempt":2|"attempt":2.*starting it again/);
+  });
+
+  it('a client on one replica streams, resumes, waits for and cancels a run executing on another', async () => {
+    const [a, b, c] = live().length >= 3 ? live() : [...live(), await start()];
+    const thread = await client(a).threads.create();
+    const run = await client(a).runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: 'across' }] }, context: { delay_ms: 400 } });
+    // every replica follows the same run with the same event ids (at most one of them executes it)
+    const streams = await Promise.all([a, b, c].map(async (server) => {
+      const events: { event: string; id?: string }[] = [];
+      const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`);
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      for (const block of text.split('\n\n')) {
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        if (event) events.push({ event, id });
+      }
+      return events;
+    }));
+    for (const events of streams) {
+      assert.deepEqual(events.map((e) => e.event), streams[0].map((e) => e.event));
+      assert.equal(events[0].event, 'metadata');
+      assert.equal(events.at(-1)!.event, 'end');
+      assert.ok(events.some((e) => e.event === 'values'));
+    }
+    assert.deepEqual(streams[1].map((e) => e.id), streams[0].map((e) => e.id));
+    // Last-Event-ID on another replica resumes after that event
+    const resumed = await fetch(`${c.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { 'Last-Event-ID': streams[0][0].id! } }).then((r) => r.text());
+    assert.doesNotMatch(resumed, /event: metadata/);
+    assert.match(resumed, /event: end/);
+
+    // cancel from one replica, wait from another, read from the third
+    const long = await client(b).runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: 'stop me' }] }, context: { delay_ms: 30_000 } });
+    for (let i = 0; i < 100 && (await client(c).runs.get(thread.thread_id, long.run_id)).status !== 'running'; i += 1) await sleep(50);
+    const waited = fetch(`${a.url}/threads/${thread.thread_id}/runs/${long.run_id}/join`).then((r) => r.json() as Promise<unknown>);
+    await client(c).runs.cancel(thread.thread_id, long.run_id);
+    const begun = Date.now();
+    await waited;
+    assert.ok(Date.now() - begun < 10_000, 'the run stopped well before its 30 s');
+    assert.equal((await client(b).runs.get(thread.thread_id, long.run_id)).status, 'interrupted');
+    // the thread runs again afterwards, from any replica
+    const again = await client(c).runs.wait(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'after' }] } });
+    assert.ok(JSON.stringify(again).includes('after'));
+  });
+});
