@@ -115,3 +115,32 @@ test('notify/listen: a message reaches every replica; a dropped LISTEN connectio
     await b.close();
   }
 });
+
+test('singleton: stopped while its lease is being taken, it still stops (and frees the lease)', async () => {
+  const url = await freshDatabaseUrl();
+  const replica = new PgCoordination({ url });
+  const other = new PgCoordination({ url, leaseRetryMs: 50 });
+  try {
+    let led = 0;
+    let stillLeading = 0;
+    for (let i = 0; i < 5; i += 1) {
+      const singleton = replica.singleton('quick', (signal) => {
+        led += 1;
+        stillLeading += 1;
+        signal.addEventListener('abort', () => (stillLeading -= 1), { once: true });
+      });
+      // stop at once: the lease is usually won while stop() waits
+      await Promise.race([singleton.stop(), sleep(5_000).then(() => assert.fail('stop() hung'))]);
+      assert.equal(stillLeading, 0);
+    }
+    // the lease is free for another replica afterwards
+    let otherLeads = false;
+    const next = other.singleton('quick', () => void (otherLeads = true));
+    await until('the other replica to lead', () => otherLeads);
+    await next.stop();
+    assert.ok(led <= 5);
+  } finally {
+    await replica.close();
+    await other.close();
+  }
+});

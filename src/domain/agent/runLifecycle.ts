@@ -127,9 +127,11 @@ export class RunLifecycle {
 
   /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
   async inflight(threadId: string): Promise<string[]> {
-    // one read: a run turning from pending to running between two reads would be in neither
-    const live = await this.deps.runs.list({ where: { thread_id: threadId }, filter: (r) => r.status === 'pending' || r.status === 'running' });
-    return [...live.filter((r) => r.status === 'running'), ...live.filter((r) => r.status === 'pending')].map((r) => r.run_id);
+    // pending first: a run that turns running between the two reads is in both (kept once);
+    // read the other way round it could be in neither
+    const pending = await this.deps.runs.list({ where: { thread_id: threadId, status: 'pending' } });
+    const running = await this.deps.runs.list({ where: { thread_id: threadId, status: 'running' } });
+    return [...new Set([...running, ...pending].map((r) => r.run_id))];
   }
 
   /**

@@ -94,6 +94,11 @@ export class PgCoordination implements Coordination {
           await sleep(this.leaseRetryMs, stopping.signal);
           continue;
         }
+        if (stopping.signal.aborted) {
+          // stopped while the lease was being taken: give it back without leading
+          await held.end().catch(() => undefined);
+          break;
+        }
         const leading = new AbortController();
         let failed = false;
         const lost = () => leading.abort();
