@@ -62,11 +62,26 @@ describe('replicas on one PostgreSQL database', () => {
     let next = 0;
     let turn = 0;
     let killed: ChildServer | null = null;
-    const victim = replicas[1]!;
-    const victimId = /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(victim.output())![1];
+    let killing: Promise<void> | null = null;
+    // a run that is certainly in flight when its replica dies: long, on a thread of its own
+    const inFlight = { threadId: '', runId: '' };
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    const executing = async () => (await db.query('SELECT 1 FROM agentplane_run_claims WHERE replica = $1', [victimId])).rowCount! > 0;
+    const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
+    const killTheOneExecuting = async () => {
+      inFlight.threadId = (await client(live()[0]).threads.create()).thread_id;
+      inFlight.runId = (await client(live()[1]).runs.create(inFlight.threadId, 'slow', { input: { messages: [{ role: 'user', content: 'in flight' }] }, context: { delay_ms: 1_500 } })).run_id;
+      let holder: string | undefined;
+      for (let i = 0; i < 400 && !holder; i += 1) {
+        holder = (await db.query<{ replica: string }>('SELECT replica FROM agentplane_run_claims WHERE run_id = $1', [inFlight.runId])).rows[0]?.replica;
+        if (!holder) await sleep(10);
+      }
+      const victim = live().find((server) => replicaIdOf(server) === holder);
+      assert.ok(victim, 'the long run was claimed by a replica');
+      killed = victim;
+      replicas[replicas.indexOf(victim)] = null;
+      await victim.kill('SIGKILL');
+    };
     const pick = () => {
       const pool = live();
       turn += 1;
@@ -77,12 +92,11 @@ describe('replicas on one PostgreSQL database', () => {
         const index = next;
         next += 1;
         if (index >= RUNS) return;
-        // mid-way, at a moment it executes a run: one replica dies with runs in flight and
-        // requests on their way to it
-        if (index >= Math.floor(RUNS / 3) && !killed && (await executing()) && !killed) {
-          killed = victim;
-          replicas[replicas.indexOf(victim)] = null;
-          void victim.kill('SIGKILL');
+        // mid-way: the replica executing the long run dies, with other runs in flight and
+        // requests on their way to it; the other clients carry on meanwhile
+        if (index === Math.floor(RUNS / 3)) {
+          killing = killTheOneExecuting();
+          await killing;
         }
         const threadId = threads[index % THREADS];
         // a request that fails on its way (the replica died) is sent again as a new one,
@@ -103,6 +117,7 @@ describe('replicas on one PostgreSQL database', () => {
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, () => worker()));
+    await killing;
     await db.end();
     assert.ok(killed, 'a replica was killed mid-way');
     const acknowledged = sent.filter((s) => s.ackAt !== undefined);
@@ -137,8 +152,15 @@ describe('replicas on one PostgreSQL database', () => {
       const thread = await client(survivors[1]).threads.get(threadId);
       assert.equal(thread.status, 'idle');
     }
-    // the runs the killed replica was executing were taken over by the survivors as attempt 2
-    assert.match(survivors.map((s) => s.output()).join('\n'), /starting it again.*"attempt":2|"attempt":2.*starting it again/);
+    // the run the killed replica was executing was taken over by a survivor as attempt 2, ran
+    // to completion once, and its stream (from any replica) tells both attempts
+    const retried = await client(survivors[0]).runs.join(inFlight.threadId, inFlight.runId).then(() => client(survivors[1]).runs.get(inFlight.threadId, inFlight.runId));
+    assert.equal(retried.status, 'success');
+    const stream = await fetch(`${survivors[1].url}/threads/${inFlight.threadId}/runs/${inFlight.runId}/stream`).then((res) => res.text());
+    assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);
+    const inputs = ((await client(survivors[0]).threads.getState(inFlight.threadId)).values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`);
+    assert.deepEqual(inputs, ['human:in flight', 'ai:in flight']);
+    assert.match(survivors.map((s) => s.output()).join('\n'), new RegExp(`starting it again[^\n]*"run_id":"${inFlight.runId}"[^\n]*"attempt":2`));
   });
 
   it('a client on one replica streams, resumes, waits for and cancels a run executing on another', async () => {
