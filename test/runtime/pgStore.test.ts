@@ -95,3 +95,39 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
     await again.close();
   }
 });
+
+test('PostgreSQL store: metadata containment is answered through a GIN index, with the exact semantics of the embedded store', async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  try {
+    type Doc = { id: string; metadata?: Record<string, unknown> };
+    const docs = store.collection<Doc>('docs', { containment: ['metadata'] });
+    await docs.put('a', { id: 'a', metadata: { team: 'x', tags: ['p', 'q'], nested: { k: 1, l: 2 } } });
+    await docs.put('b', { id: 'b', metadata: { team: 'y' } });
+    await docs.put('c', { id: 'c' });
+    const ids = async (wanted: Record<string, unknown>) => (await docs.list({ contains: { metadata: wanted } })).map((d) => d.id);
+    assert.deepEqual(await ids({ team: 'x' }), ['a']);
+    assert.deepEqual(await ids({ tags: ['p', 'q'] }), ['a']);
+    // `@>` alone would match these (an array subset, part of a nested object): equality decides
+    assert.deepEqual(await ids({ tags: ['p'] }), []);
+    assert.deepEqual(await ids({ nested: { k: 1 } }), []);
+    assert.deepEqual(await ids({}), ['a', 'b', 'c']);
+    assert.equal(await docs.count({ contains: { metadata: { team: 'y' } } }), 1);
+    // with a collection of some size the planner takes the GIN index for a selective filter
+    await store.write(Array.from({ length: 3000 }, (_, n) => ({ collection: 'docs', id: `m${n}`, value: { id: `m${n}`, metadata: { team: `t${n}` } } })));
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query('ANALYZE agentplane_records');
+      await admin.query('BEGIN');
+      await admin.query('SET LOCAL enable_seqscan = off');
+      const plan = (await admin.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'docs' AND (doc->'metadata')::jsonb @> '{"team":"x"}'::jsonb ORDER BY seq`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      assert.match(plan, /Bitmap Index Scan on agentplane_ix_/, plan);
+      await admin.query('ROLLBACK');
+    } finally {
+      await admin.end();
+    }
+  } finally {
+    await store.close();
+  }
+});

@@ -58,7 +58,7 @@ export interface AgentDomain extends AgentServices {
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
   const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs } = options;
-  const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
+  const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
   const broker = options.sharing?.events ?? new RunBroker();

@@ -11,7 +11,7 @@ import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
 import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
 import { ownerOf } from './records.ts';
-import { containsAll, sortBy } from './search.ts';
+import { metadataContains, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
 
 /** An assistant as stored: with its owner (see ownerOf), which the API object never shows. */
@@ -33,8 +33,8 @@ export class AssistantRegistry implements AssistantService {
     /** Whose assistants these are, besides the shared system ones (see ownerOf). */
     private readonly owner: string,
   ) {
-    this.collection = store.collection<AssistantRecord>('assistants', { indexes: ['graph_id'] });
-    this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'] });
+    this.collection = store.collection<AssistantRecord>('assistants', { indexes: ['graph_id'], containment: ['metadata'] });
+    this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'], containment: ['metadata'] });
   }
 
   /** System assistants (the server's, with no owner) are everyone's; the rest only their owner's. */
@@ -139,7 +139,7 @@ export class AssistantRegistry implements AssistantService {
   async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
     const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
-    const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, filter: (v) => !query.metadata || containsAll(v.metadata, query.metadata as Record<string, unknown>) });
+    const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, contains: metadataContains(query.metadata) });
     const offset = query.offset ?? 0;
     return ok(all.sort((a, b) => b.version - a.version).slice(offset, offset + (query.limit ?? 10)));
   }
@@ -201,8 +201,8 @@ export class AssistantRegistry implements AssistantService {
       filter: (a) =>
         graphs.has(a.graph_id) &&
         this.visible(a) &&
-        (!query.name || a.name.toLowerCase().includes(query.name.toLowerCase())) &&
-        (!query.metadata || containsAll(a.metadata, query.metadata as Record<string, unknown>)),
+        (!query.name || a.name.toLowerCase().includes(query.name.toLowerCase())),
+      contains: metadataContains(query.metadata),
     });
   }
 

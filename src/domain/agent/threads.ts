@@ -23,7 +23,7 @@ import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import { newThread, type RunLifecycle } from './runLifecycle.ts';
-import { containsAll, sortBy } from './search.ts';
+import { containsAll, metadataContains, sortBy } from './search.ts';
 import type { CheckpointSelector, ThreadService } from './service.ts';
 import type { ThreadCheckpoints } from './threadCheckpoints.ts';
 import type { ThreadStateReader } from './threadState.ts';
@@ -83,11 +83,12 @@ export class Threads implements ThreadService {
   }
 
   async count(query: ThreadCountRequest = {}): Promise<number> {
-    const filter = (t: ThreadRecord) => this.mine(t) && (!query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>));
+    const filter = (t: ThreadRecord) => this.mine(t);
     const where = query.status ? { status: query.status } : undefined;
-    if (!query.values) return this.deps.threads.count({ where, filter });
+    const contains = metadataContains(query.metadata);
+    if (!query.values) return this.deps.threads.count({ where, filter, contains });
     let count = 0;
-    for (const t of await this.deps.threads.list({ where, filter })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    for (const t of await this.deps.threads.list({ where, filter, contains })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
     return count;
   }
 
@@ -139,23 +140,24 @@ export class Threads implements ThreadService {
   async search(query: ThreadSearchRequest = {}): Promise<Thread[]> {
     const { threads, stateReader } = this.deps;
     const ids = query.ids ? new Set(query.ids) : null;
-    const filter = (t: ThreadRecord) => this.mine(t) && (!ids || ids.has(t.thread_id)) && (!query.metadata || containsAll(t.metadata, query.metadata as Record<string, unknown>));
+    const filter = (t: ThreadRecord) => this.mine(t) && (!ids || ids.has(t.thread_id));
     const where = query.status ? { status: query.status } : undefined;
+    const contains = metadataContains(query.metadata);
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
     const sortField = query.sort_by === 'state_updated_at' ? 'updated_at' : (query.sort_by ?? 'created_at');
     const order = query.sort_order ?? 'desc';
     let page: ThreadRecord[];
     if (query.values) {
-      const all = sortBy(await threads.list({ where, filter }), sortField, order);
+      const all = sortBy(await threads.list({ where, filter, contains }), sortField, order);
       const matching: ThreadRecord[] = [];
       for (const t of all) if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
       page = matching.slice(offset, offset + limit);
     } else if (sortField === 'created_at') {
       // the store keeps creation order: page without sorting the whole collection
-      page = await threads.list({ where, filter, reverse: order === 'desc', offset, limit });
+      page = await threads.list({ where, filter, contains, reverse: order === 'desc', offset, limit });
     } else {
-      page = sortBy(await threads.list({ where, filter }), sortField, order).slice(offset, offset + limit);
+      page = sortBy(await threads.list({ where, filter, contains }), sortField, order).slice(offset, offset + limit);
     }
     return Promise.all(page.map((t) => this.view(t)));
   }

@@ -2,7 +2,7 @@
 // records and answers the API; the scheduler (scheduler.ts) fires them.
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../../runtime/store/types.ts';
-import { containsAll, sortBy } from '../agent/search.ts';
+import { metadataContains, sortBy } from '../agent/search.ts';
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { uuid4 } from '../agent/ids.ts';
@@ -35,7 +35,7 @@ export class CronService {
     private readonly threadExists: (scope: string, threadId: string) => Promise<boolean>,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'] });
+    this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'], containment: ['metadata'] });
   }
 
   /** The scheduler re-plans its timer whenever a cron changes. */
@@ -156,8 +156,8 @@ export class CronService {
       filter: (c) =>
         (!assistant || c.assistant_id === assistant) &&
         (!query.thread_id || c.thread_id === query.thread_id) &&
-        (enabled === undefined || c.enabled === enabled) &&
-        (!query.metadata || containsAll(c.metadata, query.metadata as Record<string, unknown>)),
+        (enabled === undefined || c.enabled === enabled),
+      contains: metadataContains(query.metadata),
     });
   }
 }

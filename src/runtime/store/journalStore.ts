@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
+import { containsAll } from './containment.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { OrderedIds } from './orderedIds.ts';
 import { deepFreeze } from './freeze.ts';
@@ -571,7 +572,7 @@ class JournalCollection<T extends object> implements Collection<T> {
     return out;
   }
 
-  async count(options: Pick<ListOptions<T>, 'where' | 'filter'> = {}): Promise<number> {
+  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'> = {}): Promise<number> {
     let n = 0;
     for (const _ of this.scan(options)) n += 1;
     return n;
@@ -589,10 +590,12 @@ class JournalCollection<T extends object> implements Collection<T> {
     const order = ids ?? this.state.order;
     const records = this.state.records;
     const filter = options.filter;
+    const contains = Object.entries(options.contains ?? {});
     for (const id of options.reverse ? order.backward() : order.forward()) {
       const value = records.get(id)?.value as T | undefined;
       if (value === undefined) continue;
       if (rest.length && rest.some(([field, v]) => (value as Record<string, unknown>)[field] !== v)) continue;
+      if (contains.length && !contains.every(([field, wanted]) => containsAll((value as Record<string, unknown>)[field], wanted))) continue;
       if (filter && !filter(value)) continue;
       yield value;
     }

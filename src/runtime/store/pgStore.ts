@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
+import { containsAll } from './containment.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -80,7 +81,12 @@ export class PgStore implements Store {
     for (const field of options.indexes ?? []) {
       if (handle.indexed.has(field)) continue;
       handle.indexed.add(field);
-      this.indexing = this.indexing.then(() => this.ensureIndex(name, field)).catch((error) => void (this.indexFailure ??= error));
+      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'equality')).catch((error) => void (this.indexFailure ??= error));
+    }
+    for (const field of options.containment ?? []) {
+      if (handle.containable.has(field)) continue;
+      handle.containable.add(field);
+      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'containment')).catch((error) => void (this.indexFailure ??= error));
     }
     return handle as unknown as Collection<T>;
   }
@@ -138,17 +144,24 @@ export class PgStore implements Store {
     if (this.indexFailure) throw this.indexFailure;
   }
 
-  /** An expression index on one field of one collection, created once per database. */
-  private async ensureIndex(collection: string, field: string): Promise<void> {
-    const name = `agentplane_ix_${createHash('sha256').update(`${collection}\u0000${field}`).digest('hex').slice(0, 24)}`;
+  /**
+   * An index on one field of one collection, created once per database: a btree on the
+   * field's text (with seq, for `where` in insertion order), or a GIN index on the field as
+   * jsonb for `contains`.
+   */
+  private async ensureIndex(collection: string, field: string, kind: 'equality' | 'containment'): Promise<void> {
+    // the containment index is registered under its own key beside the field's btree
+    const key = kind === 'equality' ? field : `${field} @>`;
+    const name = `agentplane_ix_${createHash('sha256').update(`${collection}\u0000${key}`).digest('hex').slice(0, 24)}`;
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      const { rowCount } = await client.query('SELECT 1 FROM agentplane_indexes WHERE collection = $1 AND field = $2', [collection, field]);
+      const { rowCount } = await client.query('SELECT 1 FROM agentplane_indexes WHERE collection = $1 AND field = $2', [collection, key]);
       if (!rowCount) {
-        await client.query(`CREATE INDEX ${name} ON agentplane_records ((${fieldExpression(field)}), seq) WHERE collection = ${pg.escapeLiteral(collection)}`);
-        await client.query('INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ($1, $2, $3)', [collection, field, name]);
+        const on = kind === 'equality' ? `((${fieldExpression(field)}), seq)` : `USING gin ((${containerExpression(field)}) jsonb_path_ops)`;
+        await client.query(`CREATE INDEX ${name} ON agentplane_records ${on} WHERE collection = ${pg.escapeLiteral(collection)}`);
+        await client.query('INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ($1, $2, $3)', [collection, key, name]);
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -168,8 +181,14 @@ function fieldExpression(field: string): string {
   return `doc->>${pg.escapeLiteral(field)}`;
 }
 
+/** `(doc->'field')::jsonb`, as in the containment index definition. */
+function containerExpression(field: string): string {
+  return `(doc->${pg.escapeLiteral(field)})::jsonb`;
+}
+
 class PgCollection<T extends object> implements Collection<T> {
   readonly indexed = new Set<string>();
+  readonly containable = new Set<string>();
 
   constructor(
     readonly name: string,
@@ -211,7 +230,7 @@ class PgCollection<T extends object> implements Collection<T> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (limit <= 0) return [];
-    if (!options.filter) {
+    if (!options.filter && !options.contains) {
       const { sql, params } = this.select(options, null);
       params.push(offset);
       let paged = `${sql} OFFSET $${params.length}`;
@@ -235,9 +254,9 @@ class PgCollection<T extends object> implements Collection<T> {
     return out;
   }
 
-  async count(options: Pick<ListOptions<T>, 'where' | 'filter'> = {}): Promise<number> {
-    if (!options.filter) {
-      const { where, params } = this.conditions(options.where ?? {});
+  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'> = {}): Promise<number> {
+    if (!options.filter && !options.contains) {
+      const { where, params } = this.conditions(options.where ?? {}, {});
       const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM agentplane_records WHERE ${where}`, params);
       return Number(rows[0].n);
     }
@@ -246,15 +265,18 @@ class PgCollection<T extends object> implements Collection<T> {
     return n;
   }
 
-  /** The rows matching `where` and `filter`, read in insertion order by keyset in batches. */
+  /** The rows matching `where`, `contains` and `filter`, read in insertion order by keyset in batches. */
   private async *scan(options: ListOptions<T>): AsyncGenerator<T> {
     let after: string | null = null;
     for (;;) {
       const { sql, params } = this.select(options, after);
       params.push(SCAN_BATCH);
       const { rows } = await this.store.query<Row>(`${sql} LIMIT $${params.length}`, params);
+      const contains = Object.entries(options.contains ?? {});
       for (const row of rows) {
         const value = row.doc as T;
+        // `@>` let through a superset (nested parts, array subsets): the exact test decides
+        if (contains.length && !contains.every(([field, wanted]) => containsAll((value as Record<string, unknown>)[field], wanted))) continue;
         if (!options.filter || options.filter(value)) yield value;
       }
       if (rows.length < SCAN_BATCH) return;
@@ -263,7 +285,7 @@ class PgCollection<T extends object> implements Collection<T> {
   }
 
   private select(options: ListOptions<T>, after: string | null): { sql: string; params: unknown[] } {
-    const { where, params } = this.conditions(options.where ?? {});
+    const { where, params } = this.conditions(options.where ?? {}, options.contains ?? {});
     let sql = `SELECT seq, doc FROM agentplane_records WHERE ${where}`;
     if (after !== null) {
       params.push(after);
@@ -272,13 +294,19 @@ class PgCollection<T extends object> implements Collection<T> {
     return { sql: `${sql} ORDER BY seq ${options.reverse ? 'DESC' : 'ASC'}`, params };
   }
 
-  private conditions(where: Record<string, string>): { where: string; params: unknown[] } {
+  private conditions(where: Record<string, string>, contains: Record<string, Record<string, unknown>>): { where: string; params: unknown[] } {
     // the collection is a literal so the planner can match the partial expression indexes
     const parts = [`collection = ${pg.escapeLiteral(this.name)}`];
     const params: unknown[] = [];
     for (const [field, value] of Object.entries(where)) {
       params.push(value);
       parts.push(`${fieldExpression(field)} = $${params.length}`);
+    }
+    for (const [field, wanted] of Object.entries(contains)) {
+      // nothing wanted matches every record, a missing field too
+      if (Object.keys(wanted).length === 0) continue;
+      params.push(JSON.stringify(wanted));
+      parts.push(`${containerExpression(field)} @> $${params.length}::jsonb`);
     }
     return { where: parts.join(' AND '), params };
   }

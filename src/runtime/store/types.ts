@@ -6,6 +6,11 @@ export interface ListOptions<T> {
   /** Exact match on indexed fields (declared when the collection is opened). */
   where?: Record<string, string>;
   filter?: (value: T) => boolean;
+  /**
+   * Object fields that must contain these top-level entries (equal values; see
+   * containment.ts). Declared in CollectionOptions.containment to be served by an index.
+   */
+  contains?: Record<string, Record<string, unknown>>;
   /** Newest first (reverse insertion order) when true. */
   reverse?: boolean;
   offset?: number;
@@ -25,12 +30,14 @@ export interface Collection<T extends object> {
   update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
   delete(id: string): Promise<boolean>;
   list(options?: ListOptions<T>): Promise<T[]>;
-  count(options?: Pick<ListOptions<T>, 'where' | 'filter'>): Promise<number>;
+  count(options?: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'>): Promise<number>;
 }
 
 export interface CollectionOptions {
   /** Fields (top-level, string-valued) kept in an index for `where` look-ups. */
   indexes?: string[];
+  /** Object fields searched by containment (`contains`); PostgreSQL keeps a GIN index on each. */
+  containment?: string[];
 }
 
 export type WriteOp =
