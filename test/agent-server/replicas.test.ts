@@ -116,9 +116,13 @@ describe('replicas on one PostgreSQL database', () => {
         }
       }
     };
-    await Promise.all(Array.from({ length: CLIENTS }, () => worker()));
-    await killing;
-    await db.end();
+    try {
+      await Promise.all(Array.from({ length: CLIENTS }, () => worker()));
+      await killing;
+    } finally {
+      // an open client would keep the test process alive after a failure
+      await db.end();
+    }
     assert.ok(killed, 'a replica was killed mid-way');
     const acknowledged = sent.filter((s) => s.ackAt !== undefined);
     assert.equal(new Set(acknowledged.map((s) => s.index)).size, RUNS, 'every run was acknowledged once');
