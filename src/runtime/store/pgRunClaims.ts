@@ -5,7 +5,7 @@
 // once take different runs; the claim's unique thread_id keeps a thread to one running run
 // whatever races. The run turns `running` in the same transaction, so a run is running
 // exactly when it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
-import type pg from 'pg';
+import pg from 'pg';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { Abandoned, RunClaims } from '../../domain/agent/runSharing.ts';
 import type { PgStore } from './pgStore.ts';
@@ -28,12 +28,15 @@ export class PgRunClaims implements RunClaims {
   private readonly coordination: PgCoordination;
   private readonly runs: string;
   private readonly leaseMs: number;
+  /** The claim's look-up, written once (see candidateQuery). */
+  private readonly candidateSql: string;
 
   constructor(options: PgRunClaimsOptions) {
     this.store = options.store;
     this.coordination = options.coordination;
     this.runs = options.runs;
     this.leaseMs = options.leaseMs;
+    this.candidateSql = candidateQuery(options.runs);
   }
 
   async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
@@ -138,14 +141,17 @@ export class PgRunClaims implements RunClaims {
     return rows[0]?.doc;
   }
 
-  /**
-   * The next claimable run: pending, its `after_seconds` passed, no claim on its thread, no
-   * earlier pending run on its thread (receipt order), skipping rows another replica is
-   * claiming right now. Served by the runs' status and thread_id expression indexes.
-   */
-  private get candidateSql(): string {
-    const runs = `'${this.runs.replaceAll("'", "''")}'`;
-    return `SELECT r.id, r.doc FROM agentplane_records r
+}
+
+/**
+ * The next claimable run: pending, its `after_seconds` passed, no claim on its thread, no
+ * earlier pending run on its thread (receipt order), skipping rows another replica is
+ * claiming right now. Served by the runs' status and thread_id expression indexes.
+ */
+function candidateQuery(collection: string): string {
+  // a literal, so the planner can match the collection's partial expression indexes
+  const runs = pg.escapeLiteral(collection);
+  return `SELECT r.id, r.doc FROM agentplane_records r
       WHERE r.collection = ${runs} AND r.doc->>'status' = 'pending'
         AND ${AFTER_SECONDS.replaceAll('doc', 'r.doc')} <= extract(epoch FROM now() - (r.doc->>'created_at')::timestamptz)
         AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.doc->>'thread_id')
@@ -153,7 +159,6 @@ export class PgRunClaims implements RunClaims {
       ORDER BY r.seq
       LIMIT 1
       FOR UPDATE OF r SKIP LOCKED`;
-  }
 }
 
 /** A run's `after_seconds` (0 when absent), as SQL over its document. */

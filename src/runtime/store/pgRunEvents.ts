@@ -33,7 +33,6 @@ export class PgRunEvents implements RunEvents {
   private readonly results = new Map<string, unknown>();
   private readonly runWaiters = new Map<string, Set<() => void>>();
   private readonly threadWaiters = new Map<string, Set<() => void>>();
-  private readonly unlisten: (() => void)[] = [];
   /** Runs executing here whose log began elsewhere (a retry): no memory log, whose ids would differ. */
   private readonly continued = new Set<string>();
   private lastCleanup = 0;
@@ -43,8 +42,9 @@ export class PgRunEvents implements RunEvents {
     private readonly coordination: PgCoordination,
     private readonly onError: (message: string, error: unknown) => void = () => {},
   ) {
-    this.unlisten.push(coordination.listen(EVENTS_CHANNEL, (runId) => this.wake(this.runWaiters, runId)));
-    this.unlisten.push(coordination.listen(QUEUED_CHANNEL, (threadId) => this.wake(this.threadWaiters, threadId)));
+    // for the server's lifetime: the coordination drops its listeners when it closes
+    coordination.listen(EVENTS_CHANNEL, (runId) => this.wake(this.runWaiters, runId));
+    coordination.listen(QUEUED_CHANNEL, (threadId) => this.wake(this.threadWaiters, threadId));
   }
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
@@ -189,10 +189,6 @@ export class PgRunEvents implements RunEvents {
       if (!(await this.has(runId))) return;
       await woken;
     }
-  }
-
-  close(): void {
-    for (const stop of this.unlisten) stop();
   }
 
   private async write(runId: string, batch: Pending): Promise<void> {
