@@ -18,6 +18,7 @@ const project = {
     crash: './test/fixtures/graphs/workers.ts:crash',
     spin: './test/fixtures/graphs/workers.ts:spin',
     hog: './test/fixtures/graphs/workers.ts:hog',
+    remember: './test/fixtures/graphs/workers.ts:remember',
   },
 };
 
@@ -107,6 +108,23 @@ describe('runs in worker threads', () => {
     const after = await client.runs.create(thread.thread_id, 'echo', { input: say('again') });
     await client.runs.join(thread.thread_id, after.run_id);
     assert.equal(lastWords((await client.threads.getState(thread.thread_id)).values), 'again');
+  });
+
+  it("resumes a thread's interrupt in the worker its earlier runs ran in, so the graph's module state is there", async () => {
+    const thread = await client.threads.create();
+    const visitsOf = (values: unknown) => ((values as { __interrupt__?: { value: { visits: number } }[] }).__interrupt__ ?? [])[0]?.value.visits;
+    const seen = [visitsOf(await client.runs.wait(thread.thread_id, 'remember', { input: say('start') }))];
+    for (let round = 0; round < 4; round += 1) {
+      // another thread's run keeps a worker busy, so a worker picked by load alone would
+      // differ from the one the thread ran in (at least once in four rounds)
+      const other = await client.threads.create();
+      const blocker = await client.runs.create(other.thread_id, 'slow', { input: say('busy'), context: { delay_ms: 1000 } });
+      await started(client, other.thread_id, blocker.run_id);
+      seen.push(visitsOf(await client.runs.wait(thread.thread_id, 'remember', { command: { resume: `round ${round}` } })));
+      await client.runs.join(other.thread_id, blocker.run_id);
+    }
+    // each resume runs the interrupted node again, then once more up to its next interrupt
+    assert.deepEqual(seen, [1, 3, 5, 7, 9]);
   });
 
   it('interrupts a run that computes without yielding once it yields', async () => {

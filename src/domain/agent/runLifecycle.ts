@@ -16,6 +16,10 @@
 //                                             the run has ended (on_completion: delete)
 //   run     running → pending (attempt + 1) | error, thread → error
 //                                             recover after a crash (error after MAX_ATTEMPTS)
+//   run     running → pending (attempt + 1) | error
+//                                             the platform interrupted it (PlatformInterruption:
+//                                             its worker died with other runs in it), see
+//                                             afterPlatformInterruption
 //   thread  any → deleted, with its runs      removeThread (runs in flight rolled back first)
 //
 // It also owns the run queue and the map of runs in flight, so nothing else can see a run
@@ -92,12 +96,24 @@ export class RunTimeout extends Error {
   }
 }
 
+/**
+ * The executor's error for a run interrupted by the platform through no proven fault of its
+ * graph (a run worker died while other runs were in it, or had run in it): the run starts
+ * again as attempt + 1 instead of failing. `reason` says what happened.
+ */
+export class PlatformInterruption extends Error {
+  constructor(readonly reason: RunError) {
+    super(reason.message);
+    this.name = 'PlatformInterruption';
+  }
+}
+
 interface InFlight {
   controller: AbortController;
   stop: StopReason | null;
 }
 
-type Ending = { kind: 'success'; output: RunOutput } | { kind: 'error'; error: RunError } | { kind: 'stopped'; reason: StopReason };
+type Ending = { kind: 'success'; output: RunOutput } | { kind: 'error'; error: RunError } | { kind: 'stopped'; reason: StopReason } | { kind: 'retry'; reason: RunError };
 
 export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
   const now = nowIso();
@@ -374,6 +390,8 @@ export class RunLifecycle {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+      // a time limit reached in a worker another run blocked is no fault of this run either
+      if (err instanceof PlatformInterruption && (!running.stop || running.stop === 'timeout')) ending = this.afterPlatformInterruption(run, err.reason, log);
       // the client sees __error__; the operator sees why, with the stack, under the run's id
       if (ending.kind === 'error') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
@@ -395,18 +413,46 @@ export class RunLifecycle {
       // ends: a client that saw `end` must not find the thread (on a database the delete
       // takes real time). Its event log (and so the wait/join answer) stays with the
       // broker. A shutdown keeps it: the run resumes.
-      const resumes = ending.kind === 'stopped' && (ending.reason === 'shutdown' || lost);
+      const resumes = (ending.kind === 'stopped' && (ending.reason === 'shutdown' || lost)) || ending.kind === 'retry';
       if (isTemporary(run) && !resumes) {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
       this.inFlight.delete(run.run_id);
-      // the next run of the thread may start (on any replica) once the end is recorded
-      if (this.shared && !lost) await this.shared.release(run.run_id);
-      // a run that goes on elsewhere keeps its shared log open for the replica taking it
-      if (this.shared && resumes) await this.deps.broker.detach(run.run_id);
-      else await this.deps.broker.end(run.run_id);
+      if (ending.kind === 'retry') await this.queueAgain(run);
+      else {
+        // the next run of the thread may start (on any replica) once the end is recorded
+        if (this.shared && !lost) await this.shared.release(run.run_id);
+        // a run that goes on elsewhere keeps its shared log open for the replica taking it
+        if (this.shared && resumes) await this.deps.broker.detach(run.run_id);
+        else await this.deps.broker.end(run.run_id);
+      }
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
     }
+  }
+
+  /**
+   * The platform interrupted the run (PlatformInterruption): it starts again as attempt + 1,
+   * before the thread's other pending runs, its stream going on; after MAX_ATTEMPTS it ends
+   * in `error` naming the cause, so a run that keeps killing its worker cannot do so forever.
+   */
+  private afterPlatformInterruption(run: RunRecord, reason: RunError, log: Logger): Ending {
+    if (run.attempt >= MAX_ATTEMPTS) {
+      log.warn('run interrupted by the platform again; not started again', { reason: reason.error });
+      return { kind: 'error', error: { error: reason.error, message: `${reason.message} This happened in each of its ${run.attempt} attempts; it was not started again.` } };
+    }
+    log.warn('run interrupted by the platform; starting it again', { reason: reason.error, message: reason.message, next_attempt: run.attempt + 1 });
+    return { kind: 'retry', reason };
+  }
+
+  /** Hands a run recorded as pending again (afterPlatformInterruption) back to the queue. */
+  private async queueAgain(run: RunRecord): Promise<void> {
+    if (!this.shared) {
+      this.queue.requeueFirst({ runId: run.run_id, threadId: run.thread_id });
+      return;
+    }
+    // its events are in the shared log before any replica may take it and append to them
+    await this.deps.broker.detach(run.run_id);
+    await this.shared.release(run.run_id);
   }
 
   /** Records the run's end; `told` keeps a retried attempt from sending the client an error twice. */
@@ -419,6 +465,11 @@ export class RunLifecycle {
     if (ending.kind === 'stopped' && ending.reason === 'shutdown') {
       // the server is stopping: the run starts again, from the same attempt, after the restart
       await runs.put(run.run_id, { ...current, status: 'pending', updated_at: now });
+      return;
+    }
+    if (ending.kind === 'retry') {
+      // the thread stays busy: the run starts again at once
+      await runs.put(run.run_id, { ...current, status: 'pending', attempt: run.attempt + 1, updated_at: now });
       return;
     }
     if (ending.kind === 'stopped' && ending.reason === 'rollback') {

@@ -40,6 +40,14 @@ export class RunQueue {
     this.pump();
   }
 
+  /** Puts a run back at the head of its thread's line: a new attempt of the run that just ran there. */
+  requeueFirst(run: QueuedRun): void {
+    const line = this.line(run.threadId);
+    line.pending.unshift(run);
+    this.markReady(run.threadId, line);
+    this.pump();
+  }
+
   /** Removes a run that has not started; false when it is not pending here. */
   remove(threadId: string, runId: string): boolean {
     const line = this.lines.get(threadId);

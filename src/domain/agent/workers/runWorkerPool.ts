@@ -2,25 +2,41 @@
 // request loop. The pool is a RunExecutor: the run lifecycle (claim → execute → finish),
 // the queue, per-thread order and cancellation are unchanged; only where the graph runs
 // differs. Workers start on demand up to `size` (one is started with the server) and each
-// loads the project's graphs once. A run goes to an idle worker, or to the least busy one
-// when all are busy (async graphs interleave as they would in-process).
+// loads the project's graphs once.
+//
+// Where a run goes (`place`), in the order runs asked:
+// - a run of a thread goes to the worker its thread's last run went to while that worker
+//   lives (affinity: a graph that keeps per-thread state in its module finds it on resume,
+//   as in upstream's single process);
+// - else to an idle worker, else a new one while the pool is below its size, else the least
+//   busy worker holding runs of the same tenant (async graphs interleave as in-process);
+// - a worker holds runs of one tenant at a time (with agent-server auth off everyone is one
+//   tenant): another tenant's run waits for an idle worker, so one tenant's graph can never
+//   crash, block or time out another tenant's runs;
+// - a run suspected of killing its worker (below) runs alone in a worker that ran nothing
+//   before, and only then is a crash proven to be its own.
 //
 // A small pool of our own rather than piscina: a run is not a request/response task but a
 // stream of events out, store calls answered in between, and an abort in — and a worker
-// that crashes or is terminated must fail exactly its own runs and be replaced.
+// that crashes or is terminated must be replaced and its runs accounted for one by one.
 //
-// A worker that dies (an exception outside any run, process.exit, out of memory) ends its
-// runs in `error` saying so; one whose run exceeded its time limit (the lifecycle aborts it
-// with RunTimeout) is terminated at once; one that does not end a cancelled run within
-// `abortGraceMs` is terminated too. Either way it is replaced and queued runs continue.
+// A worker that dies (an exception outside any run, process.exit, out of memory) fails its
+// run when that run is the only one it ever ran; otherwise the culprit is unknown, and
+// every run in it rejects with PlatformInterruption: the lifecycle starts each again as
+// attempt + 1, alone in a fresh worker, where the guilty one fails and the others succeed.
+// A run past its time limit ends its worker at once when alone in it (a graph that never
+// yields never sees its signal); sharing a worker, it is aborted first and the worker ended
+// only if that does not stop it within `abortGraceMs` (then its neighbours, maybe blocked by
+// it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
+// `abortGraceMs` ends its worker too, its neighbours retried.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { Store } from '../../../runtime/store/types.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import { newestCheckpoint } from '../checkpointer.ts';
-import { describeError, type RunError, type RunRecord } from '../records.ts';
+import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';
 import type { RunExecutor, RunOutput } from '../runContext.ts';
-import { RunTimeout } from '../runLifecycle.ts';
+import { PlatformInterruption, RunTimeout } from '../runLifecycle.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 
@@ -51,22 +67,48 @@ interface Slot {
   id: number;
   worker: Worker;
   ready: Promise<void>;
+  /** The runs posted to it. */
   tasks: Map<string, Task>;
-  /** Set before a deliberate termination: why its runs end. */
-  killed?: { runId: string; error: RunError };
+  /** Runs given to it that wait for it to load the project before they are posted. */
+  starting: number;
+  /** Runs ever given to it: when it dies having run one run only, the death is that run's. */
+  served: number;
+  /** The tenant of the runs it holds (meaningless while it holds none). */
+  tenant: string;
+  /** It holds a suspect, alone: nothing joins it until that run ends. */
+  exclusive: boolean;
+  /** Set before a deliberate termination: why its runs end (`runId` absent: no run is known to be the cause). */
+  killed?: { runId?: string; error: RunError };
   /** The uncaught error that is about to end the worker. */
   crash?: Error;
   /** Finish the runs in hand, then stop (dev reload). */
   retiring: boolean;
 }
 
+/** A run waiting for a worker. */
+interface Request {
+  run: RunRecord;
+  tenant: string;
+  suspect: boolean;
+  grant(slot: Slot): void;
+}
+
 const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.meta.url);
+/** How many threads' workers the pool remembers (the oldest is forgotten first). */
+const AFFINITY_LIMIT = 10_000;
 
 const errorOf = (error: RunError & { stack?: string }) => Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
+const load = (slot: Slot) => slot.tasks.size + slot.starting;
 
 export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
+  /** Runs waiting for a worker, in the order they asked (none overtakes another: no tenant starves). */
+  private readonly waiting: Request[] = [];
+  /** Each thread's worker (where its last run went), the oldest first. */
+  private readonly homes = new Map<string, Slot>();
+  /** Runs that were in a worker that died of an unknown run's fault: each runs alone next. */
+  private readonly suspects = new Set<string>();
   private setup: WorkerSetup;
   private stopping = false;
   private nextId = 0;
@@ -89,9 +131,10 @@ export class RunWorkerPool {
     this.setup = { ...setup, fresh: true };
     for (const slot of this.slots) {
       slot.retiring = true;
-      if (slot.tasks.size === 0) void slot.worker.terminate();
+      if (load(slot) === 0) void slot.worker.terminate();
     }
     if (!this.stopping) this.spawn();
+    this.dispatch();
   }
 
   /** Workers alive now (metrics, tests). */
@@ -101,21 +144,34 @@ export class RunWorkerPool {
 
   private async executeRun(run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void): Promise<RunOutput> {
     signal.throwIfAborted();
-    const slot = this.pick();
-    await slot.ready;
-    signal.throwIfAborted();
+    const slot = await this.acquire(run, signal);
+    try {
+      await slot.ready;
+    } finally {
+      slot.starting -= 1;
+    }
+    if (signal.aborted) {
+      this.released(slot);
+      signal.throwIfAborted();
+    }
     if (!this.slots.has(slot)) throw errorOf(slot.killed?.error ?? { error: 'WorkerCrashed', message: 'The run worker stopped before the run started.' });
     return new Promise<RunOutput>((resolve, reject) => {
       let grace: NodeJS.Timeout | undefined;
+      const graceMs = this.options.abortGraceMs ?? 5_000;
       const onAbort = () => {
-        if (signal.reason instanceof RunTimeout) {
-          // a graph that never yields would never see its signal: end the worker now
+        const timedOut = signal.reason instanceof RunTimeout;
+        if (timedOut && slot.tasks.size === 1) {
+          // alone in its worker: a graph that never yields would never see its signal
           this.kill(slot, run.run_id, { error: 'TimeoutError', message: signal.reason.message });
           return;
         }
         this.post(slot, { type: 'abort', runId: run.run_id });
-        const graceMs = this.options.abortGraceMs ?? 5_000;
-        grace = setTimeout(() => this.kill(slot, run.run_id, { error: 'WorkerStopped', message: `The run did not stop within ${graceMs / 1000} s of its cancellation; its worker was terminated.` }), graceMs);
+        grace = setTimeout(() => {
+          if (!timedOut) this.kill(slot, run.run_id, { error: 'WorkerStopped', message: `The run did not stop within ${graceMs / 1000} s of its cancellation; its worker was terminated.` });
+          // a run past its time limit in a worker it shares: it may be the one blocking the
+          // worker, or be blocked by another; which is unknown, so all start again alone
+          else this.kill(slot, undefined, { error: 'WorkerStopped', message: `The run's worker was terminated: run ${run.run_id} in it exceeded its time limit and did not stop within ${graceMs / 1000} s.` });
+        }, graceMs);
         grace.unref();
       };
       const task: Task = {
@@ -136,13 +192,87 @@ export class RunWorkerPool {
     });
   }
 
-  /** An idle worker, else a new one while the pool is below its size, else the least busy. */
-  private pick(): Slot {
-    const open = [...this.slots].filter((s) => !s.retiring && !s.killed);
-    const idle = open.find((s) => s.tasks.size === 0);
-    if (idle) return idle;
+  /** Resolves with the worker the run is given (counted in its load), in the order runs asked. */
+  private acquire(run: RunRecord, signal: AbortSignal): Promise<Slot> {
+    return new Promise<Slot>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiting.indexOf(request);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal.reason);
+        this.dispatch();
+      };
+      const request: Request = {
+        run,
+        tenant: ownerOf(run),
+        suspect: this.suspects.has(run.run_id),
+        grant: (slot) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(slot);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(request);
+      this.dispatch();
+    });
+  }
+
+  /** Gives waiting runs their workers, first come first served. */
+  private dispatch(): void {
+    while (this.waiting.length > 0 && !this.stopping) {
+      const request = this.waiting[0];
+      const slot = this.place(request);
+      // the first run that must wait holds up those behind it, so a tenant whose runs keep
+      // its workers busy cannot keep another's waiting for ever
+      if (!slot) return;
+      this.waiting.shift();
+      slot.starting += 1;
+      slot.served += 1;
+      slot.tenant = request.tenant;
+      if (request.suspect) {
+        slot.exclusive = true;
+        this.suspects.delete(request.run.run_id);
+      }
+      this.homes.delete(request.run.thread_id);
+      this.homes.set(request.run.thread_id, slot);
+      if (this.homes.size > AFFINITY_LIMIT) this.homes.delete(this.homes.keys().next().value!);
+      request.grant(slot);
+    }
+  }
+
+  /** The worker for a waiting run now, or undefined when it must wait (see the top of the file). */
+  private place(request: Request): Slot | undefined {
+    const open = [...this.slots].filter((s) => !s.retiring && !s.killed && !s.exclusive);
+    if (request.suspect) return this.freshSlot(open);
+    const fits = (s: Slot) => load(s) === 0 || s.tenant === request.tenant;
+    const home = this.homes.get(request.run.thread_id);
+    if (home && open.includes(home) && fits(home)) return home;
+    const idle = open.filter((s) => load(s) === 0);
+    if (idle.length > 0) return idle.find((s) => s.tenant === request.tenant) ?? idle[0];
     if (this.slots.size < this.options.size || open.length === 0) return this.spawn();
-    return open.reduce((a, b) => (b.tasks.size < a.tasks.size ? b : a));
+    const same = open.filter((s) => s.tenant === request.tenant);
+    return same.length > 0 ? same.reduce((a, b) => (load(b) < load(a) ? b : a)) : undefined;
+  }
+
+  /** A worker that has run nothing, for a suspect: a new one, or one that replaces an idle worker. */
+  private freshSlot(open: Slot[]): Slot | undefined {
+    const unused = open.find((s) => s.served === 0);
+    if (unused) return unused;
+    if (this.slots.size < this.options.size) return this.spawn();
+    const idle = open.find((s) => load(s) === 0);
+    if (!idle) return undefined;
+    idle.retiring = true;
+    void idle.worker.terminate();
+    return this.spawn();
+  }
+
+  /** A run given to the worker ended (or never started there): it may take other runs now. */
+  private released(slot: Slot): void {
+    if (load(slot) === 0) {
+      // a suspect that ended without killing its worker leaves it an ordinary worker
+      slot.exclusive = false;
+      if (slot.retiring) void slot.worker.terminate();
+    }
+    this.dispatch();
   }
 
   private spawn(): Slot {
@@ -156,7 +286,7 @@ export class RunWorkerPool {
       markFailed = reject;
     });
     ready.catch(() => undefined);
-    const slot: Slot = { id: ++this.nextId, worker, ready, tasks: new Map(), retiring: false };
+    const slot: Slot = { id: ++this.nextId, worker, ready, tasks: new Map(), starting: 0, served: 0, tenant: '', exclusive: false, retiring: false };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
     const startedAt = performance.now();
@@ -169,32 +299,44 @@ export class RunWorkerPool {
     worker.on('exit', (code) => {
       this.slots.delete(slot);
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
-      for (const [runId, task] of slot.tasks) {
-        task.cleanup();
-        task.reject(errorOf(this.endOf(slot, runId, code)));
-      }
-      const hadRuns = slot.tasks.size > 0;
+      const inHand = [...slot.tasks];
       slot.tasks.clear();
+      for (const [runId, task] of inHand) {
+        task.cleanup();
+        task.reject(this.endOf(slot, runId, code));
+      }
+      const retried = inHand.map(([runId]) => runId).filter((runId) => this.suspects.has(runId));
+      if (retried.length > 0) log.warn('run worker died with several runs in it; each starts again alone', { runs: retried, cause: this.causeOf(slot, code).message });
       // a worker lost with runs in hand is replaced at once; a retired one by the next run
-      if (hadRuns && !this.stopping && !slot.retiring) this.spawn();
+      if (inHand.length > 0 && !this.stopping && !slot.retiring) this.spawn();
+      this.dispatch();
     });
     return slot;
   }
 
-  /** Why a run of a worker that ended did not finish. */
-  private endOf(slot: Slot, runId: string, code: number): RunError {
-    if (slot.killed?.runId === runId) return slot.killed.error;
-    if (slot.killed) return { error: 'WorkerStopped', message: `The run's worker was terminated because another run on it (${slot.killed.runId}) had to be stopped: ${slot.killed.error.message}` };
+  /** How a run in a worker that ended ends: its own failure, or an interruption to retry. */
+  private endOf(slot: Slot, runId: string, code: number): Error {
+    if (slot.killed?.runId === runId) return errorOf(slot.killed.error);
+    const cause = this.causeOf(slot, code);
+    // a worker that never ran anything else died of this run
+    if (!slot.killed && slot.served === 1) return errorOf(cause);
+    this.suspects.add(runId);
+    return new PlatformInterruption({ error: cause.error, message: `${cause.message} Other runs were in that worker or ran in it before, so the run starts again, alone in a fresh worker.` });
+  }
+
+  /** What ended a worker. */
+  private causeOf(slot: Slot, code: number): RunError {
+    if (slot.killed) return slot.killed.runId ? { error: 'WorkerStopped', message: `The run's worker was terminated because another run in it (${slot.killed.runId}) had to be stopped: ${slot.killed.error.message}` } : slot.killed.error;
     const crash = slot.crash as (Error & { code?: string }) | undefined;
     if (crash?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { error: 'WorkerCrashed', message: 'The run worker ran out of memory; it was replaced.' };
     if (crash) return { error: 'WorkerCrashed', message: `The run worker crashed (${describeError(crash).error}: ${crash.message}); it was replaced.` };
     return { error: 'WorkerCrashed', message: `The run worker exited (code ${code}) while the run was in progress; it was replaced.` };
   }
 
-  private kill(slot: Slot, runId: string, error: RunError): void {
+  private kill(slot: Slot, runId: string | undefined, error: RunError): void {
     if (slot.killed || !this.slots.has(slot)) return;
     slot.killed = { runId, error };
-    this.options.log.warn('terminating a run worker', { worker: slot.id, run_id: runId, reason: error.error, runs: [...slot.tasks.keys()] });
+    this.options.log.warn('terminating a run worker', { worker: slot.id, run_id: runId, reason: error.error, message: error.message, runs: [...slot.tasks.keys()] });
     void slot.worker.terminate();
   }
 
@@ -230,7 +372,7 @@ export class RunWorkerPool {
         slot.tasks.delete(message.runId);
         task.cleanup();
         void Promise.allSettled([...task.calls]).then(() => (message.type === 'done' ? task.resolve(message.output) : task.reject(errorOf(message.error))));
-        if (slot.retiring && slot.tasks.size === 0) void slot.worker.terminate();
+        this.released(slot);
         return;
       }
     }

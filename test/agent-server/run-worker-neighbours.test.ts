@@ -1,0 +1,119 @@
+// A hostile graph fails only its own run (issue 28, defect 5). Each kind — one that throws
+// outside its run, calls process.exit, exhausts its worker's heap or never yields — runs
+// beside 4 innocent runs of other threads:
+// - with agent-server auth on, the innocents are another tenant's, and a worker never holds
+//   two tenants' runs at once: the innocents are never touched (one attempt each);
+// - with auth off everyone is one tenant and the hostile run shares a worker with innocents:
+//   its crash retries the worker's runs as attempt 2, each alone in a fresh worker, where the
+//   innocents succeed and the hostile run fails again, now named as the cause.
+// Either way the hostile run ends in error (timeout for the one that never yields) saying
+// why, and all 4 innocents succeed.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Client } from '@langchain/langgraph-sdk';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { testProject } from './fixtures/project.ts';
+
+const say = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+const project = {
+  graphs: {
+    ...testProject.graphs,
+    crash: './test/fixtures/graphs/workers.ts:crash',
+    spin: './test/fixtures/graphs/workers.ts:spin',
+    hog: './test/fixtures/graphs/workers.ts:hog',
+  },
+};
+
+/** Each hostile kind: its graph and input, and the end of its run. */
+const HOSTILE = [
+  { kind: 'throws outside its run', graph: 'crash', input: 'throw', status: 'error', error: 'WorkerCrashed', message: /RangeError: thrown outside the run/ },
+  { kind: 'calls process.exit', graph: 'crash', input: 'exit', status: 'error', error: 'WorkerCrashed', message: /exited \(code 7\)/ },
+  { kind: 'exhausts its heap', graph: 'hog', input: 'allocate', status: 'error', error: 'WorkerCrashed', message: /ran out of memory/ },
+  { kind: 'never yields', graph: 'spin', input: 'loop', status: 'timeout', error: 'TimeoutError', message: /exceeded its time limit of 8 s/ },
+] as const;
+
+type Event = { event: string; data: unknown };
+
+async function eventsOf(client: Client, threadId: string, runId: string): Promise<Event[]> {
+  const events: Event[] = [];
+  for await (const chunk of client.runs.joinStream(threadId, runId)) events.push(chunk);
+  return events;
+}
+
+const attemptsOf = (events: Event[]) => events.filter((e) => e.event === 'metadata').map((e) => (e.data as { attempt: number }).attempt);
+
+/** Innocent runs that last 4 s each (well within the 8 s limit), all executing before it returns. */
+async function startInnocents(client: Client): Promise<{ threadId: string; runId: string }[]> {
+  const runs = await Promise.all(
+    [0, 1, 2, 3].map(async (i) => {
+      const thread = await client.threads.create();
+      const run = await client.runs.create(thread.thread_id, 'slow', { input: say(`innocent ${i}`), context: { delay_ms: 4000 } });
+      return { threadId: thread.thread_id, runId: run.run_id };
+    }),
+  );
+  for (const { threadId, runId } of runs) {
+    for await (const chunk of client.runs.joinStream(threadId, runId)) if (chunk.event === 'metadata') break;
+  }
+  return runs;
+}
+
+for (const auth of [true, false]) {
+  describe(`a hostile graph beside 4 innocent runs, agent-server auth ${auth ? 'on (two tenants)' : 'off (one space)'}`, () => {
+    let server: TestServer;
+    let hostile: Client;
+    let innocent: Client;
+    before(async () => {
+      const tenants = `key-h:${randomUUID()},key-i:${randomUUID()}`;
+      server = await startTestServer({
+        project,
+        dataDir: null,
+        env: {
+          AGENTPLANE_RUN_WORKERS: '2',
+          AGENTPLANE_RUN_TIMEOUT_S: '8',
+          AGENTPLANE_RUN_WORKER_MEMORY_MB: '192',
+          ...(auth ? { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: tenants } : {}),
+        },
+      });
+      const clientOf = (apiKey: string) => new Client({ apiUrl: server.url, ...(auth ? { apiKey } : {}), callerOptions: { maxRetries: 0 } });
+      hostile = clientOf('key-h');
+      innocent = clientOf('key-i');
+      // both workers load the graphs before the first scenario: the time limit counts from a run's start
+      await Promise.all([hostile.runs.wait(null, 'echo', { input: say('warm up') }), innocent.runs.wait(null, 'slow', { input: say('warm up'), context: { delay_ms: 500 } })]);
+    });
+    after(() => server.close());
+
+    for (const h of HOSTILE) {
+      it(`a graph that ${h.kind} fails its own run, naming the cause; the innocents all succeed`, { timeout: 180_000 }, async () => {
+        const innocents = await startInnocents(innocent);
+        const thread = await hostile.threads.create();
+        const run = await hostile.runs.create(thread.thread_id, h.graph, { input: say(h.input) });
+        const events = await eventsOf(hostile, thread.thread_id, run.run_id);
+        const ended = await hostile.runs.get(thread.thread_id, run.run_id);
+        assert.equal(ended.status, h.status);
+        const error = events.find((e) => e.event === 'error')?.data as { error: string; message: string };
+        assert.equal(error?.error, h.error, JSON.stringify(error));
+        assert.match(error.message, h.message);
+        assert.equal(events.at(-1)?.event, 'end');
+
+        const attempts: number[][] = [];
+        for (const { threadId, runId } of innocents) {
+          const innocentEvents = await eventsOf(innocent, threadId, runId);
+          attempts.push(attemptsOf(innocentEvents));
+          assert.equal((await innocent.runs.get(threadId, runId)).status, 'success', `innocent run ${runId}: ${JSON.stringify(innocentEvents.filter((e) => e.event === 'error'))}`);
+          const state = await innocent.threads.getState(threadId);
+          assert.equal((state.values as { messages: { content: string }[] }).messages.at(-1)?.content, (state.values as { messages: { content: string }[] }).messages[0].content, 'the innocent run answered');
+        }
+        if (auth) {
+          // another tenant's run never shared their worker: none was interrupted
+          assert.deepEqual(attempts, [[1], [1], [1], [1]]);
+        } else {
+          // the hostile run shared a worker with innocents: they went on as attempt 2
+          assert.ok(attempts.some((a) => a.join() === '1,2'), `no innocent run was retried: ${JSON.stringify(attempts)}`);
+          assert.deepEqual(attemptsOf(events), [1, 2], 'the hostile run was retried once, alone, and failed again');
+        }
+      });
+    }
+  });
+}
