@@ -154,7 +154,8 @@ export class RunWorkerPool {
       this.released(slot);
       signal.throwIfAborted();
     }
-    if (!this.slots.has(slot)) throw errorOf(slot.killed?.error ?? { error: 'WorkerCrashed', message: 'The run worker stopped before the run started.' });
+    // the worker died between loading and taking the run: nothing of the run ran
+    if (!this.slots.has(slot)) throw new PlatformInterruption({ error: 'WorkerCrashed', message: 'The run worker stopped before the run started.' });
     return new Promise<RunOutput>((resolve, reject) => {
       let grace: NodeJS.Timeout | undefined;
       const graceMs = this.options.abortGraceMs ?? 5_000;
@@ -253,15 +254,19 @@ export class RunWorkerPool {
     return same.length > 0 ? same.reduce((a, b) => (load(b) < load(a) ? b : a)) : undefined;
   }
 
-  /** A worker that has run nothing, for a suspect: a new one, or one that replaces an idle worker. */
-  private freshSlot(open: Slot[]): Slot | undefined {
+  /**
+   * A worker that has run nothing, for a suspect: an unused one, a new one, or one that
+   * replaces an idle worker; with every worker busy, one more than the pool's size (a suspect
+   * never waits behind runs that may last for hours; the extra worker goes once idle).
+   */
+  private freshSlot(open: Slot[]): Slot {
     const unused = open.find((s) => s.served === 0);
     if (unused) return unused;
-    if (this.slots.size < this.options.size) return this.spawn();
     const idle = open.find((s) => load(s) === 0);
-    if (!idle) return undefined;
-    idle.retiring = true;
-    void idle.worker.terminate();
+    if (idle && this.slots.size >= this.options.size) {
+      idle.retiring = true;
+      void idle.worker.terminate();
+    }
     return this.spawn();
   }
 
@@ -270,6 +275,9 @@ export class RunWorkerPool {
     if (load(slot) === 0) {
       // a suspect that ended without killing its worker leaves it an ordinary worker
       slot.exclusive = false;
+      const live = [...this.slots].filter((s) => !s.retiring && !s.killed).length;
+      // a worker beyond the pool's size (see freshSlot) goes once idle
+      if (live > this.options.size && !slot.killed) slot.retiring = true;
       if (slot.retiring) void slot.worker.terminate();
     }
     this.dispatch();
