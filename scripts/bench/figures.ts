@@ -78,6 +78,18 @@ export interface UnderLoadFigure {
   createProbes: number;
 }
 
+/** Runs owned by one or more tenants on a server with agent-server auth on (tenants.ts). */
+export interface TenantFigure {
+  tenants: number;
+  /** AGENTPLANE_RUN_WORKERS. */
+  workers: number;
+  threads: number;
+  runs: number;
+  seconds: number;
+  runsPerSecond: number;
+  failed: number;
+}
+
 /** The setting the server ships with; the under-load targets are read against it. */
 export const DEFAULT_WORKERS_SETTING = 'default (AGENTPLANE_RUN_WORKERS unset)';
 
@@ -110,6 +122,8 @@ export interface Report {
   underLoad?: UnderLoadFigure[];
   /** Older reports have none. */
   replicas?: ReplicaFigure[];
+  /** Older reports have none. */
+  tenants?: TenantFigure[];
   /** Set when this report is an older one with some phases measured again (BENCH_MERGE), one entry per later run. */
   merged?: MergedRun[];
   a2a: (LoadResult & { server: Server }) | null;
@@ -192,6 +206,11 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
     ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(plainRuns(scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
     ratios[`runs/s ${scenario}: run workers ÷ in process (AGENTPLANE_RUN_WORKERS=0)`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('inprocess', scenario)?.runsPerSecond);
+  }
+
+  const oneTenant = find(report.tenants ?? [], (t) => t.tenants === 1);
+  for (const t of report.tenants ?? []) {
+    if (t.tenants > 1) ratios[`runs/s of ${t.tenants} tenants ÷ one tenant, same runs, agent-server auth on, ${t.workers} run workers`] = ratio(t.runsPerSecond, oneTenant?.runsPerSecond);
   }
 
   for (const u of report.underLoad ?? []) {

