@@ -306,6 +306,7 @@ export class RunWorkerPool {
     });
     worker.on('exit', (code) => {
       this.slots.delete(slot);
+      for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
       const inHand = [...slot.tasks];
       slot.tasks.clear();
