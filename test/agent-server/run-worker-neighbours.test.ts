@@ -7,7 +7,8 @@
 //   its crash retries the worker's runs as attempt 2, each alone in a fresh worker, where the
 //   innocents succeed and the hostile run fails again, now named as the cause.
 // Either way the hostile run ends in error (timeout for the one that never yields) saying
-// why, and all 4 innocents succeed.
+// why, and all 4 innocents succeed. With auth on, two tenants' runs are never in one worker
+// at the same time.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,7 @@ const project = {
     crash: './test/fixtures/graphs/workers.ts:crash',
     spin: './test/fixtures/graphs/workers.ts:spin',
     hog: './test/fixtures/graphs/workers.ts:hog',
+    whereabouts: './test/fixtures/graphs/workers.ts:whereabouts',
   },
 };
 
@@ -83,6 +85,23 @@ for (const auth of [true, false]) {
       await Promise.all([hostile.runs.wait(null, 'echo', { input: say('warm up') }), innocent.runs.wait(null, 'slow', { input: say('warm up'), context: { delay_ms: 500 } })]);
     });
     after(() => server.close());
+
+    if (auth) {
+      it("never executes two tenants' runs in one worker at the same time", { timeout: 120_000 }, async () => {
+        type Where = { tenant: string; worker: number; from: number; to: number };
+        const runAs = async (tenant: string, client: Client): Promise<Where> => {
+          const thread = await client.threads.create();
+          const values = (await client.runs.wait(thread.thread_id, 'whereabouts', { input: say(tenant), context: { delay_ms: 1000 } })) as { messages: { content: string }[] };
+          return { tenant, ...JSON.parse(values.messages.at(-1)!.content) };
+        };
+        const runs = await Promise.all([0, 1, 2, 3].flatMap(() => [runAs('h', hostile), runAs('i', innocent)]));
+        for (const a of runs.filter((r) => r.tenant === 'h')) {
+          for (const b of runs.filter((r) => r.tenant === 'i' && r.worker === a.worker)) {
+            assert.ok(a.to <= b.from || b.to <= a.from, `worker ${a.worker} ran both tenants at once: ${JSON.stringify([a, b])}`);
+          }
+        }
+      });
+    }
 
     for (const h of HOSTILE) {
       it(`a graph that ${h.kind} fails its own run, naming the cause; the innocents all succeed`, { timeout: 180_000 }, async () => {
