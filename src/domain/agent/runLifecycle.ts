@@ -418,7 +418,7 @@ export class RunLifecycle {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
       this.inFlight.delete(run.run_id);
-      if (ending.kind === 'retry') await this.queueAgain(run);
+      if (ending.kind === 'retry') await this.queueAgain(run, running);
       else {
         // the next run of the thread may start (on any replica) once the end is recorded
         if (this.shared && !lost) await this.shared.release(run.run_id);
@@ -445,14 +445,16 @@ export class RunLifecycle {
   }
 
   /** Hands a run recorded as pending again (afterPlatformInterruption) back to the queue. */
-  private async queueAgain(run: RunRecord): Promise<void> {
-    if (!this.shared) {
-      this.queue.requeueFirst({ runId: run.run_id, threadId: run.thread_id });
-      return;
+  private async queueAgain(run: RunRecord, running: InFlight): Promise<void> {
+    if (!this.shared) this.queue.requeueFirst({ runId: run.run_id, threadId: run.thread_id });
+    else {
+      // its events are in the shared log before any replica may take it and append to them
+      await this.deps.broker.detach(run.run_id);
+      await this.shared.release(run.run_id);
     }
-    // its events are in the shared log before any replica may take it and append to them
-    await this.deps.broker.detach(run.run_id);
-    await this.shared.release(run.run_id);
+    // a cancel that came while the new attempt was being recorded found the run still in
+    // flight and only stopped what had already ended: it applies to the queued run now
+    if (running.stop === 'interrupt' || running.stop === 'rollback') await this.cancel(run.thread_id, run.run_id, running.stop);
   }
 
   /** Records the run's end; `told` keeps a retried attempt from sending the client an error twice. */
