@@ -34,6 +34,8 @@ function makeRepository(): { dir: string; git: (...args: string[]) => string; co
     return git('rev-parse', 'HEAD');
   };
   git('init', '-q', '-b', 'main');
+  // the build clones it as the deployment's own user
+  fs.chmodSync(dir, 0o755);
   return { dir, git, commit };
 }
 
