@@ -71,7 +71,7 @@ describe('local deployer: one tenant cannot reach another', { skip: !isRoot && '
     };
     // the markers are split in the command, so that its echo in the build log ("Building: …") is not taken for them
     const attempts = Object.entries(targets).map(([what, command]) => `if ${command}; then echo "REA""D: ${what}"; else echo "REFUSE""D: ${what}"; fi`);
-    const buildCommand = [...attempts, 'echo "B sees its ""own: $B_SECRET"', 'env', 'exit 7'].join('\n');
+    const buildCommand = [...attempts, 'echo "B sees its ""own: $B_SECRET"', 'echo "running as ""uid $(id -u)"', 'grep -E "^Max (processes|open files)" /proc/self/limits', 'env', 'exit 7'].join('\n');
     const b = await deployAgent(apiB, 'tenant-b', { build_command: buildCommand }, { name: 'B_SECRET', value: secretB });
     const bRevision = await waitForRealRevision(apiB, b.id, b.latest_revision_id, controlPlane.output);
     assert.equal(bRevision.status, 'BUILD_FAILED', bRevision.status_message);
@@ -82,6 +82,11 @@ describe('local deployer: one tenant cannot reach another', { skip: !isRoot && '
       assert.ok(buildLog.includes(`REFUSED: ${what}`), `B's build could read ${what}:\n${buildLog}`);
       assert.ok(!buildLog.includes(`READ: ${what}`), `B's build read ${what}`);
     }
+    // a user of its own (not root, not A's), under limits
+    const uid = Number(/running as uid (\d+)/.exec(buildLog)?.[1]);
+    assert.ok(uid > 0 && uid !== fs.statSync(checkoutA).uid, `B's build ran as uid ${uid}`);
+    assert.match(buildLog, /Max processes +512 +512/);
+    assert.match(buildLog, /Max open files +8192 +8192/);
     // its environment is its own: no variable of the control plane (its API keys) came with it
     assert.match(buildLog, /HOME=/);
     assert.ok(!buildLog.includes(keyA) && !buildLog.includes(keyB) && !buildLog.includes('AGENTPLANE_API_KEYS'), `the control plane's environment reached B's build:\n${buildLog}`);

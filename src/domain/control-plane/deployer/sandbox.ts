@@ -116,6 +116,9 @@ export class Sandboxes {
   /** Why deployments' users could not reach their workspaces or the programs in `dirs` they run, or null. */
   unreachable(dirs: readonly string[]): string | null {
     if (this.options.mode !== 'user') return null;
+    // made by someone else first (a shared /tmp), its owner could reach into every workspace
+    const root = fs.lstatSync(this.options.root);
+    if (!root.isDirectory() || root.uid !== process.getuid?.()) return `${this.options.root} is not a directory of the control plane's own user (set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
     for (const dir of [this.options.root, ...dirs]) {
       const closed = closedAncestor(dir);
       if (closed) return `${closed} is not searchable by other users, so the deployments' users cannot reach ${dir} (chmod o+x ${closed}, or set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
