@@ -24,7 +24,7 @@ import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
-import { Sandboxes, type IsolationMode, type ResourceLimits } from './sandbox.ts';
+import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import type { Deployer, LogKind } from './types.ts';
 import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import { retryUntilDone } from '../../retry.ts';
@@ -282,9 +282,8 @@ export class LocalDeployer implements Deployer {
     log.reset();
     const config = deployment.source_config;
     if (!config.repo_url) return { ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' };
-    const unreachable = this.unreachable();
-    if (unreachable) return { ok: false, reason: `Build failed: the local deployer is misconfigured: ${unreachable}.` };
-    const sandbox = await this.sandboxes.prepare(deployment.id);
+    const sandbox = await this.sandbox(deployment.id);
+    if (typeof sandbox === 'string') return { ok: false, reason: `Build failed: ${sandbox}` };
     log.write(this.sandboxes.describe());
     return buildRevision({
       repoUrl: config.repo_url,
@@ -304,6 +303,18 @@ export class LocalDeployer implements Deployer {
 
   private redactorOf(deployment: DeploymentRecord): Redact {
     return redactor(secretValues(deployment));
+  }
+
+  /** The deployment's sandbox, or why the machine cannot give it one (said in the revision's status_message). */
+  private async sandbox(deploymentId: string): Promise<Sandbox | string> {
+    const unreachable = this.unreachable();
+    if (unreachable) return `the local deployer is misconfigured: ${unreachable}.`;
+    try {
+      return await this.sandboxes.prepare(deploymentId);
+    } catch (err) {
+      // no useradd, a read-only /etc/passwd, no system user ids left: retrying would not help
+      return `the local deployer could not make the deployment's user and workspace: ${(err as Error).message.trim()}`;
+    }
   }
 
   /** Why deployments' users could not reach their workspaces or the agentplane they run, or null. */
@@ -411,9 +422,8 @@ export class LocalDeployer implements Deployer {
       if (!fs.existsSync(checkout)) return `Deploy failed: the checkout of revision ${built.id} is gone; create a new revision to build again.`;
       const config = this.projectFile(built);
       if (!config.ok) return `Deploy failed: ${config.problem}.`;
-      const unreachable = this.unreachable();
-      if (unreachable) return `Deploy failed: the local deployer is misconfigured: ${unreachable}.`;
-      const sandbox = await this.sandboxes.prepare(deployment.id);
+      const sandbox = await this.sandbox(deployment.id);
+      if (typeof sandbox === 'string') return `Deploy failed: ${sandbox}`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
       const agent = this.options.agentCommand;
