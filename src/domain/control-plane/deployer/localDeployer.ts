@@ -309,11 +309,36 @@ export class LocalDeployer implements Deployer {
   private async sandbox(deploymentId: string): Promise<Sandbox | string> {
     const unreachable = this.unreachable();
     if (unreachable) return `the local deployer is misconfigured: ${unreachable}.`;
+    let sandbox: Sandbox;
     try {
-      return await this.sandboxes.prepare(deploymentId);
+      sandbox = await this.sandboxes.prepare(deploymentId);
     } catch (err) {
       // no useradd, a read-only /etc/passwd, no system user ids left: retrying would not help
       return `the local deployer could not make the deployment's user and workspace: ${(err as Error).message.trim()}`;
+    }
+    this.moveIntoWorkspace(deploymentId, sandbox);
+    return sandbox;
+  }
+
+  /**
+   * A deployment made when checkouts and its agent server's data lived in the data directory
+   * (before workspaces): they move into its workspace, once, so its threads and its built
+   * revisions survive the upgrade.
+   */
+  private moveIntoWorkspace(deploymentId: string, sandbox: Sandbox): void {
+    for (const name of ['checkouts', 'data']) {
+      const before = path.join(this.deploymentDir(deploymentId), name);
+      const after = path.join(sandbox.workspace, name);
+      if (!fs.existsSync(before) || fs.existsSync(after)) continue;
+      try {
+        fs.renameSync(before, after);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        fs.cpSync(before, after, { recursive: true, verbatimSymlinks: true });
+        fs.rmSync(before, { recursive: true, force: true });
+      }
+      sandbox.give(after);
+      this.log.info('moved a deployment\'s files into its workspace', { deployment_id: deploymentId, from: before, to: after });
     }
   }
 
@@ -418,12 +443,12 @@ export class LocalDeployer implements Deployer {
     const secrets = secretsOf(deployment);
     const base = { deploymentId: deployment.id, revisionId: revision.id, logFile: this.logFile(deployment.id, revision.id, 'deploy'), url };
     if (deployment.source === 'github') {
+      const sandbox = await this.sandbox(deployment.id);
+      if (typeof sandbox === 'string') return `Deploy failed: ${sandbox}`;
       const checkout = this.checkoutDir(deployment.id, built.id);
       if (!fs.existsSync(checkout)) return `Deploy failed: the checkout of revision ${built.id} is gone; create a new revision to build again.`;
       const config = this.projectFile(built);
       if (!config.ok) return `Deploy failed: ${config.problem}.`;
-      const sandbox = await this.sandbox(deployment.id);
-      if (typeof sandbox === 'string') return `Deploy failed: ${sandbox}`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
       const agent = this.options.agentCommand;

@@ -36,6 +36,8 @@ export interface Sandbox {
   env(variables: Record<string, string>): Record<string, string>;
   /** `command args` under the resource limits. */
   limited(command: string, args: string[]): { command: string; args: string[] };
+  /** Makes a tree the control plane put into the workspace the deployment's (links are not followed). */
+  give(dir: string): void;
 }
 
 export interface SandboxesOptions {
@@ -161,6 +163,9 @@ export class Sandboxes {
         const nproc = userMode ? [`--nproc=${limits.processes}`] : [];
         return { command: prlimit, args: [...nproc, `--nofile=${limits.openFiles}`, `--fsize=${limits.fileSizeBytes}`, '--core=0', '--', command, ...args] };
       },
+      give: (dir) => {
+        if (uid !== undefined && gid !== undefined) chownTree(dir, uid, gid);
+      },
     };
   }
 
@@ -231,5 +236,14 @@ function kill(pid: number): void {
     process.kill(pid, 'SIGKILL');
   } catch {
     // gone meanwhile
+  }
+}
+
+function chownTree(dir: string, uid: number, gid: number): void {
+  fs.lchownSync(dir, uid, gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const at = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(at, uid, gid);
+    else fs.lchownSync(at, uid, gid);
   }
 }
