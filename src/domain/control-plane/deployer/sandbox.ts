@@ -95,11 +95,13 @@ export class Sandboxes {
     this.prlimit = findOnPath('prlimit', options.baseEnv.PATH);
     // 0711: each deployment's user reaches its own workspace by name, and lists no one's
     fs.mkdirSync(options.root, { recursive: true, mode: 0o711 });
+    this.gitConfig = path.join(options.root, 'gitconfig');
+    // someone else's (or a link): left alone, and unreachable() says so
+    if (!this.ownsRoot()) return;
     fs.chmodSync(options.root, options.mode === 'user' ? 0o711 : 0o700);
     // a clone of a repository owned by someone else (a local path) is what a build does: git's
     // ownership check would refuse it to the deployment's user. Root's file, outside the
     // workspaces, so no deployment can change it.
-    this.gitConfig = path.join(options.root, 'gitconfig');
     fs.writeFileSync(this.gitConfig, '[safe]\n\tdirectory = *\n', { mode: 0o644 });
     fs.chmodSync(this.gitConfig, 0o644);
   }
@@ -118,14 +120,18 @@ export class Sandboxes {
   /** Why deployments' users could not reach their workspaces or the programs in `dirs` they run, or null. */
   unreachable(dirs: readonly string[]): string | null {
     if (this.options.mode !== 'user') return null;
-    // made by someone else first (a shared /tmp), its owner could reach into every workspace
-    const root = fs.lstatSync(this.options.root);
-    if (!root.isDirectory() || root.uid !== process.getuid?.()) return `${this.options.root} is not a directory of the control plane's own user (set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
+    if (!this.ownsRoot()) return `${this.options.root} is not a directory of the control plane's own user (set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
     for (const dir of [this.options.root, ...dirs]) {
       const closed = closedAncestor(dir);
       if (closed) return `${closed} is not searchable by other users, so the deployments' users cannot reach ${dir} (chmod o+x ${closed}, or set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
     }
     return null;
+  }
+
+  /** Made by someone else first (in a shared /tmp, say), its owner could reach into every workspace. */
+  private ownsRoot(): boolean {
+    const root = fs.lstatSync(this.options.root);
+    return root.isDirectory() && root.uid === process.getuid?.();
   }
 
   /**
