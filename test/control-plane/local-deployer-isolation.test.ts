@@ -85,7 +85,7 @@ describe('local deployer: one tenant cannot reach another', { skip: !isRoot && '
     // a user of its own (not root, not A's), under limits
     const uid = Number(/running as uid (\d+)/.exec(buildLog)?.[1]);
     assert.ok(uid > 0 && uid !== fs.statSync(checkoutA).uid, `B's build ran as uid ${uid}`);
-    assert.match(buildLog, /Max processes +512 +512/);
+    assert.match(buildLog, /Max processes +4096 +4096/);
     assert.match(buildLog, /Max open files +8192 +8192/);
     // its environment is its own: no variable of the control plane (its API keys) came with it
     assert.match(buildLog, /HOME=/);

@@ -17,13 +17,13 @@ export type IsolationMode = 'user' | 'none';
 
 /** Per-process limits (prlimit): enough for an npm install and an agent server, not for a fork bomb or a disk-filling file. */
 export interface ResourceLimits {
-  /** Processes of the deployment's user (with `user` isolation: the count is per user). */
+  /** Processes and threads of the deployment's user (Linux counts each thread: an agent server has a few per run worker). */
   processes: number;
   openFiles: number;
   fileSizeBytes: number;
 }
 
-export const DEFAULT_LIMITS: ResourceLimits = { processes: 512, openFiles: 8192, fileSizeBytes: 4 * 1024 ** 3 };
+export const DEFAULT_LIMITS: ResourceLimits = { processes: 4096, openFiles: 8192, fileSizeBytes: 4 * 1024 ** 3 };
 
 /** How one deployment's processes run. */
 export interface Sandbox {
