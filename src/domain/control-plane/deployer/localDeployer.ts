@@ -43,7 +43,7 @@ export interface LocalDeployerOptions {
   startTimeoutMs: number;
   /** Size cap of each server log file. */
   logCapBytes: number;
-  /** The environment deployments start from (the control plane's own settings removed). */
+  /** The control plane's environment: sandboxed processes get PATH and locale from it, the docker or podman CLI all but its own settings. */
   baseEnv: Record<string, string | undefined>;
   /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
   retryMs?: number;
@@ -58,10 +58,11 @@ interface ProcessFile {
 /** A revision job stopped on purpose (the deployment is being deleted, or the server stops). */
 class Cancelled extends Error {}
 
-// The control plane's own settings must not leak into the agent servers it starts.
+// The control plane's own settings must not reach the container runtime's CLI (the container
+// itself gets only the secrets, by name); sandboxed processes get none of this environment.
 const PRIVATE_ENV = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
 
-export function deploymentEnv(base: Record<string, string | undefined>): Record<string, string> {
+function containerCliEnv(base: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_ENV.test(k)) env[k] = v;
   return env;
@@ -464,7 +465,7 @@ export class LocalDeployer implements Deployer {
     }
     const image = revision.source_revision_config.image_uri;
     if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
-      const runtime = containerRuntime(deploymentEnv(this.options.baseEnv));
+      const runtime = containerRuntime(containerCliEnv(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const envArgs = Object.keys(secrets).flatMap((name) => ['-e', name]);
@@ -474,7 +475,7 @@ export class LocalDeployer implements Deployer {
         args: ['run', '--rm', '--name', `agentplane-${deployment.id}`, '-p', `127.0.0.1:${port}:8000`, ...(memory ? ['--memory', `${memory}m`] : []), ...envArgs, image],
         cwd: this.deploymentDir(deployment.id),
         // secrets reach the container by name from this environment, never on the command line
-        env: { ...deploymentEnv(this.options.baseEnv), ...secrets },
+        env: { ...containerCliEnv(this.options.baseEnv), ...secrets },
       };
     }
     return `Deploy failed: the local deployer cannot run a ${deployment.source} revision${image ? '' : ' without image_uri'}.`;
