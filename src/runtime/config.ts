@@ -62,6 +62,10 @@ export interface ServerConfig {
   buildTimeoutMs: number;
   /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
   deployTimeoutMs: number;
+  /** What separates the local deployer's deployments (AGENTPLANE_DEPLOYER_ISOLATION): `user` per deployment, `none`, or `auto` (user when run as root). */
+  deployerIsolation: 'auto' | 'user' | 'none';
+  /** Where the local deployer makes each deployment's workspace (AGENTPLANE_DEPLOYMENTS_DIR); null: beside the data directory. */
+  deploymentsDir: string | null;
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** The environment as read (the project file's `env` applied), for reloading the project. */
@@ -127,6 +131,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
+    deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
+    deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
     controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
     env,
   };

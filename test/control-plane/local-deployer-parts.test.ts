@@ -7,7 +7,8 @@ import path from 'node:path';
 import { pageOfLog, parseLogLine, capLogFile } from '../../src/domain/control-plane/deployer/revisionLogs.ts';
 import { detectInstallCommand } from '../../src/domain/control-plane/deployer/localBuild.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { create, dockerBody, json, waitForRevision } from './support.ts';
+import { create, dockerBody, json, waitForRealRevision, waitForRevision } from './support.ts';
+import { graphSource, makeRepository } from './gitFixture.ts';
 
 const lines = ['one', 'two ERROR here', 'three', 'four', 'five'].map((message, i) => ({ timestamp: null, level: i === 1 ? ('ERROR' as const) : ('INFO' as const), message }));
 
@@ -92,16 +93,34 @@ describe('local deployer without a container runtime', () => {
   });
 });
 
+describe('local deployer without isolation', () => {
+  let server: TestServer;
+  after(() => server?.close());
+
+  it('says in every build log that builds run as the control plane\'s own user', { timeout: 120_000 }, async () => {
+    server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' } });
+    const repo = makeRepository();
+    repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('none') }, 'agent');
+    const deployment = await create(server.api, { name: 'no-isolation', source: 'github', source_config: { repo_url: repo.dir, build_command: 'exit 3' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } });
+    const revision = await waitForRealRevision(server.api, deployment.id, deployment.latest_revision_id);
+    assert.equal(revision.status, 'BUILD_FAILED', revision.status_message);
+    const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
+    assert.match(build.logs[0].message, /^Isolation: none — builds and agent servers run as the control plane's own user and can read its data directory/);
+  });
+});
+
 describe('simulated deployer logs', () => {
   let server: TestServer;
   after(() => server?.close());
 
   it('tell the phases a revision went through', async () => {
     server = await startTestServer();
-    const deployment = await create(server.api, { name: 'simulated-logs', source: 'github', source_config: { repo_url: 'https://github.com/acme/agent' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } });
+    // credentials in repo_url are masked here too
+    const deployment = await create(server.api, { name: 'simulated-logs', source: 'github', source_config: { repo_url: 'https://x:tok3n-simulated@github.com/acme/agent' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } });
     const revision = await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
     const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
-    assert.match(build.logs.map((l: { message: string }) => l.message).join('\n'), /Fetching https:\/\/github.com\/acme\/agent at main[\s\S]*Build finished/);
+    assert.match(build.logs.map((l: { message: string }) => l.message).join('\n'), /Fetching https:\/\/x:\*{8}@github.com\/acme\/agent at main[\s\S]*Build finished/);
+    assert.ok(!JSON.stringify(build).includes('tok3n-simulated'));
     assert.equal(build.next_offset, null);
     const deploy = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=deploy`), 200);
     assert.match(deploy.logs.at(-1).message, /answers \/ok/);

@@ -4,38 +4,17 @@
 // redeploy, a kill -9 of the control plane and a delete.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { graphSource, makeRepository } from './gitFixture.ts';
+import { removeDeploymentUsers } from './deploymentUsers.ts';
 
 const KEY = `local-deployer-${randomUUID()}`;
 const TENANT = randomUUID();
-
-function graphSource(reply: string): string {
-  return `// a plain-function graph: answers every message with a fixed prefix
-export async function echo(state) {
-  const last = [...(state.messages ?? [])].reverse().find((m) => m.type === 'human' || m.role === 'user');
-  return { messages: [{ role: 'assistant', content: '${reply}: ' + (last?.content ?? '') + ' / ' + (process.env.GREETING ?? 'no secret') }] };
-}
-`;
-}
-
-function makeRepository(): { dir: string; git: (...args: string[]) => string; commit: (files: Record<string, string>, message: string) => string } {
-  const dir = tempDir('agentplane-fixture-repo-');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
-  const commit = (files: Record<string, string>, message: string) => {
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-    git('add', '-A');
-    git('commit', '-q', '-m', message);
-    return git('rev-parse', 'HEAD');
-  };
-  git('init', '-q', '-b', 'main');
-  return { dir, git, commit };
-}
 
 const portIsClosed = (url: string) =>
   new Promise<boolean>((resolve) => {
@@ -80,6 +59,7 @@ describe('local deployer', () => {
 
   after(async () => {
     await controlPlane?.kill('SIGTERM');
+    removeDeploymentUsers(`${data}-deployments`);
     // nothing may outlive the test: a deployment left over would still hold its port
     if (customUrl && !(await portIsClosed(customUrl))) {
       const saved = fs.readdirSync(path.join(data, 'deployments')).map((d) => path.join(data, 'deployments', d, 'process.json')).filter((f) => fs.existsSync(f));
@@ -236,6 +216,7 @@ describe('local deployer', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(await portIsClosed(customUrl), 'the deployed agent server is stopped');
-    assert.ok(!fs.existsSync(path.join(data, 'deployments', deploymentId)), 'its checkout and data are removed');
+    assert.ok(!fs.existsSync(path.join(data, 'deployments', deploymentId)), 'its logs are removed');
+    assert.ok(!fs.existsSync(path.join(`${data}-deployments`, deploymentId)), 'its workspace (checkouts and data) is removed');
   });
 });

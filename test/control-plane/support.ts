@@ -35,6 +35,17 @@ export const dockerBody = (name: string, image = 'registry.acme.internal/agents/
 
 const FINAL = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
 
+/** Polls a revision of the local deployer (a real build and start) until it reaches a final status; `context` tells what went wrong. */
+export async function waitForRealRevision(api: Api, deploymentId: string, revisionId: string, context: () => string = () => ''): Promise<Record<string, any>> {
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    const revision = await json(await api(`/v2/deployments/${deploymentId}/revisions/${revisionId}`), 200);
+    if (FINAL.has(revision.status)) return revision;
+    if (Date.now() > deadline) assert.fail(`revision ${revisionId} stuck in ${revision.status}:\n${context()}`);
+    await sleep(100);
+  }
+}
+
 /** Polls the revision like the upstream docs example, until it reaches a final status. */
 export async function waitForRevision(api: Api, deploymentId: string, revisionId: string): Promise<Record<string, any>> {
   for (let i = 0; i < 2000; i += 1) {

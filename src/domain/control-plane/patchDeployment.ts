@@ -12,6 +12,7 @@ import { logRevisionCreated } from './transitionLog.ts';
 import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
+import { sameRepoUrl } from './repoUrl.ts';
 
 const IMMUTABLE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id', 'listener_config'] as const;
 const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'build_command', 'resource_spec'] as const;
@@ -33,7 +34,7 @@ export async function patchDeployment(
 
     const config = body.source_config ?? {};
     for (const field of IMMUTABLE_CONFIG) {
-      if (config[field] != null && !same(config[field], current.source_config[field])) {
+      if (config[field] != null && !sameConfigValue(field, config[field], current.source_config[field])) {
         return invalid(`source_config.${field} cannot be changed after creation.`);
       }
     }
@@ -74,6 +75,11 @@ export async function patchDeployment(
     deployer.submit(plan.revision);
     return ok(toDeployment(plan.deployment, plan.revision));
   });
+}
+
+/** repo_url is shown masked: sent back as shown, it is the stored one. */
+function sameConfigValue(field: (typeof IMMUTABLE_CONFIG)[number], sent: unknown, stored: unknown): boolean {
+  return field === 'repo_url' ? sameRepoUrl(sent as string, stored as string | null) : same(sent, stored);
 }
 
 function changedFields(config: SourceConfigPatch, current: DeploymentRecord): SourceConfigPatch {

@@ -2,8 +2,10 @@
 // mask instead, whatever was stored.
 import type { AuthProvider, Deployment, Revision, SourceRevisionConfig } from '../../../generated/control-plane/types.gen.ts';
 import type { DeploymentRecord, ProviderRecord, RevisionRecord } from './records.ts';
+import { maskRepoUrl } from './repoUrl.ts';
+import { SECRET_MASK } from './secretMask.ts';
 
-export const SECRET_MASK = '********';
+export { SECRET_MASK };
 
 const NO_REVISION_CONFIG: Required<SourceRevisionConfig> = { repo_ref: null, graph_config_path: null, image_uri: null, repo_commit_sha: null };
 
@@ -14,7 +16,7 @@ export function toDeployment(record: DeploymentRecord, latest: RevisionRecord | 
     tenant_id: record.tenant_id,
     name: record.name,
     source: record.source,
-    source_config: record.source_config,
+    source_config: { ...record.source_config, repo_url: maskRepoUrl(record.source_config.repo_url) },
     source_revision_config: latest?.source_revision_config ?? NO_REVISION_CONFIG,
     secrets: record.secrets.map((s) => ({ name: s.name, value: SECRET_MASK })),
     created_at: record.created_at,

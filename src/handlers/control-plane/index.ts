@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
 import { LocalDeployer } from '../../domain/control-plane/deployer/localDeployer.ts';
 import type { Deployer } from '../../domain/control-plane/deployer/types.ts';
+import { DEFAULT_LIMITS, isolationMode } from '../../domain/control-plane/deployer/sandbox.ts';
 import { LeadingDeployer } from '../../domain/control-plane/deployer/leadingDeployer.ts';
 import { packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
@@ -36,13 +37,26 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
 /** Makes the configured deployer, once per term of leadership (and once to read logs with). */
 function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): () => Deployer {
   if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+  // a setting that cannot be honoured (user isolation without root) stops the start
+  const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
   // without a data directory the deployments live in a temporary one, gone with the process
-  let root: string | undefined;
-  const rootDir = () => (root ??= config.dataDir ? path.join(config.dataDir, 'deployments') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-')));
+  let temporary: string | undefined;
+  const temp = () => {
+    if (temporary) return temporary;
+    temporary = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-deployments-'));
+    fs.chmodSync(temporary, 0o711); // passable to the workspaces inside; its control part stays 0700
+    return temporary;
+  };
+  const root = () => (config.dataDir ? path.join(config.dataDir, 'deployments') : path.join(temp(), 'control'));
+  // the workspaces are outside the data directory: the deployments' users must reach them, and never it
+  const workspaces = () => config.deploymentsDir ?? (config.dataDir ? `${config.dataDir}-deployments` : path.join(temp(), 'workspaces'));
   return () => new LocalDeployer(
     repo,
     {
-      root: rootDir(),
+      root: root(),
+      workspaces: workspaces(),
+      isolation,
+      limits: DEFAULT_LIMITS,
       // the deployed agent servers are this same agentplane, run by the same Node.js
       agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
       buildTimeoutMs: config.buildTimeoutMs,

@@ -13,6 +13,9 @@ export interface AgentProcessSpec {
   command: string;
   args: string[];
   cwd: string;
+  /** The deployment's own user (sandbox.ts); undefined: the control plane's. */
+  uid?: number;
+  gid?: number;
   env: Record<string, string>;
   logFile: string;
   url: string;
@@ -60,7 +63,8 @@ export class AgentProcess {
     fs.mkdirSync(path.dirname(this.spec.logFile), { recursive: true, mode: 0o700 });
     const out = fs.openSync(this.spec.logFile, 'a', 0o600);
     try {
-      this.child = spawn(this.spec.command, this.spec.args, { cwd: this.spec.cwd, env: this.spec.env, stdio: ['ignore', out, out] });
+      // the log file is opened here, by the control plane: the process writes to it without being able to open it
+      this.child = spawn(this.spec.command, this.spec.args, { cwd: this.spec.cwd, env: this.spec.env, uid: this.spec.uid, gid: this.spec.gid, stdio: ['ignore', out, out] });
     } finally {
       fs.closeSync(out);
     }

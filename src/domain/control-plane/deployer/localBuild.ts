@@ -1,11 +1,16 @@
 // The build of a `github` revision on this machine: clone `repo_url` (any URL git can clone,
-// a local path included), check out `repo_ref`, install, build. Each command has a time limit
-// and its output goes to the revision's build log; a failure names the step and keeps the
-// last lines of its output for `status_message`.
+// a local path included), check out `repo_ref`, install, build — every command inside the
+// deployment's sandbox. Each command has a time limit and its output, the deployment's
+// secret values masked, goes to the revision's build log; a failure names the step and keeps
+// the last lines of its output for `status_message`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Redact } from '../redaction.ts';
+import { maskRepoUrl } from '../repoUrl.ts';
+import { confinedProjectFile } from './checkoutPaths.ts';
 import type { LogWriter } from './revisionLogs.ts';
+import type { Sandbox } from './sandbox.ts';
 
 export interface BuildRequest {
   repoUrl: string;
@@ -16,7 +21,10 @@ export interface BuildRequest {
   installCommand: string | null;
   buildCommand: string | null;
   checkoutDir: string;
-  env: Record<string, string>;
+  sandbox: Sandbox;
+  /** The deployment's secrets, the build's environment. */
+  variables: Record<string, string>;
+  redact: Redact;
   timeoutMs: number;
   signal: AbortSignal;
   log: LogWriter;
@@ -29,12 +37,25 @@ class StepFailed extends Error {}
 const TAIL_LINES = 15;
 const TAIL_CHARS = 1500;
 
-/** Runs one command, its output lines into the log; rejects with a StepFailed naming it. */
-function runStep(step: string, command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number; signal: AbortSignal; log: LogWriter; shell?: boolean }): Promise<string> {
+interface StepOptions {
+  cwd: string;
+  sandbox: Sandbox;
+  env: Record<string, string>;
+  redact: Redact;
+  timeoutMs: number;
+  signal: AbortSignal;
+  log: LogWriter;
+  /** How the command is named in messages (a shell command as written). */
+  shown: string;
+}
+
+/** Runs one command in the sandbox, its output lines into the log; rejects with a StepFailed naming it. */
+function runStep(step: string, command: string, args: string[], options: StepOptions): Promise<string> {
   return new Promise((resolve, reject) => {
     const tail: string[] = [];
     let stdout = '';
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, shell: options.shell ?? false, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const limited = options.sandbox.limited(command, args);
+    const child = spawn(limited.command, limited.args, { cwd: options.cwd, env: options.env, uid: options.sandbox.uid, gid: options.sandbox.gid, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     // the whole process group goes: an install's own children must not outlive a time-out
     const killGroup = () => {
       try {
@@ -64,7 +85,8 @@ function runStep(step: string, command: string, args: string[], options: { cwd: 
         if (pending) emit(pending);
       });
     };
-    const emit = (line: string) => {
+    const emit = (raw: string) => {
+      const line = options.redact(raw);
       options.log.write(line);
       tail.push(line);
       if (tail.length > TAIL_LINES) tail.shift();
@@ -74,17 +96,16 @@ function runStep(step: string, command: string, args: string[], options: { cwd: 
     child.on('error', (err) => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
-      reject(new StepFailed(`${step} could not start "${[command, ...args].join(' ')}": ${err.message}`));
+      reject(new StepFailed(`${step} could not start "${options.shown}": ${err.message}`));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       if (code === 0) return resolve(stdout);
-      const shown = options.shell ? command : [command, ...args].join(' ');
       const why = options.signal.aborted ? 'was stopped' : timedOut ? `timed out after ${Math.round(options.timeoutMs / 1000)} s` : signal ? `was killed by ${signal}` : `exited with code ${code}`;
       let output = tail.join('\n');
       if (output.length > TAIL_CHARS) output = `…${output.slice(-TAIL_CHARS)}`;
-      reject(new StepFailed(`${step} "${shown}" ${why}.${output ? `\n${output}` : ''}`));
+      reject(new StepFailed(`${step} "${options.shown}" ${why}.${output ? `\n${output}` : ''}`));
     });
   });
 }
@@ -110,43 +131,54 @@ async function resolveCommit(request: BuildRequest, git: (step: string, args: st
       // try the next form of the ref
     }
   }
-  throw new StepFailed(`repo_ref "${ref ?? '(default branch)'}" is not a branch, tag or commit of ${request.repoUrl}.`);
+  throw new StepFailed(`repo_ref "${ref ?? '(default branch)'}" is not a branch, tag or commit of ${maskRepoUrl(request.repoUrl)}.`);
 }
 
 export async function buildRevision(request: BuildRequest): Promise<BuildResult> {
-  const { log, checkoutDir } = request;
-  const step = { env: { ...request.env, GIT_TERMINAL_PROMPT: '0' }, timeoutMs: request.timeoutMs, signal: request.signal, log };
-  const git = (name: string, args: string[]) => runStep(name, 'git', args, { ...step, cwd: checkoutDir });
+  const { log, checkoutDir, sandbox, redact } = request;
+  const env = sandbox.env({ ...request.variables, GIT_TERMINAL_PROMPT: '0' });
+  const step = { sandbox, env, redact, timeoutMs: request.timeoutMs, signal: request.signal, log };
+  const git = (name: string, args: string[]) => runStep(name, 'git', args, { ...step, cwd: checkoutDir, shown: `git ${args[0]}` });
+  const shell = (name: string, command: string, cwd: string) => runStep(name, '/bin/sh', ['-c', command], { ...step, cwd, shown: command });
   let commitSha: string | undefined;
   try {
-    fs.rmSync(checkoutDir, { recursive: true, force: true });
-    fs.mkdirSync(checkoutDir, { recursive: true, mode: 0o700 });
-    log.write(`Fetching ${request.repoUrl} at ${request.repoRef ?? 'its default branch'}`);
-    await git('git clone', ['clone', '--quiet', '--no-checkout', request.repoUrl, '.']);
+    // as the deployment's user: its workspace may hold links that the control plane must not follow
+    await runStep('preparing the checkout', '/bin/sh', ['-c', 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', 'sh', checkoutDir], { ...step, cwd: sandbox.workspace, shown: 'rm -rf && mkdir' });
+    log.write(`Fetching ${maskRepoUrl(request.repoUrl)} at ${request.repoRef ?? 'its default branch'}`);
+    // the schema refuses a URL starting with "-"; "--" makes sure no URL is ever read as an option
+    if (request.repoUrl.startsWith('-')) throw new StepFailed('repo_url must not start with "-".');
+    await git('git clone', ['clone', '--quiet', '--no-checkout', '--', request.repoUrl, '.']);
     commitSha = await resolveCommit(request, git);
     await git('git checkout', ['checkout', '--quiet', '--detach', commitSha]);
     log.write(`Checked out ${commitSha}`);
 
-    const configFile = path.resolve(checkoutDir, request.configPath);
-    if (!configFile.startsWith(checkoutDir + path.sep) || !fs.existsSync(configFile)) {
-      throw new StepFailed(`graph_config_path "${request.configPath}" is not a file of the repository at ${commitSha}.`);
-    }
+    const configFile = projectFileOf(checkoutDir, request.configPath, commitSha);
     const install = request.installCommand ?? detectInstallCommand(checkoutDir);
     if (install) {
       log.write(`Installing: ${install}`);
-      await runStep('install', install, [], { ...step, cwd: checkoutDir, shell: true });
+      await shell('install', install, checkoutDir);
     } else {
       log.write('Nothing to install (no package.json at the repository root)');
     }
     if (request.buildCommand) {
       log.write(`Building: ${request.buildCommand}`);
-      await runStep('build', request.buildCommand, [], { ...step, cwd: path.dirname(configFile), shell: true });
+      await shell('build', request.buildCommand, path.dirname(configFile));
     }
+    // again after the commands: they may have replaced a file with a link out of the checkout
+    projectFileOf(checkoutDir, request.configPath, commitSha);
     log.write('Build finished');
     return { ok: true, commitSha };
   } catch (err) {
     if (!(err instanceof StepFailed)) throw err;
-    log.write(err.message.split('\n')[0], 'ERROR');
-    return { ok: false, reason: `Build failed: ${err.message}`, commitSha };
+    const message = redact(err.message);
+    log.write(message.split('\n')[0], 'ERROR');
+    return { ok: false, reason: `Build failed: ${message}`, commitSha };
   }
+}
+
+/** The project file and every file it names, each confined to the checkout; the project file's real path. */
+function projectFileOf(checkoutDir: string, configPath: string, commitSha: string): string {
+  const confined = confinedProjectFile(checkoutDir, configPath);
+  if (!confined.ok) throw new StepFailed(`${confined.problem} (at ${commitSha}).`);
+  return confined.file;
 }

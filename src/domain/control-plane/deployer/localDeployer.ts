@@ -4,9 +4,12 @@
 // starts, so after a restart `resume()` redoes at most the step in progress. One job at a
 // time per deployment: a revision waits in QUEUED while an earlier one builds or deploys.
 //
-// Layout under `root`, per deployment: checkouts/<revision>/ (kept, so a redeploy needs no
-// build), data/ (the agent server's store, shared by its revisions: threads outlive a
-// redeploy), logs/<revision>.build.log and .server.log, process.json (port and pid).
+// A deployment's own code runs in its sandbox (sandbox.ts): a workspace under `workspaces`,
+// per deployment: checkouts/<revision>/ (kept, so a redeploy needs no build), data/ (the
+// agent server's store, shared by its revisions: threads outlive a redeploy), HOME and
+// TMPDIR. What only the control plane reads stays under `root`, inside its data directory:
+// logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
+// back from a deployment's processes has its secret values masked.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -15,17 +18,24 @@ import type { RevisionLogs } from '../../../../generated/control-plane/types.gen
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
+import { redactor, secretValues, type Redact } from '../redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
+import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
+import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import type { Deployer, LogKind } from './types.ts';
 import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import { retryUntilDone } from '../../retry.ts';
 
 export interface LocalDeployerOptions {
-  /** Where checkouts, agent-server data and logs live. */
+  /** Where the control plane keeps each deployment's logs and process file (inside its data directory). */
   root: string;
+  /** Where each deployment's workspace is made: checkouts and agent-server data (outside the data directory). */
+  workspaces: string;
+  isolation: IsolationMode;
+  limits: ResourceLimits;
   /** The agentplane CLI that serves a deployment: command and the arguments before `serve`. */
   agentCommand: { command: string; args: string[] };
   buildTimeoutMs: number;
@@ -33,7 +43,7 @@ export interface LocalDeployerOptions {
   startTimeoutMs: number;
   /** Size cap of each server log file. */
   logCapBytes: number;
-  /** The environment deployments start from (the control plane's own settings removed). */
+  /** The control plane's environment: sandboxed processes get PATH and locale from it, the docker or podman CLI all but its own settings. */
   baseEnv: Record<string, string | undefined>;
   /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
   retryMs?: number;
@@ -48,10 +58,11 @@ interface ProcessFile {
 /** A revision job stopped on purpose (the deployment is being deleted, or the server stops). */
 class Cancelled extends Error {}
 
-// The control plane's own settings must not leak into the agent servers it starts.
+// The control plane's own settings must not reach the container runtime's CLI (the container
+// itself gets only the secrets, by name); sandboxed processes get none of this environment.
 const PRIVATE_ENV = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
 
-export function deploymentEnv(base: Record<string, string | undefined>): Record<string, string> {
+function containerCliEnv(base: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_ENV.test(k)) env[k] = v;
   return env;
@@ -82,12 +93,15 @@ function containerRuntime(env: Record<string, string>): string | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const secretsOf = (deployment: DeploymentRecord): Record<string, string> => Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
+
 export class LocalDeployer implements Deployer {
   /** The tail of each deployment's job chain. */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly aborts = new Map<string, AbortController>();
   private readonly processes = new Map<string, AgentProcess>();
   private readonly capTimer: NodeJS.Timeout;
+  private readonly sandboxes: Sandboxes;
   private readonly stopping = new AbortController();
   private stopped = false;
 
@@ -97,6 +111,7 @@ export class LocalDeployer implements Deployer {
     private readonly log: Logger,
   ) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
+    this.sandboxes = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: options.limits, baseEnv: options.baseEnv });
     this.capTimer = setInterval(() => {
       for (const proc of this.processes.values()) capLogFile(proc.spec.logFile, options.logCapBytes);
     }, 5000);
@@ -104,6 +119,10 @@ export class LocalDeployer implements Deployer {
   }
 
   start(): Promise<void> {
+    const unreachable = this.unreachable();
+    if (this.sandboxes.mode === 'none') this.log.warn(this.sandboxes.describe());
+    else if (unreachable) this.log.error(`deployments cannot run: ${unreachable}`);
+    else this.log.info(this.sandboxes.describe());
     return this.resume();
   }
 
@@ -141,12 +160,13 @@ export class LocalDeployer implements Deployer {
 
   async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
     const file = this.logFile(revision.deployment_id, revision.id, kind);
+    const deployment = await this.repo.deployments.get(revision.deployment_id);
     const complete = async () => {
       if (kind === 'deploy') return false;
       const now = await this.repo.revisions.get(revision.id);
       return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
     };
-    return readLogPage(file, request, complete);
+    return readLogPage(file, request, complete, deployment ? this.redactorOf(deployment) : undefined);
   }
 
   // ---- jobs ----
@@ -238,7 +258,8 @@ export class LocalDeployer implements Deployer {
       const next: RevisionRecord = {
         ...revision,
         status: change.status,
-        status_message: change.message ?? null,
+        // the message carries output of the deployment's own commands
+        status_message: change.message === undefined ? null : this.redactorOf(deployment)(change.message),
         updated_at: now,
         source_revision_config: change.sha ? { ...revision.source_revision_config, repo_commit_sha: change.sha } : revision.source_revision_config,
       };
@@ -257,11 +278,14 @@ export class LocalDeployer implements Deployer {
 
   // ---- build ----
 
-  private build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
+  private async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
     const log = new LogWriter(this.logFile(deployment.id, revision.id, 'build'));
     log.reset();
     const config = deployment.source_config;
-    if (!config.repo_url) return Promise.resolve({ ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' });
+    if (!config.repo_url) return { ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' };
+    const sandbox = await this.sandbox(deployment.id);
+    if (typeof sandbox === 'string') return { ok: false, reason: `Build failed: ${sandbox}` };
+    log.write(this.sandboxes.describe());
     return buildRevision({
       repoUrl: config.repo_url,
       repoRef: revision.source_revision_config.repo_ref,
@@ -269,11 +293,60 @@ export class LocalDeployer implements Deployer {
       installCommand: config.install_command,
       buildCommand: config.build_command,
       checkoutDir: this.checkoutDir(deployment.id, revision.id),
-      env: deploymentEnv(this.options.baseEnv),
+      sandbox,
+      variables: secretsOf(deployment),
+      redact: this.redactorOf(deployment),
       timeoutMs: this.options.buildTimeoutMs,
       signal,
       log,
     });
+  }
+
+  private redactorOf(deployment: DeploymentRecord): Redact {
+    return redactor(secretValues(deployment));
+  }
+
+  /** The deployment's sandbox, or why the machine cannot give it one (said in the revision's status_message). */
+  private async sandbox(deploymentId: string): Promise<Sandbox | string> {
+    const unreachable = this.unreachable();
+    if (unreachable) return `the local deployer is misconfigured: ${unreachable}.`;
+    let sandbox: Sandbox;
+    try {
+      sandbox = await this.sandboxes.prepare(deploymentId);
+    } catch (err) {
+      // no useradd, a read-only /etc/passwd, no system user ids left: retrying would not help
+      return `the local deployer could not make the deployment's user and workspace: ${(err as Error).message.trim()}`;
+    }
+    this.moveIntoWorkspace(deploymentId, sandbox);
+    return sandbox;
+  }
+
+  /**
+   * A deployment made when checkouts and its agent server's data lived in the data directory
+   * (before workspaces): they move into its workspace, once, so its threads and its built
+   * revisions survive the upgrade.
+   */
+  private moveIntoWorkspace(deploymentId: string, sandbox: Sandbox): void {
+    for (const name of ['checkouts', 'data']) {
+      const before = path.join(this.deploymentDir(deploymentId), name);
+      const after = path.join(sandbox.workspace, name);
+      if (!fs.existsSync(before) || fs.existsSync(after)) continue;
+      try {
+        fs.renameSync(before, after);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        fs.cpSync(before, after, { recursive: true, verbatimSymlinks: true });
+        fs.rmSync(before, { recursive: true, force: true });
+      }
+      sandbox.give(after);
+      this.log.info('moved a deployment\'s files into its workspace', { deployment_id: deploymentId, from: before, to: after });
+    }
+  }
+
+  /** Why deployments' users could not reach their workspaces or the agentplane they run, or null. */
+  private unreachable(): string | null {
+    const { command, args } = this.options.agentCommand;
+    return this.sandboxes.unreachable([command, ...args].filter((a) => path.isAbsolute(a)).map((a) => path.dirname(a)));
   }
 
   // ---- deploy ----
@@ -288,7 +361,7 @@ export class LocalDeployer implements Deployer {
     await previous?.stop();
     this.processes.delete(deployment.id);
     const proc = this.newProcess(spec);
-    const failure = await this.startAndCheck(proc, built, signal);
+    const failure = await this.startAndCheck(proc, built, signal, this.redactorOf(deployment));
     if (failure === null) {
       this.processes.set(deployment.id, proc);
       return null;
@@ -304,14 +377,14 @@ export class LocalDeployer implements Deployer {
   }
 
   /** Starts a process and waits until it answers /ok with every graph of the project loaded. */
-  private async startAndCheck(proc: AgentProcess, built: RevisionRecord, signal: AbortSignal): Promise<string | null> {
+  private async startAndCheck(proc: AgentProcess, built: RevisionRecord, signal: AbortSignal, redact: Redact): Promise<string | null> {
     proc.start();
     let exited: string | null = null;
     void proc.exited.then((how) => (exited = how));
     const deadline = Date.now() + this.options.startTimeoutMs;
     const graphs = this.graphIds(built);
     const tail = () => {
-      const lines = fs.existsSync(proc.spec.logFile) ? fs.readFileSync(proc.spec.logFile, 'utf8').trimEnd().split('\n').slice(-8).join('\n') : '';
+      const lines = fs.existsSync(proc.spec.logFile) ? redact(fs.readFileSync(proc.spec.logFile, 'utf8').trimEnd().split('\n').slice(-8).join('\n')) : '';
       return lines ? `\n${lines}` : '';
     };
     while (Date.now() < deadline) {
@@ -344,7 +417,9 @@ export class LocalDeployer implements Deployer {
 
   private graphIds(built: RevisionRecord): string[] {
     try {
-      const file = path.join(this.checkoutDir(built.deployment_id, built.id), built.source_revision_config.graph_config_path ?? 'langgraph.json');
+      const config = this.projectFile(built);
+      if (!config.ok) return [];
+      const file = config.file;
       const project = JSON.parse(fs.readFileSync(file, 'utf8')) as { graphs?: Record<string, unknown> };
       return Object.keys(project.graphs ?? {});
     } catch {
@@ -366,25 +441,31 @@ export class LocalDeployer implements Deployer {
   private async processSpec(deployment: DeploymentRecord, revision: RevisionRecord, built: RevisionRecord): Promise<AgentProcessSpec | string> {
     const port = this.readProcessFile(deployment.id)?.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
-    const secrets = Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
+    const secrets = secretsOf(deployment);
     const base = { deploymentId: deployment.id, revisionId: revision.id, logFile: this.logFile(deployment.id, revision.id, 'deploy'), url };
     if (deployment.source === 'github') {
+      const sandbox = await this.sandbox(deployment.id);
+      if (typeof sandbox === 'string') return `Deploy failed: ${sandbox}`;
       const checkout = this.checkoutDir(deployment.id, built.id);
-      const configFile = path.join(checkout, built.source_revision_config.graph_config_path ?? 'langgraph.json');
-      if (!fs.existsSync(configFile)) return `Deploy failed: the checkout of revision ${built.id} is gone (${configFile}); create a new revision to build again.`;
+      if (!fs.existsSync(checkout)) return `Deploy failed: the checkout of revision ${built.id} is gone; create a new revision to build again.`;
+      const config = this.projectFile(built);
+      if (!config.ok) return `Deploy failed: ${config.problem}.`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
-      const dataDir = path.join(this.deploymentDir(deployment.id), 'data');
+      const dataDir = path.join(sandbox.workspace, 'data');
+      const agent = this.options.agentCommand;
+      const limited = sandbox.limited(agent.command, [...(memory ? [`--max-old-space-size=${memory}`] : []), ...agent.args, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--config', config.file]);
       return {
         ...base,
-        command: this.options.agentCommand.command,
-        args: [...(memory ? [`--max-old-space-size=${memory}`] : []), ...this.options.agentCommand.args, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--config', configFile],
-        cwd: path.dirname(configFile),
-        env: { ...deploymentEnv(this.options.baseEnv), ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' },
+        ...limited,
+        uid: sandbox.uid,
+        gid: sandbox.gid,
+        cwd: path.dirname(config.file),
+        env: sandbox.env({ ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' }),
       };
     }
     const image = revision.source_revision_config.image_uri;
     if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
-      const runtime = containerRuntime(deploymentEnv(this.options.baseEnv));
+      const runtime = containerRuntime(containerCliEnv(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const envArgs = Object.keys(secrets).flatMap((name) => ['-e', name]);
@@ -394,7 +475,7 @@ export class LocalDeployer implements Deployer {
         args: ['run', '--rm', '--name', `agentplane-${deployment.id}`, '-p', `127.0.0.1:${port}:8000`, ...(memory ? ['--memory', `${memory}m`] : []), ...envArgs, image],
         cwd: this.deploymentDir(deployment.id),
         // secrets reach the container by name from this environment, never on the command line
-        env: { ...deploymentEnv(this.options.baseEnv), ...secrets },
+        env: { ...containerCliEnv(this.options.baseEnv), ...secrets },
       };
     }
     return `Deploy failed: the local deployer cannot run a ${deployment.source} revision${image ? '' : ' without image_uri'}.`;
@@ -428,7 +509,7 @@ export class LocalDeployer implements Deployer {
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });
       return;
     }
-    const failure = await this.startAndCheck(proc, built, this.signalFor(deploymentId));
+    const failure = await this.startAndCheck(proc, built, this.signalFor(deploymentId), this.redactorOf(deployment));
     // a process that fails its check is still supervised (restarted with back-off): it may be a passing fault
     this.processes.set(deploymentId, proc);
     if (failure) this.log.error('deployment restarted but not healthy yet', { deployment_id: deploymentId, reason: failure });
@@ -458,6 +539,7 @@ export class LocalDeployer implements Deployer {
       // gone already: removed with ?force=true while this waited; its files still go
       if (deployment && deployment.status !== 'AWAITING_DELETE') return;
       fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
+      await this.sandboxes.remove(deploymentId);
       if (deployment) await this.repo.remove(deploymentId);
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
@@ -470,7 +552,12 @@ export class LocalDeployer implements Deployer {
   }
 
   private checkoutDir(deploymentId: string, revisionId: string): string {
-    return path.join(this.deploymentDir(deploymentId), 'checkouts', revisionId);
+    return path.join(this.options.workspaces, deploymentId, 'checkouts', revisionId);
+  }
+
+  /** The built revision's project file, confined to its checkout (its real path). */
+  private projectFile(built: RevisionRecord) {
+    return confinedProjectFile(this.checkoutDir(built.deployment_id, built.id), built.source_revision_config.graph_config_path ?? 'langgraph.json');
   }
 
   private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {

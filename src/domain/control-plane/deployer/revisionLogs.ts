@@ -105,11 +105,13 @@ export function pageOfLog(lines: RevisionLogLine[], request: LogRequest, complet
 }
 
 /** Reads a page from a log file; with `wait_ms` and nothing new yet, waits for the file to grow. */
-export async function readLogPage(file: string, request: LogRequest, isComplete: () => Promise<boolean>): Promise<RevisionLogs> {
+export async function readLogPage(file: string, request: LogRequest, isComplete: () => Promise<boolean>, redact: (text: string) => string = (text) => text): Promise<RevisionLogs> {
   const deadline = Date.now() + (request.order === 'desc' ? 0 : (request.wait_ms ?? 0));
   for (;;) {
     const complete = await isComplete();
-    const page = pageOfLog(readLogLines(file), request, complete);
+    // masked before the query filter, so a query cannot probe for a secret value
+    const lines = readLogLines(file).map((line) => ({ ...line, message: redact(line.message) }));
+    const page = pageOfLog(lines, request, complete);
     if (page.logs.length > 0 || complete || Date.now() >= deadline) return page;
     await new Promise((resolve) => setTimeout(resolve, Math.min(100, Math.max(1, deadline - Date.now()))));
   }

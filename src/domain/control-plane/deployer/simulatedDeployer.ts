@@ -10,6 +10,7 @@ import { putDeployment, putRevision, type ControlPlaneRepository, type Deploymen
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';
 import { pageOfLog, type LogRequest } from './revisionLogs.ts';
 import { retryUntilDone } from '../../retry.ts';
+import { maskRepoUrl } from '../repoUrl.ts';
 import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import type { Deployer, LogKind } from './types.ts';
 
@@ -141,7 +142,7 @@ function simulatedLog(revision: RevisionRecord, deployment: DeploymentRecord | u
   const config = revision.source_revision_config;
   if (kind === 'build') {
     if (!BUILD_REACHED.has(revision.status) || revision.redeploy_of) return [];
-    const lines = [line(`[simulated] Fetching ${deployment?.source_config.repo_url ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
+    const lines = [line(`[simulated] Fetching ${maskRepoUrl(deployment?.source_config.repo_url ?? null) ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
     if (config.repo_commit_sha) lines.push(line(`[simulated] Checked out ${config.repo_commit_sha}`));
     if (revision.status === 'BUILD_FAILED') lines.push(line(revision.status_message ?? 'Build failed', 'ERROR'));
     else if (revision.status !== 'BUILDING') lines.push(line('[simulated] Build finished'));

@@ -1,0 +1,2 @@
+/** What every response shows in place of a secret value. */
+export const SECRET_MASK = '********';
