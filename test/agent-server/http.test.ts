@@ -86,10 +86,10 @@ describe('agent server over HTTP', () => {
     const res = await anon(`/threads/${thread.thread_id}/runs/stream`, { method: 'POST', json: { assistant_id: 'echo', input: say('hi'), stream_mode: ['values', 'updates'] } });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     const all = parseSse(await res.text());
-    assert.deepEqual(all.map((e) => e.event), ['metadata', 'values', 'updates', 'values', 'end']);
+    assert.deepEqual(all.map((e) => e.event), ['metadata', 'values', 'updates', 'values']);
     const runId = (all[0].data as { run_id: string }).run_id;
     const resumed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, { headers: { 'Last-Event-ID': all[1].id! } });
-    assert.deepEqual(parseSse(await resumed.text()).map((e) => e.event), ['values', 'end']);
+    assert.deepEqual(parseSse(await resumed.text()).map((e) => e.event), ['values']);
   });
 });
 

@@ -187,7 +187,7 @@ describe('replicas on one PostgreSQL database', () => {
     for (const events of streams) {
       assert.deepEqual(events.map((e) => e.event), streams[0].map((e) => e.event));
       assert.equal(events[0].event, 'metadata');
-      assert.equal(events.at(-1)!.event, 'end');
+      assert.ok(!events.some((e) => e.event === 'end'));
       assert.ok(events.some((e) => e.event === 'values'));
     }
     assert.deepEqual(streams[1].map((e) => e.id), streams[0].map((e) => e.id));
