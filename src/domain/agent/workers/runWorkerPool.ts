@@ -14,6 +14,7 @@
 // with RunTimeout) is terminated at once; one that does not end a cancelled run within
 // `abortGraceMs` is terminated too. Either way it is replaced and queued runs continue.
 import { Worker } from 'node:worker_threads';
+import { projectApiUrl } from '../projectGlobals.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { Store } from '../../../runtime/store/types.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
@@ -210,6 +211,9 @@ export class RunWorkerPool {
       case 'event':
         slot.tasks.get(message.runId)?.publish(message.event, message.data);
         return;
+      case 'log':
+        this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
+        return;
       case 'call': {
         const task = [...slot.tasks.values()];
         const answered = this.answer(message.target, message.method, message.args).then(
@@ -239,6 +243,7 @@ export class RunWorkerPool {
   /** The store as the main thread alone reads and writes it. */
   private async answer(target: string, method: string, args: unknown[]): Promise<unknown> {
     if (target === 'write') return this.options.store.write(args[0] as never);
+    if (target === 'apiUrl') return projectApiUrl();
     if (target === 'newestCheckpoint') return newestCheckpoint(this.options.store, String(args[0]));
     if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
       const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];
