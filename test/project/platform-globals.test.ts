@@ -56,6 +56,7 @@ for (const workers of ['2', '0']) {
       const line = await eventually('the node’s log line', () => logged(dev, 'introspected').find((l) => l.thread_id === thread.thread_id));
       assert.equal(line.level, 'info');
       assert.equal(line.status, 'busy');
+      assert.equal(line.langgraph_node, 'introspect');
     });
 
     it('an http.app route reaches this server with new Client()', async () => {

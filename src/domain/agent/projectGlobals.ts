@@ -8,6 +8,8 @@
 // Set in every thread that runs project code (the main thread and each run worker) before the
 // project is imported, since projects call getLogger() at the top of a module.
 
+import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
+
 const LOGGER = Symbol.for('langgraph.api.sdk-logger');
 const FETCH = Symbol.for('langgraph_api:fetch');
 const API_URL = Symbol.for('langgraph_api:url');
@@ -57,7 +59,10 @@ function sdkLogger(sink: LogSink): Record<string, (...args: unknown[]) => unknow
   const logger: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [name, level] of Object.entries(LEVELS)) {
     logger[name] = (first: unknown, ...rest: unknown[]) => {
-      sink(level, ...entry(first, rest));
+      const [message, fields] = entry(first, rest);
+      // as upstream: a line logged inside a node says which node
+      const node = AsyncLocalStorageProviderSingleton.getRunnableConfig()?.metadata?.langgraph_node;
+      sink(level, message, node === undefined ? fields : { langgraph_node: node, ...fields });
       return logger;
     };
   }
