@@ -173,6 +173,25 @@ describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
     assert.equal((await client.runs.get(other.thread_id, queued[0].run_id)).status, 'interrupted');
     assert.equal((await client.threads.get(other.thread_id)).status, 'idle');
 
+    // status within one thread (the SDK sends thread_id and status together)
+    const busy = await client.threads.create();
+    const elsewhere = await client.threads.create();
+    const mine = [
+      await client.runs.create(busy.thread_id, 'slow', { input: say('a'), context: { delay_ms: 30_000 } }),
+      await client.runs.create(busy.thread_id, 'slow', { input: say('b'), context: { delay_ms: 30_000 } }),
+    ];
+    const theirs = [
+      await client.runs.create(elsewhere.thread_id, 'slow', { input: say('c'), context: { delay_ms: 30_000 } }),
+      await client.runs.create(elsewhere.thread_id, 'slow', { input: say('d'), context: { delay_ms: 30_000 } }),
+    ];
+    await started(busy.thread_id, mine[0].run_id);
+    await client.runs.cancelMany({ threadId: busy.thread_id, status: 'pending' });
+    assert.equal((await client.runs.get(busy.thread_id, mine[1].run_id)).status, 'interrupted');
+    assert.equal((await client.runs.get(busy.thread_id, mine[0].run_id)).status, 'running');
+    assert.equal((await client.runs.get(elsewhere.thread_id, theirs[1].run_id)).status, 'pending', 'another thread’s pending run stays');
+    await client.runs.cancelMany({ status: 'all' });
+    await assert.rejects(client.runs.cancelMany({ threadId: crypto.randomUUID(), status: 'all' }), status(404));
+
     await assert.rejects(client.runs.cancelMany({ runIds: [crypto.randomUUID()] }), status(404));
     await assert.rejects(client.runs.cancelMany({ threadId: crypto.randomUUID() }), status(404));
   });

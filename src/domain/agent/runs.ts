@@ -122,8 +122,11 @@ export class Runs implements RunService {
     const { runs, lifecycle } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
+      const threadId = selection.thread_id;
+      if (threadId && !(await this.thread(threadId))) return threadNotFound(threadId);
       const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
-      targets = (await Promise.all(statuses.map((status) => runs.list({ where: { status }, filter: this.mine })))).flat();
+      const wanted = (run: RunRecord) => this.mine(run) && (!threadId || run.thread_id === threadId);
+      targets = (await Promise.all(statuses.map((status) => runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: wanted })))).flat();
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {

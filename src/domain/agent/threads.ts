@@ -170,6 +170,14 @@ export class Threads implements ThreadService {
     });
   }
 
+  /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
+  async deleteOfAssistant(assistantId: string): Promise<number> {
+    const mine = await this.deps.threads.list({ filter: this.mine, contains: metadataContains({ assistant_id: assistantId }) });
+    let deleted = 0;
+    for (const thread of mine) if ((await this.delete(thread.thread_id)).ok) deleted += 1;
+    return deleted;
+  }
+
   async getState(threadId: string, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {
     const record = await this.find(threadId);
     return record ? ok(await this.deps.stateReader.latest(record, options)) : threadNotFound(threadId);
