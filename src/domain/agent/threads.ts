@@ -94,7 +94,8 @@ export class Threads implements ThreadService {
 
   async patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.find(threadId))) return threadNotFound(threadId);
+      // the upstream JS server's wording for this operation
+      if (!(await this.find(threadId))) return fail('not_found', 'Thread not found');
       const updated = await this.deps.threads.update(threadId, (t) => ({
         ...t,
         metadata: { ...t.metadata, ...((body.metadata as Record<string, unknown>) ?? {}) },

@@ -81,7 +81,7 @@ function guard(operationId: string, event: string, handler: Handler, auth: Custo
     }
     if (path.assistant_id && resource === 'assistants') {
       const assistant = await service.assistants.resolve(path.assistant_id);
-      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound(`Assistant ${path.assistant_id} not found`);
+      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound('Assistant not found');
     }
     if (action === 'search' && body && typeof body === 'object' && resource !== 'store') {
       // equality filters narrow the search itself, so paging stays right
