@@ -96,6 +96,17 @@ describe('auth handler values', () => {
     assert.deepEqual(deleted.map((v) => [v.event, v.value]), [['threads:delete', { run_id: run.run_id, thread_id: thread.thread_id }]]);
   });
 
+  it('crons: the Python server’s keys (the JS server has no crons)', async () => {
+    const client = as('grace');
+    const thread = await client.threads.create();
+    let cron!: { cron_id: string };
+    const created = await valuesOf(async () => (cron = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '0 0 1 1 *', input: say('yearly') })));
+    assert.deepEqual(created.map((v) => [v.event, v.keys]), [['crons:create', ['payload', 'schedule', 'cron_id', 'thread_id', 'user_id', 'end_time']]]);
+    assert.deepEqual([created[0].value.schedule, created[0].value.thread_id, created[0].value.payload.assistant_id], ['0 0 1 1 *', thread.thread_id, 'echo']);
+    assert.deepEqual((await valuesOf(() => client.crons.search({ threadId: thread.thread_id }))).map((v) => [v.event, v.keys]), [['crons:search', ['assistant_id', 'thread_id', 'limit', 'offset']]]);
+    assert.deepEqual((await valuesOf(() => client.crons.delete(cron.cron_id))).map((v) => [v.event, v.value]), [['crons:delete', { cron_id: cron.cron_id }]]);
+  });
+
   it('store: the upstream keys, the namespace as a list', async () => {
     const client = as('frank');
     assert.deepEqual((await valuesOf(() => client.store.putItem(['a', 'b'], 'k', { v: 1 }))).map((v) => [v.event, v.value]), [['store:put', { namespace: ['a', 'b'], key: 'k', value: { v: 1 } }]]);
