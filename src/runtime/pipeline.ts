@@ -19,6 +19,7 @@ import { validateRequest, validatorsOf, type OperationValidators } from './valid
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
 import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
+import type { CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 
 export type { OperationHandler } from './handler.ts';
@@ -57,8 +58,8 @@ export interface PipelineOptions {
   customAuthFor?: (operationId: string) => boolean;
   /** CORS headers for every answer, and preflight answered on every path. */
   cors?: CorsHandler;
-  /** The project's own routes (http.app): requests the contract does not route go here. */
-  fallback?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /** The project's http.app: its routes answer what the contract does not route; its middleware wraps the API. */
+  customApp?: CustomApp;
   /** Told of every answered request, once its reply has ended (metrics, the access log). */
   observe?: (request: AnsweredRequest) => void;
 }
@@ -110,12 +111,18 @@ export function createPipeline(options: PipelineOptions) {
       if (options.cors?.(req, res)) return;
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
+      const custom = options.customApp;
       if (match.kind === 'not-found') {
-        if (options.fallback) {
+        if (custom) {
           operationId = 'custom';
-          return await options.fallback(req, res);
+          return await custom.routes(req, res);
         }
         return send(res, httpError(404, 'Not Found'));
+      }
+      if (custom?.around && !custom.innerRequest(req)) {
+        // the app's middleware first; the API answers the call it passes on (counted there)
+        operationId = 'custom';
+        return await custom.around(req, res);
       }
       if (match.kind === 'method-not-allowed') {
         return send(res, httpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') }));

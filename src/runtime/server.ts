@@ -15,6 +15,7 @@ import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
 import { disabledOperations } from './disabledOperations.ts';
 import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
+import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../domain/agent/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
@@ -65,6 +66,11 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
   );
   const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
+  /** This server's URL once it listens (where http.app middleware passes API calls on). */
+  let listening: string | undefined;
+  // before any of the project's modules load (auth, routes, graphs): they may call getLogger()
+  // or build a Client at the top of a module
+  installProjectGlobals({ log: (level, message, fields) => log[level](message, fields), apiUrl: projectApiUrl });
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
   const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, coordination, log, metrics, customAuth });
 
@@ -87,7 +93,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
-  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir) : undefined;
+  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
   const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
   const handle = createPipeline({
@@ -103,7 +109,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
     extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
-    fallback: customApp,
+    customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,
     customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
@@ -139,10 +145,13 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     await store.close().catch(() => undefined);
     throw listenError(err as NodeJS.ErrnoException, config);
   }
-  for (const module of app.modules) await module.start?.();
   const address = http.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  // the project's clients without a URL reach this server, before any run starts
+  setProjectApiUrl(url);
+  listening = url;
+  for (const module of app.modules) await module.start?.();
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });

@@ -69,6 +69,35 @@ describe('agent server over HTTP', () => {
     assert.deepEqual(await body(anon(`/threads/${thread.thread_id}/runs`)), [], 'the invalid run was not stored');
   });
 
+  it('words the common 404 and 409 details as the upstream JS server does', async () => {
+    const missing = randomUUID();
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
+    const assistant = await body(anon('/assistants', { method: 'POST', json: { graph_id: 'echo' } }));
+    const cases: [string, string, unknown, number, string][] = [
+      ['GET', `/threads/${missing}`, undefined, 404, `Thread with ID ${missing} not found`],
+      ['DELETE', `/threads/${missing}`, undefined, 404, `Thread with ID ${missing} not found`],
+      ['PATCH', `/threads/${missing}`, { metadata: {} }, 404, 'Thread not found'],
+      ['GET', `/threads/${thread.thread_id}/runs/${missing}`, undefined, 404, 'Run not found'],
+      ['DELETE', `/threads/${thread.thread_id}/runs/${missing}`, undefined, 404, 'Run not found'],
+      ['POST', `/threads/${thread.thread_id}/runs/${missing}/cancel`, undefined, 404, 'Run not found'],
+      ['GET', `/threads/${thread.thread_id}/runs/${missing}/join`, undefined, 404, 'Run not found'],
+      ['POST', `/threads/${thread.thread_id}/runs`, { assistant_id: 'nope' }, 404, 'No assistant found for "nope". Make sure the assistant ID is for a valid assistant or a valid graph ID.'],
+      ['POST', '/runs/wait', { assistant_id: missing }, 404, `No assistant found for "${missing}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`],
+      ['GET', `/assistants/${missing}`, undefined, 404, 'Assistant not found'],
+      ['PATCH', `/assistants/${missing}`, { metadata: {} }, 404, 'Assistant not found'],
+      ['DELETE', `/assistants/${missing}`, undefined, 404, 'Assistant not found'],
+      ['GET', `/assistants/${missing}/graph`, undefined, 404, 'Assistant not found'],
+      ['POST', `/assistants/${missing}/versions`, {}, 404, `Assistant "${missing}" not found.`],
+      ['POST', `/assistants/${assistant.assistant_id}/latest`, { version: 99 }, 404, 'Assistant version not found'],
+      ['POST', '/threads', { thread_id: thread.thread_id }, 409, 'Thread already exists'],
+      ['POST', '/assistants', { graph_id: 'echo', assistant_id: assistant.assistant_id }, 409, 'Assistant already exists'],
+    ];
+    for (const [method, path, json, status, detail] of cases) {
+      const res = await anon(path, { method, json });
+      assert.deepEqual([method, path, res.status, await body(res)], [method, path, status, { detail }]);
+    }
+  });
+
   it('cancels with wait=1 (204 once stopped); a finished run is left as it is, as upstream', async () => {
     const thread = await body(anon('/threads', { method: 'POST', json: {} }));
     const run = await body(anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: say('x'), context: { delay_ms: 30_000 } } }));
@@ -86,10 +115,10 @@ describe('agent server over HTTP', () => {
     const res = await anon(`/threads/${thread.thread_id}/runs/stream`, { method: 'POST', json: { assistant_id: 'echo', input: say('hi'), stream_mode: ['values', 'updates'] } });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     const all = parseSse(await res.text());
-    assert.deepEqual(all.map((e) => e.event), ['metadata', 'values', 'updates', 'values', 'end']);
+    assert.deepEqual(all.map((e) => e.event), ['metadata', 'values', 'updates', 'values']);
     const runId = (all[0].data as { run_id: string }).run_id;
     const resumed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, { headers: { 'Last-Event-ID': all[1].id! } });
-    assert.deepEqual(parseSse(await resumed.text()).map((e) => e.event), ['values', 'end']);
+    assert.deepEqual(parseSse(await resumed.text()).map((e) => e.event), ['values']);
   });
 });
 

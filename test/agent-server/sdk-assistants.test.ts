@@ -49,6 +49,23 @@ describe('client.assistants against agentplane', () => {
       await assert.rejects(client.assistants.delete(created.assistant_id), /404/);
     });
 
+    it(`delete with deleteThreads takes the threads its runs were on, and only those — ${graphId}`, async () => {
+      const assistant = await client.assistants.create({ graphId });
+      const used = await client.threads.create();
+      await client.runs.wait(used.thread_id, assistant.assistant_id, { input: { messages: [{ role: 'user', content: 'hi' }] } });
+      const other = await client.threads.create();
+      await client.runs.wait(other.thread_id, graphId, { input: { messages: [{ role: 'user', content: 'hi' }] } });
+      const kept = await client.assistants.create({ graphId });
+      const keptThread = await client.threads.create();
+      await client.runs.wait(keptThread.thread_id, kept.assistant_id, { input: { messages: [{ role: 'user', content: 'hi' }] } });
+
+      await client.assistants.delete(kept.assistant_id);
+      assert.equal((await client.threads.get(keptThread.thread_id)).thread_id, keptThread.thread_id, 'without the flag the threads stay');
+      await client.assistants.delete(assistant.assistant_id, { deleteThreads: true });
+      await assert.rejects(client.threads.get(used.thread_id), /404/);
+      assert.equal((await client.threads.get(other.thread_id)).thread_id, other.thread_id, 'another assistant’s thread stays');
+    });
+
     it(`getGraph, getSchemas, getSubgraphs — ${graphId}`, async () => {
       const drawing = await client.assistants.getGraph(graphId);
       const ids = drawing.nodes.map((n) => n.id);

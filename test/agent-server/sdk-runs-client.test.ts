@@ -53,7 +53,7 @@ for (const { graph, question, answer } of GRAPHS) {
       assert.deepEqual(listed, [{ run_id: run.run_id, status: 'success' }]);
       // joining a finished run's stream replays what it kept
       const replay = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
-      assert.deepEqual([replay[0].event, replay.at(-1)!.event], ['metadata', 'end']);
+      assert.deepEqual([replay[0].event, replay.at(-1)!.event], ['metadata', 'values']);
       assert.equal(lastText(replay.findLast((e) => e.event === 'values')!.data), answer);
       const waited = await client.runs.wait(thread.thread_id, graph, { input: say(question) });
       assert.equal(lastText(waited), answer);
@@ -67,13 +67,13 @@ for (const { graph, question, answer } of GRAPHS) {
       const run = await client.runs.create(null, graph, { input: say(question), onRunCreated: (meta) => (created = meta) });
       assert.deepEqual(created, { run_id: run.run_id, thread_id: undefined }, 'Content-Location is /runs/{run_id}');
       const events = await collect(client.runs.joinStream(null, run.run_id));
-      assert.deepEqual([events[0].event, events.at(-1)!.event], ['metadata', 'end']);
+      assert.deepEqual([events[0].event, events.at(-1)!.event], ['metadata', 'values']);
       assert.equal(lastText(events.findLast((e) => e.event === 'values')!.data), answer);
       // on_completion defaults to delete: the temporary thread is gone with the run
       await assert.rejects(client.threads.get(run.thread_id), status(404));
       assert.equal(lastText(await client.runs.wait(null, graph, { input: say(question) })), answer);
       const streamed = await collect(client.runs.stream(null, graph, { input: say(question), streamMode: ['values', 'updates'] }));
-      assert.deepEqual([...new Set(streamed.map((e) => e.event))], ['metadata', 'values', 'updates', 'end']);
+      assert.deepEqual([...new Set(streamed.map((e) => e.event))], ['metadata', 'values', 'updates']);
       assert.equal(lastText(streamed.findLast((e) => e.event === 'values')!.data), answer);
     });
 
@@ -173,6 +173,25 @@ describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
     assert.equal((await client.runs.get(other.thread_id, queued[0].run_id)).status, 'interrupted');
     assert.equal((await client.threads.get(other.thread_id)).status, 'idle');
 
+    // status within one thread (the SDK sends thread_id and status together)
+    const busy = await client.threads.create();
+    const elsewhere = await client.threads.create();
+    const mine = [
+      await client.runs.create(busy.thread_id, 'slow', { input: say('a'), context: { delay_ms: 30_000 } }),
+      await client.runs.create(busy.thread_id, 'slow', { input: say('b'), context: { delay_ms: 30_000 } }),
+    ];
+    const theirs = [
+      await client.runs.create(elsewhere.thread_id, 'slow', { input: say('c'), context: { delay_ms: 30_000 } }),
+      await client.runs.create(elsewhere.thread_id, 'slow', { input: say('d'), context: { delay_ms: 30_000 } }),
+    ];
+    await started(busy.thread_id, mine[0].run_id);
+    await client.runs.cancelMany({ threadId: busy.thread_id, status: 'pending' });
+    assert.equal((await client.runs.get(busy.thread_id, mine[1].run_id)).status, 'interrupted');
+    assert.equal((await client.runs.get(busy.thread_id, mine[0].run_id)).status, 'running');
+    assert.equal((await client.runs.get(elsewhere.thread_id, theirs[1].run_id)).status, 'pending', 'another thread’s pending run stays');
+    await client.runs.cancelMany({ status: 'all' });
+    await assert.rejects(client.runs.cancelMany({ threadId: crypto.randomUUID(), status: 'all' }), status(404));
+
     await assert.rejects(client.runs.cancelMany({ runIds: [crypto.randomUUID()] }), status(404));
     await assert.rejects(client.runs.cancelMany({ threadId: crypto.randomUUID() }), status(404));
   });
@@ -194,7 +213,8 @@ describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
     const run = await client.runs.create(null, 'slow', { input: say('x'), context: { delay_ms: 30_000 }, afterSeconds: 60 });
     await client.runs.cancelMany({ runIds: [run.run_id] });
     await assert.rejects(client.threads.get(run.thread_id), status(404));
+    // the run never started: its stream ends at once, with nothing in it
     const events = await collect(client.runs.joinStream(null, run.run_id));
-    assert.equal(events.at(-1)!.event, 'end');
+    assert.deepEqual(events.map((e) => e.event), []);
   });
 });

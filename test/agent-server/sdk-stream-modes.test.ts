@@ -29,8 +29,9 @@ async function streamed(graph: string, streamMode: StreamMode | StreamMode[], te
   }
   assert.equal(chunks[0].event, 'metadata');
   assert.equal(typeof chunks[0].data.run_id, 'string');
-  assert.equal(chunks.at(-1)!.event, 'end');
-  return chunks.slice(1, -1);
+  // as on the upstream JS server, the stream just ends: an `end` event would reach user code
+  assert.ok(!chunks.some((c) => c.event === 'end'), names(chunks).join(', '));
+  return chunks.slice(1);
 }
 
 const names = (chunks: Chunk[]) => chunks.map((c) => c.event);
@@ -49,7 +50,7 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     assert.equal(chunks[1].data.tools.messages[0].type, 'tool');
   });
 
-  it('messages: metadata once per message, partial with the text so far, then complete', async () => {
+  it('messages: metadata and partials of streamed messages; complete with the new messages of each step', async () => {
     const chunks = await streamed('agent', 'messages');
     const answer = chunks.filter((c) => c.event !== 'messages/metadata' && c.data[0].content.startsWith('The'));
     assert.deepEqual(
@@ -65,13 +66,24 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     const id = answer[0].data[0].id;
     assert.ok(answer.every((c) => c.data[0].id === id && c.data[0].type === 'ai'));
     const metadata = chunks.filter((c) => c.event === 'messages/metadata');
-    assert.equal(metadata.length, 3, 'tool call, tool result, answer');
-    assert.equal(metadata[2].data[id].metadata.langgraph_node, 'agent');
-    // the tool result is not streamed: metadata, then complete
-    const tool = chunks.find((c) => c.event === 'messages/complete' && c.data[0].type === 'tool')!;
-    assert.equal(tool.data[0].content, '42');
+    assert.equal(metadata.length, 2, 'the two streamed model answers (tool call, answer)');
+    assert.equal(metadata[1].data[id].metadata.langgraph_node, 'agent');
+    // as upstream: every message new in the state is completed once, the input's included; whole
+    // messages (the tool result) only that way
+    const complete = chunks.filter((c) => c.event === 'messages/complete');
+    assert.deepEqual(complete.map((c) => c.data.map((m: { type: string }) => m.type)), [['human'], ['ai'], ['tool'], ['ai']]);
+    assert.equal(complete[2].data[0].content, '42');
     assert.ok(!chunks.some((c) => c.event === 'messages/partial' && c.data[0].type === 'tool'));
     assert.ok(chunks.every((c) => ['messages/metadata', 'messages/partial', 'messages/complete'].includes(c.event)));
+  });
+
+  it('messages with values: each messages/complete right after the values that holds its messages', async () => {
+    const chunks = await streamed('agent', ['messages', 'values']);
+    const steps = names(chunks).filter((e) => e === 'values' || e === 'messages/complete');
+    assert.deepEqual(steps, ['values', 'messages/complete', 'values', 'messages/complete', 'values', 'messages/complete', 'values', 'messages/complete']);
+    const last = chunks.at(-1)!;
+    assert.equal(last.event, 'messages/complete');
+    assert.equal(last.data[0].content, 'The answer is 42.');
   });
 
   it('messages-tuple: [chunk, metadata] per token', async () => {
@@ -166,11 +178,12 @@ describe('stream_subgraphs', () => {
     assert.ok(inner.every((c) => /^(updates|messages)\|inner:[0-9a-f-]+(\|[a-z]+:[0-9a-f-]+)*$/.test(c.event)), inner.map((c) => c.event).join(', '));
     assert.deepEqual(Object.keys(inner.find((c) => c.event.startsWith('updates|'))!.data), ['agent']);
     assert.deepEqual(chunks.filter((c) => c.event === 'updates').map((c) => Object.keys(c.data)), [['inner']]);
-    // the messages mode inside a subgraph: partials, then complete, under the same name
+    // the messages mode with subgraphs streamed: partials, never namespaced, and (as on the
+    // upstream JS server) no messages/complete
     const messages = await streamed('nested', 'messages', 'what is 6 * 7?', { streamSubgraphs: true });
-    const answer = messages.filter((c) => !c.event.startsWith('messages/metadata') && c.data[0].content.startsWith('The'));
-    assert.deepEqual(answer.map((c) => c.event.split('|')[0]), ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial', 'messages/complete']);
-    assert.equal(new Set(answer.map((c) => c.event.slice(c.event.indexOf('|')))).size, 1);
+    const answer = messages.filter((c) => c.event.startsWith('messages/') && c.event !== 'messages/metadata' && c.data[0].content.startsWith('The'));
+    assert.deepEqual(answer.map((c) => c.event), ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial']);
+    assert.ok(!messages.some((c) => c.event.startsWith('messages/complete')));
     // without the flag, only the parent graph's events
     assert.ok((await streamed('nested', 'updates')).every((c) => c.event === 'updates'));
   });
@@ -186,9 +199,9 @@ describe('stream modes of the echo (plain function) graph', () => {
 
   it('messages and messages-tuple carry the whole reply', async () => {
     const messages = await streamed('echo', 'messages', 'hello');
-    assert.deepEqual(names(messages), ['messages/metadata', 'messages/complete']);
-    assert.equal(messages[1].data[0].content, 'hello');
-    assert.deepEqual(Object.keys(messages[0].data), [messages[1].data[0].id]);
+    // the input's message with the first state, the reply with the last
+    assert.deepEqual(names(messages), ['messages/complete', 'messages/complete']);
+    assert.deepEqual(messages.map((c) => [c.data[0].type, c.data[0].content]), [['human', 'hello'], ['ai', 'hello']]);
     const tuple = await streamed('echo', 'messages-tuple', 'hello');
     assert.deepEqual(tuple.map((c) => [c.event, c.data[0].type, c.data[0].content, c.data[1].langgraph_node]), [['messages', 'ai', 'hello', 'echo']]);
   });

@@ -6,9 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { Client } from '@langchain/langgraph-sdk';
 import { ROOT, tempDir } from '../support/server.ts';
+import { startDev, type DevProcess } from '../support/devProcess.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -16,8 +17,8 @@ const lastText = (values: unknown) => (values as { messages: { content: string }
 
 describe('agentplane dev on an unmodified LangGraph.js project', () => {
   let dir: string;
-  let child: ChildProcess;
-  let output = '';
+  let dev: DevProcess | undefined;
+  let output = () => '';
   let url: string;
   const as = (user: string) => new Client({ apiUrl: url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { maxRetries: 0 } });
 
@@ -26,30 +27,11 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
     fs.cpSync(FIXTURE, dir, { recursive: true });
     // the project's own dependencies, as its user installs them
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, stdio: 'pipe' });
-    child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev'], {
-      cwd: dir,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
-      const check = () => {
-        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
-        // the banner and the watcher come right after the server listens
-        if (m && /watching the project/.test(output)) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      };
-      child.stdout!.on('data', check);
-      child.once('exit', (code) => reject(new Error(`dev exited with ${code}:\n${output}`)));
-    });
+    dev = await startDev(dir);
+    url = dev.url;
+    output = dev.output;
   });
-  after(() => {
-    child?.kill('SIGTERM');
-  });
+  after(() => dev?.stop());
 
   it('uses the project’s own @langchain/langgraph', () => {
     const version = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/@langchain/langgraph/package.json'), 'utf8')).version;
@@ -58,9 +40,9 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
   });
 
   it('prints a banner with the API, the docs and each graph with its assistant id', () => {
-    assert.match(output, /API\s+http:\/\/127\.0\.0\.1:\d+/);
-    assert.match(output, /docs\s+http:\/\/127\.0\.0\.1:\d+\/docs/);
-    assert.match(output, /greeter\s+assistant [0-9a-f-]{36}/);
+    assert.match(output(), /API\s+http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(output(), /docs\s+http:\/\/127\.0\.0\.1:\d+\/docs/);
+    assert.match(output(), /greeter\s+assistant [0-9a-f-]{36}/);
   });
 
   it('runs the factory graph with the env from .env', async () => {
@@ -123,6 +105,6 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
       text = lastText(await client.runs.wait(thread.thread_id, 'greeter', { input: say('Bob') }));
     }
     assert.equal(text, 'Bonjour again, Bob?');
-    assert.match(output, /graphs reloaded/);
+    assert.match(output(), /graphs reloaded/);
   });
 });

@@ -1,8 +1,8 @@
 // http.app: the project's own routes answer beside the API (a Hono app or a Node handler);
 // the API's routes win.
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('custom routes (http.app)', () => {
   it('serves a Hono app beside the API, which keeps its own paths', async () => {
@@ -32,6 +32,48 @@ describe('custom routes (http.app)', () => {
 
   it('refuses to start when the app export is neither', async () => {
     await assert.rejects(startTestServer({ project: { graphs: {}, http: { app: './test/fixtures/routes/hono.ts:nope' } } }), /http\.app: .*hono\.ts:nope is neither/);
+  });
+});
+
+describe('http.app middleware around the API', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { app: './test/fixtures/routes/middleware.ts:app' } } });
+  });
+  after(() => server.close());
+  const json = { 'content-type': 'application/json' };
+
+  it('sets headers on the API’s answers, answers in its place, refuses before it', async () => {
+    const info = await fetch(`${server.url}/info`);
+    assert.equal(info.status, 200);
+    assert.equal(info.headers.get('x-js-middleware'), 'true');
+    assert.ok('version' in ((await info.json()) as object));
+    assert.deepEqual(await (await fetch(`${server.url}/info?interrupt`)).json(), { status: 'interrupted' });
+    const refused = await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...json, 'x-blocked': '1' }, body: '{}' });
+    assert.equal(refused.status, 403);
+    assert.equal((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: json, body: '{}' })).status, 200);
+    assert.equal((await fetch(`${server.url}/custom/hello`)).headers.get('x-js-middleware'), 'true');
+  });
+
+  it('rewrites the JSON body of a run request before the API reads it; streams pass through', async () => {
+    const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
+    const input = { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } };
+    const created = await fetch(`${server.url}/threads/${thread.thread_id}/runs`, { method: 'POST', headers: { ...json, 'x-run-label': 'from-middleware' }, body: JSON.stringify(input) });
+    assert.equal(created.status, 200);
+    assert.deepEqual(((await created.json()) as { metadata: unknown }).metadata, { label: 'from-middleware' });
+    const streamed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/stream`, { method: 'POST', headers: json, body: JSON.stringify(input) });
+    assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
+    assert.equal(streamed.headers.get('x-js-middleware'), 'true');
+    assert.deepEqual([...(await streamed.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]), ['metadata', 'values', 'values']);
+  });
+
+  it('answers 404 for a path neither the API nor the app knows, whatever the app’s notFound says', async () => {
+    for (const path of ['/nope', '/threads/not/an/api/path', '/assistants/x/y/z']) {
+      const res = await fetch(`${server.url}${path}`);
+      assert.equal(res.status, 404, path);
+      assert.deepEqual(await res.json(), { detail: 'Not Found' }, path);
+    }
+    assert.deepEqual(await (await fetch(`${server.url}/custom/hello`)).json(), { hello: 'world' });
   });
 });
 

@@ -22,6 +22,9 @@ const toApi = (record: AssistantRecord): Assistant => {
   return assistant;
 };
 
+/** The upstream JS server's wording (its list of versions says it differently, see listVersions). */
+const assistantNotFound = () => fail('not_found', 'Assistant not found');
+
 export class AssistantRegistry implements AssistantService {
   private readonly collection: Collection<AssistantRecord>;
   /** Every version of every assistant, id `<assistant_id>@<version>`. */
@@ -97,7 +100,7 @@ export class AssistantRegistry implements AssistantService {
   /** A new version with the given fields (metadata merged), made the latest. */
   async patch(idOrGraph: string, body: AssistantPatch): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
     const current = await this.find(idOrGraph);
-    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
     if (body.graph_id && !this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
     const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
@@ -122,7 +125,7 @@ export class AssistantRegistry implements AssistantService {
 
   async delete(idOrGraph: string): Promise<Outcome<void, 'not_found' | 'conflict'>> {
     const current = await this.find(idOrGraph);
-    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
     const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
     await this.store.write([
@@ -138,7 +141,7 @@ export class AssistantRegistry implements AssistantService {
 
   async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
     const current = await this.find(idOrGraph);
-    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (!current) return fail('not_found', `Assistant "${idOrGraph}" not found.`);
     const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, contains: metadataContains(query.metadata) });
     const offset = query.offset ?? 0;
     return ok(all.sort((a, b) => b.version - a.version).slice(offset, offset + (query.limit ?? 10)));
@@ -146,10 +149,10 @@ export class AssistantRegistry implements AssistantService {
 
   async setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
     const current = await this.find(idOrGraph);
-    if (!current) return fail('not_found', `Assistant '${idOrGraph}' not found`);
+    if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
     const chosen = await this.versions.get(versionId({ assistant_id: current.assistant_id, version }));
-    if (!chosen) return fail('not_found', `Version ${version} of assistant '${idOrGraph}' not found`);
+    if (!chosen) return fail('not_found', 'Assistant version not found');
     const next: AssistantRecord = { ...current, ...chosen, description: chosen.description ?? null, updated_at: nowIso() };
     await this.collection.put(next.assistant_id, next);
     return ok(toApi(next));
@@ -173,7 +176,7 @@ export class AssistantRegistry implements AssistantService {
   private async graphOf(idOrGraph: string) {
     const assistant = await this.resolve(idOrGraph);
     const graph = assistant ? await this.graphs.resolve(assistant.graph_id, assistant.config as Record<string, unknown>) : undefined;
-    return graph ? ok(graph) : fail('not_found', `Assistant '${idOrGraph}' not found`);
+    return graph ? ok(graph) : assistantNotFound();
   }
 
   async resolve(idOrGraph: string): Promise<Assistant | undefined> {
@@ -191,7 +194,7 @@ export class AssistantRegistry implements AssistantService {
 
   async get(idOrGraph: string): Promise<Outcome<Assistant, 'not_found'>> {
     const assistant = await this.resolve(idOrGraph);
-    return assistant ? ok(assistant) : fail('not_found', `Assistant '${idOrGraph}' not found`);
+    return assistant ? ok(assistant) : assistantNotFound();
   }
 
   private async matching(query: { graph_id?: string; name?: string; metadata?: object }): Promise<AssistantRecord[]> {

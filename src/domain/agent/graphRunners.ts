@@ -76,7 +76,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     commit('input', { __start__: input });
   }
   steps.start(run.kwargs.input ?? null, state);
-  if (out.has('values')) ctx.publish('values', state);
+  out.chunk([], 'values', state);
   const update = await ctx.graph.fn(state, {
     runId: run.run_id,
     threadId: run.thread_id,
@@ -99,7 +99,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
   const metadata = { langgraph_node: ctx.graph.id, langgraph_step: (parent?.step ?? -1) + 1, graph_id: ctx.graph.id, thread_id: run.thread_id, run_id: run.run_id };
   for (const message of produced) out.message(message, metadata);
-  if (out.has('values')) ctx.publish('values', state);
+  out.chunk([], 'values', state);
   commit('loop', { [ctx.graph.id]: normalised });
   steps.end(normalised);
   return { values: state, next: [], interrupts: {}, ops };
@@ -108,10 +108,10 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
 export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   if (ctx.graph.kind !== 'langgraph') throw new Error('not a LangGraph graph');
   const { run } = ctx;
-  const out = new RunStream(streamModes(run), ctx.publish);
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
+  const out = new RunStream(streamModes(run), ctx.publish, subgraphs);
   const input = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const options = {
     ...config,

@@ -193,7 +193,7 @@ export class RunLifecycle {
   /** A pending run ends at once; a running one is asked to stop and `finish` records its end. */
   async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found'>> {
     const run = await this.deps.runs.get(runId);
-    if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
+    if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
     // upstream accepts a cancel that comes too late and changes nothing
     if (FINAL_STATUSES.has(run.status)) return ok(run);
     const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: nowIso() };
@@ -253,7 +253,7 @@ export class RunLifecycle {
    */
   async deleteRun(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
     const run = await this.deps.runs.get(runId);
-    if (!run || run.thread_id !== threadId) return fail('not_found', `Run ${runId} not found`);
+    if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
     if (!FINAL_STATUSES.has(run.status)) {
       await this.cancel(threadId, runId, 'rollback');
       await this.deps.broker.ended(runId);

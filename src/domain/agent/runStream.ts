@@ -3,8 +3,10 @@
 //   values | updates | custom | tools | tasks | checkpoints | debug — one event per chunk,
 //     named after the mode (`<mode>|<namespace>` for a subgraph when subgraphs are streamed);
 //   messages-tuple — `messages`: [message (chunks keep their `AIMessageChunk` type), metadata];
-//   messages — `messages/metadata` once per message id, `messages/partial` with the message
-//     accumulated so far for each token, `messages/complete` once the message is whole;
+//   messages — as the upstream JS server: `messages/metadata` once per streamed message id and
+//     `messages/partial` with the message accumulated so far for each token (never namespaced);
+//     `messages/complete` with the messages new in each root `values` chunk, sent right after
+//     that `values` (so the input's messages too, and a node's whole messages);
 //   events — LangChain stream-events v2, one `events` event each.
 // Graph runners call it; it only publishes what the run asked for.
 import { serialiseValues, toMessageDict } from './messages.ts';
@@ -16,20 +18,21 @@ const LIBRARY_MODES = ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpo
 
 const CHUNK_TYPES: Record<string, string> = { ai: 'AIMessageChunk', human: 'HumanMessageChunk', tool: 'ToolMessageChunk', system: 'SystemMessageChunk' };
 
-interface Accumulating {
-  message: any;
-  complete: boolean;
-  /** The namespace suffix of the message's own events. */
-  suffix: string;
-}
-
 export class RunStream {
-  /** The messages of the `messages` mode seen so far, by id. */
-  private readonly accumulated = new Map<string, Accumulating>();
+  /** The streamed messages of the `messages` mode, accumulated by id. */
+  private readonly accumulated = new Map<string, { concat(other: unknown): unknown }>();
+  /** Ids of the messages `messages/complete` has sent. */
+  private readonly completed = new Set<string>();
 
   constructor(
     readonly modes: ReadonlySet<string>,
     private readonly publish: Publish,
+    /**
+     * Whether subgraph chunks are streamed. The upstream JS server then never completes
+     * messages (it reads the namespaced chunk as if it were not): done the same here, so a
+     * client sees the same stream from either server.
+     */
+    private readonly subgraphs = false,
   ) {}
 
   has(mode: string): boolean {
@@ -40,8 +43,8 @@ export class RunStream {
   libraryModes(): string[] {
     const modes = new Set<string>(LIBRARY_MODES.filter((m) => this.modes.has(m)));
     if (this.modes.has('messages') || this.modes.has('messages-tuple')) modes.add('messages');
-    // the old `messages` mode completes a streamed message when its node returns it
-    if (this.modes.has('messages')) modes.add('updates');
+    // the old `messages` mode completes messages from the state after each step
+    if (this.modes.has('messages')) modes.add('values');
     return [...modes];
   }
 
@@ -53,9 +56,8 @@ export class RunStream {
       this.message(message, metadata ?? {}, suffix);
       return;
     }
-    if (mode === 'updates' && this.modes.has('messages')) this.completeFromUpdate(data);
-    if (!this.modes.has(mode)) return;
-    this.publish(`${mode}${suffix}`, shape(mode, data));
+    if (this.modes.has(mode)) this.publish(`${mode}${suffix}`, shape(mode, data));
+    if (this.modes.has('messages') && !this.subgraphs && namespace.length === 0) this.completeFrom(data);
   }
 
   /** A message a node produced (whole) or a model streamed (a chunk), with its metadata. */
@@ -66,22 +68,16 @@ export class RunStream {
     if (this.modes.has('messages-tuple')) {
       this.publish(`messages${suffix}`, [isChunk ? { ...dict, type: CHUNK_TYPES[dict.type] ?? dict.type } : dict, meta]);
     }
-    if (!this.modes.has('messages')) return;
-    let entry = this.accumulated.get(dict.id);
-    if (!entry) {
-      this.accumulated.set(dict.id, (entry = { message: raw, complete: false, suffix }));
-      this.publish(`messages/metadata${suffix}`, { [dict.id]: { metadata: meta } });
-    } else if (isChunk && isMessageChunk(entry.message)) {
-      entry.message = entry.message.concat(raw);
+    // whole messages reach the `messages` mode through the state (completeFrom)
+    if (!this.modes.has('messages') || !isChunk || !dict.id) return;
+    const soFar = this.accumulated.get(dict.id);
+    if (!soFar) {
+      this.accumulated.set(dict.id, raw);
+      this.publish('messages/metadata', { [dict.id]: { metadata: meta } });
     } else {
-      entry.message = raw;
+      this.accumulated.set(dict.id, soFar.concat(raw) as { concat(other: unknown): unknown });
     }
-    if (isChunk) {
-      this.publish(`messages/partial${suffix}`, [toMessageDict(entry.message, 'ai')]);
-    } else if (!entry.complete) {
-      entry.complete = true;
-      this.publish(`messages/complete${suffix}`, [dict]);
-    }
+    this.publish('messages/partial', [toMessageDict(this.accumulated.get(dict.id), 'ai')]);
   }
 
   /** A stream-events v2 event (mode `events`). */
@@ -89,23 +85,23 @@ export class RunStream {
     if (this.modes.has('events')) this.publish('events', serialiseValues(event, { chunkTypes: true }));
   }
 
-  /**
-   * Streamed messages become complete when the node that streamed them returns them (the
-   * update of a subgraph's node arrives under the subgraph's namespace, so match by id).
-   */
-  private completeFromUpdate(update: unknown): void {
-    if (!update || typeof update !== 'object') return;
-    for (const nodeUpdate of Object.values(update as Record<string, unknown>)) {
-      const messages = (nodeUpdate as { messages?: unknown } | null)?.messages;
-      for (const message of Array.isArray(messages) ? messages : messages ? [messages] : []) {
-        const dict = toMessageDict(message, 'ai');
-        const entry = this.accumulated.get(dict.id);
-        if (!entry || entry.complete) continue;
-        entry.complete = true;
-        this.publish(`messages/complete${entry.suffix}`, [dict]);
-      }
+  /** `messages/complete` with the messages of a root chunk's `messages` not sent before. */
+  private completeFrom(data: unknown): void {
+    if (!data || typeof data !== 'object' || !('messages' in data) || isMessage(data)) return;
+    const messages = (data as { messages?: unknown }).messages;
+    const fresh: unknown[] = [];
+    for (const message of Array.isArray(messages) ? messages : [messages]) {
+      const dict = toMessageDict(message, 'ai');
+      if (!dict.id || this.completed.has(dict.id)) continue;
+      this.completed.add(dict.id);
+      fresh.push(dict);
     }
+    if (fresh.length) this.publish('messages/complete', fresh);
   }
+}
+
+function isMessage(value: object): boolean {
+  return typeof (value as { _getType?: unknown })._getType === 'function' || ('type' in value && 'content' in value);
 }
 
 function isMessageChunk(value: unknown): value is { concat(other: unknown): unknown } {

@@ -47,8 +47,9 @@ function snakeCaseKeys(body: RunCreate): RunCreate {
 
 export const THREAD_BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
 
-const runNotFound = (runId: string) => fail('not_found', `Run ${runId} not found`);
-const assistantNotFound = (assistantId: string) => fail('not_found', `Assistant '${assistantId}' not found`);
+// the upstream JS server's wording
+const runNotFound = () => fail('not_found', 'Run not found');
+const assistantNotFound = (assistantId: string) => fail('not_found', `No assistant found for "${assistantId}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
 
 export class Runs implements RunService {
   constructor(
@@ -78,7 +79,8 @@ export class Runs implements RunService {
       const assistant = await this.deps.assistants.resolve(body.assistant_id);
       const thread = await this.deps.threads.get(threadId);
       // another owner's thread is not found, and its id cannot be taken by if_not_exists
-      if (!assistant || (thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
+      if (!assistant) return assistantNotFound(body.assistant_id);
+      if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
       const strategy = body.multitask_strategy ?? 'enqueue';
       const inflight = await lifecycle.inflight(threadId);
       if (inflight.length > 0 && strategy === 'reject') return fail('busy', THREAD_BUSY);
@@ -111,7 +113,7 @@ export class Runs implements RunService {
   }
 
   async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
-    return this.deps.locks.run(threadId, async () => ((await this.run(threadId, runId)) ? this.deps.lifecycle.deleteRun(threadId, runId) : runNotFound(runId)));
+    return this.deps.locks.run(threadId, async () => ((await this.run(threadId, runId)) ? this.deps.lifecycle.deleteRun(threadId, runId) : runNotFound()));
   }
 
   /**
@@ -122,13 +124,16 @@ export class Runs implements RunService {
     const { runs, lifecycle } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
+      const threadId = selection.thread_id;
+      if (threadId && !(await this.thread(threadId))) return threadNotFound(threadId);
       const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
-      targets = (await Promise.all(statuses.map((status) => runs.list({ where: { status }, filter: this.mine })))).flat();
+      const wanted = (run: RunRecord) => this.mine(run) && (!threadId || run.thread_id === threadId);
+      targets = (await Promise.all(statuses.map((status) => runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: wanted })))).flat();
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {
         const run = await runs.get(runId);
-        if (!run || !this.mine(run) || (selection.thread_id && run.thread_id !== selection.thread_id)) return runNotFound(runId);
+        if (!run || !this.mine(run) || (selection.thread_id && run.thread_id !== selection.thread_id)) return runNotFound();
         targets.push(run);
       }
     } else {
@@ -142,7 +147,7 @@ export class Runs implements RunService {
 
   /** Whether the run's events can still be read (its log, or its record, is kept). */
   async streamable(runId: string): Promise<Outcome<void, 'not_found'>> {
-    return (await this.readable(runId)) ? ok(undefined) : runNotFound(runId);
+    return (await this.readable(runId)) ? ok(undefined) : runNotFound();
   }
 
   /** Whether the run (its record, or its log once a stateless run's records are gone) is this owner's. */
@@ -159,7 +164,7 @@ export class Runs implements RunService {
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
     const run = await this.run(threadId, runId);
-    return run ? ok(toApiRun(run)) : runNotFound(runId);
+    return run ? ok(toApiRun(run)) : runNotFound();
   }
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {
@@ -172,7 +177,7 @@ export class Runs implements RunService {
 
   async wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>> {
     const before = await this.run(threadId, runId);
-    if (!before) return runNotFound(runId);
+    if (!before) return runNotFound();
     if (!FINAL_STATUSES.has(before.status)) await this.deps.broker.ended(runId, signal);
     const after = await this.deps.runs.get(runId);
     // a rolled-back run is deleted: report it as interrupted
@@ -190,7 +195,7 @@ export class Runs implements RunService {
   }
 
   async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {
-    if (!(await this.run(threadId, runId))) return runNotFound(runId);
+    if (!(await this.run(threadId, runId))) return runNotFound();
     const outcome = await this.deps.lifecycle.cancel(threadId, runId, action);
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
   }

@@ -77,6 +77,8 @@ export interface ThreadService {
   patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>>;
   /** Rolls back the thread's runs in flight, then removes the thread, its runs and its state. */
   delete(threadId: string): Promise<Outcome<void, 'not_found'>>;
+  /** Deletes the caller's threads whose metadata names the assistant (`delete_threads`); answers how many. */
+  deleteOfAssistant(assistantId: string): Promise<number>;
   /** A new idle thread with the same metadata and every checkpoint (not the runs). */
   copy(threadId: string): Promise<Outcome<Thread, 'not_found'>>;
   /** `delete` or `keep_latest` each listed thread; answers how many were pruned. */

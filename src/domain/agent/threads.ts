@@ -94,7 +94,8 @@ export class Threads implements ThreadService {
 
   async patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.find(threadId))) return threadNotFound(threadId);
+      // the upstream JS server's wording for this operation
+      if (!(await this.find(threadId))) return fail('not_found', 'Thread not found');
       const updated = await this.deps.threads.update(threadId, (t) => ({
         ...t,
         metadata: { ...t.metadata, ...((body.metadata as Record<string, unknown>) ?? {}) },
@@ -168,6 +169,14 @@ export class Threads implements ThreadService {
       await this.deps.lifecycle.removeThread(threadId);
       return ok(undefined);
     });
+  }
+
+  /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
+  async deleteOfAssistant(assistantId: string): Promise<number> {
+    const mine = await this.deps.threads.list({ filter: this.mine, contains: metadataContains({ assistant_id: assistantId }) });
+    let deleted = 0;
+    for (const thread of mine) if ((await this.delete(thread.thread_id)).ok) deleted += 1;
+    return deleted;
   }
 
   async getState(threadId: string, options: { subgraphs?: boolean } = {}): Promise<Outcome<ThreadState, 'not_found'>> {

@@ -7,6 +7,7 @@ import type { ServiceFor } from '../agent-server/owner.ts';
 import { buildAgentCard, defaultAssistantId } from '../../domain/a2a/card.ts';
 import { fail } from '../../domain/outcome.ts';
 import { failed } from '../agent-server/failures.ts';
+import { unknownAssistant } from './rpc.ts';
 
 export function getAgentCard(serviceFor: ServiceFor, project: ProjectConfig, version: string): AgentServerHandlers<RequestContext>['getAgentCard'] {
   return async (request, ctx) => {
@@ -15,7 +16,7 @@ export function getAgentCard(serviceFor: ServiceFor, project: ProjectConfig, ver
     const id = named ?? defaultAssistantId(project);
     if (!id) return failed(fail('not_found', 'No default assistant: name one with ?assistant_id= or set a2a.default_assistant in agentplane.json.').failure);
     const found = await assistants.get(id);
-    if (!found.ok) return failed(found.failure);
+    if (!found.ok) return unknownAssistant(id);
     const assistant = found.value;
     const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version });
     return { status: 200, body: card };

@@ -8,6 +8,7 @@ import type { ServiceFor } from '../agent-server/owner.ts';
 import type { RequestContext, RpcContext } from '../../runtime/context.ts';
 import { rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/jsonrpc.ts';
 import { failed } from '../agent-server/failures.ts';
+import { fail } from '../../domain/outcome.ts';
 
 /** What an A2A method receives: the request context, the assistant its endpoint names, and the caller's tasks. */
 export interface A2AContext extends RpcContext {
@@ -15,12 +16,15 @@ export interface A2AContext extends RpcContext {
   tasks: A2ATaskService;
 }
 
+/** The endpoint of an assistant that does not exist: a 404 naming it (A2A has no upstream JS wording to follow). */
+export const unknownAssistant = (id: string) => failed(fail('not_found', `Assistant '${id}' not found`).failure);
+
 export function a2aRpc(serviceFor: ServiceFor, tasksFor: (ctx: RequestContext) => A2ATaskService, dispatcher: JsonRpcDispatcher<A2AContext>): AgentServerHandlers<RequestContext>['a2aRpc'] {
   return async ({ path, body }, ctx) => {
     const prepared = dispatcher.prepare(body);
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
     const found = await serviceFor(ctx).assistants.get(path.assistant_id);
-    if (!found.ok) return failed(found.failure);
+    if (!found.ok) return unknownAssistant(path.assistant_id);
     return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value, tasks: tasksFor(ctx) }));
   };
 }

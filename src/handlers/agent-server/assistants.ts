@@ -1,6 +1,6 @@
 // Assistants: get, search, create, patch (a new version), delete, count, versions, set
 // latest, and the graph's drawing, schemas and subgraphs.
-import type { AssistantService } from '../../domain/agent/service.ts';
+import type { AssistantService, ThreadService } from '../../domain/agent/service.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
@@ -23,7 +23,7 @@ type AssistantOps =
 /** `xray` arrives as a flag or a depth. */
 const xrayOf = (value: unknown): boolean | number => (typeof value === 'number' ? value : /^\d+$/.test(String(value)) && String(value) !== '1' && String(value) !== '0' ? Number(value) : flag(value));
 
-export function assistantHandlers(assistantsFor: (ctx: RequestContext) => AssistantService): Pick<AgentServerAreaHandlers, AssistantOps> {
+export function assistantHandlers(assistantsFor: (ctx: RequestContext) => AssistantService, threadsFor: (ctx: RequestContext) => ThreadService): Pick<AgentServerAreaHandlers, AssistantOps> {
   return {
     async getAssistant({ path }, ctx) {
       const assistants = assistantsFor(ctx);
@@ -51,10 +51,13 @@ export function assistantHandlers(assistantsFor: (ctx: RequestContext) => Assist
       const outcome = await assistants.patch(path.assistant_id, body);
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
-    async deleteAssistant({ path }, ctx) {
+    async deleteAssistant({ path, query }, ctx) {
       const assistants = assistantsFor(ctx);
       const outcome = await assistants.delete(path.assistant_id);
-      return outcome.ok ? { status: 204 } : failed(outcome.failure);
+      if (!outcome.ok) return failed(outcome.failure);
+      // only a created assistant can be deleted, so the path holds its id (never a graph name)
+      if (flag(query.delete_threads)) await threadsFor(ctx).deleteOfAssistant(path.assistant_id);
+      return { status: 204 };
     },
     async countAssistants({ body }, ctx) {
       const assistants = assistantsFor(ctx);

@@ -7,6 +7,7 @@ import type { OperationSpec } from '../../runtime/contract.ts';
 import type { OperationHandler, Reply } from '../../runtime/handler.ts';
 import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
 import type { ServiceFor } from './owner.ts';
+import { authValuesOf } from './authValues.ts';
 
 type Handler = OperationHandler;
 type Params = Record<string, string | undefined>;
@@ -52,22 +53,25 @@ export function guardHandlers<H extends object>(handlers: H, operations: readonl
     const handler = value as Handler;
     const op = byId.get(operationId);
     const event = op && !PUBLIC_OPERATIONS.has(operationId) ? eventOf(op) : undefined;
-    guarded[operationId] = event ? guard(event, handler, auth, serviceFor) : handler;
+    guarded[operationId] = event ? guard(operationId, event, handler, auth, serviceFor) : handler;
   }
   return guarded as H;
 }
 
-function guard(event: string, handler: Handler, auth: CustomAuth, serviceFor: ServiceFor): Handler {
+function guard(operationId: string, event: string, handler: Handler, auth: CustomAuth, serviceFor: ServiceFor): Handler {
   const [resource, action] = event.split(':');
   return async (request, ctx) => {
     const user = ctx.user;
     if (!user) return handler(request, ctx);
     const path = request.path as Params;
     const body = request.body as Record<string, unknown> | undefined;
-    const value = body ?? { ...path, ...(request.query as Params) };
-    const decided = await auth.authorize(event, value, user);
-    if (isRefusal(decided)) return { status: decided.status, body: { detail: decided.detail }, headers: decided.headers };
-    const { filters } = decided;
+    let filters: AuthFilters | undefined;
+    for (const { value, writeBack } of authValuesOf(operationId, { path, query: (request.query ?? {}) as Record<string, unknown>, body })) {
+      const decided = await auth.authorize(event, value, user);
+      if (isRefusal(decided)) return { status: decided.status, body: { detail: decided.detail }, headers: decided.headers };
+      writeBack();
+      filters = decided.filters ?? filters;
+    }
     if (!filters) return handler(request, ctx);
     // the resource named in the path must match, else it does not exist for this caller
     const service = serviceFor(ctx);
@@ -77,7 +81,7 @@ function guard(event: string, handler: Handler, auth: CustomAuth, serviceFor: Se
     }
     if (path.assistant_id && resource === 'assistants') {
       const assistant = await service.assistants.resolve(path.assistant_id);
-      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound(`Assistant ${path.assistant_id} not found`);
+      if (assistant && !matchesAuthFilters(assistant.metadata as Record<string, unknown>, filters)) return notFound('Assistant not found');
     }
     if (action === 'search' && body && typeof body === 'object' && resource !== 'store') {
       // equality filters narrow the search itself, so paging stays right

@@ -99,7 +99,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...metricsHandlers(deps.metrics),
     health,
     ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
-    ...assistantHandlers((ctx) => serviceFor(ctx).assistants),
+    ...assistantHandlers((ctx) => serviceFor(ctx).assistants, (ctx) => serviceFor(ctx).threads),
     ...threadHandlers((ctx) => serviceFor(ctx).threads),
     ...runHandlers((ctx) => serviceFor(ctx).runs),
     ...resultHandlers((ctx) => serviceFor(ctx).runs),

@@ -8,7 +8,13 @@ import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
-const ALWAYS = new Set(['metadata', 'error', 'end']);
+const ALWAYS = new Set(['metadata', 'error']);
+/**
+ * The run's log closes with `end` (how readers inside the server know it is over); on the wire
+ * the stream just ends after the run's last event, as on the upstream JS server: the JS SDK
+ * hands every event to user code, so an `end` would reach stream/joinStream/RemoteGraph users.
+ */
+const LOG_END = 'end';
 
 /** The stream mode an event belongs to (`messages/partial|ns` → `messages`, `messages` → `messages-tuple`). */
 function modeOf(event: string): string {
@@ -19,6 +25,7 @@ function modeOf(event: string): string {
 
 async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null): AsyncGenerator<SseEvent> {
   for await (const e of events) {
+    if (e.event === LOG_END) return;
     if (modes && !ALWAYS.has(e.event) && !modes.has(modeOf(e.event))) continue;
     yield { event: e.event, id: e.id, data: e.data };
   }

@@ -4,6 +4,7 @@
 import type { GraphSpec, LoadOptions } from '../graphs.ts';
 import type { RunRecord, RunError } from '../records.ts';
 import type { RunOutput } from '../runContext.ts';
+import type { LogLevel } from '../projectGlobals.ts';
 
 /** What a worker needs to load the project's graphs (structured-cloneable). */
 export interface WorkerSetup {
@@ -14,8 +15,8 @@ export interface WorkerSetup {
   fresh: boolean;
 }
 
-/** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, and the memory store. */
-export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory';
+/** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, and the server's URL (projectGlobals.ts). */
+export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl';
 
 export type ToWorker =
   | { type: 'run'; run: RunRecord }
@@ -28,4 +29,6 @@ export type FromWorker =
   | { type: 'event'; runId: string; event: string; data: unknown }
   | { type: 'done'; runId: string; output: RunOutput }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string } }
-  | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] };
+  | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] }
+  /** A line the project's code logged through getLogger(): the server's log writes it. */
+  | { type: 'log'; level: LogLevel; message: string; fields: Record<string, unknown> };

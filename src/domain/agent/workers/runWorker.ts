@@ -10,6 +10,7 @@ import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
+import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../projectGlobals.ts';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
@@ -35,7 +36,38 @@ function publish(runId: string, event: string, data: unknown): void {
   }
 }
 
+// replies are listened for from the start: loading the project may call the main thread
+port.on('message', (message: ToWorker) => {
+  if (message.type !== 'reply') return;
+  const waiting = pending.get(message.id);
+  pending.delete(message.id);
+  if (!waiting) return;
+  if (message.error) waiting.reject(Object.assign(new Error(message.error.message), { name: message.error.error }));
+  else waiting.resolve(message.value);
+});
+
+/** A getLogger() line of the project's code; fields that cannot be cloned go as their JSON. */
+function log(level: LogLevel, message: string, fields: Record<string, unknown>): void {
+  try {
+    send({ type: 'log', level, message, fields });
+  } catch {
+    send({ type: 'log', level, message, fields: JSON.parse(JSON.stringify(fields)) });
+  }
+}
+
+/** The server's URL, from the main thread (it may start listening after this worker started). */
+async function serverUrl(): Promise<string | undefined> {
+  const known = projectApiUrl();
+  if (known) return known;
+  const url = (await call('apiUrl', 'get', [])) as string | undefined;
+  if (url) setProjectApiUrl(url);
+  return url;
+}
+
 async function main(): Promise<void> {
+  // before the project's modules load: they may call getLogger() or new Client() at the top
+  installProjectGlobals({ log, apiUrl: serverUrl });
+  await serverUrl();
   const store = new RemoteStore(call);
   const checkpointer = new StoreCheckpointer(store, (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<object | undefined>);
   const plain = new PlainStateStore(store);
@@ -43,13 +75,7 @@ async function main(): Promise<void> {
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });
 
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'reply') {
-      const waiting = pending.get(message.id);
-      pending.delete(message.id);
-      if (!waiting) return;
-      if (message.error) waiting.reject(Object.assign(new Error(message.error.message), { name: message.error.error }));
-      else waiting.resolve(message.value);
-    } else if (message.type === 'abort') {
+    if (message.type === 'abort') {
       running.get(message.runId)?.abort();
     } else if (message.type === 'run') {
       const { run } = message;

@@ -30,6 +30,7 @@
 // it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
 // `abortGraceMs` ends its worker too, its neighbours retried.
 import { Worker } from 'node:worker_threads';
+import { projectApiUrl } from '../projectGlobals.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { Store } from '../../../runtime/store/types.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
@@ -361,6 +362,9 @@ export class RunWorkerPool {
       case 'event':
         slot.tasks.get(message.runId)?.publish(message.event, message.data);
         return;
+      case 'log':
+        this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
+        return;
       case 'call': {
         const task = [...slot.tasks.values()];
         const answered = this.answer(message.target, message.method, message.args).then(
@@ -390,6 +394,7 @@ export class RunWorkerPool {
   /** The store as the main thread alone reads and writes it. */
   private async answer(target: string, method: string, args: unknown[]): Promise<unknown> {
     if (target === 'write') return this.options.store.write(args[0] as never);
+    if (target === 'apiUrl') return projectApiUrl();
     if (target === 'newestCheckpoint') return newestCheckpoint(this.options.store, String(args[0]));
     if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
       const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];

@@ -1,0 +1,198 @@
+// The `value` an auth handler receives for each operation, with the keys the upstream JS
+// server passes (keys present even when the request left them out, defaults filled in), so
+// handlers written for upstream work unchanged: the documented `on("*")` example stamps
+// `value.metadata.owner` only when `"metadata" in value`. What the handler changes goes back
+// into the request body before the operation runs (upstream writes its `mutable` value); ids
+// the server would mint anyway (a new thread's or assistant's) are minted first, so the
+// handler sees them.
+// Crons follow the Python server (the JS server has none).
+import { uuid4, uuid5 } from '../../domain/agent/ids.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Fields = Record<string, unknown>;
+export interface AuthRequest {
+  path: Record<string, string | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** One value for the handler, and how its changes reach the body. */
+export interface AuthValue {
+  value: Fields;
+  /** Copies what the handler changed back into `body`. */
+  writeBack(): void;
+}
+
+/** `[key in value, key in body]` pairs a handler may change. */
+type Writable = readonly (readonly [string, string])[];
+
+interface Shape {
+  build(request: AuthRequest, body: Fields): Fields;
+  writable?: Writable;
+}
+
+const same = (...keys: string[]): Writable => keys.map((k) => [k, k] as const);
+const pathOnly = (...keys: string[]): Shape => ({ build: ({ path }) => Object.fromEntries(keys.map((k) => [k, path[k]])) });
+
+const threadRead = pathOnly('thread_id');
+const assistantRead = pathOnly('assistant_id');
+
+const RUN_KWARGS = ['input', 'command', 'config', 'context', 'stream_mode', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys'] as const;
+
+const runCreate: Shape = {
+  build: ({ path }, b) => {
+    const strategy = b.multitask_strategy ?? 'enqueue';
+    const mode = b.stream_mode;
+    return {
+      thread_id: path.thread_id,
+      // a graph's name stands for its system assistant, whose id upstream passes
+      assistant_id: typeof b.assistant_id === 'string' && !UUID.test(b.assistant_id) ? uuid5(b.assistant_id) : b.assistant_id,
+      // the run's id is minted when the run is stored, after the handler agreed
+      run_id: undefined,
+      status: 'pending',
+      metadata: b.metadata ?? {},
+      prevent_insert_if_inflight: strategy === 'reject',
+      multitask_strategy: strategy,
+      if_not_exists: b.if_not_exists ?? 'reject',
+      after_seconds: b.after_seconds ?? 0,
+      kwargs: {
+        ...Object.fromEntries(RUN_KWARGS.map((k) => [k, b[k]])),
+        config: b.config ?? {},
+        stream_mode: Array.isArray(mode) ? mode : mode ? [mode] : ['values'],
+        temporary: path.thread_id === undefined && (b.on_completion ?? 'delete') === 'delete',
+        subgraphs: b.stream_subgraphs ?? false,
+        resumable: b.stream_resumable ?? false,
+      },
+    };
+  },
+  writable: [['metadata', 'metadata'], ['kwargs.input', 'input'], ['kwargs.command', 'command'], ['kwargs.config', 'config'], ['kwargs.context', 'context']],
+};
+
+const search = (keys: string[], defaultLimit: number, counting = false): Shape => ({
+  build: (_request, b) => ({
+    ...Object.fromEntries(keys.map((k) => [k, b[k]])),
+    limit: counting ? 0 : (b.limit ?? defaultLimit),
+    offset: counting ? 0 : (b.offset ?? 0),
+  }),
+});
+
+const cronCreate: Shape = {
+  build: ({ path }, b) => ({ payload: b, schedule: b.schedule, cron_id: undefined, thread_id: path.thread_id, user_id: b.user_id, end_time: b.end_time }),
+};
+
+const SHAPES: Record<string, Shape> = {
+  createAssistant: {
+    build: (_request, b) => ({
+      assistant_id: (b.assistant_id ??= uuid4()),
+      config: b.config ?? {},
+      context: b.context ?? {},
+      graph_id: b.graph_id,
+      metadata: b.metadata ?? {},
+      if_exists: b.if_exists ?? 'raise',
+      name: b.name,
+      description: b.description,
+    }),
+    writable: same('config', 'context', 'graph_id', 'metadata', 'name', 'description'),
+  },
+  getAssistant: assistantRead,
+  getAssistantGraph: assistantRead,
+  getAssistantSchemas: assistantRead,
+  getAssistantSubgraphs: assistantRead,
+  getAssistantSubgraphsByNamespace: assistantRead,
+  listAssistantVersions: assistantRead,
+  deleteAssistant: assistantRead,
+  patchAssistant: {
+    build: ({ path }, b) => ({ assistant_id: path.assistant_id, graph_id: b.graph_id, config: b.config, metadata: b.metadata, name: b.name, description: b.description }),
+    writable: same('graph_id', 'config', 'metadata', 'name', 'description'),
+  },
+  setLatestAssistantVersion: { build: ({ path }, b) => ({ assistant_id: path.assistant_id, version: b.version }) },
+  searchAssistants: search(['graph_id', 'metadata'], 10),
+  countAssistants: search(['graph_id', 'metadata'], 10, true),
+
+  createThread: {
+    build: (_request, b) => ({ thread_id: (b.thread_id ??= uuid4()), metadata: b.metadata ?? {}, if_exists: b.if_exists ?? 'raise' }),
+    writable: same('metadata'),
+  },
+  getThread: threadRead,
+  getThreadState: threadRead,
+  getThreadStateAtCheckpoint: threadRead,
+  getThreadStateAtCheckpointPost: threadRead,
+  getThreadHistory: threadRead,
+  searchThreadHistory: threadRead,
+  joinThreadStream: threadRead,
+  updateThreadState: threadRead,
+  patchThreadState: threadRead,
+  copyThread: threadRead,
+  deleteThread: threadRead,
+  patchThread: { build: ({ path }, b) => ({ thread_id: path.thread_id, metadata: b.metadata }), writable: same('metadata') },
+  searchThreads: search(['metadata', 'ids', 'status', 'values'], 10),
+  countThreads: search(['metadata', 'values', 'status'], 10, true),
+
+  createRun: runCreate,
+  streamRun: runCreate,
+  waitRun: runCreate,
+  createStatelessRun: runCreate,
+  streamStatelessRun: runCreate,
+  waitStatelessRun: runCreate,
+  getRun: threadRead,
+  joinRun: threadRead,
+  joinRunStream: threadRead,
+  joinStatelessRunStream: threadRead,
+  listRuns: threadRead,
+  deleteRun: pathOnly('run_id', 'thread_id'),
+  cancelRun: {
+    build: ({ path, query }) => ({ thread_id: path.thread_id, action: query.action ?? 'interrupt', metadata: { run_ids: [path.run_id], status: 'pending' } }),
+  },
+  cancelRuns: {
+    build: (_request, b) => ({ thread_id: b.thread_id, action: b.action ?? 'interrupt', metadata: { run_ids: b.run_ids, status: b.status ?? 'pending' } }),
+  },
+
+  putStoreItem: { build: (_request, b) => ({ namespace: b.namespace, key: b.key, value: b.value }), writable: same('namespace', 'key', 'value') },
+  getStoreItem: {
+    build: ({ query }) => ({ namespace: typeof query.namespace === 'string' && query.namespace ? query.namespace.split('.') : (query.namespace ?? []), key: query.key }),
+  },
+  deleteStoreItem: { build: (_request, b) => ({ namespace: b.namespace, key: b.key }), writable: same('namespace', 'key') },
+  searchStoreItems: {
+    build: (_request, b) => ({ namespace: b.namespace_prefix, filter: b.filter, limit: b.limit ?? 10, offset: b.offset ?? 0, query: b.query }),
+    writable: [['namespace', 'namespace_prefix'], ['filter', 'filter'], ['query', 'query']],
+  },
+  listStoreNamespaces: {
+    build: (_request, b) => ({ namespace: b.prefix, suffix: b.suffix, max_depth: b.max_depth, limit: b.limit ?? 100, offset: b.offset ?? 0 }),
+    writable: [['namespace', 'prefix'], ['suffix', 'suffix']],
+  },
+
+  createCron: cronCreate,
+  createThreadCron: cronCreate,
+  updateCron: { build: ({ path }, b) => ({ cron_id: path.cron_id, payload: b, schedule: b.schedule }) },
+  deleteCron: pathOnly('cron_id'),
+  searchCrons: search(['assistant_id', 'thread_id'], 10),
+  countCrons: search(['assistant_id', 'thread_id'], 10, true),
+};
+
+const at = (value: Fields, dotted: string): unknown => dotted.split('.').reduce<unknown>((v, k) => (v as Fields | undefined)?.[k], value);
+
+/**
+ * The values of one request: one per run of a batch (upstream asks once per run), one
+ * otherwise. Operations without a known shape get the body (or the path and query).
+ */
+export function authValuesOf(operationId: string, request: AuthRequest): AuthValue[] {
+  const shape = SHAPES[operationId];
+  const bodies = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+  if (operationId === 'createRunBatch') return bodies.map((b) => valueOf(runCreate, request, b as Fields));
+  if (!shape) return [{ value: (request.body as Fields | undefined) ?? { ...request.path, ...request.query }, writeBack: () => {} }];
+  return [valueOf(shape, request, (request.body as Fields | undefined) ?? {})];
+}
+
+function valueOf(shape: Shape, request: AuthRequest, body: Fields): AuthValue {
+  const value = shape.build(request, body);
+  // compared as JSON: a handler may replace a field or change a default it was given in place
+  const snapshot = (key: string) => JSON.stringify(at(value, key)) ?? 'undefined';
+  const before = new Map((shape.writable ?? []).map(([key]) => [key, snapshot(key)]));
+  return {
+    value,
+    writeBack() {
+      for (const [key, bodyKey] of shape.writable ?? []) if (snapshot(key) !== before.get(key)) body[bodyKey] = at(value, key);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// `agentplane dev` as a user runs it: a child process started in a project's folder with no
+// flags, on a free port; resolves once it listens and watches the project.
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ROOT } from './server.ts';
+
+export interface DevProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything it printed so far. */
+  output(): string;
+  stop(): void;
+}
+
+export async function startDev(dir: string, env: Record<string, string> = {}): Promise<DevProcess> {
+  let output = '';
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
+      const check = () => {
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
+        // the banner and the watcher come right after the server listens
+        if (m && /watching the project/.test(output)) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      };
+      child.stdout!.on('data', check);
+      child.once('exit', (code) => reject(new Error(`dev exited with ${code}:\n${output}`)));
+    });
+    return { url, child, output: () => output, stop: () => void child.kill('SIGTERM') };
+  } catch (err) {
+    child.kill('SIGTERM');
+    throw err;
+  }
+}
