@@ -69,6 +69,8 @@ interface Bound {
   validators: OperationValidators;
   /** Anonymous calls allowed (an empty security requirement) unless auth is forced on. */
   anonymous: boolean;
+  /** No security at all (`security: []`, the liveness probe): anonymous even with auth forced on. */
+  public: boolean;
 }
 
 export function createPipeline(options: PipelineOptions) {
@@ -86,6 +88,7 @@ export function createPipeline(options: PipelineOptions) {
         handler,
         validators: validatorsOf(doc, operation),
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
+        public: operation.security.length === 0,
       });
     }
   }
@@ -122,7 +125,7 @@ export function createPipeline(options: PipelineOptions) {
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
-      const identity = options.keyRing.authenticate(req.headers, !b.anonymous || options.requireAuthEverywhere);
+      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
       if ('status' in identity) return send(res, identity);
       // an AbortSignal costs more than many a handler: made only for handlers that ask for it
       let abort: AbortController | undefined;
