@@ -8,7 +8,8 @@ import type { ApiDocument, ValidatorTable } from './api.ts';
 import type { KeyRing } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import type { OperationSpec } from './contract.ts';
-import { httpError, storeErrorReply, validationError } from './errors.ts';
+import { httpError, storeErrorReply, validationError, type HttpReply } from './errors.ts';
+import type { SlotRefusal, StreamSlots } from './streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
@@ -47,6 +48,8 @@ export interface PipelineOptions {
   trustProxy?: boolean;
   /** operationIds switched off by configuration: they answer 404 as if absent. */
   disabled?: ReadonlySet<string>;
+  /** Caps on streaming requests held open, per client and in all; none when absent. */
+  streamSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
   responseValidators?: ValidatorTable;
@@ -71,6 +74,16 @@ interface Bound {
   anonymous: boolean;
   /** No security at all (`security: []`, the liveness probe): anonymous even with auth forced on. */
   public: boolean;
+  /** May answer a stream (or, A2A, hold the request for a run): takes a stream slot while it lasts. */
+  streams: boolean;
+}
+
+function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
+  const detail =
+    refused === 'client'
+      ? `Too many open streams for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
+      : `The server holds as many open streams as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
+  return httpError(429, detail, { 'Retry-After': '5' });
 }
 
 export function createPipeline(options: PipelineOptions) {
@@ -89,6 +102,7 @@ export function createPipeline(options: PipelineOptions) {
         validators: validatorsOf(doc, operation),
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
         public: operation.security.length === 0,
+        streams: Object.values(operation.responses).some((r) => r.contentType === 'text/event-stream' || r.stream === true),
       });
     }
   }
@@ -153,6 +167,12 @@ export function createPipeline(options: PipelineOptions) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);
         if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));
         ctx.user = user;
+      }
+      if (b.streams && options.streamSlots) {
+        // taken before the handler, so a refused stream has started nothing (no run, no subscription)
+        const slot = options.streamSlots.take(identity.tenantId ? `tenant:${identity.tenantId}` : `peer:${req.socket.remoteAddress}`);
+        if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
+        res.once('close', slot);
       }
 
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
