@@ -71,9 +71,16 @@ function watchForReload(config: ServerConfig, server: RunningServer, log: Logger
       log.info('project changed, reloading', { files: files.map((f) => path.relative(dir, f)) });
       server.reload().catch((err: Error) => log.error('reload failed; the previous graphs keep serving', { error: err.message }));
     },
-    { ignore: config.dataDir ? [config.dataDir] : [] },
+    { ignore: config.dataDir ? [config.dataDir] : [], projectFiles: projectFiles(config, dir) },
   );
   log.info('watching the project for changes', { dir });
+}
+
+/** The project file and the dotenv file it names: changes to them reload whatever their names. */
+function projectFiles(config: ServerConfig, dir: string): string[] {
+  const files = config.configFile ? [config.configFile] : [];
+  if (typeof config.project.env === 'string') files.push(path.resolve(dir, config.project.env));
+  return files;
 }
 
 export function buildCli(): Command {
