@@ -107,6 +107,20 @@ describe('webhooks never reach non-public addresses unless allowed', () => {
     assert.deepEqual(receiver.hits, []);
   });
 
+  it('delivers to a name whose address the operator allows (the look-up keeps only allowed addresses)', async () => {
+    const allowedReceiver = await listener('127.0.0.1', (_req, res) => res.writeHead(200).end());
+    const allowing = await serverWithLog({ retry_base_ms: 10, max_attempts: 2, url: { allowed_networks: ['127.0.0.1/32'] } });
+    try {
+      // localhost may also resolve to ::1, which is not allowed: the connection goes to 127.0.0.1
+      const line = await allowing.runWith(`http://localhost:${allowedReceiver.port}/by-name`);
+      assert.equal(line.msg, 'webhook delivered', JSON.stringify(line));
+      assert.deepEqual(allowedReceiver.hits, ['/by-name']);
+    } finally {
+      await allowing.server.close();
+      await allowedReceiver.close();
+    }
+  });
+
   it('classifies addresses: private, link-local (metadata), unspecified, mapped and IPv6 ranges refused; public allowed; allowed_networks opens one', () => {
     const check = addressCheck();
     const refused = ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '127.0.0.1', '0.0.0.0', '100.64.0.1', '::', '::1', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::127.0.0.1', '64:ff9b::a9fe:a9fe', '224.0.0.1', '255.255.255.255'];
@@ -119,5 +133,6 @@ describe('webhooks never reach non-public addresses unless allowed', () => {
     // disable_loopback keeps loopback refused even when a range allows it
     assert.match(addressCheck({ allowed_networks: ['127.0.0.0/8'], disable_loopback: true })('127.0.0.1') ?? '', /disable_loopback/);
     assert.throws(() => addressCheck({ allowed_networks: ['10.0.0.0/33'] }), /webhooks\.url\.allowed_networks: "10\.0\.0\.0\/33"/);
+    for (const bad of ['10.0.0.0/', 'example.com', '10.0.0.0/8/8', '::1/129']) assert.throws(() => addressCheck({ allowed_networks: [bad] }), /is not an IP address or a CIDR range/, bad);
   });
 });

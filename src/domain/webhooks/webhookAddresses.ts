@@ -51,7 +51,7 @@ function blockListOf(entries: readonly string[], setting: string): net.BlockList
     const [address, bits, extra] = entry.split('/');
     const family = net.isIP(address);
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (!family || extra !== undefined || !/^\d+$/.test(String(prefix)) || prefix > (family === 6 ? 128 : 32)) {
+    if (!family || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits)) || prefix > (family === 6 ? 128 : 32)) {
       throw new Error(`${setting}: "${entry}" is not an IP address or a CIDR range (like 10.0.0.0/8 or fd00::/8)`);
     }
     const unwrapped = unwrapMapped(address);
