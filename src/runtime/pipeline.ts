@@ -172,6 +172,8 @@ export function createPipeline(options: PipelineOptions) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
         const slot = options.streamSlots.take(identity.tenantId ? `tenant:${identity.tenantId}` : `peer:${req.socket.remoteAddress}`);
         if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
+        // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
+        res.once('finish', slot);
         res.once('close', slot);
       }
 

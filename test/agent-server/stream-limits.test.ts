@@ -74,3 +74,18 @@ describe('caps on open streams', () => {
     await res.body?.cancel();
   });
 });
+
+describe('a stream that ends gives its slot back', () => {
+  it('with a cap of one, streams read to their end follow one another', async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/runs/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: `n${i}` }] } }) });
+        assert.equal(res.status, 200, `stream ${i}: ${res.status}`);
+        assert.match(await res.text(), /event: end|event: values/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
