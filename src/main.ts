@@ -71,9 +71,16 @@ function watchForReload(config: ServerConfig, server: RunningServer, log: Logger
       log.info('project changed, reloading', { files: files.map((f) => path.relative(dir, f)) });
       server.reload().catch((err: Error) => log.error('reload failed; the previous graphs keep serving', { error: err.message }));
     },
-    { ignore: config.dataDir ? [config.dataDir] : [] },
+    { ignore: config.dataDir ? [config.dataDir] : [], projectFiles: projectFiles(config, dir) },
   );
   log.info('watching the project for changes', { dir });
+}
+
+/** The project file and the dotenv file it names: changes to them reload whatever their names. */
+function projectFiles(config: ServerConfig, dir: string): string[] {
+  const files = config.configFile ? [config.configFile] : [];
+  if (typeof config.project.env === 'string') files.push(path.resolve(dir, config.project.env));
+  return files;
 }
 
 export function buildCli(): Command {
@@ -89,7 +96,7 @@ Environment (besides each option's own): LOG_LEVEL (debug|info|warn|error|silent
 AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLANE_AGENT_SERVER_AUTH,
 AGENTPLANE_PUBLIC_URL, AGENTPLANE_TRUST_PROXY, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_RUN_WORKERS,
 AGENTPLANE_RUN_TIMEOUT_S, AGENTPLANE_RUN_WORKER_MEMORY_MB, AGENTPLANE_DATABASE_POOL, AGENTPLANE_RUN_LEASE_S,
-AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_FSYNC.
+AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_MAX_STREAMS_PER_CLIENT, AGENTPLANE_MAX_STREAMS, AGENTPLANE_FSYNC.
 Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
 Docs: README.md, docs/operations.md (the data directory; agentplane store check/repair); a running server serves its API reference at /docs.`,
     );

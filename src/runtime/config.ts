@@ -27,6 +27,10 @@ export interface ServerConfig {
   /** Without a public URL, honour Forwarded / X-Forwarded-Proto / X-Forwarded-Host (AGENTPLANE_TRUST_PROXY=1); off, only Host. */
   trustProxy: boolean;
   maxBodyBytes: number;
+  /** Streaming requests one client (tenant, else peer address) may hold open (AGENTPLANE_MAX_STREAMS_PER_CLIENT, default 100). */
+  maxStreamsPerClient: number;
+  /** Streaming requests the server holds open in all (AGENTPLANE_MAX_STREAMS, default 1000). */
+  maxStreams: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
   validateResponses: boolean;
@@ -112,6 +116,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
     trustProxy: flag('AGENTPLANE_TRUST_PROXY', env.AGENTPLANE_TRUST_PROXY, false),
     maxBodyBytes: positiveInteger('AGENTPLANE_MAX_BODY_BYTES', env.AGENTPLANE_MAX_BODY_BYTES, 1024 * 1024),
+    maxStreamsPerClient: positiveInteger('AGENTPLANE_MAX_STREAMS_PER_CLIENT', env.AGENTPLANE_MAX_STREAMS_PER_CLIENT, 100),
+    maxStreams: positiveInteger('AGENTPLANE_MAX_STREAMS', env.AGENTPLANE_MAX_STREAMS, 1000),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),

@@ -8,7 +8,8 @@ import type { ApiDocument, ValidatorTable } from './api.ts';
 import type { KeyRing } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import type { OperationSpec } from './contract.ts';
-import { httpError, storeErrorReply, validationError } from './errors.ts';
+import { httpError, storeErrorReply, validationError, type HttpReply } from './errors.ts';
+import type { SlotRefusal, StreamSlots } from './streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
@@ -48,6 +49,8 @@ export interface PipelineOptions {
   trustProxy?: boolean;
   /** operationIds switched off by configuration: they answer 404 as if absent. */
   disabled?: ReadonlySet<string>;
+  /** Caps on streaming requests held open, per client and in all; none when absent. */
+  streamSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
   responseValidators?: ValidatorTable;
@@ -70,6 +73,18 @@ interface Bound {
   validators: OperationValidators;
   /** Anonymous calls allowed (an empty security requirement) unless auth is forced on. */
   anonymous: boolean;
+  /** No security at all (`security: []`, the liveness probe): anonymous even with auth forced on. */
+  public: boolean;
+  /** May answer a stream (or, A2A, hold the request for a run): takes a stream slot while it lasts. */
+  streams: boolean;
+}
+
+function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
+  const detail =
+    refused === 'client'
+      ? `Too many open streams for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
+      : `The server holds as many open streams as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
+  return httpError(429, detail, { 'Retry-After': '5' });
 }
 
 export function createPipeline(options: PipelineOptions) {
@@ -87,6 +102,8 @@ export function createPipeline(options: PipelineOptions) {
         handler,
         validators: validatorsOf(doc, operation),
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
+        public: operation.security.length === 0,
+        streams: Object.values(operation.responses).some((r) => r.contentType === 'text/event-stream' || r.stream === true),
       });
     }
   }
@@ -129,7 +146,7 @@ export function createPipeline(options: PipelineOptions) {
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
-      const identity = options.keyRing.authenticate(req.headers, !b.anonymous || options.requireAuthEverywhere);
+      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
       if ('status' in identity) return send(res, identity);
       // an AbortSignal costs more than many a handler: made only for handlers that ask for it
       let abort: AbortController | undefined;
@@ -157,6 +174,14 @@ export function createPipeline(options: PipelineOptions) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);
         if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));
         ctx.user = user;
+      }
+      if (b.streams && options.streamSlots) {
+        // taken before the handler, so a refused stream has started nothing (no run, no subscription)
+        const slot = options.streamSlots.take(identity.tenantId ? `tenant:${identity.tenantId}` : `peer:${req.socket.remoteAddress}`);
+        if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
+        // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
+        res.once('finish', slot);
+        res.once('close', slot);
       }
 
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;

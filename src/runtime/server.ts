@@ -19,6 +19,7 @@ import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../domai
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
+import { StreamSlots } from './streamSlots.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import { openPgStore } from './store/pgStore.ts';
 import { PgCoordination } from './store/pgCoordination.ts';
@@ -102,6 +103,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
+    streamSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
     maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,

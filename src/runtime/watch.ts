@@ -1,23 +1,44 @@
-// File watching for `agentplane dev`: one recursive watcher on the project directory,
-// changes debounced into one callback, and the paths no project edit lives in ignored.
+// File watching for `agentplane dev`: one recursive watcher on the project directory, changes
+// debounced into one callback. Only what a reload can pick up counts: source modules (what
+// graphs, auth and http.app import: scripts, TypeScript, JSON) and the project's own files
+// (its project file and env file). Everything else is ignored — logs, data directories,
+// node_modules, VCS folders — because a server that writes there on each reload (say
+// `agentplane dev > server.log` in the project folder) would otherwise reload forever.
 import fs from 'node:fs';
 import path from 'node:path';
 
-const IGNORED = /(^|[\\/])(node_modules|\.git|data|dist|\.agentplane)([\\/]|$)/;
+const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git|\.hg|\.svn|\.jj|data|dist|logs|\.agentplane)([\\/]|$)/;
+const SOURCE_MODULE = /\.(c|m)?[jt]sx?$|\.json$/i;
 
 export interface ProjectWatcher {
   close(): void;
 }
 
+export interface WatchOptions {
+  debounceMs?: number;
+  /** Directories (the data directory) whose changes never count. */
+  ignore?: string[];
+  /** Files that count whatever their name (the project file, its env file). */
+  projectFiles?: string[];
+}
+
+/** Whether a change to `file` (absolute) is one a reload would pick up. */
+export function reloadsOn(dir: string, file: string, options: WatchOptions = {}): boolean {
+  const resolved = path.resolve(file);
+  if ((options.projectFiles ?? []).some((p) => path.resolve(p) === resolved)) return true;
+  if (IGNORED_DIRS.test(path.relative(dir, resolved))) return false;
+  if ((options.ignore ?? []).some((p) => resolved === path.resolve(p) || resolved.startsWith(path.resolve(p) + path.sep))) return false;
+  return SOURCE_MODULE.test(resolved);
+}
+
 /** Calls `onChange` with the changed files, at most once per `debounceMs` of quiet. */
-export function watchProject(dir: string, onChange: (files: string[]) => void, options: { debounceMs?: number; ignore?: string[] } = {}): ProjectWatcher {
-  const ignored = (options.ignore ?? []).map((p) => path.resolve(p));
+export function watchProject(dir: string, onChange: (files: string[]) => void, options: WatchOptions = {}): ProjectWatcher {
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   const watcher = fs.watch(dir, { recursive: true }, (_event, name) => {
     if (!name) return;
     const file = path.join(dir, name.toString());
-    if (IGNORED.test(name.toString()) || ignored.some((p) => file.startsWith(p))) return;
+    if (!reloadsOn(dir, file, options)) return;
     pending.add(file);
     clearTimeout(timer);
     timer = setTimeout(() => {

@@ -2,6 +2,7 @@
 // running agent server (fixture graphs in test/fixtures/graphs/a2a.ts). Every result received is validated against spec/a2a.openrpc.json.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import type { A2AClient } from '@a2a-js/sdk/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
@@ -385,5 +386,26 @@ describe('JSON-RPC envelope', () => {
     const { status, json } = await rpc(`${server.url}/a2a/no-such-graph`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
     assert.equal(status, 404);
     assert.match(json.detail, /no-such-graph/);
+  });
+});
+
+describe('a path that names no assistant', () => {
+  test('POST /a2a/%2E answers a status the spec lists for the endpoint (422, the documented shape)', async () => {
+    const { operations } = await import('../../generated/agent-server/operations.gen.ts');
+    const documented = Object.keys(operations.find((o) => o.operationId === 'a2aRpc')!.responses);
+    // fetch (and a URL string) folds %2E away as a dot-segment: the raw path goes through node:http
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { hostname, port } = new URL(server.url);
+      const req = http.request({ hostname, port, path: '/a2a/%2E', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }));
+    });
+    assert.equal(status, 422);
+    assert.ok(documented.includes(String(status)), `a2aRpc documents ${documented.join(', ')}, not ${status}`);
+    assert.ok(Array.isArray(JSON.parse(body).detail), body);
   });
 });

@@ -38,7 +38,7 @@ describe('metrics, webhooks and the memory store in graphs', () => {
     server = await startTestServer({
       project: {
         graphs: { ...testProject.graphs, rememberer: './test/agent-server/fixtures/memory.ts:rememberer', recall: './test/agent-server/fixtures/memory.ts:plainRecall' },
-        webhooks: { retry_base_ms: 50, url: { allowed_domains: ['127.0.0.1'] } },
+        webhooks: { retry_base_ms: 50, url: { allowed_domains: ['127.0.0.1'], allowed_networks: ['127.0.0.1/32'] } },
       },
     });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });

@@ -85,6 +85,22 @@ describe('client.store against agentplane', () => {
     assert.equal(empty.status, 422);
     assert.deepEqual((await client.store.listNamespaces({ prefix: ['a.b'.split('.')[0]] })).namespaces, []);
   });
+
+  it('refuses a ttl past any date (1e12 minutes) with 422, not 500, storing nothing; on threads too', async () => {
+    const ns = ['huge-ttl', randomUUID()];
+    const put = await fetch(`${server.url}/store/items`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace: ns, key: 'k', value: { text: 'x' }, ttl: 1e12 }) });
+    assert.equal(put.status, 422, await put.clone().text());
+    assert.deepEqual(((await put.json()) as { detail: { loc: string[] }[] }).detail[0].loc, ['body', 'ttl']);
+    assert.equal(await client.store.getItem(ns, 'k'), null);
+    // the longest allowed (100 years) is stored
+    await client.store.putItem(ns, 'long', { text: 'kept' }, { ttl: 52_596_000 });
+    assert.deepEqual((await client.store.getItem(ns, 'long'))?.value, { text: 'kept' });
+
+    const threadId = randomUUID();
+    const created = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: threadId, ttl: { ttl: 1e12 } }) });
+    assert.equal(created.status, 422, await created.text());
+    assert.equal((await fetch(`${server.url}/threads/${threadId}`)).status, 404);
+  });
 });
 
 describe('store items are kept apart per tenant when agent-server auth is on', () => {

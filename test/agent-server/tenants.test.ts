@@ -260,6 +260,16 @@ describe('agent-server auth on: tenants are kept apart', () => {
     assert.ok(!(await list(b)).includes('a-private'));
   });
 
+  it('/ok stays public (a load balancer carries no key) and says nothing but ok; other routes still want a key', async () => {
+    const anonymous = callerOf(server, null);
+    const ok = await anonymous('/ok');
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body, { ok: true });
+    // a wrong key is not refused either: the probe never looks at credentials
+    assert.equal((await callerOf(server, 'not-a-key')('/ok')).status, 200);
+    assert.equal((await anonymous('/threads/search', { json: {} })).status, 401);
+  });
+
   it('A still owns everything it made, and deletes it', async () => {
     assert.equal((await a(`/threads/${pendingThread}/runs/${pendingRun}/cancel`, { json: {} })).status, 202);
     assert.equal((await a(`/runs/crons/${cron}`, { method: 'DELETE' })).status, 204);

@@ -53,6 +53,9 @@ describe('project file', () => {
     assert.throws(() => readProjectFile(path.join(bad, 'langgraph.json')), /graphs\.a/);
     const notJson = project({ 'langgraph.json': 'nope' });
     assert.throws(() => readProjectFile(path.join(notJson, 'langgraph.json')), /langgraph\.json: is not valid JSON/);
+    // a default ttl past any date would fail every write that takes it: refused at start, as on the API
+    const forever = project({ 'langgraph.json': JSON.stringify({ graphs: { a: './a.ts:a' }, store: { ttl: { default_ttl: 1e12 } } }) });
+    assert.throws(() => readProjectFile(path.join(forever, 'langgraph.json')), /store\.ttl\.default_ttl must be <= 52596000/);
     const noGraphs = project({ 'langgraph.json': '{}' });
     assert.match(readProjectFile(path.join(noGraphs, 'langgraph.json')).warnings.join(), /names no graphs/);
   });

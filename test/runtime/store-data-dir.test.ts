@@ -155,6 +155,41 @@ describe('a damaged data directory', () => {
   });
 });
 
+describe('a data directory whose journal was deleted', () => {
+  test('never snapshotted: a real server refuses to start naming the missing journal, rather than starting empty; repair is the way to initialise it', async () => {
+    const dataDir = await makeDataDir(0, 10);
+    fs.rmSync(path.join(dataDir, 'journal'), { recursive: true });
+    await assert.rejects(spawnServer(['--data', dataDir]), (err: Error) => {
+      assert.match(err.message, /server exited with 1/);
+      assert.match(err.message, new RegExp(`${path.join(dataDir, 'journal').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds no journal file .* every write since the last snapshot, all of them if none was taken, is missing`));
+      assert.match(err.message, /agentplane store repair/);
+      return true;
+    });
+    assert.equal(fs.existsSync(path.join(dataDir, 'LOCK')), false, 'a refused start left its lock behind');
+    const checked = cli('store', 'check', dataDir);
+    assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /journal holds no journal file/);
+    const repaired = cli('store', 'repair', dataDir);
+    assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
+    assert.match(repaired.stdout, /started an empty journal/);
+    assert.equal(await count(dataDir), 0, 'told to initialise, it starts empty');
+  });
+
+  test('after a snapshot: refused too (the writes since the snapshot are gone), not started on the snapshot alone', async () => {
+    const dataDir = await makeDataDir(5, 5);
+    for (const file of fs.readdirSync(path.join(dataDir, 'journal'))) fs.rmSync(path.join(dataDir, 'journal', file));
+    assert.match(await refusal(dataDir), /journal holds no journal file/);
+    assert.equal(cli('store', 'repair', dataDir).status, 0);
+    assert.equal(await count(dataDir), 5);
+  });
+
+  test('a directory the server never used starts (and gets its journal before its store.json)', async () => {
+    const dataDir = tempDir();
+    assert.equal(await count(dataDir), 0);
+    assert.equal(await count(dataDir), 0, 'a second start finds the journal the first one left');
+  });
+});
+
 describe('one server per data directory', () => {
   test('a second server on the same directory refuses, naming the holder; a clean stop releases it; a killed holder is taken over', async () => {
     const dataDir = tempDir();

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
 import { createApplication } from '../../src/app.ts';
 import { startPrism } from './prism.ts';
@@ -30,6 +30,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   project?: ProjectConfig;
   app?: AppFactory;
+  /** The server's logger (silent unless TEST_LOG_LEVEL says otherwise), for a test that waits on its lines. */
+  log?: Logger;
 }
 
 export function tempDir(prefix = 'agentplane-test-'): string {
@@ -54,7 +56,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);
-  const log = createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
+  const log = options.log ?? createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
   const server = await startServer(config, options.app ?? createApplication, log);
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
   // integration test runs unchanged through it (test/conformance/prism-integration.test.ts)

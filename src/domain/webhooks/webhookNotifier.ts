@@ -5,6 +5,8 @@
 import type { Logger } from '../../runtime/logger.ts';
 import type { RunEnded } from '../agent/runLifecycle.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
+import { addressCheck, type AddressCheck } from './webhookAddresses.ts';
+import { RefusedAddress, postJson } from './webhookTransport.ts';
 
 export interface WebhookSettings {
   url?: WebhookUrlPolicy;
@@ -28,12 +30,15 @@ export interface WebhookDelivery {
 export class WebhookNotifier {
   private readonly pending = new Set<Promise<void>>();
   private stopped = false;
+  private readonly addressProblem: AddressCheck;
 
+  /** Throws naming the entry when webhooks.url.allowed_networks holds something that is no range. */
   constructor(
     private readonly settings: WebhookSettings,
     private readonly log: Logger,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+  ) {
+    this.addressProblem = addressCheck(settings.url);
+  }
 
   /** Why a run may not name this webhook (checked when the run is created), or null. */
   problem(url: string): string | null {
@@ -63,20 +68,25 @@ export class WebhookNotifier {
     for (let attempt = 1; attempt <= attempts && !this.stopped; attempt++) {
       const started = performance.now();
       try {
-        const response = await this.fetchImpl(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...this.settings.headers },
-          body: JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() }),
-          signal: AbortSignal.timeout(this.settings.timeout_ms ?? 10_000),
-        });
-        await response.body?.cancel();
+        const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
+        const headers = { 'content-type': 'application/json', ...this.settings.headers };
+        const { status } = await postJson(url, body, headers, this.settings.timeout_ms ?? 10_000, this.addressProblem);
         const ms = Math.round(performance.now() - started);
-        if (response.ok) {
-          this.log.info('webhook delivered', { run_id: runId, url, attempt, status: response.status, ms });
+        if (status >= 200 && status < 300) {
+          this.log.info('webhook delivered', { run_id: runId, url, attempt, status, ms });
           return;
         }
-        this.log.warn('webhook attempt failed', { run_id: runId, url, attempt, status: response.status, ms });
+        if (status >= 300 && status < 400) {
+          // the redirect's target passed no rule: it is not followed, and asking again changes nothing
+          this.log.warn('webhook not delivered: the receiver redirected, and redirects are not followed', { run_id: runId, url, attempt, status });
+          return;
+        }
+        this.log.warn('webhook attempt failed', { run_id: runId, url, attempt, status, ms });
       } catch (err) {
+        if (err instanceof RefusedAddress) {
+          this.log.warn('webhook not sent', { run_id: runId, url, reason: err.message });
+          return;
+        }
         this.log.warn('webhook attempt failed', { run_id: runId, url, attempt, error: (err as Error).message });
       }
       if (attempt < attempts) await sleep(base * 2 ** (attempt - 1));

@@ -1,9 +1,12 @@
 // Which webhook URLs a run may name, from the project file's `webhooks.url` section:
 //   {"webhooks": {"url": {"allowed_domains": ["hooks.example.com", "*.internal"],
 //                         "require_https": true, "allowed_ports": [443], "disable_loopback": true}}}
-// With no section every http(s) URL is allowed (as on the upstream dev server).
+// These rules read the URL as text; the address it leads to is checked when connecting
+// (webhookAddresses.ts): non-public addresses are refused unless `allowed_networks` lists them.
 
 export interface WebhookUrlPolicy {
+  /** CIDR ranges (or addresses) a webhook may reach although they are not public. */
+  allowed_networks?: string[];
   allowed_domains?: string[];
   require_https?: boolean;
   allowed_ports?: number[];

@@ -374,8 +374,17 @@ export function readDataDir(dir: string, defaultShards: number): DataDirRead {
       problems.push({ file: relative, line: segment.torn.line, what: `ends in an incomplete line ${segment.torn.line} (${segment.torn.bytes} bytes) although a newer journal file follows it`, repair: 'the incomplete line is dropped (kept in the moved-aside copy)' });
     }
   });
+  // the store opens a journal file before it first writes store.json and keeps one from then on:
+  // a used directory without one has lost every write since its last snapshot (all, if none was taken)
+  if (all.length === 0 && (metaRead !== null || Object.keys(onDisk).length > 0)) problems.push(JOURNAL_MISSING);
   return { meta, shardCount, shards, segments: all, problems };
 }
+
+export const JOURNAL_MISSING: Problem = {
+  file: 'journal',
+  what: `holds no journal file (00000001.log or later), yet ${META_FILE} or the snapshots show the directory was used: every write since the last snapshot, all of them if none was taken, is missing`,
+  repair: 'an empty journal is started: the server then starts from the snapshots alone (deliberately initialising the directory)',
+};
 
 /** The refusal to start: what is wrong, where, and what a person does next. */
 export function damaged(dir: string, problems: Problem[]): StoreDamagedError {

@@ -180,9 +180,10 @@ export class JournalStore implements Store {
         this.seq = Math.max(this.seq, entry.seq);
       }
     }
+    // the journal file first: a directory with store.json and no journal is one whose journal was lost
+    this.openSegment();
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
-    this.openSegment();
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {

@@ -6,11 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  DIR_MODE,
   FILE_MODE,
+  JOURNAL_MISSING,
   LOCK_FILE,
   META_FILE,
   acquireLock,
   asideName,
+  journalDir,
   readDataDir,
   shardFilesOnDisk,
   shardOf,
@@ -94,6 +97,11 @@ export function repairStore(dir: string, print: (line: string) => void = console
     const metaDamaged = read.problems.some((p) => p.file === META_FILE);
     const shardCount = metaDamaged ? inferShardCount(read) : read.shardCount;
     if (metaDamaged && fs.existsSync(path.join(dir, META_FILE))) print(`${META_FILE}: unreadable, moved to ${aside(path.join(dir, META_FILE))}; written again (${shardCount} shards)`);
+    if (read.problems.includes(JOURNAL_MISSING)) {
+      fs.mkdirSync(journalDir(dir), { recursive: true, mode: DIR_MODE });
+      fs.writeFileSync(path.join(journalDir(dir), '00000001.log'), '', { mode: FILE_MODE });
+      print(`journal: ${JOURNAL_MISSING.what}; started an empty journal — the server starts from the snapshots alone`);
+    }
     for (const problem of read.problems) {
       if (problem.file === META_FILE || problem.file.startsWith('journal')) continue;
       const file = path.join(dir, problem.file);

@@ -12,6 +12,8 @@ import type { SuiteContext } from './suite.ts';
 import { expectConforming } from './suite.ts';
 
 const anonymousAllowed = (op: Operation) => op.security.some((r) => Object.keys(r).length === 0);
+/** No security requirement at all (`security: []`, the liveness probe): public even where keys are required everywhere. */
+const isPublic = (op: Operation) => op.security.length === 0;
 
 /** Header names of apiKey schemes that never authenticate alone (e.g. a tenant selector). */
 function selectorHeaders(op: Operation): string[] {
@@ -58,7 +60,8 @@ export function defineAuthProbes(ctx: () => SuiteContext, mode: 'mock' | 'real',
         // a "." or ".." path value is a dot-segment to any URL client: the request never
         // reaches this operation (the valid-request property covers that case instead)
         const requests = validRequest(op, pool.get(op.operationId)).filter((req) => !Object.values(req.path).some((v) => v === '.' || v === '..'));
-        const on = anonymousAllowed(op) ? strict?.target : target;
+        const on = isPublic(op) ? undefined : anonymousAllowed(op) ? strict?.target : target;
+        if (isPublic(op)) t.diagnostic(`${op.operationId} is public (security: []): no key is asked for`);
         if (on) {
           await assertProperty(`${op.operationId} without credentials`, requests, async (req) => {
             await expectConforming(on, op, { ...req, auth: false }, expectStatus(401));
