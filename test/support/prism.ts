@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../scripts/freePort.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
+const PRISM = path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
+// Prism's server with agentplane's keep-alive idle timeout (why: in the file)
+const KEEP_ALIVE = fileURLToPath(new URL('./prismKeepAlive.cjs', import.meta.url));
 
 export interface PrismProxy {
   url: string;
@@ -18,7 +20,7 @@ export interface PrismProxy {
 
 export async function startPrism(spec: string, upstream: string): Promise<PrismProxy> {
   const port = await freePort();
-  const child = spawn(PRISM, ['proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', KEEP_ALIVE, PRISM, 'proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
