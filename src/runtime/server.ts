@@ -18,6 +18,7 @@ import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
+import { requestOrigin } from './origin.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import { openPgStore } from './store/pgStore.ts';
 import { PgCoordination } from './store/pgCoordination.ts';
@@ -102,7 +103,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
+    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp })),
     fallback: customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,
