@@ -10,9 +10,9 @@ import { FAVICON } from './favicon.ts';
 import { withServerBase } from './servedSpec.ts';
 
 const SPEC_DIR = packagePath('spec');
-const SPEC_FILES: Record<string, { type: string; format: 'json' | 'yaml' }> = {
-  'control-plane.openapi.yaml': { type: 'application/yaml', format: 'yaml' },
-  'agent-server.openapi.yaml': { type: 'application/yaml', format: 'yaml' },
+const SPEC_FILES: Record<string, { type: string; format: 'json' | 'text' }> = {
+  'control-plane.openapi.yaml': { type: 'application/yaml', format: 'text' },
+  'agent-server.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'a2a.openrpc.json': { type: 'application/json', format: 'json' },
 };
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.html': 'text/html', '.map': 'application/json' };
@@ -50,6 +50,9 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 });
 `;
 
+// an answer that names the address the client used: a cache must not answer another address with it
+const VARY_ADDRESS = { Vary: 'Host, Forwarded, X-Forwarded-Host, X-Forwarded-Proto' };
+
 /** `baseUrl` gives the address of this server as the request's client sees it (the documents under /spec/ name it). */
 export function createDocsRoutes(baseUrl: (req: IncomingMessage) => string): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const assetsDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -67,7 +70,8 @@ export function createDocsRoutes(baseUrl: (req: IncomingMessage) => string): (re
     if (pathname === '/docs/a2a') return reply(res, 'text/html; charset=utf-8', openRpcPage());
     if (pathname.startsWith('/docs/console/')) {
       const document = consoleDocuments()[pathname.slice('/docs/console/'.length)];
-      return document === undefined ? false : reply(res, 'application/json', document);
+      // the examples that carry an address (agent cards) show this server's, as /spec/ does
+      return document === undefined ? false : reply(res, 'application/json', withServerBase(document, baseUrl(req), 'json'), VARY_ADDRESS);
     }
     if (pathname.startsWith('/docs/assets/')) {
       const name = pathname.slice('/docs/assets/'.length);
@@ -85,8 +89,7 @@ export function createDocsRoutes(baseUrl: (req: IncomingMessage) => string): (re
       const file = SPEC_FILES[name];
       if (!file) return false;
       const text = withServerBase(fs.readFileSync(path.join(SPEC_DIR, name), 'utf8'), baseUrl(req), file.format);
-      // the text names the address the client used: a cache must not answer another address with it
-      return reply(res, `${file.type}; charset=utf-8`, text, { Vary: 'Host, Forwarded, X-Forwarded-Host, X-Forwarded-Proto' });
+      return reply(res, `${file.type}; charset=utf-8`, text, VARY_ADDRESS);
     }
     return false;
   };

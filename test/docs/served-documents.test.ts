@@ -61,6 +61,14 @@ describe('the documents under /spec/ name the server that served them', () => {
     assert.equal((await servedText(server.url, 'agent-server.openapi.yaml')).length, file.length + (server.url.length - 'http://127.0.0.1:8123'.length) * file.split('http://127.0.0.1:8123').slice(1).length);
   });
 
+  it("the console's copy (/docs) shows this server's address in the agent card examples too", async () => {
+    const res = await fetch(`${server.url}/docs/console/agent-server.json`);
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as Json;
+    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/'], 'Try it out calls the server that served the page');
+    assert.deepEqual(cardExampleUrls(doc), [`${server.url}/a2a/agent`, `${server.url}/a2a/agent`]);
+  });
+
   it('served with AGENTPLANE_PUBLIC_URL set: that address', async () => {
     const doc = parse('a2a.openrpc.json', await servedText(publicServer.url, 'a2a.openrpc.json'));
     assert.equal(doc.servers[0].url, 'https://agents.example.org/a2a/agent');
