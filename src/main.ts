@@ -9,7 +9,7 @@ import { createApplication } from './app.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
-import { PROJECT_FILE_NAMES, discoverProjectFile } from './runtime/project.ts';
+import { PROJECT_FILE_NAMES } from './runtime/project.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { startServer, type RunningServer } from './runtime/server.ts';
 import { watchProject } from './runtime/watch.ts';
@@ -40,7 +40,9 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
 }
 
 async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean): Promise<void> {
-  const config = loadConfig(argv);
+  let config = loadConfig(argv);
+  // dev in a folder with no project file: a person at a terminal may have one scaffolded
+  if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
   const log = createLogger(config.logLevel, {}, await logWriter());
   const server = await startServer(config, createApplication, log);
   if (mode === 'dev' || process.stdout.isTTY) console.log(startBanner(config, server.url, mode));
@@ -106,10 +108,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
   servingOptions(program.command('dev').description('serve the project in the working directory and reload its graphs when files change (in a folder without one, offers to scaffold one)'))
     .option('--no-reload', 'do not watch the project')
     .allowExcessArguments(false)
-    .action(async (options: Record<string, unknown>) => {
-      await offerScaffold(options);
-      await serve('dev', toArgv(options), options.reload !== false);
-    });
+    .action((options: Record<string, unknown>) => serve('dev', toArgv(options), options.reload !== false));
 
   program
     .command('init')
@@ -178,19 +177,18 @@ function init(dir: string, sayNext = true): boolean {
 }
 
 /**
- * agentplane dev in a folder without a project file: asks whether to scaffold one. Only a
- * person at a terminal is asked; otherwise (a script, CI) nothing waits for an answer and the
- * start banner says how to run init.
+ * agentplane dev in a folder without a project file: asks whether to scaffold one; true when
+ * it did. Only a person at a terminal is asked; otherwise (a script, CI) nothing waits for an
+ * answer and the start banner says how to run init.
  */
-async function offerScaffold(options: Record<string, unknown>): Promise<void> {
-  const named = options.examples || options.config || /^(1|true|yes|on)$/i.test(process.env.AGENTPLANE_EXAMPLES ?? '');
-  if (named || discoverProjectFile(undefined, process.cwd()) || !process.stdin.isTTY || !process.stdout.isTTY) return;
+async function offerScaffold(): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
   const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   const answer = await prompt.question(`No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts)? [Y/n] `);
   prompt.close();
-  // dev goes on to serve what was scaffolded (or, on no, a server without graphs)
-  if (/^(y|yes)?$/i.test(answer.trim())) init(process.cwd(), false);
+  // on no, dev serves without graphs, as before
+  return /^(y|yes)?$/i.test(answer.trim()) && init(process.cwd(), false);
 }
 
 interface ConformanceOptions {

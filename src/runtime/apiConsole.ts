@@ -1,5 +1,5 @@
 // What the API console at /docs works from. The documents under /spec/ are the contract as
-// written (their `servers` name the upstream defaults, their parameters carry examples);
+// written (their `servers` name the default address, their parameters carry examples);
 // the console gets copies made for trying calls against this server: one server, the one
 // that served the page (a relative URL), and list filters without pre-filled examples, so
 // "Try it out" lists what exists instead of an empty page, and create examples that create
