@@ -80,7 +80,7 @@ describe('the npm package, installed from its tarball', () => {
   };
 
   it('holds the compiled server, the spec, the generated code and the example graphs, and no TypeScript of its own', () => {
-    for (const file of ['bin/agentplane.js', 'dist/src/main.js', 'dist/generated/agent-server/document.gen.js', 'dist/ui/index.html', 'spec/agent-server.openapi.yaml', 'spec/a2a.openrpc.json', 'examples/graphs/echo.ts']) {
+    for (const file of ['bin/agentplane.js', 'dist/src/main.js', 'dist/generated/agent-server/document.gen.js', 'dist/ui/index.html', 'spec/agent-server.openapi.yaml', 'spec/a2a.openrpc.json', 'examples/graphs/echo.ts', 'examples/agentplane.json']) {
       assert.ok(tarballFiles.includes(file), `${file} is in the tarball`);
     }
     // without TypeScript sources there is nothing of agentplane's for tsx to compile:
