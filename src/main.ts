@@ -8,7 +8,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { createApplication } from './app.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
-import { PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
+import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
+import { PROJECT_FILE_NAMES } from './runtime/project.ts';
+import { scaffoldProject } from './scaffold.ts';
 import { startServer, type RunningServer } from './runtime/server.ts';
 import { watchProject } from './runtime/watch.ts';
 import { startBanner } from './startBanner.ts';
@@ -24,6 +26,7 @@ function servingOptions(command: Command): Command {
     // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
     .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
     .addOption(new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'))
+    .addOption(new Option('--examples', 'serve the shipped example graphs (echo, agent) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'))
     .showHelpAfterError('(run with --help for the options)');
 }
 
@@ -32,11 +35,14 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
   const argv: string[] = [];
   for (const key of ['port', 'host', 'data', 'database', 'config'] as const) if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
   if (options.memory) argv.push('--memory');
+  if (options.examples) argv.push('--examples');
   return [...argv, ...extra];
 }
 
 async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean): Promise<void> {
-  const config = loadConfig(argv);
+  let config = loadConfig(argv);
+  // dev in a folder with no project file: a person at a terminal may have one scaffolded
+  if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
   const log = createLogger(config.logLevel, {}, await logWriter());
   const server = await startServer(config, createApplication, log);
   if (mode === 'dev' || process.stdout.isTTY) console.log(startBanner(config, server.url, mode));
@@ -106,10 +112,19 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .allowExcessArguments(false)
     .action((options: Record<string, unknown>) => serve('serve', toArgv(options, options.mock ? ['--mock'] : []), false));
 
-  servingOptions(program.command('dev').description('serve the project in the working directory and reload its graphs when files change'))
+  servingOptions(program.command('dev').description('serve the project in the working directory and reload its graphs when files change (in a folder without one, offers to scaffold one)'))
     .option('--no-reload', 'do not watch the project')
     .allowExcessArguments(false)
     .action((options: Record<string, unknown>) => serve('dev', toArgv(options), options.reload !== false));
+
+  program
+    .command('init')
+    .description('scaffold a minimal LangGraph.js project (langgraph.json and one graph) in a folder, as `langgraph new` does')
+    .argument('[dir]', 'the project folder (created when missing)', '.')
+    .allowExcessArguments(false)
+    .action((dir: string) => {
+      process.exitCode = init(path.resolve(dir)) ? 0 : 1;
+    });
 
   servingOptions(program.command('mock').description('serve both APIs in mock mode (answers from the spec, nothing stored)'))
     .allowExcessArguments(false)
@@ -151,6 +166,36 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     });
 
   return program;
+}
+
+/** agentplane init: writes the scaffold and says what to do next; false (nothing written) when the folder has a project. */
+function init(dir: string, sayNext = true): boolean {
+  fs.mkdirSync(dir, { recursive: true });
+  const result = scaffoldProject(dir);
+  if (!result.ok) {
+    console.error(`error: ${dir} already has ${result.existing.join(', ')}; nothing was written (init scaffolds a new project only)`);
+    return false;
+  }
+  const where = path.relative(process.cwd(), dir);
+  console.log(`Created in ${dir}: ${result.created.join(', ')}`);
+  if (result.missingPackages.length) console.log(`The graph imports ${result.missingPackages.join(' and ')}: npm install ${result.missingPackages.join(' ')}`);
+  if (sayNext) console.log(`Next: ${where ? `cd ${where} && ` : ''}${PACKAGE_COMMAND} dev   (serves the graph "agent" and reloads it when you edit src/agent.ts)`);
+  return true;
+}
+
+/**
+ * agentplane dev in a folder without a project file: asks whether to scaffold one; true when
+ * it did. Only a person at a terminal is asked; otherwise (a script, CI) nothing waits for an
+ * answer and the start banner says how to run init.
+ */
+async function offerScaffold(): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const answer = await prompt.question(`No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts)? [Y/n] `);
+  prompt.close();
+  // on no, dev serves without graphs, as before
+  return /^(y|yes)?$/i.test(answer.trim()) && init(process.cwd(), false);
 }
 
 interface ConformanceOptions {

@@ -2,6 +2,7 @@
 // are, which graphs were loaded and under which assistant ids, where the data lives.
 import { uuid5 } from './domain/agent/ids.ts';
 import type { ServerConfig } from './runtime/config.ts';
+import { NO_PROJECT_NEXT_STEPS } from './runtime/project.ts';
 
 export function startBanner(config: ServerConfig, url: string, mode: string): string {
   const graphs = Object.entries(config.project.graphs ?? {});
@@ -15,6 +16,8 @@ export function startBanner(config: ServerConfig, url: string, mode: string): st
     `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,
     `  graphs     ${graphs.length ? '' : '(none)'}`,
     ...graphs.map(([id, entry]) => `    ${id.padEnd(16)} assistant ${uuid5(id)}  ${typeof entry === 'string' ? entry : entry.path}`),
+    // a first start in an empty folder: say what to do next rather than only "(none)"
+    ...(config.configFile ? [] : ['', '  no project file here; next:', ...NO_PROJECT_NEXT_STEPS.map(([step, what]) => `    ${step.padEnd(40)} ${what}`)]),
     '',
   ];
   return lines.join('\n');

@@ -1,8 +1,9 @@
 // What the API console at /docs works from. The documents under /spec/ are the contract as
-// written (their `servers` name the upstream defaults, their parameters carry examples);
+// written (their `servers` name the default address, their parameters carry examples);
 // the console gets copies made for trying calls against this server: one server, the one
 // that served the page (a relative URL), and list filters without pre-filled examples, so
-// "Try it out" lists what exists instead of an empty page. The A2A OpenRPC document, which
+// "Try it out" lists what exists instead of an empty page, and create examples that create
+// anew on every Execute instead of answering 409 the second time. The A2A OpenRPC document, which
 // Swagger UI cannot show, gets a generated page.
 import { loadDocument as loadControlPlane } from '../../generated/control-plane/document.gen.js';
 import { loadDocument as loadAgentServer } from '../../generated/agent-server/document.gen.js';
@@ -10,6 +11,16 @@ import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
 
 type Json = any;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+/**
+ * What a create example must not repeat, by operationId. An id the caller may choose is left
+ * out (the server makes a new one); a value that must be new and has no default ends with
+ * UNIQUE_MARKER, which the console replaces with a fresh suffix in every request it sends
+ * (the requestInterceptor of docs.ts), so the example still shows what a value looks like.
+ */
+const CHOSEN_IDS: Record<string, string[]> = { createThread: ['thread_id'], createAssistant: ['assistant_id'] };
+const UNIQUE_VALUES: Record<string, string[]> = { createDeployment: ['name'], createAuthProvider: ['provider_id'] };
+export const UNIQUE_MARKER = '-{unique}';
 
 /** An operation that lists or counts by filters (its body is a filter set, not a resource). */
 const isFilterOperation = (operation: Json) => /^(search|count|list)/i.test(operation.operationId ?? '');
@@ -35,10 +46,30 @@ export function consoleDocument(document: Json): Json {
         const content: Json = {};
         for (const [type, media] of Object.entries<Json>(body.content ?? {})) content[type] = { schema: media.schema, example: {} };
         operation.requestBody = { ...body, content };
+      } else if (operation.requestBody && (CHOSEN_IDS[operation.operationId] || UNIQUE_VALUES[operation.operationId])) {
+        operation.requestBody = createExamples(resolveParam(operation.requestBody), CHOSEN_IDS[operation.operationId] ?? [], UNIQUE_VALUES[operation.operationId] ?? []);
       }
     }
   }
   return copy;
+}
+
+/** A copy of a create body whose examples leave out `omit` and make `unique` values unique per request. */
+function createExamples(body: Json, omit: string[], unique: string[]): Json {
+  const rewrite = (example: Json) => {
+    if (!example || typeof example !== 'object' || Array.isArray(example)) return example;
+    const copy = { ...example };
+    for (const key of omit) delete copy[key];
+    for (const key of unique) if (typeof copy[key] === 'string') copy[key] += UNIQUE_MARKER;
+    return copy;
+  };
+  const content: Json = {};
+  for (const [type, media] of Object.entries<Json>(body.content ?? {})) {
+    content[type] = { ...media };
+    if ('example' in media) content[type].example = rewrite(media.example);
+    if (media.examples) content[type].examples = Object.fromEntries(Object.entries<Json>(media.examples).map(([name, e]) => [name, { ...e, value: rewrite(e.value) }]));
+  }
+  return { ...body, content };
 }
 
 function stripExamples(schema: Json): Json {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
 import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
-import { PROJECT_FILE_NAMES, applyProjectEnv, discoverProjectFile, readProjectFile, type ProjectFile } from './project.ts';
+import { EXAMPLES_PROJECT_FILE, NO_PROJECT_NEXT_STEPS, PROJECT_FILE_NAMES, applyProjectEnv, discoverProjectFile, readProjectFile, type ProjectFile } from './project.ts';
 
 /** The project file's contents (spec/project.schema.json). */
 export type ProjectConfig = ProjectFile;
@@ -89,15 +89,25 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       config: { type: 'string' },
       mock: { type: 'boolean' },
       memory: { type: 'boolean' },
+      examples: { type: 'boolean' },
       // agentplane dev: serve without watching the project
       'no-reload': { type: 'boolean' },
     },
   });
-  const configFile = discoverProjectFile(values.config ?? env.AGENTPLANE_CONFIG, cwd);
-  const namedBy = values.config ? 'named by --config' : env.AGENTPLANE_CONFIG ? 'named by AGENTPLANE_CONFIG' : `found in ${cwd}; --config or AGENTPLANE_CONFIG names another`;
+  const examples = values.examples || flag('AGENTPLANE_EXAMPLES', env.AGENTPLANE_EXAMPLES, false);
+  const givenConfig = values.config ?? env.AGENTPLANE_CONFIG;
+  if (examples && givenConfig) throw new Error(`--examples (AGENTPLANE_EXAMPLES) serves the shipped example project; it cannot be combined with --config / AGENTPLANE_CONFIG (${givenConfig})`);
+  // with --examples a project file of the working directory is not read (said at start)
+  const ownFile = discoverProjectFile(givenConfig, cwd);
+  const configFile = examples ? EXAMPLES_PROJECT_FILE : ownFile;
+  const namedBy = examples ? 'the shipped examples, named by --examples' : values.config ? 'named by --config' : env.AGENTPLANE_CONFIG ? 'named by AGENTPLANE_CONFIG' : `found in ${cwd}; --config or AGENTPLANE_CONFIG names another`;
   const loaded = configFile ? readProjectFile(configFile, namedBy) : null;
   const project: ProjectConfig = loaded?.project ?? {};
-  const projectWarnings = loaded ? loaded.warnings : [`no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs`];
+  const projectWarnings = !loaded
+    ? [`no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs. Next: ${NO_PROJECT_NEXT_STEPS.map(([step, what]) => `${step} — ${what}`).join('; ')}`]
+    : examples && ownFile
+      ? [...loaded.warnings, `--examples: serving the shipped example graphs; ${ownFile} is not read`]
+      : loaded.warnings;
   const projectEnv = loaded ? applyProjectEnv(loaded, env) : [];
   const dataDir = values.memory || flag('AGENTPLANE_MEMORY', env.AGENTPLANE_MEMORY, false) ? null : path.resolve(cwd, values.data ?? env.DATA_DIR ?? './data');
   const givenPort = values.port ?? env.PORT;

@@ -5,13 +5,15 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { packagePath } from './packageRoot.ts';
-import { consoleDocuments, openRpcPage } from './apiConsole.ts';
+import { UNIQUE_MARKER, consoleDocuments, openRpcPage } from './apiConsole.ts';
+import { FAVICON } from './favicon.ts';
+import { withServerBase } from './servedSpec.ts';
 
 const SPEC_DIR = packagePath('spec');
-const SPEC_FILES: Record<string, string> = {
-  'control-plane.openapi.yaml': 'application/yaml',
-  'agent-server.openapi.yaml': 'application/yaml',
-  'a2a.openrpc.json': 'application/json',
+const SPEC_FILES: Record<string, { type: string; format: 'json' | 'text' }> = {
+  'control-plane.openapi.yaml': { type: 'application/yaml', format: 'text' },
+  'agent-server.openapi.yaml': { type: 'application/yaml', format: 'text' },
+  'a2a.openrpc.json': { type: 'application/json', format: 'json' },
 };
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.html': 'text/html', '.map': 'application/json' };
 
@@ -20,6 +22,7 @@ const INDEX_HTML = `<!doctype html>
 <head>
   <meta charset="utf-8">
   <title>agentplane API reference</title>
+  <link rel="icon" href="/favicon.ico">
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
@@ -38,15 +41,24 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
   ],
   dom_id: '#reference',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-  layout: 'StandaloneLayout'
+  layout: 'StandaloneLayout',
+  // a create example's unique value (a deployment name, a provider id) is new in every request sent
+  requestInterceptor: (request) => {
+    if (typeof request.body === 'string') request.body = request.body.split(${JSON.stringify(UNIQUE_MARKER)}).join('-' + Math.random().toString(36).slice(2, 10));
+    return request;
+  }
 });
 `;
 
-export function createDocsRoutes(): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+// an answer that names the address the client used: a cache must not answer another address with it
+const VARY_ADDRESS = { Vary: 'Host, Forwarded, X-Forwarded-Host, X-Forwarded-Proto' };
+
+/** `baseUrl` gives the address of this server as the request's client sees it (the documents under /spec/ name it). */
+export function createDocsRoutes(baseUrl: (req: IncomingMessage) => string): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const assetsDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const cache = new Map<string, Buffer>();
-  const reply = (res: ServerResponse, type: string, body: string | Buffer) => {
-    res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'public, max-age=300' });
+  const reply = (res: ServerResponse, type: string, body: string | Buffer, headers: Record<string, string> = {}) => {
+    res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'public, max-age=300', ...headers });
     res.end(body);
     return true;
   };
@@ -54,10 +66,12 @@ export function createDocsRoutes(): (req: IncomingMessage, res: ServerResponse, 
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (pathname === '/docs' || pathname === '/docs/') return reply(res, 'text/html; charset=utf-8', INDEX_HTML);
     if (pathname === '/docs/init.js') return reply(res, 'text/javascript', INIT_JS);
+    if (pathname === '/favicon.ico') return reply(res, 'image/x-icon', FAVICON);
     if (pathname === '/docs/a2a') return reply(res, 'text/html; charset=utf-8', openRpcPage());
     if (pathname.startsWith('/docs/console/')) {
       const document = consoleDocuments()[pathname.slice('/docs/console/'.length)];
-      return document === undefined ? false : reply(res, 'application/json', document);
+      // the examples that carry an address (agent cards) show this server's, as /spec/ does
+      return document === undefined ? false : reply(res, 'application/json', withServerBase(document, baseUrl(req), 'json'), VARY_ADDRESS);
     }
     if (pathname.startsWith('/docs/assets/')) {
       const name = pathname.slice('/docs/assets/'.length);
@@ -72,9 +86,10 @@ export function createDocsRoutes(): (req: IncomingMessage, res: ServerResponse, 
     }
     if (pathname.startsWith('/spec/')) {
       const name = pathname.slice('/spec/'.length);
-      const type = SPEC_FILES[name];
-      if (!type) return false;
-      return reply(res, `${type}; charset=utf-8`, fs.readFileSync(path.join(SPEC_DIR, name)));
+      const file = SPEC_FILES[name];
+      if (!file) return false;
+      const text = withServerBase(fs.readFileSync(path.join(SPEC_DIR, name), 'utf8'), baseUrl(req), file.format);
+      return reply(res, `${file.type}; charset=utf-8`, text, VARY_ADDRESS);
     }
     return false;
   };

@@ -17,4 +17,7 @@ export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.me
 /** A path inside the installed package. */
 export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);
 
-export const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+const manifest = JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+export const PACKAGE_VERSION = manifest.version;
+/** How a person runs the installed command, for messages that say what to type next. */
+export const PACKAGE_COMMAND = `npx ${Object.keys(manifest.bin)[0]}`;

@@ -6,11 +6,22 @@ import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { PROJECT_KEYS, type ProjectFile } from '../../generated/project/types.gen.ts';
 import { validateProject } from '../../generated/project/validator.gen.js';
+import { PACKAGE_COMMAND, packagePath } from './packageRoot.ts';
 
 export type { ProjectFile };
 
 /** Project files looked for in the working directory, in this order. */
 export const PROJECT_FILE_NAMES = ['agentplane.json', 'langgraph.json'] as const;
+
+/** The shipped example project (the `echo` and `agent` graphs) that `--examples` serves. */
+export const EXAMPLES_PROJECT_FILE = packagePath('examples', 'agentplane.json');
+
+/** What a person can do when the working directory has no project file: [what to type, what it does]. */
+export const NO_PROJECT_NEXT_STEPS: [string, string][] = [
+  [`${PACKAGE_COMMAND} init`, 'scaffold a minimal project here (langgraph.json and one graph)'],
+  [`${PACKAGE_COMMAND} serve --examples`, 'serve the shipped example graphs (echo, agent)'],
+  ['write a langgraph.json', 'name your own graphs (README: "Bring your LangGraph project")'],
+];
 
 const KNOWN_KEYS = new Set<string>([...PROJECT_KEYS, '$schema']);
 /** Upstream keys that mean nothing here; said once at start so nobody wonders. */

@@ -19,6 +19,7 @@ import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../domai
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
+import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { openJournalStore } from './store/journalStore.ts';
 import { openPgStore } from './store/pgStore.ts';
@@ -110,7 +111,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: extraRoutes(createDocsRoutes(), createDashboardRoutes({ redirectRoot: !customApp })),
+    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp })),
     customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,

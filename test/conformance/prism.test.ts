@@ -4,6 +4,8 @@
 // spec independently of this suite. Any violation it reports fails the test.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { once } from 'node:events';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startPrism, type PrismProxy } from '../support/prism.ts';
 import { operations } from './lib/contract.ts';
@@ -38,4 +40,30 @@ describe('integration flow through the Prism validation proxy', () => {
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
     });
   }
+
+  // The walk above once failed under load with "fetch failed" (other side closed): Prism
+  // closed a pooled connection as idle after Node's 5 s while the loaded test process, whose
+  // pool timer fired late, sent its next request on it. Prism now keeps idle connections
+  // open as long as agentplane does (test/support/prismKeepAlive.cjs).
+  it('Prism keeps an idle keep-alive connection open past Node\'s 5 s default', { timeout: 120_000 }, async () => {
+    const proxy = await startPrism('spec/agent-server.openapi.yaml', server.url);
+    proxies.push(proxy);
+    const { port } = new URL(proxy.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk) => (received += chunk));
+    const answers = async (count: number) => {
+      while ((received.match(/HTTP\/1\.1 200 /g) ?? []).length < count) await once(socket, 'data');
+    };
+    socket.write('GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await answers(1);
+    assert.match(received, /\r\nKeep-Alive: timeout=65\r\n/i);
+    // idle past the 5 s (and the up to 1 s Node adds when it checks): closed, the socket ends
+    const ended = once(socket, 'end').then(() => 'closed');
+    const idle = await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 7_500, 'open'))]);
+    assert.equal(idle, 'open', 'Prism closed the idle connection');
+    socket.write('GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await answers(2);
+    socket.destroy();
+  });
 });

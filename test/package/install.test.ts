@@ -1,12 +1,13 @@
 // The npm package as a user gets it: the project is built and packed, the tarball installed
 // into an empty project (an ordinary LangGraph.js project with its own dependencies), and
-// the installed command is run there — --version, serve, mock and dev. One build, one pack
-// and one install serve every test here.
+// the installed command is run there — --version, serve, mock and dev — and in empty folders
+// beside it as a newcomer would: what the start says to do next, --examples, init, and dev
+// offering to scaffold. One build, one pack and one install serve every test here.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
@@ -38,19 +39,21 @@ describe('the npm package, installed from its tarball', () => {
     for (const child of children) child.kill('SIGTERM');
   });
 
-  /** Runs the installed command in the project until it logs the address it listens on. */
-  const start = async (args: string[], env: Record<string, string> = {}): Promise<{ url: string; output: () => string }> => {
-    const child = spawn(path.join(project, 'node_modules/.bin', BIN), args, {
-      cwd: project,
+  /** Runs the installed command (in the project, or `cwd`) until it logs the address it listens on. */
+  const start = async (args: string[], env: Record<string, string> = {}, cwd = project): Promise<{ url: string; output: () => string }> =>
+    listening(spawn(path.join(project, 'node_modules/.bin', BIN), args, {
+      cwd,
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', AGENTPLANE_ACCESS_LOG: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }), args[0]!);
+
+  const listening = async (child: ChildProcess, name: string): Promise<{ url: string; output: () => string }> => {
     children.push(child);
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${output}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
       child.stdout!.on('data', () => {
         const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
         if (m) {
@@ -58,13 +61,26 @@ describe('the npm package, installed from its tarball', () => {
           resolve(m[1]!);
         }
       });
-      child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}:\n${output}`)));
+      child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)));
     });
     return { url, output: () => output };
   };
 
+  /** A new empty folder inside the project (so the project's packages resolve from it, as after `npm install agentplane-server`). */
+  const emptyFolder = (name: string) => {
+    const dir = path.join(project, name);
+    fs.mkdirSync(dir);
+    return dir;
+  };
+
+  const lastReply = async (url: string, assistant: string, text: string) => {
+    const res = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } }) });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { messages: { content: string }[] }).messages.at(-1)!.content;
+  };
+
   it('holds the compiled server, the spec, the generated code and the example graphs, and no TypeScript of its own', () => {
-    for (const file of ['bin/agentplane.js', 'dist/src/main.js', 'dist/generated/agent-server/document.gen.js', 'dist/ui/index.html', 'spec/agent-server.openapi.yaml', 'spec/a2a.openrpc.json', 'examples/graphs/echo.ts']) {
+    for (const file of ['bin/agentplane.js', 'dist/src/main.js', 'dist/generated/agent-server/document.gen.js', 'dist/ui/index.html', 'spec/agent-server.openapi.yaml', 'spec/a2a.openrpc.json', 'examples/graphs/echo.ts', 'examples/agentplane.json']) {
       assert.ok(tarballFiles.includes(file), `${file} is in the tarball`);
     }
     // without TypeScript sources there is nothing of agentplane's for tsx to compile:
@@ -123,5 +139,59 @@ describe('the npm package, installed from its tarball', () => {
     assert.deepEqual(await hello.json(), { hello: 'from the project', greeting: 'Bonjour' });
     const info = (await (await fetch(`${url}/info`)).json()) as { version: string; langgraph_js_version: string };
     assert.equal(info.version, manifest.version);
+  });
+
+  it('serve in an empty folder says what to do next: init, --examples or a langgraph.json', async () => {
+    const { output } = await start(['serve', '--memory'], {}, emptyFolder('empty-serve'));
+    assert.match(output(), /no project file .*: the agent server has no graphs\. Next: npx agentplane-server init — scaffold .*; npx agentplane-server serve --examples — serve the shipped example graphs/);
+  });
+
+  it('serve --examples serves the shipped echo and agent graphs', async () => {
+    const { url } = await start(['serve', '--memory', '--examples'], {}, emptyFolder('empty-examples'));
+    assert.equal(await lastReply(url, 'echo', 'hello'), 'hello');
+    const assistants = (await (await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { graph_id: string }[];
+    assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'echo']);
+  });
+
+  it('dev in an empty folder without a terminal asks nothing, starts, and says how to run init', async () => {
+    const dir = emptyFolder('empty-dev');
+    const { output } = await start(['dev', '--memory'], {}, dir);
+    assert.match(output(), /npx agentplane-server init/);
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing was written');
+  });
+
+  it('init scaffolds a minimal project that dev serves; a second init writes nothing', async () => {
+    const dir = emptyFolder('scaffolded');
+    const run = (args: string[]) => spawnSync(path.join(project, 'node_modules/.bin', BIN), args, { cwd: dir, encoding: 'utf8' });
+    const created = run(['init']);
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout, /Next: npx agentplane-server dev/);
+    const graph = fs.readFileSync(path.join(dir, 'src/agent.ts'), 'utf8');
+    const { url } = await start(['dev', '--memory', '--no-reload'], {}, dir);
+    assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
+    const again = run(['init']);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /already has langgraph\.json, src\/agent\.ts; nothing was written/);
+    assert.equal(fs.readFileSync(path.join(dir, 'src/agent.ts'), 'utf8'), graph);
+  });
+
+  // `script` (util-linux) gives the command a terminal, as a person running it has
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it('dev in an empty folder at a terminal offers to scaffold, and serves the new project on yes', { skip: !hasScript && 'no `script` command to give dev a terminal' }, async () => {
+    const dir = emptyFolder('empty-dev-tty');
+    const command = [path.join(project, 'node_modules/.bin', BIN), 'dev', '--memory', '--no-reload'].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let asked = '';
+    child.stdout!.on('data', function onData(d) {
+      asked += d;
+      if (/\[Y\/n\]/.test(asked)) {
+        child.stdout!.off('data', onData);
+        child.stdin!.write('y\n');
+      }
+    });
+    const { url, output } = await listening(child, 'dev at a terminal');
+    assert.match(output(), /Scaffold a minimal project here \(langgraph\.json, src\/agent\.ts\)\? \[Y\/n\]/);
+    assert.ok(fs.existsSync(path.join(dir, 'langgraph.json')));
+    assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
   });
 });

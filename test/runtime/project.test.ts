@@ -37,6 +37,17 @@ describe('project file', () => {
     assert.throws(() => discoverProjectFile('missing.json', none), /missing\.json: not found/);
   });
 
+  it('--examples serves the shipped example project instead of the folder\'s, and refuses --config beside it', () => {
+    const own = project({ 'langgraph.json': '{"graphs": {"mine": "./g.ts:g"}}' });
+    const config = loadConfig(['--examples'], {}, own);
+    assert.equal(config.configFile, path.join(ROOT, 'examples', 'agentplane.json'));
+    assert.deepEqual(Object.keys(config.project.graphs ?? {}).sort(), ['agent', 'echo']);
+    assert.match(config.projectWarnings.join('\n'), /--examples: serving the shipped example graphs; .*langgraph\.json is not read/);
+    assert.equal(loadConfig([], { AGENTPLANE_EXAMPLES: '1' }, project({})).configFile, path.join(ROOT, 'examples', 'agentplane.json'));
+    assert.throws(() => loadConfig(['--examples', '--config', 'langgraph.json'], {}, own), /--examples \(AGENTPLANE_EXAMPLES\) .* cannot be combined with --config/);
+    assert.throws(() => loadConfig([], { AGENTPLANE_EXAMPLES: 'yes', AGENTPLANE_CONFIG: 'langgraph.json' }, own), /cannot be combined/);
+  });
+
   it('accepts the upstream object graph form and warns about unknown and ignored keys', () => {
     const dir = project({ 'langgraph.json': JSON.stringify({ graphs: { agent: { path: './src/graph.ts:graph', description: 'mine' } }, grahps: {}, ui: { chat: './ui.tsx' }, node_version: '20' }) });
     const loaded = readProjectFile(path.join(dir, 'langgraph.json'));

@@ -3,10 +3,11 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../scripts/freePort.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PRISM = path.join(ROOT, 'node_modules/.bin/prism');
+const PRISM = path.join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
+// Prism's server with agentplane's keep-alive idle timeout (why: in the file)
+const KEEP_ALIVE = fileURLToPath(new URL('./prismKeepAlive.cjs', import.meta.url));
 
 export interface PrismProxy {
   url: string;
@@ -17,17 +18,19 @@ export interface PrismProxy {
 
 
 export async function startPrism(spec: string, upstream: string): Promise<PrismProxy> {
-  const port = await freePort();
-  const child = spawn(PRISM, ['proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // port 0: Prism binds a free port itself and announces it (a port picked here and bound by
+  // Prism seconds later, once the spec is loaded, could be taken in between on a busy machine)
+  const child = spawn(process.execPath, ['--require', KEEP_ALIVE, PRISM, 'proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', '0', '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 60_000);
     const check = () => {
-      if (out.includes('Prism is listening')) {
+      const listening = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (listening) {
         clearTimeout(timer);
-        resolve();
+        resolve(listening[1]!);
       }
     };
     child.stdout!.on('data', check);
@@ -37,7 +40,7 @@ export async function startPrism(spec: string, upstream: string): Promise<PrismP
     });
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     child,
     output: () => out,
     stop: async () => {
