@@ -114,7 +114,7 @@ for (const auth of [true, false]) {
         const error = events.find((e) => e.event === 'error')?.data as { error: string; message: string };
         assert.equal(error?.error, h.error, JSON.stringify(error));
         assert.match(error.message, h.message);
-        assert.equal(events.at(-1)?.event, 'end');
+        assert.equal(events.at(-1)?.event, 'error', 'error is the last event of a failed run');
 
         const attempts: number[][] = [];
         for (const { threadId, runId } of innocents) {
