@@ -40,6 +40,14 @@ export class RunQueue {
     this.pump();
   }
 
+  /** Queues a run that is being started again ahead of its thread's others: it was received first. */
+  enqueueFirst(run: QueuedRun): void {
+    const line = this.line(run.threadId);
+    line.pending.unshift(run);
+    this.markReady(run.threadId, line);
+    this.pump();
+  }
+
   /** Removes a run that has not started; false when it is not pending here. */
   remove(threadId: string, runId: string): boolean {
     const line = this.lines.get(threadId);
