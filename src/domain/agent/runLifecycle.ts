@@ -433,14 +433,16 @@ export class RunLifecycle {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
       this.inFlight.delete(run.run_id);
-      // the next run of the thread may start (on any replica) once the end is recorded
+      // a run that goes on elsewhere keeps its shared log open for the replica taking it, its
+      // events so far written before its claim is given up (the next attempt numbers its
+      // events after them)
       const shared = this.shared;
+      if (shared && resumes) await this.deps.broker.detach(run.run_id);
+      // the next run of the thread may start (on any replica) once the end is recorded
       if (shared && !lost) await untilDone(() => shared.release(run.run_id), 'release the run claim').catch((err) => log.error('the run claim was not released before the stop; it expires with its lease', { err }));
-      // a run that goes on elsewhere keeps its shared log open for the replica taking it; one
-      // started again here keeps its log open too, and its next attempt continues it
-      if (this.shared && resumes) await this.deps.broker.detach(run.run_id);
-      else if (told.again) this.queue.enqueueFirst({ runId: run.run_id, threadId: run.thread_id });
-      else await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
+      // one started again here keeps its log open too, and its next attempt continues it
+      if (!shared && told.again) this.queue.enqueueFirst({ runId: run.run_id, threadId: run.thread_id });
+      else if (!(shared && resumes)) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
     }
   }
@@ -529,7 +531,8 @@ export class RunLifecycle {
     this.deps.onRunEnded({
       run: toApiRun(stored),
       values: ending.kind === 'success' ? ending.output.values : undefined,
-      error: ending.kind === 'error' ? ending.error : undefined,
+      // a run the platform interrupted too often ends in `error` with the reason on its record
+      error: ending.kind === 'error' ? ending.error : stored.error,
       startedAt: new Date(started),
       endedAt: new Date(),
       queuedMs: Math.max(0, started - Date.parse(run.created_at)),
