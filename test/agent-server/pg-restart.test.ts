@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { ownCluster, type OwnCluster } from '../support/postgres.ts';
 import { FIXTURE_CONFIG } from './fixtures/project.ts';
+import { openPgStore } from '../../src/runtime/store/pgStore.ts';
 
 const CLIENTS = 20;
 const REPLICAS = 2;
@@ -176,6 +177,7 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       assert.equal(typeof db.body.detail, 'string');
     }
     for (const ms of servedAgainMs) assert.ok(ms < 5_000, `a replica served again ${Math.round(ms)} ms after the database's return`);
+    for (const server of replicas) assert.equal((await fetch(`${server.url}/ok?check_db=1`)).status, 200, '/ok?check_db=1 once the database is back');
 
     // what the clients saw: successes and 503s only, and every write wholly inside the outage refused
     const unexpected = calls.filter((c) => ![200, 204, 503].includes(c.status as number));
@@ -230,6 +232,27 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       assert.equal(new Set(humans).size, humans.length, `thread of client ${c}: an input ran twice`);
       const present = new Set(humans);
       for (const run of runs.filter((r) => r.client === c)) assert.ok(present.has(run.content), `acknowledged run ${run.content} is missing from its thread`);
+    }
+  });
+
+  it('a collection first opened while the database is away gets its index once it is back', async () => {
+    const store = await openPgStore({ url: cluster.url, poolSize: 2 });
+    try {
+      await cluster.stop();
+      try {
+        const early = store.collection<{ id: string; colour: string }>('late_collection', { indexes: ['colour'] });
+        await assert.rejects(early.list({ where: { colour: 'green' } }), (err: Error) => err.name === 'StoreUnavailableError');
+      } finally {
+        await cluster.start();
+      }
+      // the failed index creation is not held against the store: it is made now
+      const items = store.collection<{ id: string; colour: string }>('late_collection', { indexes: ['colour'] });
+      await items.put('a', { id: 'a', colour: 'green' });
+      assert.deepEqual(await items.list({ where: { colour: 'green' } }), [{ id: 'a', colour: 'green' }]);
+      const { rows } = await store.pool.query(`SELECT 1 FROM agentplane_indexes WHERE collection = 'late_collection' AND field = 'colour'`);
+      assert.equal(rows.length, 1);
+    } finally {
+      await store.close();
     }
   });
 

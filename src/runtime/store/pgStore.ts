@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from './containment.ts';
-import { asStoreFailure, openPool } from './pgConnections.ts';
+import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -77,17 +77,25 @@ export class PgStore implements Store {
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) this.handles.set(name, (handle = new PgCollection(name, this)));
-    for (const field of options.indexes ?? []) {
-      if (handle.indexed.has(field)) continue;
-      handle.indexed.add(field);
-      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'equality')).catch((error) => void (this.indexFailure ??= error));
-    }
-    for (const field of options.containment ?? []) {
-      if (handle.containable.has(field)) continue;
-      handle.containable.add(field);
-      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'containment')).catch((error) => void (this.indexFailure ??= error));
-    }
+    for (const field of options.indexes ?? []) this.index(name, field, 'equality', handle.indexed);
+    for (const field of options.containment ?? []) this.index(name, field, 'containment', handle.containable);
     return handle as unknown as Collection<T>;
+  }
+
+  /**
+   * Queues the creation of an index once per field. One that fails because the database is
+   * away is forgotten, so the next `collection()` naming the field tries again; any other
+   * failure fails every query from then on (a schema that cannot be made is a bug).
+   */
+  private index(collection: string, field: string, kind: 'equality' | 'containment', made: Set<string>): void {
+    if (made.has(field)) return;
+    made.add(field);
+    this.indexing = this.indexing
+      .then(() => this.ensureIndex(collection, field, kind))
+      .catch((error) => {
+        if (isDatabaseUnavailable(error)) made.delete(field);
+        else this.indexFailure ??= error;
+      });
   }
 
   collectionNames(): string[] {
