@@ -16,13 +16,12 @@ import { StoreUnavailableError, StoreWriteError } from './errors.ts';
 /** A connection attempt to an unreachable host gives up after this long (node-postgres waits for ever by default). */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export type ConnectionTrouble = (message: string, error: unknown) => void;
-
 /** A pool whose every client, idle or checked out, handles its own connection's failure. */
-export function openPool(url: string, max: number, onTrouble: ConnectionTrouble = () => {}): pg.Pool {
+export function openPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // an idle client dropped by the server: the pool discards it and connects anew when needed
-  pool.on('error', (error) => onTrouble('an idle PostgreSQL connection dropped', error));
+  // (the next query that cannot reach the database says so, as a 503)
+  pool.on('error', () => {});
   // a checked-out client: its query in flight (if any) rejects with the error, and a client
   // that is no longer queryable is discarded when released
   pool.on('connect', (client) => client.on('error', () => {}));
