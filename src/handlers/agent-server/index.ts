@@ -32,7 +32,7 @@ import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
 import { storeHandlers } from './store.ts';
-import { health, infoHandler } from './system.ts';
+import { healthHandler, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
 import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from './owner.ts';
 
@@ -97,7 +97,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     }),
     ...storeHandlers(memory.store, ownerOf),
     ...metricsHandlers(deps.metrics),
-    health,
+    ...healthHandler(store),
     ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
     ...assistantHandlers((ctx) => serviceFor(ctx).assistants, (ctx) => serviceFor(ctx).threads),
     ...threadHandlers((ctx) => serviceFor(ctx).threads),

@@ -1,10 +1,27 @@
-// GET /ok — liveness; GET /info — version and flags, as upstream.
+// GET /ok — liveness, and with check_db the database too; GET /info — version and flags, as upstream.
 import { createRequire } from 'node:module';
 import type { ServerInfo } from '../../../generated/agent-server/types.gen.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
+import type { Store } from '../../runtime/store/types.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
+import { flag } from './replies.ts';
 
-export const health: AgentServerAreaHandlers['health'] = async () => ({ status: 200, body: { ok: true } });
+export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'health'> {
+  return {
+    health: async ({ query }, ctx) => {
+      if (flag(query.check_db) && store.ping) {
+        try {
+          await store.ping();
+        } catch (err) {
+          // /ok is public: the detail names no host, the log says why
+          ctx.log.warn('health check: the database did not answer', { err });
+          return { status: 500, body: { detail: 'The database did not answer; the server log says why.' } };
+        }
+      }
+      return { status: 200, body: { ok: true } };
+    },
+  };
+}
 
 const require = createRequire(import.meta.url);
 const versionOf = (pkg: string) => (require(pkg) as { version: string }).version;

@@ -7,11 +7,17 @@
 // - notify/listen: NOTIFY through the store's pool, LISTEN on one dedicated connection that
 //   is re-opened when it drops (listeners are then told to look again: payload '');
 // - liveness: that LISTEN session also holds an advisory lock named after the replica, so
-//   the others see at once (in pg_locks) when a replica is gone — its session ended.
+//   the others see at once (in pg_locks) when a replica is gone — its session ended. A
+//   database restart ends every replica's session at once: until each has reconnected its
+//   lock is missing, so for a while after this replica's own session came back
+//   (`livenessTrusted`) a missing lock proves nothing.
+// Every connection is made by pgConnections.ts (a client error never reaches the process);
+// the lease and LISTEN sessions reconnect with back-off while the database is away.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { KeyedLock } from '../../domain/keyedLock.ts';
 import type { Coordination, Singleton } from './coordination.ts';
+import { asStoreFailure, dedicatedClient, openPool } from './pgConnections.ts';
 
 /** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */
 const SERIALIZE_SPACE = 0x6170737a;
@@ -20,6 +26,17 @@ const SINGLETON_SPACE = 0x61706c64;
 export const REPLICA_SPACE = 0x61707270;
 /** SQL for the second key of a replica's liveness lock, from its id in parameter $n. */
 export const replicaLivenessKey = (param: string) => `(hashtext(${param}) & 2147483647)`;
+
+/** Longest wait between two attempts to re-open the LISTEN session. */
+const LISTEN_RECONNECT_MAX_MS = 2_000;
+/**
+ * How long after this replica's LISTEN session was re-opened a missing liveness lock is not
+ * taken as a replica gone: the others need as long to reconnect (their waits are capped at
+ * LISTEN_RECONNECT_MAX_MS, and a loaded database answers slowly).
+ */
+const LIVENESS_GRACE_MS = 10_000;
+/** Longest wait between two attempts to take a singleton lease while they fail. */
+const LEASE_RETRY_MAX_MS = 5_000;
 
 export interface PgCoordinationOptions {
   url: string;
@@ -46,16 +63,17 @@ export class PgCoordination implements Coordination {
   private listener: pg.Client | null = null;
   private listening: Promise<void> | null = null;
   private reconnectMs = 250;
+  /** When the LISTEN session was last re-opened after a drop (null: never dropped). */
+  private reopenedAt: number | null = null;
+  private dropped = false;
   private readonly singletons = new Set<Singleton>();
   private closed = false;
   private readonly leaseRetryMs: number;
   private readonly keepAliveMs: number;
 
   constructor(private readonly options: PgCoordinationOptions) {
-    this.lockPool = new pg.Pool({ connectionString: options.url, max: options.lockPoolSize ?? 10 });
-    this.lockPool.on('error', () => {});
-    this.notifyPool = new pg.Pool({ connectionString: options.url, max: 2 });
-    this.notifyPool.on('error', () => {});
+    this.lockPool = openPool(options.url, options.lockPoolSize ?? 10);
+    this.notifyPool = openPool(options.url, 2);
     this.leaseRetryMs = options.leaseRetryMs ?? 1_000;
     this.keepAliveMs = options.keepAliveMs ?? 2_000;
   }
@@ -63,10 +81,10 @@ export class PgCoordination implements Coordination {
   serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
     // in process first: one database lock per key at a time from this replica, in call order
     return this.local.run(key, async () => {
-      const client = await this.lockPool.connect();
+      const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
       let broken = false;
       try {
-        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key]);
+        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key]).catch((error: unknown) => Promise.reject(asStoreFailure(error)));
         try {
           return await work();
         } finally {
@@ -85,15 +103,20 @@ export class PgCoordination implements Coordination {
   singleton(name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {
     const stopping = new AbortController();
     const loop = (async () => {
+      // attempts that failed in a row (the database away): each waits twice as long, up to LEASE_RETRY_MAX_MS
+      let failures = 0;
+      const backOff = () => Math.min(this.leaseRetryMs * 2 ** failures, Math.max(this.leaseRetryMs, LEASE_RETRY_MAX_MS));
       while (!stopping.signal.aborted) {
         const held = await this.tryLease(name).catch((error) => {
           this.options.onError?.(`could not try the ${name} lease`, error);
+          failures += 1;
           return null;
         });
         if (!held) {
-          await sleep(this.leaseRetryMs, stopping.signal);
+          await sleep(failures ? backOff() : this.leaseRetryMs, stopping.signal);
           continue;
         }
+        failures = 0;
         if (stopping.signal.aborted) {
           // stopped while the lease was being taken: give it back without leading
           await held.end().catch(() => undefined);
@@ -137,7 +160,17 @@ export class PgCoordination implements Coordination {
   }
 
   async notify(channel: string, payload: string): Promise<void> {
-    await this.notifyPool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await this.notifyPool.query('SELECT pg_notify($1, $2)', [channel, payload]).catch((error: unknown) => Promise.reject(asStoreFailure(error)));
+  }
+
+  /**
+   * Whether a replica whose liveness lock is missing is gone. Not while this replica's own
+   * session is down, nor for LIVENESS_GRACE_MS after it was re-opened: the database may
+   * have restarted, ending every replica's session, and the others may not have reconnected yet.
+   */
+  livenessTrusted(): boolean {
+    if (!this.listener) return false;
+    return this.reopenedAt === null || Date.now() - this.reopenedAt >= LIVENESS_GRACE_MS;
   }
 
   listen(channel: string, handler: (payload: string) => void): () => void {
@@ -167,8 +200,7 @@ export class PgCoordination implements Coordination {
   }
 
   private async tryLease(name: string): Promise<pg.Client | null> {
-    const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
-    client.on('error', () => {});
+    const client = dedicatedClient(this.options.url);
     await client.connect();
     try {
       const { rows } = await client.query<{ held: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS held', [SINGLETON_SPACE, name]);
@@ -183,8 +215,7 @@ export class PgCoordination implements Coordination {
 
   private async connectListener(): Promise<void> {
     while (!this.closed) {
-      const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
-      client.on('error', () => {});
+      const client = dedicatedClient(this.options.url);
       try {
         await client.connect();
         client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
@@ -192,9 +223,11 @@ export class PgCoordination implements Coordination {
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
         this.listener = client;
         this.reconnectMs = 250;
+        if (this.dropped) this.reopenedAt = Date.now();
         const dropped = () => {
           if (this.listener !== client) return;
           this.listener = null;
+          this.dropped = true;
           if (this.closed) return;
           this.options.onError?.('the LISTEN connection to PostgreSQL dropped; reconnecting', null);
           this.listening = sleep(this.reconnectMs).then(() => this.connectListener());
@@ -208,7 +241,7 @@ export class PgCoordination implements Coordination {
         await client.end().catch(() => undefined);
         this.options.onError?.('could not open the LISTEN connection to PostgreSQL', error);
         await sleep(this.reconnectMs);
-        this.reconnectMs = Math.min(this.reconnectMs * 2, 5_000);
+        this.reconnectMs = Math.min(this.reconnectMs * 2, LISTEN_RECONNECT_MAX_MS);
       }
     }
   }

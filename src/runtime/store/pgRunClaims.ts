@@ -94,13 +94,14 @@ export class PgRunClaims implements RunClaims {
   }
 
   async takeOverAbandoned(abandoned: Abandoned): Promise<RunRecord[]> {
-    // a replica is gone when its liveness lock is free: its session ended (kill -9, lost host)
+    // a replica is gone when its liveness lock is free: its session ended (kill -9, lost host);
+    // unless the database itself restarted lately, which ended every session (see livenessTrusted)
     const { rows } = await this.store.query<{ run_id: string; replica: string }>(
       `SELECT run_id, replica FROM agentplane_run_claims c
         WHERE c.replica <> $1
-          AND (c.lease_until < now() OR NOT EXISTS (
-            SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2 AND l.objid = ${replicaLivenessKey('c.replica')}::oid AND l.objsubid = 2))`,
-      [this.coordination.replicaId, REPLICA_SPACE],
+          AND (c.lease_until < now() OR ($3 AND NOT EXISTS (
+            SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2 AND l.objid = ${replicaLivenessKey('c.replica')}::oid AND l.objsubid = 2)))`,
+      [this.coordination.replicaId, REPLICA_SPACE, this.coordination.livenessTrusted()],
     );
     const changed: RunRecord[] = [];
     for (const row of rows) {

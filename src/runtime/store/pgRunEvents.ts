@@ -49,7 +49,9 @@ export class PgRunEvents implements RunEvents {
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
     await this.store.query('INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING', [runId, owner, threadId ?? null]);
-    if (threadId !== undefined) await this.coordination.notify(QUEUED_CHANNEL, threadId);
+    // the run is stored and queued already: a wake-up that cannot be sent (the database
+    // going away) must not fail its request; readers look again when LISTEN reconnects
+    if (threadId !== undefined) await this.coordination.notify(QUEUED_CHANNEL, threadId).catch((error) => this.onError('could not announce a queued run', error));
     this.cleanupNow();
   }
 
@@ -131,7 +133,8 @@ export class PgRunEvents implements RunEvents {
       );
     }
     await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [runId, result === undefined ? null : JSON.stringify(result)]);
-    await this.coordination.notify(EVENTS_CHANNEL, runId);
+    // readers elsewhere look again every RECHECK_MS: a wake-up lost to the database going away delays them only
+    await this.coordination.notify(EVENTS_CHANNEL, runId).catch((error) => this.onError('could not announce the end of a run', error));
   }
 
   async detach(runId: string): Promise<void> {
@@ -145,7 +148,9 @@ export class PgRunEvents implements RunEvents {
   }
 
   async ended(runId: string, signal?: AbortSignal): Promise<void> {
-    if (this.local.hasLocal(runId)) return this.local.ended(runId, signal);
+    // the memory log also stops when the run stops here without ending (it is started again,
+    // here or on another replica): the shared log says whether it has ended
+    if (this.local.hasLocal(runId)) await this.local.ended(runId, signal);
     while (!signal?.aborted) {
       const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
       const { rows } = await this.store.query<{ ended: boolean }>('SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1', [runId]);
@@ -164,14 +169,18 @@ export class PgRunEvents implements RunEvents {
   }
 
   async *join(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
-    // executing here (or just finished here): the live log in memory, same ids
-    if (this.local.hasLocal(runId)) {
-      yield* this.local.join(runId, options);
-      return;
-    }
     const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
     let after = Number.isInteger(parsed) ? parsed : -1;
     const { signal } = options;
+    // executing here (or just finished here): the live log in memory, same ids
+    if (this.local.hasLocal(runId)) {
+      for await (const event of this.local.join(runId, options)) {
+        yield event;
+        after = Number(event.id);
+        if (event.event === 'end') return;
+      }
+      // the run stopped here without ending (started again, here or elsewhere): its shared log goes on
+    }
     if (!(await this.has(runId))) return;
     while (!signal?.aborted) {
       // registered before reading, so an append after the read still wakes us

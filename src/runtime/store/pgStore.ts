@@ -12,6 +12,7 @@ import pg from 'pg';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from './containment.ts';
+import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -28,9 +29,7 @@ interface Row {
 }
 
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
-  // an idle connection dropped by the server must not crash the process
-  pool.on('error', () => {});
+  const pool = openPool(options.url, options.poolSize ?? 10);
   try {
     await migrate(pool);
   } catch (error) {
@@ -78,17 +77,25 @@ export class PgStore implements Store {
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
     let handle = this.handles.get(name);
     if (!handle) this.handles.set(name, (handle = new PgCollection(name, this)));
-    for (const field of options.indexes ?? []) {
-      if (handle.indexed.has(field)) continue;
-      handle.indexed.add(field);
-      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'equality')).catch((error) => void (this.indexFailure ??= error));
-    }
-    for (const field of options.containment ?? []) {
-      if (handle.containable.has(field)) continue;
-      handle.containable.add(field);
-      this.indexing = this.indexing.then(() => this.ensureIndex(name, field, 'containment')).catch((error) => void (this.indexFailure ??= error));
-    }
+    for (const field of options.indexes ?? []) this.index(name, field, 'equality', handle.indexed);
+    for (const field of options.containment ?? []) this.index(name, field, 'containment', handle.containable);
     return handle as unknown as Collection<T>;
+  }
+
+  /**
+   * Queues the creation of an index once per field. One that fails because the database is
+   * away is forgotten, so the next `collection()` naming the field tries again; any other
+   * failure fails every query from then on (a schema that cannot be made is a bug).
+   */
+  private index(collection: string, field: string, kind: 'equality' | 'containment', made: Set<string>): void {
+    if (made.has(field)) return;
+    made.add(field);
+    this.indexing = this.indexing
+      .then(() => this.ensureIndex(collection, field, kind))
+      .catch((error) => {
+        if (isDatabaseUnavailable(error)) made.delete(field);
+        else this.indexFailure ??= error;
+      });
   }
 
   collectionNames(): string[] {
@@ -109,6 +116,10 @@ export class PgStore implements Store {
     // every acknowledged write is already committed
   }
 
+  async ping(): Promise<void> {
+    await this.query('SELECT 1', []);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -116,15 +127,27 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 
-  /** Runs a query once pending index creations are done. */
+  /**
+   * Runs a query once pending index creations are done. A database that cannot be reached
+   * is the store's `unavailable` refusal (pgConnections.ts), here and in `transaction`.
+   */
   async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
-    return this.pool.query<R>(sql, params);
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw asStoreFailure(error);
+    }
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.ready();
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw asStoreFailure(error);
+    }
     try {
       await client.query('BEGIN');
       const result = await work(client);
@@ -132,8 +155,9 @@ export class PgStore implements Store {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
-      throw error;
+      throw asStoreFailure(error);
     } finally {
+      // a client whose connection failed is not queryable any more, and the pool drops it
       client.release();
     }
   }
