@@ -48,14 +48,19 @@ export class AssistantRegistry implements AssistantService {
     return this.graphs.hasMessages(assistant.graph_id);
   }
 
-  async registerSystemAssistants(): Promise<void> {
+  /**
+   * A system assistant per graph that has none yet, with its defaults (LANGGRAPH_CONFIG:
+   * `context` apart, the rest is its config). Like upstream, an existing one is kept as it is.
+   */
+  async registerSystemAssistants(defaults: Record<string, Record<string, unknown>> = {}): Promise<void> {
     for (const graphId of this.graphIds()) {
       const now = nowIso();
+      const { context = {}, ...config } = defaults[graphId] ?? {};
       const assistant: Assistant = {
         assistant_id: uuid5(graphId),
         graph_id: graphId,
-        config: {},
-        context: {},
+        config,
+        context: context as Assistant['context'],
         metadata: { created_by: 'system' },
         name: graphId,
         description: null,

@@ -1,10 +1,12 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
+import { createRequire } from 'node:module';
 import { Command } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
-import type { StoreCheckpointer } from './checkpointer.ts';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { withRunMetadata, type StoreCheckpointer } from './checkpointer.ts';
 import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
@@ -44,6 +46,20 @@ export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateSt
   };
 }
 
+const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
+
+/** What upstream's dev server says of itself in each run's metadata. */
+const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan: 'developer', langgraph_host: 'self-hosted' };
+
+/**
+ * The run's merged metadata (runConfig.ts) with the keys upstream adds: the metadata of every
+ * checkpoint the run writes (with its configurable, see withRunMetadata).
+ */
+function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
+  const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
+  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
+}
+
 export function streamModes(run: RunRecord): Set<string> {
   const mode = run.kwargs.stream_mode;
   return new Set(Array.isArray(mode) ? (mode as string[]) : typeof mode === 'string' ? [mode] : ['values']);
@@ -65,7 +81,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   // like LangGraph: an input checkpoint (what regenerate forks from), then one per step
   const commit = (source: 'input' | 'loop', writes: Record<string, unknown>) => {
     const step = parent ? parent.step + 1 : -1;
-    const metadata = { source, step, writes, parents: {}, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id };
+    const config = (run.kwargs.config ?? {}) as RunnableConfig;
+    const metadata = withRunMetadata({ configurable: config.configurable, metadata: runMetadata(run, ctx.graph.id) }, { source, step, writes, parents: {} });
     const written = ctx.plain.commitOps(run.thread_id, parent, state, { checkpointId: uuid7(), createdAt: nowIso(), metadata });
     steps.checkpoint(state, written.snapshot.checkpointId, parent?.checkpointId ?? null, metadata);
     ops.push(...written.ops);
@@ -123,7 +140,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       graph_id: ctx.graph.id,
       ...(forkCheckpointId(kwargs) && !ctx.resumeFromCheckpoint ? { checkpoint_id: forkCheckpointId(kwargs) } : {}),
     },
-    metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
+    metadata: runMetadata(run, ctx.graph.id),
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
     // every checkpoint is on the store before the stream ends: with "async", LangGraph may
