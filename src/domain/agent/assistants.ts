@@ -9,7 +9,7 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
-import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
+import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas, type SubgraphSchemas } from './graphShapes.ts';
 import { ownerOf } from './records.ts';
 import { metadataContains, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
@@ -170,7 +170,7 @@ export class AssistantRegistry implements AssistantService {
     return graph.ok ? ok(graphSchemas(graph.value)) : graph;
   }
 
-  async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>> {
+  async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, SubgraphSchemas>, 'not_found'>> {
     const graph = await this.graphOf(idOrGraph);
     return graph.ok ? ok(await subgraphSchemas(graph.value, namespace, recurse)) : graph;
   }
