@@ -11,6 +11,7 @@ import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graph
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
+import { langGraphHead, langGraphRunInput, plainRunBase } from './sharedThreadState.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import { ownerOf, type RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
@@ -32,7 +33,7 @@ export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateSt
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
     // a graph's store is its run's owner's: the partition the owner reads through /store
     const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
+    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint };
     if (graph.kind !== 'plain') return runLangGraph(ctx);
     try {
       return await runPlainGraph(ctx);
@@ -77,7 +78,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const steps = new PlainSteps(ctx, out);
   const ops: WriteOp[] = [];
   let parent = base;
-  let state: Record<string, unknown> = base?.values ?? { messages: [] };
+  // one thread, any graph: a LangGraph run's newer state is where this run continues from
+  let state: Record<string, unknown> = forkFrom ? base!.values : plainRunBase(base, await langGraphHead(ctx.checkpointer, run.thread_id));
   // like LangGraph: an input checkpoint (what regenerate forks from), then one per step
   const commit = (source: 'input' | 'loop', writes: Record<string, unknown>) => {
     const step = parent ? parent.step + 1 : -1;
@@ -129,7 +131,8 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
-  const input = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
   const options = {
     ...config,
     configurable: {
@@ -173,6 +176,16 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const interrupts: Record<string, Interrupt[]> = {};
   for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
   return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
+}
+
+/** One thread, any graph: what plain-function runs added after this graph's last run goes ahead of the input. */
+async function withPlainRunsCarried(ctx: RunContext, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (ctx.graph.kind !== 'langgraph' || typeof input !== 'object' || Array.isArray(input)) return input;
+  const plain = await ctx.plain.read(ctx.run.thread_id);
+  if (!plain) return input;
+  const own = await ctx.graph.graph.getState({ configurable: { thread_id: ctx.run.thread_id } });
+  const channels = Object.keys(ctx.graph.graph.channels ?? {});
+  return langGraphRunInput(input, plain, own?.createdAt ? { values: serialiseValues(own.values ?? {}) as Record<string, unknown>, createdAt: own.createdAt } : undefined, channels);
 }
 
 interface StreamEvent {
