@@ -38,6 +38,10 @@ describe('assistants as configuration profiles', () => {
       const request = { config: { configurable: { tone: 'warm' } }, context: { shade: 'red' } };
       const waited = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('hi'), ...request });
       assert.equal(lastText(waited), seen('a', 'warm', { user_key: 'k1', shade: 'red' }), graphId);
+      // the thread keeps the configurable of its runs (between the assistant's and the request's), as upstream's
+      assert.deepEqual((await client.threads.get(thread.thread_id)).config, { configurable: { model: 'a', tone: 'warm' } });
+      const later = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('again') });
+      assert.equal(lastText(later), seen('a', 'warm', { user_key: 'k1', shade: 'blue' }), graphId);
 
       let streamed: unknown;
       for await (const chunk of client.runs.stream(null, assistant.assistant_id, { input: say('hi'), streamMode: 'values' })) if (chunk.event === 'values') streamed = chunk.data;
