@@ -129,15 +129,35 @@ describe('assistants as configuration profiles', () => {
   });
 });
 
+/** A langgraph.json project of the fixture graphs (read as upstream reads it: function exports are factories). */
+function langgraphProject(project: Record<string, unknown>): Record<string, string> {
+  const file = path.join(tempDir(), 'langgraph.json');
+  fs.writeFileSync(file, JSON.stringify(project));
+  return { AGENTPLANE_CONFIG: file };
+}
+
+describe('graph factories', () => {
+  it('reads a thread\'s state through the graph its factory makes for the thread\'s config', async () => {
+    const server = await startTestServer({ dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
+    try {
+      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const assistant = await client.assistants.create({ graphId: 'noted', config: { configurable: { with_note: true } } });
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('x') });
+      const state = await client.threads.getState(thread.thread_id);
+      assert.equal((state.values as { note?: string }).note, 'kept');
+      assert.equal(((await client.threads.getHistory(thread.thread_id))[0].values as { note?: string }).note, 'kept');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('LANGGRAPH_CONFIG', () => {
   it('gives the system assistants their config and context, set from langgraph.json env', async () => {
-    const dir = tempDir();
     const defaults = { configured: { configurable: { model: 'sys-model' }, context: { user_key: 'sys' } }, made: { configurable: { model: 'sys-made' } } };
-    fs.writeFileSync(
-      path.join(dir, 'langgraph.json'),
-      JSON.stringify({ graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` }, env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) } }),
-    );
-    const server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: path.join(dir, 'langgraph.json') } });
+    const env = langgraphProject({ graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` }, env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) } });
+    const server = await startTestServer({ dataDir: null, env });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
       const [system] = await client.assistants.search({ graphId: 'configured', metadata: { created_by: 'system' } });

@@ -41,7 +41,11 @@ export class ThreadStateReader {
 
   async graph(thread: ThreadRecord): Promise<LoadedGraph | undefined> {
     const graphId = await this.graphOf(thread);
-    return graphId === null ? undefined : this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
+    if (graphId === null) return undefined;
+    // a factory is called with the thread's config (its runs' merged configurable), as
+    // upstream does for state reads and updates: the graph it makes reads this thread's state
+    const config = thread.config ?? {};
+    return this.graphs.resolve(graphId, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
   }
 
   /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
