@@ -98,6 +98,8 @@ describe('assistants as configuration profiles', () => {
       const assistant = await client.assistants.create({ graphId, ...profile, metadata: { team: 'x' } });
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, assistant.assistant_id, { input: say('hi'), metadata: { purpose: 'audit' } });
+      // the run's metadata is the assistant's, the thread's and the request's, as upstream's
+      assert.deepEqual(run.metadata, { team: 'x', graph_id: graphId, assistant_id: assistant.assistant_id, purpose: 'audit' });
       await client.runs.join(thread.thread_id, run.run_id);
       const history = await client.threads.getHistory(thread.thread_id);
       assert.ok(history.length >= 2, graphId);

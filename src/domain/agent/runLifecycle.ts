@@ -144,9 +144,11 @@ export class RunLifecycle {
     const now = nowIso();
     const { owner } = options;
     const runId = uuid7();
-    const base = (await this.deps.threads.get(threadId)) ?? newThread(threadId, {}, owner);
+    const existing = await this.deps.threads.get(threadId);
+    const base = existing ?? newThread(threadId, {}, owner);
     const threadMetadata = { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
-    const merged = mergeRunConfig(assistant, { config: base.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
+    // as upstream: a thread the run creates contributes no metadata to the run's
+    const merged = mergeRunConfig(assistant, existing && { config: existing.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
     const run: RunRecord = {
       run_id: runId,
       ...(owner ? { owner } : {}),
@@ -156,7 +158,8 @@ export class RunLifecycle {
       created_at: now,
       updated_at: now,
       status: 'pending',
-      metadata: (body.metadata as Record<string, unknown>) ?? {},
+      // the assistant's, the thread's and the request's, as upstream's runs show it
+      metadata: merged.metadata,
       kwargs: { ...runKwargs(body), config: merged.config, context: merged.context, ...(options.temporary ? { temporary: true } : {}) },
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
