@@ -72,6 +72,12 @@ export interface ServerConfig {
   deploymentsDir: string | null;
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
+  /**
+   * Config and context of the system assistants by graph id (LANGGRAPH_CONFIG, a JSON object
+   * `{"<graph>": {"configurable": …, "context": …}}`, as upstream reads it; the project file's
+   * `env` may set it).
+   */
+  systemAssistantConfig: Record<string, Record<string, unknown>>;
   /** The environment as read (the project file's `env` applied), for reloading the project. */
   env: Record<string, string | undefined>;
 }
@@ -150,6 +156,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
     controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
+    systemAssistantConfig: configByGraph('LANGGRAPH_CONFIG', env.LANGGRAPH_CONFIG),
     env,
   };
 }
@@ -204,6 +211,21 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   if (value === undefined || value === '') return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
   return value as T;
+}
+
+/** A JSON object of objects (one per graph id); unset or empty: none. */
+function configByGraph(name: string, value: string | undefined): Record<string, Record<string, unknown>> {
+  if (value === undefined || value.trim() === '') return {};
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new Error(`${name} must be a JSON object {"<graph id>": {"configurable": {…}, "context": {…}}}; it is not JSON (${(err as Error).message})`);
+  }
+  const bad = isObject(parsed) ? Object.entries(parsed).find(([, v]) => !isObject(v)) : undefined;
+  if (!isObject(parsed) || bad) throw new Error(`${name} must be a JSON object {"<graph id>": {"configurable": {…}, "context": {…}}}${bad ? `; the value for "${bad[0]}" is not an object` : ''}`);
+  return parsed as Record<string, Record<string, unknown>>;
 }
 
 /** A duration setting: a number, 0 or more, in `unit`. */

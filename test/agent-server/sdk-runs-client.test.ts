@@ -48,7 +48,8 @@ for (const { graph, question, answer } of GRAPHS) {
       assert.equal(lastText(await client.runs.join(thread.thread_id, run.run_id)), answer);
       const got = await client.runs.get(thread.thread_id, run.run_id);
       assert.equal(got.status, 'success');
-      assert.deepEqual(got.metadata, { purpose: 'sdk-test' });
+      // as upstream: the assistant's metadata, the thread's (with its graph and assistant), the request's
+      assert.deepEqual(got.metadata, { created_by: 'system', graph_id: graph, assistant_id: run.assistant_id, purpose: 'sdk-test' });
       const listed = await client.runs.list(thread.thread_id, { status: 'success', select: ['run_id', 'status'] });
       assert.deepEqual(listed, [{ run_id: run.run_id, status: 'success' }]);
       // joining a finished run's stream replays what it kept
@@ -94,7 +95,7 @@ for (const { graph, question, answer } of GRAPHS) {
       ]);
       assert.equal(runs.length, 2);
       assert.notEqual(runs[0].thread_id, runs[1].thread_id);
-      assert.deepEqual(runs[1].metadata, { n: 2 });
+      assert.deepEqual(runs[1].metadata, { created_by: 'system', n: 2 });
       const events = await collect(client.runs.joinStream(null, runs[0].run_id));
       assert.equal(lastText(events.findLast((e) => e.event === 'values')!.data), answer);
       assert.equal(lastText(await client.runs.join(runs[1].thread_id, runs[1].run_id)), answer, 'the kept thread');

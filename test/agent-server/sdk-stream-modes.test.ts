@@ -140,7 +140,7 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     ]);
   });
 
-  it('tasks: each task starts with its input and ends with [channel, value] results', async () => {
+  it('tasks: each task starts with its input and ends with the node\'s output as its result', async () => {
     const chunks = await streamed('agent', 'tasks');
     assert.deepEqual(chunks.map((c) => [c.data.name, 'input' in c.data ? 'start' : 'result']), [
       ['agent', 'start'],
@@ -150,8 +150,9 @@ describe('stream modes of the agent (LangGraph) graph', () => {
       ['agent', 'start'],
       ['agent', 'result'],
     ]);
-    assert.deepEqual(chunks[5].data.result[0][0], 'messages');
-    assert.equal(chunks[5].data.result[0][1][0].content, 'The answer is 42.');
+    // as upstream: the object the node returned, not [channel, value] pairs
+    assert.deepEqual(Object.keys(chunks[5].data.result), ['messages']);
+    assert.equal(chunks[5].data.result.messages[0].content, 'The answer is 42.');
     assert.deepEqual(chunks[0].data.triggers, ['branch:to:agent']);
   });
 
@@ -218,7 +219,7 @@ describe('stream modes of the echo (plain function) graph', () => {
   it('tasks, checkpoints and debug: one task; the input checkpoint, then the result one', async () => {
     const tasks = await streamed('echo', 'tasks', 'hello');
     assert.deepEqual(tasks.map((c) => c.data.name), ['echo', 'echo']);
-    assert.equal(tasks[1].data.result[0][0], 'messages');
+    assert.deepEqual(contents(tasks[1].data.result.messages), ['hello']);
     const [input, checkpoint] = await streamed('echo', 'checkpoints', 'hello');
     assert.equal(checkpoint.event, 'checkpoints');
     assert.deepEqual(contents(input.data.values.messages), ['hello']);
@@ -229,7 +230,12 @@ describe('stream modes of the echo (plain function) graph', () => {
     assert.equal(checkpoint.data.parent_config.configurable.checkpoint_id, input.data.config.configurable.checkpoint_id);
     assert.deepEqual(checkpoint.data.next, []);
     assert.equal(typeof checkpoint.data.config.configurable.checkpoint_id, 'string');
-    assert.deepEqual((await streamed('echo', 'debug', 'hello')).map((c) => c.data.type), ['checkpoint', 'task', 'task_result', 'checkpoint']);
+    const debug = await streamed('echo', 'debug', 'hello');
+    assert.deepEqual(debug.map((c) => c.data.type), ['checkpoint', 'task', 'task_result', 'checkpoint']);
+    // a debug checkpoint names itself and its parent, as upstream's
+    const [first, , , last] = debug.map((c) => c.data.payload);
+    assert.equal(last.parent_checkpoint.checkpoint_id, first.checkpoint.checkpoint_id);
+    assert.deepEqual(Object.keys(last.checkpoint).sort(), ['checkpoint_id', 'checkpoint_map', 'checkpoint_ns', 'thread_id']);
   });
 
   it('tools: a plain function calls no LangChain tools, so nothing', async () => {

@@ -30,6 +30,8 @@ export interface AgentDomainOptions {
   onRunEnded?: (ended: RunEnded) => void;
   /** The long-term memory store graphs receive as `config.store`. */
   memoryStore?: MemoryStore;
+  /** Config and context of the system assistants by graph id (LANGGRAPH_CONFIG). */
+  systemAssistantConfig?: Record<string, Record<string, unknown>>;
   /** Thread and checkpoint expiry (project file `checkpointer.ttl`). */
   retention: RetentionSettings;
   /** Where graphs execute (the worker pool); in-process on the request loop when absent. */
@@ -67,7 +69,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
   const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.sharing?.claims, leaseMs: options.sharing?.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
-  await system.registerSystemAssistants();
+  await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // a view per call: each holds nothing but its owner and the shared parts above
@@ -81,6 +83,6 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
     executingRuns: () => lifecycle.executing(),
-    graphsChanged: () => system.registerSystemAssistants(),
+    graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
 }

@@ -9,7 +9,7 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
-import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas } from './graphShapes.ts';
+import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas, type SubgraphSchemas } from './graphShapes.ts';
 import { ownerOf } from './records.ts';
 import { metadataContains, sortBy } from './search.ts';
 import type { AssistantService } from './service.ts';
@@ -51,14 +51,19 @@ export class AssistantRegistry implements AssistantService {
     return this.graphs.hasMessages(assistant.graph_id);
   }
 
-  async registerSystemAssistants(): Promise<void> {
+  /**
+   * A system assistant per graph that has none yet, with its defaults (LANGGRAPH_CONFIG:
+   * `context` apart, the rest is its config). Like upstream, an existing one is kept as it is.
+   */
+  async registerSystemAssistants(defaults: Record<string, Record<string, unknown>> = {}): Promise<void> {
     for (const graphId of this.graphIds()) {
       const now = nowIso();
+      const { context = {}, ...config } = defaults[graphId] ?? {};
       const assistant: Assistant = {
         assistant_id: uuid5(graphId),
         graph_id: graphId,
-        config: {},
-        context: {},
+        config,
+        context: context as Assistant['context'],
         metadata: { created_by: 'system' },
         name: graphId,
         description: null,
@@ -168,7 +173,7 @@ export class AssistantRegistry implements AssistantService {
     return graph.ok ? ok(graphSchemas(graph.value)) : graph;
   }
 
-  async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>> {
+  async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, SubgraphSchemas>, 'not_found'>> {
     const graph = await this.graphOf(idOrGraph);
     return graph.ok ? ok(await subgraphSchemas(graph.value, namespace, recurse)) : graph;
   }

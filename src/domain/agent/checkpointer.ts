@@ -60,6 +60,21 @@ export async function newestCheckpoint(store: Store, threadNs: string): Promise<
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const key = (...parts: string[]) => parts.join(SEP);
 
+/** Configurable keys a checkpoint's own config already carries, or that name the run (it is in `metadata.run_id`). */
+const NOT_METADATA = new Set(['checkpoint_ns', 'checkpoint_id', 'run_id', 'thread_id']);
+
+/**
+ * What upstream's checkpointer stores as a checkpoint's metadata: the run's configurable
+ * (assistant_id, graph_id, the caller's own keys; not LangGraph's `__` internals), the run's
+ * metadata (config.metadata: its run_id, run_attempt, the assistant's, thread's and request's
+ * metadata), then LangGraph's (source, step, parents). `threads.getHistory({ metadata })`
+ * filters on these.
+ */
+export function withRunMetadata<M extends object>(config: RunnableConfig, metadata: M): M {
+  const configurable = Object.entries(config.configurable ?? {}).filter(([k, v]) => !k.startsWith('__') && !NOT_METADATA.has(k) && typeof v !== 'function');
+  return { ...Object.fromEntries(configurable), ...config.metadata, ...metadata };
+}
+
 export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
@@ -116,7 +131,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       ...(config.configurable?.checkpoint_id ? { parent_checkpoint_id: config.configurable.checkpoint_id as string } : {}),
       ...(runId ? { run_id: runId } : {}),
       checkpoint: await this.dump(checkpoint),
-      metadata: await this.dump(metadata),
+      metadata: await this.dump(withRunMetadata(config, metadata)),
     };
     await this.checkpoints.put(key(threadId, ns, checkpoint.id), record);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };

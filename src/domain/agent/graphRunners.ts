@@ -1,14 +1,17 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
+import { createRequire } from 'node:module';
 import { Command } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
-import type { StoreCheckpointer } from './checkpointer.ts';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { withRunMetadata, type StoreCheckpointer } from './checkpointer.ts';
 import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graphs.ts';
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
+import { langGraphHead, langGraphRunInput, plainRunBase } from './sharedThreadState.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import { ownerOf, type RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
@@ -30,7 +33,7 @@ export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateSt
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
     // a graph's store is its run's owner's: the partition the owner reads through /store
     const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, memory, resumeFromCheckpoint };
+    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint };
     if (graph.kind !== 'plain') return runLangGraph(ctx);
     try {
       return await runPlainGraph(ctx);
@@ -42,6 +45,20 @@ export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateSt
       return runLangGraph({ ...ctx, graph: made! });
     }
   };
+}
+
+const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
+
+/** What upstream's dev server says of itself in each run's metadata. */
+const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan: 'developer', langgraph_host: 'self-hosted' };
+
+/**
+ * The run's merged metadata (runConfig.ts) with the keys upstream adds: the metadata of every
+ * checkpoint the run writes (with its configurable, see withRunMetadata).
+ */
+function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
+  const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
+  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -61,11 +78,13 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const steps = new PlainSteps(ctx, out);
   const ops: WriteOp[] = [];
   let parent = base;
-  let state: Record<string, unknown> = base?.values ?? { messages: [] };
+  // one thread, any graph: a LangGraph run's newer state is where this run continues from
+  let state: Record<string, unknown> = forkFrom ? base!.values : plainRunBase(base, await langGraphHead(ctx.checkpointer, run.thread_id));
   // like LangGraph: an input checkpoint (what regenerate forks from), then one per step
   const commit = (source: 'input' | 'loop', writes: Record<string, unknown>) => {
     const step = parent ? parent.step + 1 : -1;
-    const metadata = { source, step, writes, parents: {}, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id };
+    const config = (run.kwargs.config ?? {}) as RunnableConfig;
+    const metadata = withRunMetadata({ configurable: config.configurable, metadata: runMetadata(run, ctx.graph.id) }, { source, step, writes, parents: {} });
     const written = ctx.plain.commitOps(run.thread_id, parent, state, { checkpointId: uuid7(), createdAt: nowIso(), metadata });
     steps.checkpoint(state, written.snapshot.checkpointId, parent?.checkpointId ?? null, metadata);
     ops.push(...written.ops);
@@ -112,7 +131,8 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
   const out = new RunStream(streamModes(run), ctx.publish, subgraphs);
-  const input = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
   const options = {
     ...config,
     configurable: {
@@ -123,7 +143,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       graph_id: ctx.graph.id,
       ...(forkCheckpointId(kwargs) && !ctx.resumeFromCheckpoint ? { checkpoint_id: forkCheckpointId(kwargs) } : {}),
     },
-    metadata: { ...config.metadata, ...run.metadata, run_id: run.run_id, thread_id: run.thread_id, graph_id: ctx.graph.id, assistant_id: run.assistant_id },
+    metadata: runMetadata(run, ctx.graph.id),
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
     // every checkpoint is on the store before the stream ends: with "async", LangGraph may
@@ -156,6 +176,16 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const interrupts: Record<string, Interrupt[]> = {};
   for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
   return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
+}
+
+/** One thread, any graph: what plain-function runs added after this graph's last run goes ahead of the input. */
+async function withPlainRunsCarried(ctx: RunContext, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (ctx.graph.kind !== 'langgraph' || typeof input !== 'object' || Array.isArray(input)) return input;
+  const plain = await ctx.plain.read(ctx.run.thread_id);
+  if (!plain) return input;
+  const own = await ctx.graph.graph.getState({ configurable: { thread_id: ctx.run.thread_id } });
+  const channels = Object.keys(ctx.graph.graph.channels ?? {});
+  return langGraphRunInput(input, plain, own?.createdAt ? { values: serialiseValues(own.values ?? {}) as Record<string, unknown>, createdAt: own.createdAt } : undefined, channels);
 }
 
 interface StreamEvent {

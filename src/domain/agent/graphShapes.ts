@@ -50,14 +50,24 @@ export function graphSchemas(graph: RunnableGraph): GraphSchemas {
   return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
 }
 
+/** One subgraph's schemas under upstream's keys (a schema that cannot be told is left out). */
+export interface SubgraphSchemas {
+  state?: Record<string, unknown>;
+  input?: Record<string, unknown>;
+  output?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+}
+
 /** Subgraph schemas by namespace (`recurse` includes nested ones), from LangGraph's getSubgraphs. */
-export async function subgraphSchemas(graph: RunnableGraph, namespace: string | undefined, recurse: boolean): Promise<Record<string, GraphSchemas>> {
+export async function subgraphSchemas(graph: RunnableGraph, namespace: string | undefined, recurse: boolean): Promise<Record<string, SubgraphSchemas>> {
   if (graph.kind === 'plain') return {};
   const compiled = graph.graph as unknown as { getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, { channels?: Record<string, unknown> }]> };
-  const out: Record<string, GraphSchemas> = {};
+  const out: Record<string, SubgraphSchemas> = {};
   if (!compiled.getSubgraphsAsync) return out;
   for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
-    out[ns] = graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never });
+    const schemas = graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never });
+    const keyed = { state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
+    out[ns] = Object.fromEntries(Object.entries(keyed).filter(([, schema]) => schema !== null));
   }
   return out;
 }

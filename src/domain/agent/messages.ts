@@ -31,27 +31,32 @@ export function toMessageDict(value: unknown, defaultType = 'human'): MessageDic
     if (typeof m._getType === 'function' || (m.lc_serializable !== undefined && 'content' in m)) return fromLangChain(m);
     const { role, type, id, ...rest } = m;
     const kind = TYPE_BY_ROLE[String(type ?? role ?? defaultType)] ?? CHUNK_TYPES[String(type)] ?? String(type ?? role ?? defaultType);
-    return { ...rest, type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() };
+    const dict: MessageDict = { ...rest, type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() };
+    return kind === 'remove' ? dict : withMessageDefaults(dict);
   }
-  return { type: defaultType, content: String(value), id: randomUUID() };
+  return withMessageDefaults({ type: defaultType, content: String(value), id: randomUUID() });
 }
 
+/**
+ * The keys every message of that type has once LangChain made it (what a LangGraph graph
+ * stores for a `{role, content}` input), so a plain-function graph's messages have them too.
+ */
+function withMessageDefaults(dict: MessageDict): MessageDict {
+  const out: MessageDict = { additional_kwargs: {}, response_metadata: {}, ...dict };
+  if (out.type === 'ai') {
+    out.tool_calls ??= [];
+    out.invalid_tool_calls ??= [];
+  }
+  return out;
+}
+
+/** A LangChain message as upstream's server writes it: its `toDict()` data with its type. */
 function fromLangChain(m: Record<string, any>): MessageDict {
-  const type: string = typeof m._getType === 'function' ? m._getType() : m.type;
-  const dict: MessageDict = { type, content: m.content, id: m.id ?? randomUUID() };
-  if (m.name !== undefined) dict.name = m.name;
-  if (m.additional_kwargs && Object.keys(m.additional_kwargs).length) dict.additional_kwargs = m.additional_kwargs;
-  if (m.response_metadata && Object.keys(m.response_metadata).length) dict.response_metadata = m.response_metadata;
-  if (type === 'ai') {
-    dict.tool_calls = m.tool_calls ?? [];
-    if (m.invalid_tool_calls?.length) dict.invalid_tool_calls = m.invalid_tool_calls;
-    if (m.usage_metadata) dict.usage_metadata = m.usage_metadata;
+  if (typeof m.toDict === 'function') {
+    const { type, data } = m.toDict() as { type: string; data: Record<string, unknown> };
+    return { ...data, type, content: data.content, id: typeof data.id === 'string' && data.id ? data.id : randomUUID() };
   }
-  if (type === 'tool') {
-    dict.tool_call_id = m.tool_call_id;
-    if (m.status) dict.status = m.status;
-  }
-  return dict;
+  return withMessageDefaults({ ...m, type: typeof m._getType === 'function' ? m._getType() : m.type, content: m.content, id: m.id ?? randomUUID() });
 }
 
 /**

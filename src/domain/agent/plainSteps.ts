@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock.ts';
 import type { RunContext } from './runContext.ts';
-import type { RunStream } from './runStream.ts';
+import { checkpointOnWire, type RunStream } from './runStream.ts';
 
 export class PlainSteps {
   private readonly taskId = randomUUID();
@@ -33,21 +33,21 @@ export class PlainSteps {
 
   /** The graph returned its update. */
   result(update: Record<string, unknown>): void {
-    this.step('task_result', { id: this.taskId, name: this.name, result: Object.entries(update), interrupts: [] });
+    this.step('task_result', { id: this.taskId, name: this.name, result: update, interrupts: [] });
   }
 
   /** A checkpoint the run commits: its input (`source: input`) or the graph's result (`loop`). */
   checkpoint(values: Record<string, unknown>, checkpointId: string, parentId: string | null, metadata: { source: string; step: number }): void {
     const { run } = this.ctx;
     const config = (id: string) => ({ configurable: { thread_id: run.thread_id, checkpoint_ns: '', checkpoint_id: id } });
-    const checkpoint = {
+    const checkpoint = checkpointOnWire({
       config: config(checkpointId),
-      parent_config: parentId ? config(parentId) : null,
+      parentConfig: parentId ? config(parentId) : null,
       values,
       metadata: { ...metadata, parents: {}, ...this.metadata },
       next: [],
       tasks: [],
-    };
+    });
     if (this.out.has('checkpoints')) this.ctx.publish('checkpoints', checkpoint);
     if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: metadata.step, payload: checkpoint });
   }

@@ -1,7 +1,7 @@
 // What a graph runner works with (the run, its graph, where to publish, the stores) and
 // what it hands back to the run lifecycle. Kept apart so the runners' helpers can name
 // them without importing the runners.
-import type { BaseStore } from '@langchain/langgraph';
+import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
 import type { RunnableGraph } from './graphs.ts';
@@ -14,6 +14,8 @@ export interface RunContext {
   signal: AbortSignal;
   publish(event: string, data: unknown): void;
   plain: PlainStateStore;
+  /** Where LangGraph graphs keep their state: a plain-function run continues it when it is the thread's newest. */
+  checkpointer: BaseCheckpointSaver;
   /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
   memory?: BaseStore;
   /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */

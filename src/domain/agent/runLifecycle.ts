@@ -41,6 +41,7 @@ import { nowIso } from '../clock.ts';
 import { uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, ownerOf, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import { mergeRunConfig } from './runConfig.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 import { retryUntilDone } from '../retry.ts';
 import { isStoreUnavailable } from '../../runtime/store/errors.ts';
@@ -176,8 +177,14 @@ export class RunLifecycle {
   async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean; owner: string }): Promise<RunRecord> {
     const now = nowIso();
     const { owner } = options;
+    const runId = uuid7();
+    const existing = await this.deps.threads.get(threadId);
+    const base = existing ?? newThread(threadId, {}, owner);
+    const threadMetadata = { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
+    // as upstream: a thread the run creates contributes no metadata to the run's
+    const merged = mergeRunConfig(assistant, existing && { config: existing.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
     const run: RunRecord = {
-      run_id: uuid7(),
+      run_id: runId,
       ...(owner ? { owner } : {}),
       thread_id: threadId,
       assistant_id: assistant.assistant_id,
@@ -185,18 +192,19 @@ export class RunLifecycle {
       created_at: now,
       updated_at: now,
       status: 'pending',
-      metadata: (body.metadata as Record<string, unknown>) ?? {},
-      kwargs: { ...runKwargs(body), ...(options.temporary ? { temporary: true } : {}) },
+      // the assistant's, the thread's and the request's, as upstream's runs show it
+      metadata: merged.metadata,
+      kwargs: { ...runKwargs(body), config: merged.config, context: merged.context, ...(options.temporary ? { temporary: true } : {}) },
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };
-    const base = (await this.deps.threads.get(threadId)) ?? newThread(threadId, {}, owner);
     const thread: ThreadRecord = {
       ...base,
       status: 'busy',
       updated_at: now,
-      metadata: { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-      config: (body.config as Record<string, unknown>) ?? {},
+      metadata: threadMetadata,
+      // upstream keeps a busy thread's config as it is (the running run's)
+      config: base.status === 'busy' ? base.config : merged.threadConfig,
     };
     await this.deps.store.write([
       { collection: this.deps.threads.name, id: threadId, value: thread },

@@ -121,29 +121,50 @@ function shape(mode: string, data: unknown): unknown {
   return serialiseValues(data);
 }
 
-/** A checkpoint as the upstream server streams it: config without callbacks or internal keys, `parent_config`. */
+/**
+ * A checkpoint as the upstream server streams it: config without callbacks or internal keys,
+ * `parent_config`, and the pointers clients read (`checkpoint`, `parent_checkpoint`).
+ */
 export function checkpointOnWire(checkpoint: Record<string, unknown>): Record<string, unknown> {
   const { config, parentConfig, parent_config, tasks, ...rest } = checkpoint as Record<string, any>;
+  const parent = parentConfig ?? parent_config;
   return {
     ...(serialiseValues(rest) as Record<string, unknown>),
     config: publicConfig(config),
-    parent_config: publicConfig(parentConfig ?? parent_config),
+    parent_config: publicConfig(parent),
     tasks: Array.isArray(tasks) ? tasks.map((t: Record<string, unknown>) => taskOnWire(t)) : [],
+    checkpoint: checkpointPointer(config, true),
+    parent_checkpoint: checkpointPointer(parent, true),
   };
 }
+
+const PUBLIC_CONFIG_KEYS = ['tags', 'metadata', 'recursion_limit'];
 
 function publicConfig(config: Record<string, any> | undefined | null): Record<string, unknown> | null {
   if (!config) return null;
   const configurable = Object.fromEntries(Object.entries(config.configurable ?? {}).filter(([key]) => !key.startsWith('__')));
-  return { configurable: serialiseValues(configurable) as Record<string, unknown> };
+  const kept = Object.fromEntries(PUBLIC_CONFIG_KEYS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]]));
+  return serialiseValues({ ...kept, configurable }) as Record<string, unknown>;
 }
 
-/** A task: results are `[channel, value]` pairs as the Python server sends them. */
+/**
+ * Where a checkpoint (or, for a task, the subgraph state it runs in) is: what clients pass
+ * back to read or edit that state. A task's state may not have a checkpoint id yet.
+ */
+function checkpointPointer(config: Record<string, any> | undefined | null, needsId: boolean): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (!c || typeof c.thread_id !== 'string' || (needsId && typeof c.checkpoint_id !== 'string')) return null;
+  return { thread_id: c.thread_id, checkpoint_id: c.checkpoint_id ?? null, checkpoint_ns: c.checkpoint_ns || '', checkpoint_map: c.checkpoint_map ?? null };
+}
+
+/** A task: its result is the node's output object; a subgraph's state is named by `checkpoint`. */
 function taskOnWire(task: Record<string, unknown>): Record<string, unknown> {
-  const { state: _state, ...rest } = task as Record<string, any>;
+  const { state, ...rest } = task as Record<string, any>;
   const out = serialiseValues(rest) as Record<string, unknown>;
-  if (out.result && typeof out.result === 'object' && !Array.isArray(out.result)) out.result = Object.entries(out.result);
   if (out.error instanceof Error || (task.error && typeof task.error === 'object')) out.error = errorOnWire(task.error);
+  const pointer = checkpointPointer(state?.configurable ? state : null, false);
+  if (pointer) out.checkpoint = pointer;
+  else if (state) out.state = serialiseValues(state);
   return out;
 }
 

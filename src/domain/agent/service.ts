@@ -26,7 +26,7 @@ import type {
   ThreadStateUpdateResult,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Outcome } from '../outcome.ts';
-import type { Drawing, GraphSchemas } from './graphShapes.ts';
+import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 import type { ThreadStreamMode } from './threadStream.ts';
@@ -54,7 +54,7 @@ export interface AssistantService {
   setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
   drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>>;
   schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>>;
-  subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>>;
+  subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, SubgraphSchemas>, 'not_found'>>;
 }
 
 /** A checkpoint as requests name it (`checkpoint` objects of the SDKs). */

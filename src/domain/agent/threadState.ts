@@ -2,7 +2,7 @@
 // chain for plain-function graphs (plainState.ts), the checkpointer for LangGraph graphs. The graph of a thread is
 // the one its latest run executes (recorded on the run; not the thread's metadata, which a
 // client may change).
-import type { Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
+import type { Checkpoint, Interrupt, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
@@ -41,7 +41,11 @@ export class ThreadStateReader {
 
   async graph(thread: ThreadRecord): Promise<LoadedGraph | undefined> {
     const graphId = await this.graphOf(thread);
-    return graphId === null ? undefined : this.graphs.resolve(graphId, { configurable: { thread_id: thread.thread_id } });
+    if (graphId === null) return undefined;
+    // a factory is called with the thread's config (its runs' merged configurable), as
+    // upstream does for state reads and updates: the graph it makes reads this thread's state
+    const config = thread.config ?? {};
+    return this.graphs.resolve(graphId, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
   }
 
   /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
@@ -93,7 +97,7 @@ export class ThreadStateReader {
 }
 
 function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
-  const checkpoint = (id: string | null) => (id ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: id } : null);
+  const checkpoint = (id: string | null) => (id ? { thread_id: threadId, checkpoint_ns: '', checkpoint_id: id, checkpoint_map: null } : null);
   return {
     values: snapshot.values as ThreadState['values'],
     // an input checkpoint holds the input applied; the graph's function runs next
@@ -110,13 +114,22 @@ function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
 export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
   const configurable = snapshot?.config?.configurable ?? {};
   if (!configurable.checkpoint_id) return EMPTY_STATE;
-  const tasks = (snapshot.tasks ?? []).map((task: any) => ({
-    id: task.id,
-    name: task.name,
-    error: task.error ? String(task.error?.message ?? task.error) : null,
-    interrupts: (task.interrupts ?? []).map(toInterrupt),
-    ...(task.state && typeof task.state === 'object' && 'values' in task.state ? { state: fromSnapshot(threadId, task.state) as unknown as Record<string, unknown> } : {}),
-  }));
+  // a task's `state` is the subgraph's state when it was asked for (`subgraphs`), else the
+  // config that points at it: clients pass that `checkpoint` back to read or edit the subgraph
+  const tasks = (snapshot.tasks ?? []).map((task: any) => {
+    const state = task.state && typeof task.state === 'object' ? task.state : null;
+    const isSnapshot = !!state && 'values' in state && 'next' in state;
+    return {
+      id: task.id,
+      name: task.name,
+      error: task.error ? String(task.error?.message ?? task.error) : null,
+      interrupts: (task.interrupts ?? []).map(toInterrupt),
+      path: serialiseValues(task.path ?? []) as unknown[],
+      checkpoint: !isSnapshot && state?.configurable ? (serialiseValues(state.configurable) as Record<string, unknown>) : null,
+      state: isSnapshot ? (fromSnapshot(threadId, state) as unknown as Record<string, unknown>) : null,
+      result: serialiseValues(task.result ?? null),
+    };
+  });
   const parent = snapshot.parentConfig?.configurable;
   return {
     values: serialiseValues(snapshot.values ?? {}) as ThreadState['values'],
@@ -124,10 +137,15 @@ export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
     tasks,
     metadata: (serialiseValues(snapshot.metadata ?? null) as Record<string, unknown>) ?? null,
     created_at: snapshot.createdAt ?? null,
-    checkpoint: { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? '', checkpoint_id: configurable.checkpoint_id },
-    parent_checkpoint: parent?.checkpoint_id ? { thread_id: threadId, checkpoint_ns: parent.checkpoint_ns ?? '', checkpoint_id: parent.checkpoint_id } : null,
+    checkpoint: checkpointOf(threadId, configurable),
+    parent_checkpoint: parent?.checkpoint_id ? checkpointOf(threadId, parent) : null,
     interrupts: tasks.flatMap((t: { interrupts: Interrupt[] }) => t.interrupts),
   };
+}
+
+/** A checkpoint pointer as upstream writes it (`checkpoint_map` names the parents' checkpoints of a subgraph's). */
+function checkpointOf(threadId: string, configurable: Record<string, any>): Checkpoint {
+  return { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? '', checkpoint_id: configurable.checkpoint_id, checkpoint_map: configurable.checkpoint_map ?? null };
 }
 
 export function toInterrupt(value: any): Interrupt {

@@ -71,6 +71,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     maxConcurrentRuns,
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
+    systemAssistantConfig: config.systemAssistantConfig,
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
