@@ -162,7 +162,7 @@ export class AssistantRegistry implements AssistantService {
 
   async schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>> {
     const graph = await this.graphOf(idOrGraph);
-    return graph.ok ? ok(graphSchemas(graph.value)) : graph;
+    return graph.ok ? ok(await graphSchemas(graph.value)) : graph;
   }
 
   async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, GraphSchemas>, 'not_found'>> {
