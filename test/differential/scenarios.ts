@@ -168,6 +168,19 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'thread stream and prune',
+    covers: 'threads.joinStream (GET /threads/{id}/stream) and threads.prune',
+    async run(side) {
+      const client = side.client();
+      const { threadId } = await threadAfterRun(side, 'chat', 'to prune');
+      // a thread's stream stays open for its next runs: only whether it opens is compared
+      const stream = await fetch(`${side.url}/threads/${threadId}/stream`, { headers: { ...bearer(USER), accept: 'text/event-stream' }, signal: AbortSignal.timeout(30_000) });
+      await stream.body?.cancel();
+      const pruned = await status(client.threads.prune([threadId], { strategy: 'delete' }));
+      return { stream: stream.status, pruned, afterPrune: await status(client.threads.get(threadId)) };
+    },
+  },
+  {
     name: 'runs in the background',
     covers: 'runs.create/join/get/list/delete, runs.wait stateless',
     async run(side) {

@@ -12,12 +12,13 @@ interface ChatStream {
   isLoading: boolean;
   interrupt: { value?: unknown } | undefined;
   values: unknown;
+  error: unknown;
   submit(values: unknown, options?: Record<string, unknown>): Promise<void>;
 }
 interface Hooks {
-  mount(side: Side, assistantId: string): { current(): ChatStream; unmount(): void };
+  mount(side: Side, assistantId: string, fetchStateHistory?: boolean): { current(): ChatStream; unmount(): void };
   act(work: () => Promise<unknown>): Promise<void>;
-  until(check: () => void): Promise<void>;
+  until(check: () => void, timeoutMs?: number): Promise<void>;
 }
 
 let loaded: Promise<Hooks> | undefined;
@@ -40,16 +41,16 @@ async function loadHooks(): Promise<Hooks> {
   const reactModule = 'react';
   const { useState } = (await import(reactModule)) as { useState<T>(initial: T): [T, (value: T) => void] };
   return {
-    mount(side, assistantId) {
+    mount(side, assistantId, fetchStateHistory = true) {
       // as a chat UI holds it: the thread id in state, set when the hook creates the thread
       const hook = renderHook(() => {
         const [threadId, setThreadId] = useState<string | null>(null);
-        return useStream({ apiUrl: side.url, defaultHeaders: bearer(USER), assistantId, threadId, onThreadId: setThreadId, fetchStateHistory: true, messagesKey: 'messages' });
+        return useStream({ apiUrl: side.url, defaultHeaders: bearer(USER), assistantId, threadId, onThreadId: setThreadId, fetchStateHistory, messagesKey: 'messages' });
       });
       return { current: () => hook.result.current, unmount: () => hook.unmount() };
     },
     act,
-    until: (check) => waitFor(check, { timeout: 30_000, interval: 25 }),
+    until: (check, timeoutMs = 30_000) => waitFor(check, { timeout: timeoutMs, interval: 25 }),
   };
 }
 
@@ -92,6 +93,23 @@ export const useStreamScenarios: Scenario[] = [
       const after = screen(hook.current());
       hook.unmount();
       return { interrupt, before, after, interruptAfter: hook.current().interrupt ?? null };
+    },
+  },
+  {
+    name: 'useStream without history',
+    covers: 'useStream without fetchStateHistory (the thread state read once)',
+    oneAtATime: true,
+    async run(side) {
+      const hooks = await (loaded ??= loadHooks());
+      const hook = hooks.mount(side, 'chat', false);
+      await hooks.act(() => hook.current().submit({ messages: [{ type: 'human', content: 'no history' }] }));
+      await hooks.until(() => assert.equal(hook.current().isLoading, false));
+      // the reply shows once the hook has read the thread's state; a server whose answer the
+      // hook cannot use never shows it, and is observed as it stands after 10 s
+      await hooks.until(() => assert.equal(hook.current().messages.length, 2), 10_000).catch(() => {});
+      const out = { shown: screen(hook.current()), error: hook.current().error ? String(hook.current().error) : null, values: hook.current().values };
+      hook.unmount();
+      return out;
     },
   },
 ];
