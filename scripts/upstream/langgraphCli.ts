@@ -128,11 +128,31 @@ export interface UpstreamProject {
 
 /** A fresh copy of a project folder inside the install (or files written by `write`). */
 export function stageProject(install: UpstreamInstall, name: string, from: string | ((dir: string) => void)): UpstreamProject {
-  const dir = path.join(install.dir, 'projects', `${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const projects = path.join(install.dir, 'projects');
+  removeOrphans(projects);
+  const dir = path.join(projects, `${name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.mkdirSync(dir, { recursive: true });
   if (typeof from === 'string') fs.cpSync(from, dir, { recursive: true, filter: (src) => !/(^|[\\/])(node_modules|\.langgraph_api)$/.test(src) });
   else from(dir);
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Copies left by runs that were killed before they could remove them (their process is gone). */
+function removeOrphans(projects: string): void {
+  for (const entry of fs.existsSync(projects) ? fs.readdirSync(projects) : []) {
+    const pid = Number(/-(\d+)-[0-9a-f]+$/.exec(entry)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    fs.rmSync(path.join(projects, entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export interface StartUpstreamOptions {
