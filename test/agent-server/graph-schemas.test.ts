@@ -14,7 +14,7 @@ describe('declared graph schemas', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project: { graphs: { typed: TYPED, chat: './test/fixtures/differential-project/src/chat.ts:graph' } } });
+    server = await startTestServer({ project: { graphs: { typed: TYPED, approval: './test/fixtures/differential-project/src/approval.ts:graph' } } });
     client = new Client({ apiUrl: server.url, apiKey: server.key });
   });
   after(() => server.close());
@@ -40,9 +40,13 @@ describe('declared graph schemas', () => {
     assert.deepEqual(schemas.context_schema, schemas.config_schema);
   });
 
-  it('a graph that declares nothing this way keeps its channel schema', async () => {
-    const schemas = await client.assistants.getSchemas('chat');
-    assert.deepEqual(Object.keys((schemas.state_schema as unknown as Schema).properties), ['messages']);
-    assert.equal(schemas.config_schema, null);
+  it('an Annotation graph: its channels typed from the module’s TypeScript (as upstream’s static extraction)', { timeout: 120_000 }, async () => {
+    const schemas = await client.assistants.getSchemas('approval');
+    const state = schemas.state_schema as unknown as Schema & { definitions: Record<string, unknown> };
+    assert.deepEqual(state.properties.decision, { type: 'string' });
+    assert.deepEqual(state.properties.messages, { type: 'array', items: { $ref: '#/definitions/BaseMessage' } });
+    assert.ok(state.definitions.BaseMessage, 'messages refer to a definition');
+    assert.deepEqual(Object.keys((schemas.input_schema as unknown as Schema).properties).sort(), ['decision', 'messages']);
+    assert.equal((schemas.config_schema as { type?: string }).type, 'object');
   });
 });

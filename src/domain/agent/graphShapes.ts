@@ -1,8 +1,9 @@
 // What a graph looks like from outside: its drawing (nodes and edges, as LangGraph's
 // getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
-// those its author declared (declaredSchemas.ts), else derived from its channels.
+// those its author declared (declaredSchemas.ts), else its module's TypeScript types (staticSchemas.ts), else its channels.
 import type { RunnableGraph } from './graphs.ts';
 import { declaredSchemas } from './declaredSchemas.ts';
+import { staticSchemas } from './staticSchemas.ts';
 
 export interface Drawing {
   nodes: { id: string | number; type?: string; data?: unknown }[];
@@ -47,14 +48,15 @@ export async function drawGraph(graph: RunnableGraph, xray: boolean | number): P
 /**
  * The graph's schemas: those its author declared (StateSchema or Zod: real types, enums,
  * defaults, `langgraph_type`), read as the upstream server reads them — context_schema is the
- * config schema, as there (in JS the two are one declaration); else channel names.
+ * config schema, as there (in JS the two are one declaration); else, unless `readTypes` is
+ * false, the types of its module's TypeScript (as upstream's static extraction); else channel names.
  */
-export async function graphSchemas(graph: RunnableGraph): Promise<GraphSchemas> {
+export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: boolean } = {}): Promise<GraphSchemas> {
   if (graph.kind === 'plain') {
     const state = { type: 'object', properties: { messages: MESSAGES }, additionalProperties: true };
     return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
   }
-  const declared = await declaredSchemas(graph.graph, graph.source);
+  const declared = (await declaredSchemas(graph.graph, graph.source)) ?? (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
   if (declared) {
     const config = declared.config ?? null;
     return { graph_id: graph.id, input_schema: declared.input ?? null, output_schema: declared.output ?? null, state_schema: declared.state ?? null, config_schema: config, context_schema: config };
@@ -72,6 +74,7 @@ export async function subgraphSchemas(graph: RunnableGraph, namespace: string | 
   const out: Record<string, GraphSchemas> = {};
   if (!compiled.getSubgraphsAsync) return out;
   for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
+    // (a subgraph has no export of its own: its TypeScript types are not read)
     out[ns] = await graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never, source: graph.source });
   }
   return out;
