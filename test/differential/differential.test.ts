@@ -21,9 +21,9 @@ describe('differential: upstream JS dev server vs agentplane on the same project
   before(async () => {
     servers = await startServers((line) => console.log(`# ${line}`));
     console.log(`# servers started (upstream ${(servers.startMs.upstream / 1000).toFixed(1)} s, agentplane ${(servers.startMs.agentplane / 1000).toFixed(1)} s)`);
-    // the upstream server type-checks a graph's TypeScript for its schemas (tens of seconds,
-    // in a worker, cached per graph): started now, it is done when the schema scenarios ask
-    void side(servers.upstream).client().assistants.getSchemas('parent').catch(() => {});
+    // both servers read a graph's TypeScript for its schemas (seconds to tens of seconds, in a
+    // worker, kept per graph): started now, it is done when the schema scenarios ask
+    for (const server of [servers.upstream, servers.agentplane]) void side(server).client().assistants.getSchemas('parent').catch(() => {});
   });
   after(async () => {
     await Promise.all([servers?.upstream.stop(), servers?.agentplane.stop()]);
