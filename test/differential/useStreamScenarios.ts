@@ -16,7 +16,7 @@ interface ChatStream {
   submit(values: unknown, options?: Record<string, unknown>): Promise<void>;
 }
 interface Hooks {
-  mount(side: Side, assistantId: string, fetchStateHistory?: boolean): { current(): ChatStream; unmount(): void };
+  mount(side: Side, assistantId: string, fetchStateHistory?: boolean, threadId?: string): { current(): ChatStream; unmount(): void };
   act(work: () => Promise<unknown>): Promise<void>;
   until(check: () => void, timeoutMs?: number): Promise<void>;
 }
@@ -41,10 +41,10 @@ async function loadHooks(): Promise<Hooks> {
   const reactModule = 'react';
   const { useState } = (await import(reactModule)) as { useState<T>(initial: T): [T, (value: T) => void] };
   return {
-    mount(side, assistantId, fetchStateHistory = true) {
+    mount(side, assistantId, fetchStateHistory = true, existingThread) {
       // as a chat UI holds it: the thread id in state, set when the hook creates the thread
       const hook = renderHook(() => {
-        const [threadId, setThreadId] = useState<string | null>(null);
+        const [threadId, setThreadId] = useState<string | null>(existingThread ?? null);
         return useStream({ apiUrl: side.url, defaultHeaders: bearer(USER), assistantId, threadId, onThreadId: setThreadId, fetchStateHistory, messagesKey: 'messages' });
       });
       return { current: () => hook.result.current, unmount: () => hook.unmount() };
@@ -97,11 +97,13 @@ export const useStreamScenarios: Scenario[] = [
   },
   {
     name: 'useStream without history',
-    covers: 'useStream without fetchStateHistory (the thread state read once)',
+    covers: 'useStream without fetchStateHistory on an existing thread: what the run streamed stays on screen',
     oneAtATime: true,
     async run(side) {
       const hooks = await (loaded ??= loadHooks());
-      const hook = hooks.mount(side, 'chat', false);
+      // on a thread that exists: the hook does not switch threads while the run streams
+      const thread = await side.client().threads.create();
+      const hook = hooks.mount(side, 'chat', false, thread.thread_id);
       await hooks.act(() => hook.current().submit({ messages: [{ type: 'human', content: 'no history' }] }));
       await hooks.until(() => assert.equal(hook.current().isLoading, false));
       // the reply shows once the hook has read the thread's state; a server whose answer the
