@@ -168,9 +168,9 @@ export class AssistantRegistry implements AssistantService {
     return graph.ok ? ok(await drawGraph(graph.value, xray)) : graph;
   }
 
-  async schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>> {
+  async schemas(idOrGraph: string, options: { readTypes?: boolean } = {}): Promise<Outcome<GraphSchemas, 'not_found'>> {
     const graph = await this.graphOf(idOrGraph);
-    return graph.ok ? ok(graphSchemas(graph.value)) : graph;
+    return graph.ok ? ok(await graphSchemas(graph.value, options)) : graph;
   }
 
   async subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, SubgraphSchemas>, 'not_found'>> {

@@ -1,11 +1,14 @@
 // What a graph looks like from outside: its drawing (nodes and edges, as LangGraph's
-// getGraph().toJSON() gives it) and JSON schemas of its input, output and state, derived from
-// its channels when asked — never by parsing its source in a worker that can time out.
+// getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
+// those its author declared (declaredSchemas.ts), else its module's TypeScript types (staticSchemas.ts), else its channels.
 import type { RunnableGraph } from './graphs.ts';
+import { declaredSchemas } from './declaredSchemas.ts';
+import { staticSchemas } from './staticSchemas.ts';
 
 export interface Drawing {
   nodes: { id: string | number; type?: string; data?: unknown }[];
-  edges: { source: string | number; target: string | number; data?: unknown; conditional?: boolean }[];
+  /** `conditional` is always there (false too), as upstream's drawings have it. */
+  edges: { source: string | number; target: string | number; data?: unknown; conditional: boolean }[];
 }
 
 export interface GraphSchemas {
@@ -19,6 +22,9 @@ export interface GraphSchemas {
 
 const MESSAGES = { type: 'array', items: { type: 'object', description: 'A LangChain message (or {role, content})' } };
 
+/** LangGraph's own drawing, where `conditional` is there only when true. */
+type DrawnGraph = { nodes: Drawing['nodes']; edges: (Omit<Drawing['edges'][number], 'conditional'> & { conditional?: boolean })[] };
+
 export async function drawGraph(graph: RunnableGraph, xray: boolean | number): Promise<Drawing> {
   if (graph.kind === 'plain') {
     return {
@@ -28,21 +34,32 @@ export async function drawGraph(graph: RunnableGraph, xray: boolean | number): P
         { id: '__end__', type: 'schema', data: '__end__' },
       ],
       edges: [
-        { source: '__start__', target: graph.id },
-        { source: graph.id, target: '__end__' },
+        { source: '__start__', target: graph.id, conditional: false },
+        { source: graph.id, target: '__end__', conditional: false },
       ],
     };
   }
-  const compiled = graph.graph as unknown as { getGraphAsync?: (o: object) => Promise<{ toJSON(): Drawing }>; getGraph?: (o: object) => { toJSON(): Drawing } };
+  const compiled = graph.graph as unknown as { getGraphAsync?: (o: object) => Promise<{ toJSON(): DrawnGraph }>; getGraph?: (o: object) => { toJSON(): DrawnGraph } };
   const drawable = compiled.getGraphAsync ? await compiled.getGraphAsync({ xray }) : compiled.getGraph!({ xray });
   const json = drawable.toJSON();
-  return { nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data })), edges: json.edges.map((e) => ({ source: e.source, target: e.target, ...(e.data !== undefined ? { data: e.data } : {}), ...(e.conditional ? { conditional: true } : {}) })) };
+  return { nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data })), edges: json.edges.map((e) => ({ source: e.source, target: e.target, ...(e.data !== undefined ? { data: e.data } : {}), conditional: e.conditional === true })) };
 }
 
-export function graphSchemas(graph: RunnableGraph): GraphSchemas {
+/**
+ * The graph's schemas: those its author declared (StateSchema or Zod: real types, enums,
+ * defaults, `langgraph_type`), read as the upstream server reads them — context_schema is the
+ * config schema, as there (in JS the two are one declaration); else, unless `readTypes` is
+ * false, the types of its module's TypeScript (as upstream's static extraction); else channel names.
+ */
+export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: boolean } = {}): Promise<GraphSchemas> {
   if (graph.kind === 'plain') {
     const state = { type: 'object', properties: { messages: MESSAGES }, additionalProperties: true };
     return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+  }
+  const declared = (await declaredSchemas(graph.graph, graph.source)) ?? (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
+  if (declared) {
+    const config = declared.config ?? null;
+    return { graph_id: graph.id, input_schema: declared.input ?? null, output_schema: declared.output ?? null, state_schema: declared.state ?? null, config_schema: config, context_schema: config };
   }
   const channels = Object.keys(graph.graph.channels ?? {}).filter((name) => !name.startsWith('__') && !name.includes(':'));
   const properties = Object.fromEntries(channels.map((name) => [name, name === 'messages' ? MESSAGES : {}]));
@@ -65,7 +82,8 @@ export async function subgraphSchemas(graph: RunnableGraph, namespace: string | 
   const out: Record<string, SubgraphSchemas> = {};
   if (!compiled.getSubgraphsAsync) return out;
   for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
-    const schemas = graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never });
+    // (a subgraph has no export of its own: its TypeScript types are not read)
+    const schemas = await graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never, source: graph.source });
     const keyed = { state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
     out[ns] = Object.fromEntries(Object.entries(keyed).filter(([, schema]) => schema !== null));
   }

@@ -40,10 +40,16 @@ export interface CompiledGraphLike {
 /** A graph factory `(config) => graph` (sync or async), called with each run's config. */
 export type GraphFactory = (config: Record<string, unknown>) => unknown;
 
+/** Where a graph was exported from: the project module and the export (its schemas are read through them). */
+export interface GraphSource {
+  source?: string;
+  exportName?: string;
+}
+
 export type LoadedGraph =
-  | { id: string; kind: 'plain'; fn: PlainGraph; description?: string }
-  | { id: string; kind: 'langgraph'; graph: CompiledGraphLike; description?: string }
-  | { id: string; kind: 'factory'; make: GraphFactory; template: CompiledGraphLike; description?: string };
+  | ({ id: string; kind: 'plain'; fn: PlainGraph; description?: string } & GraphSource)
+  | ({ id: string; kind: 'langgraph'; graph: CompiledGraphLike; description?: string } & GraphSource)
+  | ({ id: string; kind: 'factory'; make: GraphFactory; template: CompiledGraphLike; description?: string } & GraphSource);
 
 /** A graph ready to execute or read: factories have been called for the config at hand. */
 export type RunnableGraph = Exclude<LoadedGraph, { kind: 'factory' }>;
@@ -64,7 +70,7 @@ export class GraphRegistry {
   async resolve(id: string, config: Record<string, unknown> = {}): Promise<RunnableGraph | undefined> {
     const graph = this.graphs.get(id);
     if (!graph || graph.kind !== 'factory') return graph;
-    return { id, kind: 'langgraph', graph: await buildFromFactory(id, graph.make, config, this.checkpointer), description: graph.description };
+    return { id, kind: 'langgraph', graph: await buildFromFactory(id, graph.make, config, this.checkpointer), description: graph.description, source: graph.source, exportName: graph.exportName };
   }
 
   /** A plain function turned out to be a factory (it returned a graph): from now on it is one. */
@@ -72,7 +78,7 @@ export class GraphRegistry {
     const graph = this.graphs.get(id);
     if (graph?.kind !== 'plain') return;
     const make = graph.fn as unknown as GraphFactory;
-    this.graphs.set(id, { id, kind: 'factory', make, template: await buildFromFactory(id, make, {}, this.checkpointer), description: graph.description });
+    this.graphs.set(id, { id, kind: 'factory', make, template: await buildFromFactory(id, make, {}, this.checkpointer), description: graph.description, source: graph.source, exportName: graph.exportName });
   }
 
   ids(): string[] {
@@ -158,8 +164,8 @@ export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: stri
     const template = typeof value === 'function' && options.functions === 'factory' ? await tryFactory(value as GraphFactory) : undefined;
     if (template) {
       (template as { checkpointer?: unknown }).checkpointer = checkpointer;
-      registry.add({ id, kind: 'factory', make: value as GraphFactory, template, description });
-    } else registry.add(classify(id, value, `${file}:${exportName}`, checkpointer, description));
+      registry.add({ id, kind: 'factory', make: value as GraphFactory, template, description, source: file, exportName });
+    } else registry.add({ ...classify(id, value, `${file}:${exportName}`, checkpointer, description), source: file, exportName });
   }
   return registry;
 }

@@ -20,3 +20,13 @@ export async function importProjectModule(file: string): Promise<Record<string, 
   if (RUNNING_COMPILED && TYPESCRIPT_FILE.test(file)) return (await typescriptImport())(url, import.meta.url);
   return import(url);
 }
+
+/**
+ * A library module as the project's own modules see it (the same instance: module singletons
+ * such as LangGraph's schema registry are shared). `projectFile` is a module of the project;
+ * when it was loaded through tsx's namespace, the library is loaded through it too.
+ */
+export async function importFromProject(url: string, projectFile: string): Promise<Record<string, unknown>> {
+  if (RUNNING_COMPILED && TYPESCRIPT_FILE.test(projectFile)) return (await typescriptImport())(url, pathToFileURL(projectFile).href);
+  return import(url);
+}

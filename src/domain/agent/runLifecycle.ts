@@ -527,7 +527,9 @@ export class RunLifecycle {
       interrupts = ending.output.interrupts;
       threadStatus = ending.output.next.length > 0 ? 'interrupted' : 'idle';
       const pending = Object.values(interrupts).flat();
-      result = pending.length ? { ...ending.output.values, __interrupt__: pending } : ending.output.values;
+      // as upstream: a run that stopped for input answers with its interrupts alone (the last
+      // chunk it streamed); its values are the thread's state
+      result = pending.length ? { __interrupt__: pending } : ending.output.values;
     } else if (ending.kind === 'error') {
       status = 'error';
       error = ending.error;

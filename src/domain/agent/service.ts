@@ -53,7 +53,8 @@ export interface AssistantService {
   listVersions(idOrGraph: string, query?: AssistantVersionsRequest): Promise<Outcome<AssistantVersion[], 'not_found'>>;
   setLatest(idOrGraph: string, version: number): Promise<Outcome<Assistant, 'not_found' | 'conflict'>>;
   drawing(idOrGraph: string, xray: boolean | number): Promise<Outcome<Drawing, 'not_found'>>;
-  schemas(idOrGraph: string): Promise<Outcome<GraphSchemas, 'not_found'>>;
+  /** `readTypes: false` skips reading an Annotation graph's TypeScript types (seconds, in a worker). */
+  schemas(idOrGraph: string, options?: { readTypes?: boolean }): Promise<Outcome<GraphSchemas, 'not_found'>>;
   subgraphs(idOrGraph: string, namespace: string | undefined, recurse: boolean): Promise<Outcome<Record<string, SubgraphSchemas>, 'not_found'>>;
 }
 

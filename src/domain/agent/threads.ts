@@ -112,8 +112,10 @@ export class Threads implements ThreadService {
       if (!source) return threadNotFound(threadId);
       // the copy's graph is the source's: before its own first run it is read from metadata
       const graphId = await this.deps.stateReader.graphOf(source);
-      const metadata = graphId ? { ...source.metadata, graph_id: graphId } : source.metadata;
-      const copy: ThreadRecord = { ...newThread(uuid4(), metadata, this.owner), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
+      const copyId = uuid4();
+      // as upstream: the copy's metadata names the copy (clients tell copies apart by it)
+      const metadata = { ...source.metadata, ...(graphId ? { graph_id: graphId } : {}), thread_id: copyId };
+      const copy: ThreadRecord = { ...newThread(copyId, metadata, this.owner), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
       await this.deps.checkpoints.copy(threadId, copy.thread_id);
       await this.deps.threads.insert(copy.thread_id, copy);
       return ok(await this.view(copy));

@@ -92,7 +92,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...mcpHandlers((ctx): ToolHost => {
       const service = serviceFor(ctx);
       return { ...service, inputSchema: async (assistant) => {
-        const schemas = await service.assistants.schemas(assistant.assistant_id);
+        // (not from TypeScript types: listing tools must not wait seconds per graph)
+        const schemas = await service.assistants.schemas(assistant.assistant_id, { readTypes: false });
         return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
       } };
     }),

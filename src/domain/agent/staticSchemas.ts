@@ -1,0 +1,64 @@
+// Schemas from a graph module's TypeScript types, for graphs that declare no StateSchema or
+// Zod schema (Annotation graphs), as the upstream JS server extracts them: the TypeScript
+// compiler reads the module in a worker thread (seconds of synchronous work, never on the
+// request loop), bounded by a timeout; each module's answer is kept while the file is
+// unchanged. The compiler is the project's own `typescript`, else agentplane's when
+// installed; without one, or when it fails, there is no answer (the caller falls back).
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type { DeclaredSchemas } from './declaredSchemas.ts';
+
+const SOURCES = import.meta.url.endsWith('.ts');
+const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
+const TIMEOUT_MS = 60_000;
+const cache = new Map<string, Promise<DeclaredSchemas | undefined>>();
+
+export function staticSchemas(file: string | undefined, exportName: string | undefined): Promise<DeclaredSchemas | undefined> {
+  if (!file || !exportName || !/\.(c|m)?tsx?$/.test(file)) return Promise.resolve(undefined);
+  let mtime = 0;
+  try {
+    mtime = fs.statSync(file).mtimeMs;
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  const key = `${file}:${exportName}:${mtime}`;
+  let answer = cache.get(key);
+  if (!answer) {
+    answer = extract(file, exportName);
+    cache.set(key, answer);
+  }
+  return answer;
+}
+
+async function extract(file: string, exportName: string): Promise<DeclaredSchemas | undefined> {
+  const typescript = compilerFor(file);
+  if (!typescript) return undefined;
+  return new Promise((resolve) => {
+    const worker = new Worker(ENTRY, { workerData: { file, exportName, typescript } });
+    const timer = setTimeout(() => void worker.terminate().then(() => resolve(undefined)), TIMEOUT_MS);
+    const done = (value: DeclaredSchemas | undefined) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(value);
+    };
+    worker.once('message', (value: DeclaredSchemas | null) => done(value ?? undefined));
+    worker.once('error', () => done(undefined));
+    worker.once('exit', () => done(undefined));
+  });
+}
+
+/** The URL of the TypeScript compiler the project resolves (else agentplane's, if any). */
+function compilerFor(file: string): string | undefined {
+  for (let at = path.dirname(file); ; at = path.dirname(at)) {
+    const main = path.join(at, 'node_modules', 'typescript', 'lib', 'typescript.js');
+    if (fs.existsSync(main)) return pathToFileURL(main).href;
+    if (path.dirname(at) === at) break;
+  }
+  try {
+    return import.meta.resolve('typescript');
+  } catch {
+    return undefined;
+  }
+}

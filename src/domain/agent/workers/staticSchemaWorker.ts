@@ -1,0 +1,101 @@
+// In a worker thread (the compiler is synchronous and takes seconds): the JSON schemas of a
+// graph's state, update, and config, read from the TypeScript types of its module with the
+// TypeScript compiler — the way the upstream JS server gives Annotation graphs typed schemas.
+// workerData: { file, exportName, typescript } (typescript: the compiler module's URL).
+import { parentPort, workerData } from 'node:worker_threads';
+import type * as TS from 'typescript';
+
+interface Job {
+  file: string;
+  exportName: string;
+  typescript: string;
+}
+
+type Schema = Record<string, unknown>;
+const MAX_DEPTH = 6;
+
+const job = workerData as Job;
+const ts = ((await import(job.typescript)) as { default?: typeof TS }).default ?? ((await import(job.typescript)) as typeof TS);
+parentPort!.postMessage(extract(job));
+
+function extract({ file, exportName }: Job): { state: Schema; input: Schema; output: Schema; config: Schema } | null {
+  const program = ts.createProgram([file], {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    allowImportingTsExtensions: true,
+    allowJs: true,
+    types: [],
+  });
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(file);
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  const exported = moduleSymbol && checker.getExportsOfModule(moduleSymbol).find((s) => s.name === exportName);
+  if (!source || !exported) return null;
+  let graphType = checker.getTypeOfSymbolAtLocation(exported, source);
+  // a factory: the graph it returns (awaited)
+  const call = graphType.getCallSignatures()[0];
+  if (call) graphType = checker.getAwaitedType(call.getReturnType()) ?? call.getReturnType();
+  // CompiledStateGraph<State, Update, Nodes, Input, Output, Config, …>
+  const [state, update] = checker.getTypeArguments(graphType as TS.TypeReference);
+  if (!state || !update) return null;
+  const definitions: Record<string, Schema> = {};
+  const toSchema = (type: TS.Type, depth: number): Schema => schemaOf(checker, type, depth, definitions);
+  const stateSchema = { ...objectSchema(checker, state, source, toSchema), definitions };
+  const inputSchema = { ...objectSchema(checker, update, source, toSchema), definitions };
+  const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
+  return { state: { ...stateSchema, ...draft }, input: { ...inputSchema, ...draft }, output: { ...stateSchema, ...draft }, config: { type: 'object', ...draft } };
+}
+
+function objectSchema(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const property of checker.getPropertiesOfType(type)) properties[property.name] = toSchema(checker.getTypeOfSymbolAtLocation(property, at), 1);
+  return { type: 'object', properties };
+}
+
+/** A TypeScript type as JSON Schema: primitives, literal unions as enums, arrays, objects; LangChain messages by reference. */
+function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definitions: Record<string, Schema>): Schema {
+  const flags = type.flags;
+  const F = ts.TypeFlags;
+  if (flags & (F.Any | F.Unknown)) return {};
+  if (flags & F.StringLiteral) return { type: 'string', const: (type as TS.StringLiteralType).value };
+  if (flags & F.NumberLiteral) return { type: 'number', const: (type as TS.NumberLiteralType).value };
+  if (flags & F.BooleanLiteral) return { type: 'boolean', const: checker.typeToString(type) === 'true' };
+  if (flags & F.String) return { type: 'string' };
+  if (flags & F.Number) return { type: 'number' };
+  if (flags & F.Boolean) return { type: 'boolean' };
+  if (flags & F.Null) return { type: 'null' };
+  if (type.isUnion()) {
+    const members = type.types.filter((t) => !(t.flags & (F.Undefined | F.Void)));
+    if (members.length && members.every((t) => t.flags & F.StringLiteral)) return { type: 'string', enum: members.map((t) => (t as TS.StringLiteralType).value) };
+    if (members.length && members.every((t) => t.flags & F.NumberLiteral)) return { type: 'number', enum: members.map((t) => (t as TS.NumberLiteralType).value) };
+    if (members.length && members.every((t) => t.flags & F.BooleanLiteral)) return { type: 'boolean' };
+    if (members.length === 1) return schemaOf(checker, members[0], depth, definitions);
+    return { anyOf: members.map((t) => schemaOf(checker, t, depth, definitions)) };
+  }
+  if (checker.isArrayType(type) || checker.isTupleType(type)) {
+    const [item] = checker.getTypeArguments(type as TS.TypeReference);
+    return { type: 'array', items: item ? schemaOf(checker, item, depth + 1, definitions) : {} };
+  }
+  const name = type.getSymbol()?.getName();
+  if (name && /Message(Chunk)?$/.test(name) && checker.getPropertyOfType(type, 'content')) {
+    definitions.BaseMessage ??= {
+      type: 'object',
+      description: 'A LangChain message',
+      properties: { type: { type: 'string' }, content: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] }, id: { type: 'string' }, name: { type: 'string' } },
+    };
+    return { $ref: '#/definitions/BaseMessage' };
+  }
+  if (flags & F.Object && depth < MAX_DEPTH && type.getCallSignatures().length === 0) {
+    const properties: Record<string, Schema> = {};
+    for (const property of checker.getPropertiesOfType(type)) {
+      const declaration = property.valueDeclaration ?? property.declarations?.[0];
+      if (declaration) properties[property.name] = schemaOf(checker, checker.getTypeOfSymbolAtLocation(property, declaration), depth + 1, definitions);
+    }
+    return { type: 'object', properties };
+  }
+  return {};
+}

@@ -1,0 +1,52 @@
+// Schemas a graph's author declared (issue 27, point 7): a Zod state and context graph's
+// schemas carry real types, enums, defaults, descriptions and `langgraph_type: "messages"`
+// from LangGraph's schema registry; config_schema and context_schema are the context schema.
+// (test/differential compares the same answers with the upstream server's.)
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@langchain/langgraph-sdk';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const TYPED = './test/fixtures/differential-project/src/typed.ts:graph';
+type Schema = { properties: Record<string, Record<string, unknown>>; required?: string[] };
+
+describe('declared graph schemas', () => {
+  let server: TestServer;
+  let client: Client;
+  before(async () => {
+    server = await startTestServer({ project: { graphs: { typed: TYPED, approval: './test/fixtures/differential-project/src/approval.ts:graph' } } });
+    client = new Client({ apiUrl: server.url, apiKey: server.key });
+  });
+  after(() => server.close());
+
+  it('a Zod state: types, enum, default, description and the messages channel', async () => {
+    const schemas = await client.assistants.getSchemas('typed');
+    const state = schemas.state_schema as unknown as Schema;
+    assert.equal(state.properties.messages.langgraph_type, 'messages');
+    assert.equal(state.properties.messages.type, 'array');
+    assert.deepEqual(state.properties.mood, { default: 'calm', description: 'How the reply sounds', type: 'string', enum: ['calm', 'excited'] });
+    assert.equal(state.properties.turns.type, 'integer');
+    assert.deepEqual((schemas.input_schema as unknown as Schema).properties.mood.enum, ['calm', 'excited']);
+    // the output has every field; the input (an update) needs none
+    assert.deepEqual((schemas.output_schema as unknown as Schema).required, ['messages', 'mood', 'turns']);
+    assert.equal((schemas.input_schema as unknown as Schema).required, undefined);
+  });
+
+  it('config_schema and context_schema: the graph’s context schema', async () => {
+    const schemas = await client.assistants.getSchemas('typed');
+    const config = schemas.config_schema as unknown as Schema;
+    assert.deepEqual(config.properties.model, { default: 'small', type: 'string', enum: ['small', 'large'] });
+    assert.deepEqual(config.properties.temperature, { type: 'number', minimum: 0, maximum: 2 });
+    assert.deepEqual(schemas.context_schema, schemas.config_schema);
+  });
+
+  it('an Annotation graph: its channels typed from the module’s TypeScript (as upstream’s static extraction)', { timeout: 120_000 }, async () => {
+    const schemas = await client.assistants.getSchemas('approval');
+    const state = schemas.state_schema as unknown as Schema & { definitions: Record<string, unknown> };
+    assert.deepEqual(state.properties.decision, { type: 'string' });
+    assert.deepEqual(state.properties.messages, { type: 'array', items: { $ref: '#/definitions/BaseMessage' } });
+    assert.ok(state.definitions.BaseMessage, 'messages refer to a definition');
+    assert.deepEqual(Object.keys((schemas.input_schema as unknown as Schema).properties).sort(), ['decision', 'messages']);
+    assert.equal((schemas.config_schema as { type?: string }).type, 'object');
+  });
+});

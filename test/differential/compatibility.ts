@@ -1,0 +1,35 @@
+// README.md's compatibility section, written from deliberate-differences.json (the one list
+// of where agentplane differs from the upstream server on purpose). `--write` puts it into
+// README.md; compatibility.test.ts fails when the two disagree.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readDeliberate } from './compare.ts';
+import { UPSTREAM_CLI_PACKAGE, UPSTREAM_CLI_VERSION } from '../../scripts/upstream/langgraphCli.ts';
+
+export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const START = '<!-- compatibility:start (generated from test/differential/deliberate-differences.json: npx tsx test/differential/compatibility.ts --write) -->';
+const END = '<!-- compatibility:end -->';
+
+export function compatibilitySection(): string {
+  const rows = readDeliberate().map((d) => `- **${d.summary}** ${d.reason} (scenario: ${d.scenario === '*' ? 'every' : `"${d.scenario}"`})`);
+  return [
+    START,
+    `The differential suite (\`test/differential\`, part of \`npm test\`) starts the upstream JS dev server (\`${UPSTREAM_CLI_PACKAGE}\` ${UPSTREAM_CLI_VERSION} \`dev\`, installed from npm on first use into \`.cache/upstream\`, each attempt bounded by \`AGENTPLANE_UPSTREAM_INSTALL_TIMEOUT_MS\`, 300000 by default) and \`agentplane dev\` on the same project (\`test/fixtures/differential-project\`: interrupts, a subgraph, a factory, Zod state and context schemas, a store, custom auth, an \`http.app\` route and middleware), sends every scenario to both with the SDK's \`Client\`, \`RemoteGraph\`, \`useStream\` and raw HTTP/SSE, and compares what the client saw with ids and timestamps normalised. Any difference fails it except these, which are deliberate. (Scenarios waiting for fixes made elsewhere are listed in \`test/differential/pending-fixes.json\` and reported as todo.)`,
+    '',
+    ...rows,
+    END,
+  ].join('\n');
+}
+
+/** README.md with its compatibility section replaced by the generated one. */
+export function readmeWithSection(readme: string): string {
+  const from = readme.indexOf(START);
+  const to = readme.indexOf(END);
+  if (from < 0 || to < 0) throw new Error(`README.md has no compatibility section (between "${START}" and "${END}")`);
+  return readme.slice(0, from) + compatibilitySection() + readme.slice(to + END.length);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
+  fs.writeFileSync(README, readmeWithSection(fs.readFileSync(README, 'utf8')));
+  console.log('README.md compatibility section written');
+}

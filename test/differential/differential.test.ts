@@ -1,0 +1,54 @@
+// Differential suite: the upstream JS dev server (@langchain/langgraph-cli, pinned) and
+// agentplane serve the same project (test/fixtures/differential-project); every scenario is
+// sent to both and what the client saw is compared after normalising ids and timestamps.
+// A difference fails the test unless deliberate-differences.json allows it (with its reason).
+// Scenarios in pending-fixes.json wait for issue-27 fixes made on other branches: they run
+// as `todo` (reported, not failing) and say so when they start passing.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { differences, describe as describeDifferences, normalise, readDeliberate, readPending, unexplained } from './compare.ts';
+import { side, startServers, type RunningServer, type Servers } from './harness.ts';
+import { scenarios } from './scenarios.ts';
+import { useStreamScenarios } from './useStreamScenarios.ts';
+
+const deliberate = readDeliberate();
+const pending = new Map(readPending().map((p) => [p.scenario, p]));
+const all = [...scenarios, ...useStreamScenarios];
+
+describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
+  let servers: Servers;
+  const suiteStarted = performance.now();
+  before(async () => {
+    servers = await startServers((line) => console.log(`# ${line}`));
+    console.log(`# servers started (upstream ${(servers.startMs.upstream / 1000).toFixed(1)} s, agentplane ${(servers.startMs.agentplane / 1000).toFixed(1)} s)`);
+    // both servers read a graph's TypeScript for its schemas (seconds to tens of seconds, in a
+    // worker, kept per graph): started now, it is done when the schema scenarios ask
+    for (const server of [servers.upstream, servers.agentplane]) void side(server).client().assistants.getSchemas('parent').catch(() => {});
+  });
+  after(async () => {
+    await Promise.all([servers?.upstream.stop(), servers?.agentplane.stop()]);
+    console.log(`# differential suite: ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s in all`);
+  });
+
+  it('every listed difference names a scenario that exists', () => {
+    const names = new Set(all.map((s) => s.name));
+    for (const d of deliberate) if (d.scenario !== '*') assert.ok(names.has(d.scenario), `deliberate-differences.json names unknown scenario "${d.scenario}"`);
+    for (const name of pending.keys()) assert.ok(names.has(name), `pending-fixes.json names unknown scenario "${name}"`);
+  });
+
+  for (const scenario of all) {
+    const waiting = pending.get(scenario.name);
+    const todo = waiting ? `issue 27 point ${waiting.point}: expected to pass after merge (${waiting.why})` : undefined;
+    it(scenario.name, { todo, timeout: 120_000 }, async () => {
+      const on = (server: RunningServer) =>
+        scenario.run(side(server)).catch((err: Error) => {
+          throw new Error(`${scenario.name} failed on ${server.name}: ${err.message}\n${server.name}'s last output:\n${server.output().slice(-2500)}`, { cause: err });
+        });
+      const [upstream, agentplane] = scenario.oneAtATime ? [await on(servers.upstream), await on(servers.agentplane)] : await Promise.all([on(servers.upstream), on(servers.agentplane)]);
+      const found = differences(normalise(upstream, servers.upstream.url), normalise(agentplane, servers.agentplane.url));
+      const left = unexplained(scenario.name, found, deliberate);
+      if (waiting && left.length === 0) console.log(`# "${scenario.name}" passes now: remove it from pending-fixes.json`);
+      assert.ok(left.length === 0, `${scenario.name} (${scenario.covers}) differs from the upstream server:\n${describeDifferences(left)}`);
+    });
+  }
+});

@@ -1,0 +1,183 @@
+// The two servers of the differential suite — the upstream JS dev server (pinned, installed
+// on demand) and agentplane (`agentplane dev`) — on the same project, and what a scenario
+// uses to talk to one of them: the SDK's Client, raw fetch and SSE. Each is started once
+// per suite.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
+import { ensureUpstreamCli, stageProject, startUpstreamDev, type UpstreamInstall } from '../../scripts/upstream/langgraphCli.ts';
+import { ROOT } from '../support/server.ts';
+
+export const PROJECT = path.join(ROOT, 'test/fixtures/differential-project');
+/** The user every scenario acts as unless it says otherwise (see the project's src/auth.ts). */
+export const USER = 'alice';
+export const bearer = (user: string) => ({ authorization: `Bearer user-${user}` });
+
+export interface RunningServer {
+  name: 'upstream' | 'agentplane';
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface Servers {
+  upstream: RunningServer;
+  agentplane: RunningServer;
+  install: UpstreamInstall;
+  /** Milliseconds each took to start (the upstream install is separate). */
+  startMs: { upstream: number; agentplane: number };
+}
+
+/** Installs (if needed) and starts both; if either fails, neither is left running. */
+export async function startServers(log: (line: string) => void): Promise<Servers> {
+  const install = await ensureUpstreamCli(log);
+  if (install.installMs) log(`upstream install took ${(install.installMs / 1000).toFixed(1)} s`);
+  const project = stageProject(install, 'differential', PROJECT);
+  const started = performance.now();
+  const [upstream, agentplane] = await Promise.allSettled([
+    startUpstreamDev(install, project, { probeHeaders: bearer(USER) }).then((child) => ({ name: 'upstream' as const, url: child.url, output: child.output, startMs: performance.now() - started, stop: async () => { await child.stop(); project.remove(); } })),
+    startAgentplaneDev().then((server) => ({ ...server, startMs: performance.now() - started })),
+  ]);
+  if (upstream.status === 'rejected' || agentplane.status === 'rejected') {
+    if (upstream.status === 'fulfilled') await upstream.value.stop();
+    else project.remove();
+    if (agentplane.status === 'fulfilled') await agentplane.value.stop();
+    throw upstream.status === 'rejected' ? upstream.reason : (agentplane as PromiseRejectedResult).reason;
+  }
+  return { upstream: upstream.value, agentplane: agentplane.value, install, startMs: { upstream: upstream.value.startMs, agentplane: agentplane.value.startMs } };
+}
+
+/** `agentplane dev` in the project's folder, state in memory, no reloading (as the upstream dev server). */
+async function startAgentplaneDev(): Promise<RunningServer> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev', '--memory', '--no-reload', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: PROJECT,
+    env: withoutKeys({ ...process.env, LOG_LEVEL: 'info' }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out = (out + d).slice(-200_000)));
+  child.stderr!.on('data', (d) => (out = (out + d).slice(-200_000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`agentplane dev did not start within 90 s:\n${out.slice(-3000)}`)), 90_000);
+    const check = () => {
+      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`agentplane dev exited:\n${out.slice(-3000)}`));
+    });
+  });
+  return {
+    name: 'agentplane',
+    url,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function withoutKeys(env: NodeJS.ProcessEnv, keys: string[]): NodeJS.ProcessEnv {
+  for (const key of keys) delete env[key];
+  return env;
+}
+
+/** What a scenario gets: one server, reached the ways a client reaches it. */
+export interface Side {
+  name: RunningServer['name'];
+  url: string;
+  /** An SDK client acting as the user (alice unless named). */
+  client(user?: string): Client;
+  /** A raw request; the answer's status, JSON (or text) body and the headers asked for. */
+  http(method: string, pathname: string, options?: { body?: unknown; user?: string | null; headers?: Record<string, string>; keepHeaders?: string[] }): Promise<Reply>;
+  /** A raw SSE request: every event, in order, with its data parsed. */
+  sse(method: string, pathname: string, body?: unknown, user?: string): Promise<{ status: number; events: { event: string; data: unknown }[] }>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string | null>;
+}
+
+export function side(server: RunningServer): Side {
+  return {
+    name: server.name,
+    url: server.url,
+    client: (user = USER) => new Client({ apiUrl: server.url, defaultHeaders: bearer(user), callerOptions: { maxRetries: 0 } }),
+    async http(method, pathname, options = {}) {
+      const headers: Record<string, string> = { ...(options.user === null ? {} : bearer(options.user ?? USER)), ...options.headers };
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(server.url + pathname, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: AbortSignal.timeout(60_000) });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        /* not JSON: kept as text */
+      }
+      const reply: Reply = { status: res.status, body };
+      if (options.keepHeaders) reply.headers = Object.fromEntries(options.keepHeaders.map((h) => [h, res.headers.get(h)]));
+      return reply;
+    },
+    async sse(method, pathname, body, user = USER) {
+      const res = await fetch(server.url + pathname, {
+        method,
+        headers: { ...bearer(user), accept: 'text/event-stream', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(60_000),
+      });
+      return { status: res.status, events: parseSse(await res.text()) };
+    },
+  };
+}
+
+/** Server-sent events as sent (`id:` lines and comments dropped: ids are per-server). */
+export function parseSse(text: string): { event: string; data: unknown }[] {
+  const events: { event: string; data: unknown }[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith('event:')) event = line.slice(6).trim();
+      else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    }
+    if (!data.length && event === 'message') continue;
+    const raw = data.join('\n');
+    let parsed: unknown = raw;
+    try {
+      parsed = raw ? JSON.parse(raw) : null;
+    } catch {
+      /* kept as text */
+    }
+    events.push({ event, data: parsed });
+  }
+  return events;
+}
+
+/** An SDK call's outcome: its value, or the error status and message it failed with. */
+export async function outcome<T>(call: Promise<T> | (() => Promise<T>)): Promise<T | { error: { status: number | null; message: string } }> {
+  try {
+    return await (typeof call === 'function' ? call() : call);
+  } catch (err) {
+    const e = err as { status?: number; message?: string };
+    return { error: { status: e.status ?? null, message: String(e.message ?? err) } };
+  }
+}
+
+/** Drains an async iterable (an SDK stream) into a list. */
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
