@@ -126,11 +126,13 @@ describe('agent server with auth.agent_server on', () => {
   it('requires the control-plane API keys on agent-server and A2A routes', async () => {
     const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
-      for (const [path, init] of [['/threads', { method: 'POST' }], ['/assistants/echo', {}], ['/ok', {}], ['/a2a/echo', { method: 'POST' }], ['/.well-known/agent-card.json', {}]] as const) {
+      for (const [path, init] of [['/threads', { method: 'POST' }], ['/assistants/echo', {}], ['/a2a/echo', { method: 'POST' }], ['/.well-known/agent-card.json', {}]] as const) {
         const res = await fetch(server.url + path, init);
         assert.equal(res.status, 401, path);
         assert.equal(typeof (await body(res)).detail, 'string');
       }
+      // the liveness probe stays public (load balancers carry no key)
+      assert.equal((await fetch(`${server.url}/ok`)).status, 200);
       const created = await server.api('/threads', { method: 'POST', json: {} });
       assert.equal(created.status, 200);
       const bearer = await fetch(`${server.url}/assistants/echo`, { headers: { authorization: `Bearer ${server.key}` } });
