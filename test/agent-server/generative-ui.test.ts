@@ -109,7 +109,9 @@ describe('generative UI (langgraph.json ui)', () => {
     }
   });
 
-  it('a request without the component name is refused with 422', async () => {
+  it('a request without the component name, or for a file name no bundle has, is refused with 422', async () => {
+    const bad = await fetch(`${server.url}/ui/my-agent/entry%20point.js`);
+    assert.equal(bad.status, 422);
     const res = await server.api('/ui/my-agent', { method: 'POST', json: { props: {} } });
     assert.equal(res.status, 422);
     const body = (await res.json()) as { detail: { loc: string[] }[] };
@@ -140,6 +142,21 @@ describe('generative UI of the shipped example project', () => {
       assert.equal(js.status, 200);
       const { responded } = renderInPage(await js.text(), '__LGUI_agent', 'weather');
       assert.equal(typeof responded[0].component, 'function');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('generative UI with agent-server auth on', () => {
+  it('the tags need a key; the bundle files, loaded by <script> tags, need none', async () => {
+    const server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    try {
+      assert.equal((await fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' })).status, 401);
+      assert.equal((await server.api('/ui/my-agent', { method: 'POST', json: { name: 'weather' } })).status, 200);
+      const js = await fetch(`${server.url}/ui/my-agent/entrypoint.js`);
+      assert.equal(js.status, 200);
+      assert.match(await js.text(), /__LGUI_my_agent/);
     } finally {
       await server.close();
     }
