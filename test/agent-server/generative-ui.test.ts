@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
+import { reloadsOn } from '../../src/runtime/watch.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const COMPONENTS = `import "./weather.css";
@@ -61,8 +62,10 @@ function renderInPage(bundle: string, global: string, component: string) {
 
 describe('generative UI (langgraph.json ui)', () => {
   let server: TestServer;
+  let projectFile: string;
   before(async () => {
-    server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject() } });
+    projectFile = uiProject();
+    server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: projectFile } });
   });
   after(() => server.close());
 
@@ -116,6 +119,14 @@ describe('generative UI (langgraph.json ui)', () => {
     assert.equal(res.status, 422);
     const body = (await res.json()) as { detail: { loc: string[] }[] };
     assert.deepEqual(body.detail[0].loc, ['body', 'name']);
+  });
+
+  it('a reload (agentplane dev, on a change to the module or its CSS) bundles the components again', async () => {
+    const css = path.join(path.dirname(projectFile), 'src', 'weather.css');
+    assert.ok(reloadsOn(path.dirname(projectFile), css), 'a CSS change reloads');
+    fs.writeFileSync(css, '.weather { color: navy; }\n');
+    await server.reload();
+    assert.match(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /color: navy;/);
   });
 
   it('the dashboard is served at /dashboard; / and the old /ui redirect there', async () => {
