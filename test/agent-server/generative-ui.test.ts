@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { reloadsOn } from '../../src/runtime/watch.ts';
-import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const COMPONENTS = `import "./weather.css";
 import { useState } from "react";
@@ -28,7 +28,12 @@ function uiProject(): string {
   fs.writeFileSync(path.join(dir, 'src', 'ui.tsx'), COMPONENTS);
   fs.writeFileSync(path.join(dir, 'src', 'weather.css'), '.weather { color: teal; }\n');
   fs.writeFileSync(path.join(dir, 'src', 'broken.tsx'), 'export default { oops: <div> };\n');
-  fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx' } }));
+  // a Tailwind user's module: the project installs tailwindcss, its CSS imports it
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules', 'tailwindcss'), path.join(dir, 'node_modules', 'tailwindcss'));
+  fs.writeFileSync(path.join(dir, 'src', 'styled.tsx'), 'import "./styled.css";\nexport default { card: () => <div className="p-4 text-teal-600 card">hi</div> };\n');
+  fs.writeFileSync(path.join(dir, 'src', 'styled.css'), '@import "tailwindcss";\n.card { @apply rounded-lg; }\n');
+  fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx' } }));
   return path.join(dir, 'langgraph.json');
 }
 
@@ -97,6 +102,13 @@ describe('generative UI (langgraph.json ui)', () => {
     assert.deepEqual(appended, [responded[0].mount]);
     // the component itself, called with the page's jsx runtime (through JSON: its arrays are the page's)
     assert.deepEqual(JSON.parse(JSON.stringify(responded[0].component({ city: 'Paris' }))), { type: 'div', props: { className: 'weather', children: ['Paris', ' in \u00b0', 'C'] } });
+  });
+
+  it('a module whose CSS uses Tailwind gets the classes its components use, as upstream', async () => {
+    const css = await (await fetch(`${server.url}/ui/styled/entrypoint.css`)).text();
+    for (const rule of [/\.p-4\s*\{/, /\.text-teal-600\s*\{/, /\.card\s*\{[^}]*border-radius/]) assert.match(css, rule);
+    // plain CSS is bundled as written: no Tailwind preflight in the other agent's stylesheet
+    assert.doesNotMatch(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /tailwindcss/);
   });
 
   it('an agent the project names no UI for, or whose module did not build, and an unknown file answer 404 {detail}', async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import type { Logger } from '../../runtime/logger.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
+import { tailwindPlugin } from './tailwind.ts';
 
 export interface UiFile {
   name: string;
@@ -80,7 +81,7 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings): 
     format: 'iife',
     globalName: uiGlobalName(agent),
     external: [...PROVIDED_BY_PAGE, ...settings.shared],
-    plugins: [entryPlugin(`./${relative}`, settings.projectDir)],
+    plugins: [entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
     logLevel: 'silent',
   });
   return result.outputFiles.map((out) => {
