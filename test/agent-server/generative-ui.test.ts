@@ -186,6 +186,21 @@ describe('generative UI with agent-server auth on', () => {
   });
 });
 
+describe('generative UI with custom auth (auth.path)', () => {
+  it('the tags are asked of the project\'s authenticate; the bundle files are not, as upstream', async () => {
+    const auth = `${path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts')}:auth`;
+    const server = await startTestServer({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
+    try {
+      const ask = (headers: Record<string, string>) => fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
+      assert.equal((await ask({})).status, 401);
+      assert.equal((await ask({ Authorization: 'Bearer user-ann' })).status, 200);
+      assert.equal((await fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('generative UI switched off', () => {
   it('http.disable_ui turns both operations off (404)', async () => {
     const server = await startTestServer({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, http: { disable_ui: true } } });
