@@ -10,7 +10,7 @@ export function startBanner(config: ServerConfig, url: string, mode: string): st
     '',
     `  agentplane ${mode} — ${config.mock ? 'mock mode' : 'real mode'}`,
     `  API        ${url}`,
-    `  dashboard  ${url}/ui`,
+    `  dashboard  ${url}/dashboard`,
     `  docs       ${url}/docs`,
     `  project    ${config.configFile ?? '(none)'}`,
     `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,

@@ -1,4 +1,4 @@
-// Builds the dashboard (ui/) into dist/ui, served by agentplane at /ui. Preact through its
+// Builds the dashboard (ui/) into dist/ui, served by agentplane at /dashboard. Preact through its
 // official Vite preset: a small, well-kept stack whose output is one script and one style
 // sheet, nothing fetched at run time.
 import { defineConfig, type Plugin } from 'vite';
@@ -35,7 +35,7 @@ function specModule(): Plugin {
 
 export default defineConfig({
   root: import.meta.dirname,
-  base: '/ui/',
+  base: '/dashboard/',
   plugins: [preact(), specModule()],
   build: { outDir: '../dist/ui', emptyOutDir: true, reportCompressedSize: false, chunkSizeWarningLimit: 2000 },
   logLevel: 'warn',

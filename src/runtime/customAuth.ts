@@ -8,7 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import { importProjectModule } from '../domain/agent/projectModule.ts';
 
 /** Operations anybody may call under custom auth: liveness, server facts, metrics, agent cards. */
-export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getInfo', 'getMetrics', 'getAgentCard']);
+// a UI bundle's files are loaded by <script>/<link> tags, which send no credentials (open upstream too)
+export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getInfo', 'getMetrics', 'getAgentCard', 'getUiFile']);
 
 export interface AuthUser {
   identity: string;

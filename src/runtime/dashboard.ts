@@ -1,13 +1,17 @@
-// The web dashboard at /ui: static assets built by Vite from ui/ into dist/ui (on `npm
+// The web dashboard at /dashboard: static assets built by Vite from ui/ into dist/ui (on `npm
 // install` through `prepare`, or `npm run build`), served from disk like /docs serves
-// swagger-ui — no CDN, no network. Every other /ui/... path answers the app's index.html,
-// so the dashboard's own routes can be bookmarked and reloaded. `/` redirects to /ui/.
+// swagger-ui — no CDN, no network. Every other /dashboard/... path answers the app's
+// index.html, so the dashboard's own routes can be bookmarked and reloaded. `/` redirects to
+// /dashboard/, and so does `/ui` (where the dashboard used to live; `/ui/{agent}/...` belongs to
+// generative UI, as upstream, but `/ui` alone is no upstream path, so old bookmarks still land).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { packagePath } from './packageRoot.ts';
 
 export const DASHBOARD_DIR = packagePath('dist', 'ui');
+/** Where the dashboard is served; ui/vite.config.ts builds for the same base. */
+const BASE = '/dashboard';
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
 const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
 
@@ -15,14 +19,14 @@ export function createDashboardRoutes(options: { redirectRoot: boolean; dir?: st
   const dir = options.dir ?? DASHBOARD_DIR;
   return (req, res, pathname) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    if (pathname === '/' && options.redirectRoot) {
-      res.writeHead(302, { Location: '/ui/', 'Content-Length': 0 });
+    if ((pathname === '/' && options.redirectRoot) || pathname === '/ui' || pathname === '/ui/') {
+      res.writeHead(302, { Location: `${BASE}/`, 'Content-Length': 0 });
       res.end();
       return true;
     }
-    if (pathname !== '/ui' && !pathname.startsWith('/ui/')) return false;
-    if (pathname.startsWith('/ui/assets/')) {
-      const name = pathname.slice('/ui/assets/'.length);
+    if (pathname !== BASE && !pathname.startsWith(`${BASE}/`)) return false;
+    if (pathname.startsWith(`${BASE}/assets/`)) {
+      const name = pathname.slice(`${BASE}/assets/`.length);
       if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) return false;
       // hashed file names: a build never changes a file under the same name
       return sendFile(res, path.join(dir, 'assets', name), TYPES[path.extname(name)] ?? 'application/octet-stream', 'public, max-age=31536000, immutable');

@@ -10,6 +10,7 @@ export interface DisableSwitches {
   disable_meta?: boolean;
   disable_a2a?: boolean;
   disable_mcp?: boolean;
+  disable_ui?: boolean;
 }
 
 const RULES: [keyof DisableSwitches, (path: string) => boolean][] = [
@@ -20,6 +21,7 @@ const RULES: [keyof DisableSwitches, (path: string) => boolean][] = [
   ['disable_meta', (p) => p === '/info' || p === '/metrics'],
   ['disable_a2a', (p) => p.startsWith('/a2a/') || p === '/.well-known/agent-card.json'],
   ['disable_mcp', (p) => p === '/mcp'],
+  ['disable_ui', (p) => p.startsWith('/ui/')],
 ];
 
 export function disabledOperations(http: DisableSwitches | undefined, operations: readonly OperationSpec[]): Set<string> {

@@ -26,8 +26,6 @@ export const NO_PROJECT_NEXT_STEPS: [string, string][] = [
 const KNOWN_KEYS = new Set<string>([...PROJECT_KEYS, '$schema']);
 /** Upstream keys that mean nothing here; said once at start so nobody wonders. */
 const IGNORED_KEYS: Record<string, string> = {
-  ui: 'generative UI components are not served by agentplane',
-  ui_config: 'generative UI components are not served by agentplane',
   python_version: 'agentplane serves LangGraph.js graphs only',
   dockerfile_lines: 'agentplane builds no image',
   image_distro: 'agentplane builds no image',

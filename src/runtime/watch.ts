@@ -1,6 +1,7 @@
 // File watching for `agentplane dev`: one recursive watcher on the project directory, changes
 // debounced into one callback. Only what a reload can pick up counts: source modules (what
-// graphs, auth and http.app import: scripts, TypeScript, JSON) and the project's own files
+// graphs, auth and http.app import: scripts, TypeScript, JSON; the CSS generative UI modules
+// import, since their bundles are rebuilt on reload) and the project's own files
 // (its project file and env file). Everything else is ignored — logs, data directories,
 // node_modules, VCS folders — because a server that writes there on each reload (say
 // `agentplane dev > server.log` in the project folder) would otherwise reload forever.
@@ -8,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git|\.hg|\.svn|\.jj|data|dist|logs|\.agentplane)([\\/]|$)/;
-const SOURCE_MODULE = /\.(c|m)?[jt]sx?$|\.json$/i;
+const SOURCE_MODULE = /\.(c|m)?[jt]sx?$|\.json$|\.css$/i;
 
 export interface ProjectWatcher {
   close(): void;

@@ -58,12 +58,14 @@ const markDocument = (page: Page) => page.evaluate(() => ((window as unknown as 
 const stillSameDocument = (page: Page) => page.evaluate(() => (window as unknown as { __mark?: number }).__mark === 1);
 
 describe('dashboard: serving', () => {
-  test('/ redirects to /ui, the API key is asked once and kept for the session', async () => {
-    const res = await fetch(server.url + '/', { redirect: 'manual' });
-    assert.equal(res.status, 302);
-    assert.equal(res.headers.get('location'), '/ui/');
+  test('/ and the old /ui redirect to /dashboard, the API key is asked once and kept for the session', async () => {
+    for (const old of ['/', '/ui', '/ui/']) {
+      const res = await fetch(server.url + old, { redirect: 'manual' });
+      assert.equal(res.status, 302, old);
+      assert.equal(res.headers.get('location'), '/dashboard/', old);
+    }
     const page = await open('/', { key: null });
-    await page.waitForURL('**/ui/deployments');
+    await page.waitForURL('**/dashboard/deployments');
     await page.getByText('This needs an API key').waitFor();
     await page.getByLabel('API key', { exact: true }).fill(server.key);
     await page.getByRole('button', { name: 'Use key' }).click();
@@ -77,20 +79,20 @@ describe('dashboard: serving', () => {
   });
 
   test('assets are served from the build with long caching; unknown dashboard paths get the app', async () => {
-    const html = await (await fetch(server.url + '/ui/threads/nope')).text();
-    const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    const html = await (await fetch(server.url + '/dashboard/threads/nope')).text();
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     assert.ok(script, html);
     const res = await fetch(server.url + script);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /javascript/);
     assert.match(res.headers.get('cache-control') ?? '', /immutable/);
-    assert.equal((await fetch(server.url + '/ui/assets/missing.js')).status, 404);
+    assert.equal((await fetch(server.url + '/dashboard/assets/missing.js')).status, 404);
   });
 
   test('mock mode serves the dashboard too', async () => {
     const mock = await startTestServer({ mock: true, dataDir: null });
     try {
-      const page = await openPage(browser, mock.url + '/ui/deployments', { key: mock.key });
+      const page = await openPage(browser, mock.url + '/dashboard/deployments', { key: mock.key });
       await page.locator('tbody tr a').first().waitFor();
       assert.deepEqual(pageErrors(page), []);
       await page.context().close();
@@ -102,10 +104,10 @@ describe('dashboard: serving', () => {
 
 describe('dashboard: control plane', () => {
   test('create a deployment in the form, see it reach DEPLOYED without reloading, patch and redeploy it', async () => {
-    const page = await open('/ui/deployments');
+    const page = await open('/dashboard/deployments');
     await markDocument(page);
     await fillCreateForm(page, githubFields('first-agent'));
-    await page.waitForURL(/\/ui\/deployments\/[0-9a-f-]{36}$/);
+    await page.waitForURL(/\/dashboard\/deployments\/[0-9a-f-]{36}$/);
     await page.locator('.revision .status', { hasText: 'DEPLOYED' }).waitFor();
     await page.locator('h1 .status', { hasText: 'READY' }).waitFor();
     assert.ok(await stillSameDocument(page), 'the page was reloaded');
@@ -130,7 +132,7 @@ describe('dashboard: control plane', () => {
   });
 
   test("a failing revision's reason is shown; delete asks for confirmation", async () => {
-    const page = await open('/ui/deployments');
+    const page = await open('/dashboard/deployments');
     await fillCreateForm(page, { ...githubFields('failing-agent'), 'source_config-build_command': 'npm run build && fail' });
     await page.locator('.revision .status', { hasText: 'BUILD_FAILED' }).waitFor();
     const reason = await page.locator('.revision .status-message').first().textContent();
@@ -146,7 +148,7 @@ describe('dashboard: control plane', () => {
     const id = new URL(page.url()).pathname.split('/').at(-1);
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
-    await page.waitForURL('**/ui/deployments');
+    await page.waitForURL('**/dashboard/deployments');
     // deleted: soft-deleted until cleanup, then gone
     const after = await server.api(`/v2/deployments/${id}`);
     assert.ok(after.status === 404 || ((await after.json()) as { status: string }).status === 'AWAITING_DELETE', `status ${after.status}`);
@@ -154,7 +156,7 @@ describe('dashboard: control plane', () => {
   });
 
   test('the 422 of an invalid create form is shown next to its field', async () => {
-    const page = await open('/ui/deployments');
+    const page = await open('/dashboard/deployments');
     await fillCreateForm(page, { ...githubFields('not a valid name!') });
     const error = page.locator('#field-name-error');
     await error.waitFor();
@@ -183,7 +185,7 @@ describe('dashboard: control plane', () => {
         }),
       ),
     );
-    const page = await open('/ui/deployments?name_contains=listed');
+    const page = await open('/dashboard/deployments?name_contains=listed');
     await page.locator('tbody tr').nth(19).waitFor();
     assert.equal(await page.locator('tbody tr').count(), 20);
     await screenshot(page, 'deployments');
@@ -202,7 +204,7 @@ describe('dashboard: control plane', () => {
   });
 
   test('OAuth providers: create and edit through forms from the spec', async () => {
-    const page = await open('/ui/providers');
+    const page = await open('/dashboard/providers');
     await page.getByRole('button', { name: 'New provider' }).click();
     for (const [field, value] of Object.entries({ provider_id: 'acme-sso', name: 'Acme SSO', client_id: 'client-1', client_secret: 's3cret', auth_url: 'https://sso.acme.example/authorize', token_url: 'https://sso.acme.example/token' }))
       await page.locator(`#field-${field}`).fill(value);
@@ -219,7 +221,7 @@ describe('dashboard: control plane', () => {
 
 describe('dashboard: agent server', () => {
   test("an assistant's graph is drawn; chat with it: the reply streams token by token; an interrupt is resumed from its form", async () => {
-    const page = await open('/ui/assistants');
+    const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'chatty' }).click();
     // its graph, drawn from GET /assistants/{id}/graph, readable on one 1280×800 screen
     const graph = page.getByRole('img', { name: /^Graph with/ });
@@ -258,7 +260,7 @@ describe('dashboard: agent server', () => {
   });
 
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
-    const page = await open('/ui/assistants');
+    const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
     await page.locator('dd', { hasText: '0.3.0' }).waitFor();
     await page.locator('#a2a-text').fill('ping over a2a');
@@ -272,7 +274,7 @@ describe('dashboard: agent server', () => {
     for (const words of ['first words', 'second words']) {
       await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: words }] } } });
     }
-    const page = await open(`/ui/threads/${thread.thread_id}`);
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
     const history = page.getByRole('list', { name: 'Checkpoints, newest first' });
     await history.locator('li').nth(1).waitFor();
     // the whole history of a small thread is on one 1280×800 screen
@@ -301,7 +303,7 @@ describe('dashboard: agent server', () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: { metadata: { team: 'dashboard' } } })).json()) as { thread_id: string };
     await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'first words' }] } } });
     await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'second words' }] } } });
-    const page = await open('/ui/threads');
+    const page = await open('/dashboard/threads');
     await page.getByLabel('Metadata').fill('team=dashboard');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
@@ -317,7 +319,7 @@ describe('dashboard: agent server', () => {
 
 describe('dashboard: accessible and plain', () => {
   test('keyboard: a skip link first, then the navigation, and Enter follows a link', async () => {
-    const page = await open('/ui/deployments');
+    const page = await open('/dashboard/deployments');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
     await page.keyboard.press('Tab');
@@ -325,14 +327,14 @@ describe('dashboard: accessible and plain', () => {
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Deployments');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await page.waitForURL('**/ui/providers');
+    await page.waitForURL('**/dashboard/providers');
     await page.context().close();
   });
 
   test('a narrow window needs no sideways scrolling of the page', async () => {
-    const page = await open('/ui/deployments', { width: 400, height: 800 });
+    const page = await open('/dashboard/deployments', { width: 400, height: 800 });
     await page.locator('h1').waitFor();
-    for (const path of ['/ui/deployments', '/ui/deployments/new', '/ui/assistants', '/ui/threads']) {
+    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads']) {
       await page.goto(server.url + path);
       await page.locator('h1').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

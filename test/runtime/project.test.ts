@@ -49,12 +49,15 @@ describe('project file', () => {
   });
 
   it('accepts the upstream object graph form and warns about unknown and ignored keys', () => {
-    const dir = project({ 'langgraph.json': JSON.stringify({ graphs: { agent: { path: './src/graph.ts:graph', description: 'mine' } }, grahps: {}, ui: { chat: './ui.tsx' }, node_version: '20' }) });
+    const dir = project({ 'langgraph.json': JSON.stringify({ graphs: { agent: { path: './src/graph.ts:graph', description: 'mine' } }, grahps: {}, python_version: '3.12', ui: { chat: './ui.tsx' }, node_version: '20' }) });
     const loaded = readProjectFile(path.join(dir, 'langgraph.json'));
     assert.deepEqual(loaded.project.graphs, { agent: { path: './src/graph.ts:graph', description: 'mine' } });
     const text = loaded.warnings.join('\n');
     assert.match(text, /unknown key "grahps"/);
-    assert.match(text, /"ui" in .* is ignored/);
+    assert.match(text, /"python_version" in .* is ignored/);
+    // generative UI is served (test/agent-server/generative-ui.test.ts): no notice
+    assert.doesNotMatch(text, /"ui"/);
+    assert.deepEqual(loaded.project.ui, { chat: './ui.tsx' });
   });
 
   it('refuses a value of the wrong type, naming the key and what was expected', () => {

@@ -90,7 +90,7 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
       <div class="chat-head">
         {threadId ? (
           <span>
-            Thread <a href={`/ui/threads/${threadId}`}>{short(threadId)}</a>
+            Thread <a href={`/dashboard/threads/${threadId}`}>{short(threadId)}</a>
           </span>
         ) : (
           <span class="muted">A new thread starts with the first message.</span>

@@ -1,4 +1,4 @@
-// The agentplane dashboard: one page app under /ui, served by agentplane itself.
+// The agentplane dashboard: one page app under /dashboard, served by agentplane itself.
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiKey } from './api';
@@ -10,10 +10,10 @@ import { ThreadPage, ThreadsPage } from './pages/threads';
 import './style.css';
 
 const NAV = [
-  { href: '/ui/deployments', label: 'Deployments' },
-  { href: '/ui/providers', label: 'OAuth providers' },
-  { href: '/ui/assistants', label: 'Assistants' },
-  { href: '/ui/threads', label: 'Threads' },
+  { href: '/dashboard/deployments', label: 'Deployments' },
+  { href: '/dashboard/providers', label: 'OAuth providers' },
+  { href: '/dashboard/assistants', label: 'Assistants' },
+  { href: '/dashboard/threads', label: 'Threads' },
 ];
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
@@ -30,7 +30,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
     <>
       <h1>Not found</h1>
       <p>
-        No dashboard page at <code>{path}</code>. <a href="/ui/deployments">Deployments</a>
+        No dashboard page at <code>{path}</code>. <a href="/dashboard/deployments">Deployments</a>
       </p>
     </>
   );
@@ -73,7 +73,7 @@ function App() {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   useEffect(() => {
-    if (path === '/ui' || path === '/') navigate('/ui/deployments', true);
+    if (path === '/dashboard' || path === '/') navigate('/dashboard/deployments', true);
   }, [path]);
   useEffect(() => {
     const heading = NAV.find((n) => path.startsWith(n.href))?.label ?? 'Dashboard';
@@ -88,7 +88,7 @@ function App() {
         Skip to content
       </a>
       <header>
-        <a class="brand" href="/ui/deployments">
+        <a class="brand" href="/dashboard/deployments">
           agentplane
         </a>
         <nav aria-label="Main">

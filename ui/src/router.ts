@@ -1,8 +1,8 @@
-// Path routing under /ui/ with the History API. Hand-written (30 lines) rather than a router
+// Path routing under /dashboard/ with the History API. Hand-written (30 lines) rather than a router
 // package: the dashboard has a dozen flat routes and needs nothing else from one.
 import { useEffect, useState } from 'preact/hooks';
 
-export const BASE = '/ui';
+export const BASE = '/dashboard';
 
 export function navigate(href: string, replace = false): void {
   if (replace) history.replaceState(null, '', href);
@@ -21,7 +21,7 @@ export function useLocation(): { path: string; query: URLSearchParams } {
   return current;
 }
 
-/** Matches `/ui/deployments/:id` against a path; returns the parameters or null. */
+/** Matches `/dashboard/deployments/:id` against a path; returns the parameters or null. */
 export function match(pattern: string, path: string): Record<string, string> | null {
   const want = (BASE + pattern).split('/');
   const have = path.split('/');

@@ -34,6 +34,9 @@ import { streamHandlers } from './runStreams.ts';
 import { storeHandlers } from './store.ts';
 import { healthHandler, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
+import { uiHandlers } from './ui.ts';
+import { UiBundles, type UiSettings } from '../../domain/ui/uiBundles.ts';
+import type { ProjectFile } from '../../runtime/project.ts';
 import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from './owner.ts';
 
 export interface AgentServerArea {
@@ -55,6 +58,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   const { maxConcurrentRuns } = config;
+  const ui = new UiBundles(log.child({ area: 'generative-ui' }));
+  await ui.rebuild(uiSettings(config.project, baseDir));
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
@@ -106,6 +111,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...runHandlers((ctx) => serviceFor(ctx).runs),
     ...resultHandlers((ctx) => serviceFor(ctx).runs),
     ...streamHandlers((ctx) => serviceFor(ctx).runs),
+    ...uiHandlers(ui),
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;
   const workers: BackgroundModule = {
@@ -127,9 +133,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     graphs.replaceWith(fresh);
     pool?.reload({ graphs: project.graphs ?? {}, baseDir, functions, fresh: true });
     await domain.graphsChanged();
+    await ui.rebuild(uiSettings(project, baseDir));
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
   return { handlers, modules: [workers, { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload };
+}
+
+function uiSettings(project: ProjectFile, projectDir: string): UiSettings {
+  return { modules: project.ui ?? {}, shared: project.ui_config?.shared ?? [], projectDir };
 }
 
 /** Runs the retention sweep every `sweep_interval_minutes`; a failed sweep is retried at the next one. */

@@ -30,7 +30,7 @@ export function AssistantsPage() {
             {(list.data ?? []).map((a) => (
               <tr key={a.assistant_id}>
                 <td>
-                  <a href={`/ui/assistants/${a.assistant_id}`}>{a.name || a.assistant_id}</a>
+                  <a href={`/dashboard/assistants/${a.assistant_id}`}>{a.name || a.assistant_id}</a>
                 </td>
                 <td>
                   <code>{a.graph_id}</code>

@@ -41,7 +41,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
   const go = (next: Record<string, string | number>) => {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries({ ...filters, offset, ...next })) if (v !== '' && v !== 0) params.set(k, String(v));
-    navigate(`/ui/deployments${params.size ? `?${params}` : ''}`);
+    navigate(`/dashboard/deployments${params.size ? `?${params}` : ''}`);
   };
   const search = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) search.set(k, v);
@@ -57,7 +57,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
     <>
       <div class="page-head">
         <h1>Deployments</h1>
-        <a class="button primary" href="/ui/deployments/new">
+        <a class="button primary" href="/dashboard/deployments/new">
           New deployment
         </a>
       </div>
@@ -104,7 +104,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
             {rows.map((d) => (
               <tr key={d.id}>
                 <td>
-                  <a href={`/ui/deployments/${d.id}`}>{d.name}</a>
+                  <a href={`/dashboard/deployments/${d.id}`}>{d.name}</a>
                 </td>
                 <td>
                   <Status value={d.status} />
@@ -153,9 +153,9 @@ export function NewDeploymentPage() {
         initial={{ source: 'github', source_config: {}, source_revision_config: {} }}
         onSubmit={async (body) => {
           const created = await call<Deployment>('POST', '/v2/deployments', body);
-          navigate(`/ui/deployments/${created.id}`);
+          navigate(`/dashboard/deployments/${created.id}`);
         }}
-        onCancel={() => navigate('/ui/deployments')}
+        onCancel={() => navigate('/dashboard/deployments')}
       />
     </>
   );
@@ -169,7 +169,7 @@ export function DeploymentPage({ id }: { id: string }) {
   const [logsOf, setLogsOf] = useState<string | null>(null);
   const remove = useAction(async () => {
     await call('DELETE', `/v2/deployments/${id}`);
-    navigate('/ui/deployments');
+    navigate('/dashboard/deployments');
   });
   const redeploy = useAction(async (revisionId: string) => {
     await call('POST', `/v2/deployments/${id}/revisions/${revisionId}/redeploy`);

@@ -28,7 +28,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   const go = (next: Record<string, string | number>) => {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries({ status, metadata, id, offset, ...next })) if (v !== '' && v !== 0) params.set(k, String(v));
-    navigate(`/ui/threads${params.size ? `?${params}` : ''}`);
+    navigate(`/dashboard/threads${params.size ? `?${params}` : ''}`);
   };
   const list = useLoad(
     () =>
@@ -89,7 +89,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             {rows.map((t) => (
               <tr key={t.thread_id}>
                 <td>
-                  <a href={`/ui/threads/${t.thread_id}`}>
+                  <a href={`/dashboard/threads/${t.thread_id}`}>
                     <code>{t.thread_id}</code>
                   </a>
                 </td>
@@ -137,7 +137,7 @@ export function ThreadPage({ id }: { id: string }) {
   const [picked, setPicked] = useState<string | null>(null);
   const remove = useAction(async () => {
     await agent().threads.delete(id);
-    navigate('/ui/threads');
+    navigate('/dashboard/threads');
   });
   const t = thread.data;
   if (!t) return <ErrorNotice error={thread.error} />;
@@ -151,7 +151,7 @@ export function ThreadPage({ id }: { id: string }) {
         </h1>
         <div class="actions">
           {assistantId && (
-            <a class="button" href={`/ui/assistants/${assistantId}?thread=${t.thread_id}`}>
+            <a class="button" href={`/dashboard/assistants/${assistantId}?thread=${t.thread_id}`}>
               Continue in chat
             </a>
           )}
