@@ -19,6 +19,7 @@ import { nowIso } from '../clock.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
+import { projectApiUrl } from './projectGlobals.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
@@ -58,7 +59,8 @@ const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan
  */
 function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
   const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
-  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
+  // langgraph_api_url: this server's own URL (upstream's LANGGRAPH_API_URL)
+  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, langgraph_api_url: projectApiUrl(), run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
