@@ -132,7 +132,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
-  const out = new RunStream(streamModes(run), ctx.publish, subgraphs);
+  const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true);
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
   const options = {
