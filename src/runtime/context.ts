@@ -17,6 +17,8 @@ export interface RequestContext {
   prefer?: string;
   /** Who the project's custom auth (auth.path) says is calling; absent without custom auth. */
   user?: AuthUser;
+  /** The request's headers (a run stamps the caller's `x-*` and user-agent on its configurable). */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 export interface RpcContext extends RequestContext {

@@ -40,6 +40,12 @@ type HonoContext = { req: { raw: Request; bodyCache: Record<string, Promise<unkn
 
 /** Marks the API call a middleware passed on; a random value, so no client can send it. */
 const INNER_HEADER = 'x-agentplane-inner';
+/**
+ * The client's request id, carried to the API call a middleware passed on. Not `x-request-id`:
+ * a run stamps the caller's own `x-*` headers on its configurable, as upstream does, and this
+ * id is agentplane's, not the caller's (x-agentplane-* headers never reach a run).
+ */
+export const INNER_REQUEST_ID_HEADER = 'x-agentplane-request-id';
 
 export interface CustomAppOptions {
   /** This server's own URL, where middleware-wrapped API calls go on to (loopback). */
@@ -131,7 +137,7 @@ async function forwardToApi(c: HonoContext, token: string, options: CustomAppOpt
   headers.set(INNER_HEADER, token);
   // one request id for the client's request, whichever side answers it
   const requestId = c.env?.outgoing?.getHeader('X-Request-Id');
-  if (requestId) headers.set('x-request-id', String(requestId));
+  if (requestId) headers.set(INNER_REQUEST_ID_HEADER, String(requestId));
   for (const name of ['connection', 'content-length', 'transfer-encoding', 'keep-alive']) headers.delete(name);
   const body = await bodyAsLeft(c);
   const answer = await fetch(new URL(url.pathname + url.search, base), { method: original.method, headers, body, signal: original.signal, redirect: 'manual' });

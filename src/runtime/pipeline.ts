@@ -20,7 +20,7 @@ import { validateRequest, validatorsOf, type OperationValidators } from './valid
 import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
 import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
-import type { CustomApp } from './customRoutes.ts';
+import { INNER_REQUEST_ID_HEADER, type CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 
 export type { OperationHandler } from './handler.ts';
@@ -119,7 +119,7 @@ export function createPipeline(options: PipelineOptions) {
     if (options.observe) {
       const started = performance.now();
       const observe = options.observe;
-      const given = req.headers['x-request-id'];
+      const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
       const requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
       res.setHeader('X-Request-Id', requestId);
       res.once('close', () => observe({ operationId: operationId ?? 'unmatched', method, path: pathname, status: res.statusCode, seconds: (performance.now() - started) / 1000, requestId }));
@@ -169,6 +169,7 @@ export function createPipeline(options: PipelineOptions) {
         },
         log,
         prefer: typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined,
+        headers: req.headers,
       };
       if (options.customAuth && options.customAuthFor?.(operationId)) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);

@@ -38,8 +38,9 @@ describe('assistants as configuration profiles', () => {
       const request = { config: { configurable: { tone: 'warm' } }, context: { shade: 'red' } };
       const waited = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('hi'), ...request });
       assert.equal(lastText(waited), seen('a', 'warm', { user_key: 'k1', shade: 'red' }), graphId);
-      // the thread keeps the configurable of its runs (between the assistant's and the request's), as upstream's
-      assert.deepEqual((await client.threads.get(thread.thread_id)).config, { configurable: { model: 'a', tone: 'warm' } });
+      // the thread keeps the configurable of its runs (between the assistant's and the request's,
+      // with the caller's user-agent, Node's fetch's here), as upstream's
+      assert.deepEqual((await client.threads.get(thread.thread_id)).config, { configurable: { model: 'a', tone: 'warm', 'user-agent': 'node' } });
       const later = await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('again') });
       assert.equal(lastText(later), seen('a', 'warm', { user_key: 'k1', shade: 'blue' }), graphId);
 

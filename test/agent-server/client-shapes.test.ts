@@ -93,10 +93,13 @@ describe('shapes clients read', () => {
     }
   });
 
-  it('subgraph schemas are keyed state, input and output', async () => {
+  it('subgraph schemas are keyed state, input, output and config, read from the TypeScript where the subgraph is added', async () => {
     const subgraphs = await client.assistants.getSubgraphs('inside');
     assert.deepEqual(Object.keys(subgraphs), ['child']);
-    assert.deepEqual(Object.keys(subgraphs.child).sort(), ['input', 'output', 'state']);
-    assert.ok('messages' in (subgraphs.child as any).state.properties);
+    assert.deepEqual(Object.keys(subgraphs.child).sort(), ['config', 'input', 'output', 'state']);
+    const state = (subgraphs.child as any).state;
+    // the subgraph's own types (as upstream's static extraction), not a list of its channel names
+    assert.equal(state.$schema, 'http://json-schema.org/draft-07/schema#');
+    assert.deepEqual(state.properties.messages.items, { $ref: '#/definitions/BaseMessage' });
   });
 });

@@ -1,6 +1,6 @@
-// Normalising one server's observations and listing where two of them differ, and the two
-// lists of known differences: deliberate (each with its reason; README's compatibility
-// section is written from it) and pending (issue-27 points being fixed on other branches).
+// Normalising one server's observations and listing where two of them differ, and the list
+// of deliberate differences (each with its reason; README's compatibility section is written
+// from it).
 import fs from 'node:fs';
 
 /** UUIDs, and the 32-hex ids LangGraph gives interrupts. */
@@ -76,23 +76,11 @@ export interface DeliberateDifference {
   reason: string;
 }
 
-export interface PendingFix {
-  scenario: string;
-  /** The issue-27 point whose fix (on another branch) makes the scenario pass. */
-  point: number;
-  why: string;
-}
-
 const here = (file: string) => new URL(file, import.meta.url);
 export const DELIBERATE_FILE = here('./deliberate-differences.json');
-export const PENDING_FILE = here('./pending-fixes.json');
 
 export function readDeliberate(): DeliberateDifference[] {
   return JSON.parse(fs.readFileSync(DELIBERATE_FILE, 'utf8')).differences;
-}
-
-export function readPending(): PendingFix[] {
-  return JSON.parse(fs.readFileSync(PENDING_FILE, 'utf8')).scenarios;
 }
 
 function globToRegExp(glob: string): RegExp {

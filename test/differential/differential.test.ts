@@ -2,17 +2,14 @@
 // agentplane serve the same project (test/fixtures/differential-project); every scenario is
 // sent to both and what the client saw is compared after normalising ids and timestamps.
 // A difference fails the test unless deliberate-differences.json allows it (with its reason).
-// Scenarios in pending-fixes.json wait for issue-27 fixes made on other branches: they run
-// as `todo` (reported, not failing) and say so when they start passing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { differences, describe as describeDifferences, normalise, readDeliberate, readPending, unexplained } from './compare.ts';
+import { differences, describe as describeDifferences, normalise, readDeliberate, unexplained } from './compare.ts';
 import { side, startServers, type RunningServer, type Servers } from './harness.ts';
 import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
 
 const deliberate = readDeliberate();
-const pending = new Map(readPending().map((p) => [p.scenario, p]));
 const all = [...scenarios, ...useStreamScenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
@@ -33,13 +30,10 @@ describe('differential: upstream JS dev server vs agentplane on the same project
   it('every listed difference names a scenario that exists', () => {
     const names = new Set(all.map((s) => s.name));
     for (const d of deliberate) if (d.scenario !== '*') assert.ok(names.has(d.scenario), `deliberate-differences.json names unknown scenario "${d.scenario}"`);
-    for (const name of pending.keys()) assert.ok(names.has(name), `pending-fixes.json names unknown scenario "${name}"`);
   });
 
   for (const scenario of all) {
-    const waiting = pending.get(scenario.name);
-    const todo = waiting ? `issue 27 point ${waiting.point}: expected to pass after merge (${waiting.why})` : undefined;
-    it(scenario.name, { todo, timeout: 120_000 }, async () => {
+    it(scenario.name, { timeout: 120_000 }, async () => {
       const on = (server: RunningServer) =>
         scenario.run(side(server)).catch((err: Error) => {
           throw new Error(`${scenario.name} failed on ${server.name}: ${err.message}\n${server.name}'s last output:\n${server.output().slice(-2500)}`, { cause: err });
@@ -47,7 +41,6 @@ describe('differential: upstream JS dev server vs agentplane on the same project
       const [upstream, agentplane] = scenario.oneAtATime ? [await on(servers.upstream), await on(servers.agentplane)] : await Promise.all([on(servers.upstream), on(servers.agentplane)]);
       const found = differences(normalise(upstream, servers.upstream.url), normalise(agentplane, servers.agentplane.url));
       const left = unexplained(scenario.name, found, deliberate);
-      if (waiting && left.length === 0) console.log(`# "${scenario.name}" passes now: remove it from pending-fixes.json`);
       assert.ok(left.length === 0, `${scenario.name} (${scenario.covers}) differs from the upstream server:\n${describeDifferences(left)}`);
     });
   }

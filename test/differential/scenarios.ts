@@ -1,6 +1,6 @@
 // The scenarios: each is run once against each server and returns what a client observed
 // (SDK answers, raw replies, stream events), which the suite normalises and compares. Names
-// are what deliberate-differences.json and pending-fixes.json refer to. Each scenario makes
+// are what deliberate-differences.json refers to. Each scenario makes
 // its own assistants, threads and namespaces, so scenarios do not see each other's records.
 import { RemoteGraph } from '@langchain/langgraph/remote';
 import { collect, outcome, bearer, USER, type Side } from './harness.ts';
@@ -477,7 +477,7 @@ export const scenarios: Scenario[] = [
     },
   },
 
-  // ── issue 27's points that other branches fix (see pending-fixes.json) ─────────────────
+  // ── issue 27's points, each checked against upstream ─────────────────
   {
     name: 'platform globals',
     covers: 'point 1: getLogger() and new Client() without a URL inside graph code',

@@ -16,6 +16,7 @@ import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
 import { Runs } from './runs.ts';
+import type { RunCaller } from './runConfig.ts';
 import type { AgentService, AgentServices } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
 import { ThreadCheckpoints } from './threadCheckpoints.ts';
@@ -73,9 +74,9 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // a view per call: each holds nothing but its owner and the shared parts above
-  const forOwner = (owner: string): AgentService => {
+  const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const assistants = new AssistantRegistry(store, graphs, owner);
-    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner) };
+    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
   };
   return {
     forOwner,

@@ -19,6 +19,7 @@ import { nowIso } from '../clock.ts';
 import type { WriteOp } from '../../runtime/store/types.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
+import { projectApiUrl } from './projectGlobals.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
@@ -58,7 +59,8 @@ const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan
  */
 function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
   const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
-  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
+  // langgraph_api_url: this server's own URL (upstream's LANGGRAPH_API_URL)
+  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, langgraph_api_url: projectApiUrl(), run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -130,7 +132,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
-  const out = new RunStream(streamModes(run), ctx.publish, subgraphs);
+  const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true);
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
   const options = {

@@ -2,8 +2,8 @@
 // getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
 // those its author declared (declaredSchemas.ts), else its module's TypeScript types (staticSchemas.ts), else its channels.
 import type { RunnableGraph } from './graphs.ts';
-import { declaredSchemas } from './declaredSchemas.ts';
-import { staticSchemas } from './staticSchemas.ts';
+import { declaredSchemas, type DeclaredSchemas } from './declaredSchemas.ts';
+import { staticSchemas, type TypedSchemas } from './staticSchemas.ts';
 
 export interface Drawing {
   nodes: { id: string | number; type?: string; data?: unknown }[];
@@ -51,12 +51,12 @@ export async function drawGraph(graph: RunnableGraph, xray: boolean | number): P
  * config schema, as there (in JS the two are one declaration); else, unless `readTypes` is
  * false, the types of its module's TypeScript (as upstream's static extraction); else channel names.
  */
-export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: boolean } = {}): Promise<GraphSchemas> {
+export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: boolean; types?: DeclaredSchemas } = {}): Promise<GraphSchemas> {
   if (graph.kind === 'plain') {
     const state = { type: 'object', properties: { messages: MESSAGES }, additionalProperties: true };
     return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
   }
-  const declared = (await declaredSchemas(graph.graph, graph.source)) ?? (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
+  const declared = (await declaredSchemas(graph.graph, graph.source)) ?? options.types ?? (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
   if (declared) {
     const config = declared.config ?? null;
     return { graph_id: graph.id, input_schema: declared.input ?? null, output_schema: declared.output ?? null, state_schema: declared.state ?? null, config_schema: config, context_schema: config };
@@ -81,9 +81,13 @@ export async function subgraphSchemas(graph: RunnableGraph, namespace: string | 
   const compiled = graph.graph as unknown as { getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, { channels?: Record<string, unknown> }]> };
   const out: Record<string, SubgraphSchemas> = {};
   if (!compiled.getSubgraphsAsync) return out;
+  // a subgraph has no export of its own: its types are read from the exported graph's module
+  // (where it is added as a node), once one needs them
+  let typed: Promise<TypedSchemas | undefined> | undefined;
   for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
-    // (a subgraph has no export of its own: its TypeScript types are not read)
-    const schemas = await graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never, source: graph.source });
+    const declared = await declaredSchemas(sub, graph.source);
+    const types = declared ? undefined : (await (typed ??= staticSchemas(graph.source, graph.exportName)))?.subgraphs?.[ns];
+    const schemas = await graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never, source: graph.source }, { types });
     const keyed = { state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
     out[ns] = Object.fromEntries(Object.entries(keyed).filter(([, schema]) => schema !== null));
   }

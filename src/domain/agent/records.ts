@@ -71,7 +71,9 @@ export function describeError(err: unknown): RunError {
 const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys', 'checkpoint_id', 'checkpoint', 'after_seconds', 'on_disconnect', 'durability'] as const;
 
 export function runKwargs(body: RunCreate): Record<string, unknown> {
-  const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: body.stream_mode ?? ['values'] };
+  // no stream mode, or an empty list of them (useStream sends [] until a view subscribes), is `values`, as upstream
+  const streamMode = Array.isArray(body.stream_mode) && body.stream_mode.length === 0 ? undefined : body.stream_mode;
+  const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: streamMode ?? ['values'] };
   for (const key of KWARG_KEYS) if (body[key] !== undefined && !(key in kwargs)) kwargs[key] = body[key];
   return kwargs;
 }

@@ -19,6 +19,35 @@ export interface MergedRunConfig {
   threadConfig: Json;
 }
 
+/** Who asked for a run: upstream stamps the caller on the run's configurable. */
+export interface RunCaller {
+  /** The project's custom auth's user; absent without custom auth. */
+  user?: { identity: string; permissions: string[] };
+  /** The request's headers, lower-case names. */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** Credentials, and agentplane's own headers between its parts: never a run's. */
+const PRIVATE_HEADER = /^x-(api-key|tenant-id|service-key|agentplane-.*)$/;
+
+/**
+ * What upstream adds to a run's configurable from its request: the caller's `x-*` headers and
+ * user-agent (graphs read e.g. their own headers there), and with custom auth the user
+ * (`langgraph_auth_user`, `langgraph_auth_user_id`, `langgraph_auth_permissions`).
+ */
+export function callerConfigurable(caller: RunCaller | undefined): Json {
+  const out: Json = {};
+  for (const [name, value] of Object.entries(caller?.headers ?? {})) {
+    if (value === undefined || (!name.startsWith('x-') && name !== 'user-agent') || PRIVATE_HEADER.test(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const user = caller?.user;
+  if (user) Object.assign(out, { langgraph_auth_user: user, langgraph_auth_user_id: user.identity, langgraph_auth_permissions: user.permissions });
+  return out;
+}
+
+const userId = (id: unknown) => (id === undefined ? {} : { user_id: id });
+
 export interface RunIds {
   run_id: string;
   thread_id: string;
@@ -37,17 +66,20 @@ export function mergeRunConfig(
   thread: { config?: Json; metadata?: Json } | undefined,
   request: { config?: unknown; context?: unknown; metadata?: unknown },
   ids: RunIds,
+  caller?: RunCaller,
 ): MergedRunConfig & { metadata: Json } {
   const fromAssistant = objectOr(assistant.config);
   const fromThread = objectOr(thread?.config);
-  const fromRequest = objectOr(request.config);
-  const configurable = { ...objectOr(fromAssistant.configurable), ...objectOr(fromThread.configurable), ...objectOr(fromRequest.configurable) };
+  // the caller's keys override the request's own, as upstream stamps them on the request's config
+  const fromRequest = { ...objectOr(request.config), configurable: { ...objectOr(objectOr(request.config).configurable), ...callerConfigurable(caller) } };
+  const configurable = { ...objectOr(fromAssistant.configurable), ...objectOr(fromThread.configurable), ...fromRequest.configurable };
   const metadata = { ...objectOr(assistant.metadata), ...objectOr(thread?.metadata), ...objectOr(request.metadata) };
   // a context that is not an object (a string, a number) is taken whole, as upstream does
   const assistantContext = assistant.context as unknown;
   const context = assistantContext !== null && assistantContext !== undefined && typeof assistantContext !== 'object' ? assistantContext : { ...objectOr(assistantContext), ...objectOr(request.context) };
   return {
-    config: { ...fromAssistant, ...fromRequest, configurable: { ...configurable, ...ids }, metadata },
+    // user_id: the configured one, else the authenticated user's (upstream's precedence)
+    config: { ...fromAssistant, ...fromRequest, configurable: { ...configurable, ...ids, ...userId(configurable.user_id ?? caller?.user?.identity) }, metadata },
     context,
     threadConfig: { ...fromAssistant, ...fromThread, ...fromRequest, configurable },
     metadata,

@@ -41,7 +41,7 @@ import { nowIso } from '../clock.ts';
 import { uuid7 } from './ids.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { FINAL_STATUSES, ownerOf, describeError, errorResult, notBefore, runKwargs, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
-import { mergeRunConfig } from './runConfig.ts';
+import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 import { retryUntilDone } from '../retry.ts';
 import { isStoreUnavailable } from '../../runtime/store/errors.ts';
@@ -174,7 +174,7 @@ export class RunLifecycle {
    * The run records its assistant and graph, so it executes that graph whatever runs after it.
    * `owner` is the caller's (see ownerOf), who has checked the thread is theirs or absent.
    */
-  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean; owner: string }): Promise<RunRecord> {
+  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean; owner: string; caller?: RunCaller }): Promise<RunRecord> {
     const now = nowIso();
     const { owner } = options;
     const runId = uuid7();
@@ -182,7 +182,7 @@ export class RunLifecycle {
     const base = existing ?? newThread(threadId, {}, owner);
     const threadMetadata = { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     // as upstream: a thread the run creates contributes no metadata to the run's
-    const merged = mergeRunConfig(assistant, existing && { config: existing.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id });
+    const merged = mergeRunConfig(assistant, existing && { config: existing.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, options.caller);
     const run: RunRecord = {
       run_id: runId,
       ...(owner ? { owner } : {}),
@@ -194,7 +194,8 @@ export class RunLifecycle {
       status: 'pending',
       // the assistant's, the thread's and the request's, as upstream's runs show it
       metadata: merged.metadata,
-      kwargs: { ...runKwargs(body), config: merged.config, context: merged.context, ...(options.temporary ? { temporary: true } : {}) },
+      // temporary, subgraphs, resumable: the flags upstream's runs show under these names
+      kwargs: { ...runKwargs(body), config: merged.config, context: merged.context, temporary: options.temporary === true, subgraphs: body.stream_subgraphs ?? false, resumable: body.stream_resumable ?? false },
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };

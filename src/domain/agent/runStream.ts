@@ -33,6 +33,13 @@ export class RunStream {
      * client sees the same stream from either server.
      */
     private readonly subgraphs = false,
+    /**
+     * Whether the run's checkpoints outlive it. Upstream runs a temporary run (stateless,
+     * its thread deleted when it ends) without a checkpointer, so its stream reports no
+     * checkpoint (`checkpoints`, debug `checkpoint`): neither does this one, whose pointers
+     * would name a thread about to be gone.
+     */
+    private readonly keepsCheckpoints = true,
   ) {}
 
   has(mode: string): boolean {
@@ -56,7 +63,8 @@ export class RunStream {
       this.message(message, metadata ?? {}, suffix);
       return;
     }
-    if (this.modes.has(mode)) this.publish(`${mode}${suffix}`, shape(mode, data));
+    const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
+    if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) this.publish(`${mode}${suffix}`, shape(mode, data));
     if (this.modes.has('messages') && !this.subgraphs && namespace.length === 0) this.completeFrom(data);
   }
 

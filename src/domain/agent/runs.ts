@@ -11,6 +11,7 @@ import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
+import type { RunCaller } from './runConfig.ts';
 import type { AssistantService, RunEvent, RunService } from './service.ts';
 import type { ThreadStateReader } from './threadState.ts';
 import { threadNotFound } from './threads.ts';
@@ -56,6 +57,8 @@ export class Runs implements RunService {
     private readonly deps: RunDeps,
     /** Whose runs these are (see ownerOf). */
     private readonly owner: string,
+    /** Who asks for the runs created here (stamped on their configurable); none for crons. */
+    private readonly caller?: RunCaller,
   ) {}
 
   private readonly mine = (record: { owner?: string }) => ownerOf(record) === this.owner;
@@ -87,7 +90,7 @@ export class Runs implements RunService {
       if (inflight.length > 0 && (strategy === 'interrupt' || strategy === 'rollback')) {
         for (const runId of inflight) await lifecycle.cancel(threadId, runId, strategy);
       }
-      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner })));
+      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner, caller: this.caller })));
     });
   }
 
@@ -159,10 +162,12 @@ export class Runs implements RunService {
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
     const temporary = (body.on_completion ?? 'delete') === 'delete';
-    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner }));
+    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller }));
   }
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
+    // as upstream, which reads the thread too: a missing thread is named as such
+    if (!(await this.thread(threadId))) return threadNotFound(threadId);
     const run = await this.run(threadId, runId);
     return run ? ok(toApiRun(run)) : runNotFound();
   }

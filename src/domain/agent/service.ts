@@ -30,6 +30,7 @@ import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 
 /** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 import type { ThreadStreamMode } from './threadStream.ts';
+import type { RunCaller } from './runConfig.ts';
 
 export interface RunEvent {
   id: string;
@@ -137,5 +138,6 @@ export interface AgentService {
  * missing ones, though their ids cannot be taken.
  */
 export interface AgentServices {
-  forOwner(owner: string): AgentService;
+  /** `caller`: who makes the request, stamped on the runs it creates (see runConfig.ts). */
+  forOwner(owner: string, caller?: RunCaller): AgentService;
 }

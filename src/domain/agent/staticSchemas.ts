@@ -10,12 +10,17 @@ import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type { DeclaredSchemas } from './declaredSchemas.ts';
 
+/** A graph's schemas read from its types, and its subgraphs' by namespace (`child`, `child|grandchild`). */
+export interface TypedSchemas extends DeclaredSchemas {
+  subgraphs?: Record<string, DeclaredSchemas>;
+}
+
 const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
 const TIMEOUT_MS = 60_000;
-const cache = new Map<string, Promise<DeclaredSchemas | undefined>>();
+const cache = new Map<string, Promise<TypedSchemas | undefined>>();
 
-export function staticSchemas(file: string | undefined, exportName: string | undefined): Promise<DeclaredSchemas | undefined> {
+export function staticSchemas(file: string | undefined, exportName: string | undefined): Promise<TypedSchemas | undefined> {
   if (!file || !exportName || !/\.(c|m)?tsx?$/.test(file)) return Promise.resolve(undefined);
   let mtime = 0;
   try {
@@ -32,18 +37,18 @@ export function staticSchemas(file: string | undefined, exportName: string | und
   return answer;
 }
 
-async function extract(file: string, exportName: string): Promise<DeclaredSchemas | undefined> {
+async function extract(file: string, exportName: string): Promise<TypedSchemas | undefined> {
   const typescript = compilerFor(file);
   if (!typescript) return undefined;
   return new Promise((resolve) => {
     const worker = new Worker(ENTRY, { workerData: { file, exportName, typescript } });
     const timer = setTimeout(() => void worker.terminate().then(() => resolve(undefined)), TIMEOUT_MS);
-    const done = (value: DeclaredSchemas | undefined) => {
+    const done = (value: TypedSchemas | undefined) => {
       clearTimeout(timer);
       void worker.terminate();
       resolve(value);
     };
-    worker.once('message', (value: DeclaredSchemas | null) => done(value ?? undefined));
+    worker.once('message', (value: TypedSchemas | null) => done(value ?? undefined));
     worker.once('error', () => done(undefined));
     worker.once('exit', () => done(undefined));
   });

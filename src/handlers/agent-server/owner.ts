@@ -20,5 +20,5 @@ export function requestOwner(agentServerAuth: boolean): OwnerOf {
 }
 
 export function serviceFor(services: AgentServices, ownerOf: OwnerOf): ServiceFor {
-  return (ctx) => services.forOwner(ownerOf(ctx));
+  return (ctx) => services.forOwner(ownerOf(ctx), { user: ctx.user, headers: ctx.headers });
 }

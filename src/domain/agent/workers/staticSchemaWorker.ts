@@ -18,7 +18,14 @@ const job = workerData as Job;
 const ts = ((await import(job.typescript)) as { default?: typeof TS }).default ?? ((await import(job.typescript)) as typeof TS);
 parentPort!.postMessage(extract(job));
 
-function extract({ file, exportName }: Job): { state: Schema; input: Schema; output: Schema; config: Schema } | null {
+interface GraphSchemas {
+  state: Schema;
+  input: Schema;
+  output: Schema;
+  config: Schema;
+}
+
+function extract({ file, exportName }: Job): (GraphSchemas & { subgraphs: Record<string, GraphSchemas> }) | null {
   const program = ts.createProgram([file], {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -39,15 +46,53 @@ function extract({ file, exportName }: Job): { state: Schema; input: Schema; out
   // a factory: the graph it returns (awaited)
   const call = graphType.getCallSignatures()[0];
   if (call) graphType = checker.getAwaitedType(call.getReturnType()) ?? call.getReturnType();
-  // CompiledStateGraph<State, Update, Nodes, Input, Output, Config, …>
+  const schemas = graphTypeSchemas(checker, graphType, source);
+  if (!schemas) return null;
+  const subgraphs: Record<string, GraphSchemas> = {};
+  if (!call) addSubgraphs(checker, initializerOf(checker, exported), '', subgraphs, source, new Set());
+  return { ...schemas, subgraphs };
+}
+
+/** The schemas of a CompiledStateGraph<State, Update, …> type. */
+function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node): GraphSchemas | null {
   const [state, update] = checker.getTypeArguments(graphType as TS.TypeReference);
   if (!state || !update) return null;
   const definitions: Record<string, Schema> = {};
   const toSchema = (type: TS.Type, depth: number): Schema => schemaOf(checker, type, depth, definitions);
-  const stateSchema = { ...objectSchema(checker, state, source, toSchema), definitions };
-  const inputSchema = { ...objectSchema(checker, update, source, toSchema), definitions };
+  const stateSchema = { ...objectSchema(checker, state, at, toSchema), definitions };
+  const inputSchema = { ...objectSchema(checker, update, at, toSchema), definitions };
   const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
   return { state: { ...stateSchema, ...draft }, input: { ...inputSchema, ...draft }, output: { ...stateSchema, ...draft }, config: { type: 'object', ...draft } };
+}
+
+/**
+ * A subgraph has no export of its own: as upstream, its types are read where its parent adds
+ * it as a node — `.addNode("name", subgraph)` in the builder chain the graph is made with
+ * (followed into the variable, imported or not, that holds a subgraph, for nested ones).
+ * Keyed by namespace (`child`, `child|grandchild`), as getSubgraphs names them. A graph
+ * built in statements rather than one chain has its subgraphs' types unread.
+ */
+function addSubgraphs(checker: TS.TypeChecker, made: TS.Expression | undefined, prefix: string, out: Record<string, GraphSchemas>, at: TS.Node, seen: Set<TS.Node>): void {
+  if (!made || seen.has(made)) return;
+  seen.add(made);
+  for (let link: TS.Expression = made; ts.isCallExpression(link) && ts.isPropertyAccessExpression(link.expression); link = link.expression.expression) {
+    const [name, node] = link.arguments;
+    if (link.expression.name.text !== 'addNode' || !name || !node || !ts.isStringLiteralLike(name)) continue;
+    const type = checker.getTypeAtLocation(node);
+    // a node that is a function has no schemas of its own
+    const schemas = type.getSymbol()?.getName().startsWith('Compiled') ? graphTypeSchemas(checker, type, at) : null;
+    if (!schemas) continue;
+    out[`${prefix}${name.text}`] = schemas;
+    const symbol = ts.isIdentifier(node) ? checker.getSymbolAtLocation(node) : undefined;
+    if (symbol) addSubgraphs(checker, initializerOf(checker, symbol), `${prefix}${name.text}|`, out, at, seen);
+  }
+}
+
+/** What a variable (or the import of one) is initialised with. */
+function initializerOf(checker: TS.TypeChecker, symbol: TS.Symbol): TS.Expression | undefined {
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  const declaration = target.valueDeclaration;
+  return declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
 }
 
 function objectSchema(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema {
