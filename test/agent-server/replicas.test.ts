@@ -76,6 +76,12 @@ describe('replicas on one PostgreSQL database', () => {
         holder = (await db.query<{ replica: string }>('SELECT replica FROM agentplane_run_claims WHERE run_id = $1', [inFlight.runId])).rows[0]?.replica;
         if (!holder) await sleep(10);
       }
+      // and its first attempt has begun telling its stream (a kill between the claim and the
+      // first event's INSERT leaves attempt 1 nothing to show, which proves nothing)
+      for (let i = 0; i < 400; i += 1) {
+        if ((await db.query('SELECT 1 FROM agentplane_run_events WHERE run_id = $1 LIMIT 1', [inFlight.runId])).rowCount) break;
+        await sleep(10);
+      }
       const victim = live().find((server) => replicaIdOf(server) === holder);
       assert.ok(victim, 'the long run was claimed by a replica');
       killed = victim;
