@@ -13,6 +13,7 @@ import { PROJECT_FILE_NAMES } from './runtime/project.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { startServer, type RunningServer } from './runtime/server.ts';
 import { watchProject } from './runtime/watch.ts';
+import { settleImports, trackImports, wasImported } from './runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
 
 
@@ -44,9 +45,12 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // dev in a folder with no project file: a person at a terminal may have one scaffolded
   if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
   const log = createLogger(config.logLevel, {}, await logWriter());
+  const watching = mode === 'dev' && reload && !config.mock;
+  // the files the project loads decide what reloads, so recording starts before it loads
+  if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
   if (mode === 'dev' || process.stdout.isTTY) console.log(startBanner(config, server.url, mode));
-  if (mode === 'dev' && reload && !config.mock) watchForReload(config, server, log);
+  if (watching) await watchForReload(config, server, log);
   if (server.createdKey) {
     // printed once, on the start that created it; it is kept in the data directory
     console.log(`\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`);
@@ -68,8 +72,11 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** agentplane dev: a change in the project folder reloads its graphs; the server keeps running. */
-function watchForReload(config: ServerConfig, server: RunningServer, log: Logger): void {
+/**
+ * agentplane dev: a change to a file the project loaded (or to its project or env file) reloads
+ * its graphs; the server keeps running. Files a reload loads count from then on.
+ */
+async function watchForReload(config: ServerConfig, server: RunningServer, log: Logger): Promise<void> {
   const dir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   watchProject(
     dir,
@@ -77,8 +84,9 @@ function watchForReload(config: ServerConfig, server: RunningServer, log: Logger
       log.info('project changed, reloading', { files: files.map((f) => path.relative(dir, f)) });
       server.reload().catch((err: Error) => log.error('reload failed; the previous graphs keep serving', { error: err.message }));
     },
-    { ignore: config.dataDir ? [config.dataDir] : [], projectFiles: projectFiles(config, dir) },
+    { ignore: config.dataDir ? [config.dataDir] : [], projectFiles: projectFiles(config, dir), imported: wasImported },
   );
+  await settleImports();
   log.info('watching the project for changes', { dir });
 }
 

@@ -1,9 +1,9 @@
 // File watching for `agentplane dev`: one recursive watcher on the project directory, changes
-// debounced into one callback. Only what a reload can pick up counts: source modules (what
-// graphs, auth and http.app import: scripts, TypeScript, JSON; the CSS generative UI modules
-// import, since their bundles are rebuilt on reload) and the project's own files
-// (its project file and env file). Everything else is ignored — logs, data directories,
-// node_modules, VCS folders — because a server that writes there on each reload (say
+// debounced into one callback. Only what a reload can pick up counts: the modules graphs, auth,
+// http.app and generative UI modules imported (when the caller knows them, `imported`; else any
+// script, TypeScript, JSON or CSS file) and the project's own files (its project file and env
+// file). Logs, data directories, node_modules and VCS folders never count, whatever was
+// imported from them, because a server that writes there on each reload (say
 // `agentplane dev > server.log` in the project folder) would otherwise reload forever.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +21,8 @@ export interface WatchOptions {
   ignore?: string[];
   /** Files that count whatever their name (the project file, its env file). */
   projectFiles?: string[];
+  /** Whether the project's code loaded this file (absolute): only such source files count. */
+  imported?: (file: string) => boolean;
 }
 
 /** Whether a change to `file` (absolute) is one a reload would pick up. */
@@ -29,7 +31,7 @@ export function reloadsOn(dir: string, file: string, options: WatchOptions = {})
   if ((options.projectFiles ?? []).some((p) => path.resolve(p) === resolved)) return true;
   if (IGNORED_DIRS.test(path.relative(dir, resolved))) return false;
   if ((options.ignore ?? []).some((p) => resolved === path.resolve(p) || resolved.startsWith(path.resolve(p) + path.sep))) return false;
-  return SOURCE_MODULE.test(resolved);
+  return SOURCE_MODULE.test(resolved) && (options.imported?.(resolved) ?? true);
 }
 
 /** Calls `onChange` with the changed files, at most once per `debounceMs` of quiet. */

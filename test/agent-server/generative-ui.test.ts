@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { reloadsOn } from '../../src/runtime/watch.ts';
+import { wasImported } from '../../src/runtime/importedFiles.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const COMPONENTS = `import "./weather.css";
@@ -135,7 +136,8 @@ describe('generative UI (langgraph.json ui)', () => {
 
   it('a reload (agentplane dev, on a change to the module or its CSS) bundles the components again', async () => {
     const css = path.join(path.dirname(projectFile), 'src', 'weather.css');
-    assert.ok(reloadsOn(path.dirname(projectFile), css), 'a CSS change reloads');
+    assert.ok(reloadsOn(path.dirname(projectFile), css, { imported: wasImported }), 'a change to the CSS the module imports reloads');
+    assert.ok(wasImported(path.join(path.dirname(projectFile), 'src', 'ui.tsx')) && !wasImported(path.join(path.dirname(projectFile), 'src', 'unused.tsx')), 'the bundle\'s inputs, only they, count as imported');
     fs.writeFileSync(css, '.weather { color: navy; }\n');
     await server.reload();
     assert.match(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /color: navy;/);

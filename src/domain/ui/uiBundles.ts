@@ -6,6 +6,7 @@
 // and again on reload; a module that does not build is logged and its agent answers 404.
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { noteImported } from '../../runtime/importedFiles.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { tailwindPlugin } from './tailwind.ts';
@@ -83,7 +84,10 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings): 
     external: [...PROVIDED_BY_PAGE, ...settings.shared],
     plugins: [entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
     logLevel: 'silent',
+    metafile: true,
   });
+  // agentplane dev reloads on a change to what the bundle was built from
+  noteImported(Object.keys(result.metafile.inputs).filter((input) => !/^[\w-]+:/.test(input)).map((input) => path.resolve(input)));
   return result.outputFiles.map((out) => {
     const name = path.basename(out.path);
     const contents = name.endsWith('.js') ? new TextEncoder().encode(out.text.replaceAll(BROWSER_REQUIRE, PAGE_REQUIRE)) : out.contents;
