@@ -11,7 +11,7 @@ import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graph
 import { addMessages, serialiseValues, toMessageDict, type MessageDict } from './messages.ts';
 import { PlainSteps } from './plainSteps.ts';
 import { RunStream } from './runStream.ts';
-import { langGraphHead, langGraphRunInput, plainRunBase } from './sharedThreadState.ts';
+import { hasLangGraphCheckpoint, langGraphHead, langGraphRunInput, otherKindForkError, plainRunBase } from './sharedThreadState.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import { ownerOf, type RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
@@ -75,6 +75,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   // the run continues the thread's head, or forks from the checkpoint it names
   const forkFrom = forkCheckpointId(run.kwargs);
   const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
+  if (forkFrom && !base && (await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom))) throw otherKindForkError(run.thread_id, forkFrom, 'plain');
   if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
   const input = normaliseInput(run.kwargs.input);
   const steps = new PlainSteps(ctx, out);
@@ -134,6 +135,10 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const subgraphs = kwargs.stream_subgraphs === true;
   const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true);
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
+  if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {
+    throw otherKindForkError(run.thread_id, forkFrom, 'langgraph');
+  }
   const input = given && !kwargs.command && !forkCheckpointId(kwargs) ? await withPlainRunsCarried(ctx, given) : given;
   const options = {
     ...config,
@@ -143,7 +148,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       run_id: run.run_id,
       assistant_id: run.assistant_id,
       graph_id: ctx.graph.id,
-      ...(forkCheckpointId(kwargs) && !ctx.resumeFromCheckpoint ? { checkpoint_id: forkCheckpointId(kwargs) } : {}),
+      ...(forkFrom ? { checkpoint_id: forkFrom } : {}),
     },
     metadata: runMetadata(run, ctx.graph.id),
     context: kwargs.context,

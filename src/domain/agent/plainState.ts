@@ -70,12 +70,14 @@ export class PlainStateStore {
   }
 
   /** States newest first, filtered like the upstream checkpointers' `list`. */
-  async history(threadId: string, options: { limit: number; before?: string; metadata?: Record<string, unknown> }): Promise<PlainSnapshot[]> {
+  async history(threadId: string, options: { limit: number; before?: string; metadata?: Record<string, unknown>; createdBefore?: string }): Promise<PlainSnapshot[]> {
     const records = (await this.checkpoints.list({ where: { thread_id: threadId } })).sort(byNewest);
     const out: PlainSnapshot[] = [];
     for (const record of records) {
       if (out.length >= options.limit) break;
       if (options.before && record.checkpoint_id >= options.before) continue;
+      // a page of a history merged with the LangGraph chain (threadState.ts) ends at a time
+      if (options.createdBefore && Date.parse(record.created_at) >= Date.parse(options.createdBefore)) continue;
       if (options.metadata && !Object.entries(options.metadata).every(([k, v]) => JSON.stringify(record.metadata[k]) === JSON.stringify(v))) continue;
       out.push(await this.snapshot(record));
     }

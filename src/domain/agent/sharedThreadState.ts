@@ -55,3 +55,20 @@ export function langGraphRunInput(
   const given = input.messages === undefined ? [] : Array.isArray(input.messages) ? input.messages : [input.messages];
   return { ...carried, ...input, messages: [...missing, ...given] };
 }
+
+/**
+ * A run forks only from a checkpoint of its own kind of graph: the other kind's checkpoint
+ * is a state of another shape (LangGraph channels and tasks, or our chain's values), so
+ * forking from it is refused with this error rather than started from nothing.
+ */
+export function otherKindForkError(threadId: string, checkpointId: string, runKind: 'plain' | 'langgraph'): Error {
+  const [own, other] = runKind === 'plain' ? ['plain-function', 'LangGraph'] : ['LangGraph', 'plain-function'];
+  return Object.assign(
+    new Error(`Checkpoint ${checkpointId} of thread ${threadId} was written by a ${other} graph; a ${own} graph can fork only from a checkpoint a ${own} graph wrote`),
+    { name: 'CheckpointNotFound' },
+  );
+}
+
+export async function hasLangGraphCheckpoint(checkpointer: BaseCheckpointSaver, threadId: string, checkpointId: string): Promise<boolean> {
+  return (await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } })) !== undefined;
+}

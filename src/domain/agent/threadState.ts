@@ -48,16 +48,41 @@ export class ThreadStateReader {
     return this.graphs.resolve(graphId, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
   }
 
-  /** The latest state, or the state at `checkpointId`; null when that checkpoint does not exist. */
-  async state(thread: ThreadRecord, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string } = {}): Promise<ThreadState | null> {
-    const graph = await this.graph(thread);
-    if (graph?.kind === 'langgraph') {
-      const configurable = { thread_id: thread.thread_id, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
-      const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
-      // an unknown checkpoint id comes back as a snapshot of nothing, carrying the id asked for
-      if (options.checkpointId && snapshot?.metadata === undefined) return null;
-      return fromSnapshot(thread.thread_id, snapshot);
+  /**
+   * The graph of the thread's latest run of the other kind than `graph` (plain-function
+   * graphs keep their state in their chain, LangGraph graphs in the checkpointer): one
+   * thread, any graph, so a thread's history and states may be in both places.
+   */
+  private async otherKindOf(thread: ThreadRecord, graph: LoadedGraph | undefined): Promise<LoadedGraph | undefined> {
+    const wantLangGraph = graph?.kind !== 'langgraph';
+    let latest: RunRecord | undefined;
+    for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) {
+      const kind = this.graphs.get(run.graph_id)?.kind;
+      if (kind === undefined || (kind !== 'plain') !== wantLangGraph) continue;
+      if (!latest || run.run_id > latest.run_id) latest = run;
     }
+    if (!latest) return undefined;
+    const config = thread.config ?? {};
+    return this.graphs.resolve(latest.graph_id, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
+  }
+
+  /** The LangGraph graph that reads the thread's checkpointer state: the latest graph, else the latest LangGraph one. */
+  private async langGraphOf(thread: ThreadRecord, latest: LoadedGraph | undefined): Promise<Extract<LoadedGraph, { kind: 'langgraph' }> | undefined> {
+    const graph = latest?.kind === 'langgraph' ? latest : await this.otherKindOf(thread, latest);
+    return graph?.kind === 'langgraph' ? graph : undefined;
+  }
+
+  /** The latest state, or the state at `checkpointId` (of either chain); null when that checkpoint does not exist. */
+  async state(thread: ThreadRecord, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string } = {}): Promise<ThreadState | null> {
+    const latest = await this.graph(thread);
+    if (options.checkpointId || options.checkpointNs) {
+      // a checkpoint of an earlier run may be in the chain of the other kind of graph
+      const plain = options.checkpointNs ? undefined : await this.plain.read(thread.thread_id, options.checkpointId);
+      if (plain) return fromPlain(thread.thread_id, plain);
+      const graph = await this.langGraphOf(thread, latest);
+      if (graph) return langGraphState(graph, thread.thread_id, options);
+    }
+    if (latest?.kind === 'langgraph') return langGraphState(latest, thread.thread_id, options);
     const snapshot = await this.plain.read(thread.thread_id, options.checkpointId);
     if (!snapshot) return options.checkpointId ? null : EMPTY_STATE;
     return fromPlain(thread.thread_id, snapshot);
@@ -68,25 +93,36 @@ export class ThreadStateReader {
     return (await this.state(thread, options)) ?? EMPTY_STATE;
   }
 
-  /** Checkpoints newest first, as states (`GET/POST /threads/{id}/history`). */
-  async history(thread: ThreadRecord, options: { limit: number; before?: string; metadata?: Record<string, unknown>; checkpointNs?: string; checkpointId?: string }): Promise<ThreadState[]> {
-    const graph = await this.graph(thread);
-    if (graph?.kind === 'langgraph') {
-      const config = { configurable: { thread_id: thread.thread_id, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
-      const listOptions = {
-        limit: options.limit,
-        ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
-        ...(options.metadata ? { filter: options.metadata } : {}),
-      };
-      const states: ThreadState[] = [];
-      for await (const snapshot of graph.graph.getStateHistory(config, listOptions)) states.push(fromSnapshot(thread.thread_id, snapshot));
-      return states;
+  /**
+   * Checkpoints newest first, as states (`GET/POST /threads/{id}/history`). A thread whose
+   * runs used both kinds of graph has one history: both chains merged by creation time, the
+   * filters, `before` and `limit` applied to the merged list.
+   */
+  async history(thread: ThreadRecord, options: HistoryOptions): Promise<ThreadState[]> {
+    const latest = await this.graph(thread);
+    if (options.checkpointNs) {
+      // only LangGraph graphs have subgraphs
+      const graph = await this.langGraphOf(thread, latest);
+      return graph ? take(langGraphHistory(graph, thread.thread_id, options), options.limit) : [];
     }
-    if (options.checkpointNs) return []; // plain-function graphs have no subgraphs
-    const snapshots = options.checkpointId
-      ? [await this.plain.read(thread.thread_id, options.checkpointId)].filter((s) => s !== undefined)
-      : await this.plain.history(thread.thread_id, options);
-    return snapshots.map((s) => fromPlain(thread.thread_id, s));
+    if (options.checkpointId) {
+      const state = await this.state(thread, { checkpointId: options.checkpointId });
+      return state && matches(state.metadata, options.metadata) ? [state] : [];
+    }
+    const langGraph = await this.langGraphOf(thread, latest);
+    const plainChain = async (opts: HistoryOptions & { createdBefore?: string }) => (await this.plain.history(thread.thread_id, opts)).map((s) => fromPlain(thread.thread_id, s));
+    if (!langGraph) return plainChain(options);
+    if (!(await this.plain.read(thread.thread_id))) return take(langGraphHistory(langGraph, thread.thread_id, options), options.limit);
+    return mergedHistory(
+      { plain: plainChain, langGraph: (opts, createdBefore) => take(langGraphHistory(langGraph, thread.thread_id, opts, createdBefore), opts.limit) },
+      options,
+      async (id) => {
+        const plain = await this.plain.read(thread.thread_id, id);
+        if (plain) return { createdAt: plain.createdAt, plain: true };
+        const state = await langGraphState(langGraph, thread.thread_id, { checkpointId: id });
+        return state?.created_at ? { createdAt: state.created_at, plain: false } : null;
+      },
+    );
   }
 
   /** The thread's current values, or null before its first run. */
@@ -94,6 +130,100 @@ export class ThreadStateReader {
     const state = await this.state(thread);
     return state?.checkpoint ? (state.values as Record<string, unknown>) : null;
   }
+}
+
+interface HistoryOptions {
+  limit: number;
+  before?: string;
+  metadata?: Record<string, unknown>;
+  checkpointNs?: string;
+  checkpointId?: string;
+}
+
+type LangGraph = Extract<LoadedGraph, { kind: 'langgraph' }>;
+
+async function langGraphState(graph: LangGraph, threadId: string, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string }): Promise<ThreadState | null> {
+  const configurable = { thread_id: threadId, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
+  const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
+  // an unknown checkpoint id comes back as a snapshot of nothing, carrying the id asked for
+  if (options.checkpointId && snapshot?.metadata === undefined) return null;
+  return fromSnapshot(threadId, snapshot);
+}
+
+/** The checkpointer's states newest first; with `createdBefore`, only those created earlier. */
+async function* langGraphHistory(graph: LangGraph, threadId: string, options: HistoryOptions, createdBefore?: string): AsyncGenerator<ThreadState> {
+  const config = { configurable: { thread_id: threadId, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
+  const listOptions = {
+    // counted here when some are skipped by creation time
+    ...(createdBefore ? {} : { limit: options.limit }),
+    ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
+    ...(options.metadata ? { filter: options.metadata } : {}),
+  };
+  for await (const snapshot of graph.graph.getStateHistory(config, listOptions)) {
+    const state = fromSnapshot(threadId, snapshot);
+    if (!createdBefore || olderThan(state, createdBefore)) yield state;
+  }
+}
+
+async function take(states: AsyncIterable<ThreadState>, limit: number): Promise<ThreadState[]> {
+  const out: ThreadState[] = [];
+  if (limit <= 0) return out;
+  for await (const state of states) {
+    out.push(state);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+const olderThan = (state: ThreadState, createdAt: string) => Date.parse(state.created_at ?? '') < Date.parse(createdAt);
+
+const matches = (metadata: unknown, filter: Record<string, unknown> | undefined) =>
+  !filter || Object.entries(filter).every(([k, v]) => JSON.stringify((metadata as Record<string, unknown> | null)?.[k]) === JSON.stringify(v));
+
+interface Chains {
+  plain(options: HistoryOptions & { createdBefore?: string }): Promise<ThreadState[]>;
+  langGraph(options: HistoryOptions, createdBefore?: string): Promise<ThreadState[]>;
+}
+
+/**
+ * Both chains' checkpoints as one history, newest first by creation time. `before` names a
+ * checkpoint of either chain: its own chain pages by id as the checkpointers do, the other
+ * chain by its creation time. Where the older neighbour of a checkpoint in the merged order
+ * is of the other chain, its `parent_checkpoint` points at that neighbour: a run continued
+ * the state the other kind of graph left (sharedThreadState.ts), so clients that rebuild
+ * the thread's sequence from parents (useStream's branches) see every run in order.
+ */
+async function mergedHistory(chains: Chains, options: HistoryOptions, locate: (checkpointId: string) => Promise<{ createdAt: string; plain: boolean } | null>): Promise<ThreadState[]> {
+  // one more than asked for, to know the older neighbour of the page's last checkpoint
+  const window = { ...options, limit: options.limit + 1 };
+  let plain: ThreadState[];
+  let langGraph: ThreadState[];
+  const cutoff = options.before ? await locate(options.before) : null;
+  if (cutoff) {
+    const { before: _, ...others } = window;
+    plain = await chains.plain(cutoff.plain ? window : { ...others, createdBefore: cutoff.createdAt });
+    langGraph = cutoff.plain ? await chains.langGraph(others, cutoff.createdAt) : await chains.langGraph(window);
+  } else {
+    [plain, langGraph] = [await chains.plain(window), await chains.langGraph(window)];
+  }
+  const chainOf = new Map<ThreadState, ThreadState[]>([...plain.map((s) => [s, plain] as const), ...langGraph.map((s) => [s, langGraph] as const)]);
+  const merged = [...plain, ...langGraph].sort((a, b) => Date.parse(b.created_at ?? '') - Date.parse(a.created_at ?? '') || chainRank(a, b, chainOf));
+  const page = merged.slice(0, options.limit);
+  return page.map((state, i) => {
+    const older = merged[i + 1];
+    if (!older || chainOf.get(older) === chainOf.get(state)) return state;
+    // a fork (its parent is not its chain's previous checkpoint) keeps its own parent
+    const chain = chainOf.get(state)!;
+    const previousOfChain = chain[chain.indexOf(state) + 1];
+    const continued = state.parent_checkpoint === null || state.parent_checkpoint.checkpoint_id === previousOfChain?.checkpoint?.checkpoint_id;
+    return continued ? { ...state, parent_checkpoint: older.checkpoint } : state;
+  });
+}
+
+/** Keeps each chain's own order among checkpoints created in the same millisecond. */
+function chainRank(a: ThreadState, b: ThreadState, chainOf: Map<ThreadState, ThreadState[]>): number {
+  const chainA = chainOf.get(a)!;
+  return chainA === chainOf.get(b) ? chainA.indexOf(a) - chainA.indexOf(b) : 0;
 }
 
 function fromPlain(threadId: string, snapshot: PlainSnapshot): ThreadState {
