@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
-import { createApplication } from './app.ts';
+import { createApplication } from './compose/application.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
@@ -160,7 +160,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { checkStore } = await import('./runtime/store/storeTool.ts');
+      const { checkStore } = await import('./backends/embedded/storeTool.ts');
       process.exitCode = checkStore(path.resolve(dir));
     });
   store
@@ -169,7 +169,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { repairStore } = await import('./runtime/store/storeTool.ts');
+      const { repairStore } = await import('./backends/embedded/storeTool.ts');
       process.exitCode = repairStore(path.resolve(dir));
     });
 

@@ -9,7 +9,7 @@
 // safety net. On the embedded store the one server always leads and messages stay in
 // process.
 import type { BackgroundModule } from '../runtime/application.ts';
-import type { Coordination } from '../runtime/store/coordination.ts';
+import type { Coordination } from './ports/coordination.ts';
 import type { Logger } from '../runtime/logger.ts';
 
 export interface Term {

@@ -7,8 +7,8 @@ import type { MethodRegistry } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { CustomAuth } from './customAuth.ts';
-import type { Store } from './store/types.ts';
-import type { Coordination } from './store/coordination.ts';
+import type { Store } from '../domain/ports/store.ts';
+import type { Coordination } from '../domain/ports/coordination.ts';
 
 /** Something that runs beside the HTTP server (a worker pool, a deployer). */
 export interface BackgroundModule {

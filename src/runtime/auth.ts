@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { isUuid } from './uuid.ts';
+import { isUuid } from '../shared/uuid.ts';
 import type { HttpReply } from './errors.ts';
 import { httpError } from './errors.ts';
 

@@ -5,7 +5,7 @@
 // shape (`~handlerCache`), never by instanceof, so any SDK version works.
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import { importProjectModule } from '../domain/agent/projectModule.ts';
+import { importProjectModule } from '../shared/projectModule.ts';
 
 /** Operations anybody may call under custom auth: liveness, server facts, metrics, agent cards. */
 // a UI bundle's files are loaded by <script>/<link> tags, which send no credentials (open upstream too)

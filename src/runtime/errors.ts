@@ -1,7 +1,7 @@
 // Wire error bodies. HTTP errors are `{detail: string}` or, for validation, FastAPI's list
 // `{detail: [{loc, msg, type}]}`; the JSON-RPC endpoint uses JSON-RPC error objects.
 import type { RpcError, ValidationIssue } from './contract.ts';
-import { StoreWriteError } from './store/errors.ts';
+import { StoreWriteError } from '../shared/storeErrors.ts';
 
 export interface ValidationErrorItem {
   loc: (string | number)[];

@@ -15,18 +15,18 @@ import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
 import { disabledOperations } from './disabledOperations.ts';
 import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
-import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../domain/agent/projectGlobals.ts';
+import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
-import { openJournalStore } from './store/journalStore.ts';
-import { openPgStore } from './store/pgStore.ts';
-import { PgCoordination } from './store/pgCoordination.ts';
-import { LocalCoordination, type Coordination } from './store/coordination.ts';
+import { openJournalStore } from '../backends/embedded/journalStore.ts';
+import { openPgStore } from '../backends/postgres/pgStore.ts';
+import { PgCoordination } from '../backends/postgres/pgCoordination.ts';
+import { LocalCoordination, type Coordination } from '../domain/ports/coordination.ts';
 import { Metrics } from './metrics.ts';
-import type { Store } from './store/types.ts';
+import type { Store } from '../domain/ports/store.ts';
 
 export type { AppFactory, AppFactoryDeps, Application, BackgroundModule } from './application.ts';
 

@@ -2,7 +2,7 @@
 // relevant property fail with a shrunk counterexample printed as a curl command.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApplication } from '../../src/app.ts';
+import { createApplication } from '../../src/compose/application.ts';
 import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/runtime/server.ts';

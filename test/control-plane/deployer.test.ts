@@ -2,8 +2,8 @@
 // resuming after a stop, recorded from the store's writes (no timing involved).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openJournalStore } from '../../src/runtime/store/journalStore.ts';
-import type { WriteOp } from '../../src/runtime/store/types.ts';
+import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import type { WriteOp } from '../../src/domain/ports/store.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';
 import { SimulatedDeployer } from '../../src/domain/control-plane/deployer/simulatedDeployer.ts';

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createApplication } from '../../src/app.ts';
+import { createApplication } from '../../src/compose/application.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const seen: { early?: boolean; late?: boolean } = {};

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { apiDocuments } from '../../src/runtime/api.ts';
 import { MOCK_API_KEY } from '../../src/runtime/auth.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
-import { createApplication } from '../../src/app.ts';
+import { createApplication } from '../../src/compose/application.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startServer, type RunningServer } from '../../src/runtime/server.ts';
 import { spawnServer, startTestServer, type TestServer } from '../support/server.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { PgCoordination } from '../../src/runtime/store/pgCoordination.ts';
+import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

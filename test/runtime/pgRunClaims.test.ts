@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/runtime/store/pgStore.ts';
-import { PgCoordination } from '../../src/runtime/store/pgCoordination.ts';
-import { PgRunClaims } from '../../src/runtime/store/pgRunClaims.ts';
+import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
+import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
+import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/runtime/store/pgStore.ts';
+import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 interface Item {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApplication } from '../../src/app.ts';
+import { createApplication } from '../../src/compose/application.ts';
 import type { AppFactory } from '../../src/runtime/server.ts';
 import { startTestServer } from '../support/server.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { openJournalStore, type JournalStore } from '../../src/runtime/store/journalStore.ts';
+import { openJournalStore, type JournalStore } from '../../src/backends/embedded/journalStore.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ROOT, spawnServer, tempDir } from '../support/server.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { openJournalStore } from '../../src/runtime/store/journalStore.ts';
+import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
 import { ROOT, tempDir } from '../support/server.ts';
 
 interface Item {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
-import { createApplication } from '../../src/app.ts';
+import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
 

@@ -7,7 +7,7 @@ import type {
 } from '../../../generated/a2a/types.gen.ts';
 import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentService } from '../agent/service.ts';
-import { isUuid } from '../../runtime/uuid.ts';
+import { isUuid } from '../../shared/uuid.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { isTerminal, lastN, latestReply, taskState, toA2AHistory, toRunInput } from './convert.ts';
 import { taskNotCancelable, taskNotFound } from './failures.ts';

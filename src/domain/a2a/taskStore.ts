@@ -2,7 +2,7 @@
 // (thread) and the runs its messages started, so tasks/get and tasks/cancel work by task
 // id alone and a follow-up can keep the task id while starting a new run.
 import type { Message, TaskState } from '../../../generated/a2a/types.gen.ts';
-import type { Collection, Store } from '../../runtime/store/types.ts';
+import type { Collection, Store } from '../ports/store.ts';
 import { nowIso } from '../clock.ts';
 
 /** What a finished run of the task produced, kept so later runs on the thread cannot blur it. */

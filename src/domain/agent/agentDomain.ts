@@ -2,7 +2,7 @@
 // owner of run and thread statuses), and the assistant, thread and run services behind the
 // AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../../runtime/logger.ts';
-import type { Store } from '../../runtime/store/types.ts';
+import type { Store } from '../ports/store.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';

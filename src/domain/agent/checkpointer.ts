@@ -5,7 +5,7 @@
 // POST /threads/prune: `prune`) removes older ones.
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Collection, Store } from '../../runtime/store/types.ts';
+import type { Collection, Store } from '../ports/store.ts';
 
 interface Serialised {
   type: string;

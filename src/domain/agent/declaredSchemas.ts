@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { importFromProject } from './projectModule.ts';
+import { importFromProject } from '../../shared/projectModule.ts';
 
 export interface DeclaredSchemas {
   state: Record<string, unknown> | undefined;

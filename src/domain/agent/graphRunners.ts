@@ -16,10 +16,10 @@ import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
 import { ownerOf, type RunRecord } from './records.ts';
 import { toInterrupt } from './threadState.ts';
 import { nowIso } from '../clock.ts';
-import type { WriteOp } from '../../runtime/store/types.ts';
+import type { WriteOp } from '../ports/store.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
-import { projectApiUrl } from './projectGlobals.ts';
+import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';

@@ -3,7 +3,7 @@
 // plain async function `(state, context) => update` whose state agentplane keeps itself.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { importProjectModule } from './projectModule.ts';
+import { importProjectModule } from '../../shared/projectModule.ts';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 /** What a plain-function graph receives besides the thread's state. */

@@ -5,7 +5,7 @@
 // however long the conversation is. Every SNAPSHOT_EVERY links a checkpoint stores all
 // its messages, so reading any state walks a bounded number of records; materialised
 // message lists of recent checkpoints are cached.
-import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import type { MessageDict } from './messages.ts';
 
 interface CheckpointRecord {

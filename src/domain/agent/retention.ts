@@ -3,7 +3,7 @@
 // in the project file, checkpoints older than `default_ttl` minutes are deleted, except
 // each thread's latest (its current state stays; upstream drops an inactive thread's
 // checkpoints altogether — see docs/agent-server.md). One sweep does both.
-import type { Collection } from '../../runtime/store/types.ts';
+import type { Collection } from '../ports/store.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import type { PlainStateStore } from './plainState.ts';
 import { ownerOf, type ThreadRecord } from './records.ts';

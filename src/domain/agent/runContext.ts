@@ -3,7 +3,7 @@
 // them without importing the runners.
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
-import type { WriteOp } from '../../runtime/store/types.ts';
+import type { WriteOp } from '../ports/store.ts';
 import type { RunnableGraph } from './graphs.ts';
 import type { PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';

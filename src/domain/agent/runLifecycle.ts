@@ -32,7 +32,7 @@
 //   run     running → pending (attempt + 1) | error   takeOver, by a surviving replica).
 import type { Assistant, Run, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunClaims, RunEvents } from './runSharing.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
@@ -44,7 +44,7 @@ import { FINAL_STATUSES, ownerOf, describeError, errorResult, notBefore, runKwar
 import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import { RunQueue, type QueuedRun } from './runQueue.ts';
 import { retryUntilDone } from '../retry.ts';
-import { isStoreUnavailable } from '../../runtime/store/errors.ts';
+import { isStoreUnavailable } from '../../shared/storeErrors.ts';
 
 /** How many times a run may be started again after the server died under it. */
 export const MAX_ATTEMPTS = 3;

@@ -1,7 +1,7 @@
 // The agent server's metrics: runs by status and the queue (read from the store when
 // scraped), and how long runs waited and took (observed as each run ends).
 import type { Metrics } from '../../runtime/metrics.ts';
-import type { Store } from '../../runtime/store/types.ts';
+import type { Store } from '../ports/store.ts';
 import type { RunEnded } from './runLifecycle.ts';
 
 const RUN_STATUSES = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'] as const;

@@ -3,7 +3,7 @@
 // serves one owner (see ownerOf): another owner's runs, threads and assistants are answered
 // as missing ones.
 import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection } from '../../runtime/store/types.ts';
+import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunEvents } from './runSharing.ts';

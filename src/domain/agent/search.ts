@@ -1,6 +1,6 @@
 // Filtering and ordering shared by the assistant and thread searches.
 
-export { containsAll, deepEqual } from '../../runtime/store/containment.ts';
+export { containsAll, deepEqual } from '../ports/containment.ts';
 
 /** A stable sort on one string field; ties keep their stored (creation) order. */
 export function sortBy<T extends object>(items: T[], field: string, order: 'asc' | 'desc'): T[] {

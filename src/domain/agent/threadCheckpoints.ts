@@ -3,7 +3,7 @@
 // copies, and pruning to the latest state. Plain-function graphs and LangGraph graphs keep
 // their checkpoints in different places (plainState.ts, checkpointer.ts); this module
 // hides which. It knows nothing of HTTP: failures are kinds the caller maps.
-import type { Store } from '../../runtime/store/types.ts';
+import type { Store } from '../ports/store.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { forkCheckpointId, type CheckpointRef } from './checkpoints.ts';

@@ -6,7 +6,7 @@ import type { Checkpoint, Interrupt, ThreadState } from '../../../generated/agen
 import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
-import type { Collection } from '../../runtime/store/types.ts';
+import type { Collection } from '../ports/store.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {

@@ -2,7 +2,7 @@
 // run after the other in receipt order, for as long as the reader stays. It only reads the
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
-import type { Collection } from '../../runtime/store/types.ts';
+import type { Collection } from '../ports/store.ts';
 import type { RunEvents } from './runSharing.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './service.ts';

@@ -16,7 +16,7 @@ import type {
   ThreadStateUpdateResult,
   ThreadTtl,
 } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection } from '../../runtime/store/types.ts';
+import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';

@@ -14,7 +14,7 @@ import { conflict, deploymentNotFound, invalid } from './failures.ts';
 import { firstRevision } from './newRevision.ts';
 import { logDeploymentCreated, logDeploymentDeleted, logDeploymentStatus } from './transitionLog.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { deepFreeze } from '../../runtime/store/freeze.ts';
+import { deepFreeze } from '../freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';

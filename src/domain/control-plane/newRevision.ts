@@ -2,7 +2,7 @@
 // point the deployment at it and supersede revisions that have not started yet.
 import { randomUUID } from 'node:crypto';
 import type { SourceRevisionConfig } from '../../../generated/control-plane/types.gen.ts';
-import type { WriteOp } from '../../runtime/store/types.ts';
+import type { WriteOp } from '../ports/store.ts';
 import { NOT_STARTED } from './deployer/phases.ts';
 import { putDeployment, putRevision, type DeploymentRecord, type RevisionRecord } from './records.ts';
 

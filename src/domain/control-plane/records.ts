@@ -9,7 +9,7 @@ import type {
   SourceConfig,
   SourceRevisionConfig,
 } from '../../../generated/control-plane/types.gen.ts';
-import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */

@@ -1,7 +1,7 @@
 // Crons: a schedule plus the body of the run each firing creates. This module keeps the
 // records and answers the API; the scheduler (scheduler.ts) fires them.
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection, Store } from '../../runtime/store/types.ts';
+import type { Collection, Store } from '../ports/store.ts';
 import { metadataContains, sortBy } from '../agent/search.ts';
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';

@@ -3,7 +3,7 @@
 // even across a crash. On start a due time missed while the server was down fires once.
 // Among servers sharing the store one scheduler runs at a time (leadingScheduler).
 import type { BackgroundModule } from '../../runtime/application.ts';
-import type { Coordination } from '../../runtime/store/coordination.ts';
+import type { Coordination } from '../ports/coordination.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { SingletonDuty } from '../singletonDuty.ts';
 import type { CronRecord, CronService } from './cronService.ts';

@@ -4,7 +4,7 @@
 // Items are kept apart per scope: the caller's tenant when agent-server auth is on, '' when
 // the server is open.
 import { createHash } from 'node:crypto';
-import type { Collection, Store } from '../../runtime/store/types.ts';
+import type { Collection, Store } from '../ports/store.ts';
 import { cosine, textAt, type Embedder } from './embeddings.ts';
 import { matchesFilter } from './valueFilter.ts';
 

@@ -1,10 +1,10 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
 import { openAgentDomain, type AgentDomainOptions } from '../../domain/agent/agentDomain.ts';
-import { PgStore } from '../../runtime/store/pgStore.ts';
-import { PgCoordination } from '../../runtime/store/pgCoordination.ts';
-import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
-import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
+import { PgStore } from '../../backends/postgres/pgStore.ts';
+import { PgCoordination } from '../../backends/postgres/pgCoordination.ts';
+import { PgRunClaims } from '../../backends/postgres/pgRunClaims.ts';
+import { PgRunEvents } from '../../backends/postgres/pgRunEvents.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { ServerInfo } from '../../../generated/agent-server/types.gen.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
-import type { Store } from '../../runtime/store/types.ts';
+import type { Store } from '../../domain/ports/store.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { flag } from './replies.ts';
 

@@ -4,7 +4,7 @@
 import type { GraphSpec, LoadOptions } from '../graphs.ts';
 import type { RunRecord, RunError } from '../records.ts';
 import type { RunOutput } from '../runContext.ts';
-import type { LogLevel } from '../projectGlobals.ts';
+import type { LogLevel } from '../../../shared/projectGlobals.ts';
 
 /** What a worker needs to load the project's graphs (structured-cloneable). */
 export interface WorkerSetup {

@@ -3,7 +3,7 @@
 // embedded journal; one pool of connections for PostgreSQL). The checkpointer and the
 // plain-state store run unchanged on top of these.
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../../runtime/store/types.ts';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../ports/store.ts';
 import type { CallTarget } from './protocol.ts';
 
 export type Call = (target: CallTarget, method: string, args: unknown[]) => Promise<unknown>;

@@ -10,7 +10,7 @@ import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
-import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../projectGlobals.ts';
+import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;

@@ -30,9 +30,9 @@
 // it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
 // `abortGraceMs` ends its worker too, its neighbours retried.
 import { Worker } from 'node:worker_threads';
-import { projectApiUrl } from '../projectGlobals.ts';
+import { projectApiUrl } from '../../../shared/projectGlobals.ts';
 import type { Logger } from '../../../runtime/logger.ts';
-import type { Store } from '../../../runtime/store/types.ts';
+import type { Store } from '../../ports/store.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import { newestCheckpoint } from '../checkpointer.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';

@@ -5,7 +5,7 @@
 // server that does not lead tells the leader about the revision or deletion it stored; the
 // leader reads it back from the store and drives it. Logs are read on any server.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { Coordination } from '../../../runtime/store/coordination.ts';
+import type { Coordination } from '../../ports/coordination.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { SingletonDuty, type Term } from '../../singletonDuty.ts';
 import type { ControlPlaneRepository, RevisionRecord } from '../records.ts';

@@ -3,7 +3,7 @@
 // scheduled, so after a crash `resume()` continues from the last stored status. Timers, not
 // polling: an idle server does no work.
 import type { RevisionLogLine, RevisionLogs, RevisionStatus } from '../../../../generated/control-plane/types.gen.ts';
-import type { WriteOp } from '../../../runtime/store/types.ts';
+import type { WriteOp } from '../../ports/store.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';

@@ -9,12 +9,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { containsAll } from './containment.ts';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
+import { containsAll } from '../../domain/ports/containment.ts';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { OrderedIds } from './orderedIds.ts';
-import { deepFreeze } from './freeze.ts';
-import { depthExceededAt } from '../requestBody.ts';
-import { StoreWriteError, ioWriteError } from './errors.ts';
+import { deepFreeze } from '../../domain/freeze.ts';
+import { depthExceededAt } from '../../runtime/requestBody.ts';
+import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
   META_FILE,
@@ -36,7 +36,7 @@ import {
   type Meta,
   type ShardFile,
 } from './dataDir.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../../runtime/logger.ts';
 
 const EMPTY = new OrderedIds();
 

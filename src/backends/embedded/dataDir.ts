@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Adapter } from 'lowdb';
-import { StoreDamagedError, StoreLockedError } from './errors.ts';
+import { StoreDamagedError, StoreLockedError } from '../../shared/storeErrors.ts';
 
 export const META_FILE = 'store.json';
 export const LOCK_FILE = 'LOCK';

@@ -11,7 +11,7 @@
 // `unavailable` refusal (errors.ts), answered 503 with Retry-After like an I/O error of the
 // embedded store; any other database error (a bug, a constraint) stays what it is.
 import pg from 'pg';
-import { StoreUnavailableError, StoreWriteError } from './errors.ts';
+import { StoreUnavailableError, StoreWriteError } from '../../shared/storeErrors.ts';
 
 /** A connection attempt to an unreachable host gives up after this long (node-postgres waits for ever by default). */
 const CONNECT_TIMEOUT_MS = 10_000;

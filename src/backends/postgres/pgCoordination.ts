@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { KeyedLock } from '../../domain/keyedLock.ts';
-import type { Coordination, Singleton } from './coordination.ts';
+import type { Coordination, Singleton } from '../../domain/ports/coordination.ts';
 import { asStoreFailure, dedicatedClient, openPool } from './pgConnections.ts';
 
 /** Advisory-lock namespaces (the first key of the two-key form): 'apsz', 'apld'. */

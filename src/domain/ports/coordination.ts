@@ -3,7 +3,7 @@
 // embedded store there is one server, so each of these is answered in process; on
 // PostgreSQL (pgCoordination.ts) every replica on the database takes part.
 import { EventEmitter } from 'node:events';
-import { KeyedLock } from '../../domain/keyedLock.ts';
+import { KeyedLock } from '../keyedLock.ts';
 
 export interface Singleton {
   /** Gives up the lease (and stops leading); resolves once `lead` has returned. */

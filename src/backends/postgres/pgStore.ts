@@ -9,9 +9,9 @@
 // they divide the work).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from './types.ts';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
-import { containsAll } from './containment.ts';
+import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
 
 export interface PgStoreOptions {
