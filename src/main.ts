@@ -11,7 +11,7 @@ import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
 import { PROJECT_FILE_NAMES } from './runtime/project.ts';
 import { scaffoldProject } from './scaffold.ts';
-import { startServer, type RunningServer } from './runtime/server.ts';
+import { startServer, type RunningServer } from './compose/server.ts';
 import { watchProject } from './runtime/watch.ts';
 import { settleImports, trackImports, wasImported } from './runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';

@@ -1,10 +1,11 @@
 // Composition root of real mode: builds each area's services and binds its handlers.
 // The registries are typed by the generated interfaces, so a missing or misspelt handler is
 // a compile error; the server also refuses to start on one (see runtime/server.ts).
+// Which backend the areas run on is picked in backend.ts.
 import type { Handlers, RpcMethods } from '../../generated/index.gen.ts';
 import type { A2AContext } from '../handlers/a2a/rpc.ts';
 import type { RequestContext } from '../runtime/context.ts';
-import type { AppFactory } from '../runtime/application.ts';
+import type { AppFactory } from '../handlers/deps.ts';
 import { handlerRegistry } from '../runtime/handler.ts';
 import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from '../handlers/control-plane/index.ts';

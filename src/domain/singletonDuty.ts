@@ -8,9 +8,9 @@
 // when its LISTEN connection was re-opened (payload ''), and every `rescanMs` as a slow
 // safety net. On the embedded store the one server always leads and messages stay in
 // process.
-import type { BackgroundModule } from '../runtime/application.ts';
+import type { BackgroundModule } from '../shared/backgroundModule.ts';
 import type { Coordination } from './ports/coordination.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from './ports/logger.ts';
 
 export interface Term {
   /** A message for the leader; '' means "look at the store again" (messages may be lost). */

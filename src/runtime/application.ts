@@ -1,20 +1,16 @@
 // What a composition root hands the server: handlers by operationId, JSON-RPC methods by
 // name (served by the handler of their JSON-RPC operation), and the modules that run beside the HTTP server. Kept apart from server.ts so that
-// domain modules (a deployer, the run workers) never import the HTTP server.
+// the areas never import the HTTP server. The runtime knows no store: the composition root
+// opens one and shows the server only what it needs of it (ServerStorage).
+import type { BackgroundModule } from '../shared/backgroundModule.ts';
 import type { ServerConfig } from './config.ts';
 import type { HandlerRegistry } from './handler.ts';
 import type { MethodRegistry } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { CustomAuth } from './customAuth.ts';
-import type { Store } from '../domain/ports/store.ts';
-import type { Coordination } from '../domain/ports/coordination.ts';
 
-/** Something that runs beside the HTTP server (a worker pool, a deployer). */
-export interface BackgroundModule {
-  start?(): Promise<void> | void;
-  stop?(): Promise<void> | void;
-}
+export type { BackgroundModule };
 
 export interface Application {
   /** Every operation's handler, by operationId (JSON-RPC endpoints included). */
@@ -26,11 +22,9 @@ export interface Application {
   reload?(): Promise<void>;
 }
 
-export interface AppFactoryDeps {
+/** What the server makes before the application: the composition root adds its backend to these. */
+export interface ServerDeps {
   config: ServerConfig;
-  store: Store;
-  /** Locks, singleton leases and wake-ups shared with the other replicas on the store. */
-  coordination: Coordination;
   log: Logger;
   /** Areas add their gauges here; GET /metrics renders it. */
   metrics: Metrics;
@@ -38,4 +32,15 @@ export interface AppFactoryDeps {
   customAuth?: CustomAuth;
 }
 
-export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;
+export type ApplicationFactory = (deps: ServerDeps) => Promise<Application>;
+
+/** The storage the composition root opened, as the server sees it: counted, named, closed. */
+export interface ServerStorage {
+  /** Named in the start line ('embedded', 'postgresql'). */
+  readonly kind: string;
+  /** This server's id among the replicas sharing the storage; undefined when it has it alone. */
+  readonly replicaId?: string;
+  /** Records held, by collection (GET /metrics). */
+  recordCounts(): Promise<{ collection: string; count: number }[]>;
+  close(): Promise<void>;
+}

@@ -1,11 +1,12 @@
-// Builds and runs the server: store, keys, handlers (real or mock), the request pipeline on
-// polka, background modules (run workers, deployer), and an orderly shutdown.
+// Builds and runs the server on the storage the composition root opened (src/compose): keys,
+// handlers (real or mock), the request pipeline on polka, background modules (run workers,
+// deployer), and an orderly shutdown.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
-import type { AppFactory, Application } from './application.ts';
+import type { Application, ApplicationFactory, ServerStorage } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { KeyRing, loadKeys, type KeySource } from './auth.ts';
 import type { ServerConfig } from './config.ts';
@@ -21,20 +22,14 @@ import { createLogger, type Logger } from './logger.ts';
 import { createPipeline } from './pipeline.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
-import { openJournalStore } from '../backends/embedded/journalStore.ts';
-import { openPgStore } from '../backends/postgres/pgStore.ts';
-import { PgCoordination } from '../backends/postgres/pgCoordination.ts';
-import { LocalCoordination, type Coordination } from '../domain/ports/coordination.ts';
 import { Metrics } from './metrics.ts';
-import type { Store } from '../domain/ports/store.ts';
 
-export type { AppFactory, AppFactoryDeps, Application, BackgroundModule } from './application.ts';
+export type { Application, ApplicationFactory, BackgroundModule, ServerDeps, ServerStorage } from './application.ts';
 
-export interface RunningServer {
+export interface HttpServer {
   url: string;
   port: number;
   http: Server;
-  store: Store;
   /** Keys the server created on first start (printed once), for tests and the CLI banner. */
   createdKey?: { key: string; tenants: string[] };
   close(): Promise<void>;
@@ -42,30 +37,15 @@ export interface RunningServer {
   reload(): Promise<void>;
 }
 
-/**
- * PostgreSQL when a database URL is configured (never in mock mode), shared with any other
- * replica on the database; else the embedded store, this process's alone.
- */
-async function openStore(config: ServerConfig, log: Logger): Promise<{ store: Store; coordination: Coordination }> {
-  if (config.databaseUrl && !config.mock) {
-    const store = await openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
-    const coordinationLog = log.child({ component: 'coordination' });
-    const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
-    return { store, coordination };
-  }
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
-  return { store, coordination: new LocalCoordination() };
-}
-
-export async function startServer(config: ServerConfig, createApp: AppFactory, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const { store, coordination } = await openStore(config, log);
+/** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
+export async function startHttpServer(config: ServerConfig, storage: ServerStorage, createApp: ApplicationFactory, log: Logger = createLogger(config.logLevel)): Promise<HttpServer> {
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
 
   const metrics = new Metrics();
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
-    Promise.all(store.collectionNames().map(async (collection) => ({ labels: { collection }, value: await store.collection(collection).count() }))),
+    storage.recordCounts().then((counts) => counts.map(({ collection, count }) => ({ labels: { collection }, value: count }))),
   );
   const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   /** This server's URL once it listens (where http.app middleware passes API calls on). */
@@ -74,7 +54,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   // or build a Client at the top of a module
   installProjectGlobals({ log: (level, message, fields) => log[level](message, fields), apiUrl: projectApiUrl });
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
-  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, store, coordination, log, metrics, customAuth });
+  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
@@ -82,8 +62,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const validators = config.validateResponses ? await loadResponseValidators() : undefined;
   const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
-    await coordination.close();
-    await store.close();
+    await storage.close();
     const parts = [
       missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
       missingMethods.length ? `no handler for JSON-RPC method(s): ${missingMethods.join(', ')}` : '',
@@ -144,8 +123,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       http.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    await coordination.close().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
     throw listenError(err as NodeJS.ErrnoException, config);
   }
   const address = http.address() as AddressInfo;
@@ -158,7 +136,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
-  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: config.databaseUrl && !config.mock ? 'postgresql' : 'embedded', keys: keys.origin, ...(coordination.shared ? { replica_id: coordination.replicaId } : {}) });
+  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: storage.kind, keys: keys.origin, ...(storage.replicaId ? { replica_id: storage.replicaId } : {}) });
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -172,15 +150,14 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
       http.closeAllConnections();
       await stopped;
       for (const module of [...app.modules].reverse()) await module.stop?.();
-      await coordination.close();
-      await store.close();
+      await storage.close();
       log.info('agentplane stopped');
     })());
 
   const reload = async () => {
     await app.reload?.();
   };
-  return { url, port: address.port, http, store, createdKey: keys.created, close, reload };
+  return { url, port: address.port, http, createdKey: keys.created, close, reload };
 }
 
 /** What a person can do when the port cannot be had: which address, and how to pick another. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createApplication } from '../../src/compose/application.ts';
 import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
-import type { AppFactory, Application } from '../../src/runtime/server.ts';
+import type { AppFactory, Application } from '../../src/compose/server.ts';
 import type { OperationHandler } from '../../src/runtime/pipeline.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { operationById } from './lib/contract.ts';

@@ -11,7 +11,7 @@ import { MOCK_API_KEY } from '../../src/runtime/auth.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { startServer, type RunningServer } from '../../src/runtime/server.ts';
+import { startServer, type RunningServer } from '../../src/compose/server.ts';
 import { spawnServer, startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = any;

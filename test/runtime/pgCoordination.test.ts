@@ -1,4 +1,4 @@
-// Coordination between replicas on one PostgreSQL database (src/runtime/store/pgCoordination.ts):
+// Coordination between replicas on one PostgreSQL database (src/backends/postgres/pgCoordination.ts):
 // a key serialised across replicas, one leader per singleton with failover when the leader's
 // session ends, and messages between replicas that survive a dropped LISTEN connection.
 import { test } from 'node:test';

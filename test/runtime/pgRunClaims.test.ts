@@ -1,4 +1,4 @@
-// The shared run queue's claims on a real PostgreSQL (src/runtime/store/pgRunClaims.ts):
+// The shared run queue's claims on a real PostgreSQL (src/backends/postgres/pgRunClaims.ts):
 // oldest first per thread, one running run per thread, after_seconds respected, the claims
 // of a replica whose session is gone taken over as a new attempt, and the claim query
 // served by the runs' indexes.

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SingletonDuty } from '../../src/domain/singletonDuty.ts';
-import { LocalCoordination } from '../../src/domain/ports/coordination.ts';
+import { LocalCoordination } from '../../src/backends/embedded/localCoordination.ts';
 import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApplication } from '../../src/compose/application.ts';
-import type { AppFactory } from '../../src/runtime/server.ts';
+import type { AppFactory } from '../../src/compose/server.ts';
 import { startTestServer } from '../support/server.ts';
 
 test('a server with a missing handler refuses to start and names it', async () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
-import { startServer, type AppFactory, type RunningServer } from '../../src/runtime/server.ts';
+import { startServer, type AppFactory, type RunningServer } from '../../src/compose/server.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';

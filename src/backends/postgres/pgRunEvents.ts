@@ -4,7 +4,7 @@
 // a batch per turn of the event loop, with a NOTIFY naming the run. A reader on any other
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
-import type { RunEvent } from '../../domain/agent/service.ts';
+import type { RunEvent } from '../../domain/agent/runEvent.ts';
 import type { RunEvents } from '../../domain/agent/runSharing.ts';
 import { RunBroker } from '../../domain/agent/broker.ts';
 import type { PgStore } from './pgStore.ts';

@@ -2,7 +2,7 @@
 // the bare /.well-known/agent-card.json describes.
 import type { AgentCard, AgentSkill } from '../../../generated/agent-server/types.gen.ts';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
-import type { ProjectConfig } from '../../runtime/config.ts';
+import type { ProjectFile as ProjectConfig } from '../../../generated/project/types.gen.ts';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 

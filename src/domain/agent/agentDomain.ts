@@ -1,7 +1,7 @@
 // Assembles the agent server's domain: the stored collections, the run lifecycle (the one
 // owner of run and thread statuses), and the assistant, thread and run services behind the
 // AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Store } from '../ports/store.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';

@@ -3,7 +3,7 @@
 // Logs of finished runs are kept for a bounded number of runs, then dropped (the run's
 // outcome stays in the store). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEvents.ts).
-import type { RunEvent } from './service.ts';
+import type { RunEvent } from './runEvent.ts';
 import type { RunEvents } from './runSharing.ts';
 
 class EventLog {

@@ -31,7 +31,7 @@
 // renews; the others take over the claims of a replica that is gone, as after a restart:
 //   run     running → pending (attempt + 1) | error   takeOver, by a surviving replica).
 import type { Assistant, Run, RunCreate, RunResult, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunClaims, RunEvents } from './runSharing.ts';

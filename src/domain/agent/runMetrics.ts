@@ -1,6 +1,6 @@
 // The agent server's metrics: runs by status and the queue (read from the store when
 // scraped), and how long runs waited and took (observed as each run ends).
-import type { Metrics } from '../../runtime/metrics.ts';
+import type { MetricsRegistry } from '../ports/metrics.ts';
 import type { Store } from '../ports/store.ts';
 import type { RunEnded } from './runLifecycle.ts';
 
@@ -14,7 +14,7 @@ export interface RunMetricsSources {
 }
 
 /** Registers the gauges; returns the listener that records each ended run. */
-export function registerRunMetrics(metrics: Metrics, sources: RunMetricsSources): (ended: RunEnded) => void {
+export function registerRunMetrics(metrics: MetricsRegistry, sources: RunMetricsSources): (ended: RunEnded) => void {
   const runs = sources.store.collection<{ status: string }>('runs', { indexes: ['thread_id', 'status'] });
   metrics.gauge('agentplane_runs', 'Runs by status.', ['status'], async () =>
     Promise.all(RUN_STATUSES.map(async (status) => ({ labels: { status }, value: await runs.count({ where: { status } }) }))),

@@ -2,9 +2,9 @@
 // are kept (so a reader on any replica follows a run executing on another) and how a run is
 // claimed (so each runs exactly once, one at a time per thread, in receipt order). On the
 // embedded store the RunBroker and the in-process RunQueue answer these; on PostgreSQL the
-// implementations in src/runtime/store/pgRun*.ts do.
+// implementations in src/backends/postgres/pgRun*.ts do.
 import type { RunRecord } from './records.ts';
-import type { RunEvent } from './service.ts';
+import type { RunEvent } from './runEvent.ts';
 
 /** Per-run event logs: written by the replica executing the run, read from any replica. */
 export interface RunEvents {

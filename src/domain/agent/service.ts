@@ -28,15 +28,11 @@ import type {
 import type { Outcome } from '../outcome.ts';
 import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 
-/** One event of a run's stream; `id` is its position in the run's event log (for Last-Event-ID). */
 import type { ThreadStreamMode } from './threadStream.ts';
 import type { RunCaller } from './runConfig.ts';
+import type { RunEvent } from './runEvent.ts';
 
-export interface RunEvent {
-  id: string;
-  event: string; // metadata | values | updates | messages/partial | messages/complete | error | end …
-  data: unknown;
-}
+export type { RunEvent };
 
 export interface AssistantService {
   /** Accepts an assistant UUID or a registered graph name. */

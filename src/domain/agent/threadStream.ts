@@ -5,7 +5,7 @@
 import type { Collection } from '../ports/store.ts';
 import type { RunEvents } from './runSharing.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
-import type { RunEvent } from './service.ts';
+import type { RunEvent } from './runEvent.ts';
 
 export type ThreadStreamMode = 'run_modes' | 'lifecycle' | 'state_update';
 

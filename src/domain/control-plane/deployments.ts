@@ -13,7 +13,7 @@ import { ok, type Outcome } from '../outcome.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';
 import { firstRevision } from './newRevision.ts';
 import { logDeploymentCreated, logDeploymentDeleted, logDeploymentStatus } from './transitionLog.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import { deepFreeze } from '../freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';

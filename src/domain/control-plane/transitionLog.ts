@@ -2,7 +2,7 @@
 // deployment or revision is created, at each status change of either, and when a
 // deployment is gone, each with the ids and, for a failure, its reason (the status_message
 // the client sees). Both deployers and the request handlers write through these.
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { DeploymentRecord, RevisionRecord } from './records.ts';
 
 const failed = (status: string) => status.endsWith('_FAILED');

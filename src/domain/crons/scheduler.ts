@@ -2,9 +2,9 @@
 // (its next due time persisted) before its run is created, so a due time fires at most once
 // even across a crash. On start a due time missed while the server was down fires once.
 // Among servers sharing the store one scheduler runs at a time (leadingScheduler).
-import type { BackgroundModule } from '../../runtime/application.ts';
+import type { BackgroundModule } from '../../shared/backgroundModule.ts';
 import type { Coordination } from '../ports/coordination.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import { SingletonDuty } from '../singletonDuty.ts';
 import type { CronRecord, CronService } from './cronService.ts';
 

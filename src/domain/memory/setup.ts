@@ -1,6 +1,6 @@
 // Builds the memory store from the project file's `store` section (`index`, `ttl`) and the
 // background sweep that removes expired items.
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { Store } from '../ports/store.ts';
 import { loadEmbedder, type IndexSettings } from './embeddings.ts';
 import { MemoryStore, type TtlSettings } from './memoryStore.ts';

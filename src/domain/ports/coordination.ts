@@ -1,9 +1,8 @@
 // What servers sharing one store need from each other, beside the records themselves:
 // mutual exclusion per key, one leader per background duty, and wake-up messages. On the
-// embedded store there is one server, so each of these is answered in process; on
-// PostgreSQL (pgCoordination.ts) every replica on the database takes part.
-import { EventEmitter } from 'node:events';
-import { KeyedLock } from '../keyedLock.ts';
+// embedded store there is one server, so each of these is answered in process
+// (backends/embedded/localCoordination.ts); on PostgreSQL (backends/postgres/pgCoordination.ts)
+// every replica on the database takes part.
 
 export interface Singleton {
   /** Gives up the lease (and stops leading); resolves once `lead` has returned. */
@@ -34,43 +33,4 @@ export interface Coordination {
    */
   listen(channel: string, handler: (payload: string) => void): () => void;
   close(): Promise<void>;
-}
-
-/** One server on its own store: locks in process, always the leader, messages in process. */
-export class LocalCoordination implements Coordination {
-  readonly shared = false;
-  readonly replicaId = 'local';
-  private readonly locks = new KeyedLock();
-  private readonly bus = new EventEmitter().setMaxListeners(0);
-
-  serialize<T>(key: string, work: () => Promise<T>): Promise<T> {
-    return this.locks.run(key, work);
-  }
-
-  singleton(_name: string, lead: (signal: AbortSignal) => Promise<void> | void): Singleton {
-    const controller = new AbortController();
-    const led = Promise.resolve()
-      .then(() => lead(controller.signal))
-      .catch(() => undefined);
-    return {
-      stop: async () => {
-        controller.abort();
-        await led;
-      },
-    };
-  }
-
-  async notify(channel: string, payload: string): Promise<void> {
-    // delivered after the caller's current step, as a message from the database would be
-    queueMicrotask(() => this.bus.emit(channel, payload));
-  }
-
-  listen(channel: string, handler: (payload: string) => void): () => void {
-    this.bus.on(channel, handler);
-    return () => this.bus.off(channel, handler);
-  }
-
-  async close(): Promise<void> {
-    this.bus.removeAllListeners();
-  }
 }

@@ -6,8 +6,7 @@
 // and again on reload; a module that does not build is logged and its agent answers 404.
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { noteImported } from '../../runtime/importedFiles.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { tailwindPlugin } from './tailwind.ts';
 
@@ -40,14 +39,18 @@ export function uiGlobalName(agent: string): string {
 export class UiBundles {
   private bundles = new Map<string, UiFile[]>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    /** Told the files each bundle was built from, so `agentplane dev` reloads when one changes. */
+    private readonly noteInputs: (files: string[]) => void = () => undefined,
+  ) {}
 
   /** Builds every agent's bundle; the previous bundles answer until all are built. */
   async rebuild(settings: UiSettings): Promise<void> {
     const next = new Map<string, UiFile[]>();
     await Promise.all(Object.entries(settings.modules).map(async ([agent, modulePath]) => {
       try {
-        next.set(agent, await bundle(agent, modulePath, settings));
+        next.set(agent, await bundle(agent, modulePath, settings, this.noteInputs));
       } catch (err) {
         this.log.error('generative UI: the module did not build; its agent answers 404', { agent, module: modulePath, error: (err as Error).message });
       }
@@ -67,7 +70,7 @@ export class UiBundles {
   }
 }
 
-async function bundle(agent: string, modulePath: string, settings: UiSettings): Promise<UiFile[]> {
+async function bundle(agent: string, modulePath: string, settings: UiSettings, noteInputs: (files: string[]) => void): Promise<UiFile[]> {
   const full = path.resolve(settings.projectDir, modulePath);
   const relative = path.relative(settings.projectDir, full).split(path.sep).join('/');
   if (relative.startsWith('../') || path.isAbsolute(relative)) throw new Error(`the UI module must be inside the project folder, not ${modulePath}`);
@@ -87,7 +90,7 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings): 
     metafile: true,
   });
   // agentplane dev reloads on a change to what the bundle was built from
-  noteImported(Object.keys(result.metafile.inputs).filter((input) => !/^[\w-]+:/.test(input)).map((input) => path.resolve(input)));
+  noteInputs(Object.keys(result.metafile.inputs).filter((input) => !/^[\w-]+:/.test(input)).map((input) => path.resolve(input)));
   return result.outputFiles.map((out) => {
     const name = path.basename(out.path);
     const contents = name.endsWith('.js') ? new TextEncoder().encode(out.text.replaceAll(BROWSER_REQUIRE, PAGE_REQUIRE)) : out.contents;

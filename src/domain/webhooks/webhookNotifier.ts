@@ -2,7 +2,7 @@
 // times, as upstream sends them), retried with exponential back-off, each attempt bounded by
 // a timeout and logged. Delivery happens after the run's end is recorded and never changes
 // the run: a failing receiver only costs log lines.
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import type { RunEnded } from '../agent/runLifecycle.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
 import { addressCheck, type AddressCheck } from './webhookAddresses.ts';

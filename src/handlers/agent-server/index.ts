@@ -1,10 +1,6 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
-import { openAgentDomain, type AgentDomainOptions } from '../../domain/agent/agentDomain.ts';
-import { PgStore } from '../../backends/postgres/pgStore.ts';
-import { PgCoordination } from '../../backends/postgres/pgCoordination.ts';
-import { PgRunClaims } from '../../backends/postgres/pgRunClaims.ts';
-import { PgRunEvents } from '../../backends/postgres/pgRunEvents.ts';
+import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
@@ -22,7 +18,9 @@ import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain
 import { reloadProject } from '../../runtime/project.ts';
 import { guardHandlers } from './authGuard.ts';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import type { BackgroundModule } from '../../runtime/application.ts';
+import type { AppFactoryDeps } from '../deps.ts';
+import { noteImported } from '../../runtime/importedFiles.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { assistantHandlers } from './assistants.ts';
 import { cronHandlers } from './crons.ts';
@@ -58,7 +56,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   const { maxConcurrentRuns } = config;
-  const ui = new UiBundles(log.child({ area: 'generative-ui' }));
+  const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   await ui.rebuild(uiSettings(config.project, baseDir));
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
@@ -80,7 +78,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
-    sharing: await runSharing(deps),
+    sharing: deps.runSharing,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
@@ -164,21 +162,5 @@ function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundMod
       clearInterval(timer);
       await running;
     },
-  };
-}
-
-/**
- * Replicas on one PostgreSQL database share the run queue and the run event logs through
- * it; the embedded store keeps both in process.
- */
-async function runSharing({ store, coordination, config, log }: AppFactoryDeps): Promise<AgentDomainOptions['sharing']> {
-  if (!(store instanceof PgStore) || !(coordination instanceof PgCoordination)) return undefined;
-  // claims are only taken once the others can see this replica alive
-  await coordination.ready();
-  const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
-  return {
-    events: new PgRunEvents(store, coordination, warn),
-    claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
-    leaseMs: config.runLeaseMs,
   };
 }

@@ -3,7 +3,8 @@
 import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import type { AppFactoryDeps, BackgroundModule } from '../../runtime/application.ts';
+import type { BackgroundModule } from '../../runtime/application.ts';
+import type { AppFactoryDeps } from '../deps.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';

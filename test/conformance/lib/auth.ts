@@ -8,8 +8,7 @@ import { operations, type Operation } from './contract.ts';
 import { validRequest } from './generators.ts';
 import type { HttpRequest, Target } from './http.ts';
 import { assertProperty, RUNS } from './property.ts';
-import type { SuiteContext } from './suite.ts';
-import { expectConforming } from './suite.ts';
+import { expectConforming, type SuiteContext } from './suiteContext.ts';
 
 const anonymousAllowed = (op: Operation) => op.security.some((r) => Object.keys(r).length === 0);
 /** No security requirement at all (`security: []`, the liveness probe): public even where keys are required everywhere. */

@@ -6,7 +6,7 @@ import { conformanceProblems } from './checks.ts';
 import type { Binding } from './generators.ts';
 import { curl, describeResponse, requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
 import { Violation } from './property.ts';
-import { rpcProblems } from './rpc.ts';
+import { rpcProblems } from './rpcProblems.ts';
 
 export interface Exchange {
   request: HttpRequest;

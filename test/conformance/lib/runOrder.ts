@@ -8,7 +8,7 @@ import { conformanceProblems } from './checks.ts';
 import { curl, describeResponse, send, type HttpRequest, type HttpResponse } from './http.ts';
 import { bindingOf } from './links.ts';
 import { assertProperty, RUNS, Violation } from './property.ts';
-import type { SuiteContext } from './suite.ts';
+import type { SuiteContext } from './suiteContext.ts';
 
 const op = (id: string) => operationById.get(id)!;
 const createThread = op('createThread');

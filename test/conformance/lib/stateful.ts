@@ -12,7 +12,7 @@ import { acceptedBySpec, edgeRequests, validRequest, type Binding } from './gene
 import { curl, describeResponse, requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
 import { bindingOf, paramName, ResourcePool } from './links.ts';
 import { checkProperty, RUNS, Violation, type PropertyFailure } from './property.ts';
-import type { SuiteContext } from './suite.ts';
+import type { SuiteContext } from './suiteContext.ts';
 
 const hasLinks = (op: Operation) => Object.values(op.responses).some((r) => r.links.length > 0);
 /** Operations that create or find resources without naming one: where sequences start. */

@@ -6,11 +6,11 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { httpOperations, type Operation } from './contract.ts';
-import { conformanceProblems, rejectionProblems } from './checks.ts';
+import { rejectionProblems } from './checks.ts';
 import { coverageReport } from './coverage.ts';
 import { edgeRequests, validRequest } from './generators.ts';
-import { curl, describeResponse, send, type HttpRequest, type Target } from './http.ts';
-import { seedPool, type ResourcePool } from './links.ts';
+import { curl, describeResponse, send, type Target } from './http.ts';
+import { seedPool } from './links.ts';
 import { edgeMutations, invalidRequest } from './mutations.ts';
 import { assertProperty, RUNS, Violation } from './property.ts';
 import { added, snapshot } from './snapshot.ts';
@@ -18,25 +18,13 @@ import { defineAuthProbes, type StrictServer } from './auth.ts';
 import { defineRpcProperties } from './rpc.ts';
 import { defineStatefulProperties } from './stateful.ts';
 import { defineRunOrderProperty } from './runOrder.ts';
+import { expectConforming, type SuiteContext } from './suiteContext.ts';
 
-export interface SuiteContext {
-  target: Target;
-  pool: ResourcePool;
-  /** What was wrong with the answers to the spec's own request examples (sent first). */
-  seedProblems: string[];
-}
+export { expectConforming, type SuiteContext };
 
 // Deletes last, so that fuzzing the reads and updates still finds the seeded resources.
 const ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ordered = [...httpOperations].sort((a, b) => ORDER.indexOf(a.method) - ORDER.indexOf(b.method));
-
-/** Sends a request and throws a Violation with a curl line when the answer breaks the spec. */
-export async function expectConforming(target: Target, op: Operation, req: HttpRequest, extra: (res: Awaited<ReturnType<typeof send>>) => string[] = () => []) {
-  const res = await send(target, req);
-  const problems = [...conformanceProblems(op, res), ...extra(res)];
-  if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
-  return res;
-}
 
 export function defineValidRequestProperties(ctx: () => SuiteContext, ops: Operation[] = ordered): void {
   describe('valid requests: documented status, schema-valid body, never a 5xx', () => {

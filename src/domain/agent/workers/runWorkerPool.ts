@@ -31,7 +31,7 @@
 // `abortGraceMs` ends its worker too, its neighbours retried.
 import { Worker } from 'node:worker_threads';
 import { projectApiUrl } from '../../../shared/projectGlobals.ts';
-import type { Logger } from '../../../runtime/logger.ts';
+import type { Logger } from '../../ports/logger.ts';
 import type { Store } from '../../ports/store.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import { newestCheckpoint } from '../checkpointer.ts';

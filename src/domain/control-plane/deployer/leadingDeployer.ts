@@ -6,7 +6,7 @@
 // leader reads it back from the store and drives it. Logs are read on any server.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Coordination } from '../../ports/coordination.ts';
-import type { Logger } from '../../../runtime/logger.ts';
+import type { Logger } from '../../ports/logger.ts';
 import { SingletonDuty, type Term } from '../../singletonDuty.ts';
 import type { ControlPlaneRepository, RevisionRecord } from '../records.ts';
 import type { LogRequest } from './revisionLogs.ts';

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { Logger } from '../../../runtime/logger.ts';
+import type { Logger } from '../../ports/logger.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { redactor, secretValues, type Redact } from '../redaction.ts';

@@ -4,7 +4,7 @@
 // polling: an idle server does no work.
 import type { RevisionLogLine, RevisionLogs, RevisionStatus } from '../../../../generated/control-plane/types.gen.ts';
 import type { WriteOp } from '../../ports/store.ts';
-import type { Logger } from '../../../runtime/logger.ts';
+import type { Logger } from '../../ports/logger.ts';
 import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep } from './phases.ts';

@@ -3,7 +3,7 @@
 // deployer builds and runs real agent servers (localDeployer.ts); a Kubernetes deployer can
 // implement the same interface.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { BackgroundModule } from '../../../runtime/application.ts';
+import type { BackgroundModule } from '../../../shared/backgroundModule.ts';
 import type { RevisionRecord } from '../records.ts';
 import type { LogRequest } from './revisionLogs.ts';
 

@@ -1,0 +1,63 @@
+// The one place that picks where records live: PostgreSQL when a database URL is configured
+// (never in mock mode), shared with any other replica on the database; else the embedded
+// store, this process's alone. Everything past this file sees the ports only.
+import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
+import type { Coordination } from '../domain/ports/coordination.ts';
+import type { Store } from '../domain/ports/store.ts';
+import { LocalCoordination } from '../backends/embedded/localCoordination.ts';
+import { openJournalStore } from '../backends/embedded/journalStore.ts';
+import { PgCoordination } from '../backends/postgres/pgCoordination.ts';
+import { PgRunClaims } from '../backends/postgres/pgRunClaims.ts';
+import { PgRunEvents } from '../backends/postgres/pgRunEvents.ts';
+import { openPgStore } from '../backends/postgres/pgStore.ts';
+import type { ServerStorage } from '../runtime/application.ts';
+import type { ServerConfig } from '../runtime/config.ts';
+import type { Logger } from '../runtime/logger.ts';
+
+export interface Backend extends ServerStorage {
+  readonly kind: 'embedded' | 'postgresql';
+  readonly store: Store;
+  readonly coordination: Coordination;
+  /**
+   * The run queue and event logs the replicas share; undefined on the embedded store, where
+   * the agent domain keeps both in process. Called once, when the agent server is built.
+   */
+  runSharing(): Promise<AgentDomainOptions['sharing']>;
+}
+
+export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
+  if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
+  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
+  return backend('embedded', store, new LocalCoordination(), async () => undefined);
+}
+
+async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
+  const store = await openPgStore({ url, poolSize: config.databasePool });
+  const coordinationLog = log.child({ component: 'coordination' });
+  const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
+  return backend('postgresql', store, coordination, async () => {
+    // claims are only taken once the others can see this replica alive
+    await coordination.ready();
+    const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
+    return {
+      events: new PgRunEvents(store, coordination, warn),
+      claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
+      leaseMs: config.runLeaseMs,
+    };
+  });
+}
+
+function backend(kind: Backend['kind'], store: Store, coordination: Coordination, runSharing: Backend['runSharing']): Backend {
+  return {
+    kind,
+    store,
+    coordination,
+    replicaId: coordination.shared ? coordination.replicaId : undefined,
+    runSharing,
+    recordCounts: () => Promise.all(store.collectionNames().map(async (collection) => ({ collection, count: await store.collection(collection).count() }))),
+    async close() {
+      await coordination.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// The layers of docs/architecture.md, checked on the import graph madge reads from the sources
+// (type-only and dynamic imports included): no cycle in src or in the conformance suite the
+// package ships, the domain imports no runtime, backend or composition, the runtime no domain,
+// and only the composition root asks which backend it has.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import madge from 'madge';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let graph: Record<string, string[]>;
+let cycles: string[][];
+
+before(async () => {
+  const result = await madge([path.join(ROOT, 'src'), path.join(ROOT, 'test/conformance')], { baseDir: ROOT, fileExtensions: ['ts'] });
+  graph = result.obj();
+  cycles = result.circular();
+});
+
+/** `from → to` for every import from a module under `from` of a module under one of `forbidden`. */
+function importsBetween(from: string, forbidden: string[]): string[] {
+  return Object.entries(graph)
+    .filter(([file]) => file.startsWith(`${from}/`))
+    .flatMap(([file, deps]) => deps.filter((dep) => forbidden.some((dir) => dep.startsWith(`${dir}/`))).map((dep) => `${file} → ${dep}`));
+}
+
+test('the import graph covers the sources (a check over nothing would pass)', () => {
+  for (const file of ['src/main.ts', 'src/compose/backend.ts', 'src/domain/ports/store.ts', 'src/backends/postgres/pgStore.ts', 'test/conformance/lib/suite.ts']) {
+    assert.ok(graph[file], `${file} is not in the graph`);
+  }
+  assert.ok(graph['src/compose/backend.ts'].includes('src/backends/postgres/pgStore.ts'));
+});
+
+test('no import cycle in src or in the conformance suite', () => {
+  assert.deepEqual(cycles.map((cycle) => cycle.join(' → ')), []);
+});
+
+test('the domain imports no runtime, backend, handler or composition root', () => {
+  assert.deepEqual(importsBetween('src/domain', ['src/runtime', 'src/backends', 'src/handlers', 'src/compose']), []);
+});
+
+test('the runtime imports no domain, backend, handler or composition root', () => {
+  assert.deepEqual(importsBetween('src/runtime', ['src/domain', 'src/backends', 'src/handlers', 'src/compose']), []);
+});
+
+test('only the composition root (and the CLI) imports a backend', () => {
+  assert.deepEqual(importsBetween('src/handlers', ['src/backends', 'src/compose']), []);
+  assert.deepEqual(importsBetween('src/domain', ['src/backends']), []);
+});
+
+test('src/shared, which every layer may import, imports no layer', () => {
+  assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/backends', 'src/handlers', 'src/compose']), []);
+});
+
+test('no instanceof of a backend class outside src/compose', () => {
+  const files = Object.keys(graph).filter((file) => file.startsWith('src/'));
+  const backendClasses = files
+    .filter((file) => file.startsWith('src/backends/'))
+    .flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/export class (\w+)/g)].map((m) => m[1]));
+  assert.ok(backendClasses.includes('PgStore') && backendClasses.includes('LocalCoordination'), `backend classes found: ${backendClasses.join(', ')}`);
+  const instanceOf = new RegExp(`instanceof\\s+(${backendClasses.join('|')})\\b`);
+  const offenders = files
+    .filter((file) => !file.startsWith('src/compose/'))
+    .flatMap((file) => fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').map((line, i) => ({ file, line: i + 1, text: line })))
+    .filter(({ text }) => instanceOf.test(text))
+    .map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`);
+  assert.deepEqual(offenders, []);
+});
