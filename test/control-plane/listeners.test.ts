@@ -189,6 +189,14 @@ describe('listeners', () => {
     const onIdle = await create('lsn-idle', { source: 'external_docker', source_config: { listener_id: idle.body.id }, source_revision_config: { image_uri: 'registry.example.internal/agent:1.0' } });
     const own = await create('lsn-own', { source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example.internal/agent:1.0' } });
     assert.equal((await api(`/v2/listeners/${local.id}`, { method: 'DELETE' })).status, 400, 'a listener with deployments is not deleted');
+    // compute ids are unique in a tenant; the listener resource can be patched
+    assert.equal((await api('/v2/listeners', { method: 'POST', json: { compute_type: 'k8s', compute_id: idle.body.compute_id, compute_config: {} } })).status, 409);
+    const patchedListener = await api(`/v2/listeners/${idle.body.id}`, { method: 'PATCH', json: { version: '9.9.9' } });
+    assert.deepEqual([patchedListener.status, patchedListener.body.version, patchedListener.body.compute_config], [200, '9.9.9', { k8s_namespaces: ['agents'] }]);
+    // a listener reports only on what is assigned to it
+    const foreign = await api(`/v2/listeners/${local.id}/revisions/${own.latest_revision_id}/status`, { method: 'POST', json: { status: 'DEPLOYED' } });
+    assert.deepEqual([foreign.status, foreign.body.detail], [404, `Revision ID ${own.latest_revision_id} not found.`]);
+    assert.equal((await api(`/v2/listeners/${local.id}/deployments/${onLocal.id}/removed`, { method: 'POST' })).status, 400, 'only a deleted deployment can be reported removed');
 
     // each listener deploys what is assigned to it, and the control plane shows it
     const localRevision = await revisionIs(onLocal.id, onLocal.latest_revision_id, 'DEPLOYED');
@@ -250,6 +258,13 @@ describe('listeners', () => {
     assert.ok(await answersOk(localUrl));
     assert.match(again.output(), /deployment re-adopted/, 'the agent server that kept running was adopted, not started again');
     assert.equal((await api(`/v2/listeners/${local.id}`)).body.status, 'CONNECTED');
+
+    // a deployment whose listener never runs is removed only with force; then its listener can go
+    assert.equal((await api(`/v2/deployments/${onIdle.id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api(`/v2/deployments/${onIdle.id}`)).body.status, 'AWAITING_DELETE');
+    assert.equal((await api(`/v2/deployments/${onIdle.id}?force=true`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api(`/v2/listeners/${idle.body.id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await api(`/v2/listeners/${idle.body.id}`)).status, 404);
 
     // deleted: the listener takes it down, then it is gone from the control plane
     assert.equal((await api(`/v2/deployments/${onLocal.id}`, { method: 'DELETE' })).status, 204);

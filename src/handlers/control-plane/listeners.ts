@@ -10,6 +10,7 @@ import {
   reportRevisionStatus,
   type ListenerDeps,
 } from '../../domain/control-plane/listenerReports.ts';
+import type { FailureKind, Outcome } from '../../domain/outcome.ts';
 import { answer, failed, tenantOf } from './failures.ts';
 
 type ListenerHandlers = Pick<
@@ -25,8 +26,10 @@ type ListenerHandlers = Pick<
   | 'reportDeploymentRemoved'
 >;
 
-const noContent = <K extends Parameters<typeof failed>[0]['kind']>(outcome: { ok: true } | { ok: false; failure: Parameters<typeof failed<K>>[0] }) =>
-  outcome.ok ? { status: 204 as const } : failed(outcome.failure);
+/** 204, or the failure's reply. */
+function noContent<K extends FailureKind>(outcome: Outcome<void, K>) {
+  return outcome.ok ? { status: 204 as const } : failed(outcome.failure);
+}
 
 export function listenerHandlers(deps: ListenerDeps): ListenerHandlers {
   const { repo } = deps;
