@@ -2,8 +2,8 @@
 // machines), with different deployers. Each deploys what is assigned to it and reports back
 // through the control plane's API; a listener killed with -9 leaves its deployments UNKNOWN
 // and, restarted, restores them (re-adopting the agent server it ran); the remote-reconciled
-// filter lists the right deployments, and a deployment without a listener is still the
-// control plane's own deployer's.
+// filter lists the right deployments, a deployment without a listener is still the control
+// plane's own deployer's, and listeners and assignments outlive a control-plane kill -9.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -95,6 +95,13 @@ describe('listeners', () => {
   let controlPlane: ChildServer;
   const listeners: ListenerProcess[] = [];
   let localUrl = '';
+  const controlPlaneEnv = {
+    AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}`,
+    AGENTPLANE_ACCESS_LOG: 'off',
+    // short, so that a lost listener is noticed within the test
+    AGENTPLANE_LISTENER_TIMEOUT_S: '2',
+    AGENTPLANE_PHASE_MS: '20',
+  };
 
   const api = async (pathname: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const res = await fetch(controlPlane.url + pathname, {
@@ -133,13 +140,7 @@ describe('listeners', () => {
 
   it('two listeners with different deployers each deploy their own, a killed one leaves them UNKNOWN until it restarts, remote_reconciled filters them', { timeout: 400_000 }, async () => {
     repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('remote'), 'package.json': JSON.stringify({ name: 'listener-fixture', private: true, type: 'module' }) }, 'an agent');
-    controlPlane = await spawnServer(['--data', controlData], {
-      AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}`,
-      AGENTPLANE_ACCESS_LOG: 'off',
-      // short, so that a lost listener is noticed within the test
-      AGENTPLANE_LISTENER_TIMEOUT_S: '2',
-      AGENTPLANE_PHASE_MS: '20',
-    });
+    controlPlane = await spawnServer(['--data', controlData], controlPlaneEnv);
     const local = await startListener(controlPlane.url, 'local', localData);
     listeners.push(local);
     const other = await startListener(controlPlane.url, otherDeployer, otherData);
@@ -258,6 +259,22 @@ describe('listeners', () => {
     assert.ok(await answersOk(localUrl));
     assert.match(again.output(), /deployment re-adopted/, 'the agent server that kept running was adopted, not started again');
     assert.equal((await api(`/v2/listeners/${local.id}`)).body.status, 'CONNECTED');
+
+    // the control plane killed and restarted (same address, same data): listeners and assignments are kept, nothing became UNKNOWN
+    const port = new URL(controlPlane.url).port;
+    await controlPlane.kill('SIGKILL');
+    const restartedAt = Date.now();
+    controlPlane = await spawnServer(['--data', controlData, '--port', port], controlPlaneEnv);
+    await until('both listeners heard from again', async () => {
+      const { body } = await api('/v2/listeners?limit=100');
+      const mine = (body.resources as { id: string; status: string; last_heard_at: string }[]).filter((l) => l.id === local.id || l.id === other.id);
+      return mine.length === 2 && mine.every((l) => l.status === 'CONNECTED' && Date.parse(l.last_heard_at) > restartedAt);
+    });
+    for (const d of [onLocal, onOther]) {
+      assert.equal((await api(`/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`)).body.status, 'DEPLOYED');
+      assert.equal((await api(`/v2/deployments/${d.id}`)).body.status, 'READY');
+    }
+    assert.deepEqual(await names('&remote_reconciled=true'), ['lsn-idle', 'lsn-local', 'lsn-other']);
 
     // a deployment whose listener never runs is removed only with force; then its listener can go
     assert.equal((await api(`/v2/deployments/${onIdle.id}`, { method: 'DELETE' })).status, 204);

@@ -13,6 +13,8 @@ import { logDeploymentStatus, logTransition } from './transitionLog.ts';
 export class ListenerWatch implements BackgroundModule {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** Listeners could not call while this control plane was down: each gets a full timeout from its start. */
+  private watchingSince = Date.now();
 
   constructor(
     private readonly repo: ControlPlaneRepository,
@@ -23,6 +25,7 @@ export class ListenerWatch implements BackgroundModule {
   start(): void {
     // 0: listeners are never given up on
     if (this.timeoutMs === 0) return;
+    this.watchingSince = Date.now();
     // a quarter of the timeout: a lost listener is noticed at most 25% late
     this.timer = setInterval(() => void this.look(), Math.max(50, Math.floor(this.timeoutMs / 4)));
     this.timer.unref();
@@ -44,6 +47,7 @@ export class ListenerWatch implements BackgroundModule {
 
   private async markLost(): Promise<void> {
     const cutoff = Date.now() - this.timeoutMs;
+    if (this.watchingSince >= cutoff) return;
     for (const listener of await this.repo.listeners.list({ where: { status: 'CONNECTED' } })) {
       if (listener.last_heard_at && Date.parse(listener.last_heard_at) >= cutoff) continue;
       const lost = await this.repo.locks.run(`listener:${listener.id}`, async () => {
