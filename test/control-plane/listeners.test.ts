@@ -6,7 +6,7 @@
 // plane's own deployer's, and listeners and assignments outlive a control-plane kill -9.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
@@ -136,6 +136,23 @@ describe('listeners', () => {
     await controlPlane?.kill('SIGTERM');
     removeDeploymentUsers(`${localData}-deployments`);
     if (localUrl && !(await portIsClosed(localUrl))) assert.fail(`a deployment still answers at ${localUrl} after the test`);
+  });
+
+  it('refuses to start on a bad command line (exit 2, naming the option)', () => {
+    const run = (args: string[], env: Record<string, string> = {}) => {
+      const { AGENTPLANE_API_KEY: _key, ...rest } = process.env;
+      const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'listener', '--control-plane', 'http://127.0.0.1:9', '--data', tempDir('agentplane-listener-usage-'), ...args], { env: { ...rest, ...env }, encoding: 'utf8', timeout: 60_000 });
+      return { status: result.status, stderr: result.stderr };
+    };
+    const noKey = run([]);
+    assert.equal(noKey.status, 2);
+    assert.match(noKey.stderr, /--api-key or AGENTPLANE_API_KEY/);
+    const badDeployer = run(['--deployer', 'docker-swarm'], { AGENTPLANE_API_KEY: KEY });
+    assert.equal(badDeployer.status, 2);
+    assert.match(badDeployer.stderr, /--deployer/);
+    const badInterval = run(['--interval-ms', 'soon'], { AGENTPLANE_API_KEY: KEY });
+    assert.equal(badInterval.status, 2);
+    assert.match(badInterval.stderr, /--interval-ms .* got "soon"/);
   });
 
   it('two listeners with different deployers each deploy their own, a killed one leaves them UNKNOWN until it restarts, remote_reconciled filters them', { timeout: 400_000 }, async () => {
