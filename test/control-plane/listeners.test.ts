@@ -292,6 +292,7 @@ describe('listeners', () => {
       assert.equal((await api(`/v2/deployments/${d.id}`)).body.status, 'READY');
     }
     assert.deepEqual(await names('&remote_reconciled=true'), ['lsn-idle', 'lsn-local', 'lsn-other']);
+    assert.doesNotMatch(controlPlane.output(), /listener not heard from/, 'the time the control plane was down is not held against its listeners');
 
     // a deployment whose listener never runs is removed only with force; then its listener can go
     assert.equal((await api(`/v2/deployments/${onIdle.id}`, { method: 'DELETE' })).status, 204);
