@@ -110,7 +110,8 @@ Environment (besides each option's own): LOG_LEVEL (debug|info|warn|error|silent
 AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLANE_AGENT_SERVER_AUTH,
 AGENTPLANE_PUBLIC_URL, AGENTPLANE_TRUST_PROXY, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_RUN_WORKERS,
 AGENTPLANE_RUN_TIMEOUT_S, AGENTPLANE_RUN_WORKER_MEMORY_MB, AGENTPLANE_DATABASE_POOL, AGENTPLANE_RUN_LEASE_S,
-AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_MAX_STREAMS_PER_CLIENT, AGENTPLANE_MAX_STREAMS, AGENTPLANE_FSYNC.
+AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_MAX_STREAMS_PER_CLIENT, AGENTPLANE_MAX_STREAMS, AGENTPLANE_FSYNC,
+AGENTPLANE_LISTENER_TIMEOUT_S.
 Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
 Docs: README.md, docs/operations.md (the data directory; agentplane store check/repair); a running server serves its API reference at /docs.`,
     );
@@ -151,6 +152,21 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .allowExcessArguments(false)
     .action((options: ConformanceOptions) => runConformance(options));
 
+  program
+    .command('listener')
+    .description('reconcile, with a deployer on this machine, the deployments a control plane assigns to this listener (source_config.listener_id), reporting their status and logs back')
+    .requiredOption('--control-plane <url>', 'base URL of the control plane')
+    .addOption(new Option('--api-key <key>', 'an API key of the tenant whose deployments this listener reconciles').env('AGENTPLANE_API_KEY'))
+    .addOption(new Option('--tenant-id <uuid>', 'the tenant, for a key that spans several').env('AGENTPLANE_TENANT_ID'))
+    .addOption(new Option('--deployer <name>', 'what deploys the revisions here').choices(['local', 'container', 'kubernetes', 'kube-local', 'simulated']).default('local'))
+    .option('--listener-id <uuid>', 'use this registered listener (default: the one this data directory registered, else a new one)')
+    .option('--compute-id <name>', 'the unique name of this compute in the tenant (default: host name and data directory)')
+    .option('--namespace <name...>', 'Kubernetes namespaces deployed into (compute_config.k8s_namespaces)')
+    .addOption(new Option('--data <dir>', "the listener's own store and its deployments' files").default('./listener-data'))
+    .addOption(new Option('--interval-ms <ms>', 'how often it heartbeats, pulls and reports').env('AGENTPLANE_LISTENER_INTERVAL_MS').default('2000'))
+    .allowExcessArguments(false)
+    .action((options: ListenerCommandOptions) => listen(options));
+
   const store = program
     .command('store')
     .description('check or repair an embedded store data directory (the server refuses to start on a damaged one)');
@@ -174,6 +190,54 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     });
 
   return program;
+}
+
+interface ListenerCommandOptions {
+  controlPlane: string;
+  apiKey?: string;
+  tenantId?: string;
+  deployer: string;
+  listenerId?: string;
+  computeId?: string;
+  namespace?: string[];
+  data: string;
+  intervalMs: string;
+}
+
+/** agentplane listener: runs until SIGINT/SIGTERM, which stop its deployer (and the deployments with it) cleanly. */
+async function listen(options: ListenerCommandOptions): Promise<void> {
+  const usage = (message: string) => {
+    console.error(`error: ${message}`);
+    process.exit(2);
+  };
+  if (!options.apiKey) return usage('the listener needs an API key: --api-key or AGENTPLANE_API_KEY');
+  const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
+  if (!(intervalMs >= 10)) return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
+  const { runListener } = await import('./listener/run.ts');
+  const dataDir = path.resolve(options.data);
+  // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
+  const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });
+  const log = createLogger(config.logLevel, { role: 'listener' }, await logWriter());
+  const listener = await runListener(
+    { controlPlane: options.controlPlane, apiKey: options.apiKey, tenantId: options.tenantId, listenerId: options.listenerId, computeId: options.computeId, namespaces: options.namespace ?? [], deployer: options.deployer, intervalMs },
+    config,
+    log,
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('listener shutting down', { signal, listener_id: listener.listenerId });
+    listener.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('listener shutdown failed', { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** agentplane init: writes the scaffold and says what to do next; false (nothing written) when the folder has a project. */

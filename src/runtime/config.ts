@@ -70,6 +70,8 @@ export interface ServerConfig {
   deployerIsolation: 'auto' | 'user' | 'none';
   /** Where the local deployer makes each deployment's workspace (AGENTPLANE_DEPLOYMENTS_DIR); null: beside the data directory. */
   deploymentsDir: string | null;
+  /** A listener not heard from for this long leaves its deployments UNKNOWN (AGENTPLANE_LISTENER_TIMEOUT_S, default 60). */
+  listenerTimeoutMs: number;
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /**
@@ -155,6 +157,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
+    listenerTimeoutMs: duration('seconds', 'AGENTPLANE_LISTENER_TIMEOUT_S', env.AGENTPLANE_LISTENER_TIMEOUT_S, 60) * 1000,
     controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
     systemAssistantConfig: configByGraph('LANGGRAPH_CONFIG', env.LANGGRAPH_CONFIG),
     env,

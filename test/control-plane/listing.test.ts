@@ -10,10 +10,12 @@ describe('control plane: listing deployments', () => {
   const ids: string[] = [];
   before(async () => {
     server = await startTestServer({ env: { AGENTPLANE_PHASE_MS: '60000' } });
+    // a deployment names a listener of its tenant
+    const listener = await json(await server.api('/v2/listeners', { method: 'POST', json: { compute_type: 'k8s', compute_id: 'listing-cluster', compute_config: { k8s_namespaces: ['agents'] } } }), 201);
     const bodies = [
       githubBody('alpha-dev'),
       { ...githubBody('alpha-prod'), source_config: { ...githubBody('').source_config, deployment_type: 'prod' } },
-      { ...dockerBody('beta-listener'), source_config: { listener_id: '9c1e4b2a-7d3f-4e8a-b5c6-0d1e2f3a4b5c', listener_config: { k8s_namespace: 'agents' } } },
+      { ...dockerBody('beta-listener'), source_config: { listener_id: listener.id, listener_config: { k8s_namespace: 'agents' } } },
       { ...dockerBody('beta-pinned'), image_version: '0.4.21' },
       dockerBody('gamma'),
     ];

@@ -11,6 +11,7 @@ import { timestamp } from '../clock.ts';
 import type { Deployer } from './deployer/types.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';
+import { listenerOf } from './listeners.ts';
 import { firstRevision } from './newRevision.ts';
 import { logDeploymentCreated, logDeploymentDeleted, logDeploymentStatus } from './transitionLog.ts';
 import type { Logger } from '../ports/logger.ts';
@@ -56,6 +57,9 @@ export async function createDeployment(
     checkResourceSpec(config.resource_spec) ??
     checkSecretNames(secrets);
   if (broken) return broken;
+  if (config.listener_id && !(await listenerOf(repo, tenantId, config.listener_id)).ok) {
+    return invalid(`source_config.listener_id: Listener ID ${config.listener_id} not found.`);
+  }
 
   const tenantName = `${tenantId}/${body.name}`;
   return repo.locks.run(`name:${tenantName}`, async () => {
@@ -74,7 +78,8 @@ export async function createDeployment(
         repo_url: config.repo_url ?? null,
         deployment_type: config.deployment_type ?? 'dev',
         build_on_push: config.build_on_push ?? null,
-        custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : baseUrl,
+        // a listener's deployer assigns the URL of what it deploys, and reports it once deployed
+        custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : config.listener_id ? null : baseUrl,
         resource_spec: config.resource_spec ?? null,
         listener_id: config.listener_id ?? null,
         listener_config: config.listener_config ?? null,

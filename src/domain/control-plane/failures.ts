@@ -10,3 +10,4 @@ export const conflict = (detail: string) => fail('conflict', detail);
 export const deploymentNotFound = (id: string) => fail('not_found', `Deployment ID ${id} not found.`);
 export const revisionNotFound = (id: string) => fail('not_found', `Revision ID ${id} not found.`);
 export const providerNotFound = (id: string) => fail('not_found', `Provider ID ${id} not found.`);
+export const listenerNotFound = (id: string) => fail('not_found', `Listener ID ${id} not found.`);

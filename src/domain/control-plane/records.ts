@@ -3,6 +3,7 @@
 import type {
   AuthProvider,
   Deployment,
+  Listener,
   RevisionStatus,
   Secret,
   Source,
@@ -44,10 +45,18 @@ export interface ProviderRecord extends Required<Omit<AuthProvider, 'provider_ty
   client_secret: string | null;
 }
 
+/** The wire Listener plus its tenant and its `compute_id` lookup key. */
+export interface ListenerRecord extends Listener {
+  tenant_id: string;
+  /** `${tenant_id}/${compute_id}`, indexed: the per-tenant uniqueness check is one look-up. */
+  tenant_compute: string;
+}
+
 export const COLLECTIONS = {
   deployments: 'cp-deployments',
   revisions: 'cp-revisions',
   providers: 'cp-auth-providers',
+  listeners: 'cp-listeners',
 } as const;
 
 /** The collections plus the per-deployment lock every writer goes through. */
@@ -55,6 +64,7 @@ export class ControlPlaneRepository {
   readonly deployments: Collection<DeploymentRecord>;
   readonly revisions: Collection<RevisionRecord>;
   readonly providers: Collection<ProviderRecord>;
+  readonly listeners: Collection<ListenerRecord>;
   constructor(
     readonly store: Store,
     readonly locks: Locks = new KeyedLock(),
@@ -62,6 +72,7 @@ export class ControlPlaneRepository {
     this.deployments = store.collection(COLLECTIONS.deployments, { indexes: ['tenant_id', 'tenant_name', 'status'] });
     this.revisions = store.collection(COLLECTIONS.revisions, { indexes: ['deployment_id', 'status'] });
     this.providers = store.collection(COLLECTIONS.providers, { indexes: ['tenant_id', 'tenant_provider'] });
+    this.listeners = store.collection(COLLECTIONS.listeners, { indexes: ['tenant_id', 'tenant_compute', 'status'] });
   }
 
   /** Another tenant's deployment is reported as missing, like one that does not exist. */

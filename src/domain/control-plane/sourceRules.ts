@@ -12,7 +12,10 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import { invalid, type Broken } from './failures.ts';
 
 const GITHUB_ONLY_CONFIG = ['repo_url', 'integration_id'] as const;
-const EXTERNAL_DOCKER_ONLY_CONFIG = ['custom_url', 'listener_id', 'listener_config'] as const;
+const EXTERNAL_DOCKER_ONLY_CONFIG = ['custom_url'] as const;
+// upstream: external_docker only; a listener with the local deployer builds git checkouts too
+const LISTENER_CONFIG = ['listener_id', 'listener_config'] as const;
+const LISTENER_SOURCES: readonly Source[] = ['external_docker', 'github'];
 const IMAGE_SOURCES: readonly Source[] = ['external_docker', 'internal_docker'];
 
 /** The revision settings a client sent, with `langgraph_config_path` folded into its new name. */
@@ -45,6 +48,11 @@ export function checkSourceOnlyFields(source: Source, config: SourceConfigCreate
   if (source !== 'external_docker') {
     for (const field of EXTERNAL_DOCKER_ONLY_CONFIG) {
       if (config?.[field] != null) return invalid(`source_config.${field} is only allowed when source is external_docker.`);
+    }
+  }
+  if (!LISTENER_SOURCES.includes(source)) {
+    for (const field of LISTENER_CONFIG) {
+      if (config?.[field] != null) return invalid(`source_config.${field} is only allowed when source is external_docker or github.`);
     }
   }
   if (!IMAGE_SOURCES.includes(source) && revision.image_uri !== null) {

@@ -18,6 +18,10 @@ import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
+import { listenerHandlers } from './listeners.ts';
+import { LocalOnlyDeployer, locallyReconciled } from '../../domain/control-plane/deployer/remoteReconciliation.ts';
+import { ListenerWatch } from '../../domain/control-plane/listenerWatch.ts';
+import { RemoteRevisionLogs } from '../../domain/control-plane/remoteLogs.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
@@ -27,16 +31,22 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  // one server at a time drives revisions, among those sharing the store
-  const deployer = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, repo));
-  const domain = { repo, deployer, log: deps.log.child({ area: 'control-plane' }) };
-  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
+  // one server at a time drives revisions, among those sharing the store; deployments a
+  // listener reconciles are out of its sight (remoteReconciliation.ts)
+  const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, locallyReconciled(repo)));
+  const { dataDir } = deps.config;
+  const remoteLogs = new RemoteRevisionLogs(() => (dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-'))));
+  const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
+  const log = deps.log.child({ area: 'control-plane' });
+  const domain = { repo, deployer, log };
+  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo), ...listenerHandlers({ repo, remoteLogs, log }) };
+  const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
-  return { handlers, modules: deps.config.controlPlane ? [deployer] : [] };
+  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [] };
 }
 
-/** Makes the configured deployer, once per term of leadership (and once to read logs with). */
-function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): () => Deployer {
+/** Makes the configured deployer, once per term of leadership (and once to read logs with); a listener makes its own the same way. */
+export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): () => Deployer {
   if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);

@@ -1,0 +1,137 @@
+// The listener's side of the protocol: its heartbeat (answered with what is assigned to it),
+// the statuses and logs it reports for revisions assigned to it, and the removal of a
+// deleted deployment it took down. A listener sees only its own tenant's deployments that
+// name it in `source_config.listener_id`; anything else is reported as missing.
+import type {
+  ListenerAssignment,
+  ListenerHeartbeat,
+  Revision,
+  RevisionLogReport,
+  RevisionStatusReport,
+} from '../../../generated/control-plane/types.gen.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { timestamp } from '../clock.ts';
+import { ok, type Outcome } from '../outcome.ts';
+import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
+import { deploymentsOfListener, listenerOf, toListener } from './listeners.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
+import type { RemoteRevisionLogs } from './remoteLogs.ts';
+import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
+import { toRevision } from './views.ts';
+
+export interface ListenerDeps {
+  repo: ControlPlaneRepository;
+  remoteLogs: RemoteRevisionLogs;
+  log: Logger;
+}
+
+/** The listener is heard from; it gets every deployment assigned to it, with its revisions. */
+export async function listenerHeartbeat({ repo }: ListenerDeps, tenantId: string, listenerId: string): Promise<Outcome<ListenerHeartbeat, 'not_found'>> {
+  const heard = await repo.locks.run(`listener:${listenerId}`, async () => {
+    const found = await listenerOf(repo, tenantId, listenerId);
+    if (!found.ok) return found;
+    const next = { ...found.value, status: 'CONNECTED' as const, last_heard_at: timestamp() };
+    await repo.listeners.put(listenerId, next);
+    return ok(next);
+  });
+  if (!heard.ok) return heard;
+  const deployments = await deploymentsOfListener(repo, tenantId, listenerId);
+  const assignments = await Promise.all(deployments.map((d) => assignmentOf(repo, d)));
+  return ok({ listener: toListener(heard.value), assignments });
+}
+
+async function assignmentOf(repo: ControlPlaneRepository, deployment: DeploymentRecord): Promise<ListenerAssignment> {
+  const revisions = (await repo.revisionsOf(deployment.id)).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  return {
+    deployment_id: deployment.id,
+    name: deployment.name,
+    source: deployment.source,
+    status: deployment.status,
+    // unmasked: the listener clones and deploys with the real repository URL and secrets
+    source_config: deployment.source_config,
+    secrets: deployment.secrets,
+    image_version: deployment.image_version ?? null,
+    revisions: revisions.map((r) => ({
+      id: r.id,
+      status: r.status,
+      status_message: r.status_message,
+      redeploy_of: r.redeploy_of,
+      created_at: r.created_at,
+      source_revision_config: r.source_revision_config,
+    })),
+  };
+}
+
+/** The revision and its deployment when the revision is assigned to this listener of the tenant. */
+async function assigned(repo: ControlPlaneRepository, tenantId: string, listenerId: string, revisionId: string): Promise<Outcome<{ revision: RevisionRecord; deployment: DeploymentRecord }, 'not_found'>> {
+  const listener = await listenerOf(repo, tenantId, listenerId);
+  if (!listener.ok) return listener;
+  const revision = await repo.revisions.get(revisionId);
+  const deployment = revision && (await repo.deploymentOf(tenantId, revision.deployment_id));
+  if (!revision || !deployment || deployment.source_config.listener_id !== listenerId) return revisionNotFound(revisionId);
+  return ok({ revision, deployment });
+}
+
+export async function reportRevisionStatus(
+  { repo, log }: ListenerDeps,
+  tenantId: string,
+  listenerId: string,
+  revisionId: string,
+  report: RevisionStatusReport,
+): Promise<Outcome<Revision, 'not_found'>> {
+  const found = await assigned(repo, tenantId, listenerId, revisionId);
+  if (!found.ok) return found;
+  return repo.locks.run(found.value.deployment.id, async () => {
+    const again = await assigned(repo, tenantId, listenerId, revisionId);
+    if (!again.ok) return again;
+    const { revision, deployment } = again.value;
+    const now = timestamp();
+    const sha = report.repo_commit_sha ?? revision.source_revision_config.repo_commit_sha;
+    const next: RevisionRecord = {
+      ...revision,
+      status: report.status,
+      status_message: report.status_message ?? null,
+      source_revision_config: { ...revision.source_revision_config, repo_commit_sha: sha },
+      updated_at: now,
+    };
+    const deploymentNext = deploymentAfterReport(deployment, next, report.custom_url ?? null, now);
+    const unchanged = next.status === revision.status && next.status_message === revision.status_message && sha === revision.source_revision_config.repo_commit_sha;
+    if (unchanged && !deploymentNext) return ok(toRevision(revision));
+    await repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
+    logTransition(log, revision, next, { before: deployment, after: deploymentNext });
+    return ok(toRevision(next));
+  });
+}
+
+/** The deployment's side of a reported status: a new active revision, and READY once its listener speaks. */
+function deploymentAfterReport(deployment: DeploymentRecord, revision: RevisionRecord, customUrl: string | null, now: string): DeploymentRecord | undefined {
+  if (deployment.status === 'AWAITING_DELETE') return undefined;
+  const status = revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE' ? 'AWAITING_DATABASE' : 'READY';
+  const deployed = revision.status === 'DEPLOYED';
+  const url = deployed && customUrl ? customUrl : deployment.source_config.custom_url;
+  const active = deployed ? revision.id : deployment.active_revision_id;
+  if (status === deployment.status && url === deployment.source_config.custom_url && active === deployment.active_revision_id) return undefined;
+  return { ...deployment, status, active_revision_id: active, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
+}
+
+export async function reportRevisionLogs({ repo, remoteLogs }: ListenerDeps, tenantId: string, listenerId: string, revisionId: string, report: RevisionLogReport): Promise<Outcome<void, 'not_found'>> {
+  const found = await assigned(repo, tenantId, listenerId, revisionId);
+  if (!found.ok) return found;
+  remoteLogs.append(found.value.revision, report.type, report.from, report.logs);
+  return ok(undefined);
+}
+
+/** The listener took a deleted deployment down: its records go now. */
+export async function reportDeploymentRemoved({ repo, remoteLogs, log }: ListenerDeps, tenantId: string, listenerId: string, deploymentId: string): Promise<Outcome<void, 'not_found' | 'invalid'>> {
+  const listener = await listenerOf(repo, tenantId, listenerId);
+  if (!listener.ok) return listener;
+  return repo.locks.run(deploymentId, async () => {
+    const deployment = await repo.deploymentOf(tenantId, deploymentId);
+    if (!deployment || deployment.source_config.listener_id !== listenerId) return deploymentNotFound(deploymentId);
+    if (deployment.status !== 'AWAITING_DELETE') return invalid(`Deployment ID ${deploymentId} is not being deleted.`);
+    await repo.remove(deploymentId);
+    remoteLogs.remove(deploymentId);
+    logDeploymentDeleted(log, deploymentId, 'cleaned up');
+    return ok(undefined);
+  });
+}
