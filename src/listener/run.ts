@@ -12,7 +12,7 @@ import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
 import { deployerFactory } from '../handlers/control-plane/index.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { openJournalStore } from '../runtime/store/journalStore.ts';
+import { openJournalStore } from '../backends/embedded/journalStore.ts';
 import { PACKAGE_VERSION } from '../runtime/packageRoot.ts';
 import { ControlPlaneClient, ControlPlaneError } from './controlPlaneClient.ts';
 import { Reconciler } from './reconciler.ts';

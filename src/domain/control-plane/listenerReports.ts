@@ -9,7 +9,7 @@ import type {
   RevisionLogReport,
   RevisionStatusReport,
 } from '../../../generated/control-plane/types.gen.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../ports/logger.ts';
 import { timestamp } from '../clock.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';

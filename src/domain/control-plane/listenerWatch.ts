@@ -2,8 +2,8 @@
 // becomes DISCONNECTED, and what it reconciles becomes UNKNOWN — the deployments and their
 // deployed or in-progress revisions — since nobody can say what runs on its machine now.
 // Its next reports put back the statuses it really has (listenerReports.ts).
-import type { BackgroundModule } from '../../runtime/application.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { BackgroundModule } from '../../shared/backgroundModule.ts';
+import type { Logger } from '../ports/logger.ts';
 import { timestamp } from '../clock.ts';
 import { deploymentsOfListener } from './listeners.ts';
 import { inDoubtWhenLost } from './listenerRules.ts';

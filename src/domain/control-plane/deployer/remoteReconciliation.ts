@@ -5,7 +5,7 @@
 // repository the deployer itself reads hides them, so its resume after a restart never
 // picks them up either.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { Collection, ListOptions, Store } from '../../../runtime/store/types.ts';
+import type { Collection, ListOptions, Store } from '../../ports/store.ts';
 import { BUILD_PHASES_DONE, isRemote } from '../listenerRules.ts';
 import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import type { RemoteRevisionLogs } from '../remoteLogs.ts';
