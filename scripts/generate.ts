@@ -25,7 +25,7 @@ async function generateOpenApi(spec: DocumentSpec, header: string, outDir: strin
   const doc = await readOpenApi(root, spec);
   const schemaId = schemaIdOf(spec);
   const { defs, absolute } = validatorDefs(doc, schemaId);
-  const collected = collectOperations(spec.file, doc, absolute);
+  const collected = collectOperations(spec.file, doc, absolute, { customAuth: spec.customAuth });
   await writeTypes(outDir, header, spec.typeName, doc.components?.schemas ?? {}, collected.types);
   writeValidators(outDir, header, 'params', schemaId, defs, collected.params, { coerceTypes: 'array', useDefaults: true });
   writeValidators(outDir, header, 'body', schemaId, defs, collected.bodies, { useDefaults: true });

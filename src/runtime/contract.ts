@@ -26,6 +26,11 @@ export interface OperationSpec {
   summary: string;
   tags: string[];
   security: Record<string, string[]>[];
+  /**
+   * Under the project's custom auth (`x-auth`): open to anybody, the caller authenticated only,
+   * or also authorized by the handler of `resource:action`. Absent: custom auth does not apply.
+   */
+  auth?: 'public' | 'authenticated' | AuthEvent;
   /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
   jsonrpc?: string;
   params: {
@@ -38,6 +43,12 @@ export interface OperationSpec {
   /** `raw`: the handler gets the body as text (a JSON-RPC envelope is parsed by its dispatcher). */
   body?: { required: boolean; contentTypes: string[]; validator: string; type: string; raw?: boolean };
   responses: Record<string, ResponseSpec>;
+}
+
+/** The event of @langchain/langgraph-sdk/auth an operation asks the project's handler about. */
+export interface AuthEvent {
+  resource: 'threads' | 'assistants' | 'crons' | 'store';
+  action: string;
 }
 
 export interface ResponseSpec {

@@ -14,7 +14,7 @@ import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
 import { disabledOperations } from './disabledOperations.ts';
-import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
+import { loadCustomAuth } from './customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../domain/agent/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
@@ -96,8 +96,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
   const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
-  // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
-  const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
+  // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
+  const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -115,7 +115,7 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,
-    customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
+    customAuthFor: (operationId) => authenticated.has(operationId),
     observe: (answered) => {
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (config.accessLog) {
