@@ -50,7 +50,11 @@ async function openStore(config: ServerConfig, log: Logger): Promise<{ store: St
   if (config.databaseUrl && !config.mock) {
     const store = await openPgStore({ url: config.databaseUrl, poolSize: config.databasePool });
     const coordinationLog = log.child({ component: 'coordination' });
-    const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
+    const coordination = new PgCoordination({
+      url: store.url,
+      lockPoolSize: config.databasePool,
+      onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}),
+    });
     return { store, coordination };
   }
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
@@ -95,7 +99,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
-  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
+  const customApp =
+    config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
   const handle = createPipeline({
@@ -111,7 +116,10 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp })),
+    extra: extraRoutes(
+      createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
+      createDashboardRoutes({ redirectRoot: !customApp }),
+    ),
     customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,
@@ -119,7 +127,14 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     observe: (answered) => {
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (config.accessLog) {
-        log.info('request', { method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.seconds * 10000) / 10, request_id: answered.requestId, operation: answered.operationId });
+        log.info('request', {
+          method: answered.method,
+          path: answered.path,
+          status: answered.status,
+          ms: Math.round(answered.seconds * 10000) / 10,
+          request_id: answered.requestId,
+          operation: answered.operationId,
+        });
       }
     },
   });

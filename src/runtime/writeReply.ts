@@ -12,7 +12,12 @@ import { writeSse } from './sse.ts';
 
 const JSON_TYPE = 'application/json';
 
-export async function writeReply(res: ServerResponse, operation: OperationSpec, reply: Reply, options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers }): Promise<void> {
+export async function writeReply(
+  res: ServerResponse,
+  operation: OperationSpec,
+  reply: Reply,
+  options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers },
+): Promise<void> {
   const headers = definedHeaders(reply.headers);
   if ('stream' in reply) {
     return writeSse(res, reply.status, reply.stream, headers, (err) => {

@@ -32,8 +32,14 @@ test('x-auth goes into the operation table as it is written', () => {
 
 test("every REST operation of the agent server's table declares its auth; its JSON-RPC endpoint does not", () => {
   const rest = operations.filter((op) => !op.jsonrpc);
-  assert.deepEqual(rest.filter((op) => op.auth === undefined).map((op) => op.operationId), []);
-  assert.deepEqual(operations.filter((op) => op.jsonrpc && op.auth !== undefined).map((op) => op.operationId), []);
+  assert.deepEqual(
+    rest.filter((op) => op.auth === undefined).map((op) => op.operationId),
+    [],
+  );
+  assert.deepEqual(
+    operations.filter((op) => op.jsonrpc && op.auth !== undefined).map((op) => op.operationId),
+    [],
+  );
   const byId = new Map(operations.map((op) => [op.operationId, op.auth]));
   assert.deepEqual(byId.get('listStoreNamespaces'), { resource: 'store', action: 'list_namespaces' });
   assert.deepEqual(byId.get('searchAssistants'), { resource: 'assistants', action: 'search' });

@@ -114,7 +114,14 @@ export function rpcProblems(op: Operation, m: RpcMethod | undefined, sentId: unk
   return problems;
 }
 
-async function exchange(target: Target, op: Operation, req: HttpRequest, m: RpcMethod | undefined, id: unknown, expect?: (string | number)[]): Promise<HttpResponse> {
+async function exchange(
+  target: Target,
+  op: Operation,
+  req: HttpRequest,
+  m: RpcMethod | undefined,
+  id: unknown,
+  expect?: (string | number)[],
+): Promise<HttpResponse> {
   const res = await send(target, req);
   const problems = rpcProblems(op, m, id, res, expect);
   if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
@@ -145,8 +152,16 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
           const { target, pool } = ctx();
           // mostly a known assistant; sometimes any id the path schema allows (usually unknown: 404)
           const pathParams = op.parameters.filter((p) => p.in === 'path');
-          const other = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, schemaArbitrary(op.doc, p.schema).filter((v) => String(v).trim().length > 0 && !isDotSegment(v))])));
-          const arb = fc.record({ id: idArbitrary, params: paramsArbitrary(m, pool.get(m.name)), unknown: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: other }) });
+          const other = fc.record(
+            Object.fromEntries(
+              pathParams.map((p) => [p.name, schemaArbitrary(op.doc, p.schema).filter((v) => String(v).trim().length > 0 && !isDotSegment(v))]),
+            ),
+          );
+          const arb = fc.record({
+            id: idArbitrary,
+            params: paramsArbitrary(m, pool.get(m.name)),
+            unknown: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: other }),
+          });
           await assertProperty(`${m.name}`, arb, async ({ id, params, unknown }) => {
             const path = unknown ?? endpointPath(op, pool);
             const req = rpcRequest(op, path, { jsonrpc: '2.0', id, method: m.name, params });
