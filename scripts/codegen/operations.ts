@@ -14,6 +14,8 @@ export interface OperationSchemas {
   params: Record<string, Json>;
   bodies: Record<string, Json>;
   responses: Record<string, Json>;
+  /** Response schemas as the document writes them (component refs local), for the serializers. */
+  replies: Record<string, Json>;
   /** Types for operation parts that are not a plain component reference. */
   types: Json;
 }
@@ -45,7 +47,7 @@ function authOf(file: string, op: Json): OperationSpec['auth'] {
 }
 
 export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json, options: { customAuth?: boolean } = {}): OperationSchemas {
-  const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, types: {} };
+  const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, replies: {}, types: {} };
   // openapi-backend flattens the document into operations (path-level parameters merged,
   // global security applied); the runtime routes by this table, compiled once at start-up.
   const flattened = new OpenAPIRouter({ definition: structuredClone(doc) }).getOperations() as Json[];
@@ -111,6 +113,7 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       if (json?.schema) {
         const validator = ident(`${id}_${status}`);
         out.responses[validator] = absolute(json.schema);
+        out.replies[validator] = json.schema;
         const type = typeFor(json.schema, `${P}${status}Body`, out.types);
         rec.responses[status] = { contentType, validator, type, ...declared };
       } else rec.responses[status] = { contentType, validator: null, type: null, ...declared };

@@ -8,6 +8,12 @@ export interface Validator {
   errors?: ValidationIssue[] | null;
 }
 
+/** Writes a reply's body as JSON text, as its response schema says. */
+export type Serialize = (body: unknown) => string;
+
+/** Generated serializers (reply.serializers.gen.js): each builds its reply's serializer, by response validator name. */
+export type SerializerTable = Readonly<Record<string, () => Serialize>>;
+
 /** Validators of one generated file, by name. */
 export type ValidatorTable = Readonly<Record<string, Validator>>;
 

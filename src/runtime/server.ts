@@ -83,7 +83,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
-  const validators = config.validateResponses ? await loadResponseValidators() : undefined;
+  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a 500
+  const validators = await loadResponseValidators();
   const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await coordination.close();
@@ -115,7 +116,8 @@ export async function startServer(config: ServerConfig, createApp: AppFactory, l
     trustProxy: config.trustProxy,
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
-    responseValidators: validators?.http,
+    responseValidators: validators.http,
+    strictReplies: config.validateResponses,
     extra: extraRoutes(
       createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
       createDashboardRoutes({ redirectRoot: !customApp }),
