@@ -207,7 +207,7 @@ export function createPipeline(options: PipelineOptions) {
       const violation = replyViolation(b.operation, reply, options.responseValidators, log);
       if (violation && options.strictReplies) throw new ReplyViolation(violation);
       // in production the caller still gets its answer; the log says which operation and path broke the contract
-      if (violation) log.error('reply does not fit its schema; sent as it is', { operationId, method, path: pathname, status: reply.status, detail: violation });
+      if (violation) log.error('reply does not fit its schema; sent as the schema writes it', { operationId, method, path: pathname, status: reply.status, detail: violation });
       return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {

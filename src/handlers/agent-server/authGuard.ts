@@ -1,8 +1,8 @@
 // Custom auth (auth.path) applied to every agent-server operation: the resource and action
 // come from the operation's `x-auth` in the spec (codegen refuses an operation without one,
-// so a new operation cannot go unguarded), the project's handler is asked, and its answer is enforced — a refusal is its status,
-// a changed value is what gets written, filters hide what does not match (404 on reads,
-// absent from searches).
+// so a new operation cannot go unguarded), the project's handler is asked, and its answer is
+// enforced — a refusal is its status, a changed value is what gets written, filters hide what
+// does not match (404 on reads, absent from searches).
 import type { AuthEvent, OperationSpec } from '../../runtime/contract.ts';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import type { OperationHandler, Reply } from '../../runtime/handler.ts';
