@@ -12,7 +12,9 @@ const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-generated-'));
 
 const list = (dir: string, base = dir): string[] =>
   fs.existsSync(dir)
-    ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? list(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))]))
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? list(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))]))
     : [];
 
 try {

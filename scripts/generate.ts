@@ -3,6 +3,7 @@
 //   operations.gen.ts   the operation table and the Handlers interface               (codegen/operations.ts)
 //   methods.gen.ts      the method table and the Methods interface (OpenRPC)         (codegen/methods.ts)
 //   *.validators.gen.js standalone ajv validators (params, bodies, responses)        (codegen/validators.ts)
+//   reply.serializers.gen.js  fast-json-stringify serializers of JSON replies        (codegen/serializers.ts)
 //   document.gen.js     the document the runtime routes, mocks and serves            (codegen/documents.ts)
 // The shapes these files share with the runtime are hand-written in src/runtime/contract.ts.
 // Usage: tsx scripts/generate.ts [outDir]
@@ -15,6 +16,7 @@ import { collectOperations, writeOperationTable } from './codegen/operations.ts'
 import { banner, specHash, writeFile } from './codegen/output.ts';
 import { PROJECT_SCHEMA_FILE, generateProjectSchema } from './codegen/projectSchema.ts';
 import { validatorDefs } from './codegen/schemas.ts';
+import { writeSerializers } from './codegen/serializers.ts';
 import { writeTypes } from './codegen/types.ts';
 import { readableStandalone, writeValidators } from './codegen/validators.ts';
 
@@ -25,11 +27,12 @@ async function generateOpenApi(spec: DocumentSpec, header: string, outDir: strin
   const doc = await readOpenApi(root, spec);
   const schemaId = schemaIdOf(spec);
   const { defs, absolute } = validatorDefs(doc, schemaId);
-  const collected = collectOperations(spec.file, doc, absolute);
+  const collected = collectOperations(spec.file, doc, absolute, { customAuth: spec.customAuth });
   await writeTypes(outDir, header, spec.typeName, doc.components?.schemas ?? {}, collected.types);
   writeValidators(outDir, header, 'params', schemaId, defs, collected.params, { coerceTypes: 'array', useDefaults: true });
   writeValidators(outDir, header, 'body', schemaId, defs, collected.bodies, { useDefaults: true });
   writeValidators(outDir, header, 'response', schemaId, defs, collected.responses, {});
+  writeSerializers(outDir, header, doc, collected.replies);
   writeDocument(outDir, header, doc);
   writeOperationTable(outDir, header, spec.typeName, collected.operations);
 }

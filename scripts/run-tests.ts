@@ -21,7 +21,8 @@ const runTests = (list: string[], env: Record<string, string> = {}) =>
   spawnSync(
     process.execPath,
     ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...flags, ...list],
-    { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', ...env } },
+    // every server the suite starts (in process, child, CLI) answers 500 to a reply that does not fit its schema
+    { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1', ...env } },
   ).status ?? 1;
 
 // The suites of runs, streams, cancellation and restarts pass with graphs in worker threads

@@ -11,8 +11,10 @@ import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager
 import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { z } from 'zod';
 import { textOf } from './echo.ts';
+
+/** The tools' one argument, as a JSON Schema (LangChain tools take one as well as a zod schema). */
+const ONE_TEXT_INPUT = { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } as const;
 
 const ARITHMETIC = /(-?\d+(?:\.\d+)?)\s*([+\-*/x×])\s*(-?\d+(?:\.\d+)?)/;
 
@@ -23,13 +25,13 @@ const calculator = tool(
     const [a, op, b] = [Number(m[1]), m[2], Number(m[3])];
     return String(op === '+' ? a + b : op === '-' ? a - b : op === '/' ? a / b : a * b);
   },
-  { name: 'calculator', description: 'Evaluates one arithmetic operation such as "6 * 7".', schema: z.object({ input: z.string() }) },
+  { name: 'calculator', description: 'Evaluates one arithmetic operation such as "6 * 7".', schema: ONE_TEXT_INPUT },
 );
 
 const wordCount = tool(({ input }: { input: string }) => String(input.split(/\s+/).filter(Boolean).length), {
   name: 'word_count',
   description: 'Counts the words of a text.',
-  schema: z.object({ input: z.string() }),
+  schema: ONE_TEXT_INPUT,
 });
 
 /** The deterministic model: ask for a tool on a user turn, answer after a tool result. */
@@ -65,7 +67,9 @@ class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, AIMessag
         tool_call_chunks: index === 0 ? calls.map((c, i) => ({ id: c.id, name: c.name, args: JSON.stringify(c.args), index: i, type: 'tool_call_chunk' as const })) : [],
       });
       yield new ChatGenerationChunk({ text: piece, message: chunk });
-      await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk: new ChatGenerationChunk({ text: piece, message: chunk }) });
+      await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, {
+        chunk: new ChatGenerationChunk({ text: piece, message: chunk }),
+      });
     }
   }
 }

@@ -16,14 +16,24 @@ export interface Agentplane extends Child {
   api(pathname: string, init?: { method?: string; json?: unknown }): Promise<{ status: number; body: any; text: string }>;
 }
 
-export async function startAgentplane(options: { dataDir: string | null; workDir: string; key?: string; tenant?: string; env?: Record<string, string>; graphs?: Record<string, string> }): Promise<Agentplane> {
+export async function startAgentplane(options: {
+  dataDir: string | null;
+  workDir: string;
+  key?: string;
+  tenant?: string;
+  env?: Record<string, string>;
+  graphs?: Record<string, string>;
+}): Promise<Agentplane> {
   const key = options.key ?? `bench-${randomUUID()}`;
   const tenant = options.tenant ?? randomUUID();
   fs.mkdirSync(options.workDir, { recursive: true });
   const configFile = path.join(options.workDir, 'agentplane.json');
   // the graph files live inside the repository so that their imports resolve to its node_modules
   const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
-  const project = { graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: graph, ...options.graphs }, a2a: { default_assistant: PLAIN_GRAPH } };
+  const project = {
+    graphs: { [PLAIN_GRAPH]: `${path.join(ROOT, 'examples/graphs/echo.ts')}:echo`, [BENCH_GRAPH]: graph, ...options.graphs },
+    a2a: { default_assistant: PLAIN_GRAPH },
+  };
   fs.writeFileSync(configFile, JSON.stringify(project, null, 2));
   const port = await freePort();
   // the shipped entry point (what `npx agentplane` runs), not `--import tsx src/runtime/main.ts`

@@ -45,7 +45,11 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         method: (options.method ?? 'GET') as autocannon.Request['method'],
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.body !== undefined && !makeBody ? { body: options.body } : {}),
-        ...(makeBody ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] } : options.requests ? { requests: options.requests } : {}),
+        ...(makeBody
+          ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: makeBody() }) }] }
+          : options.requests
+            ? { requests: options.requests }
+            : {}),
         connections,
         pipelining: options.pipelining ?? 1,
         // autocannon's defaults are merged with Object.assign: an undefined key would erase one

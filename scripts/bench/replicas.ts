@@ -15,16 +15,27 @@ export const REPLICA_THREADS = 20;
 export const REPLICA_RUNS = 400;
 const FINISH_TIMEOUT_MS = 120_000;
 
-const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) => request(ap.url + pathname, { method, headers: ap.headers, json, timeoutMs });
+const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) =>
+  request(ap.url + pathname, { method, headers: ap.headers, json, timeoutMs });
 
 const loadavg = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
 
-export async function measureReplicas(replicas: Agentplane[], graph: string, workers: string, log: (s: string) => void, counts = { threads: REPLICA_THREADS, runs: REPLICA_RUNS }): Promise<ReplicaFigure> {
+export async function measureReplicas(
+  replicas: Agentplane[],
+  graph: string,
+  workers: string,
+  log: (s: string) => void,
+  counts = { threads: REPLICA_THREADS, runs: REPLICA_RUNS },
+): Promise<ReplicaFigure> {
   const n = replicas.length;
   const perThread = Math.ceil(counts.runs / counts.threads);
   const createRun = async (ap: Agentplane, threadId: string, content: string): Promise<string> => {
-    const res = await call(ap, 'POST', `/threads/${threadId}/runs`, { assistant_id: graph, input: { messages: [{ role: 'user', content }] }, multitask_strategy: 'enqueue' });
+    const res = await call(ap, 'POST', `/threads/${threadId}/runs`, {
+      assistant_id: graph,
+      input: { messages: [{ role: 'user', content }] },
+      multitask_strategy: 'enqueue',
+    });
     ok('POST /threads/{id}/runs', res, 200, 201);
     return res.body.run_id;
   };
@@ -61,7 +72,9 @@ export async function measureReplicas(replicas: Agentplane[], graph: string, wor
         last = { run: await createRun(on, threadId, content), on };
         sent[t].push(content);
       }
-      const joined = await call(last.on, 'GET', `/threads/${threadId}/runs/${last.run}/join`, undefined, Math.max(1000, deadline - performance.now())).catch((err: Error) => ({ status: 0, text: err.message, body: undefined }));
+      const joined = await call(last.on, 'GET', `/threads/${threadId}/runs/${last.run}/join`, undefined, Math.max(1000, deadline - performance.now())).catch(
+        (err: Error) => ({ status: 0, text: err.message, body: undefined }),
+      );
       if (joined.status !== 200) log(`  join of thread ${t}'s last run answered ${joined.status} ${joined.text.slice(0, 120)}; reading its runs instead`);
       // every run of the thread finished, whoever ran it
       for (;;) {
@@ -106,6 +119,8 @@ export async function measureReplicas(replicas: Agentplane[], graph: string, wor
     loadAfter,
     replicaCpuSeconds,
   };
-  log(`  ${n} replica${n > 1 ? 's' : ''}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s; load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`);
+  log(
+    `  ${n} replica${n > 1 ? 's' : ''}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s; load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`,
+  );
   return figure;
 }

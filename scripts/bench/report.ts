@@ -46,7 +46,10 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   const { ratios: _r, targets: _t, ...base } = earlier as Report;
   // an earlier merge keeps its entry for the phases this one leaves as they were
   const before = (earlier.merged ?? []).map((m) => ({ ...m, phases: m.phases.filter((p) => !phases.includes(p)) })).filter((m) => m.phases.length > 0);
-  const take = <T>(list: T[], freshList: T[], phaseOf: (x: T) => string) => [...list.filter((x) => !phases.includes(phaseOf(x))), ...freshList.filter((x) => phases.includes(phaseOf(x)))];
+  const take = <T>(list: T[], freshList: T[], phaseOf: (x: T) => string) => [
+    ...list.filter((x) => !phases.includes(phaseOf(x))),
+    ...freshList.filter((x) => phases.includes(phaseOf(x))),
+  ];
   return {
     ...base,
     method: fresh.method,
@@ -56,7 +59,16 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
-    merged: [...before, { phases, measuredAt: fresh.generatedAt, seconds: fresh.seconds, loadAverageAtStart: fresh.machine.loadAverageAtStart, loadAverageAtEnd: fresh.machine.loadAverageAtEnd }],
+    merged: [
+      ...before,
+      {
+        phases,
+        measuredAt: fresh.generatedAt,
+        seconds: fresh.seconds,
+        loadAverageAtStart: fresh.machine.loadAverageAtStart,
+        loadAverageAtEnd: fresh.machine.loadAverageAtEnd,
+      },
+    ],
   };
 }
 

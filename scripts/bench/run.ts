@@ -90,7 +90,13 @@ const skip = (what: string, err: unknown) => {
   report.skipped.push({ what, reason });
 };
 
-async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>): Promise<T | undefined> {
+async function withServer<T>(
+  name: string,
+  dataDir: string | null,
+  body: (ap: Agentplane) => Promise<T>,
+  env?: Record<string, string>,
+  graphs?: Record<string, string>,
+): Promise<T | undefined> {
   let ap: Agentplane | undefined;
   try {
     ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env, graphs });

@@ -84,7 +84,15 @@ export async function measureRuns(t: Target, log: (s: string) => void): Promise<
     return r;
   };
   const record = (scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
-    const figure = { server: t.server, graph: t.assistant, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
+    const figure = {
+      server: t.server,
+      graph: t.assistant,
+      scenario,
+      runs: r.runs,
+      seconds: Math.round(r.seconds * 100) / 100,
+      runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10,
+      failed: r.failed,
+    };
     log(`  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
     figures.push(figure);
   };

@@ -57,7 +57,15 @@ export async function measureTenants(workDir: string, log: (s: string) => void):
       const parts = await Promise.all(keys.map((k) => enqueueAndDrain(targetOf(k.key), TENANT_THREADS / tenants, TENANT_RUNS_PER_THREAD)));
       const seconds = (performance.now() - started) / 1000;
       const runs = parts.reduce((n, p) => n + p.runs, 0);
-      const figure: TenantFigure = { tenants, workers: TENANT_WORKERS, threads: TENANT_THREADS, runs, seconds: Math.round(seconds * 100) / 100, runsPerSecond: Math.round((runs / seconds) * 10) / 10, failed: parts.reduce((n, p) => n + p.failed, 0) };
+      const figure: TenantFigure = {
+        tenants,
+        workers: TENANT_WORKERS,
+        threads: TENANT_THREADS,
+        runs,
+        seconds: Math.round(seconds * 100) / 100,
+        runsPerSecond: Math.round((runs / seconds) * 10) / 10,
+        failed: parts.reduce((n, p) => n + p.failed, 0),
+      };
       log(`  ${tenants} tenant(s): ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
       figures.push(figure);
     } finally {

@@ -19,11 +19,13 @@ export interface DocumentSpec {
   file: string;
   kind: 'openapi' | 'openrpc';
   typeName: string; // e.g. ControlPlane → ControlPlaneHandlers
+  /** Its REST operations run under the project's custom auth: each declares `x-auth`. */
+  customAuth?: boolean;
 }
 
 export const documents: DocumentSpec[] = [
   { key: 'control-plane', file: 'spec/control-plane.openapi.yaml', kind: 'openapi', typeName: 'ControlPlane' },
-  { key: 'agent-server', file: 'spec/agent-server.openapi.yaml', kind: 'openapi', typeName: 'AgentServer' },
+  { key: 'agent-server', file: 'spec/agent-server.openapi.yaml', kind: 'openapi', typeName: 'AgentServer', customAuth: true },
   { key: 'a2a', file: 'spec/a2a.openrpc.json', kind: 'openrpc', typeName: 'A2A' },
 ];
 

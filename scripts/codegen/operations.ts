@@ -14,12 +14,40 @@ export interface OperationSchemas {
   params: Record<string, Json>;
   bodies: Record<string, Json>;
   responses: Record<string, Json>;
+  /** Response schemas as the document writes them (component refs local), for the serializers. */
+  replies: Record<string, Json>;
   /** Types for operation parts that are not a plain component reference. */
   types: Json;
 }
 
-export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json): OperationSchemas {
-  const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, types: {} };
+/** The resources and actions of @langchain/langgraph-sdk/auth's `on(...)` events (upstream's names). */
+const AUTH_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  threads: ['create', 'read', 'update', 'delete', 'search', 'create_run'],
+  assistants: ['create', 'read', 'update', 'delete', 'search'],
+  crons: ['create', 'read', 'update', 'delete', 'search'],
+  store: ['put', 'get', 'search', 'delete', 'list_namespaces'],
+};
+
+/**
+ * `x-auth` of an operation under custom auth: `public` (nobody is asked), `authenticated`
+ * (the caller is authenticated, no handler is asked) or the `{resource, action}` whose
+ * handler is asked. Every REST operation of a document that declares it must say which, so a
+ * new operation cannot slip past the project's auth handlers unnoticed.
+ */
+function authOf(file: string, op: Json): OperationSpec['auth'] {
+  const where = `${file}: ${op.operationId}`;
+  const auth = op['x-auth'];
+  if (auth === undefined) throw new Error(`${where} has no x-auth (public, authenticated or {resource, action}); every operation under custom auth needs one`);
+  if (auth === 'public' || auth === 'authenticated') return auth;
+  const actions = AUTH_ACTIONS[auth?.resource];
+  if (!actions?.includes(auth.action) || Object.keys(auth).length !== 2) {
+    throw new Error(`${where}: x-auth ${JSON.stringify(auth)} is not one of public, authenticated or {resource, action} with ${JSON.stringify(AUTH_ACTIONS)}`);
+  }
+  return { resource: auth.resource, action: auth.action };
+}
+
+export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json, options: { customAuth?: boolean } = {}): OperationSchemas {
+  const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, replies: {}, types: {} };
   // openapi-backend flattens the document into operations (path-level parameters merged,
   // global security applied); the runtime routes by this table, compiled once at start-up.
   const flattened = new OpenAPIRouter({ definition: structuredClone(doc) }).getOperations() as Json[];
@@ -39,6 +67,9 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       responses: {},
     };
     if (op['x-agentplane-jsonrpc']) rec.jsonrpc = op['x-agentplane-jsonrpc'];
+    // a JSON-RPC endpoint answers its own callers; custom auth guards the REST operations
+    if (options.customAuth && !rec.jsonrpc) rec.auth = authOf(file, op);
+    else if (op['x-auth'] !== undefined) throw new Error(`${file}: ${id} has x-auth, which only REST operations under custom auth carry`);
     const params: Json[] = op.parameters.map((x: Json) => deref(doc, x));
     for (const where of ['path', 'query', 'header'] as const) {
       const list = params.filter((x) => x.in === where);
@@ -82,6 +113,7 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       if (json?.schema) {
         const validator = ident(`${id}_${status}`);
         out.responses[validator] = absolute(json.schema);
+        out.replies[validator] = json.schema;
         const type = typeFor(json.schema, `${P}${status}Body`, out.types);
         rec.responses[status] = { contentType, validator, type, ...declared };
       } else rec.responses[status] = { contentType, validator: null, type: null, ...declared };

@@ -13,15 +13,29 @@ const standaloneCode = cjs(standaloneModule);
 export const PROJECT_SCHEMA_FILE = 'spec/project.schema.json';
 
 /** `toEsm` turns the CommonJS requires of ajv's standalone code into imports (see generate.ts). */
-export async function generateProjectSchema(root: string, outRoot: string, banner: (comment?: string) => string, toEsm: (code: string) => string): Promise<void> {
+export async function generateProjectSchema(
+  root: string,
+  outRoot: string,
+  banner: (comment?: string) => string,
+  toEsm: (code: string) => string,
+): Promise<void> {
   const schema = JSON.parse(fs.readFileSync(path.join(root, PROJECT_SCHEMA_FILE), 'utf8'));
   const outDir = path.join(outRoot, 'project');
   fs.mkdirSync(outDir, { recursive: true });
-  const ts = await compile(schema, 'ProjectFile', { bannerComment: '', additionalProperties: false, unreachableDefinitions: false, format: true, strictIndexSignatures: false });
+  const ts = await compile(schema, 'ProjectFile', {
+    bannerComment: '',
+    additionalProperties: false,
+    unreachableDefinitions: false,
+    format: true,
+    strictIndexSignatures: false,
+  });
   const keys = Object.keys(schema.properties).filter((k) => k !== '$schema');
   fs.writeFileSync(
     path.join(outDir, 'types.gen.ts'),
-    banner() + '/* eslint-disable */\n' + ts + `\n/** The top-level keys the schema describes (others are warned about). */\nexport const PROJECT_KEYS = ${JSON.stringify(keys)} as const;\n`,
+    banner() +
+      '/* eslint-disable */\n' +
+      ts +
+      `\n/** The top-level keys the schema describes (others are warned about). */\nexport const PROJECT_KEYS = ${JSON.stringify(keys)} as const;\n`,
   );
   const ajv = new Ajv2020({ code: { source: true, esm: true, lines: true }, allErrors: true, strict: false });
   ajv.addSchema(schema, 'project');

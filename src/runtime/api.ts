@@ -1,6 +1,6 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
-import type { MethodSpec, OperationSpec, ValidatorTable } from './contract.ts';
+import type { MethodSpec, OperationSpec, SerializerTable, ValidatorTable } from './contract.ts';
 import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import { operations as controlPlaneOperations } from '../../generated/control-plane/operations.gen.ts';
@@ -14,6 +14,8 @@ import * as cpBody from '../../generated/control-plane/body.validators.gen.js';
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
 import * as asBody from '../../generated/agent-server/body.validators.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
+import { serializers as cpSerializers } from '../../generated/control-plane/reply.serializers.gen.js';
+import { serializers as asSerializers } from '../../generated/agent-server/reply.serializers.gen.js';
 
 export type { ValidatorTable } from './contract.ts';
 
@@ -23,11 +25,27 @@ export interface ApiDocument {
   operations: readonly OperationSpec[];
   params: ValidatorTable;
   body: ValidatorTable;
+  /** The JSON replies' serializers, by response validator name. */
+  serializers: SerializerTable;
 }
 
 export const apiDocuments: ApiDocument[] = [
-  { key: 'control-plane', document: loadControlPlane(), operations: controlPlaneOperations, params: cpParams as ValidatorTable, body: cpBody as ValidatorTable },
-  { key: 'agent-server', document: loadAgentServer(), operations: agentServerOperations, params: asParams as ValidatorTable, body: asBody as ValidatorTable },
+  {
+    key: 'control-plane',
+    document: loadControlPlane(),
+    operations: controlPlaneOperations,
+    params: cpParams as ValidatorTable,
+    body: cpBody as ValidatorTable,
+    serializers: cpSerializers,
+  },
+  {
+    key: 'agent-server',
+    document: loadAgentServer(),
+    operations: agentServerOperations,
+    params: asParams as ValidatorTable,
+    body: asBody as ValidatorTable,
+    serializers: asSerializers,
+  },
 ];
 
 export const rpcDocument = {

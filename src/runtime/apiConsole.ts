@@ -47,7 +47,11 @@ export function consoleDocument(document: Json): Json {
         for (const [type, media] of Object.entries<Json>(body.content ?? {})) content[type] = { schema: media.schema, example: {} };
         operation.requestBody = { ...body, content };
       } else if (operation.requestBody && (CHOSEN_IDS[operation.operationId] || UNIQUE_VALUES[operation.operationId])) {
-        operation.requestBody = createExamples(resolveParam(operation.requestBody), CHOSEN_IDS[operation.operationId] ?? [], UNIQUE_VALUES[operation.operationId] ?? []);
+        operation.requestBody = createExamples(
+          resolveParam(operation.requestBody),
+          CHOSEN_IDS[operation.operationId] ?? [],
+          UNIQUE_VALUES[operation.operationId] ?? [],
+        );
       }
     }
   }
@@ -67,7 +71,8 @@ function createExamples(body: Json, omit: string[], unique: string[]): Json {
   for (const [type, media] of Object.entries<Json>(body.content ?? {})) {
     content[type] = { ...media };
     if ('example' in media) content[type].example = rewrite(media.example);
-    if (media.examples) content[type].examples = Object.fromEntries(Object.entries<Json>(media.examples).map(([name, e]) => [name, { ...e, value: rewrite(e.value) }]));
+    if (media.examples)
+      content[type].examples = Object.fromEntries(Object.entries<Json>(media.examples).map(([name, e]) => [name, { ...e, value: rewrite(e.value) }]));
   }
   return { ...body, content };
 }

@@ -8,6 +8,12 @@ export interface Validator {
   errors?: ValidationIssue[] | null;
 }
 
+/** Writes a reply's body as JSON text, as its response schema says. */
+export type Serialize = (body: unknown) => string;
+
+/** Generated serializers (reply.serializers.gen.js): each builds its reply's serializer, by response validator name. */
+export type SerializerTable = Readonly<Record<string, () => Serialize>>;
+
 /** Validators of one generated file, by name. */
 export type ValidatorTable = Readonly<Record<string, Validator>>;
 
@@ -26,6 +32,11 @@ export interface OperationSpec {
   summary: string;
   tags: string[];
   security: Record<string, string[]>[];
+  /**
+   * Under the project's custom auth (`x-auth`): open to anybody, the caller authenticated only,
+   * or also authorized by the handler of `resource:action`. Absent: custom auth does not apply.
+   */
+  auth?: 'public' | 'authenticated' | AuthEvent;
   /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
   jsonrpc?: string;
   params: {
@@ -38,6 +49,12 @@ export interface OperationSpec {
   /** `raw`: the handler gets the body as text (a JSON-RPC envelope is parsed by its dispatcher). */
   body?: { required: boolean; contentTypes: string[]; validator: string; type: string; raw?: boolean };
   responses: Record<string, ResponseSpec>;
+}
+
+/** The event of @langchain/langgraph-sdk/auth an operation asks the project's handler about. */
+export interface AuthEvent {
+  resource: 'threads' | 'assistants' | 'crons' | 'store';
+  action: string;
 }
 
 export interface ResponseSpec {

@@ -7,10 +7,6 @@ import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { importProjectModule } from '../shared/projectModule.ts';
 
-/** Operations anybody may call under custom auth: liveness, server facts, metrics, agent cards. */
-// a UI bundle's files are loaded by <script>/<link> tags, which send no credentials (open upstream too)
-export const PUBLIC_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getInfo', 'getMetrics', 'getAgentCard', 'getUiFile']);
-
 export interface AuthUser {
   identity: string;
   permissions: string[];

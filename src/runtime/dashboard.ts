@@ -15,7 +15,10 @@ const BASE = '/dashboard';
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
 const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
 
-export function createDashboardRoutes(options: { redirectRoot: boolean; dir?: string }): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+export function createDashboardRoutes(options: {
+  redirectRoot: boolean;
+  dir?: string;
+}): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const dir = options.dir ?? DASHBOARD_DIR;
   return (req, res, pathname) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;

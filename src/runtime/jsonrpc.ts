@@ -24,7 +24,9 @@ export type RpcReply = { kind: 'json'; body: RpcResponse; method?: string } | { 
 export type MethodRegistry = Readonly<Record<string, RpcMethodHandler<never>>>;
 
 /** Methods typed by a generated Methods interface, as the dispatcher's registry. */
-export function methodRegistry<Ctx extends RpcContext, M extends { [K in keyof M]: RpcMethodHandler<Ctx> }>(methods: M): Readonly<Record<string, RpcMethodHandler<Ctx>>> {
+export function methodRegistry<Ctx extends RpcContext, M extends { [K in keyof M]: RpcMethodHandler<Ctx> }>(
+  methods: M,
+): Readonly<Record<string, RpcMethodHandler<Ctx>>> {
   return methods;
 }
 

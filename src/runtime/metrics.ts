@@ -41,7 +41,10 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const s of await sample()) (s.labels ? this.set(s.labels, s.value) : this.set(s.value));
+        for (const s of await sample()) {
+          if (s.labels) this.set(s.labels, s.value);
+          else this.set(s.value);
+        }
       },
     });
   }

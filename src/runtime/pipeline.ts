@@ -1,6 +1,6 @@
 // One request, start to finish: match → authenticate → read the body (requestBody.ts: its
 // size, media type and depth) → validate path, query, headers and body, every problem
-// collected (validateRequest.ts) → handler → optional reply check → write the reply
+// collected (validateRequest.ts) → handler → reply check → write the reply
 // (writeReply.ts). The same pipeline serves real and mock mode; only the handlers differ.
 // It knows no operation by name.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import { requestOrigin } from './origin.ts';
 import { validateRequest, validatorsOf, type OperationValidators } from './validateRequest.ts';
-import { ReplyViolation, checkReply, send, writeReply } from './writeReply.ts';
+import { ReplyViolation, replyViolation, send, writeReply } from './writeReply.ts';
 import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
 import { INNER_REQUEST_ID_HEADER, type CustomApp } from './customRoutes.ts';
@@ -53,7 +53,13 @@ export interface PipelineOptions {
   streamSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
-  responseValidators?: ValidatorTable;
+  /** The response validators every reply is checked with. */
+  responseValidators: ValidatorTable;
+  /**
+   * A reply that does not fit its schema (or that its serializer would change) answers 500
+   * (tests: AGENTPLANE_VALIDATE_RESPONSES); otherwise it is logged with its path and sent.
+   */
+  strictReplies: boolean;
   /** Extra routes outside the contract (docs, spec files); return true when handled. */
   extra?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /** The project's custom auth (auth.path), for the operations `customAuthFor` names. */
@@ -89,8 +95,8 @@ function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
 
 export function createPipeline(options: PipelineOptions) {
   const router = new Router(options.documents, options.disabled);
-  // while replies are checked against the spec (tests), a serializer that changes a body is an error too
-  const serializers = new ReplySerializers(options.documents, options.log, options.responseValidators !== undefined);
+  // with strict replies (tests), a serializer that changes a body is an error too
+  const serializers = new ReplySerializers(options.documents, options.log, options.strictReplies);
   const bound = new Map<string, Bound>();
   for (const doc of options.documents) {
     for (const operation of doc.operations) {
@@ -198,7 +204,10 @@ export function createPipeline(options: PipelineOptions) {
       const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
       if ('issues' in validated) return send(res, validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
-      if (options.responseValidators) checkReply(b.operation, reply, options.responseValidators, log);
+      const violation = replyViolation(b.operation, reply, options.responseValidators, log);
+      if (violation && options.strictReplies) throw new ReplyViolation(violation);
+      // in production the caller still gets its answer; the log says which operation and path broke the contract
+      if (violation) log.error('reply does not fit its schema; sent as the schema writes it', { operationId, method, path: pathname, status: reply.status, detail: violation });
       return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {

@@ -15,7 +15,7 @@ import { createDocsRoutes } from './docs.ts';
 import { loadCustomApp } from './customRoutes.ts';
 import { corsHandler } from './cors.ts';
 import { disabledOperations } from './disabledOperations.ts';
-import { PUBLIC_OPERATIONS, loadCustomAuth } from './customAuth.ts';
+import { loadCustomAuth } from './customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
@@ -59,7 +59,8 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
-  const validators = config.validateResponses ? await loadResponseValidators() : undefined;
+  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a 500
+  const validators = await loadResponseValidators();
   const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await storage.close();
@@ -74,9 +75,10 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
-  const customApp = config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
-  // custom auth guards the agent server's REST operations (not its JSON-RPC endpoints)
-  const agentServerOperations = new Set(apiDocuments.filter((doc) => doc.key === 'agent-server').flatMap((doc) => doc.operations.filter((op) => !op.jsonrpc).map((op) => op.operationId)));
+  const customApp =
+    config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
+  // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
+  const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
   const handle = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
@@ -89,16 +91,27 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
     trustProxy: config.trustProxy,
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
-    responseValidators: validators?.http,
-    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp })),
+    responseValidators: validators.http,
+    strictReplies: config.validateResponses,
+    extra: extraRoutes(
+      createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
+      createDashboardRoutes({ redirectRoot: !customApp }),
+    ),
     customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,
-    customAuthFor: (operationId) => agentServerOperations.has(operationId) && !PUBLIC_OPERATIONS.has(operationId),
+    customAuthFor: (operationId) => authenticated.has(operationId),
     observe: (answered) => {
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (config.accessLog) {
-        log.info('request', { method: answered.method, path: answered.path, status: answered.status, ms: Math.round(answered.seconds * 10000) / 10, request_id: answered.requestId, operation: answered.operationId });
+        log.info('request', {
+          method: answered.method,
+          path: answered.path,
+          status: answered.status,
+          ms: Math.round(answered.seconds * 10000) / 10,
+          request_id: answered.requestId,
+          operation: answered.operationId,
+        });
       }
     },
   });

@@ -12,7 +12,12 @@ import { writeSse } from './sse.ts';
 
 const JSON_TYPE = 'application/json';
 
-export async function writeReply(res: ServerResponse, operation: OperationSpec, reply: Reply, options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers }): Promise<void> {
+export async function writeReply(
+  res: ServerResponse,
+  operation: OperationSpec,
+  reply: Reply,
+  options: { headOnly: boolean; log: Logger; serializers?: ReplySerializers },
+): Promise<void> {
   const headers = definedHeaders(reply.headers);
   if ('stream' in reply) {
     return writeSse(res, reply.status, reply.stream, headers, (err) => {
@@ -69,15 +74,16 @@ function serialize(body: unknown, write: (body: unknown) => string): string {
 
 export class ReplyViolation extends Error {}
 
-/** Throws a ReplyViolation when the reply's status or body is not what the operation documents. */
-export function checkReply(operation: OperationSpec, reply: Reply, validators: ValidatorTable, log: Logger): void {
+/** What is wrong with the reply when its status or body is not what the operation documents; null when it fits. */
+export function replyViolation(operation: OperationSpec, reply: Reply, validators: ValidatorTable, log: Logger): string | null {
   const declared = operation.responses[String(reply.status)];
-  if (!declared) throw new ReplyViolation(`${operation.operationId} returned undocumented status ${reply.status}`);
+  if (!declared) return `${operation.operationId} returned undocumented status ${reply.status}`;
   if (declared.validator && 'body' in reply) {
     const validate = validators[declared.validator];
     if (validate && !validate(reply.body)) {
       log.debug('invalid reply body', { body: reply.body });
-      throw new ReplyViolation(`${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`);
+      return `${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
     }
   }
+  return null;
 }

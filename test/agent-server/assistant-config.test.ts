@@ -106,7 +106,15 @@ describe('assistants as configuration profiles', () => {
       assert.ok(history.length >= 2, graphId);
       for (const state of history) {
         assert.deepEqual(
-          { ...state.metadata, source: undefined, step: undefined, parents: undefined, writes: undefined, langgraph_version: undefined, ls_integration: undefined },
+          {
+            ...state.metadata,
+            source: undefined,
+            step: undefined,
+            parents: undefined,
+            writes: undefined,
+            langgraph_version: undefined,
+            ls_integration: undefined,
+          },
           {
             ...state.metadata,
             ...{ source: undefined, step: undefined, parents: undefined, writes: undefined, langgraph_version: undefined, ls_integration: undefined },

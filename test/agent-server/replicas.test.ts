@@ -136,7 +136,9 @@ describe('replicas on one PostgreSQL database', () => {
     // every acknowledged run ends in success, wherever it ran (waits are spread too)
     const survivors = live();
     for (const [n, entry] of acknowledged.entries()) {
-      const run = await client(survivors[n % survivors.length]).runs.join(entry.threadId, entry.runId!).then(() => client(survivors[(n + 1) % survivors.length]).runs.get(entry.threadId, entry.runId!));
+      const run = await client(survivors[n % survivors.length])
+        .runs.join(entry.threadId, entry.runId!)
+        .then(() => client(survivors[(n + 1) % survivors.length]).runs.get(entry.threadId, entry.runId!));
       assert.equal(run.status, 'success', `run ${entry.content} ended ${run.status}`);
     }
 
@@ -164,7 +166,9 @@ describe('replicas on one PostgreSQL database', () => {
     }
     // the run the killed replica was executing was taken over by a survivor as attempt 2, ran
     // to completion once, and its stream (from any replica) tells both attempts
-    const retried = await client(survivors[0]).runs.join(inFlight.threadId, inFlight.runId).then(() => client(survivors[1]).runs.get(inFlight.threadId, inFlight.runId));
+    const retried = await client(survivors[0])
+      .runs.join(inFlight.threadId, inFlight.runId)
+      .then(() => client(survivors[1]).runs.get(inFlight.threadId, inFlight.runId));
     assert.equal(retried.status, 'success');
     const stream = await fetch(`${survivors[1].url}/threads/${inFlight.threadId}/runs/${inFlight.runId}/stream`).then((res) => res.text());
     assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);

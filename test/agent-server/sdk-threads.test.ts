@@ -232,7 +232,10 @@ describe('client.threads against agentplane', () => {
 
         // the deprecated checkpointId form
         const viaId = await update(client.threads.updateState(thread.thread_id, { values: null, checkpointId: head.checkpoint.checkpoint_id! }));
-        assert.equal((await client.threads.getState(thread.thread_id, viaId.checkpoint.checkpoint_id!)).parent_checkpoint?.checkpoint_id, head.checkpoint.checkpoint_id);
+        assert.equal(
+          (await client.threads.getState(thread.thread_id, viaId.checkpoint.checkpoint_id!)).parent_checkpoint?.checkpoint_id,
+          head.checkpoint.checkpoint_id,
+        );
 
         await assert.rejects(
           client.threads.updateState(thread.thread_id, { values: { messages: [] }, asNode: 'nowhere' }),

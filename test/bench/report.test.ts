@@ -9,7 +9,17 @@ import { deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Report } from
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { mergeReports, writeReport } from '../../scripts/bench/report.ts';
 
-const load = (rps: number, p50Ms: number): LoadResult => ({ requests: rps * 5, seconds: 5, rps, p50Ms, p99Ms: p50Ms * 4, meanMs: p50Ms * 1.2, non2xx: 0, errors: 0, connections: 10 });
+const load = (rps: number, p50Ms: number): LoadResult => ({
+  requests: rps * 5,
+  seconds: 5,
+  rps,
+  p50Ms,
+  p99Ms: p50Ms * 4,
+  meanMs: p50Ms * 1.2,
+  non2xx: 0,
+  errors: 0,
+  connections: 10,
+});
 
 function fakeReport(): Report {
   const base: Omit<Report, 'ratios' | 'targets'> = {

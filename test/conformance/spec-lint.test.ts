@@ -111,7 +111,8 @@ describe('spec lint', () => {
         for (const body of op.body?.examples ?? []) if (op.validators.body && !op.validators.body(structuredClone(body))) failures.push(`${op.operationId} body example: ${JSON.stringify(op.validators.body.errors?.slice(0, 2))}`);
         const queryParams = op.parameters.filter((x) => x.in === 'query');
         // each example is checked beside an example of every other required parameter
-        const requiredOthers = (name: string) => Object.fromEntries(queryParams.filter((x) => x.required && x.name !== name && x.examples.length).map((x) => [x.name, x.examples[0]]));
+        const requiredOthers = (name: string) =>
+          Object.fromEntries(queryParams.filter((x) => x.required && x.name !== name && x.examples.length).map((x) => [x.name, x.examples[0]]));
         for (const p of queryParams) {
           for (const ex of p.examples) if (op.validators.query && !op.validators.query(wireQuery({ ...requiredOthers(p.name), [p.name]: ex }))) failures.push(`${op.operationId} query ${p.name} example ${JSON.stringify(ex)}`);
         }

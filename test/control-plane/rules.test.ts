@@ -47,7 +47,18 @@ describe('control plane: create rules', () => {
     assert.equal(docs.source_revision_config.graph_config_path, 'langgraph.json');
     assert.equal(docs.source_config.custom_url, server.url);
     assert.ok(!('langgraph_config_path' in docs.source_revision_config));
-    const nulls = { integration_id: null, repo_url: null, deployment_type: null, build_on_push: null, custom_url: null, resource_spec: null, listener_id: null, listener_config: null, install_command: null, build_command: null };
+    const nulls = {
+      integration_id: null,
+      repo_url: null,
+      deployment_type: null,
+      build_on_push: null,
+      custom_url: null,
+      resource_spec: null,
+      listener_id: null,
+      listener_config: null,
+      install_command: null,
+      build_command: null,
+    };
     const ci = await create(server.api, { name: 'ci-script', source: 'external_docker', source_config: nulls, source_revision_config: { repo_ref: null, langgraph_config_path: null, image_uri: 'img:1' }, secrets: [] });
     assert.equal(ci.source_config.deployment_type, 'dev');
     const cli = await create(server.api, { name: 'cli-minimal', source: 'internal_docker', source_config: { deployment_type: 'prod', build_on_push: false }, source_revision_config: { image_uri: 'img:2' } });

@@ -8,7 +8,6 @@ import { ROOT, tempDir } from '../support/server.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;
-declare const window: any;
 declare const sessionStorage: any;
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -84,6 +84,7 @@ export function readDeliberate(): DeliberateDifference[] {
 }
 
 function globToRegExp(glob: string): RegExp {
+  // eslint-disable-next-line no-control-regex -- NUL stands for `**` while the single `*`s are replaced
   const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^.\\[\\]]*').replace(/\u0000/g, '.*');
   return new RegExp(`^${escaped}$`);
 }

@@ -38,7 +38,9 @@ describe('differential: upstream JS dev server vs agentplane on the same project
         scenario.run(side(server)).catch((err: Error) => {
           throw new Error(`${scenario.name} failed on ${server.name}: ${err.message}\n${server.name}'s last output:\n${server.output().slice(-2500)}`, { cause: err });
         });
-      const [upstream, agentplane] = scenario.oneAtATime ? [await on(servers.upstream), await on(servers.agentplane)] : await Promise.all([on(servers.upstream), on(servers.agentplane)]);
+      const [upstream, agentplane] = scenario.oneAtATime
+        ? [await on(servers.upstream), await on(servers.agentplane)]
+        : await Promise.all([on(servers.upstream), on(servers.agentplane)]);
       const found = differences(normalise(upstream, servers.upstream.url), normalise(agentplane, servers.agentplane.url));
       const left = unexplained(scenario.name, found, deliberate);
       assert.ok(left.length === 0, `${scenario.name} (${scenario.covers}) differs from the upstream server:\n${describeDifferences(left)}`);

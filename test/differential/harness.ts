@@ -44,7 +44,12 @@ export async function startServers(log: (line: string) => void): Promise<Servers
     if (agentplane.status === 'fulfilled') await agentplane.value.stop();
     throw upstream.status === 'rejected' ? upstream.reason : (agentplane as PromiseRejectedResult).reason;
   }
-  return { upstream: upstream.value, agentplane: agentplane.value, install, startMs: { upstream: upstream.value.startMs, agentplane: agentplane.value.startMs } };
+  return {
+    upstream: upstream.value,
+    agentplane: agentplane.value,
+    install,
+    startMs: { upstream: upstream.value.startMs, agentplane: agentplane.value.startMs },
+  };
 }
 
 /** `agentplane dev` in the project's folder, state in memory, no reloading (as the upstream dev server). */
@@ -99,7 +104,11 @@ export interface Side {
   /** An SDK client acting as the user (alice unless named). */
   client(user?: string): Client;
   /** A raw request; the answer's status, JSON (or text) body and the headers asked for. */
-  http(method: string, pathname: string, options?: { body?: unknown; user?: string | null; headers?: Record<string, string>; keepHeaders?: string[] }): Promise<Reply>;
+  http(
+    method: string,
+    pathname: string,
+    options?: { body?: unknown; user?: string | null; headers?: Record<string, string>; keepHeaders?: string[] },
+  ): Promise<Reply>;
   /** A raw SSE request: every event, in order, with its data parsed. */
   sse(method: string, pathname: string, body?: unknown, user?: string): Promise<{ status: number; events: { event: string; data: unknown }[] }>;
 }
@@ -118,7 +127,12 @@ export function side(server: RunningServer): Side {
     async http(method, pathname, options = {}) {
       const headers: Record<string, string> = { ...(options.user === null ? {} : bearer(options.user ?? USER)), ...options.headers };
       if (options.body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(server.url + pathname, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: AbortSignal.timeout(60_000) });
+      const res = await fetch(server.url + pathname, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(60_000),
+      });
       const text = await res.text();
       let body: unknown = text;
       try {

@@ -22,7 +22,13 @@ const chat = (values: unknown) => ((values as { messages?: { type: string; conte
 // Views: what a scenario about one thing reads of a record. The shapes that issue-27 points
 // change (message dicts, checkpoint metadata, task fields, run kwargs) are compared whole by
 // the scenarios of those points, not by every scenario that happens to return them.
-type StateLike = { values: unknown; next: string[]; tasks: { name: string; interrupts?: { value?: unknown }[] }[]; checkpoint?: unknown; parent_checkpoint?: unknown };
+type StateLike = {
+  values: unknown;
+  next: string[];
+  tasks: { name: string; interrupts?: { value?: unknown }[] }[];
+  checkpoint?: unknown;
+  parent_checkpoint?: unknown;
+};
 const stateView = (state: StateLike) => ({
   messages: chat(state.values),
   values: Object.fromEntries(Object.entries((state.values as Record<string, unknown>) ?? {}).filter(([k]) => k !== 'messages')),
@@ -30,7 +36,14 @@ const stateView = (state: StateLike) => ({
   tasks: state.tasks.map((t) => ({ name: t.name, interrupts: (t.interrupts ?? []).map((i) => i.value) })),
   hasCheckpoint: !!state.checkpoint,
 });
-type RunLike = { run_id: string; thread_id: string; assistant_id: string; status: string; metadata?: Record<string, unknown> | null; multitask_strategy?: unknown };
+type RunLike = {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  status: string;
+  metadata?: Record<string, unknown> | null;
+  multitask_strategy?: unknown;
+};
 /** The run's own fields; of its metadata the keys the request gave (upstream adds more: point 6). */
 const runView = (run: RunLike, given: Record<string, unknown> = {}) => ({
   run_id: run.run_id,
@@ -195,7 +208,15 @@ export const scenarios: Scenario[] = [
       const deleted = await side.http('DELETE', `/threads/${thread.thread_id}/runs/${run.run_id}`);
       const afterDelete = await status(client.runs.get(thread.thread_id, run.run_id));
       const stateless = await client.runs.wait(null, chatId, { input: say('no thread') });
-      return { run: runView(run, given), joined: chat(joined), got: runView(got, given), list: list.map((r) => runView(r, given)), deleted, afterDelete, stateless: chat(stateless) };
+      return {
+        run: runView(run, given),
+        joined: chat(joined),
+        got: runView(got, given),
+        list: list.map((r) => runView(r, given)),
+        deleted,
+        afterDelete,
+        stateless: chat(stateless),
+      };
     },
   },
   {
@@ -409,7 +430,13 @@ export const scenarios: Scenario[] = [
       const streamed = await collect(await remote.stream(say('remote again'), { ...config, streamMode: 'updates' }));
       const state = await remote.getState(config);
       const drawing = (await remote.getGraphAsync()).toJSON();
-      return { invoked: chat(invoked), streamed: streamed.map((u) => Object.fromEntries(Object.entries(u as Record<string, unknown>).map(([node, update]) => [node, chat(update)]))), state: chat(state.values), next: state.next, drawing };
+      return {
+        invoked: chat(invoked),
+        streamed: streamed.map((u) => Object.fromEntries(Object.entries(u as Record<string, unknown>).map(([node, update]) => [node, chat(update)]))),
+        state: chat(state.values),
+        next: state.next,
+        drawing,
+      };
     },
   },
   {

@@ -59,7 +59,13 @@ const screen = (stream: ChatStream) => stream.messages.map((m) => `${m.type}: ${
 type Mounted = ReturnType<Hooks['mount']>;
 
 /** Submits, then waits until `shown` holds and the hook is done loading. */
-async function submitAndSettle(hooks: Hooks, hook: Mounted, values: unknown, options: Record<string, unknown> | undefined, shown: (stream: ChatStream) => void) {
+async function submitAndSettle(
+  hooks: Hooks,
+  hook: Mounted,
+  values: unknown,
+  options: Record<string, unknown> | undefined,
+  shown: (stream: ChatStream) => void,
+) {
   await hooks.act(() => hook.current().submit(values, options));
   await hooks.until(() => shown(hook.current()));
   await hooks.until(() => assert.equal(hook.current().isLoading, false));

@@ -2,10 +2,13 @@
 // spec describes, nothing the spec does not declare, and open objects written whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiDocuments } from '../../src/runtime/api.ts';
+import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ReplySerializers, SerializerMismatch } from '../../src/runtime/replySerializers.ts';
 import { startTestServer } from '../support/server.ts';
+import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
+import type { Application } from '../../src/runtime/server.ts';
+import type { AppFactory } from '../../src/compose/server.ts';
 
 const controlPlane = apiDocuments.find((d) => d.key === 'control-plane')!;
 const agentServer = apiDocuments.find((d) => d.key === 'agent-server')!;
@@ -61,17 +64,61 @@ test('while replies are checked (tests), a body the schema would change is an er
   assert.equal(JSON.parse(serializers.write(getDeployment, 200, deployment)).id, deployment.id);
 });
 
-test('in production, a value of another type goes out as the declared type; a body missing a required field goes out as it is and is logged', () => {
+test('without reply checking, a body missing a required field goes out as it is and is logged', () => {
   const lines: string[] = [];
   const serializers = new ReplySerializers(apiDocuments, createLogger('info', {}, (l) => lines.push(l)));
   const getDeployment = op(controlPlane, 'getDeployment');
   const deployment = example(controlPlane, '/v2/deployments/{deployment_id}', 'get', '200');
-  assert.equal(JSON.parse(serializers.write(getDeployment, 200, { ...deployment, name: 42 })).name, '42');
   const { name: _dropped, ...nameless } = deployment;
   assert.deepEqual(JSON.parse(serializers.write(getDeployment, 200, nameless)), nameless);
   assert.equal(lines.length, 1);
   assert.match(lines[0], /reply does not fit its schema/);
   assert.match(lines[0], /getDeployment/);
+  assert.match(lines[0], /\/v2\/deployments\/\{deployment_id\}/);
+});
+
+/** A server whose getDeployment answers a name of the wrong type (a number), as a handler bug would. */
+async function serverWithWrongType(checking: '0' | '1', lines: string[]) {
+  const app: AppFactory = async () => {
+    const handlers = (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'];
+    const inner = handlers.getDeployment;
+    const getDeployment: typeof inner = async (req, ctx) => {
+      const reply = await inner(req, ctx);
+      return { ...reply, body: { ...(('body' in reply ? reply.body : {}) as object), name: 42 } } as never;
+    };
+    return { handlers: { ...handlers, getDeployment }, methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
+  };
+  return startTestServer({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: checking }, log: createLogger('info', {}, (l) => lines.push(l)) });
+}
+
+test('in production, a reply of the wrong type is still answered, and logged with its operation and path', async () => {
+  const lines: string[] = [];
+  const server = await serverWithWrongType('0', lines);
+  try {
+    const id = '11111111-2222-4333-8444-555555555555';
+    const res = await server.api(`/v2/deployments/${id}`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { name: unknown }).name, '42', 'written as its schema declares it');
+    const logged = lines.filter((l) => /reply does not fit its schema/.test(l));
+    assert.equal(logged.length, 1, lines.join('\n'));
+    assert.match(logged[0], /getDeployment/);
+    assert.match(logged[0], new RegExp(`/v2/deployments/${id}`));
+    assert.match(logged[0], /must be string/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('while replies are checked (tests: AGENTPLANE_VALIDATE_RESPONSES=1), a reply of the wrong type answers 500', async () => {
+  const lines: string[] = [];
+  const server = await serverWithWrongType('1', lines);
+  try {
+    const res = await server.api('/v2/deployments/11111111-2222-4333-8444-555555555555');
+    assert.equal(res.status, 500);
+    assert.match(((await res.json()) as { detail: string }).detail, /Reply violates the spec: getDeployment 200/);
+  } finally {
+    await server.close();
+  }
 });
 
 test('a reply without a JSON schema is written by JSON.stringify', () => {

@@ -131,7 +131,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], every?: numb
 }
 
 /** A button that runs an async action, disables itself meanwhile and reports failures. */
-export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>): { run: (...args: A) => void; busy: boolean; error: unknown; clear: () => void } {
+export function useAction<A extends unknown[]>(
+  action: (...args: A) => Promise<void>,
+): { run: (...args: A) => void; busy: boolean; error: unknown; clear: () => void } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = (...args: A) => {

@@ -263,7 +263,23 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
 
 const parseChoice = (raw: string, options: unknown[]) => (raw === '' ? undefined : options.find((o) => String(o) === raw));
 
-function ArrayField({ name, schema, path, required, ctx, description, errorBlock }: { name: string; schema: JsonSchema; path: Path; required: boolean; ctx: Ctx; description: string; errorBlock: JSX.Element | undefined }) {
+function ArrayField({
+  name,
+  schema,
+  path,
+  required,
+  ctx,
+  description,
+  errorBlock,
+}: {
+  name: string;
+  schema: JsonSchema;
+  path: Path;
+  required: boolean;
+  ctx: Ctx;
+  description: string;
+  errorBlock: JSX.Element | undefined;
+}) {
   const rows = (getAt(ctx.value, path) as Value[] | undefined) ?? [];
   const item = nonNull(schema.items!);
   return (
@@ -281,7 +297,15 @@ function ArrayField({ name, schema, path, required, ctx, description, errorBlock
           ) : (
             <Property name={`${name}[${index}]`} schema={item} path={[...path, index]} required ctx={ctx} />
           )}
-          <button type="button" onClick={() => ctx.set(path, rows.filter((__, i) => i !== index))}>
+          <button
+            type="button"
+            onClick={() =>
+              ctx.set(
+                path,
+                rows.filter((__, i) => i !== index),
+              )
+            }
+          >
             Remove {name} {index + 1}
           </button>
         </div>

@@ -258,7 +258,9 @@ export function readMeta(dir: string): Meta | Problem | null {
     return { file: META_FILE, what: `is not JSON (${(err as Error).message})`, repair: 'moved aside and written again from the shard files' };
   }
   const m = meta as Partial<Meta>;
-  const listOk = m.collections === undefined || (isObject(m.collections) && Object.values(m.collections).every((l) => Array.isArray(l) && l.every((n) => Number.isInteger(n) && n >= 0)));
+  const listOk =
+    m.collections === undefined ||
+    (isObject(m.collections) && Object.values(m.collections).every((l) => Array.isArray(l) && l.every((n) => Number.isInteger(n) && n >= 0)));
   if (!isObject(meta) || !Number.isInteger(m.shards) || (m.shards as number) < 1 || !listOk) {
     return { file: META_FILE, what: 'is not a store description (expected {"version":1,"shards":N,"collections":{…}})', repair: 'moved aside and written again from the shard files' };
   }

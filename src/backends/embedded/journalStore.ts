@@ -361,7 +361,9 @@ export class JournalStore implements Store {
         }
         const file = shardPath(this.dataDir, name, shard);
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        const db = new Low<ShardFile>(new ShardAdapter(file, path.relative(this.dataDir, file), (f, data) => this.io.writeFile(f, data, this.fsyncEach)), { records });
+        const db = new Low<ShardFile>(new ShardAdapter(file, path.relative(this.dataDir, file), (f, data) => this.io.writeFile(f, data, this.fsyncEach)), {
+          records,
+        });
         await db.write();
         const list = (this.listed[name] ??= []);
         if (!list.includes(shard)) list.push(shard);

@@ -69,14 +69,32 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
-  const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.sharing?.claims, leaseMs: options.sharing?.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
+  const lifecycle = new RunLifecycle({
+    store,
+    runs,
+    threads,
+    broker,
+    claims: options.sharing?.claims,
+    leaseMs: options.sharing?.leaseMs,
+    plain,
+    checkpointer,
+    execute,
+    log,
+    maxConcurrentRuns,
+    onRunEnded,
+    runTimeoutMs,
+  });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // a view per call: each holds nothing but its owner and the shared parts above
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const assistants = new AssistantRegistry(store, graphs, owner);
-    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
+    return {
+      assistants,
+      threads: new Threads(threadDeps, owner),
+      runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller),
+    };
   };
   return {
     forOwner,

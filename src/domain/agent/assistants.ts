@@ -225,7 +225,17 @@ export class AssistantRegistry implements AssistantService {
 const versionId = (a: { assistant_id: string; version: number }) => `${a.assistant_id}@${a.version}`;
 
 function toVersion(a: Assistant): AssistantVersion {
-  return { assistant_id: a.assistant_id, graph_id: a.graph_id, config: a.config, context: a.context, metadata: a.metadata, version: a.version, created_at: a.updated_at, name: a.name, description: a.description ?? null };
+  return {
+    assistant_id: a.assistant_id,
+    graph_id: a.graph_id,
+    config: a.config,
+    context: a.context,
+    metadata: a.metadata,
+    version: a.version,
+    created_at: a.updated_at,
+    name: a.name,
+    description: a.description ?? null,
+  };
 }
 
 /** System assistants mirror their configured graph: changing one would change every caller's default. */

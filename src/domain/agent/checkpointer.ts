@@ -82,7 +82,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly newestOf: (threadNs: string) => Promise<CheckpointRecord | undefined>;
 
   /** `newest`: how the newest checkpoint is found when it is not computed here (a run worker). */
-  constructor(private readonly store: Store, newest?: NewestCheckpoint) {
+  constructor(
+    private readonly store: Store,
+    newest?: NewestCheckpoint,
+  ) {
     super();
     this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
     this.newestOf = newest ? (newest as (threadNs: string) => Promise<CheckpointRecord | undefined>) : (threadNs) => newestCheckpoint(store, threadNs);
@@ -98,7 +101,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return record ? this.toTuple(record) : undefined;
   }
 
-  async *list(config: RunnableConfig, options: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> } = {}): AsyncGenerator<CheckpointTuple> {
+  async *list(
+    config: RunnableConfig,
+    options: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> } = {},
+  ): AsyncGenerator<CheckpointTuple> {
     const threadId = config.configurable?.thread_id as string | undefined;
     const ns = config.configurable?.checkpoint_ns as string | undefined;
     const only = config.configurable?.checkpoint_id as string | undefined;
@@ -112,7 +118,8 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     for (const record of records) {
       if (remaining <= 0) return;
       const tuple = await this.toTuple(record);
-      if (options.filter && !Object.entries(options.filter).every(([k, v]) => sameJson((tuple.metadata as Record<string, unknown> | undefined)?.[k], v))) continue;
+      if (options.filter && !Object.entries(options.filter).every(([k, v]) => sameJson((tuple.metadata as Record<string, unknown> | undefined)?.[k], v)))
+        continue;
       remaining -= 1;
       yield tuple;
     }
@@ -146,7 +153,9 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     // regular writes are idempotent: the first one for a slot wins, like upstream savers. The
     // slots already taken are read once (one round trip from a run worker, not one per write)
     const regular = writes.some(([channel]) => SPECIAL_WRITE_IDX[channel] === undefined);
-    const taken = regular ? new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx)) : new Set<number>();
+    const taken = regular
+      ? new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx))
+      : new Set<number>();
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = SPECIAL_WRITE_IDX[channel] ?? i;
       if (idx >= 0 && taken.has(idx)) continue;
@@ -174,7 +183,11 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   async copyThread(fromThread: string, toThread: string): Promise<void> {
     const ops: { collection: string; id: string; value: object }[] = [];
     for (const r of await this.checkpoints.list({ where: { thread_id: fromThread } })) {
-      ops.push({ collection: this.checkpoints.name, id: key(toThread, r.checkpoint_ns, r.checkpoint_id), value: { ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) } });
+      ops.push({
+        collection: this.checkpoints.name,
+        id: key(toThread, r.checkpoint_ns, r.checkpoint_id),
+        value: { ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) },
+      });
     }
     for (const w of await this.writes.list({ where: { thread_id: fromThread } })) {
       const [, ns, checkpointId] = w.cp_key.split(SEP);

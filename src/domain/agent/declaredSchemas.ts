@@ -51,15 +51,29 @@ const isStateSchema = (value: unknown): value is StateSchemaLike =>
 function fromStateSchema(builder: BuilderLike): DeclaredSchemas | undefined {
   const { _schemaRuntimeDefinition: state, _inputRuntimeDefinition: input, _outputRuntimeDefinition: output } = builder;
   if (!isStateSchema(state) && !isStateSchema(input) && !isStateSchema(output)) return undefined;
-  const inputSchema = isStateSchema(input) ? input.getInputJsonSchema() : input === PARTIAL_STATE && isStateSchema(state) ? state.getInputJsonSchema() : undefined;
-  const result = { state: isStateSchema(state) ? state.getJsonSchema() : undefined, input: inputSchema, output: isStateSchema(output) ? output.getJsonSchema() : undefined, config: undefined };
+  const inputSchema = isStateSchema(input)
+    ? input.getInputJsonSchema()
+    : input === PARTIAL_STATE && isStateSchema(state)
+      ? state.getInputJsonSchema()
+      : undefined;
+  const result = {
+    state: isStateSchema(state) ? state.getJsonSchema() : undefined,
+    input: inputSchema,
+    output: isStateSchema(output) ? output.getJsonSchema() : undefined,
+    config: undefined,
+  };
   return result.state || result.input || result.output ? result : undefined;
 }
 
 async function fromZodRegistry(graph: unknown, sourceFile: string | undefined): Promise<DeclaredSchemas | undefined> {
   try {
     const lib = (await projectLibrary(sourceFile, '@langchain/langgraph', './zod/schema')) as Record<string, JsonSchemaOf>;
-    const result = { state: lib.getUpdateTypeSchema(graph), input: lib.getInputTypeSchema(graph), output: lib.getOutputTypeSchema(graph), config: lib.getConfigTypeSchema(graph) };
+    const result = {
+      state: lib.getUpdateTypeSchema(graph),
+      input: lib.getInputTypeSchema(graph),
+      output: lib.getOutputTypeSchema(graph),
+      config: lib.getConfigTypeSchema(graph),
+    };
     return Object.values(result).every((schema) => schema == null) ? undefined : result;
   } catch {
     return undefined; // a schema the converter cannot write: try without the registry

@@ -25,7 +25,12 @@ import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
-export function graphExecutor(deps: { graphs: GraphRegistry; plain: PlainStateStore; checkpointer: StoreCheckpointer; memoryStore?: MemoryAccess }): RunExecutor {
+export function graphExecutor(deps: {
+  graphs: GraphRegistry;
+  plain: PlainStateStore;
+  checkpointer: StoreCheckpointer;
+  memoryStore?: MemoryAccess;
+}): RunExecutor {
   return async (run, signal, publish, started) => {
     started?.();
     const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
@@ -60,7 +65,16 @@ const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan
 function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
   const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
   // langgraph_api_url: this server's own URL (upstream's LANGGRAPH_API_URL)
-  return { ...config.metadata, run_attempt: run.attempt, ...RUN_HOST_METADATA, langgraph_api_url: projectApiUrl(), run_id: run.run_id, thread_id: run.thread_id, graph_id: graphId, assistant_id: run.assistant_id };
+  return {
+    ...config.metadata,
+    run_attempt: run.attempt,
+    ...RUN_HOST_METADATA,
+    langgraph_api_url: projectApiUrl(),
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    graph_id: graphId,
+    assistant_id: run.assistant_id,
+  };
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -119,7 +133,13 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   steps.result(normalised);
   if (out.has('updates')) ctx.publish('updates', { [ctx.graph.id]: normalised });
   const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
-  const metadata = { langgraph_node: ctx.graph.id, langgraph_step: (parent?.step ?? -1) + 1, graph_id: ctx.graph.id, thread_id: run.thread_id, run_id: run.run_id };
+  const metadata = {
+    langgraph_node: ctx.graph.id,
+    langgraph_step: (parent?.step ?? -1) + 1,
+    graph_id: ctx.graph.id,
+    thread_id: run.thread_id,
+    run_id: run.run_id,
+  };
   for (const message of produced) out.message(message, metadata);
   out.chunk([], 'values', state);
   commit('loop', { [ctx.graph.id]: normalised });
@@ -192,7 +212,12 @@ async function withPlainRunsCarried(ctx: RunContext, input: Record<string, unkno
   if (!plain) return input;
   const own = await ctx.graph.graph.getState({ configurable: { thread_id: ctx.run.thread_id } });
   const channels = Object.keys(ctx.graph.graph.channels ?? {});
-  return langGraphRunInput(input, plain, own?.createdAt ? { values: serialiseValues(own.values ?? {}) as Record<string, unknown>, createdAt: own.createdAt } : undefined, channels);
+  return langGraphRunInput(
+    input,
+    plain,
+    own?.createdAt ? { values: serialiseValues(own.values ?? {}) as Record<string, unknown>, createdAt: own.createdAt } : undefined,
+    channels,
+  );
 }
 
 interface StreamEvent {

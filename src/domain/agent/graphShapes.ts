@@ -39,10 +39,21 @@ export async function drawGraph(graph: RunnableGraph, xray: boolean | number): P
       ],
     };
   }
-  const compiled = graph.graph as unknown as { getGraphAsync?: (o: object) => Promise<{ toJSON(): DrawnGraph }>; getGraph?: (o: object) => { toJSON(): DrawnGraph } };
+  const compiled = graph.graph as unknown as {
+    getGraphAsync?: (o: object) => Promise<{ toJSON(): DrawnGraph }>;
+    getGraph?: (o: object) => { toJSON(): DrawnGraph };
+  };
   const drawable = compiled.getGraphAsync ? await compiled.getGraphAsync({ xray }) : compiled.getGraph!({ xray });
   const json = drawable.toJSON();
-  return { nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data })), edges: json.edges.map((e) => ({ source: e.source, target: e.target, ...(e.data !== undefined ? { data: e.data } : {}), conditional: e.conditional === true })) };
+  return {
+    nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data })),
+    edges: json.edges.map((e) => ({
+      source: e.source,
+      target: e.target,
+      ...(e.data !== undefined ? { data: e.data } : {}),
+      conditional: e.conditional === true,
+    })),
+  };
 }
 
 /**
@@ -56,10 +67,20 @@ export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: 
     const state = { type: 'object', properties: { messages: MESSAGES }, additionalProperties: true };
     return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
   }
-  const declared = (await declaredSchemas(graph.graph, graph.source)) ?? options.types ?? (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
+  const declared =
+    (await declaredSchemas(graph.graph, graph.source)) ??
+    options.types ??
+    (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
   if (declared) {
     const config = declared.config ?? null;
-    return { graph_id: graph.id, input_schema: declared.input ?? null, output_schema: declared.output ?? null, state_schema: declared.state ?? null, config_schema: config, context_schema: config };
+    return {
+      graph_id: graph.id,
+      input_schema: declared.input ?? null,
+      output_schema: declared.output ?? null,
+      state_schema: declared.state ?? null,
+      config_schema: config,
+      context_schema: config,
+    };
   }
   const channels = Object.keys(graph.graph.channels ?? {}).filter((name) => !name.startsWith('__') && !name.includes(':'));
   const properties = Object.fromEntries(channels.map((name) => [name, name === 'messages' ? MESSAGES : {}]));
@@ -78,7 +99,9 @@ export interface SubgraphSchemas {
 /** Subgraph schemas by namespace (`recurse` includes nested ones), from LangGraph's getSubgraphs. */
 export async function subgraphSchemas(graph: RunnableGraph, namespace: string | undefined, recurse: boolean): Promise<Record<string, SubgraphSchemas>> {
   if (graph.kind === 'plain') return {};
-  const compiled = graph.graph as unknown as { getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, { channels?: Record<string, unknown> }]> };
+  const compiled = graph.graph as unknown as {
+    getSubgraphsAsync?: (ns?: string, recurse?: boolean) => AsyncIterable<[string, { channels?: Record<string, unknown> }]>;
+  };
   const out: Record<string, SubgraphSchemas> = {};
   if (!compiled.getSubgraphsAsync) return out;
   // a subgraph has no export of its own: its types are read from the exported graph's module

@@ -23,7 +23,10 @@ export interface PlainGraphContext {
   emit(data: unknown): void;
 }
 
-export type PlainGraph = (state: Record<string, unknown>, context: PlainGraphContext) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
+export type PlainGraph = (
+  state: Record<string, unknown>,
+  context: PlainGraphContext,
+) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
 
 /** The members of a compiled LangGraph.js graph the server uses. */
 export interface CompiledGraphLike {
@@ -34,7 +37,10 @@ export interface CompiledGraphLike {
   getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
   getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<any>;
   updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
-  bulkUpdateState(config: Record<string, unknown>, supersteps: { updates: { values?: unknown; asNode?: string }[] }[]): Promise<{ configurable?: Record<string, unknown> }>;
+  bulkUpdateState(
+    config: Record<string, unknown>,
+    supersteps: { updates: { values?: unknown; asNode?: string }[] }[],
+  ): Promise<{ configurable?: Record<string, unknown> }>;
 }
 
 /** A graph factory `(config) => graph` (sync or async), called with each run's config. */
@@ -112,7 +118,12 @@ async function tryFactory(make: GraphFactory): Promise<CompiledGraphLike | undef
   }
 }
 
-async function buildFromFactory(id: string, make: GraphFactory, config: Record<string, unknown>, checkpointer?: BaseCheckpointSaver): Promise<CompiledGraphLike> {
+async function buildFromFactory(
+  id: string,
+  make: GraphFactory,
+  config: Record<string, unknown>,
+  checkpointer?: BaseCheckpointSaver,
+): Promise<CompiledGraphLike> {
   const compiled = asCompiledGraph(await make({ configurable: {}, ...config }));
   if (!compiled) throw new Error(`graph "${id}": its factory did not return a LangGraph graph`);
   if (checkpointer) (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
@@ -142,11 +153,17 @@ export interface LoadOptions {
 }
 
 /** Imports every configured graph; a bad entry stops the server with a clear message. */
-export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: string, checkpointer: BaseCheckpointSaver, options: LoadOptions = {}): Promise<GraphRegistry> {
+export async function loadGraphs(
+  specs: Record<string, GraphSpec>,
+  baseDir: string,
+  checkpointer: BaseCheckpointSaver,
+  options: LoadOptions = {},
+): Promise<GraphRegistry> {
   const registry = new GraphRegistry(checkpointer);
   for (const [id, entry] of Object.entries(specs)) {
     const spec = typeof entry === 'string' ? entry : entry?.path;
-    if (typeof spec !== 'string' || !spec) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
+    if (typeof spec !== 'string' || !spec)
+      throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
     const at = spec.lastIndexOf(':');
     const hasExport = at > 1; // a Windows drive letter is not an export name
     const file = path.resolve(baseDir, hasExport ? spec.slice(0, at) : spec);
@@ -157,7 +174,8 @@ export async function loadGraphs(specs: Record<string, GraphSpec>, baseDir: stri
     } catch (err) {
       throw new Error(`graph "${id}": cannot import ${file}: ${(err as Error).message}`);
     }
-    if (!(exportName in module)) throw new Error(`graph "${id}": ${file} has no export "${exportName}" (it exports: ${Object.keys(module).join(', ') || 'nothing'})`);
+    if (!(exportName in module))
+      throw new Error(`graph "${id}": ${file} has no export "${exportName}" (it exports: ${Object.keys(module).join(', ') || 'nothing'})`);
     // an exported promise (top-level async setup) resolves to the graph
     const value = await module[exportName];
     const description = typeof entry === 'object' ? entry.description : undefined;

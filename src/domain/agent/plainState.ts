@@ -70,7 +70,10 @@ export class PlainStateStore {
   }
 
   /** States newest first, filtered like the upstream checkpointers' `list`. */
-  async history(threadId: string, options: { limit: number; before?: string; metadata?: Record<string, unknown>; createdBefore?: string }): Promise<PlainSnapshot[]> {
+  async history(
+    threadId: string,
+    options: { limit: number; before?: string; metadata?: Record<string, unknown>; createdBefore?: string },
+  ): Promise<PlainSnapshot[]> {
     const records = (await this.checkpoints.list({ where: { thread_id: threadId } })).sort(byNewest);
     const out: PlainSnapshot[] = [];
     for (const record of records) {
@@ -89,7 +92,12 @@ export class PlainStateStore {
    * values were computed from, the head or a fork point); it becomes the thread's head.
    * The caller applies the writes atomically, usually with other ones.
    */
-  commitOps(threadId: string, parent: PlainSnapshot | undefined, values: Record<string, unknown>, meta: CheckpointMeta): { ops: WriteOp[]; snapshot: PlainSnapshot } {
+  commitOps(
+    threadId: string,
+    parent: PlainSnapshot | undefined,
+    values: Record<string, unknown>,
+    meta: CheckpointMeta,
+  ): { ops: WriteOp[]; snapshot: PlainSnapshot } {
     const { messages = [], ...rest } = values as { messages?: MessageDict[] };
     const old = parent?.values.messages ?? [];
     let keep = 0;
@@ -146,7 +154,11 @@ export class PlainStateStore {
       .map((r) => ({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), delete: true }));
     const current = await this.checkpoints.get(rowId(threadId, head.checkpointId));
     if (current && current.keep > 0) {
-      ops.push({ collection: this.checkpoints.name, id: rowId(threadId, head.checkpointId), value: { ...current, keep: 0, added: head.values.messages, depth: 0 } });
+      ops.push({
+        collection: this.checkpoints.name,
+        id: rowId(threadId, head.checkpointId),
+        value: { ...current, keep: 0, added: head.values.messages, depth: 0 },
+      });
     }
     if (ops.length) await this.store.write(ops);
   }
@@ -172,7 +184,11 @@ export class PlainStateStore {
       for (const r of records) {
         if (doomed.has(r.checkpoint_id)) continue;
         if (r.keep > 0 && r.parent_checkpoint_id && doomed.has(r.parent_checkpoint_id)) {
-          ops.push({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), value: { ...r, keep: 0, added: await this.messagesOf(r), depth: 0 } });
+          ops.push({
+            collection: this.checkpoints.name,
+            id: rowId(threadId, r.checkpoint_id),
+            value: { ...r, keep: 0, added: await this.messagesOf(r), depth: 0 },
+          });
         }
       }
       for (const id of doomed) {

@@ -79,7 +79,12 @@ export function mergeRunConfig(
   const context = assistantContext !== null && assistantContext !== undefined && typeof assistantContext !== 'object' ? assistantContext : { ...objectOr(assistantContext), ...objectOr(request.context) };
   return {
     // user_id: the configured one, else the authenticated user's (upstream's precedence)
-    config: { ...fromAssistant, ...fromRequest, configurable: { ...configurable, ...ids, ...userId(configurable.user_id ?? caller?.user?.identity) }, metadata },
+    config: {
+      ...fromAssistant,
+      ...fromRequest,
+      configurable: { ...configurable, ...ids, ...userId(configurable.user_id ?? caller?.user?.identity) },
+      metadata,
+    },
     context,
     threadConfig: { ...fromAssistant, ...fromThread, ...fromRequest, configurable },
     metadata,

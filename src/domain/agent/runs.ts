@@ -131,7 +131,9 @@ export class Runs implements RunService {
       if (threadId && !(await this.thread(threadId))) return threadNotFound(threadId);
       const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
       const wanted = (run: RunRecord) => this.mine(run) && (!threadId || run.thread_id === threadId);
-      targets = (await Promise.all(statuses.map((status) => runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: wanted })))).flat();
+      targets = (
+        await Promise.all(statuses.map((status) => runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: wanted })))
+      ).flat();
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {

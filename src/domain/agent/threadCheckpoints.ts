@@ -79,7 +79,10 @@ export class ThreadCheckpoints {
   }
 
   /** `supersteps` of thread creation: each superstep's updates applied together, in order. */
-  async applySupersteps(thread: ThreadRecord, supersteps: { updates: { values?: unknown; as_node?: string; command?: unknown }[] }[]): Promise<CheckpointWrite | undefined> {
+  async applySupersteps(
+    thread: ThreadRecord,
+    supersteps: { updates: { values?: unknown; as_node?: string; command?: unknown }[] }[],
+  ): Promise<CheckpointWrite | undefined> {
     const graph = await this.stateReader.graph(thread);
     if (!graph) return fail('invalid', `Thread ${thread.thread_id} has no graph ID: set metadata.graph_id to create it with supersteps`);
     if (graph.kind === 'langgraph') {

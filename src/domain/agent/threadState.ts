@@ -45,7 +45,10 @@ export class ThreadStateReader {
     // a factory is called with the thread's config (its runs' merged configurable), as
     // upstream does for state reads and updates: the graph it makes reads this thread's state
     const config = thread.config ?? {};
-    return this.graphs.resolve(graphId, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
+    return this.graphs.resolve(graphId, {
+      ...config,
+      configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id },
+    });
   }
 
   /**
@@ -63,7 +66,10 @@ export class ThreadStateReader {
     }
     if (!latest) return undefined;
     const config = thread.config ?? {};
-    return this.graphs.resolve(latest.graph_id, { ...config, configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id } });
+    return this.graphs.resolve(latest.graph_id, {
+      ...config,
+      configurable: { ...(config.configurable as Record<string, unknown> | undefined), thread_id: thread.thread_id },
+    });
   }
 
   /** The LangGraph graph that reads the thread's checkpointer state: the latest graph, else the latest LangGraph one. */
@@ -110,7 +116,8 @@ export class ThreadStateReader {
       return state && matches(state.metadata, options.metadata) ? [state] : [];
     }
     const langGraph = await this.langGraphOf(thread, latest);
-    const plainChain = async (opts: HistoryOptions & { createdBefore?: string }) => (await this.plain.history(thread.thread_id, opts)).map((s) => fromPlain(thread.thread_id, s));
+    const plainChain = async (opts: HistoryOptions & { createdBefore?: string }) =>
+      (await this.plain.history(thread.thread_id, opts)).map((s) => fromPlain(thread.thread_id, s));
     if (!langGraph) return plainChain(options);
     if (!(await this.plain.read(thread.thread_id))) return take(langGraphHistory(langGraph, thread.thread_id, options), options.limit);
     return mergedHistory(
@@ -142,8 +149,16 @@ interface HistoryOptions {
 
 type LangGraph = Extract<LoadedGraph, { kind: 'langgraph' }>;
 
-async function langGraphState(graph: LangGraph, threadId: string, options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string }): Promise<ThreadState | null> {
-  const configurable = { thread_id: threadId, ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}), ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) };
+async function langGraphState(
+  graph: LangGraph,
+  threadId: string,
+  options: { subgraphs?: boolean; checkpointId?: string; checkpointNs?: string },
+): Promise<ThreadState | null> {
+  const configurable = {
+    thread_id: threadId,
+    ...(options.checkpointNs ? { checkpoint_ns: options.checkpointNs } : {}),
+    ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}),
+  };
   const snapshot = await graph.graph.getState({ configurable }, { subgraphs: options.subgraphs ?? false });
   // an unknown checkpoint id comes back as a snapshot of nothing, carrying the id asked for
   if (options.checkpointId && snapshot?.metadata === undefined) return null;
@@ -193,7 +208,11 @@ interface Chains {
  * the state the other kind of graph left (sharedThreadState.ts), so clients that rebuild
  * the thread's sequence from parents (useStream's branches) see every run in order.
  */
-async function mergedHistory(chains: Chains, options: HistoryOptions, locate: (checkpointId: string) => Promise<{ createdAt: string; plain: boolean } | null>): Promise<ThreadState[]> {
+async function mergedHistory(
+  chains: Chains,
+  options: HistoryOptions,
+  locate: (checkpointId: string) => Promise<{ createdAt: string; plain: boolean } | null>,
+): Promise<ThreadState[]> {
   // one more than asked for, to know the older neighbour of the page's last checkpoint
   const window = { ...options, limit: options.limit + 1 };
   let plain: ThreadState[];

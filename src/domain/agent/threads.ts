@@ -88,7 +88,8 @@ export class Threads implements ThreadService {
     const contains = metadataContains(query.metadata);
     if (!query.values) return this.deps.threads.count({ where, filter, contains });
     let count = 0;
-    for (const t of await this.deps.threads.list({ where, filter, contains })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    for (const t of await this.deps.threads.list({ where, filter, contains }))
+      if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
     return count;
   }
 
@@ -115,7 +116,12 @@ export class Threads implements ThreadService {
       const copyId = uuid4();
       // as upstream: the copy's metadata names the copy (clients tell copies apart by it)
       const metadata = { ...source.metadata, ...(graphId ? { graph_id: graphId } : {}), thread_id: copyId };
-      const copy: ThreadRecord = { ...newThread(copyId, metadata, this.owner), config: source.config, interrupts: source.interrupts, ...(source.ttl ? { ttl: source.ttl } : {}) };
+      const copy: ThreadRecord = {
+        ...newThread(copyId, metadata, this.owner),
+        config: source.config,
+        interrupts: source.interrupts,
+        ...(source.ttl ? { ttl: source.ttl } : {}),
+      };
       await this.deps.checkpoints.copy(threadId, copy.thread_id);
       await this.deps.threads.insert(copy.thread_id, copy);
       return ok(await this.view(copy));

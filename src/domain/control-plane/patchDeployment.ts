@@ -61,7 +61,8 @@ export async function patchDeployment(
     if (incomplete) return incomplete;
 
     const changed: DeploymentRecord = { ...current, source_config: sourceConfig, secrets: secrets ?? current.secrets };
-    const needsRevision = input.repo_ref !== null || input.graph_config_path !== null || input.image_uri !== null || secrets !== null || config.resource_spec != null;
+    const needsRevision =
+      input.repo_ref !== null || input.graph_config_path !== null || input.image_uri !== null || secrets !== null || config.resource_spec != null;
     if (!needsRevision) {
       if (same(changed.source_config, current.source_config)) return ok(await deploymentView(repo, current));
       const stored = { ...changed, updated_at: timestamp() };

@@ -31,9 +31,20 @@ export function logRevisionCreated(log: Logger, revision: RevisionRecord, supers
 }
 
 /** A revision's status change and, when it moved too, its deployment's. */
-export function logTransition(log: Logger, before: RevisionRecord, after: RevisionRecord, deployment?: { before: DeploymentRecord; after?: DeploymentRecord }): void {
+export function logTransition(
+  log: Logger,
+  before: RevisionRecord,
+  after: RevisionRecord,
+  deployment?: { before: DeploymentRecord; after?: DeploymentRecord },
+): void {
   if (before.status !== after.status) {
-    const fields = { deployment_id: after.deployment_id, revision_id: after.id, from: before.status, status: after.status, status_message: after.status_message };
+    const fields = {
+      deployment_id: after.deployment_id,
+      revision_id: after.id,
+      from: before.status,
+      status: after.status,
+      status_message: after.status_message,
+    };
     log.info(failed(after.status) ? 'revision failed' : 'revision status', failed(after.status) ? { ...fields, reason: after.status_message } : fields);
   }
   if (deployment?.after) logDeploymentStatus(log, deployment.before, deployment.after.status);

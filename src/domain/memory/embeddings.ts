@@ -43,7 +43,12 @@ export async function loadEmbedder(settings: IndexSettings, baseDir: string): Pr
   }
   if (value && typeof value.embedDocuments === 'function' && typeof value.embedQuery === 'function') {
     const embeddings = value as { embedDocuments: EmbedFunction; embedQuery: (t: string) => Promise<number[]> };
-    return { dims: settings.dims, fields, embedDocuments: async (texts) => embeddings.embedDocuments(texts), embedQuery: (text) => embeddings.embedQuery(text) };
+    return {
+      dims: settings.dims,
+      fields,
+      embedDocuments: async (texts) => embeddings.embedDocuments(texts),
+      embedQuery: (text) => embeddings.embedQuery(text),
+    };
   }
   throw new Error(`${where}: ${file}:${exportName} is neither an Embeddings object nor a function of texts`);
 }

@@ -24,7 +24,13 @@ export class LangGraphMemoryStore extends BaseStore {
 
   private async apply(op: AnyOp): Promise<unknown> {
     if ('namespacePrefix' in op) {
-      const found = await this.memory.search(this.scope, { prefix: op.namespacePrefix, filter: op.filter, limit: op.limit, offset: op.offset, query: op.query });
+      const found = await this.memory.search(this.scope, {
+        prefix: op.namespacePrefix,
+        filter: op.filter,
+        limit: op.limit,
+        offset: op.offset,
+        query: op.query,
+      });
       return found.map((item) => ({ ...toLangGraphItem(item), ...(item.score === null ? {} : { score: item.score }) }));
     }
     if ('value' in op) {

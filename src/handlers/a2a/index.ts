@@ -29,7 +29,11 @@ export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ow
   const store = new TaskStore(deps.store);
   const tasksFor = (ctx: RequestContext) => new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx));
   const methods: A2AMethods<A2AContext> = { ...messageMethods(), ...taskMethods() };
-  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth });
+  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), {
+    validateResults: deps.config.validateResponses,
+    log: deps.log,
+    maxDepth: deps.config.maxBodyDepth,
+  });
   return {
     methods,
     handlers: { getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(serviceFor, tasksFor, dispatcher) },

@@ -23,7 +23,10 @@ type AssistantOps =
 /** `xray` arrives as a flag or a depth. */
 const xrayOf = (value: unknown): boolean | number => (typeof value === 'number' ? value : /^\d+$/.test(String(value)) && String(value) !== '1' && String(value) !== '0' ? Number(value) : flag(value));
 
-export function assistantHandlers(assistantsFor: (ctx: RequestContext) => AssistantService, threadsFor: (ctx: RequestContext) => ThreadService): Pick<AgentServerAreaHandlers, AssistantOps> {
+export function assistantHandlers(
+  assistantsFor: (ctx: RequestContext) => AssistantService,
+  threadsFor: (ctx: RequestContext) => ThreadService,
+): Pick<AgentServerAreaHandlers, AssistantOps> {
   return {
     async getAssistant({ path }, ctx) {
       const assistants = assistantsFor(ctx);

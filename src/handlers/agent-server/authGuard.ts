@@ -1,48 +1,22 @@
 // Custom auth (auth.path) applied to every agent-server operation: the resource and action
-// come from the operation's method and path (so new operations are covered without a list to
-// keep), the project's handler is asked, and its answer is enforced — a refusal is its status,
-// a changed value is what gets written, filters hide what does not match (404 on reads,
-// absent from searches).
-import type { OperationSpec } from '../../runtime/contract.ts';
+// come from the operation's `x-auth` in the spec (codegen refuses an operation without one,
+// so a new operation cannot go unguarded), the project's handler is asked, and its answer is
+// enforced — a refusal is its status, a changed value is what gets written, filters hide what
+// does not match (404 on reads, absent from searches).
+import type { AuthEvent, OperationSpec } from '../../runtime/contract.ts';
+import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import type { OperationHandler, Reply } from '../../runtime/handler.ts';
-import { PUBLIC_OPERATIONS, equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
+import { equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
 import type { ServiceFor } from './owner.ts';
 import { authValuesOf } from './authValues.ts';
 
 type Handler = OperationHandler;
 type Params = Record<string, string | undefined>;
 
+/** The `resource:action` an operation asks the project's handler about (its `x-auth` in the spec), by method and path. */
 export function eventOf(op: Pick<OperationSpec, 'method' | 'path'>): string | undefined {
-  const { method, path } = op;
-  const search = /\/(search|count)$/.test(path);
-  if (path.startsWith('/store')) {
-    if (path === '/store/namespaces') return 'store:list_namespaces';
-    if (search) return 'store:search';
-    return method === 'PUT' ? 'store:put' : method === 'DELETE' ? 'store:delete' : 'store:get';
-  }
-  if (path.includes('/crons')) {
-    if (search) return 'crons:search';
-    if (method === 'POST' && /\/crons$/.test(path)) return 'crons:create';
-    return method === 'DELETE' ? 'crons:delete' : method === 'PATCH' ? 'crons:update' : 'crons:read';
-  }
-  if (path.startsWith('/assistants')) {
-    if (search) return 'assistants:search';
-    if (method === 'POST' && path === '/assistants') return 'assistants:create';
-    return method === 'DELETE' ? 'assistants:delete' : method === 'PATCH' || (method === 'POST' && /\/latest$/.test(path)) ? 'assistants:update' : 'assistants:read';
-  }
-  if (path.startsWith('/threads')) {
-    if (search) return 'threads:search';
-    if (method === 'POST' && path === '/threads') return 'threads:create';
-    if (method === 'POST' && /\/runs(\/stream|\/wait)?$/.test(path)) return 'threads:create_run';
-    // deleting a thread or one of its runs is `threads:delete` upstream
-    if (method === 'DELETE') return 'threads:delete';
-    return method === 'GET' || /\/(history|state\/checkpoint)$/.test(path) ? 'threads:read' : 'threads:update';
-  }
-  // stateless runs: cancelling changes threads, joining a stream reads one, the rest creates runs
-  if (path === '/runs/cancel') return 'threads:update';
-  if (path.startsWith('/runs/') && method === 'GET') return 'threads:read';
-  if (path.startsWith('/runs')) return 'threads:create_run';
-  return undefined;
+  const auth = operations.find((o) => o.method === op.method && o.path === op.path)?.auth;
+  return typeof auth === 'object' ? `${auth.resource}:${auth.action}` : undefined;
 }
 
 /** Wraps each handler; the typed handler set goes in and comes out (one generic seam). */
@@ -52,14 +26,13 @@ export function guardHandlers<H extends object>(handlers: H, operations: readonl
   for (const [operationId, value] of Object.entries(handlers)) {
     const handler = value as Handler;
     const op = byId.get(operationId);
-    const event = op && !PUBLIC_OPERATIONS.has(operationId) ? eventOf(op) : undefined;
-    guarded[operationId] = event ? guard(operationId, event, handler, auth, serviceFor) : handler;
+    guarded[operationId] = typeof op?.auth === 'object' ? guard(operationId, op.auth, handler, auth, serviceFor) : handler;
   }
   return guarded as H;
 }
 
-function guard(operationId: string, event: string, handler: Handler, auth: CustomAuth, serviceFor: ServiceFor): Handler {
-  const [resource, action] = event.split(':');
+function guard(operationId: string, { resource, action }: AuthEvent, handler: Handler, auth: CustomAuth, serviceFor: ServiceFor): Handler {
+  const event = `${resource}:${action}`;
   return async (request, ctx) => {
     const user = ctx.user;
     if (!user) return handler(request, ctx);

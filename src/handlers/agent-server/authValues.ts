@@ -103,7 +103,14 @@ const SHAPES: Record<string, Shape> = {
   listAssistantVersions: assistantRead,
   deleteAssistant: assistantRead,
   patchAssistant: {
-    build: ({ path }, b) => ({ assistant_id: path.assistant_id, graph_id: b.graph_id, config: b.config, metadata: b.metadata, name: b.name, description: b.description }),
+    build: ({ path }, b) => ({
+      assistant_id: path.assistant_id,
+      graph_id: b.graph_id,
+      config: b.config,
+      metadata: b.metadata,
+      name: b.name,
+      description: b.description,
+    }),
     writable: same('graph_id', 'config', 'metadata', 'name', 'description'),
   },
   setLatestAssistantVersion: { build: ({ path }, b) => ({ assistant_id: path.assistant_id, version: b.version }) },
@@ -150,16 +157,26 @@ const SHAPES: Record<string, Shape> = {
 
   putStoreItem: { build: (_request, b) => ({ namespace: b.namespace, key: b.key, value: b.value }), writable: same('namespace', 'key', 'value') },
   getStoreItem: {
-    build: ({ query }) => ({ namespace: typeof query.namespace === 'string' && query.namespace ? query.namespace.split('.') : (query.namespace ?? []), key: query.key }),
+    build: ({ query }) => ({
+      namespace: typeof query.namespace === 'string' && query.namespace ? query.namespace.split('.') : (query.namespace ?? []),
+      key: query.key,
+    }),
   },
   deleteStoreItem: { build: (_request, b) => ({ namespace: b.namespace, key: b.key }), writable: same('namespace', 'key') },
   searchStoreItems: {
     build: (_request, b) => ({ namespace: b.namespace_prefix, filter: b.filter, limit: b.limit ?? 10, offset: b.offset ?? 0, query: b.query }),
-    writable: [['namespace', 'namespace_prefix'], ['filter', 'filter'], ['query', 'query']],
+    writable: [
+      ['namespace', 'namespace_prefix'],
+      ['filter', 'filter'],
+      ['query', 'query'],
+    ],
   },
   listStoreNamespaces: {
     build: (_request, b) => ({ namespace: b.prefix, suffix: b.suffix, max_depth: b.max_depth, limit: b.limit ?? 100, offset: b.offset ?? 0 }),
-    writable: [['namespace', 'prefix'], ['suffix', 'suffix']],
+    writable: [
+      ['namespace', 'prefix'],
+      ['suffix', 'suffix'],
+    ],
   },
 
   createCron: cronCreate,

@@ -85,7 +85,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const ownerOf = requestOwner(config.agentServerAuth);
   const serviceFor = servicesOf(domain, ownerOf);
   // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
-  const crons = new CronService(store, (owner, id) => domain.forOwner(owner).assistants.resolve(id), async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok);
+  const crons = new CronService(
+    store,
+    (owner, id) => domain.forOwner(owner).assistants.resolve(id),
+    async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
+  );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store
   const cronTimer = leadingScheduler(deps.coordination, crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);

@@ -85,7 +85,12 @@ function documentedResponses(document: Json, op: OperationSpec, backend: OpenAPI
   for (const [status, declared] of Object.entries(op.responses)) {
     if (!/^\d{3}$/.test(status)) continue;
     const raw = resolve(document, document.paths[op.path][op.method.toLowerCase()].responses[status]);
-    const response: MockResponse = { status: Number(status), contentType: declared.contentType ?? undefined, headers: mockHeaders(document, raw.headers), examples: [] };
+    const response: MockResponse = {
+      status: Number(status),
+      contentType: declared.contentType ?? undefined,
+      headers: mockHeaders(document, raw.headers),
+      examples: [],
+    };
     const media = declared.contentType ? raw.content?.[declared.contentType] : undefined;
     if (media) {
       if (media.example !== undefined) response.examples.push({ name: 'default', value: media.example });
@@ -103,7 +108,14 @@ function documentedResponses(document: Json, op: OperationSpec, backend: OpenAPI
   return responses;
 }
 
-function answer(document: Json, op: OperationSpec, responses: Map<number, MockResponse>, success: number, request: OperationRequest, ctx: RequestContext): Reply {
+function answer(
+  document: Json,
+  op: OperationSpec,
+  responses: Map<number, MockResponse>,
+  success: number,
+  request: OperationRequest,
+  ctx: RequestContext,
+): Reply {
   const prefs = parsePreferences(ctx.prefer, request.query as Record<string, unknown>);
   const why: string[] = [];
   let response = responses.get(success)!;
@@ -118,7 +130,11 @@ function answer(document: Json, op: OperationSpec, responses: Map<number, MockRe
   let chosen: { name: string; value: unknown } | undefined;
   if (prefs.example !== undefined) {
     chosen = response.examples.find((e) => e.name === prefs.example);
-    why.push(chosen ? `example=${prefs.example} asked` : `no example "${prefs.example}" for ${response.status} (have: ${response.examples.map((e) => e.name).join(', ') || 'none'}), so the first`);
+    why.push(
+      chosen
+        ? `example=${prefs.example} asked`
+        : `no example "${prefs.example}" for ${response.status} (have: ${response.examples.map((e) => e.name).join(', ') || 'none'}), so the first`,
+    );
   }
   if (!chosen && prefs.dynamic && response.schema && response.contentType === 'application/json') {
     const value = generate(response);

@@ -30,7 +30,9 @@ function paramArbitrary(op: Operation, where: Parameter['in']): fc.Arbitrary<Rec
 export function bodyArbitrary(op: Operation): fc.Arbitrary<unknown> | undefined {
   if (!op.body) return undefined;
   const generated = schemaArbitrary(op.doc, op.body.schema, { useExamples: true });
-  const value = op.body.examples.length ? fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...op.body.examples) }) : generated;
+  const value = op.body.examples.length
+    ? fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: generated }, { weight: 1, arbitrary: fc.constantFrom(...op.body.examples) })
+    : generated;
   return op.body.required ? value : fc.option(value, { nil: undefined, freq: 4 });
 }
 
@@ -115,8 +117,13 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
   // once with the path parameters at their documented examples, when those differ from the pool's binding: the examples name
   // well-known resources (the system assistant `agent`, for one), so their documented refusals (409) are reached deterministically
   const examplePath = Object.fromEntries(pathParams.map((p) => [p.name, p.example]));
-  const atExamples = pathParams.length && pathParams.every((p) => p.example !== undefined) && pathParams.some((p) => examplePath[p.name] !== base.path[p.name]) ? [{ ...base, path: examplePath }] : [];
-  return [...variants.slice(0, 12), ...unknown, ...otherBodies, ...atExamples, base].filter((r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r));
+  const atExamples =
+    pathParams.length && pathParams.every((p) => p.example !== undefined) && pathParams.some((p) => examplePath[p.name] !== base.path[p.name])
+      ? [{ ...base, path: examplePath }]
+      : [];
+  return [...variants.slice(0, 12), ...unknown, ...otherBodies, ...atExamples, base].filter(
+    (r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r),
+  );
 }
 
 /** A path value a URL client cannot send as itself: "." or ".." in any case or encoding. */

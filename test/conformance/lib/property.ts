@@ -25,7 +25,13 @@ export interface PropertyFailure {
 }
 
 /** `examples` run first, before the random cases (boundary cases derived from the spec). */
-export async function checkProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS, examples: T[] = []): Promise<PropertyFailure | null> {
+export async function checkProperty<T>(
+  title: string,
+  arb: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns = RUNS,
+  examples: T[] = [],
+): Promise<PropertyFailure | null> {
   const details = await fc.check(fc.asyncProperty(arb, predicate), {
     numRuns,
     examples: examples.map((e) => [e] as [T]),
@@ -42,7 +48,13 @@ export async function checkProperty<T>(title: string, arb: fc.Arbitrary<T>, pred
   return { title, numShrinks: details.numShrinks, error, report };
 }
 
-export async function assertProperty<T>(title: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns = RUNS, examples: T[] = []): Promise<void> {
+export async function assertProperty<T>(
+  title: string,
+  arb: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns = RUNS,
+  examples: T[] = [],
+): Promise<void> {
   const failure = await checkProperty(title, arb, predicate, numRuns, examples);
   if (failure) throw new Error(failure.report);
 }

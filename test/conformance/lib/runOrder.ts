@@ -13,12 +13,27 @@ import type { SuiteContext } from './suiteContext.ts';
 const op = (id: string) => operationById.get(id)!;
 const createThread = op('createThread');
 
-function linkedRequest(from: Operation, status: string, targetId: string, ex: { request: HttpRequest; response: HttpResponse }, body?: unknown, query: Record<string, unknown> = {}): HttpRequest {
+function linkedRequest(
+  from: Operation,
+  status: string,
+  targetId: string,
+  ex: { request: HttpRequest; response: HttpResponse },
+  body?: unknown,
+  query: Record<string, unknown> = {},
+): HttpRequest {
   const link = from.responses[status].links.find((l) => l.operationId === targetId);
   if (!link) throw new Error(`the spec has no link from ${from.operationId} ${status} to ${targetId}`);
   const target = op(targetId);
   const binding = bindingOf(link, ex) ?? {};
-  return { operationId: targetId, method: target.method, template: target.path, path: binding, query, headers: {}, body: body === undefined ? undefined : { kind: 'json', value: body } };
+  return {
+    operationId: targetId,
+    method: target.method,
+    template: target.path,
+    path: binding,
+    query,
+    headers: {},
+    body: body === undefined ? undefined : { kind: 'json', value: body },
+  };
 }
 
 export function defineRunOrderProperty(ctx: () => SuiteContext): void {

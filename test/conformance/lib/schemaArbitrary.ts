@@ -72,7 +72,17 @@ function typed(doc: Json, schema: Json, type: string, options: SchemaArbitraryOp
       return fc.integer(bounds(schema, true));
     case 'number': {
       const b = bounds(schema, false);
-      return fc.oneof(fc.integer(bounds(schema, true)), fc.double({ min: b.min, max: b.max, noNaN: true, noDefaultInfinity: true, minExcluded: schema.exclusiveMinimum !== undefined, maxExcluded: schema.exclusiveMaximum !== undefined }));
+      return fc.oneof(
+        fc.integer(bounds(schema, true)),
+        fc.double({
+          min: b.min,
+          max: b.max,
+          noNaN: true,
+          noDefaultInfinity: true,
+          minExcluded: schema.exclusiveMinimum !== undefined,
+          maxExcluded: schema.exclusiveMaximum !== undefined,
+        }),
+      );
     }
     case 'string':
       return stringArbitrary(schema);
@@ -80,7 +90,10 @@ function typed(doc: Json, schema: Json, type: string, options: SchemaArbitraryOp
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.min(schema.maxItems ?? Infinity, minLength + (depth >= (options.maxDepth ?? 5) ? 0 : 3));
       const items = schemaArbitrary(doc, schema.items ?? true, options, depth + 1);
-      return fc.array(items, { minLength, maxLength, ...(schema.uniqueItems ? {} : {}) }).map((a) => (schema.uniqueItems ? dedupe(a) : a)).filter((a) => a.length >= minLength);
+      return fc
+        .array(items, { minLength, maxLength, ...(schema.uniqueItems ? {} : {}) })
+        .map((a) => (schema.uniqueItems ? dedupe(a) : a))
+        .filter((a) => a.length >= minLength);
     }
     case 'object':
       return objectArbitrary(doc, schema, options, depth);
@@ -140,7 +153,10 @@ function objectArbitrary(doc: Json, schema: Json, options: SchemaArbitraryOption
   const maxKeys = Math.max(0, Math.min(3, (schema.maxProperties ?? Infinity) - Object.keys(props).length));
   const names = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in props) && k !== '__proto__');
   const dict = fc.dictionary(names, schemaArbitrary(doc, extra, options, depth + 1), { maxKeys });
-  return fc.tuple(record, dict).map(([r, d]) => ({ ...d, ...r })).filter((o) => schema.maxProperties === undefined || Object.keys(o).length <= schema.maxProperties);
+  return fc
+    .tuple(record, dict)
+    .map(([r, d]) => ({ ...d, ...r }))
+    .filter((o) => schema.maxProperties === undefined || Object.keys(o).length <= schema.maxProperties);
 }
 
 /** The schema for undeclared properties, or undefined when none may be added. */

@@ -22,7 +22,10 @@ function listArray(op: Operation): { at: string | null; key: string | null } | n
   return { at, key };
 }
 
-const listings = operations.map((op) => ({ op, list: listArray(op) })).filter((x) => x.list !== null) as { op: Operation; list: { at: string | null; key: string | null } }[];
+const listings = operations.map((op) => ({ op, list: listArray(op) })).filter((x) => x.list !== null) as {
+  op: Operation;
+  list: { at: string | null; key: string | null };
+}[];
 
 export type Snapshot = Record<string, string[]>;
 

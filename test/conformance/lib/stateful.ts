@@ -17,7 +17,9 @@ import type { SuiteContext } from './suiteContext.ts';
 const hasLinks = (op: Operation) => Object.values(op.responses).some((r) => r.links.length > 0);
 /** Operations that create or find resources without naming one: where sequences start. */
 export const roots = httpOperations.filter((op) => hasLinks(op) && !op.parameters.some((p) => p.in === 'path'));
-const linked = httpOperations.filter((op) => httpOperations.some((src) => Object.values(src.responses).some((r) => r.links.some((l) => l.operationId === op.operationId))));
+const linked = httpOperations.filter((op) =>
+  httpOperations.some((src) => Object.values(src.responses).some((r) => r.links.some((l) => l.operationId === op.operationId))),
+);
 const isRead = (op: Operation) => op.method === 'GET' && Object.values(op.responses).some((r) => 'application/json' in r.content);
 /** How long a deleted resource may still be read (deletion may finish in the background). */
 export const statefulSettings = { goneWithinMs: 10_000 };
@@ -185,7 +187,9 @@ export async function walkRoots(target: Target, only: Operation[] = roots): Prom
     const model: Model = { pool: new ResourcePool(), deleted: [] };
     await create(world, model, 0);
     const links = Object.values(root.responses).flatMap((r) => r.links);
-    const targets = [...new Set(links.map((l) => l.operationId))].map((id) => operationById.get(id)!).sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method));
+    const targets = [...new Set(links.map((l) => l.operationId))]
+      .map((id) => operationById.get(id)!)
+      .sort((a, b) => order.indexOf(a.method) - order.indexOf(b.method));
     let fresh = 0;
     for (const t of targets) {
       if (!model.pool.get(t.operationId).length) continue; // the root's answer named nothing for it

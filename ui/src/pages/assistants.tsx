@@ -7,6 +7,7 @@ import { ChatPanel } from '../chat';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Time, useAction, useLoad } from '../components';
 import { GraphView } from '../graphView';
 import type { GraphData } from '../graph';
+import type { AgentCard as Card } from '../contract';
 
 export function AssistantsPage() {
   const list = useLoad(() => agent().assistants.search({ limit: 100 }), []);
@@ -115,16 +116,6 @@ function AssistantGraph({ id }: { id: string }) {
       <Raw value={graph.data} />
     </>
   );
-}
-
-interface Card {
-  name: string;
-  description?: string;
-  url: string;
-  version?: string;
-  protocolVersion?: string;
-  capabilities?: Record<string, unknown>;
-  skills?: { id: string; name: string; description?: string }[];
 }
 
 function AgentCard({ id }: { id: string }) {

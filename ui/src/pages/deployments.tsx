@@ -3,34 +3,11 @@
 import { useState } from 'preact/hooks';
 import { controlPlaneSchemas } from 'virtual:spec';
 import { call } from '../api';
+import type { Deployment, DeploymentList, RevisionList } from '../contract';
 import { ConfirmButton, ErrorNotice, Field, Raw, Section, Status, Time, settled, short, useAction, useLoad } from '../components';
 import { navigate } from '../router';
 import { SchemaForm } from '../schemaForm';
 import { RevisionLogs } from './logs';
-
-export interface Deployment {
-  id: string;
-  name: string;
-  source: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  latest_revision_id: string | null;
-  active_revision_id: string | null;
-  image_version: string | null;
-  secrets: { name: string; value?: string }[];
-  source_config: Record<string, unknown> & { custom_url?: string | null; deployment_type?: string | null };
-  source_revision_config: Record<string, unknown>;
-}
-export interface Revision {
-  id: string;
-  status: string;
-  status_message?: string | null;
-  created_at: string;
-  updated_at: string;
-  source: string;
-  source_revision_config: Record<string, unknown>;
-}
 
 const PAGE = 20;
 const enumOf = (name: string) => (controlPlaneSchemas[name]?.enum ?? []) as string[];
@@ -45,7 +22,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
   };
   const search = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(filters)) if (v) search.set(k, v);
-  const list = useLoad(() => call<{ resources: Deployment[] }>('GET', `/v2/deployments?${search}`), [search.toString()], 3000);
+  const list = useLoad(() => call<DeploymentList>('GET', `/v2/deployments?${search}`), [search.toString()], 3000);
   const rows = list.data?.resources ?? [];
 
   const onFilter = (event: Event) => {
@@ -163,7 +140,7 @@ export function NewDeploymentPage() {
 
 export function DeploymentPage({ id }: { id: string }) {
   // the page follows live: fast while a revision is in progress, slowly otherwise
-  const revisions = useLoad(() => call<{ resources: Revision[] }>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400));
+  const revisions = useLoad(() => call<RevisionList>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400));
   const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id, revisions.data]);
   const [editing, setEditing] = useState(false);
   const [logsOf, setLogsOf] = useState<string | null>(null);
@@ -228,7 +205,7 @@ export function DeploymentPage({ id }: { id: string }) {
                   <code>{String(v)}</code>
                 </Field>
               ))}
-            {['repo_url', 'install_command', 'build_command', 'build_on_push']
+            {(['repo_url', 'install_command', 'build_command', 'build_on_push'] as const)
               .filter((k) => d.source_config[k] !== null && d.source_config[k] !== undefined)
               .map((k) => (
                 <Field key={k} label={k}>

@@ -4,7 +4,7 @@ import { operations } from 'virtual:spec';
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import { ErrorNotice, NotAvailable, settled, useLoad } from '../components';
-import type { Revision } from './deployments';
+import type { Revision, RevisionLogs as RevisionLogBody } from '../contract';
 
 const LOGS = 'GET /v2/deployments/{deployment_id}/revisions/{revision_id}/logs';
 /** The two logs a revision has (`type` of listRevisionLogs): the build's, then the server's. */
@@ -15,16 +15,10 @@ const KINDS = [
 /** The newest lines of a log that can grow long; the build log is read from its start. */
 const TAIL = 500;
 
-/** One line of a revision log, as listRevisionLogs answers it (RevisionLogLine). */
-interface LogLine {
-  timestamp: string;
-  level?: string;
-  message: string;
-}
-
 /** Lines to show: the time in the user's zone, the level when it is not INFO, the message. */
-export function linesOf(body: { logs: LogLine[] }): string[] {
-  return body.logs.map((line) => `${new Date(line.timestamp).toLocaleTimeString()}  ${line.level && line.level !== 'INFO' ? `${line.level}  ` : ''}${line.message}`);
+export function linesOf(body: RevisionLogBody): string[] {
+  // a line's timestamp may be null (the spec's RevisionLogLine): shown without one
+  return body.logs.map((line) => `${line.timestamp ? new Date(line.timestamp).toLocaleTimeString() : ''}  ${line.level && line.level !== 'INFO' ? `${line.level}  ` : ''}${line.message}`);
 }
 
 export function RevisionLogs({ deploymentId, revision }: { deploymentId: string; revision: Revision }) {
@@ -49,7 +43,7 @@ export function RevisionLogs({ deploymentId, revision }: { deploymentId: string;
 
 function LogView({ path, live, newestFirst }: { path: string; live: boolean; newestFirst: boolean }) {
   // polled while the revision builds (and, for a serving revision, its server log grows)
-  const log = useLoad(() => call<{ logs: LogLine[] }>('GET', path), [path, live], live ? 1000 : undefined);
+  const log = useLoad(() => call<RevisionLogBody>('GET', path), [path, live], live ? 1000 : undefined);
   const read = log.data === undefined ? [] : linesOf(log.data);
   const lines = newestFirst ? read.reverse() : read;
   return (

@@ -1,20 +1,9 @@
 // Control plane: OAuth providers, listed, created and edited with forms from the spec.
 import { useState } from 'preact/hooks';
 import { call } from '../api';
+import type { AuthProvider as Provider } from '../contract';
 import { ConfirmButton, ErrorNotice, Raw, Time, useAction, useLoad } from '../components';
 import { SchemaForm } from '../schemaForm';
-
-interface Provider {
-  id: string;
-  provider_id: string;
-  name: string;
-  client_id: string;
-  auth_url: string;
-  token_url: string;
-  uses_pkce: boolean;
-  provider_type?: string | null;
-  updated_at: string;
-}
 
 export function ProvidersPage() {
   const list = useLoad(() => call<{ resources?: Provider[] } | Provider[]>('GET', '/v2/auth/providers?limit=100'), []);

@@ -133,7 +133,10 @@ export function ThreadPage({ id }: { id: string }) {
   const state = useLoad(() => agent().threads.getState(id), [id, thread.data?.updated_at]);
   const runs = useLoad(() => agent().runs.list(id, { limit: 20 }), [id, thread.data?.updated_at]);
   const hasHistory = hasOperation('POST /threads/{thread_id}/history');
-  const history = useLoad(() => (hasHistory ? agent().threads.getHistory(id, { limit: 20 }) : Promise.resolve([] as ThreadState[])), [id, thread.data?.updated_at]);
+  const history = useLoad(
+    () => (hasHistory ? agent().threads.getHistory(id, { limit: 20 }) : Promise.resolve([] as ThreadState[])),
+    [id, thread.data?.updated_at],
+  );
   const [picked, setPicked] = useState<string | null>(null);
   const remove = useAction(async () => {
     await agent().threads.delete(id);
@@ -141,7 +144,8 @@ export function ThreadPage({ id }: { id: string }) {
   });
   const t = thread.data;
   if (!t) return <ErrorNotice error={thread.error} />;
-  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t.metadata?.assistant_id as string | undefined) ?? (t.metadata?.graph_id as string | undefined);
+  const assistantId =
+    (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t.metadata?.assistant_id as string | undefined) ?? (t.metadata?.graph_id as string | undefined);
   const reloadAll = () => thread.reload();
   return (
     <>
@@ -197,7 +201,15 @@ export function ThreadPage({ id }: { id: string }) {
             <>
               <ErrorNotice optional error={history.error} />
               <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
-              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
+              {picked && (
+                <CheckpointState
+                  threadId={id}
+                  checkpointId={picked}
+                  entry={history.data?.find((h) => h.checkpoint.checkpoint_id === picked)}
+                  assistantId={assistantId}
+                  onForked={reloadAll}
+                />
+              )}
             </>
           )}
         </Section>
@@ -295,7 +307,19 @@ function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: 
   );
 }
 
-function CheckpointState({ threadId, checkpointId, entry, assistantId, onForked }: { threadId: string; checkpointId: string; entry?: ThreadState; assistantId?: string; onForked: () => void }) {
+function CheckpointState({
+  threadId,
+  checkpointId,
+  entry,
+  assistantId,
+  onForked,
+}: {
+  threadId: string;
+  checkpointId: string;
+  entry?: ThreadState;
+  assistantId?: string;
+  onForked: () => void;
+}) {
   const byId = hasOperation('GET /threads/{thread_id}/state/{checkpoint_id}');
   const state = useLoad(() => (byId ? agent().threads.getState(threadId, checkpointId) : Promise.resolve(entry!)), [threadId, checkpointId]);
   const [text, setText] = useState('');

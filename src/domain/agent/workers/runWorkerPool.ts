@@ -99,7 +99,8 @@ const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.m
 /** How many threads' workers the pool remembers (the oldest is forgotten first). */
 const AFFINITY_LIMIT = 10_000;
 
-const errorOf = (error: RunError & { stack?: string }) => Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
+const errorOf = (error: RunError & { stack?: string }) =>
+  Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
 const load = (slot: Slot) => slot.tasks.size + slot.starting;
 
 export class RunWorkerPool {

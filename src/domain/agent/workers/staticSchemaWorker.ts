@@ -72,7 +72,14 @@ function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.No
  * Keyed by namespace (`child`, `child|grandchild`), as getSubgraphs names them. A graph
  * built in statements rather than one chain has its subgraphs' types unread.
  */
-function addSubgraphs(checker: TS.TypeChecker, made: TS.Expression | undefined, prefix: string, out: Record<string, GraphSchemas>, at: TS.Node, seen: Set<TS.Node>): void {
+function addSubgraphs(
+  checker: TS.TypeChecker,
+  made: TS.Expression | undefined,
+  prefix: string,
+  out: Record<string, GraphSchemas>,
+  at: TS.Node,
+  seen: Set<TS.Node>,
+): void {
   if (!made || seen.has(made)) return;
   seen.add(made);
   for (let link: TS.Expression = made; ts.isCallExpression(link) && ts.isPropertyAccessExpression(link.expression); link = link.expression.expression) {

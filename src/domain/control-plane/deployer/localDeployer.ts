@@ -483,7 +483,9 @@ export class LocalDeployer implements Deployer {
 
   /** A process whose every (re)start is recorded in process.json, for re-adoption after a crash. */
   private newProcess(spec: AgentProcessSpec): AgentProcess {
-    return new AgentProcess(spec, this.log, (pid) => this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }));
+    return new AgentProcess(spec, this.log, (pid) =>
+      this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }),
+    );
   }
 
   // ---- restart and delete ----

@@ -105,7 +105,12 @@ export function pageOfLog(lines: RevisionLogLine[], request: LogRequest, complet
 }
 
 /** Reads a page from a log file; with `wait_ms` and nothing new yet, waits for the file to grow. */
-export async function readLogPage(file: string, request: LogRequest, isComplete: () => Promise<boolean>, redact: (text: string) => string = (text) => text): Promise<RevisionLogs> {
+export async function readLogPage(
+  file: string,
+  request: LogRequest,
+  isComplete: () => Promise<boolean>,
+  redact: (text: string) => string = (text) => text,
+): Promise<RevisionLogs> {
   const deadline = Date.now() + (request.order === 'desc' ? 0 : (request.wait_ms ?? 0));
   for (;;) {
     const complete = await isComplete();

@@ -101,7 +101,9 @@ export class SimulatedDeployer implements Deployer {
         status: step.status,
         status_message: step.status_message,
         updated_at: now,
-        source_revision_config: step.repo_commit_sha ? { ...revision.source_revision_config, repo_commit_sha: step.repo_commit_sha } : revision.source_revision_config,
+        source_revision_config: step.repo_commit_sha
+          ? { ...revision.source_revision_config, repo_commit_sha: step.repo_commit_sha }
+          : revision.source_revision_config,
       };
       const ops: WriteOp[] = [putRevision(next)];
       const deploymentNext = this.deploymentAfter(deployment, revision, next, now);

@@ -1,0 +1,101 @@
+// reply.serializers.gen.js: one fast-json-stringify serializer per distinct JSON response
+// schema, compiled here rather than at start (compiling them all costs about a second, paid
+// on every start of every server otherwise) and kept as reviewable code. A schema the
+// serializer cannot compile fails `npm run generate`, never a running server.
+import fastJson from 'fast-json-stringify';
+import { jsLiteral, writeFile } from './output.ts';
+import type { Json } from './schemas.ts';
+
+const DEFS = 'agentplane-components';
+/** Keywords whose value maps names to schemas. */
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
+const SHARED_MARK = '@@shared-components@@';
+const SHARED_CONST = 'COMPONENTS';
+const STANDALONE_REQUIRES: Record<string, string> = {
+  "require('fast-json-stringify/lib/serializer')": 'FjsSerializer',
+  "require('fast-json-stringify/lib/validator')": 'FjsValidator',
+};
+
+/** The schema as fast-json-stringify reads it: component refs into one shared schema, examples gone, open objects kept open. */
+function forSerializer(node: Json): Json {
+  if (Array.isArray(node)) return node.map(forSerializer);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries<Json>(node)) {
+    if (NAMED_SCHEMAS.has(key) && value && typeof value === 'object') {
+      // its keys are names (a property may well be called `examples`), each naming a schema
+      out[key] = Object.fromEntries(Object.entries<Json>(value).map(([name, schema]) => [name, forSerializer(schema)]));
+      continue;
+    }
+    if (key === 'example' || key === 'examples') continue;
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+      out[key] = `${DEFS}#/definitions/${value.slice('#/components/schemas/'.length)}`;
+    } else out[key] = forSerializer(value);
+  }
+  const types = Array.isArray(out.type) ? out.type : [out.type];
+  // JSON Schema leaves an object without `properties` open; fast-json-stringify would write it as {}
+  if (types.includes('object') && out.properties === undefined && out.additionalProperties === undefined && out.patternProperties === undefined) {
+    out.additionalProperties = true;
+  }
+  return out;
+}
+
+/**
+ * fast-json-stringify's standalone CommonJS module as a factory function of an ES module. The
+ * components it embeds for its validator (the same in every serializer) become one shared constant.
+ */
+function factoryOf(code: string, name: string, shared: { json?: string }): string {
+  let body = code.replace(/^\s*'use strict'\s*$/m, '');
+  body = body.replace(/^const validatorState = (.*)$/m, (line, json: string) => {
+    const state = JSON.parse(json);
+    const components = JSON.stringify(state.ajvSchemas?.[DEFS]);
+    if (components === undefined || (shared.json !== undefined && shared.json !== components)) return line;
+    shared.json = components;
+    state.ajvSchemas[DEFS] = SHARED_MARK;
+    return `const validatorState = ${JSON.stringify(state).replace(JSON.stringify(SHARED_MARK), SHARED_CONST)}`;
+  });
+  for (const [required, local] of Object.entries(STANDALONE_REQUIRES)) body = body.split(required).join(local);
+  if (/\brequire\(/.test(body)) throw new Error(`${name}: the serializer requires a module the generator does not import`);
+  body = body.replace(/module\.exports\s*=/, 'return');
+  return `function ${name}() {\n${body.trim()}\n}`;
+}
+
+/**
+ * Writes the serializers of `replies` (response schemas by validator name, as the document
+ * writes them): `serializers[name]()` builds that reply's serializer.
+ */
+export function writeSerializers(outDir: string, header: string, doc: Json, replies: Record<string, Json>): void {
+  const external = { [DEFS]: forSerializer({ $id: DEFS, definitions: doc.components?.schemas ?? {} }) };
+  const factories: string[] = [];
+  const shared: { json?: string } = {};
+  const bySchema = new Map<string, string>();
+  const table: string[] = [];
+  for (const [name, schema] of Object.entries(replies)) {
+    const key = JSON.stringify(schema);
+    let factory = bySchema.get(key);
+    if (!factory) {
+      factory = `serializer${bySchema.size}`;
+      bySchema.set(key, factory);
+      let code: string;
+      try {
+        code = fastJson(forSerializer(schema), { schema: external, mode: 'standalone', ajv: { strict: false } } as never) as unknown as string;
+      } catch (err) {
+        throw new Error(`${name}: fast-json-stringify cannot compile this response schema: ${(err as Error).message}`);
+      }
+      factories.push(factoryOf(code, factory, shared));
+    }
+    table.push(`  ${name}: ${factory},`);
+  }
+  const imports = [
+    `import FjsSerializer from 'fast-json-stringify/lib/serializer.js';`,
+    `import FjsValidator from 'fast-json-stringify/lib/validator.js';`,
+  ].join('\n');
+  const components =
+    shared.json === undefined
+      ? ''
+      : `/** The document's component schemas, as the serializers' validators read them. */\nconst ${SHARED_CONST} = ${jsLiteral(JSON.parse(shared.json), '')};\n\n`;
+  const js = `${header}/* eslint-disable */\n${imports}\n\n${components}${factories.join('\n\n')}\n\nexport const serializers = {\n${table.join('\n')}\n};\n`;
+  writeFile(outDir, 'reply.serializers.gen.js', js);
+  const dts = `${header}import type { SerializerTable } from '../../src/runtime/contract.ts';\n/** Each JSON reply's serializer factory, by the name of its response validator. */\nexport declare const serializers: SerializerTable;\n`;
+  writeFile(outDir, 'reply.serializers.gen.d.ts', dts);
+}
