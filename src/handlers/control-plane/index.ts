@@ -17,6 +17,7 @@ import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
+import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
@@ -29,7 +30,7 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   // one server at a time drives revisions, among those sharing the store
   const deployer = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, repo));
   const domain = { repo, deployer, log: deps.log.child({ area: 'control-plane' }) };
-  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo) };
+  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers({ ...domain, render: { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage } }), ...authProviderHandlers(repo) };
   // with the control plane switched off (a deployed agent server) nothing drives revisions
   return { handlers, modules: deps.config.controlPlane ? [deployer] : [] };
 }
@@ -37,6 +38,7 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
 /** Makes the configured deployer, once per term of leadership (and once to read logs with). */
 function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): () => Deployer {
   if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+  if (config.deployer === 'kubernetes' || config.deployer === 'kube-local') return kubeDeployerFactory(config, repo, log);
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
   // without a data directory the deployments live in a temporary one, gone with the process

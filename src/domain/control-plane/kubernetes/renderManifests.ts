@@ -287,7 +287,8 @@ function databaseManifests(
         },
         volumeClaimTemplates: [
           {
-            metadata: { name: 'data' },
+            // labelled like the rest, so a delete by the deployment's label finds the claims too
+            metadata: { name: 'data', labels: metadata(names.database, 'database').labels },
             spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${spec.db_storage_gi ?? DEFAULT_DB_STORAGE_GI}Gi` } } },
           },
         ],
