@@ -17,7 +17,7 @@ export function kubeDeployerFactory(config: ServerConfig, repo: ControlPlaneRepo
   const root = config.dataDir ? path.join(config.dataDir, 'kube') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-kube-'));
   let target: KubeTarget | undefined;
   const targetOf = () =>
-    (target ??= config.deployer === 'kube-local' ? new PodmanTarget({ root: path.join(root, 'podman'), env: config.env }) : ClusterTarget.fromDefault());
+    (target ??= config.deployer === 'kube-local' ? new PodmanTarget({ root: path.join(root, 'podman'), env: config.env }) : ClusterTarget.fromEnvironment(config.env));
   return () =>
     new KubeDeployer(
       repo,

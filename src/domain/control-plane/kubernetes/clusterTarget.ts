@@ -34,10 +34,11 @@ export class ClusterTarget implements KubeTarget {
     this.core = kubeconfig.makeApiClient(CoreV1Api);
   }
 
-  /** The kubeconfig of KUBECONFIG, else ~/.kube/config, else the pod's service account. */
-  static fromDefault(): ClusterTarget {
+  /** The kubeconfig file KUBECONFIG names (of the server's environment), else ~/.kube/config, else the pod's service account. */
+  static fromEnvironment(env: Record<string, string | undefined>): ClusterTarget {
     const kubeconfig = new KubeConfig();
-    kubeconfig.loadFromDefault();
+    if (env.KUBECONFIG && !env.KUBECONFIG.includes(':')) kubeconfig.loadFromFile(env.KUBECONFIG);
+    else kubeconfig.loadFromDefault();
     return new ClusterTarget(kubeconfig);
   }
 
