@@ -11,13 +11,13 @@ import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
-import { retryUntilDone } from '../../retry.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { redactor, secretValues } from '../redaction.ts';
 import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
 import { UNFINISHED, isFinished } from '../deployer/phases.ts';
 import { LogWriter, pageOfLog, parseLogLine, readLogLines, type LogRequest } from '../deployer/revisionLogs.ts';
 import type { Deployer, LogKind } from '../deployer/types.ts';
+import { JobChains } from '../deployer/jobChains.ts';
 import type { KubeTarget } from './kubeTarget.ts';
 import { namespaceOf, renderManifests, type RenderInput, type Rendered } from './renderManifests.ts';
 import { validateManifests } from './validateManifests.ts';
@@ -40,8 +40,8 @@ class Cancelled extends Error {}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class KubeDeployer implements Deployer {
-  private readonly chains = new Map<string, Promise<void>>();
   private readonly stopping = new AbortController();
+  private readonly jobs: JobChains;
   private stopped = false;
 
   constructor(
@@ -51,6 +51,7 @@ export class KubeDeployer implements Deployer {
     private readonly log: Logger,
   ) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
+    this.jobs = new JobChains(this.stopping.signal, log, options.retryMs ?? 1_000, (err) => err instanceof Cancelled);
   }
 
   start(): Promise<void> {
@@ -59,11 +60,11 @@ export class KubeDeployer implements Deployer {
   }
 
   submit(revision: RevisionRecord): void {
-    this.enqueue(revision.deployment_id, () => this.drive(revision.id));
+    this.jobs.enqueue(revision.deployment_id, () => this.drive(revision.id));
   }
 
   retire(deploymentId: string): void {
-    this.enqueue(deploymentId, () => this.cleanUp(deploymentId));
+    this.jobs.enqueue(deploymentId, () => this.cleanUp(deploymentId));
   }
 
   async resume(): Promise<void> {
@@ -77,7 +78,7 @@ export class KubeDeployer implements Deployer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
-    await Promise.all([...this.chains.values()]);
+    await this.jobs.settled();
   }
 
   /** The render as the deployer would apply it (the control plane's GET …/manifests shows it masked). */
@@ -104,30 +105,6 @@ export class KubeDeployer implements Deployer {
   }
 
   // ---- jobs ----
-
-  private enqueue(deploymentId: string, job: () => Promise<void>): void {
-    if (this.stopped) return;
-    const previous = this.chains.get(deploymentId) ?? Promise.resolve();
-    const next = previous
-      .then(() =>
-        this.stopped
-          ? undefined
-          : retryUntilDone(job, {
-              signal: this.stopping.signal,
-              firstDelayMs: this.options.retryMs ?? 1_000,
-              maxDelayMs: 30_000,
-              isFinal: (err) => err instanceof Cancelled,
-              onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
-            }),
-      )
-      .catch((err) => {
-        if (!(err instanceof Cancelled)) this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
-      });
-    this.chains.set(deploymentId, next);
-    void next.finally(() => {
-      if (this.chains.get(deploymentId) === next) this.chains.delete(deploymentId);
-    });
-  }
 
   private async drive(revisionId: string): Promise<void> {
     for (;;) {

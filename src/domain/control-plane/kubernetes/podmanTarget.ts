@@ -15,10 +15,10 @@
 //   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
+import { freePort } from '../deployer/freePort.ts';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
 import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
 
@@ -178,15 +178,4 @@ export class PodmanTarget implements KubeTarget {
   private playedFile(deploymentId: string): string {
     return path.join(this.options.root, deploymentId, 'played.yaml');
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
