@@ -74,6 +74,8 @@ export interface ServerConfig {
   deploymentsDir: string | null;
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
+  /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
+  role: 'server' | 'queue';
   /**
    * Config and context of the system assistants by graph id (LANGGRAPH_CONFIG, a JSON object
    * `{"<graph>": {"configurable": …, "context": …}}`, as upstream reads it; the project file's
@@ -122,6 +124,9 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   const port = givenPort === undefined || givenPort === '' ? 8123 : /^\d+$/.test(givenPort) ? Number(givenPort) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
   checkLogFormat(env.LOG_FORMAT);
+  const role = oneOf('AGENTPLANE_ROLE', env.AGENTPLANE_ROLE, ['server', 'queue'] as const, 'server');
+  // runs reach a queue worker only through a database the API servers share
+  if (role === 'queue' && !(values.database || env.DATABASE_URL)) throw new Error('AGENTPLANE_ROLE=queue needs DATABASE_URL (or --database): a queue worker executes the runs the API servers store in their shared PostgreSQL');
   return {
     port,
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -158,7 +163,9 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
-    controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
+    // a queue worker serves no API, the control plane's included
+    controlPlane: role === 'queue' ? false : flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
+    role,
     systemAssistantConfig: configByGraph('LANGGRAPH_CONFIG', env.LANGGRAPH_CONFIG),
     env,
   };
