@@ -48,6 +48,7 @@ const leftovers = (deploymentId: string) => ({
   pods: podman(['pod', 'ps', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
   containers: podman(['ps', '--all', '--format', '{{.Names}}']).split('\n').filter((n) => n.includes(deploymentId)),
   secrets: podman(['secret', 'ls', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
+  volumes: podman(['volume', 'ls', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
 });
 
 test('a resource_spec with every group is rendered, validated, played with podman kube play and torn down', { skip, timeout: 600_000 }, async () => {
@@ -102,6 +103,8 @@ test('a resource_spec with every group is rendered, validated, played with podma
   const sidecar = limits(`${serverPod}-heartbeat`);
   assert.equal(sidecar.memory, 48 * 1024 * 1024);
   assert.equal(podman(['inspect', `${serverPod}-heartbeat`, '--format', '{{.State.Status}}']).trim(), 'running');
+  // the emptyDir is a podman volume of this deployment's own (podman names it machine-wide)
+  assert.match(podman(['inspect', `${serverPod}-server`, '--format', '{{range .Mounts}}{{.Name}} {{end}}']), new RegExp(`\\bagentplane-${id}-shared\\b`));
   // queue workers: their own pod, the queue role, the queue_* limits
   const queuePod = `agentplane-${id}-queue-pod-0`;
   assert.equal(limits(`${queuePod}-queue`).memory, 96 * 1024 * 1024);
@@ -115,7 +118,7 @@ test('a resource_spec with every group is rendered, validated, played with podma
 
   await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
   await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
-  assert.deepEqual(leftovers(id), { pods: [], containers: [], secrets: [] });
+  assert.deepEqual(leftovers(id), { pods: [], containers: [], secrets: [], volumes: [] });
 });
 
 test('a revision with a redis_* field fails its deploy naming the field, and its manifests are a 422 naming it', { skip, timeout: 120_000 }, async () => {
@@ -140,6 +143,6 @@ test('a revision with a redis_* field fails its deploy naming the field, and its
   });
   assert.equal(revision.status, 'DEPLOY_FAILED');
   assert.match(revision.status_message, /resource_spec\.redis_memory_mb/);
-  assert.deepEqual(leftovers(created.id), { pods: [], containers: [], secrets: [] });
+  assert.deepEqual(leftovers(created.id), { pods: [], containers: [], secrets: [], volumes: [] });
   await json(server.api(`/v2/deployments/${created.id}`, { method: 'DELETE' }), 204);
 });

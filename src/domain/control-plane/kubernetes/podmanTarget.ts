@@ -9,6 +9,9 @@
 // - replicas: 1 (each replica would be a pod of its own publishing the same host port).
 // - the server's port is published on 127.0.0.1 at a free port kept per deployment; other
 //   containerPorts are dropped (podman publishes each on the host).
+// - volumes: podman makes an emptyDir, and the volume of a PVC claim, a named volume of the
+//   machine under that very name, shared by every pod naming it; here they are named after the
+//   deployment (`<Deployment name>-<volume>`) so pods never share one (as on a cluster, an emptyDir is its pod's), and delete removes them.
 // - the pod's restartPolicy is OnFailure (podman restarts init containers with the pod's
 //   Always, and a finished init container then never leaves); native sidecars (init containers
 //   with restartPolicy Always) run beside the main container; probes are dropped (podman turns a
@@ -50,6 +53,7 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
       copy.spec.replicas = 1;
       const pod = copy.spec.template.spec;
       pod.restartPolicy = 'OnFailure';
+      ownVolumes(pod, manifest.metadata.name);
       const native = (pod.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
       pod.initContainers = (pod.initContainers ?? []).filter((c) => c.restartPolicy !== 'Always');
       if (pod.initContainers.length === 0) delete pod.initContainers;
@@ -66,6 +70,25 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
     }
   }
   return { played, secrets, skipped };
+}
+
+type PodVolume = { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } };
+type Mount = { name: string };
+
+/** The pod's emptyDir and PVC volumes as podman volumes of this deployment's own (see the top of this file). */
+function ownVolumes(pod: Pod['spec'] & { volumes?: PodVolume[] }, prefix: string): void {
+  const renamed = new Map<string, string>();
+  for (const volume of pod.volumes ?? []) {
+    if (volume.emptyDir !== undefined) {
+      renamed.set(volume.name, `${prefix}-${volume.name}`);
+      volume.name = `${prefix}-${volume.name}`;
+    } else if (volume.persistentVolumeClaim) {
+      volume.persistentVolumeClaim.claimName = `${prefix}-${volume.persistentVolumeClaim.claimName}`;
+    }
+  }
+  for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+    for (const mount of (container.volumeMounts ?? []) as Mount[]) mount.name = renamed.get(mount.name) ?? mount.name;
+  }
 }
 
 export class PodmanTarget implements KubeTarget {
@@ -123,6 +146,8 @@ export class PodmanTarget implements KubeTarget {
     for (const pod of this.podNames(deploymentId)) await this.podman(['pod', 'rm', '--force', '--ignore', pod]);
     const names = objectNames(deploymentId);
     for (const secret of [names.secrets, names.databaseSecret]) await this.podman(['secret', 'rm', secret]).catch(() => undefined);
+    const { stdout } = await this.podman(['volume', 'ls', '--format', '{{.Name}}']);
+    for (const volume of stdout.split('\n').filter((name) => name.startsWith(`${names.server}-`))) await this.podman(['volume', 'rm', '--force', volume]);
     fs.rmSync(path.join(this.options.root, deploymentId), { recursive: true, force: true });
   }
 
