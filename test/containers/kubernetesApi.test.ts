@@ -98,7 +98,9 @@ test('every rendered object is server-side applied, the rollout is read from the
   // the real secret values reach the cluster (only the API view masks them)
   assert.deepEqual(applies.find((r) => r.body.kind === 'Secret' && r.body.metadata.name.endsWith('-secrets'))?.body.stringData, { OPENAI_API_KEY: 'sk-kube-api' });
   // the rollout was polled past an unobserved generation
-  assert.ok(kube.requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/deployments/agentplane-${created.id}`)).length >= 2);
+  const looks = kube.requests.filter((r) => r.method === 'GET' && r.query.get('labelSelector') === `agentplane.dev/deployment-id=${created.id}`);
+  assert.ok(looks.filter((r) => r.path === '/apis/apps/v1/namespaces/agents/deployments').length >= 2);
+  assert.ok(looks.some((r) => r.path === '/apis/apps/v1/namespaces/agents/statefulsets'), 'the database is waited for too');
 
   const deployment = await json(server.api(`/v2/deployments/${created.id}`));
   assert.equal(deployment.source_config.custom_url, `http://agentplane-${created.id}.agents.svc.cluster.local:8000`);

@@ -76,11 +76,18 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
         if (!stored) return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
         const times = (reads.get(key) ?? 0) + 1;
         reads.set(key, times);
-        return send(200, plural === 'deployments' ? withStatus(stored, times) : stored);
+        return send(200, plural === 'deployments' || plural === 'statefulsets' ? withStatus(stored, times) : stored);
       }
       if (req.method === 'GET') {
         const [label, value] = (url.searchParams.get('labelSelector') ?? '').split('=');
-        const items = [...api.objects.entries()].filter(([k, o]) => k.startsWith(`${group}/namespaces/${namespace}/${plural}/`) && o.metadata.labels?.[label] === value).map(([, o]) => o);
+        const items = [...api.objects.entries()]
+          .filter(([k, o]) => k.startsWith(`${group}/namespaces/${namespace}/${plural}/`) && o.metadata.labels?.[label] === value)
+          .map(([k, o]) => {
+            if (plural !== 'deployments' && plural !== 'statefulsets') return o;
+            const times = (reads.get(k) ?? 0) + 1;
+            reads.set(k, times);
+            return withStatus(o, times);
+          });
         return send(200, { kind: `${items[0]?.kind ?? 'Object'}List`, apiVersion: 'v1', metadata: { resourceVersion: '2' }, items });
       }
       if (req.method === 'DELETE') {
@@ -96,7 +103,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   return api;
 }
 
-/** A Deployment's status as the controller reports it: not observed on the first read, rolled out after. */
+/** A Deployment's (or StatefulSet's) status as its controller reports it: not observed on the first read, rolled out after. */
 function withStatus(deployment: any, reads: number): any {
   const replicas = deployment.spec.replicas ?? 1;
   if (reads === 1) return { ...deployment, status: { observedGeneration: 0 } };

@@ -1,8 +1,9 @@
 // kubernetes: the rendered manifests applied to the cluster of a kubeconfig with the official
 // client (@kubernetes/client-node), by server-side apply (field manager `agentplane`, forced:
-// agentplane owns the fields it renders). The rollout is read from the server Deployment's
-// status (observed generation, updated and available replicas, the Progressing condition) and
-// its pods' container states; logs are the server containers' logs; delete removes every
+// agentplane owns the fields it renders). The rollout is read from every Deployment's
+// status and the database StatefulSet's, each labelled with the deployment's id (observed
+// generation, updated and available replicas, the Progressing condition), and their pods'
+// container states; logs are the server containers' logs; delete removes every
 // object labelled with the deployment's id.
 import { AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
@@ -54,23 +55,34 @@ export class ClusterTarget implements KubeTarget {
   }
 
   async rollout(deploymentId: string, namespace: string): Promise<RolloutState> {
-    const name = objectNames(deploymentId).server;
-    const deployment = await this.apps.readNamespacedDeployment({ name, namespace });
-    const status = deployment.status ?? {};
-    const wanted = deployment.spec?.replicas ?? 1;
-    const stuck = status.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
-    if (stuck) return { state: 'failed', reason: `Deployment ${name}: ${stuck.message ?? 'progress deadline exceeded'}` };
-    const pods = await this.core.listNamespacedPod({ namespace, labelSelector: `app.kubernetes.io/instance=${name},app.kubernetes.io/component=server` });
+    const labelSelector = `agentplane.dev/deployment-id=${deploymentId}`;
+    // every workload of the deployment: the server, the queue workers, the database
+    const [deployments, statefulSets, pods] = await Promise.all([
+      this.apps.listNamespacedDeployment({ namespace, labelSelector }),
+      this.apps.listNamespacedStatefulSet({ namespace, labelSelector }),
+      this.core.listNamespacedPod({ namespace, labelSelector }),
+    ]);
     for (const pod of pods.items) {
       for (const container of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
         const waiting = container.state?.waiting;
         if (waiting?.reason && HOPELESS.has(waiting.reason)) return { state: 'failed', reason: `pod ${pod.metadata?.name} container ${container.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` };
       }
     }
-    const generation = deployment.metadata?.generation ?? 0;
-    if ((status.observedGeneration ?? 0) < generation) return { state: 'pending', reason: `Deployment ${name}: waiting for the controller to observe generation ${generation}` };
-    if ((status.updatedReplicas ?? 0) < wanted) return { state: 'pending', reason: `Deployment ${name}: ${status.updatedReplicas ?? 0} of ${wanted} replicas updated` };
-    if ((status.availableReplicas ?? 0) < wanted) return { state: 'pending', reason: `Deployment ${name}: ${status.availableReplicas ?? 0} of ${wanted} replicas available` };
+    const workloads = [
+      ...deployments.items.map((w) => ({ kind: 'Deployment', metadata: w.metadata, wanted: w.spec?.replicas ?? 1, status: w.status, available: w.status?.availableReplicas })),
+      ...statefulSets.items.map((w) => ({ kind: 'StatefulSet', metadata: w.metadata, wanted: w.spec?.replicas ?? 1, status: w.status, available: w.status?.readyReplicas })),
+    ];
+    for (const { kind, metadata, wanted, status, available } of workloads) {
+      const name = `${kind} ${metadata?.name}`;
+      const stuck = status?.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
+      if (stuck) return { state: 'failed', reason: `${name}: ${stuck.message ?? 'progress deadline exceeded'}` };
+      const generation = metadata?.generation ?? 0;
+      if ((status?.observedGeneration ?? 0) < generation) return { state: 'pending', reason: `${name}: waiting for the controller to observe generation ${generation}` };
+      if ((status?.updatedReplicas ?? 0) < wanted) return { state: 'pending', reason: `${name}: ${status?.updatedReplicas ?? 0} of ${wanted} replicas updated` };
+      if ((available ?? 0) < wanted) return { state: 'pending', reason: `${name}: ${available ?? 0} of ${wanted} replicas available` };
+    }
+    if (deployments.items.length === 0) return { state: 'pending', reason: 'no Deployment of the deployment is listed yet' };
+    const name = objectNames(deploymentId).server;
     return { state: 'ready', url: `http://${name}.${namespace}.svc.cluster.local:${SERVER_PORT}` };
   }
 
