@@ -152,6 +152,21 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .allowExcessArguments(false)
     .action((options: ConformanceOptions) => runConformance(options));
 
+  program
+    .command('render')
+    .description('print the Kubernetes manifests of an image and a resource_spec (as the kubernetes deployer applies them), checked against the Kubernetes schemas, for kubectl apply -f -')
+    .requiredOption('--image <uri>', 'the agent server image (image_uri)')
+    .option('--resource-spec <file>', 'a JSON file holding the resource_spec')
+    .option('--namespace <name>', 'namespace of every object', 'default')
+    .option('--id <name>', 'what object names are made of (agentplane-<id>…): the deployment id in the control plane', 'local')
+    .option('--secret <NAME=VALUE>', 'a secret, as an environment variable of the server (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    .option('--postgres-image <image>', 'image of the database StatefulSet, when one is needed', 'postgres:16')
+    .allowExcessArguments(false)
+    .action(async (options: import('./renderCommand.ts').RenderOptions) => {
+      const { renderCommand } = await import('./renderCommand.ts');
+      process.exitCode = renderCommand(options);
+    });
+
   const store = program
     .command('store')
     .description('check or repair an embedded store data directory (the server refuses to start on a damaged one)');
