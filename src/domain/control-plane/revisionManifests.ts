@@ -5,7 +5,6 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import type { ControlPlaneRepository } from './records.ts';
 import { deploymentNotFound, revisionNotFound } from './failures.ts';
 import { renderManifests } from './kubernetes/renderManifests.ts';
-import { validateManifests } from './kubernetes/validateManifests.ts';
 
 const MASK = '********';
 
@@ -35,7 +34,11 @@ export async function revisionManifests(
   let problems: RenderProblem[];
   if (!rendered.ok) {
     problems = rendered.refused.map((r) => ({ loc: r.field === 'image_uri' ? ['source_revision_config', 'image_uri'] : ['source_config', 'resource_spec', r.field], msg: r.message }));
-  } else problems = validateManifests(rendered.manifests).map((p) => ({ loc: ['manifests', p.object], msg: p.message }));
+  } else {
+    // the Kubernetes schemas load on the first look, not with every server
+    const { validateManifests } = await import('./kubernetes/validateManifests.ts');
+    problems = validateManifests(rendered.manifests).map((p) => ({ loc: ['manifests', p.object], msg: p.message }));
+  }
   if (!rendered.ok || problems.length > 0) return fail('unprocessable', problems.map((p) => p.msg).join(' '), { problems });
   const manifests = rendered.manifests.map((m) =>
     m.kind === 'Secret' ? { ...m, stringData: Object.fromEntries(Object.keys(m.stringData as object).map((k) => [k, MASK])) } : m,

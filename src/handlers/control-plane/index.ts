@@ -28,7 +28,9 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
   // one server at a time drives revisions, among those sharing the store
-  const deployer = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, repo));
+  const kube = deps.config.deployer === 'kubernetes' || deps.config.deployer === 'kube-local';
+  const create = kube ? await kubeDeployerFactory(deps.config, repo, deps.log) : deployerFactory(deps, repo);
+  const deployer = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), create);
   const domain = { repo, deployer, log: deps.log.child({ area: 'control-plane' }) };
   const handlers = { ...deploymentHandlers(domain), ...revisionHandlers({ ...domain, render: { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage } }), ...authProviderHandlers(repo) };
   // with the control plane switched off (a deployed agent server) nothing drives revisions
@@ -38,7 +40,6 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
 /** Makes the configured deployer, once per term of leadership (and once to read logs with). */
 function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepository): () => Deployer {
   if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
-  if (config.deployer === 'kubernetes' || config.deployer === 'kube-local') return kubeDeployerFactory(config, repo, log);
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
   // without a data directory the deployments live in a temporary one, gone with the process
