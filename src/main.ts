@@ -111,7 +111,7 @@ AGENTPLANE_ACCESS_LOG=0, AGENTPLANE_API_KEYS, AGENTPLANE_API_KEYS_FILE, AGENTPLA
 AGENTPLANE_PUBLIC_URL, AGENTPLANE_TRUST_PROXY, AGENTPLANE_MAX_CONCURRENT_RUNS, AGENTPLANE_RUN_WORKERS,
 AGENTPLANE_RUN_TIMEOUT_S, AGENTPLANE_RUN_WORKER_MEMORY_MB, AGENTPLANE_DATABASE_POOL, AGENTPLANE_RUN_LEASE_S,
 AGENTPLANE_MAX_BODY_BYTES, AGENTPLANE_MAX_STREAMS_PER_CLIENT, AGENTPLANE_MAX_STREAMS, AGENTPLANE_FSYNC,
-AGENTPLANE_LISTENER_TIMEOUT_S.
+AGENTPLANE_LISTENER_TIMEOUT_S, AGENTPLANE_ROLE (server|queue).
 Exit codes: 0 done, 1 the server could not start (the message says why), 2 usage error.
 Docs: README.md, docs/operations.md (the data directory; agentplane store check/repair); a running server serves its API reference at /docs.`,
     );
@@ -166,6 +166,21 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .addOption(new Option('--interval-ms <ms>', 'how often it heartbeats, pulls and reports').env('AGENTPLANE_LISTENER_INTERVAL_MS').default('2000'))
     .allowExcessArguments(false)
     .action((options: ListenerCommandOptions) => listen(options));
+
+  program
+    .command('render')
+    .description('print the Kubernetes manifests of an image and a resource_spec (as the kubernetes deployer applies them), checked against the Kubernetes schemas, for kubectl apply -f -')
+    .requiredOption('--image <uri>', 'the agent server image (image_uri)')
+    .option('--resource-spec <file>', 'a JSON file holding the resource_spec')
+    .option('--namespace <name>', 'namespace of every object', 'default')
+    .option('--id <name>', 'what object names are made of (agentplane-<id>…): the deployment id in the control plane', 'local')
+    .option('--secret <NAME=VALUE>', 'a secret, as an environment variable of the server (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    .option('--postgres-image <image>', 'image of the database StatefulSet, when one is needed', 'postgres:16')
+    .allowExcessArguments(false)
+    .action(async (options: import('./renderCommand.ts').RenderOptions) => {
+      const { renderCommand } = await import('./renderCommand.ts');
+      process.exitCode = renderCommand(options);
+    });
 
   const store = program
     .command('store')

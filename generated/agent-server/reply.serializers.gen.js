@@ -5691,7 +5691,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = FjsValidator
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_46":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_47":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -7181,7 +7181,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_51#/items"
+      // "__fjs_merged_52#/items"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7213,12 +7213,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_51#"
+      // "__fjs_merged_52#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_51#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_52#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8004,7 +8004,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_52#/properties/checkpoint_map"
+      // "__fjs_merged_53#/properties/checkpoint_map"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8035,7 +8035,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_52#"
+      // "__fjs_merged_53#"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8123,7 +8123,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous18(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_52#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_53#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -8132,7 +8132,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#/properties/checkpoint_map"
+      // "__fjs_merged_55#/properties/checkpoint_map"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8163,7 +8163,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#"
+      // "__fjs_merged_55#"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8251,7 +8251,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous20(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_54#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_55#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -8742,7 +8742,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_60#/items"
+      // "__fjs_merged_61#/items"
       function anonymous6 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8774,12 +8774,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous5 (obj) {
-      // "__fjs_merged_60#"
+      // "__fjs_merged_61#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_60#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_61#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -9565,7 +9565,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_61#/properties/checkpoint_map"
+      // "__fjs_merged_62#/properties/checkpoint_map"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9596,7 +9596,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_61#"
+      // "__fjs_merged_62#"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9684,7 +9684,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous19(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_61#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -9693,7 +9693,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#/properties/checkpoint_map"
+      // "__fjs_merged_64#/properties/checkpoint_map"
       function anonymous21 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9724,7 +9724,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#"
+      // "__fjs_merged_64#"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9812,7 +9812,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous21(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_63#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_64#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10023,7 +10023,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = FjsValidator
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_65":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_66":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -10914,7 +10914,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_1
   
     
-      // "__fjs_merged_70#/items"
+      // "__fjs_merged_71#/items"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10946,12 +10946,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous3 (obj) {
-      // "__fjs_merged_70#"
+      // "__fjs_merged_71#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_70#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_71#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13037,7 +13037,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_74#"
+      // "__fjs_merged_75#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13095,7 +13095,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_74#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_75#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13120,7 +13120,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_75#"
+      // "__fjs_merged_76#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13178,7 +13178,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_75#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_76#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13213,7 +13213,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = FjsValidator
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_76":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_77":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -13256,7 +13256,7 @@ const asInteger = serializer.asInteger.bind(serializer)
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_76#/oneOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_77#/oneOf/1")))(input)) {
         json += JSON_STR_NULL
       }
     
@@ -13466,12 +13466,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous3 (obj) {
-      // "__fjs_merged_79#/properties/namespace"
+      // "__fjs_merged_80#/properties/namespace"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_79#/properties/namespace' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_80#/properties/namespace' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13521,7 +13521,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_79#/properties/value"
+      // "__fjs_merged_80#/properties/value"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13552,7 +13552,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_79#"
+      // "__fjs_merged_80#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13628,7 +13628,7 @@ return json + JSON_STR_END_OBJECT
             json += asNumber(value_score_9)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_79#/properties/score' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_80#/properties/score' does not match schema definition.")
   
       } else {
         throw new Error('"score" is required!')
@@ -14297,7 +14297,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = FjsValidator
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_82":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_83":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -15229,7 +15229,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_84#/properties/error"
+      // "__fjs_merged_85#/properties/error"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15274,7 +15274,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_84#"
+      // "__fjs_merged_85#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15332,7 +15332,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_84#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_85#/properties/id' does not match schema definition.")
   
       }
 
@@ -15353,7 +15353,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_85#/items"
+      // "__fjs_merged_86#/items"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -15385,12 +15385,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_85#"
+      // "__fjs_merged_86#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_85#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_86#' does not match schema definition.")
     }
     const arrayLength = obj.length
   

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ListenerComputeType } from '../../generated/control-plane/types.gen.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
-import { deployerFactory } from '../handlers/control-plane/index.ts';
+import { chooseDeployer } from '../handlers/control-plane/index.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { openJournalStore } from '../backends/embedded/journalStore.ts';
@@ -51,7 +51,7 @@ export async function runListener(options: ListenerOptions, config: ServerConfig
     throw err;
   });
   const mirror = new ControlPlaneRepository(store);
-  const deployer = deployerFactory({ config, log }, mirror)();
+  const deployer = (await chooseDeployer({ config, log }, mirror))();
   await deployer.start?.();
   const reconciler = new Reconciler(listenerId, mirror, deployer, client, log.child({ listener_id: listenerId }));
   log.info('listener started', { listener_id: listenerId, control_plane: options.controlPlane, deployer: options.deployer, data: dataDir });

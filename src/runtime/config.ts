@@ -60,8 +60,10 @@ export interface ServerConfig {
   runWorkerMemoryMb: number | null;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
   phaseMs: number;
-  /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default) or `local`. */
-  deployer: 'simulated' | 'local';
+  /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default), `local`, `kubernetes` or `kube-local`. */
+  deployer: 'simulated' | 'local' | 'kubernetes' | 'kube-local';
+  /** The Kubernetes deployers' settings: namespace when a deployment names none (AGENTPLANE_KUBE_NAMESPACE, default `default`), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
+  kube: { namespace: string; postgresImage: string };
   /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
   buildTimeoutMs: number;
   /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
@@ -74,6 +76,8 @@ export interface ServerConfig {
   listenerTimeoutMs: number;
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
+  /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
+  role: 'server' | 'queue';
   /**
    * Config and context of the system assistants by graph id (LANGGRAPH_CONFIG, a JSON object
    * `{"<graph>": {"configurable": …, "context": …}}`, as upstream reads it; the project file's
@@ -122,6 +126,9 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   const port = givenPort === undefined || givenPort === '' ? 8123 : /^\d+$/.test(givenPort) ? Number(givenPort) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
   checkLogFormat(env.LOG_FORMAT);
+  const role = oneOf('AGENTPLANE_ROLE', env.AGENTPLANE_ROLE, ['server', 'queue'] as const, 'server');
+  // runs reach a queue worker only through a database the API servers share
+  if (role === 'queue' && !(values.database || env.DATABASE_URL)) throw new Error('AGENTPLANE_ROLE=queue needs DATABASE_URL (or --database): a queue worker executes the runs the API servers store in their shared PostgreSQL');
   return {
     port,
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -152,13 +159,16 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,
     runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
     phaseMs: duration('milliseconds', 'AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
-    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local'] as const, 'simulated'),
+    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local', 'kubernetes', 'kube-local'] as const, 'simulated'),
+    kube: { namespace: env.AGENTPLANE_KUBE_NAMESPACE || 'default', postgresImage: env.AGENTPLANE_KUBE_POSTGRES_IMAGE || 'postgres:16' },
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
     listenerTimeoutMs: duration('seconds', 'AGENTPLANE_LISTENER_TIMEOUT_S', env.AGENTPLANE_LISTENER_TIMEOUT_S, 60) * 1000,
-    controlPlane: flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
+    // a queue worker serves no API, the control plane's included
+    controlPlane: role === 'queue' ? false : flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
+    role,
     systemAssistantConfig: configByGraph('LANGGRAPH_CONFIG', env.LANGGRAPH_CONFIG),
     env,
   };

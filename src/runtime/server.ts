@@ -75,6 +75,8 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
+  // a queue worker only executes runs: its HTTP port answers the probes and the metrics
+  if (config.role === 'queue') for (const id of [...controlPlaneIds, ...agentServerIds]) if (!QUEUE_OPERATIONS.has(id)) disabled.add(id);
   const customApp =
     config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
@@ -202,6 +204,9 @@ async function mockApplication(config: ServerConfig, log: Logger): Promise<Appli
 
 type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 /** The routes outside the contract (docs, spec files, dashboard), first match wins. */
+/** What a queue worker (AGENTPLANE_ROLE=queue) answers: liveness/readiness and metrics. */
+const QUEUE_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getMetrics']);
+
 const extraRoutes = (...routes: ExtraRoutes[]): ExtraRoutes => (req, res, pathname) => routes.some((route) => route(req, res, pathname));
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -22,6 +22,7 @@ import { listenerHandlers } from './listeners.ts';
 import { LocalOnlyDeployer, locallyReconciled } from '../../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../../domain/control-plane/listenerWatch.ts';
 import { RemoteRevisionLogs } from '../../domain/control-plane/remoteLogs.ts';
+import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
@@ -33,16 +34,29 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   );
   // one server at a time drives revisions, among those sharing the store; deployments a
   // listener reconciles are out of its sight (remoteReconciliation.ts)
-  const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), deployerFactory(deps, locallyReconciled(repo)));
+  const local = locallyReconciled(repo);
+  const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseDeployer(deps, local));
   const { dataDir } = deps.config;
   const remoteLogs = new RemoteRevisionLogs(() => (dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-'))));
   const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log };
-  const handlers = { ...deploymentHandlers(domain), ...revisionHandlers(domain), ...authProviderHandlers(repo), ...listenerHandlers({ repo, remoteLogs, log }) };
+  const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
+  const handlers = {
+    ...deploymentHandlers(domain),
+    ...revisionHandlers({ ...domain, render }),
+    ...authProviderHandlers(repo),
+    ...listenerHandlers({ repo, remoteLogs, log }),
+  };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
   return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [] };
+}
+
+/** The configured deployer's factory; the Kubernetes deployers load their client only when chosen. A listener chooses its own the same way. */
+export async function chooseDeployer(deps: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): Promise<() => Deployer> {
+  const kube = deps.config.deployer === 'kubernetes' || deps.config.deployer === 'kube-local';
+  return kube ? kubeDeployerFactory(deps.config, repo, deps.log) : deployerFactory(deps, repo);
 }
 
 /** Makes the configured deployer, once per term of leadership (and once to read logs with); a listener makes its own the same way. */

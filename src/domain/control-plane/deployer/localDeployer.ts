@@ -12,7 +12,6 @@
 // back from a deployment's processes has its secret values masked.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -20,6 +19,8 @@ import { timestamp } from '../../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
 import { redactor, secretValues, type Redact } from '../redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
+import { freePort } from './freePort.ts';
+import { JobChains } from './jobChains.ts';
 import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
@@ -27,7 +28,6 @@ import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionL
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import type { Deployer, LogKind } from './types.ts';
 import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
-import { retryUntilDone } from '../../retry.ts';
 
 export interface LocalDeployerOptions {
   /** Where the control plane keeps each deployment's logs and process file (inside its data directory). */
@@ -68,17 +68,6 @@ function containerCliEnv(base: Record<string, string | undefined>): Record<strin
   return env;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function containerRuntime(env: Record<string, string>): string | null {
   for (const cli of ['docker', 'podman']) {
     try {
@@ -96,13 +85,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const secretsOf = (deployment: DeploymentRecord): Record<string, string> => Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
 
 export class LocalDeployer implements Deployer {
-  /** The tail of each deployment's job chain. */
-  private readonly chains = new Map<string, Promise<void>>();
   private readonly aborts = new Map<string, AbortController>();
   private readonly processes = new Map<string, AgentProcess>();
   private readonly capTimer: NodeJS.Timeout;
   private readonly sandboxes: Sandboxes;
   private readonly stopping = new AbortController();
+  private readonly jobs: JobChains;
   private stopped = false;
 
   constructor(
@@ -111,6 +99,7 @@ export class LocalDeployer implements Deployer {
     private readonly log: Logger,
   ) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
+    this.jobs = new JobChains(this.stopping.signal, log, options.retryMs ?? 1_000, (err) => err instanceof Cancelled);
     this.sandboxes = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: options.limits, baseEnv: options.baseEnv });
     this.capTimer = setInterval(() => {
       for (const proc of this.processes.values()) capLogFile(proc.spec.logFile, options.logCapBytes);
@@ -127,19 +116,19 @@ export class LocalDeployer implements Deployer {
   }
 
   submit(revision: RevisionRecord): void {
-    this.enqueue(revision.deployment_id, () => this.drive(revision.id));
+    this.jobs.enqueue(revision.deployment_id, () => this.drive(revision.id));
   }
 
   retire(deploymentId: string): void {
     // a build in progress is stopped rather than waited for
     this.aborts.get(deploymentId)?.abort();
-    this.enqueue(deploymentId, () => this.cleanUp(deploymentId));
+    this.jobs.enqueue(deploymentId, () => this.cleanUp(deploymentId));
   }
 
   async resume(): Promise<void> {
     // what was serving before the restart serves again first, then unfinished work continues
     for (const deployment of await this.repo.deployments.list({ where: { status: 'READY' } })) {
-      if (deployment.active_revision_id) this.enqueue(deployment.id, () => this.restore(deployment.id));
+      if (deployment.active_revision_id) this.jobs.enqueue(deployment.id, () => this.restore(deployment.id));
     }
     for (const status of UNFINISHED) {
       for (const revision of await this.repo.revisions.list({ where: { status } })) this.submit(revision);
@@ -152,7 +141,7 @@ export class LocalDeployer implements Deployer {
     this.stopping.abort();
     clearInterval(this.capTimer);
     for (const controller of this.aborts.values()) controller.abort();
-    await Promise.all([...this.chains.values()]);
+    await this.jobs.settled();
     // a clean stop takes the deployments down with it; the next start brings them back
     await Promise.all([...this.processes.values()].map((proc) => proc.stop()));
     this.processes.clear();
@@ -170,32 +159,6 @@ export class LocalDeployer implements Deployer {
   }
 
   // ---- jobs ----
-
-  private enqueue(deploymentId: string, job: () => Promise<void>): void {
-    if (this.stopped) return;
-    const previous = this.chains.get(deploymentId) ?? Promise.resolve();
-    const next = previous
-      // every job continues from what is stored, so running it again after a failure (a full
-      // disk, a lost database connection) is safe; later jobs of the deployment wait for it
-      .then(() =>
-        this.stopped
-          ? undefined
-          : retryUntilDone(job, {
-              signal: this.stopping.signal,
-              firstDelayMs: this.options.retryMs ?? 1_000,
-              maxDelayMs: 30_000,
-              isFinal: (err) => err instanceof Cancelled,
-              onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
-            }),
-      )
-      .catch((err) => {
-        if (!(err instanceof Cancelled)) this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
-      });
-    this.chains.set(deploymentId, next);
-    void next.finally(() => {
-      if (this.chains.get(deploymentId) === next) this.chains.delete(deploymentId);
-    });
-  }
 
   private signalFor(deploymentId: string): AbortSignal {
     let controller = this.aborts.get(deploymentId);

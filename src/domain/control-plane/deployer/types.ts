@@ -1,7 +1,7 @@
 // The control plane hands revisions and deletions to a Deployer, which drives them to a
 // terminal status. The default simulates the phases (simulatedDeployer.ts); the local
-// deployer builds and runs real agent servers (localDeployer.ts); a Kubernetes deployer can
-// implement the same interface.
+// deployer builds and runs real agent servers (localDeployer.ts); the Kubernetes deployer
+// applies rendered manifests to a cluster or podman (../kubernetes/kubeDeployer.ts).
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { BackgroundModule } from '../../../shared/backgroundModule.ts';
 import type { RevisionRecord } from '../records.ts';

@@ -1,0 +1,25 @@
+// Where rendered manifests run: a Kubernetes cluster (clusterTarget.ts, through the official
+// client) or this machine's podman (podmanTarget.ts, `podman kube play`). The deployer does
+// the same with either.
+import type { Manifest } from './renderManifests.ts';
+
+export interface Applied {
+  /** The deployment's agent server's address, as the platform gives it. */
+  url: string;
+}
+
+/** Rolled out (with the server's address) or why not; `pending` while it is still going. */
+export type RolloutState = { state: 'ready'; url: string } | { state: 'pending'; reason: string } | { state: 'failed'; reason: string };
+
+export interface KubeTarget {
+  /** One line for the start log: where deployments run. */
+  describe(): string;
+  /** Applies (or replaces) the deployment's objects; `say` writes to the revision's deploy log. */
+  apply(deploymentId: string, namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void>;
+  /** Where the rollout of the deployment's server is, from the workloads' and pods' own status. */
+  rollout(deploymentId: string, namespace: string): Promise<RolloutState>;
+  /** The server containers' log lines, oldest first. */
+  logs(deploymentId: string, namespace: string): Promise<string[]>;
+  /** Removes every object of the deployment (nothing of it is left afterwards). */
+  remove(deploymentId: string, namespace: string): Promise<void>;
+}

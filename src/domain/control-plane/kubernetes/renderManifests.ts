@@ -1,0 +1,298 @@
+// A revision as Kubernetes manifests, from its deployment's `resource_spec`: the API server
+// (Deployment, HPA, Service), queue workers when `queue_*` is set (the same image in the
+// `queue` role), the secrets (Secret, as environment variables), and a PostgreSQL
+// (StatefulSet with a PVC, Service, Secret) when the deployment needs a database. Pure: the
+// same revision always renders the same manifests; what applies them is the deployer's business.
+import type { Container as SpecContainer, ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
+import type { DeploymentRecord, RevisionRecord } from '../records.ts';
+
+/** A Kubernetes object as applied: apiVersion, kind, metadata with name (and namespace). */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+export interface RenderInput {
+  deployment: Pick<DeploymentRecord, 'id' | 'name' | 'source_config' | 'secrets'>;
+  revision: Pick<RevisionRecord, 'id' | 'source_revision_config'>;
+  /** Namespace when the deployment names none in `listener_config.k8s_namespace`. */
+  defaultNamespace: string;
+  /** Image of the deployment's PostgreSQL. */
+  postgresImage: string;
+  /** Password of the deployment's PostgreSQL (kept by the deployer; never part of the revision). */
+  databasePassword: string;
+}
+
+/** A field of `resource_spec` the renderer will not turn into manifests, and why. */
+export interface RefusedField {
+  field: string;
+  message: string;
+}
+
+export type Rendered = { ok: true; namespace: string; manifests: Manifest[] } | { ok: false; refused: RefusedField[] };
+
+/** The port agentplane's agent server listens on in its image. */
+export const SERVER_PORT = 8000;
+export const DATABASE_PORT = 5432;
+
+const REDIS_FIELDS = ['redis_cpu', 'redis_cpu_limit', 'redis_memory_mb', 'redis_memory_limit_mb'] as const;
+// upstream marks these "do not use"; agentplane has no orchestrator or executor process
+const IGNORED_FIELDS = [
+  'orchestrator_cpu',
+  'orchestrator_cpu_limit',
+  'orchestrator_memory_mb',
+  'orchestrator_memory_limit_mb',
+  'orchestrator_min_scale',
+  'orchestrator_max_scale',
+  'executor_cpu',
+  'executor_cpu_limit',
+  'executor_memory_mb',
+  'executor_memory_limit_mb',
+] as const;
+const QUEUE_FIELDS = ['queue_min_scale', 'queue_max_scale', 'queue_cpu', 'queue_cpu_limit', 'queue_memory_mb', 'queue_memory_limit_mb'] as const;
+const DB_FIELDS = ['db_cpu', 'db_cpu_limit', 'db_memory_mb', 'db_memory_limit_mb', 'db_storage_gi', 'db_max_connections'] as const;
+
+/** Default size of the database's volume when `db_storage_gi` is not set. */
+export const DEFAULT_DB_STORAGE_GI = 10;
+
+/** Names of the objects of one deployment: DNS labels, derived from its id (names may repeat across tenants). */
+export function objectNames(deploymentId: string) {
+  const base = `agentplane-${deploymentId}`;
+  return { server: base, queue: `${base}-queue`, secrets: `${base}-secrets`, database: `${base}-db`, databaseSecret: `${base}-db-auth` };
+}
+
+export function namespaceOf(deployment: RenderInput['deployment'], fallback: string): string {
+  return deployment.source_config.listener_config?.k8s_namespace ?? fallback;
+}
+
+const set = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+
+/** Null means "not set" in the control plane's objects and nothing at all to Kubernetes. */
+export function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNulls) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)])) as T;
+  }
+  return value;
+}
+
+const cpuQuantity = (cores: number) => `${Math.round(cores * 1000)}m`;
+const memoryQuantity = (mb: number) => `${mb}Mi`;
+
+/** Requests and limits of one process: a limit not given is twice its request (upstream's rule). */
+function resources(cpu: number | null | undefined, cpuLimit: number | null | undefined, memory: number | null | undefined, memoryLimit: number | null | undefined) {
+  const requests: Record<string, string> = {};
+  const limits: Record<string, string> = {};
+  if (set(cpu)) requests.cpu = cpuQuantity(cpu);
+  if (set(memory)) requests.memory = memoryQuantity(memory);
+  const cpuMax = cpuLimit ?? (set(cpu) ? cpu * 2 : null);
+  const memoryMax = memoryLimit ?? (set(memory) ? memory * 2 : null);
+  if (set(cpuMax)) limits.cpu = cpuQuantity(cpuMax);
+  if (set(memoryMax)) limits.memory = memoryQuantity(memoryMax);
+  return withoutEmpty({ requests, limits });
+}
+
+function withoutEmpty<T extends Record<string, Record<string, string>>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => Object.keys(v).length > 0)) as Partial<T>;
+}
+
+/** Whether the deployment's replicas need a shared PostgreSQL rather than the embedded store. */
+export function needsDatabase(spec: ResourceSpec): boolean {
+  const replicas = Math.max(spec.min_scale ?? 1, spec.max_scale ?? 1);
+  return replicas > 1 || hasQueue(spec) || DB_FIELDS.some((f) => set(spec[f]));
+}
+
+export const hasQueue = (spec: ResourceSpec) => QUEUE_FIELDS.some((f) => set(spec[f]));
+
+/** Fields the renderer refuses: agentplane runs no Redis (PostgreSQL carries its run events and wake-ups). */
+export function refusedFields(spec: ResourceSpec): RefusedField[] {
+  return REDIS_FIELDS.filter((f) => set(spec[f])).map((field) => ({
+    field,
+    message: `resource_spec.${field} cannot be honoured: agentplane runs no Redis (its run events and wake-ups go through the deployment's PostgreSQL); leave the redis_* fields null.`,
+  }));
+}
+
+export function renderManifests(input: RenderInput): Rendered {
+  const { deployment, revision } = input;
+  const spec: ResourceSpec = deployment.source_config.resource_spec ?? {};
+  const refused = refusedFields(spec);
+  const image = revision.source_revision_config.image_uri;
+  if (!image) refused.push({ field: 'image_uri', message: 'The revision has no source_revision_config.image_uri to run; Kubernetes runs images only.' });
+  if (refused.length > 0 || !image) return { ok: false, refused };
+
+  const namespace = namespaceOf(deployment, input.defaultNamespace);
+  const names = objectNames(deployment.id);
+  const database = needsDatabase(spec);
+  const userLabels = spec.labels ?? {};
+  const ignored = IGNORED_FIELDS.filter((f) => set(spec[f]));
+  const annotations = {
+    ...(spec.annotations ?? {}),
+    // said on the objects, so nobody wonders where those fields went
+    ...(ignored.length ? { 'agentplane.dev/ignored-resource-fields': ignored.join(',') } : {}),
+  };
+  const selectorOf = (component: string) => ({ 'app.kubernetes.io/name': 'agentplane', 'app.kubernetes.io/instance': names.server, 'app.kubernetes.io/component': component });
+  // selectors use only agentplane's labels, so no user label can make two workloads select each other's pods
+  const labelsOf = (component: string) => ({ ...userLabels, ...selectorOf(component), 'agentplane.dev/deployment-id': deployment.id });
+  const metadata = (name: string, component: string) => ({ name, namespace, labels: labelsOf(component), ...(Object.keys(annotations).length ? { annotations } : {}) });
+
+  const manifests: Manifest[] = [];
+  if (deployment.secrets.length > 0) {
+    manifests.push({ apiVersion: 'v1', kind: 'Secret', metadata: metadata(names.secrets, 'server'), type: 'Opaque', stringData: Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value])) });
+  }
+  if (database) manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
+
+  const workload = (role: 'server' | 'queue', name: string, replicas: number, res: ReturnType<typeof resources>): Manifest => {
+    const env: Record<string, unknown>[] = [
+      { name: 'AGENTPLANE_ROLE', value: role },
+      { name: 'HOST', value: '0.0.0.0' },
+      { name: 'PORT', value: String(SERVER_PORT) },
+      { name: 'AGENTPLANE_CONTROL_PLANE', value: 'off' },
+    ];
+    if (database) {
+      env.push({ name: 'AGENTPLANE_DATABASE_PASSWORD', valueFrom: { secretKeyRef: { name: names.databaseSecret, key: 'password' } } });
+      // Kubernetes expands $(VAR) of an earlier variable: the password never sits in the Deployment
+      env.push({ name: 'DATABASE_URL', value: `postgresql://agentplane:$(AGENTPLANE_DATABASE_PASSWORD)@${names.database}:${DATABASE_PORT}/agentplane` });
+    }
+    const main = withoutNulls({
+      name: role,
+      image,
+      ports: [{ name: 'http', containerPort: SERVER_PORT }],
+      env,
+      envFrom: deployment.secrets.length > 0 ? [{ secretRef: { name: names.secrets } }] : undefined,
+      resources: res,
+      volumeMounts: spec.volume_mounts ?? undefined,
+      readinessProbe: { httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5 },
+      livenessProbe: { httpGet: { path: '/ok', port: 'http' }, initialDelaySeconds: 30, periodSeconds: 10 },
+    });
+    const sidecars = (spec.sidecars ?? []).map((c) => container(c));
+    // a sidecar with restartPolicy Always is a native sidecar (an init container that keeps
+    // running, Kubernetes ≥ 1.29); one without runs beside the main container
+    const nativeSidecars = sidecars.filter((c) => c.restartPolicy === 'Always');
+    const plainSidecars = sidecars.filter((c) => c.restartPolicy !== 'Always');
+    const initContainers = [...(spec.init_containers ?? []).map((c) => container(c)), ...nativeSidecars];
+    return {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: metadata(name, role),
+      spec: {
+        replicas,
+        selector: { matchLabels: selectorOf(role) },
+        template: {
+          metadata: { labels: { ...labelsOf(role), 'agentplane.dev/revision-id': revision.id }, ...(Object.keys(annotations).length ? { annotations } : {}) },
+          spec: withoutNulls({
+            serviceAccountName: spec.service_account_name ?? undefined,
+            imagePullSecrets: spec.image_pull_secrets ?? undefined,
+            volumes: spec.volumes ?? undefined,
+            initContainers: initContainers.length ? initContainers : undefined,
+            containers: [main, ...plainSidecars],
+          }),
+        },
+      },
+    };
+  };
+
+  const serverReplicas = spec.min_scale ?? 1;
+  manifests.push(workload('server', names.server, serverReplicas, resources(spec.cpu, spec.cpu_limit, spec.memory_mb, spec.memory_limit_mb)));
+  const serverHpa = autoscaler(names.server, serverReplicas, spec.max_scale, metadata(names.server, 'server'));
+  if (serverHpa) manifests.push(serverHpa);
+  manifests.push({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: metadata(names.server, 'server'),
+    spec: { selector: selectorOf('server'), ports: [{ name: 'http', port: SERVER_PORT, targetPort: 'http' }] },
+  });
+
+  if (hasQueue(spec)) {
+    // queue_* default to the main service's values (upstream's rule); limits to 2x their request
+    const queueCpu = spec.queue_cpu ?? spec.cpu;
+    const queueMemory = spec.queue_memory_mb ?? spec.memory_mb;
+    const queueReplicas = spec.queue_min_scale ?? serverReplicas;
+    manifests.push(workload('queue', names.queue, queueReplicas, resources(queueCpu, spec.queue_cpu_limit, queueMemory, spec.queue_memory_limit_mb)));
+    const queueHpa = autoscaler(names.queue, queueReplicas, spec.queue_max_scale ?? spec.max_scale, metadata(names.queue, 'queue'));
+    if (queueHpa) manifests.push(queueHpa);
+  }
+  return { ok: true, namespace, manifests };
+}
+
+/** An HPA on CPU between the replicas and `max`, when `max` allows more (HPAs cannot scale to zero). */
+function autoscaler(target: string, replicas: number, max: number | null | undefined, metadata: Manifest['metadata']): Manifest | null {
+  if (!set(max) || max <= Math.max(1, replicas)) return null;
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata,
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+      minReplicas: Math.max(1, replicas),
+      maxReplicas: max,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 75 } } }],
+    },
+  };
+}
+
+/** An init container or sidecar exactly as given (every field of the seed's container object). */
+function container(c: SpecContainer): Record<string, unknown> & { restartPolicy?: string } {
+  return withoutNulls({ ...c }) as Record<string, unknown> & { restartPolicy?: string };
+}
+
+function databaseManifests(
+  input: RenderInput,
+  spec: ResourceSpec,
+  names: ReturnType<typeof objectNames>,
+  namespace: string,
+  metadata: (name: string, component: string) => Manifest['metadata'],
+  selector: Record<string, string>,
+): Manifest[] {
+  const args = set(spec.db_max_connections) ? ['-c', `max_connections=${spec.db_max_connections}`] : [];
+  return [
+    { apiVersion: 'v1', kind: 'Secret', metadata: metadata(names.databaseSecret, 'database'), type: 'Opaque', stringData: { password: input.databasePassword } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: metadata(names.database, 'database'),
+      spec: { clusterIP: 'None', selector, ports: [{ name: 'postgres', port: DATABASE_PORT, targetPort: 'postgres' }] },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: metadata(names.database, 'database'),
+      spec: {
+        serviceName: names.database,
+        replicas: 1,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: metadata(names.database, 'database').labels },
+          spec: {
+            containers: [
+              {
+                name: 'postgres',
+                image: input.postgresImage,
+                args: args.length ? args : undefined,
+                ports: [{ name: 'postgres', containerPort: DATABASE_PORT }],
+                env: [
+                  { name: 'POSTGRES_USER', value: 'agentplane' },
+                  { name: 'POSTGRES_DB', value: 'agentplane' },
+                  { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: names.databaseSecret, key: 'password' } } },
+                  // the volume's root holds lost+found on many storage classes; initdb wants an empty directory
+                  { name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' },
+                ],
+                resources: resources(spec.db_cpu, spec.db_cpu_limit, spec.db_memory_mb, spec.db_memory_limit_mb),
+                volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],
+                readinessProbe: { exec: { command: ['pg_isready', '-U', 'agentplane'] }, periodSeconds: 5 },
+              },
+            ].map(withoutNulls),
+          },
+        },
+        volumeClaimTemplates: [
+          {
+            // labelled like the rest, so a delete by the deployment's label finds the claims too
+            metadata: { name: 'data', labels: metadata(names.database, 'database').labels },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${spec.db_storage_gi ?? DEFAULT_DB_STORAGE_GI}Gi` } } },
+          },
+        ],
+      },
+    },
+  ];
+}

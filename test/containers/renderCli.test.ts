@@ -1,0 +1,49 @@
+// agentplane render: the manifests of an image and a resource_spec file as YAML documents,
+// the same the kubernetes deployer applies; what cannot be rendered exits 1 naming the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import YAML from 'yaml';
+import { ROOT, tempDir } from '../support/server.ts';
+import { fullResourceSpec } from './fullResourceSpec.ts';
+
+function render(args: string[]) {
+  return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'render', ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+
+test('render prints the validated manifests of a full resource_spec as YAML documents', { timeout: 90_000 }, () => {
+  const file = path.join(tempDir('agentplane-render-'), 'spec.json');
+  fs.writeFileSync(file, JSON.stringify(fullResourceSpec('tools:1')));
+  const result = render(['--image', 'registry.example/agent:2', '--resource-spec', file, '--namespace', 'agents', '--id', 'demo', '--secret', 'OPENAI_API_KEY=sk-1']);
+  assert.equal(result.status, 0, result.stderr);
+  const docs = YAML.parseAllDocuments(result.stdout).map((d) => d.toJSON());
+  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`), [
+    'Secret/agentplane-demo-secrets',
+    'Secret/agentplane-demo-db-auth',
+    'Service/agentplane-demo-db',
+    'StatefulSet/agentplane-demo-db',
+    'Deployment/agentplane-demo',
+    'HorizontalPodAutoscaler/agentplane-demo',
+    'Service/agentplane-demo',
+    'Deployment/agentplane-demo-queue',
+    'HorizontalPodAutoscaler/agentplane-demo-queue',
+  ]);
+  assert.ok(docs.every((d) => d.metadata.namespace === 'agents'));
+  assert.equal(docs[4].spec.template.spec.containers[0].image, 'registry.example/agent:2');
+  assert.deepEqual(docs[0].stringData, { OPENAI_API_KEY: 'sk-1' });
+});
+
+test('render refuses a redis_* field and a value Kubernetes would refuse, exit 1, nothing on stdout', { timeout: 90_000 }, () => {
+  const dir = tempDir('agentplane-render-');
+  fs.writeFileSync(path.join(dir, 'redis.json'), JSON.stringify({ redis_memory_mb: 128 }));
+  const redis = render(['--image', 'a:1', '--resource-spec', path.join(dir, 'redis.json')]);
+  assert.equal(redis.status, 1);
+  assert.equal(redis.stdout, '');
+  assert.match(redis.stderr, /resource_spec\.redis_memory_mb cannot be honoured/);
+  fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ init_containers: [{ name: 'x', image: 'x:1', resources: { limits: { cpu: 'lots' } } }] }));
+  const bad = render(['--image', 'a:1', '--resource-spec', path.join(dir, 'bad.json')]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /Deployment\/agentplane-local: .*initContainers\/0\/resources\/limits\/cpu/);
+});

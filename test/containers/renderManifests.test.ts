@@ -1,0 +1,152 @@
+// The renderer: every field of every resource_spec group lands where it should in the
+// manifests, the manifests pass the Kubernetes schemas, and what cannot be honoured is refused
+// naming the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { renderManifests, withoutNulls, type Manifest, type RenderInput } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { validateManifests } from '../../src/domain/control-plane/kubernetes/validateManifests.ts';
+import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
+import { fullResourceSpec } from './fullResourceSpec.ts';
+
+const IMAGE = 'registry.example/agent:1.0';
+
+function input(spec: ResourceSpec | null, extra: Partial<RenderInput['deployment']['source_config']> = {}): RenderInput {
+  return {
+    deployment: {
+      id: randomUUID(),
+      name: 'kube-agent',
+      secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-secret' }],
+      source_config: { resource_spec: spec, listener_config: { k8s_namespace: 'agents' }, ...extra } as RenderInput['deployment']['source_config'],
+    },
+    revision: { id: randomUUID(), source_revision_config: { image_uri: IMAGE } as RenderInput['revision']['source_revision_config'] },
+    defaultNamespace: 'default',
+    postgresImage: 'postgres:16',
+    databasePassword: 'pw-0123',
+  };
+}
+
+function rendered(spec: ResourceSpec | null, extra = {}) {
+  const result = renderManifests(input(spec, extra));
+  assert.ok(result.ok, JSON.stringify(result));
+  return result;
+}
+
+const find = (manifests: Manifest[], kind: string, nameEnd: string) => {
+  const found = manifests.find((m) => m.kind === kind && m.metadata.name.endsWith(nameEnd));
+  assert.ok(found, `${kind} *${nameEnd} in ${manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
+  return found as Manifest & { spec: any; stringData?: Record<string, string> };
+};
+
+test('every group of a full resource_spec lands in the manifests, and they pass the Kubernetes schemas', () => {
+  const spec = fullResourceSpec('registry.example/tools:1');
+  const { manifests, namespace } = rendered(spec);
+  assert.equal(namespace, 'agents');
+  assert.deepEqual(validateManifests(manifests), []);
+  for (const m of manifests) {
+    assert.equal(m.metadata.namespace, 'agents', `${m.kind} namespace`);
+    assert.equal(m.metadata.labels?.team, 'agents', `${m.kind} labels`);
+    assert.equal(m.metadata.labels?.tier, 'test');
+    assert.equal(m.metadata.annotations?.['example.com/owner'], 'kube-test', `${m.kind} annotations`);
+  }
+
+  // main service: replicas, HPA, requests/limits, pod extras
+  const serverName = find(manifests, 'Deployment', '').metadata.name;
+  const server = find(manifests, 'Deployment', '').spec;
+  assert.equal(server.replicas, 1);
+  const pod = server.template.spec;
+  assert.equal(server.template.metadata.labels.team, 'agents');
+  assert.equal(server.template.metadata.annotations['example.com/owner'], 'kube-test');
+  assert.equal(pod.serviceAccountName, 'agent-runner');
+  assert.deepEqual(pod.imagePullSecrets, [{ name: 'local-registry' }]);
+  assert.deepEqual(pod.volumes, spec.volumes);
+  const main = pod.containers[0];
+  assert.equal(main.image, IMAGE);
+  assert.deepEqual(main.resources, { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '128Mi' } });
+  assert.deepEqual(main.volumeMounts, withoutNulls(spec.volume_mounts));
+  assert.deepEqual(main.envFrom, [{ secretRef: { name: find(manifests, 'Secret', '-secrets').metadata.name } }]);
+  assert.equal(main.env.find((e: any) => e.name === 'AGENTPLANE_ROLE').value, 'server');
+  assert.match(main.env.find((e: any) => e.name === 'DATABASE_URL').value, /^postgresql:\/\/agentplane:\$\(AGENTPLANE_DATABASE_PASSWORD\)@agentplane-.*-db:5432\/agentplane$/);
+  // init containers and sidecars exactly as given (every container field of the seed)
+  assert.deepEqual(pod.initContainers, withoutNulls(spec.init_containers));
+  assert.deepEqual(pod.containers.slice(1), withoutNulls(spec.sidecars));
+  const serverHpa = manifests.find((m) => m.kind === 'HorizontalPodAutoscaler' && m.metadata.name === serverName) as any;
+  assert.deepEqual([serverHpa.spec.minReplicas, serverHpa.spec.maxReplicas, serverHpa.spec.scaleTargetRef.kind], [1, 3, 'Deployment']);
+
+  // queue workers: the same image in the queue role, with the queue_* fields
+  const queue = find(manifests, 'Deployment', '-queue').spec;
+  assert.equal(queue.replicas, 1);
+  const worker = queue.template.spec.containers[0];
+  assert.equal(worker.env.find((e: any) => e.name === 'AGENTPLANE_ROLE').value, 'queue');
+  assert.deepEqual(worker.resources, { requests: { cpu: '200m', memory: '48Mi' }, limits: { cpu: '400m', memory: '96Mi' } });
+  const queueHpa = find(manifests, 'HorizontalPodAutoscaler', '-queue').spec;
+  assert.deepEqual([queueHpa.minReplicas, queueHpa.maxReplicas], [1, 4]);
+
+  // the deployment's secrets, as environment variables
+  assert.deepEqual(find(manifests, 'Secret', '-secrets').stringData, { OPENAI_API_KEY: 'sk-secret' });
+
+  // database: StatefulSet with a PVC of db_storage_gi, max_connections, db_* resources
+  const db = find(manifests, 'StatefulSet', '-db').spec;
+  assert.equal(db.volumeClaimTemplates[0].spec.resources.requests.storage, '7Gi');
+  const postgres = db.template.spec.containers[0];
+  assert.deepEqual(postgres.args, ['-c', 'max_connections=150']);
+  assert.deepEqual(postgres.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '1000m', memory: '512Mi' } });
+  assert.deepEqual(find(manifests, 'Secret', '-db-auth').stringData, { password: 'pw-0123' });
+  assert.equal(find(manifests, 'Service', '-db').spec.clusterIP, 'None');
+  assert.equal((manifests.find((m) => m.kind === 'Service' && m.metadata.name === serverName) as any).spec.ports[0].port, 8000);
+
+  // orchestrator and executor: no such process in agentplane; said on the objects
+  assert.match(server.template.metadata.annotations['agentplane.dev/ignored-resource-fields'], /^orchestrator_cpu,.*executor_memory_limit_mb$/);
+});
+
+test('limits default to twice their request; queue fields default to the main service; one replica needs no database', () => {
+  const { manifests } = rendered({ cpu: 1, memory_mb: 512 });
+  const main = find(manifests, 'Deployment', '').spec.template.spec.containers[0];
+  assert.deepEqual(main.resources, { requests: { cpu: '1000m', memory: '512Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } });
+  assert.equal(manifests.some((m) => m.kind === 'StatefulSet' || m.kind === 'HorizontalPodAutoscaler' || m.metadata.name.endsWith('-queue')), false);
+  assert.equal(main.env.some((e: any) => e.name === 'DATABASE_URL'), false);
+
+  const queued = rendered({ cpu: 1, memory_mb: 512, min_scale: 2, queue_max_scale: 5 }).manifests;
+  const worker = find(queued, 'Deployment', '-queue').spec;
+  assert.equal(worker.replicas, 2);
+  assert.deepEqual(worker.template.spec.containers[0].resources, main.resources);
+  assert.ok(queued.some((m) => m.kind === 'StatefulSet'), 'queue workers share a database with the server');
+  assert.equal(find(queued, 'StatefulSet', '-db').spec.volumeClaimTemplates[0].spec.resources.requests.storage, '10Gi');
+});
+
+test('a sidecar with restartPolicy Always is a native sidecar (an init container that keeps running)', () => {
+  const { manifests } = rendered({ sidecars: [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }] });
+  const pod = find(manifests, 'Deployment', '').spec.template.spec;
+  assert.deepEqual(pod.initContainers, [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }]);
+  assert.equal(pod.containers.length, 1);
+  assert.deepEqual(validateManifests(manifests), []);
+});
+
+test('no namespace in listener_config: the configured default', () => {
+  assert.equal(rendered({}, { listener_config: null }).namespace, 'default');
+});
+
+test('redis_* fields are refused, each named; a revision without an image cannot be rendered', () => {
+  const result = renderManifests(input({ redis_cpu: 0.5, redis_memory_mb: 256 }));
+  assert.equal(result.ok, false);
+  assert.deepEqual(
+    !result.ok && result.refused.map((r) => r.field),
+    ['redis_cpu', 'redis_memory_mb'],
+  );
+  assert.match(!result.ok ? result.refused[0].message : '', /resource_spec\.redis_cpu .*no Redis/);
+  const noImage = input({});
+  noImage.revision.source_revision_config = { image_uri: null } as never;
+  const refused = renderManifests(noImage);
+  assert.deepEqual(!refused.ok && refused.refused.map((r) => r.field), ['image_uri']);
+});
+
+test('validation names the object and the field of a value Kubernetes would refuse', () => {
+  const spec = fullResourceSpec('registry.example/tools:1');
+  spec.init_containers![0].resources = { limits: { cpu: 'lots' } };
+  spec.volumes![0] = { name: 'shared', emptyDir: { sizeLimit: ['not', 'a', 'quantity'] } };
+  const problems = validateManifests(rendered(spec).manifests);
+  const server = problems.find((p) => p.object.startsWith('Deployment/') && !p.object.endsWith('-queue'));
+  assert.ok(server, JSON.stringify(problems));
+  assert.match(server.message, /spec\/template\/spec\/initContainers\/0\/resources\/limits\/cpu/);
+  assert.match(server.message, /spec\/template\/spec\/volumes\/0\/emptyDir\/sizeLimit/);
+});

@@ -1,0 +1,93 @@
+// Container images for tests on a machine with no registry: a root filesystem made of this
+// host's node binary, the shared libraries `ldd` lists for it and a few scripts, imported
+// with `podman import`. Enough for an init container, an HTTP server and a sidecar.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CONTAINERS_CONF = fileURLToPath(new URL('../../../config/containers.conf', import.meta.url));
+
+/** podman with the project's containers.conf (cgroupfs, runc: what works on this kernel). */
+export function podman(args: string[], input?: string): string {
+  return execFileSync('podman', args, { encoding: 'utf8', input, env: { ...process.env, CONTAINERS_CONF }, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+export function podmanAvailable(): boolean {
+  try {
+    podman(['info', '--format', '{{.Host.OCIRuntime.Name}}']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The scripts the image carries, each run as `node /app/<name>.js`. */
+const SCRIPTS: Record<string, string> = {
+  // init container: leaves a file in the shared volume, then exits
+  'init.js': `require('fs').writeFileSync(process.env.OUT_FILE, process.env.GREETING + '\\n'); console.log('init wrote', process.env.OUT_FILE);`,
+  // sidecar: keeps writing a heartbeat into the shared volume while it runs
+  'sidecar.js': `const fs = require('fs'); const beat = () => fs.writeFileSync(process.env.BEAT_FILE, new Date().toISOString() + '\\n'); beat(); setInterval(beat, 1000); console.log('sidecar running'); process.on('SIGTERM', () => process.exit(0));`,
+  // main container: answers /ok as an agent server does and serves files of the shared volume
+  'main.js': `
+const http = require('http'); const fs = require('fs'); const path = require('path');
+const dir = process.env.SHARED_DIR || '/shared';
+http.createServer((req, res) => {
+  if (req.url === '/ok') { res.setHeader('content-type', 'application/json'); return res.end(JSON.stringify({ ok: true, role: process.env.AGENTPLANE_ROLE || 'server' })); }
+  if (req.url.startsWith('/env/')) return res.end(process.env[req.url.slice(5)] ?? '');
+  if (req.url.startsWith('/files/')) {
+    try { return res.end(fs.readFileSync(path.join(dir, path.basename(req.url)))); } catch { res.statusCode = 404; return res.end('missing'); }
+  }
+  res.statusCode = 404; res.end();
+}).listen(Number(process.env.PORT || 8000), '0.0.0.0', () => console.log(JSON.stringify({ level: 30, time: Date.now(), msg: 'test server listening' })));
+process.on('SIGTERM', () => process.exit(0));
+`,
+};
+
+function sharedLibraries(binary: string): string[] {
+  const out = execFileSync('ldd', [binary], { encoding: 'utf8' });
+  return [...out.matchAll(/(\/\S+) \(0x/g)].map((m) => m[1]);
+}
+
+/**
+ * Builds `localhost/agentplane-test-node:<tag>`: node, its libraries, /app scripts, /tmp. Its
+ * default command runs the main server. Returns the image reference.
+ */
+export function buildNodeImage(tag: string): string {
+  const ref = `localhost/agentplane-test-node:${tag}`;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-rootfs-'));
+  try {
+    const put = (from: string, to = from) => {
+      const target = path.join(root, to);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.copyFileSync(fs.realpathSync(from), target);
+      fs.chmodSync(target, 0o755);
+    };
+    put(process.execPath, '/usr/bin/node');
+    for (const lib of sharedLibraries(process.execPath)) put(lib);
+    for (const [name, text] of Object.entries(SCRIPTS)) {
+      fs.mkdirSync(path.join(root, 'app'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'app', name), text);
+    }
+    for (const dir of ['tmp', 'shared', 'etc']) fs.mkdirSync(path.join(root, dir), { recursive: true, mode: 0o1777 });
+    const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
+    execFileSync('podman', ['import', '--change', 'CMD ["/usr/bin/node", "/app/main.js"]', '--change', 'ENV PATH=/usr/bin', '-', ref], {
+      input: tar,
+      env: { ...process.env, CONTAINERS_CONF },
+      stdio: ['pipe', 'ignore', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return ref;
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export function removeImage(ref: string): void {
+  try {
+    podman(['rmi', '--force', ref]);
+  } catch {
+    // already gone
+  }
+}
