@@ -5,6 +5,8 @@ import { PgStore } from '../../runtime/store/pgStore.ts';
 import { PgCoordination } from '../../runtime/store/pgCoordination.ts';
 import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
 import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
+import { RunBroker } from '../../domain/agent/broker.ts';
+import { InProcessRunClaims } from '../../backends/embedded/runClaims.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
@@ -80,7 +82,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
-    sharing: await runSharing(deps),
+    runBackend: await runBackend(deps),
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
@@ -169,16 +171,16 @@ function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundMod
 
 /**
  * Replicas on one PostgreSQL database share the run queue and the run event logs through
- * it; the embedded store keeps both in process.
+ * it; the embedded store keeps both in process. (The composition's choice; moves to src/compose/.)
  */
-async function runSharing({ store, coordination, config, log }: AppFactoryDeps): Promise<AgentDomainOptions['sharing']> {
-  if (!(store instanceof PgStore) || !(coordination instanceof PgCoordination)) return undefined;
+async function runBackend({ store, coordination, config, log }: AppFactoryDeps): Promise<AgentDomainOptions['runBackend']> {
+  if (!(store instanceof PgStore) || !(coordination instanceof PgCoordination)) return { events: new RunBroker(), claims: (runs) => new InProcessRunClaims(runs), leaseMs: config.runLeaseMs };
   // claims are only taken once the others can see this replica alive
   await coordination.ready();
   const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
   return {
     events: new PgRunEvents(store, coordination, warn),
-    claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
+    claims: (runs) => new PgRunClaims({ store, coordination, runs: runs.name, leaseMs: config.runLeaseMs }),
     leaseMs: config.runLeaseMs,
   };
 }
