@@ -125,8 +125,8 @@ export class PgRunEvents implements RunEventLog {
   }
 
   async end(runId: string): Promise<void> {
+    // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
-    this.results.delete(runId);
     if (this.counters.has(runId)) {
       // the run executed here: its events are appended in order, `end` last (the memory
       // log adds its own `end`)
@@ -154,6 +154,7 @@ export class PgRunEvents implements RunEventLog {
       );
     }
     await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [runId, result === undefined ? null : JSON.stringify(result)]);
+    this.results.delete(runId);
     // readers elsewhere look again every RECHECK_MS: a wake-up lost to the database going away delays them only
     await this.coordination.notify(EVENTS_CHANNEL, runId).catch((error) => this.onError('could not announce the end of a run', error));
   }
