@@ -66,6 +66,9 @@ describe('run queue across a crash', () => {
     const stream = await fetch(`${second.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`).then((res) => res.text());
     assert.match(stream, /"attempt":2/);
     assert.doesNotMatch(stream, /event: error/);
+    // attempt 2 continues from the run's own checkpoints: its input is not added a second time
+    const state = await again.threads.getState(thread.thread_id);
+    assert.deepEqual((state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`), ['human:hi', 'ai:hi']);
     await second.kill('SIGTERM');
   });
 });

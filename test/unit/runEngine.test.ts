@@ -14,6 +14,8 @@ import type { RunExecutor } from '../../src/domain/agent/runContext.ts';
 import { RunLifecycle } from '../../src/domain/agent/runLifecycle.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
 import { openJournalStore } from '../../src/runtime/store/journalStore.ts';
+import type { Collection } from '../../src/runtime/store/types.ts';
+import type { RunClaims } from '../../src/domain/ports/runClaims.ts';
 
 const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
 const done = { values: {}, next: [], interrupts: {}, ops: [] };
@@ -27,7 +29,7 @@ function recordingLog(lines: { msg: string; fields?: Record<string, unknown> }[]
 /** Resolves once `signal` aborts, rejecting as an aborted graph does. */
 const untilAborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
 
-async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: number; broker?: RunBroker } = {}) {
+async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>) => RunClaims; leaseMs?: number } = {}) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
@@ -38,8 +40,8 @@ async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: numbe
     runs,
     threads,
     broker,
-    claims: new InProcessRunClaims(runs),
-    leaseMs: 30_000,
+    claims: options.claims?.(runs) ?? new InProcessRunClaims(runs),
+    leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(store),
     checkpointer: new StoreCheckpointer(store),
     execute,
@@ -139,5 +141,35 @@ describe('run engine (in process)', () => {
       [1, 2],
     );
     assert.ok(!events.some((ev) => ev.event === 'error'), 'the client is not told of an error');
+  });
+
+  it('does not renew a claim still being taken (a database has not committed it yet), so the run is not thought lost', async () => {
+    /** Claims that become visible to renewals only a renewal after they are taken, as an uncommitted row. */
+    class CommittedLater extends InProcessRunClaims {
+      private readonly committed = new Set<string>();
+      private renewed!: () => void;
+      private readonly renewedOnce = new Promise<void>((resolve) => (this.renewed = resolve));
+      override async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+        const run = await super.claim(start);
+        if (run) {
+          await this.renewedOnce;
+          this.committed.add(run.run_id);
+        }
+        return run;
+      }
+      override async renew(held: string[]) {
+        this.renewed();
+        return { lost: held.filter((runId) => !this.committed.has(runId)), cancels: [] };
+      }
+    }
+    const e = await engine(async () => done, { claims: (runs) => new CommittedLater(runs), leaseMs: 300 });
+    stops.push(() => e.lifecycle.stop());
+    const run = await e.enqueue('t1');
+    // a timer that holds the process: the engine's own timers do not
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([e.broker.ended(run.run_id), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the run never ended')), 10_000)))]);
+    clearTimeout(timer);
+    assert.equal((await e.runs.get(run.run_id))?.status, 'success');
+    assert.ok(!e.lines.some((l) => l.msg.startsWith('another replica took over this run')));
   });
 });

@@ -58,7 +58,7 @@ export class InProcessRunClaims implements RunClaims {
     return due;
   }
 
-  async renew(): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
+  async renew(_held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
     // no other server can take a claim over, and cancels arrive at once (requestCancel)
     return { lost: [], cancels: [] };
   }

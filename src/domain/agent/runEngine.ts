@@ -57,6 +57,8 @@ export interface EngineDeps {
 interface InFlight {
   controller: AbortController;
   stop: StopReason | null;
+  /** False while its claim is being taken: not yet visible to renewals, so not to be renewed. */
+  claimed: boolean;
 }
 
 /** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
@@ -220,7 +222,9 @@ export class RunEngine {
   }
 
   private async renew(): Promise<void> {
-    const { lost, cancels } = await this.deps.claims.renew([...this.inFlight.keys()]);
+    // a claim still being taken is not the database's yet: renewing it would find it lost
+    const held = [...this.inFlight].filter(([, running]) => running.claimed).map(([runId]) => runId);
+    const { lost, cancels } = await this.deps.claims.renew(held);
     for (const runId of lost) {
       this.deps.log.warn('another replica took over this run (this one was thought gone); stopping it here', { run_id: runId });
       this.stopLocal(runId, 'lost');
@@ -250,7 +254,7 @@ export class RunEngine {
           .claim((pending) => {
             // in flight from the moment the claim exists, so a cancel finds it
             claimed = pending.run_id;
-            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null });
+            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, claimed: false });
             return { ...pending, status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() };
           })
           .catch((err: unknown) => {
@@ -258,7 +262,9 @@ export class RunEngine {
             throw err;
           });
         if (!run) break;
-        const task: Promise<void> = this.execute(run, this.inFlight.get(run.run_id)!)
+        const running = this.inFlight.get(run.run_id)!;
+        running.claimed = true;
+        const task: Promise<void> = this.execute(run, running)
           .catch((err) => this.deps.log.error('run failed outside the graph', { run_id: run.run_id, err }))
           .finally(() => {
             this.active.delete(task);
