@@ -4,6 +4,8 @@
 import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
 import type { Store } from '../domain/ports/store.ts';
+import { RunBroker } from '../domain/agent/broker.ts';
+import { InProcessRunClaims } from '../backends/embedded/runClaims.ts';
 import { LocalCoordination } from '../backends/embedded/localCoordination.ts';
 import { openJournalStore } from '../backends/embedded/journalStore.ts';
 import { PgCoordination } from '../backends/postgres/pgCoordination.ts';
@@ -19,16 +21,20 @@ export interface Backend extends ServerStorage {
   readonly store: Store;
   readonly coordination: Coordination;
   /**
-   * The run queue and event logs the replicas share; undefined on the embedded store, where
-   * the agent domain keeps both in process. Called once, when the agent server is built.
+   * The run claims and event logs: shared by the replicas through PostgreSQL, or kept in
+   * process on the embedded store. Called once, when the agent server is built.
    */
-  runSharing(): Promise<AgentDomainOptions['sharing']>;
+  runBackend(): Promise<AgentDomainOptions['runBackend']>;
 }
 
 export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
-  return backend('embedded', store, new LocalCoordination(), async () => undefined);
+  return backend('embedded', store, new LocalCoordination(), async () => ({
+    events: new RunBroker(),
+    claims: (runs) => new InProcessRunClaims(runs),
+    leaseMs: config.runLeaseMs,
+  }));
 }
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
@@ -41,19 +47,19 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
     return {
       events: new PgRunEvents(store, coordination, warn),
-      claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
+      claims: (runs) => new PgRunClaims({ store, coordination, runs: runs.name, leaseMs: config.runLeaseMs }),
       leaseMs: config.runLeaseMs,
     };
   });
 }
 
-function backend(kind: Backend['kind'], store: Store, coordination: Coordination, runSharing: Backend['runSharing']): Backend {
+function backend(kind: Backend['kind'], store: Store, coordination: Coordination, runBackend: Backend['runBackend']): Backend {
   return {
     kind,
     store,
     coordination,
     replicaId: coordination.shared ? coordination.replicaId : undefined,
-    runSharing,
+    runBackend,
     recordCounts: () => Promise.all(store.collectionNames().map(async (collection) => ({ collection, count: await store.collection(collection).count() }))),
     async close() {
       await coordination.close();

@@ -10,8 +10,8 @@ export interface AppFactoryDeps extends ServerDeps {
   store: Store;
   /** Locks, singleton leases and wake-ups shared with the other replicas on the store. */
   coordination: Coordination;
-  /** The run queue and event logs shared with the other replicas; undefined keeps both in process. */
-  runSharing?: AgentDomainOptions['sharing'];
+  /** The run claims and event logs: through PostgreSQL shared with the other replicas, else in process. */
+  runBackend: AgentDomainOptions['runBackend'];
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

@@ -1,7 +1,10 @@
 // Queued runs survive kill -9: after a restart on the same data dir they all complete, in
-// the order they were created; the run in flight at the crash is started again.
+// the order they were created; the run in flight at the crash is started again. A graceful
+// stop (SIGTERM) interrupts the run in flight too: it starts again as the next attempt.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { FIXTURE_CONFIG } from './fixtures/project.ts';
@@ -36,6 +39,36 @@ describe('run queue across a crash', () => {
     const transcript = (state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`);
     assert.deepEqual(transcript, Array.from({ length: 6 }, (_, i) => [`human:m${i}`, `ai:m${i}`]).flat());
     assert.match(second.output(), /starting it again/);
+    await second.kill('SIGTERM');
+  });
+
+  it('starts the run in flight at a graceful stop (SIGTERM) again as attempt 2 after the restart', async () => {
+    const dataDir = tempDir();
+    const release = path.join(tempDir(), 'release');
+    const args = ['--data', dataDir, '--config', FIXTURE_CONFIG];
+    const first = await spawnServer(args);
+    servers.push(first);
+    const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    // `steps` waits for the release file in its second step, honouring its abort signal
+    const run = await client.runs.create(thread.thread_id, 'steps', { input: { messages: [{ role: 'user', content: 'hi' }] }, config: { configurable: { release_file: release } } });
+    for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) if (chunk.event === 'metadata') break;
+    assert.equal(await first.kill('SIGTERM'), 0, 'SIGTERM exits cleanly');
+    // the platform, not the graph, cut the run short: a new attempt, told before the exit
+    assert.match(first.output(), new RegExp(`"the platform interrupted the run; starting it again"[^\n]*"run_id":"${run.run_id}"[^\n]*"attempt":2`));
+
+    fs.writeFileSync(release, '');
+    const second = await spawnServer(args);
+    servers.push(second);
+    const again = new Client({ apiUrl: second.url, callerOptions: { maxRetries: 0 } });
+    await again.runs.join(thread.thread_id, run.run_id);
+    assert.equal((await again.runs.get(thread.thread_id, run.run_id)).status, 'success');
+    const stream = await fetch(`${second.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`).then((res) => res.text());
+    assert.match(stream, /"attempt":2/);
+    assert.doesNotMatch(stream, /event: error/);
+    // attempt 2 continues from the run's own checkpoints: its input is not added a second time
+    const state = await again.threads.getState(thread.thread_id);
+    assert.deepEqual((state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`), ['human:hi', 'ai:hi']);
     await second.kill('SIGTERM');
   });
 });

@@ -38,16 +38,16 @@ test('claims: receipt order per thread, one running run per thread, after_second
 
     // r1 ends and its claim goes: r2 is next, on whichever replica asks
     await runs.put('r1', { ...(await runs.get('r1'))!, status: 'success' });
-    await claimsA.release('r1');
+    await claimsA.release({ run_id: 'r1' } as RunRecord);
     assert.equal((await claimsB.claim(start))?.run_id, 'r2');
     assert.deepEqual(await claimsB.renew(['r2']), { lost: [], cancels: [] });
     await claimsA.requestCancel('r2', 'interrupt');
     assert.deepEqual((await claimsB.renew(['r2'])).cancels, [{ runId: 'r2', action: 'interrupt' }]);
 
     // B is gone (its session ends): A takes r2 over as attempt 2; nothing of A's is taken
-    assert.deepEqual(await claimsA.takeOverAbandoned((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 })), []);
+    assert.deepEqual((await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }))).abandoned, []);
     await b.close();
-    const taken = await claimsA.takeOverAbandoned((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
+    const { abandoned: taken } = await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
     assert.deepEqual(taken.map((r) => [r.run_id, r.status, r.attempt]), [['r2', 'pending', 2]]);
     assert.equal((await claimsA.claim(start))?.run_id, 'r2');
     assert.deepEqual((await claimsB.renew(['r2'])).lost, ['r2'], 'the gone replica would learn its claim was taken');

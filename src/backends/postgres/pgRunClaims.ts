@@ -7,7 +7,7 @@
 // exactly when it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
 import pg from 'pg';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { Abandoned, RunClaims } from '../../domain/agent/runSharing.ts';
+import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
 import type { PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
 
@@ -82,8 +82,14 @@ export class PgRunClaims implements RunClaims {
     };
   }
 
-  async release(runId: string): Promise<void> {
-    await this.store.query('DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2', [runId, this.coordination.replicaId]);
+  async queued(): Promise<void> {
+    // the record is the queue entry: every replica (this one too) hears it may look
+    await this.announce();
+  }
+
+  async release(run: RunRecord): Promise<void> {
+    // a run pending again is the queue's already: its claim going is what lets it be taken
+    await this.store.query('DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2', [run.run_id, this.coordination.replicaId]);
     await this.announce();
   }
 
@@ -93,7 +99,7 @@ export class PgRunClaims implements RunClaims {
     await this.coordination.notify(CANCEL_CHANNEL, JSON.stringify({ runId, action }));
   }
 
-  async takeOverAbandoned(abandoned: Abandoned): Promise<RunRecord[]> {
+  async recover(abandoned: Abandoned): Promise<Recovered> {
     // a replica is gone when its liveness lock is free: its session ended (kill -9, lost host);
     // unless the database itself restarted lately, which ended every session (see livenessTrusted)
     const { rows } = await this.store.query<{ run_id: string; replica: string }>(
@@ -118,7 +124,8 @@ export class PgRunClaims implements RunClaims {
       if (run) changed.push(run);
     }
     if (rows.length) await this.announce();
-    return changed;
+    // pending runs are in the shared queue (the records) already, their logs in the database
+    return { abandoned: changed, queued: [] };
   }
 
   onClaimable(wake: () => void): () => void {
@@ -133,7 +140,7 @@ export class PgRunClaims implements RunClaims {
     });
   }
 
-  async announce(): Promise<void> {
+  private async announce(): Promise<void> {
     await this.coordination.notify(CLAIMABLE_CHANNEL, '');
   }
 

@@ -5,7 +5,7 @@
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runEvent.ts';
-import type { RunEvents } from '../../domain/agent/runSharing.ts';
+import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { RunBroker } from '../../domain/agent/broker.ts';
 import type { PgStore } from './pgStore.ts';
 import type { PgCoordination } from './pgCoordination.ts';
@@ -23,9 +23,18 @@ interface Pending {
   rows: { n: number; event: string; data: string }[];
   /** Appends of this run so far, in order. */
   written: Promise<void>;
+  /** Why a batch could not be stored after every try; `end` reports it (the `end` row itself may be in it). */
+  failed?: unknown;
 }
 
-export class PgRunEvents implements RunEvents {
+export interface PgRunEventsOptions {
+  /** Tries per batch of events before the run is told its events are lost (see begin). */
+  writeAttempts?: number;
+  /** Wait before the second try; doubling, up to 5 s. */
+  retryMs?: number;
+}
+
+export class PgRunEvents implements RunEventLog {
   private readonly local = new RunBroker();
   /** Next event number per run executing here. */
   private readonly counters = new Map<string, number>();
@@ -35,12 +44,15 @@ export class PgRunEvents implements RunEvents {
   private readonly threadWaiters = new Map<string, Set<() => void>>();
   /** Runs executing here whose log began elsewhere (a retry): no memory log, whose ids would differ. */
   private readonly continued = new Set<string>();
+  /** Told, per run executing here, that a batch of its events could not be stored. */
+  private readonly losers = new Map<string, (error: unknown) => void>();
   private lastCleanup = 0;
 
   constructor(
     private readonly store: PgStore,
     private readonly coordination: PgCoordination,
     private readonly onError: (message: string, error: unknown) => void = () => {},
+    private readonly options: PgRunEventsOptions = {},
   ) {
     // for the server's lifetime: the coordination drops its listeners when it closes
     coordination.listen(EVENTS_CHANNEL, (runId) => this.wake(this.runWaiters, runId));
@@ -60,7 +72,7 @@ export class PgRunEvents implements RunEvents {
   }
 
   async has(runId: string): Promise<boolean> {
-    if (this.local.hasLocal(runId)) return true;
+    if (await this.local.has(runId)) return true;
     const { rowCount } = await this.store.query('SELECT 1 FROM agentplane_run_logs WHERE run_id = $1', [runId]);
     return (rowCount ?? 0) > 0;
   }
@@ -70,12 +82,13 @@ export class PgRunEvents implements RunEvents {
     return rows[0]?.owner;
   }
 
-  async begin(runId: string): Promise<void> {
+  async begin(runId: string, lost: (error: unknown) => void): Promise<void> {
+    this.losers.set(runId, lost);
     const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
     const next = Number(rows[0].next);
     this.counters.set(runId, next);
     if (next > 0) this.continued.add(runId);
-    else this.local.openLocal(runId, '');
+    else await this.local.open(runId, '');
   }
 
   publish(runId: string, event: string, data: unknown): void {
@@ -105,24 +118,32 @@ export class PgRunEvents implements RunEvents {
   }
 
   async result(runId: string): Promise<unknown> {
-    const local = this.local.resultLocal(runId);
+    const local = await this.local.result(runId);
     if (local !== undefined) return local;
     const { rows } = await this.store.query<{ result: unknown }>('SELECT result FROM agentplane_run_logs WHERE run_id = $1', [runId]);
     return rows[0]?.result ?? undefined;
   }
 
   async end(runId: string): Promise<void> {
+    // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
-    this.results.delete(runId);
     if (this.counters.has(runId)) {
       // the run executed here: its events are appended in order, `end` last (the memory
       // log adds its own `end`)
       this.append(runId, 'end', null);
-      await this.pending.get(runId)?.written;
+      const pending = this.pending.get(runId);
+      await pending?.written;
+      if (pending?.failed !== undefined) {
+        // not silently: the caller tries `end` again (a fresh `end` row), and readers wait meanwhile
+        const failed = pending.failed;
+        pending.failed = undefined;
+        throw failed;
+      }
       this.pending.delete(runId);
+      this.losers.delete(runId);
       this.counters.delete(runId);
       this.continued.delete(runId);
-      this.local.endLocal(runId);
+      await this.local.end(runId);
     } else {
       // a run that never started (cancelled while pending), ended from any replica
       await this.store.query(
@@ -133,6 +154,7 @@ export class PgRunEvents implements RunEvents {
       );
     }
     await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [runId, result === undefined ? null : JSON.stringify(result)]);
+    this.results.delete(runId);
     // readers elsewhere look again every RECHECK_MS: a wake-up lost to the database going away delays them only
     await this.coordination.notify(EVENTS_CHANNEL, runId).catch((error) => this.onError('could not announce the end of a run', error));
   }
@@ -140,17 +162,18 @@ export class PgRunEvents implements RunEvents {
   async detach(runId: string): Promise<void> {
     await this.pending.get(runId)?.written;
     this.pending.delete(runId);
+    this.losers.delete(runId);
     this.counters.delete(runId);
     this.results.delete(runId);
     this.continued.delete(runId);
     // readers here follow the shared log from now on
-    this.local.dropLocal(runId);
+    await this.local.drop(runId);
   }
 
   async ended(runId: string, signal?: AbortSignal): Promise<void> {
     // the memory log also stops when the run stops here without ending (it is started again,
     // here or on another replica): the shared log says whether it has ended
-    if (this.local.hasLocal(runId)) await this.local.ended(runId, signal);
+    if (await this.local.has(runId)) await this.local.ended(runId, signal);
     while (!signal?.aborted) {
       const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
       const { rows } = await this.store.query<{ ended: boolean }>('SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1', [runId]);
@@ -160,7 +183,7 @@ export class PgRunEvents implements RunEvents {
   }
 
   async drop(runId: string): Promise<void> {
-    this.local.dropLocal(runId);
+    await this.local.drop(runId);
     await this.store.transaction(async (client) => {
       await client.query('DELETE FROM agentplane_run_events WHERE run_id = $1', [runId]);
       await client.query('DELETE FROM agentplane_run_logs WHERE run_id = $1', [runId]);
@@ -173,7 +196,7 @@ export class PgRunEvents implements RunEvents {
     let after = Number.isInteger(parsed) ? parsed : -1;
     const { signal } = options;
     // executing here (or just finished here): the live log in memory, same ids
-    if (this.local.hasLocal(runId)) {
+    if (await this.local.has(runId)) {
       for await (const event of this.local.join(runId, options)) {
         yield event;
         after = Number(event.id);
@@ -203,7 +226,8 @@ export class PgRunEvents implements RunEvents {
   private async write(runId: string, batch: Pending): Promise<void> {
     const rows = batch.rows.splice(0);
     if (rows.length === 0) return;
-    for (let attempt = 0; ; attempt += 1) {
+    const attempts = this.options.writeAttempts ?? 20;
+    for (let attempt = 1; ; attempt += 1) {
       try {
         await this.store.query(
           `INSERT INTO agentplane_run_events (run_id, n, event, data)
@@ -213,11 +237,17 @@ export class PgRunEvents implements RunEvents {
         );
         break;
       } catch (error) {
-        // readers elsewhere wait for these rows: keep trying (the database is back soon, or
-        // the run's end fails too and the run is recovered), without losing the order
+        // readers elsewhere wait for these rows: keep trying (the database is back soon),
+        // without losing the order; past the last try the run must not go on as if they had
+        // them: it is started again as a new attempt (or, at its end, `end` fails)
+        if (attempt >= attempts) {
+          this.onError('could not store run events; the run is told', error);
+          batch.failed = error;
+          this.losers.get(runId)?.(error);
+          return;
+        }
         this.onError('could not store run events; trying again', error);
-        if (attempt >= 20) return;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 5_000)));
+        await new Promise((resolve) => setTimeout(resolve, Math.min((this.options.retryMs ?? 100) * 2 ** (attempt - 1), 5_000)));
       }
     }
     await this.coordination.notify(EVENTS_CHANNEL, runId).catch(() => undefined);

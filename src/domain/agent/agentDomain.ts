@@ -2,12 +2,12 @@
 // owner of run and thread statuses), and the assistant, thread and run services behind the
 // AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../ports/logger.ts';
-import type { Store } from '../ports/store.ts';
+import type { Collection, Store } from '../ports/store.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
-import { RunBroker } from './broker.ts';
-import type { RunClaims, RunEvents } from './runSharing.ts';
+import type { RunClaims } from '../ports/runClaims.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
 import type { GraphRegistry } from './graphs.ts';
@@ -41,8 +41,8 @@ export interface AgentDomainOptions {
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
   locks?: Locks;
-  /** Replicas sharing the store: the shared event logs and run queue (in process without them). */
-  sharing?: { events: RunEvents; claims: RunClaims; leaseMs: number };
+  /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
+  runBackend: { events: RunEventLog; claims: (runs: Collection<RunRecord>) => RunClaims; leaseMs: number };
 }
 
 export interface AgentDomain extends AgentServices {
@@ -64,26 +64,12 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
-  const broker = options.sharing?.events ?? new RunBroker();
+  const broker = options.runBackend.events;
   const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
-  const lifecycle = new RunLifecycle({
-    store,
-    runs,
-    threads,
-    broker,
-    claims: options.sharing?.claims,
-    leaseMs: options.sharing?.leaseMs,
-    plain,
-    checkpointer,
-    execute,
-    log,
-    maxConcurrentRuns,
-    onRunEnded,
-    runTimeoutMs,
-  });
+  const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.runBackend.claims(runs), leaseMs: options.runBackend.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };

@@ -4,7 +4,7 @@
 // outcome stays in the store). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEvents.ts).
 import type { RunEvent } from './runEvent.ts';
-import type { RunEvents } from './runSharing.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
 
 class EventLog {
   events: RunEvent[] = [];
@@ -46,7 +46,7 @@ class EventLog {
   }
 }
 
-export class RunBroker implements RunEvents {
+export class RunBroker implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
   private readonly owners = new Map<string, string>();
@@ -58,10 +58,6 @@ export class RunBroker implements RunEvents {
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
-    this.openLocal(runId, owner, threadId);
-  }
-
-  openLocal(runId: string, owner: string, threadId?: string): void {
     if (!this.logs.has(runId)) this.logs.set(runId, new EventLog());
     this.owners.set(runId, owner);
     const waiters = threadId === undefined ? undefined : this.threadWaiters.get(threadId);
@@ -92,10 +88,6 @@ export class RunBroker implements RunEvents {
   }
 
   async has(runId: string): Promise<boolean> {
-    return this.hasLocal(runId);
-  }
-
-  hasLocal(runId: string): boolean {
     return this.logs.has(runId);
   }
 
@@ -104,8 +96,9 @@ export class RunBroker implements RunEvents {
     return this.logs.has(runId) ? this.owners.get(runId) : undefined;
   }
 
-  async begin(): Promise<void> {
-    // the log was opened when the run was queued
+  async begin(_runId: string, _lost: (error: unknown) => void): Promise<void> {
+    // the log was opened when the run was queued (or recovered), and a new attempt continues
+    // it; events in memory cannot be lost
   }
 
   publish(runId: string, event: string, data: unknown): void {
@@ -116,10 +109,6 @@ export class RunBroker implements RunEvents {
 
   /** Closes a run's log with the final `end` event. */
   async end(runId: string): Promise<void> {
-    this.endLocal(runId);
-  }
-
-  endLocal(runId: string): void {
     const log = this.logs.get(runId);
     if (!log || log.ended) return;
     log.push('end', null);
@@ -135,10 +124,6 @@ export class RunBroker implements RunEvents {
   }
 
   async result(runId: string): Promise<unknown> {
-    return this.resultLocal(runId);
-  }
-
-  resultLocal(runId: string): unknown {
     return this.logs.get(runId)?.result;
   }
 
@@ -150,16 +135,12 @@ export class RunBroker implements RunEvents {
     while (!log.ended && !signal?.aborted) await (aborted ? Promise.race([log.next(), aborted]) : log.next());
   }
 
-  async detach(runId: string): Promise<void> {
-    // one server: the run resumes after a restart, into a log opened then
-    this.endLocal(runId);
+  async detach(): Promise<void> {
+    // the log stays open: the run's next attempt in this process continues it (after a
+    // restart the log is opened again, when the run is recovered)
   }
 
   async drop(runId: string): Promise<void> {
-    this.dropLocal(runId);
-  }
-
-  dropLocal(runId: string): void {
     this.logs.get(runId)?.end();
     this.forget(runId);
   }

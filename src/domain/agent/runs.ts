@@ -6,11 +6,12 @@ import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '..
 import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { RunEvents } from './runSharing.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
+import { admit } from './runStateMachine.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { AssistantService, RunEvent, RunService } from './service.ts';
 import type { ThreadStateReader } from './threadState.ts';
@@ -23,7 +24,7 @@ export interface RunDeps {
   /** The assistants the owner may run. */
   assistants: Pick<AssistantService, 'resolve'>;
   lifecycle: RunLifecycle;
-  broker: RunEvents;
+  broker: RunEventLog;
   stateReader: ThreadStateReader;
   /** Per-thread lock, shared with the thread service. */
   locks: Locks;
@@ -84,12 +85,10 @@ export class Runs implements RunService {
       // another owner's thread is not found, and its id cannot be taken by if_not_exists
       if (!assistant) return assistantNotFound(body.assistant_id);
       if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
-      const strategy = body.multitask_strategy ?? 'enqueue';
       const inflight = await lifecycle.inflight(threadId);
-      if (inflight.length > 0 && strategy === 'reject') return fail('busy', THREAD_BUSY);
-      if (inflight.length > 0 && (strategy === 'interrupt' || strategy === 'rollback')) {
-        for (const runId of inflight) await lifecycle.cancel(threadId, runId, strategy);
-      }
+      const admission = admit(body.multitask_strategy ?? 'enqueue', inflight.length);
+      if (admission.kind === 'reject') return fail('busy', THREAD_BUSY);
+      if (admission.kind === 'cancelFirst') for (const runId of inflight) await lifecycle.cancel(threadId, runId, admission.action);
       return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner, caller: this.caller })));
     });
   }

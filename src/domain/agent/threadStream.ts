@@ -3,7 +3,7 @@
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
 import type { Collection } from '../ports/store.ts';
-import type { RunEvents } from './runSharing.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './runEvent.ts';
 
@@ -22,7 +22,7 @@ function splitEventId(id: string | undefined): { runId: string; eventId: string 
 }
 
 export async function* threadEvents(
-  deps: { runs: Collection<RunRecord>; broker: RunEvents },
+  deps: { runs: Collection<RunRecord>; broker: RunEventLog },
   threadId: string,
   options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
 ): AsyncGenerator<RunEvent> {

@@ -78,7 +78,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     execute: pool?.execute,
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
-    sharing: deps.runSharing,
+    runBackend: deps.runBackend,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));

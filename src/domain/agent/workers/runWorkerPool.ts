@@ -37,7 +37,7 @@ import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import { newestCheckpoint } from '../checkpointer.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';
 import type { RunExecutor, RunOutput } from '../runContext.ts';
-import { PlatformInterruption, RunTimeout } from '../runLifecycle.ts';
+import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 

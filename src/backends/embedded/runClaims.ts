@@ -1,0 +1,134 @@
+// The run queue of a server alone on its store (the embedded store): the one server holds
+// every claim, so the queue is a line of run ids per thread in process memory, ordered by run
+// id (uuid7: the order the server received them), beside the run records in the store. The
+// records stay the truth: a run is claimed by turning its record from pending to running,
+// atomically against a cancel, and the lines are loaded again from the store on a restart.
+import type { Collection } from '../../domain/ports/store.ts';
+import type { RunRecord } from '../../domain/agent/records.ts';
+import { notBefore } from '../../domain/agent/records.ts';
+import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+
+interface Waiting {
+  runId: string;
+  /** Epoch ms before which the run may not start (`after_seconds`). */
+  notBefore: number;
+}
+
+interface ThreadLine {
+  /** By run id, oldest first. */
+  pending: Waiting[];
+  running: string | null;
+}
+
+export class InProcessRunClaims implements RunClaims {
+  private readonly lines = new Map<string, ThreadLine>();
+  private readonly claimable = new Set<() => void>();
+  private readonly cancels = new Set<(runId: string, action: string) => void>();
+  private recovered = false;
+
+  constructor(private readonly runs: Collection<RunRecord>) {}
+
+  async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+    for (;;) {
+      const next = this.nextClaimable(Date.now());
+      if (!next) return null;
+      const [threadId, line] = next;
+      const head = line.pending.shift()!;
+      line.running = head.runId;
+      let took = false;
+      const run = await this.runs.update(head.runId, (current) => (current.status === 'pending' ? ((took = true), start(current)) : undefined));
+      if (took && run) return run;
+      // cancelled or deleted since it was queued: it leaves the line
+      line.running = null;
+      this.forgetIfIdle(threadId, line);
+    }
+  }
+
+  async queued(run: RunRecord): Promise<void> {
+    this.line(run.thread_id, run);
+    this.wake();
+  }
+
+  async nextDue(): Promise<number | null> {
+    let due: number | null = null;
+    for (const line of this.lines.values()) {
+      const head = line.pending[0];
+      if (line.running === null && head && head.notBefore > Date.now() && (due === null || head.notBefore < due)) due = head.notBefore;
+    }
+    return due;
+  }
+
+  async renew(_held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
+    // no other server can take a claim over, and cancels arrive at once (requestCancel)
+    return { lost: [], cancels: [] };
+  }
+
+  async release(run: RunRecord): Promise<void> {
+    const line = this.lines.get(run.thread_id);
+    if (line?.running === run.run_id) line.running = null;
+    // a new attempt: the oldest run of its thread, so first in line again
+    if (run.status === 'pending') this.line(run.thread_id, run);
+    else if (line) this.forgetIfIdle(run.thread_id, line);
+    this.wake();
+  }
+
+  async requestCancel(runId: string, action: string): Promise<void> {
+    for (const cancel of this.cancels) cancel(runId, action);
+  }
+
+  /** Once, on start: the runs the previous process left running were abandoned; the pending ones are queued again. */
+  async recover(abandoned: Abandoned): Promise<Recovered> {
+    if (this.recovered) return { abandoned: [], queued: [] };
+    this.recovered = true;
+    const changed: RunRecord[] = [];
+    for (const run of await this.runs.list({ where: { status: 'running' } })) {
+      const next = await this.runs.update(run.run_id, (current) => (current.status === 'running' ? abandoned(current) : undefined));
+      if (next) changed.push(next);
+    }
+    const queued = (await this.runs.list({ where: { status: 'pending' } })).sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
+    for (const run of queued) this.line(run.thread_id, run);
+    return { abandoned: changed, queued };
+  }
+
+  onClaimable(wake: () => void): () => void {
+    this.claimable.add(wake);
+    return () => this.claimable.delete(wake);
+  }
+
+  onCancel(cancel: (runId: string, action: string) => void): () => void {
+    this.cancels.add(cancel);
+    return () => this.cancels.delete(cancel);
+  }
+
+  /** The thread whose next run is the oldest that may start now: nothing running on its thread, its `after_seconds` passed. */
+  private nextClaimable(now: number): [string, ThreadLine] | null {
+    let best: [string, ThreadLine] | null = null;
+    for (const entry of this.lines) {
+      const [, line] = entry;
+      const head = line.pending[0];
+      if (line.running !== null || !head || head.notBefore > now) continue;
+      if (!best || head.runId < best[1].pending[0].runId) best = entry;
+    }
+    return best;
+  }
+
+  /** The thread's line, with `run` in it (in run id order) when given. */
+  private line(threadId: string, run?: RunRecord): ThreadLine {
+    let line = this.lines.get(threadId);
+    if (!line) this.lines.set(threadId, (line = { pending: [], running: null }));
+    if (run && !line.pending.some((w) => w.runId === run.run_id)) {
+      let at = line.pending.length;
+      while (at > 0 && line.pending[at - 1].runId > run.run_id) at -= 1;
+      line.pending.splice(at, 0, { runId: run.run_id, notBefore: notBefore(run) ?? 0 });
+    }
+    return line;
+  }
+
+  private forgetIfIdle(threadId: string, line: ThreadLine): void {
+    if (line.pending.length === 0 && line.running === null) this.lines.delete(threadId);
+  }
+
+  private wake(): void {
+    for (const wake of this.claimable) wake();
+  }
+}

@@ -1,0 +1,435 @@
+// The one run engine: it claims runs from a RunClaims port while it has room, executes them,
+// and records each end as the run state machine (runStateMachine.ts) says, whatever backend
+// holds the queue — a server alone on its store (backends/embedded/runClaims.ts) or replicas
+// sharing PostgreSQL (backends/postgres/pgRunClaims.ts). It is woken by the port (a run queued or
+// released anywhere), by its own runs' ends, and by a timer for runs waiting on
+// `after_seconds`; it renews its claims every third of the lease, stops runs whose claim was
+// taken over or whose cancel was asked elsewhere, and recovers the claims of holders that are
+// gone (a replica that died; on the embedded store, the previous process).
+import type { Logger } from '../ports/logger.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
+import type { RunClaims } from '../ports/runClaims.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { nowIso } from '../clock.ts';
+import { retryUntilDone } from '../retry.ts';
+import type { StoreCheckpointer } from './checkpointer.ts';
+import type { PlainStateStore } from './plainState.ts';
+import { describeError, errorResult, ownerOf, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
+import type { Run, RunResult } from '../../../generated/agent-server/types.gen.ts';
+import type { RunExecutor, RunOutput } from './runContext.ts';
+import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
+import { endOf, FINAL_RUN_STATUSES, settleThread, transition, type CancelAction, type Execution, type RunEvent, type StopReason, type Transition } from './runStateMachine.ts';
+
+/** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
+export interface RunEnded {
+  run: Run;
+  /** The thread's values after a successful run. */
+  values?: Record<string, unknown>;
+  error?: RunError;
+  startedAt: Date;
+  endedAt: Date;
+  /** From creation to the start of execution. */
+  queuedMs: number;
+}
+
+export interface EngineDeps {
+  /** Called once per run that reached a final status (not for rollbacks or new attempts). */
+  onRunEnded?: (ended: RunEnded) => void;
+  store: Store;
+  runs: Collection<RunRecord>;
+  threads: Collection<ThreadRecord>;
+  broker: RunEventLog;
+  claims: RunClaims;
+  /** How long a claim lasts without renewal (renewed every third of it). */
+  leaseMs: number;
+  plain: PlainStateStore;
+  checkpointer: StoreCheckpointer;
+  execute: RunExecutor;
+  log: Logger;
+  maxConcurrentRuns: number;
+  /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
+  retryMs?: number;
+  /** A run still executing after this long is stopped and ends in `timeout` (0 or absent: no limit). */
+  runTimeoutMs?: number;
+}
+
+interface InFlight {
+  controller: AbortController;
+  stop: StopReason | null;
+  /** False while its claim is being taken: not yet visible to renewals, so not to be renewed. */
+  claimed: boolean;
+}
+
+/** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
+interface Told {
+  error: boolean;
+  /** The record as written: pending again for a new attempt; null once deleted. */
+  recorded?: RunRecord | null;
+}
+
+/** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
+const isTemporary = (run: RunRecord) => run.kwargs.temporary === true;
+
+export class RunEngine {
+  /** Runs this server executes, by run id; registered when claimed, before anyone can cancel them. */
+  private readonly inFlight = new Map<string, InFlight>();
+  /** Aborted on stop: an end that could not be recorded by then is recovered on the next start. */
+  private readonly stopping = new AbortController();
+  private started = false;
+  private claiming = false;
+  private again = false;
+  private readonly active = new Set<Promise<void>>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private dueTimer: NodeJS.Timeout | undefined;
+  private readonly unlisten: (() => void)[] = [];
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** How many runs are executing here now (metrics). */
+  executing(): number {
+    return this.inFlight.size;
+  }
+
+  /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
+  async inflight(threadId: string): Promise<string[]> {
+    // pending first: a run that turns running between the two reads is in both (kept once);
+    // read the other way round it could be in neither
+    const pending = await this.deps.runs.list({ where: { thread_id: threadId, status: 'pending' } });
+    const running = await this.deps.runs.list({ where: { thread_id: threadId, status: 'running' } });
+    return [...new Set([...running, ...pending].map((r) => r.run_id))];
+  }
+
+  /**
+   * A run was stored as pending: this server looks for work, and so does every other. The run
+   * is stored already, so a message that cannot be sent fails nothing: the others find the run
+   * at their next look (see start).
+   */
+  async queued(run: RunRecord): Promise<void> {
+    await this.deps.claims.queued(run).catch((err) => this.deps.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
+    this.wake();
+  }
+
+  /** A pending run ends at once; a running one is asked to stop, and its end is recorded when it has. */
+  async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found'>> {
+    const { runs, threads, store, broker } = this.deps;
+    const run = await runs.get(runId);
+    if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
+    // upstream accepts a cancel that comes too late and changes nothing
+    if (FINAL_RUN_STATUSES.has(run.status)) return ok(run);
+    const step = transition({ status: 'pending', attempt: run.attempt }, { type: 'cancel', action })!;
+    const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: nowIso() };
+    // the record is the queue entry: taken out while still pending, atomically against a claim
+    let withdrawn = false;
+    if (run.status === 'pending') await runs.update(runId, (current) => (current.status === 'pending' ? ((withdrawn = true), cancelled) : undefined));
+    if (withdrawn) {
+      const thread = await threads.get(threadId);
+      const idle = (await this.inflight(threadId)).filter((id) => id !== runId).length === 0;
+      await store.write([
+        step.run ? { collection: runs.name, id: runId, value: cancelled } : { collection: runs.name, id: runId, delete: true },
+        ...(thread && idle && step.thread ? [{ collection: threads.name, id: threadId, value: { ...thread, status: step.thread, updated_at: cancelled.updated_at } }] : []),
+      ]);
+      await broker.end(runId);
+      if (isTemporary(run)) await this.discard(threadId);
+      return ok(cancelled);
+    }
+    if (!this.stopLocal(runId, action)) await this.deps.claims.requestCancel(runId, action);
+    return ok(run);
+  }
+
+  /** Deletes a thread with its runs and its state (nothing of it may be in flight). */
+  async discard(threadId: string): Promise<void> {
+    const { runs, threads, store, plain, checkpointer } = this.deps;
+    const records = await runs.list({ where: { thread_id: threadId } });
+    await store.write([
+      ...records.map((r) => ({ collection: runs.name, id: r.run_id, delete: true as const })),
+      ...(await plain.deleteOps(threadId)),
+      { collection: threads.name, id: threadId, delete: true },
+    ]);
+    await checkpointer.deleteThread(threadId);
+  }
+
+  /**
+   * After a restart, and every little while: the runs whose holder is gone (a crash, a replica
+   * that died) are started again as a new attempt, or end in `error` after MAX_ATTEMPTS (a run
+   * that kills its server cannot do so forever). Either way it is logged, never dropped.
+   */
+  async recover(): Promise<void> {
+    const { abandoned, queued } = await this.deps.claims.recover((run) => this.interrupted(run, null));
+    for (const run of abandoned) if (run.status === 'error') await this.failThread(run.thread_id);
+    // a queue in process memory was loaded again: so are the logs its readers join
+    for (const run of queued) await this.deps.broker.open(run.run_id, ownerOf(run), run.thread_id);
+    if (queued.length) this.deps.log.info('runs queued again after restart', { count: queued.length });
+  }
+
+  start(): void {
+    this.started = true;
+    const { claims, leaseMs, log } = this.deps;
+    this.unlisten.push(claims.onClaimable(() => this.wake()));
+    this.unlisten.push(claims.onCancel((runId, action) => void this.stopLocal(runId, action as CancelAction)));
+    const every = (ms: number, work: () => Promise<void>) => {
+      const timer = setInterval(() => void work().catch((err) => log.error('run queue upkeep failed', { err })), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(100, Math.floor(leaseMs / 3)), () => this.renew());
+    // a holder that is gone is noticed here; and a lost wake-up costs at most this long
+    every(Math.min(Math.max(200, Math.floor(leaseMs / 10)), 3_000), async () => {
+      await this.recover();
+      this.wake();
+    });
+    this.wake();
+  }
+
+  /** Stops taking runs; runs in flight are interrupted by the platform: they start again, as a new attempt, after the restart. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const runId of this.inFlight.keys()) this.stopLocal(runId, 'shutdown');
+    for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.dueTimer);
+    for (const stop of this.unlisten) stop();
+    // a graph that ignores its abort signal must not hold the shutdown forever; its run
+    // then stays `running` in the store and is treated like a crash on the next start
+    await Promise.race([Promise.allSettled([...this.active]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  }
+
+  /** Asks a run executing on this server to stop; false when it is not executing here. */
+  private stopLocal(runId: string, reason: StopReason): boolean {
+    const running = this.inFlight.get(runId);
+    if (!running) return false;
+    if (!running.stop) running.stop = reason;
+    running.controller.abort();
+    return true;
+  }
+
+  /** A thread whose run was abandoned for good is `error`, unless more runs wait on it. */
+  private async failThread(threadId: string): Promise<void> {
+    if ((await this.inflight(threadId)).length > 0) return;
+    await this.deps.threads.update(threadId, (thread) => ({ ...thread, status: 'error', updated_at: nowIso() }));
+  }
+
+  /**
+   * A run the platform cut short — its server died (`cause` null), stopped, or its store or
+   * worker failed under it — never its graph: a new attempt, or `error` after MAX_ATTEMPTS.
+   */
+  private interrupted(run: RunRecord, cause: RunError | null): RunRecord {
+    const step = transition(run, { type: 'platformInterrupted', cause })!;
+    const next = applied(run, step)!;
+    const fields = { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt, ...(cause ? { cause: cause.message } : {}) };
+    if (next.status === 'error') this.deps.log.warn(cause ? 'run abandoned after repeated interruptions by the platform' : 'run abandoned after repeated server crashes', fields);
+    else this.deps.log.warn(cause ? 'the platform interrupted the run; starting it again' : 'run was in progress when the server stopped; starting it again', { ...fields, attempt: next.attempt });
+    return next;
+  }
+
+  private async renew(): Promise<void> {
+    // a claim still being taken is not the database's yet: renewing it would find it lost
+    const held = [...this.inFlight].filter(([, running]) => running.claimed).map(([runId]) => runId);
+    const { lost, cancels } = await this.deps.claims.renew(held);
+    for (const runId of lost) {
+      this.deps.log.warn('another replica took over this run (this one was thought gone); stopping it here', { run_id: runId });
+      this.stopLocal(runId, 'lost');
+    }
+    for (const { runId, action } of cancels) this.stopLocal(runId, action as CancelAction);
+  }
+
+  private wake(): void {
+    if (!this.started || this.stopping.signal.aborted) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    void this.claimWhileRoom()
+      .catch((err) => this.deps.log.error('could not claim runs; trying again shortly', { err }))
+      .finally(() => (this.claiming = false));
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    const stopped = this.stopping.signal;
+    do {
+      this.again = false;
+      while (!stopped.aborted && this.inFlight.size < this.deps.maxConcurrentRuns) {
+        let claimed: string | undefined;
+        const run = await this.deps.claims
+          .claim((pending) => {
+            // in flight from the moment the claim exists, so a cancel finds it
+            claimed = pending.run_id;
+            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, claimed: false });
+            return { ...pending, status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() };
+          })
+          .catch((err: unknown) => {
+            if (claimed) this.inFlight.delete(claimed);
+            throw err;
+          });
+        if (!run) break;
+        const running = this.inFlight.get(run.run_id)!;
+        running.claimed = true;
+        const task: Promise<void> = this.execute(run, running)
+          .catch((err) => this.deps.log.error('run failed outside the graph', { run_id: run.run_id, err }))
+          .finally(() => {
+            this.active.delete(task);
+            this.wake();
+          });
+        this.active.add(task);
+      }
+    } while (this.again && !stopped.aborted);
+    if (stopped.aborted) return;
+    const due = await this.deps.claims.nextDue();
+    clearTimeout(this.dueTimer);
+    if (due !== null) {
+      this.dueTimer = setTimeout(() => this.wake(), Math.max(0, due - Date.now()) + 5);
+      this.dueTimer.unref();
+    }
+  }
+
+  /** execute → record the end → give the claim back. Whatever the graph does, the end is recorded and the log closed. */
+  private async execute(run: RunRecord, running: InFlight): Promise<void> {
+    const started = Date.now();
+    const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+    const { broker } = this.deps;
+    const publish = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
+    const limitMs = this.deps.runTimeoutMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    // the limit counts from the graph's start, not from a wait for a worker to load
+    const startClock = () => {
+      if (limitMs <= 0 || timer) return;
+      timer = setTimeout(() => {
+        if (running.stop) return;
+        running.stop = 'timeout';
+        running.controller.abort(new RunTimeout(limitMs));
+      }, limitMs);
+      timer.unref();
+    };
+    let execution: Execution = { returned: false, error: { error: 'InternalError', message: 'The run ended unexpectedly.' }, platformCause: null, workerDied: false };
+    let output: RunOutput | undefined;
+    try {
+      await broker.begin(run.run_id, (err) => {
+        log.error("the run's events could not be stored; starting it again", { err });
+        this.stopLocal(run.run_id, 'eventsLost');
+      });
+      publish('metadata', { run_id: run.run_id, attempt: run.attempt });
+      output = await this.deps.execute(run, running.controller.signal, publish, startClock);
+      execution = { returned: true, waitsForInput: output.next.length > 0 };
+    } catch (err) {
+      execution = { returned: false, error: describeError(err), platformCause: platformCause(err), workerDied: err instanceof PlatformInterruption };
+      // the client sees __error__; the operator sees why, with the stack, under the run's id
+      if (endOf(running.stop, execution, limitMs).type === 'fail') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.conclude(run, running, endOf(running.stop, execution, limitMs), output, started, log);
+  }
+
+  /**
+   * A run's end must be recorded, or the run stays `running` and its thread busy for ever: a
+   * failed write (a full disk, a lost database) is tried again until it succeeds; so are giving
+   * its claim back (or the thread waits for the lease to run out) and closing its log (or its
+   * readers wait for ever).
+   */
+  private async conclude(run: RunRecord, running: InFlight, event: RunEvent, output: RunOutput | undefined, started: number, log: Logger): Promise<void> {
+    const untilDone = (step: () => Promise<void>, what: string) =>
+      retryUntilDone(step, {
+        signal: this.stopping.signal,
+        firstDelayMs: this.deps.retryMs ?? 100,
+        maxDelayMs: 5_000,
+        onFailure: (err, attempt, retryInMs) => log.error(`could not ${what}; trying again`, { attempt, retry_in_ms: retryInMs, err }),
+      });
+    const told: Told = { error: false };
+    const lost = event.type === 'stopped' && event.reason === 'lost';
+    if (!lost) await untilDone(() => this.record(run, event, output, told), 'record the end of the run').catch((err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }));
+    // listeners hear of the end before waiters are released, so what a client sees after
+    // join/wait (metrics, a webhook already on its way) is consistent
+    await this.announceEnd(run, output, event, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
+    const again = told.recorded?.status === 'pending';
+    // the run goes on (a new attempt, here or elsewhere; or recovered on the next start)
+    const resumes = lost || again || (event.type === 'platformInterrupted' && told.recorded === undefined);
+    // a stateless run's own thread goes once the run has ended, and before its stream ends: a
+    // client that saw `end` must not find the thread. Its log (the wait/join answer) stays.
+    if (isTemporary(run) && !resumes) await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
+    this.inFlight.delete(run.run_id);
+    // its events so far are written before its claim is given up (the next attempt numbers its events after them)
+    if (resumes) await this.deps.broker.detach(run.run_id);
+    // the next run of the thread may start (on any server) once the end is recorded
+    if (!lost) await untilDone(() => this.deps.claims.release(told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) => log.error('the run claim was not released before the stop; it expires with its lease', { err }));
+    if (!resumes) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
+    // a cancel that came while the new attempt was being recorded found the run still in
+    // flight and only stopped what had already ended: it applies to the queued run now
+    if (again && (running.stop === 'interrupt' || running.stop === 'rollback')) await this.cancel(run.thread_id, run.run_id, running.stop);
+    log.info('run finished', { outcome: outcomeOf(event), exec_ms: Date.now() - started });
+  }
+
+  /** Records the run's end as the state machine says (nothing when the run is no longer this attempt's). */
+  private async record(run: RunRecord, event: RunEvent, output: RunOutput | undefined, told: Told): Promise<void> {
+    const { store, runs, threads, broker, checkpointer } = this.deps;
+    const thread = await threads.get(run.thread_id);
+    const current = await runs.get(run.run_id);
+    if (!thread || !current) return; // the thread was deleted meanwhile
+    // another replica took the run over (this one was thought gone) and started it again:
+    // the run is theirs now, and this attempt records nothing
+    if (current.status !== 'running' || current.attempt !== run.attempt) return;
+    const step = transition(current, event)!;
+    const next = event.type === 'platformInterrupted' ? this.interrupted(current, event.cause) : applied(current, step);
+    if (next?.status === 'pending') {
+      await runs.put(run.run_id, next);
+      told.recorded = next;
+      return;
+    }
+    if (step.effects.some((e) => e.type === 'deleteCheckpoints')) await checkpointer.deleteRun(run.thread_id, run.run_id);
+    const error = step.effects.find((e) => e.type === 'publishError')?.error;
+    if (error && !told.error) broker.publish(run.run_id, 'error', error);
+    told.error ||= error !== undefined;
+    const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
+    const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
+    ops.push(next ? { collection: runs.name, id: run.run_id, value: next } : { collection: runs.name, id: run.run_id, delete: true });
+    if (step.thread) {
+      const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
+      ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() } });
+    }
+    await store.write(ops);
+    told.recorded = next;
+    const result = resultOf(step, output, error);
+    if (result !== undefined) broker.setResult(run.run_id, result);
+  }
+
+  private async announceEnd(run: RunRecord, output: RunOutput | undefined, event: RunEvent, started: number): Promise<void> {
+    if (!this.deps.onRunEnded) return;
+    const stored = await this.deps.runs.get(run.run_id);
+    if (!stored || !FINAL_RUN_STATUSES.has(stored.status)) return;
+    this.deps.onRunEnded({
+      run: toApiRun(stored),
+      values: event.type === 'succeed' ? output?.values : undefined,
+      // a run the platform interrupted too often ends in `error` with the reason on its record
+      error: event.type === 'fail' ? event.error : stored.error,
+      startedAt: new Date(started),
+      endedAt: new Date(),
+      queuedMs: Math.max(0, started - Date.parse(run.created_at)),
+    });
+  }
+}
+
+/** The record after a transition; null when it is deleted. */
+function applied(run: RunRecord, step: Transition): RunRecord | null {
+  if (!step.run) return null;
+  const { error, ...state } = step.run;
+  return { ...run, ...state, updated_at: nowIso(), ...(error ? { error } : {}) };
+}
+
+/** The join/wait answer; none for an interrupted run (its answer is whatever the thread holds when asked). */
+function resultOf(step: Transition, output: RunOutput | undefined, error: RunError | undefined): RunResult | undefined {
+  const from = step.effects.find((e) => e.type === 'setResult')?.from;
+  if (from === 'error' && error) return errorResult(error);
+  if (from !== 'output' || !output) return undefined;
+  // as upstream: a run that stopped for input answers with its interrupts alone (the last
+  // chunk it streamed); its values are the thread's state
+  const pending = Object.values(output.interrupts).flat();
+  return pending.length ? { __interrupt__: pending } : output.values;
+}
+
+function outcomeOf(event: RunEvent): string {
+  if (event.type === 'succeed') return 'success';
+  if (event.type === 'fail') return 'error';
+  if (event.type === 'timedOut') return 'timeout';
+  if (event.type === 'stopped') return event.reason;
+  return 'interrupted';
+}
+

@@ -1,0 +1,51 @@
+// The run queue the run engine claims from. The pending run records are the queue; a claim is
+// a leased right to execute one run, so each run executes once at a time, one run at a time
+// per thread, in receipt order, threads concurrently. In process (backends/embedded/runClaims.ts)
+// the one server holds every claim; on PostgreSQL (backends/postgres/pgRunClaims.ts) replicas share
+// the queue and take over the claims of a replica that is gone.
+import type { RunRecord } from '../agent/records.ts';
+
+/** What becomes of a run whose holder is gone (decided by the run state machine). */
+export type Abandoned = (run: RunRecord) => RunRecord;
+
+export interface Recovered {
+  /** Runs that were `running` under a holder that is gone, as `abandoned` changed them. */
+  abandoned: RunRecord[];
+  /** Runs this call (re)loaded into a queue that lives in process memory: their logs are opened again. */
+  queued: RunRecord[];
+}
+
+export interface RunClaims {
+  /**
+   * Takes the oldest pending run of a thread with nothing running and no earlier pending run,
+   * whose `after_seconds` have passed; marks it running (through `start`, called before the
+   * claim is visible to anyone else) and leases it to this server. Null when there is none now.
+   */
+  claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
+  /** A run was stored as pending: it joins the queue (here, or for every replica). */
+  queued(run: RunRecord): Promise<void>;
+  /** Epoch ms of the next pending run that waits for its `after_seconds`, if any. */
+  nextDue(): Promise<number | null>;
+  /**
+   * Extends the leases this server holds. Answers which of `held` it no longer holds (taken
+   * over by another replica) and the cancels requested for the ones it does.
+   */
+  renew(held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }>;
+  /**
+   * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
+   * a new attempt, first in its thread's line). Rejects when it could not be given up.
+   */
+  release(run: RunRecord): Promise<void>;
+  /** Asks the server executing the run to stop it (`interrupt` or `rollback`). */
+  requestCancel(runId: string, action: string): Promise<void>;
+  /**
+   * Takes back the claims whose holder is gone (a replica that died or whose lease ran out;
+   * in process: the previous process, on the first call): each run still `running` is changed
+   * by `abandoned`, atomically with taking its claim.
+   */
+  recover(abandoned: Abandoned): Promise<Recovered>;
+  /** Calls `wake` when a run may have become claimable (queued, ended, released). */
+  onClaimable(wake: () => void): () => void;
+  /** Calls `cancel` when another server asks for a run this one may be executing. */
+  onCancel(cancel: (runId: string, action: string) => void): () => void;
+}

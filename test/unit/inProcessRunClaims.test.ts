@@ -1,0 +1,94 @@
+// The in-process run queue (the embedded store's RunClaims) over a store in memory: receipt
+// order per thread, one run at a time per thread, `after_seconds`, runs withdrawn while queued,
+// a new attempt first in its line, and recovery after a restart.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { InProcessRunClaims } from '../../src/backends/embedded/runClaims.ts';
+import type { RunRecord } from '../../src/domain/agent/records.ts';
+import { uuid7 } from '../../src/domain/agent/ids.ts';
+import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+
+const running = (run: RunRecord): RunRecord => ({ ...run, status: 'running' });
+
+async function queue() {
+  const store = await openJournalStore({ dataDir: null });
+  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const claims = new InProcessRunClaims(runs);
+  const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
+    const now = new Date().toISOString();
+    const run = { run_id: uuid7(), thread_id: thread, assistant_id: 'a', graph_id: 'g', created_at: now, updated_at: now, status: 'pending', metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 1, ...extra } as RunRecord;
+    await runs.put(run.run_id, run);
+    if (options.queue !== false) await claims.queued(run);
+    return run;
+  };
+  const claimId = async () => (await claims.claim(running))?.run_id ?? null;
+  return { runs, claims, add, claimId };
+}
+
+describe('in-process run claims', () => {
+  it('takes the oldest run of a thread with nothing running; a thread waits for its running run', async () => {
+    const q = await queue();
+    const a = await q.add('t1');
+    const b = await q.add('t2');
+    const c = await q.add('t1');
+    assert.equal(await q.claimId(), a.run_id);
+    assert.equal(await q.claimId(), b.run_id);
+    assert.equal(await q.claimId(), null, 't1 is busy with a');
+    assert.equal((await q.runs.get(a.run_id))?.status, 'running');
+    await q.claims.release({ ...a, status: 'success' });
+    assert.equal(await q.claimId(), c.run_id);
+  });
+
+  it('skips a run withdrawn while it waited (its record is no longer pending)', async () => {
+    const q = await queue();
+    const a = await q.add('t1');
+    const b = await q.add('t1');
+    await q.runs.put(a.run_id, { ...a, status: 'interrupted' });
+    assert.equal(await q.claimId(), b.run_id);
+  });
+
+  it('holds a run back until its after_seconds have passed, and says when', async () => {
+    const q = await queue();
+    const later = await q.add('t1', { kwargs: { after_seconds: 60 } });
+    const now = await q.add('t2');
+    assert.equal(await q.claimId(), now.run_id);
+    assert.equal(await q.claimId(), null);
+    assert.equal(await q.claims.nextDue(), Date.parse(later.created_at) + 60_000);
+  });
+
+  it('puts a new attempt back first in its thread’s line', async () => {
+    const q = await queue();
+    const a = await q.add('t1');
+    await q.add('t1');
+    assert.equal(await q.claimId(), a.run_id);
+    const again = { ...a, status: 'pending' as const, attempt: 2 };
+    await q.runs.put(a.run_id, again);
+    await q.claims.release(again);
+    assert.equal(await q.claimId(), a.run_id);
+    assert.equal((await q.runs.get(a.run_id))?.attempt, 2);
+  });
+
+  it('recovers once: runs left running are abandoned, pending ones queued again in receipt order', async () => {
+    const q = await queue();
+    const left = await q.add('t1', { status: 'running' }, { queue: false });
+    const first = await q.add('t2', {}, { queue: false });
+    const second = await q.add('t2', {}, { queue: false });
+    const recovered = await q.claims.recover((run) => ({ ...run, status: 'pending', attempt: run.attempt + 1 }));
+    assert.deepEqual(recovered.abandoned.map((r) => [r.run_id, r.status, r.attempt]), [[left.run_id, 'pending', 2]]);
+    assert.deepEqual(recovered.queued.map((r) => r.run_id), [left.run_id, first.run_id, second.run_id]);
+    assert.deepEqual(await q.claims.recover((run) => run), { abandoned: [], queued: [] }, 'the previous process is recovered once');
+    assert.equal(await q.claimId(), left.run_id);
+    assert.equal(await q.claimId(), first.run_id);
+    assert.equal(await q.claimId(), null);
+  });
+
+  it('hands a cancel to whoever listens (the engine executing the run)', async () => {
+    const q = await queue();
+    const heard: [string, string][] = [];
+    const stop = q.claims.onCancel((runId, action) => heard.push([runId, action]));
+    await q.claims.requestCancel('r1', 'rollback');
+    stop();
+    await q.claims.requestCancel('r2', 'interrupt');
+    assert.deepEqual(heard, [['r1', 'rollback']]);
+  });
+});

@@ -1,0 +1,175 @@
+// The run engine over the in-process claims, with a store in memory and a scripted executor
+// (no server, no graph): the queue's order and limit, a graceful stop, and a run whose events
+// could not be kept. The same engine drives PostgreSQL's claims (test/agent-server/replicas,
+// pg-restart).
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Assistant } from '../../generated/agent-server/types.gen.ts';
+import { InProcessRunClaims } from '../../src/backends/embedded/runClaims.ts';
+import { RunBroker } from '../../src/domain/agent/broker.ts';
+import { StoreCheckpointer } from '../../src/domain/agent/checkpointer.ts';
+import { PlainStateStore } from '../../src/domain/agent/plainState.ts';
+import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
+import type { RunExecutor } from '../../src/domain/agent/runContext.ts';
+import { RunLifecycle } from '../../src/domain/agent/runLifecycle.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
+import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import type { Collection } from '../../src/domain/ports/store.ts';
+import type { RunClaims } from '../../src/domain/ports/runClaims.ts';
+
+const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
+const done = { values: {}, next: [], interrupts: {}, ops: [] };
+
+function recordingLog(lines: { msg: string; fields?: Record<string, unknown> }[]): Logger {
+  const log = (msg: string, fields?: Record<string, unknown>) => void lines.push({ msg, fields });
+  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger, enabled: () => true } as unknown as Logger;
+  return logger;
+}
+
+/** Resolves once `signal` aborts, rejecting as an aborted graph does. */
+const untilAborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+
+async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>) => RunClaims; leaseMs?: number } = {}) {
+  const store = await openJournalStore({ dataDir: null });
+  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
+  const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
+  const broker = options.broker ?? new RunBroker();
+  const lifecycle = new RunLifecycle({
+    store,
+    runs,
+    threads,
+    broker,
+    claims: options.claims?.(runs) ?? new InProcessRunClaims(runs),
+    leaseMs: options.leaseMs ?? 30_000,
+    plain: new PlainStateStore(store),
+    checkpointer: new StoreCheckpointer(store),
+    execute,
+    log: recordingLog(lines),
+    maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
+    retryMs: 1,
+  });
+  await lifecycle.recover();
+  lifecycle.start();
+  const enqueue = (threadId: string, body: Record<string, unknown> = {}) => lifecycle.enqueue(threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
+  return { store, runs, threads, broker, lifecycle, lines, enqueue };
+}
+
+describe('run engine (in process)', () => {
+  const stops: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  it('runs one run at a time per thread in receipt order, threads side by side up to the limit', async () => {
+    const started: string[] = [];
+    let running = 0;
+    let most = 0;
+    const gates = new Map<string, () => void>();
+    const execute: RunExecutor = async (run) => {
+      started.push(`${run.thread_id}:${String((run.kwargs.input as { n: number }).n)}`);
+      most = Math.max(most, (running += 1));
+      await new Promise<void>((resolve) => gates.set(run.run_id, resolve));
+      running -= 1;
+      return done;
+    };
+    const e = await engine(execute, { maxConcurrentRuns: 2 });
+    stops.push(() => e.lifecycle.stop());
+    const queued: RunRecord[] = [];
+    for (let n = 0; n < 3; n += 1) for (const thread of ['t1', 't2', 't3']) queued.push(await e.enqueue(thread, { input: { n } }));
+    // release whatever runs, until all have run
+    while (started.length < queued.length || gates.size > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const [runId, open] of gates) {
+        gates.delete(runId);
+        open();
+      }
+    }
+    for (const run of queued) await e.broker.ended(run.run_id);
+    assert.ok(most <= 2, `at most 2 at once, saw ${most}`);
+    for (const thread of ['t1', 't2', 't3']) assert.deepEqual(started.filter((s) => s.startsWith(thread)), [0, 1, 2].map((n) => `${thread}:${n}`));
+    for (const run of queued) assert.equal((await e.runs.get(run.run_id))?.status, 'success');
+    assert.equal((await e.threads.get('t1'))?.status, 'idle');
+  });
+
+  it('a graceful stop hands the run in flight back as the next attempt', async () => {
+    let began!: () => void;
+    const executing = new Promise<void>((resolve) => (began = resolve));
+    const e = await engine(async (_run, signal) => {
+      began();
+      return untilAborted(signal);
+    });
+    const run = await e.enqueue('t1');
+    await executing;
+    await e.lifecycle.stop();
+    const stored = await e.runs.get(run.run_id);
+    assert.equal(stored?.status, 'pending');
+    assert.equal(stored?.attempt, 2);
+    assert.ok(e.lines.some((l) => l.msg === 'the platform interrupted the run; starting it again' && l.fields?.attempt === 2));
+  });
+
+  it('a run whose events could not be kept starts again as attempt 2 and succeeds', async () => {
+    /** The first attempt's log fails its readers once the run has begun. */
+    class LosingLog extends RunBroker {
+      losses = 0;
+      override async begin(runId: string, lost: (error: unknown) => void): Promise<void> {
+        await super.begin(runId, lost);
+        if (this.losses++ === 0) setImmediate(() => lost(new Error('could not store run events')));
+      }
+    }
+    const broker = new LosingLog();
+    const attempts: number[] = [];
+    const e = await engine(
+      async (run, signal) => {
+        attempts.push(run.attempt);
+        if (run.attempt === 1) return untilAborted(signal);
+        return { ...done, values: { answer: 42 } };
+      },
+      { broker },
+    );
+    stops.push(() => e.lifecycle.stop());
+    const run = await e.enqueue('t1');
+    await broker.ended(run.run_id);
+    const stored = await e.runs.get(run.run_id);
+    assert.equal(stored?.status, 'success');
+    assert.equal(stored?.attempt, 2);
+    assert.deepEqual(attempts, [1, 2]);
+    const events = [];
+    for await (const event of broker.join(run.run_id)) events.push(event);
+    assert.deepEqual(
+      events.filter((ev) => ev.event === 'metadata').map((ev) => (ev.data as { attempt: number }).attempt),
+      [1, 2],
+    );
+    assert.ok(!events.some((ev) => ev.event === 'error'), 'the client is not told of an error');
+  });
+
+  it('does not renew a claim still being taken (a database has not committed it yet), so the run is not thought lost', async () => {
+    /** Claims that become visible to renewals only a renewal after they are taken, as an uncommitted row. */
+    class CommittedLater extends InProcessRunClaims {
+      private readonly committed = new Set<string>();
+      private renewed!: () => void;
+      private readonly renewedOnce = new Promise<void>((resolve) => (this.renewed = resolve));
+      override async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+        const run = await super.claim(start);
+        if (run) {
+          await this.renewedOnce;
+          this.committed.add(run.run_id);
+        }
+        return run;
+      }
+      override async renew(held: string[]) {
+        this.renewed();
+        return { lost: held.filter((runId) => !this.committed.has(runId)), cancels: [] };
+      }
+    }
+    const e = await engine(async () => done, { claims: (runs) => new CommittedLater(runs), leaseMs: 300 });
+    stops.push(() => e.lifecycle.stop());
+    const run = await e.enqueue('t1');
+    // a timer that holds the process: the engine's own timers do not
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([e.broker.ended(run.run_id), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the run never ended')), 10_000)))]);
+    clearTimeout(timer);
+    assert.equal((await e.runs.get(run.run_id))?.status, 'success');
+    assert.ok(!e.lines.some((l) => l.msg.startsWith('another replica took over this run')));
+  });
+});
