@@ -28,6 +28,8 @@ export interface BuildRequest {
   timeoutMs: number;
   signal: AbortSignal;
   log: LogWriter;
+  /** Only fetch and check out: the install and build commands run elsewhere (inside an image build). */
+  checkoutOnly?: boolean;
 }
 
 export type BuildResult = { ok: true; commitSha: string } | { ok: false; reason: string; commitSha?: string };
@@ -153,6 +155,7 @@ export async function buildRevision(request: BuildRequest): Promise<BuildResult>
     log.write(`Checked out ${commitSha}`);
 
     const configFile = projectFileOf(checkoutDir, request.configPath, commitSha);
+    if (request.checkoutOnly) return { ok: true, commitSha };
     const install = request.installCommand ?? detectInstallCommand(checkoutDir);
     if (install) {
       log.write(`Installing: ${install}`);

@@ -51,6 +51,11 @@ export class ContainerEngine {
     this.env = env;
   }
 
+  /** The environment the engine's CLI runs with (for callers that spawn it themselves: a log follower). */
+  get environment(): Record<string, string> {
+    return { ...this.env };
+  }
+
   /** Runs `<engine> args…`; resolves with its standard output, rejects with an EngineError. */
   run(args: string[], options: RunOptions = {}): Promise<string> {
     return new Promise((resolve, reject) => {
@@ -126,4 +131,15 @@ export function findEngine(env: Record<string, string | undefined>): EngineName 
     }
   }
   return null;
+}
+
+// The control plane's own settings must not reach the container engine's CLI (a container
+// gets only the deployment's secrets, by name).
+const OWN_SETTINGS = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
+
+/** The environment without agentplane's own settings. */
+export function withoutOwnSettings(base: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !OWN_SETTINGS.test(k)) env[k] = v;
+  return env;
 }
