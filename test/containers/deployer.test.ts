@@ -10,6 +10,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
 import { spawnServer, tempDir, ROOT, type ChildServer } from '../support/server.ts';
 import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
+import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
 import { CONTAINERS_CONF, echoProject, eventually, podman, postgresForContainers, removeImages, testEngine, testTag } from './support.ts';
 
 const KEY = `container-deployer-${randomUUID()}`;
@@ -35,6 +36,14 @@ describe('container deployer', () => {
   const api = keyedApi(KEY, () => controlPlane.url);
   const start = async () =>
     (controlPlane = await spawnServer(['--data', data], { AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`, AGENTPLANE_DEPLOYER: 'container', AGENTPLANE_ACCESS_LOG: 'off', CONTAINERS_CONF }));
+  const deleteAndCheckGone = async (id: string) => {
+    assert.equal((await api(`/v2/deployments/${id}`, { method: 'DELETE' })).status, 204);
+    await waitUntilGone(api, id);
+    assert.deepEqual(containersOf(id), []);
+    assert.equal(podman('pod', 'ps', '--filter', `name=agentplane-${id}`, '--quiet'), '');
+    assert.equal(podman('volume', 'ls', '--filter', `name=agentplane-${id}`, '--quiet'), '');
+    assert.equal(podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${id}`), '');
+  };
   const ask = async (client: Client, threadId: string, text: string) => {
     const state = (await client.runs.wait(threadId, 'echo', { input: { messages: [{ role: 'user', content: text }] } })) as { messages: { content: string }[] };
     return state.messages.at(-1)!.content;
@@ -131,10 +140,60 @@ describe('container deployer', () => {
     assert.deepEqual(rolled.map((c) => c.Labels?.['agentplane.revision']), [second.id, second.id]);
 
     // delete: no container, pod or volume of it is left
-    assert.equal((await api(`/v2/deployments/${deploymentId}`, { method: 'DELETE' })).status, 204);
-    await waitUntilGone(api, deploymentId);
-    assert.deepEqual(containersOf(deploymentId), []);
-    assert.equal(podman('pod', 'ps', '--filter', `name=agentplane-${deploymentId}`, '--quiet'), '');
-    assert.equal(podman('volume', 'ls', '--filter', `name=agentplane-${deploymentId}`, '--quiet'), '');
+    await deleteAndCheckGone(deploymentId);
+    deploymentId = '';
+  });
+
+  it('builds a github revision into an image (its commands inside the build), keeps its data on a volume across revisions, restarts an exited replica', { timeout: 600_000 }, async () => {
+    controlPlane ??= await start();
+    const repo = makeRepository();
+    const files = (reply: string) => ({
+      'graph.mjs': `import { suffix } from './built.mjs';\n${graphSource(reply).replace("'no secret') }", "'no secret') + suffix }")}`,
+      'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }),
+      // run by the image build: the file exists only inside the image
+      'build.mjs': "import fs from 'node:fs'; fs.writeFileSync('built.mjs', `export const suffix = ' (built as uid ${process.getuid()})';`);\n",
+    });
+    repo.commit(files('g1'), 'first');
+    const created = await create(api, {
+      name: 'container-github-agent',
+      source: 'github',
+      source_config: { repo_url: repo.dir, build_command: 'node build.mjs' },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+      secrets: [{ name: 'GREETING', value: 'hello-secret' }],
+    });
+    deploymentId = created.id;
+    const first = await waitForRealRevision(api, deploymentId, created.latest_revision_id, controlPlane.output);
+    assert.equal(first.status, 'DEPLOYED', first.status_message);
+    const customUrl: string = (await json(await api(`/v2/deployments/${deploymentId}`), 200)).source_config.custom_url;
+    const client = new Client({ apiUrl: customUrl });
+    const thread = await client.threads.create();
+    assert.equal(await ask(client, thread.thread_id, 'hi'), 'g1: hi / hello-secret (built as uid 0)');
+    const buildLog = (await json(await api(`/v2/deployments/${deploymentId}/revisions/${first.id}/logs?type=build&limit=1000`), 200)).logs.map((l: { message: string }) => l.message).join('\n');
+    assert.match(buildLog, /RUN node build\.mjs/);
+    assert.match(buildLog, /Build finished/);
+
+    // an exited replica is started again by the deployer
+    const [replica] = containersOf(deploymentId).filter((c) => c.Labels?.['agentplane.role'] === 'replica');
+    podman('kill', replica!.Id);
+    await eventually('the replica restarted', async () => containersOf(deploymentId).find((c) => c.Id === replica!.Id)?.State === 'running');
+    await eventually('the deployment answering again', async () => (await fetch(`${customUrl}/ok`)).ok);
+
+    // a new commit: a new image; the thread is on the deployment's volume and outlives the revision (a run on a thread the server lacks is a 404)
+    repo.commit(files('g2'), 'second');
+    const patched = await json(await api(`/v2/deployments/${deploymentId}`, { method: 'PATCH', json: { source_revision_config: { repo_ref: 'main' } } }), 200);
+    const second = await waitForRealRevision(api, deploymentId, patched.latest_revision_id, controlPlane.output);
+    assert.equal(second.status, 'DEPLOYED', second.status_message);
+    assert.equal(await ask(client, thread.thread_id, 'again'), 'g2: again / hello-secret (built as uid 0)');
+
+    // a failing build leaves the running revision serving
+    repo.commit({ 'build.mjs': 'process.exit(3);\n' }, 'broken');
+    const broken = await json(await api(`/v2/deployments/${deploymentId}`, { method: 'PATCH', json: { source_revision_config: { repo_ref: 'main' } } }), 200);
+    const failed = await waitForRealRevision(api, deploymentId, broken.latest_revision_id, controlPlane.output);
+    assert.equal(failed.status, 'BUILD_FAILED');
+    assert.match(failed.status_message, /node build\.mjs/);
+    assert.equal(await ask(client, thread.thread_id, 'still'), 'g2: still / hello-secret (built as uid 0)');
+
+    await deleteAndCheckGone(deploymentId);
+    deploymentId = '';
   });
 });

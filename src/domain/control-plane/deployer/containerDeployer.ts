@@ -82,12 +82,6 @@ async function answersOk(url: string): Promise<boolean> {
   }
 }
 
-/** The port of a URL this deployer assigned (http://127.0.0.1:N), to publish the deployment there again. */
-function loopbackPort(url: string | null): number | null {
-  const match = url ? /^http:\/\/127\.0\.0\.1:(\d+)\/?$/.exec(url) : null;
-  return match ? Number(match[1]) : null;
-}
-
 export class ContainerDeployer extends PhasedDeployer {
   private readonly served = new Map<string, Served>();
   private readonly checkouts: Sandboxes;
@@ -231,7 +225,7 @@ export class ContainerDeployer extends PhasedDeployer {
       return `Deploy failed: resource_spec.min_scale ${replicas} runs ${replicas} replicas, which must share one store: give the deployment a ${SHARED_STORE_SECRET} secret (a PostgreSQL URL reachable from its containers).`;
     }
     const state = await podState(this.engine, deployment.id);
-    const hostPort = state?.hostPort ?? loopbackPort(deployment.source_config.custom_url) ?? (await freePort());
+    const hostPort = state?.hostPort ?? this.savedPort(deployment.id) ?? (await freePort());
     const replicaHostPorts = replicas === 1 ? [hostPort] : await Promise.all(Array.from({ length: replicas }, () => freePort()));
     return {
       deploymentId: deployment.id,
@@ -281,6 +275,7 @@ export class ContainerDeployer extends PhasedDeployer {
   // ---- serving: supervision and logs ----
 
   private serve(spec: { deploymentId: string; revisionId: string; hostPort: number }, since?: number): void {
+    this.savePort(spec.deploymentId, spec.hostPort);
     const served: Served = { revisionId: spec.revisionId, hostPort: spec.hostPort, logFile: this.logFile(spec.deploymentId, spec.revisionId, 'deploy'), followers: new Map(), backoff: new Map() };
     this.served.set(spec.deploymentId, served);
     void podState(this.engine, spec.deploymentId).then((state) => {
@@ -386,6 +381,22 @@ export class ContainerDeployer extends PhasedDeployer {
       if (deployment) await this.repo.remove(deploymentId);
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
+  }
+
+  // the deployment's port outlives its pod (a failed deploy, a removed pod): its URL stays the same
+
+  private savedPort(deploymentId: string): number | null {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(this.options.root, deploymentId, 'pod.json'), 'utf8')) as { port: number }).port;
+    } catch {
+      return null;
+    }
+  }
+
+  private savePort(deploymentId: string, port: number): void {
+    const file = path.join(this.options.root, deploymentId, 'pod.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify({ port }), { mode: 0o600 });
   }
 
   private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
