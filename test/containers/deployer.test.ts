@@ -61,6 +61,7 @@ describe('container deployer', () => {
     if (deploymentId) {
       podman('pod', 'rm', '--force', '--ignore', `agentplane-${deploymentId}`);
       podman('volume', 'rm', '--force', `agentplane-${deploymentId}-data`);
+      removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${deploymentId}`).split('\n').filter(Boolean));
     }
     removeImages(v1, v2);
     await database?.stop();

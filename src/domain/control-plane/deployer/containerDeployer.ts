@@ -12,7 +12,6 @@
 // revision's server log, which the log operations read.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
@@ -25,6 +24,7 @@ import { logDeploymentDeleted } from '../transitionLog.ts';
 import { createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
+import { answersOk, freePort } from './probes.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
 import { DEFAULT_LIMITS, Sandboxes } from './sandbox.ts';
 import type { LogKind } from './types.ts';
@@ -61,26 +61,7 @@ interface Served {
   backoff: Map<string, { delayMs: number; restartAt: number | null; startedAt: number }>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function answersOk(url: string): Promise<boolean> {
-  try {
-    return (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) })).status === 200;
-  } catch {
-    return false;
-  }
-}
 
 export class ContainerDeployer extends PhasedDeployer {
   private readonly served = new Map<string, Served>();

@@ -10,7 +10,6 @@
 // back from a deployment's processes has its secret values masked.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
@@ -20,6 +19,7 @@ import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agent
 import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
+import { answersOk, freePort } from './probes.ts';
 import { withoutOwnSettings } from '../images/engine.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
@@ -50,17 +50,6 @@ interface ProcessFile {
   port: number;
   pid: number | null;
   revision_id: string | null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function containerRuntime(env: Record<string, string>): string | null {
@@ -339,7 +328,7 @@ export class LocalDeployer extends PhasedDeployer {
     }
     const proc = this.newProcess(spec);
     const saved = this.readProcessFile(deploymentId);
-    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await this.answers(spec.url))) {
+    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await answersOk(spec.url))) {
       proc.adopt(saved.pid);
       this.processes.set(deploymentId, proc);
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });
@@ -350,14 +339,6 @@ export class LocalDeployer extends PhasedDeployer {
     this.processes.set(deploymentId, proc);
     if (failure) this.log.error('deployment restarted but not healthy yet', { deployment_id: deploymentId, reason: failure });
     else this.log.info('deployment restarted', { deployment_id: deploymentId, revision_id: revision.id, url: spec.url });
-  }
-
-  private async answers(url: string): Promise<boolean> {
-    try {
-      return (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) })).status === 200;
-    } catch {
-      return false;
-    }
   }
 
   protected async cleanUp(deploymentId: string): Promise<void> {

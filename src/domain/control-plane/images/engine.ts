@@ -39,6 +39,20 @@ export class EngineError extends Error {
 
 const TAIL_LINES = 15;
 
+/** Calls `onLine` with each line of a child's output as it comes (the last one at its end), `onChunk` with the raw text. */
+export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onChunk?: (chunk: string) => void): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    onChunk?.(chunk);
+    pending += chunk;
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? '';
+    lines.forEach((l) => onLine(l));
+  });
+  stream.on('end', () => pending && onLine(pending));
+}
+
 export class ContainerEngine {
   readonly name: EngineName;
   private readonly env: Record<string, string>;
@@ -67,20 +81,8 @@ export class ContainerEngine {
         if (tail.length > TAIL_LINES) tail.shift();
         options.onLine?.(text);
       };
-      const collect = (stream: NodeJS.ReadableStream, isStdout: boolean) => {
-        let pending = '';
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk: string) => {
-          if (isStdout) stdout += chunk;
-          pending += chunk;
-          const lines = pending.split(/\r?\n/);
-          pending = lines.pop() ?? '';
-          lines.forEach(line);
-        });
-        stream.on('end', () => pending && line(pending));
-      };
-      collect(child.stdout, true);
-      collect(child.stderr, false);
+      eachLine(child.stdout, line, (chunk) => (stdout += chunk));
+      eachLine(child.stderr, line);
       let why: string | null = null;
       const kill = (reason: string) => {
         why = reason;
