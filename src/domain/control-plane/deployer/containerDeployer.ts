@@ -21,7 +21,7 @@ import { EngineError, type ContainerEngine } from '../images/engine.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import type { Redact } from '../redaction.ts';
 import { logDeploymentDeleted } from '../transitionLog.ts';
-import { createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, type PodSpec } from './deploymentPod.ts';
+import { createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort } from './probes.ts';
@@ -239,14 +239,14 @@ export class ContainerDeployer extends PhasedDeployer {
       if ((await Promise.all(urls.map(answersOk))).every(Boolean)) return null;
       await sleep(500);
     }
-    return `Deploy failed: the deployment's replicas did not answer /ok within ${Math.round(this.options.startTimeoutMs / 1000)} s.${await this.tail(`${spec.deploymentId}`, redact)}`;
+    return `Deploy failed: the deployment's replicas did not answer /ok within ${Math.round(this.options.startTimeoutMs / 1000)} s.${await this.tail(replicaName(spec.deploymentId, 0), redact)}`;
   }
 
+  /** The last lines of a container's output, for a status_message. */
   private async tail(container: string, redact: Redact): Promise<string> {
     try {
-      const name = container.startsWith('agentplane-') ? container : `agentplane-${container}-replica-0`;
       const lines: string[] = [];
-      await this.engine.run(['logs', '--tail', '8', name], { onLine: (line) => lines.push(line) });
+      await this.engine.run(['logs', '--tail', '8', container], { onLine: (line) => lines.push(line) });
       return lines.length ? `\n${redact(lines.join('\n'))}` : '';
     } catch {
       return '';
@@ -271,18 +271,20 @@ export class ContainerDeployer extends PhasedDeployer {
     this.served.delete(deploymentId);
   }
 
-  /** Copies a container's output into the revision's server log from `since` on (a child of ours, ended on unserve). */
+  /**
+   * Copies a container's output into the revision's server log from `since` on. Through a pipe
+   * of ours, not straight into the file: a follower must end with the control plane (on its
+   * next write), or a kill -9 would leave it running beside the next start's.
+   */
   private follow(served: Served, container: string, since: number): void {
     served.followers.get(container)?.kill();
     fs.mkdirSync(path.dirname(served.logFile), { recursive: true, mode: 0o700 });
-    const out = fs.openSync(served.logFile, 'a', 0o600);
-    try {
-      const child = spawn(this.engine.name, ['logs', '--follow', '--since', new Date(since).toISOString(), container], { env: this.engine.environment, stdio: ['ignore', out, out] });
-      child.on('error', () => undefined);
-      served.followers.set(container, child);
-    } finally {
-      fs.closeSync(out);
-    }
+    const child = spawn(this.engine.name, ['logs', '--follow', '--since', new Date(since).toISOString(), container], { env: this.engine.environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const write = (chunk: Buffer) => fs.appendFileSync(served.logFile, chunk, { mode: 0o600 });
+    child.stdout.on('data', write);
+    child.stderr.on('data', write);
+    child.on('error', () => undefined);
+    served.followers.set(container, child);
   }
 
   /** Restarts exited containers with back-off; re-follows the restarted; caps the log files. */

@@ -12,6 +12,7 @@ import { proxyProgram } from './roundRobinProxy.ts';
 export const LABELS = { deployment: 'agentplane.deployment', revision: 'agentplane.revision', role: 'agentplane.role', port: 'agentplane.port' } as const;
 
 export const podName = (deploymentId: string) => `agentplane-${deploymentId}`;
+export const replicaName = (deploymentId: string, index: number) => `${podName(deploymentId)}-replica-${index}`;
 export const volumeName = (deploymentId: string) => `agentplane-${deploymentId}-data`;
 /** Where the images built for a github deployment are tagged (one tag per built revision). */
 export const deploymentImage = (deploymentId: string, revisionId: string) => `localhost/agentplane-deployment-${deploymentId}:${revisionId}`;
@@ -70,7 +71,7 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
     const env = { ...spec.env, HOST: '0.0.0.0', PORT: String(replicaPort(i, count)) };
     await engine.run(
       [
-        'run', '--detach', '--pod', pod, '--name', `${pod}-replica-${i}`,
+        'run', '--detach', '--pod', pod, '--name', replicaName(spec.deploymentId, i),
         ...labelArgs({ ...labels, [LABELS.role]: 'replica' }),
         ...resourceArgs(spec.resources),
         '--pids-limit', String(PIDS_LIMIT), '--security-opt', 'no-new-privileges',
