@@ -43,6 +43,8 @@ describe('container deployer', () => {
     assert.equal(podman('pod', 'ps', '--filter', `name=agentplane-${id}`, '--quiet'), '');
     assert.equal(podman('volume', 'ls', '--filter', `name=agentplane-${id}`, '--quiet'), '');
     assert.equal(podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${id}`), '');
+    // the cached layers of its builds, a failed one's included
+    assert.equal(podman('images', '--all', '--quiet', '--filter', `label=agentplane.deployment=${id}`), '');
   };
   const ask = async (client: Client, threadId: string, text: string) => {
     const state = (await client.runs.wait(threadId, 'echo', { input: { messages: [{ role: 'user', content: text }] } })) as { messages: { content: string }[] };

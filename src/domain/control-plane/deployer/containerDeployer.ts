@@ -21,7 +21,7 @@ import { EngineError, type ContainerEngine } from '../images/engine.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import type { Redact } from '../redaction.ts';
 import { logDeploymentDeleted } from '../transitionLog.ts';
-import { createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
+import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort } from './probes.ts';
@@ -146,7 +146,7 @@ export class ContainerDeployer extends PhasedDeployer {
       log.write(`Building the image ${deploymentImage(deployment.id, revision.id)} with ${this.engine.name} (install and build commands run inside it)`);
       await buildImage(
         this.engine,
-        { tag: deploymentImage(deployment.id, revision.id), projectDir: checkoutDir, configPath, installCommand: config.install_command, buildCommand: config.build_command, packageRoot: this.options.packageRoot },
+        { tag: deploymentImage(deployment.id, revision.id), projectDir: checkoutDir, configPath, installCommand: config.install_command, buildCommand: config.build_command, packageRoot: this.options.packageRoot, labels: { [LABELS.deployment]: deployment.id } },
         { onLine: (line) => log.write(redact(line)), signal, timeoutMs: this.options.buildTimeoutMs },
       );
       log.write('Build finished');

@@ -129,10 +129,14 @@ export async function removePod(engine: ContainerEngine, deploymentId: string): 
   if (stray.length) await engine.run(['rm', '--force', '--volumes', ...stray]);
 }
 
-/** Everything of the deployment: pod, containers, its volume and the images built for it. */
+/** Everything of the deployment: pod, containers, its volume and the images built for it (the layers of failed builds too). */
 export async function removeDeployment(engine: ContainerEngine, deploymentId: string): Promise<void> {
   await removePod(engine, deploymentId);
   await engine.run(['volume', 'rm', '--force', volumeName(deploymentId)]).catch(() => undefined);
-  const images = (await engine.run(['images', '--quiet', '--filter', `reference=${deploymentImage(deploymentId, '*')}`])).split('\n').filter(Boolean);
-  if (images.length) await engine.run(['rmi', '--force', ...new Set(images)]);
+  const listed = await Promise.all([
+    engine.run(['images', '--quiet', '--filter', `reference=${deploymentImage(deploymentId, '*')}`]),
+    engine.run(['images', '--all', '--quiet', '--filter', `label=${LABELS.deployment}=${deploymentId}`]),
+  ]);
+  const images = [...new Set(listed.join('\n').split('\n').filter(Boolean))];
+  if (images.length) await engine.run(['rmi', '--force', ...images]);
 }

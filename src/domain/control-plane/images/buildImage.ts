@@ -32,6 +32,8 @@ export interface BuildImageRequest {
   buildCommand?: string | null;
   /** The agentplane installation the image serves with. */
   packageRoot: string;
+  /** Labels of the image and of every layer the build caches (so that a failed build's layers can be found and removed). */
+  labels?: Record<string, string>;
 }
 
 /** Shell-quotes one word for a RUN line. */
@@ -100,7 +102,8 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
     );
     fs.writeFileSync(path.join(context, 'Containerfile'), lines.join('\n'));
     options.onLine?.(`Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`);
-    await engine.run(['build', '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
+    const labels = Object.entries(request.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+    await engine.run(['build', ...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
     return request.tag;
   });
 }
