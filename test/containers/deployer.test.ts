@@ -6,6 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
 import { spawnServer, tempDir, ROOT, type ChildServer } from '../support/server.ts';
@@ -29,6 +31,7 @@ const containersOf = (deploymentId: string): PsEntry[] => JSON.parse(podman('ps'
 describe('container deployer', () => {
   const v1 = testTag('deploy-v1');
   const v2 = testTag('deploy-v2');
+  const broken = testTag('deploy-broken');
   const data = tempDir('agentplane-container-deployer-');
   let controlPlane: ChildServer;
   let database: Awaited<ReturnType<typeof postgresForContainers>> | null = null;
@@ -54,6 +57,10 @@ describe('container deployer', () => {
   before(async () => {
     const engine = testEngine();
     for (const [tag, reply] of [[v1, 'v1'], [v2, 'v2']]) await buildImage(engine, { tag: tag!, projectDir: echoProject(reply!), configPath: 'langgraph.json', packageRoot: ROOT });
+    // a project whose second graph cannot load: the agent server exits
+    const brokenProject = echoProject('broken');
+    fs.writeFileSync(path.join(brokenProject, 'langgraph.json'), JSON.stringify({ graphs: { echo: './graph.mjs:echo', missing: './nowhere.mjs:graph' } }));
+    await buildImage(engine, { tag: broken, projectDir: brokenProject, configPath: 'langgraph.json', packageRoot: ROOT });
     database = await postgresForContainers();
   });
 
@@ -65,7 +72,7 @@ describe('container deployer', () => {
       podman('volume', 'rm', '--force', `agentplane-${deploymentId}-data`);
       removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${deploymentId}`).split('\n').filter(Boolean));
     }
-    removeImages(v1, v2);
+    removeImages(v1, v2, broken);
     await database?.stop();
   });
 
@@ -131,6 +138,14 @@ describe('container deployer', () => {
     await start();
     await eventually('re-adoption', async () => /deployment re-adopted/.test(controlPlane.output()));
     assert.deepEqual(containersOf(deploymentId).map((c) => c.Id).sort(), before);
+
+    // an image whose graph does not load: DEPLOY_FAILED with the server's last lines, and the active revision's pod is started again
+    const failing = await json(await api(`/v2/deployments/${deploymentId}`, { method: 'PATCH', json: { source_revision_config: { image_uri: broken } } }), 200);
+    const failed = await waitForRealRevision(api, deploymentId, failing.latest_revision_id, controlPlane.output);
+    assert.equal(failed.status, 'DEPLOY_FAILED');
+    assert.match(failed.status_message, /exited before it answered \/ok\.\n.*graph "missing": cannot import/);
+    assert.equal((await json(await api(`/v2/deployments/${deploymentId}`), 200)).active_revision_id, first.id);
+    assert.equal(await ask(client, thread.thread_id, 'back'), 'v1: back / secret-greeting');
 
     // PATCH to a new image: a new revision rolls out on the same URL, the thread is still there
     const patched = await json(await api(`/v2/deployments/${deploymentId}`, { method: 'PATCH', json: { source_revision_config: { image_uri: v2 } } }), 200);

@@ -236,6 +236,7 @@ export class ContainerDeployer extends PhasedDeployer {
       const state = await podState(this.engine, spec.deploymentId);
       const exited = state?.containers.find((c) => !c.running);
       if (exited) return `Deploy failed: container ${exited.name} exited before it answered /ok.${await this.tail(exited.name, redact)}`;
+      // an agentplane server that cannot load a graph of its project exits (above)
       if ((await Promise.all(urls.map(answersOk))).every(Boolean)) return null;
       await sleep(500);
     }

@@ -19,7 +19,7 @@ import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agent
 import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
-import { answersOk, freePort } from './probes.ts';
+import { answersOk, freePort, missingGraphs } from './probes.ts';
 import { withoutOwnSettings } from '../images/engine.ts';
 import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
@@ -229,7 +229,7 @@ export class LocalDeployer extends PhasedDeployer {
       try {
         const ok = await fetch(`${proc.spec.url}/ok`, { signal: AbortSignal.timeout(2000) });
         if (ok.status === 200) {
-          const missing = await this.missingGraphs(proc.spec.url, graphs);
+          const missing = await missingGraphs(proc.spec.url, graphs);
           if (missing.length === 0) return null;
           return `Deploy failed: the agent server started without graph(s) ${missing.join(', ')}; see the server logs.${tail()}`;
         }
@@ -239,16 +239,6 @@ export class LocalDeployer extends PhasedDeployer {
       await sleep(200);
     }
     return `Deploy failed: the agent server did not answer /ok within ${Math.round(this.options.startTimeoutMs / 1000)} s.${tail()}`;
-  }
-
-  private async missingGraphs(url: string, graphs: string[]): Promise<string[]> {
-    if (graphs.length === 0) return [];
-    const res = await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }), signal: AbortSignal.timeout(5000) });
-    // a project with its own auth may refuse an anonymous look: /ok has to do
-    if (res.status === 401 || res.status === 403) return [];
-    const assistants = (await res.json()) as { graph_id: string }[];
-    const loaded = new Set(assistants.map((a) => a.graph_id));
-    return graphs.filter((g) => !loaded.has(g));
   }
 
   private graphIds(built: RevisionRecord): string[] {
