@@ -13,7 +13,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { buildImage } from '../images/buildImage.ts';
 import { ensureBaseImage } from '../images/baseImage.ts';
@@ -25,9 +24,8 @@ import { LABELS, createPod, deploymentImage, podState, removeDeployment, removeP
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort } from './probes.ts';
-import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
+import { LogWriter, capLogFile } from './revisionLogs.ts';
 import { DEFAULT_LIMITS, Sandboxes } from './sandbox.ts';
-import type { LogKind } from './types.ts';
 
 export interface ContainerDeployerOptions {
   /** Where the control plane keeps each deployment's logs (inside its data directory). */
@@ -75,7 +73,7 @@ export class ContainerDeployer extends PhasedDeployer {
     private readonly options: ContainerDeployerOptions,
     log: Logger,
   ) {
-    super(repo, log, options.retryMs ?? 1_000);
+    super(repo, log, options.root, options.retryMs ?? 1_000);
     this.engine = options.engine;
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
     // the clone only: what the repository's code runs, it runs inside the image build
@@ -96,16 +94,6 @@ export class ContainerDeployer extends PhasedDeployer {
     await this.supervising;
     // the pods keep serving: the next start adopts them
     for (const deploymentId of [...this.served.keys()]) this.unserve(deploymentId);
-  }
-
-  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
-    const deployment = await this.repo.deployments.get(revision.deployment_id);
-    const complete = async () => {
-      if (kind === 'deploy') return false;
-      const now = await this.repo.revisions.get(revision.id);
-      return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
-    };
-    return readLogPage(this.logFile(revision.deployment_id, revision.id, kind), request, complete, deployment ? this.redactorOf(deployment) : undefined);
   }
 
   protected servedUrl(deployment: DeploymentRecord): string | null {
@@ -360,7 +348,7 @@ export class ContainerDeployer extends PhasedDeployer {
       const deployment = await this.repo.deployments.get(deploymentId);
       // gone already: removed with ?force=true while this waited; its files still go
       if (deployment && deployment.status !== 'AWAITING_DELETE') return;
-      fs.rmSync(path.join(this.options.root, deploymentId), { recursive: true, force: true });
+      fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
       await this.checkouts.remove(deploymentId);
       if (deployment) await this.repo.remove(deploymentId);
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
@@ -371,19 +359,16 @@ export class ContainerDeployer extends PhasedDeployer {
 
   private savedPort(deploymentId: string): number | null {
     try {
-      return (JSON.parse(fs.readFileSync(path.join(this.options.root, deploymentId, 'pod.json'), 'utf8')) as { port: number }).port;
+      return (JSON.parse(fs.readFileSync(path.join(this.deploymentDir(deploymentId), 'pod.json'), 'utf8')) as { port: number }).port;
     } catch {
       return null;
     }
   }
 
   private savePort(deploymentId: string, port: number): void {
-    const file = path.join(this.options.root, deploymentId, 'pod.json');
+    const file = path.join(this.deploymentDir(deploymentId), 'pod.json');
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, JSON.stringify({ port }), { mode: 0o600 });
   }
 
-  private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
-    return path.join(this.options.root, deploymentId, 'logs', `${revisionId}.${kind === 'build' ? 'build' : 'server'}.log`);
-  }
 }

@@ -11,7 +11,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import type { Redact } from '../redaction.ts';
@@ -21,9 +20,8 @@ import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort, missingGraphs } from './probes.ts';
 import { withoutOwnSettings } from '../images/engine.ts';
-import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
+import { LogWriter, capLogFile } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
-import type { LogKind } from './types.ts';
 import { logDeploymentDeleted } from '../transitionLog.ts';
 
 export interface LocalDeployerOptions {
@@ -76,7 +74,7 @@ export class LocalDeployer extends PhasedDeployer {
     private readonly options: LocalDeployerOptions,
     log: Logger,
   ) {
-    super(repo, log, options.retryMs ?? 1_000);
+    super(repo, log, options.root, options.retryMs ?? 1_000);
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
     this.sandboxes = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: options.limits, baseEnv: options.baseEnv });
     this.capTimer = setInterval(() => {
@@ -98,17 +96,6 @@ export class LocalDeployer extends PhasedDeployer {
     // a clean stop takes the deployments down with it; the next start brings them back
     await Promise.all([...this.processes.values()].map((proc) => proc.stop()));
     this.processes.clear();
-  }
-
-  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
-    const file = this.logFile(revision.deployment_id, revision.id, kind);
-    const deployment = await this.repo.deployments.get(revision.deployment_id);
-    const complete = async () => {
-      if (kind === 'deploy') return false;
-      const now = await this.repo.revisions.get(revision.id);
-      return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
-    };
-    return readLogPage(file, request, complete, deployment ? this.redactorOf(deployment) : undefined);
   }
 
   /** The server assigns github deployments their URL; an external_docker one keeps the client's. */
@@ -354,10 +341,6 @@ export class LocalDeployer extends PhasedDeployer {
 
   // ---- files ----
 
-  private deploymentDir(deploymentId: string): string {
-    return path.join(this.options.root, deploymentId);
-  }
-
   private checkoutDir(deploymentId: string, revisionId: string): string {
     return path.join(this.options.workspaces, deploymentId, 'checkouts', revisionId);
   }
@@ -365,10 +348,6 @@ export class LocalDeployer extends PhasedDeployer {
   /** The built revision's project file, confined to its checkout (its real path). */
   private projectFile(built: RevisionRecord) {
     return confinedProjectFile(this.checkoutDir(built.deployment_id, built.id), built.source_revision_config.graph_config_path ?? 'langgraph.json');
-  }
-
-  private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
-    return path.join(this.deploymentDir(deploymentId), 'logs', `${revisionId}.${kind === 'build' ? 'build' : 'server'}.log`);
   }
 
   private portOf(url: string): number {

@@ -5,6 +5,7 @@
 // transition (READY, active revision, URL). How a revision is built, deployed, restored and
 // removed is the subclass's: processes on this machine (localDeployer.ts) or containers
 // (containerDeployer.ts).
+import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../../runtime/logger.ts';
 import { timestamp } from '../../clock.ts';
@@ -14,7 +15,7 @@ import { redactor, secretValues, type Redact } from '../redaction.ts';
 import { logTransition } from '../transitionLog.ts';
 import type { BuildResult } from './localBuild.ts';
 import { UNFINISHED, isFinished } from './phases.ts';
-import type { LogRequest } from './revisionLogs.ts';
+import { readLogPage, type LogRequest } from './revisionLogs.ts';
 import type { Deployer, LogKind } from './types.ts';
 
 /** A revision job stopped on purpose (the deployment is being deleted, or the server stops). */
@@ -32,6 +33,8 @@ export abstract class PhasedDeployer implements Deployer {
   constructor(
     protected readonly repo: ControlPlaneRepository,
     protected readonly log: Logger,
+    /** Where the control plane keeps each deployment's logs and files (inside its data directory). */
+    private readonly root: string,
     /** First wait before a failed step is tried again (doubling, up to 30 s). */
     private readonly retryMs: number,
   ) {}
@@ -48,7 +51,6 @@ export abstract class PhasedDeployer implements Deployer {
   protected abstract servedUrl(deployment: DeploymentRecord): string | null;
   /** Called once the job chains have settled on stop. */
   protected abstract release(): Promise<void>;
-  abstract readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs>;
 
   submit(revision: RevisionRecord): void {
     this.enqueue(revision.deployment_id, () => this.drive(revision.id));
@@ -77,6 +79,26 @@ export abstract class PhasedDeployer implements Deployer {
     for (const controller of this.aborts.values()) controller.abort();
     await Promise.all([...this.chains.values()]);
     await this.release();
+  }
+
+  /** A page of the revision's build log (the deployer's) or server log (what its agent server wrote), secrets masked. */
+  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    const deployment = await this.repo.deployments.get(revision.deployment_id);
+    const complete = async () => {
+      if (kind === 'deploy') return false;
+      const now = await this.repo.revisions.get(revision.id);
+      return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
+    };
+    return readLogPage(this.logFile(revision.deployment_id, revision.id, kind), request, complete, deployment ? this.redactorOf(deployment) : undefined);
+  }
+
+  /** What only the control plane reads of a deployment: its logs and the deployer's files. */
+  protected deploymentDir(deploymentId: string): string {
+    return path.join(this.root, deploymentId);
+  }
+
+  protected logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
+    return path.join(this.deploymentDir(deploymentId), 'logs', `${revisionId}.${kind === 'build' ? 'build' : 'server'}.log`);
   }
 
   // ---- jobs ----
