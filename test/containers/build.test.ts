@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from '../support/server.ts';
+import { ROOT, tempDir } from '../support/server.ts';
 import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testTag } from './support.ts';
 
 describe('agentplane-server build', () => {
@@ -35,5 +35,15 @@ describe('agentplane-server build', () => {
     assert.deepEqual(assistants.map((a) => a.graph_id), ['echo']);
     assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
     assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
+  });
+
+  it('says what is missing, and builds nothing, in a folder without a project file', () => {
+    const empty = tempDir('agentplane-build-empty-');
+    const build = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag], { cwd: empty, env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' });
+    assert.equal(build.status, 1);
+    assert.match(build.stderr, /no project file \(agentplane\.json or langgraph\.json\) in .*; name one with -c/);
+    const unknownEngine = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '--engine', 'lxc'], { cwd: empty, encoding: 'utf8' });
+    assert.equal(unknownEngine.status, 2);
+    assert.match(unknownEngine.stderr, /Allowed choices are podman, docker/);
   });
 });
