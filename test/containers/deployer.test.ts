@@ -13,6 +13,7 @@ import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts'
 import { spawnServer, tempDir, ROOT, type ChildServer } from '../support/server.ts';
 import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
 import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../control-plane/deploymentUsers.ts';
 import { CONTAINERS_CONF, echoProject, eventually, podman, postgresForContainers, removeImages, testEngine, testTag } from './support.ts';
 
 const KEY = `container-deployer-${randomUUID()}`;
@@ -73,6 +74,7 @@ describe('container deployer', () => {
       removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${deploymentId}`).split('\n').filter(Boolean));
     }
     removeImages(v1, v2, broken);
+    removeDeploymentUsers(`${data}-deployments`);
     await database?.stop();
   });
 
@@ -220,5 +222,22 @@ describe('container deployer', () => {
 
     await deleteAndCheckGone(deploymentId);
     deploymentId = '';
+  });
+
+  it('clones as the deployment\'s own user: a repository only the control plane can read is not built', { skip: process.getuid?.() === 0 ? false : 'needs root (a user per deployment)', timeout: 300_000 }, async () => {
+    controlPlane ??= await start();
+    const repo = makeRepository();
+    repo.commit({ 'langgraph.json': JSON.stringify({ graphs: {} }) }, 'private');
+    fs.chmodSync(repo.dir, 0o700);
+    const created = await create(api, {
+      name: 'container-private-repo',
+      source: 'github',
+      source_config: { repo_url: repo.dir },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    });
+    const revision = await waitForRealRevision(api, created.id, created.latest_revision_id, controlPlane.output);
+    assert.equal(revision.status, 'BUILD_FAILED');
+    assert.match(revision.status_message, /git clone/);
+    await deleteAndCheckGone(created.id);
   });
 });

@@ -55,7 +55,7 @@ function deployerFactory({ config, log }: AppFactoryDeps, repo: ControlPlaneRepo
   if (config.deployer === 'container') {
     // the engine's CLI gets the operator's environment, none of agentplane's own settings
     const engine = new ContainerEngine({ name: 'podman', env: withoutOwnSettings(config.env), containersConf: packagePath('config', 'containers.conf') });
-    const options = { root: root(), workspaces: workspaces(), engine, packageRoot: PACKAGE_ROOT, buildTimeoutMs: config.buildTimeoutMs, startTimeoutMs: config.deployTimeoutMs, logCapBytes: 10 * 1024 * 1024 };
+    const options = { root: root(), workspaces: workspaces(), isolation, baseEnv: config.env, engine, packageRoot: PACKAGE_ROOT, buildTimeoutMs: config.buildTimeoutMs, startTimeoutMs: config.deployTimeoutMs, logCapBytes: 10 * 1024 * 1024 };
     return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
   }
   return () => new LocalDeployer(

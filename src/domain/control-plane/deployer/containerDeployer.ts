@@ -25,13 +25,17 @@ import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort } from './probes.ts';
 import { LogWriter, capLogFile } from './revisionLogs.ts';
-import { DEFAULT_LIMITS, Sandboxes } from './sandbox.ts';
+import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from './sandbox.ts';
 
 export interface ContainerDeployerOptions {
   /** Where the control plane keeps each deployment's logs (inside its data directory). */
   root: string;
   /** Where github revisions are checked out before their image is built (removed after). */
   workspaces: string;
+  /** Who clones: the deployment's own user (`user`, as the local deployer's builds) or the control plane's. */
+  isolation: IsolationMode;
+  /** The control plane's environment, read for PATH and locale only (the clone's). */
+  baseEnv: Record<string, string | undefined>;
   engine: ContainerEngine;
   /** The agentplane installation that github revisions' images serve with. */
   packageRoot: string;
@@ -76,8 +80,9 @@ export class ContainerDeployer extends PhasedDeployer {
     super(repo, log, options.root, options.retryMs ?? 1_000);
     this.engine = options.engine;
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
-    // the clone only: what the repository's code runs, it runs inside the image build
-    this.checkouts = new Sandboxes({ mode: 'none', root: options.workspaces, limits: DEFAULT_LIMITS, baseEnv: { PATH: process.env.PATH } });
+    // the clone only (what the repository's code runs, it runs inside the image build); as
+    // the deployment's user it cannot clone what the control plane alone may read (a local path)
+    this.checkouts = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: DEFAULT_LIMITS, baseEnv: options.baseEnv });
   }
 
   async start(): Promise<void> {
@@ -111,7 +116,12 @@ export class ContainerDeployer extends PhasedDeployer {
     const config = deployment.source_config;
     if (!config.repo_url) return { ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' };
     const redact = this.redactorOf(deployment);
-    const sandbox = await this.checkouts.prepare(deployment.id);
+    let sandbox: Sandbox;
+    try {
+      sandbox = await this.checkouts.prepare(deployment.id);
+    } catch (err) {
+      return { ok: false, reason: `Build failed: the container deployer could not make the deployment's user and workspace for the clone: ${(err as Error).message.trim()}` };
+    }
     const checkoutDir = path.join(sandbox.workspace, 'checkouts', revision.id);
     const configPath = revision.source_revision_config.graph_config_path ?? 'langgraph.json';
     try {
