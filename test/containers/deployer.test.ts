@@ -37,6 +37,8 @@ describe('container deployer', () => {
   let controlPlane: ChildServer;
   let database: Awaited<ReturnType<typeof postgresForContainers>> | null = null;
   let deploymentId = '';
+  /** Every deployment a test made, for the clean-up when one fails half-way. */
+  const made = new Set<string>();
   const api = keyedApi(KEY, () => controlPlane.url);
   const start = async () =>
     (controlPlane = await spawnServer(['--data', data], { AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`, AGENTPLANE_DEPLOYER: 'container', AGENTPLANE_ACCESS_LOG: 'off', CONTAINERS_CONF }));
@@ -68,10 +70,11 @@ describe('container deployer', () => {
   after(async () => {
     await controlPlane?.kill('SIGTERM');
     // nothing may outlive the test, whatever failed
-    if (deploymentId) {
-      podman('pod', 'rm', '--force', '--ignore', `agentplane-${deploymentId}`);
-      podman('volume', 'rm', '--force', `agentplane-${deploymentId}-data`);
-      removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${deploymentId}`).split('\n').filter(Boolean));
+    for (const id of made) {
+      podman('pod', 'rm', '--force', '--ignore', `agentplane-${id}`);
+      podman('volume', 'rm', '--force', `agentplane-${id}-data`);
+      removeImages(...podman('images', '--all', '--quiet', '--filter', `label=agentplane.deployment=${id}`).split('\n').filter(Boolean));
+      removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${id}`).split('\n').filter(Boolean));
     }
     removeImages(v1, v2, broken);
     removeDeploymentUsers(`${data}-deployments`);
@@ -91,6 +94,7 @@ describe('container deployer', () => {
       ],
     });
     deploymentId = created.id;
+    made.add(deploymentId);
     const first = await waitForRealRevision(api, deploymentId, created.latest_revision_id, controlPlane.output);
     assert.equal(first.status, 'DEPLOYED', first.status_message);
     const deployment = await json(await api(`/v2/deployments/${deploymentId}`), 200);
@@ -161,7 +165,6 @@ describe('container deployer', () => {
 
     // delete: no container, pod or volume of it is left
     await deleteAndCheckGone(deploymentId);
-    deploymentId = '';
   });
 
   it('builds a github revision into an image (its commands inside the build), keeps its data on a volume across revisions, restarts an exited replica', { timeout: 600_000 }, async () => {
@@ -182,6 +185,7 @@ describe('container deployer', () => {
       secrets: [{ name: 'GREETING', value: 'hello-secret' }],
     });
     deploymentId = created.id;
+    made.add(deploymentId);
     const first = await waitForRealRevision(api, deploymentId, created.latest_revision_id, controlPlane.output);
     assert.equal(first.status, 'DEPLOYED', first.status_message);
     const customUrl: string = (await json(await api(`/v2/deployments/${deploymentId}`), 200)).source_config.custom_url;
@@ -221,7 +225,6 @@ describe('container deployer', () => {
     assert.equal(await ask(client, thread.thread_id, 'still'), 'g2: still / hello-secret (built as uid 0)');
 
     await deleteAndCheckGone(deploymentId);
-    deploymentId = '';
   });
 
   it('clones as the deployment\'s own user: a repository only the control plane can read is not built', { skip: process.getuid?.() === 0 ? false : 'needs root (a user per deployment)', timeout: 300_000 }, async () => {
@@ -235,6 +238,7 @@ describe('container deployer', () => {
       source_config: { repo_url: repo.dir },
       source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
     });
+    made.add(created.id);
     const revision = await waitForRealRevision(api, created.id, created.latest_revision_id, controlPlane.output);
     assert.equal(revision.status, 'BUILD_FAILED');
     assert.match(revision.status_message, /git clone/);
