@@ -11,6 +11,7 @@ import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
 import { PROJECT_FILE_NAMES } from './runtime/project.ts';
 import { scaffoldProject } from './scaffold.ts';
+import { buildCommand, type BuildOptions } from './buildCommand.ts';
 import { startServer, type RunningServer } from './compose/server.ts';
 import { watchProject } from './runtime/watch.ts';
 import { settleImports, trackImports, wasImported } from './runtime/importedFiles.ts';
@@ -180,6 +181,18 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .action(async (options: import('./renderCommand.ts').RenderOptions) => {
       const { renderCommand } = await import('./renderCommand.ts');
       process.exitCode = renderCommand(options);
+    });
+
+  program
+    .command('build')
+    .description('build a container image of the project (like `langgraph build`): agentplane serving it on port 8000, with podman or docker, offline')
+    .requiredOption('-t, --tag <tag>', 'the image tag')
+    .option('-c, --config <file>', `project file (default: ${PROJECT_FILE_NAMES.join(', else ')} in the working directory)`)
+    .option('--push', 'push the image to the registry its tag names')
+    .addOption(new Option('--engine <engine>', 'container engine (default: podman, else docker, whichever is on PATH)').choices(['podman', 'docker']))
+    .allowExcessArguments(false)
+    .action(async (options: BuildOptions) => {
+      process.exitCode = await buildCommand(options);
     });
 
   const store = program

@@ -60,8 +60,8 @@ export interface ServerConfig {
   runWorkerMemoryMb: number | null;
   /** How long each phase of the simulated deployer lasts (AGENTPLANE_PHASE_MS, default 100). */
   phaseMs: number;
-  /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default), `local`, `kubernetes` or `kube-local`. */
-  deployer: 'simulated' | 'local' | 'kubernetes' | 'kube-local';
+  /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default), `local`, `container`, `kubernetes` or `kube-local`. */
+  deployer: 'simulated' | 'local' | 'container' | 'kubernetes' | 'kube-local';
   /** The Kubernetes deployers' settings: namespace when a deployment names none (AGENTPLANE_KUBE_NAMESPACE, default `default`), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
   kube: { namespace: string; postgresImage: string };
   /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
@@ -159,7 +159,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,
     runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
     phaseMs: duration('milliseconds', 'AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
-    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local', 'kubernetes', 'kube-local'] as const, 'simulated'),
+    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local', 'container', 'kubernetes', 'kube-local'] as const, 'simulated'),
     kube: { namespace: env.AGENTPLANE_KUBE_NAMESPACE || 'default', postgresImage: env.AGENTPLANE_KUBE_POSTGRES_IMAGE || 'postgres:16' },
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,

@@ -10,10 +10,12 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { SimulatedDeployer } from '../../domain/control-plane/deployer/simulatedDeployer.ts';
 import { LocalDeployer } from '../../domain/control-plane/deployer/localDeployer.ts';
+import { ContainerDeployer } from '../../domain/control-plane/deployer/containerDeployer.ts';
+import { ContainerEngine, withoutOwnSettings } from '../../domain/control-plane/images/engine.ts';
 import type { Deployer } from '../../domain/control-plane/deployer/types.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../../domain/control-plane/deployer/sandbox.ts';
 import { LeadingDeployer } from '../../domain/control-plane/deployer/leadingDeployer.ts';
-import { packagePath } from '../../runtime/packageRoot.ts';
+import { PACKAGE_ROOT, packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
@@ -75,6 +77,12 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
   const root = () => (config.dataDir ? path.join(config.dataDir, 'deployments') : path.join(temp(), 'control'));
   // the workspaces are outside the data directory: the deployments' users must reach them, and never it
   const workspaces = () => config.deploymentsDir ?? (config.dataDir ? `${config.dataDir}-deployments` : path.join(temp(), 'workspaces'));
+  if (config.deployer === 'container') {
+    // the engine's CLI gets the operator's environment, none of agentplane's own settings
+    const engine = new ContainerEngine({ name: 'podman', env: withoutOwnSettings(config.env), containersConf: packagePath('config', 'containers.conf') });
+    const options = { root: root(), workspaces: workspaces(), isolation, baseEnv: config.env, engine, packageRoot: PACKAGE_ROOT, buildTimeoutMs: config.buildTimeoutMs, startTimeoutMs: config.deployTimeoutMs, logCapBytes: 10 * 1024 * 1024 };
+    return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
+  }
   return () => new LocalDeployer(
     repo,
     {

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { eachLine } from '../images/engine.ts';
 import type { Redact } from '../redaction.ts';
 import { maskRepoUrl } from '../repoUrl.ts';
 import { confinedProjectFile } from './checkoutPaths.ts';
@@ -28,6 +29,8 @@ export interface BuildRequest {
   timeoutMs: number;
   signal: AbortSignal;
   log: LogWriter;
+  /** Only fetch and check out: the install and build commands run elsewhere (inside an image build). */
+  checkoutOnly?: boolean;
 }
 
 export type BuildResult = { ok: true; commitSha: string } | { ok: false; reason: string; commitSha?: string };
@@ -71,28 +74,14 @@ function runStep(step: string, command: string, args: string[], options: StepOpt
     }, options.timeoutMs);
     const onAbort = () => killGroup();
     options.signal.addEventListener('abort', onAbort, { once: true });
-    const collect = (stream: NodeJS.ReadableStream, isStdout: boolean) => {
-      let pending = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        if (isStdout) stdout += chunk;
-        pending += chunk;
-        const lines = pending.split(/\r?\n/);
-        pending = lines.pop() ?? '';
-        for (const line of lines) emit(line);
-      });
-      stream.on('end', () => {
-        if (pending) emit(pending);
-      });
-    };
     const emit = (raw: string) => {
       const line = options.redact(raw);
       options.log.write(line);
       tail.push(line);
       if (tail.length > TAIL_LINES) tail.shift();
     };
-    collect(child.stdout!, true);
-    collect(child.stderr!, false);
+    eachLine(child.stdout!, emit, (chunk) => (stdout += chunk));
+    eachLine(child.stderr!, emit);
     child.on('error', (err) => {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
@@ -153,6 +142,7 @@ export async function buildRevision(request: BuildRequest): Promise<BuildResult>
     log.write(`Checked out ${commitSha}`);
 
     const configFile = projectFileOf(checkoutDir, request.configPath, commitSha);
+    if (request.checkoutOnly) return { ok: true, commitSha };
     const install = request.installCommand ?? detectInstallCommand(checkoutDir);
     if (install) {
       log.write(`Installing: ${install}`);

@@ -1,8 +1,6 @@
 // The local deployer: builds `github` revisions from their git repository and runs each
 // deployment as an agentplane agent server on this machine (docker images through a
-// container runtime found on PATH). Every status is stored before the work of the next one
-// starts, so after a restart `resume()` redoes at most the step in progress. One job at a
-// time per deployment: a revision waits in QUEUED while an earlier one builds or deploys.
+// container runtime found on PATH). The phases, job queue and retries are phasedDeployer.ts's.
 //
 // A deployment's own code runs in its sandbox (sandbox.ts): a workspace under `workspaces`,
 // per deployment: checkouts/<revision>/ (kept, so a redeploy needs no build), data/ (the
@@ -13,21 +11,18 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../ports/logger.ts';
-import { timestamp } from '../../clock.ts';
-import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
-import { redactor, secretValues, type Redact } from '../redaction.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
+import type { Redact } from '../redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
-import { freePort } from './freePort.ts';
-import { JobChains } from './jobChains.ts';
 import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
-import { UNFINISHED, isFinished } from './phases.ts';
-import { LogWriter, capLogFile, readLogPage, type LogRequest } from './revisionLogs.ts';
+import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
+import { answersOk, freePort, missingGraphs } from './probes.ts';
+import { withoutOwnSettings } from '../images/engine.ts';
+import { LogWriter, capLogFile } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
-import type { Deployer, LogKind } from './types.ts';
-import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
+import { logDeploymentDeleted } from '../transitionLog.ts';
 
 export interface LocalDeployerOptions {
   /** Where the control plane keeps each deployment's logs and process file (inside its data directory). */
@@ -55,19 +50,6 @@ interface ProcessFile {
   revision_id: string | null;
 }
 
-/** A revision job stopped on purpose (the deployment is being deleted, or the server stops). */
-class Cancelled extends Error {}
-
-// The control plane's own settings must not reach the container runtime's CLI (the container
-// itself gets only the secrets, by name); sandboxed processes get none of this environment.
-const PRIVATE_ENV = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
-
-function containerCliEnv(base: Record<string, string | undefined>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && !PRIVATE_ENV.test(k)) env[k] = v;
-  return env;
-}
-
 function containerRuntime(env: Record<string, string>): string | null {
   for (const cli of ['docker', 'podman']) {
     try {
@@ -82,24 +64,18 @@ function containerRuntime(env: Record<string, string>): string | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const secretsOf = (deployment: DeploymentRecord): Record<string, string> => Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
-
-export class LocalDeployer implements Deployer {
-  private readonly aborts = new Map<string, AbortController>();
+export class LocalDeployer extends PhasedDeployer {
   private readonly processes = new Map<string, AgentProcess>();
   private readonly capTimer: NodeJS.Timeout;
   private readonly sandboxes: Sandboxes;
-  private readonly stopping = new AbortController();
-  private readonly jobs: JobChains;
-  private stopped = false;
 
   constructor(
-    private readonly repo: ControlPlaneRepository,
+    repo: ControlPlaneRepository,
     private readonly options: LocalDeployerOptions,
-    private readonly log: Logger,
+    log: Logger,
   ) {
+    super(repo, log, options.root, options.retryMs ?? 1_000);
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
-    this.jobs = new JobChains(this.stopping.signal, log, options.retryMs ?? 1_000, (err) => err instanceof Cancelled);
     this.sandboxes = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: options.limits, baseEnv: options.baseEnv });
     this.capTimer = setInterval(() => {
       for (const proc of this.processes.values()) capLogFile(proc.spec.logFile, options.logCapBytes);
@@ -115,133 +91,21 @@ export class LocalDeployer implements Deployer {
     return this.resume();
   }
 
-  submit(revision: RevisionRecord): void {
-    this.jobs.enqueue(revision.deployment_id, () => this.drive(revision.id));
-  }
-
-  retire(deploymentId: string): void {
-    // a build in progress is stopped rather than waited for
-    this.aborts.get(deploymentId)?.abort();
-    this.jobs.enqueue(deploymentId, () => this.cleanUp(deploymentId));
-  }
-
-  async resume(): Promise<void> {
-    // what was serving before the restart serves again first, then unfinished work continues
-    for (const deployment of await this.repo.deployments.list({ where: { status: 'READY' } })) {
-      if (deployment.active_revision_id) this.jobs.enqueue(deployment.id, () => this.restore(deployment.id));
-    }
-    for (const status of UNFINISHED) {
-      for (const revision of await this.repo.revisions.list({ where: { status } })) this.submit(revision);
-    }
-    for (const deployment of await this.repo.deployments.list({ where: { status: 'AWAITING_DELETE' } })) this.retire(deployment.id);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
+  protected async release(): Promise<void> {
     clearInterval(this.capTimer);
-    for (const controller of this.aborts.values()) controller.abort();
-    await this.jobs.settled();
     // a clean stop takes the deployments down with it; the next start brings them back
     await Promise.all([...this.processes.values()].map((proc) => proc.stop()));
     this.processes.clear();
   }
 
-  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
-    const file = this.logFile(revision.deployment_id, revision.id, kind);
-    const deployment = await this.repo.deployments.get(revision.deployment_id);
-    const complete = async () => {
-      if (kind === 'deploy') return false;
-      const now = await this.repo.revisions.get(revision.id);
-      return !now || !['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING'].includes(now.status);
-    };
-    return readLogPage(file, request, complete, deployment ? this.redactorOf(deployment) : undefined);
-  }
-
-  // ---- jobs ----
-
-  private signalFor(deploymentId: string): AbortSignal {
-    let controller = this.aborts.get(deploymentId);
-    if (!controller || controller.signal.aborted) {
-      controller = new AbortController();
-      this.aborts.set(deploymentId, controller);
-    }
-    return controller.signal;
-  }
-
-  /** Drives one revision from its stored status to a final one. */
-  private async drive(revisionId: string): Promise<void> {
-    for (;;) {
-      const revision = await this.repo.revisions.get(revisionId);
-      if (!revision || isFinished(revision.status)) return;
-      const deployment = await this.repo.deployments.get(revision.deployment_id);
-      if (!deployment || deployment.status === 'AWAITING_DELETE') return;
-      const signal = this.signalFor(deployment.id);
-      switch (revision.status) {
-        case 'CREATING':
-          await this.transition(revision, { status: 'QUEUED' });
-          break;
-        case 'QUEUED':
-          await this.transition(revision, { status: deployment.source === 'github' && revision.redeploy_of === null ? 'AWAITING_BUILD' : 'AWAITING_DEPLOY' });
-          break;
-        case 'AWAITING_BUILD':
-          await this.transition(revision, { status: 'BUILDING' });
-          break;
-        case 'BUILDING': {
-          const result = await this.build(deployment, revision, signal);
-          if (signal.aborted) throw new Cancelled();
-          const sha = result.commitSha ?? null;
-          await this.transition(revision, result.ok ? { status: 'AWAITING_DEPLOY', sha } : { status: 'BUILD_FAILED', message: result.reason, sha });
-          break;
-        }
-        case 'AWAITING_DEPLOY':
-          await this.transition(revision, { status: 'DEPLOYING' });
-          break;
-        case 'DEPLOYING': {
-          const failure = await this.deploy(deployment, revision, signal);
-          if (signal.aborted) throw new Cancelled();
-          await this.transition(revision, failure === null ? { status: 'DEPLOYED' } : { status: 'DEPLOY_FAILED', message: failure });
-          break;
-        }
-        default:
-          return;
-      }
-    }
-  }
-
-  /** Stores the revision's next status (and the deployment's side of it) unless it moved on meanwhile. */
-  private async transition(before: RevisionRecord, change: { status: RevisionRecord['status']; message?: string; sha?: string | null }): Promise<void> {
-    await this.repo.locks.run(before.deployment_id, async () => {
-      if (this.stopped) throw new Cancelled();
-      const revision = await this.repo.revisions.get(before.id);
-      const deployment = await this.repo.deployments.get(before.deployment_id);
-      // superseded (SKIPPED) or deleted meanwhile: nothing more to do for it
-      if (!revision || revision.status !== before.status || !deployment || deployment.status === 'AWAITING_DELETE') throw new Cancelled();
-      const now = timestamp();
-      const next: RevisionRecord = {
-        ...revision,
-        status: change.status,
-        // the message carries output of the deployment's own commands
-        status_message: change.message === undefined ? null : this.redactorOf(deployment)(change.message),
-        updated_at: now,
-        source_revision_config: change.sha ? { ...revision.source_revision_config, repo_commit_sha: change.sha } : revision.source_revision_config,
-      };
-      let deploymentNext: DeploymentRecord | undefined;
-      if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') {
-        deploymentNext = { ...deployment, status: 'READY', updated_at: now };
-      } else if (change.status === 'DEPLOYED') {
-        // the server assigns github deployments their URL; an external_docker one keeps the client's
-        const url = deployment.source === 'github' ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
-        deploymentNext = { ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
-      }
-      await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
-      logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });
-    });
+  /** The server assigns github deployments their URL; an external_docker one keeps the client's. */
+  protected servedUrl(deployment: DeploymentRecord): string | null {
+    return deployment.source === 'github' ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
   }
 
   // ---- build ----
 
-  private async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
+  protected async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
     const log = new LogWriter(this.logFile(deployment.id, revision.id, 'build'));
     log.reset();
     const config = deployment.source_config;
@@ -263,10 +127,6 @@ export class LocalDeployer implements Deployer {
       signal,
       log,
     });
-  }
-
-  private redactorOf(deployment: DeploymentRecord): Redact {
-    return redactor(secretValues(deployment));
   }
 
   /** The deployment's sandbox, or why the machine cannot give it one (said in the revision's status_message). */
@@ -315,7 +175,7 @@ export class LocalDeployer implements Deployer {
   // ---- deploy ----
 
   /** Replaces the deployment's process with this revision's; null on success, else the reason. */
-  private async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<string | null> {
+  protected async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<string | null> {
     const built = await this.builtRevision(revision);
     const spec = await this.processSpec(deployment, revision, built);
     if (typeof spec === 'string') return spec;
@@ -356,7 +216,7 @@ export class LocalDeployer implements Deployer {
       try {
         const ok = await fetch(`${proc.spec.url}/ok`, { signal: AbortSignal.timeout(2000) });
         if (ok.status === 200) {
-          const missing = await this.missingGraphs(proc.spec.url, graphs);
+          const missing = await missingGraphs(proc.spec.url, graphs);
           if (missing.length === 0) return null;
           return `Deploy failed: the agent server started without graph(s) ${missing.join(', ')}; see the server logs.${tail()}`;
         }
@@ -366,16 +226,6 @@ export class LocalDeployer implements Deployer {
       await sleep(200);
     }
     return `Deploy failed: the agent server did not answer /ok within ${Math.round(this.options.startTimeoutMs / 1000)} s.${tail()}`;
-  }
-
-  private async missingGraphs(url: string, graphs: string[]): Promise<string[]> {
-    if (graphs.length === 0) return [];
-    const res = await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }), signal: AbortSignal.timeout(5000) });
-    // a project with its own auth may refuse an anonymous look: /ok has to do
-    if (res.status === 401 || res.status === 403) return [];
-    const assistants = (await res.json()) as { graph_id: string }[];
-    const loaded = new Set(assistants.map((a) => a.graph_id));
-    return graphs.filter((g) => !loaded.has(g));
   }
 
   private graphIds(built: RevisionRecord): string[] {
@@ -388,17 +238,6 @@ export class LocalDeployer implements Deployer {
     } catch {
       return [];
     }
-  }
-
-  /** A redeploy runs the checkout of the revision that was built (following redeploys of redeploys). */
-  private async builtRevision(revision: RevisionRecord): Promise<RevisionRecord> {
-    let current = revision;
-    for (let hops = 0; current.redeploy_of && hops < 1000; hops += 1) {
-      const original = await this.repo.revisions.get(current.redeploy_of);
-      if (!original) break;
-      current = original;
-    }
-    return current;
   }
 
   private async processSpec(deployment: DeploymentRecord, revision: RevisionRecord, built: RevisionRecord): Promise<AgentProcessSpec | string> {
@@ -428,7 +267,7 @@ export class LocalDeployer implements Deployer {
     }
     const image = revision.source_revision_config.image_uri;
     if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
-      const runtime = containerRuntime(containerCliEnv(this.options.baseEnv));
+      const runtime = containerRuntime(withoutOwnSettings(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const envArgs = Object.keys(secrets).flatMap((name) => ['-e', name]);
@@ -438,7 +277,7 @@ export class LocalDeployer implements Deployer {
         args: ['run', '--rm', '--name', `agentplane-${deployment.id}`, '-p', `127.0.0.1:${port}:8000`, ...(memory ? ['--memory', `${memory}m`] : []), ...envArgs, image],
         cwd: this.deploymentDir(deployment.id),
         // secrets reach the container by name from this environment, never on the command line
-        env: { ...containerCliEnv(this.options.baseEnv), ...secrets },
+        env: { ...withoutOwnSettings(this.options.baseEnv), ...secrets },
       };
     }
     return `Deploy failed: the local deployer cannot run a ${deployment.source} revision${image ? '' : ' without image_uri'}.`;
@@ -446,15 +285,13 @@ export class LocalDeployer implements Deployer {
 
   /** A process whose every (re)start is recorded in process.json, for re-adoption after a crash. */
   private newProcess(spec: AgentProcessSpec): AgentProcess {
-    return new AgentProcess(spec, this.log, (pid) =>
-      this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }),
-    );
+    return new AgentProcess(spec, this.log, (pid) => this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }));
   }
 
   // ---- restart and delete ----
 
   /** After a restart: adopt the deployment's process if it is still serving, else start it again. */
-  private async restore(deploymentId: string): Promise<void> {
+  protected async restore(deploymentId: string): Promise<void> {
     if (this.processes.has(deploymentId)) return;
     const deployment = await this.repo.deployments.get(deploymentId);
     if (!deployment?.active_revision_id || deployment.status !== 'READY') return;
@@ -468,7 +305,7 @@ export class LocalDeployer implements Deployer {
     }
     const proc = this.newProcess(spec);
     const saved = this.readProcessFile(deploymentId);
-    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await this.answers(spec.url))) {
+    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await answersOk(spec.url))) {
       proc.adopt(saved.pid);
       this.processes.set(deploymentId, proc);
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });
@@ -481,15 +318,7 @@ export class LocalDeployer implements Deployer {
     else this.log.info('deployment restarted', { deployment_id: deploymentId, revision_id: revision.id, url: spec.url });
   }
 
-  private async answers(url: string): Promise<boolean> {
-    try {
-      return (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) })).status === 200;
-    } catch {
-      return false;
-    }
-  }
-
-  private async cleanUp(deploymentId: string): Promise<void> {
+  protected async cleanUp(deploymentId: string): Promise<void> {
     const proc = this.processes.get(deploymentId);
     if (proc) await proc.stop();
     else {
@@ -512,10 +341,6 @@ export class LocalDeployer implements Deployer {
 
   // ---- files ----
 
-  private deploymentDir(deploymentId: string): string {
-    return path.join(this.options.root, deploymentId);
-  }
-
   private checkoutDir(deploymentId: string, revisionId: string): string {
     return path.join(this.options.workspaces, deploymentId, 'checkouts', revisionId);
   }
@@ -523,10 +348,6 @@ export class LocalDeployer implements Deployer {
   /** The built revision's project file, confined to its checkout (its real path). */
   private projectFile(built: RevisionRecord) {
     return confinedProjectFile(this.checkoutDir(built.deployment_id, built.id), built.source_revision_config.graph_config_path ?? 'langgraph.json');
-  }
-
-  private logFile(deploymentId: string, revisionId: string, kind: LogKind): string {
-    return path.join(this.deploymentDir(deploymentId), 'logs', `${revisionId}.${kind === 'build' ? 'build' : 'server'}.log`);
   }
 
   private portOf(url: string): number {

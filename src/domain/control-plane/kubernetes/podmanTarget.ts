@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
-import { freePort } from '../deployer/freePort.ts';
+import { freePort } from '../deployer/probes.ts';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
 import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
 

@@ -1,0 +1,35 @@
+// What deployers ask of this machine's network: a port to publish a deployment on, and
+// whether a deployment answers its health check and serves every graph of its project.
+import net from 'node:net';
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether `url`/ok answers 200 within 2 s. */
+export async function answersOk(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) })).status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** The graphs of `graphs` the agent server at `url` has no system assistant for (it started without them). */
+export async function missingGraphs(url: string, graphs: string[]): Promise<string[]> {
+  if (graphs.length === 0) return [];
+  const res = await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }), signal: AbortSignal.timeout(5000) });
+  // a project with its own auth may refuse an anonymous look: /ok has to do
+  if (res.status === 401 || res.status === 403) return [];
+  const assistants = (await res.json()) as { graph_id: string }[];
+  const loaded = new Set(assistants.map((a) => a.graph_id));
+  return graphs.filter((g) => !loaded.has(g));
+}

@@ -1,0 +1,123 @@
+// A LangGraph.js project as an image, as upstream's `langgraph build` makes one, in three
+// layers that each build once: the base (Node.js from this machine, baseImage.ts), the
+// server (this agentplane and its run-time dependencies at /opt/agentplane, serving on
+// 0.0.0.0:8000 as upstream's images do), and the project (copied to /deps/<name> with the
+// node_modules it has, its install and build commands run inside the build, never on the
+// host). `agentplane-server build`, the container deployer and the repository's Dockerfile
+// all make images this way.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { detectInstallCommand } from '../deployer/localBuild.ts';
+import { ensureBaseImage, IMAGE_USER } from './baseImage.ts';
+import type { ContainerEngine, RunOptions } from './engine.ts';
+import { linkTree, serverFiles, stageServerFiles } from './serverFiles.ts';
+
+/** The port agentplane listens on in its images (upstream's images use 8000 too). */
+export const IMAGE_PORT = 8000;
+/** Where the agent server keeps its data in a container: a volume is mounted there. */
+export const IMAGE_DATA_DIR = '/data';
+const SERVER_HOME = '/opt/agentplane';
+const PROJECTS_DIR = '/deps';
+
+export interface BuildImageRequest {
+  tag: string;
+  /** The folder copied into the image (without .git): the repository root, or the project file's folder. */
+  projectDir: string;
+  /** The project file (langgraph.json or agentplane.json), relative to projectDir. */
+  configPath: string;
+  /** Run at the project root; null: the lockfile decides, skipped when the project brings its node_modules. */
+  installCommand?: string | null;
+  /** Run in the project file's folder after the install. */
+  buildCommand?: string | null;
+  /** The agentplane installation the image serves with. */
+  packageRoot: string;
+  /** Labels of the image and of every layer the build caches (so that a failed build's layers can be found and removed). */
+  labels?: Record<string, string>;
+}
+
+/** Shell-quotes one word for a RUN line. */
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** The agentplane server image for this installation (base + package), built once per version of its files. */
+export async function ensureServerImage(engine: ContainerEngine, packageRoot: string, options: RunOptions = {}): Promise<string> {
+  const files = serverFiles(packageRoot);
+  if (!fs.existsSync(path.join(files.packageRoot, 'dist', 'src', 'main.js'))) {
+    throw new Error(`${files.packageRoot} has no dist/ (the compiled server): run "npm run build" there first`);
+  }
+  const tag = `localhost/agentplane-server:${files.digest}`;
+  if (await engine.hasImage(tag)) return tag;
+  const base = await ensureBaseImage(engine, options);
+  return withContext('agentplane-server-', async (context) => {
+    const { packageDir } = stageServerFiles(files, path.join(context, 'agentplane'));
+    const bin = path.posix.join(SERVER_HOME, path.relative(path.join(context, 'agentplane'), packageDir).split(path.sep).join('/'), 'bin', 'agentplane.js');
+    fs.writeFileSync(
+      path.join(context, 'Containerfile'),
+      [
+        `FROM ${base}`,
+        `COPY agentplane/ ${SERVER_HOME}/`,
+        `ENV NODE_ENV=production HOST=0.0.0.0 PORT=${IMAGE_PORT} DATA_DIR=${IMAGE_DATA_DIR}`,
+        `WORKDIR ${IMAGE_DATA_DIR}`,
+        `USER ${IMAGE_USER.name}`,
+        `EXPOSE ${IMAGE_PORT}`,
+        `ENTRYPOINT ["/usr/local/bin/node", ${JSON.stringify(bin)}]`,
+        'CMD ["serve"]',
+        '',
+      ].join('\n'),
+    );
+    options.onLine?.(`Building the agentplane server image ${tag}`);
+    await engine.run(['build', '--network', 'none', '-t', tag, '-f', path.join(context, 'Containerfile'), context], options);
+    return tag;
+  });
+}
+
+/** The install command the lockfile implies; null: nothing to install. */
+export function impliedInstallCommand(projectDir: string): string | null {
+  // what the project brings is what it runs with: offline builds need nothing more
+  if (fs.existsSync(path.join(projectDir, 'node_modules'))) return null;
+  return detectInstallCommand(projectDir);
+}
+
+/** Builds the project's image and tags it; resolves with the tag. */
+export async function buildImage(engine: ContainerEngine, request: BuildImageRequest, options: RunOptions = {}): Promise<string> {
+  const configFile = path.resolve(request.projectDir, request.configPath);
+  if (!fs.existsSync(configFile)) throw new Error(`the project file ${request.configPath} is not in ${request.projectDir}`);
+  const server = await ensureServerImage(engine, request.packageRoot, options);
+  const name = path.basename(path.resolve(request.projectDir)).replace(/[^A-Za-z0-9._-]/g, '-') || 'project';
+  const home = path.posix.join(PROJECTS_DIR, name);
+  const configInImage = path.posix.join(home, path.relative(request.projectDir, configFile).split(path.sep).join('/'));
+  const install = request.installCommand === undefined || request.installCommand === null ? impliedInstallCommand(request.projectDir) : request.installCommand;
+  return withContext('agentplane-project-', async (context) => {
+    linkTree(request.projectDir, path.join(context, 'project'), (entry) => entry !== '.git');
+    const lines = [`FROM ${server}`, 'USER root', `COPY project/ ${home}/`, `WORKDIR ${home}`];
+    if (install) lines.push(`RUN ${install}`);
+    if (path.posix.dirname(configInImage) !== home) lines.push(`WORKDIR ${path.posix.dirname(configInImage)}`);
+    if (request.buildCommand) lines.push(`RUN ${request.buildCommand}`);
+    lines.push(
+      // an image of a project is its agent server: no control plane inside
+      `ENV AGENTPLANE_CONTROL_PLANE=off AGENTPLANE_CONFIG=${configInImage}`,
+      `LABEL agentplane.project=${quote(name)}`,
+      `USER ${IMAGE_USER.name}`,
+      '',
+    );
+    fs.writeFileSync(path.join(context, 'Containerfile'), lines.join('\n'));
+    options.onLine?.(`Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`);
+    const labels = Object.entries(request.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+    await engine.run(['build', ...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
+    return request.tag;
+  });
+}
+
+/** Pushes a tag to the registry it names. */
+export async function pushImage(engine: ContainerEngine, tag: string, options: RunOptions = {}): Promise<void> {
+  await engine.run(['push', tag], options);
+}
+
+async function withContext<T>(prefix: string, work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    return await work(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

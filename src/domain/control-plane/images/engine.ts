@@ -1,0 +1,147 @@
+// The container engine's command line (podman or docker), as the image builder and the
+// container deployer call it: one command at a time, its output in lines, a time limit, and a
+// failure that names the command and keeps its last lines. Podman gets the project's
+// containers.conf (CONTAINERS_CONF) unless the operator chose one: the distribution defaults
+// (systemd cgroups, crun) fail on machines without systemd.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type EngineName = 'podman' | 'docker';
+
+export interface EngineOptions {
+  name: EngineName;
+  /** The environment the CLI runs with (the control plane's own settings removed by the caller). */
+  env: Record<string, string | undefined>;
+  /** The containers.conf podman uses when the environment names none. */
+  containersConf: string | null;
+}
+
+export interface RunOptions {
+  /** Each line of output (stdout and stderr), as it comes. */
+  onLine?: (line: string) => void;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Extra variables for this command only (a container's secrets, passed by name with -e). */
+  env?: Record<string, string>;
+}
+
+export class EngineError extends Error {
+  constructor(
+    message: string,
+    /** The last lines of the command's output. */
+    readonly output: string,
+    readonly exitCode: number | null,
+  ) {
+    super(output ? `${message}\n${output}` : message);
+  }
+}
+
+const TAIL_LINES = 15;
+
+/** Calls `onLine` with each line of a child's output as it comes (the last one at its end), `onChunk` with the raw text. */
+export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onChunk?: (chunk: string) => void): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    onChunk?.(chunk);
+    pending += chunk;
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? '';
+    lines.forEach((l) => onLine(l));
+  });
+  stream.on('end', () => pending && onLine(pending));
+}
+
+export class ContainerEngine {
+  readonly name: EngineName;
+  private readonly env: Record<string, string>;
+
+  constructor(options: EngineOptions) {
+    this.name = options.name;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.env)) if (v !== undefined) env[k] = v;
+    if (options.name === 'podman' && !env.CONTAINERS_CONF && options.containersConf) env.CONTAINERS_CONF = options.containersConf;
+    this.env = env;
+  }
+
+  /** The environment the engine's CLI runs with (for callers that spawn it themselves: a log follower). */
+  get environment(): Record<string, string> {
+    return { ...this.env };
+  }
+
+  /** Runs `<engine> args…`; resolves with its standard output, rejects with an EngineError. */
+  run(args: string[], options: RunOptions = {}): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.name, args, { env: { ...this.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      const tail: string[] = [];
+      const line = (text: string) => {
+        tail.push(text);
+        if (tail.length > TAIL_LINES) tail.shift();
+        options.onLine?.(text);
+      };
+      eachLine(child.stdout, line, (chunk) => (stdout += chunk));
+      eachLine(child.stderr, line);
+      let why: string | null = null;
+      const kill = (reason: string) => {
+        why = reason;
+        child.kill('SIGKILL');
+      };
+      const timer = options.timeoutMs ? setTimeout(() => kill(`timed out after ${Math.round(options.timeoutMs! / 1000)} s`), options.timeoutMs) : null;
+      const onAbort = () => kill('was stopped');
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      const shown = `${this.name} ${args.slice(0, 2).join(' ')}`;
+      child.on('error', (err) => {
+        done();
+        reject(new EngineError(`could not run ${this.name}: ${err.message} (is it installed?)`, '', null));
+      });
+      child.on('close', (code) => {
+        done();
+        if (code === 0 && !why) resolve(stdout);
+        else reject(new EngineError(`"${shown}" ${why ?? `exited with code ${code}`}.`, tail.join('\n'), code));
+      });
+    });
+  }
+
+  /** Whether an image of this name or id is in the engine's local storage. */
+  async hasImage(ref: string): Promise<boolean> {
+    try {
+      await this.run(['image', 'inspect', '--format', '{{.Id}}', ref]);
+      return true;
+    } catch (err) {
+      if (err instanceof EngineError && err.exitCode !== null) return false;
+      throw err;
+    }
+  }
+}
+
+/** The engine named, else the first of podman and docker found on PATH; null: neither. */
+export function findEngine(env: Record<string, string | undefined>): EngineName | null {
+  for (const name of ['podman', 'docker'] as const) {
+    for (const dir of (env.PATH ?? '').split(':')) {
+      try {
+        fs.accessSync(path.join(dir, name), fs.constants.X_OK);
+        return name;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return null;
+}
+
+// The control plane's own settings must not reach the container engine's CLI (a container
+// gets only the deployment's secrets, by name).
+const OWN_SETTINGS = /^(AGENTPLANE_|DATABASE_URL$|DATA_DIR$|PORT$|HOST$|LANGGRAPH_API_URL$|npm_)/;
+
+/** The environment without agentplane's own settings. */
+export function withoutOwnSettings(base: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && !OWN_SETTINGS.test(k)) env[k] = v;
+  return env;
+}

@@ -1,0 +1,49 @@
+// agentplane-server build on a machine with podman and no registry: the project becomes an
+// image (base and server layers built here from this machine's Node.js and this checkout)
+// that serves its graphs on port 8000.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, tempDir } from '../support/server.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testTag } from './support.ts';
+
+describe('agentplane-server build', () => {
+  const tag = testTag('build');
+  let container = '';
+
+  after(() => {
+    if (container) podman('rm', '--force', container);
+    removeImages(tag);
+  });
+
+  it('builds a project into an image that serves its graphs on port 8000', { timeout: 600_000 }, async () => {
+    const project = echoProject('built');
+    const build = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'], {
+      cwd: ROOT,
+      env: { ...process.env, CONTAINERS_CONF },
+      encoding: 'utf8',
+    });
+    assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
+    assert.match(build.stdout, new RegExp(`Built ${tag.replace(/[.:/]/g, '\\$&')}`));
+
+    // its defaults: the server on 0.0.0.0:8000, the project's file, no control plane
+    container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
+    const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
+    await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
+    const assistants = (await (await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { graph_id: string }[];
+    assert.deepEqual(assistants.map((a) => a.graph_id), ['echo']);
+    assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
+    assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
+  });
+
+  it('says what is missing, and builds nothing, in a folder without a project file', () => {
+    const empty = tempDir('agentplane-build-empty-');
+    const build = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag], { cwd: empty, env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' });
+    assert.equal(build.status, 1);
+    assert.match(build.stderr, /no project file \(agentplane\.json or langgraph\.json\) in .*; name one with -c/);
+    const unknownEngine = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '--engine', 'lxc'], { cwd: empty, encoding: 'utf8' });
+    assert.equal(unknownEngine.status, 2);
+    assert.match(unknownEngine.stderr, /Allowed choices are podman, docker/);
+  });
+});

