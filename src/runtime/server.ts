@@ -90,7 +90,7 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
     responseValidators: validators?.http,
-    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp })),
+    extra: extraRoutes(createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)), createDashboardRoutes({ redirectRoot: !customApp, mock: config.mock })),
     customApp,
     cors: corsHandler(config.project.http?.cors),
     customAuth,

@@ -16,6 +16,8 @@ const project = {
     echo: './examples/graphs/echo.ts:echo',
     agent: './examples/graphs/agent.ts:agent',
     chatty: './test/fixtures/graphs/dashboard.ts:chatty',
+    approval: './examples/graphs/approval.ts:approval',
+    breakpoint: './examples/graphs/approval.ts:breakpoint',
   },
 };
 
@@ -94,6 +96,22 @@ describe('dashboard: serving', () => {
     try {
       const page = await openPage(browser, mock.url + '/dashboard/deployments', { key: mock.key });
       await page.locator('tbody tr a').first().waitFor();
+      // it says it is a mock, on every page
+      await page.getByRole('status').filter({ hasText: 'Mock mode' }).waitFor();
+      // a thread page renders the examples without throwing
+      await page.goto(mock.url + '/dashboard/threads/6a8f2f02-0a5c-4b49-9d2c-1f0d8f6c6b7e');
+      await page.getByRole('list', { name: 'Checkpoints, newest first' }).or(page.getByText('No checkpoints.')).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Mock mode' }).waitFor();
+      // the chat keeps what was typed, whatever the example reply holds
+      const assistants = await page.goto(mock.url + '/dashboard/assistants');
+      assert.ok(assistants?.ok());
+      await page.locator('tbody tr a').first().click();
+      await page.getByLabel('Message', { exact: true }).fill('my own words');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':disabled')).waitFor();
+      await page.locator('.chat .message-user', { hasText: 'my own words' }).waitFor();
+      await page.locator('.chat-log .muted', { hasText: 'Streaming' }).waitFor({ state: 'detached' });
+      assert.equal(await page.locator('.chat .message-user', { hasText: 'my own words' }).count(), 1);
       assert.deepEqual(pageErrors(page), []);
       await page.context().close();
     } finally {
@@ -115,6 +133,10 @@ describe('dashboard: control plane', () => {
     assert.match((await page.locator('dd a').first().getAttribute('href')) ?? '', /^http:\/\//);
 
     await page.getByRole('button', { name: 'Edit (patch)' }).click();
+    // what cannot change is shown as it is, read-only
+    assert.equal(await page.locator('#field-name').getAttribute('readonly'), '');
+    assert.equal(await page.locator('#field-name').inputValue(), 'first-agent');
+    assert.ok(await page.locator('#field-source').isDisabled());
     await page.locator('#field-source_revision_config-repo_ref').fill('release');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.locator('.revision').nth(1).waitFor();
@@ -135,6 +157,9 @@ describe('dashboard: control plane', () => {
     const page = await open('/dashboard/deployments');
     await fillCreateForm(page, { ...githubFields('failing-agent'), 'source_config-build_command': 'npm run build && fail' });
     await page.locator('.revision .status', { hasText: 'BUILD_FAILED' }).waitFor();
+    // its only revision failed: the header says so, not READY (the record's own status)
+    await page.locator('h1 .status', { hasText: 'BUILD_FAILED' }).waitFor();
+    assert.equal(await page.locator('h1 .status', { hasText: 'READY' }).count(), 0);
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
     // its build log tells what happened, the failure last; the server never started
@@ -143,6 +168,15 @@ describe('dashboard: control plane', () => {
     await log.filter({ hasText: 'ERROR' }).waitFor();
     assert.match((await log.textContent()) ?? '', /Fetching https:\/\/github\.com\/acme\/agent at main[\s\S]*ERROR/);
     await screenshot(page, 'revision-logs');
+    // the list shows the same, and the latest revision's status in its own column
+    const id0 = new URL(page.url()).pathname.split('/').at(-1);
+    const list = await open('/dashboard/deployments?name_contains=failing-agent');
+    const row = list.locator('tbody tr', { hasText: 'failing-agent' });
+    await row.locator('td').nth(1).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    assert.equal(await row.locator('.status', { hasText: 'READY' }).count(), 0, `deployment ${id0} shows READY in the list`);
+    assert.deepEqual(pageErrors(list), []);
+    await list.context().close();
     await page.getByRole('tab', { name: 'Server log' }).click();
     await log.filter({ hasText: '(empty)' }).waitFor();
     const id = new URL(page.url()).pathname.split('/').at(-1);
@@ -160,11 +194,26 @@ describe('dashboard: control plane', () => {
     await fillCreateForm(page, { ...githubFields('not a valid name!') });
     const error = page.locator('#field-name-error');
     await error.waitFor();
-    assert.ok(((await error.textContent()) ?? '').length > 0);
+    // said in words, not as the regular expression
+    const said = (await error.textContent()) ?? '';
+    assert.match(said, /^Name may contain only letters, digits/);
+    assert.doesNotMatch(said, /\^\[|\]\*\$/);
     assert.equal(await page.locator('#field-name').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('#field-name').getAttribute('aria-describedby'), 'field-name-hint field-name-error');
     // shown once, next to its field, not again in the form's summary
     assert.equal(await page.locator('.schema-form .error').count(), 0);
+    // labels people read, defaults said, hints whole
+    await page.getByLabel('Repo URL').waitFor();
+    assert.equal(await page.locator('label[for="field-source_revision_config-graph_config_path"]').textContent(), 'Graph config path');
+    assert.match((await page.locator('#field-source_revision_config-graph_config_path-hint').textContent()) ?? '', /e\.g\. langgraph\.json\.$/);
+    assert.equal(await page.locator('#field-source_config-deployment_type option').first().textContent(), '(default: dev)');
+    // only the chosen source's fields
+    assert.equal(await page.locator('#field-source_revision_config-image_uri').count(), 0);
+    await page.locator('#field-source').selectOption('external_docker');
+    await page.locator('#field-source_revision_config-image_uri').waitFor();
+    assert.equal(await page.locator('#field-source_config-repo_url').count(), 0);
+    assert.equal(await page.locator('#field-source_revision_config-repo_ref').count(), 0);
+    await page.locator('#field-source').selectOption('github');
     await page.locator('#field-name').scrollIntoViewIfNeeded();
     await screenshot(page, 'create-form');
     // a rule between fields (400: github needs repo_url) is shown above the buttons
@@ -200,6 +249,13 @@ describe('dashboard: control plane', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/deployment_type=prod/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 11);
+    // an image deployment's build log talks about its image, not about a repository
+    await page.locator('tbody tr a').first().click();
+    await page.locator('.revision .status', { hasText: 'DEPLOYED' }).waitFor();
+    await page.locator('.revision').first().getByRole('button', { name: 'Logs' }).click();
+    const log = page.getByLabel('Log lines');
+    await log.filter({ hasText: 'Pulling the image registry.example/agent:1' }).waitFor();
+    assert.doesNotMatch((await log.textContent()) ?? '', /Fetching|repository/);
     await page.context().close();
   });
 
@@ -246,6 +302,16 @@ describe('dashboard: agent server', () => {
     const seen = await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
     const partial = seen.filter((text) => text !== final && final.startsWith(text));
     assert.ok(partial.length >= 5, `the reply appeared in ${seen.length} steps: ${JSON.stringify(seen)}`);
+    // the last bubble is not clipped: the conversation is scrolled to show all of it
+    await page.getByLabel('Message', { exact: true }).fill('and a third message to make the log longer than its box, with more words');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.chat .message-ai', { hasText: 'with more words. That makes' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':disabled')).waitFor();
+    await page.waitForFunction(() => {
+      const log = document.querySelector('.chat-log')!.getBoundingClientRect();
+      const last = [...document.querySelectorAll('.chat .message')].at(-1)!.getBoundingClientRect();
+      return last.bottom <= log.bottom + 1 && last.top >= log.top - 1;
+    });
     await screenshot(page, 'assistant');
 
     await page.getByLabel('Message', { exact: true }).fill('please approve this');
@@ -259,6 +325,70 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
+  test("the tool-calling agent's loop tools → agent is drawn clear of __end__", async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'agent', exact: true }).click();
+    const graph = page.getByRole('img', { name: /^Graph with/ });
+    await graph.waitFor();
+    const loop = (await graph.locator('[data-edge="tools->agent"]').boundingBox())!;
+    const end = (await graph.locator('.node', { hasText: '__end__' }).boundingBox())!;
+    const tools = (await graph.locator('.node', { hasText: 'tools' }).boundingBox())!;
+    const overlaps = loop.x < end.x + end.width && end.x < loop.x + loop.width && loop.y < end.y + end.height && end.y < loop.y + loop.height;
+    assert.ok(!overlaps, `loop ${JSON.stringify(loop)} crosses __end__ ${JSON.stringify(end)}`);
+    assert.ok(end.y > tools.y + tools.height, '__end__ is below tools');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("interrupts: the shipped approval graph's inbox request is resumed from the chat with an edited argument, and the run finishes", async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'approval', exact: true }).click();
+    await page.getByLabel('Message', { exact: true }).fill('email bob about lunch');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    await request.getByText('Send this email to bob@example.com?').waitFor();
+    assert.equal(await request.getByLabel('subject').inputValue(), 'lunch');
+    // unchanged it can be accepted; edited, it is accepted with the edits
+    await request.getByRole('button', { name: 'Accept', exact: true }).waitFor();
+    await request.getByLabel('subject').fill('lunch on friday');
+    await screenshot(page, 'interrupt');
+    await request.getByRole('button', { name: 'Accept with edits' }).click();
+    await page.locator('.chat .message-ai', { hasText: 'Sent to bob@example.com: "lunch on friday".' }).waitFor();
+    await request.waitFor({ state: 'detached' });
+    const threadId = new URL((await page.locator('.chat-head a').getAttribute('href'))!, server.url).pathname.split('/').at(-1);
+    const state = (await (await server.api(`/threads/${threadId}/state`)).json()) as { next: string[]; tasks: unknown[] };
+    assert.deepEqual(state.next, [], 'the run finished');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("interrupts on the thread page: an inbox request answered, a breakpoint continued", async () => {
+    const start = async (assistant: string, text: string) => {
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      return thread.thread_id;
+    };
+    const asked = await start('approval', 'email carol about the budget');
+    const page = await open(`/dashboard/threads/${asked}`);
+    await page.locator('h1 .status', { hasText: 'interrupted' }).waitFor();
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    await request.getByLabel('Respond instead').fill('not before Monday');
+    await request.getByRole('button', { name: 'Send response' }).click();
+    await page.locator('.message-ai', { hasText: 'Not sent. Your note: not before Monday' }).waitFor();
+    await page.locator('h1 .status', { hasText: 'idle' }).waitFor();
+
+    const paused = await start('breakpoint', 'email ann about the report');
+    await page.goto(`${server.url}/dashboard/threads/${paused}`);
+    const breakpoint = page.getByRole('region', { name: 'Paused at a breakpoint' });
+    await breakpoint.getByText('Paused before send').waitFor();
+    await screenshot(page, 'thread-breakpoint');
+    await breakpoint.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('.message-ai', { hasText: 'Sent to ann@example.com: "the report".' }).waitFor();
+    await breakpoint.waitFor({ state: 'detached' });
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
@@ -266,6 +396,9 @@ describe('dashboard: agent server', () => {
     await page.locator('#a2a-text').fill('ping over a2a');
     await page.getByRole('button', { name: 'Send (message/send)' }).click();
     await page.locator('.a2a-reply', { hasText: 'ping over a2a' }).waitFor();
+    // the reply's text is shown once (a task carries it as status message and as artifact)
+    const shown = (await page.locator('.a2a-reply > p').textContent()) ?? '';
+    assert.equal(shown.split('ping over a2a').length - 1, 1, shown);
     await page.context().close();
   });
 
@@ -281,11 +414,17 @@ describe('dashboard: agent server', () => {
     const bottom = await history.evaluate((e) => e.getBoundingClientRect().bottom + window.scrollY);
     assert.ok(bottom <= 800, `the history ends at ${bottom}px`);
     // after the first run the thread held two messages: that checkpoint shows them, not what came later
-    await history.getByRole('button', { name: /2 msgs/ }).first().click();
+    assert.ok(await history.getByRole('button', { name: /\b1 message\b/ }).count(), 'one message is "1 message"');
+    assert.equal(await history.getByText(/msgs/).count(), 0);
+    await history.getByRole('button', { name: /2 messages/ }).first().click();
     const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
     await then.getByText('first words').first().waitFor();
     assert.doesNotMatch((await then.getByLabel('Messages at this checkpoint').textContent()) ?? '', /second words/);
     await screenshot(page, 'thread-history');
+    // an empty fork says why nothing happened
+    await then.getByRole('button', { name: 'Fork' }).click();
+    await then.getByRole('alert').filter({ hasText: 'Type the message the fork sends' }).waitFor();
+    assert.equal(await then.getByLabel('Fork: send from here').getAttribute('aria-invalid'), 'true');
     // fork from it: the thread goes on from that checkpoint, without the second exchange
     await then.getByLabel('Fork: send from here').fill('other words');
     await then.getByRole('button', { name: 'Fork' }).click();

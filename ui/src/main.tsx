@@ -16,6 +16,9 @@ const NAV = [
   { href: '/dashboard/threads', label: 'Threads' },
 ];
 
+/** Set by the server in the page it serves (src/runtime/dashboard.ts). */
+const MOCK = document.querySelector('meta[name="agentplane-mode"]')?.getAttribute('content') === 'mock';
+
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
   let p: Record<string, string> | null;
   if (match('/deployments', path)) return <DeploymentsPage query={query} />;
@@ -101,6 +104,11 @@ function App() {
         </nav>
         <KeyForm onChange={() => setSession((s) => s + 1)} />
       </header>
+      {MOCK && (
+        <p class="mock-banner" role="status">
+          Mock mode: every answer is an example from the spec; nothing is stored or run.
+        </p>
+      )}
       <main id="main" ref={main} tabIndex={-1} key={session}>
         <Page path={path} query={query} />
       </main>

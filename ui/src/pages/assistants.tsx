@@ -154,7 +154,8 @@ function a2aText(result: any): string {
   const parts = (list: any[] | undefined) => (list ?? []).filter((p) => p.kind === 'text').map((p) => p.text);
   if (!result) return '';
   if (result.kind === 'message') return parts(result.parts).join('\n');
-  return [...parts(result.status?.message?.parts), ...(result.artifacts ?? []).flatMap((a: any) => parts(a.parts))].join('\n');
+  // a task carries its answer both as the final status message and as an artifact: said once
+  return [...new Set([...parts(result.status?.message?.parts), ...(result.artifacts ?? []).flatMap((a: any) => parts(a.parts))])].join('\n');
 }
 
 function A2ASend({ id }: { id: string }) {

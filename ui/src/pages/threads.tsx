@@ -4,6 +4,7 @@ import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgrap
 import { useState } from 'preact/hooks';
 import { agent, hasOperation } from '../api';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
+import { breakpointOf, interruptsOf, PendingInterrupts } from '../interrupts';
 import { MessageList, type Message } from '../messages';
 import { navigate } from '../router';
 
@@ -126,6 +127,9 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
+/** "1 message", "2 messages". */
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
 
 export function ThreadPage({ id }: { id: string }) {
@@ -140,9 +144,16 @@ export function ThreadPage({ id }: { id: string }) {
     navigate('/dashboard/threads');
   });
   const t = thread.data;
-  if (!t) return <ErrorNotice error={thread.error} />;
-  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t.metadata?.assistant_id as string | undefined) ?? (t.metadata?.graph_id as string | undefined);
+  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t?.metadata?.assistant_id as string | undefined) ?? (t?.metadata?.graph_id as string | undefined);
   const reloadAll = () => thread.reload();
+  // resuming from here: a run on the thread with the answer (or none, past a breakpoint), then a fresh look
+  const resume = useAction(async (payload: { command?: { resume: unknown }; input?: null }) => {
+    const client = agent();
+    const run = await client.runs.create(id, assistantId!, payload);
+    await client.runs.join(id, run.run_id);
+    reloadAll();
+  });
+  if (!t) return <ErrorNotice error={thread.error} />;
   return (
     <>
       <div class="page-head">
@@ -160,7 +171,16 @@ export function ThreadPage({ id }: { id: string }) {
           </button>
         </div>
       </div>
-      <ErrorNotice error={remove.error} />
+      <ErrorNotice error={remove.error ?? resume.error} />
+      {assistantId && state.data && (
+        <PendingInterrupts
+          interrupts={interruptsOf(state.data)}
+          pausedBefore={breakpointOf(state.data)}
+          busy={resume.busy || t.status === 'busy'}
+          onResume={(value) => resume.run({ command: { resume: value } })}
+          onContinue={() => resume.run({ input: null })}
+        />
+      )}
       <div class="columns">
         <div>
           <Section title="Messages">
@@ -197,7 +217,7 @@ export function ThreadPage({ id }: { id: string }) {
             <>
               <ErrorNotice optional error={history.error} />
               <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
-              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
+              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint?.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
             </>
           )}
         </Section>
@@ -274,18 +294,19 @@ function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: 
   if (entries.length === 0) return <p class="muted">No checkpoints.</p>;
   return (
     <ol class="history" aria-label="Checkpoints, newest first">
-      {entries.map((h) => {
-        const id = h.checkpoint.checkpoint_id!;
+      {entries.map((h, index) => {
+        // a checkpoint without its id (a mock's example) is listed but cannot be picked
+        const id = h.checkpoint?.checkpoint_id ?? '';
         const meta = (h.metadata ?? {}) as Record<string, unknown>;
         const writes = Object.keys((meta.writes as Record<string, unknown> | null) ?? {});
         return (
-          <li key={id} class={id === picked ? 'picked' : undefined}>
-            <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked}>
+          <li key={id || index} class={id && id === picked ? 'picked' : undefined}>
+            <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked} disabled={!id}>
               <span class="step">step {String(meta.step ?? '?')}</span>
               <span>{String(meta.source ?? '')}</span>
               {writes.length > 0 && <span>wrote {writes.join(', ')}</span>}
               <span>{h.next.length ? `next ${h.next.join(', ')}` : 'end'}</span>
-              <span>{messagesOf(h.values).length} msgs</span>
+              <span>{count(messagesOf(h.values).length, 'message')}</span>
               <Time iso={h.created_at} />
             </button>
           </li>
@@ -299,6 +320,7 @@ function CheckpointState({ threadId, checkpointId, entry, assistantId, onForked 
   const byId = hasOperation('GET /threads/{thread_id}/state/{checkpoint_id}');
   const state = useLoad(() => (byId ? agent().threads.getState(threadId, checkpointId) : Promise.resolve(entry!)), [threadId, checkpointId]);
   const [text, setText] = useState('');
+  const [empty, setEmpty] = useState(false);
   const fork = useAction(async () => {
     const client = agent();
     const run = await client.runs.create(threadId, assistantId!, { input: { messages: [{ role: 'user', content: text }] }, checkpointId });
@@ -325,15 +347,27 @@ function CheckpointState({ threadId, checkpointId, entry, assistantId, onForked 
           onSubmit={(e) => {
             e.preventDefault();
             if (text.trim()) fork.run();
+            else setEmpty(true);
           }}
         >
           <label for="fork-text">Fork: send from here</label>
-          <input id="fork-text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <input
+            id="fork-text"
+            value={text}
+            aria-invalid={empty}
+            aria-describedby={empty ? 'fork-text-error' : undefined}
+            onInput={(e) => (setText((e.target as HTMLInputElement).value), setEmpty(false))}
+          />
           <button type="submit" disabled={fork.busy}>
             Fork
           </button>
         </form>
       ) : null}
+      {empty && (
+        <p id="fork-text-error" class="error" role="alert">
+          Type the message the fork sends from this checkpoint: a fork is a new run, and it starts with your message.
+        </p>
+      )}
       <ErrorNotice error={fork.error} />
     </div>
   );
