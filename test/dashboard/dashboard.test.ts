@@ -456,6 +456,71 @@ describe('dashboard: agent server', () => {
   });
 });
 
+describe('dashboard: management pages', () => {
+  test('store: an item is created in the form, found by search, edited and deleted', async () => {
+    await server.api('/store/items', { method: 'PUT', json: { namespace: ['users', 'bob'], key: 'prefs', value: { colour: 'green' } } });
+    const page = await open('/dashboard/store');
+    await page.getByRole('list', { name: 'Namespaces' }).getByRole('button', { name: 'users/bob' }).waitFor();
+    const form = page.getByRole('form', { name: 'New item' });
+    await form.getByLabel('Namespace').fill('users/alice');
+    await form.getByLabel('Key').fill('profile');
+    await form.getByLabel('Value (JSON object)').fill('{"colour": "blue", "city": "Lyon"}');
+    await form.getByRole('button', { name: 'Create item' }).click();
+    const found = page.getByRole('list', { name: 'Items found' });
+    await found.locator('.store-item', { hasText: 'profile' }).waitFor();
+    // search by a value field, across every namespace
+    await page.getByLabel('Namespace prefix').fill('users');
+    await page.getByRole('textbox', { name: 'Search' }).fill('colour=blue');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/q=colour/);
+    await page.waitForFunction(() => document.querySelectorAll('.store-item').length === 1);
+    assert.match((await found.textContent()) ?? '', /users\/alice[\s\S]*profile[\s\S]*Lyon/);
+    await screenshot(page, 'store');
+    // edit its value, then delete it
+    await found.getByRole('button', { name: 'Edit' }).click();
+    await found.getByLabel('Value (JSON object)').fill('{"colour": "blue", "city": "Paris"}');
+    await found.getByRole('button', { name: 'Save value' }).click();
+    await found.getByText('"Paris"').waitFor();
+    const stored = (await (await server.api('/store/items?namespace=users.alice&key=profile')).json()) as { value: unknown };
+    assert.deepEqual(stored.value, { colour: 'blue', city: 'Paris' });
+    await found.getByRole('button', { name: 'Delete' }).click();
+    await found.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText('No items found.').waitFor();
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('crons: a schedule picked shows its next fire times, the cron is created, its run appears; delete removes it', async () => {
+    const page = await open('/dashboard/crons');
+    const form = page.getByRole('form', { name: 'New cron' });
+    await form.getByLabel('Assistant').selectOption({ label: 'echo' });
+    await form.getByLabel('Schedule (cron', { exact: false }).fill('not a schedule');
+    await form.getByText(/^Not a schedule: /).waitFor();
+    assert.ok(await form.getByRole('button', { name: 'Create cron' }).isDisabled());
+    await form.getByLabel('Repeat').selectOption({ label: 'Every 10 seconds' });
+    const next = form.getByRole('list', { name: 'Next fire times' });
+    await next.locator('li').nth(2).waitFor();
+    const times = await next.locator('time').evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime'))));
+    assert.deepEqual(times.slice(1).map((t, i) => t - times[i]), [10_000, 10_000], 'ten seconds apart');
+    await form.getByLabel('Message each run sends (optional)').fill('tick from a cron');
+    await form.getByRole('button', { name: 'Create cron' }).click();
+    const cron = page.getByRole('list', { name: 'Crons' }).locator('.cron', { hasText: '*/10 * * * * *' });
+    // its first run within ten seconds (and a loaded machine's slack)
+    await cron.locator('.cron-runs .status', { hasText: 'success' }).first().waitFor({ timeout: 60_000 });
+    await screenshot(page, 'crons');
+    await cron.locator('a').click();
+    await page.locator('.message-ai', { hasText: 'tick from a cron' }).first().waitFor();
+    await page.goBack();
+    await cron.getByRole('button', { name: 'Delete' }).click();
+    await cron.getByRole('button', { name: 'Yes, delete' }).click();
+    await cron.waitFor({ state: 'detached' });
+    const left = (await (await server.api('/runs/crons/search', { method: 'POST', json: {} })).json()) as unknown[];
+    assert.equal(left.length, 0);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+});
+
 describe('dashboard: accessible and plain', () => {
   test('keyboard: a skip link first, then the navigation, and Enter follows a link', async () => {
     const page = await open('/dashboard/deployments');
@@ -473,7 +538,7 @@ describe('dashboard: accessible and plain', () => {
   test('a narrow window needs no sideways scrolling of the page', async () => {
     const page = await open('/dashboard/deployments', { width: 400, height: 800 });
     await page.locator('h1').waitFor();
-    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads']) {
+    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads', '/dashboard/store', '/dashboard/crons']) {
       await page.goto(server.url + path);
       await page.locator('h1').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
