@@ -18,6 +18,7 @@ const project = {
     chatty: './test/fixtures/graphs/dashboard.ts:chatty',
     approval: './examples/graphs/approval.ts:approval',
     breakpoint: './examples/graphs/approval.ts:breakpoint',
+    greeter: './test/fixtures/graphs/dashboard.ts:greeter',
   },
 };
 
@@ -486,6 +487,40 @@ describe('dashboard: management pages', () => {
     await found.getByRole('button', { name: 'Delete' }).click();
     await found.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByText('No items found.').waitFor();
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("assistants: one is created, its context edited in the form generated from the graph's context_schema, the next run sees it; versions, set latest, delete", async () => {
+    const page = await open('/dashboard/assistants');
+    const create = page.getByRole('form', { name: 'New assistant' });
+    await create.getByLabel('Graph').selectOption('greeter');
+    await create.getByLabel('Name').fill('french greeter');
+    await create.getByRole('button', { name: 'Create assistant' }).click();
+    await page.locator('h1', { hasText: 'french greeter' }).waitFor();
+    const assistantId = new URL(page.url()).pathname.split('/').at(-1)!;
+    // the form comes from the schema: a text field and a choice, with their defaults said
+    const form = page.getByRole('form', { name: 'Assistant context' });
+    assert.equal(await form.getByLabel('Greeting').getAttribute('placeholder'), 'default: Hello');
+    await form.getByLabel('Greeting').fill('Bonjour');
+    await form.getByLabel('Tone').selectOption('warm');
+    await form.getByRole('button', { name: 'Save context (new version)' }).click();
+    const versions = page.getByRole('list', { name: 'Versions, newest first' });
+    await versions.locator('li', { hasText: 'v2' }).locator('.tag', { hasText: 'latest' }).waitFor();
+    // the next run has that context
+    await page.getByLabel('Message', { exact: true }).fill('Ana');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.chat .message-ai', { hasText: 'Bonjour, Ana :)' }).waitFor();
+    await screenshot(page, 'assistant-settings');
+    // back to version 1: its context (none) again
+    await versions.getByRole('button', { name: 'Set v1 latest' }).click();
+    await versions.locator('li', { hasText: 'v1' }).locator('.tag', { hasText: 'latest' }).waitFor();
+    const after = (await (await server.api(`/assistants/${assistantId}`)).json()) as { version: number; context: unknown };
+    assert.equal(after.version, 1);
+    await page.getByRole('button', { name: 'Delete assistant' }).click();
+    await page.getByRole('button', { name: 'Yes, delete assistant' }).click();
+    await page.waitForURL('**/dashboard/assistants');
+    assert.equal((await server.api(`/assistants/${assistantId}`)).status, 404);
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });

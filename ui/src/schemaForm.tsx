@@ -129,7 +129,8 @@ export function errorsOf(error: unknown): { byField: Record<string, string[]>; g
 }
 
 interface FormProps {
-  schema: string;
+  /** A schema of the control plane's spec by name, or a JSON Schema (e.g. a graph's context_schema). */
+  schema: string | JsonSchema;
   /** Shown as placeholders (e.g. the current values when patching). */
   placeholders?: Value;
   initial?: Value;
@@ -139,7 +140,8 @@ interface FormProps {
   label: string;
 }
 
-export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmit, onCancel, label }: FormProps) {
+export function SchemaForm({ schema: schemaOrName, placeholders, initial, submitLabel, onSubmit, onCancel, label }: FormProps) {
+  const schema = typeof schemaOrName === 'string' ? controlPlaneSchemas[schemaOrName] : schemaOrName;
   const [value, setValue] = useState<Value>(initial ?? {});
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -153,7 +155,7 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
     setError(null);
     try {
       // what was typed in fields of another source (before switching source) is not sent
-      await onSubmit(prune(forSource(controlPlaneSchemas[schema], value, source)) as Value);
+      await onSubmit(prune(forSource(schema, value, source)) as Value);
     } catch (e) {
       setError(e);
     } finally {
@@ -162,11 +164,11 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
   };
   // field errors no input shows (the body itself, or a location the form has no field for)
   const leftover = Object.entries(byField)
-    .filter(([k]) => !k || !hasField(controlPlaneSchemas[schema], k.split('.')))
+    .filter(([k]) => !k || !hasField(schema, k.split('.')))
     .map(([k, msgs]) => `${k || 'body'}: ${msgs.join('; ')}`);
   return (
     <form class="schema-form" onSubmit={submit} noValidate aria-label={label}>
-      <ObjectFields schema={controlPlaneSchemas[schema]} path={[]} ctx={ctx} />
+      <ObjectFields schema={schema} path={[]} ctx={ctx} />
       {[...general, ...leftover].length > 0 && (
         <div class="error" role="alert">
           {[...general, ...leftover].map((m) => (

@@ -7,12 +7,16 @@ import { ChatPanel } from '../chat';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Time, useAction, useLoad } from '../components';
 import { GraphView } from '../graphView';
 import type { GraphData } from '../graph';
+import { navigate } from '../router';
+import { AssistantSettings, NewAssistant } from './assistantSettings';
 
 export function AssistantsPage() {
   const list = useLoad(() => agent().assistants.search({ limit: 100 }), []);
+  const graphs = [...new Set((list.data ?? []).map((a) => a.graph_id))].sort();
   return (
     <>
       <h1>Assistants</h1>
+      <NewAssistant graphs={graphs} onCreated={(a) => navigate(`/dashboard/assistants/${a.assistant_id}`)} />
       <ErrorNotice error={list.error} />
       <div class="table-wrap">
         <table>
@@ -90,6 +94,9 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
         <Section title="Chat">
           <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} />
         </Section>
+      </div>
+      <div class="columns">
+        <AssistantSettings assistant={a} onChanged={assistant.reload} />
       </div>
       <div class="columns">
         <Section title="A2A agent card">
