@@ -430,6 +430,11 @@ describe('dashboard: agent server', () => {
     await then.getByLabel('Fork: send from here').fill('other words');
     await then.getByRole('button', { name: 'Fork' }).click();
     await page.locator('.message-ai', { hasText: 'other words' }).first().waitFor();
+    // the history is a tree now: the fork's checkpoints are a branch, said with their step, and distinct
+    await history.getByText(/branches off step \d+\.1/).waitFor();
+    const steps = await history.locator('.step').allTextContents();
+    assert.equal(new Set(steps).size, steps.length, `step labels repeat: ${steps.join(' | ')}`);
+    await screenshot(page, 'thread-fork');
     const state = (await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } };
     assert.deepEqual(
       state.values.messages.map((m) => m.content),
@@ -525,6 +530,44 @@ describe('dashboard: management pages', () => {
     await page.context().close();
   });
 
+  test("threads: the list shows each thread's first message and filters by assistant and status; a thread's state is written as a node", async () => {
+    const run = async (assistant: string, text: string) => {
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      return thread.thread_id;
+    };
+    const greeted = await run('greeter', 'a greeter thread');
+    await run('echo', 'an echo thread');
+    const page = await open('/dashboard/threads');
+    await page.getByLabel('Assistant').locator('option', { hasText: 'greeter' }).first().waitFor({ state: 'attached' });
+    await page.getByLabel('Assistant').selectOption({ label: 'greeter' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/assistant=/);
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    assert.equal(await page.locator('tbody td.first-message').textContent(), 'a greeter thread');
+    await page.getByLabel('Status').selectOption('interrupted');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No threads.').waitFor();
+    await page.getByLabel('Status').selectOption('idle');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await page.locator('tbody tr a').click();
+    await page.waitForURL(`**/dashboard/threads/${greeted}`);
+    await page.getByRole('button', { name: 'Edit state' }).click();
+    const form = page.getByRole('form', { name: 'Edit state' });
+    await form.getByLabel(/^Values to write/).fill('{"messages": [{"type": "ai", "content": "written by hand"}]}');
+    await form.getByLabel(/^As node/).fill('greet');
+    await form.getByRole('button', { name: 'Update state' }).click();
+    await page.locator('.message-ai', { hasText: 'written by hand' }).first().waitFor();
+    const history = (await (await server.api(`/threads/${greeted}/history`, { method: 'POST', json: { limit: 1 } })).json()) as { metadata: { source: string }; next: string[]; values: { messages: { content: string }[] } }[];
+    assert.equal(history[0].metadata.source, 'update');
+    // written as greet (which leads to the end): nothing is left to run
+    assert.deepEqual(history[0].next, []);
+    assert.equal(history[0].values.messages.at(-1)?.content, 'written by hand');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test('crons: a schedule picked shows its next fire times, the cron is created, its run appears; delete removes it', async () => {
     const page = await open('/dashboard/crons');
     const form = page.getByRole('form', { name: 'New cron' });
@@ -573,7 +616,13 @@ describe('dashboard: accessible and plain', () => {
   test('a narrow window needs no sideways scrolling of the page', async () => {
     const page = await open('/dashboard/deployments', { width: 400, height: 800 });
     await page.locator('h1').waitFor();
-    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads', '/dashboard/store', '/dashboard/crons']) {
+    // a page of each kind too: an assistant (graph, chat, settings), a thread, a deployment
+    const [assistant] = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'chatty' } })).json()) as { assistant_id: string }[];
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'narrow' }] } } });
+    const deployment = (await (await server.api('/v2/deployments', { method: 'POST', json: { name: 'narrow-one', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1' } } })).json()) as { id: string };
+    const pages = [`/dashboard/assistants/${assistant.assistant_id}`, `/dashboard/threads/${thread.thread_id}`, `/dashboard/deployments/${deployment.id}`];
+    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads', '/dashboard/store', '/dashboard/crons', ...pages]) {
       await page.goto(server.url + path);
       await page.locator('h1').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
