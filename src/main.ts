@@ -28,7 +28,7 @@ function servingOptions(command: Command): Command {
     // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
     .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
     .addOption(new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'))
-    .addOption(new Option('--examples', 'serve the shipped example graphs (echo, agent) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'))
+    .addOption(new Option('--examples', 'serve the shipped example graphs (echo, agent, approval, breakpoint) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'))
     .showHelpAfterError('(run with --help for the options)');
 }
 

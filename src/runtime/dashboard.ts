@@ -15,11 +15,12 @@ const BASE = '/dashboard';
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
 const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
 
-export function createDashboardRoutes(options: {
-  redirectRoot: boolean;
-  dir?: string;
-}): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+/** The page says which mode serves it (the app shows a banner in mock mode: its answers are examples). */
+const MODE_TAG = '<meta name="agentplane-mode" content="real" />';
+
+export function createDashboardRoutes(options: { redirectRoot: boolean; mock?: boolean; dir?: string }): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const dir = options.dir ?? DASHBOARD_DIR;
+  const withMode = (html: Buffer) => (options.mock ? Buffer.from(html.toString('utf8').replace(MODE_TAG, MODE_TAG.replace('real', 'mock'))) : html);
   return (req, res, pathname) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if ((pathname === '/' && options.redirectRoot) || pathname === '/ui' || pathname === '/ui/') {
@@ -34,17 +35,17 @@ export function createDashboardRoutes(options: {
       // hashed file names: a build never changes a file under the same name
       return sendFile(res, path.join(dir, 'assets', name), TYPES[path.extname(name)] ?? 'application/octet-stream', 'public, max-age=31536000, immutable');
     }
-    if (sendFile(res, path.join(dir, 'index.html'), 'text/html; charset=utf-8', 'no-cache')) return true;
+    if (sendFile(res, path.join(dir, 'index.html'), 'text/html; charset=utf-8', 'no-cache', withMode)) return true;
     res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(NOT_BUILT) });
     res.end(NOT_BUILT);
     return true;
   };
 }
 
-function sendFile(res: ServerResponse, file: string, type: string, cache: string): boolean {
+function sendFile(res: ServerResponse, file: string, type: string, cache: string, transform: (body: Buffer) => Buffer = (body) => body): boolean {
   let body: Buffer;
   try {
-    body = fs.readFileSync(file);
+    body = transform(fs.readFileSync(file));
   } catch {
     return false;
   }

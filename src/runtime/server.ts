@@ -97,7 +97,7 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
     strictReplies: config.validateResponses,
     extra: extraRoutes(
       createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
-      createDashboardRoutes({ redirectRoot: !customApp }),
+      createDashboardRoutes({ redirectRoot: !customApp, mock: config.mock }),
     ),
     customApp,
     cors: corsHandler(config.project.http?.cors),

@@ -16,6 +16,9 @@ const project = {
     echo: './examples/graphs/echo.ts:echo',
     agent: './examples/graphs/agent.ts:agent',
     chatty: './test/fixtures/graphs/dashboard.ts:chatty',
+    approval: './examples/graphs/approval.ts:approval',
+    breakpoint: './examples/graphs/approval.ts:breakpoint',
+    greeter: './test/fixtures/graphs/dashboard.ts:greeter',
   },
 };
 
@@ -94,6 +97,22 @@ describe('dashboard: serving', () => {
     try {
       const page = await openPage(browser, mock.url + '/dashboard/deployments', { key: mock.key });
       await page.locator('tbody tr a').first().waitFor();
+      // it says it is a mock, on every page
+      await page.getByRole('status').filter({ hasText: 'Mock mode' }).waitFor();
+      // a thread page renders the examples without throwing
+      await page.goto(mock.url + '/dashboard/threads/6a8f2f02-0a5c-4b49-9d2c-1f0d8f6c6b7e');
+      await page.getByRole('list', { name: 'Checkpoints, newest first' }).or(page.getByText('No checkpoints.')).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Mock mode' }).waitFor();
+      // the chat keeps what was typed, whatever the example reply holds
+      const assistants = await page.goto(mock.url + '/dashboard/assistants');
+      assert.ok(assistants?.ok());
+      await page.locator('tbody tr a').first().click();
+      await page.getByLabel('Message', { exact: true }).fill('my own words');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':disabled')).waitFor();
+      await page.locator('.chat .message-user', { hasText: 'my own words' }).waitFor();
+      await page.locator('.chat-log .muted', { hasText: 'Streaming' }).waitFor({ state: 'detached' });
+      assert.equal(await page.locator('.chat .message-user', { hasText: 'my own words' }).count(), 1);
       assert.deepEqual(pageErrors(page), []);
       await page.context().close();
     } finally {
@@ -115,6 +134,10 @@ describe('dashboard: control plane', () => {
     assert.match((await page.locator('dd a').first().getAttribute('href')) ?? '', /^http:\/\//);
 
     await page.getByRole('button', { name: 'Edit (patch)' }).click();
+    // what cannot change is shown as it is, read-only
+    assert.equal(await page.locator('#field-name').getAttribute('readonly'), '');
+    assert.equal(await page.locator('#field-name').inputValue(), 'first-agent');
+    assert.ok(await page.locator('#field-source').isDisabled());
     await page.locator('#field-source_revision_config-repo_ref').fill('release');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.locator('.revision').nth(1).waitFor();
@@ -135,6 +158,9 @@ describe('dashboard: control plane', () => {
     const page = await open('/dashboard/deployments');
     await fillCreateForm(page, { ...githubFields('failing-agent'), 'source_config-build_command': 'npm run build && fail' });
     await page.locator('.revision .status', { hasText: 'BUILD_FAILED' }).waitFor();
+    // its only revision failed: the header says so, not READY (the record's own status)
+    await page.locator('h1 .status', { hasText: 'BUILD_FAILED' }).waitFor();
+    assert.equal(await page.locator('h1 .status', { hasText: 'READY' }).count(), 0);
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
     // its build log tells what happened, the failure last; the server never started
@@ -143,6 +169,15 @@ describe('dashboard: control plane', () => {
     await log.filter({ hasText: 'ERROR' }).waitFor();
     assert.match((await log.textContent()) ?? '', /Fetching https:\/\/github\.com\/acme\/agent at main[\s\S]*ERROR/);
     await screenshot(page, 'revision-logs');
+    // the list shows the same, and the latest revision's status in its own column
+    const id0 = new URL(page.url()).pathname.split('/').at(-1);
+    const list = await open('/dashboard/deployments?name_contains=failing-agent');
+    const row = list.locator('tbody tr', { hasText: 'failing-agent' });
+    await row.locator('td').nth(1).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    assert.equal(await row.locator('.status', { hasText: 'READY' }).count(), 0, `deployment ${id0} shows READY in the list`);
+    assert.deepEqual(pageErrors(list), []);
+    await list.context().close();
     await page.getByRole('tab', { name: 'Server log' }).click();
     await log.filter({ hasText: '(empty)' }).waitFor();
     const id = new URL(page.url()).pathname.split('/').at(-1);
@@ -160,11 +195,26 @@ describe('dashboard: control plane', () => {
     await fillCreateForm(page, { ...githubFields('not a valid name!') });
     const error = page.locator('#field-name-error');
     await error.waitFor();
-    assert.ok(((await error.textContent()) ?? '').length > 0);
+    // said in words, not as the regular expression
+    const said = (await error.textContent()) ?? '';
+    assert.match(said, /^Name may contain only letters, digits/);
+    assert.doesNotMatch(said, /\^\[|\]\*\$/);
     assert.equal(await page.locator('#field-name').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('#field-name').getAttribute('aria-describedby'), 'field-name-hint field-name-error');
     // shown once, next to its field, not again in the form's summary
     assert.equal(await page.locator('.schema-form .error').count(), 0);
+    // labels people read, defaults said, hints whole
+    await page.getByLabel('Repo URL').waitFor();
+    assert.equal(await page.locator('label[for="field-source_revision_config-graph_config_path"]').textContent(), 'Graph config path');
+    assert.match((await page.locator('#field-source_revision_config-graph_config_path-hint').textContent()) ?? '', /e\.g\. langgraph\.json\.$/);
+    assert.equal(await page.locator('#field-source_config-deployment_type option').first().textContent(), '(default: dev)');
+    // only the chosen source's fields
+    assert.equal(await page.locator('#field-source_revision_config-image_uri').count(), 0);
+    await page.locator('#field-source').selectOption('external_docker');
+    await page.locator('#field-source_revision_config-image_uri').waitFor();
+    assert.equal(await page.locator('#field-source_config-repo_url').count(), 0);
+    assert.equal(await page.locator('#field-source_revision_config-repo_ref').count(), 0);
+    await page.locator('#field-source').selectOption('github');
     await page.locator('#field-name').scrollIntoViewIfNeeded();
     await screenshot(page, 'create-form');
     // a rule between fields (400: github needs repo_url) is shown above the buttons
@@ -200,6 +250,13 @@ describe('dashboard: control plane', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/deployment_type=prod/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 11);
+    // an image deployment's build log talks about its image, not about a repository
+    await page.locator('tbody tr a').first().click();
+    await page.locator('.revision .status', { hasText: 'DEPLOYED' }).waitFor();
+    await page.locator('.revision').first().getByRole('button', { name: 'Logs' }).click();
+    const log = page.getByLabel('Log lines');
+    await log.filter({ hasText: 'Pulling the image registry.example/agent:1' }).waitFor();
+    assert.doesNotMatch((await log.textContent()) ?? '', /Fetching|repository/);
     await page.context().close();
   });
 
@@ -246,6 +303,16 @@ describe('dashboard: agent server', () => {
     const seen = await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
     const partial = seen.filter((text) => text !== final && final.startsWith(text));
     assert.ok(partial.length >= 5, `the reply appeared in ${seen.length} steps: ${JSON.stringify(seen)}`);
+    // the last bubble is not clipped: the conversation is scrolled to show all of it
+    await page.getByLabel('Message', { exact: true }).fill('and a third message to make the log longer than its box, with more words');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.chat .message-ai', { hasText: 'with more words. That makes' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).and(page.locator(':disabled')).waitFor();
+    await page.waitForFunction(() => {
+      const log = document.querySelector('.chat-log')!.getBoundingClientRect();
+      const last = [...document.querySelectorAll('.chat .message')].at(-1)!.getBoundingClientRect();
+      return last.bottom <= log.bottom + 1 && last.top >= log.top - 1;
+    });
     await screenshot(page, 'assistant');
 
     await page.getByLabel('Message', { exact: true }).fill('please approve this');
@@ -259,6 +326,70 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
+  test("the tool-calling agent's loop tools → agent is drawn clear of __end__", async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'agent', exact: true }).click();
+    const graph = page.getByRole('img', { name: /^Graph with/ });
+    await graph.waitFor();
+    const loop = (await graph.locator('[data-edge="tools->agent"]').boundingBox())!;
+    const end = (await graph.locator('.node', { hasText: '__end__' }).boundingBox())!;
+    const tools = (await graph.locator('.node', { hasText: 'tools' }).boundingBox())!;
+    const overlaps = loop.x < end.x + end.width && end.x < loop.x + loop.width && loop.y < end.y + end.height && end.y < loop.y + loop.height;
+    assert.ok(!overlaps, `loop ${JSON.stringify(loop)} crosses __end__ ${JSON.stringify(end)}`);
+    assert.ok(end.y > tools.y + tools.height, '__end__ is below tools');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("interrupts: the shipped approval graph's inbox request is resumed from the chat with an edited argument, and the run finishes", async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'approval', exact: true }).click();
+    await page.getByLabel('Message', { exact: true }).fill('email bob about lunch');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    await request.getByText('Send this email to bob@example.com?').waitFor();
+    assert.equal(await request.getByLabel('subject').inputValue(), 'lunch');
+    // unchanged it can be accepted; edited, it is accepted with the edits
+    await request.getByRole('button', { name: 'Accept', exact: true }).waitFor();
+    await request.getByLabel('subject').fill('lunch on friday');
+    await screenshot(page, 'interrupt');
+    await request.getByRole('button', { name: 'Accept with edits' }).click();
+    await page.locator('.chat .message-ai', { hasText: 'Sent to bob@example.com: "lunch on friday".' }).waitFor();
+    await request.waitFor({ state: 'detached' });
+    const threadId = new URL((await page.locator('.chat-head a').getAttribute('href'))!, server.url).pathname.split('/').at(-1);
+    const state = (await (await server.api(`/threads/${threadId}/state`)).json()) as { next: string[]; tasks: unknown[] };
+    assert.deepEqual(state.next, [], 'the run finished');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("interrupts on the thread page: an inbox request answered, a breakpoint continued", async () => {
+    const start = async (assistant: string, text: string) => {
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      return thread.thread_id;
+    };
+    const asked = await start('approval', 'email carol about the budget');
+    const page = await open(`/dashboard/threads/${asked}`);
+    await page.locator('h1 .status', { hasText: 'interrupted' }).waitFor();
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    await request.getByLabel('Respond instead').fill('not before Monday');
+    await request.getByRole('button', { name: 'Send response' }).click();
+    await page.locator('.message-ai', { hasText: 'Not sent. Your note: not before Monday' }).waitFor();
+    await page.locator('h1 .status', { hasText: 'idle' }).waitFor();
+
+    const paused = await start('breakpoint', 'email ann about the report');
+    await page.goto(`${server.url}/dashboard/threads/${paused}`);
+    const breakpoint = page.getByRole('region', { name: 'Paused at a breakpoint' });
+    await breakpoint.getByText('Paused before send').waitFor();
+    await screenshot(page, 'thread-breakpoint');
+    await breakpoint.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('.message-ai', { hasText: 'Sent to ann@example.com: "the report".' }).waitFor();
+    await breakpoint.waitFor({ state: 'detached' });
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
@@ -266,6 +397,9 @@ describe('dashboard: agent server', () => {
     await page.locator('#a2a-text').fill('ping over a2a');
     await page.getByRole('button', { name: 'Send (message/send)' }).click();
     await page.locator('.a2a-reply', { hasText: 'ping over a2a' }).waitFor();
+    // the reply's text is shown once (a task carries it as status message and as artifact)
+    const shown = (await page.locator('.a2a-reply > p').textContent()) ?? '';
+    assert.equal(shown.split('ping over a2a').length - 1, 1, shown);
     await page.context().close();
   });
 
@@ -281,15 +415,26 @@ describe('dashboard: agent server', () => {
     const bottom = await history.evaluate((e) => e.getBoundingClientRect().bottom + window.scrollY);
     assert.ok(bottom <= 800, `the history ends at ${bottom}px`);
     // after the first run the thread held two messages: that checkpoint shows them, not what came later
-    await history.getByRole('button', { name: /2 msgs/ }).first().click();
+    assert.ok(await history.getByRole('button', { name: /\b1 message\b/ }).count(), 'one message is "1 message"');
+    assert.equal(await history.getByText(/msgs/).count(), 0);
+    await history.getByRole('button', { name: /2 messages/ }).first().click();
     const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
     await then.getByText('first words').first().waitFor();
     assert.doesNotMatch((await then.getByLabel('Messages at this checkpoint').textContent()) ?? '', /second words/);
     await screenshot(page, 'thread-history');
+    // an empty fork says why nothing happened
+    await then.getByRole('button', { name: 'Fork' }).click();
+    await then.getByRole('alert').filter({ hasText: 'Type the message the fork sends' }).waitFor();
+    assert.equal(await then.getByLabel('Fork: send from here').getAttribute('aria-invalid'), 'true');
     // fork from it: the thread goes on from that checkpoint, without the second exchange
     await then.getByLabel('Fork: send from here').fill('other words');
     await then.getByRole('button', { name: 'Fork' }).click();
     await page.locator('.message-ai', { hasText: 'other words' }).first().waitFor();
+    // the history is a tree now: the fork's checkpoints are a branch, said with their step, and distinct
+    await history.getByText(/branches off step \d+\.1/).waitFor();
+    const steps = await history.locator('.step').allTextContents();
+    assert.equal(new Set(steps).size, steps.length, `step labels repeat: ${steps.join(' | ')}`);
+    await screenshot(page, 'thread-fork');
     const state = (await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } };
     assert.deepEqual(
       state.values.messages.map((m) => m.content),
@@ -317,6 +462,143 @@ describe('dashboard: agent server', () => {
   });
 });
 
+describe('dashboard: management pages', () => {
+  test('store: an item is created in the form, found by search, edited and deleted', async () => {
+    await server.api('/store/items', { method: 'PUT', json: { namespace: ['users', 'bob'], key: 'prefs', value: { colour: 'green' } } });
+    const page = await open('/dashboard/store');
+    await page.getByRole('list', { name: 'Namespaces' }).getByRole('button', { name: 'users/bob' }).waitFor();
+    const form = page.getByRole('form', { name: 'New item' });
+    await form.getByLabel('Namespace').fill('users/alice');
+    await form.getByLabel('Key').fill('profile');
+    await form.getByLabel('Value (JSON object)').fill('{"colour": "blue", "city": "Lyon"}');
+    await form.getByRole('button', { name: 'Create item' }).click();
+    const found = page.getByRole('list', { name: 'Items found' });
+    await found.locator('.store-item', { hasText: 'profile' }).waitFor();
+    // search by a value field, across every namespace
+    await page.getByLabel('Namespace prefix').fill('users');
+    await page.getByRole('textbox', { name: 'Search' }).fill('colour=blue');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/q=colour/);
+    await page.waitForFunction(() => document.querySelectorAll('.store-item').length === 1);
+    assert.match((await found.textContent()) ?? '', /users\/alice[\s\S]*profile[\s\S]*Lyon/);
+    await screenshot(page, 'store');
+    // edit its value, then delete it
+    await found.getByRole('button', { name: 'Edit' }).click();
+    await found.getByLabel('Value (JSON object)').fill('{"colour": "blue", "city": "Paris"}');
+    await found.getByRole('button', { name: 'Save value' }).click();
+    await found.getByText('"Paris"').waitFor();
+    const stored = (await (await server.api('/store/items?namespace=users.alice&key=profile')).json()) as { value: unknown };
+    assert.deepEqual(stored.value, { colour: 'blue', city: 'Paris' });
+    await found.getByRole('button', { name: 'Delete' }).click();
+    await found.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText('No items found.').waitFor();
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("assistants: one is created, its context edited in the form generated from the graph's context_schema, the next run sees it; versions, set latest, delete", async () => {
+    const page = await open('/dashboard/assistants');
+    const create = page.getByRole('form', { name: 'New assistant' });
+    await create.getByLabel('Graph').selectOption('greeter');
+    await create.getByLabel('Name').fill('french greeter');
+    await create.getByRole('button', { name: 'Create assistant' }).click();
+    await page.locator('h1', { hasText: 'french greeter' }).waitFor();
+    const assistantId = new URL(page.url()).pathname.split('/').at(-1)!;
+    // the form comes from the schema: a text field and a choice, with their defaults said
+    const form = page.getByRole('form', { name: 'Assistant context' });
+    assert.equal(await form.getByLabel('Greeting').getAttribute('placeholder'), 'default: Hello');
+    await form.getByLabel('Greeting').fill('Bonjour');
+    await form.getByLabel('Tone').selectOption('warm');
+    await form.getByRole('button', { name: 'Save context (new version)' }).click();
+    const versions = page.getByRole('list', { name: 'Versions, newest first' });
+    await versions.locator('li', { hasText: 'v2' }).locator('.tag', { hasText: 'latest' }).waitFor();
+    // the next run has that context
+    await page.getByLabel('Message', { exact: true }).fill('Ana');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.chat .message-ai', { hasText: 'Bonjour, Ana :)' }).waitFor();
+    await screenshot(page, 'assistant-settings');
+    // back to version 1: its context (none) again
+    await versions.getByRole('button', { name: 'Set v1 latest' }).click();
+    await versions.locator('li', { hasText: 'v1' }).locator('.tag', { hasText: 'latest' }).waitFor();
+    const after = (await (await server.api(`/assistants/${assistantId}`)).json()) as { version: number; context: unknown };
+    assert.equal(after.version, 1);
+    await page.getByRole('button', { name: 'Delete assistant' }).click();
+    await page.getByRole('button', { name: 'Yes, delete assistant' }).click();
+    await page.waitForURL('**/dashboard/assistants');
+    assert.equal((await server.api(`/assistants/${assistantId}`)).status, 404);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("threads: the list shows each thread's first message and filters by assistant and status; a thread's state is written as a node", async () => {
+    const run = async (assistant: string, text: string) => {
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      return thread.thread_id;
+    };
+    const greeted = await run('greeter', 'a greeter thread');
+    await run('echo', 'an echo thread');
+    const page = await open('/dashboard/threads');
+    await page.getByLabel('Assistant').locator('option', { hasText: 'greeter' }).first().waitFor({ state: 'attached' });
+    await page.getByLabel('Assistant').selectOption({ label: 'greeter' });
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/assistant=/);
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    assert.equal(await page.locator('tbody td.first-message').textContent(), 'a greeter thread');
+    await page.getByLabel('Status').selectOption('interrupted');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No threads.').waitFor();
+    await page.getByLabel('Status').selectOption('idle');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await page.locator('tbody tr a').click();
+    await page.waitForURL(`**/dashboard/threads/${greeted}`);
+    await page.getByRole('button', { name: 'Edit state' }).click();
+    const form = page.getByRole('form', { name: 'Edit state' });
+    await form.getByLabel(/^Values to write/).fill('{"messages": [{"type": "ai", "content": "written by hand"}]}');
+    await form.getByLabel(/^As node/).fill('greet');
+    await form.getByRole('button', { name: 'Update state' }).click();
+    await page.locator('.message-ai', { hasText: 'written by hand' }).first().waitFor();
+    const history = (await (await server.api(`/threads/${greeted}/history`, { method: 'POST', json: { limit: 1 } })).json()) as { metadata: { source: string }; next: string[]; values: { messages: { content: string }[] } }[];
+    assert.equal(history[0].metadata.source, 'update');
+    // written as greet (which leads to the end): nothing is left to run
+    assert.deepEqual(history[0].next, []);
+    assert.equal(history[0].values.messages.at(-1)?.content, 'written by hand');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('crons: a schedule picked shows its next fire times, the cron is created, its run appears; delete removes it', async () => {
+    const page = await open('/dashboard/crons');
+    const form = page.getByRole('form', { name: 'New cron' });
+    await form.getByLabel('Assistant').selectOption({ label: 'echo' });
+    await form.getByLabel('Schedule (cron', { exact: false }).fill('not a schedule');
+    await form.getByText(/^Not a schedule: /).waitFor();
+    assert.ok(await form.getByRole('button', { name: 'Create cron' }).isDisabled());
+    await form.getByLabel('Repeat').selectOption({ label: 'Every 10 seconds' });
+    const next = form.getByRole('list', { name: 'Next fire times' });
+    await next.locator('li').nth(2).waitFor();
+    const times = await next.locator('time').evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime'))));
+    assert.deepEqual(times.slice(1).map((t, i) => t - times[i]), [10_000, 10_000], 'ten seconds apart');
+    await form.getByLabel('Message each run sends (optional)').fill('tick from a cron');
+    await form.getByRole('button', { name: 'Create cron' }).click();
+    const cron = page.getByRole('list', { name: 'Crons' }).locator('.cron', { hasText: '*/10 * * * * *' });
+    // its first run within ten seconds (and a loaded machine's slack)
+    await cron.locator('.cron-runs .status', { hasText: 'success' }).first().waitFor({ timeout: 60_000 });
+    await screenshot(page, 'crons');
+    await cron.locator('a').click();
+    await page.locator('.message-ai', { hasText: 'tick from a cron' }).first().waitFor();
+    await page.goBack();
+    await cron.getByRole('button', { name: 'Delete' }).click();
+    await cron.getByRole('button', { name: 'Yes, delete' }).click();
+    await cron.waitFor({ state: 'detached' });
+    const left = (await (await server.api('/runs/crons/search', { method: 'POST', json: {} })).json()) as unknown[];
+    assert.equal(left.length, 0);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+});
+
 describe('dashboard: accessible and plain', () => {
   test('keyboard: a skip link first, then the navigation, and Enter follows a link', async () => {
     const page = await open('/dashboard/deployments');
@@ -334,7 +616,13 @@ describe('dashboard: accessible and plain', () => {
   test('a narrow window needs no sideways scrolling of the page', async () => {
     const page = await open('/dashboard/deployments', { width: 400, height: 800 });
     await page.locator('h1').waitFor();
-    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads']) {
+    // a page of each kind too: an assistant (graph, chat, settings), a thread, a deployment
+    const [assistant] = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'chatty' } })).json()) as { assistant_id: string }[];
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'narrow' }] } } });
+    const deployment = (await (await server.api('/v2/deployments', { method: 'POST', json: { name: 'narrow-one', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1' } } })).json()) as { id: string };
+    const pages = [`/dashboard/assistants/${assistant.assistant_id}`, `/dashboard/threads/${thread.thread_id}`, `/dashboard/deployments/${deployment.id}`];
+    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads', '/dashboard/store', '/dashboard/crons', ...pages]) {
       await page.goto(server.url + path);
       await page.locator('h1').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

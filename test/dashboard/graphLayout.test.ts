@@ -18,7 +18,8 @@ const agentGraph = {
 test('nodes are layered from __start__ down to __end__; the edge back to agent is a loop', () => {
   const layout = layoutGraph(agentGraph);
   const y = Object.fromEntries(layout.nodes.map((n) => [n.id, n.y]));
-  assert.ok(y.__start__ < y.agent && y.agent < y.tools && y.tools <= y.__end__, JSON.stringify(y));
+  // __end__ below tools, not beside it: the loop tools → agent would be drawn across it
+  assert.ok(y.__start__ < y.agent && y.agent < y.tools && y.tools < y.__end__, JSON.stringify(y));
   const loops = layout.edges.filter((e) => e.back).map((e) => `${e.source.id}->${e.target.id}`);
   assert.deepEqual(loops, ['tools->agent']);
   assert.deepEqual(

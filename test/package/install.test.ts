@@ -146,11 +146,11 @@ describe('the npm package, installed from its tarball', () => {
     assert.match(output(), /no project file .*: the agent server has no graphs\. Next: npx agentplane-server init — scaffold .*; npx agentplane-server serve --examples — serve the shipped example graphs/);
   });
 
-  it('serve --examples serves the shipped echo and agent graphs', async () => {
+  it('serve --examples serves the shipped graphs: echo, agent, and approval and breakpoint (which stop for a person)', async () => {
     const { url } = await start(['serve', '--memory', '--examples'], {}, emptyFolder('empty-examples'));
     assert.equal(await lastReply(url, 'echo', 'hello'), 'hello');
     const assistants = (await (await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { graph_id: string }[];
-    assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'echo']);
+    assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'approval', 'breakpoint', 'echo']);
   });
 
   it('dev in an empty folder without a terminal asks nothing, starts, and says how to run init', async () => {

@@ -3,10 +3,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agent } from './api';
 import { ErrorNotice, short } from './components';
-import { MessageList, upsertMessage, type Message } from './messages';
+import { breakpointOf, interruptsOf, PendingInterrupts, type PendingInterrupt } from './interrupts';
+import { MessageList, textOf, upsertMessage, type Message } from './messages';
 
-interface PendingInterrupt {
-  value?: unknown;
+
+/**
+ * The thread's messages as the server tells them, unless they lack what was just sent (a
+ * mock server answers its spec example): then what is on screen stays, and the server's
+ * messages it does not have yet follow, so the user's words are never replaced.
+ */
+function keepSent(shown: Message[], server: Message[], sent: string | undefined): Message[] {
+  if (sent === undefined || server.some((m) => (m.type === 'human' || m.type === 'user') && textOf(m.content) === sent)) return server;
+  const known = new Set(shown.map((m) => m.id).filter(Boolean));
+  return [...shown, ...server.filter((m) => !m.id || !known.has(m.id))].filter((m, i, all) => !m.id || all.findIndex((o) => o.id === m.id) === i);
 }
 
 export function ChatPanel({ assistantId, threadId: initialThread }: { assistantId: string; threadId?: string }) {
@@ -14,10 +23,15 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
   const [messages, setMessages] = useState<Message[]>([]);
   const [streaming, setStreaming] = useState(false);
   const [interrupts, setInterrupts] = useState<PendingInterrupt[]>([]);
+  const [pausedBefore, setPausedBefore] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [draft, setDraft] = useState('');
-  const [resume, setResume] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
+  const log = useRef<HTMLDivElement>(null);
+  // the newest message is the one to read: keep the log scrolled to its end as it grows
+  useEffect(() => {
+    log.current?.scrollTo({ top: log.current.scrollHeight });
+  }, [messages, streaming, interrupts]);
 
   useEffect(() => {
     if (!initialThread) return;
@@ -25,15 +39,17 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
       .threads.getState(initialThread)
       .then((state) => {
         setMessages(((state.values as { messages?: Message[] })?.messages ?? []) as Message[]);
-        setInterrupts(state.tasks.flatMap((t) => t.interrupts ?? []));
+        setInterrupts(interruptsOf(state));
+        setPausedBefore(breakpointOf(state));
       })
       .catch(setError);
   }, [initialThread]);
 
-  const stream = async (payload: { input?: unknown; command?: { resume: unknown } }) => {
+  const stream = async (payload: { input?: unknown; command?: { resume: unknown } }, sent?: string) => {
     setStreaming(true);
     setError(null);
     setInterrupts([]);
+    setPausedBefore([]);
     try {
       const client = agent();
       let tid = threadId;
@@ -51,12 +67,13 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
           if (message.id) streamed.add(message.id);
           setMessages((list) => upsertMessage(list, message, append));
         }
-        else if (event.event === 'values' && Array.isArray(event.data?.messages)) setMessages(event.data.messages);
+        else if (event.event === 'values' && Array.isArray(event.data?.messages)) setMessages((list) => keepSent(list, event.data.messages, sent));
         else if (event.event === 'error') setError(new Error(event.data?.message ?? JSON.stringify(event.data)));
       }
       const state = await client.threads.getState(tid);
-      setMessages(((state.values as { messages?: Message[] })?.messages ?? []) as Message[]);
-      setInterrupts(state.tasks.flatMap((t) => t.interrupts ?? []));
+      setMessages((list) => keepSent(list, ((state.values as { messages?: Message[] })?.messages ?? []) as Message[], sent));
+      setInterrupts(interruptsOf(state));
+      setPausedBefore(breakpointOf(state));
     } catch (e) {
       setError(e);
     } finally {
@@ -71,18 +88,7 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
     if (!text || streaming) return;
     setDraft('');
     setMessages((list) => [...list, { type: 'human', content: text }]);
-    void stream({ input: { messages: [{ role: 'user', content: text }] } });
-  };
-  const sendResume = (event: Event) => {
-    event.preventDefault();
-    let value: unknown = resume;
-    try {
-      value = JSON.parse(resume);
-    } catch {
-      // plain text resumes as a string
-    }
-    setResume('');
-    void stream({ command: { resume: value } });
+    void stream({ input: { messages: [{ role: 'user', content: text }] } }, text);
   };
 
   return (
@@ -95,29 +101,24 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
         ) : (
           <span class="muted">A new thread starts with the first message.</span>
         )}
-        <button type="button" onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]))} disabled={streaming}>
+        <button type="button" onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]), setPausedBefore([]))} disabled={streaming}>
           New conversation
         </button>
       </div>
-      <div class="chat-log" aria-live="polite" aria-busy={streaming}>
+      <div class="chat-log" ref={log} aria-live="polite" aria-busy={streaming}>
         <MessageList messages={messages} label="Conversation" />
         {streaming && <p class="muted">Streaming the reply…</p>}
       </div>
       <ErrorNotice error={error} />
-      {interrupts.length > 0 && !streaming && (
-        <form class="interrupt" onSubmit={sendResume} aria-label="Resume the interrupted run">
-          <p>
-            <strong>The run is waiting for input.</strong>
-          </p>
-          {interrupts.map((i, n) => (
-            <pre key={n}>{typeof i.value === 'string' ? i.value : JSON.stringify(i.value, null, 2)}</pre>
-          ))}
-          <label for="resume-value">Resume with (text or JSON)</label>
-          <input id="resume-value" value={resume} onInput={(e) => setResume((e.target as HTMLInputElement).value)} />
-          <button type="submit" class="primary">
-            Resume
-          </button>
-        </form>
+      {!streaming && (
+        <PendingInterrupts
+          interrupts={interrupts}
+          pausedBefore={pausedBefore}
+          busy={streaming}
+          onResume={(value) => void stream({ command: { resume: value } })}
+          // a breakpoint goes on with a run that has no input
+          onContinue={() => void stream({ input: null })}
+        />
       )}
       <form class="chat-input" onSubmit={send} aria-label="Send a message">
         <label for="chat-message">Message</label>

@@ -1,5 +1,5 @@
 // Layout of an assistant's graph for drawing: nodes in layers by their longest distance from
-// __start__ (edges back to an earlier layer are loops), each layer a row, centred.
+// __start__ (edges back to an earlier layer are loops), each layer a row, centred, __end__ last.
 export interface GraphData {
   nodes: { id: string | number; name?: string; data?: unknown }[];
   edges: { source: string; target: string; conditional?: boolean; data?: unknown }[];
@@ -55,7 +55,9 @@ export function layoutGraph(graph: GraphData): Layout {
     }
     if (!changed) break;
   }
-  if (layer.has('__end__')) layer.set('__end__', Math.max(...layer.values()));
+  // __end__ gets a row of its own below every node: beside a node, a loop from that node back
+  // up would be drawn across it (tools → agent read as tools → __end__ → agent)
+  if (layer.has('__end__')) layer.set('__end__', Math.max(0, ...ids.filter((id) => id !== '__end__').map((id) => layer.get(id)! + 1)));
   const rows: string[][] = [];
   for (const id of ids) (rows[layer.get(id)!] ??= []).push(id);
   const label = (id: string) => String(graph.nodes.find((n) => String(n.id) === id)?.name ?? id);

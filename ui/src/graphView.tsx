@@ -17,8 +17,9 @@ export function GraphView({ graph }: { graph: GraphData }) {
           const x2 = e.target.x + e.target.width / 2;
           let d: string;
           if (e.back) {
-            // loops go round the right-hand side
-            const side = Math.max(e.source.x + e.source.width, e.target.x + e.target.width) + 40;
+            // loops go round the right-hand side, clear of every node of the rows they pass
+            const passed = layout.nodes.filter((n) => n.y >= e.target.y && n.y <= e.source.y);
+            const side = Math.max(...passed.map((n) => n.x + n.width)) + 40;
             const y1 = e.source.y + NODE_HEIGHT / 2;
             const y2 = e.target.y + NODE_HEIGHT / 2;
             d = `M ${e.source.x + e.source.width} ${y1} C ${side} ${y1}, ${side} ${y2}, ${e.target.x + e.target.width} ${y2}`;
@@ -33,7 +34,7 @@ export function GraphView({ graph }: { graph: GraphData }) {
             const y2 = e.target.y;
             d = `M ${x1} ${y1} C ${x1} ${(y1 + y2) / 2}, ${x2} ${(y1 + y2) / 2}, ${x2} ${y2}`;
           }
-          return <path key={i} d={d} class={`edge${e.conditional ? ' conditional' : ''}`} marker-end="url(#arrow)" />;
+          return <path key={i} d={d} data-edge={`${e.source.id}->${e.target.id}`} class={`edge${e.conditional ? ' conditional' : ''}`} marker-end="url(#arrow)" />;
         })}
         {layout.nodes.map((n) => (
           <g key={n.id} class={`node${n.id.startsWith('__') ? ' terminal' : ''}`}>

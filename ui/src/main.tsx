@@ -7,6 +7,8 @@ import { DeploymentPage, DeploymentsPage, NewDeploymentPage } from './pages/depl
 import { ProvidersPage } from './pages/providers';
 import { AssistantPage, AssistantsPage } from './pages/assistants';
 import { ThreadPage, ThreadsPage } from './pages/threads';
+import { StorePage } from './pages/store';
+import { CronsPage } from './pages/crons';
 import './style.css';
 
 const NAV = [
@@ -14,7 +16,12 @@ const NAV = [
   { href: '/dashboard/providers', label: 'OAuth providers' },
   { href: '/dashboard/assistants', label: 'Assistants' },
   { href: '/dashboard/threads', label: 'Threads' },
+  { href: '/dashboard/store', label: 'Store' },
+  { href: '/dashboard/crons', label: 'Crons' },
 ];
+
+/** Set by the server in the page it serves (src/runtime/dashboard.ts). */
+const MOCK = document.querySelector('meta[name="agentplane-mode"]')?.getAttribute('content') === 'mock';
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
   let p: Record<string, string> | null;
@@ -26,6 +33,8 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if ((p = match('/assistants/:id', path))) return <AssistantPage id={p.id} query={query} key={p.id} />;
   if (match('/threads', path)) return <ThreadsPage query={query} />;
   if ((p = match('/threads/:id', path))) return <ThreadPage id={p.id} key={p.id} />;
+  if (match('/store', path)) return <StorePage query={query} />;
+  if (match('/crons', path)) return <CronsPage />;
   return (
     <>
       <h1>Not found</h1>
@@ -101,6 +110,11 @@ function App() {
         </nav>
         <KeyForm onChange={() => setSession((s) => s + 1)} />
       </header>
+      {MOCK && (
+        <p class="mock-banner" role="status">
+          Mock mode: every answer is an example from the spec; nothing is stored or run.
+        </p>
+      )}
       <main id="main" ref={main} tabIndex={-1} key={session}>
         <Page path={path} query={query} />
       </main>

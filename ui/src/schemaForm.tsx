@@ -18,6 +18,7 @@ export interface JsonSchema {
   deprecated?: boolean;
   default?: unknown;
   format?: string;
+  pattern?: string;
 }
 
 type Value = Record<string, unknown>;
@@ -41,10 +42,53 @@ function nonNull(schema: JsonSchema): JsonSchema {
 
 const key = (path: Path) => path.join('.');
 const fieldId = (path: Path) => `field-${path.join('-')}`;
-const firstSentence = (text = '') => {
-  const end = text.search(/\.(\s|$)/);
+/** The first sentence of a description ("e.g." and "i.e." do not end one). */
+export const firstSentence = (text = '') => {
+  const end = text.search(/(?<!\b(?:e\.g|i\.e))\.(\s|$)/);
   return (end < 0 ? text : text.slice(0, end + 1)).replace(/`/g, '');
 };
+
+const WORDS: Record<string, string> = { url: 'URL', uri: 'URI', id: 'ID', cpu: 'CPU', mb: 'MB', sha: 'SHA', json: 'JSON' };
+/** A property name as people say it: `repo_url` → "Repo URL". */
+export function humanize(name: string): string {
+  const words = name.split(/[_\s]+/).filter(Boolean).map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
+  return words.map((w, i) => (i === 0 && w === w.toLowerCase() ? w[0].toUpperCase() + w.slice(1) : w)).join(' ');
+}
+
+/** The default a description or the schema states (`default`, or "`dev` when omitted"). */
+function defaultOf(schema: JsonSchema, description: string | undefined): string | undefined {
+  if (schema.default !== undefined && !(Array.isArray(schema.default) && schema.default.length === 0)) return String(schema.default);
+  return /`([^`]+)` when omitted|defaults to `([^`]+)`/.exec(description ?? '')?.slice(1).find(Boolean);
+}
+
+/** A pattern like `^[a-zA-Z0-9][a-zA-Z0-9-_]*$` in words; other patterns as they are. */
+export function describePattern(pattern: string): string {
+  const classes = /^\^\[([^\]]+)\]\[([^\]]+)\][*+]\$$/.exec(pattern);
+  if (!classes) return `must match ${pattern}`;
+  const words = (cls: string) => {
+    const parts: string[] = [];
+    let rest = cls;
+    if (/a-z/.test(rest) || /A-Z/.test(rest)) parts.push('letters');
+    if (/0-9/.test(rest)) parts.push('digits');
+    rest = rest.replace(/a-z|A-Z|0-9/g, '');
+    parts.push(...[...rest].map((c) => `"${c}"`));
+    return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : parts[0];
+  };
+  return `may contain only ${words(classes[2])}, and must start with ${words(classes[1]).replace(/letters/, 'a letter').replace(/digits/, 'a digit')}`;
+}
+
+/**
+ * Which values of the form's `source` a field is for, read from its description ("(`github`
+ * only)", "(`external_docker`, `internal_docker`)"); undefined: for every source.
+ */
+function sourcesOf(schema: JsonSchema, description: string | undefined): string[] | undefined {
+  const sources = (resolve(controlPlaneSchemas.Source ?? {}).enum ?? []) as string[];
+  const named = [...(description ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((name) => sources.includes(name));
+  return named.length ? [...new Set(named)] : undefined;
+}
+
+/** Set once: a patch cannot change it (its description says "Immutable"). */
+const immutable = (description: string | undefined) => /^Immutable\b|\bImmutable\./.test(description ?? '');
 
 function getAt(value: unknown, path: Path): unknown {
   return path.reduce<unknown>((v, k) => (v as Record<string | number, unknown> | undefined)?.[k], value);
@@ -85,7 +129,8 @@ export function errorsOf(error: unknown): { byField: Record<string, string[]>; g
 }
 
 interface FormProps {
-  schema: string;
+  /** A schema of the control plane's spec by name, or a JSON Schema (e.g. a graph's context_schema). */
+  schema: string | JsonSchema;
   /** Shown as placeholders (e.g. the current values when patching). */
   placeholders?: Value;
   initial?: Value;
@@ -95,19 +140,22 @@ interface FormProps {
   label: string;
 }
 
-export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmit, onCancel, label }: FormProps) {
+export function SchemaForm({ schema: schemaOrName, placeholders, initial, submitLabel, onSubmit, onCancel, label }: FormProps) {
+  const schema = typeof schemaOrName === 'string' ? controlPlaneSchemas[schemaOrName] : schemaOrName;
   const [value, setValue] = useState<Value>(initial ?? {});
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const { byField, general } = errorsOf(error);
-  const ctx: Ctx = { value, placeholders, byField, set: (path, next) => setValue((v) => setAt(v, path, next)) };
+  const source = (value.source ?? placeholders?.source) as string | undefined;
+  const ctx: Ctx = { value, placeholders, byField, source, patching: placeholders !== undefined, set: (path, next) => setValue((v) => setAt(v, path, next)) };
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await onSubmit(prune(value) as Value);
+      // what was typed in fields of another source (before switching source) is not sent
+      await onSubmit(prune(forSource(schema, value, source)) as Value);
     } catch (e) {
       setError(e);
     } finally {
@@ -116,11 +164,11 @@ export function SchemaForm({ schema, placeholders, initial, submitLabel, onSubmi
   };
   // field errors no input shows (the body itself, or a location the form has no field for)
   const leftover = Object.entries(byField)
-    .filter(([k]) => !k || !hasField(controlPlaneSchemas[schema], k.split('.')))
+    .filter(([k]) => !k || !hasField(schema, k.split('.')))
     .map(([k, msgs]) => `${k || 'body'}: ${msgs.join('; ')}`);
   return (
     <form class="schema-form" onSubmit={submit} noValidate aria-label={label}>
-      <ObjectFields schema={controlPlaneSchemas[schema]} path={[]} ctx={ctx} />
+      <ObjectFields schema={schema} path={[]} ctx={ctx} />
       {[...general, ...leftover].length > 0 && (
         <div class="error" role="alert">
           {[...general, ...leftover].map((m) => (
@@ -154,9 +202,33 @@ function hasField(schema: JsonSchema, loc: string[]): boolean {
   return true;
 }
 
+/** The value without the fields that are for other sources than `source` (below the top level). */
+function forSource(schema: JsonSchema, value: Value, source: string | undefined, depth = 0): Value {
+  const s = nonNull(schema);
+  if (!s.properties || !value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Value = {};
+  for (const [name, v] of Object.entries(value)) {
+    const prop = s.properties[name];
+    if (prop && depth > 0 && !appliesTo(prop, source)) continue;
+    out[name] = prop && v && typeof v === 'object' && !Array.isArray(v) ? forSource(prop, v as Value, source, depth + 1) : v;
+  }
+  return out;
+}
+
+/** A property's own description (beside a $ref) first, else its type's. */
+const descriptionOf = (schema: JsonSchema) => schema.description ?? resolve(schema).description ?? nonNull(schema).description;
+const appliesTo = (schema: JsonSchema, source: string | undefined) => {
+  const sources = sourcesOf(schema, descriptionOf(schema));
+  return !source || !sources || sources.includes(source);
+};
+
 interface Ctx {
   value: Value;
   placeholders?: Value;
+  /** The chosen source: fields of other sources are hidden. */
+  source?: string;
+  /** Editing something that exists: immutable fields are shown, read-only. */
+  patching: boolean;
   byField: Record<string, string[]>;
   set: (path: Path, next: unknown) => void;
 }
@@ -167,7 +239,7 @@ function ObjectFields({ schema, path, ctx }: { schema: JsonSchema; path: Path; c
   return (
     <>
       {Object.entries(s.properties ?? {})
-        .filter(([, prop]) => !resolve(prop).deprecated)
+        .filter(([, prop]) => !resolve(prop).deprecated && (path.length === 0 || appliesTo(prop, ctx.source)))
         .map(([name, prop]) => (
           <Property key={name} name={name} schema={prop} path={[...path, name]} required={required.has(name)} ctx={ctx} />
         ))}
@@ -177,8 +249,11 @@ function ObjectFields({ schema, path, ctx }: { schema: JsonSchema; path: Path; c
 
 function Property({ name, schema, path, required, ctx }: { name: string; schema: JsonSchema; path: Path; required: boolean; ctx: Ctx }) {
   const s = nonNull(schema);
-  const description = firstSentence(resolve(schema).description ?? s.description);
-  const errors = ctx.byField[key(path)];
+  const fullDescription = descriptionOf(schema);
+  const description = firstSentence(fullDescription);
+  const label = humanize(name);
+  // a broken pattern is said in words (the server's message quotes the regular expression)
+  const errors = ctx.byField[key(path)]?.map((msg) => (s.pattern && /pattern/i.test(msg) ? `${label} ${describePattern(s.pattern)}.` : msg));
   const errorBlock = errors && (
     <p class="field-error" id={`${fieldId(path)}-error`}>
       {errors.join('; ')}
@@ -189,7 +264,7 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
     const group = (
       <fieldset class="group">
         <legend>
-          <code>{name}</code>
+          {label}
           {required && <span class="required"> (required)</span>}
         </legend>
         {description && <p class="hint">{description}</p>}
@@ -202,7 +277,7 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
     if (!required && !(s.required ?? []).length && path.length > 1)
       return (
         <details class="optional-group" open={hasErrorInside || getAt(ctx.value, path) !== undefined}>
-          <summary>{name} (optional)</summary>
+          <summary>{label} (optional)</summary>
           {group}
         </details>
       );
@@ -213,14 +288,16 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   const id = fieldId(path);
   const current = getAt(ctx.value, path);
   const placeholder = getAt(ctx.placeholders, path);
-  const describedBy = [description && `${id}-hint`, errors && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const fixed = ctx.patching && immutable(fullDescription);
+  const describedBy = [(description || fixed) && `${id}-hint`, errors && `${id}-error`].filter(Boolean).join(' ') || undefined;
   const common = { id, name: key(path), 'aria-describedby': describedBy, 'aria-invalid': errors ? true : undefined, 'aria-required': required || undefined };
+  const fallback = defaultOf(s, fullDescription);
   let input: JSX.Element;
   if (s.enum || s.type === 'boolean') {
     const options = s.enum ?? [true, false];
     input = (
-      <select {...common} value={current === undefined ? '' : String(current)} onChange={(e) => ctx.set(path, parseChoice((e.target as HTMLSelectElement).value, options))}>
-        <option value="">{placeholder !== undefined && placeholder !== null ? `(unchanged: ${String(placeholder)})` : required ? 'choose…' : '(not set)'}</option>
+      <select {...common} disabled={fixed} value={current === undefined ? '' : String(current)} onChange={(e) => ctx.set(path, parseChoice((e.target as HTMLSelectElement).value, options))}>
+        <option value="">{placeholder !== undefined && placeholder !== null ? `(unchanged: ${String(placeholder)})` : required ? 'choose…' : fallback !== undefined ? `(default: ${fallback})` : '(not set)'}</option>
         {options.map((o) => (
           <option key={String(o)} value={String(o)}>
             {String(o)}
@@ -235,8 +312,9 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
         {...common}
         type="text"
         inputMode={numeric ? 'decimal' : undefined}
-        value={current === undefined || current === null ? '' : String(current)}
-        placeholder={placeholder !== undefined && placeholder !== null ? String(placeholder) : undefined}
+        readOnly={fixed}
+        value={current === undefined || current === null ? (fixed && placeholder != null ? String(placeholder) : '') : String(current)}
+        placeholder={placeholder !== undefined && placeholder !== null ? String(placeholder) : fallback !== undefined ? `default: ${fallback}` : undefined}
         onInput={(e) => {
           const raw = (e.target as HTMLInputElement).value;
           ctx.set(path, raw === '' ? undefined : numeric && Number.isFinite(Number(raw)) ? Number(raw) : raw);
@@ -247,13 +325,13 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   return (
     <div class={`field${errors ? ' has-error' : ''}`}>
       <label for={id}>
-        <code>{name}</code>
+        {label}
         {required && <span class="required"> (required)</span>}
       </label>
       {input}
-      {description && (
+      {(description || fixed) && (
         <p class="hint" id={`${id}-hint`}>
-          {description}
+          {fixed ? 'Set at creation; cannot change.' : description}
         </p>
       )}
       {errorBlock}
@@ -285,7 +363,7 @@ function ArrayField({
   return (
     <fieldset class="group">
       <legend>
-        <code>{name}</code>
+        {humanize(name)}
         {required && <span class="required"> (required)</span>}
       </legend>
       {description && <p class="hint">{description}</p>}
@@ -297,21 +375,13 @@ function ArrayField({
           ) : (
             <Property name={`${name}[${index}]`} schema={item} path={[...path, index]} required ctx={ctx} />
           )}
-          <button
-            type="button"
-            onClick={() =>
-              ctx.set(
-                path,
-                rows.filter((__, i) => i !== index),
-              )
-            }
-          >
-            Remove {name} {index + 1}
+          <button type="button" onClick={() => ctx.set(path, rows.filter((__, i) => i !== index))}>
+            Remove {humanize(name).replace(/s$/, '').toLowerCase()} {index + 1}
           </button>
         </div>
       ))}
       <button type="button" onClick={() => ctx.set(path, [...rows, item.properties ? {} : ''])}>
-        Add {name.replace(/s$/, '')}
+        Add {humanize(name).replace(/s$/, '').toLowerCase()}
       </button>
     </fieldset>
   );

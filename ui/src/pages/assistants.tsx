@@ -8,12 +8,16 @@ import { ErrorNotice, Field, NotAvailable, Raw, Section, Time, useAction, useLoa
 import { GraphView } from '../graphView';
 import type { GraphData } from '../graph';
 import type { AgentCard as Card } from '../contract';
+import { navigate } from '../router';
+import { AssistantSettings, NewAssistant } from './assistantSettings';
 
 export function AssistantsPage() {
   const list = useLoad(() => agent().assistants.search({ limit: 100 }), []);
+  const graphs = [...new Set((list.data ?? []).map((a) => a.graph_id))].sort();
   return (
     <>
       <h1>Assistants</h1>
+      <NewAssistant graphs={graphs} onCreated={(a) => navigate(`/dashboard/assistants/${a.assistant_id}`)} />
       <ErrorNotice error={list.error} />
       <div class="table-wrap">
         <table>
@@ -93,6 +97,9 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
         </Section>
       </div>
       <div class="columns">
+        <AssistantSettings assistant={a} onChanged={assistant.reload} />
+      </div>
+      <div class="columns">
         <Section title="A2A agent card">
           <AgentCard id={id} />
         </Section>
@@ -145,7 +152,8 @@ function a2aText(result: any): string {
   const parts = (list: any[] | undefined) => (list ?? []).filter((p) => p.kind === 'text').map((p) => p.text);
   if (!result) return '';
   if (result.kind === 'message') return parts(result.parts).join('\n');
-  return [...parts(result.status?.message?.parts), ...(result.artifacts ?? []).flatMap((a: any) => parts(a.parts))].join('\n');
+  // a task carries its answer both as the final status message and as an artifact: said once
+  return [...new Set([...parts(result.status?.message?.parts), ...(result.artifacts ?? []).flatMap((a: any) => parts(a.parts))])].join('\n');
 }
 
 function A2ASend({ id }: { id: string }) {

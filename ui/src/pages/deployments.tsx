@@ -3,8 +3,8 @@
 import { useState } from 'preact/hooks';
 import { controlPlaneSchemas } from 'virtual:spec';
 import { call } from '../api';
-import type { Deployment, DeploymentList, RevisionList } from '../contract';
-import { ConfirmButton, ErrorNotice, Field, Raw, Section, Status, Time, settled, short, useAction, useLoad } from '../components';
+import type { Deployment, DeploymentList, Revision, RevisionList } from '../contract';
+import { ConfirmButton, ErrorNotice, Field, Raw, Section, Status, Time, settled, short, tone, useAction, useLoad } from '../components';
 import { navigate } from '../router';
 import { SchemaForm } from '../schemaForm';
 import { RevisionLogs } from './logs';
@@ -70,9 +70,9 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Status</th>
+              <th scope="col">Latest revision</th>
               <th scope="col">Source</th>
               <th scope="col">Type</th>
-              <th scope="col">Latest revision</th>
               <th scope="col">Updated</th>
               <th scope="col">Record</th>
             </tr>
@@ -83,14 +83,9 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <a href={`/dashboard/deployments/${d.id}`}>{d.name}</a>
                 </td>
-                <td>
-                  <Status value={d.status} />
-                </td>
+                <LatestRevisionCells deployment={d} />
                 <td>{d.source}</td>
                 <td>{d.source_config.deployment_type ?? '—'}</td>
-                <td>
-                  <code>{short(d.latest_revision_id)}</code>
-                </td>
                 <td>
                   <Time iso={d.updated_at} />
                 </td>
@@ -116,6 +111,42 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
       </nav>
     </>
   );
+}
+
+/** A list row's status and latest revision: the revision is loaded per row (the list does not carry its status). */
+function LatestRevisionCells({ deployment: d }: { deployment: Deployment }) {
+  const latest = useLoad(
+    () => (d.latest_revision_id ? call<Revision>('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`) : Promise.resolve(undefined)),
+    [d.id, d.latest_revision_id, d.updated_at],
+    (r) => (r && !settled(r.status) ? 1000 : undefined),
+  );
+  return (
+    <>
+      <td>
+        <DeploymentHealth deployment={d} latest={latest.data} />
+      </td>
+      <td>
+        {latest.data && <Status value={latest.data.status} />} <code title={d.latest_revision_id ?? undefined}>{short(d.latest_revision_id)}</code>
+      </td>
+    </>
+  );
+}
+
+/**
+ * What a deployment's status means for its users. The API's READY only says the deployment
+ * record is usable; with no active revision, what serves (nothing) is told by its latest
+ * revision (BUILDING, BUILD_FAILED…), so a deployment whose only revision failed shows failed.
+ */
+export function DeploymentHealth({ deployment: d, latest }: { deployment: Deployment; latest: Revision | undefined }) {
+  if (d.status === 'READY' && !d.active_revision_id && latest) return <Status value={latest.status} />;
+  // an earlier revision still serves; a failed newer one is said next to it, not hidden
+  if (latest && latest.id !== d.active_revision_id && tone(latest.status) === 'failed')
+    return (
+      <span class="health">
+        <Status value={d.status} /> <span class="muted">latest revision</span> <Status value={latest.status} />
+      </span>
+    );
+  return <Status value={d.status} />;
 }
 
 export function NewDeploymentPage() {
@@ -157,11 +188,12 @@ export function DeploymentPage({ id }: { id: string }) {
   if (!d) return <ErrorNotice error={deployment.error} />;
   const customUrl = d.source_config.custom_url;
   const revisionList = revisions.data?.resources ?? [];
+  const latest = revisionList.find((r) => r.id === d.latest_revision_id);
   return (
     <>
       <div class="page-head">
         <h1>
-          {d.name} <Status value={d.status} />
+          {d.name} <DeploymentHealth deployment={d} latest={latest} />
         </h1>
         <div class="actions">
           <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>

@@ -4,7 +4,8 @@ import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgrap
 import { useState } from 'preact/hooks';
 import { agent, hasOperation } from '../api';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
-import { MessageList, type Message } from '../messages';
+import { breakpointOf, interruptsOf, PendingInterrupts } from '../interrupts';
+import { MessageList, textOf, type Message } from '../messages';
 import { navigate } from '../router';
 
 const PAGE = 20;
@@ -24,10 +25,12 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   const status = query.get('status') ?? '';
   const metadata = query.get('metadata') ?? '';
   const id = query.get('id') ?? '';
+  const assistant = query.get('assistant') ?? '';
   const offset = Number(query.get('offset') ?? 0) || 0;
+  const assistants = useLoad(() => agent().assistants.search({ limit: 100 }), []);
   const go = (next: Record<string, string | number>) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries({ status, metadata, id, offset, ...next })) if (v !== '' && v !== 0) params.set(k, String(v));
+    for (const [k, v] of Object.entries({ status, metadata, id, assistant, offset, ...next })) if (v !== '' && v !== 0) params.set(k, String(v));
     navigate(`/dashboard/threads${params.size ? `?${params}` : ''}`);
   };
   const list = useLoad(
@@ -36,19 +39,20 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
         limit: PAGE,
         offset,
         status: (status || undefined) as ThreadStatus | undefined,
-        metadata: parseMetadata(metadata),
+        // a thread's runs leave their assistant in its metadata (as upstream)
+        metadata: assistant ? { ...parseMetadata(metadata), assistant_id: assistant } : parseMetadata(metadata),
         ids: id ? [id] : undefined,
         sortBy: 'updated_at',
         sortOrder: 'desc',
       }),
-    [status, metadata, id, offset],
+    [status, metadata, id, assistant, offset],
     3000,
   );
   const rows = list.data ?? [];
   const onSearch = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    go({ status: String(form.get('status') ?? ''), metadata: String(form.get('metadata') ?? ''), id: String(form.get('id') ?? ''), offset: 0 });
+    go({ status: String(form.get('status') ?? ''), assistant: String(form.get('assistant') ?? ''), metadata: String(form.get('metadata') ?? ''), id: String(form.get('id') ?? ''), offset: 0 });
   };
   return (
     <>
@@ -60,6 +64,19 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             <option value="">any</option>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Assistant
+          {/* a select has no default value of its own: the chosen option is marked, and the
+              select drawn again once the assistants are loaded */}
+          <select name="assistant" key={`${assistant}-${assistants.data?.length ?? 0}`}>
+            <option value="">any</option>
+            {(assistants.data ?? []).map((a) => (
+              <option key={a.assistant_id} value={a.assistant_id} selected={a.assistant_id === assistant}>
+                {a.name || a.assistant_id}
+              </option>
             ))}
           </select>
         </label>
@@ -79,6 +96,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             <tr>
               <th scope="col">Thread</th>
               <th scope="col">Status</th>
+              <th scope="col">First message</th>
               <th scope="col">Messages</th>
               <th scope="col">Metadata</th>
               <th scope="col">Updated</th>
@@ -96,7 +114,8 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
                 <td>
                   <Status value={t.status} />
                 </td>
-                <td>{((t.values as { messages?: unknown[] } | null)?.messages ?? []).length}</td>
+                <td class="first-message">{firstMessage(t.values)}</td>
+                <td>{messagesOf(t.values).length}</td>
                 <td class="wrap">
                   {Object.entries(t.metadata ?? {})
                     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -126,6 +145,16 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
+/** "1 message", "2 messages". */
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** What the thread is about: its first message from the user, shortened. */
+function firstMessage(values: unknown): string {
+  const first = messagesOf(values).find((m) => m.type === 'human' || m.type === 'user') ?? messagesOf(values)[0];
+  const text = first ? textOf(first.content) : '';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
 const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
 
 export function ThreadPage({ id }: { id: string }) {
@@ -143,10 +172,16 @@ export function ThreadPage({ id }: { id: string }) {
     navigate('/dashboard/threads');
   });
   const t = thread.data;
-  if (!t) return <ErrorNotice error={thread.error} />;
-  const assistantId =
-    (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t.metadata?.assistant_id as string | undefined) ?? (t.metadata?.graph_id as string | undefined);
+  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t?.metadata?.assistant_id as string | undefined) ?? (t?.metadata?.graph_id as string | undefined);
   const reloadAll = () => thread.reload();
+  // resuming from here: a run on the thread with the answer (or none, past a breakpoint), then a fresh look
+  const resume = useAction(async (payload: { command?: { resume: unknown }; input?: null }) => {
+    const client = agent();
+    const run = await client.runs.create(id, assistantId!, payload);
+    await client.runs.join(id, run.run_id);
+    reloadAll();
+  });
+  if (!t) return <ErrorNotice error={thread.error} />;
   return (
     <>
       <div class="page-head">
@@ -164,7 +199,16 @@ export function ThreadPage({ id }: { id: string }) {
           </button>
         </div>
       </div>
-      <ErrorNotice error={remove.error} />
+      <ErrorNotice error={remove.error ?? resume.error} />
+      {assistantId && state.data && (
+        <PendingInterrupts
+          interrupts={interruptsOf(state.data)}
+          pausedBefore={breakpointOf(state.data)}
+          busy={resume.busy || t.status === 'busy'}
+          onResume={(value) => resume.run({ command: { resume: value } })}
+          onContinue={() => resume.run({ input: null })}
+        />
+      )}
       <div class="columns">
         <div>
           <Section title="Messages">
@@ -172,6 +216,7 @@ export function ThreadPage({ id }: { id: string }) {
           </Section>
           <Section title="State">
             <StateView state={state.data} error={state.error} />
+            <StateEditor threadId={id} onSaved={reloadAll} />
           </Section>
           <Section title="Runs">
             <RunsTable runs={runs.data} error={runs.error} />
@@ -201,15 +246,7 @@ export function ThreadPage({ id }: { id: string }) {
             <>
               <ErrorNotice optional error={history.error} />
               <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
-              {picked && (
-                <CheckpointState
-                  threadId={id}
-                  checkpointId={picked}
-                  entry={history.data?.find((h) => h.checkpoint.checkpoint_id === picked)}
-                  assistantId={assistantId}
-                  onForked={reloadAll}
-                />
-              )}
+              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint?.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
             </>
           )}
         </Section>
@@ -237,6 +274,69 @@ function StateView({ state, error }: { state: ThreadState | undefined; error: un
       </dl>
       <Raw value={state} />
     </>
+  );
+}
+
+/**
+ * updateState from the page: values applied through the state's reducers, as if written by a
+ * node (`as_node`; by default the node that ran last), making a new checkpoint.
+ */
+function StateEditor({ threadId, onSaved }: { threadId: string; onSaved: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [json, setJson] = useState('{\n  \n}');
+  const [asNode, setAsNode] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const save = useAction(async () => {
+    let values: unknown;
+    try {
+      values = JSON.parse(json);
+    } catch (e) {
+      setInvalid(`Not JSON: ${(e as Error).message}`);
+      return;
+    }
+    await agent().threads.updateState(threadId, { values, asNode: asNode.trim() || undefined });
+    setOpen(false);
+    onSaved();
+  });
+  if (!open)
+    return (
+      <button type="button" onClick={() => setOpen(true)}>
+        Edit state
+      </button>
+    );
+  return (
+    <form
+      class="store-form"
+      aria-label="Edit state"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setInvalid(null);
+        save.run();
+      }}
+    >
+      <div class="field">
+        <label for="state-values">Values to write (JSON; each key goes through its reducer, e.g. messages are appended)</label>
+        <textarea id="state-values" rows={5} value={json} aria-invalid={Boolean(invalid)} onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)} />
+      </div>
+      <div class="field">
+        <label for="state-as-node">As node (empty: the node that ran last)</label>
+        <input id="state-as-node" value={asNode} onInput={(e) => setAsNode((e.target as HTMLInputElement).value)} />
+      </div>
+      {invalid && (
+        <p class="error" role="alert">
+          {invalid}
+        </p>
+      )}
+      <ErrorNotice error={save.error} />
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={save.busy}>
+          Update state
+        </button>
+        <button type="button" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -282,22 +382,55 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
   );
 }
 
+/**
+ * Branches of a history (newest first): the newest checkpoint's line of parents is branch 1,
+ * the newest checkpoint left and its parents branch 2 (a fork), and so on. With the branch,
+ * step numbers say which checkpoint they are (a fork repeats the steps it starts from).
+ */
+export function branchesOf(entries: Pick<ThreadState, 'checkpoint' | 'parent_checkpoint'>[]): { branch: Map<string, number>; branchesOff: Map<string, string> } {
+  const byId = new Map(entries.map((h) => [h.checkpoint?.checkpoint_id ?? '', h]));
+  const branch = new Map<string, number>();
+  const branchesOff = new Map<string, string>();
+  let next = 1;
+  for (const head of entries) {
+    let id = head.checkpoint?.checkpoint_id;
+    if (!id || branch.has(id)) continue;
+    const number = next++;
+    while (id && byId.has(id) && !branch.has(id)) {
+      branch.set(id, number);
+      const parent: string | undefined = byId.get(id)!.parent_checkpoint?.checkpoint_id ?? undefined;
+      // the branch joins an older one at its parent: that is where it branches off
+      if (parent && branch.has(parent) && number > 1) branchesOff.set(id, parent);
+      id = parent;
+    }
+  }
+  return { branch, branchesOff };
+}
+
 function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: string | null; onPick: (id: string) => void }) {
   if (entries.length === 0) return <p class="muted">No checkpoints.</p>;
+  const { branch, branchesOff } = branchesOf(entries);
+  const branched = new Set(branch.values()).size > 1;
+  const stepOf = (id: string) => {
+    const entry = entries.find((e) => e.checkpoint?.checkpoint_id === id);
+    return `step ${String((entry?.metadata as { step?: unknown } | undefined)?.step ?? '?')}${branched ? `.${branch.get(id)}` : ''}`;
+  };
   return (
     <ol class="history" aria-label="Checkpoints, newest first">
-      {entries.map((h) => {
-        const id = h.checkpoint.checkpoint_id!;
+      {entries.map((h, index) => {
+        // a checkpoint without its id (a mock's example) is listed but cannot be picked
+        const id = h.checkpoint?.checkpoint_id ?? '';
         const meta = (h.metadata ?? {}) as Record<string, unknown>;
         const writes = Object.keys((meta.writes as Record<string, unknown> | null) ?? {});
         return (
-          <li key={id} class={id === picked ? 'picked' : undefined}>
-            <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked}>
-              <span class="step">step {String(meta.step ?? '?')}</span>
+          <li key={id || index} class={[id && id === picked ? 'picked' : '', branched ? `branch branch-${Math.min(branch.get(id) ?? 1, 4)}` : ''].join(' ').trim() || undefined}>
+            <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked} disabled={!id}>
+              <span class="step">{id ? stepOf(id) : `step ${String(meta.step ?? '?')}`}</span>
+              {branchesOff.has(id) && <span class="tag">branches off {stepOf(branchesOff.get(id)!)}</span>}
               <span>{String(meta.source ?? '')}</span>
               {writes.length > 0 && <span>wrote {writes.join(', ')}</span>}
               <span>{h.next.length ? `next ${h.next.join(', ')}` : 'end'}</span>
-              <span>{messagesOf(h.values).length} msgs</span>
+              <span>{count(messagesOf(h.values).length, 'message')}</span>
               <Time iso={h.created_at} />
             </button>
           </li>
@@ -323,6 +456,7 @@ function CheckpointState({
   const byId = hasOperation('GET /threads/{thread_id}/state/{checkpoint_id}');
   const state = useLoad(() => (byId ? agent().threads.getState(threadId, checkpointId) : Promise.resolve(entry!)), [threadId, checkpointId]);
   const [text, setText] = useState('');
+  const [empty, setEmpty] = useState(false);
   const fork = useAction(async () => {
     const client = agent();
     const run = await client.runs.create(threadId, assistantId!, { input: { messages: [{ role: 'user', content: text }] }, checkpointId });
@@ -349,15 +483,27 @@ function CheckpointState({
           onSubmit={(e) => {
             e.preventDefault();
             if (text.trim()) fork.run();
+            else setEmpty(true);
           }}
         >
           <label for="fork-text">Fork: send from here</label>
-          <input id="fork-text" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          <input
+            id="fork-text"
+            value={text}
+            aria-invalid={empty}
+            aria-describedby={empty ? 'fork-text-error' : undefined}
+            onInput={(e) => (setText((e.target as HTMLInputElement).value), setEmpty(false))}
+          />
           <button type="submit" disabled={fork.busy}>
             Fork
           </button>
         </form>
       ) : null}
+      {empty && (
+        <p id="fork-text-error" class="error" role="alert">
+          Type the message the fork sends from this checkpoint: a fork is a new run, and it starts with your message.
+        </p>
+      )}
       <ErrorNotice error={fork.error} />
     </div>
   );

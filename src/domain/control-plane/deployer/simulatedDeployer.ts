@@ -144,7 +144,11 @@ function simulatedLog(revision: RevisionRecord, deployment: DeploymentRecord | u
   const config = revision.source_revision_config;
   if (kind === 'build') {
     if (!BUILD_REACHED.has(revision.status) || revision.redeploy_of) return [];
-    const lines = [line(`[simulated] Fetching ${maskRepoUrl(deployment?.source_config.repo_url ?? null) ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
+    // an image deployment has no repository: its build step is pulling the image
+    const lines =
+      deployment?.source === 'external_docker'
+        ? [line(`[simulated] Pulling the image ${config.image_uri ?? '(none given)'}`)]
+        : [line(`[simulated] Fetching ${maskRepoUrl(deployment?.source_config.repo_url ?? null) ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
     if (config.repo_commit_sha) lines.push(line(`[simulated] Checked out ${config.repo_commit_sha}`));
     if (revision.status === 'BUILD_FAILED') lines.push(line(revision.status_message ?? 'Build failed', 'ERROR'));
     else if (revision.status !== 'BUILDING') lines.push(line('[simulated] Build finished'));
