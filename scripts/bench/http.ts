@@ -73,8 +73,10 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
     recorded[url] = { status: res.status, contentType: res.contentType, body: res.text };
   }
 
-  const measureRoute = async (server: Server, child: Pick<Child, 'url' | 'cpu'>, { route, url, method, body }: Route) => {
-    const options = { url: child.url + url, method, body, headers: body ? { ...ap.headers, 'content-type': 'application/json' } : ap.headers, connections: HTTP_CONNECTIONS };
+  // each tree has its own API key; the ceiling and Prism get the current tree's (and ignore it)
+  const measureRoute = async (server: Server, child: Pick<Child, 'url' | 'cpu'> & { headers?: Record<string, string> }, { route, url, method, body }: Route) => {
+    const headers = child.headers ?? ap.headers;
+    const options = { url: child.url + url, method, body, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, connections: HTTP_CONNECTIONS };
     await load({ ...options, duration: WARMUP_SECONDS });
     const cpuBefore = child.cpu();
     const result = await load({ ...options, duration: HTTP_SECONDS });
