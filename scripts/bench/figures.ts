@@ -2,8 +2,11 @@
 // the targets read against them. docs/benchmarks.json is this object as it stands.
 import type { LoadResult } from './load.ts';
 
-/** `inprocess`: agentplane with AGENTPLANE_RUN_WORKERS=0 (graphs on the request loop), the runs baseline. */
-export type Server = 'agentplane' | 'inprocess' | 'ceiling' | 'prism' | 'peer';
+/**
+ * `inprocess`: agentplane with AGENTPLANE_RUN_WORKERS=0 (graphs on the request loop), the runs baseline.
+ * `baseline`: agentplane at the git ref given with `--baseline`, run beside the current tree.
+ */
+export type Server = 'agentplane' | 'inprocess' | 'ceiling' | 'prism' | 'peer' | 'baseline';
 
 export interface HttpFigure extends LoadResult {
   route: string;
@@ -64,6 +67,8 @@ export interface ReplicaFigure {
 export interface UnderLoadFigure {
   /** How runs execute: the AGENTPLANE_RUN_WORKERS setting measured. */
   setting: string;
+  /** Which tree was measured (the current one when absent: older reports). */
+  server?: 'agentplane' | 'baseline';
   busyMs: number;
   backlogRuns: number;
   probeSeconds: number;
@@ -107,8 +112,26 @@ export interface Skipped {
   reason: string;
 }
 
+/** One figure of the current tree beside the same figure of the baseline, measured in the same run. */
+export interface Comparison {
+  what: string;
+  unit: string;
+  current: number;
+  baseline: number;
+  higherIsBetter: boolean;
+  /** current ÷ baseline. */
+  ratio: number;
+  /** Worse than the baseline by more than REGRESSION_TOLERANCE. */
+  regression: boolean;
+}
+
+/** A figure more than 5% worse than the baseline's is called out at the top of the report. */
+export const REGRESSION_TOLERANCE = 0.05;
+
 export interface Report {
   generatedAt: string;
+  /** The git ref measured beside the current tree (`--baseline`); older reports and runs without one have none. */
+  baseline?: { ref: string; commit: string } | null;
   /** Wall-clock length of the whole benchmark. */
   seconds: number;
   machine: { cpuModel: string; cores: number; memoryGB: number; os: string; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
@@ -143,11 +166,15 @@ export interface Report {
     startWith100kMs: number | null;
     peerIdleMB: number | null;
     peerStartMs: number | null;
+    /** The baseline's spawn to first 200 (median, started alternately with the current tree's). */
+    baselineStartMs?: number | null;
   };
   peer: { measured: boolean; package: string; version: string | null; reason: string | null };
   skipped: Skipped[];
   ratios: Record<string, number | null>;
   targets: Target[];
+  /** Every figure measured on both trees, current beside baseline (empty without a baseline). */
+  comparisons: Comparison[];
 }
 
 export interface Target {
@@ -179,8 +206,37 @@ export const SHARED_GRAPH = 'echo_graph';
 export const ROUTE_BY_ID = 'GET /v2/deployments/{id}';
 export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 
-/** Fills `ratios` and `targets` from the measured figures. */
-export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<Report, 'ratios' | 'targets'> {
+export type Measured = Omit<Report, 'ratios' | 'targets' | 'comparisons'>;
+
+function compare(what: string, unit: string, current: number | null | undefined, baseline: number | null | undefined, higherIsBetter: boolean): Comparison | null {
+  const r = ratio(current, baseline);
+  if (r === null) return null;
+  const regression = higherIsBetter ? r < 1 - REGRESSION_TOLERANCE : r > 1 + REGRESSION_TOLERANCE;
+  return { what, unit, current: current!, baseline: baseline!, higherIsBetter, ratio: r, regression };
+}
+
+/** The current tree's figures beside the baseline's: every HTTP route, run scenario, start and the probes under load. */
+export function compareToBaseline(report: Measured): Comparison[] {
+  const out: (Comparison | null)[] = [];
+  for (const h of report.http.filter((x) => x.server === 'agentplane')) {
+    const b = find(report.http, (x) => x.server === 'baseline' && x.route === h.route);
+    out.push(compare(`${h.route} throughput`, 'req/s', h.rps, b?.rps, true));
+    out.push(compare(`${h.route} server CPU per request`, 'µs', h.cpuUsPerRequest, b?.cpuUsPerRequest, false));
+  }
+  for (const r of report.runs.filter((x) => x.server === 'agentplane')) {
+    const b = find(report.runs, (x) => x.server === 'baseline' && x.scenario === r.scenario && x.graph === r.graph);
+    out.push(compare(`runs, ${r.scenario}, ${r.graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo'}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true));
+  }
+  out.push(compare('start to first 200 (median)', 'ms', report.memory.startMs, report.memory.baselineStartMs, false));
+  const underLoad = (server: 'agentplane' | 'baseline') => find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING && (u.server ?? 'agentplane') === server);
+  const [cur, base] = [underLoad('agentplane'), underLoad('baseline')];
+  out.push(compare('GET /ok p99 behind CPU-bound runs', 'ms', cur?.loadedOkP99Ms, base?.loadedOkP99Ms, false));
+  out.push(compare('POST /threads/{id}/runs p50 behind CPU-bound runs', 'ms', cur?.loadedCreateP50Ms, base?.loadedCreateP50Ms, false));
+  return out.filter((c): c is Comparison => c !== null);
+}
+
+/** Fills `ratios`, `targets` and `comparisons` from the measured figures. */
+export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets' | 'comparisons'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
   const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') => find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
   const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
@@ -213,11 +269,11 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
     if (t.tenants > 1) ratios[`runs/s of ${t.tenants} tenants ÷ one tenant, same runs, agent-server auth on, ${t.workers} run workers`] = ratio(t.runsPerSecond, oneTenant?.runsPerSecond);
   }
 
-  for (const u of report.underLoad ?? []) {
+  for (const u of (report.underLoad ?? []).filter((x) => (x.server ?? 'agentplane') === 'agentplane')) {
     ratios[`GET /ok p99 behind ${u.backlogRuns} CPU-bound runs ÷ idle p99, ${u.setting}`] = ratio(u.loadedOkP99Ms, u.idleOkP99Ms);
     ratios[`POST /threads/{id}/runs p50 behind ${u.backlogRuns} CPU-bound runs ÷ idle p50, ${u.setting}`] = ratio(u.loadedCreateP50Ms, u.idleCreateP50Ms);
   }
-  const shipped = find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING);
+  const shipped = find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING && (u.server ?? 'agentplane') === 'agentplane');
   const okUnderLoad = ratio(shipped?.loadedOkP99Ms, shipped?.idleOkP99Ms);
   const createUnderLoad = ratio(shipped?.loadedCreateP50Ms, shipped?.idleCreateP50Ms);
 
@@ -266,7 +322,7 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
       met: check(workersOne, (v) => v >= 1),
     },
     { name: 'Idle RSS with the default run workers', goal: '≤ 175 MB (1.5× the 117 MB before them)', value: mb(report.memory.idleMB), met: check(report.memory.idleMB, (v) => v <= 175.5) },
-    { name: 'Start to first 200 (median of 3)', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
+    { name: 'Start to first 200 (median of 5)', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
     {
       name: 'RSS with 100k threads (settled)',
       goal: '≤ 300 MB',
@@ -274,5 +330,5 @@ export function deriveRatios(report: Omit<Report, 'ratios' | 'targets'>): Pick<R
       met: check(report.memory.threads100kMB, (v) => v <= 300),
     },
   ];
-  return { ratios, targets };
+  return { ratios, targets, comparisons: compareToBaseline(report) };
 }

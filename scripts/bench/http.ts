@@ -27,39 +27,72 @@ export interface HttpPhase {
   prismStartMs: number | null;
 }
 
-export async function measureHttp(ap: Agentplane, workDir: string, log: (s: string) => void): Promise<HttpPhase> {
-  const figures: HttpFigure[] = [];
-  const skipped: HttpPhase['skipped'] = [];
+/** A route measured on every agentplane tree; `ceiling` ones also on the bare server and Prism. */
+interface Route {
+  route: string;
+  url: string;
+  method?: 'POST';
+  body?: string;
+  ceiling: boolean;
+}
+
+/** 20 deployments and a thread in the server, and the routes read or written on them. */
+async function seed(ap: Agentplane): Promise<Route[]> {
   let first: string | undefined;
   for (let i = 0; i < 20; i += 1) {
     const res = await ap.api('/v2/deployments', { json: deploymentBody(`bench-http-${i}`) });
     expectStatus('POST /v2/deployments', res, 201);
     first ??= res.body.id;
   }
-  const routes: [string, string][] = [
-    [ROUTE_BY_ID, `/v2/deployments/${first}`],
-    [ROUTE_LIST, '/v2/deployments?limit=20'],
+  const thread = await ap.api('/threads', { json: { metadata: { bench: 'http' } } });
+  expectStatus('POST /threads', thread, 200, 201);
+  return [
+    { route: ROUTE_BY_ID, url: `/v2/deployments/${first}`, ceiling: true },
+    { route: ROUTE_LIST, url: '/v2/deployments?limit=20', ceiling: true },
+    { route: 'GET /ok', url: '/ok', ceiling: false },
+    { route: 'GET /threads/{id}', url: `/threads/${thread.body.thread_id}`, ceiling: false },
+    { route: 'POST /threads', url: '/threads', method: 'POST', body: '{}', ceiling: false },
   ];
+}
+
+/**
+ * Every route on the current tree and, given one, on the baseline — one route at a time, both
+ * trees back to back with the order flipped per route — then the deployment reads on the
+ * ceiling and on Prism.
+ */
+export async function measureHttp(ap: Agentplane, workDir: string, log: (s: string) => void, baseline?: Agentplane): Promise<HttpPhase> {
+  const figures: HttpFigure[] = [];
+  const skipped: HttpPhase['skipped'] = [];
+  const trees: [Server, Agentplane, Route[]][] = [['agentplane', ap, await seed(ap)]];
+  if (baseline) trees.push(['baseline', baseline, await seed(baseline)]);
+  const routes = trees[0][2].filter((r) => r.ceiling);
   const recorded: Record<string, { status: number; contentType: string; body: string }> = {};
-  for (const [, url] of routes) {
+  for (const { url } of routes) {
     const res = await request(ap.url + url, { headers: ap.headers });
     expectStatus(`GET ${url}`, res, 200);
     recorded[url] = { status: res.status, contentType: res.contentType, body: res.text };
   }
 
+  // each tree has its own API key; the ceiling and Prism get the current tree's (and ignore it)
+  const measureRoute = async (server: Server, child: Pick<Child, 'url' | 'cpu'> & { headers?: Record<string, string> }, { route, url, method, body }: Route) => {
+    const headers = child.headers ?? ap.headers;
+    const options = { url: child.url + url, method, body, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, connections: HTTP_CONNECTIONS };
+    await load({ ...options, duration: WARMUP_SECONDS });
+    const cpuBefore = child.cpu();
+    const result = await load({ ...options, duration: HTTP_SECONDS });
+    const total = result.requests + result.non2xx;
+    const cpuUsPerRequest = total ? Math.round(((child.cpu() - cpuBefore) / total) * 1e6 * 10) / 10 : null;
+    log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, ${cpuUsPerRequest} µs CPU/req, non-2xx ${result.non2xx}`);
+    figures.push({ route, server, ...result, cpuUsPerRequest });
+  };
   const measure = async (server: Server, child: Pick<Child, 'url' | 'cpu'>) => {
-    for (const [route, url] of routes) {
-      await load({ url: child.url + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: WARMUP_SECONDS });
-      const cpuBefore = child.cpu();
-      const result = await load({ url: child.url + url, headers: ap.headers, connections: HTTP_CONNECTIONS, duration: HTTP_SECONDS });
-      const total = result.requests + result.non2xx;
-      const cpuUsPerRequest = total ? Math.round(((child.cpu() - cpuBefore) / total) * 1e6 * 10) / 10 : null;
-      log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, ${cpuUsPerRequest} µs CPU/req, non-2xx ${result.non2xx}`);
-      figures.push({ route, server, ...result, cpuUsPerRequest });
-    }
+    for (const route of routes) await measureRoute(server, child, route);
   };
 
-  await measure('agentplane', ap);
+  for (let i = 0; i < trees[0][2].length; i += 1) {
+    for (const [server, tree, own] of i % 2 ? [...trees].reverse() : trees) await measureRoute(server, tree, own[i]);
+  }
+
 
   const routesFile = path.join(workDir, 'ceiling-routes.json');
   fs.writeFileSync(routesFile, JSON.stringify(recorded));
@@ -70,7 +103,7 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
     args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/ceiling.ts'), String(ceilingPort), routesFile],
     cwd: ROOT,
     port: ceilingPort,
-    probePath: routes[0][1],
+    probePath: routes[0].url,
   });
   try {
     await measure('ceiling', ceiling);
@@ -88,7 +121,7 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
       args: ['mock', path.join(ROOT, 'spec/control-plane.openapi.yaml'), '-p', String(port), '-h', '127.0.0.1'],
       cwd: ROOT,
       port,
-      probePath: routes[0][1],
+      probePath: routes[0].url,
       probeHeaders: ap.headers,
       timeoutMs: 60_000,
     });

@@ -1,7 +1,7 @@
 // Writes docs/benchmarks.{json,md,svg} from one run's figures.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SHARED_GRAPH, type Report, type Server, type WriteFigure } from './figures.ts';
+import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type WriteFigure } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
@@ -12,8 +12,6 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
   fs.writeFileSync(files.md, renderMarkdown(report));
   return files;
 }
-
-type Measured = Omit<Report, 'ratios' | 'targets'>;
 
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
@@ -43,7 +41,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   const storeOf = (w: WriteFigure) => (w.store === 'postgresql' ? 'postgres' : 'writes');
   // the embedded store's seeding is the writes phase's; the threads' is the memory phase's
   const seedingOf = (what: string) => (what.includes('(PostgreSQL)') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
-  const { ratios: _r, targets: _t, ...base } = earlier as Report;
+  const { ratios: _r, targets: _t, comparisons: _c, ...base } = earlier as Report;
   // an earlier merge keeps its entry for the phases this one leaves as they were
   const before = (earlier.merged ?? []).map((m) => ({ ...m, phases: m.phases.filter((p) => !phases.includes(p)) })).filter((m) => m.phases.length > 0);
   const take = <T>(list: T[], freshList: T[], phaseOf: (x: T) => string) => [
@@ -78,7 +76,10 @@ const SERVER_NAMES: Record<Server, string> = {
   ceiling: 'bare node:http (ceiling)',
   prism: 'Prism mock',
   peer: 'upstream JS dev server',
+  baseline: 'agentplane at the baseline',
 };
+
+const serverName = (r: Pick<Report, 'baseline'>, server: Server) => (server === 'baseline' && r.baseline ? `agentplane at \`${r.baseline.ref}\` (baseline)` : SERVER_NAMES[server]);
 
 export function chartBars(report: Report): Bar[] {
   const bars: Bar[] = [];
@@ -96,6 +97,32 @@ const fmt = (n: number | null | undefined, digits = 0) =>
   n == null || !Number.isFinite(n) ? '—' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const fmtMs = (n: number | null | undefined) => (n == null || !Number.isFinite(n) ? '—' : n < 10 ? fmt(n, 2) : fmt(n, 1));
 const yes = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : '**missed**');
+
+const pctChange = (c: Comparison) => `${c.ratio >= 1 ? '+' : '−'}${fmt(Math.abs(c.ratio - 1) * 100, 1)}%`;
+
+/**
+ * The report's opening against the baseline: the regressions first (worse by more than 5%,
+ * whichever way "worse" points for the figure), then every figure beside its baseline.
+ */
+export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): string[] {
+  const out: string[] = [];
+  if (!r.baseline) return ['No baseline in this run (`npm run bench -- --baseline <git ref>` measures one beside every figure).', ''];
+  const at = `\`${r.baseline.ref}\` (${r.baseline.commit.slice(0, 7)})`;
+  const regressions = r.comparisons.filter((c) => c.regression);
+  out.push(`## Against the baseline ${at}`, '');
+  if (regressions.length) {
+    out.push(`**${regressions.length} regression${regressions.length > 1 ? 's' : ''} of more than ${REGRESSION_TOLERANCE * 100}% against ${at}:**`, '');
+    for (const c of regressions) out.push(`- **${c.what}**: ${fmtFigure(c.current, c.unit)} vs ${fmtFigure(c.baseline, c.unit)} (${c.ratio}× the baseline, ${c.higherIsBetter ? 'higher' : 'lower'} is better)`);
+  } else out.push(`No figure is more than ${REGRESSION_TOLERANCE * 100}% worse than ${at}.`);
+  out.push('', 'Both trees measured in this run, alternately (per route, run scenario and start), with the same client:', '');
+  out.push('| Figure | current | baseline | current ÷ baseline | change | |', '|---|--:|--:|--:|--:|---|');
+  for (const c of r.comparisons) out.push(`| ${c.what} (${c.unit}, ${c.higherIsBetter ? 'higher' : 'lower'} is better) | ${fmtFigure(c.current, c.unit)} | ${fmtFigure(c.baseline, c.unit)} | ${fmt(c.ratio, 3)} | ${pctChange(c)} | ${c.regression ? '**regression**' : ''} |`);
+  if (!r.comparisons.length) out.push('| (no figure measured on both) | | | | | |');
+  out.push('');
+  return out;
+}
+
+const fmtFigure = (n: number, unit: string) => (unit === 'ms' && n < 100 ? fmtMs(n) : fmt(n, n < 100 ? 1 : 0)) + ' ' + unit;
 
 export function renderMarkdown(r: Report): string {
   const out: string[] = [];
@@ -115,6 +142,7 @@ export function renderMarkdown(r: Report): string {
     }
   }
   line();
+  for (const l of baselineSection(r)) line(l);
   line('![Throughput by scenario](benchmarks.svg)');
   line();
   line('## Targets');
@@ -137,7 +165,7 @@ export function renderMarkdown(r: Report): string {
   line();
   line('| Route | Server | req/s | p50 ms | p99 ms | server CPU µs/request | requests | non-2xx |');
   line('|---|---|--:|--:|--:|--:|--:|--:|');
-  for (const h of r.http) line(`| \`${h.route}\` | ${SERVER_NAMES[h.server]} | ${fmt(h.rps)} | ${fmtMs(h.p50Ms)} | ${fmtMs(h.p99Ms)} | ${fmt(h.cpuUsPerRequest, 1)} | ${fmt(h.requests)} | ${fmt(h.non2xx)} |`);
+  for (const h of r.http) line(`| \`${h.route}\` | ${serverName(r, h.server)} | ${fmt(h.rps)} | ${fmtMs(h.p50Ms)} | ${fmtMs(h.p99Ms)} | ${fmt(h.cpuUsPerRequest, 1)} | ${fmt(h.requests)} | ${fmt(h.non2xx)} |`);
   line();
   line('## Writes as data grows');
   line();
@@ -165,7 +193,7 @@ export function renderMarkdown(r: Report): string {
   line();
   line('| Server | Graph | Scenario | runs | seconds | runs/s | not success |');
   line('|---|---|---|--:|--:|--:|--:|');
-  for (const x of r.runs) line(`| ${SERVER_NAMES[x.server]} | ${graphName(x.graph)} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} |`);
+  for (const x of r.runs) line(`| ${serverName(r, x.server)} | ${graphName(x.graph)} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} |`);
   line();
   if (r.a2a) line(`A2A \`message/send\` (echo graph, ${r.a2a.connections} connections): p50 ${fmtMs(r.a2a.p50Ms)} ms, p99 ${fmtMs(r.a2a.p99Ms)} ms, ${fmt(r.a2a.rps)} req/s over ${fmt(r.a2a.requests)} calls.`);
   else line('A2A `message/send`: not measured (see below).');
@@ -179,9 +207,9 @@ export function renderMarkdown(r: Report): string {
     const u0 = under[0];
     line(`A graph that computes for ${u0.busyMs} ms without awaiting anything: ${u0.backlogRuns} of its runs are queued at once (\`POST /runs/batch\`, each on its own thread), then for ${u0.probeSeconds} s one client checks \`GET /ok\` every 50 ms and another creates a run of \`echo\` on a new thread every 250 ms, each request timed on its own. Idle figures are taken first, on the same server, with nothing queued.`);
     line();
-    line('| Runs execute | GET /ok p50 idle → loaded (ms) | GET /ok p99 idle → loaded (ms) | POST …/runs p50 idle → loaded (ms) | POST …/runs max loaded (ms) | probes (ok, create) |');
-    line('|---|--:|--:|--:|--:|--:|');
-    for (const u of under) line(`| ${u.setting} | ${fmtMs(u.idleOkP50Ms)} → ${fmtMs(u.loadedOkP50Ms)} | ${fmtMs(u.idleOkP99Ms)} → ${fmtMs(u.loadedOkP99Ms)} | ${fmtMs(u.idleCreateP50Ms)} → ${fmtMs(u.loadedCreateP50Ms)} | ${fmtMs(u.loadedCreateMaxMs)} | ${fmt(u.okProbes)}, ${fmt(u.createProbes)} |`);
+    line('| Runs execute | Tree | GET /ok p50 idle → loaded (ms) | GET /ok p99 idle → loaded (ms) | POST …/runs p50 idle → loaded (ms) | POST …/runs max loaded (ms) | probes (ok, create) |');
+    line('|---|---|--:|--:|--:|--:|--:|');
+    for (const u of under) line(`| ${u.setting} | ${u.server === 'baseline' ? serverName(r, 'baseline') : 'current'} | ${fmtMs(u.idleOkP50Ms)} → ${fmtMs(u.loadedOkP50Ms)} | ${fmtMs(u.idleOkP99Ms)} → ${fmtMs(u.loadedOkP99Ms)} | ${fmtMs(u.idleCreateP50Ms)} → ${fmtMs(u.loadedCreateP50Ms)} | ${fmtMs(u.loadedCreateMaxMs)} | ${fmt(u.okProbes)}, ${fmt(u.createProbes)} |`);
   } else line('Not measured in this run.');
   line();
   line('## Tenants in the run workers');
@@ -205,7 +233,8 @@ export function renderMarkdown(r: Report): string {
   line(`| RSS with 100,000 threads, right after creating them (MB) | ${fmt(m.threads100kPeakMB, 1)} | — |`);
   line(`| RSS after 10,000 completed runs of \`echo\` (100 threads × 100), settled (MB) | ${fmt(m.runs10kMB, 1)} | — |`);
   line(`| RSS after 10,000 completed runs of \`echo\`, right after (MB) | ${fmt(m.runs10kPeakMB, 1)} | — |`);
-  line(`| Spawn to first 200, empty data directory (ms; agentplane: median of 3) | ${fmt(m.startMs)} | ${fmt(m.peerStartMs)} |`);
+  line(`| Spawn to first 200, empty data directory (ms; agentplane: median of 5) | ${fmt(m.startMs)} | ${fmt(m.peerStartMs)} |`);
+  if (m.baselineStartMs != null) line(`| Spawn to first 200, empty data directory, ${serverName(r, 'baseline')} (ms; median of 5, started alternately with the current tree) | ${fmt(m.baselineStartMs)} | — |`);
   line(`| Spawn to first 200, 100,000 deployments on disk (ms) | ${fmt(m.startWith100kMs)} | — |`);
   line();
   line(`RSS is sampled right after each burst and then every few seconds while the server is idle (${m.settleSamples.threads100k.join(', ') || '—'} MB for the threads; ${m.settleSamples.runs10k.join(', ') || '—'} MB for the runs): V8 keeps the garbage of the burst until its memory reducer runs, so "settled" is the memory the data itself holds.`);

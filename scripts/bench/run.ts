@@ -5,13 +5,18 @@
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
+// `--baseline <git ref>` (or BENCH_BASELINE) builds that ref in a worktree under .bench/ and
+// measures it beside the current tree in the same run, alternately (HTTP routes, run
+// scenarios, start, the probes under load); the report states every figure's ratio to it
+// and calls out each one more than 5% worse at its top.
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
-import { deriveRatios, type Report } from './figures.ts';
+import { deriveRatios, type Measured, type Report } from './figures.ts';
+import { baselineRefFrom, prepareBaseline, type Baseline } from './baseline.ts';
 import { HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
 import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
@@ -38,8 +43,12 @@ const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'work-'));
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 const pkgVersion = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string;
 
-const report: Omit<Report, 'ratios' | 'targets'> = {
+const baselineRef = baselineRefFrom(process.argv.slice(2), process.env);
+let baseline: Baseline | null = null;
+
+const report: Measured = {
   generatedAt: new Date().toISOString(),
+  baseline: null,
   seconds: 0,
   machine: { cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, os: `${os.type()} ${os.release()}`, node: process.versions.node, loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100), loadAverageAtEnd: [] },
   versions: {
@@ -90,16 +99,10 @@ const skip = (what: string, err: unknown) => {
   report.skipped.push({ what, reason });
 };
 
-async function withServer<T>(
-  name: string,
-  dataDir: string | null,
-  body: (ap: Agentplane) => Promise<T>,
-  env?: Record<string, string>,
-  graphs?: Record<string, string>,
-): Promise<T | undefined> {
+async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>, root?: string): Promise<T | undefined> {
   let ap: Agentplane | undefined;
   try {
-    ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env, graphs });
+    ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env, graphs, root });
     return await body(ap);
   } catch (err) {
     skip(name, err);
@@ -110,23 +113,40 @@ async function withServer<T>(
 }
 
 /** Start-up is short and noisy on a shared machine: the median of a few fresh starts. */
-const START_SAMPLES = 3;
+const START_SAMPLES = 5;
+const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+
+/** Both trees side by side: the baseline's server beside the current one for the body, or none without a baseline. */
+async function withBaseline<T>(name: string, body: (ap: Agentplane | undefined) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>): Promise<T | undefined> {
+  if (!baseline) return body(undefined);
+  return withServer(`${name}-baseline`, path.join(work, `data-${name}-baseline`), body, env, graphs, baseline.root);
+}
 
 async function phaseHttp() {
   log('HTTP overhead and start');
   const starts: number[] = [];
+  const baselineStarts: number[] = [];
+  // one sample of each tree in turn, so both see the same moments of a shared machine
   for (let i = 0; i < START_SAMPLES - 1; i += 1) {
     await withServer(`start-${i}`, path.join(work, `data-start-${i}`), async (ap) => void starts.push(ap.startMs));
+    if (baseline) await withServer(`start-baseline-${i}`, path.join(work, `data-start-baseline-${i}`), async (ap) => void baselineStarts.push(ap.startMs), undefined, undefined, baseline.root);
   }
   await withServer('http', path.join(work, 'data-http'), async (ap) => {
     starts.push(ap.startMs);
-    report.memory.startMs = Math.round(starts.sort((a, b) => a - b)[Math.floor(starts.length / 2)]);
+    report.memory.startMs = median(starts);
     await delay(1000);
     report.memory.idleMB = mb(ap.rss());
     log(`  start to first 200: median ${report.memory.startMs} ms of ${starts.map(Math.round).join(', ')}; idle RSS ${report.memory.idleMB} MB`);
-    const phase = await measureHttp(ap, work, log);
-    report.http.push(...phase.figures);
-    for (const s of phase.skipped) skip(s.what, s.reason);
+    await withBaseline('http', async (base) => {
+      if (base) {
+        baselineStarts.push(base.startMs);
+        report.memory.baselineStartMs = median(baselineStarts);
+        log(`  baseline start to first 200: median ${report.memory.baselineStartMs} ms of ${baselineStarts.map(Math.round).join(', ')}`);
+      }
+      const phase = await measureHttp(ap, work, log, base);
+      report.http.push(...phase.figures);
+      for (const s of phase.skipped) skip(s.what, s.reason);
+    });
   });
 }
 
@@ -203,12 +223,16 @@ async function phaseReplicas() {
 async function phaseRuns() {
   log('Runs');
   await withServer('runs', path.join(work, 'data-runs'), async (ap) => {
-    const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
-    const shared = await measureRuns(target, log);
-    const plain = await measureRuns({ ...target, assistant: PLAIN_GRAPH }, log);
-    report.runs.push(...shared.figures, ...plain.figures);
+    await withBaseline('runs', async (base) => {
+      const targets: Target[] = [{ server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }];
+      if (base) targets.push({ server: 'baseline', url: base.url, headers: base.headers, assistant: BENCH_GRAPH });
+      const shared = await measureRuns(targets, log);
+      const plain = await measureRuns(targets.map((t) => ({ ...t, assistant: PLAIN_GRAPH })), log);
+      report.runs.push(...shared.figures, ...plain.figures);
+    });
+    const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: PLAIN_GRAPH };
     try {
-      const assistant = await echoAssistantId(ap, PLAIN_GRAPH);
+      const assistant = await echoAssistantId(ap, target.assistant);
       report.a2a = { server: 'agentplane', ...(await measureA2A(ap, assistant, 5)) };
       log(`  A2A message/send (${A2A_CONNECTIONS} connections): p50 ${report.a2a.p50Ms} ms p99 ${report.a2a.p99Ms} ms, ${report.a2a.rps}/s`);
     } catch (err) {
@@ -226,14 +250,16 @@ async function phaseRuns() {
 async function phaseUnderLoad() {
   log('Under load: CPU-bound runs queued');
   const graphs = { [BUSY_GRAPH]: writeBusyGraph(path.join(ROOT, '.bench/graph')) };
-  const settings: [string, Record<string, string>][] = [
-    ['in the request process (AGENTPLANE_RUN_WORKERS=0)', { AGENTPLANE_RUN_WORKERS: '0' }],
-    [DEFAULT_WORKERS_SETTING, {}],
+  const settings: [string, Record<string, string>, Baseline | null][] = [
+    ['in the request process (AGENTPLANE_RUN_WORKERS=0)', { AGENTPLANE_RUN_WORKERS: '0' }, null],
+    [DEFAULT_WORKERS_SETTING, {}, null],
   ];
-  for (const [setting, env] of settings) {
+  // the shipped setting on the baseline right after the current tree's
+  if (baseline) settings.push([DEFAULT_WORKERS_SETTING, {}, baseline]);
+  for (const [setting, env, tree] of settings) {
     await withServer(`under-load-${report.underLoad!.length}`, path.join(work, `data-under-load-${report.underLoad!.length}`), async (ap) => {
-      report.underLoad!.push(await measureUnderLoad(ap, setting, log));
-    }, env, graphs);
+      report.underLoad!.push({ ...(await measureUnderLoad(ap, setting, log)), server: tree ? 'baseline' : 'agentplane' });
+    }, env, graphs, tree?.root);
   }
 }
 
@@ -327,6 +353,11 @@ async function phasePeer() {
 
 async function main() {
   log(`bench: ${report.machine.cpuModel} x${report.machine.cores}, Node ${process.versions.node}; work dir ${work}`);
+  if (baselineRef) {
+    baseline = prepareBaseline(baselineRef, log);
+    report.baseline = { ref: baseline.ref, commit: baseline.commit };
+    report.method.push(`Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario on both servers in turn (order flipped per scenario), the under-load probes right after the current tree's. Only the figures with a baseline row have one: writes, PostgreSQL, replicas, tenants and memory are the current tree's alone.`);
+  }
   if (only.has('http')) await phaseHttp();
   if (only.has('writes')) await phaseWrites();
   if (only.has('postgres')) await phasePostgres();
@@ -342,7 +373,7 @@ async function main() {
   report.seconds = Math.round((performance.now() - began) / 1000);
   report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;
-  let measured: Omit<Report, 'ratios' | 'targets'> = report;
+  let measured: Measured = report;
   if (process.env.BENCH_MERGE) {
     const earlier = JSON.parse(fs.readFileSync(path.resolve(ROOT, process.env.BENCH_MERGE), 'utf8')) as Report;
     measured = mergeReports(earlier, report, PHASES.split(',').filter((p) => only.has(p)));

@@ -75,29 +75,31 @@ export async function enqueueAndDrain(t: Target, threads: number, perThread: num
 export const ONE_THREAD_RUNS = 100;
 export const RUNS_PER_THREAD = 10;
 
-export async function measureRuns(t: Target, log: (s: string) => void): Promise<{ figures: RunFigure[]; completed: number }> {
+/**
+ * The warm-up, then each scenario on every target in turn (the order flips per scenario), so
+ * servers measured side by side share the machine's hour rather than one getting a quieter one.
+ */
+export async function measureRuns(targets: Target | Target[], log: (s: string) => void): Promise<{ figures: RunFigure[]; completed: number }> {
+  const list = Array.isArray(targets) ? targets : [targets];
   const figures: RunFigure[] = [];
   let completed = 0;
-  const drain = async (threads: number, perThread: number) => {
+  const drain = async (t: Target, threads: number, perThread: number) => {
     const r = await enqueueAndDrain(t, threads, perThread);
     completed += r.runs - r.failed;
     return r;
   };
-  const record = (scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
-    const figure = {
-      server: t.server,
-      graph: t.assistant,
-      scenario,
-      runs: r.runs,
-      seconds: Math.round(r.seconds * 100) / 100,
-      runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10,
-      failed: r.failed,
-    };
+  const record = (t: Target, scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
+    const figure = { server: t.server, graph: t.assistant, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
     log(`  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
     figures.push(figure);
   };
-  await drain(4, 5); // warm-up: loads the graph and the code paths
-  record('one thread', await drain(1, ONE_THREAD_RUNS));
-  record('100 threads', await drain(THREADS, RUNS_PER_THREAD));
+  for (const t of list) await drain(t, 4, 5); // warm-up: loads the graph and the code paths
+  const scenarios: [RunFigure['scenario'], number, number][] = [
+    ['one thread', 1, ONE_THREAD_RUNS],
+    ['100 threads', THREADS, RUNS_PER_THREAD],
+  ];
+  for (const [i, [scenario, threads, perThread]] of scenarios.entries()) {
+    for (const t of i % 2 ? [...list].reverse() : list) record(t, scenario, await drain(t, threads, perThread));
+  }
   return { figures, completed };
 }

@@ -8,10 +8,6 @@ import { RunBroker } from '../domain/agent/broker.ts';
 import { InProcessRunClaims } from '../backends/embedded/runClaims.ts';
 import { LocalCoordination } from '../backends/embedded/localCoordination.ts';
 import { openJournalStore } from '../backends/embedded/journalStore.ts';
-import { PgCoordination } from '../backends/postgres/pgCoordination.ts';
-import { PgRunClaims } from '../backends/postgres/pgRunClaims.ts';
-import { PgRunEvents } from '../backends/postgres/pgRunEvents.ts';
-import { openPgStore } from '../backends/postgres/pgStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -38,6 +34,13 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
 }
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
+  // loaded only here: a server on the embedded store never loads the pg driver (start time)
+  const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }] = await Promise.all([
+    import('../backends/postgres/pgStore.ts'),
+    import('../backends/postgres/pgCoordination.ts'),
+    import('../backends/postgres/pgRunClaims.ts'),
+    import('../backends/postgres/pgRunEvents.ts'),
+  ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
   const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });

@@ -4,6 +4,7 @@
 // worker. Bounds are orders of magnitude, never tight timings.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { Client } from '@langchain/langgraph-sdk';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { testProject } from './fixtures/project.ts';
@@ -19,6 +20,7 @@ const project = {
     spin: './test/fixtures/graphs/workers.ts:spin',
     hog: './test/fixtures/graphs/workers.ts:hog',
     remember: './test/fixtures/graphs/workers.ts:remember',
+    niceness: './test/fixtures/graphs/workers.ts:niceness',
   },
 };
 
@@ -42,6 +44,13 @@ describe('runs in worker threads', () => {
     await client.runs.wait(null, 'echo', { input: say('warm up') });
   });
   after(() => server.close());
+
+  it('runs graphs at a lower scheduling priority than the request loop, which keeps its own (Linux)', { skip: process.platform !== 'linux' && 'thread priorities are per thread on Linux only' }, async () => {
+    const own = os.getPriority(0);
+    const values = await client.runs.wait(null, 'niceness', { input: say('how nice are you') });
+    assert.equal(lastWords(values), String(Math.min(19, own + 10)), 'the worker thread runs 10 nicer than the server');
+    assert.equal(os.getPriority(0), own, "the request loop's priority is unchanged");
+  });
 
   it('answers GET /ok while a graph computes for 2 s', async () => {
     const thread = await client.threads.create();

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Report } from '../../scripts/bench/figures.ts';
+import { DEFAULT_WORKERS_SETTING, deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Measured, type Report, type UnderLoadFigure } from '../../scripts/bench/figures.ts';
+import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
-import { mergeReports, writeReport } from '../../scripts/bench/report.ts';
+import { baselineSection, mergeReports, writeReport } from '../../scripts/bench/report.ts';
 
 const load = (rps: number, p50Ms: number): LoadResult => ({
   requests: rps * 5,
@@ -22,7 +23,7 @@ const load = (rps: number, p50Ms: number): LoadResult => ({
 });
 
 function fakeReport(): Report {
-  const base: Omit<Report, 'ratios' | 'targets'> = {
+  const base: Measured = {
     generatedAt: '2026-01-01T00:00:00.000Z',
     seconds: 300,
     machine: { cpuModel: 'Test CPU', cores: 2, memoryGB: 8, os: 'Linux 6', node: '20.0.0', loadAverageAtStart: [1, 1, 1], loadAverageAtEnd: [2, 1, 1] },
@@ -175,3 +176,83 @@ function renderOf(measured: ReturnType<typeof mergeReports>): string {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const underLoad = (server: 'agentplane' | 'baseline', loadedOkP99Ms: number, loadedCreateP50Ms: number): UnderLoadFigure => ({
+  setting: DEFAULT_WORKERS_SETTING, server, busyMs: 200, backlogRuns: 120, probeSeconds: 8,
+  idleOkP50Ms: 1, idleOkP99Ms: 2, loadedOkP50Ms: 1, loadedOkP99Ms, idleCreateP50Ms: 4, loadedCreateP50Ms, loadedCreateMaxMs: 100, okProbes: 100, createProbes: 30,
+});
+
+/** The fake report with the baseline measured beside it: some figures better, some within 5%, some worse. */
+function withBaseline(): Report {
+  const { ratios: _r, targets: _t, comparisons: _c, ...base } = fakeReport();
+  const measured: Measured = {
+    ...base,
+    baseline: { ref: 'v0.1.0', commit: 'bd941bba51d8455444d30513c370029d134ab547' },
+    http: [
+      ...base.http,
+      { route: ROUTE_BY_ID, server: 'baseline', ...load(10000, 0.4), cpuUsPerRequest: 30 }, // current 8000 req/s, 40 µs: both worse
+      { route: ROUTE_LIST, server: 'baseline', ...load(4100, 1), cpuUsPerRequest: 100 }, // current 4000: 2.4% slower, within 5%
+    ],
+    runs: [...base.runs, { server: 'baseline', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 2, runsPerSecond: 50, failed: 0 }],
+    underLoad: [underLoad('agentplane', 10, 8), underLoad('baseline', 20, 7)],
+    memory: { ...base.memory, startMs: 900, baselineStartMs: 1200 },
+  };
+  return { ...measured, ...deriveRatios(measured) };
+}
+
+test('every figure measured on both trees is compared to the baseline, and only those more than 5% worse are regressions', () => {
+  const { comparisons } = withBaseline();
+  const of = (what: string) => comparisons.find((c) => c.what === what)!;
+  assert.deepEqual(
+    comparisons.map((c) => [c.what, c.ratio, c.regression]),
+    [
+      [`${ROUTE_BY_ID} throughput`, 0.8, true],
+      [`${ROUTE_BY_ID} server CPU per request`, 1.333, true], // lower is better: more CPU is worse
+      [`${ROUTE_LIST} throughput`, 0.976, false],
+      [`${ROUTE_LIST} server CPU per request`, 1, false],
+      ['runs, one thread, LangGraph echo', 2, false],
+      ['start to first 200 (median)', 0.75, false], // faster start than the baseline
+      ['GET /ok p99 behind CPU-bound runs', 0.5, false],
+      ['POST /threads/{id}/runs p50 behind CPU-bound runs', 1.143, true],
+    ],
+  );
+  assert.equal(of('start to first 200 (median)').higherIsBetter, false);
+  // figures with no baseline row (the plain echo's runs, the ceiling, Prism) are not compared
+  assert.ok(!comparisons.some((c) => c.what.includes('plain-function')));
+  // the baseline's under-load figure is not read as the shipped server's target
+  assert.equal(withBaseline().targets.find((t) => t.name.startsWith('GET /ok p99 behind'))!.value, '5×');
+  assert.deepEqual(fakeReport().comparisons, [], 'no baseline, nothing compared');
+});
+
+test('the report opens with the regressions against the baseline, then every figure beside it', () => {
+  const report = withBaseline();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
+  try {
+    const md = fs.readFileSync(writeReport(report, dir).md, 'utf8');
+    const top = md.indexOf('## Against the baseline `v0.1.0` (bd941bb)');
+    assert.ok(top > 0 && top < md.indexOf('## Targets'), 'the baseline section comes before everything else');
+    assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
+    assert.match(md, /- \*\*GET \/v2\/deployments\/\{id\} throughput\*\*: 8,000 req\/s vs 10,000 req\/s \(0\.8× the baseline, higher is better\)/);
+    assert.doesNotMatch(md, /- \*\*GET \/v2\/deployments\?limit=20 throughput/, 'within 5% is no regression');
+    assert.match(md, /\| start to first 200 \(median\) \(ms, lower is better\) \| 900 ms \| 1,200 ms \| 0\.750 \| −25\.0% \|  \|/);
+    assert.match(md, /\| `GET \/v2\/deployments\/\{id\}` \| agentplane at `v0\.1\.0` \(baseline\) \| 10,000 \|/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const clean = { ...report, comparisons: report.comparisons.filter((c) => !c.regression) };
+  assert.match(baselineSection(clean).join('\n'), /No figure is more than 5% worse than `v0\.1\.0` \(bd941bb\)\./);
+  assert.match(baselineSection({ baseline: null, comparisons: [] }).join('\n'), /No baseline in this run/);
+});
+
+test('the baseline is named on the command line or in BENCH_BASELINE; its node_modules are ours only when every pin matches', () => {
+  assert.equal(baselineRefFrom(['--baseline', 'v0.1.0'], {}), 'v0.1.0');
+  assert.equal(baselineRefFrom(['--baseline=d5486dc'], { BENCH_BASELINE: 'x' }), 'd5486dc');
+  assert.equal(baselineRefFrom([], { BENCH_BASELINE: 'main' }), 'main');
+  assert.equal(baselineRefFrom([], {}), null);
+  const pkg = JSON.stringify({ dependencies: { pg: '8.23.1' }, devDependencies: { tsx: '4.0.0' } });
+  const installed: Record<string, string> = { pg: '8.23.1', tsx: '4.0.0', madge: '8.0.0' };
+  assert.equal(nodeModulesFit('lock A', 'lock A', pkg, () => null), true, 'same lockfile');
+  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => installed[n] ?? null), true, 'packages added since are not in the way');
+  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => ({ ...installed, pg: '8.24.0' })[n] ?? null), false, 'another version of a pinned package');
+  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => (n === 'tsx' ? null : installed[n])), false, 'a package missing here');
+});

@@ -58,6 +58,8 @@ export interface AgentDomain extends AgentServices {
   graphsChanged(): Promise<void>;
 }
 
+const MAX_CACHED_OWNERS = 10_000;
+
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
   const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs } = options;
@@ -73,14 +75,23 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
-  // a view per call: each holds nothing but its owner and the shared parts above
+  // An owner's assistants and threads hold nothing but the owner and the shared parts above,
+  // so they are made once per owner rather than on every request (a registry looks up its
+  // collections when made); the runs view carries the request's caller, so it is per call.
+  const views = new Map<string, { assistants: AssistantRegistry; threads: Threads }>();
+  const viewsOf = (owner: string) => {
+    let found = views.get(owner);
+    if (!found) {
+      // owners are tenants: few, but nothing bounds them, so the map is not allowed to grow without end
+      if (views.size >= MAX_CACHED_OWNERS) views.clear();
+      found = { assistants: new AssistantRegistry(store, graphs, owner), threads: new Threads(threadDeps, owner) };
+      views.set(owner, found);
+    }
+    return found;
+  };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
-    const assistants = new AssistantRegistry(store, graphs, owner);
-    return {
-      assistants,
-      threads: new Threads(threadDeps, owner),
-      runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller),
-    };
+    const { assistants, threads: ownThreads } = viewsOf(owner);
+    return { assistants, threads: ownThreads, runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
   };
   return {
     forOwner,

@@ -5,7 +5,7 @@
 // shadowRootId)`, plus the CSS the module imports. Bundles are kept in memory, built at start
 // and again on reload; a module that does not build is logged and its agent answers 404.
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import type { Logger } from '../ports/logger.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { tailwindPlugin } from './tailwind.ts';
@@ -38,6 +38,8 @@ export function uiGlobalName(agent: string): string {
 
 export class UiBundles {
   private bundles = new Map<string, UiFile[]>();
+  /** The first build, started with the server but not awaited by it (see `start`). */
+  private firstBuild: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly log: Logger,
@@ -45,7 +47,15 @@ export class UiBundles {
     private readonly noteInputs: (files: string[]) => void = () => undefined,
   ) {}
 
-  /** Builds every agent's bundle; the previous bundles answer until all are built. */
+  /**
+   * Starts the first build without holding up the server's start (esbuild and Tailwind cost
+   * hundreds of milliseconds there); a request for a bundle waits for it.
+   */
+  start(settings: UiSettings): void {
+    this.firstBuild = this.rebuild(settings);
+  }
+
+  /** Builds every agent's bundle; the previous bundles answer until all are built. Never rejects. */
   async rebuild(settings: UiSettings): Promise<void> {
     const next = new Map<string, UiFile[]>();
     await Promise.all(Object.entries(settings.modules).map(async ([agent, modulePath]) => {
@@ -59,12 +69,14 @@ export class UiBundles {
     if (next.size) this.log.info('generative UI bundled', { agents: [...next.keys()] });
   }
 
-  files(agent: string): Outcome<readonly UiFile[], 'not_found'> {
+  async files(agent: string): Promise<Outcome<readonly UiFile[], 'not_found'>> {
+    await this.firstBuild;
     const files = this.bundles.get(agent);
     return files?.length ? ok(files) : fail('not_found', `UI not found for agent "${agent}"`);
   }
 
-  file(agent: string, name: string): Outcome<UiFile, 'not_found'> {
+  async file(agent: string, name: string): Promise<Outcome<UiFile, 'not_found'>> {
+    await this.firstBuild;
     const file = this.bundles.get(agent)?.find((f) => f.name === name);
     return file ? ok(file) : fail('not_found', 'File not found');
   }
@@ -74,6 +86,8 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings, n
   const full = path.resolve(settings.projectDir, modulePath);
   const relative = path.relative(settings.projectDir, full).split(path.sep).join('/');
   if (relative.startsWith('../') || path.isAbsolute(relative)) throw new Error(`the UI module must be inside the project folder, not ${modulePath}`);
+  // loaded on the first build: a server without generative UI never starts esbuild's service
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [{ in: ENTRY, out: 'entrypoint' }],
     outdir: path.join(settings.projectDir, 'dist'), // names the outputs only: nothing is written

@@ -57,7 +57,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
-  await ui.rebuild(uiSettings(config.project, baseDir));
+  ui.start(uiSettings(config.project, baseDir));
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];

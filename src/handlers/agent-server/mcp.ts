@@ -1,9 +1,6 @@
 // POST /mcp: the MCP server of the assistants, over streamable HTTP in stateless mode with
 // JSON replies. The official SDK does the protocol (initialize, tools/list, tools/call,
 // errors); each request gets a fresh server and transport, so no session state exists.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpReply } from '../../../generated/agent-server/types.gen.ts';
 import { callAssistantTool, listAssistantTools, type ToolHost } from '../../domain/mcp/assistantTools.ts';
 import type { RequestContext } from '../../runtime/context.ts';
@@ -11,11 +8,21 @@ import type { AgentServerAreaHandlers } from './area.ts';
 
 const SERVER_INFO = { name: 'agentplane', version: '0.1.0' };
 
+/** The SDK, loaded on the first MCP request rather than at start (it brings zod and its JSON Schema converter). */
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/index.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('@modelcontextprotocol/sdk/types.js')]> | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]));
+
 /** The tools are the assistants the caller sees (see owner.ts), run on threads of the caller's. */
 export function mcpHandlers(hostFor: (ctx: RequestContext) => ToolHost): Pick<AgentServerAreaHandlers, 'mcpRpc'> {
   return {
     async mcpRpc({ body }, ctx) {
       const host = hostFor(ctx);
+      const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await loadSdk();
       const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({
         tools: (await listAssistantTools(host)).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),

@@ -10,12 +10,12 @@ const MEDIA_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 
 export function uiHandlers(bundles: UiBundles): Pick<AgentServerAreaHandlers, 'renderUiComponent' | 'getUiFile'> {
   return {
     async renderUiComponent({ path: { agent }, body }, ctx) {
-      const files = bundles.files(agent);
+      const files = await bundles.files(agent);
       if (!files.ok) return failed(files.failure);
       return { status: 200, text: componentTags(agent, body.name, files.value, ctx.baseUrl) };
     },
     async getUiFile({ path: { agent, file } }) {
-      const found = bundles.file(agent, file);
+      const found = await bundles.file(agent, file);
       if (!found.ok) return failed(found.failure);
       const type = MEDIA_TYPES[path.extname(file)] ?? 'text/plain';
       return { status: 200, headers: { 'Content-Type': `${type}; charset=utf-8` }, text: Buffer.from(found.value.contents).toString('utf8') };

@@ -11,6 +11,9 @@ import { describeError } from '../records.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
+import { yieldToRequestLoop } from './schedulingPriority.ts';
+
+yieldToRequestLoop();
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;

@@ -1,0 +1,42 @@
+// The flame graph drawn from a .cpuprofile (scripts/bench/flame.ts), with a made-up profile.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { frameTree, renderFlameGraph, type CpuProfile } from '../../scripts/bench/flame.ts';
+
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
+const profile: CpuProfile = {
+  nodes: [
+    frame(1, '(root)', '', [2, 5]),
+    frame(2, 'handle', 'file:///app/src/runtime/pipeline.ts', [3, 4]),
+    frame(3, 'stringify', 'file:///app/node_modules/fast-json-stringify/index.js'),
+    frame(4, 'readRecord', 'file:///app/src/backends/embedded/journalStore.ts'),
+    frame(5, '(idle)', ''),
+  ],
+  // handle itself 100 µs, stringify 300, readRecord 100, idle 1000
+  samples: [2, 3, 3, 3, 4, 5],
+  timeDeltas: [100, 100, 100, 100, 100, 1000],
+};
+
+test('a frame is as wide as its own time and its callees\', idle left out', () => {
+  const root = frameTree(profile);
+  assert.equal(root.total, 500);
+  const [handle] = root.children;
+  assert.equal(handle.name, 'handle');
+  assert.equal(handle.total, 500);
+  assert.deepEqual(handle.children.map((c) => [c.name, c.total]), [['stringify', 300], ['readRecord', 100]], 'widest first');
+});
+
+test('the SVG has one box per frame, widths in proportion, dependencies and our sources told apart', () => {
+  const svg = renderFlameGraph(profile, 'a <test>');
+  assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.ok(svg.includes('a &lt;test&gt;'), 'text is escaped');
+  const boxes = [...svg.matchAll(/<title>([^<]*)<\/title><rect x="([\d.]+)" y="(\d+)" width="([\d.]+)"[^>]*fill="([^"]+)"/g)].map((m) => ({ tip: m[1], x: Number(m[2]), y: Number(m[3]), width: Number(m[4]), fill: m[5] }));
+  assert.equal(boxes.length, 4, 'root, handle, stringify, readRecord; no idle');
+  const of = (name: string) => boxes.find((b) => b.tip.startsWith(name))!;
+  assert.equal(of('stringify').width, 720, '300 of 500 µs of 1200 px');
+  assert.equal(of('readRecord').x, 720);
+  assert.ok(of('stringify').y < of('handle').y, 'callees above their callers');
+  assert.equal(of('stringify').fill, '#f59e0b');
+  assert.equal(of('handle').fill, '#60a5fa');
+  assert.match(of('stringify').tip, /stringify fast-json-stringify: 0\.3 ms, 60\.0%/);
+});

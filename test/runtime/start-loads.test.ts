@@ -1,0 +1,60 @@
+// Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL and the
+// MCP SDK for the first MCP request (each costs start time, which is bounded: ≤ 1 s to the
+// first 200). Checked on the shipped entry point with the shipped project file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { ROOT, tempDir } from '../support/server.ts';
+
+test('the server on the embedded store answers without having loaded the pg driver or the MCP SDK; MCP loads it on demand', async () => {
+  const loads = path.join(tempDir(), 'loads.txt');
+  fs.writeFileSync(loads, '');
+  const key = 'start-loads-key';
+  const child = spawn(process.execPath, ['--import', path.join(ROOT, 'test/support/recordLoads.mjs'), path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', '0', '--host', '127.0.0.1', '--config', path.join(ROOT, 'agentplane.json')], {
+    cwd: ROOT,
+    env: { ...process.env, RECORD_LOADS: loads, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_API_KEYS: `${key}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
+      child.stdout.on('data', () => {
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${code}:\n${out}`));
+      });
+    });
+    const ok = await fetch(`${url}/ok`);
+    assert.equal(ok.status, 200);
+    const loaded = () => fs.readFileSync(loads, 'utf8').split('\n');
+    const from = (pkg: string) => loaded().filter((u) => u.includes(`/node_modules/${pkg}/`));
+    assert.ok(from('@langchain/langgraph').length > 0, 'the hook records loads (the shipped graphs use LangGraph)');
+    assert.deepEqual(from('pg'), [], 'no DATABASE_URL: the PostgreSQL driver is not loaded');
+    assert.deepEqual(from('@modelcontextprotocol/sdk'), [], 'no MCP request yet: the SDK is not loaded');
+
+    const mcp = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    const reply = (await mcp.json()) as { result?: { tools: { name: string }[] } };
+    assert.equal(mcp.status, 200, JSON.stringify(reply));
+    assert.ok(reply.result?.tools.length, 'the assistants are listed as tools');
+    assert.ok(from('@modelcontextprotocol/sdk').length > 0, 'the first MCP request loaded the SDK');
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+});
