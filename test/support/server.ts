@@ -111,7 +111,12 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    // generous (a loaded machine starts slowly), and a server that did not start in time is
+    // killed: left running, its pipes would keep the test process alive after the failure
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
       const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
       if (m) {
