@@ -82,7 +82,7 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
     await client.connect();
     try {
       const { rows } = await client.query('SELECT version FROM agentplane_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), [1, 2], 'each migration applied once');
+      assert.deepEqual(rows.map((r) => r.version), [1, 2, 3], 'each migration applied once');
       // a where-query is served by the collection's expression index, not a scan of the table
       await client.query('SET enable_seqscan = off');
       const plan = await client.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'items' AND doc->>'tenant' = 't' ORDER BY seq`);

@@ -21,6 +21,8 @@ import type { AgentService, AgentServices } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
 import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
+import { CollectionThreads } from './collectionThreads.ts';
+import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 
 export interface AgentDomainOptions {
   store: Store;
@@ -41,6 +43,8 @@ export interface AgentDomainOptions {
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
   locks?: Locks;
+  /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
+  threadQueries?: ThreadsRepository;
   /** Replicas sharing the store: the shared event logs and run queue (in process without them). */
   sharing?: { events: RunEvents; claims: RunClaims; leaseMs: number };
 }
@@ -72,7 +76,8 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.sharing?.claims, leaseMs: options.sharing?.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
-  const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
+  const queries = options.threadQueries ?? new CollectionThreads(threads);
+  const threadDeps = { threads, queries, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // a view per call: each holds nothing but its owner and the shared parts above
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const assistants = new AssistantRegistry(store, graphs, owner);

@@ -4,6 +4,7 @@ import { openAgentDomain, type AgentDomainOptions } from '../../domain/agent/age
 import { PgStore } from '../../runtime/store/pgStore.ts';
 import { PgCoordination } from '../../runtime/store/pgCoordination.ts';
 import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
+import { PgThreads } from '../../runtime/store/pgThreads.ts';
 import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
@@ -70,6 +71,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
+    ...(store instanceof PgStore ? { threadQueries: new PgThreads(store) } : {}),
     graphs,
     checkpointer,
     log: log.child({ area: 'agent-server' }),
@@ -178,7 +180,7 @@ async function runSharing({ store, coordination, config, log }: AppFactoryDeps):
   const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
   return {
     events: new PgRunEvents(store, coordination, warn),
-    claims: new PgRunClaims({ store, coordination, runs: 'runs', leaseMs: config.runLeaseMs }),
+    claims: new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
     leaseMs: config.runLeaseMs,
   };
 }
