@@ -8,6 +8,8 @@ import pg from 'pg';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../src/runtime/store/pgStore.ts';
 import { countSql, searchSql } from '../../src/runtime/store/pgThreads.ts';
+import { assistantSearchSql } from '../../src/runtime/store/pgAssistants.ts';
+import { runsOfThreadSql, runsWithStatusSql } from '../../src/runtime/store/pgRuns.ts';
 import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/runtime/store/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
 
@@ -34,7 +36,12 @@ before(async () => {
     SELECT 'r' || i, 't' || i, 'owner-' || (i % ${OWNERS}), 'a', CASE WHEN i % 1000 = 0 THEN 'pending' ELSE 'success' END,
            now() - i * interval '1 second', now(), 0, json_build_object('run_id', 'r' || i)
     FROM generate_series(1, ${THREADS}) AS i`);
-  await admin.query('ANALYZE agentplane_threads, agentplane_runs');
+  await admin.query(`
+    INSERT INTO agentplane_assistants (assistant_id, owner, graph_id, name, created_at, updated_at, metadata, doc)
+    SELECT 'a' || i, CASE WHEN i <= 3 THEN '' ELSE 'owner-' || (i % ${OWNERS}) END, 'g' || (i % 3), 'assistant ' || i,
+           now() - i * interval '1 second', now(), jsonb_build_object('n', i), json_build_object('assistant_id', 'a' || i)
+    FROM generate_series(1, ${THREADS}) AS i`);
+  await admin.query('ANALYZE agentplane_threads, agentplane_runs, agentplane_assistants');
 });
 
 after(async () => {
@@ -86,9 +93,20 @@ test('thread search and count give the right answers at 100k', async () => {
   assert.deepEqual(page.map((t) => t.thread_id).slice(0, 3), ['t7', 't1007', 't2007']);
 });
 
+test("assistant search (the owner's and the system ones, newest first) is served by indexes", async () => {
+  const filter = { owner, systemIds: ['a1', 'a2', 'a3'], graphIds: ['g0', 'g1', 'g2'] };
+  assertIndexed(await plan(assistantSearchSql(filter, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })), 'agentplane_assistants');
+  assertIndexed(await plan(assistantSearchSql({ ...filter, graph_id: 'g1', metadata: { n: 7 } }, { sortBy: 'name', order: 'asc', offset: 0, limit: 10 })), 'agentplane_assistants');
+});
+
 test('runs by thread, by status, and the claim queries are index scans', async () => {
-  assertIndexed(await plan({ sql: 'SELECT doc FROM agentplane_runs WHERE thread_id = $1 ORDER BY seq', params: ['t42'] }), 'agentplane_runs');
-  assertIndexed(await plan({ sql: `SELECT count(*) FROM agentplane_runs WHERE status = 'pending'`, params: [] }), 'agentplane_runs');
+  assertIndexed(await plan(runsOfThreadSql('t42', { offset: 0, limit: 10 })), 'agentplane_runs');
+  assertIndexed(await plan(runsOfThreadSql('t42', { status: 'success', offset: 0, limit: 10 })), 'agentplane_runs');
+  assertIndexed(await plan(runsWithStatusSql(owner, ['pending', 'running'])), 'agentplane_runs');
+  assertIndexed(await plan(runsWithStatusSql(owner, ['pending', 'running'], 't7')), 'agentplane_runs');
+  // the run lifecycle's and the metrics' reads through the collection's `where`
+  assertIndexed(await plan({ sql: 'SELECT seq, doc FROM agentplane_runs WHERE thread_id = $1 AND status = $2 ORDER BY seq ASC', params: ['t42', 'pending'] }), 'agentplane_runs');
+  assertIndexed(await plan({ sql: `SELECT count(*) AS n FROM agentplane_runs WHERE status = $1`, params: ['pending'] }), 'agentplane_runs');
   assertIndexed(await plan({ sql: CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', ''), params: [] }), 'agentplane_runs');
   assertIndexed(await plan({ sql: NEXT_DUE_SQL, params: [] }), 'agentplane_runs');
 });

@@ -23,6 +23,9 @@ import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
 import { CollectionThreads } from './collectionThreads.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
+import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
+import { CollectionRuns } from './collectionRuns.ts';
 
 export interface AgentDomainOptions {
   store: Store;
@@ -45,6 +48,10 @@ export interface AgentDomainOptions {
   locks?: Locks;
   /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
   threadQueries?: ThreadsRepository;
+  /** The assistants' searches and counts (PostgreSQL's in SQL); over the assistants collection when absent. */
+  assistantQueries?: AssistantsRepository;
+  /** The runs' lists by thread and status (PostgreSQL's in SQL); over the runs collection when absent. */
+  runQueries?: RunsRepository;
   /** Replicas sharing the store: the shared event logs and run queue (in process without them). */
   sharing?: { events: RunEvents; claims: RunClaims; leaseMs: number };
 }
@@ -77,11 +84,12 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const queries = options.threadQueries ?? new CollectionThreads(threads);
+  const runQueries = options.runQueries ?? new CollectionRuns(runs);
   const threadDeps = { threads, queries, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // a view per call: each holds nothing but its owner and the shared parts above
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
-    const assistants = new AssistantRegistry(store, graphs, owner);
-    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
+    const assistants = new AssistantRegistry(store, graphs, owner, options.assistantQueries);
+    return { assistants, threads: new Threads(threadDeps, owner), runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
   };
   return {
     forOwner,

@@ -5,6 +5,8 @@ import { PgStore } from '../../runtime/store/pgStore.ts';
 import { PgCoordination } from '../../runtime/store/pgCoordination.ts';
 import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
 import { PgThreads } from '../../runtime/store/pgThreads.ts';
+import { PgAssistants } from '../../runtime/store/pgAssistants.ts';
+import { PgRuns } from '../../runtime/store/pgRuns.ts';
 import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
@@ -71,7 +73,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
-    ...(store instanceof PgStore ? { threadQueries: new PgThreads(store) } : {}),
+    ...sqlQueries(store),
     graphs,
     checkpointer,
     log: log.child({ area: 'agent-server' }),
@@ -167,6 +169,12 @@ function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundMod
       await running;
     },
   };
+}
+
+/** On PostgreSQL the searches, counts and lists run in SQL; the embedded store's run over its collections. */
+function sqlQueries(store: AppFactoryDeps['store']): Pick<AgentDomainOptions, 'threadQueries' | 'assistantQueries' | 'runQueries'> {
+  if (!(store instanceof PgStore)) return {};
+  return { threadQueries: new PgThreads(store), assistantQueries: new PgAssistants(store), runQueries: new PgRuns(store) };
 }
 
 /**
