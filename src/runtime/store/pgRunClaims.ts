@@ -104,7 +104,7 @@ export class PgRunClaims implements RunClaims {
         const current = await this.runForUpdate(client, row.run_id);
         if (!current || current.status !== 'running') return null;
         const next = abandoned(current);
-        await client.query(SET_RUN, [row.run_id, next.status, next.updated_at, JSON.stringify(next)]);
+        await client.query(SET_ABANDONED, [row.run_id, next.status, next.updated_at, JSON.stringify(next)]);
         return next;
       });
       if (run) changed.push(run);
@@ -159,5 +159,5 @@ export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1
 /** A claimed run's new document, its status column with it: only while the run is still pending. */
 const SET_RUNNING = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'pending'`;
 
-/** A run's new document (its row is locked by the caller), its status column with it. */
-const SET_RUN = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1`;
+/** A taken-over run's new document, its status column with it: only while it is still running. */
+const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;
