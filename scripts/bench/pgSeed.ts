@@ -63,10 +63,14 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
   async function copies(from: number, to: number): Promise<void> {
     const t = template!;
     // ids: UUID-shaped text from md5 (the API validates ids as UUIDs, not their version bits)
-    const columns = (table: string) => (table === DEPLOYMENTS ? ['tenant_id', 'tenant_name', 'status'] : ['deployment_id', 'tenant_id', 'status']);
+    // each table's columns, read from the copy's document as the server derives them
+    const columns: Record<string, Record<string, string>> = {
+      [DEPLOYMENTS]: { tenant_id: `j->>'tenant_id'`, tenant_name: `j->>'tenant_name'`, name: `j->>'name'`, status: `j->>'status'`, image_version: `j->>'image_version'`, deployment_type: `j->'source_config'->>'deployment_type'`, listener_id: `j->'source_config'->>'listener_id'` },
+      [REVISIONS]: { deployment_id: `j->>'deployment_id'`, tenant_id: `j->>'tenant_id'`, status: `j->>'status'` },
+    };
     const sql = (table: string, doc: string, idOf: string) => `
-      INSERT INTO ${table} (id, ${columns(table).join(', ')}, created_at, updated_at, doc)
-      SELECT id, ${columns(table).map((c) => `j->>'${c}'`).join(', ')}, (j->>'created_at')::timestamptz, (j->>'updated_at')::timestamptz, j
+      INSERT INTO ${table} (id, ${Object.keys(columns[table]).join(', ')}, created_at, updated_at, doc)
+      SELECT id, ${Object.values(columns[table]).join(', ')}, (j->>'created_at')::timestamptz, (j->>'updated_at')::timestamptz, j
       FROM (SELECT ${idOf} AS id, replace(replace(replace($1::text, $2, d), $3, r), $4, n)::json AS j
             FROM (SELECT md5($5 || ':d:' || i)::uuid::text AS d, md5($5 || ':r:' || i)::uuid::text AS r, $6 || i AS n
                   FROM generate_series($7::int, $8::int) AS i) AS s) AS c`;

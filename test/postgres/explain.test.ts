@@ -10,6 +10,7 @@ import { openPgStore, type PgStore } from '../../src/runtime/store/pgStore.ts';
 import { countSql, searchSql } from '../../src/runtime/store/pgThreads.ts';
 import { assistantSearchSql } from '../../src/runtime/store/pgAssistants.ts';
 import { runsOfThreadSql, runsWithStatusSql } from '../../src/runtime/store/pgRuns.ts';
+import { deploymentListSql } from '../../src/runtime/store/pgDeployments.ts';
 import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/runtime/store/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
 
@@ -41,7 +42,11 @@ before(async () => {
     SELECT 'a' || i, CASE WHEN i <= 3 THEN '' ELSE 'owner-' || (i % ${OWNERS}) END, 'g' || (i % 3), 'assistant ' || i,
            now() - i * interval '1 second', now(), jsonb_build_object('n', i), json_build_object('assistant_id', 'a' || i)
     FROM generate_series(1, ${THREADS}) AS i`);
-  await admin.query('ANALYZE agentplane_threads, agentplane_runs, agentplane_assistants');
+  await admin.query(`
+    INSERT INTO agentplane_deployments (id, tenant_id, tenant_name, name, status, created_at, updated_at, doc)
+    SELECT 'd' || i, 'owner-' || (i % ${OWNERS}), 'owner-' || (i % ${OWNERS}) || '/dep' || i, 'dep' || i, 'READY', now(), now(), json_build_object('id', 'd' || i)
+    FROM generate_series(1, ${THREADS}) AS i`);
+  await admin.query('ANALYZE agentplane_threads, agentplane_runs, agentplane_assistants, agentplane_deployments');
 });
 
 after(async () => {
@@ -97,6 +102,11 @@ test("assistant search (the owner's and the system ones, newest first) is served
   const filter = { owner, systemIds: ['a1', 'a2', 'a3'], graphIds: ['g0', 'g1', 'g2'] };
   assertIndexed(await plan(assistantSearchSql(filter, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })), 'agentplane_assistants');
   assertIndexed(await plan(assistantSearchSql({ ...filter, graph_id: 'g1', metadata: { n: 7 } }, { sortBy: 'name', order: 'asc', offset: 0, limit: 10 })), 'agentplane_assistants');
+});
+
+test("a tenant's deployments list, newest first, filtered or not, is an index scan", async () => {
+  assertIndexed(await plan(deploymentListSql(owner, {}, { offset: 0, limit: 20 })), 'agentplane_deployments');
+  assertIndexed(await plan(deploymentListSql(owner, { name_contains: 'dep1', status: 'READY' }, { offset: 0, limit: 20 })), 'agentplane_deployments');
 });
 
 test('runs by thread, by status, and the claim queries are index scans', async () => {

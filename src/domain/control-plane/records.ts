@@ -11,6 +11,8 @@ import type {
 } from '../../../generated/control-plane/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../../runtime/store/types.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
+import type { DeploymentsRepository } from '../ports/deploymentsRepository.ts';
+import { CollectionDeployments } from './collectionDeployments.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */
 export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {
@@ -55,13 +57,18 @@ export class ControlPlaneRepository {
   readonly deployments: Collection<DeploymentRecord>;
   readonly revisions: Collection<RevisionRecord>;
   readonly providers: Collection<ProviderRecord>;
+  /** The deployments list (in SQL on PostgreSQL). */
+  readonly queries: DeploymentsRepository<DeploymentRecord>;
   constructor(
     readonly store: Store,
     readonly locks: Locks = new KeyedLock(),
+    /** Over the deployments collection when absent (see collectionDeployments.ts). */
+    queries?: DeploymentsRepository<DeploymentRecord>,
   ) {
     this.deployments = store.collection(COLLECTIONS.deployments, { indexes: ['tenant_id', 'tenant_name', 'status'] });
     this.revisions = store.collection(COLLECTIONS.revisions, { indexes: ['deployment_id', 'status'] });
     this.providers = store.collection(COLLECTIONS.providers, { indexes: ['tenant_id', 'tenant_provider'] });
+    this.queries = queries ?? new CollectionDeployments(this.deployments);
   }
 
   /** Another tenant's deployment is reported as missing, like one that does not exist. */

@@ -14,6 +14,8 @@ import { DEFAULT_LIMITS, isolationMode } from '../../domain/control-plane/deploy
 import { LeadingDeployer } from '../../domain/control-plane/deployer/leadingDeployer.ts';
 import { packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
+import { PgStore } from '../../runtime/store/pgStore.ts';
+import { PgDeployments } from '../../runtime/store/pgDeployments.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
@@ -22,7 +24,9 @@ import { revisionHandlers } from './revisions.ts';
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
 
 export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
-  const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) });
+  // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
+  const queries = deps.store instanceof PgStore ? new PgDeployments(deps.store) : undefined;
+  const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, queries);
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );

@@ -242,7 +242,11 @@ export const MIGRATIONS: Migration[] = [
         seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
         tenant_id text,
         tenant_name text,
+        name text,
         status text,
+        image_version text,
+        deployment_type text,
+        listener_id text,
         created_at timestamptz,
         updated_at timestamptz,
         doc json NOT NULL
@@ -297,7 +301,16 @@ export const MIGRATIONS: Migration[] = [
       ${moveRows('store_items', 'agentplane_store_items', { id: 'id', scope: text('scope'), created_at: time('created_at'), updated_at: time('updated_at') })}
       ${moveRows('crons', 'agentplane_crons', { cron_id: 'id', scope: text('scope'), thread_id: text('thread_id'), assistant_id: text('assistant_id'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
       ${moveRows('a2a_tasks', 'agentplane_a2a_tasks', { id: 'id', owner: OWNER, context_id: text('contextId') })}
-      ${moveRows('cp-deployments', 'agentplane_deployments', { id: 'id', tenant_id: text('tenant_id'), tenant_name: text('tenant_name'), status: text('status'), created_at: time('created_at'), updated_at: time('updated_at') })}
+      ${moveRows('cp-deployments', 'agentplane_deployments', {
+        id: 'id',
+        tenant_id: text('tenant_id'),
+        tenant_name: text('tenant_name'),
+        name: text('name'),
+        status: text('status'),
+        image_version: text('image_version'),
+        deployment_type: `doc->'source_config'->>'deployment_type'`,
+        listener_id: `doc->'source_config'->>'listener_id'`,
+        created_at: time('created_at'), updated_at: time('updated_at') })}
       ${moveRows('cp-revisions', 'agentplane_revisions', { id: 'id', deployment_id: text('deployment_id'), tenant_id: text('tenant_id'), status: text('status'), created_at: time('created_at'), updated_at: time('updated_at') }, `EXISTS (SELECT 1 FROM agentplane_deployments d WHERE d.id = r.doc->>'deployment_id')`)}
       ${moveRows('cp-auth-providers', 'agentplane_auth_providers', { id: 'id', tenant_id: text('tenant_id'), tenant_provider: text('tenant_provider') })}
 

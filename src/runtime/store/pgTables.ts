@@ -30,6 +30,11 @@ function field(name: string, type: ColumnType = 'text', fallback: unknown = null
   return { name: column, field: name, type, value: (doc) => doc[name] ?? fallback };
 }
 
+/** A field of a deployment's `source_config`. */
+function sourceConfig(name: string): Column {
+  return { name, field: `source_config.${name}`, type: 'text', value: (doc) => (doc.source_config as Record<string, unknown> | undefined)?.[name] ?? null };
+}
+
 /** '' for a record stored without an owner, as ownerOf in agent/records.ts reads it. */
 const owner: Column = field('owner', 'text', '');
 const metadata: Column = field('metadata', 'jsonb', {});
@@ -62,7 +67,22 @@ const AREAS: AreaTable[] = [
   { collection: 'store_items', table: 'agentplane_store_items', key: 'id', columns: [field('scope'), created, updated] },
   { collection: 'crons', table: 'agentplane_crons', key: 'cron_id', columns: [field('scope'), field('thread_id'), field('assistant_id'), created, updated, metadata] },
   { collection: 'a2a_tasks', table: 'agentplane_a2a_tasks', key: 'id', columns: [owner, field('contextId', 'text', null, 'context_id')] },
-  { collection: 'cp-deployments', table: 'agentplane_deployments', key: 'id', columns: [field('tenant_id'), field('tenant_name'), field('status'), created, updated] },
+  {
+    collection: 'cp-deployments',
+    table: 'agentplane_deployments',
+    key: 'id',
+    columns: [
+      field('tenant_id'),
+      field('tenant_name'),
+      field('name'),
+      field('status'),
+      field('image_version'),
+      sourceConfig('deployment_type'),
+      sourceConfig('listener_id'),
+      created,
+      updated,
+    ],
+  },
   { collection: 'cp-revisions', table: 'agentplane_revisions', key: 'id', columns: [field('deployment_id'), field('tenant_id'), field('status'), created, updated] },
   { collection: 'cp-auth-providers', table: 'agentplane_auth_providers', key: 'id', columns: [field('tenant_id'), field('tenant_provider')] },
 ];
