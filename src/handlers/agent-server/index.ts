@@ -7,6 +7,7 @@ import { PgRunClaims } from '../../runtime/store/pgRunClaims.ts';
 import { PgThreads } from '../../runtime/store/pgThreads.ts';
 import { PgAssistants } from '../../runtime/store/pgAssistants.ts';
 import { PgRuns } from '../../runtime/store/pgRuns.ts';
+import { PgCrons } from '../../runtime/store/pgCrons.ts';
 import { PgRunEvents } from '../../runtime/store/pgRunEvents.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
@@ -91,7 +92,13 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const ownerOf = requestOwner(config.agentServerAuth);
   const serviceFor = servicesOf(domain, ownerOf);
   // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
-  const crons = new CronService(store, (owner, id) => domain.forOwner(owner).assistants.resolve(id), async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok);
+  const crons = new CronService(
+    store,
+    (owner, id) => domain.forOwner(owner).assistants.resolve(id),
+    async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
+    undefined,
+    store instanceof PgStore ? new PgCrons(store) : undefined,
+  );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store
   const cronTimer = leadingScheduler(deps.coordination, crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);

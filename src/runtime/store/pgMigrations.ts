@@ -218,12 +218,16 @@ export const MIGRATIONS: Migration[] = [
         scope text,
         thread_id text,
         assistant_id text,
+        enabled boolean NOT NULL,
+        next_run_date timestamptz,
+        end_time timestamptz,
         created_at timestamptz,
         updated_at timestamptz,
         metadata jsonb NOT NULL,
         doc json NOT NULL
       );
       CREATE UNIQUE INDEX agentplane_crons_seq ON agentplane_crons (seq);
+      CREATE INDEX agentplane_crons_due ON agentplane_crons (seq) WHERE enabled AND next_run_date IS NOT NULL;
       CREATE INDEX agentplane_crons_scope ON agentplane_crons (scope, seq);
       CREATE INDEX agentplane_crons_metadata ON agentplane_crons USING gin (metadata jsonb_path_ops);
 
@@ -299,7 +303,15 @@ export const MIGRATIONS: Migration[] = [
       ${moveRows('plain_checkpoints', 'agentplane_plain_checkpoints', { id: 'id', thread_id: text('thread_id') })}
       ${moveRows('plain_heads', 'agentplane_plain_heads', { id: 'id' })}
       ${moveRows('store_items', 'agentplane_store_items', { id: 'id', scope: text('scope'), created_at: time('created_at'), updated_at: time('updated_at') })}
-      ${moveRows('crons', 'agentplane_crons', { cron_id: 'id', scope: text('scope'), thread_id: text('thread_id'), assistant_id: text('assistant_id'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
+      ${moveRows('crons', 'agentplane_crons', {
+        cron_id: 'id',
+        scope: text('scope'),
+        thread_id: text('thread_id'),
+        assistant_id: text('assistant_id'),
+        enabled: `coalesce((doc->>'enabled')::boolean, false)`,
+        next_run_date: time('next_run_date'),
+        end_time: time('end_time'),
+        created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
       ${moveRows('a2a_tasks', 'agentplane_a2a_tasks', { id: 'id', owner: OWNER, context_id: text('contextId') })}
       ${moveRows('cp-deployments', 'agentplane_deployments', {
         id: 'id',

@@ -65,7 +65,12 @@ const AREAS: AreaTable[] = [
   { collection: 'plain_checkpoints', table: 'agentplane_plain_checkpoints', key: 'id', columns: [field('thread_id')] },
   { collection: 'plain_heads', table: 'agentplane_plain_heads', key: 'id', columns: [] },
   { collection: 'store_items', table: 'agentplane_store_items', key: 'id', columns: [field('scope'), created, updated] },
-  { collection: 'crons', table: 'agentplane_crons', key: 'cron_id', columns: [field('scope'), field('thread_id'), field('assistant_id'), created, updated, metadata] },
+  {
+    collection: 'crons',
+    table: 'agentplane_crons',
+    key: 'cron_id',
+    columns: [field('scope'), field('thread_id'), field('assistant_id'), field('enabled', 'boolean', false), field('next_run_date', 'timestamptz'), field('end_time', 'timestamptz'), created, updated, metadata],
+  },
   { collection: 'a2a_tasks', table: 'agentplane_a2a_tasks', key: 'id', columns: [owner, field('contextId', 'text', null, 'context_id')] },
   {
     collection: 'cp-deployments',
