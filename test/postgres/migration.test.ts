@@ -9,6 +9,7 @@ import { freshDatabaseUrl } from '../support/postgres.ts';
 import { MIGRATIONS } from '../../src/runtime/store/pgMigrations.ts';
 import { openPgStore } from '../../src/runtime/store/pgStore.ts';
 import { PgThreads } from '../../src/runtime/store/pgThreads.ts';
+import { PgCrons } from '../../src/runtime/store/pgCrons.ts';
 import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
@@ -45,8 +46,10 @@ test('start on the one-table layout: every area moves to its table, in order, wi
       ({ run_id: id, thread_id: threadId, owner: 'alice', assistant_id: 'a', graph_id: 'g', created_at: at(5), updated_at: at(5), status: 'pending', metadata: {}, kwargs: { after_seconds: 30 }, multitask_strategy: 'enqueue', attempt: 1 }) as RunRecord;
     await put('runs', 'r1', run('r1', 't1'));
     await put('runs', 'orphan', run('orphan', 'gone'));
-    await put('cp-deployments', 'd1', { id: 'd1', tenant_id: 'tn', tenant_name: 'tn/x', status: 'READY', created_at: at(1), updated_at: at(1) });
+    await put('cp-deployments', 'd1', { id: 'd1', tenant_id: 'tn', tenant_name: 'tn/x', name: 'x', status: 'READY', created_at: at(1), updated_at: at(1) });
     await put('cp-revisions', 'v1', { id: 'v1', deployment_id: 'd1', tenant_id: 'tn', status: 'DEPLOYED', created_at: at(1), updated_at: at(1) });
+    await put('crons', 'c1', { cron_id: 'c1', scope: '', thread_id: null, assistant_id: 'a', enabled: true, next_run_date: at(9), end_time: null, created_at: at(1), updated_at: at(1), metadata: { k: 1 } });
+    await put('crons', 'c2', { cron_id: 'c2', scope: '', thread_id: null, assistant_id: 'a', enabled: false, next_run_date: null, end_time: null, created_at: at(2), updated_at: at(2), metadata: {} });
     await put('unknown_area', 'u1', { id: 'u1' });
 
     const store = await openPgStore({ url });
@@ -66,6 +69,11 @@ test('start on the one-table layout: every area moves to its table, in order, wi
       const { rows } = await admin.query(`SELECT thread_id, owner, status, after_seconds, created_at FROM agentplane_runs WHERE run_id = 'r1'`);
       assert.deepEqual(rows[0], { thread_id: 't1', owner: 'alice', status: 'pending', after_seconds: 30, created_at: new Date(at(5)) });
       assert.deepEqual((await store.collection<{ id: string }>('cp-revisions').list({ where: { deployment_id: 'd1' } })).map((r) => r.id), ['v1']);
+      const crons = new PgCrons(store);
+      assert.deepEqual((await crons.due()).map((c) => c.cron_id), ['c1'], 'the due crons, through the enabled and next_run_date columns');
+      assert.deepEqual((await crons.search({ scope: '', metadata: { k: 1 } }, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })).map((c) => c.cron_id), ['c1']);
+      const deployment = await admin.query(`SELECT name, status FROM agentplane_deployments WHERE id = 'd1'`);
+      assert.deepEqual(deployment.rows[0], { name: 'x', status: 'READY' });
       assert.deepEqual(await store.collection('unknown_area').get('u1'), { id: 'u1' }, 'a collection of no area stays in the generic table');
 
       const left = await admin.query(`SELECT collection FROM agentplane_records ORDER BY collection`);
