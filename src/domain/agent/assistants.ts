@@ -16,7 +16,6 @@ import type { AssistantFilter, AssistantRecord, AssistantsRepository } from '../
 import { CollectionAssistants } from './collectionAssistants.ts';
 import type { AssistantService } from './service.ts';
 
-
 const toApi = (record: AssistantRecord): Assistant => {
   const { owner: _owner, ...assistant } = record;
   return assistant;
