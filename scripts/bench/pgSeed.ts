@@ -6,18 +6,20 @@
 // copies its two rows — the deployment and its revision, as the server wrote them — with
 // one INSERT … SELECT generate_series per chunk, replacing only the deployment id, the
 // revision id and the name (which also appears in `tenant_name` and the repository URL).
-// The copies are textual: every field, its key order and the indexed fields the server
-// queries (`tenant_id`, `tenant_name`, `status`, `deployment_id`) are the template's, so the
-// server's own queries see them as real deployments; seedDeployments checks that they do.
+// The copies are textual: every field and its key order are the template's, and the real
+// columns the server queries (`tenant_id`, `tenant_name`, `status`, `deployment_id`, the
+// timestamps) are read from each copy's document as the server writes them (see
+// src/backends/postgres/pgTables.ts), so the server's own queries see them as real deployments;
+// seedDeployments checks that they do.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { expectStatus, type Agentplane } from './agentplane.ts';
 import { deploymentBody } from './http.ts';
 import { delay } from './proc.ts';
 
-/** The collections of src/domain/control-plane/records.ts. */
-const DEPLOYMENTS = 'cp-deployments';
-const REVISIONS = 'cp-revisions';
+/** The tables of the collections of src/domain/control-plane/records.ts. */
+const DEPLOYMENTS = 'agentplane_deployments';
+const REVISIONS = 'agentplane_revisions';
 const CHUNK = 20_000;
 
 export interface PgSeeder {
@@ -50,23 +52,28 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
       await delay(100);
     }
     await connected;
-    const rows = async (collection: string, id: string) => (await client.query<{ doc: string }>('SELECT doc::text AS doc FROM agentplane_records WHERE collection = $1 AND id = $2', [collection, id])).rows[0]?.doc;
+    const rows = async (table: string, id: string) => (await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE id = $1`, [id])).rows[0]?.doc;
     const deployment = await rows(DEPLOYMENTS, id);
     const revisionId = (JSON.parse(deployment ?? '{}') as { latest_revision_id?: string }).latest_revision_id ?? '';
     const revision = await rows(REVISIONS, revisionId);
-    if (!deployment || !revision) throw new Error(`the template's rows are not in agentplane_records (deployment ${id}, revision ${revisionId})`);
+    if (!deployment || !revision) throw new Error(`the template's rows are not in ${DEPLOYMENTS} and ${REVISIONS} (deployment ${id}, revision ${revisionId})`);
     template = { deployment, revision, id, revisionId, name };
   }
 
   async function copies(from: number, to: number): Promise<void> {
     const t = template!;
     // ids: UUID-shaped text from md5 (the API validates ids as UUIDs, not their version bits)
-    const sql = (collection: string, doc: string, idOf: string) => `
-      INSERT INTO agentplane_records (collection, id, doc)
-      SELECT ${pg.escapeLiteral(collection)}, ${idOf},
-             replace(replace(replace($1::text, $2, d), $3, r), $4, n)::json
-      FROM (SELECT md5($5 || ':d:' || i)::uuid::text AS d, md5($5 || ':r:' || i)::uuid::text AS r, $6 || i AS n
-            FROM generate_series($7::int, $8::int) AS i) AS s`;
+    // each table's columns, read from the copy's document as the server derives them
+    const columns: Record<string, Record<string, string>> = {
+      [DEPLOYMENTS]: { tenant_id: `j->>'tenant_id'`, tenant_name: `j->>'tenant_name'`, name: `j->>'name'`, status: `j->>'status'`, image_version: `j->>'image_version'`, deployment_type: `j->'source_config'->>'deployment_type'`, listener_id: `j->'source_config'->>'listener_id'` },
+      [REVISIONS]: { deployment_id: `j->>'deployment_id'`, tenant_id: `j->>'tenant_id'`, status: `j->>'status'` },
+    };
+    const sql = (table: string, doc: string, idOf: string) => `
+      INSERT INTO ${table} (id, ${Object.keys(columns[table]).join(', ')}, created_at, updated_at, doc)
+      SELECT id, ${Object.values(columns[table]).join(', ')}, (j->>'created_at')::timestamptz, (j->>'updated_at')::timestamptz, j
+      FROM (SELECT ${idOf} AS id, replace(replace(replace($1::text, $2, d), $3, r), $4, n)::json AS j
+            FROM (SELECT md5($5 || ':d:' || i)::uuid::text AS d, md5($5 || ':r:' || i)::uuid::text AS r, $6 || i AS n
+                  FROM generate_series($7::int, $8::int) AS i) AS s) AS c`;
     const params = (doc: string) => [doc, t.id, t.revisionId, t.name, run, `seed${run}-`, from, to];
     await client.query('BEGIN');
     await client.query(sql(DEPLOYMENTS, t.deployment, 'd'), params(t.deployment));
@@ -91,7 +98,7 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
   }
 
   return {
-    how: 'INSERT … SELECT generate_series into agentplane_records, copies of a deployment and its revision the server had made and rolled out',
+    how: 'INSERT … SELECT generate_series into agentplane_deployments and agentplane_revisions, copies of a deployment and its revision the server had made and rolled out',
     async seed(count: number) {
       if (count <= 0) return;
       if (!template) {
@@ -107,7 +114,7 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
     async analyze() {
       // what autovacuum does after this many changes, done now so plans do not depend on its timing
       await connected;
-      await client.query('ANALYZE agentplane_records');
+      await client.query(`ANALYZE ${DEPLOYMENTS}, ${REVISIONS}`);
     },
     async close() {
       await connected.catch(() => {});

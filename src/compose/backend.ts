@@ -3,7 +3,9 @@
 // store, this process's alone. Everything past this file sees the ports only.
 import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
-import type { Store } from '../domain/ports/store.ts';
+import type { Collection, Store } from '../domain/ports/store.ts';
+import type { RunRecord } from '../domain/agent/records.ts';
+import type { BackendQueries } from '../domain/ports/queries.ts';
 import { RunBroker } from '../domain/agent/broker.ts';
 import { InProcessRunClaims } from '../backends/embedded/runClaims.ts';
 import { LocalCoordination } from '../backends/embedded/localCoordination.ts';
@@ -21,44 +23,58 @@ export interface Backend extends ServerStorage {
    * process on the embedded store. Called once, when the agent server is built.
    */
   runBackend(): Promise<AgentDomainOptions['runBackend']>;
+  /** The searches, counts and lists answered in SQL on PostgreSQL; none on the embedded store. */
+  readonly queries: BackendQueries;
 }
 
 export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
-  return backend('embedded', store, new LocalCoordination(), async () => ({
-    events: new RunBroker(),
-    claims: (runs) => new InProcessRunClaims(runs),
-    leaseMs: config.runLeaseMs,
-  }));
+  const runBackend = async () => ({ events: new RunBroker(), claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs), leaseMs: config.runLeaseMs });
+  return backend('embedded', store, new LocalCoordination(), runBackend, {});
 }
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
   // loaded only here: a server on the embedded store never loads the pg driver (start time)
-  const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }] = await Promise.all([
-    import('../backends/postgres/pgStore.ts'),
-    import('../backends/postgres/pgCoordination.ts'),
-    import('../backends/postgres/pgRunClaims.ts'),
-    import('../backends/postgres/pgRunEvents.ts'),
-  ]);
+  const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }, { PgThreads }, { PgAssistants }, { PgRuns }, { PgCrons }, { PgDeployments }] =
+    await Promise.all([
+      import('../backends/postgres/pgStore.ts'),
+      import('../backends/postgres/pgCoordination.ts'),
+      import('../backends/postgres/pgRunClaims.ts'),
+      import('../backends/postgres/pgRunEvents.ts'),
+      import('../backends/postgres/pgThreads.ts'),
+      import('../backends/postgres/pgAssistants.ts'),
+      import('../backends/postgres/pgRuns.ts'),
+      import('../backends/postgres/pgCrons.ts'),
+      import('../backends/postgres/pgDeployments.ts'),
+    ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
   const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
-  return backend('postgresql', store, coordination, async () => {
+  const queries: BackendQueries = {
+    threads: new PgThreads(store),
+    assistants: new PgAssistants(store),
+    runs: new PgRuns(store),
+    crons: new PgCrons(store),
+    deployments: new PgDeployments(store),
+  };
+  const runBackend = async () => {
     // claims are only taken once the others can see this replica alive
     await coordination.ready();
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
     return {
       events: new PgRunEvents(store, coordination, warn),
-      claims: (runs) => new PgRunClaims({ store, coordination, runs: runs.name, leaseMs: config.runLeaseMs }),
+      claims: () => new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
       leaseMs: config.runLeaseMs,
     };
-  });
+  };
+  return backend('postgresql', store, coordination, runBackend, queries);
 }
 
-function backend(kind: Backend['kind'], store: Store, coordination: Coordination, runBackend: Backend['runBackend']): Backend {
+function backend(kind: Backend['kind'], store: Store, coordination: Coordination, runBackend: Backend['runBackend'], queries: BackendQueries): Backend {
   return {
     kind,
+    queries,
     store,
     coordination,
     replicaId: coordination.shared ? coordination.replicaId : undefined,

@@ -19,6 +19,6 @@ export interface RunningServer extends HttpServer {
 export async function startServer(config: ServerConfig, createApp: AppFactory = createApplication, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const backend = await openBackend(config, log);
   const { store, coordination } = backend;
-  const server = await startHttpServer(config, backend, async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend() }), log);
+  const server = await startHttpServer(config, backend, async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }), log);
   return { ...server, store };
 }

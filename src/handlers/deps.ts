@@ -1,6 +1,7 @@
 // What each area (agent server, control plane, A2A) is built from: what the server made and
 // what the composition root's backend provides. The areas see ports only; which backend
 // stands behind them is decided once, in src/compose/backend.ts.
+import type { BackendQueries } from '../domain/ports/queries.ts';
 import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
 import type { Store } from '../domain/ports/store.ts';
@@ -12,6 +13,8 @@ export interface AppFactoryDeps extends ServerDeps {
   coordination: Coordination;
   /** The run claims and event logs: through PostgreSQL shared with the other replicas, else in process. */
   runBackend: AgentDomainOptions['runBackend'];
+  /** The searches, counts and lists the backend answers itself (PostgreSQL: in SQL); none on the embedded store. */
+  queries: BackendQueries;
 }
 
 export type AppFactory = (deps: AppFactoryDeps) => Promise<Application>;

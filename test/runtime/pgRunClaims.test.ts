@@ -23,9 +23,12 @@ test('claims: receipt order per thread, one running run per thread, after_second
   await a.ready();
   await b.ready();
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const claimsA = new PgRunClaims({ store, coordination: a, runs: 'runs', leaseMs: 60_000 });
-  const claimsB = new PgRunClaims({ store, coordination: b, runs: 'runs', leaseMs: 60_000 });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000 });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000 });
   try {
+    // runs belong to threads (a foreign key): their threads first
+    const threads = store.collection<{ thread_id: string }>('threads');
+    for (const thread_id of ['t1', 't2']) await threads.put(thread_id, { thread_id });
     await runs.put('r1', run('r1', 't1'));
     await runs.put('r2', run('r2', 't1'));
     await runs.put('r3', run('r3', 't2', { kwargs: { after_seconds: 60 } }));
@@ -52,7 +55,7 @@ test('claims: receipt order per thread, one running run per thread, after_second
     assert.equal((await claimsA.claim(start))?.run_id, 'r2');
     assert.deepEqual((await claimsB.renew(['r2'])).lost, ['r2'], 'the gone replica would learn its claim was taken');
 
-    // the claim query is answered from the runs' expression indexes, not a scan of every record
+    // the claim query is answered from the runs table's indexes, not a scan of every run
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
@@ -60,8 +63,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
       await admin.query('SET LOCAL enable_seqscan = off');
       const sql = (claimsA as unknown as { candidateSql: string }).candidateSql.replace('FOR UPDATE OF r SKIP LOCKED', '');
       const plan = (await admin.query(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      assert.match(plan, /Index (Only )?Scan using agentplane_ix_/, plan);
-      assert.doesNotMatch(plan, /Seq Scan on agentplane_records/, plan);
+      assert.match(plan, /Index (Only )?Scan (using|on) agentplane_runs_/, plan);
+      assert.doesNotMatch(plan, /Seq Scan on agentplane_runs/, plan);
       await admin.query('ROLLBACK');
     } finally {
       await admin.end();

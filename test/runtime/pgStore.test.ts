@@ -82,7 +82,7 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
     await client.connect();
     try {
       const { rows } = await client.query('SELECT version FROM agentplane_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), [1, 2], 'each migration applied once');
+      assert.deepEqual(rows.map((r) => r.version), [1, 2, 3], 'each migration applied once');
       // a where-query is served by the collection's expression index, not a scan of the table
       await client.query('SET enable_seqscan = off');
       const plan = await client.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'items' AND doc->>'tenant' = 't' ORDER BY seq`);
@@ -128,6 +128,29 @@ test('PostgreSQL store: metadata containment is answered through a GIN index, wi
       await admin.end();
     }
   } finally {
+    await store.close();
+  }
+});
+
+test("PostgreSQL store: an area's collection is its own table, with its columns kept from the record on every write", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    type Thread = { thread_id: string; owner?: string; status: string; created_at: string; updated_at: string; metadata: Record<string, unknown> };
+    const threads = store.collection<Thread>('threads', { indexes: ['status'], containment: ['metadata'] });
+    const at = '2026-01-01T00:00:00.000Z';
+    await threads.put('t1', { thread_id: 't1', status: 'idle', created_at: at, updated_at: at, metadata: { a: 1 } });
+    await threads.update('t1', (t) => ({ ...t, owner: 'o', status: 'busy', metadata: { a: 2 } }));
+    const { rows } = await admin.query(`SELECT owner, status, metadata FROM agentplane_threads WHERE thread_id = 't1'`);
+    assert.deepEqual(rows[0], { owner: 'o', status: 'busy', metadata: { a: 2 } });
+    assert.equal((await admin.query(`SELECT count(*)::int AS n FROM agentplane_records`)).rows[0].n, 0, 'nothing in the generic table');
+    assert.deepEqual((await threads.list({ where: { status: 'busy' } })).map((t) => t.thread_id), ['t1']);
+    // an area's look-ups are its columns: a field it has none for is a programming error, said at once
+    assert.throws(() => store.collection('threads', { indexes: ['colour'] }), /agentplane_threads has no column for threads\.colour/);
+  } finally {
+    await admin.end();
     await store.close();
   }
 });

@@ -11,6 +11,25 @@ export interface Migration {
   sql: string;
 }
 
+// What migration 3 needs to read the old documents; frozen with it (a later change is a new migration).
+const MOVED = `'threads', 'runs', 'assistants', 'assistant_versions', 'checkpoints', 'checkpoint_writes', 'plain_checkpoints', 'plain_heads', 'store_items', 'crons', 'a2a_tasks', 'cp-deployments', 'cp-revisions', 'cp-auth-providers'`;
+const OWNER = `coalesce(doc->>'owner', '')`;
+const METADATA = `coalesce(nullif((doc->'metadata')::jsonb, 'null'::jsonb), '{}'::jsonb)`;
+function text(field: string): string {
+  return `doc->>'${field}'`;
+}
+function time(field: string): string {
+  return `(doc->>'${field}')::timestamptz`;
+}
+
+/** Copies one collection's rows from agentplane_records into its table, keeping their seq. */
+function moveRows(collection: string, table: string, columns: Record<string, string>, only = 'true'): string {
+  const names = Object.keys(columns);
+  return `INSERT INTO ${table} (${names.join(', ')}, seq, doc)
+        SELECT ${names.map((n) => columns[n].replaceAll('doc', 'r.doc').replace(/^id$/, 'r.id')).join(', ')}, r.seq, r.doc
+        FROM agentplane_records r WHERE r.collection = '${collection}' AND ${only} ORDER BY r.seq;`;
+}
+
 export const MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -69,6 +88,253 @@ export const MIGRATIONS: Migration[] = [
         data json,
         PRIMARY KEY (run_id, n)
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'area tables',
+    // A table per area instead of every record in agentplane_records, with real columns for
+    // what the queries filter, sort, own and join on (kept from the document on every write,
+    // see pgTables.ts) and every index here rather than made at run time. `seq` keeps
+    // insertion order (the rows moved keep theirs). Foreign keys are deferred to the commit,
+    // because one batch may write a run before the thread it belongs to. The moved rows leave
+    // agentplane_records, with the run-time indexes made for them; runs, versions and
+    // revisions whose parent is gone are not moved (nothing could reach them).
+    sql: `
+      CREATE TABLE agentplane_threads (
+        thread_id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        owner text NOT NULL,
+        status text,
+        created_at timestamptz,
+        updated_at timestamptz,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_threads_seq ON agentplane_threads (seq);
+      CREATE INDEX agentplane_threads_owner_created ON agentplane_threads (owner, created_at, seq);
+      CREATE INDEX agentplane_threads_owner_updated ON agentplane_threads (owner, updated_at, seq);
+      CREATE INDEX agentplane_threads_owner_status ON agentplane_threads (owner, status, created_at, seq);
+      CREATE INDEX agentplane_threads_status ON agentplane_threads (status, seq);
+      CREATE INDEX agentplane_threads_metadata ON agentplane_threads USING gin (metadata jsonb_path_ops);
+
+      CREATE TABLE agentplane_runs (
+        run_id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        thread_id text NOT NULL REFERENCES agentplane_threads ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+        owner text NOT NULL,
+        assistant_id text,
+        status text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz,
+        after_seconds float8 NOT NULL,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_runs_seq ON agentplane_runs (seq);
+      CREATE INDEX agentplane_runs_thread ON agentplane_runs (thread_id, seq);
+      CREATE INDEX agentplane_runs_status ON agentplane_runs (status, seq);
+      CREATE INDEX agentplane_runs_pending_thread ON agentplane_runs (thread_id, seq) WHERE status = 'pending';
+
+      CREATE TABLE agentplane_assistants (
+        assistant_id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        owner text NOT NULL,
+        graph_id text,
+        name text,
+        created_at timestamptz,
+        updated_at timestamptz,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_assistants_seq ON agentplane_assistants (seq);
+      CREATE INDEX agentplane_assistants_owner ON agentplane_assistants (owner, created_at, seq);
+      CREATE INDEX agentplane_assistants_graph ON agentplane_assistants (graph_id, seq);
+      CREATE INDEX agentplane_assistants_metadata ON agentplane_assistants USING gin (metadata jsonb_path_ops);
+
+      CREATE TABLE agentplane_assistant_versions (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        assistant_id text NOT NULL REFERENCES agentplane_assistants ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+        version integer,
+        created_at timestamptz,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_assistant_versions_seq ON agentplane_assistant_versions (seq);
+      CREATE INDEX agentplane_assistant_versions_assistant ON agentplane_assistant_versions (assistant_id, seq);
+
+      CREATE TABLE agentplane_checkpoints (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        thread_id text,
+        thread_ns text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_checkpoints_seq ON agentplane_checkpoints (seq);
+      CREATE INDEX agentplane_checkpoints_thread ON agentplane_checkpoints (thread_id, seq);
+      CREATE INDEX agentplane_checkpoints_thread_ns ON agentplane_checkpoints (thread_ns, seq);
+
+      CREATE TABLE agentplane_checkpoint_writes (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        thread_id text,
+        cp_key text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_checkpoint_writes_seq ON agentplane_checkpoint_writes (seq);
+      CREATE INDEX agentplane_checkpoint_writes_thread ON agentplane_checkpoint_writes (thread_id, seq);
+      CREATE INDEX agentplane_checkpoint_writes_cp_key ON agentplane_checkpoint_writes (cp_key, seq);
+
+      CREATE TABLE agentplane_plain_checkpoints (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        thread_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_plain_checkpoints_seq ON agentplane_plain_checkpoints (seq);
+      CREATE INDEX agentplane_plain_checkpoints_thread ON agentplane_plain_checkpoints (thread_id, seq);
+
+      CREATE TABLE agentplane_plain_heads (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_plain_heads_seq ON agentplane_plain_heads (seq);
+
+      CREATE TABLE agentplane_store_items (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        scope text,
+        created_at timestamptz,
+        updated_at timestamptz,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_store_items_seq ON agentplane_store_items (seq);
+      CREATE INDEX agentplane_store_items_scope ON agentplane_store_items (scope, seq);
+
+      CREATE TABLE agentplane_crons (
+        cron_id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        scope text,
+        thread_id text,
+        assistant_id text,
+        enabled boolean NOT NULL,
+        next_run_date timestamptz,
+        end_time timestamptz,
+        created_at timestamptz,
+        updated_at timestamptz,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_crons_seq ON agentplane_crons (seq);
+      CREATE INDEX agentplane_crons_due ON agentplane_crons (seq) WHERE enabled AND next_run_date IS NOT NULL;
+      CREATE INDEX agentplane_crons_scope ON agentplane_crons (scope, seq);
+      CREATE INDEX agentplane_crons_metadata ON agentplane_crons USING gin (metadata jsonb_path_ops);
+
+      CREATE TABLE agentplane_a2a_tasks (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        owner text NOT NULL,
+        context_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_a2a_tasks_seq ON agentplane_a2a_tasks (seq);
+      CREATE INDEX agentplane_a2a_tasks_context ON agentplane_a2a_tasks (context_id, seq);
+
+      CREATE TABLE agentplane_deployments (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        tenant_name text,
+        name text,
+        status text,
+        image_version text,
+        deployment_type text,
+        listener_id text,
+        created_at timestamptz,
+        updated_at timestamptz,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_deployments_seq ON agentplane_deployments (seq);
+      CREATE INDEX agentplane_deployments_tenant ON agentplane_deployments (tenant_id, seq);
+      CREATE INDEX agentplane_deployments_tenant_name ON agentplane_deployments (tenant_name, seq);
+      CREATE INDEX agentplane_deployments_status ON agentplane_deployments (status, seq);
+
+      CREATE TABLE agentplane_revisions (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        deployment_id text NOT NULL REFERENCES agentplane_deployments ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+        tenant_id text,
+        status text,
+        created_at timestamptz,
+        updated_at timestamptz,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_revisions_seq ON agentplane_revisions (seq);
+      CREATE INDEX agentplane_revisions_deployment ON agentplane_revisions (deployment_id, seq);
+      CREATE INDEX agentplane_revisions_status ON agentplane_revisions (status, seq);
+
+      CREATE TABLE agentplane_auth_providers (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        tenant_provider text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_auth_providers_seq ON agentplane_auth_providers (seq);
+      CREATE INDEX agentplane_auth_providers_tenant ON agentplane_auth_providers (tenant_id, seq);
+      CREATE INDEX agentplane_auth_providers_tenant_provider ON agentplane_auth_providers (tenant_provider, seq);
+
+      ${moveRows('threads', 'agentplane_threads', { thread_id: 'id', owner: OWNER, status: text('status'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
+      ${moveRows('runs', 'agentplane_runs', {
+        run_id: 'id',
+        thread_id: text('thread_id'),
+        owner: OWNER,
+        assistant_id: text('assistant_id'),
+        status: text('status'),
+        created_at: time('created_at'),
+        updated_at: time('updated_at'),
+        after_seconds: `coalesce((doc->'kwargs'->>'after_seconds')::float8, 0)`,
+      }, `EXISTS (SELECT 1 FROM agentplane_threads t WHERE t.thread_id = r.doc->>'thread_id')`)}
+      ${moveRows('assistants', 'agentplane_assistants', { assistant_id: 'id', owner: OWNER, graph_id: text('graph_id'), name: text('name'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
+      ${moveRows('assistant_versions', 'agentplane_assistant_versions', { id: 'id', assistant_id: text('assistant_id'), version: `(doc->>'version')::integer`, created_at: time('created_at'), metadata: METADATA }, `EXISTS (SELECT 1 FROM agentplane_assistants a WHERE a.assistant_id = r.doc->>'assistant_id')`)}
+      ${moveRows('checkpoints', 'agentplane_checkpoints', { id: 'id', thread_id: text('thread_id'), thread_ns: text('thread_ns') })}
+      ${moveRows('checkpoint_writes', 'agentplane_checkpoint_writes', { id: 'id', thread_id: text('thread_id'), cp_key: text('cp_key') })}
+      ${moveRows('plain_checkpoints', 'agentplane_plain_checkpoints', { id: 'id', thread_id: text('thread_id') })}
+      ${moveRows('plain_heads', 'agentplane_plain_heads', { id: 'id' })}
+      ${moveRows('store_items', 'agentplane_store_items', { id: 'id', scope: text('scope'), created_at: time('created_at'), updated_at: time('updated_at') })}
+      ${moveRows('crons', 'agentplane_crons', {
+        cron_id: 'id',
+        scope: text('scope'),
+        thread_id: text('thread_id'),
+        assistant_id: text('assistant_id'),
+        enabled: `coalesce((doc->>'enabled')::boolean, false)`,
+        next_run_date: time('next_run_date'),
+        end_time: time('end_time'),
+        created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
+      ${moveRows('a2a_tasks', 'agentplane_a2a_tasks', { id: 'id', owner: OWNER, context_id: text('contextId') })}
+      ${moveRows('cp-deployments', 'agentplane_deployments', {
+        id: 'id',
+        tenant_id: text('tenant_id'),
+        tenant_name: text('tenant_name'),
+        name: text('name'),
+        status: text('status'),
+        image_version: text('image_version'),
+        deployment_type: `doc->'source_config'->>'deployment_type'`,
+        listener_id: `doc->'source_config'->>'listener_id'`,
+        created_at: time('created_at'), updated_at: time('updated_at') })}
+      ${moveRows('cp-revisions', 'agentplane_revisions', { id: 'id', deployment_id: text('deployment_id'), tenant_id: text('tenant_id'), status: text('status'), created_at: time('created_at'), updated_at: time('updated_at') }, `EXISTS (SELECT 1 FROM agentplane_deployments d WHERE d.id = r.doc->>'deployment_id')`)}
+      ${moveRows('cp-auth-providers', 'agentplane_auth_providers', { id: 'id', tenant_id: text('tenant_id'), tenant_provider: text('tenant_provider') })}
+
+      DO $$
+      DECLARE made record;
+      BEGIN
+        FOR made IN SELECT index_name FROM agentplane_indexes WHERE collection IN (${MOVED}) LOOP
+          EXECUTE 'DROP INDEX IF EXISTS ' || quote_ident(made.index_name);
+        END LOOP;
+      END $$;
+      DELETE FROM agentplane_indexes WHERE collection IN (${MOVED});
+      DELETE FROM agentplane_records WHERE collection IN (${MOVED});
     `,
   },
 ];

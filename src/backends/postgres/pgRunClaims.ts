@@ -5,7 +5,7 @@
 // once take different runs; the claim's unique thread_id keeps a thread to one running run
 // whatever races. The run turns `running` in the same transaction, so a run is running
 // exactly when it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
-import pg from 'pg';
+import type pg from 'pg';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
 import type { PgStore } from './pgStore.ts';
@@ -17,8 +17,6 @@ const CANCEL_CHANNEL = 'agentplane_runs_cancel';
 export interface PgRunClaimsOptions {
   store: PgStore;
   coordination: PgCoordination;
-  /** The collection the run records are in. */
-  runs: string;
   /** How long a claim stays this replica's without a renewal. */
   leaseMs: number;
 }
@@ -26,7 +24,6 @@ export interface PgRunClaimsOptions {
 export class PgRunClaims implements RunClaims {
   private readonly store: PgStore;
   private readonly coordination: PgCoordination;
-  private readonly runs: string;
   private readonly leaseMs: number;
   /** The claim's look-up, written once (see candidateQuery). */
   private readonly candidateSql: string;
@@ -34,9 +31,8 @@ export class PgRunClaims implements RunClaims {
   constructor(options: PgRunClaimsOptions) {
     this.store = options.store;
     this.coordination = options.coordination;
-    this.runs = options.runs;
     this.leaseMs = options.leaseMs;
-    this.candidateSql = candidateQuery(options.runs);
+    this.candidateSql = CANDIDATE_SQL;
   }
 
   async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
@@ -52,7 +48,7 @@ export class PgRunClaims implements RunClaims {
         );
         if (inserted.rowCount !== 1) return 'raced' as const;
         const running = start(run);
-        await client.query('UPDATE agentplane_records SET doc = $3::json WHERE collection = $1 AND id = $2', [this.runs, run.run_id, JSON.stringify(running)]);
+        await client.query(SET_RUNNING, [run.run_id, running.status, running.updated_at, JSON.stringify(running)]);
         return running;
       });
       if (outcome === 'none') return null;
@@ -62,11 +58,7 @@ export class PgRunClaims implements RunClaims {
   }
 
   async nextDue(): Promise<number | null> {
-    const { rows } = await this.store.query<{ due: Date | null }>(
-      `SELECT min((doc->>'created_at')::timestamptz + ${AFTER_SECONDS} * interval '1 second') AS due
-         FROM agentplane_records WHERE collection = $1 AND doc->>'status' = 'pending' AND ${AFTER_SECONDS} > 0`,
-      [this.runs],
-    );
+    const { rows } = await this.store.query<{ due: Date | null }>(NEXT_DUE_SQL, []);
     return rows[0]?.due ? rows[0].due.getTime() : null;
   }
 
@@ -118,7 +110,7 @@ export class PgRunClaims implements RunClaims {
         const current = await this.runForUpdate(client, row.run_id);
         if (!current || current.status !== 'running') return null;
         const next = abandoned(current);
-        await client.query('UPDATE agentplane_records SET doc = $3::json WHERE collection = $1 AND id = $2', [this.runs, row.run_id, JSON.stringify(next)]);
+        await client.query(SET_ABANDONED, [row.run_id, next.status, next.updated_at, JSON.stringify(next)]);
         return next;
       });
       if (run) changed.push(run);
@@ -145,29 +137,34 @@ export class PgRunClaims implements RunClaims {
   }
 
   private async runForUpdate(client: pg.PoolClient, runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM agentplane_records WHERE collection = $1 AND id = $2 FOR UPDATE', [this.runs, runId]);
+    const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM agentplane_runs WHERE run_id = $1 FOR UPDATE', [runId]);
     return rows[0]?.doc;
   }
 
 }
 
+// The SQL over the runs table (agentplane_runs, see pgTables.ts: status, thread_id,
+// created_at and after_seconds are real columns).
+
 /**
  * The next claimable run: pending, its `after_seconds` passed, no claim on its thread, no
  * earlier pending run on its thread (receipt order), skipping rows another replica is
- * claiming right now. Served by the runs' status and thread_id expression indexes.
+ * claiming right now. Served by the runs' status and pending-per-thread indexes.
  */
-function candidateQuery(collection: string): string {
-  // a literal, so the planner can match the collection's partial expression indexes
-  const runs = pg.escapeLiteral(collection);
-  return `SELECT r.id, r.doc FROM agentplane_records r
-      WHERE r.collection = ${runs} AND r.doc->>'status' = 'pending'
-        AND ${AFTER_SECONDS.replaceAll('doc', 'r.doc')} <= extract(epoch FROM now() - (r.doc->>'created_at')::timestamptz)
-        AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.doc->>'thread_id')
-        AND NOT EXISTS (SELECT 1 FROM agentplane_records e WHERE e.collection = ${runs} AND e.doc->>'thread_id' = r.doc->>'thread_id' AND e.doc->>'status' = 'pending' AND e.seq < r.seq)
-      ORDER BY r.seq
-      LIMIT 1
-      FOR UPDATE OF r SKIP LOCKED`;
-}
+export const CANDIDATE_SQL = `SELECT r.run_id AS id, r.doc FROM agentplane_runs r
+    WHERE r.status = 'pending'
+      AND r.after_seconds <= extract(epoch FROM now() - r.created_at)
+      AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
+      AND NOT EXISTS (SELECT 1 FROM agentplane_runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
+    ORDER BY r.seq
+    LIMIT 1
+    FOR UPDATE OF r SKIP LOCKED`;
 
-/** A run's `after_seconds` (0 when absent), as SQL over its document. */
-const AFTER_SECONDS = `coalesce((doc->'kwargs'->>'after_seconds')::float8, 0)`;
+/** When the earliest delayed pending run may start. */
+export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1 second') AS due FROM agentplane_runs WHERE status = 'pending' AND after_seconds > 0`;
+
+/** A claimed run's new document, its status column with it: only while the run is still pending. */
+const SET_RUNNING = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'pending'`;
+
+/** A taken-over run's new document, its status column with it: only while it is still running. */
+const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;

@@ -1,10 +1,13 @@
 // The PostgreSQL store (DATABASE_URL / --database): the same Store contract as the embedded
-// journal store, on one shared table of documents (see pgMigrations.ts). Writes are
-// transactions, so an acknowledged write is committed; `update` is a row-locked
-// read-modify-write; a batch is one transaction. Fields a collection declares as indexed
-// get expression indexes, and `where` is answered by them in SQL; `filter` closures run
-// here, over the rows read in insertion order in bounded batches (never the whole table
-// at once).
+// journal store. Each area's collection has its own table with real columns (pgTables.ts,
+// made by pgMigrations.ts), and `where` is answered by those columns and their indexes; a
+// collection of no known area shares the generic table of documents, where the fields it
+// declares as indexed get expression indexes made at run time. Writes are transactions, so
+// an acknowledged write is committed; `update` is a row-locked read-modify-write; a batch is
+// one transaction. `filter` closures run here, over the rows read in insertion order in
+// bounded batches (never the whole table at once); the repositories' named queries
+// (pgThreads.ts, pgRuns.ts, pgAssistants.ts, pgCrons.ts, pgDeployments.ts) filter and sort in
+// SQL instead.
 // Any number of server processes may share the database (see pgCoordination.ts for how
 // they divide the work).
 import { createHash } from 'node:crypto';
@@ -13,6 +16,7 @@ import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from 
 import { MIGRATIONS, SCHEMA_LOCK } from './pgMigrations.ts';
 import { containsAll } from '../../domain/ports/containment.ts';
 import { asStoreFailure, isDatabaseUnavailable, openPool } from './pgConnections.ts';
+import { areaTable, columnOf, columnParam, type AreaTable } from './pgTables.ts';
 
 export interface PgStoreOptions {
   url: string;
@@ -75,11 +79,21 @@ export class PgStore implements Store {
   ) {}
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
+    const handle = this.handle(name);
+    if (handle.area) {
+      // an area's indexes are its table's, made by a migration: a field without a column is a bug
+      for (const field of [...(options.indexes ?? []), ...(options.containment ?? [])]) handle.columnFor(field);
+    } else {
+      for (const field of options.indexes ?? []) this.index(name, field, 'equality', handle.indexed);
+      for (const field of options.containment ?? []) this.index(name, field, 'containment', handle.containable);
+    }
+    return handle as unknown as Collection<T>;
+  }
+
+  private handle(name: string): PgCollection<object> {
     let handle = this.handles.get(name);
     if (!handle) this.handles.set(name, (handle = new PgCollection(name, this)));
-    for (const field of options.indexes ?? []) this.index(name, field, 'equality', handle.indexed);
-    for (const field of options.containment ?? []) this.index(name, field, 'containment', handle.containable);
-    return handle as unknown as Collection<T>;
+    return handle;
   }
 
   /**
@@ -106,8 +120,9 @@ export class PgStore implements Store {
     if (ops.length === 0) return;
     await this.transaction(async (client) => {
       for (const op of ops) {
-        if ('delete' in op) await client.query('DELETE FROM agentplane_records WHERE collection = $1 AND id = $2', [op.collection, op.id]);
-        else await client.query(UPSERT, [op.collection, op.id, JSON.stringify(op.value)]);
+        const target = this.handle(op.collection);
+        if ('delete' in op) await client.query(target.deleteSql, [op.id]);
+        else await client.query(target.upsertSql, target.row(op.id, op.value));
       }
     });
   }
@@ -197,9 +212,6 @@ export class PgStore implements Store {
   }
 }
 
-// An upsert keeps the row's seq, so updated records keep their place in insertion order.
-const UPSERT = 'INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json) ON CONFLICT (collection, id) DO UPDATE SET doc = EXCLUDED.doc';
-
 /** `doc->>'field'`, written exactly as in the index definition so the planner matches them. */
 function fieldExpression(field: string): string {
   return `doc->>${pg.escapeLiteral(field)}`;
@@ -210,46 +222,89 @@ function containerExpression(field: string): string {
   return `(doc->${pg.escapeLiteral(field)})::jsonb`;
 }
 
+/**
+ * One collection: its area's table, or its rows of the generic table (scoped by a literal
+ * `collection = '…'`, so the planner can match the partial expression indexes). An upsert
+ * keeps the row's seq, so updated records keep their place in insertion order.
+ */
 class PgCollection<T extends object> implements Collection<T> {
   readonly indexed = new Set<string>();
   readonly containable = new Set<string>();
+  readonly area: AreaTable | undefined;
+  private readonly table: string;
+  private readonly key: string;
+  /** Conditions every statement starts from (the generic table's collection). */
+  private readonly scope: string[];
+  readonly upsertSql: string;
+  readonly deleteSql: string;
+  private readonly insertSql: string;
+  private readonly getSql: string;
 
   constructor(
     readonly name: string,
     private readonly store: PgStore,
-  ) {}
+  ) {
+    this.area = areaTable(name);
+    this.table = this.area?.table ?? 'agentplane_records';
+    this.key = this.area?.key ?? 'id';
+    this.scope = this.area ? [] : [`collection = ${pg.escapeLiteral(name)}`];
+    const columns = this.area ? [this.key, ...this.area.columns.map((c) => c.name), 'doc'] : ['collection', 'id', 'doc'];
+    const types = this.area ? ['text', ...this.area.columns.map((c) => c.type), 'json'] : ['text', 'text', 'json'];
+    const values = types.map((type, i) => `$${i + 1}::${type}`).join(', ');
+    const conflict = this.area ? this.key : 'collection, id';
+    const insert = `INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${values}) ON CONFLICT (${conflict})`;
+    const updated = columns.filter((c) => c !== this.key && c !== 'collection' && c !== 'id');
+    this.upsertSql = `${insert} DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+    this.insertSql = `${insert} DO NOTHING`;
+    const byId = this.area ? `${this.key} = $1` : `collection = ${pg.escapeLiteral(name)} AND id = $1`;
+    this.deleteSql = `DELETE FROM ${this.table} WHERE ${byId}`;
+    this.getSql = `SELECT doc FROM ${this.table} WHERE ${byId}`;
+  }
+
+  /** The statement parameters that store `value` under `id` (see upsertSql). */
+  row(id: string, value: object): unknown[] {
+    const doc = JSON.stringify(value);
+    if (!this.area) return [this.name, id, doc];
+    return [id, ...this.area.columns.map((c) => columnParam(c, value as Record<string, unknown>)), doc];
+  }
+
+  /** The column an area's `where` or `contains` names; a field the table has no column for is a bug. */
+  columnFor(field: string): string {
+    const column = this.area && columnOf(this.area, field);
+    if (!column) throw new Error(`table ${this.table} has no column for ${this.name}.${field}`);
+    return column.name;
+  }
 
   async get(id: string): Promise<T | undefined> {
-    const { rows } = await this.store.query<{ doc: T }>('SELECT doc FROM agentplane_records WHERE collection = $1 AND id = $2', [this.name, id]);
+    const { rows } = await this.store.query<{ doc: T }>(this.getSql, [id]);
     return rows[0]?.doc;
   }
 
   async insert(id: string, value: T): Promise<boolean> {
-    const { rowCount } = await this.store.query('INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json) ON CONFLICT DO NOTHING', [this.name, id, JSON.stringify(value)]);
+    const { rowCount } = await this.store.query(this.insertSql, this.row(id, value));
     return rowCount === 1;
   }
 
   async put(id: string, value: T): Promise<void> {
-    await this.store.query(UPSERT, [this.name, id, JSON.stringify(value)]);
+    await this.store.query(this.upsertSql, this.row(id, value));
   }
 
   async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
     return this.store.transaction(async (client) => {
-      const { rows } = await client.query<{ doc: T }>('SELECT doc FROM agentplane_records WHERE collection = $1 AND id = $2 FOR UPDATE', [this.name, id]);
+      const { rows } = await client.query<{ doc: T }>(`${this.getSql} FOR UPDATE`, [id]);
       const current = rows[0]?.doc;
       if (current === undefined) return undefined;
       const next = change(current);
       if (next === undefined || next === current) return current;
-      await client.query('UPDATE agentplane_records SET doc = $3::json WHERE collection = $1 AND id = $2', [this.name, id, JSON.stringify(next)]);
+      await client.query(this.upsertSql, this.row(id, next));
       return next;
     });
   }
 
   async delete(id: string): Promise<boolean> {
-    const { rowCount } = await this.store.query('DELETE FROM agentplane_records WHERE collection = $1 AND id = $2', [this.name, id]);
+    const { rowCount } = await this.store.query(this.deleteSql, [id]);
     return (rowCount ?? 0) > 0;
   }
-
   async list(options: ListOptions<T> = {}): Promise<T[]> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
@@ -281,7 +336,7 @@ class PgCollection<T extends object> implements Collection<T> {
   async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'> = {}): Promise<number> {
     if (!options.filter && !options.contains) {
       const { where, params } = this.conditions(options.where ?? {}, {});
-      const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM agentplane_records WHERE ${where}`, params);
+      const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`, params);
       return Number(rows[0].n);
     }
     let n = 0;
@@ -310,7 +365,7 @@ class PgCollection<T extends object> implements Collection<T> {
 
   private select(options: ListOptions<T>, after: string | null): { sql: string; params: unknown[] } {
     const { where, params } = this.conditions(options.where ?? {}, options.contains ?? {});
-    let sql = `SELECT seq, doc FROM agentplane_records WHERE ${where}`;
+    let sql = `SELECT seq, doc FROM ${this.table} WHERE ${where}`;
     if (after !== null) {
       params.push(after);
       sql += ` AND seq ${options.reverse ? '<' : '>'} $${params.length}`;
@@ -319,19 +374,18 @@ class PgCollection<T extends object> implements Collection<T> {
   }
 
   private conditions(where: Record<string, string>, contains: Record<string, Record<string, unknown>>): { where: string; params: unknown[] } {
-    // the collection is a literal so the planner can match the partial expression indexes
-    const parts = [`collection = ${pg.escapeLiteral(this.name)}`];
+    const parts = [...this.scope];
     const params: unknown[] = [];
     for (const [field, value] of Object.entries(where)) {
       params.push(value);
-      parts.push(`${fieldExpression(field)} = $${params.length}`);
+      parts.push(`${this.area ? this.columnFor(field) : fieldExpression(field)} = $${params.length}`);
     }
     for (const [field, wanted] of Object.entries(contains)) {
       // nothing wanted matches every record, a missing field too
       if (Object.keys(wanted).length === 0) continue;
       params.push(JSON.stringify(wanted));
-      parts.push(`${containerExpression(field)} @> $${params.length}::jsonb`);
+      parts.push(`${this.area ? this.columnFor(field) : containerExpression(field)} @> $${params.length}::jsonb`);
     }
-    return { where: parts.join(' AND '), params };
+    return { where: parts.length ? parts.join(' AND ') : 'true', params };
   }
 }

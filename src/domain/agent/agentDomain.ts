@@ -21,6 +21,11 @@ import type { AgentService, AgentServices } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
 import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
+import { CollectionThreads } from './collectionThreads.ts';
+import type { ThreadsRepository } from '../ports/threadsRepository.ts';
+import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
+import { CollectionRuns } from './collectionRuns.ts';
 
 export interface AgentDomainOptions {
   store: Store;
@@ -43,6 +48,12 @@ export interface AgentDomainOptions {
   locks?: Locks;
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
   runBackend: { events: RunEventLog; claims: (runs: Collection<RunRecord>) => RunClaims; leaseMs: number };
+  /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
+  threadQueries?: ThreadsRepository;
+  /** The assistants' searches and counts (PostgreSQL's in SQL); over the assistants collection when absent. */
+  assistantQueries?: AssistantsRepository;
+  /** The runs' lists by thread and status (PostgreSQL's in SQL); over the runs collection when absent. */
+  runQueries?: RunsRepository;
 }
 
 export interface AgentDomain extends AgentServices {
@@ -74,7 +85,9 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.runBackend.claims(runs), leaseMs: options.runBackend.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
-  const threadDeps = { threads, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
+  const queries = options.threadQueries ?? new CollectionThreads(threads);
+  const runQueries = options.runQueries ?? new CollectionRuns(runs);
+  const threadDeps = { threads, queries, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // An owner's assistants and threads hold nothing but the owner and the shared parts above,
   // so they are made once per owner rather than on every request (a registry looks up its
   // collections when made); the runs view carries the request's caller, so it is per call.
@@ -84,14 +97,14 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     if (!found) {
       // owners are tenants: few, but nothing bounds them, so the map is not allowed to grow without end
       if (views.size >= MAX_CACHED_OWNERS) views.clear();
-      found = { assistants: new AssistantRegistry(store, graphs, owner), threads: new Threads(threadDeps, owner) };
+      found = { assistants: new AssistantRegistry(store, graphs, owner, options.assistantQueries), threads: new Threads(threadDeps, owner) };
       views.set(owner, found);
     }
     return found;
   };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
-    return { assistants, threads: ownThreads, runs: new Runs({ runs, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
+    return { assistants, threads: ownThreads, runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
   };
   return {
     forOwner,

@@ -11,11 +11,10 @@ import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
 import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas, type SubgraphSchemas } from './graphShapes.ts';
 import { ownerOf } from './records.ts';
-import { metadataContains, sortBy } from './search.ts';
+import { metadataContains } from './search.ts';
+import type { AssistantFilter, AssistantRecord, AssistantsRepository } from '../ports/assistantsRepository.ts';
+import { CollectionAssistants } from './collectionAssistants.ts';
 import type { AssistantService } from './service.ts';
-
-/** An assistant as stored: with its owner (see ownerOf), which the API object never shows. */
-type AssistantRecord = Assistant & { owner?: string };
 
 const toApi = (record: AssistantRecord): Assistant => {
   const { owner: _owner, ...assistant } = record;
@@ -29,15 +28,19 @@ export class AssistantRegistry implements AssistantService {
   private readonly collection: Collection<AssistantRecord>;
   /** Every version of every assistant, id `<assistant_id>@<version>`. */
   private readonly versions: Collection<AssistantVersion>;
+  /** Searches and counts (in SQL on PostgreSQL). */
+  private readonly queries: AssistantsRepository;
 
   constructor(
     private readonly store: Store,
     private readonly graphs: GraphRegistry,
     /** Whose assistants these are, besides the shared system ones (see ownerOf). */
     private readonly owner: string,
+    queries?: AssistantsRepository,
   ) {
     this.collection = store.collection<AssistantRecord>('assistants', { indexes: ['graph_id'], containment: ['metadata'] });
     this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'], containment: ['metadata'] });
+    this.queries = queries ?? new CollectionAssistants(this.collection);
   }
 
   /** System assistants (the server's, with no owner) are everyone's; the rest only their owner's. */
@@ -141,7 +144,7 @@ export class AssistantRegistry implements AssistantService {
   }
 
   async count(query: AssistantCountRequest = {}): Promise<number> {
-    return (await this.matching(query)).length;
+    return this.queries.count(this.filter(query));
   }
 
   async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
@@ -202,23 +205,22 @@ export class AssistantRegistry implements AssistantService {
     return assistant ? ok(assistant) : assistantNotFound();
   }
 
-  private async matching(query: { graph_id?: string; name?: string; metadata?: object }): Promise<AssistantRecord[]> {
-    const graphs = new Set(this.graphIds());
-    return this.collection.list({
-      where: query.graph_id ? { graph_id: query.graph_id } : undefined,
-      filter: (a) =>
-        graphs.has(a.graph_id) &&
-        this.visible(a) &&
-        (!query.name || a.name.toLowerCase().includes(query.name.toLowerCase())),
-      contains: metadataContains(query.metadata),
-    });
+  /** The request's filters, on what this owner may see of the configured graphs' assistants. */
+  private filter(query: { graph_id?: string; name?: string; metadata?: object }): AssistantFilter {
+    const graphIds = this.graphIds();
+    return {
+      owner: this.owner,
+      systemIds: graphIds.map((g) => uuid5(g)),
+      graphIds,
+      ...(query.graph_id ? { graph_id: query.graph_id } : {}),
+      ...(query.name ? { name: query.name } : {}),
+      ...(query.metadata && typeof query.metadata === 'object' ? { metadata: query.metadata as Record<string, unknown> } : {}),
+    };
   }
 
   async search(query: AssistantSearchRequest = {}): Promise<Assistant[]> {
-    const all = await this.matching(query);
-    const sorted = sortBy(all, query.sort_by ?? 'created_at', query.sort_order ?? 'desc');
-    const offset = query.offset ?? 0;
-    return sorted.slice(offset, offset + (query.limit ?? 10)).map(toApi);
+    const page = { sortBy: query.sort_by ?? 'created_at', order: query.sort_order ?? 'desc', offset: query.offset ?? 0, limit: query.limit ?? 10 } as const;
+    return (await this.queries.search(this.filter(query), page)).map(toApi);
   }
 }
 

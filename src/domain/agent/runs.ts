@@ -5,6 +5,7 @@
 import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { nowIso } from '../clock.ts';
@@ -20,6 +21,8 @@ import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
 
 export interface RunDeps {
   runs: Collection<RunRecord>;
+  /** Lists by thread and by status (in SQL on PostgreSQL). */
+  queries: RunsRepository;
   threads: Collection<ThreadRecord>;
   /** The assistants the owner may run. */
   assistants: Pick<AssistantService, 'resolve'>;
@@ -123,16 +126,12 @@ export class Runs implements RunService {
    * the named ones), or by run ids. Every named run must exist, or nothing is cancelled.
    */
   async cancelMany(selection: RunsCancelRequest, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<void, 'not_found'>> {
-    const { runs, lifecycle } = this.deps;
+    const { runs, queries, lifecycle } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
       const threadId = selection.thread_id;
       if (threadId && !(await this.thread(threadId))) return threadNotFound(threadId);
-      const statuses = selection.status === 'all' ? ['pending', 'running'] : [selection.status];
-      const wanted = (run: RunRecord) => this.mine(run) && (!threadId || run.thread_id === threadId);
-      targets = (
-        await Promise.all(statuses.map((status) => runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: wanted })))
-      ).flat();
+      targets = await queries.withStatus(this.owner, selection.status === 'all' ? ['pending', 'running'] : [selection.status], threadId);
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {
@@ -175,10 +174,8 @@ export class Runs implements RunService {
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
-    const runs = await this.deps.runs.list({ where: { thread_id: threadId, ...(query.status ? { status: query.status } : {}) } });
-    runs.sort((a, b) => (a.run_id < b.run_id ? 1 : -1));
-    const offset = query.offset ?? 0;
-    return ok(runs.slice(offset, offset + (query.limit ?? 10)).map(toApiRun));
+    const page = await this.deps.queries.ofThread(threadId, { ...(query.status ? { status: query.status } : {}), offset: query.offset ?? 0, limit: query.limit ?? 10 });
+    return ok(page.map(toApiRun));
   }
 
   async wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>> {

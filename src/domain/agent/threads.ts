@@ -18,18 +18,21 @@ import type {
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
+import type { ThreadFilter, ThreadSortField, ThreadsRepository } from '../ports/threadsRepository.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import { newThread, type RunLifecycle } from './runLifecycle.ts';
-import { containsAll, metadataContains, sortBy } from './search.ts';
+import { containsAll } from './search.ts';
 import type { CheckpointSelector, ThreadService } from './service.ts';
 import type { ThreadCheckpoints } from './threadCheckpoints.ts';
 import type { ThreadStateReader } from './threadState.ts';
 
 export interface ThreadDeps {
   threads: Collection<ThreadRecord>;
+  /** Searches and counts (in SQL on PostgreSQL). */
+  queries: ThreadsRepository;
   lifecycle: RunLifecycle;
   stateReader: ThreadStateReader;
   checkpoints: ThreadCheckpoints;
@@ -83,14 +86,21 @@ export class Threads implements ThreadService {
   }
 
   async count(query: ThreadCountRequest = {}): Promise<number> {
-    const filter = (t: ThreadRecord) => this.mine(t);
-    const where = query.status ? { status: query.status } : undefined;
-    const contains = metadataContains(query.metadata);
-    if (!query.values) return this.deps.threads.count({ where, filter, contains });
+    const filter = this.filter(query);
+    if (!query.values) return this.deps.queries.count(filter);
     let count = 0;
-    for (const t of await this.deps.threads.list({ where, filter, contains }))
-      if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    for (const t of await this.deps.queries.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
     return count;
+  }
+
+  /** The request's filters, on this owner's threads. */
+  private filter(query: Pick<ThreadSearchRequest, 'status' | 'metadata' | 'ids'>): ThreadFilter {
+    return {
+      owner: this.owner,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.metadata && typeof query.metadata === 'object' ? { metadata: query.metadata as Record<string, unknown> } : {}),
+      ...(query.ids ? { ids: query.ids } : {}),
+    };
   }
 
   async patch(threadId: string, body: ThreadPatchRequest): Promise<Outcome<Thread, 'not_found'>> {
@@ -147,26 +157,20 @@ export class Threads implements ThreadService {
   }
 
   async search(query: ThreadSearchRequest = {}): Promise<Thread[]> {
-    const { threads, stateReader } = this.deps;
-    const ids = query.ids ? new Set(query.ids) : null;
-    const filter = (t: ThreadRecord) => this.mine(t) && (!ids || ids.has(t.thread_id));
-    const where = query.status ? { status: query.status } : undefined;
-    const contains = metadataContains(query.metadata);
+    const { queries, stateReader } = this.deps;
+    const filter = this.filter(query);
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
-    const sortField = query.sort_by === 'state_updated_at' ? 'updated_at' : (query.sort_by ?? 'created_at');
+    const sortBy: ThreadSortField = query.sort_by === 'state_updated_at' ? 'updated_at' : (query.sort_by ?? 'created_at');
     const order = query.sort_order ?? 'desc';
     let page: ThreadRecord[];
     if (query.values) {
-      const all = sortBy(await threads.list({ where, filter, contains }), sortField, order);
+      // the values are the state's, not the record's: every match is read, then filtered here
       const matching: ThreadRecord[] = [];
-      for (const t of all) if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
+      for (const t of await queries.search(filter, { sortBy, order, offset: 0 })) if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
       page = matching.slice(offset, offset + limit);
-    } else if (sortField === 'created_at') {
-      // the store keeps creation order: page without sorting the whole collection
-      page = await threads.list({ where, filter, contains, reverse: order === 'desc', offset, limit });
     } else {
-      page = sortBy(await threads.list({ where, filter, contains }), sortField, order).slice(offset, offset + limit);
+      page = await queries.search(filter, { sortBy, order, offset, limit });
     }
     return Promise.all(page.map((t) => this.view(t)));
   }
@@ -181,7 +185,7 @@ export class Threads implements ThreadService {
 
   /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
   async deleteOfAssistant(assistantId: string): Promise<number> {
-    const mine = await this.deps.threads.list({ filter: this.mine, contains: metadataContains({ assistant_id: assistantId }) });
+    const mine = await this.deps.queries.search({ owner: this.owner, metadata: { assistant_id: assistantId } }, { sortBy: 'created_at', order: 'asc', offset: 0 });
     let deleted = 0;
     for (const thread of mine) if ((await this.delete(thread.thread_id)).ok) deleted += 1;
     return deleted;

@@ -19,6 +19,7 @@ import { deepFreeze } from '../freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';
+import { deploymentFilter } from './collectionDeployments.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
@@ -114,33 +115,20 @@ export async function listDeployments(repo: ControlPlaneRepository, tenantId: st
   const limit = query.limit ?? 20;
   // tags are not managed here, so no deployment carries one
   if (query.tag_value_ids) return { resources: [], offset };
-  const filter = deploymentFilter(query);
   let records: DeploymentRecord[];
   if (query.deployment_ids) {
     const ids = [...new Set(query.deployment_ids.toLowerCase().split(','))];
     const found = await Promise.all(ids.map((id) => repo.deploymentOf(tenantId, id)));
+    const filter = deploymentFilter(query);
     records = found
       .filter((r): r is DeploymentRecord => r !== undefined && (!filter || filter(r)))
       .sort((a, b) => (a.created_at < b.created_at ? 1 : -1))
       .slice(offset, offset + limit);
   } else {
-    records = await repo.deployments.list({ where: { tenant_id: tenantId }, reverse: true, filter, offset, limit });
+    records = await repo.queries.newestFirst(tenantId, query, { offset, limit });
   }
   const resources = await Promise.all(records.map((r) => deploymentView(repo, r)));
   return { resources, offset: offset + resources.length };
-}
-
-function deploymentFilter(query: ListDeploymentsQuery): ((r: DeploymentRecord) => boolean) | undefined {
-  const tests: ((r: DeploymentRecord) => boolean)[] = [];
-  if (query.name_contains) {
-    const needle = query.name_contains.toLowerCase();
-    tests.push((r) => r.name.toLowerCase().includes(needle));
-  }
-  if (query.status !== undefined) tests.push((r) => r.status === query.status);
-  if (query.remote_reconciled !== undefined) tests.push((r) => (r.source_config.listener_id !== null) === query.remote_reconciled);
-  if (query.image_version !== undefined) tests.push((r) => r.image_version === query.image_version);
-  if (query.deployment_type !== undefined) tests.push((r) => r.source_config.deployment_type === query.deployment_type);
-  return tests.length ? (r) => tests.every((test) => test(r)) : undefined;
 }
 
 /** Soft delete (cleanup by the deployer after one phase), or immediate removal with force. */

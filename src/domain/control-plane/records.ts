@@ -12,6 +12,8 @@ import type {
 } from '../../../generated/control-plane/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import { KeyedLock, type Locks } from '../keyedLock.ts';
+import type { DeploymentsRepository } from '../ports/deploymentsRepository.ts';
+import { CollectionDeployments } from './collectionDeployments.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */
 export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {
@@ -65,14 +67,19 @@ export class ControlPlaneRepository {
   readonly revisions: Collection<RevisionRecord>;
   readonly providers: Collection<ProviderRecord>;
   readonly listeners: Collection<ListenerRecord>;
+  /** The deployments list (in SQL on PostgreSQL). */
+  readonly queries: DeploymentsRepository<DeploymentRecord>;
   constructor(
     readonly store: Store,
     readonly locks: Locks = new KeyedLock(),
+    /** Over the deployments collection when absent (see collectionDeployments.ts). */
+    queries?: DeploymentsRepository<DeploymentRecord>,
   ) {
     this.deployments = store.collection(COLLECTIONS.deployments, { indexes: ['tenant_id', 'tenant_name', 'status'] });
     this.revisions = store.collection(COLLECTIONS.revisions, { indexes: ['deployment_id', 'status'] });
     this.providers = store.collection(COLLECTIONS.providers, { indexes: ['tenant_id', 'tenant_provider'] });
     this.listeners = store.collection(COLLECTIONS.listeners, { indexes: ['tenant_id', 'tenant_compute', 'status'] });
+    this.queries = queries ?? new CollectionDeployments(this.deployments);
   }
 
   /** Another tenant's deployment is reported as missing, like one that does not exist. */

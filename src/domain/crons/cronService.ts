@@ -2,16 +2,14 @@
 // records and answers the API; the scheduler (scheduler.ts) fires them.
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../ports/store.ts';
-import { metadataContains, sortBy } from '../agent/search.ts';
+import type { CronFilter, CronRecord, CronsRepository } from '../ports/cronsRepository.ts';
+import { CollectionCrons } from './collectionCrons.ts';
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { uuid4 } from '../agent/ids.ts';
 import { nextDue, scheduleProblem } from './schedule.ts';
 
-export interface CronRecord extends Cron {
-  /** The tenant that owns the cron ('' while agent-server auth is off). */
-  scope: string;
-}
+export type { CronRecord };
 
 /** What a cron operation can fail with: a missing cron, assistant or thread, or a bad schedule field. */
 export type CronOutcome<T> = Outcome<T, 'not_found' | 'unprocessable'>;
@@ -25,6 +23,8 @@ export interface ResolvedAssistant {
 
 export class CronService {
   private readonly crons: Collection<CronRecord>;
+  /** Searches, counts and the due crons (in SQL on PostgreSQL). */
+  private readonly queries: CronsRepository;
   private changed: () => void = () => {};
 
   constructor(
@@ -34,8 +34,10 @@ export class CronService {
     /** Whether the thread exists and is the scope's. */
     private readonly threadExists: (scope: string, threadId: string) => Promise<boolean>,
     private readonly now: () => Date = () => new Date(),
+    queries?: CronsRepository,
   ) {
     this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'], containment: ['metadata'] });
+    this.queries = queries ?? new CollectionCrons(this.crons);
   }
 
   /** The scheduler re-plans its timer whenever a cron changes. */
@@ -106,21 +108,20 @@ export class CronService {
   }
 
   async search(scope: string, query: CronSearchRequest): Promise<Partial<Cron>[]> {
-    const matching = await this.matching(scope, query);
-    const sorted = sortBy(matching, query.sort_by ?? 'created_at', query.sort_order ?? 'desc');
-    const offset = query.offset ?? 0;
-    const page = sorted.slice(offset, offset + (query.limit ?? 10)).map(toApi);
+    const filter = await this.filter(scope, query);
+    const found = await this.queries.search(filter, { sortBy: query.sort_by ?? 'created_at', order: query.sort_order ?? 'desc', offset: query.offset ?? 0, limit: query.limit ?? 10 });
+    const page = found.map(toApi);
     if (!query.select?.length) return page;
     return page.map((cron) => Object.fromEntries(query.select!.map((field) => [field, cron[field as keyof Cron]])) as Partial<Cron>);
   }
 
   async count(scope: string, query: CronCountRequest): Promise<number> {
-    return (await this.matching(scope, query)).length;
+    return this.queries.count(await this.filter(scope, query));
   }
 
   /** Every enabled cron with a due time, for the scheduler. */
   async due(): Promise<CronRecord[]> {
-    return this.crons.list({ filter: (c) => c.enabled && c.next_run_date !== null });
+    return this.queries.due();
   }
 
   /**
@@ -148,17 +149,17 @@ export class CronService {
     return record && record.scope === scope ? record : undefined;
   }
 
-  private async matching(scope: string, query: CronSearchRequest | CronCountRequest): Promise<CronRecord[]> {
+  /** The request's filters on the scope's crons (an assistant named by graph is its id). */
+  private async filter(scope: string, query: CronSearchRequest | CronCountRequest): Promise<CronFilter> {
     const assistant = query.assistant_id ? ((await this.resolveAssistant(scope, query.assistant_id))?.assistant_id ?? query.assistant_id) : undefined;
-    const enabled = 'enabled' in query ? query.enabled : undefined;
-    return this.crons.list({
-      where: { scope },
-      filter: (c) =>
-        (!assistant || c.assistant_id === assistant) &&
-        (!query.thread_id || c.thread_id === query.thread_id) &&
-        (enabled === undefined || c.enabled === enabled),
-      contains: metadataContains(query.metadata),
-    });
+    const enabled: unknown = 'enabled' in query ? query.enabled : undefined;
+    return {
+      scope,
+      ...(assistant ? { assistant_id: assistant } : {}),
+      ...(query.thread_id ? { thread_id: query.thread_id } : {}),
+      ...(typeof enabled === 'boolean' ? { enabled } : {}),
+      ...(query.metadata && typeof query.metadata === 'object' ? { metadata: query.metadata as Record<string, unknown> } : {}),
+    };
   }
 }
 

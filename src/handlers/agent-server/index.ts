@@ -68,6 +68,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
+    threadQueries: deps.queries.threads,
+    assistantQueries: deps.queries.assistants,
+    runQueries: deps.queries.runs,
     graphs,
     checkpointer,
     log: log.child({ area: 'agent-server' }),
@@ -89,6 +92,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     store,
     (owner, id) => domain.forOwner(owner).assistants.resolve(id),
     async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
+    undefined,
+    deps.queries.crons,
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store

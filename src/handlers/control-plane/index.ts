@@ -30,7 +30,8 @@ import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
 
 export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
-  const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) });
+  // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
+  const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );

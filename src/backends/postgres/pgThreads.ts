@@ -1,0 +1,62 @@
+// The threads' named queries in SQL over agentplane_threads (pgTables.ts): the owner, status
+// and metadata filters and the sort are the table's columns, so a page or a count is read
+// through the owner's indexes (test/postgres/explain.test.ts holds them to that at 100k).
+import type { ThreadRecord } from '../../domain/agent/records.ts';
+import type { ThreadFilter, ThreadPage, ThreadSortField, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
+import type { PgStore } from './pgStore.ts';
+import { metadataEquals } from './pgSql.ts';
+
+/** Sort fields as columns (a closed list: never a request's text in SQL). */
+/** Text in byte order (COLLATE "C"), as the embedded store compares strings. */
+const SORT_COLUMNS: Record<ThreadSortField, string> = { thread_id: 'thread_id COLLATE "C"', status: 'status COLLATE "C"', created_at: 'created_at', updated_at: 'updated_at' };
+
+export class PgThreads implements ThreadsRepository {
+  constructor(private readonly store: PgStore) {}
+
+  async search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]> {
+    const { sql, params } = searchSql(filter, page);
+    const { rows } = await this.store.query<{ doc: ThreadRecord }>(sql, params);
+    return rows.map((r) => r.doc);
+  }
+
+  async count(filter: ThreadFilter): Promise<number> {
+    const { sql, params } = countSql(filter);
+    const { rows } = await this.store.query<{ n: string }>(sql, params);
+    return Number(rows[0].n);
+  }
+}
+
+/** The statement of a search (exported for the EXPLAIN tests). */
+export function searchSql(filter: ThreadFilter, page: ThreadPage): { sql: string; params: unknown[] } {
+  const { where, params } = conditions(filter);
+  const direction = page.order === 'asc' ? 'ASC' : 'DESC';
+  let sql = `SELECT doc FROM agentplane_threads WHERE ${where} ORDER BY ${SORT_COLUMNS[page.sortBy]} ${direction}, seq ${direction}`;
+  params.push(page.offset);
+  sql += ` OFFSET $${params.length}`;
+  if (page.limit !== undefined) {
+    params.push(page.limit);
+    sql += ` LIMIT $${params.length}`;
+  }
+  return { sql, params };
+}
+
+/** The statement of a count (exported for the EXPLAIN tests). */
+export function countSql(filter: ThreadFilter): { sql: string; params: unknown[] } {
+  const { where, params } = conditions(filter);
+  return { sql: `SELECT count(*) AS n FROM agentplane_threads WHERE ${where}`, params };
+}
+
+function conditions(filter: ThreadFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [filter.owner];
+  const parts = ['owner = $1'];
+  if (filter.status) {
+    params.push(filter.status);
+    parts.push(`status = $${params.length}`);
+  }
+  if (filter.ids) {
+    params.push(filter.ids);
+    parts.push(`thread_id = ANY($${params.length}::text[])`);
+  }
+  if (filter.metadata) parts.push(...metadataEquals('metadata', filter.metadata, params));
+  return { where: parts.join(' AND '), params };
+}

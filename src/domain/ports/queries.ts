@@ -1,0 +1,16 @@
+// The named queries a backend answers itself (PostgreSQL in SQL, over its tables' columns and
+// indexes). An area whose entry is absent is queried over its collection (the embedded store).
+import type { AssistantsRepository } from './assistantsRepository.ts';
+import type { CronsRepository } from './cronsRepository.ts';
+import type { DeploymentsRepository } from './deploymentsRepository.ts';
+import type { RunsRepository } from './runsRepository.ts';
+import type { ThreadsRepository } from './threadsRepository.ts';
+import type { DeploymentRecord } from '../control-plane/records.ts';
+
+export interface BackendQueries {
+  threads?: ThreadsRepository;
+  assistants?: AssistantsRepository;
+  runs?: RunsRepository;
+  crons?: CronsRepository;
+  deployments?: DeploymentsRepository<DeploymentRecord>;
+}
