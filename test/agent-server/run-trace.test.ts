@@ -4,9 +4,9 @@
 // service name OTEL_SERVICE_NAME gives (a deployment's name when the control plane starts it).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { otlpReceiver } from '../support/otlpReceiver.ts';
 import { ROOT, spawnServer, startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const graphs = { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' };
@@ -62,44 +62,6 @@ describe('a run trace read through the API', () => {
     assert.ok(((await res.json()) as { detail?: string }).detail);
   });
 });
-
-/** A local OTLP/HTTP receiver: the JSON export requests it is sent, as they arrive. */
-async function otlpReceiver(): Promise<{ url: string; spans: () => Array<{ service: string; name: string }>; close: () => Promise<void>; arrived: (test: () => boolean) => Promise<void> }> {
-  const received: Array<{ service: string; name: string }> = [];
-  const waiting = new Set<() => void>();
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') {
-        const request = JSON.parse(body) as { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ name: string }> }> }> };
-        for (const resourceSpans of request.resourceSpans) {
-          const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) received.push({ service, name: span.name });
-        }
-        for (const wake of waiting) wake();
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    spans: () => received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-    arrived: (check) =>
-      new Promise<void>((resolve) => {
-        const wake = () => {
-          if (!check()) return;
-          waiting.delete(wake);
-          resolve();
-        };
-        waiting.add(wake);
-        wake();
-      }),
-  };
-}
 
 test('with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans of a run arrive at the collector with OTEL_SERVICE_NAME as the service', async () => {
   const receiver = await otlpReceiver();
