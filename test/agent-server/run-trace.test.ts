@@ -30,7 +30,12 @@ describe('a run trace read through the API', () => {
 
   test('a run trace holds its nodes in order, the model call in `agent` and the tool call in `tools`, with durations', async () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-    const run = (await (await server.api(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'traced', input: { messages: [{ role: 'user', content: 'add' }] } } })).json()) as { run_id: string };
+    const run = (await (
+      await server.api(`/threads/${thread.thread_id}/runs`, {
+        method: 'POST',
+        json: { assistant_id: 'traced', input: { messages: [{ role: 'user', content: 'add' }] } },
+      })
+    ).json()) as { run_id: string };
     await server.api(`/threads/${thread.thread_id}/runs/${run.run_id}/join`);
     const res = await server.api(`/threads/${thread.thread_id}/runs/${run.run_id}/trace`);
     assert.equal(res.status, 200);
@@ -39,7 +44,10 @@ describe('a run trace read through the API', () => {
     assert.equal(root.parent_span_id, null);
     assert.equal(root.attributes['langgraph.graph_id'], 'traced');
     const nodes = spans.filter((s) => s.kind === 'node');
-    assert.deepEqual(nodes.map((s) => s.name), ['agent', 'tools']);
+    assert.deepEqual(
+      nodes.map((s) => s.name),
+      ['agent', 'tools'],
+    );
     assert.ok(nodes.every((s) => s.parent_span_id === root.span_id && s.duration_ms >= 0 && (s.attributes['output.size'] as number) > 0));
     const model = spans.find((s) => s.kind === 'model')!;
     const toolCall = spans.find((s) => s.kind === 'tool')!;
@@ -70,10 +78,19 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans of a run arrive at the col
   const server = await spawnServer(['--memory'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'my-deployment' }, projectDir);
   try {
     const call = async (pathname: string, body?: unknown) =>
-      (await fetch(server.url + pathname, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, string>>;
+      (
+        await fetch(
+          server.url + pathname,
+          body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+        )
+      ).json() as Promise<Record<string, string>>;
     const thread = await call('/threads', {});
     await call(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: 'traced', input: { messages: [{ role: 'user', content: 'add' }] } });
-    const names = () => receiver.spans().filter((s) => s.service === 'my-deployment').map((s) => s.name);
+    const names = () =>
+      receiver
+        .spans()
+        .filter((s) => s.service === 'my-deployment')
+        .map((s) => s.name);
     await receiver.arrived(() => ['run', 'agent', 'tools', 'add'].every((name) => names().includes(name)));
     assert.ok(receiver.spans().every((s) => s.service === 'my-deployment'));
   } finally {

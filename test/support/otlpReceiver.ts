@@ -8,7 +8,12 @@ export interface ReceivedSpan {
   name: string;
 }
 
-export async function otlpReceiver(): Promise<{ url: string; spans: () => ReceivedSpan[]; close: () => Promise<void>; arrived: (test: () => boolean) => Promise<void> }> {
+export async function otlpReceiver(): Promise<{
+  url: string;
+  spans: () => ReceivedSpan[];
+  close: () => Promise<void>;
+  arrived: (test: () => boolean) => Promise<void>;
+}> {
   const received: ReceivedSpan[] = [];
   const waiting = new Set<() => void>();
   const server = http.createServer((req, res) => {
@@ -16,7 +21,12 @@ export async function otlpReceiver(): Promise<{ url: string; spans: () => Receiv
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       if (req.url === '/v1/traces') {
-        const request = JSON.parse(body) as { resourceSpans: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Array<{ name: string }> }> }> };
+        const request = JSON.parse(body) as {
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+            scopeSpans: Array<{ spans: Array<{ name: string }> }>;
+          }>;
+        };
         for (const resourceSpans of request.resourceSpans) {
           const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) received.push({ service, name: span.name });
@@ -44,4 +54,3 @@ export async function otlpReceiver(): Promise<{ url: string; spans: () => Receiv
       }),
   };
 }
-

@@ -40,7 +40,9 @@ export class RunTracer extends BaseCallbackHandler {
     // the run's own span has no parent here: a trace per run
     const parent = (parentRunId && this.spans.get(parentRunId)?.span) || this.root;
     const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-    const span = runSpans().provider.getTracer('agentplane').startSpan(name, { attributes: { [RUN_ID_ATTRIBUTE]: this.runId, 'agentplane.kind': kind } }, context);
+    const span = runSpans()
+      .provider.getTracer('agentplane')
+      .startSpan(name, { attributes: { [RUN_ID_ATTRIBUTE]: this.runId, 'agentplane.kind': kind } }, context);
     for (const [key, value] of Object.entries(attributes)) if (value !== undefined) span.setAttribute(key, value as string | number | boolean);
     return span;
   }
@@ -58,11 +60,24 @@ export class RunTracer extends BaseCallbackHandler {
     entry.span.end();
   }
 
-  override handleChainStart(_chain: Serialized, inputs: ChainValues, runId: string, parentRunId?: string, tags?: string[], metadata?: Record<string, unknown>, _runType?: string, runName?: string): void {
+  override handleChainStart(
+    _chain: Serialized,
+    inputs: ChainValues,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    _runType?: string,
+    runName?: string,
+  ): void {
     const node = metadata?.langgraph_node;
     // LangGraph's own bookkeeping (`__start__`, channel writes) is hidden, as LangSmith hides it
     if (typeof node === 'string' && node === runName && !tags?.includes('langsmith:hidden')) {
-      this.open(runId, node, 'node', parentRunId, { 'langgraph.node': node, 'langgraph.step': metadata?.langgraph_step as number, 'input.size': sizeOf(inputs) });
+      this.open(runId, node, 'node', parentRunId, {
+        'langgraph.node': node,
+        'langgraph.step': metadata?.langgraph_step as number,
+        'input.size': sizeOf(inputs),
+      });
     } else {
       // not a node: its children go under the span above it
       const above = (parentRunId && this.spans.get(parentRunId)?.span) || this.root;
@@ -79,7 +94,16 @@ export class RunTracer extends BaseCallbackHandler {
     this.end(runId, {}, isInterrupt(err) ? undefined : err);
   }
 
-  override handleChatModelStart(llm: Serialized, messages: BaseMessage[][], runId: string, parentRunId?: string, _extra?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>, runName?: string): void {
+  override handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    _extra?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
     const flat = messages.flat().map((m) => ({ role: m.getType(), content: m.content }));
     this.open(runId, runName ?? modelName(llm), 'model', parentRunId, {
       'gen_ai.request.model': (metadata?.ls_model_name as string) ?? modelName(llm),
@@ -88,8 +112,20 @@ export class RunTracer extends BaseCallbackHandler {
     });
   }
 
-  override handleLLMStart(llm: Serialized, prompts: string[], runId: string, parentRunId?: string, _extra?: Record<string, unknown>, _tags?: string[], _metadata?: Record<string, unknown>, runName?: string): void {
-    this.open(runId, runName ?? modelName(llm), 'model', parentRunId, { 'gen_ai.prompt.count': prompts.length, 'gen_ai.prompt.messages': truncated(JSON.stringify(prompts)) });
+  override handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    _extra?: Record<string, unknown>,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
+    this.open(runId, runName ?? modelName(llm), 'model', parentRunId, {
+      'gen_ai.prompt.count': prompts.length,
+      'gen_ai.prompt.messages': truncated(JSON.stringify(prompts)),
+    });
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
@@ -107,7 +143,16 @@ export class RunTracer extends BaseCallbackHandler {
     this.end(runId, {}, err);
   }
 
-  override handleToolStart(tool: Serialized, input: string, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, runName?: string, toolCallId?: string): void {
+  override handleToolStart(
+    tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
     this.open(runId, runName ?? modelName(tool), 'tool', parentRunId, { 'tool.input': truncated(String(input)), 'tool.call_id': toolCallId });
   }
 
