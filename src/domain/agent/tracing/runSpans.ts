@@ -86,8 +86,3 @@ export function runSpans(): { provider: BasicTracerProvider; collector: RunSpanC
   installed = { provider, collector };
   return installed;
 }
-
-/** Sends what is still batched (at shutdown of a process or worker). */
-export async function flushRunSpans(): Promise<void> {
-  await installed?.provider.forceFlush();
-}
