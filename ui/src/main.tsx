@@ -1,4 +1,5 @@
 // The agentplane dashboard: one page app under /dashboard, served by agentplane itself.
+import { RunPage } from './pages/run';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiKey } from './api';
@@ -33,6 +34,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if ((p = match('/assistants/:id', path))) return <AssistantPage id={p.id} query={query} key={p.id} />;
   if (match('/threads', path)) return <ThreadsPage query={query} />;
   if ((p = match('/threads/:id', path))) return <ThreadPage id={p.id} key={p.id} />;
+  if ((p = match('/threads/:id/runs/:run', path))) return <RunPage threadId={p.id} runId={p.run} key={p.run} />;
   if (match('/store', path)) return <StorePage query={query} />;
   if (match('/crons', path)) return <CronsPage />;
   return (

@@ -21,6 +21,7 @@ import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
+import { RunTracer } from './tracing/runTracer.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -39,18 +40,30 @@ export function graphExecutor(deps: {
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
     // a graph's store is its run's owner's: the partition the owner reads through /store
     const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint };
-    if (graph.kind !== 'plain') return runLangGraph(ctx);
+    const tracer = new RunTracer(run.run_id, { 'langgraph.run_id': run.run_id, 'langgraph.thread_id': run.thread_id, 'langgraph.graph_id': graph.id, 'langgraph.assistant_id': run.assistant_id });
+    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
     try {
-      return await runPlainGraph(ctx);
+      const output = await runEither(ctx, deps.graphs);
+      return { ...output, trace: tracer.finish() };
     } catch (err) {
-      if (!(err instanceof ReturnedGraphError)) throw err;
-      // the function was a graph factory: run the graph it makes (and treat it so from now on)
-      await deps.graphs.markFactory(graph.id);
-      const made = await deps.graphs.resolve(graph.id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
-      return runLangGraph({ ...ctx, graph: made! });
+      tracer.finish(err);
+      throw err;
     }
   };
+}
+
+async function runEither(ctx: RunContext, graphs: GraphRegistry): Promise<RunOutput> {
+  const { graph, run } = ctx;
+  if (graph.kind !== 'plain') return runLangGraph(ctx);
+  try {
+    return await runPlainGraph(ctx);
+  } catch (err) {
+    if (!(err instanceof ReturnedGraphError)) throw err;
+    // the function was a graph factory: run the graph it makes (and treat it so from now on)
+    await graphs.markFactory(graph.id);
+    const made = await graphs.resolve(graph.id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
+    return runLangGraph({ ...ctx, graph: made! });
+  }
 }
 
 const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
@@ -171,6 +184,8 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       ...(forkFrom ? { checkpoint_id: forkFrom } : {}),
     },
     metadata: runMetadata(run, ctx.graph.id),
+    // the run's trace spans come from the callbacks (with any the caller's config gives)
+    callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
     // every checkpoint is on the store before the stream ends: with "async", LangGraph may

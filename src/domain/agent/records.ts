@@ -1,4 +1,5 @@
 // What the agent server keeps in the store, and how records become API objects.
+import type { TraceSpan } from './tracing/runSpans.ts';
 import type { Interrupt, Run, RunCreate, RunResult, Thread, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 
 /**
@@ -42,12 +43,14 @@ export interface RunRecord extends Run {
   attempt: number;
   /** Why the run ended in status `error` or `timeout`. */
   error?: RunError;
+  /** What the run did inside its nodes (tracing/runTracer.ts): read with GET .../trace. */
+  trace?: TraceSpan[];
 }
 
 export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
 
 export function toApiRun(record: RunRecord): Run {
-  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, ...run } = record;
+  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, trace: _trace, ...run } = record;
   return run;
 }
 

@@ -7,6 +7,8 @@ import type { WriteOp } from '../ports/store.ts';
 import type { RunnableGraph } from './graphs.ts';
 import type { PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
+import type { RunTracer } from './tracing/runTracer.ts';
+import type { TraceSpan } from './tracing/runSpans.ts';
 
 export interface RunContext {
   run: RunRecord;
@@ -20,6 +22,8 @@ export interface RunContext {
   memory?: BaseStore;
   /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */
   resumeFromCheckpoint: boolean;
+  /** Turns the graph's callbacks into the run's trace spans. */
+  tracer?: RunTracer;
 }
 
 export interface RunOutput {
@@ -28,6 +32,8 @@ export interface RunOutput {
   interrupts: Record<string, Interrupt[]>;
   /** Writes that commit the new state; applied atomically with the run's final status. */
   ops: WriteOp[];
+  /** The run's trace (tracing/runTracer.ts), kept on the run's record. */
+  trace?: TraceSpan[];
 }
 
 /**

@@ -380,7 +380,9 @@ export class RunEngine {
     told.error ||= error !== undefined;
     const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
     const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
-    ops.push(next ? { collection: runs.name, id: run.run_id, value: next } : { collection: runs.name, id: run.run_id, delete: true });
+    // the trace stays with the run's record: deleted with the run and its thread
+    const traced = next && output?.trace ? { ...next, trace: output.trace } : next;
+    ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
       ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() } });

@@ -2,6 +2,7 @@
 // Statuses change only in the run lifecycle; this service decides what to ask of it. A Runs
 // serves one owner (see ownerOf): another owner's runs, threads and assistants are answered
 // as missing ones.
+import type { TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
@@ -170,6 +171,12 @@ export class Runs implements RunService {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
     const run = await this.run(threadId, runId);
     return run ? ok(toApiRun(run)) : runNotFound();
+  }
+
+  async trace(threadId: string, runId: string): Promise<Outcome<TraceSpan[], 'not_found'>> {
+    if (!(await this.thread(threadId))) return threadNotFound(threadId);
+    const run = await this.run(threadId, runId);
+    return run ? ok(run.trace ?? []) : runNotFound();
   }
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {

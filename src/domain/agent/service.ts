@@ -2,6 +2,7 @@
 // interface per resource (assistants, threads, runs). Implemented in this folder
 // (assistants.ts, threads.ts, runs.ts; run and thread statuses in runLifecycle.ts) and
 // assembled by agentDomain.ts.
+import type { TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type {
   Assistant,
   AssistantCountRequest,
@@ -97,6 +98,8 @@ export interface RunService {
   /** Creates (queues) a run; honours multitask_strategy and if_not_exists like POST /threads/{id}/runs. */
   create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>>;
   get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>>;
+  /** The run's trace spans (tracing/runTracer.ts), oldest first; [] until the run has ended. */
+  trace(threadId: string, runId: string): Promise<Outcome<TraceSpan[], 'not_found'>>;
   list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>>;
   /** Resolves with the run once it is no longer pending or running (or when `signal` aborts). */
   wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>>;

@@ -143,6 +143,7 @@ const SHAPES: Record<string, Shape> = {
   streamStatelessRun: runCreate,
   waitStatelessRun: runCreate,
   getRun: threadRead,
+  getRunTrace: threadRead,
   joinRun: threadRead,
   joinRunStream: threadRead,
   joinStatelessRunStream: threadRead,

@@ -360,7 +360,9 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
           {runs.map((r) => (
             <tr key={r.run_id}>
               <td>
-                <code title={r.run_id}>{short(r.run_id)}</code>
+                <a href={`/dashboard/threads/${encodeURIComponent(r.thread_id)}/runs/${encodeURIComponent(r.run_id)}`}>
+                  <code title={r.run_id}>{short(r.run_id)}</code>
+                </a>
               </td>
               <td>
                 <Status value={r.status} />

@@ -10,6 +10,7 @@
 // the active revision, else starts that revision again. While it leads, the deployer restarts
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
+import { tracingProjectEnv } from './tracingProject.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -215,7 +216,7 @@ export class ContainerDeployer extends PhasedDeployer {
       proxyImage: replicas > 1 ? await ensureBaseImage(this.engine) : null,
       resources,
       secrets,
-      env: { AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`, LOG_LEVEL: 'info' },
+      env: { ...tracingProjectEnv(deployment.name, secrets), AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`, LOG_LEVEL: 'info' },
       dataVolume: replicas === 1,
     };
   }

@@ -8,6 +8,7 @@
 // TMPDIR. What only the control plane reads stays under `root`, inside its data directory:
 // logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
 // back from a deployment's processes has its secret values masked.
+import { tracingProjectEnv } from './tracingProject.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -262,7 +263,7 @@ export class LocalDeployer extends PhasedDeployer {
         uid: sandbox.uid,
         gid: sandbox.gid,
         cwd: path.dirname(config.file),
-        env: sandbox.env({ ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' }),
+        env: sandbox.env({ ...tracingProjectEnv(deployment.name, secrets), ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' }),
       };
     }
     const image = revision.source_revision_config.image_uri;

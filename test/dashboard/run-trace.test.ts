@@ -1,0 +1,61 @@
+// A run's page in a real browser: from the thread's runs table to the run, whose trace shows
+// its nodes, the model call inside `agent` and the tool call inside `tools`, in order, with
+// durations; beside it the run's stream events and the thread's final state.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from './browser.ts';
+
+const project = { graphs: { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' } };
+
+let server: TestServer;
+let browser: Browser;
+
+before(async () => {
+  await buildDashboard();
+  [server, browser] = await Promise.all([startTestServer({ project }), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("a run's trace shows its nodes, a model call and a tool call in order with durations", { timeout: 120_000 }, async () => {
+  const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+  await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+    method: 'POST',
+    json: { assistant_id: 'traced', input: { messages: [{ role: 'user', content: 'add two numbers' }] } },
+  });
+  const page = await openPage(browser, `${server.url}/dashboard/threads/${thread.thread_id}`, { key: server.key });
+  await page.locator('table a[href*="/runs/"]').first().click();
+  const trace = page.getByRole('list', { name: 'Trace' });
+  await trace.locator('li[data-kind="tool"]').waitFor();
+  const rows = await trace
+    .locator(':scope > li')
+    .evaluateAll((items) =>
+      items.map((li) => ({
+        kind: li.getAttribute('data-kind'),
+        name: li.querySelector('.span-name')?.textContent,
+        duration: li.querySelector('.span-duration')?.textContent,
+      })),
+    );
+  assert.deepEqual(
+    rows.map((r) => `${r.kind}:${r.name}`),
+    ['run:run', 'node:agent', 'model:FakeListChatModel', 'node:tools', 'tool:add'],
+  );
+  assert.ok(
+    rows.every((r) => /^\d+(\.\d+)? (ms|s)$/.test(r.duration ?? '')),
+    JSON.stringify(rows),
+  );
+  // beside the trace: the stream events and the final state
+  await page.getByRole('list', { name: 'Stream events' }).locator('li', { hasText: 'values' }).first().waitFor();
+  await page.getByRole('heading', { name: 'Final state' }).waitFor();
+  await screenshot(page, 'run-trace');
+  // no horizontal scroll at 400 px
+  await page.setViewportSize({ width: 400, height: 800 });
+  assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 400), true);
+  assert.deepEqual(pageErrors(page), []);
+  await page.context().close();
+});
