@@ -44,3 +44,34 @@ test('newest checkpoint, first regular write wins, special writes are replaced â
     await store.close();
   }
 });
+
+test('writes on a checkpoint the saver put itself: first regular write still wins, and the store is not read to know it', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  try {
+    const writesListed: string[] = [];
+    // counts the reads of checkpoint_writes: each is a round trip from a run worker (a query on PostgreSQL)
+    const counting = Object.create(store, {
+      collection: {
+        value: (name: string, options: object) => {
+          const collection = store.collection(name, options);
+          return name === 'checkpoint_writes' ? { ...collection, list: (o?: object) => (writesListed.push(name), collection.list(o as never)) } : collection;
+        },
+      },
+    });
+    const saver = new StoreCheckpointer(counting);
+    const id = '1ef00000-0000-6000-8000-000000000009';
+    await saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
+    await saver.putWrites(thread(id), [['messages', 'first'], ['other', 1]], 'task-a');
+    await saver.putWrites(thread(id), [['messages', 'second'], ['third', 3]], 'task-a');
+    await saver.putWrites(thread(id), [['messages', 'b']], 'task-b');
+    assert.deepEqual(writesListed, [], 'putWrites on its own checkpoint reads no write slots from the store');
+
+    // another saver (a replica, a fresh worker) did not put it: it reads the slots, and the first writes still win
+    const other = new StoreCheckpointer(store);
+    await other.putWrites(thread(id), [['messages', 'late']], 'task-a');
+    const writes = ((await other.getTuple(thread(id)))?.pendingWrites ?? []).map(([task, channel, value]) => `${task}/${channel}=${JSON.stringify(value)}`).sort();
+    assert.deepEqual(writes, ['task-a/messages="first"', 'task-a/other=1', 'task-b/messages="b"']);
+  } finally {
+    await store.close();
+  }
+});

@@ -75,9 +75,19 @@ export function withRunMetadata<M extends object>(config: RunnableConfig, metada
   return { ...Object.fromEntries(configurable), ...config.metadata, ...metadata };
 }
 
+/** How many checkpoints this checkpointer put whose write slots it remembers (the newest ones). */
+const OWN_CHECKPOINTS_KEPT = 256;
+
 export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
+  /**
+   * The write slots (task id → idx) taken on the checkpoints this checkpointer put itself. Nobody
+   * else writes against a checkpoint while the run that made it executes (a thread runs one run
+   * at a time), so for these putWrites knows what is taken without reading the store: one round
+   * trip less per task and superstep from a run worker, one query less on PostgreSQL.
+   */
+  private readonly ownSlots = new Map<string, Map<string, Set<number>>>();
 
   private readonly newestOf: (threadNs: string) => Promise<CheckpointRecord | undefined>;
 
@@ -140,7 +150,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       checkpoint: await this.dump(checkpoint),
       metadata: await this.dump(withRunMetadata(config, metadata)),
     };
-    await this.checkpoints.put(key(threadId, ns, checkpoint.id), record);
+    const cpKey = key(threadId, ns, checkpoint.id);
+    await this.checkpoints.put(cpKey, record);
+    this.ownSlots.set(cpKey, new Map());
+    if (this.ownSlots.size > OWN_CHECKPOINTS_KEPT) this.ownSlots.delete(this.ownSlots.keys().next().value!);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -153,16 +166,22 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     // regular writes are idempotent: the first one for a slot wins, like upstream savers. The
     // slots already taken are read once (one round trip from a run worker, not one per write)
     const regular = writes.some(([channel]) => SPECIAL_WRITE_IDX[channel] === undefined);
-    const taken = regular
-      ? new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx))
-      : new Set<number>();
+    const own = this.ownSlots.get(cpKey);
+    const taken = !regular
+      ? new Set<number>()
+      : own
+        ? (own.get(taskId) ?? new Set<number>())
+        : new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx));
+    const written: number[] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = SPECIAL_WRITE_IDX[channel] ?? i;
       if (idx >= 0 && taken.has(idx)) continue;
       const record: WriteRecord = { thread_id: threadId, cp_key: cpKey, task_id: taskId, channel, idx, value: await this.dump(value) };
       ops.push({ collection: this.writes.name, id: key(cpKey, taskId, String(idx)), value: record });
+      written.push(idx);
     }
     if (ops.length) await this.store.write(ops);
+    if (own && regular) own.set(taskId, new Set([...taken, ...written]));
   }
 
   async deleteThread(threadId: string): Promise<void> {
