@@ -33,11 +33,6 @@ export default tseslint.config(
     },
   },
   {
-    // being rewritten on the engine branch (issue 29 item 2); lint it as it is once that is merged
-    files: ['src/domain/agent/runLifecycle.ts'],
-    rules: { 'max-len': 'off', 'prefer-const': 'off' },
-  },
-  {
     // CommonJS preloads (node --require)
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

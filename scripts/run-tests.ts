@@ -31,7 +31,9 @@ const find = (dir: string, root: string): string[] =>
     }
     return e.name.endsWith('.test.ts') ? [p] : [];
   });
-const files = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r])).sort();
+const files = (roots.length ? roots : ['test'])
+  .flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]))
+  .sort();
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);

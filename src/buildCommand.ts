@@ -28,7 +28,11 @@ export async function buildCommand(options: BuildOptions): Promise<number> {
   }
   const engine = new ContainerEngine({ name: engineName, env: process.env, containersConf: packagePath('config', 'containers.conf') });
   const print = { onLine: (line: string) => console.log(line) };
-  const tag = await buildImage(engine, { tag: options.tag, projectDir: path.dirname(configFile), configPath: path.basename(configFile), packageRoot: PACKAGE_ROOT }, print);
+  const tag = await buildImage(
+    engine,
+    { tag: options.tag, projectDir: path.dirname(configFile), configPath: path.basename(configFile), packageRoot: PACKAGE_ROOT },
+    print,
+  );
   console.log(`Built ${tag}: ${engineName} run -p 8123:8000 ${tag}`);
   if (options.push) {
     await pushImage(engine, tag, print);

@@ -17,25 +17,31 @@ import { watchProject } from './runtime/watch.ts';
 import { settleImports, trackImports, wasImported } from './runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
 
-
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
-    .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
-    .addOption(new Option('--data <dir>', 'data directory (journal, snapshots, API keys)').env('DATA_DIR').default('./data'))
-    .addOption(new Option('--database <url>', 'PostgreSQL connection URL: keep records there instead of the embedded store').env('DATABASE_URL'))
-    // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
-    .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
-    .addOption(new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'))
-    .addOption(new Option('--examples', 'serve the shipped example graphs (echo, agent, approval, breakpoint) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'))
-    .showHelpAfterError('(run with --help for the options)');
+  return (
+    command
+      .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
+      .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
+      .addOption(new Option('--data <dir>', 'data directory (journal, snapshots, API keys)').env('DATA_DIR').default('./data'))
+      .addOption(new Option('--database <url>', 'PostgreSQL connection URL: keep records there instead of the embedded store').env('DATABASE_URL'))
+      // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
+      .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
+      .addOption(
+        new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'),
+      )
+      .addOption(
+        new Option('--examples', 'serve the shipped example graphs (echo, agent, approval, breakpoint) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'),
+      )
+      .showHelpAfterError('(run with --help for the options)')
+  );
 }
 
 /** Back to the flag form loadConfig reads, which the environment fills where a flag is missing. */
 function toArgv(options: Record<string, unknown>, extra: string[] = []): string[] {
   const argv: string[] = [];
-  for (const key of ['port', 'host', 'data', 'database', 'config'] as const) if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
+  for (const key of ['port', 'host', 'data', 'database', 'config'] as const)
+    if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
   if (options.memory) argv.push('--memory');
   if (options.examples) argv.push('--examples');
   return [...argv, ...extra];
@@ -54,7 +60,9 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   if (watching) await watchForReload(config, server, log);
   if (server.createdKey) {
     // printed once, on the start that created it; it is kept in the data directory
-    console.log(`\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`);
+    console.log(
+      `\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`,
+    );
   }
   let stopping = false;
   const stop = (signal: string) => {
@@ -122,7 +130,11 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .allowExcessArguments(false)
     .action((options: Record<string, unknown>) => serve('serve', toArgv(options, options.mock ? ['--mock'] : []), false));
 
-  servingOptions(program.command('dev').description('serve the project in the working directory and reload its graphs when files change (in a folder without one, offers to scaffold one)'))
+  servingOptions(
+    program
+      .command('dev')
+      .description('serve the project in the working directory and reload its graphs when files change (in a folder without one, offers to scaffold one)'),
+  )
     .option('--no-reload', 'do not watch the project')
     .allowExcessArguments(false)
     .action((options: Record<string, unknown>) => serve('dev', toArgv(options), options.reload !== false));
@@ -148,18 +160,28 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .addOption(new Option('--runs <n>', 'fuzzed cases per property').default('40'))
     .option('--seed <n>', 'fast-check seed (replays a run; failures print theirs)')
     .option('--junit <file>', 'also write a JUnit XML report to this file')
-    .addOption(new Option('--mode <mode>', 'real: answers must also agree with each other (what was created is readable…); mock: each answer only has to match the spec').choices(['real', 'mock']).default('real'))
+    .addOption(
+      new Option('--mode <mode>', 'real: answers must also agree with each other (what was created is readable…); mock: each answer only has to match the spec')
+        .choices(['real', 'mock'])
+        .default('real'),
+    )
     .addOption(new Option('--documents <list>', 'which documents to check, comma-separated').default('control-plane,agent-server,a2a'))
     .allowExcessArguments(false)
     .action((options: ConformanceOptions) => runConformance(options));
 
   program
     .command('listener')
-    .description('reconcile, with a deployer on this machine, the deployments a control plane assigns to this listener (source_config.listener_id), reporting their status and logs back')
+    .description(
+      'reconcile, with a deployer on this machine, the deployments a control plane assigns to this listener (source_config.listener_id), reporting their status and logs back',
+    )
     .requiredOption('--control-plane <url>', 'base URL of the control plane')
     .addOption(new Option('--api-key <key>', 'an API key of the tenant whose deployments this listener reconciles').env('AGENTPLANE_API_KEY'))
     .addOption(new Option('--tenant-id <uuid>', 'the tenant, for a key that spans several').env('AGENTPLANE_TENANT_ID'))
-    .addOption(new Option('--deployer <name>', 'what deploys the revisions here').choices(['local', 'container', 'kubernetes', 'kube-local', 'simulated']).default('local'))
+    .addOption(
+      new Option('--deployer <name>', 'what deploys the revisions here')
+        .choices(['local', 'container', 'kubernetes', 'kube-local', 'simulated'])
+        .default('local'),
+    )
     .option('--listener-id <uuid>', 'use this registered listener (default: the one this data directory registered, else a new one)')
     .option('--compute-id <name>', 'the unique name of this compute in the tenant (default: host name and data directory)')
     .option('--namespace <name...>', 'Kubernetes namespaces deployed into (compute_config.k8s_namespaces)')
@@ -170,12 +192,19 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
 
   program
     .command('render')
-    .description('print the Kubernetes manifests of an image and a resource_spec (as the kubernetes deployer applies them), checked against the Kubernetes schemas, for kubectl apply -f -')
+    .description(
+      'print the Kubernetes manifests of an image and a resource_spec (as the kubernetes deployer applies them), checked against the Kubernetes schemas, for kubectl apply -f -',
+    )
     .requiredOption('--image <uri>', 'the agent server image (image_uri)')
     .option('--resource-spec <file>', 'a JSON file holding the resource_spec')
     .option('--namespace <name>', 'namespace of every object', 'default')
     .option('--id <name>', 'what object names are made of (agentplane-<id>…): the deployment id in the control plane', 'local')
-    .option('--secret <NAME=VALUE>', 'a secret, as an environment variable of the server (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    .option(
+      '--secret <NAME=VALUE>',
+      'a secret, as an environment variable of the server (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
     .option('--postgres-image <image>', 'image of the database StatefulSet, when one is needed', 'postgres:16')
     .allowExcessArguments(false)
     .action(async (options: import('./renderCommand.ts').RenderOptions) => {
@@ -195,9 +224,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
       process.exitCode = await buildCommand(options);
     });
 
-  const store = program
-    .command('store')
-    .description('check or repair an embedded store data directory (the server refuses to start on a damaged one)');
+  const store = program.command('store').description('check or repair an embedded store data directory (the server refuses to start on a damaged one)');
   store
     .command('check')
     .description('read the data directory as the server would and report every problem (exit 1 when there is one); changes nothing')
@@ -240,14 +267,24 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
   };
   if (!options.apiKey) return usage('the listener needs an API key: --api-key or AGENTPLANE_API_KEY');
   const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
-  if (!(intervalMs >= 10)) return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
+  if (!(intervalMs >= 10))
+    return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
   const { runListener } = await import('./listener/run.ts');
   const dataDir = path.resolve(options.data);
   // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
   const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });
   const log = createLogger(config.logLevel, { role: 'listener' }, await logWriter());
   const listener = await runListener(
-    { controlPlane: options.controlPlane, apiKey: options.apiKey, tenantId: options.tenantId, listenerId: options.listenerId, computeId: options.computeId, namespaces: options.namespace ?? [], deployer: options.deployer, intervalMs },
+    {
+      controlPlane: options.controlPlane,
+      apiKey: options.apiKey,
+      tenantId: options.tenantId,
+      listenerId: options.listenerId,
+      computeId: options.computeId,
+      namespaces: options.namespace ?? [],
+      deployer: options.deployer,
+      intervalMs,
+    },
     config,
     log,
   );
@@ -279,7 +316,8 @@ function init(dir: string, sayNext = true): boolean {
   const where = path.relative(process.cwd(), dir);
   console.log(`Created in ${dir}: ${result.created.join(', ')}`);
   if (result.missingPackages.length) console.log(`The graph imports ${result.missingPackages.join(' and ')}: npm install ${result.missingPackages.join(' ')}`);
-  if (sayNext) console.log(`Next: ${where ? `cd ${where} && ` : ''}${PACKAGE_COMMAND} dev   (serves the graph "agent" and reloads it when you edit src/agent.ts)`);
+  if (sayNext)
+    console.log(`Next: ${where ? `cd ${where} && ` : ''}${PACKAGE_COMMAND} dev   (serves the graph "agent" and reloads it when you edit src/agent.ts)`);
   return true;
 }
 
@@ -292,7 +330,9 @@ async function offerScaffold(): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
   const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
-  const answer = await prompt.question(`No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts)? [Y/n] `);
+  const answer = await prompt.question(
+    `No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts)? [Y/n] `,
+  );
   prompt.close();
   // on no, dev serves without graphs, as before
   return /^(y|yes)?$/i.test(answer.trim()) && init(process.cwd(), false);
@@ -317,7 +357,9 @@ function runConformance(options: ConformanceOptions): void {
   const documents = options.documents.split(',').map((d) => d.trim());
   const unknown = documents.filter((d) => !['control-plane', 'agent-server', 'a2a'].includes(d));
   if (unknown.length || !/^\d+$/.test(options.runs) || (options.seed !== undefined && !/^-?\d+$/.test(options.seed))) {
-    console.error(`error: ${unknown.length ? `unknown document(s) ${unknown.join(', ')} (control-plane, agent-server, a2a)` : '--runs and --seed take integers'}`);
+    console.error(
+      `error: ${unknown.length ? `unknown document(s) ${unknown.join(', ')} (control-plane, agent-server, a2a)` : '--runs and --seed take integers'}`,
+    );
     process.exit(2);
   }
   const source = packagePath('test', 'conformance', 'remote.suite.ts');

@@ -37,7 +37,12 @@ export function renderCommand(options: RenderOptions): number {
     secrets.push({ name: pair.slice(0, at), value: pair.slice(at + 1) });
   }
   const rendered = renderManifests({
-    deployment: { id: options.id, name: options.id, secrets, source_config: { resource_spec: spec, listener_config: { k8s_namespace: options.namespace } } as never },
+    deployment: {
+      id: options.id,
+      name: options.id,
+      secrets,
+      source_config: { resource_spec: spec, listener_config: { k8s_namespace: options.namespace } } as never,
+    },
     revision: { id: 'render', source_revision_config: { image_uri: options.image } as never },
     defaultNamespace: options.namespace,
     postgresImage: options.postgresImage,

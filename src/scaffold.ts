@@ -25,9 +25,7 @@ const PROJECT = `${JSON.stringify({ node_version: '20', dependencies: ['.'], gra
 /** The files of the scaffold, by path relative to the project folder. */
 export const SCAFFOLD_FILES: Record<string, string> = { 'langgraph.json': PROJECT, 'src/agent.ts': GRAPH };
 
-export type ScaffoldResult =
-  | { ok: true; created: string[]; missingPackages: string[] }
-  | { ok: false; existing: string[] };
+export type ScaffoldResult = { ok: true; created: string[]; missingPackages: string[] } | { ok: false; existing: string[] };
 
 /** Writes the scaffold into `dir`; writes nothing when a project file or a scaffold file is already there. */
 export function scaffoldProject(dir: string): ScaffoldResult {

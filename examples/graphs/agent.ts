@@ -57,14 +57,19 @@ class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, AIMessag
   }
 
   /** Streams the answer word by word (a tool call comes as one chunk), like a hosted model. */
-  override async *_streamResponseChunks(messages: BaseMessage[], _options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const message = decide(messages, messages.length);
     const calls = message.tool_calls ?? [];
     const pieces = calls.length ? [''] : textOf(message.content).split(/(?<= )/);
     for (const [index, piece] of pieces.entries()) {
       const chunk = new AIMessageChunk({
         content: piece,
-        tool_call_chunks: index === 0 ? calls.map((c, i) => ({ id: c.id, name: c.name, args: JSON.stringify(c.args), index: i, type: 'tool_call_chunk' as const })) : [],
+        tool_call_chunks:
+          index === 0 ? calls.map((c, i) => ({ id: c.id, name: c.name, args: JSON.stringify(c.args), index: i, type: 'tool_call_chunk' as const })) : [],
       });
       yield new ChatGenerationChunk({ text: piece, message: chunk });
       await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, {

@@ -20,7 +20,11 @@ interface Email {
 }
 
 /** What agent-chat-ui's inbox answers (langgraph's HumanResponse). */
-type HumanResponse = { type: 'accept'; args: null } | { type: 'ignore'; args: null } | { type: 'response'; args: string } | { type: 'edit'; args: { action: string; args: Email } };
+type HumanResponse =
+  | { type: 'accept'; args: null }
+  | { type: 'ignore'; args: null }
+  | { type: 'response'; args: string }
+  | { type: 'edit'; args: { action: string; args: Email } };
 
 const lastHuman = (messages: BaseMessage[]) => textOf([...messages].reverse().find((m) => m.getType() === 'human')?.content);
 

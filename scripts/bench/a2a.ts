@@ -26,7 +26,13 @@ export async function measureA2A(ap: Agentplane, assistantId: string, seconds: n
   const probe = await ap.api(`/a2a/${assistantId}`, { json: JSON.parse(makeBody()) });
   expectStatus('A2A message/send', probe, 200);
   if (!probe.body?.result) throw new Error(`A2A message/send answered without a result: ${probe.text.slice(0, 300)}`);
-  const target = { url: `${ap.url}/a2a/${assistantId}`, method: 'POST', headers: { ...ap.headers, 'content-type': 'application/json', accept: 'application/json' }, makeBody, connections: A2A_CONNECTIONS };
+  const target = {
+    url: `${ap.url}/a2a/${assistantId}`,
+    method: 'POST',
+    headers: { ...ap.headers, 'content-type': 'application/json', accept: 'application/json' },
+    makeBody,
+    connections: A2A_CONNECTIONS,
+  };
   await load({ ...target, duration: 1 });
   return load({ ...target, duration: seconds });
 }

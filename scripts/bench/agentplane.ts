@@ -17,7 +17,16 @@ export interface Agentplane extends Child {
 }
 
 /** `root`: the tree whose bin/agentplane.js runs (the current one, or the baseline's worktree); `nodeArgs` go before it (`--cpu-prof`). */
-export async function startAgentplane(options: { dataDir: string | null; workDir: string; key?: string; tenant?: string; env?: Record<string, string>; graphs?: Record<string, string>; root?: string; nodeArgs?: string[] }): Promise<Agentplane> {
+export async function startAgentplane(options: {
+  dataDir: string | null;
+  workDir: string;
+  key?: string;
+  tenant?: string;
+  env?: Record<string, string>;
+  graphs?: Record<string, string>;
+  root?: string;
+  nodeArgs?: string[];
+}): Promise<Agentplane> {
   const root = options.root ?? ROOT;
   const key = options.key ?? `bench-${randomUUID()}`;
   const tenant = options.tenant ?? randomUUID();
@@ -32,7 +41,17 @@ export async function startAgentplane(options: { dataDir: string | null; workDir
   fs.writeFileSync(configFile, JSON.stringify(project, null, 2));
   const port = await freePort();
   // the shipped entry point (what `npx agentplane` runs), not `--import tsx src/runtime/main.ts`
-  const args = [...(options.nodeArgs ?? []), path.join(root, 'bin/agentplane.js'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--config', configFile];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    path.join(root, 'bin/agentplane.js'),
+    'serve',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--config',
+    configFile,
+  ];
   args.push(...(options.dataDir ? ['--data', options.dataDir] : ['--memory']));
   const child = await startChild({
     name: 'agentplane',

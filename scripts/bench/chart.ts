@@ -8,7 +8,14 @@ export interface Bar {
   series: string;
 }
 
-const COLORS: Record<string, string> = { agentplane: '#2563eb', inprocess: '#93c5fd', ceiling: '#9ca3af', prism: '#f59e0b', peer: '#dc2626', baseline: '#1e3a8a' };
+const COLORS: Record<string, string> = {
+  agentplane: '#2563eb',
+  inprocess: '#93c5fd',
+  ceiling: '#9ca3af',
+  prism: '#f59e0b',
+  peer: '#dc2626',
+  baseline: '#1e3a8a',
+};
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function renderChart(bars: Bar[], title: string): string {

@@ -188,7 +188,11 @@ export interface Target {
 function replicasTarget(one: ReplicaFigure | null, two: ReplicaFigure | null, ratio: number | null): Target {
   const show = (r: ReplicaFigure | null) => (r ? `${r.runsPerSecond} runs/s (load ${r.loadBefore[0]})` : 'not measured');
   const correct = (r: ReplicaFigure) => r.failed === 0 && r.threadsWrong === 0;
-  const wrong = [one, two].filter((r): r is ReplicaFigure => r !== null && !correct(r)).map((r) => `${r.replicas} replica${r.replicas > 1 ? 's' : ''}: ${r.threadsWrong} of ${r.threads} threads with a wrong history, ${r.failed} runs not success`);
+  const wrong = [one, two]
+    .filter((r): r is ReplicaFigure => r !== null && !correct(r))
+    .map(
+      (r) => `${r.replicas} replica${r.replicas > 1 ? 's' : ''}: ${r.threadsWrong} of ${r.threads} threads with a wrong history, ${r.failed} runs not success`,
+    );
   return {
     name: 'Enqueued runs/s on one PostgreSQL, two replicas vs one (issue 16)',
     goal: 'measured, every run once and in order (the 2 cores bound the ratio; load beside)',
@@ -208,7 +212,13 @@ export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 
 export type Measured = Omit<Report, 'ratios' | 'targets' | 'comparisons'>;
 
-function compare(what: string, unit: string, current: number | null | undefined, baseline: number | null | undefined, higherIsBetter: boolean): Comparison | null {
+function compare(
+  what: string,
+  unit: string,
+  current: number | null | undefined,
+  baseline: number | null | undefined,
+  higherIsBetter: boolean,
+): Comparison | null {
   const r = ratio(current, baseline);
   if (r === null) return null;
   const regression = higherIsBetter ? r < 1 - REGRESSION_TOLERANCE : r > 1 + REGRESSION_TOLERANCE;
@@ -225,10 +235,13 @@ export function compareToBaseline(report: Measured): Comparison[] {
   }
   for (const r of report.runs.filter((x) => x.server === 'agentplane')) {
     const b = find(report.runs, (x) => x.server === 'baseline' && x.scenario === r.scenario && x.graph === r.graph);
-    out.push(compare(`runs, ${r.scenario}, ${r.graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo'}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true));
+    out.push(
+      compare(`runs, ${r.scenario}, ${r.graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo'}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true),
+    );
   }
   out.push(compare('start to first 200 (median)', 'ms', report.memory.startMs, report.memory.baselineStartMs, false));
-  const underLoad = (server: 'agentplane' | 'baseline') => find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING && (u.server ?? 'agentplane') === server);
+  const underLoad = (server: 'agentplane' | 'baseline') =>
+    find(report.underLoad ?? [], (u) => u.setting === DEFAULT_WORKERS_SETTING && (u.server ?? 'agentplane') === server);
   const [cur, base] = [underLoad('agentplane'), underLoad('baseline')];
   out.push(compare('GET /ok p99 behind CPU-bound runs', 'ms', cur?.loadedOkP99Ms, base?.loadedOkP99Ms, false));
   out.push(compare('POST /threads/{id}/runs p50 behind CPU-bound runs', 'ms', cur?.loadedCreateP50Ms, base?.loadedCreateP50Ms, false));
@@ -238,8 +251,10 @@ export function compareToBaseline(report: Measured): Comparison[] {
 /** Fills `ratios`, `targets` and `comparisons` from the measured figures. */
 export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets' | 'comparisons'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
-  const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') => find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
-  const runs = (server: Server, scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
+  const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') =>
+    find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
+  const runs = (server: Server, scenario: RunFigure['scenario']) =>
+    find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
 
   const ratios: Record<string, number | null> = {};
   for (const route of [ROUTE_BY_ID, ROUTE_LIST]) {
@@ -257,16 +272,27 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
   }
   const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n);
   ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'] = ratio(replicaRuns(2)?.runsPerSecond, replicaRuns(1)?.runsPerSecond);
-  const plainRuns = (scenario: RunFigure['scenario']) => find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
+  const plainRuns = (scenario: RunFigure['scenario']) =>
+    find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {
     ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
-    ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(plainRuns(scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
-    ratios[`runs/s ${scenario}: run workers ÷ in process (AGENTPLANE_RUN_WORKERS=0)`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('inprocess', scenario)?.runsPerSecond);
+    ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(
+      plainRuns(scenario)?.runsPerSecond,
+      runs('peer', scenario)?.runsPerSecond,
+    );
+    ratios[`runs/s ${scenario}: run workers ÷ in process (AGENTPLANE_RUN_WORKERS=0)`] = ratio(
+      runs('agentplane', scenario)?.runsPerSecond,
+      runs('inprocess', scenario)?.runsPerSecond,
+    );
   }
 
   const oneTenant = find(report.tenants ?? [], (t) => t.tenants === 1);
   for (const t of report.tenants ?? []) {
-    if (t.tenants > 1) ratios[`runs/s of ${t.tenants} tenants ÷ one tenant, same runs, agent-server auth on, ${t.workers} run workers`] = ratio(t.runsPerSecond, oneTenant?.runsPerSecond);
+    if (t.tenants > 1)
+      ratios[`runs/s of ${t.tenants} tenants ÷ one tenant, same runs, agent-server auth on, ${t.workers} run workers`] = ratio(
+        t.runsPerSecond,
+        oneTenant?.runsPerSecond,
+      );
   }
 
   for (const u of (report.underLoad ?? []).filter((x) => (x.server ?? 'agentplane') === 'agentplane')) {
@@ -303,10 +329,25 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     { name: 'GET by id vs bare node:http (issue 15)', goal: '≥ 60% of the ceiling', value: pct(byIdCeiling), met: check(byIdCeiling, (v) => v >= 0.6) },
     { name: 'GET by id vs bare node:http (earlier goal)', goal: '≥ 70% of the ceiling', value: pct(byIdCeiling), met: check(byIdCeiling, (v) => v >= 0.7) },
     { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
-    { name: 'Write p50 growth, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`, met: check(worstGrowth, (v) => v <= 2) },
-    { name: 'Write p50 growth on PostgreSQL, 100 → 100k deployments', goal: '≤ 2×', value: `POST ${times(pgPostGrowth)}, PATCH ${times(pgPatchGrowth)}`, met: check(pgWorstGrowth, (v) => v <= 2) },
+    {
+      name: 'Write p50 growth, 100 → 100k deployments',
+      goal: '≤ 2×',
+      value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`,
+      met: check(worstGrowth, (v) => v <= 2),
+    },
+    {
+      name: 'Write p50 growth on PostgreSQL, 100 → 100k deployments',
+      goal: '≤ 2×',
+      value: `POST ${times(pgPostGrowth)}, PATCH ${times(pgPatchGrowth)}`,
+      met: check(pgWorstGrowth, (v) => v <= 2),
+    },
     replicasTarget(replicaRuns(1), replicaRuns(2), ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one']),
-    { name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph', goal: '≥ 3×', value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`, met: check(worstRuns, (v) => v >= 3) },
+    {
+      name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph',
+      goal: '≥ 3×',
+      value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}`,
+      met: check(worstRuns, (v) => v >= 3),
+    },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",
       goal: '≥ 3× (same behaviour; the upstream server cannot run a plain function)',
@@ -314,14 +355,24 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       met: check(worstPlain, (v) => v >= 3),
     },
     { name: 'GET /ok p99 behind a backlog of CPU-bound runs ÷ idle p99', goal: '≤ 2×', value: times(okUnderLoad), met: check(okUnderLoad, (v) => v <= 2) },
-    { name: 'POST …/runs p50 behind a backlog of CPU-bound runs ÷ idle p50', goal: '≤ 2×', value: times(createUnderLoad), met: check(createUnderLoad, (v) => v <= 2) },
+    {
+      name: 'POST …/runs p50 behind a backlog of CPU-bound runs ÷ idle p50',
+      goal: '≤ 2×',
+      value: times(createUnderLoad),
+      met: check(createUnderLoad, (v) => v <= 2),
+    },
     {
       name: 'LangGraph runs/s with run workers vs in process (AGENTPLANE_RUN_WORKERS=0), same run',
       goal: '≥ 1× on one thread',
       value: `one thread ${times(workersOne)}, 100 threads ${times(workersMany)}`,
       met: check(workersOne, (v) => v >= 1),
     },
-    { name: 'Idle RSS with the default run workers', goal: '≤ 175 MB (1.5× the 117 MB before them)', value: mb(report.memory.idleMB), met: check(report.memory.idleMB, (v) => v <= 175.5) },
+    {
+      name: 'Idle RSS with the default run workers',
+      goal: '≤ 175 MB (1.5× the 117 MB before them)',
+      value: mb(report.memory.idleMB),
+      met: check(report.memory.idleMB, (v) => v <= 175.5),
+    },
     { name: 'Start to first 200 (median of 5)', goal: '≤ 1 s', value: ms(report.memory.startMs), met: check(report.memory.startMs, (v) => v <= 1000) },
     {
       name: 'RSS with 100k threads (settled)',

@@ -35,7 +35,10 @@ export function frameTree(profile: CpuProfile): Frame {
     const total = (self.get(id) ?? 0) + children.reduce((sum, c) => sum + c.total, 0);
     return { name: node.callFrame.functionName || '(anonymous)', url: node.callFrame.url, total, children: children.sort((a, b) => b.total - a.total) };
   };
-  const roots = profile.nodes.filter((n) => !childIds.has(n.id)).map((n) => build(n.id)).filter((f): f is Frame => f !== null);
+  const roots = profile.nodes
+    .filter((n) => !childIds.has(n.id))
+    .map((n) => build(n.id))
+    .filter((f): f is Frame => f !== null);
   return roots.length === 1 ? roots[0] : { name: '(root)', url: '', total: roots.reduce((s, r) => s + r.total, 0), children: roots };
 }
 
@@ -64,7 +67,9 @@ export function renderFlameGraph(profile: CpuProfile, title: string): string {
     const label = `${frame.name}${frame.url ? ` ${shortUrl(frame.url)}` : ''}`;
     const tip = `${label}: ${(frame.total / 1000).toFixed(1)} ms, ${((frame.total / root.total) * 100).toFixed(1)}%`;
     const text = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="{Y}" font-size="11">${escape(label.slice(0, Math.floor(w / 6.5)))}</text>` : '';
-    boxes.push(`<g><title>${escape(tip)}</title><rect x="${x.toFixed(1)}" y="{Y}" width="${w.toFixed(1)}" height="${ROW - 1}" fill="${colour(frame.url)}"/>${text}</g>\u0000${level}`);
+    boxes.push(
+      `<g><title>${escape(tip)}</title><rect x="${x.toFixed(1)}" y="{Y}" width="${w.toFixed(1)}" height="${ROW - 1}" fill="${colour(frame.url)}"/>${text}</g>\u0000${level}`,
+    );
     let at = x;
     for (const child of frame.children) {
       place(child, at, level + 1);

@@ -74,15 +74,27 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
   }
 
   // each tree has its own API key; the ceiling and Prism get the current tree's (and ignore it)
-  const measureRoute = async (server: Server, child: Pick<Child, 'url' | 'cpu'> & { headers?: Record<string, string> }, { route, url, method, body }: Route) => {
+  const measureRoute = async (
+    server: Server,
+    child: Pick<Child, 'url' | 'cpu'> & { headers?: Record<string, string> },
+    { route, url, method, body }: Route,
+  ) => {
     const headers = child.headers ?? ap.headers;
-    const options = { url: child.url + url, method, body, headers: body ? { ...headers, 'content-type': 'application/json' } : headers, connections: HTTP_CONNECTIONS };
+    const options = {
+      url: child.url + url,
+      method,
+      body,
+      headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+      connections: HTTP_CONNECTIONS,
+    };
     await load({ ...options, duration: WARMUP_SECONDS });
     const cpuBefore = child.cpu();
     const result = await load({ ...options, duration: HTTP_SECONDS });
     const total = result.requests + result.non2xx;
     const cpuUsPerRequest = total ? Math.round(((child.cpu() - cpuBefore) / total) * 1e6 * 10) / 10 : null;
-    log(`  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, ${cpuUsPerRequest} µs CPU/req, non-2xx ${result.non2xx}`);
+    log(
+      `  ${server.padEnd(10)} ${route.padEnd(30)} ${result.rps} req/s p50 ${result.p50Ms} ms p99 ${result.p99Ms} ms, ${cpuUsPerRequest} µs CPU/req, non-2xx ${result.non2xx}`,
+    );
     figures.push({ route, server, ...result, cpuUsPerRequest });
   };
   const measure = async (server: Server, child: Pick<Child, 'url' | 'cpu'>) => {
@@ -92,7 +104,6 @@ export async function measureHttp(ap: Agentplane, workDir: string, log: (s: stri
   for (let i = 0; i < trees[0][2].length; i += 1) {
     for (const [server, tree, own] of i % 2 ? [...trees].reverse() : trees) await measureRoute(server, tree, own[i]);
   }
-
 
   const routesFile = path.join(workDir, 'ceiling-routes.json');
   fs.writeFileSync(routesFile, JSON.stringify(recorded));

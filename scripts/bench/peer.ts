@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BENCH_GRAPH, writeBenchGraph } from './graph.ts';
 import type { Child } from './proc.ts';
-import { ensureUpstreamCli, stageProject, startUpstreamDev, UPSTREAM_CLI_PACKAGE, UPSTREAM_CLI_VERSION, type UpstreamInstall, type UpstreamProject } from '../upstream/langgraphCli.ts';
+import {
+  ensureUpstreamCli,
+  stageProject,
+  startUpstreamDev,
+  UPSTREAM_CLI_PACKAGE,
+  UPSTREAM_CLI_VERSION,
+  type UpstreamInstall,
+  type UpstreamProject,
+} from '../upstream/langgraphCli.ts';
 
 export const PEER_PACKAGE = UPSTREAM_CLI_PACKAGE;
 export const PEER_VERSION = process.env.BENCH_PEER_VERSION ?? UPSTREAM_CLI_VERSION;
@@ -16,7 +24,10 @@ export async function ensurePeer(log: (s: string) => void): Promise<string> {
   const install = await ensureUpstreamCli((line) => log(`  ${line}`), PEER_VERSION);
   const project = stageProject(install, 'bench', (dir) => {
     writeBenchGraph(dir);
-    fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ node_version: '20', graphs: { [BENCH_GRAPH]: './echo-graph.ts:graph' }, dependencies: ['.'] }, null, 2));
+    fs.writeFileSync(
+      path.join(dir, 'langgraph.json'),
+      JSON.stringify({ node_version: '20', graphs: { [BENCH_GRAPH]: './echo-graph.ts:graph' }, dependencies: ['.'] }, null, 2),
+    );
   });
   process.once('exit', () => project.remove());
   peer = { install, project };

@@ -52,7 +52,8 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
       await delay(100);
     }
     await connected;
-    const rows = async (table: string, id: string) => (await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE id = $1`, [id])).rows[0]?.doc;
+    const rows = async (table: string, id: string) =>
+      (await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE id = $1`, [id])).rows[0]?.doc;
     const deployment = await rows(DEPLOYMENTS, id);
     const revisionId = (JSON.parse(deployment ?? '{}') as { latest_revision_id?: string }).latest_revision_id ?? '';
     const revision = await rows(REVISIONS, revisionId);
@@ -65,7 +66,15 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
     // ids: UUID-shaped text from md5 (the API validates ids as UUIDs, not their version bits)
     // each table's columns, read from the copy's document as the server derives them
     const columns: Record<string, Record<string, string>> = {
-      [DEPLOYMENTS]: { tenant_id: `j->>'tenant_id'`, tenant_name: `j->>'tenant_name'`, name: `j->>'name'`, status: `j->>'status'`, image_version: `j->>'image_version'`, deployment_type: `j->'source_config'->>'deployment_type'`, listener_id: `j->'source_config'->>'listener_id'` },
+      [DEPLOYMENTS]: {
+        tenant_id: `j->>'tenant_id'`,
+        tenant_name: `j->>'tenant_name'`,
+        name: `j->>'name'`,
+        status: `j->>'status'`,
+        image_version: `j->>'image_version'`,
+        deployment_type: `j->'source_config'->>'deployment_type'`,
+        listener_id: `j->'source_config'->>'listener_id'`,
+      },
       [REVISIONS]: { deployment_id: `j->>'deployment_id'`, tenant_id: `j->>'tenant_id'`, status: `j->>'status'` },
     };
     const sql = (table: string, doc: string, idOf: string) => `
@@ -83,15 +92,16 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
 
   /** The server must see a copy as it sees the template: by id, by name, and in its tenant's newest-first list. */
   async function check(last: number): Promise<void> {
-    const { rows } = await client.query<{ d: string }>('SELECT md5($1 || \':d:\' || $2::int)::uuid::text AS d', [run, last]);
+    const { rows } = await client.query<{ d: string }>("SELECT md5($1 || ':d:' || $2::int)::uuid::text AS d", [run, last]);
     const id = rows[0].d;
     const got = await ap.api(`/v2/deployments/${id}`);
     expectStatus(`GET /v2/deployments/{id} of a seeded copy`, got, 200);
-    if (got.body.name !== `seed${run}-${last}` || got.body.status !== 'READY' || !got.body.active_revision_id) throw new Error(`a seeded copy reads back wrong: ${got.text.slice(0, 300)}`);
+    if (got.body.name !== `seed${run}-${last}` || got.body.status !== 'READY' || !got.body.active_revision_id)
+      throw new Error(`a seeded copy reads back wrong: ${got.text.slice(0, 300)}`);
     const revisions = await ap.api(`/v2/deployments/${id}/revisions`);
     expectStatus('GET /v2/deployments/{id}/revisions of a seeded copy', revisions, 200);
     const taken = await ap.api('/v2/deployments', { json: deploymentBody(`seed${run}-${last}`) });
-    expectStatus('POST /v2/deployments with a seeded copy\'s name (the name check must see it)', taken, 409);
+    expectStatus("POST /v2/deployments with a seeded copy's name (the name check must see it)", taken, 409);
     const newest = await ap.api('/v2/deployments?limit=1');
     expectStatus('GET /v2/deployments?limit=1', newest, 200);
     if (newest.body.resources[0]?.id !== id) throw new Error(`the newest deployment in the list is not the last seeded copy: ${newest.text.slice(0, 300)}`);

@@ -101,7 +101,9 @@ export async function startChild(options: StartOptions): Promise<Child> {
   };
   if (startMs < 0) {
     await handle.stop();
-    throw new Error(`${options.name} did not answer 200 on ${options.probePath} within ${options.timeoutMs ?? 30_000} ms${gone ? ' (it exited)' : ''}:\n${out.slice(-3000)}`);
+    throw new Error(
+      `${options.name} did not answer 200 on ${options.probePath} within ${options.timeoutMs ?? 30_000} ms${gone ? ' (it exited)' : ''}:\n${out.slice(-3000)}`,
+    );
   }
   return handle;
 }

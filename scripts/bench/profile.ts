@@ -35,10 +35,20 @@ try {
   await ap.stop();
 }
 fs.mkdirSync(out, { recursive: true });
-const main = fs.readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(profiles, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+const main = fs
+  .readdirSync(profiles)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .map((f) => path.join(profiles, f))
+  .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
 if (!main) throw new Error(`no profile written in ${profiles}`);
 const kept = path.join(ROOT, '.bench', 'request-path.cpuprofile');
 fs.copyFileSync(main, kept);
-fs.writeFileSync(path.join(out, 'request-path.svg'), renderFlameGraph(JSON.parse(fs.readFileSync(main, 'utf8')), `agentplane request path: GET /ok, POST /threads, GET /threads/{id}, GET /v2/deployments/{id}, ${SECONDS} s each`));
+fs.writeFileSync(
+  path.join(out, 'request-path.svg'),
+  renderFlameGraph(
+    JSON.parse(fs.readFileSync(main, 'utf8')),
+    `agentplane request path: GET /ok, POST /threads, GET /threads/{id}, GET /v2/deployments/{id}, ${SECONDS} s each`,
+  ),
+);
 console.log(`wrote ${path.join(out, 'request-path.svg')}; the profile is ${kept}`);
 fs.rmSync(work, { recursive: true, force: true });

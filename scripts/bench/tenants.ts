@@ -24,7 +24,9 @@ function writeWaitGraph(dir: string): string {
   fs.mkdirSync(dir, { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'examples/graphs/echo.ts'), path.join(dir, 'echo-fn.ts'));
   const file = path.join(dir, 'wait-echo.ts');
-  fs.writeFileSync(file, `// Written by scripts/bench/tenants.ts: awaits ${TENANT_WAIT_MS} ms (a model call's stand-in), then echoes.
+  fs.writeFileSync(
+    file,
+    `// Written by scripts/bench/tenants.ts: awaits ${TENANT_WAIT_MS} ms (a model call's stand-in), then echoes.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { echo } from './echo-fn.ts';
 
@@ -32,7 +34,8 @@ export async function waitEcho(state: never) {
   await sleep(${TENANT_WAIT_MS});
   return echo(state);
 }
-`);
+`,
+  );
   return `${file}:waitEcho`;
 }
 
@@ -47,7 +50,11 @@ export async function measureTenants(workDir: string, log: (s: string) => void):
       key: keys[0].key,
       tenant: keys[0].tenant,
       graphs: { [TENANT_GRAPH]: graph },
-      env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_RUN_WORKERS: String(TENANT_WORKERS), AGENTPLANE_API_KEYS: keys.map((k) => `${k.key}:${k.tenant}`).join(',') },
+      env: {
+        AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        AGENTPLANE_RUN_WORKERS: String(TENANT_WORKERS),
+        AGENTPLANE_API_KEYS: keys.map((k) => `${k.key}:${k.tenant}`).join(','),
+      },
     });
     try {
       const targetOf = (key: string) => ({ server: 'agentplane' as const, url: ap.url, headers: { 'x-api-key': key }, assistant: TENANT_GRAPH });

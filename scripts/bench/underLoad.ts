@@ -76,7 +76,10 @@ export async function measureUnderLoad(ap: Agentplane, setting: string, log: (s:
   const probeThreads = await Promise.all(Array.from({ length: Math.ceil((PROBE_SECONDS * 1000) / 250) + 2 }, () => newThread()));
   const backlog = (async () => {
     for (let made = 0; made < BACKLOG_RUNS; made += BATCH) {
-      const items = Array.from({ length: Math.min(BATCH, BACKLOG_RUNS - made) }, () => ({ assistant_id: BUSY_GRAPH, input: { messages: [{ type: 'human', content: 'compute' }] } }));
+      const items = Array.from({ length: Math.min(BATCH, BACKLOG_RUNS - made) }, () => ({
+        assistant_id: BUSY_GRAPH,
+        input: { messages: [{ type: 'human', content: 'compute' }] },
+      }));
       const batch = await timed(`${ap.url}/runs/batch`, { method: 'POST', headers: json, body: JSON.stringify(items) });
       if (batch.status !== 200) throw new Error(`POST /runs/batch answered ${batch.status}: ${JSON.stringify(batch.body).slice(0, 200)}`);
     }

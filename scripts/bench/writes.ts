@@ -25,7 +25,13 @@ export interface WritePhase {
 }
 
 /** `bulk`: seeds every level after the first (which is always made through the API). */
-export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s: string) => void, store: StoreKind = 'embedded', bulk?: PgSeeder): Promise<WritePhase> {
+export async function measureWrites(
+  ap: Agentplane,
+  seedBudgetS: number,
+  log: (s: string) => void,
+  store: StoreKind = 'embedded',
+  bulk?: PgSeeder,
+): Promise<WritePhase> {
   const figures: WriteFigure[] = [];
   const seeding: WritePhase['seeding'] = [];
   const skipped: WritePhase['skipped'] = [];
@@ -57,10 +63,19 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
     seedSeconds += seconds;
     if (want > 0) {
       const how = viaBulk ? bulk.how : `POST /v2/deployments through the API, ${SEED_CONNECTIONS} concurrent connections`;
-      seeding.push({ what: `deployments to ${level.toLocaleString('en-US')}`, count: want, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round(want / seconds), how });
+      seeding.push({
+        what: `deployments to ${level.toLocaleString('en-US')}`,
+        count: want,
+        seconds: Math.round(seconds * 10) / 10,
+        perSecond: Math.round(want / seconds),
+        how,
+      });
     }
     if (existing < level) {
-      skipped.push({ what: `writes at ${level.toLocaleString('en-US')} deployments`, reason: `seeding reached ${existing} deployments within its ${seedBudgetS} s budget (${Math.round(want / seconds)} POST/s)` });
+      skipped.push({
+        what: `writes at ${level.toLocaleString('en-US')} deployments`,
+        reason: `seeding reached ${existing} deployments within its ${seedBudgetS} s budget (${Math.round(want / seconds)} POST/s)`,
+      });
       break;
     }
     if (ids.length === 0) {
@@ -77,32 +92,43 @@ export async function measureWrites(ap: Agentplane, seedBudgetS: number, log: (s
     existing += postResult.requests;
 
     let p = 0;
-    const patchResult = serial(await load({
-      url: ap.url,
-      method: 'PATCH',
-      headers: { ...ap.headers, 'content-type': 'application/json' },
-      connections: 1,
-      amount: SAMPLE,
-      requests: [
-        {
-          setupRequest: (req) => {
-            p += 1;
-            return { ...req, method: 'PATCH', path: `/v2/deployments/${ids[p % ids.length]}`, body: JSON.stringify({ source_config: { build_command: `npm run build-${p}` } }) };
+    const patchResult = serial(
+      await load({
+        url: ap.url,
+        method: 'PATCH',
+        headers: { ...ap.headers, 'content-type': 'application/json' },
+        connections: 1,
+        amount: SAMPLE,
+        requests: [
+          {
+            setupRequest: (req) => {
+              p += 1;
+              return {
+                ...req,
+                method: 'PATCH',
+                path: `/v2/deployments/${ids[p % ids.length]}`,
+                body: JSON.stringify({ source_config: { build_command: `npm run build-${p}` } }),
+              };
+            },
           },
-        },
-      ],
-    }));
+        ],
+      }),
+    );
     figures.push({ op: 'PATCH /v2/deployments/{id}', existing: level, store, ...patchResult });
-    log(`  PATCH at ${String(level).padStart(6)}: p50 ${patchResult.p50Ms} ms p99 ${patchResult.p99Ms} ms (${patchResult.rps}/s, non-2xx ${patchResult.non2xx})`);
+    log(
+      `  PATCH at ${String(level).padStart(6)}: p50 ${patchResult.p50Ms} ms p99 ${patchResult.p99Ms} ms (${patchResult.rps}/s, non-2xx ${patchResult.non2xx})`,
+    );
 
     let g = 0;
-    const getResult = serial(await load({
-      url: ap.url,
-      headers: ap.headers,
-      connections: 1,
-      amount: SAMPLE,
-      requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `/v2/deployments/${ids[(g += 1) % ids.length]}` }) }],
-    }));
+    const getResult = serial(
+      await load({
+        url: ap.url,
+        headers: ap.headers,
+        connections: 1,
+        amount: SAMPLE,
+        requests: [{ setupRequest: (req) => ({ ...req, method: 'GET', path: `/v2/deployments/${ids[(g += 1) % ids.length]}` }) }],
+      }),
+    );
     figures.push({ op: 'GET /v2/deployments/{id}', existing: level, store, ...getResult });
     log(`  GET   at ${String(level).padStart(6)}: p50 ${getResult.p50Ms} ms p99 ${getResult.p99Ms} ms (${getResult.rps}/s, non-2xx ${getResult.non2xx})`);
 
@@ -145,9 +171,30 @@ async function warmUp(ap: Agentplane, run: string, log: (s: string) => void): Pr
   }
   let i = 0;
   const next = () => ids[i++ % ids.length];
-  await load({ url: ap.url, headers: { ...ap.headers, 'content-type': 'application/json' }, connections: 4, amount: count, requests: [{ setupRequest: (req) => ({ ...req, method: 'PATCH', path: `/v2/deployments/${next()}`, body: JSON.stringify({ source_config: { build_command: `warm ${i}` } }) }) }] });
+  await load({
+    url: ap.url,
+    headers: { ...ap.headers, 'content-type': 'application/json' },
+    connections: 4,
+    amount: count,
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          method: 'PATCH',
+          path: `/v2/deployments/${next()}`,
+          body: JSON.stringify({ source_config: { build_command: `warm ${i}` } }),
+        }),
+      },
+    ],
+  });
   i = 0;
-  await load({ url: ap.url, headers: ap.headers, connections: 4, amount: ids.length, requests: [{ setupRequest: (req) => ({ ...req, method: 'DELETE', path: `/v2/deployments/${next()}` }) }] });
+  await load({
+    url: ap.url,
+    headers: ap.headers,
+    connections: 4,
+    amount: ids.length,
+    requests: [{ setupRequest: (req) => ({ ...req, method: 'DELETE', path: `/v2/deployments/${next()}` }) }],
+  });
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
     const left = await ap.api(`/v2/deployments?limit=1&name_contains=warm${run}`);

@@ -60,5 +60,9 @@ export function readOpenRpc(root: string, spec: DocumentSpec): Json {
 export function writeDocument(outDir: string, header: string, doc: Json): void {
   const js = `${header}/* eslint-disable */\nexport function loadDocument() {\n  return ${jsLiteral(doc, '  ')};\n}\n`;
   writeFile(outDir, 'document.gen.js', js);
-  writeFile(outDir, 'document.gen.d.ts', `${header}/** A fresh copy of the bundled document. */\nexport declare function loadDocument(): Record<string, any>;\n`);
+  writeFile(
+    outDir,
+    'document.gen.d.ts',
+    `${header}/** A fresh copy of the bundled document. */\nexport declare function loadDocument(): Record<string, any>;\n`,
+  );
 }

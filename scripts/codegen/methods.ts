@@ -40,7 +40,13 @@ export function writeMethodTable(outDir: string, header: string, typeName: strin
   const lines: string[] = [header];
   lines.push(`import type * as T from './types.gen.ts';`);
   lines.push(`import type { MethodSpec, RpcOutcome, RpcStreamOutcome } from '${CONTRACT_IMPORT}';\n`);
-  lines.push(`export const methods: readonly MethodSpec[] = ${JSON.stringify(methods.map(({ resultType: _type, ...m }) => m), null, 2)};\n`);
+  lines.push(
+    `export const methods: readonly MethodSpec[] = ${JSON.stringify(
+      methods.map(({ resultType: _type, ...m }) => m),
+      null,
+      2,
+    )};\n`,
+  );
   lines.push(`/** One member per JSON-RPC method name. */`);
   lines.push(`export interface ${typeName}Methods<Ctx> {`);
   for (const m of methods) {

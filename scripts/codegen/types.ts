@@ -26,7 +26,14 @@ export async function writeTypes(outDir: string, header: string, typeName: strin
   const ts = await compile(
     { title: `${typeName}Schemas`, type: 'object', additionalProperties: false, properties: {}, definitions } as Json,
     `${typeName}Schemas`,
-    { bannerComment: '', additionalProperties: false, declareExternallyReferenced: true, unreachableDefinitions: true, format: true, strictIndexSignatures: false },
+    {
+      bannerComment: '',
+      additionalProperties: false,
+      declareExternallyReferenced: true,
+      unreachableDefinitions: true,
+      format: true,
+      strictIndexSignatures: false,
+    },
   );
   writeFile(outDir, 'types.gen.ts', header + '/* eslint-disable */\n' + ts);
 }

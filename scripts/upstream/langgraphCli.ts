@@ -22,7 +22,15 @@ export const UPSTREAM_CLI_PACKAGE = '@langchain/langgraph-cli';
  */
 export const UPSTREAM_CLI_VERSION = '1.5.1';
 /** Installed beside the CLI, pinned: what graphs import (npm would otherwise pick the newest). */
-const UPSTREAM_WITH = ['@langchain/langgraph@1.4.18', '@langchain/core@1.2.13', '@langchain/langgraph-checkpoint@1.1.5', '@langchain/langgraph-sdk@1.12.4', 'typescript@5.9.3', 'zod@4.6.7', 'hono@4.13.19'];
+const UPSTREAM_WITH = [
+  '@langchain/langgraph@1.4.18',
+  '@langchain/core@1.2.13',
+  '@langchain/langgraph-checkpoint@1.1.5',
+  '@langchain/langgraph-sdk@1.12.4',
+  'typescript@5.9.3',
+  'zod@4.6.7',
+  'hono@4.13.19',
+];
 const CACHE = path.join(ROOT, '.cache/upstream');
 const INSTALL_TIMEOUT_MS = Number(process.env.AGENTPLANE_UPSTREAM_INSTALL_TIMEOUT_MS ?? 300_000);
 const ATTEMPTS = 2;
@@ -55,11 +63,17 @@ export async function ensureUpstreamCli(log: (line: string) => void = () => {}, 
   fs.mkdirSync(CACHE, { recursive: true });
   const started = performance.now();
   const args = [
-    'install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline',
+    'install',
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    '--prefer-offline',
     // npm 11's resolver loops on the LangGraph packages' overlapping peer ranges of
     // @langchain/core, so the peers are pinned and installed explicitly
     '--legacy-peer-deps',
-    `${UPSTREAM_CLI_PACKAGE}@${version}`, ...UPSTREAM_WITH,
+    `${UPSTREAM_CLI_PACKAGE}@${version}`,
+    ...UPSTREAM_WITH,
   ];
   let lastError = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
@@ -81,7 +95,13 @@ export async function ensureUpstreamCli(log: (line: string) => void = () => {}, 
       return { dir, version, installMs: performance.now() - started };
     }
     fs.rmSync(staging, { recursive: true, force: true });
-    lastError = `exit ${code}: ${output.split('\n').filter((l) => /err|ERR|error|timed out/.test(l)).slice(-8).join(' | ') || output.slice(-600)}`;
+    lastError = `exit ${code}: ${
+      output
+        .split('\n')
+        .filter((l) => /err|ERR|error|timed out/.test(l))
+        .slice(-8)
+        .join(' | ') || output.slice(-600)
+    }`;
   }
   throw new Error(`npm ${args.join(' ')} failed ${ATTEMPTS} times (last: ${lastError})`);
 }

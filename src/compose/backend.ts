@@ -30,7 +30,11 @@ export interface Backend extends ServerStorage {
 export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
-  const runBackend = async () => ({ events: new RunBroker(), claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs), leaseMs: config.runLeaseMs });
+  const runBackend = async () => ({
+    events: new RunBroker(),
+    claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs),
+    leaseMs: config.runLeaseMs,
+  });
   return backend('embedded', store, new LocalCoordination(), runBackend, {});
 }
 
@@ -50,7 +54,11 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
-  const coordination = new PgCoordination({ url: store.url, lockPoolSize: config.databasePool, onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}) });
+  const coordination = new PgCoordination({
+    url: store.url,
+    lockPoolSize: config.databasePool,
+    onError: (message, err) => coordinationLog.warn(message, err ? { err } : {}),
+  });
   const queries: BackendQueries = {
     threads: new PgThreads(store),
     assistants: new PgAssistants(store),

@@ -16,9 +16,18 @@ export interface RunningServer extends HttpServer {
   store: Store;
 }
 
-export async function startServer(config: ServerConfig, createApp: AppFactory = createApplication, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  createApp: AppFactory = createApplication,
+  log: Logger = createLogger(config.logLevel),
+): Promise<RunningServer> {
   const backend = await openBackend(config, log);
   const { store, coordination } = backend;
-  const server = await startHttpServer(config, backend, async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }), log);
+  const server = await startHttpServer(
+    config,
+    backend,
+    async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }),
+    log,
+  );
   return { ...server, store };
 }

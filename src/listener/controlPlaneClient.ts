@@ -45,7 +45,7 @@ export class ControlPlaneClient {
 
   /** The tenant's listener with this compute id, if any (every page is looked at). */
   async findListener(computeId: string): Promise<Listener | undefined> {
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const page = await this.call<ListenerList>('GET', `/v2/listeners?limit=100&offset=${offset}`);
       const found = page.resources.find((l) => l.compute_id === computeId);
       if (found || page.resources.length === 0) return found;

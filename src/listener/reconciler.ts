@@ -118,10 +118,16 @@ export class Reconciler {
       const differs =
         mine.status !== theirs.status ||
         mine.status_message !== theirs.status_message ||
-        (mine.source_revision_config.repo_commit_sha !== null && mine.source_revision_config.repo_commit_sha !== theirs.source_revision_config.repo_commit_sha) ||
+        (mine.source_revision_config.repo_commit_sha !== null &&
+          mine.source_revision_config.repo_commit_sha !== theirs.source_revision_config.repo_commit_sha) ||
         (url !== null && url !== assignment.source_config.custom_url);
       if (!differs) continue;
-      const report: RevisionStatusReport = { status: mine.status, status_message: mine.status_message, repo_commit_sha: mine.source_revision_config.repo_commit_sha, custom_url: url };
+      const report: RevisionStatusReport = {
+        status: mine.status,
+        status_message: mine.status_message,
+        repo_commit_sha: mine.source_revision_config.repo_commit_sha,
+        custom_url: url,
+      };
       await this.client.reportStatus(this.listenerId, mine.id, report);
       this.log.info('revision status reported', { deployment_id: mine.deployment_id, revision_id: mine.id, from: theirs.status, status: mine.status });
     }
@@ -160,8 +166,17 @@ export class Reconciler {
  */
 function mirrored(assignment: ListenerAssignment, mine: DeploymentRecord | undefined): DeploymentRecord {
   const latest = assignment.revisions.at(-1)?.id ?? null;
-  const config = { ...(assignment.source_config as DeploymentRecord['source_config']), custom_url: mine?.source_config.custom_url ?? assignment.source_config.custom_url ?? null };
-  if (mine && mine.latest_revision_id === latest && JSON.stringify(mine.secrets) === JSON.stringify(assignment.secrets) && JSON.stringify(mine.source_config) === JSON.stringify(config)) return mine;
+  const config = {
+    ...(assignment.source_config as DeploymentRecord['source_config']),
+    custom_url: mine?.source_config.custom_url ?? assignment.source_config.custom_url ?? null,
+  };
+  if (
+    mine &&
+    mine.latest_revision_id === latest &&
+    JSON.stringify(mine.secrets) === JSON.stringify(assignment.secrets) &&
+    JSON.stringify(mine.source_config) === JSON.stringify(config)
+  )
+    return mine;
   const now = timestamp();
   return {
     id: assignment.deployment_id,

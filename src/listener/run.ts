@@ -30,7 +30,13 @@ export interface ListenerOptions {
 }
 
 /** What kind of compute each deployer stands for (the listener resource's `compute_type`). */
-const COMPUTE_TYPES: Record<string, ListenerComputeType> = { kubernetes: 'k8s', 'kube-local': 'k8s', container: 'container', local: 'local', simulated: 'simulated' };
+const COMPUTE_TYPES: Record<string, ListenerComputeType> = {
+  kubernetes: 'k8s',
+  'kube-local': 'k8s',
+  container: 'container',
+  local: 'local',
+  simulated: 'simulated',
+};
 
 export interface RunningListener {
   listenerId: string;
@@ -112,7 +118,12 @@ async function register(client: ControlPlaneClient, options: ListenerOptions, co
   }
   // stable across restarts of this listener, different for another data directory on the same machine
   const computeId = options.computeId ?? `${os.hostname()}:${dataDir}`;
-  const body = { compute_type: computeType, compute_id: computeId, compute_config: { k8s_namespaces: options.namespaces.length ? options.namespaces : null }, version: PACKAGE_VERSION };
+  const body = {
+    compute_type: computeType,
+    compute_id: computeId,
+    compute_config: { k8s_namespaces: options.namespaces.length ? options.namespaces : null },
+    version: PACKAGE_VERSION,
+  };
   let id: string;
   try {
     id = (await client.createListener(body)).id;

@@ -28,7 +28,13 @@ const isFilterOperation = (operation: Json) => /^(search|count|list)/i.test(oper
 export function consoleDocument(document: Json): Json {
   const copy = structuredClone(document);
   copy.servers = [{ url: '/', description: 'this agentplane server (the one that served this page)' }];
-  const resolveParam = (p: Json) => (p?.$ref ? p.$ref.slice(2).split('/').reduce((n: Json, k: string) => n?.[k], copy) : p);
+  const resolveParam = (p: Json) =>
+    p?.$ref
+      ? p.$ref
+          .slice(2)
+          .split('/')
+          .reduce((n: Json, k: string) => n?.[k], copy)
+      : p;
   for (const item of Object.values<Json>(copy.paths ?? {})) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -103,7 +109,11 @@ export function openRpcPage(): string {
   const doc = loadA2A() as Json;
   const resolve = (node: Json): Json => {
     let cur = node;
-    while (cur?.$ref) cur = cur.$ref.slice(2).split('/').reduce((n: Json, k: string) => n?.[k], doc);
+    while (cur?.$ref)
+      cur = cur.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: Json, k: string) => n?.[k], doc);
     return cur;
   };
   const methods = (doc.methods as Json[]).map(resolve);
@@ -114,14 +124,26 @@ export function openRpcPage(): string {
   ${m.description ? `<p>${escape(m.description)}</p>` : ''}
   <h3>Params</h3>
   <table><tr><th>name</th><th>required</th><th>schema</th></tr>
-  ${(m.params ?? []).map(resolve).map((p: Json) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.required ? 'yes' : 'no'}</td><td>${json(resolve(p.schema))}</td></tr>`).join('\n')}
+  ${(m.params ?? [])
+    .map(resolve)
+    .map((p: Json) => `<tr><td><code>${escape(p.name)}</code></td><td>${p.required ? 'yes' : 'no'}</td><td>${json(resolve(p.schema))}</td></tr>`)
+    .join('\n')}
   </table>
   <h3>Result</h3>${json(resolve(resolve(m.result)?.schema))}
   <h3>Errors</h3>
   <table><tr><th>code</th><th>message</th></tr>
-  ${(m.errors ?? []).map(resolve).map((e: Json) => `<tr><td>${escape(e.code)}</td><td>${escape(e.message)}</td></tr>`).join('\n')}
+  ${(m.errors ?? [])
+    .map(resolve)
+    .map((e: Json) => `<tr><td>${escape(e.code)}</td><td>${escape(e.message)}</td></tr>`)
+    .join('\n')}
   </table>
-  ${(m.examples ?? []).map(resolve).map((e: Json) => `<h3>Example: ${escape(e.name)}</h3><p>params</p>${json(Object.fromEntries((e.params ?? []).map(resolve).map((p: Json) => [p.name, p.value])))}<p>result</p>${json(resolve(e.result)?.value)}`).join('\n')}
+  ${(m.examples ?? [])
+    .map(resolve)
+    .map(
+      (e: Json) =>
+        `<h3>Example: ${escape(e.name)}</h3><p>params</p>${json(Object.fromEntries((e.params ?? []).map(resolve).map((p: Json) => [p.name, p.value])))}<p>result</p>${json(resolve(e.result)?.value)}`,
+    )
+    .join('\n')}
 </section>`;
   a2aPage = `<!doctype html>
 <html lang="en">

@@ -94,7 +94,10 @@ function credential(headers: Record<string, string | string[] | undefined>): str
 
 export function parseKeyList(text: string): KeyEntry[] {
   const byKey = new Map<string, string[]>();
-  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const at = item.lastIndexOf(':');
     if (at <= 0) throw new Error(`AGENTPLANE_API_KEYS entry "${item.slice(0, 4)}…" must be key:tenant-uuid`);
     const key = item.slice(0, at);
@@ -137,11 +140,21 @@ export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string 
   }
   if (options.apiKeysFile) {
     const named = path.resolve(options.apiKeysFile);
-    return { entries: readKeysFile(named, `AGENTPLANE_API_KEYS_FILE (${named})`), origin: 'AGENTPLANE_API_KEYS_FILE', file: named, ignored: dataDirFile ? [dataDirFile] : [] };
+    return {
+      entries: readKeysFile(named, `AGENTPLANE_API_KEYS_FILE (${named})`),
+      origin: 'AGENTPLANE_API_KEYS_FILE',
+      file: named,
+      ignored: dataDirFile ? [dataDirFile] : [],
+    };
   }
   if (dataDirFile) {
     const what = `the keys file in the data directory (${dataDirFile}; --data / DATA_DIR)`;
-    return { entries: readKeysFile(dataDirFile, what, 'Fix it, or move it away to have a new key created, or set AGENTPLANE_API_KEYS / AGENTPLANE_API_KEYS_FILE.'), origin: 'data directory keys file', file: dataDirFile, ignored: [] };
+    return {
+      entries: readKeysFile(dataDirFile, what, 'Fix it, or move it away to have a new key created, or set AGENTPLANE_API_KEYS / AGENTPLANE_API_KEYS_FILE.'),
+      origin: 'data directory keys file',
+      file: dataDirFile,
+      ignored: [],
+    };
   }
   if (options.mock) return { entries: [MOCK_API_KEY], origin: 'mock default key', ignored: [] };
   const created = { key: `ap_${randomBytes(24).toString('base64url')}`, tenants: [randomUUID()] };
@@ -167,7 +180,7 @@ function readKeysFile(file: string, what: string, advice = ''): KeyEntry[] {
   try {
     parsed = JSON.parse(text) as { keys?: KeyEntry[] } | null;
   } catch (err) {
-    throw fail(`is not valid JSON (${(err as Error).message.replace(/\s+/g, " ")}); expected ${KEYS_FILE_SHAPE}.`);
+    throw fail(`is not valid JSON (${(err as Error).message.replace(/\s+/g, ' ')}); expected ${KEYS_FILE_SHAPE}.`);
   }
   if (!parsed || !Array.isArray(parsed.keys)) throw fail(`must hold ${KEYS_FILE_SHAPE}.`);
   parsed.keys.forEach((entry, i) => {

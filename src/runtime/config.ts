@@ -5,7 +5,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
 import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
-import { EXAMPLES_PROJECT_FILE, NO_PROJECT_NEXT_STEPS, PROJECT_FILE_NAMES, applyProjectEnv, discoverProjectFile, readProjectFile, type ProjectFile } from './project.ts';
+import {
+  EXAMPLES_PROJECT_FILE,
+  NO_PROJECT_NEXT_STEPS,
+  PROJECT_FILE_NAMES,
+  applyProjectEnv,
+  discoverProjectFile,
+  readProjectFile,
+  type ProjectFile,
+} from './project.ts';
 
 /** The project file's contents (spec/project.schema.json). */
 export type ProjectConfig = ProjectFile;
@@ -88,7 +96,6 @@ export interface ServerConfig {
   env: Record<string, string | undefined>;
 }
 
-
 export function loadConfig(argv: string[] = [], env: Record<string, string | undefined> = process.env, cwd = process.cwd()): ServerConfig {
   const { values } = parseArgs({
     args: argv,
@@ -108,15 +115,26 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   });
   const examples = values.examples || flag('AGENTPLANE_EXAMPLES', env.AGENTPLANE_EXAMPLES, false);
   const givenConfig = values.config ?? env.AGENTPLANE_CONFIG;
-  if (examples && givenConfig) throw new Error(`--examples (AGENTPLANE_EXAMPLES) serves the shipped example project; it cannot be combined with --config / AGENTPLANE_CONFIG (${givenConfig})`);
+  if (examples && givenConfig)
+    throw new Error(
+      `--examples (AGENTPLANE_EXAMPLES) serves the shipped example project; it cannot be combined with --config / AGENTPLANE_CONFIG (${givenConfig})`,
+    );
   // with --examples a project file of the working directory is not read (said at start)
   const ownFile = discoverProjectFile(givenConfig, cwd);
   const configFile = examples ? EXAMPLES_PROJECT_FILE : ownFile;
-  const namedBy = examples ? 'the shipped examples, named by --examples' : values.config ? 'named by --config' : env.AGENTPLANE_CONFIG ? 'named by AGENTPLANE_CONFIG' : `found in ${cwd}; --config or AGENTPLANE_CONFIG names another`;
+  const namedBy = examples
+    ? 'the shipped examples, named by --examples'
+    : values.config
+      ? 'named by --config'
+      : env.AGENTPLANE_CONFIG
+        ? 'named by AGENTPLANE_CONFIG'
+        : `found in ${cwd}; --config or AGENTPLANE_CONFIG names another`;
   const loaded = configFile ? readProjectFile(configFile, namedBy) : null;
   const project: ProjectConfig = loaded?.project ?? {};
   const projectWarnings = !loaded
-    ? [`no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs. Next: ${NO_PROJECT_NEXT_STEPS.map(([step, what]) => `${step} — ${what}`).join('; ')}`]
+    ? [
+        `no project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${cwd}: the agent server has no graphs. Next: ${NO_PROJECT_NEXT_STEPS.map(([step, what]) => `${step} — ${what}`).join('; ')}`,
+      ]
     : examples && ownFile
       ? [...loaded.warnings, `--examples: serving the shipped example graphs; ${ownFile} is not read`]
       : loaded.warnings;
@@ -124,11 +142,15 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   const dataDir = values.memory || flag('AGENTPLANE_MEMORY', env.AGENTPLANE_MEMORY, false) ? null : path.resolve(cwd, values.data ?? env.DATA_DIR ?? './data');
   const givenPort = values.port ?? env.PORT;
   const port = givenPort === undefined || givenPort === '' ? 8123 : /^\d+$/.test(givenPort) ? Number(givenPort) : NaN;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
   checkLogFormat(env.LOG_FORMAT);
   const role = oneOf('AGENTPLANE_ROLE', env.AGENTPLANE_ROLE, ['server', 'queue'] as const, 'server');
   // runs reach a queue worker only through a database the API servers share
-  if (role === 'queue' && !(values.database || env.DATABASE_URL)) throw new Error('AGENTPLANE_ROLE=queue needs DATABASE_URL (or --database): a queue worker executes the runs the API servers store in their shared PostgreSQL');
+  if (role === 'queue' && !(values.database || env.DATABASE_URL))
+    throw new Error(
+      'AGENTPLANE_ROLE=queue needs DATABASE_URL (or --database): a queue worker executes the runs the API servers store in their shared PostgreSQL',
+    );
   return {
     port,
     host: values.host ?? env.HOST ?? '127.0.0.1',
@@ -159,7 +181,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,
     runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
     phaseMs: duration('milliseconds', 'AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),
-    deployer: oneOf(env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`, env.AGENTPLANE_DEPLOYER || project.deployer, ['simulated', 'local', 'container', 'kubernetes', 'kube-local'] as const, 'simulated'),
+    deployer: oneOf(
+      env.AGENTPLANE_DEPLOYER ? 'AGENTPLANE_DEPLOYER' : `"deployer" of ${configFile}`,
+      env.AGENTPLANE_DEPLOYER || project.deployer,
+      ['simulated', 'local', 'container', 'kubernetes', 'kube-local'] as const,
+      'simulated',
+    ),
     kube: { namespace: env.AGENTPLANE_KUBE_NAMESPACE || 'default', postgresImage: env.AGENTPLANE_KUBE_POSTGRES_IMAGE || 'postgres:16' },
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
@@ -237,7 +264,10 @@ function configByGraph(name: string, value: string | undefined): Record<string, 
     throw new Error(`${name} must be a JSON object {"<graph id>": {"configurable": {…}, "context": {…}}}; it is not JSON (${(err as Error).message})`);
   }
   const bad = isObject(parsed) ? Object.entries(parsed).find(([, v]) => !isObject(v)) : undefined;
-  if (!isObject(parsed) || bad) throw new Error(`${name} must be a JSON object {"<graph id>": {"configurable": {…}, "context": {…}}}${bad ? `; the value for "${bad[0]}" is not an object` : ''}`);
+  if (!isObject(parsed) || bad)
+    throw new Error(
+      `${name} must be a JSON object {"<graph id>": {"configurable": {…}, "context": {…}}}${bad ? `; the value for "${bad[0]}" is not an object` : ''}`,
+    );
   return parsed as Record<string, Record<string, unknown>>;
 }
 
@@ -245,6 +275,7 @@ function configByGraph(name: string, value: string | undefined): Record<string, 
 function duration(unit: 'seconds' | 'milliseconds', name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of ${unit}, 0 or more (default ${fallback}), got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new Error(`${name} must be a number of ${unit}, 0 or more (default ${fallback}), got "${value}"`);
   return n;
 }

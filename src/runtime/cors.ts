@@ -41,7 +41,9 @@ export function corsHandler(settings: CorsSettings | undefined): CorsHandler {
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     if (!allowed(origin)) {
       if (!preflight) return false;
-      res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ detail: `Origin ${origin} is not allowed (http.cors in the project file)` }));
+      res
+        .writeHead(400, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ detail: `Origin ${origin} is not allowed (http.cors in the project file)` }));
       return true;
     }
     // a wildcard is only valid without credentials; otherwise the origin is echoed

@@ -68,7 +68,8 @@ export async function loadCustomAuth(spec: string, baseDir: string): Promise<Cus
         const result = await callbacks[key]({ event, resource, action, value, permissions: user.permissions, user });
         if (result === undefined || result === null || result === true) return { value };
         if (result === false) return { status: 403, detail: 'Forbidden', refused: true };
-        if (typeof result !== 'object') return { status: 500, detail: `The auth handler for ${event} returned ${typeof result}; expected filters, a boolean or nothing`, refused: true };
+        if (typeof result !== 'object')
+          return { status: 500, detail: `The auth handler for ${event} returned ${typeof result}; expected filters, a boolean or nothing`, refused: true };
         return { filters: result as AuthFilters, value };
       } catch (err) {
         return refusal(err, 403);
@@ -111,7 +112,8 @@ function toRequest(req: IncomingMessage, baseUrl: string): Request {
 function normaliseUser(result: unknown): AuthUser {
   if (typeof result === 'string') return { identity: result, permissions: [], display_name: result, is_authenticated: true };
   const user = result as Partial<AuthUser> | null;
-  if (!user || typeof user.identity !== 'string') throw Object.assign(new Error('authenticate must return a string or an object with an "identity"'), { status: 500 });
+  if (!user || typeof user.identity !== 'string')
+    throw Object.assign(new Error('authenticate must return a string or an object with an "identity"'), { status: 500 });
   const permissions = Array.isArray(user.permissions) ? user.permissions : [];
   return { ...user, identity: user.identity, permissions, display_name: user.display_name ?? user.identity, is_authenticated: user.is_authenticated ?? true };
 }
@@ -122,7 +124,8 @@ function anonymous(): AuthUser {
 
 function refusal(err: unknown, fallback: number): Refusal {
   const e = err as { status?: unknown; message?: string; headers?: Record<string, string> };
-  if (typeof e?.status === 'number') return { status: e.status, detail: e.message || (e.status === 401 ? 'Unauthorized' : 'Forbidden'), headers: e.headers, refused: true };
+  if (typeof e?.status === 'number')
+    return { status: e.status, detail: e.message || (e.status === 401 ? 'Unauthorized' : 'Forbidden'), headers: e.headers, refused: true };
   // a handler that crashes refuses (never admits by accident); the server log has the stack
   return { status: fallback, detail: `The auth handler failed: ${e?.message ?? String(err)}`, refused: true };
 }

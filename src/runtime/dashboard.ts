@@ -12,13 +12,23 @@ import { packagePath } from './packageRoot.ts';
 export const DASHBOARD_DIR = packagePath('dist', 'ui');
 /** Where the dashboard is served; ui/vite.config.ts builds for the same base. */
 const BASE = '/dashboard';
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.map': 'application/json' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.map': 'application/json',
+};
 const NOT_BUILT = 'The dashboard is not built. Run `npm run build` (npm install does it too), then reload.\n';
 
 /** The page says which mode serves it (the app shows a banner in mock mode: its answers are examples). */
 const MODE_TAG = '<meta name="agentplane-mode" content="real" />';
 
-export function createDashboardRoutes(options: { redirectRoot: boolean; mock?: boolean; dir?: string }): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
+export function createDashboardRoutes(options: {
+  redirectRoot: boolean;
+  mock?: boolean;
+  dir?: string;
+}): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
   const dir = options.dir ?? DASHBOARD_DIR;
   const withMode = (html: Buffer) => (options.mock ? Buffer.from(html.toString('utf8').replace(MODE_TAG, MODE_TAG.replace('real', 'mock'))) : html);
   return (req, res, pathname) => {

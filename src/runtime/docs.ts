@@ -15,7 +15,13 @@ const SPEC_FILES: Record<string, { type: string; format: 'json' | 'text' }> = {
   'agent-server.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'a2a.openrpc.json': { type: 'application/json', format: 'json' },
 };
-const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.html': 'text/html', '.map': 'application/json' };
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.png': 'image/png',
+  '.html': 'text/html',
+  '.map': 'application/json',
+};
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">

@@ -59,7 +59,19 @@ const TYPE_BY_KEYWORD: Record<string, string> = {
 function issueType(issue: ValidationIssue): string {
   if (issue.keyword === 'type') {
     const t = String(issue.params.type).split(',')[0];
-    return ({ integer: 'int_type', number: 'float_type', boolean: 'bool_type', object: 'dict_type', array: 'list_type', string: 'string_type', null: 'none_required' } as Record<string, string>)[t] ?? 'type_error';
+    return (
+      (
+        {
+          integer: 'int_type',
+          number: 'float_type',
+          boolean: 'bool_type',
+          object: 'dict_type',
+          array: 'list_type',
+          string: 'string_type',
+          null: 'none_required',
+        } as Record<string, string>
+      )[t] ?? 'type_error'
+    );
   }
   if (issue.keyword === 'format') return issue.params.format === 'uuid' ? 'uuid_parsing' : `${issue.params.format}_format`.replace(/-/g, '_');
   return TYPE_BY_KEYWORD[issue.keyword] ?? 'value_error';

@@ -54,8 +54,7 @@ const response = (id: RpcId, outcome: RpcOutcome<unknown>): RpcResponse =>
 
 // JSON-RPC 2.0: numeric ids "SHOULD NOT contain fractional parts"; the spec (and a2a-js)
 // type them as integers, so a fractional id is an invalid request.
-const validId = (id: unknown): id is string | number | null =>
-  id === null || typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+const validId = (id: unknown): id is string | number | null => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
 export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   private readonly specs: Map<string, MethodSpec>;
@@ -68,7 +67,10 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   prepare(body: RawBody): { reply: RpcReply } | { call: RpcCall } {
     const fail = (id: RpcId, error: RpcError, method?: string) => ({ reply: { kind: 'json' as const, body: response(id, { error }), method } });
     if (!isJsonContentType(body.contentType)) {
-      return fail(null, RPC.invalidRequest(`Invalid Request: Content-Type must be application/json (optionally with charset=utf-8), not ${body.contentType ?? 'absent'}`));
+      return fail(
+        null,
+        RPC.invalidRequest(`Invalid Request: Content-Type must be application/json (optionally with charset=utf-8), not ${body.contentType ?? 'absent'}`),
+      );
     }
     const maxDepth = this.options.maxDepth ?? DEFAULT_MAX_BODY_DEPTH;
     const parsed = parseJson(body.text, maxDepth);

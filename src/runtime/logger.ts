@@ -11,7 +11,11 @@ export interface Logger {
   enabled(level: LogLevel): boolean;
 }
 
-export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+export function createLogger(
+  level: LogLevel = 'info',
+  base: Record<string, unknown> = {},
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Logger {
   const threshold = LEVELS[level] ?? LEVELS.info;
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < threshold) return;

@@ -25,7 +25,10 @@ function forwarded(header: string | undefined): { proto?: string; host?: string 
     const at = pair.indexOf('=');
     if (at < 0) continue;
     const name = pair.slice(0, at).trim().toLowerCase();
-    const value = pair.slice(at + 1).trim().replace(/^"(.*)"$/, '$1');
+    const value = pair
+      .slice(at + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     if (name === 'proto' || name === 'host') out[name] = value;
   }
   return out;

@@ -128,7 +128,16 @@ export function createPipeline(options: PipelineOptions) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
       const requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
       res.setHeader('X-Request-Id', requestId);
-      res.once('close', () => observe({ operationId: operationId ?? 'unmatched', method, path: pathname, status: res.statusCode, seconds: (performance.now() - started) / 1000, requestId }));
+      res.once('close', () =>
+        observe({
+          operationId: operationId ?? 'unmatched',
+          method,
+          path: pathname,
+          status: res.statusCode,
+          seconds: (performance.now() - started) / 1000,
+          requestId,
+        }),
+      );
     }
     try {
       if (options.cors?.(req, res)) return;
@@ -207,7 +216,14 @@ export function createPipeline(options: PipelineOptions) {
       const violation = replyViolation(b.operation, reply, options.responseValidators, log);
       if (violation && options.strictReplies) throw new ReplyViolation(violation);
       // in production the caller still gets its answer; the log says which operation and path broke the contract
-      if (violation) log.error('reply does not fit its schema; sent as the schema writes it', { operationId, method, path: pathname, status: reply.status, detail: violation });
+      if (violation)
+        log.error('reply does not fit its schema; sent as the schema writes it', {
+          operationId,
+          method,
+          path: pathname,
+          status: reply.status,
+          detail: violation,
+        });
       return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {

@@ -87,9 +87,10 @@ export function readProjectFile(file: string, namedBy?: string): LoadedProject {
   for (const key of Object.keys(project)) {
     if (!KNOWN_KEYS.has(key)) {
       const near = [...KNOWN_KEYS].find((known) => editDistance(key.toLowerCase(), known) <= Math.min(2, known.length - 2));
-      warnings.push(`unknown key "${key}" in ${file} is ignored${near ? ` (did you mean "${near}"?)` : ''} (known keys: ${[...KNOWN_KEYS].filter((k) => k !== '$schema').join(', ')})`);
-    }
-    else if (IGNORED_KEYS[key]) warnings.push(`"${key}" in ${file} is ignored: ${IGNORED_KEYS[key]}`);
+      warnings.push(
+        `unknown key "${key}" in ${file} is ignored${near ? ` (did you mean "${near}"?)` : ''} (known keys: ${[...KNOWN_KEYS].filter((k) => k !== '$schema').join(', ')})`,
+      );
+    } else if (IGNORED_KEYS[key]) warnings.push(`"${key}" in ${file} is ignored: ${IGNORED_KEYS[key]}`);
   }
   if (!project.graphs || Object.keys(project.graphs).length === 0) warnings.push(`${file} names no graphs: the agent server will have no assistants`);
   warnings.push(...versionNotices(file, project));
@@ -141,7 +142,8 @@ function versionNotices(file: string, project: ProjectFile): string[] {
     if (wanted !== running) notices.push(`${file} asks for Node.js ${project.node_version}; this is Node.js ${process.versions.node}`);
   }
   const missing = (project.dependencies ?? []).filter((dep) => dep !== '.' && !dep.startsWith('.') && !isResolvable(dep, path.dirname(file)));
-  if (missing.length) notices.push(`${file} lists dependencies that are not installed next to it: ${missing.join(', ')} (agentplane installs nothing; run your package manager)`);
+  if (missing.length)
+    notices.push(`${file} lists dependencies that are not installed next to it: ${missing.join(', ')} (agentplane installs nothing; run your package manager)`);
   return notices;
 }
 

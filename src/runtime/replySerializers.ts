@@ -75,7 +75,9 @@ export class ReplySerializers {
       const difference = firstDifference(JSON.parse(JSON.stringify(body)), JSON.parse(text), '');
       if (difference !== null) {
         const where = difference || '(root)';
-        throw new SerializerMismatch(`${operation.operationId} ${status}: the body written from the schema differs at ${where}: a field the spec does not declare, or a value of another type`);
+        throw new SerializerMismatch(
+          `${operation.operationId} ${status}: the body written from the schema differs at ${where}: a field the spec does not declare, or a value of another type`,
+        );
       }
     }
     return text;

@@ -4,9 +4,7 @@
 import type { OperationSpec } from './contract.ts';
 
 export type RouteMatch =
-  | { kind: 'operation'; operation: OperationSpec; pathParams: Record<string, string> }
-  | { kind: 'not-found' }
-  | { kind: 'method-not-allowed'; allow: string[] };
+  { kind: 'operation'; operation: OperationSpec; pathParams: Record<string, string> } | { kind: 'not-found' } | { kind: 'method-not-allowed'; allow: string[] };
 
 interface CompiledRoute {
   operation: OperationSpec;

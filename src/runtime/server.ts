@@ -38,7 +38,12 @@ export interface HttpServer {
 }
 
 /** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
-export async function startHttpServer(config: ServerConfig, storage: ServerStorage, createApp: ApplicationFactory, log: Logger = createLogger(config.logLevel)): Promise<HttpServer> {
+export async function startHttpServer(
+  config: ServerConfig,
+  storage: ServerStorage,
+  createApp: ApplicationFactory,
+  log: Logger = createLogger(config.logLevel),
+): Promise<HttpServer> {
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
@@ -151,7 +156,14 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
-  log.info('agentplane listening', { url, mode: config.mock ? 'mock' : 'real', dataDir: config.mock ? null : config.dataDir, store: storage.kind, keys: keys.origin, ...(storage.replicaId ? { replica_id: storage.replicaId } : {}) });
+  log.info('agentplane listening', {
+    url,
+    mode: config.mock ? 'mock' : 'real',
+    dataDir: config.mock ? null : config.dataDir,
+    store: storage.kind,
+    keys: keys.origin,
+    ...(storage.replicaId ? { replica_id: storage.replicaId } : {}),
+  });
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -179,9 +191,13 @@ export async function startHttpServer(config: ServerConfig, storage: ServerStora
 function listenError(err: NodeJS.ErrnoException, config: ServerConfig): Error {
   const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const pick = 'pick another port with --port <n> or PORT=<n> (0 picks a free one)';
-  if (err.code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is already in use (another agentplane, or another program, listens there); stop it or ${pick}`);
+  if (err.code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${where}: the port is already in use (another agentplane, or another program, listens there); stop it or ${pick}`);
   if (err.code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); ${pick}`);
-  if (err.code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this machine has no address ${config.host}; choose another with --host <address> or HOST=<address> (0.0.0.0 listens on all)`);
+  if (err.code === 'EADDRNOTAVAIL')
+    return new Error(
+      `cannot listen on ${where}: this machine has no address ${config.host}; choose another with --host <address> or HOST=<address> (0.0.0.0 listens on all)`,
+    );
   return new Error(`cannot listen on ${where}: ${err.message}`);
 }
 
@@ -190,7 +206,10 @@ function logKeys(keys: KeySource, log: Logger): void {
   const tenants = new Set(keys.entries.flatMap((e) => e.tenants));
   log.info('API keys in force', { count: keys.entries.length, tenants: tenants.size, from: keys.origin, ...(keys.file ? { file: keys.file } : {}) });
   for (const file of keys.ignored) {
-    log.warn(`${keys.origin} is set, so the keys in ${file} are not in force (a key printed on an earlier first start does not work, and data made with it is out of view); unset ${keys.origin} to use them`, { file });
+    log.warn(
+      `${keys.origin} is set, so the keys in ${file} are not in force (a key printed on an earlier first start does not work, and data made with it is out of view); unset ${keys.origin} to use them`,
+      { file },
+    );
   }
 }
 
@@ -207,6 +226,9 @@ type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string)
 /** What a queue worker (AGENTPLANE_ROLE=queue) answers: liveness/readiness and metrics. */
 const QUEUE_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getMetrics']);
 
-const extraRoutes = (...routes: ExtraRoutes[]): ExtraRoutes => (req, res, pathname) => routes.some((route) => route(req, res, pathname));
+const extraRoutes =
+  (...routes: ExtraRoutes[]): ExtraRoutes =>
+  (req, res, pathname) =>
+    routes.some((route) => route(req, res, pathname));
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -71,7 +71,16 @@ export function ioWriteError(err: unknown, file: string): StoreWriteError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code ?? 'EIO';
   const reason = err instanceof Error ? err.message : String(err);
   if (NO_SPACE.has(code)) {
-    return new StoreWriteError('no_space', `Insufficient storage: no space left on the data directory's disk (${code} appending to ${file}); nothing was stored. Free space there and retry.`, code, { cause: err });
+    return new StoreWriteError(
+      'no_space',
+      `Insufficient storage: no space left on the data directory's disk (${code} appending to ${file}); nothing was stored. Free space there and retry.`,
+      code,
+      { cause: err },
+    );
   }
-  return new StoreUnavailableError(`The store cannot write to the data directory (${reason}, appending to ${file}); nothing was stored. Retry later; the server log says more.`, code, { cause: err });
+  return new StoreUnavailableError(
+    `The store cannot write to the data directory (${reason}, appending to ${file}); nothing was stored. Retry later; the server log says more.`,
+    code,
+    { cause: err },
+  );
 }

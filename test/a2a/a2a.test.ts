@@ -44,7 +44,12 @@ describe('message/send', () => {
     assert.equal(second.artifacts[0].parts[0].text, 'echo: two');
     assert.deepEqual(
       second.history.map((m: any) => [m.role, m.parts[0].text]),
-      [['user', 'one'], ['agent', 'echo: one'], ['user', 'two'], ['agent', 'echo: two']],
+      [
+        ['user', 'one'],
+        ['agent', 'echo: one'],
+        ['user', 'two'],
+        ['agent', 'echo: two'],
+      ],
     );
   });
 
@@ -61,7 +66,10 @@ describe('message/send', () => {
     assert.equal(new Set(second.history.map((m: any) => m.messageId)).size, 4);
     // and through tasks/get, the same ids
     const got: any = ok('tasks/get', await echo.getTask({ id: first.id }));
-    assert.deepEqual(got.history.map((m: any) => m.messageId), second.history.map((m: any) => m.messageId));
+    assert.deepEqual(
+      got.history.map((m: any) => m.messageId),
+      second.history.map((m: any) => m.messageId),
+    );
   });
 
   test('a message with only contextId starts a new task on that thread', async () => {

@@ -35,7 +35,11 @@ test('the card of an assistant names it, points at its A2A endpoint and declares
 });
 
 test('the card keeps the assistant id as given (UUID or graph name) in its url', async () => {
-  const search = await fetch(`${server.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph_id: 'echo' }) });
+  const search = await fetch(`${server.url}/assistants/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ graph_id: 'echo' }),
+  });
   const echoId: string = ((await search.json()) as { assistant_id: string }[])[0].assistant_id;
   const { body } = await card(`?assistant_id=${echoId}`);
   assert.equal(body.name, 'echo');

@@ -12,9 +12,29 @@ const toRunInput = (message: ReturnType<typeof msg>, hasMessages: boolean) => {
 };
 
 test("a message's text parts become one input message with the client's messageId, after merged data parts; file parts are -32005", () => {
-  const out = toRunInput(msg([{ kind: 'data', data: { topic: 't', messages: [{ role: 'system', content: 's' }] } }, { kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }]), true);
+  const out = toRunInput(
+    msg([
+      { kind: 'data', data: { topic: 't', messages: [{ role: 'system', content: 's' }] } },
+      { kind: 'text', text: 'a' },
+      { kind: 'text', text: 'b' },
+    ]),
+    true,
+  );
   assert.deepEqual(out, {
-    input: { topic: 't', messages: [{ role: 'system', content: 's' }, { role: 'human', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], id: 'm' }] },
+    input: {
+      topic: 't',
+      messages: [
+        { role: 'system', content: 's' },
+        {
+          role: 'human',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+          id: 'm',
+        },
+      ],
+    },
   });
   assert.deepEqual(toRunInput(msg([{ kind: 'text', text: 'x' }], 'agent'), true), { input: { messages: [{ role: 'assistant', content: 'x', id: 'm' }] } });
   assert.equal((toRunInput(msg([{ kind: 'file', file: { uri: 'u' } }]), true) as any).error.code, -32005);
@@ -37,8 +57,21 @@ test('the reply is the last AI text of the latest turn only', () => {
 });
 
 test('history maps human to user and skips messages without text', () => {
-  const h = toA2AHistory([{ type: 'human', content: 'hi', id: 'h1' }, { type: 'ai', content: '' }, { type: 'ai', content: 'yo' }], { contextId: 'c', taskId: 't' });
-  assert.deepEqual(h.map((m) => [m.role, m.messageId, m.parts[0]]), [['user', 'h1', { kind: 'text', text: 'hi' }], ['agent', 'c-2', { kind: 'text', text: 'yo' }]]);
+  const h = toA2AHistory(
+    [
+      { type: 'human', content: 'hi', id: 'h1' },
+      { type: 'ai', content: '' },
+      { type: 'ai', content: 'yo' },
+    ],
+    { contextId: 'c', taskId: 't' },
+  );
+  assert.deepEqual(
+    h.map((m) => [m.role, m.messageId, m.parts[0]]),
+    [
+      ['user', 'h1', { kind: 'text', text: 'hi' }],
+      ['agent', 'c-2', { kind: 'text', text: 'yo' }],
+    ],
+  );
 });
 
 test('run status maps to task state', () => {

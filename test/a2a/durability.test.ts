@@ -18,7 +18,12 @@ test('a dropped stream leaves the task running; resubscribe follows it to its en
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
-    const task = JSON.parse(text.split('\n').find((l) => l.startsWith('data: '))!.slice(6)).result;
+    const task = JSON.parse(
+      text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    ).result;
     abort.abort();
 
     const client = await clientFor(server.url, 'slow');

@@ -26,12 +26,15 @@ describe('assistants as configuration profiles', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project: { graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made`, plain: `${FIXTURE}:plainConfigured` } }, dataDir: null });
+    server = await startTestServer({
+      project: { graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made`, plain: `${FIXTURE}:plainConfigured` } },
+      dataDir: null,
+    });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
   });
   after(() => server.close());
 
-  it('merges the assistant\'s config and context under the request\'s for thread and stateless runs, streams and batches', async () => {
+  it("merges the assistant's config and context under the request's for thread and stateless runs, streams and batches", async () => {
     for (const graphId of ['configured', 'plain']) {
       const assistant = await client.assistants.create({ graphId, ...profile });
       const thread = await client.threads.create();
@@ -45,11 +48,14 @@ describe('assistants as configuration profiles', () => {
       assert.equal(lastText(later), seen('a', 'warm', { user_key: 'k1', shade: 'blue' }), graphId);
 
       let streamed: unknown;
-      for await (const chunk of client.runs.stream(null, assistant.assistant_id, { input: say('hi'), streamMode: 'values' })) if (chunk.event === 'values') streamed = chunk.data;
+      for await (const chunk of client.runs.stream(null, assistant.assistant_id, { input: say('hi'), streamMode: 'values' }))
+        if (chunk.event === 'values') streamed = chunk.data;
       assert.equal(lastText(streamed), seen('a', 'dry', { user_key: 'k1', shade: 'blue' }), graphId);
 
       // kept, so it can be joined after it ended (the SDK types on_completion wrongly)
-      const [batched] = await client.runs.createBatch([{ assistantId: assistant.assistant_id, input: say('hi'), context: { user_key: 'k2' }, onCompletion: 'keep' as never }]);
+      const [batched] = await client.runs.createBatch([
+        { assistantId: assistant.assistant_id, input: say('hi'), context: { user_key: 'k2' }, onCompletion: 'keep' as never },
+      ]);
       const joined = await client.runs.join(batched.thread_id, batched.run_id);
       assert.equal(lastText(joined), seen('a', 'dry', { user_key: 'k2', shade: 'blue' }), graphId);
     }
@@ -73,7 +79,12 @@ describe('assistants as configuration profiles', () => {
     const a2a = await fetch(`${server.url}/a2a/${assistant.assistant_id}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
     });
     const task = (await a2a.json()) as { result: { artifacts: { parts: { text: string }[] }[] } };
     assert.equal(task.result.artifacts[0].parts[0].text, expected);
@@ -94,7 +105,7 @@ describe('assistants as configuration profiles', () => {
     assert.equal(lastText(result), `factory saw ${seen('m2', 'sharp', null)}`);
   });
 
-  it('writes the run\'s ids and metadata into every checkpoint, so history filters find them', async () => {
+  it("writes the run's ids and metadata into every checkpoint, so history filters find them", async () => {
     for (const graphId of ['configured', 'plain']) {
       const assistant = await client.assistants.create({ graphId, ...profile, metadata: { team: 'x' } });
       const thread = await client.threads.create();
@@ -134,7 +145,11 @@ describe('assistants as configuration profiles', () => {
         );
       }
       assert.equal((await client.threads.getHistory(thread.thread_id, { metadata: { run_id: run.run_id } })).length, history.length, graphId);
-      assert.equal((await client.threads.getHistory(thread.thread_id, { metadata: { purpose: 'audit', assistant_id: assistant.assistant_id } })).length, history.length, graphId);
+      assert.equal(
+        (await client.threads.getHistory(thread.thread_id, { metadata: { purpose: 'audit', assistant_id: assistant.assistant_id } })).length,
+        history.length,
+        graphId,
+      );
       assert.equal((await client.threads.getHistory(thread.thread_id, { metadata: { purpose: 'other' } })).length, 0, graphId);
     }
   });
@@ -148,7 +163,7 @@ function langgraphProject(project: Record<string, unknown>): Record<string, stri
 }
 
 describe('graph factories', () => {
-  it('reads a thread\'s state through the graph its factory makes for the thread\'s config', async () => {
+  it("reads a thread's state through the graph its factory makes for the thread's config", async () => {
     const server = await startTestServer({ dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
@@ -167,7 +182,10 @@ describe('graph factories', () => {
 describe('LANGGRAPH_CONFIG', () => {
   it('gives the system assistants their config and context, set from langgraph.json env', async () => {
     const defaults = { configured: { configurable: { model: 'sys-model' }, context: { user_key: 'sys' } }, made: { configurable: { model: 'sys-made' } } };
-    const env = langgraphProject({ graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` }, env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) } });
+    const env = langgraphProject({
+      graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` },
+      env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) },
+    });
     const server = await startTestServer({ dataDir: null, env });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });

@@ -19,7 +19,12 @@ test('newest checkpoint, first regular write wins, special writes are replaced â
     // checkpoint ids are time-ordered; these sort as they were made
     const ids = ['1ef00000-0000-6000-8000-000000000001', '1ef00000-0000-6000-8000-000000000002', '1ef00000-0000-6000-8000-000000000003'];
     for (const [i, id] of ids.entries()) {
-      await local.put(thread(), { ...emptyCheckpoint(), id, channel_values: { step: i } }, { source: 'loop', step: i, parents: {}, run_id: `run-${i}` } as never);
+      await local.put(thread(), { ...emptyCheckpoint(), id, channel_values: { step: i } }, {
+        source: 'loop',
+        step: i,
+        parents: {},
+        run_id: `run-${i}`,
+      } as never);
     }
     for (const saver of [local, asWorker]) {
       const newest = await saver.getTuple(thread());
@@ -28,8 +33,22 @@ test('newest checkpoint, first regular write wins, special writes are replaced â
       assert.equal(await saver.latestRunId('t1'), 'run-2');
     }
 
-    await local.putWrites(thread(ids[2]), [['messages', 'first'], ['other', 1]], 'task-a');
-    await asWorker.putWrites(thread(ids[2]), [['messages', 'second'], ['__error__', { message: 'one' }]], 'task-a');
+    await local.putWrites(
+      thread(ids[2]),
+      [
+        ['messages', 'first'],
+        ['other', 1],
+      ],
+      'task-a',
+    );
+    await asWorker.putWrites(
+      thread(ids[2]),
+      [
+        ['messages', 'second'],
+        ['__error__', { message: 'one' }],
+      ],
+      'task-a',
+    );
     await asWorker.putWrites(thread(ids[2]), [['__error__', { message: 'two' }]], 'task-a');
     const writes = (await asWorker.getTuple(thread(ids[2])))?.pendingWrites ?? [];
     assert.deepEqual(
@@ -61,15 +80,31 @@ test('writes on a checkpoint the saver put itself: first regular write still win
     const saver = new StoreCheckpointer(counting);
     const id = '1ef00000-0000-6000-8000-000000000009';
     await saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
-    await saver.putWrites(thread(id), [['messages', 'first'], ['other', 1]], 'task-a');
-    await saver.putWrites(thread(id), [['messages', 'second'], ['third', 3]], 'task-a');
+    await saver.putWrites(
+      thread(id),
+      [
+        ['messages', 'first'],
+        ['other', 1],
+      ],
+      'task-a',
+    );
+    await saver.putWrites(
+      thread(id),
+      [
+        ['messages', 'second'],
+        ['third', 3],
+      ],
+      'task-a',
+    );
     await saver.putWrites(thread(id), [['messages', 'b']], 'task-b');
     assert.deepEqual(writesListed, [], 'putWrites on its own checkpoint reads no write slots from the store');
 
     // another saver (a replica, a fresh worker) did not put it: it reads the slots, and the first writes still win
     const other = new StoreCheckpointer(store);
     await other.putWrites(thread(id), [['messages', 'late']], 'task-a');
-    const writes = ((await other.getTuple(thread(id)))?.pendingWrites ?? []).map(([task, channel, value]) => `${task}/${channel}=${JSON.stringify(value)}`).sort();
+    const writes = ((await other.getTuple(thread(id)))?.pendingWrites ?? [])
+      .map(([task, channel, value]) => `${task}/${channel}=${JSON.stringify(value)}`)
+      .sort();
     assert.deepEqual(writes, ['task-a/messages="first"', 'task-a/other=1', 'task-b/messages="b"']);
   } finally {
     await store.close();

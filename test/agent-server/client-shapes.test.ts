@@ -29,7 +29,7 @@ describe('shapes clients read', () => {
   });
   after(() => server.close());
 
-  it('a state\'s task names its path and where its subgraph\'s state is, which reads that state', async () => {
+  it("a state's task names its path and where its subgraph's state is, which reads that state", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, 'inside', { input: say('deploy?') });
     const state = await client.threads.getState(thread.thread_id);
@@ -51,7 +51,7 @@ describe('shapes clients read', () => {
     assert.deepEqual(expanded.state.next, ['ask']);
   });
 
-  it('a finished task\'s result is what its node returned', async () => {
+  it("a finished task's result is what its node returned", async () => {
     const thread = await client.threads.create();
     await client.runs.wait(thread.thread_id, 'agent', { input: say('what is 6 * 7?') });
     const history = await client.threads.getHistory(thread.thread_id);
@@ -62,7 +62,7 @@ describe('shapes clients read', () => {
     assert.equal(task.result.messages[0].content, '42');
   });
 
-  it('debug checkpoints name themselves and their parent; a subgraph\'s task names its state', async () => {
+  it("debug checkpoints name themselves and their parent; a subgraph's task names its state", async () => {
     const thread = await client.threads.create();
     const payloads: any[] = [];
     for await (const chunk of client.runs.stream(thread.thread_id, 'inside', { input: say('deploy?'), streamMode: 'debug' })) {

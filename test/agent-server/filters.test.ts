@@ -19,7 +19,9 @@ describe('search filters', () => {
     assert.deepEqual(threads, []);
     const assistants = await (await fetch(`${server.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json();
     assert.deepEqual(assistants, []);
-    const real = await (await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata": {"user": "alice"}}' })).json();
+    const real = await (
+      await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata": {"user": "alice"}}' })
+    ).json();
     assert.equal((real as unknown[]).length, 1);
   });
 });

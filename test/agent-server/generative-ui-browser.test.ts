@@ -51,7 +51,7 @@ async function pageScript(): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-describe('generative UI in a browser, through the SDK\'s LoadExternalComponent', () => {
+describe("generative UI in a browser, through the SDK's LoadExternalComponent", () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {
@@ -67,11 +67,15 @@ describe('generative UI in a browser, through the SDK\'s LoadExternalComponent',
     await server?.close();
   });
 
-  it('renders the component with its CSS and the page\'s React', async () => {
+  it("renders the component with its CSS and the page's React", async () => {
     const script = await pageScript();
     const page = await openPage(browser, 'about:blank');
     // the app's page is served from the server's origin, as an app next to its API would be
-    await page.context().route(`${server.url}/app`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><div id="app"></div><script>${script.replaceAll('</script', '<\\/script')}</script>` }));
+    await page
+      .context()
+      .route(`${server.url}/app`, (route) =>
+        route.fulfill({ contentType: 'text/html', body: `<!doctype html><div id="app"></div><script>${script.replaceAll('</script', '<\\/script')}</script>` }),
+      );
     await page.goto(`${server.url}/app`);
     // playwright's locators pierce the open shadow root the component is rendered into
     const button = page.locator('button.weather');

@@ -32,9 +32,15 @@ function uiProject(): string {
   // a Tailwind user's module: the project installs tailwindcss, its CSS imports it
   fs.mkdirSync(path.join(dir, 'node_modules'));
   fs.symlinkSync(path.join(ROOT, 'node_modules', 'tailwindcss'), path.join(dir, 'node_modules', 'tailwindcss'));
-  fs.writeFileSync(path.join(dir, 'src', 'styled.tsx'), 'import "./styled.css";\nexport default { card: () => <div className="p-4 text-teal-600 card">hi</div> };\n');
+  fs.writeFileSync(
+    path.join(dir, 'src', 'styled.tsx'),
+    'import "./styled.css";\nexport default { card: () => <div className="p-4 text-teal-600 card">hi</div> };\n',
+  );
   fs.writeFileSync(path.join(dir, 'src', 'styled.css'), '@import "tailwindcss";\n.card { @apply rounded-lg; }\n');
-  fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx' } }));
+  fs.writeFileSync(
+    path.join(dir, 'langgraph.json'),
+    JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx' } }),
+  );
   return path.join(dir, 'langgraph.json');
 }
 
@@ -44,7 +50,11 @@ function renderInPage(bundle: string, global: string, component: string) {
   const appended: unknown[] = [];
   const pageModules: Record<string, unknown> = {
     react: { useState: (initial: unknown) => [initial, () => {}] },
-    'react/jsx-runtime': { jsx: (type: unknown, props: unknown) => ({ type, props }), jsxs: (type: unknown, props: unknown) => ({ type, props }), Fragment: 'fragment' },
+    'react/jsx-runtime': {
+      jsx: (type: unknown, props: unknown) => ({ type, props }),
+      jsxs: (type: unknown, props: unknown) => ({ type, props }),
+      Fragment: 'fragment',
+    },
   };
   const page: Record<string | symbol, unknown> = {
     document: {
@@ -55,12 +65,15 @@ function renderInPage(bundle: string, global: string, component: string) {
       if (!(id in pageModules)) throw new Error(`the page has no module ${id}`);
       return pageModules[id];
     },
-    [Symbol.for('LGUI_EXT_STORE')]: { respond: (shadowRootId: string, c: (props: object) => unknown, mount: unknown) => responded.push({ shadowRootId, component: c, mount }) },
+    [Symbol.for('LGUI_EXT_STORE')]: {
+      respond: (shadowRootId: string, c: (props: object) => unknown, mount: unknown) => responded.push({ shadowRootId, component: c, mount }),
+    },
   };
   page.window = page;
   const context = vm.createContext(page);
   vm.runInContext(bundle, context);
-  const lgui = vm.runInContext(`typeof ${global} === "undefined" ? undefined : ${global}`, context) as { render?: (name: string, id: string) => void } | undefined;
+  const lgui = vm.runInContext(`typeof ${global} === "undefined" ? undefined : ${global}`, context) as
+    { render?: (name: string, id: string) => void } | undefined;
   assert.equal(typeof lgui?.render, 'function', `the bundle defines ${global}.render`);
   lgui!.render!(component, 'root-1');
   return { responded, appended };
@@ -81,13 +94,16 @@ describe('generative UI (langgraph.json ui)', () => {
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     const html = await res.text();
     const base = `http://127.0.0.1:${new URL(server.url).port}/ui/my-agent`;
-    assert.equal(html, [
-      `<link rel="stylesheet" href="${base}/entrypoint.css" />`,
-      `<script src="${base}/entrypoint.js" onload='__LGUI_my_agent.render("weather", "{{shadowRootId}}")'></script>`,
-    ].join('\n'));
+    assert.equal(
+      html,
+      [
+        `<link rel="stylesheet" href="${base}/entrypoint.css" />`,
+        `<script src="${base}/entrypoint.js" onload='__LGUI_my_agent.render("weather", "{{shadowRootId}}")'></script>`,
+      ].join('\n'),
+    );
   });
 
-  it('GET /ui/{agent}/{file} serves the bundle: CSS, and JS that renders the component with the page\'s react', async () => {
+  it("GET /ui/{agent}/{file} serves the bundle: CSS, and JS that renders the component with the page's react", async () => {
     const css = await fetch(`${server.url}/ui/my-agent/entrypoint.css`);
     assert.equal(css.status, 200);
     assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
@@ -102,7 +118,10 @@ describe('generative UI (langgraph.json ui)', () => {
     assert.equal(responded[0].shadowRootId, 'root-1');
     assert.deepEqual(appended, [responded[0].mount]);
     // the component itself, called with the page's jsx runtime (through JSON: its arrays are the page's)
-    assert.deepEqual(JSON.parse(JSON.stringify(responded[0].component({ city: 'Paris' }))), { type: 'div', props: { className: 'weather', children: ['Paris', ' in \u00b0', 'C'] } });
+    assert.deepEqual(JSON.parse(JSON.stringify(responded[0].component({ city: 'Paris' }))), {
+      type: 'div',
+      props: { className: 'weather', children: ['Paris', ' in \u00b0', 'C'] },
+    });
   });
 
   it('a module whose CSS uses Tailwind gets the classes its components use, as upstream', async () => {
@@ -137,7 +156,10 @@ describe('generative UI (langgraph.json ui)', () => {
   it('a reload (agentplane dev, on a change to the module or its CSS) bundles the components again', async () => {
     const css = path.join(path.dirname(projectFile), 'src', 'weather.css');
     assert.ok(reloadsOn(path.dirname(projectFile), css, { imported: wasImported }), 'a change to the CSS the module imports reloads');
-    assert.ok(wasImported(path.join(path.dirname(projectFile), 'src', 'ui.tsx')) && !wasImported(path.join(path.dirname(projectFile), 'src', 'unused.tsx')), 'the bundle\'s inputs, only they, count as imported');
+    assert.ok(
+      wasImported(path.join(path.dirname(projectFile), 'src', 'ui.tsx')) && !wasImported(path.join(path.dirname(projectFile), 'src', 'unused.tsx')),
+      "the bundle's inputs, only they, count as imported",
+    );
     fs.writeFileSync(css, '.weather { color: navy; }\n');
     await server.reload();
     assert.match(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /color: navy;/);
@@ -177,7 +199,10 @@ describe('generative UI with agent-server auth on', () => {
   it('the tags need a key; the bundle files, loaded by <script> tags, need none', async () => {
     const server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
-      assert.equal((await fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' })).status, 401);
+      assert.equal(
+        (await fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' })).status,
+        401,
+      );
       assert.equal((await server.api('/ui/my-agent', { method: 'POST', json: { name: 'weather' } })).status, 200);
       const js = await fetch(`${server.url}/ui/my-agent/entrypoint.js`);
       assert.equal(js.status, 200);
@@ -189,11 +214,12 @@ describe('generative UI with agent-server auth on', () => {
 });
 
 describe('generative UI with custom auth (auth.path)', () => {
-  it('the tags are asked of the project\'s authenticate; the bundle files are not, as upstream', async () => {
+  it("the tags are asked of the project's authenticate; the bundle files are not, as upstream", async () => {
     const auth = `${path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts')}:auth`;
     const server = await startTestServer({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
     try {
-      const ask = (headers: Record<string, string>) => fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
+      const ask = (headers: Record<string, string>) =>
+        fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
       assert.equal((await ask({})).status, 401);
       assert.equal((await ask({ Authorization: 'Bearer user-ann' })).status, 200);
       assert.equal((await fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 200);

@@ -48,7 +48,10 @@ describe('graphs', () => {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
       const thread = await client.threads.create();
       const paused = (await client.runs.wait(thread.thread_id, 'approval', { input: say('deploy?') })) as Record<string, any>;
-      assert.deepEqual(paused.__interrupt__.map((i: { value: unknown }) => i.value), [{ question: 'Approve?' }]);
+      assert.deepEqual(
+        paused.__interrupt__.map((i: { value: unknown }) => i.value),
+        [{ question: 'Approve?' }],
+      );
       assert.equal((await client.threads.get(thread.thread_id)).status, 'interrupted');
       const state = await client.threads.getState(thread.thread_id);
       assert.deepEqual(state.next, ['ask']);

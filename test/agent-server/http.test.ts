@@ -27,7 +27,11 @@ function parseSse(text: string): { event?: string; id?: string; data: unknown }[
 describe('agent server over HTTP', () => {
   let server: TestServer;
   const anon = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(server.url + path, { ...init, headers: init.json !== undefined ? { 'content-type': 'application/json' } : undefined, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
+    fetch(server.url + path, {
+      ...init,
+      headers: init.json !== undefined ? { 'content-type': 'application/json' } : undefined,
+      body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+    });
   before(async () => {
     server = await startTestServer({ project: testProject, dataDir: null });
   });
@@ -55,7 +59,14 @@ describe('agent server over HTTP', () => {
     const noThread = await anon(`/threads/${missing}/runs`, { method: 'POST', json: { assistant_id: 'echo' } });
     assert.equal(noThread.status, 404);
     assert.deepEqual(await body(noThread), { detail: 'Thread or assistant not found.' });
-    for (const path of [`/threads/${missing}`, `/threads/${missing}/state`, `/threads/${missing}/runs`, `/threads/${missing}/runs/${missing}`, `/threads/${missing}/runs/${missing}/join`, '/assistants/nope']) {
+    for (const path of [
+      `/threads/${missing}`,
+      `/threads/${missing}/state`,
+      `/threads/${missing}/runs`,
+      `/threads/${missing}/runs/${missing}`,
+      `/threads/${missing}/runs/${missing}/join`,
+      '/assistants/nope',
+    ]) {
       const res = await anon(path);
       assert.equal(res.status, 404, path);
       assert.equal(typeof (await body(res)).detail, 'string');
@@ -81,8 +92,20 @@ describe('agent server over HTTP', () => {
       ['DELETE', `/threads/${thread.thread_id}/runs/${missing}`, undefined, 404, 'Run not found'],
       ['POST', `/threads/${thread.thread_id}/runs/${missing}/cancel`, undefined, 404, 'Run not found'],
       ['GET', `/threads/${thread.thread_id}/runs/${missing}/join`, undefined, 404, 'Run not found'],
-      ['POST', `/threads/${thread.thread_id}/runs`, { assistant_id: 'nope' }, 404, 'No assistant found for "nope". Make sure the assistant ID is for a valid assistant or a valid graph ID.'],
-      ['POST', '/runs/wait', { assistant_id: missing }, 404, `No assistant found for "${missing}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`],
+      [
+        'POST',
+        `/threads/${thread.thread_id}/runs`,
+        { assistant_id: 'nope' },
+        404,
+        'No assistant found for "nope". Make sure the assistant ID is for a valid assistant or a valid graph ID.',
+      ],
+      [
+        'POST',
+        '/runs/wait',
+        { assistant_id: missing },
+        404,
+        `No assistant found for "${missing}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`,
+      ],
       ['GET', `/assistants/${missing}`, undefined, 404, 'Assistant not found'],
       ['PATCH', `/assistants/${missing}`, { metadata: {} }, 404, 'Assistant not found'],
       ['DELETE', `/assistants/${missing}`, undefined, 404, 'Assistant not found'],
@@ -100,7 +123,9 @@ describe('agent server over HTTP', () => {
 
   it('cancels with wait=1 (204 once stopped); a finished run is left as it is, as upstream', async () => {
     const thread = await body(anon('/threads', { method: 'POST', json: {} }));
-    const run = await body(anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: say('x'), context: { delay_ms: 30_000 } } }));
+    const run = await body(
+      anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: say('x'), context: { delay_ms: 30_000 } } }),
+    );
     const cancel = await anon(`/threads/${thread.thread_id}/runs/${run.run_id}/cancel?wait=1&action=interrupt`, { method: 'POST' });
     assert.equal(cancel.status, 204);
     assert.equal((await body(anon(`/threads/${thread.thread_id}/runs/${run.run_id}`))).status, 'interrupted');
@@ -112,13 +137,24 @@ describe('agent server over HTTP', () => {
 
   it('resumes a run stream after Last-Event-ID', async () => {
     const thread = await body(anon('/threads', { method: 'POST', json: {} }));
-    const res = await anon(`/threads/${thread.thread_id}/runs/stream`, { method: 'POST', json: { assistant_id: 'echo', input: say('hi'), stream_mode: ['values', 'updates'] } });
+    const res = await anon(`/threads/${thread.thread_id}/runs/stream`, {
+      method: 'POST',
+      json: { assistant_id: 'echo', input: say('hi'), stream_mode: ['values', 'updates'] },
+    });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
     const all = parseSse(await res.text());
-    assert.deepEqual(all.map((e) => e.event), ['metadata', 'values', 'updates', 'values']);
+    assert.deepEqual(
+      all.map((e) => e.event),
+      ['metadata', 'values', 'updates', 'values'],
+    );
     const runId = (all[0].data as { run_id: string }).run_id;
-    const resumed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, { headers: { 'Last-Event-ID': all[1].id! } });
-    assert.deepEqual(parseSse(await resumed.text()).map((e) => e.event), ['values']);
+    const resumed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, {
+      headers: { 'Last-Event-ID': all[1].id! },
+    });
+    assert.deepEqual(
+      parseSse(await resumed.text()).map((e) => e.event),
+      ['values'],
+    );
   });
 });
 
@@ -126,7 +162,12 @@ describe('agent server with auth.agent_server on', () => {
   it('requires the control-plane API keys on agent-server and A2A routes', async () => {
     const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
-      for (const [path, init] of [['/threads', { method: 'POST' }], ['/assistants/echo', {}], ['/a2a/echo', { method: 'POST' }], ['/.well-known/agent-card.json', {}]] as const) {
+      for (const [path, init] of [
+        ['/threads', { method: 'POST' }],
+        ['/assistants/echo', {}],
+        ['/a2a/echo', { method: 'POST' }],
+        ['/.well-known/agent-card.json', {}],
+      ] as const) {
         const res = await fetch(server.url + path, init);
         assert.equal(res.status, 401, path);
         assert.equal(typeof (await body(res)).detail, 'string');

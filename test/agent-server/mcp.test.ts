@@ -32,7 +32,10 @@ describe('MCP endpoint', () => {
     assert.equal(result.isError, undefined);
     assert.deepEqual(result.content, [{ type: 'text', text: 'hello over mcp' }]);
     const output = result.structuredContent as { messages: { type: string; content: string }[] };
-    assert.deepEqual(output.messages.map((m) => `${m.type}:${m.content}`), ['human:hello over mcp', 'ai:hello over mcp']);
+    assert.deepEqual(
+      output.messages.map((m) => `${m.type}:${m.content}`),
+      ['human:hello over mcp', 'ai:hello over mcp'],
+    );
 
     const agent = await client.callTool({ name: 'agent', arguments: { messages: [{ role: 'user', content: 'What is 2 + 2?' }] } });
     assert.ok(!agent.isError);
@@ -52,7 +55,11 @@ describe('MCP endpoint', () => {
     assert.equal((await fetch(`${server.url}/mcp`)).status, 405);
     const disabled = await startTestServer({ project: { ...testProject, http: { disable_mcp: true } } });
     try {
-      const res = await fetch(`${disabled.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+      const res = await fetch(`${disabled.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
       assert.equal(res.status, 404);
     } finally {
       await disabled.close();

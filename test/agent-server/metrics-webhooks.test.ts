@@ -37,7 +37,11 @@ describe('metrics, webhooks and the memory store in graphs', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     server = await startTestServer({
       project: {
-        graphs: { ...testProject.graphs, rememberer: './test/agent-server/fixtures/memory.ts:rememberer', recall: './test/agent-server/fixtures/memory.ts:plainRecall' },
+        graphs: {
+          ...testProject.graphs,
+          rememberer: './test/agent-server/fixtures/memory.ts:rememberer',
+          recall: './test/agent-server/fixtures/memory.ts:plainRecall',
+        },
         webhooks: { retry_base_ms: 50, url: { allowed_domains: ['127.0.0.1'], allowed_networks: ['127.0.0.1/32'] } },
       },
     });
@@ -53,7 +57,8 @@ describe('metrics, webhooks and the memory store in graphs', () => {
     // the parser reads counters and gauges; it drops the labels of histograms, which are read
     // from their _count series in the text
     const parse = (text: string) => parsePrometheusTextFormat(text) as Family[];
-    const histogramCount = (text: string, name: string, labels: string) => Number(new RegExp(`^${name}_count\\{${labels}\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const histogramCount = (text: string, name: string, labels: string) =>
+      Number(new RegExp(`^${name}_count\\{${labels}\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     const created = (f: Family[]) => sample(f, 'agentplane_http_requests_total', { operation: 'createThread', status: '200' });
     const waited = (f: Family[]) => sample(f, 'agentplane_http_requests_total', { operation: 'waitRun', status: '200' });
     const before = parse(await scrapeText());
@@ -86,7 +91,10 @@ describe('metrics, webhooks and the memory store in graphs', () => {
   it('posts the finished run to its webhook, retrying after a failed attempt, without delaying the run', async () => {
     const thread = await client.threads.create();
     const result = await client.runs.wait(thread.thread_id, 'echo', { input: say('notify me'), webhook: receiverUrl });
-    assert.deepEqual((result as { messages: { content: string }[] }).messages.map((m) => m.content), ['notify me', 'notify me']);
+    assert.deepEqual(
+      (result as { messages: { content: string }[] }).messages.map((m) => m.content),
+      ['notify me', 'notify me'],
+    );
     for (let i = 0; i < 100 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(received.length, 2, 'one failed attempt, then one delivered');
     const { body } = received[1];

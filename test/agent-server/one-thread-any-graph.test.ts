@@ -15,7 +15,7 @@ const transcript = (values: unknown) => ((values as { messages?: { type: string;
 describe('one thread, any graph', () => {
   const served = serveWithClient({ project: testProject, dataDir: null });
 
-  it('a plain-function graph and a LangGraph graph continue each other\'s state', async () => {
+  it("a plain-function graph and a LangGraph graph continue each other's state", async () => {
     const { client } = served;
     const { thread_id: threadId } = await client.threads.create();
     await client.runs.wait(threadId, 'echo', { input: say('hi') });
@@ -41,11 +41,15 @@ describe('one thread, any graph', () => {
     assert.deepEqual(transcript(resumed), ['human:what is 6 * 7?', 'ai:', 'tool:42', 'ai:The answer is 42.', 'human:deploy?', 'ai:approved: yes']);
   });
 
-  it('the history of a thread run by both kinds of graph lists every run\'s checkpoints, newest first, pageable across the boundary', async () => {
+  it("the history of a thread run by both kinds of graph lists every run's checkpoints, newest first, pageable across the boundary", async () => {
     const { client } = served;
     const { thread_id: threadId } = await client.threads.create();
     const runs: string[] = [];
-    for (const [graph, text] of [['echo', 'hi'], ['agent', 'what is 6 * 7?'], ['echo', 'bye']] as const) {
+    for (const [graph, text] of [
+      ['echo', 'hi'],
+      ['agent', 'what is 6 * 7?'],
+      ['echo', 'bye'],
+    ] as const) {
       const run = await client.runs.create(threadId, graph, { input: say(text) });
       await client.runs.join(threadId, run.run_id);
       runs.push(run.run_id);
@@ -54,11 +58,16 @@ describe('one thread, any graph', () => {
     // every run's checkpoints, the runs newest first, each run's checkpoints together
     const runOrder = history.map(runOf).filter((id, i, all) => id !== all[i - 1]);
     assert.deepEqual(runOrder, [...runs].reverse());
-    assert.ok(history.filter((s) => runOf(s) === runs[1]).length > 2, 'the LangGraph run\'s steps are listed');
+    assert.ok(history.filter((s) => runOf(s) === runs[1]).length > 2, "the LangGraph run's steps are listed");
     const times = history.map((s) => Date.parse(s.created_at!));
-    assert.deepEqual(times, [...times].sort((a, b) => b - a));
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    );
     // one sequence: each checkpoint's parent is the one listed after it, the first run's input has none
-    history.forEach((state, i) => assert.equal(state.parent_checkpoint?.checkpoint_id ?? null, history[i + 1] ? idOf(history[i + 1]) : null, `parent of checkpoint ${i}`));
+    history.forEach((state, i) =>
+      assert.equal(state.parent_checkpoint?.checkpoint_id ?? null, history[i + 1] ? idOf(history[i + 1]) : null, `parent of checkpoint ${i}`),
+    );
     assert.deepEqual(transcript(history[0].values), transcript((await client.threads.getState(threadId)).values));
 
     // pages of 2 and of 3, by `before`, walk the same list across both boundaries
@@ -98,7 +107,10 @@ describe('one thread, any graph', () => {
     await client.runs.wait(threadId, 'agent', { input: say('what is 6 * 7?') });
     const before = await client.threads.getHistory(threadId, { limit: 100 });
     const ofGraph = (graph: string) => idOf(before.find((s) => (s.metadata as { graph_id?: string }).graph_id === graph)!);
-    for (const [graph, checkpointId, writer] of [['echo', ofGraph('agent'), 'LangGraph'], ['agent', ofGraph('echo'), 'plain-function']] as const) {
+    for (const [graph, checkpointId, writer] of [
+      ['echo', ofGraph('agent'), 'LangGraph'],
+      ['agent', ofGraph('echo'), 'plain-function'],
+    ] as const) {
       const run = await client.runs.create(threadId, graph, { input: say('fork'), checkpointId });
       const result = (await client.runs.join(threadId, run.run_id)) as { __error__?: { message?: string } };
       assert.match(String(result.__error__?.message), new RegExp(`Checkpoint ${checkpointId} .*written by a ${writer} graph`));

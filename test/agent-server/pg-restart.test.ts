@@ -79,7 +79,11 @@ describe('a PostgreSQL restart under load on two replicas', () => {
     const release = path.join(tempDir(), 'release');
     for (const server of replicas) {
       const thread = (await (await post(server, '/threads', {})).json()) as { thread_id: string };
-      const res = await post(server, `/threads/${thread.thread_id}/runs`, { assistant_id: 'steps', input: { messages: [{ role: 'user', content: 'across' }] }, config: { configurable: { release_file: release } } });
+      const res = await post(server, `/threads/${thread.thread_id}/runs`, {
+        assistant_id: 'steps',
+        input: { messages: [{ role: 'user', content: 'across' }] },
+        config: { configurable: { release_file: release } },
+      });
       assert.equal(res.status, 200);
       crossing.push({ threadId: thread.thread_id, runId: ((await res.json()) as { run_id: string }).run_id, server });
     }
@@ -102,12 +106,17 @@ describe('a PostgreSQL restart under load on two replicas', () => {
           // the first run waits for its end, so both replicas have their run workers going before the stop
           const res =
             kind === 'run'
-              ? await post(server, `/threads/${threads[c]}/runs${i === 0 ? '/wait' : ''}`, { assistant_id: graphOf(c), input: { messages: [{ role: 'user', content }] }, context: { delay_ms: 20 } })
+              ? await post(server, `/threads/${threads[c]}/runs${i === 0 ? '/wait' : ''}`, {
+                  assistant_id: graphOf(c),
+                  input: { messages: [{ role: 'user', content }] },
+                  context: { delay_ms: 20 },
+                })
               : await post(server, '/store/items', { namespace: ['restart', `c${c}`], key: content, value: { content } }, 'PUT');
           call.status = res.status;
           call.retryAfter = res.headers.get('retry-after');
           const text = await res.text();
-          if (res.status === 200 && kind === 'run') call.runId = i === 0 ? res.headers.get('content-location')!.split('/').at(-1) : (JSON.parse(text) as { run_id: string }).run_id;
+          if (res.status === 200 && kind === 'run')
+            call.runId = i === 0 ? res.headers.get('content-location')!.split('/').at(-1) : (JSON.parse(text) as { run_id: string }).run_id;
           if (i === 0) warmed += 1;
           if (res.status >= 400) call.detail = (JSON.parse(text) as { detail: unknown }).detail;
         } catch {
@@ -181,7 +190,10 @@ describe('a PostgreSQL restart under load on two replicas', () => {
 
     // what the clients saw: successes and 503s only, and every write wholly inside the outage refused
     const unexpected = calls.filter((c) => ![200, 204, 503].includes(c.status as number));
-    assert.deepEqual(unexpected.map((c) => `${c.kind} ${c.content}: ${c.status} ${JSON.stringify(c.detail)}`), []);
+    assert.deepEqual(
+      unexpected.map((c) => `${c.kind} ${c.content}: ${c.status} ${JSON.stringify(c.detail)}`),
+      [],
+    );
     const refused = calls.filter((c) => c.status === 503);
     assert.ok(refused.length > 0, 'writes during the outage were refused');
     for (const call of refused) {
@@ -200,8 +212,13 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       assert.match(outputs, new RegExp(`"the platform interrupted the run; starting it again"[^\n]*"run_id":"${run.runId}"[^\n]*"attempt":2`));
       const stream = await fetch(`${run.server.url}/threads/${run.threadId}/runs/${run.runId}/stream`).then((res) => res.text());
       assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);
-      const state = (await (await fetch(`${run.server.url}/threads/${run.threadId}/state`)).json()) as { values: { messages: { type: string; content: string }[] } };
-      assert.deepEqual(state.values.messages.map((m) => `${m.type}:${m.content}`), ['human:across', 'ai:across']);
+      const state = (await (await fetch(`${run.server.url}/threads/${run.threadId}/state`)).json()) as {
+        values: { messages: { type: string; content: string }[] };
+      };
+      assert.deepEqual(
+        state.values.messages.map((m) => `${m.type}:${m.content}`),
+        ['human:across', 'ai:across'],
+      );
     }
 
     // every acknowledged item is there
@@ -227,7 +244,9 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       }),
     );
     for (const [c, threadId] of threads.entries()) {
-      const state = (await (await fetch(`${replicas[c % REPLICAS].url}/threads/${threadId}/state`)).json()) as { values: { messages: { type: string; content: string }[] } };
+      const state = (await (await fetch(`${replicas[c % REPLICAS].url}/threads/${threadId}/state`)).json()) as {
+        values: { messages: { type: string; content: string }[] };
+      };
       const humans = state.values.messages.filter((m) => m.type === 'human').map((m) => m.content);
       assert.equal(new Set(humans).size, humans.length, `thread of client ${c}: an input ran twice`);
       const present = new Set(humans);

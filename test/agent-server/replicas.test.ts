@@ -73,7 +73,12 @@ describe('replicas on one PostgreSQL database', () => {
     const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
     const killTheOneExecuting = async () => {
       inFlight.threadId = (await client(live()[0]).threads.create()).thread_id;
-      inFlight.runId = (await client(live()[1]).runs.create(inFlight.threadId, 'slow', { input: { messages: [{ role: 'user', content: 'in flight' }] }, context: { delay_ms: 1_500 } })).run_id;
+      inFlight.runId = (
+        await client(live()[1]).runs.create(inFlight.threadId, 'slow', {
+          input: { messages: [{ role: 'user', content: 'in flight' }] },
+          context: { delay_ms: 1_500 },
+        })
+      ).run_id;
       let holder: string | undefined;
       for (let i = 0; i < 400 && !holder; i += 1) {
         holder = (await db.query<{ replica: string }>('SELECT replica FROM agentplane_run_claims WHERE run_id = $1', [inFlight.runId])).rows[0]?.replica;
@@ -114,7 +119,10 @@ describe('replicas on one PostgreSQL database', () => {
           const entry: Sent = { index, content: `r${index}.${attempt}`, threadId, sentAt: performance.now() };
           sent.push(entry);
           try {
-            const run = await client(pick()).runs.create(threadId, 'slow', { input: { messages: [{ role: 'user', content: entry.content }] }, context: { delay_ms: 5 } });
+            const run = await client(pick()).runs.create(threadId, 'slow', {
+              input: { messages: [{ role: 'user', content: entry.content }] },
+              context: { delay_ms: 5 },
+            });
             entry.ackAt = performance.now();
             entry.runId = run.run_id;
             break;
@@ -160,7 +168,10 @@ describe('replicas on one PostgreSQL database', () => {
       for (const later of mine) {
         for (const earlier of byAck) {
           if (earlier.ackAt! >= later.sentAt) break;
-          assert.ok(position.get(earlier.content)! < position.get(later.content)!, `thread ${threadId}: ${earlier.content} was acknowledged before ${later.content} was sent but ran after it`);
+          assert.ok(
+            position.get(earlier.content)! < position.get(later.content)!,
+            `thread ${threadId}: ${earlier.content} was acknowledged before ${later.content} was sent but ran after it`,
+          );
         }
       }
       assert.equal(state.next.length, 0);
@@ -175,7 +186,9 @@ describe('replicas on one PostgreSQL database', () => {
     assert.equal(retried.status, 'success');
     const stream = await fetch(`${survivors[1].url}/threads/${inFlight.threadId}/runs/${inFlight.runId}/stream`).then((res) => res.text());
     assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);
-    const inputs = ((await client(survivors[0]).threads.getState(inFlight.threadId)).values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`);
+    const inputs = ((await client(survivors[0]).threads.getState(inFlight.threadId)).values as { messages: { type: string; content: string }[] }).messages.map(
+      (m) => `${m.type}:${m.content}`,
+    );
     assert.deepEqual(inputs, ['human:in flight', 'ai:in flight']);
     assert.match(survivors.map((s) => s.output()).join('\n'), new RegExp(`starting it again[^\n]*"run_id":"${inFlight.runId}"[^\n]*"attempt":2`));
   });
@@ -183,35 +196,51 @@ describe('replicas on one PostgreSQL database', () => {
   it('a client on one replica streams, resumes, waits for and cancels a run executing on another', async () => {
     const [a, b, c] = live().length >= 3 ? live() : [...live(), await start()];
     const thread = await client(a).threads.create();
-    const run = await client(a).runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: 'across' }] }, context: { delay_ms: 400 } });
+    const run = await client(a).runs.create(thread.thread_id, 'slow', {
+      input: { messages: [{ role: 'user', content: 'across' }] },
+      context: { delay_ms: 400 },
+    });
     // every replica follows the same run with the same event ids (at most one of them executes it)
-    const streams = await Promise.all([a, b, c].map(async (server) => {
-      const events: { event: string; id?: string }[] = [];
-      const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`);
-      assert.equal(res.status, 200);
-      const text = await res.text();
-      for (const block of text.split('\n\n')) {
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const id = /^id: (.*)$/m.exec(block)?.[1];
-        if (event) events.push({ event, id });
-      }
-      return events;
-    }));
+    const streams = await Promise.all(
+      [a, b, c].map(async (server) => {
+        const events: { event: string; id?: string }[] = [];
+        const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`);
+        assert.equal(res.status, 200);
+        const text = await res.text();
+        for (const block of text.split('\n\n')) {
+          const event = /^event: (.*)$/m.exec(block)?.[1];
+          const id = /^id: (.*)$/m.exec(block)?.[1];
+          if (event) events.push({ event, id });
+        }
+        return events;
+      }),
+    );
     for (const events of streams) {
-      assert.deepEqual(events.map((e) => e.event), streams[0].map((e) => e.event));
+      assert.deepEqual(
+        events.map((e) => e.event),
+        streams[0].map((e) => e.event),
+      );
       assert.equal(events[0].event, 'metadata');
       assert.ok(!events.some((e) => e.event === 'end'));
       assert.ok(events.some((e) => e.event === 'values'));
     }
-    assert.deepEqual(streams[1].map((e) => e.id), streams[0].map((e) => e.id));
+    assert.deepEqual(
+      streams[1].map((e) => e.id),
+      streams[0].map((e) => e.id),
+    );
     // Last-Event-ID on another replica resumes after that event
-    const resumed = await fetch(`${c.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { 'Last-Event-ID': streams[0][0].id! } }).then((r) => r.text());
+    const resumed = await fetch(`${c.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { 'Last-Event-ID': streams[0][0].id! } }).then(
+      (r) => r.text(),
+    );
     assert.doesNotMatch(resumed, /event: metadata/);
     assert.match(resumed, /event: values/);
     assert.doesNotMatch(resumed, /event: end/);
 
     // cancel from one replica, wait from another, read from the third
-    const long = await client(b).runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: 'stop me' }] }, context: { delay_ms: 30_000 } });
+    const long = await client(b).runs.create(thread.thread_id, 'slow', {
+      input: { messages: [{ role: 'user', content: 'stop me' }] },
+      context: { delay_ms: 30_000 },
+    });
     for (let i = 0; i < 100 && (await client(c).runs.get(thread.thread_id, long.run_id)).status !== 'running'; i += 1) await sleep(50);
     const waited = fetch(`${a.url}/threads/${thread.thread_id}/runs/${long.run_id}/join`).then((r) => r.json() as Promise<unknown>);
     await client(c).runs.cancel(thread.thread_id, long.run_id);

@@ -51,7 +51,10 @@ describe('run queue across a crash', () => {
     const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     // `steps` waits for the release file in its second step, honouring its abort signal
-    const run = await client.runs.create(thread.thread_id, 'steps', { input: { messages: [{ role: 'user', content: 'hi' }] }, config: { configurable: { release_file: release } } });
+    const run = await client.runs.create(thread.thread_id, 'steps', {
+      input: { messages: [{ role: 'user', content: 'hi' }] },
+      config: { configurable: { release_file: release } },
+    });
     for await (const chunk of client.runs.joinStream(thread.thread_id, run.run_id)) if (chunk.event === 'metadata') break;
     assert.equal(await first.kill('SIGTERM'), 0, 'SIGTERM exits cleanly');
     // the platform, not the graph, cut the run short: a new attempt, told before the exit
@@ -68,7 +71,10 @@ describe('run queue across a crash', () => {
     assert.doesNotMatch(stream, /event: error/);
     // attempt 2 continues from the run's own checkpoints: its input is not added a second time
     const state = await again.threads.getState(thread.thread_id);
-    assert.deepEqual((state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`), ['human:hi', 'ai:hi']);
+    assert.deepEqual(
+      (state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`),
+      ['human:hi', 'ai:hi'],
+    );
     await second.kill('SIGTERM');
   });
 });

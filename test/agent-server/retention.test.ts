@@ -51,7 +51,9 @@ describe('checkpoint retention', () => {
     let server: TestServer;
     let client: Client;
     before(async () => {
-      server = await startTestServer({ project: { ...testProject, checkpointer: { ttl: { strategy: 'delete', default_ttl: 0.005, sweep_interval_minutes: 0.01 } } } });
+      server = await startTestServer({
+        project: { ...testProject, checkpointer: { ttl: { strategy: 'delete', default_ttl: 0.005, sweep_interval_minutes: 0.01 } } },
+      });
       client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { maxRetries: 0 } });
     });
     after(() => server.close());
@@ -60,7 +62,11 @@ describe('checkpoint retention', () => {
       it(`${graph}: old checkpoints go, the thread's current state stays whole`, async () => {
         const threadId = await conversation(client, graph);
         const before = (await client.threads.getState(threadId)).values;
-        const history = await eventually(() => client.threads.getHistory(threadId, { limit: 100 }), (h) => h.length === 1, 'the sweep');
+        const history = await eventually(
+          () => client.threads.getHistory(threadId, { limit: 100 }),
+          (h) => h.length === 1,
+          'the sweep',
+        );
         assert.deepEqual(contents(history[0].values), contents(before));
         assert.ok(['one', 'two', 'three'].every((text) => contents(before).includes(text)));
         // the thread goes on from its latest state
@@ -88,11 +94,19 @@ describe('checkpoint retention', () => {
       const lasting = await client.threads.create({ graphId: 'echo' });
 
       await eventually(
-        () => client.threads.get(gone.thread_id).then(() => 200, (err: { status?: number }) => err.status),
+        () =>
+          client.threads.get(gone.thread_id).then(
+            () => 200,
+            (err: { status?: number }) => err.status,
+          ),
         (status) => status === 404,
         'the expired thread to be deleted',
       );
-      const history = await eventually(() => client.threads.getHistory(keep.thread_id, { limit: 100 }), (h) => h.length === 1, 'keep_latest');
+      const history = await eventually(
+        () => client.threads.getHistory(keep.thread_id, { limit: 100 }),
+        (h) => h.length === 1,
+        'keep_latest',
+      );
       assert.deepEqual(contents(history[0].values), ['one', 'one', 'two', 'two']);
       assert.equal((await client.threads.get(lasting.thread_id)).thread_id, lasting.thread_id);
     });

@@ -82,7 +82,10 @@ for (const auth of [true, false]) {
       hostile = clientOf('key-h');
       innocent = clientOf('key-i');
       // both workers load the graphs before the first scenario: the time limit counts from a run's start
-      await Promise.all([hostile.runs.wait(null, 'echo', { input: say('warm up') }), innocent.runs.wait(null, 'slow', { input: say('warm up'), context: { delay_ms: 500 } })]);
+      await Promise.all([
+        hostile.runs.wait(null, 'echo', { input: say('warm up') }),
+        innocent.runs.wait(null, 'slow', { input: say('warm up'), context: { delay_ms: 500 } }),
+      ]);
     });
     after(() => server.close());
 
@@ -91,7 +94,9 @@ for (const auth of [true, false]) {
         type Where = { tenant: string; worker: number; from: number; to: number };
         const runAs = async (tenant: string, client: Client): Promise<Where> => {
           const thread = await client.threads.create();
-          const values = (await client.runs.wait(thread.thread_id, 'whereabouts', { input: say(tenant), context: { delay_ms: 1000 } })) as { messages: { content: string }[] };
+          const values = (await client.runs.wait(thread.thread_id, 'whereabouts', { input: say(tenant), context: { delay_ms: 1000 } })) as {
+            messages: { content: string }[];
+          };
           return { tenant, ...JSON.parse(values.messages.at(-1)!.content) };
         };
         const runs = await Promise.all([0, 1, 2, 3].flatMap(() => [runAs('h', hostile), runAs('i', innocent)]));
@@ -120,16 +125,27 @@ for (const auth of [true, false]) {
         for (const { threadId, runId } of innocents) {
           const innocentEvents = await eventsOf(innocent, threadId, runId);
           attempts.push(attemptsOf(innocentEvents));
-          assert.equal((await innocent.runs.get(threadId, runId)).status, 'success', `innocent run ${runId}: ${JSON.stringify(innocentEvents.filter((e) => e.event === 'error'))}`);
+          assert.equal(
+            (await innocent.runs.get(threadId, runId)).status,
+            'success',
+            `innocent run ${runId}: ${JSON.stringify(innocentEvents.filter((e) => e.event === 'error'))}`,
+          );
           const state = await innocent.threads.getState(threadId);
-          assert.equal((state.values as { messages: { content: string }[] }).messages.at(-1)?.content, (state.values as { messages: { content: string }[] }).messages[0].content, 'the innocent run answered');
+          assert.equal(
+            (state.values as { messages: { content: string }[] }).messages.at(-1)?.content,
+            (state.values as { messages: { content: string }[] }).messages[0].content,
+            'the innocent run answered',
+          );
         }
         if (auth) {
           // another tenant's run never shared their worker: none was interrupted
           assert.deepEqual(attempts, [[1], [1], [1], [1]]);
         } else {
           // the hostile run shared a worker with innocents: they went on as attempt 2
-          assert.ok(attempts.some((a) => a.join() === '1,2'), `no innocent run was retried: ${JSON.stringify(attempts)}`);
+          assert.ok(
+            attempts.some((a) => a.join() === '1,2'),
+            `no innocent run was retried: ${JSON.stringify(attempts)}`,
+          );
           assert.deepEqual(attemptsOf(events), [1, 2], 'the hostile run was retried once, alone, and failed again');
         }
       });

@@ -45,12 +45,16 @@ describe('runs in worker threads', () => {
   });
   after(() => server.close());
 
-  it('runs graphs at a lower scheduling priority than the request loop, which keeps its own (Linux)', { skip: process.platform !== 'linux' && 'thread priorities are per thread on Linux only' }, async () => {
-    const own = os.getPriority(0);
-    const values = await client.runs.wait(null, 'niceness', { input: say('how nice are you') });
-    assert.equal(lastWords(values), String(Math.min(19, own + 10)), 'the worker thread runs 10 nicer than the server');
-    assert.equal(os.getPriority(0), own, "the request loop's priority is unchanged");
-  });
+  it(
+    'runs graphs at a lower scheduling priority than the request loop, which keeps its own (Linux)',
+    { skip: process.platform !== 'linux' && 'thread priorities are per thread on Linux only' },
+    async () => {
+      const own = os.getPriority(0);
+      const values = await client.runs.wait(null, 'niceness', { input: say('how nice are you') });
+      assert.equal(lastWords(values), String(Math.min(19, own + 10)), 'the worker thread runs 10 nicer than the server');
+      assert.equal(os.getPriority(0), own, "the request loop's priority is unchanged");
+    },
+  );
 
   it('answers GET /ok while a graph computes for 2 s', async () => {
     const thread = await client.threads.create();
@@ -92,7 +96,10 @@ describe('runs in worker threads', () => {
     const events: { event: string; data: unknown }[] = [];
     for await (const chunk of client.runs.joinStream(thread.thread_id, stuck.run_id)) events.push(chunk);
     assert.equal((await client.runs.get(thread.thread_id, stuck.run_id)).status, 'timeout');
-    assert.deepEqual(events.find((e) => e.event === 'error')?.data, { error: 'TimeoutError', message: 'The run exceeded its time limit of 3 s (AGENTPLANE_RUN_TIMEOUT_S) and was stopped.' });
+    assert.deepEqual(events.find((e) => e.event === 'error')?.data, {
+      error: 'TimeoutError',
+      message: 'The run exceeded its time limit of 3 s (AGENTPLANE_RUN_TIMEOUT_S) and was stopped.',
+    });
     assert.equal((await client.threads.get(thread.thread_id)).status, 'error');
     const next = await client.runs.create(thread.thread_id, 'echo', { input: say('after') });
     await client.runs.join(thread.thread_id, next.run_id);

@@ -12,7 +12,11 @@ test('the run suites pass with graphs on the request loop (AGENTPLANE_RUN_WORKER
   const onLoop = { AGENTPLANE_RUN_WORKERS: '0' };
   const [runs, client] = await Promise.all([
     runTestFiles(['test/agent-server/sdk-runs.test.ts'], onLoop),
-    runTestFiles(['test/agent-server/sdk-runs-client.test.ts'], onLoop, '^(config\\.recursion_limit|cancel:|delete of a running run|a stateless run cancelled)'),
+    runTestFiles(
+      ['test/agent-server/sdk-runs-client.test.ts'],
+      onLoop,
+      '^(config\\.recursion_limit|cancel:|delete of a running run|a stateless run cancelled)',
+    ),
   ]);
   for (const run of [runs, client]) {
     assert.equal(run.status, 0, run.output.slice(-4000));

@@ -17,7 +17,12 @@ describe('client.assistants against agentplane', () => {
 
   for (const graphId of ['echo', 'agent']) {
     it(`create, get, update (versions), setLatest, search, count, delete — ${graphId}`, async () => {
-      const created = await client.assistants.create({ graphId, name: `${graphId} helper`, config: { configurable: { tone: 'friendly' } }, metadata: { team: 'support', graph: graphId } });
+      const created = await client.assistants.create({
+        graphId,
+        name: `${graphId} helper`,
+        config: { configurable: { tone: 'friendly' } },
+        metadata: { team: 'support', graph: graphId },
+      });
       assert.equal(created.graph_id, graphId);
       assert.equal(created.version, 1);
       assert.deepEqual((await client.assistants.get(created.assistant_id)).name, `${graphId} helper`);
@@ -29,7 +34,10 @@ describe('client.assistants against agentplane', () => {
       assert.equal(updated.version, 2);
       assert.deepEqual(updated.metadata, { team: 'support', graph: graphId, stage: 'beta' }, 'metadata is merged');
       const versions = await client.assistants.getVersions(created.assistant_id);
-      assert.deepEqual(versions.map((v) => v.version), [2, 1]);
+      assert.deepEqual(
+        versions.map((v) => v.version),
+        [2, 1],
+      );
       const back = await client.assistants.setLatest(created.assistant_id, 1);
       assert.equal(back.version, 1);
       assert.deepEqual(back.config, { configurable: { tone: 'friendly' } });

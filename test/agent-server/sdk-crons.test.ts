@@ -24,7 +24,11 @@ describe('client.crons against agentplane', () => {
 
   it('creates, searches, counts, updates and deletes crons', async () => {
     const thread = await client.threads.create();
-    const onThread = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '0 9 * * 1-5', input: say('daily'), metadata: { kind: 'report' } });
+    const onThread = await client.crons.createForThread(thread.thread_id, 'echo', {
+      schedule: '0 9 * * 1-5',
+      input: say('daily'),
+      metadata: { kind: 'report' },
+    });
     assert.equal(onThread.thread_id, thread.thread_id);
     assert.ok(onThread.next_run_date && Date.parse(onThread.next_run_date) > Date.now());
     const stateless = await client.crons.create('agent', { schedule: '*/30 * * * *', input: say('tick'), onRunCompleted: 'keep' });
@@ -33,7 +37,10 @@ describe('client.crons against agentplane', () => {
     const all = await client.crons.search({});
     assert.ok(all.some((c) => c.cron_id === onThread.cron_id) && all.some((c) => c.cron_id === stateless.cron_id));
     const byThread = await client.crons.search({ threadId: thread.thread_id });
-    assert.deepEqual(byThread.map((c) => c.cron_id), [onThread.cron_id]);
+    assert.deepEqual(
+      byThread.map((c) => c.cron_id),
+      [onThread.cron_id],
+    );
     const byMeta = await client.crons.search({ metadata: { kind: 'report' }, select: ['cron_id', 'schedule'] });
     assert.deepEqual(byMeta, [{ cron_id: onThread.cron_id, schedule: '0 9 * * 1-5' }]);
     assert.equal(await client.crons.count({ assistantId: 'agent' }), 1);

@@ -42,7 +42,11 @@ for (const { graph, question, answer } of GRAPHS) {
     it('create, get, list, join, joinStream, wait and stream on a thread', async () => {
       const thread = await client.threads.create();
       let created: { run_id: string; thread_id?: string } | undefined;
-      const run = await client.runs.create(thread.thread_id, graph, { input: say(question), metadata: { purpose: 'sdk-test' }, onRunCreated: (meta) => (created = meta) });
+      const run = await client.runs.create(thread.thread_id, graph, {
+        input: say(question),
+        metadata: { purpose: 'sdk-test' },
+        onRunCreated: (meta) => (created = meta),
+      });
       assert.equal(run.status, 'pending');
       assert.deepEqual(created, { run_id: run.run_id, thread_id: thread.thread_id });
       assert.equal(lastText(await client.runs.join(thread.thread_id, run.run_id)), answer);
@@ -80,7 +84,11 @@ for (const { graph, question, answer } of GRAPHS) {
 
     it('stateless with onCompletion keep: the thread stays with the run on it', async () => {
       let created: { run_id: string; thread_id?: string } | undefined;
-      const result = await client.runs.wait(null, graph, { input: say(question), ...({ onCompletion: 'keep' } as object), onRunCreated: (meta) => (created = meta) });
+      const result = await client.runs.wait(null, graph, {
+        input: say(question),
+        ...({ onCompletion: 'keep' } as object),
+        onRunCreated: (meta) => (created = meta),
+      });
       assert.equal(lastText(result), answer);
       const threadId = created!.thread_id!;
       assert.equal(lastText((await client.threads.getState(threadId)).values), answer);
@@ -205,7 +213,10 @@ describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
     await client.runs.delete(thread.thread_id, run.run_id);
     await assert.rejects(client.runs.get(thread.thread_id, run.run_id), status(404));
     const values = (await client.threads.getState(thread.thread_id)).values as { messages: { content: string }[] };
-    assert.deepEqual(values.messages.map((m) => m.content), ['kept', 'kept']);
+    assert.deepEqual(
+      values.messages.map((m) => m.content),
+      ['kept', 'kept'],
+    );
     assert.equal((await client.runs.list(thread.thread_id)).length, 1);
     assert.equal((await client.threads.get(thread.thread_id)).status, 'idle');
   });
@@ -216,6 +227,9 @@ describe('client.runs cancel, cancelMany and delete of runs in flight', () => {
     await assert.rejects(client.threads.get(run.thread_id), status(404));
     // the run never started: its stream ends at once, with nothing in it
     const events = await collect(client.runs.joinStream(null, run.run_id));
-    assert.deepEqual(events.map((e) => e.event), []);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      [],
+    );
   });
 });

@@ -106,7 +106,10 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     for await (const chunk of client.runs.stream(thread.thread_id, 'echo', { input: say('hello'), streamMode: ['values', 'updates', 'messages-tuple'] })) {
       events.push(chunk as { event: string; data: any });
     }
-    assert.deepEqual(events.map((e) => e.event), ['metadata', 'values', 'updates', 'messages', 'values']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['metadata', 'values', 'updates', 'messages', 'values'],
+    );
     assert.equal(events[0].data.attempt, 1);
     assert.deepEqual(transcript(events[4].data), ['human:hello', 'ai:hello']);
     assert.equal(events[3].data[0].content, 'hello');
@@ -124,7 +127,10 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     assert.equal((thread.metadata as Record<string, unknown>).graph_id, 'agent');
     assert.equal((await client.assistants.get('agent')).assistant_id, 'fe096781-5601-53d2-b2f6-0d3403f7e9ca');
     const found = await client.assistants.search({ graphId: 'echo' });
-    assert.deepEqual(found.map((a) => a.name), ['echo']);
+    assert.deepEqual(
+      found.map((a) => a.name),
+      ['echo'],
+    );
     await assert.rejects(client.runs.create(crypto.randomUUID(), 'echo', { input: say('x') }), (err: { status?: number }) => err.status === 404);
     await assert.rejects(client.runs.create(threadId, 'no-such-graph', { input: say('x') }), (err: { status?: number }) => err.status === 404);
   });
@@ -134,7 +140,10 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     await client.threads.create({ threadId: mine.thread_id, ifExists: 'do_nothing' });
     await assert.rejects(client.threads.create({ threadId: mine.thread_id }), (err: { status?: number }) => err.status === 409);
     const found = await client.threads.search({ metadata: { owner: 'sdk-test' } });
-    assert.deepEqual(found.map((t) => t.thread_id), [mine.thread_id]);
+    assert.deepEqual(
+      found.map((t) => t.thread_id),
+      [mine.thread_id],
+    );
     await client.threads.delete(mine.thread_id);
     await assert.rejects(client.threads.get(mine.thread_id), (err: { status?: number }) => err.status === 404);
   });
@@ -156,6 +165,13 @@ describe('agent server through @langchain/langgraph-sdk', () => {
     // both followed live, from before the blocker ends (a finished run's log keeps no updates)
     assert.deepEqual(await Promise.all([graphsOf(viaEcho.run_id), graphsOf(viaSlow.run_id)]), [['echo'], ['slow']]);
     await client.runs.join(thread.thread_id, blocker.run_id);
-    assert.deepEqual(transcript((await client.threads.getState(thread.thread_id)).values), ['human:hold', 'ai:hold', 'human:one', 'ai:one', 'human:two', 'ai:two']);
+    assert.deepEqual(transcript((await client.threads.getState(thread.thread_id)).values), [
+      'human:hold',
+      'ai:hold',
+      'human:one',
+      'ai:one',
+      'human:two',
+      'ai:two',
+    ]);
   });
 });

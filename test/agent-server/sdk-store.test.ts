@@ -11,7 +11,9 @@ describe('client.store against agentplane', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project: { ...testProject, store: { index: { embed: './test/agent-server/fixtures/memory.ts:letterEmbeddings', dims: 26, fields: ['text'] } } } });
+    server = await startTestServer({
+      project: { ...testProject, store: { index: { embed: './test/agent-server/fixtures/memory.ts:letterEmbeddings', dims: 26, fields: ['text'] } } },
+    });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
   });
   after(() => server.close());
@@ -39,16 +41,29 @@ describe('client.store against agentplane', () => {
     const alice = await client.store.searchItems(['users', 'alice']);
     assert.deepEqual(alice.items.map((i) => i.key).sort(), ['city', 'colour']);
     const filtered = await client.store.searchItems(['users'], { filter: { country: 'PT' } });
-    assert.deepEqual(filtered.items.map((i) => i.value.text), ['Lisbon']);
+    assert.deepEqual(
+      filtered.items.map((i) => i.value.text),
+      ['Lisbon'],
+    );
     const paged = await client.store.searchItems(['users'], { limit: 1, offset: 1 });
     assert.equal(paged.items.length, 1);
 
     const all = await client.store.listNamespaces();
-    assert.deepEqual(all.namespaces, [['users', 'alice', 'facts'], ['users', 'alice', 'prefs'], ['users', 'bob', 'prefs']]);
+    assert.deepEqual(all.namespaces, [
+      ['users', 'alice', 'facts'],
+      ['users', 'alice', 'prefs'],
+      ['users', 'bob', 'prefs'],
+    ]);
     const shallow = await client.store.listNamespaces({ prefix: ['users'], maxDepth: 2 });
-    assert.deepEqual(shallow.namespaces, [['users', 'alice'], ['users', 'bob']]);
+    assert.deepEqual(shallow.namespaces, [
+      ['users', 'alice'],
+      ['users', 'bob'],
+    ]);
     const bySuffix = await client.store.listNamespaces({ suffix: ['prefs'] });
-    assert.deepEqual(bySuffix.namespaces, [['users', 'alice', 'prefs'], ['users', 'bob', 'prefs']]);
+    assert.deepEqual(bySuffix.namespaces, [
+      ['users', 'alice', 'prefs'],
+      ['users', 'bob', 'prefs'],
+    ]);
 
     await client.store.deleteItem(['users', 'bob', 'prefs'], 'colour');
     assert.equal(await client.store.getItem(['users', 'bob', 'prefs'], 'colour'), null);
@@ -75,11 +90,18 @@ describe('client.store against agentplane', () => {
       assert.ok(await client.store.getItem(ns, 'kept'), 'a read restarts the time to live');
     }
     assert.equal(await client.store.getItem(ns, 'short'), null);
-    assert.deepEqual((await client.store.searchItems(ns)).items.map((i) => i.key), ['kept']);
+    assert.deepEqual(
+      (await client.store.searchItems(ns)).items.map((i) => i.key),
+      ['kept'],
+    );
   });
 
   it('refuses namespace labels with a period and bad bodies with 422, storing nothing', async () => {
-    const bad = await fetch(`${server.url}/store/items`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace: ['a.b'], key: 'k', value: {} }) });
+    const bad = await fetch(`${server.url}/store/items`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: ['a.b'], key: 'k', value: {} }),
+    });
     assert.equal(bad.status, 422);
     const empty = await fetch(`${server.url}/store/items?namespace=a..b&key=k`);
     assert.equal(empty.status, 422);
@@ -88,7 +110,11 @@ describe('client.store against agentplane', () => {
 
   it('refuses a ttl past any date (1e12 minutes) with 422, not 500, storing nothing; on threads too', async () => {
     const ns = ['huge-ttl', randomUUID()];
-    const put = await fetch(`${server.url}/store/items`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace: ns, key: 'k', value: { text: 'x' }, ttl: 1e12 }) });
+    const put = await fetch(`${server.url}/store/items`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ namespace: ns, key: 'k', value: { text: 'x' }, ttl: 1e12 }),
+    });
     assert.equal(put.status, 422, await put.clone().text());
     assert.deepEqual(((await put.json()) as { detail: { loc: string[] }[] }).detail[0].loc, ['body', 'ttl']);
     assert.equal(await client.store.getItem(ns, 'k'), null);
@@ -97,7 +123,11 @@ describe('client.store against agentplane', () => {
     assert.deepEqual((await client.store.getItem(ns, 'long'))?.value, { text: 'kept' });
 
     const threadId = randomUUID();
-    const created = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: threadId, ttl: { ttl: 1e12 } }) });
+    const created = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ thread_id: threadId, ttl: { ttl: 1e12 } }),
+    });
     assert.equal(created.status, 422, await created.text());
     assert.equal((await fetch(`${server.url}/threads/${threadId}`)).status, 404);
   });
@@ -106,7 +136,10 @@ describe('client.store against agentplane', () => {
 describe('store items are kept apart per tenant when agent-server auth is on', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ project: testProject, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` } });
+    server = await startTestServer({
+      project: testProject,
+      env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },
+    });
   });
   after(() => server.close());
 

@@ -46,7 +46,10 @@ describe('stream modes of the agent (LangGraph) graph', () => {
 
   it('updates: {node: update} per step', async () => {
     const chunks = await streamed('agent', 'updates');
-    assert.deepEqual(chunks.map((c) => Object.keys(c.data)), [['agent'], ['tools'], ['agent']]);
+    assert.deepEqual(
+      chunks.map((c) => Object.keys(c.data)),
+      [['agent'], ['tools'], ['agent']],
+    );
     assert.equal(chunks[1].data.tools.messages[0].type, 'tool');
   });
 
@@ -71,7 +74,10 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     // as upstream: every message new in the state is completed once, the input's included; whole
     // messages (the tool result) only that way
     const complete = chunks.filter((c) => c.event === 'messages/complete');
-    assert.deepEqual(complete.map((c) => c.data.map((m: { type: string }) => m.type)), [['human'], ['ai'], ['tool'], ['ai']]);
+    assert.deepEqual(
+      complete.map((c) => c.data.map((m: { type: string }) => m.type)),
+      [['human'], ['ai'], ['tool'], ['ai']],
+    );
     assert.equal(complete[2].data[0].content, '42');
     assert.ok(!chunks.some((c) => c.event === 'messages/partial' && c.data[0].type === 'tool'));
     assert.ok(chunks.every((c) => ['messages/metadata', 'messages/partial', 'messages/complete'].includes(c.event)));
@@ -134,22 +140,28 @@ describe('stream modes of the agent (LangGraph) graph', () => {
 
   it('custom: what the graph writes', async () => {
     const chunks = await streamed('agent', 'custom');
-    assert.deepEqual(chunks.map((c) => [c.event, c.data]), [
-      ['custom', { node: 'agent', turn: 1 }],
-      ['custom', { node: 'agent', turn: 3 }],
-    ]);
+    assert.deepEqual(
+      chunks.map((c) => [c.event, c.data]),
+      [
+        ['custom', { node: 'agent', turn: 1 }],
+        ['custom', { node: 'agent', turn: 3 }],
+      ],
+    );
   });
 
-  it('tasks: each task starts with its input and ends with the node\'s output as its result', async () => {
+  it("tasks: each task starts with its input and ends with the node's output as its result", async () => {
     const chunks = await streamed('agent', 'tasks');
-    assert.deepEqual(chunks.map((c) => [c.data.name, 'input' in c.data ? 'start' : 'result']), [
-      ['agent', 'start'],
-      ['agent', 'result'],
-      ['tools', 'start'],
-      ['tools', 'result'],
-      ['agent', 'start'],
-      ['agent', 'result'],
-    ]);
+    assert.deepEqual(
+      chunks.map((c) => [c.data.name, 'input' in c.data ? 'start' : 'result']),
+      [
+        ['agent', 'start'],
+        ['agent', 'result'],
+        ['tools', 'start'],
+        ['tools', 'result'],
+        ['agent', 'start'],
+        ['agent', 'result'],
+      ],
+    );
     // as upstream: the object the node returned, not [channel, value] pairs
     assert.deepEqual(Object.keys(chunks[5].data.result), ['messages']);
     assert.equal(chunks[5].data.result.messages[0].content, 'The answer is 42.');
@@ -158,7 +170,10 @@ describe('stream modes of the agent (LangGraph) graph', () => {
 
   it('checkpoints: values, next, config, parent_config, metadata and tasks of each checkpoint', async () => {
     const chunks = await streamed('agent', 'checkpoints');
-    assert.deepEqual(chunks.map((c) => c.data.next), [['__start__'], ['agent'], ['tools'], ['agent'], []]);
+    assert.deepEqual(
+      chunks.map((c) => c.data.next),
+      [['__start__'], ['agent'], ['tools'], ['agent'], []],
+    );
     const last = chunks.at(-1)!.data;
     assert.equal(last.metadata.step, 3);
     assert.equal(last.parent_config.configurable.checkpoint_id, chunks.at(-2)!.data.config.configurable.checkpoint_id);
@@ -176,14 +191,23 @@ describe('stream_subgraphs', () => {
     const chunks = await streamed('nested', ['updates', 'messages-tuple'], 'what is 6 * 7?', { streamSubgraphs: true });
     const inner = chunks.filter((c) => c.event.includes('|'));
     assert.ok(inner.length > 0);
-    assert.ok(inner.every((c) => /^(updates|messages)\|inner:[0-9a-f-]+(\|[a-z]+:[0-9a-f-]+)*$/.test(c.event)), inner.map((c) => c.event).join(', '));
+    assert.ok(
+      inner.every((c) => /^(updates|messages)\|inner:[0-9a-f-]+(\|[a-z]+:[0-9a-f-]+)*$/.test(c.event)),
+      inner.map((c) => c.event).join(', '),
+    );
     assert.deepEqual(Object.keys(inner.find((c) => c.event.startsWith('updates|'))!.data), ['agent']);
-    assert.deepEqual(chunks.filter((c) => c.event === 'updates').map((c) => Object.keys(c.data)), [['inner']]);
+    assert.deepEqual(
+      chunks.filter((c) => c.event === 'updates').map((c) => Object.keys(c.data)),
+      [['inner']],
+    );
     // the messages mode with subgraphs streamed: partials, never namespaced, and (as on the
     // upstream JS server) no messages/complete
     const messages = await streamed('nested', 'messages', 'what is 6 * 7?', { streamSubgraphs: true });
     const answer = messages.filter((c) => c.event.startsWith('messages/') && c.event !== 'messages/metadata' && c.data[0].content.startsWith('The'));
-    assert.deepEqual(answer.map((c) => c.event), ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial']);
+    assert.deepEqual(
+      answer.map((c) => c.event),
+      ['messages/partial', 'messages/partial', 'messages/partial', 'messages/partial'],
+    );
     assert.ok(!messages.some((c) => c.event.startsWith('messages/complete')));
     // without the flag, only the parent graph's events
     assert.ok((await streamed('nested', 'updates')).every((c) => c.event === 'updates'));
@@ -195,30 +219,48 @@ describe('stream modes of the echo (plain function) graph', () => {
     assert.deepEqual(names(await streamed('echo', 'values')), ['values', 'values']);
     const [update] = await streamed('echo', 'updates');
     assert.deepEqual(Object.keys(update.data), ['echo']);
-    assert.deepEqual((await streamed('echo', 'custom')).map((c) => [c.event, c.data]), [['custom', { echoing: 1 }]]);
+    assert.deepEqual(
+      (await streamed('echo', 'custom')).map((c) => [c.event, c.data]),
+      [['custom', { echoing: 1 }]],
+    );
   });
 
   it('messages and messages-tuple carry the whole reply', async () => {
     const messages = await streamed('echo', 'messages', 'hello');
     // the input's message with the first state, the reply with the last
     assert.deepEqual(names(messages), ['messages/complete', 'messages/complete']);
-    assert.deepEqual(messages.map((c) => [c.data[0].type, c.data[0].content]), [['human', 'hello'], ['ai', 'hello']]);
+    assert.deepEqual(
+      messages.map((c) => [c.data[0].type, c.data[0].content]),
+      [
+        ['human', 'hello'],
+        ['ai', 'hello'],
+      ],
+    );
     const tuple = await streamed('echo', 'messages-tuple', 'hello');
-    assert.deepEqual(tuple.map((c) => [c.event, c.data[0].type, c.data[0].content, c.data[1].langgraph_node]), [['messages', 'ai', 'hello', 'echo']]);
+    assert.deepEqual(
+      tuple.map((c) => [c.event, c.data[0].type, c.data[0].content, c.data[1].langgraph_node]),
+      [['messages', 'ai', 'hello', 'echo']],
+    );
   });
 
   it('events: the graph starts and ends', async () => {
     const chunks = await streamed('echo', 'events', 'hello');
-    assert.deepEqual(chunks.map((c) => [c.event, c.data.event, c.data.name]), [
-      ['events', 'on_chain_start', 'echo'],
-      ['events', 'on_chain_end', 'echo'],
-    ]);
+    assert.deepEqual(
+      chunks.map((c) => [c.event, c.data.event, c.data.name]),
+      [
+        ['events', 'on_chain_start', 'echo'],
+        ['events', 'on_chain_end', 'echo'],
+      ],
+    );
     assert.equal(chunks[1].data.data.output.messages[0].content, 'hello');
   });
 
   it('tasks, checkpoints and debug: one task; the input checkpoint, then the result one', async () => {
     const tasks = await streamed('echo', 'tasks', 'hello');
-    assert.deepEqual(tasks.map((c) => c.data.name), ['echo', 'echo']);
+    assert.deepEqual(
+      tasks.map((c) => c.data.name),
+      ['echo', 'echo'],
+    );
     assert.deepEqual(contents(tasks[1].data.result.messages), ['hello']);
     const [input, checkpoint] = await streamed('echo', 'checkpoints', 'hello');
     assert.equal(checkpoint.event, 'checkpoints');
@@ -231,7 +273,10 @@ describe('stream modes of the echo (plain function) graph', () => {
     assert.deepEqual(checkpoint.data.next, []);
     assert.equal(typeof checkpoint.data.config.configurable.checkpoint_id, 'string');
     const debug = await streamed('echo', 'debug', 'hello');
-    assert.deepEqual(debug.map((c) => c.data.type), ['checkpoint', 'task', 'task_result', 'checkpoint']);
+    assert.deepEqual(
+      debug.map((c) => c.data.type),
+      ['checkpoint', 'task', 'task_result', 'checkpoint'],
+    );
     // a debug checkpoint names itself and its parent, as upstream's
     const [first, , , last] = debug.map((c) => c.data.payload);
     assert.equal(last.parent_checkpoint.checkpoint_id, first.checkpoint.checkpoint_id);

@@ -9,7 +9,7 @@ import { testProject } from './fixtures/project.ts';
 
 type Msg = { type: string; content: unknown; id?: string };
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
-const messagesOf = (values: unknown) => ((values as { messages?: Msg[] } | null)?.messages ?? []);
+const messagesOf = (values: unknown) => (values as { messages?: Msg[] } | null)?.messages ?? [];
 /** The SDK types updateState's answer as a config; both upstream servers answer `{checkpoint}`. */
 const update = async (p: Promise<unknown>) => (await p) as { checkpoint: { thread_id: string; checkpoint_ns: string; checkpoint_id: string } };
 const transcript = (values: unknown) => messagesOf(values).map((m) => `${m.type}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
@@ -62,11 +62,15 @@ describe('client.threads against agentplane', () => {
     assert.deepEqual(values, ['human:one', 'ai:one', 'human:two', 'ai:two']);
 
     // lifecycle: only the runs' start and end; resuming after the first run's end skips it
-    const firstEnd = (await (async () => {
+    const firstEnd = await (async () => {
       const lifecycle: { event: string; data: any; id?: string }[] = [];
       const stop = new AbortController();
       try {
-        for await (const part of client.threads.joinStream(thread.thread_id, { signal: stop.signal, streamMode: 'lifecycle', lastEventId: `${first.run_id}:0` })) {
+        for await (const part of client.threads.joinStream(thread.thread_id, {
+          signal: stop.signal,
+          streamMode: 'lifecycle',
+          lastEventId: `${first.run_id}:0`,
+        })) {
           lifecycle.push(part as never);
           if (lifecycle.length === 3) stop.abort();
         }
@@ -74,12 +78,15 @@ describe('client.threads against agentplane', () => {
         if (!stop.signal.aborted) throw err;
       }
       return lifecycle;
-    })());
-    assert.deepEqual(firstEnd.map((p) => [p.event, p.data.run_id, p.data.status ?? 'start']), [
-      ['metadata', first.run_id, 'run_done'],
-      ['metadata', second.run_id, 'start'],
-      ['metadata', second.run_id, 'run_done'],
-    ]);
+    })();
+    assert.deepEqual(
+      firstEnd.map((p) => [p.event, p.data.run_id, p.data.status ?? 'start']),
+      [
+        ['metadata', first.run_id, 'run_done'],
+        ['metadata', second.run_id, 'start'],
+        ['metadata', second.run_id, 'run_done'],
+      ],
+    );
 
     await assert.rejects(
       (async () => {
@@ -112,7 +119,10 @@ describe('client.threads against agentplane', () => {
         assert.equal((await client.threads.get(thread.thread_id)).metadata?.minimal, true);
 
         const found = await client.threads.search({ metadata: { title: 'Arithmetic', kind: graph } });
-        assert.deepEqual(found.map((t) => t.thread_id), [thread.thread_id]);
+        assert.deepEqual(
+          found.map((t) => t.thread_id),
+          [thread.thread_id],
+        );
         assert.equal(await client.threads.count({ metadata: { title: 'Arithmetic', kind: graph } }), 1);
         assert.equal(await client.threads.count({ metadata: { kind: graph }, status: 'busy' }), 0);
 
@@ -158,14 +168,23 @@ describe('client.threads against agentplane', () => {
 
         // paging and filters
         const page = await client.threads.getHistory(thread.thread_id, { limit: 2 });
-        assert.deepEqual(page.map((s) => s.checkpoint.checkpoint_id), ids.slice(0, 2));
+        assert.deepEqual(
+          page.map((s) => s.checkpoint.checkpoint_id),
+          ids.slice(0, 2),
+        );
         const older = await client.threads.getHistory(thread.thread_id, { limit: 2, before: page[1].checkpoint as never });
-        assert.deepEqual(older.map((s) => s.checkpoint.checkpoint_id), ids.slice(2, 4));
+        assert.deepEqual(
+          older.map((s) => s.checkpoint.checkpoint_id),
+          ids.slice(2, 4),
+        );
         const inputs = await client.threads.getHistory(thread.thread_id, { limit: 100, metadata: { source: 'input' } });
         assert.equal(inputs.length, 2);
         assert.ok(inputs.every((s) => s.metadata?.source === 'input'));
         const viaGet = await (await server.api(`/threads/${thread.thread_id}/history?limit=3&before=${ids[0]}`)).json();
-        assert.deepEqual((viaGet as ThreadState[]).map((s) => s.checkpoint.checkpoint_id), ids.slice(1, 4));
+        assert.deepEqual(
+          (viaGet as ThreadState[]).map((s) => s.checkpoint.checkpoint_id),
+          ids.slice(1, 4),
+        );
 
         // the state where the second question was just asked (echo: the run's input
         // checkpoint; agent: the step after __start__ read the input), both ways
@@ -176,11 +195,17 @@ describe('client.threads against agentplane', () => {
         assert.deepEqual(transcript(atId.values), transcript(secondInput.values));
         assert.deepEqual(atObject.values, atId.values);
         assert.equal(lastText(atId.values), 'human:what is 2 + 3?');
-        await assert.rejects(client.threads.getState(thread.thread_id, '1f000000-0000-6000-8000-000000000000'), (err: { status?: number }) => err.status === 404);
+        await assert.rejects(
+          client.threads.getState(thread.thread_id, '1f000000-0000-6000-8000-000000000000'),
+          (err: { status?: number }) => err.status === 404,
+        );
 
         // fork: run again from the first run's final checkpoint with different input
         const firstFinal = history.find((s) => lastText(s.values) === expectedAnswer && s.next.length === 0)!;
-        const forked = await client.runs.wait(thread.thread_id, graph, { input: say('what is 10 - 4?'), checkpoint: { checkpoint_id: firstFinal.checkpoint.checkpoint_id } as never });
+        const forked = await client.runs.wait(thread.thread_id, graph, {
+          input: say('what is 10 - 4?'),
+          checkpoint: { checkpoint_id: firstFinal.checkpoint.checkpoint_id } as never,
+        });
         const answer3 = graph === 'agent' ? 'ai:The answer is 6.' : 'ai:what is 10 - 4?';
         assert.equal(lastText(forked), answer3);
         const state = await client.threads.getState(thread.thread_id);
@@ -197,7 +222,10 @@ describe('client.threads against agentplane', () => {
         // time travel: re-run from an input checkpoint without input (regenerate)
         const regenerated = await client.runs.wait(thread.thread_id, graph, { input: null, checkpointId: secondInput.checkpoint.checkpoint_id! });
         assert.equal(lastText(regenerated), answer2);
-        assert.deepEqual(transcript(regenerated).filter((m) => m.startsWith('human:')), ['human:what is 6 * 7?', 'human:what is 2 + 3?']);
+        assert.deepEqual(
+          transcript(regenerated).filter((m) => m.startsWith('human:')),
+          ['human:what is 6 * 7?', 'human:what is 2 + 3?'],
+        );
       });
 
       it('updateState (values, as_node, checkpoint) and patchState', async () => {
@@ -205,10 +233,12 @@ describe('client.threads against agentplane', () => {
         await client.runs.wait(thread.thread_id, graph, { input: say('what is 6 * 7?') });
         const head = await client.threads.getState(thread.thread_id);
         const asNode = graph === 'agent' ? 'agent' : 'echo';
-        const { checkpoint } = await update(client.threads.updateState(thread.thread_id, {
-          values: { messages: [{ type: 'ai', content: 'edited by a human', id: 'edit-1' }] },
-          asNode,
-        }));
+        const { checkpoint } = await update(
+          client.threads.updateState(thread.thread_id, {
+            values: { messages: [{ type: 'ai', content: 'edited by a human', id: 'edit-1' }] },
+            asNode,
+          }),
+        );
         assert.equal(checkpoint.thread_id, thread.thread_id);
         const edited = await client.threads.getState(thread.thread_id);
         assert.equal(edited.checkpoint.checkpoint_id, checkpoint.checkpoint_id);
@@ -220,11 +250,13 @@ describe('client.threads against agentplane', () => {
 
         // an update replaces a message by id (add_messages), forking from an older checkpoint
         const firstHuman = messagesOf(head.values)[0];
-        const fork = await update(client.threads.updateState(thread.thread_id, {
-          values: { messages: [{ ...firstHuman, content: 'what is 7 * 8?' }] },
-          asNode: graph === 'agent' ? 'tools' : '__input__',
-          checkpoint: { checkpoint_id: head.checkpoint.checkpoint_id } as never,
-        }));
+        const fork = await update(
+          client.threads.updateState(thread.thread_id, {
+            values: { messages: [{ ...firstHuman, content: 'what is 7 * 8?' }] },
+            asNode: graph === 'agent' ? 'tools' : '__input__',
+            checkpoint: { checkpoint_id: head.checkpoint.checkpoint_id } as never,
+          }),
+        );
         const forkState = await client.threads.getState(thread.thread_id, fork.checkpoint.checkpoint_id!);
         assert.equal(transcript(forkState.values)[0], 'human:what is 7 * 8?');
         assert.equal(forkState.parent_checkpoint?.checkpoint_id, head.checkpoint.checkpoint_id);

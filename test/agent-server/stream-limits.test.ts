@@ -18,7 +18,12 @@ describe('caps on open streams', () => {
     server = await startTestServer({
       project: testProject,
       dataDir: null,
-      env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}`, AGENTPLANE_MAX_STREAMS_PER_CLIENT: '2', AGENTPLANE_MAX_STREAMS: '3' },
+      env: {
+        AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}`,
+        AGENTPLANE_MAX_STREAMS_PER_CLIENT: '2',
+        AGENTPLANE_MAX_STREAMS: '3',
+      },
     });
   });
   after(async () => {
@@ -26,7 +31,8 @@ describe('caps on open streams', () => {
     await server.close();
   });
 
-  const newThread = async (key: string) => ((await (await fetch(`${server.url}/threads`, { method: 'POST', headers: headers(key), body: '{}' })).json()) as { thread_id: string }).thread_id;
+  const newThread = async (key: string) =>
+    ((await (await fetch(`${server.url}/threads`, { method: 'POST', headers: headers(key), body: '{}' })).json()) as { thread_id: string }).thread_id;
 
   /** Joins a thread's stream and keeps it open; resolves once the answer's head is in. */
   const join = async (key: string, threadId: string) => {
@@ -46,7 +52,11 @@ describe('caps on open streams', () => {
     assert.equal(second.res.status, 200);
 
     // A's third: a run stream, refused before the run is made
-    const refused = await fetch(`${server.url}/threads/${threadA}/runs/stream`, { method: 'POST', headers: headers('key-a'), body: JSON.stringify({ assistant_id: 'echo', input: { messages: [] } }) });
+    const refused = await fetch(`${server.url}/threads/${threadA}/runs/stream`, {
+      method: 'POST',
+      headers: headers('key-a'),
+      body: JSON.stringify({ assistant_id: 'echo', input: { messages: [] } }),
+    });
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('retry-after'), '5');
     assert.match(((await refused.json()) as { detail: string }).detail, /Too many open streams for this client \(2, AGENTPLANE_MAX_STREAMS_PER_CLIENT\)/);
@@ -80,7 +90,11 @@ describe('a stream that ends gives its slot back', () => {
     const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
     try {
       for (let i = 0; i < 3; i++) {
-        const res = await fetch(`${server.url}/runs/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: `n${i}` }] } }) });
+        const res = await fetch(`${server.url}/runs/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: `n${i}` }] } }),
+        });
         assert.equal(res.status, 200, `stream ${i}: ${res.status}`);
         assert.match(await res.text(), /event: end|event: values/);
       }

@@ -15,7 +15,11 @@ function callerOf(server: TestServer, key: string | null): Caller {
     const headers: Record<string, string> = {};
     if (key) headers['x-api-key'] = key;
     if (init.json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${server.url}${pathname}`, { method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'), headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+    const res = await fetch(`${server.url}${pathname}`, {
+      method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+      headers,
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -84,7 +88,14 @@ describe('agent-server auth on: tenants are kept apart', () => {
 
     assert.equal((await a('/store/items', { method: 'PUT', json: { namespace: ['notes'], key: 'k', value: { text: 'of a' } } })).status, 204);
 
-    const sent = await a('/a2a/echo', { json: { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } } } });
+    const sent = await a('/a2a/echo', {
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } },
+      },
+    });
     assert.equal(sent.status, 200);
     assert.equal(sent.body.result?.kind, 'task', JSON.stringify(sent.body));
     taskId = sent.body.result.id;
@@ -141,7 +152,10 @@ describe('agent-server auth on: tenants are kept apart', () => {
     const own = await b('/threads', { json: { metadata: { owner: 'b' } } });
     assert.equal(own.status, 200);
     const found = await b('/threads/search', { json: { limit: 100 } });
-    assert.deepEqual(found.body.map((t: any) => t.thread_id), [own.body.thread_id]);
+    assert.deepEqual(
+      found.body.map((t: any) => t.thread_id),
+      [own.body.thread_id],
+    );
     assert.deepEqual((await b('/threads/search', { json: { metadata: { owner: 'a' } } })).body, []);
     assert.deepEqual((await b('/threads/search', { json: { ids: [thread, pendingThread] } })).body, []);
     assert.equal((await b('/threads/count', { json: {} })).body, 1);
@@ -214,7 +228,10 @@ describe('agent-server auth on: tenants are kept apart', () => {
     await sameAsAbsent((id) => b(`/runs/crons/${id}`, { method: 'PATCH', json: { enabled: false } }), cron);
     await sameAsAbsent((id) => b(`/runs/crons/${id}`, { method: 'DELETE' }), cron);
     const own = await a('/runs/crons/search', { json: {} });
-    assert.deepEqual(own.body.map((c: any) => c.cron_id), [cron]);
+    assert.deepEqual(
+      own.body.map((c: any) => c.cron_id),
+      [cron],
+    );
     assert.equal(own.body[0].enabled, true);
   });
 
@@ -235,16 +252,23 @@ describe('agent-server auth on: tenants are kept apart', () => {
 
   it("B cannot get, cancel or continue A's A2A task (task not found), nor send into A's context", async () => {
     const call = (caller: Caller, method: string, params: unknown) => caller('/a2a/echo', { json: { jsonrpc: '2.0', id: 7, method, params } });
-    for (const [method, params] of [['tasks/get', { id: taskId }], ['tasks/cancel', { id: taskId }]] as const) {
+    for (const [method, params] of [
+      ['tasks/get', { id: taskId }],
+      ['tasks/cancel', { id: taskId }],
+    ] as const) {
       const foreign = await call(b, method, params);
       const absent = await call(b, method, { id: randomUUID() });
       assert.equal(foreign.body.error?.code, -32001, JSON.stringify(foreign.body));
       assert.equal(absent.body.error?.code, -32001);
     }
-    const follow = await call(b, 'message/send', { message: { kind: 'message', role: 'user', messageId: randomUUID(), taskId, parts: [{ kind: 'text', text: 'again' }] } });
+    const follow = await call(b, 'message/send', {
+      message: { kind: 'message', role: 'user', messageId: randomUUID(), taskId, parts: [{ kind: 'text', text: 'again' }] },
+    });
     assert.equal(follow.body.error?.code, -32001);
     const context = (await a(`/a2a/echo`, { json: { jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: taskId } } })).body.result.contextId;
-    const into = await call(b, 'message/send', { message: { kind: 'message', role: 'user', messageId: randomUUID(), contextId: context, parts: [{ kind: 'text', text: 'in' }] } });
+    const into = await call(b, 'message/send', {
+      message: { kind: 'message', role: 'user', messageId: randomUUID(), contextId: context, parts: [{ kind: 'text', text: 'in' }] },
+    });
     assert.ok(into.body.error, JSON.stringify(into.body));
     assert.ok(!JSON.stringify(into.body).includes('hi'));
 
@@ -254,8 +278,9 @@ describe('agent-server auth on: tenants are kept apart', () => {
     assert.equal((await a(`/threads/${context}/runs`)).body.length, 1, "B's message made no run on A's context");
   });
 
-  it('the MCP tools B sees are the shared assistants, not A\'s', async () => {
-    const list = async (caller: Caller) => (await caller('/mcp', { json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).body.result.tools.map((t: any) => t.name);
+  it("the MCP tools B sees are the shared assistants, not A's", async () => {
+    const list = async (caller: Caller) =>
+      (await caller('/mcp', { json: { jsonrpc: '2.0', id: 1, method: 'tools/list' } })).body.result.tools.map((t: any) => t.name);
     assert.ok((await list(a)).includes('a-private'));
     assert.ok(!(await list(b)).includes('a-private'));
   });
@@ -302,7 +327,10 @@ describe('agent-server auth off (the default): one shared space, as before', () 
       assert.equal((await caller('/threads/count', { json: {} })).body, 1);
       assert.equal((await caller(`/assistants/${assistant}`)).status, 200);
       assert.deepEqual((await caller('/store/items?namespace=notes&key=k')).body.value, { text: 'shared' });
-      assert.deepEqual((await caller('/runs/crons/search', { json: {} })).body.map((c: any) => c.cron_id), [cron]);
+      assert.deepEqual(
+        (await caller('/runs/crons/search', { json: {} })).body.map((c: any) => c.cron_id),
+        [cron],
+      );
     }
     assert.equal((await b(`/threads/${thread}/runs/wait`, { json: { assistant_id: assistant, input: hello } })).status, 200);
     assert.equal((await anonymous(`/threads/${thread}/runs`)).body.length, 1);

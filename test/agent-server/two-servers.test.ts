@@ -10,10 +10,16 @@ test("a second server in the process does not take over the first one's graph ch
   await second.close();
   try {
     const thread = (await (await first.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-    const res = await first.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'agent', input: { messages: [{ role: 'user', content: 'What is 2 + 2?' }] } } });
+    const res = await first.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'agent', input: { messages: [{ role: 'user', content: 'What is 2 + 2?' }] } },
+    });
     assert.equal(res.status, 200);
     const runs = (await (await first.api(`/threads/${thread.thread_id}/runs`)).json()) as { status: string }[];
-    assert.deepEqual(runs.map((r) => r.status), ['success']);
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['success'],
+    );
     const state = (await (await first.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: unknown[] } };
     assert.ok(state.values.messages.length >= 2, 'the run wrote its checkpoints to the first server');
   } finally {

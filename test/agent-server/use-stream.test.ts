@@ -61,7 +61,15 @@ describe('useStream (React) against agentplane', () => {
         setThreadId(id);
         onThreadId?.(id);
       };
-      return useStream({ apiUrl: server.url, apiKey: server.key, assistantId, threadId, onThreadId: changeThread, fetchStateHistory: true, messagesKey: 'messages' });
+      return useStream({
+        apiUrl: server.url,
+        apiKey: server.key,
+        assistantId,
+        threadId,
+        onThreadId: changeThread,
+        fetchStateHistory: true,
+        messagesKey: 'messages',
+      });
     });
   }
 

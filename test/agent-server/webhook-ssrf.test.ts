@@ -44,7 +44,13 @@ async function serverWithLog(webhooks: Record<string, unknown>) {
     for (;;) {
       const line = lines.find((l) => l.run_id === runId && ended.test(l.msg));
       if (line) return line;
-      if (Date.now() > deadline) throw new Error(`no webhook outcome for run ${runId}:\n${lines.filter((l) => l.run_id === runId).map((l) => JSON.stringify(l)).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no webhook outcome for run ${runId}:\n${lines
+            .filter((l) => l.run_id === runId)
+            .map((l) => JSON.stringify(l))
+            .join('\n')}`,
+        );
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 500).unref();
@@ -76,7 +82,14 @@ describe('webhooks never reach non-public addresses unless allowed', () => {
     byDefault = await serverWithLog({ retry_base_ms: 10, max_attempts: 2, url: { allowed_networks: ['127.0.0.2/32'] } });
     noLoopback = await serverWithLog({ retry_base_ms: 10, max_attempts: 2, url: { disable_loopback: true } });
     const P = receiver.port;
-    bypasses = [`http://127.0.0.1:${P}/plain`, `http://0.0.0.0:${P}/zeros`, `http://0:${P}/zero`, `http://[::ffff:127.0.0.1]:${P}/mapped`, `http://[::ffff:7f00:1]:${P}/mapped-hex`, `http://localhost:${P}/localhost`];
+    bypasses = [
+      `http://127.0.0.1:${P}/plain`,
+      `http://0.0.0.0:${P}/zeros`,
+      `http://0:${P}/zero`,
+      `http://[::ffff:127.0.0.1]:${P}/mapped`,
+      `http://[::ffff:7f00:1]:${P}/mapped-hex`,
+      `http://localhost:${P}/localhost`,
+    ];
     // a name that is not loopback as text but resolves to it (what DNS rebinding does), where this machine has one
     const hostname = os.hostname();
     const resolved = await dns.lookup(hostname).catch(() => null);
@@ -123,7 +136,27 @@ describe('webhooks never reach non-public addresses unless allowed', () => {
 
   it('classifies addresses: private, link-local (metadata), unspecified, mapped and IPv6 ranges refused; public allowed; allowed_networks opens one', () => {
     const check = addressCheck();
-    const refused = ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '127.0.0.1', '0.0.0.0', '100.64.0.1', '::', '::1', 'fc00::1', 'fd12::1', 'fe80::1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::127.0.0.1', '64:ff9b::a9fe:a9fe', '224.0.0.1', '255.255.255.255'];
+    const refused = [
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '127.0.0.1',
+      '0.0.0.0',
+      '100.64.0.1',
+      '::',
+      '::1',
+      'fc00::1',
+      'fd12::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '::127.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '224.0.0.1',
+      '255.255.255.255',
+    ];
     for (const address of refused) assert.ok(check(address), `${address} should be refused`);
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1', '::ffff:8.8.8.8']) assert.equal(check(address), null, address);
     const opened = addressCheck({ allowed_networks: ['10.0.0.0/8', 'fd00::/8'] });
@@ -133,6 +166,7 @@ describe('webhooks never reach non-public addresses unless allowed', () => {
     // disable_loopback keeps loopback refused even when a range allows it
     assert.match(addressCheck({ allowed_networks: ['127.0.0.0/8'], disable_loopback: true })('127.0.0.1') ?? '', /disable_loopback/);
     assert.throws(() => addressCheck({ allowed_networks: ['10.0.0.0/33'] }), /webhooks\.url\.allowed_networks: "10\.0\.0\.0\/33"/);
-    for (const bad of ['10.0.0.0/', 'example.com', '10.0.0.0/8/8', '::1/129']) assert.throws(() => addressCheck({ allowed_networks: [bad] }), /is not an IP address or a CIDR range/, bad);
+    for (const bad of ['10.0.0.0/', 'example.com', '10.0.0.0/8/8', '::1/129'])
+      assert.throws(() => addressCheck({ allowed_networks: [bad] }), /is not an IP address or a CIDR range/, bad);
   });
 });

@@ -27,14 +27,23 @@ function importsBetween(from: string, forbidden: string[]): string[] {
 }
 
 test('the import graph covers the sources (a check over nothing would pass)', () => {
-  for (const file of ['src/main.ts', 'src/compose/backend.ts', 'src/domain/ports/store.ts', 'src/backends/postgres/pgStore.ts', 'test/conformance/lib/suite.ts']) {
+  for (const file of [
+    'src/main.ts',
+    'src/compose/backend.ts',
+    'src/domain/ports/store.ts',
+    'src/backends/postgres/pgStore.ts',
+    'test/conformance/lib/suite.ts',
+  ]) {
     assert.ok(graph[file], `${file} is not in the graph`);
   }
   assert.ok(graph['src/compose/backend.ts'].includes('src/backends/postgres/pgStore.ts'));
 });
 
 test('no import cycle in src or in the conformance suite', () => {
-  assert.deepEqual(cycles.map((cycle) => cycle.join(' → ')), []);
+  assert.deepEqual(
+    cycles.map((cycle) => cycle.join(' → ')),
+    [],
+  );
 });
 
 test('the domain imports no runtime, backend, handler or composition root', () => {
@@ -63,7 +72,12 @@ test('no instanceof of a backend class outside src/compose', () => {
   const instanceOf = new RegExp(`instanceof\\s+(${backendClasses.join('|')})\\b`);
   const offenders = files
     .filter((file) => !file.startsWith('src/compose/'))
-    .flatMap((file) => fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').map((line, i) => ({ file, line: i + 1, text: line })))
+    .flatMap((file) =>
+      fs
+        .readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ file, line: i + 1, text: line })),
+    )
     .filter(({ text }) => instanceOf.test(text))
     .map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`);
   assert.deepEqual(offenders, []);

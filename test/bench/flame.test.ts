@@ -17,20 +17,33 @@ const profile: CpuProfile = {
   timeDeltas: [100, 100, 100, 100, 100, 1000],
 };
 
-test('a frame is as wide as its own time and its callees\', idle left out', () => {
+test("a frame is as wide as its own time and its callees', idle left out", () => {
   const root = frameTree(profile);
   assert.equal(root.total, 500);
   const [handle] = root.children;
   assert.equal(handle.name, 'handle');
   assert.equal(handle.total, 500);
-  assert.deepEqual(handle.children.map((c) => [c.name, c.total]), [['stringify', 300], ['readRecord', 100]], 'widest first');
+  assert.deepEqual(
+    handle.children.map((c) => [c.name, c.total]),
+    [
+      ['stringify', 300],
+      ['readRecord', 100],
+    ],
+    'widest first',
+  );
 });
 
 test('the SVG has one box per frame, widths in proportion, dependencies and our sources told apart', () => {
   const svg = renderFlameGraph(profile, 'a <test>');
   assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.ok(svg.includes('a &lt;test&gt;'), 'text is escaped');
-  const boxes = [...svg.matchAll(/<title>([^<]*)<\/title><rect x="([\d.]+)" y="(\d+)" width="([\d.]+)"[^>]*fill="([^"]+)"/g)].map((m) => ({ tip: m[1], x: Number(m[2]), y: Number(m[3]), width: Number(m[4]), fill: m[5] }));
+  const boxes = [...svg.matchAll(/<title>([^<]*)<\/title><rect x="([\d.]+)" y="(\d+)" width="([\d.]+)"[^>]*fill="([^"]+)"/g)].map((m) => ({
+    tip: m[1],
+    x: Number(m[2]),
+    y: Number(m[3]),
+    width: Number(m[4]),
+    fill: m[5],
+  }));
   assert.equal(boxes.length, 4, 'root, handle, stringify, readRecord; no idle');
   const of = (name: string) => boxes.find((b) => b.tip.startsWith(name))!;
   assert.equal(of('stringify').width, 720, '300 of 500 µs of 1200 px');

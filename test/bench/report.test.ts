@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_WORKERS_SETTING, deriveRatios, ROUTE_BY_ID, ROUTE_LIST, SHARED_GRAPH, type Measured, type Report, type UnderLoadFigure } from '../../scripts/bench/figures.ts';
+import {
+  DEFAULT_WORKERS_SETTING,
+  deriveRatios,
+  ROUTE_BY_ID,
+  ROUTE_LIST,
+  SHARED_GRAPH,
+  type Measured,
+  type Report,
+  type UnderLoadFigure,
+} from '../../scripts/bench/figures.ts';
 import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { baselineSection, mergeReports, writeReport } from '../../scripts/bench/report.ts';
@@ -50,8 +59,34 @@ function fakeReport(): Report {
       { op: 'GET /v2/deployments?limit=20', existing: 100_000, store: 'postgresql', ...load(90, 11) },
     ],
     replicas: [
-      { replicas: 1, graph: 'echo', workers: '0', threads: 20, runs: 400, seconds: 5, runsPerSecond: 80, failed: 0, threadsWrong: 0, loadBefore: [1.5, 1, 1], loadAfter: [2, 1, 1], replicaCpuSeconds: 4 },
-      { replicas: 2, graph: 'echo', workers: '0', threads: 20, runs: 400, seconds: 4, runsPerSecond: 100, failed: 0, threadsWrong: 0, loadBefore: [2.25, 1, 1], loadAfter: [3, 1, 1], replicaCpuSeconds: 5 },
+      {
+        replicas: 1,
+        graph: 'echo',
+        workers: '0',
+        threads: 20,
+        runs: 400,
+        seconds: 5,
+        runsPerSecond: 80,
+        failed: 0,
+        threadsWrong: 0,
+        loadBefore: [1.5, 1, 1],
+        loadAfter: [2, 1, 1],
+        replicaCpuSeconds: 4,
+      },
+      {
+        replicas: 2,
+        graph: 'echo',
+        workers: '0',
+        threads: 20,
+        runs: 400,
+        seconds: 4,
+        runsPerSecond: 100,
+        failed: 0,
+        threadsWrong: 0,
+        loadBefore: [2.25, 1, 1],
+        loadAfter: [3, 1, 1],
+        replicaCpuSeconds: 5,
+      },
     ],
     runs: [
       { server: 'agentplane', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 1, runsPerSecond: 100, failed: 0 },
@@ -140,14 +175,20 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   fresh.skipped = [];
   fresh.http = [];
   const merged = mergeReports(earlier, fresh, ['postgres', 'replicas']);
-  assert.deepEqual(merged.writes.filter((w) => w.store === 'postgresql'), fresh.writes);
+  assert.deepEqual(
+    merged.writes.filter((w) => w.store === 'postgresql'),
+    fresh.writes,
+  );
   assert.equal(merged.writes.filter((w) => w.store !== 'postgresql').length, 5, 'the embedded figures stay');
   assert.deepEqual(merged.http, earlier.http, 'phases not run stay as they were');
   assert.deepEqual(merged.replicas, fresh.replicas);
   assert.deepEqual(merged.skipped, [{ what: 'something', reason: 'a reason' }], "the earlier run's PostgreSQL note is gone with its figures");
   assert.equal(merged.generatedAt, earlier.generatedAt, 'the report stays the full run it was');
   const md = renderOf(merged);
-  assert.match(md, /\*\*Figures from 2 runs in this report\.\*\* Every figure not named here, and the machine's load below, are from the full run of 2026-01-01T00:00:00\.000Z/);
+  assert.match(
+    md,
+    /\*\*Figures from 2 runs in this report\.\*\* Every figure not named here, and the machine's load below, are from the full run of 2026-01-01T00:00:00\.000Z/,
+  );
   assert.match(md, /- postgres, replicas: on 2026-02-02T00:00:00\.000Z, in a run of 300 s/);
   assert.match(md, /compares different hours/, 'PostgreSQL from one run beside the embedded store from another is said');
   assert.throws(() => mergeReports(earlier, fresh, ['postgres', 'http']), /phases only, not http/);
@@ -159,10 +200,13 @@ test('a merged report takes the PostgreSQL and replicas figures from the new run
   // a later merge of the replicas alone keeps the record of the earlier one for the rest
   const later = { ...fakeReport(), generatedAt: '2026-03-03T00:00:00.000Z' };
   const twice = mergeReports(both, later, ['replicas']);
-  assert.deepEqual(twice.merged?.map((m) => [m.phases, m.measuredAt]), [
-    [['writes', 'postgres'], '2026-02-02T00:00:00.000Z'],
-    [['replicas'], '2026-03-03T00:00:00.000Z'],
-  ]);
+  assert.deepEqual(
+    twice.merged?.map((m) => [m.phases, m.measuredAt]),
+    [
+      [['writes', 'postgres'], '2026-02-02T00:00:00.000Z'],
+      [['replicas'], '2026-03-03T00:00:00.000Z'],
+    ],
+  );
   assert.deepEqual(twice.replicas, later.replicas);
   assert.deepEqual(twice.writes, fresh.writes);
   assert.match(renderOf(twice), /Figures from 3 runs in this report/);
@@ -178,8 +222,20 @@ function renderOf(measured: ReturnType<typeof mergeReports>): string {
 }
 
 const underLoad = (server: 'agentplane' | 'baseline', loadedOkP99Ms: number, loadedCreateP50Ms: number): UnderLoadFigure => ({
-  setting: DEFAULT_WORKERS_SETTING, server, busyMs: 200, backlogRuns: 120, probeSeconds: 8,
-  idleOkP50Ms: 1, idleOkP99Ms: 2, loadedOkP50Ms: 1, loadedOkP99Ms, idleCreateP50Ms: 4, loadedCreateP50Ms, loadedCreateMaxMs: 100, okProbes: 100, createProbes: 30,
+  setting: DEFAULT_WORKERS_SETTING,
+  server,
+  busyMs: 200,
+  backlogRuns: 120,
+  probeSeconds: 8,
+  idleOkP50Ms: 1,
+  idleOkP99Ms: 2,
+  loadedOkP50Ms: 1,
+  loadedOkP99Ms,
+  idleCreateP50Ms: 4,
+  loadedCreateP50Ms,
+  loadedCreateMaxMs: 100,
+  okProbes: 100,
+  createProbes: 30,
 });
 
 /** The fake report with the baseline measured beside it: some figures better, some within 5%, some worse. */
@@ -234,7 +290,7 @@ test('the report opens with the regressions against the baseline, then every fig
     assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
     assert.match(md, /- \*\*GET \/v2\/deployments\/\{id\} throughput\*\*: 8,000 req\/s vs 10,000 req\/s \(0\.8× the baseline, higher is better\)/);
     assert.doesNotMatch(md, /- \*\*GET \/v2\/deployments\?limit=20 throughput/, 'within 5% is no regression');
-    assert.match(md, /\| start to first 200 \(median\) \(ms, lower is better\) \| 900 ms \| 1,200 ms \| 0\.750 \| −25\.0% \|  \|/);
+    assert.match(md, /\| start to first 200 \(median\) \(ms, lower is better\) \| 900 ms \| 1,200 ms \| 0\.750 \| −25\.0% \| {2}\|/);
     assert.match(md, /\| `GET \/v2\/deployments\/\{id\}` \| agentplane at `v0\.1\.0` \(baseline\) \| 10,000 \|/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -251,8 +307,24 @@ test('the baseline is named on the command line or in BENCH_BASELINE; its node_m
   assert.equal(baselineRefFrom([], {}), null);
   const pkg = JSON.stringify({ dependencies: { pg: '8.23.1' }, devDependencies: { tsx: '4.0.0' } });
   const installed: Record<string, string> = { pg: '8.23.1', tsx: '4.0.0', madge: '8.0.0' };
-  assert.equal(nodeModulesFit('lock A', 'lock A', pkg, () => null), true, 'same lockfile');
-  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => installed[n] ?? null), true, 'packages added since are not in the way');
-  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => ({ ...installed, pg: '8.24.0' })[n] ?? null), false, 'another version of a pinned package');
-  assert.equal(nodeModulesFit('lock A', 'lock B', pkg, (n) => (n === 'tsx' ? null : installed[n])), false, 'a package missing here');
+  assert.equal(
+    nodeModulesFit('lock A', 'lock A', pkg, () => null),
+    true,
+    'same lockfile',
+  );
+  assert.equal(
+    nodeModulesFit('lock A', 'lock B', pkg, (n) => installed[n] ?? null),
+    true,
+    'packages added since are not in the way',
+  );
+  assert.equal(
+    nodeModulesFit('lock A', 'lock B', pkg, (n) => ({ ...installed, pg: '8.24.0' })[n] ?? null),
+    false,
+    'another version of a pinned package',
+  );
+  assert.equal(
+    nodeModulesFit('lock A', 'lock B', pkg, (n) => (n === 'tsx' ? null : installed[n])),
+    false,
+    'a package missing here',
+  );
 });

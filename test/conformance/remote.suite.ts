@@ -9,7 +9,9 @@ import { defineSuiteAgainst } from './lib/suite.ts';
 const url = (process.env.CONFORMANCE_URL ?? '').replace(/\/+$/, '');
 if (!url) throw new Error('CONFORMANCE_URL is not set (run it as: agentplane-server conformance --url URL)');
 const mode = process.env.CONFORMANCE_MODE === 'mock' ? 'mock' : 'real';
-const documents = (process.env.CONFORMANCE_DOCUMENTS ?? 'control-plane,agent-server,a2a').split(',').map((d) => d.trim()) as ('control-plane' | 'agent-server' | 'a2a')[];
+const documents = (process.env.CONFORMANCE_DOCUMENTS ?? 'control-plane,agent-server,a2a').split(',').map((d) => d.trim()) as (
+  'control-plane' | 'agent-server' | 'a2a'
+)[];
 
 describe(`conformance of ${url} (${mode}; ${documents.join(', ')})`, () => {
   defineSuiteAgainst({

@@ -23,7 +23,11 @@ function sabotaged(base: 'examples' | 'real', operationId: string, wrap: Wrap): 
     const app: Application =
       base === 'real'
         ? await createApplication(deps)
-        : { handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'], methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
+        : {
+            handlers: (await createMockHandlers(apiDocuments)) as unknown as Application['handlers'],
+            methods: createMockMethods(rpcDocument.document) as Application['methods'],
+            modules: [],
+          };
     return { ...app, handlers: { ...app.handlers, [operationId]: wrap(app.handlers[operationId]) } };
   };
 }
@@ -37,9 +41,14 @@ async function serve(app: AppFactory, mode: Target['mode']): Promise<Target> {
 
 async function validityFailure(target: Target, operationId: string) {
   const op = operationById.get(operationId)!;
-  return checkProperty(operationId, validRequest(op), async (req) => {
-    await expectConforming(target, op, req);
-  }, 50);
+  return checkProperty(
+    operationId,
+    validRequest(op),
+    async (req) => {
+      await expectConforming(target, op, req);
+    },
+    50,
+  );
 }
 
 describe('the conformance suite catches planted bugs', () => {
@@ -51,11 +60,14 @@ describe('the conformance suite catches planted bugs', () => {
   // type into the declared one (a name of 42 goes out as "42"); a required field that is
   // missing still reaches the client as it is, and the suite must catch that.
   it('a required field missing from a reply', async () => {
-    const target = await serve(sabotaged('examples', 'getDeployment', (inner) => async (req, ctx) => {
-      const reply = await inner(req, ctx);
-      const { name: _dropped, ...rest } = ('body' in reply ? reply.body : {}) as Record<string, unknown>;
-      return { ...reply, body: rest };
-    }), 'mock');
+    const target = await serve(
+      sabotaged('examples', 'getDeployment', (inner) => async (req, ctx) => {
+        const reply = await inner(req, ctx);
+        const { name: _dropped, ...rest } = ('body' in reply ? reply.body : {}) as Record<string, unknown>;
+        return { ...reply, body: rest };
+      }),
+      'mock',
+    );
     const failure = await validityFailure(target, 'getDeployment');
     assert.ok(failure, 'the property should fail');
     assert.match(failure.report, /body does not match the 200 schema/);
@@ -64,10 +76,17 @@ describe('the conformance suite catches planted bugs', () => {
   });
 
   it('a 500 on an edge input, shrunk to a minimal request that triggers it', async () => {
-    const target = await serve(sabotaged('examples', 'listDeployments', (inner) => async (req, ctx) => {
-      if (typeof (req.query as { name_contains?: unknown }).name_contains === 'string' && String((req.query as { name_contains: string }).name_contains).length >= 3) throw new Error('planted: long filter');
-      return inner(req, ctx);
-    }), 'mock');
+    const target = await serve(
+      sabotaged('examples', 'listDeployments', (inner) => async (req, ctx) => {
+        if (
+          typeof (req.query as { name_contains?: unknown }).name_contains === 'string' &&
+          String((req.query as { name_contains: string }).name_contains).length >= 3
+        )
+          throw new Error('planted: long filter');
+        return inner(req, ctx);
+      }),
+      'mock',
+    );
     const failure = await validityFailure(target, 'listDeployments');
     assert.ok(failure, 'the property should fail');
     console.log(failure.report);
@@ -86,12 +105,15 @@ describe('the conformance suite catches planted bugs', () => {
   it('a missing 404 for a deleted resource, found by following the links', async () => {
     statefulSettings.goneWithinMs = 250;
     const example = (await createMockHandlers(apiDocuments)).getDeployment;
-    const target = await serve(sabotaged('real', 'getDeployment', (inner) => async (req, ctx) => {
-      const reply = await inner(req, ctx);
-      if (reply.status !== 404) return reply;
-      const { body } = (await example(req, ctx)) as { body: Record<string, unknown> };
-      return { status: 200, body: { ...body, id: (req.path as { deployment_id: string }).deployment_id } };
-    }), 'real');
+    const target = await serve(
+      sabotaged('real', 'getDeployment', (inner) => async (req, ctx) => {
+        const reply = await inner(req, ctx);
+        if (reply.status !== 404) return reply;
+        const { body } = (await example(req, ctx)) as { body: Record<string, unknown> };
+        return { status: 200, body: { ...body, id: (req.path as { deployment_id: string }).deployment_id } };
+      }),
+      'real',
+    );
     await assert.rejects(walkRoots(target, [operationById.get('createDeployment')!]), (err: Error) => {
       assert.match(err.message, /deleteDeployment answered 204, but getDeployment still answers 200/);
       assert.match(err.message, /curl -sS -i -X DELETE '[^']*\/v2\/deployments\/[0-9a-f-]{36}/);

@@ -24,7 +24,8 @@ function schemaChecker(key: string) {
     if (Array.isArray(node)) return node.map(rewrite);
     if (node && typeof node === 'object') {
       const out: Json = {};
-      for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${id}${v}` : k === 'examples' || k === 'example' ? v : rewrite(v);
+      for (const [k, v] of Object.entries(node))
+        out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${id}${v}` : k === 'examples' || k === 'example' ? v : rewrite(v);
       return out;
     }
     return node;
@@ -51,7 +52,11 @@ function examplesOf(doc: Json): { where: string; schema: Json; value: unknown }[
     }
     for (const [k, v] of Object.entries(node)) {
       if (k === 'example' || k === 'examples') {
-        if (Array.isArray(v) && !isSchemaHolder && ('type' in node || '$ref' in node || 'properties' in node || 'anyOf' in node || 'oneOf' in node || 'enum' in node))
+        if (
+          Array.isArray(v) &&
+          !isSchemaHolder &&
+          ('type' in node || '$ref' in node || 'properties' in node || 'anyOf' in node || 'oneOf' in node || 'enum' in node)
+        )
           v.forEach((value, i) => out.push({ where: `${where}/examples/${i}`, schema: { ...node, examples: undefined }, value }));
         continue;
       }
@@ -68,22 +73,33 @@ describe('spec lint', () => {
       assert.ok(op.operationId, `${op.method} ${op.path} has no operationId`);
       assert.ok(op.summary?.trim(), `${op.operationId} has no summary`);
       const statuses = Object.keys(op.responses);
-      assert.ok(statuses.some((s) => s.startsWith('2')), `${op.operationId} documents no success answer`);
+      assert.ok(
+        statuses.some((s) => s.startsWith('2')),
+        `${op.operationId} documents no success answer`,
+      );
       const errors = statuses.filter((s) => /^[45]/.test(s));
       assert.ok(errors.length > 0, `${op.operationId} documents no error answer`);
       for (const s of errors) assert.ok(Object.keys(op.responses[s].content).length > 0, `${op.operationId} ${s} documents no error body`);
       const needsKey = op.security.length > 0 && !op.security.some((r) => Object.keys(r).length === 0);
       const anonymousOrKey = op.security.some((r) => Object.keys(r).length > 0);
       if (needsKey || anonymousOrKey) assert.ok(statuses.includes('401'), `${op.operationId} accepts credentials but documents no 401`);
-      if (op.parameters.some((p) => p.in === 'path')) assert.ok(statuses.includes('404'), `${op.operationId} names a resource in its path but documents no 404`);
+      if (op.parameters.some((p) => p.in === 'path'))
+        assert.ok(statuses.includes('404'), `${op.operationId} names a resource in its path but documents no 404`);
       if (!op.jsonrpc && (op.parameters.length > 0 || op.body)) assert.ok(statuses.includes('422'), `${op.operationId} takes input but documents no 422`);
       for (const [s, r] of Object.entries(op.responses)) {
         for (const link of r.links) {
           const target = operationById.get(link.operationId);
           assert.ok(target, `${op.operationId} ${s} link ${link.name} names unknown operation ${link.operationId}`);
           for (const [name, expr] of Object.entries(link.parameters)) {
-            assert.ok(target.parameters.some((p) => p.name === paramName(name)), `${op.operationId} ${s} link ${link.name}: ${link.operationId} has no parameter ${name}`);
-            assert.match(String(expr), /^\$(response\.(body(#\/.*)?|header\..+)|request\.(path|query|header)\..+|request\.body(#\/.*)?|statusCode)$|^[^$]/, `${op.operationId} ${s} link ${link.name}: bad runtime expression ${expr}`);
+            assert.ok(
+              target.parameters.some((p) => p.name === paramName(name)),
+              `${op.operationId} ${s} link ${link.name}: ${link.operationId} has no parameter ${name}`,
+            );
+            assert.match(
+              String(expr),
+              /^\$(response\.(body(#\/.*)?|header\..+)|request\.(path|query|header)\..+|request\.body(#\/.*)?|statusCode)$|^[^$]/,
+              `${op.operationId} ${s} link ${link.name}: bad runtime expression ${expr}`,
+            );
           }
         }
       }
@@ -108,13 +124,17 @@ describe('spec lint', () => {
     it(`${key}: parameter and request body examples are accepted by the request validators`, () => {
       const failures: string[] = [];
       for (const op of operations.filter((o) => o.document === key)) {
-        for (const body of op.body?.examples ?? []) if (op.validators.body && !op.validators.body(structuredClone(body))) failures.push(`${op.operationId} body example: ${JSON.stringify(op.validators.body.errors?.slice(0, 2))}`);
+        for (const body of op.body?.examples ?? [])
+          if (op.validators.body && !op.validators.body(structuredClone(body)))
+            failures.push(`${op.operationId} body example: ${JSON.stringify(op.validators.body.errors?.slice(0, 2))}`);
         const queryParams = op.parameters.filter((x) => x.in === 'query');
         // each example is checked beside an example of every other required parameter
         const requiredOthers = (name: string) =>
           Object.fromEntries(queryParams.filter((x) => x.required && x.name !== name && x.examples.length).map((x) => [x.name, x.examples[0]]));
         for (const p of queryParams) {
-          for (const ex of p.examples) if (op.validators.query && !op.validators.query(wireQuery({ ...requiredOthers(p.name), [p.name]: ex }))) failures.push(`${op.operationId} query ${p.name} example ${JSON.stringify(ex)}`);
+          for (const ex of p.examples)
+            if (op.validators.query && !op.validators.query(wireQuery({ ...requiredOthers(p.name), [p.name]: ex })))
+              failures.push(`${op.operationId} query ${p.name} example ${JSON.stringify(ex)}`);
         }
       }
       assert.deepEqual(failures, []);
@@ -129,13 +149,17 @@ describe('spec lint', () => {
       assert.ok(m.examples.length > 0, `${m.name} has no example`);
       for (const e of m.examples) {
         assert.ok(m.validators.params(structuredClone(e.params)), `${m.name} example params: ${JSON.stringify(m.validators.params.errors?.slice(0, 2))}`);
-        if (e.result !== undefined && m.validators.result) assert.ok(m.validators.result(structuredClone(e.result)), `${m.name} example result: ${JSON.stringify(m.validators.result.errors?.slice(0, 2))}`);
+        if (e.result !== undefined && m.validators.result)
+          assert.ok(m.validators.result(structuredClone(e.result)), `${m.name} example result: ${JSON.stringify(m.validators.result.errors?.slice(0, 2))}`);
       }
       for (const link of m.links) {
         const target = rpc.methods.find((x) => x.name === link.operationId);
         assert.ok(target, `${m.name} link ${link.name} names unknown method ${link.operationId}`);
         for (const [name, expr] of Object.entries(link.parameters)) {
-          assert.ok(target.params.some((p) => p.name === name), `${m.name} link ${link.name}: ${target.name} has no param ${name}`);
+          assert.ok(
+            target.params.some((p) => p.name === name),
+            `${m.name} link ${link.name}: ${target.name} has no param ${name}`,
+          );
           assert.doesNotThrow(() => evaluateRpc(expr, {}, {}), `${m.name} link ${link.name}: bad runtime expression ${expr}`);
         }
       }

@@ -19,11 +19,15 @@ describe('agentplane-server build', () => {
 
   it('builds a project into an image that serves its graphs on port 8000', { timeout: 600_000 }, async () => {
     const project = echoProject('built');
-    const build = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'], {
-      cwd: ROOT,
-      env: { ...process.env, CONTAINERS_CONF },
-      encoding: 'utf8',
-    });
+    const build = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, CONTAINERS_CONF },
+        encoding: 'utf8',
+      },
+    );
     assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
     assert.match(build.stdout, new RegExp(`Built ${tag.replace(/[.:/]/g, '\\$&')}`));
 
@@ -31,18 +35,31 @@ describe('agentplane-server build', () => {
     container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
     const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
     await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
-    const assistants = (await (await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { graph_id: string }[];
-    assert.deepEqual(assistants.map((a) => a.graph_id), ['echo']);
+    const assistants = (await (
+      await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as { graph_id: string }[];
+    assert.deepEqual(
+      assistants.map((a) => a.graph_id),
+      ['echo'],
+    );
     assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
     assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
   });
 
   it('says what is missing, and builds nothing, in a folder without a project file', () => {
     const empty = tempDir('agentplane-build-empty-');
-    const build = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag], { cwd: empty, env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag], {
+      cwd: empty,
+      env: { ...process.env, CONTAINERS_CONF },
+      encoding: 'utf8',
+    });
     assert.equal(build.status, 1);
     assert.match(build.stderr, /no project file \(agentplane\.json or langgraph\.json\) in .*; name one with -c/);
-    const unknownEngine = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '--engine', 'lxc'], { cwd: empty, encoding: 'utf8' });
+    const unknownEngine = spawnSync(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '--engine', 'lxc'],
+      { cwd: empty, encoding: 'utf8' },
+    );
     assert.equal(unknownEngine.status, 2);
     assert.match(unknownEngine.stderr, /Allowed choices are podman, docker/);
   });

@@ -45,10 +45,18 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 const leftovers = (deploymentId: string) => ({
-  pods: podman(['pod', 'ps', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
-  containers: podman(['ps', '--all', '--format', '{{.Names}}']).split('\n').filter((n) => n.includes(deploymentId)),
-  secrets: podman(['secret', 'ls', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
-  volumes: podman(['volume', 'ls', '--format', '{{.Name}}']).split('\n').filter((n) => n.includes(deploymentId)),
+  pods: podman(['pod', 'ps', '--format', '{{.Name}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId)),
+  containers: podman(['ps', '--all', '--format', '{{.Names}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId)),
+  secrets: podman(['secret', 'ls', '--format', '{{.Name}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId)),
+  volumes: podman(['volume', 'ls', '--format', '{{.Name}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId)),
 });
 
 test('a resource_spec with every group is rendered, validated, played with podman kube play and torn down', { skip, timeout: 600_000 }, async () => {
@@ -71,10 +79,17 @@ test('a resource_spec with every group is rendered, validated, played with podma
   // the manifests the deployer applies, as the API shows them: every kind, secrets masked
   const shown = await json(server.api(`${revisionPath}/manifests`));
   assert.equal(shown.namespace, 'agents');
-  assert.deepEqual(
-    shown.manifests.map((m: any) => m.kind).sort(),
-    ['Deployment', 'Deployment', 'HorizontalPodAutoscaler', 'HorizontalPodAutoscaler', 'Secret', 'Secret', 'Service', 'Service', 'StatefulSet'],
-  );
+  assert.deepEqual(shown.manifests.map((m: any) => m.kind).sort(), [
+    'Deployment',
+    'Deployment',
+    'HorizontalPodAutoscaler',
+    'HorizontalPodAutoscaler',
+    'Secret',
+    'Secret',
+    'Service',
+    'Service',
+    'StatefulSet',
+  ]);
   assert.ok(shown.manifests.filter((m: any) => m.kind === 'Secret').every((s: any) => Object.values(s.stringData).every((v) => v === '********')));
 
   const revision = await until('the revision to finish', async () => {
@@ -96,7 +111,15 @@ test('a resource_spec with every group is rendered, validated, played with podma
 
   // limits as podman applied them: cpu as a CFS quota, memory in bytes
   const serverPod = `agentplane-${id}-pod-0`;
-  const limits = (container: string) => JSON.parse(podman(['inspect', container, '--format', '{"memory": {{.HostConfig.Memory}}, "nanoCpus": {{.HostConfig.NanoCpus}}, "quota": {{.HostConfig.CpuQuota}}, "period": {{.HostConfig.CpuPeriod}}}']));
+  const limits = (container: string) =>
+    JSON.parse(
+      podman([
+        'inspect',
+        container,
+        '--format',
+        '{"memory": {{.HostConfig.Memory}}, "nanoCpus": {{.HostConfig.NanoCpus}}, "quota": {{.HostConfig.CpuQuota}}, "period": {{.HostConfig.CpuPeriod}}}',
+      ]),
+    );
   const main = limits(`${serverPod}-server`);
   assert.equal(main.memory, 128 * 1024 * 1024);
   assert.equal(main.quota / main.period, 0.5);
@@ -113,8 +136,14 @@ test('a resource_spec with every group is rendered, validated, played with podma
   // the server's own output through the log operation, beside what the deployer did
   const logs = await json(server.api(`${revisionPath}/logs?type=deploy&limit=1000`));
   const messages: string[] = logs.logs.map((l: any) => l.message);
-  assert.ok(messages.some((m) => m.includes('test server listening')), messages.join('\n'));
-  assert.ok(messages.some((m) => /StatefulSet\/agentplane-.*-db not played/.test(m)), 'what podman cannot play is said in the log');
+  assert.ok(
+    messages.some((m) => m.includes('test server listening')),
+    messages.join('\n'),
+  );
+  assert.ok(
+    messages.some((m) => /StatefulSet\/agentplane-.*-db not played/.test(m)),
+    'what podman cannot play is said in the log',
+  );
 
   await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
   await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));

@@ -70,58 +70,71 @@ async function create(name: string, resourceSpec: object) {
   );
 }
 
-test('every rendered object is server-side applied, the rollout is read from the Deployment status, logs and delete go through the API', { timeout: 120_000 }, async () => {
-  kube.podState = 'running';
-  kube.podLog = '{"level":30,"time":1795000000000,"msg":"agentplane listening"}\nsecond line sk-kube-api\n';
-  const created = await create('kube-api', { min_scale: 2, max_scale: 4, cpu: 0.5, memory_mb: 256, db_storage_gi: 5 });
-  const revisionPath = `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`;
-  const revision = await finished(revisionPath);
-  assert.equal(revision.status, 'DEPLOYED', revision.status_message);
+test(
+  'every rendered object is server-side applied, the rollout is read from the Deployment status, logs and delete go through the API',
+  { timeout: 120_000 },
+  async () => {
+    kube.podState = 'running';
+    kube.podLog = '{"level":30,"time":1795000000000,"msg":"agentplane listening"}\nsecond line sk-kube-api\n';
+    const created = await create('kube-api', { min_scale: 2, max_scale: 4, cpu: 0.5, memory_mb: 256, db_storage_gi: 5 });
+    const revisionPath = `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`;
+    const revision = await finished(revisionPath);
+    assert.equal(revision.status, 'DEPLOYED', revision.status_message);
 
-  const shown = await json(server.api(`${revisionPath}/manifests`));
-  const applies = kube.requests.filter((r) => r.method === 'PATCH');
-  assert.deepEqual(
-    applies.map((r) => `${r.body.kind}/${r.body.metadata.name}`),
-    shown.manifests.map((m: any) => `${m.kind}/${m.metadata.name}`),
-    'each object of the render, in its order',
-  );
-  for (const r of applies) {
-    assert.equal(r.contentType, 'application/apply-patch+yaml');
-    assert.equal(r.query.get('fieldManager'), 'agentplane');
-    assert.equal(r.query.get('force'), 'true');
-    assert.match(r.path, /\/namespaces\/agents\//);
-  }
-  const deploymentApply = applies.find((r) => r.path === `/apis/apps/v1/namespaces/agents/deployments/agentplane-${created.id}`);
-  assert.equal(deploymentApply?.body.spec.replicas, 2);
-  assert.ok(applies.some((r) => r.path === `/apis/autoscaling/v2/namespaces/agents/horizontalpodautoscalers/agentplane-${created.id}`));
-  assert.ok(applies.some((r) => r.path === `/apis/apps/v1/namespaces/agents/statefulsets/agentplane-${created.id}-db`));
-  // the real secret values reach the cluster (only the API view masks them)
-  assert.deepEqual(applies.find((r) => r.body.kind === 'Secret' && r.body.metadata.name.endsWith('-secrets'))?.body.stringData, { OPENAI_API_KEY: 'sk-kube-api' });
-  // the rollout was polled past an unobserved generation
-  const looks = kube.requests.filter((r) => r.method === 'GET' && r.query.get('labelSelector') === `agentplane.dev/deployment-id=${created.id}`);
-  assert.ok(looks.filter((r) => r.path === '/apis/apps/v1/namespaces/agents/deployments').length >= 2);
-  assert.ok(looks.some((r) => r.path === '/apis/apps/v1/namespaces/agents/statefulsets'), 'the database is waited for too');
+    const shown = await json(server.api(`${revisionPath}/manifests`));
+    const applies = kube.requests.filter((r) => r.method === 'PATCH');
+    assert.deepEqual(
+      applies.map((r) => `${r.body.kind}/${r.body.metadata.name}`),
+      shown.manifests.map((m: any) => `${m.kind}/${m.metadata.name}`),
+      'each object of the render, in its order',
+    );
+    for (const r of applies) {
+      assert.equal(r.contentType, 'application/apply-patch+yaml');
+      assert.equal(r.query.get('fieldManager'), 'agentplane');
+      assert.equal(r.query.get('force'), 'true');
+      assert.match(r.path, /\/namespaces\/agents\//);
+    }
+    const deploymentApply = applies.find((r) => r.path === `/apis/apps/v1/namespaces/agents/deployments/agentplane-${created.id}`);
+    assert.equal(deploymentApply?.body.spec.replicas, 2);
+    assert.ok(applies.some((r) => r.path === `/apis/autoscaling/v2/namespaces/agents/horizontalpodautoscalers/agentplane-${created.id}`));
+    assert.ok(applies.some((r) => r.path === `/apis/apps/v1/namespaces/agents/statefulsets/agentplane-${created.id}-db`));
+    // the real secret values reach the cluster (only the API view masks them)
+    assert.deepEqual(applies.find((r) => r.body.kind === 'Secret' && r.body.metadata.name.endsWith('-secrets'))?.body.stringData, {
+      OPENAI_API_KEY: 'sk-kube-api',
+    });
+    // the rollout was polled past an unobserved generation
+    const looks = kube.requests.filter((r) => r.method === 'GET' && r.query.get('labelSelector') === `agentplane.dev/deployment-id=${created.id}`);
+    assert.ok(looks.filter((r) => r.path === '/apis/apps/v1/namespaces/agents/deployments').length >= 2);
+    assert.ok(
+      looks.some((r) => r.path === '/apis/apps/v1/namespaces/agents/statefulsets'),
+      'the database is waited for too',
+    );
 
-  const deployment = await json(server.api(`/v2/deployments/${created.id}`));
-  assert.equal(deployment.source_config.custom_url, `http://agentplane-${created.id}.agents.svc.cluster.local:8000`);
+    const deployment = await json(server.api(`/v2/deployments/${created.id}`));
+    assert.equal(deployment.source_config.custom_url, `http://agentplane-${created.id}.agents.svc.cluster.local:8000`);
 
-  const logs = await json(server.api(`${revisionPath}/logs?type=deploy&limit=1000`));
-  const messages: string[] = logs.logs.map((l: any) => l.message);
-  assert.ok(messages.includes('agentplane listening'), messages.join('\n'));
-  assert.ok(messages.includes('second line ********'), 'secret values are masked in pod logs');
-  assert.ok(kube.requests.some((r) => r.path.endsWith('/log') && r.query.get('container') === 'server'));
+    const logs = await json(server.api(`${revisionPath}/logs?type=deploy&limit=1000`));
+    const messages: string[] = logs.logs.map((l: any) => l.message);
+    assert.ok(messages.includes('agentplane listening'), messages.join('\n'));
+    assert.ok(messages.includes('second line ********'), 'secret values are masked in pod logs');
+    assert.ok(kube.requests.some((r) => r.path.endsWith('/log') && r.query.get('container') === 'server'));
 
-  await json(server.api(`/v2/deployments/${created.id}`, { method: 'DELETE' }), 204);
-  const deadline = Date.now() + 30_000;
-  while ((await server.api(`/v2/deployments/${created.id}`)).status !== 404) {
-    assert.ok(Date.now() < deadline, 'deployment not gone');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.deepEqual([...kube.objects.keys()].filter((k) => k.includes(created.id)), [], 'every object of the deployment is deleted');
-  assert.ok(kube.requests.some((r) => r.method === 'GET' && r.query.get('labelSelector') === `agentplane.dev/deployment-id=${created.id}`));
-});
+    await json(server.api(`/v2/deployments/${created.id}`, { method: 'DELETE' }), 204);
+    const deadline = Date.now() + 30_000;
+    while ((await server.api(`/v2/deployments/${created.id}`)).status !== 404) {
+      assert.ok(Date.now() < deadline, 'deployment not gone');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.deepEqual(
+      [...kube.objects.keys()].filter((k) => k.includes(created.id)),
+      [],
+      'every object of the deployment is deleted',
+    );
+    assert.ok(kube.requests.some((r) => r.method === 'GET' && r.query.get('labelSelector') === `agentplane.dev/deployment-id=${created.id}`));
+  },
+);
 
-test('a pod stuck pulling its image fails the revision with the pod\'s reason', { timeout: 120_000 }, async () => {
+test("a pod stuck pulling its image fails the revision with the pod's reason", { timeout: 120_000 }, async () => {
   kube.podState = 'image-pull-back-off';
   const created = await create('kube-pull', {});
   const revision = await finished(`/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`);

@@ -23,8 +23,16 @@ before(async () => {
   fs.writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { role: './role.mjs:role' } }));
   const database = await freshDatabaseUrl();
   const common = { DATABASE_URL: database, AGENTPLANE_RUN_WORKERS: '0', LOG_LEVEL: 'info' };
-  api = await spawnServer(['--config', path.join(project, 'agentplane.json')], { ...common, AGENTPLANE_ROLE: 'server', AGENTPLANE_MAX_CONCURRENT_RUNS: '1' }, project);
-  queue = await spawnServer(['--config', path.join(project, 'agentplane.json')], { ...common, AGENTPLANE_ROLE: 'queue', AGENTPLANE_MAX_CONCURRENT_RUNS: '4' }, project);
+  api = await spawnServer(
+    ['--config', path.join(project, 'agentplane.json')],
+    { ...common, AGENTPLANE_ROLE: 'server', AGENTPLANE_MAX_CONCURRENT_RUNS: '1' },
+    project,
+  );
+  queue = await spawnServer(
+    ['--config', path.join(project, 'agentplane.json')],
+    { ...common, AGENTPLANE_ROLE: 'queue', AGENTPLANE_MAX_CONCURRENT_RUNS: '4' },
+    project,
+  );
 });
 
 after(async () => {
@@ -44,7 +52,9 @@ test('runs stored by an API server are executed by the queue worker too', { time
   // the API server executes one run at a time: six runs of a second each leave work for the queue
   const threads: string[] = [];
   for (let i = 0; i < 6; i += 1) {
-    const thread = (await (await fetch(`${api.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { thread_id: string };
+    const thread = (await (await fetch(`${api.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as {
+      thread_id: string;
+    };
     const run = await fetch(`${api.url}/threads/${thread.thread_id}/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -61,7 +71,10 @@ test('runs stored by an API server are executed by the queue worker too', { time
     roles.push(state.values.messages.at(-1)?.content ?? '');
   }
   assert.ok(roles.includes('queue'), `roles of the executing processes: ${roles.join(', ')}`);
-  assert.ok(roles.every((r) => r === 'queue' || r === 'server'), roles.join(', '));
+  assert.ok(
+    roles.every((r) => r === 'queue' || r === 'server'),
+    roles.join(', '),
+  );
 });
 
 test('a queue worker without a database refuses to start, saying why', () => {

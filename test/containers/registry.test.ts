@@ -15,7 +15,7 @@ import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages } from '
 const REGISTRY = '/usr/bin/docker-registry';
 const KEY = `registry-${randomUUID()}`;
 
-describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : 'Debian\'s docker-registry is not installed' }, () => {
+describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : "Debian's docker-registry is not installed" }, () => {
   const dir = tempDir('agentplane-registry-');
   let registry: ChildProcess | null = null;
   let controlPlane: ChildServer | null = null;
@@ -39,14 +39,24 @@ describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : 
     const env = { ...process.env, CONTAINERS_CONF, CONTAINERS_REGISTRIES_CONF: registries };
 
     tag = `127.0.0.1:${port}/agentplane-test-push:${randomUUID().slice(0, 8)}`;
-    const build = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(echoProject('pushed'), 'langgraph.json'), '--push'], { cwd: ROOT, env, encoding: 'utf8' });
+    const build = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(echoProject('pushed'), 'langgraph.json'), '--push'],
+      { cwd: ROOT, env, encoding: 'utf8' },
+    );
     assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
     assert.match(build.stdout, /Pushed /);
     const catalog = (await (await fetch(`http://127.0.0.1:${port}/v2/_catalog`)).json()) as { repositories: string[] };
     assert.deepEqual(catalog.repositories, ['agentplane-test-push']);
     podman('rmi', tag);
 
-    controlPlane = await spawnServer(['--data', path.join(dir, 'data')], { AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`, AGENTPLANE_DEPLOYER: 'container', AGENTPLANE_ACCESS_LOG: 'off', CONTAINERS_CONF, CONTAINERS_REGISTRIES_CONF: registries });
+    controlPlane = await spawnServer(['--data', path.join(dir, 'data')], {
+      AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`,
+      AGENTPLANE_DEPLOYER: 'container',
+      AGENTPLANE_ACCESS_LOG: 'off',
+      CONTAINERS_CONF,
+      CONTAINERS_REGISTRIES_CONF: registries,
+    });
     const api = keyedApi(KEY, () => controlPlane!.url);
     const created = await create(api, { name: 'pulled-agent', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: tag } });
     const revision = await waitForRealRevision(api, created.id, created.latest_revision_id, controlPlane.output);

@@ -10,26 +10,43 @@ import { ROOT, tempDir } from '../support/server.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
 function render(args: string[]) {
-  return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'render', ...args], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'render', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 test('render prints the validated manifests of a full resource_spec as YAML documents', { timeout: 90_000 }, () => {
   const file = path.join(tempDir('agentplane-render-'), 'spec.json');
   fs.writeFileSync(file, JSON.stringify(fullResourceSpec('tools:1')));
-  const result = render(['--image', 'registry.example/agent:2', '--resource-spec', file, '--namespace', 'agents', '--id', 'demo', '--secret', 'OPENAI_API_KEY=sk-1']);
+  const result = render([
+    '--image',
+    'registry.example/agent:2',
+    '--resource-spec',
+    file,
+    '--namespace',
+    'agents',
+    '--id',
+    'demo',
+    '--secret',
+    'OPENAI_API_KEY=sk-1',
+  ]);
   assert.equal(result.status, 0, result.stderr);
   const docs = YAML.parseAllDocuments(result.stdout).map((d) => d.toJSON());
-  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`), [
-    'Secret/agentplane-demo-secrets',
-    'Secret/agentplane-demo-db-auth',
-    'Service/agentplane-demo-db',
-    'StatefulSet/agentplane-demo-db',
-    'Deployment/agentplane-demo',
-    'HorizontalPodAutoscaler/agentplane-demo',
-    'Service/agentplane-demo',
-    'Deployment/agentplane-demo-queue',
-    'HorizontalPodAutoscaler/agentplane-demo-queue',
-  ]);
+  assert.deepEqual(
+    docs.map((d) => `${d.kind}/${d.metadata.name}`),
+    [
+      'Secret/agentplane-demo-secrets',
+      'Secret/agentplane-demo-db-auth',
+      'Service/agentplane-demo-db',
+      'StatefulSet/agentplane-demo-db',
+      'Deployment/agentplane-demo',
+      'HorizontalPodAutoscaler/agentplane-demo',
+      'Service/agentplane-demo',
+      'Deployment/agentplane-demo-queue',
+      'HorizontalPodAutoscaler/agentplane-demo-queue',
+    ],
+  );
   assert.ok(docs.every((d) => d.metadata.namespace === 'agents'));
   assert.equal(docs[4].spec.template.spec.containers[0].image, 'registry.example/agent:2');
   assert.deepEqual(docs[0].stringData, { OPENAI_API_KEY: 'sk-1' });

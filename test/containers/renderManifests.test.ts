@@ -66,7 +66,10 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
   assert.deepEqual(main.volumeMounts, withoutNulls(spec.volume_mounts));
   assert.deepEqual(main.envFrom, [{ secretRef: { name: find(manifests, 'Secret', '-secrets').metadata.name } }]);
   assert.equal(main.env.find((e: any) => e.name === 'AGENTPLANE_ROLE').value, 'server');
-  assert.match(main.env.find((e: any) => e.name === 'DATABASE_URL').value, /^postgresql:\/\/agentplane:\$\(AGENTPLANE_DATABASE_PASSWORD\)@agentplane-.*-db:5432\/agentplane$/);
+  assert.match(
+    main.env.find((e: any) => e.name === 'DATABASE_URL').value,
+    /^postgresql:\/\/agentplane:\$\(AGENTPLANE_DATABASE_PASSWORD\)@agentplane-.*-db:5432\/agentplane$/,
+  );
   // init containers and sidecars exactly as given (every container field of the seed)
   assert.deepEqual(pod.initContainers, withoutNulls(spec.init_containers));
   assert.deepEqual(pod.containers.slice(1), withoutNulls(spec.sidecars));
@@ -103,14 +106,23 @@ test('limits default to twice their request; queue fields default to the main se
   const { manifests } = rendered({ cpu: 1, memory_mb: 512 });
   const main = find(manifests, 'Deployment', '').spec.template.spec.containers[0];
   assert.deepEqual(main.resources, { requests: { cpu: '1000m', memory: '512Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } });
-  assert.equal(manifests.some((m) => m.kind === 'StatefulSet' || m.kind === 'HorizontalPodAutoscaler' || m.metadata.name.endsWith('-queue')), false);
-  assert.equal(main.env.some((e: any) => e.name === 'DATABASE_URL'), false);
+  assert.equal(
+    manifests.some((m) => m.kind === 'StatefulSet' || m.kind === 'HorizontalPodAutoscaler' || m.metadata.name.endsWith('-queue')),
+    false,
+  );
+  assert.equal(
+    main.env.some((e: any) => e.name === 'DATABASE_URL'),
+    false,
+  );
 
   const queued = rendered({ cpu: 1, memory_mb: 512, min_scale: 2, queue_max_scale: 5 }).manifests;
   const worker = find(queued, 'Deployment', '-queue').spec;
   assert.equal(worker.replicas, 2);
   assert.deepEqual(worker.template.spec.containers[0].resources, main.resources);
-  assert.ok(queued.some((m) => m.kind === 'StatefulSet'), 'queue workers share a database with the server');
+  assert.ok(
+    queued.some((m) => m.kind === 'StatefulSet'),
+    'queue workers share a database with the server',
+  );
   assert.equal(find(queued, 'StatefulSet', '-db').spec.volumeClaimTemplates[0].spec.resources.requests.storage, '10Gi');
 });
 
@@ -129,10 +141,7 @@ test('no namespace in listener_config: the configured default', () => {
 test('redis_* fields are refused, each named; a revision without an image cannot be rendered', () => {
   const result = renderManifests(input({ redis_cpu: 0.5, redis_memory_mb: 256 }));
   assert.equal(result.ok, false);
-  assert.deepEqual(
-    !result.ok && result.refused.map((r) => r.field),
-    ['redis_cpu', 'redis_memory_mb'],
-  );
+  assert.deepEqual(!result.ok && result.refused.map((r) => r.field), ['redis_cpu', 'redis_memory_mb']);
   assert.match(!result.ok ? result.refused[0].message : '', /resource_spec\.redis_cpu .*no Redis/);
   const noImage = input({});
   noImage.revision.source_revision_config = { image_uri: null } as never;

@@ -68,7 +68,16 @@ export async function postgresForContainers(): Promise<{ url: string; stop: () =
   });
   const password = randomUUID();
   const dataDir = path.join(parent, 'data');
-  const server = new EmbeddedPostgres({ databaseDir: dataDir, port, user: 'postgres', password, persistent: false, postgresFlags: ['-c', 'listen_addresses=*'], onLog: () => {}, onError: () => {} });
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    postgresFlags: ['-c', 'listen_addresses=*'],
+    onLog: () => {},
+    onError: () => {},
+  });
   await server.initialise();
   fs.appendFileSync(path.join(dataDir, 'pg_hba.conf'), '\nhost all all 10.0.0.0/8 scram-sha-256\n');
   await server.start();

@@ -6,7 +6,16 @@ import { replicaCount, replicaPort, resourceArgs } from '../../src/domain/contro
 
 describe('container limits from resource_spec', () => {
   it('maps requests and limits to podman flags', () => {
-    assert.deepEqual(resourceArgs({ cpu: 0.5, cpu_limit: 1.5, memory_mb: 256, memory_limit_mb: 1024 }), ['--memory', '1024m', '--memory-reservation', '256m', '--cpus', '1.5', '--cpu-shares', '512']);
+    assert.deepEqual(resourceArgs({ cpu: 0.5, cpu_limit: 1.5, memory_mb: 256, memory_limit_mb: 1024 }), [
+      '--memory',
+      '1024m',
+      '--memory-reservation',
+      '256m',
+      '--cpus',
+      '1.5',
+      '--cpu-shares',
+      '512',
+    ]);
   });
 
   it('defaults each limit to twice its request, and sets nothing for a null spec', () => {
@@ -20,6 +29,9 @@ describe('container limits from resource_spec', () => {
     assert.equal(replicaCount({ min_scale: 0 }), 1);
     assert.equal(replicaCount({ min_scale: 3 }), 3);
     assert.equal(replicaPort(0, 1), 8000);
-    assert.deepEqual([0, 1, 2].map((i) => replicaPort(i, 3)), [8001, 8002, 8003]);
+    assert.deepEqual(
+      [0, 1, 2].map((i) => replicaPort(i, 3)),
+      [8001, 8002, 8003],
+    );
   });
 });

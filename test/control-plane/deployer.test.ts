@@ -44,7 +44,12 @@ async function setup() {
   return { store, repo, deployer, settled, statusesOf, history };
 }
 
-const github = { name: 'agent', source: 'github' as const, source_config: { repo_url: 'https://github.com/acme/agent' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } };
+const github = {
+  name: 'agent',
+  source: 'github' as const,
+  source_config: { repo_url: 'https://github.com/acme/agent' },
+  source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+};
 
 describe('simulated deployer', () => {
   it('takes a github revision through every phase and activates it', async () => {
@@ -60,7 +65,12 @@ describe('simulated deployer', () => {
 
   it('skips the build phases for an image source', async () => {
     const { repo, deployer, settled, statusesOf } = await setup();
-    const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, { name: 'img', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } }, 'http://x');
+    const created = await createDeployment(
+      { repo, deployer, log: createLogger('silent') },
+      TENANT,
+      { name: 'img', source: 'internal_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } },
+      'http://x',
+    );
     await settled(created.latest_revision_id!);
     assert.deepEqual(statusesOf(created.latest_revision_id!), ['CREATING', 'QUEUED', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED']);
     await deployer.stop();
@@ -72,7 +82,9 @@ describe('simulated deployer', () => {
     const first = created.latest_revision_id!;
     // patch once the first revision holds the build slot
     while (!['BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'].includes((await repo.revisions.get(first))!.status)) await new Promise((r) => setTimeout(r, 1));
-    const patched = await patchDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, created.id, { source_revision_config: { repo_ref: 'next' } });
+    const patched = await patchDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, created.id, {
+      source_revision_config: { repo_ref: 'next' },
+    });
     const second = patched.latest_revision_id!;
     await settled(second);
     assert.equal((await repo.revisions.get(first))!.status, 'DEPLOYED');

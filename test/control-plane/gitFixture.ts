@@ -13,7 +13,12 @@ export interface FixtureRepository {
 
 export function makeRepository(): FixtureRepository {
   const dir = tempDir('agentplane-fixture-repo-');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' },
+    }).trim();
   const commit = (files: Record<string, string>, message: string, links: Record<string, string> = {}) => {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
     for (const [name, target] of Object.entries(links)) {

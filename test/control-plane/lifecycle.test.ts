@@ -21,7 +21,10 @@ describe('control plane: states before the deployer moves on', () => {
 
   it('skips a revision that had not started when a newer one is created', async () => {
     const created = await create(server.api, dockerBody('superseded'));
-    const patched = await json(await server.api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: 'img:2' } } }), 200);
+    const patched = await json(
+      await server.api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: 'img:2' } } }),
+      200,
+    );
     const revisions = await json(await server.api(`/v2/deployments/${created.id}/revisions`), 200);
     assert.deepEqual(
       revisions.resources.map((r: any) => [r.id, r.status]),
@@ -41,7 +44,10 @@ describe('control plane: states before the deployer moves on', () => {
     await json(await server.api(`/v2/deployments/${doomed.id}`, { method: 'DELETE' }), 204);
     assert.equal((await json(await server.api(`/v2/deployments/${doomed.id}`), 200)).status, 'AWAITING_DELETE');
     const listed = await json(await server.api('/v2/deployments?status=AWAITING_DELETE'), 200);
-    assert.deepEqual(listed.resources.map((d: any) => d.id), [doomed.id]);
+    assert.deepEqual(
+      listed.resources.map((d: any) => d.id),
+      [doomed.id],
+    );
     const refused = await json(await server.api(`/v2/deployments/${doomed.id}`, { method: 'PATCH', json: { source_config: { install_command: 'x' } } }), 400);
     assert.equal(refused.detail, `Deployment ID ${doomed.id} is being deleted and cannot be updated.`);
     await json(await server.api('/v2/deployments', { method: 'POST', json: dockerBody('doomed') }), 409);

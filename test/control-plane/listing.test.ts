@@ -11,7 +11,13 @@ describe('control plane: listing deployments', () => {
   before(async () => {
     server = await startTestServer({ env: { AGENTPLANE_PHASE_MS: '60000' } });
     // a deployment names a listener of its tenant
-    const listener = await json(await server.api('/v2/listeners', { method: 'POST', json: { compute_type: 'k8s', compute_id: 'listing-cluster', compute_config: { k8s_namespaces: ['agents'] } } }), 201);
+    const listener = await json(
+      await server.api('/v2/listeners', {
+        method: 'POST',
+        json: { compute_type: 'k8s', compute_id: 'listing-cluster', compute_config: { k8s_namespaces: ['agents'] } },
+      }),
+      201,
+    );
     const bodies = [
       githubBody('alpha-dev'),
       { ...githubBody('alpha-prod'), source_config: { ...githubBody('').source_config, deployment_type: 'prod' } },
@@ -27,12 +33,21 @@ describe('control plane: listing deployments', () => {
 
   it('pages newest first; the returned offset is the next page', async () => {
     const first = await json(await server.api('/v2/deployments?limit=2'), 200);
-    assert.deepEqual(first.resources.map((d: any) => d.id), ids.slice(0, 2));
+    assert.deepEqual(
+      first.resources.map((d: any) => d.id),
+      ids.slice(0, 2),
+    );
     assert.equal(first.offset, 2);
     const second = await json(await server.api(`/v2/deployments?limit=2&offset=${first.offset}`), 200);
-    assert.deepEqual(second.resources.map((d: any) => d.id), ids.slice(2, 4));
+    assert.deepEqual(
+      second.resources.map((d: any) => d.id),
+      ids.slice(2, 4),
+    );
     const last = await json(await server.api(`/v2/deployments?limit=2&offset=${second.offset}`), 200);
-    assert.deepEqual(last.resources.map((d: any) => d.id), ids.slice(4));
+    assert.deepEqual(
+      last.resources.map((d: any) => d.id),
+      ids.slice(4),
+    );
     assert.equal(last.offset, 5);
     assert.deepEqual(await json(await server.api('/v2/deployments?offset=20'), 200), { resources: [], offset: 20 });
   });
@@ -41,7 +56,10 @@ describe('control plane: listing deployments', () => {
     await json(await server.api(`/v2/deployments/${ids[4]}`, { method: 'PATCH', json: { source_config: { install_command: 'npm ci' } } }), 200);
     await json(await server.api(`/v2/deployments/${ids[3]}`, { method: 'PATCH', json: { source_revision_config: { repo_ref: 'next' } } }), 200);
     const all = await json(await server.api('/v2/deployments'), 200);
-    assert.deepEqual(all.resources.map((d: any) => d.id), ids);
+    assert.deepEqual(
+      all.resources.map((d: any) => d.id),
+      ids,
+    );
   });
 
   it('filters by name, type, listener, image version, ids, tags and status', async () => {

@@ -29,7 +29,11 @@ describe('local deployer inputs', () => {
   let api: Api;
 
   before(async () => {
-    controlPlane = await spawnServer(['--data', data], { AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`, AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_ACCESS_LOG: 'off' });
+    controlPlane = await spawnServer(['--data', data], {
+      AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`,
+      AGENTPLANE_DEPLOYER: 'local',
+      AGENTPLANE_ACCESS_LOG: 'off',
+    });
     api = keyedApi(KEY, () => controlPlane.url);
   });
   after(async () => {
@@ -43,23 +47,32 @@ describe('local deployer inputs', () => {
       json: { name, source: 'github', source_config: { repo_url: repoUrl }, source_revision_config: { repo_ref: 'main', graph_config_path: configPath } },
     });
   const buildLog = async (deploymentId: string, revisionId: string) =>
-    (await json(await api(`/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=build&limit=1000`), 200)).logs.map((l: { message: string }) => l.message).join('\n');
+    (await json(await api(`/v2/deployments/${deploymentId}/revisions/${revisionId}/logs?type=build&limit=1000`), 200)).logs
+      .map((l: { message: string }) => l.message)
+      .join('\n');
 
-  it('refuses a repo_url starting with "-" (git would read it as an option) with 422, on create and on PATCH, and stores nothing', { timeout: 60_000 }, async () => {
-    const marker = path.join(tempDir(), 'ran');
-    const res = await deploy('dash-url', `--upload-pack=touch ${marker}`);
-    const body = await json(res, 422);
-    assert.deepEqual(body.detail[0].loc, ['body', 'source_config', 'repo_url']);
-    assert.equal(body.detail[0].type, 'string_pattern_mismatch');
-    assert.equal((await json(await api('/v2/deployments?name_contains=dash-url'), 200)).resources.length, 0);
+  it(
+    'refuses a repo_url starting with "-" (git would read it as an option) with 422, on create and on PATCH, and stores nothing',
+    { timeout: 60_000 },
+    async () => {
+      const marker = path.join(tempDir(), 'ran');
+      const res = await deploy('dash-url', `--upload-pack=touch ${marker}`);
+      const body = await json(res, 422);
+      assert.deepEqual(body.detail[0].loc, ['body', 'source_config', 'repo_url']);
+      assert.equal(body.detail[0].type, 'string_pattern_mismatch');
+      assert.equal((await json(await api('/v2/deployments?name_contains=dash-url'), 200)).resources.length, 0);
 
-    const repo = makeRepository();
-    repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('ok') }, 'fine');
-    const created = await json(await deploy('dash-patch', repo.dir), 201);
-    const patched = await json(await api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_config: { repo_url: '-oProxyCommand=x' } } }), 422);
-    assert.deepEqual(patched.detail[0].loc, ['body', 'source_config', 'repo_url']);
-    assert.ok(!fs.existsSync(marker), 'git ran nothing');
-  });
+      const repo = makeRepository();
+      repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('ok') }, 'fine');
+      const created = await json(await deploy('dash-patch', repo.dir), 201);
+      const patched = await json(
+        await api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_config: { repo_url: '-oProxyCommand=x' } } }),
+        422,
+      );
+      assert.deepEqual(patched.detail[0].loc, ['body', 'source_config', 'repo_url']);
+      assert.ok(!fs.existsSync(marker), 'git ran nothing');
+    },
+  );
 
   it('masks credentials written into repo_url in every response, the build log, status_message and the server log', { timeout: 120_000 }, async () => {
     const token = `ghp_${randomUUID().replace(/-/g, '')}`;
@@ -104,7 +117,9 @@ describe('local deployer inputs', () => {
     assert.match(aRevision.status_message, /graph_config_path "langgraph.json" leads out of the repository/);
 
     const linkedGraph = makeRepository();
-    linkedGraph.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }) }, 'graph module is a link', { 'graph.mjs': path.join(outside, 'graph.mjs') });
+    linkedGraph.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }) }, 'graph module is a link', {
+      'graph.mjs': path.join(outside, 'graph.mjs'),
+    });
     const b = await json(await deploy('linked-graph', linkedGraph.dir), 201);
     const bRevision = await waitForRealRevision(api, b.id, b.latest_revision_id, controlPlane.output);
     assert.equal(bRevision.status, 'BUILD_FAILED', bRevision.status_message);
@@ -112,7 +127,9 @@ describe('local deployer inputs', () => {
 
     // a link that stays inside the checkout is fine
     const linkedInside = makeRepository();
-    linkedInside.commit({ 'real.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('inside') }, 'link inside', { 'langgraph.json': 'real.json' });
+    linkedInside.commit({ 'real.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('inside') }, 'link inside', {
+      'langgraph.json': 'real.json',
+    });
     const c = await json(await deploy('linked-inside', linkedInside.dir), 201);
     const cRevision = await waitForRealRevision(api, c.id, c.latest_revision_id, controlPlane.output);
     assert.equal(cRevision.status, 'DEPLOYED', cRevision.status_message);

@@ -10,14 +10,24 @@ import { startTestServer, tempDir, type TestServer } from '../support/server.ts'
 import { create, dockerBody, json, waitForRealRevision, waitForRevision } from './support.ts';
 import { graphSource, makeRepository } from './gitFixture.ts';
 
-const lines = ['one', 'two ERROR here', 'three', 'four', 'five'].map((message, i) => ({ timestamp: null, level: i === 1 ? ('ERROR' as const) : ('INFO' as const), message }));
+const lines = ['one', 'two ERROR here', 'three', 'four', 'five'].map((message, i) => ({
+  timestamp: null,
+  level: i === 1 ? ('ERROR' as const) : ('INFO' as const),
+  message,
+}));
 
 describe('revision logs', () => {
   it('pages forwards with a cursor, and says the end only once the log is complete', () => {
     const first = pageOfLog(lines, { limit: 2 }, true);
-    assert.deepEqual(first.logs.map((l) => l.message), ['one', 'two ERROR here']);
+    assert.deepEqual(
+      first.logs.map((l) => l.message),
+      ['one', 'two ERROR here'],
+    );
     const rest = pageOfLog(lines, { limit: 10, offset: first.next_offset! }, true);
-    assert.deepEqual(rest.logs.map((l) => l.message), ['three', 'four', 'five']);
+    assert.deepEqual(
+      rest.logs.map((l) => l.message),
+      ['three', 'four', 'five'],
+    );
     assert.equal(rest.next_offset, null);
     // a log still being written keeps a cursor to poll with
     assert.equal(pageOfLog(lines, { limit: 10 }, false).next_offset, '5');
@@ -25,15 +35,27 @@ describe('revision logs', () => {
 
   it('pages backwards from the newest line', () => {
     const last = pageOfLog(lines, { limit: 2, order: 'desc' }, false);
-    assert.deepEqual(last.logs.map((l) => l.message), ['five', 'four']);
+    assert.deepEqual(
+      last.logs.map((l) => l.message),
+      ['five', 'four'],
+    );
     const before = pageOfLog(lines, { limit: 5, order: 'desc', offset: last.next_offset! }, false);
-    assert.deepEqual(before.logs.map((l) => l.message), ['three', 'two ERROR here', 'one']);
+    assert.deepEqual(
+      before.logs.map((l) => l.message),
+      ['three', 'two ERROR here', 'one'],
+    );
     assert.equal(before.next_offset, null);
   });
 
   it('filters by text and by level', () => {
-    assert.deepEqual(pageOfLog(lines, { query: 'error' }, true).logs.map((l) => l.message), ['two ERROR here']);
-    assert.deepEqual(pageOfLog(lines, { level: 'ERROR' }, true).logs.map((l) => l.message), ['two ERROR here']);
+    assert.deepEqual(
+      pageOfLog(lines, { query: 'error' }, true).logs.map((l) => l.message),
+      ['two ERROR here'],
+    );
+    assert.deepEqual(
+      pageOfLog(lines, { level: 'ERROR' }, true).logs.map((l) => l.message),
+      ['two ERROR here'],
+    );
   });
 
   it('reads the agent server own JSON lines with their time and level', () => {
@@ -97,11 +119,16 @@ describe('local deployer without isolation', () => {
   let server: TestServer;
   after(() => server?.close());
 
-  it('says in every build log that builds run as the control plane\'s own user', { timeout: 120_000 }, async () => {
+  it("says in every build log that builds run as the control plane's own user", { timeout: 120_000 }, async () => {
     server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' } });
     const repo = makeRepository();
     repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('none') }, 'agent');
-    const deployment = await create(server.api, { name: 'no-isolation', source: 'github', source_config: { repo_url: repo.dir, build_command: 'exit 3' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } });
+    const deployment = await create(server.api, {
+      name: 'no-isolation',
+      source: 'github',
+      source_config: { repo_url: repo.dir, build_command: 'exit 3' },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    });
     const revision = await waitForRealRevision(server.api, deployment.id, deployment.latest_revision_id);
     assert.equal(revision.status, 'BUILD_FAILED', revision.status_message);
     const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
@@ -116,10 +143,18 @@ describe('simulated deployer logs', () => {
   it('tell the phases a revision went through', async () => {
     server = await startTestServer();
     // credentials in repo_url are masked here too
-    const deployment = await create(server.api, { name: 'simulated-logs', source: 'github', source_config: { repo_url: 'https://x:tok3n-simulated@github.com/acme/agent' }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } });
+    const deployment = await create(server.api, {
+      name: 'simulated-logs',
+      source: 'github',
+      source_config: { repo_url: 'https://x:tok3n-simulated@github.com/acme/agent' },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    });
     const revision = await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
     const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
-    assert.match(build.logs.map((l: { message: string }) => l.message).join('\n'), /Fetching https:\/\/x:\*{8}@github.com\/acme\/agent at main[\s\S]*Build finished/);
+    assert.match(
+      build.logs.map((l: { message: string }) => l.message).join('\n'),
+      /Fetching https:\/\/x:\*{8}@github.com\/acme\/agent at main[\s\S]*Build finished/,
+    );
     assert.ok(!JSON.stringify(build).includes('tok3n-simulated'));
     assert.equal(build.next_offset, null);
     const deploy = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=deploy`), 200);

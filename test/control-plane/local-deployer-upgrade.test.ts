@@ -21,7 +21,12 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
   const workspaces = `${data}-deployments`;
   const key = `upgrade-${randomUUID()}`;
   let controlPlane: ChildServer;
-  const start = async () => (controlPlane = await spawnServer(['--data', data], { AGENTPLANE_API_KEYS: `${key}:${randomUUID()}`, AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_ACCESS_LOG: 'off' }));
+  const start = async () =>
+    (controlPlane = await spawnServer(['--data', data], {
+      AGENTPLANE_API_KEYS: `${key}:${randomUUID()}`,
+      AGENTPLANE_DEPLOYER: 'local',
+      AGENTPLANE_ACCESS_LOG: 'off',
+    }));
   const api = keyedApi(key, () => controlPlane.url);
 
   after(async () => {
@@ -33,10 +38,18 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
     await start();
     const repo = makeRepository();
     repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('kept') }, 'agent');
-    const created = await json(await api('/v2/deployments', {
-      method: 'POST',
-      json: { name: 'upgraded', source: 'github', source_config: { repo_url: repo.dir }, source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' } },
-    }), 201);
+    const created = await json(
+      await api('/v2/deployments', {
+        method: 'POST',
+        json: {
+          name: 'upgraded',
+          source: 'github',
+          source_config: { repo_url: repo.dir },
+          source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+        },
+      }),
+      201,
+    );
     const revision = await waitForRealRevision(api, created.id, created.latest_revision_id, controlPlane.output);
     assert.equal(revision.status, 'DEPLOYED', revision.status_message);
     const customUrl = (await json(await api(`/v2/deployments/${created.id}`), 200)).source_config.custom_url;
@@ -54,7 +67,12 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
 
     await start();
     const deadline = Date.now() + 120_000;
-    while ((await fetch(`${customUrl}/ok`).then((r) => r.status, () => 0)) !== 200) {
+    while (
+      (await fetch(`${customUrl}/ok`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    ) {
       if (Date.now() > deadline) assert.fail(`the upgraded deployment does not serve:\n${controlPlane.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }

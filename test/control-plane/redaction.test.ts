@@ -32,8 +32,17 @@ describe('repo_url credentials', () => {
 });
 
 describe('redaction', () => {
-  it("masks every secret value of a deployment, its repo_url credentials and their JSON-escaped forms, longest first", () => {
-    const redact = redactor(secretValues({ secrets: [{ name: 'A', value: 'abcd' }, { name: 'B', value: 'abcdef"gh' }, { name: 'C', value: 'no' }], source_config: { repo_url: 'https://x:t0ken-value@h/r' } as never }));
+  it('masks every secret value of a deployment, its repo_url credentials and their JSON-escaped forms, longest first', () => {
+    const redact = redactor(
+      secretValues({
+        secrets: [
+          { name: 'A', value: 'abcd' },
+          { name: 'B', value: 'abcdef"gh' },
+          { name: 'C', value: 'no' },
+        ],
+        source_config: { repo_url: 'https://x:t0ken-value@h/r' } as never,
+      }),
+    );
     assert.equal(redact('key abcdef"gh and abcd'), 'key ******** and ********');
     assert.equal(redact('{"m":"abcdef\\"gh"}'), '{"m":"********"}');
     assert.equal(redact('cloning with t0ken-value'), 'cloning with ********');

@@ -62,7 +62,13 @@ describe('three replicas on one database', () => {
   };
   before(async () => {
     // a phase long enough to kill a replica in the middle of a revision's lifecycle
-    env = { DATABASE_URL: await freshDatabaseUrl(), AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`, AGENTPLANE_VALIDATE_RESPONSES: '1', AGENTPLANE_RUN_WORKERS: '0', AGENTPLANE_PHASE_MS: '300' };
+    env = {
+      DATABASE_URL: await freshDatabaseUrl(),
+      AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`,
+      AGENTPLANE_VALIDATE_RESPONSES: '1',
+      AGENTPLANE_RUN_WORKERS: '0',
+      AGENTPLANE_PHASE_MS: '300',
+    };
     // the first creates the schema; the others start side by side
     const first = await spawn();
     replicas = [first, ...(await Promise.all([spawn(), spawn()]))];
@@ -131,10 +137,18 @@ describe('three replicas on one database', () => {
     assert.equal(seen.at(-1), 'DEPLOYED');
     // every status it was seen in came after the one before
     const order = seen.map((s) => PHASES.indexOf(s));
-    assert.deepEqual(order, [...order].sort((a, b) => a - b), `statuses seen: ${seen.join(' → ')}`);
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+      `statuses seen: ${seen.join(' → ')}`,
+    );
 
     const revisions = await json(await api(`/v2/deployments/${created.id}/revisions`), 200);
-    assert.deepEqual(revisions.resources.map((r: any) => r.id), [revisionId], 'one revision, not a second one');
+    assert.deepEqual(
+      revisions.resources.map((r: any) => r.id),
+      [revisionId],
+      'one revision, not a second one',
+    );
     const deployment = await json(await api(`/v2/deployments/${created.id}`), 200);
     assert.equal(deployment.status, 'READY');
     assert.equal(deployment.active_revision_id, revisionId);
@@ -154,7 +168,10 @@ describe('three replicas on one database', () => {
     const client = new Client({ apiUrl: follower.url, apiKey: KEY, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     // made on a replica that does not lead: the leader hears of it
-    const cron = await client.crons.createForThread(thread.thread_id, 'echo', { schedule: '* * * * * *', input: { messages: [{ role: 'user', content: 'tick' }] } });
+    const cron = await client.crons.createForThread(thread.thread_id, 'echo', {
+      schedule: '* * * * * *',
+      input: { messages: [{ role: 'user', content: 'tick' }] },
+    });
     const runs = async (on: Client) => (await on.runs.list(thread.thread_id, { limit: 1000 })).length;
     await until('three firings', async () => (await runs(client)) >= 3);
     const fired = (server: ChildServer) => logLines(server).filter((l) => l.msg === 'cron fired' && l.cron_id === cron.cron_id);
@@ -181,6 +198,10 @@ describe('three replicas on one database', () => {
     });
     assert.deepEqual(dues, [...new Set(dues)], `a due time fired twice (${total} runs)`);
     await replacing;
-    assert.deepEqual(replicas.filter((r) => leads(r, 'cron-scheduler')), [next], 'the replica started since leads nothing');
+    assert.deepEqual(
+      replicas.filter((r) => leads(r, 'cron-scheduler')),
+      [next],
+      'the replica started since leads nothing',
+    );
   });
 });

@@ -12,7 +12,11 @@ describe('control plane: create rules', () => {
 
   const rejected = async (body: unknown, status: number, pattern: RegExp) => {
     const reply = await json(await server.api('/v2/deployments', { method: 'POST', json: body }), status);
-    if (status === 422) assert.ok(reply.detail.some((i: any) => pattern.test(i.loc.join('.'))), JSON.stringify(reply));
+    if (status === 422)
+      assert.ok(
+        reply.detail.some((i: any) => pattern.test(i.loc.join('.'))),
+        JSON.stringify(reply),
+      );
     else assert.match(reply.detail, pattern);
   };
 
@@ -22,13 +26,39 @@ describe('control plane: create rules', () => {
     await rejected({ ...github, source_revision_config: { graph_config_path: 'langgraph.json' } }, 400, /repo_ref is required/);
     await rejected({ ...github, source_revision_config: { repo_ref: 'main' } }, 400, /graph_config_path .*is required/);
     await rejected({ ...github, source_revision_config: { repo_ref: 'refs/tags/v1.0.0', graph_config_path: 'a.json' } }, 400, /build_on_push must be false/);
-    await rejected({ ...github, source_config: { ...github.source_config, custom_url: 'https://x.example' } }, 400, /custom_url is only allowed when source is external_docker/);
+    await rejected(
+      { ...github, source_config: { ...github.source_config, custom_url: 'https://x.example' } },
+      400,
+      /custom_url is only allowed when source is external_docker/,
+    );
     await rejected({ ...github, source_revision_config: { ...github.source_revision_config, langgraph_config_path: 'other.json' } }, 400, /differ/);
-    await rejected({ ...github, secrets: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, 400, /duplicate secret name A/);
-    await rejected({ ...github, source_config: { ...github.source_config, resource_spec: { min_scale: 3, max_scale: 1 } } }, 400, /min_scale must be less than or equal to max_scale/);
+    await rejected(
+      {
+        ...github,
+        secrets: [
+          { name: 'A', value: '1' },
+          { name: 'A', value: '2' },
+        ],
+      },
+      400,
+      /duplicate secret name A/,
+    );
+    await rejected(
+      { ...github, source_config: { ...github.source_config, resource_spec: { min_scale: 3, max_scale: 1 } } },
+      400,
+      /min_scale must be less than or equal to max_scale/,
+    );
     await rejected({ ...dockerBody('rules-docker'), source_revision_config: {} }, 400, /image_uri is required when source is external_docker/);
-    await rejected({ ...dockerBody('rules-docker'), source_config: { repo_url: 'https://github.com/a/b' } }, 400, /repo_url is only allowed when source is github/);
-    await rejected({ name: 'internal', source: 'internal_docker', source_config: { custom_url: 'https://x.example' }, source_revision_config: { image_uri: 'img:1' } }, 400, /custom_url is only allowed/);
+    await rejected(
+      { ...dockerBody('rules-docker'), source_config: { repo_url: 'https://github.com/a/b' } },
+      400,
+      /repo_url is only allowed when source is github/,
+    );
+    await rejected(
+      { name: 'internal', source: 'internal_docker', source_config: { custom_url: 'https://x.example' }, source_revision_config: { image_uri: 'img:1' } },
+      400,
+      /custom_url is only allowed/,
+    );
     await rejected({ ...github, name: 'bad name' }, 422, /body\.name/);
     await rejected({ ...github, source_config: { ...github.source_config, deployment_type: 'serverless' } }, 422, /deployment_type/);
     await rejected({ ...github, unknown: 1 }, 422, /body\.unknown/);
@@ -40,9 +70,20 @@ describe('control plane: create rules', () => {
     const docs = await create(server.api, {
       name: 'docs_example',
       source: 'github',
-      source_config: { integration_id: '5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f', repo_url: 'https://github.com/acme/agent', deployment_type: 'dev', build_on_push: false, custom_url: null, resource_spec: null },
+      source_config: {
+        integration_id: '5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f',
+        repo_url: 'https://github.com/acme/agent',
+        deployment_type: 'dev',
+        build_on_push: false,
+        custom_url: null,
+        resource_spec: null,
+      },
       source_revision_config: { repo_ref: 'main', langgraph_config_path: 'langgraph.json', image_uri: null },
-      secrets: [{ name: 'OPENAI_API_KEY', value: 'a' }, { name: 'ANTHROPIC_API_KEY', value: 'b' }, { name: 'TAVILY_API_KEY', value: 'c' }],
+      secrets: [
+        { name: 'OPENAI_API_KEY', value: 'a' },
+        { name: 'ANTHROPIC_API_KEY', value: 'b' },
+        { name: 'TAVILY_API_KEY', value: 'c' },
+      ],
     });
     assert.equal(docs.source_revision_config.graph_config_path, 'langgraph.json');
     assert.equal(docs.source_config.custom_url, server.url);
@@ -59,9 +100,20 @@ describe('control plane: create rules', () => {
       install_command: null,
       build_command: null,
     };
-    const ci = await create(server.api, { name: 'ci-script', source: 'external_docker', source_config: nulls, source_revision_config: { repo_ref: null, langgraph_config_path: null, image_uri: 'img:1' }, secrets: [] });
+    const ci = await create(server.api, {
+      name: 'ci-script',
+      source: 'external_docker',
+      source_config: nulls,
+      source_revision_config: { repo_ref: null, langgraph_config_path: null, image_uri: 'img:1' },
+      secrets: [],
+    });
     assert.equal(ci.source_config.deployment_type, 'dev');
-    const cli = await create(server.api, { name: 'cli-minimal', source: 'internal_docker', source_config: { deployment_type: 'prod', build_on_push: false }, source_revision_config: { image_uri: 'img:2' } });
+    const cli = await create(server.api, {
+      name: 'cli-minimal',
+      source: 'internal_docker',
+      source_config: { deployment_type: 'prod', build_on_push: false },
+      source_revision_config: { image_uri: 'img:2' },
+    });
     assert.deepEqual(cli.secrets, []);
   });
 
@@ -99,7 +151,10 @@ describe('control plane: patch, redeploy and delete rules', () => {
       const reply = await json(await patch(body), 400);
       assert.equal(reply.detail, `${field} cannot be changed after creation.`);
     }
-    const same = await json(await patch({ name: 'patch-rules', source: 'github', source_config: { repo_url: 'https://github.com/acme/my-agent', custom_url: server.url } }), 200);
+    const same = await json(
+      await patch({ name: 'patch-rules', source: 'github', source_config: { repo_url: 'https://github.com/acme/my-agent', custom_url: server.url } }),
+      200,
+    );
     assert.equal(same.latest_revision_id, deployment.latest_revision_id);
   });
 
@@ -118,28 +173,59 @@ describe('control plane: patch, redeploy and delete rules', () => {
     const current = await json(await server.api(`/v2/deployments/${deployment.id}`), 200);
     assert.deepEqual(current.secrets, [{ name: 'OPENAI_API_KEY', value: '********' }]);
     const kept = await json(await patch({ secrets: [...current.secrets, { name: 'NEW_KEY', value: 'new-secret-value' }] }), 200);
-    assert.deepEqual(kept.secrets, [{ name: 'OPENAI_API_KEY', value: '********' }, { name: 'NEW_KEY', value: '********' }]);
+    assert.deepEqual(kept.secrets, [
+      { name: 'OPENAI_API_KEY', value: '********' },
+      { name: 'NEW_KEY', value: '********' },
+    ]);
     assert.ok(!JSON.stringify(kept).includes('new-secret-value'));
     const unknownMask = await json(await patch({ secrets: [{ name: 'NEVER_SET', value: '********' }] }), 400);
     assert.match(unknownMask.detail, /NEVER_SET/);
     const stored = await server.store.collection<any>('cp-deployments').get(deployment.id);
-    assert.deepEqual(stored.secrets, [{ name: 'OPENAI_API_KEY', value: 'sk-proj-4f9c2e7a1b' }, { name: 'NEW_KEY', value: 'new-secret-value' }]);
+    assert.deepEqual(stored.secrets, [
+      { name: 'OPENAI_API_KEY', value: 'sk-proj-4f9c2e7a1b' },
+      { name: 'NEW_KEY', value: 'new-secret-value' },
+    ]);
     await waitForRevision(server.api, deployment.id, kept.latest_revision_id);
   });
 
   it('checks source rules on patch', async () => {
     assert.match((await json(await patch({ source_config: { custom_url: 'https://elsewhere.example' } }), 400)).detail, /custom_url is only allowed/);
     assert.match((await json(await patch({ source_revision_config: { image_uri: 'img:1' } }), 400)).detail, /image_uri is only allowed/);
-    assert.match((await json(await patch({ source_revision_config: { repo_ref: 'refs/tags/v2', graph_config_path: 'x.json' }, source_config: { build_on_push: true } }), 400)).detail, /build_on_push must be false/);
-    assert.match((await json(await patch({ secrets: [{ name: 'X', value: '1' }, { name: 'X', value: '2' }] }), 400)).detail, /duplicate/);
+    assert.match(
+      (
+        await json(
+          await patch({ source_revision_config: { repo_ref: 'refs/tags/v2', graph_config_path: 'x.json' }, source_config: { build_on_push: true } }),
+          400,
+        )
+      ).detail,
+      /build_on_push must be false/,
+    );
+    assert.match(
+      (
+        await json(
+          await patch({
+            secrets: [
+              { name: 'X', value: '1' },
+              { name: 'X', value: '2' },
+            ],
+          }),
+          400,
+        )
+      ).detail,
+      /duplicate/,
+    );
   });
 
   it('answers 404 for unknown deployments and revisions, 400 for revisions that cannot be redeployed', async () => {
     const missing = 'd2e1c0b9-4a5f-4e6d-8c7b-9a0f1e2d3c4b';
     assert.deepEqual(await json(await patch({}, missing), 404), { detail: `Deployment ID ${missing} not found.` });
     assert.deepEqual(await json(await server.api(`/v2/deployments/${missing}/revisions`), 404), { detail: `Deployment ID ${missing} not found.` });
-    assert.deepEqual(await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${missing}`), 404), { detail: `Revision ID ${missing} not found.` });
-    assert.deepEqual(await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${missing}/redeploy`, { method: 'POST' }), 404), { detail: `Revision ID ${missing} not found.` });
+    assert.deepEqual(await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${missing}`), 404), {
+      detail: `Revision ID ${missing} not found.`,
+    });
+    assert.deepEqual(await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${missing}/redeploy`, { method: 'POST' }), 404), {
+      detail: `Revision ID ${missing} not found.`,
+    });
     const other = await create(server.api, dockerBody('other-deployment', 'img:fail'));
     // a revision of another deployment is not a revision of this one
     await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${other.latest_revision_id}`), 404);

@@ -110,14 +110,20 @@ export async function pipelineFlow(api: Api): Promise<void> {
   assert.equal(second.status, 'DEPLOYED');
 
   const revisions = await json(await api(`/v2/deployments/${created.id}/revisions`), 200);
-  assert.deepEqual(revisions.resources.map((r: any) => r.id), [second.id, first.id]);
+  assert.deepEqual(
+    revisions.resources.map((r: any) => r.id),
+    [second.id, first.id],
+  );
   assert.equal(revisions.offset, 2);
   const latestOnly = await json(await api(`/v2/deployments/${created.id}/revisions?limit=1`), 200);
   assert.equal(latestOnly.resources[0].id, second.id);
 
   // the CLI looks a deployment up by name_contains, then compares the exact name
   const byName = await json(await api('/v2/deployments?name_contains=PIPELINE'), 200);
-  assert.deepEqual(byName.resources.map((d: any) => d.name), ['pipeline-agent']);
+  assert.deepEqual(
+    byName.resources.map((d: any) => d.name),
+    ['pipeline-agent'],
+  );
 
   const redeployed = await json(await api(`/v2/deployments/${created.id}/revisions/${first.id}/redeploy`, { method: 'POST' }), 200);
   assert.equal(redeployed.source_revision_config.repo_ref, 'main');
@@ -141,7 +147,10 @@ export async function failingBuildFlow(api: Api): Promise<void> {
   const good = await waitForRevision(api, created.id, created.latest_revision_id);
   assert.equal(good.status, 'DEPLOYED');
   const patched = await json(
-    await api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_config: { build_command: 'npm run build && fail' }, source_revision_config: { repo_ref: 'broken' } } }),
+    await api(`/v2/deployments/${created.id}`, {
+      method: 'PATCH',
+      json: { source_config: { build_command: 'npm run build && fail' }, source_revision_config: { repo_ref: 'broken' } },
+    }),
     200,
   );
   const failed = await waitForRevision(api, created.id, patched.latest_revision_id);
@@ -150,7 +159,10 @@ export async function failingBuildFlow(api: Api): Promise<void> {
   const after = await json(await api(`/v2/deployments/${created.id}`), 200);
   assert.equal(after.active_revision_id, good.id);
   const failures = await json(await api(`/v2/deployments/${created.id}/revisions?status=BUILD_FAILED,DEPLOY_FAILED`), 200);
-  assert.deepEqual(failures.resources.map((r: any) => r.id), [failed.id]);
+  assert.deepEqual(
+    failures.resources.map((r: any) => r.id),
+    [failed.id],
+  );
   const refused = await json(await api(`/v2/deployments/${created.id}/revisions/${failed.id}/redeploy`, { method: 'POST' }), 400);
   assert.match(refused.detail, /BUILD_FAILED/);
 }
@@ -164,7 +176,13 @@ export async function failingImageFlow(api: Api): Promise<void> {
   assert.equal((await json(await api(`/v2/deployments/${created.id}`), 200)).active_revision_id, null);
 
   // the official CI script: patch image_uri, expect 200, poll
-  const patched = await json(await api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: 'registry.acme.internal/agents/my-agent:1.5.0' } } }), 200);
+  const patched = await json(
+    await api(`/v2/deployments/${created.id}`, {
+      method: 'PATCH',
+      json: { source_revision_config: { image_uri: 'registry.acme.internal/agents/my-agent:1.5.0' } },
+    }),
+    200,
+  );
   const fixed = await waitForRevision(api, created.id, patched.latest_revision_id);
   assert.equal(fixed.status, 'DEPLOYED');
   assert.equal(fixed.source_revision_config.repo_commit_sha, null);

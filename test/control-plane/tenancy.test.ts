@@ -51,7 +51,15 @@ describe('control plane: credentials and tenants', () => {
   });
 
   it('manages OAuth providers per tenant and never returns the client secret', async () => {
-    const slack = { provider_id: 'slack', name: 'Slack', client_id: '123.456', client_secret: 'very-secret-value', auth_url: 'https://slack.com/oauth/v2/authorize', token_url: 'https://slack.com/api/oauth.v2.access', provider_type: 'slack' };
+    const slack = {
+      provider_id: 'slack',
+      name: 'Slack',
+      client_id: '123.456',
+      client_secret: 'very-secret-value',
+      auth_url: 'https://slack.com/oauth/v2/authorize',
+      token_url: 'https://slack.com/api/oauth.v2.access',
+      provider_type: 'slack',
+    };
     const created = await json(await a('/v2/auth/providers', { method: 'POST', json: slack }), 200);
     assert.equal(created.organization_id, TENANT_A);
     assert.equal(created.uses_pkce, false);
@@ -62,9 +70,15 @@ describe('control plane: credentials and tenants', () => {
     assert.equal((await json(await a('/v2/auth/providers', { method: 'POST', json: slack }), 409)).detail, 'Provider ID slack already exists.');
     await json(await a('/v2/auth/providers', { method: 'POST', json: { ...slack, provider_id: 'microsoft', provider_type: 'microsoft' } }), 200);
     const listed = await json(await a('/v2/auth/providers'), 200);
-    assert.deepEqual(listed.map((p: any) => p.provider_id), ['microsoft', 'slack']);
+    assert.deepEqual(
+      listed.map((p: any) => p.provider_id),
+      ['microsoft', 'slack'],
+    );
 
-    const patched = await json(await a('/v2/auth/providers/slack', { method: 'PATCH', json: { name: 'Slack (acme)', client_secret: 'rotated-secret', uses_pkce: true } }), 200);
+    const patched = await json(
+      await a('/v2/auth/providers/slack', { method: 'PATCH', json: { name: 'Slack (acme)', client_secret: 'rotated-secret', uses_pkce: true } }),
+      200,
+    );
     assert.equal(patched.name, 'Slack (acme)');
     assert.equal(patched.uses_pkce, true);
     assert.equal(patched.client_id, '123.456');

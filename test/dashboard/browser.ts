@@ -35,7 +35,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   // cut below the content (smaller files), at most one screen
   const viewport = page.viewportSize()!;
   const bottom = await page.evaluate(() => Math.ceil(document.querySelector('main')!.getBoundingClientRect().bottom));
-  await page.screenshot({ path: file, animations: 'disabled', caret: 'hide', clip: { x: 0, y: 0, width: viewport.width, height: Math.min(viewport.height, bottom) } });
+  await page.screenshot({
+    path: file,
+    animations: 'disabled',
+    caret: 'hide',
+    clip: { x: 0, y: 0, width: viewport.width, height: Math.min(viewport.height, bottom) },
+  });
   return file;
 }
 
@@ -47,7 +52,11 @@ export interface PageOptions {
 
 /** A fresh page (own session storage); with `key`, the API key is already entered. */
 export async function openPage(browser: Browser, url: string, options: PageOptions = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, timezoneId: 'Europe/Paris', locale: 'en-GB' });
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    timezoneId: 'Europe/Paris',
+    locale: 'en-GB',
+  });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
   const errors: string[] = [];

@@ -31,7 +31,12 @@ test('nodes are layered from __start__ down to __end__; the edge back to agent i
 test('nodes of one layer do not overlap and the drawing stays small', () => {
   const wide = {
     nodes: [{ id: '__start__' }, ...['a', 'b', 'c', 'd'].map((id) => ({ id })), { id: '__end__' }],
-    edges: [...['a', 'b', 'c', 'd'].flatMap((id) => [{ source: '__start__', target: id }, { source: id, target: '__end__' }])],
+    edges: [
+      ...['a', 'b', 'c', 'd'].flatMap((id) => [
+        { source: '__start__', target: id },
+        { source: id, target: '__end__' },
+      ]),
+    ],
   };
   const layout = layoutGraph(wide);
   const row = layout.nodes.filter((n) => n.y === layout.nodes.find((m) => m.id === 'a')!.y).sort((p, q) => p.x - q.x);

@@ -32,15 +32,13 @@ test("a run's trace shows its nodes, a model call and a tool call in order with 
   await page.locator('table a[href*="/runs/"]').first().click();
   const trace = page.getByRole('list', { name: 'Trace' });
   await trace.locator('li[data-kind="tool"]').waitFor();
-  const rows = await trace
-    .locator(':scope > li')
-    .evaluateAll((items) =>
-      items.map((li) => ({
-        kind: li.getAttribute('data-kind'),
-        name: li.querySelector('.span-name')?.textContent,
-        duration: li.querySelector('.span-duration')?.textContent,
-      })),
-    );
+  const rows = await trace.locator(':scope > li').evaluateAll((items) =>
+    items.map((li) => ({
+      kind: li.getAttribute('data-kind'),
+      name: li.querySelector('.span-name')?.textContent,
+      duration: li.querySelector('.span-duration')?.textContent,
+    })),
+  );
   assert.deepEqual(
     rows.map((r) => `${r.kind}:${r.name}`),
     ['run:run', 'node:agent', 'model:FakeListChatModel', 'node:tools', 'tool:add'],

@@ -58,7 +58,9 @@ export function differences(upstream: unknown, agentplane: unknown, at = '$'): D
   }
   if (isObject(upstream) && isObject(agentplane)) {
     const keys = new Set([...Object.keys(upstream), ...Object.keys(agentplane)]);
-    return [...keys].sort().flatMap((key) => differences(key in upstream ? upstream[key] : MISSING, key in agentplane ? agentplane[key] : MISSING, `${at}.${key}`));
+    return [...keys]
+      .sort()
+      .flatMap((key) => differences(key in upstream ? upstream[key] : MISSING, key in agentplane ? agentplane[key] : MISSING, `${at}.${key}`));
   }
   return [{ path: at, upstream, agentplane }];
 }
@@ -84,8 +86,13 @@ export function readDeliberate(): DeliberateDifference[] {
 }
 
 function globToRegExp(glob: string): RegExp {
-  // eslint-disable-next-line no-control-regex -- NUL stands for `**` while the single `*`s are replaced
-  const escaped = glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^.\\[\\]]*').replace(/\u0000/g, '.*');
+  // NUL stands for `**` while the single `*`s are replaced
+  const escaped = glob
+    .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*/g, '\u0000')
+    .replace(/\*/g, '[^.\\[\\]]*')
+    // eslint-disable-next-line no-control-regex -- the NUL placed above
+    .replace(/\u0000/g, '.*');
   return new RegExp(`^${escaped}$`);
 }
 

@@ -17,10 +17,16 @@ describe('differential: upstream JS dev server vs agentplane on the same project
   const suiteStarted = performance.now();
   before(async () => {
     servers = await startServers((line) => console.log(`# ${line}`));
-    console.log(`# servers started (upstream ${(servers.startMs.upstream / 1000).toFixed(1)} s, agentplane ${(servers.startMs.agentplane / 1000).toFixed(1)} s)`);
+    console.log(
+      `# servers started (upstream ${(servers.startMs.upstream / 1000).toFixed(1)} s, agentplane ${(servers.startMs.agentplane / 1000).toFixed(1)} s)`,
+    );
     // both servers read a graph's TypeScript for its schemas (seconds to tens of seconds, in a
     // worker, kept per graph): started now, it is done when the schema scenarios ask
-    for (const server of [servers.upstream, servers.agentplane]) void side(server).client().assistants.getSchemas('parent').catch(() => {});
+    for (const server of [servers.upstream, servers.agentplane])
+      void side(server)
+        .client()
+        .assistants.getSchemas('parent')
+        .catch(() => {});
   });
   after(async () => {
     await Promise.all([servers?.upstream.stop(), servers?.agentplane.stop()]);
@@ -36,7 +42,9 @@ describe('differential: upstream JS dev server vs agentplane on the same project
     it(scenario.name, { timeout: 120_000 }, async () => {
       const on = (server: RunningServer) =>
         scenario.run(side(server)).catch((err: Error) => {
-          throw new Error(`${scenario.name} failed on ${server.name}: ${err.message}\n${server.name}'s last output:\n${server.output().slice(-2500)}`, { cause: err });
+          throw new Error(`${scenario.name} failed on ${server.name}: ${err.message}\n${server.name}'s last output:\n${server.output().slice(-2500)}`, {
+            cause: err,
+          });
         });
       const [upstream, agentplane] = scenario.oneAtATime
         ? [await on(servers.upstream), await on(servers.agentplane)]

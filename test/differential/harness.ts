@@ -35,7 +35,16 @@ export async function startServers(log: (line: string) => void): Promise<Servers
   const project = stageProject(install, 'differential', PROJECT);
   const started = performance.now();
   const [upstream, agentplane] = await Promise.allSettled([
-    startUpstreamDev(install, project, { probeHeaders: bearer(USER) }).then((child) => ({ name: 'upstream' as const, url: child.url, output: child.output, startMs: performance.now() - started, stop: async () => { await child.stop(); project.remove(); } })),
+    startUpstreamDev(install, project, { probeHeaders: bearer(USER) }).then((child) => ({
+      name: 'upstream' as const,
+      url: child.url,
+      output: child.output,
+      startMs: performance.now() - started,
+      stop: async () => {
+        await child.stop();
+        project.remove();
+      },
+    })),
     startAgentplaneDev().then((server) => ({ ...server, startMs: performance.now() - started })),
   ]);
   if (upstream.status === 'rejected' || agentplane.status === 'rejected') {
@@ -54,11 +63,15 @@ export async function startServers(log: (line: string) => void): Promise<Servers
 
 /** `agentplane dev` in the project's folder, state in memory, no reloading (as the upstream dev server). */
 async function startAgentplaneDev(): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'dev', '--memory', '--no-reload', '--port', '0', '--host', '127.0.0.1'], {
-    cwd: PROJECT,
-    env: withoutKeys({ ...process.env, LOG_LEVEL: 'info' }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/agentplane.js'), 'dev', '--memory', '--no-reload', '--port', '0', '--host', '127.0.0.1'],
+    {
+      cwd: PROJECT,
+      env: withoutKeys({ ...process.env, LOG_LEVEL: 'info' }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out = (out + d).slice(-200_000)));
   child.stderr!.on('data', (d) => (out = (out + d).slice(-200_000)));

@@ -15,9 +15,13 @@ export interface Scenario {
 }
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
-const system = async (side: Side, graphId: string) => (await side.client().assistants.search({ graphId, metadata: { created_by: 'system' }, limit: 1 }))[0].assistant_id;
+const system = async (side: Side, graphId: string) =>
+  (await side.client().assistants.search({ graphId, metadata: { created_by: 'system' }, limit: 1 }))[0].assistant_id;
 /** Messages as a person reads them (type and text). */
-const chat = (values: unknown) => ((values as { messages?: { type: string; content: unknown }[] })?.messages ?? []).map((m) => `${m.type}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`);
+const chat = (values: unknown) =>
+  ((values as { messages?: { type: string; content: unknown }[] })?.messages ?? []).map(
+    (m) => `${m.type}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`,
+  );
 
 // Views: what a scenario about one thing reads of a record. The shapes that issue-27 points
 // change (message dicts, checkpoint metadata, task fields, run kwargs) are compared whole by
@@ -63,8 +67,13 @@ const streamView = (events: Chunk[]) =>
         const [message, meta] = e.data as [{ type: string; content: unknown }, { langgraph_node?: string }];
         return { event: e.event, message: `${message.type}: ${String(message.content)}`, node: meta?.langgraph_node };
       }
-      if (e.event.startsWith('values')) return { event: e.event, messages: chat(e.data), other: Object.keys((e.data as object) ?? {}).filter((k) => k !== 'messages') };
-      if (e.event.startsWith('updates')) return { event: e.event, nodes: Object.fromEntries(Object.entries((e.data as Record<string, unknown>) ?? {}).map(([node, update]) => [node, chat(update)])) };
+      if (e.event.startsWith('values'))
+        return { event: e.event, messages: chat(e.data), other: Object.keys((e.data as object) ?? {}).filter((k) => k !== 'messages') };
+      if (e.event.startsWith('updates'))
+        return {
+          event: e.event,
+          nodes: Object.fromEntries(Object.entries((e.data as Record<string, unknown>) ?? {}).map(([node, update]) => [node, chat(update)])),
+        };
       return e;
     });
 /** An SDK failure's status (its message wording is the `errors` scenario's). */
@@ -164,7 +173,10 @@ export const scenarios: Scenario[] = [
       const thread = await client.threads.create({ metadata: { scenario: 'thread-state' } });
       const waited = await client.runs.wait(thread.thread_id, await system(side, 'chat'), { input: say('one') });
       const state = await client.threads.getState(thread.thread_id);
-      const update = await client.threads.updateState(thread.thread_id, { values: { messages: [{ type: 'ai', content: 'edited', id: 'edit-1' }] }, asNode: 'reply' });
+      const update = await client.threads.updateState(thread.thread_id, {
+        values: { messages: [{ type: 'ai', content: 'edited', id: 'edit-1' }] },
+        asNode: 'reply',
+      });
       const afterUpdate = await client.threads.getState(thread.thread_id);
       const patched = await status(client.threads.patchState(thread.thread_id, { note: 'patched' }));
       const afterPatch = await client.threads.get(thread.thread_id);
@@ -187,7 +199,10 @@ export const scenarios: Scenario[] = [
       const client = side.client();
       const { threadId } = await threadAfterRun(side, 'chat', 'to prune');
       // a thread's stream stays open for its next runs: only whether it opens is compared
-      const stream = await fetch(`${side.url}/threads/${threadId}/stream`, { headers: { ...bearer(USER), accept: 'text/event-stream' }, signal: AbortSignal.timeout(30_000) });
+      const stream = await fetch(`${side.url}/threads/${threadId}/stream`, {
+        headers: { ...bearer(USER), accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(30_000),
+      });
       await stream.body?.cancel();
       const pruned = await status(client.threads.prune([threadId], { strategy: 'delete' }));
       return { stream: stream.status, pruned, afterPrune: await status(client.threads.get(threadId)) };
@@ -249,7 +264,9 @@ export const scenarios: Scenario[] = [
     async run(side) {
       const client = side.client();
       const thread = await client.threads.create();
-      const chunks = await collect(client.runs.stream(thread.thread_id, await system(side, 'chat'), { input: say('stream me'), streamMode: ['values', 'updates', 'messages-tuple'] }));
+      const chunks = await collect(
+        client.runs.stream(thread.thread_id, await system(side, 'chat'), { input: say('stream me'), streamMode: ['values', 'updates', 'messages-tuple'] }),
+      );
       return { chunks: streamView(chunks) };
     },
   },
@@ -258,7 +275,11 @@ export const scenarios: Scenario[] = [
     covers: 'point 4: the events of POST /runs/stream (SSE), in order, and how the stream ends',
     async run(side) {
       const assistant = await system(side, 'chat');
-      const { status: code, events } = await side.sse('POST', '/runs/stream', { assistant_id: assistant, input: say('raw'), stream_mode: ['values', 'messages-tuple'] });
+      const { status: code, events } = await side.sse('POST', '/runs/stream', {
+        assistant_id: assistant,
+        input: say('raw'),
+        stream_mode: ['values', 'messages-tuple'],
+      });
       return { status: code, events: events.map((e) => (e.event === 'messages' ? { event: e.event, message: streamView([e])[0] } : e)) };
     },
   },
@@ -276,7 +297,11 @@ export const scenarios: Scenario[] = [
     async run(side) {
       const client = side.client();
       const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, await system(side, 'chat'), { input: say('join me'), streamMode: ['values'], streamResumable: true });
+      const run = await client.runs.create(thread.thread_id, await system(side, 'chat'), {
+        input: say('join me'),
+        streamMode: ['values'],
+        streamResumable: true,
+      });
       const joined = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
       return { joined: streamView(joined) };
     },
@@ -354,7 +379,11 @@ export const scenarios: Scenario[] = [
     async run(side) {
       const client = side.client();
       const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, await system(side, 'chat'), { input: say('record'), metadata: { given: 1 }, multitaskStrategy: 'enqueue' });
+      const run = await client.runs.create(thread.thread_id, await system(side, 'chat'), {
+        input: say('record'),
+        metadata: { given: 1 },
+        multitaskStrategy: 'enqueue',
+      });
       await client.runs.join(thread.thread_id, run.run_id);
       return { run: await client.runs.get(thread.thread_id, run.run_id) };
     },
@@ -537,7 +566,11 @@ export const scenarios: Scenario[] = [
     async run(side) {
       const client = side.client('owner-carol');
       const created = await client.threads.create();
-      return { created: created.metadata, got: await outcome(async () => (await client.threads.get(created.thread_id)).metadata), other: await status(side.client('owner-dave').threads.get(created.thread_id)) };
+      return {
+        created: created.metadata,
+        got: await outcome(async () => (await client.threads.get(created.thread_id)).metadata),
+        other: await status(side.client('owner-dave').threads.get(created.thread_id)),
+      };
     },
   },
   {

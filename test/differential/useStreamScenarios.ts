@@ -45,7 +45,15 @@ async function loadHooks(): Promise<Hooks> {
       // as a chat UI holds it: the thread id in state, set when the hook creates the thread
       const hook = renderHook(() => {
         const [threadId, setThreadId] = useState<string | null>(existingThread ?? null);
-        return useStream({ apiUrl: side.url, defaultHeaders: bearer(USER), assistantId, threadId, onThreadId: setThreadId, fetchStateHistory, messagesKey: 'messages' });
+        return useStream({
+          apiUrl: side.url,
+          defaultHeaders: bearer(USER),
+          assistantId,
+          threadId,
+          onThreadId: setThreadId,
+          fetchStateHistory,
+          messagesKey: 'messages',
+        });
       });
       return { current: () => hook.result.current, unmount: () => hook.unmount() };
     },
@@ -92,7 +100,9 @@ export const useStreamScenarios: Scenario[] = [
     async run(side) {
       const hooks = await (loaded ??= loadHooks());
       const hook = hooks.mount(side, 'approval');
-      await submitAndSettle(hooks, hook, { messages: [{ type: 'human', content: 'ship it?' }] }, undefined, (s) => assert.ok(s.interrupt, 'an interrupt is shown'));
+      await submitAndSettle(hooks, hook, { messages: [{ type: 'human', content: 'ship it?' }] }, undefined, (s) =>
+        assert.ok(s.interrupt, 'an interrupt is shown'),
+      );
       const interrupt = hook.current().interrupt;
       const before = screen(hook.current());
       await submitAndSettle(hooks, hook, undefined, { command: { resume: 'yes' } }, (s) => assert.equal(s.messages.length, 2));

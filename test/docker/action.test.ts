@@ -33,9 +33,20 @@ describe('action.yml', () => {
     // the step's env maps inputs: `AP_MODE: ${{ inputs.mode }}`
     const env = Object.fromEntries(Object.entries(step.env).map(([name, expr]) => [name, values[/inputs\.([\w-]+)/.exec(expr)![1]!] ?? '']));
     const output = path.join(dir, 'github-output');
-    const result = spawnSync('bash', ['-c', step.run], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: dir }, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync('bash', ['-c', step.run], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', ...env, GITHUB_OUTPUT: output, RUNNER_TEMP: dir },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     assert.equal(result.status, 0, result.stdout + result.stderr);
-    const outputs = Object.fromEntries(fs.readFileSync(output, 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const outputs = Object.fromEntries(
+      fs
+        .readFileSync(output, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     pids.push(Number(fs.readFileSync(`${outputs['log-file']}.pid`, 'utf8')));
     return outputs;
   }

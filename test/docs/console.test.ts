@@ -17,7 +17,10 @@ describe('the API console at /docs', () => {
   before(async () => {
     [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
     // one deployment, so an empty filter shows it (an example filter would hide it)
-    const created = await server.api('/v2/deployments', { method: 'POST', json: { name: 'console-test', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1.0' } } });
+    const created = await server.api('/v2/deployments', {
+      method: 'POST',
+      json: { name: 'console-test', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1.0' } },
+    });
     assert.equal(created.status, 201);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(20_000);
@@ -31,7 +34,10 @@ describe('the API console at /docs', () => {
   });
 
   const operationBlock = (method: string, path: string): Locator =>
-    page.locator(`.opblock-${method.toLowerCase()}`).filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) }).first();
+    page
+      .locator(`.opblock-${method.toLowerCase()}`)
+      .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) })
+      .first();
 
   /** Expands an operation, presses "Try it out" and "Execute", and reads the answer's status. */
   async function tryItOut(method: string, path: string): Promise<{ status: string; body: string }> {
@@ -51,7 +57,10 @@ describe('the API console at /docs', () => {
     await status.waitFor();
     // the table shows this answer once its body is in (the previous one stays until then)
     await block.locator('.live-responses-table tr.response .response-col_description pre').first().waitFor();
-    return { status: (await status.innerText()).trim(), body: await block.locator('.live-responses-table tr.response .response-col_description pre').first().innerText() };
+    return {
+      status: (await status.innerText()).trim(),
+      body: await block.locator('.live-responses-table tr.response .response-col_description pre').first().innerText(),
+    };
   }
 
   it('control plane: Try it out on GET /v2/deployments calls this server and lists the deployment', async () => {
@@ -67,7 +76,10 @@ describe('the API console at /docs', () => {
     // to this server, with paging defaults only: no example filter (name_contains, status…)
     const call = calls.find((c) => c.startsWith(`GET ${server.url}/v2/deployments`));
     assert.ok(call, `the call went to this server: ${calls.filter((c) => c.includes('/v2/')).join(', ')}`);
-    assert.deepEqual([...new URL(call.slice(4)).searchParams.keys()].filter((k) => k !== 'limit' && k !== 'offset'), []);
+    assert.deepEqual(
+      [...new URL(call.slice(4)).searchParams.keys()].filter((k) => k !== 'limit' && k !== 'offset'),
+      [],
+    );
   });
 
   it('control plane: the pre-filled POST /v2/deployments example, executed twice, creates two deployments', async () => {

@@ -32,13 +32,18 @@ describe("the README's quick-start blocks", () => {
   it('run as pasted against a server started as the README says', () => {
     for (const block of blocks) {
       assert.doesNotMatch(block, /<[a-z_]+>|\.\.\.(?!\w)/, 'no placeholder for the reader to fill in');
-      const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block.replaceAll(README_ADDRESS, server.url)], { cwd: folder, encoding: 'utf8', timeout: 120_000 });
+      const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block.replaceAll(README_ADDRESS, server.url)], {
+        cwd: folder,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
       const out = run.stdout;
       // no answer was a problem (4xx/5xx) or a JSON-RPC error
       assert.doesNotMatch(out, /"status":\s*[45]\d\d|"error":/, out);
       if (block.includes('/v2/deployments')) assert.equal(out.match(/"name":"readme-image"/g)?.length, 2, 'created, then listed');
-      if (block.includes('/runs/wait')) assert.match(out, /"content":"hello"[^{}]*"type":"ai"|"type":"ai"[^{}]*"content":"hello"/, 'the echo graph answered on the captured thread');
+      if (block.includes('/runs/wait'))
+        assert.match(out, /"content":"hello"[^{}]*"type":"ai"|"type":"ai"[^{}]*"content":"hello"/, 'the echo graph answered on the captured thread');
       if (block.includes('agent-card.json')) assert.ok(out.includes(`"url":"${server.url}/a2a/echo"`), 'the agent card');
       if (block.includes('message/send')) assert.match(out, /"state":"completed"/, 'the A2A task completed');
     }

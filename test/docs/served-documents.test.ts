@@ -47,7 +47,7 @@ describe('the documents under /spec/ name the server that served them', () => {
     }
   });
 
-  it('served: `servers` and the agent card examples carry this server\'s address, not the default', async () => {
+  it("served: `servers` and the agent card examples carry this server's address, not the default", async () => {
     for (const name of DOCUMENTS) {
       const text = await servedText(server.url, name);
       assert.doesNotMatch(text, /127\.0\.0\.1:8123|localhost:2024/, name);
@@ -58,14 +58,21 @@ describe('the documents under /spec/ name the server that served them', () => {
     }
     // the rest of the document is the file as written
     const file = fs.readFileSync(path.join(ROOT, 'spec/agent-server.openapi.yaml'), 'utf8');
-    assert.equal((await servedText(server.url, 'agent-server.openapi.yaml')).length, file.length + (server.url.length - 'http://127.0.0.1:8123'.length) * file.split('http://127.0.0.1:8123').slice(1).length);
+    assert.equal(
+      (await servedText(server.url, 'agent-server.openapi.yaml')).length,
+      file.length + (server.url.length - 'http://127.0.0.1:8123'.length) * file.split('http://127.0.0.1:8123').slice(1).length,
+    );
   });
 
   it("the console's copy (/docs) shows this server's address in the agent card examples too", async () => {
     const res = await fetch(`${server.url}/docs/console/agent-server.json`);
     assert.equal(res.status, 200);
     const doc = (await res.json()) as Json;
-    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/'], 'Try it out calls the server that served the page');
+    assert.deepEqual(
+      doc.servers.map((s: Json) => s.url),
+      ['/'],
+      'Try it out calls the server that served the page',
+    );
     assert.deepEqual(cardExampleUrls(doc), [`${server.url}/a2a/agent`, `${server.url}/a2a/agent`]);
   });
 

@@ -101,7 +101,10 @@ test('thread search and count give the right answers at 100k', async () => {
 test("assistant search (the owner's and the system ones, newest first) is served by indexes", async () => {
   const filter = { owner, systemIds: ['a1', 'a2', 'a3'], graphIds: ['g0', 'g1', 'g2'] };
   assertIndexed(await plan(assistantSearchSql(filter, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })), 'agentplane_assistants');
-  assertIndexed(await plan(assistantSearchSql({ ...filter, graph_id: 'g1', metadata: { n: 7 } }, { sortBy: 'name', order: 'asc', offset: 0, limit: 10 })), 'agentplane_assistants');
+  assertIndexed(
+    await plan(assistantSearchSql({ ...filter, graph_id: 'g1', metadata: { n: 7 } }, { sortBy: 'name', order: 'asc', offset: 0, limit: 10 })),
+    'agentplane_assistants',
+  );
 });
 
 test("a tenant's deployments list, newest first, filtered or not, is an index scan", async () => {
@@ -115,7 +118,10 @@ test('runs by thread, by status, and the claim queries are index scans', async (
   assertIndexed(await plan(runsWithStatusSql(owner, ['pending', 'running'])), 'agentplane_runs');
   assertIndexed(await plan(runsWithStatusSql(owner, ['pending', 'running'], 't7')), 'agentplane_runs');
   // the run lifecycle's and the metrics' reads through the collection's `where`
-  assertIndexed(await plan({ sql: 'SELECT seq, doc FROM agentplane_runs WHERE thread_id = $1 AND status = $2 ORDER BY seq ASC', params: ['t42', 'pending'] }), 'agentplane_runs');
+  assertIndexed(
+    await plan({ sql: 'SELECT seq, doc FROM agentplane_runs WHERE thread_id = $1 AND status = $2 ORDER BY seq ASC', params: ['t42', 'pending'] }),
+    'agentplane_runs',
+  );
   assertIndexed(await plan({ sql: `SELECT count(*) AS n FROM agentplane_runs WHERE status = $1`, params: ['pending'] }), 'agentplane_runs');
   assertIndexed(await plan({ sql: CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', ''), params: [] }), 'agentplane_runs');
   assertIndexed(await plan({ sql: NEXT_DUE_SQL, params: [] }), 'agentplane_runs');

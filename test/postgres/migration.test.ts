@@ -37,29 +37,72 @@ test('start on the one-table layout: every area moves to its table, in order, wi
     }
     await admin.query(`CREATE INDEX agentplane_ix_old ON agentplane_records ((doc->>'status'), seq) WHERE collection = 'threads'`);
     await admin.query(`INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ('threads', 'status', 'agentplane_ix_old')`);
-    const put = (collection: string, id: string, doc: object) => admin.query('INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json)', [collection, id, JSON.stringify(doc)]);
+    const put = (collection: string, id: string, doc: object) =>
+      admin.query('INSERT INTO agentplane_records (collection, id, doc) VALUES ($1, $2, $3::json)', [collection, id, JSON.stringify(doc)]);
     // written in this order: t2 first, so insertion order is not id order
     await put('threads', 't2', thread('t2', 'alice', 2));
     await put('threads', 't1', thread('t1', 'alice', 1));
     await put('threads', 't3', thread('t3', undefined, 3));
     const run = (id: string, threadId: string): RunRecord =>
-      ({ run_id: id, thread_id: threadId, owner: 'alice', assistant_id: 'a', graph_id: 'g', created_at: at(5), updated_at: at(5), status: 'pending', metadata: {}, kwargs: { after_seconds: 30 }, multitask_strategy: 'enqueue', attempt: 1 }) as RunRecord;
+      ({
+        run_id: id,
+        thread_id: threadId,
+        owner: 'alice',
+        assistant_id: 'a',
+        graph_id: 'g',
+        created_at: at(5),
+        updated_at: at(5),
+        status: 'pending',
+        metadata: {},
+        kwargs: { after_seconds: 30 },
+        multitask_strategy: 'enqueue',
+        attempt: 1,
+      }) as RunRecord;
     await put('runs', 'r1', run('r1', 't1'));
     await put('runs', 'orphan', run('orphan', 'gone'));
     await put('cp-deployments', 'd1', { id: 'd1', tenant_id: 'tn', tenant_name: 'tn/x', name: 'x', status: 'READY', created_at: at(1), updated_at: at(1) });
     await put('cp-revisions', 'v1', { id: 'v1', deployment_id: 'd1', tenant_id: 'tn', status: 'DEPLOYED', created_at: at(1), updated_at: at(1) });
-    await put('crons', 'c1', { cron_id: 'c1', scope: '', thread_id: null, assistant_id: 'a', enabled: true, next_run_date: at(9), end_time: null, created_at: at(1), updated_at: at(1), metadata: { k: 1 } });
-    await put('crons', 'c2', { cron_id: 'c2', scope: '', thread_id: null, assistant_id: 'a', enabled: false, next_run_date: null, end_time: null, created_at: at(2), updated_at: at(2), metadata: {} });
+    await put('crons', 'c1', {
+      cron_id: 'c1',
+      scope: '',
+      thread_id: null,
+      assistant_id: 'a',
+      enabled: true,
+      next_run_date: at(9),
+      end_time: null,
+      created_at: at(1),
+      updated_at: at(1),
+      metadata: { k: 1 },
+    });
+    await put('crons', 'c2', {
+      cron_id: 'c2',
+      scope: '',
+      thread_id: null,
+      assistant_id: 'a',
+      enabled: false,
+      next_run_date: null,
+      end_time: null,
+      created_at: at(2),
+      updated_at: at(2),
+      metadata: {},
+    });
     await put('unknown_area', 'u1', { id: 'u1' });
 
     const store = await openPgStore({ url });
     try {
       const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
       assert.deepEqual(await threads.get('t1'), thread('t1', 'alice', 1), 'a document reads back as it was written');
-      assert.deepEqual((await threads.list()).map((t) => t.thread_id), ['t2', 't1', 't3'], 'insertion order is kept');
+      assert.deepEqual(
+        (await threads.list()).map((t) => t.thread_id),
+        ['t2', 't1', 't3'],
+        'insertion order is kept',
+      );
       const queries = new PgThreads(store);
-      assert.deepEqual((await queries.search({ owner: 'alice' }, { sortBy: 'updated_at', order: 'desc', offset: 0, limit: 10 })).map((t) => t.thread_id), ['t1', 't2']);
-      assert.equal(await queries.count({ owner: '' }), 1, 'a thread stored without an owner is the open server\'s');
+      assert.deepEqual(
+        (await queries.search({ owner: 'alice' }, { sortBy: 'updated_at', order: 'desc', offset: 0, limit: 10 })).map((t) => t.thread_id),
+        ['t1', 't2'],
+      );
+      assert.equal(await queries.count({ owner: '' }), 1, "a thread stored without an owner is the open server's");
       assert.equal(await queries.count({ owner: 'alice', metadata: { tags: ['a'] } }), 0, 'metadata equality, not array containment');
       assert.equal(await queries.count({ owner: 'alice', metadata: { tags: ['a', 'b'] } }), 2);
 
@@ -68,21 +111,48 @@ test('start on the one-table layout: every area moves to its table, in order, wi
       assert.equal(await runs.get('orphan'), undefined, 'a run whose thread is gone is not moved');
       const { rows } = await admin.query(`SELECT thread_id, owner, status, after_seconds, created_at FROM agentplane_runs WHERE run_id = 'r1'`);
       assert.deepEqual(rows[0], { thread_id: 't1', owner: 'alice', status: 'pending', after_seconds: 30, created_at: new Date(at(5)) });
-      assert.deepEqual((await store.collection<{ id: string }>('cp-revisions').list({ where: { deployment_id: 'd1' } })).map((r) => r.id), ['v1']);
+      assert.deepEqual(
+        (await store.collection<{ id: string }>('cp-revisions').list({ where: { deployment_id: 'd1' } })).map((r) => r.id),
+        ['v1'],
+      );
       const crons = new PgCrons(store);
-      assert.deepEqual((await crons.due()).map((c) => c.cron_id), ['c1'], 'the due crons, through the enabled and next_run_date columns');
-      assert.deepEqual((await crons.search({ scope: '', metadata: { k: 1 } }, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })).map((c) => c.cron_id), ['c1']);
+      assert.deepEqual(
+        (await crons.due()).map((c) => c.cron_id),
+        ['c1'],
+        'the due crons, through the enabled and next_run_date columns',
+      );
+      assert.deepEqual(
+        (await crons.search({ scope: '', metadata: { k: 1 } }, { sortBy: 'created_at', order: 'desc', offset: 0, limit: 10 })).map((c) => c.cron_id),
+        ['c1'],
+      );
       const deployment = await admin.query(`SELECT name, status FROM agentplane_deployments WHERE id = 'd1'`);
       assert.deepEqual(deployment.rows[0], { name: 'x', status: 'READY' });
       assert.deepEqual(await store.collection('unknown_area').get('u1'), { id: 'u1' }, 'a collection of no area stays in the generic table');
 
       const left = await admin.query(`SELECT collection FROM agentplane_records ORDER BY collection`);
-      assert.deepEqual(left.rows.map((r) => r.collection), ['unknown_area']);
+      assert.deepEqual(
+        left.rows.map((r) => r.collection),
+        ['unknown_area'],
+      );
       const oldIndex = await admin.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'agentplane_ix_old'`);
       assert.equal(oldIndex.rowCount, 0, 'the run-time index of a moved collection is dropped');
       const tables = await admin.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
-      for (const table of ['agentplane_threads', 'agentplane_runs', 'agentplane_assistants', 'agentplane_assistant_versions', 'agentplane_checkpoints', 'agentplane_store_items', 'agentplane_crons', 'agentplane_a2a_tasks', 'agentplane_deployments', 'agentplane_revisions']) {
-        assert.ok(tables.rows.some((r) => r.tablename === table), `${table} exists`);
+      for (const table of [
+        'agentplane_threads',
+        'agentplane_runs',
+        'agentplane_assistants',
+        'agentplane_assistant_versions',
+        'agentplane_checkpoints',
+        'agentplane_store_items',
+        'agentplane_crons',
+        'agentplane_a2a_tasks',
+        'agentplane_deployments',
+        'agentplane_revisions',
+      ]) {
+        assert.ok(
+          tables.rows.some((r) => r.tablename === table),
+          `${table} exists`,
+        );
       }
     } finally {
       await store.close();

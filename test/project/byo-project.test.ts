@@ -59,14 +59,20 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
   });
 
   it('sends the CORS headers its http.cors asks for, on API and custom routes', async () => {
-    const pre = await fetch(`${url}/threads/search`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    const pre = await fetch(`${url}/threads/search`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+    });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     assert.equal(pre.headers.get('access-control-allow-credentials'), 'true');
     const hello = await fetch(`${url}/hello`, { headers: { Origin: 'http://localhost:3000' } });
     assert.equal(hello.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     assert.match(hello.headers.get('access-control-expose-headers') ?? '', /X-Greeting/);
-    const other = await fetch(`${url}/threads/search`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:4000', 'Access-Control-Request-Method': 'POST' } });
+    const other = await fetch(`${url}/threads/search`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:4000', 'Access-Control-Request-Method': 'POST' },
+    });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 
@@ -98,7 +104,7 @@ describe('agentplane dev on an unmodified LangGraph.js project', () => {
   it('picks up an edit of the graph for the next run', async () => {
     const client = as('alice');
     const thread = await client.threads.create();
-    fs.writeFileSync(path.join(dir, 'src/reply.ts'), "export const reply = (greeting: string | undefined, text: string) => `${greeting} again, ${text}?`;\n");
+    fs.writeFileSync(path.join(dir, 'src/reply.ts'), 'export const reply = (greeting: string | undefined, text: string) => `${greeting} again, ${text}?`;\n');
     let text = '';
     for (let i = 0; i < 100 && !text.includes('again'); i++) {
       await new Promise((r) => setTimeout(r, 100));

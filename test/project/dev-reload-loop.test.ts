@@ -38,13 +38,26 @@ function devServer(dir: string) {
       await new Promise((r) => setTimeout(r, 100));
     }
   };
-  const reloads = () => lines().filter((l) => l.msg === 'project changed, reloading').map((l) => l.files);
+  const reloads = () =>
+    lines()
+      .filter((l) => l.msg === 'project changed, reloading')
+      .map((l) => l.files);
   /** Edits `file` and waits for the reload it causes (the reload naming it, then the graphs loaded). */
   const editAndWaitForReload = async (file: string, edit: number) => {
     fs.appendFileSync(path.join(dir, file), `\n// edit ${edit}\n`);
-    await waitFor(`reload ${edit}`, () => reloads().filter((f) => f?.includes(file)).length >= edit && lines().filter((l) => l.msg === 'graphs reloaded').length >= edit);
+    await waitFor(
+      `reload ${edit}`,
+      () => reloads().filter((f) => f?.includes(file)).length >= edit && lines().filter((l) => l.msg === 'graphs reloaded').length >= edit,
+    );
   };
-  return { child, lines, waitFor, reloads, editAndWaitForReload, started: () => waitFor('the watcher', () => lines().some((l) => l.msg === 'watching the project for changes')) };
+  return {
+    child,
+    lines,
+    waitFor,
+    reloads,
+    editAndWaitForReload,
+    started: () => waitFor('the watcher', () => lines().some((l) => l.msg === 'watching the project for changes')),
+  };
 }
 
 describe('agentplane dev writing its log into the project folder', () => {
@@ -101,7 +114,11 @@ describe('agentplane dev follows what the graph imports', () => {
 
   const run = async () => {
     const url = dev.lines().find((l) => l.msg === 'agentplane listening')?.url;
-    const res = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'writer', input: { messages: [] } }) });
+    const res = await fetch(`${url}/runs/wait`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'writer', input: { messages: [] } }),
+    });
     assert.equal(res.status, 200, await res.clone().text());
     const values = (await res.json()) as { messages: { content: string }[] };
     return values.messages.at(-1)?.content;
@@ -119,6 +136,6 @@ describe('agentplane dev follows what the graph imports', () => {
     fs.appendFileSync(path.join(dir, 'unrelated.ts'), '// edited again\n');
     await dev.editAndWaitForReload('helper.ts', 3);
 
-    assert.deepEqual(dev.reloads(), [['helper.ts'], ['helper.ts'], ['helper.ts']], 'the runs\' .json/.ts files and unrelated.ts reload nothing');
+    assert.deepEqual(dev.reloads(), [['helper.ts'], ['helper.ts'], ['helper.ts']], "the runs' .json/.ts files and unrelated.ts reload nothing");
   });
 });

@@ -51,7 +51,9 @@ for (const workers of ['2', '0']) {
 
     it('a graph node reaches this server with new Client() and logs through the platform logger', async () => {
       const thread = await client.threads.create();
-      const result = (await client.runs.wait(thread.thread_id, 'introspect', { input: { messages: [{ role: 'user', content: 'who am I?' }] } })) as { messages: { content: string }[] };
+      const result = (await client.runs.wait(thread.thread_id, 'introspect', { input: { messages: [{ role: 'user', content: 'who am I?' }] } })) as {
+        messages: { content: string }[];
+      };
       assert.equal(result.messages.at(-1)!.content, `thread ${thread.thread_id} is busy; 1 introspect assistant(s)`);
       const line = await eventually('the node’s log line', () => logged(dev, 'introspected').find((l) => l.thread_id === thread.thread_id));
       assert.equal(line.level, 'info');

@@ -15,9 +15,14 @@ import { ROOT, startTestServer, tempDir, type TestServer } from '../support/serv
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'conformance', ...args], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      [path.join(ROOT, 'bin/agentplane.js'), 'conformance', ...args],
+      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LOG_LEVEL: 'silent' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr });
+      },
+    );
   });
 }
 
@@ -33,7 +38,20 @@ describe('agentplane conformance --url', () => {
       const server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
       servers.push(server);
       const junit = path.join(dir, `${mode}.xml`);
-      const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', mode, '--runs', '3', '--seed', '42', '--junit', junit]);
+      const { code, output } = await conformance([
+        '--url',
+        server.url,
+        '--api-key',
+        server.key,
+        '--mode',
+        mode,
+        '--runs',
+        '3',
+        '--seed',
+        '42',
+        '--junit',
+        junit,
+      ]);
       assert.equal(code, 0, output.slice(-4000));
       assert.match(output, /ℹ fail 0/);
       const xml = fs.readFileSync(junit, 'utf8');
@@ -59,7 +77,20 @@ describe('agentplane conformance --url', () => {
     const server = await startTestServer({ app: buggy, env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
     servers.push(server);
     const junit = path.join(dir, 'buggy.xml');
-    const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', 'mock', '--documents', 'control-plane', '--runs', '5', '--junit', junit]);
+    const { code, output } = await conformance([
+      '--url',
+      server.url,
+      '--api-key',
+      server.key,
+      '--mode',
+      'mock',
+      '--documents',
+      'control-plane',
+      '--runs',
+      '5',
+      '--junit',
+      junit,
+    ]);
     assert.equal(code, 1, output.slice(-4000));
     assert.match(output, /body does not match the 200 schema/);
     assert.match(output, /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/[^']+'/);

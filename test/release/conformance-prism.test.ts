@@ -45,7 +45,7 @@ describe('integration flow through the Prism validation proxy', () => {
   // closed a pooled connection as idle after Node's 5 s while the loaded test process, whose
   // pool timer fired late, sent its next request on it. Prism now keeps idle connections
   // open as long as agentplane does (test/support/prismKeepAlive.cjs).
-  it('Prism keeps an idle keep-alive connection open past Node\'s 5 s default', { timeout: 120_000 }, async () => {
+  it("Prism keeps an idle keep-alive connection open past Node's 5 s default", { timeout: 120_000 }, async () => {
     const proxy = await startPrism('spec/agent-server.openapi.yaml', server.url);
     proxies.push(proxy);
     const { port } = new URL(proxy.url);

@@ -231,7 +231,12 @@ describe('dashboard: control plane', () => {
       Array.from({ length: 23 }, (_, i) =>
         server.api('/v2/deployments', {
           method: 'POST',
-          json: { name: `listed-${String(i).padStart(2, '0')}`, source: 'external_docker', source_config: { deployment_type: i % 2 ? 'prod' : 'dev' }, source_revision_config: { image_uri: 'registry.example/agent:1' } },
+          json: {
+            name: `listed-${String(i).padStart(2, '0')}`,
+            source: 'external_docker',
+            source_config: { deployment_type: i % 2 ? 'prod' : 'dev' },
+            source_revision_config: { image_uri: 'registry.example/agent:1' },
+          },
         }),
       ),
     );
@@ -263,7 +268,14 @@ describe('dashboard: control plane', () => {
   test('OAuth providers: create and edit through forms from the spec', async () => {
     const page = await open('/dashboard/providers');
     await page.getByRole('button', { name: 'New provider' }).click();
-    for (const [field, value] of Object.entries({ provider_id: 'acme-sso', name: 'Acme SSO', client_id: 'client-1', client_secret: 's3cret', auth_url: 'https://sso.acme.example/authorize', token_url: 'https://sso.acme.example/token' }))
+    for (const [field, value] of Object.entries({
+      provider_id: 'acme-sso',
+      name: 'Acme SSO',
+      client_id: 'client-1',
+      client_secret: 's3cret',
+      auth_url: 'https://sso.acme.example/authorize',
+      token_url: 'https://sso.acme.example/token',
+    }))
       await page.locator(`#field-${field}`).fill(value);
     await page.getByRole('button', { name: 'Create provider' }).click();
     await page.getByRole('cell', { name: 'Acme SSO' }).waitFor();
@@ -291,7 +303,7 @@ describe('dashboard: agent server', () => {
     // record every text the reply shows while it streams
     await page.evaluate(() => {
       const seen: string[] = (window.__seen = []);
-      new (window.MutationObserver)(() => {
+      new window.MutationObserver(() => {
         const last = [...document.querySelectorAll('.chat .message-ai .content')].at(-1)?.textContent;
         if (last && seen.at(-1) !== last) seen.push(last);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
@@ -363,10 +375,13 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
-  test("interrupts on the thread page: an inbox request answered, a breakpoint continued", async () => {
+  test('interrupts on the thread page: an inbox request answered, a breakpoint continued', async () => {
     const start = async (assistant: string, text: string) => {
       const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } },
+      });
       return thread.thread_id;
     };
     const asked = await start('approval', 'email carol about the budget');
@@ -406,7 +421,10 @@ describe('dashboard: agent server', () => {
   test("a thread's history: pick an earlier checkpoint, see the state then, fork a new run from it", async () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
     for (const words of ['first words', 'second words']) {
-      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: words }] } } });
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: words }] } },
+      });
     }
     const page = await open(`/dashboard/threads/${thread.thread_id}`);
     const history = page.getByRole('list', { name: 'Checkpoints, newest first' });
@@ -417,7 +435,10 @@ describe('dashboard: agent server', () => {
     // after the first run the thread held two messages: that checkpoint shows them, not what came later
     assert.ok(await history.getByRole('button', { name: /\b1 message\b/ }).count(), 'one message is "1 message"');
     assert.equal(await history.getByText(/msgs/).count(), 0);
-    await history.getByRole('button', { name: /2 messages/ }).first().click();
+    await history
+      .getByRole('button', { name: /2 messages/ })
+      .first()
+      .click();
     const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
     await then.getByText('first words').first().waitFor();
     assert.doesNotMatch((await then.getByLabel('Messages at this checkpoint').textContent()) ?? '', /second words/);
@@ -446,8 +467,14 @@ describe('dashboard: agent server', () => {
 
   test('threads: search and a thread page with its messages, state and runs', async () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: { metadata: { team: 'dashboard' } } })).json()) as { thread_id: string };
-    await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'first words' }] } } });
-    await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'second words' }] } } });
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'first words' }] } },
+    });
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'second words' }] } },
+    });
     const page = await open('/dashboard/threads');
     await page.getByLabel('Metadata').fill('team=dashboard');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -533,7 +560,10 @@ describe('dashboard: management pages', () => {
   test("threads: the list shows each thread's first message and filters by assistant and status; a thread's state is written as a node", async () => {
     const run = async (assistant: string, text: string) => {
       const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-      await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } } });
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } },
+      });
       return thread.thread_id;
     };
     const greeted = await run('greeter', 'a greeter thread');
@@ -559,7 +589,11 @@ describe('dashboard: management pages', () => {
     await form.getByLabel(/^As node/).fill('greet');
     await form.getByRole('button', { name: 'Update state' }).click();
     await page.locator('.message-ai', { hasText: 'written by hand' }).first().waitFor();
-    const history = (await (await server.api(`/threads/${greeted}/history`, { method: 'POST', json: { limit: 1 } })).json()) as { metadata: { source: string }; next: string[]; values: { messages: { content: string }[] } }[];
+    const history = (await (await server.api(`/threads/${greeted}/history`, { method: 'POST', json: { limit: 1 } })).json()) as {
+      metadata: { source: string };
+      next: string[];
+      values: { messages: { content: string }[] };
+    }[];
     assert.equal(history[0].metadata.source, 'update');
     // written as greet (which leads to the end): nothing is left to run
     assert.deepEqual(history[0].next, []);
@@ -579,7 +613,11 @@ describe('dashboard: management pages', () => {
     const next = form.getByRole('list', { name: 'Next fire times' });
     await next.locator('li').nth(2).waitFor();
     const times = await next.locator('time').evaluateAll((els) => els.map((e) => Date.parse(e.getAttribute('datetime'))));
-    assert.deepEqual(times.slice(1).map((t, i) => t - times[i]), [10_000, 10_000], 'ten seconds apart');
+    assert.deepEqual(
+      times.slice(1).map((t, i) => t - times[i]),
+      [10_000, 10_000],
+      'ten seconds apart',
+    );
     await form.getByLabel('Message each run sends (optional)').fill('tick from a cron');
     await form.getByRole('button', { name: 'Create cron' }).click();
     const cron = page.getByRole('list', { name: 'Crons' }).locator('.cron', { hasText: '*/10 * * * * *' });
@@ -619,10 +657,26 @@ describe('dashboard: accessible and plain', () => {
     // a page of each kind too: an assistant (graph, chat, settings), a thread, a deployment
     const [assistant] = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'chatty' } })).json()) as { assistant_id: string }[];
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-    await server.api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'narrow' }] } } });
-    const deployment = (await (await server.api('/v2/deployments', { method: 'POST', json: { name: 'narrow-one', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1' } } })).json()) as { id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'narrow' }] } },
+    });
+    const deployment = (await (
+      await server.api('/v2/deployments', {
+        method: 'POST',
+        json: { name: 'narrow-one', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1' } },
+      })
+    ).json()) as { id: string };
     const pages = [`/dashboard/assistants/${assistant.assistant_id}`, `/dashboard/threads/${thread.thread_id}`, `/dashboard/deployments/${deployment.id}`];
-    for (const path of ['/dashboard/deployments', '/dashboard/deployments/new', '/dashboard/assistants', '/dashboard/threads', '/dashboard/store', '/dashboard/crons', ...pages]) {
+    for (const path of [
+      '/dashboard/deployments',
+      '/dashboard/deployments/new',
+      '/dashboard/assistants',
+      '/dashboard/threads',
+      '/dashboard/store',
+      '/dashboard/crons',
+      ...pages,
+    ]) {
       await page.goto(server.url + path);
       await page.locator('h1').waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -21,7 +21,11 @@ interface Instruction {
 
 /** The Dockerfile's instructions (continuation lines joined, comments dropped). */
 function parseDockerfile(text: string): Instruction[] {
-  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   let stage = -1;
   return lines.map((line) => {
     const [, op, args] = /^(\w+)\s+(.*)$/.exec(line)!;
@@ -39,7 +43,8 @@ describe('the Dockerfile, step by step, as an unprivileged user', () => {
   const children: ChildProcess[] = [];
   // image folders → folders under root
   const imageDirs = ['/src', '/opt/agentplane', '/project', '/data'];
-  const mapPaths = (text: string) => imageDirs.reduce((t, dir) => t.replace(new RegExp(`(^|[\\s"'=:])${dir.replace(/\//g, '\\/')}(?=[/\\s"']|$)`, 'g'), `$1${root}${dir}`), text);
+  const mapPaths = (text: string) =>
+    imageDirs.reduce((t, dir) => t.replace(new RegExp(`(^|[\\s"'=:])${dir.replace(/\//g, '\\/')}(?=[/\\s"']|$)`, 'g'), `$1${root}${dir}`), text);
   let env: Record<string, string> = {};
   let workdir = root;
   let entrypoint: string[] = [];
@@ -49,7 +54,15 @@ describe('the Dockerfile, step by step, as an unprivileged user', () => {
   const run = (command: string, cwd: string, extraEnv: Record<string, string> = {}) => {
     const result = spawnSync(UNPRIVILEGED[0] ?? 'sh', [...UNPRIVILEGED.slice(1), ...(UNPRIVILEGED.length ? ['sh'] : []), '-c', mapPaths(command)], {
       cwd,
-      env: { PATH: `${root}/shims:${process.env.PATH}`, HOME: `${root}/home`, npm_config_cache: `${root}/npm-cache`, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false', ...env, ...extraEnv },
+      env: {
+        PATH: `${root}/shims:${process.env.PATH}`,
+        HOME: `${root}/home`,
+        npm_config_cache: `${root}/npm-cache`,
+        npm_config_prefer_offline: 'true',
+        npm_config_update_notifier: 'false',
+        ...env,
+        ...extraEnv,
+      },
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -58,13 +71,23 @@ describe('the Dockerfile, step by step, as an unprivileged user', () => {
 
   before(() => {
     fs.mkdirSync(path.join(root, 'shims'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'shims/chown'), '#!/bin/sh\n# the unprivileged user owns what it created; giving it to the image user needs root\nexit 0\n', { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(root, 'shims/chown'),
+      '#!/bin/sh\n# the unprivileged user owns what it created; giving it to the image user needs root\nexit 0\n',
+      { mode: 0o755 },
+    );
     fs.mkdirSync(path.join(root, 'home'));
     // the npm cache the machine already has, so the steps run offline as they would with a warm layer cache
     const cache = path.join(os.homedir(), '.npm/_cacache');
     if (fs.existsSync(cache)) fs.cpSync(cache, path.join(root, 'npm-cache/_cacache'), { recursive: true });
-    const context = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter((f) => f && fs.existsSync(path.join(ROOT, f)));
-    const ignored = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const context = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f && fs.existsSync(path.join(ROOT, f)));
+    const ignored = fs
+      .readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const buildContext = context.filter((f) => !ignored.some((pattern) => f === pattern || f.startsWith(`${pattern}/`)));
 
     for (const step of instructions) {
@@ -152,7 +175,10 @@ describe('the Dockerfile, step by step, as an unprivileged user', () => {
     const { port } = await start(cmd);
     assert.equal((await fetch(`http://127.0.0.1:${port}/ok`)).status, 200);
     assert.ok(fs.existsSync(path.join(root, 'data/api-keys.json')), 'keys on /data');
-    const check = spawnSync(UNPRIVILEGED[0] ?? 'sh', [...UNPRIVILEGED.slice(1), ...(UNPRIVILEGED.length ? ['sh'] : []), '-c', healthcheck], { env: { PATH: process.env.PATH, PORT: String(port) }, encoding: 'utf8' });
+    const check = spawnSync(UNPRIVILEGED[0] ?? 'sh', [...UNPRIVILEGED.slice(1), ...(UNPRIVILEGED.length ? ['sh'] : []), '-c', healthcheck], {
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      encoding: 'utf8',
+    });
     assert.equal(check.status, 0, check.stderr);
   });
 

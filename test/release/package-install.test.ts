@@ -11,7 +11,12 @@ import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'nod
 import { ROOT, tempDir } from '../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
-const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; files: string[] };
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  files: string[];
+};
 const BIN = Object.keys(manifest.bin)[0]!;
 
 describe('the npm package, installed from its tarball', () => {
@@ -28,12 +33,18 @@ describe('the npm package, installed from its tarball', () => {
       fs.cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
     }
     execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/build.ts'), '--out', path.join(stage, 'dist')], { cwd: ROOT, stdio: 'pipe' });
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--loglevel=error'], { cwd: stage, encoding: 'utf8' })) as { filename: string; files: { path: string }[] }[];
+    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--loglevel=error'], { cwd: stage, encoding: 'utf8' })) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     tarballFiles = packed!.files.map((f) => f.path);
 
     project = tempDir('agentplane-installed-');
     fs.cpSync(FIXTURE, project, { recursive: true });
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(stage, packed!.filename)], { cwd: project, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', path.join(stage, packed!.filename)], {
+      cwd: project,
+      stdio: 'pipe',
+    });
   });
   after(() => {
     for (const child of children) child.kill('SIGTERM');
@@ -41,11 +52,14 @@ describe('the npm package, installed from its tarball', () => {
 
   /** Runs the installed command (in the project, or `cwd`) until it logs the address it listens on. */
   const start = async (args: string[], env: Record<string, string> = {}, cwd = project): Promise<{ url: string; output: () => string }> =>
-    listening(spawn(path.join(project, 'node_modules/.bin', BIN), args, {
-      cwd,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', AGENTPLANE_ACCESS_LOG: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }), args[0]!);
+    listening(
+      spawn(path.join(project, 'node_modules/.bin', BIN), args, {
+        cwd,
+        env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', AGENTPLANE_ACCESS_LOG: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+      args[0]!,
+    );
 
   const listening = async (child: ChildProcess, name: string): Promise<{ url: string; output: () => string }> => {
     children.push(child);
@@ -74,19 +88,38 @@ describe('the npm package, installed from its tarball', () => {
   };
 
   const lastReply = async (url: string, assistant: string, text: string) => {
-    const res = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } }) });
+    const res = await fetch(`${url}/runs/wait`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ assistant_id: assistant, input: { messages: [{ role: 'user', content: text }] } }),
+    });
     assert.equal(res.status, 200);
     return ((await res.json()) as { messages: { content: string }[] }).messages.at(-1)!.content;
   };
 
   it('holds the compiled server, the spec, the generated code and the example graphs, and no TypeScript of its own', () => {
-    for (const file of ['bin/agentplane.js', 'dist/src/main.js', 'dist/generated/agent-server/document.gen.js', 'dist/ui/index.html', 'spec/agent-server.openapi.yaml', 'spec/a2a.openrpc.json', 'examples/graphs/echo.ts', 'examples/agentplane.json']) {
+    for (const file of [
+      'bin/agentplane.js',
+      'dist/src/main.js',
+      'dist/generated/agent-server/document.gen.js',
+      'dist/ui/index.html',
+      'spec/agent-server.openapi.yaml',
+      'spec/a2a.openrpc.json',
+      'examples/graphs/echo.ts',
+      'examples/agentplane.json',
+    ]) {
       assert.ok(tarballFiles.includes(file), `${file} is in the tarball`);
     }
     // without TypeScript sources there is nothing of agentplane's for tsx to compile:
     // the only .ts files are the example graphs, which are a project's graphs
-    assert.deepEqual(tarballFiles.filter((f) => /\.(c|m)?tsx?$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('examples/')), []);
-    assert.deepEqual(tarballFiles.filter((f) => /^(test|scripts|\.ci|src|ui|node_modules)\//.test(f)), []);
+    assert.deepEqual(
+      tarballFiles.filter((f) => /\.(c|m)?tsx?$/.test(f) && !f.endsWith('.d.ts') && !f.startsWith('examples/')),
+      [],
+    );
+    assert.deepEqual(
+      tarballFiles.filter((f) => /^(test|scripts|\.ci|src|ui|node_modules)\//.test(f)),
+      [],
+    );
   });
 
   it(`npx ${BIN} --version prints the package version`, () => {
@@ -111,8 +144,11 @@ describe('the npm package, installed from its tarball', () => {
     const { keys } = JSON.parse(fs.readFileSync(path.join(data, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] };
     const junit = path.join(data, 'conformance.xml');
     const out = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(path.join(project, 'node_modules/.bin', BIN), ['conformance', '--url', url, '--api-key', keys[0]!.key, '--runs', '2', '--documents', 'control-plane', '--junit', junit], { cwd: project, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+      execFile(
+        path.join(project, 'node_modules/.bin', BIN),
+        ['conformance', '--url', url, '--api-key', keys[0]!.key, '--runs', '2', '--documents', 'control-plane', '--junit', junit],
+        { cwd: project, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
       );
     });
     assert.equal(out.code, 0, out.output.slice(-3000));
@@ -143,13 +179,18 @@ describe('the npm package, installed from its tarball', () => {
 
   it('serve in an empty folder says what to do next: init, --examples or a langgraph.json', async () => {
     const { output } = await start(['serve', '--memory'], {}, emptyFolder('empty-serve'));
-    assert.match(output(), /no project file .*: the agent server has no graphs\. Next: npx agentplane-server init — scaffold .*; npx agentplane-server serve --examples — serve the shipped example graphs/);
+    assert.match(
+      output(),
+      /no project file .*: the agent server has no graphs\. Next: npx agentplane-server init — scaffold .*; npx agentplane-server serve --examples — serve the shipped example graphs/,
+    );
   });
 
   it('serve --examples serves the shipped graphs: echo, agent, and approval and breakpoint (which stop for a person)', async () => {
     const { url } = await start(['serve', '--memory', '--examples'], {}, emptyFolder('empty-examples'));
     assert.equal(await lastReply(url, 'echo', 'hello'), 'hello');
-    const assistants = (await (await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { graph_id: string }[];
+    const assistants = (await (
+      await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
+    ).json()) as { graph_id: string }[];
     assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'approval', 'breakpoint', 'echo']);
   });
 
@@ -177,21 +218,29 @@ describe('the npm package, installed from its tarball', () => {
 
   // `script` (util-linux) gives the command a terminal, as a person running it has
   const hasScript = spawnSync('script', ['--version']).status === 0;
-  it('dev in an empty folder at a terminal offers to scaffold, and serves the new project on yes', { skip: !hasScript && 'no `script` command to give dev a terminal' }, async () => {
-    const dir = emptyFolder('empty-dev-tty');
-    const command = [path.join(project, 'node_modules/.bin', BIN), 'dev', '--memory', '--no-reload'].map((a) => `'${a}'`).join(' ');
-    const child = spawn('script', ['-qefc', command, '/dev/null'], { cwd: dir, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let asked = '';
-    child.stdout!.on('data', function onData(d) {
-      asked += d;
-      if (/\[Y\/n\]/.test(asked)) {
-        child.stdout!.off('data', onData);
-        child.stdin!.write('y\n');
-      }
-    });
-    const { url, output } = await listening(child, 'dev at a terminal');
-    assert.match(output(), /Scaffold a minimal project here \(langgraph\.json, src\/agent\.ts\)\? \[Y\/n\]/);
-    assert.ok(fs.existsSync(path.join(dir, 'langgraph.json')));
-    assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
-  });
+  it(
+    'dev in an empty folder at a terminal offers to scaffold, and serves the new project on yes',
+    { skip: !hasScript && 'no `script` command to give dev a terminal' },
+    async () => {
+      const dir = emptyFolder('empty-dev-tty');
+      const command = [path.join(project, 'node_modules/.bin', BIN), 'dev', '--memory', '--no-reload'].map((a) => `'${a}'`).join(' ');
+      const child = spawn('script', ['-qefc', command, '/dev/null'], {
+        cwd: dir,
+        env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let asked = '';
+      child.stdout!.on('data', function onData(d) {
+        asked += d;
+        if (/\[Y\/n\]/.test(asked)) {
+          child.stdout!.off('data', onData);
+          child.stdin!.write('y\n');
+        }
+      });
+      const { url, output } = await listening(child, 'dev at a terminal');
+      assert.match(output(), /Scaffold a minimal project here \(langgraph\.json, src\/agent\.ts\)\? \[Y\/n\]/);
+      assert.ok(fs.existsSync(path.join(dir, 'langgraph.json')));
+      assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
+    },
+  );
 });

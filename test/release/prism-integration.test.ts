@@ -11,7 +11,11 @@ import { runTestFiles } from '../support/testFiles.ts';
 // running run cannot run through it and are left out (only the named ones run; all of them run directly elsewhere).
 const cases = [
   { file: 'test/control-plane/pipeline.test.ts', spec: 'spec/control-plane.openapi.yaml', pattern: undefined },
-  { file: 'test/agent-server/sdk-runs.test.ts', spec: 'spec/agent-server.openapi.yaml', pattern: '^(runs 20|answers 409|a failing graph|streams metadata|creates a thread|searches and deletes)' },
+  {
+    file: 'test/agent-server/sdk-runs.test.ts',
+    spec: 'spec/agent-server.openapi.yaml',
+    pattern: '^(runs 20|answers 409|a failing graph|streams metadata|creates a thread|searches and deletes)',
+  },
 ];
 
 for (const { file, spec, pattern } of cases) {

@@ -36,7 +36,7 @@ describe('depthExceededAt', () => {
 
 describe('a real server refuses bodies nested too deep', () => {
   let server: TestServer;
-  const count = async () => ((await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number);
+  const count = async () => (await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number;
   before(async () => {
     server = await startTestServer({ project: { graphs: fixtureGraphs } });
   });

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../support/server.ts';
 
-const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
 
 describe('agentplane CLI', () => {
   it('--help lists the commands, the environment and the exit codes', () => {
@@ -22,7 +23,14 @@ describe('agentplane CLI', () => {
   it('serve --help names every flag and the environment variable behind it', () => {
     const { status, stdout } = cli('serve', '--help');
     assert.equal(status, 0);
-    for (const [flag, env] of [['--port', 'PORT'], ['--host', 'HOST'], ['--data', 'DATA_DIR'], ['--memory', 'AGENTPLANE_MEMORY'], ['--config', 'AGENTPLANE_CONFIG'], ['--mock', 'AGENTPLANE_MOCK']]) {
+    for (const [flag, env] of [
+      ['--port', 'PORT'],
+      ['--host', 'HOST'],
+      ['--data', 'DATA_DIR'],
+      ['--memory', 'AGENTPLANE_MEMORY'],
+      ['--config', 'AGENTPLANE_CONFIG'],
+      ['--mock', 'AGENTPLANE_MOCK'],
+    ]) {
       assert.match(stdout, new RegExp(`${flag}[^\\n]*(\\n[^-][^\\n]*)*env:\\s*${env}`), `${flag} and ${env}`);
     }
     assert.match(cli('dev', '--help').stdout, /--no-reload/);
@@ -54,12 +62,24 @@ describe('request logs', () => {
     const { FIXTURE_CONFIG } = await import('../agent-server/fixtures/project.ts');
     const server = await spawnServer(['--data', tempDir(), '--config', FIXTURE_CONFIG]);
     try {
-      const res = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'req-123' }, body: '{}' });
+      const res = await fetch(`${server.url}/threads`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-123' },
+        body: '{}',
+      });
       assert.equal(res.headers.get('x-request-id'), 'req-123');
       const thread = (await res.json()) as { thread_id: string };
-      await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }) });
+      await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }),
+      });
       await new Promise((r) => setTimeout(r, 100));
-      const lines = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const access = lines.find((l) => l.msg === 'request' && l.request_id === 'req-123');
       assert.ok(access, 'an access line for the request');
       assert.equal(access.operation, 'createThread');
@@ -70,9 +90,17 @@ describe('request logs', () => {
       assert.match(String(finished?.run_id), /^[0-9a-f-]{36}$/);
 
       // a graph that throws is explained in the server log, with its run id and stack
-      await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'flaky', input: { messages: [{ role: 'user', content: 'fail' }] } }) });
+      await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assistant_id: 'flaky', input: { messages: [{ role: 'user', content: 'fail' }] } }),
+      });
       await new Promise((r) => setTimeout(r, 100));
-      const failure = server.output().split('\n').filter((l) => l.includes('"graph failed"')).map((l) => JSON.parse(l) as { run_id: string; err: { message: string; stack: string } })[0];
+      const failure = server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"graph failed"'))
+        .map((l) => JSON.parse(l) as { run_id: string; err: { message: string; stack: string } })[0];
       assert.ok(failure, 'a "graph failed" line');
       assert.match(failure.run_id, /^[0-9a-f-]{36}$/);
       assert.match(failure.err.message, /asked to fail/);

@@ -17,7 +17,18 @@ function post(url: string, body: string, contentType: string | undefined, header
   });
 }
 
-const REFUSED = [undefined, 'text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json-seq', 'application/json; charset=utf-16', 'application/jsonx', 'application/merge-patch+json', 'application/json; charset=utf-8; x=1'];
+const REFUSED = [
+  undefined,
+  'text/plain',
+  'text/plain;charset=UTF-8',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json-seq',
+  'application/json; charset=utf-16',
+  'application/jsonx',
+  'application/merge-patch+json',
+  'application/json; charset=utf-8; x=1',
+];
 const ACCEPTED = ['application/json', 'application/json; charset=utf-8', 'Application/JSON;Charset="UTF-8"', 'application/json ;charset=utf-8'];
 
 test('isJsonContentType: application/json, optionally charset=utf-8, nothing else', () => {
@@ -72,7 +83,12 @@ describe('a real server reads only application/json bodies', () => {
 
   test('A2A: a body without application/json → HTTP 200, JSON-RPC -32600 (id null), nothing started', async () => {
     const before = await count();
-    const envelope = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } });
+    const envelope = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+    });
     for (const ct of [undefined, 'text/plain', 'application/json-seq', 'application/json; charset=utf-16']) {
       const res = await post(`${server.url}/a2a/echo`, envelope, ct);
       assert.equal(res.status, 200, String(ct));

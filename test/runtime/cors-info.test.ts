@@ -21,7 +21,11 @@ describe('CORS', () => {
       // every route, including a templated one and the runs stream
       assert.equal((await preflight(`${server.url}/threads/0f3c1c9e-6a4b-4d47-9a3e-2f5d8b7c1a10/runs/stream`, 'http://127.0.0.1:5173')).status, 204);
 
-      const created = await fetch(`${server.url}/threads`, { method: 'POST', headers: { Origin: 'http://localhost:3000', 'content-type': 'application/json' }, body: '{}' });
+      const created = await fetch(`${server.url}/threads`, {
+        method: 'POST',
+        headers: { Origin: 'http://localhost:3000', 'content-type': 'application/json' },
+        body: '{}',
+      });
       assert.equal(created.status, 200);
       assert.equal(created.headers.get('access-control-allow-origin'), 'http://localhost:3000');
       assert.match(created.headers.get('access-control-expose-headers') ?? '', /Content-Location/);
@@ -40,7 +44,18 @@ describe('CORS', () => {
 
   it('follows http.cors from the project file', async () => {
     const server = await startTestServer({
-      project: { graphs: {}, http: { cors: { allow_origins: ['https://app.example'], allow_methods: ['GET', 'POST'], allow_headers: ['content-type'], max_age: 60, expose_headers: ['X-Custom'] } } },
+      project: {
+        graphs: {},
+        http: {
+          cors: {
+            allow_origins: ['https://app.example'],
+            allow_methods: ['GET', 'POST'],
+            allow_headers: ['content-type'],
+            max_age: 60,
+            expose_headers: ['X-Custom'],
+          },
+        },
+      },
     });
     try {
       const pre = await preflight(`${server.url}/threads/search`, 'https://app.example');
@@ -64,7 +79,12 @@ describe('GET /info', () => {
   it('answers version and flags in the upstream shape', async () => {
     const server = await startTestServer({ project: { graphs: {}, http: { disable_mcp: true } } });
     try {
-      const info = (await (await fetch(`${server.url}/info`)).json()) as { version: string; langgraph_js_version: string; context: string; flags: Record<string, boolean> };
+      const info = (await (await fetch(`${server.url}/info`)).json()) as {
+        version: string;
+        langgraph_js_version: string;
+        context: string;
+        flags: Record<string, boolean>;
+      };
       assert.equal(typeof info.version, 'string');
       assert.match(info.langgraph_js_version, /^\d+\.\d+\.\d+/);
       assert.equal(info.context, 'js');

@@ -31,14 +31,19 @@ describe('custom routes (http.app)', () => {
   });
 
   it('refuses to start when the app export is neither', async () => {
-    await assert.rejects(startTestServer({ project: { graphs: {}, http: { app: './test/fixtures/routes/hono.ts:nope' } } }), /http\.app: .*hono\.ts:nope is neither/);
+    await assert.rejects(
+      startTestServer({ project: { graphs: {}, http: { app: './test/fixtures/routes/hono.ts:nope' } } }),
+      /http\.app: .*hono\.ts:nope is neither/,
+    );
   });
 });
 
 describe('http.app middleware around the API', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { app: './test/fixtures/routes/middleware.ts:app' } } });
+    server = await startTestServer({
+      project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { app: './test/fixtures/routes/middleware.ts:app' } },
+    });
   });
   after(() => server.close());
   const json = { 'content-type': 'application/json' };
@@ -58,14 +63,21 @@ describe('http.app middleware around the API', () => {
   it('rewrites the JSON body of a run request before the API reads it; streams pass through', async () => {
     const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
     const input = { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } };
-    const created = await fetch(`${server.url}/threads/${thread.thread_id}/runs`, { method: 'POST', headers: { ...json, 'x-run-label': 'from-middleware' }, body: JSON.stringify(input) });
+    const created = await fetch(`${server.url}/threads/${thread.thread_id}/runs`, {
+      method: 'POST',
+      headers: { ...json, 'x-run-label': 'from-middleware' },
+      body: JSON.stringify(input),
+    });
     assert.equal(created.status, 200);
     // (the run's metadata also carries the assistant's and the thread's, as upstream's)
     assert.equal(((await created.json()) as { metadata: { label?: unknown } }).metadata.label, 'from-middleware');
     const streamed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/stream`, { method: 'POST', headers: json, body: JSON.stringify(input) });
     assert.match(streamed.headers.get('content-type') ?? '', /text\/event-stream/);
     assert.equal(streamed.headers.get('x-js-middleware'), 'true');
-    assert.deepEqual([...(await streamed.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]), ['metadata', 'values', 'values']);
+    assert.deepEqual(
+      [...(await streamed.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]),
+      ['metadata', 'values', 'values'],
+    );
   });
 
   it('answers 404 for a path neither the API nor the app knows, whatever the app’s notFound says', async () => {
@@ -80,7 +92,9 @@ describe('http.app middleware around the API', () => {
 
 describe('http.disable_* switches', () => {
   it('turn off assistants, threads, runs, store and meta routes (404), leaving the rest', async () => {
-    const off = await startTestServer({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { disable_assistants: true, disable_store: true, disable_meta: true } } });
+    const off = await startTestServer({
+      project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, http: { disable_assistants: true, disable_store: true, disable_meta: true } },
+    });
     try {
       assert.equal((await fetch(`${off.url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);
       assert.equal((await fetch(`${off.url}/store/namespaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 404);

@@ -26,7 +26,13 @@ test('a request that violates the spec gets 422 listing every violation', async 
   });
   assert.equal(res.status, 422);
   const body = (await res.json()) as { detail: { loc: unknown[]; msg: string; type: string }[] };
-  assert.deepEqual(body.detail.map((d) => d.loc), [['query', 'limit'], ['query', 'offset']]);
+  assert.deepEqual(
+    body.detail.map((d) => d.loc),
+    [
+      ['query', 'limit'],
+      ['query', 'offset'],
+    ],
+  );
   for (const d of body.detail) assert.equal(typeof d.msg, 'string');
 
   const create = await server.api('/v2/deployments', { method: 'POST', json: { name: '', source: 'ftp', source_config: {}, unexpected: 1 } });

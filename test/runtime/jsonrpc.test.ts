@@ -10,7 +10,11 @@ before(async () => {
 after(() => server.close());
 
 async function rpc(body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/a2a/agent`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body });
+  const res = await fetch(`${server.url}/a2a/agent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -22,7 +26,13 @@ test('malformed JSON → -32700 with id null', async () => {
 });
 
 test('invalid requests → -32600', async () => {
-  for (const body of ['[]', '"x"', '{"jsonrpc":"1.0","id":1,"method":"tasks/get"}', '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":{"a":1},"method":"tasks/get"}']) {
+  for (const body of [
+    '[]',
+    '"x"',
+    '{"jsonrpc":"1.0","id":1,"method":"tasks/get"}',
+    '{"jsonrpc":"2.0","id":1}',
+    '{"jsonrpc":"2.0","id":{"a":1},"method":"tasks/get"}',
+  ]) {
     const r = await rpc(body);
     assert.equal(r.status, 200, body);
     assert.equal(r.body.error.code, -32600, body);
@@ -63,14 +73,24 @@ test('streaming methods answer with Server-Sent Events whose data are JSON-RPC r
   const res = await fetch(`${server.url}/a2a/agent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'message/stream', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'message/stream',
+      params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+    }),
   });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /text\/event-stream/);
   const frames = (await res.text()).split('\n\n').filter((f) => f.includes('data:'));
   assert.ok(frames.length >= 1);
   for (const f of frames) {
-    const data = JSON.parse(f.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+    const data = JSON.parse(
+      f
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    );
     assert.equal(data.jsonrpc, '2.0');
     assert.equal(data.id, 3);
   }

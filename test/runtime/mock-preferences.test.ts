@@ -16,7 +16,11 @@ import { spawnServer, startTestServer, type TestServer } from '../support/server
 
 type Json = any;
 const document = (name: string) => apiDocuments.find((d) => d.document.info.title.toLowerCase().includes(name))!.document as Json;
-const exampleValue = (doc: Json, ref: string) => ref.slice(2).split('/').reduce((n: Json, p: string) => n[p], doc).value;
+const exampleValue = (doc: Json, ref: string) =>
+  ref
+    .slice(2)
+    .split('/')
+    .reduce((n: Json, p: string) => n[p], doc).value;
 
 describe('mock mode: choosing a documented response', () => {
   let server: TestServer;
@@ -55,7 +59,11 @@ describe('mock mode: choosing a documented response', () => {
   it('control plane: dynamic=true generates a fresh body that matches the schema', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const res = await server.api('/v2/deployments', { method: 'POST', headers: { Prefer: 'dynamic=true' }, json: { name: 'dyn', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'r/i:1' } } });
+      const res = await server.api('/v2/deployments', {
+        method: 'POST',
+        headers: { Prefer: 'dynamic=true' },
+        json: { name: 'dyn', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'r/i:1' } },
+      });
       assert.equal(res.status, 201);
       const body = (await res.json()) as Json;
       seen.add(body.id);
@@ -105,18 +113,30 @@ describe('mock mode: choosing a documented response', () => {
     const res = await fetch(`${server.url}/a2a/agent`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
     });
     assert.equal(res.status, 200);
     const results = [...(await res.text()).matchAll(/^data: (.+)$/gm)].map((m) => (JSON.parse(m[1]!) as Json).result);
-    assert.deepEqual(results.map((r) => r.kind), ['task', 'status-update']);
+    assert.deepEqual(
+      results.map((r) => r.kind),
+      ['task', 'status-update'],
+    );
     assert.equal(results[1].final, true);
   });
 });
 
 function resolveExample(doc: Json, response: Json, name: string): unknown {
   let r = response;
-  while (r.$ref) r = r.$ref.slice(2).split('/').reduce((n: Json, p: string) => n[p], doc);
+  while (r.$ref)
+    r = r.$ref
+      .slice(2)
+      .split('/')
+      .reduce((n: Json, p: string) => n[p], doc);
   const example = r.content['application/json'].examples[name];
   return example.$ref ? exampleValue(doc, example.$ref) : example.value;
 }

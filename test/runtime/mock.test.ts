@@ -15,7 +15,11 @@ after(() => server.close());
 
 const resolve = (doc: Json, node: Json): Json => {
   let cur = node;
-  while (cur?.$ref) cur = cur.$ref.slice(2).split('/').reduce((n: Json, p: string) => n?.[p], doc);
+  while (cur?.$ref)
+    cur = cur.$ref
+      .slice(2)
+      .split('/')
+      .reduce((n: Json, p: string) => n?.[p], doc);
   return cur;
 };
 
@@ -81,7 +85,10 @@ test('every JSON-RPC method answers from the OpenRPC examples in mock mode', asy
   const validators = await loadResponseValidators();
   const doc = rpcDocument.document;
   for (const m of rpcDocument.methods) {
-    const method = resolve(doc, doc.methods.find((x: Json) => x.name === m.name));
+    const method = resolve(
+      doc,
+      doc.methods.find((x: Json) => x.name === m.name),
+    );
     const example = resolve(doc, method.examples?.[0]);
     const params = Object.fromEntries((example?.params ?? []).map((p: Json) => [p.name, resolve(doc, p).value]));
     const res = await fetch(`${server.url}/a2a/agent`, {
@@ -92,7 +99,10 @@ test('every JSON-RPC method answers from the OpenRPC examples in mock mode', asy
     assert.equal(res.status, 200, m.name);
     const text = await res.text();
     const replies = m.streaming
-      ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)))
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => JSON.parse(l.slice(6)))
       : [JSON.parse(text)];
     assert.ok(replies.length > 0, m.name);
     for (const reply of replies) {

@@ -15,7 +15,12 @@ type Line = Record<string, any>;
 describe('the server log', () => {
   let server: ChildServer;
   let api: Api;
-  const lines = (): Line[] => server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+  const lines = (): Line[] =>
+    server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Line);
   /** The log lines with this message, waiting a little for ones written after the reply. */
   const logged = async (msg: string, match: (line: Line) => boolean = () => true): Promise<Line[]> => {
     for (let i = 0; i < 100; i += 1) {
@@ -39,7 +44,10 @@ describe('the server log', () => {
 
   it('explains a graph that throws: error level, run, thread, assistant and graph ids, the stack', async () => {
     const thread = await json(await api('/threads', { method: 'POST', json: {} }), 200);
-    const res = await api(`/threads/${thread.thread_id}/runs/wait`, { method: 'POST', json: { assistant_id: 'flaky', input: { messages: [{ role: 'user', content: 'fail' }] } } });
+    const res = await api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'flaky', input: { messages: [{ role: 'user', content: 'fail' }] } },
+    });
     const answer = await json(res, 200);
     assert.ok(answer.__error__, 'the client sees __error__');
     const [failure] = await logged('graph failed', (l) => l.thread_id === thread.thread_id);
@@ -65,7 +73,8 @@ describe('the server log', () => {
     assert.equal(made.name, 'logged');
 
     const statuses = (await logged('revision status', mine)).map((l) => `${l.from}>${l.status}`);
-    for (const step of ['CREATING>QUEUED', 'QUEUED>AWAITING_BUILD', 'AWAITING_BUILD>BUILDING']) assert.ok(statuses.includes(step), `${step} in ${statuses.join(', ')}`);
+    for (const step of ['CREATING>QUEUED', 'QUEUED>AWAITING_BUILD', 'AWAITING_BUILD>BUILDING'])
+      assert.ok(statuses.includes(step), `${step} in ${statuses.join(', ')}`);
     const [failed] = await logged('revision failed', mine);
     assert.ok(failed, 'a "revision failed" line');
     assert.equal(failed.level, 'info');
@@ -75,7 +84,13 @@ describe('the server log', () => {
     const ready = await logged('deployment status', (l) => mine(l) && l.status === 'READY');
     assert.equal(ready[0]?.from, 'AWAITING_DATABASE');
 
-    const patched = await json(await api(`/v2/deployments/${created.id}`, { method: 'PATCH', json: { source_config: { build_command: 'npm run build' }, source_revision_config: { repo_ref: 'fixed' } } }), 200);
+    const patched = await json(
+      await api(`/v2/deployments/${created.id}`, {
+        method: 'PATCH',
+        json: { source_config: { build_command: 'npm run build' }, source_revision_config: { repo_ref: 'fixed' } },
+      }),
+      200,
+    );
     const [again] = await logged('revision created', mine);
     assert.equal(again?.revision_id, patched.latest_revision_id);
 

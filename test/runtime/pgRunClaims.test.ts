@@ -12,7 +12,20 @@ import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 const run = (run_id: string, thread_id: string, extra: Partial<RunRecord> = {}): RunRecord =>
-  ({ run_id, thread_id, assistant_id: 'a', graph_id: 'echo', created_at: new Date().toISOString(), updated_at: new Date().toISOString(), status: 'pending', metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 1, ...extra }) as RunRecord;
+  ({
+    run_id,
+    thread_id,
+    assistant_id: 'a',
+    graph_id: 'echo',
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+    status: 'pending',
+    metadata: {},
+    kwargs: {},
+    multitask_strategy: 'enqueue',
+    attempt: 1,
+    ...extra,
+  }) as RunRecord;
 const start = (r: RunRecord): RunRecord => ({ ...r, status: 'running' });
 
 test('claims: receipt order per thread, one running run per thread, after_seconds, take-over of a gone replica', async () => {
@@ -51,7 +64,10 @@ test('claims: receipt order per thread, one running run per thread, after_second
     assert.deepEqual((await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }))).abandoned, []);
     await b.close();
     const { abandoned: taken } = await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
-    assert.deepEqual(taken.map((r) => [r.run_id, r.status, r.attempt]), [['r2', 'pending', 2]]);
+    assert.deepEqual(
+      taken.map((r) => [r.run_id, r.status, r.attempt]),
+      [['r2', 'pending', 2]],
+    );
     assert.equal((await claimsA.claim(start))?.run_id, 'r2');
     assert.deepEqual((await claimsB.renew(['r2'])).lost, ['r2'], 'the gone replica would learn its claim was taken');
 

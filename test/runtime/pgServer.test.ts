@@ -25,7 +25,10 @@ describe('agentplane on PostgreSQL', () => {
 
     // a stateless run's temporary thread is gone by the time its stream has ended
     let created: { run_id: string; thread_id?: string } | undefined;
-    const stateless = await client.runs.create(null, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] }, onRunCreated: (meta) => (created = meta) });
+    const stateless = await client.runs.create(null, 'echo', {
+      input: { messages: [{ role: 'user', content: 'hi' }] },
+      onRunCreated: (meta) => (created = meta),
+    });
     assert.ok(created);
     for await (const _ of client.runs.joinStream(null, stateless.run_id));
     await assert.rejects(client.threads.get(stateless.thread_id), /404/);

@@ -19,14 +19,31 @@ test('PostgreSQL store: insertion order, where-queries, filters, atomic updates 
     const items = store.collection<Item>('items', { indexes: ['tenant'] });
     for (let n = 0; n < 10; n += 1) await items.insert(`i${n}`, { id: `i${n}`, tenant: n % 2 ? 'odd' : 'even', n });
     assert.equal(await items.insert('i0', { id: 'i0', tenant: 'even', n: 99 }), false, 'insert never overwrites');
-    assert.deepEqual((await items.list({ where: { tenant: 'odd' } })).map((i) => i.n), [1, 3, 5, 7, 9]);
-    assert.deepEqual((await items.list({ reverse: true, offset: 1, limit: 3 })).map((i) => i.n), [8, 7, 6]);
-    assert.deepEqual((await items.list({ reverse: true, filter: (i) => i.n % 3 === 0, offset: 1, limit: 2 })).map((i) => i.n), [6, 3]);
+    assert.deepEqual(
+      (await items.list({ where: { tenant: 'odd' } })).map((i) => i.n),
+      [1, 3, 5, 7, 9],
+    );
+    assert.deepEqual(
+      (await items.list({ reverse: true, offset: 1, limit: 3 })).map((i) => i.n),
+      [8, 7, 6],
+    );
+    assert.deepEqual(
+      (await items.list({ reverse: true, filter: (i) => i.n % 3 === 0, offset: 1, limit: 2 })).map((i) => i.n),
+      [6, 3],
+    );
     assert.equal(await items.count({ filter: (i) => i.n > 6 }), 3);
     assert.equal(await items.count({ where: { tenant: 'even' } }), 5);
     await items.update('i1', (cur) => ({ ...cur, tenant: 'even' }));
-    assert.deepEqual((await items.list({ where: { tenant: 'odd' } })).map((i) => i.n), [3, 5, 7, 9], 'the index follows updates');
-    assert.deepEqual((await items.list()).map((i) => i.n), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'an update keeps the insertion place');
+    assert.deepEqual(
+      (await items.list({ where: { tenant: 'odd' } })).map((i) => i.n),
+      [3, 5, 7, 9],
+      'the index follows updates',
+    );
+    assert.deepEqual(
+      (await items.list()).map((i) => i.n),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      'an update keeps the insertion place',
+    );
     assert.equal(await items.delete('i3'), true);
     assert.equal(await items.delete('i3'), false);
     assert.equal(await items.get('i3'), undefined);
@@ -58,7 +75,10 @@ test('PostgreSQL store: insertion order, where-queries, filters, atomic updates 
     // filters scan in bounded batches: more rows than one batch, newest first
     await store.write(Array.from({ length: 1200 }, (_, n) => ({ collection: 'many', id: `m${n}`, value: { id: `m${n}`, tenant: 't', n } })));
     const many = store.collection<Item>('many');
-    assert.deepEqual((await many.list({ reverse: true, filter: (i) => i.n % 100 === 0, limit: 3 })).map((i) => i.n), [1100, 1000, 900]);
+    assert.deepEqual(
+      (await many.list({ reverse: true, filter: (i) => i.n % 100 === 0, limit: 3 })).map((i) => i.n),
+      [1100, 1000, 900],
+    );
     assert.equal(await many.count({ filter: (i) => i.n % 2 === 0 }), 600);
   } finally {
     await store.close();
@@ -82,7 +102,11 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
     await client.connect();
     try {
       const { rows } = await client.query('SELECT version FROM agentplane_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), [1, 2, 3], 'each migration applied once');
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        [1, 2, 3],
+        'each migration applied once',
+      );
       // a where-query is served by the collection's expression index, not a scan of the table
       await client.query('SET enable_seqscan = off');
       const plan = await client.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'items' AND doc->>'tenant' = 't' ORDER BY seq`);
@@ -121,7 +145,13 @@ test('PostgreSQL store: metadata containment is answered through a GIN index, wi
       await admin.query('ANALYZE agentplane_records');
       await admin.query('BEGIN');
       await admin.query('SET LOCAL enable_seqscan = off');
-      const plan = (await admin.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'docs' AND (doc->'metadata')::jsonb @> '{"team":"x"}'::jsonb ORDER BY seq`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      const plan = (
+        await admin.query(
+          `EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'docs' AND (doc->'metadata')::jsonb @> '{"team":"x"}'::jsonb ORDER BY seq`,
+        )
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       assert.match(plan, /Bitmap Index Scan on agentplane_ix_/, plan);
       await admin.query('ROLLBACK');
     } finally {
@@ -146,7 +176,10 @@ test("PostgreSQL store: an area's collection is its own table, with its columns 
     const { rows } = await admin.query(`SELECT owner, status, metadata FROM agentplane_threads WHERE thread_id = 't1'`);
     assert.deepEqual(rows[0], { owner: 'o', status: 'busy', metadata: { a: 2 } });
     assert.equal((await admin.query(`SELECT count(*)::int AS n FROM agentplane_records`)).rows[0].n, 0, 'nothing in the generic table');
-    assert.deepEqual((await threads.list({ where: { status: 'busy' } })).map((t) => t.thread_id), ['t1']);
+    assert.deepEqual(
+      (await threads.list({ where: { status: 'busy' } })).map((t) => t.thread_id),
+      ['t1'],
+    );
     // an area's look-ups are its columns: a field it has none for is a programming error, said at once
     assert.throws(() => store.collection('threads', { indexes: ['colour'] }), /agentplane_threads has no column for threads\.colour/);
   } finally {

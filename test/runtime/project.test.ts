@@ -37,19 +37,30 @@ describe('project file', () => {
     assert.throws(() => discoverProjectFile('missing.json', none), /missing\.json: not found/);
   });
 
-  it('--examples serves the shipped example project instead of the folder\'s, and refuses --config beside it', () => {
+  it("--examples serves the shipped example project instead of the folder's, and refuses --config beside it", () => {
     const own = project({ 'langgraph.json': '{"graphs": {"mine": "./g.ts:g"}}' });
     const config = loadConfig(['--examples'], {}, own);
     assert.equal(config.configFile, path.join(ROOT, 'examples', 'agentplane.json'));
     assert.deepEqual(Object.keys(config.project.graphs ?? {}).sort(), ['agent', 'approval', 'breakpoint', 'echo']);
     assert.match(config.projectWarnings.join('\n'), /--examples: serving the shipped example graphs; .*langgraph\.json is not read/);
     assert.equal(loadConfig([], { AGENTPLANE_EXAMPLES: '1' }, project({})).configFile, path.join(ROOT, 'examples', 'agentplane.json'));
-    assert.throws(() => loadConfig(['--examples', '--config', 'langgraph.json'], {}, own), /--examples \(AGENTPLANE_EXAMPLES\) .* cannot be combined with --config/);
+    assert.throws(
+      () => loadConfig(['--examples', '--config', 'langgraph.json'], {}, own),
+      /--examples \(AGENTPLANE_EXAMPLES\) .* cannot be combined with --config/,
+    );
     assert.throws(() => loadConfig([], { AGENTPLANE_EXAMPLES: 'yes', AGENTPLANE_CONFIG: 'langgraph.json' }, own), /cannot be combined/);
   });
 
   it('accepts the upstream object graph form and warns about unknown and ignored keys', () => {
-    const dir = project({ 'langgraph.json': JSON.stringify({ graphs: { agent: { path: './src/graph.ts:graph', description: 'mine' } }, grahps: {}, python_version: '3.12', ui: { chat: './ui.tsx' }, node_version: '20' }) });
+    const dir = project({
+      'langgraph.json': JSON.stringify({
+        graphs: { agent: { path: './src/graph.ts:graph', description: 'mine' } },
+        grahps: {},
+        python_version: '3.12',
+        ui: { chat: './ui.tsx' },
+        node_version: '20',
+      }),
+    });
     const loaded = readProjectFile(path.join(dir, 'langgraph.json'));
     assert.deepEqual(loaded.project.graphs, { agent: { path: './src/graph.ts:graph', description: 'mine' } });
     const text = loaded.warnings.join('\n');
@@ -100,7 +111,9 @@ describe('project file', () => {
       const [assistant] = await client.assistants.search({ graphId: 'hello' });
       assert.equal(assistant.graph_id, 'hello');
       const thread = await client.threads.create();
-      const result = (await client.runs.wait(thread.thread_id, 'hello', { input: { messages: [{ role: 'user', content: 'hi' }] } })) as { messages: { content: string }[] };
+      const result = (await client.runs.wait(thread.thread_id, 'hello', { input: { messages: [{ role: 'user', content: 'hi' }] } })) as {
+        messages: { content: string }[];
+      };
       assert.equal(result.messages.at(-1)!.content, 'greeting=bonjour secret=-');
       assert.match(server.output(), /environment from the project file/);
       assert.doesNotMatch(server.output(), /bonjour/, 'values are never logged');

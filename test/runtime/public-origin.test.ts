@@ -41,15 +41,30 @@ describe('agent card URLs without AGENTPLANE_PUBLIC_URL', () => {
   it('follow the Host header, and ignore X-Forwarded-* and Forwarded from an untrusted client', async () => {
     assert.equal(await cardUrl(plain, '/.well-known/agent-card.json', { host: 'attacker.example' }), 'http://attacker.example/a2a/echo');
     assert.equal(await cardUrl(plain, '/.well-known/agent-card.json', forwardedHeaders), 'http://internal:8123/a2a/echo');
-    assert.equal(await cardUrl(plain, '/.well-known/agent-card.json?assistant_id=echo', { host: 'internal:8123', forwarded: 'proto=https;host=evil.example' }), 'http://internal:8123/a2a/echo');
+    assert.equal(
+      await cardUrl(plain, '/.well-known/agent-card.json?assistant_id=echo', { host: 'internal:8123', forwarded: 'proto=https;host=evil.example' }),
+      'http://internal:8123/a2a/echo',
+    );
   });
 
   it('with AGENTPLANE_TRUST_PROXY take scheme and host from X-Forwarded-* or Forwarded (first hop)', async () => {
     assert.equal(await cardUrl(proxied, '/.well-known/agent-card.json', forwardedHeaders), 'https://agents.example.com/a2a/echo');
-    assert.equal(await cardUrl(proxied, '/.well-known/agent-card.json?assistant_id=echo', { host: 'internal', forwarded: 'for=10.0.0.1;proto=https;host="agents.example.com:8443", for=10.0.0.2;host=inner' }), 'https://agents.example.com:8443/a2a/echo');
+    assert.equal(
+      await cardUrl(proxied, '/.well-known/agent-card.json?assistant_id=echo', {
+        host: 'internal',
+        forwarded: 'for=10.0.0.1;proto=https;host="agents.example.com:8443", for=10.0.0.2;host=inner',
+      }),
+      'https://agents.example.com:8443/a2a/echo',
+    );
     // a proxy that sends only the scheme keeps the Host; a malformed forwarded host is ignored
-    assert.equal(await cardUrl(proxied, '/.well-known/agent-card.json', { host: 'agents.example.com', 'x-forwarded-proto': 'https' }), 'https://agents.example.com/a2a/echo');
-    assert.equal(await cardUrl(proxied, '/.well-known/agent-card.json', { host: 'agents.example.com', 'x-forwarded-host': 'evil.example/path?' }), 'http://agents.example.com/a2a/echo');
+    assert.equal(
+      await cardUrl(proxied, '/.well-known/agent-card.json', { host: 'agents.example.com', 'x-forwarded-proto': 'https' }),
+      'https://agents.example.com/a2a/echo',
+    );
+    assert.equal(
+      await cardUrl(proxied, '/.well-known/agent-card.json', { host: 'agents.example.com', 'x-forwarded-host': 'evil.example/path?' }),
+      'http://agents.example.com/a2a/echo',
+    );
   });
 
   it('a configured AGENTPLANE_PUBLIC_URL wins over every header', async () => {

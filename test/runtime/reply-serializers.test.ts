@@ -24,7 +24,10 @@ function example(doc: typeof controlPlane, path: string, method: string, status:
 
 test('a documented body is written exactly as JSON.stringify would; an undeclared field is left out, at any depth', () => {
   const lines: string[] = [];
-  const serializers = new ReplySerializers(apiDocuments, createLogger('info', {}, (l) => lines.push(l)));
+  const serializers = new ReplySerializers(
+    apiDocuments,
+    createLogger('info', {}, (l) => lines.push(l)),
+  );
   const getDeployment = op(controlPlane, 'getDeployment');
   const deployment = example(controlPlane, '/v2/deployments/{deployment_id}', 'get', '200');
   assert.deepEqual(JSON.parse(serializers.write(getDeployment, 200, deployment)), deployment);
@@ -66,7 +69,10 @@ test('while replies are checked (tests), a body the schema would change is an er
 
 test('without reply checking, a body missing a required field goes out as it is and is logged', () => {
   const lines: string[] = [];
-  const serializers = new ReplySerializers(apiDocuments, createLogger('info', {}, (l) => lines.push(l)));
+  const serializers = new ReplySerializers(
+    apiDocuments,
+    createLogger('info', {}, (l) => lines.push(l)),
+  );
   const getDeployment = op(controlPlane, 'getDeployment');
   const deployment = example(controlPlane, '/v2/deployments/{deployment_id}', 'get', '200');
   const { name: _dropped, ...nameless } = deployment;

@@ -17,7 +17,11 @@ test('a run whose end meets a failing disk ends once the disk works again; its t
   const env = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim(), FAULTY_DISK_LIMIT: control, SLOW_GRAPH_MS: '1500' };
   let server = await spawnServer(['--data', dataDir], env, project);
   const call = async (method: string, pathname: string, body?: unknown) => {
-    const res = await fetch(server.url + pathname, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(server.url + pathname, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   try {
@@ -60,7 +64,10 @@ test('a run whose end meets a failing disk ends once the disk works again; its t
     await server.kill('SIGKILL');
     server = await spawnServer(['--data', dataDir], {}, project);
     const runs = await call('GET', `/threads/${threadId}/runs`);
-    assert.deepEqual((runs.body as unknown as { status: string }[]).map((r) => r.status), ['success', 'success']);
+    assert.deepEqual(
+      (runs.body as unknown as { status: string }[]).map((r) => r.status),
+      ['success', 'success'],
+    );
   } finally {
     await server.kill('SIGKILL');
   }

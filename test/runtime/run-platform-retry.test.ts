@@ -20,13 +20,21 @@ test('a run whose checkpoint write meets a failing disk is started again as atte
   const env = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim(), FAULTY_DISK_LIMIT: control };
   const server = await spawnServer(['--data', tempDir(), '--config', FIXTURE_CONFIG], env);
   const call = async (method: string, pathname: string, body?: unknown) => {
-    const res = await fetch(server.url + pathname, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(server.url + pathname, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   try {
     const threadId = (await call('POST', '/threads', {})).body.thread_id as string;
     // `steps` writes a checkpoint, then waits for `release` before writing the next
-    const run = await call('POST', `/threads/${threadId}/runs`, { assistant_id: 'steps', input: { messages: [{ role: 'user', content: 'hi' }] }, config: { configurable: { release_file: release } } });
+    const run = await call('POST', `/threads/${threadId}/runs`, {
+      assistant_id: 'steps',
+      input: { messages: [{ role: 'user', content: 'hi' }] },
+      config: { configurable: { release_file: release } },
+    });
     assert.equal(run.status, 200);
     const runPath = `/threads/${threadId}/runs/${run.body.run_id as string}`;
     for (let i = 0; i < 600 && !(await call('GET', `/threads/${threadId}/state`)).body.next.includes('answer'); i += 1) await sleep(25);
@@ -45,12 +53,18 @@ test('a run whose checkpoint write meets a failing disk is started again as atte
     assert.equal(joined.status, 200);
     const ended = (await call('GET', runPath)).body;
     assert.equal(ended.status, 'success', `the run ended ${ended.status}`);
-    assert.match(server.output(), new RegExp(`"the platform interrupted the run; starting it again"[^\\n]*"run_id":"${run.body.run_id as string}"[^\\n]*"attempt":2`));
+    assert.match(
+      server.output(),
+      new RegExp(`"the platform interrupted the run; starting it again"[^\\n]*"run_id":"${run.body.run_id as string}"[^\\n]*"attempt":2`),
+    );
     const stream = await fetch(`${server.url}${runPath}/stream`).then((res) => res.text());
     assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);
     assert.doesNotMatch(stream, /event: error/);
     const state = (await call('GET', `/threads/${threadId}/state`)).body;
-    assert.deepEqual(state.values.messages.map((m: { type: string; content: string }) => `${m.type}:${m.content}`), ['human:hi', 'ai:hi']);
+    assert.deepEqual(
+      state.values.messages.map((m: { type: string; content: string }) => `${m.type}:${m.content}`),
+      ['human:hi', 'ai:hi'],
+    );
     assert.equal((await call('GET', `/threads/${threadId}`)).body.status, 'idle');
   } finally {
     await server.kill('SIGKILL');

@@ -26,7 +26,11 @@ function refusedStart(env: Record<string, string>, args: string[] = []): Promise
   });
 }
 
-const jsonLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+const jsonLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('start-up settings', () => {
   it('refuses a setting it cannot use, naming it and the values it takes (exit 1)', async () => {
@@ -102,13 +106,19 @@ describe('start-up settings', () => {
     await first.kill('SIGTERM');
     assert.ok(created, 'a key was created and printed');
     const inForce = (output: string) => jsonLines(output).filter((l) => l.msg === 'API keys in force');
-    assert.deepEqual(inForce(first.output()).map((l) => [l.from, l.count, l.file]), [['created on this start', 1, path.join(data, 'api-keys.json')]]);
+    assert.deepEqual(
+      inForce(first.output()).map((l) => [l.from, l.count, l.file]),
+      [['created on this start', 1, path.join(data, 'api-keys.json')]],
+    );
 
     const envKey = 'settings-env-key-0123456789';
     const overridden = await spawnServer(['--data', data, '--config', CONFIG], { AGENTPLANE_API_KEYS: `${envKey}:${TENANT}` });
     await overridden.kill('SIGTERM');
     const lines = jsonLines(overridden.output());
-    assert.deepEqual(inForce(overridden.output()).map((l) => [l.level, l.from, l.count, l.tenants]), [['info', 'AGENTPLANE_API_KEYS', 1, 1]]);
+    assert.deepEqual(
+      inForce(overridden.output()).map((l) => [l.level, l.from, l.count, l.tenants]),
+      [['info', 'AGENTPLANE_API_KEYS', 1, 1]],
+    );
     const warning = lines.find((l) => l.level === 'warn' && l.file === path.join(data, 'api-keys.json'));
     assert.ok(warning, 'a warning names the keys file that is not in force');
     assert.match(warning.msg, /AGENTPLANE_API_KEYS is set, so the keys in .* are not in force/);
@@ -117,7 +127,10 @@ describe('start-up settings', () => {
 
     const again = await spawnServer(['--data', data, '--config', CONFIG], { AGENTPLANE_API_KEYS: '' });
     await again.kill('SIGTERM');
-    assert.deepEqual(inForce(again.output()).map((l) => [l.from, l.count]), [['data directory keys file', 1]]);
+    assert.deepEqual(
+      inForce(again.output()).map((l) => [l.from, l.count]),
+      [['data directory keys file', 1]],
+    );
     assert.doesNotMatch(again.output(), new RegExp(created!));
   });
 
@@ -126,8 +139,16 @@ describe('start-up settings', () => {
     fs.writeFileSync(path.join(dir, 'agentplane.json'), JSON.stringify({ grahps: { echo: './echo.ts:echo' } }));
     const server = await spawnServer(['--memory'], { AGENTPLANE_API_KEYS: `k:${TENANT}` }, dir);
     await server.kill('SIGTERM');
-    const warnings = jsonLines(server.output()).filter((l) => l.level === 'warn').map((l) => String(l.msg));
-    assert.ok(warnings.some((w) => /unknown key "grahps" .* \(did you mean "graphs"\?\)/.test(w)), warnings.join('\n'));
-    assert.ok(warnings.some((w) => /names no graphs/.test(w)), warnings.join('\n'));
+    const warnings = jsonLines(server.output())
+      .filter((l) => l.level === 'warn')
+      .map((l) => String(l.msg));
+    assert.ok(
+      warnings.some((w) => /unknown key "grahps" .* \(did you mean "graphs"\?\)/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((w) => /names no graphs/.test(w)),
+      warnings.join('\n'),
+    );
   });
 });

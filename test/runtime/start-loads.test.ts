@@ -12,11 +12,27 @@ test('the server on the embedded store answers without having loaded the pg driv
   const loads = path.join(tempDir(), 'loads.txt');
   fs.writeFileSync(loads, '');
   const key = 'start-loads-key';
-  const child = spawn(process.execPath, ['--import', path.join(ROOT, 'test/support/recordLoads.mjs'), path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', '0', '--host', '127.0.0.1', '--config', path.join(ROOT, 'agentplane.json')], {
-    cwd: ROOT,
-    env: { ...process.env, RECORD_LOADS: loads, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_API_KEYS: `${key}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      path.join(ROOT, 'test/support/recordLoads.mjs'),
+      path.join(ROOT, 'bin/agentplane.js'),
+      'serve',
+      '--memory',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--config',
+      path.join(ROOT, 'agentplane.json'),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, RECORD_LOADS: loads, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_API_KEYS: `${key}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

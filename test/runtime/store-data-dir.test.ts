@@ -17,7 +17,8 @@ interface Item {
   n: number;
 }
 
-const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
 
 /** Leaves the store as kill -9 would (journal as it is, no final snapshot), lock released. */
 const abandon = (store: JournalStore) => (store as unknown as { releaseLock: () => void }).releaseLock();
@@ -37,7 +38,10 @@ async function makeDataDir(snapshotted: number, journalled: number): Promise<str
 }
 
 const journal = (dataDir: string) => {
-  const files = fs.readdirSync(path.join(dataDir, 'journal')).filter((f) => /^\d+\.log$/.test(f)).sort();
+  const files = fs
+    .readdirSync(path.join(dataDir, 'journal'))
+    .filter((f) => /^\d+\.log$/.test(f))
+    .sort();
   return path.join(dataDir, 'journal', files.at(-1)!);
 };
 
@@ -85,7 +89,10 @@ describe('a damaged data directory', () => {
     const repaired = cli('store', 'repair', dataDir);
     assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
     assert.match(repaired.stdout, /kept 9 line\(s\), dropped line 5/);
-    assert.ok(fs.readdirSync(path.join(dataDir, 'journal')).some((f) => new RegExp(`^${file}\\.corrupt-`).test(f)), 'the original was moved aside');
+    assert.ok(
+      fs.readdirSync(path.join(dataDir, 'journal')).some((f) => new RegExp(`^${file}\\.corrupt-`).test(f)),
+      'the original was moved aside',
+    );
     assert.equal(cli('store', 'check', dataDir).status, 0);
     const server = await spawnServer(['--data', dataDir]);
     await server.kill('SIGTERM');
@@ -104,7 +111,10 @@ describe('a damaged data directory', () => {
     const lines: string[] = [];
     const store = await openJournalStore({ dataDir, log: createLogger('warn', {}, (l) => lines.push(l)) });
     assert.equal(await store.collection('items').count(), 10);
-    assert.ok(lines.some((l) => l.includes('the journal ends in an incomplete line')), lines.join(''));
+    assert.ok(
+      lines.some((l) => l.includes('the journal ends in an incomplete line')),
+      lines.join(''),
+    );
     await store.close();
     assert.equal(cli('store', 'check', dataDir).status, 0);
   });
@@ -114,7 +124,10 @@ describe('a damaged data directory', () => {
     const older = journal(dataDir);
     fs.appendFileSync(older, '[["items","torn"');
     fs.writeFileSync(path.join(dataDir, 'journal', '00000009.log'), '');
-    assert.match(await refusal(dataDir), new RegExp(`${path.basename(older).replace('.', '\\.')} ends in an incomplete line 4 .* although a newer journal file follows it`));
+    assert.match(
+      await refusal(dataDir),
+      new RegExp(`${path.basename(older).replace('.', '\\.')} ends in an incomplete line 4 .* although a newer journal file follows it`),
+    );
   });
 
   test('a snapshot shard listed in store.json but missing refuses to start; repair drops it and says so', async () => {
@@ -161,7 +174,12 @@ describe('a data directory whose journal was deleted', () => {
     fs.rmSync(path.join(dataDir, 'journal'), { recursive: true });
     await assert.rejects(spawnServer(['--data', dataDir]), (err: Error) => {
       assert.match(err.message, /server exited with 1/);
-      assert.match(err.message, new RegExp(`${path.join(dataDir, 'journal').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds no journal file .* every write since the last snapshot, all of them if none was taken, is missing`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `${path.join(dataDir, 'journal').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds no journal file .* every write since the last snapshot, all of them if none was taken, is missing`,
+        ),
+      );
       assert.match(err.message, /agentplane store repair/);
       return true;
     });
@@ -226,7 +244,11 @@ describe('the data directory is private', () => {
     const dataDir = path.join(tempDir(), 'nested', 'data');
     const server = await spawnServer(['--data', dataDir], { AGENTPLANE_API_KEYS: '' });
     try {
-      const res = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"metadata":{"secret":"s3cret"}}' });
+      const res = await fetch(`${server.url}/threads`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"metadata":{"secret":"s3cret"}}',
+      });
       assert.equal(res.status, 200);
       assert.equal(mode(path.join(dataDir, 'LOCK')), '600');
     } finally {

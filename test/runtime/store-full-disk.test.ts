@@ -89,7 +89,10 @@ describe('journal writes on a failing disk (injected)', () => {
     assert.equal(await items.get('b0'), undefined, 'a refused write reached memory');
     assertWholeLines(dataDir);
     // an update and a delete refused too, with the old value kept
-    await assert.rejects(items.update('a1', (cur) => ({ ...cur, n: 100 })), StoreWriteError);
+    await assert.rejects(
+      items.update('a1', (cur) => ({ ...cur, n: 100 })),
+      StoreWriteError,
+    );
     await assert.rejects(items.delete('a2'), StoreWriteError);
     assert.equal((await items.get('a1'))!.n, 1);
     assert.ok(await items.get('a2'));
@@ -101,7 +104,10 @@ describe('journal writes on a failing disk (injected)', () => {
     (store as unknown as { releaseLock?: () => void }).releaseLock?.();
     store = await openJournalStore({ dataDir });
     items = store.collection<Item>('items');
-    assert.deepEqual((await items.list()).map((i) => i.id), ['a0', 'a1', 'a2', 'a3', 'a4', 'c0']);
+    assert.deepEqual(
+      (await items.list()).map((i) => i.id),
+      ['a0', 'a1', 'a2', 'a3', 'a4', 'c0'],
+    );
     assert.equal((await items.get('a1'))!.n, 101);
     await store.close();
   });
@@ -126,7 +132,10 @@ describe('journal writes on a failing disk (injected)', () => {
     assertWholeLines(dataDir);
     (store as unknown as { releaseLock?: () => void }).releaseLock?.();
     store = await openJournalStore({ dataDir });
-    assert.deepEqual((await store.collection<Item>('items').list()).map((i) => i.id), ['a', 'd']);
+    assert.deepEqual(
+      (await store.collection<Item>('items').list()).map((i) => i.id),
+      ['a', 'd'],
+    );
     await store.close();
   });
 
@@ -144,7 +153,11 @@ describe('journal writes on a failing disk (injected)', () => {
         ['bigint', { id: 'bigint', n: 10n }],
         ['deep', { id: 'deep', deep }],
       ] as const) {
-        await assert.rejects(items.put(id, value as object), (err: StoreWriteError) => err.failure === 'unserialisable' && err.message.includes(`items/${id}`), id);
+        await assert.rejects(
+          items.put(id, value as object),
+          (err: StoreWriteError) => err.failure === 'unserialisable' && err.message.includes(`items/${id}`),
+          id,
+        );
         assert.equal(await items.get(id), undefined, `${id} reached memory`);
       }
       if (dataDir) assert.equal(fs.readFileSync(journalFiles(dataDir)[0], 'utf8').split('\n').length, 2, 'only the good record is journalled');
@@ -188,9 +201,18 @@ test('a background snapshot that fails is logged and tried again; the process st
     while (Date.now() < deadline && !lines.some((l) => l.includes('snapshot written again'))) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(failures, 1, 'the injected failure happened');
     assert.deepEqual(unhandled, [], 'a failed snapshot became an unhandled rejection');
-    assert.ok(lines.some((l) => /"level":"error","msg":"snapshot failed; the journal keeps every write; trying again"/.test(l)), 'the failure was logged');
-    assert.ok(lines.some((l) => l.includes('snapshot written again')), 'a later snapshot succeeded');
-    assert.ok(fs.readdirSync(path.join(dataDir, 'collections', 'items')).some((f) => f.endsWith('.json')), 'shards were written');
+    assert.ok(
+      lines.some((l) => /"level":"error","msg":"snapshot failed; the journal keeps every write; trying again"/.test(l)),
+      'the failure was logged',
+    );
+    assert.ok(
+      lines.some((l) => l.includes('snapshot written again')),
+      'a later snapshot succeeded',
+    );
+    assert.ok(
+      fs.readdirSync(path.join(dataDir, 'collections', 'items')).some((f) => f.endsWith('.json')),
+      'shards were written',
+    );
     await store.close();
     const again = await openJournalStore({ dataDir });
     assert.equal(await again.collection<Item>('items').count(), 200);
@@ -206,7 +228,11 @@ const preload = new URL('../support/faultyDisk.mjs', import.meta.url).href;
 const pad = 'z'.repeat(30_000);
 
 async function postThread(server: ChildServer, id: string): Promise<Response> {
-  return fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ thread_id: id, metadata: { pad } }) });
+  return fetch(`${server.url}/threads`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ thread_id: id, metadata: { pad } }),
+  });
 }
 
 /** The full-disk scenario on a running server; `fill` makes the disk full, `free` gives space back. */
@@ -236,7 +262,10 @@ async function fullDiskScenario(dataDir: string, env: Record<string, string>, fi
     assert.equal(refused.length, 4, 'the disk never filled');
     assertWholeLines(dataDir);
     for (const id of refused) assert.equal((await fetch(`${server.url}/threads/${id}`)).status, 404, 'a refused thread was stored');
-    assert.equal((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"limit":1000}' })).status, 200);
+    assert.equal(
+      (await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"limit":1000}' })).status,
+      200,
+    );
     free();
     for (let i = 0; i < 5; i += 1) {
       const id = randomUUID();
@@ -284,7 +313,11 @@ test('a server: other I/O errors are 503 {detail}; a value the store cannot read
     assert.equal((await postThread(server, id)).status, 200);
     // 3,000 levels pass the (raised) body limit but not the store's: refused, not journalled
     const deep = '['.repeat(3_000) + ']'.repeat(3_000);
-    const poison = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"metadata":{"deep":${deep}}}` });
+    const poison = await fetch(`${server.url}/threads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"metadata":{"deep":${deep}}}`,
+    });
     assert.equal(poison.status, 500);
     assert.match(((await poison.json()) as { detail: string }).detail, /cannot be stored: it nests objects and arrays deeper than 1000 levels/);
     assert.equal((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 200);
@@ -307,15 +340,19 @@ describe('a server on a real 2 MB tmpfs', () => {
   after(() => {
     if (mounted) execFileSync('umount', ['-l', mountPoint]);
   });
-  test('full disk: 507, 0 acknowledged writes lost, serves again when space returns', { skip: mounted ? false : 'mounting a tmpfs is not permitted here' }, async () => {
-    const dataDir = path.join(mountPoint, 'data');
-    const filler = path.join(mountPoint, 'filler');
-    fs.writeFileSync(filler, Buffer.alloc(600_000));
-    await fullDiskScenario(
-      dataDir,
-      {},
-      () => undefined, // the server fills the rest of the disk itself
-      () => fs.rmSync(filler),
-    );
-  });
+  test(
+    'full disk: 507, 0 acknowledged writes lost, serves again when space returns',
+    { skip: mounted ? false : 'mounting a tmpfs is not permitted here' },
+    async () => {
+      const dataDir = path.join(mountPoint, 'data');
+      const filler = path.join(mountPoint, 'filler');
+      fs.writeFileSync(filler, Buffer.alloc(600_000));
+      await fullDiskScenario(
+        dataDir,
+        {},
+        () => undefined, // the server fills the rest of the disk itself
+        () => fs.rmSync(filler),
+      );
+    },
+  );
 });

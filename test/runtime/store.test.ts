@@ -17,13 +17,23 @@ test('records keep insertion order, indexes answer where-queries, and values are
   const items = store.collection<Item>('items', { indexes: ['tenant'] });
   for (let n = 0; n < 10; n += 1) await items.insert(`i${n}`, { id: `i${n}`, tenant: n % 2 ? 'odd' : 'even', n });
   assert.equal(await items.insert('i0', { id: 'i0', tenant: 'even', n: 99 }), false, 'insert never overwrites');
-  assert.deepEqual((await items.list({ where: { tenant: 'odd' } })).map((i) => i.n), [1, 3, 5, 7, 9]);
-  assert.deepEqual((await items.list({ reverse: true, offset: 1, limit: 3 })).map((i) => i.n), [8, 7, 6]);
+  assert.deepEqual(
+    (await items.list({ where: { tenant: 'odd' } })).map((i) => i.n),
+    [1, 3, 5, 7, 9],
+  );
+  assert.deepEqual(
+    (await items.list({ reverse: true, offset: 1, limit: 3 })).map((i) => i.n),
+    [8, 7, 6],
+  );
   assert.equal(await items.count({ filter: (i) => i.n > 6 }), 3);
   const got = (await items.get('i1'))!;
   assert.throws(() => ((got as { n: number }).n = 5), TypeError);
   await items.update('i1', (cur) => ({ ...cur, tenant: 'even' }));
-  assert.deepEqual((await items.list({ where: { tenant: 'odd' } })).map((i) => i.n), [3, 5, 7, 9], 'index follows updates');
+  assert.deepEqual(
+    (await items.list({ where: { tenant: 'odd' } })).map((i) => i.n),
+    [3, 5, 7, 9],
+    'index follows updates',
+  );
   assert.equal(await items.delete('i3'), true);
   assert.equal(await items.get('i3'), undefined);
 });
@@ -54,7 +64,9 @@ test('state survives close and reopen, through snapshots and the journal, with o
 
 test('every acknowledged write survives kill -9', async () => {
   const dataDir = tempDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/store-writer.ts'), dataDir, '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/store-writer.ts'), dataDir, '20000'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let lastAck = -1;
   let buffer = '';
   await new Promise<void>((resolve) => {
@@ -84,9 +96,18 @@ test('newest-first pages stay correct through many deletions (hole sweeping)', a
   const items = store.collection<Item>('items', { indexes: ['tenant'] });
   for (let n = 0; n < 1000; n += 1) await items.put(`i${n}`, { id: `i${n}`, tenant: 't', n });
   for (let n = 0; n < 1000; n += 1) if (n % 10 !== 0) await items.delete(`i${n}`);
-  assert.deepEqual((await items.list({ reverse: true, limit: 3 })).map((i) => i.n), [990, 980, 970]);
-  assert.deepEqual((await items.list({ where: { tenant: 't' }, offset: 98 })).map((i) => i.n), [980, 990]);
+  assert.deepEqual(
+    (await items.list({ reverse: true, limit: 3 })).map((i) => i.n),
+    [990, 980, 970],
+  );
+  assert.deepEqual(
+    (await items.list({ where: { tenant: 't' }, offset: 98 })).map((i) => i.n),
+    [980, 990],
+  );
   await items.put('i5', { id: 'i5', tenant: 't', n: 5 });
-  assert.deepEqual((await items.list({ where: { tenant: 't' }, reverse: true, limit: 1 })).map((i) => i.n), [5]);
+  assert.deepEqual(
+    (await items.list({ where: { tenant: 't' }, reverse: true, limit: 1 })).map((i) => i.n),
+    [5],
+  );
   assert.equal(await items.count(), 101);
 });

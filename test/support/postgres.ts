@@ -63,7 +63,11 @@ export async function dropDatabases(url: string, names: string[]): Promise<void>
 
 /** The databases a test run left behind (its tag in their names). */
 export async function databasesOfRun(url: string, tag: string): Promise<string[]> {
-  return withAdmin(url, async (admin) => (await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${TEST_DATABASE_PREFIX}${tag}\\_%`])).rows.map((r) => r.datname));
+  return withAdmin(url, async (admin) =>
+    (await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${TEST_DATABASE_PREFIX}${tag}\\_%`])).rows.map(
+      (r) => r.datname,
+    ),
+  );
 }
 
 /** The backend integration tests run on: AGENTPLANE_TEST_BACKEND=postgres, else embedded. */
@@ -140,7 +144,11 @@ export async function ownCluster(): Promise<OwnCluster> {
     fs.rmSync(parent, { recursive: true, force: true });
   });
   await start();
-  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`, stop: () => run(['-m', 'fast', '-w', '-t', '60', 'stop']), start };
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    stop: () => run(['-m', 'fast', '-w', '-t', '60', 'stop']),
+    start,
+  };
 }
 
 /** A new cluster's data directory (initdb), not started yet. */
@@ -156,7 +164,15 @@ async function initialiseCluster() {
   fs.chmodSync(parent, 0o777);
   const port = await freePort();
   const password = randomUUID();
-  const server = new EmbeddedPostgres({ databaseDir: path.join(parent, 'data'), port, user: 'postgres', password, persistent: false, onLog: () => {}, onError: () => {} });
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(parent, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    onLog: () => {},
+    onError: () => {},
+  });
   await server.initialise();
   return { binaries, parent, port, password, server };
 }
@@ -164,7 +180,10 @@ async function initialiseCluster() {
 /** Synchronous, for process exit: pg_ctl stops the cluster's postmaster (immediate mode). */
 function stopNow(binaries: string, parent: string): void {
   try {
-    execFileSync(path.join(binaries, 'native', 'bin', 'pg_ctl'), ['-D', path.join(parent, 'data'), '-m', 'immediate', 'stop'], { stdio: 'ignore', ...asPostgres() });
+    execFileSync(path.join(binaries, 'native', 'bin', 'pg_ctl'), ['-D', path.join(parent, 'data'), '-m', 'immediate', 'stop'], {
+      stdio: 'ignore',
+      ...asPostgres(),
+    });
   } catch {
     // already gone
   }

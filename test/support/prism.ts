@@ -16,11 +16,14 @@ export interface PrismProxy {
   stop(): Promise<void>;
 }
 
-
 export async function startPrism(spec: string, upstream: string): Promise<PrismProxy> {
   // port 0: Prism binds a free port itself and announces it (a port picked here and bound by
   // Prism seconds later, once the spec is loaded, could be taken in between on a busy machine)
-  const child = spawn(process.execPath, ['--require', KEEP_ALIVE, PRISM, 'proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', '0', '-h', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--require', KEEP_ALIVE, PRISM, 'proxy', path.resolve(ROOT, spec), upstream, '--errors', '-p', '0', '-h', '127.0.0.1'],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

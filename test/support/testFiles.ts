@@ -17,11 +17,23 @@ export interface ChildTestRun {
 export function runTestFiles(files: string[], env: Record<string, string>, pattern?: string): Promise<ChildTestRun> {
   // without NODE_TEST_CONTEXT the child reports as a top-level run (TAP on stdout)
   const { NODE_TEST_CONTEXT: _inherited, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', '--test-concurrency=1', ...(pattern ? [`--test-name-pattern=${pattern}`] : []), ...files.map((f) => path.join(ROOT, f))], {
-    cwd: ROOT,
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=tap',
+      '--test-concurrency=1',
+      ...(pattern ? [`--test-name-pattern=${pattern}`] : []),
+      ...files.map((f) => path.join(ROOT, f)),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let output = '';
   child.stdout.on('data', (d) => {

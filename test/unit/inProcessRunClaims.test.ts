@@ -16,7 +16,20 @@ async function queue() {
   const claims = new InProcessRunClaims(runs);
   const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
     const now = new Date().toISOString();
-    const run = { run_id: uuid7(), thread_id: thread, assistant_id: 'a', graph_id: 'g', created_at: now, updated_at: now, status: 'pending', metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 1, ...extra } as RunRecord;
+    const run = {
+      run_id: uuid7(),
+      thread_id: thread,
+      assistant_id: 'a',
+      graph_id: 'g',
+      created_at: now,
+      updated_at: now,
+      status: 'pending',
+      metadata: {},
+      kwargs: {},
+      multitask_strategy: 'enqueue',
+      attempt: 1,
+      ...extra,
+    } as RunRecord;
     await runs.put(run.run_id, run);
     if (options.queue !== false) await claims.queued(run);
     return run;
@@ -74,8 +87,14 @@ describe('in-process run claims', () => {
     const first = await q.add('t2', {}, { queue: false });
     const second = await q.add('t2', {}, { queue: false });
     const recovered = await q.claims.recover((run) => ({ ...run, status: 'pending', attempt: run.attempt + 1 }));
-    assert.deepEqual(recovered.abandoned.map((r) => [r.run_id, r.status, r.attempt]), [[left.run_id, 'pending', 2]]);
-    assert.deepEqual(recovered.queued.map((r) => r.run_id), [left.run_id, first.run_id, second.run_id]);
+    assert.deepEqual(
+      recovered.abandoned.map((r) => [r.run_id, r.status, r.attempt]),
+      [[left.run_id, 'pending', 2]],
+    );
+    assert.deepEqual(
+      recovered.queued.map((r) => r.run_id),
+      [left.run_id, first.run_id, second.run_id],
+    );
     assert.deepEqual(await q.claims.recover((run) => run), { abandoned: [], queued: [] }, 'the previous process is recovered once');
     assert.equal(await q.claimId(), left.run_id);
     assert.equal(await q.claimId(), first.run_id);

@@ -27,9 +27,13 @@ function recordingLog(lines: { msg: string; fields?: Record<string, unknown> }[]
 }
 
 /** Resolves once `signal` aborts, rejecting as an aborted graph does. */
-const untilAborted = (signal: AbortSignal) => new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+const untilAborted = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
 
-async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>) => RunClaims; leaseMs?: number } = {}) {
+async function engine(
+  execute: RunExecutor,
+  options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>) => RunClaims; leaseMs?: number } = {},
+) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
@@ -51,7 +55,8 @@ async function engine(execute: RunExecutor, options: { maxConcurrentRuns?: numbe
   });
   await lifecycle.recover();
   lifecycle.start();
-  const enqueue = (threadId: string, body: Record<string, unknown> = {}) => lifecycle.enqueue(threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
+  const enqueue = (threadId: string, body: Record<string, unknown> = {}) =>
+    lifecycle.enqueue(threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
   return { store, runs, threads, broker, lifecycle, lines, enqueue };
 }
 
@@ -87,7 +92,11 @@ describe('run engine (in process)', () => {
     }
     for (const run of queued) await e.broker.ended(run.run_id);
     assert.ok(most <= 2, `at most 2 at once, saw ${most}`);
-    for (const thread of ['t1', 't2', 't3']) assert.deepEqual(started.filter((s) => s.startsWith(thread)), [0, 1, 2].map((n) => `${thread}:${n}`));
+    for (const thread of ['t1', 't2', 't3'])
+      assert.deepEqual(
+        started.filter((s) => s.startsWith(thread)),
+        [0, 1, 2].map((n) => `${thread}:${n}`),
+      );
     for (const run of queued) assert.equal((await e.runs.get(run.run_id))?.status, 'success');
     assert.equal((await e.threads.get('t1'))?.status, 'idle');
   });

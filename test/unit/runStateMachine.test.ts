@@ -28,7 +28,7 @@ const EVENTS: Record<string, RunEvent> = {
   claim: { type: 'claim' },
   'cancel interrupt': { type: 'cancel', action: 'interrupt' },
   'cancel rollback': { type: 'cancel', action: 'rollback' },
-  'succeed': { type: 'succeed', waitsForInput: false },
+  succeed: { type: 'succeed', waitsForInput: false },
   'succeed, waiting for input': { type: 'succeed', waitsForInput: true },
   fail: { type: 'fail', error: boom },
   'stopped interrupt': { type: 'stopped', reason: 'interrupt' },
@@ -47,7 +47,8 @@ function expected(status: RunStatus, name: string, attempt: number): Transition 
   if (FINAL_RUN_STATUSES.has(status)) return event.type === 'cancel' ? { run: { status, attempt }, thread: null, effects: [] } : null;
   if (status === 'pending') {
     if (name === 'claim') return { run: { status: 'running', attempt }, thread: null, effects: [] };
-    if (name === 'cancel interrupt') return { run: { status: 'interrupted', attempt }, thread: 'idle', effects: [{ type: 'closeLog' }, { type: 'discardTemporaryThread' }] };
+    if (name === 'cancel interrupt')
+      return { run: { status: 'interrupted', attempt }, thread: 'idle', effects: [{ type: 'closeLog' }, { type: 'discardTemporaryThread' }] };
     if (name === 'cancel rollback') return { run: null, thread: 'idle', effects: [{ type: 'closeLog' }, { type: 'discardTemporaryThread' }] };
     return null;
   }
@@ -65,7 +66,11 @@ function expected(status: RunStatus, name: string, attempt: number): Transition 
       return { run: { status, attempt }, thread: null, effects: [{ type: 'abort', reason: name === 'cancel interrupt' ? 'interrupt' : 'rollback' }] };
     case 'succeed':
     case 'succeed, waiting for input':
-      return { run: { status: 'success', attempt }, thread: name === 'succeed' ? 'idle' : 'interrupted', effects: [{ type: 'setResult', from: 'output' }, ...ended, { type: 'announce' }] };
+      return {
+        run: { status: 'success', attempt },
+        thread: name === 'succeed' ? 'idle' : 'interrupted',
+        effects: [{ type: 'setResult', from: 'output' }, ...ended, { type: 'announce' }],
+      };
     case 'fail':
       return failed('error', boom);
     case 'stopped interrupt':
@@ -78,12 +83,19 @@ function expected(status: RunStatus, name: string, attempt: number): Transition 
       return failed('timeout', { error: 'TimeoutError', message: 'The run exceeded its time limit of 1.5 s (AGENTPLANE_RUN_TIMEOUT_S) and was stopped.' });
     default: {
       const cause = (EVENTS[name] as { cause: { message: string } | null }).cause;
-      if (attempt < MAX_ATTEMPTS) return { run: { status: 'pending', attempt: attempt + 1 }, thread: null, effects: [{ type: 'requeue' }, { type: 'release' }] };
+      if (attempt < MAX_ATTEMPTS)
+        return { run: { status: 'pending', attempt: attempt + 1 }, thread: null, effects: [{ type: 'requeue' }, { type: 'release' }] };
       return failed(
         'error',
         cause
-          ? { error: 'RunInterruptedByPlatform', message: `The platform interrupted this run ${attempt} times (last: ${cause.message}); it was not started again.` }
-          : { error: 'RunInterruptedByServerRestart', message: `The server stopped while this run was in progress, ${attempt} times; it was not started again.` },
+          ? {
+              error: 'RunInterruptedByPlatform',
+              message: `The platform interrupted this run ${attempt} times (last: ${cause.message}); it was not started again.`,
+            }
+          : {
+              error: 'RunInterruptedByServerRestart',
+              message: `The server stopped while this run was in progress, ${attempt} times; it was not started again.`,
+            },
       );
     }
   }
@@ -212,12 +224,15 @@ describe('run state machine: properties over random event sequences', () => {
 
   it('the platform interrupting a run over and over ends it in error after MAX_ATTEMPTS, told once to its readers', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(EVENTS['platform interrupted'], EVENTS['server died']), { minLength: MAX_ATTEMPTS, maxLength: 10 }), (interruptions) => {
-        const events = interruptions.flatMap((e) => [EVENTS.claim, e]);
-        const { states, steps } = replay(events);
-        assert.deepEqual(states.at(-1), { status: 'error', attempt: MAX_ATTEMPTS });
-        assert.equal(steps.filter(({ step }) => step.effects.some((e) => e.type === 'publishError')).length, 1);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(EVENTS['platform interrupted'], EVENTS['server died']), { minLength: MAX_ATTEMPTS, maxLength: 10 }),
+        (interruptions) => {
+          const events = interruptions.flatMap((e) => [EVENTS.claim, e]);
+          const { states, steps } = replay(events);
+          assert.deepEqual(states.at(-1), { status: 'error', attempt: MAX_ATTEMPTS });
+          assert.equal(steps.filter(({ step }) => step.effects.some((e) => e.type === 'publishError')).length, 1);
+        },
+      ),
     );
   });
 
@@ -229,7 +244,10 @@ describe('run state machine: properties over random event sequences', () => {
         const closes = step.effects.some((e) => e.type === 'closeLog');
         const gone = step.run === null || FINAL_RUN_STATUSES.has(step.run.status);
         assert.equal(closes, gone);
-        assert.equal(step.effects.some((e) => e.type === 'requeue'), step.run?.status === 'pending' && status === 'running');
+        assert.equal(
+          step.effects.some((e) => e.type === 'requeue'),
+          step.run?.status === 'pending' && status === 'running',
+        );
       }),
     );
   });

@@ -6,7 +6,6 @@ import { ErrorNotice, short } from './components';
 import { breakpointOf, interruptsOf, PendingInterrupts, type PendingInterrupt } from './interrupts';
 import { MessageList, textOf, upsertMessage, type Message } from './messages';
 
-
 /**
  * The thread's messages as the server tells them, unless they lack what was just sent (a
  * mock server answers its spec example): then what is on screen stays, and the server's
@@ -66,8 +65,7 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
           const append = /Chunk$/.test(message.type) || (message.id !== undefined && streamed.has(message.id));
           if (message.id) streamed.add(message.id);
           setMessages((list) => upsertMessage(list, message, append));
-        }
-        else if (event.event === 'values' && Array.isArray(event.data?.messages)) setMessages((list) => keepSent(list, event.data.messages, sent));
+        } else if (event.event === 'values' && Array.isArray(event.data?.messages)) setMessages((list) => keepSent(list, event.data.messages, sent));
         else if (event.event === 'error') setError(new Error(event.data?.message ?? JSON.stringify(event.data)));
       }
       const state = await client.threads.getState(tid);

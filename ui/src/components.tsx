@@ -51,7 +51,8 @@ export function ErrorNotice({ error, optional }: { error: unknown; optional?: bo
   if (status === 401 || status === 403)
     return (
       <p class="error" role="alert">
-        {status === 401 ? 'This needs an API key: enter it at the top of the page.' : 'The API key was refused.'} ({error instanceof Error ? error.message : String(error)})
+        {status === 401 ? 'This needs an API key: enter it at the top of the page.' : 'The API key was refused.'} (
+        {error instanceof Error ? error.message : String(error)})
       </p>
     );
   return (

@@ -6,7 +6,13 @@ export function GraphView({ graph }: { graph: GraphData }) {
   const layout = layoutGraph(graph);
   return (
     <figure class="graph">
-      <svg viewBox={`0 0 ${layout.width} ${layout.height}`} width={layout.width} height={layout.height} role="img" aria-label={`Graph with ${layout.nodes.length} nodes and ${layout.edges.length} edges`}>
+      <svg
+        viewBox={`0 0 ${layout.width} ${layout.height}`}
+        width={layout.width}
+        height={layout.height}
+        role="img"
+        aria-label={`Graph with ${layout.nodes.length} nodes and ${layout.edges.length} edges`}
+      >
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" fill="currentColor" />
@@ -34,7 +40,9 @@ export function GraphView({ graph }: { graph: GraphData }) {
             const y2 = e.target.y;
             d = `M ${x1} ${y1} C ${x1} ${(y1 + y2) / 2}, ${x2} ${(y1 + y2) / 2}, ${x2} ${y2}`;
           }
-          return <path key={i} d={d} data-edge={`${e.source.id}->${e.target.id}`} class={`edge${e.conditional ? ' conditional' : ''}`} marker-end="url(#arrow)" />;
+          return (
+            <path key={i} d={d} data-edge={`${e.source.id}->${e.target.id}`} class={`edge${e.conditional ? ' conditional' : ''}`} marker-end="url(#arrow)" />
+          );
         })}
         {layout.nodes.map((n) => (
           <g key={n.id} class={`node${n.id.startsWith('__') ? ' terminal' : ''}`}>

@@ -19,16 +19,19 @@ interface HumanInterrupt {
 }
 
 /** The interrupts the thread waits on (every task's). */
-export const interruptsOf = (state: Pick<ThreadState, 'tasks'> | undefined): PendingInterrupt[] => (state?.tasks ?? []).flatMap((t) => (t.interrupts ?? []) as PendingInterrupt[]);
+export const interruptsOf = (state: Pick<ThreadState, 'tasks'> | undefined): PendingInterrupt[] =>
+  (state?.tasks ?? []).flatMap((t) => (t.interrupts ?? []) as PendingInterrupt[]);
 
 /** Nodes a breakpoint stopped before: something is next, and nothing was asked. */
-export const breakpointOf = (state: Pick<ThreadState, 'tasks' | 'next'> | undefined): string[] => (state && state.next.length && interruptsOf(state).length === 0 ? state.next : []);
+export const breakpointOf = (state: Pick<ThreadState, 'tasks' | 'next'> | undefined): string[] =>
+  state && state.next.length && interruptsOf(state).length === 0 ? state.next : [];
 
 /** The inbox request in an interrupt's value (one, or the first of a list), if it is one. */
 function inboxOf(value: unknown): { request: HumanInterrupt; listed: boolean } | undefined {
   const listed = Array.isArray(value);
   const request = (listed ? value[0] : value) as Partial<HumanInterrupt> | undefined;
-  if (!request || typeof request !== 'object' || !request.action_request || typeof request.action_request.action !== 'string' || !request.config) return undefined;
+  if (!request || typeof request !== 'object' || !request.action_request || typeof request.action_request.action !== 'string' || !request.config)
+    return undefined;
   return { request: request as HumanInterrupt, listed };
 }
 
@@ -56,7 +59,15 @@ export function PendingInterrupts({ interrupts, pausedBefore, busy, onResume, on
     );
   const [first] = interrupts;
   const inbox = inboxOf(first.value);
-  if (inbox) return <InboxRequest key={first.id ?? JSON.stringify(first.value)} request={inbox.request} busy={busy} onAnswer={(answer) => onResume(inbox.listed ? [answer] : answer)} />;
+  if (inbox)
+    return (
+      <InboxRequest
+        key={first.id ?? JSON.stringify(first.value)}
+        request={inbox.request}
+        busy={busy}
+        onAnswer={(answer) => onResume(inbox.listed ? [answer] : answer)}
+      />
+    );
   return <FreeAnswer interrupts={interrupts} busy={busy} onResume={onResume} />;
 }
 
@@ -128,7 +139,11 @@ function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; bu
           return (
             <div class="field" key={k}>
               <label for={id}>{k}</label>
-              {multiline ? <textarea id={id} rows={3} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} /> : <input id={id} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} />}
+              {multiline ? (
+                <textarea id={id} rows={3} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} />
+              ) : (
+                <input id={id} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} />
+              )}
             </div>
           );
         })}

@@ -51,14 +51,20 @@ export const firstSentence = (text = '') => {
 const WORDS: Record<string, string> = { url: 'URL', uri: 'URI', id: 'ID', cpu: 'CPU', mb: 'MB', sha: 'SHA', json: 'JSON' };
 /** A property name as people say it: `repo_url` → "Repo URL". */
 export function humanize(name: string): string {
-  const words = name.split(/[_\s]+/).filter(Boolean).map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
+  const words = name
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
   return words.map((w, i) => (i === 0 && w === w.toLowerCase() ? w[0].toUpperCase() + w.slice(1) : w)).join(' ');
 }
 
 /** The default a description or the schema states (`default`, or "`dev` when omitted"). */
 function defaultOf(schema: JsonSchema, description: string | undefined): string | undefined {
   if (schema.default !== undefined && !(Array.isArray(schema.default) && schema.default.length === 0)) return String(schema.default);
-  return /`([^`]+)` when omitted|defaults to `([^`]+)`/.exec(description ?? '')?.slice(1).find(Boolean);
+  return /`([^`]+)` when omitted|defaults to `([^`]+)`/
+    .exec(description ?? '')
+    ?.slice(1)
+    .find(Boolean);
 }
 
 /** A pattern like `^[a-zA-Z0-9][a-zA-Z0-9-_]*$` in words; other patterns as they are. */
@@ -74,7 +80,9 @@ export function describePattern(pattern: string): string {
     parts.push(...[...rest].map((c) => `"${c}"`));
     return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : parts[0];
   };
-  return `may contain only ${words(classes[2])}, and must start with ${words(classes[1]).replace(/letters/, 'a letter').replace(/digits/, 'a digit')}`;
+  return `may contain only ${words(classes[2])}, and must start with ${words(classes[1])
+    .replace(/letters/, 'a letter')
+    .replace(/digits/, 'a digit')}`;
 }
 
 /**
@@ -283,7 +291,8 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
       );
     return group;
   }
-  if (s.type === 'array' && s.items) return <ArrayField name={name} schema={s} path={path} required={required} ctx={ctx} description={description} errorBlock={errorBlock} />;
+  if (s.type === 'array' && s.items)
+    return <ArrayField name={name} schema={s} path={path} required={required} ctx={ctx} description={description} errorBlock={errorBlock} />;
 
   const id = fieldId(path);
   const current = getAt(ctx.value, path);
@@ -296,8 +305,21 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   if (s.enum || s.type === 'boolean') {
     const options = s.enum ?? [true, false];
     input = (
-      <select {...common} disabled={fixed} value={current === undefined ? '' : String(current)} onChange={(e) => ctx.set(path, parseChoice((e.target as HTMLSelectElement).value, options))}>
-        <option value="">{placeholder !== undefined && placeholder !== null ? `(unchanged: ${String(placeholder)})` : required ? 'choose…' : fallback !== undefined ? `(default: ${fallback})` : '(not set)'}</option>
+      <select
+        {...common}
+        disabled={fixed}
+        value={current === undefined ? '' : String(current)}
+        onChange={(e) => ctx.set(path, parseChoice((e.target as HTMLSelectElement).value, options))}
+      >
+        <option value="">
+          {placeholder !== undefined && placeholder !== null
+            ? `(unchanged: ${String(placeholder)})`
+            : required
+              ? 'choose…'
+              : fallback !== undefined
+                ? `(default: ${fallback})`
+                : '(not set)'}
+        </option>
         {options.map((o) => (
           <option key={String(o)} value={String(o)}>
             {String(o)}
@@ -375,7 +397,15 @@ function ArrayField({
           ) : (
             <Property name={`${name}[${index}]`} schema={item} path={[...path, index]} required ctx={ctx} />
           )}
-          <button type="button" onClick={() => ctx.set(path, rows.filter((__, i) => i !== index))}>
+          <button
+            type="button"
+            onClick={() =>
+              ctx.set(
+                path,
+                rows.filter((__, i) => i !== index),
+              )
+            }
+          >
             Remove {humanize(name).replace(/s$/, '').toLowerCase()} {index + 1}
           </button>
         </div>

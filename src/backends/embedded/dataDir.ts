@@ -262,7 +262,11 @@ export function readMeta(dir: string): Meta | Problem | null {
     m.collections === undefined ||
     (isObject(m.collections) && Object.values(m.collections).every((l) => Array.isArray(l) && l.every((n) => Number.isInteger(n) && n >= 0)));
   if (!isObject(meta) || !Number.isInteger(m.shards) || (m.shards as number) < 1 || !listOk) {
-    return { file: META_FILE, what: 'is not a store description (expected {"version":1,"shards":N,"collections":{…}})', repair: 'moved aside and written again from the shard files' };
+    return {
+      file: META_FILE,
+      what: 'is not a store description (expected {"version":1,"shards":N,"collections":{…}})',
+      repair: 'moved aside and written again from the shard files',
+    };
   }
   return { version: 1, shards: m.shards as number, ...(m.collections ? { collections: m.collections } : {}) };
 }
@@ -327,7 +331,11 @@ export function readShard(dir: string, name: string, shard: number): ShardFile |
     return readShardText(fs.readFileSync(file, 'utf8'), relative);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { file: relative, what: `is listed in ${META_FILE} but missing`, repair: `dropped from ${META_FILE}; the records it held are lost unless the journal still has them` };
+      return {
+        file: relative,
+        what: `is listed in ${META_FILE} but missing`,
+        repair: `dropped from ${META_FILE}; the records it held are lost unless the journal still has them`,
+      };
     }
     return { file: relative, what: `cannot be read (${(err as Error).message})`, repair: 'moved aside; records only it held are lost' };
   }
@@ -369,11 +377,21 @@ export function readDataDir(dir: string, defaultShards: number): DataDirRead {
   all.forEach((segment, i) => {
     const relative = path.relative(dir, segment.file);
     for (const bad of segment.bad) {
-      problems.push({ file: relative, line: bad.line, what: `line ${bad.line} (${bad.bytes} bytes) is ${bad.why}`, repair: 'the line is dropped (kept in the moved-aside copy); every readable line is kept' });
+      problems.push({
+        file: relative,
+        line: bad.line,
+        what: `line ${bad.line} (${bad.bytes} bytes) is ${bad.why}`,
+        repair: 'the line is dropped (kept in the moved-aside copy); every readable line is kept',
+      });
     }
     // only the newest segment can end in a write cut short: older ones were complete when the next began
     if (segment.torn && i < all.length - 1) {
-      problems.push({ file: relative, line: segment.torn.line, what: `ends in an incomplete line ${segment.torn.line} (${segment.torn.bytes} bytes) although a newer journal file follows it`, repair: 'the incomplete line is dropped (kept in the moved-aside copy)' });
+      problems.push({
+        file: relative,
+        line: segment.torn.line,
+        what: `ends in an incomplete line ${segment.torn.line} (${segment.torn.bytes} bytes) although a newer journal file follows it`,
+        repair: 'the incomplete line is dropped (kept in the moved-aside copy)',
+      });
     }
   });
   // the store opens a journal file before it first writes store.json and keeps one from then on:

@@ -167,7 +167,11 @@ export class JournalStore implements Store {
       }
       if (segment.torn) {
         // the newest file ends in a write cut short (kill -9, a full disk): never acknowledged
-        warn('the journal ends in an incomplete line, a write that was never acknowledged; dropping it', { file: segment.file, line: segment.torn.line, bytes: segment.torn.bytes });
+        warn('the journal ends in an incomplete line, a write that was never acknowledged; dropping it', {
+          file: segment.file,
+          line: segment.torn.line,
+          bytes: segment.torn.bytes,
+        });
         fs.truncateSync(segment.file, segment.torn.offset);
       }
     }
@@ -269,13 +273,23 @@ export class JournalStore implements Store {
         } catch (cut) {
           // the next write cuts it first (and fails while it cannot), so no record lands after a fragment
           this.cutBackTo = start;
-          this.log.error('could not cut a failed write off the journal; writes wait until it can be', { file: this.segmentFile, bytes: start, error: (cut as Error).message });
+          this.log.error('could not cut a failed write off the journal; writes wait until it can be', {
+            file: this.segmentFile,
+            bytes: start,
+            error: (cut as Error).message,
+          });
         }
       }
       this.failingWrites += 1;
       const refused = ioWriteError(err, this.segmentFile);
       if (this.failingWrites === 1 || this.failingWrites % 100 === 0) {
-        this.log.error('journal write failed; the write was refused and nothing of it kept', { file: this.segmentFile, code: refused.code, failure: refused.failure, refused: this.failingWrites, error: (err as Error).message });
+        this.log.error('journal write failed; the write was refused and nothing of it kept', {
+          file: this.segmentFile,
+          code: refused.code,
+          failure: refused.failure,
+          refused: this.failingWrites,
+          error: (err as Error).message,
+        });
       }
       throw refused;
     }
@@ -324,7 +338,12 @@ export class JournalStore implements Store {
         (err: unknown) => {
           this.snapshotFailures += 1;
           const wait = Math.min(60_000, this.retryMs * 2 ** (this.snapshotFailures - 1));
-          this.log.error('snapshot failed; the journal keeps every write; trying again', { error: (err as Error).message, code: (err as NodeJS.ErrnoException).code, failures: this.snapshotFailures, retryInMs: wait });
+          this.log.error('snapshot failed; the journal keeps every write; trying again', {
+            error: (err as Error).message,
+            code: (err as NodeJS.ErrnoException).code,
+            failures: this.snapshotFailures,
+            retryInMs: wait,
+          });
           this.retryTimer = setTimeout(() => {
             this.retryTimer = null;
             this.snapshotSoon();

@@ -33,11 +33,16 @@ function describe(dir: string, read: DataDirRead, print: (line: string) => void)
     for (const shard of shards.values()) records += Object.keys(shard.records).length;
   }
   const lines = read.segments.reduce((n, s) => n + s.batches.length, 0);
-  print(`data directory ${dir}: ${read.shards.size} collection(s), ${records} record(s) in ${shardFiles} snapshot file(s), ${lines} journal line(s) in ${read.segments.length} journal file(s)`);
+  print(
+    `data directory ${dir}: ${read.shards.size} collection(s), ${records} record(s) in ${shardFiles} snapshot file(s), ${lines} journal line(s) in ${read.segments.length} journal file(s)`,
+  );
   const lock = path.join(dir, LOCK_FILE);
   if (fs.existsSync(lock)) print(`  ${LOCK_FILE}: ${fs.readFileSync(lock, 'utf8').trim()} (a server has it open, or had it when it was killed)`);
   const last = read.segments.at(-1);
-  if (last?.torn) print(`  note: ${path.relative(dir, last.file)} ends in an incomplete line ${last.torn.line} (${last.torn.bytes} bytes), a write never acknowledged; the server drops it on start`);
+  if (last?.torn)
+    print(
+      `  note: ${path.relative(dir, last.file)} ends in an incomplete line ${last.torn.line} (${last.torn.bytes} bytes), a write never acknowledged; the server drops it on start`,
+    );
 }
 
 /** Reports every problem; returns the exit code (0 sound, 1 damaged). */
@@ -96,7 +101,8 @@ export function repairStore(dir: string, print: (line: string) => void = console
     };
     const metaDamaged = read.problems.some((p) => p.file === META_FILE);
     const shardCount = metaDamaged ? inferShardCount(read) : read.shardCount;
-    if (metaDamaged && fs.existsSync(path.join(dir, META_FILE))) print(`${META_FILE}: unreadable, moved to ${aside(path.join(dir, META_FILE))}; written again (${shardCount} shards)`);
+    if (metaDamaged && fs.existsSync(path.join(dir, META_FILE)))
+      print(`${META_FILE}: unreadable, moved to ${aside(path.join(dir, META_FILE))}; written again (${shardCount} shards)`);
     if (read.problems.includes(JOURNAL_MISSING)) {
       fs.mkdirSync(journalDir(dir), { recursive: true, mode: DIR_MODE });
       fs.writeFileSync(path.join(journalDir(dir), '00000001.log'), '', { mode: FILE_MODE });

@@ -59,5 +59,9 @@ export function asStoreFailure(error: unknown): unknown {
   const reason = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown }).code;
   // a commit cut off midway may or may not have happened: the detail promises nothing either way
-  return new StoreUnavailableError(`The database cannot be reached now (${reason}). Retry later; the server log says more.`, typeof code === 'string' ? code : undefined, { cause: error });
+  return new StoreUnavailableError(
+    `The database cannot be reached now (${reason}). Retry later; the server log says more.`,
+    typeof code === 'string' ? code : undefined,
+    { cause: error },
+  );
 }

@@ -84,7 +84,9 @@ export class PgCoordination implements Coordination {
       const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
       let broken = false;
       try {
-        await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key]).catch((error: unknown) => Promise.reject(asStoreFailure(error)));
+        await client
+          .query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key])
+          .catch((error: unknown) => Promise.reject(asStoreFailure(error)));
         try {
           return await work();
         } finally {

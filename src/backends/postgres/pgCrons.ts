@@ -23,7 +23,10 @@ export class PgCrons implements CronsRepository {
     // the embedded store sorts a missing value as '': first ascending, last descending
     const direction = page.order === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
     params.push(page.offset, page.limit);
-    return this.docs(`SELECT doc FROM agentplane_crons WHERE ${where} ORDER BY ${SORT_COLUMNS[page.sortBy]} ${direction}, seq ${page.order === 'asc' ? 'ASC' : 'DESC'} OFFSET $${params.length - 1} LIMIT $${params.length}`, params);
+    return this.docs(
+      `SELECT doc FROM agentplane_crons WHERE ${where} ORDER BY ${SORT_COLUMNS[page.sortBy]} ${direction}, seq ${page.order === 'asc' ? 'ASC' : 'DESC'} OFFSET $${params.length - 1} LIMIT $${params.length}`,
+      params,
+    );
   }
 
   async count(filter: CronFilter): Promise<number> {

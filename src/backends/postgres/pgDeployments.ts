@@ -32,5 +32,8 @@ export function deploymentListSql(tenantId: string, filter: DeploymentFilter, pa
   if (filter.image_version !== undefined) equal('image_version', filter.image_version);
   if (filter.deployment_type !== undefined) equal('deployment_type', filter.deployment_type);
   params.push(page.offset, page.limit);
-  return { sql: `SELECT doc FROM agentplane_deployments WHERE ${parts.join(' AND ')} ORDER BY seq DESC OFFSET $${params.length - 1} LIMIT $${params.length}`, params };
+  return {
+    sql: `SELECT doc FROM agentplane_deployments WHERE ${parts.join(' AND ')} ORDER BY seq DESC OFFSET $${params.length - 1} LIMIT $${params.length}`,
+    params,
+  };
 }

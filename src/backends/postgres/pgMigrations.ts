@@ -286,16 +286,21 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentplane_auth_providers_tenant_provider ON agentplane_auth_providers (tenant_provider, seq);
 
       ${moveRows('threads', 'agentplane_threads', { thread_id: 'id', owner: OWNER, status: text('status'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
-      ${moveRows('runs', 'agentplane_runs', {
-        run_id: 'id',
-        thread_id: text('thread_id'),
-        owner: OWNER,
-        assistant_id: text('assistant_id'),
-        status: text('status'),
-        created_at: time('created_at'),
-        updated_at: time('updated_at'),
-        after_seconds: `coalesce((doc->'kwargs'->>'after_seconds')::float8, 0)`,
-      }, `EXISTS (SELECT 1 FROM agentplane_threads t WHERE t.thread_id = r.doc->>'thread_id')`)}
+      ${moveRows(
+        'runs',
+        'agentplane_runs',
+        {
+          run_id: 'id',
+          thread_id: text('thread_id'),
+          owner: OWNER,
+          assistant_id: text('assistant_id'),
+          status: text('status'),
+          created_at: time('created_at'),
+          updated_at: time('updated_at'),
+          after_seconds: `coalesce((doc->'kwargs'->>'after_seconds')::float8, 0)`,
+        },
+        `EXISTS (SELECT 1 FROM agentplane_threads t WHERE t.thread_id = r.doc->>'thread_id')`,
+      )}
       ${moveRows('assistants', 'agentplane_assistants', { assistant_id: 'id', owner: OWNER, graph_id: text('graph_id'), name: text('name'), created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
       ${moveRows('assistant_versions', 'agentplane_assistant_versions', { id: 'id', assistant_id: text('assistant_id'), version: `(doc->>'version')::integer`, created_at: time('created_at'), metadata: METADATA }, `EXISTS (SELECT 1 FROM agentplane_assistants a WHERE a.assistant_id = r.doc->>'assistant_id')`)}
       ${moveRows('checkpoints', 'agentplane_checkpoints', { id: 'id', thread_id: text('thread_id'), thread_ns: text('thread_ns') })}
@@ -311,7 +316,10 @@ export const MIGRATIONS: Migration[] = [
         enabled: `coalesce((doc->>'enabled')::boolean, false)`,
         next_run_date: time('next_run_date'),
         end_time: time('end_time'),
-        created_at: time('created_at'), updated_at: time('updated_at'), metadata: METADATA })}
+        created_at: time('created_at'),
+        updated_at: time('updated_at'),
+        metadata: METADATA,
+      })}
       ${moveRows('a2a_tasks', 'agentplane_a2a_tasks', { id: 'id', owner: OWNER, context_id: text('contextId') })}
       ${moveRows('cp-deployments', 'agentplane_deployments', {
         id: 'id',
@@ -322,7 +330,9 @@ export const MIGRATIONS: Migration[] = [
         image_version: text('image_version'),
         deployment_type: `doc->'source_config'->>'deployment_type'`,
         listener_id: `doc->'source_config'->>'listener_id'`,
-        created_at: time('created_at'), updated_at: time('updated_at') })}
+        created_at: time('created_at'),
+        updated_at: time('updated_at'),
+      })}
       ${moveRows('cp-revisions', 'agentplane_revisions', { id: 'id', deployment_id: text('deployment_id'), tenant_id: text('tenant_id'), status: text('status'), created_at: time('created_at'), updated_at: time('updated_at') }, `EXISTS (SELECT 1 FROM agentplane_deployments d WHERE d.id = r.doc->>'deployment_id')`)}
       ${moveRows('cp-auth-providers', 'agentplane_auth_providers', { id: 'id', tenant_id: text('tenant_id'), tenant_provider: text('tenant_provider') })}
 

@@ -140,7 +140,6 @@ export class PgRunClaims implements RunClaims {
     const { rows } = await client.query<{ doc: RunRecord }>('SELECT doc FROM agentplane_runs WHERE run_id = $1 FOR UPDATE', [runId]);
     return rows[0]?.doc;
   }
-
 }
 
 // The SQL over the runs table (agentplane_runs, see pgTables.ts: status, thread_id,

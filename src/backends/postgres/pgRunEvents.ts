@@ -60,10 +60,15 @@ export class PgRunEvents implements RunEventLog {
   }
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
-    await this.store.query('INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING', [runId, owner, threadId ?? null]);
+    await this.store.query('INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING', [
+      runId,
+      owner,
+      threadId ?? null,
+    ]);
     // the run is stored and queued already: a wake-up that cannot be sent (the database
     // going away) must not fail its request; readers look again when LISTEN reconnects
-    if (threadId !== undefined) await this.coordination.notify(QUEUED_CHANNEL, threadId).catch((error) => this.onError('could not announce a queued run', error));
+    if (threadId !== undefined)
+      await this.coordination.notify(QUEUED_CHANNEL, threadId).catch((error) => this.onError('could not announce a queued run', error));
     this.cleanupNow();
   }
 
@@ -105,9 +110,7 @@ export class PgRunEvents implements RunEventLog {
     const batch = pending;
     if (batch.rows.length === 0) {
       // one INSERT for whatever the run publishes in this turn of the event loop
-      batch.written = batch.written.then(
-        () => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(runId, batch)),
-      );
+      batch.written = batch.written.then(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(runId, batch)));
     }
     batch.rows.push({ n, event, data: JSON.stringify(data ?? null) });
   }
@@ -153,7 +156,10 @@ export class PgRunEvents implements RunEventLog {
         [runId],
       );
     }
-    await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [runId, result === undefined ? null : JSON.stringify(result)]);
+    await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [
+      runId,
+      result === undefined ? null : JSON.stringify(result),
+    ]);
     this.results.delete(runId);
     // readers elsewhere look again every RECHECK_MS: a wake-up lost to the database going away delays them only
     await this.coordination.notify(EVENTS_CHANNEL, runId).catch((error) => this.onError('could not announce the end of a run', error));
@@ -285,7 +291,10 @@ export class PgRunEvents implements RunEventLog {
     this.lastCleanup = now;
     void this.store
       .transaction(async (client) => {
-        const { rows } = await client.query<{ run_id: string }>(`DELETE FROM agentplane_run_logs WHERE ended_at < now() - $1 * interval '1 millisecond' RETURNING run_id`, [KEEP_ENDED_MS]);
+        const { rows } = await client.query<{ run_id: string }>(
+          `DELETE FROM agentplane_run_logs WHERE ended_at < now() - $1 * interval '1 millisecond' RETURNING run_id`,
+          [KEEP_ENDED_MS],
+        );
         if (rows.length) await client.query('DELETE FROM agentplane_run_events WHERE run_id = ANY($1::text[])', [rows.map((r) => r.run_id)]);
       })
       .catch((error) => this.onError('could not remove old run event logs', error));

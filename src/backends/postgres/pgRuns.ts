@@ -33,7 +33,10 @@ export function runsOfThreadSql(threadId: string, page: { status?: string; offse
     where += ` AND status = $${params.length}`;
   }
   params.push(page.offset, page.limit);
-  return { sql: `SELECT doc FROM agentplane_runs WHERE ${where} ORDER BY run_id COLLATE "C" DESC OFFSET $${params.length - 1} LIMIT $${params.length}`, params };
+  return {
+    sql: `SELECT doc FROM agentplane_runs WHERE ${where} ORDER BY run_id COLLATE "C" DESC OFFSET $${params.length - 1} LIMIT $${params.length}`,
+    params,
+  };
 }
 
 /** An owner's runs in some statuses, in insertion order (exported for the EXPLAIN tests). */

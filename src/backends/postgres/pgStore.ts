@@ -48,7 +48,9 @@ async function migrate(pool: pg.Pool): Promise<void> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS agentplane_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS agentplane_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM agentplane_migrations');
     const applied = new Set(rows.map((r) => r.version));
     for (const migration of MIGRATIONS) {

@@ -55,11 +55,26 @@ const AREAS: AreaTable[] = [
       created,
       updated,
       // when a pending run may start (its created_at plus this); the claim query reads it
-      { name: 'after_seconds', field: 'after_seconds', type: 'float8', value: (doc) => Number((doc.kwargs as Record<string, unknown> | undefined)?.after_seconds ?? 0) || 0 },
+      {
+        name: 'after_seconds',
+        field: 'after_seconds',
+        type: 'float8',
+        value: (doc) => Number((doc.kwargs as Record<string, unknown> | undefined)?.after_seconds ?? 0) || 0,
+      },
     ],
   },
-  { collection: 'assistants', table: 'agentplane_assistants', key: 'assistant_id', columns: [owner, field('graph_id'), field('name'), created, updated, metadata] },
-  { collection: 'assistant_versions', table: 'agentplane_assistant_versions', key: 'id', columns: [field('assistant_id'), field('version', 'integer'), created, metadata] },
+  {
+    collection: 'assistants',
+    table: 'agentplane_assistants',
+    key: 'assistant_id',
+    columns: [owner, field('graph_id'), field('name'), created, updated, metadata],
+  },
+  {
+    collection: 'assistant_versions',
+    table: 'agentplane_assistant_versions',
+    key: 'id',
+    columns: [field('assistant_id'), field('version', 'integer'), created, metadata],
+  },
   { collection: 'checkpoints', table: 'agentplane_checkpoints', key: 'id', columns: [field('thread_id'), field('thread_ns')] },
   { collection: 'checkpoint_writes', table: 'agentplane_checkpoint_writes', key: 'id', columns: [field('thread_id'), field('cp_key')] },
   { collection: 'plain_checkpoints', table: 'agentplane_plain_checkpoints', key: 'id', columns: [field('thread_id')] },
@@ -69,7 +84,17 @@ const AREAS: AreaTable[] = [
     collection: 'crons',
     table: 'agentplane_crons',
     key: 'cron_id',
-    columns: [field('scope'), field('thread_id'), field('assistant_id'), field('enabled', 'boolean', false), field('next_run_date', 'timestamptz'), field('end_time', 'timestamptz'), created, updated, metadata],
+    columns: [
+      field('scope'),
+      field('thread_id'),
+      field('assistant_id'),
+      field('enabled', 'boolean', false),
+      field('next_run_date', 'timestamptz'),
+      field('end_time', 'timestamptz'),
+      created,
+      updated,
+      metadata,
+    ],
   },
   { collection: 'a2a_tasks', table: 'agentplane_a2a_tasks', key: 'id', columns: [owner, field('contextId', 'text', null, 'context_id')] },
   {
@@ -88,7 +113,12 @@ const AREAS: AreaTable[] = [
       updated,
     ],
   },
-  { collection: 'cp-revisions', table: 'agentplane_revisions', key: 'id', columns: [field('deployment_id'), field('tenant_id'), field('status'), created, updated] },
+  {
+    collection: 'cp-revisions',
+    table: 'agentplane_revisions',
+    key: 'id',
+    columns: [field('deployment_id'), field('tenant_id'), field('status'), created, updated],
+  },
   { collection: 'cp-auth-providers', table: 'agentplane_auth_providers', key: 'id', columns: [field('tenant_id'), field('tenant_provider')] },
 ];
 

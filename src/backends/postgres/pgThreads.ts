@@ -8,7 +8,12 @@ import { metadataEquals } from './pgSql.ts';
 
 /** Sort fields as columns (a closed list: never a request's text in SQL). */
 /** Text in byte order (COLLATE "C"), as the embedded store compares strings. */
-const SORT_COLUMNS: Record<ThreadSortField, string> = { thread_id: 'thread_id COLLATE "C"', status: 'status COLLATE "C"', created_at: 'created_at', updated_at: 'updated_at' };
+const SORT_COLUMNS: Record<ThreadSortField, string> = {
+  thread_id: 'thread_id COLLATE "C"',
+  status: 'status COLLATE "C"',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+};
 
 export class PgThreads implements ThreadsRepository {
   constructor(private readonly store: PgStore) {}

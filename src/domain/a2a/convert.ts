@@ -33,7 +33,13 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((block) => (typeof block === 'string' ? block : block && typeof block === 'object' && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : ''))
+    .map((block) =>
+      typeof block === 'string'
+        ? block
+        : block && typeof block === 'object' && (block as { type?: unknown }).type === 'text'
+          ? String((block as { text?: unknown }).text ?? '')
+          : '',
+    )
     .join('');
 }
 

@@ -3,7 +3,15 @@
 // run and the thread. Knows nothing of HTTP or JSON-RPC: failures are outcomes with a kind.
 import { randomUUID } from 'node:crypto';
 import type {
-  Artifact, Message, MessageSendParams, Part, Task, TaskState, TaskStatus, TaskStatusUpdateEvent, StreamEventResult,
+  Artifact,
+  Message,
+  MessageSendParams,
+  Part,
+  Task,
+  TaskState,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+  StreamEventResult,
 } from '../../../generated/a2a/types.gen.ts';
 import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentService } from '../agent/service.ts';
@@ -180,7 +188,11 @@ export class A2ATaskService {
         lastText = reply.text;
         // the reply keeps one id while it grows: the id it has in the thread once it has one
         replyId = reply.id ?? replyId;
-        yield update({ state: 'working', message: agentMessage(replyId ?? `${runId}-partial`, [{ kind: 'text', text: reply.text }], ids), timestamp: new Date().toISOString() });
+        yield update({
+          state: 'working',
+          message: agentMessage(replyId ?? `${runId}-partial`, [{ kind: 'text', text: reply.text }], ids),
+          timestamp: new Date().toISOString(),
+        });
       }
     }
     if (signal?.aborted) return;

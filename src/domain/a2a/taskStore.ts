@@ -80,9 +80,7 @@ export class TaskStore {
   /** Records the outcome of the task's current run; a stale run's outcome is ignored. */
   async saveOutcome(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     return this.tasks.update(id, (t) =>
-      t.runIds[t.runIds.length - 1] === outcome.runId && t.outcome?.runId !== outcome.runId
-        ? { ...t, outcome, updatedAt: nowIso() }
-        : undefined,
+      t.runIds[t.runIds.length - 1] === outcome.runId && t.outcome?.runId !== outcome.runId ? { ...t, outcome, updatedAt: nowIso() } : undefined,
     );
   }
 }

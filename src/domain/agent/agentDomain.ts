@@ -82,7 +82,21 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
   const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
-  const lifecycle = new RunLifecycle({ store, runs, threads, broker, claims: options.runBackend.claims(runs), leaseMs: options.runBackend.leaseMs, plain, checkpointer, execute, log, maxConcurrentRuns, onRunEnded, runTimeoutMs });
+  const lifecycle = new RunLifecycle({
+    store,
+    runs,
+    threads,
+    broker,
+    claims: options.runBackend.claims(runs),
+    leaseMs: options.runBackend.leaseMs,
+    plain,
+    checkpointer,
+    execute,
+    log,
+    maxConcurrentRuns,
+    onRunEnded,
+    runTimeoutMs,
+  });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await lifecycle.recover();
   const queries = options.threadQueries ?? new CollectionThreads(threads);
@@ -104,7 +118,11 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
-    return { assistants, threads: ownThreads, runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller) };
+    return {
+      assistants,
+      threads: ownThreads,
+      runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller),
+    };
   };
   return {
     forOwner,

@@ -3,7 +3,15 @@
 // assistant id is. An AssistantRegistry serves one owner (see ownerOf): it sees the system
 // assistants (shared, read-only) and the owner's own; another owner's are answered as
 // missing ones, though their ids cannot be taken.
-import type { Assistant, AssistantCountRequest, AssistantCreate, AssistantPatch, AssistantSearchRequest, AssistantVersion, AssistantVersionsRequest } from '../../../generated/agent-server/types.gen.ts';
+import type {
+  Assistant,
+  AssistantCountRequest,
+  AssistantCreate,
+  AssistantPatch,
+  AssistantSearchRequest,
+  AssistantVersion,
+  AssistantVersionsRequest,
+} from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store } from '../ports/store.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';

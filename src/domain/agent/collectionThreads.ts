@@ -12,7 +12,12 @@ export class CollectionThreads implements ThreadsRepository {
     const end = page.limit === undefined ? undefined : page.offset + page.limit;
     if (page.sortBy === 'created_at') {
       // the store keeps creation order: page without sorting the whole collection
-      return this.threads.list({ ...this.query(filter), reverse: page.order === 'desc', offset: page.offset, ...(page.limit === undefined ? {} : { limit: page.limit }) });
+      return this.threads.list({
+        ...this.query(filter),
+        reverse: page.order === 'desc',
+        offset: page.offset,
+        ...(page.limit === undefined ? {} : { limit: page.limit }),
+      });
     }
     return sortBy(await this.threads.list(this.query(filter)), page.sortBy, page.order).slice(page.offset, end);
   }

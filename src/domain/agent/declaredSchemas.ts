@@ -46,7 +46,10 @@ interface StateSchemaLike {
 }
 
 const isStateSchema = (value: unknown): value is StateSchemaLike =>
-  !!value && typeof value === 'object' && typeof (value as StateSchemaLike).getJsonSchema === 'function' && typeof (value as StateSchemaLike).getInputJsonSchema === 'function';
+  !!value &&
+  typeof value === 'object' &&
+  typeof (value as StateSchemaLike).getJsonSchema === 'function' &&
+  typeof (value as StateSchemaLike).getInputJsonSchema === 'function';
 
 function fromStateSchema(builder: BuilderLike): DeclaredSchemas | undefined {
   const { _schemaRuntimeDefinition: state, _inputRuntimeDefinition: input, _outputRuntimeDefinition: output } = builder;
@@ -82,7 +85,9 @@ async function fromZodRegistry(graph: unknown, sourceFile: string | undefined): 
 
 async function fromPlainZod(builder: BuilderLike, sourceFile: string | undefined): Promise<DeclaredSchemas | undefined> {
   try {
-    const { toJsonSchema } = (await projectLibrary(sourceFile, '@langchain/core', './utils/json_schema')) as { toJsonSchema(schema: unknown): Record<string, unknown> };
+    const { toJsonSchema } = (await projectLibrary(sourceFile, '@langchain/core', './utils/json_schema')) as {
+      toJsonSchema(schema: unknown): Record<string, unknown>;
+    };
     const { isZodSchemaV3, isZodSchemaV4 } = (await projectLibrary(sourceFile, '@langchain/core', './utils/types')) as Record<string, (v: unknown) => boolean>;
     const convert = (schema: unknown) => {
       if (!schema || !(isZodSchemaV4(schema) || isZodSchemaV3(schema))) return undefined;

@@ -40,7 +40,12 @@ export function graphExecutor(deps: {
     const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
     // a graph's store is its run's owner's: the partition the owner reads through /store
     const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-    const tracer = new RunTracer(run.run_id, { 'langgraph.run_id': run.run_id, 'langgraph.thread_id': run.thread_id, 'langgraph.graph_id': graph.id, 'langgraph.assistant_id': run.assistant_id });
+    const tracer = new RunTracer(run.run_id, {
+      'langgraph.run_id': run.run_id,
+      'langgraph.thread_id': run.thread_id,
+      'langgraph.graph_id': graph.id,
+      'langgraph.assistant_id': run.assistant_id,
+    });
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
     try {
       const output = await runEither(ctx, deps.graphs);
@@ -102,7 +107,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   // the run continues the thread's head, or forks from the checkpoint it names
   const forkFrom = forkCheckpointId(run.kwargs);
   const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
-  if (forkFrom && !base && (await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom))) throw otherKindForkError(run.thread_id, forkFrom, 'plain');
+  if (forkFrom && !base && (await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)))
+    throw otherKindForkError(run.thread_id, forkFrom, 'plain');
   if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
   const input = normaliseInput(run.kwargs.input);
   const steps = new PlainSteps(ctx, out);

@@ -76,7 +76,14 @@ export class GraphRegistry {
   async resolve(id: string, config: Record<string, unknown> = {}): Promise<RunnableGraph | undefined> {
     const graph = this.graphs.get(id);
     if (!graph || graph.kind !== 'factory') return graph;
-    return { id, kind: 'langgraph', graph: await buildFromFactory(id, graph.make, config, this.checkpointer), description: graph.description, source: graph.source, exportName: graph.exportName };
+    return {
+      id,
+      kind: 'langgraph',
+      graph: await buildFromFactory(id, graph.make, config, this.checkpointer),
+      description: graph.description,
+      source: graph.source,
+      exportName: graph.exportName,
+    };
   }
 
   /** A plain function turned out to be a factory (it returned a graph): from now on it is one. */
@@ -84,7 +91,15 @@ export class GraphRegistry {
     const graph = this.graphs.get(id);
     if (graph?.kind !== 'plain') return;
     const make = graph.fn as unknown as GraphFactory;
-    this.graphs.set(id, { id, kind: 'factory', make, template: await buildFromFactory(id, make, {}, this.checkpointer), description: graph.description, source: graph.source, exportName: graph.exportName });
+    this.graphs.set(id, {
+      id,
+      kind: 'factory',
+      make,
+      template: await buildFromFactory(id, make, {}, this.checkpointer),
+      description: graph.description,
+      source: graph.source,
+      exportName: graph.exportName,
+    });
   }
 
   ids(): string[] {

@@ -68,15 +68,37 @@ export function errorResult(error: RunError): RunResult {
 /** The error class and text of something a graph threw. */
 export function describeError(err: unknown): RunError {
   if (err instanceof Error) return { error: err.name && err.name !== 'Error' ? err.name : err.constructor?.name || 'Error', message: err.message };
-  return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) ?? String(err) };
+  return { error: 'Error', message: typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err)) };
 }
 
-const KWARG_KEYS = ['input', 'command', 'config', 'context', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys', 'checkpoint_id', 'checkpoint', 'after_seconds', 'on_disconnect', 'durability'] as const;
+const KWARG_KEYS = [
+  'input',
+  'command',
+  'config',
+  'context',
+  'stream_mode',
+  'stream_subgraphs',
+  'stream_resumable',
+  'interrupt_before',
+  'interrupt_after',
+  'webhook',
+  'feedback_keys',
+  'checkpoint_id',
+  'checkpoint',
+  'after_seconds',
+  'on_disconnect',
+  'durability',
+] as const;
 
 export function runKwargs(body: RunCreate): Record<string, unknown> {
   // no stream mode, or an empty list of them (useStream sends [] until a view subscribes), is `values`, as upstream
   const streamMode = Array.isArray(body.stream_mode) && body.stream_mode.length === 0 ? undefined : body.stream_mode;
-  const kwargs: Record<string, unknown> = { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {}, stream_mode: streamMode ?? ['values'] };
+  const kwargs: Record<string, unknown> = {
+    input: body.input ?? null,
+    config: body.config ?? {},
+    context: body.context ?? {},
+    stream_mode: streamMode ?? ['values'],
+  };
   for (const key of KWARG_KEYS) if (body[key] !== undefined && !(key in kwargs)) kwargs[key] = body[key];
   return kwargs;
 }

@@ -28,7 +28,12 @@ export interface SweepResult {
 
 export class RetentionSweep {
   constructor(
-    private readonly deps: { threads: Collection<ThreadRecord>; threadsOf: (owner: string) => Pick<Threads, 'prune'>; plain: PlainStateStore; checkpointer: StoreCheckpointer },
+    private readonly deps: {
+      threads: Collection<ThreadRecord>;
+      threadsOf: (owner: string) => Pick<Threads, 'prune'>;
+      plain: PlainStateStore;
+      checkpointer: StoreCheckpointer;
+    },
     readonly settings: RetentionSettings,
   ) {}
 

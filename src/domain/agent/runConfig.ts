@@ -76,7 +76,10 @@ export function mergeRunConfig(
   const metadata = { ...objectOr(assistant.metadata), ...objectOr(thread?.metadata), ...objectOr(request.metadata) };
   // a context that is not an object (a string, a number) is taken whole, as upstream does
   const assistantContext = assistant.context as unknown;
-  const context = assistantContext !== null && assistantContext !== undefined && typeof assistantContext !== 'object' ? assistantContext : { ...objectOr(assistantContext), ...objectOr(request.context) };
+  const context =
+    assistantContext !== null && assistantContext !== undefined && typeof assistantContext !== 'object'
+      ? assistantContext
+      : { ...objectOr(assistantContext), ...objectOr(request.context) };
   return {
     // user_id: the configured one, else the authenticated user's (upstream's precedence)
     config: {

@@ -19,7 +19,17 @@ import { describeError, errorResult, ownerOf, toApiRun, type RunError, type RunR
 import type { Run, RunResult } from '../../../generated/agent-server/types.gen.ts';
 import type { RunExecutor, RunOutput } from './runContext.ts';
 import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
-import { endOf, FINAL_RUN_STATUSES, settleThread, transition, type CancelAction, type Execution, type RunEvent, type StopReason, type Transition } from './runStateMachine.ts';
+import {
+  endOf,
+  FINAL_RUN_STATUSES,
+  settleThread,
+  transition,
+  type CancelAction,
+  type Execution,
+  type RunEvent,
+  type StopReason,
+  type Transition,
+} from './runStateMachine.ts';
 
 /** What listeners (webhooks, metrics) learn when a run has ended and its end is recorded. */
 export interface RunEnded {
@@ -106,7 +116,9 @@ export class RunEngine {
    * at their next look (see start).
    */
   async queued(run: RunRecord): Promise<void> {
-    await this.deps.claims.queued(run).catch((err) => this.deps.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
+    await this.deps.claims
+      .queued(run)
+      .catch((err) => this.deps.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
     this.wake();
   }
 
@@ -127,7 +139,9 @@ export class RunEngine {
       const idle = (await this.inflight(threadId)).filter((id) => id !== runId).length === 0;
       await store.write([
         step.run ? { collection: runs.name, id: runId, value: cancelled } : { collection: runs.name, id: runId, delete: true },
-        ...(thread && idle && step.thread ? [{ collection: threads.name, id: threadId, value: { ...thread, status: step.thread, updated_at: cancelled.updated_at } }] : []),
+        ...(thread && idle && step.thread
+          ? [{ collection: threads.name, id: threadId, value: { ...thread, status: step.thread, updated_at: cancelled.updated_at } }]
+          : []),
       ]);
       await broker.end(runId);
       if (isTemporary(run)) await this.discard(threadId);
@@ -216,8 +230,13 @@ export class RunEngine {
     const step = transition(run, { type: 'platformInterrupted', cause })!;
     const next = applied(run, step)!;
     const fields = { run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt, ...(cause ? { cause: cause.message } : {}) };
-    if (next.status === 'error') this.deps.log.warn(cause ? 'run abandoned after repeated interruptions by the platform' : 'run abandoned after repeated server crashes', fields);
-    else this.deps.log.warn(cause ? 'the platform interrupted the run; starting it again' : 'run was in progress when the server stopped; starting it again', { ...fields, attempt: next.attempt });
+    if (next.status === 'error')
+      this.deps.log.warn(cause ? 'run abandoned after repeated interruptions by the platform' : 'run abandoned after repeated server crashes', fields);
+    else
+      this.deps.log.warn(cause ? 'the platform interrupted the run; starting it again' : 'run was in progress when the server stopped; starting it again', {
+        ...fields,
+        attempt: next.attempt,
+      });
     return next;
   }
 
@@ -300,7 +319,12 @@ export class RunEngine {
       }, limitMs);
       timer.unref();
     };
-    let execution: Execution = { returned: false, error: { error: 'InternalError', message: 'The run ended unexpectedly.' }, platformCause: null, workerDied: false };
+    let execution: Execution = {
+      returned: false,
+      error: { error: 'InternalError', message: 'The run ended unexpectedly.' },
+      platformCause: null,
+      workerDied: false,
+    };
     let output: RunOutput | undefined;
     try {
       await broker.begin(run.run_id, (err) => {
@@ -313,7 +337,8 @@ export class RunEngine {
     } catch (err) {
       execution = { returned: false, error: describeError(err), platformCause: platformCause(err), workerDied: err instanceof PlatformInterruption };
       // the client sees __error__; the operator sees why, with the stack, under the run's id
-      if (endOf(running.stop, execution, limitMs).type === 'fail') log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
+      if (endOf(running.stop, execution, limitMs).type === 'fail')
+        log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
       clearTimeout(timer);
     }
@@ -336,7 +361,10 @@ export class RunEngine {
       });
     const told: Told = { error: false };
     const lost = event.type === 'stopped' && event.reason === 'lost';
-    if (!lost) await untilDone(() => this.record(run, event, output, told), 'record the end of the run').catch((err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }));
+    if (!lost)
+      await untilDone(() => this.record(run, event, output, told), 'record the end of the run').catch((err) =>
+        log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
+      );
     // listeners hear of the end before waiters are released, so what a client sees after
     // join/wait (metrics, a webhook already on its way) is consistent
     await this.announceEnd(run, output, event, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
@@ -345,12 +373,16 @@ export class RunEngine {
     const resumes = lost || again || (event.type === 'platformInterrupted' && told.recorded === undefined);
     // a stateless run's own thread goes once the run has ended, and before its stream ends: a
     // client that saw `end` must not find the thread. Its log (the wait/join answer) stays.
-    if (isTemporary(run) && !resumes) await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
+    if (isTemporary(run) && !resumes)
+      await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
     this.inFlight.delete(run.run_id);
     // its events so far are written before its claim is given up (the next attempt numbers its events after them)
     if (resumes) await this.deps.broker.detach(run.run_id);
     // the next run of the thread may start (on any server) once the end is recorded
-    if (!lost) await untilDone(() => this.deps.claims.release(told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) => log.error('the run claim was not released before the stop; it expires with its lease', { err }));
+    if (!lost)
+      await untilDone(() => this.deps.claims.release(told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) =>
+        log.error('the run claim was not released before the stop; it expires with its lease', { err }),
+      );
     if (!resumes) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
     // a cancel that came while the new attempt was being recorded found the run still in
     // flight and only stopped what had already ended: it applies to the queued run now
@@ -385,7 +417,11 @@ export class RunEngine {
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
-      ops.push({ collection: threads.name, id: thread.thread_id, value: { ...thread, status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() } });
+      ops.push({
+        collection: threads.name,
+        id: thread.thread_id,
+        value: { ...thread, status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() },
+      });
     }
     await store.write(ops);
     told.recorded = next;
@@ -434,4 +470,3 @@ function outcomeOf(event: RunEvent): string {
   if (event.type === 'stopped') return event.reason;
   return 'interrupted';
 }
-

@@ -65,7 +65,12 @@ export class RunLifecycle {
    * The run records its assistant and graph, so it executes that graph whatever runs after it.
    * `owner` is the caller's (see ownerOf), who has checked the thread is theirs or absent.
    */
-  async enqueue(threadId: string, assistant: Assistant, body: RunCreate, options: { temporary?: boolean; owner: string; caller?: RunCaller }): Promise<RunRecord> {
+  async enqueue(
+    threadId: string,
+    assistant: Assistant,
+    body: RunCreate,
+    options: { temporary?: boolean; owner: string; caller?: RunCaller },
+  ): Promise<RunRecord> {
     const now = nowIso();
     const { owner } = options;
     const runId = uuid7();
@@ -73,7 +78,13 @@ export class RunLifecycle {
     const base = existing ?? newThread(threadId, {}, owner);
     const threadMetadata = { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     // as upstream: a thread the run creates contributes no metadata to the run's
-    const merged = mergeRunConfig(assistant, existing && { config: existing.config, metadata: threadMetadata }, body, { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id }, options.caller);
+    const merged = mergeRunConfig(
+      assistant,
+      existing && { config: existing.config, metadata: threadMetadata },
+      body,
+      { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      options.caller,
+    );
     const run: RunRecord = {
       run_id: runId,
       ...(owner ? { owner } : {}),
@@ -86,7 +97,14 @@ export class RunLifecycle {
       // the assistant's, the thread's and the request's, as upstream's runs show it
       metadata: merged.metadata,
       // temporary, subgraphs, resumable: the flags upstream's runs show under these names
-      kwargs: { ...runKwargs(body), config: merged.config, context: merged.context, temporary: options.temporary === true, subgraphs: body.stream_subgraphs ?? false, resumable: body.stream_resumable ?? false },
+      kwargs: {
+        ...runKwargs(body),
+        config: merged.config,
+        context: merged.context,
+        temporary: options.temporary === true,
+        subgraphs: body.stream_subgraphs ?? false,
+        resumable: body.stream_resumable ?? false,
+      },
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };

@@ -22,8 +22,18 @@ export function registerRunMetrics(metrics: MetricsRegistry, sources: RunMetrics
   metrics.gauge('agentplane_run_queue_depth', 'Runs waiting to start.', [], async () => [{ value: await runs.count({ where: { status: 'pending' } }) }]);
   metrics.gauge('agentplane_run_workers_busy', 'Runs executing now.', [], () => [{ value: sources.busyWorkers() }]);
   metrics.gauge('agentplane_run_workers', 'How many runs may execute at once.', [], () => [{ value: sources.workerLimit }]);
-  const waited = metrics.histogram('agentplane_run_queue_wait_seconds', 'Time from a run’s creation to the start of its execution.', [], [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300]);
-  const took = metrics.histogram('agentplane_run_duration_seconds', 'Execution time of runs, by final status.', ['status'], [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900]);
+  const waited = metrics.histogram(
+    'agentplane_run_queue_wait_seconds',
+    'Time from a run’s creation to the start of its execution.',
+    [],
+    [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+  );
+  const took = metrics.histogram(
+    'agentplane_run_duration_seconds',
+    'Execution time of runs, by final status.',
+    ['status'],
+    [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900],
+  );
   return (ended) => {
     waited.observe(ended.queuedMs / 1000);
     took.observe({ status: ended.run.status }, (ended.endedAt.getTime() - ended.startedAt.getTime()) / 1000);

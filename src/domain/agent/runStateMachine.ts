@@ -89,7 +89,11 @@ export function transition(state: RunState, event: RunEvent): Transition | null 
   if (state.status === 'pending') {
     if (event.type === 'claim') return { run: { ...same, status: 'running' }, thread: null, effects: [] };
     if (event.type !== 'cancel') return null;
-    return { run: event.action === 'rollback' ? null : { ...same, status: 'interrupted' }, thread: 'idle', effects: [{ type: 'closeLog' }, { type: 'discardTemporaryThread' }] };
+    return {
+      run: event.action === 'rollback' ? null : { ...same, status: 'interrupted' },
+      thread: 'idle',
+      effects: [{ type: 'closeLog' }, { type: 'discardTemporaryThread' }],
+    };
   }
   // running
   switch (event.type) {
@@ -98,7 +102,11 @@ export function transition(state: RunState, event: RunEvent): Transition | null 
     case 'cancel':
       return { run: same, thread: null, effects: [{ type: 'abort', reason: event.action }] };
     case 'succeed':
-      return { run: { ...same, status: 'success' }, thread: event.waitsForInput ? 'interrupted' : 'idle', effects: [{ type: 'setResult', from: 'output' }, ...ENDED, { type: 'announce' }] };
+      return {
+        run: { ...same, status: 'success' },
+        thread: event.waitsForInput ? 'interrupted' : 'idle',
+        effects: [{ type: 'setResult', from: 'output' }, ...ENDED, { type: 'announce' }],
+      };
     case 'fail':
       return failed(state, 'error', event.error);
     case 'stopped':
@@ -114,7 +122,11 @@ export function transition(state: RunState, event: RunEvent): Transition | null 
 }
 
 function failed(state: RunState, status: 'error' | 'timeout', error: RunError): Transition {
-  return { run: { status, attempt: state.attempt, error }, thread: 'error', effects: [{ type: 'publishError', error }, { type: 'setResult', from: 'error' }, ...ENDED, { type: 'announce' }] };
+  return {
+    run: { status, attempt: state.attempt, error },
+    thread: 'error',
+    effects: [{ type: 'publishError', error }, { type: 'setResult', from: 'error' }, ...ENDED, { type: 'announce' }],
+  };
 }
 
 export function timeoutMessage(limitMs: number): string {
@@ -149,7 +161,8 @@ export type Execution =
  * been asked to stop, or it reached its time limit in a worker another run blocked.
  */
 export function endOf(stop: StopReason | null, execution: Execution, limitMs: number): RunEvent {
-  if (!execution.returned && execution.platformCause && (!stop || (stop === 'timeout' && execution.workerDied))) return { type: 'platformInterrupted', cause: execution.platformCause };
+  if (!execution.returned && execution.platformCause && (!stop || (stop === 'timeout' && execution.workerDied)))
+    return { type: 'platformInterrupted', cause: execution.platformCause };
   if (stop === 'shutdown') return { type: 'platformInterrupted', cause: SHUTDOWN_CAUSE };
   if (stop === 'eventsLost') return { type: 'platformInterrupted', cause: EVENTS_LOST_CAUSE };
   if (stop === 'timeout') return { type: 'timedOut', limitMs };

@@ -113,7 +113,12 @@ function isMessage(value: object): boolean {
 }
 
 function isMessageChunk(value: unknown): value is { concat(other: unknown): unknown } {
-  return !!value && typeof value === 'object' && typeof (value as { concat?: unknown }).concat === 'function' && typeof (value as { _getType?: unknown })._getType === 'function';
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    typeof (value as { concat?: unknown }).concat === 'function' &&
+    typeof (value as { _getType?: unknown })._getType === 'function'
+  );
 }
 
 /** Data of one library chunk on the wire, in the upstream server's shape. */
@@ -186,4 +191,3 @@ function errorOnWire(error: unknown): unknown {
   if (error instanceof Error) return { error: error.name, message: error.message };
   return serialiseValues(error);
 }
-

@@ -55,7 +55,8 @@ export const THREAD_BUSY = 'Thread is already running a task. Wait for it to fin
 
 // the upstream JS server's wording
 const runNotFound = () => fail('not_found', 'Run not found');
-const assistantNotFound = (assistantId: string) => fail('not_found', `No assistant found for "${assistantId}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+const assistantNotFound = (assistantId: string) =>
+  fail('not_found', `No assistant found for "${assistantId}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
 
 export class Runs implements RunService {
   constructor(
@@ -181,7 +182,11 @@ export class Runs implements RunService {
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
-    const page = await this.deps.queries.ofThread(threadId, { ...(query.status ? { status: query.status } : {}), offset: query.offset ?? 0, limit: query.limit ?? 10 });
+    const page = await this.deps.queries.ofThread(threadId, {
+      ...(query.status ? { status: query.status } : {}),
+      offset: query.offset ?? 0,
+      limit: query.limit ?? 10,
+    });
     return ok(page.map(toApiRun));
   }
 
@@ -210,7 +215,10 @@ export class Runs implements RunService {
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
   }
 
-  async threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>> {
+  async threadEvents(
+    threadId: string,
+    options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
+  ): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>> {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
     return ok(threadEvents(this.deps, threadId, options));
   }

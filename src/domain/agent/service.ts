@@ -87,7 +87,10 @@ export interface ThreadService {
   /** The state at a checkpoint (the latest of its namespace without `checkpoint_id`). */
   getStateAt(threadId: string, checkpoint: CheckpointSelector, options?: { subgraphs?: boolean }): Promise<Outcome<ThreadState, 'not_found'>>;
   /** Checkpoints newest first, as states. */
-  history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>>;
+  history(
+    threadId: string,
+    query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector },
+  ): Promise<Outcome<ThreadState[], 'not_found'>>;
   /** A new checkpoint with `values` applied as `as_node`, child of the latest or of `checkpoint`. */
   updateState(threadId: string, body: ThreadStateUpdateRequest): Promise<Outcome<ThreadStateUpdateResult, 'not_found' | 'invalid' | 'busy'>>;
   /** Merges metadata into the latest checkpoint's metadata (not_found without one). */
@@ -120,7 +123,10 @@ export interface RunService {
   /** The run's events from the start (or after lastEventId), live until the run ends. */
   events(runId: string, options?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
   /** The events of the thread's runs, one run after another, until `signal` aborts (see threadStream.ts). */
-  threadEvents(threadId: string, options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal }): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
+  threadEvents(
+    threadId: string,
+    options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
+  ): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
 }
 
 /** The agent server as one owner sees it. */

@@ -64,7 +64,9 @@ export function langGraphRunInput(
 export function otherKindForkError(threadId: string, checkpointId: string, runKind: 'plain' | 'langgraph'): Error {
   const [own, other] = runKind === 'plain' ? ['plain-function', 'LangGraph'] : ['LangGraph', 'plain-function'];
   return Object.assign(
-    new Error(`Checkpoint ${checkpointId} of thread ${threadId} was written by a ${other} graph; a ${own} graph can fork only from a checkpoint a ${own} graph wrote`),
+    new Error(
+      `Checkpoint ${checkpointId} of thread ${threadId} was written by a ${other} graph; a ${own} graph can fork only from a checkpoint a ${own} graph wrote`,
+    ),
     { name: 'CheckpointNotFound' },
   );
 }

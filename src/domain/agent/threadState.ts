@@ -167,7 +167,9 @@ async function langGraphState(
 
 /** The checkpointer's states newest first; with `createdBefore`, only those created earlier. */
 async function* langGraphHistory(graph: LangGraph, threadId: string, options: HistoryOptions, createdBefore?: string): AsyncGenerator<ThreadState> {
-  const config = { configurable: { thread_id: threadId, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) } };
+  const config = {
+    configurable: { thread_id: threadId, checkpoint_ns: options.checkpointNs ?? '', ...(options.checkpointId ? { checkpoint_id: options.checkpointId } : {}) },
+  };
   const listOptions = {
     // counted here when some are skipped by creation time
     ...(createdBefore ? {} : { limit: options.limit }),
@@ -294,7 +296,12 @@ export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
 
 /** A checkpoint pointer as upstream writes it (`checkpoint_map` names the parents' checkpoints of a subgraph's). */
 function checkpointOf(threadId: string, configurable: Record<string, any>): Checkpoint {
-  return { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? '', checkpoint_id: configurable.checkpoint_id, checkpoint_map: configurable.checkpoint_map ?? null };
+  return {
+    thread_id: threadId,
+    checkpoint_ns: configurable.checkpoint_ns ?? '',
+    checkpoint_id: configurable.checkpoint_id,
+    checkpoint_map: configurable.checkpoint_map ?? null,
+  };
 }
 
 export function toInterrupt(value: any): Interrupt {

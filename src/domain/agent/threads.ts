@@ -89,7 +89,8 @@ export class Threads implements ThreadService {
     const filter = this.filter(query);
     if (!query.values) return this.deps.queries.count(filter);
     let count = 0;
-    for (const t of await this.deps.queries.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 })) if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+    for (const t of await this.deps.queries.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 }))
+      if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
     return count;
   }
 
@@ -167,7 +168,8 @@ export class Threads implements ThreadService {
     if (query.values) {
       // the values are the state's, not the record's: every match is read, then filtered here
       const matching: ThreadRecord[] = [];
-      for (const t of await queries.search(filter, { sortBy, order, offset: 0 })) if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
+      for (const t of await queries.search(filter, { sortBy, order, offset: 0 }))
+        if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
       page = matching.slice(offset, offset + limit);
     } else {
       page = await queries.search(filter, { sortBy, order, offset, limit });
@@ -185,7 +187,10 @@ export class Threads implements ThreadService {
 
   /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
   async deleteOfAssistant(assistantId: string): Promise<number> {
-    const mine = await this.deps.queries.search({ owner: this.owner, metadata: { assistant_id: assistantId } }, { sortBy: 'created_at', order: 'asc', offset: 0 });
+    const mine = await this.deps.queries.search(
+      { owner: this.owner, metadata: { assistant_id: assistantId } },
+      { sortBy: 'created_at', order: 'asc', offset: 0 },
+    );
     let deleted = 0;
     for (const thread of mine) if ((await this.delete(thread.thread_id)).ok) deleted += 1;
     return deleted;
@@ -203,7 +208,10 @@ export class Threads implements ThreadService {
     return state ? ok(state) : fail('not_found', `Checkpoint ${checkpoint.checkpoint_id} not found on thread ${threadId}`);
   }
 
-  async history(threadId: string, query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector }): Promise<Outcome<ThreadState[], 'not_found'>> {
+  async history(
+    threadId: string,
+    query: Omit<ThreadHistoryRequest, 'before'> & { before?: string | CheckpointSelector },
+  ): Promise<Outcome<ThreadState[], 'not_found'>> {
     const record = await this.find(threadId);
     if (!record) return threadNotFound(threadId);
     const before = typeof query.before === 'string' ? query.before : query.before?.checkpoint_id;
@@ -234,7 +242,9 @@ export class Threads implements ThreadService {
     return this.deps.locks.run(threadId, async () => {
       const thread = await this.find(threadId);
       if (!thread) return threadNotFound(threadId);
-      return (await this.deps.checkpoints.patchLatestMetadata(thread, metadata)) ? ok(undefined) : fail('not_found', `Thread ${threadId} has no checkpoint yet`);
+      return (await this.deps.checkpoints.patchLatestMetadata(thread, metadata))
+        ? ok(undefined)
+        : fail('not_found', `Thread ${threadId} has no checkpoint yet`);
     });
   }
 

@@ -8,7 +8,13 @@ export class CollectionDeployments<R extends FilteredDeployment> implements Depl
 
   newestFirst(tenantId: string, filter: DeploymentFilter, page: { offset: number; limit: number }): Promise<R[]> {
     const matches = deploymentFilter(filter);
-    return this.deployments.list({ where: { tenant_id: tenantId }, reverse: true, ...(matches ? { filter: matches } : {}), offset: page.offset, limit: page.limit });
+    return this.deployments.list({
+      where: { tenant_id: tenantId },
+      reverse: true,
+      ...(matches ? { filter: matches } : {}),
+      offset: page.offset,
+      limit: page.limit,
+    });
   }
 }
 

@@ -1,12 +1,7 @@
 // Creating, reading, listing and deleting deployments. Writes to one deployment run under
 // its lock (records.ts), so they never interleave with a PATCH or a deploy phase.
 import { randomUUID } from 'node:crypto';
-import type {
-  Deployment,
-  DeploymentCreate,
-  DeploymentList,
-  ListDeploymentsQuery,
-} from '../../../generated/control-plane/types.gen.ts';
+import type { Deployment, DeploymentCreate, DeploymentList, ListDeploymentsQuery } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { Deployer } from './deployer/types.ts';
 import { ok, type Outcome } from '../outcome.ts';
@@ -132,7 +127,12 @@ export async function listDeployments(repo: ControlPlaneRepository, tenantId: st
 }
 
 /** Soft delete (cleanup by the deployer after one phase), or immediate removal with force. */
-export async function deleteDeployment({ repo, deployer, log }: ControlPlaneDeps, tenantId: string, id: string, force: boolean): Promise<Outcome<void, 'not_found' | 'invalid'>> {
+export async function deleteDeployment(
+  { repo, deployer, log }: ControlPlaneDeps,
+  tenantId: string,
+  id: string,
+  force: boolean,
+): Promise<Outcome<void, 'not_found' | 'invalid'>> {
   return repo.locks.run(id, async () => {
     const current = await repo.deploymentOf(tenantId, id);
     if (!current) return deploymentNotFound(id);

@@ -2,13 +2,7 @@
 // the statuses and logs it reports for revisions assigned to it, and the removal of a
 // deleted deployment it took down. A listener sees only its own tenant's deployments that
 // name it in `source_config.listener_id`; anything else is reported as missing.
-import type {
-  ListenerAssignment,
-  ListenerHeartbeat,
-  Revision,
-  RevisionLogReport,
-  RevisionStatusReport,
-} from '../../../generated/control-plane/types.gen.ts';
+import type { ListenerAssignment, ListenerHeartbeat, Revision, RevisionLogReport, RevisionStatusReport } from '../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../ports/logger.ts';
 import { timestamp } from '../clock.ts';
 import { ok, type Outcome } from '../outcome.ts';
@@ -63,7 +57,12 @@ async function assignmentOf(repo: ControlPlaneRepository, deployment: Deployment
 }
 
 /** The revision and its deployment when the revision is assigned to this listener of the tenant. */
-async function assigned(repo: ControlPlaneRepository, tenantId: string, listenerId: string, revisionId: string): Promise<Outcome<{ revision: RevisionRecord; deployment: DeploymentRecord }, 'not_found'>> {
+async function assigned(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  listenerId: string,
+  revisionId: string,
+): Promise<Outcome<{ revision: RevisionRecord; deployment: DeploymentRecord }, 'not_found'>> {
   const listener = await listenerOf(repo, tenantId, listenerId);
   if (!listener.ok) return listener;
   const revision = await repo.revisions.get(revisionId);
@@ -95,7 +94,8 @@ export async function reportRevisionStatus(
       updated_at: now,
     };
     const deploymentNext = deploymentAfterReport(deployment, next, report.custom_url ?? null, now);
-    const unchanged = next.status === revision.status && next.status_message === revision.status_message && sha === revision.source_revision_config.repo_commit_sha;
+    const unchanged =
+      next.status === revision.status && next.status_message === revision.status_message && sha === revision.source_revision_config.repo_commit_sha;
     if (unchanged && !deploymentNext) return ok(toRevision(revision));
     await repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
     logTransition(log, revision, next, { before: deployment, after: deploymentNext });
@@ -114,7 +114,13 @@ function deploymentAfterReport(deployment: DeploymentRecord, revision: RevisionR
   return { ...deployment, status, active_revision_id: active, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
 }
 
-export async function reportRevisionLogs({ repo, remoteLogs }: ListenerDeps, tenantId: string, listenerId: string, revisionId: string, report: RevisionLogReport): Promise<Outcome<void, 'not_found'>> {
+export async function reportRevisionLogs(
+  { repo, remoteLogs }: ListenerDeps,
+  tenantId: string,
+  listenerId: string,
+  revisionId: string,
+  report: RevisionLogReport,
+): Promise<Outcome<void, 'not_found'>> {
   const found = await assigned(repo, tenantId, listenerId, revisionId);
   if (!found.ok) return found;
   remoteLogs.append(found.value.revision, report.type, report.from, report.logs);
@@ -122,7 +128,12 @@ export async function reportRevisionLogs({ repo, remoteLogs }: ListenerDeps, ten
 }
 
 /** The listener took a deleted deployment down: its records go now. */
-export async function reportDeploymentRemoved({ repo, remoteLogs, log }: ListenerDeps, tenantId: string, listenerId: string, deploymentId: string): Promise<Outcome<void, 'not_found' | 'invalid'>> {
+export async function reportDeploymentRemoved(
+  { repo, remoteLogs, log }: ListenerDeps,
+  tenantId: string,
+  listenerId: string,
+  deploymentId: string,
+): Promise<Outcome<void, 'not_found' | 'invalid'>> {
   const listener = await listenerOf(repo, tenantId, listenerId);
   if (!listener.ok) return listener;
   return repo.locks.run(deploymentId, async () => {

@@ -59,7 +59,11 @@ export class ListenerWatch implements BackgroundModule {
         return next;
       });
       if (!lost) continue;
-      this.log.warn('listener not heard from: its deployments are UNKNOWN until it reports again', { listener_id: lost.id, last_heard_at: lost.last_heard_at, timeout_ms: this.timeoutMs });
+      this.log.warn('listener not heard from: its deployments are UNKNOWN until it reports again', {
+        listener_id: lost.id,
+        last_heard_at: lost.last_heard_at,
+        timeout_ms: this.timeoutMs,
+      });
       for (const deployment of await deploymentsOfListener(this.repo, lost.tenant_id, lost.id)) await this.markUnknown(deployment, lost);
     }
   }

@@ -33,7 +33,10 @@ export async function revisionManifests(
   const rendered = renderManifests({ deployment, revision, ...settings, databasePassword: MASK });
   let problems: RenderProblem[];
   if (!rendered.ok) {
-    problems = rendered.refused.map((r) => ({ loc: r.field === 'image_uri' ? ['source_revision_config', 'image_uri'] : ['source_config', 'resource_spec', r.field], msg: r.message }));
+    problems = rendered.refused.map((r) => ({
+      loc: r.field === 'image_uri' ? ['source_revision_config', 'image_uri'] : ['source_config', 'resource_spec', r.field],
+      msg: r.message,
+    }));
   } else {
     // the Kubernetes schemas load on the first look, not with every server
     const { validateManifests } = await import('./kubernetes/validateManifests.ts');

@@ -1,5 +1,13 @@
 // Reading revisions and redeploying one.
-import type { Deployment, ListRevisionLogsQuery, ListRevisionsQuery, Revision, RevisionList, RevisionLogs, RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
+import type {
+  Deployment,
+  ListRevisionLogsQuery,
+  ListRevisionsQuery,
+  Revision,
+  RevisionList,
+  RevisionLogs,
+  RevisionStatus,
+} from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
@@ -44,7 +52,12 @@ export async function listRevisions(
   return ok({ resources: records.map(toRevision), offset: offset + records.length });
 }
 
-export async function getRevision(repo: ControlPlaneRepository, tenantId: string, deploymentId: string, revisionId: string): Promise<Outcome<Revision, 'not_found'>> {
+export async function getRevision(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  deploymentId: string,
+  revisionId: string,
+): Promise<Outcome<Revision, 'not_found'>> {
   const owned = await ownedDeployment(repo, tenantId, deploymentId);
   if (!owned.ok) return owned;
   const revision = await revisionOf(repo, deploymentId, revisionId);

@@ -1,13 +1,7 @@
 // The rules a deployment's configuration must follow beyond the schema; each check answers
 // the first rule broken (an `invalid` failure naming it), or undefined. Create checks a whole configuration; PATCH checks what it was sent plus the merged
 // result, because the stored part already passed these rules.
-import type {
-  ResourceSpec,
-  Secret,
-  Source,
-  SourceConfigCreate,
-  SourceRevisionConfigInput,
-} from '../../../generated/control-plane/types.gen.ts';
+import type { ResourceSpec, Secret, Source, SourceConfigCreate, SourceRevisionConfigInput } from '../../../generated/control-plane/types.gen.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { invalid, type Broken } from './failures.ts';
 
@@ -65,7 +59,8 @@ export function checkComplete(source: Source, repoUrl: string | null, buildOnPus
   if (source === 'github') {
     if (repoUrl === null) return invalid('source_config.repo_url is required when source is github.');
     if (revision.repo_ref === null) return invalid('source_revision_config.repo_ref is required when source is github.');
-    if (revision.graph_config_path === null) return invalid('source_revision_config.graph_config_path (or langgraph_config_path) is required when source is github.');
+    if (revision.graph_config_path === null)
+      return invalid('source_revision_config.graph_config_path (or langgraph_config_path) is required when source is github.');
     if (buildOnPush === true && revision.repo_ref.startsWith('refs/tags/')) {
       return invalid('source_config.build_on_push must be false when source_revision_config.repo_ref is a tag (refs/tags/...).');
     }

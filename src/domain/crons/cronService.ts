@@ -15,7 +15,21 @@ export type { CronRecord };
 export type CronOutcome<T> = Outcome<T, 'not_found' | 'unprocessable'>;
 
 /** The run options of a create or update body that go into the cron's payload. */
-const PAYLOAD_KEYS = ['input', 'metadata', 'config', 'context', 'webhook', 'interrupt_before', 'interrupt_after', 'multitask_strategy', 'stream_mode', 'stream_subgraphs', 'stream_resumable', 'checkpoint_during', 'durability'] as const;
+const PAYLOAD_KEYS = [
+  'input',
+  'metadata',
+  'config',
+  'context',
+  'webhook',
+  'interrupt_before',
+  'interrupt_after',
+  'multitask_strategy',
+  'stream_mode',
+  'stream_subgraphs',
+  'stream_resumable',
+  'checkpoint_during',
+  'durability',
+] as const;
 
 export interface ResolvedAssistant {
   assistant_id: string;
@@ -109,7 +123,12 @@ export class CronService {
 
   async search(scope: string, query: CronSearchRequest): Promise<Partial<Cron>[]> {
     const filter = await this.filter(scope, query);
-    const found = await this.queries.search(filter, { sortBy: query.sort_by ?? 'created_at', order: query.sort_order ?? 'desc', offset: query.offset ?? 0, limit: query.limit ?? 10 });
+    const found = await this.queries.search(filter, {
+      sortBy: query.sort_by ?? 'created_at',
+      order: query.sort_order ?? 'desc',
+      offset: query.offset ?? 0,
+      limit: query.limit ?? 10,
+    });
     const page = found.map(toApi);
     if (!query.select?.length) return page;
     return page.map((cron) => Object.fromEntries(query.select!.map((field) => [field, cron[field as keyof Cron]])) as Partial<Cron>);

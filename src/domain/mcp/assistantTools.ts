@@ -44,8 +44,18 @@ export async function listAssistantTools(host: ToolHost): Promise<AssistantTool[
     if (taken.has(name)) name = toolName(`${assistant.name}_${assistant.assistant_id.slice(0, 8)}`);
     taken.add(name);
     const derived = await host.inputSchema?.(assistant);
-    const inputSchema = derived && derived.type === 'object' ? (derived as AssistantTool['inputSchema']) : host.assistants.hasMessages(assistant) ? MESSAGES_INPUT : { type: 'object' as const };
-    tools.push({ name, description: assistant.description ?? `Runs the ${assistant.graph_id} graph and returns its final output.`, inputSchema, assistantId: assistant.assistant_id });
+    const inputSchema =
+      derived && derived.type === 'object'
+        ? (derived as AssistantTool['inputSchema'])
+        : host.assistants.hasMessages(assistant)
+          ? MESSAGES_INPUT
+          : { type: 'object' as const };
+    tools.push({
+      name,
+      description: assistant.description ?? `Runs the ${assistant.graph_id} graph and returns its final output.`,
+      inputSchema,
+      assistantId: assistant.assistant_id,
+    });
   }
   return tools;
 }

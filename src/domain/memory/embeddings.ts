@@ -26,11 +26,14 @@ type EmbedFunction = (texts: string[]) => Promise<number[][]> | number[][];
 export async function loadEmbedder(settings: IndexSettings, baseDir: string): Promise<Embedder> {
   const where = 'store.index.embed';
   if (typeof settings.embed !== 'string' || !settings.embed) throw new Error(`${where}: expected "./module.ts:export", got ${JSON.stringify(settings.embed)}`);
-  if (!Number.isInteger(settings.dims) || settings.dims < 1) throw new Error(`store.index.dims: expected a positive integer, got ${JSON.stringify(settings.dims)}`);
+  if (!Number.isInteger(settings.dims) || settings.dims < 1)
+    throw new Error(`store.index.dims: expected a positive integer, got ${JSON.stringify(settings.dims)}`);
   const at = settings.embed.lastIndexOf(':');
   const isPath = settings.embed.startsWith('.') || settings.embed.startsWith('/');
   if (!isPath) {
-    throw new Error(`${where}: "${settings.embed}" names a hosted embeddings model; agentplane loads embeddings from the project instead ("./path/to/module.ts:export" exporting a LangChain Embeddings object or a function of texts)`);
+    throw new Error(
+      `${where}: "${settings.embed}" names a hosted embeddings model; agentplane loads embeddings from the project instead ("./path/to/module.ts:export" exporting a LangChain Embeddings object or a function of texts)`,
+    );
   }
   const file = path.resolve(baseDir, at > 1 ? settings.embed.slice(0, at) : settings.embed);
   const exportName = at > 1 ? settings.embed.slice(at + 1) : 'default';

@@ -185,7 +185,9 @@ export class MemoryStore {
 
 /** A fixed-length id: namespaces and keys are free text, journal and snapshot ids are not. */
 function itemId(scope: string, namespace: string[], key: string): string {
-  return createHash('sha256').update(JSON.stringify([scope, namespace, key])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([scope, namespace, key]))
+    .digest('base64url');
 }
 
 function toItem(record: MemoryItemRecord): MemoryItem {

@@ -40,9 +40,7 @@ export interface CollectionOptions {
   containment?: string[];
 }
 
-export type WriteOp =
-  | { collection: string; id: string; value: object }
-  | { collection: string; id: string; delete: true };
+export type WriteOp = { collection: string; id: string; value: object } | { collection: string; id: string; delete: true };
 
 export interface Store {
   collection<T extends object>(name: string, options?: CollectionOptions): Collection<T>;

@@ -58,13 +58,15 @@ export class UiBundles {
   /** Builds every agent's bundle; the previous bundles answer until all are built. Never rejects. */
   async rebuild(settings: UiSettings): Promise<void> {
     const next = new Map<string, UiFile[]>();
-    await Promise.all(Object.entries(settings.modules).map(async ([agent, modulePath]) => {
-      try {
-        next.set(agent, await bundle(agent, modulePath, settings, this.noteInputs));
-      } catch (err) {
-        this.log.error('generative UI: the module did not build; its agent answers 404', { agent, module: modulePath, error: (err as Error).message });
-      }
-    }));
+    await Promise.all(
+      Object.entries(settings.modules).map(async ([agent, modulePath]) => {
+        try {
+          next.set(agent, await bundle(agent, modulePath, settings, this.noteInputs));
+        } catch (err) {
+          this.log.error('generative UI: the module did not build; its agent answers 404', { agent, module: modulePath, error: (err as Error).message });
+        }
+      }),
+    );
     this.bundles = next;
     if (next.size) this.log.info('generative UI bundled', { agents: [...next.keys()] });
   }
@@ -104,7 +106,11 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings, n
     metafile: true,
   });
   // agentplane dev reloads on a change to what the bundle was built from
-  noteInputs(Object.keys(result.metafile.inputs).filter((input) => !/^[\w-]+:/.test(input)).map((input) => path.resolve(input)));
+  noteInputs(
+    Object.keys(result.metafile.inputs)
+      .filter((input) => !/^[\w-]+:/.test(input))
+      .map((input) => path.resolve(input)),
+  );
   return result.outputFiles.map((out) => {
     const name = path.basename(out.path);
     const contents = name.endsWith('.js') ? new TextEncoder().encode(out.text.replaceAll(BROWSER_REQUIRE, PAGE_REQUIRE)) : out.contents;

@@ -23,7 +23,6 @@ export interface A2AArea {
   modules: BackgroundModule[];
 }
 
-
 /** Tasks are kept apart by owner as the agent server's threads are (see agent-server/owner.ts). */
 export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ownerOf: OwnerOf): Promise<A2AArea> {
   const store = new TaskStore(deps.store);

@@ -19,7 +19,11 @@ export interface A2AContext extends RpcContext {
 /** The endpoint of an assistant that does not exist: a 404 naming it (A2A has no upstream JS wording to follow). */
 export const unknownAssistant = (id: string) => failed(fail('not_found', `Assistant '${id}' not found`).failure);
 
-export function a2aRpc(serviceFor: ServiceFor, tasksFor: (ctx: RequestContext) => A2ATaskService, dispatcher: JsonRpcDispatcher<A2AContext>): AgentServerHandlers<RequestContext>['a2aRpc'] {
+export function a2aRpc(
+  serviceFor: ServiceFor,
+  tasksFor: (ctx: RequestContext) => A2ATaskService,
+  dispatcher: JsonRpcDispatcher<A2AContext>,
+): AgentServerHandlers<RequestContext>['a2aRpc'] {
   return async ({ path, body }, ctx) => {
     const prepared = dispatcher.prepare(body);
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);

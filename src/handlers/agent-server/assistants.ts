@@ -21,7 +21,8 @@ type AssistantOps =
   | 'getAssistantSubgraphsByNamespace';
 
 /** `xray` arrives as a flag or a depth. */
-const xrayOf = (value: unknown): boolean | number => (typeof value === 'number' ? value : /^\d+$/.test(String(value)) && String(value) !== '1' && String(value) !== '0' ? Number(value) : flag(value));
+const xrayOf = (value: unknown): boolean | number =>
+  typeof value === 'number' ? value : /^\d+$/.test(String(value)) && String(value) !== '1' && String(value) !== '0' ? Number(value) : flag(value);
 
 export function assistantHandlers(
   assistantsFor: (ctx: RequestContext) => AssistantService,

@@ -50,7 +50,8 @@ function guard(operationId: string, { resource, action }: AuthEvent, handler: Ha
     const service = serviceFor(ctx);
     if (path.thread_id && resource === 'threads') {
       const thread = await service.threads.get(path.thread_id);
-      if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters)) return notFound(`Thread with ID ${path.thread_id} not found`);
+      if (thread.ok && !matchesAuthFilters(thread.value.metadata as Record<string, unknown>, filters))
+        return notFound(`Thread with ID ${path.thread_id} not found`);
     }
     if (path.assistant_id && resource === 'assistants') {
       const assistant = await service.assistants.resolve(path.assistant_id);
@@ -69,10 +70,14 @@ function guard(operationId: string, { resource, action }: AuthEvent, handler: Ha
 function hideUnmatched(reply: Reply, resource: string, filters: AuthFilters): Reply {
   if (reply.status !== 200 || !('body' in reply) || reply.body === undefined) return reply;
   const visible = (item: Record<string, unknown>) =>
-    matchesAuthFilters(resource === 'store' ? { ...(item.value as object), namespace: item.namespace, key: item.key } : (item.metadata as Record<string, unknown>), filters);
+    matchesAuthFilters(
+      resource === 'store' ? { ...(item.value as object), namespace: item.namespace, key: item.key } : (item.metadata as Record<string, unknown>),
+      filters,
+    );
   if (Array.isArray(reply.body)) return { ...reply, body: reply.body.filter((item) => visible(item as Record<string, unknown>)) };
   const body = reply.body as Record<string, unknown> | null;
-  if (resource === 'store' && body && Array.isArray(body.items)) return { ...reply, body: { ...body, items: body.items.filter((i) => visible(i as Record<string, unknown>)) } };
+  if (resource === 'store' && body && Array.isArray(body.items))
+    return { ...reply, body: { ...body, items: body.items.filter((i) => visible(i as Record<string, unknown>)) } };
   if (resource === 'store' && body && 'key' in body && !visible(body)) return { ...reply, body: null };
   return reply;
 }

@@ -66,7 +66,13 @@ const runCreate: Shape = {
       },
     };
   },
-  writable: [['metadata', 'metadata'], ['kwargs.input', 'input'], ['kwargs.command', 'command'], ['kwargs.config', 'config'], ['kwargs.context', 'context']],
+  writable: [
+    ['metadata', 'metadata'],
+    ['kwargs.input', 'input'],
+    ['kwargs.command', 'command'],
+    ['kwargs.config', 'config'],
+    ['kwargs.context', 'context'],
+  ],
 };
 
 const search = (keys: string[], defaultLimit: number, counting = false): Shape => ({

@@ -6,7 +6,6 @@ import { failed } from './failures.ts';
 
 type CronOps = 'createCron' | 'createThreadCron' | 'searchCrons' | 'countCrons' | 'updateCron' | 'deleteCron';
 
-
 export function cronHandlers(crons: CronService, ownerOf: OwnerOf): Pick<AgentServerAreaHandlers, CronOps> {
   return {
     async createCron({ body }, ctx) {

@@ -62,9 +62,17 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
   // graphs execute off the request loop, in worker threads that load the project themselves
-  const pool = config.runWorkers > 0
-    ? new RunWorkerPool({ size: config.runWorkers, setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false }, store, memory: memory.store, memoryMb: config.runWorkerMemoryMb, log: log.child({ area: 'run-workers' }) })
-    : undefined;
+  const pool =
+    config.runWorkers > 0
+      ? new RunWorkerPool({
+          size: config.runWorkers,
+          setup: { graphs: config.project.graphs ?? {}, baseDir, functions, fresh: false },
+          store,
+          memory: memory.store,
+          memoryMb: config.runWorkerMemoryMb,
+          log: log.child({ area: 'run-workers' }),
+        })
+      : undefined;
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
@@ -97,23 +105,37 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store
-  const cronTimer = leadingScheduler(deps.coordination, crons, cronFiring((owner) => domain.forOwner(owner), (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message })), cronLog);
+  const cronTimer = leadingScheduler(
+    deps.coordination,
+    crons,
+    cronFiring(
+      (owner) => domain.forOwner(owner),
+      (cron, err) => cronLog.warn('cron run cleanup failed', { cron_id: cron.cron_id, error: err.message }),
+    ),
+    cronLog,
+  );
   const unguarded: AgentServerAreaHandlers = {
     ...cronHandlers(crons, ownerOf),
     // each tool's input schema is its graph's input schema
     ...mcpHandlers((ctx): ToolHost => {
       const service = serviceFor(ctx);
-      return { ...service, inputSchema: async (assistant) => {
-        // (not from TypeScript types: listing tools must not wait seconds per graph)
-        const schemas = await service.assistants.schemas(assistant.assistant_id, { readTypes: false });
-        return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
-      } };
+      return {
+        ...service,
+        inputSchema: async (assistant) => {
+          // (not from TypeScript types: listing tools must not wait seconds per graph)
+          const schemas = await service.assistants.schemas(assistant.assistant_id, { readTypes: false });
+          return schemas.ok ? (schemas.value.input_schema ?? undefined) : undefined;
+        },
+      };
     }),
     ...storeHandlers(memory.store, ownerOf),
     ...metricsHandlers(deps.metrics),
     ...healthHandler(store),
     ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
-    ...assistantHandlers((ctx) => serviceFor(ctx).assistants, (ctx) => serviceFor(ctx).threads),
+    ...assistantHandlers(
+      (ctx) => serviceFor(ctx).assistants,
+      (ctx) => serviceFor(ctx).threads,
+    ),
     ...threadHandlers((ctx) => serviceFor(ctx).threads),
     ...runHandlers((ctx) => serviceFor(ctx).runs),
     ...resultHandlers((ctx) => serviceFor(ctx).runs),
@@ -158,12 +180,15 @@ function retentionSweeper(retention: RetentionSweep, log: Logger): BackgroundMod
     start() {
       timer = setInterval(() => {
         if (running) return;
-        running = retention.sweep().then(
-          (swept) => {
-            if (swept.threads || swept.checkpoints) log.info('expired threads and checkpoints removed', { ...swept });
-          },
-          (err: Error) => log.warn('retention sweep failed; retried at the next interval', { error: err.message }),
-        ).finally(() => (running = undefined));
+        running = retention
+          .sweep()
+          .then(
+            (swept) => {
+              if (swept.threads || swept.checkpoints) log.info('expired threads and checkpoints removed', { ...swept });
+            },
+            (err: Error) => log.warn('retention sweep failed; retried at the next interval', { error: err.message }),
+          )
+          .finally(() => (running = undefined));
       }, retention.settings.sweepIntervalMinutes * 60_000);
       timer.unref();
     },

@@ -9,7 +9,15 @@ import type { AgentServerAreaHandlers } from './area.ts';
 const SERVER_INFO = { name: 'agentplane', version: '0.1.0' };
 
 /** The SDK, loaded on the first MCP request rather than at start (it brings zod and its JSON Schema converter). */
-let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/index.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('@modelcontextprotocol/sdk/types.js')]> | undefined;
+let sdk:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/index.js'),
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        typeof import('@modelcontextprotocol/sdk/types.js'),
+      ]
+    >
+  | undefined;
 const loadSdk = () =>
   (sdk ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),

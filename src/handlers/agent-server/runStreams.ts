@@ -31,7 +31,9 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   }
 }
 
-export function streamHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream' | 'joinThreadStream'> {
+export function streamHandlers(
+  runsFor: (ctx: RequestContext) => RunService,
+): Pick<AgentServerAreaHandlers, 'streamRun' | 'joinRunStream' | 'streamStatelessRun' | 'joinStatelessRunStream' | 'joinThreadStream'> {
   return {
     async streamRun({ path, body }, ctx) {
       const runs = runsFor(ctx);
@@ -67,7 +69,11 @@ export function streamHandlers(runsFor: (ctx: RequestContext) => RunService): Pi
       if (body.on_disconnect === 'cancel') {
         ctx.signal.addEventListener('abort', () => void runs.cancel(run.thread_id, run.run_id), { once: true });
       }
-      return { status: 200, headers: { ...statelessRunLocation(run), Location: `/runs/${run.run_id}/stream` }, stream: toSse(runs.events(run.run_id, { signal: ctx.signal }), null) };
+      return {
+        status: 200,
+        headers: { ...statelessRunLocation(run), Location: `/runs/${run.run_id}/stream` },
+        stream: toSse(runs.events(run.run_id, { signal: ctx.signal }), null),
+      };
     },
     async joinStatelessRunStream({ path, query, headers }, ctx) {
       const runs = runsFor(ctx);

@@ -1,13 +1,7 @@
 // OAuth provider operations (auth service v2).
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import {
-  createAuthProvider,
-  deleteAuthProvider,
-  getAuthProvider,
-  listAuthProviders,
-  patchAuthProvider,
-} from '../../domain/control-plane/authProviders.ts';
+import { createAuthProvider, deleteAuthProvider, getAuthProvider, listAuthProviders, patchAuthProvider } from '../../domain/control-plane/authProviders.ts';
 import type { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { answer, failed, tenantOf } from './failures.ts';
 

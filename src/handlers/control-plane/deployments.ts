@@ -1,17 +1,14 @@
 // Deployment operations: list, create, get, patch, delete.
 import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import {
-  createDeployment,
-  deleteDeployment,
-  getDeployment,
-  listDeployments,
-  type ControlPlaneDeps,
-} from '../../domain/control-plane/deployments.ts';
+import { createDeployment, deleteDeployment, getDeployment, listDeployments, type ControlPlaneDeps } from '../../domain/control-plane/deployments.ts';
 import { patchDeployment } from '../../domain/control-plane/patchDeployment.ts';
 import { answer, failed, tenantOf } from './failures.ts';
 
-type DeploymentHandlers = Pick<ControlPlaneHandlers<RequestContext>, 'listDeployments' | 'createDeployment' | 'getDeployment' | 'patchDeployment' | 'deleteDeployment'>;
+type DeploymentHandlers = Pick<
+  ControlPlaneHandlers<RequestContext>,
+  'listDeployments' | 'createDeployment' | 'getDeployment' | 'patchDeployment' | 'deleteDeployment'
+>;
 
 export function deploymentHandlers(deps: ControlPlaneDeps): DeploymentHandlers {
   const { repo } = deps;

@@ -40,7 +40,9 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   const local = locallyReconciled(repo);
   const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseDeployer(deps, local));
   const { dataDir } = deps.config;
-  const remoteLogs = new RemoteRevisionLogs(() => (dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-'))));
+  const remoteLogs = new RemoteRevisionLogs(() =>
+    dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
+  );
   const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log };
@@ -81,23 +83,34 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
   if (config.deployer === 'container') {
     // the engine's CLI gets the operator's environment, none of agentplane's own settings
     const engine = new ContainerEngine({ name: 'podman', env: withoutOwnSettings(config.env), containersConf: packagePath('config', 'containers.conf') });
-    const options = { root: root(), workspaces: workspaces(), isolation, baseEnv: config.env, engine, packageRoot: PACKAGE_ROOT, buildTimeoutMs: config.buildTimeoutMs, startTimeoutMs: config.deployTimeoutMs, logCapBytes: 10 * 1024 * 1024 };
-    return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
-  }
-  return () => new LocalDeployer(
-    repo,
-    {
+    const options = {
       root: root(),
       workspaces: workspaces(),
       isolation,
-      limits: DEFAULT_LIMITS,
-      // the deployed agent servers are this same agentplane, run by the same Node.js
-      agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
+      baseEnv: config.env,
+      engine,
+      packageRoot: PACKAGE_ROOT,
       buildTimeoutMs: config.buildTimeoutMs,
       startTimeoutMs: config.deployTimeoutMs,
       logCapBytes: 10 * 1024 * 1024,
-      baseEnv: config.env,
-    },
-    log.child({ area: 'deployer' }),
-  );
+    };
+    return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
+  }
+  return () =>
+    new LocalDeployer(
+      repo,
+      {
+        root: root(),
+        workspaces: workspaces(),
+        isolation,
+        limits: DEFAULT_LIMITS,
+        // the deployed agent servers are this same agentplane, run by the same Node.js
+        agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
+        buildTimeoutMs: config.buildTimeoutMs,
+        startTimeoutMs: config.deployTimeoutMs,
+        logCapBytes: 10 * 1024 * 1024,
+        baseEnv: config.env,
+      },
+      log.child({ area: 'deployer' }),
+    );
 }

@@ -22,7 +22,12 @@ export async function kubeDeployerFactory(config: ServerConfig, repo: ControlPla
     new KubeDeployer(
       repo,
       target,
-      { root: path.join(root, 'deployments'), defaultNamespace: config.kube.namespace, postgresImage: config.kube.postgresImage, rolloutTimeoutMs: config.deployTimeoutMs },
+      {
+        root: path.join(root, 'deployments'),
+        defaultNamespace: config.kube.namespace,
+        postgresImage: config.kube.postgresImage,
+        rolloutTimeoutMs: config.deployTimeoutMs,
+      },
       log.child({ area: 'deployer' }),
     );
 }

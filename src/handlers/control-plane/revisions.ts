@@ -6,7 +6,10 @@ import { getRevision, listRevisionLogs, listRevisions, redeployRevision } from '
 import { revisionManifests, type RenderProblem, type RenderSettings } from '../../domain/control-plane/revisionManifests.ts';
 import { answer, failed, tenantOf } from './failures.ts';
 
-type RevisionHandlers = Pick<ControlPlaneHandlers<RequestContext>, 'listRevisions' | 'getRevision' | 'redeployRevision' | 'listRevisionLogs' | 'getRevisionManifests'>;
+type RevisionHandlers = Pick<
+  ControlPlaneHandlers<RequestContext>,
+  'listRevisions' | 'getRevision' | 'redeployRevision' | 'listRevisionLogs' | 'getRevisionManifests'
+>;
 
 export function revisionHandlers(deps: ControlPlaneDeps & { render: RenderSettings }): RevisionHandlers {
   const { repo } = deps;

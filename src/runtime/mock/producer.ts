@@ -278,7 +278,11 @@ export function createMockMethods(document: Json): Record<string, RpcMethodHandl
     const results = (m.examples ?? []).map((e: Json) => resolve(document, resolve(document, e)?.result)?.value).filter((r: unknown) => r !== undefined);
     if (results.length === 0) results.push(schemaExample(document, resolve(document, m.result).schema));
     handlers[m.name] = m['x-streaming']
-      ? async () => ({ stream: (async function* () { for (const result of results) yield { result } as RpcOutcome<unknown>; })() })
+      ? async () => ({
+          stream: (async function* () {
+            for (const result of results) yield { result } as RpcOutcome<unknown>;
+          })(),
+        })
       : async () => ({ result: results[0] });
   }
   return handlers;

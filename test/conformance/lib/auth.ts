@@ -40,7 +40,12 @@ export interface StrictServer {
   close(): Promise<void>;
 }
 
-export function defineAuthProbes(ctx: () => SuiteContext, mode: 'mock' | 'real', startStrict?: () => Promise<StrictServer>, include: (op: Operation) => boolean = () => true): void {
+export function defineAuthProbes(
+  ctx: () => SuiteContext,
+  mode: 'mock' | 'real',
+  startStrict?: () => Promise<StrictServer>,
+  include: (op: Operation) => boolean = () => true,
+): void {
   describe('credentials: refused without a valid key, refused for a foreign tenant', () => {
     let strict: StrictServer | undefined;
     before(async () => {
@@ -62,30 +67,50 @@ export function defineAuthProbes(ctx: () => SuiteContext, mode: 'mock' | 'real',
         const on = isPublic(op) ? undefined : anonymousAllowed(op) ? strict?.target : target;
         if (isPublic(op)) t.diagnostic(`${op.operationId} is public (security: []): no key is asked for`);
         if (on) {
-          await assertProperty(`${op.operationId} without credentials`, requests, async (req) => {
-            await expectConforming(on, op, { ...req, auth: false }, expectStatus(401));
-            await expectConforming(on, op, { ...req, auth: `unknown-${randomUUID()}` }, expectStatus(401));
-          }, probeRuns);
+          await assertProperty(
+            `${op.operationId} without credentials`,
+            requests,
+            async (req) => {
+              await expectConforming(on, op, { ...req, auth: false }, expectStatus(401));
+              await expectConforming(on, op, { ...req, auth: `unknown-${randomUUID()}` }, expectStatus(401));
+            },
+            probeRuns,
+          );
         }
         for (const header of selectorHeaders(op)) {
-          await assertProperty(`${op.operationId} with a foreign ${header}`, requests, async (req) => {
-            const probe: HttpRequest = { ...req, headers: { ...req.headers, [header]: randomUUID() } };
-            await expectConforming(target, op, probe, expectStatus(403));
-          }, probeRuns);
+          await assertProperty(
+            `${op.operationId} with a foreign ${header}`,
+            requests,
+            async (req) => {
+              const probe: HttpRequest = { ...req, headers: { ...req.headers, [header]: randomUUID() } };
+              await expectConforming(target, op, probe, expectStatus(403));
+            },
+            probeRuns,
+          );
         }
         if (selectorHeaders(op).length === 0 && op.doc.components?.securitySchemes?.TenantId) {
           // the tenant header is declared but not part of this operation's requirements:
           // sending one must still get a documented answer
           const h = op.doc.components.securitySchemes.TenantId.name;
-          await assertProperty(`${op.operationId} with an unlisted ${h}`, requests, async (req) => {
-            await expectConforming(target, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } });
-          }, probeRuns);
+          await assertProperty(
+            `${op.operationId} with an unlisted ${h}`,
+            requests,
+            async (req) => {
+              await expectConforming(target, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } });
+            },
+            probeRuns,
+          );
           if (anonymousAllowed(op) && op.responses['403'] && strict) {
             const strictTarget = strict.target;
             // where keys are required everywhere, a foreign tenant is refused like on the control plane
-            await assertProperty(`${op.operationId} with a foreign ${h} when keys are required`, requests, async (req) => {
-              await expectConforming(strictTarget, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } }, expectStatus(403));
-            }, probeRuns);
+            await assertProperty(
+              `${op.operationId} with a foreign ${h} when keys are required`,
+              requests,
+              async (req) => {
+                await expectConforming(strictTarget, op, { ...req, headers: { ...req.headers, [h]: randomUUID() } }, expectStatus(403));
+              },
+              probeRuns,
+            );
           }
         }
       });

@@ -58,7 +58,8 @@ export function conformanceProblems(op: Operation, res: HttpResponse): string[] 
   for (const [name, h] of Object.entries(spec.headers)) {
     const value = res.headers.get(name);
     if (value === null && h.required) problems.push(`required header ${name} is missing`);
-    if (value !== null && typeof h.schema?.pattern === 'string' && !new RegExp(h.schema.pattern).test(value)) problems.push(`header ${name}: ${JSON.stringify(value)} does not match ${h.schema.pattern}`);
+    if (value !== null && typeof h.schema?.pattern === 'string' && !new RegExp(h.schema.pattern).test(value))
+      problems.push(`header ${name}: ${JSON.stringify(value)} does not match ${h.schema.pattern}`);
   }
   return problems;
 }

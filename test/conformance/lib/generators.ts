@@ -64,8 +64,16 @@ export function validRequest(op: Operation, pool: Binding[] = []): fc.Arbitrary<
     const names = new Set(op.parameters.map((p) => p.name));
     const known = (where: Parameter['in'], b: Binding) =>
       Object.fromEntries(Object.entries(b).filter(([k]) => names.has(k) && op.parameters.find((p) => p.name === k)!.in === where));
-    path = fc.oneof({ withCrossShrink: true }, { weight: 1, arbitrary: path }, { weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) });
-    query = fc.oneof({ withCrossShrink: true }, { weight: 2, arbitrary: query }, { weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) });
+    path = fc.oneof(
+      { withCrossShrink: true },
+      { weight: 1, arbitrary: path },
+      { weight: 3, arbitrary: fc.tuple(path, pick).map(([p, b]) => ({ ...p, ...known('path', b) })) },
+    );
+    query = fc.oneof(
+      { withCrossShrink: true },
+      { weight: 2, arbitrary: query },
+      { weight: 1, arbitrary: fc.tuple(query, pick).map(([q, b]) => ({ ...q, ...known('query', b) })) },
+    );
   }
   return fc
     .record({ path, query, headers: paramArbitrary(op, 'header') as fc.Arbitrary<Record<string, string>>, body })
@@ -110,7 +118,20 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
   // and once for a resource that was never created (path values sampled from their schemas)
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const unknown = pathParams.length
-    ? [{ ...base, path: Object.fromEntries(pathParams.map((p) => [p.name, fc.sample(schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))), { numRuns: 1, seed: 11 })[0]])) }]
+    ? [
+        {
+          ...base,
+          path: Object.fromEntries(
+            pathParams.map((p) => [
+              p.name,
+              fc.sample(
+                schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))),
+                { numRuns: 1, seed: 11 },
+              )[0],
+            ]),
+          ),
+        },
+      ]
     : [];
   // every further body example once, so each documented case is exercised on every run rather than when the fuzzer happens to pick it
   const otherBodies = (op.body?.examples ?? []).slice(1).map((value) => ({ ...base, body: { kind: 'json' as const, value } }));

@@ -112,7 +112,8 @@ export async function seedPool(target: Target, rounds = 3): Promise<{ pool: Reso
   const checked = async (op: Operation, request: HttpRequest) => {
     const response = await send(target, request);
     const problems = conformanceProblems(op, response);
-    if (problems.length) found.push(new Violation([`the spec's example for ${op.operationId}:`, ...problems], curl(target, request), describeResponse(response)).message);
+    if (problems.length)
+      found.push(new Violation([`the spec's example for ${op.operationId}:`, ...problems], curl(target, request), describeResponse(response)).message);
     return response;
   };
   const creators = (op: Operation) => op.method === 'GET' || (op.method === 'POST' && op.body?.examples.length);
@@ -143,7 +144,8 @@ export async function seedPool(target: Target, rounds = 3): Promise<{ pool: Reso
         const request = requestFor(op, { path, body: { kind: 'json', value: { jsonrpc: '2.0', id: `seed-${i}`, method: m.name, params: example.params } } });
         const response = await send(target, request);
         const problems = rpcProblems(op, m, `seed-${i}`, response);
-        if (problems.length) found.push(new Violation([`the spec's example for ${m.name}:`, ...problems], curl(target, request), describeResponse(response)).message);
+        if (problems.length)
+          found.push(new Violation([`the spec's example for ${m.name}:`, ...problems], curl(target, request), describeResponse(response)).message);
         pool.recordRpc(m, example.params, response);
       }
     }

@@ -29,14 +29,16 @@ export function invalidValues(doc: Json, schema0: Json, wire: 'json' | 'text'): 
   const types = allowedTypes(s);
   if (wire === 'json') {
     for (const v of [42, 1.5, 'not-the-right-type', true, null, [1], { unexpected: 1 }]) {
-      if (types && !types.includes(typeOf(v)) && !(typeOf(v) === 'integer' && types.includes('number'))) out.push({ what: `wrong type (${JSON.stringify(v)})`, value: v });
+      if (types && !types.includes(typeOf(v)) && !(typeOf(v) === 'integer' && types.includes('number')))
+        out.push({ what: `wrong type (${JSON.stringify(v)})`, value: v });
     }
   } else if (types && !types.includes('string')) {
     if (types.includes('integer') || types.includes('number')) out.push({ what: 'wrong type ("abc")', value: 'abc' });
     if (types.includes('integer')) out.push({ what: 'wrong type ("1.5")', value: '1.5' });
     if (types.includes('boolean')) out.push({ what: 'wrong type ("maybe")', value: 'maybe' });
   }
-  if (Array.isArray(s.enum)) out.push({ what: 'unknown enum value', value: wire === 'json' && s.enum.every((e: unknown) => typeof e !== 'string') ? 987654 : '__not_in_enum__' });
+  if (Array.isArray(s.enum))
+    out.push({ what: 'unknown enum value', value: wire === 'json' && s.enum.every((e: unknown) => typeof e !== 'string') ? 987654 : '__not_in_enum__' });
   if ('const' in s) out.push({ what: 'not the constant', value: typeof s.const === 'string' ? `${s.const}_x` : '__not_const__' });
   const num = (n: number) => (wire === 'json' ? n : String(n));
   if (s.minimum !== undefined) out.push({ what: `below minimum (${s.minimum - 1})`, value: num(s.minimum - 1) });
@@ -50,7 +52,8 @@ export function invalidValues(doc: Json, schema0: Json, wire: 'json' | 'text'): 
   if (s.format === 'date-time') out.push({ what: 'bad date-time', value: 'yesterday at noon' });
   if (s.format === 'uri') out.push({ what: 'bad uri', value: 'not a uri' });
   if (s.pattern) out.push({ what: `does not match ${s.pattern}`, value: '!! not matching !!' });
-  if (s.maxItems !== undefined && wire === 'json') out.push({ what: `more than maxItems ${s.maxItems}`, value: Array.from({ length: s.maxItems + 1 }, (_, i) => i) });
+  if (s.maxItems !== undefined && wire === 'json')
+    out.push({ what: `more than maxItems ${s.maxItems}`, value: Array.from({ length: s.maxItems + 1 }, (_, i) => i) });
   return out;
 }
 
@@ -83,7 +86,8 @@ function bodyMutations(doc: Json, schema0: Json, value: unknown, path: (string |
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     const props: Record<string, Json> = s.properties ?? {};
-    for (const name of s.required ?? []) if (name in (value as object)) out.push({ what: `${where}: missing required field ${name}`, path: [...path, name], remove: true });
+    for (const name of s.required ?? [])
+      if (name in (value as object)) out.push({ what: `${where}: missing required field ${name}`, path: [...path, name], remove: true });
     if (s.additionalProperties === false) out.push({ what: `${where}: unknown field`, path: [...path, 'unexpected_field_x'], value: 1 });
     for (const [name, ps] of Object.entries(props)) {
       if (name in (value as object)) bodyMutations(doc, ps, (value as any)[name], [...path, name], depth + 1, out);

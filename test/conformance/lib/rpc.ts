@@ -64,12 +64,23 @@ type RawEnvelope = { raw: string; contentType?: string | null };
 export function rpcRequest(op: Operation, path: Record<string, unknown>, envelope: Envelope | RawEnvelope): HttpRequest {
   const body =
     'raw' in envelope
-      ? { kind: 'raw' as const, text: envelope.raw as string, contentType: envelope.contentType === null ? undefined : ((envelope.contentType as string | undefined) ?? 'application/json') }
+      ? {
+          kind: 'raw' as const,
+          text: envelope.raw as string,
+          contentType: envelope.contentType === null ? undefined : ((envelope.contentType as string | undefined) ?? 'application/json'),
+        }
       : { kind: 'json' as const, value: envelope };
   return requestFor(op, { path, body, headers: { Accept: 'application/json, text/event-stream' } });
 }
 
-async function exchange(target: Target, op: Operation, req: HttpRequest, m: RpcMethod | undefined, id: unknown, expect?: (string | number)[]): Promise<HttpResponse> {
+async function exchange(
+  target: Target,
+  op: Operation,
+  req: HttpRequest,
+  m: RpcMethod | undefined,
+  id: unknown,
+  expect?: (string | number)[],
+): Promise<HttpResponse> {
   const res = await send(target, req);
   const problems = rpcProblems(op, m, id, res, expect);
   if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
@@ -100,14 +111,28 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
           const { target, pool } = ctx();
           // mostly a known assistant; sometimes any id the path schema allows (usually unknown: 404)
           const pathParams = op.parameters.filter((p) => p.in === 'path');
-          const other = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, schemaArbitrary(op.doc, p.schema).filter((v) => String(v).trim().length > 0 && !isDotSegment(v))])));
-          const arb = fc.record({ id: idArbitrary, params: paramsArbitrary(m, pool.get(m.name)), unknown: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: other }) });
-          await assertProperty(`${m.name}`, arb, async ({ id, params, unknown }) => {
-            const path = unknown ?? endpointPath(op, pool);
-            const req = rpcRequest(op, path, { jsonrpc: '2.0', id, method: m.name, params });
-            const res = await exchange(target, op, req, m, id);
-            pool.recordRpc(m, params, res);
-          }, RUNS * 3, edgeParams(m).map((params) => ({ id: 'edge', params, unknown: undefined }))); // cheap calls; each documented error needs its own unlikely input
+          const other = fc.record(
+            Object.fromEntries(
+              pathParams.map((p) => [p.name, schemaArbitrary(op.doc, p.schema).filter((v) => String(v).trim().length > 0 && !isDotSegment(v))]),
+            ),
+          );
+          const arb = fc.record({
+            id: idArbitrary,
+            params: paramsArbitrary(m, pool.get(m.name)),
+            unknown: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: other }),
+          });
+          await assertProperty(
+            `${m.name}`,
+            arb,
+            async ({ id, params, unknown }) => {
+              const path = unknown ?? endpointPath(op, pool);
+              const req = rpcRequest(op, path, { jsonrpc: '2.0', id, method: m.name, params });
+              const res = await exchange(target, op, req, m, id);
+              pool.recordRpc(m, params, res);
+            },
+            RUNS * 3,
+            edgeParams(m).map((params) => ({ id: 'edge', params, unknown: undefined })),
+          ); // cheap calls; each documented error needs its own unlikely input
         });
 
         it(`${m.name}: invalid params get -32602 and change nothing`, async () => {
@@ -136,28 +161,38 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
           const arb = fc
             .tuple(fc.constantFrom(...rpc.methods), idArbitrary)
             .chain(([method, id]) => paramsArbitrary(method, pool.get(method.name)).map((params) => ({ method, id, params })));
-          await assertProperty(`JSON-RPC envelope, ${mutation.what}`, arb, async ({ method, id, params }) => {
-            const envelope = mutation.mutate({ jsonrpc: '2.0', id, method: method.name, params });
-            const req = rpcRequest(op, endpointPath(op, pool), envelope);
-            const res = await send(target, req);
-            // a refused content type may be answered before the id is read: either id is fine
-            const sentId = /content type/.test(mutation.what) ? undefined : 'raw' in envelope || typeof (envelope as Envelope).id === 'object' ? null : id;
-            const problems = rpcProblems(op, undefined, sentId, res, [mutation.expect]);
-            if (problems.length) throw new Violation([`${mutation.what}:`, ...problems.map((p) => `  ${p}`)], curl(target, req), describeResponse(res));
-          }, Math.max(3, Math.round(RUNS / 5)));
+          await assertProperty(
+            `JSON-RPC envelope, ${mutation.what}`,
+            arb,
+            async ({ method, id, params }) => {
+              const envelope = mutation.mutate({ jsonrpc: '2.0', id, method: method.name, params });
+              const req = rpcRequest(op, endpointPath(op, pool), envelope);
+              const res = await send(target, req);
+              // a refused content type may be answered before the id is read: either id is fine
+              const sentId = /content type/.test(mutation.what) ? undefined : 'raw' in envelope || typeof (envelope as Envelope).id === 'object' ? null : id;
+              const problems = rpcProblems(op, undefined, sentId, res, [mutation.expect]);
+              if (problems.length) throw new Violation([`${mutation.what}:`, ...problems.map((p) => `  ${p}`)], curl(target, req), describeResponse(res));
+            },
+            Math.max(3, Math.round(RUNS / 5)),
+          );
         });
       }
 
       it('a request without id is answered like any other, with id null (A2A defines no notifications)', async () => {
         const { target, pool } = ctx();
         const m = rpc.methods.find((x) => !x.streaming) ?? rpc.methods[0];
-        await assertProperty('JSON-RPC request without id', paramsArbitrary(m, pool.get(m.name)), async (params) => {
-          const req = rpcRequest(op, endpointPath(op, pool), { jsonrpc: '2.0', method: m.name, params });
-          const res = await send(target, req);
-          const problems = res.status === 200 ? rpcProblems(op, m, null, res) : conformanceProblems(op, res);
-          if (res.status === 200 && res.json === undefined && !res.events) problems.push('expected a JSON-RPC response with id null, got no body');
-          if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
-        }, 3);
+        await assertProperty(
+          'JSON-RPC request without id',
+          paramsArbitrary(m, pool.get(m.name)),
+          async (params) => {
+            const req = rpcRequest(op, endpointPath(op, pool), { jsonrpc: '2.0', method: m.name, params });
+            const res = await send(target, req);
+            const problems = res.status === 200 ? rpcProblems(op, m, null, res) : conformanceProblems(op, res);
+            if (res.status === 200 && res.json === undefined && !res.events) problems.push('expected a JSON-RPC response with id null, got no body');
+            if (problems.length) throw new Violation(problems, curl(target, req), describeResponse(res));
+          },
+          3,
+        );
       });
     });
   }

@@ -29,7 +29,7 @@ export function rpcProblems(op: Operation, m: RpcMethod | undefined, sentId: unk
   const { frames, problems: frameProblems } = framesOf(res);
   problems.push(...frameProblems);
   for (const f of frames) {
-    const envelopeOk = f && f.jsonrpc === '2.0' && ('result' in f) !== ('error' in f);
+    const envelopeOk = f && f.jsonrpc === '2.0' && 'result' in f !== 'error' in f;
     if (!envelopeOk) {
       problems.push(`not a JSON-RPC 2.0 response: ${JSON.stringify(f).slice(0, 160)}`);
       continue;
@@ -39,13 +39,15 @@ export function rpcProblems(op: Operation, m: RpcMethod | undefined, sentId: unk
       if (m) coverage.record(m.name, 'result');
       if (expect && !expect.includes('result')) problems.push(`expected an error (${expect.join(' or ')}), got a result`);
       const validate = m?.validators.result;
-      if (validate && !validate(structuredClone(f.result))) problems.push(`${m!.name} result does not match its schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+      if (validate && !validate(structuredClone(f.result)))
+        problems.push(`${m!.name} result does not match its schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
     } else {
       const code = f.error?.code;
       if (typeof code !== 'number' || typeof f.error?.message !== 'string') problems.push(`malformed JSON-RPC error ${JSON.stringify(f.error)}`);
       if (m) coverage.record(m.name, String(code));
       if (expect && !expect.includes(code)) problems.push(`expected ${expect.join(' or ')}, got error ${code} ${JSON.stringify(f.error?.message)}`);
-      else if (!expect && m && !m.errors.some((e) => e.code === code)) problems.push(`error ${code} is not documented for ${m.name} (documented: ${m.errors.map((e) => e.code).join(', ')})`);
+      else if (!expect && m && !m.errors.some((e) => e.code === code))
+        problems.push(`error ${code} is not documented for ${m.name} (documented: ${m.errors.map((e) => e.code).join(', ')})`);
     }
   }
   return problems;

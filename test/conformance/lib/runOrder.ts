@@ -47,40 +47,68 @@ export function defineRunOrderProperty(ctx: () => SuiteContext): void {
         log.push(curl(target, req));
         const res = await send(target, req);
         const problems = [...conformanceProblems(o, res), ...extra(res)];
-        if (problems.length) throw new Violation([...problems, `  sequence:\n${log.map((c, i) => `    ${i + 1}. ${c}`).join('\n')}`], curl(target, req), describeResponse(res));
+        if (problems.length)
+          throw new Violation([...problems, `  sequence:\n${log.map((c, i) => `    ${i + 1}. ${c}`).join('\n')}`], curl(target, req), describeResponse(res));
         return { request: req, response: res };
       };
       const ok = (what: string) => (r: HttpResponse) => (real && (r.status < 200 || r.status >= 300) ? [`${what} answered ${r.status}`] : []);
-      await assertProperty('runs in order', fc.integer({ min: 2, max: 4 }), async (count) => {
-        log.length = 0;
-        const thread = await call(createThread, { operationId: createThread.operationId, method: 'POST', template: createThread.path, path: {}, query: {}, headers: {}, body: { kind: 'json', value: {} } }, ok('createThread'));
-        const runs = [];
-        // the first run waits a moment before it may start, so the others queue behind it
-        for (let i = 0; i < count; i += 1) {
-          const body = { ...runBody, multitask_strategy: 'enqueue', ...(i === 0 ? { after_seconds: 0.5 } : {}) };
-          runs.push(await call(op('createRun'), linkedRequest(createThread, '200', 'createRun', thread, body), ok('createRun')));
-        }
-        // the thread is busy now: reject must refuse (or, if the queue already drained, run)
-        for (const id of ['createRun', 'waitRun', 'streamRun']) {
-          await call(op(id), linkedRequest(createThread, '200', id, thread, { ...runBody, multitask_strategy: 'reject' }));
-        }
-        const extra = await call(op('createRun'), linkedRequest(createThread, '200', 'createRun', thread, { ...runBody, multitask_strategy: 'enqueue' }), ok('createRun'));
-        await call(op('cancelRun'), linkedRequest(op('createRun'), '200', 'cancelRun', extra));
-        const finished: { created: string; updated: string; status: string }[] = [];
-        for (const run of runs) {
-          await call(op('joinRun'), linkedRequest(op('createRun'), '200', 'joinRun', run), ok('joinRun'));
-          const got = await call(op('getRun'), linkedRequest(op('createRun'), '200', 'getRun', run), ok('getRun'));
-          const r = got.response.json as { created_at: string; updated_at: string; status: string };
-          finished.push({ created: r?.created_at, updated: r?.updated_at, status: r?.status });
-        }
-        if (!real) return;
-        const problems: string[] = [];
-        finished.forEach((r, i) => {
-          if (['pending', 'running'].includes(r.status)) problems.push(`run ${i + 1} is still ${r.status} after join`);
-          if (i > 0 && Date.parse(r.updated) < Date.parse(finished[i - 1].updated)) problems.push(`run ${i + 1} finished (${r.updated}) before run ${i} (${finished[i - 1].updated}), though it was received later`);
-        });
-        if (problems.length) throw new Violation([...problems, `  sequence:\n${log.map((c, i) => `    ${i + 1}. ${c}`).join('\n')}`], log[log.length - 1], JSON.stringify(finished));
-      }, Math.max(3, Math.round(RUNS / 8)));
+      await assertProperty(
+        'runs in order',
+        fc.integer({ min: 2, max: 4 }),
+        async (count) => {
+          log.length = 0;
+          const thread = await call(
+            createThread,
+            {
+              operationId: createThread.operationId,
+              method: 'POST',
+              template: createThread.path,
+              path: {},
+              query: {},
+              headers: {},
+              body: { kind: 'json', value: {} },
+            },
+            ok('createThread'),
+          );
+          const runs = [];
+          // the first run waits a moment before it may start, so the others queue behind it
+          for (let i = 0; i < count; i += 1) {
+            const body = { ...runBody, multitask_strategy: 'enqueue', ...(i === 0 ? { after_seconds: 0.5 } : {}) };
+            runs.push(await call(op('createRun'), linkedRequest(createThread, '200', 'createRun', thread, body), ok('createRun')));
+          }
+          // the thread is busy now: reject must refuse (or, if the queue already drained, run)
+          for (const id of ['createRun', 'waitRun', 'streamRun']) {
+            await call(op(id), linkedRequest(createThread, '200', id, thread, { ...runBody, multitask_strategy: 'reject' }));
+          }
+          const extra = await call(
+            op('createRun'),
+            linkedRequest(createThread, '200', 'createRun', thread, { ...runBody, multitask_strategy: 'enqueue' }),
+            ok('createRun'),
+          );
+          await call(op('cancelRun'), linkedRequest(op('createRun'), '200', 'cancelRun', extra));
+          const finished: { created: string; updated: string; status: string }[] = [];
+          for (const run of runs) {
+            await call(op('joinRun'), linkedRequest(op('createRun'), '200', 'joinRun', run), ok('joinRun'));
+            const got = await call(op('getRun'), linkedRequest(op('createRun'), '200', 'getRun', run), ok('getRun'));
+            const r = got.response.json as { created_at: string; updated_at: string; status: string };
+            finished.push({ created: r?.created_at, updated: r?.updated_at, status: r?.status });
+          }
+          if (!real) return;
+          const problems: string[] = [];
+          finished.forEach((r, i) => {
+            if (['pending', 'running'].includes(r.status)) problems.push(`run ${i + 1} is still ${r.status} after join`);
+            if (i > 0 && Date.parse(r.updated) < Date.parse(finished[i - 1].updated))
+              problems.push(`run ${i + 1} finished (${r.updated}) before run ${i} (${finished[i - 1].updated}), though it was received later`);
+          });
+          if (problems.length)
+            throw new Violation(
+              [...problems, `  sequence:\n${log.map((c, i) => `    ${i + 1}. ${c}`).join('\n')}`],
+              log[log.length - 1],
+              JSON.stringify(finished),
+            );
+        },
+        Math.max(3, Math.round(RUNS / 8)),
+      );
     });
   });
 }

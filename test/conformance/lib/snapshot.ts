@@ -57,7 +57,8 @@ export function added(before: Snapshot, after: Snapshot): string[] {
   for (const [op, ids] of Object.entries(after)) {
     const had = new Set(before[op] ?? []);
     const fresh = ids.filter((id) => !had.has(id));
-    if (fresh.length || (before[op] && ids.length > before[op].length)) out.push(`${op} now also lists ${fresh.join(', ') || `${ids.length - before[op].length} more`}`);
+    if (fresh.length || (before[op] && ids.length > before[op].length))
+      out.push(`${op} now also lists ${fresh.join(', ') || `${ids.length - before[op].length} more`}`);
   }
   return out;
 }

@@ -36,14 +36,17 @@ function freshen(value: unknown, fresh: () => string): unknown {
 function rootRequest(op: Operation, examplesOnly = false): fc.Arbitrary<HttpRequest> {
   const generated = validRequest(op);
   if (!op.body?.examples.length) return generated;
-  const fromExample = fc.tuple(fc.constantFrom(...op.body.examples), fc.uuid(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 6, maxLength: 6 })).map(([example, uuid, suffix]) => {
-    let n = 0;
-    const value = freshen(example, () => `${uuid.slice(0, -4)}${(n++).toString(16).padStart(4, '0')}`) as Record<string, unknown>;
-    const unique = value && typeof value === 'object' ? { ...value } : value;
-    for (const [k, v] of Object.entries(unique ?? {})) if (typeof v === 'string' && /name|_id$/.test(k) && !/^[0-9a-f-]{36}$/.test(v)) (unique as Record<string, unknown>)[k] = `${v}-${suffix}`;
-    const req = requestFor(op, { body: { kind: 'json', value: unique } });
-    return acceptedBySpec(op, req) ? req : { ...req, body: { kind: 'json' as const, value } };
-  });
+  const fromExample = fc
+    .tuple(fc.constantFrom(...op.body.examples), fc.uuid(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 6, maxLength: 6 }))
+    .map(([example, uuid, suffix]) => {
+      let n = 0;
+      const value = freshen(example, () => `${uuid.slice(0, -4)}${(n++).toString(16).padStart(4, '0')}`) as Record<string, unknown>;
+      const unique = value && typeof value === 'object' ? { ...value } : value;
+      for (const [k, v] of Object.entries(unique ?? {}))
+        if (typeof v === 'string' && /name|_id$/.test(k) && !/^[0-9a-f-]{36}$/.test(v)) (unique as Record<string, unknown>)[k] = `${v}-${suffix}`;
+      const req = requestFor(op, { body: { kind: 'json', value: unique } });
+      return acceptedBySpec(op, req) ? req : { ...req, body: { kind: 'json' as const, value } };
+    });
   return examplesOnly ? fromExample : fc.oneof({ weight: 3, arbitrary: fromExample }, { weight: 1, arbitrary: generated });
 }
 
@@ -77,7 +80,8 @@ function selfConsistency(op: Operation, req: HttpRequest, res: HttpResponse): st
     const b = bindingOf(link, { request: req, response: res });
     if (!b) continue;
     for (const [name, value] of Object.entries(b)) {
-      if (name in req.path && String(req.path[name]) !== String(value)) problems.push(`the answer names ${name} ${JSON.stringify(value)} (link ${link.name}) but the request asked for ${JSON.stringify(req.path[name])}`);
+      if (name in req.path && String(req.path[name]) !== String(value))
+        problems.push(`the answer names ${name} ${JSON.stringify(value)} (link ${link.name}) but the request asked for ${JSON.stringify(req.path[name])}`);
     }
   }
   return problems;
@@ -98,7 +102,9 @@ async function afterAnswer(world: World, model: Model, op: Operation, req: HttpR
       const binding = bindingOf(link, { request: req, response: res });
       if (!binding || !isRead(target)) continue;
       const read = requestOf(target, binding);
-      await world.exchange(target, read, (r) => (r.status >= 200 && r.status < 300 ? [] : [`${op.operationId} answered ${res.status}, but reading it back (link ${link.name}) answered ${r.status}`]));
+      await world.exchange(target, read, (r) =>
+        r.status >= 200 && r.status < 300 ? [] : [`${op.operationId} answered ${res.status}, but reading it back (link ${link.name}) answered ${r.status}`],
+      );
     }
   }
   // what was deleted is gone: every read of it (or of anything under it) ends in 404
@@ -113,7 +119,9 @@ async function afterAnswer(world: World, model: Model, op: Operation, req: HttpR
           const r = await send(world.target, read);
           if (r.status === 404) break;
           if (Date.now() > deadline) {
-            await world.exchange(reader, read, () => [`${op.operationId} answered ${res.status}, but ${reader.operationId} still answers ${r.status} after ${statefulSettings.goneWithinMs} ms`]);
+            await world.exchange(reader, read, () => [
+              `${op.operationId} answered ${res.status}, but ${reader.operationId} still answers ${r.status} after ${statefulSettings.goneWithinMs} ms`,
+            ]);
             break;
           }
           await new Promise((resolve) => setTimeout(resolve, 50));
@@ -136,7 +144,11 @@ function requestOf(op: Operation, binding: Binding): HttpRequest {
 }
 
 class RootCommand implements fc.AsyncCommand<Model, World> {
-  constructor(readonly op: Operation, readonly req: HttpRequest, readonly real: boolean) {}
+  constructor(
+    readonly op: Operation,
+    readonly req: HttpRequest,
+    readonly real: boolean,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -150,7 +162,12 @@ class RootCommand implements fc.AsyncCommand<Model, World> {
 }
 
 class FollowCommand implements fc.AsyncCommand<Model, World> {
-  constructor(readonly op: Operation, readonly pick: number, readonly req: HttpRequest, readonly real: boolean) {}
+  constructor(
+    readonly op: Operation,
+    readonly pick: number,
+    readonly req: HttpRequest,
+    readonly real: boolean,
+  ) {}
   check(model: Model): boolean {
     return model.pool.get(this.op.operationId).length > 0;
   }
@@ -221,12 +238,17 @@ export function checkSequences(target: Target, numRuns = Math.max(5, Math.round(
     fc.oneof(...linked_.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
     fc.oneof(...linked_.map((op) => fc.tuple(fc.nat(), validRequest(op)).map(([pick, req]) => new FollowCommand(op, pick, req, real)))),
   ];
-  return checkProperty('link-following sequence', fc.commands(commands, { maxCommands: 16, size: '+1' }), async (cmds) => {
-    const model: Model = { pool: new ResourcePool(), deleted: [] };
-    const world = new World(target);
-    await fc.asyncModelRun(() => ({ model, real: world }), cmds);
-    if (process.env.CONFORMANCE_DEBUG) console.log(`sequence: ${String(cmds)} → ${world.log.length} request(s)`);
-  }, numRuns);
+  return checkProperty(
+    'link-following sequence',
+    fc.commands(commands, { maxCommands: 16, size: '+1' }),
+    async (cmds) => {
+      const model: Model = { pool: new ResourcePool(), deleted: [] };
+      const world = new World(target);
+      await fc.asyncModelRun(() => ({ model, real: world }), cmds);
+      if (process.env.CONFORMANCE_DEBUG) console.log(`sequence: ${String(cmds)} → ${world.log.length} request(s)`);
+    },
+    numRuns,
+  );
 }
 
 export function defineStatefulProperties(ctx: () => SuiteContext): void {

@@ -31,10 +31,16 @@ export function defineValidRequestProperties(ctx: () => SuiteContext, ops: Opera
     for (const op of ops) {
       it(`${op.operationId} (${op.method} ${op.path})`, async () => {
         const { target, pool } = ctx();
-        await assertProperty(op.operationId, validRequest(op, pool.get(op.operationId)), async (req) => {
-          const res = await expectConforming(target, op, req);
-          pool.record(op, { request: req, response: res });
-        }, RUNS, edgeRequests(op, pool.get(op.operationId)));
+        await assertProperty(
+          op.operationId,
+          validRequest(op, pool.get(op.operationId)),
+          async (req) => {
+            const res = await expectConforming(target, op, req);
+            pool.record(op, { request: req, response: res });
+          },
+          RUNS,
+          edgeRequests(op, pool.get(op.operationId)),
+        );
       });
     }
   });
@@ -54,11 +60,17 @@ export function defineInvalidRequestProperties(ctx: () => SuiteContext, ops: Ope
           return;
         }
         const before = await snapshot(c.target, c.pool);
-        await assertProperty(`${op.operationId} (invalid)`, arb, async (m) => {
-          const res = await send(c.target, m.request);
-          const problems = rejectionProblems(op, res, m.expect);
-          if (problems.length) throw new Violation([`${m.description}:`, ...problems.map((p) => `  ${p}`)], curl(c.target, m.request), describeResponse(res));
-        }, RUNS, edgeMutations(op, c.pool.get(op.operationId)));
+        await assertProperty(
+          `${op.operationId} (invalid)`,
+          arb,
+          async (m) => {
+            const res = await send(c.target, m.request);
+            const problems = rejectionProblems(op, res, m.expect);
+            if (problems.length) throw new Violation([`${m.description}:`, ...problems.map((p) => `  ${p}`)], curl(c.target, m.request), describeResponse(res));
+          },
+          RUNS,
+          edgeMutations(op, c.pool.get(op.operationId)),
+        );
         assert.deepEqual(added(before, await snapshot(c.target, c.pool)), [], `${op.operationId}: refused requests stored something`);
       });
     }
@@ -103,7 +115,11 @@ export function defineSuiteAgainst(options: SuiteOptions): void {
   it('exercises every documented status of every operation (coverage table)', () => {
     const { missing } = coverageReport(options.mode);
     if (!options.requireCoverage) return;
-    assert.deepEqual(missing, [], `documented outcomes never exercised (list them in test/conformance/coverage-exceptions.json with a reason if they cannot be): ${missing.join(', ')}`);
+    assert.deepEqual(
+      missing,
+      [],
+      `documented outcomes never exercised (list them in test/conformance/coverage-exceptions.json with a reason if they cannot be): ${missing.join(', ')}`,
+    );
   });
 }
 

@@ -26,7 +26,9 @@ const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolea
     { name: 'deployments', kind: 'Deployment', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
     { name: 'statefulsets', kind: 'StatefulSet', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
   ],
-  '/apis/autoscaling/v2': [{ name: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] }],
+  '/apis/autoscaling/v2': [
+    { name: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
+  ],
 };
 
 export interface FakeKubeApi {
@@ -58,7 +60,12 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
         res.end(typeof value === 'string' ? value : JSON.stringify(value));
       };
       if (DISCOVERY[url.pathname]) {
-        return send(200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: url.pathname.replace(/^\/apis?\//, '').replace(/^v1$/, 'v1'), resources: DISCOVERY[url.pathname] });
+        return send(200, {
+          kind: 'APIResourceList',
+          apiVersion: 'v1',
+          groupVersion: url.pathname.replace(/^\/apis?\//, '').replace(/^v1$/, 'v1'),
+          resources: DISCOVERY[url.pathname],
+        });
       }
       const m = PATH.exec(url.pathname);
       if (!m) return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
@@ -137,7 +144,10 @@ function podList(api: FakeKubeApi, namespace: string): any {
     items: [
       {
         metadata: { name: `${server.metadata.name}-7d9c5b6f4-x2k8q`, namespace, labels: server.spec.template.metadata.labels },
-        status: { phase: api.podState === 'running' ? 'Running' : 'Pending', containerStatuses: [{ name: 'server', ready: api.podState === 'running', restartCount: 0, image: 'x', imageID: '', state }] },
+        status: {
+          phase: api.podState === 'running' ? 'Running' : 'Pending',
+          containerStatuses: [{ name: 'server', ready: api.podState === 'running', restartCount: 0, image: 'x', imageID: '', state }],
+        },
       },
     ],
   };

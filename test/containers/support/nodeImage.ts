@@ -11,7 +11,13 @@ export const CONTAINERS_CONF = fileURLToPath(new URL('../../../config/containers
 
 /** podman with the project's containers.conf (cgroupfs, runc: what works on this kernel). */
 export function podman(args: string[], input?: string): string {
-  return execFileSync('podman', args, { encoding: 'utf8', input, env: { ...process.env, CONTAINERS_CONF }, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  return execFileSync('podman', args, {
+    encoding: 'utf8',
+    input,
+    env: { ...process.env, CONTAINERS_CONF },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 export function podmanAvailable(): boolean {

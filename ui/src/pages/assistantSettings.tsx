@@ -11,7 +11,8 @@ import { SchemaForm, type JsonSchema } from '../schemaForm';
 type Values = Record<string, unknown>;
 
 /** A schema worth a form: an object with properties. */
-const formable = (schema: unknown): schema is JsonSchema => Boolean(schema && typeof schema === 'object' && (schema as JsonSchema).properties && Object.keys((schema as JsonSchema).properties!).length);
+const formable = (schema: unknown): schema is JsonSchema =>
+  Boolean(schema && typeof schema === 'object' && (schema as JsonSchema).properties && Object.keys((schema as JsonSchema).properties!).length);
 
 export function AssistantSettings({ assistant: a, onChanged }: { assistant: Assistant; onChanged: () => void }) {
   const schemas = useLoad(() => agent().assistants.getSchemas(a.assistant_id), [a.assistant_id]);
@@ -61,7 +62,10 @@ export function AssistantSettings({ assistant: a, onChanged }: { assistant: Assi
           />
         </Section>
       )}
-      <Section title="Versions" actions={<ConfirmButton label="Delete assistant" question={`Delete ${a.name || a.assistant_id}?`} onConfirm={() => remove.run()} busy={remove.busy} />}>
+      <Section
+        title="Versions"
+        actions={<ConfirmButton label="Delete assistant" question={`Delete ${a.name || a.assistant_id}?`} onConfirm={() => remove.run()} busy={remove.busy} />}
+      >
         <ErrorNotice error={versions.error ?? setLatest.error ?? remove.error} />
         <ol class="versions" aria-label="Versions, newest first">
           {(versions.data ?? []).map((v: AssistantVersion) => (

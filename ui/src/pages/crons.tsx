@@ -59,11 +59,7 @@ function CronItem({ cron, onDeleted }: { cron: CronRecord; onDeleted: () => void
   });
   const threadId = cron.thread_id;
   // its runs: on its thread, those it made (a thread may have runs of its own too)
-  const runs = useLoad(
-    () => (threadId ? agent().runs.list(threadId, { limit: 20 }) : Promise.resolve([] as Run[])),
-    [threadId],
-    3000,
-  );
+  const runs = useLoad(() => (threadId ? agent().runs.list(threadId, { limit: 20 }) : Promise.resolve([] as Run[])), [threadId], 3000);
   const made = (runs.data ?? []).filter((r) => (r.metadata as { cron_id?: string } | null)?.cron_id === cron.cron_id);
   const next = (cron as { next_run_date?: string | null }).next_run_date;
   return (
@@ -138,7 +134,11 @@ function CronForm({ onCreated }: { onCreated: () => void }) {
       </div>
       <div class="field">
         <label for="cron-preset">Repeat</label>
-        <select id="cron-preset" value={PRESETS.some((p) => p.schedule === schedule) ? schedule : ''} onChange={(e) => (e.target as HTMLSelectElement).value && setSchedule((e.target as HTMLSelectElement).value)}>
+        <select
+          id="cron-preset"
+          value={PRESETS.some((p) => p.schedule === schedule) ? schedule : ''}
+          onChange={(e) => (e.target as HTMLSelectElement).value && setSchedule((e.target as HTMLSelectElement).value)}
+        >
           {PRESETS.map((p) => (
             <option key={p.schedule} value={p.schedule}>
               {p.label}
@@ -149,7 +149,13 @@ function CronForm({ onCreated }: { onCreated: () => void }) {
       </div>
       <div class="field">
         <label for="cron-schedule">Schedule (cron: minute hour day month weekday, or seconds first)</label>
-        <input id="cron-schedule" value={schedule} aria-invalid={Boolean(problem)} aria-describedby="cron-next" onInput={(e) => setSchedule((e.target as HTMLInputElement).value)} />
+        <input
+          id="cron-schedule"
+          value={schedule}
+          aria-invalid={Boolean(problem)}
+          aria-describedby="cron-next"
+          onInput={(e) => setSchedule((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="field">
         <label for="cron-timezone">Time zone (IANA)</label>

@@ -28,7 +28,12 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
   const onFilter = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    go({ name_contains: String(form.get('name_contains') ?? ''), status: String(form.get('status') ?? ''), deployment_type: String(form.get('deployment_type') ?? ''), offset: 0 });
+    go({
+      name_contains: String(form.get('name_contains') ?? ''),
+      status: String(form.get('status') ?? ''),
+      deployment_type: String(form.get('deployment_type') ?? ''),
+      offset: 0,
+    });
   };
   return (
     <>
@@ -102,9 +107,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
         <button type="button" disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE) })}>
           Previous page
         </button>
-        <span>
-          {rows.length ? `${offset + 1}–${offset + rows.length}` : ''}
-        </span>
+        <span>{rows.length ? `${offset + 1}–${offset + rows.length}` : ''}</span>
         <button type="button" disabled={rows.length < PAGE} onClick={() => go({ offset: offset + PAGE })}>
           Next page
         </button>
@@ -171,7 +174,11 @@ export function NewDeploymentPage() {
 
 export function DeploymentPage({ id }: { id: string }) {
   // the page follows live: fast while a revision is in progress, slowly otherwise
-  const revisions = useLoad(() => call<RevisionList>('GET', `/v2/deployments/${id}/revisions?limit=100`), [id], (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400));
+  const revisions = useLoad(
+    () => call<RevisionList>('GET', `/v2/deployments/${id}/revisions?limit=100`),
+    [id],
+    (data) => (data.resources.every((r) => settled(r.status)) ? 3000 : 400),
+  );
   const deployment = useLoad(() => call<Deployment>('GET', `/v2/deployments/${id}`), [id, revisions.data]);
   const [editing, setEditing] = useState(false);
   const [logsOf, setLogsOf] = useState<string | null>(null);
@@ -229,7 +236,13 @@ export function DeploymentPage({ id }: { id: string }) {
             </Field>
             <Field label="Source">{d.source}</Field>
             <Field label="Type">{d.source_config.deployment_type}</Field>
-            <Field label="URL">{customUrl ? <a href={customUrl} target="_blank" rel="noreferrer">{customUrl}</a> : null}</Field>
+            <Field label="URL">
+              {customUrl ? (
+                <a href={customUrl} target="_blank" rel="noreferrer">
+                  {customUrl}
+                </a>
+              ) : null}
+            </Field>
             {Object.entries(d.source_revision_config)
               .filter(([, v]) => v !== null && v !== undefined)
               .map(([k, v]) => (

@@ -18,7 +18,10 @@ const TAIL = 500;
 /** Lines to show: the time in the user's zone, the level when it is not INFO, the message. */
 export function linesOf(body: RevisionLogBody): string[] {
   // a line's timestamp may be null (the spec's RevisionLogLine): shown without one
-  return body.logs.map((line) => `${line.timestamp ? new Date(line.timestamp).toLocaleTimeString() : ''}  ${line.level && line.level !== 'INFO' ? `${line.level}  ` : ''}${line.message}`);
+  return body.logs.map(
+    (line) =>
+      `${line.timestamp ? new Date(line.timestamp).toLocaleTimeString() : ''}  ${line.level && line.level !== 'INFO' ? `${line.level}  ` : ''}${line.message}`,
+  );
 }
 
 export function RevisionLogs({ deploymentId, revision }: { deploymentId: string; revision: Revision }) {

@@ -66,7 +66,11 @@ export function ProvidersPage() {
                     <Time iso={p.updated_at} />
                   </td>
                   <td class="actions">
-                    <button type="button" onClick={() => setEditing(editing === p.provider_id ? null : p.provider_id)} aria-expanded={editing === p.provider_id}>
+                    <button
+                      type="button"
+                      onClick={() => setEditing(editing === p.provider_id ? null : p.provider_id)}
+                      aria-expanded={editing === p.provider_id}
+                    >
                       Edit
                     </button>
                     <ConfirmButton label="Delete" question={`Delete ${p.provider_id}?`} onConfirm={() => remove.run(p.provider_id)} />

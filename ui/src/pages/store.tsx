@@ -149,7 +149,17 @@ function StoreItem({ item, onChanged }: { item: Item & { score?: number | null }
 }
 
 /** Creates an item, or (with `itemKey`) replaces the value of one. */
-function ItemForm({ namespace, itemKey, value, onSaved }: { namespace: string; itemKey?: string; value?: Record<string, unknown>; onSaved: (namespace: string) => void }) {
+function ItemForm({
+  namespace,
+  itemKey,
+  value,
+  onSaved,
+}: {
+  namespace: string;
+  itemKey?: string;
+  value?: Record<string, unknown>;
+  onSaved: (namespace: string) => void;
+}) {
   const prefix = itemKey ? `item-${namespace}-${itemKey}`.replace(/[^\w-]/g, '_') : 'new-item';
   const [ns, setNs] = useState(namespace);
   const [key, setKey] = useState(itemKey ?? '');
@@ -182,7 +192,13 @@ function ItemForm({ namespace, itemKey, value, onSaved }: { namespace: string; i
     >
       <div class="field">
         <label for={`${prefix}-namespace`}>Namespace</label>
-        <input id={`${prefix}-namespace`} value={ns} readOnly={Boolean(itemKey)} placeholder="users/alice" onInput={(e) => setNs((e.target as HTMLInputElement).value)} />
+        <input
+          id={`${prefix}-namespace`}
+          value={ns}
+          readOnly={Boolean(itemKey)}
+          placeholder="users/alice"
+          onInput={(e) => setNs((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="field">
         <label for={`${prefix}-key`}>Key</label>
@@ -190,7 +206,13 @@ function ItemForm({ namespace, itemKey, value, onSaved }: { namespace: string; i
       </div>
       <div class="field">
         <label for={`${prefix}-value`}>Value (JSON object)</label>
-        <textarea id={`${prefix}-value`} rows={5} value={json} aria-invalid={Boolean(invalid)} onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)} />
+        <textarea
+          id={`${prefix}-value`}
+          rows={5}
+          value={json}
+          aria-invalid={Boolean(invalid)}
+          onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)}
+        />
       </div>
       {invalid && (
         <p class="error" role="alert">

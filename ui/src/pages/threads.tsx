@@ -52,7 +52,13 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   const onSearch = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.target as HTMLFormElement);
-    go({ status: String(form.get('status') ?? ''), assistant: String(form.get('assistant') ?? ''), metadata: String(form.get('metadata') ?? ''), id: String(form.get('id') ?? ''), offset: 0 });
+    go({
+      status: String(form.get('status') ?? ''),
+      assistant: String(form.get('assistant') ?? ''),
+      metadata: String(form.get('metadata') ?? ''),
+      id: String(form.get('id') ?? ''),
+      offset: 0,
+    });
   };
   return (
     <>
@@ -158,7 +164,11 @@ function firstMessage(values: unknown): string {
 const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
 
 export function ThreadPage({ id }: { id: string }) {
-  const thread = useLoad(() => agent().threads.get(id), [id], (t: Thread) => (t.status === 'busy' ? 500 : 5000));
+  const thread = useLoad(
+    () => agent().threads.get(id),
+    [id],
+    (t: Thread) => (t.status === 'busy' ? 500 : 5000),
+  );
   const state = useLoad(() => agent().threads.getState(id), [id, thread.data?.updated_at]);
   const runs = useLoad(() => agent().runs.list(id, { limit: 20 }), [id, thread.data?.updated_at]);
   const hasHistory = hasOperation('POST /threads/{thread_id}/history');
@@ -172,7 +182,8 @@ export function ThreadPage({ id }: { id: string }) {
     navigate('/dashboard/threads');
   });
   const t = thread.data;
-  const assistantId = (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t?.metadata?.assistant_id as string | undefined) ?? (t?.metadata?.graph_id as string | undefined);
+  const assistantId =
+    (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t?.metadata?.assistant_id as string | undefined) ?? (t?.metadata?.graph_id as string | undefined);
   const reloadAll = () => thread.reload();
   // resuming from here: a run on the thread with the answer (or none, past a breakpoint), then a fresh look
   const resume = useAction(async (payload: { command?: { resume: unknown }; input?: null }) => {
@@ -246,7 +257,15 @@ export function ThreadPage({ id }: { id: string }) {
             <>
               <ErrorNotice optional error={history.error} />
               <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
-              {picked && <CheckpointState threadId={id} checkpointId={picked} entry={history.data?.find((h) => h.checkpoint?.checkpoint_id === picked)} assistantId={assistantId} onForked={reloadAll} />}
+              {picked && (
+                <CheckpointState
+                  threadId={id}
+                  checkpointId={picked}
+                  entry={history.data?.find((h) => h.checkpoint?.checkpoint_id === picked)}
+                  assistantId={assistantId}
+                  onForked={reloadAll}
+                />
+              )}
             </>
           )}
         </Section>
@@ -389,7 +408,10 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
  * the newest checkpoint left and its parents branch 2 (a fork), and so on. With the branch,
  * step numbers say which checkpoint they are (a fork repeats the steps it starts from).
  */
-export function branchesOf(entries: Pick<ThreadState, 'checkpoint' | 'parent_checkpoint'>[]): { branch: Map<string, number>; branchesOff: Map<string, string> } {
+export function branchesOf(entries: Pick<ThreadState, 'checkpoint' | 'parent_checkpoint'>[]): {
+  branch: Map<string, number>;
+  branchesOff: Map<string, string>;
+} {
   const byId = new Map(entries.map((h) => [h.checkpoint?.checkpoint_id ?? '', h]));
   const branch = new Map<string, number>();
   const branchesOff = new Map<string, string>();
@@ -425,7 +447,10 @@ function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: 
         const meta = (h.metadata ?? {}) as Record<string, unknown>;
         const writes = Object.keys((meta.writes as Record<string, unknown> | null) ?? {});
         return (
-          <li key={id || index} class={[id && id === picked ? 'picked' : '', branched ? `branch branch-${Math.min(branch.get(id) ?? 1, 4)}` : ''].join(' ').trim() || undefined}>
+          <li
+            key={id || index}
+            class={[id && id === picked ? 'picked' : '', branched ? `branch branch-${Math.min(branch.get(id) ?? 1, 4)}` : ''].join(' ').trim() || undefined}
+          >
             <button type="button" onClick={() => onPick(id)} aria-pressed={id === picked} disabled={!id}>
               <span class="step">{id ? stepOf(id) : `step ${String(meta.step ?? '?')}`}</span>
               {branchesOff.has(id) && <span class="tag">branches off {stepOf(branchesOff.get(id)!)}</span>}

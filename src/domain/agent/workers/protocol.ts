@@ -18,10 +18,7 @@ export interface WorkerSetup {
 /** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, and the server's URL (projectGlobals.ts). */
 export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl';
 
-export type ToWorker =
-  | { type: 'run'; run: RunRecord }
-  | { type: 'abort'; runId: string }
-  | { type: 'reply'; id: number; value?: unknown; error?: RunError };
+export type ToWorker = { type: 'run'; run: RunRecord } | { type: 'abort'; runId: string } | { type: 'reply'; id: number; value?: unknown; error?: RunError };
 
 export type FromWorker =
   | { type: 'ready' }

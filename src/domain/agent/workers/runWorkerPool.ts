@@ -170,10 +170,18 @@ export class RunWorkerPool {
         }
         this.post(slot, { type: 'abort', runId: run.run_id });
         grace = setTimeout(() => {
-          if (!timedOut) this.kill(slot, run.run_id, { error: 'WorkerStopped', message: `The run did not stop within ${graceMs / 1000} s of its cancellation; its worker was terminated.` });
+          if (!timedOut)
+            this.kill(slot, run.run_id, {
+              error: 'WorkerStopped',
+              message: `The run did not stop within ${graceMs / 1000} s of its cancellation; its worker was terminated.`,
+            });
           // a run past its time limit in a worker it shares: it may be the one blocking the
           // worker, or be blocked by another; which is unknown, so all start again alone
-          else this.kill(slot, undefined, { error: 'WorkerStopped', message: `The run's worker was terminated: run ${run.run_id} in it exceeded its time limit and did not stop within ${graceMs / 1000} s.` });
+          else
+            this.kill(slot, undefined, {
+              error: 'WorkerStopped',
+              message: `The run's worker was terminated: run ${run.run_id} in it exceeded its time limit and did not stop within ${graceMs / 1000} s.`,
+            });
         }, graceMs);
         grace.unref();
       };
@@ -300,7 +308,10 @@ export class RunWorkerPool {
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
     const startedAt = performance.now();
-    void ready.then(() => log.debug('run worker ready', { ms: Math.round(performance.now() - startedAt) }), () => undefined);
+    void ready.then(
+      () => log.debug('run worker ready', { ms: Math.round(performance.now() - startedAt) }),
+      () => undefined,
+    );
     worker.on('message', (message: FromWorker) => this.receive(slot, message, markReady, markFailed));
     worker.on('error', (err) => {
       slot.crash = err;
@@ -317,7 +328,8 @@ export class RunWorkerPool {
         task.reject(this.endOf(slot, runId, code));
       }
       const retried = inHand.map(([runId]) => runId).filter((runId) => this.suspects.has(runId));
-      if (retried.length > 0) log.warn('run worker died with several runs in it; each starts again alone', { runs: retried, cause: this.causeOf(slot, code).message });
+      if (retried.length > 0)
+        log.warn('run worker died with several runs in it; each starts again alone', { runs: retried, cause: this.causeOf(slot, code).message });
       // a worker lost with runs in hand is replaced at once; a retired one by the next run
       if (inHand.length > 0 && !this.stopping && !slot.retiring) this.spawn();
       this.dispatch();
@@ -332,12 +344,21 @@ export class RunWorkerPool {
     // a worker that never ran anything else died of this run
     if (!slot.killed && slot.served === 1) return errorOf(cause);
     this.suspects.add(runId);
-    return new PlatformInterruption({ error: cause.error, message: `${cause.message} Other runs were in that worker or ran in it before, so the run starts again, alone in a fresh worker.` });
+    return new PlatformInterruption({
+      error: cause.error,
+      message: `${cause.message} Other runs were in that worker or ran in it before, so the run starts again, alone in a fresh worker.`,
+    });
   }
 
   /** What ended a worker. */
   private causeOf(slot: Slot, code: number): RunError {
-    if (slot.killed) return slot.killed.runId ? { error: 'WorkerStopped', message: `The run's worker was terminated because another run in it (${slot.killed.runId}) had to be stopped: ${slot.killed.error.message}` } : slot.killed.error;
+    if (slot.killed)
+      return slot.killed.runId
+        ? {
+            error: 'WorkerStopped',
+            message: `The run's worker was terminated because another run in it (${slot.killed.runId}) had to be stopped: ${slot.killed.error.message}`,
+          }
+        : slot.killed.error;
     const crash = slot.crash as (Error & { code?: string }) | undefined;
     if (crash?.code === 'ERR_WORKER_OUT_OF_MEMORY') return { error: 'WorkerCrashed', message: 'The run worker ran out of memory; it was replaced.' };
     if (crash) return { error: 'WorkerCrashed', message: `The run worker crashed (${describeError(crash).error}: ${crash.message}); it was replaced.` };
@@ -347,7 +368,13 @@ export class RunWorkerPool {
   private kill(slot: Slot, runId: string | undefined, error: RunError): void {
     if (slot.killed || !this.slots.has(slot)) return;
     slot.killed = { runId, error };
-    this.options.log.warn('terminating a run worker', { worker: slot.id, run_id: runId, reason: error.error, message: error.message, runs: [...slot.tasks.keys()] });
+    this.options.log.warn('terminating a run worker', {
+      worker: slot.id,
+      run_id: runId,
+      reason: error.error,
+      message: error.message,
+      runs: [...slot.tasks.keys()],
+    });
     void slot.worker.terminate();
   }
 

@@ -62,7 +62,12 @@ function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.No
   const stateSchema = { ...objectSchema(checker, state, at, toSchema), definitions };
   const inputSchema = { ...objectSchema(checker, update, at, toSchema), definitions };
   const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
-  return { state: { ...stateSchema, ...draft }, input: { ...inputSchema, ...draft }, output: { ...stateSchema, ...draft }, config: { type: 'object', ...draft } };
+  return {
+    state: { ...stateSchema, ...draft },
+    input: { ...inputSchema, ...draft },
+    output: { ...stateSchema, ...draft },
+    config: { type: 'object', ...draft },
+  };
 }
 
 /**
@@ -122,8 +127,10 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
   if (flags & F.Null) return { type: 'null' };
   if (type.isUnion()) {
     const members = type.types.filter((t) => !(t.flags & (F.Undefined | F.Void)));
-    if (members.length && members.every((t) => t.flags & F.StringLiteral)) return { type: 'string', enum: members.map((t) => (t as TS.StringLiteralType).value) };
-    if (members.length && members.every((t) => t.flags & F.NumberLiteral)) return { type: 'number', enum: members.map((t) => (t as TS.NumberLiteralType).value) };
+    if (members.length && members.every((t) => t.flags & F.StringLiteral))
+      return { type: 'string', enum: members.map((t) => (t as TS.StringLiteralType).value) };
+    if (members.length && members.every((t) => t.flags & F.NumberLiteral))
+      return { type: 'number', enum: members.map((t) => (t as TS.NumberLiteralType).value) };
     if (members.length && members.every((t) => t.flags & F.BooleanLiteral)) return { type: 'boolean' };
     if (members.length === 1) return schemaOf(checker, members[0], depth, definitions);
     return { anyOf: members.map((t) => schemaOf(checker, t, depth, definitions)) };
@@ -137,7 +144,12 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
     definitions.BaseMessage ??= {
       type: 'object',
       description: 'A LangChain message',
-      properties: { type: { type: 'string' }, content: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] }, id: { type: 'string' }, name: { type: 'string' } },
+      properties: {
+        type: { type: 'string' },
+        content: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] },
+        id: { type: 'string' },
+        name: { type: 'string' },
+      },
     };
     return { $ref: '#/definitions/BaseMessage' };
   }

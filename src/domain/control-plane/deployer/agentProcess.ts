@@ -64,7 +64,13 @@ export class AgentProcess {
     const out = fs.openSync(this.spec.logFile, 'a', 0o600);
     try {
       // the log file is opened here, by the control plane: the process writes to it without being able to open it
-      this.child = spawn(this.spec.command, this.spec.args, { cwd: this.spec.cwd, env: this.spec.env, uid: this.spec.uid, gid: this.spec.gid, stdio: ['ignore', out, out] });
+      this.child = spawn(this.spec.command, this.spec.args, {
+        cwd: this.spec.cwd,
+        env: this.spec.env,
+        uid: this.spec.uid,
+        gid: this.spec.gid,
+        stdio: ['ignore', out, out],
+      });
     } finally {
       fs.closeSync(out);
     }
@@ -107,7 +113,12 @@ export class AgentProcess {
     this.backoffMs = Math.min(this.backoffMs * 2, RESTART_MAX_MS);
     const note = `[agentplane] the agent server of revision ${this.spec.revisionId} ${how}; restarting in ${(delay / 1000).toFixed(1)} s`;
     fs.appendFileSync(this.spec.logFile, `${note}\n`);
-    this.log.warn('deployed agent server exited; restarting', { deployment_id: this.spec.deploymentId, revision_id: this.spec.revisionId, how, restart_in_ms: delay });
+    this.log.warn('deployed agent server exited; restarting', {
+      deployment_id: this.spec.deploymentId,
+      revision_id: this.spec.revisionId,
+      how,
+      restart_in_ms: delay,
+    });
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (!this.stopping) this.start();

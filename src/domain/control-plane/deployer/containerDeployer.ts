@@ -90,7 +90,9 @@ export class ContainerDeployer extends PhasedDeployer {
     this.log.info(`container deployer: deployments run as ${this.engine.name} pods; their code sees no file of this machine`);
     await this.resume();
     this.superviseTimer = setInterval(() => {
-      this.supervising = this.supervising.then(() => this.supervise()).catch((err) => this.log.error('supervising the deployments\' containers failed', { err }));
+      this.supervising = this.supervising
+        .then(() => this.supervise())
+        .catch((err) => this.log.error("supervising the deployments' containers failed", { err }));
     }, this.options.superviseMs ?? 2000);
     this.superviseTimer.unref();
   }
@@ -106,7 +108,9 @@ export class ContainerDeployer extends PhasedDeployer {
     const served = this.served.get(deployment.id);
     const ours = served ? `http://127.0.0.1:${served.hostPort}` : null;
     // an external_docker deployment keeps a URL its client chose (a proxy of theirs in front)
-    return deployment.source === 'github' || !deployment.source_config.custom_url ? (ours ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
+    return deployment.source === 'github' || !deployment.source_config.custom_url
+      ? (ours ?? deployment.source_config.custom_url)
+      : deployment.source_config.custom_url;
   }
 
   // ---- build ----
@@ -121,7 +125,10 @@ export class ContainerDeployer extends PhasedDeployer {
     try {
       sandbox = await this.checkouts.prepare(deployment.id);
     } catch (err) {
-      return { ok: false, reason: `Build failed: the container deployer could not make the deployment's user and workspace for the clone: ${(err as Error).message.trim()}` };
+      return {
+        ok: false,
+        reason: `Build failed: the container deployer could not make the deployment's user and workspace for the clone: ${(err as Error).message.trim()}`,
+      };
     }
     const checkoutDir = path.join(sandbox.workspace, 'checkouts', revision.id);
     const configPath = revision.source_revision_config.graph_config_path ?? 'langgraph.json';
@@ -145,7 +152,15 @@ export class ContainerDeployer extends PhasedDeployer {
       log.write(`Building the image ${deploymentImage(deployment.id, revision.id)} with ${this.engine.name} (install and build commands run inside it)`);
       await buildImage(
         this.engine,
-        { tag: deploymentImage(deployment.id, revision.id), projectDir: checkoutDir, configPath, installCommand: config.install_command, buildCommand: config.build_command, packageRoot: this.options.packageRoot, labels: { [LABELS.deployment]: deployment.id } },
+        {
+          tag: deploymentImage(deployment.id, revision.id),
+          projectDir: checkoutDir,
+          configPath,
+          installCommand: config.install_command,
+          buildCommand: config.build_command,
+          packageRoot: this.options.packageRoot,
+          labels: { [LABELS.deployment]: deployment.id },
+        },
         { onLine: (line) => log.write(redact(line)), signal, timeoutMs: this.options.buildTimeoutMs },
       );
       log.write('Build finished');
@@ -216,7 +231,12 @@ export class ContainerDeployer extends PhasedDeployer {
       proxyImage: replicas > 1 ? await ensureBaseImage(this.engine) : null,
       resources,
       secrets,
-      env: { ...tracingProjectEnv(deployment.name, secrets), AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`, LOG_LEVEL: 'info' },
+      env: {
+        ...tracingProjectEnv(deployment.name, secrets),
+        AGENTPLANE_CONTROL_PLANE: 'off',
+        AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`,
+        LOG_LEVEL: 'info',
+      },
       dataVolume: replicas === 1,
     };
   }
@@ -257,7 +277,13 @@ export class ContainerDeployer extends PhasedDeployer {
 
   private serve(spec: { deploymentId: string; revisionId: string; hostPort: number }, since?: number): void {
     this.savePort(spec.deploymentId, spec.hostPort);
-    const served: Served = { revisionId: spec.revisionId, hostPort: spec.hostPort, logFile: this.logFile(spec.deploymentId, spec.revisionId, 'deploy'), followers: new Map(), backoff: new Map() };
+    const served: Served = {
+      revisionId: spec.revisionId,
+      hostPort: spec.hostPort,
+      logFile: this.logFile(spec.deploymentId, spec.revisionId, 'deploy'),
+      followers: new Map(),
+      backoff: new Map(),
+    };
     this.served.set(spec.deploymentId, served);
     void podState(this.engine, spec.deploymentId).then((state) => {
       for (const c of state?.containers ?? []) if (c.role === 'replica' && c.running) this.follow(served, c.name, since ?? c.startedAt);
@@ -279,7 +305,10 @@ export class ContainerDeployer extends PhasedDeployer {
   private follow(served: Served, container: string, since: number): void {
     served.followers.get(container)?.kill();
     fs.mkdirSync(path.dirname(served.logFile), { recursive: true, mode: 0o700 });
-    const child = spawn(this.engine.name, ['logs', '--follow', '--since', new Date(since).toISOString(), container], { env: this.engine.environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.engine.name, ['logs', '--follow', '--since', new Date(since).toISOString(), container], {
+      env: this.engine.environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const write = (chunk: Buffer) => fs.appendFileSync(served.logFile, chunk, { mode: 0o600 });
     child.stdout.on('data', write);
     child.stderr.on('data', write);
@@ -315,7 +344,9 @@ export class ContainerDeployer extends PhasedDeployer {
         } else if (Date.now() >= entry.restartAt) {
           entry.restartAt = null;
           const startedAt = Date.now();
-          await this.engine.run(['start', container.name]).catch((err: Error) => this.log.error('could not restart a deployed container', { container: container.name, error: err.message }));
+          await this.engine
+            .run(['start', container.name])
+            .catch((err: Error) => this.log.error('could not restart a deployed container', { container: container.name, error: err.message }));
           if (container.role === 'replica') this.follow(served, container.name, startedAt);
         }
       }
@@ -333,7 +364,9 @@ export class ContainerDeployer extends PhasedDeployer {
     const state = await podState(this.engine, deploymentId);
     if (state && state.revisionId === revision.id && state.containers.every((c) => c.running) && (await answersOk(`http://127.0.0.1:${state.hostPort}`))) {
       // its output since the last line copied (the log file's last change)
-      const since = fs.existsSync(this.logFile(deploymentId, revision.id, 'deploy')) ? fs.statSync(this.logFile(deploymentId, revision.id, 'deploy')).mtimeMs : Date.now();
+      const since = fs.existsSync(this.logFile(deploymentId, revision.id, 'deploy'))
+        ? fs.statSync(this.logFile(deploymentId, revision.id, 'deploy')).mtimeMs
+        : Date.now();
       this.serve({ deploymentId, revisionId: revision.id, hostPort: state.hostPort }, since);
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, url: `http://127.0.0.1:${state.hostPort}` });
       return;
@@ -381,5 +414,4 @@ export class ContainerDeployer extends PhasedDeployer {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, JSON.stringify({ port }), { mode: 0o600 });
   }
-
 }

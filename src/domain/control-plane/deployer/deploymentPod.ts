@@ -65,16 +65,27 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
   const count = spec.replicaHostPorts.length;
   const labels = { [LABELS.deployment]: spec.deploymentId, [LABELS.revision]: spec.revisionId, [LABELS.port]: String(spec.hostPort) };
   const pod = podName(spec.deploymentId);
-  const published = [`127.0.0.1:${spec.hostPort}:${IMAGE_PORT}`, ...(count > 1 ? spec.replicaHostPorts.map((host, i) => `127.0.0.1:${host}:${replicaPort(i, count)}`) : [])];
+  const published = [
+    `127.0.0.1:${spec.hostPort}:${IMAGE_PORT}`,
+    ...(count > 1 ? spec.replicaHostPorts.map((host, i) => `127.0.0.1:${host}:${replicaPort(i, count)}`) : []),
+  ];
   await engine.run(['pod', 'create', '--name', pod, ...labelArgs(labels), ...published.flatMap((p) => ['-p', p])]);
   for (let i = 0; i < count; i += 1) {
     const env = { ...spec.env, HOST: '0.0.0.0', PORT: String(replicaPort(i, count)) };
     await engine.run(
       [
-        'run', '--detach', '--pod', pod, '--name', replicaName(spec.deploymentId, i),
+        'run',
+        '--detach',
+        '--pod',
+        pod,
+        '--name',
+        replicaName(spec.deploymentId, i),
         ...labelArgs({ ...labels, [LABELS.role]: 'replica' }),
         ...resourceArgs(spec.resources),
-        '--pids-limit', String(PIDS_LIMIT), '--security-opt', 'no-new-privileges',
+        '--pids-limit',
+        String(PIDS_LIMIT),
+        '--security-opt',
+        'no-new-privileges',
         ...(spec.dataVolume ? ['--volume', `${volumeName(spec.deploymentId)}:${IMAGE_DATA_DIR}`] : []),
         ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
         // secret values reach the container from this command's environment, never its command line
@@ -86,7 +97,25 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
   }
   if (count > 1 && spec.proxyImage) {
     const targets = spec.replicaHostPorts.map((_, i) => `127.0.0.1:${replicaPort(i, count)}`);
-    await engine.run(['run', '--detach', '--pod', pod, '--name', `${pod}-proxy`, ...labelArgs({ ...labels, [LABELS.role]: 'proxy' }), '--memory', '128m', '--security-opt', 'no-new-privileges', '--user', '1000', spec.proxyImage, 'node', '-e', proxyProgram(IMAGE_PORT, targets)]);
+    await engine.run([
+      'run',
+      '--detach',
+      '--pod',
+      pod,
+      '--name',
+      `${pod}-proxy`,
+      ...labelArgs({ ...labels, [LABELS.role]: 'proxy' }),
+      '--memory',
+      '128m',
+      '--security-opt',
+      'no-new-privileges',
+      '--user',
+      '1000',
+      spec.proxyImage,
+      'node',
+      '-e',
+      proxyProgram(IMAGE_PORT, targets),
+    ]);
   }
 }
 

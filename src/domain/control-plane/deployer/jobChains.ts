@@ -28,11 +28,13 @@ export class JobChains {
               firstDelayMs: this.firstRetryMs,
               maxDelayMs: 30_000,
               isFinal: this.isCancel,
-              onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
+              onFailure: (err, attempt, retryInMs) =>
+                this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
             }),
       )
       .catch((err) => {
-        if (!this.isCancel(err)) this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
+        if (!this.isCancel(err))
+          this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
       });
     this.tails.set(deploymentId, next);
     void next.finally(() => {

@@ -58,7 +58,14 @@ function runStep(step: string, command: string, args: string[], options: StepOpt
     const tail: string[] = [];
     let stdout = '';
     const limited = options.sandbox.limited(command, args);
-    const child = spawn(limited.command, limited.args, { cwd: options.cwd, env: options.env, uid: options.sandbox.uid, gid: options.sandbox.gid, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(limited.command, limited.args, {
+      cwd: options.cwd,
+      env: options.env,
+      uid: options.sandbox.uid,
+      gid: options.sandbox.gid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     // the whole process group goes: an install's own children must not outlive a time-out
     const killGroup = () => {
       try {
@@ -91,7 +98,13 @@ function runStep(step: string, command: string, args: string[], options: StepOpt
       clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
       if (code === 0) return resolve(stdout);
-      const why = options.signal.aborted ? 'was stopped' : timedOut ? `timed out after ${Math.round(options.timeoutMs / 1000)} s` : signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const why = options.signal.aborted
+        ? 'was stopped'
+        : timedOut
+          ? `timed out after ${Math.round(options.timeoutMs / 1000)} s`
+          : signal
+            ? `was killed by ${signal}`
+            : `exited with code ${code}`;
       let output = tail.join('\n');
       if (output.length > TAIL_CHARS) output = `…${output.slice(-TAIL_CHARS)}`;
       reject(new StepFailed(`${step} "${options.shown}" ${why}.${output ? `\n${output}` : ''}`));
@@ -112,7 +125,12 @@ export function detectInstallCommand(dir: string): string | null {
 
 async function resolveCommit(request: BuildRequest, git: (step: string, args: string[]) => Promise<string>): Promise<string> {
   const ref = request.repoRef;
-  const candidates = ref === null ? ['refs/remotes/origin/HEAD'] : ref.startsWith('refs/heads/') ? [`refs/remotes/origin/${ref.slice('refs/heads/'.length)}`] : [`refs/remotes/origin/${ref}`, ref];
+  const candidates =
+    ref === null
+      ? ['refs/remotes/origin/HEAD']
+      : ref.startsWith('refs/heads/')
+        ? [`refs/remotes/origin/${ref.slice('refs/heads/'.length)}`]
+        : [`refs/remotes/origin/${ref}`, ref];
   for (const candidate of candidates) {
     try {
       return (await git('resolving the ref', ['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`])).trim();
@@ -132,7 +150,11 @@ export async function buildRevision(request: BuildRequest): Promise<BuildResult>
   let commitSha: string | undefined;
   try {
     // as the deployment's user: its workspace may hold links that the control plane must not follow
-    await runStep('preparing the checkout', '/bin/sh', ['-c', 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', 'sh', checkoutDir], { ...step, cwd: sandbox.workspace, shown: 'rm -rf && mkdir' });
+    await runStep('preparing the checkout', '/bin/sh', ['-c', 'rm -rf -- "$1" && mkdir -p -m 700 -- "$1"', 'sh', checkoutDir], {
+      ...step,
+      cwd: sandbox.workspace,
+      shown: 'rm -rf && mkdir',
+    });
     log.write(`Fetching ${maskRepoUrl(request.repoUrl)} at ${request.repoRef ?? 'its default branch'}`);
     // the schema refuses a URL starting with "-"; "--" makes sure no URL is ever read as an option
     if (request.repoUrl.startsWith('-')) throw new StepFailed('repo_url must not start with "-".');

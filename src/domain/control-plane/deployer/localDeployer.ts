@@ -101,7 +101,9 @@ export class LocalDeployer extends PhasedDeployer {
 
   /** The server assigns github deployments their URL; an external_docker one keeps the client's. */
   protected servedUrl(deployment: DeploymentRecord): string | null {
-    return deployment.source === 'github' ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url) : deployment.source_config.custom_url;
+    return deployment.source === 'github'
+      ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url)
+      : deployment.source_config.custom_url;
   }
 
   // ---- build ----
@@ -163,7 +165,7 @@ export class LocalDeployer extends PhasedDeployer {
         fs.rmSync(before, { recursive: true, force: true });
       }
       sandbox.give(after);
-      this.log.info('moved a deployment\'s files into its workspace', { deployment_id: deploymentId, from: before, to: after });
+      this.log.info("moved a deployment's files into its workspace", { deployment_id: deploymentId, from: before, to: after });
     }
   }
 
@@ -256,14 +258,32 @@ export class LocalDeployer extends PhasedDeployer {
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
       const agent = this.options.agentCommand;
-      const limited = sandbox.limited(agent.command, [...(memory ? [`--max-old-space-size=${memory}`] : []), ...agent.args, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir, '--config', config.file]);
+      const limited = sandbox.limited(agent.command, [
+        ...(memory ? [`--max-old-space-size=${memory}`] : []),
+        ...agent.args,
+        'serve',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--data',
+        dataDir,
+        '--config',
+        config.file,
+      ]);
       return {
         ...base,
         ...limited,
         uid: sandbox.uid,
         gid: sandbox.gid,
         cwd: path.dirname(config.file),
-        env: sandbox.env({ ...tracingProjectEnv(deployment.name, secrets), ...secrets, AGENTPLANE_CONTROL_PLANE: 'off', AGENTPLANE_PUBLIC_URL: url, LOG_LEVEL: 'info' }),
+        env: sandbox.env({
+          ...tracingProjectEnv(deployment.name, secrets),
+          ...secrets,
+          AGENTPLANE_CONTROL_PLANE: 'off',
+          AGENTPLANE_PUBLIC_URL: url,
+          LOG_LEVEL: 'info',
+        }),
       };
     }
     const image = revision.source_revision_config.image_uri;
@@ -275,7 +295,17 @@ export class LocalDeployer extends PhasedDeployer {
       return {
         ...base,
         command: runtime,
-        args: ['run', '--rm', '--name', `agentplane-${deployment.id}`, '-p', `127.0.0.1:${port}:8000`, ...(memory ? ['--memory', `${memory}m`] : []), ...envArgs, image],
+        args: [
+          'run',
+          '--rm',
+          '--name',
+          `agentplane-${deployment.id}`,
+          '-p',
+          `127.0.0.1:${port}:8000`,
+          ...(memory ? ['--memory', `${memory}m`] : []),
+          ...envArgs,
+          image,
+        ],
         cwd: this.deploymentDir(deployment.id),
         // secrets reach the container by name from this environment, never on the command line
         env: { ...withoutOwnSettings(this.options.baseEnv), ...secrets },
@@ -286,7 +316,9 @@ export class LocalDeployer extends PhasedDeployer {
 
   /** A process whose every (re)start is recorded in process.json, for re-adoption after a crash. */
   private newProcess(spec: AgentProcessSpec): AgentProcess {
-    return new AgentProcess(spec, this.log, (pid) => this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }));
+    return new AgentProcess(spec, this.log, (pid) =>
+      this.saveProcessFile(spec.deploymentId, { port: this.portOf(spec.url), pid, revision_id: spec.revisionId }),
+    );
   }
 
   // ---- restart and delete ----

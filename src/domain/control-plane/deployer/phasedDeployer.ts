@@ -117,11 +117,13 @@ export abstract class PhasedDeployer implements Deployer {
               firstDelayMs: this.retryMs,
               maxDelayMs: 30_000,
               isFinal: (err) => err instanceof Cancelled,
-              onFailure: (err, attempt, retryInMs) => this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
+              onFailure: (err, attempt, retryInMs) =>
+                this.log.error('deployer step failed; trying again', { deployment_id: deploymentId, attempt, retry_in_ms: retryInMs, err }),
             }),
       )
       .catch((err) => {
-        if (!(err instanceof Cancelled)) this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
+        if (!(err instanceof Cancelled))
+          this.log.error('deployer step not finished before the stop; it resumes on the next start', { deployment_id: deploymentId, err });
       });
     this.chains.set(deploymentId, next);
     void next.finally(() => {
@@ -199,7 +201,13 @@ export abstract class PhasedDeployer implements Deployer {
       if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') {
         deploymentNext = { ...deployment, status: 'READY', updated_at: now };
       } else if (change.status === 'DEPLOYED') {
-        deploymentNext = { ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: this.servedUrl(deployment) }, updated_at: now };
+        deploymentNext = {
+          ...deployment,
+          status: 'READY',
+          active_revision_id: next.id,
+          source_config: { ...deployment.source_config, custom_url: this.servedUrl(deployment) },
+          updated_at: now,
+        };
       }
       await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
       logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });

@@ -54,5 +54,7 @@ export function nextStep(revision: RevisionRecord, deployment: DeploymentRecord)
 
 /** A stable fake commit: the same repository and ref always "resolve" to the same sha. */
 function simulatedCommit(repoUrl: string | null, ref: string | null): string {
-  return createHash('sha1').update(`${repoUrl ?? ''}#${ref ?? ''}`).digest('hex');
+  return createHash('sha1')
+    .update(`${repoUrl ?? ''}#${ref ?? ''}`)
+    .digest('hex');
 }

@@ -26,7 +26,12 @@ export async function answersOk(url: string): Promise<boolean> {
 /** The graphs of `graphs` the agent server at `url` has no system assistant for (it started without them). */
 export async function missingGraphs(url: string, graphs: string[]): Promise<string[]> {
   if (graphs.length === 0) return [];
-  const res = await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }), signal: AbortSignal.timeout(5000) });
+  const res = await fetch(`${url}/assistants/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }),
+    signal: AbortSignal.timeout(5000),
+  });
   // a project with its own auth may refuse an anonymous look: /ok has to do
   if (res.status === 401 || res.status === 403) return [];
   const assistants = (await res.json()) as { graph_id: string }[];

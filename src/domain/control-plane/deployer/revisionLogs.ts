@@ -16,7 +16,16 @@ const PINO_LEVELS: [number, Level][] = [
   [30, 'INFO'],
   [0, 'DEBUG'],
 ];
-const NAMED_LEVELS: Record<string, Level> = { trace: 'DEBUG', debug: 'DEBUG', info: 'INFO', warn: 'WARNING', warning: 'WARNING', error: 'ERROR', fatal: 'CRITICAL', critical: 'CRITICAL' };
+const NAMED_LEVELS: Record<string, Level> = {
+  trace: 'DEBUG',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARNING',
+  warning: 'WARNING',
+  error: 'ERROR',
+  fatal: 'CRITICAL',
+  critical: 'CRITICAL',
+};
 
 function levelOf(value: unknown): Level | null {
   if (typeof value === 'number') return PINO_LEVELS.find(([min]) => value >= min)![1];

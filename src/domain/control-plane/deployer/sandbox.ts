@@ -55,7 +55,10 @@ const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 
 /** The isolation a deployer gets from AGENTPLANE_DEPLOYER_ISOLATION (`auto`: `user` when root). */
 export function isolationMode(setting: 'auto' | IsolationMode, isRoot: boolean): IsolationMode {
-  if (setting === 'user' && !isRoot) throw new Error('AGENTPLANE_DEPLOYER_ISOLATION=user needs the control plane to run as root (it creates a user per deployment); run it as root, or set auto or none');
+  if (setting === 'user' && !isRoot)
+    throw new Error(
+      'AGENTPLANE_DEPLOYER_ISOLATION=user needs the control plane to run as root (it creates a user per deployment); run it as root, or set auto or none',
+    );
   return setting === 'auto' ? (isRoot ? 'user' : 'none') : setting;
 }
 
@@ -113,7 +116,8 @@ export class Sandboxes {
   /** What a build log and the start-up log say about the boundary, so nobody assumes more than there is. */
   describe(): string {
     const limits = this.prlimit ? 'resource limits applied with prlimit' : 'no resource limits (prlimit is not installed)';
-    if (this.options.mode === 'user') return `Isolation: a user of its own for this deployment, a private workspace, only its secrets in the environment; ${limits}`;
+    if (this.options.mode === 'user')
+      return `Isolation: a user of its own for this deployment, a private workspace, only its secrets in the environment; ${limits}`;
     return `Isolation: none — builds and agent servers run as the control plane's own user and can read its data directory and other deployments (user isolation needs the control plane to run as root); ${limits}`;
   }
 
@@ -123,7 +127,8 @@ export class Sandboxes {
     if (!this.ownsRoot()) return `${this.options.root} is not a directory of the control plane's own user (set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
     for (const dir of [this.options.root, ...dirs]) {
       const closed = closedAncestor(dir);
-      if (closed) return `${closed} is not searchable by other users, so the deployments' users cannot reach ${dir} (chmod o+x ${closed}, or set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
+      if (closed)
+        return `${closed} is not searchable by other users, so the deployments' users cannot reach ${dir} (chmod o+x ${closed}, or set AGENTPLANE_DEPLOYMENTS_DIR elsewhere)`;
     }
     return null;
   }
@@ -189,7 +194,18 @@ export class Sandboxes {
   private async account(name: string, home: string): Promise<{ uid: number; gid: number }> {
     await this.serially(async () => {
       if (userId(name) !== null) return;
-      await run('useradd', ['--system', '--no-create-home', '--home-dir', home, '--shell', '/usr/sbin/nologin', '--user-group', '--comment', 'agentplane deployment', name]);
+      await run('useradd', [
+        '--system',
+        '--no-create-home',
+        '--home-dir',
+        home,
+        '--shell',
+        '/usr/sbin/nologin',
+        '--user-group',
+        '--comment',
+        'agentplane deployment',
+        name,
+      ]);
     });
     const uid = userId(name);
     if (uid === null) throw new Error(`useradd made no user ${name}`);

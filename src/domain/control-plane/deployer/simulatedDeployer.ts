@@ -148,7 +148,11 @@ function simulatedLog(revision: RevisionRecord, deployment: DeploymentRecord | u
     const lines =
       deployment?.source === 'external_docker'
         ? [line(`[simulated] Pulling the image ${config.image_uri ?? '(none given)'}`)]
-        : [line(`[simulated] Fetching ${maskRepoUrl(deployment?.source_config.repo_url ?? null) ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`)];
+        : [
+            line(
+              `[simulated] Fetching ${maskRepoUrl(deployment?.source_config.repo_url ?? null) ?? 'the repository'} at ${config.repo_ref ?? 'its default branch'}`,
+            ),
+          ];
     if (config.repo_commit_sha) lines.push(line(`[simulated] Checked out ${config.repo_commit_sha}`));
     if (revision.status === 'BUILD_FAILED') lines.push(line(revision.status_message ?? 'Build failed', 'ERROR'));
     else if (revision.status !== 'BUILDING') lines.push(line('[simulated] Build finished'));

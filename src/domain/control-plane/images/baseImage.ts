@@ -79,7 +79,10 @@ function assembleRootfs(rootfs: string, nodeBinary: string): void {
   if (fs.existsSync(CA_BUNDLE)) copyFile(CA_BUNDLE, rootfs);
   const etc = path.join(rootfs, 'etc');
   fs.mkdirSync(etc, { recursive: true });
-  fs.writeFileSync(path.join(etc, 'passwd'), `root:x:0:0:root:/root:${SHELL}\n${IMAGE_USER.name}:x:${IMAGE_USER.uid}:${IMAGE_USER.uid}::/home/${IMAGE_USER.name}:${SHELL}\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+  fs.writeFileSync(
+    path.join(etc, 'passwd'),
+    `root:x:0:0:root:/root:${SHELL}\n${IMAGE_USER.name}:x:${IMAGE_USER.uid}:${IMAGE_USER.uid}::/home/${IMAGE_USER.name}:${SHELL}\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  );
   fs.writeFileSync(path.join(etc, 'group'), `root:x:0:\n${IMAGE_USER.name}:x:${IMAGE_USER.uid}:\nnogroup:x:65534:\n`);
   for (const dir of ['tmp', 'root', `home/${IMAGE_USER.name}`, 'data']) fs.mkdirSync(path.join(rootfs, dir), { recursive: true });
 }

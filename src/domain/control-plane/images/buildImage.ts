@@ -101,7 +101,9 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
       '',
     );
     fs.writeFileSync(path.join(context, 'Containerfile'), lines.join('\n'));
-    options.onLine?.(`Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`);
+    options.onLine?.(
+      `Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`,
+    );
     const labels = Object.entries(request.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
     await engine.run(['build', ...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
     return request.tag;

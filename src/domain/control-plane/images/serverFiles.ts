@@ -44,8 +44,17 @@ export function serverFiles(packageRoot: string): ServerFiles {
   const found = new Set<string>();
   const visit = (dir: string) => {
     const manifest = readManifest(dir);
-    const optional = new Set([...Object.keys(manifest.optionalDependencies ?? {}), ...Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, m]) => m.optional).map(([n]) => n)]);
-    const names = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const optional = new Set([
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.entries(manifest.peerDependenciesMeta ?? {})
+        .filter(([, m]) => m.optional)
+        .map(([n]) => n),
+    ]);
+    const names = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]);
     for (const name of names) {
       const at = findPackage(name, dir);
       if (!at) {

@@ -65,20 +65,38 @@ export class ClusterTarget implements KubeTarget {
     for (const pod of pods.items) {
       for (const container of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
         const waiting = container.state?.waiting;
-        if (waiting?.reason && HOPELESS.has(waiting.reason)) return { state: 'failed', reason: `pod ${pod.metadata?.name} container ${container.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}` };
+        if (waiting?.reason && HOPELESS.has(waiting.reason))
+          return {
+            state: 'failed',
+            reason: `pod ${pod.metadata?.name} container ${container.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`,
+          };
       }
     }
     const workloads = [
-      ...deployments.items.map((w) => ({ kind: 'Deployment', metadata: w.metadata, wanted: w.spec?.replicas ?? 1, status: w.status, available: w.status?.availableReplicas })),
-      ...statefulSets.items.map((w) => ({ kind: 'StatefulSet', metadata: w.metadata, wanted: w.spec?.replicas ?? 1, status: w.status, available: w.status?.readyReplicas })),
+      ...deployments.items.map((w) => ({
+        kind: 'Deployment',
+        metadata: w.metadata,
+        wanted: w.spec?.replicas ?? 1,
+        status: w.status,
+        available: w.status?.availableReplicas,
+      })),
+      ...statefulSets.items.map((w) => ({
+        kind: 'StatefulSet',
+        metadata: w.metadata,
+        wanted: w.spec?.replicas ?? 1,
+        status: w.status,
+        available: w.status?.readyReplicas,
+      })),
     ];
     for (const { kind, metadata, wanted, status, available } of workloads) {
       const name = `${kind} ${metadata?.name}`;
       const stuck = status?.conditions?.find((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
       if (stuck) return { state: 'failed', reason: `${name}: ${stuck.message ?? 'progress deadline exceeded'}` };
       const generation = metadata?.generation ?? 0;
-      if ((status?.observedGeneration ?? 0) < generation) return { state: 'pending', reason: `${name}: waiting for the controller to observe generation ${generation}` };
-      if ((status?.updatedReplicas ?? 0) < wanted) return { state: 'pending', reason: `${name}: ${status?.updatedReplicas ?? 0} of ${wanted} replicas updated` };
+      if ((status?.observedGeneration ?? 0) < generation)
+        return { state: 'pending', reason: `${name}: waiting for the controller to observe generation ${generation}` };
+      if ((status?.updatedReplicas ?? 0) < wanted)
+        return { state: 'pending', reason: `${name}: ${status?.updatedReplicas ?? 0} of ${wanted} replicas updated` };
       if ((available ?? 0) < wanted) return { state: 'pending', reason: `${name}: ${available ?? 0} of ${wanted} replicas available` };
     }
     if (deployments.items.length === 0) return { state: 'pending', reason: 'no Deployment of the deployment is listed yet' };
@@ -92,7 +110,11 @@ export class ClusterTarget implements KubeTarget {
     const lines: string[] = [];
     for (const pod of pods.items) {
       const text = await this.core.readNamespacedPodLog({ name: pod.metadata!.name!, namespace, container: 'server' });
-      lines.push(...String(text).split('\n').filter((line) => line !== ''));
+      lines.push(
+        ...String(text)
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
     }
     return lines;
   }
@@ -102,7 +124,14 @@ export class ClusterTarget implements KubeTarget {
     for (const [apiVersion, kind] of KINDS) {
       const list = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
       for (const item of list.items) {
-        await this.objects.delete({ apiVersion, kind, metadata: { name: item.metadata?.name, namespace } }, undefined, undefined, undefined, undefined, 'Foreground');
+        await this.objects.delete(
+          { apiVersion, kind, metadata: { name: item.metadata?.name, namespace } },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'Foreground',
+        );
       }
     }
   }

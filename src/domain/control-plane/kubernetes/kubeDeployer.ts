@@ -139,11 +139,13 @@ export class KubeDeployer implements Deployer {
   private async deploy(deployment: DeploymentRecord, revision: RevisionRecord): Promise<{ url: string } | { failure: string }> {
     const log = new LogWriter(this.logFile(deployment.id, revision.id));
     log.reset();
-    if (deployment.source === 'github') return { failure: 'Deploy failed: the Kubernetes deployers run images; create an external_docker deployment with an image_uri.' };
+    if (deployment.source === 'github')
+      return { failure: 'Deploy failed: the Kubernetes deployers run images; create an external_docker deployment with an image_uri.' };
     const rendered = await this.render(deployment, revision);
     if (!rendered.ok) return { failure: `Deploy failed: ${rendered.refused.map((r) => r.message).join(' ')}` };
     const problems = validateManifests(rendered.manifests);
-    if (problems.length > 0) return { failure: `Deploy failed: the manifests do not pass the Kubernetes schemas: ${problems.map((p) => `${p.object}: ${p.message}`).join('; ')}` };
+    if (problems.length > 0)
+      return { failure: `Deploy failed: the manifests do not pass the Kubernetes schemas: ${problems.map((p) => `${p.object}: ${p.message}`).join('; ')}` };
     log.write(`applying ${rendered.manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')} in namespace ${rendered.namespace}`);
     try {
       await this.target.apply(deployment.id, rendered.namespace, rendered.manifests, (line) => log.write(line));
@@ -176,13 +178,24 @@ export class KubeDeployer implements Deployer {
       const deployment = await this.repo.deployments.get(before.deployment_id);
       if (!revision || revision.status !== before.status || !deployment || deployment.status === 'AWAITING_DELETE') throw new Cancelled();
       const now = timestamp();
-      const next: RevisionRecord = { ...revision, status: change.status, status_message: change.message === undefined ? null : redactor(secretValues(deployment))(change.message), updated_at: now };
+      const next: RevisionRecord = {
+        ...revision,
+        status: change.status,
+        status_message: change.message === undefined ? null : redactor(secretValues(deployment))(change.message),
+        updated_at: now,
+      };
       let deploymentNext: DeploymentRecord | undefined;
       if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') deploymentNext = { ...deployment, status: 'READY', updated_at: now };
       else if (change.status === 'DEPLOYED') {
         // a URL the client set (a load balancer, an ingress) stays; else the platform's
         const url = deployment.source_config.custom_url ?? change.url ?? null;
-        deploymentNext = { ...deployment, status: 'READY', active_revision_id: next.id, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
+        deploymentNext = {
+          ...deployment,
+          status: 'READY',
+          active_revision_id: next.id,
+          source_config: { ...deployment.source_config, custom_url: url },
+          updated_at: now,
+        };
       }
       await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
       logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });

@@ -119,7 +119,11 @@ export class PodmanTarget implements KubeTarget {
       const containers = await this.containers(pod);
       if (containers.length === 0) return { state: 'pending', reason: `pod ${pod} has no containers yet` };
       const failed = containers.find((c) => c.State === 'exited' && c.ExitCode !== 0);
-      if (failed) return { state: 'failed', reason: `container ${failed.Names[0]} exited with code ${failed.ExitCode}: ${(await this.tail(failed.Names[0])).join(' | ')}` };
+      if (failed)
+        return {
+          state: 'failed',
+          reason: `container ${failed.Names[0]} exited with code ${failed.ExitCode}: ${(await this.tail(failed.Names[0])).join(' | ')}`,
+        };
       // a finished init container is done, not waiting
       const waiting = containers.find((c) => c.State !== 'running' && !c.IsInfra && !(c.State === 'exited' && c.ExitCode === 0));
       if (waiting) return { state: 'pending', reason: `container ${waiting.Names[0]} is ${waiting.State}` };

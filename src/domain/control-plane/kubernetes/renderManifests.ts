@@ -73,7 +73,11 @@ const set = <T>(value: T | null | undefined): value is T => value !== null && va
 export function withoutNulls<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutNulls) as T;
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => [k, withoutNulls(v)])) as T;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== null && v !== undefined)
+        .map(([k, v]) => [k, withoutNulls(v)]),
+    ) as T;
   }
   return value;
 }
@@ -82,7 +86,12 @@ const cpuQuantity = (cores: number) => `${Math.round(cores * 1000)}m`;
 const memoryQuantity = (mb: number) => `${mb}Mi`;
 
 /** Requests and limits of one process: a limit not given is twice its request (upstream's rule). */
-function resources(cpu: number | null | undefined, cpuLimit: number | null | undefined, memory: number | null | undefined, memoryLimit: number | null | undefined) {
+function resources(
+  cpu: number | null | undefined,
+  cpuLimit: number | null | undefined,
+  memory: number | null | undefined,
+  memoryLimit: number | null | undefined,
+) {
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
   if (set(cpu)) requests.cpu = cpuQuantity(cpu);
@@ -132,14 +141,29 @@ export function renderManifests(input: RenderInput): Rendered {
     // said on the objects, so nobody wonders where those fields went
     ...(ignored.length ? { 'agentplane.dev/ignored-resource-fields': ignored.join(',') } : {}),
   };
-  const selectorOf = (component: string) => ({ 'app.kubernetes.io/name': 'agentplane', 'app.kubernetes.io/instance': names.server, 'app.kubernetes.io/component': component });
+  const selectorOf = (component: string) => ({
+    'app.kubernetes.io/name': 'agentplane',
+    'app.kubernetes.io/instance': names.server,
+    'app.kubernetes.io/component': component,
+  });
   // selectors use only agentplane's labels, so no user label can make two workloads select each other's pods
   const labelsOf = (component: string) => ({ ...userLabels, ...selectorOf(component), 'agentplane.dev/deployment-id': deployment.id });
-  const metadata = (name: string, component: string) => ({ name, namespace, labels: labelsOf(component), ...(Object.keys(annotations).length ? { annotations } : {}) });
+  const metadata = (name: string, component: string) => ({
+    name,
+    namespace,
+    labels: labelsOf(component),
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+  });
 
   const manifests: Manifest[] = [];
   if (deployment.secrets.length > 0) {
-    manifests.push({ apiVersion: 'v1', kind: 'Secret', metadata: metadata(names.secrets, 'server'), type: 'Opaque', stringData: Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value])) });
+    manifests.push({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: metadata(names.secrets, 'server'),
+      type: 'Opaque',
+      stringData: Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value])),
+    });
   }
   if (database) manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
 
@@ -247,7 +271,13 @@ function databaseManifests(
 ): Manifest[] {
   const args = set(spec.db_max_connections) ? ['-c', `max_connections=${spec.db_max_connections}`] : [];
   return [
-    { apiVersion: 'v1', kind: 'Secret', metadata: metadata(names.databaseSecret, 'database'), type: 'Opaque', stringData: { password: input.databasePassword } },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: metadata(names.databaseSecret, 'database'),
+      type: 'Opaque',
+      stringData: { password: input.databasePassword },
+    },
     {
       apiVersion: 'v1',
       kind: 'Service',
