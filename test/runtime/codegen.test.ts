@@ -47,9 +47,13 @@ test('a new operation in spec/ regenerates generated/ and the compiler asks for 
   const stale = run(dir, ['--import', 'tsx', 'scripts/check-generated.ts']);
   assert.notEqual(stale.status, 0, 'a stale generated/ fails the check');
 
-  // the server's own program (what the package ships), not the tests and scripts beside it:
-  // the handler registry is there, and it compiles in a fraction of the time
-  const tsc = run(dir, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.build.json']);
+  // only the control plane's handler registry and what it imports, not the whole program: the
+  // registry is where a missing handler must show, and this compiles in a fraction of the time
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.registry.json'),
+    JSON.stringify({ extends: './tsconfig.json', include: [], files: ['src/handlers/control-plane/index.ts'] }),
+  );
+  const tsc = run(dir, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.registry.json']);
   assert.notEqual(tsc.status, 0, 'the compiler rejects the handler registry');
   assert.match(tsc.stdout, /restartDeployment/);
   assert.match(tsc.stdout, /src\/handlers\/control-plane\//);
