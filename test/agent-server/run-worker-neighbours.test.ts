@@ -9,6 +9,9 @@
 // Either way the hostile run ends in error (timeout for the one that never yields) saying
 // why, and all 4 innocents succeed. With auth on, two tenants' runs are never in one worker
 // at the same time.
+// Every kind runs with auth off, where its crash reaches the innocents and each kind's cause
+// must be named; with auth on one kind shows the other tenant untouched: keeping tenants
+// apart is the worker assignment, the same whatever ends the hostile worker.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -108,7 +111,7 @@ for (const auth of [true, false]) {
       });
     }
 
-    for (const h of HOSTILE) {
+    for (const h of auth ? HOSTILE.slice(0, 1) : HOSTILE) {
       it(`a graph that ${h.kind} fails its own run, naming the cause; the innocents all succeed`, { timeout: 180_000 }, async () => {
         const innocents = await startInnocents(innocent);
         const thread = await hostile.threads.create();
