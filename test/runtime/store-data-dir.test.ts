@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openJournalStore, type JournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { checkStore, repairStore } from '../../src/backends/embedded/storeTool.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ROOT, spawnServer, tempDir } from '../support/server.ts';
 
@@ -19,6 +20,16 @@ interface Item {
 
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
+
+/**
+ * `agentplane store check|repair <dir>` in this process: the commands are these two calls, their
+ * results the exit code (the first test and the live-server case run the real commands).
+ */
+function storeTool(command: 'check' | 'repair', dir: string): { status: number; stdout: string } {
+  const lines: string[] = [];
+  const status = (command === 'check' ? checkStore : repairStore)(dir, (line) => lines.push(line));
+  return { status, stdout: lines.map((l) => `${l}\n`).join('') };
+}
 
 /** Leaves the store as kill -9 would (journal as it is, no final snapshot), lock released. */
 const abandon = (store: JournalStore) => (store as unknown as { releaseLock: () => void }).releaseLock();
@@ -93,7 +104,7 @@ describe('a damaged data directory', () => {
       fs.readdirSync(path.join(dataDir, 'journal')).some((f) => new RegExp(`^${file}\\.corrupt-`).test(f)),
       'the original was moved aside',
     );
-    assert.equal(cli('store', 'check', dataDir).status, 0);
+    assert.equal(storeTool('check', dataDir).status, 0);
     const server = await spawnServer(['--data', dataDir]);
     await server.kill('SIGTERM');
     assert.equal(await count(dataDir), 9);
@@ -116,7 +127,7 @@ describe('a damaged data directory', () => {
       lines.join(''),
     );
     await store.close();
-    assert.equal(cli('store', 'check', dataDir).status, 0);
+    assert.equal(storeTool('check', dataDir).status, 0);
   });
 
   test('an incomplete line at the end of an older journal file is damage, not a crash', async () => {
@@ -138,8 +149,8 @@ describe('a damaged data directory', () => {
     const held = Object.keys(JSON.parse(fs.readFileSync(path.join(dataDir, 'collections', 'items', gone), 'utf8')).records).length;
     fs.rmSync(path.join(dataDir, 'collections', 'items', gone));
     assert.match(await refusal(dataDir), new RegExp(`collections/items/${gone.replace('.', '\\.')} is listed in store\\.json but missing`));
-    const repaired = cli('store', 'repair', dataDir);
-    assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
+    const repaired = storeTool('repair', dataDir);
+    assert.equal(repaired.status, 0, repaired.stdout);
     assert.match(repaired.stdout, /dropped from store\.json/);
     assert.equal(await count(dataDir), 200 - held);
   });
@@ -148,8 +159,8 @@ describe('a damaged data directory', () => {
     const dataDir = await makeDataDir(100, 5);
     fs.writeFileSync(path.join(dataDir, 'store.json'), '{"version":1,"sha');
     assert.match(await refusal(dataDir), /store\.json is not JSON/);
-    let repaired = cli('store', 'repair', dataDir);
-    assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
+    let repaired = storeTool('repair', dataDir);
+    assert.equal(repaired.status, 0, repaired.stdout);
     assert.match(repaired.stdout, /store\.json: unreadable, moved to store\.json\.corrupt-.*written again \(64 shards\)/);
     assert.equal(await count(dataDir), 105, 'store.json rebuilt from the shard files');
 
@@ -159,10 +170,10 @@ describe('a damaged data directory', () => {
     const held = Object.keys(JSON.parse(text).records).length;
     fs.writeFileSync(path.join(shardDir, victim), text.slice(0, text.length / 2));
     assert.match(await refusal(dataDir), new RegExp(`collections/items/${victim.replace('.', '\\.')} is not JSON`));
-    const checked = cli('store', 'check', dataDir);
+    const checked = storeTool('check', dataDir);
     assert.equal(checked.status, 1);
-    repaired = cli('store', 'repair', dataDir);
-    assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
+    repaired = storeTool('repair', dataDir);
+    assert.equal(repaired.status, 0, repaired.stdout);
     assert.ok(fs.readdirSync(shardDir).some((f) => f.startsWith(`${victim}.corrupt-`)));
     assert.equal(await count(dataDir), 105 - held);
   });
@@ -184,11 +195,11 @@ describe('a data directory whose journal was deleted', () => {
       return true;
     });
     assert.equal(fs.existsSync(path.join(dataDir, 'LOCK')), false, 'a refused start left its lock behind');
-    const checked = cli('store', 'check', dataDir);
-    assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+    const checked = storeTool('check', dataDir);
+    assert.equal(checked.status, 1, checked.stdout);
     assert.match(checked.stdout, /journal holds no journal file/);
-    const repaired = cli('store', 'repair', dataDir);
-    assert.equal(repaired.status, 0, repaired.stdout + repaired.stderr);
+    const repaired = storeTool('repair', dataDir);
+    assert.equal(repaired.status, 0, repaired.stdout);
     assert.match(repaired.stdout, /started an empty journal/);
     assert.equal(await count(dataDir), 0, 'told to initialise, it starts empty');
   });
@@ -197,7 +208,7 @@ describe('a data directory whose journal was deleted', () => {
     const dataDir = await makeDataDir(5, 5);
     for (const file of fs.readdirSync(path.join(dataDir, 'journal'))) fs.rmSync(path.join(dataDir, 'journal', file));
     assert.match(await refusal(dataDir), /journal holds no journal file/);
-    assert.equal(cli('store', 'repair', dataDir).status, 0);
+    assert.equal(storeTool('repair', dataDir).status, 0);
     assert.equal(await count(dataDir), 5);
   });
 
@@ -220,7 +231,7 @@ describe('one server per data directory', () => {
       });
       assert.equal(JSON.parse(fs.readFileSync(path.join(dataDir, 'LOCK'), 'utf8')).pid, first.process.pid);
       // store check reads without taking it; repair will not run beside a live server
-      assert.equal(cli('store', 'check', dataDir).status, 0);
+      assert.equal(storeTool('check', dataDir).status, 0);
       const repair = cli('store', 'repair', dataDir);
       assert.equal(repair.status, 1);
       assert.match(repair.stderr, new RegExp(`pid ${first.process.pid}`));
