@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startServer, type RunningServer } from '../../src/compose/server.ts';
-import { spawnServer, startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 type Json = any;
 const document = (name: string) => apiDocuments.find((d) => d.document.info.title.toLowerCase().includes(name))!.document as Json;
@@ -142,30 +142,37 @@ function resolveExample(doc: Json, response: Json, name: string): unknown {
 }
 
 describe('mock mode: the API key and the log', () => {
+  /** A mock server in this process, its API keys from `apiKeys` alone (the environment's are not read). */
+  const mockServer = (apiKeys: string, log = createLogger('silent')) =>
+    startServer(
+      loadConfig(['--port', '0', '--host', '127.0.0.1', '--mock', '--memory'], { AGENTPLANE_API_KEYS: apiKeys }, process.cwd()),
+      createApplication,
+      log,
+    );
+
   it('accepts the same fixed key on every start without writing one, or the configured keys', async () => {
     for (let start = 0; start < 2; start++) {
-      const server = await spawnServer(['--mock', '--memory'], { AGENTPLANE_API_KEYS: '' });
+      const server = await mockServer('');
       try {
         const res = await fetch(`${server.url}/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } });
         assert.equal(res.status, 200);
       } finally {
-        await server.kill('SIGTERM');
+        await server.close();
       }
     }
-    const configured = await spawnServer(['--mock', '--memory'], { AGENTPLANE_API_KEYS: `my-key:${randomUUID()}` });
+    const configured = await mockServer(`my-key:${randomUUID()}`);
     try {
       assert.equal((await fetch(`${configured.url}/v2/deployments`, { headers: { 'X-Api-Key': 'my-key' } })).status, 200);
       assert.equal((await fetch(`${configured.url}/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } })).status, 401);
     } finally {
-      await configured.kill('SIGTERM');
+      await configured.close();
     }
   });
 
   it('logs one line per answer naming the response and why', async () => {
     const lines: Json[] = [];
     const log = createLogger('info', {}, (line) => void lines.push(JSON.parse(line)));
-    const config = loadConfig(['--port', '0', '--host', '127.0.0.1', '--mock', '--memory'], { AGENTPLANE_API_KEYS: `k:${randomUUID()}` }, process.cwd());
-    const server: RunningServer = await startServer(config, createApplication, log);
+    const server: RunningServer = await mockServer(`k:${randomUUID()}`, log);
     try {
       await fetch(`${server.url}/v2/deployments/${randomUUID()}`, { headers: { 'X-Api-Key': 'k', Prefer: 'example=external_docker' } });
       await fetch(`${server.url}/threads/${randomUUID()}`, { headers: { Prefer: 'code=599' } });
