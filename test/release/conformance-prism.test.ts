@@ -13,12 +13,18 @@ import { roots, walkRoots } from '../conformance/lib/stateful.ts';
 
 describe('integration flow through the Prism validation proxy', () => {
   let server: TestServer;
-  const proxies: PrismProxy[] = [];
+  const proxies = new Map<string, Promise<PrismProxy>>();
+  /** One proxy per spec, shared by the cases (a Prism start reads the whole spec: seconds of CPU). */
+  const proxyFor = (spec: string) => {
+    if (!proxies.has(spec)) proxies.set(spec, startPrism(spec, server.url));
+    return proxies.get(spec)!;
+  };
   before(async () => {
     server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
   });
   after(async () => {
-    for (const p of proxies) await p.stop();
+    // a proxy that did not start has failed its case already
+    for (const p of proxies.values()) await p.then((proxy) => proxy.stop()).catch(() => {});
     await server?.close();
   });
 
@@ -27,8 +33,7 @@ describe('integration flow through the Prism validation proxy', () => {
     ['agent-server', 'spec/agent-server.openapi.yaml'],
   ] as const) {
     it(`${key}: Prism reports no violation`, async () => {
-      const proxy = await startPrism(spec, server.url);
-      proxies.push(proxy);
+      const proxy = await proxyFor(spec);
       const mine = roots.filter((r) => operations.find((o) => o.operationId === r.operationId)?.document === key);
       assert.ok(mine.length > 0);
       await walkRoots({ url: proxy.url, key: server.key, mode: 'real', openStreamUrl: server.url }, mine);
@@ -46,8 +51,7 @@ describe('integration flow through the Prism validation proxy', () => {
   // pool timer fired late, sent its next request on it. Prism now keeps idle connections
   // open as long as agentplane does (test/support/prismKeepAlive.cjs).
   it("Prism keeps an idle keep-alive connection open past Node's 5 s default", { timeout: 120_000 }, async () => {
-    const proxy = await startPrism('spec/agent-server.openapi.yaml', server.url);
-    proxies.push(proxy);
+    const proxy = await proxyFor('spec/agent-server.openapi.yaml');
     const { port } = new URL(proxy.url);
     const socket = net.connect(Number(port), '127.0.0.1');
     let received = '';
