@@ -1,8 +1,22 @@
 // The conformance suite against an agentplane the test starts itself (real or mock mode),
 // with a second one requiring keys everywhere for the credential probes.
 import { after, describe } from 'node:test';
+import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { defineSuiteAgainst } from './lib/suite.ts';
+
+/**
+ * Reads every assistant's schemas once before the suite: the first read of a graph's schemas
+ * runs TypeScript over its source (seconds, tens of them on a loaded machine), which would
+ * otherwise meet the suite's per-request time limit in whichever sample comes first.
+ */
+export async function warmSchemas(url: string, key: string): Promise<void> {
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const found = await fetch(`${url}/assistants/search`, { method: 'POST', headers, body: JSON.stringify({ limit: 1000 }) });
+  assert.equal(found.status, 200, await found.clone().text());
+  const assistants = (await found.json()) as { assistant_id: string }[];
+  await Promise.all(assistants.map((a) => fetch(`${url}/assistants/${a.assistant_id}/schemas`, { headers }).then((res) => res.arrayBuffer())));
+}
 
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {
   describe(`conformance against ${mode} mode`, () => {
@@ -21,6 +35,7 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         // minute finds deployed ones (200); with 5 ms phases a loaded machine sometimes let
         // every revision deploy first and the 400 went unexercised
         server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150' } });
+        if (mode === 'real') await warmSchemas(server.url, server.key);
         return { url: server.url, key: server.key, mode };
       },
       strict: async () => {

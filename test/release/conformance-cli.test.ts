@@ -11,6 +11,7 @@ import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { warmSchemas } from '../conformance/local.ts';
 
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
@@ -38,6 +39,7 @@ describe('agentplane conformance --url', () => {
   it('passes against agentplane in real mode, with a JUnit report', async () => {
     const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
     servers.push(server);
+    await warmSchemas(server.url, server.key);
     const junit = path.join(dir, 'real.xml');
     const { code, output } = await conformance([
       '--url',
