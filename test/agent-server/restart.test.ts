@@ -1,7 +1,7 @@
 // Queued runs survive kill -9: after a restart on the same data dir they all complete, in
 // the order they were created; the run in flight at the crash is started again. A graceful
 // stop (SIGTERM) interrupts the run in flight too: it starts again as the next attempt.
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,16 +10,25 @@ import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { FIXTURE_CONFIG } from './fixtures/project.ts';
 
 describe('run queue across a crash', () => {
+  // one data directory and one live server at a time for both cases: each case stops the
+  // live server its way and leaves the one it restarted live for the next (a start costs
+  // seconds of CPU); each works on threads of its own, so either runs alone as well
+  const dataDir = tempDir();
+  const args = ['--data', dataDir, '--config', FIXTURE_CONFIG];
   const servers: ChildServer[] = [];
+  let live: ChildServer;
+  const restart = async () => {
+    live = await spawnServer(args);
+    servers.push(live);
+    return live;
+  };
+  before(restart);
   after(async () => {
-    for (const s of servers) await s.kill();
+    for (const s of servers) await s.kill('SIGTERM');
   });
 
   it('completes every queued run in order after kill -9 and restart', async () => {
-    const dataDir = tempDir();
-    const args = ['--data', dataDir, '--config', FIXTURE_CONFIG];
-    const first = await spawnServer(args);
-    servers.push(first);
+    const first = live;
     const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     const runs = [];
@@ -30,8 +39,7 @@ describe('run queue across a crash', () => {
     assert.equal((await client.runs.get(thread.thread_id, runs[5].run_id)).status, 'pending');
     await first.kill('SIGKILL');
 
-    const second = await spawnServer(args);
-    servers.push(second);
+    const second = await restart();
     const again = new Client({ apiUrl: second.url, callerOptions: { maxRetries: 0 } });
     await again.runs.join(thread.thread_id, runs[5].run_id);
     for (const run of runs) assert.equal((await again.runs.get(thread.thread_id, run.run_id)).status, 'success');
@@ -39,15 +47,11 @@ describe('run queue across a crash', () => {
     const transcript = (state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`);
     assert.deepEqual(transcript, Array.from({ length: 6 }, (_, i) => [`human:m${i}`, `ai:m${i}`]).flat());
     assert.match(second.output(), /starting it again/);
-    await second.kill('SIGTERM');
   });
 
   it('starts the run in flight at a graceful stop (SIGTERM) again as attempt 2 after the restart', async () => {
-    const dataDir = tempDir();
     const release = path.join(tempDir(), 'release');
-    const args = ['--data', dataDir, '--config', FIXTURE_CONFIG];
-    const first = await spawnServer(args);
-    servers.push(first);
+    const first = live;
     const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     // `steps` waits for the release file in its second step, honouring its abort signal
@@ -61,8 +65,7 @@ describe('run queue across a crash', () => {
     assert.match(first.output(), new RegExp(`"the platform interrupted the run; starting it again"[^\n]*"run_id":"${run.run_id}"[^\n]*"attempt":2`));
 
     fs.writeFileSync(release, '');
-    const second = await spawnServer(args);
-    servers.push(second);
+    const second = await restart();
     const again = new Client({ apiUrl: second.url, callerOptions: { maxRetries: 0 } });
     await again.runs.join(thread.thread_id, run.run_id);
     assert.equal((await again.runs.get(thread.thread_id, run.run_id)).status, 'success');
@@ -75,6 +78,5 @@ describe('run queue across a crash', () => {
       (state.values as { messages: { type: string; content: string }[] }).messages.map((m) => `${m.type}:${m.content}`),
       ['human:hi', 'ai:hi'],
     );
-    await second.kill('SIGTERM');
   });
 });
