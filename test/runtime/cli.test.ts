@@ -15,6 +15,7 @@ describe('agentplane CLI', () => {
   it('--help lists the commands, the environment and the exit codes', () => {
     const { status, stdout } = cli('--help');
     assert.equal(status, 0);
+    assert.match(stdout, /Usage: agentplane \[options\] \[command\]/);
     for (const command of ['serve', 'dev', 'mock']) assert.match(stdout, new RegExp(`\\n  ${command} `));
     assert.match(stdout, /LOG_LEVEL/);
     assert.match(stdout, /Exit codes/);
