@@ -1,36 +1,10 @@
-// The CLI as a user runs it: first start creates and prints a key that later starts reuse;
-// SIGTERM drains and flushes the store; --mock works (the bin wrapper's usage: cli.test.ts).
+// The CLI as a user runs it (the key a first start creates and prints, and a restart reuses:
+// settings.test.ts): SIGTERM drains and flushes the store; --mock works (the bin wrapper's usage: cli.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnServer, tempDir } from '../support/server.ts';
-
-test('first start creates an API key, prints it, keeps it; a restart reuses it silently', async () => {
-  const dataDir = tempDir();
-  const env = { AGENTPLANE_API_KEYS: '', AGENTPLANE_MEMORY: '' };
-  const first = await spawnServer(['--data', dataDir], env);
-  try {
-    const printed = /API key \(created on first start\): (\S+)/;
-    for (let i = 0; i < 100 && !printed.test(first.output()); i += 1) await new Promise((r) => setTimeout(r, 20));
-    const key = printed.exec(first.output())?.[1];
-    assert.ok(key, first.output());
-    const ok = await fetch(`${first.url}/v2/deployments`, { headers: { 'x-api-key': key } });
-    assert.equal(ok.status, 200);
-    assert.ok(fs.existsSync(path.join(dataDir, 'api-keys.json')));
-    assert.equal(await first.kill('SIGTERM'), 0, 'SIGTERM exits cleanly');
-    const second = await spawnServer(['--data', dataDir], env);
-    try {
-      assert.doesNotMatch(second.output(), /created on first start/);
-      const again = await fetch(`${second.url}/v2/deployments`, { headers: { 'x-api-key': key } });
-      assert.equal(again.status, 200);
-    } finally {
-      await second.kill('SIGTERM');
-    }
-  } finally {
-    await first.kill();
-  }
-});
 
 test('SIGTERM flushes the store: snapshots written, one empty journal segment left', async () => {
   const dataDir = tempDir();

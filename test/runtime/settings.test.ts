@@ -99,8 +99,9 @@ describe('start-up settings', () => {
     // printed just after the listening line
     for (let i = 0; i < 100 && !/API key \(created on first start\)/.test(first.output()); i += 1) await new Promise((r) => setTimeout(r, 50));
     const created = /API key \(created on first start\): (\S+)/.exec(first.output())?.[1];
-    await first.kill('SIGTERM');
-    assert.ok(created, 'a key was created and printed');
+    assert.ok(created, `a key was created and printed:\n${first.output()}`);
+    assert.equal((await fetch(`${first.url}/v2/deployments`, { headers: { 'x-api-key': created } })).status, 200, 'the printed key works');
+    assert.equal(await first.kill('SIGTERM'), 0, 'SIGTERM exits cleanly');
     const inForce = (output: string) => jsonLines(output).filter((l) => l.msg === 'API keys in force');
     assert.deepEqual(
       inForce(first.output()).map((l) => [l.from, l.count, l.file]),
@@ -121,8 +122,12 @@ describe('start-up settings', () => {
     // key values never reach the log
     assert.doesNotMatch(overridden.output(), new RegExp(`${envKey}|${created}`));
 
+    // a restart reuses the kept key, silently
     const again = await spawnServer(['--data', data, '--config', CONFIG], { AGENTPLANE_API_KEYS: '' });
+    const reused = await fetch(`${again.url}/v2/deployments`, { headers: { 'x-api-key': created } });
     await again.kill('SIGTERM');
+    assert.equal(reused.status, 200, 'the key kept in the data directory works after a restart');
+    assert.doesNotMatch(again.output(), /created on first start/);
     assert.deepEqual(
       inForce(again.output()).map((l) => [l.from, l.count]),
       [['data directory keys file', 1]],
