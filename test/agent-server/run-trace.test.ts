@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { otlpReceiver } from '../support/otlpReceiver.ts';
+import { finishedTracedRun } from '../support/tracedRun.ts';
 import { ROOT, spawnServer, startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const graphs = { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' };
@@ -61,6 +62,24 @@ describe('a run trace read through the API', () => {
     // the trace is no part of the run object
     const got = (await (await server.api(`/threads/${thread.thread_id}/runs/${run.run_id}`)).json()) as Record<string, unknown>;
     assert.equal(got.trace, undefined);
+  });
+
+  test('a failed run keeps its trace: the spans up to the error, the failing node and the run marked with the error', async () => {
+    const { thread_id, run_id } = await finishedTracedRun(server, 'fail please');
+    const got = (await (await server.api(`/threads/${thread_id}/runs/${run_id}`)).json()) as { status: string };
+    assert.equal(got.status, 'error');
+    const res = await server.api(`/threads/${thread_id}/runs/${run_id}/trace`);
+    assert.equal(res.status, 200);
+    const spans = (await res.json()) as (Span & { error?: string })[];
+    assert.deepEqual(
+      spans.filter((s) => s.kind === 'node').map((s) => `${s.name}:${s.status}`),
+      ['agent:ok', 'fail:error'],
+    );
+    const failed = spans.find((s) => s.name === 'fail')!;
+    assert.match(failed.error ?? '', /the fail node failed on purpose/);
+    const root = spans.find((s) => s.kind === 'run')!;
+    assert.equal(root.status, 'error');
+    assert.match(root.error ?? '', /the fail node failed on purpose/);
   });
 
   test('the trace of a run that does not exist is a 404 in the documented shape', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { finishedTracedRun } from '../support/tracedRun.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from './browser.ts';
 
@@ -54,6 +55,18 @@ test("a run's trace shows its nodes, a model call and a tool call in order with 
   // no horizontal scroll at 400 px
   await page.setViewportSize({ width: 400, height: 800 });
   assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 400), true);
+  assert.deepEqual(pageErrors(page), []);
+  await page.context().close();
+});
+
+test("a failed run's page shows its trace up to the error, the failing node marked with the error", { timeout: 120_000 }, async () => {
+  const { thread_id, run_id } = await finishedTracedRun(server, 'fail please');
+  const page = await openPage(browser, `${server.url}/dashboard/threads/${thread_id}/runs/${run_id}`, { key: server.key });
+  const failing = page.getByRole('list', { name: 'Trace' }).locator('li.span-error[data-kind="node"]');
+  await failing.waitFor();
+  assert.equal(await failing.locator('.span-name').textContent(), 'fail');
+  assert.match((await failing.locator('.span-error-text').textContent()) ?? '', /the fail node failed on purpose/);
+  await screenshot(page, 'run-trace-failed');
   assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });
