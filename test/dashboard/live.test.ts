@@ -1,10 +1,8 @@
 // The dashboard while things happen: the assistant's graph highlights the node a chat run is
 // executing (from the run's `tasks` events) and clears when the run ends.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from './browser.ts';
+import { test } from 'node:test';
+import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;
@@ -12,21 +10,13 @@ declare const window: any;
 
 const project = { graphs: { chatty: './test/fixtures/graphs/dashboard.ts:chatty' } };
 
-let server: TestServer;
-let browser: Browser;
-
-before(async () => {
-  await buildDashboard();
-  [server, browser] = await Promise.all([startTestServer({ project }), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const fixture = dashboardFixture({ project });
 
 test('the graph highlights the node a chat run is executing, and nothing once the run has ended', { timeout: 120_000 }, async () => {
-  const [assistant] = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'chatty' } })).json()) as { assistant_id: string }[];
-  const page = await openPage(browser, `${server.url}/dashboard/assistants/${assistant.assistant_id}`, { key: server.key });
+  const [assistant] = (await (await fixture.server.api('/assistants/search', { method: 'POST', json: { graph_id: 'chatty' } })).json()) as {
+    assistant_id: string;
+  }[];
+  const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/assistants/${assistant.assistant_id}`, { key: fixture.server.key });
   const graph = page.getByRole('img', { name: /^Graph with/ });
   await graph.locator('.node[data-node="reply"]').waitFor();
   assert.equal(await graph.locator('.node.running').count(), 0);
