@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { otlpReceiver } from '../support/otlpReceiver.ts';
+import { finishedTracedRun } from '../support/tracedRun.ts';
 import { ROOT, spawnServer, startTestServer, tempDir, type TestServer } from '../support/server.ts';
 
 const graphs = { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' };
@@ -63,6 +64,9 @@ describe('a run trace read through the API', () => {
     assert.equal(got.trace, undefined);
   });
 
+  test('a failed run keeps its trace (graph run in a run worker): the spans up to the error, the failing node and the run marked with the error', () =>
+    assertFailedRunTrace(server));
+
   test('the trace of a run that does not exist is a 404 in the documented shape', async () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
     const res = await server.api(`/threads/${thread.thread_id}/runs/00000000-0000-4000-8000-000000000000/trace`);
@@ -96,5 +100,33 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans of a run arrive at the col
   } finally {
     await server.kill();
     await receiver.close();
+  }
+});
+
+/** A failed run of `traced`: its trace ends at the failing node, which and the run span carry the error. */
+async function assertFailedRunTrace(server: TestServer): Promise<void> {
+  const { thread_id, run_id } = await finishedTracedRun(server, 'fail please');
+  const got = (await (await server.api(`/threads/${thread_id}/runs/${run_id}`)).json()) as { status: string };
+  assert.equal(got.status, 'error');
+  const res = await server.api(`/threads/${thread_id}/runs/${run_id}/trace`);
+  assert.equal(res.status, 200);
+  const spans = (await res.json()) as (Span & { error?: string })[];
+  assert.deepEqual(
+    spans.filter((s) => s.kind === 'node').map((s) => `${s.name}:${s.status}`),
+    ['agent:ok', 'fail:error'],
+  );
+  const failed = spans.find((s) => s.name === 'fail')!;
+  assert.match(failed.error ?? '', /the fail node failed on purpose/);
+  const root = spans.find((s) => s.kind === 'run')!;
+  assert.equal(root.status, 'error');
+  assert.match(root.error ?? '', /the fail node failed on purpose/);
+}
+
+test('a failed run keeps its trace when graphs run on the request loop (no run workers)', async () => {
+  const server = await startTestServer({ project: { graphs }, env: { AGENTPLANE_RUN_WORKERS: '0' } });
+  try {
+    await assertFailedRunTrace(server);
+  } finally {
+    await server.close();
   }
 });

@@ -2,9 +2,10 @@
 // shared by every test of the file) and opens pages with the API key already in the session.
 import fs from 'node:fs';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { ROOT, tempDir } from '../support/server.ts';
+import { ROOT, startTestServer, tempDir, type TestServer, type TestServerOptions } from '../support/server.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;
@@ -69,3 +70,20 @@ export async function openPage(browser: Browser, url: string, options: PageOptio
 
 /** Uncaught errors the page threw (a crashed component shows up here). */
 export const pageErrors = (page: Page): string[] => (page as Page & { errors: string[] }).errors;
+
+/**
+ * One server and one browser for a whole test file, with the dashboard built first: started
+ * before its tests, closed after them. Read `server` and `browser` inside the tests.
+ */
+export function dashboardFixture(options: TestServerOptions): { server: TestServer; browser: Browser } {
+  const fixture = {} as { server: TestServer; browser: Browser };
+  before(async () => {
+    await buildDashboard();
+    [fixture.server, fixture.browser] = await Promise.all([startTestServer(options), launchBrowser()]);
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    await fixture.server?.close();
+  });
+  return fixture;
+}

@@ -3,32 +3,22 @@
 // durations; beside it the run's stream events and the thread's final state.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
-import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from './browser.ts';
+import { test } from 'node:test';
+import { finishedTracedRun } from '../support/tracedRun.ts';
+import { ROOT } from '../support/server.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
 
 const project = { graphs: { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' } };
 
-let server: TestServer;
-let browser: Browser;
-
-before(async () => {
-  await buildDashboard();
-  [server, browser] = await Promise.all([startTestServer({ project }), launchBrowser()]);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const fixture = dashboardFixture({ project });
 
 test("a run's trace shows its nodes, a model call and a tool call in order with durations", { timeout: 120_000 }, async () => {
-  const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
-  await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+  const thread = (await (await fixture.server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+  await fixture.server.api(`/threads/${thread.thread_id}/runs/wait`, {
     method: 'POST',
     json: { assistant_id: 'traced', input: { messages: [{ role: 'user', content: 'add two numbers' }] } },
   });
-  const page = await openPage(browser, `${server.url}/dashboard/threads/${thread.thread_id}`, { key: server.key });
+  const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/threads/${thread.thread_id}`, { key: fixture.server.key });
   await page.locator('table a[href*="/runs/"]').first().click();
   const trace = page.getByRole('list', { name: 'Trace' });
   await trace.locator('li[data-kind="tool"]').waitFor();
@@ -54,6 +44,18 @@ test("a run's trace shows its nodes, a model call and a tool call in order with 
   // no horizontal scroll at 400 px
   await page.setViewportSize({ width: 400, height: 800 });
   assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 400), true);
+  assert.deepEqual(pageErrors(page), []);
+  await page.context().close();
+});
+
+test("a failed run's page shows its trace up to the error, the failing node marked with the error", { timeout: 120_000 }, async () => {
+  const { thread_id, run_id } = await finishedTracedRun(fixture.server, 'fail please');
+  const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/threads/${thread_id}/runs/${run_id}`, { key: fixture.server.key });
+  const failing = page.getByRole('list', { name: 'Trace' }).locator('li.span-error[data-kind="node"]');
+  await failing.waitFor();
+  assert.equal(await failing.locator('.span-name').textContent(), 'fail');
+  assert.match((await failing.locator('.span-error-text').textContent()) ?? '', /the fail node failed on purpose/);
+  await screenshot(page, 'run-trace-failed');
   assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });

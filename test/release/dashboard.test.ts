@@ -661,16 +661,23 @@ describe('dashboard: accessible and plain', () => {
       method: 'POST',
       json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'narrow' }] } },
     });
+    const [run] = (await (await server.api(`/threads/${thread.thread_id}/runs`)).json()) as { run_id: string }[];
     const deployment = (await (
       await server.api('/v2/deployments', {
         method: 'POST',
         json: { name: 'narrow-one', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'registry.example/agent:1' } },
       })
     ).json()) as { id: string };
-    const pages = [`/dashboard/assistants/${assistant.assistant_id}`, `/dashboard/threads/${thread.thread_id}`, `/dashboard/deployments/${deployment.id}`];
+    const pages = [
+      `/dashboard/assistants/${assistant.assistant_id}`,
+      `/dashboard/threads/${thread.thread_id}`,
+      `/dashboard/threads/${thread.thread_id}/runs/${run.run_id}`,
+      `/dashboard/deployments/${deployment.id}`,
+    ];
     for (const path of [
       '/dashboard/deployments',
       '/dashboard/deployments/new',
+      '/dashboard/providers',
       '/dashboard/assistants',
       '/dashboard/threads',
       '/dashboard/store',

@@ -1,5 +1,6 @@
 // The chat panel: sends a message to an assistant on a thread and shows the reply as it
 // streams (stream mode messages-tuple), token by token; an interrupt gets a resume form.
+// The run's `tasks` events tell which nodes are executing (for the graph view to highlight).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agent } from './api';
 import { ErrorNotice, short } from './components';
@@ -17,7 +18,27 @@ function keepSent(shown: Message[], server: Message[], sent: string | undefined)
   return [...shown, ...server.filter((m) => !m.id || !known.has(m.id))].filter((m, i, all) => !m.id || all.findIndex((o) => o.id === m.id) === i);
 }
 
-export function ChatPanel({ assistantId, threadId: initialThread }: { assistantId: string; threadId?: string }) {
+/** The nodes executing after one `tasks` event: a task starts with its input, ends with its result or error. */
+function runningAfter(running: string[], task: { id?: string; name?: string; input?: unknown; result?: unknown; error?: unknown }): string[] {
+  if (typeof task?.id !== 'string' || typeof task.name !== 'string') return running;
+  const key = `${task.id}:${task.name}`;
+  const ended = 'result' in task || 'error' in task;
+  return ended ? running.filter((k) => k !== key) : running.includes(key) ? running : [...running, key];
+}
+
+/** Node names of `id:name` task keys. */
+const nodesOf = (running: string[]) => [...new Set(running.map((k) => k.slice(k.indexOf(':') + 1)))];
+
+export function ChatPanel({
+  assistantId,
+  threadId: initialThread,
+  onRunningNodes,
+}: {
+  assistantId: string;
+  threadId?: string;
+  /** Told the nodes executing whenever they change during a run ([] once it ends). */
+  onRunningNodes?: (nodes: string[]) => void;
+}) {
   const [threadId, setThreadId] = useState<string | undefined>(initialThread);
   const [messages, setMessages] = useState<Message[]>([]);
   const [streaming, setStreaming] = useState(false);
@@ -57,7 +78,8 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
         setThreadId(tid);
       }
       const streamed = new Set<string>();
-      const events = client.runs.stream(tid, assistantId, { ...payload, streamMode: ['messages-tuple', 'values', 'updates'] } as never);
+      let running: string[] = [];
+      const events = client.runs.stream(tid, assistantId, { ...payload, streamMode: ['messages-tuple', 'values', 'updates', 'tasks'] } as never);
       for await (const event of events as AsyncIterable<{ event: string; data: any }>) {
         if (event.event === 'messages') {
           // messages-tuple: the first event of a message id starts it, later ones are chunks
@@ -66,7 +88,10 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
           if (message.id) streamed.add(message.id);
           setMessages((list) => upsertMessage(list, message, append));
         } else if (event.event === 'values' && Array.isArray(event.data?.messages)) setMessages((list) => keepSent(list, event.data.messages, sent));
-        else if (event.event === 'error') setError(new Error(event.data?.message ?? JSON.stringify(event.data)));
+        else if (event.event === 'tasks') {
+          const next = runningAfter(running, event.data);
+          if (next !== running) onRunningNodes?.(nodesOf((running = next)));
+        } else if (event.event === 'error') setError(new Error(event.data?.message ?? JSON.stringify(event.data)));
       }
       const state = await client.threads.getState(tid);
       setMessages((list) => keepSent(list, ((state.values as { messages?: Message[] })?.messages ?? []) as Message[], sent));
@@ -75,6 +100,7 @@ export function ChatPanel({ assistantId, threadId: initialThread }: { assistantI
     } catch (e) {
       setError(e);
     } finally {
+      onRunningNodes?.([]);
       setStreaming(false);
       input.current?.focus();
     }

@@ -1,8 +1,9 @@
 // An assistant's graph drawn as SVG from GET /assistants/{id}/graph, with the same edges
-// listed as text for screen readers and anyone who prefers reading.
+// listed as text for screen readers and anyone who prefers reading. The nodes a run is
+// executing now are highlighted (and said so in their accessible name).
 import { layoutGraph, NODE_HEIGHT, ROW_HEIGHT, type GraphData } from './graph';
 
-export function GraphView({ graph }: { graph: GraphData }) {
+export function GraphView({ graph, running = [] }: { graph: GraphData; running?: string[] }) {
   const layout = layoutGraph(graph);
   return (
     <figure class="graph">
@@ -45,7 +46,13 @@ export function GraphView({ graph }: { graph: GraphData }) {
           );
         })}
         {layout.nodes.map((n) => (
-          <g key={n.id} class={`node${n.id.startsWith('__') ? ' terminal' : ''}`}>
+          <g
+            key={n.id}
+            class={`node${n.id.startsWith('__') ? ' terminal' : ''}${running.includes(n.id) ? ' running' : ''}`}
+            data-node={n.id}
+            data-running={running.includes(n.id) ? 'true' : undefined}
+          >
+            {running.includes(n.id) && <title>{`${n.label} (running)`}</title>}
             <rect x={n.x} y={n.y} width={n.width} height={NODE_HEIGHT} rx="8" />
             <text x={n.x + n.width / 2} y={n.y + NODE_HEIGHT / 2 + 5} text-anchor="middle">
               {n.label}

@@ -21,6 +21,7 @@ import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
+import { withTrace } from './tracing/failedRunTrace.ts';
 import { RunTracer } from './tracing/runTracer.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
@@ -51,8 +52,7 @@ export function graphExecutor(deps: {
       const output = await runEither(ctx, deps.graphs);
       return { ...output, trace: tracer.finish() };
     } catch (err) {
-      tracer.finish(err);
-      throw err;
+      throw withTrace(err, tracer.finish(err));
     }
   };
 }

@@ -18,6 +18,8 @@ import type { PlainStateStore } from './plainState.ts';
 import { describeError, errorResult, ownerOf, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import type { Run, RunResult } from '../../../generated/agent-server/types.gen.ts';
 import type { RunExecutor, RunOutput } from './runContext.ts';
+import { traceOf } from './tracing/failedRunTrace.ts';
+import type { TraceSpan } from './tracing/runSpans.ts';
 import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
 import {
   endOf,
@@ -326,6 +328,8 @@ export class RunEngine {
       workerDied: false,
     };
     let output: RunOutput | undefined;
+    // a failed run keeps the spans it made up to its error
+    let failedTrace: TraceSpan[] | undefined;
     try {
       await broker.begin(run.run_id, (err) => {
         log.error("the run's events could not be stored; starting it again", { err });
@@ -336,13 +340,14 @@ export class RunEngine {
       execution = { returned: true, waitsForInput: output.next.length > 0 };
     } catch (err) {
       execution = { returned: false, error: describeError(err), platformCause: platformCause(err), workerDied: err instanceof PlatformInterruption };
+      failedTrace = traceOf(err);
       // the client sees __error__; the operator sees why, with the stack, under the run's id
       if (endOf(running.stop, execution, limitMs).type === 'fail')
         log.error('graph failed', { assistant_id: run.assistant_id, graph_id: run.graph_id, err: err instanceof Error ? err : { message: String(err) } });
     } finally {
       clearTimeout(timer);
     }
-    await this.conclude(run, running, endOf(running.stop, execution, limitMs), output, started, log);
+    await this.conclude(run, running, endOf(running.stop, execution, limitMs), output, output?.trace ?? failedTrace, started, log);
   }
 
   /**
@@ -351,7 +356,15 @@ export class RunEngine {
    * its claim back (or the thread waits for the lease to run out) and closing its log (or its
    * readers wait for ever).
    */
-  private async conclude(run: RunRecord, running: InFlight, event: RunEvent, output: RunOutput | undefined, started: number, log: Logger): Promise<void> {
+  private async conclude(
+    run: RunRecord,
+    running: InFlight,
+    event: RunEvent,
+    output: RunOutput | undefined,
+    trace: TraceSpan[] | undefined,
+    started: number,
+    log: Logger,
+  ): Promise<void> {
     const untilDone = (step: () => Promise<void>, what: string) =>
       retryUntilDone(step, {
         signal: this.stopping.signal,
@@ -362,7 +375,7 @@ export class RunEngine {
     const told: Told = { error: false };
     const lost = event.type === 'stopped' && event.reason === 'lost';
     if (!lost)
-      await untilDone(() => this.record(run, event, output, told), 'record the end of the run').catch((err) =>
+      await untilDone(() => this.record(run, event, output, trace, told), 'record the end of the run').catch((err) =>
         log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
       );
     // listeners hear of the end before waiters are released, so what a client sees after
@@ -391,7 +404,7 @@ export class RunEngine {
   }
 
   /** Records the run's end as the state machine says (nothing when the run is no longer this attempt's). */
-  private async record(run: RunRecord, event: RunEvent, output: RunOutput | undefined, told: Told): Promise<void> {
+  private async record(run: RunRecord, event: RunEvent, output: RunOutput | undefined, trace: TraceSpan[] | undefined, told: Told): Promise<void> {
     const { store, runs, threads, broker, checkpointer } = this.deps;
     const thread = await threads.get(run.thread_id);
     const current = await runs.get(run.run_id);
@@ -413,7 +426,7 @@ export class RunEngine {
     const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
     const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
     // the trace stays with the run's record: deleted with the run and its thread
-    const traced = next && output?.trace ? { ...next, trace: output.trace } : next;
+    const traced = next && trace ? { ...next, trace } : next;
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;

@@ -60,6 +60,8 @@ export function AssistantsPage() {
 
 export function AssistantPage({ id, query }: { id: string; query: URLSearchParams }) {
   const assistant = useLoad(() => agent().assistants.get(id), [id]);
+  // the nodes the chat's run is executing now, highlighted in the graph
+  const [runningNodes, setRunningNodes] = useState<string[]>([]);
   const a = assistant.data as Assistant | undefined;
   if (!a) return <ErrorNotice error={assistant.error} />;
   return (
@@ -70,7 +72,7 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
       <div class="columns">
         <div>
           <Section title="Graph">
-            <AssistantGraph id={id} />
+            <AssistantGraph id={id} running={runningNodes} />
           </Section>
           <Section title="Details">
             <dl class="fields">
@@ -93,7 +95,7 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
           </Section>
         </div>
         <Section title="Chat">
-          <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} />
+          <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
         </Section>
       </div>
       <div class="columns">
@@ -111,7 +113,7 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
   );
 }
 
-function AssistantGraph({ id }: { id: string }) {
+function AssistantGraph({ id, running }: { id: string; running: string[] }) {
   const available = hasOperation('GET /assistants/{assistant_id}/graph');
   const graph = useLoad(() => (available ? (agent().assistants.getGraph(id) as Promise<GraphData>) : Promise.resolve(null)), [id]);
   if (!available) return <NotAvailable what="The graph view" />;
@@ -119,7 +121,7 @@ function AssistantGraph({ id }: { id: string }) {
   if (!graph.data) return <p class="muted">Loading…</p>;
   return (
     <>
-      <GraphView graph={graph.data} />
+      <GraphView graph={graph.data} running={running} />
       <Raw value={graph.data} />
     </>
   );

@@ -28,7 +28,7 @@ function inTreeOrder(spans: TraceSpan[]): Array<{ span: TraceSpan; depth: number
 }
 
 function TraceTimeline({ spans }: { spans: TraceSpan[] }) {
-  if (!spans.length) return <p class="muted">No trace recorded for this run (it has not ended, or it failed).</p>;
+  if (!spans.length) return <p class="muted">No trace recorded for this run (it has not ended yet).</p>;
   const start = Math.min(...spans.map((s) => Date.parse(s.start_time)));
   const total = Math.max(1, Math.max(...spans.map((s) => Date.parse(s.end_time))) - start);
   return (

@@ -4,6 +4,7 @@
 import type { GraphSpec, LoadOptions } from '../graphs.ts';
 import type { RunRecord, RunError } from '../records.ts';
 import type { RunOutput } from '../runContext.ts';
+import type { TraceSpan } from '../tracing/runSpans.ts';
 import type { LogLevel } from '../../../shared/projectGlobals.ts';
 
 /** What a worker needs to load the project's graphs (structured-cloneable). */
@@ -25,7 +26,7 @@ export type FromWorker =
   | { type: 'loadFailed'; error: RunError }
   | { type: 'event'; runId: string; event: string; data: unknown }
   | { type: 'done'; runId: string; output: RunOutput }
-  | { type: 'failed'; runId: string; error: RunError & { stack?: string } }
+  | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
   | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] }
   /** A line the project's code logged through getLogger(): the server's log writes it. */
   | { type: 'log'; level: LogLevel; message: string; fields: Record<string, unknown> };

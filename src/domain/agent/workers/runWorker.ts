@@ -12,6 +12,7 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
+import { traceOf } from '../tracing/failedRunTrace.ts';
 
 yieldToRequestLoop();
 
@@ -87,7 +88,13 @@ async function main(): Promise<void> {
       execute(run, controller.signal, (event, data) => publish(run.run_id, event, data))
         .then(
           (output) => send({ type: 'done', runId: run.run_id, output }),
-          (err: unknown) => send({ type: 'failed', runId: run.run_id, error: { ...describeError(err), stack: err instanceof Error ? err.stack : undefined } }),
+          (err: unknown) =>
+            send({
+              type: 'failed',
+              runId: run.run_id,
+              error: { ...describeError(err), stack: err instanceof Error ? err.stack : undefined },
+              trace: traceOf(err),
+            }),
         )
         .finally(() => running.delete(run.run_id));
     }

@@ -40,6 +40,7 @@ import type { RunExecutor, RunOutput } from '../runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
+import { withTrace } from '../tracing/failedRunTrace.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -412,7 +413,9 @@ export class RunWorkerPool {
         if (!task) return;
         slot.tasks.delete(message.runId);
         task.cleanup();
-        void Promise.allSettled([...task.calls]).then(() => (message.type === 'done' ? task.resolve(message.output) : task.reject(errorOf(message.error))));
+        void Promise.allSettled([...task.calls]).then(() =>
+          message.type === 'done' ? task.resolve(message.output) : task.reject(withTrace(errorOf(message.error), message.trace ?? [])),
+        );
         this.released(slot);
         return;
       }
