@@ -347,6 +347,13 @@ export const MIGRATIONS: Migration[] = [
       DELETE FROM agentplane_records WHERE collection IN (${MOVED});
     `,
   },
+  {
+    version: 4,
+    name: 'runs by assistant',
+    // an assistant's run metrics (GET /assistants/{id}/metrics) read one assistant's runs of a
+    // window; without this they would scan every run of the server
+    sql: `CREATE INDEX agentplane_runs_assistant_created ON agentplane_runs (assistant_id, created_at);`,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -3,6 +3,7 @@
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { RunsRepository } from '../../domain/ports/runsRepository.ts';
+import type { RunWindow, RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
 import type { PgStore } from './pgStore.ts';
 
 export class PgRuns implements RunsRepository {
@@ -16,6 +17,15 @@ export class PgRuns implements RunsRepository {
   async withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
     const { sql, params } = runsWithStatusSql(owner, statuses, threadId);
     return this.docs(sql, params);
+  }
+
+  async summaryOfAssistant(window: RunWindow): Promise<RunWindowSummary> {
+    const { sql, params } = assistantRunSummarySql(window);
+    const { rows } = await this.store.query<{ status: string | null; runs: string; p50_ms: number | null; p95_ms: number | null }>(sql, params);
+    // one row per status, then the grand total's row (status null) carrying the percentiles
+    const total = rows.find((r) => r.status === null);
+    const byStatus = Object.fromEntries(rows.filter((r) => r.status !== null).map((r) => [r.status, Number(r.runs)]));
+    return { byStatus, p50Ms: total?.p50_ms ?? null, p95Ms: total?.p95_ms ?? null };
   }
 
   private async docs(sql: string, params: unknown[]): Promise<RunRecord[]> {
@@ -48,4 +58,22 @@ export function runsWithStatusSql(owner: string, statuses: RunStatus[], threadId
     where += ` AND thread_id = $${params.length}`;
   }
   return { sql: `SELECT doc FROM agentplane_runs WHERE ${where} ORDER BY seq`, params };
+}
+
+/**
+ * An owner's runs of an assistant created since an instant: a row per status and a total row
+ * (status null, by ROLLUP) with the finished runs' duration percentiles, read through
+ * agentplane_runs_assistant_created (exported for the EXPLAIN tests).
+ */
+export function assistantRunSummarySql(window: RunWindow): { sql: string; params: unknown[] } {
+  const duration = `extract(epoch FROM updated_at - created_at) * 1000`;
+  const finished = `status IN ('success', 'error', 'timeout', 'interrupted')`;
+  return {
+    sql: `SELECT status, count(*) AS runs,
+        percentile_cont(0.5) WITHIN GROUP (ORDER BY ${duration}) FILTER (WHERE ${finished}) AS p50_ms,
+        percentile_cont(0.95) WITHIN GROUP (ORDER BY ${duration}) FILTER (WHERE ${finished}) AS p95_ms
+      FROM agentplane_runs WHERE assistant_id = $1 AND owner = $2 AND created_at >= $3
+      GROUP BY ROLLUP (status)`,
+    params: [window.assistantId, window.owner, window.since.toISOString()],
+  };
 }

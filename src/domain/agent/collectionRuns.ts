@@ -4,6 +4,7 @@ import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../ports/store.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import { ownerOf, type RunRecord } from './records.ts';
+import { summarizeRuns, type RunWindow, type RunWindowSummary } from './assistantRunMetrics.ts';
 
 export class CollectionRuns implements RunsRepository {
   constructor(private readonly runs: Collection<RunRecord>) {}
@@ -18,5 +19,11 @@ export class CollectionRuns implements RunsRepository {
     const mine = (run: RunRecord) => ownerOf(run) === owner;
     const lists = await Promise.all(statuses.map((status) => this.runs.list({ where: threadId ? { status, thread_id: threadId } : { status }, filter: mine })));
     return lists.flat();
+  }
+
+  async summaryOfAssistant(window: RunWindow): Promise<RunWindowSummary> {
+    const since = window.since.getTime();
+    const inWindow = (run: RunRecord) => ownerOf(run) === window.owner && run.assistant_id === window.assistantId && Date.parse(run.created_at) >= since;
+    return summarizeRuns(await this.runs.list({ filter: inWindow }));
   }
 }
