@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
@@ -59,9 +60,10 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
+// every test process imports LangGraph before tsx's hooks exist (see test/support/preload.mjs)
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...flags, ...files],
+  ['--import', PRELOAD, '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...flags, ...files],
   { stdio: 'inherit', env: { ...process.env, ...env } },
 );
 const status = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
