@@ -13,10 +13,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
 const SEPARATE = ['test/release', 'test/containers'];
+const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
+/** Seconds per file measured once (main aab8025), for a clone that has no record of its own yet. */
+const KEPT_DURATIONS = 'test/support/test-durations.json';
+/** Seconds per file of the last run here (written by the durations reporter). */
+const RECORDED_DURATIONS = '.cache/test-durations.json';
 
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !a.startsWith('-'));
@@ -31,13 +37,25 @@ const find = (dir: string, root: string): string[] =>
     }
     return e.name.endsWith('.test.ts') ? [p] : [];
   });
-const files = (roots.length ? roots : ['test'])
-  .flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]))
-  .sort();
+const files = slowestFirst(
+  (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r])),
+);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
   process.exit(0);
+}
+
+/**
+ * The files in the order they start: the slowest first (seconds from the last run's record,
+ * else from the record kept in the repository), so the run does not end with one long file
+ * running alone while the other slots sit idle. A file in neither record counts as middling.
+ */
+function slowestFirst(found: string[]): string[] {
+  const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
+  const seconds = { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
+  const guess = (file: string) => seconds[path.normalize(file)] ?? 5;
+  return [...found].sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
 }
 
 const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || files.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
@@ -47,6 +65,7 @@ const env: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1',
   [TEST_RUN_ENV]: run,
+  AGENTPLANE_TEST_DURATIONS: path.resolve(RECORDED_DURATIONS),
 };
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
 let finish = async (): Promise<void> => {};
@@ -59,9 +78,21 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
+// every test process imports LangGraph before tsx's hooks exist (see test/support/preload.mjs)
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...flags, ...files],
+  [
+    '--import',
+    PRELOAD,
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${DURATIONS_REPORTER}`,
+    '--test-reporter-destination=stdout',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    ...flags,
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, ...env } },
 );
 const status = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
