@@ -80,10 +80,26 @@ export function replyViolation(operation: OperationSpec, reply: Reply, validator
   if (!declared) return `${operation.operationId} returned undocumented status ${reply.status}`;
   if (declared.validator && 'body' in reply) {
     const validate = validators[declared.validator];
-    if (validate && !validate(reply.body)) {
+    if (validate && !fits(reply.body, validate)) {
       log.debug('invalid reply body', { body: reply.body });
       return `${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
     }
   }
   return null;
+}
+
+/**
+ * Whether the body fits the validator. A frozen body (an immutable view, see serialize) that
+ * fitted once is not checked again: a cached record's view is checked once per version, not
+ * on every read of it.
+ */
+const fitted = new WeakMap<object, ValidatorTable[string][]>();
+function fits(body: unknown, validate: ValidatorTable[string]): boolean {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return validate(body) as boolean;
+  const known = fitted.get(body);
+  if (known?.includes(validate)) return true;
+  if (!validate(body)) return false;
+  if (known) known.push(validate);
+  else fitted.set(body, [validate]);
+  return true;
 }
