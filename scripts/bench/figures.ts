@@ -61,6 +61,12 @@ export interface ReplicaFigure {
   loadAfter: number[];
   /** CPU seconds (user + system) the replicas used during the sample, all of them together. */
   replicaCpuSeconds: number;
+  /** replicaCpuSeconds per run, in ms (absent in older reports). */
+  cpuMsPerRun?: number;
+  /** Statements PostgreSQL executed in the replicas' database per run (pg_stat_statements; absent when not counted). */
+  statementsPerRun?: number;
+  /** Which tree was measured (the current one when absent). */
+  server?: 'baseline';
 }
 
 /** The health check and run creation, idle and behind a backlog of CPU-bound runs (underLoad.ts). */
@@ -270,8 +276,15 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op} at 100k: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100_000)?.p50Ms);
   }
-  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n);
+  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n && r.server !== 'baseline');
   ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'] = ratio(replicaRuns(2)?.runsPerSecond, replicaRuns(1)?.runsPerSecond);
+  for (const n of [1, 2]) {
+    const base = find(report.replicas ?? [], (r) => r.replicas === n && r.server === 'baseline');
+    const ours = replicaRuns(n);
+    ratios[`${n} replica(s) on PostgreSQL: runs/s ÷ baseline`] = ratio(ours?.runsPerSecond, base?.runsPerSecond);
+    ratios[`${n} replica(s) on PostgreSQL: statements per run ÷ baseline`] = ratio(ours?.statementsPerRun, base?.statementsPerRun);
+    ratios[`${n} replica(s) on PostgreSQL: replica CPU per run ÷ baseline`] = ratio(ours?.cpuMsPerRun, base?.cpuMsPerRun);
+  }
   const plainRuns = (scenario: RunFigure['scenario']) =>
     find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {

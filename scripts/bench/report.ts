@@ -96,10 +96,10 @@ export function chartBars(report: Report): Bar[] {
   for (const x of report.replicas ?? [])
     bars.push({
       group: 'Enqueued runs on one PostgreSQL',
-      label: `${x.replicas} replica${x.replicas > 1 ? 's' : ''}`,
+      label: `${x.replicas} replica${x.replicas > 1 ? 's' : ''}${x.server ? ` (${x.server})` : ''}`,
       value: x.runsPerSecond,
       unit: 'runs/s',
-      series: 'agentplane',
+      series: x.server ?? 'agentplane',
     });
   for (const r of report.runs)
     bars.push({
@@ -230,12 +230,12 @@ export function renderMarkdown(r: Report): string {
   const reps = r.replicas ?? [];
   if (reps.length) {
     line(
-      "| Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | load average before → after (1, 5, 15 min) |",
+      "| Tree | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) |",
     );
-    line('|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|---|');
+    line('|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|');
     for (const x of reps)
       line(
-        `| ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} |`,
+        `| ${x.server ?? 'current'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} |`,
       );
     line();
     line(

