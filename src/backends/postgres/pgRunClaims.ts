@@ -166,11 +166,14 @@ export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1
 /**
  * A claimed run's new document, its status column with it, and its claim, in one statement:
  * only while the run is still pending (a replica claiming the same run waits on its row, then
- * finds it running); a claim already on its thread fails the whole statement (the claims'
- * unique thread_id), so a run is running exactly when it has a claim.
+ * finds it running) and its thread has no claim; a claim on its thread that this statement
+ * cannot see yet fails the whole statement (the claims' unique thread_id), so a run is
+ * running exactly when it has a claim.
  */
 const CLAIM_SQL = `WITH started AS (
-    UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'pending' RETURNING run_id, thread_id)
+    UPDATE agentplane_runs r SET status = $2, updated_at = $3::timestamptz, doc = $4::json
+     WHERE r.run_id = $1 AND r.status = 'pending' AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
+     RETURNING r.run_id, r.thread_id)
   INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until)
     SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond' FROM started`;
 
