@@ -84,7 +84,9 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     const opening = await statementsOf(() => written.open('r1', 'owner-1', 't1'), within(queuedOnThread, 'the thread waiter elsewhere'));
     assert.equal(opening.length, 1, opening.join('\n'));
 
-    await written.begin('r1', () => assert.fail('no batch may be lost'));
+    // a first attempt has no events before it: nothing to read
+    const beginning = await statementsOf(() => written.begin('r1', () => assert.fail('no batch may be lost'), 1));
+    assert.deepEqual(beginning, []);
     const metadata = await statementsOf(
       async () => written.publish('r1', 'metadata', { run_id: 'r1', attempt: 1 }),
       within(hear(EVENTS_CHANNEL, 'r1'), 'the wake-up for the first batch'),
@@ -118,6 +120,26 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     );
     assert.deepEqual(await elsewhere.result('r1'), { step: 2 });
     await within(elsewhere.ended('r1'), 'the log ended, seen elsewhere');
+  });
+
+  it('numbers the events of a later attempt, on another replica, after those of the first', async () => {
+    await written.open('r4', 'owner-1');
+    await written.begin('r4', () => {}, 1);
+    written.publish('r4', 'metadata', { run_id: 'r4', attempt: 1 });
+    await written.detach('r4');
+    await elsewhere.begin('r4', () => {}, 2);
+    elsewhere.publish('r4', 'metadata', { run_id: 'r4', attempt: 2 });
+    await elsewhere.end('r4');
+    const events: RunEvent[] = [];
+    for await (const event of written.join('r4')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event, e.data]),
+      [
+        ['0', 'metadata', { run_id: 'r4', attempt: 1 }],
+        ['1', 'metadata', { run_id: 'r4', attempt: 2 }],
+        ['2', 'end', null],
+      ],
+    );
   });
 
   it('ends the log of a run that never started in one statement, its `end` after what is there', async () => {

@@ -80,13 +80,18 @@ export class PgRunEvents implements RunEventLog {
     return rows[0]?.owner;
   }
 
-  async begin(runId: string, lost: (error: unknown) => void): Promise<void> {
+  async begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void> {
     this.losers.set(runId, lost);
-    const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
-    const next = Number(rows[0].next);
+    // every re-execution is a new attempt (runStateMachine.ts): only a later one has events to number after
+    const next = attempt > 1 ? await this.nextEventNumber(runId) : 0;
     this.counters.set(runId, next);
     if (next > 0) this.continued.add(runId);
     else await this.local.open(runId, '');
+  }
+
+  private async nextEventNumber(runId: string): Promise<number> {
+    const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
+    return Number(rows[0].next);
   }
 
   publish(runId: string, event: string, data: unknown): void {

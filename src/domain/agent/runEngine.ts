@@ -328,10 +328,14 @@ export class RunEngine {
     };
     let output: RunOutput | undefined;
     try {
-      await broker.begin(run.run_id, (err) => {
-        log.error("the run's events could not be stored; starting it again", { err });
-        this.stopLocal(run.run_id, 'eventsLost');
-      });
+      await broker.begin(
+        run.run_id,
+        (err) => {
+          log.error("the run's events could not be stored; starting it again", { err });
+          this.stopLocal(run.run_id, 'eventsLost');
+        },
+        run.attempt,
+      );
       publish('metadata', { run_id: run.run_id, attempt: run.attempt });
       output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       execution = { returned: true, waitsForInput: output.next.length > 0 };
