@@ -22,6 +22,8 @@ export interface WriteFigure extends LoadResult {
   existing: number;
   /** Which store the server kept its records in (embedded when absent: older reports). */
   store?: StoreKind;
+  /** Which tree was measured (the current one when absent). */
+  server?: 'baseline';
 }
 
 export type StoreKind = 'embedded' | 'postgresql';
@@ -258,7 +260,9 @@ export function compareToBaseline(report: Measured): Comparison[] {
 export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets' | 'comparisons'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
   const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') =>
-    find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
+    find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store && w.server !== 'baseline');
+  const baselineWrite = (op: WriteFigure['op'], existing: number) =>
+    find(report.writes, (w) => w.op === op && w.existing === existing && w.store === 'postgresql' && w.server === 'baseline');
   const runs = (server: Server, scenario: RunFigure['scenario']) =>
     find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
 
@@ -272,6 +276,11 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
   }
   for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}', 'GET /v2/deployments/{id}', 'GET /v2/deployments?limit=20'] as const) {
+    for (const level of [100, 10_000, 100_000])
+      ratios[`${op} on PostgreSQL at ${level.toLocaleString('en-US')}: p50 ÷ baseline`] = ratio(
+        write(op, level, 'postgresql')?.p50Ms,
+        baselineWrite(op, level)?.p50Ms,
+      );
     ratios[`${op} on PostgreSQL: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100, 'postgresql')?.p50Ms);
     ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op} at 100k: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100_000)?.p50Ms);

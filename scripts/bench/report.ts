@@ -40,7 +40,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   if (unsupported.length) throw new Error(`BENCH_MERGE merges the ${MERGEABLE.join(', ')} phases only, not ${unsupported.join(', ')}`);
   const storeOf = (w: WriteFigure) => (w.store === 'postgresql' ? 'postgres' : 'writes');
   // the embedded store's seeding is the writes phase's; the threads' is the memory phase's
-  const seedingOf = (what: string) => (what.includes('(PostgreSQL)') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
+  const seedingOf = (what: string) => (what.includes('(PostgreSQL') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
   const { ratios: _r, targets: _t, comparisons: _c, ...base } = earlier as Report;
   // an earlier merge keeps its entry for the phases this one leaves as they were
   const before = (earlier.merged ?? []).map((m) => ({ ...m, phases: m.phases.filter((p) => !phases.includes(p)) })).filter((m) => m.phases.length > 0);
@@ -88,10 +88,10 @@ export function chartBars(report: Report): Bar[] {
   for (const w of report.writes)
     bars.push({
       group: w.store === 'postgresql' ? `${w.op} (PostgreSQL)` : w.op,
-      label: `${w.existing.toLocaleString('en-US')} existing`,
+      label: `${w.existing.toLocaleString('en-US')} existing${w.server ? ` (${w.server})` : ''}`,
       value: w.rps,
       unit: 'req/s',
-      series: 'agentplane',
+      series: w.server ?? 'agentplane',
     });
   for (const x of report.replicas ?? [])
     bars.push({
@@ -222,7 +222,7 @@ export function renderMarkdown(r: Report): string {
   line('|---|---|--:|--:|--:|--:|--:|');
   for (const w of r.writes)
     line(
-      `| \`${w.op}\` | ${w.store === 'postgresql' ? 'PostgreSQL' : 'embedded'} | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`,
+      `| \`${w.op}\` | ${w.store === 'postgresql' ? 'PostgreSQL' : 'embedded'}${w.server ? ` (${w.server})` : ''} | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`,
     );
   line();
   line('## Replicas on one PostgreSQL database');

