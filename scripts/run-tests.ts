@@ -24,6 +24,9 @@ const KEPT_DURATIONS = 'test/support/test-durations.json';
 /** Seconds per file of the last run here (written by the durations reporter). */
 const RECORDED_DURATIONS = '.cache/test-durations.json';
 
+/** The two records merged, read once (the grouping and the order both use them). */
+let durationsRead: Record<string, number> | undefined;
+
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-'));
@@ -98,7 +101,6 @@ function grouped(candidates: string[]): string[] {
   return [...alone, ...entries];
 }
 
-let durationsRead: Record<string, number> | undefined;
 function durations(): Record<string, number> {
   const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
   durationsRead ??= { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
