@@ -24,6 +24,9 @@ const KEPT_DURATIONS = 'test/support/test-durations.json';
 /** Seconds per file of the last run here (written by the durations reporter). */
 const RECORDED_DURATIONS = '.cache/test-durations.json';
 
+/** The two records merged, read once (the grouping and the order both use them). */
+let durationsRead: Record<string, number> | undefined;
+
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-'));
@@ -37,13 +40,71 @@ const find = (dir: string, root: string): string[] =>
     }
     return e.name.endsWith('.test.ts') ? [p] : [];
   });
-const files = slowestFirst(
-  (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r])),
-);
+const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]));
+const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found : grouped(found));
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
   process.exit(0);
+}
+
+/**
+ * Short test files share a process, a few per folder. Every test process spends ~1.8 CPU-s
+ * importing LangGraph and agentplane's sources before its first test (Node 20 has neither a
+ * compile cache nor --test-isolation=none), which for a file of small tests is most of its
+ * cost. A group is an entry file under .cache/test-groups that imports its members in turn, so
+ * their tests run one after another in one process as they would alone. Left out, and run in
+ * a process of their own: files that are slow anyway (their own slot keeps the run's tail
+ * short), files with hooks at the top level (those would apply to every member), and files
+ * that touch the process itself (its environment, exit, signal handlers, faked clocks).
+ * TEST_GROUPS=0 runs every file alone.
+ */
+function grouped(candidates: string[]): string[] {
+  const seconds = durations();
+  const ownProcess = (file: string) =>
+    (seconds[path.normalize(file)] ?? 0) >= 8 ||
+    /^(before|after|beforeEach|afterEach)\(|process\.env(\.[A-Z_]+|\[[^\]]+\]) *=[^=]|delete process\.env|process\.chdir|process\.exit|process\.on\(|mock\.(method|timers)/m.test(
+      fs.readFileSync(file, 'utf8'),
+    );
+  const alone = candidates.filter(ownProcess);
+  const byFolder = new Map<string, string[]>();
+  for (const file of candidates.filter((f) => !ownProcess(f))) byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
+  const dir = path.resolve('.cache/test-groups');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const entries: string[] = [];
+  for (const [folder, members] of byFolder) {
+    if (members.length === 1) {
+      alone.push(members[0]);
+      continue;
+    }
+    // groups of about 20 s of tests by the record (5 s for a file without one)
+    let group: string[] = [];
+    let total = 0;
+    const flush = () => {
+      if (group.length === 0) return;
+      const entry = path.join(dir, `${folder.replace(/[\\/]/g, '-')}-${entries.length + 1}.test.ts`);
+      const lines = group.map((f) => `import ${JSON.stringify(path.relative(dir, path.resolve(f)).split(path.sep).join('/'))};`);
+      fs.writeFileSync(entry, `// members: ${group.join(', ')}\n${lines.join('\n')}\n`);
+      entries.push(path.relative(process.cwd(), entry));
+      seconds[path.normalize(path.relative(process.cwd(), entry))] = total;
+      group = [];
+      total = 0;
+    };
+    for (const file of members) {
+      group.push(file);
+      total += seconds[path.normalize(file)] ?? 5;
+      if (total >= 20) flush();
+    }
+    flush();
+  }
+  return [...alone, ...entries];
+}
+
+function durations(): Record<string, number> {
+  const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
+  durationsRead ??= { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
+  return durationsRead;
 }
 
 /**
@@ -52,13 +113,12 @@ if (files.length === 0) {
  * running alone while the other slots sit idle. A file in neither record counts as middling.
  */
 function slowestFirst(found: string[]): string[] {
-  const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
-  const seconds = { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
+  const seconds = durations();
   const guess = (file: string) => seconds[path.normalize(file)] ?? 5;
   return [...found].sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
 }
 
-const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || files.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
+const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || found.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
 const run = process.env[TEST_RUN_ENV] ?? randomUUID().slice(0, 8);
 // every server the suite starts (in process, child, CLI) answers 500 to a reply that does not fit its schema
 const env: Record<string, string> = {
