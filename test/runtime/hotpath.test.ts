@@ -82,3 +82,27 @@ test('a frozen reply body (a cached view) is checked against its schema once; a 
   for (let i = 0; i < 2; i += 1) replyViolation(operation, { status: 200, body: open }, validators, log);
   assert.equal(checks, 5, 'a misfit and a body that may still change are validated on every reply');
 });
+
+test('a page made fresh around the same frozen views is checked once; a different page, a misfit or an open view every time', () => {
+  let checks = 0;
+  const validate = Object.assign(
+    (body: unknown) => (checks += 1) > 0 && (body as { resources: { ok?: unknown }[] }).resources.every((view) => view.ok === true),
+    { errors: null },
+  );
+  const operation = { operationId: 'page', responses: { '200': { validator: 'page200' } } } as unknown as OperationSpec;
+  const validators = { page200: validate } as unknown as ValidatorTable;
+  const log = { debug() {} } as unknown as Logger;
+  const views = [Object.freeze({ ok: true }), Object.freeze({ ok: true })];
+  const page = () => ({ status: 200, body: { resources: [...views], offset: 2 } });
+  for (let i = 0; i < 3; i += 1) assert.equal(replyViolation(operation, page(), validators, log), null);
+  assert.equal(checks, 1, 'the same page read again is not validated again');
+  assert.equal(replyViolation(operation, { status: 200, body: { resources: [views[0]], offset: 1 } }, validators, log), null);
+  assert.equal(replyViolation(operation, { status: 200, body: { resources: [...views], offset: 3 } }, validators, log), null);
+  assert.equal(checks, 3, 'other views or another value are validated');
+  const misfit = { resources: [views[0], Object.freeze({ ok: false })], offset: 2 };
+  for (let i = 0; i < 2; i += 1)
+    assert.match(replyViolation(operation, { status: 200, body: { ...misfit, resources: [...misfit.resources] } }, validators, log) ?? '', /page 200/);
+  assert.equal(checks, 5, 'a page that did not fit is validated every time');
+  for (let i = 0; i < 2; i += 1) replyViolation(operation, { status: 200, body: { resources: [{ ok: true }], offset: 1 } }, validators, log);
+  assert.equal(checks, 7, 'a page around a view that may still change is validated every time');
+});
