@@ -13,10 +13,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
 const SEPARATE = ['test/release', 'test/containers'];
+const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
+/** Seconds per file measured once (main aab8025), for a clone that has no record of its own yet. */
+const KEPT_DURATIONS = 'test/support/test-durations.json';
+/** Seconds per file of the last run here (written by the durations reporter). */
+const RECORDED_DURATIONS = '.cache/test-durations.json';
+
+/** The two records merged, read once (the grouping and the order both use them). */
+let durationsRead: Record<string, number> | undefined;
 
 const args = process.argv.slice(2);
 const roots = args.filter((a) => !a.startsWith('-'));
@@ -31,22 +40,92 @@ const find = (dir: string, root: string): string[] =>
     }
     return e.name.endsWith('.test.ts') ? [p] : [];
   });
-const files = (roots.length ? roots : ['test'])
-  .flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]))
-  .sort();
+const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]));
+const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found : grouped(found));
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
   process.exit(0);
 }
 
-const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || files.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
+/**
+ * Short test files share a process, a few per folder. Every test process spends ~1.8 CPU-s
+ * importing LangGraph and agentplane's sources before its first test (Node 20 has neither a
+ * compile cache nor --test-isolation=none), which for a file of small tests is most of its
+ * cost. A group is an entry file under .cache/test-groups that imports its members in turn, so
+ * their tests run one after another in one process as they would alone. Left out, and run in
+ * a process of their own: files that are slow anyway (their own slot keeps the run's tail
+ * short), files with hooks at the top level (those would apply to every member), and files
+ * that touch the process itself (its environment, exit, signal handlers, faked clocks).
+ * TEST_GROUPS=0 runs every file alone.
+ */
+function grouped(candidates: string[]): string[] {
+  const seconds = durations();
+  const ownProcess = (file: string) =>
+    (seconds[path.normalize(file)] ?? 0) >= 8 ||
+    /^(before|after|beforeEach|afterEach)\(|process\.env(\.[A-Z_]+|\[[^\]]+\]) *=[^=]|delete process\.env|process\.chdir|process\.exit|process\.on\(|mock\.(method|timers)/m.test(
+      fs.readFileSync(file, 'utf8'),
+    );
+  const alone = candidates.filter(ownProcess);
+  const byFolder = new Map<string, string[]>();
+  for (const file of candidates.filter((f) => !ownProcess(f))) byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
+  const dir = path.resolve('.cache/test-groups');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const entries: string[] = [];
+  for (const [folder, members] of byFolder) {
+    if (members.length === 1) {
+      alone.push(members[0]);
+      continue;
+    }
+    // groups of about 20 s of tests by the record (5 s for a file without one)
+    let group: string[] = [];
+    let total = 0;
+    const flush = () => {
+      if (group.length === 0) return;
+      const entry = path.join(dir, `${folder.replace(/[\\/]/g, '-')}-${entries.length + 1}.test.ts`);
+      const lines = group.map((f) => `import ${JSON.stringify(path.relative(dir, path.resolve(f)).split(path.sep).join('/'))};`);
+      fs.writeFileSync(entry, `// members: ${group.join(', ')}\n${lines.join('\n')}\n`);
+      entries.push(path.relative(process.cwd(), entry));
+      seconds[path.normalize(path.relative(process.cwd(), entry))] = total;
+      group = [];
+      total = 0;
+    };
+    for (const file of members) {
+      group.push(file);
+      total += seconds[path.normalize(file)] ?? 5;
+      if (total >= 20) flush();
+    }
+    flush();
+  }
+  return [...alone, ...entries];
+}
+
+function durations(): Record<string, number> {
+  const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
+  durationsRead ??= { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
+  return durationsRead;
+}
+
+/**
+ * The files in the order they start: the slowest first (seconds from the last run's record,
+ * else from the record kept in the repository), so the run does not end with one long file
+ * running alone while the other slots sit idle. A file in neither record counts as middling.
+ */
+function slowestFirst(found: string[]): string[] {
+  const seconds = durations();
+  const guess = (file: string) => seconds[path.normalize(file)] ?? 5;
+  return [...found].sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
+}
+
+const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || found.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
 const run = process.env[TEST_RUN_ENV] ?? randomUUID().slice(0, 8);
 // every server the suite starts (in process, child, CLI) answers 500 to a reply that does not fit its schema
 const env: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1',
   [TEST_RUN_ENV]: run,
+  AGENTPLANE_TEST_DURATIONS: path.resolve(RECORDED_DURATIONS),
 };
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
 let finish = async (): Promise<void> => {};
@@ -59,9 +138,21 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
+// every test process imports LangGraph before tsx's hooks exist (see test/support/preload.mjs)
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...flags, ...files],
+  [
+    '--import',
+    PRELOAD,
+    '--test',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${DURATIONS_REPORTER}`,
+    '--test-reporter-destination=stdout',
+    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    ...flags,
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, ...env } },
 );
 const status = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));

@@ -22,6 +22,8 @@ export interface WriteFigure extends LoadResult {
   existing: number;
   /** Which store the server kept its records in (embedded when absent: older reports). */
   store?: StoreKind;
+  /** Which tree was measured (the current one when absent). */
+  server?: 'baseline';
 }
 
 export type StoreKind = 'embedded' | 'postgresql';
@@ -61,6 +63,12 @@ export interface ReplicaFigure {
   loadAfter: number[];
   /** CPU seconds (user + system) the replicas used during the sample, all of them together. */
   replicaCpuSeconds: number;
+  /** replicaCpuSeconds per run, in ms (absent in older reports). */
+  cpuMsPerRun?: number;
+  /** Statements PostgreSQL executed in the replicas' database per run (pg_stat_statements; absent when not counted). */
+  statementsPerRun?: number;
+  /** Which tree was measured (the current one when absent). */
+  server?: 'baseline';
 }
 
 /** The health check and run creation, idle and behind a backlog of CPU-bound runs (underLoad.ts). */
@@ -252,7 +260,9 @@ export function compareToBaseline(report: Measured): Comparison[] {
 export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets' | 'comparisons'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
   const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') =>
-    find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store);
+    find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store && w.server !== 'baseline');
+  const baselineWrite = (op: WriteFigure['op'], existing: number) =>
+    find(report.writes, (w) => w.op === op && w.existing === existing && w.store === 'postgresql' && w.server === 'baseline');
   const runs = (server: Server, scenario: RunFigure['scenario']) =>
     find(report.runs, (r) => r.server === server && r.scenario === scenario && r.graph === SHARED_GRAPH);
 
@@ -266,12 +276,24 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     ratios[`${op}: p99 at 100k ÷ p99 at 100`] = ratio(write(op, 100_000)?.p99Ms, write(op, 100)?.p99Ms);
   }
   for (const op of ['POST /v2/deployments', 'PATCH /v2/deployments/{id}', 'GET /v2/deployments/{id}', 'GET /v2/deployments?limit=20'] as const) {
+    for (const level of [100, 10_000, 100_000])
+      ratios[`${op} on PostgreSQL at ${level.toLocaleString('en-US')}: p50 ÷ baseline`] = ratio(
+        write(op, level, 'postgresql')?.p50Ms,
+        baselineWrite(op, level)?.p50Ms,
+      );
     ratios[`${op} on PostgreSQL: p50 at 100k ÷ p50 at 100`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100, 'postgresql')?.p50Ms);
     ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op} at 100k: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100_000)?.p50Ms);
   }
-  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n);
+  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n && r.server !== 'baseline');
   ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'] = ratio(replicaRuns(2)?.runsPerSecond, replicaRuns(1)?.runsPerSecond);
+  for (const n of [1, 2]) {
+    const base = find(report.replicas ?? [], (r) => r.replicas === n && r.server === 'baseline');
+    const ours = replicaRuns(n);
+    ratios[`${n} replica(s) on PostgreSQL: runs/s ÷ baseline`] = ratio(ours?.runsPerSecond, base?.runsPerSecond);
+    ratios[`${n} replica(s) on PostgreSQL: statements per run ÷ baseline`] = ratio(ours?.statementsPerRun, base?.statementsPerRun);
+    ratios[`${n} replica(s) on PostgreSQL: replica CPU per run ÷ baseline`] = ratio(ours?.cpuMsPerRun, base?.cpuMsPerRun);
+  }
   const plainRuns = (scenario: RunFigure['scenario']) =>
     find(report.runs, (r) => r.server === 'agentplane' && r.scenario === scenario && r.graph !== SHARED_GRAPH);
   for (const scenario of ['one thread', '100 threads'] as const) {

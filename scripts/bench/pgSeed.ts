@@ -20,6 +20,12 @@ import { delay } from './proc.ts';
 /** The tables of the collections of src/domain/control-plane/records.ts. */
 const DEPLOYMENTS = 'agentplane_deployments';
 const REVISIONS = 'agentplane_revisions';
+/**
+ * Before the per-area tables (migration 3; the baseline v0.1.0), every collection was a
+ * kind of row in one JSON table: the seeder writes whichever layout the server made.
+ */
+const RECORDS = 'agentplane_records';
+const RECORD_KINDS: Record<string, string> = { [DEPLOYMENTS]: 'cp-deployments', [REVISIONS]: 'cp-revisions' };
 const CHUNK = 20_000;
 
 export interface PgSeeder {
@@ -37,6 +43,15 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
   const run = randomUUID().slice(0, 8);
   let template: { deployment: string; revision: string; id: string; revisionId: string; name: string } | null = null;
   let made = 0;
+  /** Whether the server keeps every collection in agentplane_records (see findLayout). */
+  let oneTable = false;
+  /** The layout the server's migrations made, found once (the server has started: they have run). */
+  let layoutFound: Promise<void> | null = null;
+  const findLayout = () =>
+    (layoutFound ??= connected.then(async () => {
+      const { rows } = await client.query<{ tables: boolean }>(`SELECT to_regclass('${DEPLOYMENTS}') IS NOT NULL AS tables`);
+      oneTable = !rows[0].tables;
+    }));
 
   async function makeTemplate(): Promise<void> {
     const name = `seedtpl${run}`;
@@ -51,9 +66,12 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
       if (performance.now() > deadline) throw new Error(`the template deployment was not rolled out within 60 s: ${now.text.slice(0, 300)}`);
       await delay(100);
     }
-    await connected;
+    await findLayout();
     const rows = async (table: string, id: string) =>
-      (await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE id = $1`, [id])).rows[0]?.doc;
+      (oneTable
+        ? await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${RECORDS} WHERE collection = $1 AND id = $2`, [RECORD_KINDS[table], id])
+        : await client.query<{ doc: string }>(`SELECT doc::text AS doc FROM ${table} WHERE id = $1`, [id])
+      ).rows[0]?.doc;
     const deployment = await rows(DEPLOYMENTS, id);
     const revisionId = (JSON.parse(deployment ?? '{}') as { latest_revision_id?: string }).latest_revision_id ?? '';
     const revision = await rows(REVISIONS, revisionId);
@@ -77,12 +95,16 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
       },
       [REVISIONS]: { deployment_id: `j->>'deployment_id'`, tenant_id: `j->>'tenant_id'`, status: `j->>'status'` },
     };
-    const sql = (table: string, doc: string, idOf: string) => `
+    const copied = (idOf: string) => `SELECT ${idOf} AS id, replace(replace(replace($1::text, $2, d), $3, r), $4, n)::json AS j
+            FROM (SELECT md5($5 || ':d:' || i)::uuid::text AS d, md5($5 || ':r:' || i)::uuid::text AS r, $6 || i AS n
+                  FROM generate_series($7::int, $8::int) AS i) AS s`;
+    let sql = (table: string, _doc: string, idOf: string) => `
       INSERT INTO ${table} (id, ${Object.keys(columns[table]).join(', ')}, created_at, updated_at, doc)
       SELECT id, ${Object.values(columns[table]).join(', ')}, (j->>'created_at')::timestamptz, (j->>'updated_at')::timestamptz, j
-      FROM (SELECT ${idOf} AS id, replace(replace(replace($1::text, $2, d), $3, r), $4, n)::json AS j
-            FROM (SELECT md5($5 || ':d:' || i)::uuid::text AS d, md5($5 || ':r:' || i)::uuid::text AS r, $6 || i AS n
-                  FROM generate_series($7::int, $8::int) AS i) AS s) AS c`;
+      FROM (${copied(idOf)}) AS c`;
+    const oneTableSql = (table: string, _doc: string, idOf: string) =>
+      `INSERT INTO ${RECORDS} (collection, id, doc) SELECT ${pg.escapeLiteral(RECORD_KINDS[table])}, id, j FROM (${copied(idOf)}) AS c`;
+    if (oneTable) sql = oneTableSql;
     const params = (doc: string) => [doc, t.id, t.revisionId, t.name, run, `seed${run}-`, from, to];
     await client.query('BEGIN');
     await client.query(sql(DEPLOYMENTS, t.deployment, 'd'), params(t.deployment));
@@ -108,7 +130,10 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
   }
 
   return {
-    how: 'INSERT … SELECT generate_series into agentplane_deployments and agentplane_revisions, copies of a deployment and its revision the server had made and rolled out',
+    get how() {
+      const into = oneTable ? RECORDS : `${DEPLOYMENTS} and ${REVISIONS}`;
+      return `INSERT … SELECT generate_series into ${into}, copies of a deployment and its revision the server had made and rolled out`;
+    },
     async seed(count: number) {
       if (count <= 0) return;
       if (!template) {
@@ -123,8 +148,8 @@ export function pgSeeder(ap: Agentplane, url: string, log: (s: string) => void):
     },
     async analyze() {
       // what autovacuum does after this many changes, done now so plans do not depend on its timing
-      await connected;
-      await client.query(`ANALYZE ${DEPLOYMENTS}, ${REVISIONS}`);
+      await findLayout();
+      await client.query(oneTable ? `ANALYZE ${RECORDS}` : `ANALYZE ${DEPLOYMENTS}, ${REVISIONS}`);
     },
     async close() {
       await connected.catch(() => {});

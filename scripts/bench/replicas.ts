@@ -6,7 +6,9 @@
 // last run of each thread is joined on the replica that created it, then the thread's runs
 // are read until none is pending or running. Afterwards each thread's messages must be its
 // runs' inputs in creation order, each followed by exactly one echo (a run executed twice,
-// lost or out of order shows there).
+// lost or out of order shows there). With `statements`, PostgreSQL's count of the statements
+// sent over the timed part (the bench's joins and polls of the runs list included, a few
+// per thread) and the replicas' CPU per run are reported too.
 import os from 'node:os';
 import { expectStatus as ok, request, type Agentplane } from './agentplane.ts';
 import type { ReplicaFigure } from './figures.ts';
@@ -18,6 +20,12 @@ const FINISH_TIMEOUT_MS = 120_000;
 const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) =>
   request(ap.url + pathname, { method, headers: ap.headers, json, timeoutMs });
 
+/** PostgreSQL's own count of the statements run in the replicas' database (pgCount.ts). */
+export interface Statements {
+  reset(): Promise<void>;
+  count(): Promise<{ calls: number; top: { calls: number; query: string }[] }>;
+}
+
 const loadavg = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 const TERMINAL = new Set(['success', 'error', 'timeout', 'interrupted']);
 
@@ -27,6 +35,7 @@ export async function measureReplicas(
   workers: string,
   log: (s: string) => void,
   counts = { threads: REPLICA_THREADS, runs: REPLICA_RUNS },
+  measure: { server?: 'baseline'; statements?: Statements } = {},
 ): Promise<ReplicaFigure> {
   const n = replicas.length;
   const perThread = Math.ceil(counts.runs / counts.threads);
@@ -58,6 +67,7 @@ export async function measureReplicas(
   );
 
   const threads = await Promise.all(Array.from({ length: counts.threads }, (_, t) => newThread(replicas[t % n])));
+  await measure.statements?.reset();
   const loadBefore = loadavg();
   const cpuBefore = replicas.reduce((sum, ap) => sum + ap.cpu(), 0);
   const started = performance.now();
@@ -89,6 +99,8 @@ export async function measureReplicas(
   const seconds = (performance.now() - started) / 1000;
   const replicaCpuSeconds = Math.round((replicas.reduce((sum, ap) => sum + ap.cpu(), 0) - cpuBefore) * 100) / 100;
   const loadAfter = loadavg();
+  // read before the history checks below, whose reads are the bench's, not the runs'
+  const statements = await measure.statements?.count();
 
   let failed = 0;
   let threadsWrong = 0;
@@ -118,9 +130,14 @@ export async function measureReplicas(
     loadBefore,
     loadAfter,
     replicaCpuSeconds,
+    cpuMsPerRun: Math.round((replicaCpuSeconds / runs) * 1000 * 100) / 100,
+    ...(measure.server ? { server: measure.server } : {}),
+    ...(statements ? { statementsPerRun: Math.round((statements.calls / runs) * 10) / 10 } : {}),
   };
+  const tree = measure.server ? ' (baseline)' : '';
   log(
-    `  ${n} replica${n > 1 ? 's' : ''}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s; load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`,
+    `  ${n} replica${n > 1 ? 's' : ''}${tree}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s = ${figure.cpuMsPerRun} ms/run; ${statements ? `${figure.statementsPerRun} PostgreSQL statements/run; ` : ''}load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`,
   );
+  if (statements) for (const q of statements.top) log(`    ${(q.calls / runs).toFixed(2)}/run  ${q.query}`);
   return figure;
 }

@@ -40,7 +40,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   if (unsupported.length) throw new Error(`BENCH_MERGE merges the ${MERGEABLE.join(', ')} phases only, not ${unsupported.join(', ')}`);
   const storeOf = (w: WriteFigure) => (w.store === 'postgresql' ? 'postgres' : 'writes');
   // the embedded store's seeding is the writes phase's; the threads' is the memory phase's
-  const seedingOf = (what: string) => (what.includes('(PostgreSQL)') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
+  const seedingOf = (what: string) => (what.includes('(PostgreSQL') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
   const { ratios: _r, targets: _t, comparisons: _c, ...base } = earlier as Report;
   // an earlier merge keeps its entry for the phases this one leaves as they were
   const before = (earlier.merged ?? []).map((m) => ({ ...m, phases: m.phases.filter((p) => !phases.includes(p)) })).filter((m) => m.phases.length > 0);
@@ -88,18 +88,18 @@ export function chartBars(report: Report): Bar[] {
   for (const w of report.writes)
     bars.push({
       group: w.store === 'postgresql' ? `${w.op} (PostgreSQL)` : w.op,
-      label: `${w.existing.toLocaleString('en-US')} existing`,
+      label: `${w.existing.toLocaleString('en-US')} existing${w.server ? ` (${w.server})` : ''}`,
       value: w.rps,
       unit: 'req/s',
-      series: 'agentplane',
+      series: w.server ?? 'agentplane',
     });
   for (const x of report.replicas ?? [])
     bars.push({
       group: 'Enqueued runs on one PostgreSQL',
-      label: `${x.replicas} replica${x.replicas > 1 ? 's' : ''}`,
+      label: `${x.replicas} replica${x.replicas > 1 ? 's' : ''}${x.server ? ` (${x.server})` : ''}`,
       value: x.runsPerSecond,
       unit: 'runs/s',
-      series: 'agentplane',
+      series: x.server ?? 'agentplane',
     });
   for (const r of report.runs)
     bars.push({
@@ -222,7 +222,7 @@ export function renderMarkdown(r: Report): string {
   line('|---|---|--:|--:|--:|--:|--:|');
   for (const w of r.writes)
     line(
-      `| \`${w.op}\` | ${w.store === 'postgresql' ? 'PostgreSQL' : 'embedded'} | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`,
+      `| \`${w.op}\` | ${w.store === 'postgresql' ? 'PostgreSQL' : 'embedded'}${w.server ? ` (${w.server})` : ''} | ${fmt(w.existing)} | ${fmtMs(w.p50Ms)} | ${fmtMs(w.p99Ms)} | ${fmt(w.rps)} | ${fmt(w.requests)} |`,
     );
   line();
   line('## Replicas on one PostgreSQL database');
@@ -230,12 +230,12 @@ export function renderMarkdown(r: Report): string {
   const reps = r.replicas ?? [];
   if (reps.length) {
     line(
-      "| Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | load average before → after (1, 5, 15 min) |",
+      "| Tree | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) |",
     );
-    line('|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|---|');
+    line('|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|');
     for (const x of reps)
       line(
-        `| ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} |`,
+        `| ${x.server ?? 'current'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} |`,
       );
     line();
     line(

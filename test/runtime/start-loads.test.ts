@@ -1,5 +1,5 @@
-// Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL and the
-// MCP SDK for the first MCP request (each costs start time, which is bounded: ≤ 1 s to the
+// Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL, the
+// MCP SDK for the first MCP request and the OpenTelemetry SDK for the first run (each costs start time, which is bounded: ≤ 1 s to the
 // first 200). Checked on the shipped entry point with the shipped project file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
 
-test('the server on the embedded store answers without having loaded the pg driver or the MCP SDK; MCP loads it on demand', async () => {
+test('the server on the embedded store answers without having loaded the pg driver, the MCP SDK or the OpenTelemetry SDK; MCP loads it on demand', async () => {
   const loads = path.join(tempDir(), 'loads.txt');
   fs.writeFileSync(loads, '');
   const key = 'start-loads-key';
@@ -59,6 +59,9 @@ test('the server on the embedded store answers without having loaded the pg driv
     assert.ok(from('@langchain/langgraph').length > 0, 'the hook records loads (the shipped graphs use LangGraph)');
     assert.deepEqual(from('pg'), [], 'no DATABASE_URL: the PostgreSQL driver is not loaded');
     assert.deepEqual(from('@modelcontextprotocol/sdk'), [], 'no MCP request yet: the SDK is not loaded');
+    // required on the first run (run traces: test/agent-server/run-trace.test.ts)
+    for (const sdk of ['@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'])
+      assert.deepEqual(from(sdk), [], `no run yet: ${sdk} is not loaded`);
 
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',

@@ -40,7 +40,8 @@ function runTag(): string {
   return (process.env[TEST_RUN_ENV] ??= randomUUID().slice(0, 8)).replace(/[^a-z0-9]/gi, '').toLowerCase();
 }
 
-async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+/** A client connected to `url` for the length of `work`. */
+export async function withAdmin<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {

@@ -101,15 +101,12 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   if (testBackend() === 'postgres' && !args.includes('--mock') && !args.includes('--memory') && dataAt >= 0 && !env.DATABASE_URL) {
     env = { ...env, DATABASE_URL: await databaseForDataDir(path.resolve(cwd, args[dataAt + 1])) };
   }
-  const child = spawn(
-    process.execPath,
-    ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/main.ts'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
-    {
-      cwd,
-      env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx)
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+    cwd,
+    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

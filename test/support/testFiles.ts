@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT } from './server.ts';
+import { PRELOAD } from './preload.ts';
 
 export interface ChildTestRun {
   status: number | null;
@@ -21,7 +22,7 @@ export function runTestFiles(files: string[], env: Record<string, string>, patte
     process.execPath,
     [
       '--import',
-      'tsx',
+      PRELOAD,
       '--test',
       '--test-reporter=tap',
       '--test-concurrency=1',

@@ -7,6 +7,7 @@ import { InProcessRunClaims } from '../../src/backends/embedded/runClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { uuid7 } from '../../src/domain/agent/ids.ts';
 import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { pendingRun } from '../support/runRecords.ts';
 
 const running = (run: RunRecord): RunRecord => ({ ...run, status: 'running' });
 
@@ -15,21 +16,7 @@ async function queue() {
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const claims = new InProcessRunClaims(runs);
   const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
-    const now = new Date().toISOString();
-    const run = {
-      run_id: uuid7(),
-      thread_id: thread,
-      assistant_id: 'a',
-      graph_id: 'g',
-      created_at: now,
-      updated_at: now,
-      status: 'pending',
-      metadata: {},
-      kwargs: {},
-      multitask_strategy: 'enqueue',
-      attempt: 1,
-      ...extra,
-    } as RunRecord;
+    const run = pendingRun(uuid7(), thread, extra);
     await runs.put(run.run_id, run);
     if (options.queue !== false) await claims.queued(run);
     return run;

@@ -32,7 +32,7 @@ describe('PgRunEvents when its events cannot be stored', () => {
   it('tells the run executing here, after its tries, that a batch of its events is lost', async () => {
     const inserts: string[] = [];
     const events = new PgRunEvents(refusingStore(inserts), coordination, () => {}, { writeAttempts: 3, retryMs: 1 });
-    const lost = new Promise<unknown>((resolve) => void events.begin('run-1', resolve));
+    const lost = new Promise<unknown>((resolve) => void events.begin('run-1', resolve, 1));
     events.publish('run-1', 'metadata', { run_id: 'run-1', attempt: 1 });
     events.publish('run-1', 'values', { a: 1 });
     assert.equal(await within(lost, 'the run was never told'), refused);
@@ -41,7 +41,7 @@ describe('PgRunEvents when its events cannot be stored', () => {
 
   it('rejects ending a log whose last events could not be stored, instead of reporting it ended', async () => {
     const events = new PgRunEvents(refusingStore([]), coordination, () => {}, { writeAttempts: 2, retryMs: 1 });
-    await events.begin('run-2', () => {});
+    await events.begin('run-2', () => {}, 1);
     events.publish('run-2', 'values', { a: 1 });
     await assert.rejects(within(events.end('run-2'), 'end'), refused);
   });

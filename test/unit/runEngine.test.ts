@@ -121,8 +121,8 @@ describe('run engine (in process)', () => {
     /** The first attempt's log fails its readers once the run has begun. */
     class LosingLog extends RunBroker {
       losses = 0;
-      override async begin(runId: string, lost: (error: unknown) => void): Promise<void> {
-        await super.begin(runId, lost);
+      override async begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void> {
+        await super.begin(runId, lost, attempt);
         if (this.losses++ === 0) setImmediate(() => lost(new Error('could not store run events')));
       }
     }

@@ -553,6 +553,10 @@ class JournalCollection<T extends object> implements Collection<T> {
     return this.state.records.get(id)?.value as T | undefined;
   }
 
+  async getMany(ids: string[]): Promise<(T | undefined)[]> {
+    return ids.map((id) => this.state.records.get(id)?.value as T | undefined);
+  }
+
   async insert(id: string, value: T): Promise<boolean> {
     if (this.state.records.has(id)) return false;
     this.store.apply([{ collection: this.name, id, value }]);

@@ -1,10 +1,10 @@
 // The run queue shared by the replicas on one PostgreSQL database. The pending run records
 // are the queue; a claim (agentplane_run_claims) is one replica's leased right to execute
 // one run. Claiming takes the oldest pending run, by insertion order, of a thread that has
-// no claim and no earlier pending run, with FOR UPDATE SKIP LOCKED so replicas claiming at
-// once take different runs; the claim's unique thread_id keeps a thread to one running run
-// whatever races. The run turns `running` in the same transaction, so a run is running
-// exactly when it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
+// no claim and no earlier pending run, skipping rows another replica is claiming at that
+// moment; the claim's unique thread_id keeps a thread to one running run whatever races. The
+// run turns `running` in the statement that takes its claim, so a run is running exactly when
+// it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
@@ -36,23 +36,24 @@ export class PgRunClaims implements RunClaims {
   }
 
   async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-    // another replica may take the thread between our look and our insert: then look again
+    // two statements, no transaction: the look-up, then the run started and its claim taken
+    // at once (see CLAIM_SQL); another replica may take the run or its thread between the
+    // two, and then this one looks again
     for (let tries = 0; tries < 5; tries += 1) {
-      const outcome = await this.store.transaction(async (client) => {
-        const { rows } = await client.query<{ id: string; doc: RunRecord }>(this.candidateSql, []);
-        if (rows.length === 0) return 'none' as const;
-        const run = rows[0].doc;
-        const inserted = await client.query(
-          `INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until) VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond') ON CONFLICT DO NOTHING`,
-          [run.run_id, run.thread_id, this.coordination.replicaId, this.leaseMs],
+      const { rows } = await this.store.query<{ id: string; doc: RunRecord }>(this.candidateSql, []);
+      if (rows.length === 0) return null;
+      const running = start(rows[0].doc);
+      const claimed = await this.store
+        .query(CLAIM_SQL, [running.run_id, running.status, running.updated_at, JSON.stringify(running), this.coordination.replicaId, this.leaseMs])
+        .then(
+          (result) => result.rowCount === 1,
+          (error: unknown) => {
+            // the thread has a claim already (a replica claimed another of its runs meanwhile)
+            if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
+            throw error;
+          },
         );
-        if (inserted.rowCount !== 1) return 'raced' as const;
-        const running = start(run);
-        await client.query(SET_RUNNING, [run.run_id, running.status, running.updated_at, JSON.stringify(running)]);
-        return running;
-      });
-      if (outcome === 'none') return null;
-      if (outcome !== 'raced') return outcome;
+      if (claimed) return running;
     }
     return null;
   }
@@ -81,8 +82,8 @@ export class PgRunClaims implements RunClaims {
 
   async release(run: RunRecord): Promise<void> {
     // a run pending again is the queue's already: its claim going is what lets it be taken
-    await this.store.query('DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2', [run.run_id, this.coordination.replicaId]);
-    await this.announce();
+    // and every replica hears it may look: one statement (the NOTIFY goes at its commit)
+    await this.store.query(RELEASE_SQL, [run.run_id, this.coordination.replicaId, CLAIMABLE_CHANNEL]);
   }
 
   async requestCancel(runId: string, action: string): Promise<void> {
@@ -162,8 +163,25 @@ export const CANDIDATE_SQL = `SELECT r.run_id AS id, r.doc FROM agentplane_runs 
 /** When the earliest delayed pending run may start. */
 export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1 second') AS due FROM agentplane_runs WHERE status = 'pending' AND after_seconds > 0`;
 
-/** A claimed run's new document, its status column with it: only while the run is still pending. */
-const SET_RUNNING = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'pending'`;
+/**
+ * A claimed run's new document, its status column with it, and its claim, in one statement:
+ * only while the run is still pending (a replica claiming the same run waits on its row, then
+ * finds it running) and its thread has no claim; a claim on its thread that this statement
+ * cannot see yet fails the whole statement (the claims' unique thread_id), so a run is
+ * running exactly when it has a claim.
+ */
+const CLAIM_SQL = `WITH started AS (
+    UPDATE agentplane_runs r SET status = $2, updated_at = $3::timestamptz, doc = $4::json
+     WHERE r.run_id = $1 AND r.status = 'pending' AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
+     RETURNING r.run_id, r.thread_id)
+  INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until)
+    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond' FROM started`;
+
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
 
 /** A taken-over run's new document, its status column with it: only while it is still running. */
 const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;
+
+/** A claim given up, and every replica woken to look for work. */
+const RELEASE_SQL = `WITH released AS (DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2) SELECT pg_notify($3, '')`;

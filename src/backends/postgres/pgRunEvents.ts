@@ -50,7 +50,7 @@ export class PgRunEvents implements RunEventLog {
 
   constructor(
     private readonly store: PgStore,
-    private readonly coordination: PgCoordination,
+    coordination: PgCoordination,
     private readonly onError: (message: string, error: unknown) => void = () => {},
     private readonly options: PgRunEventsOptions = {},
   ) {
@@ -60,15 +60,8 @@ export class PgRunEvents implements RunEventLog {
   }
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
-    await this.store.query('INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING', [
-      runId,
-      owner,
-      threadId ?? null,
-    ]);
-    // the run is stored and queued already: a wake-up that cannot be sent (the database
-    // going away) must not fail its request; readers look again when LISTEN reconnects
-    if (threadId !== undefined)
-      await this.coordination.notify(QUEUED_CHANNEL, threadId).catch((error) => this.onError('could not announce a queued run', error));
+    // the log and its wake-up for readers waiting on the thread (nextRunOn) in one statement
+    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, QUEUED_CHANNEL]);
     this.cleanupNow();
   }
 
@@ -87,13 +80,18 @@ export class PgRunEvents implements RunEventLog {
     return rows[0]?.owner;
   }
 
-  async begin(runId: string, lost: (error: unknown) => void): Promise<void> {
+  async begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void> {
     this.losers.set(runId, lost);
-    const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
-    const next = Number(rows[0].next);
+    // every re-execution is a new attempt (runStateMachine.ts): only a later one has events to number after
+    const next = attempt > 1 ? await this.nextEventNumber(runId) : 0;
     this.counters.set(runId, next);
     if (next > 0) this.continued.add(runId);
     else await this.local.open(runId, '');
+  }
+
+  private async nextEventNumber(runId: string): Promise<number> {
+    const { rows } = await this.store.query<{ next: number }>('SELECT coalesce(max(n) + 1, 0) AS next FROM agentplane_run_events WHERE run_id = $1', [runId]);
+    return Number(rows[0].next);
   }
 
   publish(runId: string, event: string, data: unknown): void {
@@ -130,18 +128,21 @@ export class PgRunEvents implements RunEventLog {
   async end(runId: string): Promise<void> {
     // kept until stored: an `end` that fails is tried again by the caller
     const result = this.results.get(runId);
+    const stored = result === undefined ? null : JSON.stringify(result);
     if (this.counters.has(runId)) {
-      // the run executed here: its events are appended in order, `end` last (the memory
+      // the run executed here: its events are stored in order, then `end` last (the memory
       // log adds its own `end`)
-      this.append(runId, 'end', null);
       const pending = this.pending.get(runId);
       await pending?.written;
       if (pending?.failed !== undefined) {
-        // not silently: the caller tries `end` again (a fresh `end` row), and readers wait meanwhile
+        // not silently: the caller tries `end` again, and readers wait meanwhile
         const failed = pending.failed;
         pending.failed = undefined;
         throw failed;
       }
+      // the `end` row, the log's end and the readers' wake-up: one statement, the same row
+      // again when the caller tries again
+      await this.store.query(END_SQL, [runId, this.counters.get(runId), stored, EVENTS_CHANNEL]);
       this.pending.delete(runId);
       this.losers.delete(runId);
       this.counters.delete(runId);
@@ -149,20 +150,9 @@ export class PgRunEvents implements RunEventLog {
       await this.local.end(runId);
     } else {
       // a run that never started (cancelled while pending), ended from any replica
-      await this.store.query(
-        `INSERT INTO agentplane_run_events (run_id, n, event, data)
-         SELECT $1, coalesce(max(n) + 1, 0), 'end', 'null'::json FROM agentplane_run_events WHERE run_id = $1
-         ON CONFLICT DO NOTHING`,
-        [runId],
-      );
+      await this.store.query(END_NEVER_STARTED_SQL, [runId, stored, EVENTS_CHANNEL]);
     }
-    await this.store.query('UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1', [
-      runId,
-      result === undefined ? null : JSON.stringify(result),
-    ]);
     this.results.delete(runId);
-    // readers elsewhere look again every RECHECK_MS: a wake-up lost to the database going away delays them only
-    await this.coordination.notify(EVENTS_CHANNEL, runId).catch((error) => this.onError('could not announce the end of a run', error));
   }
 
   async detach(runId: string): Promise<void> {
@@ -235,13 +225,8 @@ export class PgRunEvents implements RunEventLog {
     const attempts = this.options.writeAttempts ?? 20;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.store.query(
-          `INSERT INTO agentplane_run_events (run_id, n, event, data)
-           SELECT $1, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
-           ON CONFLICT DO NOTHING`,
-          [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
-        );
-        break;
+        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), EVENTS_CHANNEL]);
+        return;
       } catch (error) {
         // readers elsewhere wait for these rows: keep trying (the database is back soon),
         // without losing the order; past the last try the run must not go on as if they had
@@ -256,7 +241,6 @@ export class PgRunEvents implements RunEventLog {
         await new Promise((resolve) => setTimeout(resolve, Math.min((this.options.retryMs ?? 100) * 2 ** (attempt - 1), 5_000)));
       }
     }
-    await this.coordination.notify(EVENTS_CHANNEL, runId).catch(() => undefined);
   }
 
   private waitFor(waiters: Map<string, Set<() => void>>, key: string, signal: AbortSignal | undefined, timeoutMs: number | null): Promise<void> {
@@ -300,3 +284,29 @@ export class PgRunEvents implements RunEventLog {
       .catch((error) => this.onError('could not remove old run event logs', error));
   }
 }
+
+// Each write of a log and the NOTIFY that wakes its readers on other replicas are one
+// statement: a data-modifying WITH runs whatever the outer SELECT reads, and the NOTIFY is
+// sent when the statement commits, so no reader is woken before the rows are there.
+
+/** A run's log opened, its thread's waiters (nextRunOn) woken. */
+const OPEN_SQL = `WITH opened AS (INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1::text, $2, $3::text) ON CONFLICT (run_id) DO NOTHING)
+  SELECT pg_notify($4, $3::text) WHERE $3::text IS NOT NULL`;
+
+/** A batch of events appended, in order (a row tried again is kept once). */
+const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
+    SELECT $1::text, n, event, data::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t(n, event, data)
+    ON CONFLICT DO NOTHING)
+  SELECT pg_notify($5, $1::text)`;
+
+/** The `end` row (number $2), the log marked ended with its result. */
+const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data) VALUES ($1::text, $2, 'end', 'null'::json) ON CONFLICT DO NOTHING),
+  ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($3::json, result) WHERE run_id = $1::text)
+  SELECT pg_notify($4, $1::text)`;
+
+/** The same for a log no replica wrote to: the `end` row numbered after whatever is there. */
+const END_NEVER_STARTED_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
+    SELECT $1::text, coalesce(max(n) + 1, 0), 'end', 'null'::json FROM agentplane_run_events WHERE run_id = $1::text
+    ON CONFLICT DO NOTHING),
+  ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($2::json, result) WHERE run_id = $1::text)
+  SELECT pg_notify($3, $1::text)`;

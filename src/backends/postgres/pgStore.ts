@@ -241,6 +241,7 @@ class PgCollection<T extends object> implements Collection<T> {
   readonly deleteSql: string;
   private readonly insertSql: string;
   private readonly getSql: string;
+  private readonly getManySql: string;
 
   constructor(
     readonly name: string,
@@ -261,6 +262,8 @@ class PgCollection<T extends object> implements Collection<T> {
     const byId = this.area ? `${this.key} = $1` : `collection = ${pg.escapeLiteral(name)} AND id = $1`;
     this.deleteSql = `DELETE FROM ${this.table} WHERE ${byId}`;
     this.getSql = `SELECT doc FROM ${this.table} WHERE ${byId}`;
+    const byIds = this.area ? `${this.key} = ANY($1::text[])` : `collection = ${pg.escapeLiteral(name)} AND id = ANY($1::text[])`;
+    this.getManySql = `SELECT ${this.key} AS id, doc FROM ${this.table} WHERE ${byIds}`;
   }
 
   /** The statement parameters that store `value` under `id` (see upsertSql). */
@@ -280,6 +283,13 @@ class PgCollection<T extends object> implements Collection<T> {
   async get(id: string): Promise<T | undefined> {
     const { rows } = await this.store.query<{ doc: T }>(this.getSql, [id]);
     return rows[0]?.doc;
+  }
+
+  async getMany(ids: string[]): Promise<(T | undefined)[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.store.query<{ id: string; doc: T }>(this.getManySql, [ids]);
+    const found = new Map(rows.map((r) => [r.id, r.doc]));
+    return ids.map((id) => found.get(id));
   }
 
   async insert(id: string, value: T): Promise<boolean> {

@@ -96,7 +96,7 @@ export class RunBroker implements RunEventLog {
     return this.logs.has(runId) ? this.owners.get(runId) : undefined;
   }
 
-  async begin(_runId: string, _lost: (error: unknown) => void): Promise<void> {
+  async begin(_runId: string, _lost: (error: unknown) => void, _attempt: number): Promise<void> {
     // the log was opened when the run was queued (or recovered), and a new attempt continues
     // it; events in memory cannot be lost
   }

@@ -270,18 +270,19 @@ export class RunEngine {
     do {
       this.again = false;
       while (!stopped.aborted && this.inFlight.size < this.deps.maxConcurrentRuns) {
-        let claimed: string | undefined;
-        const run = await this.deps.claims
-          .claim((pending) => {
-            // in flight from the moment the claim exists, so a cancel finds it
-            claimed = pending.run_id;
+        // runs offered to `start`: in flight from before their claim exists, so a cancel finds
+        // them; all but the one claimed (if any) were taken by another server first
+        const offered: string[] = [];
+        let run: RunRecord | null = null;
+        try {
+          run = await this.deps.claims.claim((pending) => {
+            offered.push(pending.run_id);
             this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, claimed: false });
             return { ...pending, status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() };
-          })
-          .catch((err: unknown) => {
-            if (claimed) this.inFlight.delete(claimed);
-            throw err;
           });
+        } finally {
+          for (const runId of offered) if (runId !== run?.run_id) this.inFlight.delete(runId);
+        }
         if (!run) break;
         const running = this.inFlight.get(run.run_id)!;
         running.claimed = true;
@@ -331,10 +332,14 @@ export class RunEngine {
     // a failed run keeps the spans it made up to its error
     let failedTrace: TraceSpan[] | undefined;
     try {
-      await broker.begin(run.run_id, (err) => {
-        log.error("the run's events could not be stored; starting it again", { err });
-        this.stopLocal(run.run_id, 'eventsLost');
-      });
+      await broker.begin(
+        run.run_id,
+        (err) => {
+          log.error("the run's events could not be stored; starting it again", { err });
+          this.stopLocal(run.run_id, 'eventsLost');
+        },
+        run.attempt,
+      );
       publish('metadata', { run_id: run.run_id, attempt: run.attempt });
       output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       execution = { returned: true, waitsForInput: output.next.length > 0 };
@@ -380,7 +385,7 @@ export class RunEngine {
       );
     // listeners hear of the end before waiters are released, so what a client sees after
     // join/wait (metrics, a webhook already on its way) is consistent
-    await this.announceEnd(run, output, event, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
+    await this.announceEnd(told.recorded, output, event, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
     const again = told.recorded?.status === 'pending';
     // the run goes on (a new attempt, here or elsewhere; or recovered on the next start)
     const resumes = lost || again || (event.type === 'platformInterrupted' && told.recorded === undefined);
@@ -442,18 +447,18 @@ export class RunEngine {
     if (result !== undefined) broker.setResult(run.run_id, result);
   }
 
-  private async announceEnd(run: RunRecord, output: RunOutput | undefined, event: RunEvent, started: number): Promise<void> {
-    if (!this.deps.onRunEnded) return;
-    const stored = await this.deps.runs.get(run.run_id);
-    if (!stored || !FINAL_RUN_STATUSES.has(stored.status)) return;
+  /** `recorded`: the run as this server recorded its end (none when it did not: the thread went, or another replica took the run over). */
+  private async announceEnd(recorded: RunRecord | null | undefined, output: RunOutput | undefined, event: RunEvent, started: number): Promise<void> {
+    // what was just written, not read back: whoever recorded the end announces it, once
+    if (!this.deps.onRunEnded || !recorded || !FINAL_RUN_STATUSES.has(recorded.status)) return;
     this.deps.onRunEnded({
-      run: toApiRun(stored),
+      run: toApiRun(recorded),
       values: event.type === 'succeed' ? output?.values : undefined,
       // a run the platform interrupted too often ends in `error` with the reason on its record
-      error: event.type === 'fail' ? event.error : stored.error,
+      error: event.type === 'fail' ? event.error : recorded.error,
       startedAt: new Date(started),
       endedAt: new Date(),
-      queuedMs: Math.max(0, started - Date.parse(run.created_at)),
+      queuedMs: Math.max(0, started - Date.parse(recorded.created_at)),
     });
   }
 }

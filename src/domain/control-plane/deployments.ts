@@ -27,7 +27,18 @@ export interface ControlPlaneDeps {
 const views = new WeakMap<DeploymentRecord, { latest: RevisionRecord | undefined; view: Deployment }>();
 
 export async function deploymentView(repo: ControlPlaneRepository, record: DeploymentRecord): Promise<Deployment> {
-  const latest = record.latest_revision_id ? await repo.revisions.get(record.latest_revision_id) : undefined;
+  return viewOf(record, record.latest_revision_id ? await repo.revisions.get(record.latest_revision_id) : undefined);
+}
+
+/** A page of deployments with their latest revisions, read at once. */
+async function deploymentViews(repo: ControlPlaneRepository, records: DeploymentRecord[]): Promise<Deployment[]> {
+  const withRevision = records.filter((r) => r.latest_revision_id);
+  const revisions = await repo.revisions.getMany(withRevision.map((r) => r.latest_revision_id!));
+  const latest = new Map(withRevision.map((r, i) => [r, revisions[i]]));
+  return records.map((r) => viewOf(r, latest.get(r)));
+}
+
+function viewOf(record: DeploymentRecord, latest: RevisionRecord | undefined): Deployment {
   const cached = views.get(record);
   if (cached && cached.latest === latest) return cached.view;
   const view = deepFreeze(toDeployment(record, latest));
@@ -122,7 +133,7 @@ export async function listDeployments(repo: ControlPlaneRepository, tenantId: st
   } else {
     records = await repo.queries.newestFirst(tenantId, query, { offset, limit });
   }
-  const resources = await Promise.all(records.map((r) => deploymentView(repo, r)));
+  const resources = await deploymentViews(repo, records);
   return { resources, offset: offset + resources.length };
 }
 

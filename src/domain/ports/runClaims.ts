@@ -20,6 +20,8 @@ export interface RunClaims {
    * Takes the oldest pending run of a thread with nothing running and no earlier pending run,
    * whose `after_seconds` have passed; marks it running (through `start`, called before the
    * claim is visible to anyone else) and leases it to this server. Null when there is none now.
+   * `start` may also be called for a run another server takes first: only the run returned is
+   * this server's.
    */
   claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
   /** A run was stored as pending: it joins the queue (here, or for every replica). */

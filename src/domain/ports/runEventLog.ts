@@ -16,9 +16,10 @@ export interface RunEventLog {
   /**
    * Called by the server about to execute the run, before its first event. `lost` is called
    * when events of the run could not be kept after retries: the run must not go on as if its
-   * readers had them (the engine starts it again as a new attempt).
+   * readers had them (the engine starts it again as a new attempt). `attempt`: the run's; a
+   * later attempt continues the log of the earlier ones, the first has nothing before it.
    */
-  begin(runId: string, lost: (error: unknown) => void): Promise<void>;
+  begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void>;
   publish(runId: string, event: string, data: unknown): void;
   /** The join/wait answer, kept with the log. */
   setResult(runId: string, result: unknown): void;

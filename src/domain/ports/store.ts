@@ -20,6 +20,8 @@ export interface ListOptions<T> {
 export interface Collection<T extends object> {
   readonly name: string;
   get(id: string): Promise<T | undefined>;
+  /** The records of `ids`, in their order (undefined where there is none): one read, not one per id. */
+  getMany(ids: string[]): Promise<(T | undefined)[]>;
   /** Stores a new record; resolves false (and writes nothing) when the id exists. */
   insert(id: string, value: T): Promise<boolean>;
   put(id: string, value: T): Promise<void>;

@@ -4,9 +4,15 @@
 // OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON).
 import type { Context } from '@opentelemetry/api';
 import type { TraceSpan } from '../../../../generated/agent-server/types.gen.ts';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { createRequire } from 'node:module';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+// The OpenTelemetry SDK costs 0.3–0.5 s of start-up to import and only a run needs it: it is
+// required (their CommonJS builds, synchronously) on the first run, not imported at start.
+const requireOnFirstRun = createRequire(import.meta.url);
 
 /** One span of a run's trace as the store keeps it (and GET .../trace returns it). */
 export type { TraceSpan };
@@ -75,11 +81,14 @@ let installed: { provider: BasicTracerProvider; collector: RunSpanCollector } | 
 /** This process's tracer provider (made on first use, from the environment). */
 export function runSpans(): { provider: BasicTracerProvider; collector: RunSpanCollector } {
   if (installed) return installed;
+  const { BasicTracerProvider, BatchSpanProcessor } = requireOnFirstRun('@opentelemetry/sdk-trace-base') as typeof SdkTraceBase;
+  const { resourceFromAttributes } = requireOnFirstRun('@opentelemetry/resources') as typeof Resources;
   const collector = new RunSpanCollector();
   const processors: SpanProcessor[] = [collector];
   const env = process.env;
   // the exporter reads the standard OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers)
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    const { OTLPTraceExporter } = requireOnFirstRun('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
     processors.push(new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 }));
   }
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName(env) }), spanProcessors: processors });

@@ -9,7 +9,7 @@ import type { CallTarget } from './protocol.ts';
 export type Call = (target: CallTarget, method: string, args: unknown[]) => Promise<unknown>;
 
 /** The collection methods a worker may call (no `update`: its change function cannot cross threads). */
-export const REMOTE_COLLECTION_METHODS = new Set(['get', 'insert', 'put', 'delete', 'list', 'count']);
+export const REMOTE_COLLECTION_METHODS = new Set(['get', 'getMany', 'insert', 'put', 'delete', 'list', 'count']);
 export const REMOTE_MEMORY_METHODS = new Set(['get', 'put', 'delete', 'search', 'listNamespaces']);
 
 export class RemoteStore implements Store {
@@ -24,6 +24,7 @@ export class RemoteStore implements Store {
     return {
       name,
       get: (id) => call('get', id),
+      getMany: (ids) => call('getMany', ids),
       insert: (id, value) => call('insert', id, value),
       put: (id, value) => call('put', id, value),
       delete: (id) => call('delete', id),

@@ -96,6 +96,10 @@ function hiding<T extends object>(base: Collection<T>, visible: (value: T) => Pr
       const value = await base.get(id);
       return value && (await visible(value)) ? value : undefined;
     },
+    getMany: async (ids) => {
+      const values = await base.getMany(ids);
+      return Promise.all(values.map(async (value) => (value && (await visible(value)) ? value : undefined)));
+    },
     insert: (id, value) => base.insert(id, value),
     put: (id, value) => base.put(id, value),
     update: (id, change) => base.update(id, change),

@@ -1,0 +1,178 @@
+// What a run's log and claim cost on a real PostgreSQL (issue 31: statements per run). Each
+// write that other replicas must hear of carries its NOTIFY in the same statement, so opening
+// a run's log, appending a batch of its events, ending it and giving its claim up are one
+// statement each, and a claim (the look-up, then the run started with its claim taken) two — and a replica elsewhere is still woken by each and reads the whole log.
+// Statements are counted client-side, at pg's Client.query, which every pool goes through.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
+import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
+import { PgRunEvents } from '../../src/backends/postgres/pgRunEvents.ts';
+import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
+import type { RunRecord } from '../../src/domain/agent/records.ts';
+import type { RunEvent } from '../../src/domain/agent/runEvent.ts';
+import { freshDatabaseUrl } from '../support/postgres.ts';
+import { pendingRun } from '../support/runRecords.ts';
+
+/** The channels the backends NOTIFY on (pgRunEvents.ts, pgRunClaims.ts). */
+const EVENTS_CHANNEL = 'agentplane_run_events';
+const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
+
+let sent: string[] | null = null;
+const clientQuery = pg.Client.prototype.query;
+/** The statements sent while `work` runs (and until `until` settles, when given). */
+async function statementsOf(work: () => Promise<unknown>, until?: Promise<unknown>): Promise<string[]> {
+  sent = [];
+  try {
+    await work();
+    await until;
+    return sent;
+  } finally {
+    sent = null;
+  }
+}
+
+const within = <T>(promise: Promise<T>, what: string) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing after 20 s`)), 20_000).unref())]);
+
+describe('a run on PostgreSQL: one statement per write, its wake-up with it', () => {
+  let store: PgStore;
+  let writer: PgCoordination;
+  let reader: PgCoordination;
+  let written: PgRunEvents;
+  let elsewhere: PgRunEvents;
+  /** Payloads the reading replica heard, per channel. */
+  const heard = new Map<string, ((payload: string) => void)[]>();
+  const hear = (channel: string, payload: string) =>
+    new Promise<void>((resolve) => heard.set(channel, [...(heard.get(channel) ?? []), (p) => p === payload && resolve()]));
+
+  before(async () => {
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      sent?.push(typeof first === 'string' ? first : (first?.text ?? ''));
+      return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof clientQuery;
+    const url = await freshDatabaseUrl();
+    store = await openPgStore({ url });
+    writer = new PgCoordination({ url });
+    reader = new PgCoordination({ url });
+    written = new PgRunEvents(store, writer);
+    elsewhere = new PgRunEvents(store, reader);
+    // the once-a-minute clean-up of old logs is no run's cost: as if it had just run
+    for (const events of [written, elsewhere]) (events as unknown as { lastCleanup: number }).lastCleanup = Date.now();
+    for (const channel of [EVENTS_CHANNEL, CLAIMABLE_CHANNEL])
+      reader.listen(channel, (payload) => {
+        for (const done of heard.get(channel) ?? []) done(payload);
+      });
+    // the LISTENs above are issued as the reader's connection opens
+    await writer.ready();
+    await reader.ready();
+  });
+
+  after(async () => {
+    pg.Client.prototype.query = clientQuery;
+    await writer.close();
+    await reader.close();
+    await store.close();
+  });
+
+  it('opens, appends to and ends a log in one statement each; a reader elsewhere is woken by each and reads it all', async () => {
+    const threads = store.collection<{ thread_id: string }>('threads');
+    await threads.put('t1', { thread_id: 't1' });
+    const queuedOnThread = elsewhere.nextRunOn('t1');
+    const opening = await statementsOf(() => written.open('r1', 'owner-1', 't1'), within(queuedOnThread, 'the thread waiter elsewhere'));
+    assert.equal(opening.length, 1, opening.join('\n'));
+
+    // a first attempt has no events before it: nothing to read
+    const beginning = await statementsOf(() => written.begin('r1', () => assert.fail('no batch may be lost'), 1));
+    assert.deepEqual(beginning, []);
+    const metadata = await statementsOf(
+      async () => written.publish('r1', 'metadata', { run_id: 'r1', attempt: 1 }),
+      within(hear(EVENTS_CHANNEL, 'r1'), 'the wake-up for the first batch'),
+    );
+    assert.equal(metadata.length, 1, metadata.join('\n'));
+
+    // two events in one turn of the event loop: one batch
+    const batch = await statementsOf(
+      async () => {
+        written.publish('r1', 'values', { step: 1 });
+        written.publish('r1', 'values', { step: 2 });
+      },
+      within(hear(EVENTS_CHANNEL, 'r1'), 'the wake-up for the second batch'),
+    );
+    assert.equal(batch.length, 1, batch.join('\n'));
+
+    written.setResult('r1', { step: 2 });
+    const ending = await statementsOf(() => written.end('r1'), within(hear(EVENTS_CHANNEL, 'r1'), 'the wake-up for the end'));
+    assert.equal(ending.length, 1, ending.join('\n'));
+
+    const events: RunEvent[] = [];
+    for await (const event of elsewhere.join('r1')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event, e.data]),
+      [
+        ['0', 'metadata', { run_id: 'r1', attempt: 1 }],
+        ['1', 'values', { step: 1 }],
+        ['2', 'values', { step: 2 }],
+        ['3', 'end', null],
+      ],
+    );
+    assert.deepEqual(await elsewhere.result('r1'), { step: 2 });
+    await within(elsewhere.ended('r1'), 'the log ended, seen elsewhere');
+  });
+
+  it('numbers the events of a later attempt, on another replica, after those of the first', async () => {
+    await written.open('r4', 'owner-1');
+    await written.begin('r4', () => {}, 1);
+    written.publish('r4', 'metadata', { run_id: 'r4', attempt: 1 });
+    await written.detach('r4');
+    await elsewhere.begin('r4', () => {}, 2);
+    elsewhere.publish('r4', 'metadata', { run_id: 'r4', attempt: 2 });
+    await elsewhere.end('r4');
+    const events: RunEvent[] = [];
+    for await (const event of written.join('r4')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event, e.data]),
+      [
+        ['0', 'metadata', { run_id: 'r4', attempt: 1 }],
+        ['1', 'metadata', { run_id: 'r4', attempt: 2 }],
+        ['2', 'end', null],
+      ],
+    );
+  });
+
+  it('ends the log of a run that never started in one statement, its `end` after what is there', async () => {
+    await written.open('r2', 'owner-1');
+    const ending = await statementsOf(() => elsewhere.end('r2'), within(hear(EVENTS_CHANNEL, 'r2'), 'the wake-up for the end'));
+    assert.equal(ending.length, 1, ending.join('\n'));
+    const events: RunEvent[] = [];
+    for await (const event of written.join('r2')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event]),
+      [['0', 'end']],
+    );
+  });
+
+  it('claims a run in two statements and gives its claim up in one, and the other replicas hear they may claim', async () => {
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    await store.collection<{ thread_id: string }>('threads').put('t3', { thread_id: 't3' });
+    await runs.put('r3', pendingRun('r3', 't3'));
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
+    let claimed: RunRecord | null = null;
+    const claiming = await statementsOf(async () => (claimed = await claims.claim((run) => ({ ...run, status: 'running' }))));
+    assert.equal(claimed!.run_id, 'r3');
+    // the look-up, then the run started and its claim taken in one statement
+    assert.equal(claiming.length, 2, claiming.join('\n'));
+    assert.equal((await runs.get('r3'))?.status, 'running');
+    assert.equal((await claims.claim((run) => ({ ...run, status: 'running' })))?.run_id, undefined, 'one running run per thread');
+    await runs.put('r3', { ...claimed!, status: 'success' });
+    const releasing = await statementsOf(
+      () => claims.release({ ...claimed!, status: 'success' }),
+      within(hear(CLAIMABLE_CHANNEL, ''), 'the wake-up for the release'),
+    );
+    assert.equal(releasing.length, 1, releasing.join('\n'));
+    const { rows } = await store.query('SELECT 1 FROM agentplane_run_claims WHERE run_id = $1', ['r3']);
+    assert.equal(rows.length, 0, 'the claim is gone');
+  });
+});

@@ -1,0 +1,31 @@
+// A node:test reporter that prints nothing: it records how long each test file's top-level
+// tests took, in the file AGENTPLANE_TEST_DURATIONS names (merged over the last record), so
+// that scripts/run-tests.ts starts the slowest files first and a run does not end on a long
+// tail. (JavaScript: the runner loads its reporters before tsx's hooks are in place.)
+import fs from 'node:fs';
+import path from 'node:path';
+
+// a reporter is an async generator of output; this one has none to give
+// eslint-disable-next-line require-yield -- it only records
+export default async function* durations(source) {
+  const record = process.env.AGENTPLANE_TEST_DURATIONS;
+  const seconds = {};
+  for await (const event of source) {
+    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
+    const file = path.relative(process.cwd(), event.data.file);
+    // a suite declared in a shared module (test/conformance/local.ts) is reported under that
+    // module, not under the file that ran it: that file keeps its kept record instead
+    if (!file.endsWith('.test.ts')) continue;
+    seconds[file] = (seconds[file] ?? 0) + event.data.details.duration_ms / 1000;
+  }
+  if (!record) return;
+  let recorded = {};
+  try {
+    recorded = JSON.parse(fs.readFileSync(record, 'utf8'));
+  } catch {
+    // none yet
+  }
+  for (const [file, s] of Object.entries(seconds)) recorded[file] = Math.round(s * 10) / 10;
+  fs.mkdirSync(path.dirname(record), { recursive: true });
+  fs.writeFileSync(record, JSON.stringify(recorded, null, 2) + '\n');
+}
