@@ -112,6 +112,17 @@ describe('agent-server auth on: tenants are kept apart', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(foreign.body).replaceAll(aId, 'ID')), JSON.parse(JSON.stringify(absent.body).replaceAll(absentId, 'ID')));
   }
 
+  it("run metrics count the caller's own runs only: B sees none of A's runs of a shared graph, and A's assistant is absent for B", async () => {
+    const ofA = await a('/assistants/echo/metrics');
+    const ofB = await b('/assistants/echo/metrics');
+    assert.equal(ofA.status, 200);
+    assert.equal(ofB.status, 200);
+    // A's waited, stateless and pending runs (and the A2A task's) are A's alone
+    assert.ok(ofA.body.run_count >= 3 && ofA.body.by_status.pending >= 1, JSON.stringify(ofA.body));
+    assert.equal(ofB.body.run_count, 0, JSON.stringify(ofB.body));
+    await sameAsAbsent((id) => b(`/assistants/${id}/metrics`), assistant);
+  });
+
   it("B cannot read, change, delete, copy, run on or stream A's thread; every answer is that of an absent id", async () => {
     const t = (suffix: string, init?: { method?: string; json?: unknown }) => (id: string) => b(`/threads/${id}${suffix}`, init);
     await sameAsAbsent(t(''), thread);

@@ -1,6 +1,7 @@
 // A run's page in a real browser: from the thread's runs table to the run, whose trace shows
 // its nodes, the model call inside `agent` and the tool call inside `tools`, in order, with
-// durations; beside it the run's stream events and the thread's final state.
+// durations; beside it the run's stream events and the thread's final state. And an assistant's
+// page with the run metrics of its runs.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -59,3 +60,31 @@ test("a failed run's page shows its trace up to the error, the failing node mark
   assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });
+
+test(
+  "an assistant's page shows its run metrics: after three successful runs and one failed run, 4 runs and a 25% error rate",
+  { timeout: 120_000 },
+  async () => {
+    // an assistant of its own, so the other tests' runs of the graph do not count
+    const assistant = (await (await fixture.server.api('/assistants', { method: 'POST', json: { graph_id: 'traced', name: 'measured' } })).json()) as {
+      assistant_id: string;
+    };
+    for (const content of ['add', 'add', 'add', 'fail please']) await finishedTracedRun(fixture.server, content, assistant.assistant_id);
+    const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/assistants/${assistant.assistant_id}`, { key: fixture.server.key });
+    const figures = page.getByRole('region', { name: 'Run metrics' });
+    const value = (label: string) => figures.locator('dt', { hasText: new RegExp(`^${label}$`) }).locator('xpath=following-sibling::dd[1]');
+    await value('Runs').filter({ hasText: /^4$/ }).waitFor();
+    assert.equal(await value('Failed').textContent(), '1');
+    assert.equal(await value('Error rate').textContent(), '25%');
+    assert.match((await value('p50 duration').textContent()) ?? '', /^\d+(\.\d+)? (ms|s)$/);
+    assert.equal(await value('By status').textContent(), 'success 3, error 1');
+    // another window asks again: the same runs are within the last 7 days
+    await page.getByLabel('Metrics window').selectOption({ label: 'last 7 days' });
+    await value('Runs').filter({ hasText: /^4$/ }).waitFor();
+    await screenshot(page, 'assistant-metrics');
+    await page.setViewportSize({ width: 400, height: 800 });
+    assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 400), true);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  },
+);

@@ -9,7 +9,7 @@ import { freshDatabaseUrl } from '../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
 import { countSql, searchSql } from '../../src/backends/postgres/pgThreads.ts';
 import { assistantSearchSql } from '../../src/backends/postgres/pgAssistants.ts';
-import { runsOfThreadSql, runsWithStatusSql } from '../../src/backends/postgres/pgRuns.ts';
+import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/backends/postgres/pgRuns.ts';
 import { deploymentListSql } from '../../src/backends/postgres/pgDeployments.ts';
 import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/backends/postgres/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
@@ -130,4 +130,8 @@ test('runs by thread, by status, and the claim queries are index scans', async (
 test('deleting a thread deletes its runs (foreign key with cascade)', async () => {
   await admin.query(`DELETE FROM agentplane_threads WHERE thread_id = 't5'`);
   assert.equal((await admin.query(`SELECT count(*)::int AS n FROM agentplane_runs WHERE thread_id = 't5'`)).rows[0].n, 0);
+});
+
+test("an assistant's run metrics over the last hour read its runs through an index", async () => {
+  assertIndexed(await plan(assistantRunSummarySql({ owner, assistantId: 'a', since: new Date(Date.now() - 3_600_000) })), 'agentplane_runs');
 });

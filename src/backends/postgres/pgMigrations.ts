@@ -350,9 +350,10 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 4,
     name: 'runs by assistant',
-    // an assistant's run metrics (GET /assistants/{id}/metrics) read one assistant's runs of a
-    // window; without this they would scan every run of the server
-    sql: `CREATE INDEX agentplane_runs_assistant_created ON agentplane_runs (assistant_id, created_at);`,
+    // an assistant's run metrics (GET /assistants/{id}/metrics) read one owner's runs of one
+    // assistant in a window (a system assistant is every owner's); without this they would
+    // scan every run of the server
+    sql: `CREATE INDEX agentplane_runs_assistant_owner_created ON agentplane_runs (assistant_id, owner, created_at);`,
   },
 ];
 

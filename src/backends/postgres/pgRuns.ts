@@ -63,7 +63,7 @@ export function runsWithStatusSql(owner: string, statuses: RunStatus[], threadId
 /**
  * An owner's runs of an assistant created since an instant: a row per status and a total row
  * (status null, by ROLLUP) with the finished runs' duration percentiles, read through
- * agentplane_runs_assistant_created (exported for the EXPLAIN tests).
+ * agentplane_runs_assistant_owner_created (exported for the EXPLAIN tests).
  */
 export function assistantRunSummarySql(window: RunWindow): { sql: string; params: unknown[] } {
   const duration = `extract(epoch FROM updated_at - created_at) * 1000`;

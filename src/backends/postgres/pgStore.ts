@@ -56,6 +56,10 @@ async function migrate(pool: pg.Pool): Promise<void> {
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
+      // the deferred foreign-key checks of the rows a migration moved run at its end, as if it
+      // had committed alone: PostgreSQL refuses CREATE INDEX on a table with checks pending, so
+      // a later migration could not index a table an earlier one filled in this transaction
+      await client.query('SET CONSTRAINTS ALL IMMEDIATE');
       await client.query('INSERT INTO agentplane_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
     await client.query('COMMIT');

@@ -2,8 +2,7 @@
 // Statuses change only in the run lifecycle; this service decides what to ask of it. A Runs
 // serves one owner (see ownerOf): another owner's runs, threads and assistants are answered
 // as missing ones.
-import type { TraceSpan } from '../../../generated/agent-server/types.gen.ts';
-import type { Assistant, Run, RunCreate, RunResult, RunsCancelRequest } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, AssistantRunMetrics, Run, RunCreate, RunResult, RunsCancelRequest, TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
@@ -14,6 +13,7 @@ import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
 import { admit } from './runStateMachine.ts';
+import { assistantRunMetrics } from './assistantRunMetrics.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { AssistantService, RunEvent, RunService } from './service.ts';
 import type { ThreadStateReader } from './threadState.ts';
@@ -172,6 +172,14 @@ export class Runs implements RunService {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
     const run = await this.run(threadId, runId);
     return run ? ok(toApiRun(run)) : runNotFound();
+  }
+
+  async assistantMetrics(assistantId: string, windowS: number): Promise<Outcome<AssistantRunMetrics, 'not_found'>> {
+    const assistant = await this.deps.assistants.resolve(assistantId);
+    if (!assistant) return assistantNotFound(assistantId);
+    const since = new Date(Date.now() - windowS * 1000);
+    const summary = await this.deps.queries.summaryOfAssistant({ owner: this.owner, assistantId: assistant.assistant_id, since });
+    return ok(assistantRunMetrics(assistant.assistant_id, windowS, summary));
   }
 
   async trace(threadId: string, runId: string): Promise<Outcome<TraceSpan[], 'not_found'>> {

@@ -2,9 +2,9 @@
 // interface per resource (assistants, threads, runs). Implemented in this folder
 // (assistants.ts, threads.ts, runs.ts; run and thread statuses in runLifecycle.ts) and
 // assembled by agentDomain.ts.
-import type { TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type {
   Assistant,
+  AssistantRunMetrics,
   AssistantCountRequest,
   AssistantCreate,
   AssistantPatch,
@@ -18,6 +18,7 @@ import type {
   Thread,
   ThreadCountRequest,
   ThreadCreateRequest,
+  TraceSpan,
   ThreadHistoryRequest,
   ThreadPatchRequest,
   ThreadPruneRequest,
@@ -101,6 +102,8 @@ export interface RunService {
   /** Creates (queues) a run; honours multitask_strategy and if_not_exists like POST /threads/{id}/runs. */
   create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>>;
   get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>>;
+  /** Figures of the owner's runs of an assistant (id or graph id) created in the last windowS seconds. */
+  assistantMetrics(assistantId: string, windowS: number): Promise<Outcome<AssistantRunMetrics, 'not_found'>>;
   /** The run's trace spans (tracing/runTracer.ts), oldest first; [] until the run has ended. */
   trace(threadId: string, runId: string): Promise<Outcome<TraceSpan[], 'not_found'>>;
   list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>>;

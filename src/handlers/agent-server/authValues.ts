@@ -103,6 +103,7 @@ const SHAPES: Record<string, Shape> = {
   },
   getAssistant: assistantRead,
   getAssistantGraph: assistantRead,
+  getAssistantRunMetrics: assistantRead,
   getAssistantSchemas: assistantRead,
   getAssistantSubgraphs: assistantRead,
   getAssistantSubgraphsByNamespace: assistantRead,

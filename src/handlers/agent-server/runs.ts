@@ -1,4 +1,4 @@
-// Background runs: createRun, listRuns, getRun, getRunTrace, cancelRun, deleteRun; stateless ones
+// Background runs: getAssistantRunMetrics (figures over an assistant's runs), createRun, listRuns, getRun, getRunTrace, cancelRun, deleteRun; stateless ones
 // (createStatelessRun, createRunBatch) and bulk cancellation (cancelRuns).
 import type { Run, RunSelection } from '../../../generated/agent-server/types.gen.ts';
 import type { RunService } from '../../domain/agent/service.ts';
@@ -7,7 +7,17 @@ import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
-type RunOps = 'createRun' | 'listRuns' | 'getRun' | 'getRunTrace' | 'cancelRun' | 'deleteRun' | 'createStatelessRun' | 'createRunBatch' | 'cancelRuns';
+type RunOps =
+  | 'getAssistantRunMetrics'
+  | 'createRun'
+  | 'listRuns'
+  | 'getRun'
+  | 'getRunTrace'
+  | 'cancelRun'
+  | 'deleteRun'
+  | 'createStatelessRun'
+  | 'createRunBatch'
+  | 'cancelRuns';
 
 export function runHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<AgentServerAreaHandlers, RunOps> {
   return {
@@ -28,6 +38,10 @@ export function runHandlers(runsFor: (ctx: RequestContext) => RunService): Pick<
     async getRun({ path }, ctx) {
       const runs = runsFor(ctx);
       const outcome = await runs.get(path.thread_id, path.run_id);
+      return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
+    },
+    async getAssistantRunMetrics({ path, query }, ctx) {
+      const outcome = await runsFor(ctx).assistantMetrics(path.assistant_id, query.window_s ?? 3600);
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async getRunTrace({ path }, ctx) {

@@ -9,6 +9,7 @@ import { GraphView } from '../graphView';
 import type { GraphData } from '../graph';
 import type { AgentCard as Card } from '../contract';
 import { navigate } from '../router';
+import { AssistantMetrics } from './assistantMetrics';
 import { AssistantSettings, NewAssistant } from './assistantSettings';
 
 export function AssistantsPage() {
@@ -94,9 +95,12 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
             <Raw value={a} />
           </Section>
         </div>
-        <Section title="Chat">
-          <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
-        </Section>
+        <div>
+          <Section title="Chat">
+            <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
+          </Section>
+          <AssistantMetrics id={a.assistant_id} />
+        </div>
       </div>
       <div class="columns">
         <AssistantSettings assistant={a} onChanged={assistant.reload} />
