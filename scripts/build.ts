@@ -7,10 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BUILD_STAMP, buildStamp } from '../bin/compiledSources.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
 const DIST = path.resolve(values.out ?? path.join(ROOT, 'dist'));
+// before tsc reads a source: a file saved during the build counts as newer than dist/
+const startedAt = Date.now();
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
 function run(command: string, args: string[]): void {
@@ -39,3 +42,5 @@ copyJs(path.join(ROOT, 'generated'), path.join(DIST, 'generated'));
 fs.copyFileSync(path.join(ROOT, 'test/conformance/coverage-exceptions.json'), path.join(DIST, 'test/conformance/coverage-exceptions.json'));
 
 run(bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(DIST, 'ui'), '--emptyOutDir']);
+// last: bin/agentplane.js runs this dist/ in a clone only while its sources are unchanged since
+fs.writeFileSync(path.join(DIST, BUILD_STAMP), JSON.stringify(buildStamp(ROOT, startedAt)));

@@ -58,14 +58,16 @@ export async function startHttpServer(
   // before any of the project's modules load (auth, routes, graphs): they may call getLogger()
   // or build a Client at the top of a module
   installProjectGlobals({ log: (level, message, fields) => log[level](message, fields), apiUrl: projectApiUrl });
+  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a 500.
+  // Loaded before the project's modules: a TypeScript project registers tsx's loader, through
+  // which every later import costs a round trip to the loader thread (these are megabytes)
+  const validators = await loadResponseValidators();
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
   const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, log, metrics, customAuth });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
   const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
-  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a 500
-  const validators = await loadResponseValidators();
   const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
   if (missing.length || missingMethods.length || unknown.length) {
     await storage.close();
