@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
+import { MIGRATIONS } from '../../src/backends/postgres/pgMigrations.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 interface Item {
@@ -104,7 +105,7 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
       const { rows } = await client.query('SELECT version FROM agentplane_migrations ORDER BY version');
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1, 2, 3],
+        MIGRATIONS.map((m) => m.version),
         'each migration applied once',
       );
       // a where-query is served by the collection's expression index, not a scan of the table
