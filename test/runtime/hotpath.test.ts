@@ -11,6 +11,7 @@ import type { ValidatorTable } from '../../src/runtime/api.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
 
 const seen: { early?: boolean; late?: boolean } = {};
+const threadBodies: object[] = [];
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let server: TestServer;
@@ -32,6 +33,13 @@ before(async () => {
           seen.late = ctx.signal.aborted;
         }
         return { status: 200, body: { ok: true } };
+      };
+      // the bodies GET /threads/{id} answered, to tell a view made again from one reused
+      const getThread = app.handlers.getThread;
+      app.handlers.getThread = async (request, ctx) => {
+        const reply = await getThread(request, ctx);
+        if (reply.status === 200 && 'body' in reply) threadBodies.push(reply.body as object);
+        return reply;
       };
       return app;
     },
@@ -105,4 +113,44 @@ test('a page made fresh around the same frozen views is checked once; a differen
   assert.equal(checks, 5, 'a page that did not fit is validated every time');
   for (let i = 0; i < 2; i += 1) replyViolation(operation, { status: 200, body: { resources: [{ ok: true }], offset: 1 } }, validators, log);
   assert.equal(checks, 7, 'a page around a view that may still change is validated every time');
+});
+
+test("an unchanged thread's view is made once and reused (its reply is checked once); any change makes a new one", async () => {
+  const json = (res: Response) => res.json() as Promise<Record<string, any>>;
+  const thread = await json(await server.api('/threads', { method: 'POST', json: { metadata: { n: 1 } } }));
+  const read = async (query = '') => {
+    const before = threadBodies.length;
+    const body = await json(await server.api(`/threads/${thread.thread_id}${query}`));
+    return { body, sent: threadBodies[before] };
+  };
+  const first = await read();
+  const again = await read();
+  assert.equal(again.sent, first.sent, 'the same view object for the same record');
+  assert.ok(Object.isFrozen(first.sent));
+  assert.deepEqual(again.body, first.body);
+  // a change of the record: a new view with it
+  await server.api(`/threads/${thread.thread_id}`, { method: 'PATCH', json: { metadata: { n: 2 } } });
+  const patched = await read();
+  assert.notEqual(patched.sent, first.sent);
+  assert.equal(patched.body.metadata.n, 2);
+  // a change of the state: the values of the run's end
+  await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+    method: 'POST',
+    json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'first' }] } },
+  });
+  const ran = await read();
+  assert.deepEqual(
+    ran.body.values.messages.map((m: { content: string }) => m.content),
+    ['first', 'first'],
+  );
+  await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+    method: 'POST',
+    json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'second' }] } },
+  });
+  const ranAgain = await read();
+  assert.equal(ranAgain.body.values.messages.length, 4);
+  // the ttl variant is its own view
+  const withTtl = await read('?include=ttl');
+  assert.notEqual(withTtl.sent, ranAgain.sent);
+  assert.deepEqual((await read()).body, ranAgain.body);
 });

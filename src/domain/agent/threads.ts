@@ -249,9 +249,23 @@ export class Threads implements ThreadService {
   }
 
   private async view(record: ThreadRecord, include: { ttl?: boolean } = {}): Promise<Thread> {
-    return toApiThread(record, await this.deps.stateReader.values(record), include);
+    const values = await this.deps.stateReader.values(record);
+    // the embedded store answers the same frozen record until the thread changes: its view is
+    // made once per version and frozen, so the reply check (writeReply.ts) validates it once
+    // rather than on every read (a thread's state values come back as the same object while
+    // its state is unchanged, or null before its first run)
+    if (!Object.isFrozen(record)) return toApiThread(record, values, include);
+    const ttl = Boolean(include.ttl);
+    const cached = threadViews.get(record);
+    if (cached && cached.values === values && cached.ttl === ttl) return cached.view;
+    const view = Object.freeze(toApiThread(record, values, include));
+    threadViews.set(record, { values, ttl, view });
+    return view;
   }
 }
+
+/** The last view made of each frozen thread record, with the values and ttl flag it holds. */
+const threadViews = new WeakMap<ThreadRecord, { values: Record<string, unknown> | null; ttl: boolean; view: Thread }>();
 
 function ttlSetting(ttl: ThreadTtl | undefined): { ttl?: ThreadTtlSetting } {
   return ttl ? { ttl: { strategy: ttl.strategy ?? 'delete', ttl_minutes: ttl.ttl } } : {};
