@@ -1,14 +1,15 @@
 // Schemas from a graph module's TypeScript types, for graphs that declare no StateSchema or
 // Zod schema (Annotation graphs), as the upstream JS server extracts them: the TypeScript
 // compiler reads the module in a worker thread (seconds of synchronous work, never on the
-// request loop), bounded by a timeout; each module's answer is kept while the file is
-// unchanged. The compiler is the project's own `typescript`, else agentplane's when
+// request loop), bounded by a timeout; each module's answer is kept in memory while the file
+// is unchanged, and on disk while every file it was read from is (staticSchemaCache.ts). The compiler is the project's own `typescript`, else agentplane's when
 // installed; without one, or when it fails, there is no answer (the caller falls back).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DeclaredSchemas } from './declaredSchemas.ts';
+import { keepSchemas, keptSchemasFile, readKeptSchemas } from './staticSchemaCache.ts';
 
 /** A graph's schemas read from its types, and its subgraphs' by namespace (`child`, `child|grandchild`). */
 export interface TypedSchemas extends DeclaredSchemas {
@@ -17,6 +18,8 @@ export interface TypedSchemas extends DeclaredSchemas {
 
 const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
+/** The extractor's own code: a kept answer is read again when it changes. */
+const EXTRACTOR = fileURLToPath(new URL(SOURCES ? './workers/staticSchemaWorker.ts' : './workers/staticSchemaWorker.js', import.meta.url));
 const TIMEOUT_MS = 60_000;
 const cache = new Map<string, Promise<TypedSchemas | undefined>>();
 
@@ -40,15 +43,28 @@ export function staticSchemas(file: string | undefined, exportName: string | und
 async function extract(file: string, exportName: string): Promise<TypedSchemas | undefined> {
   const typescript = compilerFor(file);
   if (!typescript) return undefined;
+  const keptFile = keptSchemasFile(file, exportName, typescript);
+  const kept = keptFile ? readKeptSchemas<TypedSchemas>(keptFile) : undefined;
+  if (kept !== undefined) return kept ?? undefined;
+  const before = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  const answer = await readTypes(file, exportName, typescript);
+  // an answer read while the module was being edited is used once, never kept
+  if (answer && keptFile && fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs === before)
+    keepSchemas(keptFile, [...answer.inputs, EXTRACTOR], answer.schemas);
+  return answer?.schemas ?? undefined;
+}
+
+/** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
+function readTypes(file: string, exportName: string, typescript: string): Promise<{ schemas: TypedSchemas | null; inputs: string[] } | undefined> {
   return new Promise((resolve) => {
     const worker = new Worker(ENTRY, { workerData: { file, exportName, typescript } });
     const timer = setTimeout(() => void worker.terminate().then(() => resolve(undefined)), TIMEOUT_MS);
-    const done = (value: TypedSchemas | undefined) => {
+    const done = (value: { schemas: TypedSchemas | null; inputs: string[] } | undefined) => {
       clearTimeout(timer);
       void worker.terminate();
       resolve(value);
     };
-    worker.once('message', (value: TypedSchemas | null) => done(value ?? undefined));
+    worker.once('message', (value: { schemas: TypedSchemas | null; inputs: string[] }) => done(value));
     worker.once('error', () => done(undefined));
     worker.once('exit', () => done(undefined));
   });

@@ -1,7 +1,9 @@
 // In a worker thread (the compiler is synchronous and takes seconds): the JSON schemas of a
 // graph's state, update, and config, read from the TypeScript types of its module with the
 // TypeScript compiler — the way the upstream JS server gives Annotation graphs typed schemas.
-// workerData: { file, exportName, typescript } (typescript: the compiler module's URL).
+// workerData: { file, exportName, typescript } (typescript: the compiler module's URL). It
+// answers the schemas (null when the module has no such graph) and every file the compiler
+// read, so that a kept answer can be checked against them (staticSchemaCache.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
 
@@ -16,7 +18,18 @@ const MAX_DEPTH = 6;
 
 const job = workerData as Job;
 const ts = ((await import(job.typescript)) as { default?: typeof TS }).default ?? ((await import(job.typescript)) as typeof TS);
-parentPort!.postMessage(extract(job));
+const program = ts.createProgram([job.file], {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  strict: true,
+  skipLibCheck: true,
+  noEmit: true,
+  allowImportingTsExtensions: true,
+  allowJs: true,
+  types: [],
+});
+parentPort!.postMessage({ schemas: extract(program, job), inputs: program.getSourceFiles().map((source) => source.fileName) });
 
 interface GraphSchemas {
   state: Schema;
@@ -25,18 +38,7 @@ interface GraphSchemas {
   config: Schema;
 }
 
-function extract({ file, exportName }: Job): (GraphSchemas & { subgraphs: Record<string, GraphSchemas> }) | null {
-  const program = ts.createProgram([file], {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    strict: true,
-    skipLibCheck: true,
-    noEmit: true,
-    allowImportingTsExtensions: true,
-    allowJs: true,
-    types: [],
-  });
+function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas & { subgraphs: Record<string, GraphSchemas> }) | null {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
