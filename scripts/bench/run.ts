@@ -23,6 +23,7 @@ import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
+import { measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
 import { measureTenants } from './tenants.ts';
@@ -81,7 +82,7 @@ const report: Measured = {
       ' runs on one thread; ' +
       RUNS_PER_THREAD +
       " on each of 100 threads) after a warm-up of 20 runs, since a thread's state grows with every run.",
-    "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it.",
+    "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it. The runs ceiling is the same graph run by LangGraph alone in a process of its own (no HTTP, queue or store; LangGraph's in-memory MemorySaver, stream mode `values`) in the same counts: no server running that graph on that LangGraph can do its runs faster.",
   ],
   http: [],
   seeding: [],
@@ -329,6 +330,11 @@ async function phaseRuns() {
     },
     { AGENTPLANE_RUN_WORKERS: '0' },
   );
+  try {
+    report.runs.push(...(await measureGraphAlone(log)));
+  } catch (err) {
+    skip('the bench graph run by LangGraph alone', err);
+  }
 }
 
 /** Responsiveness behind CPU-bound runs, with runs in the request process and with the default setting. */

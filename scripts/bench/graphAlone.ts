@@ -1,0 +1,32 @@
+// The runs ceiling: the bench graph run by LangGraph alone in a process of its own (no HTTP, no
+// queue, no store; LangGraph's in-memory checkpointer), in the counts the servers get. Both
+// servers run the same graph on the same LangGraph, so neither can do a run in less than this:
+// a ratio between servers is bounded by how far each stays above it.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import type { RunFigure } from './figures.ts';
+import { BENCH_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
+
+const RUNNER = path.join(ROOT, 'scripts/bench/graphAloneRunner.ts');
+
+export async function measureGraphAlone(log: (line: string) => void): Promise<RunFigure[]> {
+  const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', RUNNER, graph], { cwd: ROOT, maxBuffer: 1 << 20 });
+  const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<'one' | 'many', { runs: number; seconds: number }>;
+  const figures = (['one', 'many'] as const).map((key): RunFigure => {
+    const { runs, seconds } = measured[key];
+    return {
+      server: 'graph-alone',
+      graph: BENCH_GRAPH,
+      scenario: key === 'one' ? 'one thread' : '100 threads',
+      runs,
+      seconds: Math.round(seconds * 100) / 100,
+      runsPerSecond: Math.round((runs / seconds) * 10) / 10,
+      failed: 0,
+    };
+  });
+  for (const f of figures)
+    log(`  LangGraph alone  ${f.graph.padEnd(10)} runs, ${f.scenario.padEnd(11)}: ${f.runs} in ${f.seconds} s = ${f.runsPerSecond} runs/s`);
+  return figures;
+}

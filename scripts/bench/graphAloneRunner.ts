@@ -1,0 +1,37 @@
+// Child process of graphAlone.ts: the bench graph run by LangGraph alone, in this process, with
+// LangGraph's in-memory checkpointer (the upstream dev server's kind) and no server around it,
+// in the counts the servers get. Prints one JSON line: the figures per scenario.
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { MemorySaver } from '@langchain/langgraph';
+import { ONE_THREAD_RUNS, RUNS_PER_THREAD } from './runs.ts';
+
+type Streamable = {
+  checkpointer?: unknown;
+  stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>>;
+};
+
+const [file, exportName] = process.argv[2].split(/:(?=[^:]+$)/);
+const graph = (await import(pathToFileURL(file).href))[exportName] as Streamable;
+graph.checkpointer = new MemorySaver();
+
+/** `perThread` runs one after another on each of `threads` threads, the threads side by side. */
+async function drain(threads: number, perThread: number): Promise<number> {
+  const ids = Array.from({ length: threads }, () => randomUUID());
+  const started = performance.now();
+  await Promise.all(
+    ids.map(async (threadId) => {
+      for (let i = 0; i < perThread; i += 1) {
+        const input = { messages: [{ role: 'user', content: `hello ${randomUUID()}` }] };
+        // a background run's default stream mode on both servers
+        for await (const chunk of await graph.stream(input, { configurable: { thread_id: threadId }, streamMode: 'values' })) void chunk;
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+await drain(4, 5); // the same warm-up as the servers'
+const one = await drain(1, ONE_THREAD_RUNS);
+const many = await drain(100, RUNS_PER_THREAD);
+console.log(JSON.stringify({ one: { runs: ONE_THREAD_RUNS, seconds: one }, many: { runs: 100 * RUNS_PER_THREAD, seconds: many } }));
