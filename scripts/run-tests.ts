@@ -19,7 +19,7 @@ import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, start
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
 const SEPARATE = ['test/release', 'test/containers'];
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
-/** Seconds per file measured once (main aab8025), for a clone that has no record of its own yet. */
+/** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';
 /** Seconds per file of the last run here (written by the durations reporter). */
 const RECORDED_DURATIONS = '.cache/test-durations.json';
@@ -126,6 +126,9 @@ const env: Record<string, string> = {
   AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1',
   [TEST_RUN_ENV]: run,
   AGENTPLANE_TEST_DURATIONS: path.resolve(RECORDED_DURATIONS),
+  // the conformance suite's depth in a test run (the `conformance` command's default is 40): each
+  // case is one request per operation and method in both modes, and CI runs every commit
+  FUZZ_RUNS: process.env.FUZZ_RUNS ?? '25',
 };
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
 let finish = async (): Promise<void> => {};

@@ -36,7 +36,7 @@ const HOSTILE = [
   { kind: 'throws outside its run', graph: 'crash', input: 'throw', status: 'error', error: 'WorkerCrashed', message: /RangeError: thrown outside the run/ },
   { kind: 'calls process.exit', graph: 'crash', input: 'exit', status: 'error', error: 'WorkerCrashed', message: /exited \(code 7\)/ },
   { kind: 'exhausts its heap', graph: 'hog', input: 'allocate', status: 'error', error: 'WorkerCrashed', message: /ran out of memory/ },
-  { kind: 'never yields', graph: 'spin', input: 'loop', status: 'timeout', error: 'TimeoutError', message: /exceeded its time limit of 8 s/ },
+  { kind: 'never yields', graph: 'spin', input: 'loop', status: 'timeout', error: 'TimeoutError', message: /exceeded its time limit of 6 s/ },
 ] as const;
 
 type Event = { event: string; data: unknown };
@@ -49,12 +49,12 @@ async function eventsOf(client: Client, threadId: string, runId: string): Promis
 
 const attemptsOf = (events: Event[]) => events.filter((e) => e.event === 'metadata').map((e) => (e.data as { attempt: number }).attempt);
 
-/** Innocent runs that last 4 s each (well within the 8 s limit), all executing before it returns. */
+/** Innocent runs that last 2 s each (4 s within the 6 s limit: a retried one may wait for a fresh worker to load), all executing before it returns. */
 async function startInnocents(client: Client): Promise<{ threadId: string; runId: string }[]> {
   const runs = await Promise.all(
     [0, 1, 2, 3].map(async (i) => {
       const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, 'slow', { input: say(`innocent ${i}`), context: { delay_ms: 4000 } });
+      const run = await client.runs.create(thread.thread_id, 'slow', { input: say(`innocent ${i}`), context: { delay_ms: 2000 } });
       return { threadId: thread.thread_id, runId: run.run_id };
     }),
   );
@@ -76,7 +76,7 @@ for (const auth of [true, false]) {
         dataDir: null,
         env: {
           AGENTPLANE_RUN_WORKERS: '2',
-          AGENTPLANE_RUN_TIMEOUT_S: '8',
+          AGENTPLANE_RUN_TIMEOUT_S: '6',
           AGENTPLANE_RUN_WORKER_MEMORY_MB: '192',
           ...(auth ? { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: tenants } : {}),
         },

@@ -35,17 +35,16 @@ test('a new operation in spec/ regenerates generated/ and the compiler asks for 
   fs.writeFileSync(specFile, YAML.stringify(doc));
   const before = fs.readFileSync(path.join(dir, 'generated/control-plane/operations.gen.ts'), 'utf8');
 
+  // CI's check (`npm run check:generated`) fails while generated/ is not what the spec now produces
+  const stale = run(dir, ['--import', 'tsx', 'scripts/check-generated.ts']);
+  assert.notEqual(stale.status, 0, 'a stale generated/ fails the check');
+  assert.match(stale.stderr, /stale: generated\/control-plane\/operations\.gen\.ts/);
+
   const generate = run(dir, ['--import', 'tsx', 'scripts/generate.ts']);
   assert.equal(generate.status, 0, generate.stderr);
   const after = fs.readFileSync(path.join(dir, 'generated/control-plane/operations.gen.ts'), 'utf8');
   assert.notEqual(after, before);
   assert.match(after, /restartDeployment\(request: RestartDeploymentRequest/);
-
-  const check = run(dir, ['--import', 'tsx', 'scripts/check-generated.ts']);
-  assert.equal(check.status, 0, 'the regenerated copy is current');
-  fs.appendFileSync(path.join(dir, 'spec/control-plane.openapi.yaml'), '\n# a comment changes the hash\n');
-  const stale = run(dir, ['--import', 'tsx', 'scripts/check-generated.ts']);
-  assert.notEqual(stale.status, 0, 'a stale generated/ fails the check');
 
   // only the control plane's handler registry and what it imports, not the whole program: the
   // registry is where a missing handler must show, and this compiles in a fraction of the time
