@@ -55,7 +55,9 @@ if (files.length === 0) {
  * cost. A group is an entry file under .cache/test-groups that imports its members in turn, so
  * their tests run one after another in one process as they would alone. Left out, and run in
  * a process of their own: files that are slow anyway (their own slot keeps the run's tail
- * short), files with hooks at the top level (those would apply to every member), and files
+ * short), files with per-test hooks at the top level (beforeEach/afterEach would wrap every
+ * member's tests; a top-level before/after runs once in the shared process, its file's
+ * server or database simply living until the group ends), and files
  * that touch the process itself (its environment, exit, signal handlers, faked clocks).
  * TEST_GROUPS=0 runs every file alone.
  */
@@ -63,7 +65,7 @@ function grouped(candidates: string[]): string[] {
   const seconds = durations();
   const ownProcess = (file: string) =>
     (seconds[path.normalize(file)] ?? 0) >= 8 ||
-    /^(before|after|beforeEach|afterEach)\(|process\.env(\.[A-Z_]+|\[[^\]]+\]) *=[^=]|delete process\.env|process\.chdir|process\.exit|process\.on\(|mock\.(method|timers)/m.test(
+    /^(beforeEach|afterEach)\(|process\.env(\.[A-Z_]+|\[[^\]]+\]) *=[^=]|delete process\.env|process\.chdir|process\.exit|process\.on\(|mock\.(method|timers)/m.test(
       fs.readFileSync(file, 'utf8'),
     );
   const alone = candidates.filter(ownProcess);
@@ -78,7 +80,7 @@ function grouped(candidates: string[]): string[] {
       alone.push(members[0]);
       continue;
     }
-    // groups of about 20 s of tests by the record (5 s for a file without one)
+    // groups of about 30 s of tests by the record (5 s for a file without one)
     let group: string[] = [];
     let total = 0;
     const flush = () => {
@@ -94,7 +96,7 @@ function grouped(candidates: string[]): string[] {
     for (const file of members) {
       group.push(file);
       total += seconds[path.normalize(file)] ?? 5;
-      if (total >= 20) flush();
+      if (total >= 30) flush();
     }
     flush();
   }
