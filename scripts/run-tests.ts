@@ -130,7 +130,7 @@ const env: Record<string, string> = {
   AGENTPLANE_TEST_DURATIONS: path.resolve(RECORDED_DURATIONS),
   // the conformance suite's depth in a test run (the `conformance` command's default is 40): each
   // case is one request per operation and method in both modes, and CI runs every commit
-  FUZZ_RUNS: process.env.FUZZ_RUNS ?? '25',
+  FUZZ_RUNS: process.env.FUZZ_RUNS ?? '20',
 };
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
 let finish = async (): Promise<void> => {};

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
+import { compiledIsCurrent } from '../../bin/compiledSources.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -25,14 +26,18 @@ describe('the npm package, installed from its tarball', () => {
   const children: ChildProcess[] = [];
 
   before(async () => {
-    // a copy of what `files` lists, built into its own dist/ (never the working tree's, which
-    // other tests serve from), packed as `npm publish` would
+    // a copy of what `files` lists, packed as `npm publish` would. Its dist/ is the working
+    // tree's while that was built from the sources as they are (npm ci leaves it so: the same
+    // build, ~13 CPU-s not spent again), else a build of its own (never into the working
+    // tree's dist/, which other tests serve from)
     const stage = tempDir('agentplane-stage-');
+    const current = compiledIsCurrent(ROOT);
     for (const entry of [...manifest.files, 'package.json', 'README.md']) {
-      if (entry.replace(/\/$/, '') === 'dist') continue;
+      if (entry.replace(/\/$/, '') === 'dist' && !current) continue;
       fs.cpSync(path.join(ROOT, entry), path.join(stage, entry), { recursive: true });
     }
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/build.ts'), '--out', path.join(stage, 'dist')], { cwd: ROOT, stdio: 'pipe' });
+    if (!current)
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/build.ts'), '--out', path.join(stage, 'dist')], { cwd: ROOT, stdio: 'pipe' });
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--loglevel=error'], { cwd: stage, encoding: 'utf8' })) as {
       filename: string;
       files: { path: string }[];
