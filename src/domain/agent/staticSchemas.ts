@@ -1,9 +1,11 @@
 // Schemas from a graph module's TypeScript types, for graphs that declare no StateSchema or
 // Zod schema (Annotation graphs), as the upstream JS server extracts them: the TypeScript
 // compiler reads the module in a worker thread (seconds of synchronous work, never on the
-// request loop), bounded by a timeout; each module's answer is kept in memory while the file
-// is unchanged, and on disk while every file it was read from is (staticSchemaCache.ts). The compiler is the project's own `typescript`, else agentplane's when
-// installed; without one, or when it fails, there is no answer (the caller falls back).
+// request loop; one worker for consecutive readings, which parses an unchanged file once),
+// bounded by a timeout; each module's answer is kept in memory while the file is unchanged,
+// and on disk while every file it was read from is (staticSchemaCache.ts). The compiler is
+// the project's own `typescript`, else agentplane's when installed; without one, or when it
+// fails, there is no answer (the caller falls back).
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -54,20 +56,64 @@ async function extract(file: string, exportName: string): Promise<TypedSchemas |
   return answer?.schemas ?? undefined;
 }
 
+type Answer = { schemas: TypedSchemas | null; inputs: string[] };
+
+/** A schema worker for one compiler and the jobs it has in hand. */
+interface Reader {
+  worker: Worker;
+  pending: Map<number, (answer: Answer | undefined) => void>;
+  idle?: NodeJS.Timeout;
+}
+
+/** One worker per compiler, kept while jobs come and IDLE_MS after: it parses unchanged files once. */
+const readers = new Map<string, Reader>();
+const IDLE_MS = 15_000;
+let nextJob = 0;
+
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
-function readTypes(file: string, exportName: string, typescript: string): Promise<{ schemas: TypedSchemas | null; inputs: string[] } | undefined> {
+function readTypes(file: string, exportName: string, typescript: string): Promise<Answer | undefined> {
+  const reader = readerFor(typescript);
+  const id = ++nextJob;
   return new Promise((resolve) => {
-    const worker = new Worker(ENTRY, { workerData: { file, exportName, typescript } });
-    const timer = setTimeout(() => void worker.terminate().then(() => resolve(undefined)), TIMEOUT_MS);
-    const done = (value: { schemas: TypedSchemas | null; inputs: string[] } | undefined) => {
+    // a compiler stuck on one module ends its worker: the jobs in hand get no answer
+    const timer = setTimeout(() => retire(typescript, reader), TIMEOUT_MS);
+    reader.pending.set(id, (answer) => {
       clearTimeout(timer);
-      void worker.terminate();
-      resolve(value);
-    };
-    worker.once('message', (value: { schemas: TypedSchemas | null; inputs: string[] }) => done(value));
-    worker.once('error', () => done(undefined));
-    worker.once('exit', () => done(undefined));
+      resolve(answer);
+    });
+    clearTimeout(reader.idle);
+    reader.worker.ref();
+    reader.worker.postMessage({ id, file, exportName });
   });
+}
+
+function readerFor(typescript: string): Reader {
+  const existing = readers.get(typescript);
+  if (existing) return existing;
+  const reader: Reader = { worker: new Worker(ENTRY, { workerData: { typescript } }), pending: new Map() };
+  readers.set(typescript, reader);
+  reader.worker.on('message', (message: Answer & { id: number; error?: string }) => {
+    const answer = reader.pending.get(message.id);
+    reader.pending.delete(message.id);
+    answer?.(message.error === undefined ? { schemas: message.schemas, inputs: message.inputs } : undefined);
+    if (reader.pending.size === 0) {
+      // idle: it no longer keeps the process up, and ends after a while
+      reader.worker.unref();
+      reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
+    }
+  });
+  reader.worker.once('error', () => retire(typescript, reader));
+  reader.worker.once('exit', () => retire(typescript, reader));
+  return reader;
+}
+
+/** Ends a reader: the jobs it had in hand get no answer, the next job starts a fresh worker. */
+function retire(typescript: string, reader: Reader): void {
+  if (readers.get(typescript) === reader) readers.delete(typescript);
+  clearTimeout(reader.idle);
+  for (const answer of reader.pending.values()) answer(undefined);
+  reader.pending.clear();
+  void reader.worker.terminate();
 }
 
 /** The URL of the TypeScript compiler the project resolves (else agentplane's, if any). */

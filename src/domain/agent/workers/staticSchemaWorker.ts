@@ -1,24 +1,28 @@
 // In a worker thread (the compiler is synchronous and takes seconds): the JSON schemas of a
 // graph's state, update, and config, read from the TypeScript types of its module with the
 // TypeScript compiler — the way the upstream JS server gives Annotation graphs typed schemas.
-// workerData: { file, exportName, typescript } (typescript: the compiler module's URL). It
-// answers the schemas (null when the module has no such graph) and every file the compiler
-// read, so that a kept answer can be checked against them (staticSchemaCache.ts).
+// workerData: { typescript } (the compiler module's URL); each message { id, file, exportName }
+// is answered with the schemas (null when the module has no such graph) and every file the
+// compiler read, so that a kept answer can be checked against them (staticSchemaCache.ts).
+// The worker lives while jobs come (staticSchemas.ts): files it parsed are parsed again only
+// when they change, so a second graph of the same project costs a fraction of the first (most
+// of a reading is parsing LangGraph's and LangChain's declaration files).
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
 
 interface Job {
+  id: number;
   file: string;
   exportName: string;
-  typescript: string;
 }
 
 type Schema = Record<string, unknown>;
 const MAX_DEPTH = 6;
 
-const job = workerData as Job;
-const ts = ((await import(job.typescript)) as { default?: typeof TS }).default ?? ((await import(job.typescript)) as typeof TS);
-const program = ts.createProgram([job.file], {
+const { typescript } = workerData as { typescript: string };
+const ts = ((await import(typescript)) as { default?: typeof TS }).default ?? ((await import(typescript)) as typeof TS);
+const options: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -28,8 +32,28 @@ const program = ts.createProgram([job.file], {
   allowImportingTsExtensions: true,
   allowJs: true,
   types: [],
+};
+const host = ts.createCompilerHost(options);
+const parse = host.getSourceFile.bind(host);
+/** Source files parsed (and bound, once a checker used them) by earlier jobs, while unchanged. */
+const parsed = new Map<string, { mtimeMs: number; size: number; source: TS.SourceFile }>();
+host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+  const stat = fs.statSync(fileName, { throwIfNoEntry: false });
+  const kept = parsed.get(fileName);
+  if (stat && kept && kept.mtimeMs === stat.mtimeMs && kept.size === stat.size) return kept.source;
+  const source = parse(fileName, languageVersion, onError, shouldCreate);
+  if (source && stat) parsed.set(fileName, { mtimeMs: stat.mtimeMs, size: stat.size, source });
+  return source;
+};
+
+parentPort!.on('message', (job: Job) => {
+  try {
+    const program = ts.createProgram([job.file], options, host);
+    parentPort!.postMessage({ id: job.id, schemas: extract(program, job), inputs: program.getSourceFiles().map((source) => source.fileName) });
+  } catch (err) {
+    parentPort!.postMessage({ id: job.id, error: String(err) });
+  }
 });
-parentPort!.postMessage({ schemas: extract(program, job), inputs: program.getSourceFiles().map((source) => source.fileName) });
 
 interface GraphSchemas {
   state: Schema;
