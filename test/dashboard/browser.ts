@@ -1,5 +1,6 @@
-// The dashboard's browser harness: builds ui/ once, starts one Debian Chromium (headless,
-// shared by every test of the file) and opens pages with the API key already in the session.
+// The dashboard's browser harness: builds ui/ when dist/ui is older than it, starts one Debian
+// Chromium (headless, shared by every test of the file) and opens pages with the API key
+// already in the session.
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before } from 'node:test';
@@ -13,9 +14,29 @@ declare const sessionStorage: any;
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Builds the dashboard from its sources, so the test runs what is in ui/ now. */
-export async function buildDashboard(): Promise<void> {
+/** Builds the dashboard from its sources into dist/ui. */
+async function buildDashboard(): Promise<void> {
   await build({ configFile: path.join(ROOT, 'ui/vite.config.ts'), logLevel: 'error' });
+}
+
+/** The newest modification time of the files under `dir`. */
+const newestUnder = (dir: string): number =>
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .reduce((newest, e) => Math.max(newest, e.isDirectory() ? newestUnder(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs), 0);
+
+let built: Promise<void> | undefined;
+
+/**
+ * The dashboard as ui/ is now: built unless dist/ui was built after every file it is built
+ * from last changed (ui/, the spec it embeds, the locked dependencies) — npm ci builds it —
+ * and at most once per test process. Never while dist/ui is current: the release checks pack
+ * dist/ beside the dashboard's tests, and a build empties dist/ui first.
+ */
+export function dashboardBuilt(): Promise<void> {
+  const builtAt = fs.statSync(path.join(ROOT, 'dist/ui/index.html'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const sources = Math.max(newestUnder(path.join(ROOT, 'ui')), newestUnder(path.join(ROOT, 'spec')), fs.statSync(path.join(ROOT, 'package-lock.json')).mtimeMs);
+  return (built ??= sources < builtAt ? Promise.resolve() : buildDashboard());
 }
 
 export function launchBrowser(): Promise<Browser> {
@@ -78,7 +99,7 @@ export const pageErrors = (page: Page): string[] => (page as Page & { errors: st
 export function dashboardFixture(options: TestServerOptions): { server: TestServer; browser: Browser } {
   const fixture = {} as { server: TestServer; browser: Browser };
   before(async () => {
-    await buildDashboard();
+    await dashboardBuilt();
     [fixture.server, fixture.browser] = await Promise.all([startTestServer(options), launchBrowser()]);
   });
   after(async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { buildDashboard, launchBrowser, openPage, pageErrors, screenshot } from '../dashboard/browser.ts';
+import { dashboardBuilt, launchBrowser, openPage, pageErrors, screenshot } from '../dashboard/browser.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;
@@ -26,7 +26,7 @@ let server: TestServer;
 let browser: Browser;
 
 before(async () => {
-  await buildDashboard();
+  await dashboardBuilt();
   // phases long enough that the page is seen moving through them, short enough to be quick
   [server, browser] = await Promise.all([startTestServer({ project, env: { AGENTPLANE_PHASE_MS: '150' } }), launchBrowser()]);
 });
