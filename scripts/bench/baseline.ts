@@ -70,8 +70,10 @@ export function prepareBaseline(ref: string, log: (s: string) => void): Baseline
     log('  node_modules: hard-linked from the current tree (same pinned versions)');
     run('cp', ['-al', path.join(ROOT, 'node_modules'), path.join(root, 'node_modules')], ROOT);
   } else {
-    log('  node_modules: npm ci --offline (the pinned versions differ)');
-    run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], root);
+    // from npm's cache when it holds every pinned version; a fresh machine's does not, and
+    // fetches what is missing from the registry
+    log('  node_modules: npm ci --prefer-offline (the pinned versions differ)');
+    run('npm', ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], root);
   }
   log('  npm run build');
   run('npm', ['run', 'build'], root);
