@@ -25,3 +25,11 @@ export interface RpcContext extends RequestContext {
   /** The JSON-RPC request id, echoed by the dispatcher. */
   requestId: string | number | null;
 }
+
+/**
+ * The context with more fields. The HTTP pipeline's context makes `baseUrl` and `signal` on
+ * first read (getters on its prototype), which a spread does not copy: they are read here.
+ */
+export function extendContext<C extends RequestContext, E extends object>(ctx: C, extra: E): C & E {
+  return { ...ctx, baseUrl: ctx.baseUrl, signal: ctx.signal, ...extra };
+}

@@ -8,7 +8,7 @@
 // endpoint that addresses something can refuse it), then `run`s it; `rpcHttpReply` turns
 // the outcome into the operation's reply.
 import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from './contract.ts';
-import type { RpcContext } from './context.ts';
+import { extendContext, type RpcContext } from './context.ts';
 import { RPC, toValidationItems } from './errors.ts';
 import { DEFAULT_MAX_BODY_DEPTH, isJsonContentType, parseJson } from './requestBody.ts';
 
@@ -104,7 +104,7 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
 
   /** Runs a prepared call. */
   async run(call: RpcCall, ctx: Omit<Ctx, 'requestId'>): Promise<RpcReply> {
-    const context = { ...ctx, requestId: call.id } as Ctx;
+    const context = extendContext(ctx, { requestId: call.id }) as Ctx;
     const outcome = await this.options.handlers[call.method](call.params as never, context);
     if ('stream' in outcome) {
       const check = (o: RpcOutcome<unknown>) => this.check(call.method, o);

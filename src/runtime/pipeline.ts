@@ -93,6 +93,53 @@ function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
   return httpError(429, detail, { 'Retry-After': '5' });
 }
 
+/**
+ * A request's context. A class, not an object literal with a getter: V8 gives every literal
+ * whose accessor is a fresh closure a hidden class of its own, so a literal per request made
+ * (and promoted, and later swept) a hidden class per request — most of the request path's
+ * garbage-collection time. The getters below live on the prototype and cost nothing unread.
+ */
+class HttpRequestContext implements RequestContext {
+  user?: RequestContext['user'];
+  readonly prefer: string | undefined;
+  readonly headers: IncomingMessage['headers'];
+  private origin: string | null;
+  // an AbortSignal costs more than many a handler: made only for handlers that ask for it
+  private abort: AbortController | undefined;
+  private gone = false;
+
+  constructor(
+    readonly operationId: string,
+    readonly tenantId: string | null,
+    req: IncomingMessage,
+    readonly log: Logger,
+    publicUrl: string | null,
+    private readonly trustProxy: boolean,
+  ) {
+    this.headers = req.headers;
+    this.prefer = typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined;
+    this.origin = publicUrl;
+  }
+
+  get baseUrl(): string {
+    return (this.origin ??= requestOrigin(this.headers, this.trustProxy));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.abort) {
+      this.abort = new AbortController();
+      if (this.gone) this.abort.abort();
+    }
+    return this.abort.signal;
+  }
+
+  /** The client went away before its reply was complete. */
+  clientGone(): void {
+    this.gone = true;
+    this.abort?.abort();
+  }
+}
+
 export function createPipeline(options: PipelineOptions) {
   const router = new Router(options.documents, options.disabled);
   // with strict replies (tests), a serializer that changes a body is an error too
@@ -163,29 +210,10 @@ export function createPipeline(options: PipelineOptions) {
       operationId = b.operation.operationId;
       const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
       if ('status' in identity) return send(res, identity);
-      // an AbortSignal costs more than many a handler: made only for handlers that ask for it
-      let abort: AbortController | undefined;
-      let gone = false;
+      const ctx = new HttpRequestContext(operationId, identity.tenantId, req, log, options.publicUrl, options.trustProxy === true);
       res.once('close', () => {
-        if (res.writableFinished) return;
-        gone = true;
-        abort?.abort();
+        if (!res.writableFinished) ctx.clientGone();
       });
-      const ctx: RequestContext = {
-        operationId,
-        tenantId: identity.tenantId,
-        baseUrl: options.publicUrl ?? requestOrigin(req.headers, options.trustProxy === true),
-        get signal() {
-          if (!abort) {
-            abort = new AbortController();
-            if (gone) abort.abort();
-          }
-          return abort.signal;
-        },
-        log,
-        prefer: typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined,
-        headers: req.headers,
-      };
       if (options.customAuth && options.customAuthFor?.(operationId)) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);
         if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));

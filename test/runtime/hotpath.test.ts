@@ -9,8 +9,11 @@ import { replyViolation } from '../../src/runtime/writeReply.ts';
 import type { OperationSpec } from '../../src/runtime/contract.ts';
 import type { ValidatorTable } from '../../src/runtime/api.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
+import { extendContext, type RequestContext } from '../../src/runtime/context.ts';
+import v8 from 'node:v8';
 
 const seen: { early?: boolean; late?: boolean } = {};
+const contexts: RequestContext[] = [];
 const threadBodies: object[] = [];
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,6 +27,10 @@ before(async () => {
       // ?when=late first asks for it after the client has gone
       app.handlers.health = async (request, ctx) => {
         const url = new URL(`http://x/?${new URLSearchParams(request.query as Record<string, string>)}`);
+        if (url.searchParams.get('when') === 'keep') {
+          contexts.push(ctx);
+          return { status: 200, body: { ok: true } };
+        }
         if (url.searchParams.get('when') === 'early') {
           const signal = ctx.signal;
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -57,6 +64,22 @@ test('a handler sees the client go, whether it took the signal before or after',
   }
   for (let i = 0; i < 50 && (seen.early === undefined || seen.late === undefined); i += 1) await delay(20);
   assert.deepEqual(seen, { early: true, late: true });
+});
+
+test('every request context has the same hidden class; extending one keeps its origin and its abort signal', async () => {
+  for (let i = 0; i < 3; i += 1) assert.equal((await server.api('/ok?when=keep')).status, 200);
+  // a context per request with a hidden class of its own (an object literal with a getter)
+  // made the collector promote and sweep one per request: most of the request path's GC time
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const sameShape = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+  v8.setFlagsFromString('--no-allow-natives-syntax');
+  const [first, second, third] = contexts;
+  assert.ok(sameShape(first, second) && sameShape(second, third), 'one hidden class for every request context');
+  assert.equal(first.baseUrl, server.url, 'the origin the client used');
+  const extended = extendContext(third, { requestId: 7 });
+  assert.equal(extended.requestId, 7);
+  assert.equal(extended.baseUrl, third.baseUrl, 'the origin, made on first read, is carried');
+  assert.equal(extended.signal, third.signal, 'the same abort signal, so a client that goes aborts the extended call too');
 });
 
 test('a key once accepted keeps working; an unknown key is still refused after it', async () => {

@@ -5,7 +5,7 @@ import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import type { ServiceFor } from '../agent-server/owner.ts';
-import type { RequestContext, RpcContext } from '../../runtime/context.ts';
+import { extendContext, type RequestContext, type RpcContext } from '../../runtime/context.ts';
 import { rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/jsonrpc.ts';
 import { failed } from '../agent-server/failures.ts';
 import { fail } from '../../domain/outcome.ts';
@@ -29,6 +29,6 @@ export function a2aRpc(
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
     const found = await serviceFor(ctx).assistants.get(path.assistant_id);
     if (!found.ok) return unknownAssistant(path.assistant_id);
-    return rpcHttpReply(await dispatcher.run(prepared.call, { ...ctx, assistant: found.value, tasks: tasksFor(ctx) }));
+    return rpcHttpReply(await dispatcher.run(prepared.call, extendContext(ctx, { assistant: found.value, tasks: tasksFor(ctx) })));
   };
 }
