@@ -169,23 +169,27 @@ export function createPipeline(options: PipelineOptions) {
     const search = q < 0 ? '' : url.slice(q + 1);
     const method = req.method ?? 'GET';
     let operationId: string | undefined;
-    if (options.observe) {
-      const started = performance.now();
-      const observe = options.observe;
+    const observe = options.observe;
+    const started = observe ? performance.now() : 0;
+    let requestId = '';
+    if (observe) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
-      const requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
+      requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
       res.setHeader('X-Request-Id', requestId);
-      res.once('close', () =>
-        observe({
-          operationId: operationId ?? 'unmatched',
-          method,
-          path: pathname,
-          status: res.statusCode,
-          seconds: (performance.now() - started) / 1000,
-          requestId,
-        }),
-      );
     }
+    let ctx: HttpRequestContext | undefined;
+    // one listener per request for everything that waits for its end
+    res.once('close', () => {
+      if (ctx && !res.writableFinished) ctx.clientGone();
+      observe?.({
+        operationId: operationId ?? 'unmatched',
+        method,
+        path: pathname,
+        status: res.statusCode,
+        seconds: (performance.now() - started) / 1000,
+        requestId,
+      });
+    });
     try {
       if (options.cors?.(req, res)) return;
       if (options.extra?.(req, res, pathname)) return;
@@ -210,10 +214,7 @@ export function createPipeline(options: PipelineOptions) {
       operationId = b.operation.operationId;
       const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
       if ('status' in identity) return send(res, identity);
-      const ctx = new HttpRequestContext(operationId, identity.tenantId, req, log, options.publicUrl, options.trustProxy === true);
-      res.once('close', () => {
-        if (!res.writableFinished) ctx.clientGone();
-      });
+      ctx = new HttpRequestContext(operationId, identity.tenantId, req, log, options.publicUrl, options.trustProxy === true);
       if (options.customAuth && options.customAuthFor?.(operationId)) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);
         if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));

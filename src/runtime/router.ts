@@ -11,12 +11,17 @@ interface CompiledRoute {
   regex: RegExp;
   names: string[];
   specificity: number;
+  /** How many `/`-separated segments the template has (a parameter never spans two). */
+  segments: number;
+  /** The template's first segment when it is literal; null when it is a parameter. */
+  first: string | null;
 }
 
 export class Router {
   private readonly literal = new Map<string, OperationSpec>();
   private readonly templated: CompiledRoute[] = [];
-  private readonly templatedByMethod = new Map<string, CompiledRoute[]>();
+  /** Per method, then per segment count: the only routes a path can match, most specific first. */
+  private readonly templatedByMethod = new Map<string, Map<number, CompiledRoute[]>>();
   private readonly methodsByPath = new Map<string, Set<string>>();
 
   /**
@@ -30,9 +35,11 @@ export class Router {
     }
     this.templated.sort((a, b) => b.specificity - a.specificity);
     for (const route of this.templated) {
-      const list = this.templatedByMethod.get(route.operation.method) ?? [];
+      let bySegments = this.templatedByMethod.get(route.operation.method);
+      if (!bySegments) this.templatedByMethod.set(route.operation.method, (bySegments = new Map()));
+      const list = bySegments.get(route.segments) ?? [];
       list.push(route);
-      this.templatedByMethod.set(route.operation.method, list);
+      bySegments.set(route.segments, list);
     }
   }
 
@@ -53,6 +60,8 @@ export class Router {
       regex: new RegExp(`^${pattern}$`),
       names,
       specificity: operation.path.replace(/\{[^}]+\}/g, '').length * 10 - names.length,
+      segments: segmentCount(operation.path),
+      first: /^\/[^/{]+(?:\/|$)/.test(operation.path) ? firstSegment(operation.path) : null,
     });
   }
 
@@ -60,8 +69,11 @@ export class Router {
     const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
     const exact = this.literal.get(`${method} ${path}`);
     if (exact) return { kind: 'operation', operation: exact, pathParams: {} };
-    // only this method's routes are tried on the way to a match; the others matter for a 405
-    for (const route of this.templatedByMethod.get(method) ?? []) {
+    // only this method's routes with as many segments are tried on the way to a match (the
+    // first segment compared before any regex runs); the others matter for a 405
+    const first = firstSegment(path);
+    for (const route of this.templatedByMethod.get(method)?.get(segmentCount(path)) ?? []) {
+      if (route.first !== null && route.first !== first) continue;
       const m = route.regex.exec(path);
       if (!m) continue;
       const pathParams: Record<string, string> = {};
@@ -73,6 +85,18 @@ export class Router {
     if (allow.size > 0) return { kind: 'method-not-allowed', allow: [...allow].sort() };
     return { kind: 'not-found' };
   }
+}
+
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length; i += 1) if (path.charCodeAt(i) === 47) count += 1;
+  return count;
+}
+
+/** The text between the first `/` and the next (or the end). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
 }
 
 function safeDecode(segment: string): string {

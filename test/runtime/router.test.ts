@@ -31,3 +31,28 @@ test('disabled operations answer as if absent', () => {
   assert.deepEqual(r.match('POST', '/a2a/agent'), { kind: 'not-found' });
   assert.deepEqual(r.match('GET', '/.well-known/agent-card.json'), { kind: 'not-found' });
 });
+
+test('a template is tried only against paths of its segment count; a leading parameter matches any first segment', () => {
+  const op = (operationId: string, method: string, path: string) => ({ operationId, method, path }) as never;
+  const r = new Router([
+    {
+      operations: [
+        op('byTenant', 'GET', '/{tenant}/items/{id}'),
+        op('item', 'GET', '/shop/items/{id}'),
+        op('deep', 'GET', '/shop/items/{id}/parts'),
+        op('shallow', 'GET', '/shop/{id}'),
+        op('remove', 'DELETE', '/{tenant}/items/{id}'),
+      ],
+    },
+  ]);
+  const id = (m: ReturnType<Router['match']>) => (m.kind === 'operation' ? [m.operation.operationId, m.pathParams] : m.kind);
+  assert.deepEqual(id(r.match('GET', '/shop/items/7')), ['item', { id: '7' }], 'the more specific template wins');
+  assert.deepEqual(id(r.match('GET', '/acme/items/7')), ['byTenant', { tenant: 'acme', id: '7' }]);
+  assert.deepEqual(id(r.match('GET', '/shop/items/7/parts')), ['deep', { id: '7' }]);
+  assert.deepEqual(id(r.match('GET', '/shop/7')), ['shallow', { id: '7' }]);
+  assert.deepEqual(id(r.match('GET', '/shop/items/7/parts/')), ['deep', { id: '7' }], 'a trailing slash adds no segment');
+  assert.equal(id(r.match('GET', '/shop/items/7/other')), 'not-found');
+  assert.equal(id(r.match('GET', '/other/7')), 'not-found');
+  const notAllowed = r.match('PUT', '/acme/items/7');
+  assert.deepEqual(notAllowed.kind === 'method-not-allowed' && notAllowed.allow, ['DELETE', 'GET']);
+});
