@@ -1,6 +1,7 @@
 // LangGraph message objects on the wire: `{type, content, id, ...}`. Inputs may use the
 // OpenAI-style `{role, content}`; LangChain message instances are turned into the same dicts.
 import { randomUUID } from 'node:crypto';
+import { copyWith } from '../copyWith.ts';
 
 export interface MessageDict {
   type: string;
@@ -31,7 +32,7 @@ export function toMessageDict(value: unknown, defaultType = 'human'): MessageDic
     if (typeof m._getType === 'function' || (m.lc_serializable !== undefined && 'content' in m)) return fromLangChain(m);
     const { role, type, id, ...rest } = m;
     const kind = TYPE_BY_ROLE[String(type ?? role ?? defaultType)] ?? CHUNK_TYPES[String(type)] ?? String(type ?? role ?? defaultType);
-    const dict: MessageDict = { ...rest, type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() };
+    const dict: MessageDict = copyWith(rest, { type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() });
     return kind === 'remove' ? dict : withMessageDefaults(dict);
   }
   return withMessageDefaults({ type: defaultType, content: String(value), id: randomUUID() });
@@ -42,7 +43,7 @@ export function toMessageDict(value: unknown, defaultType = 'human'): MessageDic
  * stores for a `{role, content}` input), so a plain-function graph's messages have them too.
  */
 function withMessageDefaults(dict: MessageDict): MessageDict {
-  const out: MessageDict = { additional_kwargs: {}, response_metadata: {}, ...dict };
+  const out: MessageDict = copyWith({ additional_kwargs: {}, response_metadata: {} }, dict);
   if (out.type === 'ai') {
     out.tool_calls ??= [];
     out.invalid_tool_calls ??= [];
@@ -54,9 +55,9 @@ function withMessageDefaults(dict: MessageDict): MessageDict {
 function fromLangChain(m: Record<string, any>): MessageDict {
   if (typeof m.toDict === 'function') {
     const { type, data } = m.toDict() as { type: string; data: Record<string, unknown> };
-    return { ...data, type, content: data.content, id: typeof data.id === 'string' && data.id ? data.id : randomUUID() };
+    return copyWith(data, { type, content: data.content, id: typeof data.id === 'string' && data.id ? data.id : randomUUID() });
   }
-  return withMessageDefaults({ ...m, type: typeof m._getType === 'function' ? m._getType() : m.type, content: m.content, id: m.id ?? randomUUID() });
+  return withMessageDefaults(copyWith(m, { type: typeof m._getType === 'function' ? m._getType() : m.type, content: m.content, id: m.id ?? randomUUID() }));
 }
 
 /**
@@ -90,7 +91,7 @@ export function serialiseValues(value: unknown, options: { chunkTypes?: boolean 
   if (typeof v._getType === 'function') {
     const dict = fromLangChain(v);
     // streamed chunks keep their class name on the wire where upstream sends it (AIMessageChunk)
-    return options.chunkTypes && typeof v.concat === 'function' && CHUNK_NAMES[dict.type] ? { ...dict, type: CHUNK_NAMES[dict.type] } : dict;
+    return options.chunkTypes && typeof v.concat === 'function' && CHUNK_NAMES[dict.type] ? copyWith(dict, { type: CHUNK_NAMES[dict.type] }) : dict;
   }
   if (value instanceof Error) return { error: value.name, message: value.message };
   if (Array.isArray(value)) return value.map((item) => serialiseValues(item, options));

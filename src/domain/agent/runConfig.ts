@@ -5,6 +5,7 @@
 // RunLifecycle.enqueue, which applies this once; what is merged is stored on the run, so a
 // run executes with the profile as it was when the run was made.
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
+import { copyWith } from '../copyWith.ts';
 
 type Json = Record<string, unknown>;
 
@@ -71,25 +72,25 @@ export function mergeRunConfig(
   const fromAssistant = objectOr(assistant.config);
   const fromThread = objectOr(thread?.config);
   // the caller's keys override the request's own, as upstream stamps them on the request's config
-  const fromRequest = { ...objectOr(request.config), configurable: { ...objectOr(objectOr(request.config).configurable), ...callerConfigurable(caller) } };
-  const configurable = { ...objectOr(fromAssistant.configurable), ...objectOr(fromThread.configurable), ...fromRequest.configurable };
-  const metadata = { ...objectOr(assistant.metadata), ...objectOr(thread?.metadata), ...objectOr(request.metadata) };
+  const fromRequest = copyWith(objectOr(request.config), {
+    configurable: copyWith(objectOr(objectOr(request.config).configurable), callerConfigurable(caller)),
+  });
+  const configurable = copyWith(copyWith(objectOr(fromAssistant.configurable), objectOr(fromThread.configurable)), fromRequest.configurable);
+  const metadata = copyWith(copyWith(objectOr(assistant.metadata), objectOr(thread?.metadata)), objectOr(request.metadata));
   // a context that is not an object (a string, a number) is taken whole, as upstream does
   const assistantContext = assistant.context as unknown;
   const context =
     assistantContext !== null && assistantContext !== undefined && typeof assistantContext !== 'object'
       ? assistantContext
-      : { ...objectOr(assistantContext), ...objectOr(request.context) };
+      : copyWith(objectOr(assistantContext), objectOr(request.context));
   return {
     // user_id: the configured one, else the authenticated user's (upstream's precedence)
-    config: {
-      ...fromAssistant,
-      ...fromRequest,
-      configurable: { ...configurable, ...ids, ...userId(configurable.user_id ?? caller?.user?.identity) },
+    config: copyWith(copyWith(fromAssistant, fromRequest), {
+      configurable: copyWith(copyWith(configurable, ids), userId(configurable.user_id ?? caller?.user?.identity)),
       metadata,
-    },
+    }),
     context,
-    threadConfig: { ...fromAssistant, ...fromThread, ...fromRequest, configurable },
+    threadConfig: copyWith(copyWith(copyWith(fromAssistant, fromThread), fromRequest), { configurable }),
     metadata,
   };
 }

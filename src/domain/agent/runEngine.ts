@@ -12,6 +12,7 @@ import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
+import { copyWith } from '../copyWith.ts';
 import { retryUntilDone } from '../retry.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import type { PlainStateStore } from './plainState.ts';
@@ -132,7 +133,7 @@ export class RunEngine {
     // upstream accepts a cancel that comes too late and changes nothing
     if (FINAL_RUN_STATUSES.has(run.status)) return ok(run);
     const step = transition({ status: 'pending', attempt: run.attempt }, { type: 'cancel', action })!;
-    const cancelled: RunRecord = { ...run, status: 'interrupted', updated_at: nowIso() };
+    const cancelled: RunRecord = copyWith(run, { status: 'interrupted' as const, updated_at: nowIso() });
     // the record is the queue entry: taken out while still pending, atomically against a claim
     let withdrawn = false;
     if (run.status === 'pending') await runs.update(runId, (current) => (current.status === 'pending' ? ((withdrawn = true), cancelled) : undefined));
@@ -142,7 +143,7 @@ export class RunEngine {
       await store.write([
         step.run ? { collection: runs.name, id: runId, value: cancelled } : { collection: runs.name, id: runId, delete: true },
         ...(thread && idle && step.thread
-          ? [{ collection: threads.name, id: threadId, value: { ...thread, status: step.thread, updated_at: cancelled.updated_at } }]
+          ? [{ collection: threads.name, id: threadId, value: copyWith(thread, { status: step.thread, updated_at: cancelled.updated_at }) }]
           : []),
       ]);
       await broker.end(runId);
@@ -278,7 +279,7 @@ export class RunEngine {
           run = await this.deps.claims.claim((pending) => {
             offered.push(pending.run_id);
             this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, claimed: false });
-            return { ...pending, status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() };
+            return copyWith(pending, { status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() });
           });
         } finally {
           for (const runId of offered) if (runId !== run?.run_id) this.inFlight.delete(runId);
@@ -431,14 +432,14 @@ export class RunEngine {
     const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
     const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
     // the trace stays with the run's record: deleted with the run and its thread
-    const traced = next && trace ? { ...next, trace } : next;
+    const traced = next && trace ? copyWith(next, { trace }) : next;
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
       ops.push({
         collection: threads.name,
         id: thread.thread_id,
-        value: { ...thread, status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() },
+        value: copyWith(thread, { status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() }),
       });
     }
     await store.write(ops);
@@ -467,7 +468,7 @@ export class RunEngine {
 function applied(run: RunRecord, step: Transition): RunRecord | null {
   if (!step.run) return null;
   const { error, ...state } = step.run;
-  return { ...run, ...state, updated_at: nowIso(), ...(error ? { error } : {}) };
+  return copyWith(copyWith(run, state), error ? { updated_at: nowIso(), error } : { updated_at: nowIso() });
 }
 
 /** The join/wait answer; none for an interrupted run (its answer is whatever the thread holds when asked). */

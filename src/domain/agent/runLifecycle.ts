@@ -10,6 +10,7 @@
 import type { Assistant, RunCreate } from '../../../generated/agent-server/types.gen.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
+import { copyWith } from '../copyWith.ts';
 import { uuid7 } from './ids.ts';
 import { FINAL_STATUSES, runKwargs, type RunRecord, type ThreadRecord } from './records.ts';
 import { mergeRunConfig, type RunCaller } from './runConfig.ts';
@@ -97,25 +98,23 @@ export class RunLifecycle {
       // the assistant's, the thread's and the request's, as upstream's runs show it
       metadata: merged.metadata,
       // temporary, subgraphs, resumable: the flags upstream's runs show under these names
-      kwargs: {
-        ...runKwargs(body),
+      kwargs: copyWith(runKwargs(body), {
         config: merged.config,
         context: merged.context,
         temporary: options.temporary === true,
         subgraphs: body.stream_subgraphs ?? false,
         resumable: body.stream_resumable ?? false,
-      },
+      }),
       multitask_strategy: body.multitask_strategy ?? 'enqueue',
       attempt: 1,
     };
-    const thread: ThreadRecord = {
-      ...base,
-      status: 'busy',
+    const thread: ThreadRecord = copyWith(base, {
+      status: 'busy' as const,
       updated_at: now,
       metadata: threadMetadata,
       // upstream keeps a busy thread's config as it is (the running run's)
       config: base.status === 'busy' ? base.config : merged.threadConfig,
-    };
+    });
     await this.deps.store.write([
       { collection: this.deps.threads.name, id: threadId, value: thread },
       { collection: this.deps.runs.name, id: run.run_id, value: run },

@@ -10,6 +10,7 @@
 //   events — LangChain stream-events v2, one `events` event each.
 // Graph runners call it; it only publishes what the run asked for.
 import { serialiseValues, toMessageDict } from './messages.ts';
+import { copyWith } from '../copyWith.ts';
 
 export type Publish = (event: string, data: unknown) => void;
 
@@ -74,7 +75,7 @@ export class RunStream {
     const dict = toMessageDict(raw, 'ai');
     const meta = serialiseValues(metadata) as Record<string, unknown>;
     if (this.modes.has('messages-tuple')) {
-      this.publish(`messages${suffix}`, [isChunk ? { ...dict, type: CHUNK_TYPES[dict.type] ?? dict.type } : dict, meta]);
+      this.publish(`messages${suffix}`, [isChunk ? copyWith(dict, { type: CHUNK_TYPES[dict.type] ?? dict.type }) : dict, meta]);
     }
     // whole messages reach the `messages` mode through the state (completeFrom)
     if (!this.modes.has('messages') || !isChunk || !dict.id) return;
