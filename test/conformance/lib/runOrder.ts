@@ -1,6 +1,7 @@
 // Runs on one thread complete in the order received (multitask strategy `enqueue`):
 // follow the links thread → runs → join → state. While the thread is busy, `reject`
-// must not start another run and a pending run can be cancelled.
+// must not start another run and a pending run can be cancelled (and waited for: 204); a
+// finished run can be deleted (204).
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { operationById, type Operation } from './contract.ts';
@@ -86,6 +87,10 @@ export function defineRunOrderProperty(ctx: () => SuiteContext): void {
             ok('createRun'),
           );
           await call(op('cancelRun'), linkedRequest(op('createRun'), '200', 'cancelRun', extra));
+          // waiting for a cancelled run to stop answers 204 once it has (here: at once, it never started)
+          await call(op('cancelRun'), linkedRequest(op('createRun'), '200', 'cancelRun', extra, undefined, { wait: true }), (r) =>
+            real && r.status !== 204 ? [`cancelRun ?wait=true of a cancelled run answered ${r.status}, not 204`] : [],
+          );
           const finished: { created: string; updated: string; status: string }[] = [];
           for (const run of runs) {
             await call(op('joinRun'), linkedRequest(op('createRun'), '200', 'joinRun', run), ok('joinRun'));
@@ -93,6 +98,10 @@ export function defineRunOrderProperty(ctx: () => SuiteContext): void {
             const r = got.response.json as { created_at: string; updated_at: string; status: string };
             finished.push({ created: r?.created_at, updated: r?.updated_at, status: r?.status });
           }
+          // a finished run can be deleted: 204
+          await call(op('deleteRun'), linkedRequest(op('createRun'), '200', 'deleteRun', runs[0]), (r) =>
+            real && r.status !== 204 ? [`deleteRun of a finished run answered ${r.status}, not 204`] : [],
+          );
           if (!real) return;
           const problems: string[] = [];
           finished.forEach((r, i) => {
