@@ -78,3 +78,32 @@ test('claims: receipt order per thread, one running run per thread, after_second
     await store.close();
   }
 });
+
+test('a replica is gone from its database even while a replica of the same id lives in another database of the server', async () => {
+  const url = await freshDatabaseUrl();
+  const elsewhere = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  // the same replica id in another database (another deployment sharing the server): its liveness lock is not b's
+  const twin = new PgCoordination({ url: elsewhere });
+  Object.defineProperty(twin, 'replicaId', { value: b.replicaId });
+  await Promise.all([a.ready(), b.ready(), twin.ready()]);
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000 });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000 });
+  try {
+    await store.collection<{ thread_id: string }>('threads').put('t1', { thread_id: 't1' });
+    await store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }).put('r1', run('r1', 't1'));
+    assert.equal((await claimsB.claim(start))?.run_id, 'r1');
+    await b.close();
+    const { abandoned } = await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
+    assert.deepEqual(
+      abandoned.map((r) => r.run_id),
+      ['r1'],
+      "b's claim is taken over at once, whatever holds a lock of its id in another database",
+    );
+  } finally {
+    await Promise.all([a.close(), b.close(), twin.close()]);
+    await store.close();
+  }
+});

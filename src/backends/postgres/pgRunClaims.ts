@@ -94,12 +94,14 @@ export class PgRunClaims implements RunClaims {
 
   async recover(abandoned: Abandoned): Promise<Recovered> {
     // a replica is gone when its liveness lock is free: its session ended (kill -9, lost host);
-    // unless the database itself restarted lately, which ended every session (see livenessTrusted)
+    // unless the database itself restarted lately, which ended every session (see livenessTrusted).
+    // pg_locks lists the whole server's locks: only this database's are its replicas'
     const { rows } = await this.store.query<{ run_id: string; replica: string }>(
       `SELECT run_id, replica FROM agentplane_run_claims c
         WHERE c.replica <> $1
           AND (c.lease_until < now() OR ($3 AND NOT EXISTS (
-            SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2 AND l.objid = ${replicaLivenessKey('c.replica')}::oid AND l.objsubid = 2)))`,
+            SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2 AND l.objid = ${replicaLivenessKey('c.replica')}::oid AND l.objsubid = 2
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))))`,
       [this.coordination.replicaId, REPLICA_SPACE, this.coordination.livenessTrusted()],
     );
     const changed: RunRecord[] = [];
