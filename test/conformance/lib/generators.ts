@@ -110,10 +110,19 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
   const binding = pool[0] ?? {};
   const path = Object.fromEntries(op.parameters.filter((p) => p.in === 'path').map((p) => [p.name, binding[p.name] ?? p.example]));
   const body = op.body?.examples[0];
-  const base = requestFor(op, { path, body: body === undefined ? undefined : { kind: 'json', value: body } });
+  // required query parameters at their example (or first edge value): without them no edge request would be valid
+  const required = Object.fromEntries(
+    op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, binding[p.name] ?? p.example ?? edgeValues(op, p)[0]]),
+  );
+  const base = requestFor(op, { path, query: required, body: body === undefined ? undefined : { kind: 'json', value: body } });
   const variants: HttpRequest[] = [];
   for (const p of op.parameters.filter((x) => x.in === 'query' && !x.required)) {
-    for (const v of edgeValues(op, p)) variants.push({ ...base, query: { [p.name]: v } });
+    for (const v of edgeValues(op, p)) variants.push({ ...base, query: { ...required, [p.name]: v } });
+  }
+  // optional headers too (Prefer: return=minimal answers 204): each documented value once
+  const headerVariants: HttpRequest[] = [];
+  for (const p of op.parameters.filter((x) => x.in === 'header' && !x.required)) {
+    for (const v of edgeValues(op, p)) if (HEADER_SAFE.test(String(v))) headerVariants.push({ ...base, headers: { [p.name]: String(v) } });
   }
   // and once for a resource that was never created (path values sampled from their schemas)
   const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -133,6 +142,13 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
         },
       ]
     : [];
+  // and once with the body's ids (`*_id`, `*_ids` at the top level) naming nothing: an unknown assistant or thread (404)
+  const nobody = fc.sample(fc.uuid({ version: 4 }), { numRuns: 1, seed: 13 })[0];
+  const bodyIds = body && typeof body === 'object' && !Array.isArray(body) ? Object.entries(body as Record<string, unknown>) : [];
+  const renamed = bodyIds.flatMap(([k, v]): [string, unknown][] =>
+    k.endsWith('_id') && typeof v === 'string' ? [[k, nobody]] : k.endsWith('_ids') && Array.isArray(v) ? [[k, [nobody]]] : [],
+  );
+  const unknownInBody = renamed.length ? [{ ...base, body: { kind: 'json' as const, value: { ...(body as object), ...Object.fromEntries(renamed) } } }] : [];
   // every further body example once, so each documented case is exercised on every run rather than when the fuzzer happens to pick it
   const otherBodies = (op.body?.examples ?? []).slice(1).map((value) => ({ ...base, body: { kind: 'json' as const, value } }));
   // once with the path parameters at their documented examples, when those differ from the pool's binding: the examples name
@@ -142,7 +158,7 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
     pathParams.length && pathParams.every((p) => p.example !== undefined) && pathParams.some((p) => examplePath[p.name] !== base.path[p.name])
       ? [{ ...base, path: examplePath }]
       : [];
-  return [...variants.slice(0, 12), ...unknown, ...otherBodies, ...atExamples, base].filter(
+  return [...variants.slice(0, 12), ...headerVariants, ...unknown, ...unknownInBody, ...otherBodies, ...atExamples, base].filter(
     (r) => Object.values(r.path).every((v) => v !== undefined) && acceptedBySpec(op, r),
   );
 }

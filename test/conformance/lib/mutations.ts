@@ -138,11 +138,17 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
   return out;
 }
 
-/** Invalid requests that run before the random ones: a valid body sent with a wrong and with no content type (415), so every operation with a body is seen refusing both. */
+/**
+ * Invalid requests that run before the random ones: a valid body sent with a wrong and with
+ * no content type (415) and once malformed (422), so every operation with a body is seen
+ * refusing each on every run.
+ */
 export function edgeMutations(op: Operation, pool: Binding[] = []): Mutation[] {
   if (!op.body) return [];
   const withBody = fc.sample(validRequest(op, pool), { numRuns: 10, seed: 1 }).find((req) => req.body?.kind === 'json');
-  return withBody ? mutationsOf(op, withBody).filter((m) => m.expect === 415) : [];
+  if (!withBody) return [];
+  const all = mutationsOf(op, withBody);
+  return [...all.filter((m) => m.expect === 415), ...all.filter((m) => m.expect === 422).slice(0, 1)];
 }
 
 /** Invalid requests for `op`; empty when the operation takes no input that could be wrong. */

@@ -24,7 +24,7 @@ export interface PropertyFailure {
   report: string;
 }
 
-/** `examples` run first, before the random cases (boundary cases derived from the spec). */
+/** `examples` run first, all of them, then `numRuns` random cases (boundary cases derived from the spec). */
 export async function checkProperty<T>(
   title: string,
   arb: fc.Arbitrary<T>,
@@ -33,7 +33,8 @@ export async function checkProperty<T>(
   examples: T[] = [],
 ): Promise<PropertyFailure | null> {
   const details = await fc.check(fc.asyncProperty(arb, predicate), {
-    numRuns,
+    // fast-check counts the examples among numRuns: every example runs, then numRuns random cases
+    numRuns: numRuns + examples.length,
     examples: examples.map((e) => [e] as [T]),
     ...(SEED === undefined ? {} : { seed: SEED }),
     ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}),

@@ -28,9 +28,10 @@ export function paramsArbitrary(m: RpcMethod, pool: Binding[]): fc.Arbitrary<Rec
 }
 
 /**
- * Deterministic params run first: each spec example, and each example with one optional
+ * Deterministic params run first: each spec example, each example with one optional
  * field (top level, or one level down in an object param) set to a value sampled from its
- * schema — so each optional field's effect is seen on its own at least once.
+ * schema — so each optional field's effect is seen on its own at least once — and each
+ * example with a list of a union (a message's parts) holding one member of each kind.
  */
 export function edgeParams(m: RpcMethod): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
@@ -44,6 +45,13 @@ export function edgeParams(m: RpcMethod): Record<string, unknown>[] {
       if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
       for (const [k, ks] of Object.entries<unknown>(s?.properties ?? {})) {
         if (!(k in value) && !(s.required ?? []).includes(k)) out.push({ ...example.params, [p.name]: { ...value, [k]: sample(ks, i) } });
+        // a list of a union (a message's parts: text, file, data): once with each kind, at its schema's example
+        const items = resolve(rpc.doc, resolve(rpc.doc, ks)?.items);
+        for (const branch of items?.oneOf ?? items?.anyOf ?? []) {
+          const kind = resolve(rpc.doc, branch);
+          if (Array.isArray(kind?.examples) && kind.examples.length && Array.isArray((value as Record<string, unknown>)[k]))
+            out.push({ ...example.params, [p.name]: { ...value, [k]: [kind.examples[0]] } });
+        }
       }
     }
   }
@@ -131,7 +139,20 @@ export function defineRpcProperties(ctx: () => SuiteContext): void {
               pool.recordRpc(m, params, res);
             },
             RUNS * 3,
-            edgeParams(m).map((params) => ({ id: 'edge', params, unknown: undefined })),
+            // the edges, then the first with a known resource (a task an earlier method made: its result)
+            [
+              ...edgeParams(m),
+              ...edgeParams(m)
+                .slice(0, 1)
+                .flatMap((params) =>
+                  pool
+                    .get(m.name)
+                    .slice(0, 1)
+                    .map((known) => ({ ...params, ...known })),
+                ),
+            ]
+              .filter((params) => m.validators.params(structuredClone(params)))
+              .map((params) => ({ id: 'edge', params, unknown: undefined })),
           ); // cheap calls; each documented error needs its own unlikely input
         });
 
