@@ -64,20 +64,27 @@ test('newest checkpoint, first regular write wins, special writes are replaced â
   }
 });
 
-test('writes on a checkpoint the saver put itself: first regular write still wins, and the store is not read to know it', async () => {
+/** A store whose reads of checkpoints and pending writes are counted: each is a round trip from a run worker (a query on PostgreSQL). */
+function countingReads(store: Awaited<ReturnType<typeof openJournalStore>>, reads: string[]) {
+  return Object.create(store, {
+    collection: {
+      value: (name: string, options: object) => {
+        const collection = store.collection(name, options);
+        const counted = (method: 'list' | 'get') => ({
+          value: (...args: unknown[]) => (reads.push(`${name}.${method}`), (collection[method] as (...a: unknown[]) => unknown).apply(collection, args)),
+        });
+        return name === 'checkpoint_writes' || name === 'checkpoints' ? Object.create(collection, { list: counted('list'), get: counted('get') }) : collection;
+      },
+    },
+  });
+}
+
+test('a run holding its thread: first regular write still wins, and what it put is not read back from the store', async () => {
   const store = await openJournalStore({ dataDir: null });
   try {
-    const writesListed: string[] = [];
-    // counts the reads of checkpoint_writes: each is a round trip from a run worker (a query on PostgreSQL)
-    const counting = Object.create(store, {
-      collection: {
-        value: (name: string, options: object) => {
-          const collection = store.collection(name, options);
-          return name === 'checkpoint_writes' ? { ...collection, list: (o?: object) => (writesListed.push(name), collection.list(o as never)) } : collection;
-        },
-      },
-    });
-    const saver = new StoreCheckpointer(counting);
+    const reads: string[] = [];
+    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const release = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000009';
     await saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
     await saver.putWrites(
@@ -96,16 +103,59 @@ test('writes on a checkpoint the saver put itself: first regular write still win
       ],
       'task-a',
     );
-    await saver.putWrites(thread(id), [['messages', 'b']], 'task-b');
-    assert.deepEqual(writesListed, [], 'putWrites on its own checkpoint reads no write slots from the store');
+    // two tasks of one superstep write side by side
+    await Promise.all([saver.putWrites(thread(id), [['messages', 'b']], 'task-b'), saver.putWrites(thread(id), [['messages', 'c']], 'task-c')]);
+    await saver.putWrites(thread(id), [['__error__', { message: 'one' }]], 'task-d');
+    await saver.putWrites(thread(id), [['__error__', { message: 'two' }]], 'task-d');
+    const pending = async (s: StoreCheckpointer) =>
+      ((await s.getTuple(thread()))?.pendingWrites ?? []).map(([task, channel, value]) => `${task}/${channel}=${JSON.stringify(value)}`).sort();
+    const expected = ['task-a/messages="first"', 'task-a/other=1', 'task-b/messages="b"', 'task-c/messages="c"', 'task-d/__error__={"message":"two"}'];
+    assert.deepEqual(await pending(saver), expected);
+    assert.equal(await saver.latestRunId('t1'), undefined);
+    assert.deepEqual(reads, [], 'while the run holds the thread, its own checkpoints and writes are not read from the store');
+    // what the store holds is the same, as a fresh saver (a replica, another worker) reads it
+    assert.deepEqual(await pending(new StoreCheckpointer(store)), expected);
 
-    // another saver (a replica, a fresh worker) did not put it: it reads the slots, and the first writes still win
+    // released: the next run (or an API call) reads the store, where another writer may have been since
+    release();
+    const later = '1ef00000-0000-6000-8000-00000000000a';
+    await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id: later }, { source: 'update', step: 1, parents: {} } as never);
+    assert.equal((await saver.getTuple(thread()))?.checkpoint.id, later);
+    assert.ok(reads.length > 0);
+
+    // another saver did not put it: it reads the slots, and the first writes still win
     const other = new StoreCheckpointer(store);
     await other.putWrites(thread(id), [['messages', 'late']], 'task-a');
-    const writes = ((await other.getTuple(thread(id)))?.pendingWrites ?? [])
-      .map(([task, channel, value]) => `${task}/${channel}=${JSON.stringify(value)}`)
-      .sort();
-    assert.deepEqual(writes, ['task-a/messages="first"', 'task-a/other=1', 'task-b/messages="b"']);
+    assert.deepEqual(
+      ((await other.getTuple(thread(id)))?.pendingWrites ?? [])
+        .filter(([task]) => task === 'task-a')
+        .map(([, channel, value]) => `${channel}=${JSON.stringify(value)}`),
+      ['messages="first"', 'other=1'],
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+test('a run that holds its thread reads its newest checkpoint once; two runs holding one thread both read', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  try {
+    const id = '1ef00000-0000-6000-8000-000000000001';
+    await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
+    const reads: string[] = [];
+    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const release = saver.hold('t1');
+    assert.equal((await saver.getTuple(thread()))?.checkpoint.id, id);
+    const once = reads.length;
+    assert.equal((await saver.getTuple(thread()))?.checkpoint.id, id);
+    assert.equal(reads.length, once, 'the second read of the newest checkpoint is answered from what the run knows');
+
+    const second = saver.hold('t1');
+    await saver.getTuple(thread());
+    assert.ok(reads.length > once, 'with two runs on the thread, neither answers from what it knows');
+    second();
+    release();
+    release();
   } finally {
     await store.close();
   }

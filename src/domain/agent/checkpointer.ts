@@ -38,23 +38,34 @@ const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__
 
 const SEP = '\u001f';
 
-/** The newest checkpoint of one thread and namespace (`thread_ns` key), as stored. */
-export type NewestCheckpoint = (threadNs: string) => Promise<object | undefined>;
+/** A checkpoint as stored, with the pending writes made against it. */
+export interface StoredHead {
+  record: CheckpointRecord;
+  writes: WriteRecord[];
+}
+
+/** The newest checkpoint of one thread and namespace (`thread_ns` key) with its pending writes, as stored. */
+export type NewestCheckpoint = (threadNs: string) => Promise<StoredHead | undefined>;
 
 const CHECKPOINTS = 'checkpoints';
 const CHECKPOINT_INDEXES = { indexes: ['thread_id', 'thread_ns'] };
+const WRITES = 'checkpoint_writes';
+const WRITE_INDEXES = { indexes: ['thread_id', 'cp_key'] };
 
 /**
- * The newest checkpoint (highest id: checkpoint ids are time-ordered) of a thread namespace,
- * found where the data is: a run worker asks the main thread for this one record instead of
- * being sent every checkpoint of the thread, which grows with every run it has had.
+ * The newest checkpoint (highest id: checkpoint ids are time-ordered) of a thread namespace
+ * and its pending writes, found where the data is: a run worker asks the main thread for
+ * this in one call instead of being sent every checkpoint of the thread, which grows with
+ * every run it has had.
  */
-export async function newestCheckpoint(store: Store, threadNs: string): Promise<CheckpointRecord | undefined> {
+export async function newestCheckpoint(store: Store, threadNs: string): Promise<StoredHead | undefined> {
   let newest: CheckpointRecord | undefined;
   for (const r of await store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES).list({ where: { thread_ns: threadNs } })) {
     if (!newest || r.checkpoint_id > newest.checkpoint_id) newest = r;
   }
-  return newest;
+  if (!newest) return undefined;
+  const cpKey = key(newest.thread_id, newest.checkpoint_ns, newest.checkpoint_id);
+  return { record: newest, writes: await store.collection<WriteRecord>(WRITES, WRITE_INDEXES).list({ where: { cp_key: cpKey } }) };
 }
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -75,21 +86,28 @@ export function withRunMetadata<M extends object>(config: RunnableConfig, metada
   return { ...Object.fromEntries(configurable), ...config.metadata, ...metadata };
 }
 
-/** How many checkpoints this checkpointer put whose write slots it remembers (the newest ones). */
-const OWN_CHECKPOINTS_KEPT = 256;
+/**
+ * What a run holding its thread knows of the thread's checkpoints: the newest one of each
+ * namespace and the pending writes of the checkpoints it read or put, all as stored.
+ */
+interface HeldThread {
+  runs: number;
+  newest: Map<string, CheckpointRecord>;
+  writes: Map<string, WriteRecord[]>;
+}
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
   /**
-   * The write slots (task id → idx) taken on the checkpoints this checkpointer put itself. Nobody
-   * else writes against a checkpoint while the run that made it executes (a thread runs one run
-   * at a time), so for these putWrites knows what is taken without reading the store: one round
-   * trip less per task and superstep from a run worker, one query less on PostgreSQL.
+   * Threads a run is executing on (see `hold`). While one run holds a thread nobody else
+   * writes its checkpoints (a thread runs one run at a time), so what the run read or put is
+   * what the store holds: the newest checkpoint and its write slots are answered from here,
+   * not read again (a round trip each from a run worker, a query each on PostgreSQL).
    */
-  private readonly ownSlots = new Map<string, Map<string, Set<number>>>();
+  private readonly held = new Map<string, HeldThread>();
 
-  private readonly newestOf: (threadNs: string) => Promise<CheckpointRecord | undefined>;
+  private readonly newestOf: NewestCheckpoint;
 
   /** `newest`: how the newest checkpoint is found when it is not computed here (a run worker). */
   constructor(
@@ -98,8 +116,58 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   ) {
     super();
     this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
-    this.newestOf = newest ? (newest as (threadNs: string) => Promise<CheckpointRecord | undefined>) : (threadNs) => newestCheckpoint(store, threadNs);
-    this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
+    this.newestOf = newest ?? ((threadNs) => newestCheckpoint(store, threadNs));
+    this.writes = store.collection<WriteRecord>(WRITES, WRITE_INDEXES);
+  }
+
+  /**
+   * A run executes on `threadId` until the returned function is called. Two runs holding one
+   * thread at once (a run being cancelled while the next starts) know nothing: both read.
+   */
+  hold(threadId: string): () => void {
+    const held = this.held.get(threadId);
+    if (held) {
+      held.runs += 1;
+      held.newest.clear();
+      held.writes.clear();
+    } else {
+      this.held.set(threadId, { runs: 1, newest: new Map(), writes: new Map() });
+    }
+    let released = false;
+    return () => {
+      const h = this.held.get(threadId);
+      if (released || !h) return;
+      released = true;
+      h.runs -= 1;
+      if (h.runs === 0) this.held.delete(threadId);
+    };
+  }
+
+  /** What is known of a thread one run holds alone; undefined when it is not so held. */
+  private knownOf(threadId: string): HeldThread | undefined {
+    const held = this.held.get(threadId);
+    return held?.runs === 1 ? held : undefined;
+  }
+
+  /** Forgets what is known of a thread whose checkpoints were changed by other means than put/putWrites. */
+  private forget(threadId: string): void {
+    this.held.get(threadId)?.newest.clear();
+    this.held.get(threadId)?.writes.clear();
+  }
+
+  /** The newest checkpoint of a thread namespace with its writes: known while the thread is held, else read. */
+  private async newestHead(threadId: string, ns: string): Promise<StoredHead | undefined> {
+    const known = this.knownOf(threadId);
+    const record = known?.newest.get(ns);
+    const writes = record && known!.writes.get(key(threadId, ns, record.checkpoint_id));
+    if (record && writes) return { record, writes };
+    const head = await this.newestOf(key(threadId, ns));
+    // still held by the same run alone after the read: remember what it found
+    if (head && known && this.knownOf(threadId) === known) {
+      known.newest.set(ns, head.record);
+      known.writes.set(key(threadId, ns, head.record.checkpoint_id), head.writes);
+    }
+    return head;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -107,8 +175,12 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (!threadId) return undefined;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const wanted = config.configurable?.checkpoint_id as string | undefined;
-    const record = wanted ? await this.checkpoints.get(key(threadId, ns, wanted)) : await this.newestOf(key(threadId, ns));
-    return record ? this.toTuple(record) : undefined;
+    if (!wanted) {
+      const head = await this.newestHead(threadId, ns);
+      return head ? this.toTuple(head.record, head.writes) : undefined;
+    }
+    const record = await this.checkpoints.get(key(threadId, ns, wanted));
+    return record ? this.toTuple(record, this.knownOf(threadId)?.writes.get(key(threadId, ns, wanted))) : undefined;
   }
 
   async *list(
@@ -151,9 +223,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       metadata: await this.dump(withRunMetadata(config, metadata)),
     };
     const cpKey = key(threadId, ns, checkpoint.id);
+    const known = this.knownOf(threadId);
     await this.checkpoints.put(cpKey, record);
-    this.ownSlots.set(cpKey, new Map());
-    if (this.ownSlots.size > OWN_CHECKPOINTS_KEPT) this.ownSlots.delete(this.ownSlots.keys().next().value!);
+    // the run holding the thread made its newest checkpoint (ids are time-ordered), with no writes yet
+    const previous = known?.newest.get(ns);
+    if (known && this.knownOf(threadId) === known && (!previous || previous.checkpoint_id < checkpoint.id)) {
+      // the previous one's writes are no longer needed here (a later putWrites on it reads them)
+      if (previous) known.writes.delete(key(threadId, ns, previous.checkpoint_id));
+      known.newest.set(ns, record);
+      known.writes.set(cpKey, []);
+    }
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -164,24 +243,41 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const cpKey = key(threadId, ns, checkpointId);
     const ops = [];
     // regular writes are idempotent: the first one for a slot wins, like upstream savers. The
-    // slots already taken are read once (one round trip from a run worker, not one per write)
+    // slots already taken are known while the run holds the thread, else read once (one round
+    // trip from a run worker, not one per write)
     const regular = writes.some(([channel]) => SPECIAL_WRITE_IDX[channel] === undefined);
-    const own = this.ownSlots.get(cpKey);
-    const taken = !regular
-      ? new Set<number>()
-      : own
-        ? (own.get(taskId) ?? new Set<number>())
-        : new Set((await this.writes.list({ where: { cp_key: cpKey } })).filter((w) => w.task_id === taskId).map((w) => w.idx));
-    const written: number[] = [];
+    const known = this.knownOf(threadId);
+    const knownWrites = known?.writes.get(cpKey);
+    const existing = knownWrites ?? (regular ? await this.writes.list({ where: { cp_key: cpKey } }) : []);
+    const taken = new Set(existing.filter((w) => w.task_id === taskId).map((w) => w.idx));
+    const records: WriteRecord[] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = SPECIAL_WRITE_IDX[channel] ?? i;
       if (idx >= 0 && taken.has(idx)) continue;
       const record: WriteRecord = { thread_id: threadId, cp_key: cpKey, task_id: taskId, channel, idx, value: await this.dump(value) };
       ops.push({ collection: this.writes.name, id: key(cpKey, taskId, String(idx)), value: record });
-      written.push(idx);
+      records.push(record);
     }
-    if (ops.length) await this.store.write(ops);
-    if (own && regular) own.set(taskId, new Set([...taken, ...written]));
+    if (ops.length === 0) return;
+    // known before the write is made, so that the writes of tasks running side by side all count
+    const stillKnown = this.knownOf(threadId);
+    const now = stillKnown?.writes.get(cpKey);
+    if (now) {
+      // a special write replaces the one in its slot
+      const replaced = new Set(records.map((r) => `${r.task_id}${SEP}${r.idx}`));
+      stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
+    }
+    await this.remembering(threadId, this.store.write(ops));
+  }
+
+  /** A write whose result was already taken as known: if it fails, nothing of the thread is known any more. */
+  private async remembering(threadId: string, write: Promise<unknown>): Promise<void> {
+    try {
+      await write;
+    } catch (err) {
+      this.forget(threadId);
+      throw err;
+    }
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -195,7 +291,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** The run that wrote the thread's latest root checkpoint. */
   async latestRunId(threadId: string): Promise<string | undefined> {
-    return (await this.newestOf(key(threadId, '')))?.run_id;
+    return (await this.newestHead(threadId, ''))?.record.run_id;
   }
 
   /** Gives `toThread` a copy of every checkpoint (and pending write) of `fromThread`. */
@@ -213,13 +309,15 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       const cpKey = key(toThread, ns, checkpointId);
       ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), value: { ...w, thread_id: toThread, cp_key: cpKey } });
     }
+    this.forget(toThread);
     if (ops.length) await this.store.write(ops);
   }
 
   /** Merges `metadata` into the metadata of the thread's latest root checkpoint; false without one. */
   async patchLatestMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
-    const latest = await this.newestOf(key(threadId, ''));
+    const latest = (await this.newestHead(threadId, ''))?.record;
     if (!latest) return false;
+    this.forget(threadId);
     const merged = { ...(await this.load(latest.metadata)), ...metadata };
     await this.checkpoints.put(key(threadId, '', latest.checkpoint_id), { ...latest, metadata: await this.dump(merged) });
     return true;
@@ -268,6 +366,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   }
 
   private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {
+    this.forget(threadId);
     const doomed = (await this.checkpoints.list({ where: { thread_id: threadId } })).filter(match);
     if (doomed.length === 0) return;
     const ops: { collection: string; id: string; delete: true }[] = [];
@@ -281,9 +380,9 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     await this.store.write(ops);
   }
 
-  private async toTuple(record: CheckpointRecord): Promise<CheckpointTuple> {
-    const cpKey = key(record.thread_id, record.checkpoint_ns, record.checkpoint_id);
-    const writes = await this.writes.list({ where: { cp_key: cpKey } });
+  /** `writes`: the checkpoint's pending writes when they are known; else they are read. */
+  private async toTuple(record: CheckpointRecord, known?: WriteRecord[]): Promise<CheckpointTuple> {
+    const writes = known ?? (await this.writes.list({ where: { cp_key: key(record.thread_id, record.checkpoint_ns, record.checkpoint_id) } }));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
       checkpoint: await this.load(record.checkpoint),

@@ -48,11 +48,15 @@ export function graphExecutor(deps: {
       'langgraph.assistant_id': run.assistant_id,
     });
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
+    // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
+    const release = deps.checkpointer.hold(run.thread_id);
     try {
       const output = await runEither(ctx, deps.graphs);
       return { ...output, trace: tracer.finish() };
     } catch (err) {
       throw withTrace(err, tracer.finish(err));
+    } finally {
+      release();
     }
   };
 }

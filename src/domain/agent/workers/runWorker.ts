@@ -3,7 +3,7 @@
 // posted back as they are produced; the store is reached through the main thread (see
 // remoteStore.ts); an `abort` message aborts the run's signal, as a cancel does in-process.
 import { parentPort, workerData } from 'node:worker_threads';
-import { StoreCheckpointer } from '../checkpointer.ts';
+import { StoreCheckpointer, type StoredHead } from '../checkpointer.ts';
 import { graphExecutor } from '../graphRunners.ts';
 import { loadGraphs } from '../graphs.ts';
 import { PlainStateStore } from '../plainState.ts';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   installProjectGlobals({ log, apiUrl: serverUrl });
   await serverUrl();
   const store = new RemoteStore(call);
-  const checkpointer = new StoreCheckpointer(store, (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<object | undefined>);
+  const checkpointer = new StoreCheckpointer(store, (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>);
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });
