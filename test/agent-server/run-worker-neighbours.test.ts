@@ -1,13 +1,15 @@
 // A hostile graph fails only its own run (issue 28, defect 5). Each kind — one that throws
 // outside its run, calls process.exit, exhausts its worker's heap or never yields — runs
-// beside 4 innocent runs of other threads:
+// beside 2 innocent runs of other threads (one in each of the 2 workers, so the hostile run
+// shares a worker with one of them; each crash retries its neighbours in fresh workers, which
+// is most of this file's CPU, so 2 rather than more):
 // - with agent-server auth on, the innocents are another tenant's, and a worker never holds
 //   two tenants' runs at once: the innocents are never touched (one attempt each);
 // - with auth off everyone is one tenant and the hostile run shares a worker with innocents:
 //   its crash retries the worker's runs as attempt 2, each alone in a fresh worker, where the
 //   innocents succeed and the hostile run fails again, now named as the cause.
 // Either way the hostile run ends in error (timeout for the one that never yields) saying
-// why, and all 4 innocents succeed. With auth on, two tenants' runs are never in one worker
+// why, and both innocents succeed. With auth on, two tenants' runs are never in one worker
 // at the same time.
 // Every kind runs with auth off, where its crash reaches the innocents and each kind's cause
 // must be named; with auth on one kind shows the other tenant untouched: keeping tenants
@@ -52,7 +54,7 @@ const attemptsOf = (events: Event[]) => events.filter((e) => e.event === 'metada
 /** Innocent runs that last 2 s each (4 s within the 6 s limit: a retried one may wait for a fresh worker to load), all executing before it returns. */
 async function startInnocents(client: Client): Promise<{ threadId: string; runId: string }[]> {
   const runs = await Promise.all(
-    [0, 1, 2, 3].map(async (i) => {
+    [0, 1].map(async (i) => {
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, 'slow', { input: say(`innocent ${i}`), context: { delay_ms: 2000 } });
       return { threadId: thread.thread_id, runId: run.run_id };
@@ -65,7 +67,7 @@ async function startInnocents(client: Client): Promise<{ threadId: string; runId
 }
 
 for (const auth of [true, false]) {
-  describe(`a hostile graph beside 4 innocent runs, agent-server auth ${auth ? 'on (two tenants)' : 'off (one space)'}`, () => {
+  describe(`a hostile graph beside 2 innocent runs, agent-server auth ${auth ? 'on (two tenants)' : 'off (one space)'}`, () => {
     let server: TestServer;
     let hostile: Client;
     let innocent: Client;
@@ -142,7 +144,7 @@ for (const auth of [true, false]) {
         }
         if (auth) {
           // another tenant's run never shared their worker: none was interrupted
-          assert.deepEqual(attempts, [[1], [1], [1], [1]]);
+          assert.deepEqual(attempts, [[1], [1]]);
         } else {
           // the hostile run shared a worker with innocents: they went on as attempt 2
           assert.ok(
