@@ -148,3 +148,21 @@ test('singleton: stopped while its lease is being taken, it still stops (and fre
     await other.close();
   }
 });
+
+test('closed while its LISTEN connection is being opened, a replica leaves no session behind', async () => {
+  const url = await freshDatabaseUrl();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const replica = new PgCoordination({ url });
+    const connecting = replica.ready();
+    await replica.close();
+    await connecting;
+    const sessions = async () =>
+      (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows[0].n as number;
+    // a session left open would keep the process alive (a test file that never exits)
+    await until('the replica to have no session left', async () => (await sessions()) === 0, 3_000);
+  } finally {
+    await admin.end();
+  }
+});

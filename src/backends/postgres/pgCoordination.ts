@@ -223,6 +223,11 @@ export class PgCoordination implements Coordination {
         client.on('notification', (message) => this.deliver(message.channel, message.payload ?? ''));
         await client.query(`SELECT pg_advisory_lock($1, ${replicaLivenessKey('$2')})`, [REPLICA_SPACE, this.replicaId]);
         for (const channel of this.listeners.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        // closed while this connection was being opened: close() found no listener to end, so it is ended here
+        if (this.closed) {
+          await client.end().catch(() => undefined);
+          return;
+        }
         this.listener = client;
         this.reconnectMs = 250;
         if (this.dropped) this.reopenedAt = Date.now();
