@@ -155,6 +155,9 @@ const child = spawn(
     `--test-reporter=${DURATIONS_REPORTER}`,
     '--test-reporter-destination=stdout',
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+    // a test process ends once its tests have: a handle a test left open (a connection
+    // opened as it closed) must not hold the run until CI's time limit, as one did
+    '--test-force-exit',
     ...flags,
     ...files,
   ],
