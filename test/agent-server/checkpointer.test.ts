@@ -84,7 +84,7 @@ test('a run holding its thread: first regular write still wins, and what it put 
   try {
     const reads: string[] = [];
     const saver = new StoreCheckpointer(countingReads(store, reads));
-    const release = saver.hold('t1');
+    const hold = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000009';
     await saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
     await saver.putWrites(
@@ -117,7 +117,7 @@ test('a run holding its thread: first regular write still wins, and what it put 
     assert.deepEqual(await pending(new StoreCheckpointer(store)), expected);
 
     // released: the next run (or an API call) reads the store, where another writer may have been since
-    release();
+    hold.release();
     const later = '1ef00000-0000-6000-8000-00000000000a';
     await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id: later }, { source: 'update', step: 1, parents: {} } as never);
     assert.equal((await saver.getTuple(thread()))?.checkpoint.id, later);
@@ -144,7 +144,7 @@ test('a run that holds its thread reads its newest checkpoint once; two runs hol
     await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
     const reads: string[] = [];
     const saver = new StoreCheckpointer(countingReads(store, reads));
-    const release = saver.hold('t1');
+    const hold = saver.hold('t1');
     assert.equal((await saver.getTuple(thread()))?.checkpoint.id, id);
     const once = reads.length;
     assert.equal((await saver.getTuple(thread()))?.checkpoint.id, id);
@@ -153,10 +153,99 @@ test('a run that holds its thread reads its newest checkpoint once; two runs hol
     const second = saver.hold('t1');
     await saver.getTuple(thread());
     assert.ok(reads.length > once, 'with two runs on the thread, neither answers from what it knows');
-    second();
-    release();
-    release();
+    second.release();
+    hold.release();
+    hold.release();
   } finally {
     await store.close();
+  }
+});
+
+/** A store whose checkpoint puts and write batches wait until `let go` is called, as a run worker's wait for the main thread. */
+function slowWrites(store: Awaited<ReturnType<typeof openJournalStore>>, reads: string[], fail?: () => boolean) {
+  const waiting: (() => void)[] = [];
+  const later = <T>(write: () => Promise<T>) =>
+    new Promise<void>((resolve) => waiting.push(resolve)).then(() => (fail?.() ? Promise.reject(new Error('disk full')) : write()));
+  const counted = countingReads(store, reads);
+  const slow = Object.create(counted, {
+    collection: {
+      value: (name: string, options: object) => {
+        const collection = counted.collection(name, options);
+        return name === 'checkpoints' ? Object.create(collection, { put: { value: (...args: unknown[]) => later(() => collection.put(...(args as [string, never]))) } }) : collection;
+      },
+    },
+    write: { value: (ops: never) => later(() => store.write(ops)) },
+  });
+  return { store: slow, letGo: () => waiting.splice(0).forEach((go) => go()), waiting: () => waiting.length };
+}
+
+test('a held thread: writes to a checkpoint still on its way to the store need no read, and settled() waits for every write', async () => {
+  const backing = await openJournalStore({ dataDir: null });
+  try {
+    const reads: string[] = [];
+    const slow = slowWrites(backing, reads);
+    const saver = new StoreCheckpointer(slow.store);
+    const hold = saver.hold('t1');
+    const id = '1ef00000-0000-6000-8000-000000000011';
+    // LangGraph puts a checkpoint and, before that put is done, the writes of its tasks
+    const put = saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
+    const writes = saver.putWrites(thread(id), [['messages', 'first']], 'task-a');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(reads, [], 'the writes of a checkpoint the run is putting are known to be none yet');
+    let settled = false;
+    const settling = hold.settled().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'settled waits for the writes still on their way');
+    assert.equal(slow.waiting(), 2);
+    slow.letGo();
+    await Promise.all([put, writes, settling]);
+    assert.equal(settled, true);
+    // on the store: a fresh saver (another replica) reads both
+    const stored = await new StoreCheckpointer(backing).getTuple(thread());
+    assert.equal(stored?.checkpoint.id, id);
+    assert.deepEqual(stored?.pendingWrites?.map(([, channel, value]) => [channel, value]), [['messages', 'first']]);
+
+    // with "async" durability the next step's writes come before the put of its checkpoint has begun
+    const next = '1ef00000-0000-6000-8000-000000000013';
+    const early = saver.putWrites(thread(next), [['messages', 'second']], 'task-b');
+    await new Promise((resolve) => setImmediate(resolve));
+    const nextPut = saver.put(thread(id), { ...emptyCheckpoint(), id: next }, { source: 'loop', step: 1, parents: {} } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    slow.letGo();
+    await Promise.all([early, nextPut, hold.settled()]);
+    assert.deepEqual(reads, [], 'a checkpoint newer than any the run knows has no writes to read');
+    assert.deepEqual(
+      (await saver.getTuple(thread()))?.pendingWrites?.map(([, channel, value]) => [channel, value]),
+      [['messages', 'second']],
+      'the writes put before their checkpoint stay known once it is put',
+    );
+    hold.release();
+  } finally {
+    await backing.close();
+  }
+});
+
+test('a held thread: a checkpoint write that fails makes settled() reject, and the thread is read afresh', async () => {
+  const backing = await openJournalStore({ dataDir: null });
+  try {
+    const reads: string[] = [];
+    let failing = true;
+    const slow = slowWrites(backing, reads, () => failing);
+    const saver = new StoreCheckpointer(slow.store);
+    const hold = saver.hold('t1');
+    const id = '1ef00000-0000-6000-8000-000000000012';
+    const put = saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
+    put.catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    slow.letGo();
+    await assert.rejects(hold.settled(), /disk full/);
+    await assert.rejects(put, /disk full/);
+    // what the run thought it had put is forgotten: the newest checkpoint is read from the store (none)
+    failing = false;
+    assert.equal(await saver.getTuple(thread()), undefined);
+    assert.ok(reads.includes('checkpoints.list'));
+    hold.release();
+  } finally {
+    await backing.close();
   }
 });

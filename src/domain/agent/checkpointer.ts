@@ -94,6 +94,15 @@ interface HeldThread {
   runs: number;
   newest: Map<string, CheckpointRecord>;
   writes: Map<string, WriteRecord[]>;
+  /** Checkpoint writes not yet on the store (a failed one stays). */
+  inFlight: Set<Promise<void>>;
+}
+
+/** A run's hold on its thread (StoreCheckpointer.hold). */
+export interface ThreadHold {
+  /** Every checkpoint write made while held is on the store; rejects with the first that failed. */
+  settled(): Promise<void>;
+  release(): void;
 }
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
@@ -121,26 +130,40 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   }
 
   /**
-   * A run executes on `threadId` until the returned function is called. Two runs holding one
-   * thread at once (a run being cancelled while the next starts) know nothing: both read.
+   * A run executes on `threadId` until it calls `release`. Two runs holding one thread at once
+   * (a run being cancelled while the next starts) know nothing: both read. `settled` resolves
+   * once every checkpoint write made while the thread is held is on the store, and rejects
+   * with the first that failed: LangGraph's "async" durability does not wait for each one.
    */
-  hold(threadId: string): () => void {
+  hold(threadId: string): ThreadHold {
     const held = this.held.get(threadId);
     if (held) {
       held.runs += 1;
       held.newest.clear();
       held.writes.clear();
     } else {
-      this.held.set(threadId, { runs: 1, newest: new Map(), writes: new Map() });
+      this.held.set(threadId, { runs: 1, newest: new Map(), writes: new Map(), inFlight: new Set() });
     }
+    const inFlight = this.held.get(threadId)!.inFlight;
     let released = false;
-    return () => {
-      const h = this.held.get(threadId);
-      if (released || !h) return;
-      released = true;
-      h.runs -= 1;
-      if (h.runs === 0) this.held.delete(threadId);
+    return {
+      settled: async () => {
+        while (inFlight.size > 0) await Promise.all([...inFlight]);
+      },
+      release: () => {
+        const h = this.held.get(threadId);
+        if (released || !h) return;
+        released = true;
+        h.runs -= 1;
+        if (h.runs === 0) this.held.delete(threadId);
+      },
     };
+  }
+
+  /** Whether `checkpointId` is newer than the newest checkpoint of `ns` the run holding the thread knows (false when it knows none). */
+  private ahead(known: HeldThread, ns: string, checkpointId: string): boolean {
+    const newest = known.newest.get(ns);
+    return newest !== undefined && newest.checkpoint_id < checkpointId;
   }
 
   /** What is known of a thread one run holds alone; undefined when it is not so held. */
@@ -212,6 +235,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     if (!threadId) throw new Error('checkpointer: configurable.thread_id is required');
     const runId = (config.configurable?.run_id ?? (metadata as Record<string, unknown>).run_id) as string | undefined;
+    const cpKey = key(threadId, ns, checkpoint.id);
+    // the run holding the thread makes its newest checkpoint (ids are time-ordered), with no
+    // writes yet. Known at once, before any await: LangGraph puts a checkpoint's writes while
+    // the checkpoint itself is still being put
+    const known = this.knownOf(threadId);
+    const newer = (held: HeldThread) => {
+      const newest = held.newest.get(ns);
+      return !newest || newest.checkpoint_id < checkpoint.id;
+    };
+    if (known && newer(known) && !known.writes.has(cpKey)) known.writes.set(cpKey, []);
     const record: CheckpointRecord = {
       thread_id: threadId,
       thread_ns: key(threadId, ns),
@@ -222,17 +255,13 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       checkpoint: await this.dump(checkpoint),
       metadata: await this.dump(withRunMetadata(config, metadata)),
     };
-    const cpKey = key(threadId, ns, checkpoint.id);
-    const known = this.knownOf(threadId);
-    await this.checkpoints.put(cpKey, record);
-    // the run holding the thread made its newest checkpoint (ids are time-ordered), with no writes yet
-    const previous = known?.newest.get(ns);
-    if (known && this.knownOf(threadId) === known && (!previous || previous.checkpoint_id < checkpoint.id)) {
+    if (known && this.knownOf(threadId) === known && newer(known)) {
       // the previous one's writes are no longer needed here (a later putWrites on it reads them)
+      const previous = known.newest.get(ns);
       if (previous) known.writes.delete(key(threadId, ns, previous.checkpoint_id));
       known.newest.set(ns, record);
-      known.writes.set(cpKey, []);
     }
+    await this.remembering(threadId, this.checkpoints.put(cpKey, record));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -247,6 +276,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     // trip from a run worker, not one per write)
     const regular = writes.some(([channel]) => SPECIAL_WRITE_IDX[channel] === undefined);
     const known = this.knownOf(threadId);
+    // a checkpoint newer than the newest the run knows is one it is about to put (with
+    // "async" durability LangGraph puts a step's writes before the put of its checkpoint
+    // has begun): nobody else writes a held thread, so it has no writes yet
+    if (known && !known.writes.has(cpKey) && this.ahead(known, ns, checkpointId)) known.writes.set(cpKey, []);
     const knownWrites = known?.writes.get(cpKey);
     const existing = knownWrites ?? (regular ? await this.writes.list({ where: { cp_key: cpKey } }) : []);
     const taken = new Set(existing.filter((w) => w.task_id === taskId).map((w) => w.idx));
@@ -270,14 +303,28 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     await this.remembering(threadId, this.store.write(ops));
   }
 
-  /** A write whose result was already taken as known: if it fails, nothing of the thread is known any more. */
+  /**
+   * A write whose result was already taken as known: if it fails, nothing of the thread is
+   * known any more. While the thread is held the write counts among those `settled` awaits.
+   */
   private async remembering(threadId: string, write: Promise<unknown>): Promise<void> {
-    try {
-      await write;
-    } catch (err) {
-      this.forget(threadId);
-      throw err;
+    const inFlight = this.held.get(threadId)?.inFlight;
+    const done = write.then(
+      () => undefined,
+      (err: unknown) => {
+        this.forget(threadId);
+        throw err;
+      },
+    );
+    if (inFlight) {
+      inFlight.add(done);
+      // a failed write stays in the set, for `settled` to report
+      void done.then(
+        () => inFlight.delete(done),
+        () => undefined,
+      );
     }
+    await done;
   }
 
   async deleteThread(threadId: string): Promise<void> {

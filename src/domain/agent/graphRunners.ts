@@ -49,14 +49,16 @@ export function graphExecutor(deps: {
     });
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
-    const release = deps.checkpointer.hold(run.thread_id);
+    const hold = deps.checkpointer.hold(run.thread_id);
     try {
       const output = await runEither(ctx, deps.graphs);
+      // the run's checkpoints are all on the store before its outcome is recorded
+      await hold.settled();
       return { ...output, trace: tracer.finish() };
     } catch (err) {
       throw withTrace(err, tracer.finish(err));
     } finally {
-      release();
+      hold.release();
     }
   };
 }
@@ -198,9 +200,9 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
-    // every checkpoint is on the store before the stream ends: with "async", LangGraph may
-    // still be writing after the run is recorded as finished (and after shutdown)
-    durability: kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'sync'),
+    // LangGraph's default, as upstream's server runs it: a superstep's checkpoint is written
+    // while the next one runs (the run's end waits for them all, see graphExecutor)
+    durability: kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'async'),
     streamMode: out.libraryModes(),
     subgraphs,
     signal: ctx.signal,
