@@ -171,7 +171,9 @@ function slowWrites(store: Awaited<ReturnType<typeof openJournalStore>>, reads: 
     collection: {
       value: (name: string, options: object) => {
         const collection = counted.collection(name, options);
-        return name === 'checkpoints' ? Object.create(collection, { put: { value: (...args: unknown[]) => later(() => collection.put(...(args as [string, never]))) } }) : collection;
+        return name === 'checkpoints'
+          ? Object.create(collection, { put: { value: (...args: unknown[]) => later(() => collection.put(...(args as [string, never]))) } })
+          : collection;
       },
     },
     write: { value: (ops: never) => later(() => store.write(ops)) },
@@ -203,7 +205,10 @@ test('a held thread: writes to a checkpoint still on its way to the store need n
     // on the store: a fresh saver (another replica) reads both
     const stored = await new StoreCheckpointer(backing).getTuple(thread());
     assert.equal(stored?.checkpoint.id, id);
-    assert.deepEqual(stored?.pendingWrites?.map(([, channel, value]) => [channel, value]), [['messages', 'first']]);
+    assert.deepEqual(
+      stored?.pendingWrites?.map(([, channel, value]) => [channel, value]),
+      [['messages', 'first']],
+    );
 
     // with "async" durability the next step's writes come before the put of its checkpoint has begun
     const next = '1ef00000-0000-6000-8000-000000000013';
@@ -225,7 +230,7 @@ test('a held thread: writes to a checkpoint still on its way to the store need n
   }
 });
 
-test('a held thread: a checkpoint write that fails makes settled() reject, and the thread is read afresh', async () => {
+test('a held thread: a failed checkpoint write rejects (sync) or is kept for settled() with nothing more written (async, exit); the thread is read afresh', async () => {
   const backing = await openJournalStore({ dataDir: null });
   try {
     const reads: string[] = [];
@@ -245,7 +250,77 @@ test('a held thread: a checkpoint write that fails makes settled() reject, and t
     assert.equal(await saver.getTuple(thread()), undefined);
     assert.ok(reads.includes('checkpoints.list'));
     hold.release();
+
+    // deferred: LangGraph awaits an "async" put only at the run's end, so a rejection before then would go unhandled
+    failing = true;
+    const deferring = saver.hold('t1', { deferFailures: true });
+    const first = '1ef00000-0000-6000-8000-000000000031';
+    const deferred = saver.put(thread(), { ...emptyCheckpoint(), id: first }, { source: 'loop', step: 0, parents: {} } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    slow.letGo();
+    assert.deepEqual(await deferred, { configurable: { thread_id: 't1', checkpoint_ns: '', checkpoint_id: first } });
+    failing = false;
+    const second = '1ef00000-0000-6000-8000-000000000032';
+    await saver.put(thread(first), { ...emptyCheckpoint(), id: second }, { source: 'loop', step: 1, parents: {} } as never);
+    await saver.putWrites(thread(second), [['messages', 'x']], 'task-a');
+    assert.equal(slow.waiting(), 0, 'after a failed write the run writes nothing more');
+    await assert.rejects(deferring.settled(), /disk full/);
+    deferring.release();
+    assert.equal(await new StoreCheckpointer(backing).getTuple(thread()), undefined, 'the store holds none of them');
+
+    // the next run on the thread starts clean
+    const next = saver.hold('t1', { deferFailures: true });
+    const third = '1ef00000-0000-6000-8000-000000000033';
+    const fresh = saver.put(thread(), { ...emptyCheckpoint(), id: third }, { source: 'loop', step: 0, parents: {} } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    slow.letGo();
+    await fresh;
+    await next.settled();
+    next.release();
+    assert.equal((await new StoreCheckpointer(backing).getTuple(thread()))?.checkpoint.id, third);
   } finally {
     await backing.close();
+  }
+});
+
+test('a held thread: its newest checkpoint is answered as the run put it; with pending writes it is read from the store, and what LangGraph does to it stays its own', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  try {
+    const reads: string[] = [];
+    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const hold = saver.hold('t1');
+    const id = '1ef00000-0000-6000-8000-000000000021';
+    const messages = [{ type: 'human', content: 'hi' }];
+    await saver.put(thread(), { ...emptyCheckpoint(), id, channel_values: { messages }, channel_versions: { messages: 1 } }, {
+      source: 'loop',
+      step: 0,
+      parents: {},
+    } as never);
+    const own = await saver.getTuple(thread());
+    assert.equal(own?.checkpoint.id, id);
+    assert.deepEqual(own?.checkpoint.channel_values, { messages });
+    assert.deepEqual(own?.pendingWrites, []);
+    assert.equal(own?.metadata?.source, 'loop');
+    assert.deepEqual(reads, []);
+    // the tuple's maps are its reader's: changing them changes nothing the saver answers next
+    own!.checkpoint.channel_versions.messages = 99;
+    (own!.checkpoint.channel_values as Record<string, unknown>).extra = 'x';
+    const again = await saver.getTuple(thread());
+    assert.deepEqual(again?.checkpoint.channel_versions, { messages: 1 });
+    assert.deepEqual(again?.checkpoint.channel_values, { messages });
+
+    // with a pending write the checkpoint comes from the store: LangGraph applies the writes to it
+    await saver.putWrites(thread(id), [['messages', [{ type: 'ai', content: 'hello' }]]], 'task-a');
+    const withWrites = await saver.getTuple(thread());
+    assert.deepEqual(
+      withWrites?.pendingWrites?.map(([, channel]) => channel),
+      ['messages'],
+    );
+    assert.deepEqual(withWrites?.checkpoint.channel_values, { messages });
+    (withWrites!.checkpoint.channel_values.messages as unknown[]).push({ type: 'ai', content: 'applied in place' });
+    assert.deepEqual((await saver.getTuple(thread()))?.checkpoint.channel_values, { messages: [{ type: 'human', content: 'hi' }] });
+    hold.release();
+  } finally {
+    await store.close();
   }
 });

@@ -3,9 +3,9 @@
 // pending writes are kept serialised as text. Every checkpoint is kept, as upstream does,
 // so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
 // POST /threads/prune: `prune`) removes older ones.
-import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
+import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Collection, Store } from '../ports/store.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
 
 interface Serialised {
   type: string;
@@ -94,8 +94,12 @@ interface HeldThread {
   runs: number;
   newest: Map<string, CheckpointRecord>;
   writes: Map<string, WriteRecord[]>;
-  /** Checkpoint writes not yet on the store (a failed one stays). */
+  /** Checkpoint writes not yet on the store. */
   inFlight: Set<Promise<void>>;
+  /** The runs holding it (one but for a moment), each with the first checkpoint write that failed under it. */
+  holders: Set<Holder>;
+  /** The newest checkpoint of each namespace as the run put it, before it was serialised. */
+  put: Map<string, { checkpoint: Checkpoint; metadata: CheckpointMetadata }>;
 }
 
 /** A run's hold on its thread (StoreCheckpointer.hold). */
@@ -103,6 +107,21 @@ export interface ThreadHold {
   /** Every checkpoint write made while held is on the store; rejects with the first that failed. */
   settled(): Promise<void>;
   release(): void;
+}
+
+interface Holder {
+  deferFailures: boolean;
+  failure?: { error: unknown };
+}
+
+export interface HoldOptions {
+  /**
+   * A failed checkpoint write is not told to LangGraph (its put resolves) but kept for
+   * `settled`, and no later write of the thread is made. For "async" and "exit" durability:
+   * LangGraph awaits those puts only when the run ends, and a put that rejects before then
+   * is an unhandled rejection, which ends the process (or the run worker).
+   */
+  deferFailures: boolean;
 }
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
@@ -135,25 +154,31 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * once every checkpoint write made while the thread is held is on the store, and rejects
    * with the first that failed: LangGraph's "async" durability does not wait for each one.
    */
-  hold(threadId: string): ThreadHold {
-    const held = this.held.get(threadId);
+  hold(threadId: string, options: HoldOptions = { deferFailures: false }): ThreadHold {
+    const holder: Holder = { deferFailures: options.deferFailures };
+    let held = this.held.get(threadId);
     if (held) {
       held.runs += 1;
       held.newest.clear();
       held.writes.clear();
+      held.put.clear();
     } else {
-      this.held.set(threadId, { runs: 1, newest: new Map(), writes: new Map(), inFlight: new Set() });
+      held = { runs: 1, newest: new Map(), writes: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
+      this.held.set(threadId, held);
     }
-    const inFlight = this.held.get(threadId)!.inFlight;
+    held.holders.add(holder);
+    const thread = held;
     let released = false;
     return {
       settled: async () => {
-        while (inFlight.size > 0) await Promise.all([...inFlight]);
+        while (thread.inFlight.size > 0) await Promise.allSettled([...thread.inFlight]);
+        if (holder.failure) throw holder.failure.error;
       },
       release: () => {
         const h = this.held.get(threadId);
         if (released || !h) return;
         released = true;
+        h.holders.delete(holder);
         h.runs -= 1;
         if (h.runs === 0) this.held.delete(threadId);
       },
@@ -176,6 +201,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private forget(threadId: string): void {
     this.held.get(threadId)?.newest.clear();
     this.held.get(threadId)?.writes.clear();
+    this.held.get(threadId)?.put.clear();
   }
 
   /** The newest checkpoint of a thread namespace with its writes: known while the thread is held, else read. */
@@ -200,7 +226,23 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const wanted = config.configurable?.checkpoint_id as string | undefined;
     if (!wanted) {
       const head = await this.newestHead(threadId, ns);
-      return head ? this.toTuple(head.record, head.writes) : undefined;
+      if (!head) return undefined;
+      // the checkpoint the run itself put last (its state at the end of the run): as put, not
+      // deserialised again. Only without pending writes: LangGraph applies those to the
+      // checkpoint it gets, and the objects handed over are the run's own
+      const own = this.knownOf(threadId)?.put.get(ns);
+      if (own && own.checkpoint.id === head.record.checkpoint_id && head.writes.length === 0) {
+        return {
+          config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: own.checkpoint.id } },
+          checkpoint: copyCheckpoint(own.checkpoint),
+          metadata: own.metadata,
+          pendingWrites: [],
+          ...(head.record.parent_checkpoint_id
+            ? { parentConfig: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: head.record.parent_checkpoint_id } } }
+            : {}),
+        };
+      }
+      return this.toTuple(head.record, head.writes);
     }
     const record = await this.checkpoints.get(key(threadId, ns, wanted));
     return record ? this.toTuple(record, this.knownOf(threadId)?.writes.get(key(threadId, ns, wanted))) : undefined;
@@ -245,6 +287,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       return !newest || newest.checkpoint_id < checkpoint.id;
     };
     if (known && newer(known) && !known.writes.has(cpKey)) known.writes.set(cpKey, []);
+    const fullMetadata = withRunMetadata(config, metadata);
     const record: CheckpointRecord = {
       thread_id: threadId,
       thread_ns: key(threadId, ns),
@@ -253,15 +296,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       ...(config.configurable?.checkpoint_id ? { parent_checkpoint_id: config.configurable.checkpoint_id as string } : {}),
       ...(runId ? { run_id: runId } : {}),
       checkpoint: await this.dump(checkpoint),
-      metadata: await this.dump(withRunMetadata(config, metadata)),
+      metadata: await this.dump(fullMetadata),
     };
     if (known && this.knownOf(threadId) === known && newer(known)) {
       // the previous one's writes are no longer needed here (a later putWrites on it reads them)
       const previous = known.newest.get(ns);
       if (previous) known.writes.delete(key(threadId, ns, previous.checkpoint_id));
       known.newest.set(ns, record);
+      known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
-    await this.remembering(threadId, this.checkpoints.put(cpKey, record));
+    await this.remembering(threadId, () => this.checkpoints.put(cpKey, record));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -270,7 +314,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const checkpointId = config.configurable?.checkpoint_id as string;
     const cpKey = key(threadId, ns, checkpointId);
-    const ops = [];
+    const ops: WriteOp[] = [];
     // regular writes are idempotent: the first one for a slot wins, like upstream savers. The
     // slots already taken are known while the run holds the thread, else read once (one round
     // trip from a run worker, not one per write)
@@ -300,31 +344,44 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       const replaced = new Set(records.map((r) => `${r.task_id}${SEP}${r.idx}`));
       stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
     }
-    await this.remembering(threadId, this.store.write(ops));
+    await this.remembering(threadId, () => this.store.write(ops));
   }
 
   /**
    * A write whose result was already taken as known: if it fails, nothing of the thread is
-   * known any more. While the thread is held the write counts among those `settled` awaits.
+   * known any more. While the thread is held the write counts among those `settled` awaits,
+   * and a failure is kept there instead of thrown when the hold says so.
    */
-  private async remembering(threadId: string, write: Promise<unknown>): Promise<void> {
-    const inFlight = this.held.get(threadId)?.inFlight;
-    const done = write.then(
+  private async remembering(threadId: string, write: () => Promise<unknown>): Promise<void> {
+    const held = this.held.get(threadId);
+    const holders = held ? [...held.holders] : [];
+    // a write of the run holding the thread alone failed: the run ends with that failure
+    // (settled) and writes nothing more, as LangGraph makes no put after a failed one
+    if (holders.length === 1 && holders[0].failure) return;
+    let made: Promise<unknown>;
+    try {
+      made = write();
+    } catch (err) {
+      made = Promise.reject(err);
+    }
+    const done = made.then(
       () => undefined,
       (err: unknown) => {
         this.forget(threadId);
         throw err;
       },
     );
-    if (inFlight) {
-      inFlight.add(done);
-      // a failed write stays in the set, for `settled` to report
-      void done.then(
-        () => inFlight.delete(done),
-        () => undefined,
-      );
+    if (!held) return done;
+    held.inFlight.add(done);
+    try {
+      await done;
+    } catch (error) {
+      for (const holder of holders) holder.failure ??= { error };
+      // whose write it was is not known with two runs on the thread: told only when none defers
+      if (!holders.some((h) => h.deferFailures)) throw error;
+    } finally {
+      held.inFlight.delete(done);
     }
-    await done;
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -49,7 +49,9 @@ export function graphExecutor(deps: {
     });
     const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
-    const hold = deps.checkpointer.hold(run.thread_id);
+    // with "async" or "exit" durability LangGraph learns of a failed checkpoint write only when
+    // the run ends: the hold keeps it for then (settled) rather than let it go unhandled
+    const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync' });
     try {
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded
@@ -99,6 +101,16 @@ function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
     graph_id: graphId,
     assistant_id: run.assistant_id,
   };
+}
+
+/**
+ * When the run's checkpoints are written: LangGraph's default, as upstream's server runs it,
+ * is "async" (a superstep's checkpoint is written while the next one runs; the run's end
+ * waits for them all, see graphExecutor).
+ */
+function runDurability(run: RunRecord): 'sync' | 'async' | 'exit' {
+  const kwargs = run.kwargs as { durability?: 'sync' | 'async' | 'exit'; checkpoint_during?: boolean };
+  return kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'async');
 }
 
 export function streamModes(run: RunRecord): Set<string> {
@@ -200,9 +212,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
-    // LangGraph's default, as upstream's server runs it: a superstep's checkpoint is written
-    // while the next one runs (the run's end waits for them all, see graphExecutor)
-    durability: kwargs.durability ?? (kwargs.checkpoint_during === false ? 'exit' : 'async'),
+    durability: runDurability(run),
     streamMode: out.libraryModes(),
     subgraphs,
     signal: ctx.signal,
@@ -229,7 +239,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });
   const interrupts: Record<string, Interrupt[]> = {};
   for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
-  return { values: serialiseValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
+  return { values: out.wireValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
 }
 
 /** One thread, any graph: what plain-function runs added after this graph's last run goes ahead of the input. */

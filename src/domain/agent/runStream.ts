@@ -24,6 +24,8 @@ export class RunStream {
   private readonly accumulated = new Map<string, { concat(other: unknown): unknown }>();
   /** Ids of the messages `messages/complete` has sent. */
   private readonly completed = new Set<string>();
+  /** The last root `values` chunk published, as the graph gave it and as it went on the wire. */
+  private lastValues?: { raw: Record<string, unknown>; wire: unknown };
 
   constructor(
     readonly modes: ReadonlySet<string>,
@@ -65,8 +67,26 @@ export class RunStream {
       return;
     }
     const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
-    if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) this.publish(`${mode}${suffix}`, shape(mode, data));
+    if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) {
+      const wire = shape(mode, data);
+      if (mode === 'values' && namespace.length === 0 && data && typeof data === 'object') this.lastValues = { raw: data as Record<string, unknown>, wire };
+      this.publish(`${mode}${suffix}`, wire);
+    }
     if (this.modes.has('messages') && !this.subgraphs && namespace.length === 0) this.completeFrom(data);
+  }
+
+  /**
+   * `values` on the wire: as the last root `values` chunk went when `values` holds the very
+   * same objects under the same keys (the state at the end of a run, read right after its
+   * last step), else serialised afresh.
+   */
+  wireValues(values: Record<string, unknown>): unknown {
+    const last = this.lastValues;
+    if (last) {
+      const keys = Object.keys(values);
+      if (keys.length === Object.keys(last.raw).length && keys.every((k) => Object.hasOwn(last.raw, k) && last.raw[k] === values[k])) return last.wire;
+    }
+    return serialiseValues(values);
   }
 
   /** A message a node produced (whole) or a model streamed (a chunk), with its metadata. */

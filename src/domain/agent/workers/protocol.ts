@@ -25,7 +25,8 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'loadFailed'; error: RunError }
   | { type: 'event'; runId: string; event: string; data: unknown }
-  | { type: 'done'; runId: string; output: RunOutput }
+  /** `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice. */
+  | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
   | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] }
   /** A line the project's code logged through getLogger(): the server's log writes it. */

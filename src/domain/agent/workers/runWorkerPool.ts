@@ -58,6 +58,8 @@ export interface RunWorkerPoolOptions {
 interface Task {
   run: RunRecord;
   publish(event: string, data: unknown): void;
+  /** The data of the run's last `values` event (the output's values when the worker says so). */
+  lastValues?: unknown;
   resolve(output: RunOutput): void;
   reject(err: Error): void;
   /** Store calls still being answered: the run's result waits for them. */
@@ -388,9 +390,12 @@ export class RunWorkerPool {
         markFailed(errorOf({ error: 'WorkerStartFailed', message: `The run worker could not load the project's graphs: ${message.error.message}` }));
         void slot.worker.terminate();
         return;
-      case 'event':
-        slot.tasks.get(message.runId)?.publish(message.event, message.data);
+      case 'event': {
+        const task = slot.tasks.get(message.runId);
+        if (task && message.event === 'values') task.lastValues = message.data;
+        task?.publish(message.event, message.data);
         return;
+      }
       case 'log':
         this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
         return;
@@ -414,7 +419,9 @@ export class RunWorkerPool {
         slot.tasks.delete(message.runId);
         task.cleanup();
         void Promise.allSettled([...task.calls]).then(() =>
-          message.type === 'done' ? task.resolve(message.output) : task.reject(withTrace(errorOf(message.error), message.trace ?? [])),
+          message.type === 'done'
+            ? task.resolve(message.valuesAsLastEvent ? { ...message.output, values: task.lastValues as RunOutput['values'] } : message.output)
+            : task.reject(withTrace(errorOf(message.error), message.trace ?? [])),
         );
         this.released(slot);
         return;
