@@ -191,7 +191,13 @@ export interface Target {
   goal: string;
   value: string;
   met: boolean | null;
+  /** What explains the figure when the goal is missed: the profile to read and what it shows (markdown). */
+  why?: string;
 }
+
+/** Where the runs' profiles are (scripts/bench/profileRuns.ts), from docs/benchmarks.md. */
+const RUN_PROFILES =
+  'flame graphs of 100 LangGraph echo runs on one thread from `npx tsx scripts/bench/profileRuns.ts`: [in process](profiles/runs-in-process.svg), [in a run worker](profiles/runs-worker.svg) with [the main thread beside it](profiles/runs-worker-main.svg)';
 
 /** Issue 16 asks for the figures with the load beside them, not for a ratio: the goal is that both are measured with every run done once, in order. */
 function replicasTarget(one: ReplicaFigure | null, two: ReplicaFigure | null, ratio: number | null): Target {
@@ -378,6 +384,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≥ 3×',
       value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}${aloneBound(report, ratios)}`,
       met: check(worstRuns, (v) => v >= 3),
+      why: `LangGraph's own work bounds it: the same graph run by LangGraph alone, with no server, queue or store, is the ceiling beside the figure, and on one thread it is below 3× upstream. In the ${RUN_PROFILES}, most of a run's time is LangGraph and @langchain/core (the Pregel loop, callbacks, and each checkpoint's messages serialised by the checkpoint serde: \`toJSON\`, \`stringify\`, and revived by \`reviver\` when a run starts), then GC; agentplane's own code (store, journal, HTTP, events) is a small share.`,
     },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",
@@ -397,6 +404,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≥ 1× on one thread',
       value: `one thread ${times(workersOne)}, 100 threads ${times(workersMany)}`,
       met: check(workersOne, (v) => v >= 1),
+      why: `A worker does the run's LangGraph work as the main thread would, and more: on one thread runs go one after another, so nothing runs beside it, and every run crosses the thread boundary. In the ${RUN_PROFILES}, the worker spends its time as the in-process main thread does plus \`postMessage\` (the structured clone of each \`values\` event's whole state, ~1 µs per message object, and of the store calls), and the main thread deserialises them ("(program)", GC) and answers the calls; between two runs the worker waits for the main thread to record one and hand it the next. On 100 threads the two cores work side by side and the ratio is about 1×.`,
     },
     {
       name: 'Idle RSS with the default run workers',

@@ -1,7 +1,7 @@
 // Writes docs/benchmarks.{json,md,svg} from one run's figures.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type WriteFigure } from './figures.ts';
+import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type Target, type WriteFigure } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
@@ -154,6 +154,19 @@ export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): st
 
 const fmtFigure = (n: number, unit: string) => (unit === 'ms' && n < 100 ? fmtMs(n) : fmt(n, n < 100 ? 1 : 0)) + ' ' + unit;
 
+/** The report's first section: each target this run missed, with what explains it. */
+export function missedSection(targets: Target[]): string[] {
+  const missed = targets.filter((t) => t.met === false);
+  if (!missed.length) return [];
+  const out = ['## Targets missed', ''];
+  for (const t of missed) {
+    out.push(`- **${t.name}**: ${t.value} (goal ${t.goal}).`);
+    if (t.why) out.push(`  ${t.why}`);
+  }
+  out.push('', 'Every target, met or missed, is under [Targets](#targets).', '');
+  return out;
+}
+
 export function renderMarkdown(r: Report): string {
   const out: string[] = [];
   const line = (s = '') => out.push(s);
@@ -181,6 +194,7 @@ export function renderMarkdown(r: Report): string {
     }
   }
   line();
+  for (const l of missedSection(r.targets)) line(l);
   for (const l of baselineSection(r)) line(l);
   line('![Throughput by scenario](benchmarks.svg)');
   line();

@@ -288,13 +288,21 @@ test('every figure measured on both trees is compared to the baseline, and only 
   assert.deepEqual(fakeReport().comparisons, [], 'no baseline, nothing compared');
 });
 
-test('the report opens with the regressions against the baseline, then every figure beside it', () => {
+test('the report opens with the targets missed and what explains them, then the regressions against the baseline and every figure beside it', () => {
   const report = withBaseline();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
   try {
     const md = fs.readFileSync(writeReport(report, dir).md, 'utf8');
+    const missed = md.indexOf('## Targets missed');
     const top = md.indexOf('## Against the baseline `v0.1.0` (bd941bb)');
-    assert.ok(top > 0 && top < md.indexOf('## Targets'), 'the baseline section comes before everything else');
+    assert.ok(missed > 0 && missed < top && top < md.indexOf('## Targets\n'), 'missed targets, then the baseline, before everything else');
+    const missedPart = md.slice(missed, top);
+    assert.match(missedPart, /- \*\*Write p50 growth, 100 → 100k deployments\*\*: POST 1\.5×, PATCH 3× \(goal ≤ 2×\)\./);
+    assert.match(
+      missedPart,
+      /- \*\*Enqueued runs\/s vs upstream JS dev server, same LangGraph graph\*\*: [^\n]*\n {2}LangGraph's own work bounds it[^\n]*\(profiles\/runs-in-process\.svg\)/,
+    );
+    assert.doesNotMatch(missedPart, /Start to first 200/, 'a met target is not listed');
     assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
     assert.match(md, /- \*\*GET \/v2\/deployments\/\{id\} throughput\*\*: 8,000 req\/s vs 10,000 req\/s \(0\.8× the baseline, higher is better\)/);
     assert.doesNotMatch(md, /- \*\*GET \/v2\/deployments\?limit=20 throughput/, 'within 5% is no regression');
