@@ -283,7 +283,7 @@ export function renderMarkdown(r: Report): string {
   if (under.length) {
     const u0 = under[0];
     line(
-      `A graph that computes for ${u0.busyMs} ms without awaiting anything: ${u0.backlogRuns} of its runs are queued at once (\`POST /runs/batch\`, each on its own thread), then for ${u0.probeSeconds} s one client checks \`GET /ok\` every 50 ms and another creates a run of \`echo\` on a new thread every 250 ms, each request timed on its own. Idle figures are taken first, on the same server, with nothing queued.`,
+      `A graph that computes for ${u0.busyMs} ms without awaiting anything: ${u0.backlogRuns} of its runs are queued at once (\`POST /runs/batch\`, each on its own thread), then for ${u0.probeSeconds} s one client checks \`GET /ok\` every 10 ms and another creates a run of \`echo\` on a new thread every 250 ms, each request timed on its own. Idle figures are taken first, on the same server, with nothing queued.`,
     );
     line();
     line(

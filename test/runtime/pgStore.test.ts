@@ -7,6 +7,7 @@ import pg from 'pg';
 import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
 import { MIGRATIONS } from '../../src/backends/postgres/pgMigrations.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { assertOrderBy } from '../support/orderByContract.ts';
 
 interface Item {
   id: string;
@@ -185,6 +186,17 @@ test("PostgreSQL store: an area's collection is its own table, with its columns 
     assert.throws(() => store.collection('threads', { indexes: ['colour'] }), /agentplane_threads has no column for threads\.colour/);
   } finally {
     await admin.end();
+    await store.close();
+  }
+});
+
+test('PostgreSQL store: orderBy sorts as the embedded store does (code units, insertion order among equals), reverse descending', async () => {
+  const store = await openPgStore({ url: await freshDatabaseUrl() });
+  try {
+    await assertOrderBy(store);
+    const items = store.collection<{ id: string; k: string }>('sorted');
+    await assert.rejects(items.list({ orderBy: 'k', filter: () => true }), /orderBy cannot be combined/);
+  } finally {
     await store.close();
   }
 });

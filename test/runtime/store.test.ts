@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
 import { ROOT, tempDir } from '../support/server.ts';
+import { assertOrderBy } from '../support/orderByContract.ts';
 
 interface Item {
   id: string;
@@ -110,4 +111,10 @@ test('newest-first pages stay correct through many deletions (hole sweeping)', a
     [5],
   );
   assert.equal(await items.count(), 101);
+});
+
+test('orderBy sorts by a field in code-unit order (insertion order among equals), reverse descending, with where, offset and limit', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  await assertOrderBy(store);
+  await store.close();
 });

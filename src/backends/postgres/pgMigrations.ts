@@ -355,6 +355,17 @@ export const MIGRATIONS: Migration[] = [
     // scan every run of the server
     sql: `CREATE INDEX agentplane_runs_assistant_owner_created ON agentplane_runs (assistant_id, owner, created_at);`,
   },
+  {
+    version: 5,
+    name: 'newest checkpoint of a thread',
+    // a run's start reads its thread's newest checkpoint: one row by this index, where it read
+    // every checkpoint of the thread (each holding the whole state) to find the newest
+    sql: `
+      ALTER TABLE agentplane_checkpoints ADD COLUMN checkpoint_id text;
+      UPDATE agentplane_checkpoints SET checkpoint_id = doc->>'checkpoint_id';
+      CREATE INDEX agentplane_checkpoints_newest ON agentplane_checkpoints (thread_ns, checkpoint_id COLLATE "C", seq);
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -325,6 +325,8 @@ class PgCollection<T extends object> implements Collection<T> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (limit <= 0) return [];
+    if (options.orderBy !== undefined && (options.filter || options.contains))
+      throw new Error(`collection ${this.name}: orderBy cannot be combined with filter or contains`);
     if (!options.filter && !options.contains) {
       const { sql, params } = this.select(options, null);
       params.push(offset);
@@ -386,7 +388,11 @@ class PgCollection<T extends object> implements Collection<T> {
       params.push(after);
       sql += ` AND seq ${options.reverse ? '<' : '>'} $${params.length}`;
     }
-    return { sql: `${sql} ORDER BY seq ${options.reverse ? 'DESC' : 'ASC'}`, params };
+    const direction = options.reverse ? 'DESC' : 'ASC';
+    // code-unit order, as the embedded store sorts (the column's index is made with it too)
+    const by =
+      options.orderBy === undefined ? '' : `${this.area ? this.columnFor(options.orderBy) : fieldExpression(options.orderBy)} COLLATE "C" ${direction}, `;
+    return { sql: `${sql} ORDER BY ${by}seq ${direction}`, params };
   }
 
   private conditions(where: Record<string, string>, contains: Record<string, Record<string, unknown>>): { where: string; params: unknown[] } {

@@ -75,7 +75,7 @@ const AREAS: AreaTable[] = [
     key: 'id',
     columns: [field('assistant_id'), field('version', 'integer'), created, metadata],
   },
-  { collection: 'checkpoints', table: 'agentplane_checkpoints', key: 'id', columns: [field('thread_id'), field('thread_ns')] },
+  { collection: 'checkpoints', table: 'agentplane_checkpoints', key: 'id', columns: [field('thread_id'), field('thread_ns'), field('checkpoint_id')] },
   { collection: 'checkpoint_writes', table: 'agentplane_checkpoint_writes', key: 'id', columns: [field('thread_id'), field('cp_key')] },
   { collection: 'plain_checkpoints', table: 'agentplane_plain_checkpoints', key: 'id', columns: [field('thread_id')] },
   { collection: 'plain_heads', table: 'agentplane_plain_heads', key: 'id', columns: [] },

@@ -59,10 +59,11 @@ const WRITE_INDEXES = { indexes: ['thread_id', 'cp_key'] };
  * every run it has had.
  */
 export async function newestCheckpoint(store: Store, threadNs: string): Promise<StoredHead | undefined> {
-  let newest: CheckpointRecord | undefined;
-  for (const r of await store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES).list({ where: { thread_ns: threadNs } })) {
-    if (!newest || r.checkpoint_id > newest.checkpoint_id) newest = r;
-  }
+  // checkpoint ids are time-ordered: the newest is the highest (not the last inserted, which a
+  // cancelled run's late write can be)
+  const [newest] = await store
+    .collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES)
+    .list({ where: { thread_ns: threadNs }, orderBy: 'checkpoint_id', reverse: true, limit: 1 });
   if (!newest) return undefined;
   const cpKey = key(newest.thread_id, newest.checkpoint_ns, newest.checkpoint_id);
   return { record: newest, writes: await store.collection<WriteRecord>(WRITES, WRITE_INDEXES).list({ where: { cp_key: cpKey } }) };

@@ -11,8 +11,14 @@ export interface ListOptions<T> {
    * containment.ts). Declared in CollectionOptions.containment to be served by an index.
    */
   contains?: Record<string, Record<string, unknown>>;
-  /** Newest first (reverse insertion order) when true. */
+  /** Newest first (reverse insertion order) when true; with `orderBy`, that field descending. */
   reverse?: boolean;
+  /**
+   * Sorted by this top-level string field (code-unit order, insertion order among equals)
+   * instead of insertion order. Not with `filter` or `contains`; on PostgreSQL the field is
+   * one of the collection's columns (pgTables.ts).
+   */
+  orderBy?: string;
   offset?: number;
   limit?: number;
 }

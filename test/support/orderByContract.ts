@@ -1,0 +1,21 @@
+// The `orderBy` contract every store keeps (ports/store.ts): a field's code-unit order,
+// insertion order among equals, `reverse` descending, after `where`, before offset and limit.
+import assert from 'node:assert/strict';
+import type { Store } from '../../src/domain/ports/store.ts';
+
+export async function assertOrderBy(store: Store): Promise<void> {
+  const items = store.collection<{ id: string; tenant: string; k: string }>('sorted', { indexes: ['tenant'] });
+  for (const [id, k] of [
+    ['a', 'm'],
+    ['b', 'B'],
+    ['c', 'z'],
+    ['d', 'm'],
+    ['e', 'a'],
+  ])
+    await items.insert(id, { id, tenant: 't', k });
+  await items.insert('x', { id: 'x', tenant: 'other', k: '0' });
+  const ids = async (options: object) => (await items.list({ where: { tenant: 't' }, orderBy: 'k', ...options })).map((i) => i.id).join('');
+  assert.equal(await ids({}), 'beadc', "'B' before 'a' (code units); a before d (both 'm', a inserted first)");
+  assert.equal(await ids({ reverse: true }), 'cdaeb');
+  assert.equal(await ids({ reverse: true, offset: 1, limit: 2 }), 'da');
+}
