@@ -9,15 +9,8 @@ import type { Serialized } from '@langchain/core/load/serializable';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
+import { jsonLength } from './jsonLength.ts';
 import { RUN_ID_ATTRIBUTE, runSpans, type TraceSpan } from './runSpans.ts';
-
-const sizeOf = (value: unknown) => {
-  try {
-    return JSON.stringify(value ?? null).length;
-  } catch {
-    return -1;
-  }
-};
 
 const truncated = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -76,7 +69,7 @@ export class RunTracer extends BaseCallbackHandler {
       this.open(runId, node, 'node', parentRunId, {
         'langgraph.node': node,
         'langgraph.step': metadata?.langgraph_step as number,
-        'input.size': sizeOf(inputs),
+        'input.size': jsonLength(inputs),
       });
     } else {
       // not a node: its children go under the span above it
@@ -86,7 +79,7 @@ export class RunTracer extends BaseCallbackHandler {
   }
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
-    this.end(runId, { 'output.size': sizeOf(outputs) });
+    this.end(runId, { 'output.size': jsonLength(outputs) });
   }
 
   override handleChainError(err: unknown, runId: string): void {
