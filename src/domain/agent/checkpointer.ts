@@ -69,6 +69,11 @@ export async function newestCheckpoint(store: Store, threadNs: string): Promise<
   return { record: newest, writes: await store.collection<WriteRecord>(WRITES, WRITE_INDEXES).list({ where: { cp_key: cpKey } }) };
 }
 
+/** The newest root (namespace '') checkpoint of a thread and its pending writes, as stored. */
+export function newestRootCheckpoint(store: Store, threadId: string): Promise<StoredHead | undefined> {
+  return newestCheckpoint(store, key(threadId, ''));
+}
+
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const key = (...parts: string[]) => parts.join(SEP);
 
@@ -94,6 +99,8 @@ export function withRunMetadata<M extends object>(config: RunnableConfig, metada
 interface HeldThread {
   runs: number;
   newest: Map<string, CheckpointRecord>;
+  /** Namespaces known to have no checkpoint yet. */
+  absent: Set<string>;
   writes: Map<string, WriteRecord[]>;
   /** Checkpoint writes not yet on the store. */
   inFlight: Set<Promise<void>>;
@@ -123,6 +130,11 @@ export interface HoldOptions {
    * is an unhandled rejection, which ends the process (or the run worker).
    */
   deferFailures: boolean;
+  /**
+   * The thread's newest root checkpoint as it was just read elsewhere (null: it has none):
+   * a run worker is sent it with its run, so its first read is not a round trip.
+   */
+  newest?: StoredHead | null;
 }
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
@@ -161,11 +173,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (held) {
       held.runs += 1;
       held.newest.clear();
+      held.absent.clear();
       held.writes.clear();
       held.put.clear();
     } else {
-      held = { runs: 1, newest: new Map(), writes: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
+      held = { runs: 1, newest: new Map(), absent: new Set(), writes: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
       this.held.set(threadId, held);
+      if (options.newest) {
+        held.newest.set(options.newest.record.checkpoint_ns, options.newest.record);
+        held.writes.set(key(threadId, options.newest.record.checkpoint_ns, options.newest.record.checkpoint_id), options.newest.writes);
+      } else if (options.newest === null) held.absent.add('');
     }
     held.holders.add(holder);
     const thread = held;
@@ -201,6 +218,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   /** Forgets what is known of a thread whose checkpoints were changed by other means than put/putWrites. */
   private forget(threadId: string): void {
     this.held.get(threadId)?.newest.clear();
+    this.held.get(threadId)?.absent.clear();
     this.held.get(threadId)?.writes.clear();
     this.held.get(threadId)?.put.clear();
   }
@@ -208,6 +226,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   /** The newest checkpoint of a thread namespace with its writes: known while the thread is held, else read. */
   private async newestHead(threadId: string, ns: string): Promise<StoredHead | undefined> {
     const known = this.knownOf(threadId);
+    if (known?.absent.has(ns)) return undefined;
     const record = known?.newest.get(ns);
     const writes = record && known!.writes.get(key(threadId, ns, record.checkpoint_id));
     if (record && writes) return { record, writes };
@@ -304,6 +323,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       const previous = known.newest.get(ns);
       if (previous) known.writes.delete(key(threadId, ns, previous.checkpoint_id));
       known.newest.set(ns, record);
+      known.absent.delete(ns);
       known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
     await this.remembering(threadId, () => this.checkpoints.put(cpKey, record));

@@ -20,7 +20,7 @@ import type { WriteOp } from '../ports/store.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
-import type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
+import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
 import { RunTracer } from './tracing/runTracer.ts';
 
@@ -32,35 +32,38 @@ export function graphExecutor(deps: {
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
   memoryStore?: MemoryAccess;
-}): RunExecutor {
-  return async (run, signal, publish, started) => {
+}): RunExecutorWithReads {
+  return async (run, signal, publish, started, known) => {
     started?.();
-    const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
-    if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
-    // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
-    const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
-    // a graph's store is its run's owner's: the partition the owner reads through /store
-    const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-    const tracer = new RunTracer(run.run_id, {
-      'langgraph.run_id': run.run_id,
-      'langgraph.thread_id': run.thread_id,
-      'langgraph.graph_id': graph.id,
-      'langgraph.assistant_id': run.assistant_id,
-    });
-    const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
     // with "async" or "exit" durability LangGraph learns of a failed checkpoint write only when
     // the run ends: the hold keeps it for then (settled) rather than let it go unhandled
-    const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync' });
+    const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync', newest: known?.newestCheckpoint });
+    if (known?.plainHead !== undefined) deps.plain.knowHead(run.thread_id, known.plainHead);
+    let tracer: RunTracer | undefined;
     try {
+      const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
+      if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
+      // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
+      const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
+      // a graph's store is its run's owner's: the partition the owner reads through /store
+      const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
+      tracer = new RunTracer(run.run_id, {
+        'langgraph.run_id': run.run_id,
+        'langgraph.thread_id': run.thread_id,
+        'langgraph.graph_id': graph.id,
+        'langgraph.assistant_id': run.assistant_id,
+      });
+      const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded
       await hold.settled();
       return { ...output, trace: tracer.finish() };
     } catch (err) {
-      throw withTrace(err, tracer.finish(err));
+      throw tracer ? withTrace(err, tracer.finish(err)) : err;
     } finally {
       hold.release();
+      if (known?.plainHead !== undefined) deps.plain.forgetHead(run.thread_id);
     }
   };
 }

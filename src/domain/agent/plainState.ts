@@ -8,7 +8,7 @@
 import type { Collection, Store, WriteOp } from '../ports/store.ts';
 import type { MessageDict } from './messages.ts';
 
-interface CheckpointRecord {
+export interface PlainCheckpointRecord {
   thread_id: string;
   checkpoint_id: string;
   parent_checkpoint_id: string | null;
@@ -48,25 +48,55 @@ export interface CheckpointMeta {
 const SNAPSHOT_EVERY = 32;
 const CACHE_SIZE = 512;
 
-const byNewest = (a: CheckpointRecord, b: CheckpointRecord) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0);
+const byNewest = (a: PlainCheckpointRecord, b: PlainCheckpointRecord) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0);
 
 export class PlainStateStore {
-  private readonly checkpoints: Collection<CheckpointRecord>;
+  private readonly checkpoints: Collection<PlainCheckpointRecord>;
   private readonly heads: Collection<HeadRecord>;
   /** checkpoint id → its messages; insertion order is recency (a small LRU). */
   private readonly cache = new Map<string, MessageDict[]>();
+  /** Heads read for a run before it was handed over (knowHead), by thread; null: the thread has none. */
+  private readonly knownHeads = new Map<string, PlainCheckpointRecord | null>();
 
   constructor(private readonly store: Store) {
-    this.checkpoints = store.collection<CheckpointRecord>('plain_checkpoints', { indexes: ['thread_id'] });
+    this.checkpoints = store.collection<PlainCheckpointRecord>('plain_checkpoints', { indexes: ['thread_id'] });
     this.heads = store.collection<HeadRecord>('plain_heads');
   }
 
   /** The thread's latest state, or the state at `checkpointId`; undefined when there is none. */
   async read(threadId: string, checkpointId?: string): Promise<PlainSnapshot | undefined> {
-    const id = checkpointId ?? (await this.heads.get(threadId))?.checkpoint_id;
-    if (!id) return undefined;
-    const record = await this.checkpoints.get(rowId(threadId, id));
+    const record =
+      checkpointId !== undefined ? (checkpointId ? await this.checkpoints.get(rowId(threadId, checkpointId)) : undefined) : await this.headOf(threadId);
     return record && this.snapshot(record);
+  }
+
+  /** The record of the thread's latest checkpoint as stored (null: none), read with two gets. */
+  async headRecord(threadId: string): Promise<PlainCheckpointRecord | null> {
+    const id = (await this.heads.get(threadId))?.checkpoint_id;
+    return (id && (await this.checkpoints.get(rowId(threadId, id)))) || null;
+  }
+
+  /**
+   * Tells the store the thread's head as it was just read elsewhere (a run worker is sent it
+   * with its run): the next read of the thread's latest state uses it instead of reading.
+   * For a run that writes no plain state while it runs (a plain run's ops are written after
+   * it ends); `forgetHead` when the run ends, used or not.
+   */
+  knowHead(threadId: string, record: PlainCheckpointRecord | null): void {
+    this.knownHeads.set(threadId, record);
+  }
+
+  forgetHead(threadId: string): void {
+    this.knownHeads.delete(threadId);
+  }
+
+  private async headOf(threadId: string): Promise<PlainCheckpointRecord | undefined> {
+    const known = this.knownHeads.get(threadId);
+    if (known !== undefined) {
+      this.knownHeads.delete(threadId);
+      return known ?? undefined;
+    }
+    return (await this.headRecord(threadId)) ?? undefined;
   }
 
   /** States newest first, filtered like the upstream checkpointers' `list`. */
@@ -107,7 +137,7 @@ export class PlainStateStore {
       keep = 0;
       depth = 0;
     }
-    const record: CheckpointRecord = {
+    const record: PlainCheckpointRecord = {
       thread_id: threadId,
       checkpoint_id: meta.checkpointId,
       parent_checkpoint_id: parent?.checkpointId ?? null,
@@ -169,7 +199,7 @@ export class PlainStateStore {
    * store them all first, so every remaining state still reads back whole.
    */
   async expireBefore(cutoffIso: string): Promise<number> {
-    const byThread = new Map<string, CheckpointRecord[]>();
+    const byThread = new Map<string, PlainCheckpointRecord[]>();
     for (const r of await this.checkpoints.list()) {
       const group = byThread.get(r.thread_id);
       if (group) group.push(r);
@@ -214,11 +244,11 @@ export class PlainStateStore {
     return this.checkpoints.count({ where: { thread_id: threadId } });
   }
 
-  private async snapshot(record: CheckpointRecord): Promise<PlainSnapshot> {
+  private async snapshot(record: PlainCheckpointRecord): Promise<PlainSnapshot> {
     return this.toSnapshot(record, await this.messagesOf(record));
   }
 
-  private toSnapshot(record: CheckpointRecord, messages: MessageDict[]): PlainSnapshot {
+  private toSnapshot(record: PlainCheckpointRecord, messages: MessageDict[]): PlainSnapshot {
     return {
       values: { ...record.values, messages },
       checkpointId: record.checkpoint_id,
@@ -231,10 +261,10 @@ export class PlainStateStore {
   }
 
   /** Walks back to a cached or self-contained checkpoint, then replays forward. */
-  private async messagesOf(record: CheckpointRecord): Promise<MessageDict[]> {
-    const chain: CheckpointRecord[] = [];
+  private async messagesOf(record: PlainCheckpointRecord): Promise<MessageDict[]> {
+    const chain: PlainCheckpointRecord[] = [];
     let base: MessageDict[] = [];
-    let at: CheckpointRecord | undefined = record;
+    let at: PlainCheckpointRecord | undefined = record;
     while (at) {
       const cached = this.cache.get(at.checkpoint_id);
       if (cached) {

@@ -5,7 +5,8 @@ import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { RunnableGraph } from './graphs.ts';
-import type { PlainStateStore } from './plainState.ts';
+import type { StoredHead } from './checkpointer.ts';
+import type { PlainCheckpointRecord, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import type { RunTracer } from './tracing/runTracer.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
@@ -42,3 +43,24 @@ export interface RunOutput {
  * limit counts from then.
  */
 export type RunExecutor = (run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void) => Promise<RunOutput>;
+
+/**
+ * What was read of a run's thread just before the run was handed over (a run worker is sent
+ * it with the run: workers/firstReads.ts), so that its first reads are not round trips.
+ * Undefined: not read; null: read, and there is none.
+ */
+export interface KnownReads {
+  /** The plain-state head checkpoint's record. */
+  plainHead?: PlainCheckpointRecord | null;
+  /** The newest root LangGraph checkpoint with its pending writes. */
+  newestCheckpoint?: StoredHead | null;
+}
+
+/** A RunExecutor that can be told what was read of the thread already (see KnownReads). */
+export type RunExecutorWithReads = (
+  run: RunRecord,
+  signal: AbortSignal,
+  publish: (event: string, data: unknown) => void,
+  started?: () => void,
+  known?: KnownReads,
+) => Promise<RunOutput>;

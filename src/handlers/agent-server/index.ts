@@ -70,6 +70,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,
+          // the first reads of a run of a graph the main thread knows go with the run
+          kindOf: (run) => {
+            const kind = graphs.get(run.graph_id)?.kind;
+            return kind === 'plain' ? 'plain' : kind === 'langgraph' || kind === 'factory' ? 'langgraph' : undefined;
+          },
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;

@@ -3,7 +3,7 @@
 // checkpoints and thread state keep one writer whatever the backend.
 import type { GraphSpec, LoadOptions } from '../graphs.ts';
 import type { RunRecord, RunError } from '../records.ts';
-import type { RunOutput } from '../runContext.ts';
+import type { KnownReads, RunOutput } from '../runContext.ts';
 import type { TraceSpan } from '../tracing/runSpans.ts';
 import type { LogLevel } from '../../../shared/projectGlobals.ts';
 
@@ -19,7 +19,9 @@ export interface WorkerSetup {
 /** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, and the server's URL (projectGlobals.ts). */
 export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl';
 
-export type ToWorker = { type: 'run'; run: RunRecord } | { type: 'abort'; runId: string } | { type: 'reply'; id: number; value?: unknown; error?: RunError };
+/** `known`: what the main thread read of the run's thread just before (workers/firstReads.ts). */
+export type ToWorker =
+  { type: 'run'; run: RunRecord; known?: KnownReads } | { type: 'abort'; runId: string } | { type: 'reply'; id: number; value?: unknown; error?: RunError };
 
 export type FromWorker =
   | { type: 'ready' }

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     if (message.type === 'abort') {
       running.get(message.runId)?.abort();
     } else if (message.type === 'run') {
-      const { run } = message;
+      const { run, known } = message;
       const controller = new AbortController();
       running.set(run.run_id, controller);
       // the state at the end of a run is usually its last `values` event: posted once (a
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
         if (event === 'values') lastValues = data;
         publish(run.run_id, event, data);
       };
-      execute(run, controller.signal, publishing)
+      execute(run, controller.signal, publishing, undefined, known)
         .then(
           (output) =>
             output.values === lastValues && lastValues !== undefined

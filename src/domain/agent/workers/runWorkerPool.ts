@@ -36,11 +36,12 @@ import type { Store } from '../../ports/store.ts';
 import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import { newestCheckpoint } from '../checkpointer.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';
-import type { RunExecutor, RunOutput } from '../runContext.ts';
+import type { KnownReads, RunExecutor, RunOutput } from '../runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../tracing/failedRunTrace.ts';
+import { readFirstReads, type FirstReadsKind } from './firstReads.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -53,6 +54,8 @@ export interface RunWorkerPoolOptions {
   abortGraceMs?: number;
   /** Each worker's heap limit in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); Node's default when absent. */
   memoryMb?: number | null;
+  /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
+  kindOf?: (run: RunRecord) => FirstReadsKind;
 }
 
 interface Task {
@@ -150,8 +153,10 @@ export class RunWorkerPool {
   private async executeRun(run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void): Promise<RunOutput> {
     signal.throwIfAborted();
     const slot = await this.acquire(run, signal);
+    let known: KnownReads = {};
     try {
       await slot.ready;
+      known = await this.firstReads(run);
     } finally {
       slot.starting -= 1;
     }
@@ -201,7 +206,7 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.post(slot, { type: 'run', run });
+      this.post(slot, { type: 'run', run, known });
       started?.();
     });
   }
@@ -426,6 +431,18 @@ export class RunWorkerPool {
         this.released(slot);
         return;
       }
+    }
+  }
+
+  /** What the run reads first, for the worker to be sent with it; nothing when it cannot be read (the worker then reads it). */
+  private async firstReads(run: RunRecord): Promise<KnownReads> {
+    const kind = this.options.kindOf?.(run);
+    if (!kind) return {};
+    try {
+      return await readFirstReads(this.options.store, run, kind);
+    } catch (err) {
+      this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
+      return {};
     }
   }
 

@@ -1,0 +1,26 @@
+// What a run reads of its thread first, read by the main thread before it hands the run to
+// a worker and sent with it (KnownReads). Every run starts by reading its thread: the
+// plain-state head, and for a LangGraph graph the newest checkpoint. Asked from the worker,
+// each is a round trip the run waits for (a post each way and a wake-up of the other
+// thread); sent with the run, none is. The worker's plain-state store and checkpointer take
+// them as known for that run only (PlainStateStore.knowHead, StoreCheckpointer.hold), and
+// a run that reads otherwise (a fork, a graph of another kind) reads as before.
+import { newestRootCheckpoint } from '../checkpointer.ts';
+import { PlainStateStore } from '../plainState.ts';
+import type { Store } from '../../ports/store.ts';
+import type { RunRecord } from '../records.ts';
+import type { KnownReads } from '../runContext.ts';
+
+/** The kinds of graph whose first reads are known; undefined: none are read ahead. */
+export type FirstReadsKind = 'plain' | 'langgraph' | undefined;
+
+/** Reads what a run of a graph of `kind` reads first on its thread. */
+export async function readFirstReads(store: Store, run: RunRecord, kind: FirstReadsKind): Promise<KnownReads> {
+  if (!kind) return {};
+  // both kinds: a LangGraph run reads the plain state too (plain runs on its thread go ahead of its input)
+  const [plainHead, newest] = await Promise.all([
+    new PlainStateStore(store).headRecord(run.thread_id),
+    kind === 'langgraph' ? newestRootCheckpoint(store, run.thread_id) : undefined,
+  ]);
+  return kind === 'langgraph' ? { plainHead, newestCheckpoint: newest ?? null } : { plainHead };
+}
