@@ -184,7 +184,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   out.chunk([], 'values', state);
   commit('loop', { [ctx.graph.id]: normalised });
   steps.end(normalised);
-  return { values: state, next: [], interrupts: {}, ops };
+  // as the last `values` event went: a run worker then posts the end state once
+  return { values: out.wireValues(state) as Record<string, unknown>, next: [], interrupts: {}, ops };
 }
 
 export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
