@@ -4,7 +4,8 @@
 // (writeReply.ts). The same pipeline serves real and mock mode; only the handlers differ.
 // It knows no operation by name.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiDocument, ValidatorTable } from './api.ts';
+import type { ApiDocument } from './api.ts';
+import type { ResponseValidators } from './responseValidators.ts';
 import type { KeyRing } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import type { OperationSpec } from './contract.ts';
@@ -53,8 +54,8 @@ export interface PipelineOptions {
   streamSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
-  /** The response validators every reply is checked with. */
-  responseValidators: ValidatorTable;
+  /** The response validators every reply is checked with (loaded before the start when `strictReplies`). */
+  responseValidators: ResponseValidators;
   /**
    * A reply that does not fit its schema (or that its serializer would change) answers 500
    * (tests: AGENTPLANE_VALIDATE_RESPONSES); otherwise it is logged with its path and sent.
@@ -242,17 +243,23 @@ export function createPipeline(options: PipelineOptions) {
       const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
       if ('issues' in validated) return send(res, validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
-      const violation = replyViolation(b.operation, reply, options.responseValidators, log);
-      if (violation && options.strictReplies) throw new ReplyViolation(violation);
-      // in production the caller still gets its answer; the log says which operation and path broke the contract
-      if (violation)
-        log.error('reply does not fit its schema; sent as the schema writes it', {
-          operationId,
-          method,
-          path: pathname,
-          status: reply.status,
-          detail: violation,
+      if (options.strictReplies) {
+        const violation = replyViolation(b.operation, reply, options.responseValidators.loaded ?? {}, log);
+        if (violation) throw new ReplyViolation(violation);
+      } else {
+        // in production the caller still gets its answer; the log says which operation and path broke the contract
+        options.responseValidators.check((table) => {
+          const violation = replyViolation(b.operation, reply, table, log);
+          if (violation)
+            log.error('reply does not fit its schema; sent as the schema writes it', {
+              operationId,
+              method,
+              path: pathname,
+              status: reply.status,
+              detail: violation,
+            });
         });
+      }
       return await writeReply(res, b.operation, reply, { headOnly: method === 'HEAD', log, serializers });
     } catch (err) {
       if (err instanceof ReplyViolation || err instanceof SerializerMismatch) {

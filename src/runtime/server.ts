@@ -8,6 +8,7 @@ import { handledOperationIds as controlPlaneIds } from '../../generated/control-
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { Application, ApplicationFactory, ServerStorage } from './application.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
+import { ResponseValidators } from './responseValidators.ts';
 import { KeyRing, loadKeys, type KeySource } from './auth.ts';
 import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
@@ -58,10 +59,11 @@ export async function startHttpServer(
   // before any of the project's modules load (auth, routes, graphs): they may call getLogger()
   // or build a Client at the top of a module
   installProjectGlobals({ log: (level, message, fields) => log[level](message, fields), apiUrl: projectApiUrl });
-  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a 500.
-  // Loaded before the project's modules: a TypeScript project registers tsx's loader, through
-  // which every later import costs a round trip to the loader thread (these are megabytes)
-  const validators = await loadResponseValidators();
+  // every reply is checked against its schema; AGENTPLANE_VALIDATE_RESPONSES makes a misfit a
+  // 500, and its validators load before the server starts. Otherwise a misfit is only logged,
+  // and the validators (~60 ms of compiling) load once the server listens: the replies of its
+  // first moments are checked when they arrive, instead of every start waiting for them.
+  const replyValidators = new ResponseValidators(config.validateResponses ? (await loadResponseValidators()).http : undefined);
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
   const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, log, metrics, customAuth });
 
@@ -100,7 +102,7 @@ export async function startHttpServer(
     trustProxy: config.trustProxy,
     disabled,
     requireAuthEverywhere: config.agentServerAuth,
-    responseValidators: validators.http,
+    responseValidators: replyValidators,
     strictReplies: config.validateResponses,
     extra: extraRoutes(
       createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
@@ -155,6 +157,12 @@ export async function startHttpServer(
   setProjectApiUrl(url);
   listening = url;
   for (const module of app.modules) await module.start?.();
+  if (!config.validateResponses) {
+    void loadResponseValidators().then(
+      (loaded) => replyValidators.arrive(loaded.http),
+      (err: unknown) => log.warn('the response validators did not load; replies are not checked', { err }),
+    );
+  }
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });

@@ -97,6 +97,13 @@ async function serverWithWrongType(checking: '0' | '1', lines: string[]) {
   return startTestServer({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: checking }, log: createLogger('info', {}, (l) => lines.push(l)) });
 }
 
+/** What `read` answers once it answers something non-empty (or after 5 s, whatever it answers). */
+async function eventually<T>(read: () => T[]): Promise<T[]> {
+  const until = Date.now() + 5_000;
+  while (read().length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  return read();
+}
+
 test('in production, a reply of the wrong type is still answered, and logged with its operation and path', async () => {
   const lines: string[] = [];
   const server = await serverWithWrongType('0', lines);
@@ -105,7 +112,8 @@ test('in production, a reply of the wrong type is still answered, and logged wit
     const res = await server.api(`/v2/deployments/${id}`);
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as { name: unknown }).name, '42', 'written as its schema declares it');
-    const logged = lines.filter((l) => /reply does not fit its schema/.test(l));
+    // the validators load once the server listens: a reply written before they arrive is checked when they do
+    const logged = await eventually(() => lines.filter((l) => /reply does not fit its schema/.test(l)));
     assert.equal(logged.length, 1, lines.join('\n'));
     assert.match(logged[0], /getDeployment/);
     assert.match(logged[0], new RegExp(`/v2/deployments/${id}`));
