@@ -324,3 +324,70 @@ test('a held thread: its newest checkpoint is answered as the run put it; with p
     await store.close();
   }
 });
+
+test("a thread's next run starts from the state its last successful run ended on, as put, once; after a failed run or a newer checkpoint it is read", async () => {
+  const store = await openJournalStore({ dataDir: null });
+  try {
+    const saver = new StoreCheckpointer(store);
+    let loads = 0;
+    const load = saver.serde.loadsTyped.bind(saver.serde);
+    saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
+      loads += 1;
+      return load(type, data);
+    };
+    const put = (id: string, messages: unknown[]) =>
+      saver.put(thread(), { ...emptyCheckpoint(), id, channel_values: { messages }, channel_versions: { messages: 1 } }, {
+        source: 'loop',
+        step: 0,
+        parents: {},
+      } as never);
+    const ids = ['1ef00000-0000-6000-8000-000000000031', '1ef00000-0000-6000-8000-000000000032', '1ef00000-0000-6000-8000-000000000033'];
+    const messages = [{ type: 'human', content: 'hi' }];
+
+    let hold = saver.hold('t1');
+    await put(ids[0], messages);
+    await hold.settled();
+    hold.release(true);
+
+    // the next run: its state as the last run put it (only the metadata is read)
+    hold = saver.hold('t1');
+    loads = 0;
+    const next = await saver.getTuple(thread());
+    assert.equal(next?.checkpoint.id, ids[0]);
+    assert.equal(next?.checkpoint.channel_values.messages, messages, 'the objects the last run put');
+    assert.equal(next?.metadata?.source, 'loop');
+    assert.equal(loads, 1);
+    // this run fails: what it read may have been changed by its nodes, so nothing is kept
+    (next!.checkpoint.channel_values.messages as unknown[]).push({ type: 'human', content: 'changed in place' });
+    hold.release(false);
+    loads = 0;
+    const afterFailure = await saver.getTuple(thread());
+    assert.deepEqual(afterFailure?.checkpoint.channel_values, { messages: [{ type: 'human', content: 'hi' }] }, 'read from the store');
+    assert.equal(loads, 2);
+
+    // kept once: taken by the first read
+    hold = saver.hold('t1');
+    await put(ids[1], [...messages, { type: 'ai', content: 'hello' }]);
+    await hold.settled();
+    hold.release(true);
+    loads = 0;
+    await saver.getTuple(thread());
+    assert.equal(loads, 1);
+    loads = 0;
+    await saver.getTuple(thread());
+    assert.equal(loads, 2);
+
+    // a newer checkpoint since (a state update): the kept one is not it
+    hold = saver.hold('t1');
+    await put(ids[1].replace(/2$/, '4'), messages);
+    await hold.settled();
+    hold.release(true);
+    await put(ids[2].replace(/3$/, '5'), [{ type: 'human', content: 'updated' }]);
+    loads = 0;
+    const updated = await saver.getTuple(thread());
+    assert.deepEqual(updated?.checkpoint.channel_values, { messages: [{ type: 'human', content: 'updated' }] });
+    assert.equal(loads, 2);
+  } finally {
+    await store.close();
+  }
+});

@@ -114,8 +114,16 @@ interface HeldThread {
 export interface ThreadHold {
   /** Every checkpoint write made while held is on the store; rejects with the first that failed. */
   settled(): Promise<void>;
-  release(): void;
+  /**
+   * `succeeded`: the run ended as it should (its checkpoint writes settled). Its last
+   * checkpoint is then kept as put, for the thread's next run to start from without
+   * deserialising the thread's state again (see `ended`).
+   */
+  release(succeeded?: boolean): void;
 }
+
+/** Threads whose last run's end state is kept as put (see `ended`); the oldest go first. */
+const ENDED_KEPT = 256;
 
 interface Holder {
   deferFailures: boolean;
@@ -149,6 +157,15 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private readonly held = new Map<string, HeldThread>();
 
   private readonly newestOf: NewestCheckpoint;
+
+  /**
+   * The root checkpoint each recent run ended on, as it was put (objects, not text), by
+   * thread: the next run of the thread starts from it when it is still the thread's newest
+   * with no pending writes (checkpoint ids are unique, so the same id is the same state).
+   * Taken by the first read that uses it, so no two runs share its objects; kept only from a
+   * run that succeeded, so never from one whose nodes may have changed them after the put.
+   */
+  private readonly ended = new Map<string, Checkpoint>();
 
   /** `newest`: how the newest checkpoint is found when it is not computed here (a run worker). */
   constructor(
@@ -192,15 +209,31 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         while (thread.inFlight.size > 0) await Promise.allSettled([...thread.inFlight]);
         if (holder.failure) throw holder.failure.error;
       },
-      release: () => {
+      release: (succeeded = false) => {
         const h = this.held.get(threadId);
         if (released || !h) return;
         released = true;
+        const last = h.put.get('');
+        if (succeeded && h.runs === 1 && !holder.failure && last) this.keepEnded(threadId, last.checkpoint);
         h.holders.delete(holder);
         h.runs -= 1;
         if (h.runs === 0) this.held.delete(threadId);
       },
     };
+  }
+
+  private keepEnded(threadId: string, checkpoint: Checkpoint): void {
+    this.ended.delete(threadId);
+    this.ended.set(threadId, checkpoint);
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  /** The end state a run left on the thread (see `ended`), taken, when `checkpointId` is it. */
+  private takeEnded(threadId: string, checkpointId: string): Checkpoint | undefined {
+    const kept = this.ended.get(threadId);
+    if (!kept) return undefined;
+    this.ended.delete(threadId);
+    return kept.id === checkpointId ? kept : undefined;
   }
 
   /** Whether `checkpointId` is newer than the newest checkpoint of `ns` the run holding the thread knows (false when it knows none). */
@@ -217,6 +250,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** Forgets what is known of a thread whose checkpoints were changed by other means than put/putWrites. */
   private forget(threadId: string): void {
+    this.ended.delete(threadId);
     this.held.get(threadId)?.newest.clear();
     this.held.get(threadId)?.absent.clear();
     this.held.get(threadId)?.writes.clear();
@@ -262,6 +296,9 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
             : {}),
         };
       }
+      // the state the thread's last run ended on, kept as put: not deserialised again
+      const ended = ns === '' && head.writes.length === 0 ? this.takeEnded(threadId, head.record.checkpoint_id) : undefined;
+      if (ended) return this.toTuple(head.record, head.writes, ended);
       return this.toTuple(head.record, head.writes);
     }
     const record = await this.checkpoints.get(key(threadId, ns, wanted));
@@ -505,12 +542,15 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     await this.store.write(ops);
   }
 
-  /** `writes`: the checkpoint's pending writes when they are known; else they are read. */
-  private async toTuple(record: CheckpointRecord, known?: WriteRecord[]): Promise<CheckpointTuple> {
+  /**
+   * `writes`: the checkpoint's pending writes when they are known; else they are read.
+   * `checkpoint`: the checkpoint itself when it is at hand as put; else it is deserialised.
+   */
+  private async toTuple(record: CheckpointRecord, known?: WriteRecord[], checkpoint?: Checkpoint): Promise<CheckpointTuple> {
     const writes = known ?? (await this.writes.list({ where: { cp_key: key(record.thread_id, record.checkpoint_ns, record.checkpoint_id) } }));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
-      checkpoint: await this.load(record.checkpoint),
+      checkpoint: checkpoint ?? (await this.load(record.checkpoint)),
       metadata: await this.load(record.metadata),
       pendingWrites: await Promise.all(writes.map(async (w) => [w.task_id, w.channel, await this.load(w.value)] as [string, string, unknown])),
     };

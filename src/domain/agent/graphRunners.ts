@@ -41,6 +41,7 @@ export function graphExecutor(deps: {
     const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync', newest: known?.newestCheckpoint });
     if (known?.plainHead !== undefined) deps.plain.knowHead(run.thread_id, known.plainHead);
     let tracer: RunTracer | undefined;
+    let succeeded = false;
     try {
       const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
       if (!graph) throw Object.assign(new Error(`Graph '${run.graph_id}' is not configured on this server.`), { name: 'GraphNotFound' });
@@ -58,11 +59,12 @@ export function graphExecutor(deps: {
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded
       await hold.settled();
+      succeeded = true;
       return { ...output, trace: tracer.finish() };
     } catch (err) {
       throw tracer ? withTrace(err, tracer.finish(err)) : err;
     } finally {
-      hold.release();
+      hold.release(succeeded);
       if (known?.plainHead !== undefined) deps.plain.forgetHead(run.thread_id);
     }
   };
