@@ -384,7 +384,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≥ 3×',
       value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}${aloneBound(report, ratios)}`,
       met: check(worstRuns, (v) => v >= 3),
-      why: `LangGraph's own work bounds it: the same graph run by LangGraph alone, with no server, queue or store, is the ceiling beside the figure, and on one thread it is below 3× upstream. In the ${RUN_PROFILES}, most of a run's time is LangGraph and @langchain/core (the Pregel loop, callbacks, and each checkpoint's messages serialised by the checkpoint serde: \`toJSON\`, \`stringify\`, and revived by \`reviver\` when a run starts), then GC; agentplane's own code (store, journal, HTTP, events) is a small share.`,
+      why: `LangGraph's own work bounds it: the same graph run by LangGraph alone, with no server, queue or store, is the ceiling beside the figure, and on one thread it is below 3× upstream. In the ${RUN_PROFILES}, most of a run's time is LangGraph and @langchain/core (the Pregel loop, callbacks, and each checkpoint's messages serialised by the checkpoint serde at every put: \`toJSON\`, \`stringify\`), then GC; agentplane's own code (store, journal, HTTP, events) is a small share. A run no longer revives its thread's state when it starts (the state the last run ended on is kept as put), which LangGraph alone with its MemorySaver still does: that is what is left between the two.`,
     },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",
@@ -404,7 +404,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≥ 1× on one thread',
       value: `one thread ${times(workersOne)}, 100 threads ${times(workersMany)}`,
       met: check(workersOne, (v) => v >= 1),
-      why: `A worker does the run's LangGraph work as the main thread would, and more: on one thread runs go one after another, so nothing runs beside it, and every run crosses the thread boundary. In the ${RUN_PROFILES}, the worker spends its time as the in-process main thread does plus \`postMessage\` (the structured clone of each \`values\` event's whole state, ~1 µs per message object, and of the store calls), and the main thread deserialises them ("(program)", GC) and answers the calls; between two runs the worker waits for the main thread to record one and hand it the next. On 100 threads the two cores work side by side and the ratio is about 1×.`,
+      why: `A worker does the run's LangGraph work as the main thread would, and more: on one thread runs go one after another, so nothing runs beside it, and every run crosses the thread boundary. In the ${RUN_PROFILES}, the worker spends its time as the in-process main thread does plus \`postMessage\` (the structured clone of each \`values\` event's whole state, ~1 µs per message object, and of the store calls), and the main thread deserialises them ("(program)", GC) and answers the calls; between two runs the worker waits for the main thread to record one and hand it the next (what the run reads first now comes with it). On 100 threads the two cores work side by side; the bench's round comes right after a 20-run warm-up, while each worker is still compiling LangGraph for itself, and warm, two workers do 1.2–1.3× in process (scripts/bench/findings.md).`,
     },
     {
       name: 'Idle RSS with the default run workers',
@@ -417,7 +417,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≤ 1 s',
       value: ms(report.memory.startMs),
       met: check(report.memory.startMs, (v) => v <= 1000),
-      why: `A start is the main thread loading modules before it listens: in the [start profile](profiles/start.svg) (\`npx tsx scripts/bench/profileStart.ts\`) compiling, evaluating, resolving and reading them take most of it, and registering tsx's loader for the project's TypeScript graphs about a tenth. It moves with the host's speed${
+      why: `A start is the main thread loading modules before it listens: in the [start profile](profiles/start.svg) (\`npx tsx scripts/bench/profileStart.ts\`) compiling, evaluating, resolving and reading them take most of it (LangGraph, which the graphs need, ~300 ms), then loading the project's TypeScript graphs ~200 ms, most of it tsx itself (importing its API ~45 ms; \`register()\` ~90 ms, which waits for its loader thread to start). It moves with the host's speed${
         report.memory.startMs != null && report.memory.baselineStartMs != null
           ? `: \`${report.baseline?.ref ?? 'the baseline'}\` started in ${ms(report.memory.baselineStartMs)} in this run, and agentplane in ${Math.round((report.memory.startMs / report.memory.baselineStartMs) * 100) / 100}× of that`
           : ''
