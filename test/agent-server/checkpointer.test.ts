@@ -391,3 +391,50 @@ test("a thread's next run starts from the state its last successful run ended on
     await store.close();
   }
 });
+
+test('the end states kept as put stay within their size: the oldest go first, and one larger than the limit is not kept', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  try {
+    // room for two of the small states below: one measured as stored
+    await new StoreCheckpointer(store).put(
+      { configurable: { thread_id: 'probe', checkpoint_ns: '' } },
+      {
+        ...emptyCheckpoint(),
+        id: '1ef00000-0000-6000-8000-000000000040',
+        channel_values: { messages: [{ type: 'human', content: 'p' }] },
+      },
+      { source: 'loop', step: 0, parents: {} } as never,
+    );
+    const [probe] = await store.collection<{ checkpoint: { text: string } }>('checkpoints').list({ where: { thread_id: 'probe' } });
+    const saver = new StoreCheckpointer(store, undefined, Math.floor(probe.checkpoint.text.length * 2.5));
+    let loads = 0;
+    const load = saver.serde.loadsTyped.bind(saver.serde);
+    saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
+      loads += 1;
+      return load(type, data);
+    };
+    const config = (threadId: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '' } });
+    const endRun = async (threadId: string, id: string, content: string) => {
+      const hold = saver.hold(threadId);
+      await saver.put(config(threadId), { ...emptyCheckpoint(), id, channel_values: { messages: [{ type: 'human', content }] } }, {
+        source: 'loop',
+        step: 0,
+        parents: {},
+      } as never);
+      await hold.settled();
+      hold.release(true);
+    };
+    const startFrom = async (threadId: string) => {
+      loads = 0;
+      await saver.getTuple(config(threadId));
+      return loads === 1 ? 'kept' : 'read';
+    };
+    await endRun('a', '1ef00000-0000-6000-8000-000000000041', 'a');
+    await endRun('b', '1ef00000-0000-6000-8000-000000000042', 'b');
+    await endRun('c', '1ef00000-0000-6000-8000-000000000043', 'c');
+    await endRun('big', '1ef00000-0000-6000-8000-000000000044', 'x'.repeat(1000));
+    assert.deepEqual([await startFrom('a'), await startFrom('b'), await startFrom('c'), await startFrom('big')], ['read', 'kept', 'kept', 'read']);
+  } finally {
+    await store.close();
+  }
+});

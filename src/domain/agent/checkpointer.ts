@@ -124,6 +124,11 @@ export interface ThreadHold {
 
 /** Threads whose last run's end state is kept as put (see `ended`); the oldest go first. */
 const ENDED_KEPT = 256;
+/**
+ * How much state is kept so, counted as the length of its serialised text: the objects take
+ * a few times that. A state larger than this alone is not kept.
+ */
+const ENDED_TEXT_LIMIT = 32 * 1024 * 1024;
 
 interface Holder {
   deferFailures: boolean;
@@ -165,12 +170,17 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * Taken by the first read that uses it, so no two runs share its objects; kept only from a
    * run that succeeded, so never from one whose nodes may have changed them after the put.
    */
-  private readonly ended = new Map<string, Checkpoint>();
+  private readonly ended = new Map<string, { checkpoint: Checkpoint; textLength: number }>();
+  private endedTextLength = 0;
 
-  /** `newest`: how the newest checkpoint is found when it is not computed here (a run worker). */
+  /**
+   * `newest`: how the newest checkpoint is found when it is not computed here (a run worker).
+   * `keptTextLimit`: how much end state is kept as put (see `ended`), in serialised characters.
+   */
   constructor(
     private readonly store: Store,
     newest?: NewestCheckpoint,
+    private readonly keptTextLimit = ENDED_TEXT_LIMIT,
   ) {
     super();
     this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
@@ -214,7 +224,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         if (released || !h) return;
         released = true;
         const last = h.put.get('');
-        if (succeeded && h.runs === 1 && !holder.failure && last) this.keepEnded(threadId, last.checkpoint);
+        const record = h.newest.get('');
+        if (succeeded && h.runs === 1 && !holder.failure && last && record?.checkpoint_id === last.checkpoint.id) {
+          this.keepEnded(threadId, last.checkpoint, (record.checkpoint.text ?? record.checkpoint.b64 ?? '').length);
+        }
         h.holders.delete(holder);
         h.runs -= 1;
         if (h.runs === 0) this.held.delete(threadId);
@@ -222,18 +235,27 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     };
   }
 
-  private keepEnded(threadId: string, checkpoint: Checkpoint): void {
+  private keepEnded(threadId: string, checkpoint: Checkpoint, textLength: number): void {
+    this.dropEnded(threadId);
+    if (textLength > this.keptTextLimit) return;
+    this.ended.set(threadId, { checkpoint, textLength });
+    this.endedTextLength += textLength;
+    while (this.ended.size > ENDED_KEPT || this.endedTextLength > this.keptTextLimit) this.dropEnded(this.ended.keys().next().value!);
+  }
+
+  private dropEnded(threadId: string): void {
+    const kept = this.ended.get(threadId);
+    if (!kept) return;
     this.ended.delete(threadId);
-    this.ended.set(threadId, checkpoint);
-    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
+    this.endedTextLength -= kept.textLength;
   }
 
   /** The end state a run left on the thread (see `ended`), taken, when `checkpointId` is it. */
   private takeEnded(threadId: string, checkpointId: string): Checkpoint | undefined {
     const kept = this.ended.get(threadId);
     if (!kept) return undefined;
-    this.ended.delete(threadId);
-    return kept.id === checkpointId ? kept : undefined;
+    this.dropEnded(threadId);
+    return kept.checkpoint.id === checkpointId ? kept.checkpoint : undefined;
   }
 
   /** Whether `checkpointId` is newer than the newest checkpoint of `ns` the run holding the thread knows (false when it knows none). */
@@ -250,7 +272,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** Forgets what is known of a thread whose checkpoints were changed by other means than put/putWrites. */
   private forget(threadId: string): void {
-    this.ended.delete(threadId);
+    this.dropEnded(threadId);
     this.held.get(threadId)?.newest.clear();
     this.held.get(threadId)?.absent.clear();
     this.held.get(threadId)?.writes.clear();
