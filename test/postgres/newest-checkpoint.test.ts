@@ -27,6 +27,33 @@ async function writeOutOfOrder(store: Store, threadId: string, count: number): P
   }
 }
 
+/** What `work` answers, and every query the pg clients sent meanwhile with the rows each returned. */
+async function watchingQueries<T>(work: () => Promise<T>): Promise<{ value: T; sent: { text: string; rows: number }[] }> {
+  const sent: { text: string; rows: number }[] = [];
+  const clientQuery = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string }).text ?? '');
+    const seen = (r: pg.QueryResult | undefined) => void sent.push({ text, rows: r?.rowCount ?? 0 });
+    // the pool calls with a callback; a direct caller awaits the promise
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (err: Error | null, r?: pg.QueryResult) => void;
+      args[last] = (err: Error | null, r?: pg.QueryResult) => {
+        if (!err) seen(r);
+        callback(err, r);
+      };
+    }
+    const result = (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) void result.then(seen, () => undefined);
+    return result;
+  } as typeof clientQuery;
+  try {
+    return { value: await work(), sent };
+  } finally {
+    pg.Client.prototype.query = clientQuery;
+  }
+}
+
 let url: string;
 let store: PgStore;
 let admin: pg.Client;
@@ -64,30 +91,7 @@ test('PostgreSQL: the newest checkpoint is one row, by the checkpoint-id index, 
     FROM generate_series(1, 50000) AS i`);
   await admin.query('ANALYZE agentplane_checkpoints');
 
-  const sent: { text: string; rows: number }[] = [];
-  const clientQuery = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string }).text ?? '');
-    const seen = (r: pg.QueryResult | undefined) => void sent.push({ text, rows: r?.rowCount ?? 0 });
-    // the pool calls with a callback; a direct caller awaits the promise
-    const last = args.length - 1;
-    if (typeof args[last] === 'function') {
-      const callback = args[last] as (err: Error | null, r?: pg.QueryResult) => void;
-      args[last] = (err: Error | null, r?: pg.QueryResult) => {
-        if (!err) seen(r);
-        callback(err, r);
-      };
-    }
-    const result = (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-    if (result instanceof Promise) void result.then(seen, () => undefined);
-    return result;
-  } as typeof clientQuery;
-  let newest;
-  try {
-    newest = await new StoreCheckpointer(store).getTuple(thread('p1'));
-  } finally {
-    pg.Client.prototype.query = clientQuery;
-  }
+  const { value: newest, sent } = await watchingQueries(() => new StoreCheckpointer(store).getTuple(thread('p1')));
   assert.equal(newest?.checkpoint.id, id(40));
   assert.deepEqual(newest?.checkpoint.channel_values, { n: 40 });
   const read = sent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text));
@@ -128,5 +132,34 @@ test('PostgreSQL: a database from before the checkpoint-id column gets it filled
     }
   } finally {
     await client.end();
+  }
+});
+
+test("a thread's history page from the newest reads only its rows; with `before` or a metadata filter it is the same list", async () => {
+  const embedded = await openJournalStore({ dataDir: null });
+  try {
+    await writeOutOfOrder(store, 'h1', 40);
+    await writeOutOfOrder(embedded, 'h1', 40);
+    const ids = async (saver: StoreCheckpointer, options: Parameters<StoreCheckpointer['list']>[1]) => {
+      const out: string[] = [];
+      for await (const tuple of saver.list(thread('h1'), options)) out.push(tuple.checkpoint.id);
+      return out;
+    };
+    const { value: page, sent } = await watchingQueries(() => ids(new StoreCheckpointer(store), { limit: 3 }));
+    assert.deepEqual(page, [id(40), id(39), id(38)]);
+    const read = sent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text));
+    assert.deepEqual(
+      read.map((s) => s.rows),
+      [3],
+      'the page, not all 41 checkpoints',
+    );
+    for (const saver of [new StoreCheckpointer(store), new StoreCheckpointer(embedded)]) {
+      assert.deepEqual(await ids(saver, { limit: 3 }), [id(40), id(39), id(38)]);
+      assert.deepEqual(await ids(saver, { limit: 2, before: thread('h1', id(10)) }), [id(9), id(8)]);
+      assert.deepEqual(await ids(saver, { limit: 2, filter: { step: 0 } }), [id(0)]);
+      assert.equal((await ids(saver, {})).length, 41);
+    }
+  } finally {
+    await embedded.close();
   }
 });
