@@ -128,7 +128,7 @@ const ENDED_KEPT = 256;
  * How much state is kept so, counted as the length of its serialised text: the objects take
  * a few times that. A state larger than this alone is not kept.
  */
-const ENDED_TEXT_LIMIT = 32 * 1024 * 1024;
+const ENDED_TEXT_LIMIT = 8 * 1024 * 1024;
 
 interface Holder {
   deferFailures: boolean;
