@@ -135,7 +135,7 @@ test('PostgreSQL: a database from before the checkpoint-id column gets it filled
   }
 });
 
-test("a thread's history page from the newest reads only its rows; with `before` or a metadata filter it is the same list", async () => {
+test("a thread's history page reads only its rows, from the newest or before a checkpoint; with a metadata filter it is the same list", async () => {
   const embedded = await openJournalStore({ dataDir: null });
   try {
     await writeOutOfOrder(store, 'h1', 40);
@@ -152,6 +152,13 @@ test("a thread's history page from the newest reads only its rows; with `before`
       read.map((s) => s.rows),
       [3],
       'the page, not all 41 checkpoints',
+    );
+    const { value: older, sent: olderSent } = await watchingQueries(() => ids(new StoreCheckpointer(store), { limit: 2, before: thread('h1', id(10)) }));
+    assert.deepEqual(older, [id(9), id(8)]);
+    assert.deepEqual(
+      olderSent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text)).map((s) => s.rows),
+      [2],
+      'a page before a checkpoint reads its rows only too',
     );
     for (const saver of [new StoreCheckpointer(store), new StoreCheckpointer(embedded)]) {
       assert.deepEqual(await ids(saver, { limit: 3 }), [id(40), id(39), id(38)]);

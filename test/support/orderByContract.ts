@@ -1,5 +1,6 @@
 // The `orderBy` contract every store keeps (ports/store.ts): a field's code-unit order,
-// insertion order among equals, `reverse` descending, after `where`, before offset and limit.
+// insertion order among equals, `reverse` descending, `below` a value, after `where`, before
+// offset and limit.
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/domain/ports/store.ts';
 
@@ -18,4 +19,8 @@ export async function assertOrderBy(store: Store): Promise<void> {
   assert.equal(await ids({}), 'beadc', "'B' before 'a' (code units); a before d (both 'm', a inserted first)");
   assert.equal(await ids({ reverse: true }), 'cdaeb');
   assert.equal(await ids({ reverse: true, offset: 1, limit: 2 }), 'da');
+  assert.equal(await ids({ below: 'm' }), 'be', 'below: the field under the value, in code units');
+  assert.equal(await ids({ below: 'm', reverse: true, limit: 1 }), 'e');
+  assert.equal(await ids({ below: 'B' }), '');
+  await assert.rejects(items.list({ below: 'm' }), /below needs orderBy/);
 }

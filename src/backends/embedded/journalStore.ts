@@ -585,6 +585,7 @@ class JournalCollection<T extends object> implements Collection<T> {
   async list(options: ListOptions<T> = {}): Promise<T[]> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
+    if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
     if (options.orderBy !== undefined) return this.sorted(options, options.orderBy).slice(offset, offset + limit);
     const out: T[] = [];
     let skipped = 0;
@@ -602,7 +603,8 @@ class JournalCollection<T extends object> implements Collection<T> {
   /** The matching records sorted by `field` (a stable sort: insertion order among equals). */
   private sorted(options: ListOptions<T>, field: string): T[] {
     const key = (value: T) => String((value as Record<string, unknown>)[field] ?? '');
-    const all = [...this.scan({ ...options, reverse: false })];
+    const below = options.below;
+    const all = [...this.scan({ ...options, reverse: false })].filter((value) => below === undefined || key(value) < below);
     const ascending = all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
     return options.reverse ? ascending.reverse() : ascending;
   }

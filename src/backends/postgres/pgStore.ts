@@ -327,6 +327,7 @@ class PgCollection<T extends object> implements Collection<T> {
     if (limit <= 0) return [];
     if (options.orderBy !== undefined && (options.filter || options.contains))
       throw new Error(`collection ${this.name}: orderBy cannot be combined with filter or contains`);
+    if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
     if (!options.filter && !options.contains) {
       const { sql, params } = this.select(options, null);
       params.push(offset);
@@ -390,8 +391,12 @@ class PgCollection<T extends object> implements Collection<T> {
     }
     const direction = options.reverse ? 'DESC' : 'ASC';
     // code-unit order, as the embedded store sorts (the column's index is made with it too)
-    const by =
-      options.orderBy === undefined ? '' : `${this.area ? this.columnFor(options.orderBy) : fieldExpression(options.orderBy)} COLLATE "C" ${direction}, `;
+    const column = options.orderBy === undefined ? '' : `${this.area ? this.columnFor(options.orderBy) : fieldExpression(options.orderBy)} COLLATE "C"`;
+    if (column && options.below !== undefined) {
+      params.push(options.below);
+      sql += ` AND ${column} < $${params.length}`;
+    }
+    const by = column ? `${column} ${direction}, ` : '';
     return { sql: `${sql} ORDER BY ${by}seq ${direction}`, params };
   }
 

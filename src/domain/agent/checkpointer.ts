@@ -335,10 +335,17 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     const ns = config.configurable?.checkpoint_ns as string | undefined;
     const only = config.configurable?.checkpoint_id as string | undefined;
     const before = options.before?.configurable?.checkpoint_id as string | undefined;
-    // a page from the newest (no `before`, no metadata filter, a limit: a thread's history as
-    // it is usually asked for) reads only its rows, not every checkpoint of the thread
-    const newestFirst =
-      !only && !before && !options.filter && options.limit !== undefined ? { orderBy: 'checkpoint_id', reverse: true, limit: options.limit } : {};
+    // a thread's history newest first reads only what it can use: the checkpoints before
+    // `before`, and without a metadata filter (checked once each is read) only `limit` of
+    // them, not every checkpoint of the thread
+    const newestFirst = only
+      ? {}
+      : {
+          orderBy: 'checkpoint_id',
+          reverse: true,
+          ...(before ? { below: before } : {}),
+          ...(!options.filter && options.limit !== undefined ? { limit: options.limit } : {}),
+        };
     let records = threadId
       ? await this.checkpoints.list({ where: ns === undefined ? { thread_id: threadId } : { thread_ns: key(threadId, ns) }, ...newestFirst })
       : await this.checkpoints.list();

@@ -19,6 +19,8 @@ export interface ListOptions<T> {
    * one of the collection's columns (pgTables.ts).
    */
   orderBy?: string;
+  /** With `orderBy`: only the records whose field is below this value (code-unit order). */
+  below?: string;
   offset?: number;
   limit?: number;
 }
