@@ -13,7 +13,7 @@ const SHARED_MARK = '@@shared-components@@';
 const SHARED_CONST = 'COMPONENTS';
 const STANDALONE_REQUIRES: Record<string, string> = {
   "require('fast-json-stringify/lib/serializer')": 'FjsSerializer',
-  "require('fast-json-stringify/lib/validator')": 'FjsValidator',
+  "require('fast-json-stringify/lib/validator')": 'fjsValidator()',
 };
 
 /** The schema as fast-json-stringify reads it: component refs into one shared schema, examples gone, open objects kept open. */
@@ -86,9 +86,16 @@ export function writeSerializers(outDir: string, header: string, doc: Json, repl
     }
     table.push(`  ${name}: ${factory},`);
   }
+  // The validator (Ajv and its formats, ~35 ms to load) is needed only by the few serializers
+  // of a reply with alternatives, so the first of them to be built requires it, not the start.
   const imports = [
+    `import { createRequire } from 'node:module';`,
     `import FjsSerializer from 'fast-json-stringify/lib/serializer.js';`,
-    `import FjsValidator from 'fast-json-stringify/lib/validator.js';`,
+    ``,
+    `const require = createRequire(import.meta.url);`,
+    `let FjsValidator;`,
+    `/** fast-json-stringify's validator, required the first time a serializer that needs one is built. */`,
+    `const fjsValidator = () => (FjsValidator ??= require('fast-json-stringify/lib/validator.js'));`,
   ].join('\n');
   const components =
     shared.json === undefined

@@ -9,7 +9,6 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import { importProjectModule } from '../shared/projectModule.ts';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -64,6 +63,9 @@ export async function loadCustomApp(spec: string, baseDir: string, options: Cust
     throw new Error(`http.app: cannot import ${file}: ${(err as Error).message}`);
   }
   const app = (await module[exportName]) as { fetch?: unknown } | NodeHandler | undefined;
+  // the Hono adapter (~30 ms of loading) only for a project that has an app to serve
+  const { getRequestListener } = await import('@hono/node-server');
+  const listen = (app: HonoLike): NodeHandler => getRequestListener((request) => app.fetch(request));
   const token = randomUUID();
   const innerRequest = (req: IncomingMessage) => req.headers[INNER_HEADER] === token;
   if (app && typeof (app as { fetch?: unknown }).fetch === 'function') {
@@ -72,13 +74,11 @@ export async function loadCustomApp(spec: string, baseDir: string, options: Cust
       const fetchApp = hono;
       return { routes: getRequestListener((request) => fetchApp.fetch(request)), innerRequest };
     }
-    return { routes: listen(routesOnly(hono)), around: aroundApi(hono, token, options), innerRequest };
+    return { routes: listen(routesOnly(hono)), around: aroundApi(hono, token, options, listen), innerRequest };
   }
   if (typeof app === 'function') return { routes: app as NodeHandler, innerRequest };
   throw new Error(`http.app: ${file}:${exportName} is neither a Hono app (with fetch) nor a Node request handler`);
 }
-
-const listen = (app: HonoLike): NodeHandler => getRequestListener((request) => app.fetch(request));
 
 /** A fresh app of the project's own Hono class. */
 const fresh = (app: HonoLike): HonoLike => new (app.constructor as new () => HonoLike)();
@@ -93,7 +93,7 @@ function routesOnly(app: HonoLike): HonoLike {
 /** `use(...)` entries: registered for every method, taking `next` (a route handler does not). */
 const isMiddleware = (route: HonoLike['routes'][number]) => route.method === 'ALL' && route.handler.length >= 2;
 
-function aroundApi(app: HonoLike, token: string, options: CustomAppOptions): NodeHandler | undefined {
+function aroundApi(app: HonoLike, token: string, options: CustomAppOptions, listen: (app: HonoLike) => NodeHandler): NodeHandler | undefined {
   const middleware = app.routes.filter(isMiddleware);
   if (middleware.length === 0) return undefined;
   const wrapped = fresh(app);

@@ -1,6 +1,8 @@
 // Start loads only what serving needs: the PostgreSQL driver waits for a DATABASE_URL, the
-// MCP SDK for the first MCP request and the OpenTelemetry SDK for the first run (each costs start time, which is bounded: ≤ 1 s to the
-// first 200). Checked on the shipped entry point with the shipped project file.
+// MCP SDK for the first MCP request, the OpenTelemetry SDK for the first run, the Hono adapter
+// for a project with an http.app and the reply serializers' validator (Ajv) for the first reply
+// that needs one (each costs start time, which is bounded: ≤ 1 s to the first 200). Checked on
+// the shipped entry point with the shipped project file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -62,6 +64,12 @@ test('the server on the embedded store answers without having loaded the pg driv
     // required on the first run (run traces: test/agent-server/run-trace.test.ts)
     for (const sdk of ['@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'])
       assert.deepEqual(from(sdk), [], `no run yet: ${sdk} is not loaded`);
+    assert.deepEqual(from('@hono/node-server'), [], 'no http.app in the project: the Hono adapter is not loaded');
+    assert.deepEqual(
+      loaded().filter((u) => u.includes('/node_modules/fast-json-stringify/lib/validator.js') || u.includes('/node_modules/ajv/dist/ajv.js')),
+      [],
+      'no reply written yet: the serializers’ validator (Ajv) is not loaded',
+    );
 
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',
