@@ -82,7 +82,7 @@ const report: Measured = {
       ' runs on one thread; ' +
       RUNS_PER_THREAD +
       " on each of 100 threads) after a warm-up of 20 runs, since a thread's state grows with every run.",
-    "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it. The runs ceiling is the same graph run by LangGraph alone in a process of its own (no HTTP, queue or store; LangGraph's in-memory MemorySaver, stream mode `values`) in the same counts: no server running that graph on that LangGraph can do its runs faster.",
+    "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it. The LangGraph runs with graphs on the request loop (a server with AGENTPLANE_RUN_WORKERS=0) are measured in the same rounds as agentplane's and the baseline's, alternately. The runs ceiling is the same graph run by LangGraph alone in a process of its own (no HTTP, queue or store; LangGraph's in-memory MemorySaver, stream mode `values`) in the same counts: no server running that graph on that LangGraph can do its runs faster.",
   ],
   http: [],
   seeding: [],
@@ -302,14 +302,23 @@ async function phaseRuns() {
   log('Runs');
   await withServer('runs', path.join(work, 'data-runs'), async (ap) => {
     await withBaseline('runs', async (base) => {
-      const targets: Target[] = [{ server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }];
-      if (base) targets.push({ server: 'baseline', url: base.url, headers: base.headers, assistant: BENCH_GRAPH });
-      const shared = await measureRuns(targets, log);
-      const plain = await measureRuns(
-        targets.map((t) => ({ ...t, assistant: PLAIN_GRAPH })),
-        log,
+      // the same LangGraph runs with graphs on the request loop (what the worker pool costs or
+      // gains), measured in the same rounds as the others, alternately, so both share the hour
+      await withServer(
+        'runs-in-process',
+        path.join(work, 'data-runs-in-process'),
+        async (inProcess) => {
+          const targets: Target[] = [{ server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }];
+          if (base) targets.push({ server: 'baseline', url: base.url, headers: base.headers, assistant: BENCH_GRAPH });
+          const shared = await measureRuns([...targets, { server: 'inprocess', url: inProcess.url, headers: inProcess.headers, assistant: BENCH_GRAPH }], log);
+          const plain = await measureRuns(
+            targets.map((t) => ({ ...t, assistant: PLAIN_GRAPH })),
+            log,
+          );
+          report.runs.push(...shared.figures, ...plain.figures);
+        },
+        { AGENTPLANE_RUN_WORKERS: '0' },
       );
-      report.runs.push(...shared.figures, ...plain.figures);
     });
     const target: Target = { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: PLAIN_GRAPH };
     try {
@@ -320,16 +329,6 @@ async function phaseRuns() {
       skip('A2A message/send', err);
     }
   });
-  // the same LangGraph runs with graphs on the request loop: what the worker pool costs or gains
-  await withServer(
-    'runs-in-process',
-    path.join(work, 'data-runs-in-process'),
-    async (ap) => {
-      const inProcess = await measureRuns({ server: 'inprocess', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH }, log);
-      report.runs.push(...inProcess.figures);
-    },
-    { AGENTPLANE_RUN_WORKERS: '0' },
-  );
   try {
     report.runs.push(...(await measureGraphAlone(log)));
   } catch (err) {
