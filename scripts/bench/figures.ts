@@ -37,8 +37,10 @@ export interface RunFigure {
   runs: number;
   seconds: number;
   runsPerSecond: number;
-  /** Runs whose final status was not success (should be 0). */
+  /** Runs whose final status was not success (should be 0), in every round. */
   failed: number;
+  /** runs/s of each round, in order, when the figure is their median (runs, seconds: the median round's). */
+  rounds?: number[];
 }
 
 /** Enqueued runs on one PostgreSQL database served by one or more replicas (run.ts phaseReplicas). */

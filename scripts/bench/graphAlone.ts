@@ -7,26 +7,32 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import type { RunFigure } from './figures.ts';
 import { BENCH_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
+import { medianRound } from './runs.ts';
 
 const RUNNER = path.join(ROOT, 'scripts/bench/graphAloneRunner.ts');
 
 export async function measureGraphAlone(log: (line: string) => void): Promise<RunFigure[]> {
   const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', RUNNER, graph], { cwd: ROOT, maxBuffer: 1 << 20 });
-  const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<'one' | 'many', { runs: number; seconds: number }>;
+  const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<'one' | 'many', { runs: number; seconds: number }[]>;
+  const perSecond = (r: { runs: number; seconds: number }) => Math.round((r.runs / r.seconds) * 10) / 10;
   const figures = (['one', 'many'] as const).map((key): RunFigure => {
-    const { runs, seconds } = measured[key];
+    // the median of its rounds, as the servers' figures
+    const { runs, seconds } = medianRound(measured[key]);
     return {
       server: 'graph-alone',
       graph: BENCH_GRAPH,
       scenario: key === 'one' ? 'one thread' : '100 threads',
       runs,
       seconds: Math.round(seconds * 100) / 100,
-      runsPerSecond: Math.round((runs / seconds) * 10) / 10,
+      runsPerSecond: perSecond({ runs, seconds }),
       failed: 0,
+      rounds: measured[key].map(perSecond),
     };
   });
   for (const f of figures)
-    log(`  LangGraph alone  ${f.graph.padEnd(10)} runs, ${f.scenario.padEnd(11)}: ${f.runs} in ${f.seconds} s = ${f.runsPerSecond} runs/s`);
+    log(
+      `  LangGraph alone  ${f.graph.padEnd(10)} runs, ${f.scenario.padEnd(11)}: median of ${f.rounds!.length} rounds ${f.runsPerSecond} runs/s (${f.rounds!.join(', ')})`,
+    );
   return figures;
 }

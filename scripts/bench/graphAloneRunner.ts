@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { MemorySaver } from '@langchain/langgraph';
-import { ONE_THREAD_RUNS, RUNS_PER_THREAD } from './runs.ts';
+import { ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD } from './runs.ts';
 
 type Streamable = {
   checkpointer?: unknown;
@@ -32,6 +32,12 @@ async function drain(threads: number, perThread: number): Promise<number> {
 }
 
 await drain(4, 5); // the same warm-up as the servers'
-const one = await drain(1, ONE_THREAD_RUNS);
-const many = await drain(100, RUNS_PER_THREAD);
-console.log(JSON.stringify({ one: { runs: ONE_THREAD_RUNS, seconds: one }, many: { runs: 100 * RUNS_PER_THREAD, seconds: many } }));
+// the same rounds as the servers', one scenario's rounds after another
+const rounds = async (threads: number, perThread: number) => {
+  const seconds: number[] = [];
+  for (let i = 0; i < RUN_ROUNDS; i += 1) seconds.push(await drain(threads, perThread));
+  return seconds.map((s) => ({ runs: threads * perThread, seconds: s }));
+};
+const one = await rounds(1, ONE_THREAD_RUNS);
+const many = await rounds(100, RUNS_PER_THREAD);
+console.log(JSON.stringify({ one, many }));

@@ -260,11 +260,13 @@ export function renderMarkdown(r: Report): string {
   line();
   line('## Runs');
   line();
-  line('| Server | Graph | Scenario | runs | seconds | runs/s | not success |');
-  line('|---|---|---|--:|--:|--:|--:|');
+  line('Each figure is the median round (its runs, seconds and runs/s); every round is beside it.');
+  line();
+  line('| Server | Graph | Scenario | runs | seconds | runs/s | rounds (runs/s) | not success |');
+  line('|---|---|---|--:|--:|--:|--:|--:|');
   for (const x of r.runs)
     line(
-      `| ${serverName(r, x.server)} | ${graphName(x.graph)} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} |`,
+      `| ${serverName(r, x.server)} | ${graphName(x.graph)} | ${x.scenario} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${x.rounds ? x.rounds.map((v) => fmt(v, 1)).join(', ') : '—'} | ${fmt(x.failed)} |`,
     );
   line();
   if (r.a2a)

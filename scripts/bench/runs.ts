@@ -76,8 +76,22 @@ export const ONE_THREAD_RUNS = 100;
 export const RUNS_PER_THREAD = 10;
 
 /**
- * The warm-up, then each scenario on every target in turn (the order flips per scenario), so
- * servers measured side by side share the machine's hour rather than one getting a quieter one.
+ * Rounds of each scenario per target. One round of a scenario moves by ±20% with the shared
+ * host's load, so a figure is the median of its rounds (each on fresh threads).
+ */
+export const RUN_ROUNDS = 3;
+
+/** The round of the median runs/s (an odd count of rounds: the middle one). */
+export function medianRound<T extends { runs: number; seconds: number }>(rounds: T[]): T {
+  return [...rounds].sort((a, b) => a.runs / a.seconds - b.runs / b.seconds)[Math.floor(rounds.length / 2)];
+}
+
+type Drained = { runs: number; seconds: number; failed: number };
+
+/**
+ * The warm-up, then each scenario's rounds on every target in turn (the order flips every
+ * round), so servers measured side by side share the machine's hour rather than one getting
+ * a quieter one, and none is always first.
  */
 export async function measureRuns(targets: Target | Target[], log: (s: string) => void): Promise<{ figures: RunFigure[]; completed: number }> {
   const list = Array.isArray(targets) ? targets : [targets];
@@ -88,18 +102,22 @@ export async function measureRuns(targets: Target | Target[], log: (s: string) =
     completed += r.runs - r.failed;
     return r;
   };
-  const record = (t: Target, scenario: RunFigure['scenario'], r: { runs: number; seconds: number; failed: number }) => {
-    const figure = {
+  const perSecond = (r: Drained) => Math.round((r.runs / r.seconds) * 10) / 10;
+  const record = (t: Target, scenario: RunFigure['scenario'], rounds: Drained[]) => {
+    const median = medianRound(rounds);
+    const figure: RunFigure = {
       server: t.server,
       graph: t.assistant,
       scenario,
-      runs: r.runs,
-      seconds: Math.round(r.seconds * 100) / 100,
-      runsPerSecond: Math.round((r.runs / r.seconds) * 10) / 10,
-      failed: r.failed,
+      runs: median.runs,
+      seconds: Math.round(median.seconds * 100) / 100,
+      runsPerSecond: perSecond(median),
+      // every round's runs are checked, not only the median's
+      failed: rounds.reduce((n, r) => n + r.failed, 0),
+      rounds: rounds.map(perSecond),
     };
     log(
-      `  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: ${figure.runs} in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success: ${figure.failed})`,
+      `  ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} runs, ${scenario.padEnd(11)}: median of ${rounds.length} rounds ${figure.runsPerSecond} runs/s (${figure.rounds!.join(', ')}; not success: ${figure.failed})`,
     );
     figures.push(figure);
   };
@@ -108,8 +126,19 @@ export async function measureRuns(targets: Target | Target[], log: (s: string) =
     ['one thread', 1, ONE_THREAD_RUNS],
     ['100 threads', THREADS, RUNS_PER_THREAD],
   ];
-  for (const [i, [scenario, threads, perThread]] of scenarios.entries()) {
-    for (const t of i % 2 ? [...list].reverse() : list) record(t, scenario, await drain(t, threads, perThread));
+  let round = 0;
+  for (const [scenario, threads, perThread] of scenarios) {
+    const rounds = new Map<Target, Drained[]>(list.map((t) => [t, []]));
+    for (let i = 0; i < RUN_ROUNDS; i += 1, round += 1) {
+      for (const t of round % 2 ? [...list].reverse() : list) {
+        const r = await drain(t, threads, perThread);
+        log(
+          `    ${t.server.padEnd(10)} ${t.assistant.padEnd(10)} ${scenario.padEnd(11)} round ${i + 1}: ${r.runs} in ${r.seconds.toFixed(2)} s = ${perSecond(r)} runs/s`,
+        );
+        rounds.get(t)!.push(r);
+      }
+    }
+    for (const t of list) record(t, scenario, rounds.get(t)!);
   }
   return { figures, completed };
 }
