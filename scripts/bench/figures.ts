@@ -72,6 +72,11 @@ export interface ReplicaFigure {
   statementsPerRun?: number;
   /** Which tree was measured (the current one when absent). */
   server?: 'baseline';
+  /**
+   * Each round's figures when the figure is their median (runs/s, CPU per run and statements
+   * per run each the median of the rounds; not success and wrong threads summed over them).
+   */
+  rounds?: { runsPerSecond: number; cpuMsPerRun?: number; statementsPerRun?: number }[];
 }
 
 /** The health check and run creation, idle and behind a backlog of CPU-bound runs (underLoad.ts). */
@@ -218,6 +223,22 @@ function replicasTarget(one: ReplicaFigure | null, two: ReplicaFigure | null, ra
   };
 }
 
+/**
+ * Issue 31: PostgreSQL statements and replica CPU per enqueued run at or below the baseline's,
+ * one replica (where the CPU is the replica's own, not shared with a second one).
+ */
+function replicaCostTarget(ours: ReplicaFigure | null, base: ReplicaFigure | null): Target {
+  const statements = ratio(ours?.statementsPerRun, base?.statementsPerRun);
+  const cpu = ratio(ours?.cpuMsPerRun, base?.cpuMsPerRun);
+  const show = (x: number | null | undefined, unit: string) => (x == null ? 'not measured' : `${x}${unit}`);
+  return {
+    name: 'PostgreSQL statements and replica CPU per enqueued run, one replica, vs the baseline',
+    goal: '≤ 1× each',
+    value: `statements ${show(ours?.statementsPerRun, '')} vs ${show(base?.statementsPerRun, '')} (${show(statements, '×')}); replica CPU ${show(ours?.cpuMsPerRun, ' ms')} vs ${show(base?.cpuMsPerRun, ' ms')} (${show(cpu, '×')})`,
+    met: statements === null || cpu === null ? null : statements <= 1 && cpu <= 1,
+  };
+}
+
 const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
@@ -255,6 +276,13 @@ export function compareToBaseline(report: Measured): Comparison[] {
     out.push(
       compare(`runs, ${r.scenario}, ${r.graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo'}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true),
     );
+  }
+  for (const r of (report.replicas ?? []).filter((x) => x.server !== 'baseline')) {
+    const b = find(report.replicas ?? [], (x) => x.server === 'baseline' && x.replicas === r.replicas);
+    const on = `${r.replicas} replica${r.replicas > 1 ? 's' : ''} on PostgreSQL, plain-function echo`;
+    out.push(compare(`enqueued runs, ${on}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true));
+    out.push(compare(`replica CPU per run, ${on}`, 'ms', r.cpuMsPerRun, b?.cpuMsPerRun, false));
+    out.push(compare(`PostgreSQL statements per run, ${on}`, 'statements', r.statementsPerRun, b?.statementsPerRun, false));
   }
   out.push(compare('start to first 200 (median)', 'ms', report.memory.startMs, report.memory.baselineStartMs, false));
   const underLoad = (server: 'agentplane' | 'baseline') =>
@@ -381,6 +409,10 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       met: check(pgWorstGrowth, (v) => v <= 2),
     },
     replicasTarget(replicaRuns(1), replicaRuns(2), ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one']),
+    replicaCostTarget(
+      replicaRuns(1),
+      find(report.replicas ?? [], (r) => r.replicas === 1 && r.server === 'baseline'),
+    ),
     {
       name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph',
       goal: '≥ 3×',

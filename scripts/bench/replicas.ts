@@ -15,6 +15,8 @@ import type { ReplicaFigure } from './figures.ts';
 
 export const REPLICA_THREADS = 20;
 export const REPLICA_RUNS = 400;
+/** Rounds per tree and replica count: one round's runs/s and CPU per run move by several % with the host. */
+export const REPLICA_ROUNDS = 3;
 const FINISH_TIMEOUT_MS = 120_000;
 
 const call = (ap: Agentplane, method: string, pathname: string, json?: unknown, timeoutMs = 30_000) =>
@@ -140,4 +142,36 @@ export async function measureReplicas(
   );
   if (statements) for (const q of statements.top) log(`    ${(q.calls / runs).toFixed(2)}/run  ${q.query}`);
   return figure;
+}
+
+/**
+ * One figure of several rounds: runs/s, CPU per run and statements per run each the median of
+ * the rounds, runs not success and threads with a wrong history summed over them, the load
+ * before the first and after the last.
+ */
+export function medianReplicaFigure(rounds: ReplicaFigure[]): ReplicaFigure {
+  const median = (xs: (number | undefined)[]) => {
+    const known = xs.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+    return known.length ? known[Math.floor(known.length / 2)] : undefined;
+  };
+  const first = rounds[0];
+  const runsPerSecond = median(rounds.map((r) => r.runsPerSecond))!;
+  const cpuMsPerRun = median(rounds.map((r) => r.cpuMsPerRun));
+  const statementsPerRun = median(rounds.map((r) => r.statementsPerRun));
+  return {
+    ...first,
+    seconds: Math.round((first.runs / runsPerSecond) * 100) / 100,
+    runsPerSecond,
+    failed: rounds.reduce((n, r) => n + r.failed, 0),
+    threadsWrong: rounds.reduce((n, r) => n + r.threadsWrong, 0),
+    loadAfter: rounds.at(-1)!.loadAfter,
+    replicaCpuSeconds: cpuMsPerRun === undefined ? first.replicaCpuSeconds : Math.round(((cpuMsPerRun * first.runs) / 1000) * 100) / 100,
+    ...(cpuMsPerRun !== undefined ? { cpuMsPerRun } : {}),
+    ...(statementsPerRun !== undefined ? { statementsPerRun } : {}),
+    rounds: rounds.map((r) => ({
+      runsPerSecond: r.runsPerSecond,
+      ...(r.cpuMsPerRun !== undefined ? { cpuMsPerRun: r.cpuMsPerRun } : {}),
+      ...(r.statementsPerRun !== undefined ? { statementsPerRun: r.statementsPerRun } : {}),
+    })),
+  };
 }

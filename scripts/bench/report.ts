@@ -141,7 +141,7 @@ export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): st
         `- **${c.what}**: ${fmtFigure(c.current, c.unit)} vs ${fmtFigure(c.baseline, c.unit)} (${c.ratio}× the baseline, ${c.higherIsBetter ? 'higher' : 'lower'} is better)`,
       );
   } else out.push(`No figure is more than ${REGRESSION_TOLERANCE * 100}% worse than ${at}.`);
-  out.push('', 'Both trees measured in this run, alternately (per route, run scenario and start), with the same client:', '');
+  out.push('', 'Both trees measured in this run, alternately (per route, run scenario, replica count and start), with the same client:', '');
   out.push('| Figure | current | baseline | current ÷ baseline | change | |', '|---|--:|--:|--:|--:|---|');
   for (const c of r.comparisons)
     out.push(
@@ -245,12 +245,12 @@ export function renderMarkdown(r: Report): string {
   const reps = r.replicas ?? [];
   if (reps.length) {
     line(
-      "| Tree | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) |",
+      "| Tree | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) | rounds (runs/s; CPU ms per run) |",
     );
-    line('|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|');
+    line('|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|');
     for (const x of reps)
       line(
-        `| ${x.server ?? 'current'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} |`,
+        `| ${x.server ?? 'current'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} | ${x.rounds ? x.rounds.map((o) => `${fmt(o.runsPerSecond, 1)}; ${fmt(o.cpuMsPerRun, 2)}`).join(' · ') : '—'} |`,
       );
     line();
     line(

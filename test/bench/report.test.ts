@@ -16,6 +16,7 @@ import {
   type UnderLoadFigure,
 } from '../../scripts/bench/figures.ts';
 import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts';
+import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { baselineSection, mergeReports, writeReport } from '../../scripts/bench/report.ts';
 
@@ -137,6 +138,21 @@ test('targets are read from the figures: met, missed, or not measured', () => {
   const replicaTarget = brokenTargets.find((t) => t.name.startsWith('Enqueued runs/s on one PostgreSQL'))!;
   assert.equal(replicaTarget.met, false, 'runs done twice, lost or out of order are not a throughput');
   assert.match(replicaTarget.value, /2 replicas: 3 of 20 threads with a wrong history/);
+  // no baseline replicas in this report: the cost per run against the baseline is not measured
+  assert.equal(byName('PostgreSQL statements and replica CPU per enqueued run').met, null);
+  const withBase = fakeReport();
+  withBase.replicas!.push({ ...withBase.replicas![0], server: 'baseline', statementsPerRun: 45.5, cpuMsPerRun: 9.9 });
+  const cost = deriveRatios(withBase).targets.find((t) => t.name.startsWith('PostgreSQL statements and replica CPU'))!;
+  assert.equal(cost.met, false, 'statements fewer, but 10 ms of replica CPU per run against 9.9 is more');
+  assert.equal(cost.value, 'statements 34.5 vs 45.5 (0.758×); replica CPU 10 ms vs 9.9 ms (1.01×)');
+  withBase.replicas![2].cpuMsPerRun = 10;
+  assert.equal(deriveRatios(withBase).targets.find((t) => t.name.startsWith('PostgreSQL statements and replica CPU'))!.met, true);
+  assert.ok(
+    deriveRatios(withBase).comparisons.some(
+      (c) => c.what === 'PostgreSQL statements per run, 1 replica on PostgreSQL, plain-function echo' && c.ratio === 0.758,
+    ),
+    'the replicas are compared with the baseline too',
+  );
   assert.equal(byName('RSS with 100k threads').met, true);
 });
 
@@ -342,5 +358,36 @@ test('the baseline is named on the command line or in BENCH_BASELINE; its node_m
     nodeModulesFit('lock A', 'lock B', pkg, (n) => (n === 'tsx' ? null : installed[n])),
     false,
     'a package missing here',
+  );
+});
+
+test('a replica figure of several rounds takes the median of each figure and counts every round’s failures', () => {
+  const round = (runsPerSecond: number, cpuMsPerRun: number, statementsPerRun: number, failed = 0) => ({
+    replicas: 1,
+    graph: 'echo',
+    workers: '0',
+    threads: 20,
+    runs: 400,
+    seconds: 400 / runsPerSecond,
+    runsPerSecond,
+    failed,
+    threadsWrong: 0,
+    loadBefore: [1, 1, 1],
+    loadAfter: [2, 2, 2],
+    replicaCpuSeconds: (cpuMsPerRun * 400) / 1000,
+    cpuMsPerRun,
+    statementsPerRun,
+  });
+  const figure = medianReplicaFigure([round(90, 7.5, 34.6), round(100, 6.8, 34.4, 1), round(80, 7.1, 34.5)]);
+  assert.equal(figure.runsPerSecond, 90);
+  assert.equal(figure.cpuMsPerRun, 7.1, 'the median CPU per run, whichever round it came from');
+  assert.equal(figure.statementsPerRun, 34.5);
+  assert.equal(figure.seconds, 4.44);
+  assert.equal(figure.replicaCpuSeconds, 2.84);
+  assert.equal(figure.failed, 1, 'a failure in any round shows');
+  assert.deepEqual(figure.loadAfter, [2, 2, 2]);
+  assert.deepEqual(
+    figure.rounds?.map((r) => r.runsPerSecond),
+    [90, 100, 80],
   );
 });
