@@ -6,12 +6,7 @@
 import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Collection, Store, WriteOp } from '../ports/store.ts';
-
-interface Serialised {
-  type: string;
-  text?: string;
-  b64?: string;
-}
+import { deserialise, serialise, type Serialised } from './checkpointText.ts';
 
 interface CheckpointRecord {
   thread_id: string;
@@ -593,12 +588,11 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return tuple;
   }
 
-  private async dump(value: unknown): Promise<Serialised> {
-    const [type, bytes] = await this.serde.dumpsTyped(value);
-    return type === 'json' ? { type, text: Buffer.from(bytes).toString('utf8') } : { type, b64: Buffer.from(bytes).toString('base64') };
+  private dump(value: unknown): Promise<Serialised> {
+    return serialise(this.serde, value);
   }
 
-  private async load(value: Serialised): Promise<any> {
-    return this.serde.loadsTyped(value.type, value.text ?? new Uint8Array(Buffer.from(value.b64 ?? '', 'base64')));
+  private load(value: Serialised): Promise<any> {
+    return deserialise(this.serde, value);
   }
 }

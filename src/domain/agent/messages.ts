@@ -2,6 +2,7 @@
 // OpenAI-style `{role, content}`; LangChain message instances are turned into the same dicts.
 import { randomUUID } from 'node:crypto';
 import { copyWith } from '../copyWith.ts';
+import { memoOf } from './messageMemo.ts';
 
 export interface MessageDict {
   type: string;
@@ -51,8 +52,19 @@ function withMessageDefaults(dict: MessageDict): MessageDict {
   return out;
 }
 
-/** A LangChain message as upstream's server writes it: its `toDict()` data with its type. */
+/**
+ * A LangChain message as upstream's server writes it: its `toDict()` data with its type. Made
+ * once per message while it is unchanged (messageMemo.ts): a `values` event carries every
+ * message of the state. Each caller gets a copy of its own.
+ */
 function fromLangChain(m: Record<string, any>): MessageDict {
+  const memo = memoOf(m);
+  if (!memo) return dictOf(m);
+  memo.wire ??= dictOf(m);
+  return copyWith(memo.wire as MessageDict, {}) as MessageDict;
+}
+
+function dictOf(m: Record<string, any>): MessageDict {
   if (typeof m.toDict === 'function') {
     const { type, data } = m.toDict() as { type: string; data: Record<string, unknown> };
     return copyWith(data, { type, content: data.content, id: typeof data.id === 'string' && data.id ? data.id : randomUUID() });

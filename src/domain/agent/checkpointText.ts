@@ -1,0 +1,92 @@
+// The text a checkpoint (or a pending write) is stored as: what LangGraph's serialiser makes of
+// it, with the text of each LangChain object in it (messages, mostly) made once and reused
+// while the object is unchanged (messageMemo.ts). A thread's checkpoints hold the same
+// messages over and over; serialising each again at every put was most of a long thread's run.
+//
+// The value is copied down to those objects (plain objects and arrays only), each object is
+// put in the copy as a placeholder string, the copy goes through the serialiser as the whole
+// value would, and each placeholder's JSON is then replaced by the object's text, which is
+// what the serialiser makes of the object alone: the same JSON as serialising the value whole.
+import { randomUUID } from 'node:crypto';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { isLangChainSerializable, isPlainObject, memoOf, type Memo } from './messageMemo.ts';
+
+type Serde = BaseCheckpointSaver['serde'];
+
+/** A value as stored: JSON text, or the base64 of bytes the serialiser gave as they are. */
+export interface Serialised {
+  type: string;
+  text?: string;
+  b64?: string;
+}
+
+// control characters and a random id: no string of the value can be mistaken for one
+const MARK = `\u0000agentplane-object-${randomUUID()}:`;
+const MARK_JSON = JSON.stringify(MARK).slice(0, -1);
+const PLACEHOLDER = new RegExp(`${escapeRegExp(MARK_JSON)}(\\d+)"`, 'g');
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * `value` with every memoised LangChain object in it replaced by a placeholder (the object
+ * and its memo pushed on `found`), copied only where something was replaced; `value` itself
+ * otherwise.
+ */
+function withPlaceholders(value: unknown, found: { object: object; memo: Memo }[], depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (isLangChainSerializable(value)) {
+    const memo = memoOf(value as object);
+    if (!memo) return value;
+    found.push({ object: value as object, memo });
+    return MARK + String(found.length - 1);
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = withPlaceholders(value[i], found, depth + 1);
+      if (item !== value[i]) (copy ??= value.slice())[i] = item;
+    }
+    return copy ?? value;
+  }
+  // a plain object with its own toJSON is serialised as its toJSON says: left whole
+  if (!isPlainObject(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const item = withPlaceholders(record[key], found, depth + 1);
+    if (item === record[key]) continue;
+    if (!copy) {
+      copy = {};
+      for (const k of Object.keys(record)) Object.defineProperty(copy, k, { value: record[k], enumerable: true, writable: true, configurable: true });
+    }
+    copy[key] = item;
+  }
+  return copy ?? value;
+}
+
+/** The serialiser's JSON text of `value`; undefined when it gives bytes. */
+async function jsonOf(serde: Serde, value: unknown): Promise<string | undefined> {
+  const [type, bytes] = await serde.dumpsTyped(value);
+  return type === 'json' ? Buffer.from(bytes).toString('utf8') : undefined;
+}
+
+/** `value` serialised as LangGraph's serialiser does, reusing the text of unchanged LangChain objects. */
+export async function serialise(serde: Serde, value: unknown): Promise<Serialised> {
+  const found: { object: object; memo: Memo }[] = [];
+  let copy = withPlaceholders(value, found, 0);
+  for (const { object, memo } of found) memo.checkpointText ??= await jsonOf(serde, object);
+  // an object the serialiser gives as bytes (none does): the value is serialised whole
+  if (found.some(({ memo }) => memo.checkpointText === undefined)) copy = value;
+  const [type, bytes] = await serde.dumpsTyped(copy);
+  if (type !== 'json') return { type, b64: Buffer.from(bytes).toString('base64') };
+  const text = Buffer.from(bytes).toString('utf8');
+  if (copy === value) return { type, text };
+  return { type, text: text.replace(PLACEHOLDER, (_, i: string) => found[Number(i)].memo.checkpointText!) };
+}
+
+/** A stored value read back with the serialiser. */
+export function deserialise(serde: Serde, value: Serialised): Promise<any> {
+  return serde.loadsTyped(value.type, value.text ?? new Uint8Array(Buffer.from(value.b64 ?? '', 'base64')));
+}
