@@ -13,7 +13,6 @@ import { containsAll } from '../../domain/ports/containment.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { OrderedIds } from './orderedIds.ts';
 import { deepFreeze } from '../../domain/freeze.ts';
-import { depthExceededAt } from '../../runtime/requestBody.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
@@ -437,21 +436,46 @@ function serialise(lines: JournalOp[]): string {
   } catch (err) {
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
   }
-  if (text !== undefined) {
-    const at = depthExceededAt(text, STORE_MAX_DEPTH + 2); // the line wraps each value in two arrays
-    if (at < 0) return text;
-    problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
-  }
-  const which = lines.find((op) => {
-    try {
-      const one = JSON.stringify(op);
-      return depthExceededAt(one, STORE_MAX_DEPTH + 1) >= 0;
-    } catch {
-      return true;
-    }
-  });
+  // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
+  // record is a long string that a scan of the line would walk character by character
+  const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && nestsDeeper(op[3], STORE_MAX_DEPTH));
+  if (text !== undefined && !tooDeep) return text;
+  if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
+  const which =
+    tooDeep ??
+    lines.find((op) => {
+      try {
+        JSON.stringify(op);
+        return false;
+      } catch {
+        return true;
+      }
+    });
   const named = which ? `${which[0]}/${which[1]}` : 'a record';
   throw new StoreWriteError('unserialisable', `The record ${named} cannot be stored: ${problem}. Nothing was stored.`);
+}
+
+/**
+ * Whether `value`, as JSON, nests objects and arrays more than `limit` levels deep (the value
+ * itself, an object, is one level). Called on values JSON.stringify took, so without cycles;
+ * it descends no further than `limit`, so a deep value cannot overflow the stack here.
+ */
+export function nestsDeeper(given: unknown, limit: number): boolean {
+  // what JSON.stringify writes of it (a Date: a string); what toJSON gives is written as it is
+  const value =
+    given !== null && typeof given === 'object' && typeof (given as { toJSON?: unknown }).toJSON === 'function'
+      ? (given as { toJSON(): unknown }).toJSON()
+      : given;
+  if (value === null || typeof value !== 'object') return false;
+  if (limit < 1) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestsDeeper(item, limit - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && nestsDeeper((value as Record<string, unknown>)[key], limit - 1)) return true;
+  }
+  return false;
 }
 
 /** With fsync on: directory entries (new files, renames) made durable too. */

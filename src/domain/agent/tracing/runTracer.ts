@@ -44,11 +44,12 @@ export class RunTracer extends BaseCallbackHandler {
     this.spans.set(runId, { span: this.start(name, kind, parentRunId, attributes), own: true });
   }
 
-  private end(runId: string, attributes: Record<string, unknown> = {}, error?: unknown): void {
+  /** `attributes` is called only for a span of the run's own: sizing a chain's outputs walks them. */
+  private end(runId: string, attributes: () => Record<string, unknown> = () => ({}), error?: unknown): void {
     const entry = this.spans.get(runId);
     this.spans.delete(runId);
     if (!entry?.own) return;
-    for (const [key, value] of Object.entries(attributes)) if (value !== undefined) entry.span.setAttribute(key, value as string | number | boolean);
+    for (const [key, value] of Object.entries(attributes())) if (value !== undefined) entry.span.setAttribute(key, value as string | number | boolean);
     if (error !== undefined) failed(entry.span, error);
     entry.span.end();
   }
@@ -79,12 +80,12 @@ export class RunTracer extends BaseCallbackHandler {
   }
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
-    this.end(runId, { 'output.size': jsonLength(outputs) });
+    this.end(runId, () => ({ 'output.size': jsonLength(outputs) }));
   }
 
   override handleChainError(err: unknown, runId: string): void {
     // a node that interrupts "throws" GraphInterrupt: that is a pause, not an error
-    this.end(runId, {}, isInterrupt(err) ? undefined : err);
+    this.end(runId, undefined, isInterrupt(err) ? undefined : err);
   }
 
   override handleChatModelStart(
@@ -125,15 +126,15 @@ export class RunTracer extends BaseCallbackHandler {
     const generation = output.generations?.[0]?.[0] as { text?: string; message?: { usage_metadata?: Record<string, number> } } | undefined;
     const usage = generation?.message?.usage_metadata;
     const reported = output.llmOutput?.tokenUsage as Record<string, number> | undefined;
-    this.end(runId, {
+    this.end(runId, () => ({
       'gen_ai.completion': generation?.text !== undefined ? truncated(generation.text) : undefined,
       'gen_ai.usage.input_tokens': usage?.input_tokens ?? reported?.promptTokens,
       'gen_ai.usage.output_tokens': usage?.output_tokens ?? reported?.completionTokens,
-    });
+    }));
   }
 
   override handleLLMError(err: unknown, runId: string): void {
-    this.end(runId, {}, err);
+    this.end(runId, undefined, err);
   }
 
   override handleToolStart(
@@ -151,11 +152,11 @@ export class RunTracer extends BaseCallbackHandler {
 
   override handleToolEnd(output: unknown, runId: string): void {
     const content = (output as { content?: unknown } | undefined)?.content ?? output;
-    this.end(runId, { 'tool.output': truncated(typeof content === 'string' ? content : JSON.stringify(content ?? null)) });
+    this.end(runId, () => ({ 'tool.output': truncated(typeof content === 'string' ? content : JSON.stringify(content ?? null)) }));
   }
 
   override handleToolError(err: unknown, runId: string): void {
-    this.end(runId, {}, err);
+    this.end(runId, undefined, err);
   }
 
   /** Ends the run's span (and any left open) and hands back the run's trace. */
