@@ -1,7 +1,7 @@
-// The runs ceiling: the bench graph run by LangGraph alone in a process of its own (no HTTP, no
-// queue, no store; LangGraph's in-memory checkpointer), in the counts the servers get. Both
-// servers run the same graph on the same LangGraph, so neither can do a run in less than this:
-// a ratio between servers is bounded by how far each stays above it.
+// The runs reference: the bench graph run by LangGraph alone in a process of its own (no HTTP,
+// no queue, no store; LangGraph's in-memory MemorySaver), in the counts the servers get: what
+// LangGraph's own work costs, beside which each server's share is read. Not a bound: a
+// checkpointer that does less per put than MemorySaver lets a server run the graph faster.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';

@@ -77,7 +77,7 @@ const SERVER_NAMES: Record<Server, string> = {
   prism: 'Prism mock',
   peer: 'upstream JS dev server',
   baseline: 'agentplane at the baseline',
-  'graph-alone': 'LangGraph alone, no server (runs ceiling)',
+  'graph-alone': 'LangGraph alone with its MemorySaver, no server (runs reference)',
 };
 
 const serverName = (r: Pick<Report, 'baseline'>, server: Server) =>
