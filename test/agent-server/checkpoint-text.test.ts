@@ -115,3 +115,27 @@ test('an unchanged message is not serialised again for a checkpoint, nor turned 
   assert.equal((serialiseValues(state) as typeof wire).messages[0].content, 'changed in place');
   assert.ok(toDict > dictCalls, 'a changed message is turned into a dict afresh');
 });
+
+test('a message whose data cannot be copied (a getter that throws, a Map inside) is handled as without memos', async () => {
+  const [human, ai] = conversation();
+  // an own property LangChain's toDict does not read, whose getter throws
+  Object.defineProperty(human, 'unreadable', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      throw new Error('not readable');
+    },
+  });
+  (ai.additional_kwargs as Record<string, unknown>).lookup = new Map([['k', 'v']]);
+  const state = { messages: [human, ai] };
+  for (let i = 0; i < 2; i += 1) {
+    const wire = serialiseValues(state) as { messages: Record<string, unknown>[] };
+    assert.deepEqual(wire.messages[0], { ...human.toDict().data, type: 'human' });
+    assert.deepEqual(wire.messages[1], { ...ai.toDict().data, type: 'ai' });
+  }
+  // LangGraph's serialiser reads every property: it fails on that message as it did before
+  await assert.rejects(upstreamText(state), /not readable/);
+  await assert.rejects(serialise(serde, state), /not readable/);
+  delete (human as unknown as Record<string, unknown>).unreadable;
+  for (let i = 0; i < 2; i += 1) assert.equal((await serialise(serde, state)).text, await upstreamText(state));
+});

@@ -92,17 +92,21 @@ function holdsOwn(value: Record<string, unknown>, copy: Record<string, unknown>)
  * empty when the object is new or changed since; undefined when its data cannot be compared.
  */
 export function memoOf(object: object): Memo | undefined {
-  const entry = entries.get(object);
-  const prototype = Object.getPrototypeOf(object);
-  if (entry && entry.prototype === prototype && holdsOwn(object as Record<string, unknown>, entry.data)) return entry.memo;
-  const data = copyOwn(object as Record<string, unknown>, 0);
-  if (data === NOT_PLAIN) {
-    entries.delete(object);
-    return undefined;
+  try {
+    const entry = entries.get(object);
+    const prototype = Object.getPrototypeOf(object);
+    if (entry && entry.prototype === prototype && holdsOwn(object as Record<string, unknown>, entry.data)) return entry.memo;
+    const data = copyOwn(object as Record<string, unknown>, 0);
+    if (data !== NOT_PLAIN) {
+      const memo: Memo = {};
+      entries.set(object, { prototype, data, memo });
+      return memo;
+    }
+  } catch {
+    // a getter among its properties threw (or a proxy): its data cannot be read this way
   }
-  const memo: Memo = {};
-  entries.set(object, { prototype, data, memo });
-  return memo;
+  entries.delete(object);
+  return undefined;
 }
 
 /** Whether `value` is a LangChain serialisable object (a message, a document): what has memos. */
