@@ -343,6 +343,10 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       runs('graph-alone', scenario)?.runsPerSecond,
     );
     ratios[`runs/s ${scenario}: agentplane ÷ upstream dev server`] = ratio(runs('agentplane', scenario)?.runsPerSecond, runs('peer', scenario)?.runsPerSecond);
+    ratios[`runs/s ${scenario}: in process (AGENTPLANE_RUN_WORKERS=0) ÷ upstream dev server`] = ratio(
+      runs('inprocess', scenario)?.runsPerSecond,
+      runs('peer', scenario)?.runsPerSecond,
+    );
     ratios[`runs/s ${scenario}: agentplane plain-function echo ÷ upstream LangGraph echo`] = ratio(
       plainRuns(scenario)?.runsPerSecond,
       runs('peer', scenario)?.runsPerSecond,
@@ -416,9 +420,9 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     {
       name: 'Enqueued runs/s vs upstream JS dev server, same LangGraph graph',
       goal: '≥ 3×',
-      value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}${aloneBound(report, ratios)}`,
+      value: `one thread ${times(runsOne)}, 100 threads ${times(runsMany)}${inProcessRuns(ratios)}${aloneBound(report, ratios)}`,
       met: check(worstRuns, (v) => v >= 3),
-      why: `LangGraph's own work bounds it: the same graph run by LangGraph alone, with no server, queue or store, is the ceiling beside the figure, and on one thread it is below 3× upstream. In the ${RUN_PROFILES}, most of a run's time is LangGraph and @langchain/core (the Pregel loop, callbacks, and each checkpoint's messages serialised by the checkpoint serde at every put: \`toJSON\`, \`stringify\`), then GC; agentplane's own code (store, journal, HTTP, events) is a small share. A run no longer revives its thread's state when it starts (the state the last run ended on is kept as put), which LangGraph alone with its MemorySaver still does: that is what is left between the two. On 100 threads the ceiling is above 3× upstream, and each run is short (a thread's state holds at most 20 messages), so the server's share weighs more: profiled in process over 4,020 such runs (scripts/bench/findings.md), @langchain/core took 1.28 ms and @langchain/langgraph 0.81 ms per run against 0.44 and 0.26 ms for LangGraph alone (the callbacks' \`CallbackManager\` copies and config merging of every node call, LangSmith's \`RunTree\` with its UUIDv7 per call), and agentplane's store journal and its file writes ~0.75 ms; the first rounds after the warm-up are slower still with run workers, each worker's isolate compiling LangGraph for itself.`,
+      why: `On one thread a thread's state grows to 200 messages, and each run puts three checkpoints and sends two \`values\` events holding all of them. Each unchanged message's serialised text and wire dict are now made once and reused while the message holds the same data (\`src/domain/agent/messageMemo.ts\`; a message changed in place is serialised afresh), where LangGraph's serde re-serialised every message at every put (\`toJSON\`, \`stringify\`: most of a run before). So in process agentplane now runs the graph faster than LangGraph alone with its MemorySaver, which still re-serialises the state at every put and revives it at every run; with run workers (the default, the figure) it stays below that, for what the workers target below says: on one thread every run crosses the thread boundary. On 100 threads each run is short (a thread's state holds at most 20 messages), so the server's share weighs more: profiled in process over 4,020 such runs (scripts/bench/findings.md), @langchain/core took 1.28 ms and @langchain/langgraph 0.81 ms per run against 0.44 and 0.26 ms for LangGraph alone (the callbacks' \`CallbackManager\` copies and config merging of every node call, LangSmith's \`RunTree\` with its UUIDv7 per call, all of which LangChain does once a run has any callbacks, and the run trace needs them), and agentplane's store journal and its file writes ~0.75 ms. The ${RUN_PROFILES} show where a run's time goes now.`,
     },
     {
       name: "Enqueued runs/s, agentplane's own echo vs upstream's (LangGraph) echo",
@@ -438,7 +442,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       goal: '≥ 1× on one thread',
       value: `one thread ${times(workersOne)}, 100 threads ${times(workersMany)}`,
       met: check(workersOne, (v) => v >= 1),
-      why: `A worker does the run's LangGraph work as the main thread would, and more: on one thread runs go one after another, so nothing runs beside it, and every run crosses the thread boundary. In the ${RUN_PROFILES}, the worker spends its time as the in-process main thread does plus \`postMessage\` (the structured clone of each \`values\` event's whole state, ~1 µs per message object, and of the store calls), and the main thread deserialises them ("(program)", GC) and answers the calls; between two runs the worker waits for the main thread to record one and hand it the next (what the run reads first now comes with it). In alternating pairs of rounds outside the bench, also after a longer warm-up, a worker did 0.75–0.86× in process on one thread, at 1–4 ms more CPU per run: the gap is not the warm-up. On 100 threads the two cores work side by side; the first rounds after the warm-up are the slowest with workers, each worker's isolate compiling LangGraph for itself (scripts/bench/findings.md).`,
+      why: `On one thread runs go one after another, so nothing runs beside a worker, and every run crosses the thread boundary; the two cores are shared with the load generator and V8's garbage-collection threads of two isolates. Per-thread CPU and scheduler figures (\`/proc/<pid>/task/<tid>/stat\` and \`schedstat\`, 100 runs on one thread, scripts/bench/findings.md): in process the main thread was on a CPU 652 ms and waited 10 ms to get one; with a worker, the worker was on a CPU 539 ms, waited 174 ms for one (runnable, not running) and slept ~170 ms (its run's checkpoint writes answered, the next run handed over), while the main thread used 267 ms (the store, the events and calls it is posted) and V8's helper threads 317 ms against ~250: the worker mode costs ~25% more CPU per run in all, on two cores that are then nearly full. The memo of unchanged messages (see the runs target) made each run cheaper in both modes, in process more (it does all of a run's work on one thread), so the ratio fell although workers got faster. Posting a worker's messages once per turn of its event loop and not waiting for each checkpoint write under async durability halved the wake-ups (~10 per run on each thread) and gained ~7% in alternating pairs, not enough to reach 1×. The ${RUN_PROFILES} show the worker and the main thread side by side.`,
     },
     {
       name: 'Idle RSS with the default run workers',
@@ -465,6 +469,15 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
     },
   ];
   return { ratios, targets, comparisons: compareToBaseline(report) };
+}
+
+/** The same runs with graphs on the request loop (no run workers) against upstream, beside the 3× goal. */
+function inProcessRuns(ratios: Record<string, number | null>): string {
+  const times = (x: number) => `${Math.round(x * 100) / 100}×`;
+  const one = ratios['runs/s one thread: in process (AGENTPLANE_RUN_WORKERS=0) ÷ upstream dev server'];
+  const many = ratios['runs/s 100 threads: in process (AGENTPLANE_RUN_WORKERS=0) ÷ upstream dev server'];
+  if (one == null && many == null) return '';
+  return `; in process (AGENTPLANE_RUN_WORKERS=0): one thread ${one == null ? 'n/a' : times(one)}, 100 threads ${many == null ? 'n/a' : times(many)}`;
 }
 
 /**
