@@ -124,6 +124,16 @@ test('targets are read from the figures: met, missed, or not measured', () => {
   assert.equal(byName('Write p50 growth').met, false); // POST 1.5×, PATCH 3×: the worse one decides
   assert.equal(ratios['PATCH /v2/deployments/{id}: p50 at 100k ÷ p50 at 100'], 3);
   assert.equal(byName('Enqueued runs/s vs upstream').met, false); // 2× on one thread, 100 threads not measured
+  // the same runs in process and by LangGraph alone (a reference, not a bound) are read beside the figure
+  const beside = fakeReport();
+  beside.runs.push(
+    { server: 'inprocess', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 0.8, runsPerSecond: 125, failed: 0 },
+    { server: 'graph-alone', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 1, runsPerSecond: 110, failed: 0 },
+  );
+  assert.equal(
+    deriveRatios(beside).targets.find((t) => t.name.startsWith('Enqueued runs/s vs upstream'))!.value,
+    'one thread 2×, 100 threads not measured; in process (AGENTPLANE_RUN_WORKERS=0): one thread 2.5×, 100 threads n/a; the same graph run by LangGraph alone with its MemorySaver, no server: one thread: 110 runs/s, 2.2× upstream (agentplane 0.91× of it, upstream 0.46×)',
+  );
   assert.equal(byName('Start to first 200').met, true);
   // on PostgreSQL: POST 1.5×, PATCH 1.2× from 100 to 100k; the list is read beside them
   assert.equal(byName('Write p50 growth on PostgreSQL').met, true);
@@ -316,7 +326,7 @@ test('the report opens with the targets missed and what explains them, then the 
     assert.match(missedPart, /- \*\*Write p50 growth, 100 → 100k deployments\*\*: POST 1\.5×, PATCH 3× \(goal ≤ 2×\)\./);
     assert.match(
       missedPart,
-      /- \*\*Enqueued runs\/s vs upstream JS dev server, same LangGraph graph\*\*: [^\n]*\n {2}LangGraph's own work bounds it[^\n]*\(profiles\/runs-in-process\.svg\)/,
+      /- \*\*Enqueued runs\/s vs upstream JS dev server, same LangGraph graph\*\*: [^\n]*\n {2}On one thread a thread's state grows[^\n]*messageMemo\.ts[^\n]*\(profiles\/runs-in-process\.svg\)/,
     );
     assert.doesNotMatch(missedPart, /Start to first 200/, 'a met target is not listed');
     assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
