@@ -13,6 +13,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import type { Collection, Store } from '../../src/domain/ports/store.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { pendingRun } from '../support/runRecords.ts';
+import { storeView } from '../support/storeViews.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,16 +25,10 @@ interface Read {
 
 /** The store, recording each get and list it answers. */
 function recording(store: Store, reads: Read[], handedOver: () => boolean): Store {
-  return {
-    ...store,
-    write: (ops) => store.write(ops),
-    collectionNames: () => store.collectionNames(),
-    flush: () => store.flush(),
-    close: () => store.close(),
-    collection<T extends object>(name: string, options?: Parameters<Store['collection']>[1]): Collection<T> {
-      const inner = store.collection<T>(name, options);
-      const recorded = new Set(['get', 'list']);
-      return new Proxy(inner, {
+  const recorded = new Set(['get', 'list']);
+  return storeView(store, {
+    collection: <T extends object>(name: string, inner: Collection<T>) =>
+      new Proxy(inner, {
         get(target, property, receiver) {
           const value = Reflect.get(target, property, receiver) as unknown;
           if (typeof value !== 'function') return value;
@@ -42,9 +37,8 @@ function recording(store: Store, reads: Read[], handedOver: () => boolean): Stor
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         },
-      });
-    },
-  };
+      }),
+  });
 }
 
 const humanTexts = (values: Record<string, unknown>) =>

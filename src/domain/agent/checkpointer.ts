@@ -171,11 +171,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   /**
    * `newest`: how the newest checkpoint is found when it is not computed here (a run worker).
    * `keptTextLimit`: how much end state is kept as put (see `ended`), in serialised characters.
+   * `orderedStore`: a view of the store whose writes for one thread are made in the order
+   * given and none after one that failed, while the thread's run lasts (a run worker's: its
+   * main thread orders them, orderedCalls.ts). A held thread's writes then go through it, and
+   * a run alone on its thread that defers failures does not wait for each (see `remembering`).
    */
   constructor(
     private readonly store: Store,
     newest?: NewestCheckpoint,
     private readonly keptTextLimit = ENDED_TEXT_LIMIT,
+    private readonly orderedStore?: (threadId: string) => Store,
   ) {
     super();
     this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
@@ -391,7 +396,9 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       known.absent.delete(ns);
       known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
-    await this.remembering(threadId, () => this.checkpoints.put(cpKey, record));
+    await this.remembering(threadId, (store) =>
+      (store === this.store ? this.checkpoints : store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES)).put(cpKey, record),
+    );
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -430,23 +437,27 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       const replaced = new Set(records.map((r) => `${r.task_id}${SEP}${r.idx}`));
       stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
     }
-    await this.remembering(threadId, () => this.store.write(ops));
+    await this.remembering(threadId, (store) => store.write(ops));
   }
 
   /**
    * A write whose result was already taken as known: if it fails, nothing of the thread is
    * known any more. While the thread is held the write counts among those `settled` awaits,
-   * and a failure is kept there instead of thrown when the hold says so.
+   * and a failure is kept there instead of thrown when the hold says so. With an ordered
+   * store (a run worker's) a held thread's writes go through it, and the run alone on its
+   * thread that defers failures goes on without waiting for the answer: its writes are made
+   * in order all the same, none after a failed one, and the run ends only once `settled`.
    */
-  private async remembering(threadId: string, write: () => Promise<unknown>): Promise<void> {
+  private async remembering(threadId: string, write: (store: Store) => Promise<unknown>): Promise<void> {
     const held = this.held.get(threadId);
     const holders = held ? [...held.holders] : [];
     // a write of the run holding the thread alone failed: the run ends with that failure
     // (settled) and writes nothing more, as LangGraph makes no put after a failed one
     if (holders.length === 1 && holders[0].failure) return;
+    const via = held && this.orderedStore ? this.orderedStore(threadId) : this.store;
     let made: Promise<unknown>;
     try {
-      made = write();
+      made = write(via);
     } catch (err) {
       made = Promise.reject(err);
     }
@@ -459,15 +470,17 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     );
     if (!held) return done;
     held.inFlight.add(done);
-    try {
-      await done;
-    } catch (error) {
-      for (const holder of holders) holder.failure ??= { error };
-      // whose write it was is not known with two runs on the thread: told only when none defers
-      if (!holders.some((h) => h.deferFailures)) throw error;
-    } finally {
-      held.inFlight.delete(done);
-    }
+    const outcome = done.then(
+      () => held.inFlight.delete(done),
+      (error: unknown) => {
+        for (const holder of holders) holder.failure ??= { error };
+        held.inFlight.delete(done);
+        // whose write it was is not known with two runs on the thread: told only when none defers
+        if (!holders.some((h) => h.deferFailures)) throw error;
+      },
+    );
+    if (via !== this.store && holders.length === 1 && holders[0].deferFailures) return;
+    await outcome;
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -23,6 +23,9 @@ export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' 
 export type ToWorker =
   { type: 'run'; run: RunRecord; known?: KnownReads } | { type: 'abort'; runId: string } | { type: 'reply'; id: number; value?: unknown; error?: RunError };
 
+/** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
+export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string };
+
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'loadFailed'; error: RunError }
@@ -30,6 +33,8 @@ export type FromWorker =
   /** `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice. */
   | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
-  | { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[] }
+  | StoreCall
+  /** Ordered calls posted one after another, in one message (runWorker.ts). */
+  | { type: 'calls'; calls: StoreCall[] }
   /** A line the project's code logged through getLogger(): the server's log writes it. */
   | { type: 'log'; level: LogLevel; message: string; fields: Record<string, unknown> };

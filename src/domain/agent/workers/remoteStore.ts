@@ -6,17 +6,27 @@ import type { MemoryAccess } from '../../memory/langgraphStore.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../ports/store.ts';
 import type { CallTarget } from './protocol.ts';
 
-export type Call = (target: CallTarget, method: string, args: unknown[]) => Promise<unknown>;
+/** `order`: calls with the same order are made by the main thread one after another (orderedCalls.ts). */
+export type Call = (target: CallTarget, method: string, args: unknown[], order?: string) => Promise<unknown>;
 
 /** The collection methods a worker may call (no `update`: its change function cannot cross threads). */
 export const REMOTE_COLLECTION_METHODS = new Set(['get', 'getMany', 'insert', 'put', 'delete', 'list', 'count']);
 export const REMOTE_MEMORY_METHODS = new Set(['get', 'put', 'delete', 'search', 'listNamespaces']);
 
 export class RemoteStore implements Store {
-  constructor(private readonly call: Call) {}
+  /** `order`: this store's calls are made in the order given, none after one that failed (orderedCalls.ts). */
+  constructor(
+    private readonly call: Call,
+    private readonly order?: string,
+  ) {}
+
+  /** The same store, its calls made in order under `key` (a thread's checkpoint writes). */
+  ordered(key: string): RemoteStore {
+    return new RemoteStore(this.call, key);
+  }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
-    const call = <R>(method: string, ...args: unknown[]) => this.call('collection', method, [name, options, ...args]) as Promise<R>;
+    const call = <R>(method: string, ...args: unknown[]) => this.call('collection', method, [name, options, ...args], this.order) as Promise<R>;
     const noFilter = (listOptions: ListOptions<T> | undefined) => {
       if (listOptions?.filter) throw new Error(`collection ${name}: a filter function cannot be sent to the main thread`);
       return listOptions ?? {};
@@ -35,7 +45,7 @@ export class RemoteStore implements Store {
   }
 
   write(ops: WriteOp[]): Promise<void> {
-    return this.call('write', 'write', [ops]) as Promise<void>;
+    return this.call('write', 'write', [ops], this.order) as Promise<void>;
   }
 
   collectionNames(): string[] {

@@ -8,7 +8,7 @@ import { graphExecutor } from '../graphRunners.ts';
 import { loadGraphs } from '../graphs.ts';
 import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
-import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, StoreCall, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
@@ -22,13 +22,34 @@ const pending = new Map<number, { resolve: (value: unknown) => void; reject: (er
 const running = new Map<string, AbortController>();
 let nextCall = 0;
 
-const send = (message: FromWorker) => port.postMessage(message);
+/**
+ * Ordered calls (a held thread's checkpoint writes, which the run does not wait for) wait for
+ * the end of the event loop's turn and leave together: each post wakes the main thread, and
+ * LangGraph makes a step's writes one after another. Anything else is posted at once, after
+ * them, so the main thread gets every message in the order it was sent.
+ */
+let ordered: StoreCall[] = [];
 
-const call: Call = (target, method, args) =>
+function postOrdered(): void {
+  if (ordered.length === 0) return;
+  const calls = ordered;
+  ordered = [];
+  port.postMessage(calls.length === 1 ? calls[0] : { type: 'calls', calls });
+}
+
+function send(message: FromWorker): void {
+  postOrdered();
+  port.postMessage(message);
+}
+
+const call: Call = (target, method, args, order) =>
   new Promise((resolve, reject) => {
     const id = ++nextCall;
     pending.set(id, { resolve, reject });
-    send({ type: 'call', id, target, method, args });
+    if (order === undefined) return send({ type: 'call', id, target, method, args });
+    // the records are the checkpointer's own, made for this write: nothing changes them while they wait
+    ordered.push({ type: 'call', id, target, method, args, order });
+    if (ordered.length === 1) setImmediate(postOrdered);
   });
 
 /** Events are plain data already (runStream.ts); anything that cannot be cloned goes as its JSON. */
@@ -73,7 +94,14 @@ async function main(): Promise<void> {
   installProjectGlobals({ log, apiUrl: serverUrl });
   await serverUrl();
   const store = new RemoteStore(call);
-  const checkpointer = new StoreCheckpointer(store, (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>);
+  // a held thread's checkpoint writes are posted without waiting for each answer; the main
+  // thread makes them in order (orderedCalls.ts)
+  const checkpointer = new StoreCheckpointer(
+    store,
+    (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>,
+    undefined,
+    (threadId) => store.ordered(threadId),
+  );
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });

@@ -42,6 +42,7 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../tracing/failedRunTrace.ts';
 import { readFirstReads, type FirstReadsKind } from './firstReads.ts';
+import { OrderedCalls } from './orderedCalls.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -90,6 +91,8 @@ interface Slot {
   crash?: Error;
   /** Finish the runs in hand, then stop (dev reload). */
   retiring: boolean;
+  /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
+  ordered: OrderedCalls;
 }
 
 /** A run waiting for a worker. */
@@ -312,7 +315,18 @@ export class RunWorkerPool {
       markFailed = reject;
     });
     ready.catch(() => undefined);
-    const slot: Slot = { id: ++this.nextId, worker, ready, tasks: new Map(), starting: 0, served: 0, tenant: '', exclusive: false, retiring: false };
+    const slot: Slot = {
+      id: ++this.nextId,
+      worker,
+      ready,
+      tasks: new Map(),
+      starting: 0,
+      served: 0,
+      tenant: '',
+      exclusive: false,
+      retiring: false,
+      ordered: new OrderedCalls(),
+    };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
     const startedAt = performance.now();
@@ -404,9 +418,13 @@ export class RunWorkerPool {
       case 'log':
         this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
         return;
+      case 'calls':
+        for (const one of message.calls) this.receive(slot, one, markReady, markFailed);
+        return;
       case 'call': {
         const task = [...slot.tasks.values()];
-        const answered = this.answer(message.target, message.method, message.args).then(
+        const make = () => this.answer(message.target, message.method, message.args);
+        const answered = (message.order === undefined ? make() : slot.ordered.run(message.order, make)).then(
           (value) => this.post(slot, { type: 'reply', id: message.id, value }),
           (err: unknown) => this.post(slot, { type: 'reply', id: message.id, error: describeError(err) }),
         );
@@ -423,11 +441,14 @@ export class RunWorkerPool {
         if (!task) return;
         slot.tasks.delete(message.runId);
         task.cleanup();
-        void Promise.allSettled([...task.calls]).then(() =>
-          message.type === 'done'
-            ? task.resolve(message.valuesAsLastEvent ? { ...message.output, values: task.lastValues as RunOutput['values'] } : message.output)
-            : task.reject(withTrace(errorOf(message.error), message.trace ?? [])),
-        );
+        void Promise.allSettled([...task.calls]).then(() => {
+          // the thread's next run orders its writes afresh, unless a run of it is still in this worker
+          const threadId = task.run.thread_id;
+          if (![...slot.tasks.values()].some((t) => t.run.thread_id === threadId)) slot.ordered.end(threadId);
+          if (message.type === 'done')
+            task.resolve(message.valuesAsLastEvent ? { ...message.output, values: task.lastValues as RunOutput['values'] } : message.output);
+          else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
+        });
         this.released(slot);
         return;
       }
