@@ -3,6 +3,7 @@
 // stops the producer (iterator.return) when the client goes away.
 import type { ServerResponse } from 'node:http';
 import type { SseEvent } from './contract.ts';
+import { jsonOf } from '../shared/jsonText.ts';
 
 const HEARTBEAT_MS = 10_000;
 
@@ -10,7 +11,7 @@ export function formatSseEvent(event: SseEvent): string {
   let frame = '';
   if (event.event !== undefined) frame += `event: ${singleLine(event.event)}\n`;
   if (event.id !== undefined) frame += `id: ${singleLine(event.id)}\n`;
-  const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data ?? null);
+  const data = typeof event.data === 'string' ? event.data : jsonOf(event.data);
   for (const line of data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
   return frame + '\n';
 }

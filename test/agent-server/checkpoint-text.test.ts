@@ -4,10 +4,11 @@
 // (deeply) must be serialised afresh, and an unchanged one must not be serialised again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import type { AIMessage } from '@langchain/core/messages';
 import { MemorySaver, emptyCheckpoint } from '@langchain/langgraph';
 import { deserialise, serialise } from '../../src/domain/agent/checkpointText.ts';
 import { serialiseValues } from '../../src/domain/agent/messages.ts';
+import { conversation } from '../support/conversation.ts';
 
 const serde = new MemorySaver().serde;
 const upstreamText = async (value: unknown) => {
@@ -15,20 +16,6 @@ const upstreamText = async (value: unknown) => {
   assert.equal(type, 'json');
   return Buffer.from(bytes).toString('utf8');
 };
-
-function conversation() {
-  return [
-    new HumanMessage({ content: 'hello "quoted" \\ \u0000 é 😀', id: 'h1' }),
-    new AIMessage({
-      content: 'calling',
-      id: 'a1',
-      tool_calls: [{ id: 'c1', name: 'search', args: { q: 'x', nested: { deep: [1, null, 'y'] } } }],
-      additional_kwargs: { extra: { undefinedInside: undefined } },
-    }),
-    new ToolMessage({ content: 'result', tool_call_id: 'c1', id: 't1' }),
-    new AIMessage({ content: [{ type: 'text', text: 'blocks' }], id: 'a2', response_metadata: { model: 'm' } }),
-  ];
-}
 
 test('a checkpoint is stored as exactly the text LangGraph serialises it to, cold and warm, and reads back as the same messages', async () => {
   const messages = conversation();

@@ -7,6 +7,7 @@
 import type { RunEvent } from '../../domain/agent/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { RunBroker } from '../../domain/agent/broker.ts';
+import { jsonOf } from '../../shared/jsonText.ts';
 import type { PgStore } from './pgStore.ts';
 import type { PgCoordination } from './pgCoordination.ts';
 
@@ -110,7 +111,7 @@ export class PgRunEvents implements RunEventLog {
       // one INSERT for whatever the run publishes in this turn of the event loop
       batch.written = batch.written.then(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(runId, batch)));
     }
-    batch.rows.push({ n, event, data: JSON.stringify(data ?? null) });
+    batch.rows.push({ n, event, data: jsonOf(data) });
   }
 
   setResult(runId: string, result: unknown): void {

@@ -16,6 +16,7 @@ import type {
 import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentService } from '../agent/service.ts';
 import { isUuid } from '../../shared/uuid.ts';
+import { dataOf } from '../../shared/jsonText.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { isTerminal, lastN, latestReply, taskState, toA2AHistory, toRunInput } from './convert.ts';
 import { taskNotCancelable, taskNotFound } from './failures.ts';
@@ -182,8 +183,9 @@ export class A2ATaskService {
         working = true;
         yield update({ state: 'working', timestamp: new Date().toISOString() });
       }
-      if (event.event !== 'values' || !event.data || typeof event.data !== 'object') continue;
-      const reply = latestReply((event.data as { messages?: unknown }).messages);
+      const data = dataOf(event.data);
+      if (event.event !== 'values' || !data || typeof data !== 'object') continue;
+      const reply = latestReply((data as { messages?: unknown }).messages);
       if (reply && reply.text !== lastText) {
         lastText = reply.text;
         // the reply keeps one id while it grows: the id it has in the thread once it has one
@@ -222,8 +224,9 @@ export class A2ATaskService {
   private async runError(runId: string): Promise<string | null> {
     let error: string | null = null;
     for await (const event of this.agent.runs.events(runId)) {
-      if (event.event !== 'error' || !event.data || typeof event.data !== 'object') continue;
-      const { error: kind, message } = event.data as { error?: unknown; message?: unknown };
+      const data = dataOf(event.data);
+      if (event.event !== 'error' || !data || typeof data !== 'object') continue;
+      const { error: kind, message } = data as { error?: unknown; message?: unknown };
       error = [kind, message].filter((x) => typeof x === 'string' && x).join(': ') || null;
     }
     return error;

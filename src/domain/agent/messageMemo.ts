@@ -17,6 +17,8 @@ export interface Memo {
   checkpointText?: string;
   /** The object as a message dict on the wire (messages.ts). */
   wire?: unknown;
+  /** The JSON text of `wire` (wireJson.ts). */
+  wireText?: string;
 }
 
 interface Entry {

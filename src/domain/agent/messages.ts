@@ -2,7 +2,7 @@
 // OpenAI-style `{role, content}`; LangChain message instances are turned into the same dicts.
 import { randomUUID } from 'node:crypto';
 import { copyWith } from '../copyWith.ts';
-import { memoOf } from './messageMemo.ts';
+import { memoOf, type Memo } from './messageMemo.ts';
 
 export interface MessageDict {
   type: string;
@@ -61,7 +61,26 @@ function fromLangChain(m: Record<string, any>): MessageDict {
   const memo = memoOf(m);
   if (!memo) return dictOf(m);
   memo.wire ??= dictOf(m);
-  return copyWith(memo.wire as MessageDict, {}) as MessageDict;
+  const copy = copyWith(memo.wire as MessageDict, {}) as MessageDict;
+  copiesOfWire.set(copy, memo);
+  return copy;
+}
+
+/** The dicts fromLangChain gave out, with the memo each is a copy of. */
+const copiesOfWire = new WeakMap<object, Memo>();
+
+/**
+ * The memo whose wire dict `dict` is a copy of, while the copy still holds what it was given
+ * (a caller may have set or replaced a key of its own copy since); undefined for any other object.
+ */
+export function wireMemoOf(dict: object): Memo | undefined {
+  const memo = copiesOfWire.get(dict);
+  if (!memo) return undefined;
+  const wire = memo.wire as Record<string, unknown>;
+  const keys = Object.keys(dict);
+  if (keys.length !== Object.keys(wire).length) return undefined;
+  for (const key of keys) if ((dict as Record<string, unknown>)[key] !== wire[key] || !Object.hasOwn(wire, key)) return undefined;
+  return memo;
 }
 
 function dictOf(m: Record<string, any>): MessageDict {

@@ -29,7 +29,8 @@ export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: 
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'loadFailed'; error: RunError }
-  | { type: 'event'; runId: string; event: string; data: unknown }
+  /** `text`: the data's JSON text (shared/jsonText.ts), when the worker could write it; else `data`. */
+  | { type: 'event'; runId: string; event: string; data?: unknown; text?: string }
   /** `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice. */
   | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }

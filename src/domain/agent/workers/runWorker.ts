@@ -13,6 +13,7 @@ import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../tracing/failedRunTrace.ts';
+import { wireJson } from '../wireJson.ts';
 
 yieldToRequestLoop();
 
@@ -52,8 +53,20 @@ const call: Call = (target, method, args, order) =>
     if (ordered.length === 1) setImmediate(postOrdered);
   });
 
-/** Events are plain data already (runStream.ts); anything that cannot be cloned goes as its JSON. */
+/**
+ * Events go as their JSON text: one string to copy where the data would be cloned object by
+ * object (a `values` event is the thread's every message), and unchanged messages' text is
+ * made once (wireJson.ts). Data JSON cannot write (a cycle, a BigInt) is cloned; anything
+ * that cannot be cloned either goes as the JSON it can make.
+ */
 function publish(runId: string, event: string, data: unknown): void {
+  let text: string | undefined;
+  try {
+    text = wireJson(data);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) return send({ type: 'event', runId, event, text });
   try {
     send({ type: 'event', runId, event, data });
   } catch {

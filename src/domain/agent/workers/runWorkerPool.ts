@@ -43,6 +43,7 @@ import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.
 import { withTrace } from '../tracing/failedRunTrace.ts';
 import { readFirstReads, type FirstReadsKind } from './firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
+import { dataOf, JsonText } from '../../../shared/jsonText.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -411,8 +412,10 @@ export class RunWorkerPool {
         return;
       case 'event': {
         const task = slot.tasks.get(message.runId);
-        if (task && message.event === 'values') task.lastValues = message.data;
-        task?.publish(message.event, message.data);
+        if (!task) return;
+        const data = message.text === undefined ? message.data : new JsonText(message.text);
+        if (message.event === 'values') task.lastValues = data;
+        task.publish(message.event, data);
         return;
       }
       case 'log':
@@ -446,7 +449,7 @@ export class RunWorkerPool {
           const threadId = task.run.thread_id;
           if (![...slot.tasks.values()].some((t) => t.run.thread_id === threadId)) slot.ordered.end(threadId);
           if (message.type === 'done')
-            task.resolve(message.valuesAsLastEvent ? { ...message.output, values: task.lastValues as RunOutput['values'] } : message.output);
+            task.resolve(message.valuesAsLastEvent ? { ...message.output, values: dataOf(task.lastValues) as RunOutput['values'] } : message.output);
           else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
         });
         this.released(slot);

@@ -1,0 +1,42 @@
+// The JSON text of a stream event's data, as JSON.stringify would write it, with each message
+// dict that is a copy of a memoised one (messages.ts) written as its memo's text: a `values`
+// event of a long thread holds the same messages run after run, so their text is made once.
+// A run worker posts events as this text (runWorker.ts, shared/jsonText.ts).
+import { isPlainObject } from './messageMemo.ts';
+import { wireMemoOf } from './messages.ts';
+
+/** Deeper than this is taken for a cycle (JSON.stringify would throw on one too). */
+const MAX_DEPTH = 64;
+
+/**
+ * `value` as JSON.stringify(value) writes it; undefined where JSON.stringify gives undefined
+ * (undefined, a function, a symbol). Throws where it throws (a BigInt, a cycle).
+ */
+export function wireJson(value: unknown): string | undefined {
+  return write(value, 0);
+}
+
+function write(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  // a Date, a class with its own toJSON, a Map, a boxed primitive: as JSON.stringify says
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value);
+  if (depth > MAX_DEPTH) throw new TypeError('wireJson: nested too deep (a cycle?)');
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i += 1) text += (i ? ',' : '') + (write(value[i], depth + 1) ?? 'null');
+    return text + ']';
+  }
+  if (!isPlainObject(value)) return JSON.stringify(value);
+  const memo = wireMemoOf(value);
+  if (memo) return (memo.wireText ??= JSON.stringify(memo.wire));
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(record)) {
+    const item = write(record[key], depth + 1);
+    if (item === undefined) continue;
+    text += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
+    first = false;
+  }
+  return text + '}';
+}
