@@ -126,3 +126,25 @@ test('a message whose data cannot be copied (a getter that throws, a Map inside)
   delete (human as unknown as Record<string, unknown>).unreadable;
   for (let i = 0; i < 2; i += 1) assert.equal((await serialise(serde, state)).text, await upstreamText(state));
 });
+
+test('plain data around the messages is stored as exactly the text LangGraph serialises it to, and so is what its serialiser rewrites', async () => {
+  const [human] = conversation();
+  const sparse: unknown[] = [1];
+  sparse[2] = 3;
+  const values: unknown[] = [
+    { messages: [human], n: [0, -0, 1.5, 1e21, NaN, Infinity, -Infinity], flags: [true, false, null], text: 'é 😀 \ud800 "q" \\ \n' },
+    { '2': 'two', b: { '1': 'one', a: [] }, '0': {}, ['__proto__']: 'own key' },
+    Object.assign(Object.create(null), { bare: { deeper: [human] } }),
+    // what LangGraph's replacer rewrites, beside plain data
+    { send: { lg_name: 'Send', node: 'n', args: { x: 1 } } },
+    { hole: sparse },
+    { missing: undefined, list: [undefined] },
+    { when: new Date(0), custom: { toJSON: () => ({ replaced: true }) } },
+    { set: new Set([1]), map: new Map([['k', human]]), error: new Error('e'), pattern: /x/g },
+  ];
+  for (const value of values) {
+    const expected = await upstreamText(value);
+    assert.equal((await serialise(serde, value)).text, expected, `cold: ${expected}`);
+    assert.equal((await serialise(serde, value)).text, expected, `warm: ${expected}`);
+  }
+});

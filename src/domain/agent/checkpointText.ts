@@ -8,7 +8,7 @@
 // value would, and each placeholder's JSON is then replaced by the object's text, which is
 // what the serialiser makes of the object alone: the same JSON as serialising the value whole.
 import { randomUUID } from 'node:crypto';
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { MemorySaver, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { isLangChainSerializable, isPlainObject, memoOf, type Memo } from './messageMemo.ts';
 
 type Serde = BaseCheckpointSaver['serde'];
@@ -72,8 +72,83 @@ async function jsonOf(serde: Serde, value: unknown): Promise<string | undefined>
   return type === 'json' ? Buffer.from(bytes).toString('utf8') : undefined;
 }
 
+/** The class of LangGraph's own serialiser (the one every checkpointer here uses). */
+const LANGGRAPH_SERDE = new MemorySaver().serde.constructor;
+
+/** Deeper than this is left to the serialiser (which cuts cycles). */
+const MAX_PLAIN_DEPTH = 64;
+
+/**
+ * The JSON of a value made of plain data and LangChain objects, as text pieces between its
+ * LangChain objects (whose text is their memo's). Plain data is null, strings, booleans,
+ * numbers, arrays and plain objects of them: LangGraph's serialiser writes it exactly as
+ * JSON.stringify does (its replacer leaves it alone), and a LangChain object exactly as it
+ * writes the object alone. Anything its replacer rewrites (undefined, a Set, a Map, a Date's
+ * toJSON, a Send, bytes, a class instance) or an object without a memo makes it `false`.
+ */
+class PlainJson {
+  readonly pieces: string[] = [];
+  readonly objects: { object: object; memo: Memo }[] = [];
+  private text = '';
+
+  add(value: unknown, depth: number): boolean {
+    if (value === null) return this.put('null');
+    const type = typeof value;
+    if (type === 'string' || type === 'boolean' || type === 'number') return this.put(JSON.stringify(value));
+    if (type !== 'object' || depth > MAX_PLAIN_DEPTH) return false;
+    if (isLangChainSerializable(value)) {
+      const memo = memoOf(value as object);
+      if (!memo) return false;
+      this.pieces.push(this.text);
+      this.text = '';
+      this.objects.push({ object: value as object, memo });
+      return true;
+    }
+    if (Array.isArray(value)) {
+      this.text += '[';
+      for (let i = 0; i < value.length; i += 1) {
+        if (i > 0) this.text += ',';
+        // a hole reads as undefined: not plain
+        if (!this.add(value[i], depth + 1)) return false;
+      }
+      return this.put(']');
+    }
+    const record = value as Record<string, unknown>;
+    if (!isPlainObject(record) || typeof record.toJSON === 'function' || record.lg_name === 'Send') return false;
+    this.text += '{';
+    let first = true;
+    for (const key of Object.keys(record)) {
+      this.text += (first ? '' : ',') + JSON.stringify(key) + ':';
+      first = false;
+      if (!this.add(record[key], depth + 1)) return false;
+    }
+    return this.put('}');
+  }
+
+  /** The whole text, once every object's memo has its text. */
+  joined(): string {
+    let text = this.pieces.length ? this.pieces[0] : this.text;
+    for (let i = 0; i < this.objects.length; i += 1) text += this.objects[i].memo.checkpointText! + (this.pieces[i + 1] ?? this.text);
+    return text;
+  }
+
+  private put(text: string): true {
+    this.text += text;
+    return true;
+  }
+}
+
 /** `value` serialised as LangGraph's serialiser does, reusing the text of unchanged LangChain objects. */
 export async function serialise(serde: Serde, value: unknown): Promise<Serialised> {
+  // plain data around LangChain objects, with LangGraph's own serialiser: written here
+  // without its walk for cycles, its replacer call per value and its UTF-8 round trip
+  if (serde.constructor === LANGGRAPH_SERDE) {
+    const plain = new PlainJson();
+    if (plain.add(value, 0)) {
+      for (const { object, memo } of plain.objects) memo.checkpointText ??= await jsonOf(serde, object);
+      if (plain.objects.every(({ memo }) => memo.checkpointText !== undefined)) return { type: 'json', text: plain.joined() };
+    }
+  }
   const found: { object: object; memo: Memo }[] = [];
   let copy = withPlaceholders(value, found, 0);
   for (const { object, memo } of found) memo.checkpointText ??= await jsonOf(serde, object);
