@@ -6,6 +6,7 @@ import type { RunEvent, RunService } from '../../domain/agent/service.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
+import { JsonText } from '../../shared/jsonText.ts';
 import { flag, runLocation, statelessRunLocation } from './replies.ts';
 
 const ALWAYS = new Set(['metadata', 'error']);
@@ -27,7 +28,9 @@ async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null
   for await (const e of events) {
     if (e.event === LOG_END) return;
     if (modes && !ALWAYS.has(e.event) && !modes.has(modeOf(e.event))) continue;
-    yield { event: e.event, id: e.id, data: e.data };
+    // a run event's data is JSON on the wire, as upstream writes it: text goes quoted (the SSE
+    // writer sends a bare string as it is, which is for documented non-JSON examples)
+    yield { event: e.event, id: e.id, data: typeof e.data === 'string' ? new JsonText(JSON.stringify(e.data)) : e.data };
   }
 }
 
