@@ -35,7 +35,7 @@ export type FromWorker =
   | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
   | StoreCall
-  /** Ordered calls posted one after another, in one message (runWorker.ts). */
-  | { type: 'calls'; calls: StoreCall[] }
+  /** Messages posted one after another, in one message (runWorker.ts). */
+  | { type: 'batch'; messages: FromWorker[] }
   /** A line the project's code logged through getLogger(): the server's log writes it. */
   | { type: 'log'; level: LogLevel; message: string; fields: Record<string, unknown> };

@@ -8,7 +8,7 @@ import { graphExecutor } from '../graphRunners.ts';
 import { loadGraphs } from '../graphs.ts';
 import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
-import type { FromWorker, StoreCall, ToWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
@@ -24,22 +24,51 @@ const running = new Map<string, AbortController>();
 let nextCall = 0;
 
 /**
- * Ordered calls (a held thread's checkpoint writes, which the run does not wait for) wait for
- * the end of the event loop's turn and leave together: each post wakes the main thread, and
- * LangGraph makes a step's writes one after another. Anything else is posted at once, after
- * them, so the main thread gets every message in the order it was sent.
+ * A run's events and writes come in bursts, and each post wakes the main thread (on a busy
+ * machine the kernel may then run it in the worker's place): messages that nothing can change
+ * any more (an event's text, a checkpoint write, a run's end) wait for the end of the event
+ * loop's turn and leave together, or with the next message once the first has waited
+ * BATCH_MS, so a graph that keeps computing between awaits still streams. Anything else is
+ * cloned now, as its sender may change it: it is posted at once, after those waiting, so the
+ * main thread gets every message in the order it was sent.
  */
-let ordered: StoreCall[] = [];
+const BATCH_MS = 2;
+let batch: FromWorker[] = [];
+let batchSince = 0;
 
-function postOrdered(): void {
-  if (ordered.length === 0) return;
-  const calls = ordered;
-  ordered = [];
-  port.postMessage(calls.length === 1 ? calls[0] : { type: 'calls', calls });
+function flush(): void {
+  if (batch.length === 0) return;
+  const messages = batch;
+  batch = [];
+  try {
+    port.postMessage(messages.length === 1 ? messages[0] : { type: 'batch', messages });
+  } catch {
+    for (const message of messages) postAlone(message);
+  }
 }
 
+/** A run's end that cannot be cloned fails the run instead of the worker. */
+function postAlone(message: FromWorker): void {
+  try {
+    port.postMessage(message);
+  } catch (err) {
+    if (message.type !== 'done') throw err;
+    port.postMessage({ type: 'failed', runId: message.runId, error: describeError(err) } satisfies FromWorker);
+  }
+}
+
+/** Sends a message nothing changes any more, with the others of this turn. */
+function sendLater(message: FromWorker): void {
+  batch.push(message);
+  if (batch.length === 1) {
+    batchSince = performance.now();
+    setImmediate(flush);
+  } else if (performance.now() - batchSince > BATCH_MS) flush();
+}
+
+/** Sends a message now (cloned now: its sender may change it), after those waiting. */
 function send(message: FromWorker): void {
-  postOrdered();
+  flush();
   port.postMessage(message);
 }
 
@@ -49,8 +78,7 @@ const call: Call = (target, method, args, order) =>
     pending.set(id, { resolve, reject });
     if (order === undefined) return send({ type: 'call', id, target, method, args });
     // the records are the checkpointer's own, made for this write: nothing changes them while they wait
-    ordered.push({ type: 'call', id, target, method, args, order });
-    if (ordered.length === 1) setImmediate(postOrdered);
+    sendLater({ type: 'call', id, target, method, args, order });
   });
 
 /**
@@ -66,7 +94,7 @@ function publish(runId: string, event: string, data: unknown): void {
   } catch {
     text = undefined;
   }
-  if (text !== undefined) return send({ type: 'event', runId, event, text });
+  if (text !== undefined) return sendLater({ type: 'event', runId, event, text });
   try {
     send({ type: 'event', runId, event, data });
   } catch {
@@ -137,8 +165,8 @@ async function main(): Promise<void> {
         .then(
           (output) =>
             output.values === lastValues && lastValues !== undefined
-              ? send({ type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true })
-              : send({ type: 'done', runId: run.run_id, output }),
+              ? sendLater({ type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true })
+              : sendLater({ type: 'done', runId: run.run_id, output }),
           (err: unknown) =>
             send({
               type: 'failed',

@@ -421,8 +421,8 @@ export class RunWorkerPool {
       case 'log':
         this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
         return;
-      case 'calls':
-        for (const one of message.calls) this.receive(slot, one, markReady, markFailed);
+      case 'batch':
+        for (const one of message.messages) this.receive(slot, one, markReady, markFailed);
         return;
       case 'call': {
         const task = [...slot.tasks.values()];
