@@ -180,6 +180,44 @@ test('with an ordered store, after a failed write nothing more of the run reache
   }
 });
 
+test('settledOrOrdered(): a run worker’s run that defers failures ends without waiting for its ordered writes; in process, or with a failure known, it is settled()', async () => {
+  const backing = await openJournalStore({ dataDir: null });
+  try {
+    const gate = gatedWrites(backing, (what) => what === `put ${ids[1]}`);
+    const calls = new OrderedCalls();
+    const saver = new StoreCheckpointer(gate.store, undefined, undefined, orderedThrough(gate.store, calls));
+    const hold = saver.hold('t1', { deferFailures: true });
+    await saver.put(thread(), { ...emptyCheckpoint(), id: ids[0] }, { source: 'input', step: -1, parents: {} } as never);
+    assert.ok(await settlesSoon(hold.settledOrOrdered()), 'the main thread makes the write and reports its failure');
+    assert.equal(await settlesSoon(hold.settled()), false, 'settled() still waits for it');
+    gate.next();
+    await hold.settled();
+    await saver.put(thread(ids[0]), { ...emptyCheckpoint(), id: ids[1] }, { source: 'loop', step: 0, parents: {} } as never);
+    gate.next();
+    await assert.rejects(hold.settled(), /disk full/);
+    await assert.rejects(hold.settledOrOrdered(), /disk full/, 'a failure already answered fails the run in the worker');
+    assert.match(String((calls.failure('t1')?.error as Error).message), /disk full/, 'the main thread’s calls know the failure too');
+    hold.release();
+
+    // no ordered store (in process): the run's writes are waited for
+    const inProcess = new StoreCheckpointer(gate.store);
+    const held = inProcess.hold('t2', { deferFailures: true });
+    const put = inProcess.put({ configurable: { thread_id: 't2', checkpoint_ns: '' } }, { ...emptyCheckpoint(), id: ids[2] }, {
+      source: 'input',
+      step: -1,
+      parents: {},
+    } as never);
+    while (gate.waiting() === 0) await turn();
+    assert.equal(await settlesSoon(held.settledOrOrdered()), false);
+    gate.next();
+    await put;
+    await held.settledOrOrdered();
+    held.release(true);
+  } finally {
+    await backing.close();
+  }
+});
+
 describe('a run worker’s checkpoint writes', () => {
   let store: Awaited<ReturnType<typeof openJournalStore>>;
   let pool: RunWorkerPool;

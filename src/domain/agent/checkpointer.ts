@@ -110,6 +110,14 @@ export interface ThreadHold {
   /** Every checkpoint write made while held is on the store; rejects with the first that failed. */
   settled(): Promise<void>;
   /**
+   * `settled`, except that the writes of a run that defers failures and holds the thread
+   * alone, made in order by another thread (a run worker's main thread, see `orderedStore`),
+   * are not waited for: that thread makes them before it takes the run's end, and fails the
+   * run with the first that failed (runWorkerPool.ts). The run's end then costs no round trip.
+   * A failure already known rejects.
+   */
+  settledOrOrdered(): Promise<void>;
+  /**
    * `succeeded`: the run ended as it should (its checkpoint writes settled). Its last
    * checkpoint is then kept as put, for the thread's next run to start from without
    * deserialising the thread's state again (see `ended`).
@@ -214,9 +222,14 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     held.holders.add(holder);
     const thread = held;
     let released = false;
+    const settled = async () => {
+      while (thread.inFlight.size > 0) await Promise.allSettled([...thread.inFlight]);
+      if (holder.failure) throw holder.failure.error;
+    };
     return {
-      settled: async () => {
-        while (thread.inFlight.size > 0) await Promise.allSettled([...thread.inFlight]);
+      settled,
+      settledOrOrdered: async () => {
+        if (!this.orderedStore || !holder.deferFailures || thread.holders.size !== 1) return settled();
         if (holder.failure) throw holder.failure.error;
       },
       release: (succeeded = false) => {

@@ -57,8 +57,9 @@ export function graphExecutor(deps: {
       });
       const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
       const output = await runEither(ctx, deps.graphs);
-      // the run's checkpoints are all on the store before its outcome is recorded
-      await hold.settled();
+      // the run's checkpoints are all on the store before its outcome is recorded (in a run
+      // worker the main thread sees to it: it makes them before it takes the run's end)
+      await hold.settledOrOrdered();
       succeeded = true;
       return { ...output, trace: tracer.finish() };
     } catch (err) {

@@ -46,6 +46,11 @@ export class OrderedCalls {
     return result;
   }
 
+  /** The first failure among the key's calls since its run began, if any. */
+  failure(key: string): { error: unknown } | undefined {
+    return this.chains.get(key)?.failure;
+  }
+
   /** The key's run ended: its next run starts a chain of its own, with no failure in it. */
   end(key: string): void {
     this.chains.delete(key);

@@ -447,8 +447,13 @@ export class RunWorkerPool {
         void Promise.allSettled([...task.calls]).then(() => {
           // the thread's next run orders its writes afresh, unless a run of it is still in this worker
           const threadId = task.run.thread_id;
-          if (![...slot.tasks.values()].some((t) => t.run.thread_id === threadId)) slot.ordered.end(threadId);
-          if (message.type === 'done')
+          const alone = ![...slot.tasks.values()].some((t) => t.run.thread_id === threadId);
+          // a worker does not wait for the answers to the writes it asked to be made in order
+          // (StoreCheckpointer's settledOrOrdered): the first that failed fails the run here
+          const failed = message.type === 'done' && alone ? slot.ordered.failure(threadId) : undefined;
+          if (alone) slot.ordered.end(threadId);
+          if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
+          else if (message.type === 'done')
             task.resolve(message.valuesAsLastEvent ? { ...message.output, values: dataOf(task.lastValues) as RunOutput['values'] } : message.output);
           else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
         });
