@@ -21,6 +21,7 @@ const project = {
     hog: './test/fixtures/graphs/workers.ts:hog',
     remember: './test/fixtures/graphs/workers.ts:remember',
     niceness: './test/fixtures/graphs/workers.ts:niceness',
+    environment: './test/fixtures/graphs/workers.ts:environment',
   },
 };
 
@@ -38,6 +39,8 @@ describe('runs in worker threads', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
+    // the server runs in this process: its workers start with a copy of this environment
+    process.env.AGENTPLANE_TEST_GIVEN = 'given';
     server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
     // the time limit counts from the start of the run, and a worker loads the graphs once first
@@ -55,6 +58,13 @@ describe('runs in worker threads', () => {
       assert.equal(os.getPriority(0), own, "the request loop's priority is unchanged");
     },
   );
+
+  it("gives a graph its worker's own process.env: the server's values, what it sets turned into text, deletes; nothing reaches the server", async () => {
+    const first = JSON.parse(String(lastWords(await client.runs.wait(null, 'environment', { input: say('env') }))));
+    assert.deepEqual(first, { given: 'given', setType: 'string', listed: true, deleted: false });
+    assert.equal(process.env.AGENTPLANE_TEST_SET_IN_GRAPH, undefined);
+    assert.equal(process.env.AGENTPLANE_TEST_GIVEN, 'given');
+  });
 
   it('answers GET /ok while a graph computes for 2 s', async () => {
     const thread = await client.threads.create();

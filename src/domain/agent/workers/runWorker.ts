@@ -14,8 +14,10 @@ import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel }
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../tracing/failedRunTrace.ts';
 import { wireJson } from '../wireJson.ts';
+import { useOwnEnvironmentCopy } from './workerEnvironment.ts';
 
 yieldToRequestLoop();
+useOwnEnvironmentCopy();
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
