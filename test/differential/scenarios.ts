@@ -302,6 +302,8 @@ export const scenarios: Scenario[] = [
         streamMode: ['values'],
         streamResumable: true,
       });
+      // finished for sure: joined right after the create, it may or may not have ended, on either server
+      await client.runs.join(thread.thread_id, run.run_id);
       const joined = await collect(client.runs.joinStream(thread.thread_id, run.run_id));
       return { joined: streamView(joined) };
     },
