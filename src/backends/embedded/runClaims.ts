@@ -44,6 +44,13 @@ export class InProcessRunClaims implements RunClaims {
     }
   }
 
+  async nextOnThread(threadId: string): Promise<RunRecord | null> {
+    const head = this.lines.get(threadId)?.pending[0];
+    if (!head || head.notBefore > Date.now()) return null;
+    const run = await this.runs.get(head.runId);
+    return run?.status === 'pending' ? run : null;
+  }
+
   async queued(run: RunRecord): Promise<void> {
     this.line(run.thread_id, run);
     this.wake();

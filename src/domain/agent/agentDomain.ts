@@ -42,6 +42,8 @@ export interface AgentDomainOptions {
   retention: RetentionSettings;
   /** Where graphs execute (the worker pool); in-process on the request loop when absent. */
   execute?: RunExecutor;
+  /** Told of each pending run taken out of the queue unrun (cancelled, deleted): the worker pool may have offered it to start ahead. */
+  onWithdrawn?: (runId: string) => void;
   /** A run still executing after this long ends in `timeout` (0: no limit). */
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
@@ -65,6 +67,8 @@ export interface AgentDomain extends AgentServices {
   retention: RetentionSweep;
   /** How many runs are executing now (metrics). */
   executingRuns(): number;
+  /** The run claimed on the thread after the one running, when this server alone claims them (run workers start it ahead). */
+  nextOnThread(threadId: string): Promise<RunRecord | null>;
   /** After the graphs changed (dev reload): system assistants for new graph ids. */
   graphsChanged(): Promise<void>;
 }
@@ -92,6 +96,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     plain,
     checkpointer,
     execute,
+    onWithdrawn: options.onWithdrawn,
     log,
     maxConcurrentRuns,
     onRunEnded,
@@ -130,6 +135,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
     executingRuns: () => lifecycle.executing(),
+    nextOnThread: (threadId) => lifecycle.nextOnThread(threadId),
     graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
 }

@@ -173,7 +173,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * Taken by the first read that uses it, so no two runs share its objects; kept only from a
    * run that succeeded, so never from one whose nodes may have changed them after the put.
    */
-  private readonly ended = new Map<string, { checkpoint: Checkpoint; textLength: number }>();
+  private readonly ended = new Map<string, { checkpoint: Checkpoint; textLength: number; head?: StoredHead }>();
   private endedTextLength = 0;
 
   /**
@@ -239,7 +239,8 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         const last = h.put.get('');
         const record = h.newest.get('');
         if (succeeded && h.runs === 1 && !holder.failure && last && record?.checkpoint_id === last.checkpoint.id) {
-          this.keepEnded(threadId, last.checkpoint, (record.checkpoint.text ?? record.checkpoint.b64 ?? '').length);
+          const writes = h.writes.get(key(threadId, '', record.checkpoint_id));
+          this.keepEnded(threadId, last.checkpoint, (record.checkpoint.text ?? record.checkpoint.b64 ?? '').length, writes && { record, writes });
         }
         h.holders.delete(holder);
         h.runs -= 1;
@@ -248,10 +249,10 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     };
   }
 
-  private keepEnded(threadId: string, checkpoint: Checkpoint, textLength: number): void {
+  private keepEnded(threadId: string, checkpoint: Checkpoint, textLength: number, head: StoredHead | undefined): void {
     this.dropEnded(threadId);
     if (textLength > this.keptTextLimit) return;
-    this.ended.set(threadId, { checkpoint, textLength });
+    this.ended.set(threadId, { checkpoint, textLength, head });
     this.endedTextLength += textLength;
     while (this.ended.size > ENDED_KEPT || this.endedTextLength > this.keptTextLimit) this.dropEnded(this.ended.keys().next().value!);
   }
@@ -261,6 +262,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (!kept) return;
     this.ended.delete(threadId);
     this.endedTextLength -= kept.textLength;
+  }
+
+  /**
+   * The thread's newest root checkpoint as stored, with its pending writes, as the thread's last
+   * run here left it (see `ended`), when all of it is known: what the thread's next run reads
+   * first unless something else wrote the thread since (a run worker starts that run ahead on
+   * it, and the main thread checks it before the run's effects count: runWorkerPool.ts).
+   */
+  endedHead(threadId: string): StoredHead | undefined {
+    return this.ended.get(threadId)?.head;
   }
 
   /** The end state a run left on the thread (see `ended`), taken, when `checkpointId` is it. */

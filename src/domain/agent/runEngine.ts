@@ -59,6 +59,8 @@ export interface EngineDeps {
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
   execute: RunExecutor;
+  /** Told of each pending run taken out of the queue unrun (cancelled, deleted with its thread). */
+  onWithdrawn?: (runId: string) => void;
   log: Logger;
   maxConcurrentRuns: number;
   /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
@@ -104,6 +106,11 @@ export class RunEngine {
     return this.inFlight.size;
   }
 
+  /** The run this server claims on the thread after the one running (see RunClaims.nextOnThread); null when that cannot be known. */
+  async nextOnThread(threadId: string): Promise<RunRecord | null> {
+    return (await this.deps.claims.nextOnThread?.(threadId)) ?? null;
+  }
+
   /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
   async inflight(threadId: string): Promise<string[]> {
     // pending first: a run that turns running between the two reads is in both (kept once);
@@ -138,6 +145,7 @@ export class RunEngine {
     let withdrawn = false;
     if (run.status === 'pending') await runs.update(runId, (current) => (current.status === 'pending' ? ((withdrawn = true), cancelled) : undefined));
     if (withdrawn) {
+      this.deps.onWithdrawn?.(runId);
       const thread = await threads.get(threadId);
       const idle = (await this.inflight(threadId)).filter((id) => id !== runId).length === 0;
       await store.write([
@@ -163,6 +171,7 @@ export class RunEngine {
       ...(await plain.deleteOps(threadId)),
       { collection: threads.name, id: threadId, delete: true },
     ]);
+    for (const run of records) if (run.status === 'pending') this.deps.onWithdrawn?.(run.run_id);
     await checkpointer.deleteThread(threadId);
   }
 

@@ -37,6 +37,11 @@ export class RunLifecycle {
     return this.engine.executing();
   }
 
+  /** The run claimed on the thread after the one running, when this server alone claims them (RunClaims.nextOnThread). */
+  nextOnThread(threadId: string): Promise<RunRecord | null> {
+    return this.engine.nextOnThread(threadId);
+  }
+
   /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
   inflight(threadId: string): Promise<string[]> {
     return this.engine.inflight(threadId);

@@ -92,11 +92,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,
     execute: pool?.execute,
+    onWithdrawn: pool && ((runId) => pool.withdrawn(runId)),
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
     runBackend: deps.runBackend,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
+  // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
+  pool?.startRunsAhead((threadId) => domain.nextOnThread(threadId));
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
   const ownerOf = requestOwner(config.agentServerAuth);
   const serviceFor = servicesOf(domain, ownerOf);

@@ -14,6 +14,20 @@ import type { KnownReads } from '../runContext.ts';
 /** The kinds of graph whose first reads are known; undefined: none are read ahead. */
 export type FirstReadsKind = 'plain' | 'langgraph' | undefined;
 
+/**
+ * What tells two first reads apart: the plain head's and the newest checkpoint's ids (an id
+ * names one state) and that checkpoint's pending writes. A run started ahead of its claim
+ * assumed reads of one key; it may go on only if the main thread then reads the same.
+ */
+export function readsKey(known: KnownReads): string {
+  const newest = known.newestCheckpoint;
+  return JSON.stringify([
+    known.plainHead === undefined ? 'unknown' : (known.plainHead?.checkpoint_id ?? null),
+    newest === undefined ? 'unknown' : (newest?.record.checkpoint_id ?? null),
+    (newest?.writes ?? []).map((w) => [w.task_id, w.idx, w.channel, w.value]),
+  ]);
+}
+
 /** Reads what a run of a graph of `kind` reads first on its thread. */
 export async function readFirstReads(store: Store, run: RunRecord, kind: FirstReadsKind): Promise<KnownReads> {
   if (!kind) return {};

@@ -19,9 +19,21 @@ export interface WorkerSetup {
 /** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, and the server's URL (projectGlobals.ts). */
 export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl';
 
-/** `known`: what the main thread read of the run's thread just before (workers/firstReads.ts). */
+/**
+ * `known`: what the main thread read of the run's thread just before (workers/firstReads.ts).
+ * `next`: start `run` here as soon as the run `after` ends well (or at once, if it has), ahead
+ * of its claim, its messages held back (told by `ahead`); `go`: it was claimed and read what it
+ * assumed, so its messages may go;
+ * `drop`: stop it and discard everything it did (answered by `dropped`). See runWorkerPool.ts.
+ */
 export type ToWorker =
-  { type: 'run'; run: RunRecord; known?: KnownReads } | { type: 'abort'; runId: string } | { type: 'reply'; id: number; value?: unknown; error?: RunError };
+  | { type: 'run'; run: RunRecord; known?: KnownReads }
+  | { type: 'abort'; runId: string }
+  | { type: 'reply'; id: number; value?: unknown; error?: RunError }
+  /** `withdrawn`: a flag the main thread sets (to 1) once the run is taken out of the queue: then it is not started. */
+  | { type: 'next'; after: string; run: RunRecord; withdrawn: Int32Array }
+  | { type: 'go'; runId: string }
+  | { type: 'drop'; runId: string };
 
 /** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
 export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string };
@@ -33,6 +45,13 @@ export type FromWorker =
   | { type: 'event'; runId: string; event: string; data?: unknown; text?: string }
   /** `valuesAsLastEvent`: the output's values are the data of the run's last `values` event, not sent twice. */
   | { type: 'done'; runId: string; output: RunOutput; valuesAsLastEvent?: boolean }
+  /**
+   * The answer to `next`: the run offered started here ahead of its claim, assuming the first
+   * reads whose key is `reads` (firstReads.ts); null: it did not start (nothing of it ran).
+   */
+  | { type: 'ahead'; runId: string; reads: string | null }
+  /** A run started ahead is stopped and nothing of it was posted (the answer to `drop`). */
+  | { type: 'dropped'; runId: string }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
   | StoreCall
   /** Messages posted one after another, in one message (runWorker.ts). */

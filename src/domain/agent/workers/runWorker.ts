@@ -2,6 +2,14 @@
 // runs the pool sends it with the same runners as in-process execution. Stream events are
 // posted back as they are produced; the store is reached through the main thread (see
 // remoteStore.ts); an `abort` message aborts the run's signal, as a cancel does in-process.
+//
+// A run alone on its thread may be told which run of the thread comes next (`next`): once it
+// ends well (at once, if it has), that run starts here, ahead of its claim, from the state the run before
+// left (StoreCheckpointer.endedHead), while the main thread records the end and claims it.
+// Nothing of a run started ahead leaves the worker (its events, store calls, log lines and
+// end are held back, its calls unanswered) until the main thread says `go` (claimed, and its
+// first reads are what the run assumed) or `drop` (then it is stopped and all of it discarded).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../checkpointer.ts';
 import { graphExecutor } from '../graphRunners.ts';
@@ -9,6 +17,9 @@ import { loadGraphs } from '../graphs.ts';
 import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import type { RunRecord } from '../records.ts';
+import type { KnownReads } from '../runContext.ts';
+import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
@@ -24,6 +35,45 @@ const setup = workerData as WorkerSetup;
 const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
 const running = new Map<string, AbortController>();
 let nextCall = 0;
+
+/** The run whose code is executing: a store call or a log line is that run's. */
+const currentRun = new AsyncLocalStorage<string>();
+/** The messages of runs started ahead that wait for `go`, by run id. */
+const held = new Map<string, FromWorker[]>();
+/** Runs started ahead that were dropped and have not stopped yet: what they post is discarded, what they call fails. */
+const dropped = new Set<string>();
+
+/** The run a message is of (none: the worker's own, as while loading the project). */
+function runOf(message: FromWorker): string | undefined {
+  return 'runId' in message ? message.runId : currentRun.getStore();
+}
+
+/** Whether a message of a run started ahead was kept back (or discarded): it is not to be posted now. */
+function heldBack(message: FromWorker, copy: boolean): boolean {
+  const runId = runOf(message);
+  if (runId === undefined) return false;
+  if (dropped.has(runId)) {
+    if (message.type === 'call') failCall(message.id);
+    return true;
+  }
+  const waiting = held.get(runId);
+  if (!waiting) return false;
+  // what is posted at once is cloned at once (its sender may change it): so is what waits
+  waiting.push(copy ? structuredClone(message) : message);
+  return true;
+}
+
+/** A run that ended well here, and the plain-state head it was told of (the run after it reads the same). */
+interface Ended {
+  run: RunRecord;
+  plainHead: KnownReads['plainHead'];
+}
+
+function failCall(id: number): void {
+  const waiting = pending.get(id);
+  pending.delete(id);
+  waiting?.reject(Object.assign(new Error('The run was started ahead of its claim and dropped.'), { name: 'AbortError' }));
+}
 
 /**
  * A run's events and writes come in bursts, and each post wakes the main thread (on a busy
@@ -61,6 +111,7 @@ function postAlone(message: FromWorker): void {
 
 /** Sends a message nothing changes any more, with the others of this turn. */
 function sendLater(message: FromWorker): void {
+  if (heldBack(message, false)) return;
   batch.push(message);
   if (batch.length === 1) {
     batchSince = performance.now();
@@ -70,6 +121,7 @@ function sendLater(message: FromWorker): void {
 
 /** Sends a message now (cloned now: its sender may change it), after those waiting. */
 function send(message: FromWorker): void {
+  if (heldBack(message, true)) return;
   flush();
   port.postMessage(message);
 }
@@ -149,35 +201,121 @@ async function main(): Promise<void> {
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });
 
+  /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
+  const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
+  /** Runs that ended well lately, with the plain-state head they were told of: the runs after them may still be offered. */
+  const endedWell = new Map<string, Ended>();
+  const ENDED_WELL_KEPT = 16;
+
+  /** Starts the run offered ahead of its claim when `ended` left what it reads first known; says whether it did (every offer is answered). */
+  const startAhead = (ended: Ended | undefined, offer: { run: RunRecord; withdrawn: Int32Array }): void => {
+    const next = offer.run;
+    // cancelled or deleted since it was offered: never started
+    const reads = ended && Atomics.load(offer.withdrawn, 0) === 0 ? readsAfter(ended, next) : undefined;
+    sendLater({ type: 'ahead', runId: next.run_id, reads: reads ? readsKey(reads) : null });
+    // posted before the run starts: it may compute without a pause, and the main thread needs
+    // the end of the run before (and this answer) to claim it
+    flush();
+    if (reads) start(next, reads, true);
+  };
+
+  /** What the thread's next run reads first, as the run before left it (a LangGraph run leaves the plain state as it was); undefined when that is not known. */
+  const readsAfter = ({ run, plainHead }: Ended, next: RunRecord): KnownReads | undefined => {
+    if (next.thread_id !== run.thread_id || plainHead === undefined) return undefined;
+    const newest = checkpointer.endedHead(run.thread_id);
+    return newest ? { plainHead, newestCheckpoint: newest } : undefined;
+  };
+
+  const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean): void => {
+    const controller = new AbortController();
+    running.set(run.run_id, controller);
+    if (ahead) held.set(run.run_id, []);
+    // the state at the end of a run is usually its last `values` event: posted once (a
+    // structured clone of the whole state costs the worker ~1 µs per message in it)
+    let lastValues: unknown;
+    const publishing = (event: string, data: unknown) => {
+      if (event === 'values') lastValues = data;
+      publish(run.run_id, event, data);
+    };
+    currentRun
+      .run(run.run_id, () => execute(run, controller.signal, publishing, undefined, known))
+      .then(
+        (output) => {
+          if (dropped.has(run.run_id)) return;
+          sendLater(
+            output.values === lastValues && lastValues !== undefined
+              ? { type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true }
+              : { type: 'done', runId: run.run_id, output },
+          );
+          const next = offers.get(run.run_id);
+          const ended: Ended = { run, plainHead: known?.plainHead };
+          // a run still held back does not start another (what it read is not confirmed yet): at its `go`
+          if (next && !held.has(run.run_id)) {
+            offers.delete(run.run_id);
+            startAhead(ended, next);
+          } else {
+            endedWell.set(run.run_id, ended);
+            if (endedWell.size > ENDED_WELL_KEPT) endedWell.delete(endedWell.keys().next().value!);
+          }
+        },
+        (err: unknown) => {
+          const next = offers.get(run.run_id);
+          offers.delete(run.run_id);
+          if (next) startAhead(undefined, next);
+          send({
+            type: 'failed',
+            runId: run.run_id,
+            error: { ...describeError(err), stack: err instanceof Error ? err.stack : undefined },
+            trace: traceOf(err),
+          });
+        },
+      )
+      .finally(() => {
+        running.delete(run.run_id);
+        if (!dropped.delete(run.run_id)) return;
+        held.delete(run.run_id);
+        const next = offers.get(run.run_id);
+        offers.delete(run.run_id);
+        if (next) startAhead(undefined, next);
+        send({ type: 'dropped', runId: run.run_id });
+      });
+  };
+
   port.on('message', (message: ToWorker) => {
     if (message.type === 'abort') {
       running.get(message.runId)?.abort();
     } else if (message.type === 'run') {
-      const { run, known } = message;
-      const controller = new AbortController();
-      running.set(run.run_id, controller);
-      // the state at the end of a run is usually its last `values` event: posted once (a
-      // structured clone of the whole state costs the worker ~1 µs per message in it)
-      let lastValues: unknown;
-      const publishing = (event: string, data: unknown) => {
-        if (event === 'values') lastValues = data;
-        publish(run.run_id, event, data);
-      };
-      execute(run, controller.signal, publishing, undefined, known)
-        .then(
-          (output) =>
-            output.values === lastValues && lastValues !== undefined
-              ? sendLater({ type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true })
-              : sendLater({ type: 'done', runId: run.run_id, output }),
-          (err: unknown) =>
-            send({
-              type: 'failed',
-              runId: run.run_id,
-              error: { ...describeError(err), stack: err instanceof Error ? err.stack : undefined },
-              trace: traceOf(err),
-            }),
-        )
-        .finally(() => running.delete(run.run_id));
+      start(message.run, message.known, false);
+    } else if (message.type === 'next') {
+      const ended = endedWell.get(message.after);
+      endedWell.delete(message.after);
+      // the run it follows is still running (or held back): at its end; ended well: now; else never
+      const offer = { run: message.run, withdrawn: message.withdrawn };
+      if (running.has(message.after) || held.has(message.after)) offers.set(message.after, offer);
+      else startAhead(ended, offer);
+    } else if (message.type === 'go') {
+      const messages = held.get(message.runId) ?? [];
+      held.delete(message.runId);
+      for (const one of messages) sendLater(one);
+      flush();
+      // it ended well while held back, and the run after it was offered meanwhile: that one may start now
+      const next = running.has(message.runId) ? undefined : offers.get(message.runId);
+      if (next) {
+        const ended = endedWell.get(message.runId);
+        offers.delete(message.runId);
+        endedWell.delete(message.runId);
+        startAhead(ended, next);
+      }
+    } else if (message.type === 'drop') {
+      const { runId } = message;
+      const messages = held.get(runId) ?? [];
+      held.delete(runId);
+      for (const one of messages) if (one.type === 'call') failCall(one.id);
+      const controller = running.get(runId);
+      // stopped already (or never started): nothing of it was posted
+      if (!controller) return send({ type: 'dropped', runId });
+      dropped.add(runId);
+      controller.abort();
     }
   });
   send({ type: 'ready' });

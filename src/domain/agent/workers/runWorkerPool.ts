@@ -20,6 +20,18 @@
 // stream of events out, store calls answered in between, and an abort in — and a worker
 // that crashes or is terminated must be replaced and its runs accounted for one by one.
 //
+// On one thread, runs follow one another: each waits for the main thread to record the end of
+// the one before, claim it and hand it over (a wake-up of each thread, ~0.7 ms a run). So when
+// a run alone in its worker is posted and the server alone claims its thread's runs (the
+// embedded store), the worker is also told the thread's next run (`next`): it starts that run
+// as soon as the first ends well, from the state the first left, holding back everything the
+// run does. When the engine then claims that run and hands it to this worker, the main thread
+// reads what the run would have read first; the same reads let the run go on (`go`: its held
+// messages are posted, in order, and it is an ordinary run from then on); other reads (its
+// thread changed meanwhile), another worker, or no claim within AHEAD_WAIT_MS (it was
+// cancelled, say) drop it (`drop`): stopped and discarded, as if never started, before it can
+// be posted afresh.
+//
 // A worker that dies (an exception outside any run, process.exit, out of memory) fails its
 // run when that run is the only one it ever ran; otherwise the culprit is unknown, and
 // every run in it rejects with PlatformInterruption: the lifecycle starts each again as
@@ -41,7 +53,7 @@ import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../tracing/failedRunTrace.ts';
-import { readFirstReads, type FirstReadsKind } from './firstReads.ts';
+import { readFirstReads, readsKey, type FirstReadsKind } from './firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../../shared/jsonText.ts';
 
@@ -94,7 +106,24 @@ interface Slot {
   retiring: boolean;
   /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
   ordered: OrderedCalls;
+  /** Runs offered to it to start ahead (`next`), until it answers whether it did; `withdrawn` is shared with it. */
+  offered: Map<string, { answered: Promise<void>; resolve(): void; withdrawn: Int32Array }>;
+  /** Runs it started ahead of their claim (see the top of the file), by run id. */
+  ahead: Map<string, Ahead>;
+  /** Runs started ahead it was told to drop, until it says they stopped. */
+  dropping: Map<string, { stopped: Promise<void>; resolve(): void }>;
 }
+
+/** A run a worker started ahead of its claim. */
+interface Ahead {
+  /** The key of the first reads it assumed (firstReads.ts). */
+  reads: string;
+  /** Drops it when it is not claimed in time. */
+  timer: NodeJS.Timeout;
+}
+
+/** What says which run the engine claims next on a thread (RunClaims.nextOnThread). */
+export type NextOnThread = (threadId: string) => Promise<RunRecord | null>;
 
 /** A run waiting for a worker. */
 interface Request {
@@ -108,10 +137,15 @@ const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.meta.url);
 /** How many threads' workers the pool remembers (the oldest is forgotten first). */
 const AFFINITY_LIMIT = 10_000;
+/** How many withdrawn runs the pool remembers, so as not to offer one it read as pending a moment before. */
+const WITHDRAWN_KEPT = 1_000;
+/** How long a run started ahead waits for its claim before it is dropped (a claim comes within a millisecond or so). */
+const AHEAD_WAIT_MS = 500;
 
 const errorOf = (error: RunError & { stack?: string }) =>
   Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
-const load = (slot: Slot) => slot.tasks.size + slot.starting;
+/** Runs a worker holds: posted, about to be, and started ahead of their claim (until gone on or stopped). */
+const load = (slot: Slot) => slot.tasks.size + slot.starting + slot.ahead.size + slot.dropping.size;
 
 export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
@@ -124,6 +158,9 @@ export class RunWorkerPool {
   private setup: WorkerSetup;
   private stopping = false;
   private nextId = 0;
+  private nextOnThread: NextOnThread | undefined;
+  /** Runs taken out of the queue lately: one may be found pending just before, and must not be offered after. */
+  private readonly withdrawnLately = new Set<string>();
 
   constructor(private readonly options: RunWorkerPoolOptions) {
     this.setup = options.setup;
@@ -154,13 +191,39 @@ export class RunWorkerPool {
     return this.slots.size;
   }
 
+  /** Runs offered to workers to start ahead of their claim so far, how many they started, went on with and dropped (tests). */
+  readonly startedAhead = { offered: 0, started: 0, went: 0, dropped: 0 };
+
+  /**
+   * A pending run was taken out of the queue unrun (cancelled, deleted): a worker it was
+   * offered to does not start it, and one that started it drops it. (A cancel that comes in
+   * the millisecond or so between the start and the drop finds it as a cancel at its claim
+   * would: its graph had begun.)
+   */
+  withdrawn(runId: string): void {
+    this.withdrawnLately.add(runId);
+    if (this.withdrawnLately.size > WITHDRAWN_KEPT) this.withdrawnLately.delete(this.withdrawnLately.values().next().value!);
+    for (const slot of this.slots) {
+      const offer = slot.offered.get(runId);
+      if (offer) Atomics.store(offer.withdrawn, 0, 1);
+      if (slot.ahead.has(runId)) void this.drop(slot, runId);
+    }
+  }
+
+  /** Lets workers start a thread's next run ahead of its claim (see the top of the file); only where this server alone claims runs. */
+  startRunsAhead(nextOnThread: NextOnThread): void {
+    this.nextOnThread = nextOnThread;
+  }
+
   private async executeRun(run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void): Promise<RunOutput> {
     signal.throwIfAborted();
     const slot = await this.acquire(run, signal);
     let known: KnownReads = {};
+    let goes = false;
     try {
       await slot.ready;
       known = await this.firstReads(run);
+      goes = await this.goesOn(slot, run, known);
     } finally {
       slot.starting -= 1;
     }
@@ -210,9 +273,99 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.post(slot, { type: 'run', run, known });
+      this.post(slot, goes ? { type: 'go', runId: run.run_id } : { type: 'run', run, known });
       started?.();
+      this.offerNext(slot, run);
     });
+  }
+
+  /**
+   * Whether the run was started ahead in this worker and may go on: it read what the main
+   * thread reads now. A run started ahead elsewhere, or that assumed other reads, is dropped
+   * (and, in this worker, stopped before the run is posted to it afresh).
+   */
+  private async goesOn(slot: Slot, run: RunRecord, known: KnownReads): Promise<boolean> {
+    // whether the worker started it is known once it answers the offer (in the message with the end of the run before)
+    await slot.offered.get(run.run_id)?.answered;
+    for (const other of this.slots) if (other !== slot && other.ahead.has(run.run_id)) void this.drop(other, run.run_id);
+    const ahead = slot.ahead.get(run.run_id);
+    if (ahead) {
+      slot.ahead.delete(run.run_id);
+      clearTimeout(ahead.timer);
+      if (ahead.reads === readsKey(known)) {
+        this.startedAhead.went += 1;
+        this.options.log.debug('a run started ahead of its claim goes on', { worker: slot.id, run_id: run.run_id });
+        return true;
+      }
+      this.options.log.debug('a run started ahead of its claim read what its thread no longer holds; it starts again', { worker: slot.id, run_id: run.run_id });
+      void this.drop(slot, run.run_id, ahead);
+    }
+    await slot.dropping.get(run.run_id)?.stopped;
+    return false;
+  }
+
+  /** Tells the worker of the run the thread's next run, to start ahead when the run ends well: only for a run alone in its worker, of LangGraph graphs. */
+  private offerNext(slot: Slot, run: RunRecord): void {
+    const kindOf = this.options.kindOf;
+    if (!this.nextOnThread || !kindOf || slot.tasks.size !== 1 || kindOf(run) !== 'langgraph') return;
+    void this.nextOnThread(run.thread_id).then(
+      (next) => {
+        // still alone in its worker (which is still there), and the next run reads as it does
+        if (!next || next.run_id === run.run_id || next.attempt !== 1 || kindOf(next) !== 'langgraph' || this.withdrawnLately.has(next.run_id)) return;
+        if (!this.slots.has(slot) || slot.tasks.size !== 1 || !slot.tasks.has(run.run_id) || slot.offered.has(next.run_id)) return;
+        let resolve!: () => void;
+        const answered = new Promise<void>((r) => (resolve = r));
+        const withdrawn = new Int32Array(new SharedArrayBuffer(4));
+        slot.offered.set(next.run_id, { answered, resolve, withdrawn });
+        this.startedAhead.offered += 1;
+        this.post(slot, { type: 'next', after: run.run_id, run: next, withdrawn });
+      },
+      (err: unknown) => this.options.log.debug("could not tell a run worker its thread's next run", { err, run_id: run.run_id }),
+    );
+  }
+
+  /** A worker started a run ahead of its claim: it is dropped unless claimed within AHEAD_WAIT_MS. */
+  private startAhead(slot: Slot, runId: string, reads: string): void {
+    this.startedAhead.started += 1;
+    const ahead: Ahead = { reads, timer: setTimeout(() => void this.drop(slot, runId, ahead), AHEAD_WAIT_MS) };
+    ahead.timer.unref();
+    slot.ahead.set(runId, ahead);
+  }
+
+  /**
+   * Stops a run started ahead and discards it; resolves once the worker says it has stopped.
+   * One that does not stop within `abortGraceMs` ends its worker, as a cancelled run does.
+   */
+  private drop(slot: Slot, runId: string, ahead = slot.ahead.get(runId)): Promise<void> {
+    const dropping = slot.dropping.get(runId);
+    if (dropping) return dropping.stopped;
+    if (!ahead || !this.slots.has(slot)) return Promise.resolve();
+    if (slot.ahead.get(runId) === ahead) slot.ahead.delete(runId);
+    clearTimeout(ahead.timer);
+    this.startedAhead.dropped += 1;
+    this.options.log.debug('dropping a run started ahead of its claim', { worker: slot.id, run_id: runId });
+    let resolve!: () => void;
+    const stopped = new Promise<void>((r) => (resolve = r));
+    const graceMs = this.options.abortGraceMs ?? 5_000;
+    const grace = setTimeout(
+      () =>
+        this.kill(slot, undefined, {
+          error: 'WorkerStopped',
+          message: `The run's worker was terminated: run ${runId}, started in it ahead of its claim and dropped, did not stop within ${graceMs / 1000} s.`,
+        }),
+      graceMs,
+    );
+    grace.unref();
+    slot.dropping.set(runId, {
+      stopped,
+      resolve: () => {
+        clearTimeout(grace);
+        slot.dropping.delete(runId);
+        resolve();
+      },
+    });
+    this.post(slot, { type: 'drop', runId });
+    return stopped;
   }
 
   /** Resolves with the worker the run is given (counted in its load), in the order runs asked. */
@@ -327,6 +480,9 @@ export class RunWorkerPool {
       exclusive: false,
       retiring: false,
       ordered: new OrderedCalls(),
+      offered: new Map(),
+      ahead: new Map(),
+      dropping: new Map(),
     };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
@@ -342,6 +498,12 @@ export class RunWorkerPool {
     });
     worker.on('exit', (code) => {
       this.slots.delete(slot);
+      // runs started ahead end with it: nothing of them was posted
+      for (const ahead of slot.ahead.values()) clearTimeout(ahead.timer);
+      slot.ahead.clear();
+      for (const dropping of [...slot.dropping.values()]) dropping.resolve();
+      for (const offer of slot.offered.values()) offer.resolve();
+      slot.offered.clear();
       for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
       const inHand = [...slot.tasks];
@@ -438,6 +600,15 @@ export class RunWorkerPool {
         }
         return;
       }
+      case 'dropped':
+        slot.dropping.get(message.runId)?.resolve();
+        this.released(slot);
+        return;
+      case 'ahead':
+        slot.offered.get(message.runId)?.resolve();
+        slot.offered.delete(message.runId);
+        if (message.reads !== null) this.startAhead(slot, message.runId, message.reads);
+        return;
       case 'done':
       case 'failed': {
         const task = slot.tasks.get(message.runId);
