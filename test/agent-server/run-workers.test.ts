@@ -22,6 +22,7 @@ const project = {
     remember: './test/fixtures/graphs/workers.ts:remember',
     niceness: './test/fixtures/graphs/workers.ts:niceness',
     environment: './test/fixtures/graphs/workers.ts:environment',
+    randomness: './test/fixtures/graphs/workers.ts:randomness',
   },
 };
 
@@ -64,6 +65,11 @@ describe('runs in worker threads', () => {
     assert.deepEqual(first, { given: 'given', setType: 'string', listed: true, deleted: false });
     assert.equal(process.env.AGENTPLANE_TEST_SET_IN_GRAPH, undefined);
     assert.equal(process.env.AGENTPLANE_TEST_GIVEN, 'given');
+  });
+
+  it("gives a graph crypto.getRandomValues as WebCrypto's: fresh values each call, and the same errors", async () => {
+    const seen = JSON.parse(String(lastWords(await client.runs.wait(null, 'randomness', { input: say('draw') }))));
+    assert.deepEqual(seen, { distinct: 1000, largeFilled: true, float: 'TypeMismatchError', tooLarge: 'QuotaExceededError', uint32: 'taken', uuid: true });
   });
 
   it('answers GET /ok while a graph computes for 2 s', async () => {

@@ -25,10 +25,11 @@ import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel }
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../tracing/failedRunTrace.ts';
 import { wireJson } from '../wireJson.ts';
-import { useOwnEnvironmentCopy } from './workerEnvironment.ts';
+import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
 
 yieldToRequestLoop();
 useOwnEnvironmentCopy();
+poolRandomValues();
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;
