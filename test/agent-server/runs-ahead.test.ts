@@ -193,6 +193,9 @@ describe('runs queued on one thread, through the server', () => {
     const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
     const thread = await client.threads.create();
     const asked = Array.from({ length: 20 }, (_, i) => `what is ${i} + 1?`);
+    // a run that waits a second holds the thread, so that all twenty are queued behind it
+    // however slowly this machine creates them (the thread's plain-state run goes ahead of them)
+    await client.runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: 'hold' }] }, context: { delay_ms: 1000 } });
     let last = '';
     for (const question of asked)
       last = (await client.runs.create(thread.thread_id, 'agent', { input: { messages: [{ role: 'user', content: question }] }, multitaskStrategy: 'enqueue' }))
@@ -201,12 +204,12 @@ describe('runs queued on one thread, through the server', () => {
     const runs = await client.runs.list(thread.thread_id, { limit: 100 });
     assert.deepEqual(
       runs.map((r) => r.status),
-      Array(20).fill('success'),
+      Array(21).fill('success'),
     );
     const messages = ((await client.threads.getState(thread.thread_id)).values as { messages: { type: string; content: unknown }[] }).messages;
     assert.deepEqual(
       messages.filter((m) => m.type === 'human').map((m) => m.content),
-      asked,
+      ['hold', ...asked],
       'every input once, in order',
     );
     const answers = messages.filter((m) => m.type === 'ai' && typeof m.content === 'string' && /answer/i.test(m.content)).map((m) => m.content);
@@ -215,6 +218,6 @@ describe('runs queued on one thread, through the server', () => {
       asked.map((_, i) => `The answer is ${i + 1}.`),
     );
     const went = lines.filter((l) => l.msg === 'a run started ahead of its claim goes on').length;
-    assert.ok(went >= 5, `${went} of 20 runs went on from a start ahead`);
+    assert.ok(went >= 15, `${went} of 20 runs went on from a start ahead`);
   });
 });
