@@ -30,10 +30,18 @@ export type ToWorker =
   | { type: 'run'; run: RunRecord; known?: KnownReads }
   | { type: 'abort'; runId: string }
   | { type: 'reply'; id: number; value?: unknown; error?: RunError }
-  /** `withdrawn`: a flag the main thread sets (to 1) once the run is taken out of the queue: then it is not started. */
-  | { type: 'next'; after: string; run: RunRecord; withdrawn: Int32Array }
-  | { type: 'go'; runId: string }
+  | ({ type: 'next' } & NextOffer)
+  /** `next`: the run after it, offered with it (see `next`). */
+  | { type: 'go'; runId: string; next?: NextOffer }
   | { type: 'drop'; runId: string };
+
+/** The thread's next run, offered to start ahead once the run `after` ends well. */
+export interface NextOffer {
+  after: string;
+  run: RunRecord;
+  /** A flag the main thread sets (to 1) once the run is taken out of the queue: then it is not started. */
+  withdrawn: Int32Array;
+}
 
 /** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
 export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string };

@@ -16,7 +16,7 @@ import { graphExecutor } from '../graphRunners.ts';
 import { loadGraphs } from '../graphs.ts';
 import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
-import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../records.ts';
 import type { KnownReads } from '../runContext.ts';
 import { readsKey } from './firstReads.ts';
@@ -282,23 +282,28 @@ async function main(): Promise<void> {
       });
   };
 
+  /** The thread's next run, offered to start after `after`: at its end while it runs (or is held back), now if it ended well, else never. */
+  const takeOffer = ({ after, run, withdrawn }: NextOffer): void => {
+    const ended = endedWell.get(after);
+    endedWell.delete(after);
+    if (running.has(after) || held.has(after)) offers.set(after, { run, withdrawn });
+    else startAhead(ended, { run, withdrawn });
+  };
+
   port.on('message', (message: ToWorker) => {
     if (message.type === 'abort') {
       running.get(message.runId)?.abort();
     } else if (message.type === 'run') {
       start(message.run, message.known, false);
     } else if (message.type === 'next') {
-      const ended = endedWell.get(message.after);
-      endedWell.delete(message.after);
-      // the run it follows is still running (or held back): at its end; ended well: now; else never
-      const offer = { run: message.run, withdrawn: message.withdrawn };
-      if (running.has(message.after) || held.has(message.after)) offers.set(message.after, offer);
-      else startAhead(ended, offer);
+      takeOffer(message);
     } else if (message.type === 'go') {
       const messages = held.get(message.runId) ?? [];
       held.delete(message.runId);
       for (const one of messages) sendLater(one);
-      flush();
+      // the run after it, offered with the `go`: its answer (and its start, when this one has
+      // ended) leave in one post with these messages
+      if (message.next) takeOffer(message.next);
       // it ended well while held back, and the run after it was offered meanwhile: that one may start now
       const next = running.has(message.runId) ? undefined : offers.get(message.runId);
       if (next) {
@@ -307,6 +312,7 @@ async function main(): Promise<void> {
         endedWell.delete(message.runId);
         startAhead(ended, next);
       }
+      flush();
     } else if (message.type === 'drop') {
       const { runId } = message;
       const messages = held.get(runId) ?? [];

@@ -50,7 +50,7 @@ import { newestCheckpoint } from '../checkpointer.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';
 import type { KnownReads, RunExecutor, RunOutput } from '../runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
-import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../tracing/failedRunTrace.ts';
 import { readFirstReads, readsKey, type FirstReadsKind } from './firstReads.ts';
@@ -220,10 +220,13 @@ export class RunWorkerPool {
     const slot = await this.acquire(run, signal);
     let known: KnownReads = {};
     let goes = false;
+    let following: RunRecord | null = null;
     try {
       await slot.ready;
       known = await this.firstReads(run);
       goes = await this.goesOn(slot, run, known);
+      // a run that goes on is told of the run after it with its `go` (one post back for both)
+      if (goes) following = await this.nextAfter(run);
     } finally {
       slot.starting -= 1;
     }
@@ -273,9 +276,12 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.post(slot, goes ? { type: 'go', runId: run.run_id } : { type: 'run', run, known });
+      if (goes) {
+        const next = following ? this.offer(slot, run, following) : undefined;
+        this.post(slot, { type: 'go', runId: run.run_id, ...(next ? { next } : {}) });
+      } else this.post(slot, { type: 'run', run, known });
       started?.();
-      this.offerNext(slot, run);
+      if (!goes) this.offerNext(slot, run);
     });
   }
 
@@ -306,22 +312,37 @@ export class RunWorkerPool {
 
   /** Tells the worker of the run the thread's next run, to start ahead when the run ends well: only for a run alone in its worker, of LangGraph graphs. */
   private offerNext(slot: Slot, run: RunRecord): void {
+    if (slot.tasks.size !== 1) return;
+    void this.nextAfter(run).then((next) => {
+      const offer = next && this.offer(slot, run, next);
+      if (offer) this.post(slot, { type: 'next', ...offer });
+    });
+  }
+
+  /** The run the engine claims on the thread after `run`, when a worker may start it ahead (both of LangGraph graphs, a first attempt). */
+  private async nextAfter(run: RunRecord): Promise<RunRecord | null> {
     const kindOf = this.options.kindOf;
-    if (!this.nextOnThread || !kindOf || slot.tasks.size !== 1 || kindOf(run) !== 'langgraph') return;
-    void this.nextOnThread(run.thread_id).then(
-      (next) => {
-        // still alone in its worker (which is still there), and the next run reads as it does
-        if (!next || next.run_id === run.run_id || next.attempt !== 1 || kindOf(next) !== 'langgraph' || this.withdrawnLately.has(next.run_id)) return;
-        if (!this.slots.has(slot) || slot.tasks.size !== 1 || !slot.tasks.has(run.run_id) || slot.offered.has(next.run_id)) return;
-        let resolve!: () => void;
-        const answered = new Promise<void>((r) => (resolve = r));
-        const withdrawn = new Int32Array(new SharedArrayBuffer(4));
-        slot.offered.set(next.run_id, { answered, resolve, withdrawn });
-        this.startedAhead.offered += 1;
-        this.post(slot, { type: 'next', after: run.run_id, run: next, withdrawn });
-      },
-      (err: unknown) => this.options.log.debug("could not tell a run worker its thread's next run", { err, run_id: run.run_id }),
-    );
+    if (!this.nextOnThread || !kindOf || kindOf(run) !== 'langgraph') return null;
+    try {
+      const next = await this.nextOnThread(run.thread_id);
+      if (!next || next.run_id === run.run_id || next.attempt !== 1 || kindOf(next) !== 'langgraph' || this.withdrawnLately.has(next.run_id)) return null;
+      return next;
+    } catch (err) {
+      this.options.log.debug("could not tell a run worker its thread's next run", { err, run_id: run.run_id });
+      return null;
+    }
+  }
+
+  /** Offers `next` to the worker of `run`, while `run` is alone in it (which is still there); the offer to post, if any. */
+  private offer(slot: Slot, run: RunRecord, next: RunRecord): NextOffer | undefined {
+    if (!this.slots.has(slot) || slot.tasks.size !== 1 || !slot.tasks.has(run.run_id) || slot.offered.has(next.run_id)) return undefined;
+    if (this.withdrawnLately.has(next.run_id)) return undefined;
+    let resolve!: () => void;
+    const answered = new Promise<void>((r) => (resolve = r));
+    const withdrawn = new Int32Array(new SharedArrayBuffer(4));
+    slot.offered.set(next.run_id, { answered, resolve, withdrawn });
+    this.startedAhead.offered += 1;
+    return { after: run.run_id, run: next, withdrawn };
   }
 
   /** A worker started a run ahead of its claim: it is dropped unless claimed within AHEAD_WAIT_MS. */
