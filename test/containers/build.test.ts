@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testTag } from './support.ts';
+import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine, testTag } from './support.ts';
 
 describe('agentplane-server build', () => {
   const tag = testTag('build');
@@ -45,6 +46,42 @@ describe('agentplane-server build', () => {
     assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
     assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
   });
+
+  it(
+    'a build whose cached steps are removed under it (another image removed at that moment) builds them again and succeeds',
+    { timeout: 600_000 },
+    async () => {
+      // Every project's image shares the steps up to its COPY (the server image, `USER root`).
+      // Removing an image also removes the intermediate images only it held: removed just as
+      // another build has taken one from its cache, that build's next step finds it gone (the
+      // CI failure of 2026-11-25: "layer not known"; here mostly "image not known").
+      const engine = testEngine();
+      const rounds = 3;
+      for (let round = 1; round <= rounds; round++) {
+        const [held, building] = [testTag('held'), testTag('building')];
+        try {
+          await buildImage(engine, { tag: held, projectDir: echoProject(`held ${round}`), configPath: 'langgraph.json', packageRoot: ROOT });
+          let removal: Promise<string> | undefined;
+          const lines: string[] = [];
+          const onLine = (line: string) => {
+            lines.push(line);
+            if (!removal && line.startsWith('--> Using cache')) removal = engine.run(['rmi', '--force', held]);
+          };
+          await buildImage(
+            engine,
+            { tag: building, projectDir: echoProject(`building ${round}`), configPath: 'langgraph.json', packageRoot: ROOT },
+            { onLine },
+          );
+          await removal;
+          assert.ok(removal, `the build took a step from its cache:\n${lines.join('\n')}`);
+          assert.equal(await engine.hasImage(building), true);
+          assert.equal(await engine.hasImage(held), false);
+        } finally {
+          removeImages(held, building);
+        }
+      }
+    },
+  );
 
   it('says what is missing, and builds nothing, in a folder without a project file', () => {
     const empty = tempDir('agentplane-build-empty-');

@@ -102,7 +102,7 @@ export async function ensureBaseImage(engine: ContainerEngine, options: RunOptio
     assembleRootfs(path.join(context, 'rootfs'), nodeBinary);
     fs.writeFileSync(path.join(context, 'Containerfile'), CONTAINERFILE);
     options.onLine?.(`Building the base image ${tag} from this machine's Node.js ${process.versions.node}`);
-    await engine.run(['build', '--network', 'none', '-t', tag, '-f', path.join(context, 'Containerfile'), context], options);
+    await engine.build(['--network', 'none', '-t', tag, '-f', path.join(context, 'Containerfile'), context], options);
     return tag;
   } finally {
     fs.rmSync(context, { recursive: true, force: true });

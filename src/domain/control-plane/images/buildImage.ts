@@ -66,7 +66,7 @@ export async function ensureServerImage(engine: ContainerEngine, packageRoot: st
       ].join('\n'),
     );
     options.onLine?.(`Building the agentplane server image ${tag}`);
-    await engine.run(['build', '--network', 'none', '-t', tag, '-f', path.join(context, 'Containerfile'), context], options);
+    await engine.build(['--network', 'none', '-t', tag, '-f', path.join(context, 'Containerfile'), context], options);
     return tag;
   });
 }
@@ -105,7 +105,7 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
       `Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`,
     );
     const labels = Object.entries(request.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
-    await engine.run(['build', ...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
+    await engine.build([...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
     return request.tag;
   });
 }

@@ -39,6 +39,11 @@ export class EngineError extends Error {
 
 const TAIL_LINES = 15;
 
+/** How many times a build is tried when what it was using is removed under it. */
+const BUILD_ATTEMPTS = 3;
+/** What podman says when a layer or an intermediate image a build took from its cache has since been removed. */
+const VANISHED_DURING_BUILD = /\b(?:layer|image) not known\b/;
+
 /** Calls `onLine` with each line of a child's output as it comes (the last one at its end), `onChunk` with the raw text. */
 export function eachLine(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onChunk?: (chunk: string) => void): void {
   let pending = '';
@@ -106,6 +111,29 @@ export class ContainerEngine {
         else reject(new EngineError(`"${shown}" ${why ?? `exited with code ${code}`}.`, tail.join('\n'), code));
       });
     });
+  }
+
+  /**
+   * Runs `<engine> build args…`, again (at most BUILD_ATTEMPTS times in all) when it failed
+   * because an image or layer it was using was removed under it. Removing an image also
+   * removes its intermediate parents that no other image holds; a build that has just taken
+   * one of them from the cache (the `USER root` step every project's image shares) then fails
+   * "image not known" / "layer not known" at its next step. Another deployment's delete,
+   * another control plane on the same storage or an operator's prune can all do that, and the
+   * same build a moment later succeeds (the steps are made afresh).
+   */
+  async build(args: string[], options: RunOptions = {}): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.run(['build', ...args], options);
+      } catch (err) {
+        const vanished = err instanceof EngineError && VANISHED_DURING_BUILD.exec(err.output);
+        if (!vanished || attempt >= BUILD_ATTEMPTS || options.signal?.aborted) throw err;
+        options.onLine?.(
+          `An image or layer this build was using was removed while it ran (${vanished[0]}); building again (attempt ${attempt + 1} of ${BUILD_ATTEMPTS})`,
+        );
+      }
+    }
   }
 
   /** Whether an image of this name or id is in the engine's local storage. */
