@@ -23,6 +23,7 @@ import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
 import { RunTracer } from './tracing/runTracer.ts';
+import { useLinearCallbackCopy } from './tracing/callbackManagerCopy.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -35,6 +36,8 @@ export function graphExecutor(deps: {
 }): RunExecutorWithReads {
   return async (run, signal, publish, started, known) => {
     started?.();
+    // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
+    useLinearCallbackCopy();
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
     // with "async" or "exit" durability LangGraph learns of a failed checkpoint write only when
     // the run ends: the hold keeps it for then (settled) rather than let it go unhandled
