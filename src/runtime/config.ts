@@ -56,7 +56,7 @@ export interface ServerConfig {
   databaseUrl: string | null;
   /** Connections in the PostgreSQL pool (AGENTPLANE_DATABASE_POOL, default 10). */
   databasePool: number;
-  /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 8). */
+  /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 10: upstream's `--n-jobs-per-worker` / N_JOBS_PER_WORKER). */
   maxConcurrentRuns: number;
   /** Worker threads that execute graphs (AGENTPLANE_RUN_WORKERS, default: the number of cores); 0 runs them on the request loop. */
   runWorkers: number;
@@ -175,7 +175,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     fsync: flag('AGENTPLANE_FSYNC', env.AGENTPLANE_FSYNC, false),
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
-    maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 8),
+    maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
     runTimeoutMs: duration('seconds', 'AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,

@@ -76,7 +76,8 @@ describe('metrics, webhooks and the memory store in graphs', () => {
     assert.equal(waited(afterRun), 1);
     assert.ok(sample(afterRun, 'agentplane_runs', { status: 'success' }) >= 1);
     assert.equal(sample(afterRun, 'agentplane_run_queue_depth'), 0);
-    assert.ok(sample(afterRun, 'agentplane_run_workers') >= 1);
+    // AGENTPLANE_MAX_CONCURRENT_RUNS unset: upstream's default of ten runs at once (`--n-jobs-per-worker`)
+    assert.equal(sample(afterRun, 'agentplane_run_workers'), 10);
     assert.ok(sample(afterRun, 'agentplane_store_records', { collection: 'threads' }) >= 1);
     assert.equal(sample(afterRun, 'agentplane_deployments', { status: 'READY' }), 0);
     assert.equal(afterRun.find((f) => f.name === 'agentplane_run_duration_seconds')?.type, 'HISTOGRAM');
