@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { segments } from '../../src/backends/embedded/dataDir.ts';
 import { ROOT, tempDir } from '../support/server.ts';
 import { assertOrderBy } from '../support/orderByContract.ts';
 
@@ -60,6 +61,39 @@ test('state survives close and reopen, through snapshots and the journal, with o
   assert.equal(all.at(-1)!.id, 'batch-a');
   assert.deepEqual(await store.collection<Item>('other').get('batch-b'), { id: 'batch-b', tenant: 't', n: 1001 });
   assert.ok(fs.readdirSync(path.join(dataDir, 'collections', 'items')).length > 0, 'snapshots were written');
+  await store.close();
+});
+
+test('the journal grows to the size of the snapshot before it is snapshotted again, and reopens whole', async () => {
+  const dataDir = tempDir();
+  let store = await openJournalStore({ dataDir, compactBytes: 1_000 });
+  let items = store.collection<Item & { pad: string }>('items');
+  const pad = 'p'.repeat(1_000);
+  for (let n = 0; n < 60; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n, pad });
+  await store.flush(); // a snapshot of ~60 kB, an empty journal after it
+  const newest = () => Math.max(...segments(dataDir).map((s) => s.number));
+  const settle = async () => {
+    for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  const before = newest();
+  // ~30 kB: thirty times compactBytes, half the snapshot: no snapshot yet
+  for (let n = 0; n < 30; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n: n + 1_000, pad });
+  await settle();
+  assert.equal(newest(), before, 'a journal smaller than the snapshot is not snapshotted');
+  // past the snapshot's size: snapshotted in the background (the journal rotates)
+  for (let n = 30; n < 70; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n: n + 1_000, pad });
+  await settle();
+  assert.ok(newest() > before, 'a journal as big as the snapshot is snapshotted');
+  await store.close();
+  store = await openJournalStore({ dataDir, compactBytes: 1_000 });
+  items = store.collection<Item & { pad: string }>('items');
+  assert.equal((await items.list()).length, 70);
+  assert.equal((await items.get('big69'))!.n, 1_069);
+  // a reopened store knows its snapshot's size from the files
+  const reopened = newest();
+  for (let n = 0; n < 30; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n: n + 2_000, pad });
+  await settle();
+  assert.equal(newest(), reopened, 'after a start too, a journal smaller than the snapshot is not snapshotted');
   await store.close();
 });
 

@@ -63,8 +63,17 @@ export interface JournalStoreOptions {
   /** Directory for journal and shards; null keeps everything in memory (mock mode, tests). */
   dataDir: string | null;
   shards?: number;
-  /** Journal size that triggers a background snapshot. */
+  /** The least journal size that triggers a background snapshot. */
   compactBytes?: number;
+  /**
+   * A background snapshot also waits until the journal is this many times the size of the
+   * snapshot files (0: compactBytes alone decides). Each snapshot rewrites every shard the
+   * journal touched, which once a store has grown is most of it: with a fixed size a store
+   * twice as big spends twice the work per write on snapshots; with the journal growing as
+   * the snapshot does, the work per byte written stays the same (a start replays at most a
+   * journal of the snapshot's size).
+   */
+  compactRatio?: number;
   /** fsync each journal write (and each snapshot before the journal behind it goes): survives power loss, not only process death. */
   fsync?: boolean;
   log?: Logger;
@@ -85,6 +94,10 @@ export class JournalStore implements Store {
   private readonly dataDir: string | null;
   private shardCount: number;
   private readonly compactBytes: number;
+  private readonly compactRatio: number;
+  /** The size of each snapshot file (by shard key) as last written or found, and their sum. */
+  private readonly shardBytes = new Map<string, number>();
+  private snapshotBytes = 0;
   private readonly fsyncEach: boolean;
   private readonly log: Logger;
   private readonly io: StoreIo;
@@ -112,6 +125,7 @@ export class JournalStore implements Store {
     this.dataDir = options.dataDir;
     this.shardCount = options.shards ?? 64;
     this.compactBytes = options.compactBytes ?? 32 * 1024 * 1024;
+    this.compactRatio = options.compactRatio ?? 1;
     this.fsyncEach = options.fsync ?? false;
     this.log = options.log ?? silent;
     this.io = options.io ?? nodeIo;
@@ -149,7 +163,9 @@ export class JournalStore implements Store {
       const records = bucket(name);
       this.listed[name] = [...shards.keys()];
       for (const [n, shard] of shards) {
-        privateFile(shardPath(dir, name, n));
+        const file = shardPath(dir, name, n);
+        privateFile(file);
+        this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
         for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, { seq, value });
       }
     }
@@ -246,7 +262,12 @@ export class JournalStore implements Store {
       }
       this.dirty.add(shardKey(op.collection, shardOf(op.id, this.shardCount)));
     });
-    if (this.segmentBytes >= this.compactBytes) this.snapshotSoon();
+    if (this.segmentBytes >= this.compactBytes && this.segmentBytes >= this.snapshotBytes * this.compactRatio) this.snapshotSoon();
+  }
+
+  private sizeOfShard(key: string, bytes: number): void {
+    this.snapshotBytes += bytes - (this.shardBytes.get(key) ?? 0);
+    this.shardBytes.set(key, bytes);
   }
 
   /** One whole line onto the journal, or none of it (cut back to where it began). */
@@ -379,10 +400,16 @@ export class JournalStore implements Store {
         }
         const file = shardPath(this.dataDir, name, shard);
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        const db = new Low<ShardFile>(new ShardAdapter(file, path.relative(this.dataDir, file), (f, data) => this.io.writeFile(f, data, this.fsyncEach)), {
-          records,
-        });
+        let written = 0;
+        const db = new Low<ShardFile>(
+          new ShardAdapter(file, path.relative(this.dataDir, file), async (f, data) => {
+            await this.io.writeFile(f, data, this.fsyncEach);
+            written = data.length; // characters: bytes for the ASCII most of it is, and no scan of the text
+          }),
+          { records },
+        );
         await db.write();
+        this.sizeOfShard(key, written);
         const list = (this.listed[name] ??= []);
         if (!list.includes(shard)) list.push(shard);
         // let requests in between shard writes: compaction must not stall the server
