@@ -23,8 +23,20 @@ export interface Memo {
 
 interface Entry {
   prototype: object | null;
-  data: Record<string, unknown>;
+  data: Copied;
   memo: Memo;
+}
+
+/**
+ * A copy of an object's data: its own enumerable keys in order and a copy of each value (an
+ * array's copy is an array of copies). Kept as two arrays rather than as an object: a
+ * comparison then reads by index, and only the live object's keys are listed.
+ */
+class Copied {
+  constructor(
+    readonly keys: string[],
+    readonly values: unknown[],
+  ) {}
 }
 
 const entries = new WeakMap<object, Entry>();
@@ -38,7 +50,7 @@ export function isPlainObject(value: object): boolean {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** A deep copy of plain data (primitives, arrays, plain objects); NOT_PLAIN for anything else. */
+/** A copy of plain data (primitives, arrays, plain objects); NOT_PLAIN for anything else. */
 function copyOf(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) return NOT_PLAIN;
@@ -55,38 +67,41 @@ function copyOf(value: unknown, depth: number): unknown {
   return copyOwn(value as Record<string, unknown>, depth);
 }
 
-function copyOwn(value: Record<string, unknown>, depth: number): Record<string, unknown> | typeof NOT_PLAIN {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = copyOf(value[key], depth + 1);
+function copyOwn(value: Record<string, unknown>, depth: number): Copied | typeof NOT_PLAIN {
+  const keys = Object.keys(value);
+  const values: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i += 1) {
+    const item = copyOf(value[keys[i]], depth + 1);
     if (item === NOT_PLAIN) return NOT_PLAIN;
-    // defined as data, whatever the key (an own "__proto__" stays a property)
-    Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    values[i] = item;
   }
-  return out;
+  return new Copied(keys, values);
 }
 
 /** Whether `value` holds the same plain data as `copy` (made by copyOf). */
 function holds(value: unknown, copy: unknown): boolean {
-  if (value === copy) return true;
-  if (value === null || copy === null || typeof value !== 'object' || typeof copy !== 'object') return false;
+  if (value === null || typeof value !== 'object') return value === copy;
+  if (copy === null || typeof copy !== 'object') return false;
   if (Array.isArray(value)) {
     if (!Array.isArray(copy) || value.length !== copy.length) return false;
     for (let i = 0; i < value.length; i += 1) if (!holds(value[i], copy[i])) return false;
     return true;
   }
-  if (Array.isArray(copy) || !isPlainObject(value)) return false;
-  return holdsOwn(value as Record<string, unknown>, copy as Record<string, unknown>);
+  if (!(copy instanceof Copied) || !isPlainObject(value)) return false;
+  return holdsOwn(value as Record<string, unknown>, copy);
 }
 
-function holdsOwn(value: Record<string, unknown>, copy: Record<string, unknown>): boolean {
-  const keys = Object.keys(value);
-  const copied = Object.keys(copy);
-  if (keys.length !== copied.length) return false;
-  for (let i = 0; i < keys.length; i += 1) {
-    if (keys[i] !== copied[i] || !holds(value[keys[i]], copy[keys[i]])) return false;
+function holdsOwn(value: Record<string, unknown>, copy: Copied): boolean {
+  const copied = copy.keys;
+  let i = 0;
+  // for-in lists the own enumerable keys in Object.keys' order, then any inherited enumerable
+  // one: an object with one of those never matches (and is copied afresh), so a match is a
+  // match of Object.keys; and it lists them without making an array of them
+  for (const key in value) {
+    if (i === copied.length || key !== copied[i] || !holds(value[key], copy.values[i])) return false;
+    i += 1;
   }
-  return true;
+  return i === copied.length;
 }
 
 /**
