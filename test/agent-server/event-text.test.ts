@@ -5,9 +5,9 @@
 // clones it as before).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AIMessage } from '@langchain/core/messages';
+import { AIMessage, AIMessageChunk, HumanMessage } from '@langchain/core/messages';
 import { serialiseValues, wireMemoOf } from '../../src/domain/agent/messages.ts';
-import { wireJson } from '../../src/domain/agent/wireJson.ts';
+import { valuesJson, wireJson } from '../../src/domain/agent/wireJson.ts';
 import { JsonText, dataOf, jsonOf } from '../../src/shared/jsonText.ts';
 import { formatSseEvent } from '../../src/runtime/sse.ts';
 import { conversation } from '../support/conversation.ts';
@@ -89,6 +89,47 @@ test("a message dict changed by its reader before it is written is written as it
   const removed = serialiseValues(state) as { messages: Record<string, unknown>[] };
   delete removed.messages[0].name;
   assert.equal(wireJson(removed), JSON.stringify(removed));
+});
+
+test("a values event written straight from the graph's state is the text of its serialised values, cold, warm and after changes", () => {
+  const messages = conversation();
+  const unmemoised = new HumanMessage({ content: 'holds a date', id: 'd1', additional_kwargs: { when: new Date(0) } });
+  const state = {
+    messages,
+    other: { count: 2, list: [messages[2], undefined, null], gone: undefined, ['__proto__']: { own: true } },
+    chunk: new AIMessageChunk({ content: 'partial', id: 'c9' }),
+    unmemoised,
+    failed: new Error('boom'),
+    when: new Date(0),
+    map: new Map([['k', 'v']]),
+    point: new Point(1, 2),
+    custom: { toJSON: () => ({ replaced: true }) },
+    bare: Object.assign(Object.create(null), { a: [1, { b: messages[0] }] }),
+    text: 'q"\u2028',
+  };
+  const expected = () => wireJson(serialiseValues(state));
+  assert.equal(valuesJson(state), expected(), 'cold');
+  assert.equal(valuesJson(state), expected(), 'warm');
+  assert.equal(valuesJson(state), JSON.stringify(serialiseValues(state)), 'as JSON.stringify writes the serialised values');
+  const changes: (() => void)[] = [
+    () => (messages[0].content = 'changed'),
+    () => (messages[1] as AIMessage).tool_calls![0].args.nested.deep.push('more'),
+    () => ((messages[1].additional_kwargs as Record<string, unknown>).added = { x: 1 }),
+    () => ((messages[3].content as { text: string }[])[0].text = 'other blocks'),
+    () => ((messages[2] as unknown as Record<string, unknown>).name = 'renamed'),
+    () => (unmemoised.content = 'still no memo'),
+  ];
+  for (const [i, change] of changes.entries()) {
+    change();
+    assert.equal(valuesJson(state), expected(), `after change ${i}`);
+  }
+  for (const value of [null, 1, 'text', [], {}, [undefined, () => 1], { f: () => 1, u: undefined }])
+    assert.equal(valuesJson(value), wireJson(serialiseValues(value)));
+  assert.equal(valuesJson(undefined), undefined);
+  const cycle: Record<string, unknown> = { a: 1 };
+  cycle.self = { back: cycle };
+  assert.throws(() => valuesJson(cycle), TypeError);
+  assert.throws(() => valuesJson({ big: 1n }), TypeError);
 });
 
 test('event data that came as text reads as its value, serialises as itself and goes out on SSE as its text', () => {

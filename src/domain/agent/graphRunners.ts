@@ -33,6 +33,8 @@ export function graphExecutor(deps: {
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
   memoryStore?: MemoryAccess;
+  /** Publish `values` as their JSON text (RunContext.valuesAsText). */
+  valuesAsText?: boolean;
 }): RunExecutorWithReads {
   return async (run, signal, publish, started, known) => {
     started?.();
@@ -58,7 +60,7 @@ export function graphExecutor(deps: {
         'langgraph.graph_id': graph.id,
         'langgraph.assistant_id': run.assistant_id,
       });
-      const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer };
+      const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText: deps.valuesAsText };
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded (in a run
       // worker the main thread sees to it: it makes them before it takes the run's end)
@@ -200,7 +202,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
   const subgraphs = kwargs.stream_subgraphs === true;
-  const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true);
+  const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true, ctx.valuesAsText);
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {

@@ -66,6 +66,17 @@ function fromLangChain(m: Record<string, any>): MessageDict {
   return copy;
 }
 
+/**
+ * The JSON text of a LangChain message's wire dict (what fromLangChain gives, written out),
+ * made once while the message is unchanged; undefined when its data cannot be memoised.
+ */
+export function messageWireText(m: object): string | undefined {
+  const memo = memoOf(m);
+  if (!memo) return undefined;
+  memo.wire ??= dictOf(m as Record<string, any>);
+  return (memo.wireText ??= JSON.stringify(memo.wire));
+}
+
 /** The dicts fromLangChain gave out, with the memo each is a copy of. */
 const copiesOfWire = new WeakMap<object, Memo>();
 
@@ -128,7 +139,11 @@ export function serialiseValues(value: unknown, options: { chunkTypes?: boolean 
   if (Array.isArray(value)) return value.map((item) => serialiseValues(item, options));
   if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON(), options);
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(v)) out[key] = serialiseValues(item, options);
+  for (const [key, item] of Object.entries(v)) {
+    // an own "__proto__" stays a property (assigning it would set the copy's prototype)
+    if (key === '__proto__') Object.defineProperty(out, key, { value: serialiseValues(item, options), enumerable: true, writable: true, configurable: true });
+    else out[key] = serialiseValues(item, options);
+  }
   return out;
 }
 

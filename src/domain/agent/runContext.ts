@@ -25,6 +25,8 @@ export interface RunContext {
   resumeFromCheckpoint: boolean;
   /** Turns the graph's callbacks into the run's trace spans. */
   tracer?: RunTracer;
+  /** Publish `values` as their JSON text (JsonText): a run worker posts events as text. */
+  valuesAsText?: boolean;
 }
 
 export interface RunOutput {

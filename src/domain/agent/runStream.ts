@@ -11,6 +11,8 @@
 // Graph runners call it; it only publishes what the run asked for.
 import { serialiseValues, toMessageDict } from './messages.ts';
 import { copyWith } from '../copyWith.ts';
+import { valuesJson } from './wireJson.ts';
+import { JsonText } from '../../shared/jsonText.ts';
 
 export type Publish = (event: string, data: unknown) => void;
 
@@ -43,6 +45,11 @@ export class RunStream {
      * would name a thread about to be gone.
      */
     private readonly keepsCheckpoints = true,
+    /**
+     * Whether `values` go out as their JSON text (a run worker posts events as text): written
+     * straight from the state, without the serialised copy in between.
+     */
+    private readonly valuesAsText = false,
   ) {}
 
   has(mode: string): boolean {
@@ -68,7 +75,7 @@ export class RunStream {
     }
     const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
     if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) {
-      const wire = shape(mode, data);
+      const wire = mode === 'values' && this.valuesAsText ? valuesText(data) : shape(mode, data);
       if (mode === 'values' && namespace.length === 0 && data && typeof data === 'object') this.lastValues = { raw: data as Record<string, unknown>, wire };
       this.publish(`${mode}${suffix}`, wire);
     }
@@ -140,6 +147,17 @@ function isMessageChunk(value: unknown): value is { concat(other: unknown): unkn
     typeof (value as { concat?: unknown }).concat === 'function' &&
     typeof (value as { _getType?: unknown })._getType === 'function'
   );
+}
+
+/** `values` data as its JSON text; what JSON cannot write (a cycle, a BigInt) as serialised data, for the publisher to deal with as before. */
+function valuesText(data: unknown): unknown {
+  try {
+    const text = valuesJson(data);
+    if (text !== undefined) return new JsonText(text);
+  } catch {
+    // serialised below: the publisher clones it or writes what JSON can make of it
+  }
+  return serialiseValues(data);
 }
 
 /** Data of one library chunk on the wire, in the upstream server's shape. */

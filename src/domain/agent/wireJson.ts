@@ -3,7 +3,7 @@
 // event of a long thread holds the same messages run after run, so their text is made once.
 // A run worker posts events as this text (runWorker.ts, shared/jsonText.ts).
 import { isPlainObject } from './messageMemo.ts';
-import { wireMemoOf } from './messages.ts';
+import { messageWireText, serialiseValues, wireMemoOf } from './messages.ts';
 
 /** Deeper than this is taken for a cycle (JSON.stringify would throw on one too). */
 const MAX_DEPTH = 64;
@@ -34,6 +34,39 @@ function write(value: unknown, depth: number): string | undefined {
   let first = true;
   for (const key of Object.keys(record)) {
     const item = write(record[key], depth + 1);
+    if (item === undefined) continue;
+    text += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
+    first = false;
+  }
+  return text + '}';
+}
+
+/**
+ * wireJson(serialiseValues(value)), written straight from the graph's objects: a `values`
+ * event is the thread's every message, and going through serialiseValues first copies each
+ * message's memoised dict (and registers the copy) only for wireJson to find its text again.
+ */
+export function valuesJson(value: unknown): string | undefined {
+  return writeValues(value, 0);
+}
+
+function writeValues(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (depth > MAX_DEPTH) throw new TypeError('valuesJson: nested too deep (a cycle?)');
+  const v = value as Record<string, unknown>;
+  if (typeof v._getType === 'function') return messageWireText(v) ?? write(serialiseValues(v), depth);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i += 1) text += (i ? ',' : '') + (writeValues(value[i], depth + 1) ?? 'null');
+    return text + ']';
+  }
+  // an Error, a Date, anything with its own toJSON: as serialiseValues turns it, then written
+  if (value instanceof Error || typeof v.toJSON === 'function') return write(serialiseValues(value), depth);
+  // any other object as serialiseValues copies it: its own enumerable properties
+  let text = '{';
+  let first = true;
+  for (const key of Object.keys(v)) {
+    const item = writeValues(v[key], depth + 1);
     if (item === undefined) continue;
     text += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
     first = false;

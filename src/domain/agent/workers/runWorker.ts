@@ -18,13 +18,14 @@ import { PlainStateStore } from '../plainState.ts';
 import { describeError } from '../records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../records.ts';
-import type { KnownReads } from '../runContext.ts';
+import type { KnownReads, RunOutput } from '../runContext.ts';
 import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../tracing/failedRunTrace.ts';
 import { wireJson } from '../wireJson.ts';
+import { JsonText, dataOf } from '../../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
 
 yieldToRequestLoop();
@@ -145,7 +146,7 @@ const call: Call = (target, method, args, order) =>
 function publish(runId: string, event: string, data: unknown): void {
   let text: string | undefined;
   try {
-    text = wireJson(data);
+    text = data instanceof JsonText ? data.text : wireJson(data);
   } catch {
     text = undefined;
   }
@@ -200,7 +201,7 @@ async function main(): Promise<void> {
   );
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
-  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call) });
+  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call), valuesAsText: true });
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
@@ -246,7 +247,12 @@ async function main(): Promise<void> {
           sendLater(
             output.values === lastValues && lastValues !== undefined
               ? { type: 'done', runId: run.run_id, output: { ...output, values: {} }, valuesAsLastEvent: true }
-              : { type: 'done', runId: run.run_id, output },
+              : // values as text are a `values` event's: one not posted is sent as its data
+                {
+                  type: 'done',
+                  runId: run.run_id,
+                  output: (output.values as unknown) instanceof JsonText ? { ...output, values: dataOf(output.values) as RunOutput['values'] } : output,
+                },
           );
           const next = offers.get(run.run_id);
           const ended: Ended = { run, plainHead: known?.plainHead };
