@@ -19,6 +19,17 @@ class Point {
   ) {}
 }
 
+/** Changes a node may make to the conversation's messages in place, one per function. */
+function inPlaceChanges(messages: ReturnType<typeof conversation>): (() => void)[] {
+  return [
+    () => (messages[0].content = 'changed'),
+    () => (messages[1] as AIMessage).tool_calls![0].args.nested.deep.push('more'),
+    () => ((messages[1].additional_kwargs as Record<string, unknown>).added = { x: 1 }),
+    () => ((messages[3].content as { text: string }[])[0].text = 'other blocks'),
+    () => ((messages[2] as unknown as Record<string, unknown>).name = 'renamed'),
+  ];
+}
+
 test('event data is written exactly as JSON.stringify writes it', () => {
   const values: unknown[] = [
     null,
@@ -63,13 +74,7 @@ test("a values event's text holds each message as upstream's dict, the same text
   const warm = serialiseValues(state) as { messages: object[] };
   assert.ok(wireMemoOf(warm.messages[0])?.wireText, "the message's text was kept");
   assert.equal(wireJson(warm), expected(), 'warm: each message text reused');
-  const changes: (() => void)[] = [
-    () => (messages[0].content = 'changed'),
-    () => (messages[1] as AIMessage).tool_calls![0].args.nested.deep.push('more'),
-    () => ((messages[1].additional_kwargs as Record<string, unknown>).added = { x: 1 }),
-    () => ((messages[3].content as { text: string }[])[0].text = 'other blocks'),
-    () => ((messages[2] as unknown as Record<string, unknown>).name = 'renamed'),
-  ];
+  const changes = inPlaceChanges(messages);
   for (const [i, change] of changes.entries()) {
     change();
     assert.equal(wireJson(serialiseValues(state)), expected(), `after change ${i}`);
@@ -111,14 +116,7 @@ test("a values event written straight from the graph's state is the text of its 
   assert.equal(valuesJson(state), expected(), 'cold');
   assert.equal(valuesJson(state), expected(), 'warm');
   assert.equal(valuesJson(state), JSON.stringify(serialiseValues(state)), 'as JSON.stringify writes the serialised values');
-  const changes: (() => void)[] = [
-    () => (messages[0].content = 'changed'),
-    () => (messages[1] as AIMessage).tool_calls![0].args.nested.deep.push('more'),
-    () => ((messages[1].additional_kwargs as Record<string, unknown>).added = { x: 1 }),
-    () => ((messages[3].content as { text: string }[])[0].text = 'other blocks'),
-    () => ((messages[2] as unknown as Record<string, unknown>).name = 'renamed'),
-    () => (unmemoised.content = 'still no memo'),
-  ];
+  const changes = [...inPlaceChanges(messages), () => (unmemoised.content = 'still no memo')];
   for (const [i, change] of changes.entries()) {
     change();
     assert.equal(valuesJson(state), expected(), `after change ${i}`);

@@ -21,19 +21,28 @@ function write(value: unknown, depth: number): string | undefined {
   // a Date, a class with its own toJSON, a Map, a boxed primitive: as JSON.stringify says
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value);
   if (depth > MAX_DEPTH) throw new TypeError('wireJson: nested too deep (a cycle?)');
-  if (Array.isArray(value)) {
-    let text = '[';
-    for (let i = 0; i < value.length; i += 1) text += (i ? ',' : '') + (write(value[i], depth + 1) ?? 'null');
-    return text + ']';
-  }
+  if (Array.isArray(value)) return writeArray(value, depth, write);
   if (!isPlainObject(value)) return JSON.stringify(value);
   const memo = wireMemoOf(value);
   if (memo) return (memo.wireText ??= JSON.stringify(memo.wire));
-  const record = value as Record<string, unknown>;
+  return writeObject(value as Record<string, unknown>, depth, write);
+}
+
+type Writer = (value: unknown, depth: number) => string | undefined;
+
+/** An array as JSON.stringify writes it, each item by `writeItem` (undefined as null). */
+function writeArray(value: unknown[], depth: number, writeItem: Writer): string {
+  let text = '[';
+  for (let i = 0; i < value.length; i += 1) text += (i ? ',' : '') + (writeItem(value[i], depth + 1) ?? 'null');
+  return text + ']';
+}
+
+/** An object's own enumerable properties as JSON.stringify writes them, each value by `writeItem` (undefined left out). */
+function writeObject(record: Record<string, unknown>, depth: number, writeItem: Writer): string {
   let text = '{';
   let first = true;
   for (const key of Object.keys(record)) {
-    const item = write(record[key], depth + 1);
+    const item = writeItem(record[key], depth + 1);
     if (item === undefined) continue;
     text += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
     first = false;
@@ -55,21 +64,9 @@ function writeValues(value: unknown, depth: number): string | undefined {
   if (depth > MAX_DEPTH) throw new TypeError('valuesJson: nested too deep (a cycle?)');
   const v = value as Record<string, unknown>;
   if (typeof v._getType === 'function') return messageWireText(v) ?? write(serialiseValues(v), depth);
-  if (Array.isArray(value)) {
-    let text = '[';
-    for (let i = 0; i < value.length; i += 1) text += (i ? ',' : '') + (writeValues(value[i], depth + 1) ?? 'null');
-    return text + ']';
-  }
+  if (Array.isArray(value)) return writeArray(value, depth, writeValues);
   // an Error, a Date, anything with its own toJSON: as serialiseValues turns it, then written
   if (value instanceof Error || typeof v.toJSON === 'function') return write(serialiseValues(value), depth);
   // any other object as serialiseValues copies it: its own enumerable properties
-  let text = '{';
-  let first = true;
-  for (const key of Object.keys(v)) {
-    const item = writeValues(v[key], depth + 1);
-    if (item === undefined) continue;
-    text += (first ? '' : ',') + JSON.stringify(key) + ':' + item;
-    first = false;
-  }
-  return text + '}';
+  return writeObject(v, depth, writeValues);
 }
