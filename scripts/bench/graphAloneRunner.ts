@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { MemorySaver } from '@langchain/langgraph';
-import { ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD } from './runs.ts';
+import { ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
 
 type Streamable = {
   checkpointer?: unknown;
@@ -31,7 +31,7 @@ async function drain(threads: number, perThread: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-await drain(4, 5); // the same warm-up as the servers'
+for (const [threads, perThread] of WARM_UP) await drain(threads, perThread); // the same warm-up as the servers'
 // the same rounds as the servers', one scenario's rounds after another
 const rounds = async (threads: number, perThread: number) => {
   const seconds: number[] = [];

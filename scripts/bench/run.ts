@@ -83,7 +83,7 @@ const report: Measured = {
       ONE_THREAD_RUNS +
       ' runs on one thread; ' +
       RUNS_PER_THREAD +
-      " on each of 100 threads) after a warm-up of 20 runs, since a thread's state grows with every run.",
+      " on each of 100 threads), since a thread's state grows with every run, after an untimed warm-up on fresh threads: 20 runs, then one round of each scenario (every server's first round of a scenario is slower than its next ones while the code it takes compiles, and a server with run workers compiles it in each worker).",
     "The runs/s ratio uses the same graph on both servers: agentplane's `echo` function wrapped in a one-node LangGraph StateGraph (the upstream server runs only LangGraph graphs), same @langchain/langgraph version. agentplane's own plain-function `echo` is measured beside it. The LangGraph runs with graphs on the request loop (a server with AGENTPLANE_RUN_WORKERS=0) are measured in the same rounds as agentplane's and the baseline's, alternately. The runs reference is the same graph run by LangGraph alone in a process of its own (no HTTP, queue or store; LangGraph's in-memory MemorySaver, stream mode `values`) in the same counts. It is not a bound: MemorySaver serialises the whole state at every put and revives it at every run, and agentplane's checkpointer reuses each unchanged message's text and keeps a run's end state as put, so on a long thread a server can run the graph faster than LangGraph alone does.",
   ],
   http: [],

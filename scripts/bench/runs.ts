@@ -76,6 +76,19 @@ export const ONE_THREAD_RUNS = 100;
 export const RUNS_PER_THREAD = 10;
 
 /**
+ * The untimed runs before the rounds, as [threads, runs per thread]: a few runs that load the
+ * graph, then one round of each scenario. Every server's first round of a scenario is slower
+ * than its next ones (the code paths it takes are still being compiled; a server with run
+ * workers compiles them once in each worker's isolate, and the one-thread rounds keep one
+ * worker busy): measured after them, a figure is of a warm server.
+ */
+export const WARM_UP: readonly [number, number][] = [
+  [4, 5],
+  [1, ONE_THREAD_RUNS],
+  [THREADS, RUNS_PER_THREAD],
+];
+
+/**
  * Rounds of each scenario per target. One round of a scenario moves by ±20% with the shared
  * host's load, so a figure is the median of its rounds (each on fresh threads).
  */
@@ -121,7 +134,7 @@ export async function measureRuns(targets: Target | Target[], log: (s: string) =
     );
     figures.push(figure);
   };
-  for (const t of list) await drain(t, 4, 5); // warm-up: loads the graph and the code paths
+  for (const t of list) for (const [threads, perThread] of WARM_UP) await drain(t, threads, perThread);
   const scenarios: [RunFigure['scenario'], number, number][] = [
     ['one thread', 1, ONE_THREAD_RUNS],
     ['100 threads', THREADS, RUNS_PER_THREAD],
