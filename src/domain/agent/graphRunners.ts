@@ -60,7 +60,8 @@ export function graphExecutor(deps: {
         'langgraph.graph_id': graph.id,
         'langgraph.assistant_id': run.assistant_id,
       });
-      const ctx: RunContext = { run, graph, signal, publish, plain: deps.plain, checkpointer: deps.checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText: deps.valuesAsText };
+      const { plain, checkpointer, valuesAsText } = deps;
+      const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText };
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded (in a run
       // worker the main thread sees to it: it makes them before it takes the run's end)
