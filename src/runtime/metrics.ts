@@ -2,34 +2,31 @@
 // one process never share counters. The runtime records every request; areas add their own
 // gauges, whose values are read from their state when /metrics is scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestTally } from './requestTally.ts';
 
 export type GaugeSample = { labels?: Record<string, string>; value: number };
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'method' | 'status'>;
-  private readonly latency: Histogram<'operation' | 'method'>;
+  /** Every request's count and latency (requestTally.ts: prom-client's per-call labelling is too dear for the request loop). */
+  private readonly requests = new RequestTally([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
 
   constructor(prefix = 'agentplane_') {
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: `${prefix}http_requests_total`,
-      help: 'HTTP requests answered, by operationId (or the route outside the contract) and status.',
-      labelNames: ['operation', 'method', 'status'],
-      registers: [this.registry],
-    });
-    this.latency = new Histogram({
-      name: `${prefix}http_request_duration_seconds`,
-      help: 'Time from receiving a request to the end of its reply (streams included), by operationId.',
-      labelNames: ['operation', 'method'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [this.registry],
-    });
+    this.requests.registerCounter(
+      this.registry,
+      `${prefix}http_requests_total`,
+      'HTTP requests answered, by operationId (or the route outside the contract) and status.',
+    );
+    this.requests.registerHistogram(
+      this.registry,
+      `${prefix}http_request_duration_seconds`,
+      'Time from receiving a request to the end of its reply (streams included), by operationId.',
+    );
   }
 
   observeRequest(operation: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ operation, method, status: String(status) });
-    this.latency.observe({ operation, method }, seconds);
+    this.requests.record(operation, method, status, seconds);
   }
 
   /** A gauge whose samples are computed at scrape time. */
