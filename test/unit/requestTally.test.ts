@@ -17,7 +17,11 @@ function samples(text: string, prefix: string): string[] {
     .map((line) => {
       const m = /^([^{ ]+)(?:\{(.*)\})? (\S+)$/.exec(line);
       assert.ok(m, `a sample line: ${line}`);
-      const labels = (m[2] ?? '').split(/,(?=\w+=)/).filter(Boolean).sort().join(',');
+      const labels = (m[2] ?? '')
+        .split(/,(?=\w+=)/)
+        .filter(Boolean)
+        .sort()
+        .join(',');
       return `${m[1]}{${labels}} ${Number(m[3])}`;
     })
     .sort();
@@ -40,7 +44,13 @@ test('the request metrics expose what prom-client would for the same requests', 
       tally.registerHistogram(ours, 'x_http_request_duration_seconds', 'help');
       const theirs = new Registry();
       const counter = new Counter({ name: 'x_http_requests_total', help: 'help', labelNames: ['operation', 'method', 'status'], registers: [theirs] });
-      const histogram = new Histogram({ name: 'x_http_request_duration_seconds', help: 'help', labelNames: ['operation', 'method'], buckets: BOUNDS, registers: [theirs] });
+      const histogram = new Histogram({
+        name: 'x_http_request_duration_seconds',
+        help: 'help',
+        labelNames: ['operation', 'method'],
+        buckets: BOUNDS,
+        registers: [theirs],
+      });
       for (const r of requests) {
         tally.record(r.operation, r.method, r.status, r.seconds);
         counter.inc({ operation: r.operation, method: r.method, status: String(r.status) });
