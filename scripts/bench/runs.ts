@@ -90,9 +90,13 @@ export const WARM_UP: readonly [number, number][] = [
 
 /**
  * Rounds of each scenario per target. One round of a scenario moves by ±20% with the shared
- * host's load, so a figure is the median of its rounds (each on fresh threads).
+ * host's load, so a figure is the median of its rounds (each on fresh threads). With three,
+ * two reports of the same code an hour apart put agentplane's 100-thread LangGraph runs at
+ * 3.27× and 2.68× the upstream server's (rounds 357.8 / 418 / 434.2 and 334 / 372.2 / 454.8
+ * runs/s, upstream's 142.6 / 127.9 / 118.1 and 153.7 / 139.1 / 104.1): five hold the median
+ * to the middle of more of the host's hour.
  */
-export const RUN_ROUNDS = 3;
+export const RUN_ROUNDS = 5;
 
 /** The round of the median runs/s (an odd count of rounds: the middle one). */
 export function medianRound<T extends { runs: number; seconds: number }>(rounds: T[]): T {
