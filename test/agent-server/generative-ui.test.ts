@@ -37,9 +37,16 @@ function uiProject(): string {
     'import "./styled.css";\nexport default { card: () => <div className="p-4 text-teal-600 card">hi</div> };\n',
   );
   fs.writeFileSync(path.join(dir, 'src', 'styled.css'), '@import "tailwindcss";\n.card { @apply rounded-lg; }\n');
+  // a module reaching for a file of the server's machine outside the project
+  const outside = tempDir('agentplane-outside-');
+  fs.writeFileSync(path.join(outside, 'private.js'), 'export default "outside-the-project";\n');
+  fs.writeFileSync(
+    path.join(dir, 'src', 'escape.tsx'),
+    `import text from ${JSON.stringify(path.relative(path.join(dir, 'src'), path.join(outside, 'private.js')))};\nexport default { leak: () => <div>{text}</div> };\n`,
+  );
   fs.writeFileSync(
     path.join(dir, 'langgraph.json'),
-    JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx' } }),
+    JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx', escape: './src/escape.tsx' } }),
   );
   return path.join(dir, 'langgraph.json');
 }
@@ -142,6 +149,14 @@ describe('generative UI (langgraph.json ui)', () => {
       assert.equal(res.status, 404, file);
       assert.deepEqual(await res.json(), { detail: 'File not found' });
     }
+  });
+
+  it('a module importing a file outside the project is not bundled: its agent answers 404', async () => {
+    const res = await server.api('/ui/escape', { method: 'POST', json: { name: 'leak' } });
+    assert.equal(res.status, 404);
+    const file = await fetch(`${server.url}/ui/escape/entrypoint.js`);
+    assert.equal(file.status, 404);
+    assert.doesNotMatch(await file.text(), /outside-the-project/);
   });
 
   it('a request without the component name, or for a file name no bundle has, is refused with 422', async () => {
