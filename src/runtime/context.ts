@@ -19,6 +19,11 @@ export interface RequestContext {
   user?: AuthUser;
   /** The request's headers (a run stamps the caller's `x-*` and user-agent on its configurable). */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * What the project's auth handlers were shown and may have changed, for an operation without
+   * a body of its own (a thread copy's new id and metadata); absent without custom auth.
+   */
+  authorized?: Readonly<Record<string, unknown>>;
 }
 
 export interface RpcContext extends RequestContext {
