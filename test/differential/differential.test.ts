@@ -9,9 +9,10 @@ import { side, startServers, type RunningServer, type Servers } from './harness.
 import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
 import { authScenarios } from './authScenarios.ts';
+import { addressScenarios } from './addressScenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios, ...authScenarios];
+const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;
