@@ -49,6 +49,10 @@ describe('shapes clients read', () => {
     const [expanded] = withSubgraphs.tasks as any[];
     assert.equal(expanded.checkpoint, null);
     assert.deepEqual(expanded.state.next, ['ask']);
+    // upstream's keys exactly: the nested state lists no `interrupts` of its own (its tasks do)
+    const keys = ['checkpoint', 'created_at', 'metadata', 'next', 'parent_checkpoint', 'tasks', 'values'];
+    assert.deepEqual(Object.keys(expanded.state).sort(), keys);
+    assert.equal(expanded.state.tasks[0].interrupts.length, 1);
   });
 
   it("a finished task's result is what its node returned", async () => {
