@@ -66,6 +66,20 @@ describe('shapes clients read', () => {
     assert.equal(task.result.messages[0].content, '42');
   });
 
+  it('history reads the same at every read, and a copy’s history is the same (a tool result stored without an id)', async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'agent', { input: say('what is 6 * 7?') });
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.equal(JSON.stringify(await client.threads.getHistory(thread.thread_id)), JSON.stringify(history));
+    const copy = await client.threads.copy(thread.thread_id);
+    const copied = await client.threads.getHistory(copy.thread_id);
+    const content = (states: typeof history) => states.map(({ values, next, tasks, checkpoint }) => ({ values, next, tasks, id: checkpoint.checkpoint_id }));
+    assert.deepEqual(content(copied), content(history));
+    // as upstream: the node's write has no id (the state's message has the one the reducer gave it)
+    const [result] = (history.find((s) => s.next[0] === 'tools')!.tasks as any[])[0].result.messages;
+    assert.equal(result.id, undefined);
+  });
+
   it("debug checkpoints name themselves and their parent; a subgraph's task names its state", async () => {
     const thread = await client.threads.create();
     const payloads: any[] = [];
