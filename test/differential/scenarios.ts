@@ -663,4 +663,13 @@ export const scenarios: Scenario[] = [
       return { all: await client.assistants.getSubgraphs(id), recursive: await client.assistants.getSubgraphs(id, { recurse: true }) };
     },
   },
+  {
+    name: 'schemas of an annotation graph with a config',
+    covers: 'issue 52, point 5: config_schema and context_schema from a config Annotation, literal unions as enums, a subgraph typed the same way',
+    async run(side) {
+      const client = side.client();
+      const id = await system(side, 'configured');
+      return { schemas: await client.assistants.getSchemas(id), subgraphs: await client.assistants.getSubgraphs(id, { recurse: true }) };
+    },
+  },
 ];
