@@ -28,6 +28,7 @@ describe('differential: upstream JS dev server vs agentplane on the same project
       void side(server)
         .client()
         .assistants.getSchemas('parent')
+        .then(() => side(server).client().assistants.getSchemas('configured'))
         .catch(() => {});
   });
   after(async () => {

@@ -141,7 +141,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...storeHandlers(memory.store, ownerOf),
     ...metricsHandlers(deps.metrics),
     ...healthHandler(store),
-    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
+    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }, baseDir),
     ...assistantHandlers(
       (ctx) => serviceFor(ctx).assistants,
       (ctx) => serviceFor(ctx).threads,
