@@ -11,9 +11,11 @@ import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from '../handlers/control-plane/index.ts';
 import { createAgentServer } from '../handlers/agent-server/index.ts';
 import { createA2A } from '../handlers/a2a/index.ts';
+import { OAuth4WebApiClient } from '../backends/oauth/oauth4webapiClient.ts';
 
 export const createApplication: AppFactory = async (deps) => {
-  const controlPlane = await createControlPlane(deps);
+  const oauth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp });
+  const controlPlane = await createControlPlane(deps, { oauth });
   const agentServer = await createAgentServer(deps);
   const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf);
   // `satisfies` makes the compiler check completeness here as well as in each area
