@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, type Api } from './support.ts';
 import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from './oauthServer.ts';
@@ -178,6 +180,41 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
     await json(await api(`/v2/auth/tokens/${token.id}?user_id=alice`, { method: 'DELETE' }), 404);
   });
 
+  it('makes a provider from an MCP server’s metadata (RFC 9728 → RFC 8414 / OpenID → RFC 7591) and gets a token through it', async () => {
+    const mcp = await startMcpMetadataServer(idp.issuer);
+    try {
+      const created = await json(
+        await api('/v2/auth/providers/mcp-discover', { method: 'POST', json: { provider_id: 'mcp-idp', name: 'MCP', mcp_server_url: mcp.url } }),
+        200,
+      );
+      assert.equal(created.is_dynamic_client, true);
+      assert.equal(created.mcp_server_url, mcp.url);
+      assert.equal(created.auth_url, `${idp.issuer}/auth`);
+      assert.equal(created.token_url, `${idp.issuer}/token`);
+      assert.equal(created.revocation_url, `${idp.issuer}/token/revocation`);
+      assert.equal(created.uses_pkce, true);
+      assert.equal('client_secret' in created, false);
+      assert.notEqual(created.client_id, CLIENT.client_id);
+      const started = await json(
+        await api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'mcp-idp', scopes: ['read'], user_id: 'alice' } }),
+        200,
+      );
+      assert.equal(new URL(started.url).searchParams.get('client_id'), created.client_id);
+      assert.equal((await fetch(await idp.consent(started.url, 'alice'))).status, 200);
+      const done = await json(await api(`/v2/auth/wait/${started.auth_id}?timeout=5`), 200);
+      assert.equal((await idp.introspect(done.token)).active, true);
+      await json(await api('/v2/auth/providers/mcp-discover', { method: 'POST', json: { provider_id: 'mcp-idp', name: 'MCP', mcp_server_url: mcp.url } }), 409);
+      const none = await json(
+        await api('/v2/auth/providers/mcp-discover', { method: 'POST', json: { provider_id: 'nothing', name: 'No', mcp_server_url: `${idp.issuer}/nothing` } }),
+        400,
+      );
+      assert.match(none.detail, /^MCP discovery failed: /);
+      await json(await api('/v2/auth/providers/mcp-idp', { method: 'DELETE' }), 200);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('deletes a user’s tokens for a provider, and every token with its provider', async () => {
     await completeFlow('dave');
     const deleted = await json(await api('/v2/auth/tokens?user_id=dave&provider_id=idp', { method: 'DELETE' }), 200);
@@ -194,6 +231,42 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
 });
 
 describe('agent auth: the operator’s key and public URL', () => {
+  it('keeps tokens sealed, refuses a start without the key once tokens exist, and rotates the key', async () => {
+    const dataDir = tempDir();
+    const env = { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_API_KEYS: `key-r:${randomUUID()}` };
+    const headers = { 'x-api-key': 'key-r' };
+    let server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    const idp = await startOAuthServer([`${server.url}/v2/auth/callback/idp`]);
+    try {
+      const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
+      await json(await server.api('/v2/auth/providers', { method: 'POST', headers, json: provider }), 200);
+      const body = { provider: 'idp', scopes: ['repo'], user_id: 'gina' };
+      const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
+      assert.equal((await fetch(await idp.consent(started.url, 'gina'))).status, 200);
+      const { token } = await json(await server.api(`/v2/auth/wait/${started.auth_id}?timeout=5`, { headers }), 200);
+      const sealedBefore = ((await server.store.collection('cp-auth-tokens').list()) as { sealed: string }[])[0].sealed;
+      assert.equal(JSON.stringify(await server.store.collection('cp-auth-tokens').list()).includes(token), false);
+      await server.close();
+
+      await assert.rejects(startTestServer({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      await assert.rejects(startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
+
+      const next = randomBytes(32).toString('hex');
+      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next, AGENTPLANE_TOKEN_KEY_PREVIOUS: TOKEN_KEY } });
+      const again = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
+      assert.equal(again.token, token);
+      const sealedAfter = ((await server.store.collection('cp-auth-tokens').list()) as { sealed: string }[])[0].sealed;
+      assert.notEqual(sealedAfter.split('.')[1], sealedBefore.split('.')[1]);
+      await server.close();
+      // sealed again under the new key: the old one is no longer needed
+      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next } });
+      assert.equal((await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200)).token, token);
+    } finally {
+      await server.close();
+      await idp.close();
+    }
+  });
+
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
     const keyless = await startTestServer({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1' } });
     try {
@@ -235,3 +308,24 @@ describe('agent auth: the operator’s key and public URL', () => {
     }
   });
 });
+
+/** An MCP server's OAuth face: 401 with a `resource_metadata` pointer (RFC 9728 §5.1), and the metadata naming the authorization server. */
+async function startMcpMetadataServer(issuer: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [issuer], bearer_methods_supported: ['header'] }));
+    }
+    if (req.url === '/mcp') {
+      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
+      return res.end();
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
