@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
 export const CLIENT = { client_id: 'agentplane', client_secret: 'agentplane-secret-0123456789abcdef' };
-/** Access tokens live this long (s): 60 s of it is the refresh margin, so a token is refreshed 4 s after it is issued. */
-export const ACCESS_TOKEN_TTL = 64;
+/** Access tokens live this long (s): 60 s of it is the refresh margin, so a token is refreshed 10 s after it is issued (room for a loaded machine). */
+export const ACCESS_TOKEN_TTL = 70;
 
 export interface OAuthServer {
   issuer: string;
