@@ -42,7 +42,10 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         return { url: server.url, key: server.key, mode };
       },
       strict: async () => {
-        const strict = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE } });
+        const strict = await startTestServer({
+          mock: mode === 'mock',
+          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE },
+        });
         return { target: { url: strict.url, key: strict.key, mode }, close: () => strict.close() };
       },
     });
