@@ -19,7 +19,7 @@ import { PACKAGE_ROOT, packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
 import { agentAuthHandlers } from './agentAuth.ts';
-import { createAgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
+import { createAgentAuth, type AgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
 import type { OAuthClient } from '../../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
@@ -40,7 +40,7 @@ export interface ControlPlaneAdapters {
 export async function createControlPlane(
   deps: AppFactoryDeps,
   adapters: ControlPlaneAdapters,
-): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
+): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[]; agentAuth: AgentAuth }> {
   // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
   const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
@@ -77,7 +77,7 @@ export async function createControlPlane(
   };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
-  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [] };
+  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
 }
 
 /** The configured deployer's factory; the Kubernetes deployers load their client only when chosen. A listener chooses its own the same way. */
