@@ -6222,7 +6222,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_48":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_54":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -7712,7 +7712,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_53#/items"
+      // "__fjs_merged_59#/items"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7744,12 +7744,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_53#"
+      // "__fjs_merged_59#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_53#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_59#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8535,7 +8535,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#/properties/checkpoint_map"
+      // "__fjs_merged_60#/properties/checkpoint_map"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8566,7 +8566,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#"
+      // "__fjs_merged_60#"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8654,7 +8654,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous18(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_54#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_60#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -8663,7 +8663,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_56#/properties/checkpoint_map"
+      // "__fjs_merged_62#/properties/checkpoint_map"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8694,7 +8694,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_56#"
+      // "__fjs_merged_62#"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8782,7 +8782,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous20(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_56#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -9273,7 +9273,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_62#/items"
+      // "__fjs_merged_68#/items"
       function anonymous6 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9305,12 +9305,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous5 (obj) {
-      // "__fjs_merged_62#"
+      // "__fjs_merged_68#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_62#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_68#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10096,7 +10096,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#/properties/checkpoint_map"
+      // "__fjs_merged_69#/properties/checkpoint_map"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10127,7 +10127,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#"
+      // "__fjs_merged_69#"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10215,7 +10215,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous19(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_63#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_69#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10224,7 +10224,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_65#/properties/checkpoint_map"
+      // "__fjs_merged_71#/properties/checkpoint_map"
       function anonymous21 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10255,7 +10255,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_65#"
+      // "__fjs_merged_71#"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10343,7 +10343,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous21(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_65#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_71#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10554,7 +10554,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_67":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_73":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -11742,7 +11742,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_1
   
     
-      // "__fjs_merged_73#/items"
+      // "__fjs_merged_79#/items"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11774,12 +11774,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous3 (obj) {
-      // "__fjs_merged_73#"
+      // "__fjs_merged_79#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_73#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_79#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13865,7 +13865,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_77#"
+      // "__fjs_merged_83#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13923,7 +13923,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_77#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_83#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13948,7 +13948,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_78#"
+      // "__fjs_merged_84#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14006,7 +14006,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_78#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_84#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -14041,7 +14041,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_79":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_85":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -14084,7 +14084,7 @@ const asInteger = serializer.asInteger.bind(serializer)
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_79#/oneOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_85#/oneOf/1")))(input)) {
         json += JSON_STR_NULL
       }
     
@@ -14294,12 +14294,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous3 (obj) {
-      // "__fjs_merged_82#/properties/namespace"
+      // "__fjs_merged_88#/properties/namespace"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_82#/properties/namespace' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_88#/properties/namespace' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14349,7 +14349,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_82#/properties/value"
+      // "__fjs_merged_88#/properties/value"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14380,7 +14380,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_82#"
+      // "__fjs_merged_88#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14456,7 +14456,7 @@ return json + JSON_STR_END_OBJECT
             json += asNumber(value_score_9)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_82#/properties/score' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_88#/properties/score' does not match schema definition.")
   
       } else {
         throw new Error('"score" is required!')
@@ -15125,7 +15125,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_85":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_91":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -16057,7 +16057,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_87#/properties/error"
+      // "__fjs_merged_93#/properties/error"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16102,7 +16102,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_87#"
+      // "__fjs_merged_93#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16160,7 +16160,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_87#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_93#/properties/id' does not match schema definition.")
   
       }
 
@@ -16181,7 +16181,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_88#/items"
+      // "__fjs_merged_94#/items"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16213,12 +16213,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_88#"
+      // "__fjs_merged_94#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_88#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_94#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
