@@ -55,6 +55,13 @@ for (const workers of ['default', '0']) {
         assert.equal(started.id, 1);
         assert.match(started.result.run_id, /^[0-9a-f-]{36}$/);
         assert.deepEqual(started.meta, { thread_id: threadId, applied_through_seq: 0 });
+        // multitask strategies as upstream: reject while a run is in flight
+        const rejected = await a(`/threads/${threadId}/commands`, {
+          id: 9,
+          method: 'run.start',
+          params: { assistant_id: 'talk', input: {}, multitaskStrategy: 'reject' },
+        });
+        assert.equal(rejected.status, 409);
 
         const all = await events(await a(`/threads/${threadId}/stream/events`, { channels: ALL }), rootEnd);
         assert.deepEqual(
