@@ -8,9 +8,10 @@ import { differences, describe as describeDifferences, normalise, readDeliberate
 import { side, startServers, type RunningServer, type Servers } from './harness.ts';
 import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
+import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios];
+const all = [...scenarios, ...useStreamScenarios, ...protocolV2Scenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;
