@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, USER, type Side } from './harness.ts';
 import type { Scenario } from './scenarios.ts';
-import { followAssistant } from './threadStream.ts';
+import { followAssistant, replayThread } from './threadStream.ts';
 
 type Sse = { event: string; data: unknown };
 type ProtocolEvent = {
@@ -175,14 +175,21 @@ export const protocolV2Scenarios: Scenario[] = [
     name: 'protocol v2 SDK: client.threads.stream() over SSE',
     covers: 'SDK 1.15 ThreadStream (SSE): messages token by token, toolCalls, subgraphs, interrupts, input.respond, state.get',
     async run(side) {
-      return { ...(await followAssistant({ url: side.url, headers: bearer(USER) }, { question: 'what is 6 * 7', answer: 'ship it' })) };
+      const server = { url: side.url, headers: bearer(USER) };
+      const { observed, threadId } = await followAssistant(server, { question: 'what is 6 * 7', answer: 'ship it' });
+      // a client coming back, over either transport, is replayed the thread's events
+      return { ...observed, replayed: await replayThread(server, threadId), replayedOverWebSocket: await replayThread(server, threadId, 'websocket') };
     },
   },
   {
     name: 'protocol v2 SDK: client.threads.stream() over WebSocket',
     covers: 'SDK 1.15 ThreadStream (WebSocket GET /threads/{id}/stream/events, subscribe in band): the same run',
     async run(side) {
-      return { ...(await followAssistant({ url: side.url, headers: bearer(USER) }, { question: 'what is 2 + 3', answer: 'fine', transport: 'websocket' })) };
+      const server = { url: side.url, headers: bearer(USER) };
+      const { observed } = await followAssistant(server, { question: 'what is 2 + 3', answer: 'fine', transport: 'websocket' });
+      // (no replay here: upstream buffers a thread's events for replay only while it is driven
+      // over SSE, and forgets a WebSocket's thread when the socket closes)
+      return { ...observed };
     },
   },
 ];

@@ -40,20 +40,27 @@ export interface ThreadStreamObservation {
   seqUnique: boolean;
 }
 
+export interface Server {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** A ThreadStream on the `assistant` graph (a new thread, or `threadId`) over SSE or WebSocket. */
+function openThread(server: Server, transport: 'sse' | 'websocket' = 'sse', threadId?: string) {
+  const options = { assistantId: 'assistant' };
+  if (transport === 'websocket') {
+    // the SDK's WebSocket refuses default headers (a browser's cannot send them): Node's `ws` carries them
+    const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    const ws = { ...options, transport: 'websocket' as const, webSocketFactory: (url: string) => new WebSocket(url, { headers: server.headers }) as never };
+    return threadId ? client.threads.stream(threadId, ws) : client.threads.stream(ws);
+  }
+  const client = new Client({ apiUrl: server.url, defaultHeaders: server.headers, callerOptions: { maxRetries: 0 } });
+  return threadId ? client.threads.stream(threadId, options) : client.threads.stream(options);
+}
+
 /** Asks the `assistant` graph `question`, answers its approval with `answer`, reads everything on the way. */
-export async function followAssistant(
-  server: { url: string; headers: Record<string, string> },
-  options: { question: string; answer: string; transport?: 'sse' | 'websocket' },
-) {
-  const thread =
-    options.transport === 'websocket'
-      ? // the SDK's WebSocket refuses default headers (a browser's cannot send them): Node's `ws` carries them
-        new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } }).threads.stream({
-          assistantId: 'assistant',
-          transport: 'websocket',
-          webSocketFactory: (url) => new WebSocket(url, { headers: server.headers }) as never,
-        })
-      : new Client({ apiUrl: server.url, defaultHeaders: server.headers, callerOptions: { maxRetries: 0 } }).threads.stream({ assistantId: 'assistant' });
+export async function followAssistant(server: Server, options: { question: string; answer: string; transport?: 'sse' | 'websocket' }) {
+  const thread = openThread(server, options.transport);
   const seen: StreamEvent[] = [];
   thread.onEvent((event) => seen.push(event as unknown as StreamEvent));
   const observed: ThreadStreamObservation = {
@@ -124,5 +131,31 @@ export async function followAssistant(
   const bySeq = [...seen].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
   observed.methods = bySeq.map((e) => `${e.method} ${path(e.params.namespace).join('/')}`);
   observed.seqUnique = new Set(seen.map((e) => e.seq)).size === seen.length;
-  return observed;
+  return { observed, threadId: thread.threadId };
+}
+
+/**
+ * A client that comes back (a reload, a second tab): a new ThreadStream on the thread, its
+ * subscription replayed from the server's buffer — every lifecycle and messages event of both
+ * runs, in order, up to the end of the last one.
+ */
+export async function replayThread(server: Server, threadId: string, transport: 'sse' | 'websocket' = 'sse') {
+  const thread = openThread(server, transport, threadId);
+  const events: StreamEvent[] = [];
+  try {
+    const subscription = await thread.subscribe(['lifecycle', 'messages']);
+    const reading = (async () => {
+      for await (const event of subscription) events.push(event as unknown as StreamEvent);
+    })();
+    const completed = (e: StreamEvent) => e.method === 'lifecycle' && e.params.namespace.length === 0 && e.params.data?.event === 'completed';
+    await until(() => events.some(completed), 'the replay to reach the end of the resumed run');
+    await subscription.unsubscribe();
+    await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+  } finally {
+    await thread.close();
+  }
+  return {
+    events: events.map((e) => `${e.seq} ${e.method} ${path(e.params.namespace).join('/')} ${e.params.data?.event ?? ''}`),
+    text: events.filter((e) => e.params.data?.event === 'content-block-delta').map((e) => e.params.data.delta?.text ?? ''),
+  };
 }
