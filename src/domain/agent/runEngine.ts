@@ -22,6 +22,9 @@ import type { RunExecutor, RunOutput } from './runContext.ts';
 import { traceOf } from './tracing/failedRunTrace.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
 import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
+import { isProtocolRun } from './protocol/plainRuns.ts';
+import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
+import { terminalLifecycle } from './protocol/lifecycle.ts';
 import {
   endOf,
   FINAL_RUN_STATUSES,
@@ -74,6 +77,8 @@ interface InFlight {
   stop: StopReason | null;
   /** False while its claim is being taken: not yet visible to renewals, so not to be renewed. */
   claimed: boolean;
+  /** A protocol run's numbering (protocol/events.ts): its thread's sequence number before it, and its events so far. */
+  protocol?: { base: number; published: number };
 }
 
 /** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
@@ -319,7 +324,12 @@ export class RunEngine {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const { broker } = this.deps;
-    const publish = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
+    // a protocol run's events are numbered after the thread's protocol events so far
+    if (isProtocolRun(run)) running.protocol = { base: (await this.deps.threads.get(run.thread_id))?.protocol_seq ?? 0, published: 0 };
+    const publish = (event: string, data: unknown) => {
+      if (running.protocol) running.protocol.published += 1;
+      broker.publish(run.run_id, event, data);
+    };
     const limitMs = this.deps.runTimeoutMs ?? 0;
     let timer: NodeJS.Timeout | undefined;
     // the limit counts from the graph's start, not from a wait for a worker to load
@@ -350,7 +360,11 @@ export class RunEngine {
         },
         run.attempt,
       );
-      publish('metadata', { run_id: run.run_id, attempt: run.attempt });
+      publish('metadata', {
+        run_id: run.run_id,
+        attempt: run.attempt,
+        ...(running.protocol ? { seq_base: running.protocol.base, timestamp: Date.now() } : {}),
+      });
       output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       execution = { returned: true, waitsForInput: output.next.length > 0 };
     } catch (err) {
@@ -390,7 +404,7 @@ export class RunEngine {
     const told: Told = { error: false };
     const lost = event.type === 'stopped' && event.reason === 'lost';
     if (!lost)
-      await untilDone(() => this.record(run, event, output, trace, told), 'record the end of the run').catch((err) =>
+      await untilDone(() => this.record(run, event, output, trace, told, running.protocol), 'record the end of the run').catch((err) =>
         log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
       );
     // listeners hear of the end before waiters are released, so what a client sees after
@@ -419,7 +433,14 @@ export class RunEngine {
   }
 
   /** Records the run's end as the state machine says (nothing when the run is no longer this attempt's). */
-  private async record(run: RunRecord, event: RunEvent, output: RunOutput | undefined, trace: TraceSpan[] | undefined, told: Told): Promise<void> {
+  private async record(
+    run: RunRecord,
+    event: RunEvent,
+    output: RunOutput | undefined,
+    trace: TraceSpan[] | undefined,
+    told: Told,
+    protocol?: { base: number; published: number },
+  ): Promise<void> {
     const { store, runs, threads, broker, checkpointer } = this.deps;
     const thread = await threads.get(run.thread_id);
     const current = await runs.get(run.run_id);
@@ -436,19 +457,30 @@ export class RunEngine {
     }
     if (step.effects.some((e) => e.type === 'deleteCheckpoints')) await checkpointer.deleteRun(run.thread_id, run.run_id);
     const error = step.effects.find((e) => e.type === 'publishError')?.error;
-    if (error && !told.error) broker.publish(run.run_id, 'error', error);
-    told.error ||= error !== undefined;
+    // a protocol run ends with its root lifecycle event (its error in it), once
+    if (protocol && !told.error) {
+      broker.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
+      protocol.published += 1;
+    } else if (error && !told.error) broker.publish(run.run_id, 'error', error);
+    told.error ||= error !== undefined || protocol !== undefined;
+    const seqEnd = protocol && protocol.base + protocol.published;
     const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
     const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
     // the trace stays with the run's record: deleted with the run and its thread
-    const traced = next && trace ? copyWith(next, { trace }) : next;
+    const withTrace = next && trace ? copyWith(next, { trace }) : next;
+    const traced = withTrace && protocol ? copyWith(withTrace, { protocol_seq: { base: protocol.base, end: seqEnd! } }) : withTrace;
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
       ops.push({
         collection: threads.name,
         id: thread.thread_id,
-        value: copyWith(thread, { status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() }),
+        value: copyWith(thread, {
+          status: settleThread(step.thread, othersWaiting),
+          interrupts,
+          updated_at: next?.updated_at ?? nowIso(),
+          ...(seqEnd !== undefined ? { protocol_seq: seqEnd } : {}),
+        }),
       });
     }
     await store.write(ops);

@@ -135,6 +135,7 @@ const SHAPES: Record<string, Shape> = {
   getThreadHistory: threadRead,
   searchThreadHistory: threadRead,
   joinThreadStream: threadRead,
+  streamThreadEvents: threadRead,
   updateThreadState: threadRead,
   patchThreadState: threadRead,
   copyThread: threadRead,
@@ -205,8 +206,21 @@ export function authValuesOf(operationId: string, request: AuthRequest): AuthVal
   const shape = SHAPES[operationId];
   const bodies = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
   if (operationId === 'createRunBatch') return bodies.map((b) => valueOf(runCreate, request, b as Fields));
+  if (operationId === 'sendProtocolCommand') return [protocolCommandValue(request)];
   if (!shape) return [{ value: (request.body as Fields | undefined) ?? { ...request.path, ...request.query }, writeBack: () => {} }];
   return [valueOf(shape, request, (request.body as Fields | undefined) ?? {})];
+}
+
+/** A protocol command starts runs as `run.start` names them (the thread made when missing): its params are the run's body. */
+function protocolCommandValue(request: AuthRequest): AuthValue {
+  const command = request.body as Fields;
+  const params = (typeof command.params === 'object' && command.params !== null ? command.params : (command.params = {})) as Fields;
+  const strategy = typeof params.multitaskStrategy === 'string' ? params.multitaskStrategy : 'enqueue';
+  return valueOf(
+    { build: (req, b) => runCreate.build(req, { ...b, if_not_exists: 'create', multitask_strategy: strategy }), writable: runCreate.writable },
+    request,
+    params,
+  );
 }
 
 function valueOf(shape: Shape, request: AuthRequest, body: Fields): AuthValue {
