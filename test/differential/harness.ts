@@ -178,7 +178,7 @@ export function side(server: RunningServer): Side {
     },
     async openStream(pathname, body, done, options = {}) {
       const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 15_000);
+      const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 60_000);
       const res = await fetch(server.url + pathname, {
         method: 'POST',
         headers: { ...bearer(options.user ?? USER), accept: 'text/event-stream', 'content-type': 'application/json' },

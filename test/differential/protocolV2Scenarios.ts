@@ -44,7 +44,7 @@ const eventView = (events: Sse[]) =>
     return { sse: e.event === rest.method ? 'event = method' : e.event, ...rest, params: { ...kept, timestamp: typeof timestamp } };
   });
 
-/** Subscribes from `since` and reads until `done` (15 s at most). */
+/** Subscribes from `since` and reads until `done` (60 s at most: a loaded machine's first run loads its graph). */
 async function events(side: Side, threadId: string, filter: Record<string, unknown>, done: (e: Sse) => boolean = RUN_OVER, user?: string, timeoutMs?: number) {
   const got = await side.openStream(`/threads/${threadId}/stream/events`, filter, done, { user, timeoutMs });
   return { status: got.status, timedOut: got.timedOut, events: eventView(got.events), ...(got.body === undefined ? {} : { body: got.body }) };
@@ -73,9 +73,11 @@ export const protocolV2Scenarios: Scenario[] = [
     name: 'protocol v2: input.requested answered by input.respond',
     covers: 'input.respond {interrupt_id, response}, the resumed run streamed from applied_through_seq, state.get, input.respond with nothing to answer',
     async run(side) {
-      const { threadId, interruptId } = await interruptedRun(side, 'what is 2 + 3');
+      const { threadId, interruptId, stream } = await interruptedRun(side, 'what is 2 + 3');
       const responded = await command(side, threadId, 2, 'input.respond', { interrupt_id: interruptId, response: 'approved' });
-      const since = (responded.body as { meta?: { applied_through_seq?: number } })?.meta?.applied_through_seq ?? 0;
+      // from the first run's last event (not the reply's applied_through_seq, which counts the
+      // resumed run's first event on upstream only: a deliberate difference of its own)
+      const since = stream.events.at(-1)?.seq ?? 0;
       const resumed = await events(side, threadId, { channels: ALL_CHANNELS, since }, rootLifecycle('completed', 'failed'));
       const state = await command(side, threadId, 3, 'state.get', {});
       const again = await command(side, threadId, 4, 'input.respond', { interrupt_id: interruptId, response: 'twice' });
@@ -139,7 +141,8 @@ export const protocolV2Scenarios: Scenario[] = [
       const started = await command(side, threadId, 1, 'run.start', { assistant_id: 'chat', input: ask('hi') });
       await events(side, threadId, { channels: ['lifecycle'], since: 0 });
       return {
-        started,
+        // (named so that it sorts first: ids are numbered in the order the observation lists them)
+        first: started,
         noAssistant: await command(side, randomUUID(), 1, 'run.start', { input: ask('hi') }),
         otherAssistant: await command(side, threadId, 2, 'run.start', { assistant_id: 'approval', input: ask('hi') }),
         unknownAssistant: (await command(side, randomUUID(), 1, 'run.start', { assistant_id: 'no-such-graph', input: ask('hi') })).status,
@@ -167,8 +170,12 @@ export const protocolV2Scenarios: Scenario[] = [
         thread: (await side.http('GET', `/threads/${threadId}`, { user: 'owner-bob' })).status,
       };
       await events(side, threadId, { channels: ['lifecycle'], since: 17 }, RUN_OVER, 'owner-alice', 3000);
-      const after = await side.http('GET', `/threads/${threadId}/state`, { user: 'owner-alice' });
-      return { started, own, bob, after };
+      const state = await side.http('GET', `/threads/${threadId}/state`, { user: 'owner-alice' });
+      // what alice reads of her thread afterwards: whether bob's run got onto it
+      const texts = ((state.body as { values?: { messages?: { content: unknown }[] } })?.values?.messages ?? []).map((m) => m.content);
+      const after = { status: state.status, messages: texts };
+      // (alice, bob, then: the order ids are numbered in)
+      return { alice: { started, own }, bob, then: after };
     },
   },
   {

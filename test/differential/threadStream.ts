@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 type StreamEvent = { method: string; seq?: number; params: { namespace: string[]; data: any } };
 
 /** Polls `check` until it holds (or fails with `what` after `timeoutMs`). */
-export async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -64,7 +64,7 @@ const idleWith = (page: Page, pattern: RegExp) =>
   page.waitForFunction(
     (source: string) => document.body.dataset.loading === 'false' && new RegExp(source).test(document.querySelector('#messages')?.textContent ?? ''),
     pattern.source,
-    { timeout: 20_000 },
+    { timeout: 60_000 },
   );
 
 /** The React page's steps, on one server; what the page showed after each. */
@@ -72,13 +72,13 @@ async function reactChat(browser: Browser, server: RunningServer, dist: string) 
   const page = await openApp(browser, server, dist);
   try {
     await ask(page, 'what is 6 * 7');
-    await page.locator('#interrupt').waitFor({ timeout: 20_000 });
+    await page.locator('#interrupt').waitFor({ timeout: 60_000 });
     const interrupted = await shown(page);
     const threadInAddress = new URL(page.url()).searchParams.get('thread');
 
     await page.reload();
-    await page.locator('#interrupt').waitFor({ timeout: 20_000 });
-    await page.waitForFunction((count: number) => document.querySelectorAll('#messages li').length >= count, interrupted.messages.length, { timeout: 20_000 });
+    await page.locator('#interrupt').waitFor({ timeout: 60_000 });
+    await page.waitForFunction((count: number) => document.querySelectorAll('#messages li').length >= count, interrupted.messages.length, { timeout: 60_000 });
     const reloaded = await shown(page);
 
     await page.getByRole('button', { name: 'Approve' }).click();
@@ -99,7 +99,7 @@ async function svelteChat(browser: Browser, server: RunningServer, dist: string)
     await idleWith(streamed, /The answer is 42\./);
     const answered = await shown(streamed);
     await ask(approval, 'may I?');
-    await approval.locator('#interrupt').waitFor({ timeout: 20_000 });
+    await approval.locator('#interrupt').waitFor({ timeout: 60_000 });
     const interrupted = await shown(approval);
     await approval.getByRole('button', { name: 'Approve' }).click();
     await idleWith(approval, /decision:/);
