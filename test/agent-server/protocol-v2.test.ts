@@ -8,65 +8,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { api, events, rootEnd } from '../support/protocolEvents.ts';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
 const graphs = { talk: `${fixture}:talk`, ask: `${fixture}:ask` };
-const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
-
-interface ProtocolEvent {
-  type: string;
-  event_id: string;
-  seq: number;
-  method: string;
-  params: { namespace: string[]; timestamp: number; node?: string; data: any };
-}
-
 const keyA = `key-a-${randomUUID()}`;
 const keyB = `key-b-${randomUUID()}`;
-
-function api(server: TestServer, key: string) {
-  return (pathname: string, json: unknown) =>
-    fetch(server.url + pathname, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-Key': key }, body: JSON.stringify(json) });
-}
-
-/** The stream's events until `done` says so (the stream stays open: it is closed then). */
-async function events(response: Response, done: (event: ProtocolEvent, all: ProtocolEvent[]) => boolean): Promise<ProtocolEvent[]> {
-  assert.equal(response.status, 200);
-  assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const out: ProtocolEvent[] = [];
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done: ended } = await reader.read();
-      if (ended) return out;
-      buffer += value;
-      let at: number;
-      while ((at = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, at);
-        buffer = buffer.slice(at + 2);
-        const data = frame
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => line.slice(6))
-          .join('\n');
-        if (!data) continue;
-        const event = JSON.parse(data) as ProtocolEvent;
-        assert.match(frame, new RegExp(`^id: ${event.event_id}$`, 'm'));
-        assert.match(frame, new RegExp(`^event: ${event.method.replace('.', '\\.')}$`, 'm'));
-        out.push(event);
-        if (done(event, out)) return out;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
+const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
 
 /** A message's text, its content a string or protocol content blocks. */
 const textOf = (content: unknown): string => (typeof content === 'string' ? content : (content as { text?: string }[]).map((b) => b.text ?? '').join(''));
-
-const rootEnd = (e: ProtocolEvent) => e.method === 'lifecycle' && e.params.namespace.length === 0 && e.params.data.event !== 'running';
 
 for (const workers of ['default', '0']) {
   describe(`protocol v2 (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
@@ -104,6 +55,13 @@ for (const workers of ['default', '0']) {
         assert.equal(started.id, 1);
         assert.match(started.result.run_id, /^[0-9a-f-]{36}$/);
         assert.deepEqual(started.meta, { thread_id: threadId, applied_through_seq: 0 });
+        // multitask strategies as upstream: reject while a run is in flight
+        const rejected = await a(`/threads/${threadId}/commands`, {
+          id: 9,
+          method: 'run.start',
+          params: { assistant_id: 'talk', input: {}, multitaskStrategy: 'reject' },
+        });
+        assert.equal(rejected.status, 409);
 
         const all = await events(await a(`/threads/${threadId}/stream/events`, { channels: ALL }), rootEnd);
         assert.deepEqual(

@@ -1,4 +1,4 @@
-// The thread-centric streaming protocol ("protocol v2", spec/agent-server-protocol.openrpc.json):
+// The thread-centric streaming protocol ("protocol v2", sendProtocolCommand and streamThreadEvents in spec/agent-server.openapi.yaml):
 // what a protocol run keeps in its event log, what a subscriber receives, and which events a
 // subscription's filter lets through. A protocol run's log holds, in order, its `metadata`
 // (the run's start, with the thread's sequence number before it), one `protocol` event per
