@@ -8,10 +8,12 @@ import { differences, describe as describeDifferences, normalise, readDeliberate
 import { side, startServers, type RunningServer, type Servers } from './harness.ts';
 import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
+import { authScenarios } from './authScenarios.ts';
+import { addressScenarios } from './addressScenarios.ts';
 import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios, ...protocolV2Scenarios];
+const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;
@@ -27,6 +29,7 @@ describe('differential: upstream JS dev server vs agentplane on the same project
       void side(server)
         .client()
         .assistants.getSchemas('parent')
+        .then(() => side(server).client().assistants.getSchemas('configured'))
         .catch(() => {});
   });
   after(async () => {
