@@ -398,6 +398,15 @@ export const MIGRATIONS: Migration[] = [
       CREATE TRIGGER agentplane_indexes_refused INSTEAD OF INSERT OR UPDATE OR DELETE ON agentplane_indexes FOR EACH ROW EXECUTE FUNCTION agentplane_old_layout_written();
     `,
   },
+  {
+    version: 7,
+    name: 'run claim tokens',
+    // A claim's own token, new each time a run is claimed: a run's end, a renewal and a release
+    // name the claim they belong to, so a replica whose claim was taken over (and the run
+    // claimed again, by another replica or by itself) writes nothing for it (pgRunClaims.ts).
+    // A claim from before has none, and is only ever taken over.
+    sql: `ALTER TABLE agentplane_run_claims ADD COLUMN token text;`,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -145,13 +145,28 @@ export class PgStore implements Store {
 
   async write(ops: WriteOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await this.transaction(async (client) => {
-      for (const op of ops) {
-        const target = this.handle(op.collection);
-        if ('delete' in op) await client.query(target.deleteSql, [op.id]);
-        else await client.query(target.upsertSql, target.row(op.id, op.value));
-      }
+    await this.transaction((client) => this.apply(client, ops));
+  }
+
+  /**
+   * Writes `ops` in one transaction only when `condition` (a statement, run first in the same
+   * transaction) answers a row; false, with nothing written, when it answers none. The
+   * condition locks what it reads (FOR UPDATE) to hold it true until the commit.
+   */
+  async writeIf(condition: string, params: unknown[], ops: WriteOp[]): Promise<boolean> {
+    return this.transaction(async (client) => {
+      if (!(await client.query(condition, params)).rowCount) return false;
+      await this.apply(client, ops);
+      return true;
     });
+  }
+
+  private async apply(client: pg.PoolClient, ops: WriteOp[]): Promise<void> {
+    for (const op of ops) {
+      const target = this.handle(op.collection);
+      if ('delete' in op) await client.query(target.deleteSql, [op.id]);
+      else await client.query(target.upsertSql, target.row(op.id, op.value));
+    }
   }
 
   async flush(): Promise<void> {
