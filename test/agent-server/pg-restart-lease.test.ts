@@ -72,6 +72,10 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     for (const server of replicas) live.add(server);
   });
   after(async () => {
+    // what the replicas logged, for a failure's reader
+    const logs = tempDir();
+    for (const [n, server] of replicas.entries()) fs.writeFileSync(path.join(logs, `replica-${n}-${server.process.pid}.log`), server.output());
+    console.log(`replica logs in ${logs}`);
     for (const server of replicas) await server.kill('SIGKILL');
     await proxy.close();
   });
@@ -214,7 +218,7 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     assert.deepEqual(
       twice.map((runs) => runs.map((e) => `${e.run} on ${e.pid} ${e.start}–${e.end}`).join(', ')),
       [],
-      'runs executed twice, not first on the killed replica',
+      `runs executed twice, not first on the killed replica (outage ${downAt}–${upAt}, killed ${killedAt})`,
     );
     for (const runs of byRun.values()) assert.ok(runs.filter((e) => e.done).length <= 1 || runs[0].pid === victimPid, `${runs[0].run} finished twice`);
 

@@ -129,7 +129,7 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
     await runs.put('r1', run('r1', 't1'));
     const stale = (await claimsA.claim(start))!;
     // A cannot renew (the database away, for A): the lease runs out and B takes the run over, then claims it again
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 800));
     assert.deepEqual(
       (await claimsB.recover(again)).abandoned.map((r) => [r.run_id, r.attempt]),
       [['r1', 2]],

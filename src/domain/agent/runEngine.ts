@@ -3,7 +3,7 @@
 // holds the queue — a server alone on its store (backends/embedded/runClaims.ts) or replicas
 // sharing PostgreSQL (backends/postgres/pgRunClaims.ts). It is woken by the port (a run queued or
 // released anywhere), by its own runs' ends, and by a timer for runs waiting on
-// `after_seconds`; it renews its claims every third of the lease (every 250 ms while that
+// `after_seconds`; it renews its claims every quarter of the lease (every 250 ms while that
 // fails), stops runs whose claim was taken over or whose cancel was asked elsewhere, stops
 // its runs itself before a claim it could not renew may be taken over (runLease.ts), and
 // recovers the claims of holders that are gone (a replica that died; on the embedded store,
@@ -269,26 +269,31 @@ export class RunEngine {
     return next;
   }
 
-  /** Renews every `renewEveryMs`; while renewals fail, every `retryEveryMs`, so a claim is kept the moment the database is back. */
+  /**
+   * Renews every `renewEveryMs` from the start of the last renewal (a slow answer does not
+   * stretch the period); while renewals fail, every `retryEveryMs`, so the claims are kept the
+   * moment the database is back.
+   */
   private renewEvery(lease: LeaseTimes): void {
     const next = (ms: number) => {
       if (this.stopping.signal.aborted) return;
-      this.renewTimer = setTimeout(() => void renewal(), ms);
+      this.renewTimer = setTimeout(() => void renewal(), Math.max(0, ms));
       this.renewTimer.unref();
     };
     const renewal = async () => {
+      const began = performance.now();
       try {
         await this.renew();
         if (this.renewFailingSince !== null)
           this.deps.log.info('run claims renewed again', { failing_ms: Math.round(performance.now() - this.renewFailingSince) });
         this.renewFailingSince = null;
-        next(lease.renewEveryMs);
+        next(began + lease.renewEveryMs - performance.now());
       } catch (err) {
         if (this.renewFailingSince === null) {
-          this.renewFailingSince = performance.now();
+          this.renewFailingSince = began;
           this.deps.log.warn('could not renew the run claims; trying again every few hundred ms', { retry_ms: lease.retryEveryMs, err });
         }
-        next(lease.retryEveryMs);
+        next(began + lease.retryEveryMs - performance.now());
       }
     };
     next(lease.renewEveryMs);
