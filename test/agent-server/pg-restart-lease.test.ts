@@ -82,7 +82,12 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
 
   it('runs nothing twice but the killed replica’s runs, never two at once on a thread, and keeps claims through the outage', async () => {
     const post = (server: ChildServer, url: string, body: unknown) =>
-      fetch(server.url + url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+      fetch(server.url + url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
     let turn = 0;
     const pick = () => {
       const pool = [...live];
@@ -141,12 +146,15 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     assert.equal(begun(), LONG_RUNS, 'the long runs are executing');
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    const holders = (await db.query<{ run_id: string; replica: string }>('SELECT run_id, replica FROM agentplane_run_claims WHERE run_id = ANY($1)', [longIds])).rows;
+    const holders = (await db.query<{ run_id: string; replica: string }>('SELECT run_id, replica FROM agentplane_run_claims WHERE run_id = ANY($1)', [longIds]))
+      .rows;
     await db.end();
     await sleep(1_000);
     // the victim holds the fewest long runs: some are in flight on the survivors
     const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
-    victim = [...replicas].sort((x, y) => holders.filter((h) => h.replica === replicaIdOf(x)).length - holders.filter((h) => h.replica === replicaIdOf(y)).length)[0];
+    victim = [...replicas].sort(
+      (x, y) => holders.filter((h) => h.replica === replicaIdOf(x)).length - holders.filter((h) => h.replica === replicaIdOf(y)).length,
+    )[0];
 
     downAt = Date.now();
     proxy.cut();
@@ -180,7 +188,9 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
       const joined = await fetch(`${server.url}/threads/${entry.threadId}/runs/${entry.runId}/join`, { signal: AbortSignal.timeout(60_000) });
       assert.equal(joined.status, 200);
       await joined.text();
-      const run = (await (await fetch(`${survivors[(n + 1) % survivors.length].url}/threads/${entry.threadId}/runs/${entry.runId}`)).json()) as { status: string };
+      const run = (await (await fetch(`${survivors[(n + 1) % survivors.length].url}/threads/${entry.threadId}/runs/${entry.runId}`)).json()) as {
+        status: string;
+      };
       assert.equal(run.status, 'success', `run ${entry.content} (${entry.runId}) ended ${run.status}`);
     }
     for (const server of survivors) assert.equal(server.process.exitCode, null, `a survivor exited:\n${server.output().slice(-2000)}`);
@@ -226,7 +236,8 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     for (const onThread of groupBy(executions, (e) => e.thread).values()) {
       const ordered = onThread.sort((x, y) => x.start - y.start);
       for (let i = 1; i < ordered.length; i += 1)
-        if (ordered[i].start < ordered[i - 1].end) overlaps.push(`${ordered[i - 1].run} (${ordered[i - 1].pid}) and ${ordered[i].run} (${ordered[i].pid}) on ${ordered[i].thread}`);
+        if (ordered[i].start < ordered[i - 1].end)
+          overlaps.push(`${ordered[i - 1].run} (${ordered[i - 1].pid}) and ${ordered[i].run} (${ordered[i].pid}) on ${ordered[i].thread}`);
     }
     assert.deepEqual(overlaps, [], 'executions overlapping on a thread');
 
@@ -235,17 +246,29 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
       const runs = byRun.get(runId) ?? [];
       return runs.length === 1 && runs[0].pid !== victimPid && runs[0].start < downAt && runs[0].end > upAt;
     });
-    assert.ok(kept.length >= 1, `a long run on a survivor executed once across the outage ${downAt}–${upAt} (${JSON.stringify(longIds.map((id) => byRun.get(id)))})`);
+    assert.ok(
+      kept.length >= 1,
+      `a long run on a survivor executed once across the outage ${downAt}–${upAt} (${JSON.stringify(longIds.map((id) => byRun.get(id)))})`,
+    );
 
     // every acknowledged input is once in its thread
     for (const threadId of [...shortThreads, ...longThreads]) {
-      const state = (await (await fetch(`${survivors[0].url}/threads/${threadId}/state`)).json()) as { values: { messages: { type: string; content: string }[] } };
+      const state = (await (await fetch(`${survivors[0].url}/threads/${threadId}/state`)).json()) as {
+        values: { messages: { type: string; content: string }[] };
+      };
       const humans = state.values.messages.filter((m) => m.type === 'human').map((m) => m.content);
       assert.equal(new Set(humans).size, humans.length, `thread ${threadId}: an input ran twice`);
-      for (const entry of sent.filter((s) => s.threadId === threadId)) assert.ok(humans.includes(entry.content), `acknowledged run ${entry.content} is missing`);
+      for (const entry of sent.filter((s) => s.threadId === threadId))
+        assert.ok(humans.includes(entry.content), `acknowledged run ${entry.content} is missing`);
     }
     console.log(
-      JSON.stringify({ outage_ms: outageMs, runs: sent.length, executions: executions.length, kept_long_runs: kept.length, victim_runs_again: [...byRun.values()].filter((r) => r.length > 1).length }),
+      JSON.stringify({
+        outage_ms: outageMs,
+        runs: sent.length,
+        executions: executions.length,
+        kept_long_runs: kept.length,
+        victim_runs_again: [...byRun.values()].filter((r) => r.length > 1).length,
+      }),
     );
   }
 });
