@@ -70,7 +70,7 @@ export interface ServerConfig {
   phaseMs: number;
   /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default), `local`, `container`, `kubernetes` or `kube-local`. */
   deployer: 'simulated' | 'local' | 'container' | 'kubernetes' | 'kube-local';
-  /** The Kubernetes deployers' settings: namespace when a deployment names none (AGENTPLANE_KUBE_NAMESPACE, default `default`), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
+  /** The Kubernetes deployers' settings: the namespace of every deployment no listener deploys (AGENTPLANE_KUBE_NAMESPACE, default `default`; a tenant never chooses it), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
   kube: { namespace: string; postgresImage: string };
   /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
   buildTimeoutMs: number;

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { json, until } from './support/replies.ts';
 import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
@@ -26,23 +27,6 @@ after(async () => {
   await server?.close();
   if (image) removeImage(image);
 });
-
-async function json<T = any>(res: Response | Promise<Response>, status = 200): Promise<T> {
-  const r = await res;
-  const text = await r.text();
-  assert.equal(r.status, status, text);
-  return text ? JSON.parse(text) : (undefined as T);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 const leftovers = (deploymentId: string) => ({
   pods: podman(['pod', 'ps', '--format', '{{.Name}}'])
@@ -66,7 +50,7 @@ test('a resource_spec with every group is rendered, validated, played with podma
       json: {
         name: `kube-local-${randomUUID().slice(0, 8)}`,
         source: 'external_docker',
-        source_config: { resource_spec: fullResourceSpec(image), listener_config: { k8s_namespace: 'agents' } },
+        source_config: { resource_spec: fullResourceSpec(image) },
         source_revision_config: { image_uri: image },
         secrets: [{ name: 'AGENT_TOKEN', value: 'tok-kube-local' }],
       },
@@ -78,7 +62,8 @@ test('a resource_spec with every group is rendered, validated, played with podma
 
   // the manifests the deployer applies, as the API shows them: every kind, secrets masked
   const shown = await json(server.api(`${revisionPath}/manifests`));
-  assert.equal(shown.namespace, 'agents');
+  // the operator's namespace (AGENTPLANE_KUBE_NAMESPACE)
+  assert.equal(shown.namespace, 'default');
   assert.deepEqual(shown.manifests.map((m: any) => m.kind).sort(), [
     'Deployment',
     'Deployment',
