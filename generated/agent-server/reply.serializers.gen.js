@@ -6142,7 +6142,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_48":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_50":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -7632,7 +7632,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_53#/items"
+      // "__fjs_merged_55#/items"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7664,12 +7664,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_53#"
+      // "__fjs_merged_55#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_53#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_55#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8455,7 +8455,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#/properties/checkpoint_map"
+      // "__fjs_merged_56#/properties/checkpoint_map"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8486,7 +8486,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_54#"
+      // "__fjs_merged_56#"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8574,7 +8574,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous18(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_54#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_56#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -8583,7 +8583,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_56#/properties/checkpoint_map"
+      // "__fjs_merged_58#/properties/checkpoint_map"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8614,7 +8614,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_56#"
+      // "__fjs_merged_58#"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8702,7 +8702,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous20(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_56#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_58#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -9193,7 +9193,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_62#/items"
+      // "__fjs_merged_64#/items"
       function anonymous6 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9225,12 +9225,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous5 (obj) {
-      // "__fjs_merged_62#"
+      // "__fjs_merged_64#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_62#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_64#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10016,7 +10016,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#/properties/checkpoint_map"
+      // "__fjs_merged_65#/properties/checkpoint_map"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10047,7 +10047,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_63#"
+      // "__fjs_merged_65#"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10135,7 +10135,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous19(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_63#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_65#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10144,7 +10144,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_65#/properties/checkpoint_map"
+      // "__fjs_merged_67#/properties/checkpoint_map"
       function anonymous21 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10175,7 +10175,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_65#"
+      // "__fjs_merged_67#"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10263,7 +10263,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous21(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_65#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_67#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10474,7 +10474,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_67":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_69":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -11662,7 +11662,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_1
   
     
-      // "__fjs_merged_73#/items"
+      // "__fjs_merged_75#/items"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11694,12 +11694,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous3 (obj) {
-      // "__fjs_merged_73#"
+      // "__fjs_merged_75#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_73#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_75#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -13785,7 +13785,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_77#"
+      // "__fjs_merged_79#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13843,7 +13843,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_77#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_79#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13868,7 +13868,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_78#"
+      // "__fjs_merged_80#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13926,7 +13926,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_78#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_80#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13961,7 +13961,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_79":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_81":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -14004,7 +14004,7 @@ const asInteger = serializer.asInteger.bind(serializer)
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_79#/oneOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_81#/oneOf/1")))(input)) {
         json += JSON_STR_NULL
       }
     
@@ -14214,12 +14214,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous3 (obj) {
-      // "__fjs_merged_82#/properties/namespace"
+      // "__fjs_merged_84#/properties/namespace"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_82#/properties/namespace' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_84#/properties/namespace' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14269,7 +14269,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_82#/properties/value"
+      // "__fjs_merged_84#/properties/value"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14300,7 +14300,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_82#"
+      // "__fjs_merged_84#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14376,7 +14376,7 @@ return json + JSON_STR_END_OBJECT
             json += asNumber(value_score_9)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_82#/properties/score' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_84#/properties/score' does not match schema definition.")
   
       } else {
         throw new Error('"score" is required!')
@@ -15045,7 +15045,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_85":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_87":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -15977,7 +15977,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_87#/properties/error"
+      // "__fjs_merged_89#/properties/error"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16022,7 +16022,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_87#"
+      // "__fjs_merged_89#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16080,7 +16080,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_87#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_89#/properties/id' does not match schema definition.")
   
       }
 
@@ -16101,7 +16101,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_88#/items"
+      // "__fjs_merged_90#/items"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16133,12 +16133,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_88#"
+      // "__fjs_merged_90#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_88#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_90#' does not match schema definition.")
     }
     const arrayLength = obj.length
   

@@ -11,7 +11,7 @@ import { IN_PROGRESS, NOT_STARTED, isFinished } from '../domain/control-plane/de
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../domain/control-plane/records.ts';
 import { timestamp } from '../domain/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { ControlPlaneClient } from './controlPlaneClient.ts';
+import type { ListenerClient } from './controlPlaneClient.ts';
 
 /** Most log lines sent in one call (the spec's limit). */
 const LOG_BATCH = 1000;
@@ -23,10 +23,9 @@ export class Reconciler {
   private readonly logsComplete = new Set<string>();
 
   constructor(
-    private readonly listenerId: string,
     private readonly mirror: ControlPlaneRepository,
     private readonly deployer: Deployer,
-    private readonly client: ControlPlaneClient,
+    private readonly client: ListenerClient,
     private readonly log: Logger,
   ) {}
 
@@ -50,7 +49,7 @@ export class Reconciler {
     const id = assignment.deployment_id;
     const mine = await this.mirror.deployments.get(id);
     if (assignment.status === 'AWAITING_DELETE') {
-      if (!mine) await this.client.reportRemoved(this.listenerId, id);
+      if (!mine) await this.client.reportRemoved(id);
       else if (mine.status !== 'AWAITING_DELETE') await this.retire(mine);
       return;
     }
@@ -128,7 +127,7 @@ export class Reconciler {
         repo_commit_sha: mine.source_revision_config.repo_commit_sha,
         custom_url: url,
       };
-      await this.client.reportStatus(this.listenerId, mine.id, report);
+      await this.client.reportStatus(mine.id, report);
       this.log.info('revision status reported', { deployment_id: mine.deployment_id, revision_id: mine.id, from: theirs.status, status: mine.status });
     }
   }
@@ -150,7 +149,7 @@ export class Reconciler {
       const from = this.logCursors.get(key) ?? 0;
       const page = await this.deployer.readLogs(revision, kind, { offset: String(from), limit: LOG_BATCH, order: 'asc' });
       if (page.logs.length > 0) {
-        await this.client.reportLogs(this.listenerId, revision.id, { type: kind, from, logs: page.logs });
+        await this.client.reportLogs(revision.id, { type: kind, from, logs: page.logs });
         this.logCursors.set(key, from + page.logs.length);
       }
       if (page.next_offset === null) this.logsComplete.add(key);
