@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { json, until } from './support/replies.ts';
 import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
@@ -26,23 +27,6 @@ after(async () => {
   await server?.close();
   if (image) removeImage(image);
 });
-
-async function json<T = any>(res: Response | Promise<Response>, status = 200): Promise<T> {
-  const r = await res;
-  const text = await r.text();
-  assert.equal(r.status, status, text);
-  return text ? JSON.parse(text) : (undefined as T);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 const leftovers = (deploymentId: string) => ({
   pods: podman(['pod', 'ps', '--format', '{{.Name}}'])

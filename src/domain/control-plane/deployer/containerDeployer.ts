@@ -231,6 +231,7 @@ export class ContainerDeployer extends PhasedDeployer {
       proxyImage: replicas > 1 ? await ensureBaseImage(this.engine) : null,
       resources,
       secrets,
+      privateDir: path.join(this.deploymentDir(deployment.id), 'secrets'),
       env: {
         ...tracingProjectEnv(deployment.name, secrets),
         AGENTPLANE_CONTROL_PLANE: 'off',

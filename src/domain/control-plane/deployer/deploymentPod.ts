@@ -8,6 +8,7 @@ import type { ResourceSpec } from '../../../../generated/control-plane/types.gen
 import type { ContainerEngine } from '../images/engine.ts';
 import { IMAGE_DATA_DIR, IMAGE_PORT } from '../images/buildImage.ts';
 import { proxyProgram } from './roundRobinProxy.ts';
+import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
 
 export const LABELS = { deployment: 'agentplane.deployment', revision: 'agentplane.revision', role: 'agentplane.role', port: 'agentplane.port' } as const;
 
@@ -31,8 +32,10 @@ export interface PodSpec {
   /** The image the proxy runs in (any with node), when there are several replicas. */
   proxyImage: string | null;
   resources: ResourceSpec | null;
-  /** The deployment's secrets: reach each replica as environment variables, by name. */
+  /** The deployment's secrets: reach each replica as environment variables, by name (containerSecrets.ts). */
   secrets: Record<string, string>;
+  /** A directory private to the control plane, for the files that carry the secrets (left empty). */
+  privateDir: string;
   /** Further environment of each replica. */
   env: Record<string, string>;
   /** One replica keeps its data on the deployment's volume; several share a database instead. */
@@ -70,10 +73,11 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
     ...(count > 1 ? spec.replicaHostPorts.map((host, i) => `127.0.0.1:${host}:${replicaPort(i, count)}`) : []),
   ];
   await engine.run(['pod', 'create', '--name', pod, ...labelArgs(labels), ...published.flatMap((p) => ['-p', p])]);
-  for (let i = 0; i < count; i += 1) {
-    const env = { ...spec.env, HOST: '0.0.0.0', PORT: String(replicaPort(i, count)) };
-    await engine.run(
-      [
+  const secrets = await deliverSecrets(engine, spec.deploymentId, spec.secrets, spec.privateDir);
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const env = { ...spec.env, HOST: '0.0.0.0', PORT: String(replicaPort(i, count)) };
+      await engine.run([
         'run',
         '--detach',
         '--pod',
@@ -88,12 +92,13 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
         'no-new-privileges',
         ...(spec.dataVolume ? ['--volume', `${volumeName(spec.deploymentId)}:${IMAGE_DATA_DIR}`] : []),
         ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
-        // secret values reach the container from this command's environment, never its command line
-        ...Object.keys(spec.secrets).flatMap((name) => ['--env', name]),
+        // the secrets' values reach the container alone, neither this command's environment nor its arguments
+        ...secrets.args,
         spec.image,
-      ],
-      { env: spec.secrets },
-    );
+      ]);
+    }
+  } finally {
+    secrets.done();
   }
   if (count > 1 && spec.proxyImage) {
     const targets = spec.replicaHostPorts.map((_, i) => `127.0.0.1:${replicaPort(i, count)}`);
@@ -156,6 +161,7 @@ export async function removePod(engine: ContainerEngine, deploymentId: string): 
   // containers left outside the pod by an interrupted create
   const stray = (await engine.run(['ps', '--all', '--quiet', '--filter', `label=${LABELS.deployment}=${deploymentId}`])).split('\n').filter(Boolean);
   if (stray.length) await engine.run(['rm', '--force', '--volumes', ...stray]);
+  await removeContainerSecrets(engine, deploymentId);
 }
 
 /** Everything of the deployment: pod, containers, its volume and the images built for it (the layers of failed builds too). */

@@ -20,7 +20,8 @@ import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
 import { answersOk, freePort, missingGraphs } from './probes.ts';
-import { withoutOwnSettings } from '../images/engine.ts';
+import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/engine.ts';
+import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
 import { LogWriter, capLogFile } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import { logDeploymentDeleted } from '../transitionLog.ts';
@@ -51,8 +52,8 @@ interface ProcessFile {
   revision_id: string | null;
 }
 
-function containerRuntime(env: Record<string, string>): string | null {
-  for (const cli of ['docker', 'podman']) {
+function containerRuntime(env: Record<string, string>): EngineName | null {
+  for (const cli of ['docker', 'podman'] as const) {
     try {
       execFileSync(cli, ['--version'], { stdio: 'ignore', timeout: 5000, env });
       return cli;
@@ -291,7 +292,16 @@ export class LocalDeployer extends PhasedDeployer {
       const runtime = containerRuntime(withoutOwnSettings(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
       const memory = deployment.source_config.resource_spec?.memory_limit_mb;
-      const envArgs = Object.keys(secrets).flatMap((name) => ['-e', name]);
+      const engineEnv = withoutOwnSettings(this.options.baseEnv);
+      const engine = new ContainerEngine({ name: runtime, env: engineEnv, containersConf: null });
+      // the secrets reach the container alone (containerSecrets.ts); the files docker reads stay
+      // (private to the control plane) while the process may be restarted, and go with the deployment
+      let delivery: Awaited<ReturnType<typeof deliverSecrets>>;
+      try {
+        delivery = await deliverSecrets(engine, deployment.id, secrets, this.secretsDir(deployment.id));
+      } catch (err) {
+        return `Deploy failed: ${(err as Error).message}.`;
+      }
       return {
         ...base,
         command: runtime,
@@ -303,12 +313,11 @@ export class LocalDeployer extends PhasedDeployer {
           '-p',
           `127.0.0.1:${port}:8000`,
           ...(memory ? ['--memory', `${memory}m`] : []),
-          ...envArgs,
+          ...delivery.args,
           image,
         ],
         cwd: this.deploymentDir(deployment.id),
-        // secrets reach the container by name from this environment, never on the command line
-        env: { ...withoutOwnSettings(this.options.baseEnv), ...secrets },
+        env: engineEnv,
       };
     }
     return `Deploy failed: the local deployer cannot run a ${deployment.source} revision${image ? '' : ' without image_uri'}.`;
@@ -365,7 +374,12 @@ export class LocalDeployer extends PhasedDeployer {
       const deployment = await this.repo.deployments.get(deploymentId);
       // gone already: removed with ?force=true while this waited; its files still go
       if (deployment && deployment.status !== 'AWAITING_DELETE') return;
+      // an image ran: its engine may keep secrets of the deployment
+      const ranImage = fs.existsSync(this.secretsDir(deploymentId));
       fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
+      const runtime = ranImage ? containerRuntime(withoutOwnSettings(this.options.baseEnv)) : null;
+      if (runtime)
+        await removeContainerSecrets(new ContainerEngine({ name: runtime, env: withoutOwnSettings(this.options.baseEnv), containersConf: null }), deploymentId);
       await this.sandboxes.remove(deploymentId);
       if (deployment) await this.repo.remove(deploymentId);
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
@@ -373,6 +387,11 @@ export class LocalDeployer extends PhasedDeployer {
   }
 
   // ---- files ----
+
+  /** Private to the control plane: the files that carry an image's secrets to its engine. */
+  private secretsDir(deploymentId: string): string {
+    return path.join(this.deploymentDir(deploymentId), 'secrets');
+  }
 
   private checkoutDir(deploymentId: string, revisionId: string): string {
     return path.join(this.options.workspaces, deploymentId, 'checkouts', revisionId);

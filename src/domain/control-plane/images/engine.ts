@@ -22,8 +22,6 @@ export interface RunOptions {
   onLine?: (line: string) => void;
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Extra variables for this command only (a container's secrets, passed by name with -e). */
-  env?: Record<string, string>;
 }
 
 export class EngineError extends Error {
@@ -78,7 +76,8 @@ export class ContainerEngine {
   /** Runs `<engine> args…`; resolves with its standard output, rejects with an EngineError. */
   run(args: string[], options: RunOptions = {}): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.name, args, { env: { ...this.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // always the control plane's own environment: nothing of a tenant's (deployer/containerSecrets.ts)
+      const child = spawn(this.name, args, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       const tail: string[] = [];
       const line = (text: string) => {

@@ -1,0 +1,135 @@
+// A hostile tenant against the container and kube-local deployers, on this machine's podman:
+// secrets named after the runtime's own variables (PATH, LD_PRELOAD, CONTAINERS_CONF) that
+// would make the control plane run a planted program as root; secret references to another
+// deployment's secrets; and each rule of the Kubernetes "restricted" Pod Security Standard.
+// Run: CONTAINERS_CONF=$PWD/config/containers.conf npx tsx --test test/containers/hostileTenant.test.ts
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { json, until } from './support/replies.ts';
+import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
+
+const skip = podmanAvailable() ? false : 'podman is not installed';
+let image = '';
+const planted = tempDir('agentplane-planted-');
+const marker = path.join(planted, 'ran-as-the-control-plane');
+
+/**
+ * What a tenant would plant where the control plane could run it: a `podman` and a `conmon`
+ * first on a PATH, a preloaded library, a containers.conf naming the planted conmon. Each
+ * leaves the marker file, then lets the real program go on (so nothing else fails).
+ */
+function plant(): Record<string, string> {
+  const script = (real: string) => `#!/bin/sh\necho "$0 $*" >> ${marker}\nexec ${real} "$@"\n`;
+  fs.writeFileSync(path.join(planted, 'podman'), script(execFileSync('which', ['podman'], { encoding: 'utf8' }).trim()), { mode: 0o755 });
+  fs.writeFileSync(path.join(planted, 'conmon'), script(execFileSync('which', ['conmon'], { encoding: 'utf8' }).trim()), { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(planted, 'hook.c'),
+    `#include <stdio.h>\n__attribute__((constructor)) static void hook(void) { FILE *f = fopen("${marker}", "a"); if (f) { fputs("LD_PRELOAD\\n", f); fclose(f); } }\n`,
+  );
+  execFileSync('cc', ['-shared', '-fPIC', '-o', path.join(planted, 'hook.so'), path.join(planted, 'hook.c')]);
+  fs.writeFileSync(path.join(planted, 'containers.conf'), `${fs.readFileSync(CONTAINERS_CONF, 'utf8')}conmon_path = ["${path.join(planted, 'conmon')}"]\n`);
+  return {
+    PATH: `${planted}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+    LD_PRELOAD: path.join(planted, 'hook.so'),
+    CONTAINERS_CONF: path.join(planted, 'containers.conf'),
+    MULTI_LINE: '-----BEGIN KEY-----\nPATH\nsecret-body\n-----END KEY-----',
+  };
+}
+
+const finished = (server: TestServer, revisionPath: string) =>
+  until('the revision to finish', async () => {
+    const r = await json(server.api(revisionPath));
+    return r.status.endsWith('FAILED') || r.status === 'DEPLOYED' ? r : undefined;
+  });
+
+const podmanSecretsOf = (deploymentId: string) =>
+  podman(['secret', 'ls', '--format', '{{.Name}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId));
+
+before(() => {
+  if (skip) return;
+  image = buildNodeImage(`hostile-${randomUUID().slice(0, 8)}`);
+});
+
+after(() => {
+  if (image) removeImage(image);
+  fs.rmSync(planted, { recursive: true, force: true });
+});
+
+describe('container deployer', () => {
+  let server: TestServer;
+  const logged: string[] = [];
+
+  before(async () => {
+    if (skip) return;
+    server = await startTestServer({
+      env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120' },
+      log: createLogger('debug', {}, (line) => logged.push(line)),
+    });
+  });
+
+  after(async () => {
+    await server?.close();
+  });
+
+  test(
+    'secrets named PATH, LD_PRELOAD and CONTAINERS_CONF reach the container only: nothing planted runs on the host',
+    { skip, timeout: 300_000 },
+    async () => {
+      const secrets = plant();
+      const created = await json(
+        server.api('/v2/deployments', {
+          method: 'POST',
+          json: {
+            name: `hostile-${randomUUID().slice(0, 8)}`,
+            source: 'external_docker',
+            source_config: {},
+            source_revision_config: { image_uri: image },
+            secrets: Object.entries(secrets).map(([name, value]) => ({ name, value })),
+          },
+        }),
+        201,
+      );
+      const id: string = created.id;
+      try {
+        const revision = await finished(server, `/v2/deployments/${id}/revisions/${created.latest_revision_id}`);
+        assert.equal(revision.status, 'DEPLOYED', revision.status_message);
+        assert.equal(
+          fs.existsSync(marker),
+          false,
+          `the control plane ran what the tenant planted:\n${fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : ''}`,
+        );
+
+        // the files that carried them to podman are gone
+        assert.deepEqual(fs.readdirSync(path.join(server.dataDir!, 'deployments', id, 'secrets')), []);
+        // each secret, multi-line included, is the container's variable
+        const url: string = (await json(server.api(`/v2/deployments/${id}`))).source_config.custom_url;
+        for (const [name, value] of Object.entries(secrets)) assert.equal(await (await fetch(`${url}/env/${name}`)).text(), value, name);
+        // and never on a command line, nor in the server's log
+        const container = `agentplane-${id}-replica-0`;
+        const createCommand = podman(['inspect', container, '--format', '{{json .Config.CreateCommand}}']);
+        for (const value of Object.values(secrets)) {
+          assert.ok(!createCommand.includes(value), `a secret on the command line: ${createCommand}`);
+          assert.ok(!logged.join('').includes(value), 'a secret in the server log');
+        }
+
+        // a restarted container finds its secrets again
+        podman(['stop', '--time', '1', container]);
+        await until('the container restarted', async () => ((await fetch(`${url}/env/MULTI_LINE`).catch(() => null))?.ok ? true : undefined), 60_000);
+        assert.equal(await (await fetch(`${url}/env/MULTI_LINE`)).text(), secrets.MULTI_LINE);
+        assert.equal(fs.existsSync(marker), false);
+      } finally {
+        await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
+        await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
+      }
+      assert.deepEqual(podmanSecretsOf(id), []);
+    },
+  );
+});
