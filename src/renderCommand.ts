@@ -6,6 +6,28 @@ import YAML from 'yaml';
 import type { ResourceSpec } from '../generated/control-plane/types.gen.ts';
 import { renderManifests } from './domain/control-plane/kubernetes/renderManifests.ts';
 import { validateManifests } from './domain/control-plane/kubernetes/validateManifests.ts';
+import { checkResourceSpec } from './domain/control-plane/sourceRules.ts';
+import { createDeployment_body } from '../generated/control-plane/body.validators.gen.js';
+
+/**
+ * What the API would refuse of this resource_spec: the same schema (a create request's body)
+ * and the same rules (sourceRules.ts; the tenant boundary is the renderer's own check).
+ */
+function refusedByTheApi(spec: ResourceSpec, image: string): string[] {
+  const body = { name: 'render', source: 'external_docker', source_config: { resource_spec: spec }, source_revision_config: { image_uri: image } };
+  if (!createDeployment_body(body)) {
+    // the "or null" branches of resource_spec itself say nothing more
+    const issues = (createDeployment_body.errors ?? []).filter(
+      (e) => !(e.instancePath === '/source_config/resource_spec' && ['anyOf', 'type'].includes(e.keyword)),
+    );
+    return issues.map(
+      (e) =>
+        `${e.instancePath.replace(/^\//, '').replaceAll('/', '.')}: ${e.message ?? e.keyword}${e.params.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`,
+    );
+  }
+  const broken = checkResourceSpec(spec);
+  return broken ? [broken.failure.detail] : [];
+}
 
 export interface RenderOptions {
   image: string;
@@ -27,6 +49,9 @@ export function renderCommand(options: RenderOptions): number {
       return 1;
     }
   }
+  const refused = refusedByTheApi(spec, options.image);
+  for (const problem of refused) console.error(`error: ${problem}`);
+  if (refused.length > 0) return 1;
   const secrets = [];
   for (const pair of options.secret) {
     const at = pair.indexOf('=');

@@ -30,20 +30,26 @@ const AUTH_ACTIONS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * `x-auth` of an operation under custom auth: `public` (nobody is asked), `authenticated`
- * (the caller is authenticated, no handler is asked) or the `{resource, action}` whose
- * handler is asked. Every REST operation of a document that declares it must say which, so a
- * new operation cannot slip past the project's auth handlers unnoticed.
+ * (the caller is authenticated, no handler is asked), or the `{resource, action}` events whose
+ * handlers are asked, one or a list in the order upstream asks them (copying a thread reads
+ * the source, then creates the copy). Every REST operation of a document that declares it must
+ * say which, so a new operation cannot slip past the project's auth handlers unnoticed.
  */
 function authOf(file: string, op: Json): OperationSpec['auth'] {
   const where = `${file}: ${op.operationId}`;
   const auth = op['x-auth'];
   if (auth === undefined) throw new Error(`${where} has no x-auth (public, authenticated or {resource, action}); every operation under custom auth needs one`);
   if (auth === 'public' || auth === 'authenticated') return auth;
-  const actions = AUTH_ACTIONS[auth?.resource];
-  if (!actions?.includes(auth.action) || Object.keys(auth).length !== 2) {
-    throw new Error(`${where}: x-auth ${JSON.stringify(auth)} is not one of public, authenticated or {resource, action} with ${JSON.stringify(AUTH_ACTIONS)}`);
+  const events: Json[] = Array.isArray(auth) ? auth : [auth];
+  const known = (event: Json) => AUTH_ACTIONS[event?.resource]?.includes(event.action) && Object.keys(event).length === 2;
+  if (events.length === 0 || !events.every(known)) {
+    throw new Error(
+      `${where}: x-auth ${JSON.stringify(auth)} is not one of public, authenticated or {resource, action} (or a list of them) with ${JSON.stringify(AUTH_ACTIONS)}`,
+    );
   }
-  return { resource: auth.resource, action: auth.action };
+  const names = events.map((e) => `${e.resource}:${e.action}`);
+  if (new Set(names).size !== names.length) throw new Error(`${where}: x-auth names ${names.join(', ')}; each event once`);
+  return events.map((e) => ({ resource: e.resource, action: e.action }));
 }
 
 export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json, options: { customAuth?: boolean } = {}): OperationSchemas {

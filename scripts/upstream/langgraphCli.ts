@@ -114,7 +114,7 @@ function readVersion(dir: string): string | null {
   }
 }
 
-function runNpm(args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+export function runNpm(args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     // own process group, so a timeout ends npm's children (its lifecycle scripts) too
     const child = spawn('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -70,7 +70,7 @@ export interface ServerConfig {
   phaseMs: number;
   /** Which deployer drives revisions (AGENTPLANE_DEPLOYER, else the project file's `deployer`): `simulated` (default), `local`, `container`, `kubernetes` or `kube-local`. */
   deployer: 'simulated' | 'local' | 'container' | 'kubernetes' | 'kube-local';
-  /** The Kubernetes deployers' settings: namespace when a deployment names none (AGENTPLANE_KUBE_NAMESPACE, default `default`), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
+  /** The Kubernetes deployers' settings: the namespace of every deployment no listener deploys (AGENTPLANE_KUBE_NAMESPACE, default `default`; a tenant never chooses it), its PostgreSQL's image (AGENTPLANE_KUBE_POSTGRES_IMAGE, default `postgres:16`). */
   kube: { namespace: string; postgresImage: string };
   /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
   buildTimeoutMs: number;
@@ -82,6 +82,13 @@ export interface ServerConfig {
   deploymentsDir: string | null;
   /** A listener not heard from for this long leaves its deployments UNKNOWN (AGENTPLANE_LISTENER_TIMEOUT_S, default 60). */
   listenerTimeoutMs: number;
+  /**
+   * The auth service: the key tokens are sealed with (AGENTPLANE_TOKEN_KEY, 32 bytes as hex or
+   * base64), earlier keys still opening them (AGENTPLANE_TOKEN_KEY_PREVIOUS, comma-separated),
+   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), and
+   * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
+   */
+  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; graphTenant: string | null };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
@@ -193,6 +200,16 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
     listenerTimeoutMs: duration('seconds', 'AGENTPLANE_LISTENER_TIMEOUT_S', env.AGENTPLANE_LISTENER_TIMEOUT_S, 60) * 1000,
+    agentAuth: {
+      tokenKey: env.AGENTPLANE_TOKEN_KEY?.trim() || null,
+      previousTokenKeys: (env.AGENTPLANE_TOKEN_KEY_PREVIOUS ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+      allowHttp: flag('AGENTPLANE_AUTH_ALLOW_HTTP', env.AGENTPLANE_AUTH_ALLOW_HTTP, false),
+      // whose providers a graph's authenticate() uses when its run has no tenant (agent-server auth off)
+      graphTenant: env.AGENTPLANE_AGENT_AUTH_TENANT?.trim().toLowerCase() || null,
+    },
     // a queue worker serves no API, the control plane's included
     controlPlane: role === 'queue' ? false : flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
     role,

@@ -10,6 +10,12 @@ export interface RequestContext {
   tenantId: string | null;
   /** Scheme://host[:port] of this server as the client sees it (or the configured public URL). */
   baseUrl: string;
+  /**
+   * Scheme://host[:port] the request itself names: its Host, or what a trusted proxy forwarded
+   * (origin.ts), whatever public URL is configured. For URLs a page loads from wherever it
+   * reached this server (generative UI scripts, as upstream builds them from Host).
+   */
+  requestOrigin: string;
   /** Aborted when the client disconnects before the reply is complete. */
   signal: AbortSignal;
   log: Logger;
@@ -24,6 +30,11 @@ export interface RequestContext {
   user?: AuthUser;
   /** The request's headers (a run stamps the caller's `x-*` and user-agent on its configurable). */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * What the project's auth handlers were shown and may have changed, for an operation without
+   * a body of its own (a thread copy's new id and metadata); absent without custom auth.
+   */
+  authorized?: Readonly<Record<string, unknown>>;
 }
 
 export interface RpcContext extends RequestContext {
@@ -32,9 +43,9 @@ export interface RpcContext extends RequestContext {
 }
 
 /**
- * The context with more fields. The HTTP pipeline's context makes `baseUrl` and `signal` on
+ * The context with more fields. The HTTP pipeline's context makes `baseUrl`, `requestOrigin` and `signal` on
  * first read (getters on its prototype), which a spread does not copy: they are read here.
  */
 export function extendContext<C extends RequestContext, E extends object>(ctx: C, extra: E): C & E {
-  return { ...ctx, baseUrl: ctx.baseUrl, signal: ctx.signal, ...extra };
+  return { ...ctx, baseUrl: ctx.baseUrl, requestOrigin: ctx.requestOrigin, signal: ctx.signal, ...extra };
 }

@@ -34,9 +34,10 @@ export interface OperationSpec {
   security: Record<string, string[]>[];
   /**
    * Under the project's custom auth (`x-auth`): open to anybody, the caller authenticated only,
-   * or also authorized by the handler of `resource:action`. Absent: custom auth does not apply.
+   * or also authorized by the handlers of these `resource:action` events, asked in this order.
+   * Absent: custom auth does not apply.
    */
-  auth?: 'public' | 'authenticated' | AuthEvent;
+  auth?: 'public' | 'authenticated' | AuthEvent[];
   /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
   jsonrpc?: string;
   params: {

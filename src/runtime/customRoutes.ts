@@ -45,6 +45,18 @@ const INNER_HEADER = 'x-agentplane-inner';
  * id is agentplane's, not the caller's (x-agentplane-* headers never reach a run).
  */
 export const INNER_REQUEST_ID_HEADER = 'x-agentplane-request-id';
+/** The client's Host, carried to the API call a middleware passed on (the loopback call has its own). */
+const INNER_HOST_HEADER = 'x-agentplane-host';
+
+/**
+ * An API call a middleware passed on names the client's Host again, so what the API builds
+ * from it (generative UI tags, agent cards) names the host the client reached, not loopback.
+ */
+export function restoreClientHost(req: IncomingMessage): void {
+  const host = req.headers[INNER_HOST_HEADER];
+  if (typeof host === 'string' && host) req.headers.host = host;
+  delete req.headers[INNER_HOST_HEADER];
+}
 
 export interface CustomAppOptions {
   /** This server's own URL, where middleware-wrapped API calls go on to (loopback). */
@@ -138,6 +150,7 @@ async function forwardToApi(c: HonoContext, token: string, options: CustomAppOpt
   // one request id for the client's request, whichever side answers it
   const requestId = c.env?.outgoing?.getHeader('X-Request-Id');
   if (requestId) headers.set(INNER_REQUEST_ID_HEADER, String(requestId));
+  headers.set(INNER_HOST_HEADER, original.headers.get('host') ?? url.host);
   for (const name of ['connection', 'content-length', 'transfer-encoding', 'keep-alive']) headers.delete(name);
   const body = await bodyAsLeft(c);
   const answer = await fetch(new URL(url.pathname + url.search, base), { method: original.method, headers, body, signal: original.signal, redirect: 'manual' });

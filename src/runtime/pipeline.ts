@@ -21,7 +21,7 @@ import { validateRequest, validatorsOf, type OperationValidators } from './valid
 import { ReplyViolation, replyViolation, send, writeReply } from './writeReply.ts';
 import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
-import { INNER_REQUEST_ID_HEADER, type CustomApp } from './customRoutes.ts';
+import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 
 export type { OperationHandler } from './handler.ts';
@@ -151,7 +151,11 @@ class HttpRequestContext implements RequestContext {
   }
 
   get baseUrl(): string {
-    return (this.origin ??= requestOrigin(this.headers, this.trustProxy));
+    return (this.origin ??= this.requestOrigin);
+  }
+
+  get requestOrigin(): string {
+    return requestOrigin(this.headers, this.trustProxy);
   }
 
   get signal(): AbortSignal {
@@ -232,10 +236,13 @@ export function createPipeline(options: PipelineOptions) {
         }
         return send(res, httpError(404, 'Not Found'));
       }
-      if (custom?.around && !custom.innerRequest(req)) {
-        // the app's middleware first; the API answers the call it passes on (counted there)
-        operationId = 'custom';
-        return await custom.around(req, res);
+      if (custom?.around) {
+        if (!custom.innerRequest(req)) {
+          // the app's middleware first; the API answers the call it passes on (counted there)
+          operationId = 'custom';
+          return await custom.around(req, res);
+        }
+        restoreClientHost(req);
       }
       if (match.kind === 'method-not-allowed') {
         return send(res, httpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') }));

@@ -49,6 +49,10 @@ describe('shapes clients read', () => {
     const [expanded] = withSubgraphs.tasks as any[];
     assert.equal(expanded.checkpoint, null);
     assert.deepEqual(expanded.state.next, ['ask']);
+    // upstream's keys exactly: the nested state lists no `interrupts` of its own (its tasks do)
+    const keys = ['checkpoint', 'created_at', 'metadata', 'next', 'parent_checkpoint', 'tasks', 'values'];
+    assert.deepEqual(Object.keys(expanded.state).sort(), keys);
+    assert.equal(expanded.state.tasks[0].interrupts.length, 1);
   });
 
   it("a finished task's result is what its node returned", async () => {
@@ -60,6 +64,20 @@ describe('shapes clients read', () => {
     assert.equal(task.name, 'tools');
     assert.equal(task.result.messages[0].type, 'tool');
     assert.equal(task.result.messages[0].content, '42');
+  });
+
+  it('history reads the same at every read, and a copy’s history is the same (a tool result stored without an id)', async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, 'agent', { input: say('what is 6 * 7?') });
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.equal(JSON.stringify(await client.threads.getHistory(thread.thread_id)), JSON.stringify(history));
+    const copy = await client.threads.copy(thread.thread_id);
+    const copied = await client.threads.getHistory(copy.thread_id);
+    const content = (states: typeof history) => states.map(({ values, next, tasks, checkpoint }) => ({ values, next, tasks, id: checkpoint.checkpoint_id }));
+    assert.deepEqual(content(copied), content(history));
+    // as upstream: the node's write has no id (the state's message has the one the reducer gave it)
+    const [result] = (history.find((s) => s.next[0] === 'tools')!.tasks as any[])[0].result.messages;
+    assert.equal(result.id, undefined);
   });
 
   it("debug checkpoints name themselves and their parent; a subgraph's task names its state", async () => {

@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import vm from 'node:vm';
 import { reloadsOn } from '../../src/runtime/watch.ts';
@@ -37,9 +38,16 @@ function uiProject(): string {
     'import "./styled.css";\nexport default { card: () => <div className="p-4 text-teal-600 card">hi</div> };\n',
   );
   fs.writeFileSync(path.join(dir, 'src', 'styled.css'), '@import "tailwindcss";\n.card { @apply rounded-lg; }\n');
+  // a module reaching for a file of the server's machine outside the project
+  const outside = tempDir('agentplane-outside-');
+  fs.writeFileSync(path.join(outside, 'private.js'), 'export default "outside-the-project";\n');
+  fs.writeFileSync(
+    path.join(dir, 'src', 'escape.tsx'),
+    `import text from ${JSON.stringify(path.relative(path.join(dir, 'src'), path.join(outside, 'private.js')))};\nexport default { leak: () => <div>{text}</div> };\n`,
+  );
   fs.writeFileSync(
     path.join(dir, 'langgraph.json'),
-    JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx' } }),
+    JSON.stringify({ graphs: {}, ui: { 'my-agent': './src/ui.tsx', broken: './src/broken.tsx', styled: './src/styled.tsx', escape: './src/escape.tsx' } }),
   );
   return path.join(dir, 'langgraph.json');
 }
@@ -84,7 +92,11 @@ describe('generative UI (langgraph.json ui)', () => {
   let projectFile: string;
   before(async () => {
     projectFile = uiProject();
-    server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: projectFile } });
+    // a public URL naming the bind address, as a deployment's replica is given: the tags must not use it
+    server = await startTestServer({
+      dataDir: null,
+      env: { AGENTPLANE_CONFIG: projectFile, AGENTPLANE_PUBLIC_URL: 'http://127.0.0.1:1', AGENTPLANE_TRUST_PROXY: '1' },
+    });
   });
   after(() => server.close());
 
@@ -101,6 +113,28 @@ describe('generative UI (langgraph.json ui)', () => {
         `<script src="${base}/entrypoint.js" onload='__LGUI_my_agent.render("weather", "{{shadowRootId}}")'></script>`,
       ].join('\n'),
     );
+  });
+
+  it('the tags name the host the page reached: its Host, or what a trusted proxy forwarded, not the configured public URL', async () => {
+    /** The script's src for a request with these headers (fetch cannot set Host). */
+    const scriptSrc = (headers: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL('/ui/my-agent', server.url);
+        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve(/<script src="([^"]+)"/.exec(text)?.[1] ?? text));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ name: 'weather' }));
+      });
+    assert.equal(await scriptSrc({ host: 'agents.example:8443' }), '//agents.example:8443/ui/my-agent/entrypoint.js');
+    assert.equal(await scriptSrc({ host: 'localhost:2024' }), 'http://localhost:2024/ui/my-agent/entrypoint.js');
+    assert.equal(
+      await scriptSrc({ host: '10.0.0.7:8000', 'x-forwarded-host': 'agents.example', 'x-forwarded-proto': 'https' }),
+      '//agents.example/ui/my-agent/entrypoint.js',
+    );
+    assert.equal(await scriptSrc({ host: '10.0.0.7:8000', forwarded: 'proto=https;host=proxy.example' }), '//proxy.example/ui/my-agent/entrypoint.js');
   });
 
   it("GET /ui/{agent}/{file} serves the bundle: CSS, and JS that renders the component with the page's react", async () => {
@@ -142,6 +176,14 @@ describe('generative UI (langgraph.json ui)', () => {
       assert.equal(res.status, 404, file);
       assert.deepEqual(await res.json(), { detail: 'File not found' });
     }
+  });
+
+  it('a module importing a file outside the project is not bundled: its agent answers 404', async () => {
+    const res = await server.api('/ui/escape', { method: 'POST', json: { name: 'leak' } });
+    assert.equal(res.status, 404);
+    const file = await fetch(`${server.url}/ui/escape/entrypoint.js`);
+    assert.equal(file.status, 404);
+    assert.doesNotMatch(await file.text(), /outside-the-project/);
   });
 
   it('a request without the component name, or for a file name no bundle has, is refused with 422', async () => {

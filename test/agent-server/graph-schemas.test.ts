@@ -14,7 +14,15 @@ describe('declared graph schemas', () => {
   let server: TestServer;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project: { graphs: { typed: TYPED, approval: './test/fixtures/differential-project/src/approval.ts:graph' } } });
+    server = await startTestServer({
+      project: {
+        graphs: {
+          typed: TYPED,
+          approval: './test/fixtures/differential-project/src/approval.ts:graph',
+          configured: './test/fixtures/differential-project/src/configured.ts:graph',
+        },
+      },
+    });
     client = new Client({ apiUrl: server.url, apiKey: server.key });
   });
   after(() => server.close());
@@ -49,4 +57,19 @@ describe('declared graph schemas', () => {
     assert.deepEqual(Object.keys((schemas.input_schema as unknown as Schema).properties).sort(), ['decision', 'messages']);
     assert.equal((schemas.config_schema as { type?: string }).type, 'object');
   });
+
+  it(
+    'an Annotation graph’s config Annotation: config_schema and context_schema typed from the module, as upstream (issue 52, point 5)',
+    { timeout: 180_000 },
+    async () => {
+      const schemas = await client.assistants.getSchemas('configured');
+      const config = { type: 'object', properties: { model_name: { type: 'string' } }, $schema: 'http://json-schema.org/draft-07/schema#' };
+      assert.deepEqual(schemas.config_schema, config);
+      assert.deepEqual(schemas.context_schema, config);
+      // literal unions are enums (sorted, as upstream writes them), in the graph and in its subgraph
+      assert.deepEqual((schemas.state_schema as unknown as Schema).properties.mood, { type: 'string', enum: ['calm', 'excited'] });
+      const child = (await client.assistants.getSubgraphs('configured')).child as unknown as { state: Schema };
+      assert.deepEqual(child.state.properties.tone, { type: 'string', enum: ['cold', 'warm'] });
+    },
+  );
 });

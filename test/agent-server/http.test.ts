@@ -156,6 +156,35 @@ describe('agent server over HTTP', () => {
       ['values'],
     );
   });
+
+  it("types a run's command as LangGraph reads it: what LangGraph would reject is a 422 at the door", async () => {
+    const thread = await body(anon('/threads', { method: 'POST', json: {} }));
+    const create = (command: unknown) =>
+      anon(`/threads/${thread.thread_id}/runs`, { method: 'POST', json: { assistant_id: 'echo', command, multitask_strategy: 'enqueue' } });
+    const refused: [string, unknown][] = [
+      ['goto a number', { goto: 5 }],
+      ['goto a send without its node', { goto: { input: { x: 1 } } }],
+      ['goto a list with a number', { goto: ['echo', 7] }],
+      ['goto an empty name', { goto: '' }],
+      ['update a string', { update: 'messages' }],
+      ['update a pair without its value', { update: [['messages']] }],
+      ['update a pair keyed by a number', { update: [[1, 'x']] }],
+    ];
+    for (const [what, command] of refused) {
+      const res = await create(command);
+      assert.equal(res.status, 422, what);
+      assert.match(JSON.stringify(await res.json()), /command/, what);
+    }
+    const accepted: [string, unknown][] = [
+      ['resume any value', { resume: [1, { two: 'three' }] }],
+      ['goto a name', { goto: 'echo' }],
+      ['goto a send', { goto: { node: 'echo', input: say('sent') } }],
+      ['goto a list of both', { goto: ['echo', { node: 'echo', input: say('sent') }] }],
+      ['update an object', { update: { messages: [] } }],
+      ['update [key, value] pairs', { update: [['messages', []]] }],
+    ];
+    for (const [what, command] of accepted) assert.equal((await create(command)).status, 200, what);
+  });
 });
 
 describe('agent server with auth.agent_server on', () => {

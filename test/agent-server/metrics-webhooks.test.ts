@@ -9,6 +9,7 @@ import { Client } from '@langchain/langgraph-sdk';
 // @ts-expect-error the package ships no types
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { webhooksReceived } from '../fixtures/routes/hono.ts';
 import { testProject } from './fixtures/project.ts';
 
 type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string }[] };
@@ -43,6 +44,7 @@ describe('metrics, webhooks and the memory store in graphs', () => {
           recall: './test/agent-server/fixtures/memory.ts:plainRecall',
         },
         webhooks: { retry_base_ms: 50, url: { allowed_domains: ['127.0.0.1'], allowed_networks: ['127.0.0.1/32'] } },
+        http: { app: './test/fixtures/routes/hono.ts:app' },
       },
     });
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
@@ -104,6 +106,24 @@ describe('metrics, webhooks and the memory store in graphs', () => {
     assert.equal(body.values.messages.at(-1).content, 'notify me');
     assert.ok(body.run_started_at && body.run_ended_at && body.webhook_sent_at);
     assert.equal(received[0].body.run_id, body.run_id);
+  });
+
+  it("delivers a webhook that is a path to the project's own route, as upstream; //host is no path", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'echo', { input: say('to myself'), webhook: '/custom/webhook' });
+    for (let i = 0; i < 100 && !webhooksReceived.length; i++) await new Promise((r) => setTimeout(r, 20));
+    const [body] = webhooksReceived as Record<string, any>[];
+    assert.equal(body?.run_id, run.run_id);
+    assert.equal(body.status, 'success');
+    assert.equal(body.values.messages.at(-1).content, 'to myself');
+    for (const webhook of ['//elsewhere.example/hook', '/\\elsewhere.example/hook', 'custom/webhook']) {
+      const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assistant_id: 'echo', input: say('x'), webhook }),
+      });
+      assert.equal(res.status, 422, webhook);
+    }
   });
 
   it('does not call a webhook whose host the project does not allow', async () => {

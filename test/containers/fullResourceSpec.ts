@@ -36,7 +36,6 @@ export function fullResourceSpec(image: string): ResourceSpec {
     db_max_connections: 150,
     labels: { team: 'agents', tier: 'test' },
     annotations: { 'example.com/owner': 'kube-test' },
-    service_account_name: 'agent-runner',
     image_pull_secrets: [{ name: 'local-registry' }],
     volumes: [
       { name: 'shared', emptyDir: {} },

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, until } from './support/replies.ts';
+import { REFUSED, at, where } from '../control-plane/boundaryCases.ts';
 import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
@@ -130,6 +131,113 @@ describe('container deployer', () => {
         await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
       }
       assert.deepEqual(podmanSecretsOf(id), []);
+    },
+  );
+});
+
+describe('kube-local deployer', () => {
+  let server: TestServer;
+
+  before(async () => {
+    if (skip) return;
+    server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120' } });
+  });
+
+  after(async () => {
+    await server?.close();
+  });
+
+  const deployment = (name: string, sourceConfig: object, secrets: object[] = []) =>
+    server.api('/v2/deployments', {
+      method: 'POST',
+      json: {
+        name: `${name}-${randomUUID().slice(0, 8)}`,
+        source: 'external_docker',
+        source_config: sourceConfig,
+        source_revision_config: { image_uri: image },
+        secrets,
+      },
+    });
+
+  test("another deployment's secret, and every rule of the restricted profile, are a 422 naming the field", { skip, timeout: 120_000 }, async () => {
+    const victim = await json(deployment('victim', {}, [{ name: 'TOKEN', value: 'victim-token' }]), 201);
+    try {
+      for (const [what, config, field, rule] of REFUSED) {
+        const named = JSON.parse(JSON.stringify(config).replaceAll('agentplane-OTHER-secrets', `agentplane-${victim.id}-secrets`));
+        const refused = await json(deployment('attacker', named), 422);
+        const issue = refused.detail.find((i: any) => where(i) === at(field));
+        assert.ok(issue, `${what}: ${JSON.stringify(refused)}`);
+        if (issue.type !== 'extra_forbidden') assert.match(issue.msg, rule, what);
+      }
+      const listed = await json(server.api('/v2/deployments?limit=100'));
+      assert.deepEqual(
+        listed.resources.map((d: any) => d.id),
+        [victim.id],
+      );
+    } finally {
+      await json(server.api(`/v2/deployments/${victim.id}`, { method: 'DELETE' }), 204);
+    }
+  });
+
+  test(
+    "a sidecar reading the deployment's own secret runs under the restricted profile; a Secret volume fails in a sentence",
+    { skip, timeout: 300_000 },
+    async () => {
+      const created = await json(deployment('restricted', {}, [{ name: 'AGENT_TOKEN', value: 'tok-own' }]), 201);
+      const id: string = created.id;
+      const own = `agentplane-${id}-secrets`;
+      try {
+        await finished(server, `/v2/deployments/${id}/revisions/${created.latest_revision_id}`);
+        const sidecar = {
+          name: 'beat',
+          image,
+          imagePullPolicy: 'Never',
+          command: ['/usr/bin/node'],
+          args: ['/app/sidecar.js'],
+          env: [
+            { name: 'BEAT_FILE', value: '/tmp/beat.txt' },
+            { name: 'OWN_TOKEN', valueFrom: { secretKeyRef: { name: own, key: 'AGENT_TOKEN' } } },
+          ],
+        };
+        const patched = await json(
+          server.api(`/v2/deployments/${id}`, { method: 'PATCH', json: { source_config: { resource_spec: { sidecars: [sidecar] } } } }),
+        );
+        const revision = await finished(server, `/v2/deployments/${id}/revisions/${patched.latest_revision_id}`);
+        assert.equal(revision.status, 'DEPLOYED', revision.status_message);
+
+        // podman's own view of each container: not root, no capability, no privilege escalation
+        const pod = `agentplane-${id}-pod-0`;
+        for (const name of [`${pod}-server`, `${pod}-beat`]) {
+          const seen = JSON.parse(
+            podman([
+              'inspect',
+              name,
+              '--format',
+              '{"user": "{{.Config.User}}", "caps": {{json .EffectiveCaps}}, "opts": {{json .HostConfig.SecurityOpt}}, "privileged": {{.HostConfig.Privileged}}}',
+            ]),
+          );
+          assert.equal(seen.user, '1000', name);
+          assert.deepEqual(seen.caps ?? [], [], name);
+          assert.ok(seen.opts.includes('no-new-privileges'), `${name}: ${JSON.stringify(seen.opts)}`);
+          assert.equal(seen.privileged, false, name);
+        }
+        assert.match(podman(['inspect', `${pod}-beat`, '--format', '{{range .Config.Env}}{{println .}}{{end}}']), /^OWN_TOKEN=tok-own$/m);
+
+        // the deployment's own Secret as a volume: podman 4 cannot play it; said in a sentence, never a Go stack
+        const withVolume = await json(
+          server.api(`/v2/deployments/${id}`, {
+            method: 'PATCH',
+            json: { source_config: { resource_spec: { volumes: [{ name: 'own', secret: { secretName: own } }] } } },
+          }),
+        );
+        const failed = await finished(server, `/v2/deployments/${id}/revisions/${withVolume.latest_revision_id}`);
+        assert.equal(failed.status, 'DEPLOY_FAILED');
+        assert.match(failed.status_message, /does not mount a Secret as a volume/);
+        assert.doesNotMatch(failed.status_message, /goroutine|panic/);
+      } finally {
+        await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
+        await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
+      }
     },
   );
 });

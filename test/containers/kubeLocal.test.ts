@@ -50,7 +50,7 @@ test('a resource_spec with every group is rendered, validated, played with podma
       json: {
         name: `kube-local-${randomUUID().slice(0, 8)}`,
         source: 'external_docker',
-        source_config: { resource_spec: fullResourceSpec(image), listener_config: { k8s_namespace: 'agents' } },
+        source_config: { resource_spec: fullResourceSpec(image) },
         source_revision_config: { image_uri: image },
         secrets: [{ name: 'AGENT_TOKEN', value: 'tok-kube-local' }],
       },
@@ -62,7 +62,8 @@ test('a resource_spec with every group is rendered, validated, played with podma
 
   // the manifests the deployer applies, as the API shows them: every kind, secrets masked
   const shown = await json(server.api(`${revisionPath}/manifests`));
-  assert.equal(shown.namespace, 'agents');
+  // the operator's namespace (AGENTPLANE_KUBE_NAMESPACE)
+  assert.equal(shown.namespace, 'default');
   assert.deepEqual(shown.manifests.map((m: any) => m.kind).sort(), [
     'Deployment',
     'Deployment',

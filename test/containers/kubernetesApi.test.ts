@@ -29,7 +29,7 @@ before(async () => {
       'current-context': 'fake',
     }),
   );
-  server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'kubernetes', KUBECONFIG: kubeconfig, AGENTPLANE_KUBE_NAMESPACE: 'fallback' } });
+  server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'kubernetes', KUBECONFIG: kubeconfig, AGENTPLANE_KUBE_NAMESPACE: 'agents' } });
 });
 
 after(async () => {
@@ -61,7 +61,7 @@ async function create(name: string, resourceSpec: object) {
       json: {
         name: `${name}-${randomUUID().slice(0, 8)}`,
         source: 'external_docker',
-        source_config: { resource_spec: resourceSpec, listener_config: { k8s_namespace: 'agents' } },
+        source_config: { resource_spec: resourceSpec },
         source_revision_config: { image_uri: 'registry.example/agent:1.0' },
         secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-kube-api' }],
       },

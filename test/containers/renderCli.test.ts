@@ -64,3 +64,30 @@ test('render refuses a redis_* field and a value Kubernetes would refuse, exit 1
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /Deployment\/agentplane-local: .*initContainers\/0\/resources\/limits\/cpu/);
 });
+
+test('render refuses what the API refuses (cpu 0, a hostPath volume, a privileged sidecar) and prints the enforced profile', { timeout: 90_000 }, () => {
+  const dir = tempDir('agentplane-render-');
+  const refused = (name: string, spec: object, pattern: RegExp) => {
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(spec));
+    const out = render(['--image', 'a:1', '--resource-spec', path.join(dir, `${name}.json`)]);
+    assert.equal(out.status, 1, name);
+    assert.equal(out.stdout, '', name);
+    assert.match(out.stderr, pattern, name);
+  };
+  refused('cpu', { cpu: 0 }, /resource_spec\.cpu: must be > 0/);
+  refused('hostPath', { volumes: [{ name: 'root', hostPath: { path: '/' } }] }, /resource_spec\.volumes\.0: .*\(hostPath\)/);
+  refused(
+    'privileged',
+    { sidecars: [{ name: 's', image: 's:1', securityContext: { privileged: true } }] },
+    /sidecars\.0\.securityContext\.privileged: privileged containers are not allowed/,
+  );
+
+  fs.writeFileSync(path.join(dir, 'ok.json'), JSON.stringify({ sidecars: [{ name: 's', image: 's:1' }] }));
+  const ok = render(['--image', 'a:1', '--resource-spec', path.join(dir, 'ok.json')]);
+  assert.equal(ok.status, 0, ok.stderr);
+  const pod = YAML.parseAllDocuments(ok.stdout)
+    .map((d) => d.toJSON())
+    .find((d) => d.kind === 'Deployment').spec.template.spec;
+  assert.deepEqual(pod.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+  for (const c of pod.containers) assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'] }, c.name);
+});

@@ -10,6 +10,15 @@ import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
 const IMAGE = 'registry.example/agent:1.0';
+/** The securityContext of every container rendered (Pod Security Standard "restricted"). */
+const RESTRICTED = {
+  runAsUser: 1000,
+  privileged: false,
+  allowPrivilegeEscalation: false,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+};
 
 function input(spec: ResourceSpec | null, extra: Partial<RenderInput['deployment']['source_config']> = {}): RenderInput {
   return {
@@ -41,10 +50,11 @@ const find = (manifests: Manifest[], kind: string, nameEnd: string) => {
 test('every group of a full resource_spec lands in the manifests, and they pass the Kubernetes schemas', () => {
   const spec = fullResourceSpec('registry.example/tools:1');
   const { manifests, namespace } = rendered(spec);
-  assert.equal(namespace, 'agents');
+  // the operator's namespace, whatever listener_config says (no listener deploys it)
+  assert.equal(namespace, 'default');
   assert.deepEqual(validateManifests(manifests), []);
   for (const m of manifests) {
-    assert.equal(m.metadata.namespace, 'agents', `${m.kind} namespace`);
+    assert.equal(m.metadata.namespace, 'default', `${m.kind} namespace`);
     assert.equal(m.metadata.labels?.team, 'agents', `${m.kind} labels`);
     assert.equal(m.metadata.labels?.tier, 'test');
     assert.equal(m.metadata.annotations?.['example.com/owner'], 'kube-test', `${m.kind} annotations`);
@@ -57,7 +67,9 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
   const pod = server.template.spec;
   assert.equal(server.template.metadata.labels.team, 'agents');
   assert.equal(server.template.metadata.annotations['example.com/owner'], 'kube-test');
-  assert.equal(pod.serviceAccountName, 'agent-runner');
+  // the namespace's service account, without an API token
+  assert.equal(pod.serviceAccountName, undefined);
+  assert.equal(pod.automountServiceAccountToken, false);
   assert.deepEqual(pod.imagePullSecrets, [{ name: 'local-registry' }]);
   assert.deepEqual(pod.volumes, spec.volumes);
   const main = pod.containers[0];
@@ -70,9 +82,11 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
     main.env.find((e: any) => e.name === 'DATABASE_URL').value,
     /^postgresql:\/\/agentplane:\$\(AGENTPLANE_DATABASE_PASSWORD\)@agentplane-.*-db:5432\/agentplane$/,
   );
-  // init containers and sidecars exactly as given (every container field of the seed)
-  assert.deepEqual(pod.initContainers, withoutNulls(spec.init_containers));
-  assert.deepEqual(pod.containers.slice(1), withoutNulls(spec.sidecars));
+  // init containers and sidecars as given (every container field of the seed), under the restricted profile
+  const restricted = (c: object) => ({ ...c, securityContext: RESTRICTED });
+  assert.deepEqual(pod.initContainers, withoutNulls(spec.init_containers)!.map(restricted));
+  assert.deepEqual(pod.containers.slice(1), withoutNulls(spec.sidecars)!.map(restricted));
+  assert.deepEqual(main.securityContext, RESTRICTED);
   const serverHpa = manifests.find((m) => m.kind === 'HorizontalPodAutoscaler' && m.metadata.name === serverName) as any;
   assert.deepEqual([serverHpa.spec.minReplicas, serverHpa.spec.maxReplicas, serverHpa.spec.scaleTargetRef.kind], [1, 3, 'Deployment']);
 
@@ -92,6 +106,10 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
   const db = find(manifests, 'StatefulSet', '-db').spec;
   assert.equal(db.volumeClaimTemplates[0].spec.resources.requests.storage, '7Gi');
   const postgres = db.template.spec.containers[0];
+  assert.deepEqual(postgres.securityContext, { ...RESTRICTED, runAsUser: 999, runAsGroup: 999 });
+  assert.deepEqual(db.template.spec.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' }, fsGroup: 999 });
+  for (const m of manifests.filter((m) => m.kind === 'Deployment'))
+    assert.deepEqual((m as any).spec.template.spec.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }, m.metadata.name);
   assert.deepEqual(postgres.args, ['-c', 'max_connections=150']);
   assert.deepEqual(postgres.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '1000m', memory: '512Mi' } });
   assert.deepEqual(find(manifests, 'Secret', '-db-auth').stringData, { password: 'pw-0123' });
@@ -129,7 +147,7 @@ test('limits default to twice their request; queue fields default to the main se
 test('a sidecar with restartPolicy Always is a native sidecar (an init container that keeps running)', () => {
   const { manifests } = rendered({ sidecars: [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }] });
   const pod = find(manifests, 'Deployment', '').spec.template.spec;
-  assert.deepEqual(pod.initContainers, [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }]);
+  assert.deepEqual(pod.initContainers, [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always', securityContext: RESTRICTED }]);
   assert.equal(pod.containers.length, 1);
   assert.deepEqual(validateManifests(manifests), []);
 });

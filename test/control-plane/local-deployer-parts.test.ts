@@ -2,6 +2,8 @@
 // lockfile implies, and a docker revision on a machine without a container runtime.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '../../src/runtime/logger.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pageOfLog, parseLogLine, capLogFile } from '../../src/domain/control-plane/deployer/revisionLogs.ts';
@@ -119,21 +121,33 @@ describe('local deployer without isolation', () => {
   let server: TestServer;
   after(() => server?.close());
 
-  it("says in every build log that builds run as the control plane's own user", { timeout: 120_000 }, async () => {
-    server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' } });
-    const repo = makeRepository();
-    repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('none') }, 'agent');
-    const deployment = await create(server.api, {
-      name: 'no-isolation',
-      source: 'github',
-      source_config: { repo_url: repo.dir, build_command: 'exit 3' },
-      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
-    });
-    const revision = await waitForRealRevision(server.api, deployment.id, deployment.latest_revision_id);
-    assert.equal(revision.status, 'BUILD_FAILED', revision.status_message);
-    const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
-    assert.match(build.logs[0].message, /^Isolation: none — builds and agent servers run as the control plane's own user and can read its data directory/);
-  });
+  it(
+    "says in every build log that builds run as the control plane's own user, and keeps its secrets out of the server's log",
+    { timeout: 120_000 },
+    async () => {
+      const logged: string[] = [];
+      server = await startTestServer({
+        env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' },
+        log: createLogger('debug', {}, (line) => logged.push(line)),
+      });
+      const secret = `no-isolation-secret-${randomUUID()}`;
+      const repo = makeRepository();
+      repo.commit({ 'langgraph.json': JSON.stringify({ graphs: { echo: './graph.mjs:echo' } }), 'graph.mjs': graphSource('none') }, 'agent');
+      const deployment = await create(server.api, {
+        name: 'no-isolation',
+        source: 'github',
+        source_config: { repo_url: repo.dir, build_command: 'echo "token: $TOKEN" >&2; exit 3' },
+        source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+        secrets: [{ name: 'TOKEN', value: secret }],
+      });
+      const revision = await waitForRealRevision(server.api, deployment.id, deployment.latest_revision_id);
+      assert.equal(revision.status, 'BUILD_FAILED', revision.status_message);
+      const build = await json(await server.api(`/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=build`), 200);
+      assert.match(build.logs[0].message, /^Isolation: none — builds and agent servers run as the control plane's own user and can read its data directory/);
+      assert.ok(!JSON.stringify(build).includes(secret) && !revision.status_message.includes(secret), 'the secret in the build log or status');
+      assert.ok(logged.length > 0 && !logged.join('').includes(secret), "the secret in the server's log");
+    },
+  );
 });
 
 describe('simulated deployer logs', () => {

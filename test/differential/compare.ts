@@ -103,7 +103,7 @@ export function unexplained(scenario: string, found: Difference[], deliberate: D
 }
 
 /** A readable list of differences (values cut short). */
-export function describe(found: Difference[], limit = 25): string {
+export function describe(found: Difference[], limit = Number(process.env.DIFFERENTIAL_SHOW ?? 25)): string {
   const show = (v: unknown) => {
     const text = v === MISSING ? MISSING : JSON.stringify(v);
     return text.length > 300 ? `${text.slice(0, 300)}…` : text;

@@ -8,9 +8,11 @@ import { differences, describe as describeDifferences, normalise, readDeliberate
 import { side, startServers, type RunningServer, type Servers } from './harness.ts';
 import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
+import { authScenarios } from './authScenarios.ts';
+import { addressScenarios } from './addressScenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios];
+const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;
@@ -26,6 +28,7 @@ describe('differential: upstream JS dev server vs agentplane on the same project
       void side(server)
         .client()
         .assistants.getSchemas('parent')
+        .then(() => side(server).client().assistants.getSchemas('configured'))
         .catch(() => {});
   });
   after(async () => {

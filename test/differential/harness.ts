@@ -35,7 +35,9 @@ export async function startServers(log: (line: string) => void): Promise<Servers
   const project = stageProject(install, 'differential', PROJECT);
   const started = performance.now();
   const [upstream, agentplane] = await Promise.allSettled([
-    startUpstreamDev(install, project, { probeHeaders: bearer(USER) }).then((child) => ({
+    // upstream gives up reading a graph's TypeScript after 30 s, which a loaded 2-core machine
+    // needs for one graph: its answer is the reference, so it is given the time to find it
+    startUpstreamDev(install, project, { probeHeaders: bearer(USER), env: { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: '180000' } }).then((child) => ({
       name: 'upstream' as const,
       url: child.url,
       output: child.output,

@@ -332,6 +332,26 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'stable history',
+    covers: 'issue 52 point 4: a message stored without an id (a task result) reads the same every time, in a copy too',
+    async run(side) {
+      const { client, threadId } = await threadAfterRun(side, 'tools', 'what is 6 * 7?');
+      const history = await client.threads.getHistory(threadId);
+      const again = await client.threads.getHistory(threadId);
+      const copy = await client.threads.copy(threadId);
+      const copied = await client.threads.getHistory(copy.thread_id);
+      // a state as a client compares it: all but the thread it belongs to
+      const content = (states: typeof history) =>
+        states.map(({ values, next, tasks, checkpoint }) => ({ values, next, tasks, checkpoint: checkpoint.checkpoint_id }));
+      return {
+        results: history.map((state) => state.tasks.map((task) => (task as { result?: unknown }).result)),
+        values: (await client.threads.getState(threadId)).values,
+        readsAlike: JSON.stringify(again) === JSON.stringify(history),
+        copyAlike: JSON.stringify(content(copied)) === JSON.stringify(content(history)),
+      };
+    },
+  },
+  {
     name: 'task shapes',
     covers: 'point 5: state.tasks[] of an interrupted run, whole',
     async run(side) {
@@ -641,6 +661,15 @@ export const scenarios: Scenario[] = [
       const client = side.client();
       const id = await system(side, 'parent');
       return { all: await client.assistants.getSubgraphs(id), recursive: await client.assistants.getSubgraphs(id, { recurse: true }) };
+    },
+  },
+  {
+    name: 'schemas of an annotation graph with a config',
+    covers: 'issue 52, point 5: config_schema and context_schema from a config Annotation, literal unions as enums, a subgraph typed the same way',
+    async run(side) {
+      const client = side.client();
+      const id = await system(side, 'configured');
+      return { schemas: await client.assistants.getSchemas(id), subgraphs: await client.assistants.getSubgraphs(id, { recurse: true }) };
     },
   },
 ];

@@ -25,9 +25,28 @@ test('codegen refuses an x-auth that names no upstream resource and action', () 
   assert.throws(() => collect({ 'x-auth': 'open' }), /is not one of/);
 });
 
-test('x-auth goes into the operation table as it is written', () => {
-  assert.deepEqual(collect({ 'x-auth': { resource: 'threads', action: 'create' } }).operations[0].auth, { resource: 'threads', action: 'create' });
+test('x-auth goes into the operation table as the list of events it names, in order', () => {
+  assert.deepEqual(collect({ 'x-auth': { resource: 'threads', action: 'create' } }).operations[0].auth, [{ resource: 'threads', action: 'create' }]);
+  const copy = [
+    { resource: 'threads', action: 'read' },
+    { resource: 'threads', action: 'create' },
+  ];
+  assert.deepEqual(collect({ 'x-auth': copy }).operations[0].auth, copy);
   assert.equal(collect({ 'x-auth': 'public' }).operations[0].auth, 'public');
+});
+
+test('codegen refuses an empty list of events, or one naming an event twice', () => {
+  assert.throws(() => collect({ 'x-auth': [] }), /is not one of/);
+  assert.throws(
+    () =>
+      collect({
+        'x-auth': [
+          { resource: 'threads', action: 'read' },
+          { resource: 'threads', action: 'read' },
+        ],
+      }),
+    /each event once/,
+  );
 });
 
 test("every REST operation of the agent server's table declares its auth; its JSON-RPC endpoint does not", () => {
@@ -41,8 +60,8 @@ test("every REST operation of the agent server's table declares its auth; its JS
     [],
   );
   const byId = new Map(operations.map((op) => [op.operationId, op.auth]));
-  assert.deepEqual(byId.get('listStoreNamespaces'), { resource: 'store', action: 'list_namespaces' });
-  assert.deepEqual(byId.get('searchAssistants'), { resource: 'assistants', action: 'search' });
+  assert.deepEqual(byId.get('listStoreNamespaces'), [{ resource: 'store', action: 'list_namespaces' }]);
+  assert.deepEqual(byId.get('searchAssistants'), [{ resource: 'assistants', action: 'search' }]);
   assert.equal(byId.get('health'), 'public');
   assert.equal(byId.get('mcpRpc'), 'authenticated');
 });

@@ -2,6 +2,7 @@
 // the API's routes win.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('custom routes (http.app)', () => {
@@ -58,6 +59,20 @@ describe('http.app middleware around the API', () => {
     assert.equal(refused.status, 403);
     assert.equal((await fetch(`${server.url}/threads/search`, { method: 'POST', headers: json, body: '{}' })).status, 200);
     assert.equal((await fetch(`${server.url}/custom/hello`)).headers.get('x-js-middleware'), 'true');
+  });
+
+  it('the API answers with the Host the client sent, though the middleware passes the call on over loopback', async () => {
+    // fetch cannot set Host; the agent card's url is built from it
+    const card = await new Promise<{ url?: string }>((resolve, reject) => {
+      const req = http.request(new URL('/.well-known/agent-card.json?assistant_id=echo', server.url), { headers: { host: 'agents.example:8443' } }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(JSON.parse(text)));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.match(card.url ?? '', /^http:\/\/agents\.example:8443\//);
   });
 
   it('rewrites the JSON body of a run request before the API reads it; streams pass through', async () => {

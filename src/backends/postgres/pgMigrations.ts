@@ -366,6 +366,37 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentplane_checkpoints_newest ON agentplane_checkpoints (thread_ns, checkpoint_id COLLATE "C", seq);
     `,
   },
+  {
+    version: 6,
+    name: 'agent auth tokens and flows',
+    // the auth service's tokens (sealed in the document: the columns carry no secret) and its
+    // flows, each found by tenant, by owner (tenant/user/provider) or by the provider record
+    // they go with when it is deleted
+    sql: `
+      CREATE TABLE agentplane_auth_tokens (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        owner_key text,
+        provider_record_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_auth_tokens_seq ON agentplane_auth_tokens (seq);
+      CREATE INDEX agentplane_auth_tokens_tenant ON agentplane_auth_tokens (tenant_id, seq);
+      CREATE INDEX agentplane_auth_tokens_owner ON agentplane_auth_tokens (owner_key, seq);
+      CREATE INDEX agentplane_auth_tokens_provider ON agentplane_auth_tokens (provider_record_id, seq);
+      CREATE TABLE agentplane_auth_flows (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        provider_record_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_auth_flows_seq ON agentplane_auth_flows (seq);
+      CREATE INDEX agentplane_auth_flows_tenant ON agentplane_auth_flows (tenant_id, seq);
+      CREATE INDEX agentplane_auth_flows_provider ON agentplane_auth_flows (provider_record_id, seq);
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

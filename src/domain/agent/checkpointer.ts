@@ -334,7 +334,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       if (own && own.checkpoint.id === head.record.checkpoint_id && head.writes.length === 0) {
         return {
           config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: own.checkpoint.id } },
-          checkpoint: copyCheckpoint(own.checkpoint),
+          checkpoint: copyOfCheckpoint(own.checkpoint),
           metadata: own.metadata,
           pendingWrites: [],
           ...(head.record.parent_checkpoint_id
@@ -632,4 +632,14 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private load(value: Serialised): Promise<any> {
     return deserialise(this.serde, value);
   }
+}
+
+/**
+ * A copy of a checkpoint with every field the project's LangGraph put in it: agentplane's
+ * copyCheckpoint copies the fields of its own version's checkpoint, and LangGraph 0.2's has
+ * one more (`pending_sends`, which its loop reads at every step).
+ */
+export function copyOfCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  const others = Object.fromEntries(Object.entries(checkpoint).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]));
+  return { ...others, ...copyCheckpoint(checkpoint) } as Checkpoint;
 }

@@ -7,7 +7,8 @@ import { memoOf, type Memo } from './messageMemo.ts';
 export interface MessageDict {
   type: string;
   content: unknown;
-  id: string;
+  /** Absent only for a LangChain message that has none (see dictOf). */
+  id?: string;
   [key: string]: unknown;
 }
 
@@ -94,12 +95,20 @@ export function wireMemoOf(dict: object): Memo | undefined {
   return memo;
 }
 
+/**
+ * A message without an id (a node's return value as its task's write keeps it: LangGraph's
+ * reducer names messages only as it adds them to the state) is written without one, as
+ * upstream writes it: an id made up here would be another one at every read.
+ */
 function dictOf(m: Record<string, any>): MessageDict {
   if (typeof m.toDict === 'function') {
     const { type, data } = m.toDict() as { type: string; data: Record<string, unknown> };
-    return copyWith(data, { type, content: data.content, id: typeof data.id === 'string' && data.id ? data.id : randomUUID() });
+    const { id, ...rest } = data;
+    return copyWith(rest, { type, content: data.content, ...(typeof id === 'string' && id ? { id } : {}) }) as MessageDict;
   }
-  return withMessageDefaults(copyWith(m, { type: typeof m._getType === 'function' ? m._getType() : m.type, content: m.content, id: m.id ?? randomUUID() }));
+  const { id, ...rest } = m;
+  const type = typeof m._getType === 'function' ? m._getType() : m.type;
+  return withMessageDefaults(copyWith(rest, { type, content: m.content, ...(typeof id === 'string' && id ? { id } : {}) }) as MessageDict);
 }
 
 /**
@@ -107,7 +116,11 @@ function dictOf(m: Record<string, any>): MessageDict {
  * `{type: "remove", id}` deletes it, anything else is appended.
  */
 export function addMessages(current: readonly MessageDict[], update: unknown): MessageDict[] {
-  const incoming = (Array.isArray(update) ? update : [update]).map((m) => toMessageDict(m));
+  // as LangGraph's reducer, a message gets its id as it is added
+  const incoming = (Array.isArray(update) ? update : [update]).map((m): MessageDict & { id: string } => {
+    const dict = toMessageDict(m);
+    return { ...dict, id: dict.id || randomUUID() };
+  });
   const next = [...current];
   const position = new Map(next.map((m, i) => [m.id, i]));
   const removed = new Set<string>();
@@ -123,7 +136,7 @@ export function addMessages(current: readonly MessageDict[], update: unknown): M
       next.push(message);
     }
   }
-  return removed.size ? next.filter((m) => !removed.has(m.id)) : next;
+  return removed.size ? next.filter((m) => !m.id || !removed.has(m.id)) : next;
 }
 
 /** Serialises graph values for the wire: LangChain messages become dicts, recursively. */

@@ -80,7 +80,7 @@ export interface ThreadService {
   /** Deletes the caller's threads whose metadata names the assistant (`delete_threads`); answers how many. */
   deleteOfAssistant(assistantId: string): Promise<number>;
   /** A new idle thread with the same metadata and every checkpoint (not the runs). */
-  copy(threadId: string): Promise<Outcome<Thread, 'not_found'>>;
+  copy(threadId: string, as?: { thread_id?: unknown; metadata?: unknown }): Promise<Outcome<Thread, 'not_found'>>;
   /** `delete` or `keep_latest` each listed thread; answers how many were pruned. */
   prune(body: ThreadPruneRequest): Promise<number>;
   /** The state as the graph of the thread's latest run keeps it. */

@@ -277,7 +277,7 @@ export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
       interrupts: (task.interrupts ?? []).map(toInterrupt),
       path: serialiseValues(task.path ?? []) as unknown[],
       checkpoint: !isSnapshot && state?.configurable ? (serialiseValues(state.configurable) as Record<string, unknown>) : null,
-      state: isSnapshot ? (fromSnapshot(threadId, state) as unknown as Record<string, unknown>) : null,
+      state: isSnapshot ? (subgraphState(threadId, state) as Record<string, unknown>) : null,
       result: serialiseValues(task.result ?? null),
     };
   });
@@ -292,6 +292,15 @@ export function fromSnapshot(threadId: string, snapshot: any): ThreadState {
     parent_checkpoint: parent?.checkpoint_id ? checkpointOf(threadId, parent) : null,
     interrupts: tasks.flatMap((t: { interrupts: Interrupt[] }) => t.interrupts),
   };
+}
+
+/**
+ * A subgraph's state inside its task, as upstream writes it: a thread state without
+ * `interrupts` (they are its tasks'; only the top level of a state lists them all).
+ */
+function subgraphState(threadId: string, snapshot: unknown): Omit<ThreadState, 'interrupts'> {
+  const { interrupts: _, ...state } = fromSnapshot(threadId, snapshot);
+  return state;
 }
 
 /** A checkpoint pointer as upstream writes it (`checkpoint_map` names the parents' checkpoints of a subgraph's). */

@@ -118,15 +118,20 @@ export class Threads implements ThreadService {
     });
   }
 
-  async copy(threadId: string): Promise<Outcome<Thread, 'not_found'>> {
+  /** `as`: the copy's id and metadata when the auth handlers were shown (and may have changed) them. */
+  async copy(threadId: string, as: { thread_id?: unknown; metadata?: unknown } = {}): Promise<Outcome<Thread, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
       const source = await this.find(threadId);
       if (!source) return threadNotFound(threadId);
       // the copy's graph is the source's: before its own first run it is read from metadata
       const graphId = await this.deps.stateReader.graphOf(source);
-      const copyId = uuid4();
+      const copyId = typeof as.thread_id === 'string' ? as.thread_id : uuid4();
       // as upstream: the copy's metadata names the copy (clients tell copies apart by it)
-      const metadata = { ...source.metadata, ...(graphId ? { graph_id: graphId } : {}), thread_id: copyId };
+      const metadata = {
+        ...((as.metadata as Record<string, unknown> | undefined) ?? source.metadata),
+        ...(graphId ? { graph_id: graphId } : {}),
+        thread_id: copyId,
+      };
       const copy: ThreadRecord = {
         ...newThread(copyId, metadata, this.owner),
         config: source.config,

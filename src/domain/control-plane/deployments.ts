@@ -12,7 +12,7 @@ import { logDeploymentCreated, logDeploymentDeleted, logDeploymentStatus } from 
 import type { Logger } from '../ports/logger.ts';
 import { deepFreeze } from '../freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
-import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, revisionInput } from './sourceRules.ts';
+import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';
 import { deploymentFilter } from './collectionDeployments.ts';
 
@@ -52,7 +52,7 @@ export async function createDeployment(
   tenantId: string,
   body: DeploymentCreate,
   baseUrl: string,
-): Promise<Outcome<Deployment, 'invalid' | 'conflict'>> {
+): Promise<Outcome<Deployment, 'invalid' | 'unprocessable' | 'conflict'>> {
   const parsed = revisionInput(body.source_revision_config);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -64,6 +64,9 @@ export async function createDeployment(
     checkResourceSpec(config.resource_spec) ??
     checkSecretNames(secrets);
   if (broken) return broken;
+  // the deployment has no Secret of its own yet: no secret reference is allowed
+  const outside = checkTenantBoundary(config, null, Boolean(config.listener_id));
+  if (outside) return outside;
   if (config.listener_id && !(await listenerOf(repo, tenantId, config.listener_id)).ok) {
     return invalid(`source_config.listener_id: Listener ID ${config.listener_id} not found.`);
   }

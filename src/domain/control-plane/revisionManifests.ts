@@ -34,7 +34,7 @@ export async function revisionManifests(
   let problems: RenderProblem[];
   if (!rendered.ok) {
     problems = rendered.refused.map((r) => ({
-      loc: r.field === 'image_uri' ? ['source_revision_config', 'image_uri'] : ['source_config', 'resource_spec', r.field],
+      loc: r.loc ? r.loc.map(String) : r.field === 'image_uri' ? ['source_revision_config', 'image_uri'] : ['source_config', 'resource_spec', r.field],
       msg: r.message,
     }));
   } else {

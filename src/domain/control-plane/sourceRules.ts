@@ -4,6 +4,7 @@
 import type { ResourceSpec, Secret, Source, SourceConfigCreate, SourceRevisionConfigInput } from '../../../generated/control-plane/types.gen.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { invalid, type Broken } from './failures.ts';
+import { tenantBoundaryProblems, type BoundaryProblem } from './kubernetes/tenantBoundary.ts';
 
 const GITHUB_ONLY_CONFIG = ['repo_url', 'integration_id'] as const;
 const EXTERNAL_DOCKER_ONLY_CONFIG = ['custom_url'] as const;
@@ -105,4 +106,31 @@ export function checkResourceSpec(spec: ResourceSpec | null | undefined): Broken
     const b = spec[high];
     if (a != null && b != null && a > b) return invalid(`source_config.resource_spec.${low} must be less than or equal to ${high}.`);
   }
+}
+
+/** A URL a dashboard may render as a link and a client may call: http or https only (never javascript:, data:, file:…). */
+export function customUrlProblem(url: string | null | undefined): BoundaryProblem | null {
+  if (url == null) return null;
+  let protocol = '';
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // not a URL at all: refused below
+  }
+  return protocol === 'http:' || protocol === 'https:' ? null : { loc: ['source_config', 'custom_url'], msg: 'custom_url must be an http or https URL.' };
+}
+
+/**
+ * The rules of the tenant boundary (kubernetes/tenantBoundary.ts) and of custom_url: an
+ * `unprocessable` failure listing each field and the rule it breaks, or undefined.
+ */
+export function checkTenantBoundary(
+  config: { resource_spec?: ResourceSpec | null; listener_config?: { k8s_namespace?: string | null } | null; custom_url?: string | null },
+  ownSecret: string | null,
+  viaListener: boolean,
+) {
+  const url = customUrlProblem(config.custom_url);
+  const problems = [...(url ? [url] : []), ...tenantBoundaryProblems(config.resource_spec, config.listener_config, ownSecret, viaListener)];
+  if (problems.length === 0) return undefined;
+  return fail('unprocessable', problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' '), { problems });
 }

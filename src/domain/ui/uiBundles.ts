@@ -9,6 +9,7 @@ import type { Plugin } from 'esbuild';
 import type { Logger } from '../ports/logger.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { tailwindPlugin } from './tailwind.ts';
+import { projectConfinementPlugin } from './projectConfinement.ts';
 
 export interface UiFile {
   name: string;
@@ -101,7 +102,8 @@ async function bundle(agent: string, modulePath: string, settings: UiSettings, n
     format: 'iife',
     globalName: uiGlobalName(agent),
     external: [...PROVIDED_BY_PAGE, ...settings.shared],
-    plugins: [entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
+    // the confinement first: it must see every file before another plugin loads it
+    plugins: [projectConfinementPlugin(settings.projectDir), entryPlugin(`./${relative}`, settings.projectDir), tailwindPlugin(settings.projectDir)],
     logLevel: 'silent',
     metafile: true,
   });

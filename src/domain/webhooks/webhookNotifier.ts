@@ -1,7 +1,9 @@
 // Calls a run's webhook once the run has ended: POST of the run (plus its final values and
 // times, as upstream sends them), retried with exponential back-off, each attempt bounded by
 // a timeout and logged. Delivery happens after the run's end is recorded and never changes
-// the run: a failing receiver only costs log lines.
+// the run: a failing receiver only costs log lines. A webhook that is a path (`/custom/hook`)
+// goes, as upstream's, to this server itself — the project's own routes (http.app), through
+// the server as any request to it — so the network rules for absolute URLs do not apply to it.
 import type { Logger } from '../ports/logger.ts';
 import type { RunEnded } from '../agent/runLifecycle.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
@@ -33,16 +35,25 @@ export class WebhookNotifier {
   private readonly addressProblem: AddressCheck;
 
   /** Throws naming the entry when webhooks.url.allowed_networks holds something that is no range. */
+  /** `ownUrl`: this server's own address (where a webhook that is a path goes), once it listens. */
   constructor(
     private readonly settings: WebhookSettings,
     private readonly log: Logger,
+    private readonly ownUrl: () => string | undefined = () => undefined,
   ) {
     this.addressProblem = addressCheck(settings.url);
   }
 
-  /** Why a run may not name this webhook (checked when the run is created), or null. */
+  /** Why a run may not name this webhook, or null. */
   problem(url: string): string | null {
-    return webhookUrlProblem(url, this.settings.url);
+    return ownPath(url) ? null : webhookUrlProblem(url, this.settings.url);
+  }
+
+  /** Where a delivery goes: an absolute URL as it is, a path on this server. */
+  private target(url: string): string | null {
+    if (!ownPath(url)) return url;
+    const own = this.ownUrl();
+    return own ? `${own}${url}` : null;
   }
 
   /** Starts the delivery in the background; it never throws. */
@@ -59,10 +70,13 @@ export class WebhookNotifier {
 
   private async deliver({ url, payload, runId }: WebhookDelivery): Promise<void> {
     const problem = this.problem(url);
-    if (problem) {
-      this.log.warn('webhook not sent', { run_id: runId, url, reason: problem });
+    const target = this.target(url);
+    if (problem || !target) {
+      this.log.warn('webhook not sent', { run_id: runId, url, reason: problem ?? 'this server is not listening' });
       return;
     }
+    // this server itself passes every address rule; any other goes by the project's
+    const addressProblem = target === url ? this.addressProblem : () => null;
     const attempts = this.settings.max_attempts ?? 5;
     const base = this.settings.retry_base_ms ?? 1000;
     for (let attempt = 1; attempt <= attempts && !this.stopped; attempt++) {
@@ -70,7 +84,7 @@ export class WebhookNotifier {
       try {
         const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
         const headers = { 'content-type': 'application/json', ...this.settings.headers };
-        const { status } = await postJson(url, body, headers, this.settings.timeout_ms ?? 10_000, this.addressProblem);
+        const { status } = await postJson(target, body, headers, this.settings.timeout_ms ?? 10_000, addressProblem);
         const ms = Math.round(performance.now() - started);
         if (status >= 200 && status < 300) {
           this.log.info('webhook delivered', { run_id: runId, url, attempt, status, ms });
@@ -94,6 +108,9 @@ export class WebhookNotifier {
     if (!this.stopped) this.log.error('webhook gave up', { run_id: runId, url, attempts });
   }
 }
+
+/** A path of this server: one leading slash (`//host/...` would name another host). */
+const ownPath = (url: string) => /^\/(?![/\\])/.test(url);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 

@@ -5,8 +5,14 @@
 // into the request body before the operation runs (upstream writes its `mutable` value); ids
 // the server would mint anyway (a new thread's or assistant's) are minted first, so the
 // handler sees them.
+// An operation that asks several events (its `x-auth` lists them) has a value per event;
+// one whose value needs no body of its own (a copy's new id and metadata) gets a scratch body
+// the guard hands to the handler. A value built as `undefined` is an event not asked for this
+// request (a thread created without supersteps is not updated).
 // Crons follow the Python server (the JS server has none).
 import { uuid4, uuid5 } from '../../domain/agent/ids.ts';
+import { callerConfigurable, type RunCaller } from '../../domain/agent/runConfig.ts';
+import { flag } from './replies.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -15,6 +21,10 @@ export interface AuthRequest {
   path: Record<string, string | undefined>;
   query: Record<string, unknown>;
   body: unknown;
+  /** Who calls: upstream's run value carries the caller's headers and user in its configurable. */
+  caller: RunCaller;
+  /** A thread's metadata as this caller may see it; undefined when there is none. */
+  threadMetadata(threadId: string): Promise<Record<string, unknown> | undefined>;
 }
 
 /** One value for the handler, and how its changes reach the body. */
@@ -22,15 +32,21 @@ export interface AuthValue {
   value: Fields;
   /** Copies what the handler changed back into `body`. */
   writeBack(): void;
+  /** Whether the filters the handler returns confine the operation (a copy's create does not, as upstream). */
+  filters: boolean;
 }
 
 /** `[key in value, key in body]` pairs a handler may change. */
 type Writable = readonly (readonly [string, string])[];
 
 interface Shape {
-  build(request: AuthRequest, body: Fields): Fields;
+  build(request: AuthRequest, body: Fields): Fields | undefined | Promise<Fields | undefined>;
   writable?: Writable;
+  /** The handler's filters are not applied (upstream ignores them for this event). */
+  ignoresFilters?: true;
 }
+/** The shapes of an operation that asks several events, by event. */
+type PerEvent = Record<string, Shape>;
 
 const same = (...keys: string[]): Writable => keys.map((k) => [k, k] as const);
 const pathOnly = (...keys: string[]): Shape => ({ build: ({ path }) => Object.fromEntries(keys.map((k) => [k, path[k]])) });
@@ -41,7 +57,7 @@ const assistantRead = pathOnly('assistant_id');
 const RUN_KWARGS = ['input', 'command', 'config', 'context', 'stream_mode', 'interrupt_before', 'interrupt_after', 'webhook', 'feedback_keys'] as const;
 
 const runCreate: Shape = {
-  build: ({ path }, b) => {
+  build: ({ path, caller }, b) => {
     const strategy = b.multitask_strategy ?? 'enqueue';
     const mode = b.stream_mode;
     return {
@@ -58,7 +74,7 @@ const runCreate: Shape = {
       after_seconds: b.after_seconds ?? 0,
       kwargs: {
         ...Object.fromEntries(RUN_KWARGS.map((k) => [k, b[k]])),
-        config: b.config ?? {},
+        config: withCaller(b.config, caller),
         stream_mode: Array.isArray(mode) ? mode : mode ? [mode] : ['values'],
         temporary: path.thread_id === undefined && (b.on_completion ?? 'delete') === 'delete',
         subgraphs: b.stream_subgraphs ?? false,
@@ -75,6 +91,15 @@ const runCreate: Shape = {
   ],
 };
 
+/** The run's config as upstream shows it: the caller's headers and user on its configurable. */
+function withCaller(config: unknown, caller: RunCaller): Fields {
+  const given = (config ?? {}) as Fields;
+  return { ...given, configurable: { ...((given.configurable as Fields | undefined) ?? {}), ...callerConfigurable(caller) } };
+}
+
+/** A run creation then read of the run's thread (stream and wait join the run). */
+const runThenRead: PerEvent = { 'threads:create_run': runCreate, 'threads:read': threadRead };
+
 const search = (keys: string[], defaultLimit: number, counting = false): Shape => ({
   build: (_request, b) => ({
     ...Object.fromEntries(keys.map((k) => [k, b[k]])),
@@ -87,7 +112,24 @@ const cronCreate: Shape = {
   build: ({ path }, b) => ({ payload: b, schedule: b.schedule, cron_id: undefined, thread_id: path.thread_id, user_id: b.user_id, end_time: b.end_time }),
 };
 
-const SHAPES: Record<string, Shape> = {
+/** Only with supersteps does creating a thread also update it, and read it (upstream's bulk update). */
+const whenSupersteps: Shape = {
+  build: (_request, b) => (Array.isArray(b.supersteps) && b.supersteps.length ? { thread_id: b.thread_id } : undefined),
+};
+
+/** The copy's value: its new id (minted now, so the handler sees it) and the source's metadata naming it. */
+const copyCreate: Shape = {
+  build: async ({ path, threadMetadata }, b) => {
+    const source = path.thread_id === undefined ? undefined : await threadMetadata(path.thread_id);
+    if (!source) return undefined;
+    const threadId = (b.thread_id ??= uuid4()) as string;
+    return { thread_id: threadId, metadata: { ...source, thread_id: threadId } };
+  },
+  writable: same('metadata'),
+  ignoresFilters: true,
+};
+
+const SHAPES: Record<string, Shape | PerEvent> = {
   createAssistant: {
     build: (_request, b) => ({
       assistant_id: (b.assistant_id ??= uuid4()),
@@ -125,8 +167,12 @@ const SHAPES: Record<string, Shape> = {
   countAssistants: search(['graph_id', 'metadata'], 10, true),
 
   createThread: {
-    build: (_request, b) => ({ thread_id: (b.thread_id ??= uuid4()), metadata: b.metadata ?? {}, if_exists: b.if_exists ?? 'raise' }),
-    writable: same('metadata'),
+    'threads:create': {
+      build: (_request, b) => ({ thread_id: (b.thread_id ??= uuid4()), metadata: b.metadata ?? {}, if_exists: b.if_exists ?? 'raise' }),
+      writable: same('metadata'),
+    },
+    'threads:update': whenSupersteps,
+    'threads:read': whenSupersteps,
   },
   getThread: threadRead,
   getThreadState: threadRead,
@@ -135,29 +181,36 @@ const SHAPES: Record<string, Shape> = {
   getThreadHistory: threadRead,
   searchThreadHistory: threadRead,
   joinThreadStream: threadRead,
-  updateThreadState: threadRead,
+  updateThreadState: { 'threads:update': threadRead, 'threads:read': threadRead },
   patchThreadState: threadRead,
-  copyThread: threadRead,
+  copyThread: { 'threads:read': threadRead, 'threads:create': copyCreate },
   deleteThread: threadRead,
   patchThread: { build: ({ path }, b) => ({ thread_id: path.thread_id, metadata: b.metadata }), writable: same('metadata') },
   searchThreads: search(['metadata', 'ids', 'status', 'values'], 10),
   countThreads: search(['metadata', 'values', 'status'], 10, true),
 
   createRun: runCreate,
-  streamRun: runCreate,
-  waitRun: runCreate,
+  streamRun: runThenRead,
+  waitRun: runThenRead,
   createStatelessRun: runCreate,
-  streamStatelessRun: runCreate,
-  waitStatelessRun: runCreate,
+  streamStatelessRun: runThenRead,
+  waitStatelessRun: runThenRead,
   getRun: threadRead,
   getRunTrace: threadRead,
   joinRun: threadRead,
   joinRunStream: threadRead,
   joinStatelessRunStream: threadRead,
-  listRuns: threadRead,
+  listRuns: {
+    'threads:search': { build: ({ path, query }) => ({ thread_id: path.thread_id, metadata: query.metadata, status: query.status }) },
+    'threads:read': threadRead,
+  },
   deleteRun: pathOnly('run_id', 'thread_id'),
   cancelRun: {
-    build: ({ path, query }) => ({ thread_id: path.thread_id, action: query.action ?? 'interrupt', metadata: { run_ids: [path.run_id], status: 'pending' } }),
+    'threads:update': {
+      build: ({ path, query }) => ({ thread_id: path.thread_id, action: query.action ?? 'interrupt', metadata: { run_ids: [path.run_id], status: 'pending' } }),
+    },
+    // waiting joins the run, which reads its thread
+    'threads:read': { build: ({ path, query }) => (flag(query.wait) ? { thread_id: path.thread_id } : undefined) },
   },
   cancelRuns: {
     build: (_request, b) => ({ thread_id: b.thread_id, action: b.action ?? 'interrupt', metadata: { run_ids: b.run_ids, status: b.status ?? 'pending' } }),
@@ -198,24 +251,32 @@ const SHAPES: Record<string, Shape> = {
 const at = (value: Fields, dotted: string): unknown => dotted.split('.').reduce<unknown>((v, k) => (v as Fields | undefined)?.[k], value);
 
 /**
- * The values of one request: one per run of a batch (upstream asks once per run), one
- * otherwise. Operations without a known shape get the body (or the path and query).
+ * The values one event of a request asks about: one per run of a batch (upstream asks once
+ * per run), none when the event is not asked for this request, one otherwise. Operations
+ * without a known shape get the body (or the path and query). `body` is the request's body, or
+ * the guard's scratch body for an operation that has none.
  */
-export function authValuesOf(operationId: string, request: AuthRequest): AuthValue[] {
-  const shape = SHAPES[operationId];
-  const bodies = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
-  if (operationId === 'createRunBatch') return bodies.map((b) => valueOf(runCreate, request, b as Fields));
-  if (!shape) return [{ value: (request.body as Fields | undefined) ?? { ...request.path, ...request.query }, writeBack: () => {} }];
-  return [valueOf(shape, request, (request.body as Fields | undefined) ?? {})];
+export async function authValuesOf(operationId: string, event: string, request: AuthRequest, body: unknown): Promise<AuthValue[]> {
+  const entry = SHAPES[operationId];
+  const shape = entry && !isShape(entry) ? entry[event] : entry;
+  if (operationId === 'createRunBatch')
+    return (await Promise.all((body as Fields[]).map((b) => valueOf(runCreate, request, b)))).filter((v) => v !== undefined);
+  if (!shape) return [{ value: (request.body as Fields | undefined) ?? { ...request.path, ...request.query }, writeBack: () => {}, filters: true }];
+  const value = await valueOf(shape, request, body as Fields);
+  return value ? [value] : [];
 }
 
-function valueOf(shape: Shape, request: AuthRequest, body: Fields): AuthValue {
-  const value = shape.build(request, body);
+const isShape = (entry: Shape | PerEvent): entry is Shape => typeof entry.build === 'function';
+
+async function valueOf(shape: Shape, request: AuthRequest, body: Fields): Promise<AuthValue | undefined> {
+  const value = await shape.build(request, body);
+  if (!value) return undefined;
   // compared as JSON: a handler may replace a field or change a default it was given in place
   const snapshot = (key: string) => JSON.stringify(at(value, key)) ?? 'undefined';
   const before = new Map((shape.writable ?? []).map(([key]) => [key, snapshot(key)]));
   return {
     value,
+    filters: !shape.ignoresFilters,
     writeBack() {
       for (const [key, bodyKey] of shape.writable ?? []) if (snapshot(key) !== before.get(key)) body[bodyKey] = at(value, key);
     },

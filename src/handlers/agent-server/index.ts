@@ -15,6 +15,7 @@ import { singletonModules } from '../../domain/singletonDuty.ts';
 import type { ToolHost } from '../../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../../domain/memory/setup.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
+import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import { reloadProject } from '../../runtime/project.ts';
 import { guardHandlers } from './authGuard.ts';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
@@ -59,7 +60,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
-  const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }));
+  // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
+  const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }), projectApiUrl);
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
   // graphs execute off the request loop, in worker threads that load the project themselves
   const pool =
@@ -139,7 +141,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...storeHandlers(memory.store, ownerOf),
     ...metricsHandlers(deps.metrics),
     ...healthHandler(store),
-    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }),
+    ...infoHandler({ a2a: !config.project.http?.disable_a2a, mcp: !config.project.http?.disable_mcp }, baseDir),
     ...assistantHandlers(
       (ctx) => serviceFor(ctx).assistants,
       (ctx) => serviceFor(ctx).threads,

@@ -59,7 +59,8 @@ export function threadHandlers(threadsFor: (ctx: RequestContext) => ThreadServic
     },
     async copyThread({ path }, ctx) {
       const threads = threadsFor(ctx);
-      const outcome = await threads.copy(path.thread_id);
+      // the id and metadata the auth handlers were shown for the copy (threads:create)
+      const outcome = await threads.copy(path.thread_id, ctx.authorized);
       return outcome.ok ? { status: 200, body: outcome.value } : failed(outcome.failure);
     },
     async pruneThreads({ body }, ctx) {

@@ -12,7 +12,9 @@ export function uiHandlers(bundles: UiBundles): Pick<AgentServerAreaHandlers, 'r
     async renderUiComponent({ path: { agent }, body }, ctx) {
       const files = await bundles.files(agent);
       if (!files.ok) return failed(files.failure);
-      return { status: 200, text: componentTags(agent, body.name, files.value, ctx.baseUrl) };
+      // from where the page reached this server (its Host, or a trusted proxy's), as upstream:
+      // not a configured public URL, which a deployment sets to its own bind address
+      return { status: 200, text: componentTags(agent, body.name, files.value, ctx.requestOrigin) };
     },
     async getUiFile({ path: { agent, file } }) {
       const found = await bundles.file(agent, file);

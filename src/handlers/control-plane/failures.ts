@@ -5,7 +5,7 @@ import type { RequestContext } from '../../runtime/context.ts';
 
 const STATUS = {
   invalid: 400,
-  // no control-plane operation fails this way today; a schema-like 422 if one does
+  // a rule a field breaks (the tenant boundary): a 422 naming each field
   unprocessable: 422,
   not_found: 404,
   conflict: 409,
@@ -16,11 +16,23 @@ const STATUS = {
   rate_limited: 429,
 } as const satisfies Record<FailureKind, number>;
 
-type Failed<K extends FailureKind> = { status: (typeof STATUS)[K]; body: { detail: string } };
+/** One problem of a 422, at the field it comes from (the spec's ValidationError). */
+interface Issue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+type Failed<K extends FailureKind> = K extends unknown ? { status: (typeof STATUS)[K]; body: { detail: K extends 'unprocessable' ? Issue[] : string } } : never;
 
 /** The reply for a failure; its status type is exactly the statuses of the kinds it can carry. */
 export function failed<K extends FailureKind>(failure: Failure<K>): Failed<K> {
-  return { status: STATUS[failure.kind], body: { detail: failure.detail } };
+  if (failure.kind === 'unprocessable') {
+    // answered like a schema violation, each problem at the field it comes from
+    const problems = (failure.data?.problems ?? [{ loc: [], msg: failure.detail }]) as { loc: (string | number)[]; msg: string }[];
+    return { status: 422, body: { detail: problems.map((p) => ({ loc: p.loc, msg: p.msg, type: 'refused' })) } } as Failed<K>;
+  }
+  return { status: STATUS[failure.kind], body: { detail: failure.detail } } as Failed<K>;
 }
 
 /** `status` with the value as body, or the failure's reply. */

@@ -237,11 +237,14 @@ export function DeploymentPage({ id }: { id: string }) {
             <Field label="Source">{d.source}</Field>
             <Field label="Type">{d.source_config.deployment_type}</Field>
             <Field label="URL">
-              {customUrl ? (
+              {customUrl && /^https?:\/\//i.test(customUrl) ? (
                 <a href={customUrl} target="_blank" rel="noreferrer">
                   {customUrl}
                 </a>
-              ) : null}
+              ) : (
+                // a URL of another scheme (stored before the API refused them) is shown, never a link
+                customUrl && <code>{customUrl}</code>
+              )}
             </Field>
             {Object.entries(d.source_revision_config)
               .filter(([, v]) => v !== null && v !== undefined)

@@ -88,12 +88,38 @@ function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.No
   const stateSchema = { ...objectSchema(checker, state, at, toSchema), definitions };
   const inputSchema = { ...objectSchema(checker, update, at, toSchema), definitions };
   const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
+  const configDefinitions: Record<string, Schema> = {};
+  const config = configSchema(checker, graphType, at, (type, depth) => schemaOf(checker, type, depth, configDefinitions)) ?? { type: 'object' };
   return {
     state: { ...stateSchema, ...draft },
     input: { ...inputSchema, ...draft },
     output: { ...stateSchema, ...draft },
-    config: { type: 'object', ...draft },
+    config: { ...config, ...(Object.keys(configDefinitions).length ? { definitions: configDefinitions } : {}), ...draft },
   };
+}
+
+/**
+ * The config schema (also the context schema) of a CompiledStateGraph<S, U, N, I, O, C>: as
+ * upstream, what an update of its config definition C may hold — each field's channel's
+ * `UpdateType`. C is an Annotation.Root (its `spec`) or a definition; undefined when the graph
+ * declares none (the default definition has no fields of its own).
+ */
+function configSchema(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema | undefined {
+  const declared = checker.getTypeArguments(graphType as TS.TypeReference)[5];
+  if (!declared) return undefined;
+  const spec = checker.getPropertyOfType(declared, 'spec');
+  const definition = spec ? checker.getTypeOfSymbolAtLocation(spec, at) : declared;
+  const fields = checker.getPropertiesOfType(definition);
+  if (fields.length === 0) return undefined;
+  const properties: Record<string, Schema> = {};
+  for (const field of fields) {
+    let channel = checker.getTypeOfSymbolAtLocation(field, at);
+    const factory = channel.getCallSignatures()[0];
+    if (factory) channel = factory.getReturnType();
+    const update = checker.getPropertyOfType(channel, 'UpdateType');
+    properties[field.name] = update ? toSchema(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(update, at)), 1) : {};
+  }
+  return { type: 'object', properties };
 }
 
 /**
@@ -152,11 +178,13 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
   if (flags & F.Boolean) return { type: 'boolean' };
   if (flags & F.Null) return { type: 'null' };
   if (type.isUnion()) {
-    const members = type.types.filter((t) => !(t.flags & (F.Undefined | F.Void)));
+    // an update may also be LangGraph's Overwrite wrapper of the value: upstream leaves it out
+    const members = type.types.filter((t) => !(t.flags & (F.Undefined | F.Void)) && !checker.getPropertyOfType(t, '__overwrite__'));
+    // literal unions as enums, sorted: TypeScript's order of a union's members is its own
     if (members.length && members.every((t) => t.flags & F.StringLiteral))
-      return { type: 'string', enum: members.map((t) => (t as TS.StringLiteralType).value) };
+      return { type: 'string', enum: members.map((t) => (t as TS.StringLiteralType).value).sort() };
     if (members.length && members.every((t) => t.flags & F.NumberLiteral))
-      return { type: 'number', enum: members.map((t) => (t as TS.NumberLiteralType).value) };
+      return { type: 'number', enum: members.map((t) => (t as TS.NumberLiteralType).value).sort((a, b) => a - b) };
     if (members.length && members.every((t) => t.flags & F.BooleanLiteral)) return { type: 'boolean' };
     if (members.length === 1) return schemaOf(checker, members[0], depth, definitions);
     return { anyOf: members.map((t) => schemaOf(checker, t, depth, definitions)) };

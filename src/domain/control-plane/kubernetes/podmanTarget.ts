@@ -24,6 +24,7 @@ import YAML from 'yaml';
 import { freePort } from '../deployer/probes.ts';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
 import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
+import { DEFAULT_UID } from './tenantBoundary.ts';
 
 const run = promisify(execFile);
 
@@ -72,6 +73,27 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
   return { played, secrets, skipped };
 }
 
+/** The pod volumes of `secret` or `projected` source (podman 4's kube play panics on them). */
+function secretVolumes(played: Manifest[]): string[] {
+  const volumes = played.flatMap(
+    (m) => (m.spec as { template?: { spec?: { volumes?: Record<string, unknown>[] } } } | undefined)?.template?.spec?.volumes ?? [],
+  );
+  return volumes.filter((v) => v.secret !== undefined || v.projected !== undefined).map((v) => `volume ${String(v.name)}`);
+}
+
+/** The podman volumes the played pods use, each with the user of the pod's first container. */
+function ownedVolumes(played: Manifest[]): { name: string; uid: number }[] {
+  return played.flatMap((m) => {
+    const pod = (m.spec as { template?: { spec?: Pod['spec'] & { volumes?: PodVolume[] } } } | undefined)?.template?.spec;
+    if (!pod) return [];
+    const uid = Number((pod.containers[0]?.securityContext as { runAsUser?: number } | undefined)?.runAsUser ?? DEFAULT_UID);
+    return (pod.volumes ?? []).flatMap((v) => {
+      const name = v.emptyDir !== undefined ? v.name : v.persistentVolumeClaim?.claimName;
+      return name ? [{ name, uid }] : [];
+    });
+  });
+}
+
 type PodVolume = { name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } };
 type Mount = { name: string };
 
@@ -103,11 +125,24 @@ export class PodmanTarget implements KubeTarget {
   async apply(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
     const names = objectNames(deploymentId);
     const { played, secrets, skipped } = adaptForPodman(manifests, names.server, await this.hostPort(deploymentId));
+    const unplayable = secretVolumes(played);
+    if (unplayable.length)
+      throw new Error(
+        `kube-local cannot play ${unplayable.join(', ')}: podman kube play does not mount a Secret as a volume; read the deployment's secrets from its environment (envFrom, secretKeyRef)`,
+      );
     for (const object of skipped) say(`kube-local: ${object} not played: podman kube play does not run this kind`);
     const file = this.playedFile(deploymentId);
     // the previous revision's pods go first: their names and host port are the same
     if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
     for (const secret of secrets) await this.createSecret(deploymentId, secret);
+    // the containers run as a user of their own (restricted profile): their volumes are made theirs
+    for (const { name, uid } of ownedVolumes(played)) {
+      const exists = await this.podman(['volume', 'exists', name]).then(
+        () => true,
+        () => false,
+      );
+      if (!exists) await this.podman(['volume', 'create', '--opt', `o=uid=${uid},gid=${uid}`, name]);
+    }
     fs.writeFileSync(file, played.map((m) => YAML.stringify(m)).join('---\n'), { mode: 0o600 });
     say(`kube-local: playing ${played.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
     await this.podman(['kube', 'play', file]);
@@ -157,8 +192,16 @@ export class PodmanTarget implements KubeTarget {
 
   // ---- podman ----
 
-  private podman(args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return run('podman', args, { env: this.options.env as NodeJS.ProcessEnv, maxBuffer: 32 * 1024 * 1024 });
+  private async podman(args: string[]): Promise<{ stdout: string; stderr: string }> {
+    try {
+      return await run('podman', args, { env: this.options.env as NodeJS.ProcessEnv, maxBuffer: 32 * 1024 * 1024 });
+    } catch (err) {
+      // a crash of podman prints its Go stack: a revision's status says what failed, not that
+      const stderr = String((err as { stderr?: string }).stderr ?? '');
+      const panic = /^panic: .*$/m.exec(stderr);
+      if (panic) throw new Error(`podman ${args.slice(0, 2).join(' ')} crashed (${panic[0]})`);
+      throw err;
+    }
   }
 
   private async createSecret(deploymentId: string, secret: Manifest): Promise<void> {

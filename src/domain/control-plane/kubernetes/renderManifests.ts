@@ -5,6 +5,7 @@
 // same revision always renders the same manifests; what applies them is the deployer's business.
 import type { Container as SpecContainer, ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
 import type { DeploymentRecord, RevisionRecord } from '../records.ts';
+import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext, tenantBoundaryProblems } from './tenantBoundary.ts';
 
 /** A Kubernetes object as applied: apiVersion, kind, metadata with name (and namespace). */
 export interface Manifest {
@@ -29,6 +30,8 @@ export interface RenderInput {
 export interface RefusedField {
   field: string;
   message: string;
+  /** Where in the deployment, when not `source_config.resource_spec.<field>`. */
+  loc?: (string | number)[];
 }
 
 export type Rendered = { ok: true; namespace: string; manifests: Manifest[] } | { ok: false; refused: RefusedField[] };
@@ -36,6 +39,8 @@ export type Rendered = { ok: true; namespace: string; manifests: Manifest[] } | 
 /** The port agentplane's agent server listens on in its image. */
 export const SERVER_PORT = 8000;
 export const DATABASE_PORT = 5432;
+/** The uid of the `postgres` user of the official PostgreSQL image. */
+const POSTGRES_UID = 999;
 
 const REDIS_FIELDS = ['redis_cpu', 'redis_cpu_limit', 'redis_memory_mb', 'redis_memory_limit_mb'] as const;
 // upstream marks these "do not use"; agentplane has no orchestrator or executor process
@@ -63,8 +68,9 @@ export function objectNames(deploymentId: string) {
   return { server: base, queue: `${base}-queue`, secrets: `${base}-secrets`, database: `${base}-db`, databaseSecret: `${base}-db-auth` };
 }
 
+/** The operator's namespace; a deployment's own choice counts only where its listener deploys it (tenantBoundary.ts). */
 export function namespaceOf(deployment: RenderInput['deployment'], fallback: string): string {
-  return deployment.source_config.listener_config?.k8s_namespace ?? fallback;
+  return (deployment.source_config.listener_id && deployment.source_config.listener_config?.k8s_namespace) || fallback;
 }
 
 const set = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
@@ -127,6 +133,9 @@ export function renderManifests(input: RenderInput): Rendered {
   const { deployment, revision } = input;
   const spec: ResourceSpec = deployment.source_config.resource_spec ?? {};
   const refused = refusedFields(spec);
+  // the request was checked at the API; a record stored before the rules existed is checked here
+  for (const p of tenantBoundaryProblems(spec, null, objectNames(deployment.id).secrets, Boolean(deployment.source_config.listener_id)))
+    refused.push({ field: p.loc.slice(2).join('.'), message: `${p.loc.join('.')}: ${p.msg}`, loc: p.loc });
   const image = revision.source_revision_config.image_uri;
   if (!image) refused.push({ field: 'image_uri', message: 'The revision has no source_revision_config.image_uri to run; Kubernetes runs images only.' });
   if (refused.length > 0 || !image) return { ok: false, refused };
@@ -187,6 +196,7 @@ export function renderManifests(input: RenderInput): Rendered {
       envFrom: deployment.secrets.length > 0 ? [{ secretRef: { name: names.secrets } }] : undefined,
       resources: res,
       volumeMounts: spec.volume_mounts ?? undefined,
+      securityContext: restrictedSecurityContext(null),
       readinessProbe: { httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5 },
       livenessProbe: { httpGet: { path: '/ok', port: 'http' }, initialDelaySeconds: 30, periodSeconds: 10 },
     });
@@ -206,7 +216,9 @@ export function renderManifests(input: RenderInput): Rendered {
         template: {
           metadata: { labels: { ...labelsOf(role), 'agentplane.dev/revision-id': revision.id }, ...(Object.keys(annotations).length ? { annotations } : {}) },
           spec: withoutNulls({
-            serviceAccountName: spec.service_account_name ?? undefined,
+            // the namespace's service account (the operator's), with no API token: a tenant's pod talks to no cluster API
+            automountServiceAccountToken: false,
+            securityContext: RESTRICTED_POD_CONTEXT,
             imagePullSecrets: spec.image_pull_secrets ?? undefined,
             volumes: spec.volumes ?? undefined,
             initContainers: initContainers.length ? initContainers : undefined,
@@ -256,9 +268,9 @@ function autoscaler(target: string, replicas: number, max: number | null | undef
   };
 }
 
-/** An init container or sidecar exactly as given (every field of the seed's container object). */
+/** An init container or sidecar as given (every field of the seed's container object), under the restricted profile. */
 function container(c: SpecContainer): Record<string, unknown> & { restartPolicy?: string } {
-  return withoutNulls({ ...c }) as Record<string, unknown> & { restartPolicy?: string };
+  return withoutNulls({ ...c, securityContext: restrictedSecurityContext(c.securityContext) }) as Record<string, unknown> & { restartPolicy?: string };
 }
 
 function databaseManifests(
@@ -295,6 +307,9 @@ function databaseManifests(
         template: {
           metadata: { labels: metadata(names.database, 'database').labels },
           spec: {
+            automountServiceAccountToken: false,
+            // the official image's postgres user; the volume made writable for it
+            securityContext: { ...RESTRICTED_POD_CONTEXT, fsGroup: POSTGRES_UID },
             containers: [
               {
                 name: 'postgres',
@@ -311,6 +326,7 @@ function databaseManifests(
                 resources: resources(spec.db_cpu, spec.db_cpu_limit, spec.db_memory_mb, spec.db_memory_limit_mb),
                 volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],
                 readinessProbe: { exec: { command: ['pg_isready', '-U', 'agentplane'] }, periodSeconds: 5 },
+                securityContext: restrictedSecurityContext({ runAsUser: POSTGRES_UID, runAsGroup: POSTGRES_UID }),
               },
             ].map(withoutNulls),
           },
