@@ -63,7 +63,7 @@ export interface ServerConfig {
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
   runTimeoutMs: number;
-  /** Replicas on PostgreSQL: how long a run's claim lasts without renewal (AGENTPLANE_RUN_LEASE_S). */
+  /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runLease.ts). */
   runLeaseMs: number;
   /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
   runWorkerMemoryMb: number | null;
