@@ -149,6 +149,13 @@ for (const workers of ['default', '0']) {
       assert.deepEqual(first.at(-1)!.params.data, { event: 'interrupted', graph_name: 'ask' });
       const wrong = (await (await a(`/threads/${threadId}/commands`, { id: 2, method: 'input.respond', params: {} })).json()) as any;
       assert.deepEqual(wrong, { type: 'error', id: 2, error: 'invalid_argument', message: 'input.respond requires an interrupt_id.' });
+      // the thread is bound to the assistant its first run.start named, as upstream binds it
+      assert.deepEqual(await (await a(`/threads/${threadId}/commands`, { id: 5, method: 'run.start', params: { assistant_id: 'talk', input: {} } })).json(), {
+        type: 'error',
+        id: 5,
+        error: 'invalid_argument',
+        message: `Thread ${threadId} is bound to assistant ask; cannot run talk.`,
+      });
       const resumed = await (
         await a(`/threads/${threadId}/commands`, {
           id: 3,
