@@ -6393,7 +6393,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_54":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_56":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -7883,7 +7883,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_59#/items"
+      // "__fjs_merged_61#/items"
       function anonymous5 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -7915,12 +7915,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous4 (obj) {
-      // "__fjs_merged_59#"
+      // "__fjs_merged_61#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_59#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_61#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -8706,7 +8706,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_60#/properties/checkpoint_map"
+      // "__fjs_merged_62#/properties/checkpoint_map"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8737,7 +8737,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_60#"
+      // "__fjs_merged_62#"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8825,7 +8825,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous18(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_60#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -8834,7 +8834,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_62#/properties/checkpoint_map"
+      // "__fjs_merged_64#/properties/checkpoint_map"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8865,7 +8865,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_62#"
+      // "__fjs_merged_64#"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -8953,7 +8953,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous20(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_64#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -9444,7 +9444,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_4
   
     
-      // "__fjs_merged_68#/items"
+      // "__fjs_merged_70#/items"
       function anonymous6 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -9476,12 +9476,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous5 (obj) {
-      // "__fjs_merged_68#"
+      // "__fjs_merged_70#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_68#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_70#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -10267,7 +10267,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_69#/properties/checkpoint_map"
+      // "__fjs_merged_71#/properties/checkpoint_map"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10298,7 +10298,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_69#"
+      // "__fjs_merged_71#"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10386,7 +10386,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous19(value_checkpoint_map_41)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_69#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_71#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10395,7 +10395,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_71#/properties/checkpoint_map"
+      // "__fjs_merged_73#/properties/checkpoint_map"
       function anonymous21 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10426,7 +10426,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_71#"
+      // "__fjs_merged_73#"
       function anonymous20 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10514,7 +10514,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous21(value_checkpoint_map_48)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_71#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_73#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -10777,7 +10777,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_74#/properties/result"
+      // "__fjs_merged_76#/properties/result"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10853,7 +10853,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_74#"
+      // "__fjs_merged_76#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10912,7 +10912,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_75#"
+      // "__fjs_merged_77#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10956,7 +10956,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_75#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_77#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -11027,7 +11027,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_76":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_78":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -12215,7 +12215,7 @@ const asInteger = serializer.asInteger.bind(serializer)
     let validate_1
   
     
-      // "__fjs_merged_82#/items"
+      // "__fjs_merged_84#/items"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12247,12 +12247,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous3 (obj) {
-      // "__fjs_merged_82#"
+      // "__fjs_merged_84#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_82#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_84#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14338,7 +14338,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_86#"
+      // "__fjs_merged_88#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14396,7 +14396,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_86#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_88#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -14421,7 +14421,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_87#"
+      // "__fjs_merged_89#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14479,7 +14479,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_87#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_89#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -14514,7 +14514,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_88":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_90":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -14557,7 +14557,7 @@ const asInteger = serializer.asInteger.bind(serializer)
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_88#/oneOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_90#/oneOf/1")))(input)) {
         json += JSON_STR_NULL
       }
     
@@ -14767,12 +14767,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous3 (obj) {
-      // "__fjs_merged_91#/properties/namespace"
+      // "__fjs_merged_93#/properties/namespace"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_91#/properties/namespace' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_93#/properties/namespace' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -14822,7 +14822,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_91#/properties/value"
+      // "__fjs_merged_93#/properties/value"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14853,7 +14853,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_91#"
+      // "__fjs_merged_93#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -14929,7 +14929,7 @@ return json + JSON_STR_END_OBJECT
             json += asNumber(value_score_9)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_91#/properties/score' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_93#/properties/score' does not match schema definition.")
   
       } else {
         throw new Error('"score" is required!')
@@ -15598,7 +15598,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_94":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_96":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -16530,7 +16530,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_96#/properties/error"
+      // "__fjs_merged_98#/properties/error"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16575,7 +16575,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_96#"
+      // "__fjs_merged_98#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16633,7 +16633,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_96#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_98#/properties/id' does not match schema definition.")
   
       }
 
@@ -16654,7 +16654,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_97#/items"
+      // "__fjs_merged_99#/items"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -16686,12 +16686,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_97#"
+      // "__fjs_merged_99#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_97#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_99#' does not match schema definition.")
     }
     const arrayLength = obj.length
   
