@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
 import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
+import { addressCheck } from '../domain/webhooks/webhookAddresses.ts';
 import {
   EXAMPLES_PROJECT_FILE,
   NO_PROJECT_NEXT_STEPS,
@@ -62,7 +63,7 @@ export interface ServerConfig {
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
   runTimeoutMs: number;
-  /** Replicas on PostgreSQL: how long a run's claim lasts without renewal (AGENTPLANE_RUN_LEASE_S). */
+  /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runLease.ts). */
   runLeaseMs: number;
   /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
   runWorkerMemoryMb: number | null;
@@ -85,10 +86,11 @@ export interface ServerConfig {
   /**
    * The auth service: the key tokens are sealed with (AGENTPLANE_TOKEN_KEY, 32 bytes as hex or
    * base64), earlier keys still opening them (AGENTPLANE_TOKEN_KEY_PREVIOUS, comma-separated),
-   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), and
+   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), the
+   * non-public ranges it may reach (AGENTPLANE_AUTH_ALLOWED_NETWORKS, comma-separated CIDR), and
    * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
    */
-  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; graphTenant: string | null };
+  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; allowedNetworks: string[]; graphTenant: string | null };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
@@ -207,6 +209,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
         .map((k) => k.trim())
         .filter(Boolean),
       allowHttp: flag('AGENTPLANE_AUTH_ALLOW_HTTP', env.AGENTPLANE_AUTH_ALLOW_HTTP, false),
+      allowedNetworks: networks('AGENTPLANE_AUTH_ALLOWED_NETWORKS', env.AGENTPLANE_AUTH_ALLOWED_NETWORKS),
       // whose providers a graph's authenticate() uses when its run has no tenant (agent-server auth off)
       graphTenant: env.AGENTPLANE_AGENT_AUTH_TENANT?.trim().toLowerCase() || null,
     },
@@ -252,6 +255,16 @@ const ON = /^(1|true|yes|on)$/i;
 const OFF = /^(0|false|no|off)$/i;
 
 /** A switch: 1/true/yes/on or 0/false/no/off (any case); unset or empty keeps the default. */
+/** A comma-separated list of CIDR ranges or addresses; a wrong entry stops the start, named. */
+function networks(name: string, value: string | undefined): string[] {
+  const list = (value ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  addressCheck({ allowed_networks: list, setting: name });
+  return list;
+}
+
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   if (ON.test(value.trim())) return true;

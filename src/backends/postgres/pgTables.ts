@@ -3,7 +3,7 @@
 // and the record itself as a `json` document (json keeps the key order clients sent). The
 // columns are derived from the document on every write, here, so the two never disagree;
 // `where` in a collection's queries names a field that is one of these columns. A collection
-// not listed here (tests, tools) stays in the generic table `agentplane_records`.
+// not listed here (tests, tools) stays in the generic table `agentplane_documents`.
 
 export type ColumnType = 'text' | 'timestamptz' | 'jsonb' | 'integer' | 'float8' | 'boolean';
 
