@@ -1,11 +1,11 @@
 // Configuration: CLI flags win over environment variables, which win over defaults.
 // The project file (agentplane.json) names the graphs and the HTTP switches.
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
 import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
-import { addressCheck } from '../domain/webhooks/webhookAddresses.ts';
 import {
   EXAMPLES_PROJECT_FILE,
   NO_PROJECT_NEXT_STEPS,
@@ -261,7 +261,13 @@ function networks(name: string, value: string | undefined): string[] {
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  addressCheck({ allowed_networks: list, setting: name });
+  for (const entry of list) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const max = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max)))
+      throw new Error(`${name}: "${entry}" is not an IP address or a CIDR range (like 10.0.0.0/8 or fd00::/8)`);
+  }
   return list;
 }
 

@@ -6,7 +6,7 @@
 import { operationById } from './contract.ts';
 import type { Binding } from './generators.ts';
 import type { HttpRequest } from './http.ts';
-import { securityHeaders, verifiesOwnCredential } from './auth.ts';
+import { securityHeaders, verifiesOwnCredential } from './securitySchemes.ts';
 
 interface Issued {
   /** The path values the credential was issued for (the link's other parameters). */

@@ -13,20 +13,8 @@ import { PROTOCOL_ASSISTANT_KEY, PROTOCOL_RUN_KEY, type ProtocolEvent } from './
 import { protocolRuns, threadProtocolEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { agentTree } from './agentTree.ts';
 
-export interface ProtocolCommand {
-  id: number;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export interface ResponseMeta {
-  thread_id: string;
-  applied_through_seq: number;
-}
-
-export type CommandReply =
-  | { type: 'success'; id: number; result: Record<string, unknown>; meta: ResponseMeta }
-  | { type: 'error'; id: number | null; error: string; message: string; meta?: ResponseMeta };
+export type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
+import type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
 
 /** What run.start creates: upstream's protocol runs stream every mode, subgraphs included. */
 const RUN_STREAM_MODES = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
