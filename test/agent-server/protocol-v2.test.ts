@@ -48,10 +48,10 @@ for (const workers of ['default', '0']) {
       server = await startTestServer({
         project: { graphs },
         dataDir: null,
+        runWorkers: workers,
         env: {
           AGENTPLANE_AGENT_SERVER_AUTH: '1',
           AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`,
-          ...(workers === '0' ? { AGENTPLANE_RUN_WORKERS: '0' } : {}),
         },
       });
       a = api(server, keyA);

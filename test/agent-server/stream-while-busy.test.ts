@@ -15,7 +15,7 @@ for (const workers of ['default', '0']) {
   describe(`stream events while the graph works (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer({ project: { graphs }, dataDir: null, env: workers === '0' ? { AGENTPLANE_RUN_WORKERS: '0' } : {} });
+      server = await startTestServer({ project: { graphs }, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 

@@ -32,6 +32,23 @@ export interface TestServerOptions {
   app?: AppFactory;
   /** The server's logger (silent unless TEST_LOG_LEVEL says otherwise), for a test that waits on its lines. */
   log?: Logger;
+  /**
+   * Where graphs execute: AGENTPLANE_RUN_WORKERS for this server, or 'default' for the
+   * product's default (worker threads). Unset: AGENTPLANE_TEST_RUN_WORKERS, else '0' (the
+   * request loop). A server's first worker loads LangGraph and the project again, ~1.5 CPU-s
+   * per server and most of a short test file's CPU, while most tests are about the wire, not
+   * where a graph runs: those about workers ask for them, the suites about runs pass in
+   * workers too (test/agent-server/runs-in-workers.test.ts, and in full in the release
+   * checks), and an AGENTPLANE_RUN_WORKERS in the environment applies to every server.
+   */
+  runWorkers?: string;
+}
+
+/** AGENTPLANE_RUN_WORKERS for a test server, unless the environment sets it (see TestServerOptions.runWorkers). */
+function runWorkersOf(options: TestServerOptions): { AGENTPLANE_RUN_WORKERS?: string } {
+  if (options.runWorkers === undefined && process.env.AGENTPLANE_RUN_WORKERS !== undefined) return {};
+  const workers = options.runWorkers ?? process.env.AGENTPLANE_TEST_RUN_WORKERS ?? '0';
+  return { AGENTPLANE_RUN_WORKERS: workers === 'default' ? undefined : workers };
 }
 
 export function tempDir(prefix = 'agentplane-test-'): string {
@@ -44,6 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dataDir = options.dataDir === undefined || options.dataDir === 'temp' ? tempDir() : options.dataDir;
   const env = {
     ...process.env,
+    ...runWorkersOf(options),
     AGENTPLANE_API_KEYS: `${key}:${tenant}`,
     AGENTPLANE_VALIDATE_RESPONSES: '1',
     AGENTPLANE_PHASE_MS: '5',
