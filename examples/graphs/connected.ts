@@ -4,8 +4,10 @@
 // resumed after the consent, it goes on with the token. Later runs get the stored token at once.
 //
 // Configurable: `user_id` (unless custom auth names the user), `auth_provider` (a provider_id
-// of POST /v2/auth/providers, default `github`), `auth_scopes` (default `read:user`). The
-// token itself never enters the thread's state: the reply shows its last four characters.
+// of POST /v2/auth/providers, default `github`), `auth_scopes` (default `read:user`),
+// `resource_url` (optional: an API the token is sent to; a 401 there is retried once with a
+// fresh token, `refusedToken`). The token itself never enters the thread's state: the reply
+// shows its last four characters.
 import { AIMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -15,9 +17,22 @@ async function connect(_state: typeof MessagesAnnotation.State, config: LangGrap
   const configurable = config.configurable ?? {};
   const provider = typeof configurable.auth_provider === 'string' ? configurable.auth_provider : 'github';
   const scopes = Array.isArray(configurable.auth_scopes) ? (configurable.auth_scopes as string[]) : ['read:user'];
-  const token = await authenticate({ provider, scopes });
-  // a real agent calls the provider's API here with `Authorization: Bearer ${token}`
-  return { messages: [new AIMessage(`Connected to ${provider} (token …${token.slice(-4)}).`)] };
+  let token = await authenticate({ provider, scopes });
+  const resource = typeof configurable.resource_url === 'string' ? configurable.resource_url : null;
+  if (!resource) return { messages: [new AIMessage(`Connected to ${provider} (token …${token.slice(-4)}).`)] };
+  let answer = await callResource(resource, token);
+  if (answer.status === 401) {
+    // refused before its expiry (revoked, the provider's keys changed): a fresh one, once
+    token = await authenticate({ provider, scopes, refusedToken: token });
+    answer = await callResource(resource, token);
+  }
+  return { messages: [new AIMessage(`Connected to ${provider} (token …${token.slice(-4)}); ${resource} answered ${answer.status}.`)] };
+}
+
+async function callResource(url: string, token: string): Promise<Response> {
+  const answer = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  await answer.body?.cancel();
+  return answer;
 }
 
 export const connected = new StateGraph(MessagesAnnotation).addNode('connect', connect).addEdge(START, 'connect').addEdge('connect', END).compile();

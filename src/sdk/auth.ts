@@ -11,6 +11,18 @@
 // whose value is `{type: 'auth_required', provider, scopes, url, auth_id}` (useStream and
 // agent-chat-ui show it); once the user has been to `url`, resume the run (any resume value)
 // and the call returns the token. Resumed before the consent, it interrupts again with a new URL.
+//
+// A token the resource server refuses (401) is asked for again with `refusedToken`: the stored
+// token is refreshed at once with its refresh token (its expiry has not come by the clock),
+// and when that fails the user is asked to consent again, as above.
+//
+// @example
+//   let token = await authenticate({ provider: 'github', scopes: ['repo'] });
+//   let answer = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+//   if (answer.status === 401) {
+//     token = await authenticate({ provider: 'github', scopes: ['repo'], refusedToken: token });
+//     answer = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+//   }
 import { getConfig, interrupt } from '@langchain/langgraph';
 import { agentAuthCall } from '../shared/agentAuthGlobal.ts';
 
@@ -20,6 +32,11 @@ export interface AuthenticateOptions {
   scopes: string[];
   /** The user; by default the run's custom-auth identity, else `configurable.user_id`. */
   userId?: string;
+  /**
+   * The token a resource server just refused (401): a fresh one is returned. Safe to pass again
+   * when the node re-runs on resume: a token already replaced is not refreshed twice.
+   */
+  refusedToken?: string;
 }
 
 /** What the run's interrupt carries while the user has not consented. */
@@ -42,7 +59,7 @@ export async function authenticate(options: AuthenticateOptions): Promise<string
   // each resume re-runs the node: every round asks again, and a round still without a token
   // stops at the next interrupt (the earlier ones return their resume values)
   for (;;) {
-    const answer = await call({ runId, userId, provider: options.provider, scopes: options.scopes });
+    const answer = await call({ runId, userId, provider: options.provider, scopes: options.scopes, refusedToken: options.refusedToken });
     if (answer.status === 'completed') return answer.token;
     interrupt({ type: 'auth_required', provider: options.provider, scopes: options.scopes, url: answer.url, auth_id: answer.auth_id } satisfies AuthRequired);
   }

@@ -11,6 +11,8 @@ export interface AgentAuthRequest {
   userId: string;
   provider: string;
   scopes: string[];
+  /** The access token a resource server refused (401): refreshed at once, else a new flow. */
+  refusedToken?: string;
 }
 
 export type AgentAuthAnswer = { status: 'completed'; token: string } | { status: 'pending'; url: string; auth_id: string };

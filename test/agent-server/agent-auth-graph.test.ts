@@ -1,10 +1,13 @@
 // The shipped `connected` graph asks for its user's token in process (agentplane-server/auth):
 // the run stops with an interrupt carrying the consent URL, the test consents at a real OAuth
 // server (oidc-provider on loopback), and the resumed run goes on with the token; the next run
-// gets the stored token without stopping. Runs on both stores (AGENTPLANE_TEST_BACKEND=postgres).
+// gets the stored token without stopping; a token the graph's API refuses (401) is replaced by
+// a fresh one on the graph's retry. Runs on both stores (AGENTPLANE_TEST_BACKEND=postgres).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { json } from '../control-plane/support.ts';
 import { CLIENT, startOAuthServer, type OAuthServer } from '../control-plane/oauthServer.ts';
@@ -39,10 +42,14 @@ describe('a graph gets its user’s token through an interrupt', () => {
     await idp.close();
   });
 
-  const run = (threadId: string, extra: Record<string, unknown>) =>
+  const run = (threadId: string, extra: Record<string, unknown>, configurable: Record<string, unknown> = {}) =>
     server.api(`/threads/${threadId}/runs/wait`, {
       method: 'POST',
-      json: { assistant_id: 'connected', config: { configurable: { user_id: 'alice', auth_provider: 'idp', auth_scopes: ['read'] } }, ...extra },
+      json: {
+        assistant_id: 'connected',
+        config: { configurable: { user_id: 'alice', auth_provider: 'idp', auth_scopes: ['read'], ...configurable } },
+        ...extra,
+      },
     });
 
   it('is interrupted with the auth URL, and resumes with the token once the user consented', async () => {
@@ -67,5 +74,44 @@ describe('a graph gets its user’s token through an interrupt', () => {
     const again = await json(await server.api('/threads', { method: 'POST', json: {} }), 200);
     const direct = await json(await run(again.thread_id, { input: { messages: [{ role: 'user', content: 'again' }] } }), 200);
     assert.equal(direct.messages.at(-1).content, `Connected to idp (token …${token.slice(-4)}).`);
+  });
+
+  it('gets a fresh token when the API refuses the stored one before its expiry', async () => {
+    // an API that accepts what the provider's introspection says is active
+    const tokensSeen: string[] = [];
+    const resource = http.createServer((req, res) => {
+      const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
+      tokensSeen.push(token);
+      void idp.introspect(token).then(({ active }) => res.writeHead(active ? 200 : 401).end());
+    });
+    await new Promise<void>((resolve) => resource.listen(0, '127.0.0.1', resolve));
+    try {
+      const resourceUrl = `http://127.0.0.1:${(resource.address() as AddressInfo).port}/me`;
+      const [stored] = await json(await server.api('/v2/auth/tokens?user_id=alice', { headers: { 'x-api-key': 'graph-key' } }), 200);
+      const thread = await json(await server.api('/threads', { method: 'POST', json: {} }), 200);
+      const before = await json(
+        await run(thread.thread_id, { input: { messages: [{ role: 'user', content: 'use it' }] } }, { resource_url: resourceUrl }),
+        200,
+      );
+      assert.match(before.messages.at(-1).content, / answered 200\.$/);
+      const refused = tokensSeen[0];
+      await idp.invalidate(refused);
+
+      const after = await json(await run(thread.thread_id, { input: { messages: [{ role: 'user', content: 'again' }] } }, { resource_url: resourceUrl }), 200);
+      assert.deepEqual(tokensSeen.slice(1, 2), [refused]);
+      const fresh = tokensSeen[2];
+      assert.ok(fresh && fresh !== refused, JSON.stringify(tokensSeen));
+      assert.equal(after.messages.at(-1).content, `Connected to idp (token …${fresh.slice(-4)}); ${resourceUrl} answered 200.`);
+      assert.equal((await idp.introspect(fresh)).active, true);
+      // refreshed in place: still the one stored token
+      const listed = await json(await server.api('/v2/auth/tokens?user_id=alice', { headers: { 'x-api-key': 'graph-key' } }), 200);
+      assert.deepEqual(
+        listed.map((t: { id: string }) => t.id),
+        [stored.id],
+      );
+    } finally {
+      resource.closeAllConnections();
+      await new Promise<void>((resolve) => resource.close(() => resolve()));
+    }
   });
 });

@@ -110,7 +110,16 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
     assert.equal((await json(await authenticate(api, 'alice', ['repo', 'read']), 200)).status, 'pending');
     const listed = await json(await api('/v2/auth/tokens?user_id=alice'), 200);
     assert.equal(listed.length, 1);
-    assert.deepEqual(Object.keys(listed[0]).sort(), ['created_at', 'expires_at', 'id', 'provider_account_label', 'provider_id', 'scopes', 'updated_at']);
+    assert.deepEqual(Object.keys(listed[0]).sort(), [
+      'created_at',
+      'expires_at',
+      'id',
+      'provider_account_label',
+      'provider_id',
+      'scopes',
+      'updated_at',
+      'user_id',
+    ]);
     assert.deepEqual(listed[0].scopes, ['repo']);
     assert.equal(JSON.stringify(listed).includes(aliceToken), false);
     assert.deepEqual(await json(await api('/v2/auth/tokens?user_id=bob'), 200), []);
@@ -120,6 +129,12 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
     const [token] = await json(await api('/v2/auth/tokens?user_id=alice'), 200);
     assert.deepEqual(await json(await authenticate(other, 'alice'), 404), { detail: 'Provider ID idp not found.' });
     assert.deepEqual(await json(await other('/v2/auth/tokens?user_id=alice'), 200), []);
+    // the tenant-wide listing (no user named) is the tenant's alone too
+    assert.deepEqual(await json(await other('/v2/auth/tokens'), 200), []);
+    assert.deepEqual(
+      (await json(await api('/v2/auth/tokens'), 200)).map((t: { id: string; user_id: string }) => [t.id, t.user_id]),
+      [[token.id, 'alice']],
+    );
     const notFound = { detail: `Token ${token.id} not found.` };
     assert.deepEqual(await json(await other(`/v2/auth/tokens/${token.id}?user_id=alice`, { method: 'DELETE' }), 404), notFound);
     assert.deepEqual(

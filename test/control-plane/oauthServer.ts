@@ -16,6 +16,10 @@ export interface OAuthServer {
   consent(authorizationUrl: string, login: string): Promise<string>;
   /** RFC 7662 introspection as the registered client. */
   introspect(token: string): Promise<{ active: boolean; sub?: string; scope?: string; client_id?: string }>;
+  /** The access token is no longer valid at the server (as after a key change there); its refresh token still works. */
+  invalidate(accessToken: string): Promise<void>;
+  /** RFC 7009 revocation as the registered client: oidc-provider ends every token of the grant, the refresh token too. */
+  revoke(accessToken: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,10 +111,27 @@ export async function startOAuthServer(callbackUrls: string[]): Promise<OAuthSer
     return (await response.json()) as { active: boolean; sub?: string; scope?: string; client_id?: string };
   }
 
+  async function invalidate(accessToken: string) {
+    const stored = await provider.AccessToken.find(accessToken);
+    if (!stored) throw new Error('the authorization server does not know that access token');
+    await stored.destroy();
+  }
+
+  async function revoke(accessToken: string) {
+    const response = await fetch(`${issuer}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: accessToken, token_type_hint: 'access_token', ...CLIENT }),
+    });
+    if (!response.ok) throw new Error(`revocation answered ${response.status}: ${await response.text()}`);
+  }
+
   return {
     issuer,
     consent,
     introspect,
+    invalidate,
+    revoke,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,17 +1,22 @@
-// Control plane: OAuth providers, listed, created and edited with forms from the spec.
+// Control plane: OAuth providers, listed, created and edited with forms from the spec, and
+// below them the tokens the tenant's users got through them (tokens.tsx).
 import { useState } from 'preact/hooks';
 import { call } from '../api';
 import type { AuthProvider as Provider } from '../contract';
 import { ConfirmButton, ErrorNotice, Raw, Time, useAction, useLoad } from '../components';
 import { SchemaForm } from '../schemaForm';
+import { TokensSection } from './tokens';
 
 export function ProvidersPage() {
   const list = useLoad(() => call<{ resources?: Provider[] } | Provider[]>('GET', '/v2/auth/providers?limit=100'), []);
   const rows = Array.isArray(list.data) ? list.data : (list.data?.resources ?? []);
   const [editing, setEditing] = useState<string | 'new' | null>(null);
+  // a provider's deletion deletes its tokens: the token list loads again after one
+  const [deletions, setDeletions] = useState(0);
   const remove = useAction(async (providerId: string) => {
     await call('DELETE', `/v2/auth/providers/${encodeURIComponent(providerId)}`);
     list.reload();
+    setDeletions((n) => n + 1);
   });
   return (
     <>
@@ -73,7 +78,7 @@ export function ProvidersPage() {
                     >
                       Edit
                     </button>
-                    <ConfirmButton label="Delete" question={`Delete ${p.provider_id}?`} onConfirm={() => remove.run(p.provider_id)} />
+                    <ConfirmButton label="Delete" question={`Delete ${p.provider_id} and its tokens?`} onConfirm={() => remove.run(p.provider_id)} />
                     <Raw value={p} />
                   </td>
                 </tr>
@@ -101,6 +106,7 @@ export function ProvidersPage() {
         </table>
       </div>
       {!list.loading && rows.length === 0 && !list.error && <p class="muted">No OAuth providers.</p>}
+      <TokensSection version={deletions} />
     </>
   );
 }

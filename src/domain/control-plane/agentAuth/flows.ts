@@ -55,7 +55,7 @@ export class AuthFlows {
     const scopes = normalScopes(body.scopes);
     const answer = { user_id: body.user_id, metadata: {} };
     if (!body.force_new) {
-      const token = await vault.usable(asker.tenantId, body.user_id, provider, scopes, body.token_id);
+      const token = await vault.usable(asker.tenantId, body.user_id, provider, scopes, { tokenId: body.token_id, refused: body.refused_token });
       if (token) return ok({ status: 'completed', url: null, auth_id: null, token, ...answer });
     }
     const { authId, state, stateHash } = newState();

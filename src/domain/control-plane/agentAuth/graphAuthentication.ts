@@ -21,7 +21,15 @@ export function graphAuthentication(options: GraphAuthenticationOptions): AgentA
     if (!tenantId) throw new Error('authenticate() in a graph needs a tenant: turn agent-server auth on, or set AGENTPLANE_AGENT_AUTH_TENANT');
     const baseUrl = options.baseUrl();
     if (!baseUrl) throw new Error('authenticate() in a graph needs the server’s URL: set AGENTPLANE_PUBLIC_URL');
-    const answer = await options.flows.authenticate({ tenantId, baseUrl }, { provider: request.provider, scopes: request.scopes, user_id: request.userId });
+    const answer = await options.flows.authenticate(
+      { tenantId, baseUrl },
+      {
+        provider: request.provider,
+        scopes: request.scopes,
+        user_id: request.userId,
+        refused_token: request.refusedToken ?? null,
+      },
+    );
     if (!answer.ok) throw new Error(answer.failure.detail);
     const { status, token, url, auth_id } = answer.value;
     if (status === 'completed' && token) return { status, token };

@@ -39,6 +39,7 @@ export function toSummary(record: AuthTokenRecord): AuthTokenSummary {
   return {
     id: record.id,
     provider_id: record.provider_id,
+    user_id: record.user_id,
     created_at: record.created_at,
     updated_at: record.updated_at,
     provider_account_label: record.provider_account_label,
@@ -47,19 +48,27 @@ export function toSummary(record: AuthTokenRecord): AuthTokenSummary {
   };
 }
 
+/** Which stored token `usable` hands out: the one named (else the newest), and the access token a resource server refused. */
+export interface TokenChoice {
+  tokenId?: string | null;
+  refused?: string | null;
+}
+
 export class TokenVault {
   constructor(private readonly deps: VaultDeps) {}
 
   /**
    * An access token of the user for the provider covering `scopes`: the one named, else the
-   * newest; refreshed first when it expires within the margin. Undefined when none serves
-   * (none stored, or expired without a refresh that works): then a flow is needed.
+   * newest; refreshed first when it expires within the margin, or when it is still the
+   * `refused` one (a resource server answered 401 to it, whatever its expiry says). Undefined
+   * when none serves (none stored, or one that needed a refresh that did not work): then a
+   * flow is needed.
    */
-  async usable(tenantId: string, userId: string, provider: ProviderRecord, scopes: string[], tokenId?: string | null): Promise<string | undefined> {
+  async usable(tenantId: string, userId: string, provider: ProviderRecord, scopes: string[], choice: TokenChoice = {}): Promise<string | undefined> {
     const stored = await this.ofOwner(tenantId, userId, provider);
-    const candidates = stored.filter((t) => covers(t.scopes, scopes) && (!tokenId || t.id === tokenId)).reverse();
+    const candidates = stored.filter((t) => covers(t.scopes, scopes) && (!choice.tokenId || t.id === choice.tokenId)).reverse();
     for (const candidate of candidates) {
-      const token = await this.fresh(candidate, provider);
+      const token = await this.fresh(candidate, provider, choice.refused ?? null);
       if (token) return token;
     }
     return undefined;
@@ -104,10 +113,15 @@ export class TokenVault {
     return record ? (await this.open(record)).access_token : undefined;
   }
 
-  async list(tenantId: string, userId: string, providerId?: string): Promise<AuthTokenSummary[]> {
-    const records = providerId
-      ? await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } })
-      : await this.deps.records.tokens.list({ where: { tenant_id: tenantId }, filter: (t) => t.user_id === userId });
+  /** The tenant's tokens: of one user (every user's without), of one provider (every provider's without). */
+  async list(tenantId: string, userId?: string, providerId?: string): Promise<AuthTokenSummary[]> {
+    const records =
+      userId && providerId
+        ? await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } })
+        : await this.deps.records.tokens.list({
+            where: { tenant_id: tenantId },
+            filter: (t) => (!userId || t.user_id === userId) && (!providerId || t.provider_id === providerId),
+          });
     return records.reverse().map(toSummary);
   }
 
@@ -146,15 +160,20 @@ export class TokenVault {
     return records.filter((t) => t.provider_record_id === provider.id);
   }
 
-  /** The token's access token, refreshed under its lock when it is about to expire; undefined when it cannot be. */
-  private async fresh(record: AuthTokenRecord, provider: ProviderRecord): Promise<string | undefined> {
-    if (!needsRefresh(record.expires_at)) return (await this.open(record)).access_token;
+  /**
+   * The token's access token, refreshed under its lock when it is about to expire or is the
+   * one a resource server `refused`; undefined when it cannot be.
+   */
+  private async fresh(record: AuthTokenRecord, provider: ProviderRecord, refused: string | null): Promise<string | undefined> {
+    const stale = (current: AuthTokenRecord, accessToken: string) => needsRefresh(current.expires_at) || accessToken === refused;
+    const opened = await this.open(record);
+    if (!stale(record, opened.access_token)) return opened.access_token;
     return this.deps.locks.run(`auth-token:${record.id}`, async () => {
-      // another call may have refreshed it while this one waited
+      // another call may have refreshed it while this one waited (then it no longer holds the refused token)
       const current = await this.deps.records.tokens.get(record.id);
       if (!current) return undefined;
       const secrets = await this.open(current);
-      if (!needsRefresh(current.expires_at)) return secrets.access_token;
+      if (!stale(current, secrets.access_token)) return secrets.access_token;
       if (!secrets.refresh_token) return undefined;
       try {
         const issued = await this.deps.oauth.refresh(endpointsOf(provider), secrets.refresh_token);
