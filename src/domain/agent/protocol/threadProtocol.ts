@@ -5,7 +5,8 @@ import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type RunRecord, type ThreadRecord } from '../records.ts';
 import type { AgentService, ProtocolService } from '../service.ts';
-import { ProtocolCommands, type CommandReply, type ProtocolCommand } from './commands.ts';
+import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
+import { ProtocolCommands } from './commands.ts';
 import type { EventFilter, ProtocolEvent } from './events.ts';
 import { threadProtocolEvents } from './threadEvents.ts';
 
