@@ -267,6 +267,17 @@ for (const workers of ['default', '0']) {
       assert.deepEqual((await b(`/threads/${threadId}/commands`, { id: 4, method: 'state.get' })).status, 404);
     });
 
+    it("GET on the event stream without the upgrade is 426, as the spec documents (404 for a thread that is not the caller's)", async () => {
+      const threadId = randomUUID();
+      await a(`/threads/${threadId}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const get = (key: string) => fetch(`${server.url}/threads/${threadId}/stream/events`, { headers: { 'x-api-key': key } });
+      const mine = await get(keyA);
+      assert.equal(mine.status, 426);
+      assert.equal(mine.headers.get('upgrade'), 'websocket');
+      assert.match(((await mine.json()) as any).detail, /WebSocket/);
+      assert.equal((await get(keyB)).status, 404);
+    });
+
     it("another tenant's thread over the WebSocket is answered as a missing one", { timeout: 30_000 }, async () => {
       const threadId = randomUUID();
       await a(`/threads/${threadId}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {} } });

@@ -137,6 +137,8 @@ export interface RunService {
 /** The thread-centric streaming protocol (protocol/): its commands and its event stream. */
 export interface ProtocolService {
   command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>>;
+  /** Whether the caller may use the thread's protocol (another owner's thread is missing). */
+  visible(threadId: string): Promise<Outcome<true, 'not_found'>>;
   /** The thread's protocol events through the filter, live until `signal` aborts. */
   events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>>;
 }

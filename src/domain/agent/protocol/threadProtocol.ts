@@ -41,8 +41,12 @@ export class ThreadProtocol implements ProtocolService {
     return this.commands.handle(threadId, command);
   }
 
+  async visible(threadId: string): Promise<Outcome<true, 'not_found'>> {
+    return (await this.thread(threadId)) ? ok(true) : fail('not_found', `Thread with ID ${threadId} not found`);
+  }
+
   async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>> {
-    if (!(await this.thread(threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
-    return ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal }));
+    const visible = await this.visible(threadId);
+    return visible.ok ? ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal })) : visible;
   }
 }
