@@ -2,7 +2,8 @@
 //   types.gen.ts        TypeScript types for every schema and every operation part   (codegen/types.ts)
 //   operations.gen.ts   the operation table and the Handlers interface               (codegen/operations.ts)
 //   methods.gen.ts      the method table and the Methods interface (OpenRPC)         (codegen/methods.ts)
-//   *.validators.gen.js standalone ajv validators (params, bodies, responses)        (codegen/validators.ts)
+//   *.validators.gen.js standalone ajv validators (params, bodies, responses, and the
+//                       component schemas a document names in componentValidators)  (codegen/validators.ts)
 //   reply.serializers.gen.js  fast-json-stringify serializers of JSON replies        (codegen/serializers.ts)
 //   document.gen.js     the document the runtime routes, mocks and serves            (codegen/documents.ts)
 // The shapes these files share with the runtime are hand-written in src/runtime/contract.ts.
@@ -45,6 +46,10 @@ async function generateOpenRpc(spec: DocumentSpec, header: string, outDir: strin
   await writeTypes(outDir, header, spec.typeName, doc.components?.schemas ?? {}, collected.types);
   writeValidators(outDir, header, 'params', schemaId, defs, collected.params, { useDefaults: true });
   writeValidators(outDir, header, 'response', schemaId, defs, collected.results, {});
+  if (spec.componentValidators) {
+    const named = Object.fromEntries(spec.componentValidators.map((name) => [name, absolute({ $ref: `#/components/schemas/${name}` })]));
+    writeValidators(outDir, header, 'components', schemaId, defs, named, {});
+  }
   writeDocument(outDir, header, doc);
   writeMethodTable(outDir, header, spec.typeName, collected.methods);
 }
@@ -52,6 +57,7 @@ async function generateOpenRpc(spec: DocumentSpec, header: string, outDir: strin
 const INDEX = `export * as controlPlane from './control-plane/operations.gen.ts';
 export * as agentServer from './agent-server/operations.gen.ts';
 export * as a2a from './a2a/methods.gen.ts';
+export * as protocol from './protocol/methods.gen.ts';
 import type { ControlPlaneHandlers } from './control-plane/operations.gen.ts';
 import type { AgentServerHandlers } from './agent-server/operations.gen.ts';
 import type { A2AMethods } from './a2a/methods.gen.ts';

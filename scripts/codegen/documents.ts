@@ -21,12 +21,22 @@ export interface DocumentSpec {
   typeName: string; // e.g. ControlPlane → ControlPlaneHandlers
   /** Its REST operations run under the project's custom auth: each declares `x-auth`. */
   customAuth?: boolean;
+  /** Component schemas that get their own validator (components.validators.gen.js): messages no method param or result names. */
+  componentValidators?: string[];
 }
 
 export const documents: DocumentSpec[] = [
   { key: 'control-plane', file: 'spec/control-plane.openapi.yaml', kind: 'openapi', typeName: 'ControlPlane' },
   { key: 'agent-server', file: 'spec/agent-server.openapi.yaml', kind: 'openapi', typeName: 'AgentServer', customAuth: true },
   { key: 'a2a', file: 'spec/a2a.openrpc.json', kind: 'openrpc', typeName: 'A2A' },
+  // the thread protocol's framing: commands in, answers and events out (over HTTP and the WebSocket)
+  {
+    key: 'protocol',
+    file: 'spec/protocol.openrpc.json',
+    kind: 'openrpc',
+    typeName: 'Protocol',
+    componentValidators: ['Command', 'CommandReply', 'Event', 'EventStreamRequest'],
+  },
 ];
 
 /** The `$id` under which a document's schemas are compiled into validators. */

@@ -39,7 +39,8 @@ export function collectMethods(doc: Json, absolute: (schema: Json) => Json): Met
 export function writeMethodTable(outDir: string, header: string, typeName: string, methods: MethodSchemas['methods']): void {
   const lines: string[] = [header];
   lines.push(`import type * as T from './types.gen.ts';`);
-  lines.push(`import type { MethodSpec, RpcOutcome, RpcStreamOutcome } from '${CONTRACT_IMPORT}';\n`);
+  const outcomes = methods.some((m) => m.streaming) ? 'RpcOutcome, RpcStreamOutcome' : 'RpcOutcome';
+  lines.push(`import type { MethodSpec, ${outcomes} } from '${CONTRACT_IMPORT}';\n`);
   lines.push(
     `export const methods: readonly MethodSpec[] = ${JSON.stringify(
       methods.map(({ resultType: _type, ...m }) => m),

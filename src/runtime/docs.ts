@@ -14,6 +14,7 @@ const SPEC_FILES: Record<string, { type: string; format: 'json' | 'text' }> = {
   'control-plane.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'agent-server.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'a2a.openrpc.json': { type: 'application/json', format: 'json' },
+  'protocol.openrpc.json': { type: 'application/json', format: 'json' },
 };
 const ASSET_TYPES: Record<string, string> = {
   '.js': 'text/javascript',

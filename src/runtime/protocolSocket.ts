@@ -5,10 +5,14 @@
 // every subscription is the HTTP route's own (POST …/commands, POST …/stream/events) asked
 // on this server with the upgrade request's headers, so the same authentication, tenancy,
 // stream caps and event feed apply: there is no second way in, and no second event source.
+// Messages are read as spec/protocol.openrpc.json says (its generated validators, through
+// shared/protocolCommands.ts): a message that is no command, and the params of the two
+// commands answered here, are refused in the protocol's error envelope.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 /** Headers that belong to the upgrade itself, not to the caller. */
@@ -70,19 +74,24 @@ class ProtocolSocket {
   }
 
   private async receive(text: string): Promise<void> {
-    let command: unknown;
+    let message: unknown;
     try {
-      command = JSON.parse(text);
+      message = JSON.parse(text);
     } catch {
       return this.send({ type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must be valid JSON.' });
     }
-    if (!isDict(command) || typeof command.id !== 'number' || typeof command.method !== 'string')
-      return this.send({ type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must include an integer id and string method.' });
+    const read = readCommand(message);
+    if ('problem' in read) return this.send({ type: 'error', id: read.id, error: 'invalid_argument', message: read.problem });
+    const { command } = read;
     const id = command.id;
-    const params = isDict(command.params) ? command.params : {};
+    const params = command.params ?? {};
     try {
-      if (command.method === 'subscription.subscribe') return await this.subscribe(id, params);
-      if (command.method === 'subscription.unsubscribe') return this.unsubscribe(id, params);
+      if (command.method === 'subscription.subscribe' || command.method === 'subscription.unsubscribe') {
+        const problem = paramsProblem(command.method, params);
+        if (problem) return this.send({ type: 'error', id, error: 'invalid_argument', message: problem });
+        if (command.method === 'subscription.subscribe') return await this.subscribe(id, params);
+        return this.unsubscribe(id, params.subscription_id as string);
+      }
       if (command.method === 'subscription.reconnect')
         return this.send({ type: 'error', id, error: 'not_supported', message: 'subscription.reconnect is not supported by this server yet.' });
       const reply = await this.route('commands', command);
@@ -117,10 +126,7 @@ class ProtocolSocket {
     }
   }
 
-  private unsubscribe(id: number, params: Dict): void {
-    const subscriptionId = params.subscription_id;
-    if (typeof subscriptionId !== 'string')
-      return this.send({ type: 'error', id, error: 'invalid_argument', message: 'subscription.unsubscribe requires a subscription_id.' });
+  private unsubscribe(id: number, subscriptionId: string): void {
     const stop = this.subscriptions.get(subscriptionId);
     if (!stop) return this.send({ type: 'error', id, error: 'no_such_subscription', message: `Unknown subscription: ${subscriptionId}` });
     stop.abort();

@@ -67,6 +67,7 @@ const requests: Record<string, () => Call> = {
   joinThreadStream: () => ({ path: `/threads/${ids.idle}/stream`, query: 'stream_mode=lifecycle' }),
   sendProtocolCommand: () => ({ method: 'POST', path: `/threads/${ids.thread}/commands`, body: { id: 1, method: 'run.start', params: run() } }),
   streamThreadEvents: () => ({ method: 'POST', path: `/threads/${ids.idle}/stream/events`, body: { channels: ['lifecycle'] } }),
+  openThreadEventSocket: () => ({ method: 'GET', path: `/threads/${ids.idle}/stream/events` }),
   listRuns: () => ({ path: `/threads/${ids.thread}/runs` }),
   createRun: () => ({ method: 'POST', path: `/threads/${ids.thread}/runs`, body: run() }),
   getRun: () => ({ path: `/threads/${ids.thread}/runs/${ids.run}` }),

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import WebSocket from 'ws';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { api, events, rootEnd } from '../support/protocolEvents.ts';
+import { CommandReply as isCommandReply } from '../../generated/protocol/components.validators.gen.js';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
 const graphs = { talk: `${fixture}:talk`, ask: `${fixture}:ask` };
@@ -207,6 +208,46 @@ for (const workers of ['default', '0']) {
       assert.equal((await a(`/threads/${threadId}/stream/events`, { channels: ['values'], extra: 1 })).status, 422);
     });
 
+    it('commands are read as spec/protocol.openrpc.json says, over HTTP and the WebSocket', { timeout: 30_000 }, async () => {
+      const threadId = randomUUID();
+      const send = async (command: object) => (await a(`/threads/${threadId}/commands`, command)).json() as Promise<any>;
+      const invalid = (id: number, message: string) => ({ type: 'error', id, error: 'invalid_argument', message });
+      const replies = [
+        // a strategy the contract does not name is refused (upstream's server quietly enqueues it)
+        await send({ id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {}, multitaskStrategy: 'sometimes' } }),
+        await send({ id: 2, method: 'input.respond', params: { responses: [] } }),
+        await send({ id: 3, method: 'input.respond', params: { responses: [{ response: 'yes' }] } }),
+        await send({ id: 4, method: 'state.get', params: { keys: 'messages' } }),
+      ];
+      assert.equal(replies[0].error, 'invalid_argument');
+      assert.match(replies[0].message, /multitaskStrategy/);
+      assert.deepEqual(replies.slice(1, 3), [
+        invalid(2, 'input.respond requires at least one response.'),
+        invalid(3, 'input.respond responses entries require an interrupt_id.'),
+      ]);
+      assert.match(replies[3].message, /^state\.get: params\/keys /);
+      // the WebSocket answers subscriptions itself, from the same contract
+      await send({ id: 5, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const socket = await socketReplies(server, keyA, threadId, [
+        { id: 6, method: 'subscription.subscribe', params: { channels: ['values', 'nonsense'] } },
+        { id: 7, method: 'subscription.subscribe', params: { channels: [] } },
+        { id: 8, method: 'subscription.unsubscribe', params: {} },
+        { id: 9, method: 'state.get', params: 'all' },
+        { id: -1, method: 'state.get' },
+      ]);
+      assert.deepEqual(
+        socket.sort((x, y) => (x.id ?? 99) - (y.id ?? 99)),
+        [
+          invalid(6, 'subscription.subscribe received an unsupported channel.'),
+          invalid(7, 'subscription.subscribe requires a non-empty channels array.'),
+          invalid(8, 'subscription.unsubscribe requires a subscription_id.'),
+          invalid(9, 'Protocol command params must be an object.'),
+          { type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must include an integer id and string method.' },
+        ],
+      );
+      for (const reply of [...replies, ...socket]) assert.ok(isCommandReply(reply), JSON.stringify(isCommandReply.errors));
+    });
+
     it("another tenant's thread is answered as a missing one", async () => {
       const threadId = randomUUID();
       const started = (await (
@@ -224,6 +265,17 @@ for (const workers of ['default', '0']) {
       const take = await b(`/threads/${threadId}/commands`, { id: 3, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
       assert.equal(take.status, 404);
       assert.deepEqual((await b(`/threads/${threadId}/commands`, { id: 4, method: 'state.get' })).status, 404);
+    });
+
+    it("GET on the event stream without the upgrade is 426, as the spec documents (404 for a thread that is not the caller's)", async () => {
+      const threadId = randomUUID();
+      await a(`/threads/${threadId}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const get = (key: string) => fetch(`${server.url}/threads/${threadId}/stream/events`, { headers: { 'x-api-key': key } });
+      const mine = await get(keyA);
+      assert.equal(mine.status, 426);
+      assert.equal(mine.headers.get('upgrade'), 'websocket');
+      assert.match(((await mine.json()) as any).detail, /WebSocket/);
+      assert.equal((await get(keyB)).status, 404);
     });
 
     it("another tenant's thread over the WebSocket is answered as a missing one", { timeout: 30_000 }, async () => {

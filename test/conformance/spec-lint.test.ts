@@ -9,6 +9,7 @@ import { operations, operationById, readDocument, resolve, rpc, type Json } from
 import { wireQuery } from './lib/http.ts';
 import { evaluateRpc, paramName } from './lib/links.ts';
 import { securityHeaders, verifiesOwnCredential } from './lib/auth.ts';
+import { loadDocument as loadProtocol } from '../../generated/protocol/document.gen.js';
 
 /**
  * Operations that answer a missing resource in their documented body, as upstream's do: wait
@@ -81,8 +82,9 @@ describe('spec lint', () => {
       assert.ok(op.operationId, `${op.method} ${op.path} has no operationId`);
       assert.ok(op.summary?.trim(), `${op.operationId} has no summary`);
       const statuses = Object.keys(op.responses);
+      // (a WebSocket's success is its upgrade, 101 Switching Protocols)
       assert.ok(
-        statuses.some((s) => s.startsWith('2')),
+        statuses.some((s) => s.startsWith('2') || s === '101'),
         `${op.operationId} documents no success answer`,
       );
       const errors = statuses.filter((s) => /^[45]/.test(s));
@@ -150,6 +152,27 @@ describe('spec lint', () => {
       assert.deepEqual(failures, []);
     });
   }
+
+  it("the protocol routes' request schemas are spec/protocol.openrpc.json's (Command, EventStreamRequest)", () => {
+    // what validates a value, without the words: refs followed, descriptions and examples dropped
+    const shape = (doc: Json, node: Json): Json => {
+      if (Array.isArray(node)) return node.map((n) => shape(doc, n));
+      if (!node || typeof node !== 'object') return node;
+      if (typeof node.$ref === 'string') return shape(doc, resolve(doc, node));
+      return Object.fromEntries(
+        Object.entries(node)
+          .filter(([k]) => !['description', 'examples', 'example', 'title'].includes(k))
+          .map(([k, v]) => [k, shape(doc, v)]),
+      );
+    };
+    const agent = readDocument('agent-server');
+    const protocol = loadProtocol();
+    for (const [ours, theirs] of [
+      ['ProtocolCommand', 'Command'],
+      ['ProtocolEventFilter', 'EventStreamRequest'],
+    ])
+      assert.deepEqual(shape(agent, agent.components.schemas[ours]), shape(protocol, protocol.components.schemas[theirs]), `${ours} is not ${theirs}`);
+  });
 
   for (const m of rpc.methods) {
     it(`${m.name}: summary, documented errors, examples that validate, links that resolve`, () => {

@@ -33,7 +33,7 @@ import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 import type { ThreadStreamMode } from './threadStream.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { RunEvent } from './runEvent.ts';
-import type { CommandReply, ProtocolCommand } from './protocol/commandShapes.ts';
+import type { Command as ProtocolCommand, CommandReply } from '../../../generated/protocol/types.gen.ts';
 import type { EventFilter, ProtocolEvent } from './protocol/events.ts';
 
 export type { RunEvent };
@@ -137,6 +137,8 @@ export interface RunService {
 /** The thread-centric streaming protocol (protocol/): its commands and its event stream. */
 export interface ProtocolService {
   command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>>;
+  /** Whether the caller may use the thread's protocol (another owner's thread is missing). */
+  visible(threadId: string): Promise<Outcome<true, 'not_found'>>;
   /** The thread's protocol events through the filter, live until `signal` aborts. */
   events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>>;
 }

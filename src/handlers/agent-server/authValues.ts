@@ -182,6 +182,7 @@ const SHAPES: Record<string, Shape | PerEvent> = {
   searchThreadHistory: threadRead,
   joinThreadStream: threadRead,
   streamThreadEvents: threadRead,
+  openThreadEventSocket: threadRead,
   updateThreadState: { 'threads:update': threadRead, 'threads:read': threadRead },
   patchThreadState: threadRead,
   copyThread: { 'threads:read': threadRead, 'threads:create': copyCreate },

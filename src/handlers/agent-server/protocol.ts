@@ -1,6 +1,8 @@
-// The thread-centric streaming protocol: sendProtocolCommand (POST /threads/{id}/commands)
-// and streamThreadEvents (POST /threads/{id}/stream/events, Server-Sent Events). Both only
-// reach the domain's protocol service (domain/agent/protocol/).
+// The thread-centric streaming protocol: sendProtocolCommand (POST /threads/{id}/commands),
+// streamThreadEvents (POST /threads/{id}/stream/events, Server-Sent Events) and
+// openThreadEventSocket (GET on the same path: the WebSocket, upgraded by
+// runtime/protocolSocket.ts before any handler; what reaches the handler is a GET without
+// the upgrade). All only reach the domain's protocol service (domain/agent/protocol/).
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
@@ -14,8 +16,14 @@ async function* toSse(events: AsyncIterable<ProtocolEvent>): AsyncGenerator<SseE
 
 export function protocolHandlers(
   protocolFor: (ctx: RequestContext) => ProtocolService,
-): Pick<AgentServerAreaHandlers, 'sendProtocolCommand' | 'streamThreadEvents'> {
+): Pick<AgentServerAreaHandlers, 'sendProtocolCommand' | 'streamThreadEvents' | 'openThreadEventSocket'> {
   return {
+    async openThreadEventSocket({ path }, ctx) {
+      const visible = await protocolFor(ctx).visible(path.thread_id);
+      if (!visible.ok) return failed(visible.failure);
+      const detail = 'GET /threads/{thread_id}/stream/events opens a WebSocket: send it with Upgrade: websocket.';
+      return { status: 426, headers: { Upgrade: 'websocket' }, body: { detail } };
+    },
     async sendProtocolCommand({ path, body }, ctx) {
       const reply = await protocolFor(ctx).command(path.thread_id, body as never);
       return reply.ok ? { status: 200, body: reply.value } : failed(reply.failure);

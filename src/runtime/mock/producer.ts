@@ -14,6 +14,7 @@ import { loadResponseValidators, type ApiDocument } from '../api.ts';
 import type { HandlerRegistry, OperationHandler, OperationRequest, Reply } from '../handler.ts';
 import type { RequestContext } from '../context.ts';
 import { rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
+import { mockProtocolCommands } from './protocolCommands.ts';
 
 type Json = any;
 type Validate = ((value: unknown) => boolean) & { errors?: unknown };
@@ -73,8 +74,17 @@ export async function createMockHandlers(documents: ApiDocument[], dispatcher?: 
       }
       const responses = documentedResponses(document, op, backend, validators);
       const statuses = [...responses.keys()].sort();
-      const success = statuses.find((s) => s >= 200 && s < 300) ?? statuses[0]!;
-      handlers[op.operationId] = async (request, ctx) => answer(document, op, responses, success, request, ctx);
+      // an operation whose success is an upgrade (a WebSocket) answers a plain request 426
+      const upgrade = op.responses['101'] && responses.has(426) ? 426 : undefined;
+      const success = statuses.find((s) => s >= 200 && s < 300) ?? upgrade ?? statuses[0]!;
+      const documented: OperationHandler = async (request, ctx) => answer(document, op, responses, success, request, ctx);
+      const protocol = document.paths[op.path][op.method.toLowerCase()]['x-agentplane-protocol-commands'];
+      handlers[op.operationId] = protocol
+        ? mockProtocolCommands(documented, (ctx, query) => {
+            const prefs = parsePreferences(ctx.prefer, query as Record<string, unknown>);
+            return prefs.code !== undefined || prefs.example !== undefined || !!prefs.dynamic;
+          })
+        : documented;
     }
   }
   return handlers;
@@ -83,7 +93,8 @@ export async function createMockHandlers(documents: ApiDocument[], dispatcher?: 
 function documentedResponses(document: Json, op: OperationSpec, backend: OpenAPIBackend, validators: Record<string, Validate>): Map<number, MockResponse> {
   const responses = new Map<number, MockResponse>();
   for (const [status, declared] of Object.entries(op.responses)) {
-    if (!/^\d{3}$/.test(status)) continue;
+    // an informational answer (101 Switching Protocols) is the transport's, never a reply
+    if (!/^[2-5]\d\d$/.test(status)) continue;
     const raw = resolve(document, document.paths[op.path][op.method.toLowerCase()].responses[status]);
     const response: MockResponse = {
       status: Number(status),

@@ -18,6 +18,7 @@ import { defineAuthProbes, type StrictServer } from './auth.ts';
 import { defineRpcProperties } from './rpc.ts';
 import { defineStatefulProperties } from './stateful.ts';
 import { defineRunOrderProperty } from './runOrder.ts';
+import { defineProtocolProperties } from './protocol.ts';
 import { expectConforming, type SuiteContext } from './suiteContext.ts';
 
 export { expectConforming, type SuiteContext };
@@ -110,7 +111,10 @@ export function defineSuiteAgainst(options: SuiteOptions): void {
   if (documents.includes('a2a')) defineRpcProperties(ctx);
   defineAuthProbes(ctx, options.mode, options.strict, inDocuments);
   if (documents.includes('agent-server') || documents.includes('control-plane')) defineStatefulProperties(ctx);
-  if (documents.includes('agent-server')) defineRunOrderProperty(ctx);
+  if (documents.includes('agent-server')) {
+    defineRunOrderProperty(ctx);
+    defineProtocolProperties(ctx);
+  }
 
   it('exercises every documented status of every operation (coverage table)', () => {
     const { missing } = coverageReport(options.mode);

@@ -1,17 +1,11 @@
 // `agent.getTree`: the graphs of the thread's latest protocol run — the root and each
 // subgraph namespace seen in its events — with their lifecycle status, nested by namespace.
 import { normalizeNamespaceSegment, isPrefixMatch } from '@langchain/langgraph/stream';
+import type { AgentStatus, AgentTreeNode } from '../../../../generated/protocol/types.gen.ts';
 import type { Namespace, ProtocolEvent } from './events.ts';
 
-export interface AgentTreeNode {
-  namespace: Namespace;
-  status: string;
-  graph_name: string;
-  children?: AgentTreeNode[];
-}
-
 export function agentTree(rootGraph: string, events: ProtocolEvent[]): AgentTreeNode {
-  const nodes = new Map<string, { namespace: Namespace; status: string; graphName: string }>();
+  const nodes = new Map<string, { namespace: Namespace; status: AgentStatus; graphName: string }>();
   const key = (ns: Namespace) => ns.join('\0');
   nodes.set('', { namespace: [], status: 'started', graphName: rootGraph });
   for (const event of events) {
@@ -22,7 +16,7 @@ export function agentTree(rootGraph: string, events: ProtocolEvent[]): AgentTree
       if (!nodes.has(key(partial))) nodes.set(key(partial), { namespace: partial, status: 'started', graphName: normalizeNamespaceSegment(partial.at(-1)!) });
     }
     if (event.method === 'lifecycle') {
-      const data = event.params.data as { event?: string; graph_name?: string };
+      const data = event.params.data;
       const node = nodes.get(key(ns))!;
       if (typeof data.event === 'string') node.status = data.event;
       if (typeof data.graph_name === 'string') node.graphName = data.graph_name;

@@ -2,26 +2,31 @@
 // WebSocket), answered as upstream's server answers them: `run.start` and `input.respond`
 // queue a protocol run (multitask strategy `enqueue` unless the command names another),
 // `state.get` reads the thread's state, and the commands upstream hands to the thread's run
-// session (`agent.getTree`, `subscription.*`) need a protocol run on the thread. Failures the
-// protocol names are error envelopes; a missing thread (or another owner's) is `not_found`,
-// as for every other operation on it.
+// session (`agent.getTree`, `subscription.*`) need a protocol run on the thread. Each method's
+// params are checked against spec/protocol.openrpc.json where upstream checks them (a session
+// command without a run is `no_such_run` whatever its params). Failures the protocol names are
+// error envelopes; a missing thread (or another owner's) is `not_found`, as for every other
+// operation on it.
 import { ok, type Outcome } from '../../outcome.ts';
 import type { AgentService } from '../service.ts';
 import { uuid7 } from '../ids.ts';
-import { isSupportedChannel } from '@langchain/langgraph/stream';
 import { PROTOCOL_ASSISTANT_KEY, PROTOCOL_RUN_KEY, type ProtocolEvent } from './events.ts';
 import { protocolRuns, threadProtocolEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { agentTree } from './agentTree.ts';
 
-export type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
-import type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
+import { paramsProblem } from '../../../shared/protocolCommands.ts';
+import type * as Protocol from '../../../../generated/protocol/types.gen.ts';
+
+type ProtocolCommand = Protocol.Command;
+type CommandReply = Protocol.CommandReply;
+type ResponseMeta = Protocol.ResponseMeta;
 
 /** What run.start creates: upstream's protocol runs stream every mode, subgraphs included. */
 const RUN_STREAM_MODES = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
-const STRATEGIES = new Set(['reject', 'rollback', 'interrupt', 'enqueue']);
 
 type Dict = Record<string, unknown>;
-const isDict = (value: unknown): value is Dict => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A command's params, once paramsProblem found nothing wrong with them: its method's params. */
+const paramsOf = <Params>(command: ProtocolCommand): Params => (command.params ?? {}) as unknown as Params;
 
 export interface CommandDeps extends ThreadEventDeps {
   /** The agent server as the caller sees it (another owner's thread is missing). */
@@ -36,6 +41,10 @@ export class ProtocolCommands {
 
   async handle(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
     try {
+      if (OWN_COMMANDS.has(command.method)) {
+        const problem = paramsProblem(command.method, command.params);
+        if (problem) return ok(this.error(command.id, 'invalid_argument', problem));
+      }
       switch (command.method) {
         case 'run.start':
           return await this.runStart(threadId, command);
@@ -59,7 +68,7 @@ export class ProtocolCommands {
     return ok({ type: 'success', id, result, meta: await this.meta(threadId) });
   }
 
-  private error(id: number, error: string, message: string, meta?: ResponseMeta): CommandReply {
+  private error(id: number, error: Protocol.ErrorCode, message: string, meta?: ResponseMeta): CommandReply {
     return { type: 'error', id, error, message, ...(meta ? { meta } : {}) };
   }
 
@@ -69,18 +78,16 @@ export class ProtocolCommands {
   }
 
   private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
-    const params = isDict(command.params) ? command.params : {};
-    const assistantId = typeof params.assistant_id === 'string' ? params.assistant_id : '';
-    if (!assistantId) return ok(this.error(command.id, 'invalid_argument', 'run.start requires an assistant_id.'));
+    const params = paramsOf<Protocol.RunStartParams>(command);
+    const assistantId = params.assistant_id;
     // the thread is bound to the assistant its first protocol run named (as upstream binds it)
     const bound = (await protocolRuns(this.deps, threadId, this.deps.owner))[0]?.kwargs[PROTOCOL_ASSISTANT_KEY];
     if (typeof bound === 'string' && bound !== assistantId)
       return ok(this.error(command.id, 'invalid_argument', `Thread ${threadId} is bound to assistant ${bound}; cannot run ${assistantId}.`));
-    const strategy = typeof params.multitaskStrategy === 'string' && STRATEGIES.has(params.multitaskStrategy) ? params.multitaskStrategy : 'enqueue';
     const created = await this.start(threadId, assistantId, params.input, {
-      config: isDict(params.config) ? params.config : undefined,
-      metadata: isDict(params.metadata) ? params.metadata : undefined,
-      strategy: strategy as 'enqueue',
+      config: params.config,
+      metadata: params.metadata,
+      strategy: params.multitaskStrategy ?? 'enqueue',
     });
     if (!created.ok) return created;
     return this.success(threadId, command.id, { run_id: created.value });
@@ -91,7 +98,7 @@ export class ProtocolCommands {
     threadId: string,
     assistantId: string,
     input: unknown,
-    options: { config?: Dict; metadata?: Dict; strategy: 'enqueue' | 'reject' | 'rollback' | 'interrupt'; update?: unknown; goto?: unknown; resume?: boolean },
+    options: { config?: Dict; metadata?: Dict; strategy: Protocol.MultitaskStrategy; update?: unknown; goto?: unknown; resume?: boolean },
   ): Promise<Outcome<string, 'not_found' | 'busy'>> {
     const resume = options.resume ?? (input !== undefined && input !== null && (await this.pendingInterrupts(threadId)));
     const body = {
@@ -120,16 +127,11 @@ export class ProtocolCommands {
   }
 
   private async inputRespond(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
-    const params = isDict(command.params) ? command.params : {};
+    const params = paramsOf<Protocol.InputRespondParams>(command);
+    // one interrupt or several (the schema checks each form; one of them must be there)
     const answers: Dict = {};
-    if (Array.isArray(params.responses)) {
-      for (const entry of params.responses) {
-        if (!isDict(entry) || typeof entry.interrupt_id !== 'string')
-          return ok(this.error(command.id, 'invalid_argument', 'input.respond responses entries require an interrupt_id.'));
-        answers[entry.interrupt_id] = entry.response;
-      }
-      if (Object.keys(answers).length === 0) return ok(this.error(command.id, 'invalid_argument', 'input.respond requires at least one response.'));
-    } else if (typeof params.interrupt_id === 'string') answers[params.interrupt_id] = params.response;
+    if (params.responses) for (const entry of params.responses) answers[entry.interrupt_id] = entry.response;
+    else if (params.interrupt_id !== undefined) answers[params.interrupt_id] = params.response;
     else return ok(this.error(command.id, 'invalid_argument', 'input.respond requires an interrupt_id.'));
     // the thread's assistant is the one its runs were started with
     const thread = await this.deps.service.threads.get(threadId);
@@ -137,14 +139,12 @@ export class ProtocolCommands {
     if (typeof assistantId !== 'string') return ok(this.error(command.id, 'no_such_run', 'Thread has no active assistant; call run.start first.'));
     if (!(await this.pendingInterrupts(threadId)))
       return ok(this.error(command.id, 'invalid_argument', 'input.respond can only be used while the run is interrupted.'));
-    const update = isDict(params.update) || Array.isArray(params.update) ? params.update : undefined;
-    const goto = typeof params.goto === 'string' || Array.isArray(params.goto) || isDict(params.goto) ? params.goto : undefined;
     const created = await this.start(threadId, assistantId, answers, {
-      config: isDict(params.config) ? params.config : undefined,
-      metadata: isDict(params.metadata) ? params.metadata : undefined,
+      config: params.config,
+      metadata: params.metadata,
       strategy: 'enqueue',
-      update,
-      goto,
+      update: params.update,
+      goto: params.goto,
       resume: true,
     });
     if (!created.ok) return created;
@@ -154,8 +154,7 @@ export class ProtocolCommands {
   private async stateGet(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found'>> {
     const state = await this.deps.service.threads.getState(threadId, { subgraphs: true });
     if (!state.ok) return state;
-    const params = isDict(command.params) ? command.params : {};
-    const keys = Array.isArray(params.keys) && params.keys.every((key) => typeof key === 'string') ? (params.keys as string[]) : undefined;
+    const { keys } = paramsOf<Protocol.StateGetParams>(command);
     const values = state.value.values as Dict;
     const checkpoint = state.value.checkpoint;
     return this.success(threadId, command.id, {
@@ -172,7 +171,8 @@ export class ProtocolCommands {
     const latest = runs.at(-1);
     if (!latest) return this.error(command.id, 'no_such_run', 'No active run is bound to this thread.');
     const meta = await this.meta(threadId);
-    const params = isDict(command.params) ? command.params : {};
+    const problem = command.method !== 'subscription.reconnect' && paramsProblem(command.method, command.params);
+    if (problem) return this.error(command.id, 'invalid_argument', problem, meta);
     switch (command.method) {
       case 'agent.getTree':
         return {
@@ -182,19 +182,15 @@ export class ProtocolCommands {
           meta,
         };
       case 'subscription.subscribe': {
-        const channels = params.channels;
-        if (!Array.isArray(channels) || channels.length === 0)
-          return this.error(command.id, 'invalid_argument', 'subscription.subscribe requires a non-empty channels array.', meta);
-        if (!channels.every((channel) => typeof channel === 'string' && isSupportedChannel(channel)))
-          return this.error(command.id, 'invalid_argument', 'subscription.subscribe received an unsupported channel.', meta);
+        const { channels, namespaces, depth } = paramsOf<Protocol.SubscriptionSubscribeParams>(command);
         // over HTTP the subscription is the event stream's filter: what it would replay is counted
-        const events = await this.present(threadId, undefined, { channels: new Set(channels as string[]), ...subscriptionScope(params) });
+        const events = await this.present(threadId, undefined, { channels: new Set(channels), namespaces, depth });
         return { type: 'success', id: command.id, result: { subscription_id: uuid7(), replayed_events: events.length }, meta };
       }
-      case 'subscription.unsubscribe':
-        if (typeof params.subscription_id !== 'string')
-          return this.error(command.id, 'invalid_argument', 'subscription.unsubscribe requires a subscription_id.', meta);
-        return this.error(command.id, 'no_such_subscription', `Unknown subscription: ${params.subscription_id}`, meta);
+      case 'subscription.unsubscribe': {
+        const { subscription_id } = paramsOf<Protocol.SubscriptionUnsubscribeParams>(command);
+        return this.error(command.id, 'no_such_subscription', `Unknown subscription: ${subscription_id}`, meta);
+      }
       case 'subscription.reconnect':
         return this.error(command.id, 'not_supported', 'subscription.reconnect is not supported by this server yet.', meta);
       default:
@@ -214,14 +210,7 @@ export class ProtocolCommands {
   }
 }
 
-const ALL: ReadonlySet<string> = new Set(['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input']);
+/** The commands the thread answers itself (the others go to its latest run's session). */
+const OWN_COMMANDS = new Set(['run.start', 'input.respond', 'state.get']);
 
-/** The namespaces and depth of a subscription, when well formed (as upstream reads them). */
-export function subscriptionScope(params: Dict): { namespaces?: string[][]; depth?: number } {
-  const namespaces =
-    Array.isArray(params.namespaces) && params.namespaces.every((ns) => Array.isArray(ns) && ns.every((s) => typeof s === 'string'))
-      ? (params.namespaces as string[][])
-      : undefined;
-  const depth = typeof params.depth === 'number' && Number.isInteger(params.depth) && params.depth >= 0 ? params.depth : undefined;
-  return { ...(namespaces ? { namespaces } : {}), ...(depth !== undefined ? { depth } : {}) };
-}
+const ALL: ReadonlySet<string> = new Set(['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input']);

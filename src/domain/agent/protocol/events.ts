@@ -5,6 +5,7 @@
 // protocol event, and `end`; the event at position n of the log is the thread's event number
 // base + 1 + n, so any replica numbers it alike and a reader resumes from any number.
 import { inferChannel, isPrefixMatch } from '@langchain/langgraph/stream';
+import type { Event } from '../../../../generated/protocol/types.gen.ts';
 
 /** The log event a protocol run publishes for each protocol event. */
 export const PROTOCOL_LOG_EVENT = 'protocol';
@@ -29,12 +30,8 @@ export interface StoredProtocolEvent {
   params: ProtocolParams;
 }
 
-/** A protocol event as a subscriber receives it. */
-export interface ProtocolEvent extends StoredProtocolEvent {
-  type: 'event';
-  event_id: string;
-  seq: number;
-}
+/** A protocol event as a subscriber receives it (the Event schema of spec/protocol.openrpc.json), numbered. */
+export type ProtocolEvent = Event & { event_id: string; seq: number };
 
 export interface EventFilter {
   channels: ReadonlySet<string>;
@@ -57,5 +54,6 @@ export function matchesFilter(filter: EventFilter, event: ProtocolEvent): boolea
 }
 
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {
-  return { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params };
+  // the log holds what the run's source made of the graph's events: one of the contract's events
+  return { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params } as ProtocolEvent;
 }

@@ -5,7 +5,8 @@ import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type RunRecord, type ThreadRecord } from '../records.ts';
 import type { AgentService, ProtocolService } from '../service.ts';
-import { ProtocolCommands, type CommandReply, type ProtocolCommand } from './commands.ts';
+import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
+import { ProtocolCommands } from './commands.ts';
 import type { EventFilter, ProtocolEvent } from './events.ts';
 import { threadProtocolEvents } from './threadEvents.ts';
 
@@ -40,8 +41,12 @@ export class ThreadProtocol implements ProtocolService {
     return this.commands.handle(threadId, command);
   }
 
+  async visible(threadId: string): Promise<Outcome<true, 'not_found'>> {
+    return (await this.thread(threadId)) ? ok(true) : fail('not_found', `Thread with ID ${threadId} not found`);
+  }
+
   async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>> {
-    if (!(await this.thread(threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
-    return ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal }));
+    const visible = await this.visible(threadId);
+    return visible.ok ? ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal })) : visible;
   }
 }
