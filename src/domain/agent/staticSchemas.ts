@@ -25,7 +25,24 @@ const EXTRACTOR = fileURLToPath(new URL(SOURCES ? './workers/staticSchemaWorker.
 const TIMEOUT_MS = 60_000;
 const cache = new Map<string, Promise<TypedSchemas | undefined>>();
 
-export function staticSchemas(file: string | undefined, exportName: string | undefined): Promise<TypedSchemas | undefined> {
+/** Every graph module asked about (or warmed): a worker's one Program covers them all. */
+const roots = new Set<string>();
+
+/**
+ * Starts reading the types of a project's graphs in the background (at server start), so the
+ * first request for their schemas finds them read: one Program for all, in the worker thread,
+ * which does not keep the process up meanwhile.
+ */
+export function warmStaticSchemas(graphs: { source?: string; exportName?: string }[]): void {
+  for (const { source } of graphs) if (source && /\.(c|m)?tsx?$/.test(source)) roots.add(source);
+  for (const { source, exportName } of graphs) void staticSchemas(source, exportName, { background: true }).catch(() => undefined);
+}
+
+export function staticSchemas(
+  file: string | undefined,
+  exportName: string | undefined,
+  { background = false }: { background?: boolean } = {},
+): Promise<TypedSchemas | undefined> {
   if (!file || !exportName || !/\.(c|m)?tsx?$/.test(file)) return Promise.resolve(undefined);
   let mtime = 0;
   try {
@@ -36,20 +53,28 @@ export function staticSchemas(file: string | undefined, exportName: string | und
   const key = `${file}:${exportName}:${mtime}`;
   let answer = cache.get(key);
   if (!answer) {
-    answer = extract(file, exportName);
+    roots.add(file);
+    answer = extract(file, exportName, background);
     cache.set(key, answer);
+  } else if (!background) {
+    // a request joins a reading begun in the background: from now it keeps the process up
+    for (const reader of readers.values())
+      if (reader.pending.size > 0) {
+        reader.held = true;
+        reader.worker.ref();
+      }
   }
   return answer;
 }
 
-async function extract(file: string, exportName: string): Promise<TypedSchemas | undefined> {
+async function extract(file: string, exportName: string, background: boolean): Promise<TypedSchemas | undefined> {
   const typescript = compilerFor(file);
   if (!typescript) return undefined;
   const keptFile = keptSchemasFile(file, exportName, typescript);
   const kept = keptFile ? readKeptSchemas<TypedSchemas>(keptFile) : undefined;
   if (kept !== undefined) return kept ?? undefined;
   const before = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-  const answer = await readTypes(file, exportName, typescript);
+  const answer = await readTypes(file, exportName, typescript, background);
   // an answer read while the module was being edited is used once, never kept
   if (answer && keptFile && fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs === before)
     keepSchemas(keptFile, [...answer.inputs, EXTRACTOR], answer.schemas);
@@ -63,6 +88,8 @@ interface Reader {
   worker: Worker;
   pending: Map<number, (answer: Answer | undefined) => void>;
   idle?: NodeJS.Timeout;
+  /** A request waits on it: it keeps the process up. */
+  held?: boolean;
 }
 
 /** One worker per compiler, kept while jobs come and IDLE_MS after: it parses unchanged files once. */
@@ -71,19 +98,22 @@ const IDLE_MS = 15_000;
 let nextJob = 0;
 
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
-function readTypes(file: string, exportName: string, typescript: string): Promise<Answer | undefined> {
+function readTypes(file: string, exportName: string, typescript: string, background: boolean): Promise<Answer | undefined> {
   const reader = readerFor(typescript);
   const id = ++nextJob;
   return new Promise((resolve) => {
     // a compiler stuck on one module ends its worker: the jobs in hand get no answer
     const timer = setTimeout(() => retire(typescript, reader), TIMEOUT_MS);
+    if (background) timer.unref();
     reader.pending.set(id, (answer) => {
       clearTimeout(timer);
       resolve(answer);
     });
     clearTimeout(reader.idle);
-    reader.worker.ref();
-    reader.worker.postMessage({ id, file, exportName });
+    // a request's reading keeps the process up until answered; a warming one does not
+    if (!background) reader.held = true;
+    reader.worker[reader.held ? 'ref' : 'unref']();
+    reader.worker.postMessage({ id, file, exportName, roots: [...roots] });
   });
 }
 
@@ -98,6 +128,7 @@ function readerFor(typescript: string): Reader {
     answer?.(message.error === undefined ? { schemas: message.schemas, inputs: message.inputs } : undefined);
     if (reader.pending.size === 0) {
       // idle: it no longer keeps the process up, and ends after a while
+      reader.held = false;
       reader.worker.unref();
       reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
     }

@@ -5,6 +5,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
+import { warmStaticSchemas } from '../../domain/agent/staticSchemas.ts';
 import { RunWorkerPool } from '../../domain/agent/workers/runWorkerPool.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
@@ -56,6 +57,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // langgraph.json is read as upstream reads it: a function export is a graph factory
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
+  // the graphs' types are read in the background from now, so their schemas answer at once
+  const warmSchemas = () => warmStaticSchemas(graphs.ids().flatMap((id) => (graphs.get(id)?.kind === 'plain' ? [] : [graphs.get(id)!])));
+  warmSchemas();
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
@@ -170,6 +174,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
     graphs.replaceWith(fresh);
+    warmSchemas();
     pool?.reload({ graphs: project.graphs ?? {}, baseDir, functions, fresh: true });
     await domain.graphsChanged();
     await ui.rebuild(uiSettings(project, baseDir));
