@@ -31,7 +31,10 @@ function servingOptions(command: Command): Command {
         new Option('--config <file>', 'project file (default: agentplane.json, else langgraph.json, in the working directory)').env('AGENTPLANE_CONFIG'),
       )
       .addOption(
-        new Option('--examples', 'serve the shipped example graphs (echo, agent, approval, breakpoint) instead of a project file (env: AGENTPLANE_EXAMPLES=1)'),
+        new Option(
+          '--examples',
+          'serve the shipped example graphs (echo, agent, approval, breakpoint, connected) instead of a project file (env: AGENTPLANE_EXAMPLES=1)',
+        ),
       )
       .showHelpAfterError('(run with --help for the options)')
   );

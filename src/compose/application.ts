@@ -11,9 +11,26 @@ import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from '../handlers/control-plane/index.ts';
 import { createAgentServer } from '../handlers/agent-server/index.ts';
 import { createA2A } from '../handlers/a2a/index.ts';
+import { OAuth4WebApiClient } from '../backends/oauth/oauth4webapiClient.ts';
+import { graphAuthentication } from '../domain/control-plane/agentAuth/graphAuthentication.ts';
+import { installAgentAuth } from '../shared/agentAuthGlobal.ts';
+import { projectApiUrl } from '../shared/projectGlobals.ts';
 
 export const createApplication: AppFactory = async (deps) => {
-  const controlPlane = await createControlPlane(deps);
+  const oauth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp });
+  const controlPlane = await createControlPlane(deps, { oauth });
+  // graphs reach the auth service in process (sdk/auth.ts) when this server runs the control plane
+  if (deps.config.controlPlane) {
+    const { publicUrl, agentAuth } = deps.config;
+    installAgentAuth(
+      graphAuthentication({
+        flows: controlPlane.agentAuth.flows,
+        runs: deps.store.collection('runs'),
+        tenant: agentAuth.graphTenant,
+        baseUrl: () => publicUrl ?? projectApiUrl(),
+      }),
+    );
+  }
   const agentServer = await createAgentServer(deps);
   const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf);
   // `satisfies` makes the compiler check completeness here as well as in each area

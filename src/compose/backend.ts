@@ -32,7 +32,7 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
   const runBackend = async () => ({
     events: new RunBroker(),
-    claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs),
+    claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs, store),
     leaseMs: config.runLeaseMs,
   });
   return backend('embedded', store, new LocalCoordination(), runBackend, {});

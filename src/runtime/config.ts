@@ -62,7 +62,7 @@ export interface ServerConfig {
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
   runTimeoutMs: number;
-  /** Replicas on PostgreSQL: how long a run's claim lasts without renewal (AGENTPLANE_RUN_LEASE_S). */
+  /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runLease.ts). */
   runLeaseMs: number;
   /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
   runWorkerMemoryMb: number | null;
@@ -82,6 +82,13 @@ export interface ServerConfig {
   deploymentsDir: string | null;
   /** A listener not heard from for this long leaves its deployments UNKNOWN (AGENTPLANE_LISTENER_TIMEOUT_S, default 60). */
   listenerTimeoutMs: number;
+  /**
+   * The auth service: the key tokens are sealed with (AGENTPLANE_TOKEN_KEY, 32 bytes as hex or
+   * base64), earlier keys still opening them (AGENTPLANE_TOKEN_KEY_PREVIOUS, comma-separated),
+   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), and
+   * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
+   */
+  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; graphTenant: string | null };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
@@ -193,6 +200,16 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
     listenerTimeoutMs: duration('seconds', 'AGENTPLANE_LISTENER_TIMEOUT_S', env.AGENTPLANE_LISTENER_TIMEOUT_S, 60) * 1000,
+    agentAuth: {
+      tokenKey: env.AGENTPLANE_TOKEN_KEY?.trim() || null,
+      previousTokenKeys: (env.AGENTPLANE_TOKEN_KEY_PREVIOUS ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+      allowHttp: flag('AGENTPLANE_AUTH_ALLOW_HTTP', env.AGENTPLANE_AUTH_ALLOW_HTTP, false),
+      // whose providers a graph's authenticate() uses when its run has no tenant (agent-server auth off)
+      graphTenant: env.AGENTPLANE_AGENT_AUTH_TENANT?.trim().toLowerCase() || null,
+    },
     // a queue worker serves no API, the control plane's included
     controlPlane: role === 'queue' ? false : flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
     role,

@@ -65,7 +65,13 @@ export async function startHttpServer(
   // first moments are checked when they arrive, instead of every start waiting for them.
   const replyValidators = new ResponseValidators(config.validateResponses ? (await loadResponseValidators()).http : undefined);
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
-  const app: Application = config.mock ? await mockApplication(config, log) : await createApp({ config, log, metrics, customAuth });
+  // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
+  const app: Application = config.mock
+    ? await mockApplication(config, log)
+    : await createApp({ config, log, metrics, customAuth }).catch(async (err: unknown) => {
+        await storage.close().catch(() => undefined);
+        throw err;
+      });
 
   const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
   const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);

@@ -48,6 +48,17 @@ describe('auth handler values', () => {
     assert.equal((run.metadata as Record<string, unknown>).owner, 'alice');
   });
 
+  it('a thread a run creates (if_not_exists: create) carries the run’s metadata, so its creator reads it', async () => {
+    // as upstream: the new thread's metadata is {graph_id, assistant_id, ...the run's}; the
+    // handler stamped the run's with the owner, which the thread filter then asks for
+    const threadId = crypto.randomUUID();
+    await as('dora').runs.wait(threadId, 'echo', { input: say('hi'), ifNotExists: 'create' });
+    const thread = await as('dora').threads.get(threadId);
+    assert.equal(thread.metadata?.owner, 'dora');
+    assert.equal(thread.metadata?.graph_id, 'echo');
+    await assert.rejects(as('erin').threads.get(threadId), (err: { status?: number }) => err.status === 404);
+  });
+
   it('threads: the upstream keys for create, read, update, search, count, delete', async () => {
     const client = as('carol');
     let thread!: { thread_id: string };

@@ -268,7 +268,7 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       const items = store.collection<{ id: string; colour: string }>('late_collection', { indexes: ['colour'] });
       await items.put('a', { id: 'a', colour: 'green' });
       assert.deepEqual(await items.list({ where: { colour: 'green' } }), [{ id: 'a', colour: 'green' }]);
-      const { rows } = await store.pool.query(`SELECT 1 FROM agentplane_indexes WHERE collection = 'late_collection' AND field = 'colour'`);
+      const { rows } = await store.pool.query(`SELECT 1 FROM agentplane_document_indexes WHERE collection = 'late_collection' AND field = 'colour'`);
       assert.equal(rows.length, 1);
     } finally {
       await store.close();

@@ -18,6 +18,9 @@ export async function warmSchemas(url: string, key: string): Promise<void> {
   await Promise.all(assistants.map((a) => fetch(`${url}/assistants/${a.assistant_id}/schemas`, { headers }).then((res) => res.arrayBuffer())));
 }
 
+/** The auth service keeps tokens only with a key; without one `authenticate` answers 501 (test/control-plane/agent-auth.test.ts). */
+const AUTH_SERVICE = { AGENTPLANE_TOKEN_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' };
+
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {
   describe(`conformance against ${mode} mode`, () => {
     let server: TestServer | undefined;
@@ -34,12 +37,15 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         // DEPLOYED (the documented 400) on any machine, while the fuzzing that follows for a
         // minute finds deployed ones (200); with 5 ms phases a loaded machine sometimes let
         // every revision deploy first and the 400 went unexercised
-        server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150' } });
+        server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150', ...AUTH_SERVICE } });
         if (mode === 'real') await warmSchemas(server.url, server.key);
         return { url: server.url, key: server.key, mode };
       },
       strict: async () => {
-        const strict = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+        const strict = await startTestServer({
+          mock: mode === 'mock',
+          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE },
+        });
         return { target: { url: strict.url, key: strict.key, mode }, close: () => strict.close() };
       },
     });

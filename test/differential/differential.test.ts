@@ -10,9 +10,10 @@ import { scenarios } from './scenarios.ts';
 import { useStreamScenarios } from './useStreamScenarios.ts';
 import { authScenarios } from './authScenarios.ts';
 import { addressScenarios } from './addressScenarios.ts';
+import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios];
+const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;

@@ -126,6 +126,16 @@ export interface Side {
   ): Promise<Reply>;
   /** A raw SSE request: every event, in order, with its data parsed. */
   sse(method: string, pathname: string, body?: unknown, user?: string): Promise<{ status: number; events: { event: string; data: unknown }[] }>;
+  /**
+   * A POST to a stream that stays open (protocol v2's `…/stream/events`): its events as they
+   * come, until `done` says so (or `timeoutMs`, which ends it with what came), then closed.
+   */
+  openStream(
+    pathname: string,
+    body: unknown,
+    done: (event: { event: string; data: unknown }) => boolean,
+    options?: { user?: string; timeoutMs?: number },
+  ): Promise<{ status: number; events: { event: string; data: unknown }[]; timedOut: boolean; body?: unknown }>;
 }
 
 export interface Reply {
@@ -167,6 +177,49 @@ export function side(server: RunningServer): Side {
         signal: AbortSignal.timeout(60_000),
       });
       return { status: res.status, events: parseSse(await res.text()) };
+    },
+    async openStream(pathname, body, done, options = {}) {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 60_000);
+      const res = await fetch(server.url + pathname, {
+        method: 'POST',
+        headers: { ...bearer(options.user ?? USER), accept: 'text/event-stream', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: abort.signal,
+      });
+      if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+        clearTimeout(timer);
+        const raw = await res.text();
+        let parsed: unknown = raw;
+        try {
+          parsed = raw ? JSON.parse(raw) : null;
+        } catch {
+          /* kept as text */
+        }
+        return { status: res.status, events: [], timedOut: false, body: parsed };
+      }
+      const events: { event: string; data: unknown }[] = [];
+      let text = '';
+      let timedOut = false;
+      try {
+        const decoder = new TextDecoder();
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          text += decoder.decode(chunk, { stream: true });
+          const cut = text.lastIndexOf('\n\n');
+          if (cut < 0) continue;
+          const fresh = parseSse(text.slice(0, cut));
+          text = text.slice(cut + 2);
+          events.push(...fresh);
+          if (fresh.some(done)) break;
+        }
+      } catch (err) {
+        if (!abort.signal.aborted) throw err;
+        timedOut = true;
+      } finally {
+        clearTimeout(timer);
+        abort.abort();
+      }
+      return { status: res.status, events, timedOut };
     },
   };
 }

@@ -1,13 +1,16 @@
 // A database written by a server before the area tables (every record in agentplane_records,
 // migrations 1 and 2 applied, run-time indexes made) is moved into the tables on start:
 // records read back the same, in the same order, through the columns; the old rows and
-// indexes are gone; a run whose thread was gone is not moved.
+// indexes are gone; a run whose thread was gone is not moved. Mixed versions never split the
+// data: a build refuses a schema newer than it knows, and what a build older than the area
+// tables reads and writes fails, naming the versions, instead of serving an empty store.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabaseUrl } from '../support/postgres.ts';
+import { freshDatabaseUrl, withAdmin } from '../support/postgres.ts';
+import { spawnServer, tempDir } from '../support/server.ts';
 import { MIGRATIONS } from '../../src/backends/postgres/pgMigrations.ts';
-import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
+import { openPgStore, SCHEMA_VERSION } from '../../src/backends/postgres/pgStore.ts';
 import { PgThreads } from '../../src/backends/postgres/pgThreads.ts';
 import { PgCrons } from '../../src/backends/postgres/pgCrons.ts';
 import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
@@ -129,7 +132,7 @@ test('start on the one-table layout: every area moves to its table, in order, wi
       assert.deepEqual(deployment.rows[0], { name: 'x', status: 'READY' });
       assert.deepEqual(await store.collection('unknown_area').get('u1'), { id: 'u1' }, 'a collection of no area stays in the generic table');
 
-      const left = await admin.query(`SELECT collection FROM agentplane_records ORDER BY collection`);
+      const left = await admin.query(`SELECT collection FROM agentplane_documents ORDER BY collection`);
       assert.deepEqual(
         left.rows.map((r) => r.collection),
         ['unknown_area'],
@@ -159,5 +162,65 @@ test('start on the one-table layout: every area moves to its table, in order, wi
     }
   } finally {
     await admin.end();
+  }
+});
+
+test('a server refuses to start on a schema newer than it knows, naming both versions', async () => {
+  const url = await freshDatabaseUrl();
+  await (await openPgStore({ url })).close();
+  const newer = SCHEMA_VERSION + 1;
+  await withAdmin(url, (admin) => admin.query(`INSERT INTO agentplane_migrations (version, name) VALUES ($1, 'from a newer build')`, [newer]));
+  await assert.rejects(openPgStore({ url }), (err: Error) => {
+    assert.equal(err.name, 'SchemaTooNewError');
+    assert.match(err.message, new RegExp(`schema is at version ${newer}, newer than this build knows \\(version ${SCHEMA_VERSION}\\)`));
+    return true;
+  });
+  // as an operator sees it: the process exits with the message, and writes nothing
+  await assert.rejects(spawnServer(['--data', tempDir()], { DATABASE_URL: url }), (err: Error) => {
+    assert.match(err.message, /exited with 1 before listening/);
+    assert.match(err.message, new RegExp(`version ${newer}, newer than this build knows \\(version ${SCHEMA_VERSION}\\)`));
+    return true;
+  });
+  const { rows } = await withAdmin(url, (admin) => admin.query<{ version: number }>('SELECT max(version) AS version FROM agentplane_migrations'));
+  assert.equal(rows[0].version, newer);
+});
+
+test('a build from before the area tables fails loudly on a migrated database instead of serving an empty store', async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  try {
+    await store.collection<ThreadRecord>('threads').put('t1', thread('t1', 'alice', 1));
+    await store.collection<{ id: string }>('unknown_area').put('u1', { id: 'u1' });
+  } finally {
+    await store.close();
+  }
+  // what such a build does (src/runtime/store/pgStore.ts before migration 3): its migrations
+  // (1 and 2) are applied, so it goes on to check its run-time indexes (at start: the real
+  // build exits there with this message), then reads and writes every collection in
+  // agentplane_records
+  const oldBuild = [
+    `SELECT 1 FROM agentplane_indexes WHERE collection = 'threads' AND field = 'status'`,
+    `INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ('threads', 'status', 'agentplane_ix_x')`,
+    `SELECT seq, doc FROM agentplane_records WHERE collection = 'threads' ORDER BY seq`,
+    `SELECT doc FROM agentplane_records WHERE collection = 'threads' AND id = 't1'`,
+    `INSERT INTO agentplane_records (collection, id, doc) VALUES ('threads', 't9', '{}'::json)`,
+    `UPDATE agentplane_records SET doc = '{}'::json WHERE collection = 'threads'`,
+    `DELETE FROM agentplane_records WHERE collection = 'threads' AND id = 't1'`,
+  ];
+  await withAdmin(url, async (admin) => {
+    for (const sql of oldBuild)
+      await assert.rejects(admin.query(sql), (err: Error & { hint?: string }) => {
+        assert.match(err.message, new RegExp(`schema is at version ${SCHEMA_VERSION}, and this build of agentplane is older than version 3`), sql);
+        assert.match(err.hint ?? '', /Upgrading replicas/);
+        return true;
+      });
+  });
+  // and the records are where the current build keeps them, untouched
+  const again = await openPgStore({ url });
+  try {
+    assert.deepEqual(await again.collection<ThreadRecord>('threads').get('t1'), thread('t1', 'alice', 1));
+    assert.deepEqual(await again.collection('unknown_area').get('u1'), { id: 'u1' });
+  } finally {
+    await again.close();
   }
 });

@@ -12,6 +12,7 @@ import { PgRunEvents } from '../../src/backends/postgres/pgRunEvents.ts';
 import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import type { RunEvent } from '../../src/domain/agent/runEvent.ts';
+import type { Claim } from '../../src/domain/ports/runClaims.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { pendingRun } from '../support/runRecords.ts';
 
@@ -159,16 +160,16 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     await store.collection<{ thread_id: string }>('threads').put('t3', { thread_id: 't3' });
     await runs.put('r3', pendingRun('r3', 't3'));
     const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
-    let claimed: RunRecord | null = null;
+    let claimed: Claim | null = null;
     const claiming = await statementsOf(async () => (claimed = await claims.claim((run) => ({ ...run, status: 'running' }))));
-    assert.equal(claimed!.run_id, 'r3');
+    assert.equal(claimed!.run.run_id, 'r3');
     // the look-up, then the run started and its claim taken in one statement
     assert.equal(claiming.length, 2, claiming.join('\n'));
     assert.equal((await runs.get('r3'))?.status, 'running');
-    assert.equal((await claims.claim((run) => ({ ...run, status: 'running' })))?.run_id, undefined, 'one running run per thread');
-    await runs.put('r3', { ...claimed!, status: 'success' });
+    assert.equal((await claims.claim((run) => ({ ...run, status: 'running' })))?.run.run_id, undefined, 'one running run per thread');
+    await runs.put('r3', { ...claimed!.run, status: 'success' });
     const releasing = await statementsOf(
-      () => claims.release({ ...claimed!, status: 'success' }),
+      () => claims.release(claimed!, { ...claimed!.run, status: 'success' }),
       within(hear(CLAIMABLE_CHANNEL, ''), 'the wake-up for the release'),
     );
     assert.equal(releasing.length, 1, releasing.join('\n'));

@@ -196,7 +196,7 @@ describe('the npm package, installed from its tarball', () => {
     const assistants = (await (
       await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })
     ).json()) as { graph_id: string }[];
-    assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'approval', 'breakpoint', 'echo']);
+    assert.deepEqual(assistants.map((a) => a.graph_id).sort(), ['agent', 'approval', 'breakpoint', 'connected', 'echo']);
   });
 
   it('dev in an empty folder without a terminal asks nothing, starts, and says how to run init', async () => {

@@ -1,14 +1,15 @@
 // The shared run queue's claims on a real PostgreSQL (src/backends/postgres/pgRunClaims.ts):
 // oldest first per thread, one running run per thread, after_seconds respected, the claims
-// of a replica whose session is gone taken over as a new attempt, and the claim query
-// served by the runs' indexes.
+// of a replica whose session is gone taken over as a new attempt, the claim query served by
+// the runs' indexes, and a claim taken over that writes nothing: not the run's end, not its
+// thread, not the release of the new attempt's claim.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
 import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
 import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
-import type { RunRecord } from '../../src/domain/agent/records.ts';
+import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { pendingRun } from '../support/runRecords.ts';
 
@@ -32,7 +33,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
     await runs.put('r1', run('r1', 't1'));
     await runs.put('r2', run('r2', 't1'));
     await runs.put('r3', run('r3', 't2', { kwargs: { after_seconds: 60 } }));
-    assert.equal((await claimsA.claim(start))?.run_id, 'r1');
+    const r1 = (await claimsA.claim(start))!;
+    assert.equal(r1.run.run_id, 'r1');
     assert.equal((await runs.get('r1'))?.status, 'running');
     // r2 waits behind r1 on its thread; r3 waits for its after_seconds
     assert.equal(await claimsB.claim(start), null);
@@ -40,12 +42,13 @@ test('claims: receipt order per thread, one running run per thread, after_second
     assert.ok(due && due > Date.now() + 50_000 && due < Date.now() + 61_000);
 
     // r1 ends and its claim goes: r2 is next, on whichever replica asks
-    await runs.put('r1', { ...(await runs.get('r1'))!, status: 'success' });
-    await claimsA.release({ run_id: 'r1' } as RunRecord);
-    assert.equal((await claimsB.claim(start))?.run_id, 'r2');
-    assert.deepEqual(await claimsB.renew(['r2']), { lost: [], cancels: [] });
+    assert.equal(await claimsA.recordEnd(r1, [{ collection: 'runs', id: 'r1', value: { ...r1.run, status: 'success' } }]), true);
+    await claimsA.release(r1, { ...r1.run, status: 'success' });
+    const r2 = (await claimsB.claim(start))!;
+    assert.equal(r2.run.run_id, 'r2');
+    assert.deepEqual(await claimsB.renew([r2]), { lost: [], cancels: [] });
     await claimsA.requestCancel('r2', 'interrupt');
-    assert.deepEqual((await claimsB.renew(['r2'])).cancels, [{ runId: 'r2', action: 'interrupt' }]);
+    assert.deepEqual((await claimsB.renew([r2])).cancels, [{ runId: 'r2', action: 'interrupt' }]);
 
     // B is gone (its session ends): A takes r2 over as attempt 2; nothing of A's is taken
     assert.deepEqual((await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }))).abandoned, []);
@@ -55,8 +58,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
       taken.map((r) => [r.run_id, r.status, r.attempt]),
       [['r2', 'pending', 2]],
     );
-    assert.equal((await claimsA.claim(start))?.run_id, 'r2');
-    assert.deepEqual((await claimsB.renew(['r2'])).lost, ['r2'], 'the gone replica would learn its claim was taken');
+    assert.equal((await claimsA.claim(start))?.run.run_id, 'r2');
+    assert.deepEqual((await claimsB.renew([r2])).lost, ['r2'], 'the gone replica would learn its claim was taken');
 
     // the claim query is answered from the runs table's indexes, not a scan of every run
     const admin = new pg.Client({ connectionString: url });
@@ -65,7 +68,7 @@ test('claims: receipt order per thread, one running run per thread, after_second
       await admin.query('BEGIN');
       await admin.query('SET LOCAL enable_seqscan = off');
       const sql = (claimsA as unknown as { candidateSql: string }).candidateSql.replace('FOR UPDATE OF r SKIP LOCKED', '');
-      const plan = (await admin.query(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      const plan = (await admin.query(`EXPLAIN ${sql}`, [[]])).rows.map((r) => r['QUERY PLAN']).join('\n');
       assert.match(plan, /Index (Only )?Scan (using|on) agentplane_runs_/, plan);
       assert.doesNotMatch(plan, /Seq Scan on agentplane_runs/, plan);
       await admin.query('ROLLBACK');
@@ -94,7 +97,7 @@ test('a replica is gone from its database even while a replica of the same id li
   try {
     await store.collection<{ thread_id: string }>('threads').put('t1', { thread_id: 't1' });
     await store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }).put('r1', run('r1', 't1'));
-    assert.equal((await claimsB.claim(start))?.run_id, 'r1');
+    assert.equal((await claimsB.claim(start))?.run.run_id, 'r1');
     await b.close();
     const { abandoned } = await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
     assert.deepEqual(
@@ -104,6 +107,67 @@ test('a replica is gone from its database even while a replica of the same id li
     );
   } finally {
     await Promise.all([a.close(), b.close(), twin.close()]);
+    await store.close();
+  }
+});
+
+test("a claim whose lease ran out writes nothing once the run is claimed again: not its end, not its thread, not the new claim's release", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  await Promise.all([a.ready(), b.ready()]);
+  // a lease of 300 ms: held 500 ms after the last renewal (runLease.ts)
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 300 });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 300 });
+  const again = (r: RunRecord): RunRecord => ({ ...r, status: 'pending', attempt: r.attempt + 1 });
+  try {
+    const threads = store.collection<ThreadRecord>('threads');
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    const busy = { thread_id: 't1', status: 'busy' } as ThreadRecord;
+    await threads.put('t1', busy);
+    await runs.put('r1', run('r1', 't1'));
+    const stale = (await claimsA.claim(start))!;
+    // A cannot renew (the database away, for A): the lease runs out and B takes the run over, then claims it again
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.deepEqual(
+      (await claimsB.recover(again)).abandoned.map((r) => [r.run_id, r.attempt]),
+      [['r1', 2]],
+    );
+    const current = (await claimsB.claim(start))!;
+    assert.equal(current.run.attempt, 2);
+
+    // what A wrote had it not been fenced: the run's success and its thread idle
+    const ended = [
+      { collection: 'runs', id: 'r1', value: { ...stale.run, status: 'success' } },
+      { collection: 'threads', id: 't1', value: { ...busy, status: 'idle' } },
+    ];
+    assert.equal(await claimsA.recordEnd(stale, ended), false, 'nothing written through a claim taken over');
+    await claimsA.release(stale, stale.run);
+    assert.deepEqual(
+      { status: (await runs.get('r1'))?.status, attempt: (await runs.get('r1'))?.attempt, thread: (await threads.get('t1'))?.status },
+      { status: 'running', attempt: 2, thread: 'busy' },
+    );
+    const claims = await store.query<{ replica: string }>('SELECT replica FROM agentplane_run_claims WHERE run_id = $1', ['r1']);
+    assert.deepEqual(
+      claims.rows.map((r) => r.replica),
+      [b.replicaId],
+      "the new attempt's claim stays",
+    );
+    assert.deepEqual((await claimsA.renew([stale])).lost, ['r1']);
+
+    // the same replica claiming the run again gets a claim of its own: the old one still writes nothing
+    assert.equal(await claimsB.recordEnd(current, [{ collection: 'runs', id: 'r1', value: again(current.run) }]), true);
+    await claimsB.release(current, again(current.run));
+    const third = (await claimsB.claim(start))!;
+    assert.equal(third.run.attempt, 3);
+    assert.equal(await claimsB.recordEnd(current, ended), false, "an earlier claim of this replica's");
+    await claimsB.release(current, current.run);
+    assert.equal((await store.query('SELECT 1 FROM agentplane_run_claims WHERE run_id = $1', ['r1'])).rowCount, 1);
+    assert.equal(await claimsB.recordEnd(third, ended), true, 'the holder writes');
+    assert.equal((await runs.get('r1'))?.status, 'success');
+  } finally {
+    await Promise.all([a.close(), b.close()]);
     await store.close();
   }
 });

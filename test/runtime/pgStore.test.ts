@@ -111,7 +111,7 @@ test('PostgreSQL store: state survives reopening; stores opening an empty databa
       );
       // a where-query is served by the collection's expression index, not a scan of the table
       await client.query('SET enable_seqscan = off');
-      const plan = await client.query(`EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'items' AND doc->>'tenant' = 't' ORDER BY seq`);
+      const plan = await client.query(`EXPLAIN SELECT seq, doc FROM agentplane_documents WHERE collection = 'items' AND doc->>'tenant' = 't' ORDER BY seq`);
       const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
       assert.match(text, /Index (Only )?Scan using agentplane_ix_/, text);
     } finally {
@@ -144,12 +144,12 @@ test('PostgreSQL store: metadata containment is answered through a GIN index, wi
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await admin.query('ANALYZE agentplane_records');
+      await admin.query('ANALYZE agentplane_documents');
       await admin.query('BEGIN');
       await admin.query('SET LOCAL enable_seqscan = off');
       const plan = (
         await admin.query(
-          `EXPLAIN SELECT seq, doc FROM agentplane_records WHERE collection = 'docs' AND (doc->'metadata')::jsonb @> '{"team":"x"}'::jsonb ORDER BY seq`,
+          `EXPLAIN SELECT seq, doc FROM agentplane_documents WHERE collection = 'docs' AND (doc->'metadata')::jsonb @> '{"team":"x"}'::jsonb ORDER BY seq`,
         )
       ).rows
         .map((r) => r['QUERY PLAN'])
@@ -177,7 +177,7 @@ test("PostgreSQL store: an area's collection is its own table, with its columns 
     await threads.update('t1', (t) => ({ ...t, owner: 'o', status: 'busy', metadata: { a: 2 } }));
     const { rows } = await admin.query(`SELECT owner, status, metadata FROM agentplane_threads WHERE thread_id = 't1'`);
     assert.deepEqual(rows[0], { owner: 'o', status: 'busy', metadata: { a: 2 } });
-    assert.equal((await admin.query(`SELECT count(*)::int AS n FROM agentplane_records`)).rows[0].n, 0, 'nothing in the generic table');
+    assert.equal((await admin.query(`SELECT count(*)::int AS n FROM agentplane_documents`)).rows[0].n, 0, 'nothing in the generic table');
     assert.deepEqual(
       (await threads.list({ where: { status: 'busy' } })).map((t) => t.thread_id),
       ['t1'],

@@ -41,7 +41,7 @@ describe('project file', () => {
     const own = project({ 'langgraph.json': '{"graphs": {"mine": "./g.ts:g"}}' });
     const config = loadConfig(['--examples'], {}, own);
     assert.equal(config.configFile, path.join(ROOT, 'examples', 'agentplane.json'));
-    assert.deepEqual(Object.keys(config.project.graphs ?? {}).sort(), ['agent', 'approval', 'breakpoint', 'echo']);
+    assert.deepEqual(Object.keys(config.project.graphs ?? {}).sort(), ['agent', 'approval', 'breakpoint', 'connected', 'echo']);
     assert.match(config.projectWarnings.join('\n'), /--examples: serving the shipped example graphs; .*langgraph\.json is not read/);
     assert.equal(loadConfig([], { AGENTPLANE_EXAMPLES: '1' }, project({})).configFile, path.join(ROOT, 'examples', 'agentplane.json'));
     assert.throws(

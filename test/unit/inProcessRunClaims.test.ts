@@ -1,6 +1,7 @@
 // The in-process run queue (the embedded store's RunClaims) over a store in memory: receipt
 // order per thread, one run at a time per thread, `after_seconds`, runs withdrawn while queued,
-// a new attempt first in its line, and recovery after a restart.
+// a new attempt first in its line, recovery after a restart, and a claim's end written only
+// through that claim.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InProcessRunClaims } from '../../src/backends/embedded/runClaims.ts';
@@ -14,14 +15,14 @@ const running = (run: RunRecord): RunRecord => ({ ...run, status: 'running' });
 async function queue() {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const claims = new InProcessRunClaims(runs);
+  const claims = new InProcessRunClaims(runs, store);
   const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
     const run = pendingRun(uuid7(), thread, extra);
     await runs.put(run.run_id, run);
     if (options.queue !== false) await claims.queued(run);
     return run;
   };
-  const claimId = async () => (await claims.claim(running))?.run_id ?? null;
+  const claimId = async () => (await claims.claim(running))?.run.run_id ?? null;
   return { runs, claims, add, claimId };
 }
 
@@ -31,11 +32,12 @@ describe('in-process run claims', () => {
     const a = await q.add('t1');
     const b = await q.add('t2');
     const c = await q.add('t1');
-    assert.equal(await q.claimId(), a.run_id);
+    const claimA = (await q.claims.claim(running))!;
+    assert.equal(claimA.run.run_id, a.run_id);
     assert.equal(await q.claimId(), b.run_id);
     assert.equal(await q.claimId(), null, 't1 is busy with a');
     assert.equal((await q.runs.get(a.run_id))?.status, 'running');
-    await q.claims.release({ ...a, status: 'success' });
+    await q.claims.release(claimA, { ...a, status: 'success' });
     assert.equal(await q.claimId(), c.run_id);
   });
 
@@ -60,12 +62,28 @@ describe('in-process run claims', () => {
     const q = await queue();
     const a = await q.add('t1');
     await q.add('t1');
-    assert.equal(await q.claimId(), a.run_id);
+    const first = (await q.claims.claim(running))!;
+    assert.equal(first.run.run_id, a.run_id);
     const again = { ...a, status: 'pending' as const, attempt: 2 };
-    await q.runs.put(a.run_id, again);
-    await q.claims.release(again);
+    assert.equal(await q.claims.recordEnd(first, [{ collection: q.runs.name, id: a.run_id, value: again }]), true);
+    await q.claims.release(first, again);
     assert.equal(await q.claimId(), a.run_id);
     assert.equal((await q.runs.get(a.run_id))?.attempt, 2);
+  });
+
+  it("writes a run's end only through the claim that holds it, and skips the runs it is told to", async () => {
+    const q = await queue();
+    const a = await q.add('t1');
+    assert.equal((await q.claims.claim(running, new Set([a.run_id])))?.run.run_id, undefined, 'a run still stopping here is not taken');
+    const claim = (await q.claims.claim(running))!;
+    const ended = { ...claim.run, status: 'success' as const };
+    const stale = { ...claim, token: 'another claim' };
+    assert.equal(await q.claims.recordEnd(stale, [{ collection: q.runs.name, id: a.run_id, value: ended }]), false);
+    await q.claims.release(stale, ended);
+    assert.equal((await q.runs.get(a.run_id))?.status, 'running', 'nothing written through a claim that is not the holder');
+    assert.equal(await q.claimId(), null, 'and the thread is still held');
+    assert.equal(await q.claims.recordEnd(claim, [{ collection: q.runs.name, id: a.run_id, value: ended }]), true);
+    assert.equal((await q.runs.get(a.run_id))?.status, 'success');
   });
 
   it('recovers once: runs left running are abandoned, pending ones queued again in receipt order', async () => {

@@ -14,8 +14,8 @@ import type { RunExecutor } from '../../src/domain/agent/runContext.ts';
 import { RunLifecycle } from '../../src/domain/agent/runLifecycle.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
 import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
-import type { Collection } from '../../src/domain/ports/store.ts';
-import type { RunClaims } from '../../src/domain/ports/runClaims.ts';
+import type { Collection, Store } from '../../src/domain/ports/store.ts';
+import type { Claim, RunClaims } from '../../src/domain/ports/runClaims.ts';
 
 const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
 const done = { values: {}, next: [], interrupts: {}, ops: [] };
@@ -32,7 +32,7 @@ const untilAborted = (signal: AbortSignal) =>
 
 async function engine(
   execute: RunExecutor,
-  options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>) => RunClaims; leaseMs?: number } = {},
+  options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>, store: Store) => RunClaims; leaseMs?: number } = {},
 ) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
@@ -44,7 +44,7 @@ async function engine(
     runs,
     threads,
     broker,
-    claims: options.claims?.(runs) ?? new InProcessRunClaims(runs),
+    claims: options.claims?.(runs, store) ?? new InProcessRunClaims(runs, store),
     leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(store),
     checkpointer: new StoreCheckpointer(store),
@@ -158,20 +158,20 @@ describe('run engine (in process)', () => {
       private readonly committed = new Set<string>();
       private renewed!: () => void;
       private readonly renewedOnce = new Promise<void>((resolve) => (this.renewed = resolve));
-      override async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
-        const run = await super.claim(start);
-        if (run) {
+      override async claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null> {
+        const claim = await super.claim(start, skip);
+        if (claim) {
           await this.renewedOnce;
-          this.committed.add(run.run_id);
+          this.committed.add(claim.run.run_id);
         }
-        return run;
+        return claim;
       }
-      override async renew(held: string[]) {
+      override async renew(held: Claim[]) {
         this.renewed();
-        return { lost: held.filter((runId) => !this.committed.has(runId)), cancels: [] };
+        return { lost: held.filter((c) => !this.committed.has(c.run.run_id)).map((c) => c.run.run_id), cancels: [] };
       }
     }
-    const e = await engine(async () => done, { claims: (runs) => new CommittedLater(runs), leaseMs: 300 });
+    const e = await engine(async () => done, { claims: (runs, store) => new CommittedLater(runs, store), leaseMs: 300 });
     stops.push(() => e.lifecycle.stop());
     const run = await e.enqueue('t1');
     // a timer that holds the process: the engine's own timers do not

@@ -3,10 +3,13 @@
 // id (uuid7: the order the server received them), beside the run records in the store. The
 // records stay the truth: a run is claimed by turning its record from pending to running,
 // atomically against a cancel, and the lines are loaded again from the store on a restart.
-import type { Collection } from '../../domain/ports/store.ts';
+// Nothing takes a claim over while the process lives; a claim's token still fences its
+// outcome, so the engine's rule is the same on both backends.
+import { randomUUID } from 'node:crypto';
+import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import { notBefore } from '../../domain/agent/records.ts';
-import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
 
 interface Waiting {
   runId: string;
@@ -18,30 +21,53 @@ interface ThreadLine {
   /** By run id, oldest first. */
   pending: Waiting[];
   running: string | null;
+  /** The token of the running run's claim. */
+  token?: string;
 }
 
 export class InProcessRunClaims implements RunClaims {
+  readonly leased = false;
   private readonly lines = new Map<string, ThreadLine>();
   private readonly claimable = new Set<() => void>();
   private readonly cancels = new Set<(runId: string, action: string) => void>();
   private recovered = false;
 
-  constructor(private readonly runs: Collection<RunRecord>) {}
+  constructor(
+    private readonly runs: Collection<RunRecord>,
+    private readonly store: Store,
+  ) {}
 
-  async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+  async claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null> {
     for (;;) {
-      const next = this.nextClaimable(Date.now());
+      const next = this.nextClaimable(Date.now(), skip);
       if (!next) return null;
       const [threadId, line] = next;
       const head = line.pending.shift()!;
+      const token = randomUUID();
       line.running = head.runId;
+      line.token = token;
       let took = false;
       const run = await this.runs.update(head.runId, (current) => (current.status === 'pending' ? ((took = true), start(current)) : undefined));
-      if (took && run) return run;
+      if (took && run) return { run, token };
       // cancelled or deleted since it was queued: it leaves the line
       line.running = null;
+      line.token = undefined;
       this.forgetIfIdle(threadId, line);
     }
+  }
+
+  async recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean> {
+    if (!this.holds(claim)) return false;
+    // this process is the only writer of a running run's record: what is read here stays so until the write
+    const current = await this.runs.get(claim.run.run_id);
+    if (current?.status !== 'running' || current.attempt !== claim.run.attempt || !this.holds(claim)) return false;
+    await this.store.write(ops);
+    return true;
+  }
+
+  private holds(claim: Claim): boolean {
+    const line = this.lines.get(claim.run.thread_id);
+    return line?.running === claim.run.run_id && line.token === claim.token;
   }
 
   async nextOnThread(threadId: string): Promise<RunRecord | null> {
@@ -65,14 +91,18 @@ export class InProcessRunClaims implements RunClaims {
     return due;
   }
 
-  async renew(_held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
+  async renew(_held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
     // no other server can take a claim over, and cancels arrive at once (requestCancel)
     return { lost: [], cancels: [] };
   }
 
-  async release(run: RunRecord): Promise<void> {
+  async release(claim: Claim, run: RunRecord): Promise<void> {
+    if (!this.holds(claim)) return;
     const line = this.lines.get(run.thread_id);
-    if (line?.running === run.run_id) line.running = null;
+    if (line?.running === run.run_id) {
+      line.running = null;
+      line.token = undefined;
+    }
     // a new attempt: the oldest run of its thread, so first in line again
     if (run.status === 'pending') this.line(run.thread_id, run);
     else if (line) this.forgetIfIdle(run.thread_id, line);
@@ -108,12 +138,12 @@ export class InProcessRunClaims implements RunClaims {
   }
 
   /** The thread whose next run is the oldest that may start now: nothing running on its thread, its `after_seconds` passed. */
-  private nextClaimable(now: number): [string, ThreadLine] | null {
+  private nextClaimable(now: number, skip?: ReadonlySet<string>): [string, ThreadLine] | null {
     let best: [string, ThreadLine] | null = null;
     for (const entry of this.lines) {
       const [, line] = entry;
       const head = line.pending[0];
-      if (line.running !== null || !head || head.notBefore > now) continue;
+      if (line.running !== null || !head || head.notBefore > now || skip?.has(head.runId)) continue;
       if (!best || head.runId < best[1].pending[0].runId) best = entry;
     }
     return best;

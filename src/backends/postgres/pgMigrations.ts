@@ -366,6 +366,78 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentplane_checkpoints_newest ON agentplane_checkpoints (thread_ns, checkpoint_id COLLATE "C", seq);
     `,
   },
+  {
+    version: 6,
+    name: 'agent auth tokens and flows',
+    // the auth service's tokens (sealed in the document: the columns carry no secret) and its
+    // flows, each found by tenant, by owner (tenant/user/provider) or by the provider record
+    // they go with when it is deleted
+    sql: `
+      CREATE TABLE agentplane_auth_tokens (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        owner_key text,
+        provider_record_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_auth_tokens_seq ON agentplane_auth_tokens (seq);
+      CREATE INDEX agentplane_auth_tokens_tenant ON agentplane_auth_tokens (tenant_id, seq);
+      CREATE INDEX agentplane_auth_tokens_owner ON agentplane_auth_tokens (owner_key, seq);
+      CREATE INDEX agentplane_auth_tokens_provider ON agentplane_auth_tokens (provider_record_id, seq);
+      CREATE TABLE agentplane_auth_flows (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        tenant_id text,
+        provider_record_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_auth_flows_seq ON agentplane_auth_flows (seq);
+      CREATE INDEX agentplane_auth_flows_tenant ON agentplane_auth_flows (tenant_id, seq);
+      CREATE INDEX agentplane_auth_flows_provider ON agentplane_auth_flows (provider_record_id, seq);
+    `,
+  },
+  {
+    version: 7,
+    name: 'one-table layout fenced',
+    // A build from before migration 3 checks only that the migrations it knows (1 and 2) are
+    // applied, then reads and writes every record in agentplane_records: on a migrated
+    // database it saw an empty store and acknowledged writes the area tables never show. The
+    // generic table (collections of no area) and its index register take new names, and the
+    // old names become views that fail every statement with a message saying why, so such a
+    // build fails its first query (its index check, at start) instead of serving an empty
+    // store. Builds from this one on refuse a schema newer than they know (pgStore.ts).
+    sql: `
+      ALTER TABLE agentplane_records RENAME TO agentplane_documents;
+      ALTER INDEX agentplane_records_order RENAME TO agentplane_documents_order;
+      ALTER TABLE agentplane_indexes RENAME TO agentplane_document_indexes;
+      CREATE FUNCTION agentplane_old_layout_refused() RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'This database''s agentplane schema is at version %, and this build of agentplane is older than version 3: it reads the one-table layout (agentplane_records), which no longer holds the records.',
+          (SELECT max(version) FROM agentplane_migrations)
+          USING HINT = 'Run the build that migrated the database on every replica (docs/scale-out.md, "Upgrading replicas").';
+      END $$;
+      CREATE FUNCTION agentplane_old_records() RETURNS TABLE (collection text, id text, seq bigint, doc json) LANGUAGE plpgsql AS $$
+      BEGIN PERFORM agentplane_old_layout_refused(); END $$;
+      CREATE FUNCTION agentplane_old_indexes() RETURNS TABLE (collection text, field text, index_name text) LANGUAGE plpgsql AS $$
+      BEGIN PERFORM agentplane_old_layout_refused(); END $$;
+      CREATE FUNCTION agentplane_old_layout_written() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM agentplane_old_layout_refused(); RETURN NULL; END $$;
+      CREATE VIEW agentplane_records AS SELECT * FROM agentplane_old_records();
+      CREATE VIEW agentplane_indexes AS SELECT * FROM agentplane_old_indexes();
+      CREATE TRIGGER agentplane_records_refused INSTEAD OF INSERT OR UPDATE OR DELETE ON agentplane_records FOR EACH ROW EXECUTE FUNCTION agentplane_old_layout_written();
+      CREATE TRIGGER agentplane_indexes_refused INSTEAD OF INSERT OR UPDATE OR DELETE ON agentplane_indexes FOR EACH ROW EXECUTE FUNCTION agentplane_old_layout_written();
+    `,
+  },
+  {
+    version: 8,
+    name: 'run claim tokens',
+    // A claim's own token, new each time a run is claimed: a run's end, a renewal and a release
+    // name the claim they belong to, so a replica whose claim was taken over (and the run
+    // claimed again, by another replica or by itself) writes nothing for it (pgRunClaims.ts).
+    // A claim from before has none, and is only ever taken over.
+    sql: `ALTER TABLE agentplane_run_claims ADD COLUMN token text;`,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -4,10 +4,17 @@
 // no claim and no earlier pending run, skipping rows another replica is claiming at that
 // moment; the claim's unique thread_id keeps a thread to one running run whatever races. The
 // run turns `running` in the statement that takes its claim, so a run is running exactly when
-// it has a claim. Replicas are woken by NOTIFY (queued, ended, released).
+// it has a claim. Each claim has a token of its own: renewals, the run's end and the release
+// name it, so a replica whose claim was taken over writes nothing for the run (the run's end
+// is written only in a transaction whose first statement finds and locks the claim, token
+// and attempt, see FENCE_SQL). Leases are judged by the database's clock (runLease.ts).
+// Replicas are woken by NOTIFY (queued, ended, released).
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { Abandoned, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import { leaseTimes } from '../../domain/agent/runLease.ts';
+import type { Abandoned, Claim, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import type { WriteOp } from '../../domain/ports/store.ts';
 import type { PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
 
@@ -17,34 +24,37 @@ const CANCEL_CHANNEL = 'agentplane_runs_cancel';
 export interface PgRunClaimsOptions {
   store: PgStore;
   coordination: PgCoordination;
-  /** How long a claim stays this replica's without a renewal. */
+  /** AGENTPLANE_RUN_LEASE_S: a claim stays this replica's for leaseTimes(leaseMs).heldForMs after a renewal. */
   leaseMs: number;
 }
 
 export class PgRunClaims implements RunClaims {
+  readonly leased = true;
   private readonly store: PgStore;
   private readonly coordination: PgCoordination;
-  private readonly leaseMs: number;
+  /** How long a claim lasts after its last renewal, by the database's clock. */
+  private readonly heldForMs: number;
   /** The claim's look-up, written once (see candidateQuery). */
   private readonly candidateSql: string;
 
   constructor(options: PgRunClaimsOptions) {
     this.store = options.store;
     this.coordination = options.coordination;
-    this.leaseMs = options.leaseMs;
+    this.heldForMs = leaseTimes(options.leaseMs).heldForMs;
     this.candidateSql = CANDIDATE_SQL;
   }
 
-  async claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null> {
+  async claim(start: (run: RunRecord) => RunRecord, skip: ReadonlySet<string> = new Set()): Promise<Claim | null> {
     // two statements, no transaction: the look-up, then the run started and its claim taken
     // at once (see CLAIM_SQL); another replica may take the run or its thread between the
     // two, and then this one looks again
     for (let tries = 0; tries < 5; tries += 1) {
-      const { rows } = await this.store.query<{ id: string; doc: RunRecord }>(this.candidateSql, []);
+      const { rows } = await this.store.query<{ id: string; doc: RunRecord }>(this.candidateSql, [[...skip]]);
       if (rows.length === 0) return null;
       const running = start(rows[0].doc);
+      const token = randomUUID();
       const claimed = await this.store
-        .query(CLAIM_SQL, [running.run_id, running.status, running.updated_at, JSON.stringify(running), this.coordination.replicaId, this.leaseMs])
+        .query(CLAIM_SQL, [running.run_id, running.status, running.updated_at, JSON.stringify(running), this.coordination.replicaId, this.heldForMs, token])
         .then(
           (result) => result.rowCount === 1,
           (error: unknown) => {
@@ -53,9 +63,13 @@ export class PgRunClaims implements RunClaims {
             throw error;
           },
         );
-      if (claimed) return running;
+      if (claimed) return { run: running, token };
     }
     return null;
+  }
+
+  async recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean> {
+    return this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops);
   }
 
   async nextDue(): Promise<number | null> {
@@ -63,14 +77,16 @@ export class PgRunClaims implements RunClaims {
     return rows[0]?.due ? rows[0].due.getTime() : null;
   }
 
-  async renew(held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
+  async renew(held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
+    // only the claims named: one whose claiming statement committed but never answered (the
+    // database went away) is executed by no one, and must run out so that another takes it
     const { rows } = await this.store.query<{ run_id: string; cancel: string | null }>(
-      `UPDATE agentplane_run_claims SET lease_until = now() + $2 * interval '1 millisecond' WHERE replica = $1 RETURNING run_id, cancel`,
-      [this.coordination.replicaId, this.leaseMs],
+      `UPDATE agentplane_run_claims SET lease_until = now() + $2 * interval '1 millisecond' WHERE replica = $1 AND token = ANY($3::text[]) RETURNING run_id, cancel`,
+      [this.coordination.replicaId, this.heldForMs, held.map((c) => c.token)],
     );
     const mine = new Set(rows.map((r) => r.run_id));
     return {
-      lost: held.filter((runId) => !mine.has(runId)),
+      lost: held.filter((c) => !mine.has(c.run.run_id)).map((c) => c.run.run_id),
       cancels: rows.filter((r) => r.cancel).map((r) => ({ runId: r.run_id, action: r.cancel! })),
     };
   }
@@ -80,10 +96,10 @@ export class PgRunClaims implements RunClaims {
     await this.announce();
   }
 
-  async release(run: RunRecord): Promise<void> {
+  async release(claim: Claim, _run?: RunRecord): Promise<void> {
     // a run pending again is the queue's already: its claim going is what lets it be taken
     // and every replica hears it may look: one statement (the NOTIFY goes at its commit)
-    await this.store.query(RELEASE_SQL, [run.run_id, this.coordination.replicaId, CLAIMABLE_CHANNEL]);
+    await this.store.query(RELEASE_SQL, [claim.run.run_id, claim.token, CLAIMABLE_CHANNEL]);
   }
 
   async requestCancel(runId: string, action: string): Promise<void> {
@@ -96,8 +112,8 @@ export class PgRunClaims implements RunClaims {
     // a replica is gone when its liveness lock is free: its session ended (kill -9, lost host);
     // unless the database itself restarted lately, which ended every session (see livenessTrusted).
     // pg_locks lists the whole server's locks: only this database's are its replicas'
-    const { rows } = await this.store.query<{ run_id: string; replica: string }>(
-      `SELECT run_id, replica FROM agentplane_run_claims c
+    const { rows } = await this.store.query<{ run_id: string; replica: string; token: string | null }>(
+      `SELECT run_id, replica, token FROM agentplane_run_claims c
         WHERE c.replica <> $1
           AND (c.lease_until < now() OR ($3 AND NOT EXISTS (
             SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2 AND l.objid = ${replicaLivenessKey('c.replica')}::oid AND l.objsubid = 2
@@ -108,7 +124,7 @@ export class PgRunClaims implements RunClaims {
     for (const row of rows) {
       const run = await this.store.transaction(async (client) => {
         // one replica takes each claim over, whoever else looks at the same moment
-        const taken = await client.query('DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2', [row.run_id, row.replica]);
+        const taken = await client.query('DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token IS NOT DISTINCT FROM $2', [row.run_id, row.token]);
         if (taken.rowCount !== 1) return null;
         const current = await this.runForUpdate(client, row.run_id);
         if (!current || current.status !== 'running') return null;
@@ -158,6 +174,7 @@ export const CANDIDATE_SQL = `SELECT r.run_id AS id, r.doc FROM agentplane_runs 
       AND r.after_seconds <= extract(epoch FROM now() - r.created_at)
       AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
       AND NOT EXISTS (SELECT 1 FROM agentplane_runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
+      AND r.run_id <> ALL($1::text[])
     ORDER BY r.seq
     LIMIT 1
     FOR UPDATE OF r SKIP LOCKED`;
@@ -176,8 +193,18 @@ const CLAIM_SQL = `WITH started AS (
     UPDATE agentplane_runs r SET status = $2, updated_at = $3::timestamptz, doc = $4::json
      WHERE r.run_id = $1 AND r.status = 'pending' AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
      RETURNING r.run_id, r.thread_id)
-  INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until)
-    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond' FROM started`;
+  INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
+    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond', $7 FROM started`;
+
+/**
+ * The first statement of the transaction that writes a run's end: the claim still this one
+ * (its token) and the run still running at its attempt, both rows locked until the commit, so
+ * a take-over (recover) waits for the end to be written, then finds the run ended. No row: the
+ * claim was taken over, and the transaction writes nothing.
+ */
+const FENCE_SQL = `SELECT 1 FROM agentplane_run_claims c JOIN agentplane_runs r ON r.run_id = c.run_id
+    WHERE c.run_id = $1 AND c.token = $2 AND r.status = 'running' AND (r.doc->>'attempt')::integer = $3
+    FOR UPDATE OF c, r`;
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
@@ -185,5 +212,5 @@ const UNIQUE_VIOLATION = '23505';
 /** A taken-over run's new document, its status column with it: only while it is still running. */
 const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;
 
-/** A claim given up, and every replica woken to look for work. */
-const RELEASE_SQL = `WITH released AS (DELETE FROM agentplane_run_claims WHERE run_id = $1 AND replica = $2) SELECT pg_notify($3, '')`;
+/** A claim given up (this claim only, by its token), and every replica woken to look for work. */
+const RELEASE_SQL = `WITH released AS (DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2) SELECT pg_notify($3, '')`;

@@ -53,6 +53,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
     );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM agentplane_migrations');
     const applied = new Set(rows.map((r) => r.version));
+    refuseNewerSchema(Math.max(0, ...applied));
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
@@ -69,6 +70,26 @@ async function migrate(pool: pg.Pool): Promise<void> {
   } finally {
     client.release();
   }
+}
+
+/** The newest schema this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/** Thrown when the database was migrated by a newer build. */
+export class SchemaTooNewError extends Error {
+  override name = 'SchemaTooNewError';
+}
+
+/**
+ * A database a newer build migrated is refused: this build would not know the tables or
+ * columns the newer one keeps records in, and would serve part of them (or none) as if whole.
+ */
+function refuseNewerSchema(databaseVersion: number): void {
+  if (databaseVersion <= SCHEMA_VERSION) return;
+  throw new SchemaTooNewError(
+    `This database's agentplane schema is at version ${databaseVersion}, newer than this build knows (version ${SCHEMA_VERSION}): ` +
+      'a newer agentplane migrated it. Run that build (or a newer one) on every replica; see docs/scale-out.md, "Upgrading replicas".',
+  );
 }
 
 export class PgStore implements Store {
@@ -124,13 +145,28 @@ export class PgStore implements Store {
 
   async write(ops: WriteOp[]): Promise<void> {
     if (ops.length === 0) return;
-    await this.transaction(async (client) => {
-      for (const op of ops) {
-        const target = this.handle(op.collection);
-        if ('delete' in op) await client.query(target.deleteSql, [op.id]);
-        else await client.query(target.upsertSql, target.row(op.id, op.value));
-      }
+    await this.transaction((client) => this.apply(client, ops));
+  }
+
+  /**
+   * Writes `ops` in one transaction only when `condition` (a statement, run first in the same
+   * transaction) answers a row; false, with nothing written, when it answers none. The
+   * condition locks what it reads (FOR UPDATE) to hold it true until the commit.
+   */
+  async writeIf(condition: string, params: unknown[], ops: WriteOp[]): Promise<boolean> {
+    return this.transaction(async (client) => {
+      if (!(await client.query(condition, params)).rowCount) return false;
+      await this.apply(client, ops);
+      return true;
     });
+  }
+
+  private async apply(client: pg.PoolClient, ops: WriteOp[]): Promise<void> {
+    for (const op of ops) {
+      const target = this.handle(op.collection);
+      if ('delete' in op) await client.query(target.deleteSql, [op.id]);
+      else await client.query(target.upsertSql, target.row(op.id, op.value));
+    }
   }
 
   async flush(): Promise<void> {
@@ -202,11 +238,11 @@ export class PgStore implements Store {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      const { rowCount } = await client.query('SELECT 1 FROM agentplane_indexes WHERE collection = $1 AND field = $2', [collection, key]);
+      const { rowCount } = await client.query('SELECT 1 FROM agentplane_document_indexes WHERE collection = $1 AND field = $2', [collection, key]);
       if (!rowCount) {
         const on = kind === 'equality' ? `((${fieldExpression(field)}), seq)` : `USING gin ((${containerExpression(field)}) jsonb_path_ops)`;
-        await client.query(`CREATE INDEX ${name} ON agentplane_records ${on} WHERE collection = ${pg.escapeLiteral(collection)}`);
-        await client.query('INSERT INTO agentplane_indexes (collection, field, index_name) VALUES ($1, $2, $3)', [collection, key, name]);
+        await client.query(`CREATE INDEX ${name} ON agentplane_documents ${on} WHERE collection = ${pg.escapeLiteral(collection)}`);
+        await client.query('INSERT INTO agentplane_document_indexes (collection, field, index_name) VALUES ($1, $2, $3)', [collection, key, name]);
       }
       await client.query('COMMIT');
     } catch (error) {
@@ -252,7 +288,7 @@ class PgCollection<T extends object> implements Collection<T> {
     private readonly store: PgStore,
   ) {
     this.area = areaTable(name);
-    this.table = this.area?.table ?? 'agentplane_records';
+    this.table = this.area?.table ?? 'agentplane_documents';
     this.key = this.area?.key ?? 'id';
     this.scope = this.area ? [] : [`collection = ${pg.escapeLiteral(name)}`];
     const columns = this.area ? [this.key, ...this.area.columns.map((c) => c.name), 'doc'] : ['collection', 'id', 'doc'];

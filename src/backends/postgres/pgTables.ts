@@ -3,7 +3,7 @@
 // and the record itself as a `json` document (json keeps the key order clients sent). The
 // columns are derived from the document on every write, here, so the two never disagree;
 // `where` in a collection's queries names a field that is one of these columns. A collection
-// not listed here (tests, tools) stays in the generic table `agentplane_records`.
+// not listed here (tests, tools) stays in the generic table `agentplane_documents`.
 
 export type ColumnType = 'text' | 'timestamptz' | 'jsonb' | 'integer' | 'float8' | 'boolean';
 
@@ -120,6 +120,14 @@ const AREAS: AreaTable[] = [
     columns: [field('deployment_id'), field('tenant_id'), field('status'), created, updated],
   },
   { collection: 'cp-auth-providers', table: 'agentplane_auth_providers', key: 'id', columns: [field('tenant_id'), field('tenant_provider')] },
+  // the auth service's tokens (sealed in the document) and flows (migration 6)
+  {
+    collection: 'cp-auth-tokens',
+    table: 'agentplane_auth_tokens',
+    key: 'id',
+    columns: [field('tenant_id'), field('owner_key'), field('provider_record_id')],
+  },
+  { collection: 'cp-auth-flows', table: 'agentplane_auth_flows', key: 'id', columns: [field('tenant_id'), field('provider_record_id')] },
 ];
 
 const BY_COLLECTION = new Map(AREAS.map((a) => [a.collection, a]));

@@ -15,6 +15,7 @@ import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
+import { ThreadProtocol } from './protocol/threadProtocol.ts';
 import { Runs } from './runs.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { AgentService, AgentServices } from './service.ts';
@@ -123,11 +124,12 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
-    return {
+    const service = {
       assistants,
       threads: ownThreads,
       runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller),
     };
+    return { ...service, protocol: new ThreadProtocol({ service, runs, threads, broker }, owner) };
   };
   return {
     forOwner,

@@ -5,6 +5,7 @@
 // the replica executing a run keeps its live log here too (pgRunEvents.ts).
 import type { RunEvent } from './runEvent.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
+import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
 
 class EventLog {
   events: RunEvent[] = [];
@@ -32,7 +33,10 @@ class EventLog {
    */
   compact(): void {
     const lastValues = this.events.findLast((e) => e.event === 'values');
-    this.events = this.events.filter((e) => e === lastValues || e.event === 'metadata' || e.event === 'error' || e.event === 'end');
+    // a protocol run's events are its thread's history, replayed to subscribers from any point
+    this.events = this.events.filter(
+      (e) => e === lastValues || e.event === 'metadata' || e.event === 'error' || e.event === 'end' || e.event === PROTOCOL_LOG_EVENT,
+    );
   }
 
   next(): Promise<void> {

@@ -516,6 +516,12 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     await this.deleteWhere(threadId, (r) => r.run_id === runId);
   }
 
+  /** What deletes a run's checkpoints, for the caller to write with the run's end (rolled back). */
+  async deleteRunOps(threadId: string, runId: string): Promise<WriteOp[]> {
+    this.forget(threadId);
+    return this.deleteOps(threadId, (r) => r.run_id === runId);
+  }
+
   /** The run that wrote the thread's latest root checkpoint. */
   async latestRunId(threadId: string): Promise<string | undefined> {
     return (await this.newestHead(threadId, ''))?.record.run_id;
@@ -594,9 +600,13 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {
     this.forget(threadId);
+    const ops = await this.deleteOps(threadId, match);
+    if (ops.length > 0) await this.store.write(ops);
+  }
+
+  private async deleteOps(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<WriteOp[]> {
     const doomed = (await this.checkpoints.list({ where: { thread_id: threadId } })).filter(match);
-    if (doomed.length === 0) return;
-    const ops: { collection: string; id: string; delete: true }[] = [];
+    const ops: WriteOp[] = [];
     for (const r of doomed) {
       const cpKey = key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
       ops.push({ collection: this.checkpoints.name, id: cpKey, delete: true });
@@ -604,7 +614,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), delete: true });
       }
     }
-    await this.store.write(ops);
+    return ops;
   }
 
   /**

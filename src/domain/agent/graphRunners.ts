@@ -2,7 +2,7 @@
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
 import { createRequire } from 'node:module';
-import { Command } from '@langchain/langgraph';
+import { Command, STREAM_EVENTS_V3_MODES, createGraphRunStream } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -22,6 +22,8 @@ import { uuid7 } from './ids.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
+import { isProtocolRun, plainProtocolEvents } from './protocol/plainRuns.ts';
+import { RunProtocolSource, type GraphProtocolEvent } from './protocol/runProtocolSource.ts';
 import { RunTracer } from './tracing/runTracer.ts';
 import { useLinearCallbackCopy } from './tracing/callbackManagerCopy.ts';
 
@@ -133,7 +135,7 @@ export function streamModes(run: RunRecord): Set<string> {
 export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   if (ctx.graph.kind !== 'plain') throw new Error('not a plain graph');
   const { run } = ctx;
-  const out = new RunStream(streamModes(run), ctx.publish);
+  const out = new RunStream(streamModes(run), isProtocolRun(run) ? plainProtocolEvents(new RunProtocolSource(ctx.publish)) : ctx.publish);
   // the run continues the thread's head, or forks from the checkpoint it names
   const forkFrom = forkCheckpointId(run.kwargs);
   const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
@@ -238,7 +240,23 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     ...(config.max_concurrency !== undefined ? { maxConcurrency: config.max_concurrency } : {}),
   };
   const split = (chunk: unknown[]) => (subgraphs ? chunk : [[], ...chunk]) as unknown as [string[], string, unknown];
-  if (out.has('events')) {
+  if (isProtocolRun(run)) {
+    // a protocol run streams LangGraph's own protocol events (as upstream's server runs it)
+    const source = new RunProtocolSource(ctx.publish);
+    // what `streamEvents(…, { version: "v3" })` does, through public methods: the graph here is a
+    // copy (graphs.ts) without the original's private fields
+    const graph = ctx.graph.graph as unknown as { stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>>; streamTransformers?: unknown[] };
+    const chunks = graph.stream(input, { ...options, version: 'v3', streamMode: STREAM_EVENTS_V3_MODES, subgraphs: true });
+    const events = createGraphRunStream(
+      {
+        [Symbol.asyncIterator]: async function* () {
+          yield* await chunks;
+        },
+      } as never,
+      [...(graph.streamTransformers ?? [])] as never,
+    );
+    for await (const event of events as unknown as AsyncIterable<GraphProtocolEvent>) source.take(event);
+  } else if (out.has('events')) {
     // stream events v2 carry everything; the graph's own chunks arrive as its on_chain_stream
     for await (const event of ctx.graph.graph.streamEvents(input, { ...options, version: 'v2' }) as AsyncIterable<StreamEvent>) {
       if (event.tags?.includes('langsmith:hidden')) continue;

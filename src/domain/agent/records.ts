@@ -20,6 +20,8 @@ export interface ThreadRecord {
   interrupts: Record<string, Interrupt[]>;
   /** Expiry: `ttl_minutes` after `updated_at` the retention sweep applies `strategy`. */
   ttl?: ThreadTtlSetting;
+  /** The sequence number of the thread's last protocol event of a finished run (protocol/events.ts); never part of the API object. */
+  protocol_seq?: number;
 }
 
 export interface ThreadTtlSetting {
@@ -45,17 +47,19 @@ export interface RunRecord extends Run {
   error?: RunError;
   /** What the run did inside its nodes (tracing/runTracer.ts): read with GET .../trace. */
   trace?: TraceSpan[];
+  /** A finished protocol run's events are its thread's numbers base+1 … end (protocol/events.ts). */
+  protocol_seq?: { base: number; end: number };
 }
 
 export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
 
 export function toApiRun(record: RunRecord): Run {
-  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, trace: _trace, ...run } = record;
+  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, trace: _trace, protocol_seq: _seq, ...run } = record;
   return run;
 }
 
 export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null, include: { ttl?: boolean } = {}): Thread {
-  const { ttl, owner: _owner, ...rest } = record;
+  const { ttl, owner: _owner, protocol_seq: _seq, ...rest } = record;
   if (!include.ttl || !ttl) return { ...rest, values };
   const expiresAt = new Date(Date.parse(record.updated_at) + ttl.ttl_minutes * 60_000).toISOString();
   return { ...rest, values, ttl: { strategy: ttl.strategy, ttl_minutes: ttl.ttl_minutes, expires_at: expiresAt } };
@@ -88,6 +92,8 @@ const KWARG_KEYS = [
   'after_seconds',
   'on_disconnect',
   'durability',
+  // a run started by a protocol command (protocol/events.ts): it publishes protocol events
+  '__protocol_stream_run',
 ] as const;
 
 export function runKwargs(body: RunCreate): Record<string, unknown> {

@@ -3,12 +3,17 @@
 // holds the queue — a server alone on its store (backends/embedded/runClaims.ts) or replicas
 // sharing PostgreSQL (backends/postgres/pgRunClaims.ts). It is woken by the port (a run queued or
 // released anywhere), by its own runs' ends, and by a timer for runs waiting on
-// `after_seconds`; it renews its claims every third of the lease, stops runs whose claim was
-// taken over or whose cancel was asked elsewhere, and recovers the claims of holders that are
-// gone (a replica that died; on the embedded store, the previous process).
+// `after_seconds`; it renews its claims every quarter of the lease (every 250 ms while that
+// fails), stops runs whose claim was taken over or whose cancel was asked elsewhere, stops
+// its runs itself before a claim it could not renew may be taken over (runLease.ts), and
+// recovers the claims of holders that are gone (a replica that died; on the embedded store,
+// the previous process). Every write of a run's end goes through its claim
+// (RunClaims.recordEnd): a run whose claim was taken over ends here with nothing written for
+// it, its claim and its thread left to the new attempt.
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ports/logger.ts';
 import type { Collection, Store, WriteOp } from '../ports/store.ts';
-import type { RunClaims } from '../ports/runClaims.ts';
+import type { Claim, RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
@@ -22,6 +27,10 @@ import type { RunExecutor, RunOutput } from './runContext.ts';
 import { traceOf } from './tracing/failedRunTrace.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
 import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
+import { isProtocolRun } from './protocol/plainRuns.ts';
+import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
+import { terminalLifecycle } from './protocol/lifecycle.ts';
+import { leaseTimes, type LeaseTimes } from './runLease.ts';
 import {
   endOf,
   FINAL_RUN_STATUSES,
@@ -54,7 +63,7 @@ export interface EngineDeps {
   threads: Collection<ThreadRecord>;
   broker: RunEventLog;
   claims: RunClaims;
-  /** How long a claim lasts without renewal (renewed every third of it). */
+  /** AGENTPLANE_RUN_LEASE_S: the longest a claim outlives its replica's loss of the database (see runLease.ts). */
   leaseMs: number;
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
@@ -72,8 +81,12 @@ export interface EngineDeps {
 interface InFlight {
   controller: AbortController;
   stop: StopReason | null;
-  /** False while its claim is being taken: not yet visible to renewals, so not to be renewed. */
-  claimed: boolean;
+  /** Absent while it is being taken: not yet visible to renewals, so not to be renewed. */
+  claim?: Claim;
+  /** performance.now() when the claim, or the last renewal that kept it, was sent. */
+  renewedAt: number;
+  /** A protocol run's numbering (protocol/events.ts): its thread's sequence number before it, and its events so far. */
+  protocol?: { base: number; published: number };
 }
 
 /** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
@@ -81,6 +94,8 @@ interface Told {
   error: boolean;
   /** The record as written: pending again for a new attempt; null once deleted. */
   recorded?: RunRecord | null;
+  /** The claim was taken over: nothing was written, and nothing more is for this attempt. */
+  stale?: boolean;
 }
 
 /** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
@@ -97,6 +112,9 @@ export class RunEngine {
   private readonly active = new Set<Promise<void>>();
   private readonly timers: NodeJS.Timeout[] = [];
   private dueTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
+  /** Since when renewals fail (performance.now()); null while they succeed. */
+  private renewFailingSince: number | null = null;
   private readonly unlisten: (() => void)[] = [];
 
   constructor(private readonly deps: EngineDeps) {}
@@ -198,7 +216,10 @@ export class RunEngine {
       timer.unref();
       this.timers.push(timer);
     };
-    every(Math.max(100, Math.floor(leaseMs / 3)), () => this.renew());
+    const lease = leaseTimes(leaseMs);
+    this.renewEvery(lease);
+    // by this server's clock alone, whatever a renewal in flight is waiting for
+    if (claims.leased) every(lease.retryEveryMs, async () => this.stopUnrenewed(lease.stopAfterMs));
     // a holder that is gone is noticed here; and a lost wake-up costs at most this long
     every(Math.min(Math.max(200, Math.floor(leaseMs / 10)), 3_000), async () => {
       await this.recover();
@@ -213,16 +234,17 @@ export class RunEngine {
     for (const runId of this.inFlight.keys()) this.stopLocal(runId, 'shutdown');
     for (const timer of this.timers) clearInterval(timer);
     clearTimeout(this.dueTimer);
+    clearTimeout(this.renewTimer);
     for (const stop of this.unlisten) stop();
     // a graph that ignores its abort signal must not hold the shutdown forever; its run
     // then stays `running` in the store and is treated like a crash on the next start
     await Promise.race([Promise.allSettled([...this.active]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   }
 
-  /** Asks a run executing on this server to stop; false when it is not executing here. */
+  /** Asks a run executing on this server to stop; false when it is not executing here (or no longer holds its claim). */
   private stopLocal(runId: string, reason: StopReason): boolean {
     const running = this.inFlight.get(runId);
-    if (!running) return false;
+    if (!running || running.stop === 'lost') return false;
     if (!running.stop) running.stop = reason;
     running.controller.abort();
     return true;
@@ -252,15 +274,62 @@ export class RunEngine {
     return next;
   }
 
+  /**
+   * Renews every `renewEveryMs` from the start of the last renewal (a slow answer does not
+   * stretch the period); while renewals fail, every `retryEveryMs`, so the claims are kept the
+   * moment the database is back.
+   */
+  private renewEvery(lease: LeaseTimes): void {
+    const next = (ms: number) => {
+      if (this.stopping.signal.aborted) return;
+      this.renewTimer = setTimeout(() => void renewal(), Math.max(0, ms));
+      this.renewTimer.unref();
+    };
+    const renewal = async () => {
+      const began = performance.now();
+      try {
+        await this.renew();
+        if (this.renewFailingSince !== null)
+          this.deps.log.info('run claims renewed again', { failing_ms: Math.round(performance.now() - this.renewFailingSince) });
+        this.renewFailingSince = null;
+        next(began + lease.renewEveryMs - performance.now());
+      } catch (err) {
+        if (this.renewFailingSince === null) {
+          this.renewFailingSince = began;
+          this.deps.log.warn('could not renew the run claims; trying again every few hundred ms', { retry_ms: lease.retryEveryMs, err });
+        }
+        next(began + lease.retryEveryMs - performance.now());
+      }
+    };
+    next(lease.renewEveryMs);
+  }
+
   private async renew(): Promise<void> {
     // a claim still being taken is not the database's yet: renewing it would find it lost
-    const held = [...this.inFlight].filter(([, running]) => running.claimed).map(([runId]) => runId);
-    const { lost, cancels } = await this.deps.claims.renew(held);
+    const held = [...this.inFlight.values()].filter((running) => running.claim && running.stop !== 'lost');
+    const sentAt = performance.now();
+    const { lost, cancels } = await this.deps.claims.renew(held.map((running) => running.claim!));
+    const gone = new Set(lost);
+    for (const running of held) if (!gone.has(running.claim!.run.run_id)) running.renewedAt = Math.max(running.renewedAt, sentAt);
     for (const runId of lost) {
       this.deps.log.warn('another replica took over this run (this one was thought gone); stopping it here', { run_id: runId });
       this.stopLocal(runId, 'lost');
     }
     for (const { runId, action } of cancels) this.stopLocal(runId, action as CancelAction);
+  }
+
+  /** Stops the runs whose claim could not be renewed for `stopAfterMs`: before another replica may take them over. */
+  private stopUnrenewed(stopAfterMs: number): void {
+    const now = performance.now();
+    for (const [runId, running] of this.inFlight) {
+      if (!running.claim || running.stop || now - running.renewedAt < stopAfterMs) continue;
+      this.deps.log.warn("could not renew this run's claim in time; stopping it here before another replica may take it over", {
+        run_id: runId,
+        attempt: running.claim.run.attempt,
+        unrenewed_ms: Math.round(now - running.renewedAt),
+      });
+      this.stopLocal(runId, 'unrenewed');
+    }
   }
 
   private wake(): void {
@@ -283,19 +352,22 @@ export class RunEngine {
         // runs offered to `start`: in flight from before their claim exists, so a cancel finds
         // them; all but the one claimed (if any) were taken by another server first
         const offered: string[] = [];
-        let run: RunRecord | null = null;
+        let claim: Claim | null = null;
+        // a run whose earlier attempt is still stopping here waits for it (one attempt per run on a server)
+        const stillHere = new Set(this.inFlight.keys());
         try {
-          run = await this.deps.claims.claim((pending) => {
+          claim = await this.deps.claims.claim((pending) => {
             offered.push(pending.run_id);
-            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, claimed: false });
+            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, renewedAt: performance.now() });
             return copyWith(pending, { status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() });
-          });
+          }, stillHere);
         } finally {
-          for (const runId of offered) if (runId !== run?.run_id) this.inFlight.delete(runId);
+          for (const runId of offered) if (runId !== claim?.run.run_id) this.inFlight.delete(runId);
         }
-        if (!run) break;
+        if (!claim) break;
+        const { run } = claim;
         const running = this.inFlight.get(run.run_id)!;
-        running.claimed = true;
+        running.claim = claim;
         const task: Promise<void> = this.execute(run, running)
           .catch((err) => this.deps.log.error('run failed outside the graph', { run_id: run.run_id, err }))
           .finally(() => {
@@ -319,7 +391,12 @@ export class RunEngine {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
     const { broker } = this.deps;
-    const publish = (event: string, data: unknown) => broker.publish(run.run_id, event, data);
+    // a protocol run's events are numbered after the thread's protocol events so far
+    if (isProtocolRun(run)) running.protocol = { base: (await this.deps.threads.get(run.thread_id))?.protocol_seq ?? 0, published: 0 };
+    const publish = (event: string, data: unknown) => {
+      if (running.protocol) running.protocol.published += 1;
+      broker.publish(run.run_id, event, data);
+    };
     const limitMs = this.deps.runTimeoutMs ?? 0;
     let timer: NodeJS.Timeout | undefined;
     // the limit counts from the graph's start, not from a wait for a worker to load
@@ -350,7 +427,11 @@ export class RunEngine {
         },
         run.attempt,
       );
-      publish('metadata', { run_id: run.run_id, attempt: run.attempt });
+      publish('metadata', {
+        run_id: run.run_id,
+        attempt: run.attempt,
+        ...(running.protocol ? { seq_base: running.protocol.base, timestamp: Date.now() } : {}),
+      });
       output = await this.deps.execute(run, running.controller.signal, publish, startClock);
       execution = { returned: true, waitsForInput: output.next.length > 0 };
     } catch (err) {
@@ -388,11 +469,14 @@ export class RunEngine {
         onFailure: (err, attempt, retryInMs) => log.error(`could not ${what}; trying again`, { attempt, retry_in_ms: retryInMs, err }),
       });
     const told: Told = { error: false };
-    const lost = event.type === 'stopped' && event.reason === 'lost';
-    if (!lost)
-      await untilDone(() => this.record(run, event, output, trace, told), 'record the end of the run').catch((err) =>
+    const claim = running.claim!;
+    if (!(event.type === 'stopped' && event.reason === 'lost'))
+      await untilDone(() => this.record(claim, event, output, trace, told, running.protocol), 'record the end of the run').catch((err) =>
         log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
       );
+    // another replica has the run now (this one was thought gone): its claim, its thread and its log are the new attempt's
+    const lost = (event.type === 'stopped' && event.reason === 'lost') || told.stale === true;
+    if (told.stale) log.warn('another replica took over this run; nothing of this attempt is recorded', { outcome: outcomeOf(event) });
     // listeners hear of the end before waiters are released, so what a client sees after
     // join/wait (metrics, a webhook already on its way) is consistent
     await this.announceEnd(told.recorded, output, event, started).catch((err: Error) => log.error('run end listener failed', { error: err.message }));
@@ -403,12 +487,12 @@ export class RunEngine {
     // client that saw `end` must not find the thread. Its log (the wait/join answer) stays.
     if (isTemporary(run) && !resumes)
       await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
-    this.inFlight.delete(run.run_id);
+    if (this.inFlight.get(run.run_id) === running) this.inFlight.delete(run.run_id);
     // its events so far are written before its claim is given up (the next attempt numbers its events after them)
     if (resumes) await this.deps.broker.detach(run.run_id);
     // the next run of the thread may start (on any server) once the end is recorded
     if (!lost)
-      await untilDone(() => this.deps.claims.release(told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) =>
+      await untilDone(() => this.deps.claims.release(claim, told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) =>
         log.error('the run claim was not released before the stop; it expires with its lease', { err }),
       );
     if (!resumes) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
@@ -418,41 +502,71 @@ export class RunEngine {
     log.info('run finished', { outcome: outcomeOf(event), exec_ms: Date.now() - started });
   }
 
-  /** Records the run's end as the state machine says (nothing when the run is no longer this attempt's). */
-  private async record(run: RunRecord, event: RunEvent, output: RunOutput | undefined, trace: TraceSpan[] | undefined, told: Told): Promise<void> {
-    const { store, runs, threads, broker, checkpointer } = this.deps;
+  /**
+   * Records the run's end as the state machine says, through its claim: nothing when the claim
+   * was taken over (`told.stale`), or when the thread was deleted meanwhile.
+   */
+  private async record(
+    claim: Claim,
+    event: RunEvent,
+    output: RunOutput | undefined,
+    trace: TraceSpan[] | undefined,
+    told: Told,
+    protocol?: { base: number; published: number },
+  ): Promise<void> {
+    const { runs, threads, broker, checkpointer, claims } = this.deps;
+    const { run } = claim;
     const thread = await threads.get(run.thread_id);
     const current = await runs.get(run.run_id);
     if (!thread || !current) return; // the thread was deleted meanwhile
     // another replica took the run over (this one was thought gone) and started it again:
-    // the run is theirs now, and this attempt records nothing
-    if (current.status !== 'running' || current.attempt !== run.attempt) return;
+    // the run is theirs now, and this attempt records nothing (recordEnd checks it again, in the write)
+    if (current.status !== 'running' || current.attempt !== run.attempt) {
+      told.stale = true;
+      return;
+    }
     const step = transition(current, event)!;
     const next = event.type === 'platformInterrupted' ? this.interrupted(current, event.cause) : applied(current, step);
     if (next?.status === 'pending') {
-      await runs.put(run.run_id, next);
-      told.recorded = next;
+      if (await claims.recordEnd(claim, [{ collection: runs.name, id: run.run_id, value: next }])) told.recorded = next;
+      else told.stale = true;
       return;
     }
-    if (step.effects.some((e) => e.type === 'deleteCheckpoints')) await checkpointer.deleteRun(run.thread_id, run.run_id);
     const error = step.effects.find((e) => e.type === 'publishError')?.error;
-    if (error && !told.error) broker.publish(run.run_id, 'error', error);
-    told.error ||= error !== undefined;
+    // a protocol run ends with its root lifecycle event (its error in it), once: numbered here,
+    // published only once the end is recorded (a stale claim publishes nothing)
+    const endsProtocol = protocol !== undefined && !told.error;
+    const seqEnd = protocol && protocol.base + protocol.published + (endsProtocol ? 1 : 0);
     const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
+    if (step.effects.some((e) => e.type === 'deleteCheckpoints')) ops.push(...(await checkpointer.deleteRunOps(run.thread_id, run.run_id)));
     const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
     // the trace stays with the run's record: deleted with the run and its thread
-    const traced = next && trace ? copyWith(next, { trace }) : next;
+    const withTrace = next && trace ? copyWith(next, { trace }) : next;
+    const traced = withTrace && protocol ? copyWith(withTrace, { protocol_seq: { base: protocol.base, end: seqEnd! } }) : withTrace;
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
       const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
       ops.push({
         collection: threads.name,
         id: thread.thread_id,
-        value: copyWith(thread, { status: settleThread(step.thread, othersWaiting), interrupts, updated_at: next?.updated_at ?? nowIso() }),
+        value: copyWith(thread, {
+          status: settleThread(step.thread, othersWaiting),
+          interrupts,
+          updated_at: next?.updated_at ?? nowIso(),
+          ...(seqEnd !== undefined ? { protocol_seq: seqEnd } : {}),
+        }),
       });
     }
-    await store.write(ops);
+    if (!(await claims.recordEnd(claim, ops))) {
+      told.stale = true;
+      return;
+    }
     told.recorded = next;
+    if (endsProtocol) {
+      broker.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
+      protocol.published += 1;
+    } else if (error && !told.error) broker.publish(run.run_id, 'error', error);
+    told.error ||= error !== undefined || protocol !== undefined;
     const result = resultOf(step, output, error);
     if (result !== undefined) broker.setResult(run.run_id, result);
   }

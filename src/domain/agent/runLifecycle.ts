@@ -81,8 +81,11 @@ export class RunLifecycle {
     const { owner } = options;
     const runId = uuid7();
     const existing = await this.deps.threads.get(threadId);
-    const base = existing ?? newThread(threadId, {}, owner);
-    const threadMetadata = { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
+    const ids = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
+    // as upstream, a thread the run creates takes the run's metadata: what a custom auth
+    // handler stamped there (its owner) is what the thread filters of later reads look for
+    const base = existing ?? newThread(threadId, { ...ids, ...(body.metadata ?? {}) }, owner);
+    const threadMetadata = existing ? { ...existing.metadata, ...ids } : base.metadata;
     // as upstream: a thread the run creates contributes no metadata to the run's
     const merged = mergeRunConfig(
       assistant,

@@ -30,9 +30,10 @@ export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 export type CancelAction = 'interrupt' | 'rollback';
 /**
  * Why a run executing here stops early. `lost`: another replica took its claim over (this one
- * was thought gone); `eventsLost`: its events could not be stored for its readers.
+ * was thought gone); `eventsLost`: its events could not be stored for its readers;
+ * `unrenewed`: its claim could not be renewed for so long that it would soon expire (runLease.ts).
  */
-export type StopReason = CancelAction | 'shutdown' | 'timeout' | 'lost' | 'eventsLost';
+export type StopReason = CancelAction | 'shutdown' | 'timeout' | 'lost' | 'eventsLost' | 'unrenewed';
 export type MultitaskStrategy = 'enqueue' | 'reject' | 'interrupt' | 'rollback';
 
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['success', 'error', 'timeout', 'interrupted']);
@@ -145,9 +146,13 @@ export function settleThread(status: ThreadStatus, othersWaiting: boolean): Thre
   return othersWaiting ? 'busy' : status;
 }
 
-/** The causes of the platform's own stops: a graceful stop of the server (SIGTERM), a log that failed its readers. */
+/** The causes of the platform's own stops: a graceful stop of the server (SIGTERM), a log that failed its readers, a claim not renewed. */
 export const SHUTDOWN_CAUSE: RunError = { error: 'ServerShutdown', message: 'The server was stopped while the run was in progress.' };
 export const EVENTS_LOST_CAUSE: RunError = { error: 'RunEventsLost', message: "The run's events could not be stored for its readers." };
+export const CLAIM_UNRENEWED_CAUSE: RunError = {
+  error: 'RunClaimNotRenewed',
+  message: 'The replica executing the run could not reach the database to keep its claim, and stopped the run before its claim could expire.',
+};
 
 /** How an execution ended, as the engine saw it. */
 export type Execution =
@@ -161,6 +166,9 @@ export type Execution =
  * been asked to stop, or it reached its time limit in a worker another run blocked.
  */
 export function endOf(stop: StopReason | null, execution: Execution, limitMs: number): RunEvent {
+  // a graph that finished all the same is recorded as such (its claim permitting, see RunClaims.recordEnd)
+  if (stop === 'unrenewed')
+    return execution.returned ? { type: 'succeed', waitsForInput: execution.waitsForInput } : { type: 'platformInterrupted', cause: CLAIM_UNRENEWED_CAUSE };
   if (!execution.returned && execution.platformCause && (!stop || (stop === 'timeout' && execution.workerDied)))
     return { type: 'platformInterrupted', cause: execution.platformCause };
   if (stop === 'shutdown') return { type: 'platformInterrupted', cause: SHUTDOWN_CAUSE };

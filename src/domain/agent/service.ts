@@ -33,6 +33,8 @@ import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 import type { ThreadStreamMode } from './threadStream.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { RunEvent } from './runEvent.ts';
+import type { CommandReply, ProtocolCommand } from './protocol/commands.ts';
+import type { EventFilter, ProtocolEvent } from './protocol/events.ts';
 
 export type { RunEvent };
 
@@ -132,11 +134,19 @@ export interface RunService {
   ): Promise<Outcome<AsyncIterable<RunEvent>, 'not_found'>>;
 }
 
+/** The thread-centric streaming protocol (protocol/): its commands and its event stream. */
+export interface ProtocolService {
+  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>>;
+  /** The thread's protocol events through the filter, live until `signal` aborts. */
+  events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>>;
+}
+
 /** The agent server as one owner sees it. */
 export interface AgentService {
   assistants: AssistantService;
   threads: ThreadService;
   runs: RunService;
+  protocol: ProtocolService;
 }
 
 /**

@@ -26,10 +26,32 @@ export async function getAuthProvider(repo: ControlPlaneRepository, tenantId: st
 }
 
 export async function createAuthProvider(repo: ControlPlaneRepository, tenantId: string, body: AuthProviderCreate): Promise<Outcome<AuthProvider, 'conflict'>> {
-  const tenantProvider = key(tenantId, body.provider_id);
+  return addProvider(repo, tenantId, {
+    provider_id: body.provider_id,
+    name: body.name,
+    client_id: body.client_id,
+    client_secret: body.client_secret ?? null,
+    auth_url: body.auth_url,
+    token_url: body.token_url,
+    uses_pkce: body.uses_pkce ?? false,
+    code_challenge_method: body.code_challenge_method === undefined ? 'S256' : body.code_challenge_method,
+    provider_type: body.provider_type ?? null,
+    mcp_server_url: null,
+    token_endpoint_auth_method: body.token_endpoint_auth_method ?? 'client_secret_post',
+    is_dynamic_client: false,
+    revocation_url: body.revocation_url ?? null,
+  });
+}
+
+/** What a provider is made of, whoever made it (createAuthProvider, MCP discovery). */
+export type ProviderFields = Omit<ProviderRecord, 'id' | 'organization_id' | 'tenant_id' | 'tenant_provider' | 'created_at' | 'updated_at'>;
+
+/** Stores a new provider of the tenant; a taken `provider_id` is a conflict. */
+export async function addProvider(repo: ControlPlaneRepository, tenantId: string, fields: ProviderFields): Promise<Outcome<AuthProvider, 'conflict'>> {
+  const tenantProvider = key(tenantId, fields.provider_id);
   return repo.locks.run(`provider:${tenantProvider}`, async () => {
     if ((await repo.providers.count({ where: { tenant_provider: tenantProvider } })) > 0) {
-      return conflict(`Provider ID ${body.provider_id} already exists.`);
+      return conflict(`Provider ID ${fields.provider_id} already exists.`);
     }
     const now = timestamp();
     const record: ProviderRecord = {
@@ -37,24 +59,19 @@ export async function createAuthProvider(repo: ControlPlaneRepository, tenantId:
       organization_id: tenantId,
       tenant_id: tenantId,
       tenant_provider: tenantProvider,
-      provider_id: body.provider_id,
-      name: body.name,
-      client_id: body.client_id,
-      client_secret: body.client_secret ?? null,
-      auth_url: body.auth_url,
-      token_url: body.token_url,
-      uses_pkce: body.uses_pkce ?? false,
-      code_challenge_method: body.code_challenge_method === undefined ? 'S256' : body.code_challenge_method,
-      provider_type: body.provider_type ?? null,
-      mcp_server_url: null,
-      token_endpoint_auth_method: body.token_endpoint_auth_method ?? 'client_secret_post',
-      is_dynamic_client: false,
+      ...fields,
       created_at: now,
       updated_at: now,
     };
     await repo.providers.put(record.id, record);
     return ok(toAuthProvider(record));
   });
+}
+
+/** A provider of the tenant by its caller-chosen id. */
+export async function providerRecordOf(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<ProviderRecord | undefined> {
+  const found = await find(repo, tenantId, providerId);
+  return found.ok ? found.value : undefined;
 }
 
 export async function patchAuthProvider(
@@ -72,10 +89,20 @@ export async function patchAuthProvider(
   });
 }
 
-export async function deleteAuthProvider(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<Outcome<void, 'not_found'>> {
+/**
+ * Deletes a provider; `forget` removes what was got through it (the auth service's tokens
+ * and flows), before the provider, so none outlives it.
+ */
+export async function deleteAuthProvider(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  providerId: string,
+  forget: (providerRecordId: string) => Promise<void> = async () => {},
+): Promise<Outcome<void, 'not_found'>> {
   return repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
     const found = await find(repo, tenantId, providerId);
     if (!found.ok) return found;
+    await forget(found.value.id);
     await repo.providers.delete(found.value.id);
     return ok(undefined);
   });

@@ -56,6 +56,8 @@ export function toAuthProvider(record: ProviderRecord): AuthProvider {
     mcp_server_url: record.mcp_server_url,
     token_endpoint_auth_method: record.token_endpoint_auth_method,
     is_dynamic_client: record.is_dynamic_client,
+    // providers stored before revocation was kept have none
+    revocation_url: record.revocation_url ?? null,
     created_at: record.created_at,
     updated_at: record.updated_at,
   };

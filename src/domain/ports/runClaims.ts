@@ -2,8 +2,10 @@
 // a leased right to execute one run, so each run executes once at a time, one run at a time
 // per thread, in receipt order, threads concurrently. In process (backends/embedded/runClaims.ts)
 // the one server holds every claim; on PostgreSQL (backends/postgres/pgRunClaims.ts) replicas share
-// the queue and take over the claims of a replica that is gone.
+// the queue and take over the claims of a replica that is gone. Every write of a run's outcome
+// goes through its claim (recordEnd): a server whose claim was taken over writes nothing.
 import type { RunRecord } from '../agent/records.ts';
+import type { WriteOp } from './store.ts';
 
 /** What becomes of a run whose holder is gone (decided by the run state machine). */
 export type Abandoned = (run: RunRecord) => RunRecord;
@@ -15,29 +17,49 @@ export interface Recovered {
   queued: RunRecord[];
 }
 
+/** A claim this server holds: the run as it was claimed (its attempt) and the claim's own token. */
+export interface Claim {
+  run: RunRecord;
+  /** This claim's and no other's: a run taken over and claimed again (by any server) has a new one. */
+  token: string;
+}
+
 export interface RunClaims {
+  /**
+   * Whether a claim not renewed in time may be taken over by another server (replicas sharing
+   * a database): the engine then stops its runs itself before that can happen.
+   */
+  readonly leased: boolean;
   /**
    * Takes the oldest pending run of a thread with nothing running and no earlier pending run,
    * whose `after_seconds` have passed; marks it running (through `start`, called before the
    * claim is visible to anyone else) and leases it to this server. Null when there is none now.
    * `start` may also be called for a run another server takes first: only the run returned is
-   * this server's.
+   * this server's. Runs in `skip` are not taken (an earlier attempt of theirs is still stopping here).
    */
-  claim(start: (run: RunRecord) => RunRecord): Promise<RunRecord | null>;
+  claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null>;
   /** A run was stored as pending: it joins the queue (here, or for every replica). */
   queued(run: RunRecord): Promise<void>;
   /** Epoch ms of the next pending run that waits for its `after_seconds`, if any. */
   nextDue(): Promise<number | null>;
   /**
-   * Extends the leases this server holds. Answers which of `held` it no longer holds (taken
-   * over by another replica) and the cancels requested for the ones it does.
+   * Extends the leases of `held`. Answers the run ids of those this server no longer holds
+   * (taken over by another replica) and the cancels requested for the ones it does. Rejects
+   * when the leases could not be reached (the engine then stops its runs before they expire).
    */
-  renew(held: string[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }>;
+  renew(held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }>;
+  /**
+   * Writes the run's outcome (`ops`, one transaction) only while `claim` is still this server's
+   * claim of the run, and the run is still `running` at the claim's attempt: checked in the
+   * write itself, so a claim taken over meanwhile writes nothing. False when nothing was written.
+   */
+  recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
-   * a new attempt, first in its thread's line). Rejects when it could not be given up.
+   * a new attempt, first in its thread's line). Nothing when the claim is no longer this one
+   * (taken over). Rejects when it could not be given up.
    */
-  release(run: RunRecord): Promise<void>;
+  release(claim: Claim, run: RunRecord): Promise<void>;
   /** Asks the server executing the run to stop it (`interrupt` or `rollback`). */
   requestCancel(runId: string, action: string): Promise<void>;
   /**

@@ -181,6 +181,7 @@ const SHAPES: Record<string, Shape | PerEvent> = {
   getThreadHistory: threadRead,
   searchThreadHistory: threadRead,
   joinThreadStream: threadRead,
+  streamThreadEvents: threadRead,
   updateThreadState: { 'threads:update': threadRead, 'threads:read': threadRead },
   patchThreadState: threadRead,
   copyThread: { 'threads:read': threadRead, 'threads:create': copyCreate },
@@ -261,12 +262,24 @@ export async function authValuesOf(operationId: string, event: string, request: 
   const shape = entry && !isShape(entry) ? entry[event] : entry;
   if (operationId === 'createRunBatch')
     return (await Promise.all((body as Fields[]).map((b) => valueOf(runCreate, request, b)))).filter((v) => v !== undefined);
+  if (operationId === 'sendProtocolCommand') {
+    const value = await protocolCommandValue(request, body as Fields);
+    return value ? [value] : [];
+  }
   if (!shape) return [{ value: (request.body as Fields | undefined) ?? { ...request.path, ...request.query }, writeBack: () => {}, filters: true }];
   const value = await valueOf(shape, request, body as Fields);
   return value ? [value] : [];
 }
 
 const isShape = (entry: Shape | PerEvent): entry is Shape => typeof entry.build === 'function';
+
+/** A protocol command starts runs as `run.start` names them (the thread made when missing): its params are the run's body. */
+function protocolCommandValue(request: AuthRequest, command: Fields): Promise<AuthValue | undefined> {
+  const params = (typeof command.params === 'object' && command.params !== null ? command.params : (command.params = {})) as Fields;
+  const strategy = typeof params.multitaskStrategy === 'string' ? params.multitaskStrategy : 'enqueue';
+  const shape: Shape = { ...runCreate, build: (req, b) => runCreate.build(req, { ...b, if_not_exists: 'create', multitask_strategy: strategy }) };
+  return valueOf(shape, request, params);
+}
 
 async function valueOf(shape: Shape, request: AuthRequest, body: Fields): Promise<AuthValue | undefined> {
   const value = await shape.build(request, body);

@@ -31,6 +31,7 @@ import { metricsHandlers } from './metrics.ts';
 import { resultHandlers } from './runResults.ts';
 import { runHandlers } from './runs.ts';
 import { streamHandlers } from './runStreams.ts';
+import { protocolHandlers } from './protocol.ts';
 import { storeHandlers } from './store.ts';
 import { healthHandler, infoHandler } from './system.ts';
 import { threadHandlers } from './threads.ts';
@@ -154,6 +155,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     ...runHandlers((ctx) => serviceFor(ctx).runs),
     ...resultHandlers((ctx) => serviceFor(ctx).runs),
     ...streamHandlers((ctx) => serviceFor(ctx).runs),
+    ...protocolHandlers((ctx) => serviceFor(ctx).protocol),
     ...uiHandlers(ui),
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;

@@ -10,7 +10,8 @@ type ProviderHandlers = Pick<
   'listAuthProviders' | 'createAuthProvider' | 'getAuthProvider' | 'patchAuthProvider' | 'deleteAuthProvider'
 >;
 
-export function authProviderHandlers(repo: ControlPlaneRepository): ProviderHandlers {
+/** `forget`: what the auth service got through a provider goes with it. */
+export function authProviderHandlers(repo: ControlPlaneRepository, forget: (providerRecordId: string) => Promise<void>): ProviderHandlers {
   return {
     listAuthProviders: async (_request, ctx) => ({ status: 200, body: await listAuthProviders(repo, tenantOf(ctx)) }),
     // 200, not 201, as upstream
@@ -18,7 +19,7 @@ export function authProviderHandlers(repo: ControlPlaneRepository): ProviderHand
     getAuthProvider: async ({ path }, ctx) => answer(200, await getAuthProvider(repo, tenantOf(ctx), path.provider_id)),
     patchAuthProvider: async ({ path, body }, ctx) => answer(200, await patchAuthProvider(repo, tenantOf(ctx), path.provider_id, body)),
     deleteAuthProvider: async ({ path }, ctx) => {
-      const deleted = await deleteAuthProvider(repo, tenantOf(ctx), path.provider_id);
+      const deleted = await deleteAuthProvider(repo, tenantOf(ctx), path.provider_id, forget);
       return deleted.ok ? { status: 200, body: {} } : failed(deleted.failure);
     },
   };

@@ -18,6 +18,9 @@ import { LeadingDeployer } from '../../domain/control-plane/deployer/leadingDepl
 import { PACKAGE_ROOT, packagePath } from '../../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
 import { authProviderHandlers } from './authProviders.ts';
+import { agentAuthHandlers } from './agentAuth.ts';
+import { createAgentAuth, type AgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
+import type { OAuthClient } from '../../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from './deployments.ts';
 import { revisionHandlers } from './revisions.ts';
 import { listenerHandlers } from './listeners.ts';
@@ -29,7 +32,15 @@ import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
 
-export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[] }> {
+/** What the composition root adds: the adapter the auth service talks to authorization servers through. */
+export interface ControlPlaneAdapters {
+  oauth: OAuthClient;
+}
+
+export async function createControlPlane(
+  deps: AppFactoryDeps,
+  adapters: ControlPlaneAdapters,
+): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[]; agentAuth: AgentAuth }> {
   // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
   const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
@@ -47,15 +58,26 @@ export async function createControlPlane(deps: AppFactoryDeps): Promise<{ handle
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
+  const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
+  const agentAuth = await createAgentAuth({
+    repo,
+    store: deps.store,
+    coordination: deps.coordination,
+    oauth: adapters.oauth,
+    tokenKey,
+    previousTokenKeys,
+    log: deps.log.child({ area: 'agent-auth' }),
+  });
   const handlers = {
     ...deploymentHandlers(domain),
     ...revisionHandlers({ ...domain, render }),
-    ...authProviderHandlers(repo),
+    ...authProviderHandlers(repo, agentAuth.forgetProvider),
+    ...agentAuthHandlers(repo, agentAuth),
     ...listenerHandlers({ repo, remoteLogs, log }),
   };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
-  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [] };
+  return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
 }
 
 /** The configured deployer's factory; the Kubernetes deployers load their client only when chosen. A listener chooses its own the same way. */

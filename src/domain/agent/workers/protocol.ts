@@ -16,8 +16,8 @@ export interface WorkerSetup {
   fresh: boolean;
 }
 
-/** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, and the server's URL (projectGlobals.ts). */
-export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl';
+/** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, the server's URL (projectGlobals.ts) and the auth service (agentAuthGlobal.ts). */
+export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' | 'apiUrl' | 'agentAuth';
 
 /**
  * `known`: what the main thread read of the run's thread just before (workers/firstReads.ts).

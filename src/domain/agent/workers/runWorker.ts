@@ -22,6 +22,7 @@ import type { KnownReads, RunOutput } from '../runContext.ts';
 import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
+import { installAgentAuth, type AgentAuthAnswer } from '../../../shared/agentAuthGlobal.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
 import { traceOf } from '../tracing/failedRunTrace.ts';
 import { wireJson } from '../wireJson.ts';
@@ -189,6 +190,8 @@ async function serverUrl(): Promise<string | undefined> {
 async function main(): Promise<void> {
   // before the project's modules load: they may call getLogger() or new Client() at the top
   installProjectGlobals({ log, apiUrl: serverUrl });
+  // a graph's authenticate() (sdk/auth.ts) is answered by the main thread, which holds the auth service
+  installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
   await serverUrl();
   const store = new RemoteStore(call);
   // a held thread's checkpoint writes are posted without waiting for each answer; the main

@@ -41,6 +41,7 @@
 // only if that does not stop it within `abortGraceMs` (then its neighbours, maybe blocked by
 // it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
 // `abortGraceMs` ends its worker too, its neighbours retried.
+import { agentAuthCall, type AgentAuthRequest } from '../../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
 import { projectApiUrl } from '../../../shared/projectGlobals.ts';
 import type { Logger } from '../../ports/logger.ts';
@@ -671,6 +672,11 @@ export class RunWorkerPool {
   private async answer(target: string, method: string, args: unknown[]): Promise<unknown> {
     if (target === 'write') return this.options.store.write(args[0] as never);
     if (target === 'apiUrl') return projectApiUrl();
+    if (target === 'agentAuth') {
+      const authenticate = agentAuthCall();
+      if (!authenticate) throw new Error('authenticate() needs the control plane, which this server does not run');
+      return authenticate(args[0] as AgentAuthRequest);
+    }
     if (target === 'newestCheckpoint') return newestCheckpoint(this.options.store, String(args[0]));
     if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
       const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];

@@ -1,0 +1,118 @@
+// A thread's protocol events (POST/GET /threads/{id}/stream/events): the events of its
+// protocol runs, one run after the other in receipt order, numbered for the thread, for as
+// long as the reader stays. Like every stream it only reads the runs' event logs (on
+// PostgreSQL shared by the replicas), and a replay from `since` reads only what it returns:
+// finished runs before it are skipped by the numbers on their records, and a run's log is
+// read from the position `since` names.
+import type { Collection } from '../../ports/store.ts';
+import type { RunEventLog } from '../../ports/runEventLog.ts';
+import { ownerOf, type RunRecord } from '../records.ts';
+import { framed, matchesFilter, PROTOCOL_LOG_EVENT, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
+import { isProtocolRun } from './plainRuns.ts';
+import { dataOf } from '../../../shared/jsonText.ts';
+import { runningLifecycle } from './lifecycle.ts';
+
+export interface ThreadEventDeps {
+  runs: Collection<RunRecord>;
+  broker: RunEventLog;
+}
+
+export interface ThreadEventOptions {
+  /** Whose runs are read: another owner's thread reads as one with no runs. */
+  owner: string;
+  signal?: AbortSignal;
+  /** Stop after the runs there are now (their events so far), instead of waiting for more. */
+  present?: boolean;
+}
+
+/** The owner's protocol runs on the thread, in receipt order. */
+export async function protocolRuns(deps: ThreadEventDeps, threadId: string, owner: string): Promise<RunRecord[]> {
+  const runs = await deps.runs.list({ where: { thread_id: threadId } });
+  return runs.filter((run) => isProtocolRun(run) && ownerOf(run) === owner).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+}
+
+export async function* threadProtocolEvents(
+  deps: ThreadEventDeps,
+  threadId: string,
+  filter: EventFilter,
+  options: ThreadEventOptions,
+): AsyncGenerator<ProtocolEvent> {
+  const { signal } = options;
+  let since = filter.since ?? 0;
+  let cursor: string | undefined;
+  while (!signal?.aborted) {
+    // registered before looking, so a run queued meanwhile still wakes us
+    const idle = new AbortController();
+    const stop = () => idle.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    const activity = deps.broker.nextRunOn(threadId, idle.signal);
+    try {
+      const runs = await protocolRuns(deps, threadId, options.owner);
+      const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
+      if (!next || !(await deps.broker.has(next.run_id))) {
+        if (next) cursor = next.run_id;
+        else if (options.present) return;
+        else await activity;
+        continue;
+      }
+      for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
+        since = Math.max(since, event.seq);
+        if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
+      }
+      cursor = next.run_id;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      idle.abort();
+    }
+  }
+}
+
+/** One protocol run's events numbered for its thread, after `since`. */
+async function* runEvents(
+  broker: RunEventLog,
+  run: RunRecord,
+  since: number,
+  options: { signal?: AbortSignal; present?: boolean },
+): AsyncGenerator<ProtocolEvent> {
+  const present = options.present ? presentOnly(options.signal) : undefined;
+  const signal = present?.signal ?? options.signal;
+  try {
+    let base = run.protocol_seq?.base;
+    if (base === undefined) {
+      // a run not finished yet: its start names its number (the head of its log)
+      const head = broker.join(run.run_id, { signal });
+      const first = await head.next();
+      await head.return(undefined);
+      const start = first.done ? undefined : (first.value.data as { seq_base?: number } | null);
+      if (start?.seq_base === undefined) return;
+      base = start.seq_base;
+    }
+    const lastEventId = since > base ? String(since - base - 1) : undefined;
+    for await (const entry of broker.join(run.run_id, { lastEventId, signal })) {
+      if (entry.event === 'end') return;
+      present?.touch();
+      const n = Number(entry.id);
+      let stored: StoredProtocolEvent | undefined;
+      if (entry.event === PROTOCOL_LOG_EVENT) stored = dataOf(entry.data) as StoredProtocolEvent;
+      else if (entry.event === 'metadata' && n === 0)
+        stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
+      if (stored) yield framed(stored, base + 1 + n);
+    }
+  } finally {
+    present?.done();
+  }
+}
+
+/** For reads of what there is now: the log's reader is stopped once it has been idle briefly. */
+function presentOnly(outer?: AbortSignal) {
+  const controller = new AbortController();
+  outer?.addEventListener('abort', () => controller.abort(), { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(), 50);
+    timer.unref();
+  };
+  touch();
+  return { signal: controller.signal, touch, done: () => clearTimeout(timer) };
+}

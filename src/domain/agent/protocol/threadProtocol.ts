@@ -1,0 +1,47 @@
+// The protocol as one owner sees it: commands, and the event stream of a thread that is the
+// owner's (another owner's thread is answered as a missing one).
+import { fail, ok, type Outcome } from '../../outcome.ts';
+import type { Collection } from '../../ports/store.ts';
+import type { RunEventLog } from '../../ports/runEventLog.ts';
+import { ownerOf, type RunRecord, type ThreadRecord } from '../records.ts';
+import type { AgentService, ProtocolService } from '../service.ts';
+import { ProtocolCommands, type CommandReply, type ProtocolCommand } from './commands.ts';
+import type { EventFilter, ProtocolEvent } from './events.ts';
+import { threadProtocolEvents } from './threadEvents.ts';
+
+export interface ThreadProtocolDeps {
+  service: Omit<AgentService, 'protocol'>;
+  runs: Collection<RunRecord>;
+  threads: Collection<ThreadRecord>;
+  broker: RunEventLog;
+}
+
+export class ThreadProtocol implements ProtocolService {
+  private readonly commands: ProtocolCommands;
+
+  constructor(
+    private readonly deps: ThreadProtocolDeps,
+    private readonly owner: string,
+  ) {
+    this.commands = new ProtocolCommands({
+      ...deps,
+      service: deps.service as AgentService,
+      owner,
+      threadSeq: async (threadId) => (await this.thread(threadId))?.protocol_seq ?? 0,
+    });
+  }
+
+  private async thread(threadId: string): Promise<ThreadRecord | undefined> {
+    const thread = await this.deps.threads.get(threadId);
+    return thread && ownerOf(thread) === this.owner ? thread : undefined;
+  }
+
+  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
+    return this.commands.handle(threadId, command);
+  }
+
+  async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>> {
+    if (!(await this.thread(threadId))) return fail('not_found', `Thread with ID ${threadId} not found`);
+    return ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal }));
+  }
+}

@@ -1,0 +1,64 @@
+// The auth service's parts, made once per server: the records, the cipher from the operator's
+// key, the token vault and the flows. Without a key the service answers that it needs one —
+// and once tokens are stored, a start without the key is refused, since they could not be
+// read (nor would new ones be kept beside them).
+import type { Coordination } from '../../ports/coordination.ts';
+import type { Logger } from '../../ports/logger.ts';
+import type { OAuthClient } from '../../ports/oauthClient.ts';
+import type { Store } from '../../ports/store.ts';
+import { providerRecordOf } from '../authProviders.ts';
+import type { ControlPlaneRepository } from '../records.ts';
+import { AuthFlows } from './flows.ts';
+import { AgentAuthRecords } from './records.ts';
+import { TokenCipher } from './tokenCipher.ts';
+import { TokenVault } from './tokenVault.ts';
+
+export interface AgentAuthOptions {
+  repo: ControlPlaneRepository;
+  store: Store;
+  coordination: Pick<Coordination, 'notify' | 'listen'>;
+  oauth: OAuthClient;
+  /** AGENTPLANE_TOKEN_KEY and AGENTPLANE_TOKEN_KEY_PREVIOUS. */
+  tokenKey: string | null;
+  previousTokenKeys: string[];
+  log: Logger;
+}
+
+export interface AgentAuth {
+  flows: AuthFlows;
+  /** Null without a key. */
+  vault: TokenVault | null;
+  oauth: OAuthClient;
+  /** Removes what a provider's record got (tokens, flows); called before the provider is deleted. */
+  forgetProvider(providerRecordId: string): Promise<void>;
+}
+
+export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentAuth> {
+  const { repo, log } = options;
+  const records = new AgentAuthRecords(options.store);
+  const cipher = TokenCipher.fromSettings(options.tokenKey, options.previousTokenKeys);
+  if (!cipher && (await records.tokens.count()) > 0)
+    throw new Error(
+      'the auth service has stored tokens, kept encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
+    );
+  const vault = cipher ? new TokenVault({ records, cipher, oauth: options.oauth, locks: repo.locks, provider: (id) => repo.providers.get(id), log }) : null;
+  const flows = new AuthFlows({
+    records,
+    cipher,
+    vault,
+    oauth: options.oauth,
+    coordination: options.coordination,
+    providerOf: (tenantId, providerId) => providerRecordOf(repo, tenantId, providerId),
+    log,
+  });
+  return {
+    flows,
+    vault,
+    oauth: options.oauth,
+    async forgetProvider(providerRecordId) {
+      await flows.forgetProvider(providerRecordId);
+      if (vault) await vault.forgetProvider(providerRecordId);
+      else for (const token of await records.tokens.list({ where: { provider_record_id: providerRecordId } })) await records.tokens.delete(token.id);
+    },
+  };
+}

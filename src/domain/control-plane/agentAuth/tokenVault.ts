@@ -1,0 +1,218 @@
+// The tokens the flows got, per (tenant, user, provider, scopes): handed out refreshed,
+// listed without secrets, labelled, deleted (revoked at the provider first, RFC 7009, where it
+// has a revocation endpoint). Another user's or tenant's token is answered as missing.
+import { randomUUID } from 'node:crypto';
+import type { AuthTokenSummary } from '../../../../generated/control-plane/types.gen.ts';
+import type { Locks } from '../../keyedLock.ts';
+import type { Logger } from '../../ports/logger.ts';
+import { OAuthFailure, type IssuedTokens, type OAuthClient, type OAuthEndpoints } from '../../ports/oauthClient.ts';
+import { timestamp } from '../../clock.ts';
+import { fail, ok, type Outcome } from '../../outcome.ts';
+import type { ProviderRecord } from '../records.ts';
+import { covers, expiryOf, needsRefresh, normalScopes } from './flowRules.ts';
+import { ownerKey, type AgentAuthRecords, type AuthTokenRecord, type SealedTokens } from './records.ts';
+import type { TokenCipher } from './tokenCipher.ts';
+
+export interface VaultDeps {
+  records: AgentAuthRecords;
+  cipher: TokenCipher;
+  oauth: OAuthClient;
+  locks: Locks;
+  /** The provider record a token was got through (its endpoints and client). */
+  provider: (recordId: string) => Promise<ProviderRecord | undefined>;
+  log: Logger;
+}
+
+const tokenNotFound = (id: string) => fail('not_found', `Token ${id} not found.`);
+
+export function endpointsOf(provider: ProviderRecord): OAuthEndpoints {
+  return {
+    tokenUrl: provider.token_url,
+    revocationUrl: provider.revocation_url,
+    clientId: provider.client_id,
+    clientSecret: provider.client_secret,
+    authMethod: provider.token_endpoint_auth_method,
+  };
+}
+
+export function toSummary(record: AuthTokenRecord): AuthTokenSummary {
+  return {
+    id: record.id,
+    provider_id: record.provider_id,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    provider_account_label: record.provider_account_label,
+    scopes: record.scopes,
+    expires_at: record.expires_at,
+  };
+}
+
+export class TokenVault {
+  constructor(private readonly deps: VaultDeps) {}
+
+  /**
+   * An access token of the user for the provider covering `scopes`: the one named, else the
+   * newest; refreshed first when it expires within the margin. Undefined when none serves
+   * (none stored, or expired without a refresh that works): then a flow is needed.
+   */
+  async usable(tenantId: string, userId: string, provider: ProviderRecord, scopes: string[], tokenId?: string | null): Promise<string | undefined> {
+    const stored = await this.ofOwner(tenantId, userId, provider);
+    const candidates = stored.filter((t) => covers(t.scopes, scopes) && (!tokenId || t.id === tokenId)).reverse();
+    for (const candidate of candidates) {
+      const token = await this.fresh(candidate, provider);
+      if (token) return token;
+    }
+    return undefined;
+  }
+
+  /** Keeps what a flow got: replaces the user's token with the same scopes, else adds one. */
+  async keep(
+    flow: { tenant_id: string; user_id: string; provider_id: string; provider_record_id: string; scopes: string[] },
+    issued: IssuedTokens,
+  ): Promise<AuthTokenRecord> {
+    // what the server granted when it says (it may grant fewer than asked), else what was asked
+    const scopes = normalScopes(issued.scope ? issued.scope.split(' ') : flow.scopes);
+    const key = ownerKey(flow.tenant_id, flow.user_id, flow.provider_id);
+    return this.deps.locks.run(`auth-owner:${key}`, async () => {
+      const same = (await this.deps.records.tokens.list({ where: { owner_key: key } })).find(
+        (t) => t.provider_record_id === flow.provider_record_id && t.scopes.join(' ') === scopes.join(' '),
+      );
+      const now = timestamp();
+      const id = same?.id ?? randomUUID();
+      const record: AuthTokenRecord = {
+        id,
+        tenant_id: flow.tenant_id,
+        user_id: flow.user_id,
+        provider_id: flow.provider_id,
+        provider_record_id: flow.provider_record_id,
+        owner_key: key,
+        scopes,
+        sealed: this.seal({ access_token: issued.accessToken, refresh_token: issued.refreshToken }, id),
+        expires_at: expiryOf(issued.expiresIn),
+        provider_account_label: same?.provider_account_label ?? null,
+        created_at: same?.created_at ?? now,
+        updated_at: now,
+      };
+      await this.deps.records.tokens.put(id, record);
+      return record;
+    });
+  }
+
+  /** The access token of a stored token, as it is (wait's answer: just issued). */
+  async accessToken(tokenId: string): Promise<string | undefined> {
+    const record = await this.deps.records.tokens.get(tokenId);
+    return record ? (await this.open(record)).access_token : undefined;
+  }
+
+  async list(tenantId: string, userId: string, providerId?: string): Promise<AuthTokenSummary[]> {
+    const records = providerId
+      ? await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } })
+      : await this.deps.records.tokens.list({ where: { tenant_id: tenantId }, filter: (t) => t.user_id === userId });
+    return records.reverse().map(toSummary);
+  }
+
+  async label(tenantId: string, userId: string, tokenId: string, label: string): Promise<Outcome<AuthTokenSummary, 'not_found'>> {
+    const mine = (t: AuthTokenRecord) => t.tenant_id === tenantId && t.user_id === userId;
+    const current = await this.deps.records.tokens.get(tokenId);
+    if (!current || !mine(current)) return tokenNotFound(tokenId);
+    const next = await this.deps.records.tokens.update(tokenId, (t) =>
+      mine(t) ? { ...t, provider_account_label: label, updated_at: timestamp() } : undefined,
+    );
+    return next && mine(next) ? ok(toSummary(next)) : tokenNotFound(tokenId);
+  }
+
+  async deleteOne(tenantId: string, userId: string, tokenId: string): Promise<Outcome<void, 'not_found'>> {
+    const record = await this.deps.records.tokens.get(tokenId);
+    if (!record || record.tenant_id !== tenantId || record.user_id !== userId) return tokenNotFound(tokenId);
+    await this.revokeAndDelete(record);
+    return ok(undefined);
+  }
+
+  /** Deletes the user's tokens for a provider; how many. */
+  async deleteAll(tenantId: string, userId: string, providerId: string): Promise<number> {
+    const records = await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } });
+    for (const record of records) await this.revokeAndDelete(record);
+    return records.length;
+  }
+
+  /** Every token got through a provider record, gone with it (not revoked: its client is gone too). */
+  async forgetProvider(providerRecordId: string): Promise<void> {
+    const records = await this.deps.records.tokens.list({ where: { provider_record_id: providerRecordId } });
+    for (const record of records) await this.deps.records.tokens.delete(record.id);
+  }
+
+  private async ofOwner(tenantId: string, userId: string, provider: ProviderRecord): Promise<AuthTokenRecord[]> {
+    const records = await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, provider.provider_id) } });
+    return records.filter((t) => t.provider_record_id === provider.id);
+  }
+
+  /** The token's access token, refreshed under its lock when it is about to expire; undefined when it cannot be. */
+  private async fresh(record: AuthTokenRecord, provider: ProviderRecord): Promise<string | undefined> {
+    if (!needsRefresh(record.expires_at)) return (await this.open(record)).access_token;
+    return this.deps.locks.run(`auth-token:${record.id}`, async () => {
+      // another call may have refreshed it while this one waited
+      const current = await this.deps.records.tokens.get(record.id);
+      if (!current) return undefined;
+      const secrets = await this.open(current);
+      if (!needsRefresh(current.expires_at)) return secrets.access_token;
+      if (!secrets.refresh_token) return undefined;
+      try {
+        const issued = await this.deps.oauth.refresh(endpointsOf(provider), secrets.refresh_token);
+        const next: AuthTokenRecord = {
+          ...current,
+          // a server may rotate the refresh token (OAuth 2.1 §4.3.1) or keep the old one valid
+          sealed: this.seal({ access_token: issued.accessToken, refresh_token: issued.refreshToken ?? secrets.refresh_token }, current.id),
+          expires_at: expiryOf(issued.expiresIn),
+          updated_at: timestamp(),
+        };
+        await this.deps.records.tokens.put(current.id, next);
+        return issued.accessToken;
+      } catch (error) {
+        if (!(error instanceof OAuthFailure)) throw error;
+        this.deps.log.warn('a stored token could not be refreshed; the user is asked again', {
+          token_id: current.id,
+          provider_id: current.provider_id,
+          error: error.message,
+        });
+        // a refresh token the server no longer honours is worth nothing
+        if (error.invalidGrant) await this.deps.records.tokens.delete(current.id);
+        return undefined;
+      }
+    });
+  }
+
+  private async revokeAndDelete(record: AuthTokenRecord): Promise<void> {
+    const provider = await this.deps.provider(record.provider_record_id);
+    if (provider?.revocation_url) {
+      const secrets = await this.open(record).catch(() => undefined);
+      const endpoints = { ...endpointsOf(provider), revocationUrl: provider.revocation_url };
+      // the refresh token last: revoking it may end the grant, after which the access token is unknown to the server
+      const revocations: [string | null | undefined, 'access_token' | 'refresh_token'][] = [
+        [secrets?.access_token, 'access_token'],
+        [secrets?.refresh_token, 'refresh_token'],
+      ];
+      for (const [token, hint] of revocations) {
+        if (!token) continue;
+        await this.deps.oauth.revoke(endpoints, token, hint).catch((error: Error) =>
+          // the user asked for the token to be gone: it is deleted here whatever the provider says
+          this.deps.log.warn('the provider did not revoke a deleted token', { token_id: record.id, provider_id: record.provider_id, error: error.message }),
+        );
+      }
+    }
+    await this.deps.records.tokens.delete(record.id);
+  }
+
+  private seal(secrets: SealedTokens, id: string): string {
+    return this.deps.cipher.seal(JSON.stringify(secrets), id);
+  }
+
+  /** The record's secrets; one sealed under an earlier key is sealed again under the current one. */
+  private async open(record: AuthTokenRecord): Promise<SealedTokens> {
+    const secrets = JSON.parse(this.deps.cipher.open(record.sealed, record.id)) as SealedTokens;
+    if (this.deps.cipher.isStale(record.sealed)) {
+      const sealed = this.seal(secrets, record.id);
+      await this.deps.records.tokens.update(record.id, (t) => (t.sealed === record.sealed ? { ...t, sealed } : undefined));
+    }
+    return secrets;
+  }
+}

@@ -1,0 +1,29 @@
+// The thread-centric streaming protocol: sendProtocolCommand (POST /threads/{id}/commands)
+// and streamThreadEvents (POST /threads/{id}/stream/events, Server-Sent Events). Both only
+// reach the domain's protocol service (domain/agent/protocol/).
+import type { SseEvent } from '../../runtime/contract.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import type { ProtocolService } from '../../domain/agent/service.ts';
+import type { ProtocolEvent } from '../../domain/agent/protocol/events.ts';
+import type { AgentServerAreaHandlers } from './area.ts';
+import { failed } from './failures.ts';
+
+async function* toSse(events: AsyncIterable<ProtocolEvent>): AsyncGenerator<SseEvent> {
+  for await (const event of events) yield { id: event.event_id, event: event.method, data: event };
+}
+
+export function protocolHandlers(
+  protocolFor: (ctx: RequestContext) => ProtocolService,
+): Pick<AgentServerAreaHandlers, 'sendProtocolCommand' | 'streamThreadEvents'> {
+  return {
+    async sendProtocolCommand({ path, body }, ctx) {
+      const reply = await protocolFor(ctx).command(path.thread_id, body as never);
+      return reply.ok ? { status: 200, body: reply.value } : failed(reply.failure);
+    },
+    async streamThreadEvents({ path, body }, ctx) {
+      const filter = { channels: new Set(body.channels), namespaces: body.namespaces, depth: body.depth, since: body.since };
+      const events = await protocolFor(ctx).events(path.thread_id, filter, ctx.signal);
+      return events.ok ? { status: 200, stream: toSse(events.value) } : failed(events.failure);
+    },
+  };
+}
