@@ -17,7 +17,7 @@ import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
-const SEPARATE = ['test/release', 'test/containers'];
+const SEPARATE = ['test/release', 'test/containers', 'test/faults'];
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
 /** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';

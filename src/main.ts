@@ -178,7 +178,18 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
       'reconcile, with a deployer on this machine, the deployments a control plane assigns to this listener (source_config.listener_id), reporting their status and logs back',
     )
     .requiredOption('--control-plane <url>', 'base URL of the control plane')
-    .addOption(new Option('--api-key <key>', 'an API key of the tenant whose deployments this listener reconciles').env('AGENTPLANE_API_KEY'))
+    .addOption(
+      new Option(
+        '--api-key <key>',
+        'an API key of the tenant whose deployments this listener reconciles: registers the listener, or issues it a new token',
+      ).env('AGENTPLANE_API_KEY'),
+    )
+    .addOption(
+      new Option(
+        '--listener-token <token>',
+        "the listener's own token (with --listener-id): all it needs once registered; kept in its data directory otherwise",
+      ).env('AGENTPLANE_LISTENER_TOKEN'),
+    )
     .addOption(new Option('--tenant-id <uuid>', 'the tenant, for a key that spans several').env('AGENTPLANE_TENANT_ID'))
     .addOption(
       new Option('--deployer <name>', 'what deploys the revisions here')
@@ -253,6 +264,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
 interface ListenerCommandOptions {
   controlPlane: string;
   apiKey?: string;
+  listenerToken?: string;
   tenantId?: string;
   deployer: string;
   listenerId?: string;
@@ -268,7 +280,9 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
     console.error(`error: ${message}`);
     process.exit(2);
   };
-  if (!options.apiKey) return usage('the listener needs an API key: --api-key or AGENTPLANE_API_KEY');
+  const registered = options.listenerToken !== undefined || fs.existsSync(path.join(path.resolve(options.data), 'listener.json'));
+  if (!options.apiKey && !registered)
+    return usage('the listener needs an API key to register: --api-key or AGENTPLANE_API_KEY (or, registered already, --listener-id and --listener-token)');
   const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
   if (!(intervalMs >= 10))
     return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
@@ -281,6 +295,7 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
     {
       controlPlane: options.controlPlane,
       apiKey: options.apiKey,
+      listenerToken: options.listenerToken,
       tenantId: options.tenantId,
       listenerId: options.listenerId,
       computeId: options.computeId,

@@ -17,7 +17,7 @@ import { installAgentAuth } from '../shared/agentAuthGlobal.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
 
 export const createApplication: AppFactory = async (deps) => {
-  const oauth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp });
+  const oauth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp, allowedNetworks: deps.config.agentAuth.allowedNetworks });
   const controlPlane = await createControlPlane(deps, { oauth });
   // graphs reach the auth service in process (sdk/auth.ts) when this server runs the control plane
   if (deps.config.controlPlane) {

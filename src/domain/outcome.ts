@@ -23,7 +23,11 @@ export type FailureKind =
   /** The server does not offer this feature. */
   | 'unsupported'
   /** The content's media type is not accepted. */
-  | 'unsupported_media';
+  | 'unsupported_media'
+  /** The credential does not open this resource (a listener's token that is not its own). */
+  | 'unauthenticated'
+  /** The caller sends faster than it may; `data.retry_after_s` says when to try again. */
+  | 'rate_limited';
 
 export interface Failure<K extends FailureKind = FailureKind> {
   kind: K;

@@ -5,16 +5,20 @@
 // mirror says what does run (statuses, URLs, logs). Reports are the differences between
 // the two, so a listener that restarts, or comes back after a lost connection, puts right
 // whatever the control plane believes (UNKNOWN included) in its first pass.
-import type { AssignedRevision, ListenerAssignment, RevisionStatusReport } from '../../generated/control-plane/types.gen.ts';
+import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../generated/control-plane/types.gen.ts';
 import type { Deployer, LogKind } from '../domain/control-plane/deployer/types.ts';
 import { IN_PROGRESS, NOT_STARTED, isFinished } from '../domain/control-plane/deployer/phases.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../domain/control-plane/records.ts';
 import { timestamp } from '../domain/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
-import type { ControlPlaneClient } from './controlPlaneClient.ts';
+import { ControlPlaneError, type ListenerClient } from './controlPlaneClient.ts';
 
 /** Most log lines sent in one call (the spec's limit). */
 const LOG_BATCH = 1000;
+/** Most bytes sent in one call: well under the control plane's body limit (1 MiB by default). */
+const LOG_BATCH_BYTES = 256 * 1024;
+/** A longer line is cut: alone it could pass the body limit, and no batch would ever carry it. */
+const LOG_LINE_BYTES = 16 * 1024;
 
 export class Reconciler {
   /** Per revision and log kind: the next line of the mirror's log to send. */
@@ -23,10 +27,9 @@ export class Reconciler {
   private readonly logsComplete = new Set<string>();
 
   constructor(
-    private readonly listenerId: string,
     private readonly mirror: ControlPlaneRepository,
     private readonly deployer: Deployer,
-    private readonly client: ControlPlaneClient,
+    private readonly client: ListenerClient,
     private readonly log: Logger,
   ) {}
 
@@ -50,7 +53,7 @@ export class Reconciler {
     const id = assignment.deployment_id;
     const mine = await this.mirror.deployments.get(id);
     if (assignment.status === 'AWAITING_DELETE') {
-      if (!mine) await this.client.reportRemoved(this.listenerId, id);
+      if (!mine) await this.client.reportRemoved(id);
       else if (mine.status !== 'AWAITING_DELETE') await this.retire(mine);
       return;
     }
@@ -128,7 +131,7 @@ export class Reconciler {
         repo_commit_sha: mine.source_revision_config.repo_commit_sha,
         custom_url: url,
       };
-      await this.client.reportStatus(this.listenerId, mine.id, report);
+      await this.client.reportStatus(mine.id, report);
       this.log.info('revision status reported', { deployment_id: mine.deployment_id, revision_id: mine.id, from: theirs.status, status: mine.status });
     }
   }
@@ -149,14 +152,36 @@ export class Reconciler {
     for (;;) {
       const from = this.logCursors.get(key) ?? 0;
       const page = await this.deployer.readLogs(revision, kind, { offset: String(from), limit: LOG_BATCH, order: 'asc' });
-      if (page.logs.length > 0) {
-        await this.client.reportLogs(this.listenerId, revision.id, { type: kind, from, logs: page.logs });
-        this.logCursors.set(key, from + page.logs.length);
+      const logs = withinBatch(page.logs);
+      if (logs.length > 0) {
+        try {
+          await this.client.reportLogs(revision.id, { type: kind, from, logs });
+        } catch (err) {
+          // past the listener's log budget: the same lines go at a later pass
+          if (err instanceof ControlPlaneError && err.status === 429) return;
+          throw err;
+        }
+        this.logCursors.set(key, from + logs.length);
       }
+      if (logs.length < page.logs.length) continue;
       if (page.next_offset === null) this.logsComplete.add(key);
       if (page.logs.length < LOG_BATCH) return;
     }
   }
+}
+
+/** The first lines of a page that fit one call (at least one), each cut to LOG_LINE_BYTES. */
+function withinBatch(lines: RevisionLogLine[]): RevisionLogLine[] {
+  const batch: RevisionLogLine[] = [];
+  let bytes = 0;
+  for (const line of lines) {
+    const message = line.message.length > LOG_LINE_BYTES ? `${line.message.slice(0, LOG_LINE_BYTES)}… (cut at ${LOG_LINE_BYTES} characters)` : line.message;
+    // the line's JSON around its message is under 100 bytes
+    bytes += Buffer.byteLength(message) + 100;
+    if (batch.length > 0 && bytes > LOG_BATCH_BYTES) break;
+    batch.push(message === line.message ? line : { ...line, message });
+  }
+  return batch;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Configuration: CLI flags win over environment variables, which win over defaults.
 // The project file (agentplane.json) names the graphs and the HTTP switches.
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -85,10 +86,11 @@ export interface ServerConfig {
   /**
    * The auth service: the key tokens are sealed with (AGENTPLANE_TOKEN_KEY, 32 bytes as hex or
    * base64), earlier keys still opening them (AGENTPLANE_TOKEN_KEY_PREVIOUS, comma-separated),
-   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), and
+   * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), the
+   * non-public ranges it may reach (AGENTPLANE_AUTH_ALLOWED_NETWORKS, comma-separated CIDR), and
    * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
    */
-  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; graphTenant: string | null };
+  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; allowedNetworks: string[]; graphTenant: string | null };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */
@@ -207,6 +209,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
         .map((k) => k.trim())
         .filter(Boolean),
       allowHttp: flag('AGENTPLANE_AUTH_ALLOW_HTTP', env.AGENTPLANE_AUTH_ALLOW_HTTP, false),
+      allowedNetworks: networks('AGENTPLANE_AUTH_ALLOWED_NETWORKS', env.AGENTPLANE_AUTH_ALLOWED_NETWORKS),
       // whose providers a graph's authenticate() uses when its run has no tenant (agent-server auth off)
       graphTenant: env.AGENTPLANE_AGENT_AUTH_TENANT?.trim().toLowerCase() || null,
     },
@@ -252,6 +255,22 @@ const ON = /^(1|true|yes|on)$/i;
 const OFF = /^(0|false|no|off)$/i;
 
 /** A switch: 1/true/yes/on or 0/false/no/off (any case); unset or empty keeps the default. */
+/** A comma-separated list of CIDR ranges or addresses; a wrong entry stops the start, named. */
+function networks(name: string, value: string | undefined): string[] {
+  const list = (value ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const entry of list) {
+    const [address, bits, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const max = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max)))
+      throw new Error(`${name}: "${entry}" is not an IP address or a CIDR range (like 10.0.0.0/8 or fd00::/8)`);
+  }
+  return list;
+}
+
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   if (ON.test(value.trim())) return true;

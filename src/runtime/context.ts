@@ -21,6 +21,11 @@ export interface RequestContext {
   log: Logger;
   /** The request's RFC 7240 `Prefer` header, if any (mock mode honours code=, example=, dynamic=). */
   prefer?: string;
+  /**
+   * The credential of an operation that verifies its own (a listener's token, scheme
+   * `x-agentplane-verified-by: operation`): present, not yet checked. Absent elsewhere.
+   */
+  credential?: string;
   /** Who the project's custom auth (auth.path) says is calling; absent without custom auth. */
   user?: AuthUser;
   /** The request's headers (a run stamps the caller's `x-*` and user-agent on its configurable). */

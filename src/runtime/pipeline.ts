@@ -84,6 +84,33 @@ interface Bound {
   public: boolean;
   /** May answer a stream (or, A2A, hold the request for a run): takes a stream slot while it lasts. */
   streams: boolean;
+  /**
+   * The header of the operation's own credential (a scheme marked `x-agentplane-verified-by:
+   * operation`, a listener's token): required here, checked by the operation against the
+   * resource it names, never by the key ring. Absent: API keys authenticate.
+   */
+  ownCredential?: { header: string; name: string };
+}
+
+/** The header of the one scheme an operation's security names, when the operation verifies it itself. */
+function ownCredentialOf(doc: ApiDocument, operation: OperationSpec): Bound['ownCredential'] {
+  const schemes = (doc.document.components?.securitySchemes ?? {}) as Record<
+    string,
+    { type?: string; in?: string; name?: string; 'x-agentplane-verified-by'?: string }
+  >;
+  const own = operation.security.map((requirement) => {
+    const names = Object.keys(requirement);
+    const scheme = names.length === 1 ? schemes[names[0]] : undefined;
+    return scheme?.['x-agentplane-verified-by'] === 'operation' && scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name ? scheme.name : undefined;
+  });
+  if (own.length === 0 || own.some((name) => name === undefined)) return undefined;
+  // an operation verifies one credential; several alternatives of its own would need a rule this pipeline does not have
+  if (new Set(own).size > 1) throw new Error(`${operation.operationId}: more than one scheme verified by the operation`);
+  return { header: own[0]!.toLowerCase(), name: own[0]! };
+}
+
+function missingOwnCredential(name: string): HttpReply {
+  return httpError(401, `Missing credentials. Send the listener's token in ${name}.`, { 'WWW-Authenticate': name });
 }
 
 function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
@@ -102,6 +129,7 @@ function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
  */
 class HttpRequestContext implements RequestContext {
   user?: RequestContext['user'];
+  credential?: string;
   readonly prefer: string | undefined;
   readonly headers: IncomingMessage['headers'];
   private origin: string | null;
@@ -162,6 +190,7 @@ export function createPipeline(options: PipelineOptions) {
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
         public: operation.security.length === 0,
         streams: Object.values(operation.responses).some((r) => r.contentType === 'text/event-stream' || r.stream === true),
+        ownCredential: ownCredentialOf(doc, operation),
       });
     }
   }
@@ -220,9 +249,21 @@ export function createPipeline(options: PipelineOptions) {
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
-      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
-      if ('status' in identity) return send(res, identity);
-      ctx = new HttpRequestContext(operationId, identity.tenantId, req, log, options.publicUrl, options.trustProxy === true);
+      let credential: string | undefined;
+      let tenantId: string | null;
+      if (b.ownCredential) {
+        // never the key ring: an API key is no credential here, whatever else it may do
+        const given = req.headers[b.ownCredential.header];
+        credential = typeof given === 'string' && given.length > 0 ? given : undefined;
+        if (credential === undefined) return send(res, missingOwnCredential(b.ownCredential.name));
+        tenantId = null;
+      } else {
+        const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
+        if ('status' in identity) return send(res, identity);
+        tenantId = identity.tenantId;
+      }
+      ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
+      if (credential !== undefined) ctx.credential = credential;
       if (options.customAuth && options.customAuthFor?.(operationId)) {
         const user = await options.customAuth.authenticate(req, ctx.baseUrl);
         if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));
@@ -230,7 +271,7 @@ export function createPipeline(options: PipelineOptions) {
       }
       if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
-        const slot = options.streamSlots.take(identity.tenantId ? `tenant:${identity.tenantId}` : `peer:${req.socket.remoteAddress}`);
+        const slot = options.streamSlots.take(tenantId ? `tenant:${tenantId}` : `peer:${req.socket.remoteAddress}`);
         if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
         // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
         res.once('finish', slot);

@@ -1,6 +1,7 @@
 // Builds and runs the server on the storage the composition root opened (src/compose): keys,
 // handlers (real or mock), the request pipeline on polka, background modules (run workers,
 // deployer), and an orderly shutdown.
+import { serveProtocolSocket } from './protocolSocket.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
@@ -147,6 +148,8 @@ export async function startHttpServer(
   });
   const http: Server = createServer(web.handler as never);
   http.keepAliveTimeout = 65_000;
+  // the protocol's WebSocket transport asks this server's own routes (runtime/protocolSocket.ts)
+  serveProtocolSocket(http, () => listening ?? '');
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);

@@ -20,6 +20,7 @@ describe('a graph gets its user’s token through an interrupt', () => {
         AGENTPLANE_API_KEYS: `graph-key:${tenant}`,
         AGENTPLANE_TOKEN_KEY: randomBytes(32).toString('hex'),
         AGENTPLANE_AUTH_ALLOW_HTTP: '1',
+        AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128',
         AGENTPLANE_AGENT_AUTH_TENANT: tenant,
       },
     });

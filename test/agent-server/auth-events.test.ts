@@ -65,6 +65,8 @@ const requests: Record<string, () => Call> = {
   getThreadHistory: () => ({ path: `/threads/${ids.thread}/history` }),
   searchThreadHistory: () => ({ method: 'POST', path: `/threads/${ids.thread}/history`, body: {} }),
   joinThreadStream: () => ({ path: `/threads/${ids.idle}/stream`, query: 'stream_mode=lifecycle' }),
+  sendProtocolCommand: () => ({ method: 'POST', path: `/threads/${ids.thread}/commands`, body: { id: 1, method: 'run.start', params: run() } }),
+  streamThreadEvents: () => ({ method: 'POST', path: `/threads/${ids.idle}/stream/events`, body: { channels: ['lifecycle'] } }),
   listRuns: () => ({ path: `/threads/${ids.thread}/runs` }),
   createRun: () => ({ method: 'POST', path: `/threads/${ids.thread}/runs`, body: run() }),
   getRun: () => ({ path: `/threads/${ids.thread}/runs/${ids.run}` }),

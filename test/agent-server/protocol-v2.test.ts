@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import WebSocket from 'ws';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { api, events, rootEnd } from '../support/protocolEvents.ts';
 
@@ -15,6 +17,24 @@ const graphs = { talk: `${fixture}:talk`, ask: `${fixture}:ask` };
 const keyA = `key-a-${randomUUID()}`;
 const keyB = `key-b-${randomUUID()}`;
 const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
+
+/** Sends commands on the thread's protocol WebSocket; their replies in order (and, with `until`, the messages up to the first it accepts). */
+async function socketReplies(server: TestServer, key: string, threadId: string, commands: object[], until?: (m: any) => boolean): Promise<any[]> {
+  const ws = new WebSocket(`${server.url.replace('http', 'ws')}/threads/${threadId}/stream/events`, { headers: { 'x-api-key': key } });
+  await once(ws, 'open');
+  const got: any[] = [];
+  const done = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      got.push(message);
+      if (until ? until(message) : got.filter((m) => m.type !== 'event').length === commands.length) resolve();
+    }),
+  );
+  for (const command of commands) ws.send(JSON.stringify(command));
+  await done;
+  ws.close();
+  return got;
+}
 
 /** A message's text, its content a string or protocol content blocks. */
 const textOf = (content: unknown): string => (typeof content === 'string' ? content : (content as { text?: string }[]).map((b) => b.text ?? '').join(''));
@@ -149,6 +169,13 @@ for (const workers of ['default', '0']) {
       assert.deepEqual(first.at(-1)!.params.data, { event: 'interrupted', graph_name: 'ask' });
       const wrong = (await (await a(`/threads/${threadId}/commands`, { id: 2, method: 'input.respond', params: {} })).json()) as any;
       assert.deepEqual(wrong, { type: 'error', id: 2, error: 'invalid_argument', message: 'input.respond requires an interrupt_id.' });
+      // the thread is bound to the assistant its first run.start named, as upstream binds it
+      assert.deepEqual(await (await a(`/threads/${threadId}/commands`, { id: 5, method: 'run.start', params: { assistant_id: 'talk', input: {} } })).json(), {
+        type: 'error',
+        id: 5,
+        error: 'invalid_argument',
+        message: `Thread ${threadId} is bound to assistant ask; cannot run talk.`,
+      });
       const resumed = await (
         await a(`/threads/${threadId}/commands`, {
           id: 3,
@@ -197,6 +224,24 @@ for (const workers of ['default', '0']) {
       const take = await b(`/threads/${threadId}/commands`, { id: 3, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
       assert.equal(take.status, 404);
       assert.deepEqual((await b(`/threads/${threadId}/commands`, { id: 4, method: 'state.get' })).status, 404);
+    });
+
+    it("another tenant's thread over the WebSocket is answered as a missing one", { timeout: 30_000 }, async () => {
+      const threadId = randomUUID();
+      await a(`/threads/${threadId}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const missing = randomUUID();
+      const subscribe = { id: 2, method: 'subscription.subscribe', params: { channels: ALL, since: 0 } };
+      // the owner's socket subscribes and is replayed the run's events
+      const mine = await socketReplies(server, keyA, threadId, [subscribe], (m) => m.method === 'lifecycle');
+      assert.equal(mine[0].type, 'success');
+      assert.ok(mine.some((m: any) => m.type === 'event' && m.seq === 1));
+      const asked = [subscribe, { id: 3, method: 'state.get' }, { id: 4, method: 'input.respond', params: { interrupt_id: 'x', response: 'y' } }];
+      const theirs = await socketReplies(server, keyB, threadId, asked);
+      const none = await socketReplies(server, keyB, missing, asked);
+      assert.equal(theirs[0].error, 'not_found');
+      // (commands are answered as they finish: compared in the order of their ids)
+      const view = (replies: any[], id: string) => JSON.parse(JSON.stringify(replies.sort((x, y) => x.id - y.id)).replaceAll(id, 'ID'));
+      assert.deepEqual(view(theirs, threadId), view(none, missing));
     });
   });
 }

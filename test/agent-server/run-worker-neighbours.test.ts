@@ -38,7 +38,7 @@ const HOSTILE = [
   { kind: 'throws outside its run', graph: 'crash', input: 'throw', status: 'error', error: 'WorkerCrashed', message: /RangeError: thrown outside the run/ },
   { kind: 'calls process.exit', graph: 'crash', input: 'exit', status: 'error', error: 'WorkerCrashed', message: /exited \(code 7\)/ },
   { kind: 'exhausts its heap', graph: 'hog', input: 'allocate', status: 'error', error: 'WorkerCrashed', message: /ran out of memory/ },
-  { kind: 'never yields', graph: 'spin', input: 'loop', status: 'timeout', error: 'TimeoutError', message: /exceeded its time limit of 6 s/ },
+  { kind: 'never yields', graph: 'spin', input: 'loop', status: 'timeout', error: 'TimeoutError', message: /exceeded its time limit of 12 s/ },
 ] as const;
 
 type Event = { event: string; data: unknown };
@@ -78,7 +78,7 @@ for (const auth of [true, false]) {
         dataDir: null,
         env: {
           AGENTPLANE_RUN_WORKERS: '2',
-          AGENTPLANE_RUN_TIMEOUT_S: '6',
+          AGENTPLANE_RUN_TIMEOUT_S: '12',
           AGENTPLANE_RUN_WORKER_MEMORY_MB: '192',
           ...(auth ? { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: tenants } : {}),
         },

@@ -49,6 +49,27 @@ const finished = (server: TestServer, revisionPath: string) =>
     return r.status.endsWith('FAILED') || r.status === 'DEPLOYED' ? r : undefined;
   });
 
+/** The restricted profile as the kernel applies it to the container's first process, and what podman was asked for. */
+function assertRestricted(container: string) {
+  const status = podman(['exec', container, 'node', '-e', "process.stdout.write(require('fs').readFileSync('/proc/1/status', 'utf8'))"]);
+  const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1]?.trim();
+  assert.match(field('CapEff') ?? '', /^0+$/, `${container}: capabilities left`);
+  assert.match(field('CapPrm') ?? '', /^0+$/, `${container}: permitted capabilities left`);
+  assert.match(field('CapBnd') ?? '', /^0+$/, `${container}: bounding capabilities left`);
+  const [, effectiveUid] = (field('Uid') ?? '0 0').split(/\s+/);
+  assert.notEqual(effectiveUid, '0', `${container} runs as root`);
+  assert.equal(field('NoNewPrivs'), '1', `${container} may gain privileges`);
+  assert.equal(field('Seccomp'), '2', `${container} has no seccomp filter`);
+  const host = JSON.parse(podman(['inspect', container, '--format', '{{json .HostConfig}}'])) as Record<string, unknown>;
+  assert.equal(host.Privileged, false);
+  for (const mode of ['NetworkMode', 'PidMode', 'IpcMode', 'UTSMode', 'UsernsMode']) assert.notEqual(host[mode], 'host', `${container}: ${mode}`);
+  assert.deepEqual(
+    ((host.Binds as string[] | null) ?? []).filter((b) => b.startsWith('/')),
+    [],
+    `${container}: host paths mounted`,
+  );
+}
+
 const podmanSecretsOf = (deploymentId: string) =>
   podman(['secret', 'ls', '--format', '{{.Name}}'])
     .split('\n')
@@ -121,10 +142,15 @@ describe('container deployer', () => {
           assert.ok(!logged.join('').includes(value), 'a secret in the server log');
         }
 
-        // a restarted container finds its secrets again
+        // the image runs as root; its container runs under the restricted profile all the same
+        assertRestricted(container);
+
+        // a restarted container finds its secrets again, under the same profile
         podman(['stop', '--time', '1', container]);
         await until('the container restarted', async () => ((await fetch(`${url}/env/MULTI_LINE`).catch(() => null))?.ok ? true : undefined), 60_000);
         assert.equal(await (await fetch(`${url}/env/MULTI_LINE`)).text(), secrets.MULTI_LINE);
+        assert.equal((await fetch(`${url}/ok`)).status, 200);
+        assertRestricted(container);
         assert.equal(fs.existsSync(marker), false);
       } finally {
         await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);

@@ -26,7 +26,12 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
   before(async () => {
     server = await startTestServer({
       dataDir,
-      env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY, AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${OTHER_TENANT}` },
+      env: {
+        AGENTPLANE_TOKEN_KEY: TOKEN_KEY,
+        AGENTPLANE_AUTH_ALLOW_HTTP: '1',
+        AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128',
+        AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${OTHER_TENANT}`,
+      },
     });
     api = (p, init = {}) => server.api(p, { ...init, headers: { 'x-api-key': 'key-a' } });
     other = (p, init = {}) => server.api(p, { ...init, headers: { 'x-api-key': 'key-b' } });
@@ -233,7 +238,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
 describe('agent auth: the operator’s key and public URL', () => {
   it('keeps tokens sealed, refuses a start without the key once tokens exist, and rotates the key', async () => {
     const dataDir = tempDir();
-    const env = { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_API_KEYS: `key-r:${randomUUID()}` };
+    const env = { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128', AGENTPLANE_API_KEYS: `key-r:${randomUUID()}` };
     const headers = { 'x-api-key': 'key-r' };
     let server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     const idp = await startOAuthServer([`${server.url}/v2/auth/callback/idp`]);
@@ -272,7 +277,7 @@ describe('agent auth: the operator’s key and public URL', () => {
   });
 
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
-    const keyless = await startTestServer({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1' } });
+    const keyless = await startTestServer({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
     try {
       await json(
         await keyless.api('/v2/auth/providers', {

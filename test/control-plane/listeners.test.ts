@@ -1,13 +1,15 @@
 // Listeners end to end: a control plane and two listeners, each its own process (as on other
 // machines), with different deployers. Each deploys what is assigned to it and reports back
 // through the control plane's API; a listener killed with -9 leaves its deployments UNKNOWN
-// and, restarted, restores them (re-adopting the agent server it ran); the remote-reconciled
+// and, restarted with nothing but the token it kept, restores them (re-adopting the agent
+// server it ran); an API key of the tenant cannot act as a listener; the remote-reconciled
 // filter lists the right deployments, a deployment without a listener is still the control
 // plane's own deployer's, and listeners and assignments outlive a control-plane kill -9.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../support/server.ts';
@@ -27,14 +29,15 @@ interface ListenerProcess {
 }
 
 /** `agentplane-server listener` as its own process, with `deployer`; resolves once it has registered. */
-async function startListener(controlPlane: string, deployer: string, data: string): Promise<ListenerProcess> {
+async function startListener(controlPlane: string, deployer: string, data: string, options: { apiKey?: boolean } = {}): Promise<ListenerProcess> {
+  const { AGENTPLANE_API_KEY: _inherited, ...inherited } = process.env;
   const child = spawn(
     process.execPath,
     [path.join(ROOT, 'bin/agentplane.js'), 'listener', '--control-plane', controlPlane, '--deployer', deployer, '--data', data, '--interval-ms', '150'],
     {
       cwd: ROOT,
       // the key from the environment, never on a command line other users can read
-      env: { ...process.env, AGENTPLANE_API_KEY: KEY, LOG_LEVEL: 'info', LOG_FORMAT: 'json', AGENTPLANE_PHASE_MS: '20' },
+      env: { ...inherited, ...(options.apiKey === false ? {} : { AGENTPLANE_API_KEY: KEY }), LOG_LEVEL: 'info', LOG_FORMAT: 'json', AGENTPLANE_PHASE_MS: '20' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -107,10 +110,10 @@ describe('listeners', () => {
     AGENTPLANE_PHASE_MS: '20',
   };
 
-  const api = async (pathname: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+  const api = async (pathname: string, init: RequestInit & { json?: unknown; key?: string; as?: Record<string, string> } = {}) => {
     const res = await fetch(controlPlane.url + pathname, {
       ...init,
-      headers: { 'x-api-key': init.key ?? KEY, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...(init.as ?? { 'x-api-key': init.key ?? KEY }), ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
     const text = await res.text();
@@ -192,9 +195,17 @@ describe('listeners', () => {
       });
       const localListener = (await api(`/v2/listeners/${local.id}`)).body;
       assert.equal(localListener.compute_type, 'local');
-      // another tenant sees neither the listener nor anything assigned to it
+      // another tenant sees neither the listener nor anything assigned to it; no API key, not even the tenant's own, acts as the listener
       assert.equal((await api(`/v2/listeners/${local.id}`, { key: OTHER_KEY })).status, 404);
-      assert.equal((await api(`/v2/listeners/${local.id}/heartbeat`, { method: 'POST', key: OTHER_KEY })).status, 404);
+      assert.equal((await api(`/v2/listeners/${local.id}/heartbeat`, { method: 'POST', key: OTHER_KEY })).status, 401);
+      assert.equal((await api(`/v2/listeners/${local.id}/heartbeat`, { method: 'POST' })).status, 401);
+      // the listener keeps its own token in its data directory, readable by its user only
+      const keptFile = path.join(localData, 'listener.json');
+      const kept = JSON.parse(fs.readFileSync(keptFile, 'utf8')) as { listener_id: string; token: string };
+      assert.equal(kept.listener_id, local.id);
+      assert.match(kept.token, /^aplt_/);
+      assert.equal(fs.statSync(keptFile).mode & 0o777, 0o600);
+      const asListener = { 'x-listener-token': kept.token };
 
       // a listener that exists nowhere, or on another source, is refused and nothing is made
       const unknownListener = await api('/v2/deployments', {
@@ -256,10 +267,14 @@ describe('listeners', () => {
         [200, '9.9.9', { k8s_namespaces: ['agents'] }],
       );
       // a listener reports only on what is assigned to it
-      const foreign = await api(`/v2/listeners/${local.id}/revisions/${own.latest_revision_id}/status`, { method: 'POST', json: { status: 'DEPLOYED' } });
+      const foreign = await api(`/v2/listeners/${local.id}/revisions/${own.latest_revision_id}/status`, {
+        method: 'POST',
+        as: asListener,
+        json: { status: 'DEPLOYED' },
+      });
       assert.deepEqual([foreign.status, foreign.body.detail], [404, `Revision ID ${own.latest_revision_id} not found.`]);
       assert.equal(
-        (await api(`/v2/listeners/${local.id}/deployments/${onLocal.id}/removed`, { method: 'POST' })).status,
+        (await api(`/v2/listeners/${local.id}/deployments/${onLocal.id}/removed`, { method: 'POST', as: asListener })).status,
         400,
         'only a deleted deployment can be reported removed',
       );
@@ -327,8 +342,8 @@ describe('listeners', () => {
       assert.equal((await api(`/v2/deployments/${onOther.id}`)).body.status, 'READY');
       assert.deepEqual(await names('&status=UNKNOWN'), ['lsn-local']);
 
-      // restarted on the same data directory: the same listener, its agent server re-adopted, the statuses restored
-      const again = await startListener(controlPlane.url, 'local', localData);
+      // restarted on the same data directory, without an API key (its kept token is all it needs): the same listener, its agent server re-adopted, the statuses restored
+      const again = await startListener(controlPlane.url, 'local', localData, { apiKey: false });
       listeners.push(again);
       assert.equal(again.id, local.id);
       await revisionIs(onLocal.id, onLocal.latest_revision_id, 'DEPLOYED');

@@ -2,8 +2,13 @@
 // OAuth 2 / OpenID client on fetch): code exchange, refresh, RFC 7009 revocation, RFC 8414 /
 // OpenID discovery and RFC 7591 registration. RFC 9728 protected resource metadata is read
 // here too, from where the MCP server's 401 points or its well-known URL. Every request has a
-// time limit; plain http is refused unless the operator allows it (loopback tests, dev).
+// time limit; plain http is refused unless the operator allows it (loopback tests, dev). Every
+// request goes through the guarded fetch: non-public addresses are refused unless the operator
+// allows them (AGENTPLANE_AUTH_ALLOWED_NETWORKS), and redirects are never followed.
 import * as oauth from 'oauth4webapi';
+import { addressCheck } from '../../domain/webhooks/webhookAddresses.ts';
+import { RefusedAddress } from '../../domain/webhooks/webhookTransport.ts';
+import { guardedFetch, type GuardedFetch } from './guardedFetch.ts';
 import {
   OAuthFailure,
   type DiscoveredServer,
@@ -20,13 +25,25 @@ const AUTH_METHODS: TokenEndpointAuthMethod[] = ['client_secret_post', 'client_s
 export interface OAuth4WebApiOptions {
   /** Talk to authorization servers over plain http (AGENTPLANE_AUTH_ALLOW_HTTP); https only otherwise. */
   allowHttp: boolean;
+  /** Non-public ranges (CIDR) the service may reach (AGENTPLANE_AUTH_ALLOWED_NETWORKS); all others are refused. */
+  allowedNetworks: string[];
 }
 
 export class OAuth4WebApiClient implements OAuthClient {
-  constructor(private readonly options: OAuth4WebApiOptions) {}
+  private readonly fetch: GuardedFetch;
+
+  /** Throws naming the entry when an allowed network is not an address or CIDR range. */
+  constructor(private readonly options: OAuth4WebApiOptions) {
+    this.fetch = guardedFetch(addressCheck({ allowed_networks: options.allowedNetworks, setting: 'AGENTPLANE_AUTH_ALLOWED_NETWORKS' }));
+  }
 
   private requestOptions() {
-    return { signal: AbortSignal.timeout(TIMEOUT_MS), [oauth.allowInsecureRequests]: this.options.allowHttp };
+    return {
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      [oauth.allowInsecureRequests]: this.options.allowHttp,
+      [oauth.customFetch]: (url: string, init: oauth.CustomFetchOptions<string, unknown>) =>
+        this.fetch(url, { ...init, body: init.body as string | URLSearchParams | undefined }),
+    };
   }
 
   async exchangeCode(endpoints: OAuthEndpoints, code: string, redirectUri: string, codeVerifier: string | null): Promise<IssuedTokens> {
@@ -102,9 +119,8 @@ export class OAuth4WebApiClient implements OAuthClient {
     if (path) candidates.push(new URL('/.well-known/oauth-protected-resource', mcp.origin));
     for (const url of candidates) {
       this.checkProtocol(url);
-      const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' }, redirect: 'error' }).catch(
-        () => undefined,
-      );
+      const response = await this.fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } }).catch(refusedOr(undefined));
+      // a redirect is not followed: it counts as no metadata here
       if (!response?.ok) {
         await response?.body?.cancel();
         continue;
@@ -118,13 +134,12 @@ export class OAuth4WebApiClient implements OAuthClient {
   /** The `resource_metadata` URL of the MCP server's `WWW-Authenticate: Bearer` challenge, if it sends one. */
   private async resourceMetadataPointer(mcp: URL): Promise<URL | undefined> {
     this.checkProtocol(mcp);
-    const response = await fetch(mcp, {
+    const response = await this.fetch(mcp, {
       method: 'POST',
       signal: AbortSignal.timeout(TIMEOUT_MS),
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      redirect: 'error',
-    }).catch(() => undefined);
+    }).catch(refusedOr(undefined));
     await response?.body?.cancel();
     const challenge = response?.status === 401 ? response.headers.get('www-authenticate') : null;
     const pointer = challenge?.match(/resource_metadata="([^"]+)"/)?.[1];
@@ -154,6 +169,14 @@ export class OAuth4WebApiClient implements OAuthClient {
     if (url.protocol === 'https:' || (url.protocol === 'http:' && this.options.allowHttp)) return;
     throw new OAuthFailure(`${url.href} is not https (plain http needs AGENTPLANE_AUTH_ALLOW_HTTP)`);
   }
+}
+
+/** A refused address is the answer (no connection was made); any other failure counts as `fallback`. */
+function refusedOr<T>(fallback: T) {
+  return (error: unknown): T => {
+    if (error instanceof RefusedAddress) throw new OAuthFailure(error.message);
+    return fallback;
+  };
 }
 
 function parts(endpoints: OAuthEndpoints) {

@@ -94,6 +94,8 @@ const KWARG_KEYS = [
   'durability',
   // a run started by a protocol command (protocol/events.ts): it publishes protocol events
   '__protocol_stream_run',
+  // and the assistant its command named, to which the thread is bound
+  '__protocol_assistant',
 ] as const;
 
 export function runKwargs(body: RunCreate): Record<string, unknown> {

@@ -33,7 +33,7 @@ import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
 import type { ThreadStreamMode } from './threadStream.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { RunEvent } from './runEvent.ts';
-import type { CommandReply, ProtocolCommand } from './protocol/commands.ts';
+import type { CommandReply, ProtocolCommand } from './protocol/commandShapes.ts';
 import type { EventFilter, ProtocolEvent } from './protocol/events.ts';
 
 export type { RunEvent };

@@ -1,35 +1,47 @@
 // The listener's side of the protocol: its heartbeat (answered with what is assigned to it),
 // the statuses and logs it reports for revisions assigned to it, and the removal of a
-// deleted deployment it took down. A listener sees only its own tenant's deployments that
-// name it in `source_config.listener_id`; anything else is reported as missing.
+// deleted deployment it took down. Each call carries the listener's own token
+// (listenerTokens.ts): no token opens another listener, and an API key opens none. A
+// listener sees only its own tenant's deployments that name it in
+// `source_config.listener_id`; anything else is reported as missing.
 import type { ListenerAssignment, ListenerHeartbeat, Revision, RevisionLogReport, RevisionStatusReport } from '../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../ports/logger.ts';
 import { timestamp } from '../clock.ts';
-import { ok, type Outcome } from '../outcome.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
-import { deploymentsOfListener, listenerOf, toListener } from './listeners.ts';
-import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
+import { deploymentsOfListener, toListener } from './listeners.ts';
+import { listenerByToken } from './listenerTokens.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type ListenerRecord, type RevisionRecord } from './records.ts';
 import type { RemoteRevisionLogs } from './remoteLogs.ts';
+import { LOG_BYTES_PER_S, type LogBudget } from './listenerLogBudget.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { toRevision } from './views.ts';
 
 export interface ListenerDeps {
   repo: ControlPlaneRepository;
   remoteLogs: RemoteRevisionLogs;
+  logBudget: LogBudget;
   log: Logger;
 }
 
-/** The listener is heard from; it gets every deployment assigned to it, with its revisions. */
-export async function listenerHeartbeat({ repo }: ListenerDeps, tenantId: string, listenerId: string): Promise<Outcome<ListenerHeartbeat, 'not_found'>> {
+/** Who calls as the listener: the listener `token` opens, and only listener `listenerId`. */
+export interface ListenerCall {
+  listenerId: string;
+  token: string;
+}
+
+/** The listener is heard from; it gets every deployment assigned to it, with its revisions and secrets. */
+export async function listenerHeartbeat({ repo }: ListenerDeps, { listenerId, token }: ListenerCall): Promise<Outcome<ListenerHeartbeat, 'unauthenticated'>> {
   const heard = await repo.locks.run(`listener:${listenerId}`, async () => {
-    const found = await listenerOf(repo, tenantId, listenerId);
+    // checked under the lock: a rotation that lands first has revoked this token
+    const found = await listenerByToken(repo, listenerId, token);
     if (!found.ok) return found;
     const next = { ...found.value, status: 'CONNECTED' as const, last_heard_at: timestamp() };
     await repo.listeners.put(listenerId, next);
     return ok(next);
   });
   if (!heard.ok) return heard;
-  const deployments = await deploymentsOfListener(repo, tenantId, listenerId);
+  const deployments = await deploymentsOfListener(repo, heard.value.tenant_id, listenerId);
   const assignments = await Promise.all(deployments.map((d) => assignmentOf(repo, d)));
   return ok({ listener: toListener(heard.value), assignments });
 }
@@ -56,32 +68,30 @@ async function assignmentOf(repo: ControlPlaneRepository, deployment: Deployment
   };
 }
 
-/** The revision and its deployment when the revision is assigned to this listener of the tenant. */
+/** The revision and its deployment when the revision is assigned to this listener (of its tenant). */
 async function assigned(
   repo: ControlPlaneRepository,
-  tenantId: string,
-  listenerId: string,
+  listener: ListenerRecord,
   revisionId: string,
 ): Promise<Outcome<{ revision: RevisionRecord; deployment: DeploymentRecord }, 'not_found'>> {
-  const listener = await listenerOf(repo, tenantId, listenerId);
-  if (!listener.ok) return listener;
   const revision = await repo.revisions.get(revisionId);
-  const deployment = revision && (await repo.deploymentOf(tenantId, revision.deployment_id));
-  if (!revision || !deployment || deployment.source_config.listener_id !== listenerId) return revisionNotFound(revisionId);
+  const deployment = revision && (await repo.deploymentOf(listener.tenant_id, revision.deployment_id));
+  if (!revision || !deployment || deployment.source_config.listener_id !== listener.id) return revisionNotFound(revisionId);
   return ok({ revision, deployment });
 }
 
 export async function reportRevisionStatus(
   { repo, log }: ListenerDeps,
-  tenantId: string,
-  listenerId: string,
+  call: ListenerCall,
   revisionId: string,
   report: RevisionStatusReport,
-): Promise<Outcome<Revision, 'not_found'>> {
-  const found = await assigned(repo, tenantId, listenerId, revisionId);
+): Promise<Outcome<Revision, 'not_found' | 'unauthenticated'>> {
+  const listener = await listenerByToken(repo, call.listenerId, call.token);
+  if (!listener.ok) return listener;
+  const found = await assigned(repo, listener.value, revisionId);
   if (!found.ok) return found;
   return repo.locks.run(found.value.deployment.id, async () => {
-    const again = await assigned(repo, tenantId, listenerId, revisionId);
+    const again = await assigned(repo, listener.value, revisionId);
     if (!again.ok) return again;
     const { revision, deployment } = again.value;
     const now = timestamp();
@@ -114,34 +124,41 @@ function deploymentAfterReport(deployment: DeploymentRecord, revision: RevisionR
   return { ...deployment, status, active_revision_id: active, source_config: { ...deployment.source_config, custom_url: url }, updated_at: now };
 }
 
+/** Stores a batch of log lines, unless the listener sends faster than its budget allows (nothing stored then). */
 export async function reportRevisionLogs(
-  { repo, remoteLogs }: ListenerDeps,
-  tenantId: string,
-  listenerId: string,
+  { repo, remoteLogs, logBudget }: ListenerDeps,
+  call: ListenerCall,
   revisionId: string,
   report: RevisionLogReport,
-): Promise<Outcome<void, 'not_found'>> {
-  const found = await assigned(repo, tenantId, listenerId, revisionId);
+): Promise<Outcome<void, 'not_found' | 'unauthenticated' | 'rate_limited'>> {
+  const listener = await listenerByToken(repo, call.listenerId, call.token);
+  if (!listener.ok) return listener;
+  const found = await assigned(repo, listener.value, revisionId);
   if (!found.ok) return found;
-  remoteLogs.append(found.value.revision, report.type, report.from, report.logs);
+  const bytes = report.logs.reduce((sum, line) => sum + line.message.length, 0);
+  const wait = logBudget.take(call.listenerId, bytes);
+  if (wait !== null) {
+    const detail = `Listener ${call.listenerId} sends logs faster than ${LOG_BYTES_PER_S / 1024 / 1024} MiB a second; send this batch again in ${wait} s.`;
+    return fail('rate_limited', detail, { retry_after_s: wait });
+  }
+  await remoteLogs.append(found.value.revision, report.type, report.from, report.logs);
   return ok(undefined);
 }
 
 /** The listener took a deleted deployment down: its records go now. */
 export async function reportDeploymentRemoved(
   { repo, remoteLogs, log }: ListenerDeps,
-  tenantId: string,
-  listenerId: string,
+  call: ListenerCall,
   deploymentId: string,
-): Promise<Outcome<void, 'not_found' | 'invalid'>> {
-  const listener = await listenerOf(repo, tenantId, listenerId);
+): Promise<Outcome<void, 'not_found' | 'invalid' | 'unauthenticated'>> {
+  const listener = await listenerByToken(repo, call.listenerId, call.token);
   if (!listener.ok) return listener;
   return repo.locks.run(deploymentId, async () => {
-    const deployment = await repo.deploymentOf(tenantId, deploymentId);
-    if (!deployment || deployment.source_config.listener_id !== listenerId) return deploymentNotFound(deploymentId);
+    const deployment = await repo.deploymentOf(listener.value.tenant_id, deploymentId);
+    if (!deployment || deployment.source_config.listener_id !== call.listenerId) return deploymentNotFound(deploymentId);
     if (deployment.status !== 'AWAITING_DELETE') return invalid(`Deployment ID ${deploymentId} is not being deleted.`);
     await repo.remove(deploymentId);
-    remoteLogs.remove(deploymentId);
+    await remoteLogs.remove(deploymentId);
     logDeploymentDeleted(log, deploymentId, 'cleaned up');
     return ok(undefined);
   });

@@ -1,16 +1,28 @@
 // Listeners of a tenant: registering, reading, patching and removing them (upstream's
-// `/v2/listeners` resource). What a listener reports and pulls is in listenerReports.ts.
+// `/v2/listeners` resource), and issuing each its own token (listenerTokens.ts). What a
+// listener reports and pulls is in listenerReports.ts.
 import { randomUUID } from 'node:crypto';
-import type { Listener, ListenerCreate, ListenerList, ListenerPatch, ListListenersQuery } from '../../../generated/control-plane/types.gen.ts';
+import type {
+  Listener,
+  ListenerCreate,
+  ListenerList,
+  ListenerPatch,
+  ListenerWithToken,
+  ListListenersQuery,
+} from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { conflict, invalid, listenerNotFound } from './failures.ts';
 import type { ControlPlaneRepository, DeploymentRecord, ListenerRecord } from './records.ts';
+import { issueToken } from './listenerTokens.ts';
 
-/** The wire view: the record minus what only the store needs. */
-export function toListener({ tenant_id: _tenant, tenant_compute: _key, ...listener }: ListenerRecord): Listener {
+/** The wire view: the record minus what only the store needs (its token's hash above all). */
+export function toListener({ tenant_id: _tenant, tenant_compute: _key, token_hash: _hash, ...listener }: ListenerRecord): Listener {
   return listener;
 }
+
+/** The listener with the token just issued: the only view that carries it. */
+const withToken = (record: ListenerRecord, token: string): ListenerWithToken => ({ ...toListener(record), token });
 
 /** Another tenant's listener is reported as missing, like one that does not exist. */
 export async function listenerOf(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<ListenerRecord, 'not_found'>> {
@@ -34,13 +46,15 @@ export async function getListener(repo: ControlPlaneRepository, tenantId: string
   return found.ok ? ok(toListener(found.value)) : found;
 }
 
-export async function createListener(repo: ControlPlaneRepository, tenantId: string, body: ListenerCreate): Promise<Outcome<Listener, 'conflict'>> {
+/** The new listener with its token, shown this once. */
+export async function createListener(repo: ControlPlaneRepository, tenantId: string, body: ListenerCreate): Promise<Outcome<ListenerWithToken, 'conflict'>> {
   const tenantCompute = `${tenantId}/${body.compute_id}`;
   return repo.locks.run(`listener:${tenantCompute}`, async () => {
     if ((await repo.listeners.count({ where: { tenant_compute: tenantCompute } })) > 0) {
       return conflict(`A listener with compute_id ${body.compute_id} already exists.`);
     }
     const now = timestamp();
+    const { token, hash } = issueToken();
     const record: ListenerRecord = {
       id: randomUUID(),
       tenant_id: tenantId,
@@ -53,9 +67,10 @@ export async function createListener(repo: ControlPlaneRepository, tenantId: str
       last_heard_at: null,
       created_at: now,
       updated_at: now,
+      token_hash: hash,
     };
     await repo.listeners.put(record.id, record);
-    return ok(toListener(record));
+    return ok(withToken(record, token));
   });
 }
 
@@ -71,6 +86,18 @@ export async function patchListener(repo: ControlPlaneRepository, tenantId: stri
     };
     await repo.listeners.put(id, next);
     return ok(toListener(next));
+  });
+}
+
+/** A new token for the tenant's listener; the old one stops working with this write. */
+export async function rotateListenerToken(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<ListenerWithToken, 'not_found'>> {
+  return repo.locks.run(`listener:${id}`, async () => {
+    const found = await listenerOf(repo, tenantId, id);
+    if (!found.ok) return found;
+    const { token, hash } = issueToken();
+    const next: ListenerRecord = { ...found.value, token_hash: hash, updated_at: timestamp() };
+    await repo.listeners.put(id, next);
+    return ok(withToken(next, token));
   });
 }
 

@@ -50,6 +50,11 @@ export interface ProviderRecord extends Required<Omit<AuthProvider, 'provider_ty
 /** The wire Listener plus its tenant and its `compute_id` lookup key. */
 export interface ListenerRecord extends Listener {
   tenant_id: string;
+  /**
+   * SHA-256 (hex) of the listener's own token, which is never stored; null for a listener
+   * registered before listeners had tokens (it gets one by rotation).
+   */
+  token_hash: string | null;
   /** `${tenant_id}/${compute_id}`, indexed: the per-tenant uniqueness check is one look-up. */
   tenant_compute: string;
 }

@@ -27,6 +27,8 @@ export interface AddressRule {
   allowed_networks?: string[];
   /** Loopback is refused even when allowed_networks covers it. */
   disable_loopback?: boolean;
+  /** The setting that opens a range, named in refusals (the auth service has its own). */
+  setting?: string;
 }
 
 /** A compiled rule: why an address may not be connected to, or null when it may. */
@@ -34,14 +36,15 @@ export type AddressCheck = (address: string) => string | null;
 
 /** Throws naming the entry when an allowed network is not an address or CIDR range. */
 export function addressCheck(rule: AddressRule = {}): AddressCheck {
-  const allowed = blockListOf(rule.allowed_networks ?? [], 'webhooks.url.allowed_networks');
+  const setting = rule.setting ?? 'webhooks.url.allowed_networks';
+  const allowed = blockListOf(rule.allowed_networks ?? [], setting);
   return (raw) => {
     const address = unwrapMapped(raw);
     const family = net.isIP(address) === 6 ? 'ipv6' : 'ipv4';
     if (rule.disable_loopback && LOOPBACK.check(address, family)) return `address ${raw} is loopback (webhooks.url.disable_loopback)`;
     if (allowed.check(address, family)) return null;
     const range = RANGES.find(({ list }) => list.check(address, family));
-    return range ? `address ${raw} is ${range.label}, not public; allow it with webhooks.url.allowed_networks` : null;
+    return range ? `address ${raw} is ${range.label}, not public; allow it with ${setting}` : null;
   };
 }
 

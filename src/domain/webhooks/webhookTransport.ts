@@ -51,14 +51,14 @@ export function postJson(url: string, body: string, headers: Record<string, stri
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /** dns.lookup, keeping only the addresses the rule allows; none left is an error naming why. */
-function checkedLookup(check: AddressCheck) {
+export function checkedLookup(check: AddressCheck, what = 'webhook host') {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const allowed = addresses.filter((a) => check(a.address) === null);
       if (allowed.length === 0) {
         const problem = addresses.length ? check(addresses[0].address) : 'it has no address';
-        return callback(new RefusedAddress(`webhook host ${hostname}: ${problem}`), []);
+        return callback(new RefusedAddress(`${what} ${hostname}: ${problem}`), []);
       }
       if (options.all) return callback(null, allowed);
       callback(null, allowed[0].address, allowed[0].family);

@@ -11,6 +11,9 @@ const CODE = {
   busy: -32002, // likewise: the task's context is working on something else
   unsupported: -32003, // PushNotificationNotSupportedError: the one optional A2A feature not offered
   unsupported_media: -32005, // ContentTypeNotSupportedError
+  // no A2A method fails these ways (the transport authenticates before a method runs)
+  unauthenticated: -32600, // InvalidRequest
+  rate_limited: -32600, // InvalidRequest
 } as const satisfies Record<FailureKind, number>;
 
 export function rpcError(failure: Failure): RpcError {

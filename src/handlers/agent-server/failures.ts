@@ -11,6 +11,9 @@ const STATUS = {
   busy: 409,
   unsupported: 501,
   unsupported_media: 415,
+  // no agent-server operation fails these ways today (listeners are the control plane's)
+  unauthenticated: 401,
+  rate_limited: 429,
 } as const satisfies Record<FailureKind, number>;
 
 /** A failure's reply: `{detail}`, or for `unprocessable` the validation list naming the field. */

@@ -12,6 +12,8 @@ const STATUS = {
   busy: 409,
   unsupported: 501,
   unsupported_media: 415,
+  unauthenticated: 401,
+  rate_limited: 429,
 } as const satisfies Record<FailureKind, number>;
 
 /** One problem of a 422, at the field it comes from (the spec's ValidationError). */

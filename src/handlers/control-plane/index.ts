@@ -27,6 +27,8 @@ import { listenerHandlers } from './listeners.ts';
 import { LocalOnlyDeployer, locallyReconciled } from '../../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../../domain/control-plane/listenerWatch.ts';
 import { RemoteRevisionLogs } from '../../domain/control-plane/remoteLogs.ts';
+import { LOG_CAP_BYTES } from '../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogBudget } from '../../domain/control-plane/listenerLogBudget.ts';
 import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
 
 /** Every DeploymentStatus of the spec. */
@@ -73,7 +75,7 @@ export async function createControlPlane(
     ...revisionHandlers({ ...domain, render }),
     ...authProviderHandlers(repo, agentAuth.forgetProvider),
     ...agentAuthHandlers(repo, agentAuth),
-    ...listenerHandlers({ repo, remoteLogs, log }),
+    ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }),
   };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions
@@ -114,7 +116,7 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
       packageRoot: PACKAGE_ROOT,
       buildTimeoutMs: config.buildTimeoutMs,
       startTimeoutMs: config.deployTimeoutMs,
-      logCapBytes: 10 * 1024 * 1024,
+      logCapBytes: LOG_CAP_BYTES,
     };
     return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
   }
@@ -130,7 +132,7 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
         agentCommand: { command: process.execPath, args: [packagePath('bin/agentplane.js')] },
         buildTimeoutMs: config.buildTimeoutMs,
         startTimeoutMs: config.deployTimeoutMs,
-        logCapBytes: 10 * 1024 * 1024,
+        logCapBytes: LOG_CAP_BYTES,
         baseEnv: config.env,
       },
       log.child({ area: 'deployer' }),

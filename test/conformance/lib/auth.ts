@@ -28,6 +28,8 @@ function selectorHeaders(op: Operation): string[] {
   return [...names];
 }
 
+export { securityHeaders, verifiesOwnCredential } from './securitySchemes.ts';
+
 const probeRuns = Math.max(3, Math.round(RUNS / 5));
 
 function expectStatus(expected: number) {

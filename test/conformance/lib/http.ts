@@ -11,6 +11,8 @@ export interface Target {
    * proxy can never forward a stream that stays open, so those reads bypass it.
    */
   openStreamUrl?: string;
+  /** Credentials operations check themselves (a listener's token), as the answers issued them (credentials.ts). */
+  ownCredentials?: { headersFor(req: HttpRequest): Record<string, string> };
 }
 
 export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
@@ -76,9 +78,11 @@ export function urlOf(base: string, req: HttpRequest): string {
   return base + path + queryString(req.query);
 }
 
-export function wireHeaders(target: Pick<Target, 'key'>, req: HttpRequest): Record<string, string> {
+export function wireHeaders(target: Pick<Target, 'key' | 'ownCredentials'>, req: HttpRequest): Record<string, string> {
   const headers: Record<string, string> = { ...req.headers };
   if (req.auth !== false) headers['X-Api-Key'] = typeof req.auth === 'string' ? req.auth : target.key;
+  // the probes' `auth` (none, or an unknown key) sends no other credential either
+  if (req.auth === undefined) Object.assign(headers, target.ownCredentials?.headersFor(req));
   if (req.body?.kind === 'json') headers['Content-Type'] = 'application/json';
   if (req.body?.kind === 'raw' && req.body.contentType) headers['Content-Type'] = req.body.contentType;
   return headers;
@@ -89,7 +93,7 @@ export const bodyText = (body: Body | undefined): string | undefined =>
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function curl(target: Pick<Target, 'url' | 'key'>, req: HttpRequest): string {
+export function curl(target: Pick<Target, 'url' | 'key' | 'ownCredentials'>, req: HttpRequest): string {
   const parts = ['curl -sS -i', '-X', req.method, shellQuote(urlOf(target.url, req))];
   for (const [k, v] of Object.entries(wireHeaders(target, req))) parts.push('-H', shellQuote(`${k}: ${v}`));
   // curl labels --data as a form unless told to send no Content-Type

@@ -7,6 +7,7 @@ import type { Binding } from './generators.ts';
 import { curl, describeResponse, requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
 import { Violation } from './property.ts';
 import { rpcProblems } from './rpcProblems.ts';
+import { CredentialBook } from './credentials.ts';
 
 export interface Exchange {
   request: HttpRequest;
@@ -63,6 +64,8 @@ export function bindingOf(link: Link, ex: Exchange): Binding | null {
 
 export class ResourcePool {
   private readonly byOperation = new Map<string, Binding[]>();
+  /** The credentials the answers issued (links binding `header.<name>`), for the operations that check them. */
+  readonly credentials = new CredentialBook();
 
   add(operationId: string, binding: Binding): void {
     const list = this.byOperation.get(operationId) ?? [];
@@ -95,7 +98,9 @@ export class ResourcePool {
     const spec = op.responses[String(ex.response.status)];
     for (const link of spec?.links ?? []) {
       const b = bindingOf(link, ex);
-      if (b) this.add(link.operationId, b);
+      if (!b) continue;
+      this.add(link.operationId, b);
+      for (const key of Object.keys(link.parameters)) if (key.startsWith('header.')) this.credentials.learn(paramName(key), b);
     }
   }
 }
@@ -107,6 +112,8 @@ export class ResourcePool {
  */
 export async function seedPool(target: Target, rounds = 3): Promise<{ pool: ResourcePool; problems: string[] }> {
   const pool = new ResourcePool();
+  // from here on, what the answers issue is sent where it is asked for
+  target.ownCredentials = pool.credentials;
   const found: string[] = [];
   // the spec's own examples must conform too; their answers count for coverage
   const checked = async (op: Operation, request: HttpRequest) => {

@@ -9,24 +9,12 @@ import { ok, type Outcome } from '../../outcome.ts';
 import type { AgentService } from '../service.ts';
 import { uuid7 } from '../ids.ts';
 import { isSupportedChannel } from '@langchain/langgraph/stream';
-import { PROTOCOL_RUN_KEY, type ProtocolEvent } from './events.ts';
+import { PROTOCOL_ASSISTANT_KEY, PROTOCOL_RUN_KEY, type ProtocolEvent } from './events.ts';
 import { protocolRuns, threadProtocolEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { agentTree } from './agentTree.ts';
 
-export interface ProtocolCommand {
-  id: number;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export interface ResponseMeta {
-  thread_id: string;
-  applied_through_seq: number;
-}
-
-export type CommandReply =
-  | { type: 'success'; id: number; result: Record<string, unknown>; meta: ResponseMeta }
-  | { type: 'error'; id: number | null; error: string; message: string; meta?: ResponseMeta };
+export type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
+import type { CommandReply, ProtocolCommand, ResponseMeta } from './commandShapes.ts';
 
 /** What run.start creates: upstream's protocol runs stream every mode, subgraphs included. */
 const RUN_STREAM_MODES = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
@@ -84,6 +72,10 @@ export class ProtocolCommands {
     const params = isDict(command.params) ? command.params : {};
     const assistantId = typeof params.assistant_id === 'string' ? params.assistant_id : '';
     if (!assistantId) return ok(this.error(command.id, 'invalid_argument', 'run.start requires an assistant_id.'));
+    // the thread is bound to the assistant its first protocol run named (as upstream binds it)
+    const bound = (await protocolRuns(this.deps, threadId, this.deps.owner))[0]?.kwargs[PROTOCOL_ASSISTANT_KEY];
+    if (typeof bound === 'string' && bound !== assistantId)
+      return ok(this.error(command.id, 'invalid_argument', `Thread ${threadId} is bound to assistant ${bound}; cannot run ${assistantId}.`));
     const strategy = typeof params.multitaskStrategy === 'string' && STRATEGIES.has(params.multitaskStrategy) ? params.multitaskStrategy : 'enqueue';
     const created = await this.start(threadId, assistantId, params.input, {
       config: isDict(params.config) ? params.config : undefined,
@@ -121,6 +113,7 @@ export class ProtocolCommands {
       if_not_exists: 'create' as const,
       multitask_strategy: options.strategy,
       [PROTOCOL_RUN_KEY]: true,
+      [PROTOCOL_ASSISTANT_KEY]: assistantId,
     };
     const run = await this.deps.service.runs.create(threadId, body as never);
     return run.ok ? ok(run.value.run_id) : run;

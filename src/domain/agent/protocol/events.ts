@@ -11,6 +11,8 @@ export const PROTOCOL_LOG_EVENT = 'protocol';
 
 /** The run kwarg marking a run started by a protocol command (upstream's name). */
 export const PROTOCOL_RUN_KEY = '__protocol_stream_run';
+/** The run kwarg keeping the assistant as the command named it (an id or a graph name): the thread is bound to its first protocol run's. */
+export const PROTOCOL_ASSISTANT_KEY = '__protocol_assistant';
 
 export type Namespace = string[];
 

@@ -3,12 +3,14 @@
 // in front of them when there are several, and a named volume for the agent server's data.
 // Every container and the pod carry the deployment's and the revision's ids as labels: after
 // a control-plane crash the deployer finds them again by label, and delete removes by label.
-// The containers see nothing of the host but their published ports: no host mounts.
+// The containers see nothing of the host but their published ports: no host mounts, and each
+// runs under the restricted profile (restrictedContainer.ts).
 import type { ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
 import type { ContainerEngine } from '../images/engine.ts';
 import { IMAGE_DATA_DIR, IMAGE_PORT } from '../images/buildImage.ts';
 import { proxyProgram } from './roundRobinProxy.ts';
 import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
+import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
 
 export const LABELS = { deployment: 'agentplane.deployment', revision: 'agentplane.revision', role: 'agentplane.role', port: 'agentplane.port' } as const;
 
@@ -88,9 +90,9 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
         ...resourceArgs(spec.resources),
         '--pids-limit',
         String(PIDS_LIMIT),
-        '--security-opt',
-        'no-new-privileges',
-        ...(spec.dataVolume ? ['--volume', `${volumeName(spec.deploymentId)}:${IMAGE_DATA_DIR}`] : []),
+        ...RESTRICTED_RUN_ARGS,
+        // `U`: the volume belongs to the container's (non-root) user, whatever the image left at its path
+        ...(spec.dataVolume ? ['--volume', `${volumeName(spec.deploymentId)}:${IMAGE_DATA_DIR}:U`] : []),
         ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
         // the secrets' values reach the container alone, neither this command's environment nor its arguments
         ...secrets.args,
@@ -112,10 +114,7 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
       ...labelArgs({ ...labels, [LABELS.role]: 'proxy' }),
       '--memory',
       '128m',
-      '--security-opt',
-      'no-new-privileges',
-      '--user',
-      '1000',
+      ...RESTRICTED_RUN_ARGS,
       spec.proxyImage,
       'node',
       '-e',

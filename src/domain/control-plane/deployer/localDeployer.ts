@@ -24,6 +24,7 @@ import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/
 import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
 import { LogWriter, capLogFile } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
+import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
 import { logDeploymentDeleted } from '../transitionLog.ts';
 
 export interface LocalDeployerOptions {
@@ -313,6 +314,7 @@ export class LocalDeployer extends PhasedDeployer {
           '-p',
           `127.0.0.1:${port}:8000`,
           ...(memory ? ['--memory', `${memory}m`] : []),
+          ...RESTRICTED_RUN_ARGS,
           ...delivery.args,
           image,
         ],

@@ -6,6 +6,9 @@ import path from 'node:path';
 import type { ListRevisionLogsQuery, RevisionLogLine, RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 
 type Level = NonNullable<RevisionLogLine['level']>;
+
+/** Most bytes a deployment's server log (and a listener's revision log) keeps: older lines go past it. */
+export const LOG_CAP_BYTES = 10 * 1024 * 1024;
 export type LogRequest = Omit<ListRevisionLogsQuery, 'type'>;
 
 // pino's numeric levels, as the agent server's own log lines carry them
@@ -81,6 +84,11 @@ export function readLogLines(file: string): RevisionLogLine[] {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
+  return logLinesOf(text);
+}
+
+/** A log file's text as log lines. */
+export function logLinesOf(text: string): RevisionLogLine[] {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   return lines.map(parseLogLine);

@@ -1,0 +1,161 @@
+// The thread-centric protocol over a WebSocket (GET /threads/{id}/stream/events upgraded), as
+// upstream's server serves it: commands in band, each answered in the protocol's envelope;
+// `subscription.subscribe` opens the thread's event stream with the subscription's filter and
+// sends its events on the socket, `subscription.unsubscribe` closes it. Every command and
+// every subscription is the HTTP route's own (POST …/commands, POST …/stream/events) asked
+// on this server with the upgrade request's headers, so the same authentication, tenancy,
+// stream caps and event feed apply: there is no second way in, and no second event source.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
+/** Headers that belong to the upgrade itself, not to the caller. */
+const HOP = new Set(['connection', 'upgrade', 'host', 'content-length', 'content-type', 'transfer-encoding', 'keep-alive']);
+
+type Dict = Record<string, unknown>;
+const isDict = (value: unknown): value is Dict => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Serves the protocol's WebSocket on `http`; `baseUrl` is this server's own address. */
+export function serveProtocolSocket(http: Server, baseUrl: () => string): void {
+  const wss = new WebSocketServer({ noServer: true });
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const match = PATH.exec(req.url ?? '');
+    if (!match) {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, decodeURIComponent(match[1]!), callerHeaders(req), baseUrl()));
+  });
+  http.once('close', () => wss.close());
+}
+
+function callerHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP.has(name) || name.startsWith('sec-websocket-')) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+class ProtocolSocket {
+  private readonly subscriptions = new Map<string, AbortController>();
+  /** Events already sent on this socket: subscriptions that overlap send each event once. */
+  private readonly sent = new Set<string>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly threadId: string,
+    private readonly headers: Record<string, string>,
+    private readonly baseUrl: string,
+  ) {
+    ws.on('message', (data) => void this.receive(String(data)));
+    ws.on('close', () => this.closeAll());
+    ws.on('error', () => this.closeAll());
+  }
+
+  private send(message: unknown): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  private route(suffix: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+    return fetch(`${this.baseUrl}/threads/${encodeURIComponent(this.threadId)}/${suffix}`, {
+      method: 'POST',
+      headers: { ...this.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+  }
+
+  private async receive(text: string): Promise<void> {
+    let command: unknown;
+    try {
+      command = JSON.parse(text);
+    } catch {
+      return this.send({ type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must be valid JSON.' });
+    }
+    if (!isDict(command) || typeof command.id !== 'number' || typeof command.method !== 'string')
+      return this.send({ type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must include an integer id and string method.' });
+    const id = command.id;
+    const params = isDict(command.params) ? command.params : {};
+    try {
+      if (command.method === 'subscription.subscribe') return await this.subscribe(id, params);
+      if (command.method === 'subscription.unsubscribe') return this.unsubscribe(id, params);
+      if (command.method === 'subscription.reconnect')
+        return this.send({ type: 'error', id, error: 'not_supported', message: 'subscription.reconnect is not supported by this server yet.' });
+      const reply = await this.route('commands', command);
+      this.send(reply.ok ? await reply.json() : await failure(id, reply));
+    } catch (err) {
+      this.send({ type: 'error', id, error: 'unknown_error', message: err instanceof Error ? err.message : 'Unknown protocol error' });
+    }
+  }
+
+  private async subscribe(id: number, params: Dict): Promise<void> {
+    const filter: Dict = { channels: params.channels };
+    for (const key of ['namespaces', 'depth', 'since']) if (params[key] !== undefined) filter[key] = params[key];
+    const stop = new AbortController();
+    const stream = await this.route('stream/events', filter, stop.signal);
+    if (!stream.ok || !stream.body) return this.send(await failure(id, stream));
+    const subscriptionId = randomUUID();
+    this.subscriptions.set(subscriptionId, stop);
+    this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
+    try {
+      for await (const event of sseData(stream.body)) {
+        const eventId = isDict(event) && typeof event.event_id === 'string' ? event.event_id : undefined;
+        if (eventId !== undefined) {
+          if (this.sent.has(eventId)) continue;
+          this.sent.add(eventId);
+        }
+        this.send(event);
+      }
+    } catch {
+      // the subscription ended (unsubscribed, or the socket closed)
+    } finally {
+      this.subscriptions.delete(subscriptionId);
+    }
+  }
+
+  private unsubscribe(id: number, params: Dict): void {
+    const subscriptionId = params.subscription_id;
+    if (typeof subscriptionId !== 'string')
+      return this.send({ type: 'error', id, error: 'invalid_argument', message: 'subscription.unsubscribe requires a subscription_id.' });
+    const stop = this.subscriptions.get(subscriptionId);
+    if (!stop) return this.send({ type: 'error', id, error: 'no_such_subscription', message: `Unknown subscription: ${subscriptionId}` });
+    stop.abort();
+    this.subscriptions.delete(subscriptionId);
+    this.send({ type: 'success', id, result: {} });
+  }
+
+  private closeAll(): void {
+    for (const stop of this.subscriptions.values()) stop.abort();
+    this.subscriptions.clear();
+  }
+}
+
+/** A refused route's answer in the protocol's envelope (a missing thread, or another owner's, is `not_found`). */
+async function failure(id: number, reply: Response): Promise<Dict> {
+  const body = (await reply.json().catch(() => ({}))) as Dict;
+  const message = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : `HTTP ${reply.status}`;
+  const error = reply.status === 404 ? 'not_found' : reply.status === 409 ? 'conflict' : reply.status === 429 ? 'resource_exhausted' : 'invalid_argument';
+  return { type: 'error', id, error, message };
+}
+
+/** The JSON of each event's `data:` lines in a Server-Sent Events body (an event ends at a blank line). */
+async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let data: string[] = [];
+  for await (const chunk of body) {
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+      else if (line === '' && data.length > 0) {
+        yield JSON.parse(data.join('\n'));
+        data = [];
+      }
+    }
+  }
+}
