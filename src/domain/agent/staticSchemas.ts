@@ -21,9 +21,14 @@ export interface TypedSchemas extends DeclaredSchemas {
 const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
 /** The extractor's own code: a kept answer is read again when it changes. */
-const EXTRACTOR = fileURLToPath(new URL(SOURCES ? './workers/staticSchemaWorker.ts' : './workers/staticSchemaWorker.js', import.meta.url));
+const EXTRACTOR = ['staticSchemaWorker', 'staticSchemaSyntax', 'schemaShapes'].map((name) =>
+  fileURLToPath(new URL(`./workers/${name}.${SOURCES ? 'ts' : 'js'}`, import.meta.url)),
+);
 const TIMEOUT_MS = 60_000;
 const cache = new Map<string, Promise<TypedSchemas | undefined>>();
+
+/** How many answers each reader gave in this process: the source text alone, or the type checker. */
+export const schemaReadings = { syntax: 0, checker: 0 };
 
 /** Every graph module asked about (or warmed): a worker's one Program covers them all. */
 const roots = new Set<string>();
@@ -41,7 +46,7 @@ export function warmStaticSchemas(graphs: { source?: string; exportName?: string
 export function staticSchemas(
   file: string | undefined,
   exportName: string | undefined,
-  { background = false }: { background?: boolean } = {},
+  { background = false, checker = false }: { background?: boolean; checker?: boolean } = {},
 ): Promise<TypedSchemas | undefined> {
   if (!file || !exportName || !/\.(c|m)?tsx?$/.test(file)) return Promise.resolve(undefined);
   let mtime = 0;
@@ -50,11 +55,11 @@ export function staticSchemas(
   } catch {
     return Promise.resolve(undefined);
   }
-  const key = `${file}:${exportName}:${mtime}`;
+  const key = `${file}:${exportName}:${mtime}:${checker}`;
   let answer = cache.get(key);
   if (!answer) {
     roots.add(file);
-    answer = extract(file, exportName, background);
+    answer = extract(file, exportName, background, checker);
     cache.set(key, answer);
   } else if (!background) {
     // a request joins a reading begun in the background: from now it keeps the process up
@@ -67,21 +72,22 @@ export function staticSchemas(
   return answer;
 }
 
-async function extract(file: string, exportName: string, background: boolean): Promise<TypedSchemas | undefined> {
+async function extract(file: string, exportName: string, background: boolean, checker: boolean): Promise<TypedSchemas | undefined> {
   const typescript = compilerFor(file);
   if (!typescript) return undefined;
-  const keptFile = keptSchemasFile(file, exportName, typescript);
+  const keptFile = keptSchemasFile(file, exportName, checker ? `${typescript}#checker` : typescript);
   const kept = keptFile ? readKeptSchemas<TypedSchemas>(keptFile) : undefined;
   if (kept !== undefined) return kept ?? undefined;
   const before = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-  const answer = await readTypes(file, exportName, typescript, background);
+  const answer = await readTypes({ file, exportName, checker }, typescript, background);
   // an answer read while the module was being edited is used once, never kept
   if (answer && keptFile && fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs === before)
-    keepSchemas(keptFile, [...answer.inputs, EXTRACTOR], answer.schemas);
+    keepSchemas(keptFile, [...answer.inputs, ...EXTRACTOR], answer.schemas);
   return answer?.schemas ?? undefined;
 }
 
 type Answer = { schemas: TypedSchemas | null; inputs: string[] };
+type Reading = { schemas: TypedSchemas | null; inputs: string[]; reader: keyof typeof schemaReadings; id: number; error?: string };
 
 /** A schema worker for one compiler and the jobs it has in hand. */
 interface Reader {
@@ -98,7 +104,7 @@ const IDLE_MS = 15_000;
 let nextJob = 0;
 
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
-function readTypes(file: string, exportName: string, typescript: string, background: boolean): Promise<Answer | undefined> {
+function readTypes(job: { file: string; exportName: string; checker: boolean }, typescript: string, background: boolean): Promise<Answer | undefined> {
   const reader = readerFor(typescript);
   const id = ++nextJob;
   return new Promise((resolve) => {
@@ -113,7 +119,7 @@ function readTypes(file: string, exportName: string, typescript: string, backgro
     // a request's reading keeps the process up until answered; a warming one does not
     if (!background) reader.held = true;
     reader.worker[reader.held ? 'ref' : 'unref']();
-    reader.worker.postMessage({ id, file, exportName, roots: [...roots] });
+    reader.worker.postMessage({ id, ...job, roots: [...roots] });
   });
 }
 
@@ -122,9 +128,10 @@ function readerFor(typescript: string): Reader {
   if (existing) return existing;
   const reader: Reader = { worker: new Worker(ENTRY, { workerData: { typescript } }), pending: new Map() };
   readers.set(typescript, reader);
-  reader.worker.on('message', (message: Answer & { id: number; error?: string }) => {
+  reader.worker.on('message', (message: Reading) => {
     const answer = reader.pending.get(message.id);
     reader.pending.delete(message.id);
+    if (message.error === undefined) schemaReadings[message.reader]++;
     answer?.(message.error === undefined ? { schemas: message.schemas, inputs: message.inputs } : undefined);
     if (reader.pending.size === 0) {
       // idle: it no longer keeps the process up, and ends after a while

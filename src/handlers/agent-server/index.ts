@@ -5,7 +5,7 @@ import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
-import { warmStaticSchemas } from '../../domain/agent/staticSchemas.ts';
+import { warmGraphSchemas } from '../../domain/agent/graphShapes.ts';
 import { RunWorkerPool } from '../../domain/agent/workers/runWorkerPool.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
@@ -59,7 +59,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // the graphs' types are read in the background from now, so their schemas answer at once
-  const warmSchemas = () => warmStaticSchemas(graphs.ids().flatMap((id) => (graphs.get(id)?.kind === 'plain' ? [] : [graphs.get(id)!])));
+  const warmSchemas = () => {
+    if (config.schemaWarmup) void warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
+  };
   warmSchemas();
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
