@@ -1,7 +1,8 @@
 // Schemas from a graph module's TypeScript types, for graphs that declare no StateSchema or
-// Zod schema (Annotation graphs), as the upstream JS server extracts them: the TypeScript
-// compiler reads the module in a worker thread (seconds of synchronous work, never on the
-// request loop; one worker for consecutive readings, which parses an unchanged file once),
+// Zod schema (Annotation graphs), as the upstream JS server extracts them: in a worker thread
+// (never on the request loop), from the source text alone when it tells (milliseconds:
+// workers/staticSchemaSyntax.ts), else with the TypeScript type checker (seconds of
+// synchronous work; one worker for consecutive readings, which parses an unchanged file once),
 // bounded by a timeout; each module's answer is kept in memory while the file is unchanged,
 // and on disk while every file it was read from is (staticSchemaCache.ts). The compiler is
 // the project's own `typescript`, else agentplane's when installed; without one, or when it

@@ -59,8 +59,7 @@ export function syntacticSchemas(
     // as the checker: a factory's subgraphs are not read; an export's from its builder chain
     if (!factory) reader.subgraphs(made.expression, made.module, '', subgraphs, new Set());
     return { schemas: { ...graph, subgraphs }, inputs: [...reader.read, ...reader.libraries()] };
-  } catch (err) {
-    if (process.env.SCHEMA_SYNTAX_DEBUG) console.error(err);
+  } catch {
     // undecided, or a compiler without an API this reader uses: the checker reads it
     return undefined;
   }
