@@ -59,6 +59,8 @@ export interface ServerConfig {
   databasePool: number;
   /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 10: upstream's `--n-jobs-per-worker` / N_JOBS_PER_WORKER). */
   maxConcurrentRuns: number;
+  /** Read the graphs' TypeScript types for their schemas in the background at start and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
+  schemaWarmup: boolean;
   /** Worker threads that execute graphs (AGENTPLANE_RUN_WORKERS, default: the number of cores); 0 runs them on the request loop. */
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
@@ -185,6 +187,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),
+    schemaWarmup: flag('AGENTPLANE_SCHEMA_WARMUP', env.AGENTPLANE_SCHEMA_WARMUP, true),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
     runTimeoutMs: duration('seconds', 'AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,

@@ -4,8 +4,11 @@
 // (test/differential compares the same answers with the upstream server's.)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 
 const TYPED = './test/fixtures/differential-project/src/typed.ts:graph';
 type Schema = { properties: Record<string, Record<string, unknown>>; required?: string[] };
@@ -13,19 +16,26 @@ type Schema = { properties: Record<string, Record<string, unknown>>; required?: 
 describe('declared graph schemas', () => {
   let server: TestServer;
   let client: Client;
+  // a fresh copy of a graph only the type checker can read (no answer kept on disk for it)
+  const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
   before(async () => {
+    fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
     server = await startTestServer({
       project: {
         graphs: {
           typed: TYPED,
           approval: './test/fixtures/differential-project/src/approval.ts:graph',
           configured: './test/fixtures/differential-project/src/configured.ts:graph',
+          inferred: `${path.join(fresh, 'graphs.ts')}:inferred`,
         },
       },
     });
     client = new Client({ apiUrl: server.url, apiKey: server.key });
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    fs.rmSync(fresh, { recursive: true, force: true });
+  });
 
   it('a Zod state: types, enum, default, description and the messages channel', async () => {
     const schemas = await client.assistants.getSchemas('typed');
@@ -72,4 +82,16 @@ describe('declared graph schemas', () => {
       assert.deepEqual(child.state.properties.tone, { type: 'string', enum: ['cold', 'warm'] });
     },
   );
+
+  it('the API answers while the type checker reads a graph’s types (seconds, in a worker thread)', { timeout: 180_000 }, async () => {
+    let answered = false;
+    const schemas = client.assistants.getSchemas('inferred').finally(() => (answered = true));
+    for (let i = 0; i < 3; i++) {
+      const ok = await server.api('/ok');
+      assert.equal(ok.status, 200);
+    }
+    assert.equal(answered, false, '/ok answered three times before the schemas');
+    const state = (await schemas).state_schema as unknown as Schema;
+    assert.deepEqual(state.properties.items, { type: 'array', items: { type: 'string' } });
+  });
 });

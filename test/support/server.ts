@@ -65,6 +65,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AGENTPLANE_API_KEYS: `${key}:${tenant}`,
     AGENTPLANE_VALIDATE_RESPONSES: '1',
     AGENTPLANE_PHASE_MS: '5',
+    // a test asks for the schemas it tests: reading every graph's types at each start would
+    // cost every test server CPU (the server's default reads them in the background)
+    AGENTPLANE_SCHEMA_WARMUP: '0',
     ...options.env,
   };
   const config = loadConfig(['--port', '0', '--host', '127.0.0.1', ...(options.mock ? ['--mock'] : [])], env, ROOT);
@@ -122,7 +125,7 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx)
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
-    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', AGENTPLANE_SCHEMA_WARMUP: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -29,7 +29,8 @@ describe('schemas read from TypeScript types, kept on disk', () => {
       [
         "import { Annotation, MessagesAnnotation, StateGraph } from '@langchain/langgraph';",
         "import type { Note } from './types.ts';",
-        'const State = Annotation.Root({ ...MessagesAnnotation.spec, note: Annotation<Note> });',
+        // typed by its reducer alone: the source text cannot tell, the type checker reads it
+        "const State = Annotation.Root({ ...MessagesAnnotation.spec, note: Annotation({ reducer: (_a: Note, b: Note) => b, default: () => ({ text: '' }) }) });",
         "export const graph = new StateGraph(State).addNode('n', () => ({})).addEdge('__start__', 'n').compile();",
         '',
       ].join('\n'),

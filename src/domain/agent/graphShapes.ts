@@ -1,9 +1,9 @@
 // What a graph looks like from outside: its drawing (nodes and edges, as LangGraph's
 // getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
 // those its author declared (declaredSchemas.ts), else its module's TypeScript types (staticSchemas.ts), else its channels.
-import type { RunnableGraph } from './graphs.ts';
+import type { LoadedGraph, RunnableGraph } from './graphs.ts';
 import { declaredSchemas, type DeclaredSchemas } from './declaredSchemas.ts';
-import { staticSchemas, type TypedSchemas } from './staticSchemas.ts';
+import { staticSchemas, warmStaticSchemas, type TypedSchemas } from './staticSchemas.ts';
 
 export interface Drawing {
   nodes: { id: string | number; type?: string; data?: unknown }[];
@@ -86,6 +86,17 @@ export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: 
   const properties = Object.fromEntries(channels.map((name) => [name, name === 'messages' ? MESSAGES : {}]));
   const state = { type: 'object', properties, additionalProperties: false };
   return { graph_id: graph.id, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+}
+
+/** Starts reading the types of the graphs whose schemas will come from them (those that declare none), in the background. */
+export async function warmGraphSchemas(graphs: LoadedGraph[]): Promise<void> {
+  const typed: LoadedGraph[] = [];
+  for (const graph of graphs) {
+    if (graph.kind === 'plain') continue;
+    const compiled = graph.kind === 'factory' ? graph.template : graph.graph;
+    if (!(await declaredSchemas(compiled, graph.source).catch(() => undefined))) typed.push(graph);
+  }
+  warmStaticSchemas(typed);
 }
 
 /** One subgraph's schemas under upstream's keys (a schema that cannot be told is left out). */

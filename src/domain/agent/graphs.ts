@@ -167,6 +167,15 @@ export interface LoadOptions {
   fresh?: boolean;
 }
 
+/** The module and export a graph entry of the project file names (undefined: not a graph entry). */
+export function graphSource(entry: GraphSpec, baseDir: string): { file: string; exportName: string } | undefined {
+  const spec = typeof entry === 'string' ? entry : entry?.path;
+  if (typeof spec !== 'string' || !spec) return undefined;
+  const at = spec.lastIndexOf(':');
+  const hasExport = at > 1; // a Windows drive letter is not an export name
+  return { file: path.resolve(baseDir, hasExport ? spec.slice(0, at) : spec), exportName: hasExport ? spec.slice(at + 1) : 'default' };
+}
+
 /** Imports every configured graph; a bad entry stops the server with a clear message. */
 export async function loadGraphs(
   specs: Record<string, GraphSpec>,
@@ -176,13 +185,9 @@ export async function loadGraphs(
 ): Promise<GraphRegistry> {
   const registry = new GraphRegistry(checkpointer);
   for (const [id, entry] of Object.entries(specs)) {
-    const spec = typeof entry === 'string' ? entry : entry?.path;
-    if (typeof spec !== 'string' || !spec)
-      throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
-    const at = spec.lastIndexOf(':');
-    const hasExport = at > 1; // a Windows drive letter is not an export name
-    const file = path.resolve(baseDir, hasExport ? spec.slice(0, at) : spec);
-    const exportName = hasExport ? spec.slice(at + 1) : 'default';
+    const located = graphSource(entry, baseDir);
+    if (!located) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
+    const { file, exportName } = located;
     let module: Record<string, unknown>;
     try {
       module = await importModule(file, options.fresh ?? false);

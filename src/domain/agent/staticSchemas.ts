@@ -1,7 +1,8 @@
 // Schemas from a graph module's TypeScript types, for graphs that declare no StateSchema or
-// Zod schema (Annotation graphs), as the upstream JS server extracts them: the TypeScript
-// compiler reads the module in a worker thread (seconds of synchronous work, never on the
-// request loop; one worker for consecutive readings, which parses an unchanged file once),
+// Zod schema (Annotation graphs), as the upstream JS server extracts them: in a worker thread
+// (never on the request loop), from the source text alone when it tells (milliseconds:
+// workers/staticSchemaSyntax.ts), else with the TypeScript type checker (seconds of
+// synchronous work; one worker for consecutive readings, which parses an unchanged file once),
 // bounded by a timeout; each module's answer is kept in memory while the file is unchanged,
 // and on disk while every file it was read from is (staticSchemaCache.ts). The compiler is
 // the project's own `typescript`, else agentplane's when installed; without one, or when it
@@ -21,11 +22,50 @@ export interface TypedSchemas extends DeclaredSchemas {
 const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
 /** The extractor's own code: a kept answer is read again when it changes. */
-const EXTRACTOR = fileURLToPath(new URL(SOURCES ? './workers/staticSchemaWorker.ts' : './workers/staticSchemaWorker.js', import.meta.url));
+const EXTRACTOR = ['staticSchemaWorker', 'staticSchemaSyntax', 'schemaShapes'].map((name) =>
+  fileURLToPath(new URL(`./workers/${name}.${SOURCES ? 'ts' : 'js'}`, import.meta.url)),
+);
 const TIMEOUT_MS = 60_000;
 const cache = new Map<string, Promise<TypedSchemas | undefined>>();
 
-export function staticSchemas(file: string | undefined, exportName: string | undefined): Promise<TypedSchemas | undefined> {
+/** How many answers each reader gave in this process: the source text alone, or the type checker. */
+export const schemaReadings = { syntax: 0, checker: 0 };
+
+/** Every graph module asked about (or warmed): a worker's one Program covers them all. */
+const roots = new Set<string>();
+
+/**
+ * Starts reading the types of a project's graphs in the background (at server start), so the
+ * first request for their schemas finds them read: one Program for all, in the worker thread,
+ * which does not keep the process up meanwhile.
+ */
+export function warmStaticSchemas(graphs: { source?: string; exportName?: string }[]): void {
+  for (const { source } of graphs) if (source && /\.(c|m)?tsx?$/.test(source)) roots.add(source);
+  for (const { source, exportName } of graphs) void staticSchemas(source, exportName, { background: true }).catch(() => undefined);
+}
+
+/**
+ * Starts the schema worker of a project whose graphs have types not yet read (no answer kept
+ * on disk) before the server imports the graphs: the worker loads the compiler (~0.6 s of
+ * CPU) in its own thread meanwhile, so the first reading does not wait for it.
+ */
+export function prepareStaticSchemas(graphs: { file: string; exportName: string }[]): void {
+  for (const { file, exportName } of graphs) {
+    const typescript = /\.(c|m)?tsx?$/.test(file) ? compilerFor(file) : undefined;
+    if (!typescript || readers.has(typescript)) continue;
+    const keptFile = keptSchemasFile(file, exportName, typescript);
+    if (keptFile && readKeptSchemas(keptFile) !== undefined) continue;
+    const reader = readerFor(typescript);
+    reader.worker.unref();
+    reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
+  }
+}
+
+export function staticSchemas(
+  file: string | undefined,
+  exportName: string | undefined,
+  { background = false, checker = false }: { background?: boolean; checker?: boolean } = {},
+): Promise<TypedSchemas | undefined> {
   if (!file || !exportName || !/\.(c|m)?tsx?$/.test(file)) return Promise.resolve(undefined);
   let mtime = 0;
   try {
@@ -33,36 +73,47 @@ export function staticSchemas(file: string | undefined, exportName: string | und
   } catch {
     return Promise.resolve(undefined);
   }
-  const key = `${file}:${exportName}:${mtime}`;
+  const key = `${file}:${exportName}:${mtime}:${checker}`;
   let answer = cache.get(key);
   if (!answer) {
-    answer = extract(file, exportName);
+    roots.add(file);
+    answer = extract(file, exportName, background, checker);
     cache.set(key, answer);
+  } else if (!background) {
+    // a request joins a reading begun in the background: from now it keeps the process up
+    for (const reader of readers.values())
+      if (reader.pending.size > 0) {
+        reader.held = true;
+        reader.worker.ref();
+      }
   }
   return answer;
 }
 
-async function extract(file: string, exportName: string): Promise<TypedSchemas | undefined> {
+async function extract(file: string, exportName: string, background: boolean, checker: boolean): Promise<TypedSchemas | undefined> {
   const typescript = compilerFor(file);
   if (!typescript) return undefined;
-  const keptFile = keptSchemasFile(file, exportName, typescript);
+  const keptFile = keptSchemasFile(file, exportName, checker ? `${typescript}#checker` : typescript);
   const kept = keptFile ? readKeptSchemas<TypedSchemas>(keptFile) : undefined;
   if (kept !== undefined) return kept ?? undefined;
   const before = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs;
-  const answer = await readTypes(file, exportName, typescript);
+  const answer = await readTypes({ file, exportName, checker }, typescript, background);
   // an answer read while the module was being edited is used once, never kept
   if (answer && keptFile && fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs === before)
-    keepSchemas(keptFile, [...answer.inputs, EXTRACTOR], answer.schemas);
+    keepSchemas(keptFile, [...answer.inputs, ...EXTRACTOR], answer.schemas);
   return answer?.schemas ?? undefined;
 }
 
 type Answer = { schemas: TypedSchemas | null; inputs: string[] };
+type Reading = { schemas: TypedSchemas | null; inputs: string[]; reader: keyof typeof schemaReadings; id: number; error?: string };
 
 /** A schema worker for one compiler and the jobs it has in hand. */
 interface Reader {
   worker: Worker;
   pending: Map<number, (answer: Answer | undefined) => void>;
   idle?: NodeJS.Timeout;
+  /** A request waits on it: it keeps the process up. */
+  held?: boolean;
 }
 
 /** One worker per compiler, kept while jobs come and IDLE_MS after: it parses unchanged files once. */
@@ -71,19 +122,22 @@ const IDLE_MS = 15_000;
 let nextJob = 0;
 
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
-function readTypes(file: string, exportName: string, typescript: string): Promise<Answer | undefined> {
+function readTypes(job: { file: string; exportName: string; checker: boolean }, typescript: string, background: boolean): Promise<Answer | undefined> {
   const reader = readerFor(typescript);
   const id = ++nextJob;
   return new Promise((resolve) => {
     // a compiler stuck on one module ends its worker: the jobs in hand get no answer
     const timer = setTimeout(() => retire(typescript, reader), TIMEOUT_MS);
+    if (background) timer.unref();
     reader.pending.set(id, (answer) => {
       clearTimeout(timer);
       resolve(answer);
     });
     clearTimeout(reader.idle);
-    reader.worker.ref();
-    reader.worker.postMessage({ id, file, exportName });
+    // a request's reading keeps the process up until answered; a warming one does not
+    if (!background) reader.held = true;
+    reader.worker[reader.held ? 'ref' : 'unref']();
+    reader.worker.postMessage({ id, ...job, roots: [...roots] });
   });
 }
 
@@ -92,12 +146,14 @@ function readerFor(typescript: string): Reader {
   if (existing) return existing;
   const reader: Reader = { worker: new Worker(ENTRY, { workerData: { typescript } }), pending: new Map() };
   readers.set(typescript, reader);
-  reader.worker.on('message', (message: Answer & { id: number; error?: string }) => {
+  reader.worker.on('message', (message: Reading) => {
     const answer = reader.pending.get(message.id);
     reader.pending.delete(message.id);
+    if (message.error === undefined) schemaReadings[message.reader]++;
     answer?.(message.error === undefined ? { schemas: message.schemas, inputs: message.inputs } : undefined);
     if (reader.pending.size === 0) {
       // idle: it no longer keeps the process up, and ends after a while
+      reader.held = false;
       reader.worker.unref();
       reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
     }

@@ -4,7 +4,9 @@ import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
 import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
-import { loadGraphs } from '../../domain/agent/graphs.ts';
+import { graphSource, loadGraphs } from '../../domain/agent/graphs.ts';
+import { warmGraphSchemas } from '../../domain/agent/graphShapes.ts';
+import { prepareStaticSchemas } from '../../domain/agent/staticSchemas.ts';
 import { RunWorkerPool } from '../../domain/agent/workers/runWorkerPool.ts';
 import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
 import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
@@ -56,7 +58,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   // langgraph.json is read as upstream reads it: a function export is a graph factory
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
+  // the schema reader loads its compiler while the graphs are imported
+  if (config.schemaWarmup) prepareStaticSchemas(Object.values(config.project.graphs ?? {}).flatMap((entry) => graphSource(entry, baseDir) ?? []));
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
+  // the graphs' types are read in the background from now, so their schemas answer at once
+  const warmSchemas = () => {
+    if (config.schemaWarmup) void warmGraphSchemas(graphs.ids().flatMap((id) => graphs.get(id) ?? []));
+  };
+  warmSchemas();
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
@@ -172,6 +181,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     const project = config.configFile ? reloadProject(config.configFile, config.env) : { graphs: {} };
     const fresh = await loadGraphs(project.graphs ?? {}, baseDir, checkpointer, { functions, fresh: true });
     graphs.replaceWith(fresh);
+    warmSchemas();
     pool?.reload({ graphs: project.graphs ?? {}, baseDir, functions, fresh: true });
     await domain.graphsChanged();
     await ui.rebuild(uiSettings(project, baseDir));

@@ -8,20 +8,39 @@
 // when they change, so a second graph of the same project costs a fraction of the first (most
 // of a reading is parsing LangGraph's and LangChain's declaration files).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
+import { assembleSchemas, MAX_DEPTH, MESSAGE_LIST, messageRef, messagesUpdate, type GraphSchemas, type Schema } from './schemaShapes.ts';
+import { syntacticSchemas } from './staticSchemaSyntax.ts';
 
 interface Job {
   id: number;
   file: string;
   exportName: string;
+  /** Every graph module of the project known so far: one Program (and checker) answers them all. */
+  roots: string[];
+  /** Read with the checker even when the source text alone would tell (tests of the checker). */
+  checker?: boolean;
 }
 
-type Schema = Record<string, unknown>;
-const MAX_DEPTH = 6;
-
 const { typescript } = workerData as { typescript: string };
-const ts = ((await import(typescript)) as { default?: typeof TS }).default ?? ((await import(typescript)) as typeof TS);
+const ts = await loadCompiler(typescript);
+
+/**
+ * The compiler, required as the CommonJS module it is: imported, Node's ESM loader would first
+ * scan its 9 MB for named exports (1.2-1.4 s of CPU to load it on this 2-core machine, against
+ * 0.6 s required — most of a cold schema request). A compiler that is not CommonJS is imported.
+ */
+async function loadCompiler(url: string): Promise<typeof TS> {
+  try {
+    return createRequire(import.meta.url)(fileURLToPath(url)) as typeof TS;
+  } catch {
+    const loaded = (await import(url)) as typeof TS & { default?: typeof TS };
+    return loaded.default ?? loaded;
+  }
+}
 const options: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.NodeNext,
@@ -32,6 +51,9 @@ const options: TS.CompilerOptions = {
   allowImportingTsExtensions: true,
   allowJs: true,
   types: [],
+  // the ES library only: the DOM's declarations are half of what a reading parsed (1.9 of
+  // 3.7 MB) and no graph's state is typed with them
+  lib: ['lib.es2022.d.ts'],
 };
 const host = ts.createCompilerHost(options);
 const parse = host.getSourceFile.bind(host);
@@ -46,21 +68,41 @@ host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
   return source;
 };
 
+/** The Program of the last job: the next job reuses it (its checker too) while none of its files changed. */
+let current: TS.Program | undefined;
+
+function programFor(job: Job): TS.Program {
+  const unchanged = (source: TS.SourceFile): boolean => {
+    const stat = fs.statSync(source.fileName, { throwIfNoEntry: false });
+    const kept = parsed.get(source.fileName);
+    return !!stat && !!kept && kept.source === source && kept.mtimeMs === stat.mtimeMs && kept.size === stat.size;
+  };
+  if (current?.getSourceFile(job.file) && current.getSourceFiles().every(unchanged)) return current;
+  const roots = [...new Set([job.file, ...job.roots])];
+  current = ts.createProgram(roots, options, host, current);
+  return current;
+}
+
 parentPort!.on('message', (job: Job) => {
   try {
-    const program = ts.createProgram([job.file], options, host);
-    parentPort!.postMessage({ id: job.id, schemas: extract(program, job), inputs: program.getSourceFiles().map((source) => source.fileName) });
+    // most graphs' schemas can be read from their source text in milliseconds: the checker
+    // (seconds: it reads every declaration LangGraph and LangChain reach) only when it cannot
+    const read = job.checker ? undefined : syntacticSchemas(ts, job.file, job.exportName);
+    if (read) {
+      parentPort!.postMessage({ id: job.id, schemas: read.schemas, inputs: read.inputs, reader: 'syntax' });
+      return;
+    }
+    const program = programFor(job);
+    parentPort!.postMessage({
+      id: job.id,
+      schemas: extract(program, job),
+      inputs: program.getSourceFiles().map((source) => source.fileName),
+      reader: 'checker',
+    });
   } catch (err) {
     parentPort!.postMessage({ id: job.id, error: String(err) });
   }
 });
-
-interface GraphSchemas {
-  state: Schema;
-  input: Schema;
-  output: Schema;
-  config: Schema;
-}
 
 function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas & { subgraphs: Record<string, GraphSchemas> }) | null {
   const checker = program.getTypeChecker();
@@ -85,26 +127,23 @@ function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.No
   if (!state || !update) return null;
   const definitions: Record<string, Schema> = {};
   const toSchema = (type: TS.Type, depth: number): Schema => schemaOf(checker, type, depth, definitions);
-  const stateSchema = { ...objectSchema(checker, state, at, toSchema), definitions };
-  const inputSchema = { ...objectSchema(checker, update, at, toSchema), definitions };
-  const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
+  const stateFields = fieldSchemas(checker, state, at, toSchema);
+  const input = fieldSchemas(checker, update, at, toSchema);
+  // a list of messages takes messages in any of LangChain's forms, written once (schemaShapes.ts)
+  for (const [name, schema] of Object.entries(input))
+    if (Array.isArray(schema.anyOf) && JSON.stringify(stateFields[name]) === JSON.stringify(MESSAGE_LIST)) input[name] = messagesUpdate(definitions);
   const configDefinitions: Record<string, Schema> = {};
-  const config = configSchema(checker, graphType, at, (type, depth) => schemaOf(checker, type, depth, configDefinitions)) ?? { type: 'object' };
-  return {
-    state: { ...stateSchema, ...draft },
-    input: { ...inputSchema, ...draft },
-    output: { ...stateSchema, ...draft },
-    config: { ...config, ...(Object.keys(configDefinitions).length ? { definitions: configDefinitions } : {}), ...draft },
-  };
+  const config = configFields(checker, graphType, at, (type, depth) => schemaOf(checker, type, depth, configDefinitions));
+  return assembleSchemas(stateFields, input, definitions, config, configDefinitions);
 }
 
 /**
- * The config schema (also the context schema) of a CompiledStateGraph<S, U, N, I, O, C>: as
+ * The config fields (also the context's) of a CompiledStateGraph<S, U, N, I, O, C>: as
  * upstream, what an update of its config definition C may hold — each field's channel's
  * `UpdateType`. C is an Annotation.Root (its `spec`) or a definition; undefined when the graph
  * declares none (the default definition has no fields of its own).
  */
-function configSchema(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema | undefined {
+function configFields(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema | undefined {
   const declared = checker.getTypeArguments(graphType as TS.TypeReference)[5];
   if (!declared) return undefined;
   const spec = checker.getPropertyOfType(declared, 'spec');
@@ -119,7 +158,7 @@ function configSchema(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, 
     const update = checker.getPropertyOfType(channel, 'UpdateType');
     properties[field.name] = update ? toSchema(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(update, at)), 1) : {};
   }
-  return { type: 'object', properties };
+  return properties;
 }
 
 /**
@@ -159,10 +198,10 @@ function initializerOf(checker: TS.TypeChecker, symbol: TS.Symbol): TS.Expressio
   return declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
 }
 
-function objectSchema(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema {
+function fieldSchemas(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, read: (t: TS.Type, depth: number) => Schema): Record<string, Schema> {
   const properties: Record<string, Schema> = {};
-  for (const property of checker.getPropertiesOfType(type)) properties[property.name] = toSchema(checker.getTypeOfSymbolAtLocation(property, at), 1);
-  return { type: 'object', properties };
+  for (const property of checker.getPropertiesOfType(type)) properties[property.name] = read(checker.getTypeOfSymbolAtLocation(property, at), 1);
+  return properties;
 }
 
 /** A TypeScript type as JSON Schema: primitives, literal unions as enums, arrays, objects; LangChain messages by reference. */
@@ -194,19 +233,7 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
     return { type: 'array', items: item ? schemaOf(checker, item, depth + 1, definitions) : {} };
   }
   const name = type.getSymbol()?.getName();
-  if (name && /Message(Chunk)?$/.test(name) && checker.getPropertyOfType(type, 'content')) {
-    definitions.BaseMessage ??= {
-      type: 'object',
-      description: 'A LangChain message',
-      properties: {
-        type: { type: 'string' },
-        content: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] },
-        id: { type: 'string' },
-        name: { type: 'string' },
-      },
-    };
-    return { $ref: '#/definitions/BaseMessage' };
-  }
+  if (name && /Message(Chunk)?$/.test(name) && checker.getPropertyOfType(type, 'content')) return messageRef(definitions);
   if (flags & F.Object && depth < MAX_DEPTH && type.getCallSignatures().length === 0) {
     const properties: Record<string, Schema> = {};
     for (const property of checker.getPropertiesOfType(type)) {

@@ -1,0 +1,64 @@
+// What both readers of a graph's types write (staticSchemaWorker.ts, with the type checker;
+// staticSchemaSyntax.ts, from the source text alone), so that a graph's schemas are the same
+// JSON whichever of them read it: the message definition, a messages channel's update, and the
+// assembly of the state, input, output and config schemas.
+export type Schema = Record<string, unknown>;
+
+/** How deep an object's fields are written; deeper objects are `{}`. */
+export const MAX_DEPTH = 6;
+
+const BASE_MESSAGE: Schema = {
+  type: 'object',
+  description: 'A LangChain message',
+  properties: {
+    type: { type: 'string' },
+    content: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] },
+    id: { type: 'string' },
+    name: { type: 'string' },
+  },
+};
+
+/** A LangChain message, by reference to its one definition (added to `definitions`). */
+export function messageRef(definitions: Record<string, Schema>): Schema {
+  definitions.BaseMessage ??= BASE_MESSAGE;
+  return { $ref: '#/definitions/BaseMessage' };
+}
+
+export const MESSAGE_LIST: Schema = { type: 'array', items: { $ref: '#/definitions/BaseMessage' } };
+
+/**
+ * What a messages channel (a list of messages with LangGraph's messages reducer) takes as an
+ * update: one message or a list, each a message, its text, a {role, content} object or a
+ * [role, content] pair. The checker would spell LangChain's BaseMessageLike out member by
+ * member, which says less and changes with every LangChain release.
+ */
+export function messagesUpdate(definitions: Record<string, Schema>): Schema {
+  const one = [messageRef(definitions), { type: 'string' }, { type: 'object' }, { type: 'array' }];
+  return { anyOf: [{ type: 'array', items: { anyOf: one } }, ...one] };
+}
+
+export interface GraphSchemas {
+  state: Schema;
+  input: Schema;
+  output: Schema;
+  config: Schema;
+}
+
+/** The four schemas from the fields of the state, of an update and of the config (undefined: none declared). */
+export function assembleSchemas(
+  state: Schema,
+  input: Schema,
+  definitions: Record<string, Schema>,
+  config: Schema | undefined,
+  configDefinitions: Record<string, Schema>,
+): GraphSchemas {
+  const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
+  const stateSchema = { type: 'object', properties: state, definitions };
+  const configSchema = config ? { type: 'object', properties: config } : { type: 'object' };
+  return {
+    state: { ...stateSchema, ...draft },
+    input: { type: 'object', properties: input, definitions, ...draft },
+    output: { ...stateSchema, ...draft },
+    config: { ...configSchema, ...(Object.keys(configDefinitions).length ? { definitions: configDefinitions } : {}), ...draft },
+  };
+}
