@@ -1,6 +1,7 @@
 // The shape of one benchmark run: every figure measured, every ratio derived from them, and
 // the targets read against them. docs/benchmarks.json is this object as it stands.
 import type { LoadResult } from './load.ts';
+import { protocolRatios, type ProtocolFigure, type ProtocolRatio } from './protocolFigures.ts';
 
 /**
  * `inprocess`: agentplane with AGENTPLANE_RUN_WORKERS=0 (graphs on the request loop), the runs baseline.
@@ -163,6 +164,8 @@ export interface Report {
   replicas?: ReplicaFigure[];
   /** Older reports have none. */
   tenants?: TenantFigure[];
+  /** Protocol v2 beside run streams on agentplane and upstream (protocol.ts); older reports have none. */
+  protocol?: ProtocolFigure[];
   /** Set when this report is an older one with some phases measured again (BENCH_MERGE), one entry per later run. */
   merged?: MergedRun[];
   a2a: (LoadResult & { server: Server }) | null;
@@ -188,9 +191,27 @@ export interface Report {
   peer: { measured: boolean; package: string; version: string | null; reason: string | null };
   skipped: Skipped[];
   ratios: Record<string, number | null>;
+  /** Read from `protocol`, round by round: protocol v2 ÷ run streams per server, agentplane ÷ upstream per transport. */
+  protocolRatios?: ProtocolRatio[];
   targets: Target[];
   /** Every figure measured on both trees, current beside baseline (empty without a baseline). */
   comparisons: Comparison[];
+}
+
+/** A run's memory figures before any phase has measured one. */
+export function emptyMemory(): Report['memory'] {
+  return {
+    idleMB: null,
+    threads100kMB: null,
+    threads100kPeakMB: null,
+    runs10kMB: null,
+    runs10kPeakMB: null,
+    settleSamples: { threads100k: [], runs10k: [] },
+    startMs: null,
+    startWith100kMs: null,
+    peerIdleMB: null,
+    peerStartMs: null,
+  };
 }
 
 export interface Target {
@@ -263,7 +284,7 @@ export const SHARED_GRAPH = 'echo_graph';
 export const ROUTE_BY_ID = 'GET /v2/deployments/{id}';
 export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 
-export type Measured = Omit<Report, 'ratios' | 'targets' | 'comparisons'>;
+export type Measured = Omit<Report, 'ratios' | 'targets' | 'comparisons' | 'protocolRatios'>;
 
 function compare(
   what: string,
@@ -308,8 +329,8 @@ export function compareToBaseline(report: Measured): Comparison[] {
   return out.filter((c): c is Comparison => c !== null);
 }
 
-/** Fills `ratios`, `targets` and `comparisons` from the measured figures. */
-export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets' | 'comparisons'> {
+/** Fills `ratios`, `protocolRatios`, `targets` and `comparisons` from the measured figures. */
+export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protocolRatios' | 'targets' | 'comparisons'> {
   const http = (route: string, server: Server) => find(report.http, (h) => h.route === route && h.server === server);
   const write = (op: WriteFigure['op'], existing: number, store: StoreKind = 'embedded') =>
     find(report.writes, (w) => w.op === op && w.existing === existing && (w.store ?? 'embedded') === store && w.server !== 'baseline');
@@ -495,7 +516,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'targets
       met: check(report.memory.threads100kMB, (v) => v <= 300),
     },
   ];
-  return { ratios, targets, comparisons: compareToBaseline(report) };
+  return { ratios, protocolRatios: protocolRatios(report.protocol ?? []), targets, comparisons: compareToBaseline(report) };
 }
 
 /** The same runs with graphs on the request loop (no run workers) against upstream, beside the 3× goal. */

@@ -8,6 +8,12 @@ import { deriveRatios, type Measured, type Report } from './figures.ts';
 import { writeReport } from './report.ts';
 
 const dir = path.resolve(ROOT, process.argv[2] ?? 'docs');
-const { ratios: _r, targets: _t, comparisons: _c, ...measured } = JSON.parse(fs.readFileSync(path.join(dir, 'benchmarks.json'), 'utf8')) as Report;
+const {
+  ratios: _r,
+  protocolRatios: _p,
+  targets: _t,
+  comparisons: _c,
+  ...measured
+} = JSON.parse(fs.readFileSync(path.join(dir, 'benchmarks.json'), 'utf8')) as Report;
 const files = writeReport({ ...(measured as Measured), ...deriveRatios(measured as Measured) }, dir);
 console.log(`wrote ${Object.values(files).join(', ')}`);

