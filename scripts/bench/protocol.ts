@@ -14,9 +14,9 @@ export interface ProtocolTarget {
 }
 
 export const PROTOCOL_ROUNDS = 5;
-export const PROTOCOL_THREADS = 8;
-export const PROTOCOL_RUNS_PER_THREAD = 5;
-export const PROTOCOL_LATENCY_RUNS = 15;
+export const PROTOCOL_THREADS = 16;
+export const PROTOCOL_RUNS_PER_THREAD = 3;
+export const PROTOCOL_LATENCY_RUNS = 10;
 /** What `useStream` reads on each transport: state values and messages. */
 const CHANNELS = ['lifecycle', 'values', 'messages'];
 const STREAM_MODE = ['values', 'messages-tuple'];
@@ -169,9 +169,9 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 /** An untimed round on each, then PROTOCOL_ROUNDS rounds of all four combinations, the order flipped each round. */
 export async function measureProtocol(targets: ProtocolTarget[], log: (s: string) => void): Promise<ProtocolFigure[]> {
   const combos = targets.flatMap((t) =>
-    (['protocol-v2', 'run-stream'] as const).map((transport) => ({ t, transport, rounds: [] as ProtocolRound[], failed: 0 })),
+    (['protocol-v2', 'run-stream'] as const).map((transport) => ({ t, transport, rounds: [] as ProtocolRound[], latencies: [] as number[], failed: 0 })),
   );
-  for (const c of combos) await measureOnce(c.t, c.transport, PROTOCOL_THREADS, 2, 5);
+  for (const c of combos) await measureOnce(c.t, c.transport, PROTOCOL_THREADS, 1, 3);
   for (let round = 0; round < PROTOCOL_ROUNDS; round += 1) {
     for (const c of round % 2 ? [...combos].reverse() : combos) {
       const s = await measureOnce(c.t, c.transport, PROTOCOL_THREADS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_LATENCY_RUNS);
@@ -182,6 +182,7 @@ export async function measureProtocol(targets: ProtocolTarget[], log: (s: string
       };
       c.rounds.push(r);
       c.failed += s.failed;
+      c.latencies.push(...s.latencies);
       log(
         `    ${c.t.server.padEnd(10)} ${c.transport.padEnd(11)} round ${round + 1}: ${r.runsPerSecond} runs/s, first event p50 ${r.firstEventP50Ms} ms p95 ${r.firstEventP95Ms} ms${s.failed ? `, ${s.failed} not completed` : ''}`,
       );
@@ -196,8 +197,8 @@ export async function measureProtocol(targets: ProtocolTarget[], log: (s: string
       runsPerThread: PROTOCOL_RUNS_PER_THREAD,
       latencyRuns: PROTOCOL_LATENCY_RUNS,
       runsPerSecond: r1(median(c.rounds.map((r) => r.runsPerSecond))),
-      firstEventP50Ms: r2(median(c.rounds.map((r) => r.firstEventP50Ms))),
-      firstEventP95Ms: r2(median(c.rounds.map((r) => r.firstEventP95Ms))),
+      firstEventP50Ms: r2(median(c.latencies)),
+      firstEventP95Ms: r2(quantile(c.latencies, 0.95)),
       failed: c.failed,
       rounds: c.rounds,
     };

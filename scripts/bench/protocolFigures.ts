@@ -23,8 +23,9 @@ export interface ProtocolFigure {
   runsPerThread: number;
   /** First-event latency: runs one at a time on one thread, per round. */
   latencyRuns: number;
-  /** Medians of the rounds' figures. */
+  /** The median of the rounds' runs/s. */
   runsPerSecond: number;
+  /** p50 and p95 of every round's first-event latencies pooled (a round alone has too few for a p95 of its own that is not its slowest). */
   firstEventP50Ms: number;
   firstEventP95Ms: number;
   /** Runs whose stream ended without the run's completion, over every round (should be 0). */
@@ -105,7 +106,7 @@ export function protocolSection(figures: ProtocolFigure[] | undefined, ratios: P
   if (!figures?.length) return [...out, 'Not measured in this run.', ''];
   const f0 = figures[0];
   out.push(
-    `The same LangGraph echo runs driven over protocol v2 (\`POST /threads/{id}/commands\` \`run.start\`, the thread's events read from \`POST /threads/{id}/stream/events\` until the run's root \`lifecycle\` ends) and over run streams (\`POST /threads/{id}/runs/stream\`, read to its end), on agentplane and on the upstream dev server, every combination once in each round. Throughput: ${f0.threads} threads × ${f0.runsPerThread} runs one after another. First event: ${f0.latencyRuns} runs one at a time on one thread, from sending the command (resp. the run-stream POST) to the run's first event; p50 and p95 per round. Each figure is the median of its rounds; each ratio the median of the per-round ratios (min–max beside it).`,
+    `The same LangGraph echo runs driven over protocol v2 (\`POST /threads/{id}/commands\` \`run.start\`, the thread's events read from \`POST /threads/{id}/stream/events\` until the run's root \`lifecycle\` ends) and over run streams (\`POST /threads/{id}/runs/stream\`, read to its end), on agentplane and on the upstream dev server, every combination once in each round. Throughput: ${f0.threads} threads × ${f0.runsPerThread} runs one after another. First event: ${f0.latencyRuns} runs one at a time on one thread, from sending the command (resp. the run-stream POST) to the run's first event; its p50 and p95 over every round's runs pooled. runs/s is the median of the rounds. Each ratio is the median of the per-round ratios (min–max beside it), each round's p50 and p95 its own (with so few runs, a round's p95 is its slowest).`,
     '',
     '| Server | Transport | runs/s | first event p50 ms | first event p95 ms | not completed | rounds (runs/s; p50; p95) |',
     '|---|---|--:|--:|--:|--:|---|',
