@@ -185,7 +185,12 @@ describe('runs queued on one thread, through the server', () => {
   let server: TestServer;
   const lines: { msg: string }[] = [];
   before(async () => {
-    server = await startTestServer({ project: testProject, dataDir: null, runWorkers: 'default', log: createLogger('debug', {}, (line) => void lines.push(JSON.parse(line))) });
+    server = await startTestServer({
+      project: testProject,
+      dataDir: null,
+      runWorkers: 'default',
+      log: createLogger('debug', {}, (line) => void lines.push(JSON.parse(line))),
+    });
   });
   after(() => server.close());
 
