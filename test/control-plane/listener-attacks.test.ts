@@ -21,6 +21,7 @@ interface Answer {
   status: number;
   body: any;
   text: string;
+  headers: Headers;
 }
 
 describe('listener credentials', () => {
@@ -38,7 +39,7 @@ describe('listener credentials', () => {
     if (json !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(server.url + pathname, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null, text };
+    return { status: res.status, body: text ? JSON.parse(text) : null, text, headers: res.headers };
   };
   const createListener = async (key: string, computeId = `c-${randomUUID()}`) => {
     const created = await call('POST', '/v2/listeners', { key }, { compute_type: 'simulated', compute_id: computeId, compute_config: {} });
@@ -218,13 +219,9 @@ describe('listener credentials', () => {
       }
     }
     assert.ok(refused, 'a flooding listener is refused');
-    const res = await fetch(server.url + logsPath, {
-      method: 'POST',
-      headers: { 'x-listener-token': listener.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'deploy', from, logs: lines(from, 1000, 900) }),
-    });
-    assert.equal(res.status, 429);
-    assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    // (the refusal itself says when to come back: a second batch sent after it may find the
+    // rate refilled on a loaded machine, where one batch takes most of a second to arrive)
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     assert.match(refused.body.detail, /faster than 1 MiB a second/);
     const accepted = from * 910;
     const allowed = 8 * 1024 * 1024 + ((Date.now() - started) / 1000) * 1024 * 1024;
