@@ -19,7 +19,7 @@ export async function warmSchemas(url: string, key: string): Promise<void> {
 }
 
 /** The auth service keeps tokens only with a key; without one `authenticate` answers 501 (test/control-plane/agent-auth.test.ts). */
-const AUTH_SERVICE = { AGENTPLANE_TOKEN_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' };
+export const AUTH_SERVICE = { AGENTPLANE_TOKEN_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' };
 
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {
   describe(`conformance against ${mode} mode`, () => {

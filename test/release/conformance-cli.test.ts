@@ -11,6 +11,7 @@ import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { AUTH_SERVICE } from '../conformance/local.ts';
 
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
@@ -38,7 +39,8 @@ describe('agentplane conformance --url', () => {
   // what is checked here is the command (its options, the report, the exit code); every
   // edge case of the agent server's operations already ran in npm test
   it('passes against agentplane in real mode, with a JUnit report', async () => {
-    const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+    // the auth service answers authenticate only with a token key (501 without one)
+    const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0', ...AUTH_SERVICE } });
     servers.push(server);
     const junit = path.join(dir, 'real.xml');
     const { code, output } = await conformance([

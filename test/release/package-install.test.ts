@@ -10,6 +10,7 @@ import path from 'node:path';
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
 import { compiledIsCurrent } from '../../bin/compiledSources.js';
+import { AUTH_SERVICE } from '../conformance/local.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -145,7 +146,7 @@ describe('the npm package, installed from its tarball', () => {
 
   it('conformance --url runs the compiled suite against the installed serve', async () => {
     const data = tempDir('agentplane-installed-conformance-');
-    const { url } = await start(['serve', '--data', data], { AGENTPLANE_PHASE_MS: '5', AGENTPLANE_ACCESS_LOG: '0' });
+    const { url } = await start(['serve', '--data', data], { AGENTPLANE_PHASE_MS: '5', AGENTPLANE_ACCESS_LOG: '0', ...AUTH_SERVICE });
     const { keys } = JSON.parse(fs.readFileSync(path.join(data, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] };
     const junit = path.join(data, 'conformance.xml');
     const out = await new Promise<{ code: number; output: string }>((resolve) => {
