@@ -64,8 +64,11 @@ export function bindingOf(link: Link, ex: Exchange): Binding | null {
 
 export class ResourcePool {
   private readonly byOperation = new Map<string, Binding[]>();
-  /** The credentials the answers issued (links binding `header.<name>`), for the operations that check them. */
-  readonly credentials = new CredentialBook();
+  /**
+   * The credentials the answers issued (links binding `header.<name>`), for the operations
+   * that check them; pools of one walk share a book, so a credential outlives its pool.
+   */
+  constructor(readonly credentials = new CredentialBook()) {}
 
   add(operationId: string, binding: Binding): void {
     const list = this.byOperation.get(operationId) ?? [];

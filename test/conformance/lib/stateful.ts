@@ -10,6 +10,7 @@ import { httpOperations, operationById, type Operation } from './contract.ts';
 import { conformanceProblems } from './checks.ts';
 import { acceptedBySpec, edgeRequests, validRequest, type Binding } from './generators.ts';
 import { curl, describeResponse, requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
+import { CredentialBook } from './credentials.ts';
 import { bindingOf, paramName, ResourcePool } from './links.ts';
 import { checkProperty, RUNS, Violation, type PropertyFailure } from './property.ts';
 import type { SuiteContext } from './suiteContext.ts';
@@ -204,8 +205,10 @@ export async function walkRoots(target: Target, only: Operation[] = roots): Prom
         if (res.status >= 200 && res.status < 300) return;
       }
     };
-    const world = new World(target);
-    const model: Model = { pool: new ResourcePool(), deleted: [] };
+    // what the walk's answers issue (a listener's token) goes with the requests that check it
+    const credentials = new CredentialBook();
+    const world = new World({ ...target, ownCredentials: credentials });
+    const model: Model = { pool: new ResourcePool(credentials), deleted: [] };
     await create(world, model, 0);
     const links = Object.values(root.responses).flatMap((r) => r.links);
     const targets = [...new Set(links.map((l) => l.operationId))]
@@ -217,7 +220,7 @@ export async function walkRoots(target: Target, only: Operation[] = roots): Prom
       for (const variant of edgeRequests(t, model.pool.get(t.operationId).slice(-1))) {
         if (t.method === 'DELETE' && fresh > 0) {
           // a delete consumes its resource: give each variant a new one
-          const m2: Model = { pool: new ResourcePool(), deleted: [] };
+          const m2: Model = { pool: new ResourcePool(credentials), deleted: [] };
           await create(world, m2, fresh);
           const b = m2.pool.get(t.operationId).at(-1);
           if (!b) continue;
@@ -246,8 +249,9 @@ export function checkSequences(target: Target, numRuns = Math.max(5, Math.round(
     'link-following sequence',
     fc.commands(commands, { maxCommands: 16, size: '+1' }),
     async (cmds) => {
-      const model: Model = { pool: new ResourcePool(), deleted: [] };
-      const world = new World(target);
+      const credentials = new CredentialBook();
+      const model: Model = { pool: new ResourcePool(credentials), deleted: [] };
+      const world = new World({ ...target, ownCredentials: credentials });
       await fc.asyncModelRun(() => ({ model, real: world }), cmds);
       if (process.env.CONFORMANCE_DEBUG) console.log(`sequence: ${String(cmds)} → ${world.log.length} request(s)`);
     },
