@@ -19,6 +19,7 @@ const project = {
     approval: './examples/graphs/approval.ts:approval',
     breakpoint: './examples/graphs/approval.ts:breakpoint',
     greeter: './test/fixtures/graphs/dashboard.ts:greeter',
+    failing: './test/fixtures/graphs/dashboard.ts:failing',
   },
 };
 
@@ -401,6 +402,38 @@ describe('dashboard: agent server', () => {
     await breakpoint.getByRole('button', { name: 'Continue' }).click();
     await page.locator('.message-ai', { hasText: 'Sent to ann@example.com: "the report".' }).waitFor();
     await breakpoint.waitFor({ state: 'detached' });
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('a thread says why it stopped: a failed run shows its error (no breakpoint), an edited state is ready to run', async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'failing', input: { messages: [{ role: 'user', content: 'what now?' }] } },
+    });
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    await page.locator('h1 .status', { hasText: 'error' }).waitFor();
+    const failed = page.getByRole('alert', { name: 'The last run failed' });
+    await failed.getByText('The last run failed in answer.').waitFor();
+    await failed.getByText('the model is unavailable (503)').waitFor();
+    // the error names the run that failed, whose page has its trace
+    const runLink = failed.getByRole('link', { name: 'See the run and its trace' });
+    assert.match((await runLink.getAttribute('href')) ?? '', new RegExp(`^/dashboard/threads/${thread.thread_id}/runs/[0-9a-f-]{36}$`));
+    assert.equal(await page.getByRole('region', { name: 'Paused at a breakpoint' }).count(), 0);
+    await failed.getByRole('button', { name: 'Retry from answer' }).waitFor();
+    await screenshot(page, 'thread-failed');
+
+    // a state written from outside as `read` (as Studio's edit does) runs `answer` next: ready, not a breakpoint
+    await server.api(`/threads/${thread.thread_id}/state`, {
+      method: 'POST',
+      json: { values: { messages: [{ role: 'user', content: 'try again' }] }, as_node: 'read' },
+    });
+    await page.reload();
+    const ready = page.getByRole('region', { name: 'Ready to run from here' });
+    await ready.getByText('answer runs next').waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Paused at a breakpoint' }).count(), 0);
+    assert.equal(await page.getByRole('alert', { name: 'The last run failed' }).count(), 0);
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });

@@ -4,7 +4,7 @@ import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgrap
 import { useState } from 'preact/hooks';
 import { agent, hasOperation } from '../api';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
-import { breakpointOf, interruptsOf, PendingInterrupts } from '../interrupts';
+import { interruptsOf, pauseOf, PendingInterrupts } from '../interrupts';
 import { MessageList, textOf, type Message } from '../messages';
 import { navigate } from '../router';
 
@@ -193,6 +193,7 @@ export function ThreadPage({ id }: { id: string }) {
     reloadAll();
   });
   if (!t) return <ErrorNotice error={thread.error} />;
+  const failedRun = t.status === 'error' ? runs.data?.find((r) => r.status === 'error') : undefined;
   return (
     <>
       <div class="page-head">
@@ -214,7 +215,8 @@ export function ThreadPage({ id }: { id: string }) {
       {assistantId && state.data && (
         <PendingInterrupts
           interrupts={interruptsOf(state.data)}
-          pausedBefore={breakpointOf(state.data)}
+          pause={pauseOf(state.data, t.status)}
+          failedRunHref={failedRun && `/dashboard/threads/${t.thread_id}/runs/${failedRun.run_id}`}
           busy={resume.busy || t.status === 'busy'}
           onResume={(value) => resume.run({ command: { resume: value } })}
           onContinue={() => resume.run({ input: null })}
