@@ -422,6 +422,8 @@ describe('dashboard: agent server', () => {
     assert.match((await runLink.getAttribute('href')) ?? '', new RegExp(`^/dashboard/threads/${thread.thread_id}/runs/[0-9a-f-]{36}$`));
     assert.equal(await page.getByRole('region', { name: 'Paused at a breakpoint' }).count(), 0);
     await failed.getByRole('button', { name: 'Retry from answer' }).waitFor();
+    // the runs name their assistant, not its id's tail
+    await page.getByRole('table').getByRole('link', { name: 'failing', exact: true }).waitFor();
     await screenshot(page, 'thread-failed');
 
     // a state written from outside as `read` (as Studio's edit does) runs `answer` next: ready, not a breakpoint
@@ -657,7 +659,9 @@ describe('dashboard: management pages', () => {
     // its first run within ten seconds (and a loaded machine's slack)
     await cron.locator('.cron-runs .status', { hasText: 'success' }).first().waitFor({ timeout: 60_000 });
     await screenshot(page, 'crons');
-    await cron.locator('a').click();
+    // the cron names its assistant; its thread's link opens the thread
+    await cron.getByRole('link', { name: 'echo', exact: true }).waitFor();
+    await cron.locator('a[href^="/dashboard/threads/"]').click();
     await page.locator('.message-ai', { hasText: 'tick from a cron' }).first().waitFor();
     await page.goBack();
     await cron.getByRole('button', { name: 'Delete' }).click();

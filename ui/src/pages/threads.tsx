@@ -7,6 +7,7 @@ import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, us
 import { interruptsOf, pauseOf, PendingInterrupts } from '../interrupts';
 import { MessageList, textOf, type Message } from '../messages';
 import { navigate } from '../router';
+import { AssistantName } from '../assistantName';
 
 const PAGE = 20;
 const STATUSES = ['idle', 'busy', 'interrupted', 'error'];
@@ -389,7 +390,7 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
                 <Status value={r.status} />
               </td>
               <td>
-                <code>{short(r.assistant_id)}</code>
+                <AssistantName id={r.assistant_id} />
               </td>
               <td>
                 <Time iso={r.created_at} />
