@@ -440,6 +440,54 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
+  test('history: re-run from a checkpoint, and edit the state at one and re-run: each a new branch', async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'greeter', input: { messages: [{ role: 'user', content: 'first words' }] } },
+    });
+    const messagesNow = async () =>
+      ((await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } }).values.messages.map(
+        (m) => m.content,
+      );
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    const history = page.getByRole('list', { name: 'Checkpoints, newest first' });
+    const pickBeforeGreet = () =>
+      history
+        .getByRole('button', { name: /next greet/ })
+        .first()
+        .click();
+    const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
+
+    // as it was: greet runs again from the checkpoint before it
+    await pickBeforeGreet();
+    await then.getByText('From here greet runs next.').waitFor();
+    await then.getByRole('button', { name: 'Re-run from here' }).click();
+    await history
+      .getByText(/branches off step/)
+      .first()
+      .waitFor();
+    assert.deepEqual(await messagesNow(), ['first words', 'Hello, first words']);
+
+    // edited: the user's message rewritten at that checkpoint, then greet runs on the edit
+    await pickBeforeGreet();
+    await then.getByRole('button', { name: 'Edit state here' }).click();
+    const values = then.getByLabel(/State at this checkpoint/);
+    await values.fill(((await values.inputValue()) ?? '').replace('first words', 'edited words'));
+    await then.getByRole('button', { name: 'Save and re-run' }).click();
+    await page.locator('.message-ai', { hasText: 'Hello, edited words' }).first().waitFor();
+    assert.deepEqual(await messagesNow(), ['edited words', 'Hello, edited words']);
+    // the branches are in the history, the first run's answer among them
+    const all = (await (await server.api(`/threads/${thread.thread_id}/history`, { method: 'POST', json: { limit: 50 } })).json()) as {
+      values: { messages?: { content: string }[] };
+    }[];
+    const answers = new Set(all.flatMap((h) => (h.values.messages ?? []).map((m) => m.content)).filter((c) => c.startsWith('Hello')));
+    assert.deepEqual([...answers].sort(), ['Hello, edited words', 'Hello, first words']);
+    await screenshot(page, 'thread-rerun');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
