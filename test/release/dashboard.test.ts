@@ -20,6 +20,7 @@ const project = {
     breakpoint: './examples/graphs/approval.ts:breakpoint',
     greeter: './test/fixtures/graphs/dashboard.ts:greeter',
     failing: './test/fixtures/graphs/dashboard.ts:failing',
+    pricer: './test/fixtures/graphs/dashboard.ts:pricer',
   },
 };
 
@@ -484,6 +485,32 @@ describe('dashboard: agent server', () => {
     const answers = new Set(all.flatMap((h) => (h.values.messages ?? []).map((m) => m.content)).filter((c) => c.startsWith('Hello')));
     assert.deepEqual([...answers].sort(), ['Hello, edited words', 'Hello, first words']);
     await screenshot(page, 'thread-rerun');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('a graph whose input is not a chat runs from a form generated from its input schema', async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'pricer', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Graph input' });
+    await form.getByLabel(/^Item/).fill('coffee');
+    await form.getByLabel(/^Quantity/).fill('4');
+    await form.getByRole('button', { name: 'Run' }).click();
+    const output = page.getByRole('region', { name: 'Run output' });
+    await output.getByText('4 × coffee = 10.00 EUR').waitFor();
+    // an order is not a conversation: no chat beside the form
+    assert.equal(await page.getByRole('heading', { name: 'Chat' }).count(), 0);
+    // the run's thread is linked, and holds the same state
+    const href = (await output.getByRole('link').getAttribute('href'))!;
+    const state = (await (await server.api(`/threads/${href.split('/').at(-1)}/state`)).json()) as { values: Record<string, unknown> };
+    assert.deepEqual(state.values, { item: 'coffee', quantity: 4, total: '4 × coffee = 10.00 EUR' });
+    await output.scrollIntoViewIfNeeded();
+    await screenshot(page, 'assistant-input-form');
+    // a chat graph (messages only) shows no such form
+    await page.goto(`${server.url}/dashboard/assistants`);
+    await page.getByRole('link', { name: 'greeter', exact: true }).click();
+    await page.getByRole('heading', { name: 'Chat' }).waitFor();
+    assert.equal(await page.getByRole('form', { name: 'Graph input' }).count(), 0);
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });
