@@ -165,6 +165,10 @@ describe('dashboard: control plane', () => {
     assert.equal(await page.locator('h1 .status', { hasText: 'READY' }).count(), 0);
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
+    // nothing answers at its URL: shown, but not as a link
+    const url = page.locator('dt', { hasText: /^URL$/ }).locator('+ dd');
+    await url.getByText('(not serving: no revision has deployed)').waitFor();
+    assert.equal(await url.locator('a').count(), 0);
     // its build log tells what happened, the failure last; the server never started
     await page.locator('.revision').first().getByRole('button', { name: 'Logs' }).click();
     const log = page.getByLabel('Log lines');
