@@ -21,6 +21,7 @@ const project = {
     greeter: './test/fixtures/graphs/dashboard.ts:greeter',
     failing: './test/fixtures/graphs/dashboard.ts:failing',
     pricer: './test/fixtures/graphs/dashboard.ts:pricer',
+    reviewer: './test/fixtures/graphs/dashboard.ts:reviewer',
   },
 };
 
@@ -489,6 +490,33 @@ describe('dashboard: agent server', () => {
     const answers = new Set(all.flatMap((h) => (h.values.messages ?? []).map((m) => m.content)).filter((c) => c.startsWith('Hello')));
     assert.deepEqual([...answers].sort(), ['Hello, edited words', 'Hello, first words']);
     await screenshot(page, 'thread-rerun');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("an inbox request's Markdown description is formatted; what the user wrote in it stays text", async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    const hostile = '<img src=x onerror="window.__owned=1"> [click](javascript:window.__owned=2)';
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'reviewer', input: { messages: [{ role: 'user', content: hostile }] } },
+    });
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    const description = request.locator('.inbox-description');
+    await description.locator('strong', { hasText: 'Publish this post?' }).waitFor();
+    assert.equal(await description.locator('li').count(), 2);
+    assert.equal(await description.locator('em', { hasText: 'the user' }).count(), 1);
+    const guidelines = description.getByRole('link', { name: 'the guidelines' });
+    assert.equal(await guidelines.getAttribute('href'), 'https://example.com/guidelines');
+    assert.equal(await guidelines.getAttribute('target'), '_blank');
+    // the user's text: its tag shown as text, its javascript: link not a link, nothing ran
+    await description.locator('blockquote', { hasText: '<img src=x onerror=' }).waitFor();
+    assert.equal(await description.locator('img').count(), 0);
+    assert.equal(await description.locator('a[href^="javascript"]').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned), undefined);
+    await request.getByRole('button', { name: 'Accept' }).click();
+    await page.locator('.message-ai', { hasText: 'review: accept' }).waitFor();
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });

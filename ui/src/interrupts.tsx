@@ -7,6 +7,7 @@
 // written from outside that is ready to run; each with the button that goes on.
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
+import { Markdown } from './markdown';
 
 export interface PendingInterrupt {
   id?: string;
@@ -184,9 +185,13 @@ function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; bu
   const editedArgs = () => Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, parsedLike(draft[k], v)]));
   return (
     <div class="interrupt inbox" role="region" aria-label="The run asks for a decision">
-      <p>
-        <strong>{request.description ?? 'The run is waiting for a decision.'}</strong>
-      </p>
+      {request.description ? (
+        <Markdown text={request.description} class="inbox-description" />
+      ) : (
+        <p>
+          <strong>The run is waiting for a decision.</strong>
+        </p>
+      )}
       <p class="muted">
         Action <code>{action}</code>
         {allow.allow_edit ? ': its arguments can be edited before accepting.' : ''}
