@@ -5,6 +5,7 @@
 import { call, agent, hasOperation } from '../api';
 import { ErrorNotice, NotAvailable, Raw, Section, Status, Time, short, useLoad } from '../components';
 import type { TraceSpan } from '../contract';
+import { AssistantName } from '../assistantName';
 
 const ms = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 1 : 0)} ms`);
 
@@ -91,7 +92,7 @@ export function RunPage({ threadId, runId }: { threadId: string; runId: string }
       {run.error && <ErrorNotice error={run.error} />}
       {run.data && (
         <p class="muted">
-          Assistant <code>{short(run.data.assistant_id)}</code> · created <Time iso={run.data.created_at} /> · updated <Time iso={run.data.updated_at} />
+          Assistant <AssistantName id={run.data.assistant_id} /> · created <Time iso={run.data.created_at} /> · updated <Time iso={run.data.updated_at} />
         </p>
       )}
       <Section title="Trace">
