@@ -59,11 +59,11 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
-  if (mode === 'dev' || process.stdout.isTTY) console.log(startBanner(config, server.url, mode));
+  tell(startBanner(config, server.url, mode));
   if (watching) await watchForReload(config, server, log);
   if (server.createdKey) {
     // printed once, on the start that created it; it is kept in the data directory
-    console.log(
+    tell(
       `\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`,
     );
   }
@@ -82,6 +82,15 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * What serve, dev and mock say to a person (the start banner, a created key): on stdout at a
+ * terminal; off one on stderr, so that stdout stays one JSON object per line for a log shipper
+ * while whoever started the server still sees where the API, dashboard and docs are.
+ */
+function tell(text: string): void {
+  (process.stdout.isTTY ? process.stdout : process.stderr).write(`${text}\n`);
 }
 
 /**

@@ -177,6 +177,8 @@ export async function startHttpServer(
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', {
     url,
+    dashboard: `${url}/dashboard`,
+    docs: `${url}/docs`,
     mode: config.mock ? 'mock' : 'real',
     dataDir: config.mock ? null : config.dataDir,
     store: storage.kind,
