@@ -36,14 +36,21 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
+/** Where log lines are written: stdout, or in a test a stand-in that says whether it is a terminal. */
+export interface LogOutput {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}
+
 /**
  * Where log lines go: JSON lines for machines, or — on a terminal, unless LOG_FORMAT=json —
- * the same lines made readable by pino-pretty (loaded only then).
+ * the same lines made readable by pino-pretty (loaded only then). LOG_FORMAT=pretty asks for
+ * readable lines off a terminal too (without colours).
  */
-export async function logWriter(env: Record<string, string | undefined> = process.env): Promise<(line: string) => void> {
-  const pretty = env.LOG_FORMAT === 'pretty' || (process.stdout.isTTY && env.LOG_FORMAT !== 'json');
-  if (!pretty) return (line) => process.stdout.write(line);
+export async function logWriter(env: Record<string, string | undefined> = process.env, out: LogOutput = process.stdout): Promise<(line: string) => void> {
+  const pretty = env.LOG_FORMAT === 'pretty' || (out.isTTY === true && env.LOG_FORMAT !== 'json');
+  if (!pretty) return (line) => void out.write(line);
   const { prettyFactory } = (await import('pino-pretty')) as unknown as { prettyFactory: (options: Record<string, unknown>) => (line: string) => string };
-  const format = prettyFactory({ colorize: process.stdout.isTTY, messageKey: 'msg', timestampKey: 'time', translateTime: 'SYS:HH:MM:ss.l', levelKey: 'level' });
-  return (line) => process.stdout.write(format(line));
+  const format = prettyFactory({ colorize: out.isTTY === true, messageKey: 'msg', timestampKey: 'time', translateTime: 'SYS:HH:MM:ss.l', levelKey: 'level' });
+  return (line) => void out.write(format(line));
 }
