@@ -9,7 +9,8 @@ import { createApplication } from './compose/application.ts';
 import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
-import { PROJECT_FILE_NAMES } from './runtime/project.ts';
+import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from './runtime/project.ts';
+import { DEV_DATA_DIR, devDataDir } from './runtime/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
 import { startServer, type RunningServer } from './compose/server.ts';
@@ -23,7 +24,14 @@ function servingOptions(command: Command): Command {
     command
       .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
       .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
-      .addOption(new Option('--data <dir>', 'data directory (journal, snapshots, API keys)').env('DATA_DIR').default('./data'))
+      .addOption(
+        new Option(
+          '--data <dir>',
+          `data directory (journal, snapshots, API keys); dev: ${DEV_DATA_DIR} in the project folder (data/ if one from an earlier dev is there)`,
+        )
+          .env('DATA_DIR')
+          .default('./data'),
+      )
       .addOption(new Option('--database <url>', 'PostgreSQL connection URL: keep records there instead of the embedded store').env('DATABASE_URL'))
       // boolean switches read their variable in loadConfig (1/true/yes/on), not commander's "any value"
       .addOption(new Option('--memory', 'keep everything in memory (nothing on disk) (env: AGENTPLANE_MEMORY=1)'))
@@ -50,11 +58,19 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
   return [...argv, ...extra];
 }
 
-async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean): Promise<void> {
+async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boolean, defaultData = false): Promise<void> {
   let config = loadConfig(argv);
   // dev in a folder with no project file: a person at a terminal may have one scaffolded
   if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
   const log = createLogger(config.logLevel, {}, await logWriter());
+  if (mode === 'dev' && defaultData && config.dataDir) {
+    const chosen = devDataDir(projectDir(config));
+    config = { ...config, dataDir: chosen.dir };
+    if (chosen.earlier)
+      log.info(`using data/, made by an earlier agentplane dev, so its threads and keys stay; to move it: stop the server, rename it ${DEV_DATA_DIR}`, {
+        dataDir: chosen.dir,
+      });
+  }
   const watching = mode === 'dev' && reload && !config.mock;
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
@@ -111,6 +127,11 @@ async function watchForReload(config: ServerConfig, server: RunningServer, log: 
   log.info('watching the project for changes', { dir });
 }
 
+/** The folder of the project dev serves: its project file's, else (none, or the shipped examples) the working directory. */
+function projectDir(config: ServerConfig): string {
+  return config.configFile && config.configFile !== EXAMPLES_PROJECT_FILE ? path.dirname(config.configFile) : process.cwd();
+}
+
 /** The project file and the dotenv file it names: changes to them reload whatever their names. */
 function projectFiles(config: ServerConfig, dir: string): string[] {
   const files = config.configFile ? [config.configFile] : [];
@@ -149,7 +170,9 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
   )
     .option('--no-reload', 'do not watch the project')
     .allowExcessArguments(false)
-    .action((options: Record<string, unknown>) => serve('dev', toArgv(options), options.reload !== false));
+    .action((options: Record<string, unknown>, command: Command) =>
+      serve('dev', toArgv(options), options.reload !== false, command.getOptionValueSource('data') === 'default'),
+    );
 
   program
     .command('init')

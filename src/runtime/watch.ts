@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git|\.hg|\.svn|\.jj|data|dist|logs|\.agentplane)([\\/]|$)/;
+const IGNORED_DIRS = /(^|[\\/])(node_modules|\.git|\.hg|\.svn|\.jj|data|\.langgraph_api|dist|logs|\.agentplane)([\\/]|$)/;
 const SOURCE_MODULE = /\.(c|m)?[jt]sx?$|\.json$|\.css$/i;
 
 export interface ProjectWatcher {
