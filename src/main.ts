@@ -10,7 +10,7 @@ import { loadConfig, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
 import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from './runtime/project.ts';
-import { DEV_DATA_DIR, devDataDir } from './runtime/devDataDir.ts';
+import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from './runtime/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
 import { startServer, type RunningServer } from './compose/server.ts';
@@ -64,8 +64,10 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
   const log = createLogger(config.logLevel, {}, await logWriter());
   if (mode === 'dev' && defaultData && config.dataDir) {
-    const chosen = devDataDir(projectDir(config));
+    const dir = projectDir(config);
+    const chosen = devDataDir(dir);
     config = { ...config, dataDir: chosen.dir };
+    if (!chosen.earlier && ignoreDevDataDir(dir)) log.info(`added ${DEV_DATA_DIR}/ to .gitignore`, { file: path.join(dir, '.gitignore') });
     if (chosen.earlier)
       log.info(`using data/, made by an earlier agentplane dev, so its threads and keys stay; to move it: stop the server, rename it ${DEV_DATA_DIR}`, {
         dataDir: chosen.dir,

@@ -21,3 +21,18 @@ export function devDataDir(projectDir: string, exists: (file: string) => boolean
   if (STORE_FILES.some((file) => exists(path.join(earlier, file)))) return { dir: earlier, earlier: true };
   return { dir: path.join(projectDir, DEV_DATA_DIR), earlier: false };
 }
+
+/**
+ * Lists `.langgraph_api` in the project's .gitignore (creating it) when it is not there yet, as
+ * upstream's dev does, so the API key file in it is never committed; true when it was added.
+ */
+export function ignoreDevDataDir(projectDir: string): boolean {
+  const file = path.join(projectDir, '.gitignore');
+  const content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  if (content.includes(DEV_DATA_DIR)) return false;
+  fs.appendFileSync(
+    file,
+    `${content && !content.endsWith('\n') ? '\n' : ''}# agentplane dev / LangGraph API state (the API key file is in it)\n${DEV_DATA_DIR}/\n`,
+  );
+  return true;
+}
