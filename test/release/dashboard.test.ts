@@ -447,10 +447,14 @@ describe('dashboard: agent server', () => {
   });
 
   test('history: re-run from a checkpoint, and edit the state at one and re-run: each a new branch', async () => {
+    // an assistant of its own: the threads test counts the greeter's threads
+    const assistant = (await (await server.api('/assistants', { method: 'POST', json: { graph_id: 'greeter', name: 'rerun greeter' } })).json()) as {
+      assistant_id: string;
+    };
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
     await server.api(`/threads/${thread.thread_id}/runs/wait`, {
       method: 'POST',
-      json: { assistant_id: 'greeter', input: { messages: [{ role: 'user', content: 'first words' }] } },
+      json: { assistant_id: assistant.assistant_id, input: { messages: [{ role: 'user', content: 'first words' }] } },
     });
     const messagesNow = async () =>
       ((await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } }).values.messages.map(
