@@ -626,7 +626,7 @@ describe('dashboard: agent server', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await screenshot(page, 'threads');
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.locator('.message-ai', { hasText: 'second words' }).waitFor();
     await page.locator('tbody .status', { hasText: 'success' }).nth(1).waitFor();
     await screenshot(page, 'thread');
@@ -721,13 +721,15 @@ describe('dashboard: management pages', () => {
     await page.waitForURL(/assistant=/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     assert.equal(await page.locator('tbody td.first-message').textContent(), 'a greeter thread');
+    // the row names its assistant
+    await page.locator('tbody tr').getByRole('link', { name: 'greeter', exact: true }).waitFor();
     await page.getByLabel('Status').selectOption('interrupted');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No threads.').waitFor();
     await page.getByLabel('Status').selectOption('idle');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.waitForURL(`**/dashboard/threads/${greeted}`);
     await page.getByRole('button', { name: 'Edit state' }).click();
     const form = page.getByRole('form', { name: 'Edit state' });
