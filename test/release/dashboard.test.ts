@@ -447,10 +447,14 @@ describe('dashboard: agent server', () => {
   });
 
   test('history: re-run from a checkpoint, and edit the state at one and re-run: each a new branch', async () => {
+    // an assistant of its own: the threads test counts the greeter's threads
+    const assistant = (await (await server.api('/assistants', { method: 'POST', json: { graph_id: 'greeter', name: 'rerun greeter' } })).json()) as {
+      assistant_id: string;
+    };
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
     await server.api(`/threads/${thread.thread_id}/runs/wait`, {
       method: 'POST',
-      json: { assistant_id: 'greeter', input: { messages: [{ role: 'user', content: 'first words' }] } },
+      json: { assistant_id: assistant.assistant_id, input: { messages: [{ role: 'user', content: 'first words' }] } },
     });
     const messagesNow = async () =>
       ((await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } }).values.messages.map(
@@ -622,7 +626,7 @@ describe('dashboard: agent server', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await screenshot(page, 'threads');
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.locator('.message-ai', { hasText: 'second words' }).waitFor();
     await page.locator('tbody .status', { hasText: 'success' }).nth(1).waitFor();
     await screenshot(page, 'thread');
@@ -717,13 +721,15 @@ describe('dashboard: management pages', () => {
     await page.waitForURL(/assistant=/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     assert.equal(await page.locator('tbody td.first-message').textContent(), 'a greeter thread');
+    // the row names its assistant
+    await page.locator('tbody tr').getByRole('link', { name: 'greeter', exact: true }).waitFor();
     await page.getByLabel('Status').selectOption('interrupted');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No threads.').waitFor();
     await page.getByLabel('Status').selectOption('idle');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.waitForURL(`**/dashboard/threads/${greeted}`);
     await page.getByRole('button', { name: 'Edit state' }).click();
     const form = page.getByRole('form', { name: 'Edit state' });

@@ -103,6 +103,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             <tr>
               <th scope="col">Thread</th>
               <th scope="col">Status</th>
+              <th scope="col">Assistant</th>
               <th scope="col">First message</th>
               <th scope="col">Messages</th>
               <th scope="col">Metadata</th>
@@ -120,6 +121,9 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
                 </td>
                 <td>
                   <Status value={t.status} />
+                </td>
+                <td>
+                  <AssistantName id={t.metadata?.assistant_id as string | undefined} />
                 </td>
                 <td class="first-message">{firstMessage(t.values)}</td>
                 <td>{messagesOf(t.values).length}</td>
