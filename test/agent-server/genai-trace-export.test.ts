@@ -43,7 +43,14 @@ async function exportedRun(server: ChildServer, receiver: Receiver, assistant: s
   const thread = await post('/threads', {});
   await post(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: assistant, input: { messages: [{ role: 'user', content }] } });
   const root = () => receiver.spans().find((s) => s.name === `invoke_agent ${assistant}` && s.attributes['gen_ai.conversation.id'] === thread.thread_id);
-  await receiver.arrived(() => root() !== undefined);
+  // a server that names its spans otherwise fails here (with what it sent), not at the suite's end
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    receiver.arrived(() => root() !== undefined),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no invoke_agent ${assistant} span; received: ${receiver.spans().map((s) => s.name)}`)), 30_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
   const runId = root()!.attributes['langgraph.run_id'];
   // the whole run's spans are exported in one batch with (or before) its own span
   const spans = receiver.spans().filter((s) => s.attributes['langgraph.run_id'] === runId || s.parentSpanId !== '');
