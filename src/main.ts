@@ -144,7 +144,9 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
 
   program
     .command('init')
-    .description('scaffold a minimal LangGraph.js project (langgraph.json and one graph) in a folder, as `langgraph new` does')
+    .description(
+      'scaffold a minimal LangGraph.js project (langgraph.json, one graph and a package.json listing what it imports) in a folder, as `langgraph new` does',
+    )
     .argument('[dir]', 'the project folder (created when missing)', '.')
     .allowExcessArguments(false)
     .action((dir: string) => {
@@ -333,7 +335,13 @@ function init(dir: string, sayNext = true): boolean {
   }
   const where = path.relative(process.cwd(), dir);
   console.log(`Created in ${dir}: ${result.created.join(', ')}`);
-  if (result.missingPackages.length) console.log(`The graph imports ${result.missingPackages.join(' and ')}: npm install ${result.missingPackages.join(' ')}`);
+  const { packageJson, missingPackages } = result;
+  if (packageJson.action === 'merged') console.log(`Added to package.json's dependencies: ${packageJson.added.join(', ')}`);
+  if (packageJson.action === 'unreadable') console.log(`package.json is not a JSON object and was left as it is`);
+  const missing = missingPackages.join(' and ');
+  // once package.json lists them, a plain install fetches them; a file it could not read needs them named
+  if (missingPackages.length)
+    console.log(`The graph imports ${missing}: ${packageJson.action === 'unreadable' ? `npm install ${missingPackages.join(' ')}` : 'npm install'}`);
   if (sayNext)
     console.log(`Next: ${where ? `cd ${where} && ` : ''}${PACKAGE_COMMAND} dev   (serves the graph "agent" and reloads it when you edit src/agent.ts)`);
   return true;
@@ -349,7 +357,7 @@ async function offerScaffold(): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   const answer = await prompt.question(
-    `No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts)? [Y/n] `,
+    `No project file (${PROJECT_FILE_NAMES.join(' or ')}) in ${process.cwd()}.\nScaffold a minimal project here (langgraph.json, src/agent.ts, its dependencies in package.json)? [Y/n] `,
   );
   prompt.close();
   // on no, dev serves without graphs, as before

@@ -2,8 +2,8 @@
 // renderer and schema check as the kubernetes deployer — as YAML for `kubectl apply -f -`.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import YAML from 'yaml';
 import type { ResourceSpec } from '../generated/control-plane/types.gen.ts';
+import { manifestsAsYaml } from './domain/control-plane/kubernetes/manifestYaml.ts';
 import { renderManifests } from './domain/control-plane/kubernetes/renderManifests.ts';
 import { validateManifests } from './domain/control-plane/kubernetes/validateManifests.ts';
 import { checkResourceSpec } from './domain/control-plane/sourceRules.ts';
@@ -80,6 +80,6 @@ export function renderCommand(options: RenderOptions): number {
   const problems = validateManifests(rendered.manifests);
   for (const problem of problems) console.error(`error: ${problem.object}: ${problem.message}`);
   if (problems.length > 0) return 1;
-  process.stdout.write(rendered.manifests.map((m) => YAML.stringify(m)).join('---\n'));
+  process.stdout.write(manifestsAsYaml(rendered.manifests));
   return 0;
 }

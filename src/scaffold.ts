@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { PROJECT_FILE_NAMES } from './runtime/project.ts';
+import { SCAFFOLD_PACKAGES, writeScaffoldPackageJson, type PackageJsonResult } from './scaffoldPackage.ts';
 
 const GRAPH = `// The graph \`agent\` of this project: it answers each message by repeating it. Replace the
 // node with your own logic or model calls; \`agentplane-server dev\` reloads it on save.
@@ -25,9 +26,12 @@ const PROJECT = `${JSON.stringify({ node_version: '20', dependencies: ['.'], gra
 /** The files of the scaffold, by path relative to the project folder. */
 export const SCAFFOLD_FILES: Record<string, string> = { 'langgraph.json': PROJECT, 'src/agent.ts': GRAPH };
 
-export type ScaffoldResult = { ok: true; created: string[]; missingPackages: string[] } | { ok: false; existing: string[] };
+export type ScaffoldResult = { ok: true; created: string[]; packageJson: PackageJsonResult; missingPackages: string[] } | { ok: false; existing: string[] };
 
-/** Writes the scaffold into `dir`; writes nothing when a project file or a scaffold file is already there. */
+/**
+ * Writes the scaffold into `dir`, and a package.json listing what it imports (or adds those to
+ * the one there); writes nothing when a project file or a scaffold file is already there.
+ */
 export function scaffoldProject(dir: string): ScaffoldResult {
   const existing = [...new Set([...PROJECT_FILE_NAMES, ...Object.keys(SCAFFOLD_FILES)])].filter((name) => fs.existsSync(path.join(dir, name)));
   if (existing.length) return { ok: false, existing };
@@ -35,16 +39,19 @@ export function scaffoldProject(dir: string): ScaffoldResult {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text, { flag: 'wx' });
   }
+  const packageJson = writeScaffoldPackageJson(dir);
   // the graph imports @langchain/langgraph from the project, as upstream servers load it
   const resolve = createRequire(path.join(dir, 'package.json')).resolve;
-  const missingPackages = ['@langchain/langgraph', '@langchain/core'].filter((name) => {
+  const missingPackages = SCAFFOLD_PACKAGES.filter((name) => {
     try {
       resolve(name);
       return false;
     } catch (err) {
-      // a package without a CommonJS entry is there all the same
-      return (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
+      // a package without a CommonJS entry is there all the same; any other failure (not
+      // found, or a package.json node cannot parse) leaves the graph unable to import it
+      return (err as NodeJS.ErrnoException).code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED';
     }
   });
-  return { ok: true, created: Object.keys(SCAFFOLD_FILES), missingPackages };
+  const created = [...Object.keys(SCAFFOLD_FILES), ...(packageJson.action === 'created' ? ['package.json'] : [])];
+  return { ok: true, created, packageJson, missingPackages };
 }

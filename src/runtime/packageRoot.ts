@@ -17,7 +17,13 @@ export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.me
 /** A path inside the installed package. */
 export const packagePath = (...segments: string[]): string => path.join(PACKAGE_ROOT, ...segments);
 
-const manifest = JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+const manifest = JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+};
 export const PACKAGE_VERSION = manifest.version;
+/** The exact versions agentplane ships with and is tested against, by package name. */
+export const PACKAGE_DEPENDENCIES: Readonly<Record<string, string>> = manifest.dependencies;
 /** How a person runs the installed command, for messages that say what to type next. */
 export const PACKAGE_COMMAND = `npx ${Object.keys(manifest.bin)[0]}`;

@@ -4,6 +4,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
@@ -18,34 +19,72 @@ describe('agentplane-server build', () => {
     removeImages(tag);
   });
 
-  it('builds a project into an image that serves its graphs on port 8000', { timeout: 600_000 }, async () => {
-    const project = echoProject('built');
-    const build = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, CONTAINERS_CONF },
-        encoding: 'utf8',
-      },
-    );
-    assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
-    assert.match(build.stdout, new RegExp(`Built ${tag.replace(/[.:/]/g, '\\$&')}`));
+  it(
+    'builds a project into an image that serves its graphs on port 8000, without its dotenv files and what its .dockerignore names',
+    { timeout: 600_000 },
+    async () => {
+      const project = echoProject('built');
+      // the project's env file holds secrets: left out, so the image (pushed, shared) never holds them
+      fs.writeFileSync(path.join(project, 'langgraph.json'), JSON.stringify({ graphs: { echo: './graph.mjs:echo' }, env: '.env' }));
+      fs.writeFileSync(path.join(project, '.env'), 'OPENAI_API_KEY=sk-in-dotenv\n');
+      fs.mkdirSync(path.join(project, 'config'));
+      fs.writeFileSync(path.join(project, 'config', '.env.production'), 'TOKEN=tok-in-dotenv\n');
+      fs.writeFileSync(path.join(project, '.env.example'), 'OPENAI_API_KEY=\n');
+      // read as Docker reads it: anchored at the root, `**`, `!` exceptions (the last match wins)
+      fs.writeFileSync(path.join(project, '.dockerignore'), '# local only\nnotes\n**/*.log\n!keep.log\n!.env.example\n');
+      for (const file of ['notes/todo.txt', 'keep.log', 'debug.log', 'config/trace.log', 'config/app.json']) {
+        fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+        fs.writeFileSync(path.join(project, file), 'x');
+      }
+      const build = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, CONTAINERS_CONF },
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
+      assert.match(build.stdout, new RegExp(`Built ${tag.replace(/[.:/]/g, '\\$&')}`));
 
-    // its defaults: the server on 0.0.0.0:8000, the project's file, no control plane
-    container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
-    const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
-    await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
-    const assistants = (await (
-      await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-    ).json()) as { graph_id: string }[];
-    assert.deepEqual(
-      assistants.map((a) => a.graph_id),
-      ['echo'],
-    );
-    assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
-    assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
-  });
+      // its defaults: the server on 0.0.0.0:8000, the project's file, no control plane
+      container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
+      const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
+      await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
+      const assistants = (await (
+        await fetch(`${url}/assistants/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      ).json()) as { graph_id: string }[];
+      assert.deepEqual(
+        assistants.map((a) => a.graph_id),
+        ['echo'],
+      );
+      assert.equal((await fetch(`${url}/v2/deployments`)).status, 404);
+      assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
+
+      // what the image holds of the project: the env file empty (the project still loads), the rest per .dockerignore
+      const listing = podman(
+        'run',
+        '--rm',
+        '--entrypoint',
+        '/usr/local/bin/node',
+        tag,
+        '-e',
+        `const fs = require('fs'); const dir = '/deps/${path.basename(project)}'; for (const f of fs.readdirSync(dir, { recursive: true }).sort()) if (fs.statSync(dir + '/' + f).isFile()) console.log(f, fs.statSync(dir + '/' + f).size)`,
+      );
+      const size = (file: string) => `${file} ${fs.statSync(path.join(project, file)).size}`;
+      assert.deepEqual(listing.split('\n'), [
+        size('.dockerignore'),
+        '.env 0',
+        size('.env.example'),
+        size('config/app.json'),
+        size('graph.mjs'),
+        size('keep.log'),
+        size('langgraph.json'),
+      ]);
+      assert.match(build.stdout, /Left out of the image .*: \.env, config\/\.env\.production, config\/trace\.log, debug\.log, notes\//);
+    },
+  );
 
   it(
     'a build whose cached steps are removed under it (another image removed at that moment) builds them again and succeeds',

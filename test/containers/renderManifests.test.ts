@@ -4,7 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import YAML from 'yaml';
 import { renderManifests, withoutNulls, type Manifest, type RenderInput } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { manifestsAsYaml } from '../../src/domain/control-plane/kubernetes/manifestYaml.ts';
 import { validateManifests } from '../../src/domain/control-plane/kubernetes/validateManifests.ts';
 import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
@@ -57,13 +59,24 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
     assert.equal(m.metadata.namespace, 'default', `${m.kind} namespace`);
     assert.equal(m.metadata.labels?.team, 'agents', `${m.kind} labels`);
     assert.equal(m.metadata.labels?.tier, 'test');
-    assert.equal(m.metadata.annotations?.['example.com/owner'], 'kube-test', `${m.kind} annotations`);
   }
+  // the user's annotations on the workloads and the server's Service only: never on a Secret or the database
+  assert.deepEqual(
+    manifests
+      .filter((m) => m.metadata.annotations?.['example.com/owner'] === 'kube-test')
+      .map((m) => `${m.kind}/${m.metadata.name.replace(/^agentplane-[^-]+(-[^-]+){4}/, '')}`),
+    ['Deployment/', 'Service/', 'Deployment/-queue'],
+  );
 
   // main service: replicas, HPA, requests/limits, pod extras
   const serverName = find(manifests, 'Deployment', '').metadata.name;
   const server = find(manifests, 'Deployment', '').spec;
-  assert.equal(server.replicas, 1);
+  // the HPA owns the count (max_scale 3 > min_scale 1): a replicas field would reset it on each apply
+  assert.equal(server.replicas, undefined);
+  assert.deepEqual(server.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+  assert.equal(server.template.spec.terminationGracePeriodSeconds, 30);
+  assert.deepEqual(server.template.spec.containers[0].lifecycle.preStop.exec.command, ['/usr/local/bin/node', '-e', 'setTimeout(() => {}, 5000)']);
+  assert.equal(manifests.filter((m) => m.kind === 'PodDisruptionBudget').length, 0, 'one replica at least: no budget');
   const pod = server.template.spec;
   assert.equal(server.template.metadata.labels.team, 'agents');
   assert.equal(server.template.metadata.annotations['example.com/owner'], 'kube-test');
@@ -92,7 +105,7 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
 
   // queue workers: the same image in the queue role, with the queue_* fields
   const queue = find(manifests, 'Deployment', '-queue').spec;
-  assert.equal(queue.replicas, 1);
+  assert.equal(queue.replicas, undefined);
   const worker = queue.template.spec.containers[0];
   assert.equal(worker.env.find((e: any) => e.name === 'AGENTPLANE_ROLE').value, 'queue');
   assert.deepEqual(worker.resources, { requests: { cpu: '200m', memory: '48Mi' }, limits: { cpu: '400m', memory: '96Mi' } });
@@ -135,7 +148,24 @@ test('limits default to twice their request; queue fields default to the main se
 
   const queued = rendered({ cpu: 1, memory_mb: 512, min_scale: 2, queue_max_scale: 5 }).manifests;
   const worker = find(queued, 'Deployment', '-queue').spec;
-  assert.equal(worker.replicas, 2);
+  assert.equal(worker.replicas, undefined, 'the queue HPA owns it');
+  // two replicas of the server and no HPA: a fixed count, and a budget that keeps one up through a node drain
+  assert.equal(find(queued, 'Deployment', '').spec.replicas, 2);
+  assert.equal(
+    queued
+      .filter((m) => m.kind === 'HorizontalPodAutoscaler')
+      .map((m) => m.metadata.name)
+      .join(),
+    worker.selector.matchLabels['app.kubernetes.io/instance'] + '-queue',
+  );
+  assert.deepEqual(
+    queued.filter((m) => m.kind === 'PodDisruptionBudget').map((m) => [m.metadata.name, (m as any).spec]),
+    [
+      [find(queued, 'Deployment', '').metadata.name, { maxUnavailable: 1, selector: find(queued, 'Deployment', '').spec.selector }],
+      [find(queued, 'Deployment', '-queue').metadata.name, { maxUnavailable: 1, selector: worker.selector }],
+    ],
+  );
+  assert.deepEqual(validateManifests(queued), []);
   assert.deepEqual(worker.template.spec.containers[0].resources, main.resources);
   assert.ok(
     queued.some((m) => m.kind === 'StatefulSet'),
@@ -176,4 +206,25 @@ test('validation names the object and the field of a value Kubernetes would refu
   assert.ok(server, JSON.stringify(problems));
   assert.match(server.message, /spec\/template\/spec\/initContainers\/0\/resources\/limits\/cpu/);
   assert.match(server.message, /spec\/template\/spec\/volumes\/0\/emptyDir\/sizeLimit/);
+});
+
+test('the YAML reads back the same through a YAML 1.1 reader (kubectl, podman): off, yes, 0755 stay strings', () => {
+  const ambiguous = ['off', 'yes', 'no', 'on', 'y', 'n', '0755', '0o17', '1e3', '1_000', '12:30', '~', 'null', 'true', '.inf', '2001-12-14'];
+  const spec: ResourceSpec = {
+    labels: { enabled: 'yes', mode: '0755', flag: 'off' },
+    annotations: { 'example.com/enabled': 'on', 'example.com/mode': '0755', 'example.com/when': '12:30' },
+    sidecars: [{ name: 'proxy', image: 'proxy:1', env: ambiguous.map((value, i) => ({ name: `V${i}`, value })) }],
+  };
+  const given = input(spec);
+  given.deployment.secrets = [{ name: 'FEATURE', value: 'off' }];
+  const result = renderManifests(given);
+  assert.ok(result.ok, JSON.stringify(result));
+  const yaml = manifestsAsYaml(result.manifests);
+  for (const version of ['1.1', '1.2'] as const) {
+    const read = YAML.parseAllDocuments(yaml, { version }).map((d) => d.toJS());
+    assert.deepEqual(read, result.manifests, `YAML ${version}`);
+    assert.deepEqual(validateManifests(read), [], `YAML ${version}`);
+  }
+  // among them the server's own AGENTPLANE_CONTROL_PLANE=off
+  assert.match(yaml, /value: "off"/);
 });

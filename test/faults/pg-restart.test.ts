@@ -61,8 +61,10 @@ describe('a PostgreSQL restart under load on two replicas', () => {
   });
 
   it('loses no acknowledged write, runs every acknowledged run once to success, answers 503 meanwhile and serves again within 5 s', async () => {
-    const post = (server: ChildServer, path: string, body: unknown, method = 'POST') =>
-      fetch(server.url + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    // a client gives up after 30 s; a first run waited for (below) after 120 s: on a loaded
+    // machine 20 of them queue behind 8 run slots, and CI once saw 13 still waiting at 30 s
+    const post = (server: ChildServer, path: string, body: unknown, method = 'POST', timeoutMs = 30_000) =>
+      fetch(server.url + path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
 
     // one thread per client; the last few run a LangGraph graph (checkpoints written per step)
     const graphOf = (client: number) => (client >= CLIENTS - 4 ? 'agent' : 'slow');
@@ -106,11 +108,13 @@ describe('a PostgreSQL restart under load on two replicas', () => {
           // the first run waits for its end, so both replicas have their run workers going before the stop
           const res =
             kind === 'run'
-              ? await post(server, `/threads/${threads[c]}/runs${i === 0 ? '/wait' : ''}`, {
-                  assistant_id: graphOf(c),
-                  input: { messages: [{ role: 'user', content }] },
-                  context: { delay_ms: 20 },
-                })
+              ? await post(
+                  server,
+                  `/threads/${threads[c]}/runs${i === 0 ? '/wait' : ''}`,
+                  { assistant_id: graphOf(c), input: { messages: [{ role: 'user', content }] }, context: { delay_ms: 20 } },
+                  'POST',
+                  i === 0 ? 120_000 : 30_000,
+                )
               : await post(server, '/store/items', { namespace: ['restart', `c${c}`], key: content, value: { content } }, 'PUT');
           call.status = res.status;
           call.retryAfter = res.headers.get('retry-after');
@@ -141,7 +145,8 @@ describe('a PostgreSQL restart under load on two replicas', () => {
     );
     // and the clients are under way on both replicas
     const acknowledged = () => calls.filter((c) => c.status === 200 || c.status === 204).length;
-    for (let i = 0; i < 600 && (warmed < CLIENTS || acknowledged() < 60); i += 1) await sleep(50);
+    for (let i = 0; i < 2400 && (warmed < CLIENTS || acknowledged() < 60); i += 1) await sleep(50);
+    assert.equal(warmed, CLIENTS, 'every client had its first run done before the stop');
 
     // the database stops under load: every session is ended by the administrator
     await cluster.stop();

@@ -19,6 +19,9 @@ const project = {
     approval: './examples/graphs/approval.ts:approval',
     breakpoint: './examples/graphs/approval.ts:breakpoint',
     greeter: './test/fixtures/graphs/dashboard.ts:greeter',
+    failing: './test/fixtures/graphs/dashboard.ts:failing',
+    pricer: './test/fixtures/graphs/dashboard.ts:pricer',
+    reviewer: './test/fixtures/graphs/dashboard.ts:reviewer',
   },
 };
 
@@ -163,6 +166,10 @@ describe('dashboard: control plane', () => {
     assert.equal(await page.locator('h1 .status', { hasText: 'READY' }).count(), 0);
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
+    // nothing answers at its URL: shown, but not as a link
+    const url = page.locator('dt', { hasText: /^URL$/ }).locator('+ dd');
+    await url.getByText('(not serving: no revision has deployed)').waitFor();
+    assert.equal(await url.locator('a').count(), 0);
     // its build log tells what happened, the failure last; the server never started
     await page.locator('.revision').first().getByRole('button', { name: 'Logs' }).click();
     const log = page.getByLabel('Log lines');
@@ -405,6 +412,145 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
+  test('a thread says why it stopped: a failed run shows its error (no breakpoint), an edited state is ready to run', async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'failing', input: { messages: [{ role: 'user', content: 'what now?' }] } },
+    });
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    await page.locator('h1 .status', { hasText: 'error' }).waitFor();
+    const failed = page.getByRole('alert', { name: 'The last run failed' });
+    await failed.getByText('The last run failed in answer.').waitFor();
+    await failed.getByText('the model is unavailable (503)').waitFor();
+    // the error names the run that failed, whose page has its trace
+    const runLink = failed.getByRole('link', { name: 'See the run and its trace' });
+    assert.match((await runLink.getAttribute('href')) ?? '', new RegExp(`^/dashboard/threads/${thread.thread_id}/runs/[0-9a-f-]{36}$`));
+    assert.equal(await page.getByRole('region', { name: 'Paused at a breakpoint' }).count(), 0);
+    await failed.getByRole('button', { name: 'Retry from answer' }).waitFor();
+    // the runs name their assistant, not its id's tail
+    await page.getByRole('table').getByRole('link', { name: 'failing', exact: true }).waitFor();
+    await screenshot(page, 'thread-failed');
+
+    // a state written from outside as `read` (as Studio's edit does) runs `answer` next: ready, not a breakpoint
+    await server.api(`/threads/${thread.thread_id}/state`, {
+      method: 'POST',
+      json: { values: { messages: [{ role: 'user', content: 'try again' }] }, as_node: 'read' },
+    });
+    await page.reload();
+    const ready = page.getByRole('region', { name: 'Ready to run from here' });
+    await ready.getByText('answer runs next').waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Paused at a breakpoint' }).count(), 0);
+    assert.equal(await page.getByRole('alert', { name: 'The last run failed' }).count(), 0);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('history: re-run from a checkpoint, and edit the state at one and re-run: each a new branch', async () => {
+    // an assistant of its own: the threads test counts the greeter's threads
+    const assistant = (await (await server.api('/assistants', { method: 'POST', json: { graph_id: 'greeter', name: 'rerun greeter' } })).json()) as {
+      assistant_id: string;
+    };
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: assistant.assistant_id, input: { messages: [{ role: 'user', content: 'first words' }] } },
+    });
+    const messagesNow = async () =>
+      ((await (await server.api(`/threads/${thread.thread_id}/state`)).json()) as { values: { messages: { content: string }[] } }).values.messages.map(
+        (m) => m.content,
+      );
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    const history = page.getByRole('list', { name: 'Checkpoints, newest first' });
+    const pickBeforeGreet = () =>
+      history
+        .getByRole('button', { name: /next greet/ })
+        .first()
+        .click();
+    const then = page.getByRole('region', { name: 'State at the picked checkpoint' });
+
+    // as it was: greet runs again from the checkpoint before it
+    await pickBeforeGreet();
+    await then.getByText('From here greet runs next.').waitFor();
+    await then.getByRole('button', { name: 'Re-run from here' }).click();
+    await history
+      .getByText(/branches off step/)
+      .first()
+      .waitFor();
+    assert.deepEqual(await messagesNow(), ['first words', 'Hello, first words']);
+
+    // edited: the user's message rewritten at that checkpoint, then greet runs on the edit
+    await pickBeforeGreet();
+    await then.getByRole('button', { name: 'Edit state here' }).click();
+    const values = then.getByLabel(/State at this checkpoint/);
+    await values.fill(((await values.inputValue()) ?? '').replace('first words', 'edited words'));
+    await then.getByRole('button', { name: 'Save and re-run' }).click();
+    await page.locator('.message-ai', { hasText: 'Hello, edited words' }).first().waitFor();
+    assert.deepEqual(await messagesNow(), ['edited words', 'Hello, edited words']);
+    // the branches are in the history, the first run's answer among them
+    const all = (await (await server.api(`/threads/${thread.thread_id}/history`, { method: 'POST', json: { limit: 50 } })).json()) as {
+      values: { messages?: { content: string }[] };
+    }[];
+    const answers = new Set(all.flatMap((h) => (h.values.messages ?? []).map((m) => m.content)).filter((c) => c.startsWith('Hello')));
+    assert.deepEqual([...answers].sort(), ['Hello, edited words', 'Hello, first words']);
+    await screenshot(page, 'thread-rerun');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("an inbox request's Markdown description is formatted; what the user wrote in it stays text", async () => {
+    const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+    const hostile = '<img src=x onerror="window.__owned=1"> [click](javascript:window.__owned=2)';
+    await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+      method: 'POST',
+      json: { assistant_id: 'reviewer', input: { messages: [{ role: 'user', content: hostile }] } },
+    });
+    const page = await open(`/dashboard/threads/${thread.thread_id}`);
+    const request = page.getByRole('region', { name: 'The run asks for a decision' });
+    const description = request.locator('.inbox-description');
+    await description.locator('strong', { hasText: 'Publish this post?' }).waitFor();
+    assert.equal(await description.locator('li').count(), 2);
+    assert.equal(await description.locator('em', { hasText: 'the user' }).count(), 1);
+    const guidelines = description.getByRole('link', { name: 'the guidelines' });
+    assert.equal(await guidelines.getAttribute('href'), 'https://example.com/guidelines');
+    assert.equal(await guidelines.getAttribute('target'), '_blank');
+    // the user's text: its tag shown as text, its javascript: link not a link, nothing ran
+    await description.locator('blockquote', { hasText: '<img src=x onerror=' }).waitFor();
+    assert.equal(await description.locator('img').count(), 0);
+    assert.equal(await description.locator('a[href^="javascript"]').count(), 0);
+    assert.equal(await page.evaluate(() => (window as unknown as { __owned?: number }).__owned), undefined);
+    await request.getByRole('button', { name: 'Accept' }).click();
+    await page.locator('.message-ai', { hasText: 'review: accept' }).waitFor();
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test('a graph whose input is not a chat runs from a form generated from its input schema', async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'pricer', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Graph input' });
+    await form.getByLabel(/^Item/).fill('coffee');
+    await form.getByLabel(/^Quantity/).fill('4');
+    await form.getByRole('button', { name: 'Run' }).click();
+    const output = page.getByRole('region', { name: 'Run output' });
+    await output.getByText('4 × coffee = 10.00 EUR').waitFor();
+    // an order is not a conversation: no chat beside the form
+    assert.equal(await page.getByRole('heading', { name: 'Chat' }).count(), 0);
+    // the run's thread is linked, and holds the same state
+    const href = (await output.getByRole('link').getAttribute('href'))!;
+    const state = (await (await server.api(`/threads/${href.split('/').at(-1)}/state`)).json()) as { values: Record<string, unknown> };
+    assert.deepEqual(state.values, { item: 'coffee', quantity: 4, total: '4 × coffee = 10.00 EUR' });
+    await output.scrollIntoViewIfNeeded();
+    await screenshot(page, 'assistant-input-form');
+    // a chat graph (messages only) shows no such form
+    await page.goto(`${server.url}/dashboard/assistants`);
+    await page.getByRole('link', { name: 'greeter', exact: true }).click();
+    await page.getByRole('heading', { name: 'Chat' }).waitFor();
+    assert.equal(await page.getByRole('form', { name: 'Graph input' }).count(), 0);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
@@ -480,7 +626,7 @@ describe('dashboard: agent server', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await screenshot(page, 'threads');
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.locator('.message-ai', { hasText: 'second words' }).waitFor();
     await page.locator('tbody .status', { hasText: 'success' }).nth(1).waitFor();
     await screenshot(page, 'thread');
@@ -575,13 +721,15 @@ describe('dashboard: management pages', () => {
     await page.waitForURL(/assistant=/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     assert.equal(await page.locator('tbody td.first-message').textContent(), 'a greeter thread');
+    // the row names its assistant
+    await page.locator('tbody tr').getByRole('link', { name: 'greeter', exact: true }).waitFor();
     await page.getByLabel('Status').selectOption('interrupted');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No threads.').waitFor();
     await page.getByLabel('Status').selectOption('idle');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-    await page.locator('tbody tr a').click();
+    await page.locator('tbody tr a[href^="/dashboard/threads/"]').click();
     await page.waitForURL(`**/dashboard/threads/${greeted}`);
     await page.getByRole('button', { name: 'Edit state' }).click();
     const form = page.getByRole('form', { name: 'Edit state' });
@@ -624,7 +772,9 @@ describe('dashboard: management pages', () => {
     // its first run within ten seconds (and a loaded machine's slack)
     await cron.locator('.cron-runs .status', { hasText: 'success' }).first().waitFor({ timeout: 60_000 });
     await screenshot(page, 'crons');
-    await cron.locator('a').click();
+    // the cron names its assistant; its thread's link opens the thread
+    await cron.getByRole('link', { name: 'echo', exact: true }).waitFor();
+    await cron.locator('a[href^="/dashboard/threads/"]').click();
     await page.locator('.message-ai', { hasText: 'tick from a cron' }).first().waitFor();
     await page.goBack();
     await cron.getByRole('button', { name: 'Delete' }).click();

@@ -207,15 +207,20 @@ describe('the npm package, installed from its tarball', () => {
     assert.deepEqual(fs.readdirSync(dir), [], 'nothing was written');
   });
 
-  it('init scaffolds a minimal project that dev serves; a second init writes nothing', async () => {
+  it('init scaffolds a minimal project whose package.json installs and that dev serves; a second init writes nothing', async () => {
     const dir = emptyFolder('scaffolded');
     const run = (args: string[]) => spawnSync(path.join(project, 'node_modules/.bin', BIN), args, { cwd: dir, encoding: 'utf8' });
     const created = run(['init']);
     assert.equal(created.status, 0, created.stderr);
+    assert.match(created.stdout, /Created in .*: langgraph\.json, src\/agent\.ts, package\.json\n/);
     assert.match(created.stdout, /Next: npx agentplane-server dev/);
     const graph = fs.readFileSync(path.join(dir, 'src/agent.ts'), 'utf8');
+    // the new project's own dependencies, as its user installs them: dev then serves its LangGraph
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, stdio: 'pipe' });
+    const installed = (JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/@langchain/langgraph/package.json'), 'utf8')) as { version: string }).version;
     const { url } = await start(['dev', '--memory', '--no-reload'], {}, dir);
     assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
+    assert.equal(((await (await fetch(`${url}/info`)).json()) as { langgraph_js_version: string }).langgraph_js_version, installed);
     const again = run(['init']);
     assert.equal(again.status, 1);
     assert.match(again.stderr, /already has langgraph\.json, src\/agent\.ts; nothing was written/);
@@ -244,7 +249,7 @@ describe('the npm package, installed from its tarball', () => {
         }
       });
       const { url, output } = await listening(child, 'dev at a terminal');
-      assert.match(output(), /Scaffold a minimal project here \(langgraph\.json, src\/agent\.ts\)\? \[Y\/n\]/);
+      assert.match(output(), /Scaffold a minimal project here \(langgraph\.json, src\/agent\.ts, its dependencies in package\.json\)\? \[Y\/n\]/);
       assert.ok(fs.existsSync(path.join(dir, 'langgraph.json')));
       assert.equal(await lastReply(url, 'agent', 'hi'), 'You said: hi');
     },

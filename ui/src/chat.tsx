@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agent } from './api';
 import { ErrorNotice, short } from './components';
-import { breakpointOf, interruptsOf, PendingInterrupts, type PendingInterrupt } from './interrupts';
+import { interruptsOf, pauseOf, PendingInterrupts, type Pause, type PendingInterrupt } from './interrupts';
 import { MessageList, textOf, upsertMessage, type Message } from './messages';
 
 /**
@@ -43,7 +43,7 @@ export function ChatPanel({
   const [messages, setMessages] = useState<Message[]>([]);
   const [streaming, setStreaming] = useState(false);
   const [interrupts, setInterrupts] = useState<PendingInterrupt[]>([]);
-  const [pausedBefore, setPausedBefore] = useState<string[]>([]);
+  const [pause, setPause] = useState<Pause | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [draft, setDraft] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
@@ -60,7 +60,7 @@ export function ChatPanel({
       .then((state) => {
         setMessages(((state.values as { messages?: Message[] })?.messages ?? []) as Message[]);
         setInterrupts(interruptsOf(state));
-        setPausedBefore(breakpointOf(state));
+        setPause(pauseOf(state));
       })
       .catch(setError);
   }, [initialThread]);
@@ -69,7 +69,7 @@ export function ChatPanel({
     setStreaming(true);
     setError(null);
     setInterrupts([]);
-    setPausedBefore([]);
+    setPause(null);
     try {
       const client = agent();
       let tid = threadId;
@@ -96,7 +96,7 @@ export function ChatPanel({
       const state = await client.threads.getState(tid);
       setMessages((list) => keepSent(list, ((state.values as { messages?: Message[] })?.messages ?? []) as Message[], sent));
       setInterrupts(interruptsOf(state));
-      setPausedBefore(breakpointOf(state));
+      setPause(pauseOf(state));
     } catch (e) {
       setError(e);
     } finally {
@@ -125,7 +125,7 @@ export function ChatPanel({
         ) : (
           <span class="muted">A new thread starts with the first message.</span>
         )}
-        <button type="button" onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]), setPausedBefore([]))} disabled={streaming}>
+        <button type="button" onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]), setPause(null))} disabled={streaming}>
           New conversation
         </button>
       </div>
@@ -137,10 +137,10 @@ export function ChatPanel({
       {!streaming && (
         <PendingInterrupts
           interrupts={interrupts}
-          pausedBefore={pausedBefore}
+          pause={pause}
           busy={streaming}
           onResume={(value) => void stream({ command: { resume: value } })}
-          // a breakpoint goes on with a run that has no input
+          // past a breakpoint, a retry, a run from an edit: a run that has no input
           onContinue={() => void stream({ input: null })}
         />
       )}

@@ -2,10 +2,12 @@
 // An interrupt whose value is agent-chat-ui's inbox payload (a HumanInterrupt: action_request,
 // config allow_*, description) gets its buttons: accept, edit the action's arguments, respond,
 // ignore; it is resumed with the HumanResponse the graph expects (a list when it asked with a
-// list). Any other value gets a free text/JSON answer. A run paused by a breakpoint
-// (interrupt_before/after: nothing asked, nodes still to run) gets a Continue button.
+// list). Any other value gets a free text/JSON answer. A thread with nodes still to run and
+// nothing asked says why (pauseOf): a failed run with its error, a breakpoint, or a state
+// written from outside that is ready to run; each with the button that goes on.
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
+import { Markdown } from './markdown';
 
 export interface PendingInterrupt {
   id?: string;
@@ -22,9 +24,28 @@ interface HumanInterrupt {
 export const interruptsOf = (state: Pick<ThreadState, 'tasks'> | undefined): PendingInterrupt[] =>
   (state?.tasks ?? []).flatMap((t) => (t.interrupts ?? []) as PendingInterrupt[]);
 
-/** Nodes a breakpoint stopped before: something is next, and nothing was asked. */
-export const breakpointOf = (state: Pick<ThreadState, 'tasks' | 'next'> | undefined): string[] =>
-  state && state.next.length && interruptsOf(state).length === 0 ? state.next : [];
+/**
+ * Why a thread that nothing asks about still has work left, as its checkpoint tells:
+ * - `failed`: a task of the last run raised (its error is kept on the task); running again retries it;
+ * - `breakpoint`: a run stopped in its loop before nodes (interrupt_before/after) and the thread is interrupted;
+ * - `ready`: the state was written from outside (an edit, a fork, `as_node`), or a run was
+ *   stopped: the next nodes run when a run starts from here.
+ * `threadStatus`, where known, keeps a stopped or cancelled run from passing for a breakpoint.
+ */
+export type Pause = { kind: 'failed'; nodes: string[]; errors: string[] } | { kind: 'breakpoint'; nodes: string[] } | { kind: 'ready'; nodes: string[] };
+
+type PausedState = Pick<ThreadState, 'tasks' | 'next' | 'metadata'>;
+
+export function pauseOf(state: PausedState | undefined, threadStatus?: string): Pause | null {
+  if (!state || interruptsOf(state).length) return null;
+  const failed = (state.tasks ?? []).filter((t) => t.error);
+  if (failed.length) return { kind: 'failed', nodes: failed.map((t) => t.name), errors: failed.map((t) => String(t.error)) };
+  if (!state.next.length) return null;
+  const source = (state.metadata as { source?: string } | null | undefined)?.source;
+  const inLoop = source === 'loop' || source === 'input';
+  if (inLoop && (threadStatus === undefined || threadStatus === 'interrupted')) return { kind: 'breakpoint', nodes: state.next };
+  return { kind: 'ready', nodes: state.next };
+}
 
 /** The inbox request in an interrupt's value (one, or the first of a list), if it is one. */
 function inboxOf(value: unknown): { request: HumanInterrupt; listed: boolean } | undefined {
@@ -37,26 +58,19 @@ function inboxOf(value: unknown): { request: HumanInterrupt; listed: boolean } |
 
 export interface ResumeProps {
   interrupts: PendingInterrupt[];
-  /** Nodes a breakpoint paused before (no interrupt asked anything). */
-  pausedBefore: string[];
+  /** Why the thread stopped with work left, when nothing asked (pauseOf). */
+  pause: Pause | null;
+  /** The page of the run that failed, where known. */
+  failedRunHref?: string;
   busy: boolean;
   onResume: (value: unknown) => void;
+  /** A run without input from the thread's checkpoint: past a breakpoint, a retry, a run from an edit. */
   onContinue: () => void;
 }
 
-export function PendingInterrupts({ interrupts, pausedBefore, busy, onResume, onContinue }: ResumeProps) {
-  if (interrupts.length === 0 && pausedBefore.length === 0) return null;
-  if (interrupts.length === 0)
-    return (
-      <div class="interrupt" role="region" aria-label="Paused at a breakpoint">
-        <p>
-          <strong>Paused before {pausedBefore.join(', ')}</strong> (a breakpoint): continue the run to go on.
-        </p>
-        <button type="button" class="primary" disabled={busy} onClick={onContinue}>
-          Continue
-        </button>
-      </div>
-    );
+export function PendingInterrupts({ interrupts, pause, failedRunHref, busy, onResume, onContinue }: ResumeProps) {
+  if (interrupts.length === 0 && !pause) return null;
+  if (interrupts.length === 0) return <PauseNotice pause={pause!} failedRunHref={failedRunHref} busy={busy} onContinue={onContinue} />;
   const [first] = interrupts;
   const inbox = inboxOf(first.value);
   if (inbox)
@@ -69,6 +83,53 @@ export function PendingInterrupts({ interrupts, pausedBefore, busy, onResume, on
       />
     );
   return <FreeAnswer interrupts={interrupts} busy={busy} onResume={onResume} />;
+}
+
+function PauseNotice({ pause, failedRunHref, busy, onContinue }: { pause: Pause; failedRunHref?: string; busy: boolean; onContinue: () => void }) {
+  const nodes = pause.nodes.join(', ');
+  if (pause.kind === 'failed')
+    return (
+      <div class="interrupt failed" role="alert" aria-label="The last run failed">
+        <p>
+          <strong>The last run failed in {nodes}.</strong>
+          {failedRunHref && (
+            <>
+              {' '}
+              <a href={failedRunHref}>See the run and its trace</a>
+            </>
+          )}
+        </p>
+        {pause.errors.map((error, n) => (
+          <pre key={n} class="error-text">
+            {error}
+          </pre>
+        ))}
+        <button type="button" disabled={busy} onClick={onContinue}>
+          Retry from {nodes}
+        </button>
+      </div>
+    );
+  if (pause.kind === 'breakpoint')
+    return (
+      <div class="interrupt" role="region" aria-label="Paused at a breakpoint">
+        <p>
+          <strong>Paused before {nodes}</strong> (a breakpoint): continue the run to go on.
+        </p>
+        <button type="button" class="primary" disabled={busy} onClick={onContinue}>
+          Continue
+        </button>
+      </div>
+    );
+  return (
+    <div class="interrupt" role="region" aria-label="Ready to run from here">
+      <p>
+        <strong>Ready to run from here:</strong> {nodes} runs next.
+      </p>
+      <button type="button" class="primary" disabled={busy} onClick={onContinue}>
+        Run from here
+      </button>
+    </div>
+  );
 }
 
 function FreeAnswer({ interrupts, busy, onResume }: { interrupts: PendingInterrupt[]; busy: boolean; onResume: (value: unknown) => void }) {
@@ -124,9 +185,13 @@ function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; bu
   const editedArgs = () => Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, parsedLike(draft[k], v)]));
   return (
     <div class="interrupt inbox" role="region" aria-label="The run asks for a decision">
-      <p>
-        <strong>{request.description ?? 'The run is waiting for a decision.'}</strong>
-      </p>
+      {request.description ? (
+        <Markdown text={request.description} class="inbox-description" />
+      ) : (
+        <p>
+          <strong>The run is waiting for a decision.</strong>
+        </p>
+      )}
       <p class="muted">
         Action <code>{action}</code>
         {allow.allow_edit ? ': its arguments can be edited before accepting.' : ''}

@@ -29,6 +29,9 @@ const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolea
   '/apis/autoscaling/v2': [
     { name: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
   ],
+  '/apis/policy/v1': [
+    { name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
+  ],
 };
 
 export interface FakeKubeApi {

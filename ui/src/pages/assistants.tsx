@@ -11,6 +11,8 @@ import type { AgentCard as Card } from '../contract';
 import { navigate } from '../router';
 import { AssistantMetrics } from './assistantMetrics';
 import { AssistantSettings, NewAssistant } from './assistantSettings';
+import { InputRun, notAChat } from './inputRun';
+import type { JsonSchema } from '../schemaForm';
 
 export function AssistantsPage() {
   const list = useLoad(() => agent().assistants.search({ limit: 100 }), []);
@@ -63,6 +65,8 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
   const assistant = useLoad(() => agent().assistants.get(id), [id]);
   // the nodes the chat's run is executing now, highlighted in the graph
   const [runningNodes, setRunningNodes] = useState<string[]>([]);
+  const schemas = useLoad(() => agent().assistants.getSchemas(id), [id]);
+  const inputSchema = schemas.data?.input_schema as JsonSchema | null | undefined;
   const a = assistant.data as Assistant | undefined;
   if (!a) return <ErrorNotice error={assistant.error} />;
   return (
@@ -96,9 +100,12 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
           </Section>
         </div>
         <div>
-          <Section title="Chat">
-            <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
-          </Section>
+          <InputRun assistantId={id} inputSchema={inputSchema} />
+          {!notAChat(inputSchema) && (
+            <Section title="Chat">
+              <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
+            </Section>
+          )}
           <AssistantMetrics id={a.assistant_id} />
         </div>
       </div>

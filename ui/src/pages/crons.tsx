@@ -6,6 +6,7 @@ import { Cron } from 'croner';
 import { useState } from 'preact/hooks';
 import { agent, hasOperation } from '../api';
 import { ConfirmButton, ErrorNotice, NotAvailable, Section, Status, Time, short, useAction, useLoad } from '../components';
+import { AssistantName } from '../assistantName';
 
 const PRESETS = [
   { label: 'Every minute', schedule: '* * * * *' },
@@ -66,7 +67,7 @@ function CronItem({ cron, onDeleted }: { cron: CronRecord; onDeleted: () => void
     <li class="cron">
       <div class="section-head">
         <h3>
-          <code>{cron.schedule}</code> <span class="muted">assistant</span> <code>{short(cron.assistant_id)}</code>
+          <code>{cron.schedule}</code> <span class="muted">assistant</span> <AssistantName id={cron.assistant_id} />
         </h3>
         <ConfirmButton label="Delete" question="Delete this cron?" onConfirm={() => remove.run()} busy={remove.busy} />
       </div>

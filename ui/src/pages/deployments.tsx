@@ -196,6 +196,8 @@ export function DeploymentPage({ id }: { id: string }) {
   const customUrl = d.source_config.custom_url;
   const revisionList = revisions.data?.resources ?? [];
   const latest = revisionList.find((r) => r.id === d.latest_revision_id);
+  // the deployment answers at its URL once a revision of it has deployed (an earlier one keeps serving while a later one fails)
+  const serving = revisionList.some((r) => r.status === 'DEPLOYED') || Boolean(d.active_revision_id);
   return (
     <>
       <div class="page-head">
@@ -237,7 +239,12 @@ export function DeploymentPage({ id }: { id: string }) {
             <Field label="Source">{d.source}</Field>
             <Field label="Type">{d.source_config.deployment_type}</Field>
             <Field label="URL">
-              {customUrl && /^https?:\/\//i.test(customUrl) ? (
+              {customUrl && !serving ? (
+                // a URL nothing answers at yet is not offered as a link
+                <>
+                  <code>{customUrl}</code> <span class="muted">(not serving: no revision has deployed)</span>
+                </>
+              ) : customUrl && /^https?:\/\//i.test(customUrl) ? (
                 <a href={customUrl} target="_blank" rel="noreferrer">
                   {customUrl}
                 </a>

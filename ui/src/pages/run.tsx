@@ -5,6 +5,8 @@
 import { call, agent, hasOperation } from '../api';
 import { ErrorNotice, NotAvailable, Raw, Section, Status, Time, short, useLoad } from '../components';
 import type { TraceSpan } from '../contract';
+import { AssistantName } from '../assistantName';
+import { SpanContent } from '../spanContent';
 
 const ms = (value: number) => (value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 1 : 0)} ms`);
 
@@ -58,6 +60,7 @@ function TraceTimeline({ spans }: { spans: TraceSpan[] }) {
               <div class="span-bar" style={{ marginLeft: `${offset}%`, width: `${Math.min(width, 100 - offset)}%` }} />
             </div>
             {span.error && <p class="span-error-text">{span.error}</p>}
+            <SpanContent span={span} />
             <Raw value={span.attributes} label="Attributes" />
           </li>
         );
@@ -91,7 +94,7 @@ export function RunPage({ threadId, runId }: { threadId: string; runId: string }
       {run.error && <ErrorNotice error={run.error} />}
       {run.data && (
         <p class="muted">
-          Assistant <code>{short(run.data.assistant_id)}</code> · created <Time iso={run.data.created_at} /> · updated <Time iso={run.data.updated_at} />
+          Assistant <AssistantName id={run.data.assistant_id} /> · created <Time iso={run.data.created_at} /> · updated <Time iso={run.data.updated_at} />
         </p>
       )}
       <Section title="Trace">

@@ -4,9 +4,10 @@ import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgrap
 import { useState } from 'preact/hooks';
 import { agent, hasOperation } from '../api';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
-import { breakpointOf, interruptsOf, PendingInterrupts } from '../interrupts';
+import { interruptsOf, pauseOf, PendingInterrupts } from '../interrupts';
 import { MessageList, textOf, type Message } from '../messages';
 import { navigate } from '../router';
+import { AssistantName } from '../assistantName';
 
 const PAGE = 20;
 const STATUSES = ['idle', 'busy', 'interrupted', 'error'];
@@ -102,6 +103,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             <tr>
               <th scope="col">Thread</th>
               <th scope="col">Status</th>
+              <th scope="col">Assistant</th>
               <th scope="col">First message</th>
               <th scope="col">Messages</th>
               <th scope="col">Metadata</th>
@@ -119,6 +121,9 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
                 </td>
                 <td>
                   <Status value={t.status} />
+                </td>
+                <td>
+                  <AssistantName id={t.metadata?.assistant_id as string | undefined} />
                 </td>
                 <td class="first-message">{firstMessage(t.values)}</td>
                 <td>{messagesOf(t.values).length}</td>
@@ -193,6 +198,7 @@ export function ThreadPage({ id }: { id: string }) {
     reloadAll();
   });
   if (!t) return <ErrorNotice error={thread.error} />;
+  const failedRun = t.status === 'error' ? runs.data?.find((r) => r.status === 'error') : undefined;
   return (
     <>
       <div class="page-head">
@@ -214,7 +220,8 @@ export function ThreadPage({ id }: { id: string }) {
       {assistantId && state.data && (
         <PendingInterrupts
           interrupts={interruptsOf(state.data)}
-          pausedBefore={breakpointOf(state.data)}
+          pause={pauseOf(state.data, t.status)}
+          failedRunHref={failedRun && `/dashboard/threads/${t.thread_id}/runs/${failedRun.run_id}`}
           busy={resume.busy || t.status === 'busy'}
           onResume={(value) => resume.run({ command: { resume: value } })}
           onContinue={() => resume.run({ input: null })}
@@ -287,7 +294,7 @@ function StateView({ state, error }: { state: ThreadState | undefined; error: un
         </Field>
         {Object.entries(values).map(([k, v]) => (
           <Field key={k} label={k}>
-            {k === 'messages' && Array.isArray(v) ? `${v.length} messages` : <code>{JSON.stringify(v)}</code>}
+            {k === 'messages' && Array.isArray(v) ? `${v.length} message${v.length === 1 ? '' : 's'}` : <code>{JSON.stringify(v)}</code>}
           </Field>
         ))}
       </dl>
@@ -387,7 +394,7 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
                 <Status value={r.status} />
               </td>
               <td>
-                <code>{short(r.assistant_id)}</code>
+                <AssistantName id={r.assistant_id} />
               </td>
               <td>
                 <Time iso={r.created_at} />
@@ -532,6 +539,126 @@ function CheckpointState({
         </p>
       )}
       <ErrorNotice error={fork.error} />
+      {assistantId && state.data && (
+        <RerunFromCheckpoint threadId={threadId} checkpointId={checkpointId} state={state.data} assistantId={assistantId} onRan={onForked} />
+      )}
+    </div>
+  );
+}
+
+/** The node whose write made a checkpoint (its metadata's `writes`), if one did. */
+const writerOf = (state: ThreadState): string =>
+  Object.keys(((state.metadata as { writes?: Record<string, unknown> } | null)?.writes ?? {}) as object)[0] ?? '';
+
+/**
+ * Studio's history work at a picked checkpoint: run its next nodes again as they are ("Re-run
+ * from here": a run without input from that checkpoint), or first edit the state there, as
+ * the node that wrote it, and re-run from the edit. Either way a new branch grows from the
+ * checkpoint; what came after it before stays in the history.
+ */
+function RerunFromCheckpoint({
+  threadId,
+  checkpointId,
+  state,
+  assistantId,
+  onRan,
+}: {
+  threadId: string;
+  checkpointId: string;
+  state: ThreadState;
+  assistantId: string;
+  onRan: () => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [json, setJson] = useState(() => JSON.stringify(state.values ?? {}, null, 2));
+  const [asNode, setAsNode] = useState(() => writerOf(state));
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const runFrom = async (from: string) => {
+    const client = agent();
+    const run = await client.runs.create(threadId, assistantId, { input: null, checkpointId: from });
+    await client.runs.join(threadId, run.run_id);
+    onRan();
+  };
+  const rerun = useAction(() => runFrom(checkpointId));
+  const editAndRerun = useAction(async () => {
+    let values: unknown;
+    try {
+      values = JSON.parse(json);
+    } catch (e) {
+      setInvalid(`Not JSON: ${(e as Error).message}`);
+      return;
+    }
+    const written = (await agent().threads.updateState(threadId, { values, checkpointId, asNode: asNode.trim() || undefined })) as {
+      checkpoint?: { checkpoint_id?: string };
+      configurable?: { checkpoint_id?: string };
+    };
+    const edited = written.checkpoint?.checkpoint_id ?? written.configurable?.checkpoint_id;
+    if (!edited) throw new Error('The server did not say which checkpoint the edit wrote.');
+    setEditing(false);
+    await runFrom(edited);
+  });
+  const busy = rerun.busy || editAndRerun.busy;
+  return (
+    <div class="rerun" role="group" aria-label="Re-run from this checkpoint">
+      {state.next.length ? (
+        <p class="muted">
+          From here {state.next.join(', ')} {state.next.length === 1 ? 'runs' : 'run'} next.
+        </p>
+      ) : (
+        <p class="muted">Nothing runs after this checkpoint: edit its state to go on from it.</p>
+      )}
+      <div class="buttons">
+        {state.next.length > 0 && (
+          <button type="button" disabled={busy} onClick={() => rerun.run()}>
+            Re-run from here
+          </button>
+        )}
+        {!editing && (
+          <button type="button" disabled={busy} onClick={() => setEditing(true)}>
+            Edit state here
+          </button>
+        )}
+      </div>
+      {editing && (
+        <form
+          class="store-form"
+          aria-label="Edit the state at this checkpoint and re-run"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setInvalid(null);
+            editAndRerun.run();
+          }}
+        >
+          <div class="field">
+            <label for="checkpoint-values">State at this checkpoint (JSON; each key goes through its reducer: a message with the same id is replaced)</label>
+            <textarea
+              id="checkpoint-values"
+              rows={8}
+              value={json}
+              aria-invalid={Boolean(invalid)}
+              onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)}
+            />
+          </div>
+          <div class="field">
+            <label for="checkpoint-as-node">As node (the node that wrote this checkpoint keeps what runs next)</label>
+            <input id="checkpoint-as-node" value={asNode} onInput={(e) => setAsNode((e.target as HTMLInputElement).value)} />
+          </div>
+          {invalid && (
+            <p class="error" role="alert">
+              {invalid}
+            </p>
+          )}
+          <div class="buttons">
+            <button type="submit" class="primary" disabled={busy}>
+              Save and re-run
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      <ErrorNotice error={rerun.error ?? editAndRerun.error} />
     </div>
   );
 }

@@ -2,8 +2,9 @@
 // layers that each build once: the base (Node.js from this machine, baseImage.ts), the
 // server (this agentplane and its run-time dependencies at /opt/agentplane, serving on
 // 0.0.0.0:8000 as upstream's images do), and the project (copied to /deps/<name> with the
-// node_modules it has, its install and build commands run inside the build, never on the
-// host). `agentplane-server build`, the container deployer and the repository's Dockerfile
+// node_modules it has, less .git, its dotenv files and what its .dockerignore names
+// (buildContext.ts); its install and build commands run inside the build, never on the host).
+// `agentplane-server build`, the container deployer and the repository's Dockerfile
 // all make images this way.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +12,8 @@ import path from 'node:path';
 import { detectInstallCommand } from '../deployer/localBuild.ts';
 import { ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import type { ContainerEngine, RunOptions } from './engine.ts';
-import { linkTree, serverFiles, stageServerFiles } from './serverFiles.ts';
+import { stageProjectContext } from './buildContext.ts';
+import { serverFiles, stageServerFiles } from './serverFiles.ts';
 
 /** The port agentplane listens on in its images (upstream's images use 8000 too). */
 export const IMAGE_PORT = 8000;
@@ -22,7 +24,7 @@ const PROJECTS_DIR = '/deps';
 
 export interface BuildImageRequest {
   tag: string;
-  /** The folder copied into the image (without .git): the repository root, or the project file's folder. */
+  /** The folder copied into the image (less .git, dotenv files and its .dockerignore): the repository root, or the project file's folder. */
   projectDir: string;
   /** The project file (langgraph.json or agentplane.json), relative to projectDir. */
   configPath: string;
@@ -86,9 +88,15 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
   const name = path.basename(path.resolve(request.projectDir)).replace(/[^A-Za-z0-9._-]/g, '-') || 'project';
   const home = path.posix.join(PROJECTS_DIR, name);
   const configInImage = path.posix.join(home, path.relative(request.projectDir, configFile).split(path.sep).join('/'));
-  const install = request.installCommand === undefined || request.installCommand === null ? impliedInstallCommand(request.projectDir) : request.installCommand;
   return withContext('agentplane-project-', async (context) => {
-    linkTree(request.projectDir, path.join(context, 'project'), (entry) => entry !== '.git');
+    const staged = stageProjectContext(request.projectDir, request.configPath, path.join(context, 'project'));
+    if (staged.leftOut.length) options.onLine?.(`Left out of the image (.git, dotenv files, .dockerignore): ${staged.leftOut.join(', ')}`);
+    if (staged.emptiedEnvFile)
+      options.onLine?.(
+        `${staged.emptiedEnvFile} (the project's env) stands empty in the image: pass its variables where the image runs (-e, the deployment's secrets)`,
+      );
+    // what reaches the image decides: a node_modules the .dockerignore leaves out is installed there
+    const install = request.installCommand ?? impliedInstallCommand(path.join(context, 'project'));
     const lines = [`FROM ${server}`, 'USER root', `COPY project/ ${home}/`, `WORKDIR ${home}`];
     if (install) lines.push(`RUN ${install}`);
     if (path.posix.dirname(configInImage) !== home) lines.push(`WORKDIR ${path.posix.dirname(configInImage)}`);

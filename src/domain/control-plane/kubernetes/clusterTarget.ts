@@ -14,6 +14,7 @@ export const FIELD_MANAGER = 'agentplane';
 /** Kinds agentplane creates, in the order they are deleted (workloads first, what they use last). */
 const KINDS: [apiVersion: string, kind: string][] = [
   ['autoscaling/v2', 'HorizontalPodAutoscaler'],
+  ['policy/v1', 'PodDisruptionBudget'],
   ['apps/v1', 'Deployment'],
   ['apps/v1', 'StatefulSet'],
   ['v1', 'Service'],

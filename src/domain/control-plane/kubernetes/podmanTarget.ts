@@ -2,7 +2,8 @@
 // `podman kube down` on delete), for users without a cluster and for testing the manifests on a
 // real engine. podman 4 plays Deployments and PersistentVolumeClaims; what it does not play is
 // skipped with a line in the revision's deploy log, and a few fields are adapted:
-// - HorizontalPodAutoscaler, Service, StatefulSet (so the deployment's PostgreSQL): skipped.
+// - HorizontalPodAutoscaler, PodDisruptionBudget, Service, StatefulSet (so the deployment's
+//   PostgreSQL): skipped.
 // - Secret: created as a podman secret holding its keys (podman reads `secretKeyRef` and
 //   `envFrom.secretRef` from those; a `kind: Secret` document it plays is stored in a form it
 //   cannot read back).
@@ -15,7 +16,8 @@
 // - the pod's restartPolicy is OnFailure (podman restarts init containers with the pod's
 //   Always, and a finished init container then never leaves); native sidecars (init containers
 //   with restartPolicy Always) run beside the main container; probes are dropped (podman turns a
-//   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself).
+//   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself),
+//   and so is the preStop wait (no Service routes to a played pod: nothing to wait out).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +25,7 @@ import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { freePort } from '../deployer/probes.ts';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
+import { manifestsAsYaml } from './manifestYaml.ts';
 import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
 import { DEFAULT_UID } from './tenantBoundary.ts';
 
@@ -63,6 +66,7 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
         delete container.readinessProbe;
         delete container.livenessProbe;
         delete container.startupProbe;
+        delete container.lifecycle;
         const server = manifest.metadata.name === serverName && container === pod.containers[0];
         if (server) container.ports = [{ containerPort: SERVER_PORT, hostPort, hostIP: '127.0.0.1' }];
         else delete container.ports;
@@ -143,7 +147,7 @@ export class PodmanTarget implements KubeTarget {
       );
       if (!exists) await this.podman(['volume', 'create', '--opt', `o=uid=${uid},gid=${uid}`, name]);
     }
-    fs.writeFileSync(file, played.map((m) => YAML.stringify(m)).join('---\n'), { mode: 0o600 });
+    fs.writeFileSync(file, manifestsAsYaml(played), { mode: 0o600 });
     say(`kube-local: playing ${played.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
     await this.podman(['kube', 'play', file]);
   }

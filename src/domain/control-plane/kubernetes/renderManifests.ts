@@ -1,8 +1,12 @@
 // A revision as Kubernetes manifests, from its deployment's `resource_spec`: the API server
-// (Deployment, HPA, Service), queue workers when `queue_*` is set (the same image in the
-// `queue` role), the secrets (Secret, as environment variables), and a PostgreSQL
-// (StatefulSet with a PVC, Service, Secret) when the deployment needs a database. Pure: the
-// same revision always renders the same manifests; what applies them is the deployer's business.
+// (Deployment, HPA, PodDisruptionBudget, Service), queue workers when `queue_*` is set (the
+// same image in the `queue` role), the secrets (Secret, as environment variables), and a
+// PostgreSQL (StatefulSet with a PVC, Service, Secret) when the deployment needs a database.
+// What a cluster engineer expects of them: a Deployment an HPA scales has no `replicas` (each
+// apply would reset what the HPA chose); two or more replicas get a PodDisruptionBudget; rollouts
+// add a pod before taking one away; a pod leaves the Service before its server stops listening;
+// the user's annotations go on the workloads, their pods and the Service only. Pure: the same
+// revision always renders the same manifests; what applies them is the deployer's business.
 import type { Container as SpecContainer, ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
 import type { DeploymentRecord, RevisionRecord } from '../records.ts';
 import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext, tenantBoundaryProblems } from './tenantBoundary.ts';
@@ -41,6 +45,15 @@ export const SERVER_PORT = 8000;
 export const DATABASE_PORT = 5432;
 /** The uid of the `postgres` user of the official PostgreSQL image. */
 const POSTGRES_UID = 999;
+/**
+ * A stopping pod keeps serving this long before its server gets SIGTERM: the endpoints
+ * controller and every node's proxy take a few seconds to stop sending it new connections.
+ */
+export const PRE_STOP_SECONDS = 5;
+/** preStop, then the server's own drain on SIGTERM (in-flight requests ≤ 5 s, then its runs handed back). */
+export const TERMINATION_GRACE_SECONDS = 30;
+/** Where Node.js is in agentplane's images (the base `build` makes, and the official node images): preStop's sleep, as they have no coreutils. */
+const IMAGE_NODE = '/usr/local/bin/node';
 
 const REDIS_FIELDS = ['redis_cpu', 'redis_cpu_limit', 'redis_memory_mb', 'redis_memory_limit_mb'] as const;
 // upstream marks these "do not use"; agentplane has no orchestrator or executor process
@@ -147,9 +160,10 @@ export function renderManifests(input: RenderInput): Rendered {
   const ignored = IGNORED_FIELDS.filter((f) => set(spec[f]));
   const annotations = {
     ...(spec.annotations ?? {}),
-    // said on the objects, so nobody wonders where those fields went
+    // said on the workloads, so nobody wonders where those fields went
     ...(ignored.length ? { 'agentplane.dev/ignored-resource-fields': ignored.join(',') } : {}),
   };
+  const annotationsField = Object.keys(annotations).length ? { annotations } : {};
   const selectorOf = (component: string) => ({
     'app.kubernetes.io/name': 'agentplane',
     'app.kubernetes.io/instance': names.server,
@@ -157,12 +171,10 @@ export function renderManifests(input: RenderInput): Rendered {
   });
   // selectors use only agentplane's labels, so no user label can make two workloads select each other's pods
   const labelsOf = (component: string) => ({ ...userLabels, ...selectorOf(component), 'agentplane.dev/deployment-id': deployment.id });
-  const metadata = (name: string, component: string) => ({
-    name,
-    namespace,
-    labels: labelsOf(component),
-    ...(Object.keys(annotations).length ? { annotations } : {}),
-  });
+  const metadata = (name: string, component: string): Manifest['metadata'] => ({ name, namespace, labels: labelsOf(component) });
+  // the user's annotations (ingress, mesh, monitoring hints) are for the workload, its pods and
+  // its Service; on Secrets or the database they would only leak or trigger what they should not
+  const annotated = (name: string, component: string): Manifest['metadata'] => ({ ...metadata(name, component), ...annotationsField });
 
   const manifests: Manifest[] = [];
   if (deployment.secrets.length > 0) {
@@ -176,7 +188,8 @@ export function renderManifests(input: RenderInput): Rendered {
   }
   if (database) manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
 
-  const workload = (role: 'server' | 'queue', name: string, replicas: number, res: ReturnType<typeof resources>): Manifest => {
+  /** A Deployment; `replicas` null when an HPA owns the count. */
+  const workload = (role: 'server' | 'queue', name: string, replicas: number | null, res: ReturnType<typeof resources>): Manifest => {
     const env: Record<string, unknown>[] = [
       { name: 'AGENTPLANE_ROLE', value: role },
       { name: 'HOST', value: '0.0.0.0' },
@@ -199,6 +212,8 @@ export function renderManifests(input: RenderInput): Rendered {
       securityContext: restrictedSecurityContext(null),
       readinessProbe: { httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5 },
       livenessProbe: { httpGet: { path: '/ok', port: 'http' }, initialDelaySeconds: 30, periodSeconds: 10 },
+      // the server stops listening on SIGTERM: until then the Service may still send it requests
+      lifecycle: role === 'server' ? { preStop: { exec: { command: [IMAGE_NODE, '-e', `setTimeout(() => {}, ${PRE_STOP_SECONDS * 1000})`] } } } : undefined,
     });
     const sidecars = (spec.sidecars ?? []).map((c) => container(c));
     // a sidecar with restartPolicy Always is a native sidecar (an init container that keeps
@@ -209,16 +224,19 @@ export function renderManifests(input: RenderInput): Rendered {
     return {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: metadata(name, role),
+      metadata: annotated(name, role),
       spec: {
-        replicas,
+        ...(replicas === null ? {} : { replicas }),
         selector: { matchLabels: selectorOf(role) },
+        // a new pod is ready before an old one goes: replicas share the database, so old and new serve side by side
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
         template: {
-          metadata: { labels: { ...labelsOf(role), 'agentplane.dev/revision-id': revision.id }, ...(Object.keys(annotations).length ? { annotations } : {}) },
+          metadata: { labels: { ...labelsOf(role), 'agentplane.dev/revision-id': revision.id }, ...annotationsField },
           spec: withoutNulls({
             // the namespace's service account (the operator's), with no API token: a tenant's pod talks to no cluster API
             automountServiceAccountToken: false,
             securityContext: RESTRICTED_POD_CONTEXT,
+            terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
             imagePullSecrets: spec.image_pull_secrets ?? undefined,
             volumes: spec.volumes ?? undefined,
             initContainers: initContainers.length ? initContainers : undefined,
@@ -229,14 +247,18 @@ export function renderManifests(input: RenderInput): Rendered {
     };
   };
 
+  /** The workload, and its HPA and PodDisruptionBudget when it has them. */
+  const scaled = (role: 'server' | 'queue', name: string, min: number, max: number | null | undefined, res: ReturnType<typeof resources>) => {
+    const hpa = autoscaler(name, min, max, metadata(name, role));
+    const pdb = min >= 2 ? disruptionBudget(metadata(name, role), selectorOf(role)) : null;
+    return [workload(role, name, hpa ? null : min, res), hpa, pdb].filter((m): m is Manifest => m !== null);
+  };
   const serverReplicas = spec.min_scale ?? 1;
-  manifests.push(workload('server', names.server, serverReplicas, resources(spec.cpu, spec.cpu_limit, spec.memory_mb, spec.memory_limit_mb)));
-  const serverHpa = autoscaler(names.server, serverReplicas, spec.max_scale, metadata(names.server, 'server'));
-  if (serverHpa) manifests.push(serverHpa);
+  manifests.push(...scaled('server', names.server, serverReplicas, spec.max_scale, resources(spec.cpu, spec.cpu_limit, spec.memory_mb, spec.memory_limit_mb)));
   manifests.push({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: metadata(names.server, 'server'),
+    metadata: annotated(names.server, 'server'),
     spec: { selector: selectorOf('server'), ports: [{ name: 'http', port: SERVER_PORT, targetPort: 'http' }] },
   });
 
@@ -245,9 +267,8 @@ export function renderManifests(input: RenderInput): Rendered {
     const queueCpu = spec.queue_cpu ?? spec.cpu;
     const queueMemory = spec.queue_memory_mb ?? spec.memory_mb;
     const queueReplicas = spec.queue_min_scale ?? serverReplicas;
-    manifests.push(workload('queue', names.queue, queueReplicas, resources(queueCpu, spec.queue_cpu_limit, queueMemory, spec.queue_memory_limit_mb)));
-    const queueHpa = autoscaler(names.queue, queueReplicas, spec.queue_max_scale ?? spec.max_scale, metadata(names.queue, 'queue'));
-    if (queueHpa) manifests.push(queueHpa);
+    const queueResources = resources(queueCpu, spec.queue_cpu_limit, queueMemory, spec.queue_memory_limit_mb);
+    manifests.push(...scaled('queue', names.queue, queueReplicas, spec.queue_max_scale ?? spec.max_scale, queueResources));
   }
   return { ok: true, namespace, manifests };
 }
@@ -266,6 +287,11 @@ function autoscaler(target: string, replicas: number, max: number | null | undef
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 75 } } }],
     },
   };
+}
+
+/** At most one pod of a workload of two or more replicas down at a time for a drain or an upgrade of its node. */
+function disruptionBudget(metadata: Manifest['metadata'], selector: Record<string, string>): Manifest {
+  return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec: { maxUnavailable: 1, selector: { matchLabels: selector } } };
 }
 
 /** An init container or sidecar as given (every field of the seed's container object), under the restricted profile. */
