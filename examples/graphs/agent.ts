@@ -51,6 +51,11 @@ class ScriptedChatModel extends BaseChatModel<BaseChatModelCallOptions, AIMessag
     return 'scripted';
   }
 
+  /** What a trace names the model and its provider by (a hosted model names its own, e.g. openai / gpt-4o). */
+  override getLsParams(options: this['ParsedCallOptions']) {
+    return { ...super.getLsParams(options), ls_provider: 'agentplane', ls_model_name: 'scripted-calculator' };
+  }
+
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const message = decide(messages, messages.length);
     return { generations: [{ text: textOf(message.content), message }] };

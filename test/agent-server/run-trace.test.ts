@@ -53,11 +53,14 @@ describe('a run trace read through the API', () => {
     const model = spans.find((s) => s.kind === 'model')!;
     const toolCall = spans.find((s) => s.kind === 'tool')!;
     assert.equal(model.parent_span_id, nodes[0].span_id);
-    assert.match(String(model.attributes['gen_ai.prompt.messages']), /add/);
-    assert.equal(model.attributes['gen_ai.completion'], 'Let me add 2 and 3.');
-    assert.equal(toolCall.name, 'add');
+    // the trace a run keeps has the content that content capture keeps out of the export
+    assert.match(String(model.attributes['gen_ai.input.messages']), /add/);
+    assert.deepEqual(JSON.parse(String(model.attributes['gen_ai.output.messages'])), [
+      { role: 'assistant', parts: [{ type: 'text', content: 'Let me add 2 and 3.' }], finish_reason: 'stop' },
+    ]);
+    assert.equal(toolCall.name, 'execute_tool add');
     assert.equal(toolCall.parent_span_id, nodes[1].span_id);
-    assert.equal(toolCall.attributes['tool.output'], '5');
+    assert.equal(toolCall.attributes['gen_ai.tool.call.result'], '5');
     assert.ok(spans.every((s) => s.status === 'ok'));
     // the trace is no part of the run object
     const got = (await (await server.api(`/threads/${thread.thread_id}/runs/${run.run_id}`)).json()) as Record<string, unknown>;
@@ -95,7 +98,7 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT set, the spans of a run arrive at the col
         .spans()
         .filter((s) => s.service === 'my-deployment')
         .map((s) => s.name);
-    await receiver.arrived(() => ['run', 'agent', 'tools', 'add'].every((name) => names().includes(name)));
+    await receiver.arrived(() => ['invoke_agent traced', 'agent', 'tools', 'execute_tool add'].every((name) => names().includes(name)));
     assert.ok(receiver.spans().every((s) => s.service === 'my-deployment'));
   } finally {
     await server.kill();

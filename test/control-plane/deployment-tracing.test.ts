@@ -67,7 +67,9 @@ test('a deployed server exports the spans of its runs with the deployment name a
       body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }),
     });
     assert.equal(ran.status, 200);
-    await receiver.arrived(() => receiver.spans().some((s) => s.name === 'run'));
+    await receiver.arrived(() => receiver.spans().some((s) => s.name === 'invoke_agent echo'));
+    // the deployer names the deployment on the resource, as the conventions' deployment.name
+    assert.ok(receiver.spans().every((s) => s.resource['deployment.name'] === 'traced-agent'));
     assert.deepEqual([...new Set(receiver.spans().map((s) => s.service))], ['traced-agent']);
     assert.equal((await api(`/v2/deployments/${created.body.id}`, { method: 'DELETE' })).status, 204);
   } finally {

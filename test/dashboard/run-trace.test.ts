@@ -32,7 +32,7 @@ test("a run's trace shows its nodes, a model call and a tool call in order with 
   );
   assert.deepEqual(
     rows.map((r) => `${r.kind}:${r.name}`),
-    ['run:run', 'node:agent', 'model:FakeListChatModel', 'node:tools', 'tool:add'],
+    ['run:invoke_agent traced', 'node:agent', 'model:chat FakeListChatModel', 'node:tools', 'tool:execute_tool add'],
   );
   assert.ok(
     rows.every((r) => /^\d+(\.\d+)? (ms|s)$/.test(r.duration ?? '')),

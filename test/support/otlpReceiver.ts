@@ -1,12 +1,34 @@
 // A local OTLP/HTTP collector for tests: it takes the JSON export requests
-// (@opentelemetry/exporter-trace-otlp-http) and keeps each span's name with its resource's
-// service.name; `arrived` resolves once what has come satisfies the check (no polling).
+// (@opentelemetry/exporter-trace-otlp-http) and keeps each span (name, ids, kind, status,
+// attributes and events as plain values) with its resource's attributes; `arrived` resolves
+// once what has come satisfies the check (no polling).
 import http from 'node:http';
+
+type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number; arrayValue?: { values?: AnyValue[] } };
+type KeyValue = { key: string; value: AnyValue };
 
 export interface ReceivedSpan {
   service: string;
+  resource: Record<string, unknown>;
   name: string;
+  spanId: string;
+  parentSpanId: string;
+  /** OpenTelemetry's span kind: 1 internal, 2 server, 3 client. */
+  kind: number;
+  /** 0 unset, 1 ok, 2 error. */
+  status: { code?: number; message?: string };
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string; attributes: Record<string, unknown> }>;
 }
+
+const plain = (value: AnyValue): unknown =>
+  value.stringValue ??
+  (value.intValue !== undefined ? Number(value.intValue) : undefined) ??
+  value.boolValue ??
+  value.doubleValue ??
+  (value.arrayValue ? (value.arrayValue.values ?? []).map(plain) : undefined);
+
+const record = (attributes: KeyValue[] = []) => Object.fromEntries(attributes.map((a) => [a.key, plain(a.value)]));
 
 export async function otlpReceiver(): Promise<{
   url: string;
@@ -23,13 +45,36 @@ export async function otlpReceiver(): Promise<{
       if (req.url === '/v1/traces') {
         const request = JSON.parse(body) as {
           resourceSpans: Array<{
-            resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
-            scopeSpans: Array<{ spans: Array<{ name: string }> }>;
+            resource: { attributes: KeyValue[] };
+            scopeSpans: Array<{
+              spans: Array<{
+                name: string;
+                spanId: string;
+                parentSpanId?: string;
+                kind: number;
+                status?: { code?: number; message?: string };
+                attributes?: KeyValue[];
+                events?: Array<{ name: string; attributes?: KeyValue[] }>;
+              }>;
+            }>;
           }>;
         };
         for (const resourceSpans of request.resourceSpans) {
-          const service = resourceSpans.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) received.push({ service, name: span.name });
+          const resource = record(resourceSpans.resource.attributes);
+          const service = String(resource['service.name'] ?? '');
+          for (const scope of resourceSpans.scopeSpans)
+            for (const span of scope.spans)
+              received.push({
+                service,
+                resource,
+                name: span.name,
+                spanId: span.spanId,
+                parentSpanId: span.parentSpanId ?? '',
+                kind: span.kind,
+                status: span.status ?? {},
+                attributes: record(span.attributes),
+                events: (span.events ?? []).map((e) => ({ name: e.name, attributes: record(e.attributes) })),
+              });
         }
         for (const wake of waiting) wake();
       }

@@ -56,12 +56,7 @@ export function graphExecutor(deps: {
       const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
       // a graph's store is its run's owner's: the partition the owner reads through /store
       const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
-      tracer = new RunTracer(run.run_id, {
-        'langgraph.run_id': run.run_id,
-        'langgraph.thread_id': run.thread_id,
-        'langgraph.graph_id': graph.id,
-        'langgraph.assistant_id': run.assistant_id,
-      });
+      tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
       const { plain, checkpointer, valuesAsText } = deps;
       const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText };
       const output = await runEither(ctx, deps.graphs);

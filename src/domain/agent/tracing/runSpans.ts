@@ -1,14 +1,19 @@
 // Where a run's OpenTelemetry spans go: one tracer provider per process (the main thread and
 // each run worker) that keeps every finished span of a run until the run takes them (so the
 // store holds the run's trace without any collector) and, when the standard
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON).
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON). What the spans
+// hold of a conversation (messages, tool arguments and results, node inputs and outputs) is
+// exported only with AGENTPLANE_TRACE_CONTENT=1: the GenAI conventions leave content capture
+// off by default, as it may hold personal data. The trace a run keeps always has it (it is read
+// by whoever may read the thread, which holds the same messages).
 import type { Context } from '@opentelemetry/api';
 import type { TraceSpan } from '../../../../generated/agent-server/types.gen.ts';
 import { createRequire } from 'node:module';
 import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
 import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
-import type { BasicTracerProvider, ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { PACKAGE_VERSION } from '../../../runtime/packageRoot.ts';
 
 // The OpenTelemetry SDK costs 0.3–0.5 s of start-up to import and only a run needs it: it is
 // required (their CommonJS builds, synchronously) on the first run, not imported at start.
@@ -76,6 +81,44 @@ export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
   return env.OTEL_SERVICE_NAME || env.AGENTPLANE_DEPLOYMENT_NAME || 'agentplane';
 }
 
+/** The attributes that hold a conversation's content (exported only when content capture is on). */
+export const CONTENT_ATTRIBUTES = [
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+  'input.value',
+  'output.value',
+  'langgraph.interrupt.value',
+];
+
+/** Content capture for exported spans (AGENTPLANE_TRACE_CONTENT=1; off by default). */
+export const traceContent = (env: NodeJS.ProcessEnv = process.env): boolean => env.AGENTPLANE_TRACE_CONTENT === '1' || env.AGENTPLANE_TRACE_CONTENT === 'true';
+
+/** An exporter that hands on each span without its content attributes. */
+function withoutContent(exporter: SpanExporter): SpanExporter {
+  const strip = (span: ReadableSpan): ReadableSpan => {
+    const attributes = { ...span.attributes };
+    for (const key of CONTENT_ATTRIBUTES) delete attributes[key];
+    // the span itself is the prototype: its context, times, events and status read through
+    return Object.create(span, { attributes: { value: attributes } }) as ReadableSpan;
+  };
+  return {
+    export: (spans, done) => exporter.export(spans.map(strip), done),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
+}
+
+/** The resource every span is exported with: the service (and deployment) and agentplane's version. */
+function resourceAttributes(env: NodeJS.ProcessEnv): Record<string, string> {
+  return {
+    'service.name': serviceName(env),
+    'service.version': PACKAGE_VERSION,
+    ...(env.AGENTPLANE_DEPLOYMENT_NAME ? { 'deployment.name': env.AGENTPLANE_DEPLOYMENT_NAME } : {}),
+  };
+}
+
 let installed: { provider: BasicTracerProvider; collector: RunSpanCollector } | undefined;
 
 /** This process's tracer provider (made on first use, from the environment). */
@@ -89,9 +132,10 @@ export function runSpans(): { provider: BasicTracerProvider; collector: RunSpanC
   // the exporter reads the standard OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers)
   if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     const { OTLPTraceExporter } = requireOnFirstRun('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
-    processors.push(new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 }));
+    const exporter = new OTLPTraceExporter();
+    processors.push(new BatchSpanProcessor(traceContent(env) ? exporter : withoutContent(exporter), { scheduledDelayMillis: 500 }));
   }
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName(env) }), spanProcessors: processors });
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes(env)), spanProcessors: processors });
   installed = { provider, collector };
   return installed;
 }

@@ -1,56 +1,82 @@
-// A run's trace from the LangChain callbacks every graph run already produces: one span for
-// the run, one per node (its superstep, input/output sizes), one per model call (messages,
-// token usage when the model reports it) and one per tool call, each with its error. Chains
-// that are not nodes (the graph itself, a node's inner runnables) add no span: their
-// children hang under the nearest span above them.
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+// A run's trace from the LangChain callbacks every graph run already produces, written as the
+// OpenTelemetry GenAI semantic conventions name things: one `invoke_agent <graph>` span for
+// the run, one span per node (its superstep, bounded input and output), one `chat <model>`
+// span per model call (messages with their tool calls, token usage when the model reports it)
+// and one `execute_tool <tool>` span per tool call, each with its error. Chains that are not
+// nodes (the graph itself, a node's inner runnables) add no span: their children hang under
+// the nearest span above them. Each span also says what it is to LangSmith's OTLP ingest
+// (`langsmith.span.kind`). What the spans carry of the conversation leaves the process only
+// when content capture is on (see runSpans.ts); the trace the run keeps has it all.
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { Serialized } from '@langchain/core/load/serializable';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
+import { boundedJson } from './boundedJson.ts';
+import { cut, genAiMessage, messagesJson } from './genAiMessages.ts';
 import { jsonLength } from './jsonLength.ts';
 import { RUN_ID_ATTRIBUTE, runSpans, type TraceSpan } from './runSpans.ts';
 
-const truncated = (text: string, max = 4000) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/** The run a tracer traces. */
+export interface TracedRun {
+  runId: string;
+  threadId: string;
+  graphId: string;
+  assistantId: string;
+}
+
+type Kind = TraceSpan['kind'];
 
 export class RunTracer extends BaseCallbackHandler {
   override name = 'agentplane_run_tracer';
   override awaitHandlers = true;
   private readonly root: Span;
+  private readonly runId: string;
   /** Each callback run id → the span its children go under (its own, or its parent's). */
   private readonly spans = new Map<string, { span: Span; own: boolean }>();
+  /** The interrupt a node paused the run with (the run itself then ends without an error). */
+  private pausedBy: unknown;
 
-  constructor(
-    private readonly runId: string,
-    attributes: Record<string, string>,
-  ) {
+  constructor(run: TracedRun) {
     super();
-    this.root = this.start('run', 'run', undefined, attributes);
+    this.runId = run.runId;
+    this.root = this.start(`invoke_agent ${run.graphId}`, 'run', undefined, {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': run.graphId,
+      'gen_ai.agent.id': run.assistantId,
+      'gen_ai.conversation.id': run.threadId,
+      'langsmith.span.kind': 'chain',
+      // LangSmith groups the runs of a thread by this metadata key
+      'langsmith.metadata.thread_id': run.threadId,
+      'langgraph.run_id': run.runId,
+      'langgraph.thread_id': run.threadId,
+      'langgraph.graph_id': run.graphId,
+      'langgraph.assistant_id': run.assistantId,
+    });
   }
 
-  private start(name: string, kind: string, parentRunId: string | undefined, attributes: Record<string, unknown> = {}): Span {
+  private start(name: string, kind: Kind, parentRunId: string | undefined, attributes: Attributes, spanKind = SpanKind.INTERNAL): Span {
     // the run's own span has no parent here: a trace per run
     const parent = (parentRunId && this.spans.get(parentRunId)?.span) || this.root;
     const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-    const span = runSpans()
+    return runSpans()
       .provider.getTracer('agentplane')
-      .startSpan(name, { attributes: { [RUN_ID_ATTRIBUTE]: this.runId, 'agentplane.kind': kind } }, context);
-    for (const [key, value] of Object.entries(attributes)) if (value !== undefined) span.setAttribute(key, value as string | number | boolean);
-    return span;
+      .startSpan(name, { kind: spanKind, attributes: { [RUN_ID_ATTRIBUTE]: this.runId, 'agentplane.kind': kind, ...defined(attributes) } }, context);
   }
 
-  private open(runId: string, name: string, kind: string, parentRunId: string | undefined, attributes: Record<string, unknown>): void {
-    this.spans.set(runId, { span: this.start(name, kind, parentRunId, attributes), own: true });
+  private open(runId: string, name: string, kind: Kind, parentRunId: string | undefined, attributes: Attributes, spanKind?: SpanKind): void {
+    this.spans.set(runId, { span: this.start(name, kind, parentRunId, attributes, spanKind), own: true });
   }
 
-  /** `attributes` is called only for a span of the run's own: sizing a chain's outputs walks them. */
-  private end(runId: string, attributes: () => Record<string, unknown> = () => ({}), error?: unknown): void {
+  /** `attributes` is called only for a span of the run's own: writing a chain's outputs walks them. */
+  private end(runId: string, attributes: () => Attributes = () => ({}), error?: unknown): void {
     const entry = this.spans.get(runId);
     this.spans.delete(runId);
     if (!entry?.own) return;
-    for (const [key, value] of Object.entries(attributes())) if (value !== undefined) entry.span.setAttribute(key, value as string | number | boolean);
-    if (error !== undefined) failed(entry.span, error);
+    entry.span.setAttributes(defined(attributes()));
+    if (isInterrupt(error)) interrupted(entry.span, (this.pausedBy = error));
+    else if (error !== undefined) failed(entry.span, error);
     entry.span.end();
   }
 
@@ -68,9 +94,11 @@ export class RunTracer extends BaseCallbackHandler {
     // LangGraph's own bookkeeping (`__start__`, channel writes) is hidden, as LangSmith hides it
     if (typeof node === 'string' && node === runName && !tags?.includes('langsmith:hidden')) {
       this.open(runId, node, 'node', parentRunId, {
+        'langsmith.span.kind': 'chain',
         'langgraph.node': node,
         'langgraph.step': metadata?.langgraph_step as number,
         'input.size': jsonLength(inputs),
+        'input.value': boundedJson(inputs),
       });
     } else {
       // not a node: its children go under the span above it
@@ -80,12 +108,11 @@ export class RunTracer extends BaseCallbackHandler {
   }
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
-    this.end(runId, () => ({ 'output.size': jsonLength(outputs) }));
+    this.end(runId, () => ({ 'output.size': jsonLength(outputs), 'output.value': boundedJson(outputs) }));
   }
 
   override handleChainError(err: unknown, runId: string): void {
-    // a node that interrupts "throws" GraphInterrupt: that is a pause, not an error
-    this.end(runId, undefined, isInterrupt(err) ? undefined : err);
+    this.end(runId, undefined, err);
   }
 
   override handleChatModelStart(
@@ -93,17 +120,25 @@ export class RunTracer extends BaseCallbackHandler {
     messages: BaseMessage[][],
     runId: string,
     parentRunId?: string,
-    _extra?: Record<string, unknown>,
+    extra?: Record<string, unknown>,
     _tags?: string[],
     metadata?: Record<string, unknown>,
-    runName?: string,
   ): void {
-    const flat = messages.flat().map((m) => ({ role: m.getType(), content: m.content }));
-    this.open(runId, runName ?? modelName(llm), 'model', parentRunId, {
-      'gen_ai.request.model': (metadata?.ls_model_name as string) ?? modelName(llm),
-      'gen_ai.prompt.messages': truncated(JSON.stringify(flat)),
-      'gen_ai.prompt.count': flat.length,
-    });
+    const model = modelName(llm, extra, metadata);
+    this.open(
+      runId,
+      `chat ${model}`,
+      'model',
+      parentRunId,
+      {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': providerName(llm, metadata),
+        'gen_ai.request.model': model,
+        'gen_ai.input.messages': messagesJson(messages.flat().map(genAiMessage)),
+        'langsmith.span.kind': 'llm',
+      },
+      SpanKind.CLIENT,
+    );
   }
 
   override handleLLMStart(
@@ -111,26 +146,30 @@ export class RunTracer extends BaseCallbackHandler {
     prompts: string[],
     runId: string,
     parentRunId?: string,
-    _extra?: Record<string, unknown>,
+    extra?: Record<string, unknown>,
     _tags?: string[],
-    _metadata?: Record<string, unknown>,
-    runName?: string,
+    metadata?: Record<string, unknown>,
   ): void {
-    this.open(runId, runName ?? modelName(llm), 'model', parentRunId, {
-      'gen_ai.prompt.count': prompts.length,
-      'gen_ai.prompt.messages': truncated(JSON.stringify(prompts)),
-    });
+    const model = modelName(llm, extra, metadata);
+    const asMessages = prompts.map((prompt) => ({ role: 'user', parts: [{ type: 'text' as const, content: cut(prompt) }] }));
+    this.open(
+      runId,
+      `text_completion ${model}`,
+      'model',
+      parentRunId,
+      {
+        'gen_ai.operation.name': 'text_completion',
+        'gen_ai.provider.name': providerName(llm, metadata),
+        'gen_ai.request.model': model,
+        'gen_ai.input.messages': messagesJson(asMessages),
+        'langsmith.span.kind': 'llm',
+      },
+      SpanKind.CLIENT,
+    );
   }
 
   override handleLLMEnd(output: LLMResult, runId: string): void {
-    const generation = output.generations?.[0]?.[0] as { text?: string; message?: { usage_metadata?: Record<string, number> } } | undefined;
-    const usage = generation?.message?.usage_metadata;
-    const reported = output.llmOutput?.tokenUsage as Record<string, number> | undefined;
-    this.end(runId, () => ({
-      'gen_ai.completion': generation?.text !== undefined ? truncated(generation.text) : undefined,
-      'gen_ai.usage.input_tokens': usage?.input_tokens ?? reported?.promptTokens,
-      'gen_ai.usage.output_tokens': usage?.output_tokens ?? reported?.completionTokens,
-    }));
+    this.end(runId, () => modelOutput(output));
   }
 
   override handleLLMError(err: unknown, runId: string): void {
@@ -147,12 +186,20 @@ export class RunTracer extends BaseCallbackHandler {
     runName?: string,
     toolCallId?: string,
   ): void {
-    this.open(runId, runName ?? modelName(tool), 'tool', parentRunId, { 'tool.input': truncated(String(input)), 'tool.call_id': toolCallId });
+    const name = runName ?? className(tool) ?? 'tool';
+    this.open(runId, `execute_tool ${name}`, 'tool', parentRunId, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.type': 'function',
+      'gen_ai.tool.call.id': toolCallId,
+      'gen_ai.tool.call.arguments': cut(String(input)),
+      'langsmith.span.kind': 'tool',
+    });
   }
 
   override handleToolEnd(output: unknown, runId: string): void {
     const content = (output as { content?: unknown } | undefined)?.content ?? output;
-    this.end(runId, () => ({ 'tool.output': truncated(typeof content === 'string' ? content : JSON.stringify(content ?? null)) }));
+    this.end(runId, () => ({ 'gen_ai.tool.call.result': cut(typeof content === 'string' ? content : JSON.stringify(content ?? null)) }));
   }
 
   override handleToolError(err: unknown, runId: string): void {
@@ -163,21 +210,84 @@ export class RunTracer extends BaseCallbackHandler {
   finish(error?: unknown): TraceSpan[] {
     for (const runId of [...this.spans.keys()]) this.end(runId);
     if (error !== undefined && !isInterrupt(error)) failed(this.root, error);
+    else if (isInterrupt(error ?? this.pausedBy)) interrupted(this.root, error ?? this.pausedBy);
     this.root.end();
     return runSpans().collector.take(this.runId);
   }
 }
 
+/** The model's answer: its messages (tool calls as parts), finish reasons, token usage. */
+function modelOutput(output: LLMResult): Attributes {
+  type Generation = {
+    text?: string;
+    generationInfo?: { finish_reason?: string };
+    message?: BaseMessage & { usage_metadata?: Record<string, number>; response_metadata?: Record<string, unknown> };
+  };
+  const generations = (output.generations?.flat() ?? []) as Generation[];
+  const finishReason = (g: Generation) =>
+    String(
+      g.generationInfo?.finish_reason ??
+        g.message?.response_metadata?.finish_reason ??
+        ((g.message as { tool_calls?: unknown[] })?.tool_calls?.length ? 'tool_call' : 'stop'),
+    );
+  const messages = generations.map((g) => ({
+    ...(g.message ? genAiMessage(g.message) : { role: 'assistant', parts: [{ type: 'text' as const, content: cut(g.text ?? '') }] }),
+    finish_reason: finishReason(g),
+  }));
+  const first = generations[0]?.message;
+  const usage = first?.usage_metadata;
+  const reported = output.llmOutput?.tokenUsage as Record<string, number> | undefined;
+  const responseModel = first?.response_metadata?.model_name ?? first?.response_metadata?.model;
+  return {
+    'gen_ai.output.messages': messagesJson(messages),
+    'gen_ai.response.finish_reasons': messages.map((m) => m.finish_reason),
+    'gen_ai.response.model': typeof responseModel === 'string' ? responseModel : undefined,
+    'gen_ai.usage.input_tokens': usage?.input_tokens ?? reported?.promptTokens,
+    'gen_ai.usage.output_tokens': usage?.output_tokens ?? reported?.completionTokens,
+  };
+}
+
 function failed(span: Span, error: unknown): void {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+  // an exception event: exception.type, exception.message and exception.stacktrace
   if (error instanceof Error) span.recordException(error);
+  else span.recordException({ name: 'Error', message });
+}
+
+/** A node that interrupts "throws" GraphInterrupt: a pause, not an error; the span says so. */
+function interrupted(span: Span, error: unknown): void {
+  const interrupts = (error as { interrupts?: Array<{ value?: unknown }> }).interrupts ?? [];
+  span.setAttributes({ 'langgraph.interrupted': true, 'langgraph.interrupt.value': boundedJson(interrupts.map((i) => i.value)) });
+  span.addEvent('langgraph.interrupt', { 'langgraph.interrupt.count': interrupts.length });
 }
 
 function isInterrupt(err: unknown): boolean {
   return err instanceof Error && (err.name === 'GraphInterrupt' || err.name === 'NodeInterrupt');
 }
 
-function modelName(serialized: Serialized): string {
-  return (serialized?.id as string[] | undefined)?.at(-1) ?? 'model';
+const className = (serialized: Serialized): string | undefined => (serialized?.id as string[] | undefined)?.at(-1);
+
+const firstString = (...values: unknown[]): string | undefined => values.find((v): v is string => typeof v === 'string' && v !== '');
+
+/** The model a call asked for, as LangChain reports it: LangSmith's metadata, the invocation parameters, the constructor's fields; the class name last. */
+function modelName(llm: Serialized, extra?: Record<string, unknown>, metadata?: Record<string, unknown>): string {
+  const params = (extra?.invocation_params ?? {}) as Record<string, unknown>;
+  const kwargs = ((llm as { kwargs?: Record<string, unknown> }).kwargs ?? {}) as Record<string, unknown>;
+  return (
+    firstString(metadata?.ls_model_name, params.model, params.model_name, params.modelName, kwargs.model, kwargs.model_name, kwargs.modelName) ??
+    className(llm) ??
+    'model'
+  );
+}
+
+/** The provider LangChain names (`ls_provider`: openai, anthropic, …). */
+function providerName(llm: Serialized, metadata?: Record<string, unknown>): string {
+  return firstString(metadata?.ls_provider) ?? className(llm)?.replace(/^Chat/, '').toLowerCase() ?? 'langchain';
+}
+
+/** Attributes without the undefined ones (OpenTelemetry drops them with a warning). */
+function defined(attributes: Attributes): Attributes {
+  return Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined));
 }
