@@ -9,7 +9,12 @@ import { finishedTracedRun } from '../support/tracedRun.ts';
 import { ROOT } from '../support/server.ts';
 import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
 
-const project = { graphs: { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' } };
+const project = {
+  graphs: {
+    traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced',
+    agent: path.join(ROOT, 'examples/graphs/agent.ts') + ':agent',
+  },
+};
 
 const fixture = dashboardFixture({ project });
 
@@ -45,6 +50,42 @@ test("a run's trace shows its nodes, a model call and a tool call in order with 
   // no horizontal scroll at 400 px
   await page.setViewportSize({ width: 400, height: 800 });
   assert.equal(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth <= 400), true);
+  assert.deepEqual(pageErrors(page), []);
+  await page.context().close();
+});
+
+test("a model call's tool calls, and the tool's arguments and result, are shown on the run's page", { timeout: 120_000 }, async () => {
+  const thread = (await (await fixture.server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+  const run = (await (
+    await fixture.server.api(`/threads/${thread.thread_id}/runs`, {
+      method: 'POST',
+      json: { assistant_id: 'agent', input: { messages: [{ role: 'user', content: 'what is 6 * 7?' }] } },
+    })
+  ).json()) as { run_id: string };
+  await fixture.server.api(`/threads/${thread.thread_id}/runs/${run.run_id}/join`);
+  const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/threads/${thread.thread_id}/runs/${run.run_id}`, {
+    key: fixture.server.key,
+  });
+  const trace = page.getByRole('list', { name: 'Trace' });
+  // the first model call asked for the calculator: its output message carries the call, with its arguments
+  const asked = trace
+    .locator('li[data-kind="model"]')
+    .first()
+    .getByRole('list', { name: /^Messages out of chat / });
+  const call = asked.getByLabel('Tool call calculator');
+  await call.waitFor();
+  assert.match((await call.locator('pre').textContent()) ?? '', /"input": "what is 6 \* 7\?"/);
+  // the tool's span: what it was called with and what it answered
+  const tool = trace.locator('li[data-kind="tool"]').first();
+  assert.match((await tool.locator('.span-json', { hasText: 'arguments' }).textContent()) ?? '', /6 \* 7/);
+  assert.match((await tool.locator('.span-json', { hasText: 'result' }).textContent()) ?? '', /42/);
+  // and the next model call read the tool's answer
+  const read = trace
+    .locator('li[data-kind="model"]')
+    .nth(1)
+    .getByRole('list', { name: /^Messages into chat / });
+  await read.locator('.part-tool-response', { hasText: '42' }).first().waitFor();
+  await screenshot(page, 'run-trace-tool-calls');
   assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });

@@ -69,7 +69,15 @@ function Messages({ label, value }: { label: string; value: unknown }) {
   );
 }
 
-function Json({ label, value }: { label: string; value: unknown }) {
+/** A JSON value under its label; `folded`: closed until asked for (a node's whole state is long). */
+function Json({ label, value, folded }: { label: string; value: unknown; folded?: boolean }) {
+  if (folded)
+    return (
+      <details class="span-json">
+        <summary class="span-role">{label}</summary>
+        <pre>{shown(parsed(value))}</pre>
+      </details>
+    );
   return (
     <div class="span-json">
       <span class="span-role">{label}</span>
@@ -87,8 +95,8 @@ export function SpanContent({ span }: { span: TraceSpan }) {
     a['gen_ai.tool.call.arguments'] !== undefined && <Json key="args" label="arguments" value={a['gen_ai.tool.call.arguments']} />,
     a['gen_ai.tool.call.result'] !== undefined && <Json key="result" label="result" value={a['gen_ai.tool.call.result']} />,
     // a node's (and the run's) input and output, as OpenInference names them
-    a['input.value'] !== undefined && <Json key="node-in" label="input" value={a['input.value']} />,
-    a['output.value'] !== undefined && <Json key="node-out" label="output" value={a['output.value']} />,
+    a['input.value'] !== undefined && <Json key="node-in" label="input" value={a['input.value']} folded />,
+    a['output.value'] !== undefined && <Json key="node-out" label="output" value={a['output.value']} folded />,
     a['langgraph.interrupt.value'] !== undefined && <Json key="interrupt" label="interrupt" value={a['langgraph.interrupt.value']} />,
   ].filter(Boolean);
   if (!blocks.length) return null;
