@@ -25,6 +25,7 @@ import { createPipeline } from './pipeline.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { Metrics } from './metrics.ts';
+import { PACKAGE_VERSION } from './packageRoot.ts';
 
 export type { Application, ApplicationFactory, BackgroundModule, ServerDeps, ServerStorage } from './application.ts';
 
@@ -46,6 +47,9 @@ export async function startHttpServer(
   createApp: ApplicationFactory,
   log: Logger = createLogger(config.logLevel),
 ): Promise<HttpServer> {
+  // the version run spans name as service.version: the domain's tracer (here and in the run
+  // workers, which inherit the environment) reads it from there, not from the package
+  process.env.AGENTPLANE_VERSION ??= PACKAGE_VERSION;
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);

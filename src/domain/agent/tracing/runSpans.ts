@@ -13,7 +13,6 @@ import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
 import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type { BasicTracerProvider, ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { PACKAGE_VERSION } from '../../../runtime/packageRoot.ts';
 
 // The OpenTelemetry SDK costs 0.3–0.5 s of start-up to import and only a run needs it: it is
 // required (their CommonJS builds, synchronously) on the first run, not imported at start.
@@ -114,7 +113,8 @@ function withoutContent(exporter: SpanExporter): SpanExporter {
 function resourceAttributes(env: NodeJS.ProcessEnv): Record<string, string> {
   return {
     'service.name': serviceName(env),
-    'service.version': PACKAGE_VERSION,
+    // agentplane's version, which the server that starts (runtime/server.ts) puts in the environment the run workers inherit
+    ...(env.AGENTPLANE_VERSION ? { 'service.version': env.AGENTPLANE_VERSION } : {}),
     ...(env.AGENTPLANE_DEPLOYMENT_NAME ? { 'deployment.name': env.AGENTPLANE_DEPLOYMENT_NAME } : {}),
   };
 }
