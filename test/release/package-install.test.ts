@@ -74,13 +74,16 @@ describe('the npm package, installed from its tarball', () => {
     child.stderr!.on('data', (d) => (output += d));
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
-      child.stdout!.on('data', () => {
+      // and its start banner, which goes to stderr when piped and may be read after stdout's line
+      const check = () => {
         const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
-        if (m) {
+        if (m && /\bAPI\s+http/.test(output)) {
           clearTimeout(timer);
           resolve(m[1]!);
         }
-      });
+      };
+      child.stdout!.on('data', check);
+      child.stderr!.on('data', check);
       child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)));
     });
     return { url, output: () => output };

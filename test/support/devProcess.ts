@@ -26,13 +26,17 @@ export async function startDev(dir: string, env: Record<string, string> = {}): P
       const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
       const check = () => {
         const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
-        // the banner and the watcher come right after the server listens
-        if (m && /watching the project/.test(output)) {
+        // the banner and the watcher come right after the server listens, and a key it created
+        // after them; piped, the banner and the key go to stderr, read apart from stdout's lines
+        const created = /"keys":"created on this start"/.test(output);
+        const told = /\bAPI\s+http/.test(output) && (!created || /API key \(created on first start\)/.test(output));
+        if (m && /watching the project/.test(output) && told) {
           clearTimeout(timer);
           resolve(m[1]);
         }
       };
       child.stdout!.on('data', check);
+      child.stderr!.on('data', check);
       child.once('exit', (code) => reject(new Error(`dev exited with ${code}:\n${output}`)));
     });
     return { url, child, output: () => output, stop: () => void child.kill('SIGTERM') };
