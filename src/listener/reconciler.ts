@@ -7,7 +7,7 @@
 // whatever the control plane believes (UNKNOWN included) in its first pass.
 import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../generated/control-plane/types.gen.ts';
 import type { Deployer, LogKind } from '../domain/control-plane/deployer/types.ts';
-import { IN_PROGRESS, NOT_STARTED, isFinished } from '../domain/control-plane/deployer/phases.ts';
+import { IN_PROGRESS, NOT_STARTED, isFinished } from '../domain/control-plane/revisionStateMachine.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../domain/control-plane/records.ts';
 import { timestamp } from '../domain/clock.ts';
 import type { Logger } from '../runtime/logger.ts';
