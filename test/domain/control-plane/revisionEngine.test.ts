@@ -4,7 +4,7 @@
 // the order of each deployment's jobs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openJournalStore } from '../../../src/backends/embedded/journalStore.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../../../src/domain/control-plane/records.ts';
