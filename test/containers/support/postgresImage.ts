@@ -52,7 +52,11 @@ export function buildPostgresImage(tag: string): string {
       fs.chmodSync(target, 0o755);
     };
     put(process.execPath, '/usr/bin/node');
-    const libraries = new Set([...sharedLibraries(process.execPath), ...sharedLibraries(path.join(native, 'bin', 'postgres')), ...sharedLibraries(path.join(native, 'bin', 'initdb'))]);
+    const libraries = new Set([
+      ...sharedLibraries(process.execPath),
+      ...sharedLibraries(path.join(native, 'bin', 'postgres')),
+      ...sharedLibraries(path.join(native, 'bin', 'initdb')),
+    ]);
     for (const lib of libraries) put(lib);
     put('/lib64/ld-linux-x86-64.so.2');
     // initdb starts postgres through popen(), that is /bin/sh

@@ -242,7 +242,12 @@ export class PodmanTarget implements KubeTarget {
   private async address(pod: string): Promise<string | null> {
     const infra = await this.podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).catch(() => null);
     if (!infra) return null;
-    const { stdout } = await this.podman(['inspect', infra.stdout.trim(), '--format', '{{.State.Running}} {{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}']);
+    const { stdout } = await this.podman([
+      'inspect',
+      infra.stdout.trim(),
+      '--format',
+      '{{.State.Running}} {{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}',
+    ]);
     const [runningNow, ip] = stdout.trim().split(/\s+/);
     return runningNow === 'true' && ip ? ip : null;
   }
