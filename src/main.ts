@@ -281,7 +281,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { checkStore } = await import('./backends/embedded/storeTool.ts');
+      const { checkStore } = await import('./adapters/embedded/storeTool.ts');
       process.exitCode = checkStore(path.resolve(dir));
     });
   store
@@ -290,7 +290,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { repairStore } = await import('./backends/embedded/storeTool.ts');
+      const { repairStore } = await import('./adapters/embedded/storeTool.ts');
       process.exitCode = repairStore(path.resolve(dir));
     });
 
