@@ -119,6 +119,7 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
       played.push(copy);
     }
   }
+  for (const workload of played.filter((m) => m.kind === 'Deployment')) expandDependentVariables((workload.spec as { template: Pod }).template.spec, secrets);
   if (database) {
     const pod = (database.spec as { template: Pod }).template.spec;
     pod.restartPolicy = 'Always';
@@ -129,6 +130,31 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
     }
   }
   return { played, database, secrets, skipped };
+}
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+
+/**
+ * Kubernetes expands `$(NAME)` in a variable's value from the variables before it (the
+ * DATABASE_URL carries its password so); podman kube play does not, so it is done here from
+ * the literal values and the keys of the rendered Secrets. The played file holds the result:
+ * it is private to the control plane, as the podman secrets are.
+ */
+function expandDependentVariables(pod: Pod['spec'], secrets: Manifest[]): void {
+  const secretValue = (ref: { name: string; key: string }) =>
+    (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
+  for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+    const known = new Map<string, string>();
+    for (const variable of (container.env ?? []) as EnvVar[]) {
+      if (variable.value !== undefined) {
+        variable.value = variable.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => known.get(name) ?? whole);
+        known.set(variable.name, variable.value);
+      } else if (variable.valueFrom?.secretKeyRef) {
+        const value = secretValue(variable.valueFrom.secretKeyRef);
+        if (value !== undefined) known.set(variable.name, value);
+      }
+    }
+  }
 }
 
 /** The pod volumes of `secret` or `projected` source (podman 4's kube play panics on them). */
