@@ -6,7 +6,9 @@
 //   its claim a named volume, from a file of its own: it keeps running across revisions (played
 //   again only when its manifest changes), so the threads, runs and store of every revision
 //   are the same. podman gives pods no DNS names: the other pods reach it through a
-//   `hostAliases` entry naming its Service with its pod's address.
+//   `hostAliases` entry naming its Service with its pod's address (taken at each revision: a
+//   database pod restarted on its own, a reboot, may come back at another address, which a
+//   redeploy picks up).
 // - HorizontalPodAutoscaler (played at its minimum: nothing autoscales here),
 //   PodDisruptionBudget, Service: skipped. Several replicas are refused at the API (targetRules.ts).
 // - Secret: created as a podman secret holding its keys (podman reads `secretKeyRef` and
