@@ -322,7 +322,7 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
   const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
   if (!(intervalMs >= 10))
     return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
-  const { runListener } = await import('./listener/run.ts');
+  const { runListener } = await import('./compose/listener.ts');
   const dataDir = path.resolve(options.data);
   // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
   const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });
