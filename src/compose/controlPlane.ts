@@ -58,7 +58,7 @@ export async function createControlPlane(
   );
   const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
   const log = deps.log.child({ area: 'control-plane' });
-  const domain = { repo, deployer, log };
+  const domain = { repo, deployer, log, target: deps.config.deployer };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
   const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({

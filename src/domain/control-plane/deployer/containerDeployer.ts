@@ -11,6 +11,7 @@
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from './tracingProject.ts';
+import { SHARED_STORE_SECRET } from '../targetRules.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,8 +52,6 @@ export interface ContainerDeployerOptions {
   superviseMs?: number;
 }
 
-/** Secret that gives replicas a shared store: several replicas cannot share one embedded store. */
-const SHARED_STORE_SECRET = 'DATABASE_URL';
 const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 30_000;
 const HEALTHY_MS = 60_000;
