@@ -16,8 +16,8 @@ export async function kubeDeployerFactory(config: ServerConfig, repo: ControlPla
   const { kubeDeployer } = await import('../domain/control-plane/kubernetes/kubeDeployer.ts');
   const target: KubeTarget =
     config.deployer === 'kube-local'
-      ? new (await import('../domain/control-plane/kubernetes/podmanTarget.ts')).PodmanTarget({ root: path.join(root, 'podman'), env: config.env })
-      : (await import('../domain/control-plane/kubernetes/clusterTarget.ts')).ClusterTarget.fromEnvironment(config.env);
+      ? new (await import('../adapters/kubernetes/podmanTarget.ts')).PodmanTarget({ root: path.join(root, 'podman'), env: config.env })
+      : (await import('../adapters/kubernetes/clusterTarget.ts')).ClusterTarget.fromEnvironment(config.env);
   return () =>
     kubeDeployer(
       repo,

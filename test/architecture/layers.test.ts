@@ -50,6 +50,23 @@ test('the domain imports no runtime, adapter, handler or composition root', () =
   assert.deepEqual(importsBetween('src/domain', ['src/runtime', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
+/** Modules that start processes or threads, open connections, drive Kubernetes, bundle, talk SQL or export telemetry: adapters' business. */
+const MACHINERY =
+  /^(node:)?(child_process|worker_threads|cluster|net|http|https|http2|dgram|dns|dns\/promises|tls)$|^(pg|pg-.*|esbuild|@kubernetes\/.*|undici|ws|@opentelemetry\/exporter-.*)$/;
+
+test('the domain imports no process, thread, network, Kubernetes, esbuild, pg or exporter module, and calls no fetch', () => {
+  const domainFiles = Object.keys(graph).filter((file) => file.startsWith('src/domain/'));
+  assert.ok(domainFiles.length > 100, `domain files found: ${domainFiles.length}`);
+  const offenders = domainFiles.flatMap((file) => {
+    const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    // static, dynamic and type-only imports, re-exports and require()s of any name
+    const specifiers = [...text.matchAll(/(?:\bfrom|\bimport|require\w*)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+    const calls = /(^|[^.\w])fetch\(/m.test(text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '')) ? ['fetch()'] : [];
+    return [...specifiers.filter((s) => MACHINERY.test(s)), ...calls].map((s) => `${file} → ${s}`);
+  });
+  assert.deepEqual(offenders, []);
+});
+
 test('handlers import no adapter or composition root', () => {
   assert.deepEqual(importsBetween('src/handlers', ['src/adapters', 'src/compose']), []);
 });
@@ -62,10 +79,10 @@ test('src/shared, which every layer may import, imports no layer', () => {
   assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
-test('no instanceof of a backend class outside src/compose', () => {
+test('no instanceof of a storage adapter class (embedded or PostgreSQL) outside src/compose', () => {
   const files = Object.keys(graph).filter((file) => file.startsWith('src/'));
   const backendClasses = files
-    .filter((file) => file.startsWith('src/adapters/'))
+    .filter((file) => file.startsWith('src/adapters/embedded/') || file.startsWith('src/adapters/postgres/'))
     .flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/export class (\w+)/g)].map((m) => m[1]));
   assert.ok(backendClasses.includes('PgStore') && backendClasses.includes('LocalCoordination'), `backend classes found: ${backendClasses.join(', ')}`);
   const instanceOf = new RegExp(`instanceof\\s+(${backendClasses.join('|')})\\b`);

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
-import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
+import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine, testTag } from './support.ts';
 
 describe('agentplane-server build', () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
+import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { spawnServer, tempDir, ROOT, type ChildServer } from '../support/server.ts';
 import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
 import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';

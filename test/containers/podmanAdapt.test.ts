@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { objectNames, renderManifests, type Manifest } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
-import { adaptForPodman } from '../../src/domain/control-plane/kubernetes/podmanTarget.ts';
+import { adaptForPodman } from '../../src/adapters/kubernetes/podmanTarget.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
 test("the database is played as a Deployment on its own volume, and the server's DATABASE_URL has its password", () => {

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { buildImage } from '../../src/domain/control-plane/images/buildImage.ts';
+import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { json, until } from './support/replies.ts';
 import { podmanAvailable, removeImage } from './support/nodeImage.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { ContainerEngine } from '../../src/domain/control-plane/images/engine.ts';
+import { ContainerEngine } from '../../src/adapters/images/engine.ts';
 import { ROOT, tempDir } from '../support/server.ts';
 import { graphSource } from '../control-plane/gitFixture.ts';
 

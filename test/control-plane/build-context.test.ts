@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageProjectContext } from '../../src/domain/control-plane/images/buildContext.ts';
-import { impliedInstallCommand } from '../../src/domain/control-plane/images/buildImage.ts';
+import { impliedInstallCommand } from '../../src/adapters/images/buildImage.ts';
 import { tempDir } from '../support/server.ts';
 
 function project(files: Record<string, string>): string {

@@ -6,8 +6,8 @@
 // container states; logs are the server containers' logs; delete removes every
 // object labelled with the deployment's id.
 import { AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeTarget, RolloutState } from './kubeTarget.ts';
-import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
+import type { KubeTarget, RolloutState } from '../../domain/control-plane/kubernetes/kubeTarget.ts';
+import { objectNames, SERVER_PORT, type Manifest } from '../../domain/control-plane/kubernetes/renderManifests.ts';
 
 export const FIELD_MANAGER = 'agentplane';
 

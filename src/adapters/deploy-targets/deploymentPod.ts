@@ -5,7 +5,7 @@
 // a control-plane crash the deployer finds them again by label, and delete removes by label.
 // The containers see nothing of the host but their published ports: no host mounts, and each
 // runs under the restricted profile (restrictedContainer.ts).
-import type { ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
+import type { ResourceSpec } from '../../../generated/control-plane/types.gen.ts';
 import type { ContainerEngine } from '../images/engine.ts';
 import { IMAGE_DATA_DIR, IMAGE_PORT } from '../images/buildImage.ts';
 import { proxyProgram } from './roundRobinProxy.ts';

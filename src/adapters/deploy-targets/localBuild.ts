@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eachLine } from '../images/engine.ts';
-import type { Redact } from '../redaction.ts';
-import { maskRepoUrl } from '../repoUrl.ts';
-import { confinedProjectFile } from './checkoutPaths.ts';
-import type { LogWriter } from './revisionLogs.ts';
+import type { Redact } from '../../domain/control-plane/redaction.ts';
+import { maskRepoUrl } from '../../domain/control-plane/repoUrl.ts';
+import { confinedProjectFile } from '../../domain/control-plane/deployer/checkoutPaths.ts';
+import type { LogWriter } from '../../domain/control-plane/deployer/revisionLogs.ts';
 import type { Sandbox } from './sandbox.ts';
 
 export interface BuildRequest {

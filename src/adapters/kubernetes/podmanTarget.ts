@@ -30,11 +30,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
-import { freePort } from '../deployer/probes.ts';
-import type { KubeTarget, RolloutState } from './kubeTarget.ts';
-import { manifestsAsYaml } from './manifestYaml.ts';
-import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
-import { DEFAULT_UID } from './tenantBoundary.ts';
+import { freePort } from '../deploy-targets/probes.ts';
+import type { KubeTarget, RolloutState } from '../../domain/control-plane/kubernetes/kubeTarget.ts';
+import { manifestsAsYaml } from '../../domain/control-plane/kubernetes/manifestYaml.ts';
+import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../domain/control-plane/kubernetes/renderManifests.ts';
+import { DEFAULT_UID } from '../../domain/control-plane/kubernetes/tenantBoundary.ts';
 
 const run = promisify(execFile);
 

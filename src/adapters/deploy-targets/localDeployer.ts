@@ -9,24 +9,24 @@
 // TMPDIR. What only the control plane reads stays under `root`, inside its data directory:
 // logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
 // back from a deployment's processes has its secret values masked.
-import { tracingProjectEnv } from './tracingProject.ts';
+import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../ports/logger.ts';
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
-import type { Redact } from '../redaction.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
+import type { RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../domain/control-plane/records.ts';
+import type { Redact } from '../../domain/control-plane/redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
-import { confinedProjectFile } from './checkoutPaths.ts';
+import { confinedProjectFile } from '../../domain/control-plane/deployer/checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from './deploymentFiles.ts';
-import type { DeployOutcome, DeployTarget, LogKind } from '../deployTarget.ts';
-import { RevisionEngine } from '../revisionEngine.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
+import type { DeployOutcome, DeployTarget, LogKind } from '../../domain/control-plane/deployTarget.ts';
+import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
 import { answersOk, freePort, missingGraphs } from './probes.ts';
 import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/engine.ts';
 import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
-import { LogWriter, capLogFile, type LogRequest } from './revisionLogs.ts';
+import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
 

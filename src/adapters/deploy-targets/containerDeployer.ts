@@ -10,25 +10,25 @@
 // the active revision, else starts that revision again. While it leads, the deployer restarts
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
-import { tracingProjectEnv } from './tracingProject.ts';
-import { SHARED_STORE_SECRET } from '../targetRules.ts';
+import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
+import { SHARED_STORE_SECRET } from '../../domain/control-plane/targetRules.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../ports/logger.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
 import { buildImage } from '../images/buildImage.ts';
 import { ensureBaseImage } from '../images/baseImage.ts';
 import { EngineError, type ContainerEngine } from '../images/engine.ts';
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
-import type { Redact } from '../redaction.ts';
-import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../deployTarget.ts';
-import { RevisionEngine } from '../revisionEngine.ts';
+import type { RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../domain/control-plane/records.ts';
+import type { Redact } from '../../domain/control-plane/redaction.ts';
+import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../../domain/control-plane/deployTarget.ts';
+import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from './deploymentFiles.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
 import { answersOk, freePort } from './probes.ts';
-import { LogWriter, capLogFile, type LogRequest } from './revisionLogs.ts';
+import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
 import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from './sandbox.ts';
 
 export interface ContainerDeployerOptions {
