@@ -16,7 +16,7 @@ import { untilIdle } from './writes.ts';
 
 export const ROUTE_CPU_ROUTES = ['GET /v2/deployments/{id}', 'GET /ok', 'GET /threads/{id}', 'POST /threads'] as const;
 type RouteName = (typeof ROUTE_CPU_ROUTES)[number];
-const BURST = 1000;
+export const ROUTE_CPU_BURST = 1000;
 
 export interface RouteCpuFigure {
   route: RouteName;
@@ -72,10 +72,10 @@ async function burst(ap: Agentplane, route: { url: string; method?: string; body
     body: route.body,
     headers: route.body ? { ...ap.headers, 'content-type': 'application/json' } : ap.headers,
     connections: 10,
-    amount: BURST,
+    amount: ROUTE_CPU_BURST,
   });
   if (result.non2xx || result.errors) throw new Error(`${route.method ?? 'GET'} ${route.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return ((processCpuPrecise(pid) - before) / BURST) * 1e6;
+  return ((processCpuPrecise(pid) - before) / ROUTE_CPU_BURST) * 1e6;
 }
 
 /**
