@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ROOT } from '../test/support/server.ts';
 
 fs.rmSync(path.join(ROOT, 'node_modules', '.cache', 'agentplane', 'schemas'), { recursive: true, force: true });
-const { schemaReadings, staticSchemas } = await import('../src/domain/agent/staticSchemas.ts');
+const { schemaReadings, staticSchemas } = await import('../src/adapters/run-workers/staticSchemas.ts');
 let differ = 0;
 for (const graph of process.argv.slice(2)) {
   const [file, name] = graph.split(':');

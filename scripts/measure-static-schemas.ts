@@ -5,7 +5,7 @@
 // usage: npx tsx scripts/measure-static-schemas.ts out.json path/to/graph.ts:export ...
 import fs from 'node:fs';
 import path from 'node:path';
-const { staticSchemas, warmStaticSchemas } = await import('../src/domain/agent/staticSchemas.ts');
+const { staticSchemas, warmStaticSchemas } = await import('../src/adapters/run-workers/staticSchemas.ts');
 const [out, ...graphs] = process.argv.slice(2);
 const results: Record<string, unknown> = {};
 if (process.env.WARM) warmStaticSchemas(graphs.map((g) => ({ source: path.resolve(g.split(':')[0]), exportName: g.split(':')[1] })));

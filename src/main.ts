@@ -281,7 +281,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { checkStore } = await import('./backends/embedded/storeTool.ts');
+      const { checkStore } = await import('./adapters/embedded/storeTool.ts');
       process.exitCode = checkStore(path.resolve(dir));
     });
   store
@@ -290,7 +290,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { repairStore } = await import('./backends/embedded/storeTool.ts');
+      const { repairStore } = await import('./adapters/embedded/storeTool.ts');
       process.exitCode = repairStore(path.resolve(dir));
     });
 
@@ -322,7 +322,7 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
   const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
   if (!(intervalMs >= 10))
     return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
-  const { runListener } = await import('./listener/run.ts');
+  const { runListener } = await import('./compose/listener.ts');
   const dataDir = path.resolve(options.data);
   // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
   const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });

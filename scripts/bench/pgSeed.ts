@@ -9,7 +9,7 @@
 // The copies are textual: every field and its key order are the template's, and the real
 // columns the server queries (`tenant_id`, `tenant_name`, `status`, `deployment_id`, the
 // timestamps) are read from each copy's document as the server writes them (see
-// src/backends/postgres/pgTables.ts), so the server's own queries see them as real deployments;
+// src/adapters/postgres/pgTables.ts), so the server's own queries see them as real deployments;
 // seedDeployments checks that they do.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';

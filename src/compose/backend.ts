@@ -7,9 +7,9 @@ import type { Collection, Store } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { RunBroker } from '../domain/agent/broker.ts';
-import { InProcessRunClaims } from '../backends/embedded/runClaims.ts';
-import { LocalCoordination } from '../backends/embedded/localCoordination.ts';
-import { openJournalStore } from '../backends/embedded/journalStore.ts';
+import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
+import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
+import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -42,15 +42,15 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
   // loaded only here: a server on the embedded store never loads the pg driver (start time)
   const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }, { PgThreads }, { PgAssistants }, { PgRuns }, { PgCrons }, { PgDeployments }] =
     await Promise.all([
-      import('../backends/postgres/pgStore.ts'),
-      import('../backends/postgres/pgCoordination.ts'),
-      import('../backends/postgres/pgRunClaims.ts'),
-      import('../backends/postgres/pgRunEvents.ts'),
-      import('../backends/postgres/pgThreads.ts'),
-      import('../backends/postgres/pgAssistants.ts'),
-      import('../backends/postgres/pgRuns.ts'),
-      import('../backends/postgres/pgCrons.ts'),
-      import('../backends/postgres/pgDeployments.ts'),
+      import('../adapters/postgres/pgStore.ts'),
+      import('../adapters/postgres/pgCoordination.ts'),
+      import('../adapters/postgres/pgRunClaims.ts'),
+      import('../adapters/postgres/pgRunEvents.ts'),
+      import('../adapters/postgres/pgThreads.ts'),
+      import('../adapters/postgres/pgAssistants.ts'),
+      import('../adapters/postgres/pgRuns.ts'),
+      import('../adapters/postgres/pgCrons.ts'),
+      import('../adapters/postgres/pgDeployments.ts'),
     ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });

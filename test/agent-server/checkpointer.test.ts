@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptyCheckpoint } from '@langchain/langgraph';
 import { StoreCheckpointer, newestCheckpoint } from '../../src/domain/agent/checkpointer.ts';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 
 const thread = (checkpoint_id?: string) => ({ configurable: { thread_id: 't1', checkpoint_ns: '', ...(checkpoint_id ? { checkpoint_id } : {}) } });
 

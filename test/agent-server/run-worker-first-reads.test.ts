@@ -1,13 +1,13 @@
 // A run handed to a run worker comes with what it reads of its thread first (the plain-state
 // head; for a LangGraph graph the newest checkpoint), read by the main thread just before
-// (src/domain/agent/workers/firstReads.ts): the worker does not ask for them, and the runs of
+// (src/adapters/run-workers/firstReads.ts): the worker does not ask for them, and the runs of
 // a thread still each continue from the state the one before left.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
-import { RunWorkerPool } from '../../src/domain/agent/workers/runWorkerPool.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
+import { RunWorkerPool } from '../../src/adapters/run-workers/runWorkerPool.ts';
 import { uuid7 } from '../../src/domain/agent/ids.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import type { Collection, Store } from '../../src/domain/ports/store.ts';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { startTestServer } from '../support/server.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { addressCheck } from '../../src/domain/webhooks/webhookAddresses.ts';
+import { addressCheck } from '../../src/adapters/webhooks/webhookAddresses.ts';
 import { testProject } from './fixtures/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });

@@ -31,12 +31,12 @@ test('the import graph covers the sources (a check over nothing would pass)', ()
     'src/main.ts',
     'src/compose/backend.ts',
     'src/domain/ports/store.ts',
-    'src/backends/postgres/pgStore.ts',
+    'src/adapters/postgres/pgStore.ts',
     'test/conformance/lib/suite.ts',
   ]) {
     assert.ok(graph[file], `${file} is not in the graph`);
   }
-  assert.ok(graph['src/compose/backend.ts'].includes('src/backends/postgres/pgStore.ts'));
+  assert.ok(graph['src/compose/backend.ts'].includes('src/adapters/postgres/pgStore.ts'));
 });
 
 test('no import cycle in src or in the conformance suite', () => {
@@ -46,27 +46,27 @@ test('no import cycle in src or in the conformance suite', () => {
   );
 });
 
-test('the domain imports no runtime, backend, handler or composition root', () => {
-  assert.deepEqual(importsBetween('src/domain', ['src/runtime', 'src/backends', 'src/handlers', 'src/compose']), []);
+test('the domain imports no runtime, adapter, handler or composition root', () => {
+  assert.deepEqual(importsBetween('src/domain', ['src/runtime', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
-test('the runtime imports no domain, backend, handler or composition root', () => {
-  assert.deepEqual(importsBetween('src/runtime', ['src/domain', 'src/backends', 'src/handlers', 'src/compose']), []);
+test('handlers import no adapter or composition root', () => {
+  assert.deepEqual(importsBetween('src/handlers', ['src/adapters', 'src/compose']), []);
 });
 
-test('only the composition root (and the CLI) imports a backend', () => {
-  assert.deepEqual(importsBetween('src/handlers', ['src/backends', 'src/compose']), []);
-  assert.deepEqual(importsBetween('src/domain', ['src/backends']), []);
+test('the runtime imports no domain, adapter, handler or composition root', () => {
+  assert.deepEqual(importsBetween('src/runtime', ['src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
+
 
 test('src/shared, which every layer may import, imports no layer', () => {
-  assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/backends', 'src/handlers', 'src/compose']), []);
+  assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
 test('no instanceof of a backend class outside src/compose', () => {
   const files = Object.keys(graph).filter((file) => file.startsWith('src/'));
   const backendClasses = files
-    .filter((file) => file.startsWith('src/backends/'))
+    .filter((file) => file.startsWith('src/adapters/'))
     .flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/export class (\w+)/g)].map((m) => m[1]));
   assert.ok(backendClasses.includes('PgStore') && backendClasses.includes('LocalCoordination'), `backend classes found: ${backendClasses.join(', ')}`);
   const instanceOf = new RegExp(`instanceof\\s+(${backendClasses.join('|')})\\b`);

@@ -2,7 +2,7 @@
 // resuming after a stop, recorded from the store's writes (no timing involved).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../src/domain/ports/store.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';

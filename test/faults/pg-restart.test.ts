@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { ownCluster, type OwnCluster } from '../support/postgres.ts';
 import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
-import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
+import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 
 const CLIENTS = 20;
 const REPLICAS = 2;

@@ -4,9 +4,9 @@
 // only those created since the window's start.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
-import { PgRuns } from '../../src/backends/postgres/pgRuns.ts';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { PgRuns } from '../../src/adapters/postgres/pgRuns.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { CollectionRuns } from '../../src/domain/agent/collectionRuns.ts';
 import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
 import type { RunsRepository } from '../../src/domain/ports/runsRepository.ts';

@@ -6,12 +6,12 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
-import { countSql, searchSql } from '../../src/backends/postgres/pgThreads.ts';
-import { assistantSearchSql } from '../../src/backends/postgres/pgAssistants.ts';
-import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/backends/postgres/pgRuns.ts';
-import { deploymentListSql } from '../../src/backends/postgres/pgDeployments.ts';
-import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/backends/postgres/pgRunClaims.ts';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { countSql, searchSql } from '../../src/adapters/postgres/pgThreads.ts';
+import { assistantSearchSql } from '../../src/adapters/postgres/pgAssistants.ts';
+import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/adapters/postgres/pgRuns.ts';
+import { deploymentListSql } from '../../src/adapters/postgres/pgDeployments.ts';
+import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/adapters/postgres/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
 
 const THREADS = 100_000;
@@ -90,7 +90,7 @@ test('thread count by owner (and by owner and status) is an index scan', async (
 });
 
 test('thread search and count give the right answers at 100k', async () => {
-  const { PgThreads } = await import('../../src/backends/postgres/pgThreads.ts');
+  const { PgThreads } = await import('../../src/adapters/postgres/pgThreads.ts');
   const threads = new PgThreads(store);
   assert.equal(await threads.count({ owner }), THREADS / OWNERS);
   const page = await threads.search({ owner }, firstPage('created_at'));

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { MIGRATIONS } from '../../src/backends/postgres/pgMigrations.ts';
-import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { MIGRATIONS } from '../../src/adapters/postgres/pgMigrations.ts';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { StoreCheckpointer } from '../../src/domain/agent/checkpointer.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
 

@@ -6,10 +6,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore, type PgStore } from '../../src/backends/postgres/pgStore.ts';
-import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
-import { PgRunEvents } from '../../src/backends/postgres/pgRunEvents.ts';
-import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
+import { PgRunEvents } from '../../src/adapters/postgres/pgRunEvents.ts';
+import { PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import type { RunEvent } from '../../src/domain/agent/runEvent.ts';
 import type { Claim } from '../../src/domain/ports/runClaims.ts';

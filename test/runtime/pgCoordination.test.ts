@@ -1,10 +1,10 @@
-// Coordination between replicas on one PostgreSQL database (src/backends/postgres/pgCoordination.ts):
+// Coordination between replicas on one PostgreSQL database (src/adapters/postgres/pgCoordination.ts):
 // a key serialised across replicas, one leader per singleton with failover when the leader's
 // session ends, and messages between replicas that survive a dropped LISTEN connection.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
+import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,4 @@
-// The shared run queue's claims on a real PostgreSQL (src/backends/postgres/pgRunClaims.ts):
+// The shared run queue's claims on a real PostgreSQL (src/adapters/postgres/pgRunClaims.ts):
 // oldest first per thread, one running run per thread, after_seconds respected, the claims
 // of a replica whose session is gone taken over as a new attempt, the claim query served by
 // the runs' indexes, and a claim taken over that writes nothing: not the run's end, not its
@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
-import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
-import { PgRunClaims } from '../../src/backends/postgres/pgRunClaims.ts';
+import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
+import { PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
 import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { pendingRun } from '../support/runRecords.ts';

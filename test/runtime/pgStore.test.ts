@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/backends/postgres/pgStore.ts';
-import { MIGRATIONS } from '../../src/backends/postgres/pgMigrations.ts';
+import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
+import { MIGRATIONS } from '../../src/adapters/postgres/pgMigrations.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { assertOrderBy } from '../support/orderByContract.ts';
 

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SingletonDuty } from '../../src/domain/singletonDuty.ts';
-import { LocalCoordination } from '../../src/backends/embedded/localCoordination.ts';
-import { PgCoordination } from '../../src/backends/postgres/pgCoordination.ts';
+import { LocalCoordination } from '../../src/adapters/embedded/localCoordination.ts';
+import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
-import { openJournalStore, type StoreIo } from '../../src/backends/embedded/journalStore.ts';
+import { openJournalStore, type StoreIo } from '../../src/adapters/embedded/journalStore.ts';
 import { StoreWriteError } from '../../src/shared/storeErrors.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';

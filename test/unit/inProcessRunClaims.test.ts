@@ -4,10 +4,10 @@
 // through that claim.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { InProcessRunClaims } from '../../src/backends/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../../src/adapters/embedded/runClaims.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
 import { uuid7 } from '../../src/domain/agent/ids.ts';
-import { openJournalStore } from '../../src/backends/embedded/journalStore.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { pendingRun } from '../support/runRecords.ts';
 
 const running = (run: RunRecord): RunRecord => ({ ...run, status: 'running' });

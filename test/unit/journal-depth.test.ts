@@ -3,7 +3,7 @@
 // the scan of the value's JSON (requestBody.ts depthExceededAt), for any value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nestsDeeper } from '../../src/backends/embedded/journalStore.ts';
+import { nestsDeeper } from '../../src/adapters/embedded/journalStore.ts';
 import { depthExceededAt } from '../../src/runtime/requestBody.ts';
 
 function nested(depth: number, leaf: unknown, asArray: (level: number) => boolean): unknown {

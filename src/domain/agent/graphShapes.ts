@@ -1,9 +1,9 @@
 // What a graph looks like from outside: its drawing (nodes and edges, as LangGraph's
 // getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
-// those its author declared (declaredSchemas.ts), else its module's TypeScript types (staticSchemas.ts), else its channels.
+// those its author declared (declaredSchemas.ts), else its module's TypeScript types (ports/graphTypeReader.ts), else its channels.
 import type { LoadedGraph, RunnableGraph } from './graphs.ts';
 import { declaredSchemas, type DeclaredSchemas } from './declaredSchemas.ts';
-import { staticSchemas, warmStaticSchemas, type TypedSchemas } from './staticSchemas.ts';
+import { graphTypeReader, type TypedSchemas } from '../ports/graphTypeReader.ts';
 
 export interface Drawing {
   nodes: { id: string | number; type?: string; data?: unknown }[];
@@ -70,7 +70,7 @@ export async function graphSchemas(graph: RunnableGraph, options: { readTypes?: 
   const declared =
     (await declaredSchemas(graph.graph, graph.source)) ??
     options.types ??
-    (options.readTypes === false ? undefined : await staticSchemas(graph.source, graph.exportName));
+    (options.readTypes === false ? undefined : await graphTypeReader()?.read(graph.source, graph.exportName));
   if (declared) {
     const config = declared.config ?? null;
     return {
@@ -96,7 +96,7 @@ export async function warmGraphSchemas(graphs: LoadedGraph[]): Promise<void> {
     const compiled = graph.kind === 'factory' ? graph.template : graph.graph;
     if (!(await declaredSchemas(compiled, graph.source).catch(() => undefined))) typed.push(graph);
   }
-  warmStaticSchemas(typed);
+  graphTypeReader()?.warm(typed);
 }
 
 /** One subgraph's schemas under upstream's keys (a schema that cannot be told is left out). */
@@ -120,7 +120,9 @@ export async function subgraphSchemas(graph: RunnableGraph, namespace: string | 
   let typed: Promise<TypedSchemas | undefined> | undefined;
   for await (const [ns, sub] of compiled.getSubgraphsAsync(namespace, recurse)) {
     const declared = await declaredSchemas(sub, graph.source);
-    const types = declared ? undefined : (await (typed ??= staticSchemas(graph.source, graph.exportName)))?.subgraphs?.[ns];
+    const types = declared
+      ? undefined
+      : (await (typed ??= graphTypeReader()?.read(graph.source, graph.exportName) ?? Promise.resolve(undefined)))?.subgraphs?.[ns];
     const schemas = await graphSchemas({ id: graph.id, kind: 'langgraph', graph: sub as never, source: graph.source }, { types });
     const keyed = { state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
     out[ns] = Object.fromEntries(Object.entries(keyed).filter(([, schema]) => schema !== null));

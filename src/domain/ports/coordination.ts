@@ -1,7 +1,7 @@
 // What servers sharing one store need from each other, beside the records themselves:
 // mutual exclusion per key, one leader per background duty, and wake-up messages. On the
 // embedded store there is one server, so each of these is answered in process
-// (backends/embedded/localCoordination.ts); on PostgreSQL (backends/postgres/pgCoordination.ts)
+// (adapters/embedded/localCoordination.ts); on PostgreSQL (adapters/postgres/pgCoordination.ts)
 // every replica on the database takes part.
 
 export interface Singleton {

@@ -1,5 +1,5 @@
 // What the auth service needs from an OAuth 2.0 authorization server, spoken over HTTP by an
-// adapter (backends/oauth/): the token endpoint (code exchange, refresh), revocation (RFC 7009)
+// adapter (adapters/oauth/): the token endpoint (code exchange, refresh), revocation (RFC 7009)
 // and, for MCP servers, discovery (RFC 9728 → RFC 8414) and dynamic registration (RFC 7591).
 // Building the authorization URL and PKCE is the domain's own (agentAuth/flowRules.ts).
 

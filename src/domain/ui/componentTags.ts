@@ -2,7 +2,7 @@
 // stylesheet link per CSS file, then the script whose onload renders the component into the
 // shadow root the client names (it replaces `{{shadowRootId}}` itself).
 import path from 'node:path';
-import { uiGlobalName, type UiFile } from './uiBundles.ts';
+import { uiGlobalName, type UiFile } from '../ports/uiBundles.ts';
 
 /**
  * `baseUrl` is this server as the client sees it: loopback hosts get `http:`, any other a

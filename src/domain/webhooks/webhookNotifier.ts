@@ -7,8 +7,7 @@
 import type { Logger } from '../ports/logger.ts';
 import type { RunEnded } from '../agent/runLifecycle.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
-import { addressCheck, type AddressCheck } from './webhookAddresses.ts';
-import { RefusedAddress, postJson } from './webhookTransport.ts';
+import { RefusedAddress, type PostJson } from '../ports/webhookTransport.ts';
 
 export interface WebhookSettings {
   url?: WebhookUrlPolicy;
@@ -32,17 +31,17 @@ export interface WebhookDelivery {
 export class WebhookNotifier {
   private readonly pending = new Set<Promise<void>>();
   private stopped = false;
-  private readonly addressProblem: AddressCheck;
 
-  /** Throws naming the entry when webhooks.url.allowed_networks holds something that is no range. */
-  /** `ownUrl`: this server's own address (where a webhook that is a path goes), once it listens. */
+  /**
+   * `post`: the transport, holding the project's network rule (webhooks.url); `ownUrl`: this
+   * server's own address (where a webhook that is a path goes), once it listens.
+   */
   constructor(
     private readonly settings: WebhookSettings,
     private readonly log: Logger,
+    private readonly post: PostJson,
     private readonly ownUrl: () => string | undefined = () => undefined,
-  ) {
-    this.addressProblem = addressCheck(settings.url);
-  }
+  ) {}
 
   /** Why a run may not name this webhook, or null. */
   problem(url: string): string | null {
@@ -76,7 +75,7 @@ export class WebhookNotifier {
       return;
     }
     // this server itself passes every address rule; any other goes by the project's
-    const addressProblem = target === url ? this.addressProblem : () => null;
+    const guarded = target === url;
     const attempts = this.settings.max_attempts ?? 5;
     const base = this.settings.retry_base_ms ?? 1000;
     for (let attempt = 1; attempt <= attempts && !this.stopped; attempt++) {
@@ -84,7 +83,7 @@ export class WebhookNotifier {
       try {
         const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
         const headers = { 'content-type': 'application/json', ...this.settings.headers };
-        const { status } = await postJson(target, body, headers, this.settings.timeout_ms ?? 10_000, addressProblem);
+        const { status } = await this.post(target, body, headers, this.settings.timeout_ms ?? 10_000, guarded);
         const ms = Math.round(performance.now() - started);
         if (status >= 200 && status < 300) {
           this.log.info('webhook delivered', { run_id: runId, url, attempt, status, ms });

@@ -1,13 +1,13 @@
 // POST /ui/{agent} — the tags that load a UI component; GET /ui/{agent}/{file} — the bundle's files.
 import path from 'node:path';
 import { componentTags } from '../../domain/ui/componentTags.ts';
-import type { UiBundles } from '../../domain/ui/uiBundles.ts';
+import type { UiBundleFiles } from '../../domain/ports/uiBundles.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
 const MEDIA_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };
 
-export function uiHandlers(bundles: UiBundles): Pick<AgentServerAreaHandlers, 'renderUiComponent' | 'getUiFile'> {
+export function uiHandlers(bundles: UiBundleFiles): Pick<AgentServerAreaHandlers, 'renderUiComponent' | 'getUiFile'> {
   return {
     async renderUiComponent({ path: { agent }, body }, ctx) {
       const files = await bundles.files(agent);

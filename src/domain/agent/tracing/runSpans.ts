@@ -1,15 +1,16 @@
 // Where a run's OpenTelemetry spans go: one tracer provider per process (the main thread and
 // each run worker) that keeps every finished span of a run until the run takes them (so the
 // store holds the run's trace without any collector) and, when the standard
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON). What the spans
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON), through the exporter the process installed
+// (ports/spanExport.ts). What the spans
 // hold of a conversation (messages, tool arguments and results, node inputs and outputs) is
 // exported only with AGENTPLANE_TRACE_CONTENT=1: the GenAI conventions leave content capture
 // off by default, as it may hold personal data. The trace a run keeps always has it (it is read
 // by whoever may read the thread, which holds the same messages).
 import type { Context } from '@opentelemetry/api';
+import { spanExporterFactory } from '../../ports/spanExport.ts';
 import type { TraceSpan } from '../../../../generated/agent-server/types.gen.ts';
 import { createRequire } from 'node:module';
-import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
 import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type { BasicTracerProvider, ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -129,10 +130,9 @@ export function runSpans(): { provider: BasicTracerProvider; collector: RunSpanC
   const collector = new RunSpanCollector();
   const processors: SpanProcessor[] = [collector];
   const env = process.env;
-  // the exporter reads the standard OTEL_EXPORTER_OTLP_* variables itself (endpoint, headers)
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
-    const { OTLPTraceExporter } = requireOnFirstRun('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
-    const exporter = new OTLPTraceExporter();
+  // the exporter the process installed (ports/spanExport.ts), when the environment asks for one
+  const exporter = spanExporterFactory()(env);
+  if (exporter) {
     processors.push(new BatchSpanProcessor(traceContent(env) ? exporter : withoutContent(exporter), { scheduledDelayMillis: 500 }));
   }
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes(env)), spanProcessors: processors });

@@ -5,11 +5,11 @@
 // thread); sent with the run, none is. The worker's plain-state store and checkpointer take
 // them as known for that run only (PlainStateStore.knowHead, StoreCheckpointer.hold), and
 // a run that reads otherwise (a fork, a graph of another kind) reads as before.
-import { newestRootCheckpoint } from '../checkpointer.ts';
-import { PlainStateStore } from '../plainState.ts';
-import type { Store } from '../../ports/store.ts';
-import type { RunRecord } from '../records.ts';
-import type { KnownReads } from '../runContext.ts';
+import { newestRootCheckpoint } from '../../domain/agent/checkpointer.ts';
+import { PlainStateStore } from '../../domain/agent/plainState.ts';
+import type { Store } from '../../domain/ports/store.ts';
+import type { RunRecord } from '../../domain/agent/records.ts';
+import type { KnownReads } from '../../domain/agent/runContext.ts';
 
 /** The kinds of graph whose first reads are known; undefined: none are read ahead. */
 export type FirstReadsKind = 'plain' | 'langgraph' | undefined;

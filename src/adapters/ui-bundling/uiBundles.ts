@@ -6,23 +6,11 @@
 // and again on reload; a module that does not build is logged and its agent answers 404.
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
-import type { Logger } from '../ports/logger.ts';
-import { fail, ok, type Outcome } from '../outcome.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
+import { fail, ok, type Outcome } from '../../domain/outcome.ts';
+import { uiGlobalName, type UiBundleFiles, type UiFile, type UiSettings } from '../../domain/ports/uiBundles.ts';
 import { tailwindPlugin } from './tailwind.ts';
 import { projectConfinementPlugin } from './projectConfinement.ts';
-
-export interface UiFile {
-  name: string;
-  contents: Uint8Array;
-}
-
-export interface UiSettings {
-  /** Agent name → module path, relative to the project folder. */
-  modules: Record<string, string>;
-  /** More packages the page provides, beside those always left out. */
-  shared: string[];
-  projectDir: string;
-}
 
 /** Provided by the page that loads a bundle (the SDK's loader hands them to the bundle), never bundled. */
 const PROVIDED_BY_PAGE = ['react', 'react-dom', '@langchain/langgraph-sdk', '@langchain/langgraph-sdk/react-ui'];
@@ -32,12 +20,9 @@ const ENTRY = 'agentplane:ui-entry';
 const BROWSER_REQUIRE = 'typeof require !== "undefined" ? require';
 const PAGE_REQUIRE = 'typeof globalThis[Symbol.for("LGUI_REQUIRE")] !== "undefined" ? globalThis[Symbol.for("LGUI_REQUIRE")]';
 
-/** The global a bundle defines: the agent's name with anything but letters and digits as `_`. */
-export function uiGlobalName(agent: string): string {
-  return `__LGUI_${agent.replace(/[^a-zA-Z0-9]/g, '_')}`;
-}
+export type { UiFile, UiSettings };
 
-export class UiBundles {
+export class UiBundles implements UiBundleFiles {
   private bundles = new Map<string, UiFile[]>();
   /** The first build, started with the server but not awaited by it (see `start`). */
   private firstBuild: Promise<void> = Promise.resolve();

@@ -11,13 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ListenerComputeType, ListenerWithToken } from '../../generated/control-plane/types.gen.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
-import { chooseDeployer } from '../handlers/control-plane/index.ts';
+import { chooseDeployer } from './controlPlane.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
-import { openJournalStore } from '../backends/embedded/journalStore.ts';
+import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import { PACKAGE_VERSION } from '../runtime/packageRoot.ts';
-import { ControlPlaneClient, ControlPlaneError, ListenerClient } from './controlPlaneClient.ts';
-import { Reconciler } from './reconciler.ts';
+import { ControlPlaneClient, ControlPlaneError, ListenerClient } from '../adapters/control-plane-client/controlPlaneClient.ts';
+import { Reconciler } from '../domain/control-plane/listenerReconciler.ts';
 
 export interface ListenerOptions {
   controlPlane: string;

@@ -6,8 +6,8 @@
 // request goes through the guarded fetch: non-public addresses are refused unless the operator
 // allows them (AGENTPLANE_AUTH_ALLOWED_NETWORKS), and redirects are never followed.
 import * as oauth from 'oauth4webapi';
-import { addressCheck } from '../../domain/webhooks/webhookAddresses.ts';
-import { RefusedAddress } from '../../domain/webhooks/webhookTransport.ts';
+import { addressCheck } from '../webhooks/webhookAddresses.ts';
+import { RefusedAddress } from '../webhooks/webhookTransport.ts';
 import { guardedFetch, type GuardedFetch } from './guardedFetch.ts';
 import {
   OAuthFailure,

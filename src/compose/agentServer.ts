@@ -1,45 +1,49 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
-import { openAgentDomain } from '../../domain/agent/agentDomain.ts';
-import type { Logger } from '../../runtime/logger.ts';
-import { retentionSettings, type RetentionSweep } from '../../domain/agent/retention.ts';
-import { StoreCheckpointer } from '../../domain/agent/checkpointer.ts';
-import { graphSource, loadGraphs } from '../../domain/agent/graphs.ts';
-import { warmGraphSchemas } from '../../domain/agent/graphShapes.ts';
-import { prepareStaticSchemas } from '../../domain/agent/staticSchemas.ts';
-import { RunWorkerPool } from '../../domain/agent/workers/runWorkerPool.ts';
-import type { RunEnded } from '../../domain/agent/runLifecycle.ts';
-import { registerRunMetrics } from '../../domain/agent/runMetrics.ts';
-import { cronFiring } from '../../domain/crons/cronRuns.ts';
-import { CronService } from '../../domain/crons/cronService.ts';
-import { leadingScheduler } from '../../domain/crons/scheduler.ts';
-import { singletonModules } from '../../domain/singletonDuty.ts';
-import type { ToolHost } from '../../domain/mcp/assistantTools.ts';
-import { createMemoryStore } from '../../domain/memory/setup.ts';
-import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../../domain/webhooks/webhookNotifier.ts';
-import { projectApiUrl } from '../../shared/projectGlobals.ts';
-import { reloadProject } from '../../runtime/project.ts';
-import { guardHandlers } from './authGuard.ts';
-import { operations } from '../../../generated/agent-server/operations.gen.ts';
-import type { BackgroundModule } from '../../runtime/application.ts';
-import type { AppFactoryDeps } from '../deps.ts';
-import { noteImported } from '../../runtime/importedFiles.ts';
-import type { AgentServerAreaHandlers } from './area.ts';
-import { assistantHandlers } from './assistants.ts';
-import { cronHandlers } from './crons.ts';
-import { mcpHandlers } from './mcp.ts';
-import { metricsHandlers } from './metrics.ts';
-import { resultHandlers } from './runResults.ts';
-import { runHandlers } from './runs.ts';
-import { streamHandlers } from './runStreams.ts';
-import { protocolHandlers } from './protocol.ts';
-import { storeHandlers } from './store.ts';
-import { healthHandler, infoHandler } from './system.ts';
-import { threadHandlers } from './threads.ts';
-import { uiHandlers } from './ui.ts';
-import { UiBundles, type UiSettings } from '../../domain/ui/uiBundles.ts';
-import type { ProjectFile } from '../../runtime/project.ts';
-import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from './owner.ts';
+import { openAgentDomain } from '../domain/agent/agentDomain.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { retentionSettings, type RetentionSweep } from '../domain/agent/retention.ts';
+import { StoreCheckpointer } from '../domain/agent/checkpointer.ts';
+import { graphSource, loadGraphs } from '../domain/agent/graphs.ts';
+import { warmGraphSchemas } from '../domain/agent/graphShapes.ts';
+import { prepareStaticSchemas, staticSchemaReader } from '../adapters/run-workers/staticSchemas.ts';
+import { useGraphTypeReader } from '../domain/ports/graphTypeReader.ts';
+import { useSpanExporter } from '../domain/ports/spanExport.ts';
+import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
+import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
+import type { RunEnded } from '../domain/agent/runLifecycle.ts';
+import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
+import { cronFiring } from '../domain/crons/cronRuns.ts';
+import { CronService } from '../domain/crons/cronService.ts';
+import { leadingScheduler } from '../domain/crons/scheduler.ts';
+import { singletonModules } from '../domain/singletonDuty.ts';
+import type { ToolHost } from '../domain/mcp/assistantTools.ts';
+import { createMemoryStore } from '../domain/memory/setup.ts';
+import { webhookPoster } from '../adapters/webhooks/webhookTransport.ts';
+import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../domain/webhooks/webhookNotifier.ts';
+import { projectApiUrl } from '../shared/projectGlobals.ts';
+import { reloadProject } from '../runtime/project.ts';
+import { guardHandlers } from '../handlers/agent-server/authGuard.ts';
+import { operations } from '../../generated/agent-server/operations.gen.ts';
+import type { BackgroundModule } from '../runtime/application.ts';
+import type { AppFactoryDeps } from '../handlers/deps.ts';
+import { noteImported } from '../runtime/importedFiles.ts';
+import type { AgentServerAreaHandlers } from '../handlers/agent-server/area.ts';
+import { assistantHandlers } from '../handlers/agent-server/assistants.ts';
+import { cronHandlers } from '../handlers/agent-server/crons.ts';
+import { mcpHandlers } from '../handlers/agent-server/mcp.ts';
+import { metricsHandlers } from '../handlers/agent-server/metrics.ts';
+import { resultHandlers } from '../handlers/agent-server/runResults.ts';
+import { runHandlers } from '../handlers/agent-server/runs.ts';
+import { streamHandlers } from '../handlers/agent-server/runStreams.ts';
+import { protocolHandlers } from '../handlers/agent-server/protocol.ts';
+import { storeHandlers } from '../handlers/agent-server/store.ts';
+import { healthHandler, infoHandler } from '../handlers/agent-server/system.ts';
+import { threadHandlers } from '../handlers/agent-server/threads.ts';
+import { uiHandlers } from '../handlers/agent-server/ui.ts';
+import { UiBundles, type UiSettings } from '../adapters/ui-bundling/uiBundles.ts';
+import type { ProjectFile } from '../runtime/project.ts';
+import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../handlers/agent-server/owner.ts';
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -59,6 +63,10 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // langgraph.json is read as upstream reads it: a function export is a graph factory
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   // the schema reader loads its compiler while the graphs are imported
+  // graphs that declare no schema have them read from their TypeScript types, in a worker thread
+  useGraphTypeReader(staticSchemaReader);
+  // a run's spans also go to the OTLP endpoint the environment names
+  useSpanExporter(otlpExporterFromEnv);
   if (config.schemaWarmup) prepareStaticSchemas(Object.values(config.project.graphs ?? {}).flatMap((entry) => graphSource(entry, baseDir) ?? []));
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // the graphs' types are read in the background from now, so their schemas answer at once
@@ -71,7 +79,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   ui.start(uiSettings(config.project, baseDir));
   const memory = await createMemoryStore(store, config.project.store, baseDir, log);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
-  const webhooks = new WebhookNotifier((config.project.webhooks ?? {}) as WebhookSettings, log.child({ area: 'webhooks' }), projectApiUrl);
+  const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
+  const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
   // graphs execute off the request loop, in worker threads that load the project themselves
   const pool =

@@ -11,27 +11,31 @@
 // first reads are what the run assumed) or `drop` (then it is stopped and all of it discarded).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
-import { StoreCheckpointer, type StoredHead } from '../checkpointer.ts';
-import { graphExecutor } from '../graphRunners.ts';
-import { loadGraphs } from '../graphs.ts';
-import { PlainStateStore } from '../plainState.ts';
-import { describeError } from '../records.ts';
+import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpointer.ts';
+import { graphExecutor } from '../../domain/agent/graphRunners.ts';
+import { loadGraphs } from '../../domain/agent/graphs.ts';
+import { PlainStateStore } from '../../domain/agent/plainState.ts';
+import { describeError } from '../../domain/agent/records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
-import type { RunRecord } from '../records.ts';
-import type { KnownReads, RunOutput } from '../runContext.ts';
+import type { RunRecord } from '../../domain/agent/records.ts';
+import type { KnownReads, RunOutput } from '../../domain/agent/runContext.ts';
 import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
-import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../../shared/projectGlobals.ts';
-import { installAgentAuth, type AgentAuthAnswer } from '../../../shared/agentAuthGlobal.ts';
+import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../shared/projectGlobals.ts';
+import { installAgentAuth, type AgentAuthAnswer } from '../../shared/agentAuthGlobal.ts';
 import { yieldToRequestLoop } from './schedulingPriority.ts';
-import { traceOf } from '../tracing/failedRunTrace.ts';
-import { wireJson } from '../wireJson.ts';
-import { JsonText, dataOf } from '../../../shared/jsonText.ts';
+import { traceOf } from '../../domain/agent/tracing/failedRunTrace.ts';
+import { wireJson } from '../../domain/agent/wireJson.ts';
+import { JsonText, dataOf } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
+import { useSpanExporter } from '../../domain/ports/spanExport.ts';
+import { otlpExporterFromEnv } from '../tracing/otlpExport.ts';
 
 yieldToRequestLoop();
 useOwnEnvironmentCopy();
 poolRandomValues();
+// this worker's runs export their spans as the main thread's do
+useSpanExporter(otlpExporterFromEnv);
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;

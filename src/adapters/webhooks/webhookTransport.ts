@@ -7,14 +7,16 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import type { AddressCheck } from './webhookAddresses.ts';
+import { addressCheck, type AddressCheck, type AddressRule } from './webhookAddresses.ts';
+import { RefusedAddress, type PostJson, type PostOutcome } from '../../domain/ports/webhookTransport.ts';
 
-export interface PostOutcome {
-  status: number;
+export { RefusedAddress };
+
+/** The project's transport: every POST but one to this server itself goes by the rule. Throws naming the entry when the rule's allowed_networks holds something that is no range. */
+export function webhookPoster(rule: AddressRule | undefined): PostJson {
+  const check = addressCheck(rule);
+  return (url, body, headers, timeoutMs, guarded) => postJson(url, body, headers, timeoutMs, guarded ? check : () => null);
 }
-
-/** Thrown when the rule refuses every address the host has: no connection was made. */
-export class RefusedAddress extends Error {}
 
 export function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, check: AddressCheck): Promise<PostOutcome> {
   const target = new URL(url);

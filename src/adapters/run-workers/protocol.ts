@@ -1,11 +1,11 @@
 // The messages between the run worker pool (main thread) and its workers. Workers never
 // write the store themselves: reads and writes go to the main thread as calls it answers, so
 // checkpoints and thread state keep one writer whatever the backend.
-import type { GraphSpec, LoadOptions } from '../graphs.ts';
-import type { RunRecord, RunError } from '../records.ts';
-import type { KnownReads, RunOutput } from '../runContext.ts';
-import type { TraceSpan } from '../tracing/runSpans.ts';
-import type { LogLevel } from '../../../shared/projectGlobals.ts';
+import type { GraphSpec, LoadOptions } from '../../domain/agent/graphs.ts';
+import type { RunRecord, RunError } from '../../domain/agent/records.ts';
+import type { KnownReads, RunOutput } from '../../domain/agent/runContext.ts';
+import type { TraceSpan } from '../../domain/agent/tracing/runSpans.ts';
+import type { LogLevel } from '../../shared/projectGlobals.ts';
 
 /** What a worker needs to load the project's graphs (structured-cloneable). */
 export interface WorkerSetup {

@@ -8,8 +8,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { type AddressCheck } from '../../domain/webhooks/webhookAddresses.ts';
-import { checkedLookup, RefusedAddress } from '../../domain/webhooks/webhookTransport.ts';
+import { type AddressCheck } from '../webhooks/webhookAddresses.ts';
+import { checkedLookup, RefusedAddress } from '../webhooks/webhookTransport.ts';
 
 /** Answers larger than this are cut off with an error: metadata and token answers are small. */
 const MAX_BODY_BYTES = 1024 * 1024;

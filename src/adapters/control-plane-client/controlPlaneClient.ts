@@ -10,15 +10,17 @@ import type {
   ListenerWithToken,
   RevisionLogReport,
   RevisionStatusReport,
-} from '../../generated/control-plane/types.gen.ts';
+} from '../../../generated/control-plane/types.gen.ts';
+import { ReportRefused, type ListenerReports } from '../../domain/ports/listenerReports.ts';
 
-export class ControlPlaneError extends Error {
+/** A refusal: its status and the answer's detail (a 429, the listener's log budget, is one to send again later). */
+export class ControlPlaneError extends ReportRefused {
   constructor(
     readonly status: number,
     readonly detail: string,
     what: string,
   ) {
-    super(`${what}: the control plane answered ${status}${detail ? ` ${detail}` : ''}`);
+    super(`${what}: the control plane answered ${status}${detail ? ` ${detail}` : ''}`, status === 429);
   }
 }
 
@@ -93,7 +95,7 @@ export class ControlPlaneClient {
 }
 
 /** The listener's side: what it does as listener `id`, with its own token. */
-export class ListenerClient {
+export class ListenerClient implements ListenerReports {
   constructor(
     private readonly connection: Connection,
     readonly id: string,

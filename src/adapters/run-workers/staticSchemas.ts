@@ -11,19 +11,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { DeclaredSchemas } from './declaredSchemas.ts';
+import type { GraphTypeReader, TypedSchemas } from '../../domain/ports/graphTypeReader.ts';
 import { keepSchemas, keptSchemasFile, readKeptSchemas } from './staticSchemaCache.ts';
 
-/** A graph's schemas read from its types, and its subgraphs' by namespace (`child`, `child|grandchild`). */
-export interface TypedSchemas extends DeclaredSchemas {
-  subgraphs?: Record<string, DeclaredSchemas>;
-}
+export type { TypedSchemas };
+
+/** The reader the domain asks through its port (ports/graphTypeReader.ts). */
+export const staticSchemaReader: GraphTypeReader = {
+  read: (file, exportName) => staticSchemas(file, exportName),
+  warm: (graphs) => warmStaticSchemas(graphs),
+};
 
 const SOURCES = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(SOURCES ? './workers/staticSchemaEntry.mjs' : './workers/staticSchemaWorker.js', import.meta.url);
+const ENTRY = new URL(SOURCES ? './staticSchemaEntry.mjs' : './staticSchemaWorker.js', import.meta.url);
 /** The extractor's own code: a kept answer is read again when it changes. */
 const EXTRACTOR = ['staticSchemaWorker', 'staticSchemaSyntax', 'schemaShapes'].map((name) =>
-  fileURLToPath(new URL(`./workers/${name}.${SOURCES ? 'ts' : 'js'}`, import.meta.url)),
+  fileURLToPath(new URL(`./${name}.${SOURCES ? 'ts' : 'js'}`, import.meta.url)),
 );
 const TIMEOUT_MS = 60_000;
 const cache = new Map<string, Promise<TypedSchemas | undefined>>();

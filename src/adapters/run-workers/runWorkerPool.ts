@@ -41,22 +41,22 @@
 // only if that does not stop it within `abortGraceMs` (then its neighbours, maybe blocked by
 // it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
 // `abortGraceMs` ends its worker too, its neighbours retried.
-import { agentAuthCall, type AgentAuthRequest } from '../../../shared/agentAuthGlobal.ts';
+import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
-import { projectApiUrl } from '../../../shared/projectGlobals.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { Store } from '../../ports/store.ts';
-import type { MemoryAccess } from '../../memory/langgraphStore.ts';
-import { newestCheckpoint } from '../checkpointer.ts';
-import { describeError, ownerOf, type RunError, type RunRecord } from '../records.ts';
-import type { KnownReads, RunExecutor, RunOutput } from '../runContext.ts';
-import { PlatformInterruption, RunTimeout } from '../runInterruptions.ts';
+import { projectApiUrl } from '../../shared/projectGlobals.ts';
+import type { Logger } from '../../domain/ports/logger.ts';
+import type { Store } from '../../domain/ports/store.ts';
+import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
+import { newestCheckpoint } from '../../domain/agent/checkpointer.ts';
+import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
+import type { KnownReads, RunExecutor, RunOutput } from '../../domain/agent/runContext.ts';
+import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterruptions.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
-import { withTrace } from '../tracing/failedRunTrace.ts';
+import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
 import { readFirstReads, readsKey, type FirstReadsKind } from './firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
-import { dataOf, JsonText } from '../../../shared/jsonText.ts';
+import { dataOf, JsonText } from '../../shared/jsonText.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */

@@ -5,13 +5,13 @@
 // mirror says what does run (statuses, URLs, logs). Reports are the differences between
 // the two, so a listener that restarts, or comes back after a lost connection, puts right
 // whatever the control plane believes (UNKNOWN included) in its first pass.
-import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../generated/control-plane/types.gen.ts';
-import type { Deployer, LogKind } from '../domain/control-plane/deployer/types.ts';
-import { IN_PROGRESS, NOT_STARTED, isFinished } from '../domain/control-plane/deployer/phases.ts';
-import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../domain/control-plane/records.ts';
-import { timestamp } from '../domain/clock.ts';
-import type { Logger } from '../runtime/logger.ts';
-import { ControlPlaneError, type ListenerClient } from './controlPlaneClient.ts';
+import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../../generated/control-plane/types.gen.ts';
+import type { Deployer, LogKind } from './deployer/types.ts';
+import { IN_PROGRESS, NOT_STARTED, isFinished } from './deployer/phases.ts';
+import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
+import { timestamp } from '../clock.ts';
+import type { Logger } from '../ports/logger.ts';
+import { ReportRefused, type ListenerReports } from '../ports/listenerReports.ts';
 
 /** Most log lines sent in one call (the spec's limit). */
 const LOG_BATCH = 1000;
@@ -29,7 +29,7 @@ export class Reconciler {
   constructor(
     private readonly mirror: ControlPlaneRepository,
     private readonly deployer: Deployer,
-    private readonly client: ListenerClient,
+    private readonly client: ListenerReports,
     private readonly log: Logger,
   ) {}
 
@@ -158,7 +158,7 @@ export class Reconciler {
           await this.client.reportLogs(revision.id, { type: kind, from, logs });
         } catch (err) {
           // past the listener's log budget: the same lines go at a later pass
-          if (err instanceof ControlPlaneError && err.status === 429) return;
+          if (err instanceof ReportRefused && err.later) return;
           throw err;
         }
         this.logCursors.set(key, from + logs.length);

@@ -2,8 +2,8 @@
 // answered by the main thread, which alone reads and writes the data (one writer for the
 // embedded journal; one pool of connections for PostgreSQL). The checkpointer and the
 // plain-state store run unchanged on top of these.
-import type { MemoryAccess } from '../../memory/langgraphStore.ts';
-import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../ports/store.ts';
+import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
+import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { CallTarget } from './protocol.ts';
 
 /** `order`: calls with the same order are made by the main thread one after another (orderedCalls.ts). */
