@@ -15,6 +15,7 @@
 // upstream dev server) anew each round and drives it through the SDK (freshPeer.ts); the run
 // targets are judged on it (BENCH_FRESH_ROUNDS rounds, default 5).
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -525,20 +526,27 @@ async function phaseProtocol() {
   );
 }
 
+const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 2);
+const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
+
 /** Server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
 async function phaseRouteCpu() {
   const ref = process.env.BENCH_ROUTE_BASELINE || 'd5486dc';
   log(`Routes: server CPU per request against ${ref}`);
   try {
-    const tree = prepareBaseline(ref, log);
-    const figures = await measureRouteCpu(tree.root, path.join(work, 'route-cpu'), { pairs: 2, rounds: 10 }, log);
+    // BENCH_ROUTE_BASELINE_ROOT: a checkout of the ref already built (and with its node_modules) instead of one made under .bench/
+    const given = process.env.BENCH_ROUTE_BASELINE_ROOT;
+    const tree = given
+      ? { root: given, commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: given, encoding: 'utf8' }).trim() }
+      : prepareBaseline(ref, log);
+    const figures = await measureRouteCpu(tree.root, path.join(work, 'route-cpu'), { pairs: ROUTE_PAIRS, rounds: ROUTE_ROUNDS }, log);
     report.routeCpu = { ref, commit: tree.commit, figures };
     for (const f of figures) log(`  ${describeRouteCpu(f)}`);
   } catch (err) {
     skip(`routes against ${ref}`, err);
   }
   report.method.push(
-    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then 10 rounds, the order flipping every round; two pairs. A burst's figure is the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat), the figure least moved by a shared machine; each route's ratio is the median of the rounds' ratios.`,
+    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. A burst's figure is the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat), the figure least moved by a shared machine; each route's ratio is the median of the rounds' ratios.`,
   );
 }
 
