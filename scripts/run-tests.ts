@@ -32,8 +32,17 @@ const RECORDED_DURATIONS = '.cache/test-durations.json';
 let durationsRead: Record<string, number> | undefined;
 
 const args = process.argv.slice(2);
+/**
+ * `--e2e`: the end-to-end files (`*.e2e.test.ts`, beside the tests of their area) instead of
+ * the others. They drive agentplane as a user runs it, each with processes of its own: the
+ * CLI (serve, dev, init, build) and its output, a copy of the repository regenerated and
+ * compiled, the local deployer's and the listeners' agent servers built and started, run
+ * workers and exporters in child servers, a browser. `npm test` leaves them to their own CI
+ * step (npm run test:e2e), as it does the folders below, so that it stays a few minutes.
+ */
+const END_TO_END = args.includes('--e2e');
 const roots = args.filter((a) => !a.startsWith('-'));
-const flags = args.filter((a) => a.startsWith('-'));
+const flags = args.filter((a) => a.startsWith('-') && a !== '--e2e');
 const find = (dir: string, root: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -42,7 +51,8 @@ const find = (dir: string, root: string): string[] =>
       if (SEPARATE.includes(p) && p !== path.normalize(root)) return [];
       return find(p, root);
     }
-    return e.name.endsWith('.test.ts') ? [p] : [];
+    // a walk takes the end-to-end files (`*.e2e.test.ts`) only when asked for them, and then only them
+    return e.name.endsWith('.test.ts') && e.name.endsWith('.e2e.test.ts') === END_TO_END ? [p] : [];
   });
 const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]));
 const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found : grouped(found));

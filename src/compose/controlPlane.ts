@@ -8,9 +8,9 @@ import type { AppFactoryDeps } from '../handlers/deps.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { SimulatedDeployer } from '../domain/control-plane/deployer/simulatedDeployer.ts';
-import { LocalDeployer } from '../domain/control-plane/deployer/localDeployer.ts';
-import { ContainerDeployer } from '../domain/control-plane/deployer/containerDeployer.ts';
+import { simulatedDeployer } from '../domain/control-plane/deployer/simulatedTarget.ts';
+import { localDeployer } from '../domain/control-plane/deployer/localDeployer.ts';
+import { containerDeployer } from '../domain/control-plane/deployer/containerDeployer.ts';
 import { ContainerEngine, withoutOwnSettings } from '../domain/control-plane/images/engine.ts';
 import type { Deployer } from '../domain/control-plane/deployer/types.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../domain/control-plane/deployer/sandbox.ts';
@@ -58,7 +58,7 @@ export async function createControlPlane(
   );
   const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
   const log = deps.log.child({ area: 'control-plane' });
-  const domain = { repo, deployer, log };
+  const domain = { repo, deployer, log, target: deps.config.deployer };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
   const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
@@ -90,7 +90,7 @@ export async function chooseDeployer(deps: Pick<AppFactoryDeps, 'config' | 'log'
 
 /** Makes the configured deployer, once per term of leadership (and once to read logs with); a listener makes its own the same way. */
 export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): () => Deployer {
-  if (config.deployer === 'simulated') return () => new SimulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+  if (config.deployer === 'simulated') return () => simulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
   // without a data directory the deployments live in a temporary one, gone with the process
@@ -118,10 +118,10 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
       startTimeoutMs: config.deployTimeoutMs,
       logCapBytes: LOG_CAP_BYTES,
     };
-    return () => new ContainerDeployer(repo, options, log.child({ area: 'deployer' }));
+    return () => containerDeployer(repo, options, log.child({ area: 'deployer' }));
   }
   return () =>
-    new LocalDeployer(
+    localDeployer(
       repo,
       {
         root: root(),

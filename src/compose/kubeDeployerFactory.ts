@@ -13,13 +13,13 @@ import type { KubeTarget } from '../domain/control-plane/kubernetes/kubeTarget.t
 export async function kubeDeployerFactory(config: ServerConfig, repo: ControlPlaneRepository, log: Logger): Promise<() => Deployer> {
   const root = config.dataDir ? path.join(config.dataDir, 'kube') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-kube-'));
   // loaded only when chosen: the Kubernetes client and schemas cost every other server half a second of start-up
-  const { KubeDeployer } = await import('../domain/control-plane/kubernetes/kubeDeployer.ts');
+  const { kubeDeployer } = await import('../domain/control-plane/kubernetes/kubeDeployer.ts');
   const target: KubeTarget =
     config.deployer === 'kube-local'
       ? new (await import('../domain/control-plane/kubernetes/podmanTarget.ts')).PodmanTarget({ root: path.join(root, 'podman'), env: config.env })
       : (await import('../domain/control-plane/kubernetes/clusterTarget.ts')).ClusterTarget.fromEnvironment(config.env);
   return () =>
-    new KubeDeployer(
+    kubeDeployer(
       repo,
       target,
       {

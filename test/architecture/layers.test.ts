@@ -58,7 +58,6 @@ test('the runtime imports no domain, adapter, handler or composition root', () =
   assert.deepEqual(importsBetween('src/runtime', ['src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
-
 test('src/shared, which every layer may import, imports no layer', () => {
   assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });

@@ -249,14 +249,13 @@ describe('container deployer', () => {
       assert.equal(second.status, 'DEPLOYED', second.status_message);
       assert.equal(await ask(client, thread.thread_id, 'again'), 'g2: again / hello-secret (built as uid 0)');
 
-      // two replicas need a shared store: refused without a DATABASE_URL, the running revision keeps serving
-      const scaled = await json(
+      // two replicas need a shared store, and this deployment's data is on its volume: refused at the API, the running revision keeps serving
+      const unscaled = await json(
         await api(`/v2/deployments/${deploymentId}`, { method: 'PATCH', json: { source_config: { resource_spec: { min_scale: 2 } } } }),
-        200,
+        422,
       );
-      const unscaled = await waitForRealRevision(api, deploymentId, scaled.latest_revision_id, controlPlane.output);
-      assert.equal(unscaled.status, 'DEPLOY_FAILED');
-      assert.match(unscaled.status_message, /min_scale 2 .*DATABASE_URL/);
+      assert.deepEqual(unscaled.detail[0].loc, ['source_config', 'resource_spec', 'min_scale']);
+      assert.match(unscaled.detail[0].msg, /min_scale 2 .*DATABASE_URL/);
       assert.equal(await ask(client, thread.thread_id, 'one'), 'g2: one / hello-secret (built as uid 0)');
 
       // a failing build leaves the running revision serving

@@ -12,20 +12,26 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { json, until } from './support/replies.ts';
 import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
+import { buildPostgresImage } from './support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 let image = '';
+let postgresImage = '';
 let server: TestServer;
 
 before(async () => {
   if (skip) return;
   image = buildNodeImage(`kube-${randomUUID().slice(0, 8)}`);
-  server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '240' } });
+  postgresImage = buildPostgresImage(`kube-${randomUUID().slice(0, 8)}`);
+  server = await startTestServer({
+    env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '240', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
+  });
 });
 
 after(async () => {
   await server?.close();
   if (image) removeImage(image);
+  if (postgresImage) removeImage(postgresImage);
 });
 
 const leftovers = (deploymentId: string) => ({
@@ -126,37 +132,54 @@ test('a resource_spec with every group is rendered, validated, played with podma
     messages.join('\n'),
   );
   assert.ok(
-    messages.some((m) => /StatefulSet\/agentplane-.*-db not played/.test(m)),
+    messages.some((m) => /HorizontalPodAutoscaler\/agentplane-.* played at its minimum/.test(m)),
     'what podman cannot play is said in the log',
   );
+  // the deployment's PostgreSQL is played: db_* limits and max_connections, its data on a volume of its own
+  const databaseContainer = `agentplane-${id}-db-pod-0-postgres`;
+  assert.equal(limits(databaseContainer).memory, 512 * 1024 * 1024);
+  assert.match(podman(['inspect', databaseContainer, '--format', '{{.Config.Cmd}}']), /max_connections=150/);
+  assert.match(podman(['inspect', databaseContainer, '--format', '{{range .Mounts}}{{.Name}} {{end}}']), new RegExp(`\\bagentplane-${id}-db-data\\b`));
 
   await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
   await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
   assert.deepEqual(leftovers(id), { pods: [], containers: [], secrets: [], volumes: [] });
 });
 
-test('a revision with a redis_* field fails its deploy naming the field, and its manifests are a 422 naming it', { skip, timeout: 120_000 }, async () => {
-  const created = await json(
-    server.api('/v2/deployments', {
-      method: 'POST',
-      json: {
-        name: `kube-redis-${randomUUID().slice(0, 8)}`,
-        source: 'external_docker',
-        source_config: { resource_spec: { redis_memory_mb: 256 } },
-        source_revision_config: { image_uri: image },
-      },
-    }),
-    201,
-  );
-  const revisionPath = `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`;
-  const refused = await json(server.api(`${revisionPath}/manifests`), 422);
-  assert.deepEqual(refused.detail[0].loc, ['source_config', 'resource_spec', 'redis_memory_mb']);
-  const revision = await until('the revision to finish', async () => {
-    const r = await json(server.api(revisionPath));
-    return r.status.endsWith('FAILED') || r.status === 'DEPLOYED' ? r : undefined;
-  });
-  assert.equal(revision.status, 'DEPLOY_FAILED');
-  assert.match(revision.status_message, /resource_spec\.redis_memory_mb/);
-  assert.deepEqual(leftovers(created.id), { pods: [], containers: [], secrets: [], volumes: [] });
-  await json(server.api(`/v2/deployments/${created.id}`, { method: 'DELETE' }), 204);
-});
+test(
+  'what kube-local cannot play (redis_*, a configMap or downwardAPI volume, several replicas) is a 422 at create naming each field',
+  { skip, timeout: 120_000 },
+  async () => {
+    const refused = await json(
+      server.api('/v2/deployments', {
+        method: 'POST',
+        json: {
+          name: `kube-refused-${randomUUID().slice(0, 8)}`,
+          source: 'external_docker',
+          source_config: {
+            resource_spec: {
+              redis_memory_mb: 256,
+              min_scale: 2,
+              volumes: [
+                { name: 'conf', configMap: { name: 'settings' } },
+                { name: 'meta', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+              ],
+            },
+          },
+          source_revision_config: { image_uri: image },
+        },
+      }),
+      422,
+    );
+    assert.deepEqual(refused.detail.map((d: any) => d.loc.slice(2).join('.')).sort(), [
+      'min_scale',
+      'redis_memory_mb',
+      'volumes.0.configMap',
+      'volumes.1.downwardAPI',
+    ]);
+    assert.ok(refused.detail.every((d: any) => d.type === 'refused' && d.msg.length > 40));
+    // nothing was stored
+    const listed = await json(server.api('/v2/deployments?name_contains=kube-refused'));
+    assert.deepEqual(listed.resources, []);
+  },
+);

@@ -133,18 +133,20 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
   assert.match(server.template.metadata.annotations['agentplane.dev/ignored-resource-fields'], /^orchestrator_cpu,.*executor_memory_limit_mb$/);
 });
 
-test('limits default to twice their request; queue fields default to the main service; one replica needs no database', () => {
+test('limits default to twice their request; queue fields default to the main service; one replica has its database too', () => {
   const { manifests } = rendered({ cpu: 1, memory_mb: 512 });
   const main = find(manifests, 'Deployment', '').spec.template.spec.containers[0];
   assert.deepEqual(main.resources, { requests: { cpu: '1000m', memory: '512Mi' }, limits: { cpu: '2000m', memory: '1024Mi' } });
   assert.equal(
-    manifests.some((m) => m.kind === 'StatefulSet' || m.kind === 'HorizontalPodAutoscaler' || m.metadata.name.endsWith('-queue')),
+    manifests.some((m) => m.kind === 'HorizontalPodAutoscaler' || m.metadata.name.endsWith('-queue')),
     false,
   );
-  assert.equal(
-    main.env.some((e: any) => e.name === 'DATABASE_URL'),
-    false,
-  );
+  // the threads outlive the pod (a new revision, a reschedule), and scaling later moves nothing
+  assert.ok(manifests.some((m) => m.kind === 'StatefulSet'));
+  assert.match(main.env.find((e: any) => e.name === 'DATABASE_URL').value, /@agentplane-[0-9a-f-]+-db:5432\/agentplane$/);
+  const scaled = rendered({ cpu: 1, memory_mb: 512, max_scale: 3 }).manifests;
+  const database = (all: Manifest[]) => JSON.stringify(find(all, 'StatefulSet', '-db').spec).replaceAll(/[0-9a-f]{8}-[0-9a-f-]{27}/g, 'ID');
+  assert.equal(database(scaled), database(manifests), 'a scale change renders the same database');
 
   const queued = rendered({ cpu: 1, memory_mb: 512, min_scale: 2, queue_max_scale: 5 }).manifests;
   const worker = find(queued, 'Deployment', '-queue').spec;

@@ -2,7 +2,7 @@
 // more with graphs in worker threads (the product's default; test servers run graphs on the
 // request loop unless a test asks for workers, see test/support/server.ts), so that neither
 // way of executing drifts from the other. `npm test` runs the cases that take every execution
-// path that way (test/agent-server/runs-in-workers.test.ts).
+// path that way (test/agent-server/runs-in-workers.e2e.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTestFiles } from '../support/testFiles.ts';

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deployment, DeploymentCreate, DeploymentList, ListDeploymentsQuery } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { Deployer } from './deployer/types.ts';
-import { ok, type Outcome } from '../outcome.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { targetProblems, type DeployTargetKind, type TargetRuleInput } from './targetRules.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';
 import { listenerOf } from './listeners.ts';
 import { firstRevision } from './newRevision.ts';
@@ -21,6 +22,15 @@ export interface ControlPlaneDeps {
   deployer: Deployer;
   /** Deployment and revision transitions are logged here (transitionLog.ts). */
   log: Logger;
+  /** Where this control plane deploys: what it cannot honour is refused at the API (targetRules.ts). */
+  target?: DeployTargetKind;
+}
+
+/** The target's refusals of a deployment's settings as a 422; a listener's deployments are its own target's. */
+export function checkTarget(target: DeployTargetKind | undefined, viaListener: boolean, next: TargetRuleInput, current: TargetRuleInput | null) {
+  const problems = target && !viaListener ? targetProblems(target, next, current) : [];
+  if (problems.length === 0) return undefined;
+  return fail('unprocessable', problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' '), { problems });
 }
 
 /** Views of unchanged records are reused (stored records are immutable, so a view is too). */
@@ -48,7 +58,7 @@ function viewOf(record: DeploymentRecord, latest: RevisionRecord | undefined): D
 
 /** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */
 export async function createDeployment(
-  { repo, deployer, log }: ControlPlaneDeps,
+  { repo, deployer, log, target }: ControlPlaneDeps,
   tenantId: string,
   body: DeploymentCreate,
   baseUrl: string,
@@ -65,7 +75,9 @@ export async function createDeployment(
     checkSecretNames(secrets);
   if (broken) return broken;
   // the deployment has no Secret of its own yet: no secret reference is allowed
-  const outside = checkTenantBoundary(config, null, Boolean(config.listener_id));
+  const outside =
+    checkTenantBoundary(config, null, Boolean(config.listener_id)) ??
+    checkTarget(target, Boolean(config.listener_id), { resource_spec: config.resource_spec, secrets }, null);
   if (outside) return outside;
   if (config.listener_id && !(await listenerOf(repo, tenantId, config.listener_id)).ok) {
     return invalid(`source_config.listener_id: Listener ID ${config.listener_id} not found.`);

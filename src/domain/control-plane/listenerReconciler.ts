@@ -7,7 +7,7 @@
 // whatever the control plane believes (UNKNOWN included) in its first pass.
 import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../../generated/control-plane/types.gen.ts';
 import type { Deployer, LogKind } from './deployer/types.ts';
-import { IN_PROGRESS, NOT_STARTED, isFinished } from './deployer/phases.ts';
+import { IN_PROGRESS, NOT_STARTED, isFinished } from './revisionStateMachine.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { timestamp } from '../clock.ts';
 import type { Logger } from '../ports/logger.ts';

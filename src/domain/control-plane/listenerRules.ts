@@ -1,7 +1,7 @@
 // What makes a deployment remote-reconciled, and which revision statuses a listener that is
 // not heard from leaves in doubt.
 import type { RevisionStatus } from '../../../generated/control-plane/types.gen.ts';
-import { IN_PROGRESS, NOT_STARTED } from './deployer/phases.ts';
+import { IN_PROGRESS, NOT_STARTED } from './revisionStateMachine.ts';
 import type { DeploymentRecord } from './records.ts';
 
 /** Reconciled by a listener, not by the control plane's own deployer. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SourceRevisionConfig } from '../../../generated/control-plane/types.gen.ts';
 import type { WriteOp } from '../ports/store.ts';
-import { NOT_STARTED } from './deployer/phases.ts';
+import { NOT_STARTED } from './revisionStateMachine.ts';
 import { putDeployment, putRevision, type DeploymentRecord, type RevisionRecord } from './records.ts';
 
 export function firstRevision(deployment: DeploymentRecord, config: Required<SourceRevisionConfig>): RevisionRecord {

@@ -4,7 +4,7 @@
 import type { Deployment, DeploymentPatch, Secret, SourceConfigPatch } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
-import { deploymentView } from './deployments.ts';
+import { checkTarget, deploymentView } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, type Broken } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
@@ -21,7 +21,7 @@ const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'buil
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export async function patchDeployment(
-  { repo, deployer, log }: ControlPlaneDeps,
+  { repo, deployer, log, target }: ControlPlaneDeps,
   tenantId: string,
   id: string,
   body: DeploymentPatch,
@@ -68,6 +68,9 @@ export async function patchDeployment(
     if (incomplete) return incomplete;
 
     const changed: DeploymentRecord = { ...current, source_config: sourceConfig, secrets: secrets ?? current.secrets };
+    const settings = (d: DeploymentRecord) => ({ resource_spec: d.source_config.resource_spec, secrets: d.secrets });
+    const refused = checkTarget(target, Boolean(current.source_config.listener_id), settings(changed), settings(current));
+    if (refused) return refused;
     const needsRevision =
       input.repo_ref !== null || input.graph_config_path !== null || input.image_uri !== null || secrets !== null || config.resource_spec != null;
     if (!needsRevision) {

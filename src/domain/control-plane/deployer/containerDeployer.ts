@@ -11,6 +11,7 @@
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from './tracingProject.ts';
+import { SHARED_STORE_SECRET } from '../targetRules.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,14 +19,16 @@ import type { Logger } from '../../ports/logger.ts';
 import { buildImage } from '../images/buildImage.ts';
 import { ensureBaseImage } from '../images/baseImage.ts';
 import { EngineError, type ContainerEngine } from '../images/engine.ts';
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import type { Redact } from '../redaction.ts';
-import { logDeploymentDeleted } from '../transitionLog.ts';
+import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../deployTarget.ts';
+import { RevisionEngine } from '../revisionEngine.ts';
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
-import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from './deploymentFiles.ts';
 import { answersOk, freePort } from './probes.ts';
-import { LogWriter, capLogFile } from './revisionLogs.ts';
+import { LogWriter, capLogFile, type LogRequest } from './revisionLogs.ts';
 import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from './sandbox.ts';
 
 export interface ContainerDeployerOptions {
@@ -49,8 +52,6 @@ export interface ContainerDeployerOptions {
   superviseMs?: number;
 }
 
-/** Secret that gives replicas a shared store: several replicas cannot share one embedded store. */
-const SHARED_STORE_SECRET = 'DATABASE_URL';
 const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 30_000;
 const HEALTHY_MS = 60_000;
@@ -66,19 +67,27 @@ interface Served {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class ContainerDeployer extends PhasedDeployer {
+/** The container deployer: the revision engine over this machine's podman pods. */
+export function containerDeployer(repo: ControlPlaneRepository, options: ContainerDeployerOptions, log: Logger): RevisionEngine {
+  return new RevisionEngine(repo, new ContainerTarget(repo, options, log), log, { retryMs: options.retryMs ?? 1_000 });
+}
+
+export class ContainerTarget implements DeployTarget {
+  readonly builds = true;
   private readonly served = new Map<string, Served>();
   private readonly checkouts: Sandboxes;
   private readonly engine: ContainerEngine;
+  private readonly files: DeploymentFiles;
+  private host: TargetHost | null = null;
   private superviseTimer: NodeJS.Timeout | null = null;
   private supervising: Promise<void> = Promise.resolve();
 
   constructor(
-    repo: ControlPlaneRepository,
+    private readonly repo: ControlPlaneRepository,
     private readonly options: ContainerDeployerOptions,
-    log: Logger,
+    private readonly log: Logger,
   ) {
-    super(repo, log, options.root, options.retryMs ?? 1_000);
+    this.files = new DeploymentFiles(repo, options.root);
     this.engine = options.engine;
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
     // the clone only (what the repository's code runs, it runs inside the image build); as
@@ -86,9 +95,9 @@ export class ContainerDeployer extends PhasedDeployer {
     this.checkouts = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: DEFAULT_LIMITS, baseEnv: options.baseEnv });
   }
 
-  async start(): Promise<void> {
+  start(host: TargetHost): void {
+    this.host = host;
     this.log.info(`container deployer: deployments run as ${this.engine.name} pods; their code sees no file of this machine`);
-    await this.resume();
     this.superviseTimer = setInterval(() => {
       this.supervising = this.supervising
         .then(() => this.supervise())
@@ -97,14 +106,19 @@ export class ContainerDeployer extends PhasedDeployer {
     this.superviseTimer.unref();
   }
 
-  protected async release(): Promise<void> {
+  async release(): Promise<void> {
     if (this.superviseTimer) clearInterval(this.superviseTimer);
     await this.supervising;
     // the pods keep serving: the next start adopts them
     for (const deploymentId of [...this.served.keys()]) this.unserve(deploymentId);
   }
 
-  protected servedUrl(deployment: DeploymentRecord): string | null {
+  logs(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    return this.files.readLogs(revision, deployment, kind, request);
+  }
+
+  /** The deployment's URL: an external_docker deployment keeps one its client chose (a proxy of theirs in front). */
+  private servedUrl(deployment: DeploymentRecord): string | null {
     const served = this.served.get(deployment.id);
     const ours = served ? `http://127.0.0.1:${served.hostPort}` : null;
     // an external_docker deployment keeps a URL its client chose (a proxy of theirs in front)
@@ -115,12 +129,12 @@ export class ContainerDeployer extends PhasedDeployer {
 
   // ---- build ----
 
-  protected async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
-    const log = new LogWriter(this.logFile(deployment.id, revision.id, 'build'));
+  async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
+    const log = new LogWriter(this.files.logFile(deployment.id, revision.id, 'build'));
     log.reset();
     const config = deployment.source_config;
     if (!config.repo_url) return { ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' };
-    const redact = this.redactorOf(deployment);
+    const redact = redactorOf(deployment);
     let sandbox: Sandbox;
     try {
       sandbox = await this.checkouts.prepare(deployment.id);
@@ -177,26 +191,26 @@ export class ContainerDeployer extends PhasedDeployer {
 
   // ---- deploy ----
 
-  protected async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<string | null> {
+  async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<DeployOutcome> {
     const spec = await this.podSpec(deployment, revision);
-    if (typeof spec === 'string') return spec;
+    if (typeof spec === 'string') return { ok: false, reason: spec };
     // one store, one writer: the previous revision's pod goes before this one opens the volume
     this.unserve(deployment.id);
     await removePod(this.engine, deployment.id);
-    const failure = await this.startPod(spec, signal, this.redactorOf(deployment));
+    const failure = await this.startPod(spec, signal, redactorOf(deployment));
     if (failure === null) {
       this.serve(spec);
-      return null;
+      return { ok: true, url: `http://127.0.0.1:${spec.hostPort}` };
     }
     await removePod(this.engine, deployment.id);
     // the revision that was serving serves again
-    if (deployment.active_revision_id) await this.restore(deployment.id);
-    return failure;
+    if (deployment.active_revision_id) await this.restore(deployment.id, signal);
+    return { ok: false, reason: failure };
   }
 
   /** How this revision runs: its image (pulled or built), replicas, limits, ports; or why it cannot. */
   private async podSpec(deployment: DeploymentRecord, revision: RevisionRecord): Promise<PodSpec | string> {
-    const built = await this.builtRevision(revision);
+    const built = await builtRevision(this.repo, revision);
     let image: string;
     if (deployment.source === 'github') {
       image = deploymentImage(deployment.id, built.id);
@@ -231,7 +245,7 @@ export class ContainerDeployer extends PhasedDeployer {
       proxyImage: replicas > 1 ? await ensureBaseImage(this.engine) : null,
       resources,
       secrets,
-      privateDir: path.join(this.deploymentDir(deployment.id), 'secrets'),
+      privateDir: path.join(this.files.dir(deployment.id), 'secrets'),
       env: {
         ...tracingProjectEnv(deployment.name, secrets),
         AGENTPLANE_CONTROL_PLANE: 'off',
@@ -281,7 +295,7 @@ export class ContainerDeployer extends PhasedDeployer {
     const served: Served = {
       revisionId: spec.revisionId,
       hostPort: spec.hostPort,
-      logFile: this.logFile(spec.deploymentId, spec.revisionId, 'deploy'),
+      logFile: this.files.logFile(spec.deploymentId, spec.revisionId, 'deploy'),
       followers: new Map(),
       backoff: new Map(),
     };
@@ -326,7 +340,7 @@ export class ContainerDeployer extends PhasedDeployer {
       if (!state || state.revisionId !== served.revisionId) {
         // the pod was removed behind our back: start it again
         this.unserve(deploymentId);
-        this.enqueue(deploymentId, () => this.restore(deploymentId));
+        this.host?.restoreLater(deploymentId);
         continue;
       }
       for (const container of state.containers) {
@@ -356,7 +370,7 @@ export class ContainerDeployer extends PhasedDeployer {
 
   // ---- restart and delete ----
 
-  protected async restore(deploymentId: string): Promise<void> {
+  async restore(deploymentId: string, signal: AbortSignal): Promise<void> {
     if (this.served.has(deploymentId)) return;
     const deployment = await this.repo.deployments.get(deploymentId);
     if (!deployment?.active_revision_id || deployment.status !== 'READY') return;
@@ -365,8 +379,8 @@ export class ContainerDeployer extends PhasedDeployer {
     const state = await podState(this.engine, deploymentId);
     if (state && state.revisionId === revision.id && state.containers.every((c) => c.running) && (await answersOk(`http://127.0.0.1:${state.hostPort}`))) {
       // its output since the last line copied (the log file's last change)
-      const since = fs.existsSync(this.logFile(deploymentId, revision.id, 'deploy'))
-        ? fs.statSync(this.logFile(deploymentId, revision.id, 'deploy')).mtimeMs
+      const since = fs.existsSync(this.files.logFile(deploymentId, revision.id, 'deploy'))
+        ? fs.statSync(this.files.logFile(deploymentId, revision.id, 'deploy')).mtimeMs
         : Date.now();
       this.serve({ deploymentId, revisionId: revision.id, hostPort: state.hostPort }, since);
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, url: `http://127.0.0.1:${state.hostPort}` });
@@ -378,40 +392,32 @@ export class ContainerDeployer extends PhasedDeployer {
       return;
     }
     await removePod(this.engine, deploymentId);
-    const failure = await this.startPod(spec, this.signalFor(deploymentId), this.redactorOf(deployment));
+    const failure = await this.startPod(spec, signal, redactorOf(deployment));
     // a pod that fails its check is still supervised (restarted with back-off): it may be a passing fault
     this.serve(spec);
     if (failure) this.log.error('deployment restarted but not healthy yet', { deployment_id: deploymentId, reason: failure });
     else this.log.info('deployment restarted', { deployment_id: deploymentId, revision_id: revision.id });
   }
 
-  protected async cleanUp(deploymentId: string): Promise<void> {
+  async remove(deploymentId: string): Promise<void> {
     this.unserve(deploymentId);
     await removeDeployment(this.engine, deploymentId);
-    this.aborts.delete(deploymentId);
-    await this.repo.locks.run(deploymentId, async () => {
-      const deployment = await this.repo.deployments.get(deploymentId);
-      // gone already: removed with ?force=true while this waited; its files still go
-      if (deployment && deployment.status !== 'AWAITING_DELETE') return;
-      fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
-      await this.checkouts.remove(deploymentId);
-      if (deployment) await this.repo.remove(deploymentId);
-      logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
-    });
+    fs.rmSync(this.files.dir(deploymentId), { recursive: true, force: true });
+    await this.checkouts.remove(deploymentId);
   }
 
   // the deployment's port outlives its pod (a failed deploy, a removed pod): its URL stays the same
 
   private savedPort(deploymentId: string): number | null {
     try {
-      return (JSON.parse(fs.readFileSync(path.join(this.deploymentDir(deploymentId), 'pod.json'), 'utf8')) as { port: number }).port;
+      return (JSON.parse(fs.readFileSync(path.join(this.files.dir(deploymentId), 'pod.json'), 'utf8')) as { port: number }).port;
     } catch {
       return null;
     }
   }
 
   private savePort(deploymentId: string, port: number): void {
-    const file = path.join(this.deploymentDir(deploymentId), 'pod.json');
+    const file = path.join(this.files.dir(deploymentId), 'pod.json');
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, JSON.stringify({ port }), { mode: 0o600 });
   }

@@ -1,6 +1,7 @@
 // The local deployer: builds `github` revisions from their git repository and runs each
 // deployment as an agentplane agent server on this machine (docker images through a
-// container runtime found on PATH). The phases, job queue and retries are phasedDeployer.ts's.
+// container runtime found on PATH). The phases, job queue and retries are the revision
+// engine's (../revisionEngine.ts); this is its deploy target.
 //
 // A deployment's own code runs in its sandbox (sandbox.ts): a workspace under `workspaces`,
 // per deployment: checkouts/<revision>/ (kept, so a redeploy needs no build), data/ (the
@@ -13,19 +14,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../ports/logger.ts';
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import type { Redact } from '../redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
 import { confinedProjectFile } from './checkoutPaths.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
-import { PhasedDeployer, secretsOf } from './phasedDeployer.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from './deploymentFiles.ts';
+import type { DeployOutcome, DeployTarget, LogKind } from '../deployTarget.ts';
+import { RevisionEngine } from '../revisionEngine.ts';
 import { answersOk, freePort, missingGraphs } from './probes.ts';
 import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/engine.ts';
 import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
-import { LogWriter, capLogFile } from './revisionLogs.ts';
+import { LogWriter, capLogFile, type LogRequest } from './revisionLogs.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
 import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
-import { logDeploymentDeleted } from '../transitionLog.ts';
 
 export interface LocalDeployerOptions {
   /** Where the control plane keeps each deployment's logs and process file (inside its data directory). */
@@ -67,17 +70,24 @@ function containerRuntime(env: Record<string, string>): EngineName | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class LocalDeployer extends PhasedDeployer {
+/** The local deployer: the revision engine over this machine's processes. */
+export function localDeployer(repo: ControlPlaneRepository, options: LocalDeployerOptions, log: Logger): RevisionEngine {
+  return new RevisionEngine(repo, new LocalTarget(repo, options, log), log, { retryMs: options.retryMs ?? 1_000 });
+}
+
+export class LocalTarget implements DeployTarget {
+  readonly builds = true;
   private readonly processes = new Map<string, AgentProcess>();
   private readonly capTimer: NodeJS.Timeout;
   private readonly sandboxes: Sandboxes;
+  private readonly files: DeploymentFiles;
 
   constructor(
-    repo: ControlPlaneRepository,
+    private readonly repo: ControlPlaneRepository,
     private readonly options: LocalDeployerOptions,
-    log: Logger,
+    private readonly log: Logger,
   ) {
-    super(repo, log, options.root, options.retryMs ?? 1_000);
+    this.files = new DeploymentFiles(repo, options.root);
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
     this.sandboxes = new Sandboxes({ mode: options.isolation, root: options.workspaces, limits: options.limits, baseEnv: options.baseEnv });
     this.capTimer = setInterval(() => {
@@ -86,32 +96,28 @@ export class LocalDeployer extends PhasedDeployer {
     this.capTimer.unref();
   }
 
-  start(): Promise<void> {
+  start(): void {
     const unreachable = this.unreachable();
     if (this.sandboxes.mode === 'none') this.log.warn(this.sandboxes.describe());
     else if (unreachable) this.log.error(`deployments cannot run: ${unreachable}`);
     else this.log.info(this.sandboxes.describe());
-    return this.resume();
   }
 
-  protected async release(): Promise<void> {
+  async release(): Promise<void> {
     clearInterval(this.capTimer);
     // a clean stop takes the deployments down with it; the next start brings them back
     await Promise.all([...this.processes.values()].map((proc) => proc.stop()));
     this.processes.clear();
   }
 
-  /** The server assigns github deployments their URL; an external_docker one keeps the client's. */
-  protected servedUrl(deployment: DeploymentRecord): string | null {
-    return deployment.source === 'github'
-      ? (this.processes.get(deployment.id)?.spec.url ?? deployment.source_config.custom_url)
-      : deployment.source_config.custom_url;
+  logs(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    return this.files.readLogs(revision, deployment, kind, request);
   }
 
   // ---- build ----
 
-  protected async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
-    const log = new LogWriter(this.logFile(deployment.id, revision.id, 'build'));
+  async build(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<BuildResult> {
+    const log = new LogWriter(this.files.logFile(deployment.id, revision.id, 'build'));
     log.reset();
     const config = deployment.source_config;
     if (!config.repo_url) return { ok: false, reason: 'Build failed: the deployment has no source_config.repo_url to build from.' };
@@ -127,7 +133,7 @@ export class LocalDeployer extends PhasedDeployer {
       checkoutDir: this.checkoutDir(deployment.id, revision.id),
       sandbox,
       variables: secretsOf(deployment),
-      redact: this.redactorOf(deployment),
+      redact: redactorOf(deployment),
       timeoutMs: this.options.buildTimeoutMs,
       signal,
       log,
@@ -156,7 +162,7 @@ export class LocalDeployer extends PhasedDeployer {
    */
   private moveIntoWorkspace(deploymentId: string, sandbox: Sandbox): void {
     for (const name of ['checkouts', 'data']) {
-      const before = path.join(this.deploymentDir(deploymentId), name);
+      const before = path.join(this.files.dir(deploymentId), name);
       const after = path.join(sandbox.workspace, name);
       if (!fs.existsSync(before) || fs.existsSync(after)) continue;
       try {
@@ -179,20 +185,21 @@ export class LocalDeployer extends PhasedDeployer {
 
   // ---- deploy ----
 
-  /** Replaces the deployment's process with this revision's; null on success, else the reason. */
-  protected async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<string | null> {
-    const built = await this.builtRevision(revision);
+  /** Replaces the deployment's process with this revision's. */
+  async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<DeployOutcome> {
+    const built = await builtRevision(this.repo, revision);
     const spec = await this.processSpec(deployment, revision, built);
-    if (typeof spec === 'string') return spec;
+    if (typeof spec === 'string') return { ok: false, reason: spec };
     const previous = this.processes.get(deployment.id);
     // one store, one process: the previous revision stops before this one opens its data
     await previous?.stop();
     this.processes.delete(deployment.id);
     const proc = this.newProcess(spec);
-    const failure = await this.startAndCheck(proc, built, signal, this.redactorOf(deployment));
+    const failure = await this.startAndCheck(proc, built, signal, redactorOf(deployment));
     if (failure === null) {
       this.processes.set(deployment.id, proc);
-      return null;
+      // the server assigns a github deployment its URL; an image's keeps the client's
+      return { ok: true, url: deployment.source === 'github' ? spec.url : null };
     }
     await proc.stop();
     if (previous) {
@@ -201,7 +208,7 @@ export class LocalDeployer extends PhasedDeployer {
       again.start();
       this.processes.set(deployment.id, again);
     }
-    return failure;
+    return { ok: false, reason: failure };
   }
 
   /** Starts a process and waits until it answers /ok with every graph of the project loaded. */
@@ -249,7 +256,7 @@ export class LocalDeployer extends PhasedDeployer {
     const port = this.readProcessFile(deployment.id)?.port ?? (await freePort());
     const url = `http://127.0.0.1:${port}`;
     const secrets = secretsOf(deployment);
-    const base = { deploymentId: deployment.id, revisionId: revision.id, logFile: this.logFile(deployment.id, revision.id, 'deploy'), url };
+    const base = { deploymentId: deployment.id, revisionId: revision.id, logFile: this.files.logFile(deployment.id, revision.id, 'deploy'), url };
     if (deployment.source === 'github') {
       const sandbox = await this.sandbox(deployment.id);
       if (typeof sandbox === 'string') return `Deploy failed: ${sandbox}`;
@@ -318,7 +325,7 @@ export class LocalDeployer extends PhasedDeployer {
           ...delivery.args,
           image,
         ],
-        cwd: this.deploymentDir(deployment.id),
+        cwd: this.files.dir(deployment.id),
         env: engineEnv,
       };
     }
@@ -335,13 +342,13 @@ export class LocalDeployer extends PhasedDeployer {
   // ---- restart and delete ----
 
   /** After a restart: adopt the deployment's process if it is still serving, else start it again. */
-  protected async restore(deploymentId: string): Promise<void> {
+  async restore(deploymentId: string, signal: AbortSignal): Promise<void> {
     if (this.processes.has(deploymentId)) return;
     const deployment = await this.repo.deployments.get(deploymentId);
     if (!deployment?.active_revision_id || deployment.status !== 'READY') return;
     const revision = await this.repo.revisions.get(deployment.active_revision_id);
     if (!revision) return;
-    const built = await this.builtRevision(revision);
+    const built = await builtRevision(this.repo, revision);
     const spec = await this.processSpec(deployment, revision, built);
     if (typeof spec === 'string') {
       this.log.error('cannot restart a deployment', { deployment_id: deploymentId, reason: spec });
@@ -355,14 +362,14 @@ export class LocalDeployer extends PhasedDeployer {
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });
       return;
     }
-    const failure = await this.startAndCheck(proc, built, this.signalFor(deploymentId), this.redactorOf(deployment));
+    const failure = await this.startAndCheck(proc, built, signal, redactorOf(deployment));
     // a process that fails its check is still supervised (restarted with back-off): it may be a passing fault
     this.processes.set(deploymentId, proc);
     if (failure) this.log.error('deployment restarted but not healthy yet', { deployment_id: deploymentId, reason: failure });
     else this.log.info('deployment restarted', { deployment_id: deploymentId, revision_id: revision.id, url: spec.url });
   }
 
-  protected async cleanUp(deploymentId: string): Promise<void> {
+  async remove(deploymentId: string): Promise<void> {
     const proc = this.processes.get(deploymentId);
     if (proc) await proc.stop();
     else {
@@ -371,28 +378,20 @@ export class LocalDeployer extends PhasedDeployer {
       if (saved?.pid && isAlive(saved.pid)) await terminate(saved.pid);
     }
     this.processes.delete(deploymentId);
-    this.aborts.delete(deploymentId);
-    await this.repo.locks.run(deploymentId, async () => {
-      const deployment = await this.repo.deployments.get(deploymentId);
-      // gone already: removed with ?force=true while this waited; its files still go
-      if (deployment && deployment.status !== 'AWAITING_DELETE') return;
-      // an image ran: its engine may keep secrets of the deployment
-      const ranImage = fs.existsSync(this.secretsDir(deploymentId));
-      fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
-      const runtime = ranImage ? containerRuntime(withoutOwnSettings(this.options.baseEnv)) : null;
-      if (runtime)
-        await removeContainerSecrets(new ContainerEngine({ name: runtime, env: withoutOwnSettings(this.options.baseEnv), containersConf: null }), deploymentId);
-      await this.sandboxes.remove(deploymentId);
-      if (deployment) await this.repo.remove(deploymentId);
-      logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
-    });
+    // an image ran: its engine may keep secrets of the deployment
+    const ranImage = fs.existsSync(this.secretsDir(deploymentId));
+    fs.rmSync(this.files.dir(deploymentId), { recursive: true, force: true });
+    const runtime = ranImage ? containerRuntime(withoutOwnSettings(this.options.baseEnv)) : null;
+    if (runtime)
+      await removeContainerSecrets(new ContainerEngine({ name: runtime, env: withoutOwnSettings(this.options.baseEnv), containersConf: null }), deploymentId);
+    await this.sandboxes.remove(deploymentId);
   }
 
   // ---- files ----
 
   /** Private to the control plane: the files that carry an image's secrets to its engine. */
   private secretsDir(deploymentId: string): string {
-    return path.join(this.deploymentDir(deploymentId), 'secrets');
+    return path.join(this.files.dir(deploymentId), 'secrets');
   }
 
   private checkoutDir(deploymentId: string, revisionId: string): string {
@@ -410,14 +409,14 @@ export class LocalDeployer extends PhasedDeployer {
 
   private readProcessFile(deploymentId: string): ProcessFile | null {
     try {
-      return JSON.parse(fs.readFileSync(path.join(this.deploymentDir(deploymentId), 'process.json'), 'utf8')) as ProcessFile;
+      return JSON.parse(fs.readFileSync(path.join(this.files.dir(deploymentId), 'process.json'), 'utf8')) as ProcessFile;
     } catch {
       return null;
     }
   }
 
   private saveProcessFile(deploymentId: string, value: ProcessFile): void {
-    const file = path.join(this.deploymentDir(deploymentId), 'process.json');
+    const file = path.join(this.files.dir(deploymentId), 'process.json');
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(`${file}.tmp`, JSON.stringify(value), { mode: 0o600 });
     fs.renameSync(`${file}.tmp`, file);

@@ -1,13 +1,14 @@
 // The control plane hands revisions and deletions to a Deployer, which drives them to a
-// terminal status. The default simulates the phases (simulatedDeployer.ts); the local
-// deployer builds and runs real agent servers (localDeployer.ts); the Kubernetes deployer
-// applies rendered manifests to a cluster or podman (../kubernetes/kubeDeployer.ts).
+// terminal status: the revision engine (../revisionEngine.ts) over one deploy target
+// (../deployTarget.ts), wrapped for leadership (leadingDeployer.ts) and listeners
+// (remoteReconciliation.ts).
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { BackgroundModule } from '../../../shared/backgroundModule.ts';
 import type { RevisionRecord } from '../records.ts';
+import type { LogKind } from '../deployTarget.ts';
 import type { LogRequest } from './revisionLogs.ts';
 
-export type LogKind = 'build' | 'deploy';
+export type { LogKind };
 
 export interface Deployer extends BackgroundModule {
   /** Takes over a revision that was just stored in `CREATING`. */

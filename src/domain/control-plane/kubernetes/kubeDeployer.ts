@@ -1,23 +1,20 @@
-// The Kubernetes deployer: a revision's manifests (renderManifests.ts), checked against the
-// Kubernetes schemas, are applied to a target — a cluster (`kubernetes`) or this machine's
-// podman (`kube-local`) — and the revision is DEPLOYED once the server's rollout is, or
-// DEPLOY_FAILED saying why (a refused field, a schema problem, the rollout's own reason).
-// Images only: `external_docker` revisions run their `image_uri`. Every status is stored
-// before the next step starts, so after a restart `resume()` redoes at most the step in
-// progress; one job at a time per deployment.
+// The Kubernetes deploy target: a revision's manifests (renderManifests.ts), checked against the
+// Kubernetes schemas, are applied to a cluster (`kubernetes`) or this machine's podman
+// (`kube-local`), and the revision is DEPLOYED once the server's rollout is, or DEPLOY_FAILED
+// saying why (a refused field, a schema problem, the rollout's own reason). Images only:
+// `external_docker` revisions run their `image_uri`, nothing is built. The lifecycle, order
+// and retries are the revision engine's (../revisionEngine.ts); what is deployed keeps running
+// on its own (the cluster, or podman), so there is nothing to restore after a restart.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../../ports/logger.ts';
-import { timestamp } from '../../clock.ts';
-import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
 import { redactor, secretValues } from '../redaction.ts';
-import { logDeploymentDeleted, logTransition } from '../transitionLog.ts';
-import { UNFINISHED, isFinished } from '../deployer/phases.ts';
 import { LogWriter, pageOfLog, parseLogLine, readLogLines, type LogRequest } from '../deployer/revisionLogs.ts';
-import type { Deployer, LogKind } from '../deployer/types.ts';
-import { JobChains } from '../deployer/jobChains.ts';
+import type { DeployOutcome, DeployTarget, LogKind } from '../deployTarget.ts';
+import { RevisionEngine } from '../revisionEngine.ts';
 import type { KubeTarget } from './kubeTarget.ts';
 import { namespaceOf, renderManifests, type RenderInput, type Rendered } from './renderManifests.ts';
 import { validateManifests } from './validateManifests.ts';
@@ -34,51 +31,30 @@ export interface KubeDeployerOptions {
   retryMs?: number;
 }
 
-/** A job stopped on purpose (the deployment is being deleted, or the server stops). */
-class Cancelled extends Error {}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class KubeDeployer implements Deployer {
-  private readonly stopping = new AbortController();
-  private readonly jobs: JobChains;
-  private stopped = false;
+/** The Kubernetes deployer: the revision engine over a cluster or podman. */
+export function kubeDeployer(repo: ControlPlaneRepository, target: KubeTarget, options: KubeDeployerOptions, log: Logger): RevisionEngine {
+  return new RevisionEngine(repo, new KubeDeployTarget(target, options, log), log, { retryMs: options.retryMs ?? 1_000 });
+}
+
+export class KubeDeployTarget implements DeployTarget {
+  readonly builds = false;
 
   constructor(
-    private readonly repo: ControlPlaneRepository,
     private readonly target: KubeTarget,
     private readonly options: KubeDeployerOptions,
     private readonly log: Logger,
   ) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
-    this.jobs = new JobChains(this.stopping.signal, log, options.retryMs ?? 1_000, (err) => err instanceof Cancelled);
   }
 
-  start(): Promise<void> {
+  start(): void {
     this.log.info(this.target.describe());
-    return this.resume();
   }
 
-  submit(revision: RevisionRecord): void {
-    this.jobs.enqueue(revision.deployment_id, () => this.drive(revision.id));
-  }
-
-  retire(deploymentId: string): void {
-    this.jobs.enqueue(deploymentId, () => this.cleanUp(deploymentId));
-  }
-
-  async resume(): Promise<void> {
-    // what is deployed keeps running on its own (the cluster, or podman); unfinished work continues
-    for (const status of UNFINISHED) {
-      for (const revision of await this.repo.revisions.list({ where: { status } })) this.submit(revision);
-    }
-    for (const deployment of await this.repo.deployments.list({ where: { status: 'AWAITING_DELETE' } })) this.retire(deployment.id);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
-    await this.jobs.settled();
+  build(): Promise<never> {
+    return Promise.reject(new Error('the Kubernetes deployers build nothing: they run images'));
   }
 
   /** The render as the deployer would apply it (the control plane's GET …/manifests shows it masked). */
@@ -86,10 +62,9 @@ export class KubeDeployer implements Deployer {
     return renderManifests(this.renderInput(deployment, revision, this.databasePassword(deployment.id)));
   }
 
-  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+  async logs(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
     // no build: images are built elsewhere
     if (kind === 'build') return pageOfLog([], request, true);
-    const deployment = await this.repo.deployments.get(revision.deployment_id);
     const own = readLogLines(this.logFile(revision.deployment_id, revision.id));
     let server: string[] = [];
     if (deployment && deployment.active_revision_id === revision.id) {
@@ -104,39 +79,12 @@ export class KubeDeployer implements Deployer {
     return pageOfLog(lines, request, false);
   }
 
-  // ---- jobs ----
-
-  private async drive(revisionId: string): Promise<void> {
-    for (;;) {
-      const revision = await this.repo.revisions.get(revisionId);
-      if (!revision || isFinished(revision.status)) return;
-      const deployment = await this.repo.deployments.get(revision.deployment_id);
-      if (!deployment || deployment.status === 'AWAITING_DELETE') return;
-      switch (revision.status) {
-        case 'CREATING':
-          await this.transition(revision, { status: 'QUEUED' });
-          break;
-        case 'QUEUED':
-        case 'AWAITING_BUILD':
-        case 'BUILDING':
-          // images only: nothing to build
-          await this.transition(revision, { status: 'AWAITING_DEPLOY' });
-          break;
-        case 'AWAITING_DEPLOY':
-          await this.transition(revision, { status: 'DEPLOYING' });
-          break;
-        case 'DEPLOYING': {
-          const outcome = await this.deploy(deployment, revision);
-          await this.transition(revision, 'url' in outcome ? { status: 'DEPLOYED', url: outcome.url } : { status: 'DEPLOY_FAILED', message: outcome.failure });
-          break;
-        }
-        default:
-          return;
-      }
-    }
+  async deploy(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<DeployOutcome> {
+    const outcome = await this.rollOut(deployment, revision, signal);
+    return 'url' in outcome ? { ok: true, url: outcome.url } : { ok: false, reason: outcome.failure };
   }
 
-  private async deploy(deployment: DeploymentRecord, revision: RevisionRecord): Promise<{ url: string } | { failure: string }> {
+  private async rollOut(deployment: DeploymentRecord, revision: RevisionRecord, signal: AbortSignal): Promise<{ url: string } | { failure: string }> {
     const log = new LogWriter(this.logFile(deployment.id, revision.id));
     log.reset();
     if (deployment.source === 'github')
@@ -155,9 +103,8 @@ export class KubeDeployer implements Deployer {
     const deadline = Date.now() + this.options.rolloutTimeoutMs;
     let last = 'the rollout has not started';
     while (Date.now() < deadline) {
-      if (this.stopping.signal.aborted) throw new Cancelled();
-      const now = await this.repo.deployments.get(deployment.id);
-      if (!now || now.status === 'AWAITING_DELETE') throw new Cancelled();
+      // retired or stopping: the engine ends the job
+      if (signal.aborted) return { failure: 'Deploy stopped.' };
       const state = await this.target.rollout(deployment.id, rendered.namespace);
       if (state.state === 'ready') {
         log.write(`rolled out; the server answers at ${state.url}`);
@@ -171,48 +118,9 @@ export class KubeDeployer implements Deployer {
     return { failure: `Deploy failed: not rolled out within ${Math.round(this.options.rolloutTimeoutMs / 1000)} s: ${last}.` };
   }
 
-  private async transition(before: RevisionRecord, change: { status: RevisionRecord['status']; message?: string; url?: string }): Promise<void> {
-    await this.repo.locks.run(before.deployment_id, async () => {
-      if (this.stopped) throw new Cancelled();
-      const revision = await this.repo.revisions.get(before.id);
-      const deployment = await this.repo.deployments.get(before.deployment_id);
-      if (!revision || revision.status !== before.status || !deployment || deployment.status === 'AWAITING_DELETE') throw new Cancelled();
-      const now = timestamp();
-      const next: RevisionRecord = {
-        ...revision,
-        status: change.status,
-        status_message: change.message === undefined ? null : redactor(secretValues(deployment))(change.message),
-        updated_at: now,
-      };
-      let deploymentNext: DeploymentRecord | undefined;
-      if (revision.status === 'CREATING' && deployment.status === 'AWAITING_DATABASE') deploymentNext = { ...deployment, status: 'READY', updated_at: now };
-      else if (change.status === 'DEPLOYED') {
-        // a URL the client set (a load balancer, an ingress) stays; else the platform's
-        const url = deployment.source_config.custom_url ?? change.url ?? null;
-        deploymentNext = {
-          ...deployment,
-          status: 'READY',
-          active_revision_id: next.id,
-          source_config: { ...deployment.source_config, custom_url: url },
-          updated_at: now,
-        };
-      }
-      await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
-      logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });
-    });
-  }
-
-  private async cleanUp(deploymentId: string): Promise<void> {
-    const deployment = await this.repo.deployments.get(deploymentId);
-    if (deployment && deployment.status !== 'AWAITING_DELETE') return;
+  async remove(deploymentId: string, deployment: DeploymentRecord | undefined): Promise<void> {
     if (deployment) await this.target.remove(deploymentId, namespaceOf(deployment, this.options.defaultNamespace));
-    await this.repo.locks.run(deploymentId, async () => {
-      const now = await this.repo.deployments.get(deploymentId);
-      if (now && now.status !== 'AWAITING_DELETE') return;
-      fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
-      if (now) await this.repo.remove(deploymentId);
-      logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
-    });
+    fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
   }
 
   // ---- files ----

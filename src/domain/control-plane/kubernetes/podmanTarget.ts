@@ -2,12 +2,18 @@
 // `podman kube down` on delete), for users without a cluster and for testing the manifests on a
 // real engine. podman 4 plays Deployments and PersistentVolumeClaims; what it does not play is
 // skipped with a line in the revision's deploy log, and a few fields are adapted:
-// - HorizontalPodAutoscaler, PodDisruptionBudget, Service, StatefulSet (so the deployment's
-//   PostgreSQL): skipped.
+// - the deployment's PostgreSQL (a StatefulSet) is played as a one-pod Deployment of its own,
+//   its claim a named volume, from a file of its own: it keeps running across revisions (played
+//   again only when its manifest changes), so the threads, runs and store of every revision
+//   are the same. podman gives pods no DNS names: the other pods reach it through a
+//   `hostAliases` entry naming its Service with its pod's address (taken at each revision: a
+//   database pod restarted on its own, a reboot, may come back at another address, which a
+//   redeploy picks up).
+// - HorizontalPodAutoscaler (played at its minimum: nothing autoscales here),
+//   PodDisruptionBudget, Service: skipped. Several replicas are refused at the API (targetRules.ts).
 // - Secret: created as a podman secret holding its keys (podman reads `secretKeyRef` and
 //   `envFrom.secretRef` from those; a `kind: Secret` document it plays is stored in a form it
 //   cannot read back).
-// - replicas: 1 (each replica would be a pod of its own publishing the same host port).
 // - the server's port is published on 127.0.0.1 at a free port kept per deployment; other
 //   containerPorts are dropped (podman publishes each on the host).
 // - volumes: podman makes an emptyDir, and the volume of a PVC claim, a named volume of the
@@ -20,18 +26,37 @@
 //   and so is the preStop wait (no Service routes to a played pod: nothing to wait out).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { freePort } from '../deployer/probes.ts';
 import type { KubeTarget, RolloutState } from './kubeTarget.ts';
 import { manifestsAsYaml } from './manifestYaml.ts';
-import { objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
+import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from './renderManifests.ts';
 import { DEFAULT_UID } from './tenantBoundary.ts';
 
 const run = promisify(execFile);
 
 const PLAYED = new Set(['Deployment', 'PersistentVolumeClaim']);
+/** How long the deployment's PostgreSQL has to accept connections (its first start initialises its volume). */
+const DATABASE_START_MS = 60_000;
+
+/** Whether something listens at host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 1000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
 
 export interface PodmanTargetOptions {
   /** Where the played file and the published port of each deployment are kept. */
@@ -43,14 +68,36 @@ export interface PodmanTargetOptions {
 type Pod = { spec: { restartPolicy?: string; initContainers?: Container[]; containers: Container[] } };
 type Container = Record<string, unknown> & { name: string; restartPolicy?: string; ports?: { containerPort: number; hostPort?: number; hostIP?: string }[] };
 
+export interface Adapted {
+  /** The deployment's workloads (and claims), played again for each revision. */
+  played: Manifest[];
+  /** The deployment's PostgreSQL as a Deployment, played once and kept. */
+  database: Manifest | null;
+  secrets: Manifest[];
+  /** What is not played, each with why. */
+  skipped: string[];
+}
+
+/** The database's StatefulSet as the one-pod Deployment podman plays, its claim template a claim of the same name. */
+function databaseDeployment(statefulSet: Manifest): Manifest {
+  const spec = statefulSet.spec as { selector: unknown; template: { spec: { volumes?: PodVolume[] } }; volumeClaimTemplates: { metadata: { name: string } }[] };
+  const template = structuredClone(spec.template);
+  template.spec.volumes = spec.volumeClaimTemplates.map((claim) => ({ name: claim.metadata.name, persistentVolumeClaim: { claimName: claim.metadata.name } }));
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: statefulSet.metadata, spec: { replicas: 1, selector: spec.selector, template } };
+}
+
 /** The manifests as podman plays them (see the top of this file); what is skipped, and why. */
-export function adaptForPodman(manifests: Manifest[], serverName: string, hostPort: number): { played: Manifest[]; secrets: Manifest[]; skipped: string[] } {
+export function adaptForPodman(manifests: Manifest[], serverName: string, hostPort: number): Adapted {
   const played: Manifest[] = [];
   const secrets: Manifest[] = [];
   const skipped: string[] = [];
+  let database: Manifest | null = null;
   for (const manifest of manifests) {
+    const object = `${manifest.kind}/${manifest.metadata.name}`;
     if (manifest.kind === 'Secret') secrets.push(manifest);
-    else if (!PLAYED.has(manifest.kind)) skipped.push(`${manifest.kind}/${manifest.metadata.name}`);
+    else if (manifest.kind === 'HorizontalPodAutoscaler') skipped.push(`${object} played at its minimum: nothing autoscales on this machine`);
+    else if (manifest.kind === 'StatefulSet') database = databaseDeployment(manifest);
+    else if (!PLAYED.has(manifest.kind)) skipped.push(`${object} not played: podman kube play does not run this kind`);
     else if (manifest.kind !== 'Deployment') played.push(manifest);
     else {
       const copy = structuredClone(manifest) as Manifest & { spec: { replicas: number; template: Pod } };
@@ -74,7 +121,42 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
       played.push(copy);
     }
   }
-  return { played, secrets, skipped };
+  for (const workload of played.filter((m) => m.kind === 'Deployment')) expandDependentVariables((workload.spec as { template: Pod }).template.spec, secrets);
+  if (database) {
+    const pod = (database.spec as { template: Pod }).template.spec;
+    pod.restartPolicy = 'Always';
+    ownVolumes(pod, database.metadata.name);
+    for (const container of pod.containers) {
+      delete container.readinessProbe;
+      delete container.ports;
+    }
+  }
+  return { played, database, secrets, skipped };
+}
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+
+/**
+ * Kubernetes expands `$(NAME)` in a variable's value from the variables before it (the
+ * DATABASE_URL carries its password so); podman kube play does not, so it is done here from
+ * the literal values and the keys of the rendered Secrets. The played file holds the result:
+ * it is private to the control plane, as the podman secrets are.
+ */
+function expandDependentVariables(pod: Pod['spec'], secrets: Manifest[]): void {
+  const secretValue = (ref: { name: string; key: string }) =>
+    (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
+  for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+    const known = new Map<string, string>();
+    for (const variable of (container.env ?? []) as EnvVar[]) {
+      if (variable.value !== undefined) {
+        variable.value = variable.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => known.get(name) ?? whole);
+        known.set(variable.name, variable.value);
+      } else if (variable.valueFrom?.secretKeyRef) {
+        const value = secretValue(variable.valueFrom.secretKeyRef);
+        if (value !== undefined) known.set(variable.name, value);
+      }
+    }
+  }
 }
 
 /** The pod volumes of `secret` or `projected` source (podman 4's kube play panics on them). */
@@ -128,28 +210,88 @@ export class PodmanTarget implements KubeTarget {
 
   async apply(deploymentId: string, _namespace: string, manifests: Manifest[], say: (line: string) => void): Promise<void> {
     const names = objectNames(deploymentId);
-    const { played, secrets, skipped } = adaptForPodman(manifests, names.server, await this.hostPort(deploymentId));
+    const { played, database, secrets, skipped } = adaptForPodman(manifests, names.server, await this.hostPort(deploymentId));
     const unplayable = secretVolumes(played);
     if (unplayable.length)
       throw new Error(
         `kube-local cannot play ${unplayable.join(', ')}: podman kube play does not mount a Secret as a volume; read the deployment's secrets from its environment (envFrom, secretKeyRef)`,
       );
-    for (const object of skipped) say(`kube-local: ${object} not played: podman kube play does not run this kind`);
+    for (const object of skipped) say(`kube-local: ${object}`);
     const file = this.playedFile(deploymentId);
     // the previous revision's pods go first: their names and host port are the same
     if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
-    for (const secret of secrets) await this.createSecret(deploymentId, secret);
-    // the containers run as a user of their own (restricted profile): their volumes are made theirs
-    for (const { name, uid } of ownedVolumes(played)) {
-      const exists = await this.podman(['volume', 'exists', name]).then(
-        () => true,
-        () => false,
-      );
-      if (!exists) await this.podman(['volume', 'create', '--opt', `o=uid=${uid},gid=${uid}`, name]);
+    for (const secret of secrets) {
+      // the database's password never changes, and its running pod holds the secret
+      if (secret.metadata.name === names.databaseSecret && (await this.exists(['secret', 'inspect', secret.metadata.name]))) continue;
+      await this.createSecret(deploymentId, secret);
+    }
+    await this.ownVolumes([...played, ...(database ? [database] : [])]);
+    if (database) {
+      const address = await this.playDatabase(deploymentId, database, say);
+      // what a cluster's DNS does for the database's Service
+      for (const workload of played.filter((m) => m.kind === 'Deployment'))
+        (workload.spec as { template: { spec: Record<string, unknown> } }).template.spec.hostAliases = [{ ip: address, hostnames: [names.database] }];
     }
     fs.writeFileSync(file, manifestsAsYaml(played), { mode: 0o600 });
     say(`kube-local: playing ${played.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
     await this.podman(['kube', 'play', file]);
+  }
+
+  /**
+   * Plays the deployment's PostgreSQL unless it runs as rendered already (a new revision leaves
+   * it be), waits until it accepts connections, and answers its pod's address.
+   */
+  private async playDatabase(deploymentId: string, database: Manifest, say: (line: string) => void): Promise<string> {
+    const file = path.join(this.options.root, deploymentId, 'database.yaml');
+    const yaml = manifestsAsYaml([database]);
+    const pod = `${database.metadata.name}-pod-0`;
+    const running = fs.existsSync(file) && fs.readFileSync(file, 'utf8') === yaml && (await this.address(pod)) !== null;
+    if (!running) {
+      if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
+      fs.writeFileSync(file, yaml, { mode: 0o600 });
+      say(`kube-local: playing the deployment's PostgreSQL (Deployment/${database.metadata.name}, its data on volume ${database.metadata.name}-data)`);
+      await this.podman(['kube', 'play', file]);
+    }
+    const deadline = Date.now() + DATABASE_START_MS;
+    for (;;) {
+      const address = await this.address(pod);
+      if (address && (await accepts(address, DATABASE_PORT))) return address;
+      const exited = (await this.containers(pod)).find((c) => c.State === 'exited');
+      if (exited || Date.now() > deadline) {
+        const name = exited?.Names[0] ?? `${pod}-postgres`;
+        const why = exited ? `exited with code ${exited.ExitCode}` : `did not accept connections within ${DATABASE_START_MS / 1000} s`;
+        throw new Error(`the deployment's PostgreSQL (container ${name}) ${why}: ${(await this.tail(name)).join(' | ')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  /** The address of a pod on podman's network, or null when it does not run. */
+  private async address(pod: string): Promise<string | null> {
+    const infra = await this.podman(['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}']).catch(() => null);
+    if (!infra) return null;
+    const { stdout } = await this.podman([
+      'inspect',
+      infra.stdout.trim(),
+      '--format',
+      '{{.State.Running}} {{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}',
+    ]);
+    const [runningNow, ip] = stdout.trim().split(/\s+/);
+    return runningNow === 'true' && ip ? ip : null;
+  }
+
+  private exists(args: string[]): Promise<boolean> {
+    return this.podman(args).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** The containers run as a user of their own (restricted profile): their volumes are made theirs. */
+  private async ownVolumes(played: Manifest[]): Promise<void> {
+    for (const { name, uid } of ownedVolumes(played)) {
+      if (!(await this.exists(['volume', 'exists', name]))) await this.podman(['volume', 'create', '--opt', `o=uid=${uid},gid=${uid}`, name]);
+    }
   }
 
   async rollout(deploymentId: string): Promise<RolloutState> {
@@ -173,7 +315,9 @@ export class PodmanTarget implements KubeTarget {
       if (res.status === 200) return { state: 'ready', url };
       return { state: 'pending', reason: `the server answers /ok with ${res.status}` };
     } catch {
-      return { state: 'pending', reason: 'the server does not answer /ok yet' };
+      // the cause (a database it cannot reach, a graph it cannot load) is in its own output
+      const lines = await this.tail(`${objectNames(deploymentId).server}-pod-0-server`);
+      return { state: 'pending', reason: `the server does not answer /ok yet${lines.length ? `; its last lines: ${lines.join(' | ')}` : ''}` };
     }
   }
 
@@ -183,8 +327,8 @@ export class PodmanTarget implements KubeTarget {
   }
 
   async remove(deploymentId: string): Promise<void> {
-    const file = this.playedFile(deploymentId);
-    if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
+    for (const file of [this.playedFile(deploymentId), path.join(this.options.root, deploymentId, 'database.yaml')])
+      if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
     // whatever kube down left (a pod of an interrupted play)
     for (const pod of this.podNames(deploymentId)) await this.podman(['pod', 'rm', '--force', '--ignore', pod]);
     const names = objectNames(deploymentId);

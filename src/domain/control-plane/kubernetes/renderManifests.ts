@@ -1,7 +1,9 @@
 // A revision as Kubernetes manifests, from its deployment's `resource_spec`: the API server
 // (Deployment, HPA, PodDisruptionBudget, Service), queue workers when `queue_*` is set (the
-// same image in the `queue` role), the secrets (Secret, as environment variables), and a
-// PostgreSQL (StatefulSet with a PVC, Service, Secret) when the deployment needs a database.
+// same image in the `queue` role), the secrets (Secret, as environment variables), and the
+// deployment's own PostgreSQL (StatefulSet with a PVC, Service, Secret), always — as upstream
+// provisions one per deployment: the threads, runs and store outlive every pod (a new revision,
+// a reschedule), and a change of min_scale or max_scale never changes where they live.
 // What a cluster engineer expects of them: a Deployment an HPA scales has no `replicas` (each
 // apply would reset what the HPA chose); two or more replicas get a PodDisruptionBudget; rollouts
 // add a pod before taking one away; a pod leaves the Service before its server stops listening;
@@ -70,7 +72,6 @@ const IGNORED_FIELDS = [
   'executor_memory_limit_mb',
 ] as const;
 const QUEUE_FIELDS = ['queue_min_scale', 'queue_max_scale', 'queue_cpu', 'queue_cpu_limit', 'queue_memory_mb', 'queue_memory_limit_mb'] as const;
-const DB_FIELDS = ['db_cpu', 'db_cpu_limit', 'db_memory_mb', 'db_memory_limit_mb', 'db_storage_gi', 'db_max_connections'] as const;
 
 /** Default size of the database's volume when `db_storage_gi` is not set. */
 export const DEFAULT_DB_STORAGE_GI = 10;
@@ -126,12 +127,6 @@ function withoutEmpty<T extends Record<string, Record<string, string>>>(value: T
   return Object.fromEntries(Object.entries(value).filter(([, v]) => Object.keys(v).length > 0)) as Partial<T>;
 }
 
-/** Whether the deployment's replicas need a shared PostgreSQL rather than the embedded store. */
-export function needsDatabase(spec: ResourceSpec): boolean {
-  const replicas = Math.max(spec.min_scale ?? 1, spec.max_scale ?? 1);
-  return replicas > 1 || hasQueue(spec) || DB_FIELDS.some((f) => set(spec[f]));
-}
-
 export const hasQueue = (spec: ResourceSpec) => QUEUE_FIELDS.some((f) => set(spec[f]));
 
 /** Fields the renderer refuses: agentplane runs no Redis (PostgreSQL carries its run events and wake-ups). */
@@ -155,7 +150,6 @@ export function renderManifests(input: RenderInput): Rendered {
 
   const namespace = namespaceOf(deployment, input.defaultNamespace);
   const names = objectNames(deployment.id);
-  const database = needsDatabase(spec);
   const userLabels = spec.labels ?? {};
   const ignored = IGNORED_FIELDS.filter((f) => set(spec[f]));
   const annotations = {
@@ -186,7 +180,7 @@ export function renderManifests(input: RenderInput): Rendered {
       stringData: Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value])),
     });
   }
-  if (database) manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
+  manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
 
   /** A Deployment; `replicas` null when an HPA owns the count. */
   const workload = (role: 'server' | 'queue', name: string, replicas: number | null, res: ReturnType<typeof resources>): Manifest => {
@@ -196,11 +190,9 @@ export function renderManifests(input: RenderInput): Rendered {
       { name: 'PORT', value: String(SERVER_PORT) },
       { name: 'AGENTPLANE_CONTROL_PLANE', value: 'off' },
     ];
-    if (database) {
-      env.push({ name: 'AGENTPLANE_DATABASE_PASSWORD', valueFrom: { secretKeyRef: { name: names.databaseSecret, key: 'password' } } });
-      // Kubernetes expands $(VAR) of an earlier variable: the password never sits in the Deployment
-      env.push({ name: 'DATABASE_URL', value: `postgresql://agentplane:$(AGENTPLANE_DATABASE_PASSWORD)@${names.database}:${DATABASE_PORT}/agentplane` });
-    }
+    env.push({ name: 'AGENTPLANE_DATABASE_PASSWORD', valueFrom: { secretKeyRef: { name: names.databaseSecret, key: 'password' } } });
+    // Kubernetes expands $(VAR) of an earlier variable: the password never sits in the Deployment
+    env.push({ name: 'DATABASE_URL', value: `postgresql://agentplane:$(AGENTPLANE_DATABASE_PASSWORD)@${names.database}:${DATABASE_PORT}/agentplane` });
     const main = withoutNulls({
       name: role,
       image,
