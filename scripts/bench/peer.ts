@@ -34,7 +34,12 @@ export async function ensurePeer(log: (s: string) => void): Promise<string> {
   return install.version;
 }
 
-export async function startPeer(): Promise<Child> {
+/**
+ * `fresh`: without the state an earlier start left (the dev server keeps its threads and runs
+ * in .langgraph_api/ of the project and loads them when it starts), as a first start has none.
+ */
+export async function startPeer(options: { fresh?: boolean } = {}): Promise<Child> {
   if (!peer) throw new Error('ensurePeer() first');
+  if (options.fresh) fs.rmSync(path.join(peer.project.dir, '.langgraph_api'), { recursive: true, force: true });
   return startUpstreamDev(peer.install, peer.project);
 }

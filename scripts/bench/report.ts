@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type Target, type WriteFigure } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
 import { protocolSection } from './protocolFigures.ts';
+import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS } from './freshPeer.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
   fs.mkdirSync(dir, { recursive: true });
@@ -261,7 +262,13 @@ export function renderMarkdown(r: Report): string {
     );
   } else line('Not measured in this run.');
   line();
-  line('## Runs');
+  for (const l of freshSection(r)) line(l);
+  for (const l of routeCpuSection(r)) line(l);
+  line('## Runs on one long-lived server each');
+  line();
+  line(
+    'For reference beside the fresh-start comparison above (which the run targets are judged on): every server here serves all its rounds, so a server that slows as its threads accumulate is measured slower round after round.',
+  );
   line();
   line('Each figure is the median round (its runs, seconds and runs/s); every round is beside it.');
   line();
@@ -354,4 +361,45 @@ export function renderMarkdown(r: Report): string {
     line();
   }
   return out.join('\n');
+}
+
+const FRESH_NAMES = { agentplane: 'agentplane', baseline: 'agentplane at the baseline', peer: 'upstream JS dev server' } as const;
+
+/** LangGraph runs with every server started fresh each round (freshPeer.ts). */
+export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
+  const out = ['## Runs from a fresh start, through the SDK', ''];
+  if (!r.fresh?.figures.length) return [...out, 'Not measured in this run.', ''];
+  out.push(
+    `Every server started anew for each round, then (warm-up) the same untimed runs or (no warm-up) none, then ${fmt(FRESH_ONE_THREAD_RUNS)} runs on one thread and ${fmt(FRESH_THREADS * FRESH_RUNS_PER_THREAD)} runs over ${FRESH_THREADS} threads through \`@langchain/langgraph-sdk\`; the servers' order flips every round. Each ratio is the median of the rounds' ratios, with their range.`,
+    '',
+  );
+  out.push('| Server | Start | Scenario | runs/s (median) | rounds (runs/s) | not success |', '|---|---|---|--:|---|--:|');
+  for (const f of r.fresh.figures) {
+    const name = f.server === 'baseline' && r.baseline ? `agentplane at \`${r.baseline.ref}\`` : FRESH_NAMES[f.server];
+    out.push(`| ${name} | ${f.start} | ${f.scenario} | ${fmt(f.runsPerSecond, 1)} | ${f.rounds.map((v) => fmt(v, 1)).join(', ')} | ${fmt(f.failed)} |`);
+  }
+  out.push('', '| Ratio | Start | Scenario | median | min–max over rounds |', '|---|---|---|--:|---|');
+  for (const x of r.fresh.ratios)
+    out.push(
+      `| agentplane ÷ ${x.versus === 'peer' ? FRESH_NAMES.peer : 'the baseline'} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
+    );
+  out.push('');
+  return out;
+}
+
+/** Server CPU per request against the route baseline (routeCpu.ts). */
+export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
+  const rc = r.routeCpu;
+  const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\``, ''];
+  if (!rc) return [...out, 'Not measured in this run.', ''];
+  out.push(
+    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn; a burst's figure is the server's own CPU time (every thread's, from /proc/<pid>/task/*/schedstat) over its requests. Ratio: the baseline's µs ÷ the current tree's (above 1: cheaper now), the median of the rounds' ratios with their range.`,
+    '',
+    '| Route | current µs/request | baseline µs/request | baseline ÷ current | min–max over rounds |',
+    '|---|--:|--:|--:|---|',
+  );
+  for (const f of rc.figures)
+    out.push(`| \`${f.route}\` | ${fmt(f.currentUs, 1)} | ${fmt(f.baselineUs, 1)} | ${fmt(f.ratio, 2)}× | ${fmt(f.ratioMin, 2)}–${fmt(f.ratioMax, 2)} |`);
+  out.push('');
+  return out;
 }

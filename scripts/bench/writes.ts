@@ -148,7 +148,7 @@ export async function measureWrites(
 const IDLE_CPU = 0.05;
 
 /** Resolves once the server's CPU over a quarter second is below IDLE_CPU, or after `maxMs` (then `busy`). */
-async function untilIdle(ap: Agentplane, maxMs = 60_000): Promise<{ ms: number; busy: boolean }> {
+export async function untilIdle(ap: Agentplane, maxMs = 60_000): Promise<{ ms: number; busy: boolean }> {
   const started = performance.now();
   await delay(500);
   for (;;) {

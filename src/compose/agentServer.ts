@@ -148,8 +148,16 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     // each tool's input schema is its graph's input schema
     ...mcpHandlers((ctx): ToolHost => {
       const service = serviceFor(ctx);
+      // the service's runs and protocol are made when read (a spread would make them now)
       return {
-        ...service,
+        assistants: service.assistants,
+        threads: service.threads,
+        get runs() {
+          return service.runs;
+        },
+        get protocol() {
+          return service.protocol;
+        },
         inputSchema: async (assistant) => {
           // (not from TypeScript types: listing tools must not wait seconds per graph)
           const schemas = await service.assistants.schemas(assistant.assistant_id, { readTypes: false });

@@ -122,14 +122,11 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
+  const runsDeps = { runs, queries: runQueries, threads, lifecycle, broker, stateReader, locks };
+  const protocolDeps = { runs, threads, broker };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
-    const service = {
-      assistants,
-      threads: ownThreads,
-      runs: new Runs({ runs, queries: runQueries, threads, assistants, lifecycle, broker, stateReader, locks }, owner, caller),
-    };
-    return { ...service, protocol: new ThreadProtocol({ service, runs, threads, broker }, owner) };
+    return new OwnerService(assistants, ownThreads, owner, caller, runsDeps, protocolDeps);
   };
   return {
     forOwner,
@@ -140,4 +137,33 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     nextOnThread: (threadId) => lifecycle.nextOnThread(threadId),
     graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
+}
+
+/**
+ * The agent server as one owner sees it, for one request. Its runs and protocol views are made
+ * when first read: most requests (a thread read, an assistant search, the probes) use one
+ * service of the four, and making the runs view and the protocol's command set on every one
+ * of them cost a tenth of a thread read's CPU. Getters on the prototype, not a literal per
+ * request (see HttpRequestContext in runtime/pipeline.ts for why).
+ */
+class OwnerService implements AgentService {
+  private ownRuns: Runs | undefined;
+  private ownProtocol: ThreadProtocol | undefined;
+
+  constructor(
+    readonly assistants: AssistantRegistry,
+    readonly threads: Threads,
+    private readonly owner: string,
+    private readonly caller: RunCaller | undefined,
+    private readonly runsDeps: Omit<ConstructorParameters<typeof Runs>[0], 'assistants'>,
+    private readonly protocolDeps: Omit<ConstructorParameters<typeof ThreadProtocol>[0], 'service'>,
+  ) {}
+
+  get runs(): Runs {
+    return (this.ownRuns ??= new Runs({ ...this.runsDeps, assistants: this.assistants }, this.owner, this.caller));
+  }
+
+  get protocol(): ThreadProtocol {
+    return (this.ownProtocol ??= new ThreadProtocol({ ...this.protocolDeps, service: this }, this.owner));
+  }
 }

@@ -1,0 +1,169 @@
+// The peer comparison as a user measures it: every server (agentplane, the `--baseline` tree,
+// the upstream dev server) started FRESH for each round, given the same untimed warm-up, then
+// driven through the LangGraph JS SDK (the client users run): 200 runs on one thread, then
+// 1,000 runs over 100 threads. Each round also starts every server once more and runs the same
+// two scenarios with no warm-up at all (what a user's first minute sees). Rounds alternate the
+// servers' order. A ratio is read round by round (the two servers of a round share its
+// moments of the shared machine): the median of the rounds' ratios, with their range.
+import { randomUUID } from 'node:crypto';
+import { Client } from '@langchain/langgraph-sdk';
+import type { Child } from './proc.ts';
+
+export const FRESH_ONE_THREAD_RUNS = 200;
+export const FRESH_THREADS = 100;
+export const FRESH_RUNS_PER_THREAD = 10;
+/** The untimed warm-up of a warm round, as [threads, runs per thread]: the same for every server. */
+export const FRESH_WARM_UP: readonly [number, number][] = [
+  [4, 5],
+  [1, 50],
+  [FRESH_THREADS, 5],
+];
+export const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 5);
+
+export type FreshServer = 'agentplane' | 'baseline' | 'peer';
+export type FreshScenario = 'one thread' | '100 threads';
+export type FreshStart = 'warm-up' | 'no warm-up';
+
+export interface FreshFigure {
+  server: FreshServer;
+  scenario: FreshScenario;
+  start: FreshStart;
+  /** runs/s of each round, in order. */
+  rounds: number[];
+  /** The median of the rounds. */
+  runsPerSecond: number;
+  /** Runs whose final status was not success, over every round (should be 0). */
+  failed: number;
+}
+
+export interface FreshRatio {
+  scenario: FreshScenario;
+  start: FreshStart;
+  /** agentplane ÷ the other server, the median of the per-round ratios. */
+  versus: Exclude<FreshServer, 'agentplane'>;
+  ratio: number;
+  min: number;
+  max: number;
+  rounds: number;
+}
+
+/** A server of the comparison: how to start one fresh, and the assistant its echo graph is. */
+export interface FreshContender {
+  server: FreshServer;
+  assistant: string;
+  start(): Promise<Child & { headers?: Record<string, string> }>;
+}
+
+const sdk = (url: string, headers: Record<string, string> = {}) =>
+  // the SDK's own retries would hide a failing request inside a slower round
+  new Client({ apiUrl: url, defaultHeaders: headers, callerOptions: { maxRetries: 0 } });
+
+const input = () => ({ messages: [{ role: 'user', content: `hello ${randomUUID()}` }] });
+
+/** `perThread` runs created one after another (enqueued) on each of `threads` fresh threads, the last joined; runs/s from the first create. */
+export async function sdkRuns(
+  client: Client,
+  assistant: string,
+  threads: number,
+  perThread: number,
+): Promise<{ runs: number; seconds: number; failed: number }> {
+  const ids = await Promise.all(Array.from({ length: threads }, async () => (await client.threads.create()).thread_id));
+  const started = performance.now();
+  await Promise.all(
+    ids.map(async (threadId) => {
+      let last = '';
+      for (let i = 0; i < perThread; i += 1) last = (await client.runs.create(threadId, assistant, { input: input(), multitaskStrategy: 'enqueue' })).run_id;
+      await client.runs.join(threadId, last);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  let failed = 0;
+  for (const threadId of ids) {
+    const runs = await client.runs.list(threadId, { limit: perThread + 10 });
+    failed += runs.filter((r) => r.status !== 'success').length + Math.max(0, perThread - runs.length);
+  }
+  return { runs: threads * perThread, seconds, failed };
+}
+
+const SCENARIOS: [FreshScenario, number, number][] = [
+  ['one thread', 1, FRESH_ONE_THREAD_RUNS],
+  ['100 threads', FRESH_THREADS, FRESH_RUNS_PER_THREAD],
+];
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const r1 = (n: number) => Math.round(n * 10) / 10;
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * `rounds` rounds; in each, every contender (order flipped each round) is started fresh with
+ * the warm-up and measured, then started fresh once more and measured without it.
+ */
+export async function measureFreshPeer(
+  contenders: FreshContender[],
+  rounds: number,
+  log: (s: string) => void,
+): Promise<{ figures: FreshFigure[]; ratios: FreshRatio[] }> {
+  // by round, so a ratio pairs the two servers' figures of the same round (a round a server failed has none)
+  const samples = new Map<string, { byRound: Map<number, number>; failed: number }>();
+  const key = (server: FreshServer, scenario: FreshScenario, start: FreshStart) => `${server}|${scenario}|${start}`;
+  for (let round = 0; round < rounds; round += 1) {
+    for (const start of ['warm-up', 'no warm-up'] as const) {
+      for (const c of round % 2 ? [...contenders].reverse() : contenders) {
+        let child: (Child & { headers?: Record<string, string> }) | undefined;
+        try {
+          child = await c.start();
+          const client = sdk(child.url, child.headers);
+          if (start === 'warm-up') for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(client, c.assistant, threads, perThread);
+          const line: string[] = [];
+          for (const [scenario, threads, perThread] of SCENARIOS) {
+            const r = await sdkRuns(client, c.assistant, threads, perThread);
+            const got = samples.get(key(c.server, scenario, start)) ?? { byRound: new Map<number, number>(), failed: 0 };
+            got.byRound.set(round, r1(r.runs / r.seconds));
+            got.failed += r.failed;
+            samples.set(key(c.server, scenario, start), got);
+            line.push(`${scenario} ${r1(r.runs / r.seconds)} runs/s${r.failed ? ` (${r.failed} not success)` : ''}`);
+          }
+          log(`    round ${round + 1} ${start.padEnd(10)} ${c.server.padEnd(10)} fresh: ${line.join(', ')}`);
+        } catch (err) {
+          // one failed start or round (a shared machine's bad minute) costs that round, not the phase
+          log(`    round ${round + 1} ${start} ${c.server}: failed, not counted: ${(err as Error).message.split('\n')[0]}`);
+        } finally {
+          await child?.stop();
+        }
+      }
+    }
+  }
+  const figures: FreshFigure[] = [];
+  const ratios: FreshRatio[] = [];
+  for (const start of ['warm-up', 'no warm-up'] as const) {
+    for (const [scenario] of SCENARIOS) {
+      for (const c of contenders) {
+        const got = samples.get(key(c.server, scenario, start));
+        if (!got) continue;
+        const values = [...got.byRound.values()];
+        figures.push({ server: c.server, scenario, start, rounds: values, runsPerSecond: r1(median(values)), failed: got.failed });
+      }
+      const ours = samples.get(key('agentplane', scenario, start));
+      for (const versus of ['peer', 'baseline'] as const) {
+        const theirs = samples.get(key(versus, scenario, start));
+        if (!ours || !theirs) continue;
+        const perRound = [...ours.byRound].filter(([i]) => theirs.byRound.has(i)).map(([i, v]) => v / theirs.byRound.get(i)!);
+        if (!perRound.length) continue;
+        ratios.push({
+          scenario,
+          start,
+          versus,
+          ratio: r2(median(perRound)),
+          min: r2(Math.min(...perRound)),
+          max: r2(Math.max(...perRound)),
+          rounds: perRound.length,
+        });
+      }
+    }
+  }
+  for (const r of ratios) log(`  fresh start, ${r.start}, ${r.scenario}: agentplane ÷ ${r.versus} ${r.ratio}× (rounds ${r.min}–${r.max})`);
+  return { figures, ratios };
+}
