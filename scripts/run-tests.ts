@@ -37,7 +37,7 @@ const args = process.argv.slice(2);
  * the others. They drive agentplane as a user runs it, each with processes of its own: the
  * CLI (serve, dev, init, build) and its output, a copy of the repository regenerated and
  * compiled, the local deployer's and the listeners' agent servers built and started, run
- * workers and exporters in child servers, a browser. `npm test` leaves them to their own CI
+ * workers and exporters in child servers, the dashboard and other pages in a browser. `npm test` leaves them to their own CI
  * step (npm run test:e2e), as it does the folders below, so that it stays a few minutes.
  */
 const END_TO_END = args.includes('--e2e');
