@@ -162,35 +162,49 @@ async function socketSubscriber(t: Target, thread: string): Promise<Subscriber> 
   };
 }
 
+interface ThreadEvent {
+  type?: string;
+  seq?: number;
+  params?: { namespace?: string[]; data?: { event?: string } };
+}
+
+/** The protocol's events of a thread stream as they arrive; ends with the stream, or after `quietMs` without one when given. */
+async function* threadEvents(res: Response, quietMs?: number): AsyncGenerator<ThreadEvent & { seq: number }> {
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const quiet = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), quietMs));
+  let buffer = '';
+  for (;;) {
+    const next = await (quietMs === undefined ? reader.read() : Promise.race([reader.read(), quiet()]));
+    if (next === null || next.done) return;
+    buffer += next.value;
+    let at: number;
+    while ((at = buffer.indexOf('\n\n')) >= 0) {
+      const data = buffer
+        .slice(0, at)
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5))
+        .join('\n');
+      buffer = buffer.slice(at + 2);
+      if (!data) continue;
+      const event = JSON.parse(data) as ThreadEvent;
+      if (event.type === 'event' && typeof event.seq === 'number') yield event as ThreadEvent & { seq: number };
+    }
+  }
+}
+
 /** The events of a thread from `since` until one with seq ≥ `until` arrives; the time it took in ms and how many came. */
 async function replay(t: Target, thread: string, since: number, until: number): Promise<{ ms: number; events: number }> {
   const abort = new AbortController();
   const started = performance.now();
-  const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS, since }, abort.signal);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
   let events = 0;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the replay of thread ${thread} ended before seq ${until}`);
-      buffer += value;
-      let at: number;
-      while ((at = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer
-          .slice(0, at)
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5))
-          .join('\n');
-        buffer = buffer.slice(at + 2);
-        if (!data) continue;
-        const event = JSON.parse(data) as { type?: string; seq?: number };
-        if (event.type !== 'event' || typeof event.seq !== 'number') continue;
-        events += 1;
-        if (event.seq >= until) return { ms: performance.now() - started, events };
-      }
+    const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS, since }, abort.signal);
+    for await (const event of threadEvents(res)) {
+      events += 1;
+      if (event.seq >= until) return { ms: performance.now() - started, events };
     }
+    throw new Error(`the replay of thread ${thread} ended before seq ${until}`);
   } finally {
     abort.abort();
   }
@@ -203,28 +217,8 @@ async function history(t: Target, thread: string, count: number): Promise<{ befo
   const seqs: { seq: number; root: boolean; running: boolean }[] = [];
   const abort = new AbortController();
   const res = await json(t, `/threads/${thread}/stream/events`, { channels: ['lifecycle'], since: 0 }, abort.signal);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const quiet = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 500));
-  for (;;) {
-    const next = await Promise.race([reader.read(), quiet()]);
-    if (next === null || next.done) break;
-    buffer += next.value;
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
-      const data = buffer
-        .slice(0, at)
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5))
-        .join('\n');
-      buffer = buffer.slice(at + 2);
-      if (!data) continue;
-      const e = JSON.parse(data) as { type?: string; seq?: number; params?: { namespace?: string[]; data?: { event?: string } } };
-      if (e.type === 'event' && typeof e.seq === 'number')
-        seqs.push({ seq: e.seq, root: (e.params?.namespace ?? []).length === 0, running: e.params?.data?.event === 'running' });
-    }
-  }
+  for await (const e of threadEvents(res, 500))
+    seqs.push({ seq: e.seq, root: (e.params?.namespace ?? []).length === 0, running: e.params?.data?.event === 'running' });
   abort.abort();
   const starts = seqs.filter((s) => s.root && s.running);
   const lastStart = starts[starts.length - 1];
