@@ -75,12 +75,13 @@ export class RunLifecycle {
     threadId: string,
     assistant: Assistant,
     body: RunCreate,
-    options: { temporary?: boolean; owner: string; caller?: RunCaller },
+    /** `thread`: the thread as the caller read it under the thread's lock (null: there is none); read here when absent. */
+    options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadRecord | null },
   ): Promise<RunRecord> {
     const now = nowIso();
     const { owner } = options;
     const runId = uuid7();
-    const existing = await this.deps.threads.get(threadId);
+    const existing = options.thread !== undefined ? (options.thread ?? undefined) : await this.deps.threads.get(threadId);
     const ids = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
     // as upstream, a thread the run creates takes the run's metadata: what a custom auth
     // handler stamped there (its owner) is what the thread filters of later reads look for

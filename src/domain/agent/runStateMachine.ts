@@ -181,8 +181,11 @@ export function endOf(stop: StopReason | null, execution: Execution, limitMs: nu
 export type Admission = { kind: 'enqueue' } | { kind: 'reject' } | { kind: 'cancelFirst'; action: CancelAction };
 
 /** What a new run on a thread does to the runs in flight there (multitask_strategy). */
+/** Whether `admit` needs the count of runs in flight at all: an enqueued run waits its turn whatever it is. */
+export const admitsBlind = (strategy: MultitaskStrategy): strategy is 'enqueue' => strategy === 'enqueue';
+
 export function admit(strategy: MultitaskStrategy, inFlight: number): Admission {
-  if (inFlight === 0 || strategy === 'enqueue') return { kind: 'enqueue' };
+  if (inFlight === 0 || admitsBlind(strategy)) return { kind: 'enqueue' };
   if (strategy === 'reject') return { kind: 'reject' };
   return { kind: 'cancelFirst', action: strategy };
 }

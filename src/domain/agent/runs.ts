@@ -12,7 +12,7 @@ import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
-import { admit } from './runStateMachine.ts';
+import { admit, admitsBlind } from './runStateMachine.ts';
 import { assistantRunMetrics } from './assistantRunMetrics.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { AssistantService, RunEvent, RunService } from './service.ts';
@@ -90,11 +90,15 @@ export class Runs implements RunService {
       // another owner's thread is not found, and its id cannot be taken by if_not_exists
       if (!assistant) return assistantNotFound(body.assistant_id);
       if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
-      const inflight = await lifecycle.inflight(threadId);
-      const admission = admit(body.multitask_strategy ?? 'enqueue', inflight.length);
+      const strategy = body.multitask_strategy ?? 'enqueue';
+      // an enqueued run is admitted whatever runs before it: no read of the thread's runs (two statements on PostgreSQL)
+      const inflight = admitsBlind(strategy) ? [] : await lifecycle.inflight(threadId);
+      const admission = admit(strategy, inflight.length);
       if (admission.kind === 'reject') return fail('busy', THREAD_BUSY);
       if (admission.kind === 'cancelFirst') for (const runId of inflight) await lifecycle.cancel(threadId, runId, admission.action);
-      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner, caller: this.caller })));
+      // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
+      const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
+      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
     });
   }
 
@@ -164,7 +168,8 @@ export class Runs implements RunService {
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
     const temporary = (body.on_completion ?? 'delete') === 'delete';
-    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller }));
+    // a new thread of its own: nothing to read
+    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller, thread: null }));
   }
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
