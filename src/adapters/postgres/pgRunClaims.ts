@@ -11,9 +11,9 @@
 // Replicas are woken by NOTIFY (queued, ended, released).
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { RunRecord } from '../../domain/agent/records.ts';
+import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { leaseTimes } from '../../domain/agent/runLease.ts';
-import type { Abandoned, Claim, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, EndState, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
 import type { PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
@@ -70,6 +70,15 @@ export class PgRunClaims implements RunClaims {
 
   async recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean> {
     return this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops);
+  }
+
+  async endState(run: RunRecord): Promise<EndState> {
+    const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null; pending: string }>(END_STATE_SQL, [
+      run.run_id,
+      run.thread_id,
+    ]);
+    const row = rows[0];
+    return { run: row?.run ?? undefined, thread: row?.thread ?? undefined, pendingOnThread: Number(row?.pending ?? 0) };
   }
 
   async nextDue(): Promise<number | null> {
@@ -205,6 +214,11 @@ const CLAIM_SQL = `WITH started AS (
 const FENCE_SQL = `SELECT 1 FROM agentplane_run_claims c JOIN agentplane_runs r ON r.run_id = c.run_id
     WHERE c.run_id = $1 AND c.token = $2 AND r.status = 'running' AND (r.doc->>'attempt')::integer = $3
     FOR UPDATE OF c, r`;
+
+/** The run, its thread and the count of runs pending on the thread, read in one statement (the three reads a run's end is written from). */
+const END_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1) AS run,
+    (SELECT doc FROM agentplane_threads WHERE thread_id = $2) AS thread,
+    (SELECT count(*) FROM agentplane_runs WHERE thread_id = $2 AND status = 'pending') AS pending`;
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';

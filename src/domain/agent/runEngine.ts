@@ -516,8 +516,8 @@ export class RunEngine {
   ): Promise<void> {
     const { runs, threads, broker, checkpointer, claims } = this.deps;
     const { run } = claim;
-    const thread = await threads.get(run.thread_id);
-    const current = await runs.get(run.run_id);
+    const seen = claims.endState ? await claims.endState(run) : { thread: await threads.get(run.thread_id), run: await runs.get(run.run_id) };
+    const { thread, run: current } = seen;
     if (!thread || !current) return; // the thread was deleted meanwhile
     // another replica took the run over (this one was thought gone) and started it again:
     // the run is theirs now, and this attempt records nothing (recordEnd checks it again, in the write)
@@ -545,7 +545,8 @@ export class RunEngine {
     const traced = withTrace && protocol ? copyWith(withTrace, { protocol_seq: { base: protocol.base, end: seqEnd! } }) : withTrace;
     ops.push(traced ? { collection: runs.name, id: run.run_id, value: traced } : { collection: runs.name, id: run.run_id, delete: true });
     if (step.thread) {
-      const othersWaiting = (await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } })) > 0;
+      const pending = 'pendingOnThread' in seen ? seen.pendingOnThread : await runs.count({ where: { thread_id: run.thread_id, status: 'pending' } });
+      const othersWaiting = pending > 0;
       ops.push({
         collection: threads.name,
         id: thread.thread_id,

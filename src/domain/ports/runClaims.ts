@@ -4,7 +4,7 @@
 // the one server holds every claim; on PostgreSQL (adapters/postgres/pgRunClaims.ts) replicas share
 // the queue and take over the claims of a replica that is gone. Every write of a run's outcome
 // goes through its claim (recordEnd): a server whose claim was taken over writes nothing.
-import type { RunRecord } from '../agent/records.ts';
+import type { RunRecord, ThreadRecord } from '../agent/records.ts';
 import type { WriteOp } from './store.ts';
 
 /** What becomes of a run whose holder is gone (decided by the run state machine). */
@@ -15,6 +15,14 @@ export interface Recovered {
   abandoned: RunRecord[];
   /** Runs this call (re)loaded into a queue that lives in process memory: their logs are opened again. */
   queued: RunRecord[];
+}
+
+/** The run and its thread as a run's end is about to be recorded (undefined: deleted meanwhile). */
+export interface EndState {
+  run: RunRecord | undefined;
+  thread: ThreadRecord | undefined;
+  /** Runs pending on the thread. */
+  pendingOnThread: number;
 }
 
 /** A claim this server holds: the run as it was claimed (its attempt) and the claim's own token. */
@@ -54,6 +62,12 @@ export interface RunClaims {
    * write itself, so a claim taken over meanwhile writes nothing. False when nothing was written.
    */
   recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean>;
+  /**
+   * What the end of a run is written from, in one read where the backend can (PostgreSQL: one
+   * statement instead of three): the run's record, its thread's, and how many runs wait on
+   * the thread. Absent: the engine reads them through the collections.
+   */
+  endState?(run: RunRecord): Promise<EndState>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
    * a new attempt, first in its thread's line). Nothing when the claim is no longer this one
