@@ -153,25 +153,29 @@ export class PgStore implements Store {
   /**
    * One op, or upserts of distinct records, as one statement (each upsert a data-modifying
    * WITH of it): atomic as the transaction is, without its BEGIN and COMMIT (two of the five
-   * statements a run's enqueue sent). Null when the ops hold a delete among others, or name
-   * one record twice (one statement may not change a row twice): those go in a transaction.
+   * statements a run's enqueue sent). With a `gate` (writeIf's condition, a WITH of its own
+   * that every write waits on), nothing is written when it answers no row, and the statement
+   * answers whether it did. Null when the ops hold a delete among others, or name one record
+   * twice (one statement may not change a row twice): those go in a transaction.
    */
-  private oneStatement(ops: WriteOp[]): { sql: string; params: unknown[] } | null {
-    if (ops.length === 1) {
+  private oneStatement(ops: WriteOp[], gate?: { condition: string; params: unknown[] }): { sql: string; params: unknown[] } | null {
+    if (ops.length === 1 && !gate) {
       const [op] = ops;
       const target = this.handle(op.collection);
       return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value) };
     }
     const keys = new Set(ops.map((op) => `${op.collection}\u0000${op.id}`));
     if (keys.size !== ops.length || ops.some((op) => 'delete' in op)) return null;
-    const params: unknown[] = [];
+    const params: unknown[] = [...(gate?.params ?? [])];
     const parts = ops.map((op, i) => {
       const target = this.handle(op.collection);
       const offset = params.length;
       params.push(...target.row(op.id, (op as { value: object }).value));
-      return `w${i} AS (${target.upsertSql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+      const upsert = gate ? target.upsertIf('EXISTS (SELECT 1 FROM gate)') : target.upsertSql;
+      return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
     });
-    return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
+    if (!gate) return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
+    return { sql: `WITH gate AS (${gate.condition}), ${parts.join(', ')} SELECT EXISTS (SELECT 1 FROM gate) AS held`, params };
   }
 
   /**
@@ -180,6 +184,9 @@ export class PgStore implements Store {
    * condition locks what it reads (FOR UPDATE) to hold it true until the commit.
    */
   async writeIf(condition: string, params: unknown[], ops: WriteOp[]): Promise<boolean> {
+    // upserts alone: the condition and the writes in one statement (its locks held to its end)
+    const statement = this.oneStatement(ops, { condition, params });
+    if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params)).rows[0].held;
     return this.transaction(async (client) => {
       if (!(await client.query(condition, params)).rowCount) return false;
       await this.apply(client, ops);
@@ -305,6 +312,8 @@ class PgCollection<T extends object> implements Collection<T> {
   private readonly scope: string[];
   readonly upsertSql: string;
   readonly deleteSql: string;
+  /** upsertSql writing only when `condition` (an SQL boolean) holds. */
+  readonly upsertIf: (condition: string) => string;
   private readonly insertSql: string;
   private readonly getSql: string;
   private readonly getManySql: string;
@@ -324,6 +333,7 @@ class PgCollection<T extends object> implements Collection<T> {
     const insert = `INSERT INTO ${this.table} (${columns.join(', ')}) VALUES (${values}) ON CONFLICT (${conflict})`;
     const updated = columns.filter((c) => c !== this.key && c !== 'collection' && c !== 'id');
     this.upsertSql = `${insert} DO UPDATE SET ${updated.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+    this.upsertIf = (condition) => this.upsertSql.replace(`VALUES (${values})`, `SELECT ${values} WHERE ${condition}`);
     this.insertSql = `${insert} DO NOTHING`;
     const byId = this.area ? `${this.key} = $1` : `collection = ${pg.escapeLiteral(name)} AND id = $1`;
     this.deleteSql = `DELETE FROM ${this.table} WHERE ${byId}`;
