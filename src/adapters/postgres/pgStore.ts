@@ -153,10 +153,11 @@ export class PgStore implements Store {
   /**
    * One op, or upserts of distinct records, as one statement (each upsert a data-modifying
    * WITH of it): atomic as the transaction is, without its BEGIN and COMMIT (two of the five
-   * statements a run's enqueue sent). With a `gate` (writeIf's condition, a WITH of its own
+   * statements a run's enqueue sent); a record named twice is written once, with its last
+   * value. With a `gate` (writeIf's condition, a WITH of its own
    * that every write waits on), nothing is written when it answers no row, and the statement
-   * answers whether it did. Null when the ops hold a delete among others, or name one record
-   * twice (one statement may not change a row twice): those go in a transaction.
+   * answers whether it did. Null when the ops hold a delete among others: those go in a
+   * transaction.
    */
   private oneStatement(ops: WriteOp[], gate?: { condition: string; params: unknown[] }): { sql: string; params: unknown[] } | null {
     if (ops.length === 1 && !gate) {
@@ -164,8 +165,10 @@ export class PgStore implements Store {
       const target = this.handle(op.collection);
       return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value) };
     }
-    const keys = new Set(ops.map((op) => `${op.collection}\u0000${op.id}`));
-    if (keys.size !== ops.length || ops.some((op) => 'delete' in op)) return null;
+    if (ops.some((op) => 'delete' in op)) return null;
+    // a record upserted twice (a plain graph's head, once per step) ends as its last value, as in the transaction
+    const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
+    ops = [...last.values()];
     const params: unknown[] = [...(gate?.params ?? [])];
     const parts = ops.map((op, i) => {
       const target = this.handle(op.collection);
