@@ -19,7 +19,6 @@ const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 const HOP = new Set(['connection', 'upgrade', 'host', 'content-length', 'content-type', 'transfer-encoding', 'keep-alive']);
 
 type Dict = Record<string, unknown>;
-const isDict = (value: unknown): value is Dict => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Serves the protocol's WebSocket on `http`; `baseUrl` is this server's own address. */
 export function serveProtocolSocket(http: Server, baseUrl: () => string): void {
@@ -111,13 +110,13 @@ class ProtocolSocket {
     this.subscriptions.set(subscriptionId, stop);
     this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
     try {
-      for await (const event of sseData(stream.body)) {
-        const eventId = isDict(event) && typeof event.event_id === 'string' ? event.event_id : undefined;
+      // each event's JSON goes out as the route wrote it (its `id:` is its event_id), not parsed and made again
+      for await (const { id: eventId, data } of sseFrames(stream.body)) {
         if (eventId !== undefined) {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        this.send(event);
+        if (this.ws.readyState === this.ws.OPEN) this.ws.send(data);
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)
@@ -148,20 +147,23 @@ async function failure(id: number, reply: Response): Promise<Dict> {
   return { type: 'error', id, error, message };
 }
 
-/** The JSON of each event's `data:` lines in a Server-Sent Events body (an event ends at a blank line). */
-async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+/** Each event of a Server-Sent Events body: its `id:` and its `data:` lines (an event ends at a blank line). */
+async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
   const decoder = new TextDecoder();
   let pending = '';
   let data: string[] = [];
+  let id: string | undefined;
   for await (const chunk of body) {
     const lines = (pending + decoder.decode(chunk, { stream: true })).split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) {
       if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+      else if (line.startsWith('id:')) id = line.slice(line.startsWith('id: ') ? 4 : 3);
       else if (line === '' && data.length > 0) {
-        yield JSON.parse(data.join('\n'));
+        yield { id, data: data.join('\n') };
         data = [];
-      }
+        id = undefined;
+      } else if (line === '') id = undefined;
     }
   }
 }
