@@ -3,7 +3,8 @@
 // long as the reader stays. Like every stream it only reads the runs' event logs (on
 // PostgreSQL shared by the replicas), and a replay from `since` reads only what it returns:
 // finished runs before it are skipped by the numbers on their records, and a run's log is
-// read from the position `since` names.
+// read from the position `since` names. The thread's readers share one listing of its runs
+// (sharedThreadRuns.ts) and, through the log's entries, each event (events.ts: `framed`).
 import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import type { RunRecord } from '../records.ts';
