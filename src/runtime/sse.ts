@@ -44,21 +44,36 @@ export async function writeSse(
     void iterator.return?.();
   };
   res.on('close', onClose);
-  const heartbeat = setInterval(() => {
-    if (!closed) res.write(': heartbeat\n\n');
-  }, HEARTBEAT_MS);
+  // The frames ready in one turn of the event loop go out in one write: a write is a system
+  // call (and a chunk of the chunked encoding), and a run's step publishes several events at
+  // once to every subscriber of its thread (issue 57: a write per frame per subscriber was a
+  // tenth of the server's time under fan-out).
+  let pending = '';
+  let flushing: NodeJS.Immediate | undefined;
+  const flush = () => {
+    flushing = undefined;
+    if (pending && !closed) res.write(pending);
+    pending = '';
+  };
+  const queue = (frame: string) => {
+    pending += frame;
+    flushing ??= setImmediate(flush);
+  };
+  const heartbeat = setInterval(() => queue(': heartbeat\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
   try {
     while (!closed) {
       const next = await iterator.next();
       if (next.done || closed) break;
-      res.write(formatSseEvent(next.value));
+      queue(formatSseEvent(next.value));
     }
   } catch (err) {
     const frame = onError?.(err);
-    if (frame && !closed) res.write(formatSseEvent(frame));
+    if (frame && !closed) queue(formatSseEvent(frame));
   } finally {
     clearInterval(heartbeat);
+    clearImmediate(flushing);
+    flush();
     res.off('close', onClose);
     if (!res.writableEnded) res.end();
   }

@@ -27,6 +27,7 @@ import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import { CollectionRuns } from './collectionRuns.ts';
+import { SharedThreadRuns } from './protocol/sharedThreadRuns.ts';
 
 export interface AgentDomainOptions {
   store: Store;
@@ -123,7 +124,8 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     return found;
   };
   const runsDeps = { runs, queries: runQueries, threads, lifecycle, broker, stateReader, locks };
-  const protocolDeps = { runs, threads, broker };
+  // one per server: every owner's readers of a thread share its listing
+  const protocolDeps = { runs, threads, broker, threadRuns: new SharedThreadRuns(runs, broker) };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
     return new OwnerService(assistants, ownThreads, owner, caller, runsDeps, protocolDeps);

@@ -6,12 +6,12 @@
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
-import type { ProtocolEvent } from '../../domain/agent/protocol/events.ts';
+import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
 async function* toSse(events: AsyncIterable<ProtocolEvent>): AsyncGenerator<SseEvent> {
-  for await (const event of events) yield { id: event.event_id, event: event.method, data: event };
+  for await (const event of events) yield { id: event.event_id, event: event.method, data: eventJson(event) };
 }
 
 export function protocolHandlers(

@@ -53,7 +53,25 @@ export function matchesFilter(filter: EventFilter, event: ProtocolEvent): boolea
   );
 }
 
+// A log entry is one object however many read it (the log keeps it; its JSON text is parsed
+// once): the event made of it, and that event's JSON, are made once too, not once per
+// subscriber (issue 57: with hundreds on a thread, their copies and serialisations were most
+// of the server's time, and its garbage).
+const framedOf = new WeakMap<StoredProtocolEvent, ProtocolEvent>();
+const jsonOfEvent = new WeakMap<ProtocolEvent, string>();
+
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {
+  const made = framedOf.get(stored);
+  if (made?.seq === seq) return made;
   // the log holds what the run's source made of the graph's events: one of the contract's events
-  return { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params } as ProtocolEvent;
+  const event = { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params } as ProtocolEvent;
+  framedOf.set(stored, event);
+  return event;
+}
+
+/** The event's JSON text, made once per event (whoever sends it: each SSE subscriber, each WebSocket). */
+export function eventJson(event: ProtocolEvent): string {
+  let text = jsonOfEvent.get(event);
+  if (text === undefined) jsonOfEvent.set(event, (text = JSON.stringify(event)));
+  return text;
 }

@@ -3,18 +3,21 @@
 // long as the reader stays. Like every stream it only reads the runs' event logs (on
 // PostgreSQL shared by the replicas), and a replay from `since` reads only what it returns:
 // finished runs before it are skipped by the numbers on their records, and a run's log is
-// read from the position `since` names.
+// read from the position `since` names. The thread's readers share one listing of its runs
+// (sharedThreadRuns.ts) and, through the log's entries, each event (events.ts: `framed`).
 import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
-import { ownerOf, type RunRecord } from '../records.ts';
+import type { RunRecord } from '../records.ts';
 import { framed, matchesFilter, PROTOCOL_LOG_EVENT, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
-import { isProtocolRun } from './plainRuns.ts';
+import { listProtocolRuns, type SharedThreadRuns } from './sharedThreadRuns.ts';
 import { dataOf } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
 
 export interface ThreadEventDeps {
   runs: Collection<RunRecord>;
   broker: RunEventLog;
+  /** The thread's protocol runs as its stream's readers share them (listed once per thread per change). */
+  threadRuns: SharedThreadRuns;
 }
 
 export interface ThreadEventOptions {
@@ -26,9 +29,8 @@ export interface ThreadEventOptions {
 }
 
 /** The owner's protocol runs on the thread, in receipt order. */
-export async function protocolRuns(deps: ThreadEventDeps, threadId: string, owner: string): Promise<RunRecord[]> {
-  const runs = await deps.runs.list({ where: { thread_id: threadId } });
-  return runs.filter((run) => isProtocolRun(run) && ownerOf(run) === owner).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+export function protocolRuns(deps: ThreadEventDeps, threadId: string, owner: string): Promise<RunRecord[]> {
+  return listProtocolRuns(deps.runs, threadId, owner);
 }
 
 export async function* threadProtocolEvents(
@@ -40,30 +42,38 @@ export async function* threadProtocolEvents(
   const { signal } = options;
   let since = filter.since ?? 0;
   let cursor: string | undefined;
-  while (!signal?.aborted) {
-    // registered before looking, so a run queued meanwhile still wakes us
-    const idle = new AbortController();
-    const stop = () => idle.abort();
-    signal?.addEventListener('abort', stop, { once: true });
-    const activity = deps.broker.nextRunOn(threadId, idle.signal);
-    try {
-      const runs = await protocolRuns(deps, threadId, options.owner);
-      const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
-      if (!next || !(await deps.broker.has(next.run_id))) {
-        if (next) cursor = next.run_id;
-        else if (options.present) return;
-        else await activity;
-        continue;
+  const shared = deps.threadRuns.reader(threadId);
+  try {
+    while (!signal?.aborted) {
+      // registered before looking, so a run queued meanwhile still wakes us
+      const idle = new AbortController();
+      const stop = () => idle.abort();
+      signal?.addEventListener('abort', stop, { once: true });
+      const activity = deps.broker.nextRunOn(threadId, idle.signal);
+      try {
+        const runs = await shared.read(options.owner);
+        const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
+        if (!next || !(await deps.broker.has(next.run_id))) {
+          if (next) cursor = next.run_id;
+          else if (options.present) return;
+          else {
+            await activity;
+            shared.woke();
+          }
+          continue;
+        }
+        for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
+          since = Math.max(since, event.seq);
+          if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
+        }
+        cursor = next.run_id;
+      } finally {
+        signal?.removeEventListener('abort', stop);
+        idle.abort();
       }
-      for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
-        since = Math.max(since, event.seq);
-        if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
-      }
-      cursor = next.run_id;
-    } finally {
-      signal?.removeEventListener('abort', stop);
-      idle.abort();
     }
+  } finally {
+    shared.close();
   }
 }
 

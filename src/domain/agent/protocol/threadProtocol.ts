@@ -9,12 +9,14 @@ import type { Command as ProtocolCommand, CommandReply } from '../../../../gener
 import { ProtocolCommands } from './commands.ts';
 import type { EventFilter, ProtocolEvent } from './events.ts';
 import { threadProtocolEvents } from './threadEvents.ts';
+import type { SharedThreadRuns } from './sharedThreadRuns.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
   runs: Collection<RunRecord>;
   threads: Collection<ThreadRecord>;
   broker: RunEventLog;
+  threadRuns: SharedThreadRuns;
 }
 
 export class ThreadProtocol implements ProtocolService {

@@ -1,0 +1,99 @@
+// A thread's protocol runs as the readers of its event stream see them, listed once per
+// thread per change and shared by all of them: a thread that many subscribers follow (a
+// dashboard, a team's pages) would otherwise have its runs listed again by every subscriber
+// at every run (issue 57's fan-out profile: a fifth of the server's time). A listing is
+// dropped when a run is next queued on the thread (the broker's wake-up, registered before
+// the listing is read, so a run queued meanwhile still drops it), and when its last reader
+// goes. Records in a listing may be older than the store's (a run that has finished since
+// lacks its protocol numbers): readers only use those to skip what is before `since`, and a
+// run without them is read from its log instead, so an older record costs time, never events.
+import type { Collection } from '../../ports/store.ts';
+import type { RunEventLog } from '../../ports/runEventLog.ts';
+import { ownerOf, type RunRecord } from '../records.ts';
+import { isProtocolRun } from './plainRuns.ts';
+
+interface Listing {
+  runs: Promise<RunRecord[]>;
+  byOwner: Map<string, Promise<RunRecord[]>>;
+  stop: AbortController;
+}
+
+interface Entry {
+  readers: number;
+  listing?: Listing;
+}
+
+/** One reader's view: the shared listing, and which one it last read. */
+export interface ThreadRunsReader {
+  /** The owner's protocol runs on the thread, in receipt order. */
+  read(owner: string): Promise<RunRecord[]>;
+  /** The reader was woken by a run queued on the thread: what it read before is not to be read again. */
+  woke(): void;
+  close(): void;
+}
+
+/** The owner's protocol runs on the thread, in receipt order, listed now. */
+export async function listProtocolRuns(runs: Collection<RunRecord>, threadId: string, owner: string): Promise<RunRecord[]> {
+  return ofOwner(await listAll(runs, threadId), owner);
+}
+
+async function listAll(runs: Collection<RunRecord>, threadId: string): Promise<RunRecord[]> {
+  const listed = await runs.list({ where: { thread_id: threadId } });
+  return listed.filter(isProtocolRun).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+}
+
+const ofOwner = (runs: RunRecord[], owner: string) => runs.filter((run) => ownerOf(run) === owner);
+
+export class SharedThreadRuns {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly runs: Collection<RunRecord>,
+    private readonly broker: Pick<RunEventLog, 'nextRunOn'>,
+  ) {}
+
+  reader(threadId: string): ThreadRunsReader {
+    let entry = this.entries.get(threadId);
+    if (!entry) this.entries.set(threadId, (entry = { readers: 0 }));
+    entry.readers += 1;
+    const held = entry;
+    let last: Listing | undefined;
+    let closed = false;
+    return {
+      read: (owner) => {
+        last = held.listing ??= this.list(threadId, held);
+        let own = last.byOwner.get(owner);
+        if (!own) last.byOwner.set(owner, (own = last.runs.then((runs) => ofOwner(runs, owner))));
+        return own;
+      },
+      woke: () => {
+        // the first reader woken drops the listing it read; the others find the new one
+        if (last && held.listing === last) this.drop(held, last);
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        held.readers -= 1;
+        if (held.readers > 0) return;
+        if (held.listing) this.drop(held, held.listing);
+        if (this.entries.get(threadId) === held) this.entries.delete(threadId);
+      },
+    };
+  }
+
+  private list(threadId: string, entry: Entry): Listing {
+    const stop = new AbortController();
+    // registered before the listing is read: a run queued while it is read drops it
+    const queued = this.broker.nextRunOn(threadId, stop.signal);
+    const listing: Listing = { runs: listAll(this.runs, threadId), byOwner: new Map(), stop };
+    void queued.then(() => this.drop(entry, listing));
+    // a failed listing is not kept: the next read lists again
+    listing.runs.catch(() => this.drop(entry, listing));
+    return listing;
+  }
+
+  private drop(entry: Entry, listing: Listing): void {
+    if (entry.listing === listing) entry.listing = undefined;
+    listing.stop.abort();
+  }
+}

@@ -1,0 +1,102 @@
+// Many readers of one thread's protocol events (issue 57's fan-out): they share one listing of
+// the thread's runs per change instead of each listing them again at every run, and each event
+// is made and serialised once for all of them. Over the embedded store in memory and the
+// in-process event log, without a server (the wire is test/agent-server/protocol-v2.test.ts).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { RunBroker } from '../../src/domain/agent/broker.ts';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
+import type { RunRecord } from '../../src/domain/agent/records.ts';
+import { uuid7 } from '../../src/domain/agent/ids.ts';
+import { eventJson, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../src/domain/agent/protocol/events.ts';
+import { threadProtocolEvents } from '../../src/domain/agent/protocol/threadEvents.ts';
+import { SharedThreadRuns } from '../../src/domain/agent/protocol/sharedThreadRuns.ts';
+
+const READERS = 50;
+const THREAD = 'thread-1';
+const channels = new Set(['values']);
+
+async function setup() {
+  const store = await openJournalStore({ dataDir: null });
+  const collection = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  let lists = 0;
+  // the real collection, its listings counted
+  const runs = new Proxy(collection, {
+    get(target, key) {
+      if (key === 'list') return (...args: Parameters<typeof collection.list>) => ((lists += 1), target.list(...args));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const broker = new RunBroker();
+  const deps = { runs, broker, threadRuns: new SharedThreadRuns(runs, broker) };
+  let seq = 0;
+  /** A protocol run queued on the thread, with `events` values events (after its start), left running. */
+  const run = async (events: number) => {
+    const runId = uuid7();
+    const record = { run_id: runId, thread_id: THREAD, status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
+    await runs.put(runId, record as unknown as RunRecord);
+    await broker.open(runId, '', THREAD);
+    broker.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
+    for (let i = 0; i < events; i += 1) broker.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: i, data: { i } } });
+    seq += events + 1;
+    return runId;
+  };
+  return { deps, broker, run, lists: () => lists };
+}
+
+/** A reader taking `count` events of the thread's stream, then leaving. */
+async function read(deps: Parameters<typeof threadProtocolEvents>[0], count: number): Promise<ProtocolEvent[]> {
+  const got: ProtocolEvent[] = [];
+  for await (const event of threadProtocolEvents(deps, THREAD, { channels }, { owner: '' })) {
+    got.push(event);
+    if (got.length === count) break;
+  }
+  return got;
+}
+
+describe("a thread's protocol events with many readers", () => {
+  it("lists the thread's runs once per run for all its readers, not once per reader", async () => {
+    const { deps, broker, run, lists } = await setup();
+    const first = await run(3);
+    const readers = Array.from({ length: READERS }, () => read(deps, 6));
+    // every reader has read the first run and waits for the next
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await broker.end(first);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = lists();
+    await run(3);
+    const got = await Promise.all(readers);
+    for (const events of got)
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        [2, 3, 4, 6, 7, 8],
+      );
+    assert.ok(before <= 2, `${before} listings for ${READERS} readers of one run`);
+    assert.ok(lists() - before <= 2, `${lists() - before} listings for ${READERS} readers woken by a run`);
+  });
+
+  it('makes each event once, and its JSON once, for all the readers', async () => {
+    const { deps, run } = await setup();
+    await run(4);
+    const got = await Promise.all(Array.from({ length: READERS }, () => read(deps, 4)));
+    for (const events of got.slice(1)) events.forEach((event, i) => assert.equal(event, got[0]![i], 'the same event object'));
+    const stringify = JSON.stringify;
+    let made = 0;
+    JSON.stringify = ((...args: Parameters<typeof stringify>) => ((made += 1), stringify(...args))) as typeof stringify;
+    let texts: string[][];
+    try {
+      texts = got.map((events) => events.map(eventJson));
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(made, 4, `${made} serialisations of 4 events for ${READERS} readers`);
+    assert.deepEqual(JSON.parse(texts[READERS - 1]![3]!), {
+      type: 'event',
+      event_id: '5',
+      seq: 5,
+      method: 'values',
+      params: { namespace: [], timestamp: 3, data: { i: 3 } },
+    });
+  });
+});
