@@ -82,6 +82,13 @@ test('PostgreSQL store: insertion order, where-queries, filters, atomic updates 
       [1100, 1000, 900],
     );
     assert.equal(await many.count({ filter: (i) => i.n % 2 === 0 }), 600);
+
+    // a small write goes out as one statement: its new records still take their places in op order
+    await store.write(Array.from({ length: 10 }, (_, n) => ({ collection: 'few', id: `f${n}`, value: { id: `f${n}`, tenant: 't', n } })));
+    assert.deepEqual(
+      (await store.collection<Item>('few').list()).map((i) => i.n),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
   } finally {
     await store.close();
   }

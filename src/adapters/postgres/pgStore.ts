@@ -92,6 +92,13 @@ function refuseNewerSchema(databaseVersion: number): void {
   );
 }
 
+/**
+ * The most ops written as one statement: a run's end writes ~6; a bulk write (an import, the
+ * bench's seeding) goes in a transaction instead, so a statement's parameters (at most
+ * 65,535) and its chain of WITHs (each waits on the one before) stay small.
+ */
+const ONE_STATEMENT_MAX = 16;
+
 export class PgStore implements Store {
   private readonly handles = new Map<string, PgCollection<object>>();
   /** Index creations under way; every query waits for them (collection() is synchronous). */
@@ -165,7 +172,7 @@ export class PgStore implements Store {
       const target = this.handle(op.collection);
       return 'delete' in op ? { sql: target.deleteSql, params: [op.id] } : { sql: target.upsertSql, params: target.row(op.id, op.value) };
     }
-    if (ops.some((op) => 'delete' in op)) return null;
+    if (ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
     // a record upserted twice (a plain graph's head, once per step) ends as its last value, as in the transaction
     const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
     ops = [...last.values()];
@@ -174,8 +181,12 @@ export class PgStore implements Store {
       const target = this.handle(op.collection);
       const offset = params.length;
       params.push(...target.row(op.id, (op as { value: object }).value));
-      const upsert = gate ? target.upsertIf('EXISTS (SELECT 1 FROM gate)') : target.upsertSql;
-      return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+      // PostgreSQL runs a statement's WITHs in no promised order (in practice the last
+      // first), and a new record's seq is its place in insertion order: each upsert waits on
+      // the one before it (reads its RETURNING row), so new records are numbered in op order
+      const conditions = [...(gate ? ['EXISTS (SELECT 1 FROM gate)'] : []), ...(i > 0 ? [`EXISTS (SELECT 1 FROM w${i - 1})`] : [])];
+      const upsert = conditions.length > 0 ? target.upsertIf(conditions.join(' AND ')) : target.upsertSql;
+      return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} RETURNING 1)`;
     });
     if (!gate) return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
     return { sql: `WITH gate AS (${gate.condition}), ${parts.join(', ')} SELECT EXISTS (SELECT 1 FROM gate) AS held`, params };
