@@ -1,0 +1,65 @@
+// `npx tsx scripts/bench/profileFanout.ts [subscribers] [out dir]`: profiles the fan-out
+// phase (fanout.ts) as the bench runs it — agentplane started fresh with the stream caps
+// raised, echo runs on 20 threads, then the same runs with `subscribers` (default 1,000)
+// subscribers reading those threads — under `node --cpu-prof`. The server's main thread is
+// drawn as a flame graph (docs/profiles/fanout-main.svg by default) and its busy time is
+// printed by what spent it, so the fan-out target's explanation names where the time goes.
+// The .cpuprofile files stay in .bench/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, startAgentplane } from './agentplane.ts';
+import { measureFanout } from './fanout.ts';
+import { BENCH_GRAPH } from './graph.ts';
+import { renderFlameGraph, type CpuProfile } from './flame.ts';
+
+const subscribers = Number(process.argv[2] ?? 1000);
+const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
+const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-fanout-'));
+const cpuDir = path.join(work, 'cpu');
+
+const ap = await startAgentplane({
+  dataDir: path.join(work, 'data'),
+  workDir: work,
+  env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' },
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`],
+});
+try {
+  const figure = await measureFanout(
+    { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+    { subscribers, threads: 20, shortHistory: 3, longHistory: 30 },
+    (line) => console.log(line),
+  );
+  console.log(`(profiled, so slower than the bench) /ok p99 ×${figure.okP99Ratio}, first event ×${figure.firstEventRatio}`);
+} finally {
+  await ap.stop();
+}
+
+// the main thread's profile is the process's first (thread index 0)
+const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
+const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f)) ?? files[0];
+const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
+fs.mkdirSync(out, { recursive: true });
+const svg = path.join(out, 'fanout-main.svg');
+fs.writeFileSync(svg, renderFlameGraph(profile, `agentplane, the fan-out phase with ${subscribers} subscribers on 20 threads of echo runs: the main thread`));
+console.log(`wrote ${svg}`);
+
+// self time by function, the idle samples apart
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<string, number>();
+let all = 0;
+profile.samples.forEach((id, i) => {
+  const node = byId.get(id)!;
+  const us = profile.timeDeltas[i] ?? 0;
+  all += us;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
+  const key = `${functionName || '(anonymous)'} ${where}`.trim();
+  self.set(key, (self.get(key) ?? 0) + us);
+});
+const idle = self.get('(idle)') ?? 0;
+console.log(`main thread busy ${((all - idle) / 1e6).toFixed(1)} s of ${(all / 1e6).toFixed(1)} s; most self time:`);
+for (const [key, us] of [...self]
+  .filter(([k]) => k !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 25))
+  console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);
