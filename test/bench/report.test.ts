@@ -405,7 +405,7 @@ test('the report opens with the targets missed and what explains them, then the 
     assert.match(missedPart, /- \*\*Write p50 growth, 100 → 100k deployments\*\*: POST 1\.5×, PATCH 3× \(goal ≤ 2×\)\./);
     assert.match(
       missedPart,
-      /- \*\*LangGraph runs\/s vs upstream JS dev server, every server started fresh each round[^\n]*\*\*: [^\n]*\n {2}On one thread a thread's state grows[^\n]*messageMemo\.ts[^\n]*\(profiles\/runs-in-process\.svg\)/,
+      /- \*\*LangGraph runs\/s vs upstream JS dev server, every server started fresh each round[^\n]*\*\*: [^\n]*\n {2}[^\n]*On one thread a thread's state grows[^\n]*messageMemo\.ts[^\n]*\(profiles\/runs-in-process\.svg\)/,
     );
     assert.doesNotMatch(missedPart, /on one long-lived server each/, 'the long-lived figures are not judged');
     assert.match(md, /\| agentplane ÷ upstream JS dev server \| warm-up \| 100 threads \| 2\.10× \| 2\.00–2\.20 \|/);
