@@ -34,34 +34,20 @@ const cache = new Map<string, Promise<TypedSchemas | undefined>>();
 /** How many answers each reader gave in this process: the source text alone, or the type checker. */
 export const schemaReadings = { syntax: 0, checker: 0 };
 
+/** How many schema workers are alive (each holds a compiler's heap). */
+export const schemaWorkers = (): number => readers.size;
+
 /** Every graph module asked about (or warmed): a worker's one Program covers them all. */
 const roots = new Set<string>();
 
 /**
- * Starts reading the types of a project's graphs in the background (at server start), so the
- * first request for their schemas finds them read: one Program for all, in the worker thread,
- * which does not keep the process up meanwhile.
+ * Starts reading the types of a project's graphs in the background (soon after the server
+ * listens, and after a dev reload), so the first request for their schemas finds them read: one
+ * Program for all, in the worker thread, which does not keep the process up meanwhile.
  */
 export function warmStaticSchemas(graphs: { source?: string; exportName?: string }[]): void {
   for (const { source } of graphs) if (source && /\.(c|m)?tsx?$/.test(source)) roots.add(source);
   for (const { source, exportName } of graphs) void staticSchemas(source, exportName, { background: true }).catch(() => undefined);
-}
-
-/**
- * Starts the schema worker of a project whose graphs have types not yet read (no answer kept
- * on disk) before the server imports the graphs: the worker loads the compiler (~0.6 s of
- * CPU) in its own thread meanwhile, so the first reading does not wait for it.
- */
-export function prepareStaticSchemas(graphs: { file: string; exportName: string }[]): void {
-  for (const { file, exportName } of graphs) {
-    const typescript = /\.(c|m)?tsx?$/.test(file) ? compilerFor(file) : undefined;
-    if (!typescript || readers.has(typescript)) continue;
-    const keptFile = keptSchemasFile(file, exportName, typescript);
-    if (keptFile && readKeptSchemas(keptFile) !== undefined) continue;
-    const reader = readerFor(typescript);
-    reader.worker.unref();
-    reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
-  }
 }
 
 export function staticSchemas(
@@ -86,7 +72,7 @@ export function staticSchemas(
     // a request joins a reading begun in the background: from now it keeps the process up
     for (const reader of readers.values())
       if (reader.pending.size > 0) {
-        reader.held = true;
+        reader.held = reader.asked = true;
         reader.worker.ref();
       }
   }
@@ -117,11 +103,18 @@ interface Reader {
   idle?: NodeJS.Timeout;
   /** A request waits on it: it keeps the process up. */
   held?: boolean;
+  /** A request has used it (not only the warm-up): it is kept IDLE_MS for the requests that follow. */
+  asked?: boolean;
 }
 
-/** One worker per compiler, kept while jobs come and IDLE_MS after: it parses unchanged files once. */
+/**
+ * One worker per compiler, kept while jobs come and IDLE_MS after a request's reading: it parses
+ * unchanged files once. A worker only the warm-up used ends WARMED_IDLE_MS after its last answer:
+ * its answers are kept, and its compiler's heap (~60-100 MB of RSS) is not the idle server's.
+ */
 const readers = new Map<string, Reader>();
 const IDLE_MS = 15_000;
+const WARMED_IDLE_MS = 1_000;
 let nextJob = 0;
 
 /** The compiler's answer in a worker thread, with every file it read; undefined when it failed or timed out. */
@@ -138,7 +131,7 @@ function readTypes(job: { file: string; exportName: string; checker: boolean }, 
     });
     clearTimeout(reader.idle);
     // a request's reading keeps the process up until answered; a warming one does not
-    if (!background) reader.held = true;
+    if (!background) reader.held = reader.asked = true;
     reader.worker[reader.held ? 'ref' : 'unref']();
     reader.worker.postMessage({ id, ...job, roots: [...roots] });
   });
@@ -158,7 +151,7 @@ function readerFor(typescript: string): Reader {
       // idle: it no longer keeps the process up, and ends after a while
       reader.held = false;
       reader.worker.unref();
-      reader.idle = setTimeout(() => retire(typescript, reader), IDLE_MS).unref();
+      reader.idle = setTimeout(() => retire(typescript, reader), reader.asked ? IDLE_MS : WARMED_IDLE_MS).unref();
     }
   });
   reader.worker.once('error', () => retire(typescript, reader));
