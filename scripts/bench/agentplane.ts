@@ -22,7 +22,8 @@ export async function startAgentplane(options: {
   workDir: string;
   key?: string;
   tenant?: string;
-  env?: Record<string, string>;
+  /** Added to the bench's own environment; a variable set to undefined is left out (DATABASE_URL for the embedded store). */
+  env?: Record<string, string | undefined>;
   graphs?: Record<string, string>;
   root?: string;
   nodeArgs?: string[];

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { expectStatus, request } from './agentplane.ts';
+import { openSubscribers } from './fanoutSubscribers.ts';
 
 export interface FanoutFigure {
   subscribers: { sse: number; websocket: number };
@@ -28,7 +29,7 @@ export interface FanoutFigure {
   replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
 }
 
-interface Target {
+export interface FanoutTarget {
   url: string;
   headers: Record<string, string>;
   assistant: string;
@@ -42,14 +43,14 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
 
-const json = (t: Target, pathname: string, body: unknown, signal?: AbortSignal) =>
+const json = (t: FanoutTarget, pathname: string, body: unknown, signal?: AbortSignal) =>
   fetch(t.url + pathname, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 const input = () => ({ messages: [{ role: 'user', content: `fan-out ${randomUUID()}` }] });
 
 let commandId = 0;
 
 /** One run on the thread as a protocol v2 client starts it (`run.start`), waited for to its end: whether it succeeded. */
-async function protocolRun(t: Target, thread: string): Promise<boolean> {
+async function protocolRun(t: FanoutTarget, thread: string): Promise<boolean> {
   const res = await json(t, `/threads/${thread}/commands`, {
     id: (commandId += 1),
     method: 'run.start',
@@ -63,14 +64,14 @@ async function protocolRun(t: Target, thread: string): Promise<boolean> {
   return joined.status === 200;
 }
 
-async function newThread(t: Target): Promise<string> {
+async function newThread(t: FanoutTarget): Promise<string> {
   const res = await request(`${t.url}/threads`, { method: 'POST', headers: t.headers, json: {} });
   expectStatus('POST /threads', res, 200, 201);
   return res.body.thread_id as string;
 }
 
 /** `/ok` one request after another; its p99 in ms. */
-async function okP99(t: Target): Promise<number> {
+async function okP99(t: FanoutTarget): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < OK_SAMPLES; i += 1) {
     const started = performance.now();
@@ -82,7 +83,7 @@ async function okP99(t: Target): Promise<number> {
 }
 
 /** Runs one at a time on a thread of their own: the median time from the run-stream POST to its first event, in ms. */
-async function firstEvent(t: Target): Promise<number> {
+async function firstEvent(t: FanoutTarget): Promise<number> {
   const thread = await newThread(t);
   const times: number[] = [];
   for (let i = 0; i < FIRST_EVENT_SAMPLES; i += 1) {
@@ -101,13 +102,13 @@ async function firstEvent(t: Target): Promise<number> {
 }
 
 /** An open subscriber: counts the events it receives until closed. */
-interface Subscriber {
+export interface Subscriber {
   received(): number;
   failed(): boolean;
   close(): void;
 }
 
-async function sseSubscriber(t: Target, thread: string): Promise<Subscriber> {
+export async function sseSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
   const abort = new AbortController();
   let events = 0;
   let failed = false;
@@ -132,7 +133,7 @@ async function sseSubscriber(t: Target, thread: string): Promise<Subscriber> {
   return { received: () => events, failed: () => failed, close: () => abort.abort() };
 }
 
-async function socketSubscriber(t: Target, thread: string): Promise<Subscriber> {
+export async function socketSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
   const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/threads/${thread}/stream/events`, { headers: t.headers });
   let events = 0;
   let failed = false;
@@ -194,7 +195,7 @@ async function* threadEvents(res: Response, quietMs?: number): AsyncGenerator<Th
 }
 
 /** The events of a thread from `since` until one with seq ≥ `until` arrives; the time it took in ms and how many came. */
-async function replay(t: Target, thread: string, since: number, until: number): Promise<{ ms: number; events: number }> {
+async function replay(t: FanoutTarget, thread: string, since: number, until: number): Promise<{ ms: number; events: number }> {
   const abort = new AbortController();
   const started = performance.now();
   let events = 0;
@@ -211,7 +212,7 @@ async function replay(t: Target, thread: string, since: number, until: number): 
 }
 
 /** Runs `count` echo runs on the thread, one after another; the seq of the thread's last event before the last run, and the last seq. */
-async function history(t: Target, thread: string, count: number): Promise<{ beforeLast: number; last: number; total: number }> {
+async function history(t: FanoutTarget, thread: string, count: number): Promise<{ beforeLast: number; last: number; total: number }> {
   for (let i = 0; i < count; i += 1) if (!(await protocolRun(t, thread))) throw new Error(`thread ${thread}: a run did not end well`);
   // every event of the thread once, to find where the last run's events begin
   const seqs: { seq: number; root: boolean; running: boolean }[] = [];
@@ -227,7 +228,7 @@ async function history(t: Target, thread: string, count: number): Promise<{ befo
 }
 
 export async function measureFanout(
-  t: Target,
+  t: FanoutTarget,
   counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number },
   log: (s: string) => void,
 ): Promise<FanoutFigure> {
@@ -251,19 +252,11 @@ export async function measureFanout(
   await Promise.all(drivers);
   log(`  runs on ${threads.length} threads, no subscriber: /ok p99 ${runsAlone.okP99Ms} ms, first event ${runsAlone.firstEventMs} ms`);
 
-  const subscribers: Subscriber[] = [];
-  let failedSubscribers = 0;
+  // the subscribers live in a worker thread of their own (fanoutSubscribers.ts)
+  const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers });
+  let failedSubscribers = held.failed;
   const half = Math.floor(counts.subscribers / 2);
-  // opened a few at a time, as pages open
-  for (let i = 0; i < counts.subscribers; i += 25) {
-    const batch = Array.from({ length: Math.min(25, counts.subscribers - i) }, (_, k) => i + k);
-    const opened = await Promise.allSettled(batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(t, threads[n % threads.length])));
-    for (const o of opened) {
-      if (o.status === 'fulfilled') subscribers.push(o.value);
-      else failedSubscribers += 1;
-    }
-  }
-  log(`  ${subscribers.length} subscribers open (${failedSubscribers} failed to open) on ${threads.length} threads`);
+  log(`  ${held.opened} subscribers open (${failedSubscribers} failed to open) on ${threads.length} threads`);
 
   running = true;
   runs = 0;
@@ -275,11 +268,11 @@ export async function measureFanout(
   await Promise.all(drivers);
   // the last events reach the subscribers
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const eventsReceived = subscribers.reduce((sum, s) => sum + s.received(), 0);
-  failedSubscribers += subscribers.filter((s) => s.failed()).length;
-  for (const s of subscribers) s.close();
+  const closed = await held.close();
+  const eventsReceived = closed.eventsReceived;
+  failedSubscribers = closed.failed;
   log(
-    `  under ${subscribers.length} subscribers: /ok p99 ${loaded.okP99Ms} ms, first event ${loaded.firstEventMs} ms; ${runs} runs, ${eventsReceived} events received`,
+    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms, first event ${loaded.firstEventMs} ms; ${runs} runs, ${eventsReceived} events received`,
   );
 
   const short = await newThread(t);

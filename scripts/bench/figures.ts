@@ -77,6 +77,14 @@ export interface ReplicaFigure {
   /** Which tree was measured (the current one when absent). */
   server?: 'baseline';
   /**
+   * Where the records were kept: PostgreSQL when absent (every figure of the phase but one).
+   * `embedded`: the current tree's one process on the embedded store (no DATABASE_URL, a data
+   * directory of its own) given the same workload in the same rounds as the PostgreSQL
+   * replicas, the reference of issue 57's one-replica target; it has no statements per run.
+   * Every PostgreSQL figure, ratio and comparison leaves it out (`onPostgres`).
+   */
+  store?: 'embedded';
+  /**
    * Each round's figures when the figure is their median (runs/s, CPU per run and statements
    * per run each the median of the rounds; not success and wrong threads summed over them).
    */
@@ -287,6 +295,41 @@ function pgStatementsTarget(ours: ReplicaFigure | null): Target {
 
 const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
 
+/** The replicas phase's PostgreSQL figures: every one but the embedded store's reference. */
+const onPostgres = (report: Pick<Measured, 'replicas'>) => (report.replicas ?? []).filter((r) => r.store !== 'embedded');
+
+/** The current tree's one process on the embedded store, measured in the replicas' rounds. */
+const embeddedReplica = (report: Pick<Measured, 'replicas'>) =>
+  find(report.replicas ?? [], (r) => r.store === 'embedded' && r.replicas === 1 && r.server !== 'baseline');
+
+/** The name of issue 57's one-replica ratio, in `ratios` and read by its target. */
+const PG_VS_EMBEDDED = 'enqueued runs/s, one replica: PostgreSQL ÷ the embedded store (same workload, same rounds)';
+
+/**
+ * Issue 57: one PostgreSQL replica's enqueued runs/s at least 0.6× the embedded store's, both
+ * the current tree's, the same workload in the same rounds. What a run costs on each side is
+ * read from the figures, not written down: the statements (each a round trip to PostgreSQL on
+ * the same cores) and the replica's CPU against the embedded process's.
+ */
+function pgVsEmbeddedTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | null, r: number | null, cores: number): Target {
+  const show = (x: ReplicaFigure | null) => (x ? `${x.runsPerSecond} runs/s` : 'not measured');
+  const ms = (x: number | undefined) => (x == null ? 'not measured' : `${x} ms`);
+  // the core time a run has at the rate measured: what the replica's CPU is a share of
+  const coreMs = (x: ReplicaFigure) => Math.round(((cores * 1000) / x.runsPerSecond) * 100) / 100;
+  const cpu = ratio(pg?.cpuMsPerRun, embedded?.cpuMsPerRun);
+  const why =
+    pg && embedded
+      ? `Both are the current tree with AGENTPLANE_RUN_WORKERS=0, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds, in turns. On PostgreSQL a run cost ${pg.statementsPerRun == null ? 'statements not counted in this run' : `${pg.statementsPerRun} statements (pg_stat_statements, the bench's joins and polls included)`}, each a round trip from the replica to PostgreSQL, which runs on the same ${cores} cores as the replica and the load generator; the embedded store keeps its records in the process and appends them to its journal on disk, with no statement. The replica spent ${ms(pg.cpuMsPerRun)} of CPU a run against the embedded process's ${ms(embedded.cpuMsPerRun)}${cpu == null ? '' : ` (${cpu}×)`}, of the ${coreMs(pg)} ms of core time a run had at ${pg.runsPerSecond} runs/s (${coreMs(embedded)} ms at the embedded store's ${embedded.runsPerSecond}): the rest went to PostgreSQL's own work (not counted in the replica's CPU), the load generator, other work on the machine (1-min load average ${pg.loadBefore[0]} before the PostgreSQL figure, ${embedded.loadBefore[0]} before the embedded one) and cores idle while a run waited on its round trips. The statements by kind are in the replicas phase's log; \`PostgreSQL statements per enqueued run, one replica (issue 57)\` says which steps of a run they are.`
+      : undefined;
+  return {
+    name: 'Enqueued runs/s, one PostgreSQL replica ÷ the embedded store, same workload in the same rounds (issue 57)',
+    goal: '≥ 0.6×',
+    value: `PostgreSQL ${show(pg)}, embedded store ${show(embedded)}${r == null ? '' : `: ${r}×`}`,
+    met: r == null ? null : r >= 0.6,
+    ...(why ? { why } : {}),
+  };
+}
+
 const START_AND_MEMORY_WHY = `Most of the miss is the host's hour: \`v0.1.0\` started in twice the time it took in the report of 2026-11-25 (see the start's row against the baseline), and the tree of that report (702ad03: start 699 ms, idle 140.8 MB, 100k threads 242.5 MB there), started the same way on this machine after this run, took 2,309–2,493 ms to its first 200, idled at 180–192 MB and held 298 MB with 100k threads; the current tree beside it: 1,809–1,917 ms, 208–215 MB, 315.8 MB. Of the current tree's own share, the graphs' schema warm-up (issue 52, on by default) starts a worker that loads the TypeScript compiler while a graph's kept schemas are stale (\`src/adapters/run-workers/staticSchemas.ts\`; it retires 15 s after its last reading): with \`AGENTPLANE_SCHEMA_WARMUP=0\` a start took 1,512–1,644 ms, idled at 152–164 MB and held 285.8 MB with 100k threads. The rest of a start is module loading: in the [start profile](profiles/start.svg) (\`npx tsx scripts/bench/profileStart.ts\`) of 2.3 s, Node's loader hooks (\`makeSyncRequest\`, \`waitForWorker\`) 0.38 s, decoding sources 0.18 s and compiling them 0.33 s: the modules loaded after the project's TypeScript graphs go through tsx's hooks. Deferring the reply validators' import by 3 s after listening was tried: 1.65–1.79 s, 195–206 MB, too little to keep. Not done in this round: the schema reader started once a schema is asked for or the server is idle, and the server's own modules loaded before tsx registers its hooks`;
 
 const FRESH_WHY = `In the run of 2026-11-26 the fresh-start ratios turned round against issue 57's measurement (one thread 3.7–4.0×, 100 threads 2.0–2.2×): the upstream server did ~41–48 runs/s on 100 threads in every round, about what it did on one thread, while agentplane's 100-thread rounds were 183–247 runs/s. On one thread agentplane's fresh rounds (102–131 runs/s after the warm-up) stay well under its long-lived figure (the runs phase above): a thread's 200 runs grow its state to 400 messages, and each run's checkpoints and \`values\` events carry all of them; the warm-up (at most 50 runs on a thread) does not reach those sizes, so the worker's code for long states is still warming while it is timed. The [one-thread profiles](profiles/runs-worker.svg) show the worker's time going to LangGraph and LangChain's callbacks; \`npx tsx scripts/bench/profileRuns.ts\` now also draws 100 threads (runs-100-threads-*.svg).`;
@@ -342,8 +385,8 @@ export function compareToBaseline(report: Measured): Comparison[] {
       compare(`runs, ${r.scenario}, ${r.graph === SHARED_GRAPH ? 'LangGraph echo' : 'plain-function echo'}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true),
     );
   }
-  for (const r of (report.replicas ?? []).filter((x) => x.server !== 'baseline')) {
-    const b = find(report.replicas ?? [], (x) => x.server === 'baseline' && x.replicas === r.replicas);
+  for (const r of onPostgres(report).filter((x) => x.server !== 'baseline')) {
+    const b = find(onPostgres(report), (x) => x.server === 'baseline' && x.replicas === r.replicas);
     const on = `${r.replicas} replica${r.replicas > 1 ? 's' : ''} on PostgreSQL, plain-function echo`;
     out.push(compare(`enqueued runs, ${on}`, 'runs/s', r.runsPerSecond, b?.runsPerSecond, true));
     out.push(compare(`replica CPU per run, ${on}`, 'ms', r.cpuMsPerRun, b?.cpuMsPerRun, false));
@@ -397,10 +440,12 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
     ratios[`${op} at 100: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100, 'postgresql')?.p50Ms, write(op, 100)?.p50Ms);
     ratios[`${op} at 100k: p50 on PostgreSQL ÷ p50 on the embedded store`] = ratio(write(op, 100_000, 'postgresql')?.p50Ms, write(op, 100_000)?.p50Ms);
   }
-  const replicaRuns = (n: number) => find(report.replicas ?? [], (r) => r.replicas === n && r.server !== 'baseline');
+  const replicaRuns = (n: number) => find(onPostgres(report), (r) => r.replicas === n && r.server !== 'baseline');
+  const baseReplicaRuns = (n: number) => find(onPostgres(report), (r) => r.replicas === n && r.server === 'baseline');
   ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one'] = ratio(replicaRuns(2)?.runsPerSecond, replicaRuns(1)?.runsPerSecond);
+  ratios[PG_VS_EMBEDDED] = ratio(replicaRuns(1)?.runsPerSecond, embeddedReplica(report)?.runsPerSecond);
   for (const n of [1, 2]) {
-    const base = find(report.replicas ?? [], (r) => r.replicas === n && r.server === 'baseline');
+    const base = baseReplicaRuns(n);
     const ours = replicaRuns(n);
     ratios[`${n} replica(s) on PostgreSQL: runs/s ÷ baseline`] = ratio(ours?.runsPerSecond, base?.runsPerSecond);
     ratios[`${n} replica(s) on PostgreSQL: statements per run ÷ baseline`] = ratio(ours?.statementsPerRun, base?.statementsPerRun);
@@ -500,11 +545,9 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
       met: check(pgWorstGrowth, (v) => v <= 2),
     },
     replicasTarget(replicaRuns(1), replicaRuns(2), ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one']),
-    replicaCostTarget(
-      replicaRuns(1),
-      find(report.replicas ?? [], (r) => r.replicas === 1 && r.server === 'baseline'),
-    ),
+    replicaCostTarget(replicaRuns(1), baseReplicaRuns(1)),
     pgStatementsTarget(replicaRuns(1)),
+    pgVsEmbeddedTarget(replicaRuns(1), embeddedReplica(report), ratios[PG_VS_EMBEDDED], report.machine.cores),
     ...freshTargets(report, runsWhy),
     ...routeCpuTargets(report),
     ...fanoutTargets(report),

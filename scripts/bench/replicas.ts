@@ -8,7 +8,8 @@
 // runs' inputs in creation order, each followed by exactly one echo (a run executed twice,
 // lost or out of order shows there). With `statements`, PostgreSQL's count of the statements
 // sent over the timed part (the bench's joins and polls of the runs list included, a few
-// per thread) and the replicas' CPU per run are reported too.
+// per thread) and the replicas' CPU per run are reported too. `store: 'embedded'` marks a
+// process on the embedded store given the same workload (the PostgreSQL replicas' reference).
 import os from 'node:os';
 import { expectStatus as ok, request, type Agentplane } from './agentplane.ts';
 import type { ReplicaFigure } from './figures.ts';
@@ -37,7 +38,7 @@ export async function measureReplicas(
   workers: string,
   log: (s: string) => void,
   counts = { threads: REPLICA_THREADS, runs: REPLICA_RUNS },
-  measure: { server?: 'baseline'; statements?: Statements } = {},
+  measure: { server?: 'baseline'; store?: 'embedded'; statements?: Statements } = {},
 ): Promise<ReplicaFigure> {
   const n = replicas.length;
   const perThread = Math.ceil(counts.runs / counts.threads);
@@ -134,9 +135,10 @@ export async function measureReplicas(
     replicaCpuSeconds,
     cpuMsPerRun: Math.round((replicaCpuSeconds / runs) * 1000 * 100) / 100,
     ...(measure.server ? { server: measure.server } : {}),
+    ...(measure.store ? { store: measure.store } : {}),
     ...(statements ? { statementsPerRun: Math.round((statements.calls / runs) * 10) / 10 } : {}),
   };
-  const tree = measure.server ? ' (baseline)' : '';
+  const tree = `${measure.server ? ' (baseline)' : ''}${measure.store ? ` on the ${measure.store} store` : ''}`;
   log(
     `  ${n} replica${n > 1 ? 's' : ''}${tree}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s = ${figure.cpuMsPerRun} ms/run; ${statements ? `${figure.statementsPerRun} PostgreSQL statements/run; ` : ''}load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`,
   );

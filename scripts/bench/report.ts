@@ -101,8 +101,9 @@ export function chartBars(report: Report): Bar[] {
     });
   for (const x of report.replicas ?? [])
     bars.push({
-      group: 'Enqueued runs on one PostgreSQL',
-      label: `${x.replicas} replica${x.replicas > 1 ? 's' : ''}${x.server ? ` (${x.server})` : ''}`,
+      // the embedded store's process beside the replicas is in a group of its own, not read as a PostgreSQL figure
+      group: x.store === 'embedded' ? 'Enqueued runs, the replicas’ workload on the embedded store' : 'Enqueued runs on one PostgreSQL',
+      label: `${x.replicas} ${x.store === 'embedded' ? 'process' : `replica${x.replicas > 1 ? 's' : ''}`}${x.server ? ` (${x.server})` : ''}`,
       value: x.runsPerSecond,
       unit: 'runs/s',
       series: x.server ?? 'agentplane',
@@ -250,17 +251,23 @@ export function renderMarkdown(r: Report): string {
   const reps = r.replicas ?? [];
   if (reps.length) {
     line(
-      "| Tree | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) | rounds (runs/s; CPU ms per run) |",
+      "| Tree | Store | Replicas | Graph | AGENTPLANE_RUN_WORKERS | threads | runs | seconds | runs/s | not success | threads with a wrong history | replicas' CPU s | CPU ms per run | PostgreSQL statements per run | load average before → after (1, 5, 15 min) | rounds (runs/s; CPU ms per run) |",
     );
-    line('|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|');
+    line('|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|');
     for (const x of reps)
       line(
-        `| ${x.server ?? 'current'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} | ${x.rounds ? x.rounds.map((o) => `${fmt(o.runsPerSecond, 1)}; ${fmt(o.cpuMsPerRun, 2)}`).join(' · ') : '—'} |`,
+        `| ${x.server ?? 'current'} | ${x.store === 'embedded' ? 'embedded store, same workload' : 'PostgreSQL'} | ${x.replicas} | ${graphName(x.graph)} | ${x.workers} | ${fmt(x.threads)} | ${fmt(x.runs)} | ${fmt(x.seconds, 2)} | ${fmt(x.runsPerSecond, 1)} | ${fmt(x.failed)} | ${fmt(x.threadsWrong)} | ${fmt(x.replicaCpuSeconds, 2)} | ${fmt(x.cpuMsPerRun, 2)} | ${fmt(x.statementsPerRun, 1)} | ${x.loadBefore.join(', ')} → ${x.loadAfter.join(', ')} | ${x.rounds ? x.rounds.map((o) => `${fmt(o.runsPerSecond, 1)}; ${fmt(o.cpuMsPerRun, 2)}`).join(' · ') : '—'} |`,
       );
     line();
     line(
       `The machine has ${r.machine.cores} cores, shared by the replicas, PostgreSQL and the load generator: two replicas cannot do more than the cores allow, whatever the code.`,
     );
+    if (reps.some((x) => x.store === 'embedded')) {
+      line();
+      line(
+        "The row on the embedded store is the current tree's one process with no database, given the same runs in the same rounds as the replicas (in turn with them): the reference one replica's runs/s is read against (issue 57). It has no statements; every PostgreSQL ratio and comparison leaves it out.",
+      );
+    }
   } else line('Not measured in this run.');
   line();
   for (const l of freshSection(r)) line(l);

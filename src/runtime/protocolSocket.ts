@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
+import { SSE_UNSENT_LIMIT } from './sse.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 /** Headers that belong to the upgrade itself, not to the caller. */
@@ -134,7 +135,11 @@ class ProtocolSocket {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        if (this.ws.readyState === this.ws.OPEN) this.ws.send(data);
+        if (this.ws.readyState !== this.ws.OPEN) break;
+        // past the bound the stream is read on only once the socket has taken this event, so
+        // a client that stops reading holds its events in their run's log, not in this server
+        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<unknown>((resolve) => this.ws.send(data, resolve));
+        else this.ws.send(data);
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)

@@ -6,6 +6,13 @@ import type { SseEvent } from './contract.ts';
 import { jsonOf } from '../shared/jsonText.ts';
 
 const HEARTBEAT_MS = 10_000;
+/**
+ * What one stream may hold unsent, in characters: past it the frames are written at once, and
+ * no next event is read until the client has taken what was written (the socket's `drain`).
+ * Events wait in their run's log, so a slow client reads behind the others instead of the
+ * server queuing for it (issue 57: 1,000 subscribers took the server past 3 GB).
+ */
+export const SSE_UNSENT_LIMIT = 64 * 1024;
 
 export function formatSseEvent(event: SseEvent): string {
   let frame = '';
@@ -51,6 +58,7 @@ export async function writeSse(
   let pending = '';
   let flushing: NodeJS.Immediate | undefined;
   const flush = () => {
+    clearImmediate(flushing);
     flushing = undefined;
     if (pending && !closed) res.write(pending);
     pending = '';
@@ -61,8 +69,21 @@ export async function writeSse(
   };
   const heartbeat = setInterval(() => queue(': heartbeat\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
   try {
     while (!closed) {
+      if (pending.length > SSE_UNSENT_LIMIT) flush();
+      if (res.writableNeedDrain) await drained();
+      if (closed) break;
       const next = await iterator.next();
       if (next.done || closed) break;
       queue(formatSseEvent(next.value));

@@ -238,6 +238,66 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
   assert.ok(statements.why && /pg_stat_statements/.test(statements.why));
 });
 
+test('one PostgreSQL replica against the embedded store is an issue 57 target, and the embedded figure is in no PostgreSQL ratio, target or comparison', () => {
+  const name = 'Enqueued runs/s, one PostgreSQL replica ÷ the embedded store, same workload in the same rounds (issue 57)';
+  const ratioName = 'enqueued runs/s, one replica: PostgreSQL ÷ the embedded store (same workload, same rounds)';
+  const target = (m: Measured) => deriveRatios(m).targets.find((t) => t.name === name)!;
+  // the current tree's one process on the embedded store: faster, cheaper, no statements
+  const { statementsPerRun: _none, ...pgOne } = fakeReport().replicas![0];
+  const embedded = (runsPerSecond: number) => ({ ...pgOne, store: 'embedded' as const, runsPerSecond, cpuMsPerRun: 4, replicaCpuSeconds: 1.6 });
+  const withEmbedded = (runsPerSecond: number): Report => {
+    const r = fakeReport();
+    // listed first, where a look-up that did not leave it out would find it before the PostgreSQL figures
+    r.replicas!.unshift(embedded(runsPerSecond));
+    return r;
+  };
+
+  const without = target(fakeReport());
+  assert.equal(without.met, null, 'no embedded figure: not measured');
+  assert.equal(without.value, 'PostgreSQL 80 runs/s, embedded store not measured');
+  assert.equal(without.goal, '≥ 0.6×');
+  assert.equal(deriveRatios(fakeReport()).ratios[ratioName], null);
+
+  const missed = target(withEmbedded(200));
+  assert.equal(missed.met, false, '80 runs/s against 200 is 0.4×');
+  assert.equal(missed.value, 'PostgreSQL 80 runs/s, embedded store 200 runs/s: 0.4×');
+  assert.equal(deriveRatios(withEmbedded(200)).ratios[ratioName], 0.4);
+  // what a run cost on each side, read from the figures: statements, and CPU a run against the core time a run had
+  assert.match(missed.why!, /a run cost 34\.5 statements/);
+  assert.match(missed.why!, /10 ms of CPU a run against the embedded process's 4 ms \(2\.5×\)/);
+  assert.match(missed.why!, /of the 25 ms of core time a run had at 80 runs\/s \(10 ms at the embedded store's 200\)/);
+  assert.match(missed.why!, /same 2 cores/);
+  assert.match(missed.why!, /1-min load average 1\.5 before the PostgreSQL figure/);
+  assert.equal(target(withEmbedded(125)).met, true, '80 runs/s against 125 is 0.64×');
+
+  const noPostgres = withEmbedded(200);
+  noPostgres.replicas = noPostgres.replicas!.filter((r) => !(r.replicas === 1 && r.store === undefined));
+  assert.equal(target(noPostgres).met, null, 'no PostgreSQL replica: not measured');
+  assert.equal(target(noPostgres).value, 'PostgreSQL not measured, embedded store 200 runs/s');
+
+  // every other ratio, target and comparison reads as it did without the embedded figure, baseline included
+  const plain = fakeReport();
+  const mixed = withEmbedded(200);
+  for (const r of [plain, mixed]) r.replicas!.push({ ...pgOne, server: 'baseline', statementsPerRun: 45.5, cpuMsPerRun: 9.9 });
+  const [before, after] = [deriveRatios(plain), deriveRatios(mixed)];
+  assert.deepEqual({ ...after.ratios, [ratioName]: null }, before.ratios);
+  assert.deepEqual(
+    after.targets.filter((t) => t.name !== name),
+    before.targets.filter((t) => t.name !== name),
+  );
+  assert.deepEqual(after.comparisons, before.comparisons);
+  assert.ok(before.comparisons.length > 0);
+
+  // the replicas table marks the row as the embedded store's, statements a dash
+  const md = renderOf(mixed);
+  assert.match(
+    md,
+    /\| current \| embedded store, same workload \| 1 \| plain-function echo \| 0 \| 20 \| 400 \| 5\.00 \| 200\.0 \| 0 \| 0 \| 1\.60 \| 4\.00 \| — \|/,
+  );
+  assert.match(md, /\| current \| PostgreSQL \| 1 \| plain-function echo \|/);
+  assert.match(md, /The row on the embedded store is the current tree's one process with no database/);
+});
+
 test('the writer produces parseable JSON, a markdown report and a well-formed SVG chart', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
   try {
@@ -254,10 +314,13 @@ test('the writer produces parseable JSON, a markdown report and a well-formed SV
     // the replica's CPU and PostgreSQL statements per run are shown when the run counted them
     assert.match(
       md,
-      /\| current \| 1 \| plain-function echo \| 0 \| 20 \| 400 \| 5\.00 \| 80\.0 \| 0 \| 0 \| 4\.00 \| 10\.00 \| 34\.5 \| 1\.5, 1, 1 → 2, 1, 1 \|/,
+      /\| current \| PostgreSQL \| 1 \| plain-function echo \| 0 \| 20 \| 400 \| 5\.00 \| 80\.0 \| 0 \| 0 \| 4\.00 \| 10\.00 \| 34\.5 \| 1\.5, 1, 1 → 2, 1, 1 \|/,
     );
     // (a run without the replicas' CPU or a statement count shows a dash in those columns)
-    assert.match(md, /\| current \| 2 \| plain-function echo \| 0 \| 20 \| 400 \| 4\.00 \| 100\.0 \| 0 \| 0 \| 5\.00 \| — \| — \| 2\.25, 1, 1 → 3, 1, 1 \|/);
+    assert.match(
+      md,
+      /\| current \| PostgreSQL \| 2 \| plain-function echo \| 0 \| 20 \| 400 \| 4\.00 \| 100\.0 \| 0 \| 0 \| 5\.00 \| — \| — \| 2\.25, 1, 1 → 3, 1, 1 \|/,
+    );
     assert.match(md, /\| `GET \/v2\/deployments\?limit=20` \| PostgreSQL \| 100,000 \| 11\.0 \|/);
     const svg = fs.readFileSync(files.svg, 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
