@@ -25,6 +25,9 @@ describe('schema warm-up', () => {
   const readings = () => schemaReadings.syntax + schemaReadings.checker;
   before(async () => {
     fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
+    // a test file before this one in the same process (test groups) may have left a worker,
+    // which ends 15 s after a request's reading
+    assert.ok(await within(30_000, () => schemaWorkers() === 0), 'no schema worker left from an earlier test');
     readingsBefore = readings();
     server = await startTestServer({
       env: { AGENTPLANE_SCHEMA_WARMUP: '1' },
