@@ -21,8 +21,16 @@ const HOP = new Set(['connection', 'upgrade', 'host', 'content-length', 'content
 
 type Dict = Record<string, unknown>;
 
+/** What a server shutting down does with its protocol WebSockets. */
+export interface ProtocolSockets {
+  /** Tells every client the server is going away (close code 1001): a client reconnects elsewhere or later. */
+  goingAway(): void;
+  /** Cuts the sockets still open (a client that did not answer the close). */
+  terminate(): void;
+}
+
 /** Serves the protocol's WebSocket on `http`; `baseUrl` is this server's own address. */
-export function serveProtocolSocket(http: Server, baseUrl: () => string): void {
+export function serveProtocolSocket(http: Server, baseUrl: () => string): ProtocolSockets {
   const wss = new WebSocketServer({ noServer: true });
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = PATH.exec(req.url ?? '');
@@ -33,6 +41,14 @@ export function serveProtocolSocket(http: Server, baseUrl: () => string): void {
     wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, decodeURIComponent(match[1]!), callerHeaders(req), baseUrl()));
   });
   http.once('close', () => wss.close());
+  return {
+    goingAway: () => {
+      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+    },
+    terminate: () => {
+      for (const ws of wss.clients) ws.terminate();
+    },
+  };
 }
 
 function callerHeaders(req: IncomingMessage): Record<string, string> {

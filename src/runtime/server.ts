@@ -2,6 +2,7 @@
 // handlers (real or mock), the request pipeline on polka, background modules (run workers,
 // deployer), and an orderly shutdown.
 import { serveProtocolSocket } from './protocolSocket.ts';
+import { endStream } from './sse.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
@@ -139,13 +140,20 @@ export async function startHttpServer(
   });
 
   let inFlight = 0;
+  let stopping = false;
   let drained: (() => void) | null = null;
+  /** The responses being written now: at shutdown the streams among them are ended at once. */
+  const open = new Set<ServerResponse>();
   // polka carries the HTTP layer; the pipeline behind its single middleware does the
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
     inFlight += 1;
+    open.add(res);
+    // a request on a kept-alive connection while the server stops is its last on that connection
+    if (stopping) res.setHeader('Connection', 'close');
     res.once('close', () => {
       inFlight -= 1;
+      open.delete(res);
       if (inFlight === 0) drained?.();
     });
     void handle(req, res);
@@ -153,7 +161,7 @@ export async function startHttpServer(
   const http: Server = createServer(web.handler as never);
   http.keepAliveTimeout = 65_000;
   // the protocol's WebSocket transport asks this server's own routes (runtime/protocolSocket.ts)
-  serveProtocolSocket(http, () => listening ?? '');
+  const sockets = serveProtocolSocket(http, () => listening ?? '');
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
@@ -193,13 +201,24 @@ export async function startHttpServer(
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      stopping = true;
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
+      // a stream never finishes by itself, and its client resumes it from the last event it
+      // got: streams end now, with what was ready, and WebSockets are told the server is going
+      // (an open WebSocket held the close until the process was killed)
+      for (const res of open) {
+        // what is being answered now is its connection's last answer
+        if (!res.headersSent) res.setHeader('Connection', 'close');
+        endStream(res);
+      }
+      sockets.goingAway();
       if (inFlight > 0) {
-        // give in-flight requests a moment to finish, then cut long-lived streams
+        // give in-flight requests a moment to finish, then cut what is left
         await Promise.race([new Promise<void>((resolve) => (drained = resolve)), delay(5_000)]);
       }
       http.closeAllConnections();
+      sockets.terminate();
       await stopped;
       for (const module of [...app.modules].reverse()) await module.stop?.();
       await storage.close();

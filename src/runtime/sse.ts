@@ -14,6 +14,14 @@ const HEARTBEAT_MS = 10_000;
  */
 export const SSE_UNSENT_LIMIT = 64 * 1024;
 
+/** Emitted on a response to end its stream (a server shutting down), with what was ready. */
+const END_STREAM = Symbol('end stream');
+
+/** Ends the response's event stream, if it is one: the frames ready go out, then the response ends. */
+export function endStream(res: ServerResponse): void {
+  res.emit(END_STREAM);
+}
+
 export function formatSseEvent(event: SseEvent): string {
   let frame = '';
   if (event.event !== undefined) frame += `event: ${singleLine(event.event)}\n`;
@@ -79,6 +87,13 @@ export async function writeSse(
       res.on('drain', done);
       res.on('close', done);
     });
+  // flushed, then marked closed before the end, so nothing is written after it
+  const end = () => {
+    flush();
+    onClose();
+    res.end();
+  };
+  res.once(END_STREAM, end);
   try {
     while (!closed) {
       if (pending.length > SSE_UNSENT_LIMIT) flush();
@@ -96,6 +111,7 @@ export async function writeSse(
     clearImmediate(flushing);
     flush();
     res.off('close', onClose);
+    res.off(END_STREAM, end);
     if (!res.writableEnded) res.end();
   }
 }
