@@ -205,17 +205,28 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
 }
 
 /**
- * The warm-up begins a moment after the server listens, not during its start: its worker (the
+ * The warm-up waits for the server to be idle, from a moment after it listens: its worker (the
  * TypeScript compiler, ~0.6 s of CPU and ~60-100 MB) would add ~0.3 s to the time to the first
- * answer and sit in the idle server's memory. A schema asked for before then starts the reading
- * itself; the warm-up then finds it under way.
+ * answer, and begun while requests or runs keep the process busy it competes with them for the
+ * cores (a backlog of runs right after a start answered a third slower). Idle is the process
+ * (every thread) using under a tenth of a core over the last half second. A schema asked for
+ * before then starts the reading itself; the warm-up then finds it under way.
  */
 const SCHEMA_WARMUP_DELAY_MS = 2_000;
+const IDLE_CHECK_MS = 500;
+const IDLE_SHARE_OF_A_CORE = 0.1;
 
 function schemaWarmup(warm: () => void): BackgroundModule {
   let timer: NodeJS.Timeout | undefined;
+  const waitForIdle = (before: NodeJS.CpuUsage) => {
+    timer = setTimeout(() => {
+      const used = process.cpuUsage(before);
+      if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE) warm();
+      else waitForIdle(process.cpuUsage());
+    }, IDLE_CHECK_MS).unref();
+  };
   return {
-    start: () => void (timer = setTimeout(warm, SCHEMA_WARMUP_DELAY_MS).unref()),
+    start: () => void (timer = setTimeout(() => waitForIdle(process.cpuUsage()), SCHEMA_WARMUP_DELAY_MS - IDLE_CHECK_MS).unref()),
     stop: () => clearTimeout(timer),
   };
 }

@@ -59,7 +59,7 @@ export interface ServerConfig {
   databasePool: number;
   /** How many runs execute at once (AGENTPLANE_MAX_CONCURRENT_RUNS, default 10: upstream's `--n-jobs-per-worker` / N_JOBS_PER_WORKER). */
   maxConcurrentRuns: number;
-  /** Read the graphs' TypeScript types for their schemas in the background 2 s after listening and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
+  /** Read the graphs' TypeScript types for their schemas in the background once the server has listened and is idle, and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
   schemaWarmup: boolean;
   /** Worker threads that execute graphs (AGENTPLANE_RUN_WORKERS, default: the number of cores); 0 runs them on the request loop. */
   runWorkers: number;

@@ -1,5 +1,5 @@
 // The schema warm-up (AGENTPLANE_SCHEMA_WARMUP, on by default; issue 57, point 5): the graphs'
-// TypeScript types are read in the background once the server listens, not during its start
+// TypeScript types are read in the background once the server listens and is idle, not during its start
 // (its worker, the TypeScript compiler, cost ~0.3 s of the start and ~100 MB of the idle
 // server), and that worker ends soon after, its answers kept; the schemas then answer at once.
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +42,10 @@ describe('schema warm-up', () => {
   it('starts no schema worker during the start, reads the types after listening unasked, then ends the worker', { timeout: 90_000 }, async () => {
     assert.equal(schemaWorkers(), 0, 'no compiler loaded while the server started');
     assert.equal((await server.api('/ok')).status, 200);
+    // a busy process (requests, runs) keeps the warm-up waiting: it would compete for the cores
+    for (const end = Date.now() + 4_000; Date.now() < end; await delay(1)) for (const slice = Date.now() + 20; Date.now() < slice;);
+    assert.equal(schemaWorkers(), 0, 'no warm-up while the process is busy');
+    assert.equal(readings(), readingsBefore, 'no types read while the process is busy');
     assert.ok(await within(60_000, () => readings() > readingsBefore), 'the graph’s types were read in the background without a request');
     assert.ok(await within(10_000, () => schemaWorkers() === 0), 'the warm-up’s worker ended soon after its reading');
     // the answer read in the background is the one the API gives, without a worker
