@@ -23,7 +23,7 @@ export interface FanoutFigure {
   idle: { okP99Ms: number; firstEventMs: number };
   /** The same runs going on the same threads, with no subscriber: what the runs cost by themselves. */
   runsAlone: { okP99Ms: number; firstEventMs: number };
-  loaded: { okP99Ms: number; firstEventMs: number };
+  loaded: { okP99Ms: number; firstEventMs: number; okSamples?: number; firstEventSamples?: number };
   okP99Ratio: number;
   firstEventRatio: number;
   replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
@@ -39,6 +39,15 @@ const CHANNELS = ['lifecycle', 'values', 'messages'];
 const OK_SAMPLES = 400;
 const FIRST_EVENT_SAMPLES = 15;
 const REPLAY_SAMPLES = 7;
+/**
+ * Each figure's sampling stops after this long, with the samples taken by then (at least a few):
+ * under load a slow server would otherwise stretch the loaded phase, its runs piling up on the
+ * threads meanwhile, each run then carrying a longer state than the last (a run away).
+ */
+const SAMPLING_MS = 20_000;
+const MIN_SAMPLES = 5;
+/** How many samples the last figures were made of. */
+const sampled = { ok: 0, firstEvent: 0 };
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
@@ -73,12 +82,14 @@ async function newThread(t: FanoutTarget): Promise<string> {
 /** `/ok` one request after another; its p99 in ms. */
 async function okP99(t: FanoutTarget): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < OK_SAMPLES; i += 1) {
+  const until = performance.now() + SAMPLING_MS;
+  for (let i = 0; i < OK_SAMPLES && (i < MIN_SAMPLES || performance.now() < until); i += 1) {
     const started = performance.now();
     const res = await fetch(`${t.url}/ok`, { headers: t.headers });
     await res.arrayBuffer();
     times.push(performance.now() - started);
   }
+  sampled.ok = times.length;
   return r2(p99(times));
 }
 
@@ -86,7 +97,8 @@ async function okP99(t: FanoutTarget): Promise<number> {
 async function firstEvent(t: FanoutTarget): Promise<number> {
   const thread = await newThread(t);
   const times: number[] = [];
-  for (let i = 0; i < FIRST_EVENT_SAMPLES; i += 1) {
+  const until = performance.now() + SAMPLING_MS;
+  for (let i = 0; i < FIRST_EVENT_SAMPLES && (i < MIN_SAMPLES || performance.now() < until); i += 1) {
     const started = performance.now();
     const res = await json(t, `/threads/${thread}/runs/stream`, { assistant_id: t.assistant, input: input(), stream_mode: ['values'] });
     const reader = res.body!.getReader();
@@ -98,6 +110,7 @@ async function firstEvent(t: FanoutTarget): Promise<number> {
     }
     times.push(first);
   }
+  sampled.firstEvent = times.length;
   return r2(median(times));
 }
 
@@ -263,7 +276,9 @@ export async function measureFanout(
   drivers = drive();
   // the runs under way before the figures are taken
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const loaded = { okP99Ms: await okP99(t), firstEventMs: await firstEvent(t) };
+  const loadedOk = await okP99(t);
+  const okSamples = sampled.ok;
+  const loaded = { okP99Ms: loadedOk, firstEventMs: await firstEvent(t), okSamples, firstEventSamples: sampled.firstEvent };
   running = false;
   await Promise.all(drivers);
   // the last events reach the subscribers
@@ -272,7 +287,7 @@ export async function measureFanout(
   const eventsReceived = closed.eventsReceived;
   failedSubscribers = closed.failed;
   log(
-    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms, first event ${loaded.firstEventMs} ms; ${runs} runs, ${eventsReceived} events received`,
+    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs, ${eventsReceived} events received`,
   );
 
   const short = await newThread(t);

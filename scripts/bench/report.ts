@@ -18,6 +18,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
+  if (/^fan-?out/i.test(what)) return 'fanout';
   if (/replica/i.test(what)) return 'replicas';
   if (/protocol/i.test(what)) return 'protocol';
   if (/PostgreSQL/.test(what)) return 'postgres';
@@ -30,8 +31,11 @@ function phaseOfSkipped(what: string): string {
   return 'http';
 }
 
-/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol'];
+/** Whether two method bullets describe the same thing (they open with the same words). */
+const sameBullet = (a: string, b: string) => a.slice(0, 24) === b.slice(0, 24);
+
+/** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out. */
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol', 'fanout'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -54,12 +58,17 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
   ];
   return {
     ...base,
-    method: fresh.method,
+    // a phase's bullet is replaced by the new run's (the same opening words), the others kept
+    method: [
+      ...earlier.method.map((line) => fresh.method.find((f) => sameBullet(f, line)) ?? line),
+      ...fresh.method.filter((f) => !earlier.method.some((line) => sameBullet(f, line))),
+    ],
     writes: take(earlier.writes, fresh.writes, storeOf),
     seeding: take(earlier.seeding, fresh.seeding, (s) => seedingOf(s.what)),
     replicas: phases.includes('replicas') ? fresh.replicas : earlier.replicas,
     tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
     protocol: phases.includes('protocol') ? fresh.protocol : earlier.protocol,
+    fanout: phases.includes('fanout') ? fresh.fanout : earlier.fanout,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [
