@@ -31,8 +31,12 @@ function phaseOfSkipped(what: string): string {
   return 'http';
 }
 
-/** Whether two method bullets describe the same thing (they open with the same words). */
-const sameBullet = (a: string, b: string) => a.slice(0, 24) === b.slice(0, 24);
+/** Whether two method bullets describe the same thing: the same label before their first colon (else the same opening words). */
+const sameBullet = (a: string, b: string) => bulletLabel(a) === bulletLabel(b);
+function bulletLabel(line: string): string {
+  const colon = line.indexOf(': ');
+  return colon > 0 && colon <= 40 ? line.slice(0, colon) : line.slice(0, 40);
+}
 
 /** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out. */
 export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol', 'fanout'];
@@ -151,10 +155,12 @@ export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): st
   out.push(`## Against the baseline ${at}`, '');
   if (regressions.length) {
     out.push(`**${regressions.length} regression${regressions.length > 1 ? 's' : ''} of more than ${REGRESSION_TOLERANCE * 100}% against ${at}:**`, '');
-    for (const c of regressions)
+    for (const c of regressions) {
       out.push(
         `- **${c.what}**: ${fmtFigure(c.current, c.unit)} vs ${fmtFigure(c.baseline, c.unit)} (${c.ratio}× the baseline, ${c.higherIsBetter ? 'higher' : 'lower'} is better)`,
       );
+      if (c.why) out.push(`  ${c.why}`);
+    }
   } else out.push(`No figure is more than ${REGRESSION_TOLERANCE * 100}% worse than ${at}.`);
   out.push('', 'Both trees measured in this run, alternately (per route, run scenario, replica count and start), with the same client:', '');
   out.push('| Figure | current | baseline | current ÷ baseline | change | |', '|---|--:|--:|--:|--:|---|');

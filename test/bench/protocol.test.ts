@@ -112,6 +112,10 @@ test('the report carries the protocol figures and ratios in its JSON and a secti
     assert.match(fs.readFileSync(older.md, 'utf8'), /## Protocol v2 and run streams\n\nNot measured in this run\./);
     // BENCH_ONLY=protocol with BENCH_MERGE: the phase's figures go into an earlier report
     assert.deepEqual(mergeReports(report(), full, ['protocol']).protocol, PROTOCOL);
+    // the earlier run's method stays, each merged phase's bullet replaced by the new run's
+    const earlier = { ...report(), method: ['Runs: background runs, as before', 'Fan-out (issue 57): the old way'] };
+    const fresh = { ...report(), method: ['Fan-out (issue 57): sampled for at most 20 s'], fanout: null };
+    assert.deepEqual(mergeReports(earlier, fresh, ['fanout']).method, ['Runs: background runs, as before', 'Fan-out (issue 57): sampled for at most 20 s']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
