@@ -215,7 +215,7 @@ export async function startHttpServer(
       sockets.goingAway();
       if (inFlight > 0) {
         // give in-flight requests a moment to finish, then cut what is left
-        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), delay(5_000)]);
+        await settledWithin(new Promise<void>((resolve) => (drained = resolve)), 5_000);
       }
       http.closeAllConnections();
       sockets.terminate();
@@ -275,4 +275,19 @@ const extraRoutes =
   (req, res, pathname) =>
     routes.some((route) => route(req, res, pathname));
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits for `done`, or `ms` at most. The timer keeps the process up meanwhile (an unref'd one
+ * let a stop's promise hang, never settled, once nothing else was left to wait on), and is
+ * cleared as soon as `done` settles, so it keeps nothing up after.
+ */
+function settledWithin(done: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([
+    done.then(
+      () => undefined,
+      () => undefined,
+    ),
+    limit,
+  ]).finally(() => clearTimeout(timer));
+}

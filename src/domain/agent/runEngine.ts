@@ -237,8 +237,12 @@ export class RunEngine {
     clearTimeout(this.renewTimer);
     for (const stop of this.unlisten) stop();
     // a graph that ignores its abort signal must not hold the shutdown forever; its run
-    // then stays `running` in the store and is treated like a crash on the next start
-    await Promise.race([Promise.allSettled([...this.active]), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    // then stays `running` in the store and is treated like a crash on the next start. The
+    // timer keeps the process up while it waits (unref'd, the stop's promise could be left
+    // never settled once nothing else was left), and goes as soon as the runs have settled.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.active]), new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+    clearTimeout(timer);
   }
 
   /** Asks a run executing on this server to stop; false when it is not executing here (or no longer holds its claim). */
