@@ -135,6 +135,9 @@ async function svelteChat(browser: Browser, server: RunningServer, dist: string)
     const interrupted = await shown(approval);
     await approval.getByRole('button', { name: 'Approve' }).click();
     await idleWith(approval, /decision:/);
+    // the resumed run's message and the cleared question come in different events; a loaded
+    // machine showed the page in between (on the upstream server, in CI)
+    await settled(approval, '#interrupt', 0, /(?:)/);
     const approved = await shown(approval);
     return { answered, interrupted, approved, errors: [...pageErrors(streamed), ...pageErrors(approval)] };
   } finally {
