@@ -155,12 +155,17 @@ export interface Comparison {
   why?: string;
 }
 
-/** What was found about a figure that came out worse than its baseline, by the figure's name. */
-const REGRESSION_WHYS: Record<string, string> = {
-  'POST /threads server CPU per request, against `d5486dc` (both up at once, alternating bursts)':
-    "Within the spread of this measurement, not a change of the route: its 20 rounds ran from 0.55× to 1.83×, and its two pairs of servers disagreed (pair 0: 121.5 µs against the baseline's 137.5; pair 1: 117.3 against 96.6); the full run of 2026-11-26 05:37 measured 1.03×. The route's code did not change in this round; every request now also enters a set of open responses (for the shutdown, `src/runtime/server.ts`), a few tens of nanoseconds.",
-  'POST /threads/{id}/runs p50 behind CPU-bound runs':
-    "Its idle figure was as much slower (2.8 ms against the baseline's 2.09) as its loaded one (3.36 against 2.51), so the backlog was not what cost it: this run's tree began the graphs' schema warm-up 2 s after listening whatever the load, and the under-load probes begin right after a start, so the compiler's worker competed with them. The warm-up now waits until the process is idle (`src/compose/agentServer.ts`); the under-load phase measured again after that change (2026-11-26 09:40, `BENCH_ONLY=load`, `--baseline v0.1.0`): 3.01 ms loaded (2.95 idle) against the baseline's 3.52 (2.63), 0.86×.",
+/**
+ * What was found about a figure that came out worse than its baseline, by the run (its
+ * `generatedAt`) and the figure's name: what was found about one run says nothing of another's.
+ */
+const REGRESSION_WHYS: Record<string, Record<string, string>> = {
+  '2026-11-26T08:50:38.510Z': {
+    'POST /threads server CPU per request, against `d5486dc` (both up at once, alternating bursts)':
+      "Within the spread of this measurement, not a change of the route: its 20 rounds ran from 0.55× to 1.83×, and its two pairs of servers disagreed (pair 0: 121.5 µs against the baseline's 137.5; pair 1: 117.3 against 96.6); the full run of 2026-11-26 05:37 measured 1.03×. The route's code did not change in this round; every request now also enters a set of open responses (for the shutdown, `src/runtime/server.ts`), a few tens of nanoseconds.",
+    'POST /threads/{id}/runs p50 behind CPU-bound runs':
+      "Its idle figure was as much slower (2.8 ms against the baseline's 2.09) as its loaded one (3.36 against 2.51), so the backlog was not what cost it: this run's tree began the graphs' schema warm-up 2 s after listening whatever the load, and the under-load probes begin right after a start, so the compiler's worker competed with them. The warm-up now waits until the process is idle (`src/compose/agentServer.ts`); the under-load phase measured again after that change (2026-11-26 09:40, `BENCH_ONLY=load`, `--baseline v0.1.0`): 3.01 ms loaded (2.95 idle) against the baseline's 3.52 (2.63), 0.86×.",
+  },
 };
 
 /** A figure more than 5% worse than the baseline's is called out at the top of the report. */
@@ -614,7 +619,10 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
       why: START_AND_MEMORY_WHY,
     },
   ];
-  const comparisons = compareToBaseline(report).map((c) => (c.regression && REGRESSION_WHYS[c.what] ? { ...c, why: REGRESSION_WHYS[c.what] } : c));
+  const comparisons = compareToBaseline(report).map((c) => {
+    const why = c.regression ? REGRESSION_WHYS[report.generatedAt]?.[c.what] : undefined;
+    return why ? { ...c, why } : c;
+  });
   return { ratios, protocolRatios: protocolRatios(report.protocol ?? []), targets, comparisons };
 }
 
@@ -716,7 +724,7 @@ function routeCpuTargets(report: Measured): Target[] {
         : 'not measured',
       met: rc ? rc.figures.every((f) => f.ratio >= 1) : null,
       ...(rc && {
-        why: `Each figure is the median of alternating rounds on two pairs of servers, and a round's ratio spreads widely on two shared cores (${rc.figures.map((f) => `\`${f.route}\` ${f.ratioMin}–${f.ratioMax}`).join(', ')}); a start of one build also varies by about ±10% of CPU a request (scripts/bench/findings.md). See the regressions against the baseline for what was found about a route under 1×.`,
+        why: `Each figure is the median of alternating rounds on several pairs of fresh servers (the method says how many), and a round's ratio spreads widely on two shared cores (${rc.figures.map((f) => `\`${f.route}\` ${f.ratioMin}–${f.ratioMax}`).join(', ')}); a start of one build also varies by about ±10% of CPU a request (scripts/bench/findings.md). See the regressions against the baseline for what was found about a route under 1×.`,
       }),
     },
   ];

@@ -9,6 +9,29 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
+/** A node of a V8 sampling heap profile (`node --heap-prof`): the bytes sampled as allocated here and still held. */
+export interface HeapNode {
+  id: number;
+  callFrame: CpuProfile['nodes'][number]['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** A sampling heap profile as a flame graph's input: each node's bytes held as its "samples". */
+export function heapAsProfile(head: HeapNode): CpuProfile {
+  const profile: CpuProfile = { nodes: [], samples: [], timeDeltas: [] };
+  const visit = (node: HeapNode) => {
+    profile.nodes.push({ id: node.id, callFrame: node.callFrame, children: node.children.map((c) => c.id) });
+    if (node.selfSize > 0) {
+      profile.samples.push(node.id);
+      profile.timeDeltas.push(node.selfSize);
+    }
+    node.children.forEach(visit);
+  };
+  visit(head);
+  return profile;
+}
+
 interface Frame {
   name: string;
   url: string;
@@ -55,7 +78,17 @@ function shortUrl(url: string): string {
   return src ? src[1] : url.replace(/^node:/, '');
 }
 
-export function renderFlameGraph(profile: CpuProfile, title: string): string {
+/** How a profile's figures read: a CPU profile's are µs of CPU, a heap profile's (profileMemory.ts) bytes held. */
+export interface FlameUnit {
+  /** What one shown unit is in the profile's figures (1,000 µs a ms, 1,048,576 bytes a MB). */
+  per: number;
+  name: string;
+  /** Said after the total in the title. */
+  total: string;
+}
+const CPU_UNIT: FlameUnit = { per: 1000, name: 'ms', total: 'of CPU, idle left out' };
+
+export function renderFlameGraph(profile: CpuProfile, title: string, unit: FlameUnit = CPU_UNIT): string {
   const root = frameTree(profile);
   const boxes: string[] = [];
   let depth = 0;
@@ -65,7 +98,7 @@ export function renderFlameGraph(profile: CpuProfile, title: string): string {
     if (w < MIN_PX) return;
     depth = Math.max(depth, level);
     const label = `${frame.name}${frame.url ? ` ${shortUrl(frame.url)}` : ''}`;
-    const tip = `${label}: ${(frame.total / 1000).toFixed(1)} ms, ${((frame.total / root.total) * 100).toFixed(1)}%`;
+    const tip = `${label}: ${(frame.total / unit.per).toFixed(1)} ${unit.name}, ${((frame.total / root.total) * 100).toFixed(1)}%`;
     const text = w > 40 ? `<text x="${(x + 3).toFixed(1)}" y="{Y}" font-size="11">${escape(label.slice(0, Math.floor(w / 6.5)))}</text>` : '';
     boxes.push(
       `<g><title>${escape(tip)}</title><rect x="${x.toFixed(1)}" y="{Y}" width="${w.toFixed(1)}" height="${ROW - 1}" fill="${colour(frame.url)}"/>${text}</g>\u0000${level}`,
@@ -87,7 +120,7 @@ export function renderFlameGraph(profile: CpuProfile, title: string): string {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="monospace">`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    `<text x="4" y="16" font-size="13">${escape(title)} — ${(root.total / 1000).toFixed(0)} ms of CPU, idle left out</text>`,
+    `<text x="4" y="16" font-size="13">${escape(title)} — ${(root.total / unit.per).toFixed(0)} ${unit.name} ${unit.total}</text>`,
     ...body,
     '</svg>',
     '',

@@ -36,7 +36,9 @@ try {
 
 // the main thread's profile is the process's first (thread index 0)
 const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
-const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f)) ?? files[0];
+const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+// without it (a server killed before its profile was written) a worker's would be drawn as the main thread's
+if (!main) throw new Error(`no main-thread profile in ${cpuDir} (${files.length} worker profiles): did the server stop cleanly?`);
 const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
 fs.mkdirSync(out, { recursive: true });
 const svg = path.join(out, 'fanout-main.svg');

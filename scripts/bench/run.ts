@@ -581,7 +581,10 @@ async function phaseFanout() {
   );
 }
 
-const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 2);
+// fresh processes of one build differ by about ±10% of CPU a request (a JIT settles its own
+// way), more than the rounds of one pair do: in the run of 2026-11-26 08:50 the two pairs' POST
+// /threads baselines were 137.5 and 96.6 µs. More pairs, not more rounds, steady the medians.
+const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 6);
 const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
 
 /** Server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */

@@ -1,7 +1,7 @@
 // The flame graph drawn from a .cpuprofile (scripts/bench/flame.ts), with a made-up profile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { frameTree, renderFlameGraph, type CpuProfile } from '../../scripts/bench/flame.ts';
+import { frameTree, heapAsProfile, renderFlameGraph, type CpuProfile, type HeapNode } from '../../scripts/bench/flame.ts';
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
 const profile: CpuProfile = {
@@ -52,4 +52,24 @@ test('the SVG has one box per frame, widths in proportion, dependencies and our 
   assert.equal(of('stringify').fill, '#f59e0b');
   assert.equal(of('handle').fill, '#60a5fa');
   assert.match(of('stringify').tip, /stringify fast-json-stringify: 0\.3 ms, 60\.0%/);
+});
+
+test('a heap profile is drawn by the bytes each allocation site still holds, in MB', () => {
+  const at = (id: number, functionName: string, selfSize: number, children: HeapNode[] = []): HeapNode => ({
+    id,
+    callFrame: { functionName, url: 'file:///app/src/store.ts', lineNumber: 0 },
+    selfSize,
+    children,
+  });
+  const profile = heapAsProfile(at(1, '(root)', 0, [at(2, 'insert', 1048576, [at(3, 'copy', 3 * 1048576)]), at(4, 'parse', 0)]));
+  const root = frameTree(profile);
+  assert.equal(root.total, 4 * 1048576);
+  assert.deepEqual(
+    root.children.map((c) => [c.name, c.total]),
+    [['insert', 4 * 1048576]],
+    'a site that holds nothing is left out',
+  );
+  const svg = renderFlameGraph(profile, 'held', { per: 1048576, name: 'MB', total: 'held' });
+  assert.match(svg, /held — 4 MB held<\/text>/);
+  assert.match(svg, /<title>copy src\/store\.ts: 3\.0 MB, 75\.0%<\/title>/);
 });

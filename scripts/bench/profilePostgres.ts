@@ -1,0 +1,72 @@
+// `npx tsx scripts/bench/profilePostgres.ts [rounds] [out dir]`: where one PostgreSQL
+// replica's time goes in the replicas phase (replicas.ts): a replica on a fresh database of
+// the statement-counting cluster (pgCount.ts), run workers off as the bench has them, given
+// the phase's 400 plain echo runs over 20 threads `rounds` times (default 3) under
+// `node --cpu-prof`. Its main thread is drawn as a flame graph
+// (docs/profiles/postgres-replica.svg by default) and its self time printed by function,
+// beside each round's runs/s and statements per run, so the PostgreSQL target's explanation
+// names where a replica's time goes. The .cpuprofile files stay in .bench/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, startAgentplane } from './agentplane.ts';
+import { renderFlameGraph, type CpuProfile } from './flame.ts';
+import { PLAIN_GRAPH } from './graph.ts';
+import { countingPostgres } from './pgCount.ts';
+import { measureReplicas } from './replicas.ts';
+
+const rounds = Number(process.argv[2] ?? 3);
+const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
+const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-postgres-'));
+const cpuDir = path.join(work, 'cpu');
+
+const counter = await countingPostgres();
+try {
+  const url = await counter.freshDatabase();
+  const ap = await startAgentplane({
+    dataDir: path.join(work, 'data'),
+    workDir: work,
+    env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: '0' },
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`],
+  });
+  try {
+    for (let round = 0; round < rounds; round += 1)
+      await measureReplicas([ap], PLAIN_GRAPH, '0', (line) => console.log(line), undefined, {
+        statements: { reset: () => counter.reset(url), count: () => counter.count(url) },
+      });
+  } finally {
+    await ap.stop();
+  }
+} finally {
+  await counter.stop();
+}
+
+const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
+const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+if (!main) throw new Error(`no main-thread profile in ${cpuDir} (${files.join(', ')}): did the replica stop cleanly?`);
+const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
+fs.mkdirSync(out, { recursive: true });
+const svg = path.join(out, 'postgres-replica.svg');
+fs.writeFileSync(
+  svg,
+  renderFlameGraph(profile, `agentplane, one replica on PostgreSQL, ${rounds} × 400 plain echo runs over 20 threads (enqueue): the main thread`),
+);
+console.log(`wrote ${svg}`);
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map<string, number>();
+let all = 0;
+profile.samples.forEach((id, i) => {
+  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+  const us = profile.timeDeltas[i] ?? 0;
+  all += us;
+  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
+  const key = `${functionName || '(anonymous)'} ${where}`.trim();
+  self.set(key, (self.get(key) ?? 0) + us);
+});
+const idle = self.get('(idle)') ?? 0;
+console.log(`replica main thread busy ${((all - idle) / 1e6).toFixed(1)} s of ${(all / 1e6).toFixed(1)} s; most self time:`);
+for (const [key, us] of [...self]
+  .filter(([k]) => k !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 25))
+  console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);
