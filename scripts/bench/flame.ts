@@ -32,6 +32,29 @@ export function heapAsProfile(head: HeapNode): CpuProfile {
   return profile;
 }
 
+/** Each function's own figure in a profile (its samples' sum), by "name file:line", largest first. */
+export function selfByFunction(profile: CpuProfile): [string, number][] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
+    const key = `${functionName || '(anonymous)'} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return [...self].sort((a, b) => b[1] - a[1]);
+}
+
+/**
+ * The main thread's file among a process's profiles (`--cpu-prof`, `--heap-prof`: thread index
+ * 0). Without it (a process killed before writing it) a worker's would be taken for it: throws.
+ */
+export function mainThreadFile(files: string[], dir: string): string {
+  const main = files.find((f) => /\.0\.\d+\.(cpu|heap)profile$/.test(f));
+  if (!main) throw new Error(`no main-thread profile in ${dir} (${files.join(', ') || 'none'}): did the process stop cleanly?`);
+  return main;
+}
+
 interface Frame {
   name: string;
   url: string;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
 import { measureFanout } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
-import { renderFlameGraph, type CpuProfile } from './flame.ts';
+import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
 
 const subscribers = Number(process.argv[2] ?? 1000);
 const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
@@ -36,32 +36,15 @@ try {
 
 // the main thread's profile is the process's first (thread index 0)
 const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
-const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
-// without it (a server killed before its profile was written) a worker's would be drawn as the main thread's
-if (!main) throw new Error(`no main-thread profile in ${cpuDir} (${files.length} worker profiles): did the server stop cleanly?`);
+const main = mainThreadFile(files, cpuDir);
 const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
 fs.mkdirSync(out, { recursive: true });
 const svg = path.join(out, 'fanout-main.svg');
 fs.writeFileSync(svg, renderFlameGraph(profile, `agentplane, the fan-out phase with ${subscribers} subscribers on 20 threads of echo runs: the main thread`));
 console.log(`wrote ${svg}`);
 
-// self time by function, the idle samples apart
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map<string, number>();
-let all = 0;
-profile.samples.forEach((id, i) => {
-  const node = byId.get(id)!;
-  const us = profile.timeDeltas[i] ?? 0;
-  all += us;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
-  const key = `${functionName || '(anonymous)'} ${where}`.trim();
-  self.set(key, (self.get(key) ?? 0) + us);
-});
-const idle = self.get('(idle)') ?? 0;
+const self = selfByFunction(profile);
+const all = self.reduce((sum, [, us]) => sum + us, 0);
+const idle = self.find(([key]) => key === '(idle)')?.[1] ?? 0;
 console.log(`main thread busy ${((all - idle) / 1e6).toFixed(1)} s of ${(all / 1e6).toFixed(1)} s; most self time:`);
-for (const [key, us] of [...self]
-  .filter(([k]) => k !== '(idle)')
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 25))
-  console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);
+for (const [key, us] of self.filter(([k]) => k !== '(idle)').slice(0, 25)) console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);

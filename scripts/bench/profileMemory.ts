@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
-import { heapAsProfile, renderFlameGraph, type HeapNode } from './flame.ts';
+import { heapAsProfile, mainThreadFile, renderFlameGraph, selfByFunction, type HeapNode } from './flame.ts';
 import { load } from './load.ts';
 
 const threads = Number(process.argv[2] ?? 100_000);
@@ -40,8 +40,7 @@ try {
 }
 
 const files = fs.readdirSync(heapDir).filter((f) => f.endsWith('.heapprofile'));
-const main = files.find((f) => /\.0\.\d+\.heapprofile$/.test(f));
-if (!main) throw new Error(`no main-thread heap profile in ${heapDir} (${files.join(', ')}): did the server stop cleanly?`);
+const main = mainThreadFile(files, heapDir);
 const profile = heapAsProfile((JSON.parse(fs.readFileSync(path.join(heapDir, main), 'utf8')) as { head: HeapNode }).head);
 fs.mkdirSync(out, { recursive: true });
 const svg = path.join(out, 'memory-100k-threads.svg');
@@ -49,15 +48,7 @@ const title = `agentplane holding ${threads.toLocaleString('en')} threads (embed
 fs.writeFileSync(svg, renderFlameGraph(profile, title, { per: 1048576, name: 'MB', total: 'held (sampled)' }));
 console.log(`wrote ${svg}`);
 
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const held = new Map<string, number>();
-let all = 0;
-profile.samples.forEach((id, i) => {
-  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
-  const key = `${functionName || '(anonymous)'} ${where}`.trim();
-  held.set(key, (held.get(key) ?? 0) + profile.timeDeltas[i]);
-  all += profile.timeDeltas[i];
-});
+const held = selfByFunction(profile);
+const all = held.reduce((sum, [, bytes]) => sum + bytes, 0);
 console.log(`main thread's JS heap held (sampled): ${mb(all)} MB; most held by allocating function:`);
-for (const [key, bytes] of [...held].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${String(mb(bytes)).padStart(7)} MB  ${key}`);
+for (const [key, bytes] of held.slice(0, 20)) console.log(`  ${String(mb(bytes)).padStart(7)} MB  ${key}`);

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
-import { renderFlameGraph, type CpuProfile } from './flame.ts';
+import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
 import { PLAIN_GRAPH } from './graph.ts';
 import { countingPostgres } from './pgCount.ts';
 import { measureReplicas } from './replicas.ts';
@@ -41,8 +41,7 @@ try {
 }
 
 const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
-const main = files.find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
-if (!main) throw new Error(`no main-thread profile in ${cpuDir} (${files.join(', ')}): did the replica stop cleanly?`);
+const main = mainThreadFile(files, cpuDir);
 const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
 fs.mkdirSync(out, { recursive: true });
 const svg = path.join(out, 'postgres-replica.svg');
@@ -52,21 +51,8 @@ fs.writeFileSync(
 );
 console.log(`wrote ${svg}`);
 
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map<string, number>();
-let all = 0;
-profile.samples.forEach((id, i) => {
-  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const us = profile.timeDeltas[i] ?? 0;
-  all += us;
-  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}` : '';
-  const key = `${functionName || '(anonymous)'} ${where}`.trim();
-  self.set(key, (self.get(key) ?? 0) + us);
-});
-const idle = self.get('(idle)') ?? 0;
+const self = selfByFunction(profile);
+const all = self.reduce((sum, [, us]) => sum + us, 0);
+const idle = self.find(([key]) => key === '(idle)')?.[1] ?? 0;
 console.log(`replica main thread busy ${((all - idle) / 1e6).toFixed(1)} s of ${(all / 1e6).toFixed(1)} s; most self time:`);
-for (const [key, us] of [...self]
-  .filter(([k]) => k !== '(idle)')
-  .sort((a, b) => b[1] - a[1])
-  .slice(0, 25))
-  console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);
+for (const [key, us] of self.filter(([k]) => k !== '(idle)').slice(0, 25)) console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);

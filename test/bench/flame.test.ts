@@ -1,7 +1,7 @@
 // The flame graph drawn from a .cpuprofile (scripts/bench/flame.ts), with a made-up profile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { frameTree, heapAsProfile, renderFlameGraph, type CpuProfile, type HeapNode } from '../../scripts/bench/flame.ts';
+import { frameTree, heapAsProfile, mainThreadFile, renderFlameGraph, type CpuProfile, type HeapNode } from '../../scripts/bench/flame.ts';
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
 const profile: CpuProfile = {
@@ -72,4 +72,10 @@ test('a heap profile is drawn by the bytes each allocation site still holds, in 
   const svg = renderFlameGraph(profile, 'held', { per: 1048576, name: 'MB', total: 'held' });
   assert.match(svg, /held — 4 MB held<\/text>/);
   assert.match(svg, /<title>copy src\/store\.ts: 3\.0 MB, 75\.0%<\/title>/);
+});
+
+test("a process's main-thread profile is told from its workers', and its absence is an error", () => {
+  assert.equal(mainThreadFile(['CPU.1.2.77.1.002.cpuprofile', 'CPU.1.2.77.0.001.cpuprofile'], '/p'), 'CPU.1.2.77.0.001.cpuprofile');
+  assert.equal(mainThreadFile(['Heap.1.2.77.0.001.heapprofile'], '/p'), 'Heap.1.2.77.0.001.heapprofile');
+  assert.throws(() => mainThreadFile(['CPU.1.2.77.1.002.cpuprofile'], '/p'), /no main-thread profile in \/p/);
 });
