@@ -35,8 +35,13 @@ describe('agentplane on PostgreSQL', () => {
 
     const thread = await client.threads.create({ metadata: { b: 1, a: 2 } });
     const runs = [];
+    // the first run is long enough to be in flight at the crash on a loaded machine: with 300 ms
+    // it had ended in CI before the kill, and nothing was left in flight to start again
     for (let i = 0; i < 4; i += 1) {
-      runs.push(await client.runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: `m${i}` }] }, context: { delay_ms: 300 } }));
+      const delay = i === 0 ? 5000 : 300;
+      runs.push(
+        await client.runs.create(thread.thread_id, 'slow', { input: { messages: [{ role: 'user', content: `m${i}` }] }, context: { delay_ms: delay } }),
+      );
     }
     for await (const chunk of client.runs.joinStream(thread.thread_id, runs[0].run_id)) if (chunk.event === 'metadata') break;
     await first.kill('SIGKILL');
