@@ -9,3 +9,30 @@ export function deepFreeze<T>(value: T): T {
   for (const child of Object.values(value)) deepFreeze(child);
   return value;
 }
+
+/**
+ * A frozen deep copy of plain data (objects, arrays, primitives), sharing whatever is frozen
+ * already; anything else (a class instance) is frozen in place as deepFreeze does. For what the
+ * store keeps: records are mostly made by spread (`{ ...record, status }`), and V8 gives an
+ * object made by spread a hidden class of its own once it is frozen (~280 bytes an object,
+ * and ~2 µs to make), where an object built key by key shares its frozen hidden class with
+ * every object of its shape. With 100,000 threads that was ~28 MB of the store's memory.
+ */
+export function frozenCopy<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    const items: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i += 1) items[i] = frozenCopy(value[i]);
+    return Object.freeze(items) as T;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return deepFreeze(value);
+  const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+  for (const key of Object.keys(value)) {
+    const item = frozenCopy((value as Record<string, unknown>)[key]);
+    // a key named __proto__ (JSON.parse makes it an own property) is data, not the prototype
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return Object.freeze(copy) as T;
+}

@@ -12,7 +12,7 @@ import { Low } from 'lowdb';
 import { containsAll } from '../../domain/ports/containment.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { OrderedIds } from './orderedIds.ts';
-import { deepFreeze } from '../../domain/freeze.ts';
+import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
@@ -255,7 +255,8 @@ export class JournalStore implements Store {
       const state = this.state(op.collection);
       const entry = entries[i];
       if (entry) {
-        deepFreeze(entry.value);
+        // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
+        entry.value = frozenCopy(entry.value);
         state.set(op.id, entry, this.shardCount);
       } else {
         state.remove(op.id, this.shardCount);
