@@ -1,10 +1,11 @@
 // A resource_spec that uses every group of the seed (Redis aside: agentplane refuses it), for
 // the renderer's unit tests and the kube-local end-to-end test. `image` runs the pod's
 // init container and sidecar: the init container leaves a file in an emptyDir the main
-// container serves, the sidecar keeps a heartbeat there.
+// container serves, the sidecar keeps a heartbeat there. References name what the deployment
+// owns, so they need its id: without one (a create) the spec names none.
 import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
 
-export function fullResourceSpec(image: string): ResourceSpec {
+export function fullResourceSpec(image: string, deploymentId?: string): ResourceSpec {
   return {
     min_scale: 1,
     max_scale: 3,
@@ -36,7 +37,7 @@ export function fullResourceSpec(image: string): ResourceSpec {
     db_max_connections: 150,
     labels: { team: 'agents', tier: 'test' },
     annotations: { 'example.com/owner': 'kube-test' },
-    image_pull_secrets: [{ name: 'local-registry' }],
+    ...(deploymentId ? { image_pull_secrets: [{ name: `agentplane-${deploymentId}-registry` }] } : {}),
     volumes: [
       { name: 'shared', emptyDir: {} },
       { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, until } from './support/replies.ts';
-import { REFUSED, at, where } from '../control-plane/boundaryCases.ts';
+import { REFUSED, at, naming, where } from '../control-plane/boundaryCases.ts';
 import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
 import { buildPostgresImage } from './support/postgresImage.ts';
 
@@ -196,7 +196,7 @@ describe('kube-local deployer', () => {
     const victim = await json(deployment('victim', {}, [{ name: 'TOKEN', value: 'victim-token' }]), 201);
     try {
       for (const [what, config, field, rule] of REFUSED) {
-        const named = JSON.parse(JSON.stringify(config).replaceAll('agentplane-OTHER-secrets', `agentplane-${victim.id}-secrets`));
+        const named = naming(config, victim.id);
         const refused = await json(deployment('attacker', named), 422);
         const issue = refused.detail.find((i: any) => where(i) === at(field));
         assert.ok(issue, `${what}: ${JSON.stringify(refused)}`);

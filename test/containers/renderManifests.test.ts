@@ -15,6 +15,7 @@ const IMAGE = 'registry.example/agent:1.0';
 /** The securityContext of every container rendered (Pod Security Standard "restricted"). */
 const RESTRICTED = {
   runAsUser: 1000,
+  runAsGroup: 1000,
   privileged: false,
   allowPrivilegeEscalation: false,
   runAsNonRoot: true,
@@ -22,10 +23,13 @@ const RESTRICTED = {
   seccompProfile: { type: 'RuntimeDefault' },
 };
 
+/** The deployment the renders are of (references in its resource_spec name what it owns). */
+const ID = randomUUID();
+
 function input(spec: ResourceSpec | null, extra: Partial<RenderInput['deployment']['source_config']> = {}): RenderInput {
   return {
     deployment: {
-      id: randomUUID(),
+      id: ID,
       name: 'kube-agent',
       secrets: [{ name: 'OPENAI_API_KEY', value: 'sk-secret' }],
       source_config: { resource_spec: spec, listener_config: { k8s_namespace: 'agents' }, ...extra } as RenderInput['deployment']['source_config'],
@@ -50,7 +54,7 @@ const find = (manifests: Manifest[], kind: string, nameEnd: string) => {
 };
 
 test('every group of a full resource_spec lands in the manifests, and they pass the Kubernetes schemas', () => {
-  const spec = fullResourceSpec('registry.example/tools:1');
+  const spec = fullResourceSpec('registry.example/tools:1', ID);
   const { manifests, namespace } = rendered(spec);
   // the operator's namespace, whatever listener_config says (no listener deploys it)
   assert.equal(namespace, 'default');
@@ -83,7 +87,7 @@ test('every group of a full resource_spec lands in the manifests, and they pass 
   // the namespace's service account, without an API token
   assert.equal(pod.serviceAccountName, undefined);
   assert.equal(pod.automountServiceAccountToken, false);
-  assert.deepEqual(pod.imagePullSecrets, [{ name: 'local-registry' }]);
+  assert.deepEqual(pod.imagePullSecrets, [{ name: `agentplane-${ID}-registry` }]);
   assert.deepEqual(pod.volumes, spec.volumes);
   const main = pod.containers[0];
   assert.equal(main.image, IMAGE);
@@ -199,15 +203,23 @@ test('redis_* fields are refused, each named; a revision without an image cannot
   assert.deepEqual(!refused.ok && refused.refused.map((r) => r.field), ['image_uri']);
 });
 
-test('validation names the object and the field of a value Kubernetes would refuse', () => {
-  const spec = fullResourceSpec('registry.example/tools:1');
+test('a value Kubernetes would refuse is refused by the allowlist, naming the field; the schema check names the object and the field', () => {
+  const spec = fullResourceSpec('registry.example/tools:1', ID);
   spec.init_containers![0].resources = { limits: { cpu: 'lots' } };
   spec.volumes![0] = { name: 'shared', emptyDir: { sizeLimit: ['not', 'a', 'quantity'] } };
-  const problems = validateManifests(rendered(spec).manifests);
-  const server = problems.find((p) => p.object.startsWith('Deployment/') && !p.object.endsWith('-queue'));
-  assert.ok(server, JSON.stringify(problems));
-  assert.match(server.message, /spec\/template\/spec\/initContainers\/0\/resources\/limits\/cpu/);
-  assert.match(server.message, /spec\/template\/spec\/volumes\/0\/emptyDir\/sizeLimit/);
+  const refused = renderManifests(input(spec));
+  assert.ok(!refused.ok);
+  assert.deepEqual(refused.refused.map((r) => r.field).sort(), ['init_containers.0.resources.limits.cpu', 'volumes.0.emptyDir.sizeLimit']);
+  // what the renderer made is checked against the Kubernetes schemas all the same
+  const { manifests } = rendered(fullResourceSpec('registry.example/tools:1', ID));
+  const server = manifests.find((m) => m.kind === 'Deployment' && !m.metadata.name.endsWith('-queue')) as any;
+  server.spec.template.spec.initContainers[0].resources.limits.cpu = 'lots';
+  server.spec.template.spec.volumes[0].emptyDir.sizeLimit = ['not', 'a', 'quantity'];
+  const problems = validateManifests(manifests);
+  const found = problems.find((p) => p.object === `Deployment/${server.metadata.name}`);
+  assert.ok(found, JSON.stringify(problems));
+  assert.match(found.message, /spec\/template\/spec\/initContainers\/0\/resources\/limits\/cpu/);
+  assert.match(found.message, /spec\/template\/spec\/volumes\/0\/emptyDir\/sizeLimit/);
 });
 
 test('the YAML reads back the same through a YAML 1.1 reader (kubectl, podman): off, yes, 0755 stay strings', () => {

@@ -1,6 +1,8 @@
 // What a hostile tenant sends against the tenant boundary (docs/control-plane.md), each with
-// the field its 422 names and a word of the rule; `agentplane-OTHER-secrets` stands for another
-// deployment's Secret. Shared by the API test and the container deployers' hostile-tenant test.
+// the field its 422 names and a word of the rule; `OTHER` stands for another deployment's id
+// (`agentplane-OTHER-secrets` its Secret, `data-agentplane-OTHER-db-0` its database's volume).
+// Shared by the API test and the container deployers' hostile-tenant test. Keys are spelt as an
+// attacker would: podman kube play reads them in any letter case (Go's encoding/json).
 export const container = (extra: object) => ({ name: 'side', image: 'tools:1', ...extra });
 const sidecar = (extra: object) => ({ resource_spec: { sidecars: [container(extra)] } });
 
@@ -43,7 +45,94 @@ export const REFUSED: [string, object, string, RegExp][] = [
     'volumes.0.projected.sources.0.secret.name',
     /own Secret/,
   ],
+  // a known key in another letter case is not that key: it is refused, whatever it holds
+  ...(
+    [
+      [
+        'SecretKeyRef',
+        'sidecars.0.env.0.valueFrom.SecretKeyRef',
+        sidecar({ env: [{ name: 'X', valueFrom: { SecretKeyRef: { name: 'agentplane-OTHER-secrets', key: 'K' } } }] }),
+      ],
+      [
+        'secretkeyref',
+        'sidecars.0.env.0.valueFrom.secretkeyref',
+        sidecar({ env: [{ name: 'X', valueFrom: { secretkeyref: { name: 'agentplane-OTHER-secrets', key: 'K' } } }] }),
+      ],
+      ['SecretRef', 'sidecars.0.envFrom.0.SecretRef', sidecar({ envFrom: [{ SecretRef: { name: 'agentplane-OTHER-secrets' } }] })],
+      ['SECRETREF', 'sidecars.0.envFrom.0.SECRETREF', sidecar({ envFrom: [{ SECRETREF: { name: 'agentplane-OTHER-secrets' } }] })],
+      [
+        'Name',
+        'sidecars.0.envFrom.0.secretRef.Name',
+        sidecar({ envFrom: [{ secretRef: { name: 'agentplane-OTHER-secrets', Name: 'agentplane-OTHER-secrets' } }] }),
+      ],
+      [
+        'Secret',
+        'volumes.0.projected.sources.0.Secret',
+        { resource_spec: { volumes: [{ name: 'p', projected: { sources: [{ Secret: { name: 'agentplane-OTHER-secrets' } }] } }] } },
+      ],
+      ['Privileged', 'sidecars.0.securityContext.Privileged', sidecar({ securityContext: { Privileged: true } })],
+      ['RunAsGroup', 'sidecars.0.securityContext.RunAsGroup', sidecar({ securityContext: { RunAsGroup: 0 } })],
+      ['ProcMount', 'sidecars.0.securityContext.ProcMount', sidecar({ securityContext: { ProcMount: 'Unmasked' } })],
+      ['SeLinuxOptions', 'sidecars.0.securityContext.SeLinuxOptions', sidecar({ securityContext: { SeLinuxOptions: { user: 'system_u' } } })],
+      ['Add', 'sidecars.0.securityContext.capabilities.Add', sidecar({ securityContext: { capabilities: { Add: ['SYS_ADMIN'] } } })],
+      ['HostPath', 'volumes.0.emptyDir.HostPath', { resource_spec: { volumes: [{ name: 'e', emptyDir: { HostPath: { path: '/' } } }] } }],
+    ] as [string, string, object][]
+  ).map(([key, field, config]): [string, object, string, RegExp] => [`the key ${key}`, config, field, new RegExp(key)]),
+  [
+    "another deployment's database volume",
+    { resource_spec: { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data-agentplane-OTHER-db-0' } }] } },
+    'volumes.0.persistentVolumeClaim.claimName',
+    /owns/,
+  ],
+  [
+    'a ConfigMap by configMapKeyRef',
+    sidecar({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'settings', key: 'K' } } }] }),
+    'sidecars.0.env.0.valueFrom.configMapKeyRef.name',
+    /owns/,
+  ],
+  ['a ConfigMap by envFrom', sidecar({ envFrom: [{ configMapRef: { name: 'settings' } }] }), 'sidecars.0.envFrom.0.configMapRef.name', /owns/],
+  [
+    'a projected ConfigMap',
+    { resource_spec: { volumes: [{ name: 'p', projected: { sources: [{ configMap: { name: 'agentplane-OTHER-config' } }] } }] } },
+    'volumes.0.projected.sources.0.configMap.name',
+    /owns/,
+  ],
+  [
+    'a projected service account token',
+    { resource_spec: { volumes: [{ name: 'p', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } }] } },
+    'volumes.0.projected.sources.0.serviceAccountToken',
+    /serviceAccountToken/,
+  ],
+  ['an image pull secret', { resource_spec: { image_pull_secrets: [{ name: 'agentplane-OTHER-registry' }] } }, 'image_pull_secrets.0.name', /owns/],
+  [
+    'a seccomp annotation',
+    { resource_spec: { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } } },
+    'annotations.seccomp.security.alpha.kubernetes.io/pod',
+    /reserved/,
+  ],
+  [
+    'a seccomp annotation in capitals',
+    { resource_spec: { annotations: { 'Seccomp.Security.Alpha.Kubernetes.IO/pod': 'unconfined' } } },
+    'annotations.Seccomp.Security.Alpha.Kubernetes.IO/pod',
+    /reserved/,
+  ],
+  [
+    'an apparmor annotation',
+    { resource_spec: { annotations: { 'container.apparmor.security.beta.kubernetes.io/side': 'unconfined' } } },
+    'annotations.container.apparmor.security.beta.kubernetes.io/side',
+    /reserved/,
+  ],
+  [
+    'a podman annotation',
+    { resource_spec: { annotations: { 'io.podman.annotations.privileged': 'true' } } },
+    'annotations.io.podman.annotations.privileged',
+    /reserved/,
+  ],
+  ['a Kubernetes label', { resource_spec: { labels: { 'app.kubernetes.io/instance': 'agentplane-OTHER' } } }, 'labels.app.kubernetes.io/instance', /reserved/],
 ];
+
+/** Another deployment's id in place of `OTHER` in a case. */
+export const naming = (config: object, other: string) => JSON.parse(JSON.stringify(config).replaceAll('OTHER', other));
 
 /** Where a case's 422 points. */
 export const at = (field: string) =>

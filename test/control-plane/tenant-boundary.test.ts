@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { create, dockerBody, json } from './support.ts';
-import { REFUSED, at, container, where } from './boundaryCases.ts';
+import { REFUSED, at, container, naming, where } from './boundaryCases.ts';
 import { tenantBoundaryProblems } from '../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
 
 describe('tenant boundary', () => {
@@ -23,7 +23,7 @@ describe('tenant boundary', () => {
 
   it('refuses each rule with a 422 naming the field, on create and on PATCH, and stores nothing', async () => {
     for (const [what, config, field, rule] of REFUSED) {
-      const named = JSON.parse(JSON.stringify(config).replaceAll('agentplane-OTHER-secrets', `agentplane-${victim.id}-secrets`));
+      const named = naming(config, victim.id);
       const body = { ...dockerBody(`refused-${what.replace(/\W+/g, '-')}`), source_config: named };
       const created = await json(await server.api('/v2/deployments', { method: 'POST', json: body }), 422);
       const issue = created.detail.find((i: any) => where(i) === at(field));
@@ -74,8 +74,8 @@ describe('tenant boundary rules', () => {
     const allowed = {
       volumes: [
         { name: 'e', emptyDir: {} },
-        { name: 'c', configMap: { name: 'x' } },
-        { name: 'p', persistentVolumeClaim: { claimName: 'x' } },
+        { name: 'c', configMap: { name: 'agentplane-d-x' } },
+        { name: 'p', persistentVolumeClaim: { claimName: 'agentplane-d-x' } },
       ],
       sidecars: [
         container({
@@ -88,7 +88,7 @@ describe('tenant boundary rules', () => {
         }),
       ],
     };
-    assert.deepEqual(tenantBoundaryProblems(allowed as never, null, 'agentplane-d-secrets', false), []);
+    assert.deepEqual(tenantBoundaryProblems(allowed, null, 'd', false), []);
   });
 
   it('let a listener deployment name its namespace, and nobody else', () => {

@@ -11,7 +11,6 @@ import { supersedingRevision } from './newRevision.ts';
 import { logRevisionCreated } from './transitionLog.ts';
 import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
-import { objectNames } from './kubernetes/renderManifests.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
 import { sameRepoUrl } from './repoUrl.ts';
 
@@ -45,11 +44,7 @@ export async function patchDeployment(
     // a value sent back unchanged (e.g. the server-assigned custom_url) is not a change
     const broken = checkSourceOnlyFields(current.source, changedFields(config, current), input) ?? checkResourceSpec(config.resource_spec);
     if (broken) return broken;
-    const outside = checkTenantBoundary(
-      { resource_spec: config.resource_spec, custom_url: config.custom_url },
-      objectNames(id).secrets,
-      Boolean(current.source_config.listener_id),
-    );
+    const outside = checkTenantBoundary({ resource_spec: config.resource_spec, custom_url: config.custom_url }, id, Boolean(current.source_config.listener_id));
     if (outside) return outside;
     const kept = body.secrets == null ? null : keepMaskedValues(body.secrets, current.secrets);
     if (kept && !kept.ok) return kept;

@@ -121,16 +121,17 @@ export function customUrlProblem(url: string | null | undefined): BoundaryProble
 }
 
 /**
- * The rules of the tenant boundary (kubernetes/tenantBoundary.ts) and of custom_url: an
- * `unprocessable` failure listing each field and the rule it breaks, or undefined.
+ * The rules of the tenant boundary (kubernetes/tenantBoundary.ts: the resource_spec allowlist)
+ * and of custom_url: an `unprocessable` failure listing each field and the rule it breaks, or
+ * undefined. `deploymentId` is null at create (the deployment owns nothing yet).
  */
 export function checkTenantBoundary(
   config: { resource_spec?: ResourceSpec | null; listener_config?: { k8s_namespace?: string | null } | null; custom_url?: string | null },
-  ownSecret: string | null,
+  deploymentId: string | null,
   viaListener: boolean,
 ) {
   const url = customUrlProblem(config.custom_url);
-  const problems = [...(url ? [url] : []), ...tenantBoundaryProblems(config.resource_spec, config.listener_config, ownSecret, viaListener)];
+  const problems = [...(url ? [url] : []), ...tenantBoundaryProblems(config.resource_spec, config.listener_config, deploymentId, viaListener)];
   if (problems.length === 0) return undefined;
   return fail('unprocessable', problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' '), { problems });
 }

@@ -9,9 +9,12 @@
 // add a pod before taking one away; a pod leaves the Service before its server stops listening;
 // the user's annotations go on the workloads, their pods and the Service only. Pure: the same
 // revision always renders the same manifests; what applies them is the deployer's business.
-import type { Container as SpecContainer, ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
+// What the tenant sent reaches a manifest only as the allowlist built it (allowlist/
+// resourceSpec.ts): `renderManifests` admits the stored `resource_spec` and the rest of this
+// file reads nothing but the AdmittedSpec.
 import type { DeploymentRecord, RevisionRecord } from '../records.ts';
-import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext, tenantBoundaryProblems } from './tenantBoundary.ts';
+import { admitResourceSpec, type AdmittedContainer, type AdmittedSpec } from './allowlist/resourceSpec.ts';
+import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext } from './tenantBoundary.ts';
 
 /** A Kubernetes object as applied: apiVersion, kind, metadata with name (and namespace). */
 export interface Manifest {
@@ -127,10 +130,12 @@ function withoutEmpty<T extends Record<string, Record<string, string>>>(value: T
   return Object.fromEntries(Object.entries(value).filter(([, v]) => Object.keys(v).length > 0)) as Partial<T>;
 }
 
-export const hasQueue = (spec: ResourceSpec) => QUEUE_FIELDS.some((f) => set(spec[f]));
+type Numbers<K extends string> = { readonly [F in K]?: number | null };
+
+export const hasQueue = (spec: Numbers<(typeof QUEUE_FIELDS)[number]>) => QUEUE_FIELDS.some((f) => set(spec[f]));
 
 /** Fields the renderer refuses: agentplane runs no Redis (PostgreSQL carries its run events and wake-ups). */
-export function refusedFields(spec: ResourceSpec): RefusedField[] {
+export function refusedFields(spec: Numbers<(typeof REDIS_FIELDS)[number]>): RefusedField[] {
   return REDIS_FIELDS.filter((f) => set(spec[f])).map((field) => ({
     field,
     message: `resource_spec.${field} cannot be honoured: agentplane runs no Redis (its run events and wake-ups go through the deployment's PostgreSQL); leave the redis_* fields null.`,
@@ -138,12 +143,17 @@ export function refusedFields(spec: ResourceSpec): RefusedField[] {
 }
 
 export function renderManifests(input: RenderInput): Rendered {
+  // the request was admitted at the API; a record stored before a rule existed is refused here
+  const admission = admitResourceSpec(input.deployment.source_config.resource_spec, { deploymentId: input.deployment.id });
+  if (!admission.ok)
+    return { ok: false, refused: admission.problems.map((p) => ({ field: p.loc.slice(2).join('.'), message: `${p.loc.join('.')}: ${p.msg}`, loc: p.loc })) };
+  return renderAdmitted(input, admission.spec);
+}
+
+/** The manifests of an admitted spec: everything of the tenant's comes from `spec`, nothing from the deployment's stored resource_spec. */
+function renderAdmitted(input: RenderInput, spec: AdmittedSpec): Rendered {
   const { deployment, revision } = input;
-  const spec: ResourceSpec = deployment.source_config.resource_spec ?? {};
   const refused = refusedFields(spec);
-  // the request was checked at the API; a record stored before the rules existed is checked here
-  for (const p of tenantBoundaryProblems(spec, null, objectNames(deployment.id).secrets, Boolean(deployment.source_config.listener_id)))
-    refused.push({ field: p.loc.slice(2).join('.'), message: `${p.loc.join('.')}: ${p.msg}`, loc: p.loc });
   const image = revision.source_revision_config.image_uri;
   if (!image) refused.push({ field: 'image_uri', message: 'The revision has no source_revision_config.image_uri to run; Kubernetes runs images only.' });
   if (refused.length > 0 || !image) return { ok: false, refused };
@@ -200,7 +210,7 @@ export function renderManifests(input: RenderInput): Rendered {
       env,
       envFrom: deployment.secrets.length > 0 ? [{ secretRef: { name: names.secrets } }] : undefined,
       resources: res,
-      volumeMounts: spec.volume_mounts ?? undefined,
+      volumeMounts: spec.volume_mounts,
       securityContext: restrictedSecurityContext(null),
       readinessProbe: { httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5 },
       livenessProbe: { httpGet: { path: '/ok', port: 'http' }, initialDelaySeconds: 30, periodSeconds: 10 },
@@ -229,8 +239,8 @@ export function renderManifests(input: RenderInput): Rendered {
             automountServiceAccountToken: false,
             securityContext: RESTRICTED_POD_CONTEXT,
             terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
-            imagePullSecrets: spec.image_pull_secrets ?? undefined,
-            volumes: spec.volumes ?? undefined,
+            imagePullSecrets: spec.image_pull_secrets,
+            volumes: spec.volumes,
             initContainers: initContainers.length ? initContainers : undefined,
             containers: [main, ...plainSidecars],
           }),
@@ -286,14 +296,14 @@ function disruptionBudget(metadata: Manifest['metadata'], selector: Record<strin
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata, spec: { maxUnavailable: 1, selector: { matchLabels: selector } } };
 }
 
-/** An init container or sidecar as given (every field of the seed's container object), under the restricted profile. */
-function container(c: SpecContainer): Record<string, unknown> & { restartPolicy?: string } {
-  return withoutNulls({ ...c, securityContext: restrictedSecurityContext(c.securityContext) }) as Record<string, unknown> & { restartPolicy?: string };
+/** An init container or sidecar as admitted (the seed's container fields), under the restricted profile. */
+function container(c: AdmittedContainer): Record<string, unknown> & { restartPolicy?: string } {
+  return { ...c, securityContext: restrictedSecurityContext(c.securityContext) };
 }
 
 function databaseManifests(
   input: RenderInput,
-  spec: ResourceSpec,
+  spec: AdmittedSpec,
   names: ReturnType<typeof objectNames>,
   namespace: string,
   metadata: (name: string, component: string) => Manifest['metadata'],

@@ -1,0 +1,119 @@
+// The allowlist of `resource_spec`: the only path from what a tenant sent to what agentplane
+// renders, for every target (kubernetes, kube-local, container, a listener's). It reads the
+// seed's resource_spec, container and volume shapes, and inside their free-form objects the
+// members Kubernetes' "restricted" Pod Security Standard allows, and BUILDS an AdmittedSpec
+// from them field by field; any other key, in any letter case, is refused naming its path.
+// An AdmittedSpec is made here only (its brand is this module's), and the renderer takes
+// nothing else (test/architecture/manifestAllowlist.test.ts). The API checks a request with it
+// (create, PATCH and redeploy answer 422, storing nothing); the renderer checks the stored
+// deployment again, so a record stored before a rule existed is refused too.
+import { decimal, integer, isSet, list, shape, type Loc, type Problem } from './admit.ts';
+import { container, volumeMount, type AdmittedContainer, type AdmittedVolumeMount } from './containers.ts';
+import { annotations, labels } from './metadata.ts';
+import { owned, type Owner } from './references.ts';
+import { volume, type AdmittedVolume } from './volumes.ts';
+
+export type { Owner } from './references.ts';
+export { ownSecretName } from './references.ts';
+export type { AdmittedContainer, AdmittedVolume, AdmittedVolumeMount };
+
+const count = integer(0, 10_000);
+const cores = decimal(Number.MIN_VALUE, 16);
+const megabytes = integer(0, 2 ** 31 - 1);
+
+/** The numeric fields of the seed's resource_spec, each as the API's schema types it. */
+const NUMBERS = {
+  min_scale: count,
+  max_scale: count,
+  cpu: cores,
+  cpu_limit: cores,
+  memory_mb: megabytes,
+  memory_limit_mb: megabytes,
+  queue_min_scale: count,
+  queue_max_scale: count,
+  queue_cpu: cores,
+  queue_cpu_limit: cores,
+  queue_memory_mb: megabytes,
+  queue_memory_limit_mb: megabytes,
+  orchestrator_cpu: cores,
+  orchestrator_cpu_limit: cores,
+  orchestrator_memory_mb: megabytes,
+  orchestrator_memory_limit_mb: megabytes,
+  orchestrator_min_scale: count,
+  orchestrator_max_scale: count,
+  executor_cpu: cores,
+  executor_cpu_limit: cores,
+  executor_memory_mb: megabytes,
+  executor_memory_limit_mb: megabytes,
+  redis_cpu: cores,
+  redis_cpu_limit: cores,
+  redis_memory_mb: megabytes,
+  redis_memory_limit_mb: megabytes,
+  db_cpu: cores,
+  db_cpu_limit: cores,
+  db_memory_mb: megabytes,
+  db_memory_limit_mb: megabytes,
+  db_storage_gi: megabytes,
+  db_max_connections: megabytes,
+};
+
+function resourceSpec(owner: Owner) {
+  return shape({
+    ...NUMBERS,
+    labels,
+    annotations,
+    service_account_name: (_value: unknown, at: Loc, problems: Problem[]): undefined =>
+      void problems.push({ loc: at, msg: "the service account is the operator's (AGENTPLANE_KUBE_SERVICE_ACCOUNT); a deployment cannot choose one." }),
+    image_pull_secrets: list(shape({ name: owned(owner, 'image pull Secret') }, { required: ['name'] })),
+    volumes: list(volume(owner)),
+    volume_mounts: list(volumeMount),
+    init_containers: list(container(owner)),
+    sidecars: list(container(owner)),
+  });
+}
+
+declare const admitted: unique symbol;
+type Built = NonNullable<ReturnType<ReturnType<typeof resourceSpec>>>;
+
+/** A resource_spec as the allowlist built it: the renderer's only input from the tenant. */
+export type AdmittedSpec = Readonly<Built> & { readonly [admitted]: true };
+
+export type Admission = { ok: true; spec: AdmittedSpec } | { ok: false; problems: Problem[] };
+
+const AT = ['source_config', 'resource_spec'];
+
+/** Pod-wide rules: names unique, every mount naming a volume of the pod. */
+function podProblems(spec: Omit<AdmittedSpec, typeof admitted>): Problem[] {
+  const problems: Problem[] = [];
+  const volumes = new Set<string>();
+  for (const [i, v] of (spec.volumes ?? []).entries()) {
+    if (volumes.has(v.name!)) problems.push({ loc: [...AT, 'volumes', i, 'name'], msg: `two volumes are named ${v.name}.` });
+    volumes.add(v.name!);
+  }
+  const mounts = (group: string, list: AdmittedVolumeMount[] | undefined, ...at: (string | number)[]) =>
+    (list ?? []).forEach((m, i) => {
+      if (!volumes.has(m.name!)) problems.push({ loc: [...AT, group, ...at, i, 'name'], msg: `no volume of the pod is named ${m.name}.` });
+    });
+  mounts('volume_mounts', spec.volume_mounts);
+  const names = new Set<string>();
+  for (const group of ['init_containers', 'sidecars'] as const)
+    for (const [i, c] of (spec[group] ?? []).entries()) {
+      if (names.has(c.name!)) problems.push({ loc: [...AT, group, i, 'name'], msg: `two containers are named ${c.name}.` });
+      names.add(c.name!);
+      mounts(group, c.volumeMounts, i, 'volumeMounts');
+    }
+  return problems;
+}
+
+/**
+ * `resource_spec` (as sent, or as stored) admitted for the deployment `owner`: built from the
+ * allowlist, or every problem found (a path and the rule each). Null or absent admits nothing.
+ */
+export function admitResourceSpec(raw: unknown, owner: Owner): Admission {
+  if (!isSet(raw)) return { ok: true, spec: {} as AdmittedSpec };
+  const problems: Problem[] = [];
+  const built = resourceSpec(owner)(raw, AT, problems);
+  if (!built) return { ok: false, problems };
+  const pod = podProblems(built as AdmittedSpec);
+  return pod.length ? { ok: false, problems: pod } : { ok: true, spec: built as AdmittedSpec };
+}
