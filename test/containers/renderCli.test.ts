@@ -68,7 +68,9 @@ test('render refuses a redis_* field and a value Kubernetes would refuse, exit 1
   fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ init_containers: [{ name: 'x', image: 'x:1', resources: { limits: { cpu: 'lots' } } }] }));
   const bad = render(['--image', 'a:1', '--resource-spec', path.join(dir, 'bad.json')]);
   assert.equal(bad.status, 1);
-  assert.match(bad.stderr, /Deployment\/agentplane-local: .*initContainers\/0\/resources\/limits\/cpu/);
+  assert.equal(bad.stdout, '');
+  // the allowlist refuses it before anything is rendered, naming the field
+  assert.match(bad.stderr, /init_containers\.0\.resources\.limits\.cpu: "lots" is not a Kubernetes quantity/);
 });
 
 test('render refuses what the API refuses (cpu 0, a hostPath volume, a privileged sidecar) and prints the enforced profile', { timeout: 90_000 }, () => {

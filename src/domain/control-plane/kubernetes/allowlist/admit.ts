@@ -113,9 +113,12 @@ export interface ObjectOptions<F extends Fields> {
   unknown?: (key: string) => string;
 }
 
-/** The Go spelling hint: a key that differs from a known one by letter case only. */
-function caseTwin(key: string, known: string[]): string | undefined {
-  return known.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
+/** The Go spelling hint: why `key`, which differs from a known one by letter case only, is refused; undefined for any other key. */
+export function caseVariantProblem(key: string, known: readonly string[]): string | undefined {
+  const twin = known.find((k) => k !== key && k.toLowerCase() === key.toLowerCase());
+  return twin
+    ? `\`${key}\` is not \`${twin}\`: keys are matched exactly (podman reads them in any letter case, so a second spelling would stand in for the checked one).`
+    : undefined;
 }
 
 /**
@@ -129,15 +132,14 @@ export function shape<F extends Fields>(fields: F, options: ObjectOptions<F> = {
     const before = problems.length;
     for (const key of Object.keys(value)) {
       if (Object.hasOwn(fields, key)) continue;
-      const twin = caseTwin(key, known);
       refuse(
         problems,
         [...at, key],
-        twin
-          ? `\`${key}\` is not \`${twin}\`: keys are matched exactly (podman reads them in any letter case, so a second spelling would stand in for the checked one).`
-          : (options.unknown?.(key) ?? `\`${key}\` is not a field agentplane renders here (allowed: ${known.join(', ')}).`),
+        caseVariantProblem(key, known) ?? options.unknown?.(key) ?? `\`${key}\` is not a field agentplane renders here (allowed: ${known.join(', ')}).`,
       );
     }
+    // an unknown key says what is wrong: which fields are missing would only repeat it
+    const strange = problems.length > before;
     const given = (key: string) => (Object.hasOwn(value, key) ? value[key] : undefined);
     const built: Record<string, unknown> = {};
     for (const key of known) {
@@ -146,6 +148,7 @@ export function shape<F extends Fields>(fields: F, options: ObjectOptions<F> = {
       const one = fields[key]!(v, [...at, key], problems);
       if (one !== undefined) built[key] = one;
     }
+    if (strange) return undefined;
     for (const key of options.required ?? []) if (!isSet(given(key))) refuse(problems, [...at, key], 'is required.');
     if (options.exactlyOne) {
       const set = options.exactlyOne.filter((k) => isSet(given(k)));

@@ -1,7 +1,7 @@
 // An init or sidecar container as agentplane renders it: the seed's container fields, and
 // inside its free-form objects (valueFrom, envFrom, resources, securityContext) the members
 // of Kubernetes' types a container needs under the "restricted" Pod Security Standard.
-import { flag, integer, list, mapOf, oneOf, only, shape, text, type Problem, type Rule } from './admit.ts';
+import { caseVariantProblem, flag, integer, list, mapOf, oneOf, only, shape, text, type Problem, type Rule } from './admit.ts';
 import { owned, ownSecret, type Owner } from './references.ts';
 import { quantity, relativePath } from './paths.ts';
 
@@ -29,7 +29,10 @@ export const dnsLabel = text((name) =>
 );
 
 const quantities = mapOf(
-  (name) => (RESOURCE_NAMES.includes(name as never) ? undefined : `\`${name}\` is not a resource agentplane renders (allowed: ${RESOURCE_NAMES.join(', ')}).`),
+  (name) =>
+    RESOURCE_NAMES.includes(name as never)
+      ? undefined
+      : (caseVariantProblem(name, RESOURCE_NAMES) ?? `\`${name}\` is not a resource agentplane renders (allowed: ${RESOURCE_NAMES.join(', ')}).`),
   quantity,
 );
 
