@@ -44,7 +44,9 @@ export async function patchDeployment(
     // a value sent back unchanged (e.g. the server-assigned custom_url) is not a change
     const broken = checkSourceOnlyFields(current.source, changedFields(config, current), input) ?? checkResourceSpec(config.resource_spec);
     if (broken) return broken;
-    const outside = checkTenantBoundary({ resource_spec: config.resource_spec, custom_url: config.custom_url }, id, Boolean(current.source_config.listener_id));
+    // the spec the new revision renders: the one sent, else the stored one (stored before a rule existed, it is refused too)
+    const resourceSpec = config.resource_spec ?? current.source_config.resource_spec;
+    const outside = checkTenantBoundary({ resource_spec: resourceSpec, custom_url: config.custom_url }, id, Boolean(current.source_config.listener_id));
     if (outside) return outside;
     const kept = body.secrets == null ? null : keepMaskedValues(body.secrets, current.secrets);
     if (kept && !kept.ok) return kept;

@@ -16,6 +16,7 @@ import { supersedingRevision } from './newRevision.ts';
 import { logRevisionCreated } from './transitionLog.ts';
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from './records.ts';
 import { toDeployment, toRevision } from './views.ts';
+import { checkTenantBoundary } from './sourceRules.ts';
 
 async function ownedDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<DeploymentRecord, 'not_found'>> {
   const deployment = await repo.deploymentOf(tenantId, id);
@@ -86,7 +87,7 @@ export async function redeployRevision(
   tenantId: string,
   deploymentId: string,
   revisionId: string,
-): Promise<Outcome<Deployment, 'not_found' | 'invalid'>> {
+): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
   return repo.locks.run(deploymentId, async () => {
     const owned = await ownedDeployment(repo, tenantId, deploymentId);
     if (!owned.ok) return owned;
@@ -97,6 +98,13 @@ export async function redeployRevision(
     if (original.status !== 'DEPLOYED') {
       return invalid(`Revision ID ${revisionId} has status ${original.status}; only a revision that reached DEPLOYED can be redeployed.`);
     }
+    // the new revision renders the stored resource_spec: one stored before a rule existed is refused, nothing is stored
+    const outside = checkTenantBoundary(
+      { resource_spec: deployment.source_config.resource_spec, listener_config: deployment.source_config.listener_config },
+      deployment.id,
+      Boolean(deployment.source_config.listener_id),
+    );
+    if (outside) return outside;
     const siblings = await repo.revisionsOf(deploymentId);
     const plan = supersedingRevision(deployment, siblings, original.source_revision_config, original.id, timestamp());
     await repo.store.write(plan.ops);

@@ -1,0 +1,58 @@
+// A deployment stored before a rule of the resource_spec allowlist existed (its spec holds
+// `SecretKeyRef` naming another deployment's Secret): a redeploy, and a PATCH that leaves the
+// spec as stored, make a new revision that would render it, so both are refused (an
+// `unprocessable` failure naming the field, a 422) and store nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { ControlPlaneRepository, putDeployment, putRevision } from '../../../src/domain/control-plane/records.ts';
+import { createDeployment, type ControlPlaneDeps } from '../../../src/domain/control-plane/deployments.ts';
+import { patchDeployment } from '../../../src/domain/control-plane/patchDeployment.ts';
+import { redeployRevision } from '../../../src/domain/control-plane/revisions.ts';
+
+const TENANT = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
+const OTHER = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+test('a redeploy or a PATCH of a deployment whose stored resource_spec the allowlist refuses is a 422, storing nothing', async () => {
+  const store = await openJournalStore({ dataDir: null });
+  const repo = new ControlPlaneRepository(store);
+  const submitted: string[] = [];
+  const deps = { repo, deployer: { submit: (r: { id: string }) => submitted.push(r.id) }, log: createLogger('silent') } as unknown as ControlPlaneDeps;
+  const created = await createDeployment(
+    deps,
+    TENANT,
+    { name: 'old', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'img:1' } } as never,
+    'http://cp.test',
+  );
+  assert.ok(created.ok);
+  const id = created.value.id;
+  const record = (await repo.deploymentOf(TENANT, id))!;
+  const revision = (await repo.revisions.get(created.value.latest_revision_id!))!;
+  const stale = sidecarReading(`agentplane-${OTHER}-secrets`);
+  await store.write([
+    putDeployment({ ...record, source_config: { ...record.source_config, resource_spec: stale as never } }),
+    putRevision({ ...revision, status: 'DEPLOYED' }),
+  ]);
+
+  const redeployed = await redeployRevision(deps, TENANT, id, revision.id);
+  assert.ok(!redeployed.ok && redeployed.failure.kind === 'unprocessable', JSON.stringify(redeployed));
+  const problems = (redeployed.failure.data as { problems: { loc: (string | number)[] }[] }).problems;
+  assert.deepEqual(problems[0]!.loc, ['source_config', 'resource_spec', 'sidecars', 0, 'env', 0, 'valueFrom', 'SecretKeyRef']);
+
+  const patched = await patchDeployment(deps, TENANT, id, { secrets: [{ name: 'K', value: 'v' }] } as never);
+  assert.ok(!patched.ok && patched.failure.kind === 'unprocessable', JSON.stringify(patched));
+
+  assert.equal((await repo.revisionsOf(id)).length, 1, 'no revision was stored');
+  assert.deepEqual(submitted, [revision.id]);
+  // a PATCH that replaces the spec with an admitted one is taken
+  const fixed = {
+    sidecars: [{ name: 'side', image: 'tools:1', env: [{ name: 'X', valueFrom: { secretKeyRef: { name: `agentplane-${id}-secrets`, key: 'K' } } }] }],
+  };
+  const taken = await patchDeployment(deps, TENANT, id, { source_config: { resource_spec: fixed } } as never);
+  assert.ok(taken.ok, JSON.stringify(taken));
+});
+
+function sidecarReading(secret: string) {
+  return { sidecars: [{ name: 'side', image: 'tools:1', env: [{ name: 'X', valueFrom: { SecretKeyRef: { name: secret, key: 'K' } } }] }] };
+}
