@@ -23,6 +23,7 @@ import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
 import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
+import type { SocketDoor, SocketReply } from './socketDoor.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -52,6 +53,8 @@ export interface PipelineOptions {
   disabled?: ReadonlySet<string>;
   /** Caps on streaming requests held open, per client and in all; none when absent. */
   streamSlots?: StreamSlots;
+  /** Caps on protocol WebSockets held open, per client and in all (their subscriptions take stream slots). */
+  socketSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
   /** The response validators every reply is checked with (loaded before the start when `strictReplies`). */
@@ -113,11 +116,11 @@ function missingOwnCredential(name: string): HttpReply {
   return httpError(401, `Missing credentials. Send the listener's token in ${name}.`, { 'WWW-Authenticate': name });
 }
 
-function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
+function tooManyStreams(refused: SlotRefusal, slots: StreamSlots, what = 'streams'): HttpReply {
   const detail =
     refused === 'client'
-      ? `Too many open streams for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
-      : `The server holds as many open streams as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
+      ? `Too many open ${what} for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
+      : `The server holds as many open ${what} as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
   return httpError(429, detail, { 'Retry-After': '5' });
 }
 
@@ -142,12 +145,20 @@ class HttpRequestContext implements RequestContext {
     readonly tenantId: string | null,
     req: IncomingMessage,
     readonly log: Logger,
-    publicUrl: string | null,
+    private readonly publicUrl: string | null,
     private readonly trustProxy: boolean,
   ) {
     this.headers = req.headers;
     this.prefer = typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined;
     this.origin = publicUrl;
+  }
+
+  /** The same caller's context for another operation on the same request (a WebSocket's commands). */
+  forOperation(operationId: string, req: IncomingMessage): HttpRequestContext {
+    const ctx = new HttpRequestContext(operationId, this.tenantId, req, this.log, this.publicUrl, this.trustProxy);
+    if (this.user) ctx.user = this.user;
+    if (this.credential !== undefined) ctx.credential = this.credential;
+    return ctx;
   }
 
   get baseUrl(): string {
@@ -196,7 +207,107 @@ export function createPipeline(options: PipelineOptions) {
   }
   const { log } = options;
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Who calls `b`, as its security says: the operation's own credential (never the key ring),
+   * or an API key, then the project's custom auth. The request's context, or the reply refusing it.
+   */
+  async function admit(b: Bound, req: IncomingMessage): Promise<HttpRequestContext | HttpReply> {
+    const operationId = b.operation.operationId;
+    let credential: string | undefined;
+    let tenantId: string | null;
+    if (b.ownCredential) {
+      // never the key ring: an API key is no credential here, whatever else it may do
+      const given = req.headers[b.ownCredential.header];
+      credential = typeof given === 'string' && given.length > 0 ? given : undefined;
+      if (credential === undefined) return missingOwnCredential(b.ownCredential.name);
+      tenantId = null;
+    } else {
+      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
+      if ('status' in identity) return identity;
+      tenantId = identity.tenantId;
+    }
+    const ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
+    if (credential !== undefined) ctx.credential = credential;
+    if (options.customAuth && options.customAuthFor?.(operationId)) {
+      const user = await options.customAuth.authenticate(req, ctx.baseUrl);
+      if (isRefusal(user)) return httpError(user.status, user.detail, user.headers);
+      ctx.user = user;
+    }
+    return ctx;
+  }
+
+  const socketDoor: SocketDoor = {
+    async admit(req) {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const match = router.match('GET', q < 0 ? url : url.slice(0, q));
+      if (match.kind !== 'operation') return httpError(404, 'Not Found');
+      const opened = bound.get(match.operation.operationId)!;
+      const ctx = await admit(opened, req);
+      if (!(ctx instanceof HttpRequestContext)) return ctx;
+      const client = clientOf(ctx, req);
+      let release: () => void = () => undefined;
+      if (options.socketSlots) {
+        // a socket is held open as a stream is: a client's sockets are capped as its streams are, apart from them
+        const slot = options.socketSlots.take(client);
+        if (typeof slot === 'string') return tooManyStreams(slot, options.socketSlots, 'WebSockets');
+        release = slot;
+      }
+      return {
+        client,
+        release,
+        call: (operationId, body, signal) => callInProcess(bound.get(operationId), req, match.pathParams, ctx, client, body, signal),
+      };
+    },
+  };
+
+  /** An operation called over the socket: validated, capped and answered as over REST, by the same handler. */
+  async function callInProcess(
+    b: Bound | undefined,
+    req: IncomingMessage,
+    pathParams: Record<string, string>,
+    caller: HttpRequestContext,
+    client: string,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<SocketReply> {
+    // a disabled operation is not bound: not found, as over REST
+    if (!b) return { status: 404, json: JSON.stringify({ detail: 'Not Found' }) };
+    const ctx = caller.forOperation(b.operation.operationId, req);
+    signal.addEventListener('abort', () => ctx.clientGone(), { once: true });
+    let release: (() => void) | undefined;
+    try {
+      if (b.streams && options.streamSlots) {
+        const slot = options.streamSlots.take(client);
+        if (typeof slot === 'string') return jsonOf(b, tooManyStreams(slot, options.streamSlots));
+        release = slot;
+        signal.addEventListener('abort', slot, { once: true });
+      }
+      const raw = JSON.stringify(body);
+      const validated = validateRequest(b.operation, b.validators, req, { pathParams, search: '', raw, maxDepth: options.maxBodyDepth });
+      if ('issues' in validated) return jsonOf(b, validationError(validated.issues));
+      const reply = await b.handler(validated.request, ctx);
+      if ('stream' in reply) {
+        const held = release;
+        release = undefined;
+        return { status: reply.status, stream: releasedAtEnd(reply.stream, held) };
+      }
+      return jsonOf(b, { status: reply.status, body: 'body' in reply ? reply.body : 'text' in reply ? { detail: reply.text } : undefined });
+    } catch (err) {
+      const refused = storeErrorReply(err);
+      if (refused) return jsonOf(b, refused);
+      log.error('unhandled error', { operationId: b.operation.operationId, transport: 'websocket', err });
+      return jsonOf(b, httpError(500, 'Internal Server Error'));
+    } finally {
+      release?.();
+    }
+  }
+
+  function jsonOf(b: Bound, reply: HttpReply): SocketReply {
+    return { status: reply.status, json: reply.body === undefined ? '{}' : serializers.write(b.operation, reply.status, reply.body) };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
@@ -249,29 +360,12 @@ export function createPipeline(options: PipelineOptions) {
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
-      let credential: string | undefined;
-      let tenantId: string | null;
-      if (b.ownCredential) {
-        // never the key ring: an API key is no credential here, whatever else it may do
-        const given = req.headers[b.ownCredential.header];
-        credential = typeof given === 'string' && given.length > 0 ? given : undefined;
-        if (credential === undefined) return send(res, missingOwnCredential(b.ownCredential.name));
-        tenantId = null;
-      } else {
-        const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
-        if ('status' in identity) return send(res, identity);
-        tenantId = identity.tenantId;
-      }
-      ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
-      if (credential !== undefined) ctx.credential = credential;
-      if (options.customAuth && options.customAuthFor?.(operationId)) {
-        const user = await options.customAuth.authenticate(req, ctx.baseUrl);
-        if (isRefusal(user)) return send(res, httpError(user.status, user.detail, user.headers));
-        ctx.user = user;
-      }
+      const admitted = await admit(b, req);
+      if (!(admitted instanceof HttpRequestContext)) return send(res, admitted);
+      ctx = admitted;
       if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
-        const slot = options.streamSlots.take(tenantId ? `tenant:${tenantId}` : `peer:${req.socket.remoteAddress}`);
+        const slot = options.streamSlots.take(clientOf(ctx, req));
         if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
         // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
         res.once('finish', slot);
@@ -325,5 +419,21 @@ export function createPipeline(options: PipelineOptions) {
       if (!res.headersSent) return send(res, httpError(500, 'Internal Server Error'));
       res.end();
     }
-  };
+  }
+
+  return { handle, socketDoor };
+}
+
+/** Whose caps a call counts against: its tenant, else the address it came from (never this server's own). */
+function clientOf(ctx: RequestContext, req: IncomingMessage): string {
+  return ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${req.socket.remoteAddress}`;
+}
+
+/** The stream, giving its slot back once it ends, however it ends. */
+async function* releasedAtEnd<T>(stream: AsyncIterable<T>, release: (() => void) | undefined): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } finally {
+    release?.();
+  }
 }
