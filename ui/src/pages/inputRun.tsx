@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { agent } from '../api';
 import { Section, short } from '../components';
 import { SchemaForm, type JsonSchema } from '../schemaForm';
+import { runOptions, type RunSettings } from '../runSettings';
 
 type Values = Record<string, unknown>;
 
@@ -20,14 +21,26 @@ export const notAChat = (schema: unknown): boolean => {
   return fields.length > 0 && !fields.includes('messages');
 };
 
-export function InputRun({ assistantId, inputSchema }: { assistantId: string; inputSchema: JsonSchema | null | undefined }) {
+export function InputRun({
+  assistantId,
+  inputSchema,
+  settings,
+  onSettled,
+}: {
+  assistantId: string;
+  inputSchema: JsonSchema | null | undefined;
+  settings?: RunSettings;
+  onSettled?: (state: ThreadState) => void;
+}) {
   const [result, setResult] = useState<{ threadId: string; state: ThreadState } | null>(null);
   if (!inputSchema || formFieldsOf(inputSchema).length === 0) return null;
   const run = async (input: Values) => {
     const client = agent();
     const thread = await client.threads.create({ metadata: { source: 'agentplane dashboard' } });
-    await client.runs.wait(thread.thread_id, assistantId, { input });
-    setResult({ threadId: thread.thread_id, state: await client.threads.getState(thread.thread_id) });
+    await client.runs.wait(thread.thread_id, assistantId, { input, ...runOptions(settings) });
+    const state = await client.threads.getState(thread.thread_id);
+    setResult({ threadId: thread.thread_id, state });
+    onSettled?.(state);
   };
   return (
     <Section title="Run with input">
