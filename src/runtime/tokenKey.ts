@@ -27,7 +27,10 @@ export function loadTokenKey(config: Pick<ServerConfig, 'agentAuth' | 'dataDir' 
   const file = path.join(config.dataDir, TOKEN_KEY_FILE);
   if (fs.existsSync(file)) {
     const key = fs.readFileSync(file, 'utf8').trim();
-    if (!key) throw new Error(`the token key file in the data directory (${file}) is empty: remove it to have a new one made (tokens sealed under the old key are then lost), or set AGENTPLANE_TOKEN_KEY`);
+    if (!key)
+      throw new Error(
+        `the token key file in the data directory (${file}) is empty: remove it to have a new one made (tokens sealed under the old key are then lost), or set AGENTPLANE_TOKEN_KEY`,
+      );
     return { key, origin: 'data directory key file', file };
   }
   const key = randomBytes(32).toString('base64');

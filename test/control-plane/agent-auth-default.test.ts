@@ -24,7 +24,8 @@ describe('agent auth on the embedded default, no settings', () => {
   let server: TestServer;
   let key: string;
   // no AGENTPLANE_API_KEYS: the server makes its key in the data directory, as `npm start` does
-  const start = () => startTestServer({ dataDir, env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
+  const start = () =>
+    startTestServer({ dataDir, env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) =>
     server.api(pathname, { ...init, headers: { 'x-api-key': key, ...(init.headers as Record<string, string>) } });
 
@@ -42,7 +43,10 @@ describe('agent auth on the embedded default, no settings', () => {
 
   it('answers authenticate with the consent URL (not 501)', async () => {
     await json(await api('/v2/auth/providers', { method: 'POST', json: GITHUB }), 200);
-    const started = await json(await api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: ['read:user'], user_id: 'alice' } }), 200);
+    const started = await json(
+      await api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: ['read:user'], user_id: 'alice' } }),
+      200,
+    );
     assert.equal(started.status, 'pending');
     assert.equal(new URL(started.url).origin + new URL(started.url).pathname, GITHUB.auth_url);
     assert.equal(new URL(started.url).searchParams.get('redirect_uri'), `${server.url}/v2/auth/callback/github`);
@@ -69,7 +73,10 @@ describe('agent auth on the embedded default, no settings', () => {
     await server.close();
     server = await start();
     assert.equal(fs.readFileSync(path.join(dataDir, 'token-key'), 'utf8'), before);
-    const again = await json(await api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: ['read:user'], user_id: 'alice' } }), 200);
+    const again = await json(
+      await api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: ['read:user'], user_id: 'alice' } }),
+      200,
+    );
     assert.equal(again.status, 'pending');
   });
 });

@@ -49,7 +49,9 @@ export function launchBrowser(): Promise<Browser> {
  * names another), where a person looks at each page after a run.
  */
 export const SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/dashboard') : path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, '.cache/release/dashboard'));
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(ROOT, 'docs/dashboard')
+    : path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, '.cache/release/dashboard'));
 fs.mkdirSync(SCREENSHOTS, { recursive: true });
 
 export async function screenshot(page: Page, name: string): Promise<string> {

@@ -100,7 +100,7 @@ describe("dashboard: Studio's working surface", () => {
     const settings = page.getByRole('region', { name: 'Run settings' });
     await settings.getByRole('checkbox', { name: 'Pause before act' }).check();
     await settings.getByLabel('Configurable (JSON)').fill('{"prefix": "done"}');
-    await settings.getByText('In force: config, interruptBefore.').waitFor();
+    await settings.getByText('In force: configurable prefix; pause before act.').waitFor();
     await metric(page, 'Runs').filter({ hasText: /^0$/ }).waitFor();
     await page.getByLabel('Message', { exact: true }).fill('tidy up');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -156,7 +156,10 @@ describe("dashboard: Studio's working surface", () => {
     await values.fill((await values.inputValue()).replace('"fork me"', '"edited words"'));
     await then.getByRole('button', { name: 'Save and re-run' }).click();
     await page.locator('.message-ai', { hasText: 'did: edited words' }).first().waitFor();
-    await history.getByText(/branches off step/).first().waitFor();
+    await history
+      .getByText(/branches off step/)
+      .first()
+      .waitFor();
     await screenshot(page, 'thread-fork-edited');
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
@@ -170,7 +173,10 @@ describe("dashboard: Studio's working surface", () => {
     const failed = page.getByRole('alert', { name: 'The last run failed' });
     await failed.getByText('The last run failed in answer.').waitFor();
     assert.equal(await page.locator('.chat').getByText('the model is unavailable (503)').count(), 1, 'the error is said once');
-    await page.getByRole('img', { name: /^Graph with/ }).locator('[data-node="answer"][data-state="failed"]').waitFor();
+    await page
+      .getByRole('img', { name: /^Graph with/ })
+      .locator('[data-node="answer"][data-state="failed"]')
+      .waitFor();
     await screenshot(page, 'assistant-failed');
     await failed.getByRole('link', { name: 'See the run and its trace' }).click();
     const node = page.getByRole('list', { name: 'Trace' }).locator('li[data-kind="node"].span-error');
@@ -202,7 +208,10 @@ describe("dashboard: Studio's working surface", () => {
     await events.locator('li').nth(1).waitFor();
     const kinds = await events.locator('code.event-kind').allTextContents();
     assert.ok(!kinds.includes('protocol'), kinds.join(', '));
-    assert.ok(kinds.some((k) => k.startsWith('values')), kinds.join(', '));
+    assert.ok(
+      kinds.some((k) => k.startsWith('values')),
+      kinds.join(', '),
+    );
     await screenshot(page, 'run-protocol-events');
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();

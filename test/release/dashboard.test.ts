@@ -179,7 +179,13 @@ describe('dashboard: control plane', () => {
     await screenshot(page, 'revision-logs');
     // the list shows the same: the deployment's status and its latest revision's, each in its column
     const list = await open('/dashboard/deployments?name_contains=failing-agent');
-    assert.deepEqual(await list.locator('thead th').allTextContents().then((h) => h.slice(1, 3)), ['Deployment status', 'Latest revision']);
+    assert.deepEqual(
+      await list
+        .locator('thead th')
+        .allTextContents()
+        .then((h) => h.slice(1, 3)),
+      ['Deployment status', 'Latest revision'],
+    );
     const row = list.locator('tbody tr', { hasText: 'failing-agent' });
     await row.locator('td').nth(1).locator('.status', { hasText: 'READY' }).waitFor();
     await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
@@ -548,6 +554,11 @@ describe('dashboard: agent server', () => {
     assert.deepEqual(state.values, { item: 'coffee', quantity: 4, total: '4 × coffee = 10.00 EUR' });
     await output.scrollIntoViewIfNeeded();
     await screenshot(page, 'assistant-input-form');
+    // the same input as raw JSON, sent as it is
+    await page.getByText('Input as JSON').click();
+    await page.getByLabel('Input (JSON, sent as it is)').fill('{"item": "tea", "quantity": 2}');
+    await page.getByRole('button', { name: 'Run with this input' }).click();
+    await output.getByText('2 × tea = 5.00 EUR').waitFor();
     // a chat graph (messages only) shows no such form
     await page.goto(`${server.url}/dashboard/assistants`);
     await page.getByRole('link', { name: 'greeter', exact: true }).click();

@@ -27,7 +27,7 @@ describe('agent auth settings by command', () => {
     assert.match(banner, /authorization servers: plain http allowed; private addresses allowed: 127\.0\.0\.0\/8, ::1\/128 \(dev\)/);
   });
 
-  it("dev keeps what the operator set", () => {
+  it('dev keeps what the operator set', () => {
     const config = withDevAuthDefaults(configOf({ AGENTPLANE_AUTH_ALLOW_HTTP: '0', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '10.0.0.0/8' }));
     assert.equal(config.agentAuth.allowHttp, false);
     assert.deepEqual(config.agentAuth.allowedNetworks, ['10.0.0.0/8']);

@@ -90,7 +90,11 @@ export function ChatPanel({
       const streamed = new Set<string>();
       let running: string[] = [];
       let failedInStream: unknown = null;
-      const events = client.runs.stream(tid, assistantId, { ...payload, ...runOptions(settings), streamMode: ['messages-tuple', 'values', 'updates', 'tasks'] } as never);
+      const events = client.runs.stream(tid, assistantId, {
+        ...payload,
+        ...runOptions(settings),
+        streamMode: ['messages-tuple', 'values', 'updates', 'tasks'],
+      } as never);
       for await (const event of events as AsyncIterable<{ event: string; data: any }>) {
         if (event.event === 'metadata' && typeof event.data?.run_id === 'string') setLastRun(event.data.run_id);
         else if (event.event === 'messages') {

@@ -67,8 +67,7 @@ export function NodeStep({ entry, child }: { entry: ThreadState; child: ThreadSt
           {changes.map((c, n) => (
             <li key={n} class={c.kind}>
               {c.kind === 'added' ? '+ ' : c.kind === 'removed' ? '− ' : '~ '}
-              <strong>{c.key}</strong>{' '}
-              {c.kind === 'changed' ? `${brief(c.before)} → ${brief(c.after)}` : brief(c.kind === 'added' ? c.after : c.before)}
+              <strong>{c.key}</strong> {c.kind === 'changed' ? `${brief(c.before)} → ${brief(c.after)}` : brief(c.kind === 'added' ? c.after : c.before)}
             </li>
           ))}
         </ul>

@@ -51,12 +51,18 @@ export function RunSettingsPanel({ assistantId, value, onChange }: { assistantId
   // in JS graphs the configurable schema is the context's: one form says it all
   const sameSchema = JSON.stringify(contextSchema) === JSON.stringify(configSchema);
   const set = (patch: Partial<RunSettings>) => onChange({ ...value, ...patch });
-  const active = runOptions(value);
+  // what is in force, said as a person would: the keys set and the breakpoints chosen
+  const active = [
+    Object.keys(value.configurable).length ? `configurable ${Object.keys(value.configurable).join(', ')}` : '',
+    Object.keys(value.context).length ? `context ${Object.keys(value.context).join(', ')}` : '',
+    value.interruptBefore.length ? `pause before ${value.interruptBefore.join(', ')}` : '',
+    value.interruptAfter.length ? `pause after ${value.interruptAfter.join(', ')}` : '',
+  ].filter(Boolean);
   return (
     <Section title="Run settings">
       <p class="muted">
         For the runs this page starts (chat, input form, continue): the assistant is not changed.
-        {Object.keys(active).length ? ` In force: ${Object.keys(active).join(', ')}.` : ''}
+        {active.length ? ` In force: ${active.join('; ')}.` : ''}
       </p>
       <ErrorNotice optional error={schemas.error ?? graph.error} />
       {nodes.length > 0 && (

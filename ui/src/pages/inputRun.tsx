@@ -5,7 +5,7 @@
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
 import { agent } from '../api';
-import { Section, short } from '../components';
+import { ErrorNotice, Section, short, useAction } from '../components';
 import { SchemaForm, type JsonSchema } from '../schemaForm';
 import { runOptions, type RunSettings } from '../runSettings';
 
@@ -33,6 +33,18 @@ export function InputRun({
   onSettled?: (state: ThreadState) => void;
 }) {
   const [result, setResult] = useState<{ threadId: string; state: ThreadState } | null>(null);
+  const [json, setJson] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const fromJson = useAction(async () => {
+    let input: unknown;
+    try {
+      input = JSON.parse(json);
+    } catch (e) {
+      setInvalid(`Not JSON: ${(e as Error).message}`);
+      return;
+    }
+    await run(input as Values);
+  });
   if (!inputSchema || formFieldsOf(inputSchema).length === 0) return null;
   const run = async (input: Values) => {
     const client = agent();
@@ -45,6 +57,32 @@ export function InputRun({
   return (
     <Section title="Run with input">
       <SchemaForm key={assistantId} schema={inputSchema} label="Graph input" submitLabel="Run" onSubmit={run} />
+      <details class="raw">
+        <summary>Input as JSON</summary>
+        <form
+          class="store-form"
+          aria-label="Graph input as JSON"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setInvalid(null);
+            fromJson.run();
+          }}
+        >
+          <div class="field">
+            <label for="input-json">Input (JSON, sent as it is)</label>
+            <textarea id="input-json" rows={4} value={json} aria-invalid={Boolean(invalid)} onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)} />
+          </div>
+          {invalid && (
+            <p class="error" role="alert">
+              {invalid}
+            </p>
+          )}
+          <ErrorNotice error={fromJson.error} />
+          <button type="submit" disabled={fromJson.busy}>
+            Run with this input
+          </button>
+        </form>
+      </details>
       {result && (
         <div class="run-output" role="region" aria-label="Run output">
           <p>
