@@ -6,7 +6,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
 import { createApplication } from './compose/application.ts';
-import { loadConfig, type ServerConfig } from './runtime/config.ts';
+import { loadConfig, withDevAuthDefaults, type ServerConfig } from './runtime/config.ts';
 import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
 import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from './runtime/project.ts';
@@ -73,11 +73,12 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
         dataDir: chosen.dir,
       });
   }
+  if (mode === 'dev') config = withDevAuthDefaults(config);
   const watching = mode === 'dev' && reload && !config.mock;
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
-  tell(startBanner(config, server.url, mode));
+  tell(startBanner(config, server.url, mode, server.tokenKey));
   if (watching) await watchForReload(config, server, log);
   if (server.createdKey) {
     // printed once, on the start that created it; it is kept in the data directory

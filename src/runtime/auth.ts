@@ -158,11 +158,14 @@ export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string 
   }
   if (options.mock) return { entries: [MOCK_API_KEY], origin: 'mock default key', ignored: [] };
   const created = { key: `ap_${randomBytes(24).toString('base64url')}`, tenants: [randomUUID()] };
-  if (file) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify({ keys: [created] }, null, 2) + '\n', { mode: 0o600 });
-  }
+  if (file) writePrivateFile(file, JSON.stringify({ keys: [created] }, null, 2) + '\n');
   return { entries: [created], created, origin: 'created on this start', ...(file ? { file } : {}), ignored: [] };
+}
+
+/** A secret the server made for itself, written where only its user reads it (0600). */
+export function writePrivateFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text, { mode: 0o600 });
 }
 
 const KEYS_FILE_SHAPE = '{"keys": [{"key": "...", "tenants": ["<uuid>"]}]}';

@@ -230,6 +230,26 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   };
 }
 
+/** The authorization servers `agentplane dev` may reach unless the settings say otherwise: this machine's. */
+export const DEV_AUTH_NETWORKS = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * agentplane dev: an OAuth server on this machine (plain http, loopback: the usual way to try
+ * agent auth) is allowed unless AGENTPLANE_AUTH_ALLOW_HTTP / AGENTPLANE_AUTH_ALLOWED_NETWORKS
+ * are set; serve keeps the strict defaults (https, public addresses).
+ */
+export function withDevAuthDefaults(config: ServerConfig): ServerConfig {
+  const set = (name: string) => Boolean(config.env[name]?.trim());
+  return {
+    ...config,
+    agentAuth: {
+      ...config.agentAuth,
+      allowHttp: set('AGENTPLANE_AUTH_ALLOW_HTTP') ? config.agentAuth.allowHttp : true,
+      allowedNetworks: set('AGENTPLANE_AUTH_ALLOWED_NETWORKS') ? config.agentAuth.allowedNetworks : DEV_AUTH_NETWORKS,
+    },
+  };
+}
+
 // Every setting is checked at start: a value the server cannot use stops it (exit 1) with a
 // message naming the setting and what it takes, rather than being read as something else.
 

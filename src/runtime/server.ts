@@ -12,6 +12,7 @@ import type { Application, ApplicationFactory, ServerStorage } from './applicati
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { ResponseValidators } from './responseValidators.ts';
 import { KeyRing, loadKeys, type KeySource } from './auth.ts';
+import { graphTenantOf, loadTokenKey, type TokenKeySource } from './tokenKey.ts';
 import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
 import { createDocsRoutes } from './docs.ts';
@@ -36,6 +37,8 @@ export interface HttpServer {
   http: Server;
   /** Keys the server created on first start (printed once), for tests and the CLI banner. */
   createdKey?: { key: string; tenants: string[] };
+  /** Where the auth service's token key came from (never its value), for the start banner. */
+  tokenKey: Omit<TokenKeySource, 'key'>;
   close(): Promise<void>;
   /** Loads the project's code again without stopping (agentplane dev); a no-op in mock mode. */
   reload(): Promise<void>;
@@ -54,6 +57,9 @@ export async function startHttpServer(
   // mock mode reads a keys file already in the data directory but never writes one
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
+  // the auth service's key and the graphs' tenant: made and found on the embedded default as the API key is
+  const tokenKey = loadTokenKey(config, keys);
+  config = { ...config, agentAuth: { ...config.agentAuth, tokenKey: tokenKey.key, graphTenant: graphTenantOf(config, keys) } };
 
   const metrics = new Metrics();
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
@@ -187,6 +193,8 @@ export async function startHttpServer(
   }
   for (const warning of config.projectWarnings) log.warn(warning);
   logKeys(keys, log);
+  if (tokenKey.origin !== 'AGENTPLANE_TOKEN_KEY' && tokenKey.origin !== 'none')
+    log.info('token key of the auth service', { from: tokenKey.origin, file: tokenKey.file, graphTenant: config.agentAuth.graphTenant });
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
   log.info('agentplane listening', {
     url,
@@ -229,7 +237,7 @@ export async function startHttpServer(
   const reload = async () => {
     await app.reload?.();
   };
-  return { url, port: address.port, http, createdKey: keys.created, close, reload };
+  return { url, port: address.port, http, createdKey: keys.created, tokenKey: { origin: tokenKey.origin, file: tokenKey.file }, close, reload };
 }
 
 /** What a person can do when the port cannot be had: which address, and how to pick another. */

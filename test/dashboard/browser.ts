@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { ROOT, startTestServer, tempDir, type TestServer, type TestServerOptions } from '../support/server.ts';
+import { ROOT, startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;
@@ -45,9 +45,13 @@ export function launchBrowser(): Promise<Browser> {
 
 /**
  * Where screenshots go: docs/dashboard/ with UPDATE_SCREENSHOTS=1 (the README shows those),
- * a temporary folder otherwise (so a test run leaves the working tree alone).
+ * else the release checks' output folder, .cache/release/dashboard/ (ignored by git; SCREENSHOTS_DIR
+ * names another), where a person looks at each page after a run.
  */
-export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/dashboard') : tempDir('agentplane-screens-');
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.join(ROOT, 'docs/dashboard')
+    : path.resolve(process.env.SCREENSHOTS_DIR ?? path.join(ROOT, '.cache/release/dashboard'));
 fs.mkdirSync(SCREENSHOTS, { recursive: true });
 
 export async function screenshot(page: Page, name: string): Promise<string> {

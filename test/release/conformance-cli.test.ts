@@ -11,7 +11,6 @@ import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { AUTH_SERVICE } from '../conformance/local.ts';
 
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
@@ -38,16 +37,18 @@ describe('agentplane conformance --url', () => {
   // and the planted-bug case below goes through the command with --mode mock. One document:
   // what is checked here is the command (its options, the report, the exit code); every
   // edge case of the agent server's operations already ran in npm test
-  it('passes against agentplane in real mode, with a JUnit report', async () => {
-    // the auth service answers authenticate only with a token key (501 without one)
-    const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0', ...AUTH_SERVICE } });
+  it('passes against agentplane in real mode as a fresh `npm start` leaves it (no settings), with a JUnit report', async () => {
+    // the embedded default: the API key and the auth service's token key made in the data
+    // directory (authenticate answered, not 501), as on a first `npm start`
+    const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_API_KEYS: '' } });
     servers.push(server);
+    const key = (JSON.parse(fs.readFileSync(path.join(server.dataDir!, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
     const junit = path.join(dir, 'real.xml');
     const { code, output } = await conformance([
       '--url',
       server.url,
       '--api-key',
-      server.key,
+      key,
       '--mode',
       'real',
       '--documents',

@@ -64,17 +64,19 @@ const markDocument = (page: Page) => page.evaluate(() => ((window as unknown as 
 const stillSameDocument = (page: Page) => page.evaluate(() => (window as unknown as { __mark?: number }).__mark === 1);
 
 describe('dashboard: serving', () => {
-  test('/ and the old /ui redirect to /dashboard, the API key is asked once and kept for the session', async () => {
+  test('/ and the old /ui redirect to /dashboard, which opens on the assistants; the API key is asked for by the control plane once and kept for the session', async () => {
     for (const old of ['/', '/ui', '/ui/']) {
       const res = await fetch(server.url + old, { redirect: 'manual' });
       assert.equal(res.status, 302, old);
       assert.equal(res.headers.get('location'), '/dashboard/', old);
     }
     const page = await open('/', { key: null });
-    await page.waitForURL('**/dashboard/deployments');
-    await page.getByText('This needs an API key').waitFor();
-    await page.getByLabel('API key', { exact: true }).fill(server.key);
-    await page.getByRole('button', { name: 'Use key' }).click();
+    await page.waitForURL('**/dashboard/assistants');
+    await page.getByRole('link', { name: 'chatty' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deployments' }).click();
+    await page.getByRole('heading', { name: 'API key needed' }).waitFor();
+    await page.locator('main').getByLabel('API key', { exact: true }).fill(server.key);
+    await page.locator('main').getByRole('button', { name: 'Use key' }).click();
     await page.getByText('No deployments').or(page.locator('tbody tr').first()).waitFor();
     await page.reload();
     await page.getByText(/API key set/).waitFor();
@@ -161,9 +163,8 @@ describe('dashboard: control plane', () => {
     const page = await open('/dashboard/deployments');
     await fillCreateForm(page, { ...githubFields('failing-agent'), 'source_config-build_command': 'npm run build && fail' });
     await page.locator('.revision .status', { hasText: 'BUILD_FAILED' }).waitFor();
-    // its only revision failed: the header says so, not READY (the record's own status)
-    await page.locator('h1 .status', { hasText: 'BUILD_FAILED' }).waitFor();
-    assert.equal(await page.locator('h1 .status', { hasText: 'READY' }).count(), 0);
+    // its only revision failed: the header says so beside the record's own status, each named
+    await page.locator('h1 .health', { hasText: /deployment\s*READY\s*latest revision\s*BUILD_FAILED/ }).waitFor();
     const reason = await page.locator('.revision .status-message').first().textContent();
     assert.match(reason ?? '', /build/i);
     // nothing answers at its URL: shown, but not as a link
@@ -176,13 +177,24 @@ describe('dashboard: control plane', () => {
     await log.filter({ hasText: 'ERROR' }).waitFor();
     assert.match((await log.textContent()) ?? '', /Fetching https:\/\/github\.com\/acme\/agent at main[\s\S]*ERROR/);
     await screenshot(page, 'revision-logs');
-    // the list shows the same, and the latest revision's status in its own column
-    const id0 = new URL(page.url()).pathname.split('/').at(-1);
+    // the list shows the same: the deployment's status and its latest revision's, each in its column
     const list = await open('/dashboard/deployments?name_contains=failing-agent');
+    assert.deepEqual(
+      await list
+        .locator('thead th')
+        .allTextContents()
+        .then((h) => h.slice(1, 3)),
+      ['Deployment status', 'Latest revision'],
+    );
     const row = list.locator('tbody tr', { hasText: 'failing-agent' });
-    await row.locator('td').nth(1).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
+    await row.locator('td').nth(1).locator('.status', { hasText: 'READY' }).waitFor();
     await row.locator('td').nth(2).locator('.status', { hasText: 'BUILD_FAILED' }).waitFor();
-    assert.equal(await row.locator('.status', { hasText: 'READY' }).count(), 0, `deployment ${id0} shows READY in the list`);
+    // the filter says which status it filters: READY lists the row, whose READY is in the column the filter names
+    await list.getByLabel('Deployment status').selectOption('READY');
+    await list.getByRole('button', { name: 'Filter' }).click();
+    await list.waitForURL(/status=READY/);
+    await row.locator('td').nth(1).locator('.status', { hasText: 'READY' }).waitFor();
+    await screenshot(list, 'deployments-statuses');
     assert.deepEqual(pageErrors(list), []);
     await list.context().close();
     await page.getByRole('tab', { name: 'Server log' }).click();
@@ -542,6 +554,11 @@ describe('dashboard: agent server', () => {
     assert.deepEqual(state.values, { item: 'coffee', quantity: 4, total: '4 × coffee = 10.00 EUR' });
     await output.scrollIntoViewIfNeeded();
     await screenshot(page, 'assistant-input-form');
+    // the same input as raw JSON, sent as it is
+    await page.getByText('Input as JSON').click();
+    await page.getByLabel('Input (JSON, sent as it is)').fill('{"item": "tea", "quantity": 2}');
+    await page.getByRole('button', { name: 'Run with this input' }).click();
+    await output.getByText('2 × tea = 5.00 EUR').waitFor();
     // a chat graph (messages only) shows no such form
     await page.goto(`${server.url}/dashboard/assistants`);
     await page.getByRole('link', { name: 'greeter', exact: true }).click();
@@ -794,10 +811,10 @@ describe('dashboard: accessible and plain', () => {
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Deployments');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Assistants');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await page.waitForURL('**/dashboard/providers');
+    await page.waitForURL('**/dashboard/threads');
     await page.context().close();
   });
 

@@ -1,8 +1,10 @@
 // The chat panel: sends a message to an assistant on a thread and shows the reply as it
 // streams (stream mode messages-tuple), token by token; an interrupt gets a resume form.
 // The run's `tasks` events tell which nodes are executing (for the graph view to highlight).
+import type { ThreadState } from '@langchain/langgraph-sdk';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { agent } from './api';
+import { runOptions, type RunSettings } from './runSettings';
 import { ErrorNotice, short } from './components';
 import { interruptsOf, pauseOf, PendingInterrupts, type Pause, type PendingInterrupt } from './interrupts';
 import { MessageList, textOf, upsertMessage, type Message } from './messages';
@@ -33,11 +35,17 @@ export function ChatPanel({
   assistantId,
   threadId: initialThread,
   onRunningNodes,
+  settings,
+  onSettled,
 }: {
   assistantId: string;
   threadId?: string;
   /** Told the nodes executing whenever they change during a run ([] once it ends). */
   onRunningNodes?: (nodes: string[]) => void;
+  /** The per-run settings every run of the chat starts with (config, context, breakpoints). */
+  settings?: RunSettings;
+  /** Told the thread's state once a run ended (and when a thread is opened): where it stopped. */
+  onSettled?: (state: ThreadState | null) => void;
 }) {
   const [threadId, setThreadId] = useState<string | undefined>(initialThread);
   const [messages, setMessages] = useState<Message[]>([]);
@@ -45,6 +53,7 @@ export function ChatPanel({
   const [interrupts, setInterrupts] = useState<PendingInterrupt[]>([]);
   const [pause, setPause] = useState<Pause | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [lastRun, setLastRun] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -61,6 +70,7 @@ export function ChatPanel({
         setMessages(((state.values as { messages?: Message[] })?.messages ?? []) as Message[]);
         setInterrupts(interruptsOf(state));
         setPause(pauseOf(state));
+        onSettled?.(state);
       })
       .catch(setError);
   }, [initialThread]);
@@ -79,9 +89,15 @@ export function ChatPanel({
       }
       const streamed = new Set<string>();
       let running: string[] = [];
-      const events = client.runs.stream(tid, assistantId, { ...payload, streamMode: ['messages-tuple', 'values', 'updates', 'tasks'] } as never);
+      let failedInStream: unknown = null;
+      const events = client.runs.stream(tid, assistantId, {
+        ...payload,
+        ...runOptions(settings),
+        streamMode: ['messages-tuple', 'values', 'updates', 'tasks'],
+      } as never);
       for await (const event of events as AsyncIterable<{ event: string; data: any }>) {
-        if (event.event === 'messages') {
+        if (event.event === 'metadata' && typeof event.data?.run_id === 'string') setLastRun(event.data.run_id);
+        else if (event.event === 'messages') {
           // messages-tuple: the first event of a message id starts it, later ones are chunks
           const message = event.data[0] as Message;
           const append = /Chunk$/.test(message.type) || (message.id !== undefined && streamed.has(message.id));
@@ -91,12 +107,16 @@ export function ChatPanel({
         else if (event.event === 'tasks') {
           const next = runningAfter(running, event.data);
           if (next !== running) onRunningNodes?.(nodesOf((running = next)));
-        } else if (event.event === 'error') setError(new Error(event.data?.message ?? JSON.stringify(event.data)));
+        } else if (event.event === 'error') failedInStream = new Error(event.data?.message ?? JSON.stringify(event.data));
       }
       const state = await client.threads.getState(tid);
       setMessages((list) => keepSent(list, ((state.values as { messages?: Message[] })?.messages ?? []) as Message[], sent));
       setInterrupts(interruptsOf(state));
-      setPause(pauseOf(state));
+      const stopped = pauseOf(state);
+      setPause(stopped);
+      // a node's failure is told once, by the notice of the failed node (with its retry); another error here
+      if (failedInStream && stopped?.kind !== 'failed') setError(failedInStream);
+      onSettled?.(state);
     } catch (e) {
       setError(e);
     } finally {
@@ -125,7 +145,11 @@ export function ChatPanel({
         ) : (
           <span class="muted">A new thread starts with the first message.</span>
         )}
-        <button type="button" onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]), setPause(null))} disabled={streaming}>
+        <button
+          type="button"
+          onClick={() => (setThreadId(undefined), setMessages([]), setInterrupts([]), setPause(null), setLastRun(null), onSettled?.(null))}
+          disabled={streaming}
+        >
           New conversation
         </button>
       </div>
@@ -138,6 +162,7 @@ export function ChatPanel({
         <PendingInterrupts
           interrupts={interrupts}
           pause={pause}
+          failedRunHref={threadId && lastRun ? `/dashboard/threads/${threadId}/runs/${lastRun}` : undefined}
           busy={streaming}
           onResume={(value) => void stream({ command: { resume: value } })}
           // past a breakpoint, a retry, a run from an edit: a run that has no input

@@ -1,10 +1,25 @@
 // An assistant's graph drawn as SVG from GET /assistants/{id}/graph, with the same edges
-// listed as text for screen readers and anyone who prefers reading. The nodes a run is
-// executing now are highlighted (and said so in their accessible name).
+// listed as text for screen readers and anyone who prefers reading. Where the run is: the nodes
+// it is executing now, the node it is paused at (a breakpoint or an interrupt) and the node that
+// failed are marked (and said so in their accessible name).
 import { layoutGraph, NODE_HEIGHT, ROW_HEIGHT, type GraphData } from './graph';
 
-export function GraphView({ graph, running = [] }: { graph: GraphData; running?: string[] }) {
+export interface GraphMarks {
+  /** Executing now. */
+  running?: string[];
+  /** The thread waits before (or inside) these: a breakpoint or an interrupt. */
+  paused?: string[];
+  /** Raised in the last run. */
+  failed?: string[];
+}
+
+/** A node's state for its mark: running wins over failed (a retry), failed over paused. */
+const stateOf = (id: string, { running = [], paused = [], failed = [] }: GraphMarks) =>
+  running.includes(id) ? 'running' : failed.includes(id) ? 'failed' : paused.includes(id) ? 'paused' : undefined;
+
+export function GraphView({ graph, running = [], paused = [], failed = [] }: { graph: GraphData } & GraphMarks) {
   const layout = layoutGraph(graph);
+  const marks = { running, paused, failed };
   return (
     <figure class="graph">
       <svg
@@ -45,20 +60,24 @@ export function GraphView({ graph, running = [] }: { graph: GraphData; running?:
             <path key={i} d={d} data-edge={`${e.source.id}->${e.target.id}`} class={`edge${e.conditional ? ' conditional' : ''}`} marker-end="url(#arrow)" />
           );
         })}
-        {layout.nodes.map((n) => (
-          <g
-            key={n.id}
-            class={`node${n.id.startsWith('__') ? ' terminal' : ''}${running.includes(n.id) ? ' running' : ''}`}
-            data-node={n.id}
-            data-running={running.includes(n.id) ? 'true' : undefined}
-          >
-            {running.includes(n.id) && <title>{`${n.label} (running)`}</title>}
-            <rect x={n.x} y={n.y} width={n.width} height={NODE_HEIGHT} rx="8" />
-            <text x={n.x + n.width / 2} y={n.y + NODE_HEIGHT / 2 + 5} text-anchor="middle">
-              {n.label}
-            </text>
-          </g>
-        ))}
+        {layout.nodes.map((n) => {
+          const state = stateOf(n.id, marks);
+          return (
+            <g
+              key={n.id}
+              class={`node${n.id.startsWith('__') ? ' terminal' : ''}${state ? ` ${state}` : ''}`}
+              data-node={n.id}
+              data-running={state === 'running' ? 'true' : undefined}
+              data-state={state}
+            >
+              {state && <title>{`${n.label} (${state})`}</title>}
+              <rect x={n.x} y={n.y} width={n.width} height={NODE_HEIGHT} rx="8" />
+              <text x={n.x + n.width / 2} y={n.y + NODE_HEIGHT / 2 + 5} text-anchor="middle">
+                {n.label}
+              </text>
+            </g>
+          );
+        })}
       </svg>
       <figcaption>
         <details>
@@ -72,7 +91,7 @@ export function GraphView({ graph, running = [] }: { graph: GraphData; running?:
             ))}
           </ul>
         </details>
-        <span class="muted"> Dashed: conditional edge.</span>
+        <span class="muted"> Dashed: conditional edge. Marked: running (thick yellow), paused (dashed), failed (red).</span>
       </figcaption>
     </figure>
   );

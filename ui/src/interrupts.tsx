@@ -156,6 +156,19 @@ function FreeAnswer({ interrupts, busy, onResume }: { interrupts: PendingInterru
       {interrupts.map((i, n) => (
         <pre key={i.id ?? n}>{typeof i.value === 'string' ? i.value : JSON.stringify(i.value, null, 2)}</pre>
       ))}
+      {interrupts.map((i, n) => {
+        // agent auth's consent step (agentplane-server/auth): the page to open, then resume
+        const asked = i.value as { type?: unknown; url?: unknown; provider?: unknown } | null;
+        if (asked?.type !== 'auth_required' || typeof asked.url !== 'string' || !/^https?:\/\//i.test(asked.url)) return null;
+        return (
+          <p key={`consent-${i.id ?? n}`}>
+            <a href={asked.url} target="_blank" rel="noreferrer">
+              Consent at {String(asked.provider ?? 'the provider')}
+            </a>
+            , then resume.
+          </p>
+        );
+      })}
       <label for="resume-value">Resume with (text or JSON)</label>
       <input id="resume-value" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
       <button type="submit" class="primary" disabled={busy}>

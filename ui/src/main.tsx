@@ -12,20 +12,26 @@ import { StorePage } from './pages/store';
 import { CronsPage } from './pages/crons';
 import './style.css';
 
+// the agent server first: its pages need no key by default; the control plane's ask for it
 const NAV = [
-  { href: '/dashboard/deployments', label: 'Deployments' },
-  { href: '/dashboard/providers', label: 'OAuth providers' },
   { href: '/dashboard/assistants', label: 'Assistants' },
   { href: '/dashboard/threads', label: 'Threads' },
   { href: '/dashboard/store', label: 'Store' },
   { href: '/dashboard/crons', label: 'Crons' },
+  { href: '/dashboard/deployments', label: 'Deployments', controlPlane: true },
+  { href: '/dashboard/providers', label: 'OAuth providers', controlPlane: true },
 ];
+
+/** The first page: an assistant and its graph, as Studio opens. */
+const HOME = '/dashboard/assistants';
 
 /** Set by the server in the page it serves (src/runtime/dashboard.ts). */
 const MOCK = document.querySelector('meta[name="agentplane-mode"]')?.getAttribute('content') === 'mock';
 
-function Page({ path, query }: { path: string; query: URLSearchParams }) {
+function Page({ path, query, onKey }: { path: string; query: URLSearchParams; onKey: () => void }) {
   let p: Record<string, string> | null;
+  // the control plane always needs the API key: asked for before its page calls it, not after a 401
+  if (NAV.some((n) => n.controlPlane && path.startsWith(n.href)) && !apiKey.get()) return <KeyNeeded onKey={onKey} />;
   if (match('/deployments', path)) return <DeploymentsPage query={query} />;
   if (match('/deployments/new', path)) return <NewDeploymentPage />;
   if ((p = match('/deployments/:id', path))) return <DeploymentPage id={p.id} key={p.id} />;
@@ -41,13 +47,31 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
     <>
       <h1>Not found</h1>
       <p>
-        No dashboard page at <code>{path}</code>. <a href="/dashboard/deployments">Deployments</a>
+        No dashboard page at <code>{path}</code>. <a href={HOME}>Assistants</a>
       </p>
     </>
   );
 }
 
-function KeyForm({ onChange }: { onChange: () => void }) {
+/** A control-plane page opened without the key: what it needs and where to enter it. */
+function KeyNeeded({ onKey }: { onKey: () => void }) {
+  return (
+    <>
+      <h1>API key needed</h1>
+      <p>
+        The control plane (deployments, OAuth providers) answers only with an API key. The server printed one on its first start; it is kept in the data
+        directory (<code>api-keys.json</code>).
+      </p>
+      <KeyForm onChange={onKey} id="api-key-page" />
+      <p class="muted">
+        The agent server's pages (<a href={HOME}>assistants</a>, <a href="/dashboard/threads">threads</a>) need none unless the server was started with
+        agent-server auth.
+      </p>
+    </>
+  );
+}
+
+function KeyForm({ onChange, id = 'api-key' }: { onChange: () => void; id?: string }) {
   const [key, setKey] = useState(apiKey.get());
   const [draft, setDraft] = useState('');
   if (key)
@@ -71,8 +95,8 @@ function KeyForm({ onChange }: { onChange: () => void }) {
         onChange();
       }}
     >
-      <label for="api-key">API key</label>
-      <input id="api-key" type="password" autoComplete="off" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
+      <label for={id}>API key</label>
+      <input id={id} type="password" autoComplete="off" value={draft} onInput={(e) => setDraft((e.target as HTMLInputElement).value)} />
       <button type="submit">Use key</button>
     </form>
   );
@@ -84,7 +108,7 @@ function App() {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   useEffect(() => {
-    if (path === '/dashboard' || path === '/') navigate('/dashboard/deployments', true);
+    if (path === '/dashboard' || path === '/') navigate(HOME, true);
   }, [path]);
   useEffect(() => {
     const heading = NAV.find((n) => path.startsWith(n.href))?.label ?? 'Dashboard';
@@ -99,7 +123,7 @@ function App() {
         Skip to content
       </a>
       <header>
-        <a class="brand" href="/dashboard/deployments">
+        <a class="brand" href={HOME}>
           agentplane
         </a>
         <nav aria-label="Main">
@@ -110,7 +134,7 @@ function App() {
           ))}
           <a href="/docs">API reference</a>
         </nav>
-        <KeyForm onChange={() => setSession((s) => s + 1)} />
+        <KeyForm key={session} onChange={() => setSession((s) => s + 1)} />
       </header>
       {MOCK && (
         <p class="mock-banner" role="status">
@@ -118,7 +142,7 @@ function App() {
         </p>
       )}
       <main id="main" ref={main} tabIndex={-1} key={session}>
-        <Page path={path} query={query} />
+        <Page path={path} query={query} onKey={() => setSession((s) => s + 1)} />
       </main>
     </div>
   );

@@ -41,7 +41,7 @@ function nonNull(schema: JsonSchema): JsonSchema {
 }
 
 const key = (path: Path) => path.join('.');
-const fieldId = (path: Path) => `field-${path.join('-')}`;
+const fieldId = (path: Path, prefix = 'field') => `${prefix}-${path.join('-')}`;
 /** The first sentence of a description ("e.g." and "i.e." do not end one). */
 export const firstSentence = (text = '') => {
   const end = text.search(/(?<!\b(?:e\.g|i\.e))\.(\s|$)/);
@@ -143,19 +143,37 @@ interface FormProps {
   placeholders?: Value;
   initial?: Value;
   submitLabel: string;
-  onSubmit: (body: Value) => Promise<void>;
+  /** Without it the form has no buttons: what is typed is told to `onChange` as it changes. */
+  onSubmit?: (body: Value) => Promise<void>;
   onCancel?: () => void;
+  /** Told the value (as it would be sent) whenever a field changes. */
+  onChange?: (body: Value) => void;
   label: string;
+  /** The start of the fields' ids (default `field`): two forms of one schema on a page need their own. */
+  idPrefix?: string;
 }
 
-export function SchemaForm({ schema: schemaOrName, placeholders, initial, submitLabel, onSubmit, onCancel, label }: FormProps) {
+export function SchemaForm({ schema: schemaOrName, placeholders, initial, submitLabel, onSubmit, onCancel, onChange, label, idPrefix }: FormProps) {
   const schema = typeof schemaOrName === 'string' ? controlPlaneSchemas[schemaOrName] : schemaOrName;
   const [value, setValue] = useState<Value>(initial ?? {});
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const { byField, general } = errorsOf(error);
   const source = (value.source ?? placeholders?.source) as string | undefined;
-  const ctx: Ctx = { value, placeholders, byField, source, patching: placeholders !== undefined, set: (path, next) => setValue((v) => setAt(v, path, next)) };
+  const ctx: Ctx = {
+    value,
+    placeholders,
+    byField,
+    source,
+    patching: placeholders !== undefined,
+    idPrefix,
+    set: (path, next) =>
+      setValue((v) => {
+        const changed = setAt(v, path, next);
+        onChange?.(prune(forSource(schema, changed, source)) as Value);
+        return changed;
+      }),
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -163,7 +181,7 @@ export function SchemaForm({ schema: schemaOrName, placeholders, initial, submit
     setError(null);
     try {
       // what was typed in fields of another source (before switching source) is not sent
-      await onSubmit(prune(forSource(schema, value, source)) as Value);
+      await onSubmit?.(prune(forSource(schema, value, source)) as Value);
     } catch (e) {
       setError(e);
     } finally {
@@ -184,16 +202,18 @@ export function SchemaForm({ schema: schemaOrName, placeholders, initial, submit
           ))}
         </div>
       )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Sending…' : submitLabel}
-        </button>
-        {onCancel && (
-          <button type="button" onClick={onCancel}>
-            Cancel
+      {onSubmit && (
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Sending…' : submitLabel}
           </button>
-        )}
-      </div>
+          {onCancel && (
+            <button type="button" onClick={onCancel}>
+              Cancel
+            </button>
+          )}
+        </div>
+      )}
     </form>
   );
 }
@@ -238,6 +258,7 @@ interface Ctx {
   /** Editing something that exists: immutable fields are shown, read-only. */
   patching: boolean;
   byField: Record<string, string[]>;
+  idPrefix?: string;
   set: (path: Path, next: unknown) => void;
 }
 
@@ -263,7 +284,7 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   // a broken pattern is said in words (the server's message quotes the regular expression)
   const errors = ctx.byField[key(path)]?.map((msg) => (s.pattern && /pattern/i.test(msg) ? `${label} ${describePattern(s.pattern)}.` : msg));
   const errorBlock = errors && (
-    <p class="field-error" id={`${fieldId(path)}-error`}>
+    <p class="field-error" id={`${fieldId(path, ctx.idPrefix)}-error`}>
       {errors.join('; ')}
     </p>
   );
@@ -294,7 +315,7 @@ function Property({ name, schema, path, required, ctx }: { name: string; schema:
   if (s.type === 'array' && s.items)
     return <ArrayField name={name} schema={s} path={path} required={required} ctx={ctx} description={description} errorBlock={errorBlock} />;
 
-  const id = fieldId(path);
+  const id = fieldId(path, ctx.idPrefix);
   const current = getAt(ctx.value, path);
   const placeholder = getAt(ctx.placeholders, path);
   const fixed = ctx.patching && immutable(fullDescription);

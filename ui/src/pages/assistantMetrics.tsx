@@ -16,12 +16,13 @@ const REFRESH_MS = 5000;
 const percent = (rate: number | null) => (rate === null ? undefined : `${(rate * 100).toFixed(rate * 100 >= 10 || rate === 0 ? 0 : 1)}%`);
 const duration = (ms: number | null) => (ms === null ? undefined : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
 
-export function AssistantMetrics({ id }: { id: string }) {
+/** `refresh`: changes when a run of the page ended (a resume's too), so its figures come at once. */
+export function AssistantMetrics({ id, refresh = 0 }: { id: string; refresh?: number }) {
   const [windowS, setWindowS] = useState(WINDOWS[0].seconds);
   const available = hasOperation('GET /assistants/{assistant_id}/metrics');
   const metrics = useLoad(
     () => (available ? call<AssistantRunMetrics>('GET', `/assistants/${encodeURIComponent(id)}/metrics?window_s=${windowS}`) : Promise.resolve(null)),
-    [id, windowS],
+    [id, windowS, refresh],
     REFRESH_MS,
   );
   const m = metrics.data;

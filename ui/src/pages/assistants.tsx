@@ -1,11 +1,13 @@
 // Agent server: assistants, each with its graph, a chat panel, its A2A agent card and a
 // send-message box.
-import type { Assistant } from '@langchain/langgraph-sdk';
+import type { Assistant, ThreadState } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
 import { agent, call, hasOperation } from '../api';
 import { ChatPanel } from '../chat';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Time, useAction, useLoad } from '../components';
-import { GraphView } from '../graphView';
+import { GraphView, type GraphMarks } from '../graphView';
+import { interruptsOf, pauseOf } from '../interrupts';
+import { NO_SETTINGS, RunSettingsPanel } from '../runSettings';
 import type { GraphData } from '../graph';
 import type { AgentCard as Card } from '../contract';
 import { navigate } from '../router';
@@ -65,6 +67,15 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
   const assistant = useLoad(() => agent().assistants.get(id), [id]);
   // the nodes the chat's run is executing now, highlighted in the graph
   const [runningNodes, setRunningNodes] = useState<string[]>([]);
+  // where the chat's thread stopped (paused, failed), marked in the graph too
+  const [stopped, setStopped] = useState<GraphMarks>({});
+  const [settings, setSettings] = useState(NO_SETTINGS);
+  // each run that ends refreshes the metrics, a resume's included
+  const [runsEnded, setRunsEnded] = useState(0);
+  const onSettled = (state: ThreadState | null) => {
+    setStopped(marksOf(state));
+    setRunsEnded((n) => n + 1);
+  };
   const schemas = useLoad(() => agent().assistants.getSchemas(id), [id]);
   const inputSchema = schemas.data?.input_schema as JsonSchema | null | undefined;
   const a = assistant.data as Assistant | undefined;
@@ -77,7 +88,7 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
       <div class="columns">
         <div>
           <Section title="Graph">
-            <AssistantGraph id={id} running={runningNodes} />
+            <AssistantGraph id={id} running={runningNodes} paused={stopped.paused} failed={stopped.failed} />
           </Section>
           <Section title="Details">
             <dl class="fields">
@@ -100,13 +111,21 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
           </Section>
         </div>
         <div>
-          <InputRun assistantId={id} inputSchema={inputSchema} />
+          <InputRun assistantId={id} inputSchema={inputSchema} settings={settings} onSettled={onSettled} />
           {!notAChat(inputSchema) && (
             <Section title="Chat">
-              <ChatPanel assistantId={id} threadId={query.get('thread') ?? undefined} key={query.get('thread') ?? ''} onRunningNodes={setRunningNodes} />
+              <ChatPanel
+                assistantId={id}
+                threadId={query.get('thread') ?? undefined}
+                key={query.get('thread') ?? ''}
+                onRunningNodes={setRunningNodes}
+                settings={settings}
+                onSettled={onSettled}
+              />
             </Section>
           )}
-          <AssistantMetrics id={a.assistant_id} />
+          <RunSettingsPanel assistantId={id} value={settings} onChange={setSettings} />
+          <AssistantMetrics id={a.assistant_id} refresh={runsEnded} />
         </div>
       </div>
       <div class="columns">
@@ -124,7 +143,18 @@ export function AssistantPage({ id, query }: { id: string; query: URLSearchParam
   );
 }
 
-function AssistantGraph({ id, running }: { id: string; running: string[] }) {
+/** Where a thread stopped, for the graph: the nodes it waits at, the nodes that failed. */
+function marksOf(state: ThreadState | null): GraphMarks {
+  if (!state) return {};
+  const asking = (state.tasks ?? []).filter((t) => (t.interrupts ?? []).length).map((t) => t.name);
+  const pause = pauseOf(state);
+  if (interruptsOf(state).length) return { paused: asking };
+  if (pause?.kind === 'failed') return { failed: pause.nodes };
+  if (pause) return { paused: pause.nodes };
+  return {};
+}
+
+function AssistantGraph({ id, running, paused, failed }: { id: string } & GraphMarks) {
   const available = hasOperation('GET /assistants/{assistant_id}/graph');
   const graph = useLoad(() => (available ? (agent().assistants.getGraph(id) as Promise<GraphData>) : Promise.resolve(null)), [id]);
   if (!available) return <NotAvailable what="The graph view" />;
@@ -132,7 +162,7 @@ function AssistantGraph({ id, running }: { id: string; running: string[] }) {
   if (!graph.data) return <p class="muted">Loading…</p>;
   return (
     <>
-      <GraphView graph={graph.data} running={running} />
+      <GraphView graph={graph.data} running={running} paused={paused} failed={failed} />
       <Raw value={graph.data} />
     </>
   );

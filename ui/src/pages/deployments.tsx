@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { controlPlaneSchemas } from 'virtual:spec';
 import { call } from '../api';
 import type { Deployment, DeploymentList, Revision, RevisionList } from '../contract';
-import { ConfirmButton, ErrorNotice, Field, Raw, Section, Status, Time, settled, short, tone, useAction, useLoad } from '../components';
+import { ConfirmButton, ErrorNotice, Field, Raw, Section, Status, Time, settled, short, useAction, useLoad } from '../components';
 import { navigate } from '../router';
 import { SchemaForm } from '../schemaForm';
 import { RevisionLogs } from './logs';
@@ -48,7 +48,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
           Name contains <input name="name_contains" defaultValue={filters.name_contains} />
         </label>
         <label>
-          Status
+          Deployment status
           <select name="status" defaultValue={filters.status}>
             <option value="">any</option>
             {enumOf('DeploymentStatus').map((s) => (
@@ -74,7 +74,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Status</th>
+              <th scope="col">Deployment status</th>
               <th scope="col">Latest revision</th>
               <th scope="col">Source</th>
               <th scope="col">Type</th>
@@ -116,7 +116,7 @@ export function DeploymentsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
-/** A list row's status and latest revision: the revision is loaded per row (the list does not carry its status). */
+/** A list row's status and its latest revision's: the revision is loaded per row (the list does not carry its status). */
 function LatestRevisionCells({ deployment: d }: { deployment: Deployment }) {
   const latest = useLoad(
     () => (d.latest_revision_id ? call<Revision>('GET', `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`) : Promise.resolve(undefined)),
@@ -126,7 +126,7 @@ function LatestRevisionCells({ deployment: d }: { deployment: Deployment }) {
   return (
     <>
       <td>
-        <DeploymentHealth deployment={d} latest={latest.data} />
+        <Status value={d.status} />
       </td>
       <td>
         {latest.data && <Status value={latest.data.status} />} <code title={d.latest_revision_id ?? undefined}>{short(d.latest_revision_id)}</code>
@@ -136,20 +136,22 @@ function LatestRevisionCells({ deployment: d }: { deployment: Deployment }) {
 }
 
 /**
- * What a deployment's status means for its users. The API's READY only says the deployment
- * record is usable; with no active revision, what serves (nothing) is told by its latest
- * revision (BUILDING, BUILD_FAILED…), so a deployment whose only revision failed shows failed.
+ * The deployment's status and its latest revision's, side by side and each named: they are
+ * different things (the record READY for use, while its latest revision BUILD_FAILED and
+ * nothing serves), and neither stands in for the other.
  */
 export function DeploymentHealth({ deployment: d, latest }: { deployment: Deployment; latest: Revision | undefined }) {
-  if (d.status === 'READY' && !d.active_revision_id && latest) return <Status value={latest.status} />;
-  // an earlier revision still serves; a failed newer one is said next to it, not hidden
-  if (latest && latest.id !== d.active_revision_id && tone(latest.status) === 'failed')
-    return (
-      <span class="health">
-        <Status value={d.status} /> <span class="muted">latest revision</span> <Status value={latest.status} />
-      </span>
-    );
-  return <Status value={d.status} />;
+  return (
+    <span class="health">
+      <span class="label">deployment</span> <Status value={d.status} />
+      {latest && (
+        <>
+          {' '}
+          <span class="label">latest revision</span> <Status value={latest.status} />
+        </>
+      )}
+    </span>
+  );
 }
 
 export function NewDeploymentPage() {

@@ -5,8 +5,9 @@
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
 import { agent } from '../api';
-import { Section, short } from '../components';
+import { ErrorNotice, Section, short, useAction } from '../components';
 import { SchemaForm, type JsonSchema } from '../schemaForm';
+import { runOptions, type RunSettings } from '../runSettings';
 
 type Values = Record<string, unknown>;
 
@@ -20,18 +21,68 @@ export const notAChat = (schema: unknown): boolean => {
   return fields.length > 0 && !fields.includes('messages');
 };
 
-export function InputRun({ assistantId, inputSchema }: { assistantId: string; inputSchema: JsonSchema | null | undefined }) {
+export function InputRun({
+  assistantId,
+  inputSchema,
+  settings,
+  onSettled,
+}: {
+  assistantId: string;
+  inputSchema: JsonSchema | null | undefined;
+  settings?: RunSettings;
+  onSettled?: (state: ThreadState) => void;
+}) {
   const [result, setResult] = useState<{ threadId: string; state: ThreadState } | null>(null);
+  const [json, setJson] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const fromJson = useAction(async () => {
+    let input: unknown;
+    try {
+      input = JSON.parse(json);
+    } catch (e) {
+      setInvalid(`Not JSON: ${(e as Error).message}`);
+      return;
+    }
+    await run(input as Values);
+  });
   if (!inputSchema || formFieldsOf(inputSchema).length === 0) return null;
   const run = async (input: Values) => {
     const client = agent();
     const thread = await client.threads.create({ metadata: { source: 'agentplane dashboard' } });
-    await client.runs.wait(thread.thread_id, assistantId, { input });
-    setResult({ threadId: thread.thread_id, state: await client.threads.getState(thread.thread_id) });
+    await client.runs.wait(thread.thread_id, assistantId, { input, ...runOptions(settings) });
+    const state = await client.threads.getState(thread.thread_id);
+    setResult({ threadId: thread.thread_id, state });
+    onSettled?.(state);
   };
   return (
     <Section title="Run with input">
       <SchemaForm key={assistantId} schema={inputSchema} label="Graph input" submitLabel="Run" onSubmit={run} />
+      <details class="raw">
+        <summary>Input as JSON</summary>
+        <form
+          class="store-form"
+          aria-label="Graph input as JSON"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setInvalid(null);
+            fromJson.run();
+          }}
+        >
+          <div class="field">
+            <label for="input-json">Input (JSON, sent as it is)</label>
+            <textarea id="input-json" rows={4} value={json} aria-invalid={Boolean(invalid)} onInput={(e) => setJson((e.target as HTMLTextAreaElement).value)} />
+          </div>
+          {invalid && (
+            <p class="error" role="alert">
+              {invalid}
+            </p>
+          )}
+          <ErrorNotice error={fromJson.error} />
+          <button type="submit" disabled={fromJson.busy}>
+            Run with this input
+          </button>
+        </form>
+      </details>
       {result && (
         <div class="run-output" role="region" aria-label="Run output">
           <p>

@@ -60,6 +60,12 @@ function TraceTimeline({ spans }: { spans: TraceSpan[] }) {
               <div class="span-bar" style={{ marginLeft: `${offset}%`, width: `${Math.min(width, 100 - offset)}%` }} />
             </div>
             {span.error && <p class="span-error-text">{span.error}</p>}
+            {span.stacktrace && (
+              <details class="span-stack" open={span.kind === 'node'}>
+                <summary>Stack trace</summary>
+                <pre class="stack">{span.stacktrace}</pre>
+              </details>
+            )}
             <SpanContent span={span} />
             <Raw value={span.attributes} label="Attributes" />
           </li>
@@ -67,6 +73,17 @@ function TraceTimeline({ spans }: { spans: TraceSpan[] }) {
       })}
     </ol>
   );
+}
+
+/**
+ * What an event is: its SSE name, or for a run of the thread protocol (whose log keeps every
+ * event under `protocol`) the protocol event's method (values, messages, lifecycle…) and node.
+ */
+export function eventKind(event: { event: string; data: unknown }): { kind: string; via?: string } {
+  const stored = event.data as { method?: unknown; params?: { node?: unknown } } | null;
+  if (event.event === 'protocol' && stored && typeof stored.method === 'string')
+    return { kind: typeof stored.params?.node === 'string' ? `${stored.method} · ${stored.params.node}` : stored.method, via: 'protocol' };
+  return { kind: event.event };
 }
 
 async function streamEvents(threadId: string, runId: string): Promise<Array<{ event: string; data: unknown }>> {
@@ -112,11 +129,15 @@ export function RunPage({ threadId, runId }: { threadId: string; runId: string }
             <ErrorNotice error={events.error} />
           ) : (
             <ol class="events" aria-label="Stream events">
-              {(events.data ?? []).map((e, i) => (
-                <li key={i}>
-                  <code>{e.event}</code> <Raw value={e.data} label="Data" />
-                </li>
-              ))}
+              {(events.data ?? []).map((e, i) => {
+                const { kind, via } = eventKind(e);
+                return (
+                  <li key={i} data-event={kind}>
+                    <code class="event-kind">{kind}</code>
+                    {via && <span class="tag">{via}</span>} <Raw value={e.data} label="Data" />
+                  </li>
+                );
+              })}
             </ol>
           )}
         </Section>

@@ -8,6 +8,7 @@ import { interruptsOf, pauseOf, PendingInterrupts } from '../interrupts';
 import { MessageList, textOf, type Message } from '../messages';
 import { navigate } from '../router';
 import { AssistantName } from '../assistantName';
+import { NodeStep } from '../nodeStep';
 
 const PAGE = 20;
 const STATUSES = ['idle', 'busy', 'interrupted', 'error'];
@@ -269,6 +270,7 @@ export function ThreadPage({ id }: { id: string }) {
                   threadId={id}
                   checkpointId={picked}
                   entry={history.data?.find((h) => h.checkpoint?.checkpoint_id === picked)}
+                  history={history.data ?? []}
                   assistantId={assistantId}
                   onForked={reloadAll}
                 />
@@ -371,7 +373,7 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
   if (!runs?.length) return <p class="muted">No runs.</p>;
   return (
     <div class="table-wrap">
-      <table>
+      <table class="runs">
         <caption class="sr-only">Runs</caption>
         <thead>
           <tr>
@@ -478,12 +480,15 @@ function CheckpointState({
   threadId,
   checkpointId,
   entry,
+  history,
   assistantId,
   onForked,
 }: {
   threadId: string;
   checkpointId: string;
   entry?: ThreadState;
+  /** The thread's history: the checkpoint after the picked one is read from it. */
+  history: ThreadState[];
   assistantId?: string;
   onForked: () => void;
 }) {
@@ -504,6 +509,7 @@ function CheckpointState({
         State at checkpoint <code>{short(checkpointId)}</code>
       </h3>
       <ErrorNotice optional error={state.error} />
+      {entry && <NodeStep entry={entry} child={history.find((h) => h.parent_checkpoint?.checkpoint_id === checkpointId)} />}
       {state.data && (
         <>
           <MessageList messages={messagesOf(state.data.values)} label="Messages at this checkpoint" />

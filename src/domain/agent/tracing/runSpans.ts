@@ -72,8 +72,15 @@ function toTraceSpan(span: ReadableSpan): TraceSpan {
     duration_ms: Math.round(hrToMs(span.duration) * 1000) / 1000,
     status: error ? 'error' : 'ok',
     ...(error && span.status.message ? { error: span.status.message } : {}),
+    ...(error && stackOf(span) ? { stacktrace: stackOf(span) } : {}),
     attributes,
   };
+}
+
+/** The stack of the exception a failed span recorded (its `exception` event), if it had one. */
+function stackOf(span: ReadableSpan): string | undefined {
+  const stack = span.events.find((e) => e.name === 'exception')?.attributes?.['exception.stacktrace'];
+  return typeof stack === 'string' && stack ? stack : undefined;
 }
 
 /** The tracing project: OTEL_SERVICE_NAME, else the deployment the server runs for, else agentplane. */
