@@ -249,12 +249,59 @@ describe('kube-local deployer', () => {
               '{"user": "{{.Config.User}}", "caps": {{json .EffectiveCaps}}, "opts": {{json .HostConfig.SecurityOpt}}, "privileged": {{.HostConfig.Privileged}}}',
             ]),
           );
-          assert.equal(seen.user, '1000', name);
+          // the image's user 1000 and its group 1000: never group 0, which owns much of an image's files
+          assert.equal(seen.user, '1000:1000', name);
           assert.deepEqual(seen.caps ?? [], [], name);
           assert.ok(seen.opts.includes('no-new-privileges'), `${name}: ${JSON.stringify(seen.opts)}`);
           assert.equal(seen.privileged, false, name);
         }
         assert.match(podman(['inspect', `${pod}-beat`, '--format', '{{range .Config.Env}}{{println .}}{{end}}']), /^OWN_TOKEN=tok-own$/m);
+        // the kernel's view of each container's first process: seccomp filtering (RuntimeDefault), no uid or gid 0
+        for (const name of [`${pod}-server`, `${pod}-beat`]) {
+          const state = podman(['inspect', name, '--format', '{{.State.Status}} {{.State.ExitCode}}']).trim();
+          assert.match(state, /^running /, `${name} is ${state}: ${podman(['logs', '--tail', '20', name])}`);
+          const status = podman(['exec', name, 'node', '-e', "process.stdout.write(require('fs').readFileSync('/proc/1/status', 'utf8'))"]);
+          const field = (key: string) => new RegExp(`^${key}:\\s*(.*)$`, 'm').exec(status)?.[1]?.trim().split(/\s+/) ?? [];
+          assert.deepEqual(field('Seccomp'), ['2'], `${name}: no seccomp filter`);
+          assert.ok(field('Uid').length === 4 && !field('Uid').includes('0'), `${name}: uid ${field('Uid')}`);
+          assert.ok(field('Gid').length === 4 && !field('Gid').includes('0'), `${name}: gid ${field('Gid')}`);
+          assert.ok(!field('Groups').includes('0'), `${name}: supplementary groups ${field('Groups')}`);
+        }
+        // whatever way another deployment's Secret is spelt, A's PATCH is refused and A's containers keep their own environment
+        const victim = await json(deployment('victim', {}, [{ name: 'TOKEN', value: 'victim-token' }]), 201);
+        try {
+          for (const key of ['secretKeyRef', 'SecretKeyRef', 'secretkeyref', 'SECRETKEYREF']) {
+            const stolen = { ...sidecar, env: [{ name: 'STOLEN', valueFrom: { [key]: { name: `agentplane-${victim.id}-secrets`, key: 'TOKEN' } } }] };
+            const refused = await json(
+              server.api(`/v2/deployments/${id}`, { method: 'PATCH', json: { source_config: { resource_spec: { sidecars: [stolen] } } } }),
+              422,
+            );
+            assert.deepEqual(refused.detail[0].loc.slice(-2), key === 'secretKeyRef' ? ['secretKeyRef', 'name'] : ['valueFrom', key]);
+          }
+          for (const key of ['secretRef', 'SecretRef', 'SECRETREF'])
+            await json(
+              server.api(`/v2/deployments/${id}`, {
+                method: 'PATCH',
+                json: { source_config: { resource_spec: { sidecars: [{ ...sidecar, envFrom: [{ [key]: { name: `agentplane-${victim.id}-secrets` } }] }] } } },
+              }),
+              422,
+            );
+          // a pod annotation turning seccomp off, in any case
+          for (const key of ['seccomp.security.alpha.kubernetes.io/pod', 'Seccomp.Security.Alpha.Kubernetes.IO/pod', 'io.podman.annotations.seccomp/beat'])
+            await json(
+              server.api(`/v2/deployments/${id}`, {
+                method: 'PATCH',
+                json: { source_config: { resource_spec: { sidecars: [sidecar], annotations: { [key]: 'unconfined' } } } },
+              }),
+              422,
+            );
+          const revisions = await json(server.api(`/v2/deployments/${id}/revisions`));
+          assert.equal(revisions.resources[0].id, patched.latest_revision_id, 'no revision was made');
+          const env = podman(['inspect', `${pod}-beat`, '--format', '{{range .Config.Env}}{{println .}}{{end}}']);
+          assert.doesNotMatch(env, /victim-token|STOLEN/);
+        } finally {
+          await json(server.api(`/v2/deployments/${victim.id}`, { method: 'DELETE' }), 204);
+        }
 
         // the deployment's own Secret as a volume: podman 4 cannot play it (its kube play panics); refused at the API in a sentence
         const refused = await json(

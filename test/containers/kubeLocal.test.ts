@@ -147,7 +147,7 @@ test('a resource_spec with every group is rendered, validated, played with podma
 });
 
 test(
-  'what kube-local cannot play (redis_*, a configMap or downwardAPI volume, several replicas) is a 422 at create naming each field',
+  'what kube-local cannot play (redis_*, a csi or downwardAPI volume, several replicas) is a 422 at create naming each field',
   { skip, timeout: 120_000 },
   async () => {
     const refused = await json(
@@ -161,7 +161,7 @@ test(
               redis_memory_mb: 256,
               min_scale: 2,
               volumes: [
-                { name: 'conf', configMap: { name: 'settings' } },
+                { name: 'conf', csi: { driver: 'secrets-store.csi.k8s.io' } },
                 { name: 'meta', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
               ],
             },
@@ -174,7 +174,7 @@ test(
     assert.deepEqual(refused.detail.map((d: any) => d.loc.slice(2).join('.')).sort(), [
       'min_scale',
       'redis_memory_mb',
-      'volumes.0.configMap',
+      'volumes.0.csi',
       'volumes.1.downwardAPI',
     ]);
     assert.ok(refused.detail.every((d: any) => d.type === 'refused' && d.msg.length > 40));

@@ -12,6 +12,7 @@
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
 import { SHARED_STORE_SECRET } from '../../domain/control-plane/targetRules.ts';
+import { admitDeploymentSpec } from '../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -227,7 +228,10 @@ export class ContainerTarget implements DeployTarget {
         }
       }
     }
-    const resources = deployment.source_config.resource_spec ?? null;
+    // what a tenant sent reaches a container only as the allowlist admitted it (stored before a rule, it is refused)
+    const admitted = admitDeploymentSpec(deployment);
+    if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
+    const resources = admitted.spec;
     const replicas = replicaCount(resources);
     const secrets = secretsOf(deployment);
     if (replicas > 1 && !secrets[SHARED_STORE_SECRET]) {

@@ -5,7 +5,6 @@
 // a control-plane crash the deployer finds them again by label, and delete removes by label.
 // The containers see nothing of the host but their published ports: no host mounts, and each
 // runs under the restricted profile (restrictedContainer.ts).
-import type { ResourceSpec } from '../../../generated/control-plane/types.gen.ts';
 import type { ContainerEngine } from '../images/engine.ts';
 import { IMAGE_DATA_DIR, IMAGE_PORT } from '../images/buildImage.ts';
 import { proxyProgram } from './roundRobinProxy.ts';
@@ -33,7 +32,7 @@ export interface PodSpec {
   replicaHostPorts: number[];
   /** The image the proxy runs in (any with node), when there are several replicas. */
   proxyImage: string | null;
-  resources: ResourceSpec | null;
+  resources: Limits | null;
   /** The deployment's secrets: reach each replica as environment variables, by name (containerSecrets.ts). */
   secrets: Record<string, string>;
   /** A directory private to the control plane, for the files that carry the secrets (left empty). */
@@ -44,11 +43,14 @@ export interface PodSpec {
   dataVolume: boolean;
 }
 
+/** What a container replica takes of resource_spec (as the allowlist admitted it). */
+export type Limits = { readonly [K in 'min_scale' | 'cpu' | 'cpu_limit' | 'memory_mb' | 'memory_limit_mb']?: number | null };
+
 /** The port replica `index` of `count` listens on inside the pod. */
 export const replicaPort = (index: number, count: number) => (count === 1 ? IMAGE_PORT : IMAGE_PORT + 1 + index);
 
 /** `resource_spec` as container limits: a request as reservation or shares, a limit (2x the request when unset, as upstream) as the hard cap. */
-export function resourceArgs(spec: ResourceSpec | null): string[] {
+export function resourceArgs(spec: Limits | null): string[] {
   const args: string[] = [];
   const memory = spec?.memory_mb ?? null;
   const memoryLimit = spec?.memory_limit_mb ?? (memory ? memory * 2 : null);
@@ -61,7 +63,7 @@ export function resourceArgs(spec: ResourceSpec | null): string[] {
   return args;
 }
 
-export const replicaCount = (spec: ResourceSpec | null) => Math.max(1, spec?.min_scale ?? 1);
+export const replicaCount = (spec: Limits | null) => Math.max(1, spec?.min_scale ?? 1);
 
 const labelArgs = (labels: Record<string, string>) => Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
 

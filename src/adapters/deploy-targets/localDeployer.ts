@@ -9,6 +9,7 @@
 // TMPDIR. What only the control plane reads stays under `root`, inside its data directory:
 // logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
 // back from a deployment's processes has its secret values masked.
+import { admitDeploymentSpec } from '../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -264,7 +265,9 @@ export class LocalTarget implements DeployTarget {
       if (!fs.existsSync(checkout)) return `Deploy failed: the checkout of revision ${built.id} is gone; create a new revision to build again.`;
       const config = this.projectFile(built);
       if (!config.ok) return `Deploy failed: ${config.problem}.`;
-      const memory = deployment.source_config.resource_spec?.memory_limit_mb;
+      const admitted = admitDeploymentSpec(deployment);
+      if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
+      const memory = admitted.spec.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
       const agent = this.options.agentCommand;
       const limited = sandbox.limited(agent.command, [
@@ -299,7 +302,9 @@ export class LocalTarget implements DeployTarget {
     if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
       const runtime = containerRuntime(withoutOwnSettings(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
-      const memory = deployment.source_config.resource_spec?.memory_limit_mb;
+      const admitted = admitDeploymentSpec(deployment);
+      if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
+      const memory = admitted.spec.memory_limit_mb;
       const engineEnv = withoutOwnSettings(this.options.baseEnv);
       const engine = new ContainerEngine({ name: runtime, env: engineEnv, containersConf: null });
       // the secrets reach the container alone (containerSecrets.ts); the files docker reads stay

@@ -76,7 +76,11 @@ export function buildNodeImage(tag: string): string {
       fs.mkdirSync(path.join(root, 'app'), { recursive: true });
       fs.writeFileSync(path.join(root, 'app', name), text);
     }
-    for (const dir of ['tmp', 'shared', 'etc']) fs.mkdirSync(path.join(root, dir), { recursive: true, mode: 0o1777 });
+    for (const dir of ['tmp', 'shared', 'etc']) {
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
+      // set apart from mkdir, whose mode the umask narrows (to 1755: a non-root container could not write /tmp)
+      fs.chmodSync(path.join(root, dir), 0o1777);
+    }
     const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
     execFileSync('podman', ['import', '--change', 'CMD ["/usr/bin/node", "/app/main.js"]', '--change', 'ENV PATH=/usr/bin', '-', ref], {
       input: tar,

@@ -117,3 +117,13 @@ export function admitResourceSpec(raw: unknown, owner: Owner): Admission {
   const pod = podProblems(built as AdmittedSpec);
   return pod.length ? { ok: false, problems: pod } : { ok: true, spec: built as AdmittedSpec };
 }
+
+/** A deployment's stored resource_spec admitted for it (what every deploy target reads of it), or the sentence saying why not. */
+export function admitDeploymentSpec(deployment: {
+  id: string;
+  source_config: { resource_spec?: unknown };
+}): { ok: true; spec: AdmittedSpec } | { ok: false; reason: string } {
+  const admission = admitResourceSpec(deployment.source_config.resource_spec, { deploymentId: deployment.id });
+  if (admission.ok) return admission;
+  return { ok: false, reason: `the resource_spec is refused: ${admission.problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' ')}` };
+}
