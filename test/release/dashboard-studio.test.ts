@@ -6,7 +6,10 @@
 // a protocol run's events named by their kind, the runs table at 1100 px. Screenshots of each
 // page go to the release checks' output folder (browser.ts).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
+import { startTestServer } from '../support/server.ts';
 import type { Page } from 'playwright-core';
 import { dashboardFixture, openPage, pageErrors, screenshot } from '../dashboard/browser.ts';
 
@@ -90,6 +93,40 @@ describe('dashboard: the agent first', () => {
     assert.deepEqual(seen.refused, []);
     assert.deepEqual(seen.thrown, []);
     await context.close();
+  });
+
+  test('on the embedded default (no settings) the shipped connected graph reaches its consent step from the page', async () => {
+    // as `npm start` leaves it: the API key and the token key made in the data directory
+    const server = await startTestServer({ env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
+    try {
+      const key = (JSON.parse(fs.readFileSync(path.join(server.dataDir!, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
+      const provider = {
+        provider_id: 'github',
+        name: 'GitHub',
+        client_id: 'an-oauth-app',
+        auth_url: 'https://github.com/login/oauth/authorize',
+        token_url: 'https://github.com/login/oauth/access_token',
+      };
+      assert.equal((await server.api('/v2/auth/providers', { method: 'POST', headers: { 'x-api-key': key }, json: provider })).status, 200);
+      const page = await openPage(fixture.browser, `${server.url}/dashboard/assistants`);
+      await page.getByRole('link', { name: 'connected', exact: true }).click();
+      // the user the token is for, set for this run only
+      await page.getByRole('region', { name: 'Run settings' }).getByLabel('Configurable (JSON)').fill('{"user_id": "alice"}');
+      await page.getByLabel('Message', { exact: true }).fill('connect me');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const consent = page.getByRole('link', { name: 'Consent at github' });
+      await consent.waitFor();
+      assert.match((await consent.getAttribute('href')) ?? '', /^https:\/\/github\.com\/login\/oauth\/authorize\?.*client_id=an-oauth-app/);
+      await page
+        .getByRole('img', { name: /^Graph with/ })
+        .locator('[data-node="connect"][data-state="paused"]')
+        .waitFor();
+      await screenshot(page, 'connected-consent');
+      assert.deepEqual(pageErrors(page), []);
+      await page.context().close();
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -189,7 +226,8 @@ describe("dashboard: Studio's working surface", () => {
     await page.context().close();
   });
 
-  test("a protocol run's events are named by their kind; the thread's runs table fits its column at 1100 px", async () => {
+  /** A thread with a run started over the thread protocol and a plain one after it. */
+  async function protocolThread(): Promise<string> {
     const thread = await newThread();
     await fixture.server.api(`/threads/${thread}/commands`, {
       method: 'POST',
@@ -197,12 +235,14 @@ describe("dashboard: Studio's working surface", () => {
     });
     await idle(thread);
     await runOn(thread, 'echo', 'and a plain run');
-    const page = await open(`/dashboard/threads/${thread}`, { width: 1100 });
-    const runsTable = page.getByRole('region', { name: 'Runs' }).locator('.table-wrap');
-    await runsTable.locator('tbody tr').nth(1).waitFor();
-    const fits = await runsTable.evaluate((wrap) => wrap.scrollWidth <= wrap.clientWidth);
-    assert.ok(fits, 'the runs table overflows its column');
-    await screenshot(page, 'thread-1100');
+    return thread;
+  }
+
+  test("a protocol run's events are named by their kind, not all `protocol`", async () => {
+    const thread = await protocolThread();
+    const page = await open(`/dashboard/threads/${thread}`);
+    await page.locator('table a[href*="/runs/"]').nth(1).waitFor();
+    // runs newest first: the protocol run is the older one
     await page.locator('table a[href*="/runs/"]').last().click();
     const events = page.getByRole('list', { name: 'Stream events' });
     await events.locator('li').nth(1).waitFor();
@@ -213,6 +253,18 @@ describe("dashboard: Studio's working surface", () => {
       kinds.join(', '),
     );
     await screenshot(page, 'run-protocol-events');
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
+  test("the thread page's runs table fits its column at 1100 px", async () => {
+    const thread = await protocolThread();
+    const page = await open(`/dashboard/threads/${thread}`, { width: 1100 });
+    const runsTable = page.getByRole('region', { name: 'Runs' }).locator('.table-wrap');
+    await runsTable.locator('tbody tr').nth(1).waitFor();
+    const fits = await runsTable.evaluate((wrap) => wrap.scrollWidth <= wrap.clientWidth);
+    assert.ok(fits, 'the runs table overflows its column');
+    await screenshot(page, 'thread-1100');
     assert.deepEqual(pageErrors(page), []);
     await page.context().close();
   });
