@@ -19,6 +19,7 @@ const RUNS = 20;
 const MAX_PER_RUN = 24;
 
 let sent = 0;
+const kinds = new Map<string, number>();
 let counting = false;
 const clientQuery = pg.Client.prototype.query;
 
@@ -26,7 +27,12 @@ describe('a run on PostgreSQL, end to end', () => {
   let server: TestServer;
   before(async () => {
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      if (counting) sent += 1;
+      if (counting) {
+        sent += 1;
+        const first = args[0] as string | { text?: string };
+        const text = (typeof first === 'string' ? first : (first?.text ?? '')).replace(/\s+/g, ' ').slice(0, 160);
+        kinds.set(text, (kinds.get(text) ?? 0) + 1);
+      }
       return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof clientQuery;
     server = await startTestServer({ project: testProject });
@@ -67,6 +73,8 @@ describe('a run on PostgreSQL, end to end', () => {
       Array(RUNS).fill('success'),
     );
     const perRun = sent / RUNS;
-    assert.ok(perRun <= MAX_PER_RUN, `${perRun.toFixed(1)} statements per run (at most ${MAX_PER_RUN})`);
+    if (process.env.STATEMENTS_LOG || perRun > MAX_PER_RUN) for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(String(n).padStart(5), k);
+    assert.ok(perRun <= MAX_PER_RUN, `${perRun.toFixed(2)} statements per run (at most ${MAX_PER_RUN})`);
+    console.log(`${perRun.toFixed(2)} statements per run`);
   });
 });
