@@ -177,4 +177,59 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     const { rows } = await store.query('SELECT 1 FROM agentplane_run_claims WHERE run_id = $1', ['r3']);
     assert.equal(rows.length, 0, 'the claim is gone');
   });
+
+  it('stores a run, opens its log and wakes the claimers in one statement; ends it and gives its claim up in one', async () => {
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
+    const run = pendingRun('r5', 't5');
+    const queuedOnThread = elsewhere.nextRunOn('t5');
+    let woke: { woke: boolean } | null = null;
+    const enqueueing = await statementsOf(
+      async () =>
+        (woke = await claims.enqueue(
+          [
+            { collection: 'threads', id: 't5', value: { thread_id: 't5', status: 'busy' } },
+            { collection: 'runs', id: 'r5', value: run },
+          ],
+          run,
+          'owner-1',
+        )),
+      Promise.all([within(queuedOnThread, 'the thread waiter elsewhere'), within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the queued run')]),
+    );
+    assert.equal(enqueueing.length, 1, enqueueing.join('\n'));
+    assert.deepEqual(woke, { woke: true }, 'no claim on the thread: the claimers are told');
+    assert.equal(await elsewhere.ownerOf('r5'), 'owner-1', 'the log is open');
+
+    const started = { status: 'running' as const, updated_at: new Date().toISOString() };
+    const [claim] = (await claims.claim(started, 10)).claims;
+    assert.equal(claim.run.run_id, 'r5');
+    // behind a claimed run: the claim's release tells the claimers, not the enqueue
+    const next = pendingRun('r6', 't5');
+    assert.deepEqual(
+      await claims.enqueue(
+        [
+          { collection: 'runs', id: 'r6', value: next },
+          { collection: 'threads', id: 't5', value: { thread_id: 't5', status: 'busy' } },
+        ],
+        next,
+        'owner-1',
+      ),
+      {
+        woke: false,
+      },
+    );
+
+    const ended = { ...claim.run, status: 'success' as const };
+    const ending = await statementsOf(
+      async () => assert.equal(await claims.recordEnd(claim, [{ collection: 'runs', id: 'r5', value: ended }], ended), true),
+      within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the release'),
+    );
+    assert.equal(ending.length, 1, ending.join('\n'));
+    assert.equal((await runs.get('r5'))?.status, 'success');
+    assert.deepEqual(
+      (await claims.claim(started, 10)).claims.map((c) => c.run.run_id),
+      ['r6'],
+      'the claim went with the end',
+    );
+  });
 });

@@ -111,11 +111,12 @@ export class PgRunClaims implements RunClaims {
     // run's end, fenced FOR NO KEY UPDATE, is not held up), so a release and this statement
     // cannot pass each other unseen: the release commits first (and this finds no claim, and
     // tells them) or waits for this one (and then finds the run).
-    return this.store.writeWith<{ woke: boolean }>(ops, {
+    const row = await this.store.writeWith<{ woke: boolean }>(ops, {
       ctes: [OPEN_LOG_WITH.cte, `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)`],
       select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
       params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
     });
+    return row && { woke: row.woke };
   }
 
   async release(claim: Claim, _run?: RunRecord): Promise<void> {
