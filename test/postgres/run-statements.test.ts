@@ -1,7 +1,7 @@
 // What a run's log and claim cost on a real PostgreSQL (issue 31: statements per run). Each
 // write that other replicas must hear of carries its NOTIFY in the same statement, so opening
 // a run's log, appending a batch of its events, ending it and giving its claim up are one
-// statement each, and a claim (the look-up, then the run started with its claim taken) two — and a replica elsewhere is still woken by each and reads the whole log.
+// statement each, and so is a claim (the look-up, the runs started with their claims taken) — and a replica elsewhere is still woken by each and reads the whole log.
 // Statements are counted client-side, at pg's Client.query, which every pool goes through.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -155,25 +155,81 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     );
   });
 
-  it('claims a run in two statements and gives its claim up in one, and the other replicas hear they may claim', async () => {
+  it('claims runs in one statement and gives its claim up in one, and the other replicas hear they may claim', async () => {
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     await store.collection<{ thread_id: string }>('threads').put('t3', { thread_id: 't3' });
     await runs.put('r3', pendingRun('r3', 't3'));
     const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
     let claimed: Claim | null = null;
-    const claiming = await statementsOf(async () => (claimed = await claims.claim((run) => ({ ...run, status: 'running' }))));
+    const started = { status: 'running' as const, updated_at: new Date().toISOString() };
+    const claiming = await statementsOf(async () => (claimed = (await claims.claim(started, 10)).claims[0] ?? null));
     assert.equal(claimed!.run.run_id, 'r3');
-    // the look-up, then the run started and its claim taken in one statement
-    assert.equal(claiming.length, 2, claiming.join('\n'));
+    // the look-up, the run started, its claim taken and the next delayed run's time: one statement
+    assert.equal(claiming.length, 1, claiming.join('\n'));
     assert.equal((await runs.get('r3'))?.status, 'running');
-    assert.equal((await claims.claim((run) => ({ ...run, status: 'running' })))?.run.run_id, undefined, 'one running run per thread');
+    assert.deepEqual((await claims.claim(started, 10)).claims, [], 'one running run per thread');
     await runs.put('r3', { ...claimed!.run, status: 'success' });
     const releasing = await statementsOf(
       () => claims.release(claimed!, { ...claimed!.run, status: 'success' }),
-      within(hear(CLAIMABLE_CHANNEL, ''), 'the wake-up for the release'),
+      within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the release'),
     );
     assert.equal(releasing.length, 1, releasing.join('\n'));
     const { rows } = await store.query('SELECT 1 FROM agentplane_run_claims WHERE run_id = $1', ['r3']);
     assert.equal(rows.length, 0, 'the claim is gone');
+  });
+
+  it('stores a run, opens its log and wakes the claimers in one statement; ends it and gives its claim up in one', async () => {
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
+    const run = pendingRun('r5', 't5');
+    const queuedOnThread = elsewhere.nextRunOn('t5');
+    let woke: { woke: boolean } | null = null;
+    const enqueueing = await statementsOf(
+      async () =>
+        (woke = await claims.enqueue(
+          [
+            { collection: 'threads', id: 't5', value: { thread_id: 't5', status: 'busy' } },
+            { collection: 'runs', id: 'r5', value: run },
+          ],
+          run,
+          'owner-1',
+        )),
+      Promise.all([within(queuedOnThread, 'the thread waiter elsewhere'), within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the queued run')]),
+    );
+    assert.equal(enqueueing.length, 1, enqueueing.join('\n'));
+    assert.deepEqual(woke, { woke: true }, 'no claim on the thread: the claimers are told');
+    assert.equal(await elsewhere.ownerOf('r5'), 'owner-1', 'the log is open');
+
+    const started = { status: 'running' as const, updated_at: new Date().toISOString() };
+    const [claim] = (await claims.claim(started, 10)).claims;
+    assert.equal(claim.run.run_id, 'r5');
+    // behind a claimed run: the claim's release tells the claimers, not the enqueue
+    const next = pendingRun('r6', 't5');
+    assert.deepEqual(
+      await claims.enqueue(
+        [
+          { collection: 'runs', id: 'r6', value: next },
+          { collection: 'threads', id: 't5', value: { thread_id: 't5', status: 'busy' } },
+        ],
+        next,
+        'owner-1',
+      ),
+      {
+        woke: false,
+      },
+    );
+
+    const ended = { ...claim.run, status: 'success' as const };
+    const ending = await statementsOf(
+      async () => assert.equal(await claims.recordEnd(claim, [{ collection: 'runs', id: 'r5', value: ended }], ended), true),
+      within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the release'),
+    );
+    assert.equal(ending.length, 1, ending.join('\n'));
+    assert.equal((await runs.get('r5'))?.status, 'success');
+    assert.deepEqual(
+      (await claims.claim(started, 10)).claims.map((c) => c.run.run_id),
+      ['r6'],
+      'the claim went with the end',
+    );
   });
 });

@@ -8,13 +8,16 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
-import { PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
+import { CANDIDATE_SQL, PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
 import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { pendingRun } from '../support/runRecords.ts';
+import type { Claim } from '../../src/domain/ports/runClaims.ts';
 
 const run = pendingRun;
-const start = (r: RunRecord): RunRecord => ({ ...r, status: 'running' });
+const started = { status: 'running' as const, updated_at: new Date().toISOString() };
+/** The one run a claim takes now (null: none). */
+const claimOne = async (claims: PgRunClaims): Promise<Claim | null> => (await claims.claim(started, 1)).claims[0] ?? null;
 
 test('claims: receipt order per thread, one running run per thread, after_seconds, take-over of a gone replica', async () => {
   const url = await freshDatabaseUrl();
@@ -30,21 +33,30 @@ test('claims: receipt order per thread, one running run per thread, after_second
     // runs belong to threads (a foreign key): their threads first
     const threads = store.collection<{ thread_id: string }>('threads');
     for (const thread_id of ['t1', 't2']) await threads.put(thread_id, { thread_id });
-    await runs.put('r1', run('r1', 't1'));
+    // a client's keys in an order of their own, kept as sent through the claim
+    const sent = run('r1', 't1', { metadata: { z: 1, a: { y: 2, b: 3 } } });
+    await runs.put('r1', sent);
     await runs.put('r2', run('r2', 't1'));
     await runs.put('r3', run('r3', 't2', { kwargs: { after_seconds: 60 } }));
-    const r1 = (await claimsA.claim(start))!;
+    const r1 = (await claimOne(claimsA))!;
     assert.equal(r1.run.run_id, 'r1');
+    // the claim changes the status and updated_at in the stored text, nothing else, every key in its place
+    const claimedAs = { ...sent, status: 'running', updated_at: started.updated_at };
+    for (const seen of [r1.run, await runs.get('r1')]) {
+      assert.deepEqual(seen, claimedAs);
+      assert.equal(JSON.stringify(seen), JSON.stringify(claimedAs));
+    }
     assert.equal((await runs.get('r1'))?.status, 'running');
     // r2 waits behind r1 on its thread; r3 waits for its after_seconds
-    assert.equal(await claimsB.claim(start), null);
-    const due = await claimsB.nextDue();
+    const none = await claimsB.claim(started, 1);
+    assert.deepEqual(none.claims, []);
+    const { due } = none;
     assert.ok(due && due > Date.now() + 50_000 && due < Date.now() + 61_000);
 
     // r1 ends and its claim goes: r2 is next, on whichever replica asks
     assert.equal(await claimsA.recordEnd(r1, [{ collection: 'runs', id: 'r1', value: { ...r1.run, status: 'success' } }]), true);
     await claimsA.release(r1, { ...r1.run, status: 'success' });
-    const r2 = (await claimsB.claim(start))!;
+    const r2 = (await claimOne(claimsB))!;
     assert.equal(r2.run.run_id, 'r2');
     assert.deepEqual(await claimsB.renew([r2]), { lost: [], cancels: [] });
     await claimsA.requestCancel('r2', 'interrupt');
@@ -58,7 +70,7 @@ test('claims: receipt order per thread, one running run per thread, after_second
       taken.map((r) => [r.run_id, r.status, r.attempt]),
       [['r2', 'pending', 2]],
     );
-    assert.equal((await claimsA.claim(start))?.run.run_id, 'r2');
+    assert.equal((await claimOne(claimsA))?.run.run_id, 'r2');
     assert.deepEqual((await claimsB.renew([r2])).lost, ['r2'], 'the gone replica would learn its claim was taken');
 
     // the claim query is answered from the runs table's indexes, not a scan of every run
@@ -67,8 +79,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
     try {
       await admin.query('BEGIN');
       await admin.query('SET LOCAL enable_seqscan = off');
-      const sql = (claimsA as unknown as { candidateSql: string }).candidateSql.replace('FOR UPDATE OF r SKIP LOCKED', '');
-      const plan = (await admin.query(`EXPLAIN ${sql}`, [[]])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
+      const plan = (await admin.query(`EXPLAIN ${sql}`, [[], 1])).rows.map((r) => r['QUERY PLAN']).join('\n');
       assert.match(plan, /Index (Only )?Scan (using|on) agentplane_runs_/, plan);
       assert.doesNotMatch(plan, /Seq Scan on agentplane_runs/, plan);
       await admin.query('ROLLBACK');
@@ -97,7 +109,7 @@ test('a replica is gone from its database even while a replica of the same id li
   try {
     await store.collection<{ thread_id: string }>('threads').put('t1', { thread_id: 't1' });
     await store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }).put('r1', run('r1', 't1'));
-    assert.equal((await claimsB.claim(start))?.run.run_id, 'r1');
+    assert.equal((await claimOne(claimsB))?.run.run_id, 'r1');
     await b.close();
     const { abandoned } = await claimsA.recover((r) => ({ ...r, status: 'pending', attempt: r.attempt + 1 }));
     assert.deepEqual(
@@ -127,14 +139,14 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
     const busy = { thread_id: 't1', status: 'busy' } as ThreadRecord;
     await threads.put('t1', busy);
     await runs.put('r1', run('r1', 't1'));
-    const stale = (await claimsA.claim(start))!;
+    const stale = (await claimOne(claimsA))!;
     // A cannot renew (the database away, for A): the lease runs out and B takes the run over, then claims it again
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.deepEqual(
       (await claimsB.recover(again)).abandoned.map((r) => [r.run_id, r.attempt]),
       [['r1', 2]],
     );
-    const current = (await claimsB.claim(start))!;
+    const current = (await claimOne(claimsB))!;
     assert.equal(current.run.attempt, 2);
 
     // what A wrote had it not been fenced: the run's success and its thread idle
@@ -159,7 +171,7 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
     // the same replica claiming the run again gets a claim of its own: the old one still writes nothing
     assert.equal(await claimsB.recordEnd(current, [{ collection: 'runs', id: 'r1', value: again(current.run) }]), true);
     await claimsB.release(current, again(current.run));
-    const third = (await claimsB.claim(start))!;
+    const third = (await claimOne(claimsB))!;
     assert.equal(third.run.attempt, 3);
     assert.equal(await claimsB.recordEnd(current, ended), false, "an earlier claim of this replica's");
     await claimsB.release(current, current.run);

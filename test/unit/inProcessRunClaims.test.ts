@@ -10,7 +10,7 @@ import { uuid7 } from '../../src/domain/agent/ids.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { pendingRun } from '../support/runRecords.ts';
 
-const running = (run: RunRecord): RunRecord => ({ ...run, status: 'running' });
+const running = { status: 'running' as const, updated_at: new Date().toISOString() };
 
 async function queue() {
   const store = await openJournalStore({ dataDir: null });
@@ -22,8 +22,9 @@ async function queue() {
     if (options.queue !== false) await claims.queued(run);
     return run;
   };
-  const claimId = async () => (await claims.claim(running))?.run.run_id ?? null;
-  return { runs, claims, add, claimId };
+  const claimOne = async (skip?: ReadonlySet<string>) => (await claims.claim(running, 1, skip)).claims[0] ?? null;
+  const claimId = async () => (await claimOne())?.run.run_id ?? null;
+  return { runs, claims, add, claimId, claimOne };
 }
 
 describe('in-process run claims', () => {
@@ -32,7 +33,7 @@ describe('in-process run claims', () => {
     const a = await q.add('t1');
     const b = await q.add('t2');
     const c = await q.add('t1');
-    const claimA = (await q.claims.claim(running))!;
+    const claimA = (await q.claimOne())!;
     assert.equal(claimA.run.run_id, a.run_id);
     assert.equal(await q.claimId(), b.run_id);
     assert.equal(await q.claimId(), null, 't1 is busy with a');
@@ -54,15 +55,16 @@ describe('in-process run claims', () => {
     const later = await q.add('t1', { kwargs: { after_seconds: 60 } });
     const now = await q.add('t2');
     assert.equal(await q.claimId(), now.run_id);
-    assert.equal(await q.claimId(), null);
-    assert.equal(await q.claims.nextDue(), Date.parse(later.created_at) + 60_000);
+    const none = await q.claims.claim(running, 1);
+    assert.deepEqual(none.claims, []);
+    assert.equal(none.due, Date.parse(later.created_at) + 60_000);
   });
 
   it('puts a new attempt back first in its thread’s line', async () => {
     const q = await queue();
     const a = await q.add('t1');
     await q.add('t1');
-    const first = (await q.claims.claim(running))!;
+    const first = (await q.claimOne())!;
     assert.equal(first.run.run_id, a.run_id);
     const again = { ...a, status: 'pending' as const, attempt: 2 };
     assert.equal(await q.claims.recordEnd(first, [{ collection: q.runs.name, id: a.run_id, value: again }]), true);
@@ -74,8 +76,8 @@ describe('in-process run claims', () => {
   it("writes a run's end only through the claim that holds it, and skips the runs it is told to", async () => {
     const q = await queue();
     const a = await q.add('t1');
-    assert.equal((await q.claims.claim(running, new Set([a.run_id])))?.run.run_id, undefined, 'a run still stopping here is not taken');
-    const claim = (await q.claims.claim(running))!;
+    assert.equal((await q.claimOne(new Set([a.run_id])))?.run.run_id, undefined, 'a run still stopping here is not taken');
+    const claim = (await q.claimOne())!;
     const ended = { ...claim.run, status: 'success' as const };
     const stale = { ...claim, token: 'another claim' };
     assert.equal(await q.claims.recordEnd(stale, [{ collection: q.runs.name, id: a.run_id, value: ended }]), false);

@@ -15,7 +15,7 @@ import { RunLifecycle } from '../../src/domain/agent/runLifecycle.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import type { Collection, Store } from '../../src/domain/ports/store.ts';
-import type { Claim, RunClaims } from '../../src/domain/ports/runClaims.ts';
+import type { Claim, RunClaims, RunStart } from '../../src/domain/ports/runClaims.ts';
 
 const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
 const done = { values: {}, next: [], interrupts: {}, ops: [] };
@@ -158,13 +158,13 @@ describe('run engine (in process)', () => {
       private readonly committed = new Set<string>();
       private renewed!: () => void;
       private readonly renewedOnce = new Promise<void>((resolve) => (this.renewed = resolve));
-      override async claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null> {
-        const claim = await super.claim(start, skip);
-        if (claim) {
+      override async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+        const taken = await super.claim(started, room, skip);
+        if (taken.claims.length) {
           await this.renewedOnce;
-          this.committed.add(claim.run.run_id);
+          for (const claim of taken.claims) this.committed.add(claim.run.run_id);
         }
-        return claim;
+        return taken;
       }
       override async renew(held: Claim[]) {
         this.renewed();

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import { notBefore } from '../../domain/agent/records.ts';
-import type { Abandoned, Claim, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
+import { copyWith } from '../../domain/copyWith.ts';
 
 interface Waiting {
   runId: string;
@@ -37,7 +38,17 @@ export class InProcessRunClaims implements RunClaims {
     private readonly store: Store,
   ) {}
 
-  async claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null> {
+  async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+    const claims: Claim[] = [];
+    while (claims.length < room) {
+      const claim = await this.claimOne(started, skip);
+      if (!claim) break;
+      claims.push(claim);
+    }
+    return { claims, due: this.nextDue() };
+  }
+
+  private async claimOne(started: RunStart, skip?: ReadonlySet<string>): Promise<Claim | null> {
     for (;;) {
       const next = this.nextClaimable(Date.now(), skip);
       if (!next) return null;
@@ -47,7 +58,7 @@ export class InProcessRunClaims implements RunClaims {
       line.running = head.runId;
       line.token = token;
       let took = false;
-      const run = await this.runs.update(head.runId, (current) => (current.status === 'pending' ? ((took = true), start(current)) : undefined));
+      const run = await this.runs.update(head.runId, (current) => (current.status === 'pending' ? ((took = true), copyWith(current, started)) : undefined));
       if (took && run) return { run, token };
       // cancelled or deleted since it was queued: it leaves the line
       line.running = null;
@@ -56,12 +67,13 @@ export class InProcessRunClaims implements RunClaims {
     }
   }
 
-  async recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean> {
+  async recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean> {
     if (!this.holds(claim)) return false;
     // this process is the only writer of a running run's record: what is read here stays so until the write
     const current = await this.runs.get(claim.run.run_id);
     if (current?.status !== 'running' || current.attempt !== claim.run.attempt || !this.holds(claim)) return false;
     await this.store.write(ops);
+    if (release) await this.release(claim, release);
     return true;
   }
 
@@ -77,12 +89,12 @@ export class InProcessRunClaims implements RunClaims {
     return run?.status === 'pending' ? run : null;
   }
 
-  async queued(run: RunRecord): Promise<void> {
+  async queued(run: RunRecord, _behindOthers?: boolean): Promise<void> {
     this.line(run.thread_id, run);
     this.wake();
   }
 
-  async nextDue(): Promise<number | null> {
+  private nextDue(): number | null {
     let due: number | null = null;
     for (const line of this.lines.values()) {
       const head = line.pending[0];

@@ -9,14 +9,14 @@
 // is written only in a transaction whose first statement finds and locks the claim, token
 // and attempt, see FENCE_SQL). Leases are judged by the database's clock (runLease.ts).
 // Replicas are woken by NOTIFY (queued, ended, released).
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { leaseTimes } from '../../domain/agent/runLease.ts';
-import type { Abandoned, Claim, EndState, Recovered, RunClaims } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
-import type { PgStore } from './pgStore.ts';
+import type { GateThen, PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
+import { OPEN_LOG_WITH } from './pgRunEvents.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 const CANCEL_CHANNEL = 'agentplane_runs_cancel';
@@ -34,42 +34,44 @@ export class PgRunClaims implements RunClaims {
   private readonly coordination: PgCoordination;
   /** How long a claim lasts after its last renewal, by the database's clock. */
   private readonly heldForMs: number;
-  /** The claim's look-up, written once (see candidateQuery). */
-  private readonly candidateSql: string;
 
   constructor(options: PgRunClaimsOptions) {
     this.store = options.store;
     this.coordination = options.coordination;
     this.heldForMs = leaseTimes(options.leaseMs).heldForMs;
-    this.candidateSql = CANDIDATE_SQL;
   }
 
-  async claim(start: (run: RunRecord) => RunRecord, skip: ReadonlySet<string> = new Set()): Promise<Claim | null> {
-    // two statements, no transaction: the look-up, then the run started and its claim taken
-    // at once (see CLAIM_SQL); another replica may take the run or its thread between the
-    // two, and then this one looks again
-    for (let tries = 0; tries < 5; tries += 1) {
-      const { rows } = await this.store.query<{ id: string; doc: RunRecord }>(this.candidateSql, [[...skip]]);
-      if (rows.length === 0) return null;
-      const running = start(rows[0].doc);
-      const token = randomUUID();
-      const claimed = await this.store
-        .query(CLAIM_SQL, [running.run_id, running.status, running.updated_at, JSON.stringify(running), this.coordination.replicaId, this.heldForMs, token])
-        .then(
-          (result) => result.rowCount === 1,
-          (error: unknown) => {
-            // the thread has a claim already (a replica claimed another of its runs meanwhile)
-            if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return false;
-            throw error;
-          },
-        );
-      if (claimed) return { run: running, token };
+  async claim(started: RunStart, room: number, skip: ReadonlySet<string> = new Set()): Promise<{ claims: Claim[]; due: number | null }> {
+    // one statement: the look-up, the runs started and their claims taken, and the next
+    // delayed run's time (see CLAIM_SQL); a claim on a thread that this statement cannot see
+    // yet (another replica's, committed meanwhile) fails it whole, and then it looks again
+    for (let tries = 0; ; tries += 1) {
+      try {
+        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: Date | null }>(CLAIM_SQL, [
+          [...skip],
+          Math.max(0, room),
+          started.status,
+          started.updated_at,
+          this.coordination.replicaId,
+          this.heldForMs,
+        ]);
+        const { claimed, due } = rows[0];
+        return { claims: (claimed ?? []).map((c) => ({ run: c.doc, token: c.token })), due: due ? due.getTime() : null };
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION || tries >= 4) throw error;
+      }
     }
-    return null;
   }
 
-  async recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean> {
-    return this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops);
+  async recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean> {
+    // with `release`, the claim goes in the same statement, behind the same fence, and the
+    // other replicas are told at its commit (as release does)
+    const then: GateThen | undefined = release && {
+      sql: 'DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2',
+      params: [claim.run.run_id, claim.token],
+      notify: [CLAIMABLE_CHANNEL, this.coordination.replicaId],
+    };
+    return this.store.writeIf(FENCE_SQL, [claim.run.run_id, claim.token, claim.run.attempt], ops, then);
   }
 
   async endState(run: RunRecord): Promise<EndState> {
@@ -79,11 +81,6 @@ export class PgRunClaims implements RunClaims {
     ]);
     const row = rows[0];
     return { run: row?.run ?? undefined, thread: row?.thread ?? undefined, pendingOnThread: Number(row?.pending ?? 0) };
-  }
-
-  async nextDue(): Promise<number | null> {
-    const { rows } = await this.store.query<{ due: Date | null }>(NEXT_DUE_SQL, []);
-    return rows[0]?.due ? rows[0].due.getTime() : null;
   }
 
   async renew(held: Claim[]): Promise<{ lost: string[]; cancels: { runId: string; action: string }[] }> {
@@ -100,15 +97,32 @@ export class PgRunClaims implements RunClaims {
     };
   }
 
-  async queued(): Promise<void> {
-    // the record is the queue entry: every replica (this one too) hears it may look
-    await this.announce();
+  async queued(_run: RunRecord, behindOthers: boolean): Promise<void> {
+    // the record is the queue entry: the other replicas hear they may look (this one looks
+    // by itself); not for a run behind others on its thread, which cannot be claimed before
+    // their ends, and each end (its release) wakes every replica
+    if (!behindOthers) await this.announce();
+  }
+
+  async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean } | null> {
+    // the run's records, its log opened and the thread's waiters woken (OPEN_LOG_WITH), and
+    // the other replicas told unless its thread has a claim: then that claim's release tells
+    // them, after this commits. The claim's row is locked against its release (KEY SHARE: a
+    // run's end, fenced FOR NO KEY UPDATE, is not held up), so a release and this statement
+    // cannot pass each other unseen: the release commits first (and this finds no claim, and
+    // tells them) or waits for this one (and then finds the run).
+    const row = await this.store.writeWith<{ woke: boolean }>(ops, {
+      ctes: [OPEN_LOG_WITH.cte, `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)`],
+      select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
+      params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
+    });
+    return row && { woke: row.woke };
   }
 
   async release(claim: Claim, _run?: RunRecord): Promise<void> {
     // a run pending again is the queue's already: its claim going is what lets it be taken
     // and every replica hears it may look: one statement (the NOTIFY goes at its commit)
-    await this.store.query(RELEASE_SQL, [claim.run.run_id, claim.token, CLAIMABLE_CHANNEL]);
+    await this.store.query(RELEASE_SQL, [claim.run.run_id, claim.token, CLAIMABLE_CHANNEL, this.coordination.replicaId]);
   }
 
   async requestCancel(runId: string, action: string): Promise<void> {
@@ -149,7 +163,13 @@ export class PgRunClaims implements RunClaims {
   }
 
   onClaimable(wake: () => void): () => void {
-    return this.coordination.listen(CLAIMABLE_CHANNEL, () => wake());
+    // a replica's own messages wake the others: it looks by itself after what it sends them
+    // (the engine, after a run queued, ended or taken over); '' (messages may have been
+    // missed) and the others' wake it
+    const own = this.coordination.replicaId;
+    return this.coordination.listen(CLAIMABLE_CHANNEL, (payload) => {
+      if (payload !== own) wake();
+    });
   }
 
   onCancel(cancel: (runId: string, action: string) => void): () => void {
@@ -161,7 +181,7 @@ export class PgRunClaims implements RunClaims {
   }
 
   private async announce(): Promise<void> {
-    await this.coordination.notify(CLAIMABLE_CHANNEL, '');
+    await this.coordination.notify(CLAIMABLE_CHANNEL, this.coordination.replicaId);
   }
 
   private async runForUpdate(client: pg.PoolClient, runId: string): Promise<RunRecord | undefined> {
@@ -174,46 +194,62 @@ export class PgRunClaims implements RunClaims {
 // created_at and after_seconds are real columns).
 
 /**
- * The next claimable run: pending, its `after_seconds` passed, no claim on its thread, no
- * earlier pending run on its thread (receipt order), skipping rows another replica is
- * claiming right now. Served by the runs' status and pending-per-thread indexes.
+ * Claimable runs: pending, their `after_seconds` passed, no claim on their thread, no earlier
+ * pending run on their thread (receipt order), skipping rows another replica is claiming
+ * right now; oldest first. Served by the runs' status and pending-per-thread indexes.
+ * Exported for the EXPLAIN test, with the claim's parameters ($1 skipped, $2 how many).
  */
-export const CANDIDATE_SQL = `SELECT r.run_id AS id, r.doc FROM agentplane_runs r
+export const CANDIDATE_SQL = `SELECT r.run_id, r.thread_id FROM agentplane_runs r
     WHERE r.status = 'pending'
       AND r.after_seconds <= extract(epoch FROM now() - r.created_at)
       AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
       AND NOT EXISTS (SELECT 1 FROM agentplane_runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
       AND r.run_id <> ALL($1::text[])
     ORDER BY r.seq
-    LIMIT 1
+    LIMIT $2
     FOR UPDATE OF r SKIP LOCKED`;
 
-/** When the earliest delayed pending run may start. */
-export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1 second') AS due FROM agentplane_runs WHERE status = 'pending' AND after_seconds > 0`;
+/** When the earliest pending run still waiting for its `after_seconds` may start (exported for the EXPLAIN test). */
+export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1 second') AS due FROM agentplane_runs
+    WHERE status = 'pending' AND after_seconds > 0 AND created_at + after_seconds * interval '1 second' > now()`;
 
 /**
- * A claimed run's new document, its status column with it, and its claim, in one statement:
- * only while the run is still pending (a replica claiming the same run waits on its row, then
- * finds it running) and its thread has no claim; a claim on its thread that this statement
- * cannot see yet fails the whole statement (the claims' unique thread_id), so a run is
- * running exactly when it has a claim.
+ * The claim, one statement: the claimable runs (CANDIDATE_SQL, at most $2) turn running ($3)
+ * at $4 — the two fields replaced in the record's text in place, every other key and its
+ * order kept, as the json column keeps what clients sent — each with its claim (a token of
+ * its own, new now) inserted beside it; and, whatever was claimed, when the earliest pending
+ * run still waiting for its `after_seconds` may start. A run turns running only while still
+ * pending (a cancel holding its row is waited for) and its thread has no claim; a claim on
+ * its thread that this statement cannot see yet fails the whole statement (the claims'
+ * unique thread_id), so a run is running exactly when it has a claim.
  */
-const CLAIM_SQL = `WITH started AS (
-    UPDATE agentplane_runs r SET status = $2, updated_at = $3::timestamptz, doc = $4::json
-     WHERE r.run_id = $1 AND r.status = 'pending' AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
-     RETURNING r.run_id, r.thread_id)
-  INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
-    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond', $7 FROM started`;
+const CLAIM_SQL = `WITH candidates AS (${CANDIDATE_SQL}),
+  started AS (
+    UPDATE agentplane_runs r SET status = $3::text, updated_at = $4::text::timestamptz,
+        doc = (SELECT json_object_agg(e.k, CASE e.k WHEN 'status' THEN to_json($3::text) WHEN 'updated_at' THEN to_json($4::text) ELSE e.v END ORDER BY e.o)
+                 FROM json_each(r.doc) WITH ORDINALITY AS e(k, v, o))
+      FROM candidates c
+     WHERE r.run_id = c.run_id AND r.status = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims x WHERE x.thread_id = r.thread_id)
+     RETURNING r.run_id, r.thread_id, r.seq, r.doc),
+  claimed AS (
+    INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
+    SELECT run_id, thread_id, $5, now() + $6 * interval '1 millisecond', gen_random_uuid()::text FROM started
+    RETURNING run_id, token)
+  SELECT (SELECT json_agg(json_build_object('doc', s.doc, 'token', c.token) ORDER BY s.seq) FROM started s JOIN claimed c ON c.run_id = s.run_id) AS claimed,
+    (${NEXT_DUE_SQL}) AS due`;
 
 /**
  * The first statement of the transaction that writes a run's end: the claim still this one
  * (its token) and the run still running at its attempt, both rows locked until the commit, so
  * a take-over (recover) waits for the end to be written, then finds the run ended. No row: the
- * claim was taken over, and the transaction writes nothing.
+ * claim was taken over, and the transaction writes nothing. NO KEY UPDATE: as strong as a
+ * take-over's DELETE or a renewal needs to wait, and no hold-up for a run being queued on the
+ * thread meanwhile (its KEY SHARE on the claim, see enqueue).
  */
 const FENCE_SQL = `SELECT 1 FROM agentplane_run_claims c JOIN agentplane_runs r ON r.run_id = c.run_id
     WHERE c.run_id = $1 AND c.token = $2 AND r.status = 'running' AND (r.doc->>'attempt')::integer = $3
-    FOR UPDATE OF c, r`;
+    FOR NO KEY UPDATE OF c, r`;
 
 /** The run, its thread and the count of runs pending on the thread, read in one statement (the three reads a run's end is written from). */
 const END_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1) AS run,
@@ -226,5 +262,5 @@ const UNIQUE_VIOLATION = '23505';
 /** A taken-over run's new document, its status column with it: only while it is still running. */
 const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;
 
-/** A claim given up (this claim only, by its token), and every replica woken to look for work. */
-const RELEASE_SQL = `WITH released AS (DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2) SELECT pg_notify($3, '')`;
+/** A claim given up (this claim only, by its token), and the other replicas woken to look for work (the payload names the sender, $4). */
+const RELEASE_SQL = `WITH released AS (DELETE FROM agentplane_run_claims WHERE run_id = $1 AND token = $2) SELECT pg_notify($3, $4)`;

@@ -63,7 +63,6 @@ export class PgRunEvents implements RunEventLog {
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
     // the log and its wake-up for readers waiting on the thread (nextRunOn) in one statement
     await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, QUEUED_CHANNEL]);
-    this.cleanupNow();
   }
 
   nextRunOn(threadId: string, signal?: AbortSignal): Promise<void> {
@@ -144,6 +143,7 @@ export class PgRunEvents implements RunEventLog {
       // the `end` row, the log's end and the readers' wake-up: one statement, the same row
       // again when the caller tries again
       await this.store.query(END_SQL, [runId, this.counters.get(runId), stored, EVENTS_CHANNEL]);
+      this.cleanupNow();
       this.pending.delete(runId);
       this.losers.delete(runId);
       this.counters.delete(runId);
@@ -269,7 +269,7 @@ export class PgRunEvents implements RunEventLog {
     for (const set of sets) for (const done of [...set]) done();
   }
 
-  /** Logs of runs that ended long ago go, at most once a minute, from whichever replica queues runs. */
+  /** Logs of runs that ended long ago go, at most once a minute, from whichever replica ends runs. */
   private cleanupNow(): void {
     const now = Date.now();
     if (now - this.lastCleanup < 60_000) return;
@@ -289,6 +289,16 @@ export class PgRunEvents implements RunEventLog {
 // Each write of a log and the NOTIFY that wakes its readers on other replicas are one
 // statement: a data-modifying WITH runs whatever the outer SELECT reads, and the NOTIFY is
 // sent when the statement commits, so no reader is woken before the rows are there.
+
+/**
+ * The log of a run being stored, for the statement that stores it (PgRunClaims.enqueue): a
+ * WITH that opens it and the NOTIFY that wakes its thread's waiters (nextRunOn), with the
+ * parameters $1 run id, $2 owner, $3 thread id.
+ */
+export const OPEN_LOG_WITH = {
+  cte: `opened AS (INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1::text, $2::text, $3::text) ON CONFLICT (run_id) DO NOTHING)`,
+  notify: `pg_notify('${QUEUED_CHANNEL}', $3::text)`,
+};
 
 /** A run's log opened, its thread's waiters (nextRunOn) woken. */
 const OPEN_SQL = `WITH opened AS (INSERT INTO agentplane_run_logs (run_id, owner, thread_id) VALUES ($1::text, $2, $3::text) ON CONFLICT (run_id) DO NOTHING)

@@ -24,6 +24,24 @@ export interface PgStoreOptions {
   poolSize?: number;
 }
 
+/** A condition that writes wait on (writeIf), and what else it lets through. */
+interface Gate {
+  condition: string;
+  params: unknown[];
+  then?: GateThen;
+}
+
+/**
+ * One more data-modifying statement a gate lets through with the writes (writeIf): `sql` a
+ * DELETE or UPDATE ending in its WHERE (the gate's condition is added to it) over `params`
+ * as $1…, and a NOTIFY (channel, payload) sent with it.
+ */
+export interface GateThen {
+  sql: string;
+  params: unknown[];
+  notify?: [channel: string, payload: string];
+}
+
 /** Rows read per round trip while a `filter` closure scans a collection. */
 const SCAN_BATCH = 500;
 
@@ -166,7 +184,7 @@ export class PgStore implements Store {
    * answers whether it did. Null when the ops hold a delete among others: those go in a
    * transaction.
    */
-  private oneStatement(ops: WriteOp[], gate?: { condition: string; params: unknown[] }): { sql: string; params: unknown[] } | null {
+  private oneStatement(ops: WriteOp[], gate?: Gate): { sql: string; params: unknown[] } | null {
     if (ops.length === 1 && !gate) {
       const [op] = ops;
       const target = this.handle(op.collection);
@@ -189,7 +207,32 @@ export class PgStore implements Store {
       return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} RETURNING 1)`;
     });
     if (!gate) return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
-    return { sql: `WITH gate AS (${gate.condition}), ${parts.join(', ')} SELECT EXISTS (SELECT 1 FROM gate) AS held`, params };
+    // what else the gate lets through (see Gate.then), its parameters after the ops'
+    const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+    const then = gate.then && {
+      sql: shift(gate.then.sql, params.length),
+      notify: gate.then.notify && `$${params.length + gate.then.params.length + 1}, $${params.length + gate.then.params.length + 2}`,
+    };
+    if (gate.then) params.push(...gate.then.params, ...(gate.then.notify ?? []));
+    return {
+      sql: `WITH gate AS (${gate.condition}), ${parts.join(', ')}${then ? `, gated AS (${then.sql} AND EXISTS (SELECT 1 FROM gate) RETURNING 1)` : ''} SELECT EXISTS (SELECT 1 FROM gate) AS held${then?.notify ? `, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${then.notify}) END` : ''}`,
+      params,
+    };
+  }
+
+  /**
+   * `ops` and more in one statement: `tail.ctes` (more WITHs) and `tail.select` (the
+   * statement's answer), whose parameters $1… are `tail.params`. Null, with nothing written,
+   * when the ops cannot be one statement (see oneStatement): the caller writes them otherwise.
+   */
+  async writeWith<R extends pg.QueryResultRow>(ops: WriteOp[], tail: { ctes: string[]; select: string; params: unknown[] }): Promise<R | null> {
+    const statement = ops.length > 1 ? this.oneStatement(ops) : null;
+    if (!statement) return null;
+    const offset = statement.params.length;
+    const shift = (sql: string) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const writes = statement.sql.slice(0, -' SELECT 1'.length);
+    const sql = `${writes}, ${tail.ctes.map(shift).join(', ')} ${shift(tail.select)}`;
+    return (await this.query<R>(sql, [...statement.params, ...tail.params])).rows[0];
   }
 
   /**
@@ -197,13 +240,17 @@ export class PgStore implements Store {
    * transaction) answers a row; false, with nothing written, when it answers none. The
    * condition locks what it reads (FOR UPDATE) to hold it true until the commit.
    */
-  async writeIf(condition: string, params: unknown[], ops: WriteOp[]): Promise<boolean> {
+  async writeIf(condition: string, params: unknown[], ops: WriteOp[], then?: GateThen): Promise<boolean> {
     // upserts alone: the condition and the writes in one statement (its locks held to its end)
-    const statement = this.oneStatement(ops, { condition, params });
+    const statement = this.oneStatement(ops, { condition, params, then });
     if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params)).rows[0].held;
     return this.transaction(async (client) => {
       if (!(await client.query(condition, params)).rowCount) return false;
       await this.apply(client, ops);
+      if (then) {
+        await client.query(then.sql, then.params);
+        if (then.notify) await client.query('SELECT pg_notify($1, $2)', then.notify);
+      }
       return true;
     });
   }

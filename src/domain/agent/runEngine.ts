@@ -96,13 +96,21 @@ interface Told {
   recorded?: RunRecord | null;
   /** The claim was taken over: nothing was written, and nothing more is for this attempt. */
   stale?: boolean;
+  /** The claim was given up with the end (RunClaims.recordEnd's `release`). */
+  released?: boolean;
 }
+
+/** What a claim makes of a pending run (the state machine's `claim`). */
+const RUN_STARTED = transition({ status: 'pending', attempt: 1 }, { type: 'claim' })!.run!.status!;
+
+/** How long a cancel heard for a run not executing here is kept for its claim's answer. */
+const CANCEL_AHEAD_MS = 5_000;
 
 /** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
 const isTemporary = (run: RunRecord) => run.kwargs.temporary === true;
 
 export class RunEngine {
-  /** Runs this server executes, by run id; registered when claimed, before anyone can cancel them. */
+  /** Runs this server executes, by run id; registered as their claim's answer arrives. */
   private readonly inFlight = new Map<string, InFlight>();
   /** Aborted on stop: an end that could not be recorded by then is recovered on the next start. */
   private readonly stopping = new AbortController();
@@ -116,6 +124,8 @@ export class RunEngine {
   /** Since when renewals fail (performance.now()); null while they succeed. */
   private renewFailingSince: number | null = null;
   private readonly unlisten: (() => void)[] = [];
+  /** Cancels heard for runs not executing here, by run id, kept CANCEL_AHEAD_MS (see cancelAhead). */
+  private readonly cancelsAhead = new Map<string, { action: CancelAction; at: number }>();
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -141,13 +151,19 @@ export class RunEngine {
   /**
    * A run was stored as pending: this server looks for work, and so does every other. The run
    * is stored already, so a message that cannot be sent fails nothing: the others find the run
-   * at their next look (see start).
+   * at their next look (see start). A run behind others on its thread (`behindOthers`, see
+   * RunClaims.queued) is looked for when they end.
    */
-  async queued(run: RunRecord): Promise<void> {
+  async queued(run: RunRecord, behindOthers = false): Promise<void> {
     await this.deps.claims
-      .queued(run)
+      .queued(run, behindOthers)
       .catch((err) => this.deps.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
-    this.wake();
+    if (!behindOthers) this.wake();
+  }
+
+  /** A run was stored, its claimers told (RunClaims.enqueue): this server looks for work too when `woke`. */
+  queuedTogether(woke: boolean): void {
+    if (woke) this.wake();
   }
 
   /** A pending run ends at once; a running one is asked to stop, and its end is recorded when it has. */
@@ -210,7 +226,11 @@ export class RunEngine {
     this.started = true;
     const { claims, leaseMs, log } = this.deps;
     this.unlisten.push(claims.onClaimable(() => this.wake()));
-    this.unlisten.push(claims.onCancel((runId, action) => void this.stopLocal(runId, action as CancelAction)));
+    this.unlisten.push(
+      claims.onCancel((runId, action) => {
+        if (!this.stopLocal(runId, action as CancelAction)) this.cancelAhead(runId, action as CancelAction);
+      }),
+    );
     const every = (ms: number, work: () => Promise<void>) => {
       const timer = setInterval(() => void work().catch((err) => log.error('run queue upkeep failed', { err })), ms);
       timer.unref();
@@ -350,44 +370,58 @@ export class RunEngine {
 
   private async claimWhileRoom(): Promise<void> {
     const stopped = this.stopping.signal;
+    let due: number | null | undefined;
     do {
       this.again = false;
-      while (!stopped.aborted && this.inFlight.size < this.deps.maxConcurrentRuns) {
-        // runs offered to `start`: in flight from before their claim exists, so a cancel finds
-        // them; all but the one claimed (if any) were taken by another server first
-        const offered: string[] = [];
-        let claim: Claim | null = null;
-        // a run whose earlier attempt is still stopping here waits for it (one attempt per run on a server)
-        const stillHere = new Set(this.inFlight.keys());
-        try {
-          claim = await this.deps.claims.claim((pending) => {
-            offered.push(pending.run_id);
-            this.inFlight.set(pending.run_id, { controller: new AbortController(), stop: null, renewedAt: performance.now() });
-            return copyWith(pending, { status: transition(pending, { type: 'claim' })!.run!.status, updated_at: nowIso() });
-          }, stillHere);
-        } finally {
-          for (const runId of offered) if (runId !== claim?.run.run_id) this.inFlight.delete(runId);
-        }
-        if (!claim) break;
-        const { run } = claim;
-        const running = this.inFlight.get(run.run_id)!;
-        running.claim = claim;
-        const task: Promise<void> = this.execute(run, running)
-          .catch((err) => this.deps.log.error('run failed outside the graph', { run_id: run.run_id, err }))
-          .finally(() => {
-            this.active.delete(task);
-            this.wake();
-          });
-        this.active.add(task);
-      }
+      const room = this.deps.maxConcurrentRuns - this.inFlight.size;
+      if (stopped.aborted || room <= 0) break;
+      // a run whose earlier attempt is still stopping here waits for it (one attempt per run on a server)
+      const stillHere = new Set(this.inFlight.keys());
+      // the lease counts from the claim's statement, not from its answer
+      const sentAt = performance.now();
+      const taken = await this.deps.claims.claim({ status: RUN_STARTED, updated_at: nowIso() }, room, stillHere);
+      due = taken.due;
+      for (const claim of taken.claims) this.begin(claim, sentAt);
+      // fewer than there was room for: nothing more is claimable now, until the next wake-up
     } while (this.again && !stopped.aborted);
-    if (stopped.aborted) return;
-    const due = await this.deps.claims.nextDue();
+    if (stopped.aborted || due === undefined) return;
     clearTimeout(this.dueTimer);
     if (due !== null) {
       this.dueTimer = setTimeout(() => this.wake(), Math.max(0, due - Date.now()) + 5);
       this.dueTimer.unref();
     }
+  }
+
+  /** A claimed run starts executing here. */
+  private begin(claim: Claim, renewedAt: number): void {
+    const { run } = claim;
+    const running: InFlight = { controller: new AbortController(), stop: null, renewedAt, claim };
+    this.inFlight.set(run.run_id, running);
+    // a cancel heard before the claim's answer came back (see onCancel) applies now
+    const asked = this.cancelsAhead.get(run.run_id);
+    if (asked) {
+      this.cancelsAhead.delete(run.run_id);
+      this.stopLocal(run.run_id, asked.action);
+    }
+    const task: Promise<void> = this.execute(run, running)
+      .catch((err) => this.deps.log.error('run failed outside the graph', { run_id: run.run_id, err }))
+      .finally(() => {
+        this.active.delete(task);
+        this.wake();
+      });
+    this.active.add(task);
+  }
+
+  /**
+   * A cancel for a run not executing here (yet): a run is claimed in one statement, so a
+   * cancel sent by another replica once the claim committed may be heard before the claim's
+   * answer arrives. Kept a few seconds for `begin`; the claim's renewal also carries it
+   * (RunClaims.renew), so a message lost here still stops the run within a renewal.
+   */
+  private cancelAhead(runId: string, action: CancelAction): void {
+    const now = performance.now();
+    for (const [id, asked] of this.cancelsAhead) if (now - asked.at > CANCEL_AHEAD_MS) this.cancelsAhead.delete(id);
+    this.cancelsAhead.set(runId, { action, at: now });
   }
 
   /** execute → record the end → give the claim back. Whatever the graph does, the end is recorded and the log closed. */
@@ -494,8 +528,9 @@ export class RunEngine {
     if (this.inFlight.get(run.run_id) === running) this.inFlight.delete(run.run_id);
     // its events so far are written before its claim is given up (the next attempt numbers its events after them)
     if (resumes) await this.deps.broker.detach(run.run_id);
-    // the next run of the thread may start (on any server) once the end is recorded
-    if (!lost)
+    // the next run of the thread may start (on any server) once the end is recorded (a final
+    // end has given its claim up already, in the same write)
+    if (!lost && !told.released)
       await untilDone(() => this.deps.claims.release(claim, told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) =>
         log.error('the run claim was not released before the stop; it expires with its lease', { err }),
       );
@@ -562,11 +597,14 @@ export class RunEngine {
         }),
       });
     }
-    if (!(await claims.recordEnd(claim, ops))) {
+    // a final end gives the claim up with it (a temporary thread's goes after its deletion, below)
+    const release = next && FINAL_RUN_STATUSES.has(next.status) && !isTemporary(run) ? next : undefined;
+    if (!(await claims.recordEnd(claim, ops, release))) {
       told.stale = true;
       return;
     }
     told.recorded = next;
+    told.released = release !== undefined;
     if (endsProtocol) {
       broker.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
       protocol.published += 1;

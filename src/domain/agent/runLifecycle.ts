@@ -12,6 +12,7 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
 import { uuid7 } from './ids.ts';
+import type { WriteOp } from '../ports/store.ts';
 import { FINAL_STATUSES, runKwargs, type RunRecord, type ThreadRecord } from './records.ts';
 import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import { RunEngine, type EngineDeps } from './runEngine.ts';
@@ -124,12 +125,20 @@ export class RunLifecycle {
       // upstream keeps a busy thread's config as it is (the running run's)
       config: base.status === 'busy' ? base.config : merged.threadConfig,
     });
-    await this.deps.store.write([
+    const ops: WriteOp[] = [
       { collection: this.deps.threads.name, id: threadId, value: thread },
       { collection: this.deps.runs.name, id: run.run_id, value: run },
-    ]);
+    ];
+    // the records, the log and the claimers' wake-up in one step where the backend can
+    const together = await this.deps.claims.enqueue?.(ops, run, owner);
+    if (together) {
+      this.engine.queuedTogether(together.woke);
+      return run;
+    }
+    await this.deps.store.write(ops);
     await this.deps.broker.open(run.run_id, owner, threadId);
-    await this.engine.queued(run);
+    // a thread busy already has a run before this one, whose end looks for this one
+    await this.engine.queued(run, base.status === 'busy');
     return run;
   }
 

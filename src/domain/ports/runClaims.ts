@@ -25,6 +25,12 @@ export interface EndState {
   pendingOnThread: number;
 }
 
+/** What a claim changes on a run's record: it is running from now on. */
+export interface RunStart {
+  status: RunRecord['status'];
+  updated_at: string;
+}
+
 /** A claim this server holds: the run as it was claimed (its attempt) and the claim's own token. */
 export interface Claim {
   run: RunRecord;
@@ -39,17 +45,29 @@ export interface RunClaims {
    */
   readonly leased: boolean;
   /**
-   * Takes the oldest pending run of a thread with nothing running and no earlier pending run,
-   * whose `after_seconds` have passed; marks it running (through `start`, called before the
-   * claim is visible to anyone else) and leases it to this server. Null when there is none now.
-   * `start` may also be called for a run another server takes first: only the run returned is
-   * this server's. Runs in `skip` are not taken (an earlier attempt of theirs is still stopping here).
+   * Takes up to `room` runs, each the oldest pending run of a thread with nothing running and
+   * no earlier pending run, whose `after_seconds` have passed, oldest first; marks each
+   * running with `started` (its status and updated_at, nothing else of the record changes)
+   * and leases it to this server, atomically: a run is running exactly when it has a claim.
+   * Runs in `skip` are not taken (an earlier attempt of theirs is still stopping here).
+   * `due`: epoch ms of the next pending run still waiting for its `after_seconds`, if any
+   * (read with the claim: on PostgreSQL one statement takes the runs and answers it).
    */
-  claim(start: (run: RunRecord) => RunRecord, skip?: ReadonlySet<string>): Promise<Claim | null>;
-  /** A run was stored as pending: it joins the queue (here, or for every replica). */
-  queued(run: RunRecord): Promise<void>;
-  /** Epoch ms of the next pending run that waits for its `after_seconds`, if any. */
-  nextDue(): Promise<number | null>;
+  claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }>;
+  /**
+   * Stores a new pending run (`ops`: the run and its thread), opens its log for `owner`'s
+   * readers and wakes its thread's waiters (RunEventLog.open), and tells the claimers
+   * (queued), in one step where the backend can (PostgreSQL: one statement); `woke` whether
+   * this server should look for work now. Null, with nothing done: the caller does the three.
+   */
+  enqueue?(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean } | null>;
+  /**
+   * A run was stored as pending: it joins the queue (here, or for every replica).
+   * `behindOthers`: its thread was busy when it was stored (a run running or pending before
+   * it), so it cannot be claimed before their ends, each of which wakes the claimers: the
+   * other replicas need not be told of it now.
+   */
+  queued(run: RunRecord, behindOthers: boolean): Promise<void>;
   /**
    * Extends the leases of `held`. Answers the run ids of those this server no longer holds
    * (taken over by another replica) and the cancels requested for the ones it does. Rejects
@@ -60,8 +78,10 @@ export interface RunClaims {
    * Writes the run's outcome (`ops`, one transaction) only while `claim` is still this server's
    * claim of the run, and the run is still `running` at the claim's attempt: checked in the
    * write itself, so a claim taken over meanwhile writes nothing. False when nothing was written.
+   * With `release` (the run as recorded, in a final status), the claim is given up in the same
+   * write, as `release` would (PostgreSQL: the one statement deletes it behind the same fence).
    */
-  recordEnd(claim: Claim, ops: WriteOp[]): Promise<boolean>;
+  recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean>;
   /**
    * What the end of a run is written from, in one read where the backend can (PostgreSQL: one
    * statement instead of three): the run's record, its thread's, and how many runs wait on
@@ -88,7 +108,7 @@ export interface RunClaims {
    * process): with replicas sharing the queue any of them may take it, so there is none.
    */
   nextOnThread?(threadId: string): Promise<RunRecord | null>;
-  /** Calls `wake` when a run may have become claimable (queued, ended, released). */
+  /** Calls `wake` when a run may have become claimable (queued, ended, released) by another server's doing: the engine looks by itself after its own. */
   onClaimable(wake: () => void): () => void;
   /** Calls `cancel` when another server asks for a run this one may be executing. */
   onCancel(cancel: (runId: string, action: string) => void): () => void;
