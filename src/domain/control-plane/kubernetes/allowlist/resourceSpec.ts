@@ -72,6 +72,18 @@ function resourceSpec(owner: Owner) {
   });
 }
 
+/** The rules of recent deployments: they close over the deployment's names, and making them costs more than applying them. */
+const recent = new Map<string | null, ReturnType<typeof resourceSpec>>();
+function rulesOf(owner: Owner): ReturnType<typeof resourceSpec> {
+  let rules = recent.get(owner.deploymentId);
+  if (!rules) {
+    if (recent.size >= 256) recent.clear();
+    rules = resourceSpec(owner);
+    recent.set(owner.deploymentId, rules);
+  }
+  return rules;
+}
+
 declare const admitted: unique symbol;
 type Built = NonNullable<ReturnType<ReturnType<typeof resourceSpec>>>;
 
@@ -112,7 +124,7 @@ function podProblems(spec: Omit<AdmittedSpec, typeof admitted>): Problem[] {
 export function admitResourceSpec(raw: unknown, owner: Owner): Admission {
   if (!isSet(raw)) return { ok: true, spec: {} as AdmittedSpec };
   const problems: Problem[] = [];
-  const built = resourceSpec(owner)(raw, AT, problems);
+  const built = rulesOf(owner)(raw, AT, problems);
   if (!built) return { ok: false, problems };
   const pod = podProblems(built as AdmittedSpec);
   return pod.length ? { ok: false, problems: pod } : { ok: true, spec: built as AdmittedSpec };
