@@ -69,6 +69,7 @@ export async function createControlPlane(
     tokenKey,
     previousTokenKeys,
     allowHttp: deps.config.agentAuth.allowHttp,
+    soleOwner: !deps.config.databaseUrl,
     log: deps.log.child({ area: 'agent-auth' }),
   });
   const handlers = {

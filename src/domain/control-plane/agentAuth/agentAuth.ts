@@ -24,6 +24,8 @@ export interface AgentAuthOptions {
   previousTokenKeys: string[];
   /** AGENTPLANE_AUTH_ALLOW_HTTP: providers' URLs may be plain http. */
   allowHttp: boolean;
+  /** The store has no other server (the embedded store's lock): a flow `exchanging` at the start was cut by the last stop. */
+  soleOwner: boolean;
   log: Logger;
 }
 
@@ -59,6 +61,8 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     providerOf: (tenantId, providerId) => providerRecordOf(repo, tenantId, providerId),
     log,
   });
+  // a code exchange cut by a crash ends failed, not `exchanging` until the flow expires
+  await flows.failCutExchanges(options.soleOwner);
   return {
     flows,
     vault,
