@@ -36,7 +36,11 @@ test('a flow whose code exchange was cut by kill -9 is failed at the restart, an
     const provider = { provider_id: 'idp', name: 'IdP', client_id: 'c', client_secret: 's', auth_url: `${issuer}/auth`, token_url: `${issuer}/token` };
     assert.equal((await fetch(`${server.url}/v2/auth/providers`, { method: 'POST', headers, body: JSON.stringify(provider) })).status, 200);
     const started = (await (
-      await fetch(`${server.url}/v2/auth/authenticate`, { method: 'POST', headers, body: JSON.stringify({ provider: 'idp', scopes: ['read'], user_id: 'kim' }) })
+      await fetch(`${server.url}/v2/auth/authenticate`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ provider: 'idp', scopes: ['read'], user_id: 'kim' }),
+      })
     ).json()) as { url: string; auth_id: string };
     const state = new URL(started.url).searchParams.get('state')!;
     // the provider sends the user back with a code: the server takes the flow and calls the token endpoint

@@ -396,7 +396,10 @@ describe('agent auth: a provider held to the rules', () => {
       assert.equal(JSON.stringify(await server.store.collection('cp-auth-providers').list()).includes(CLIENT.client_secret), false);
       // and the token endpoint still gets the secret: a flow completes through each
       for (const id of ['idp', 'idp2']) {
-        const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: { provider: id, scopes: ['repo'], user_id: 'sam' } }), 200);
+        const started = await json(
+          await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: { provider: id, scopes: ['repo'], user_id: 'sam' } }),
+          200,
+        );
         const callback = (await idp.consent(started.url, 'sam')).replace(publicUrl, server.url);
         assert.equal((await fetch(callback)).status, 200);
         const done = await json(await server.api(`/v2/auth/wait/${started.auth_id}?timeout=5`, { headers }), 200);
@@ -416,7 +419,14 @@ describe('agent auth: a provider held to the rules', () => {
   it('refuses provider URLs that are not https (javascript:, data:, file:, plain http unless allowed) with 422, storing nothing', async () => {
     const server = await startTestServer({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     try {
-      const base = { provider_id: 'p', name: 'P', client_id: 'c', client_secret: 's', auth_url: 'https://idp.example/auth', token_url: 'https://idp.example/token' };
+      const base = {
+        provider_id: 'p',
+        name: 'P',
+        client_id: 'c',
+        client_secret: 's',
+        auth_url: 'https://idp.example/auth',
+        token_url: 'https://idp.example/token',
+      };
       for (const [field, url] of [
         ['auth_url', 'javascript:alert(document.cookie)'],
         ['auth_url', 'data:text/html,<script>alert(1)</script>'],

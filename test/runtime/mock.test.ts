@@ -58,11 +58,12 @@ test("mock mode checks a listener's token as real mode does: the token its creat
     [`/v2/listeners/${listener}/deployments/${revision}/removed`, undefined],
   ];
   for (const [path, json] of calls) {
-    const post = (headers: Record<string, string>) => fetch(server.url + path, {
-      method: 'POST',
-      headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: json === undefined ? undefined : JSON.stringify(json),
-    });
+    const post = (headers: Record<string, string>) =>
+      fetch(server.url + path, {
+        method: 'POST',
+        headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
     for (const forged of [`aplt_${'A'.repeat(43)}`, 'made-up', token.toLowerCase(), server.key]) {
       const res = await post({ 'x-listener-token': forged });
       assert.equal(res.status, 401, `${path} with ${forged}: ${res.status}`);

@@ -108,7 +108,11 @@ function mockCredentialOf(document: Json, op: OperationSpec): { header: string; 
 }
 
 /** Security checked as in real mode: any other credential than the mock's gets the documented 401, never the example. */
-function checkingOwnCredential(handler: OperationHandler, credential: { header: string; value: string } | undefined, refused: MockResponse | undefined): OperationHandler {
+function checkingOwnCredential(
+  handler: OperationHandler,
+  credential: { header: string; value: string } | undefined,
+  refused: MockResponse | undefined,
+): OperationHandler {
   if (!credential) return handler;
   const detail = (refused?.examples.find((e) => e.name === 'invalid')?.value as { detail?: string } | undefined)?.detail ?? 'Invalid credentials.';
   return async (request, ctx) => {

@@ -35,7 +35,9 @@ export async function sealStoredSecrets(
   const all = await providers.list();
   if (!cipher) {
     if (all.some((p) => isSealed(p.client_secret)))
-      throw new Error('the auth service keeps provider secrets encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)');
+      throw new Error(
+        'the auth service keeps provider secrets encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
+      );
     return 0;
   }
   let changed = 0;
