@@ -259,7 +259,12 @@ describe('listener credentials', () => {
     const listener = await createListener(KEY);
     const deployment = await assignDeployment(listener.id);
     const statusPath = `/v2/listeners/${listener.id}/revisions/${deployment.latest_revision_id}/status`;
-    for (const url of ['javascript:alert(document.cookie)', 'JavaScript:fetch("//evil.example")', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {
+    for (const url of [
+      'javascript:alert(document.cookie)',
+      'JavaScript:fetch("//evil.example")',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+    ]) {
       const refused = await call('POST', statusPath, { token: listener.token }, { status: 'DEPLOYED', custom_url: url });
       assert.equal(refused.status, 422, `${url}: ${refused.text}`);
       assert.deepEqual(refused.body.detail[0].loc, ['body', 'custom_url']);

@@ -4,6 +4,19 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 
 /** A flow not completed in this time is forgotten (its URL no longer works). */
 export const FLOW_TTL_MS = 10 * 60 * 1000;
+/**
+ * A code exchange takes at most the OAuth client's time limit (10 s) and a store write: a flow
+ * `exchanging` for longer was cut (its server killed during the exchange) and is failed, so
+ * `wait` answers `failed` rather than `timeout` until the flow expires.
+ */
+export const EXCHANGE_LIMIT_MS = 30 * 1000;
+
+/** Whether a flow's exchange was cut: still `exchanging` past the limit. */
+export const exchangeCut = (flow: { status: string; updated_at: string }, now = Date.now()): boolean =>
+  flow.status === 'exchanging' && Date.parse(flow.updated_at) + EXCHANGE_LIMIT_MS <= now;
+
+export const EXCHANGE_CUT_ERROR = 'The code exchange was cut off (the server stopped during it); start the flow again.';
+
 /** A token expiring within this is refreshed before it is handed out. */
 export const REFRESH_MARGIN_MS = 60 * 1000;
 

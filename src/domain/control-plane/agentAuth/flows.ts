@@ -13,7 +13,19 @@ import { timestamp } from '../../clock.ts';
 import { fail, ok, type Outcome } from '../../outcome.ts';
 import { providerNotFound } from '../failures.ts';
 import type { ProviderRecord } from '../records.ts';
-import { authorizationUrl, callbackUrl, FLOW_TTL_MS, isPast, newPkce, newState, normalScopes, readState, secretMatches } from './flowRules.ts';
+import {
+  authorizationUrl,
+  callbackUrl,
+  EXCHANGE_CUT_ERROR,
+  exchangeCut,
+  FLOW_TTL_MS,
+  isPast,
+  newPkce,
+  newState,
+  normalScopes,
+  readState,
+  secretMatches,
+} from './flowRules.ts';
 import type { AgentAuthRecords, AuthFlowRecord } from './records.ts';
 import type { TokenCipher } from './tokenCipher.ts';
 import { endpointsOf, TokenVault } from './tokenVault.ts';
@@ -112,7 +124,7 @@ export class AuthFlows {
         throw new OAuthFailure(`the provider answered ${query.error ?? 'no code'}${query.error_description ? `: ${query.error_description}` : ''}`);
       if (!provider) throw new OAuthFailure('the provider was deleted during the flow');
       const verifier = taken.verifier ? cipher.open(taken.verifier, taken.id) : null;
-      const issued = await this.deps.oauth.exchangeCode(endpointsOf(provider), query.code, taken.redirect_uri, verifier);
+      const issued = await this.deps.oauth.exchangeCode(endpointsOf(provider, cipher), query.code, taken.redirect_uri, verifier);
       const token = await vault.keep(taken, issued);
       await this.finish(taken.id, { status: 'completed', token_id: token.id, verifier: null });
       return true;
@@ -140,6 +152,10 @@ export class AuthFlows {
           return token ? { status: 'completed', token } : { status: 'not_found', token: null };
         }
         if (flow.status === 'failed') return { status: 'failed', token: null, error: flow.error };
+        if (exchangeCut(flow)) {
+          await this.failCut(flow.id, () => true);
+          continue;
+        }
         const left = deadline - Date.now();
         if (left <= 0 || signal?.aborted) return { status: 'timeout', token: null };
         await new Promise<void>((resolve) => {
@@ -156,6 +172,30 @@ export class AuthFlows {
     } finally {
       stop();
     }
+  }
+
+  /**
+   * Fails the flows whose code exchange was cut by a stop: at a start, every flow `exchanging`
+   * when the store has no other server (`soleOwner`: nothing else can be exchanging), else
+   * those past the exchange's time limit (another replica may be in the middle of one).
+   */
+  async failCutExchanges(soleOwner: boolean): Promise<number> {
+    const now = Date.now();
+    const cut = await this.deps.records.flows.list({ filter: (f) => f.status === 'exchanging' && (soleOwner || exchangeCut(f, now)) });
+    for (const flow of cut) await this.failCut(flow.id, (f) => soleOwner || exchangeCut(f, now));
+    if (cut.length > 0) this.deps.log.warn('auth flows cut during their code exchange failed', { count: cut.length });
+    return cut.length;
+  }
+
+  /** Fails a flow still `exchanging` under the same claim (one that moved on meanwhile is left alone). */
+  private async failCut(authId: string, still: (flow: AuthFlowRecord) => boolean): Promise<void> {
+    let claim: string | null | undefined;
+    const failed = await this.deps.records.flows.update(authId, (flow) => {
+      if (flow.status !== 'exchanging' || !still(flow)) return undefined;
+      claim = flow.claim;
+      return { ...flow, status: 'failed', error: EXCHANGE_CUT_ERROR, verifier: null, updated_at: timestamp() };
+    });
+    if (failed && claim !== undefined) await this.deps.coordination.notify(FLOW_CHANNEL, authId);
   }
 
   /** A provider's flows, gone with it. */
