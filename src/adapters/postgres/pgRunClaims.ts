@@ -112,7 +112,9 @@ export class PgRunClaims implements RunClaims {
     // cannot pass each other unseen: the release commits first (and this finds no claim, and
     // tells them) or waits for this one (and then finds the run).
     const row = await this.store.writeWith<{ woke: boolean }>(ops, {
-      ctes: [OPEN_LOG_WITH.cte, `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)`],
+      // the claim's row locked before the thread's (`first`), as the end's statement does
+      first: { name: 'held', cte: `held AS (SELECT 1 FROM agentplane_run_claims WHERE thread_id = $3::text FOR KEY SHARE)` },
+      ctes: [OPEN_LOG_WITH.cte],
       select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
       params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
     });

@@ -184,7 +184,7 @@ export class PgStore implements Store {
    * answers whether it did. Null when the ops hold a delete among others: those go in a
    * transaction.
    */
-  private oneStatement(ops: WriteOp[], gate?: Gate): { sql: string; params: unknown[] } | null {
+  private oneStatement(ops: WriteOp[], gate?: Gate, first?: { name: string; cte: string }): { sql: string; params: unknown[] } | null {
     if (ops.length === 1 && !gate) {
       const [op] = ops;
       const target = this.handle(op.collection);
@@ -195,6 +195,17 @@ export class PgStore implements Store {
     const last = new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op]));
     ops = [...last.values()];
     const params: unknown[] = [...(gate?.params ?? [])];
+    // what else the gate lets through (see Gate.then), its parameters after the gate's
+    const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
+    const then = gate?.then && {
+      sql: shift(gate.then.sql, params.length),
+      notify: gate.then.notify && `$${params.length + gate.then.params.length + 1}, $${params.length + gate.then.params.length + 2}`,
+    };
+    if (gate?.then) params.push(...gate.then.params, ...(gate.then.notify ?? []));
+    // a WITH every write waits on, so that it takes its locks first: the gated DELETE, or the
+    // caller's (writeWith's `first`); two statements that lock a claim and a thread then both
+    // lock the claim first, and cannot deadlock
+    const before = then ? { name: 'gated', cte: `gated AS (${then.sql} AND EXISTS (SELECT 1 FROM gate) RETURNING 1)` } : first;
     const parts = ops.map((op, i) => {
       const target = this.handle(op.collection);
       const offset = params.length;
@@ -202,20 +213,18 @@ export class PgStore implements Store {
       // PostgreSQL runs a statement's WITHs in no promised order (in practice the last
       // first), and a new record's seq is its place in insertion order: each upsert waits on
       // the one before it (reads its RETURNING row), so new records are numbered in op order
-      const conditions = [...(gate ? ['EXISTS (SELECT 1 FROM gate)'] : []), ...(i > 0 ? [`EXISTS (SELECT 1 FROM w${i - 1})`] : [])];
+      const conditions = [
+        ...(gate ? ['EXISTS (SELECT 1 FROM gate)'] : []),
+        ...(before ? [`(SELECT count(*) FROM ${before.name}) >= 0`] : []),
+        ...(i > 0 ? [`EXISTS (SELECT 1 FROM w${i - 1})`] : []),
+      ];
       const upsert = conditions.length > 0 ? target.upsertIf(conditions.join(' AND ')) : target.upsertSql;
       return `w${i} AS (${upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} RETURNING 1)`;
     });
-    if (!gate) return { sql: `WITH ${parts.join(', ')} SELECT 1`, params };
-    // what else the gate lets through (see Gate.then), its parameters after the ops'
-    const shift = (sql: string, by: number) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`);
-    const then = gate.then && {
-      sql: shift(gate.then.sql, params.length),
-      notify: gate.then.notify && `$${params.length + gate.then.params.length + 1}, $${params.length + gate.then.params.length + 2}`,
-    };
-    if (gate.then) params.push(...gate.then.params, ...(gate.then.notify ?? []));
+    const withs = [...(gate ? [`gate AS (${gate.condition})`] : []), ...(before ? [before.cte] : []), ...parts].join(', ');
+    if (!gate) return { sql: `WITH ${withs} SELECT 1`, params };
     return {
-      sql: `WITH gate AS (${gate.condition}), ${parts.join(', ')}${then ? `, gated AS (${then.sql} AND EXISTS (SELECT 1 FROM gate) RETURNING 1)` : ''} SELECT EXISTS (SELECT 1 FROM gate) AS held${then?.notify ? `, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${then.notify}) END` : ''}`,
+      sql: `WITH ${withs} SELECT EXISTS (SELECT 1 FROM gate) AS held${then?.notify ? `, CASE WHEN EXISTS (SELECT 1 FROM gate) THEN pg_notify(${then.notify}) END` : ''}`,
       params,
     };
   }
@@ -225,13 +234,20 @@ export class PgStore implements Store {
    * statement's answer), whose parameters $1… are `tail.params`. Null, with nothing written,
    * when the ops cannot be one statement (see oneStatement): the caller writes them otherwise.
    */
-  async writeWith<R extends pg.QueryResultRow>(ops: WriteOp[], tail: { ctes: string[]; select: string; params: unknown[] }): Promise<R | null> {
-    const statement = ops.length > 1 ? this.oneStatement(ops) : null;
+  async writeWith<R extends pg.QueryResultRow>(
+    ops: WriteOp[],
+    tail: { ctes: string[]; select: string; params: unknown[]; first?: { name: string; cte: string } },
+  ): Promise<R | null> {
+    if (ops.length < 2 || ops.length > ONE_STATEMENT_MAX || ops.some((op) => 'delete' in op)) return null;
+    // the ops' parameters come first, the tail's after them (a WITH's place in the text and its numbers are unrelated)
+    const unique = [...new Map(ops.map((op) => [`${op.collection}\u0000${op.id}`, op])).values()];
+    const opsParams = unique.reduce((n, op) => n + this.handle(op.collection).paramCount, 0);
+    const shift = (sql: string) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + opsParams}`);
+    const first = tail.first && { name: tail.first.name, cte: shift(tail.first.cte) };
+    const statement = this.oneStatement(ops, undefined, first);
     if (!statement) return null;
-    const offset = statement.params.length;
-    const shift = (sql: string) => sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
     const writes = statement.sql.slice(0, -' SELECT 1'.length);
-    const sql = `${writes}, ${tail.ctes.map(shift).join(', ')} ${shift(tail.select)}`;
+    const sql = `${writes}${tail.ctes.map((cte) => `, ${shift(cte)}`).join('')} ${shift(tail.select)}`;
     return (await this.query<R>(sql, [...statement.params, ...tail.params])).rows[0];
   }
 
@@ -246,11 +262,10 @@ export class PgStore implements Store {
     if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params)).rows[0].held;
     return this.transaction(async (client) => {
       if (!(await client.query(condition, params)).rowCount) return false;
+      // the gated DELETE before the writes, as in the one statement (see oneStatement's `before`)
+      if (then) await client.query(then.sql, then.params);
       await this.apply(client, ops);
-      if (then) {
-        await client.query(then.sql, then.params);
-        if (then.notify) await client.query('SELECT pg_notify($1, $2)', then.notify);
-      }
+      if (then?.notify) await client.query('SELECT pg_notify($1, $2)', then.notify);
       return true;
     });
   }
@@ -401,6 +416,11 @@ class PgCollection<T extends object> implements Collection<T> {
     this.getSql = `SELECT doc FROM ${this.table} WHERE ${byId}`;
     const byIds = this.area ? `${this.key} = ANY($1::text[])` : `collection = ${pg.escapeLiteral(name)} AND id = ANY($1::text[])`;
     this.getManySql = `SELECT ${this.key} AS id, doc FROM ${this.table} WHERE ${byIds}`;
+  }
+
+  /** How many parameters `row` makes. */
+  get paramCount(): number {
+    return this.area ? this.area.columns.length + 2 : 3;
   }
 
   /** The statement parameters that store `value` under `id` (see upsertSql). */
