@@ -30,6 +30,11 @@ const UPSTREAM_WITH = [
   'typescript@5.9.3',
   'zod@4.6.7',
   'hono@4.13.19',
+  // the differential corpus's model clients and agent libraries (test/fixtures/corpus-project), as agentplane's devDependencies pin them
+  '@langchain/openai@1.5.8',
+  '@langchain/anthropic@1.5.11',
+  'langchain@1.5.14',
+  'deepagents@1.14.1',
 ];
 const CACHE = path.join(ROOT, '.cache/upstream');
 const INSTALL_TIMEOUT_MS = Number(process.env.AGENTPLANE_UPSTREAM_INSTALL_TIMEOUT_MS ?? 300_000);

@@ -44,6 +44,7 @@ import { uiHandlers } from '../handlers/agent-server/ui.ts';
 import { UiBundles, type UiSettings } from '../adapters/ui-bundling/uiBundles.ts';
 import type { ProjectFile } from '../runtime/project.ts';
 import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../handlers/agent-server/owner.ts';
+import { projectLangGraphVersion } from '../shared/projectLangGraph.ts';
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -109,6 +110,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,
+    langgraphVersion: projectLangGraphVersion(baseDir),
     execute: pool?.execute,
     onWithdrawn: pool && ((runId) => pool.withdrawn(runId)),
     runTimeoutMs: config.runTimeoutMs,

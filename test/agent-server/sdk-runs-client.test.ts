@@ -127,11 +127,16 @@ describe('run options the SDK sends', () => {
     const thread = await client.threads.create();
     await assert.rejects(client.runs.wait(thread.thread_id, 'agent', { input: say('what is 6 * 7?'), config: { recursion_limit: 2 } }), /GraphRecursionError/);
     const paused = await client.threads.create();
+    // a stop at interrupt_before/after answers as upstream: `__interrupt__` with no interrupt (the state has the values)
     const before = await client.runs.wait(paused.thread_id, 'agent', { input: say('what is 6 * 7?'), interruptBefore: ['tools'] });
-    assert.equal((before as any).messages.length, 2, 'stopped before the tool ran');
-    assert.deepEqual((await client.threads.getState(paused.thread_id)).next, ['tools']);
+    assert.deepEqual(before, { __interrupt__: [] });
+    const stopped = await client.threads.getState(paused.thread_id);
+    assert.equal((stopped.values as any).messages.length, 2, 'stopped before the tool ran');
+    assert.deepEqual(stopped.next, ['tools']);
+    assert.deepEqual(Object.values((await client.threads.get(paused.thread_id)).interrupts), [[]], 'the waiting task, with no interrupt');
     const resumed = await client.runs.wait(paused.thread_id, 'agent', { input: null, interruptAfter: ['tools'] });
-    assert.equal(lastText(resumed), '42', 'stopped again after the tool');
+    assert.deepEqual(resumed, { __interrupt__: [] });
+    assert.equal(lastText((await client.threads.getState(paused.thread_id)).values), '42', 'stopped again after the tool');
     assert.equal(lastText(await client.runs.wait(paused.thread_id, 'agent', { input: null })), 'The answer is 42.');
     const approval = await client.threads.create();
     const asked = await client.runs.wait(approval.thread_id, 'approval', { input: say('go') });

@@ -11,9 +11,10 @@ import { useStreamScenarios } from './useStreamScenarios.ts';
 import { authScenarios } from './authScenarios.ts';
 import { addressScenarios } from './addressScenarios.ts';
 import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
+import { runFidelityScenarios } from './runFidelityScenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios];
+const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios, ...runFidelityScenarios];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;

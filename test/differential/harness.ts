@@ -28,16 +28,25 @@ export interface Servers {
   startMs: { upstream: number; agentplane: number };
 }
 
+export interface ServedProject {
+  /** The project folder (served in place by agentplane, from a copy by upstream). */
+  dir: string;
+  /** The copy's name prefix in the upstream install. */
+  name: string;
+  /** Environment both servers are given (the project's model clients' base URLs and keys). */
+  env?: Record<string, string>;
+}
+
 /** Installs (if needed) and starts both; if either fails, neither is left running. */
-export async function startServers(log: (line: string) => void): Promise<Servers> {
+export async function startServers(log: (line: string) => void, served: ServedProject = { dir: PROJECT, name: 'differential' }): Promise<Servers> {
   const install = await ensureUpstreamCli(log);
   if (install.installMs) log(`upstream install took ${(install.installMs / 1000).toFixed(1)} s`);
-  const project = stageProject(install, 'differential', PROJECT);
+  const project = stageProject(install, served.name, served.dir);
   const started = performance.now();
   const [upstream, agentplane] = await Promise.allSettled([
     // upstream gives up reading a graph's TypeScript after 30 s, which a loaded 2-core machine
     // needs for one graph: its answer is the reference, so it is given the time to find it
-    startUpstreamDev(install, project, { probeHeaders: bearer(USER), env: { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: '180000' } }).then((child) => ({
+    startUpstreamDev(install, project, { probeHeaders: bearer(USER), env: { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: '180000', ...served.env } }).then((child) => ({
       name: 'upstream' as const,
       url: child.url,
       output: child.output,
@@ -47,7 +56,7 @@ export async function startServers(log: (line: string) => void): Promise<Servers
         project.remove();
       },
     })),
-    startAgentplaneDev().then((server) => ({ ...server, startMs: performance.now() - started })),
+    startAgentplaneDev(served.dir, served.env).then((server) => ({ ...server, startMs: performance.now() - started })),
   ]);
   if (upstream.status === 'rejected' || agentplane.status === 'rejected') {
     if (upstream.status === 'fulfilled') await upstream.value.stop();
@@ -64,13 +73,13 @@ export async function startServers(log: (line: string) => void): Promise<Servers
 }
 
 /** `agentplane dev` in the project's folder, state in memory, no reloading (as the upstream dev server). */
-async function startAgentplaneDev(): Promise<RunningServer> {
+async function startAgentplaneDev(dir: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const child: ChildProcess = spawn(
     process.execPath,
     [path.join(ROOT, 'bin/agentplane.js'), 'dev', '--memory', '--no-reload', '--port', '0', '--host', '127.0.0.1'],
     {
-      cwd: PROJECT,
-      env: withoutKeys({ ...process.env, LOG_LEVEL: 'info' }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
+      cwd: dir,
+      env: withoutKeys({ ...process.env, LOG_LEVEL: 'info', ...env }, ['AGENTPLANE_API_KEYS', 'AGENTPLANE_CONFIG', 'DATA_DIR']),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

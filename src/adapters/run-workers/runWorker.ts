@@ -28,6 +28,7 @@ import { traceOf } from '../../domain/agent/tracing/failedRunTrace.ts';
 import { wireJson } from '../../domain/agent/wireJson.ts';
 import { JsonText, dataOf } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
+import { projectLangGraphVersion } from '../../shared/projectLangGraph.ts';
 import { useSpanExporter } from '../../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../tracing/otlpExport.ts';
 
@@ -208,7 +209,14 @@ async function main(): Promise<void> {
   );
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
-  const execute = graphExecutor({ graphs, plain, checkpointer, memoryStore: remoteMemory(call), valuesAsText: true });
+  const execute = graphExecutor({
+    graphs,
+    plain,
+    checkpointer,
+    memoryStore: remoteMemory(call),
+    valuesAsText: true,
+    langgraphVersion: projectLangGraphVersion(setup.baseDir),
+  });
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();

@@ -32,6 +32,13 @@ interface Module {
   imports: Map<string, { from: string; name: string }>;
 }
 
+/**
+ * A field with a JSDoc comment: its schema has the comment as `description` (as upstream's
+ * generator writes it), which the checker reads (staticSchemaWorker.ts). The parser keeps a
+ * node's JSDoc on `jsDoc`, set whether or not the comment has tags.
+ */
+const documented = (node: TS.Node) => ((node as { jsDoc?: unknown[] }).jsDoc?.length ?? 0) > 0;
+
 const LANGGRAPH = /^@langchain\/langgraph(\/web)?$/;
 const MESSAGES_FROM = /^@langchain\/(core\/messages|langgraph(\/web)?)$/;
 
@@ -285,6 +292,7 @@ class SyntaxReader {
         written = [];
         spread = combine(spread, this.spec(spec.expression, module, locals, depth + 1));
       } else if (ts.isPropertyAssignment(element) && (ts.isIdentifier(element.name) || ts.isStringLiteral(element.name))) {
+        if (documented(element)) return undecided('documented field');
         const field = this.field(element.name.text, element.initializer, module, locals);
         written = [...written.filter((f) => f.name !== field.name), field];
       } else return undecided('property');
@@ -439,6 +447,7 @@ class SyntaxReader {
     const properties: Record<string, Schema> = {};
     for (const member of members) {
       if (ts.isIndexSignatureDeclaration(member)) continue;
+      if (documented(member)) return undecided('documented member');
       if (!member.name || !(ts.isIdentifier(member.name) || ts.isStringLiteral(member.name))) return undecided('member name');
       if (properties[member.name.text]) return undecided('overloads');
       if (ts.isMethodSignature(member)) properties[member.name.text] = {};

@@ -156,7 +156,7 @@ function configFields(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, 
     const factory = channel.getCallSignatures()[0];
     if (factory) channel = factory.getReturnType();
     const update = checker.getPropertyOfType(channel, 'UpdateType');
-    properties[field.name] = update ? toSchema(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(update, at)), 1) : {};
+    properties[field.name] = described(checker, field, update ? toSchema(checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(update, at)), 1) : {});
   }
   return properties;
 }
@@ -200,8 +200,19 @@ function initializerOf(checker: TS.TypeChecker, symbol: TS.Symbol): TS.Expressio
 
 function fieldSchemas(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, read: (t: TS.Type, depth: number) => Schema): Record<string, Schema> {
   const properties: Record<string, Schema> = {};
-  for (const property of checker.getPropertiesOfType(type)) properties[property.name] = read(checker.getTypeOfSymbolAtLocation(property, at), 1);
+  for (const property of checker.getPropertiesOfType(type))
+    properties[property.name] = described(checker, property, read(checker.getTypeOfSymbolAtLocation(property, at), 1));
   return properties;
+}
+
+/** A field's schema with its JSDoc comment as `description`, as upstream's generator writes it. */
+function described(checker: TS.TypeChecker, symbol: TS.Symbol, schema: Schema): Schema {
+  const text = symbol
+    .getDocumentationComment(checker)
+    .map((part) => part.text.replace(/\r\n/g, '\n'))
+    .join('')
+    .trim();
+  return text ? { ...schema, description: text } : schema;
 }
 
 /** A TypeScript type as JSON Schema: primitives, literal unions as enums, arrays, objects; LangChain messages by reference. */
@@ -238,7 +249,12 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
     const properties: Record<string, Schema> = {};
     for (const property of checker.getPropertiesOfType(type)) {
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
-      if (declaration) properties[property.name] = schemaOf(checker, checker.getTypeOfSymbolAtLocation(property, declaration), depth + 1, definitions);
+      if (declaration)
+        properties[property.name] = described(
+          checker,
+          property,
+          schemaOf(checker, checker.getTypeOfSymbolAtLocation(property, declaration), depth + 1, definitions),
+        );
     }
     return { type: 'object', properties };
   }

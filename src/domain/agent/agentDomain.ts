@@ -42,6 +42,8 @@ export interface AgentDomainOptions {
   systemAssistantConfig?: Record<string, Record<string, unknown>>;
   /** Thread and checkpoint expiry (project file `checkpointer.ttl`). */
   retention: RetentionSettings;
+  /** The LangGraph release the project's graphs run on (runs executed in process name it in their metadata). */
+  langgraphVersion?: string;
   /** Where graphs execute (the worker pool); in-process on the request loop when absent. */
   execute?: RunExecutor;
   /** Told of each pending run taken out of the queue unrun (cancelled, deleted): the worker pool may have offered it to start ahead. */
@@ -87,7 +89,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
-  const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore });
+  const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion });
   const lifecycle = new RunLifecycle({
     store,
     runs,

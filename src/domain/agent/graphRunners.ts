@@ -37,7 +37,10 @@ export function graphExecutor(deps: {
   memoryStore?: MemoryAccess;
   /** Publish `values` as their JSON text (RunContext.valuesAsText). */
   valuesAsText?: boolean;
+  /** The LangGraph release the project's graphs run on (each run's metadata names it); agentplane's own when not given. */
+  langgraphVersion?: string;
 }): RunExecutorWithReads {
+  const hostMetadata = runHostMetadata(deps.langgraphVersion ?? LANGGRAPH_VERSION);
   return async (run, signal, publish, started, known) => {
     started?.();
     // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
@@ -58,7 +61,7 @@ export function graphExecutor(deps: {
       const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
       tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
       const { plain, checkpointer, valuesAsText } = deps;
-      const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText };
+      const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText, hostMetadata };
       const output = await runEither(ctx, deps.graphs);
       // the run's checkpoints are all on the store before its outcome is recorded (in a run
       // worker the main thread sees to it: it makes them before it takes the run's end)
@@ -90,20 +93,21 @@ async function runEither(ctx: RunContext, graphs: GraphRegistry): Promise<RunOut
 
 const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
 
-/** What upstream's dev server says of itself in each run's metadata. */
-const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan: 'developer', langgraph_host: 'self-hosted' };
+/** What upstream's dev server says of itself in each run's metadata, the LangGraph release its graphs run on included. */
+const runHostMetadata = (langgraphVersion: string) =>
+  Object.freeze({ langgraph_version: langgraphVersion, langgraph_plan: 'developer', langgraph_host: 'self-hosted' });
 
 /**
  * The run's merged metadata (runConfig.ts) with the keys upstream adds: the metadata of every
  * checkpoint the run writes (with its configurable, see withRunMetadata).
  */
-function runMetadata(run: RunRecord, graphId: string): Record<string, unknown> {
+function runMetadata(run: RunRecord, graphId: string, hostMetadata: RunContext['hostMetadata']): Record<string, unknown> {
   const config = (run.kwargs.config ?? {}) as { metadata?: Record<string, unknown> };
   // langgraph_api_url: this server's own URL (upstream's LANGGRAPH_API_URL)
   return {
     ...config.metadata,
     run_attempt: run.attempt,
-    ...RUN_HOST_METADATA,
+    ...hostMetadata,
     langgraph_api_url: projectApiUrl(),
     run_id: run.run_id,
     thread_id: run.thread_id,
@@ -147,7 +151,10 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const commit = (source: 'input' | 'loop', writes: Record<string, unknown>) => {
     const step = parent ? parent.step + 1 : -1;
     const config = (run.kwargs.config ?? {}) as RunnableConfig;
-    const metadata = withRunMetadata({ configurable: config.configurable, metadata: runMetadata(run, ctx.graph.id) }, { source, step, writes, parents: {} });
+    const metadata = withRunMetadata(
+      { configurable: config.configurable, metadata: runMetadata(run, ctx.graph.id, ctx.hostMetadata) },
+      { source, step, writes, parents: {} },
+    );
     const written = ctx.plain.commitOps(run.thread_id, parent, state, { checkpointId: uuid7(), createdAt: nowIso(), metadata });
     steps.checkpoint(state, written.snapshot.checkpointId, parent?.checkpointId ?? null, metadata);
     ops.push(...written.ops);
@@ -217,7 +224,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       graph_id: ctx.graph.id,
       ...(forkFrom ? { checkpoint_id: forkFrom } : {}),
     },
-    metadata: runMetadata(run, ctx.graph.id),
+    metadata: runMetadata(run, ctx.graph.id, ctx.hostMetadata),
     // the run's trace spans come from the callbacks (with any the caller's config gives)
     callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
     context: kwargs.context,
@@ -264,7 +271,8 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   }
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });
   const interrupts: Record<string, Interrupt[]> = {};
-  for (const task of snapshot.tasks ?? []) if (task.interrupts?.length) interrupts[task.id] = task.interrupts.map(toInterrupt);
+  // as upstream: every task of the stop, with its interrupts (none for one `interrupt_before` stopped at)
+  for (const task of snapshot.tasks ?? []) if (task.interrupts) interrupts[task.id] = task.interrupts.map(toInterrupt);
   return { values: out.wireValues(snapshot.values ?? {}) as Record<string, unknown>, next: [...(snapshot.next ?? [])], interrupts, ops: [] };
 }
 

@@ -6,7 +6,7 @@ import { declaredSchemas, type DeclaredSchemas } from './declaredSchemas.ts';
 import { graphTypeReader, type TypedSchemas } from '../ports/graphTypeReader.ts';
 
 export interface Drawing {
-  nodes: { id: string | number; type?: string; data?: unknown }[];
+  nodes: { id: string | number; type?: string; data?: unknown; metadata?: unknown }[];
   /** `conditional` is always there (false too), as upstream's drawings have it. */
   edges: { source: string | number; target: string | number; data?: unknown; conditional: boolean }[];
 }
@@ -46,7 +46,8 @@ export async function drawGraph(graph: RunnableGraph, xray: boolean | number): P
   const drawable = compiled.getGraphAsync ? await compiled.getGraphAsync({ xray }) : compiled.getGraph!({ xray });
   const json = drawable.toJSON();
   return {
-    nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data })),
+    // a node's metadata (LangChain 1.4 on writes it: `__tools` of a tool node) is kept, as upstream returns toJSON() whole
+    nodes: json.nodes.map((n) => ({ id: n.id, type: n.type, data: n.data, ...(n.metadata !== undefined ? { metadata: n.metadata } : {}) })),
     edges: json.edges.map((e) => ({
       source: e.source,
       target: e.target,

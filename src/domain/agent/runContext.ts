@@ -27,6 +27,8 @@ export interface RunContext {
   tracer?: RunTracer;
   /** Publish `values` as their JSON text (JsonText): a run worker posts events as text. */
   valuesAsText?: boolean;
+  /** What each run's metadata says of the server (`langgraph_version`, `langgraph_plan`, `langgraph_host`). */
+  hostMetadata: Readonly<Record<string, string>>;
 }
 
 export interface RunOutput {

@@ -643,9 +643,10 @@ function resultOf(step: Transition, output: RunOutput | undefined, error: RunErr
   if (from === 'error' && error) return errorResult(error);
   if (from !== 'output' || !output) return undefined;
   // as upstream: a run that stopped for input answers with its interrupts alone (the last
-  // chunk it streamed); its values are the thread's state
-  const pending = Object.values(output.interrupts).flat();
-  return pending.length ? { __interrupt__: pending } : output.values;
+  // chunk it streamed); its values are the thread's state. A stop at `interrupt_before` or
+  // `interrupt_after` is one too: its tasks wait with no interrupt (LangGraph streams `[]`)
+  const stopped = Object.keys(output.interrupts).length > 0;
+  return stopped ? { __interrupt__: Object.values(output.interrupts).flat() } : output.values;
 }
 
 function outcomeOf(event: RunEvent): string {

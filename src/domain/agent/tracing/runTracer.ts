@@ -31,6 +31,14 @@ type Kind = TraceSpan['kind'];
 export class RunTracer extends BaseCallbackHandler {
   override name = 'agentplane_run_tracer';
   override awaitHandlers = true;
+  /**
+   * Chat models stream their answer when a handler of the run prefers it. Upstream's server
+   * runs every graph under stream events, whose handler does: a model's message is then the
+   * streamed one (`tool_call_chunks`, `usage_metadata`, `tool_calls[].index`, content blocks as
+   * streamed), whatever the run asks to stream. Every run has this handler, so runs here
+   * call models the same way (a handler of its own would be one more on every callback).
+   */
+  lc_prefer_streaming = true;
   private readonly root: Span;
   private readonly runId: string;
   /** Each callback run id → the span its children go under (its own, or its parent's). */
