@@ -13,6 +13,8 @@ export interface A2AInterface {
   /** `Major.Minor`. */
   version: '1.0' | '0.3';
   url(at: { baseUrl: string; assistantId: string }): string;
+  /** AgentInterface.tenant, when the URL does not name the assistant (one gRPC port for all of them). */
+  tenant?(at: { baseUrl: string; assistantId: string }): string;
 }
 
 /** The interfaces served now, in order of preference; asked on every card request. */
@@ -32,7 +34,7 @@ export const JSONRPC_V03: A2AInterface = { binding: 'JSONRPC', version: '0.3', u
 export const jsonRpcOnly: A2AInterfaces = () => [JSONRPC_V1, JSONRPC_V03];
 
 export function supportedInterfaces(interfaces: readonly A2AInterface[], at: { baseUrl: string; assistantId: string }): V1.AgentInterface[] {
-  return interfaces.map((i) => ({ url: i.url(at), protocolBinding: i.binding, protocolVersion: i.version }));
+  return interfaces.map((i) => ({ url: i.url(at), protocolBinding: i.binding, ...(i.tenant ? { tenant: i.tenant(at) } : {}), protocolVersion: i.version }));
 }
 
 /** The v1.0 card: the 0.3 card's description, modes and skill, the interfaces, and v1.0 capabilities. */
