@@ -5,6 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -15,7 +17,8 @@ let echo: Client;
 let slow: Client;
 
 before(async () => {
-  server = await startTestServer({ project: { graphs: v1Graphs } });
+  // push notifications may reach this test's receiver on loopback
+  server = await startTestServer({ project: { graphs: v1Graphs, webhooks: { url: { allowed_networks: ['127.0.0.1/32'] } } } });
   echo = await defaultClient(server.url, 'echo');
   slow = await defaultClient(server.url, 'slow');
 });
@@ -39,7 +42,7 @@ describe('the v1.0 agent card', () => {
     const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
-    const card = await res.json();
+    const card: any = await res.json();
     assert.deepEqual(card.supportedInterfaces, [
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
@@ -50,16 +53,16 @@ describe('the v1.0 agent card', () => {
   });
 
   test('without a version (or with 0.3) the 0.3 card, which also lists the interfaces', async () => {
-    for (const headers of [{}, { 'A2A-Version': '0.3' }]) {
+    for (const headers of [{}, { "A2A-Version": "0.3" }] as Record<string, string>[]) {
       const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers });
-      const card = await res.json();
+      const card: any = await res.json();
       assert.equal(card.protocolVersion, '0.3.0');
       assert.equal(card.url, endpoint('echo'));
       assert.equal(card.preferredTransport, 'JSONRPC');
       assert.equal(card.supportedInterfaces.length, 2);
       assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     }
-    const byQuery = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();
+    const byQuery: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();
     assert.ok(byQuery.supportedInterfaces && !byQuery.url, 'the version as a request parameter');
   });
 });
@@ -109,7 +112,7 @@ describe('the SDK 1.3.0 default client', () => {
     const third = await task(await echo.sendMessage(sendRequest(userMessage([text('three')], { contextId }))));
     assert.notEqual(second.id, first.id, 'contextId alone starts a new task in the same context');
     assert.equal(second.contextId, contextId);
-    const page1 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: '', includeArtifacts: false });
+    const page1 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: '', includeArtifacts: false, statusTimestampAfter: undefined, historyLength: undefined });
     assert.deepEqual(
       page1.tasks.map((t) => t.id),
       [third.id, second.id],
@@ -117,7 +120,7 @@ describe('the SDK 1.3.0 default client', () => {
     assert.equal(page1.totalSize, 3);
     assert.ok(page1.nextPageToken);
     assert.ok(page1.tasks.every((t) => t.artifacts.length === 0));
-    const page2 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: page1.nextPageToken, includeArtifacts: true });
+    const page2 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: page1.nextPageToken, includeArtifacts: true, statusTimestampAfter: undefined, historyLength: undefined });
     assert.deepEqual(
       page2.tasks.map((t) => t.id),
       [first.id],
@@ -185,6 +188,33 @@ describe('the SDK 1.3.0 default client', () => {
     assert.equal(badUrl.json.error.code, -32602);
   });
 
+  test('a push config given with the message is notified when the run ends: the task, the token, the credentials', async () => {
+    const received: { headers: http.IncomingHttpHeaders; body: any }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: JSON.parse(body) });
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const pushConfig = { tenant: '', id: 'mine', taskId: '', url, token: 'secret-token', authentication: { scheme: 'Bearer', credentials: 'abc' } };
+      const done = await task(await echo.sendMessage(sendRequest(userMessage([text('notify me')]), { taskPushNotificationConfig: pushConfig })));
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(received.length, 1);
+      assert.equal(received[0].body.task.id, done.id);
+      assert.equal(received[0].body.task.status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(received[0].headers['x-a2a-notification-token'], 'secret-token');
+      assert.equal(received[0].headers.authorization, 'Bearer abc');
+      assert.equal((await echo.getTaskPushNotificationConfig({ tenant: '', taskId: done.id, id: 'mine' })).url, url);
+    } finally {
+      receiver.close();
+    }
+  });
+
   test('GetExtendedAgentCard is UnsupportedOperation: the card declares none', async () => {
     const res = await rpcV1(endpoint('echo'), 'GetExtendedAgentCard', {});
     assert.equal(res.json.error.code, -32004);
@@ -228,7 +258,7 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
 
 describe('the SDK 1.3.0 opt-in 0.3 client, and 0.3 beside 1.0', () => {
   test('the legacy client reads the 0.3 card and speaks 0.3 to the same endpoint', async () => {
-    const card = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`)).json();
+    const card: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`)).json();
     const only03 = { ...card, supportedInterfaces: undefined };
     const client = await legacyFactory().createFromAgentCard(only03);
     const done = await task(await client.sendMessage(sendRequest(userMessage([text('old')]))));
@@ -291,7 +321,7 @@ describe('bad input gets the spec error and changes nothing', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SubscribeToTask', params: { id: randomUUID() } }),
     });
     assert.match(streamed.headers.get('content-type') ?? '', /application\/json/, 'an error before the first event is a JSON answer');
-    assert.equal((await streamed.json()).error.code, -32001);
+    assert.equal(((await streamed.json()) as any).error.code, -32001);
 
     assert.equal(await total(), before, 'no task was made');
   });

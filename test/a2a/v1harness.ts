@@ -11,7 +11,7 @@ import {
   RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk-v1/client';
-import { Role, type Message } from '@a2a-js/sdk-v1';
+import { Role, type Message, type Part } from '@a2a-js/sdk-v1';
 import * as results from '../../generated/a2a-v1/response.validators.gen.js';
 import { ROOT } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
@@ -38,8 +38,8 @@ export function legacyFactory(): ClientFactory {
   );
 }
 
-export const text = (value: string) => ({ content: { $case: 'text' as const, value }, filename: '', mediaType: '' });
-export const data = (value: unknown) => ({ content: { $case: 'data' as const, value }, filename: '', mediaType: '' });
+export const text = (value: string): Part => ({ content: { $case: 'text', value }, filename: '', mediaType: '', metadata: undefined });
+export const data = (value: unknown): Part => ({ content: { $case: 'data', value }, filename: '', mediaType: '', metadata: undefined });
 
 /** A user message as the SDK 1.3.0 client takes it (proto objects). */
 export function userMessage(parts: Message['parts'], ids: { contextId?: string; taskId?: string } = {}): Message {
