@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import { createRequire } from 'node:module';
 import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk-v1';
 import {
   AgentEvent,
@@ -23,6 +23,10 @@ import {
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk-v1/server/express';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { v1Graphs } from '../a2a/v1harness.ts';
+
+// express comes with the SDK's server (its peer); it has no types here, and only use() and the request listener are needed
+type ExpressApp = http.RequestListener & { use(path: string, handler: unknown): void };
+const express = createRequire(import.meta.url)('express') as () => ExpressApp;
 
 const textOf = (message: Message) => message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
 const agentText = (contextId: string, taskId: string, value: string): Message => ({
@@ -70,7 +74,7 @@ class ReferenceExecutor implements AgentExecutor {
   }
 }
 
-async function referenceAgent(path: string, interrupting: boolean, app: express.Express, base: () => string) {
+async function referenceAgent(path: string, interrupting: boolean, app: ExpressApp, base: () => string) {
   const card = (): AgentCard =>
     ({
       name: path,
