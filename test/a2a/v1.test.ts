@@ -343,3 +343,42 @@ function userMessageJson(value: string) {
 
 // keep `sse` in the harness's public surface used: streams read raw in other v1.0 suites
 void sse;
+
+describe('tenants (agent-server auth on): v1.0 keeps them apart as 0.3 does', () => {
+  test("B cannot get, list, cancel, subscribe to, continue or configure pushes for A's task", async () => {
+    const tenants = await startTestServer({
+      project: { graphs: v1Graphs },
+      dataDir: null,
+      env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },
+    });
+    try {
+      const url = `${tenants.url}/a2a/echo`;
+      const as = (key: string) => ({ headers: { 'x-api-key': key } });
+      const sent = await rpcV1(url, 'SendMessage', { message: userMessageJson('of a') }, as('key-a'));
+      const { id, contextId } = sent.json.result.task;
+      for (const [method, params] of [
+        ['GetTask', { id }],
+        ['CancelTask', { id }],
+        ['SubscribeToTask', { id }],
+        ['CreateTaskPushNotificationConfig', { taskId: id, url: 'https://hooks.example.com/x' }],
+        ['ListTaskPushNotificationConfigs', { taskId: id }],
+        ['SendMessage', { message: { ...userMessageJson('b'), taskId: id } }],
+      ] as const) {
+        const foreign = await rpcV1(url, method, params, as('key-b'));
+        assert.equal(foreign.json.error?.code, -32001, `${method}: ${foreign.text}`);
+      }
+      const listed = await rpcV1(url, 'ListTasks', {}, as('key-b'));
+      assert.deepEqual(listed.json.result.tasks, []);
+      assert.equal(listed.json.result.totalSize, 0);
+      const mine = await rpcV1(url, 'ListTasks', { contextId }, as('key-a'));
+      assert.deepEqual(
+        mine.json.result.tasks.map((t: any) => t.id),
+        [id],
+      );
+      assert.equal(mine.json.result.tasks[0].status.state, 'TASK_STATE_COMPLETED', "B's attempts changed nothing");
+      assert.equal((await rpcV1(url, 'GetTask', { id }, { version: '1.0' })).status, 401, 'no key, no answer');
+    } finally {
+      await tenants.close();
+    }
+  });
+});
