@@ -204,7 +204,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     await ui.rebuild(uiSettings(project, baseDir));
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
-  const runEnds = { listen: (listener: (ended: RunEnded) => void) => runEndListeners.push(listener), forOwner: (owner: string) => domain.forOwner(owner), webhooks };
+  const runEnds = {
+    listen: (listener: (ended: RunEnded) => void) => runEndListeners.push(listener),
+    forOwner: (owner: string) => domain.forOwner(owner),
+    webhooks,
+  };
   return { handlers, modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload, runEnds };
 }
 

@@ -135,7 +135,9 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     if (validate(params)) return undefined;
     const issues = toValidationItems('params', validate.errors ?? []);
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-    return this.options.invalidParams ? this.options.invalidParams(`Invalid params: ${summary}`, issues) : RPC.invalidParams(`Invalid params: ${summary}`, issues);
+    return this.options.invalidParams
+      ? this.options.invalidParams(`Invalid params: ${summary}`, issues)
+      : RPC.invalidParams(`Invalid params: ${summary}`, issues);
   }
 
   private check(method: string, outcome: RpcOutcome<unknown>): void {

@@ -48,10 +48,23 @@ test('tasks and events map to ProtoJSON: enums by name, no kind, no final, times
 });
 
 test('a v1.0 message maps back: roles by name, exactly one content a part, raw/url are file parts, empty ids are absent', () => {
-  const ok = fromV1Message({ messageId: 'm', role: 'ROLE_AGENT', contextId: '', parts: [{ text: 'hi' }, { url: 'https://x/y', mediaType: 'application/pdf' }] });
+  const ok = fromV1Message({
+    messageId: 'm',
+    role: 'ROLE_AGENT',
+    contextId: '',
+    parts: [{ text: 'hi' }, { url: 'https://x/y', mediaType: 'application/pdf' }],
+  });
   assert.deepEqual(ok, {
     ok: true,
-    value: { kind: 'message', messageId: 'm', role: 'agent', parts: [{ kind: 'text', text: 'hi' }, { kind: 'file', file: { uri: 'https://x/y', mimeType: 'application/pdf' } }] },
+    value: {
+      kind: 'message',
+      messageId: 'm',
+      role: 'agent',
+      parts: [
+        { kind: 'text', text: 'hi' },
+        { kind: 'file', file: { uri: 'https://x/y', mimeType: 'application/pdf' } },
+      ],
+    },
   });
   assert.equal(fromV1Message({ messageId: 'm', role: 'ROLE_UNSPECIFIED', parts: [{ text: 'x' }] }).ok, false);
   const two = fromV1Message({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x', data: { a: 1 } }] });
@@ -72,7 +85,16 @@ test('errors: the JSON-RPC code of the kind, with a google.rpc.ErrorInfo in data
 test('a signed card carries a JWS over its RFC 8785 form, which verifies with the public key; a changed card does not', async () => {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   const sign = await cardSigner({ key: await exportPKCS8(privateKey), kid: 'k1', alg: 'ES256' });
-  const card = { name: 'n', description: 'd', supportedInterfaces: [], version: '1', capabilities: { streaming: true }, defaultInputModes: [], defaultOutputModes: [], skills: [] };
+  const card = {
+    name: 'n',
+    description: 'd',
+    supportedInterfaces: [],
+    version: '1',
+    capabilities: { streaming: true },
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    skills: [],
+  };
   const signed = await sign(card);
   const [signature] = signed.signatures!;
   assert.deepEqual(JSON.parse(Buffer.from(signature.protected, 'base64url').toString()), { alg: 'ES256', typ: 'JOSE', kid: 'k1' });

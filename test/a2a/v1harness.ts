@@ -43,14 +43,24 @@ export const data = (value: unknown): Part => ({ content: { $case: 'data', value
 
 /** A user message as the SDK 1.3.0 client takes it (proto objects). */
 export function userMessage(parts: Message['parts'], ids: { contextId?: string; taskId?: string } = {}): Message {
-  return { messageId: randomUUID(), role: Role.ROLE_USER, parts, contextId: ids.contextId ?? '', taskId: ids.taskId ?? '', extensions: [], referenceTaskIds: [], metadata: undefined };
+  return {
+    messageId: randomUUID(),
+    role: Role.ROLE_USER,
+    parts,
+    contextId: ids.contextId ?? '',
+    taskId: ids.taskId ?? '',
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  };
 }
 
 export const sendRequest = (message: Message, configuration?: Record<string, unknown>) =>
   ({ tenant: '', message, configuration: configuration as never, metadata: undefined }) as const;
 
 /** The text of the first part of the task's artifact. */
-export const artifactText = (task: { artifacts?: { parts: { content?: { $case: string; value?: unknown } }[] }[] }) => task.artifacts?.[0]?.parts[0]?.content?.value;
+export const artifactText = (task: { artifacts?: { parts: { content?: { $case: string; value?: unknown } }[] }[] }) =>
+  task.artifacts?.[0]?.parts[0]?.content?.value;
 
 const validators: Record<string, { (v: unknown): boolean; errors?: unknown }> = results as never;
 
@@ -64,7 +74,12 @@ export async function rpcV1(
   const version = options.version === undefined ? '1.0' : options.version;
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(version === null ? {} : { 'A2A-Version': version }), ...options.headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(version === null ? {} : { 'A2A-Version': version }),
+      ...options.headers,
+    },
     body: options.body ?? JSON.stringify({ jsonrpc: '2.0', id: options.id ?? 1, method, params }),
   });
   const body = await res.text();
@@ -75,7 +90,8 @@ export async function rpcV1(
     json = undefined;
   }
   const validate = validators[method];
-  if (json?.result !== undefined && validate) assert.ok(validate(json.result), `${method} result violates the spec: ${JSON.stringify(validate.errors)}\n${body}`);
+  if (json?.result !== undefined && validate)
+    assert.ok(validate(json.result), `${method} result violates the spec: ${JSON.stringify(validate.errors)}\n${body}`);
   return { status: res.status, json, text: body, headers: res.headers };
 }
 

@@ -12,14 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk-v1';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-  type AgentExecutor,
-  type ExecutionEventBus,
-  type RequestContext,
-} from '@a2a-js/sdk-v1/server';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk-v1/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk-v1/server/express';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { v1Graphs } from '../a2a/v1harness.ts';
@@ -48,7 +41,14 @@ class ReferenceExecutor implements AgentExecutor {
     const { taskId, contextId } = ctx;
     const status = (state: TaskState, message?: Message) => ({ state, message, timestamp: new Date().toISOString() });
     if (!ctx.task) {
-      const task: Task = { id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [ctx.userMessage], metadata: undefined };
+      const task: Task = {
+        id: taskId,
+        contextId,
+        status: status(TaskState.TASK_STATE_SUBMITTED),
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: undefined,
+      };
       bus.publish(AgentEvent.task(task));
     }
     bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
@@ -63,13 +63,22 @@ class ReferenceExecutor implements AgentExecutor {
       AgentEvent.artifactUpdate({
         taskId,
         contextId,
-        artifact: { artifactId: randomUUID(), name: 'reply', description: '', parts: agentText(contextId, taskId, reply).parts, extensions: [], metadata: undefined },
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'reply',
+          description: '',
+          parts: agentText(contextId, taskId, reply).parts,
+          extensions: [],
+          metadata: undefined,
+        },
         append: false,
         lastChunk: true,
         metadata: undefined,
       }),
     );
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED, agentText(contextId, taskId, reply)), metadata: undefined }));
+    bus.publish(
+      AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED, agentText(contextId, taskId, reply)), metadata: undefined }),
+    );
     bus.finished();
   }
 }
@@ -196,7 +205,10 @@ const scenarios: Scenario[] = [
       return call(t.endpoint('echo'), 'ListTasks', { contextId: first.result.task.contextId });
     },
   },
-  { name: 'an interrupting agent asks for input', run: async (t) => call(t.endpoint('approval'), 'SendMessage', { message: message('email bob about lunch') }) },
+  {
+    name: 'an interrupting agent asks for input',
+    run: async (t) => call(t.endpoint('approval'), 'SendMessage', { message: message('email bob about lunch') }),
+  },
   {
     name: 'the next message to the waiting task completes it',
     run: async (t) => {
@@ -212,7 +224,13 @@ const scenarios: Scenario[] = [
   { name: 'a v1.0 method without a version (0.3)', run: async (t) => call(t.endpoint('echo'), 'GetTask', { id: randomUUID() }, null) },
   {
     name: 'a 0.3 request without a version',
-    run: async (t) => call(t.endpoint('echo'), 'message/send', { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'old' }] } }, null),
+    run: async (t) =>
+      call(
+        t.endpoint('echo'),
+        'message/send',
+        { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'old' }] } },
+        null,
+      ),
   },
 ];
 
@@ -223,13 +241,19 @@ const differences: { scenario: string; reference: unknown; agentplane: unknown; 
 describe('A2A v1.0: agentplane answers as the SDK 1.3.0 reference server', () => {
   for (const scenario of scenarios) {
     test(scenario.name, async () => {
-      const [ref, ours] = await Promise.all(targets().map(async (t) => {
-        const answer = await scenario.run(t);
-        return (answer as any)?.jsonrpc ? normalise(answer) : answer;
-      }));
+      const [ref, ours] = await Promise.all(
+        targets().map(async (t) => {
+          const answer = await scenario.run(t);
+          return (answer as any)?.jsonrpc ? normalise(answer) : answer;
+        }),
+      );
       const listed = differences.find((d) => d.scenario === scenario.name);
       if (listed) {
-        assert.deepEqual({ reference: ref, agentplane: ours }, { reference: listed.reference, agentplane: listed.agentplane }, `listed difference no longer as described: ${listed.reason}`);
+        assert.deepEqual(
+          { reference: ref, agentplane: ours },
+          { reference: listed.reference, agentplane: listed.agentplane },
+          `listed difference no longer as described: ${listed.reason}`,
+        );
         return;
       }
       // the reply text of the interrupting reference agent is its own

@@ -21,7 +21,8 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<R
   for (const part of message.parts) {
     if (part.kind !== 'data') continue;
     // only an object merges into the input (a v1.0 data part may hold any JSON value)
-    if (!part.data || typeof part.data !== 'object' || Array.isArray(part.data)) return fail('invalid', 'A data part must hold a JSON object: it is merged into the graph input.');
+    if (!part.data || typeof part.data !== 'object' || Array.isArray(part.data))
+      return fail('invalid', 'A data part must hold a JSON object: it is merged into the graph input.');
     input = { ...input, ...part.data };
   }
   if (texts.length > 0) {
@@ -38,7 +39,10 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<R
  * message as its value (a data part's value as it is, else the text), a breakpoint is simply
  * continued (no input).
  */
-export function resumeCommand(message: A2AMessage, pending: boolean): Outcome<{ command?: { resume: Record<string, unknown> }; input?: null }, 'unsupported_media'> {
+export function resumeCommand(
+  message: A2AMessage,
+  pending: boolean,
+): Outcome<{ command?: { resume: Record<string, unknown> }; input?: null }, 'unsupported_media'> {
   if (message.parts.some((p) => p.kind === 'file')) return fail('unsupported_media', 'File parts are not supported: send text or data parts.');
   if (!pending) return ok({ input: null });
   const data = message.parts.find((p): p is Extract<Part, { kind: 'data' }> => p.kind === 'data');

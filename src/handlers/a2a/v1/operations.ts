@@ -67,7 +67,8 @@ async function startTask(scope: V1Scope, request: V1.SendMessageParams): Promise
   const started = await scope.tasks.start(scope.assistant, { message: message.value }, V1_FOLLOW_UPS);
   if (!started.ok) return { failure: started.failure };
   // registered before anyone waits on the run; a run that ends first still finds it when delivery reads the configs
-  if (push) await scope.push.set(scope.assistant, started.value.record.id, { url: push.url, id: push.id, token: push.token, authentication: push.authentication });
+  if (push)
+    await scope.push.set(scope.assistant, started.value.record.id, { url: push.url, id: push.id, token: push.token, authentication: push.authentication });
   return { started: started.value };
 }
 
@@ -133,10 +134,7 @@ export const v1Operations = {
     return done(events());
   },
 
-  async createTaskPushNotificationConfig(
-    scope: V1Scope,
-    request: V1.CreateTaskPushNotificationConfigParams,
-  ): Promise<V1Result<V1.TaskPushNotificationConfig>> {
+  async createTaskPushNotificationConfig(scope: V1Scope, request: V1.CreateTaskPushNotificationConfigParams): Promise<V1Result<V1.TaskPushNotificationConfig>> {
     const set = await scope.push.set(scope.assistant, request.taskId, {
       url: request.url,
       id: request.id,

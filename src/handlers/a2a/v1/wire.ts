@@ -161,7 +161,12 @@ export function toV1StreamResponse(event: StreamEventResult): V1.StreamResponse 
       return { message: toV1Message(event) };
     case 'status-update':
       return {
-        statusUpdate: { taskId: event.taskId, contextId: event.contextId, status: toV1Status(event.status), ...(event.metadata ? { metadata: event.metadata } : {}) },
+        statusUpdate: {
+          taskId: event.taskId,
+          contextId: event.contextId,
+          status: toV1Status(event.status),
+          ...(event.metadata ? { metadata: event.metadata } : {}),
+        },
       };
     case 'artifact-update':
       return {
