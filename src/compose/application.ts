@@ -32,7 +32,7 @@ export const createApplication: AppFactory = async (deps) => {
     );
   }
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf);
+  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { runEnds: agentServer.runEnds });
   // `satisfies` makes the compiler check completeness here as well as in each area
   const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } satisfies Handlers<RequestContext>;
   return {

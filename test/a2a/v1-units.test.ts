@@ -1,0 +1,108 @@
+// A2A v1.0 rules in process: version negotiation, the wire mapping, error details, card signing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { exportJWK, flattenedVerify, generateKeyPair, exportPKCS8 } from 'jose';
+import { cardVersion, negotiate, requestedVersion } from '../../src/handlers/a2a/version.ts';
+import { fromV1Message, toV1StreamResponse, toV1Task } from '../../src/handlers/a2a/v1/wire.ts';
+import { a2aError, jsonRpcError } from '../../src/handlers/a2a/v1/errors.ts';
+import { canonicalCard, cardSigner } from '../../src/handlers/a2a/v1/cardSigning.ts';
+
+test('A2A-Version: none is 0.3, Major.Minor picks a served version (patch ignored), anything else is none; the header wins', () => {
+  assert.equal(negotiate(requestedVersion(undefined, undefined)), '0.3');
+  assert.equal(negotiate(requestedVersion('', undefined)), '0.3');
+  assert.equal(negotiate('1.0'), '1.0');
+  assert.equal(negotiate('1.0.2'), '1.0');
+  assert.equal(negotiate('0.3'), '0.3');
+  for (const bad of ['2.0', '1', '0.2', 'one', '1.0-beta', '1.1']) assert.equal(negotiate(bad), undefined, bad);
+  assert.equal(requestedVersion('1.0', '0.3'), '1.0');
+  assert.equal(requestedVersion(undefined, '1.0'), '1.0');
+  assert.equal(cardVersion(''), '0.3');
+  assert.equal(cardVersion('0.3'), '0.3');
+  assert.equal(cardVersion('1.0'), '1.0');
+  assert.equal(cardVersion('junk'), '1.0');
+});
+
+test('tasks and events map to ProtoJSON: enums by name, no kind, no final, timestamps in UTC with Z, empty history left out', () => {
+  const task = toV1Task({
+    kind: 'task',
+    id: 't',
+    contextId: 'c',
+    status: { state: 'input-required', timestamp: '2026-01-01T10:00:00+00:00' },
+    artifacts: [{ artifactId: 'a', parts: [{ kind: 'data', data: { x: 1 } }] }],
+    history: [],
+  });
+  assert.deepEqual(task, {
+    id: 't',
+    contextId: 'c',
+    status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T10:00:00.000Z' },
+    artifacts: [{ artifactId: 'a', parts: [{ data: { x: 1 }, mediaType: 'application/json' }] }],
+  });
+  assert.deepEqual(toV1Task({ kind: 'task', id: 't', contextId: 'c', status: { state: 'completed' }, artifacts: [] }, { artifacts: false }), {
+    id: 't',
+    contextId: 'c',
+    status: { state: 'TASK_STATE_COMPLETED' },
+  });
+  assert.deepEqual(toV1StreamResponse({ kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'canceled' }, final: true }), {
+    statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELED' } },
+  });
+});
+
+test('a v1.0 message maps back: roles by name, exactly one content a part, raw/url are file parts, empty ids are absent', () => {
+  const ok = fromV1Message({
+    messageId: 'm',
+    role: 'ROLE_AGENT',
+    contextId: '',
+    parts: [{ text: 'hi' }, { url: 'https://x/y', mediaType: 'application/pdf' }],
+  });
+  assert.deepEqual(ok, {
+    ok: true,
+    value: {
+      kind: 'message',
+      messageId: 'm',
+      role: 'agent',
+      parts: [
+        { kind: 'text', text: 'hi' },
+        { kind: 'file', file: { uri: 'https://x/y', mimeType: 'application/pdf' } },
+      ],
+    },
+  });
+  assert.equal(fromV1Message({ messageId: 'm', role: 'ROLE_UNSPECIFIED', parts: [{ text: 'x' }] }).ok, false);
+  const two = fromV1Message({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x', data: { a: 1 } }] });
+  assert.equal(two.ok, false);
+  assert.equal(!two.ok && two.failure.data?.field, 'message.parts[0]');
+  assert.equal(fromV1Message({ messageId: 'm', role: 'ROLE_USER', parts: [{}] }).ok, false);
+});
+
+test('errors: the JSON-RPC code of the kind, with a google.rpc.ErrorInfo in data', () => {
+  assert.deepEqual(jsonRpcError(a2aError('TASK_NOT_FOUND', 'Task not found: t', { taskId: 't' })), {
+    code: -32001,
+    message: 'Task not found: t',
+    data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't' } }],
+  });
+  assert.equal(jsonRpcError(a2aError('VERSION_NOT_SUPPORTED', 'no')).code, -32009);
+});
+
+test('a signed card carries a JWS over its RFC 8785 form, which verifies with the public key; a changed card does not', async () => {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const sign = await cardSigner({ key: await exportPKCS8(privateKey), kid: 'k1', alg: 'ES256' });
+  const card = {
+    name: 'n',
+    description: 'd',
+    supportedInterfaces: [],
+    version: '1',
+    capabilities: { streaming: true },
+    defaultInputModes: [],
+    defaultOutputModes: [],
+    skills: [],
+  };
+  const signed = await sign(card);
+  const [signature] = signed.signatures!;
+  assert.deepEqual(JSON.parse(Buffer.from(signature.protected, 'base64url').toString()), { alg: 'ES256', typ: 'JOSE', kid: 'k1' });
+  assert.equal(canonicalCard(signed), canonicalCard(card), 'the signatures are not part of what is signed');
+  const payload = Buffer.from(canonicalCard(signed)).toString('base64url');
+  await flattenedVerify({ ...signature, payload }, publicKey);
+  const tampered = Buffer.from(canonicalCard({ ...card, name: 'other' })).toString('base64url');
+  await assert.rejects(flattenedVerify({ ...signature, payload: tampered }, publicKey));
+  const jwkSigner = await cardSigner({ key: JSON.stringify(await exportJWK(privateKey)), kid: 'k2', alg: 'ES256' });
+  assert.equal((await jwkSigner(card)).signatures!.length, 1);
+});
