@@ -4,7 +4,8 @@ import { uuid5 } from './domain/agent/ids.ts';
 import type { ServerConfig } from './runtime/config.ts';
 import { NO_PROJECT_NEXT_STEPS } from './runtime/project.ts';
 
-export function startBanner(config: ServerConfig, url: string, mode: string): string {
+/** `grpcPort`: where the A2A gRPC binding answers, null when it does not. */
+export function startBanner(config: ServerConfig, url: string, mode: string, grpcPort: number | null = null): string {
   const graphs = Object.entries(config.project.graphs ?? {});
   const lines = [
     '',
@@ -12,6 +13,7 @@ export function startBanner(config: ServerConfig, url: string, mode: string): st
     `  API        ${url}`,
     `  dashboard  ${url}/dashboard`,
     `  docs       ${url}/docs`,
+    `  A2A gRPC   ${grpcPort === null ? '(off)' : `${new URL(url).hostname}:${grpcPort}`}`,
     `  project    ${config.configFile ?? '(none)'}`,
     `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,
     `  graphs     ${graphs.length ? '' : '(none)'}`,
