@@ -57,6 +57,7 @@ async function generateOpenRpc(spec: DocumentSpec, header: string, outDir: strin
 const INDEX = `export * as controlPlane from './control-plane/operations.gen.ts';
 export * as agentServer from './agent-server/operations.gen.ts';
 export * as a2a from './a2a/methods.gen.ts';
+export * as a2aV1 from './a2a-v1/methods.gen.ts';
 export * as protocol from './protocol/methods.gen.ts';
 import type { ControlPlaneHandlers } from './control-plane/operations.gen.ts';
 import type { AgentServerHandlers } from './agent-server/operations.gen.ts';

@@ -29,6 +29,8 @@ export const documents: DocumentSpec[] = [
   { key: 'control-plane', file: 'spec/control-plane.openapi.yaml', kind: 'openapi', typeName: 'ControlPlane' },
   { key: 'agent-server', file: 'spec/agent-server.openapi.yaml', kind: 'openapi', typeName: 'AgentServer', customAuth: true },
   { key: 'a2a', file: 'spec/a2a.openrpc.json', kind: 'openrpc', typeName: 'A2A' },
+  // A2A v1.0 on the same endpoint: the request's A2A-Version picks this document or the one above
+  { key: 'a2a-v1', file: 'spec/a2a-v1.openrpc.json', kind: 'openrpc', typeName: 'A2AV1' },
   // the thread protocol's framing: commands in, answers and events out (over HTTP and the WebSocket)
   {
     key: 'protocol',

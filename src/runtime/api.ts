@@ -1,19 +1,22 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
 import type { MethodSpec, OperationSpec, SerializerTable, ValidatorTable } from './contract.ts';
-import { JsonRpcDispatcher, type RpcMethodHandler } from './jsonrpc.ts';
+import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import { operations as controlPlaneOperations } from '../../generated/control-plane/operations.gen.ts';
 import { operations as agentServerOperations } from '../../generated/agent-server/operations.gen.ts';
 import { methods as a2aMethods } from '../../generated/a2a/methods.gen.ts';
+import { methods as a2aV1Methods } from '../../generated/a2a-v1/methods.gen.ts';
 import { loadDocument as loadControlPlane } from '../../generated/control-plane/document.gen.js';
 import { loadDocument as loadAgentServer } from '../../generated/agent-server/document.gen.js';
 import { loadDocument as loadA2A } from '../../generated/a2a/document.gen.js';
+import { loadDocument as loadA2AV1 } from '../../generated/a2a-v1/document.gen.js';
 import * as cpParams from '../../generated/control-plane/params.validators.gen.js';
 import * as cpBody from '../../generated/control-plane/body.validators.gen.js';
 import * as asParams from '../../generated/agent-server/params.validators.gen.js';
 import * as asBody from '../../generated/agent-server/body.validators.gen.js';
 import * as a2aParams from '../../generated/a2a/params.validators.gen.js';
+import * as a2aV1Params from '../../generated/a2a-v1/params.validators.gen.js';
 import { serializers as cpSerializers } from '../../generated/control-plane/reply.serializers.gen.js';
 import { serializers as asSerializers } from '../../generated/agent-server/reply.serializers.gen.js';
 
@@ -55,27 +58,43 @@ export const rpcDocument = {
   params: a2aParams as ValidatorTable,
 };
 
-/** The dispatcher of the OpenRPC document's methods; results are checked when `validateResults`. */
+/** A2A v1.0's JSON-RPC methods, served on the same endpoint to requests that ask for 1.0. */
+export const rpcDocumentV1 = {
+  key: 'a2a-v1' as const,
+  document: loadA2AV1(),
+  methods: a2aV1Methods as readonly MethodSpec[],
+  params: a2aV1Params as ValidatorTable,
+};
+
+type RpcDocumentKey = typeof rpcDocument.key | typeof rpcDocumentV1.key;
+
+/** The dispatcher of an OpenRPC document's methods (default the A2A 0.3 one); results are checked when `validateResults`. */
 export async function rpcDispatcher<Ctx extends RpcContext>(
   handlers: Readonly<Record<string, RpcMethodHandler<Ctx>>>,
   options: { validateResults: boolean; log: Logger; maxDepth?: number },
+  document: RpcDocumentKey = 'a2a',
+  framing: Pick<DispatcherOptions<Ctx>, 'invalidParams' | 'streamErrorsAsJson'> = {},
 ): Promise<JsonRpcDispatcher<Ctx>> {
+  const doc = document === 'a2a' ? rpcDocument : rpcDocumentV1;
+  const validators = options.validateResults ? await loadResponseValidators() : undefined;
   return new JsonRpcDispatcher<Ctx>({
     maxDepth: options.maxDepth,
-    methods: rpcDocument.methods,
-    params: rpcDocument.params,
+    methods: doc.methods,
+    params: doc.params,
     handlers,
-    results: options.validateResults ? (await loadResponseValidators()).rpc : undefined,
+    results: validators ? (document === 'a2a' ? validators.rpc : validators.rpcV1) : undefined,
     onResultViolation: (method, issues) => options.log.error('JSON-RPC result violates the spec', { method, issues }),
+    ...framing,
   });
 }
 
 /** Response validators are only needed when checking replies (tests, AGENTPLANE_VALIDATE_RESPONSES). */
-export async function loadResponseValidators(): Promise<{ http: ValidatorTable; rpc: ValidatorTable }> {
-  const [cp, as, a2a] = await Promise.all([
+export async function loadResponseValidators(): Promise<{ http: ValidatorTable; rpc: ValidatorTable; rpcV1: ValidatorTable }> {
+  const [cp, as, a2a, a2aV1] = await Promise.all([
     import('../../generated/control-plane/response.validators.gen.js'),
     import('../../generated/agent-server/response.validators.gen.js'),
     import('../../generated/a2a/response.validators.gen.js'),
+    import('../../generated/a2a-v1/response.validators.gen.js'),
   ]);
-  return { http: { ...(cp as ValidatorTable), ...(as as ValidatorTable) }, rpc: a2a as ValidatorTable };
+  return { http: { ...(cp as ValidatorTable), ...(as as ValidatorTable) }, rpc: a2a as ValidatorTable, rpcV1: a2aV1 as ValidatorTable };
 }

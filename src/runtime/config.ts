@@ -40,6 +40,8 @@ export interface ServerConfig {
   mock: boolean;
   /** Base URL used in links the server hands out (agent cards); otherwise the request's Host. */
   publicUrl: string | null;
+  /** Signs the v1.0 agent cards (AGENTPLANE_A2A_SIGNING_KEY: a PKCS#8 PEM or private JWK; _KEY_ID, _ALG, _JKU). */
+  a2aSigning: { key: string; kid: string; alg: string; jku?: string } | null;
   /** Without a public URL, honour Forwarded / X-Forwarded-Proto / X-Forwarded-Host (AGENTPLANE_TRUST_PROXY=1); off, only Host. */
   trustProxy: boolean;
   maxBodyBytes: number;
@@ -183,6 +185,14 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     projectEnv,
     mock: values.mock ?? flag('AGENTPLANE_MOCK', env.AGENTPLANE_MOCK, false),
     publicUrl: env.AGENTPLANE_PUBLIC_URL ?? env.LANGGRAPH_API_URL ?? null,
+    a2aSigning: env.AGENTPLANE_A2A_SIGNING_KEY
+      ? {
+          key: env.AGENTPLANE_A2A_SIGNING_KEY,
+          kid: env.AGENTPLANE_A2A_SIGNING_KEY_ID || 'agentplane',
+          alg: env.AGENTPLANE_A2A_SIGNING_ALG || 'ES256',
+          ...(env.AGENTPLANE_A2A_SIGNING_JKU ? { jku: env.AGENTPLANE_A2A_SIGNING_JKU } : {}),
+        }
+      : null,
     trustProxy: flag('AGENTPLANE_TRUST_PROXY', env.AGENTPLANE_TRUST_PROXY, false),
     maxBodyBytes: positiveInteger('AGENTPLANE_MAX_BODY_BYTES', env.AGENTPLANE_MAX_BODY_BYTES, 1024 * 1024),
     maxStreamsPerClient: positiveInteger('AGENTPLANE_MAX_STREAMS_PER_CLIENT', env.AGENTPLANE_MAX_STREAMS_PER_CLIENT, 100),

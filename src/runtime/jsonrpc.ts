@@ -47,6 +47,13 @@ export interface DispatcherOptions<Ctx extends RpcContext> {
   /** Checks each result against the OpenRPC result schema (tests, AGENTPLANE_VALIDATE_RESPONSES). */
   results?: ValidatorTable;
   onResultViolation?: (method: string, issues: unknown) => void;
+  /** How this document writes invalid params (default: -32602 with the validation items as `data`). */
+  invalidParams?: (message: string, issues: ReturnType<typeof toValidationItems>) => RpcError;
+  /**
+   * A streaming method's error found before its first event is a JSON response rather than
+   * the stream's one event (A2A v1.0, as its reference server answers; 0.3 keeps the event).
+   */
+  streamErrorsAsJson?: boolean;
 }
 
 const response = (id: RpcId, outcome: RpcOutcome<unknown>): RpcResponse =>
@@ -97,7 +104,9 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     const invalid = this.checkParams(spec, params);
     // a streaming method answers its error as the stream's one event: a client reading an
     // event stream would otherwise report the content type, not the error
-    if (invalid && spec.streaming) return { reply: { kind: 'stream', method, events: toEvents(id, single({ error: invalid }), () => undefined) } };
+    if (invalid && spec.streaming && !this.options.streamErrorsAsJson) {
+      return { reply: { kind: 'stream', method, events: toEvents(id, single({ error: invalid }), () => undefined) } };
+    }
     if (invalid) return fail(id, invalid, method);
     return { call: { method, params, id } };
   }
@@ -126,7 +135,7 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     if (validate(params)) return undefined;
     const issues = toValidationItems('params', validate.errors ?? []);
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
-    return RPC.invalidParams(`Invalid params: ${summary}`, issues);
+    return this.options.invalidParams ? this.options.invalidParams(`Invalid params: ${summary}`, issues) : RPC.invalidParams(`Invalid params: ${summary}`, issues);
   }
 
   private check(method: string, outcome: RpcOutcome<unknown>): void {
@@ -136,6 +145,19 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     if (validate && !validate(outcome.result)) this.options.onResultViolation?.(method, validate.errors);
   }
 }
+
+/** The request's id when the body is a JSON object with a valid one, else null (for an error answered before dispatch). */
+export function peekId(body: RawBody, maxDepth = DEFAULT_MAX_BODY_DEPTH): RpcId {
+  const parsed = parseJson(body.text, maxDepth);
+  if (!('value' in parsed)) return null;
+  const request = parsed.value;
+  if (!request || typeof request !== 'object' || Array.isArray(request)) return null;
+  const id = (request as Record<string, unknown>).id;
+  return validId(id) ? id : null;
+}
+
+/** An error reply found before dispatch (a version the endpoint does not serve). */
+export const rpcErrorReply = (id: RpcId, error: RpcError): RpcReply => ({ kind: 'json', body: response(id, { error }) });
 
 /** The HTTP reply of a JSON-RPC outcome: 200 with a response or a stream of them. */
 export function rpcHttpReply(reply: RpcReply): { status: 200; body: RpcResponse } | { status: 200; stream: AsyncIterable<SseEvent> } {

@@ -18,7 +18,12 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<R
     return fail('invalid', "This assistant's graph state has no 'messages' key, so it cannot take text parts. Send the input as a data part instead.");
   }
   let input: Record<string, unknown> = {};
-  for (const part of message.parts) if (part.kind === 'data') input = { ...input, ...part.data };
+  for (const part of message.parts) {
+    if (part.kind !== 'data') continue;
+    // only an object merges into the input (a v1.0 data part may hold any JSON value)
+    if (!part.data || typeof part.data !== 'object' || Array.isArray(part.data)) return fail('invalid', 'A data part must hold a JSON object: it is merged into the graph input.');
+    input = { ...input, ...part.data };
+  }
   if (texts.length > 0) {
     const role = message.role === 'agent' ? 'assistant' : 'human';
     const given = Array.isArray(input.messages) ? input.messages : [];
@@ -26,6 +31,23 @@ export function toRunInput(message: A2AMessage, hasMessages: boolean): Outcome<R
     input = { ...input, messages: [...given, { role, content, id: message.messageId }] };
   }
   return ok(input);
+}
+
+/**
+ * The run that answers a task waiting at an interrupt: a pending interrupt() gets the
+ * message as its value (a data part's value as it is, else the text), a breakpoint is simply
+ * continued (no input).
+ */
+export function resumeCommand(message: A2AMessage, pending: boolean): Outcome<{ command?: { resume: Record<string, unknown> }; input?: null }, 'unsupported_media'> {
+  if (message.parts.some((p) => p.kind === 'file')) return fail('unsupported_media', 'File parts are not supported: send text or data parts.');
+  if (!pending) return ok({ input: null });
+  const data = message.parts.find((p): p is Extract<Part, { kind: 'data' }> => p.kind === 'data');
+  const text = message.parts
+    .filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text')
+    .map((p) => p.text)
+    .join('\n');
+  // any JSON value is a resume value; the generated type names it an object
+  return ok({ command: { resume: (data ? data.data : text) as Record<string, unknown> } });
 }
 
 /** The plain text of a LangChain message's content (a string, or a list of blocks). */

@@ -6,3 +6,9 @@ export const taskNotFound = (id: string) => fail('not_found', `Task not found: $
 
 export const taskNotCancelable = (id: string, state: string) =>
   fail('conflict', `Task cannot be canceled: task ${id} is already ${state}`, { taskId: id, state });
+
+export const taskEnded = (id: string, state: string) =>
+  fail('conflict', `Task ${id} is already ${state}: it takes no more messages. Send the message with the task's contextId only to start a new task in the same context.`, {
+    taskId: id,
+    state,
+  });

@@ -17,10 +17,35 @@ import type { Assistant, Run, ThreadState } from '../../../generated/agent-serve
 import type { AgentService } from '../agent/service.ts';
 import { isUuid } from '../../shared/uuid.ts';
 import { dataOf } from '../../shared/jsonText.ts';
-import { fail, ok, type Outcome } from '../outcome.ts';
-import { isTerminal, lastN, latestReply, taskState, toA2AHistory, toRunInput } from './convert.ts';
-import { taskNotCancelable, taskNotFound } from './failures.ts';
+import { fail, ok, type FailureKind, type Outcome } from '../outcome.ts';
+import { isTerminal, lastN, latestReply, resumeCommand, taskState, toA2AHistory, toRunInput } from './convert.ts';
+import { taskEnded, taskNotCancelable, taskNotFound } from './failures.ts';
 import type { TaskOutcome, TaskRecord, TaskStore } from './taskStore.ts';
+
+/** How a message naming a task continues it; the A2A 0.3 endpoint keeps both off (see docs/a2a.md). */
+export interface FollowUpRules {
+  /** A task in a terminal state takes no more messages (A2A v1.0 §3.1.1): `conflict`. */
+  refuseEnded?: boolean;
+  /** A message to a task waiting at an interrupt resumes the graph with the message as the interrupt's value. */
+  resumeInterrupts?: boolean;
+}
+
+export interface TaskQuery {
+  contextId?: string;
+  state?: TaskState;
+  /** ISO time: only tasks whose status changed at or after it. */
+  updatedAfter?: string;
+  pageSize: number;
+  pageToken?: string;
+  historyLength?: number;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+  totalSize: number;
+}
 
 export interface StartedTask {
   record: TaskRecord;
@@ -42,10 +67,16 @@ export class A2ATaskService {
   ) {}
 
   /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
-  async start(assistant: Assistant, params: MessageSendParams): Promise<Outcome<StartedTask, 'invalid' | 'not_found' | 'unsupported' | 'unsupported_media'>> {
+  async start(
+    assistant: Assistant,
+    params: MessageSendParams,
+    rules: FollowUpRules = {},
+  ): Promise<Outcome<StartedTask, 'invalid' | 'not_found' | 'unsupported' | 'unsupported_media' | 'conflict'>> {
     const { message } = params;
     if (params.configuration?.pushNotificationConfig) return fail('unsupported', 'Push Notification is not supported');
-    const converted = toRunInput(message, this.agent.assistants.hasMessages(assistant));
+    // a follow-up that answers an interrupt is the interrupt's value, not new graph input
+    const waiting = rules.resumeInterrupts && message.taskId !== undefined ? await this.waitingTask(assistant, message.taskId) : undefined;
+    const converted = waiting ? resumeCommand(message, waiting.pending) : asInput(toRunInput(message, this.agent.assistants.hasMessages(assistant)));
     if (!converted.ok) return converted;
     if (message.contextId !== undefined && !isUuid(message.contextId)) {
       return fail('invalid', `Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`);
@@ -57,12 +88,16 @@ export class A2ATaskService {
       if (message.contextId !== undefined && message.contextId !== existing.contextId) {
         return fail('invalid', `contextId '${message.contextId}' is not the context of task '${existing.id}' (${existing.contextId}).`);
       }
+      if (rules.refuseEnded) {
+        const { state } = (await this.view(assistant, existing, { historyLength: 0 })).status;
+        if (isTerminal(state)) return taskEnded(existing.id, state);
+      }
     }
     const taskId = existing?.id ?? randomUUID();
     const threadId = existing?.contextId ?? message.contextId ?? randomUUID();
     const created = await this.agent.runs.create(threadId, {
       assistant_id: assistant.assistant_id,
-      input: converted.value,
+      ...converted.value,
       if_not_exists: 'create',
       multitask_strategy: 'enqueue',
       metadata: { a2a_task_id: taskId, a2a_message_id: message.messageId },
@@ -87,6 +122,44 @@ export class A2ATaskService {
       history: [sent],
     };
     return ok({ record, runId, submitted });
+  }
+
+  /** The task when it waits at an interrupt, with whether an interrupt() call awaits a value (else a breakpoint). */
+  private async waitingTask(assistant: Assistant, id: string): Promise<{ record: TaskRecord; pending: boolean } | undefined> {
+    const record = await this.find(assistant, id);
+    if (!record) return undefined;
+    const task = await this.view(assistant, record, { historyLength: 0 });
+    if (task.status.state !== 'input-required') return undefined;
+    const state = await this.agent.threads.getState(record.contextId);
+    const pending = state.ok && state.value.tasks.some((t) => (t.interrupts?.length ?? 0) > 0);
+    return { record, pending };
+  }
+
+  /**
+   * The caller's tasks on this assistant, newest status first, a page at a time. The page
+   * token is the sort key of the page's last task, so a page does not shift when newer tasks
+   * arrive.
+   */
+  async list(assistant: Assistant, query: TaskQuery): Promise<Outcome<TaskPage, 'invalid'>> {
+    let after: { at: string; id: string } | undefined;
+    if (query.pageToken) {
+      after = decodePageToken(query.pageToken);
+      if (!after) return fail('invalid', 'pageToken: not a token this server gave (use the nextPageToken of the previous page)', { field: 'pageToken' });
+    }
+    const records = await this.tasks.list(query.contextId);
+    const mine = records.filter((r) => (r.owner ?? '') === this.owner && r.assistantId === assistant.assistant_id);
+    const views = await Promise.all(mine.map((r) => this.view(assistant, r, { historyLength: query.historyLength })));
+    const since = query.updatedAfter ? Date.parse(query.updatedAfter) : undefined;
+    const matching = views
+      .filter((t) => (query.state === undefined || t.status.state === query.state) && (since === undefined || Date.parse(t.status.timestamp ?? '') >= since))
+      .map((task) => ({ task, at: sortableTime(task.status.timestamp) }))
+      .sort((a, b) => (a.at === b.at ? (a.task.id < b.task.id ? 1 : -1) : a.at < b.at ? 1 : -1));
+    const start = after ? matching.findIndex((t) => t.at < after.at || (t.at === after.at && t.task.id < after.id)) : 0;
+    const rest = start < 0 ? [] : matching.slice(start);
+    const page = rest.slice(0, query.pageSize);
+    const last = page[page.length - 1];
+    const nextPageToken = rest.length > page.length && last ? encodePageToken({ at: last.at, id: last.task.id }) : '';
+    return ok({ tasks: page.map((t) => t.task), nextPageToken, totalSize: matching.length });
   }
 
   /** tasks/get: the task as it is now. */
@@ -274,4 +347,28 @@ function statusMessage(state: TaskState, outcome: TaskOutcome, parts: Part[], id
 
 function responseArtifact(runId: string, parts: Part[]): Artifact {
   return { artifactId: `artifact-${runId}`, name: 'Assistant Response', parts };
+}
+
+/** A timestamp that sorts as text: ISO in UTC (the agent server may write `+00:00`). */
+function sortableTime(value: string | undefined): string {
+  const ms = value ? Date.parse(value) : NaN;
+  return Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+}
+
+function encodePageToken(key: { at: string; id: string }): string {
+  return Buffer.from(JSON.stringify([key.at, key.id])).toString('base64url');
+}
+
+function decodePageToken(token: string): { at: string; id: string } | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return { at: value[0], id: value[1] };
+  } catch {
+    /* not ours */
+  }
+  return undefined;
+}
+
+function asInput<K extends FailureKind>(outcome: Outcome<Record<string, unknown>, K>): Outcome<{ input: Record<string, unknown> }, K> {
+  return outcome.ok ? ok({ input: outcome.value }) : outcome;
 }

@@ -51,6 +51,11 @@ export class TaskStore {
     return this.tasks.get(id);
   }
 
+  /** Every task, or those of one context. */
+  list(contextId?: string): Promise<TaskRecord[]> {
+    return this.tasks.list(contextId === undefined ? {} : { where: { contextId } });
+  }
+
   async create(fields: { id: string; owner: string; contextId: string; assistantId: string; runId: string; message: Message }): Promise<TaskRecord> {
     const now = nowIso();
     const record: TaskRecord = {

@@ -2,10 +2,14 @@
 // POST /a2a/{assistant_id}, and the agent card operation (getAgentCard); both operations
 // are in spec/agent-server.openapi.yaml.
 import type { A2AMethods } from '../../../generated/a2a/methods.gen.ts';
+import type { A2AV1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
+import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { OwnerOf, ServiceFor } from '../agent-server/owner.ts';
 import { TaskStore } from '../../domain/a2a/taskStore.ts';
 import { A2ATaskService } from '../../domain/a2a/taskService.ts';
+import { PushConfigStore, TaskPushConfigs } from '../../domain/a2a/pushConfigs.ts';
+import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/webhooks/webhookPolicy.ts';
 import { rpcDispatcher } from '../../runtime/api.ts';
 import type { BackgroundModule } from '../../runtime/application.ts';
 import type { AppFactoryDeps } from '../deps.ts';
@@ -16,26 +20,51 @@ import { getAgentCard } from './getAgentCard.ts';
 import { messageMethods } from './messages.ts';
 import { a2aRpc, type A2AContext } from './rpc.ts';
 import { taskMethods } from './tasks.ts';
+import { v1InvalidParams, v1Methods } from './v1Methods.ts';
+import { v1Operations, type V1Operations, type V1Scope } from './v1/operations.ts';
+import { jsonRpcOnly, type A2AInterfaces } from './v1/card.ts';
+import { cardSigner } from './v1/cardSigning.ts';
 
 export interface A2AArea {
   methods: A2AMethods<A2AContext>;
   handlers: Pick<AgentServerHandlers<RequestContext>, 'getAgentCard' | 'a2aRpc'>;
   modules: BackgroundModule[];
+  /** What the other v1.0 bindings (HTTP+JSON, gRPC) call: the operations, on the scope of a request to an assistant. */
+  v1: { operations: V1Operations; scope(ctx: RequestContext, assistant: Assistant): V1Scope };
+}
+
+export interface A2AOptions {
+  /** The interfaces the server serves, in order of preference (default: JSON-RPC at 1.0 and 0.3). */
+  interfaces?: A2AInterfaces;
 }
 
 /** Tasks are kept apart by owner as the agent server's threads are (see agent-server/owner.ts). */
-export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ownerOf: OwnerOf): Promise<A2AArea> {
+export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ownerOf: OwnerOf, options: A2AOptions = {}): Promise<A2AArea> {
   const store = new TaskStore(deps.store);
-  const tasksFor = (ctx: RequestContext) => new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx));
+  const pushStore = new PushConfigStore(deps.store);
+  // a push config's URL passes the rules a run's webhook does (webhooks.url in agentplane.json)
+  const webhookRules = (deps.config.project.webhooks as { url?: WebhookUrlPolicy } | undefined)?.url;
+  const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules);
+  const scopeFor = (ctx: RequestContext) => {
+    const tasks = new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx));
+    return { tasks, push: new TaskPushConfigs(tasks, pushStore, urlProblem) };
+  };
+  const framing = { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth };
   const methods: A2AMethods<A2AContext> = { ...messageMethods(), ...taskMethods() };
-  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), {
-    validateResults: deps.config.validateResponses,
-    log: deps.log,
-    maxDepth: deps.config.maxBodyDepth,
+  const dispatcher = await rpcDispatcher(methodRegistry<A2AContext, A2AMethods<A2AContext>>(methods), framing);
+  const dispatcherV1 = await rpcDispatcher(methodRegistry<A2AContext, A2AV1Methods<A2AContext>>(v1Methods()), framing, 'a2a-v1', {
+    invalidParams: v1InvalidParams,
+    streamErrorsAsJson: true,
   });
+  const signer = deps.config.a2aSigning ? await cardSigner(deps.config.a2aSigning) : undefined;
+  const interfaces = options.interfaces ?? jsonRpcOnly;
   return {
     methods,
-    handlers: { getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION), a2aRpc: a2aRpc(serviceFor, tasksFor, dispatcher) },
+    handlers: {
+      getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION, interfaces, signer),
+      a2aRpc: a2aRpc(serviceFor, scopeFor, { '0.3': dispatcher, '1.0': dispatcherV1 }),
+    },
     modules: [],
+    v1: { operations: v1Operations, scope: (ctx, assistant) => ({ assistant, ...scopeFor(ctx), signal: ctx.signal }) },
   };
 }
