@@ -31,9 +31,14 @@ const STATUS_NAME: Readonly<Record<number, string>> = {
 
 export const statusName = (status: number): string => STATUS_NAME[status] ?? (status >= 500 ? 'INTERNAL' : 'UNKNOWN');
 
-/** A google.rpc.Status body for an HTTP status. */
-export function googleRpcBody(status: number, message: string, details: Record<string, unknown>[] = []): { error: Record<string, unknown> } {
-  return { error: { code: status, status: statusName(status), message, details } };
+/** A google.rpc.Status body for an HTTP status; `code` the google.rpc.Code name when the HTTP status alone does not say it (FAILED_PRECONDITION is 400 too). */
+export function googleRpcBody(
+  status: number,
+  message: string,
+  details: Record<string, unknown>[] = [],
+  code = statusName(status),
+): { error: Record<string, unknown> } {
+  return { error: { code: status, status: code, message, details } };
 }
 
 /** A reply of the runtime's (errors.ts) as the operation's google.rpc.Status. */
