@@ -68,12 +68,13 @@ export async function createControlPlane(
     oauth: adapters.oauth,
     tokenKey,
     previousTokenKeys,
+    allowHttp: deps.config.agentAuth.allowHttp,
     log: deps.log.child({ area: 'agent-auth' }),
   });
   const handlers = {
     ...deploymentHandlers(domain),
     ...revisionHandlers({ ...domain, render }),
-    ...authProviderHandlers(repo, agentAuth.forgetProvider),
+    ...authProviderHandlers(repo, agentAuth.forgetProvider, agentAuth.providerRules),
     ...agentAuthHandlers(repo, agentAuth),
     ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }),
   };

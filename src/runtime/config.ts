@@ -49,6 +49,11 @@ export interface ServerConfig {
   maxStreamsPerClient: number;
   /** Streaming requests the server holds open in all (AGENTPLANE_MAX_STREAMS, default 1000). */
   maxStreams: number;
+  /**
+   * A protocol WebSocket with no subscription that sends nothing for this long is closed, and
+   * a peer that answers no ping for this long is cut (AGENTPLANE_SOCKET_IDLE_SECONDS, default 60).
+   */
+  socketIdleSeconds: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
   validateResponses: boolean;
@@ -197,6 +202,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     maxBodyBytes: positiveInteger('AGENTPLANE_MAX_BODY_BYTES', env.AGENTPLANE_MAX_BODY_BYTES, 1024 * 1024),
     maxStreamsPerClient: positiveInteger('AGENTPLANE_MAX_STREAMS_PER_CLIENT', env.AGENTPLANE_MAX_STREAMS_PER_CLIENT, 100),
     maxStreams: positiveInteger('AGENTPLANE_MAX_STREAMS', env.AGENTPLANE_MAX_STREAMS, 1000),
+    socketIdleSeconds: positiveInteger('AGENTPLANE_SOCKET_IDLE_SECONDS', env.AGENTPLANE_SOCKET_IDLE_SECONDS, 60),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),

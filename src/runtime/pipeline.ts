@@ -24,6 +24,7 @@ import { ReplySerializers, SerializerMismatch } from './replySerializers.ts';
 import type { CorsHandler } from './cors.ts';
 import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
+import type { SocketDoor, SocketReply } from './socketDoor.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -67,6 +68,8 @@ export interface PipelineOptions {
   disabled?: ReadonlySet<string>;
   /** Caps on streaming requests held open, per client and in all; none when absent. */
   streamSlots?: StreamSlots;
+  /** Caps on protocol WebSockets held open, per client and in all (their subscriptions take stream slots). */
+  socketSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
   /** The response validators every reply is checked with (loaded before the start when `strictReplies`). */
@@ -128,11 +131,11 @@ function missingOwnCredential(name: string): HttpReply {
   return httpError(401, `Missing credentials. Send the listener's token in ${name}.`, { 'WWW-Authenticate': name });
 }
 
-function tooManyStreams(refused: SlotRefusal, slots: StreamSlots): HttpReply {
+function tooManyStreams(refused: SlotRefusal, slots: StreamSlots, what = 'streams'): HttpReply {
   const detail =
     refused === 'client'
-      ? `Too many open streams for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
-      : `The server holds as many open streams as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
+      ? `Too many open ${what} for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
+      : `The server holds as many open ${what} as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
   return httpError(429, detail, { 'Retry-After': '5' });
 }
 
@@ -157,12 +160,20 @@ class HttpRequestContext implements RequestContext {
     readonly tenantId: string | null,
     req: IncomingMessage,
     readonly log: Logger,
-    publicUrl: string | null,
+    private readonly publicUrl: string | null,
     private readonly trustProxy: boolean,
   ) {
     this.headers = req.headers;
     this.prefer = typeof req.headers.prefer === 'string' ? req.headers.prefer : undefined;
     this.origin = publicUrl;
+  }
+
+  /** The same caller's context for another operation on the same request (a WebSocket's commands). */
+  forOperation(operationId: string, req: IncomingMessage): HttpRequestContext {
+    const ctx = new HttpRequestContext(operationId, this.tenantId, req, this.log, this.publicUrl, this.trustProxy);
+    if (this.user) ctx.user = this.user;
+    if (this.credential !== undefined) ctx.credential = this.credential;
+    return ctx;
   }
 
   get baseUrl(): string {
@@ -247,33 +258,124 @@ export function createPipeline(options: PipelineOptions) {
   const errorBases = errorShapedBases(options.documents);
 
   /**
-   * Admits a call that arrives by another transport (the A2A gRPC binding) as the HTTP operation
-   * it stands for: the same key ring, custom auth, switched-off operations and stream slots
-   * (keyed by the tenant, else the caller's own address), so no transport is a second way in.
+   * Who calls `b`, as its security says: the operation's own credential (never the key ring),
+   * or an API key, then the project's custom auth. The request's context, or the reply refusing it.
    */
-  async function admit(call: TransportCall): Promise<Admission> {
-    const b = bound.get(call.operationId);
-    if (!b || !router.serves(call.operationId)) return { refused: httpError(404, 'Not Found') };
-    const headers = call.headers as IncomingMessage['headers'];
-    const identity = options.keyRing.authenticate(headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
-    if ('status' in identity) return { refused: identity };
-    const req = { headers, url: call.path, method: b.operation.method } as IncomingMessage;
-    const ctx = new HttpRequestContext(call.operationId, identity.tenantId, req, log, options.publicUrl, options.trustProxy === true);
-    if (options.customAuth && options.customAuthFor?.(call.operationId)) {
+  async function admit(b: Bound, req: IncomingMessage): Promise<HttpRequestContext | HttpReply> {
+    const operationId = b.operation.operationId;
+    let credential: string | undefined;
+    let tenantId: string | null;
+    if (b.ownCredential) {
+      // never the key ring: an API key is no credential here, whatever else it may do
+      const given = req.headers[b.ownCredential.header];
+      credential = typeof given === 'string' && given.length > 0 ? given : undefined;
+      if (credential === undefined) return missingOwnCredential(b.ownCredential.name);
+      tenantId = null;
+    } else {
+      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
+      if ('status' in identity) return identity;
+      tenantId = identity.tenantId;
+    }
+    const ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
+    if (credential !== undefined) ctx.credential = credential;
+    if (options.customAuth && options.customAuthFor?.(operationId)) {
       const user = await options.customAuth.authenticate(req, ctx.baseUrl);
-      if (isRefusal(user)) return { refused: httpError(user.status, user.detail, user.headers) };
+      if (isRefusal(user)) return httpError(user.status, user.detail, user.headers);
       ctx.user = user;
     }
+    return ctx;
+  }
+
+  /**
+   * Admits a call that arrives by another transport (the A2A gRPC binding) as the HTTP operation
+   * it stands for, through the same door (admit: API key, custom auth), switched-off operations
+   * answering 404, and its stream slots counted against the tenant, else the caller's own address.
+   */
+  async function admitCall(call: TransportCall): Promise<Admission> {
+    const b = bound.get(call.operationId);
+    if (!b || !router.serves(call.operationId)) return { refused: httpError(404, 'Not Found') };
+    const req = { headers: call.headers, url: call.path, method: b.operation.method } as unknown as IncomingMessage;
+    const ctx = await admit(b, req);
+    if (!(ctx instanceof HttpRequestContext)) return { refused: ctx };
     let release = () => {};
     if (b.streams && options.streamSlots) {
-      const slot = options.streamSlots.take(identity.tenantId ? `tenant:${identity.tenantId}` : `peer:${call.peer}`);
+      const slot = options.streamSlots.take(ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${call.peer}`);
       if (typeof slot === 'string') return { refused: tooManyStreams(slot, options.streamSlots) };
       release = slot;
     }
     return { ctx, gone: () => ctx.clientGone(), release };
   }
 
-  return Object.assign(handle, { admit });
+  const socketDoor: SocketDoor = {
+    async admit(req) {
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const match = router.match('GET', q < 0 ? url : url.slice(0, q));
+      if (match.kind !== 'operation') return httpError(404, 'Not Found');
+      const opened = bound.get(match.operation.operationId)!;
+      const ctx = await admit(opened, req);
+      if (!(ctx instanceof HttpRequestContext)) return ctx;
+      const client = clientOf(ctx, req);
+      let release: () => void = () => undefined;
+      if (options.socketSlots) {
+        // a socket is held open as a stream is: a client's sockets are capped as its streams are, apart from them
+        const slot = options.socketSlots.take(client);
+        if (typeof slot === 'string') return tooManyStreams(slot, options.socketSlots, 'WebSockets');
+        release = slot;
+      }
+      return {
+        client,
+        release,
+        call: (operationId, body, signal) => callInProcess(bound.get(operationId), req, match.pathParams, ctx, client, body, signal),
+      };
+    },
+  };
+
+  /** An operation called over the socket: validated, capped and answered as over REST, by the same handler. */
+  async function callInProcess(
+    b: Bound | undefined,
+    req: IncomingMessage,
+    pathParams: Record<string, string>,
+    caller: HttpRequestContext,
+    client: string,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<SocketReply> {
+    // a disabled operation is not bound: not found, as over REST
+    if (!b) return { status: 404, json: JSON.stringify({ detail: 'Not Found' }) };
+    const ctx = caller.forOperation(b.operation.operationId, req);
+    signal.addEventListener('abort', () => ctx.clientGone(), { once: true });
+    let release: (() => void) | undefined;
+    try {
+      if (b.streams && options.streamSlots) {
+        const slot = options.streamSlots.take(client);
+        if (typeof slot === 'string') return jsonOf(b, tooManyStreams(slot, options.streamSlots));
+        release = slot;
+        signal.addEventListener('abort', slot, { once: true });
+      }
+      const raw = JSON.stringify(body);
+      const validated = validateRequest(b.operation, b.validators, req, { pathParams, search: '', raw, maxDepth: options.maxBodyDepth });
+      if ('issues' in validated) return jsonOf(b, validationError(validated.issues));
+      const reply = await b.handler(validated.request, ctx);
+      if ('stream' in reply) {
+        const held = release;
+        release = undefined;
+        return { status: reply.status, stream: releasedAtEnd(reply.stream, held) };
+      }
+      return jsonOf(b, { status: reply.status, body: 'body' in reply ? reply.body : 'text' in reply ? { detail: reply.text } : undefined });
+    } catch (err) {
+      const refused = storeErrorReply(err);
+      if (refused) return jsonOf(b, refused);
+      log.error('unhandled error', { operationId: b.operation.operationId, transport: 'websocket', err });
+      return jsonOf(b, httpError(500, 'Internal Server Error'));
+    } finally {
+      release?.();
+    }
+  }
+
+  function jsonOf(b: Bound, reply: HttpReply): SocketReply {
+    return { status: reply.status, json: reply.body === undefined ? '{}' : serializers.write(b.operation, reply.status, reply.body) };
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
@@ -339,29 +441,12 @@ export function createPipeline(options: PipelineOptions) {
       const errors = b.operation.errors;
       /** A failure found here, in the operation's error shape. */
       const refuse = (reply: HttpReply) => send(res, errors ? asGoogleRpc(reply, errors) : reply);
-      let credential: string | undefined;
-      let tenantId: string | null;
-      if (b.ownCredential) {
-        // never the key ring: an API key is no credential here, whatever else it may do
-        const given = req.headers[b.ownCredential.header];
-        credential = typeof given === 'string' && given.length > 0 ? given : undefined;
-        if (credential === undefined) return refuse(missingOwnCredential(b.ownCredential.name));
-        tenantId = null;
-      } else {
-        const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
-        if ('status' in identity) return refuse(identity);
-        tenantId = identity.tenantId;
-      }
-      ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
-      if (credential !== undefined) ctx.credential = credential;
-      if (options.customAuth && options.customAuthFor?.(operationId)) {
-        const user = await options.customAuth.authenticate(req, ctx.baseUrl);
-        if (isRefusal(user)) return refuse(httpError(user.status, user.detail, user.headers));
-        ctx.user = user;
-      }
+      const admitted = await admit(b, req);
+      if (!(admitted instanceof HttpRequestContext)) return refuse(admitted);
+      ctx = admitted;
       if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
-        const slot = options.streamSlots.take(tenantId ? `tenant:${tenantId}` : `peer:${req.socket.remoteAddress}`);
+        const slot = options.streamSlots.take(clientOf(ctx, req));
         if (typeof slot === 'string') return refuse(tooManyStreams(slot, options.streamSlots));
         // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
         res.once('finish', slot);
@@ -416,5 +501,21 @@ export function createPipeline(options: PipelineOptions) {
       if (!res.headersSent) return send(res, shape ? asGoogleRpc(httpError(500, 'Internal Server Error'), shape) : httpError(500, 'Internal Server Error'));
       res.end();
     }
+  }
+
+  return { handle, socketDoor, admit: admitCall };
+}
+
+/** Whose caps a call counts against: its tenant, else the address it came from (never this server's own). */
+function clientOf(ctx: RequestContext, req: IncomingMessage): string {
+  return ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${req.socket.remoteAddress}`;
+}
+
+/** The stream, giving its slot back once it ends, however it ends. */
+async function* releasedAtEnd<T>(stream: AsyncIterable<T>, release: (() => void) | undefined): AsyncGenerator<T> {
+  try {
+    yield* stream;
+  } finally {
+    release?.();
   }
 }

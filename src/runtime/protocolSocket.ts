@@ -1,25 +1,39 @@
 // The thread-centric protocol over a WebSocket (GET /threads/{id}/stream/events upgraded), as
 // upstream's server serves it: commands in band, each answered in the protocol's envelope;
 // `subscription.subscribe` opens the thread's event stream with the subscription's filter and
-// sends its events on the socket, `subscription.unsubscribe` closes it. Every command and
-// every subscription is the HTTP route's own (POST …/commands, POST …/stream/events) asked
-// on this server with the upgrade request's headers, so the same authentication, tenancy,
-// stream caps and event feed apply: there is no second way in, and no second event source.
+// sends its events on the socket, `subscription.unsubscribe` closes it.
+//
+// The socket comes in by the REST door (socketDoor.ts): credentials, tenant and custom auth
+// are checked at the upgrade, before any `101`, and a refusal is REST's answer. Every command
+// and every subscription is then the HTTP route's own operation (sendProtocolCommand,
+// streamThreadEvents) called in process with the caller the upgrade admitted, so the same
+// validation, tenancy, stream caps and event feed apply: no second way in, no second event
+// source. A socket holds a slot of its client's (tenant, else address) as a stream does; its
+// messages are capped as request bodies are; one that is idle, or whose peer is gone, is closed.
 // Messages are read as spec/protocol.openrpc.json says (its generated validators, through
 // shared/protocolCommands.ts): a message that is no command, and the params of the two
 // commands answered here, are refused in the protocol's error envelope.
-import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
+import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
-/** Headers that belong to the upgrade itself, not to the caller. */
-const HOP = new Set(['connection', 'upgrade', 'host', 'content-length', 'content-type', 'transfer-encoding', 'keep-alive']);
 
 type Dict = Record<string, unknown>;
+
+export interface ProtocolSocketLimits {
+  /** The largest message (and frame) a client may send, in bytes: as a request body's. */
+  maxMessageBytes: number;
+  /**
+   * A socket without a subscription that sends nothing for this long is closed; a peer that
+   * does not answer a ping sent this long ago is cut.
+   */
+  idleMs: number;
+}
 
 /** What a server shutting down does with its protocol WebSockets. */
 export interface ProtocolSockets {
@@ -29,16 +43,23 @@ export interface ProtocolSockets {
   terminate(): void;
 }
 
-/** Serves the protocol's WebSocket on `http`; `baseUrl` is this server's own address. */
-export function serveProtocolSocket(http: Server, baseUrl: () => string): ProtocolSockets {
-  const wss = new WebSocketServer({ noServer: true });
+/** Serves the protocol's WebSocket on `http`, admitting each upgrade by `door`. */
+export function serveProtocolSocket(http: Server, door: SocketDoor, limits: ProtocolSocketLimits): ProtocolSockets {
+  // per-message deflate stays off (the default): a small compressed frame cannot inflate into a large message
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = PATH.exec(req.url ?? '');
-    if (!match) {
-      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-      return;
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, decodeURIComponent(match[1]!), callerHeaders(req), baseUrl()));
+    if (!match) return refuseUpgrade(socket, { status: 404, body: { detail: 'Not Found' } });
+    // a client that goes while it is admitted leaves nothing behind (an error unheard would end the process)
+    socket.on('error', () => socket.destroy());
+    void door.admit(req).then(
+      (admitted) => {
+        if (!('call' in admitted)) return refuseUpgrade(socket, admitted);
+        if (socket.destroyed) return admitted.release();
+        wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, admitted, limits.idleMs));
+      },
+      () => refuseUpgrade(socket, { status: 500, body: { detail: 'Internal Server Error' } }),
+    );
   });
   http.once('close', () => wss.close());
   return {
@@ -51,42 +72,46 @@ export function serveProtocolSocket(http: Server, baseUrl: () => string): Protoc
   };
 }
 
-function callerHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP.has(name) || name.startsWith('sec-websocket-')) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
 class ProtocolSocket {
   private readonly subscriptions = new Map<string, AbortController>();
+  /** Commands still being answered: a socket awaiting an answer is not idle. */
+  private pending = 0;
   /** Events already sent on this socket: subscriptions that overlap send each event once. */
   private readonly sent = new Set<string>();
+  /** Whether the client sent anything (a message, a pong) since the last tick. */
+  private heard = true;
+  private idleSince = Date.now();
+  private readonly ticker: NodeJS.Timeout;
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly threadId: string,
-    private readonly headers: Record<string, string>,
-    private readonly baseUrl: string,
+    private readonly door: AdmittedSocket,
+    private readonly idleMs: number,
   ) {
-    ws.on('message', (data) => void this.receive(String(data)));
+    ws.on('message', (data) => {
+      this.heard = true;
+      this.idleSince = Date.now();
+      void this.receive(String(data));
+    });
+    ws.on('pong', () => (this.heard = true));
     ws.on('close', () => this.closeAll());
     ws.on('error', () => this.closeAll());
+    this.ticker = setInterval(() => this.tick(), Math.max(1, Math.floor(idleMs / 2)));
+    this.ticker.unref();
+  }
+
+  /** Cuts a peer that stopped answering pings; closes a socket that has been idle for `idleMs`. */
+  private tick(): void {
+    if (!this.heard) return void this.ws.terminate();
+    if (this.subscriptions.size === 0 && this.pending === 0 && Date.now() - this.idleSince >= this.idleMs) {
+      return void this.ws.close(1000, 'idle');
+    }
+    this.heard = false;
+    this.ws.ping();
   }
 
   private send(message: unknown): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
-  }
-
-  private route(suffix: string, body: unknown, signal?: AbortSignal): Promise<Response> {
-    return fetch(`${this.baseUrl}/threads/${encodeURIComponent(this.threadId)}/${suffix}`, {
-      method: 'POST',
-      headers: { ...this.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    });
   }
 
   private async receive(text: string): Promise<void> {
@@ -101,6 +126,7 @@ class ProtocolSocket {
     const { command } = read;
     const id = command.id;
     const params = command.params ?? {};
+    this.pending += 1;
     try {
       if (command.method === 'subscription.subscribe' || command.method === 'subscription.unsubscribe') {
         const problem = paramsProblem(command.method, params);
@@ -110,57 +136,57 @@ class ProtocolSocket {
       }
       if (command.method === 'subscription.reconnect')
         return this.send({ type: 'error', id, error: 'not_supported', message: 'subscription.reconnect is not supported by this server yet.' });
-      const reply = await this.route('commands', command);
-      this.send(reply.ok ? await reply.json() : failure(id, reply.status, await reply.text()));
+      const stop = new AbortController();
+      const reply = await this.door.call('sendProtocolCommand', command, stop.signal);
+      if ('json' in reply && reply.status === 200) {
+        if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply.json);
+      } else this.send(failure(id, reply.status, 'json' in reply ? reply.json : ''));
     } catch (err) {
       this.send({ type: 'error', id, error: 'unknown_error', message: err instanceof Error ? err.message : 'Unknown protocol error' });
+    } finally {
+      this.pending -= 1;
+      this.idleSince = Date.now();
     }
-  }
-
-  /**
-   * The route's event stream, read with node:http rather than fetch: the stream lives as long
-   * as the subscription and carries every event of the thread, and fetch's web streams cost
-   * several times node's per chunk (issue 57: a tenth of the server's time under fan-out).
-   */
-  private openStream(body: unknown, signal: AbortSignal): Promise<IncomingMessage> {
-    const payload = JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        `${this.baseUrl}/threads/${encodeURIComponent(this.threadId)}/stream/events`,
-        { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }, signal },
-        resolve,
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
   }
 
   private async subscribe(id: number, params: Dict): Promise<void> {
     const filter: Dict = { channels: params.channels };
     for (const key of ['namespaces', 'depth', 'since']) if (params[key] !== undefined) filter[key] = params[key];
     const stop = new AbortController();
-    const stream = await this.openStream(filter, stop.signal);
-    if (stream.statusCode !== 200) return this.send(failure(id, stream.statusCode ?? 500, await text(stream)));
+    const reply = await this.door.call('streamThreadEvents', filter, stop.signal);
+    if (!('stream' in reply) || reply.status !== 200) {
+      stop.abort();
+      return this.send(failure(id, reply.status, 'json' in reply ? reply.json : ''));
+    }
+    if (this.ws.readyState !== this.ws.OPEN) return void stop.abort();
     const subscriptionId = randomUUID();
     this.subscriptions.set(subscriptionId, stop);
     this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
+    const ended = new Promise<'ended'>((resolve) => stop.signal.addEventListener('abort', () => resolve('ended'), { once: true }));
+    const events = reply.stream[Symbol.asyncIterator]();
     try {
-      // each event's JSON goes out as the route wrote it (its `id:` is its event_id), not parsed and made again
-      for await (const { id: eventId, data } of sseFrames(stream)) {
+      while (!stop.signal.aborted && this.ws.readyState === this.ws.OPEN) {
+        // an unsubscribe ends the wait for the next event at once (the stream may be quiet for long)
+        const next = await Promise.race([events.next(), ended]);
+        if (next === 'ended' || next.done) break;
+        const { id: eventId, data } = next.value;
         if (eventId !== undefined) {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        if (this.ws.readyState !== this.ws.OPEN) break;
+        const text = typeof data === 'string' ? data : JSON.stringify(data);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
-        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<unknown>((resolve) => this.ws.send(data, resolve));
-        else this.ws.send(data);
+        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<unknown>((resolve) => this.ws.send(text, resolve));
+        else this.ws.send(text);
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)
     } finally {
       this.subscriptions.delete(subscriptionId);
+      stop.abort();
+      void events.return?.()?.catch(() => undefined);
+      this.idleSince = Date.now();
     }
   }
 
@@ -173,12 +199,14 @@ class ProtocolSocket {
   }
 
   private closeAll(): void {
+    clearInterval(this.ticker);
     for (const stop of this.subscriptions.values()) stop.abort();
     this.subscriptions.clear();
+    this.door.release();
   }
 }
 
-/** A refused route's answer in the protocol's envelope (a missing thread, or another owner's, is `not_found`). */
+/** A refused operation's answer in the protocol's envelope (a missing thread, or another owner's, is `not_found`). */
 function failure(id: number, status: number, text: string): Dict {
   let body: Dict = {};
   try {
@@ -190,32 +218,4 @@ function failure(id: number, status: number, text: string): Dict {
   const message = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : `HTTP ${status}`;
   const error = status === 404 ? 'not_found' : status === 409 ? 'conflict' : status === 429 ? 'resource_exhausted' : 'invalid_argument';
   return { type: 'error', id, error, message };
-}
-
-async function text(res: IncomingMessage): Promise<string> {
-  res.setEncoding('utf8');
-  let body = '';
-  for await (const chunk of res) body += chunk as string;
-  return body;
-}
-
-/** Each event of a Server-Sent Events body: its `id:` and its `data:` lines (an event ends at a blank line). */
-async function* sseFrames(body: IncomingMessage): AsyncGenerator<{ id?: string; data: string }> {
-  body.setEncoding('utf8');
-  let pending = '';
-  let data: string[] = [];
-  let id: string | undefined;
-  for await (const chunk of body) {
-    const lines = (pending + (chunk as string)).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-      else if (line.startsWith('id:')) id = line.slice(line.startsWith('id: ') ? 4 : 3);
-      else if (line === '' && data.length > 0) {
-        yield { id, data: data.join('\n') };
-        data = [];
-        id = undefined;
-      } else if (line === '') id = undefined;
-    }
-  }
 }

@@ -110,13 +110,14 @@ export async function startHttpServer(
     config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
-  const handle = createPipeline({
+  const { handle, socketDoor, admit } = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
     streamSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
+    socketSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
     maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
@@ -168,8 +169,8 @@ export async function startHttpServer(
   });
   const http: Server = createServer(web.handler as never);
   http.keepAliveTimeout = 65_000;
-  // the protocol's WebSocket transport asks this server's own routes (runtime/protocolSocket.ts)
-  const sockets = serveProtocolSocket(http, () => listening ?? '');
+  // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/protocolSocket.ts)
+  const sockets = serveProtocolSocket(http, socketDoor, { maxMessageBytes: config.maxBodyBytes, idleMs: config.socketIdleSeconds * 1000 });
   try {
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
@@ -208,7 +209,7 @@ export async function startHttpServer(
 
   // after the HTTP port: loading gRPC and the proto takes longer than the rest of a start, and
   // the card lists the gRPC interface only from the moment it serves
-  const grpc = serveGrpc(app, config, handle.admit, log).then((serving) => {
+  const grpc = serveGrpc(app, config, admit, log).then((serving) => {
     if ('gateway' in serving) grpcPort = serving.gateway.port;
     return serving;
   });

@@ -7,9 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { testBackend } from '../support/postgres.ts';
 import { json, type Api } from './support.ts';
 import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from './oauthServer.ts';
 
@@ -353,3 +356,86 @@ async function startMcpMetadataServer(issuer: string): Promise<{ url: string; cl
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** Every file under `dir`, read as text (what an attacker with the data directory reads). */
+function everyFileText(dir: string): string {
+  let text = '';
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) text += fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8');
+  }
+  return text;
+}
+
+describe('agent auth: a provider held to the rules', () => {
+  it("keeps a provider's client_secret sealed at rest; one kept in clear before a key was set is sealed at the next start, and still works", async () => {
+    const dataDir = tempDir();
+    // one public URL for both starts (each listens on a port of its own): the IdP knows one redirect per provider
+    const publicUrl = 'http://agentplane.invalid';
+    const env = {
+      AGENTPLANE_AUTH_ALLOW_HTTP: '1',
+      AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128',
+      AGENTPLANE_API_KEYS: `key-s:${randomUUID()}`,
+      AGENTPLANE_PUBLIC_URL: publicUrl,
+    };
+    const headers = { 'x-api-key': 'key-s' };
+    // no key yet: the secret can only be kept as it came
+    let server = await startTestServer({ dataDir, env });
+    const idp = await startOAuthServer([`${publicUrl}/v2/auth/callback/idp`, `${publicUrl}/v2/auth/callback/idp2`]);
+    try {
+      const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
+      await json(await server.api('/v2/auth/providers', { method: 'POST', headers, json: provider }), 200);
+      await server.close();
+      if (testBackend() !== 'postgres') assert.ok(everyFileText(dataDir).includes(CLIENT.client_secret), 'kept in clear while no key was set');
+
+      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+      const stored = (await server.store.collection('cp-auth-providers').list()) as { client_secret: string }[];
+      assert.equal(JSON.stringify(stored).includes(CLIENT.client_secret), false, 'sealed at the start with a key');
+      // one made now is sealed from the start
+      await json(await server.api('/v2/auth/providers', { method: 'POST', headers, json: { ...provider, provider_id: 'idp2' } }), 200);
+      await json(await server.api('/v2/auth/providers/idp2', { method: 'PATCH', headers, json: { client_secret: CLIENT.client_secret } }), 200);
+      assert.equal(JSON.stringify(await server.store.collection('cp-auth-providers').list()).includes(CLIENT.client_secret), false);
+      // and the token endpoint still gets the secret: a flow completes through each
+      for (const id of ['idp', 'idp2']) {
+        const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: { provider: id, scopes: ['repo'], user_id: 'sam' } }), 200);
+        const callback = (await idp.consent(started.url, 'sam')).replace(publicUrl, server.url);
+        assert.equal((await fetch(callback)).status, 200);
+        const done = await json(await server.api(`/v2/auth/wait/${started.auth_id}?timeout=5`, { headers }), 200);
+        assert.equal(done.status, 'completed', JSON.stringify(done));
+      }
+      await server.close();
+      if (testBackend() !== 'postgres') assert.equal(everyFileText(dataDir).includes(CLIENT.client_secret), false, 'a clear secret left in the data directory');
+      // without the key, the sealed secrets cannot be sent: the start is refused, naming the setting
+      await assert.rejects(startTestServer({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    } finally {
+      await server.close();
+      await idp.close();
+    }
+  });
+
+  it('refuses provider URLs that are not https (javascript:, data:, file:, plain http unless allowed) with 422, storing nothing', async () => {
+    const server = await startTestServer({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    try {
+      const base = { provider_id: 'p', name: 'P', client_id: 'c', client_secret: 's', auth_url: 'https://idp.example/auth', token_url: 'https://idp.example/token' };
+      for (const [field, url] of [
+        ['auth_url', 'javascript:alert(document.cookie)'],
+        ['auth_url', 'data:text/html,<script>alert(1)</script>'],
+        ['token_url', 'file:///etc/passwd'],
+        ['token_url', 'http://idp.example/token'],
+        ['revocation_url', 'gopher://idp.example/'],
+      ] as const) {
+        const refused = await json(await server.api('/v2/auth/providers', { method: 'POST', json: { ...base, [field]: url } }), 422);
+        assert.deepEqual(refused.detail[0].loc, ['body', field], JSON.stringify(refused));
+      }
+      assert.deepEqual(await json(await server.api('/v2/auth/providers'), 200), []);
+      await json(await server.api('/v2/auth/providers', { method: 'POST', json: base }), 200);
+      await json(await server.api('/v2/auth/providers/p', { method: 'PATCH', json: { auth_url: 'javascript:alert(1)' } }), 422);
+      assert.equal((await json(await server.api('/v2/auth/providers/p'), 200)).auth_url, base.auth_url);
+      // the consent link handed out is the https one
+      const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'p', scopes: [], user_id: 'u' } }), 200);
+      assert.equal(new URL(started.url).protocol, 'https:');
+    } finally {
+      await server.close();
+    }
+  });
+});

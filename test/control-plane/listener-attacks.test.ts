@@ -233,4 +233,41 @@ describe('listener credentials', () => {
     assert.equal(last.status, 200, last.text);
     assert.equal(last.body.logs[0].message.slice(0, 8), String(from - 1).padStart(8, '0'));
   });
+  it('a report cannot move a revision backwards, nor out of a finished status: 409, and the revision stays', async () => {
+    const listener = await createListener(KEY);
+    const deployment = await assignDeployment(listener.id);
+    const statusPath = `/v2/listeners/${listener.id}/revisions/${deployment.latest_revision_id}/status`;
+    const revisionPath = `/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`;
+    assert.equal((await call('POST', statusPath, { token: listener.token }, { status: 'BUILDING' })).status, 200);
+    assert.equal((await call('POST', statusPath, { token: listener.token }, { status: 'QUEUED' })).status, 409, 'BUILDING back to QUEUED');
+    assert.equal((await call('POST', statusPath, { token: listener.token }, { status: 'DEPLOYED', custom_url: 'http://10.0.3.7:9101' })).status, 200);
+    for (const status of ['BUILDING', 'CREATING', 'DEPLOYING', 'DEPLOY_FAILED', 'UNKNOWN', 'INTERRUPTED']) {
+      const refused = await call('POST', statusPath, { token: listener.token }, { status, status_message: 'rewritten' });
+      assert.equal(refused.status, 409, `DEPLOYED then ${status}: ${refused.text}`);
+      assert.match(refused.body.detail, /only moves forward/);
+    }
+    // the same status again is fine (a message, a commit)
+    assert.equal((await call('POST', statusPath, { token: listener.token }, { status: 'DEPLOYED', custom_url: 'http://10.0.3.7:9101' })).status, 200);
+    const revision = await call('GET', revisionPath, { key: KEY });
+    assert.equal(revision.body.status, 'DEPLOYED');
+    assert.equal(revision.body.status_message, null);
+    const after = await call('GET', `/v2/deployments/${deployment.id}`, { key: KEY });
+    assert.equal(after.body.active_revision_id, deployment.latest_revision_id);
+  });
+
+  it('a report holds custom_url to the rule of create and PATCH: javascript: and data: URLs are 422 and change nothing', async () => {
+    const listener = await createListener(KEY);
+    const deployment = await assignDeployment(listener.id);
+    const statusPath = `/v2/listeners/${listener.id}/revisions/${deployment.latest_revision_id}/status`;
+    for (const url of ['javascript:alert(document.cookie)', 'JavaScript:fetch("//evil.example")', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {
+      const refused = await call('POST', statusPath, { token: listener.token }, { status: 'DEPLOYED', custom_url: url });
+      assert.equal(refused.status, 422, `${url}: ${refused.text}`);
+      assert.deepEqual(refused.body.detail[0].loc, ['body', 'custom_url']);
+    }
+    const after = await call('GET', `/v2/deployments/${deployment.id}`, { key: KEY });
+    assert.equal(after.body.source_config.custom_url ?? null, null);
+    assert.equal(after.body.active_revision_id ?? null, null);
+    const revision = await call('GET', `/v2/deployments/${deployment.id}/revisions/${deployment.latest_revision_id}`, { key: KEY });
+    assert.notEqual(revision.body.status, 'DEPLOYED');
+  });
 });

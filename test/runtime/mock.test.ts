@@ -39,6 +39,43 @@ function pathValue(doc: Json, param: Json): string {
   return String(schema?.examples?.[0] ?? 'agent');
 }
 
+/** The listener token the mock hands out, as a client gets it: from its createListener answer. */
+let listenerToken: string | undefined;
+async function mockListenerToken(): Promise<string> {
+  const created = await server.api('/v2/listeners', { method: 'POST', json: { compute_type: 'local', compute_id: 'mock-host', compute_config: {} } });
+  return (listenerToken ??= ((await created.json()) as { token: string }).token);
+}
+
+test("mock mode checks a listener's token as real mode does: the token its createListener hands out opens the listener's calls, a made-up one is 401", async () => {
+  const token = await mockListenerToken();
+  assert.match(token, /^aplt_/);
+  const listener = '5f0e1d2c-3b4a-4958-8776-a5b4c3d2e1f0';
+  const revision = '3f0c7f0e-8d4a-4f5e-9a51-1c2b3d4e5f60';
+  const calls: [string, unknown][] = [
+    [`/v2/listeners/${listener}/heartbeat`, undefined],
+    [`/v2/listeners/${listener}/revisions/${revision}/status`, { status: 'DEPLOYED' }],
+    [`/v2/listeners/${listener}/revisions/${revision}/logs`, { type: 'build', from: 0, logs: [{ timestamp: null, level: null, message: 'x' }] }],
+    [`/v2/listeners/${listener}/deployments/${revision}/removed`, undefined],
+  ];
+  for (const [path, json] of calls) {
+    const post = (headers: Record<string, string>) => fetch(server.url + path, {
+      method: 'POST',
+      headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    for (const forged of [`aplt_${'A'.repeat(43)}`, 'made-up', token.toLowerCase(), server.key]) {
+      const res = await post({ 'x-listener-token': forged });
+      assert.equal(res.status, 401, `${path} with ${forged}: ${res.status}`);
+      assert.equal(res.headers.get('www-authenticate'), 'X-Listener-Token');
+      assert.match(((await res.json()) as { detail: string }).detail, /listener token/i);
+    }
+    // an API key is no listener credential in mock mode either
+    assert.equal((await post({ 'x-api-key': server.key })).status, 401, path);
+    const res = await post({ 'x-listener-token': token });
+    assert.ok(res.status === 200 || res.status === 204, `${path} with the mock's token: ${res.status}`);
+  }
+});
+
 test('every operation of both documents answers from the spec in mock mode', async () => {
   const validators = await loadResponseValidators();
   let walked = 0;
@@ -56,8 +93,8 @@ test('every operation of both documents answers from the spec in mock mode', asy
       } else if (raw.requestBody) {
         body = exampleOf(document, resolve(document, raw.requestBody).content['application/json']) ?? {};
       }
-      // a listener's own calls take its token, never the API key: the mock accepts any (it keeps no listener)
-      const res = await server.api(url, { method: op.method, json: body, headers: { 'x-listener-token': 'aplt_mock' } });
+      // a listener's own calls take its token, never the API key: the one the mock's createListener hands out
+      const res = await server.api(url, { method: op.method, json: body, headers: { 'x-listener-token': await mockListenerToken() } });
       const status = String(res.status);
       const text = await res.text();
       // a WebSocket's success is its upgrade (101): a plain request gets 426 Upgrade Required

@@ -1,14 +1,14 @@
 // A WebSocket subscriber that stops reading must not make the server queue its thread's
-// events for it: the socket's subscription reads the route's stream on only as the socket
-// takes what was sent, so the route's writer stops reading the log too. Served here on a
-// plain node:http server whose event route streams many large events, as a busy thread's.
+// events for it: the socket's subscription reads the operation's stream on only as the socket
+// takes what was sent, so nothing reads the log ahead of it. Served here on a plain node:http
+// server whose door answers the event operation with many large events, as a busy thread's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
-import { writeSse } from '../../src/runtime/sse.ts';
 import { serveProtocolSocket } from '../../src/runtime/protocolSocket.ts';
+import type { SocketDoor } from '../../src/runtime/socketDoor.ts';
 
 const EVENTS = 8_000;
 const PAYLOAD = 'x'.repeat(10_000); // 80 MB in all
@@ -21,14 +21,17 @@ test('a WebSocket subscriber that stops reading stops its stream being read, and
       yield { id: `e${i}`, data: JSON.stringify({ type: 'event', seq: i, params: { data: PAYLOAD } }) };
     }
   }
-  const server = http.createServer((req, res) => {
-    req.resume();
-    if (req.method === 'POST' && req.url === '/threads/t1/stream/events') void writeSse(res, 200, events());
-    else res.writeHead(404).end();
-  });
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  serveProtocolSocket(server, () => base);
+  const door: SocketDoor = {
+    admit: async () => ({
+      client: 'peer:test',
+      release: () => undefined,
+      call: async (operationId) => (operationId === 'streamThreadEvents' ? { status: 200, stream: events() } : { status: 404, json: '{}' }),
+    }),
+  };
+  serveProtocolSocket(server, door, { maxMessageBytes: 1024 * 1024, idleMs: 60_000 });
   const ws = new WebSocket(`${base.replace('http', 'ws')}/threads/t1/stream/events`);
   try {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));

@@ -1,12 +1,29 @@
 // OAuth providers of the caller's organization (agentplane: the tenant). The client secret
-// is kept in the record and never put into a view.
+// is kept in the record, sealed (agentAuth/providerSecrets.ts), and never put into a view; the
+// URLs are https (providerUrls.ts).
 import { randomUUID } from 'node:crypto';
 import type { AuthProvider, AuthProviderCreate, AuthProviderPatch } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
-import { ok, type Outcome } from '../outcome.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
 import { conflict, providerNotFound } from './failures.ts';
 import type { ControlPlaneRepository, ProviderRecord } from './records.ts';
 import { toAuthProvider } from './views.ts';
+import { providerUrlProblems } from './providerUrls.ts';
+import { sealSecret } from './agentAuth/providerSecrets.ts';
+import type { TokenCipher } from './agentAuth/tokenCipher.ts';
+
+/** What a provider written is held to: its URLs' scheme, and the key its secret is sealed with. */
+export interface ProviderRules {
+  /** AGENTPLANE_AUTH_ALLOW_HTTP: plain http URLs are allowed too. */
+  allowHttp: boolean;
+  /** Null without AGENTPLANE_TOKEN_KEY: the secret is kept in clear until a start with a key seals it. */
+  cipher: TokenCipher | null;
+}
+
+function urlsRefused(fields: Parameters<typeof providerUrlProblems>[0], rules: ProviderRules) {
+  const problems = providerUrlProblems(fields, rules.allowHttp);
+  return problems.length > 0 ? fail('unprocessable', problems.map((p) => p.msg).join(' '), { problems }) : undefined;
+}
 
 const key = (tenantId: string, providerId: string) => `${tenantId}/${providerId}`;
 
@@ -25,8 +42,13 @@ export async function getAuthProvider(repo: ControlPlaneRepository, tenantId: st
   return found.ok ? ok(toAuthProvider(found.value)) : found;
 }
 
-export async function createAuthProvider(repo: ControlPlaneRepository, tenantId: string, body: AuthProviderCreate): Promise<Outcome<AuthProvider, 'conflict'>> {
-  return addProvider(repo, tenantId, {
+export async function createAuthProvider(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  body: AuthProviderCreate,
+  rules: ProviderRules,
+): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable'>> {
+  return addProvider(repo, tenantId, rules, {
     provider_id: body.provider_id,
     name: body.name,
     client_id: body.client_id,
@@ -46,15 +68,22 @@ export async function createAuthProvider(repo: ControlPlaneRepository, tenantId:
 /** What a provider is made of, whoever made it (createAuthProvider, MCP discovery). */
 export type ProviderFields = Omit<ProviderRecord, 'id' | 'organization_id' | 'tenant_id' | 'tenant_provider' | 'created_at' | 'updated_at'>;
 
-/** Stores a new provider of the tenant; a taken `provider_id` is a conflict. */
-export async function addProvider(repo: ControlPlaneRepository, tenantId: string, fields: ProviderFields): Promise<Outcome<AuthProvider, 'conflict'>> {
+/** Stores a new provider of the tenant; a taken `provider_id` is a conflict, a URL that is not https unprocessable. */
+export async function addProvider(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  rules: ProviderRules,
+  fields: ProviderFields,
+): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable'>> {
+  const refused = urlsRefused(fields, rules);
+  if (refused) return refused;
   const tenantProvider = key(tenantId, fields.provider_id);
   return repo.locks.run(`provider:${tenantProvider}`, async () => {
     if ((await repo.providers.count({ where: { tenant_provider: tenantProvider } })) > 0) {
       return conflict(`Provider ID ${fields.provider_id} already exists.`);
     }
     const now = timestamp();
-    const record: ProviderRecord = {
+    const record: ProviderRecord = sealSecret(rules.cipher, {
       id: randomUUID(),
       organization_id: tenantId,
       tenant_id: tenantId,
@@ -62,7 +91,7 @@ export async function addProvider(repo: ControlPlaneRepository, tenantId: string
       ...fields,
       created_at: now,
       updated_at: now,
-    };
+    });
     await repo.providers.put(record.id, record);
     return ok(toAuthProvider(record));
   });
@@ -79,11 +108,14 @@ export async function patchAuthProvider(
   tenantId: string,
   providerId: string,
   body: AuthProviderPatch,
-): Promise<Outcome<AuthProvider, 'not_found'>> {
+  rules: ProviderRules,
+): Promise<Outcome<AuthProvider, 'not_found' | 'unprocessable'>> {
+  const refused = urlsRefused(body, rules);
+  if (refused) return refused;
   return repo.locks.run(`provider:${key(tenantId, providerId)}`, async () => {
     const found = await find(repo, tenantId, providerId);
     if (!found.ok) return found;
-    const next: ProviderRecord = { ...found.value, ...definedFields(body), updated_at: timestamp() };
+    const next: ProviderRecord = sealSecret(rules.cipher, { ...found.value, ...definedFields(body), updated_at: timestamp() });
     await repo.providers.put(next.id, next);
     return ok(toAuthProvider(next));
   });

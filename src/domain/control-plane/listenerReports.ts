@@ -16,6 +16,8 @@ import type { RemoteRevisionLogs } from './remoteLogs.ts';
 import { LOG_BYTES_PER_S, type LogBudget } from './listenerLogBudget.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { toRevision } from './views.ts';
+import { reportable } from './revisionStateMachine.ts';
+import { customUrlProblem } from './sourceRules.ts';
 
 export interface ListenerDeps {
   repo: ControlPlaneRepository;
@@ -85,15 +87,21 @@ export async function reportRevisionStatus(
   call: ListenerCall,
   revisionId: string,
   report: RevisionStatusReport,
-): Promise<Outcome<Revision, 'not_found' | 'unauthenticated'>> {
+): Promise<Outcome<Revision, 'not_found' | 'unauthenticated' | 'unprocessable' | 'conflict'>> {
   const listener = await listenerByToken(repo, call.listenerId, call.token);
   if (!listener.ok) return listener;
   const found = await assigned(repo, listener.value, revisionId);
   if (!found.ok) return found;
+  // the rule create and PATCH hold custom_url to: a link the dashboard renders, a URL clients call
+  const url = customUrlProblem(report.custom_url);
+  if (url) return fail('unprocessable', `custom_url: ${url.msg}`, { problems: [{ loc: ['body', 'custom_url'], msg: url.msg }] });
   return repo.locks.run(found.value.deployment.id, async () => {
     const again = await assigned(repo, listener.value, revisionId);
     if (!again.ok) return again;
     const { revision, deployment } = again.value;
+    if (!reportable(revision.status, report.status)) {
+      return fail('conflict', `Revision ${revisionId} is ${revision.status}; a listener cannot report it ${report.status} (a revision only moves forward).`);
+    }
     const now = timestamp();
     const sha = report.repo_commit_sha ?? revision.source_revision_config.repo_commit_sha;
     const next: RevisionRecord = {

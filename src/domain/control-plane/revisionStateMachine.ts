@@ -100,3 +100,32 @@ export function nextStep(status: RevisionStatus, facts: RevisionFacts, outcome: 
       return { status, status_message: 'keep' };
   }
 }
+
+/**
+ * Where a revision stands on its way, for the statuses a listener's deployer reaches (it runs
+ * this same machine, and is heard from between steps, so a report may skip statuses). A
+ * finished status is reached from any status up to the last one before it: SKIPPED and
+ * CREATE_FAILED before anything started, BUILD_FAILED from BUILDING at the latest,
+ * DEPLOYED and DEPLOY_FAILED from DEPLOYING.
+ */
+const STAGE: Partial<Record<RevisionStatus, number>> = { CREATING: 0, QUEUED: 1, AWAITING_BUILD: 2, BUILDING: 3, AWAITING_DEPLOY: 4, DEPLOYING: 5 };
+const REACHED_FROM: Partial<Record<RevisionStatus, number>> = { SKIPPED: 1, CREATE_FAILED: 1, BUILD_FAILED: 3, DEPLOYED: 5, DEPLOY_FAILED: 5 };
+
+/**
+ * Whether a listener may report a revision in `from` as `to`: the same status again (a
+ * message, a commit), or forward only, as the engine moves revisions — never back (BUILDING
+ * after DEPLOYED), never out of a finished status, never to UNKNOWN or INTERRUPTED (the
+ * control plane's own words). A revision UNKNOWN (its listener was lost) takes whatever its
+ * listener reports on its return: nobody else knows.
+ */
+export function reportable(from: RevisionStatus, to: RevisionStatus): boolean {
+  if (from === to) return true;
+  if (to === 'UNKNOWN' || to === 'INTERRUPTED') return false;
+  if (from === 'UNKNOWN') return true;
+  const at = STAGE[from];
+  if (at === undefined) return false; // finished: it stays
+  const stage = STAGE[to];
+  if (stage !== undefined) return stage > at;
+  const latest = REACHED_FROM[to];
+  return latest !== undefined && at <= latest;
+}

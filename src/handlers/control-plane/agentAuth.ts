@@ -43,7 +43,7 @@ export function agentAuthHandlers(repo: ControlPlaneRepository, auth: AgentAuth)
       const deleted = await vault.deleteOne(tenantOf(ctx), query.user_id, path.token_id);
       return deleted.ok ? { status: 200, body: { message: 'Token deleted.' } } : failed(deleted.failure);
     },
-    discoverMcpProvider: async ({ body }, ctx) => answer(200, await discoverMcpProvider(repo, auth.oauth, tenantOf(ctx), ctx.baseUrl, body)),
+    discoverMcpProvider: async ({ body }, ctx) => answer(200, await discoverMcpProvider(repo, auth.oauth, auth.providerRules, tenantOf(ctx), ctx.baseUrl, body)),
   };
   // without a key no token was ever kept (the start refuses a store holding some)
   function tokenMissing(id: string) {

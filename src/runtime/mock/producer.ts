@@ -77,7 +77,8 @@ export async function createMockHandlers(documents: ApiDocument[], dispatcher?: 
       // an operation whose success is an upgrade (a WebSocket) answers a plain request 426
       const upgrade = op.responses['101'] && responses.has(426) ? 426 : undefined;
       const success = statuses.find((s) => s >= 200 && s < 300) ?? upgrade ?? statuses[0]!;
-      const documented: OperationHandler = async (request, ctx) => answer(document, op, responses, success, request, ctx);
+      const answered: OperationHandler = async (request, ctx) => answer(document, op, responses, success, request, ctx);
+      const documented = checkingOwnCredential(answered, mockCredentialOf(document, op), responses.get(401));
       const protocol = document.paths[op.path][op.method.toLowerCase()]['x-agentplane-protocol-commands'];
       handlers[op.operationId] = protocol
         ? mockProtocolCommands(documented, (ctx, query) => {
@@ -88,6 +89,32 @@ export async function createMockHandlers(documents: ApiDocument[], dispatcher?: 
     }
   }
   return handlers;
+}
+
+/**
+ * The one credential mock mode accepts for an operation that verifies its own (a listener's
+ * token): its scheme's `x-agentplane-mock-credential`, the token the mock's examples hand out.
+ */
+function mockCredentialOf(document: Json, op: OperationSpec): { header: string; value: string } | undefined {
+  const schemes = (document.components?.securitySchemes ?? {}) as Record<string, Json>;
+  for (const requirement of op.security) {
+    for (const name of Object.keys(requirement)) {
+      const scheme = schemes[name];
+      if (scheme?.['x-agentplane-verified-by'] === 'operation' && typeof scheme['x-agentplane-mock-credential'] === 'string')
+        return { header: scheme.name as string, value: scheme['x-agentplane-mock-credential'] as string };
+    }
+  }
+  return undefined;
+}
+
+/** Security checked as in real mode: any other credential than the mock's gets the documented 401, never the example. */
+function checkingOwnCredential(handler: OperationHandler, credential: { header: string; value: string } | undefined, refused: MockResponse | undefined): OperationHandler {
+  if (!credential) return handler;
+  const detail = (refused?.examples.find((e) => e.name === 'invalid')?.value as { detail?: string } | undefined)?.detail ?? 'Invalid credentials.';
+  return async (request, ctx) => {
+    if (ctx.credential === credential.value) return handler(request, ctx);
+    return { status: 401, headers: { 'WWW-Authenticate': credential.header }, body: { detail } };
+  };
 }
 
 function documentedResponses(document: Json, op: OperationSpec, backend: OpenAPIBackend, validators: Record<string, Validate>): Map<number, MockResponse> {

@@ -9,6 +9,7 @@ import {
   REVISION_STATUSES,
   isFinished,
   nextStep,
+  reportable,
   workAt,
   type RevisionFacts,
   type Step,
@@ -118,6 +119,52 @@ describe('revision state machine', () => {
           assert.deepEqual(nextStep(status, { builds }, outcome), { status, status_message: 'keep' });
         },
       ),
+    );
+  });
+});
+
+describe("a listener's report moves a revision forward only", () => {
+  it('answers every (from, to) pair as written out here', () => {
+    const forward = ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'] as const;
+    const finishedFrom: Partial<Record<RevisionStatus, number>> = { SKIPPED: 1, CREATE_FAILED: 1, BUILD_FAILED: 3, DEPLOYED: 5, DEPLOY_FAILED: 5 };
+    for (const from of REVISION_STATUSES) {
+      for (const to of REVISION_STATUSES) {
+        let expected: boolean;
+        if (from === to) expected = true;
+        else if (to === 'UNKNOWN' || to === 'INTERRUPTED') expected = false;
+        else if (from === 'UNKNOWN') expected = true;
+        else if (!(forward as readonly string[]).includes(from)) expected = false;
+        else if ((forward as readonly string[]).includes(to)) expected = forward.indexOf(to as never) > forward.indexOf(from as never);
+        else expected = finishedFrom[to] !== undefined && forward.indexOf(from as never) <= finishedFrom[to]!;
+        assert.equal(reportable(from, to), expected, `${from} → ${to}`);
+      }
+    }
+  });
+
+  it('the probes: BUILDING after DEPLOYED, CREATING after BUILDING, DEPLOYED after BUILD_FAILED are refused', () => {
+    assert.equal(reportable('DEPLOYED', 'BUILDING'), false);
+    assert.equal(reportable('BUILDING', 'CREATING'), false);
+    assert.equal(reportable('BUILD_FAILED', 'DEPLOYED'), false);
+    assert.equal(reportable('SKIPPED', 'QUEUED'), false);
+    assert.equal(reportable('AWAITING_DEPLOY', 'BUILD_FAILED'), false);
+    // a deployer heard from past several steps at once
+    assert.equal(reportable('QUEUED', 'DEPLOYED'), true);
+    // a lost listener back: its word is the only one
+    assert.equal(reportable('UNKNOWN', 'DEPLOYED'), true);
+  });
+
+  it('no walk of accepted reports ever goes back or leaves a finished status (fast-check)', () => {
+    const rank = (s: RevisionStatus) => (isFinished(s) ? 6 : ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING'].indexOf(s));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...REVISION_STATUSES.filter((s) => s !== 'UNKNOWN')), { maxLength: 20 }), (reports) => {
+        let at: RevisionStatus = 'CREATING';
+        for (const to of reports) {
+          if (!reportable(at, to)) continue;
+          assert.ok(rank(to) >= rank(at), `${at} → ${to}`);
+          if (isFinished(at)) assert.equal(to, at);
+          at = to;
+        }
+      }),
     );
   });
 });

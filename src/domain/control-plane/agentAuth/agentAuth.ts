@@ -6,7 +6,8 @@ import type { Coordination } from '../../ports/coordination.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { OAuthClient } from '../../ports/oauthClient.ts';
 import type { Store } from '../../ports/store.ts';
-import { providerRecordOf } from '../authProviders.ts';
+import { providerRecordOf, type ProviderRules } from '../authProviders.ts';
+import { sealStoredSecrets } from './providerSecrets.ts';
 import type { ControlPlaneRepository } from '../records.ts';
 import { AuthFlows } from './flows.ts';
 import { AgentAuthRecords } from './records.ts';
@@ -21,6 +22,8 @@ export interface AgentAuthOptions {
   /** AGENTPLANE_TOKEN_KEY and AGENTPLANE_TOKEN_KEY_PREVIOUS. */
   tokenKey: string | null;
   previousTokenKeys: string[];
+  /** AGENTPLANE_AUTH_ALLOW_HTTP: providers' URLs may be plain http. */
+  allowHttp: boolean;
   log: Logger;
 }
 
@@ -29,6 +32,8 @@ export interface AgentAuth {
   /** Null without a key. */
   vault: TokenVault | null;
   oauth: OAuthClient;
+  /** What a provider written is held to (its URLs, its secret's seal). */
+  providerRules: ProviderRules;
   /** Removes what a provider's record got (tokens, flows); called before the provider is deleted. */
   forgetProvider(providerRecordId: string): Promise<void>;
 }
@@ -41,6 +46,9 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     throw new Error(
       'the auth service has stored tokens, kept encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
     );
+  // secrets kept in clear (an earlier version, or no key then) are sealed now, before anything reads them
+  const sealed = await sealStoredSecrets({ list: () => repo.providers.list(), put: (id, record) => repo.providers.put(id, record) }, cipher);
+  if (sealed > 0) log.info('provider secrets sealed at rest', { count: sealed });
   const vault = cipher ? new TokenVault({ records, cipher, oauth: options.oauth, locks: repo.locks, provider: (id) => repo.providers.get(id), log }) : null;
   const flows = new AuthFlows({
     records,
@@ -55,6 +63,7 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     flows,
     vault,
     oauth: options.oauth,
+    providerRules: { allowHttp: options.allowHttp, cipher },
     async forgetProvider(providerRecordId) {
       await flows.forgetProvider(providerRecordId);
       if (vault) await vault.forgetProvider(providerRecordId);

@@ -112,7 +112,7 @@ export class AuthFlows {
         throw new OAuthFailure(`the provider answered ${query.error ?? 'no code'}${query.error_description ? `: ${query.error_description}` : ''}`);
       if (!provider) throw new OAuthFailure('the provider was deleted during the flow');
       const verifier = taken.verifier ? cipher.open(taken.verifier, taken.id) : null;
-      const issued = await this.deps.oauth.exchangeCode(endpointsOf(provider), query.code, taken.redirect_uri, verifier);
+      const issued = await this.deps.oauth.exchangeCode(endpointsOf(provider, cipher), query.code, taken.redirect_uri, verifier);
       const token = await vault.keep(taken, issued);
       await this.finish(taken.id, { status: 'completed', token_id: token.id, verifier: null });
       return true;

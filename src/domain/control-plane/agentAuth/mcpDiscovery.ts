@@ -5,7 +5,7 @@
 import type { AuthProvider, McpDiscoverRequest } from '../../../../generated/control-plane/types.gen.ts';
 import { OAuthFailure, type OAuthClient, type TokenEndpointAuthMethod } from '../../ports/oauthClient.ts';
 import { fail, type Outcome } from '../../outcome.ts';
-import { addProvider } from '../authProviders.ts';
+import { addProvider, type ProviderRules } from '../authProviders.ts';
 import type { ControlPlaneRepository } from '../records.ts';
 import { callbackUrl } from './flowRules.ts';
 
@@ -15,6 +15,7 @@ const PREFERRED: TokenEndpointAuthMethod[] = ['client_secret_post', 'client_secr
 export async function discoverMcpProvider(
   repo: ControlPlaneRepository,
   oauth: OAuthClient,
+  rules: ProviderRules,
   tenantId: string,
   baseUrl: string,
   body: McpDiscoverRequest,
@@ -25,7 +26,7 @@ export async function discoverMcpProvider(
       return fail('invalid', `MCP discovery failed: the authorization server of ${body.mcp_server_url} offers no dynamic client registration.`);
     const method = PREFERRED.find((m) => server.authMethods.includes(m)) ?? 'client_secret_basic';
     const client = await oauth.register(server.registrationUrl, callbackUrl(baseUrl, body.provider_id), `agentplane: ${body.name}`, method);
-    return addProvider(repo, tenantId, {
+    const added = await addProvider(repo, tenantId, rules, {
       provider_id: body.provider_id,
       name: body.name,
       client_id: client.clientId,
@@ -41,6 +42,9 @@ export async function discoverMcpProvider(
       is_dynamic_client: true,
       revocation_url: server.revocationUrl,
     });
+    // what the authorization server's metadata named is held to the rules of a provider made by hand
+    if (!added.ok && added.failure.kind === 'unprocessable') return fail('invalid', `MCP discovery failed: ${added.failure.detail}`);
+    return added as Outcome<AuthProvider, 'conflict'>;
   } catch (error) {
     if (error instanceof OAuthFailure) return fail('invalid', `MCP discovery failed: ${error.message}.`);
     throw error;

@@ -11,6 +11,7 @@ import { fail, ok, type Outcome } from '../../outcome.ts';
 import type { ProviderRecord } from '../records.ts';
 import { covers, expiryOf, needsRefresh, normalScopes } from './flowRules.ts';
 import { ownerKey, type AgentAuthRecords, type AuthTokenRecord, type SealedTokens } from './records.ts';
+import { openSecret } from './providerSecrets.ts';
 import type { TokenCipher } from './tokenCipher.ts';
 
 export interface VaultDeps {
@@ -25,12 +26,13 @@ export interface VaultDeps {
 
 const tokenNotFound = (id: string) => fail('not_found', `Token ${id} not found.`);
 
-export function endpointsOf(provider: ProviderRecord): OAuthEndpoints {
+/** Where and as whom the provider's token endpoint is called (its secret opened with `cipher`). */
+export function endpointsOf(provider: ProviderRecord, cipher: TokenCipher): OAuthEndpoints {
   return {
     tokenUrl: provider.token_url,
     revocationUrl: provider.revocation_url,
     clientId: provider.client_id,
-    clientSecret: provider.client_secret,
+    clientSecret: openSecret(cipher, provider),
     authMethod: provider.token_endpoint_auth_method,
   };
 }
@@ -176,7 +178,7 @@ export class TokenVault {
       if (!stale(current, secrets.access_token)) return secrets.access_token;
       if (!secrets.refresh_token) return undefined;
       try {
-        const issued = await this.deps.oauth.refresh(endpointsOf(provider), secrets.refresh_token);
+        const issued = await this.deps.oauth.refresh(endpointsOf(provider, this.deps.cipher), secrets.refresh_token);
         const next: AuthTokenRecord = {
           ...current,
           // a server may rotate the refresh token (OAuth 2.1 §4.3.1) or keep the old one valid
@@ -204,7 +206,7 @@ export class TokenVault {
     const provider = await this.deps.provider(record.provider_record_id);
     if (provider?.revocation_url) {
       const secrets = await this.open(record).catch(() => undefined);
-      const endpoints = { ...endpointsOf(provider), revocationUrl: provider.revocation_url };
+      const endpoints = { ...endpointsOf(provider, this.deps.cipher), revocationUrl: provider.revocation_url };
       // the refresh token last: revoking it may end the grant, after which the access token is unknown to the server
       const revocations: [string | null | undefined, 'access_token' | 'refresh_token'][] = [
         [secrets?.access_token, 'access_token'],
