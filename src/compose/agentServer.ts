@@ -12,6 +12,7 @@ import { useSpanExporter } from '../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
 import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
 import type { RunEnded } from '../domain/agent/runLifecycle.ts';
+import type { AgentService } from '../domain/agent/service.ts';
 import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';
 import { CronService } from '../domain/crons/cronService.ts';
@@ -54,6 +55,8 @@ export interface AgentServerArea {
   ownerOf: OwnerOf;
   /** Loads the project file and its graphs again; runs in flight finish on the old code. */
   reload(): Promise<void>;
+  /** What A2A push notifications need: hear of each run's end, the agent server of an owner, the webhook sender. */
+  runEnds: { listen(listener: (ended: RunEnded) => void): void; forOwner(owner: string): AgentService; webhooks: WebhookNotifier };
 }
 
 export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
@@ -201,7 +204,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     await ui.rebuild(uiSettings(project, baseDir));
     log.info('graphs reloaded', { graphs: graphs.ids() });
   };
-  return { handlers, modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload };
+  const runEnds = { listen: (listener: (ended: RunEnded) => void) => runEndListeners.push(listener), forOwner: (owner: string) => domain.forOwner(owner), webhooks };
+  return { handlers, modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload, runEnds };
 }
 
 /**

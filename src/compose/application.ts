@@ -33,7 +33,7 @@ export const createApplication: AppFactory = async (deps) => {
     );
   }
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { interfaces: servedInterfaces(deps.grpcPort) });
+  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort) });
   const bindings = a2aBindings(a2a.v1.scope, agentServer.serviceFor, deps.config.project);
   // `satisfies` makes the compiler check completeness here as well as in each area
   const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers, ...bindings.handlers } satisfies Handlers<RequestContext>;

@@ -26,6 +26,10 @@ export interface WebhookDelivery {
   payload: Record<string, unknown>;
   /** For the log lines. */
   runId: string;
+  /** Headers of this delivery (after the configured ones). */
+  headers?: Record<string, string>;
+  /** Send the payload as it is: no `webhook_sent_at` (a payload of another protocol, A2A push notifications). */
+  exact?: boolean;
 }
 
 export class WebhookNotifier {
@@ -67,7 +71,7 @@ export class WebhookNotifier {
     await Promise.allSettled([...this.pending]);
   }
 
-  private async deliver({ url, payload, runId }: WebhookDelivery): Promise<void> {
+  private async deliver({ url, payload, runId, headers: own, exact }: WebhookDelivery): Promise<void> {
     const problem = this.problem(url);
     const target = this.target(url);
     if (problem || !target) {
@@ -81,8 +85,8 @@ export class WebhookNotifier {
     for (let attempt = 1; attempt <= attempts && !this.stopped; attempt++) {
       const started = performance.now();
       try {
-        const body = JSON.stringify({ ...payload, webhook_sent_at: new Date().toISOString() });
-        const headers = { 'content-type': 'application/json', ...this.settings.headers };
+        const body = JSON.stringify(exact ? payload : { ...payload, webhook_sent_at: new Date().toISOString() });
+        const headers = { 'content-type': 'application/json', ...this.settings.headers, ...own };
         const { status } = await this.post(target, body, headers, this.settings.timeout_ms ?? 10_000, guarded);
         const ms = Math.round(performance.now() - started);
         if (status >= 200 && status < 300) {

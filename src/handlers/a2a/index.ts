@@ -24,6 +24,11 @@ import { v1InvalidParams, v1Methods } from './v1Methods.ts';
 import { v1Operations, type V1Operations, type V1Scope } from './v1/operations.ts';
 import { jsonRpcOnly, type A2AInterfaces } from './v1/card.ts';
 import { cardSigner } from './v1/cardSigning.ts';
+import { toV1Task } from './v1/wire.ts';
+import { pushOnRunEnd } from '../../domain/a2a/pushDelivery.ts';
+import type { RunEnded } from '../../domain/agent/runEngine.ts';
+import type { AgentService } from '../../domain/agent/service.ts';
+import type { WebhookNotifier } from '../../domain/webhooks/webhookNotifier.ts';
 
 export interface A2AArea {
   methods: A2AMethods<A2AContext>;
@@ -36,6 +41,8 @@ export interface A2AArea {
 export interface A2AOptions {
   /** The interfaces the server serves, in order of preference (default: JSON-RPC at 1.0 and 0.3). */
   interfaces?: A2AInterfaces;
+  /** Where runs end: push notifications are sent from there (without it, configs are kept but nothing is sent). */
+  runEnds?: { listen(listener: (ended: RunEnded) => void): void; forOwner(owner: string): AgentService; webhooks: WebhookNotifier };
 }
 
 /** Tasks are kept apart by owner as the agent server's threads are (see agent-server/owner.ts). */
@@ -56,6 +63,17 @@ export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ow
     invalidParams: v1InvalidParams,
     streamErrorsAsJson: true,
   });
+  options.runEnds?.listen(
+    pushOnRunEnd({
+      tasks: store,
+      configs: pushStore,
+      agentFor: options.runEnds.forOwner,
+      send: (delivery) => options.runEnds!.webhooks.send(delivery),
+      // the HTTP+JSON shape of a StreamResponse, whatever binding registered the config (A2A §3.5.3)
+      render: (task) => ({ task: toV1Task(task) }),
+      log: deps.log.child({ area: 'a2a-push' }),
+    }),
+  );
   const signer = deps.config.a2aSigning ? await cardSigner(deps.config.a2aSigning) : undefined;
   const interfaces = options.interfaces ?? jsonRpcOnly;
   return {
