@@ -38,13 +38,14 @@ async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamRes
 }
 
 describe('the v1.0 agent card', () => {
-  test('A2A-Version 1.0 gets the v1.0 card: JSON-RPC at 1.0 first, then at 0.3, push notifications, Vary: A2A-Version', async () => {
+  test('A2A-Version 1.0 gets the v1.0 card: JSON-RPC at 1.0 first, HTTP+JSON, then JSON-RPC at 0.3 (no gRPC port here), push notifications, Vary: A2A-Version', async () => {
     const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     const card: any = await res.json();
     assert.deepEqual(card.supportedInterfaces, [
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${endpoint('echo')}/v1`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ]);
     assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
@@ -53,13 +54,13 @@ describe('the v1.0 agent card', () => {
   });
 
   test('without a version (or with 0.3) the 0.3 card, which also lists the interfaces', async () => {
-    for (const headers of [{}, { "A2A-Version": "0.3" }] as Record<string, string>[]) {
+    for (const headers of [{}, { 'A2A-Version': '0.3' }] as Record<string, string>[]) {
       const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers });
       const card: any = await res.json();
       assert.equal(card.protocolVersion, '0.3.0');
       assert.equal(card.url, endpoint('echo'));
       assert.equal(card.preferredTransport, 'JSONRPC');
-      assert.equal(card.supportedInterfaces.length, 2);
+      assert.equal(card.supportedInterfaces.length, 3);
       assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     }
     const byQuery: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();
@@ -112,7 +113,16 @@ describe('the SDK 1.3.0 default client', () => {
     const third = await task(await echo.sendMessage(sendRequest(userMessage([text('three')], { contextId }))));
     assert.notEqual(second.id, first.id, 'contextId alone starts a new task in the same context');
     assert.equal(second.contextId, contextId);
-    const page1 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: '', includeArtifacts: false, statusTimestampAfter: undefined, historyLength: undefined });
+    const page1 = await echo.listTasks({
+      tenant: '',
+      contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 2,
+      pageToken: '',
+      includeArtifacts: false,
+      statusTimestampAfter: undefined,
+      historyLength: undefined,
+    });
     assert.deepEqual(
       page1.tasks.map((t) => t.id),
       [third.id, second.id],
@@ -120,7 +130,16 @@ describe('the SDK 1.3.0 default client', () => {
     assert.equal(page1.totalSize, 3);
     assert.ok(page1.nextPageToken);
     assert.ok(page1.tasks.every((t) => t.artifacts.length === 0));
-    const page2 = await echo.listTasks({ tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 2, pageToken: page1.nextPageToken, includeArtifacts: true, statusTimestampAfter: undefined, historyLength: undefined });
+    const page2 = await echo.listTasks({
+      tenant: '',
+      contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 2,
+      pageToken: page1.nextPageToken,
+      includeArtifacts: true,
+      statusTimestampAfter: undefined,
+      historyLength: undefined,
+    });
     assert.deepEqual(
       page2.tasks.map((t) => t.id),
       [first.id],
@@ -167,7 +186,14 @@ describe('the SDK 1.3.0 default client', () => {
 
   test('push notification configs: created, read, listed and deleted; another task id is not found', async () => {
     const done = await task(await echo.sendMessage(sendRequest(userMessage([text('push')]))));
-    const created = await echo.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: done.id, url: 'https://hooks.example.com/a2a', token: 't0k', authentication: undefined });
+    const created = await echo.createTaskPushNotificationConfig({
+      tenant: '',
+      id: '',
+      taskId: done.id,
+      url: 'https://hooks.example.com/a2a',
+      token: 't0k',
+      authentication: undefined,
+    });
     assert.ok(created.id);
     assert.equal(created.url, 'https://hooks.example.com/a2a');
     const got = await echo.getTaskPushNotificationConfig({ tenant: '', taskId: done.id, id: created.id });
@@ -181,7 +207,14 @@ describe('the SDK 1.3.0 default client', () => {
     await echo.deleteTaskPushNotificationConfig({ tenant: '', taskId: done.id, id: created.id });
     assert.equal((await echo.listTaskPushNotificationConfig({ tenant: '', taskId: done.id, pageSize: 0, pageToken: '' })).configs.length, 0);
     await assert.rejects(
-      echo.createTaskPushNotificationConfig({ tenant: '', id: '', taskId: randomUUID(), url: 'https://hooks.example.com/a2a', token: '', authentication: undefined }),
+      echo.createTaskPushNotificationConfig({
+        tenant: '',
+        id: '',
+        taskId: randomUUID(),
+        url: 'https://hooks.example.com/a2a',
+        token: '',
+        authentication: undefined,
+      }),
       (err: Error) => err.name === 'TaskNotFoundError',
     );
     const badUrl = await rpcV1(endpoint('echo'), 'CreateTaskPushNotificationConfig', { taskId: done.id, url: 'file:///etc/passwd' });
@@ -223,7 +256,7 @@ describe('the SDK 1.3.0 default client', () => {
 });
 
 describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', () => {
-  test("an interrupt() graph (approval) waits for input; a data part answers the interrupt and the task completes", async () => {
+  test('an interrupt() graph (approval) waits for input; a data part answers the interrupt and the task completes', async () => {
     const client = await defaultClient(server.url, 'approval');
     const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email bob about lunch')]))));
     assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -267,7 +300,12 @@ describe('the SDK 1.3.0 opt-in 0.3 client, and 0.3 beside 1.0', () => {
   });
 
   test('a 0.3 task is visible through 1.0 and the other way round: one task service under both', async () => {
-    const old = await rpcV1(endpoint('echo'), 'message/send', { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'x' }] } }, { version: null });
+    const old = await rpcV1(
+      endpoint('echo'),
+      'message/send',
+      { message: { kind: 'message', role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text: 'x' }] } },
+      { version: null },
+    );
     const id = old.json.result.id;
     const got = await rpcV1(endpoint('echo'), 'GetTask', { id });
     assert.equal(got.json.result.status.state, 'TASK_STATE_COMPLETED');
@@ -304,7 +342,9 @@ describe('bad input gets the spec error and changes nothing', () => {
     assert.equal(badRole.json.error.code, -32602);
     const twoContents = await rpcV1(endpoint('echo'), 'SendMessage', { message: { ...userMessageJson('x'), parts: [{ text: 'a', data: { b: 1 } }] } });
     assert.equal(twoContents.json.error.code, -32602);
-    const file = await rpcV1(endpoint('echo'), 'SendMessage', { message: { ...userMessageJson('x'), parts: [{ url: 'https://example.com/a.pdf', mediaType: 'application/pdf' }] } });
+    const file = await rpcV1(endpoint('echo'), 'SendMessage', {
+      message: { ...userMessageJson('x'), parts: [{ url: 'https://example.com/a.pdf', mediaType: 'application/pdf' }] },
+    });
     assert.equal(file.json.error.code, -32005);
     assert.equal(errorInfo(file.json.error).reason, 'CONTENT_TYPE_NOT_SUPPORTED');
 
