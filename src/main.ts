@@ -23,6 +23,11 @@ function servingOptions(command: Command): Command {
   return (
     command
       .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
+      .addOption(
+        new Option('--grpc-port <port>', 'A2A gRPC port (0 picks a free one, off serves no gRPC; default 50051, or 0 with --port 0)').env(
+          'AGENTPLANE_GRPC_PORT',
+        ),
+      )
       .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
       .addOption(
         new Option(
@@ -53,6 +58,7 @@ function toArgv(options: Record<string, unknown>, extra: string[] = []): string[
   const argv: string[] = [];
   for (const key of ['port', 'host', 'data', 'database', 'config'] as const)
     if (typeof options[key] === 'string') argv.push(`--${key}`, options[key] as string);
+  if (typeof options.grpcPort === 'string') argv.push('--grpc-port', options.grpcPort);
   if (options.memory) argv.push('--memory');
   if (options.examples) argv.push('--examples');
   return [...argv, ...extra];
@@ -78,7 +84,13 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
-  tell(startBanner(config, server.url, mode, server.tokenKey));
+  const grpc = await server.grpc;
+  if ('failed' in grpc && grpc.named) {
+    // a port the operator named and cannot have stops the start, as the HTTP port does
+    await server.close();
+    throw new Error(grpc.failed);
+  }
+  tell(startBanner(config, server.url, mode, server.tokenKey, 'port' in grpc ? grpc.port : null));
   if (watching) await watchForReload(config, server, log);
   if (server.createdKey) {
     // printed once, on the start that created it; it is kept in the data directory

@@ -5,7 +5,8 @@ import type { ServerConfig } from './runtime/config.ts';
 import type { TokenKeySource } from './runtime/tokenKey.ts';
 import { NO_PROJECT_NEXT_STEPS } from './runtime/project.ts';
 
-export function startBanner(config: ServerConfig, url: string, mode: string, tokenKey?: Omit<TokenKeySource, 'key'>): string {
+/** `grpcPort`: where the A2A gRPC binding answers, null when it does not. */
+export function startBanner(config: ServerConfig, url: string, mode: string, tokenKey?: Omit<TokenKeySource, 'key'>, grpcPort: number | null = null): string {
   const graphs = Object.entries(config.project.graphs ?? {});
   const lines = [
     '',
@@ -13,6 +14,7 @@ export function startBanner(config: ServerConfig, url: string, mode: string, tok
     `  API        ${url}`,
     `  dashboard  ${url}/dashboard`,
     `  docs       ${url}/docs`,
+    `  A2A gRPC   ${grpcPort === null ? '(off)' : `${new URL(url).hostname}:${grpcPort}`}`,
     `  project    ${config.configFile ?? '(none)'}`,
     `  data       ${config.mock || !config.dataDir ? '(in memory)' : config.dataDir}`,
     `  graphs     ${graphs.length ? '' : '(none)'}`,

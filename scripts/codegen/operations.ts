@@ -52,6 +52,15 @@ function authOf(file: string, op: Json): OperationSpec['auth'] {
   return events.map((e) => ({ resource: e.resource, action: e.action }));
 }
 
+/** `x-agentplane-errors`: the operation answers the failures the runtime finds itself (bad input, auth, limits) in this shape and media type. */
+function errorsOf(file: string, id: string, value: Json): OperationSpec['errors'] {
+  if (value?.shape !== 'google.rpc.Status' || typeof value.mediaType !== 'string' || typeof value.domain !== 'string' || Object.keys(value).length !== 3)
+    throw new Error(
+      `${file}: ${id}: x-agentplane-errors must be {shape: google.rpc.Status, mediaType: <type>, domain: <ErrorInfo domain>}, got ${JSON.stringify(value)}`,
+    );
+  return { shape: value.shape, mediaType: value.mediaType, domain: value.domain };
+}
+
 export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json, options: { customAuth?: boolean } = {}): OperationSchemas {
   const out: OperationSchemas = { operations: [], params: {}, bodies: {}, responses: {}, replies: {}, types: {} };
   // openapi-backend flattens the document into operations (path-level parameters merged,
@@ -73,6 +82,7 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       responses: {},
     };
     if (op['x-agentplane-jsonrpc']) rec.jsonrpc = op['x-agentplane-jsonrpc'];
+    if (op['x-agentplane-errors']) rec.errors = errorsOf(file, id, op['x-agentplane-errors']);
     // a JSON-RPC endpoint answers its own callers; custom auth guards the REST operations
     if (options.customAuth && !rec.jsonrpc) rec.auth = authOf(file, op);
     else if (op['x-auth'] !== undefined) throw new Error(`${file}: ${id} has x-auth, which only REST operations under custom auth carry`);
@@ -111,8 +121,10 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       if (!/^\d{3}$/.test(status)) throw new Error(`${id}: response '${status}' must be a concrete status`);
       const resp = deref(doc, resp0);
       const content = resp.content ?? {};
-      const json = content['application/json'];
-      const contentType = json ? 'application/json' : (Object.keys(content)[0] ?? null);
+      // JSON, or a JSON-based media type of its own (application/a2a+json)
+      const jsonType = 'application/json' in content ? 'application/json' : Object.keys(content).find((type) => /^application\/[\w.-]+\+json$/.test(type));
+      const json = jsonType ? content[jsonType] : undefined;
+      const contentType = jsonType ?? Object.keys(content)[0] ?? null;
       const headers = Object.entries<Json>(resp.headers ?? {}).map(([name, h]) => ({ name, required: deref(doc, h)?.required === true }));
       // an operation may answer JSON or, for the same status, a stream (a JSON-RPC endpoint)
       const declared = { ...(headers.length ? { headers } : {}), ...(json && content['text/event-stream'] ? { stream: true } : {}) };

@@ -11,6 +11,7 @@ import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from './controlPlane.ts';
 import { createAgentServer } from './agentServer.ts';
 import { createA2A } from '../handlers/a2a/index.ts';
+import { a2aBindings, servedInterfaces } from '../handlers/a2a/bindings.ts';
 import { OAuth4WebApiClient } from '../adapters/oauth/oauth4webapiClient.ts';
 import { graphAuthentication } from '../domain/control-plane/agentAuth/graphAuthentication.ts';
 import { installAgentAuth } from '../shared/agentAuthGlobal.ts';
@@ -32,13 +33,15 @@ export const createApplication: AppFactory = async (deps) => {
     );
   }
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { runEnds: agentServer.runEnds });
+  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort) });
+  const bindings = a2aBindings(a2a.v1.scope, agentServer.serviceFor, deps.config.project);
   // `satisfies` makes the compiler check completeness here as well as in each area
-  const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers } satisfies Handlers<RequestContext>;
+  const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers, ...bindings.handlers } satisfies Handlers<RequestContext>;
   return {
     handlers: handlerRegistry(handlers),
     methods: methodRegistry<A2AContext, RpcMethods<A2AContext>>(a2a.methods),
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
+    grpc: bindings.grpc,
     reload: () => agentServer.reload(),
   };
 };

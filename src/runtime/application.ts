@@ -9,6 +9,8 @@ import type { MethodRegistry } from './jsonrpc.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { CustomAuth } from './customAuth.ts';
+import type { GrpcMethod } from './grpc/grpcServer.ts';
+import type { Admission, TransportCall } from './pipeline.ts';
 
 export type { BackgroundModule };
 
@@ -18,6 +20,8 @@ export interface Application {
   /** The JSON-RPC methods by name; the server refuses to start when one is missing. */
   methods: MethodRegistry;
   modules: BackgroundModule[];
+  /** A gRPC service the server serves on its gRPC port (config.grpcPort); none: no gRPC port. */
+  grpc?: GrpcApplication;
   /** Loads the project's code again (agentplane dev); requests and data are untouched. */
   reload?(): Promise<void>;
 }
@@ -30,6 +34,16 @@ export interface ServerDeps {
   metrics: Metrics;
   /** The project's custom auth (auth.path); the agent-server area enforces its decisions. */
   customAuth?: CustomAuth;
+  /** The port the application's gRPC service answers on while it does (see Application.grpc); null otherwise. */
+  grpcPort(): number | null;
+}
+
+/** A gRPC service of the application: its methods admit each call through the HTTP pipeline's door (`admit`), as the HTTP operation it stands for. */
+export interface GrpcApplication {
+  protoFile: string;
+  /** The service's full name in the proto. */
+  service: string;
+  methods(admit: (call: TransportCall) => Promise<Admission>): Readonly<Record<string, GrpcMethod>>;
 }
 
 export type ApplicationFactory = (deps: ServerDeps) => Promise<Application>;

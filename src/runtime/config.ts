@@ -21,6 +21,13 @@ export type ProjectConfig = ProjectFile;
 
 export interface ServerConfig {
   port: number;
+  /**
+   * The A2A gRPC binding's port (--grpc-port / AGENTPLANE_GRPC_PORT; 0 picks a free one, `off`
+   * serves none): null when off. Default 50051, or 0 beside an HTTP port of 0 (tests).
+   */
+  grpcPort: number | null;
+  /** Whether the gRPC port was named (flag or variable): a named port that cannot be had stops the start; the default one is given up with a warning. */
+  grpcPortNamed: boolean;
   host: string;
   /** null keeps all state in memory (tests, mock mode without --data). */
   dataDir: string | null;
@@ -120,6 +127,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     allowPositionals: true,
     options: {
       port: { type: 'string' },
+      'grpc-port': { type: 'string' },
       host: { type: 'string' },
       data: { type: 'string' },
       database: { type: 'string' },
@@ -162,6 +170,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
   const port = givenPort === undefined || givenPort === '' ? 8123 : /^\d+$/.test(givenPort) ? Number(givenPort) : NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port / PORT must be an integer from 0 to 65535 (0 picks a free port), got "${givenPort}"`);
+  const grpc = grpcPortOf(values['grpc-port'] ?? env.AGENTPLANE_GRPC_PORT, port);
   checkLogFormat(env.LOG_FORMAT);
   const role = oneOf('AGENTPLANE_ROLE', env.AGENTPLANE_ROLE, ['server', 'queue'] as const, 'server');
   // runs reach a queue worker only through a database the API servers share
@@ -171,6 +180,8 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     );
   return {
     port,
+    grpcPort: role === 'queue' ? null : grpc.port,
+    grpcPortNamed: grpc.named,
     host: values.host ?? env.HOST ?? '127.0.0.1',
     dataDir,
     configFile,
@@ -259,6 +270,19 @@ export function withDevAuthDefaults(config: ServerConfig): ServerConfig {
     },
   };
 }
+
+/** The gRPC gateway's port: a number (0 a free one), `off`, or unset (50051; 0 when the HTTP port is 0, so test servers never collide). */
+function grpcPortOf(given: string | undefined, httpPort: number): { port: number | null; named: boolean } {
+  if (given === undefined || given === '') return { port: httpPort === 0 ? 0 : DEFAULT_GRPC_PORT, named: false };
+  if (/^\s*off\s*$/i.test(given)) return { port: null, named: true };
+  const port = wholeNumber(given);
+  if (!Number.isInteger(port) || port > 65535)
+    throw new Error(`--grpc-port / AGENTPLANE_GRPC_PORT must be an integer from 0 to 65535 (0 picks a free port) or off, got "${given}"`);
+  return { port, named: true };
+}
+
+/** gRPC's customary port (the A2A gRPC binding is served there unless told otherwise). */
+export const DEFAULT_GRPC_PORT = 50051;
 
 // Every setting is checked at start: a value the server cannot use stops it (exit 1) with a
 // message naming the setting and what it takes, rather than being read as something else.

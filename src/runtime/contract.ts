@@ -40,6 +40,13 @@ export interface OperationSpec {
   auth?: 'public' | 'authenticated' | AuthEvent[];
   /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
   jsonrpc?: string;
+  /**
+   * The shape of the failures the runtime answers for this operation itself — bad input, a
+   * wrong media type, authentication, limits, an unknown path under it (`x-agentplane-errors`):
+   * a google.rpc.Status (AIP-193) in this media type, its ErrorInfo in this domain. Absent:
+   * `{detail}` (FastAPI's).
+   */
+  errors?: { shape: 'google.rpc.Status'; mediaType: string; domain: string };
   params: {
     path?: { validator: string; type: string };
     query?: { validator: string; type: string };

@@ -14,6 +14,7 @@ import type { SlotRefusal, StreamSlots } from './streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
+import { asGoogleRpc } from './googleRpcErrors.ts';
 import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
 import { requestOrigin } from './origin.ts';
@@ -26,6 +27,20 @@ import { isRefusal, type CustomAuth } from './customAuth.ts';
 import type { SocketDoor, SocketReply } from './socketDoor.ts';
 
 export type { OperationHandler } from './handler.ts';
+
+/** A call by another transport, as the HTTP operation it stands for. */
+export interface TransportCall {
+  operationId: string;
+  /** The caller's headers (gRPC metadata), lower-case names. */
+  headers: Record<string, string>;
+  /** The caller's address: whose stream slots an anonymous call takes. */
+  peer: string;
+  /** The HTTP path the call stands for (custom auth sees it as the request's URL). */
+  path: string;
+}
+
+/** An admitted call: its context, what to call when its caller goes, and what to call when it ends (frees its stream slot). */
+export type Admission = { ctx: RequestContext; gone(): void; release(): void } | { refused: HttpReply };
 
 export interface AnsweredRequest {
   /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
@@ -184,6 +199,40 @@ class HttpRequestContext implements RequestContext {
   }
 }
 
+/**
+ * The path prefixes of the operations that declare an error shape of their own: the segments
+ * all of them begin with (the A2A HTTP+JSON binding: /a2a/{assistant_id}/v1), so that an
+ * unknown path or method under it is answered in that shape too.
+ */
+function errorShapedBases(documents: ApiDocument[]): { path: RegExp; errors: NonNullable<OperationSpec['errors']> }[] {
+  const shaped = documents.flatMap((doc) => doc.operations.filter((op) => op.errors));
+  if (shaped.length === 0) return [];
+  let common = shaped[0].path.split('/');
+  for (const op of shaped) {
+    const segments = op.path.split('/');
+    let i = 0;
+    while (i < common.length && i < segments.length && common[i] === segments[i]) i += 1;
+    common = common.slice(0, i);
+  }
+  // a prefix of parameters only would take in the paths of every other operation
+  if (common.filter((segment) => segment && !segment.startsWith('{')).length < 2) return [];
+  const pattern = common.map((segment) => (segment.startsWith('{') ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/');
+  return [{ path: new RegExp(`^${pattern}(/|$)`), errors: shaped[0].errors! }];
+}
+
+/** Whether a request's Content-Type is one the operation reads: application/json, or a JSON type it declares (application/a2a+json). */
+function acceptsMediaType(operation: OperationSpec, contentType: string | undefined): boolean {
+  if (isJsonContentType(contentType)) return true;
+  const media = contentType?.split(';', 1)[0].trim().toLowerCase();
+  // the declared type with the parameters application/json may have (charset=utf-8)
+  return (
+    !!media &&
+    media.endsWith('+json') &&
+    operation.body!.contentTypes.includes(media) &&
+    isJsonContentType(`application/json${contentType!.slice(contentType!.indexOf(';') < 0 ? contentType!.length : contentType!.indexOf(';'))}`)
+  );
+}
+
 export function createPipeline(options: PipelineOptions) {
   const router = new Router(options.documents, options.disabled);
   // with strict replies (tests), a serializer that changes a body is an error too
@@ -206,6 +255,7 @@ export function createPipeline(options: PipelineOptions) {
     }
   }
   const { log } = options;
+  const errorBases = errorShapedBases(options.documents);
 
   /**
    * Who calls `b`, as its security says: the operation's own credential (never the key ring),
@@ -234,6 +284,26 @@ export function createPipeline(options: PipelineOptions) {
       ctx.user = user;
     }
     return ctx;
+  }
+
+  /**
+   * Admits a call that arrives by another transport (the A2A gRPC binding) as the HTTP operation
+   * it stands for, through the same door (admit: API key, custom auth), switched-off operations
+   * answering 404, and its stream slots counted against the tenant, else the caller's own address.
+   */
+  async function admitCall(call: TransportCall): Promise<Admission> {
+    const b = bound.get(call.operationId);
+    if (!b || !router.serves(call.operationId)) return { refused: httpError(404, 'Not Found') };
+    const req = { headers: call.headers, url: call.path, method: b.operation.method } as unknown as IncomingMessage;
+    const ctx = await admit(b, req);
+    if (!(ctx instanceof HttpRequestContext)) return { refused: ctx };
+    let release = () => {};
+    if (b.streams && options.streamSlots) {
+      const slot = options.streamSlots.take(ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${call.peer}`);
+      if (typeof slot === 'string') return { refused: tooManyStreams(slot, options.streamSlots) };
+      release = slot;
+    }
+    return { ctx, gone: () => ctx.clientGone(), release };
   }
 
   const socketDoor: SocketDoor = {
@@ -340,7 +410,10 @@ export function createPipeline(options: PipelineOptions) {
       if (options.extra?.(req, res, pathname)) return;
       const match = router.match(method === 'HEAD' ? 'GET' : method, pathname);
       const custom = options.customApp;
+      // a path under operations that answer in a shape of their own is answered in it, found or not
+      const baseErrors = match.kind === 'operation' ? undefined : errorBases.find((base) => base.path.test(pathname))?.errors;
       if (match.kind === 'not-found') {
+        if (baseErrors) return send(res, asGoogleRpc(httpError(404, `Not Found: ${method} ${pathname} is no operation of this API`), baseErrors));
         if (custom) {
           operationId = 'custom';
           return await custom.routes(req, res);
@@ -356,17 +429,25 @@ export function createPipeline(options: PipelineOptions) {
         restoreClientHost(req);
       }
       if (match.kind === 'method-not-allowed') {
+        if (baseErrors)
+          return send(
+            res,
+            asGoogleRpc(httpError(405, `Method Not Allowed: ${pathname} takes ${match.allow.join(', ')}`, { Allow: match.allow.join(', ') }), baseErrors),
+          );
         return send(res, httpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') }));
       }
       const b = bound.get(match.operation.operationId)!;
       operationId = b.operation.operationId;
+      const errors = b.operation.errors;
+      /** A failure found here, in the operation's error shape. */
+      const refuse = (reply: HttpReply) => send(res, errors ? asGoogleRpc(reply, errors) : reply);
       const admitted = await admit(b, req);
-      if (!(admitted instanceof HttpRequestContext)) return send(res, admitted);
+      if (!(admitted instanceof HttpRequestContext)) return refuse(admitted);
       ctx = admitted;
       if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
         const slot = options.streamSlots.take(clientOf(ctx, req));
-        if (typeof slot === 'string') return send(res, tooManyStreams(slot, options.streamSlots));
+        if (typeof slot === 'string') return refuse(tooManyStreams(slot, options.streamSlots));
         // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
         res.once('finish', slot);
         res.once('close', slot);
@@ -374,16 +455,16 @@ export function createPipeline(options: PipelineOptions) {
 
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
       if (raw === TOO_LARGE) {
-        return send(res, httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
+        return refuse(httpError(413, `Request body is larger than ${options.maxBodyBytes} bytes.`, { Connection: 'close' }));
       }
 
       // a body is JSON or nothing; the JSON-RPC endpoint answers this itself, as -32600
-      if (b.operation.body && !b.operation.body.raw && !isBlank(raw) && !isJsonContentType(req.headers['content-type'])) {
-        return send(res, httpError(415, unsupportedMediaType(req.headers['content-type'])));
+      if (b.operation.body && !b.operation.body.raw && !isBlank(raw) && !acceptsMediaType(b.operation, req.headers['content-type'])) {
+        return refuse(httpError(415, unsupportedMediaType(req.headers['content-type'], b.operation.body.contentTypes)));
       }
 
       const validated = validateRequest(b.operation, b.validators, req, { pathParams: match.pathParams, search, raw, maxDepth: options.maxBodyDepth });
-      if ('issues' in validated) return send(res, validationError(validated.issues));
+      if ('issues' in validated) return refuse(validationError(validated.issues));
       const reply = await b.handler(validated.request, ctx);
       if (options.strictReplies) {
         const violation = replyViolation(b.operation, reply, options.responseValidators.loaded ?? {}, log);
@@ -416,12 +497,13 @@ export function createPipeline(options: PipelineOptions) {
         return void res.end();
       }
       log.error('unhandled error', { operationId, method, path: pathname, err });
-      if (!res.headersSent) return send(res, httpError(500, 'Internal Server Error'));
+      const shape = operationId ? bound.get(operationId)?.operation.errors : undefined;
+      if (!res.headersSent) return send(res, shape ? asGoogleRpc(httpError(500, 'Internal Server Error'), shape) : httpError(500, 'Internal Server Error'));
       res.end();
     }
   }
 
-  return { handle, socketDoor };
+  return { handle, socketDoor, admit: admitCall };
 }
 
 /** Whose caps a call counts against: its tenant, else the address it came from (never this server's own). */

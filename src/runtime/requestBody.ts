@@ -18,8 +18,8 @@ const JSON_BODY = /^application\/json[ \t]*(;[ \t]*charset[ \t]*=[ \t]*("utf-8"|
 export const isJsonContentType = (value: string | undefined): boolean => value !== undefined && JSON_BODY.test(value);
 
 /** The 415 detail for a body sent as `contentType`. */
-export const unsupportedMediaType = (contentType: string | undefined): string =>
-  `Unsupported Media Type: send the body as application/json (optionally with charset=utf-8), not ${contentType ? contentType : 'without a Content-Type'}.`;
+export const unsupportedMediaType = (contentType: string | undefined, accepted: readonly string[] = ['application/json']): string =>
+  `Unsupported Media Type: send the body as ${accepted.join(' or ')} (optionally with charset=utf-8), not ${contentType ? contentType : 'without a Content-Type'}.`;
 
 /** Whether a request carries a body to read: an empty or blank one counts as none. */
 export const isBlank = (raw: string | undefined): boolean => raw === undefined || raw.trim() === '';

@@ -23,6 +23,7 @@ export class Router {
   /** Per method, then per segment count: the only routes a path can match, most specific first. */
   private readonly templatedByMethod = new Map<string, Map<number, CompiledRoute[]>>();
   private readonly methodsByPath = new Map<string, Set<string>>();
+  private readonly routed = new Set<string>();
 
   /**
    * @param documents bundled OpenAPI documents with their operation tables
@@ -44,6 +45,7 @@ export class Router {
   }
 
   private add(operation: OperationSpec): void {
+    this.routed.add(operation.operationId);
     const names: string[] = [];
     const pattern = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
       names.push(name);
@@ -63,6 +65,11 @@ export class Router {
       segments: segmentCount(operation.path),
       first: /^\/[^/{]+(?:\/|$)/.test(operation.path) ? firstSegment(operation.path) : null,
     });
+  }
+
+  /** Whether an operation is routed (not switched off by configuration). */
+  serves(operationId: string): boolean {
+    return this.routed.has(operationId);
   }
 
   match(method: string, rawPath: string): RouteMatch {

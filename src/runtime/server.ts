@@ -9,6 +9,7 @@ import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { Application, ApplicationFactory, ServerStorage } from './application.ts';
+import type { RunningGrpcServer } from './grpc/grpcServer.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
 import { ResponseValidators } from './responseValidators.ts';
 import { KeyRing, loadKeys, type KeySource } from './auth.ts';
@@ -23,7 +24,7 @@ import { loadCustomAuth } from './customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, type Admission, type TransportCall } from './pipeline.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { Metrics } from './metrics.ts';
@@ -42,7 +43,12 @@ export interface HttpServer {
   close(): Promise<void>;
   /** Loads the project's code again without stopping (agentplane dev); a no-op in mock mode. */
   reload(): Promise<void>;
+  /** Settles once the gRPC port serves or will not; never rejects. */
+  grpc: Promise<GrpcServing>;
 }
+
+/** The gRPC port: serving on `port`, off (not asked for, or nothing to serve), or a port that could not be had. */
+export type GrpcServing = { port: number } | { off: true } | { failed: string; named: boolean };
 
 /** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
 export async function startHttpServer(
@@ -68,6 +74,8 @@ export async function startHttpServer(
   const projectDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   /** This server's URL once it listens (where http.app middleware passes API calls on). */
   let listening: string | undefined;
+  /** The gRPC port while it serves. */
+  let grpcPort: number | null = null;
   // before any of the project's modules load (auth, routes, graphs): they may call getLogger()
   // or build a Client at the top of a module
   installProjectGlobals({ log: (level, message, fields) => log[level](message, fields), apiUrl: projectApiUrl });
@@ -80,7 +88,7 @@ export async function startHttpServer(
   // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
   const app: Application = config.mock
     ? await mockApplication(config, log)
-    : await createApp({ config, log, metrics, customAuth }).catch(async (err: unknown) => {
+    : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort }).catch(async (err: unknown) => {
         await storage.close().catch(() => undefined);
         throw err;
       });
@@ -108,7 +116,7 @@ export async function startHttpServer(
     config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
-  const { handle, socketDoor } = createPipeline({
+  const { handle, socketDoor, admit } = createPipeline({
     documents: apiDocuments,
     handlers: app.handlers,
     keyRing,
@@ -207,10 +215,20 @@ export async function startHttpServer(
     ...(storage.replicaId ? { replica_id: storage.replicaId } : {}),
   });
 
+  // after the HTTP port: loading gRPC and the proto takes longer than the rest of a start, and
+  // the card lists the gRPC interface only from the moment it serves
+  const grpc = serveGrpc(app, config, admit, log).then((serving) => {
+    if ('gateway' in serving) grpcPort = serving.gateway.port;
+    return serving;
+  });
+
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       stopping = true;
+      const serving = await grpc;
+      grpcPort = null;
+      if ('gateway' in serving) await serving.gateway.close();
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();
       // a stream never finishes by itself, and its client resumes it from the last event it
@@ -237,7 +255,43 @@ export async function startHttpServer(
   const reload = async () => {
     await app.reload?.();
   };
-  return { url, port: address.port, http, createdKey: keys.created, tokenKey: { origin: tokenKey.origin, file: tokenKey.file }, close, reload };
+  return {
+    url,
+    port: address.port,
+    http,
+    createdKey: keys.created,
+    tokenKey: { origin: tokenKey.origin, file: tokenKey.file },
+    close,
+    reload,
+    grpc: grpc.then((serving) => ('gateway' in serving ? { port: serving.gateway.port } : serving)),
+  };
+}
+
+/**
+ * Serves the application's gRPC service on config.grpcPort. A port that cannot be had is said
+ * in the log; the CLI stops when the port was named (as for the HTTP port) and serves on
+ * without gRPC when it was the default, so that a second server on the machine still starts.
+ */
+async function serveGrpc(
+  app: Application,
+  config: ServerConfig,
+  admit: (call: TransportCall) => Promise<Admission>,
+  log: Logger,
+): Promise<{ gateway: RunningGrpcServer } | { off: true } | { failed: string; named: boolean }> {
+  if (!app.grpc || config.grpcPort === null) return { off: true };
+  const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.grpcPort}`;
+  try {
+    const { startGrpcServer } = await import('./grpc/grpcServer.ts');
+    const { protoFile, service } = app.grpc;
+    const gateway = await startGrpcServer({ protoFile, service, methods: app.grpc.methods(admit) }, { host: config.host, port: config.grpcPort });
+    log.info('A2A gRPC listening', { address: where.replace(/:\d+$/, `:${gateway.port}`), service: app.grpc.service });
+    return { gateway };
+  } catch (err) {
+    const failed = `cannot serve gRPC on ${where}: ${(err as Error).message}`;
+    if (config.grpcPortNamed) log.error(`${failed}; pick another port with --grpc-port <n> or AGENTPLANE_GRPC_PORT=<n> (0 picks a free one, off serves none)`);
+    else log.warn(`${failed}; serving without gRPC (name a port with --grpc-port <n>, or turn it off with --grpc-port off)`);
+    return { failed, named: config.grpcPortNamed };
+  }
 }
 
 /** What a person can do when the port cannot be had: which address, and how to pick another. */

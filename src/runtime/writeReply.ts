@@ -33,7 +33,10 @@ export async function writeReply(
   }
   const serializers = options.serializers;
   const write = serializers ? serializers.writer(operation, reply.status) : JSON.stringify;
-  send(res, { status: reply.status, headers, body: 'body' in reply ? reply.body : undefined }, options.headOnly, write);
+  // a JSON media type of the operation's own (application/a2a+json) is the one its replies say
+  const documented = operation.responses[String(reply.status)]?.contentType;
+  const typed = documented && documented !== JSON_TYPE && documented.endsWith('+json') ? { 'Content-Type': documented, ...headers } : headers;
+  send(res, { status: reply.status, headers: typed, body: 'body' in reply ? reply.body : undefined }, options.headOnly, write);
 }
 
 /** A JSON reply, or an empty one when it has no body; `write` turns the body into its text. */

@@ -38,13 +38,14 @@ async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamRes
 }
 
 describe('the v1.0 agent card', () => {
-  test('A2A-Version 1.0 gets the v1.0 card: JSON-RPC at 1.0 first, then at 0.3, push notifications, Vary: A2A-Version', async () => {
+  test('A2A-Version 1.0 gets the v1.0 card: JSON-RPC at 1.0 first, HTTP+JSON, then JSON-RPC at 0.3 (no gRPC port here), push notifications, Vary: A2A-Version', async () => {
     const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     const card: any = await res.json();
     assert.deepEqual(card.supportedInterfaces, [
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${endpoint('echo')}/v1`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: endpoint('echo'), protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ]);
     assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
@@ -59,7 +60,7 @@ describe('the v1.0 agent card', () => {
       assert.equal(card.protocolVersion, '0.3.0');
       assert.equal(card.url, endpoint('echo'));
       assert.equal(card.preferredTransport, 'JSONRPC');
-      assert.equal(card.supportedInterfaces.length, 2);
+      assert.equal(card.supportedInterfaces.length, 3);
       assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     }
     const byQuery: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();

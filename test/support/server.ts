@@ -68,6 +68,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // a test asks for the schemas it tests: reading every graph's types at each start would
     // cost every test server CPU (the server's default reads them in the background)
     AGENTPLANE_SCHEMA_WARMUP: '0',
+    // the A2A gRPC port is the product's default, but loading gRPC costs every test server
+    // CPU: the tests of the gRPC binding ask for it (AGENTPLANE_GRPC_PORT: '0')
+    AGENTPLANE_GRPC_PORT: 'off',
     ...options.env,
   };
   const config = loadConfig(['--port', '0', '--host', '127.0.0.1', ...(options.mock ? ['--mock'] : [])], env, ROOT);

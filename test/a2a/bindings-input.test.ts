@@ -1,0 +1,265 @@
+// Bad input over the A2A v1.0 HTTP+JSON and gRPC bindings gets the specification's error —
+// a google.rpc.Status with the HTTP status of its table, or the gRPC code with an ErrorInfo in
+// grpc-status-details-bin — and changes nothing; tenants, API keys and http.disable_a2a hold on
+// both bindings as on JSON-RPC. Raw requests, for what the SDK's client cannot send.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { credentials, makeGenericClientConstructor, Metadata, status as Code, type ServiceError } from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { fixtureGraphs } from './harness.ts';
+import { fromProtoJson, loadProto, toProtoJson } from '../../src/runtime/grpc/protoJson.ts';
+import { readStatusDetails } from '../../src/runtime/grpc/rpcStatus.ts';
+import { A2A_PROTO, A2A_SERVICE } from '../../src/handlers/a2a/grpc.ts';
+
+const V1 = { 'A2A-Version': '1.0' };
+let server: TestServer;
+let grpcPort: number;
+
+before(async () => {
+  server = await startTestServer({ project: { graphs: fixtureGraphs }, env: { AGENTPLANE_GRPC_PORT: '0' } });
+  const grpc = await server.grpc;
+  assert.ok('port' in grpc);
+  grpcPort = grpc.port;
+});
+after(() => server.close());
+
+type Dict = Record<string, any>;
+
+async function rest(path: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; type: string | null; body: Dict }> {
+  const headers = new Headers(init.headers);
+  let body = init.body;
+  if (init.json !== undefined) {
+    if (!headers.has('content-type')) headers.set('content-type', 'application/a2a+json');
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(`${server.url}/a2a/echo/v1${path}`, { ...init, headers, body });
+  const text = await res.text();
+  return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : {} };
+}
+
+/** The google.rpc.Status of a REST answer: its code name and the reason of its ErrorInfo. */
+function googleRpc(answer: { status: number; type: string | null; body: Dict }, status: number, code: string, reason?: string): Dict {
+  assert.equal(answer.status, status, JSON.stringify(answer.body));
+  assert.equal(answer.type, 'application/a2a+json');
+  const { error } = answer.body;
+  assert.equal(error.code, status);
+  assert.equal(error.status, code);
+  assert.equal(typeof error.message, 'string');
+  const info = (error.details as Dict[]).find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+  if (reason) assert.deepEqual([info?.reason, info?.domain], [reason, 'a2a-protocol.org']);
+  return error;
+}
+
+const message = (text: string) => ({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } });
+
+async function taskCount(headers: Dict = {}): Promise<number> {
+  const listed = await rest('/tasks', { headers: { ...V1, ...headers } });
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  return listed.body.totalSize;
+}
+
+describe('HTTP+JSON', () => {
+  test('bad input: each gets its google.rpc.Status and nothing is stored', async () => {
+    const before = await taskCount();
+    googleRpc(await rest('/message:send', { method: 'POST', json: message('no version') }), 400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED');
+    googleRpc(
+      await rest('/message:send', { method: 'POST', headers: { 'A2A-Version': '0.3' }, json: message('0.3') }),
+      400,
+      'FAILED_PRECONDITION',
+      'VERSION_NOT_SUPPORTED',
+    );
+    googleRpc(
+      await rest('/message:send', { method: 'POST', headers: { 'A2A-Version': '2.0' }, json: message('2.0') }),
+      400,
+      'FAILED_PRECONDITION',
+      'VERSION_NOT_SUPPORTED',
+    );
+    googleRpc(
+      await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'application/a2a+json' }, body: '{"message":' }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    googleRpc(
+      await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'text/plain' }, body: '{}' }),
+      400,
+      'INVALID_ARGUMENT',
+      'CONTENT_TYPE_NOT_SUPPORTED',
+    );
+    const invalid = googleRpc(
+      await rest('/message:send', { method: 'POST', headers: V1, json: { message: { role: 'ROLE_USER', parts: [] } } }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    assert.ok(
+      (invalid.details as Dict[]).some((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest' && d.fieldViolations.length > 0),
+      JSON.stringify(invalid),
+    );
+    googleRpc(
+      await rest('/message:send', { method: 'POST', headers: V1, json: { message: { ...message('x').message, role: 'ROLE_NOBODY' } } }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    googleRpc(await rest('/message:send', { method: 'POST', headers: V1, json: message(big) }), 413, 'RESOURCE_EXHAUSTED');
+    googleRpc(await rest('/message:launch', { method: 'POST', headers: V1, json: message('x') }), 404, 'NOT_FOUND');
+    googleRpc(await rest('/tasks', { method: 'DELETE', headers: V1 }), 405, 'UNIMPLEMENTED');
+    googleRpc(await rest('/tasks?pageSize=0', { headers: V1 }), 400, 'INVALID_ARGUMENT');
+    googleRpc(await rest(`/tasks/${crypto.randomUUID()}`, { headers: V1 }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    assert.equal(await taskCount(), before);
+  });
+
+  test('the version may be a query parameter; a patch part is not considered', async () => {
+    const sent = await rest('/message:send?A2A-Version=1.0', { method: 'POST', json: message('by query') });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal((await rest(`/tasks/${sent.body.task.id}`, { headers: { 'A2A-Version': '1.0.7' } })).status, 200);
+  });
+
+  test('an unknown assistant is 404', async () => {
+    const unknown = await fetch(`${server.url}/a2a/no-such-graph/v1/tasks`, { headers: V1 });
+    assert.equal(unknown.status, 404);
+    assert.equal(((await unknown.json()) as Dict).error.status, 'NOT_FOUND');
+  });
+});
+
+/** A raw gRPC client of the proto, speaking ProtoJSON: for calls the SDK's client never makes. */
+function rawGrpc(port = grpcPort) {
+  const root = loadProto(A2A_PROTO);
+  const service = root.lookupService(A2A_SERVICE);
+  const definition: Dict = {};
+  for (const method of service.methodsArray) {
+    const req = method.resolvedRequestType!;
+    const res = method.resolvedResponseType!;
+    definition[method.name] = {
+      path: `/${A2A_SERVICE}/${method.name}`,
+      requestStream: false,
+      responseStream: !!method.responseStream,
+      requestSerialize: (json: unknown) => Buffer.from(req.encode(fromProtoJson(req, json)).finish()),
+      requestDeserialize: (b: Buffer) => req.decode(b),
+      responseSerialize: (m: protobuf.Message) => Buffer.from(res.encode(m).finish()),
+      responseDeserialize: (b: Buffer) => toProtoJson(res, res.decode(b)),
+    };
+  }
+  const Client = makeGenericClientConstructor(definition as never, A2A_SERVICE);
+  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const metadataOf = (headers: Dict) => {
+    const metadata = new Metadata();
+    for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
+    return metadata;
+  };
+  return {
+    unary: (method: string, request: unknown, headers: Dict = { 'a2a-version': '1.0' }) =>
+      new Promise<{ value?: Dict; error?: ServiceError }>((resolve) =>
+        client[method].call(client, request, metadataOf(headers), (error: ServiceError | null, value: Dict) => resolve(error ? { error } : { value })),
+      ),
+    close: () => (client as unknown as { close(): void }).close(),
+  };
+}
+
+/** The code and the ErrorInfo reason of a gRPC error. */
+function grpcFailure(error: ServiceError | undefined, code: Code, reason?: string): void {
+  assert.ok(error, 'the call fails');
+  assert.equal(error.code, code, error.details);
+  if (!reason) return;
+  const [bin] = error.metadata.get('grpc-status-details-bin');
+  assert.ok(bin, 'grpc-status-details-bin is sent');
+  const status = readStatusDetails(bin as Buffer);
+  const info = status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+  assert.deepEqual([info?.reason, info?.domain], [reason, 'a2a-protocol.org']);
+}
+
+describe('gRPC', () => {
+  test('bad input: each gets its gRPC status with its ErrorInfo, and nothing is stored', async () => {
+    const grpc = rawGrpc();
+    try {
+      const before = await taskCount();
+      const send = (request: unknown, headers?: Dict) => grpc.unary('SendMessage', { tenant: 'echo', ...(request as Dict) }, headers);
+      grpcFailure((await send(message('no version'), {})).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      grpcFailure((await send(message('0.3'), { 'a2a-version': '0.3' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      grpcFailure((await send({ message: { role: 'ROLE_USER', parts: [] } })).error, Code.INVALID_ARGUMENT);
+      grpcFailure((await send({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ url: 'https://example.com/a.png' }] } })).error, Code.INVALID_ARGUMENT);
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id: crypto.randomUUID() })).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'no-such-graph', id: crypto.randomUUID() })).error, Code.NOT_FOUND);
+      assert.equal(await taskCount(), before);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
+test('http.disable_a2a: the HTTP+JSON paths are 404 and no gRPC port serves', async () => {
+  const off = await startTestServer({ project: { graphs: fixtureGraphs, http: { disable_a2a: true } }, env: { AGENTPLANE_GRPC_PORT: '0' } });
+  try {
+    assert.deepEqual(await off.grpc, { off: true });
+    const res = await fetch(`${off.url}/a2a/echo/v1/message:send`, {
+      method: 'POST',
+      headers: { ...V1, 'content-type': 'application/json' },
+      body: JSON.stringify(message('x')),
+    });
+    assert.equal(res.status, 404);
+  } finally {
+    await off.close();
+  }
+});
+
+describe('tenants (agent-server auth on): the same rules on both bindings', () => {
+  const keyA = `a-${crypto.randomUUID()}`;
+  const keyB = `b-${crypto.randomUUID()}`;
+  let authed: TestServer;
+  let port: number;
+  before(async () => {
+    authed = await startTestServer({
+      project: { graphs: fixtureGraphs },
+      env: {
+        AGENTPLANE_GRPC_PORT: '0',
+        AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        AGENTPLANE_API_KEYS: `${keyA}:${crypto.randomUUID()},${keyB}:${crypto.randomUUID()}`,
+      },
+    });
+    const grpc = await authed.grpc;
+    assert.ok('port' in grpc);
+    port = grpc.port;
+  });
+  after(() => authed.close());
+
+  const restAs = async (key: string | null, path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${authed.url}/a2a/echo/v1${path}`, {
+      ...init,
+      headers: { ...V1, 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    });
+    return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Dict };
+  };
+
+  test("HTTP+JSON: a tenant's task is unknown to another tenant, a call without a key or with an unknown one is 401", async () => {
+    const sent = await restAs(keyA, '/message:send', { method: 'POST', body: JSON.stringify(message('mine')) });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const id = sent.body.task.id;
+    assert.equal((await restAs(keyA, `/tasks/${id}`)).status, 200);
+    googleRpc(await restAs(keyB, `/tasks/${id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    googleRpc(await restAs(keyB, `/tasks/${id}:cancel`, { method: 'POST' }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    assert.deepEqual((await restAs(keyB, '/tasks')).body.tasks, []);
+    googleRpc(await restAs(null, `/tasks/${id}`), 401, 'UNAUTHENTICATED');
+    googleRpc(await restAs('not-a-key', `/tasks/${id}`), 401, 'UNAUTHENTICATED');
+  });
+
+  test("gRPC: a tenant's task is unknown to another tenant, a call without a key or with an unknown one is UNAUTHENTICATED", async () => {
+    const grpc = rawGrpc(port);
+    try {
+      const as = (key: string | null) => ({ 'a2a-version': '1.0', ...(key ? { 'x-api-key': key } : {}) });
+      const sent = await grpc.unary('SendMessage', { tenant: 'echo', ...message('mine') }, as(keyA));
+      assert.ok(sent.value, sent.error?.details);
+      const id = sent.value.task.id;
+      assert.equal((await grpc.unary('GetTask', { tenant: 'echo', id }, as(keyA))).value?.id, id);
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as(keyB))).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
+      grpcFailure((await grpc.unary('CancelTask', { tenant: 'echo', id }, as(keyB))).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
+      assert.deepEqual((await grpc.unary('ListTasks', { tenant: 'echo' }, as(keyB))).value?.tasks ?? [], []);
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as(null))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as('not-a-key'))).error, Code.UNAUTHENTICATED);
+      // the same task over HTTP+JSON, for its owner
+      assert.equal((await restAs(keyA, `/tasks/${id}`)).body.id, id);
+    } finally {
+      grpc.close();
+    }
+  });
+});
