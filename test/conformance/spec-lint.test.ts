@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { operations, operationById, readDocument, resolve, rpc, type Json } from './lib/contract.ts';
+import { operations, operationById, readDocument, refusalStatuses, resolve, rpc, type Json } from './lib/contract.ts';
 import { wireQuery } from './lib/http.ts';
 import { evaluateRpc, paramName } from './lib/links.ts';
 import { securityHeaders, verifiesOwnCredential } from './lib/auth.ts';
@@ -97,7 +97,9 @@ describe('spec lint', () => {
       // missing resource as a wrong credential, 401, so that a token says nothing of resources other than its own
       if (op.parameters.some((p) => p.in === 'path') && !verifiesOwnCredential(op) && !MISSING_IN_BODY.has(op.operationId))
         assert.ok(statuses.includes('404'), `${op.operationId} names a resource in its path but documents no 404`);
-      if (!op.jsonrpc && (op.parameters.length > 0 || op.body)) assert.ok(statuses.includes('422'), `${op.operationId} takes input but documents no 422`);
+      const refusal = String(refusalStatuses(op).invalid);
+      if (!op.jsonrpc && (op.parameters.length > 0 || op.body))
+        assert.ok(statuses.includes(refusal), `${op.operationId} takes input but documents no ${refusal}`);
       for (const [s, r] of Object.entries(op.responses)) {
         for (const link of r.links) {
           const target = operationById.get(link.operationId);

@@ -78,6 +78,16 @@ export interface RpcMethod {
   validators: { params: Validator; result?: Validator };
 }
 
+/**
+ * The statuses `op` refuses an invalid request with: 422 and 415 (a body not sent as JSON), or,
+ * for an operation whose errors are `google.rpc.Status` bodies (`x-agentplane-errors`, the A2A
+ * HTTP+JSON binding), 400 for both, as that binding's specification says.
+ */
+export function refusalStatuses(op: Operation): { invalid: number; mediaType: number } {
+  const errors = (op.raw as { 'x-agentplane-errors'?: { shape?: string } })['x-agentplane-errors'];
+  return errors?.shape === 'google.rpc.Status' ? { invalid: 400, mediaType: 400 } : { invalid: 422, mediaType: 415 };
+}
+
 export function resolve(doc: Json, node: Json): Json {
   let cur = node;
   const seen = new Set<string>();

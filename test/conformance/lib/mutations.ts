@@ -1,10 +1,10 @@
 // Invalid requests: mutations of valid ones, chosen by walking the request against the
 // operation's schemas — wrong types, missing required fields, out-of-range numbers, bad
 // formats and uuids, unknown enum values, over-long strings, unknown fields, malformed
-// JSON (all 422), a body with a wrong or no content type (415). A mutation is kept only if
+// JSON (all 422), a body with a wrong or no content type (415) — or both 400 where the operation answers google.rpc.Status (refusalStatuses). A mutation is kept only if
 // the spec's validators reject it.
 import fc from 'fast-check';
-import { resolve, type Json, type Operation } from './contract.ts';
+import { refusalStatuses, resolve, type Json, type Operation } from './contract.ts';
 import { acceptedBySpec, validRequest, type Binding } from './generators.ts';
 import type { HttpRequest } from './http.ts';
 
@@ -12,8 +12,10 @@ export interface Mutation {
   /** What was broken, e.g. `body.limit: out of range (1001)`. */
   description: string;
   request: HttpRequest;
-  /** The status the spec gives it: 422, or 415 for a body not sent as application/json. */
-  expect: 422 | 415;
+  /** What is wrong: the request's content, or the body's media type (not application/json). */
+  kind: 'invalid' | 'mediaType';
+  /** The status the spec gives it (refusalStatuses: 422 or 415 on most operations). */
+  expect: number;
 }
 
 type Candidate = { what: string; value: unknown };
@@ -107,8 +109,9 @@ export function jsonMutations(doc: Json, schema: Json, value: unknown, label = '
 /** Every invalid variant of `req` this walk can find (each one rejected by the spec's validators). */
 export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
   const out: Mutation[] = [];
-  const push = (description: string, request: HttpRequest, certain = false, expect: Mutation['expect'] = 422) => {
-    if (certain || !acceptedBySpec(op, request)) out.push({ description, request, expect });
+  const statuses = refusalStatuses(op);
+  const push = (description: string, request: HttpRequest, certain = false, kind: Mutation['kind'] = 'invalid') => {
+    if (certain || !acceptedBySpec(op, request)) out.push({ description, request, kind, expect: statuses[kind] });
   };
   for (const p of op.parameters) {
     if (p.in === 'cookie') continue;
@@ -127,8 +130,8 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
     if (req.body?.kind === 'json') {
       const text = JSON.stringify(req.body.value);
       push('body: malformed JSON', { ...req, body: { kind: 'raw', text: text.length > 1 ? text.slice(0, -1) : '{', contentType: 'application/json' } }, true);
-      push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true, 415);
-      push('body: no content type', { ...req, body: { kind: 'raw', text } }, true, 415);
+      push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true, 'mediaType');
+      push('body: no content type', { ...req, body: { kind: 'raw', text } }, true, 'mediaType');
       const sites: Site[] = [];
       bodyMutations(op.doc, op.body.schema, req.body.value, [], 0, sites);
       for (const site of sites) push(site.what, { ...req, body: { kind: 'json', value: setAt(req.body.value, site.path, site.value, site.remove) } });
@@ -148,7 +151,7 @@ export function edgeMutations(op: Operation, pool: Binding[] = []): Mutation[] {
   const withBody = fc.sample(validRequest(op, pool), { numRuns: 10, seed: 1 }).find((req) => req.body?.kind === 'json');
   if (!withBody) return [];
   const all = mutationsOf(op, withBody);
-  return [...all.filter((m) => m.expect === 415), ...all.filter((m) => m.expect === 422).slice(0, 1)];
+  return [...all.filter((m) => m.kind === 'mediaType'), ...all.filter((m) => m.kind === 'invalid').slice(0, 1)];
 }
 
 /** Invalid requests for `op`; empty when the operation takes no input that could be wrong. */
