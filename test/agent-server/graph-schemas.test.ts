@@ -73,11 +73,20 @@ describe('declared graph schemas', () => {
     { timeout: 180_000 },
     async () => {
       const schemas = await client.assistants.getSchemas('configured');
-      const config = { type: 'object', properties: { model_name: { type: 'string' } }, $schema: 'http://json-schema.org/draft-07/schema#' };
+      // the field's JSDoc comment is its description, as upstream's generator writes it
+      const config = {
+        type: 'object',
+        properties: { model_name: { type: 'string', description: 'The chat model the reply names.' } },
+        $schema: 'http://json-schema.org/draft-07/schema#',
+      };
       assert.deepEqual(schemas.config_schema, config);
       assert.deepEqual(schemas.context_schema, config);
       // literal unions are enums (sorted, as upstream writes them), in the graph and in its subgraph
-      assert.deepEqual((schemas.state_schema as unknown as Schema).properties.mood, { type: 'string', enum: ['calm', 'excited'] });
+      assert.deepEqual((schemas.state_schema as unknown as Schema).properties.mood, {
+        type: 'string',
+        enum: ['calm', 'excited'],
+        description: 'How the conversation feels.',
+      });
       const child = (await client.assistants.getSubgraphs('configured')).child as unknown as { state: Schema };
       assert.deepEqual(child.state.properties.tone, { type: 'string', enum: ['cold', 'warm'] });
     },
