@@ -1,7 +1,6 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { createRequire } from 'node:module';
 import { Command, STREAM_EVENTS_V3_MODES, createGraphRunStream } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
@@ -26,6 +25,8 @@ import { isProtocolRun, plainProtocolEvents } from './protocol/plainRuns.ts';
 import { RunProtocolSource, type GraphProtocolEvent } from './protocol/runProtocolSource.ts';
 import { RunTracer } from './tracing/runTracer.ts';
 import { useLinearCallbackCopy } from './tracing/callbackManagerCopy.ts';
+import { OWN_LANGGRAPH_RELEASE, streamSupport } from '../../shared/langGraphRelease.ts';
+import { OlderMessagesHandler, modesFor } from './olderLangGraph.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -88,10 +89,8 @@ async function runEither(ctx: RunContext, graphs: GraphRegistry): Promise<RunOut
   }
 }
 
-const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
-
 /** What upstream's dev server says of itself in each run's metadata. */
-const RUN_HOST_METADATA = { langgraph_version: LANGGRAPH_VERSION, langgraph_plan: 'developer', langgraph_host: 'self-hosted' };
+const RUN_HOST_METADATA = { langgraph_version: OWN_LANGGRAPH_RELEASE, langgraph_plan: 'developer', langgraph_host: 'self-hosted' };
 
 /**
  * The run's merged metadata (runConfig.ts) with the keys upstream adds: the metadata of every
@@ -199,8 +198,16 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const { run } = ctx;
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
-  const subgraphs = kwargs.stream_subgraphs === true;
+  // what the graph's own LangGraph release can stream (olderLangGraph.ts)
+  const support = streamSupport(ctx.graph.release ?? OWN_LANGGRAPH_RELEASE);
+  const subgraphs = kwargs.stream_subgraphs === true && support.subgraphs;
   const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true, ctx.valuesAsText);
+  const olderMessages = !support.messagesMode && (out.has('messages') || out.has('messages-tuple'));
+  const callbacks = [
+    ...(Array.isArray(config.callbacks) ? config.callbacks : []),
+    ...(ctx.tracer ? [ctx.tracer] : []),
+    ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
+  ];
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {
@@ -219,12 +226,12 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     },
     metadata: runMetadata(run, ctx.graph.id),
     // the run's trace spans come from the callbacks (with any the caller's config gives)
-    callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
+    callbacks,
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
     durability: runDurability(run),
-    streamMode: out.libraryModes(),
-    subgraphs,
+    streamMode: modesFor(support, out.libraryModes()),
+    ...(support.subgraphs ? { subgraphs } : {}),
     signal: ctx.signal,
     // the root run of stream events carries the run's id, so its own chunks can be told apart
     runId: run.run_id,

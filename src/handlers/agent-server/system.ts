@@ -1,12 +1,10 @@
 // GET /ok — liveness, and with check_db the database too; GET /info — version and flags, as upstream.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { ServerInfo } from '../../../generated/agent-server/types.gen.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { flag } from './replies.ts';
+import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
 
 export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'health'> {
   return {
@@ -25,30 +23,10 @@ export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'heal
   };
 }
 
-const require = createRequire(import.meta.url);
-const versionOf = (pkg: string) => (require(pkg) as { version: string }).version;
-
-/**
- * The LangGraph the project's graphs import: the `@langchain/langgraph` Node resolves from the
- * project's folder (its package.json is read directly: not every version exports it), else
- * agentplane's own, which a project without one gets.
- */
-function projectLangGraphVersion(baseDir: string): string {
-  for (let at = path.resolve(baseDir); ; at = path.dirname(at)) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(at, 'node_modules', '@langchain', 'langgraph', 'package.json'), 'utf8')) as { version?: unknown };
-      if (typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      /* not installed here: look further up */
-    }
-    if (path.dirname(at) === at) return versionOf('@langchain/langgraph/package.json');
-  }
-}
-
 export function infoHandler(switches: { a2a: boolean; mcp: boolean }, baseDir: string): Pick<AgentServerAreaHandlers, 'getInfo'> {
   const info: ServerInfo = Object.freeze({
     version: PACKAGE_VERSION,
-    langgraph_js_version: projectLangGraphVersion(baseDir),
+    langgraph_js_version: langGraphReleaseNear(baseDir),
     context: 'js',
     flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, store: true, a2a: switches.a2a, mcp: switches.mcp },
     metadata: { server: 'agentplane' },
