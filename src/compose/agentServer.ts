@@ -88,6 +88,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,
+          stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf: (run) => {
             const kind = graphs.get(run.graph_id)?.kind;

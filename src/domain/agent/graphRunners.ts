@@ -38,6 +38,8 @@ export function graphExecutor(deps: {
   memoryStore?: MemoryAccess;
   /** Publish `values` as their JSON text (RunContext.valuesAsText). */
   valuesAsText?: boolean;
+  /** Told of each LangGraph run's progress while it executes (the run watchdog); returns what ends the watch. */
+  watch?: (runId: string, progressedSince: (since: number) => boolean) => () => void;
 }): RunExecutorWithReads {
   return async (run, signal, publish, started, known) => {
     started?.();
@@ -49,6 +51,7 @@ export function graphExecutor(deps: {
     const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync', newest: known?.newestCheckpoint });
     if (known?.plainHead !== undefined) deps.plain.knowHead(run.thread_id, known.plainHead);
     let tracer: RunTracer | undefined;
+    let unwatch: (() => void) | undefined;
     let succeeded = false;
     try {
       const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
@@ -58,6 +61,8 @@ export function graphExecutor(deps: {
       // a graph's store is its run's owner's: the partition the owner reads through /store
       const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
       tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
+      const watched = tracer;
+      unwatch = deps.watch?.(run.run_id, (since) => watched.progressedSince(since));
       const { plain, checkpointer, valuesAsText } = deps;
       const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText };
       const output = await runEither(ctx, deps.graphs);
@@ -69,6 +74,7 @@ export function graphExecutor(deps: {
     } catch (err) {
       throw tracer ? withTrace(err, tracer.finish(err)) : err;
     } finally {
+      unwatch?.();
       hold.release(succeeded);
       if (known?.plainHead !== undefined) deps.plain.forgetHead(run.thread_id);
     }
