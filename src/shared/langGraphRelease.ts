@@ -42,7 +42,10 @@ export interface StreamSupport {
 
 /** [major, minor, patch] of a version (a prerelease counts as its release). */
 function parts(version: string): number[] {
-  return version.split(/[-+]/)[0]!.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  return version
+    .split(/[-+]/)[0]!
+    .split('.')
+    .map((n) => Number.parseInt(n, 10) || 0);
 }
 
 /** Whether `version` is `floor` or newer. */

@@ -55,7 +55,8 @@ async function streamRun(client: Client, modes: StreamMode[]): Promise<Streamed>
 
 const of = (streamed: Streamed, event: string) => streamed.events.filter((e) => e.event === event).map((e) => e.data);
 const CONVERSATION = ['human:weather in Paris', 'ai:', 'tool:sunny in Paris', 'ai:The weather: sunny in Paris.'];
-const said = (messages: { type: string; content: unknown }[]) => messages.map((m) => `${m.type.replace('Chunk', '').replace('AIMessage', 'ai')}:${String(m.content)}`);
+const said = (messages: { type: string; content: unknown }[]) =>
+  messages.map((m) => `${m.type.replace('Chunk', '').replace('AIMessage', 'ai')}:${String(m.content)}`);
 
 /** What each mode alone streams of the run: the same on every release. */
 function assertValues(streamed: Streamed): void {
