@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     // generated code, build output, fixtures kept byte-exact and the example UI bundle
-    ignores: ['generated/', 'dist/', 'ui/dist/', 'node_modules/', 'data/', '.bench/', 'test/**/fixtures/', 'coverage/'],
+    ignores: ['generated/', 'dist/', 'dist.building-*/', 'dist.previous-*/', 'ui/dist/', 'node_modules/', 'data/', '.bench/', 'test/**/fixtures/', 'coverage/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

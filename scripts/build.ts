@@ -2,6 +2,11 @@
 // tsc into dist/src and dist/generated (and the conformance suite into dist/test/conformance) — the package runs this JavaScript, never its
 // TypeScript — and the dashboard built by Vite into dist/ui. `--out DIR` builds into another
 // folder instead (the packaging test, which must not rebuild dist/ under running tests).
+//
+// The build is made in a fresh folder beside dist/ and swapped in when whole (two renames, a
+// few microseconds apart), so a server running from this dist/ meanwhile never finds half of
+// one (a run worker it starts, a module it loads late). A step that fails says which, why,
+// and exits with its code; the old dist/ is then left as it was.
 import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,14 +21,33 @@ const DIST = path.resolve(values.out ?? path.join(ROOT, 'dist'));
 const startedAt = Date.now();
 const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
-function run(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+// beside dist/ (the same file system, so a rename moves it), and never a folder another build uses
+const BUILDING = `${DIST}.building-${process.pid}`;
+
+/** Ends the build with `message` and `code`, leaving dist/ as it was. */
+function fail(message: string, code: number): never {
+  fs.rmSync(BUILDING, { recursive: true, force: true });
+  console.error(`build: ${message}; ${path.relative(ROOT, DIST) || DIST} is left as it was`);
+  process.exit(code);
 }
 
-// a file deleted from src/ must not live on in dist/
-for (const dir of ['src', 'generated', 'test']) fs.rmSync(path.join(DIST, dir), { recursive: true, force: true });
-run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', DIST]);
+function run(step: string, command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
+  const shown = `${path.basename(command)} ${args.join(' ')}`;
+  // its own output (inherited) says what went wrong; this says which step, and why it did not start
+  if (result.error)
+    fail(
+      `${step} could not start "${shown}": ${result.error.message}${(result.error as NodeJS.ErrnoException).code === 'ENOENT' ? ` (${command} is missing: the build needs agentplane's devDependencies, installed by "npm install" without NODE_ENV=production or --omit=dev)` : ''}`,
+      1,
+    );
+  if (result.status !== 0)
+    fail(`${step} failed: "${shown}" ${result.signal ? `was killed by ${result.signal}` : `exited with code ${result.status}`}`, result.status ?? 1);
+}
+
+fs.rmSync(BUILDING, { recursive: true, force: true });
+// a file deleted from src/ must not live on in dist/: the build starts from an empty folder
+fs.mkdirSync(BUILDING, { recursive: true });
+run('compiling the server (tsc)', bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', BUILDING]);
 
 // the generated validators and documents are JavaScript already (typed by .d.ts files that
 // tsc reads but does not emit): copied next to the compiled code that imports them
@@ -37,10 +61,16 @@ const copyJs = (from: string, to: string): void => {
     }
   }
 };
-copyJs(path.join(ROOT, 'generated'), path.join(DIST, 'generated'));
+copyJs(path.join(ROOT, 'generated'), path.join(BUILDING, 'generated'));
 // the conformance suite (agentplane-server conformance) reads its list of excused outcomes
-fs.copyFileSync(path.join(ROOT, 'test/conformance/coverage-exceptions.json'), path.join(DIST, 'test/conformance/coverage-exceptions.json'));
+fs.copyFileSync(path.join(ROOT, 'test/conformance/coverage-exceptions.json'), path.join(BUILDING, 'test/conformance/coverage-exceptions.json'));
 
-run(bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(DIST, 'ui'), '--emptyOutDir']);
-// last: bin/agentplane.js runs this dist/ in a clone only while its sources are unchanged since
-fs.writeFileSync(path.join(DIST, BUILD_STAMP), JSON.stringify(buildStamp(ROOT, startedAt)));
+run('building the dashboard (vite)', bin('vite'), ['build', '--config', 'ui/vite.config.ts', '--outDir', path.join(BUILDING, 'ui'), '--emptyOutDir']);
+// bin/agentplane.js runs this dist/ in a clone only while its sources are unchanged since
+fs.writeFileSync(path.join(BUILDING, BUILD_STAMP), JSON.stringify(buildStamp(ROOT, startedAt)));
+
+// whole: swapped in, the old one removed after (a server still reading it has what it opened)
+const previous = `${DIST}.previous-${process.pid}`;
+if (fs.existsSync(DIST)) fs.renameSync(DIST, previous);
+fs.renameSync(BUILDING, DIST);
+fs.rmSync(previous, { recursive: true, force: true });

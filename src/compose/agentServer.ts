@@ -45,7 +45,7 @@ import { uiHandlers } from '../handlers/agent-server/ui.ts';
 import { UiBundles, type UiSettings } from '../adapters/ui-bundling/uiBundles.ts';
 import type { ProjectFile } from '../runtime/project.ts';
 import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../handlers/agent-server/owner.ts';
-import { projectLangGraphVersion } from '../shared/projectLangGraph.ts';
+import { langGraphReleaseNear } from '../shared/langGraphRelease.ts';
 
 export interface AgentServerArea {
   handlers: AgentServerAreaHandlers;
@@ -92,6 +92,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           store,
           memory: memory.store,
           memoryMb: config.runWorkerMemoryMb,
+          stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf: (run) => {
             const kind = graphs.get(run.graph_id)?.kind;
@@ -113,7 +114,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     memoryStore: memory.store,
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,
-    langgraphVersion: projectLangGraphVersion(baseDir),
+    langgraphVersion: langGraphReleaseNear(baseDir),
     execute: pool?.execute,
     onWithdrawn: pool && ((runId) => pool.withdrawn(runId)),
     runTimeoutMs: config.runTimeoutMs,

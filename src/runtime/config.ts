@@ -79,6 +79,8 @@ export interface ServerConfig {
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
   runTimeoutMs: number;
+  /** A run in a run worker without progress this long (no event, checkpoint, store call, heartbeat) ends `error`, its worker replaced (AGENTPLANE_RUN_STALL_TIMEOUT_S, default 300; run-workers/runWorkerPool.ts); 0: never. */
+  runStallMs: number;
   /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runLease.ts). */
   runLeaseMs: number;
   /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
@@ -217,6 +219,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     schemaWarmup: flag('AGENTPLANE_SCHEMA_WARMUP', env.AGENTPLANE_SCHEMA_WARMUP, true),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
     runTimeoutMs: duration('seconds', 'AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
+    runStallMs: duration('seconds', 'AGENTPLANE_RUN_STALL_TIMEOUT_S', env.AGENTPLANE_RUN_STALL_TIMEOUT_S, 300) * 1000,
     runLeaseMs: positiveInteger('AGENTPLANE_RUN_LEASE_S', env.AGENTPLANE_RUN_LEASE_S, 30) * 1000,
     runWorkerMemoryMb: optionalMegabytes('AGENTPLANE_RUN_WORKER_MEMORY_MB', env.AGENTPLANE_RUN_WORKER_MEMORY_MB),
     phaseMs: duration('milliseconds', 'AGENTPLANE_PHASE_MS', env.AGENTPLANE_PHASE_MS, 100),

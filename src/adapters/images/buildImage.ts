@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { detectInstallCommand } from '../deploy-targets/localBuild.ts';
 import { ensureBaseImage, IMAGE_USER } from './baseImage.ts';
-import type { ContainerEngine, RunOptions } from './engine.ts';
+import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
 import { stageProjectContext } from '../../domain/control-plane/images/buildContext.ts';
 import { serverFiles, stageServerFiles } from '../../domain/control-plane/images/serverFiles.ts';
 
@@ -98,9 +98,12 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
     // what reaches the image decides: a node_modules the .dockerignore leaves out is installed there
     const install = request.installCommand ?? impliedInstallCommand(path.join(context, 'project'));
     const lines = [`FROM ${server}`, 'USER root', `COPY project/ ${home}/`, `WORKDIR ${home}`];
-    if (install) lines.push(`RUN ${install}`);
+    // the server layer sets NODE_ENV=production, for the server: a project's install and build
+    // run without it, as on a developer's machine (npm then installs the devDependencies its
+    // build needs: tsc, a bundler), and set it themselves where their build expects it
+    if (install) lines.push(`RUN ${asProjectStep(install)}`);
     if (path.posix.dirname(configInImage) !== home) lines.push(`WORKDIR ${path.posix.dirname(configInImage)}`);
-    if (request.buildCommand) lines.push(`RUN ${request.buildCommand}`);
+    if (request.buildCommand) lines.push(`RUN ${asProjectStep(request.buildCommand)}`);
     lines.push(
       // an image of a project is its agent server: no control plane inside
       `ENV AGENTPLANE_CONTROL_PLANE=off AGENTPLANE_CONFIG=${configInImage}`,
@@ -113,9 +116,49 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
       `Building ${request.tag} from ${request.projectDir}${install ? ` (install: ${install})` : ''}${request.buildCommand ? ` (build: ${request.buildCommand})` : ''}`,
     );
     const labels = Object.entries(request.labels ?? {}).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
-    await engine.build([...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], options);
+    const steps = { [asProjectStep(install ?? '')]: "the project's install", [asProjectStep(request.buildCommand ?? '')]: "the project's build" };
+    await withFailedStepNamed(steps, options, (watched) =>
+      engine.build([...labels, '-t', request.tag, '-f', path.join(context, 'Containerfile'), context], watched),
+    );
     return request.tag;
   });
+}
+
+/** A project's install or build command as its RUN step runs it: without the server's NODE_ENV. */
+const asProjectStep = (command: string) => `unset NODE_ENV; ${command}`;
+
+/** How the engine names the step it starts (podman: `STEP 5/9: RUN …`, docker: `#7 [3/6] RUN …`). */
+const STEP_LINE = /^(?:STEP \d+\/\d+: |#\d+ \[(?:[^\]]*\s)?\d+\/\d+\] )(.*)$/;
+/** How many lines of a failed step's output the error keeps. */
+const STEP_OUTPUT_LINES = 40;
+
+/**
+ * Runs an image build; its failure says which step failed (what it was: the project's install,
+ * its build) and holds that step's output, not only the engine's last lines.
+ */
+async function withFailedStepNamed<T>(known: Record<string, string>, options: RunOptions, build: (options: RunOptions) => Promise<T>): Promise<T> {
+  let step: string | undefined;
+  let output: string[] = [];
+  const onLine = (line: string) => {
+    options.onLine?.(line);
+    const started = STEP_LINE.exec(line);
+    if (started) {
+      step = started[1]!.trim();
+      output = [];
+    } else if (output.push(line) > STEP_OUTPUT_LINES) output.shift();
+  };
+  try {
+    return await build({ ...options, onLine });
+  } catch (err) {
+    if (!(err instanceof EngineError) || !step) throw err;
+    const command = step.replace(/^RUN /, '');
+    const what = known[command] ? ` (${known[command]})` : '';
+    throw new EngineError(
+      `The image build failed at step "${step.replace('unset NODE_ENV; ', '')}"${what}: ${err.message.split('\n')[0]} Its output:`,
+      output.join('\n'),
+      err.exitCode,
+    );
+  }
 }
 
 /** Pushes a tag to the registry it names. */

@@ -14,6 +14,8 @@ export interface WorkerSetup {
   functions: LoadOptions['functions'];
   /** Import the project's modules afresh (workers started after a dev reload). */
   fresh: boolean;
+  /** How often a worker says which of its runs progressed (`alive`, the run watchdog's heartbeat); absent or 0: never. */
+  heartbeatMs?: number;
 }
 
 /** What a worker may call on the main thread: the store's collections, the newest checkpoint of a thread, the memory store, the server's URL (projectGlobals.ts) and the auth service (agentAuthGlobal.ts). */
@@ -44,7 +46,8 @@ export interface NextOffer {
 }
 
 /** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
-export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string };
+/** `run`: the run whose code made the call (none: the worker's own, as while loading the project). */
+export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string; run?: string };
 
 export type FromWorker =
   | { type: 'ready' }
@@ -60,6 +63,8 @@ export type FromWorker =
   | { type: 'ahead'; runId: string; reads: string | null }
   /** A run started ahead is stopped and nothing of it was posted (the answer to `drop`). */
   | { type: 'dropped'; runId: string }
+  /** The runs that did something, or wait on a model or tool call, since the last `alive` (runWorkerPool.ts's watchdog). */
+  | { type: 'alive'; runIds: string[] }
   | { type: 'failed'; runId: string; error: RunError & { stack?: string }; trace?: TraceSpan[] }
   | StoreCall
   /** Messages posted one after another, in one message (runWorker.ts). */

@@ -28,7 +28,7 @@ import { traceOf } from '../../domain/agent/tracing/failedRunTrace.ts';
 import { wireJson } from '../../domain/agent/wireJson.ts';
 import { JsonText, dataOf } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
-import { projectLangGraphVersion } from '../../shared/projectLangGraph.ts';
+import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
 import { useSpanExporter } from '../../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../tracing/otlpExport.ts';
 
@@ -138,9 +138,11 @@ const call: Call = (target, method, args, order) =>
   new Promise((resolve, reject) => {
     const id = ++nextCall;
     pending.set(id, { resolve, reject });
-    if (order === undefined) return send({ type: 'call', id, target, method, args });
+    // the run it is of counts as progressing (the run watchdog)
+    const run = currentRun.getStore();
+    if (order === undefined) return send({ type: 'call', id, target, method, args, run });
     // the records are the checkpointer's own, made for this write: nothing changes them while they wait
-    sendLater({ type: 'call', id, target, method, args, order });
+    sendLater({ type: 'call', id, target, method, args, order, run });
   });
 
 /**
@@ -209,13 +211,30 @@ async function main(): Promise<void> {
   );
   const plain = new PlainStateStore(store);
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
+  // the run watchdog's heartbeat: every heartbeatMs, the runs that progressed since the last
+  // (their callbacks came, or a model or tool call of theirs is in flight); a worker whose loop
+  // is blocked sends none
+  const progress = new Map<string, (since: number) => boolean>();
+  if (setup.heartbeatMs) {
+    let since = performance.now();
+    setInterval(() => {
+      const runIds = [...progress].filter(([runId, progressed]) => progressed(since) && !held.has(runId) && !dropped.has(runId)).map(([runId]) => runId);
+      since = performance.now();
+      if (runIds.length > 0) send({ type: 'alive', runIds });
+    }, setup.heartbeatMs).unref();
+  }
+  const watch = (runId: string, progressed: (since: number) => boolean) => {
+    progress.set(runId, progressed);
+    return () => progress.delete(runId);
+  };
   const execute = graphExecutor({
     graphs,
     plain,
     checkpointer,
     memoryStore: remoteMemory(call),
     valuesAsText: true,
-    langgraphVersion: projectLangGraphVersion(setup.baseDir),
+    watch,
+    langgraphVersion: langGraphReleaseNear(setup.baseDir),
   });
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */

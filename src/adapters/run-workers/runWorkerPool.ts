@@ -41,6 +41,15 @@
 // only if that does not stop it within `abortGraceMs` (then its neighbours, maybe blocked by
 // it, maybe blocking it, are all retried alone). A cancelled run that does not stop within
 // `abortGraceMs` ends its worker too, its neighbours retried.
+//
+// A watchdog ends a run that makes no progress for `stallMs` (AGENTPLANE_RUN_STALL_TIMEOUT_S):
+// nothing came of it — no stream event, no store call (each checkpoint is one), no log line,
+// no heartbeat. Its worker's heartbeat (`alive`) names the runs whose callbacks came since the
+// last, and those waiting on a model or tool call in flight, so a model that thinks for
+// minutes is progress; a graph stuck on a promise nothing will settle, or whose loop never
+// yields, is not. The stalled run ends `error` with a message that says so, as a run past its
+// time limit does (its worker terminated and replaced, neighbours retried alone), whatever its
+// time limit: none may run for ever without progress.
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
@@ -71,6 +80,8 @@ export interface RunWorkerPoolOptions {
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
   kindOf?: (run: RunRecord) => FirstReadsKind;
+  /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
+  stallMs?: number;
 }
 
 interface Task {
@@ -83,6 +94,10 @@ interface Task {
   /** Store calls still being answered: the run's result waits for them. */
   calls: Set<Promise<void>>;
   cleanup(): void;
+  /** When the run last progressed (performance.now()): the watchdog's clock. */
+  progressAt: number;
+  /** Why the watchdog stopped it: how it ends, however it ends. */
+  stalled?: RunError;
 }
 
 interface Slot {
@@ -142,6 +157,8 @@ const AFFINITY_LIMIT = 10_000;
 const WITHDRAWN_KEPT = 1_000;
 /** How long a run started ahead waits for its claim before it is dropped (a claim comes within a millisecond or so). */
 const AHEAD_WAIT_MS = 500;
+/** The longest between two heartbeats of a worker and two rounds of the watchdog. */
+const HEARTBEAT_MAX_MS = 5_000;
 
 const errorOf = (error: RunError & { stack?: string }) =>
   Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
@@ -163,8 +180,17 @@ export class RunWorkerPool {
   /** Runs taken out of the queue lately: one may be found pending just before, and must not be offered after. */
   private readonly withdrawnLately = new Set<string>();
 
+  /** The watchdog's round (see the top of the file). */
+  private readonly watchdog: NodeJS.Timeout | undefined;
+
   constructor(private readonly options: RunWorkerPoolOptions) {
-    this.setup = options.setup;
+    const stallMs = options.stallMs ?? 0;
+    // a heartbeat at a quarter of the limit: three may be lost to a busy machine
+    this.setup = { ...options.setup, ...(stallMs > 0 ? { heartbeatMs: Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)) } : {}) };
+    if (stallMs > 0) {
+      this.watchdog = setInterval(() => this.stopStalled(stallMs), Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)));
+      this.watchdog.unref();
+    }
   }
 
   /** Executes runs in the pool's workers (the lifecycle's `execute`). */
@@ -173,18 +199,47 @@ export class RunWorkerPool {
   /** Terminates every worker (after the lifecycle stopped: runs in flight have ended or were given up). */
   async stop(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.watchdog);
     await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
   }
 
   /** The project changed (dev reload): new runs go to fresh workers; busy ones finish first. */
   reload(setup: WorkerSetup): void {
-    this.setup = { ...setup, fresh: true };
+    this.setup = { ...setup, fresh: true, ...(this.setup.heartbeatMs ? { heartbeatMs: this.setup.heartbeatMs } : {}) };
     for (const slot of this.slots) {
       slot.retiring = true;
       if (load(slot) === 0) void slot.worker.terminate();
     }
     if (!this.stopping) this.spawn();
     this.dispatch();
+  }
+
+  /** Ends the runs that made no progress for `stallMs` (see the top of the file). */
+  private stopStalled(stallMs: number): void {
+    const now = performance.now();
+    for (const slot of this.slots) {
+      if (slot.killed) continue;
+      for (const task of slot.tasks.values()) {
+        if (task.stalled || now - task.progressAt <= stallMs) continue;
+        const seconds = Math.round(stallMs / 1000);
+        task.stalled = {
+          error: 'RunStalled',
+          message: `The run made no progress for ${seconds} s (no stream event, checkpoint or store call, and no model or tool call in flight), so it was stopped and its worker replaced (AGENTPLANE_RUN_STALL_TIMEOUT_S=${seconds}). The graph may wait on something that never comes, or use a LangGraph.js release or option this server cannot drive.`,
+        };
+        this.options.log.warn('a run made no progress; stopping it', { worker: slot.id, run_id: task.run.run_id, seconds });
+        // alone, its worker goes at once (a loop that never yields would never see an abort);
+        // sharing one, it is aborted, and its worker ended only if that does not stop it
+        if (slot.tasks.size === 1) {
+          this.kill(slot, task.run.run_id, task.stalled);
+          break;
+        }
+        this.post(slot, { type: 'abort', runId: task.run.run_id });
+        const graceMs = this.options.abortGraceMs ?? 5_000;
+        setTimeout(() => {
+          if (slot.tasks.get(task.run.run_id) === task) this.kill(slot, task.run.run_id, task.stalled!);
+        }, graceMs).unref();
+      }
+    }
   }
 
   /** Workers alive now (metrics, tests). */
@@ -270,6 +325,7 @@ export class RunWorkerPool {
         resolve,
         reject,
         calls: new Set(),
+        progressAt: performance.now(),
         cleanup: () => {
           clearTimeout(grace);
           signal.removeEventListener('abort', onAbort);
@@ -597,6 +653,7 @@ export class RunWorkerPool {
       case 'event': {
         const task = slot.tasks.get(message.runId);
         if (!task) return;
+        task.progressAt = performance.now();
         const data = message.text === undefined ? message.data : new JsonText(message.text);
         if (message.event === 'values') task.lastValues = data;
         task.publish(message.event, data);
@@ -604,11 +661,21 @@ export class RunWorkerPool {
       }
       case 'log':
         this.options.log[message.level](message.message, { worker: slot.id, ...message.fields });
+        this.progressed(slot);
+        return;
+      case 'alive':
+        for (const runId of message.runIds) {
+          const task = slot.tasks.get(runId);
+          if (task) task.progressAt = performance.now();
+        }
         return;
       case 'batch':
         for (const one of message.messages) this.receive(slot, one, markReady, markFailed);
         return;
       case 'call': {
+        const caller = message.run === undefined ? undefined : slot.tasks.get(message.run);
+        if (caller) caller.progressAt = performance.now();
+        else this.progressed(slot);
         const task = [...slot.tasks.values()];
         const make = () => this.answer(message.target, message.method, message.args);
         const answered = (message.order === undefined ? make() : slot.ordered.run(message.order, make)).then(
@@ -645,7 +712,9 @@ export class RunWorkerPool {
           // (StoreCheckpointer's settledOrOrdered): the first that failed fails the run here
           const failed = message.type === 'done' && alone ? slot.ordered.failure(threadId) : undefined;
           if (alone) slot.ordered.end(threadId);
-          if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
+          // stopped by the watchdog: its end says why, whatever the abort made of it
+          if (task.stalled) task.reject(withTrace(errorOf(task.stalled), message.type === 'failed' ? (message.trace ?? []) : []));
+          else if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));
           else if (message.type === 'done')
             task.resolve(message.valuesAsLastEvent ? { ...message.output, values: dataOf(task.lastValues) as RunOutput['values'] } : message.output);
           else task.reject(withTrace(errorOf(message.error), message.trace ?? []));
@@ -654,6 +723,12 @@ export class RunWorkerPool {
         return;
       }
     }
+  }
+
+  /** A log line of a worker, or a call of no run it holds: which of its runs made it is not known, so each counts as progressing. */
+  private progressed(slot: Slot): void {
+    const now = performance.now();
+    for (const task of slot.tasks.values()) task.progressAt = now;
   }
 
   /** What the run reads first, for the worker to be sent with it; nothing when it cannot be read (the worker then reads it). */

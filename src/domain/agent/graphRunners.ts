@@ -1,7 +1,6 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { createRequire } from 'node:module';
 import { Command, STREAM_EVENTS_V3_MODES, createGraphRunStream } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
@@ -26,6 +25,8 @@ import { isProtocolRun, plainProtocolEvents } from './protocol/plainRuns.ts';
 import { RunProtocolSource, type GraphProtocolEvent } from './protocol/runProtocolSource.ts';
 import { RunTracer } from './tracing/runTracer.ts';
 import { useLinearCallbackCopy } from './tracing/callbackManagerCopy.ts';
+import { OWN_LANGGRAPH_RELEASE, streamSupport } from '../../shared/langGraphRelease.ts';
+import { OlderMessagesHandler, modesFor } from './olderLangGraph.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -39,8 +40,10 @@ export function graphExecutor(deps: {
   valuesAsText?: boolean;
   /** The LangGraph release the project's graphs run on (each run's metadata names it); agentplane's own when not given. */
   langgraphVersion?: string;
+  /** Told of each LangGraph run's progress while it executes (the run watchdog); returns what ends the watch. */
+  watch?: (runId: string, progressedSince: (since: number) => boolean) => () => void;
 }): RunExecutorWithReads {
-  const hostMetadata = runHostMetadata(deps.langgraphVersion ?? LANGGRAPH_VERSION);
+  const hostMetadata = runHostMetadata(deps.langgraphVersion ?? OWN_LANGGRAPH_RELEASE);
   return async (run, signal, publish, started, known) => {
     started?.();
     // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
@@ -51,6 +54,7 @@ export function graphExecutor(deps: {
     const hold = deps.checkpointer.hold(run.thread_id, { deferFailures: runDurability(run) !== 'sync', newest: known?.newestCheckpoint });
     if (known?.plainHead !== undefined) deps.plain.knowHead(run.thread_id, known.plainHead);
     let tracer: RunTracer | undefined;
+    let unwatch: (() => void) | undefined;
     let succeeded = false;
     try {
       const graph = await deps.graphs.resolve(run.graph_id, (run.kwargs.config as Record<string, unknown> | undefined) ?? {});
@@ -60,6 +64,8 @@ export function graphExecutor(deps: {
       // a graph's store is its run's owner's: the partition the owner reads through /store
       const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
       tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
+      const watched = tracer;
+      unwatch = deps.watch?.(run.run_id, (since) => watched.progressedSince(since));
       const { plain, checkpointer, valuesAsText } = deps;
       const ctx: RunContext = { run, graph, signal, publish, plain, checkpointer, memory, resumeFromCheckpoint, tracer, valuesAsText, hostMetadata };
       const output = await runEither(ctx, deps.graphs);
@@ -71,6 +77,7 @@ export function graphExecutor(deps: {
     } catch (err) {
       throw tracer ? withTrace(err, tracer.finish(err)) : err;
     } finally {
+      unwatch?.();
       hold.release(succeeded);
       if (known?.plainHead !== undefined) deps.plain.forgetHead(run.thread_id);
     }
@@ -90,8 +97,6 @@ async function runEither(ctx: RunContext, graphs: GraphRegistry): Promise<RunOut
     return runLangGraph({ ...ctx, graph: made! });
   }
 }
-
-const LANGGRAPH_VERSION = (createRequire(import.meta.url)('@langchain/langgraph/package.json') as { version: string }).version;
 
 /** What upstream's dev server says of itself in each run's metadata, the LangGraph release its graphs run on included. */
 const runHostMetadata = (langgraphVersion: string) =>
@@ -206,8 +211,16 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const { run } = ctx;
   const kwargs = run.kwargs as Record<string, any>;
   const config = (kwargs.config ?? {}) as Record<string, any>;
-  const subgraphs = kwargs.stream_subgraphs === true;
+  // what the graph's own LangGraph release can stream (olderLangGraph.ts)
+  const support = streamSupport(ctx.graph.release ?? OWN_LANGGRAPH_RELEASE);
+  const subgraphs = kwargs.stream_subgraphs === true && support.subgraphs;
   const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true, ctx.valuesAsText);
+  const olderMessages = !support.messagesMode && (out.has('messages') || out.has('messages-tuple'));
+  const callbacks = [
+    ...(Array.isArray(config.callbacks) ? config.callbacks : []),
+    ...(ctx.tracer ? [ctx.tracer] : []),
+    ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
+  ];
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {
@@ -226,12 +239,12 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     },
     metadata: runMetadata(run, ctx.graph.id, ctx.hostMetadata),
     // the run's trace spans come from the callbacks (with any the caller's config gives)
-    callbacks: [...(Array.isArray(config.callbacks) ? config.callbacks : []), ...(ctx.tracer ? [ctx.tracer] : [])],
+    callbacks,
     context: kwargs.context,
     ...(ctx.memory ? { store: ctx.memory } : {}),
     durability: runDurability(run),
-    streamMode: out.libraryModes(),
-    subgraphs,
+    streamMode: modesFor(support, out.libraryModes()),
+    ...(support.subgraphs ? { subgraphs } : {}),
     signal: ctx.signal,
     // the root run of stream events carries the run's id, so its own chunks can be told apart
     runId: run.run_id,

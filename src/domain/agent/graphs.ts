@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { importProjectModule } from '../../shared/projectModule.ts';
+import { langGraphReleaseNear, unservedRelease } from '../../shared/langGraphRelease.ts';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 /** What a plain-function graph receives besides the thread's state. */
@@ -50,6 +51,8 @@ export type GraphFactory = (config: Record<string, unknown>) => unknown;
 export interface GraphSource {
   source?: string;
   exportName?: string;
+  /** The release of @langchain/langgraph its module imports (the project's, else agentplane's). */
+  release?: string;
 }
 
 export type LoadedGraph =
@@ -83,6 +86,7 @@ export class GraphRegistry {
       description: graph.description,
       source: graph.source,
       exportName: graph.exportName,
+      release: graph.release,
     };
   }
 
@@ -99,6 +103,7 @@ export class GraphRegistry {
       description: graph.description,
       source: graph.source,
       exportName: graph.exportName,
+      release: graph.release,
     });
   }
 
@@ -200,10 +205,15 @@ export async function loadGraphs(
     const value = await module[exportName];
     const description = typeof entry === 'object' ? entry.description : undefined;
     const template = typeof value === 'function' && options.functions === 'factory' ? await tryFactory(value as GraphFactory) : undefined;
-    if (template) {
-      (template as { checkpointer?: unknown }).checkpointer = checkpointer;
-      registry.add({ id, kind: 'factory', make: value as GraphFactory, template, description, source: file, exportName });
-    } else registry.add({ ...classify(id, value, `${file}:${exportName}`, checkpointer, description), source: file, exportName });
+    const release = langGraphReleaseNear(path.dirname(file));
+    const graph: LoadedGraph = template
+      ? { id, kind: 'factory', make: value as GraphFactory, template, description }
+      : classify(id, value, `${file}:${exportName}`, checkpointer, description);
+    // a LangGraph too old to drive is refused at start, with the reason, rather than failing its runs
+    const unserved = graph.kind === 'plain' ? undefined : unservedRelease(release);
+    if (unserved) throw new Error(`graph "${id}": ${unserved}`);
+    if (template) (template as { checkpointer?: unknown }).checkpointer = checkpointer;
+    registry.add({ ...graph, source: file, exportName, release });
   }
   return registry;
 }

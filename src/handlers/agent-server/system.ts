@@ -4,7 +4,7 @@ import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { flag } from './replies.ts';
-import { projectLangGraphVersion } from '../../shared/projectLangGraph.ts';
+import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
 
 export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'health'> {
   return {
@@ -26,7 +26,7 @@ export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'heal
 export function infoHandler(switches: { a2a: boolean; mcp: boolean }, baseDir: string): Pick<AgentServerAreaHandlers, 'getInfo'> {
   const info: ServerInfo = Object.freeze({
     version: PACKAGE_VERSION,
-    langgraph_js_version: projectLangGraphVersion(baseDir),
+    langgraph_js_version: langGraphReleaseNear(baseDir),
     context: 'js',
     flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false, store: true, a2a: switches.a2a, mcp: switches.mcp },
     metadata: { server: 'agentplane' },

@@ -45,6 +45,10 @@ export class RunTracer extends BaseCallbackHandler {
   private readonly spans = new Map<string, { span: Span; own: boolean }>();
   /** The interrupt a node paused the run with (the run itself then ends without an error). */
   private pausedBy: unknown;
+  /** Model and tool calls started and not ended: while one is, the run waits on the world outside. */
+  private readonly calls = new Set<string>();
+  /** When a callback last came (performance.now()). */
+  private lastCallback = performance.now();
 
   constructor(run: TracedRun) {
     super();
@@ -74,13 +78,26 @@ export class RunTracer extends BaseCallbackHandler {
   }
 
   private open(runId: string, name: string, kind: Kind, parentRunId: string | undefined, attributes: Attributes, spanKind?: SpanKind): void {
+    this.lastCallback = performance.now();
+    if (kind === 'model' || kind === 'tool') this.calls.add(runId);
     this.spans.set(runId, { span: this.start(name, kind, parentRunId, attributes, spanKind), own: true });
+  }
+
+  /**
+   * Whether the run did anything its callbacks tell of since `since` (performance.now()), or
+   * waits on a model or tool call in flight (a model may think for minutes and send nothing):
+   * the run watchdog's progress (runWorkerPool.ts).
+   */
+  progressedSince(since: number): boolean {
+    return this.calls.size > 0 || this.lastCallback > since;
   }
 
   /** `attributes` is called only for a span of the run's own: writing a chain's outputs walks them. */
   private end(runId: string, attributes: () => Attributes = () => ({}), error?: unknown): void {
     const entry = this.spans.get(runId);
     this.spans.delete(runId);
+    this.calls.delete(runId);
+    this.lastCallback = performance.now();
     if (!entry?.own) return;
     entry.span.setAttributes(defined(attributes()));
     if (isInterrupt(error)) interrupted(entry.span, (this.pausedBy = error));
@@ -110,6 +127,7 @@ export class RunTracer extends BaseCallbackHandler {
       });
     } else {
       // not a node: its children go under the span above it
+      this.lastCallback = performance.now();
       const above = (parentRunId && this.spans.get(parentRunId)?.span) || this.root;
       this.spans.set(runId, { span: above, own: false });
     }

@@ -70,7 +70,12 @@ export function serverFiles(packageRoot: string): ServerFiles {
   };
   const root = fs.realpathSync(packageRoot);
   visit(root);
-  const dependencies = [...found].sort();
+  // a package whose node_modules is a link to another folder's (a git worktree sharing a
+  // checkout's install) finds its dependencies there: in the image they are where it looks
+  const own = path.join(root, 'node_modules');
+  const linkedTo = fs.existsSync(own) && fs.lstatSync(own).isSymbolicLink() ? fs.realpathSync(own) : undefined;
+  const placed = (dir: string) => (linkedTo && dir.startsWith(linkedTo + path.sep) ? path.join(own, dir.slice(linkedTo.length + 1)) : dir);
+  const dependencies = [...found].map(placed).sort();
   // the highest folder holding a node_modules this tree uses
   const base = dependencies.reduce((top, dir) => {
     const owner = dir.slice(0, dir.indexOf(`${path.sep}node_modules${path.sep}`));

@@ -1,0 +1,111 @@
+// agentplane-server build of projects that compile themselves (issue 65, point 4): the
+// project's install and build run without the server layer's NODE_ENV=production, so npm
+// installs the devDependencies they need (tsc); a step that fails says which it was and shows
+// its output. Before, `npm ci` left typescript out and a `prepare: tsc` project's image failed
+// to build at `RUN npm ci`, and agentplane's own checkout (whose `prepare` runs tsc) with it.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, tempDir } from '../support/server.ts';
+import { buildImage } from '../../src/adapters/images/buildImage.ts';
+import { EngineError } from '../../src/adapters/images/engine.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine, testTag } from './support.ts';
+
+const TYPESCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
+  .typescript!;
+
+/** A TypeScript project whose `prepare` compiles src/ into dist/ with tsc, a devDependency, and whose graph is the compiled file. */
+function typescriptProject(): string {
+  const dir = tempDir('agentplane-ts-project-');
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'ts-project', private: true, type: 'module', scripts: { prepare: 'tsc' }, devDependencies: { typescript: TYPESCRIPT } }, null, 2),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { outDir: 'dist', module: 'nodenext', target: 'es2022', strict: true }, include: ['src'] }),
+  );
+  fs.mkdirSync(path.join(dir, 'src'));
+  fs.writeFileSync(
+    path.join(dir, 'src', 'graph.ts'),
+    [
+      'interface State { messages: { content: unknown }[] }',
+      'export async function echo(state: State) {',
+      "  return { messages: [{ role: 'assistant', content: `compiled: ${String(state.messages.at(-1)?.content)}` }] };",
+      '}',
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: { echo: './dist/graph.js:echo' } }));
+  // its lockfile, as a project has one (so the image installs with `npm ci`)
+  execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'ignore' });
+  return dir;
+}
+
+/** Serves the image on a free port; resolves with its URL once /ok answers. */
+async function serveImage(tag: string, started: string[]): Promise<string> {
+  const container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
+  started.push(container);
+  const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
+  await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
+  return url;
+}
+
+/** A run of `graph` on a new thread, waited for; the reply's last message. */
+async function lastReply(url: string, graph: string, content: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const json = { 'content-type': 'application/json', ...headers };
+  const thread = (await (await fetch(`${url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
+  const reply = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ assistant_id: graph, input: { messages: [{ role: 'user', content }] } }),
+  });
+  const values = (await reply.json()) as { messages: { content: unknown }[] };
+  return values.messages?.at(-1)?.content;
+}
+
+describe('agentplane-server build of projects that compile themselves', () => {
+  const tags: string[] = [];
+  const containers: string[] = [];
+  after(() => {
+    for (const container of containers) podman('rm', '--force', container);
+    removeImages(...tags);
+  });
+
+  it('a TypeScript project whose install runs tsc (a devDependency) builds into an image that serves its compiled graph', { timeout: 900_000 }, async () => {
+    const tag = testTag('typescript');
+    tags.push(tag);
+    const project = typescriptProject();
+    const build = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
+      { cwd: ROOT, env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' },
+    );
+    assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
+    const url = await serveImage(tag, containers);
+    assert.equal(await lastReply(url, 'echo', 'hello'), 'compiled: hello');
+    // the image serves as production: the server layer's NODE_ENV is the container's
+    assert.match(podman('image', 'inspect', '--format', '{{.Config.Env}}', tag), /NODE_ENV=production/);
+  });
+
+  it('a step that fails says which step it was and shows its output', { timeout: 600_000 }, async () => {
+    const tag = testTag('failing-step');
+    tags.push(tag);
+    const failing = buildImage(testEngine(), {
+      tag,
+      projectDir: echoProject('failing'),
+      configPath: 'langgraph.json',
+      packageRoot: ROOT,
+      buildCommand: `node -e "console.error('the build of this project broke: marker-7f3a'); process.exit(3)"`,
+    });
+    await assert.rejects(failing, (err: unknown) => {
+      assert.ok(err instanceof EngineError, String(err));
+      assert.match(err.message, /The image build failed at step "RUN node -e .*" \(the project's build\)/);
+      assert.match(err.message, /the build of this project broke: marker-7f3a/);
+      assert.doesNotMatch(err.message.split('\n')[0]!, /unset NODE_ENV/);
+      return true;
+    });
+  });
+});
