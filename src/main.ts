@@ -84,20 +84,8 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
-  const grpc = await server.grpc;
-  if ('failed' in grpc && grpc.named) {
-    // a port the operator named and cannot have stops the start, as the HTTP port does
-    await server.close();
-    throw new Error(grpc.failed);
-  }
-  tell(startBanner(config, server.url, mode, server.tokenKey, 'port' in grpc ? grpc.port : null));
-  if (watching) await watchForReload(config, server, log);
-  if (server.createdKey) {
-    // printed once, on the start that created it; it is kept in the data directory
-    tell(
-      `\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`,
-    );
-  }
+  // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
+  // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -113,6 +101,21 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  const grpc = await server.grpc;
+  if (stopping) return;
+  if ('failed' in grpc && grpc.named) {
+    // a port the operator named and cannot have stops the start, as the HTTP port does
+    await server.close();
+    throw new Error(grpc.failed);
+  }
+  tell(startBanner(config, server.url, mode, server.tokenKey, 'port' in grpc ? grpc.port : null));
+  if (watching) await watchForReload(config, server, log);
+  if (server.createdKey) {
+    // printed once, on the start that created it; it is kept in the data directory
+    tell(
+      `\n  API key (created on first start): ${server.createdKey.key}\n  tenant: ${server.createdKey.tenants[0]}\n  try: curl -H 'X-Api-Key: ${server.createdKey.key}' ${server.url}/v2/deployments\n`,
+    );
+  }
 }
 
 /**
