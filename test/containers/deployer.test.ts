@@ -230,7 +230,7 @@ describe('container deployer', () => {
       const buildLog = (await json(await api(`/v2/deployments/${deploymentId}/revisions/${first.id}/logs?type=build&limit=1000`), 200)).logs
         .map((l: { message: string }) => l.message)
         .join('\n');
-      assert.match(buildLog, /RUN node build\.mjs/);
+      assert.match(buildLog, /RUN unset NODE_ENV; node build\.mjs/);
       assert.match(buildLog, /Build finished/);
 
       // an exited replica is started again by the deployer
