@@ -20,6 +20,7 @@ const project = {
     stuck: './test/fixtures/graphs/stalls.ts:stuck',
     thinking: './test/fixtures/graphs/stalls.ts:thinking',
     stepping: './test/fixtures/graphs/stalls.ts:stepping',
+    computing: './test/fixtures/graphs/stalls.ts:computing',
   },
 };
 
@@ -70,5 +71,24 @@ describe('the run watchdog', () => {
       (await client.runs.list(thread.thread_id)).map((r) => r.status),
       ['success'],
     );
+  });
+
+  it("does not stop a run while the server's own thread was blocked", { timeout: 60_000 }, async () => {
+    // the server runs in this process: a blocked main thread reads none of the worker's
+    // heartbeats, and a watchdog round that comes after must not count that time against the run
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'stepping', { input: say('step'), context: { ms: STALL_S * 2 * 1000 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const until = performance.now() + STALL_S * 2 * 1000;
+    while (performance.now() < until);
+    await client.runs.join(thread.thread_id, run.run_id);
+    assert.equal(((await client.runs.get(thread.thread_id, run.run_id)) as { status: string }).status, 'success');
+  });
+
+  it('does not stop a run that computes for longer than the limit, yielding now and then', { timeout: 60_000 }, async () => {
+    // its worker's heartbeat comes late (as on a machine short of CPU) and finds no callback:
+    // the run was busy, not waiting on nothing
+    const values = await client.runs.wait(null, 'computing', { input: say('compute'), context: { ms: STALL_S * 2 * 1000 } });
+    assert.match(String(lastWords(values)), /^computed in \d+ rounds$/);
   });
 });

@@ -216,12 +216,18 @@ async function main(): Promise<void> {
   // is blocked sends none
   const progress = new Map<string, (since: number) => boolean>();
   if (setup.heartbeatMs) {
+    const beatMs = setup.heartbeatMs;
     let since = performance.now();
     setInterval(() => {
-      const runIds = [...progress].filter(([runId, progressed]) => progressed(since) && !held.has(runId) && !dropped.has(runId)).map(([runId]) => runId);
+      // a beat that comes late means this thread computed without a pause or was starved of
+      // CPU: its runs were busy, not waiting on nothing (a loop that never yields sends none)
+      const late = performance.now() - since > 2 * beatMs;
+      const runIds = [...progress]
+        .filter(([runId, progressed]) => (late || progressed(since)) && !held.has(runId) && !dropped.has(runId))
+        .map(([runId]) => runId);
       since = performance.now();
       if (runIds.length > 0) send({ type: 'alive', runIds });
-    }, setup.heartbeatMs).unref();
+    }, beatMs).unref();
   }
   const watch = (runId: string, progressed: (since: number) => boolean) => {
     progress.set(runId, progressed);
