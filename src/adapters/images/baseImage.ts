@@ -1,10 +1,11 @@
 // The base image every agentplane image starts from, built on this machine from this
 // machine's files — no registry is needed: the Node.js binary that runs agentplane (and npm
-// beside it), the shared libraries `ldd` lists for it, a POSIX shell and `env` (install and
-// build commands, `#!/usr/bin/env node` scripts), the CA certificates, and a `node` user
-// (uid 1000) who owns /home/node and /data. Its tag names the Node.js version and a hash of
-// what went in, so it is built once per machine and Node.js upgrade. It has no coreutils:
-// what a build step needs beyond the shell, it does with node.
+// beside it), the shared libraries `ldd` lists for it, the rest of its C library (glibc's
+// whole set of libraries, and the GCC runtime: what prebuilt native addons link against), a
+// POSIX shell and `env` (install and build commands, `#!/usr/bin/env node` scripts), the CA
+// certificates, and a `node` user (uid 1000) who owns /home/node and /data. Its tag names
+// the Node.js version and a hash of what went in, so it is built once per machine and Node.js
+// upgrade. It has no coreutils: what a build step needs beyond the shell, it does with node.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import type { ContainerEngine, RunOptions } from './engine.ts';
 
 /** Changes when the layout below changes, so an older base is not reused. */
-const LAYOUT_VERSION = 1;
+const LAYOUT_VERSION = 2;
 const SHELL = '/bin/sh';
 const ENV = '/usr/bin/env';
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
@@ -31,6 +32,49 @@ function sharedLibraries(binary: string): string[] {
   return [...output.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
 }
 
+/**
+ * The shared libraries of glibc (each a part of the C library, installed together: glibc's
+ * own list) and of GCC's run time. Node.js links only some of them, but the prebuilt native
+ * addons npm installs for linux-*-gnu (rolldown's, swc's, lightningcss's, tailwind's oxide:
+ * `optionalDependencies` marked `"libc": ["glibc"]`) are built against the usual glibc
+ * system and load any of them: rolldown's binding needs librt.so.1, which node does not, and
+ * without it Vite cannot build. Only those present beside the C library the binary links are
+ * taken (a musl libc is one file, and libnsl is gone from newer glibc).
+ */
+const C_RUNTIME_LIBRARIES = [
+  'libc.so.6',
+  'libm.so.6',
+  'libmvec.so.1',
+  'libpthread.so.0',
+  'libdl.so.2',
+  'librt.so.1',
+  'libresolv.so.2',
+  'libutil.so.1',
+  'libanl.so.1',
+  'libnsl.so.1',
+  'libBrokenLocale.so.1',
+  'libthread_db.so.1',
+  'libc_malloc_debug.so.0',
+  'libnss_files.so.2',
+  'libnss_dns.so.2',
+  'libnss_compat.so.2',
+  'libnss_hesiod.so.2',
+  'libgcc_s.so.1',
+  'libstdc++.so.6',
+  'libatomic.so.1',
+];
+
+/**
+ * The C runtime's libraries, each from the first of the folders of `linked` (the libraries a
+ * binary loads; its C library's folder first, so that they match the C library it runs with).
+ */
+function cRuntimeBeside(linked: string[]): string[] {
+  const libc = linked.filter((file) => path.basename(file) === 'libc.so.6');
+  if (!libc.length) return [];
+  const folders = [...new Set([...libc, ...linked].map((file) => path.dirname(file)))];
+  return C_RUNTIME_LIBRARIES.flatMap((name) => folders.map((folder) => path.join(folder, name)).find((file) => fs.existsSync(file)) ?? []);
+}
+
 /** Where npm sits beside the Node.js binary (…/bin/node → …/lib/node_modules/npm), if it does. */
 function npmBeside(nodeBinary: string): string | null {
   const real = fs.realpathSync(nodeBinary);
@@ -38,16 +82,18 @@ function npmBeside(nodeBinary: string): string | null {
   return fs.existsSync(path.join(candidate, 'bin', 'npm-cli.js')) ? candidate : null;
 }
 
-function inputs(nodeBinary: string) {
+/** What goes into the base image: the binaries, the libraries they and native addons load, npm. */
+export function baseImageInputs(nodeBinary: string) {
   const binaries = [nodeBinary, SHELL, ENV];
-  const libraries = [...new Set(binaries.flatMap(sharedLibraries))];
+  const linked = binaries.flatMap(sharedLibraries);
+  const libraries = [...new Set([...linked, ...cRuntimeBeside(linked)])];
   const npm = npmBeside(nodeBinary);
   return { binaries, libraries, npm };
 }
 
 /** The base image's tag for this machine's Node.js. */
 export function baseImageTag(nodeBinary = process.execPath): string {
-  const { binaries, libraries, npm } = inputs(nodeBinary);
+  const { binaries, libraries, npm } = baseImageInputs(nodeBinary);
   const hash = createHash('sha256').update(String(LAYOUT_VERSION));
   for (const file of [...binaries, ...libraries, ...(npm ? [path.join(npm, 'package.json')] : [])]) {
     const stat = fs.statSync(file);
@@ -66,7 +112,7 @@ function copyFile(from: string, rootfs: string, to = from): void {
 
 /** The root file system, as a directory. */
 function assembleRootfs(rootfs: string, nodeBinary: string): void {
-  const { libraries, npm } = inputs(nodeBinary);
+  const { libraries, npm } = baseImageInputs(nodeBinary);
   copyFile(nodeBinary, rootfs, '/usr/local/bin/node');
   copyFile(SHELL, rootfs);
   copyFile(ENV, rootfs);
