@@ -6,11 +6,12 @@
 // (buildContext.ts); its install and build commands run inside the build, never on the host).
 // `agentplane-server build`, the container deployer and the repository's Dockerfile
 // all make images this way.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { detectInstallCommand } from '../deploy-targets/localBuild.ts';
-import { ensureBaseImage, IMAGE_USER } from './baseImage.ts';
+import { baseImageTag, ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
 import { stageProjectContext } from '../../domain/control-plane/images/buildContext.ts';
 import { serverFiles, stageServerFiles } from '../../domain/control-plane/images/serverFiles.ts';
@@ -41,15 +42,29 @@ export interface BuildImageRequest {
 /** Shell-quotes one word for a RUN line. */
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** The agentplane server image for this installation (base + package), built once per version of its files. */
-export async function ensureServerImage(engine: ContainerEngine, packageRoot: string, options: RunOptions = {}): Promise<string> {
+/**
+ * The agentplane server image for this installation (base + package), built once per version
+ * of its files and of the base it starts from: a base rebuilt (this machine's Node.js
+ * upgraded, its libraries changed, a new layout) is a new server image, never an old one on
+ * the old base.
+ */
+export async function ensureServerImage(
+  engine: ContainerEngine,
+  packageRoot: string,
+  options: RunOptions = {},
+  nodeBinary = process.execPath,
+): Promise<string> {
   const files = serverFiles(packageRoot);
   if (!fs.existsSync(path.join(files.packageRoot, 'dist', 'src', 'main.js'))) {
     throw new Error(`${files.packageRoot} has no dist/ (the compiled server): run "npm run build" there first`);
   }
-  const tag = `localhost/agentplane-server:${files.digest}`;
+  const digest = createHash('sha256')
+    .update(`${baseImageTag(nodeBinary)}\n${files.digest}`)
+    .digest('hex')
+    .slice(0, 12);
+  const tag = `localhost/agentplane-server:${digest}`;
   if (await engine.hasImage(tag)) return tag;
-  const base = await ensureBaseImage(engine, options);
+  const base = await ensureBaseImage(engine, options, nodeBinary);
   return withContext('agentplane-server-', async (context) => {
     const { packageDir } = stageServerFiles(files, path.join(context, 'agentplane'));
     const bin = path.posix.join(SERVER_HOME, path.relative(path.join(context, 'agentplane'), packageDir).split(path.sep).join('/'), 'bin', 'agentplane.js');

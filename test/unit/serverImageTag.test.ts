@@ -1,0 +1,57 @@
+// The server layer of agentplane's images is built again when its base changes (issue 65,
+// point 4). Its tag named only agentplane's files, so a base rebuilt with more libraries (or
+// from an upgraded Node.js) was never used: the server image on the old base was found under
+// the same tag and every project's image went on being built on it.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../support/server.ts';
+import { ensureServerImage } from '../../src/adapters/images/buildImage.ts';
+import { baseImageTag } from '../../src/adapters/images/baseImage.ts';
+import type { ContainerEngine } from '../../src/adapters/images/engine.ts';
+
+/** An installed agentplane as small as serverFiles takes: a manifest and a compiled server. */
+function packageRoot(): string {
+  const dir = tempDir('agentplane-server-files-');
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'agentplane-server', version: '0.0.0' }));
+  fs.mkdirSync(path.join(dir, 'dist', 'src'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'dist', 'src', 'main.js'), '');
+  return dir;
+}
+
+/** An engine that has every base image and no server image, and keeps the Containerfiles it builds. */
+function recordingEngine() {
+  const built: { tag: string; containerfile: string }[] = [];
+  const engine = {
+    name: 'podman',
+    hasImage: async (ref: string) => ref.startsWith('localhost/agentplane-base:') || built.some((b) => b.tag === ref),
+    build: async (args: string[]) => {
+      built.push({ tag: args[args.indexOf('-t') + 1]!, containerfile: fs.readFileSync(args[args.indexOf('-f') + 1]!, 'utf8') });
+      return '';
+    },
+  } as unknown as ContainerEngine;
+  return { engine, built };
+}
+
+describe('the server image', () => {
+  it('is a new image, on the new base, when the base changes (another Node.js binary); the same one while neither changes', async () => {
+    const root = packageRoot();
+    const { engine, built } = recordingEngine();
+    // the same Node.js under another name: another base image tag
+    const otherNode = path.join(tempDir('agentplane-other-node-'), 'node');
+    fs.symlinkSync(process.execPath, otherNode);
+    assert.notEqual(baseImageTag(otherNode), baseImageTag(process.execPath));
+
+    const first = await ensureServerImage(engine, root, {}, process.execPath);
+    const again = await ensureServerImage(engine, root, {}, process.execPath);
+    const onOtherBase = await ensureServerImage(engine, root, {}, otherNode);
+
+    assert.equal(again, first, 'built once while its files and base stay');
+    assert.notEqual(onOtherBase, first, 'a new base makes a new server image');
+    assert.deepEqual(
+      built.map((b) => b.containerfile.split('\n')[0]),
+      [`FROM ${baseImageTag(process.execPath)}`, `FROM ${baseImageTag(otherNode)}`],
+    );
+  });
+});
