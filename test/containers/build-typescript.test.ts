@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { EngineError } from '../../src/adapters/images/engine.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine, testTag } from './support.ts';
+import { CONTAINERS_CONF, echoProject, lastReply, podman, removeImages, serveImage, testEngine, testTag } from './support.ts';
 
 const TYPESCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
   .typescript!;
@@ -42,28 +42,6 @@ function typescriptProject(): string {
   // its lockfile, as a project has one (so the image installs with `npm ci`)
   execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'ignore' });
   return dir;
-}
-
-/** Serves the image on a free port; resolves with its URL once /ok answers. */
-async function serveImage(tag: string, started: string[]): Promise<string> {
-  const container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
-  started.push(container);
-  const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
-  await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
-  return url;
-}
-
-/** A run of `graph` on a new thread, waited for; the reply's last message. */
-async function lastReply(url: string, graph: string, content: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const json = { 'content-type': 'application/json', ...headers };
-  const thread = (await (await fetch(`${url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
-  const reply = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
-    method: 'POST',
-    headers: json,
-    body: JSON.stringify({ assistant_id: graph, input: { messages: [{ role: 'user', content }] } }),
-  });
-  const values = (await reply.json()) as { messages: { content: unknown }[] };
-  return values.messages?.at(-1)?.content;
 }
 
 describe('agentplane-server build of projects that compile themselves', () => {

@@ -49,6 +49,28 @@ export async function eventually<T>(what: string, check: () => Promise<T | null 
   }
 }
 
+/** Serves the image on a free port; resolves with its URL once /ok answers. */
+export async function serveImage(tag: string, started: string[]): Promise<string> {
+  const container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
+  started.push(container);
+  const url = `http://${podman('port', container, '8000').split('\n')[0]}`;
+  await eventually('/ok', async () => (await fetch(`${url}/ok`)).ok);
+  return url;
+}
+
+/** A run of `graph` on a new thread, waited for; the reply's last message. */
+export async function lastReply(url: string, graph: string, content: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const json = { 'content-type': 'application/json', ...headers };
+  const thread = (await (await fetch(`${url}/threads`, { method: 'POST', headers: json, body: '{}' })).json()) as { thread_id: string };
+  const reply = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ assistant_id: graph, input: { messages: [{ role: 'user', content }] } }),
+  });
+  const values = (await reply.json()) as { messages: { content: unknown }[] };
+  return values.messages?.at(-1)?.content;
+}
+
 /**
  * A PostgreSQL listening on every interface with password authentication for the podman
  * network, so containers reach it as host.containers.internal; stopped on exit.
