@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
-import { CONTAINERS_CONF, lastReply, podman, removeImages, serveImage, testTag } from './support.ts';
+import { CONTAINERS_CONF, lastReply, nodeInImage, podman, removeImages, serveImage, testTag } from './support.ts';
 
 /** A clean clone of this repository at HEAD: what is committed, no node_modules, no dist/. */
 function cloneAtHead(): string {
@@ -46,13 +46,8 @@ describe("agentplane-server build of agentplane's own checkout", () => {
     assert.match(build.stdout, /\(install: npm ci\)/);
 
     // the install's `prepare` built the checkout whole: its server and its dashboard (Vite)
-    const built = podman(
-      'run',
-      '--rm',
-      '--entrypoint',
-      '/usr/local/bin/node',
+    const built = nodeInImage(
       tag,
-      '-e',
       "const fs = require('fs'); for (const f of ['dist/src/main.js', 'dist/ui/index.html']) console.log(f, fs.existsSync('/deps/agentplane/' + f))",
     );
     assert.deepEqual(built.split('\n'), ['dist/src/main.js true', 'dist/ui/index.html true']);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine, testTag } from './support.ts';
+import { CONTAINERS_CONF, echoProject, eventually, nodeInImage, podman, removeImages, testEngine, testTag } from './support.ts';
 
 describe('agentplane-server build', () => {
   const tag = testTag('build');
@@ -63,13 +63,8 @@ describe('agentplane-server build', () => {
       assert.equal(podman('image', 'inspect', '--format', '{{.Config.User}}', tag), 'node');
 
       // what the image holds of the project: the env file empty (the project still loads), the rest per .dockerignore
-      const listing = podman(
-        'run',
-        '--rm',
-        '--entrypoint',
-        '/usr/local/bin/node',
+      const listing = nodeInImage(
         tag,
-        '-e',
         `const fs = require('fs'); const dir = '/deps/${path.basename(project)}'; for (const f of fs.readdirSync(dir, { recursive: true }).sort()) if (fs.statSync(dir + '/' + f).isFile()) console.log(f, fs.statSync(dir + '/' + f).size)`,
       );
       const size = (file: string) => `${file} ${fs.statSync(path.join(project, file)).size}`;

@@ -49,6 +49,9 @@ export async function eventually<T>(what: string, check: () => Promise<T | null 
   }
 }
 
+/** What `script` prints, run by node in a container of the image (instead of its server). */
+export const nodeInImage = (tag: string, script: string): string => podman('run', '--rm', '--entrypoint', '/usr/local/bin/node', tag, '-e', script);
+
 /** Serves the image on a free port; resolves with its URL once /ok answers. */
 export async function serveImage(tag: string, started: string[]): Promise<string> {
   const container = podman('run', '--detach', '--publish', '127.0.0.1::8000', tag);
