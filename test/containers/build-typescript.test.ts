@@ -5,13 +5,12 @@
 // to build at `RUN npm ci`, and agentplane's own checkout (whose `prepare` runs tsc) with it.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { EngineError } from '../../src/adapters/images/engine.ts';
-import { CONTAINERS_CONF, echoProject, lastReply, podman, removeImages, serveImage, testEngine, testTag } from './support.ts';
+import { buildWithCli, echoProject, lastReply, podman, removeImages, serveImage, testEngine, testTag, writeLockfile } from './support.ts';
 
 const TYPESCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
   .typescript!;
@@ -39,8 +38,7 @@ function typescriptProject(): string {
     ].join('\n'),
   );
   fs.writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: { echo: './dist/graph.js:echo' } }));
-  // its lockfile, as a project has one (so the image installs with `npm ci`)
-  execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, stdio: 'ignore' });
+  writeLockfile(dir);
   return dir;
 }
 
@@ -56,11 +54,7 @@ describe('agentplane-server build of projects that compile themselves', () => {
     const tag = testTag('typescript');
     tags.push(tag);
     const project = typescriptProject();
-    const build = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
-      { cwd: ROOT, env: { ...process.env, CONTAINERS_CONF }, encoding: 'utf8' },
-    );
+    const build = buildWithCli(tag, path.join(project, 'langgraph.json'));
     assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
     const url = await serveImage(tag, containers);
     assert.equal(await lastReply(url, 'echo', 'hello'), 'compiled: hello');

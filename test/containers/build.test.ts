@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
-import { CONTAINERS_CONF, echoProject, eventually, nodeInImage, podman, removeImages, testEngine, testTag } from './support.ts';
+import { buildWithCli, CONTAINERS_CONF, echoProject, eventually, nodeInImage, podman, removeImages, testEngine, testTag } from './support.ts';
 
 describe('agentplane-server build', () => {
   const tag = testTag('build');
@@ -36,15 +36,7 @@ describe('agentplane-server build', () => {
         fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
         fs.writeFileSync(path.join(project, file), 'x');
       }
-      const build = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', path.join(project, 'langgraph.json'), '--engine', 'podman'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, CONTAINERS_CONF },
-          encoding: 'utf8',
-        },
-      );
+      const build = buildWithCli(tag, path.join(project, 'langgraph.json'));
       assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);
       assert.match(build.stdout, new RegExp(`Built ${tag.replace(/[.:/]/g, '\\$&')}`));
 

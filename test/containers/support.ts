@@ -1,7 +1,7 @@
 // Shared by the container tests (run on a machine with podman: npm run test:containers):
 // podman with the project's containers.conf, a LangGraph.js project to build, and a
 // PostgreSQL the containers can reach (replicas share it).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -47,6 +47,24 @@ export async function eventually<T>(what: string, check: () => Promise<T | null 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Writes the project's lockfile as npm makes it (every platform's optional binding listed), so the image installs with `npm ci`. */
+export function writeLockfile(projectDir: string): void {
+  execFileSync('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: projectDir,
+    stdio: 'ignore',
+  });
+}
+
+/** `agentplane-server build -t TAG -c CONFIG --engine podman`, as a user runs it; its exit status and output. */
+export function buildWithCli(tag: string, configFile: string): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'build', '-t', tag, '-c', configFile, '--engine', 'podman'], {
+    cwd: ROOT,
+    env: { ...process.env, CONTAINERS_CONF },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 /** What `script` prints, run by node in a container of the image (instead of its server). */
