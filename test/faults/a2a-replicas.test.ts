@@ -137,6 +137,14 @@ for (const binding of BINDINGS) {
       assert.notEqual(next?.id, sent.id);
       assert.equal(stateOf(events.at(-1)), TaskState.TASK_STATE_COMPLETED);
       assert.deepEqual((await first.listTasks(listQuery(sent.contextId))).tasks.map((t) => t.id).sort(), [sent.id, next?.id].sort());
+      // a page token from one replica pages on through the other
+      const page1 = await first.listTasks({ ...listQuery(sent.contextId), pageSize: 1 });
+      const page2 = await second.listTasks({ ...listQuery(sent.contextId), pageSize: 1, pageToken: page1.nextPageToken });
+      assert.deepEqual(
+        [...page1.tasks, ...page2.tasks].map((t) => t.id),
+        [next?.id, sent.id],
+      );
+      assert.equal(page2.nextPageToken, '');
     });
 
     test('waiting at an interrupt through replica 1, resumed by a message through replica 2', async () => {
