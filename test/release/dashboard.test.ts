@@ -571,7 +571,10 @@ describe('dashboard: agent server', () => {
   test("an assistant's A2A agent card and a message sent through the A2A box", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'echo' }).click();
-    await page.locator('dd', { hasText: '0.3.0' }).waitFor();
+    await page
+      .getByRole('table', { name: /A2A versions and bindings served/ })
+      .getByRole('cell', { name: 'HTTP+JSON' })
+      .waitFor();
     await page.locator('#a2a-text').fill('ping over a2a');
     await page.getByRole('button', { name: 'Send (message/send)' }).click();
     await page.locator('.a2a-reply', { hasText: 'ping over a2a' }).waitFor();

@@ -29,8 +29,8 @@ function describe(status: number, body: unknown): string {
   return `HTTP ${status}`;
 }
 
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = {};
+export async function call<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { ...extraHeaders };
   const key = apiKey.get();
   if (key) headers['X-Api-Key'] = key;
   if (body !== undefined) headers['Content-Type'] = 'application/json';

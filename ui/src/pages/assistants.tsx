@@ -9,8 +9,8 @@ import { GraphView, type GraphMarks } from '../graphView';
 import { interruptsOf, pauseOf } from '../interrupts';
 import { NO_SETTINGS, RunSettingsPanel } from '../runSettings';
 import type { GraphData } from '../graph';
-import type { AgentCard as Card } from '../contract';
 import { navigate } from '../router';
+import { AgentCard } from './agentCard';
 import { AssistantMetrics } from './assistantMetrics';
 import { AssistantSettings, NewAssistant } from './assistantSettings';
 import { InputRun, notAChat } from './inputRun';
@@ -164,28 +164,6 @@ function AssistantGraph({ id, running, paused, failed }: { id: string } & GraphM
     <>
       <GraphView graph={graph.data} running={running} paused={paused} failed={failed} />
       <Raw value={graph.data} />
-    </>
-  );
-}
-
-function AgentCard({ id }: { id: string }) {
-  const card = useLoad(() => call<Card>('GET', `/.well-known/agent-card.json?assistant_id=${encodeURIComponent(id)}`), [id]);
-  if (card.error) return <ErrorNotice error={card.error} />;
-  const c = card.data;
-  if (!c) return <p class="muted">Loading…</p>;
-  return (
-    <>
-      <dl class="fields">
-        <Field label="Name">{c.name}</Field>
-        <Field label="Description">{c.description}</Field>
-        <Field label="Endpoint">
-          <code>{c.url}</code>
-        </Field>
-        <Field label="Protocol">{c.protocolVersion}</Field>
-        <Field label="Streaming">{c.capabilities?.streaming ? 'yes' : 'no'}</Field>
-        <Field label="Skills">{c.skills?.map((s) => s.name).join(', ')}</Field>
-      </dl>
-      <Raw value={c} />
     </>
   );
 }
