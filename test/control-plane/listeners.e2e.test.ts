@@ -350,6 +350,8 @@ describe('listeners', () => {
       await until('the deployment READY again', async () => (await api(`/v2/deployments/${onLocal.id}`)).body.status === 'READY');
       assert.equal((await api(`/v2/deployments/${onLocal.id}`)).body.source_config.custom_url, localUrl);
       assert.ok(await answersOk(localUrl));
+      // the statuses come from the control plane's records; the listener's restore logs once it has looked at the process
+      await until('the listener restored its deployment', async () => /deployment (re-adopted|restarted)/.test(again.output()));
       assert.match(again.output(), /deployment re-adopted/, 'the agent server that kept running was adopted, not started again');
       assert.equal((await api(`/v2/listeners/${local.id}`)).body.status, 'CONNECTED');
 

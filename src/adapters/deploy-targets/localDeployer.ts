@@ -24,7 +24,7 @@ import { buildRevision, type BuildResult } from './localBuild.ts';
 import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
 import type { DeployOutcome, DeployTarget, LogKind } from '../../domain/control-plane/deployTarget.ts';
 import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
-import { answersOk, freePort, missingGraphs } from './probes.ts';
+import { freePort, missingGraphs, stillServes } from './probes.ts';
 import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/engine.ts';
 import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
 import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
@@ -361,7 +361,7 @@ export class LocalTarget implements DeployTarget {
     }
     const proc = this.newProcess(spec);
     const saved = this.readProcessFile(deploymentId);
-    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await answersOk(spec.url))) {
+    if (saved?.pid && saved.revision_id === revision.id && isAlive(saved.pid) && (await stillServes(spec.url))) {
       proc.adopt(saved.pid);
       this.processes.set(deploymentId, proc);
       this.log.info('deployment re-adopted', { deployment_id: deploymentId, revision_id: revision.id, pid: saved.pid, url: spec.url });

@@ -14,6 +14,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether a process found alive after a restart serves `url`: asked up to `tries` times, 2 s
+ * each, a second apart. A live agent server on a busy machine may miss one 2 s answer; starting
+ * it again instead would only find its port taken.
+ */
+export async function stillServes(url: string, tries = 5): Promise<boolean> {
+  for (let i = 0; i < tries; i += 1) {
+    if (await answersOk(url)) return true;
+    if (i < tries - 1) await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
 /** Whether `url`/ok answers 200 within 2 s. */
 export async function answersOk(url: string): Promise<boolean> {
   try {
