@@ -279,7 +279,10 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
       else out.event(event);
     }
   } else {
-    const stream = await ctx.graph.graph.stream(input, options);
+    // upstream runs every run through stream events, whose `version` option LangGraph reads as
+    // "stream events": with subgraphs and values it then puts a checkpoint envelope before each
+    // `values` chunk (RunStream sends it as upstream does). Given where that is its only effect.
+    const stream = await ctx.graph.graph.stream(input, subgraphs ? { ...options, version: 'v2' } : options);
     for await (const chunk of stream as AsyncIterable<unknown[]>) out.chunk(...split(chunk));
   }
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });
