@@ -120,6 +120,15 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     assert.deepEqual(chunks.find((c) => c.data.event === 'on_tool_end')!.data.data.output.content, '42');
   });
 
+  it("events with other modes: each step's chunks fall among the events where upstream's fall", async () => {
+    // upstream streams the debug mode underneath every run; its chunks pass through the graph's
+    // stream unsent and so decide where the other modes' chunks land among the events
+    const chunks = await streamed('agent', ['values', 'updates', 'events']);
+    const label = (c: Chunk) => (c.event !== 'events' ? c.event : c.data.event === 'on_chat_model_start' ? c.data.event : `${c.data.event}:${c.data.name}`);
+    const order = chunks.map(label).filter((l) => ['values', 'updates', 'on_chain_end:agent', 'on_chain_start:tools', 'on_chat_model_start'].includes(l));
+    assert.deepEqual(order.slice(0, 5), ['values', 'on_chat_model_start', 'on_chain_end:agent', 'updates', 'on_chain_start:tools'], order.join(', '));
+  });
+
   it('tools: on_tool_start and on_tool_end', async () => {
     const chunks = await streamed('agent', 'tools');
     assert.deepEqual(

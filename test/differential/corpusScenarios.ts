@@ -87,7 +87,8 @@ export const corpusScenarios: Scenario[] = [
   },
   {
     name: 'corpus: email assistant with an interrupt in a subgraph',
-    covers: 'email: the respond subgraph drafts with the model and stops for review (streamed with subgraphs), its state with subgraphs, resumed with an edit',
+    covers:
+      'email: the respond subgraph drafts with ChatAnthropic and stops for review inside the subgraph (streamed with subgraphs), its state with subgraphs, resumed inside the subgraph with an edit (streamed with subgraphs)',
     async run(side) {
       const client = side.client();
       const thread = await client.threads.create();
@@ -99,7 +100,13 @@ export const corpusScenarios: Scenario[] = [
         }),
       );
       const stopped = await threadView(side, thread.thread_id);
-      const resumed = await client.runs.wait(thread.thread_id, 'email', { command: { resume: { approved: true, edited: 'Friday works.' } } });
+      const resumed = await collect(
+        client.runs.stream(thread.thread_id, 'email', {
+          command: { resume: { approved: true, edited: 'Friday works.' } },
+          streamMode: ['values', 'updates'],
+          streamSubgraphs: true,
+        }),
+      );
       return { asked, stopped, resumed, after: await threadView(side, thread.thread_id) };
     },
   },
