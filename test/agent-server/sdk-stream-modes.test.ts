@@ -95,7 +95,8 @@ describe('stream modes of the agent (LangGraph) graph', () => {
   it('messages-tuple: [chunk, metadata] per token', async () => {
     const chunks = await streamed('agent', 'messages-tuple');
     assert.ok(chunks.every((c) => c.event === 'messages' && Array.isArray(c.data) && c.data.length === 2));
-    const tokens = chunks.filter((c) => c.data[0].type === 'AIMessageChunk' && c.data[0].content !== '');
+    // a chunk is typed as its message, as upstream's JS server writes it (not `AIMessageChunk`)
+    const tokens = chunks.filter((c) => c.data[0].type === 'ai' && c.data[0].content !== '');
     assert.deepEqual(contents(tokens.map((c) => c.data[0])), ['The ', 'answer ', 'is ', '42.']);
     assert.equal(tokens[0].data[1].langgraph_node, 'agent');
   });
@@ -112,8 +113,20 @@ describe('stream modes of the agent (LangGraph) graph', () => {
     for (const key of ['run_id', 'tags', 'metadata', 'data']) assert.ok(key in first, key);
     const token = chunks.find((c) => c.data.event === 'on_chat_model_stream' && c.data.data.chunk.content === 'answer ');
     assert.ok(token, 'a token of the answer');
-    assert.equal(token.data.data.chunk.type, 'AIMessageChunk');
+    assert.equal(token.data.data.chunk.type, 'ai');
+    // the prompt's messages keep their own types too
+    const start = chunks.find((c) => c.data.event === 'on_chat_model_start')!;
+    assert.ok(!JSON.stringify(start.data.data).includes('MessageChunk'), JSON.stringify(start.data.data));
     assert.deepEqual(chunks.find((c) => c.data.event === 'on_tool_end')!.data.data.output.content, '42');
+  });
+
+  it("events with other modes: each step's chunks fall among the events where upstream's fall", async () => {
+    // upstream streams the debug mode underneath every run; its chunks pass through the graph's
+    // stream unsent and so decide where the other modes' chunks land among the events
+    const chunks = await streamed('agent', ['values', 'updates', 'events']);
+    const label = (c: Chunk) => (c.event !== 'events' ? c.event : c.data.event === 'on_chat_model_start' ? c.data.event : `${c.data.event}:${c.data.name}`);
+    const order = chunks.map(label).filter((l) => ['values', 'updates', 'on_chain_end:agent', 'on_chain_start:tools', 'on_chat_model_start'].includes(l));
+    assert.deepEqual(order.slice(0, 5), ['values', 'on_chat_model_start', 'on_chain_end:agent', 'updates', 'on_chain_start:tools'], order.join(', '));
   });
 
   it('tools: on_tool_start and on_tool_end', async () => {
@@ -211,6 +224,41 @@ describe('stream_subgraphs', () => {
     assert.ok(!messages.some((c) => c.event.startsWith('messages/complete')));
     // without the flag, only the parent graph's events
     assert.ok((await streamed('nested', 'updates')).every((c) => c.event === 'updates'));
+  });
+
+  it("sends LangGraph's checkpoint envelope before each values event when the run did not ask for checkpoints", async () => {
+    const envelope = (data: Record<string, unknown>) => Object.keys(data).every((k) => ['id', 'parent_id', 'step', 'source'].includes(k));
+    // the old messages mode streams values underneath, as upstream's does
+    for (const mode of ['values', 'messages'] as const) {
+      const chunks = await streamed('nested', mode, 'what is 6 * 7?', { streamSubgraphs: true });
+      const checkpoints = chunks.filter((c) => c.event.split('|')[0] === 'checkpoints');
+      assert.ok(checkpoints.length >= 2, `${mode}: ${names(chunks).join(', ')}`);
+      assert.ok(
+        checkpoints.some((c) => c.event.startsWith('checkpoints|inner:')),
+        names(checkpoints).join(', '),
+      );
+      for (const c of checkpoints) {
+        assert.ok(
+          envelope(c.data) && typeof c.data.id === 'string' && typeof c.data.step === 'number' && typeof c.data.source === 'string',
+          JSON.stringify(c.data),
+        );
+      }
+      if (mode === 'values') {
+        // each right before a values event of its namespace
+        for (const c of checkpoints) assert.equal(chunks[chunks.indexOf(c) + 1].event, c.event.replace('checkpoints', 'values'), names(chunks).join(', '));
+      }
+    }
+    // asked for, checkpoints are the full ones (no envelope); without subgraphs, no envelope
+    const asked = await streamed('nested', ['values', 'checkpoints'], 'what is 6 * 7?', { streamSubgraphs: true });
+    const full = asked.filter((c) => c.event.startsWith('checkpoints'));
+    assert.ok(full.length > 0 && full.every((c) => 'values' in c.data && !envelope(c.data)), names(asked).join(', '));
+    assert.deepEqual([...new Set(names(await streamed('nested', 'values')))], ['values']);
+    // with events as well (the stream-events path): the same envelopes
+    const withEvents = await streamed('nested', ['values', 'events'], 'what is 6 * 7?', { streamSubgraphs: true });
+    assert.ok(
+      withEvents.some((c) => c.event.startsWith('checkpoints|inner:')),
+      names(withEvents).join(', '),
+    );
   });
 });
 

@@ -12,6 +12,7 @@ import { authScenarios } from './authScenarios.ts';
 import { addressScenarios } from './addressScenarios.ts';
 import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
 import { runFidelityScenarios } from './runFidelityScenarios.ts';
+import { corpusScenarios } from './corpusScenarios.ts';
 
 const deliberate = readDeliberate();
 const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios, ...runFidelityScenarios];
@@ -39,7 +40,8 @@ describe('differential: upstream JS dev server vs agentplane on the same project
   });
 
   it('every listed difference names a scenario that exists', () => {
-    const names = new Set(all.map((s) => s.name));
+    // the corpus's scenarios run in corpus.test.ts, against the corpus project
+    const names = new Set([...all, ...corpusScenarios].map((s) => s.name));
     for (const d of deliberate) if (d.scenario !== '*') assert.ok(names.has(d.scenario), `deliberate-differences.json names unknown scenario "${d.scenario}"`);
   });
 

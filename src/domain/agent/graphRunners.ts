@@ -272,14 +272,21 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     );
     for await (const event of events as unknown as AsyncIterable<GraphProtocolEvent>) source.take(event);
   } else if (out.has('events')) {
-    // stream events v2 carry everything; the graph's own chunks arrive as its on_chain_stream
-    for await (const event of ctx.graph.graph.streamEvents(input, { ...options, version: 'v2' }) as AsyncIterable<StreamEvent>) {
+    // stream events v2 carry everything; the graph's own chunks arrive as its on_chain_stream.
+    // Upstream always adds the debug mode (its checkpoint hooks read it): its chunks, never
+    // sent unless asked, still pass through the stream and so place the other modes' chunks
+    // among the events, which come in the same order here only with them.
+    const streamMode = [...new Set([...options.streamMode, 'debug'])];
+    for await (const event of ctx.graph.graph.streamEvents(input, { ...options, streamMode, version: 'v2' }) as AsyncIterable<StreamEvent>) {
       if (event.tags?.includes('langsmith:hidden')) continue;
       if (event.event === 'on_chain_stream' && event.run_id === run.run_id) out.chunk(...split(event.data.chunk as unknown[]));
       else out.event(event);
     }
   } else {
-    const stream = await ctx.graph.graph.stream(input, options);
+    // upstream runs every run through stream events, whose `version` option LangGraph reads as
+    // "stream events": with subgraphs and values it then puts a checkpoint envelope before each
+    // `values` chunk (RunStream sends it as upstream does). Given where that is its only effect.
+    const stream = await ctx.graph.graph.stream(input, subgraphs ? { ...options, version: 'v2' } : options);
     for await (const chunk of stream as AsyncIterable<unknown[]>) out.chunk(...split(chunk));
   }
   const snapshot = await ctx.graph.graph.getState({ configurable: { thread_id: run.thread_id } });

@@ -140,24 +140,23 @@ export function addMessages(current: readonly MessageDict[], update: unknown): M
 }
 
 /** Serialises graph values for the wire: LangChain messages become dicts, recursively. */
-export function serialiseValues(value: unknown, options: { chunkTypes?: boolean } = {}): unknown {
+/**
+ * Serialises graph values for the wire: LangChain messages become dicts, recursively. A
+ * streamed chunk is typed as its message (`ai`), as upstream's JS server writes it (its
+ * `toDict()` type).
+ */
+export function serialiseValues(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const v = value as Record<string, any>;
-  if (typeof v._getType === 'function') {
-    const dict = fromLangChain(v);
-    // streamed chunks keep their class name on the wire where upstream sends it (AIMessageChunk)
-    return options.chunkTypes && typeof v.concat === 'function' && CHUNK_NAMES[dict.type] ? copyWith(dict, { type: CHUNK_NAMES[dict.type] }) : dict;
-  }
+  if (typeof v._getType === 'function') return fromLangChain(v);
   if (value instanceof Error) return { error: value.name, message: value.message };
-  if (Array.isArray(value)) return value.map((item) => serialiseValues(item, options));
-  if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON(), options);
+  if (Array.isArray(value)) return value.map((item) => serialiseValues(item));
+  if (typeof v.toJSON === 'function' && !(value.constructor === Object)) return serialiseValues(v.toJSON());
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(v)) {
     // an own "__proto__" stays a property (assigning it would set the copy's prototype)
-    if (key === '__proto__') Object.defineProperty(out, key, { value: serialiseValues(item, options), enumerable: true, writable: true, configurable: true });
-    else out[key] = serialiseValues(item, options);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: serialiseValues(item), enumerable: true, writable: true, configurable: true });
+    else out[key] = serialiseValues(item);
   }
   return out;
 }
-
-const CHUNK_NAMES: Record<string, string> = { ai: 'AIMessageChunk', human: 'HumanMessageChunk', tool: 'ToolMessageChunk', system: 'SystemMessageChunk' };

@@ -2,7 +2,11 @@
 // names and data shapes of the upstream agent server:
 //   values | updates | custom | tools | tasks | checkpoints | debug — one event per chunk,
 //     named after the mode (`<mode>|<namespace>` for a subgraph when subgraphs are streamed);
-//   messages-tuple — `messages`: [message (chunks keep their `AIMessageChunk` type), metadata];
+//   checkpoints, unasked — with subgraphs streamed and values (or the old messages mode)
+//     asked for, LangGraph puts a lightweight checkpoint envelope (`{id, parent_id?, step,
+//     source}`) before each `values` chunk; upstream sends it as a `checkpoints` event when the
+//     run did not ask for that mode (when it did, the full checkpoints go out instead);
+//   messages-tuple — `messages`: [message, metadata], chunks typed as their messages (`ai`);
 //   messages — as the upstream JS server: `messages/metadata` once per streamed message id and
 //     `messages/partial` with the message accumulated so far for each token (never namespaced);
 //     `messages/complete` with the messages new in each root `values` chunk, sent right after
@@ -10,16 +14,14 @@
 //   events — LangChain stream-events v2, one `events` event each.
 // Graph runners call it; it only publishes what the run asked for.
 import { serialiseValues, toMessageDict } from './messages.ts';
-import { copyWith } from '../copyWith.ts';
 import { valuesJson } from './wireJson.ts';
 import { JsonText } from '../../shared/jsonText.ts';
+import { isCheckpointEnvelope } from '@langchain/langgraph';
 
 export type Publish = (event: string, data: unknown) => void;
 
 /** The stream modes of LangGraph.js itself (`graph.stream({streamMode})`). */
 const LIBRARY_MODES = ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'tools'] as const;
-
-const CHUNK_TYPES: Record<string, string> = { ai: 'AIMessageChunk', human: 'HumanMessageChunk', tool: 'ToolMessageChunk', system: 'SystemMessageChunk' };
 
 export class RunStream {
   /** The streamed messages of the `messages` mode, accumulated by id. */
@@ -73,6 +75,10 @@ export class RunStream {
       this.message(message, metadata ?? {}, suffix);
       return;
     }
+    if (mode === 'checkpoints' && isCheckpointEnvelope(data)) {
+      if (!this.modes.has('checkpoints')) this.publish(`checkpoints${suffix}`, serialiseValues(data));
+      return;
+    }
     const isCheckpoint = mode === 'checkpoints' || (mode === 'debug' && (data as { type?: unknown } | null)?.type === 'checkpoint');
     if (this.modes.has(mode) && (this.keepsCheckpoints || !isCheckpoint)) {
       const wire = mode === 'values' && this.valuesAsText ? valuesText(data) : shape(mode, data);
@@ -101,9 +107,7 @@ export class RunStream {
     const isChunk = isMessageChunk(raw);
     const dict = toMessageDict(raw, 'ai');
     const meta = serialiseValues(metadata) as Record<string, unknown>;
-    if (this.modes.has('messages-tuple')) {
-      this.publish(`messages${suffix}`, [isChunk ? copyWith(dict, { type: CHUNK_TYPES[dict.type] ?? dict.type }) : dict, meta]);
-    }
+    if (this.modes.has('messages-tuple')) this.publish(`messages${suffix}`, [dict, meta]);
     // whole messages reach the `messages` mode through the state (completeFrom)
     if (!this.modes.has('messages') || !isChunk || !dict.id) return;
     const soFar = this.accumulated.get(dict.id);
@@ -118,7 +122,7 @@ export class RunStream {
 
   /** A stream-events v2 event (mode `events`). */
   event(event: unknown): void {
-    if (this.modes.has('events')) this.publish('events', serialiseValues(event, { chunkTypes: true }));
+    if (this.modes.has('events')) this.publish('events', serialiseValues(event));
   }
 
   /** `messages/complete` with the messages of a root chunk's `messages` not sent before. */
