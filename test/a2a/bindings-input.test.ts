@@ -4,13 +4,10 @@
 // both bindings as on JSON-RPC. Raw requests, for what the SDK's client cannot send.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentials, makeGenericClientConstructor, Metadata, status as Code, type ServiceError } from '@grpc/grpc-js';
-import type protobuf from 'protobufjs';
+import { status as Code, type ServiceError } from '@grpc/grpc-js';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
-import { fromProtoJson, loadProto, toProtoJson } from '../../src/runtime/grpc/protoJson.ts';
-import { readStatusDetails } from '../../src/runtime/grpc/rpcStatus.ts';
-import { A2A_PROTO, A2A_SERVICE } from '../../src/handlers/a2a/grpc.ts';
+import { grpcErrorInfo, rawGrpc as rawGrpcAt } from './grpcRaw.ts';
 
 const V1 = { 'A2A-Version': '1.0' };
 let server: TestServer;
@@ -79,6 +76,7 @@ describe('HTTP+JSON', () => {
       await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'application/a2a+json' }, body: '{"message":' }),
       400,
       'INVALID_ARGUMENT',
+      'INVALID_PARAMS',
     );
     googleRpc(
       await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'text/plain' }, body: '{}' }),
@@ -104,7 +102,7 @@ describe('HTTP+JSON', () => {
     googleRpc(await rest('/message:send', { method: 'POST', headers: V1, json: message(big) }), 413, 'RESOURCE_EXHAUSTED');
     googleRpc(await rest('/message:launch', { method: 'POST', headers: V1, json: message('x') }), 404, 'NOT_FOUND');
     googleRpc(await rest('/tasks', { method: 'DELETE', headers: V1 }), 405, 'UNIMPLEMENTED');
-    googleRpc(await rest('/tasks?pageSize=0', { headers: V1 }), 400, 'INVALID_ARGUMENT');
+    googleRpc(await rest('/tasks?pageSize=0', { headers: V1 }), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
     googleRpc(await rest(`/tasks/${crypto.randomUUID()}`, { headers: V1 }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
     assert.equal(await taskCount(), before);
   });
@@ -123,51 +121,15 @@ describe('HTTP+JSON', () => {
   });
 });
 
-/** A raw gRPC client of the proto, speaking ProtoJSON: for calls the SDK's client never makes. */
-function rawGrpc(port = grpcPort) {
-  const root = loadProto(A2A_PROTO);
-  const service = root.lookupService(A2A_SERVICE);
-  const definition: Dict = {};
-  for (const method of service.methodsArray) {
-    const req = method.resolvedRequestType!;
-    const res = method.resolvedResponseType!;
-    definition[method.name] = {
-      path: `/${A2A_SERVICE}/${method.name}`,
-      requestStream: false,
-      responseStream: !!method.responseStream,
-      requestSerialize: (json: unknown) => Buffer.from(req.encode(fromProtoJson(req, json)).finish()),
-      requestDeserialize: (b: Buffer) => req.decode(b),
-      responseSerialize: (m: protobuf.Message) => Buffer.from(res.encode(m).finish()),
-      responseDeserialize: (b: Buffer) => toProtoJson(res, res.decode(b)),
-    };
-  }
-  const Client = makeGenericClientConstructor(definition as never, A2A_SERVICE);
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const metadataOf = (headers: Dict) => {
-    const metadata = new Metadata();
-    for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
-    return metadata;
-  };
-  return {
-    unary: (method: string, request: unknown, headers: Dict = { 'a2a-version': '1.0' }) =>
-      new Promise<{ value?: Dict; error?: ServiceError }>((resolve) =>
-        client[method].call(client, request, metadataOf(headers), (error: ServiceError | null, value: Dict) => resolve(error ? { error } : { value })),
-      ),
-    close: () => (client as unknown as { close(): void }).close(),
-  };
-}
-
 /** The code and the ErrorInfo reason of a gRPC error. */
 function grpcFailure(error: ServiceError | undefined, code: Code, reason?: string): void {
   assert.ok(error, 'the call fails');
   assert.equal(error.code, code, error.details);
   if (!reason) return;
-  const [bin] = error.metadata.get('grpc-status-details-bin');
-  assert.ok(bin, 'grpc-status-details-bin is sent');
-  const status = readStatusDetails(bin as Buffer);
-  const info = status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
-  assert.deepEqual([info?.reason, info?.domain], [reason, 'a2a-protocol.org']);
+  assert.deepEqual(grpcErrorInfo(error), { reason, domain: 'a2a-protocol.org' });
 }
+
+const rawGrpc = (port = grpcPort) => rawGrpcAt(`127.0.0.1:${port}`);
 
 describe('gRPC', () => {
   test('bad input: each gets its gRPC status with its ErrorInfo, and nothing is stored', async () => {
@@ -177,6 +139,11 @@ describe('gRPC', () => {
       const send = (request: unknown, headers?: Dict) => grpc.unary('SendMessage', { tenant: 'echo', ...(request as Dict) }, headers);
       grpcFailure((await send(message('no version'), {})).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
       grpcFailure((await send(message('0.3'), { 'a2a-version': '0.3' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      grpcFailure((await send(message('2.0'), { 'a2a-version': '2.0' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      // bytes that are no SendMessageRequest (a field of wire type 7), a method the service lacks, a message past the 4 MiB limit
+      grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/SendMessage`, Buffer.from([0x0f, 0xff, 0xff, 0xff]))).error, Code.INTERNAL);
+      grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/LaunchMessage`, Buffer.alloc(0))).error, Code.UNIMPLEMENTED);
+      grpcFailure((await send(message('x'.repeat(5 * 1024 * 1024)))).error, Code.RESOURCE_EXHAUSTED);
       grpcFailure((await send({ message: { role: 'ROLE_USER', parts: [] } })).error, Code.INVALID_ARGUMENT);
       grpcFailure((await send({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ url: 'https://example.com/a.png' }] } })).error, Code.INVALID_ARGUMENT);
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id: crypto.randomUUID() })).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
