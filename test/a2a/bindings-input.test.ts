@@ -5,7 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status as Code, type ServiceError } from '@grpc/grpc-js';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import path from 'node:path';
+import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
 import { grpcErrorInfo, rawGrpc as rawGrpcAt } from './grpcRaw.ts';
 
@@ -225,6 +226,59 @@ describe('tenants (agent-server auth on): the same rules on both bindings', () =
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as('not-a-key'))).error, Code.UNAUTHENTICATED);
       // the same task over HTTP+JSON, for its owner
       assert.equal((await restAs(keyA, `/tasks/${id}`)).body.id, id);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
+describe("the project's custom auth (auth.path): the same door on both bindings", () => {
+  let custom: TestServer;
+  let port: number;
+  before(async () => {
+    custom = await startTestServer({
+      project: { graphs: fixtureGraphs, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } },
+      env: { AGENTPLANE_GRPC_PORT: '0' },
+    });
+    const grpc = await custom.grpc;
+    assert.ok('port' in grpc);
+    port = grpc.port;
+  });
+  after(() => custom.close());
+
+  const restAs = async (user: string | null, path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${custom.url}/a2a/echo/v1${path}`, {
+      ...init,
+      headers: { ...V1, 'content-type': 'application/json', ...(user ? { authorization: user } : {}) },
+    });
+    return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Dict };
+  };
+  const listAs = async (user: string) => (await restAs(user, '/tasks')).body.totalSize as number;
+
+  test('HTTP+JSON: refused without the credentials the handler asks for, or with ones it rejects; nothing is stored', async () => {
+    const before = await listAs('Bearer user-a');
+    googleRpc(await restAs(null, '/message:send', { method: 'POST', body: JSON.stringify(message('x')) }), 401, 'UNAUTHENTICATED');
+    googleRpc(await restAs('Bearer nobody', '/message:send', { method: 'POST', body: JSON.stringify(message('x')) }), 401, 'UNAUTHENTICATED');
+    googleRpc(await restAs('Bearer nobody', '/tasks'), 401, 'UNAUTHENTICATED');
+    assert.equal(await listAs('Bearer user-a'), before);
+    const sent = await restAs('Bearer user-a', '/message:send', { method: 'POST', body: JSON.stringify(message('mine')) });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal((await restAs('Bearer user-a', `/tasks/${sent.body.task.id}`)).body.id, sent.body.task.id);
+  });
+
+  test('gRPC: refused (UNAUTHENTICATED) without the credentials the handler asks for, or with ones it rejects; nothing is stored', async () => {
+    const grpc = rawGrpc(port);
+    try {
+      const before = await listAs('Bearer user-a');
+      const as = (user: string | null) => ({ 'a2a-version': '1.0', ...(user ? { authorization: user } : {}) });
+      grpcFailure((await grpc.unary('SendMessage', { tenant: 'echo', ...message('x') }, as(null))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.unary('SendMessage', { tenant: 'echo', ...message('x') }, as('Bearer nobody'))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.stream('SendStreamingMessage', { tenant: 'echo', ...message('x') }, as('Bearer nobody'))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.unary('ListTasks', { tenant: 'echo' }, as(null))).error, Code.UNAUTHENTICATED);
+      assert.equal(await listAs('Bearer user-a'), before);
+      const sent = await grpc.unary('SendMessage', { tenant: 'echo', ...message('mine') }, as('Bearer user-a'));
+      assert.ok(sent.value, sent.error?.details);
+      assert.equal((await grpc.unary('GetTask', { tenant: 'echo', id: sent.value.task.id }, as('Bearer user-a'))).value?.id, sent.value.task.id);
     } finally {
       grpc.close();
     }
