@@ -20,8 +20,7 @@ function metadataOf(headers: Dict): Metadata {
 }
 
 /** A Buffer is sent as it is (bytes that may be no message); anything else is ProtoJSON of the request type. */
-const encoder = (type: protobuf.Type) => (value: unknown) =>
-  Buffer.isBuffer(value) ? value : Buffer.from(type.encode(fromProtoJson(type, value)).finish());
+const encoder = (type: protobuf.Type) => (value: unknown) => (Buffer.isBuffer(value) ? value : Buffer.from(type.encode(fromProtoJson(type, value)).finish()));
 
 export function rawGrpc(address: string) {
   const root = loadProto(A2A_PROTO);
