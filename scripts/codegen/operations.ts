@@ -54,11 +54,19 @@ function authOf(file: string, op: Json): OperationSpec['auth'] {
 
 /** `x-agentplane-errors`: the operation answers the failures the runtime finds itself (bad input, auth, limits) in this shape and media type. */
 function errorsOf(file: string, id: string, value: Json): OperationSpec['errors'] {
-  if (value?.shape !== 'google.rpc.Status' || typeof value.mediaType !== 'string' || typeof value.domain !== 'string' || Object.keys(value).length !== 3)
+  const keys = Object.keys(value ?? {});
+  const invalidReason = value?.invalidReason;
+  if (
+    value?.shape !== 'google.rpc.Status' ||
+    typeof value.mediaType !== 'string' ||
+    typeof value.domain !== 'string' ||
+    !(invalidReason === undefined || typeof invalidReason === 'string') ||
+    keys.length !== (invalidReason === undefined ? 3 : 4)
+  )
     throw new Error(
-      `${file}: ${id}: x-agentplane-errors must be {shape: google.rpc.Status, mediaType: <type>, domain: <ErrorInfo domain>}, got ${JSON.stringify(value)}`,
+      `${file}: ${id}: x-agentplane-errors must be {shape: google.rpc.Status, mediaType: <type>, domain: <ErrorInfo domain>, invalidReason?: <ErrorInfo reason of invalid input>}, got ${JSON.stringify(value)}`,
     );
-  return { shape: value.shape, mediaType: value.mediaType, domain: value.domain };
+  return { shape: value.shape, mediaType: value.mediaType, domain: value.domain, ...(invalidReason === undefined ? {} : { invalidReason }) };
 }
 
 export function collectOperations(file: string, doc: Json, absolute: (schema: Json) => Json, options: { customAuth?: boolean } = {}): OperationSchemas {

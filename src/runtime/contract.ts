@@ -43,10 +43,11 @@ export interface OperationSpec {
   /**
    * The shape of the failures the runtime answers for this operation itself — bad input, a
    * wrong media type, authentication, limits, an unknown path under it (`x-agentplane-errors`):
-   * a google.rpc.Status (AIP-193) in this media type, its ErrorInfo in this domain. Absent:
+   * a google.rpc.Status (AIP-193) in this media type, its ErrorInfo in this domain; input that
+   * cannot be read or is invalid carries an ErrorInfo with `invalidReason` when given. Absent:
    * `{detail}` (FastAPI's).
    */
-  errors?: { shape: 'google.rpc.Status'; mediaType: string; domain: string };
+  errors?: { shape: 'google.rpc.Status'; mediaType: string; domain: string; invalidReason?: string };
   params: {
     path?: { validator: string; type: string };
     query?: { validator: string; type: string };

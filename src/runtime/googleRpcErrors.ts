@@ -45,13 +45,17 @@ export function googleRpcBody(
 export function asGoogleRpc(reply: HttpReply, errors: Errors): HttpReply {
   const headers = { ...reply.headers, 'Content-Type': errors.mediaType };
   const detail = (reply.body as { detail?: unknown } | undefined)?.detail;
+  // the API's own reason for input it cannot take (A2A: INVALID_PARAMS, as its operations answer bad params)
+  const invalid = errors.invalidReason ? [{ '@type': ERROR_INFO, reason: errors.invalidReason, domain: errors.domain }] : [];
   if (reply.status === 422 && Array.isArray(detail)) {
     const items = detail as ValidationErrorItem[];
     const fieldViolations = items.map((item) => ({ field: fieldOf(item.loc), description: item.msg }));
     const message = `Invalid request: ${fieldViolations.map((v) => `${v.field}: ${v.description}`).join('; ')}`;
-    return { status: 400, headers, body: googleRpcBody(400, message, [{ '@type': BAD_REQUEST, fieldViolations }]) };
+    return { status: 400, headers, body: googleRpcBody(400, message, [...invalid, { '@type': BAD_REQUEST, fieldViolations }]) };
   }
   const message = typeof detail === 'string' ? detail : `HTTP ${reply.status}`;
+  // a body that is no JSON (the runtime's other 400s are unreadable input too)
+  if (reply.status === 400) return { status: 400, headers, body: googleRpcBody(400, message, invalid) };
   if (reply.status === 415) {
     // a body in a media type the binding does not read: A2A's ContentTypeNotSupportedError, as 400
     return { status: 400, headers, body: googleRpcBody(400, message, [{ '@type': ERROR_INFO, reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: errors.domain }]) };

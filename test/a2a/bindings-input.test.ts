@@ -4,13 +4,11 @@
 // both bindings as on JSON-RPC. Raw requests, for what the SDK's client cannot send.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentials, makeGenericClientConstructor, Metadata, status as Code, type ServiceError } from '@grpc/grpc-js';
-import type protobuf from 'protobufjs';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { status as Code, type ServiceError } from '@grpc/grpc-js';
+import path from 'node:path';
+import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
-import { fromProtoJson, loadProto, toProtoJson } from '../../src/runtime/grpc/protoJson.ts';
-import { readStatusDetails } from '../../src/runtime/grpc/rpcStatus.ts';
-import { A2A_PROTO, A2A_SERVICE } from '../../src/handlers/a2a/grpc.ts';
+import { grpcErrorInfo, rawGrpc as rawGrpcAt } from './grpcRaw.ts';
 
 const V1 = { 'A2A-Version': '1.0' };
 let server: TestServer;
@@ -79,6 +77,7 @@ describe('HTTP+JSON', () => {
       await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'application/a2a+json' }, body: '{"message":' }),
       400,
       'INVALID_ARGUMENT',
+      'INVALID_PARAMS',
     );
     googleRpc(
       await rest('/message:send', { method: 'POST', headers: { ...V1, 'content-type': 'text/plain' }, body: '{}' }),
@@ -104,7 +103,7 @@ describe('HTTP+JSON', () => {
     googleRpc(await rest('/message:send', { method: 'POST', headers: V1, json: message(big) }), 413, 'RESOURCE_EXHAUSTED');
     googleRpc(await rest('/message:launch', { method: 'POST', headers: V1, json: message('x') }), 404, 'NOT_FOUND');
     googleRpc(await rest('/tasks', { method: 'DELETE', headers: V1 }), 405, 'UNIMPLEMENTED');
-    googleRpc(await rest('/tasks?pageSize=0', { headers: V1 }), 400, 'INVALID_ARGUMENT');
+    googleRpc(await rest('/tasks?pageSize=0', { headers: V1 }), 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS');
     googleRpc(await rest(`/tasks/${crypto.randomUUID()}`, { headers: V1 }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
     assert.equal(await taskCount(), before);
   });
@@ -123,51 +122,15 @@ describe('HTTP+JSON', () => {
   });
 });
 
-/** A raw gRPC client of the proto, speaking ProtoJSON: for calls the SDK's client never makes. */
-function rawGrpc(port = grpcPort) {
-  const root = loadProto(A2A_PROTO);
-  const service = root.lookupService(A2A_SERVICE);
-  const definition: Dict = {};
-  for (const method of service.methodsArray) {
-    const req = method.resolvedRequestType!;
-    const res = method.resolvedResponseType!;
-    definition[method.name] = {
-      path: `/${A2A_SERVICE}/${method.name}`,
-      requestStream: false,
-      responseStream: !!method.responseStream,
-      requestSerialize: (json: unknown) => Buffer.from(req.encode(fromProtoJson(req, json)).finish()),
-      requestDeserialize: (b: Buffer) => req.decode(b),
-      responseSerialize: (m: protobuf.Message) => Buffer.from(res.encode(m).finish()),
-      responseDeserialize: (b: Buffer) => toProtoJson(res, res.decode(b)),
-    };
-  }
-  const Client = makeGenericClientConstructor(definition as never, A2A_SERVICE);
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const metadataOf = (headers: Dict) => {
-    const metadata = new Metadata();
-    for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
-    return metadata;
-  };
-  return {
-    unary: (method: string, request: unknown, headers: Dict = { 'a2a-version': '1.0' }) =>
-      new Promise<{ value?: Dict; error?: ServiceError }>((resolve) =>
-        client[method].call(client, request, metadataOf(headers), (error: ServiceError | null, value: Dict) => resolve(error ? { error } : { value })),
-      ),
-    close: () => (client as unknown as { close(): void }).close(),
-  };
-}
-
 /** The code and the ErrorInfo reason of a gRPC error. */
 function grpcFailure(error: ServiceError | undefined, code: Code, reason?: string): void {
   assert.ok(error, 'the call fails');
   assert.equal(error.code, code, error.details);
   if (!reason) return;
-  const [bin] = error.metadata.get('grpc-status-details-bin');
-  assert.ok(bin, 'grpc-status-details-bin is sent');
-  const status = readStatusDetails(bin as Buffer);
-  const info = status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
-  assert.deepEqual([info?.reason, info?.domain], [reason, 'a2a-protocol.org']);
+  assert.deepEqual(grpcErrorInfo(error), { reason, domain: 'a2a-protocol.org' });
 }
+
+const rawGrpc = (port = grpcPort) => rawGrpcAt(`127.0.0.1:${port}`);
 
 describe('gRPC', () => {
   test('bad input: each gets its gRPC status with its ErrorInfo, and nothing is stored', async () => {
@@ -177,6 +140,11 @@ describe('gRPC', () => {
       const send = (request: unknown, headers?: Dict) => grpc.unary('SendMessage', { tenant: 'echo', ...(request as Dict) }, headers);
       grpcFailure((await send(message('no version'), {})).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
       grpcFailure((await send(message('0.3'), { 'a2a-version': '0.3' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      grpcFailure((await send(message('2.0'), { 'a2a-version': '2.0' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
+      // bytes that are no SendMessageRequest (a field of wire type 7), a method the service lacks, a message past the 4 MiB limit
+      grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/SendMessage`, Buffer.from([0x0f, 0xff, 0xff, 0xff]))).error, Code.INTERNAL);
+      grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/LaunchMessage`, Buffer.alloc(0))).error, Code.UNIMPLEMENTED);
+      grpcFailure((await send(message('x'.repeat(5 * 1024 * 1024)))).error, Code.RESOURCE_EXHAUSTED);
       grpcFailure((await send({ message: { role: 'ROLE_USER', parts: [] } })).error, Code.INVALID_ARGUMENT);
       grpcFailure((await send({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ url: 'https://example.com/a.png' }] } })).error, Code.INVALID_ARGUMENT);
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id: crypto.randomUUID() })).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
@@ -258,6 +226,59 @@ describe('tenants (agent-server auth on): the same rules on both bindings', () =
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as('not-a-key'))).error, Code.UNAUTHENTICATED);
       // the same task over HTTP+JSON, for its owner
       assert.equal((await restAs(keyA, `/tasks/${id}`)).body.id, id);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
+describe("the project's custom auth (auth.path): the same door on both bindings", () => {
+  let custom: TestServer;
+  let port: number;
+  before(async () => {
+    custom = await startTestServer({
+      project: { graphs: fixtureGraphs, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } },
+      env: { AGENTPLANE_GRPC_PORT: '0' },
+    });
+    const grpc = await custom.grpc;
+    assert.ok('port' in grpc);
+    port = grpc.port;
+  });
+  after(() => custom.close());
+
+  const restAs = async (user: string | null, path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${custom.url}/a2a/echo/v1${path}`, {
+      ...init,
+      headers: { ...V1, 'content-type': 'application/json', ...(user ? { authorization: user } : {}) },
+    });
+    return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Dict };
+  };
+  const listAs = async (user: string) => (await restAs(user, '/tasks')).body.totalSize as number;
+
+  test('HTTP+JSON: refused without the credentials the handler asks for, or with ones it rejects; nothing is stored', async () => {
+    const before = await listAs('Bearer user-a');
+    googleRpc(await restAs(null, '/message:send', { method: 'POST', body: JSON.stringify(message('x')) }), 401, 'UNAUTHENTICATED');
+    googleRpc(await restAs('Bearer nobody', '/message:send', { method: 'POST', body: JSON.stringify(message('x')) }), 401, 'UNAUTHENTICATED');
+    googleRpc(await restAs('Bearer nobody', '/tasks'), 401, 'UNAUTHENTICATED');
+    assert.equal(await listAs('Bearer user-a'), before);
+    const sent = await restAs('Bearer user-a', '/message:send', { method: 'POST', body: JSON.stringify(message('mine')) });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal((await restAs('Bearer user-a', `/tasks/${sent.body.task.id}`)).body.id, sent.body.task.id);
+  });
+
+  test('gRPC: refused (UNAUTHENTICATED) without the credentials the handler asks for, or with ones it rejects; nothing is stored', async () => {
+    const grpc = rawGrpc(port);
+    try {
+      const before = await listAs('Bearer user-a');
+      const as = (user: string | null) => ({ 'a2a-version': '1.0', ...(user ? { authorization: user } : {}) });
+      grpcFailure((await grpc.unary('SendMessage', { tenant: 'echo', ...message('x') }, as(null))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.unary('SendMessage', { tenant: 'echo', ...message('x') }, as('Bearer nobody'))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.stream('SendStreamingMessage', { tenant: 'echo', ...message('x') }, as('Bearer nobody'))).error, Code.UNAUTHENTICATED);
+      grpcFailure((await grpc.unary('ListTasks', { tenant: 'echo' }, as(null))).error, Code.UNAUTHENTICATED);
+      assert.equal(await listAs('Bearer user-a'), before);
+      const sent = await grpc.unary('SendMessage', { tenant: 'echo', ...message('mine') }, as('Bearer user-a'));
+      assert.ok(sent.value, sent.error?.details);
+      assert.equal((await grpc.unary('GetTask', { tenant: 'echo', id: sent.value.task.id }, as('Bearer user-a'))).value?.id, sent.value.task.id);
     } finally {
       grpc.close();
     }

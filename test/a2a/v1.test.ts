@@ -278,6 +278,16 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
     assert.equal(artifactText(got), 'Not sent.');
   });
 
+  test('subscribing to a task that waits for input gives the task as it is, then closes: nothing is left to follow', async () => {
+    const client = await defaultClient(server.url, 'approval');
+    const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email dee about cake')]))));
+    const events = await collect(client.resubscribeTask({ tenant: '', id: waiting.id }));
+    assert.deepEqual(
+      events.map((e) => [e.payload?.$case, (e.payload?.value as { status?: { state: TaskState } }).status?.state]),
+      [['task', TaskState.TASK_STATE_INPUT_REQUIRED]],
+    );
+  });
+
   test('a breakpoint (interruptBefore) waits for input; the next message continues the run', async () => {
     const client = await defaultClient(server.url, 'breakpoint');
     const events = await collect(client.sendMessageStream(sendRequest(userMessage([text('email cy about rent')]))));

@@ -9,7 +9,7 @@ import type { A2ATaskService } from '../../../domain/a2a/taskService.ts';
 import { currentRun, type StartedTask } from '../../../domain/a2a/taskService.ts';
 import type { PushConfig, TaskPushConfigs } from '../../../domain/a2a/pushConfigs.ts';
 import { a2aError, stringMetadata, type A2AError, type A2AErrorKind } from './errors.ts';
-import { fromV1Message, fromV1State, toV1StreamResponse, toV1Task } from './wire.ts';
+import { closesStream, fromV1Message, fromV1State, toV1StreamResponse, toV1Task } from './wire.ts';
 
 /** What an operation acts on: the endpoint's assistant and the caller's tasks and push configs. */
 export interface V1Scope {
@@ -128,7 +128,10 @@ export const v1Operations = {
     const { task, record } = found.value;
     const { tasks, assistant, signal } = scope;
     async function* events(): AsyncGenerator<V1.StreamResponse> {
-      yield { task: toV1Task(task) };
+      const snapshot = toV1Task(task);
+      yield { task: snapshot };
+      // a task already waiting for the client has nothing to follow: the stream closes at that state (§3.2.2)
+      if (closesStream(snapshot.status.state)) return;
       for await (const event of tasks.follow(assistant, record, currentRun(record), signal)) yield toV1StreamResponse(event);
     }
     return done(events());
