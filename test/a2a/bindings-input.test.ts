@@ -122,6 +122,9 @@ describe('HTTP+JSON', () => {
   });
 });
 
+/** An answer as a client compares it, the task id it names made neutral. */
+const neutral = (answer: unknown, id: string): unknown => JSON.parse(JSON.stringify(answer ?? null).replaceAll(id, '<id>'));
+
 /** The code and the ErrorInfo reason of a gRPC error. */
 function grpcFailure(error: ServiceError | undefined, code: Code, reason?: string): void {
   assert.ok(error, 'the call fails');
@@ -204,7 +207,11 @@ describe('tenants (agent-server auth on): the same rules on both bindings', () =
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     const id = sent.body.task.id;
     assert.equal((await restAs(keyA, `/tasks/${id}`)).status, 200);
-    googleRpc(await restAs(keyB, `/tasks/${id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    const theirs = await restAs(keyB, `/tasks/${id}`);
+    googleRpc(theirs, 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    // word for word the answer to a task that does not exist, but for the id it names
+    const missing = crypto.randomUUID();
+    assert.deepEqual(neutral(theirs, id), neutral(await restAs(keyB, `/tasks/${missing}`), missing));
     googleRpc(await restAs(keyB, `/tasks/${id}:cancel`, { method: 'POST' }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
     assert.deepEqual((await restAs(keyB, '/tasks')).body.tasks, []);
     googleRpc(await restAs(null, `/tasks/${id}`), 401, 'UNAUTHENTICATED');
@@ -219,7 +226,14 @@ describe('tenants (agent-server auth on): the same rules on both bindings', () =
       assert.ok(sent.value, sent.error?.details);
       const id = sent.value.task.id;
       assert.equal((await grpc.unary('GetTask', { tenant: 'echo', id }, as(keyA))).value?.id, id);
-      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as(keyB))).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
+      const theirs = (await grpc.unary('GetTask', { tenant: 'echo', id }, as(keyB))).error;
+      grpcFailure(theirs, Code.NOT_FOUND, 'TASK_NOT_FOUND');
+      const missing = crypto.randomUUID();
+      const absent = (await grpc.unary('GetTask', { tenant: 'echo', id: missing }, as(keyB))).error;
+      assert.deepEqual(
+        [theirs!.code, neutral(theirs!.details, id), neutral(grpcErrorInfo(theirs!), id)],
+        [absent!.code, neutral(absent!.details, missing), neutral(grpcErrorInfo(absent!), missing)],
+      );
       grpcFailure((await grpc.unary('CancelTask', { tenant: 'echo', id }, as(keyB))).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
       assert.deepEqual((await grpc.unary('ListTasks', { tenant: 'echo' }, as(keyB))).value?.tasks ?? [], []);
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as(null))).error, Code.UNAUTHENTICATED);
