@@ -280,6 +280,52 @@ describe("the project's custom auth (auth.path): the same door on both bindings"
     assert.equal((await restAs('Bearer user-a', `/tasks/${sent.body.task.id}`)).body.id, sent.body.task.id);
   });
 
+  test("one user's task is unknown to another, on every binding: the same answer as a missing task, absent from their list, its context not theirs to continue", async () => {
+    const sent = await restAs('Bearer user-a', '/message:send', { method: 'POST', body: JSON.stringify(message('secret of a')) });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const { id, contextId } = sent.body.task as { id: string; contextId: string };
+    const missing = crypto.randomUUID();
+    // HTTP+JSON: the same status, code and reason as a task that does not exist
+    const asB = googleRpc(await restAs('Bearer user-b', `/tasks/${id}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    const absent = googleRpc(await restAs('Bearer user-b', `/tasks/${missing}`), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    assert.equal(asB.message.replace(id, '<id>'), absent.message.replace(missing, '<id>'));
+    googleRpc(await restAs('Bearer user-b', `/tasks/${id}:cancel`, { method: 'POST', body: '{}' }), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
+    const listed = (await restAs('Bearer user-b', '/tasks')).body.tasks as { id: string }[];
+    assert.ok(!listed.some((t) => t.id === id));
+    assert.ok(((await restAs('Bearer user-a', '/tasks')).body.tasks as { id: string }[]).some((t) => t.id === id));
+    // a follow-up naming the task, or a new message in its context, does not reach a's thread
+    googleRpc(
+      await restAs('Bearer user-b', '/message:send', { method: 'POST', body: JSON.stringify({ message: { ...message('me too').message, taskId: id } }) }),
+      404,
+      'NOT_FOUND',
+      'TASK_NOT_FOUND',
+    );
+    const intoContext = await restAs('Bearer user-b', '/message:send', {
+      method: 'POST',
+      body: JSON.stringify({ message: { ...message('me too').message, contextId } }),
+    });
+    assert.equal(intoContext.status, 400, JSON.stringify(intoContext.body));
+    // JSON-RPC
+    const rpc = await fetch(`${custom.url}/a2a/echo`, {
+      method: 'POST',
+      headers: { ...V1, 'content-type': 'application/json', authorization: 'Bearer user-b' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+    });
+    assert.equal(((await rpc.json()) as Dict).error?.code, -32001);
+    // gRPC
+    const grpc = rawGrpc(port);
+    try {
+      const as = (user: string) => ({ 'a2a-version': '1.0', authorization: user });
+      grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id }, as('Bearer user-b'))).error, Code.NOT_FOUND);
+      assert.equal((await grpc.unary('GetTask', { tenant: 'echo', id }, as('Bearer user-a'))).value?.id, id);
+    } finally {
+      grpc.close();
+    }
+    // a's conversation holds nothing of b's
+    const history = ((await restAs('Bearer user-a', `/tasks/${id}`)).body.history ?? []) as Dict[];
+    assert.ok(!JSON.stringify(history).includes('me too'));
+  });
+
   test('gRPC: refused (UNAUTHENTICATED) without the credentials the handler asks for, or with ones it rejects; nothing is stored', async () => {
     const grpc = rawGrpc(port);
     try {

@@ -43,7 +43,7 @@ async function notify(deps: PushDeliveryDeps, taskId: string, runId: string): Pr
   const agent = deps.agentFor(owner);
   const assistant = await agent.assistants.get(record.assistantId);
   if (!assistant.ok) return;
-  const task = await new A2ATaskService(agent, deps.tasks, owner).view(assistant.value, record);
+  const task = await new A2ATaskService(agent, deps.tasks, owner, record.user).view(assistant.value, record);
   const payload = deps.render(task);
   for (const config of configs) {
     const headers: Record<string, string> = {};

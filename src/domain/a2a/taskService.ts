@@ -64,7 +64,14 @@ export class A2ATaskService {
     private readonly agent: AgentService,
     private readonly tasks: TaskStore,
     private readonly owner: string,
+    /** The caller's identity under the project's custom auth: tasks are kept apart by it too (undefined: none). */
+    private readonly user?: string,
   ) {}
+
+  /** Whether the record is this caller's: its owner's, and under custom auth its creator's. */
+  private isMine(record: TaskRecord): boolean {
+    return (record.owner ?? '') === this.owner && record.user === this.user;
+  }
 
   /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
   async start(
@@ -80,6 +87,11 @@ export class A2ATaskService {
     if (!converted.ok) return converted;
     if (message.contextId !== undefined && !isUuid(message.contextId)) {
       return fail('invalid', `Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`);
+    }
+    // a context another caller's tasks live in is not this caller's to continue: its thread
+    // holds their conversation (the same answer as a context that cannot take a run)
+    if (message.taskId === undefined && message.contextId !== undefined && (await this.tasks.list(message.contextId)).some((r) => !this.isMine(r))) {
+      return fail('invalid', `Thread ${message.contextId} not found`, { thread_id: message.contextId, error_type: 'thread_not_found' });
     }
     let existing: TaskRecord | undefined;
     if (message.taskId !== undefined) {
@@ -112,7 +124,15 @@ export class A2ATaskService {
     const sent: Message = { ...message, ...ids };
     const record = existing
       ? await this.tasks.addRun(existing.id, runId, sent)
-      : await this.tasks.create({ id: taskId, owner: this.owner, contextId: threadId, assistantId: assistant.assistant_id, runId, message: sent });
+      : await this.tasks.create({
+          id: taskId,
+          owner: this.owner,
+          user: this.user,
+          contextId: threadId,
+          assistantId: assistant.assistant_id,
+          runId,
+          message: sent,
+        });
     if (!record) return taskNotFound(taskId);
     const submitted: Task = {
       kind: 'task',
@@ -147,7 +167,7 @@ export class A2ATaskService {
       if (!after) return fail('invalid', 'pageToken: not a token this server gave (use the nextPageToken of the previous page)', { field: 'pageToken' });
     }
     const records = await this.tasks.list(query.contextId);
-    const mine = records.filter((r) => (r.owner ?? '') === this.owner && r.assistantId === assistant.assistant_id);
+    const mine = records.filter((r) => this.isMine(r) && r.assistantId === assistant.assistant_id);
     const views = await Promise.all(mine.map((r) => this.view(assistant, r, { historyLength: query.historyLength })));
     const since = query.updatedAfter ? Date.parse(query.updatedAfter) : undefined;
     const matching = views
@@ -181,7 +201,7 @@ export class A2ATaskService {
   /** The task if it exists, is this owner's and belongs to this assistant's endpoint; malformed ids are simply unknown. */
   async find(assistant: Assistant, id: string, contextId?: string): Promise<TaskRecord | undefined> {
     const record = await this.tasks.get(id);
-    if (!record || (record.owner ?? '') !== this.owner || record.assistantId !== assistant.assistant_id) return undefined;
+    if (!record || !this.isMine(record) || record.assistantId !== assistant.assistant_id) return undefined;
     if (contextId !== undefined && contextId !== record.contextId) return undefined;
     return record;
   }

@@ -23,6 +23,11 @@ export interface TaskRecord {
   id: string;
   /** Its thread's owner (see ownerOf in agent/records.ts); absent is ''. */
   owner?: string;
+  /**
+   * The identity the project's custom auth (auth.path) gave the caller that created it; absent
+   * without custom auth. Under custom auth a task is its creator's alone.
+   */
+  user?: string;
   contextId: string;
   /** The resolved assistant UUID: a task belongs to one A2A endpoint. */
   assistantId: string;
@@ -56,11 +61,20 @@ export class TaskStore {
     return this.tasks.list(contextId === undefined ? {} : { where: { contextId } });
   }
 
-  async create(fields: { id: string; owner: string; contextId: string; assistantId: string; runId: string; message: Message }): Promise<TaskRecord> {
+  async create(fields: {
+    id: string;
+    owner: string;
+    user?: string;
+    contextId: string;
+    assistantId: string;
+    runId: string;
+    message: Message;
+  }): Promise<TaskRecord> {
     const now = nowIso();
     const record: TaskRecord = {
       id: fields.id,
       ...(fields.owner ? { owner: fields.owner } : {}),
+      ...(fields.user !== undefined ? { user: fields.user } : {}),
       contextId: fields.contextId,
       assistantId: fields.assistantId,
       runIds: [fields.runId],

@@ -53,7 +53,7 @@ export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ow
   const webhookRules = (deps.config.project.webhooks as { url?: WebhookUrlPolicy } | undefined)?.url;
   const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules);
   const scopeFor = (ctx: RequestContext) => {
-    const tasks = new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx));
+    const tasks = new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx), ctx.user?.identity);
     return { tasks, push: new TaskPushConfigs(tasks, pushStore, urlProblem) };
   };
   const framing = { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth };
