@@ -68,8 +68,10 @@ export async function create(api: Api, body: unknown): Promise<any> {
   return json(await api('/v2/deployments', { method: 'POST', json: body }), 201);
 }
 
-export async function waitUntilGone(api: Api, deploymentId: string): Promise<void> {
-  for (let i = 0; i < 2000; i += 1) {
+/** Polls until the deployment is gone: a wall-clock budget, as a delete on podman beside an image build (CI's containers step runs three files at once) takes tens of seconds. */
+export async function waitUntilGone(api: Api, deploymentId: string, ms = 120_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
     const res = await api(`/v2/deployments/${deploymentId}`);
     await res.body?.cancel();
     if (res.status === 404) return;

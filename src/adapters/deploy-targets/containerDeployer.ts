@@ -28,7 +28,7 @@ import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from './localBuild.ts';
 import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
-import { answersOk, freePort, stillServes } from './probes.ts';
+import { answersOk, freePort } from './probes.ts';
 import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
 import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from './sandbox.ts';
 
@@ -381,7 +381,7 @@ export class ContainerTarget implements DeployTarget {
     const revision = await this.repo.revisions.get(deployment.active_revision_id);
     if (!revision) return;
     const state = await podState(this.engine, deploymentId);
-    if (state && state.revisionId === revision.id && state.containers.every((c) => c.running) && (await stillServes(`http://127.0.0.1:${state.hostPort}`))) {
+    if (state && state.revisionId === revision.id && state.containers.every((c) => c.running) && (await answersOk(`http://127.0.0.1:${state.hostPort}`))) {
       // its output since the last line copied (the log file's last change)
       const since = fs.existsSync(this.files.logFile(deploymentId, revision.id, 'deploy'))
         ? fs.statSync(this.files.logFile(deploymentId, revision.id, 'deploy')).mtimeMs
