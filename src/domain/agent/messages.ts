@@ -139,7 +139,6 @@ export function addMessages(current: readonly MessageDict[], update: unknown): M
   return removed.size ? next.filter((m) => !m.id || !removed.has(m.id)) : next;
 }
 
-/** Serialises graph values for the wire: LangChain messages become dicts, recursively. */
 /**
  * Serialises graph values for the wire: LangChain messages become dicts, recursively. A
  * streamed chunk is typed as its message (`ai`), as upstream's JS server writes it (its
