@@ -144,8 +144,16 @@ export async function replayThread(server: Server, threadId: string, transport: 
   const events: StreamEvent[] = [];
   try {
     const subscription = await thread.subscribe(['lifecycle', 'messages']);
+    // the SDK pauses a subscription (its iteration ends) a macrotask after a root terminal
+    // event, the first run's interrupt here, and resumes it when a later event comes: read
+    // across pauses, as the SDK's own consumers do, or the resumed run is missed whenever its
+    // events arrive after that macrotask (under load)
     const reading = (async () => {
-      for await (const event of subscription) events.push(event as unknown as StreamEvent);
+      while (true) {
+        for await (const event of subscription) events.push(event as unknown as StreamEvent);
+        if (!subscription.isPaused) return;
+        await subscription.waitForResume();
+      }
     })();
     const completed = (e: StreamEvent) => e.method === 'lifecycle' && e.params.namespace.length === 0 && e.params.data?.event === 'completed';
     await until(() => events.some(completed), 'the replay to reach the end of the resumed run');
