@@ -44,7 +44,7 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * Where screenshots go: docs/dashboard/ with UPDATE_SCREENSHOTS=1 (the README shows those),
+ * Where screenshots go: docs/dashboard/ with UPDATE_SCREENSHOTS=1 (docs/dashboard.md shows those),
  * else the release checks' output folder, .cache/release/dashboard/ (ignored by git; SCREENSHOTS_DIR
  * names another), where a person looks at each page after a run.
  */

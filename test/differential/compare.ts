@@ -1,5 +1,5 @@
 // Normalising one server's observations and listing where two of them differ, and the list
-// of deliberate differences (each with its reason; README's compatibility section is written
+// of deliberate differences (each with its reason; docs/compatibility.md is written
 // from it).
 import fs from 'node:fs';
 
@@ -72,7 +72,7 @@ export interface DeliberateDifference {
   scenario: string;
   /** Differing JSON paths allowed (`*` matches within one key or index, `**` across any). */
   paths: string[];
-  /** One line for the README: what differs. */
+  /** One line for docs/compatibility.md: what differs. */
   summary: string;
   /** Why agentplane differs on purpose. */
   reason: string;

@@ -1,10 +1,10 @@
-// README.md's compatibility section says exactly what deliberate-differences.json says.
+// docs/compatibility.md says exactly what deliberate-differences.json says.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { README, readmeWithSection } from './compatibility.ts';
+import { COMPATIBILITY_DOC, documentWithSection } from './compatibility.ts';
 
-it('README.md compatibility section matches deliberate-differences.json (regenerate: npx tsx test/differential/compatibility.ts --write)', () => {
-  const readme = fs.readFileSync(README, 'utf8');
-  assert.equal(readme, readmeWithSection(readme));
+it('docs/compatibility.md matches deliberate-differences.json (regenerate: npx tsx test/differential/compatibility.ts --write)', () => {
+  const document = fs.readFileSync(COMPATIBILITY_DOC, 'utf8');
+  assert.equal(document, documentWithSection(document));
 });

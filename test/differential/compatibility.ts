@@ -1,12 +1,12 @@
-// README.md's compatibility section, written from deliberate-differences.json (the one list
-// of where agentplane differs from the upstream server on purpose). `--write` puts it into
-// README.md; compatibility.test.ts fails when the two disagree.
+// docs/compatibility.md's list, written from deliberate-differences.json (the one list of
+// where agentplane differs from the upstream server on purpose). `--write` puts it into
+// docs/compatibility.md; compatibility.test.ts fails when the two disagree.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readDeliberate } from './compare.ts';
 import { UPSTREAM_CLI_PACKAGE, UPSTREAM_CLI_VERSION } from '../../scripts/upstream/langgraphCli.ts';
 
-export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+export const COMPATIBILITY_DOC = fileURLToPath(new URL('../../docs/compatibility.md', import.meta.url));
 const START = '<!-- compatibility:start (generated from test/differential/deliberate-differences.json: npx tsx test/differential/compatibility.ts --write) -->';
 const END = '<!-- compatibility:end -->';
 
@@ -21,15 +21,15 @@ export function compatibilitySection(): string {
   ].join('\n');
 }
 
-/** README.md with its compatibility section replaced by the generated one. */
-export function readmeWithSection(readme: string): string {
-  const from = readme.indexOf(START);
-  const to = readme.indexOf(END);
-  if (from < 0 || to < 0) throw new Error(`README.md has no compatibility section (between "${START}" and "${END}")`);
-  return readme.slice(0, from) + compatibilitySection() + readme.slice(to + END.length);
+/** docs/compatibility.md with its generated section replaced by a new one. */
+export function documentWithSection(document: string): string {
+  const from = document.indexOf(START);
+  const to = document.indexOf(END);
+  if (from < 0 || to < 0) throw new Error(`docs/compatibility.md has no generated section (between "${START}" and "${END}")`);
+  return document.slice(0, from) + compatibilitySection() + document.slice(to + END.length);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
-  fs.writeFileSync(README, readmeWithSection(fs.readFileSync(README, 'utf8')));
-  console.log('README.md compatibility section written');
+  fs.writeFileSync(COMPATIBILITY_DOC, documentWithSection(fs.readFileSync(COMPATIBILITY_DOC, 'utf8')));
+  console.log('docs/compatibility.md written');
 }
