@@ -175,16 +175,25 @@ export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): st
 
 const fmtFigure = (n: number, unit: string) => (unit === 'ms' && n < 100 ? fmtMs(n) : fmt(n, n < 100 ? 1 : 0)) + ' ' + unit;
 
-/** The report's first section: each target this run missed, with what explains it. */
+/** Where a missed target's explanation is: an anchor of the report's own, numbered in the order of the targets. */
+const whyAnchor = (index: number) => `why-${index + 1}`;
+
+/** The report's first section: every target in one line each, met or missed, a missed one linked to its explanation. */
+export function targetsSection(targets: Target[]): string[] {
+  const out = ['## Targets', '', '| Target | Goal | Measured | | |', '|---|---|---|---|---|'];
+  targets.forEach((t, i) => out.push(`| ${t.name} | ${t.goal} | ${t.value} | ${yes(t.met)} | ${t.met === false ? `[why](#${whyAnchor(i)})` : ''} |`));
+  out.push('');
+  return out;
+}
+
+/** Each missed target's explanation, under an anchor the targets' table links to. */
 export function missedSection(targets: Target[]): string[] {
-  const missed = targets.filter((t) => t.met === false);
-  if (!missed.length) return [];
-  const out = ['## Targets missed', ''];
-  for (const t of missed) {
-    out.push(`- **${t.name}**: ${t.value} (goal ${t.goal}).`);
-    if (t.why) out.push(`  ${t.why}`);
-  }
-  out.push('', 'Every target, met or missed, is under [Targets](#targets).', '');
+  if (!targets.some((t) => t.met === false)) return [];
+  const out = ['## Why targets were missed', ''];
+  targets.forEach((t, i) => {
+    if (t.met !== false) return;
+    out.push(`<a id="${whyAnchor(i)}"></a>`, '', `### ${t.name}`, '', `${t.value} (goal ${t.goal}).${t.why ? ` ${t.why}` : ''}`, '');
+  });
   return out;
 }
 
@@ -215,15 +224,10 @@ export function renderMarkdown(r: Report): string {
     }
   }
   line();
-  for (const l of missedSection(r.targets)) line(l);
+  for (const l of targetsSection(r.targets)) line(l);
   for (const l of baselineSection(r)) line(l);
+  for (const l of missedSection(r.targets)) line(l);
   line('![Throughput by scenario](benchmarks.svg)');
-  line();
-  line('## Targets');
-  line();
-  line('| Target | Goal | Measured | |');
-  line('|---|---|---|---|');
-  for (const t of r.targets) line(`| ${t.name} | ${t.goal} | ${t.value} | ${yes(t.met)} |`);
   line();
   line('## Machine and versions');
   line();

@@ -456,24 +456,40 @@ test('every figure measured on both trees is compared to the baseline, and only 
   assert.deepEqual(fakeReport().comparisons, [], 'no baseline, nothing compared');
 });
 
-test('the report opens with the targets missed and what explains them, then the regressions against the baseline and every figure beside it', () => {
+test('the report opens with every target in one line each, then the regressions against the baseline, then what explains each missed target', () => {
   const report = withBaseline();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-report-'));
   try {
     const md = fs.readFileSync(writeReport(report, dir).md, 'utf8');
-    const missed = md.indexOf('## Targets missed');
+    const targets = md.indexOf('## Targets\n');
     const top = md.indexOf('## Against the baseline `v0.1.0` (bd941bb)');
-    assert.ok(missed > 0 && missed < top && top < md.indexOf('## Targets\n'), 'missed targets, then the baseline, before everything else');
-    const missedPart = md.slice(missed, top);
-    assert.match(missedPart, /- \*\*Write p50 growth, 100 → 100k deployments\*\*: POST 1\.5×, PATCH 3× \(goal ≤ 2×\)\./);
+    const missed = md.indexOf('## Why targets were missed');
+    assert.ok(targets > 0 && targets < top && top < missed, 'the targets, then the baseline, then the explanations');
+    const table = md.slice(targets, top).trim().split('\n').slice(2);
+    assert.equal(table.length, 2 + report.targets.length, 'one line a target');
+    const growth = report.targets.findIndex((t) => t.name === 'Write p50 growth, 100 → 100k deployments');
+    assert.match(
+      table[2 + growth],
+      /^\| Write p50 growth, 100 → 100k deployments \| ≤ 2× \| POST 1\.5×, PATCH 3× \| \*\*missed\*\* \| \[why\]\(#why-\d+\) \|$/,
+    );
+    const anchor = /\[why\]\(#(why-\d+)\)/.exec(table[2 + growth])![1];
+    const missedPart = md.slice(missed, md.indexOf('![Throughput by scenario]'));
     assert.match(
       missedPart,
-      /- \*\*LangGraph runs\/s vs upstream JS dev server, every server started fresh each round[^\n]*\*\*: [^\n]*\n {2}[^\n]*On one thread a thread's state grows[^\n]*messageMemo\.ts[^\n]*\(profiles\/runs-in-process\.svg\)/,
+      new RegExp(`<a id="${anchor}"></a>\\n\\n### Write p50 growth, 100 → 100k deployments\\n\\nPOST 1\\.5×, PATCH 3× \\(goal ≤ 2×\\)\\.`),
+    );
+    assert.match(
+      missedPart,
+      /### LangGraph runs\/s vs upstream JS dev server, every server started fresh each round[^\n]*\n\n[^\n]*On one thread a thread's state grows[^\n]*messageMemo\.ts[^\n]*\(profiles\/runs-in-process\.svg\)/,
     );
     assert.doesNotMatch(missedPart, /on one long-lived server each/, 'the long-lived figures are not judged');
     assert.match(md, /\| agentplane ÷ upstream JS dev server \| warm-up \| 100 threads \| 2\.10× \| 2\.00–2\.20 \|/);
     assert.match(md, /## Runs on one long-lived server each/);
-    assert.doesNotMatch(missedPart, /Start to first 200/, 'a met target is not listed');
+    assert.doesNotMatch(missedPart, /### Start to first 200/, 'a met target is not explained');
+    assert.ok(
+      table.some((row) => /^\| Start to first 200[^\n]*\| met \| {2}\|$/.test(row)),
+      'a met target has its line, with no link',
+    );
     assert.match(md, /\*\*3 regressions of more than 5% against `v0\.1\.0` \(bd941bb\):\*\*/);
     assert.match(md, /- \*\*GET \/v2\/deployments\/\{id\} throughput\*\*: 8,000 req\/s vs 10,000 req\/s \(0\.8× the baseline, higher is better\)/);
     assert.doesNotMatch(md, /- \*\*GET \/v2\/deployments\?limit=20 throughput/, 'within 5% is no regression');
