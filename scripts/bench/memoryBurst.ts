@@ -8,23 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
+import { BURST_RUNS, BURST_SECONDS, BURST_STEP_S, type BurstFigure } from './burstFigure.ts';
+
+export { BURST_RUNS, BURST_SECONDS, BURST_THREADS, type BurstFigure } from './burstFigure.ts';
 
 export const LARGE_GRAPH = 'large';
-export const BURST_RUNS = 25;
-export const BURST_SECONDS = 60;
-const STEP_S = 5;
-
-export interface BurstFigure {
-  threads: number;
-  runs: number;
-  idleMB: number;
-  peakMB: number;
-  /** RSS every 5 s after the burst, the last one BURST_SECONDS after it. */
-  samplesMB: number[];
-  afterMB: number;
-  ratio: number;
-}
-
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 
 export function largeGraphSpec(): Record<string, string> {
@@ -58,8 +46,8 @@ export async function measureBurst(ap: Agentplane, threads: number, runs = BURST
   const seconds = (performance.now() - started) / 1000;
   const peakMB = mb(Math.max(peak, ap.rss()));
   const samplesMB = [mb(ap.rss())];
-  for (let waited = 0; waited < BURST_SECONDS; waited += STEP_S) {
-    await delay(STEP_S * 1000);
+  for (let waited = 0; waited < BURST_SECONDS; waited += BURST_STEP_S) {
+    await delay(BURST_STEP_S * 1000);
     samplesMB.push(mb(ap.rss()));
   }
   const afterMB = samplesMB.at(-1)!;
