@@ -19,6 +19,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 /** Which phase (run.ts BENCH_ONLY) measured a `skipped` entry, from its wording. */
 function phaseOfSkipped(what: string): string {
   if (/^fan-?out/i.test(what)) return 'fanout';
+  if (/^burst/i.test(what)) return 'burst';
   if (/replica/i.test(what)) return 'replicas';
   if (/protocol/i.test(what)) return 'protocol';
   if (/PostgreSQL/.test(what)) return 'postgres';
@@ -39,7 +40,7 @@ function bulletLabel(line: string): string {
 }
 
 /** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol', 'fanout'];
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol', 'fanout', 'burst'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -73,6 +74,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
     protocol: phases.includes('protocol') ? fresh.protocol : earlier.protocol,
     fanout: phases.includes('fanout') ? fresh.fanout : earlier.fanout,
+    burst: phases.includes('burst') ? fresh.burst : earlier.burst,
     memory: phases.includes('writes') ? { ...earlier.memory, startWith100kMs: fresh.memory.startWith100kMs } : earlier.memory,
     skipped: [...earlier.skipped.filter((s) => !phases.includes(phaseOfSkipped(s.what))), ...fresh.skipped],
     merged: [

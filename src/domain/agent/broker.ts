@@ -1,11 +1,18 @@
 // Per-run event logs in process memory. The run worker only publishes; SSE handlers, join and A2A only read,
 // so streaming, resuming with Last-Event-ID and background runs share one mechanism.
-// Logs of finished runs are kept for a bounded number of runs, then dropped (the run's
-// outcome stays in the store). The server's own logs on the embedded store; on PostgreSQL
+// Logs of finished runs are kept for a bounded number of runs and a bounded number of bytes,
+// the oldest dropped first (the run's outcome stays in the store, and a reader of a dropped
+// log is answered from it). A finished log of a long thread holds its whole last state: 25
+// runs appending 400 KB each kept ~250 MB by count alone (issue 67). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEvents.ts).
 import type { RunEvent } from './runEvent.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
+import { JsonText } from '../../shared/jsonText.ts';
+
+/** Finished logs kept by default: how many, and how many bytes of event text in all. */
+export const KEEP_FINISHED_LOGS = 200;
+export const KEEP_FINISHED_BYTES = 64 * 1024 * 1024;
 
 class EventLog {
   events: RunEvent[] = [];
@@ -31,6 +38,18 @@ class EventLog {
    * intermediate events go: a finished log must not pin every state the run went through.
    * Readers already iterating hold the previous array and are unaffected.
    */
+  /**
+   * The bytes a finished log holds that can be known without serialising anything: the text of
+   * the events a run worker posted (twice once parsed: the join answer is that parse). Data held
+   * as objects (graphs on the main thread) shares its messages with the thread's state and
+   * counts nothing.
+   */
+  bytes(): number {
+    let total = 0;
+    for (const e of this.events) if (e.data instanceof JsonText) total += e.data.text.length * (e.data.isParsed ? 2 : 1);
+    return total;
+  }
+
   compact(): void {
     const lastValues = this.events.findLast((e) => e.event === 'values');
     // a protocol run's events are its thread's history, replayed to subscribers from any point
@@ -54,11 +73,15 @@ export class RunBroker implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
   private readonly owners = new Map<string, string>();
-  private readonly finished: string[] = [];
+  private readonly finished: { runId: string; bytes: number }[] = [];
+  private finishedBytes = 0;
   /** Readers of thread streams waiting for the thread's next run. */
   private readonly threadWaiters = new Map<string, Set<() => void>>();
 
-  constructor(private readonly keepFinished = 200) {}
+  constructor(
+    private readonly keepFinished = KEEP_FINISHED_LOGS,
+    private readonly keepFinishedBytes = KEEP_FINISHED_BYTES,
+  ) {}
 
   /** Opens (or returns) the log of a run; called when the run is queued. */
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
@@ -118,8 +141,15 @@ export class RunBroker implements RunEventLog {
     log.push('end', null);
     log.end();
     log.compact();
-    this.finished.push(runId);
-    while (this.finished.length > this.keepFinished) this.forget(this.finished.shift()!);
+    const bytes = log.bytes();
+    this.finished.push({ runId, bytes });
+    this.finishedBytes += bytes;
+    // the newest log stays whatever its size: its run's readers are the likeliest
+    while (this.finished.length > this.keepFinished || (this.finished.length > 1 && this.finishedBytes > this.keepFinishedBytes)) {
+      const oldest = this.finished.shift()!;
+      this.finishedBytes -= oldest.bytes;
+      this.forget(oldest.runId);
+    }
   }
 
   setResult(runId: string, result: unknown): void {
