@@ -8,8 +8,8 @@
 // the last run's events asked `since` the event before it, on a thread with a short history
 // and on one with a long one; a replay that costs what it returns takes the same time on both.
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
 import { expectStatus, request } from './agentplane.ts';
+import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { openSubscribers } from './fanoutSubscribers.ts';
 
 export interface FanoutFigure {
@@ -29,13 +29,6 @@ export interface FanoutFigure {
   replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
 }
 
-export interface FanoutTarget {
-  url: string;
-  headers: Record<string, string>;
-  assistant: string;
-}
-
-const CHANNELS = ['lifecycle', 'values', 'messages'];
 const OK_SAMPLES = 400;
 const FIRST_EVENT_SAMPLES = 15;
 const REPLAY_SAMPLES = 7;
@@ -52,8 +45,6 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
 
-const json = (t: FanoutTarget, pathname: string, body: unknown, signal?: AbortSignal) =>
-  fetch(t.url + pathname, { method: 'POST', headers: { ...t.headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
 const input = () => ({ messages: [{ role: 'user', content: `fan-out ${randomUUID()}` }] });
 
 let commandId = 0;
@@ -112,68 +103,6 @@ async function firstEvent(t: FanoutTarget): Promise<number> {
   }
   sampled.firstEvent = times.length;
   return r2(median(times));
-}
-
-/** An open subscriber: counts the events it receives until closed. */
-export interface Subscriber {
-  received(): number;
-  failed(): boolean;
-  close(): void;
-}
-
-export async function sseSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
-  const abort = new AbortController();
-  let events = 0;
-  let failed = false;
-  const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS }, abort.signal);
-  if (res.status !== 200) throw new Error(`POST /threads/{id}/stream/events: HTTP ${res.status}`);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    // a frame ends with a blank line; the last character of a chunk is kept for one split there
-    let tail = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        events += (tail + value).split('\n\n').length - 1;
-        tail = value.slice(-1);
-      }
-      if (!abort.signal.aborted) failed = true;
-    } catch {
-      if (!abort.signal.aborted) failed = true;
-    }
-  })();
-  return { received: () => events, failed: () => failed, close: () => abort.abort() };
-}
-
-export async function socketSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
-  const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/threads/${thread}/stream/events`, { headers: t.headers });
-  let events = 0;
-  let failed = false;
-  let closing = false;
-  await new Promise<void>((resolve, reject) => {
-    ws.once('error', reject);
-    ws.once('open', () => {
-      ws.send(JSON.stringify({ id: 1, method: 'subscription.subscribe', params: { channels: CHANNELS } }));
-    });
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type?: string; id?: number };
-      if (message.type === 'event') events += 1;
-      else if (message.id === 1 && message.type === 'success') resolve();
-      else if (message.id === 1) reject(new Error(`subscription.subscribe: ${String(data).slice(0, 200)}`));
-    });
-  });
-  ws.on('close', () => {
-    if (!closing) failed = true;
-  });
-  return {
-    received: () => events,
-    failed: () => failed,
-    close: () => {
-      closing = true;
-      ws.close();
-    },
-  };
 }
 
 interface ThreadEvent {

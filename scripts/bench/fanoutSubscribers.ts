@@ -4,7 +4,7 @@
 // browsers, not the client that measures). The worker opens them, counts what they receive,
 // and closes them when told.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { sseSubscriber, socketSubscriber, type FanoutTarget, type Subscriber } from './fanout.ts';
+import { sseSubscriber, socketSubscriber, type FanoutTarget, type Subscriber } from './fanoutClients.ts';
 
 interface Open {
   target: FanoutTarget;

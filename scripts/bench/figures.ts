@@ -3,8 +3,11 @@
 import type { LoadResult } from './load.ts';
 import { protocolRatios, type ProtocolFigure, type ProtocolRatio } from './protocolFigures.ts';
 import type { FreshFigure, FreshRatio } from './freshPeer.ts';
-import type { RouteCpuFigure } from './routeCpu.ts';
+import type { RouteCpuFigure } from './routeCpuFigure.ts';
 import type { FanoutFigure } from './fanout.ts';
+import { SHARED_GRAPH } from './sharedGraph.ts';
+
+export { SHARED_GRAPH };
 import { BURST_RUNS, BURST_SECONDS, type BurstFigure } from './burstFigure.ts';
 
 /**
@@ -391,8 +394,6 @@ function byIdWhy(report: Measured): string {
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
 
-/** The graph both servers run for the runs/s ratio (scripts/bench/graph.ts). */
-export const SHARED_GRAPH = 'echo_graph';
 export const ROUTE_BY_ID = 'GET /v2/deployments/{id}';
 export const ROUTE_LIST = 'GET /v2/deployments?limit=20';
 

@@ -4,7 +4,7 @@
 // byte-identical code on the same @langchain/langgraph version.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SHARED_GRAPH } from './figures.ts';
+import { SHARED_GRAPH } from './sharedGraph.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BENCH_GRAPH = SHARED_GRAPH;

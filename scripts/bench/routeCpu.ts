@@ -13,22 +13,11 @@ import { baselineRefFrom, prepareBaseline } from './baseline.ts';
 import { deploymentBody } from './http.ts';
 import { load } from './load.ts';
 import { untilIdle } from './writes.ts';
+import { ROUTE_CPU_ROUTES, type RouteCpuFigure, type RouteName } from './routeCpuFigure.ts';
 
-export const ROUTE_CPU_ROUTES = ['GET /v2/deployments/{id}', 'GET /ok', 'GET /threads/{id}', 'POST /threads'] as const;
-type RouteName = (typeof ROUTE_CPU_ROUTES)[number];
+export { ROUTE_CPU_ROUTES, type RouteCpuFigure };
+
 export const ROUTE_CPU_BURST = 1000;
-
-export interface RouteCpuFigure {
-  route: RouteName;
-  /** µs of server CPU a request, the median of every burst. */
-  currentUs: number;
-  baselineUs: number;
-  /** baseline / current: the median of the rounds' ratios (above 1: the current tree is cheaper), and their range. */
-  ratio: number;
-  ratioMin: number;
-  ratioMax: number;
-  rounds: number;
-}
 
 /** A process's CPU time in seconds, every thread's, at nanosecond resolution (Linux). */
 export function processCpuPrecise(pid: number): number {

@@ -1,6 +1,6 @@
 // The layers of docs/architecture.md, checked on the import graph madge reads from the sources
-// (type-only and dynamic imports included): no cycle in src or in the conformance suite the
-// package ships, the domain imports no runtime, backend or composition, the runtime no domain,
+// (type-only and dynamic imports included): no cycle anywhere in the repository's code (the
+// server, its tests, the bench and build scripts, the dashboard, the examples), the domain imports no runtime, backend or composition, the runtime no domain,
 // and only the composition root asks which backend it has.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,11 +10,16 @@ import { fileURLToPath } from 'node:url';
 import madge from 'madge';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Every folder of the repository that holds code (generated/ imports nothing of ours). */
+const CODE = ['src', 'test', 'scripts', 'examples', 'bin', 'ui/src'];
 let graph: Record<string, string[]>;
 let cycles: string[][];
 
 before(async () => {
-  const result = await madge([path.join(ROOT, 'src'), path.join(ROOT, 'test/conformance')], { baseDir: ROOT, fileExtensions: ['ts'] });
+  const result = await madge(
+    CODE.map((dir) => path.join(ROOT, dir)),
+    { baseDir: ROOT, fileExtensions: ['ts', 'tsx', 'js', 'mjs'] },
+  );
   graph = result.obj();
   cycles = result.circular();
 });
@@ -33,13 +38,15 @@ test('the import graph covers the sources (a check over nothing would pass)', ()
     'src/domain/ports/store.ts',
     'src/adapters/postgres/pgStore.ts',
     'test/conformance/lib/suite.ts',
+    'scripts/bench/run.ts',
+    'bin/agentplane.js',
   ]) {
     assert.ok(graph[file], `${file} is not in the graph`);
   }
   assert.ok(graph['src/compose/backend.ts'].includes('src/adapters/postgres/pgStore.ts'));
 });
 
-test('no import cycle in src or in the conformance suite', () => {
+test('no import cycle anywhere: the server, the tests, the bench and build scripts, the dashboard, the examples', () => {
   assert.deepEqual(
     cycles.map((cycle) => cycle.join(' → ')),
     [],

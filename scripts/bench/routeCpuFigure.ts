@@ -1,0 +1,16 @@
+// What the `routes` phase measures (routeCpu.ts), apart from how: the routes it compares with
+// the baseline and the figure each gives, read by the report (figures.ts) without the phase's code.
+export const ROUTE_CPU_ROUTES = ['GET /v2/deployments/{id}', 'GET /ok', 'GET /threads/{id}', 'POST /threads'] as const;
+export type RouteName = (typeof ROUTE_CPU_ROUTES)[number];
+
+export interface RouteCpuFigure {
+  route: RouteName;
+  /** µs of server CPU a request, the median of every burst. */
+  currentUs: number;
+  baselineUs: number;
+  /** baseline / current: the median of the rounds' ratios (above 1: the current tree is cheaper), and their range. */
+  ratio: number;
+  ratioMin: number;
+  ratioMax: number;
+  rounds: number;
+}
