@@ -5,6 +5,7 @@
 // server (the wire is test/agent-server/protocol-v2.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { RunBroker } from '../../src/domain/agent/broker.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
@@ -126,5 +127,21 @@ describe("a thread's protocol events with many readers", () => {
       (await staying).map((e) => e.seq),
       [2, 3, 5],
     );
+  });
+
+  it("keeps no listener on a reader's signal for the runs it has read", async () => {
+    const { deps, broker, run } = await setup();
+    for (let i = 0; i < 5; i += 1) await broker.end(await run(1));
+    const leaving = new AbortController();
+    const reading = read(deps, 6, leaving.signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // the reader's own, and at most the one of the read waiting now
+    const listeners = getEventListeners(leaving.signal, 'abort').length;
+    leaving.abort();
+    assert.deepEqual(
+      (await reading).map((e) => e.seq),
+      [2, 4, 6, 8, 10],
+    );
+    assert.ok(listeners <= 2, `${listeners} abort listeners on a reader of 5 runs`);
   });
 });
