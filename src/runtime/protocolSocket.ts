@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
+import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
@@ -174,11 +175,11 @@ class ProtocolSocket {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        const text = typeof data === 'string' ? data : JSON.stringify(data);
+        const text = textBytes(next.value, data);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
-        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<unknown>((resolve) => this.ws.send(text, resolve));
-        else this.ws.send(text);
+        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<unknown>((resolve) => this.ws.send(text, { binary: false }, resolve));
+        else this.ws.send(text, { binary: false });
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)
@@ -218,4 +219,16 @@ function failure(id: number, status: number, text: string): Dict {
   const message = typeof body.detail === 'string' ? body.detail : typeof body.message === 'string' ? body.message : `HTTP ${status}`;
   const error = status === 404 ? 'not_found' : status === 409 ? 'conflict' : status === 429 ? 'resource_exhausted' : 'invalid_argument';
   return { type: 'error', id, error, message };
+}
+
+// A frozen event is one object for all its subscribers (a thread's protocol events): its text
+// is encoded once, and every socket is sent the same bytes as a text message (issue 67).
+const textBytesOf = new WeakMap<SseEvent, Buffer>();
+
+function textBytes(event: SseEvent, data: unknown): Buffer {
+  const encode = () => Buffer.from(typeof data === 'string' ? data : JSON.stringify(data));
+  if (!Object.isFrozen(event)) return encode();
+  let bytes = textBytesOf.get(event);
+  if (!bytes) textBytesOf.set(event, (bytes = encode()));
+  return bytes;
 }

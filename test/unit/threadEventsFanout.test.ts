@@ -1,9 +1,11 @@
 // Many readers of one thread's protocol events (issue 57's fan-out): they share one listing of
-// the thread's runs per change instead of each listing them again at every run, and each event
-// is made and serialised once for all of them. Over the embedded store in memory and the
-// in-process event log, without a server (the wire is test/agent-server/protocol-v2.test.ts).
+// the thread's runs per change instead of each listing them again at every run, wait for the
+// next run on that listing's one registration, and each event is made and serialised once for
+// all of them. Over the embedded store in memory and the in-process event log, without a
+// server (the wire is test/agent-server/protocol-v2.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { RunBroker } from '../../src/domain/agent/broker.ts';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../src/domain/agent/records.ts';
@@ -29,6 +31,9 @@ async function setup() {
     },
   });
   const broker = new RunBroker();
+  let waits = 0;
+  const nextRunOn = broker.nextRunOn.bind(broker);
+  broker.nextRunOn = (threadId, signal) => ((waits += 1), nextRunOn(threadId, signal));
   const deps = { runs, broker, threadRuns: new SharedThreadRuns(runs, broker) };
   let seq = 0;
   /** A protocol run queued on the thread, with `events` values events (after its start), left running. */
@@ -42,13 +47,13 @@ async function setup() {
     seq += events + 1;
     return runId;
   };
-  return { deps, broker, run, lists: () => lists };
+  return { deps, broker, run, lists: () => lists, waits: () => waits };
 }
 
 /** A reader taking `count` events of the thread's stream, then leaving. */
-async function read(deps: Parameters<typeof threadProtocolEvents>[0], count: number): Promise<ProtocolEvent[]> {
+async function read(deps: Parameters<typeof threadProtocolEvents>[0], count: number, signal?: AbortSignal): Promise<ProtocolEvent[]> {
   const got: ProtocolEvent[] = [];
-  for await (const event of threadProtocolEvents(deps, THREAD, { channels }, { owner: '' })) {
+  for await (const event of threadProtocolEvents(deps, THREAD, { channels }, { owner: '', signal })) {
     got.push(event);
     if (got.length === count) break;
   }
@@ -56,8 +61,8 @@ async function read(deps: Parameters<typeof threadProtocolEvents>[0], count: num
 }
 
 describe("a thread's protocol events with many readers", () => {
-  it("lists the thread's runs once per run for all its readers, not once per reader", async () => {
-    const { deps, broker, run, lists } = await setup();
+  it("lists the thread's runs, and waits for its next run, once per run for all its readers, not once per reader", async () => {
+    const { deps, broker, run, lists, waits } = await setup();
     const first = await run(3);
     const readers = Array.from({ length: READERS }, () => read(deps, 6));
     // every reader has read the first run and waits for the next
@@ -74,6 +79,8 @@ describe("a thread's protocol events with many readers", () => {
       );
     assert.ok(before <= 2, `${before} listings for ${READERS} readers of one run`);
     assert.ok(lists() - before <= 2, `${lists() - before} listings for ${READERS} readers woken by a run`);
+    // one registration with the broker per listing, not an AbortSignal per reader per run (issue 67)
+    assert.ok(waits() <= 4, `${waits()} registrations for the next run for ${READERS} readers of two runs`);
   });
 
   it('makes each event once, and its JSON once, for all the readers', async () => {
@@ -98,5 +105,43 @@ describe("a thread's protocol events with many readers", () => {
       method: 'values',
       params: { namespace: [], timestamp: 3, data: { i: 3 } },
     });
+  });
+
+  it('a reader waiting for the next run ends at once when it leaves, and the others read on', async () => {
+    const { deps, broker, run } = await setup();
+    const first = await run(2);
+    await broker.end(first);
+    const leaving = new AbortController();
+    const left = read(deps, 10, leaving.signal);
+    const staying = read(deps, 3);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const began = Date.now();
+    leaving.abort();
+    assert.deepEqual(
+      (await left).map((e) => e.seq),
+      [2, 3],
+    );
+    assert.ok(Date.now() - began < 1_000, 'left without waiting for a run');
+    await run(1);
+    assert.deepEqual(
+      (await staying).map((e) => e.seq),
+      [2, 3, 5],
+    );
+  });
+
+  it("keeps no listener on a reader's signal for the runs it has read", async () => {
+    const { deps, broker, run } = await setup();
+    for (let i = 0; i < 5; i += 1) await broker.end(await run(1));
+    const leaving = new AbortController();
+    const reading = read(deps, 6, leaving.signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // the reader's own, and at most the one of the read waiting now
+    const listeners = getEventListeners(leaving.signal, 'abort').length;
+    leaving.abort();
+    assert.deepEqual(
+      (await reading).map((e) => e.seq),
+      [2, 4, 6, 8, 10],
+    );
+    assert.ok(listeners <= 2, `${listeners} abort listeners on a reader of 5 runs`);
   });
 });

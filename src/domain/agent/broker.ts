@@ -62,6 +62,14 @@ class EventLog {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Settles at the next event, or when `stop.wake` is called (by the reader's abort listener: untilAborted). */
+  nextOr(stop: { wake?: () => void }): Promise<void> {
+    return new Promise((resolve) => {
+      stop.wake = resolve;
+      this.waiters.push(resolve);
+    });
+  }
+
   private wake(): void {
     const waiters = this.waiters;
     this.waiters = [];
@@ -165,8 +173,12 @@ export class RunBroker implements RunEventLog {
   async ended(runId: string, signal?: AbortSignal): Promise<void> {
     const log = this.logs.get(runId);
     if (!log) return;
-    const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
-    while (!log.ended && !signal?.aborted) await (aborted ? Promise.race([log.next(), aborted]) : log.next());
+    const stop = untilAborted(signal);
+    try {
+      while (!log.ended && !signal?.aborted) await log.nextOr(stop);
+    } finally {
+      stop.release();
+    }
   }
 
   async detach(): Promise<void> {
@@ -198,15 +210,31 @@ export class RunBroker implements RunEventLog {
     let index = events.findIndex((e) => Number(e.id) > after);
     if (index < 0) index = events.length;
     const signal = options.signal;
-    const aborted = signal ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : null;
-    while (!signal?.aborted) {
-      while (index < events.length) {
-        yield events[index];
-        index += 1;
-        if (signal?.aborted) return;
+    const stop = untilAborted(signal);
+    try {
+      while (!signal?.aborted) {
+        while (index < events.length) {
+          yield events[index];
+          index += 1;
+          if (signal?.aborted) return;
+        }
+        if (log.ended) return;
+        await log.nextOr(stop);
       }
-      if (log.ended) return;
-      await (aborted ? Promise.race([log.next(), aborted]) : log.next());
+    } finally {
+      stop.release();
     }
   }
+}
+
+/**
+ * One abort listener for a reader's whole read, removed when the read ends: it wakes the wait
+ * in progress. (A listener per read that was never removed stayed on a subscriber's signal for
+ * each run it read, with every wait's race against it: issue 67.)
+ */
+function untilAborted(signal: AbortSignal | undefined): { wake?: () => void; release(): void } {
+  const stop: { wake?: () => void; release(): void } = { release: () => signal?.removeEventListener('abort', onAbort) };
+  const onAbort = () => stop.wake?.();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return stop;
 }

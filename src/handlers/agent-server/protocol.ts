@@ -10,8 +10,19 @@ import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/event
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
+// One SSE event per protocol event, whoever receives it: the writers (runtime/sse.ts, the
+// protocol WebSocket) make its bytes once per SSE event object, so all the subscribers of a
+// thread are sent the same bytes (issue 67).
+const sseOf = new WeakMap<ProtocolEvent, SseEvent>();
+
+function sseEvent(event: ProtocolEvent): SseEvent {
+  let made = sseOf.get(event);
+  if (!made) sseOf.set(event, (made = Object.freeze({ id: event.event_id, event: event.method, data: eventJson(event) })));
+  return made;
+}
+
 async function* toSse(events: AsyncIterable<ProtocolEvent>): AsyncGenerator<SseEvent> {
-  for await (const event of events) yield { id: event.event_id, event: event.method, data: eventJson(event) };
+  for await (const event of events) yield sseEvent(event);
 }
 
 export function protocolHandlers(

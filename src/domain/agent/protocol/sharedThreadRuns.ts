@@ -15,6 +15,8 @@ import { isProtocolRun } from './plainRuns.ts';
 interface Listing {
   runs: Promise<RunRecord[]>;
   byOwner: Map<string, Promise<RunRecord[]>>;
+  /** Settles when a run is next queued on the thread after the listing was begun (or the listing is dropped). */
+  queued: Promise<void>;
   stop: AbortController;
 }
 
@@ -27,6 +29,16 @@ interface Entry {
 export interface ThreadRunsReader {
   /** The owner's protocol runs on the thread, in receipt order. */
   read(owner: string): Promise<RunRecord[]>;
+  /**
+   * Settles when a run is queued on the thread after the listing last read was begun (so none
+   * is missed between a read and the wait), or when `interrupt` is called. The readers of a
+   * thread share the listing's one registration with the broker: a reader waiting makes no
+   * AbortSignal of its own (issue 67: a signal per reader per run, its listeners and its
+   * abort's DOMException, were 4 s of 60 with 1,000 subscribers).
+   */
+  nextRun(): Promise<void>;
+  /** Ends the wait of `nextRun` at once (the reader is leaving). */
+  interrupt(): void;
   /** The reader was woken by a run queued on the thread: what it read before is not to be read again. */
   woke(): void;
   close(): void;
@@ -59,12 +71,24 @@ export class SharedThreadRuns {
     const held = entry;
     let last: Listing | undefined;
     let closed = false;
+    let interrupted = false;
+    let wake: (() => void) | undefined;
     return {
       read: (owner) => {
         last = held.listing ??= this.list(threadId, held);
         let own = last.byOwner.get(owner);
         if (!own) last.byOwner.set(owner, (own = last.runs.then((runs) => ofOwner(runs, owner))));
         return own;
+      },
+      nextRun: () =>
+        new Promise<void>((resolve) => {
+          if (interrupted || !last) return resolve();
+          wake = resolve;
+          void last.queued.then(resolve);
+        }),
+      interrupt: () => {
+        interrupted = true;
+        wake?.();
       },
       woke: () => {
         // the first reader woken drops the listing it read; the others find the new one
@@ -85,7 +109,7 @@ export class SharedThreadRuns {
     const stop = new AbortController();
     // registered before the listing is read: a run queued while it is read drops it
     const queued = this.broker.nextRunOn(threadId, stop.signal);
-    const listing: Listing = { runs: listAll(this.runs, threadId), byOwner: new Map(), stop };
+    const listing: Listing = { runs: listAll(this.runs, threadId), byOwner: new Map(), queued, stop };
     void queued.then(() => this.drop(entry, listing));
     // a failed listing is not kept: the next read lists again
     listing.runs.catch(() => this.drop(entry, listing));

@@ -43,36 +43,32 @@ export async function* threadProtocolEvents(
   let since = filter.since ?? 0;
   let cursor: string | undefined;
   const shared = deps.threadRuns.reader(threadId);
+  // one listener for the reader's life: its leaving ends a wait for the next run at once
+  const leave = () => shared.interrupt();
+  signal?.addEventListener('abort', leave, { once: true });
   try {
     while (!signal?.aborted) {
-      // registered before looking, so a run queued meanwhile still wakes us
-      const idle = new AbortController();
-      const stop = () => idle.abort();
-      signal?.addEventListener('abort', stop, { once: true });
-      const activity = deps.broker.nextRunOn(threadId, idle.signal);
-      try {
-        const runs = await shared.read(options.owner);
-        const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
-        if (!next || !(await deps.broker.has(next.run_id))) {
-          if (next) cursor = next.run_id;
-          else if (options.present) return;
-          else {
-            await activity;
-            shared.woke();
-          }
-          continue;
+      // the wait below is for a run queued after the listing read here was begun, so a run
+      // queued meanwhile still wakes us
+      const runs = await shared.read(options.owner);
+      const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
+      if (!next || !(await deps.broker.has(next.run_id))) {
+        if (next) cursor = next.run_id;
+        else if (options.present) return;
+        else {
+          await shared.nextRun();
+          shared.woke();
         }
-        for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
-          since = Math.max(since, event.seq);
-          if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
-        }
-        cursor = next.run_id;
-      } finally {
-        signal?.removeEventListener('abort', stop);
-        idle.abort();
+        continue;
       }
+      for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
+        since = Math.max(since, event.seq);
+        if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
+      }
+      cursor = next.run_id;
     }
   } finally {
+    signal?.removeEventListener('abort', leave);
     shared.close();
   }
 }
