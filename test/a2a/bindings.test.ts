@@ -8,6 +8,7 @@ import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { Role, TaskState, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk-v1';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
+import { listTasksRequest } from './v1harness.ts';
 
 let server: TestServer;
 
@@ -98,16 +99,7 @@ for (const binding of BINDINGS) {
       assert.equal(got.id, sent.id);
       assert.equal(got.contextId, sent.contextId);
       assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
-      const listed = await echo.listTasks({
-        tenant: '',
-        contextId: sent.contextId,
-        status: TaskState.TASK_STATE_UNSPECIFIED,
-        pageSize: undefined,
-        pageToken: '',
-        historyLength: undefined,
-        statusTimestampAfter: undefined,
-        includeArtifacts: undefined,
-      });
+      const listed = await echo.listTasks(listTasksRequest(sent.contextId));
       assert.deepEqual(
         listed.tasks.map((t) => t.id),
         [sent.id],

@@ -10,7 +10,20 @@ import type { AddressInfo } from 'node:net';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { artifactText, data, defaultClient, errorInfo, legacyFactory, rpcV1, sendRequest, sse, text, userMessage, v1Graphs } from './v1harness.ts';
+import {
+  artifactText,
+  data,
+  defaultClient,
+  errorInfo,
+  legacyFactory,
+  listTasksRequest,
+  rpcV1,
+  sendRequest,
+  sse,
+  text,
+  userMessage,
+  v1Graphs,
+} from './v1harness.ts';
 
 let server: TestServer;
 let echo: Client;
@@ -113,16 +126,7 @@ describe('the SDK 1.3.0 default client', () => {
     const third = await task(await echo.sendMessage(sendRequest(userMessage([text('three')], { contextId }))));
     assert.notEqual(second.id, first.id, 'contextId alone starts a new task in the same context');
     assert.equal(second.contextId, contextId);
-    const page1 = await echo.listTasks({
-      tenant: '',
-      contextId,
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageSize: 2,
-      pageToken: '',
-      includeArtifacts: false,
-      statusTimestampAfter: undefined,
-      historyLength: undefined,
-    });
+    const page1 = await echo.listTasks(listTasksRequest(contextId, { pageSize: 2, includeArtifacts: false }));
     assert.deepEqual(
       page1.tasks.map((t) => t.id),
       [third.id, second.id],
@@ -130,16 +134,7 @@ describe('the SDK 1.3.0 default client', () => {
     assert.equal(page1.totalSize, 3);
     assert.ok(page1.nextPageToken);
     assert.ok(page1.tasks.every((t) => t.artifacts.length === 0));
-    const page2 = await echo.listTasks({
-      tenant: '',
-      contextId,
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageSize: 2,
-      pageToken: page1.nextPageToken,
-      includeArtifacts: true,
-      statusTimestampAfter: undefined,
-      historyLength: undefined,
-    });
+    const page2 = await echo.listTasks(listTasksRequest(contextId, { pageSize: 2, pageToken: page1.nextPageToken, includeArtifacts: true }));
     assert.deepEqual(
       page2.tasks.map((t) => t.id),
       [first.id],

@@ -11,7 +11,7 @@ import {
   RestTransportFactory,
   type Client,
 } from '@a2a-js/sdk-v1/client';
-import { Role, type Message, type Part } from '@a2a-js/sdk-v1';
+import { Role, TaskState, type ListTasksRequest, type Message, type Part } from '@a2a-js/sdk-v1';
 import * as results from '../../generated/a2a-v1/response.validators.gen.js';
 import { ROOT } from '../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
@@ -57,6 +57,19 @@ export function userMessage(parts: Message['parts'], ids: { contextId?: string; 
 
 export const sendRequest = (message: Message, configuration?: Record<string, unknown>) =>
   ({ tenant: '', message, configuration: configuration as never, metadata: undefined }) as const;
+
+/** A ListTasks request for a context, every other field at its default, as the SDK's typed request wants them spelt out. */
+export const listTasksRequest = (contextId: string, fields: Partial<ListTasksRequest> = {}): ListTasksRequest => ({
+  tenant: '',
+  contextId,
+  status: TaskState.TASK_STATE_UNSPECIFIED,
+  pageSize: undefined,
+  pageToken: '',
+  historyLength: undefined,
+  statusTimestampAfter: undefined,
+  includeArtifacts: undefined,
+  ...fields,
+});
 
 /** The text of the first part of the task's artifact. */
 export const artifactText = (task: { artifacts?: { parts: { content?: { $case: string; value?: unknown } }[] }[] }) =>

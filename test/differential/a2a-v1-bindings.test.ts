@@ -20,7 +20,7 @@ import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { agentCardHandler, restHandler, UserBuilder } from '@a2a-js/sdk-v1/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk-v1/server/grpc';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { sendRequest, text, userMessage, v1Graphs } from '../a2a/v1harness.ts';
+import { listTasksRequest, sendRequest, text, userMessage, v1Graphs } from '../a2a/v1harness.ts';
 import { grpcErrorInfo, rawGrpc } from '../a2a/grpcRaw.ts';
 import { compareWithReference as compare, referenceHandler } from './a2aReference.ts';
 
@@ -456,16 +456,7 @@ for (const binding of BINDINGS) {
           const task = await echo.sendMessage(sendRequest(userMessage([text('hi')])));
           assert.ok('id' in task);
           const got = await echo.getTask({ tenant: '', id: task.id, historyLength: undefined });
-          const listed = await echo.listTasks({
-            tenant: '',
-            contextId: task.contextId,
-            status: TaskState.TASK_STATE_UNSPECIFIED,
-            pageSize: 1,
-            pageToken: '',
-            historyLength: undefined,
-            statusTimestampAfter: undefined,
-            includeArtifacts: undefined,
-          });
+          const listed = await echo.listTasks(listTasksRequest(task.contextId, { pageSize: 1 }));
           return { sent: stateName(task.status?.state), got: stateName(got.status?.state), listed: listed.tasks.length, more: listed.nextPageToken !== '' };
         },
       },

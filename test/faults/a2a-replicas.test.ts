@@ -16,7 +16,7 @@ import { A2AClient } from '@a2a-js/sdk/client';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { artifactText, data, sendRequest, text, userMessage, v1Graphs } from '../a2a/v1harness.ts';
+import { artifactText, data, listTasksRequest, sendRequest, text, userMessage, v1Graphs } from '../a2a/v1harness.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -81,17 +81,6 @@ const stateOf = (event: StreamResponse | undefined) =>
       ? event.payload.value.status?.state
       : undefined;
 
-const listQuery = (contextId: string) => ({
-  tenant: '',
-  contextId,
-  status: TaskState.TASK_STATE_UNSPECIFIED,
-  pageSize: undefined,
-  pageToken: '',
-  historyLength: undefined,
-  statusTimestampAfter: undefined,
-  includeArtifacts: undefined,
-});
-
 const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
 
 /**
@@ -125,7 +114,7 @@ for (const binding of BINDINGS) {
       assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
       assert.equal(artifactText(got), 'echo: hello');
       assert.deepEqual(
-        (await second.listTasks(listQuery(sent.contextId))).tasks.map((t) => t.id),
+        (await second.listTasks(listTasksRequest(sent.contextId))).tasks.map((t) => t.id),
         [sent.id],
       );
       // the conversation goes on through replica 2, streamed: a new task in the same context
@@ -136,10 +125,10 @@ for (const binding of BINDINGS) {
       assert.equal(next?.contextId, sent.contextId);
       assert.notEqual(next?.id, sent.id);
       assert.equal(stateOf(events.at(-1)), TaskState.TASK_STATE_COMPLETED);
-      assert.deepEqual((await first.listTasks(listQuery(sent.contextId))).tasks.map((t) => t.id).sort(), [sent.id, next?.id].sort());
+      assert.deepEqual((await first.listTasks(listTasksRequest(sent.contextId))).tasks.map((t) => t.id).sort(), [sent.id, next?.id].sort());
       // a page token from one replica pages on through the other
-      const page1 = await first.listTasks({ ...listQuery(sent.contextId), pageSize: 1 });
-      const page2 = await second.listTasks({ ...listQuery(sent.contextId), pageSize: 1, pageToken: page1.nextPageToken });
+      const page1 = await first.listTasks(listTasksRequest(sent.contextId, { pageSize: 1 }));
+      const page2 = await second.listTasks(listTasksRequest(sent.contextId, { pageSize: 1, pageToken: page1.nextPageToken }));
       assert.deepEqual(
         [...page1.tasks, ...page2.tasks].map((t) => t.id),
         [next?.id, sent.id],

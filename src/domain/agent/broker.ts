@@ -34,11 +34,6 @@ class EventLog {
   }
 
   /**
-   * Keeps what a late reader needs (metadata, the final values, error, end) and lets the
-   * intermediate events go: a finished log must not pin every state the run went through.
-   * Readers already iterating hold the previous array and are unaffected.
-   */
-  /**
    * The bytes a finished log holds that can be known without serialising anything: the text of
    * the events a run worker posted (twice once parsed: the join answer is that parse). Data held
    * as objects (graphs on the main thread) shares its messages with the thread's state and
@@ -50,16 +45,17 @@ class EventLog {
     return total;
   }
 
+  /**
+   * Keeps what a late reader needs (metadata, the final values, error, end) and lets the
+   * intermediate events go: a finished log must not pin every state the run went through.
+   * Readers already iterating hold the previous array and are unaffected.
+   */
   compact(): void {
     const lastValues = this.events.findLast((e) => e.event === 'values');
     // a protocol run's events are its thread's history, replayed to subscribers from any point
     this.events = this.events.filter(
       (e) => e === lastValues || e.event === 'metadata' || e.event === 'error' || e.event === 'end' || e.event === PROTOCOL_LOG_EVENT,
     );
-  }
-
-  next(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Settles at the next event, or when `stop.wake` is called (by the reader's abort listener: untilAborted). */
