@@ -110,8 +110,10 @@ export async function followAssistant(server: Server, options: { question: strin
     observed.subgraphs = structuredClone(subgraphs);
     observed.interrupts = thread.interrupts.map((i) => ({ payload: i.payload, namespace: path(i.namespace) }));
     const [pending] = thread.interrupts;
-    await thread.input.respond({ interrupt_id: pending.interruptId, namespace: pending.namespace, response: options.answer });
+    // counted before the answer is sent: the resumed run's first events may reach the client
+    // before the command's own reply does (a short run, the SSE stream read first)
     const answeredAt = seen.length;
+    await thread.input.respond({ interrupt_id: pending.interruptId, namespace: pending.namespace, response: options.answer });
     await until(() => rootLifecycle(seen, 'completed'), 'the resumed run to complete');
     // the resumed run's message, from its events (over WebSocket upstream's own server and
     // the SDK's `messages` projection sometimes leave it out once the first run was interrupted)
