@@ -8,7 +8,7 @@
 // 4.5 ms a run). LangGraph's server pays none of it only because it passes no handler.
 //
 // Replaced only while the class's copy is the one this was written against (its source is
-// fingerprinted): another @langchain/core keeps its own. test/unit/callbackManagerCopy.test.ts
+// fingerprinted): another @langchain/core keeps its own. test/domain/agent/tracing/callbackManagerCopy.test.ts
 // compares both on generated managers.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';

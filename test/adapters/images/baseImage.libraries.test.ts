@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../support/server.ts';
-import { baseImageInputs } from '../../src/adapters/images/baseImage.ts';
+import { ROOT } from '../../support/server.ts';
+import { baseImageInputs } from '../../../src/adapters/images/baseImage.ts';
 
 const NODE_MODULES = fs.realpathSync(path.join(ROOT, 'node_modules'));
 

@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../support/server.ts';
-import { ensureServerImage } from '../../src/adapters/images/buildImage.ts';
-import { baseImageTag } from '../../src/adapters/images/baseImage.ts';
-import type { ContainerEngine } from '../../src/adapters/images/engine.ts';
+import { tempDir } from '../../support/server.ts';
+import { ensureServerImage } from '../../../src/adapters/images/buildImage.ts';
+import { baseImageTag } from '../../../src/adapters/images/baseImage.ts';
+import type { ContainerEngine } from '../../../src/adapters/images/engine.ts';
 
 /** An installed agentplane as small as serverFiles takes: a manifest and a compiled server. */
 function packageRoot(): string {

@@ -4,8 +4,8 @@
 // stays whatever its size, and a dropped log reads as unknown (callers answer from the store).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunBroker } from '../../src/domain/agent/broker.ts';
-import { JsonText } from '../../src/shared/jsonText.ts';
+import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { JsonText } from '../../../src/shared/jsonText.ts';
 
 /** A run that streamed a `values` event of `size` characters of worker text and ended. */
 async function finish(broker: RunBroker, runId: string, size: number, options: { parsed?: boolean } = {}) {

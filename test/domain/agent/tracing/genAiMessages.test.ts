@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { boundedJson } from '../../src/domain/agent/tracing/boundedJson.ts';
-import { genAiMessage, MAX_MESSAGES_CHARS, messagesJson } from '../../src/domain/agent/tracing/genAiMessages.ts';
+import { boundedJson } from '../../../../src/domain/agent/tracing/boundedJson.ts';
+import { genAiMessage, MAX_MESSAGES_CHARS, messagesJson } from '../../../../src/domain/agent/tracing/genAiMessages.ts';
 
 test('messages are written as role and parts: text, tool_call with its arguments, tool_call_response', () => {
   const call = new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'calculator', args: { input: '6 * 7' }, type: 'tool_call' }] });

@@ -6,13 +6,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { RunBroker } from '../../src/domain/agent/broker.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import type { RunRecord } from '../../src/domain/agent/records.ts';
-import { uuid7 } from '../../src/domain/agent/ids.ts';
-import { eventJson, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../src/domain/agent/protocol/events.ts';
-import { threadProtocolEvents } from '../../src/domain/agent/protocol/threadEvents.ts';
-import { SharedThreadRuns } from '../../src/domain/agent/protocol/sharedThreadRuns.ts';
+import { RunBroker } from '../../../../src/domain/agent/broker.ts';
+import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
+import type { RunRecord } from '../../../../src/domain/agent/records.ts';
+import { uuid7 } from '../../../../src/domain/agent/ids.ts';
+import { eventJson, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
+import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
+import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
 
 const READERS = 50;
 const THREAD = 'thread-1';

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { staticSchemas } from '../../src/adapters/run-workers/staticSchemas.ts';
-import { keepSchemas, keptSchemasFile, readKeptSchemas } from '../../src/adapters/run-workers/staticSchemaCache.ts';
-import { ROOT } from '../support/server.ts';
+import { staticSchemas } from '../../../src/adapters/run-workers/staticSchemas.ts';
+import { keepSchemas, keptSchemasFile, readKeptSchemas } from '../../../src/adapters/run-workers/staticSchemaCache.ts';
+import { ROOT } from '../../support/server.ts';
 
 type Schema = { properties: Record<string, { type?: string; properties?: Record<string, { type?: string }> }> };
 

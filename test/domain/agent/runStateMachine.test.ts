@@ -19,7 +19,7 @@ import {
   type RunEvent,
   type RunStatus,
   type Transition,
-} from '../../src/domain/agent/runStateMachine.ts';
+} from '../../../src/domain/agent/runStateMachine.ts';
 
 const boom = { error: 'ValueError', message: 'boom' };
 const storeDown = { error: 'StoreUnavailable', message: 'the database went away' };

@@ -3,7 +3,7 @@
 // percentiles interpolate like PostgreSQL's percentile_cont so both backends agree.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assistantRunMetrics, percentile, summarizeRuns } from '../../src/domain/agent/assistantRunMetrics.ts';
+import { assistantRunMetrics, percentile, summarizeRuns } from '../../../src/domain/agent/assistantRunMetrics.ts';
 
 describe('percentile', () => {
   it('is null for no values, the value for one, and interpolates linearly between ranks', () => {

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as ts from 'typescript';
-import { schemaReadings, staticSchemas, type TypedSchemas } from '../../src/adapters/run-workers/staticSchemas.ts';
-import { syntacticSchemas } from '../../src/adapters/run-workers/staticSchemaSyntax.ts';
-import { ROOT } from '../support/server.ts';
+import { schemaReadings, staticSchemas, type TypedSchemas } from '../../../src/adapters/run-workers/staticSchemas.ts';
+import { syntacticSchemas } from '../../../src/adapters/run-workers/staticSchemaSyntax.ts';
+import { ROOT } from '../../support/server.ts';
 
 type Schema = { properties: Record<string, unknown>; definitions?: Record<string, unknown> };
 const MESSAGES = { type: 'array', items: { $ref: '#/definitions/BaseMessage' } };

@@ -3,8 +3,8 @@
 // the scan of the value's JSON (requestBody.ts depthExceededAt), for any value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nestsDeeper } from '../../src/adapters/embedded/journalStore.ts';
-import { depthExceededAt } from '../../src/runtime/requestBody.ts';
+import { nestsDeeper } from '../../../src/adapters/embedded/journalStore.ts';
+import { depthExceededAt } from '../../../src/runtime/requestBody.ts';
 
 function nested(depth: number, leaf: unknown, asArray: (level: number) => boolean): unknown {
   let value = leaf;

@@ -4,9 +4,9 @@
 // runEngine.test.ts), and a log whose `end` could not be stored says so to whoever ends it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PgRunEvents } from '../../src/adapters/postgres/pgRunEvents.ts';
-import type { PgStore } from '../../src/adapters/postgres/pgStore.ts';
-import type { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
+import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
+import type { PgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import type { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
 
 const refused = new Error('permission denied for table agentplane_run_events');
 

@@ -4,11 +4,11 @@
 // through that claim.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { InProcessRunClaims } from '../../src/adapters/embedded/runClaims.ts';
-import type { RunRecord } from '../../src/domain/agent/records.ts';
-import { uuid7 } from '../../src/domain/agent/ids.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { pendingRun } from '../support/runRecords.ts';
+import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import type { RunRecord } from '../../../src/domain/agent/records.ts';
+import { uuid7 } from '../../../src/domain/agent/ids.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { pendingRun } from '../../support/runRecords.ts';
 
 const running = { status: 'running' as const, updated_at: new Date().toISOString() };
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { RunStream } from '../../src/domain/agent/runStream.ts';
+import { RunStream } from '../../../src/domain/agent/runStream.ts';
 
 test('the end state of a run reuses its last values event only when it is the same state', () => {
   const published: [string, unknown][] = [];

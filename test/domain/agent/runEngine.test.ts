@@ -4,18 +4,18 @@
 // pg-restart).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Assistant } from '../../generated/agent-server/types.gen.ts';
-import { InProcessRunClaims } from '../../src/adapters/embedded/runClaims.ts';
-import { RunBroker } from '../../src/domain/agent/broker.ts';
-import { StoreCheckpointer } from '../../src/domain/agent/checkpointer.ts';
-import { PlainStateStore } from '../../src/domain/agent/plainState.ts';
-import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
-import type { RunExecutor } from '../../src/domain/agent/runContext.ts';
-import { RunLifecycle } from '../../src/domain/agent/runLifecycle.ts';
-import type { Logger } from '../../src/runtime/logger.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import type { Collection, Store } from '../../src/domain/ports/store.ts';
-import type { Claim, RunClaims, RunStart } from '../../src/domain/ports/runClaims.ts';
+import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
+import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
+import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
+import type { RunExecutor } from '../../../src/domain/agent/runContext.ts';
+import { RunLifecycle } from '../../../src/domain/agent/runLifecycle.ts';
+import type { Logger } from '../../../src/runtime/logger.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import type { Collection, Store } from '../../../src/domain/ports/store.ts';
+import type { Claim, RunClaims, RunStart } from '../../../src/domain/ports/runClaims.ts';
 
 const assistant = { assistant_id: 'a1', graph_id: 'g', config: {}, context: {}, metadata: {} } as unknown as Assistant;
 const done = { values: {}, next: [], interrupts: {}, ops: [] };

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
-import { jsonLength } from '../../src/domain/agent/tracing/jsonLength.ts';
+import { jsonLength } from '../../../../src/domain/agent/tracing/jsonLength.ts';
 
 test('jsonLength answers what JSON.stringify(value).length answers', () => {
   const date = new Date(0);
