@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { segments } from '../../src/adapters/embedded/dataDir.ts';
-import { ROOT, tempDir } from '../support/server.ts';
-import { assertOrderBy } from '../support/orderByContract.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { segments } from '../../../src/adapters/embedded/dataDir.ts';
+import { ROOT, tempDir } from '../../support/server.ts';
+import { assertOrderBy } from '../../support/orderByContract.ts';
 
 interface Item {
   id: string;

@@ -6,13 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
-import { CANDIDATE_SQL, PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
-import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
-import { pendingRun } from '../support/runRecords.ts';
-import type { Claim } from '../../src/domain/ports/runClaims.ts';
+import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
+import { CANDIDATE_SQL, PgRunClaims } from '../../../src/adapters/postgres/pgRunClaims.ts';
+import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { pendingRun } from '../../support/runRecords.ts';
+import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 
 const run = pendingRun;
 const started = { status: 'running' as const, updated_at: new Date().toISOString() };

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
-import { openJournalStore, type StoreIo } from '../../src/adapters/embedded/journalStore.ts';
-import { StoreWriteError } from '../../src/shared/storeErrors.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { openJournalStore, type StoreIo } from '../../../src/adapters/embedded/journalStore.ts';
+import { StoreWriteError } from '../../../src/shared/storeErrors.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
 
 interface Item {
   id: string;
@@ -224,7 +224,7 @@ test('a background snapshot that fails is logged and tried again; the process st
   }
 });
 
-const preload = new URL('../support/faultyDisk.mjs', import.meta.url).href;
+const preload = new URL('../../support/faultyDisk.mjs', import.meta.url).href;
 const pad = 'z'.repeat(30_000);
 
 async function postThread(server: ChildServer, id: string): Promise<Response> {

@@ -5,10 +5,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { credentials, makeGenericClientConstructor, Metadata, status as Code, type ServiceError } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { fromProtoJson, loadProto, toProtoJson } from '../../src/runtime/grpc/protoJson.ts';
-import { readStatusDetails } from '../../src/runtime/grpc/rpcStatus.ts';
-import { startGrpcServer, type GrpcCall, type RunningGrpcServer } from '../../src/runtime/grpc/grpcServer.ts';
-import { packagePath } from '../../src/runtime/packageRoot.ts';
+import { fromProtoJson, loadProto, toProtoJson } from '../../../src/runtime/grpc/protoJson.ts';
+import { readStatusDetails } from '../../../src/runtime/grpc/rpcStatus.ts';
+import { startGrpcServer, type GrpcCall, type RunningGrpcServer } from '../../../src/runtime/grpc/grpcServer.ts';
+import { packagePath } from '../../../src/runtime/packageRoot.ts';
 
 const PROTO = packagePath('spec', 'a2a.proto');
 const SERVICE = 'lf.a2a.v1.A2AService';

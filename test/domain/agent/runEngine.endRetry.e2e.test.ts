@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, spawnServer, tempDir } from '../support/server.ts';
+import { ROOT, spawnServer, tempDir } from '../../support/server.ts';
 
-const preload = new URL('../support/faultyDisk.mjs', import.meta.url).href;
+const preload = new URL('../../support/faultyDisk.mjs', import.meta.url).href;
 const project = path.join(ROOT, 'test/fixtures/slow-project');
 
 test('a run whose end meets a failing disk ends once the disk works again; its thread takes the next run', async () => {

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { MIGRATIONS } from '../../src/adapters/postgres/pgMigrations.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
-import { assertOrderBy } from '../support/orderByContract.ts';
+import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { MIGRATIONS } from '../../../src/adapters/postgres/pgMigrations.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { assertOrderBy } from '../../support/orderByContract.ts';
 
 interface Item {
   id: string;

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { openJournalStore, type JournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { checkStore, repairStore } from '../../src/adapters/embedded/storeTool.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { ROOT, spawnServer, tempDir } from '../support/server.ts';
+import { openJournalStore, type JournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { checkStore, repairStore } from '../../../src/adapters/embedded/storeTool.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { ROOT, spawnServer, tempDir } from '../../support/server.ts';
 
 interface Item {
   id: string;

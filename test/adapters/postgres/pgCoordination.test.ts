@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
+import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

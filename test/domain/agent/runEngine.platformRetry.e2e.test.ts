@@ -8,10 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnServer, tempDir } from '../support/server.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { spawnServer, tempDir } from '../../support/server.ts';
+import { FIXTURE_CONFIG } from '../../agent-server/fixtures/project.ts';
 
-const preload = new URL('../support/faultyDisk.mjs', import.meta.url).href;
+const preload = new URL('../../support/faultyDisk.mjs', import.meta.url).href;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a run whose checkpoint write meets a failing disk is started again as attempt 2 and succeeds', async () => {
