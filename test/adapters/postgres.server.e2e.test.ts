@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
 describe('agentplane on PostgreSQL', () => {
   const servers: ChildServer[] = [];

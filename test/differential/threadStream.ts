@@ -2,7 +2,7 @@
 // the differential project's `assistant` graph: the messages token by token, the tool call
 // with its output, the subgraph that stops for approval, the interrupt, the resumed run and
 // the final state, over SSE or WebSocket. The differential suite compares it between the
-// upstream dev server and agentplane; test/agent-server/thread-stream.test.ts asserts it on
+// upstream dev server and agentplane; test/handlers/agent-server/protocol.threadStream.test.ts asserts it on
 // agentplane.
 import { Client } from '@langchain/langgraph-sdk';
 import WebSocket from 'ws';

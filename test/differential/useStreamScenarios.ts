@@ -1,5 +1,5 @@
 // The SDK's React `useStream` hook, headless (React 19 + happy-dom + testing-library, as
-// test/agent-server/use-stream.test.ts runs it), as a chat UI uses it: what is on screen after
+// test/handlers/agent-server/runStreams.useStream.test.ts runs it), as a chat UI uses it: what is on screen after
 // each step is the observation. The DOM is set up when the first of these scenarios runs,
 // after the plain SDK scenarios (they run without one, as in Node).
 import assert from 'node:assert/strict';

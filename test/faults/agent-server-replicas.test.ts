@@ -10,7 +10,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
 const REPLICAS = 3;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

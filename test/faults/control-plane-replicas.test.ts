@@ -8,7 +8,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { failingBuildFlow, failingImageFlow, githubBody, json, keyedApi, pipelineFlow, type Api } from '../control-plane/support.ts';
 
 const KEY = 'replicas-key';

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { dropProxy, type DropProxy } from '../support/dropProxy.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
 const LEASE_S = 6;
 const OUTAGE_MS = 5_000;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { ownCluster, type OwnCluster } from '../support/postgres.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 
 const CLIENTS = 20;

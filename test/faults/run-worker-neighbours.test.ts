@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { testProject } from '../agent-server/fixtures/project.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 

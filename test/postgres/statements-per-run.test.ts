@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { testProject } from '../agent-server/fixtures/project.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
 
 // this file is about PostgreSQL whichever backend the rest of the run uses
 process.env.AGENTPLANE_TEST_BACKEND = 'postgres';

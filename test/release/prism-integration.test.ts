@@ -12,7 +12,7 @@ import { runTestFiles } from '../support/testFiles.ts';
 const cases = [
   { file: 'test/control-plane/pipeline.test.ts', spec: 'spec/control-plane.openapi.yaml', pattern: undefined },
   {
-    file: 'test/agent-server/sdk-runs.test.ts',
+    file: 'test/handlers/agent-server/runs.sdk.test.ts',
     spec: 'spec/agent-server.openapi.yaml',
     pattern: '^(runs 20|answers 409|a failing graph|streams metadata|creates a thread|searches and deletes)',
   },

@@ -2,13 +2,16 @@
 // more with graphs in worker threads (the product's default; test servers run graphs on the
 // request loop unless a test asks for workers, see test/support/server.ts), so that neither
 // way of executing drifts from the other. `npm test` runs the cases that take every execution
-// path that way (test/agent-server/runs-in-workers.e2e.test.ts).
+// path that way (test/adapters/run-workers.e2e.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTestFiles } from '../support/testFiles.ts';
 
 const SUITES = [
-  ...['sdk-runs', 'sdk-runs-client', 'sdk-stream-modes', 'graphs'].map((name) => `test/agent-server/${name}.test.ts`),
+  'test/handlers/agent-server/runs.sdk.test.ts',
+  'test/handlers/agent-server/runs.sdkClient.test.ts',
+  'test/handlers/agent-server/runStreams.sdk.test.ts',
+  'test/domain/agent/graphs.test.ts',
   'test/faults/restart.test.ts',
 ];
 

@@ -60,7 +60,7 @@ describe('agentplane CLI', () => {
 describe('request logs', () => {
   it('writes one access line per request with its request id and operationId, and run lines carry the run id', async () => {
     const { spawnServer, tempDir } = await import('../support/server.ts');
-    const { FIXTURE_CONFIG } = await import('../agent-server/fixtures/project.ts');
+    const { FIXTURE_CONFIG } = await import('../fixtures/agent-server/project.ts');
     const server = await spawnServer(['--data', tempDir(), '--config', FIXTURE_CONFIG]);
     try {
       const res = await fetch(`${server.url}/threads`, {

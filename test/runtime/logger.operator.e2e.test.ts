@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { FIXTURE_CONFIG } from '../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { githubBody, json, waitForRevision, waitUntilGone, type Api } from '../control-plane/support.ts';
 
 const KEY = 'operator-log-key';

@@ -66,7 +66,7 @@ describe('project file', () => {
     const text = loaded.warnings.join('\n');
     assert.match(text, /unknown key "grahps"/);
     assert.match(text, /"python_version" in .* is ignored/);
-    // generative UI is served (test/agent-server/generative-ui.test.ts): no notice
+    // generative UI is served (test/handlers/agent-server/ui.test.ts): no notice
     assert.doesNotMatch(text, /"ui"/);
     assert.deepEqual(loaded.project.ui, { chat: './ui.tsx' });
   });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import WebSocket from 'ws';
 import { startTestServer } from '../support/server.ts';
-import { testProject } from '../agent-server/fixtures/project.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
 
 const STOP_BOUND_MS = 3_000; // the stop's grace for ordinary requests is 5 s; nothing here needs it
 

@@ -61,7 +61,7 @@ test('the server on the embedded store answers without having loaded the pg driv
     assert.ok(from('@langchain/langgraph').length > 0, 'the hook records loads (the shipped graphs use LangGraph)');
     assert.deepEqual(from('pg'), [], 'no DATABASE_URL: the PostgreSQL driver is not loaded');
     assert.deepEqual(from('@modelcontextprotocol/sdk'), [], 'no MCP request yet: the SDK is not loaded');
-    // required on the first run (run traces: test/agent-server/run-trace.e2e.test.ts)
+    // required on the first run (run traces: test/domain/agent/tracing/runTracer.e2e.test.ts)
     for (const sdk of ['@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources'])
       assert.deepEqual(from(sdk), [], `no run yet: ${sdk} is not loaded`);
     assert.deepEqual(from('@hono/node-server'), [], 'no http.app in the project: the Hono adapter is not loaded');

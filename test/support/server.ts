@@ -38,7 +38,7 @@ export interface TestServerOptions {
    * request loop). A server's first worker loads LangGraph and the project again, ~1.5 CPU-s
    * per server and most of a short test file's CPU, while most tests are about the wire, not
    * where a graph runs: those about workers ask for them, the suites about runs pass in
-   * workers too (test/agent-server/runs-in-workers.e2e.test.ts, and in full in the release
+   * workers too (test/adapters/run-workers.e2e.test.ts, and in full in the release
    * checks), and an AGENTPLANE_RUN_WORKERS in the environment applies to every server.
    */
   runWorkers?: string;

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnServer, tempDir } from '../../support/server.ts';
-import { FIXTURE_CONFIG } from '../../agent-server/fixtures/project.ts';
+import { FIXTURE_CONFIG } from '../../fixtures/agent-server/project.ts';
 
 const preload = new URL('../../support/faultyDisk.mjs', import.meta.url).href;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

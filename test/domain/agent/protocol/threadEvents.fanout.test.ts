@@ -2,7 +2,7 @@
 // the thread's runs per change instead of each listing them again at every run, wait for the
 // next run on that listing's one registration, and each event is made and serialised once for
 // all of them. Over the embedded store in memory and the in-process event log, without a
-// server (the wire is test/agent-server/protocol-v2.test.ts).
+// server (the wire is test/handlers/agent-server/protocol.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';

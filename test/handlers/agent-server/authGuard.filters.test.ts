@@ -1,0 +1,70 @@
+// An auth handler's filters confine what a user reaches. A store handler's filters confine
+// every store list, namespaces as items: with the documented `{namespace: {$contains:
+// identity}}` handler, one user neither lists another's namespace names nor finds their
+// items, and a page holds the first items the caller may see (paged after filtering, as
+// upstream), not a short page because others' came first. Joining the stream of another
+// user's run answers as upstream: a stream whose one event says the thread was not found.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
+import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+
+let server: TestServer;
+const as = (user: string) => new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { maxRetries: 0 } });
+
+before(async () => {
+  server = await startTestServer({
+    dataDir: null,
+    project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } },
+  });
+  // bob's namespaces sort before alice's, so an unfiltered first page would be all bob's
+  for (const n of ['a', 'b', 'c']) await as('ns-bob').store.putItem(['a-notes', 'ns-bob', n], 'k', { secret: `bob ${n}` });
+  for (const n of ['x', 'y']) await as('ns-alice').store.putItem(['b-notes', 'ns-alice', n], 'k', { mine: n });
+});
+after(() => server?.close());
+
+describe('store lists under a handler’s filters', () => {
+  it('namespaces: a user lists only the namespaces that name them', async () => {
+    const { namespaces } = await as('ns-alice').store.listNamespaces();
+    assert.deepEqual(namespaces, [
+      ['b-notes', 'ns-alice', 'x'],
+      ['b-notes', 'ns-alice', 'y'],
+    ]);
+    const truncated = await as('ns-alice').store.listNamespaces({ maxDepth: 1 });
+    assert.deepEqual(truncated.namespaces, [], 'a namespace cut short of the name it contains is not theirs');
+  });
+
+  it('namespaces: pages are taken after filtering', async () => {
+    assert.deepEqual((await as('ns-alice').store.listNamespaces({ limit: 1 })).namespaces, [['b-notes', 'ns-alice', 'x']]);
+    assert.deepEqual((await as('ns-alice').store.listNamespaces({ limit: 1, offset: 1 })).namespaces, [['b-notes', 'ns-alice', 'y']]);
+  });
+
+  it('items: a search finds only the user’s items, paged after filtering', async () => {
+    const all = await as('ns-alice').store.searchItems([]);
+    assert.deepEqual(all.items.map((i) => i.value.mine).sort(), ['x', 'y']);
+    assert.equal((await as('ns-alice').store.searchItems([], { limit: 1 })).items.length, 1);
+    assert.equal((await as('ns-bob').store.searchItems(['b-notes'])).items.length, 0);
+  });
+});
+
+describe('another user’s run stream', () => {
+  it('joining it opens a stream whose one error event says the thread was not found, as upstream', async () => {
+    const carol = as('owner-carol');
+    const thread = await carol.threads.create();
+    const run = await carol.runs.create(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] } });
+    await carol.runs.join(thread.thread_id, run.run_id);
+    const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { Authorization: 'Bearer user-owner-dave' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type')?.split(';')[0], 'text/event-stream');
+    assert.equal(await res.text(), 'event: error\ndata: {"error":"Error","message":"404: Thread not found"}\n\n');
+    // the SDK yields it as a chunk rather than throwing
+    const chunks = [];
+    for await (const { event, data } of as('owner-dave').runs.joinStream(thread.thread_id, run.run_id)) chunks.push({ event, data });
+    assert.deepEqual(chunks, [{ event: 'error', data: { error: 'Error', message: '404: Thread not found' } }]);
+    // the owner still joins it
+    const own = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { Authorization: 'Bearer user-owner-carol' } });
+    assert.equal(own.status, 200);
+    assert.doesNotMatch(await own.text(), /Thread not found/);
+  });
+});

@@ -1,0 +1,204 @@
+// The protocol WebSocket is behind the same door as REST, probed as a hostile client would:
+// key-less and forged upgrades get REST's 401 before any `101`; big frames are refused at the
+// body cap; many sockets hit the client's cap; one client's subscriptions never count against
+// another's (with auth off every client used to share the server's own loopback address);
+// idle sockets are closed; another user's thread is as missing over the socket as over REST.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
+
+type Refused = { refused: number; body: string; headers: Record<string, string | string[] | undefined> };
+type Message = Record<string, unknown> & { id?: number; type: string; error?: string; result?: { subscription_id?: string } };
+
+const socketUrl = (server: TestServer, thread: string) => `${server.url.replace('http', 'ws')}/threads/${thread}/stream/events`;
+
+/** Opens a socket: the open socket, or the HTTP answer that refused the upgrade. */
+async function open(url: string, options: WebSocket.ClientOptions = {}): Promise<WebSocket | Refused> {
+  const ws = new WebSocket(url, options);
+  return new Promise((resolve, reject) => {
+    setTimeout(() => reject(new Error('no answer to the upgrade')), 10_000).unref();
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ refused: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    ws.once('error', reject);
+  });
+}
+
+function opened(socket: WebSocket | Refused): WebSocket {
+  if (!(socket instanceof WebSocket)) throw new Error(`upgrade refused: ${socket.refused} ${socket.body}`);
+  return socket;
+}
+
+/** Sends commands on a socket and waits for the answer with their id. */
+function asker(ws: WebSocket) {
+  const replies: Message[] = [];
+  ws.on('message', (data) => replies.push(JSON.parse(String(data)) as Message));
+  return async (id: number, method: string, params: Record<string, unknown>): Promise<Message> => {
+    ws.send(JSON.stringify({ id, method, params }));
+    for (let i = 0; i < 500; i++) {
+      const reply = replies.find((r) => r.id === id);
+      if (reply) return reply;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no answer to command ${id}`);
+  };
+}
+
+/** The socket's close, or a failure when it is still open after `ms`. */
+const closed = (ws: WebSocket, ms = 10_000) =>
+  new Promise<{ code: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the socket is still open after ${ms} ms`)), ms);
+    ws.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code });
+    });
+  });
+
+describe('credentials are checked at the upgrade, as REST checks them', () => {
+  it('a key-less or forged upgrade gets the 401 REST gives, before any 101', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    try {
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      for (const headers of [{}, { 'x-api-key': 'made-up' }, { authorization: 'Bearer made-up' }] as Record<string, string>[]) {
+        const rest = await fetch(`${server.url}/threads/${thread.thread_id}/stream/events`, { headers });
+        const socket = await open(socketUrl(server, thread.thread_id), { headers });
+        assert.ok(!(socket instanceof WebSocket), `upgraded with ${JSON.stringify(headers)}`);
+        assert.equal(socket.refused, 401);
+        assert.equal(rest.status, 401);
+        assert.deepEqual(JSON.parse(socket.body), await rest.json());
+        assert.equal(socket.headers['www-authenticate'], rest.headers.get('www-authenticate'));
+      }
+      // the right key opens it, and the thread is the tenant's own
+      const ws = opened(await open(socketUrl(server, thread.thread_id), { headers: { 'x-api-key': server.key } }));
+      assert.equal((await asker(ws)(1, 'subscription.subscribe', { channels: ['values'] })).type, 'success');
+      ws.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the project's custom auth refuses a key-less upgrade as it refuses REST, and another user's thread is missing over the socket", async () => {
+    const project = { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } };
+    const server = await startTestServer({ dataDir: null, project });
+    try {
+      const rest = await fetch(`${server.url}/threads/any/stream/events`);
+      const socket = await open(socketUrl(server, 'any'));
+      assert.ok(!(socket instanceof WebSocket), 'upgraded without the credentials the auth handler asks for');
+      assert.equal(socket.refused, 401);
+      assert.equal(rest.status, 401);
+      assert.deepEqual(JSON.parse(socket.body), await rest.json());
+
+      const asB = { authorization: 'Bearer user-owner-b' };
+      const thread = (await (
+        await fetch(`${server.url}/threads`, { method: 'POST', headers: { ...asB, 'content-type': 'application/json' }, body: '{}' })
+      ).json()) as { thread_id: string };
+      const ws = opened(await open(socketUrl(server, thread.thread_id), { headers: { authorization: 'Bearer user-owner-a' } }));
+      const ask = asker(ws);
+      assert.equal((await ask(1, 'subscription.subscribe', { channels: ['values'] })).error, 'not_found');
+      const started = await ask(2, 'run.start', { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'x' }] } });
+      assert.equal(started.error, 'not_found');
+      ws.close();
+      // nothing ran on B's thread
+      const runs = (await (await fetch(`${server.url}/threads/${thread.thread_id}/runs`, { headers: asB })).json()) as unknown[];
+      assert.deepEqual(runs, []);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a socket is held to the caps of a request', () => {
+  it('a message larger than a request body closes the socket (1009) and the server goes on answering', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_MAX_BODY_BYTES: String(64 * 1024) } });
+    try {
+      const ws = opened(await open(socketUrl(server, 'any')));
+      const gone = closed(ws);
+      ws.send(JSON.stringify({ id: 1, method: 'run.start', params: { assistant_id: 'echo', input: { pad: 'x'.repeat(128 * 1024) } } }));
+      assert.equal((await gone).code, 1009);
+      assert.equal((await fetch(`${server.url}/ok`)).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a client's sockets are capped: one over AGENTPLANE_MAX_STREAMS_PER_CLIENT gets 429 before any 101, and a closed one gives its slot back", async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '3' } });
+    try {
+      const held = [];
+      for (let i = 0; i < 3; i++) held.push(opened(await open(socketUrl(server, 'any'))));
+      const over = await open(socketUrl(server, 'any'));
+      assert.ok(!(over instanceof WebSocket), 'a fourth socket was upgraded');
+      assert.equal(over.refused, 429);
+      assert.match(JSON.parse(over.body).detail, /Too many open WebSockets/);
+      const gone = closed(held[0]);
+      held[0].close();
+      await gone;
+      let again = await open(socketUrl(server, 'any'));
+      for (let i = 0; i < 50 && !(again instanceof WebSocket); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        again = await open(socketUrl(server, 'any'));
+      }
+      held[0] = opened(again);
+      for (const ws of held) ws.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("with auth off, one client's subscriptions do not use up another's (each is capped by its own address)", async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as {
+        thread_id: string;
+      };
+      const first = opened(await open(socketUrl(server, thread.thread_id), { localAddress: '127.0.0.2' }));
+      const askFirst = asker(first);
+      assert.equal((await askFirst(1, 'subscription.subscribe', { channels: ['values'] })).type, 'success');
+      // the same client over its cap is refused …
+      assert.equal((await askFirst(2, 'subscription.subscribe', { channels: ['values'] })).error, 'resource_exhausted');
+      // … another client is not
+      const second = opened(await open(socketUrl(server, thread.thread_id), { localAddress: '127.0.0.3' }));
+      assert.equal((await asker(second)(1, 'subscription.subscribe', { channels: ['values'] })).type, 'success');
+      // nor is a REST stream of a third
+      const sse = await fetch(`${server.url}/threads/${thread.thread_id}/stream/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ channels: ['values'] }),
+      });
+      assert.equal(sse.status, 200);
+      await sse.body?.cancel();
+      first.close();
+      second.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a socket that subscribes to nothing and sends nothing is closed once idle; one with a subscription stays', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_SOCKET_IDLE_SECONDS: '1' } });
+    try {
+      const thread = (await (await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as {
+        thread_id: string;
+      };
+      const idle = opened(await open(socketUrl(server, thread.thread_id)));
+      const busy = opened(await open(socketUrl(server, thread.thread_id)));
+      assert.equal((await asker(busy)(1, 'subscription.subscribe', { channels: ['values'] })).type, 'success');
+      const started = Date.now();
+      const { code } = await closed(idle);
+      assert.equal(code, 1000);
+      assert.ok(Date.now() - started < 5_000, `closed after ${Date.now() - started} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      assert.equal(busy.readyState, WebSocket.OPEN);
+      busy.close();
+    } finally {
+      await server.close();
+    }
+  });
+});

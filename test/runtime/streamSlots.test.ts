@@ -1,0 +1,140 @@
+// Issue 28, item 10: open streams are capped per client (the API key's tenant, else the peer
+// address) and in all. One over a cap is 429 in the documented {detail} shape with Retry-After,
+// and starts nothing; a closed stream gives its slot back.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
+
+describe('caps on open streams', () => {
+  let server: TestServer;
+  const tenantA = randomUUID();
+  const tenantB = randomUUID();
+  const opened: AbortController[] = [];
+  const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
+
+  before(async () => {
+    server = await startTestServer({
+      project: testProject,
+      dataDir: null,
+      env: {
+        AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}`,
+        AGENTPLANE_MAX_STREAMS_PER_CLIENT: '2',
+        AGENTPLANE_MAX_STREAMS: '3',
+      },
+    });
+  });
+  after(async () => {
+    for (const c of opened) c.abort();
+    await server.close();
+  });
+
+  const newThread = async (key: string) =>
+    ((await (await fetch(`${server.url}/threads`, { method: 'POST', headers: headers(key), body: '{}' })).json()) as { thread_id: string }).thread_id;
+
+  /** Joins a thread's stream and keeps it open; resolves once the answer's head is in. */
+  const join = async (key: string, threadId: string) => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/threads/${threadId}/stream`, { headers: headers(key), signal: controller.signal });
+    if (res.status === 200) opened.push(controller);
+    else await res.body?.cancel();
+    return { res, close: () => controller.abort() };
+  };
+
+  it('refuses the stream past a client’s cap with 429 and starts no run; another client is capped by the total; a closed stream frees its slot', async () => {
+    const threadA = await newThread('key-a');
+    const threadB = await newThread('key-b');
+    const first = await join('key-a', threadA);
+    const second = await join('key-a', threadA);
+    assert.equal(first.res.status, 200);
+    assert.equal(second.res.status, 200);
+
+    // A's third: a run stream, refused before the run is made
+    const refused = await fetch(`${server.url}/threads/${threadA}/runs/stream`, {
+      method: 'POST',
+      headers: headers('key-a'),
+      body: JSON.stringify({ assistant_id: 'echo', input: { messages: [] } }),
+    });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.match(((await refused.json()) as { detail: string }).detail, /Too many open streams for this client \(2, AGENTPLANE_MAX_STREAMS_PER_CLIENT\)/);
+    assert.deepEqual(await (await fetch(`${server.url}/threads/${threadA}/runs`, { headers: headers('key-a') })).json(), [], 'the refused stream made no run');
+
+    // B is its own client: one stream is within its cap and fills the total (3); the next is the total's refusal
+    assert.equal((await join('key-b', threadB)).res.status, 200);
+    const overTotal = await join('key-b', threadB);
+    assert.equal(overTotal.res.status, 429);
+
+    // A closes one: its slot comes back once the server sees the stream gone
+    first.close();
+    const deadline = Date.now() + 30_000;
+    let again = await join('key-a', threadA);
+    while (again.res.status === 429 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      again = await join('key-a', threadA);
+    }
+    assert.equal(again.res.status, 200);
+  });
+
+  it('non-streaming requests are not counted', async () => {
+    const res = await fetch(`${server.url}/threads/search`, { method: 'POST', headers: headers('key-a'), body: '{}' });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+});
+
+describe('a stream that ends gives its slot back', () => {
+  it('with a cap of one, streams read to their end follow one another', async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/runs/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: `n${i}` }] } }),
+        });
+        assert.equal(res.status, 200, `stream ${i}: ${res.status}`);
+        assert.match(await res.text(), /event: end|event: values/);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the protocol's WebSocket under the caps", () => {
+  it('a subscription takes a slot as the route does: one over the cap is resource_exhausted, and unsubscribing gives it back', async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      const thread = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const { thread_id } = (await thread.json()) as { thread_id: string };
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/threads/${thread_id}/stream/events`);
+      await once(socket, 'open');
+      const replies: Record<string, unknown>[] = [];
+      socket.on('message', (data) => replies.push(JSON.parse(String(data)) as Record<string, unknown>));
+      const ask = async (id: number, method: string, params: Record<string, unknown>) => {
+        socket.send(JSON.stringify({ id, method, params }));
+        for (let i = 0; i < 200 && !replies.some((r) => r.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        return replies.find((r) => r.id === id) as { type: string; error?: string; result?: { subscription_id: string } };
+      };
+      const first = await ask(1, 'subscription.subscribe', { channels: ['values'] });
+      assert.equal(first.type, 'success');
+      assert.equal((await ask(2, 'subscription.subscribe', { channels: ['values'] })).error, 'resource_exhausted');
+      assert.equal((await ask(3, 'subscription.unsubscribe', { subscription_id: first.result!.subscription_id })).type, 'success');
+      let third = await ask(4, 'subscription.subscribe', { channels: ['values'] });
+      // the slot comes back when the route's response has closed, a moment after the unsubscribe
+      for (let id = 5; third.type !== 'success' && id < 50; id++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        third = await ask(id, 'subscription.subscribe', { channels: ['values'] });
+      }
+      assert.equal(third.type, 'success');
+      socket.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
