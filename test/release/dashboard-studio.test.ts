@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { startTestServer } from '../support/server.ts';
 import type { Page } from 'playwright-core';
-import { dashboardFixture, openPage, pageErrors, screenshot } from '../dashboard/browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 const project = {
   graphs: {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { dashboardBuilt, launchBrowser, openPage, pageErrors, screenshot } from '../dashboard/browser.ts';
+import { dashboardBuilt, launchBrowser, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;

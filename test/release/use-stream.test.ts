@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
-import { launchBrowser, openPage, pageErrors } from '../dashboard/browser.ts';
+import { launchBrowser, openPage, pageErrors } from '../support/browser.ts';
 import { startServers, type Servers, type RunningServer } from '../differential/harness.ts';
 import { ROOT, tempDir } from '../support/server.ts';
 

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixtureGraphs } from '../a2a/harness.ts';
+import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 import { isJsonContentType } from '../../src/runtime/requestBody.ts';
 
 /** POST `body` with exactly this Content-Type (undefined: none at all, which fetch would not do for a string). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { depthExceededAt } from '../../src/runtime/requestBody.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { fixtureGraphs } from '../a2a/harness.ts';
+import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 
 /** JSON arrays nested `levels` deep: `[[[]]]` for 3. */
 const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);

@@ -1,6 +1,6 @@
 // The threads' named queries in SQL over agentplane_threads (pgTables.ts): the owner, status
 // and metadata filters and the sort are the table's columns, so a page or a count is read
-// through the owner's indexes (test/postgres/explain.test.ts holds them to that at 100k).
+// through the owner's indexes (test/adapters/postgres.explain.test.ts holds them to that at 100k).
 import type { ThreadRecord } from '../../domain/agent/records.ts';
 import type { ThreadFilter, ThreadPage, ThreadSortField, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
 import type { PgStore } from './pgStore.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPage, pageErrors } from '../../dashboard/browser.ts';
+import { launchBrowser, openPage, pageErrors } from '../../support/browser.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../../support/server.ts';
 
 // the component keeps state with the page's React: a second copy of React would break the hook

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
 import { removeDeploymentUsers } from '../control-plane/deploymentUsers.ts';
 import { tempDir } from '../support/server.ts';
-import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const window: any;

@@ -7,13 +7,13 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabaseUrl, withAdmin } from '../support/postgres.ts';
-import { spawnServer, tempDir } from '../support/server.ts';
-import { MIGRATIONS } from '../../src/adapters/postgres/pgMigrations.ts';
-import { openPgStore, SCHEMA_VERSION } from '../../src/adapters/postgres/pgStore.ts';
-import { PgThreads } from '../../src/adapters/postgres/pgThreads.ts';
-import { PgCrons } from '../../src/adapters/postgres/pgCrons.ts';
-import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
+import { freshDatabaseUrl, withAdmin } from '../../support/postgres.ts';
+import { spawnServer, tempDir } from '../../support/server.ts';
+import { MIGRATIONS } from '../../../src/adapters/postgres/pgMigrations.ts';
+import { openPgStore, SCHEMA_VERSION } from '../../../src/adapters/postgres/pgStore.ts';
+import { PgThreads } from '../../../src/adapters/postgres/pgThreads.ts';
+import { PgCrons } from '../../../src/adapters/postgres/pgCrons.ts';
+import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const thread = (id: string, owner: string | undefined, s: number): ThreadRecord => ({

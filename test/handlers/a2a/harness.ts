@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
-import * as results from '../../generated/a2a/response.validators.gen.js';
-import { ROOT } from '../support/server.ts';
+import * as results from '../../../generated/a2a/response.validators.gen.js';
+import { ROOT } from '../../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/graphs/a2a.ts');
 /** The A2A fixture graphs (test/fixtures/graphs/a2a.ts) by name, for the real agent server. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { json } from '../control-plane/support.ts';
 import { CLIENT, startOAuthServer, type OAuthServer } from '../control-plane/oauthServer.ts';
-import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 const fixture = dashboardFixture({
   env: {

@@ -2,8 +2,8 @@
 // with tasks/resubscribe, and tasks/get still knows a task after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, tempDir } from '../support/server.ts';
-import { assertValidResult, clientFor, fixtureGraphs, userText } from './harness.ts';
+import { startTestServer, tempDir } from '../../support/server.ts';
+import { assertValidResult, clientFor, fixtureGraphs, userText } from '../../handlers/a2a/harness.ts';
 
 test('a dropped stream leaves the task running; resubscribe follows it to its end', async () => {
   const server = await startTestServer({ project: { graphs: fixtureGraphs }, dataDir: null });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { ROOT, startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
+import { ROOT, startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;

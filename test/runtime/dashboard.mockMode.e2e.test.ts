@@ -2,7 +2,7 @@
 // is a mock, and throws nothing (a page that crashes on an example shows up as a page error).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dashboardFixture, openPage, pageErrors } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors } from '../support/browser.ts';
 
 // callbacks of page.waitForFunction run in the browser; this program is typed without the DOM library
 declare const document: any;

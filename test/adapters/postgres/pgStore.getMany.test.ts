@@ -4,10 +4,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import type { Store } from '../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
+import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import type { Store } from '../../../src/domain/ports/store.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
 
 const stores: Store[] = [];
 after(async () => {

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { A2AClient } from '@a2a-js/sdk/client';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
 
 let server: TestServer;
@@ -399,7 +399,7 @@ describe('JSON-RPC envelope', () => {
 
 describe('a path that names no assistant', () => {
   test('POST /a2a/%2E answers a status the spec lists for the endpoint (422, the documented shape)', async () => {
-    const { operations } = await import('../../generated/agent-server/operations.gen.ts');
+    const { operations } = await import('../../../generated/agent-server/operations.gen.ts');
     const documented = Object.keys(operations.find((o) => o.operationId === 'a2aRpc')!.responses);
     // fetch (and a URL string) folds %2E away as a dot-segment: the raw path goes through node:http
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {

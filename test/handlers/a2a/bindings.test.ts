@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ClientFactory, ClientFactoryOptions, RestTransportFactory, type Client } from '@a2a-js/sdk-v1/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { Role, TaskState, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk-v1';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
 import { listTasksRequest } from './v1harness.ts';
 

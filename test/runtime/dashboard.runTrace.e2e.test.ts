@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { finishedTracedRun } from '../support/tracedRun.ts';
 import { ROOT } from '../support/server.ts';
-import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 const project = {
   graphs: {

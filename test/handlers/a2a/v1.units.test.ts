@@ -2,10 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportJWK, flattenedVerify, generateKeyPair, exportPKCS8 } from 'jose';
-import { cardVersion, negotiate, requestedVersion } from '../../src/handlers/a2a/version.ts';
-import { fromV1Message, toV1StreamResponse, toV1Task } from '../../src/handlers/a2a/v1/wire.ts';
-import { a2aError, jsonRpcError } from '../../src/handlers/a2a/v1/errors.ts';
-import { canonicalCard, cardSigner } from '../../src/handlers/a2a/v1/cardSigning.ts';
+import { cardVersion, negotiate, requestedVersion } from '../../../src/handlers/a2a/version.ts';
+import { fromV1Message, toV1StreamResponse, toV1Task } from '../../../src/handlers/a2a/v1/wire.ts';
+import { a2aError, jsonRpcError } from '../../../src/handlers/a2a/v1/errors.ts';
+import { canonicalCard, cardSigner } from '../../../src/handlers/a2a/v1/cardSigning.ts';
 
 test('A2A-Version: none is 0.3, Major.Minor picks a served version (patch ignored), anything else is none; the header wins', () => {
   assert.equal(negotiate(requestedVersion(undefined, undefined)), '0.3');

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
-import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
 import { assertValidResult, clientFor, userText } from './harness.ts';
 
 let server: TestServer;

@@ -2,7 +2,7 @@
 // executing (from the run's `tasks` events) and clears when the run ends.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 // callbacks of page.evaluate run in the browser; this program is typed without the DOM library
 declare const document: any;

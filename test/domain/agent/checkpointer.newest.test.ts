@@ -7,12 +7,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
-import { freshDatabaseUrl } from '../support/postgres.ts';
-import { MIGRATIONS } from '../../src/adapters/postgres/pgMigrations.ts';
-import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { StoreCheckpointer } from '../../src/domain/agent/checkpointer.ts';
-import type { Store } from '../../src/domain/ports/store.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { MIGRATIONS } from '../../../src/adapters/postgres/pgMigrations.ts';
+import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
+import type { Store } from '../../../src/domain/ports/store.ts';
 
 const thread = (threadId: string, checkpointId?: string) => ({
   configurable: { thread_id: threadId, checkpoint_ns: '', ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },

@@ -6,15 +6,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
-import { PgRunEvents } from '../../src/adapters/postgres/pgRunEvents.ts';
-import { PgRunClaims } from '../../src/adapters/postgres/pgRunClaims.ts';
-import type { RunRecord } from '../../src/domain/agent/records.ts';
-import type { RunEvent } from '../../src/domain/agent/runEvent.ts';
-import type { Claim } from '../../src/domain/ports/runClaims.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
-import { pendingRun } from '../support/runRecords.ts';
+import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
+import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
+import { PgRunClaims } from '../../../src/adapters/postgres/pgRunClaims.ts';
+import type { RunRecord } from '../../../src/domain/agent/records.ts';
+import type { RunEvent } from '../../../src/domain/agent/runEvent.ts';
+import type { Claim } from '../../../src/domain/ports/runClaims.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { pendingRun } from '../../support/runRecords.ts';
 
 /** The channels the backends NOTIFY on (pgRunEvents.ts, pgRunClaims.ts). */
 const EVENTS_CHANNEL = 'agentplane_run_events';

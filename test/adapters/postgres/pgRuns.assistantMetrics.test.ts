@@ -4,14 +4,14 @@
 // only those created since the window's start.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
-import { PgRuns } from '../../src/adapters/postgres/pgRuns.ts';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../src/domain/agent/collectionRuns.ts';
-import type { RunRecord, ThreadRecord } from '../../src/domain/agent/records.ts';
-import type { RunsRepository } from '../../src/domain/ports/runsRepository.ts';
-import type { Store } from '../../src/domain/ports/store.ts';
-import { freshDatabaseUrl } from '../support/postgres.ts';
+import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { PgRuns } from '../../../src/adapters/postgres/pgRuns.ts';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { CollectionRuns } from '../../../src/domain/agent/collectionRuns.ts';
+import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
+import type { RunsRepository } from '../../../src/domain/ports/runsRepository.ts';
+import type { Store } from '../../../src/domain/ports/store.ts';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
 
 const stores: Store[] = [];
 after(async () => {

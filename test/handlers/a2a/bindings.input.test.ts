@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status as Code, type ServiceError } from '@grpc/grpc-js';
 import path from 'node:path';
-import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
 import { grpcErrorInfo, rawGrpc as rawGrpcAt } from './grpcRaw.ts';
 

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 import {
   artifactText,
   data,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { dashboardFixture, openPage, pageErrors, screenshot } from './browser.ts';
+import { dashboardFixture, openPage, pageErrors, screenshot } from '../support/browser.ts';
 
 const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const fixture = dashboardFixture({

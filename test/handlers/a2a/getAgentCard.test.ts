@@ -2,7 +2,7 @@
 // against the spec, so a 200 here is also a well-formed AgentCard.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 import { fixtureGraphs, rpc } from './harness.ts';
 
 const project = { graphs: fixtureGraphs };

@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT } from '../support/server.ts';
-import { startDev, type DevProcess } from '../support/devProcess.ts';
-import { pinnedProject, type PinnedProject } from '../support/pinnedLangGraph.ts';
+import { ROOT } from '../../support/server.ts';
+import { startDev, type DevProcess } from '../../support/devProcess.ts';
+import { pinnedProject, type PinnedProject } from '../../support/pinnedLangGraph.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/pinned-langgraph');
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });

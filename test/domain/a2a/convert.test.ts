@@ -1,8 +1,8 @@
 // The mapping rules between A2A messages and graph input/state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { replyText, taskState, toA2AHistory, toRunInput as toRunOutcome } from '../../src/domain/a2a/convert.ts';
-import { rpcError } from '../../src/handlers/a2a/failures.ts';
+import { replyText, taskState, toA2AHistory, toRunInput as toRunOutcome } from '../../../src/domain/a2a/convert.ts';
+import { rpcError } from '../../../src/handlers/a2a/failures.ts';
 
 const msg = (parts: any[], role: 'user' | 'agent' = 'user') => ({ kind: 'message' as const, messageId: 'm', role, parts: parts as any });
 /** The run input, or the JSON-RPC error the A2A endpoint answers for the failure. */

@@ -12,8 +12,8 @@ import {
   type Client,
 } from '@a2a-js/sdk-v1/client';
 import { Role, TaskState, type ListTasksRequest, type Message, type Part } from '@a2a-js/sdk-v1';
-import * as results from '../../generated/a2a-v1/response.validators.gen.js';
-import { ROOT } from '../support/server.ts';
+import * as results from '../../../generated/a2a-v1/response.validators.gen.js';
+import { ROOT } from '../../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
 
 /** The fixture graphs, and the example graphs that stop at an interrupt (interrupt()) and at a breakpoint. */
