@@ -18,7 +18,7 @@ export async function warmSchemas(url: string, key: string): Promise<void> {
   await Promise.all(assistants.map((a) => fetch(`${url}/assistants/${a.assistant_id}/schemas`, { headers }).then((res) => res.arrayBuffer())));
 }
 
-/** The auth service keeps tokens only with a key; without one `authenticate` answers 501 (test/control-plane/agent-auth.test.ts). */
+/** The auth service keeps tokens only with a key; without one `authenticate` answers 501 (test/handlers/control-plane/agentAuth.test.ts). */
 export const AUTH_SERVICE = { AGENTPLANE_TOKEN_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' };
 
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {

@@ -10,7 +10,7 @@ import { runTestFiles } from '../support/testFiles.ts';
 // all at once when the stream ends: the SDK tests that wait on a live stream to interrupt a
 // running run cannot run through it and are left out (only the named ones run; all of them run directly elsewhere).
 const cases = [
-  { file: 'test/control-plane/pipeline.test.ts', spec: 'spec/control-plane.openapi.yaml', pattern: undefined },
+  { file: 'test/handlers/control-plane/deployments.pipeline.test.ts', spec: 'spec/control-plane.openapi.yaml', pattern: undefined },
   {
     file: 'test/handlers/agent-server/runs.sdk.test.ts',
     spec: 'spec/agent-server.openapi.yaml',

@@ -2,8 +2,8 @@
 // and every filter.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { create, dockerBody, githubBody, json } from './support.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: listing deployments', () => {
   let server: TestServer;

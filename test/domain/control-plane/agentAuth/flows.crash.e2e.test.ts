@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../../support/server.ts';
 
 test('a flow whose code exchange was cut by kill -9 is failed at the restart, and wait says failed', { timeout: 180_000 }, async () => {
   let exchanging: () => void = () => undefined;

@@ -8,8 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OAuth4WebApiClient } from '../../src/adapters/oauth/oauth4webapiClient.ts';
-import { OAuthFailure } from '../../src/domain/ports/oauthClient.ts';
+import { OAuth4WebApiClient } from '../../../src/adapters/oauth/oauth4webapiClient.ts';
+import { OAuthFailure } from '../../../src/domain/ports/oauthClient.ts';
 
 interface Listener {
   port: number;

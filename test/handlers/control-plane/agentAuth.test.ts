@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { testBackend } from '../support/postgres.ts';
-import { json, type Api } from './support.ts';
-import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from './oauthServer.ts';
+import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { testBackend } from '../../support/postgres.ts';
+import { json, type Api } from '../../control-plane/support.ts';
+import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
 
 const TOKEN_KEY = randomBytes(32).toString('base64');
 const OTHER_TENANT = randomUUID();

@@ -2,8 +2,8 @@
 // deployment's data, and what kube-local cannot play — each a field and the reason.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetProblems } from '../../src/domain/control-plane/targetRules.ts';
-import { fullResourceSpec } from '../containers/fullResourceSpec.ts';
+import { targetProblems } from '../../../src/domain/control-plane/targetRules.ts';
+import { fullResourceSpec } from '../../containers/fullResourceSpec.ts';
 
 const db = [{ name: 'DATABASE_URL' }];
 const locs = (problems: { loc: (string | number)[] }[]) => problems.map((p) => p.loc.join('.'));

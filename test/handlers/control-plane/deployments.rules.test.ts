@@ -2,8 +2,8 @@
 // with a detail naming the problem, and changes nothing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { create, dockerBody, githubBody, json, waitForRevision } from './support.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { create, dockerBody, githubBody, json, waitForRevision } from '../../control-plane/support.ts';
 
 describe('control plane: create rules', () => {
   let server: TestServer;

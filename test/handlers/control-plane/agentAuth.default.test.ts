@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { json } from './support.ts';
+import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { json } from '../../control-plane/support.ts';
 
 const GITHUB = {
   provider_id: 'github',

@@ -1,8 +1,8 @@
 // A CI/CD pipeline played end to end against the real server, as upstream clients do it:
 // create → poll the latest revision until DEPLOYED → patch → poll → list → redeploy → delete.
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { failingBuildFlow, failingImageFlow, pipelineFlow } from './support.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { failingBuildFlow, failingImageFlow, pipelineFlow } from '../../control-plane/support.ts';
 
 describe('control plane: a CI/CD pipeline', () => {
   let server: TestServer;

@@ -3,8 +3,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { dockerBody, githubBody, json, keyedApi, waitForRevision, type Api } from './support.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { dockerBody, githubBody, json, keyedApi, waitForRevision, type Api } from '../../control-plane/support.ts';
 
 const KEY = 'durability-key';
 const TENANT = '33333333-3333-4333-8333-333333333333';

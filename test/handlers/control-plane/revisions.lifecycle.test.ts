@@ -2,8 +2,8 @@
 // (AGENTPLANE_PHASE_MS=60000), so nothing here depends on timing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { create, dockerBody, githubBody, json } from './support.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: states before the deployer moves on', () => {
   let server: TestServer;

@@ -7,9 +7,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { json, type Api } from './support.ts';
-import { CLIENT, startOAuthServer, type OAuthServer } from './oauthServer.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { json, type Api } from '../../control-plane/support.ts';
+import { CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
 
 describe('agent auth: a token refused by the resource server', () => {
   let server: TestServer;
