@@ -607,10 +607,10 @@ async function phaseFanout() {
 const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 6);
 const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
 
-/** Server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
+/** Throughput and server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
 async function phaseRouteCpu() {
   const ref = process.env.BENCH_ROUTE_BASELINE || 'd5486dc';
-  log(`Routes: server CPU per request against ${ref}`);
+  log(`Routes: throughput and server CPU per request against ${ref}`);
   try {
     // BENCH_ROUTE_BASELINE_ROOT: a checkout of the ref already built (and with its node_modules) instead of one made under .bench/
     const given = process.env.BENCH_ROUTE_BASELINE_ROOT;
@@ -624,7 +624,7 @@ async function phaseRouteCpu() {
     skip(`routes against ${ref}`, err);
   }
   report.method.push(
-    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. A burst's figure is the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat), the figure least moved by a shared machine; each route's ratio is the median of the rounds' ratios.`,
+    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. Each burst is read two ways (issue 67): its throughput (its requests over the time from its start to its last response: what a user sees) and the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat, the figure least moved by a shared machine); each route's ratio by each method is the median of the rounds' ratios, with their range.`,
   );
 }
 

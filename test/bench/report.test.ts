@@ -21,7 +21,7 @@ import type { FreshRatio } from '../../scripts/bench/freshPeer.ts';
 import type { RouteCpuFigure } from '../../scripts/bench/routeCpu.ts';
 import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
-import { baselineSection, mergeReports, writeReport } from '../../scripts/bench/report.ts';
+import { baselineSection, mergeReports, routeCpuSection, writeReport } from '../../scripts/bench/report.ts';
 
 const load = (rps: number, p50Ms: number): LoadResult => ({
   requests: rps * 5,
@@ -501,6 +501,55 @@ test('the report opens with every target in one line each, then the regressions 
   const clean = { ...report, comparisons: report.comparisons.filter((c) => !c.regression) };
   assert.match(baselineSection(clean).join('\n'), /No figure is more than 5% worse than `v0\.1\.0` \(bd941bb\)\./);
   assert.match(baselineSection({ baseline: null, comparisons: [] }).join('\n'), /No baseline in this run/);
+});
+
+test('the routes against d5486dc are read by throughput and by CPU per request, each a target, each compared, and the regressions sentence names both baselines', () => {
+  const report = withBaseline();
+  const route = (name: RouteCpuFigure['route'], rps: number, cpu: number): RouteCpuFigure => ({
+    route: name,
+    currentUs: 50,
+    baselineUs: 50 * cpu,
+    ratio: cpu,
+    ratioMin: cpu - 0.25,
+    ratioMax: cpu + 0.25,
+    rounds: 20,
+    currentRps: 1000 * rps,
+    baselineRps: 1000,
+    rpsRatio: rps,
+    rpsRatioMin: rps - 0.1,
+    rpsRatioMax: rps + 0.1,
+  });
+  report.routeCpu = { ref: 'd5486dc', commit: 'd5486dc3029c', figures: [route('GET /ok', 1.2, 1.1), route('POST /threads', 0.9, 1.05)] };
+  const derived = { ...report, ...deriveRatios(report) };
+  const { targets, comparisons } = derived;
+  const throughput = targets.find((t) => t.name.startsWith('Request path throughput vs `d5486dc`'))!;
+  assert.equal(throughput.met, false, 'POST /threads at 0.9× by throughput misses, though its CPU per request is 1.05×');
+  assert.match(throughput.value, /`POST \/threads` 0\.9× \(900 vs 1000 req\/s; rounds 0\.8–1\)/);
+  assert.match(throughput.why!, /profiles\/request-path\.svg/);
+  assert.equal(targets.find((t) => t.name.startsWith('Server CPU per request on the routes shared with `d5486dc`'))!.met, true, 'the other method, beside it');
+  const against = 'against `d5486dc` (both up at once, alternating bursts)';
+  const posted = comparisons.find((c) => c.what === `POST /threads throughput, ${against}`)!;
+  assert.deepEqual([posted.ratio, posted.regression, posted.higherIsBetter], [0.9, true, true]);
+  assert.equal(comparisons.find((c) => c.what === `GET /ok throughput, ${against}`)!.regression, false);
+  const section = baselineSection(derived).join('\n');
+  assert.match(section, /## Against the baselines `v0\.1\.0` \(bd941bb\) and `d5486dc` \(d5486dc, the routes\)/);
+  assert.match(section, /regressions of more than 5% against `v0\.1\.0` \(bd941bb\) or `d5486dc` \(d5486dc, the routes\):/);
+  assert.match(section, /- \*\*POST \/threads throughput, against `d5486dc`/);
+  const clean = { ...derived, comparisons: comparisons.filter((c) => !c.regression) };
+  assert.match(baselineSection(clean).join('\n'), /No figure is more than 5% worse than `v0\.1\.0` \(bd941bb\) or `d5486dc` \(d5486dc, the routes\)\./);
+  // the routes alone (no --baseline) still open the comparison
+  assert.match(baselineSection({ baseline: null, comparisons: [], routeCpu: report.routeCpu }).join('\n'), /No figure is more than 5% worse than `d5486dc`/);
+  const routes = routeCpuSection(report).join('\n');
+  assert.match(routes, /\| `POST \/threads` \| 900 \| 1,000 \| 0\.90× \| 0\.80–1\.00 \| 50\.0 \| 52\.5 \| 1\.05× \| 0\.80–1\.30 \|/);
+  // an older report's figure has no throughput: the row says so, the target is not measured
+  const older = withBaseline();
+  older.routeCpu = {
+    ref: 'd5486dc',
+    commit: 'd5486dc3029c',
+    figures: [{ route: 'GET /ok', currentUs: 50, baselineUs: 55, ratio: 1.1, ratioMin: 1, ratioMax: 1.2, rounds: 20 }],
+  };
+  assert.equal(deriveRatios(older).targets.find((t) => t.name.startsWith('Request path throughput'))!.met, null);
+  assert.match(routeCpuSection(older).join('\n'), /\| `GET \/ok` \| — \| — \| — \| — \| 50\.0 \| 55\.0 \| 1\.10× \| 1\.00–1\.20 \|/);
 });
 
 test('the baseline is named on the command line or in BENCH_BASELINE; its node_modules are ours only when every pin matches', () => {
