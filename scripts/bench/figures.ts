@@ -302,15 +302,27 @@ function replicaCostTarget(ours: ReplicaFigure | null, base: ReplicaFigure | nul
   };
 }
 
-/** Issue 57: the scale-out path near the embedded one, counted in statements. */
+/** Issue 67 (item 4): the scale-out path near the embedded one, counted in statements. */
 function pgStatementsTarget(ours: ReplicaFigure | null): Target {
   const n = ours?.statementsPerRun;
   return {
-    name: 'PostgreSQL statements per enqueued run, one replica (issue 57)',
+    name: 'PostgreSQL statements per enqueued run, one replica, plain graph (issue 67)',
     goal: '≤ 12',
     value: n == null ? 'not measured' : `${n}`,
     met: n == null ? null : n <= 12,
-    why: `The replicas phase's log lists each statement's calls per run (pg_stat_statements, counted by the server). Before this round a run cost 35.7 (the plain echo, one replica, 20 threads). Since then (#57): an enqueued run is created without reading the thread's runs in flight, and with the thread the create read under its lock instead of reading it again (3 fewer); a run's end reads its run, its thread and the thread's pending runs in one statement (\`RunClaims.endState\`, 2 fewer); a write of a few upserts is one statement of data-modifying WITHs, atomic as the transaction was, with no BEGIN and COMMIT, each new record numbered in order (the enqueue 5 → 3); and a run's end, fenced by its claim's token and attempt, is one statement whose writes all wait on the fence (\`PgStore.writeIf\`: BEGIN, fence, four upserts and COMMIT, 7 → 1). Counted on 2026-11-26 after them: 19.5 a run. What is left, each about one statement: the claim's look-up and the statement that starts the run (2) and its release (1); the run's log opened, two event batches and its end (4, each with its NOTIFY); the thread's advisory lock and unlock (2); the enqueue's one write, the foreign key's check and the queue's NOTIFY (3); the assistant (1); the thread at the create (1.05); the end's read and its one write (2); the plain graph's head and checkpoint and LangGraph's checkpoints read (~3). Reaching 12 takes folding these into the steps of a run — the claim's look-up into its start (this changes when a cancel reaches a just-claimed run), the release into the end (the thread's next run could then start before this run's log is closed), a row lock in place of the advisory lock (the per-thread order guarantee rests on it), the log's open into the run's start — each a change to a guarantee's mechanism that was not safe to make in this round. \`test/postgres/statements-per-run.test.ts\` pins the count as the client sends it (22.7 a run there, failing above 24; 39.3 before this round). Where a replica's time goes with these statements: the [replica's profile](profiles/postgres-replica.svg), under the next target.`,
+    why: `The replicas phase's log lists each statement's calls per run (pg_stat_statements). What is left is about one statement per step of a run (claim, start, log, events, end, release, the thread's lock); reaching 12 takes folding steps together, each a change to how a guarantee is enforced (scripts/bench/findings.md); \`test/postgres/statements-per-run.test.ts\` pins the count. [Replica profile](profiles/postgres-replica.svg).`,
+  };
+}
+
+/** Issue 67 asks the PostgreSQL targets of a LangGraph graph with run workers too; the replicas phase does not run one. */
+function pgLangGraphTarget(): Target {
+  return {
+    name: 'PostgreSQL statements per run and one replica ÷ the embedded store, LangGraph echo graph with run workers (issue 67)',
+    goal: '≤ 12; ≥ 0.5×',
+    // the reason in the row itself: the table links explanations of missed targets only
+    value:
+      'not measured: the replicas phase drives the plain-function echo with AGENTPLANE_RUN_WORKERS=0 only (the LangGraph graph with workers needs fleets of its own, a database per tree)',
+    met: null,
   };
 }
 
@@ -327,7 +339,7 @@ const embeddedReplica = (report: Pick<Measured, 'replicas'>) =>
 const PG_VS_EMBEDDED = 'enqueued runs/s, one replica: PostgreSQL ÷ the embedded store (same workload, same rounds)';
 
 /**
- * Issue 57: one PostgreSQL replica's enqueued runs/s at least 0.6× the embedded store's, both
+ * Issue 67 (item 4; issue 57 asked 0.6×): one PostgreSQL replica's enqueued runs/s at least 0.5× the embedded store's, both
  * the current tree's, the same workload in the same rounds. What a run costs on each side is
  * read from the figures, not written down: the statements (each a round trip to PostgreSQL on
  * the same cores) and the replica's CPU against the embedded process's.
@@ -340,13 +352,13 @@ function pgVsEmbeddedTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | 
   const cpu = ratio(pg?.cpuMsPerRun, embedded?.cpuMsPerRun);
   const why =
     pg && embedded
-      ? `Both are the current tree with AGENTPLANE_RUN_WORKERS=0, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds, in turns. On PostgreSQL a run cost ${pg.statementsPerRun == null ? 'statements not counted in this run' : `${pg.statementsPerRun} statements (pg_stat_statements, the bench's joins and polls included)`}, each a round trip from the replica to PostgreSQL, which runs on the same ${cores} cores as the replica and the load generator; the embedded store keeps its records in the process and appends them to its journal on disk, with no statement. The replica spent ${ms(pg.cpuMsPerRun)} of CPU a run against the embedded process's ${ms(embedded.cpuMsPerRun)}${cpu == null ? '' : ` (${cpu}×)`}, of the ${coreMs(pg)} ms of core time a run had at ${pg.runsPerSecond} runs/s (${coreMs(embedded)} ms at the embedded store's ${embedded.runsPerSecond}): the rest went to PostgreSQL's own work (not counted in the replica's CPU), the load generator, other work on the machine (1-min load average ${pg.loadBefore[0]} before the PostgreSQL figure, ${embedded.loadBefore[0]} before the embedded one) and cores idle while a run waited on its round trips. The statements by kind are in the replicas phase's log; \`PostgreSQL statements per enqueued run, one replica (issue 57)\` says which steps of a run they are. Where the replica's own time goes: in a [profile of one replica](profiles/postgres-replica.svg) given this workload three times (\`npx tsx scripts/bench/profilePostgres.ts\`, 2026-11-26 12:39, 67–95 runs/s under the profiler) its main thread was busy 14.4 s, 5.7 s of it (40%) in the system calls that send statements to PostgreSQL (the pg client's query queue writing to its socket; on loopback TCP the kernel does the receiving side's work within the sender's call), 0.6 s collecting garbage and ~0.3 s parsing rows, the rest spread thin over the run's own work. So a replica's CPU follows its statement count, and the statements are what the folds under the statements' target would cut.`
+      ? `Both are the current tree with AGENTPLANE_RUN_WORKERS=0, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds, in turns. On PostgreSQL a run cost ${pg.statementsPerRun == null ? 'statements not counted in this run' : `${pg.statementsPerRun} statements (pg_stat_statements, the bench's joins and polls included)`}, each a round trip from the replica to PostgreSQL, which runs on the same ${cores} cores as the replica and the load generator; the embedded store keeps its records in the process and appends them to its journal on disk, with no statement. The replica spent ${ms(pg.cpuMsPerRun)} of CPU a run against the embedded process's ${ms(embedded.cpuMsPerRun)}${cpu == null ? '' : ` (${cpu}×)`}, of the ${coreMs(pg)} ms of core time a run had at ${pg.runsPerSecond} runs/s (${coreMs(embedded)} ms at the embedded store's ${embedded.runsPerSecond}): the rest went to PostgreSQL's own work (not counted in the replica's CPU), the load generator, other work on the machine (1-min load average ${pg.loadBefore[0]} before the PostgreSQL figure, ${embedded.loadBefore[0]} before the embedded one) and cores idle while a run waited on its round trips. Where the replica's own time goes: [replica profile](profiles/postgres-replica.svg) (\`npx tsx scripts/bench/profilePostgres.ts\`): 40% of its main thread's busy time in the system calls that send statements.`
       : undefined;
   return {
-    name: 'Enqueued runs/s, one PostgreSQL replica ÷ the embedded store, same workload in the same rounds (issue 57)',
-    goal: '≥ 0.6×',
+    name: 'Enqueued runs/s, one PostgreSQL replica ÷ the embedded store, plain graph, same workload in the same rounds (issue 67)',
+    goal: '≥ 0.5×',
     value: `PostgreSQL ${show(pg)}, embedded store ${show(embedded)}${r == null ? '' : `: ${r}×`}`,
-    met: r == null ? null : r >= 0.6,
+    met: r == null ? null : r >= 0.5,
     ...(why ? { why } : {}),
   };
 }
@@ -533,6 +545,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
   const pct = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x * 100)}%`);
   const times = (x: number | null) => (x == null ? 'not measured' : `${x}×`);
   const ms = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x)} ms`);
+  const ms2 = (x: number | null) => (x == null ? 'not measured' : `${Math.round(x * 100) / 100} ms`);
   const mb = (x: number | null) => (x == null ? 'not measured' : `${x} MB`);
   const check = (x: number | null, ok: (v: number) => boolean) => (x == null ? null : ok(x));
 
@@ -584,7 +597,9 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
     replicaCostTarget(replicaRuns(1), baseReplicaRuns(1)),
     pgStatementsTarget(replicaRuns(1)),
     pgVsEmbeddedTarget(replicaRuns(1), embeddedReplica(report), ratios[PG_VS_EMBEDDED], report.machine.cores),
+    pgLangGraphTarget(),
     ...freshTargets(report, runsWhy),
+    aloneTarget(report, ratios['runs/s 100 threads: agentplane ÷ the graph alone']),
     ...routeCpuTargets(report),
     ...fanoutTargets(report),
     {
@@ -608,6 +623,13 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
       met: check(createUnderLoad, (v) => v <= 2),
     },
     {
+      name: 'POST …/runs p50 behind a backlog of CPU-bound runs, default run workers (issue 67)',
+      goal: '≤ 25 ms',
+      value: ms2(shipped?.loadedCreateP50Ms ?? null),
+      met: check(shipped?.loadedCreateP50Ms ?? null, (v) => v <= 25),
+      why: `The under-load phase's probe: a run created while CPU-bound runs fill the run slots. [Runs profile, 100 threads](profiles/runs-100-threads-main.svg).`,
+    },
+    {
       name: 'LangGraph runs/s with run workers vs in process (AGENTPLANE_RUN_WORKERS=0), same run',
       goal: '≥ 1× on one thread',
       value: `one thread ${times(workersOne)}, 100 threads ${times(workersMany)}`,
@@ -624,7 +646,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
     burstTarget(report),
     {
       name: 'Start to first 200 with the shipped graphs (median of 5)',
-      goal: '≤ 700 ms (issue 57)',
+      goal: '≤ 700 ms (issue 67)',
       value: ms(report.memory.startMs),
       met: check(report.memory.startMs, (v) => v <= 700),
       why: `A start is the main thread loading modules before it listens: in the [start profile](profiles/start.svg) (\`npx tsx scripts/bench/profileStart.ts\`) compiling, evaluating, resolving and reading them take most of it (LangGraph, which the graphs need, ~300 ms), then loading the project's TypeScript graphs ~200 ms, most of it tsx itself (importing its API ~45 ms; \`register()\` ~90 ms, which waits for its loader thread to start). It moves with the host's speed${
@@ -635,7 +657,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
     },
     {
       name: 'RSS with 100k threads (settled)',
-      goal: '≤ 250 MB (issue 57)',
+      goal: '≤ 250 MB (issue 67)',
       value: `${mb(report.memory.threads100kMB)} (right after creating them: ${mb(report.memory.threads100kPeakMB)})`,
       met: check(report.memory.threads100kMB, (v) => v <= 250),
       why: threadsMemoryWhy(report),
@@ -690,7 +712,7 @@ function freshTargets(report: Measured, why: string): Target[] {
   ];
   return [
     {
-      name: 'LangGraph runs/s vs upstream JS dev server, every server started fresh each round, same warm-up, through the SDK (issue 57)',
+      name: 'LangGraph runs/s vs upstream JS dev server, every server started fresh each round, same warm-up, through the SDK (issue 67)',
       goal: 'one thread ≥ 3.5×, 100 threads ≥ 3×',
       value: `one thread ${freshRatioText(oneWarm)}, 100 threads ${freshRatioText(manyWarm)}`,
       // what was measured is judged (a phase cut short still says which scenario missed)
@@ -705,6 +727,22 @@ function freshTargets(report: Measured, why: string): Target[] {
       why,
     },
   ];
+}
+
+/**
+ * Issue 67 (item 2): 100-thread runs at least half of LangGraph alone on the same graph (its
+ * MemorySaver, no server). LangGraph alone is measured in the runs phase (graphAlone.ts), right
+ * after agentplane's long-lived rounds, not in the fresh rounds: the row says so.
+ */
+function aloneTarget(report: Measured, r: number | null): Target {
+  const of = (server: Server) => find(report.runs, (x) => x.server === server && x.scenario === '100 threads' && x.graph === SHARED_GRAPH)?.runsPerSecond;
+  return {
+    name: 'LangGraph runs/s on 100 threads ÷ LangGraph alone on the same graph, the runs phase: one long-lived server, LangGraph alone right after (issue 67)',
+    goal: '≥ 0.5×',
+    value: r == null ? 'not measured' : `${r}× (agentplane ${of('agentplane')} runs/s, LangGraph alone ${of('graph-alone')} runs/s)`,
+    met: r == null ? null : r >= 0.5,
+    why: `Not in the fresh rounds: LangGraph alone is no server, and runs in the runs phase after agentplane's rounds, in another minute of the host. Where a run's time goes on 100 threads: [worker](profiles/runs-100-threads-worker.svg), [main thread](profiles/runs-100-threads-main.svg) (\`npx tsx scripts/bench/profileRuns.ts\`).`,
+  };
 }
 
 /** Issue 57: streams that fan out, and a replay that costs what it returns. */
