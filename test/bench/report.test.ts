@@ -19,6 +19,7 @@ import {
 import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts';
 import type { FreshRatio } from '../../scripts/bench/freshPeer.ts';
 import type { RouteCpuFigure } from '../../scripts/bench/routeCpu.ts';
+import { deliveryOf } from '../../scripts/bench/fanoutClients.ts';
 import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { baselineSection, mergeReports, routeCpuSection, writeReport } from '../../scripts/bench/report.ts';
@@ -232,6 +233,14 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
   assert.equal(named(withFigures, '`GET /ok` p99 and a new run').met, false, '/ok p99 at 2.5× idle misses');
   assert.match(named(withFigures, '`GET /ok` p99 and a new run').name, /1,000 subscribers/);
   assert.equal(named(withFigures, 'Replay from `since`').met, true);
+  const delivery = "An event's delivery under 1,000 subscribers, made → read, p99 (issue 67)";
+  assert.equal(named(withFigures, delivery).met, null, 'an older figure without delivery: not measured');
+  const delivered = (p99Ms: number) =>
+    named(deriveRatios({ ...fakeReport(), fanout: { ...fanout, delivery: { subscribers: 100, events: 20_000, p50Ms: 4, p99Ms } } }).targets, delivery);
+  assert.equal(delivered(50).met, true);
+  assert.equal(delivered(51).met, false);
+  assert.equal(delivered(51).value, 'p99 51 ms, p50 4 ms (20,000 events at 100 sampled subscribers)');
+  assert.match(delivered(51).why!, /profiles\/fanout-signals-bytes\.svg/);
   const statements = named(withFigures, 'PostgreSQL statements per enqueued run, one replica, plain graph (issue 67)');
   assert.equal(statements.goal, '≤ 12');
   assert.equal(statements.met, false);
@@ -582,6 +591,16 @@ test('issue 67 reads 100-thread runs against LangGraph alone (saying where it is
   assert.equal(named(loaded, enqueue).met, true);
   loaded.underLoad = [underLoad('agentplane', 10, 66)];
   assert.equal(named(loaded, enqueue).met, false, '66 ms is over 25');
+});
+
+test("a sampled subscriber's delivery is read from a values or messages event's server timestamp; lifecycle events and older events are not counted", () => {
+  const frame = (method: string, timestamp: number) =>
+    `id: 7\nevent: ${method}\ndata: ${JSON.stringify({ type: 'event', event_id: '7', seq: 7, method, params: { namespace: [], timestamp, data: { timestamp: 1 } } })}`;
+  assert.equal(deliveryOf(frame('values', 1_000_000), 1_000_012, 999_000), 12);
+  assert.equal(deliveryOf(frame('messages', 1_000_000), 1_000_003, 999_000), 3);
+  assert.equal(deliveryOf(frame('lifecycle', 1_000_000), 1_000_003, 999_000), null, "a run's running event may carry its creation time");
+  assert.equal(deliveryOf(frame('values', 998_000), 1_000_003, 999_000), null, 'made before the subscribers were open: a replay');
+  assert.equal(deliveryOf('{"type":"success","id":1}', 1_000_003, 0), null);
 });
 
 test('the baseline is named on the command line or in BENCH_BASELINE; its node_modules are ours only when every pin matches', () => {
