@@ -283,6 +283,7 @@ function replicasTarget(one: ReplicaFigure | null, two: ReplicaFigure | null, ra
     goal: 'measured, every run once and in order (the 2 cores bound the ratio; load beside)',
     value: `1 replica ${show(one)}, 2 replicas ${show(two)}${ratio === null ? '' : `: ${ratio}×`}${wrong.length ? ` — ${wrong.join('; ')}` : ''}`,
     met: one === null || two === null ? null : correct(one) && correct(two),
+    why: PROFILE_POSTGRES,
   };
 }
 
@@ -299,6 +300,7 @@ function replicaCostTarget(ours: ReplicaFigure | null, base: ReplicaFigure | nul
     goal: '≤ 1× each',
     value: `statements ${show(ours?.statementsPerRun, '')} vs ${show(base?.statementsPerRun, '')} (${show(statements, '×')}); replica CPU ${show(ours?.cpuMsPerRun, ' ms')} vs ${show(base?.cpuMsPerRun, ' ms')} (${show(cpu, '×')})`,
     met: statements === null || cpu === null ? null : statements <= 1 && cpu <= 1,
+    why: PROFILE_POSTGRES,
   };
 }
 
@@ -363,7 +365,12 @@ function pgVsEmbeddedTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | 
   };
 }
 
-const IDLE_RSS_WHY = `Idle RSS is within its goal: the graphs' schema warm-up (issue 52) no longer starts its worker, which loads the TypeScript compiler (~60–100 MB), during the start; it reads the types once the server has listened and is idle, and a worker only the warm-up used ends 1 s after its last answer (its answers kept), so the idle server holds no compiler (\`src/compose/agentServer.ts\`, \`src/adapters/run-workers/staticSchemas.ts\`; before, with the same tree started the same way on this machine: 208–216 MB one second after the first 200, after: 149–163 MB, alternated).`;
+const PROFILE_REQUEST_PATH = '[request path profile](profiles/request-path.svg) (`npx tsx scripts/bench/profile.ts`).';
+const PROFILE_POSTGRES = '[Replica profile](profiles/postgres-replica.svg) (`npx tsx scripts/bench/profilePostgres.ts`).';
+const PROFILE_FANOUT = '[Fan-out profile](profiles/fanout-signals-bytes.svg) (`npx tsx scripts/bench/profileFanout.ts 1000`).';
+const PROFILE_RUNS_MAIN = 'The main thread on 100 threads: [profile](profiles/runs-100-threads-main.svg) (`npx tsx scripts/bench/profileRuns.ts`).';
+
+const IDLE_RSS_WHY = `The graphs' schema warm-up (which loads the TypeScript compiler, ~60–100 MB) waits until the server is idle, and its worker ends 1 s after its last answer (\`src/compose/agentServer.ts\`). Where a server's memory goes: [memory profile](profiles/memory-100k-threads.svg) (\`npx tsx scripts/bench/profileMemory.ts\`).`;
 
 const START_WHY = `The deferred schema warm-up gained the start less than the idle memory (1,861–2,021 ms before, 1,657–2,100 after, the same starts): what is left of a start is loading modules. In the [start profile](profiles/start.svg) (\`npx tsx scripts/bench/profileStart.ts\`, 2026-11-26 12:39: 1.9 s to the first 200 under the profiler) compiling modules takes 0.24 s, Node's loader hooks 0.3 s (\`makeSyncRequest\` 0.21 s, \`waitForWorker\` 0.09 s: the modules loaded after the project's TypeScript graphs go through tsx's hooks, which answer from a thread of their own), garbage collection 0.18 s, the file system ~0.25 s (stat, open, readdir) and decoding sources 0.1 s; LangGraph's own modules are ~300 ms of it. Not done in this round: the server's own lazily imported modules loaded before tsx registers its hooks.`;
 
@@ -580,18 +587,26 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
       met: check(byIdCeiling, (v) => v >= 0.7),
       why: byIdWhy(report),
     },
-    { name: 'GET by id vs Prism mock', goal: '≥ 10×', value: times(byIdPrism), met: check(byIdPrism, (v) => v >= 10) },
+    {
+      name: 'GET by id vs Prism mock',
+      goal: '≥ 10×',
+      value: times(byIdPrism),
+      met: check(byIdPrism, (v) => v >= 10),
+      why: `The ${PROFILE_REQUEST_PATH}`,
+    },
     {
       name: 'Write p50 growth, 100 → 100k deployments',
       goal: '≤ 2×',
       value: `POST ${times(postGrowth)}, PATCH ${times(patchGrowth)}`,
       met: check(worstGrowth, (v) => v <= 2),
+      why: `No profile of writes at 100k deployments yet; the ${PROFILE_REQUEST_PATH}`,
     },
     {
       name: 'Write p50 growth on PostgreSQL, 100 → 100k deployments',
       goal: '≤ 2×',
       value: `POST ${times(pgPostGrowth)}, PATCH ${times(pgPatchGrowth)}`,
       met: check(pgWorstGrowth, (v) => v <= 2),
+      why: `No profile of PostgreSQL writes at 100k deployments yet; the ${PROFILE_REQUEST_PATH}`,
     },
     replicasTarget(replicaRuns(1), replicaRuns(2), ratios['enqueued runs/s on one PostgreSQL: two replicas ÷ one']),
     replicaCostTarget(replicaRuns(1), baseReplicaRuns(1)),
@@ -614,20 +629,28 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
       goal: '≥ 3× (same behaviour; the upstream server cannot run a plain function)',
       value: `one thread ${times(plainOne)}, 100 threads ${times(plainMany)}`,
       met: check(worstPlain, (v) => v >= 3),
+      why: `The ${RUN_PROFILES}.`,
     },
-    { name: 'GET /ok p99 behind a backlog of CPU-bound runs ÷ idle p99', goal: '≤ 2×', value: times(okUnderLoad), met: check(okUnderLoad, (v) => v <= 2) },
+    {
+      name: 'GET /ok p99 behind a backlog of CPU-bound runs ÷ idle p99',
+      goal: '≤ 2×',
+      value: times(okUnderLoad),
+      met: check(okUnderLoad, (v) => v <= 2),
+      why: PROFILE_RUNS_MAIN,
+    },
     {
       name: 'POST …/runs p50 behind a backlog of CPU-bound runs ÷ idle p50',
       goal: '≤ 2×',
       value: times(createUnderLoad),
       met: check(createUnderLoad, (v) => v <= 2),
+      why: PROFILE_RUNS_MAIN,
     },
     {
       name: 'POST …/runs p50 behind a backlog of CPU-bound runs, default run workers (issue 67)',
       goal: '≤ 25 ms',
       value: ms2(shipped?.loadedCreateP50Ms ?? null),
       met: check(shipped?.loadedCreateP50Ms ?? null, (v) => v <= 25),
-      why: `The under-load phase's probe: a run created while CPU-bound runs fill the run slots. [Runs profile, 100 threads](profiles/runs-100-threads-main.svg).`,
+      why: `The under-load phase's probe: a run created while CPU-bound runs fill the run slots. ${PROFILE_RUNS_MAIN}`,
     },
     {
       name: 'LangGraph runs/s with run workers vs in process (AGENTPLANE_RUN_WORKERS=0), same run',
@@ -777,6 +800,7 @@ function fanoutTargets(report: Measured): Target[] {
         ? `${f.replay.ratio}× (${f.replay.shortMs} ms at ${f.replay.shortHistoryEvents} events, ${f.replay.longMs} ms at ${f.replay.longHistoryEvents})`
         : 'not measured',
       met: f ? f.replay.ratio <= 1.5 : null,
+      why: PROFILE_FANOUT,
     },
   ];
 }
@@ -836,4 +860,4 @@ function burstTarget(report: Measured): Target {
 }
 
 const BURST_WHY =
-  "What stays is the thread's checkpoints: the embedded store keeps its records in memory, and each checkpoint holds the thread's whole state as text (three a run, as LangGraph puts them), so 25 runs appending 400 KB each keep ~350 MB of checkpoint text (the main thread's sampling heap profile after the burst: 353 MB allocated where the journal writes the records, which flattens each checkpoint's text). The finished runs' event logs held ~250 MB more (each run's last `values` event and join answer, text and parse) until they were bounded by bytes as well as by count (`src/domain/agent/broker.ts`). Meeting the goal needs checkpoints that share the channel values a thread's checkpoints have in common: scripts/bench/findings.md.";
+  "What stays is the thread's checkpoints: the embedded store keeps its records in memory, each checkpoint holding the thread's whole state as text (three a run), ~350 MB after 25 runs of 400 KB; meeting the goal needs checkpoints that share the channel values they have in common (scripts/bench/findings.md). Where a server's memory goes: [memory profile](profiles/memory-100k-threads.svg) (`npx tsx scripts/bench/profileMemory.ts`).";

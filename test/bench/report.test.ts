@@ -603,6 +603,47 @@ test("a sampled subscriber's delivery is read from a values or messages event's 
   assert.equal(deliveryOf('{"type":"success","id":1}', 1_000_003, 0), null);
 });
 
+test('every target that can be judged says where its profile is (issue 67: every missed target has a profile)', () => {
+  const report = withBaseline();
+  report.fanout = {
+    subscribers: { sse: 500, websocket: 500 },
+    threads: 20,
+    runs: 300,
+    eventsReceived: 90_000,
+    failedSubscribers: 0,
+    idle: { okP99Ms: 2, firstEventMs: 10 },
+    runsAlone: { okP99Ms: 3, firstEventMs: 12 },
+    loaded: { okP99Ms: 50, firstEventMs: 150 },
+    okP99Ratio: 25,
+    firstEventRatio: 15,
+    delivery: { subscribers: 100, events: 1000, p50Ms: 40, p99Ms: 400 },
+    replay: { shortHistoryEvents: 30, longHistoryEvents: 1000, returned: 9, shortMs: 4, longMs: 40, ratio: 10 },
+  };
+  report.routeCpu = {
+    ref: 'd5486dc',
+    commit: 'd5486dc3029c',
+    figures: [
+      {
+        route: 'GET /ok',
+        currentUs: 60,
+        baselineUs: 50,
+        ratio: 0.83,
+        ratioMin: 0.7,
+        ratioMax: 0.9,
+        rounds: 20,
+        currentRps: 900,
+        baselineRps: 1000,
+        rpsRatio: 0.9,
+        rpsRatioMin: 0.8,
+        rpsRatioMax: 1,
+      },
+    ],
+  };
+  const judged = deriveRatios(report).targets.filter((t) => t.met !== null);
+  assert.ok(judged.filter((t) => t.met === false).length >= 8, 'the report misses many targets');
+  for (const t of judged) assert.match(t.why ?? '', /\(profiles\/[\w-]+\.svg\)/, `${t.name}: links a profile`);
+});
+
 test('the baseline is named on the command line or in BENCH_BASELINE; its node_modules are ours only when every pin matches', () => {
   assert.equal(baselineRefFrom(['--baseline', 'v0.1.0'], {}), 'v0.1.0');
   assert.equal(baselineRefFrom(['--baseline=d5486dc'], { BENCH_BASELINE: 'x' }), 'd5486dc');
