@@ -399,7 +399,12 @@ export function renderMarkdown(r: Report): string {
   return out.join('\n');
 }
 
-const FRESH_NAMES = { agentplane: 'agentplane', baseline: 'agentplane at the baseline', peer: 'upstream JS dev server' } as const;
+const FRESH_NAMES = {
+  agentplane: 'agentplane',
+  baseline: 'agentplane at the baseline',
+  peer: 'upstream JS dev server',
+  'graph-alone': 'LangGraph alone (no server, its MemorySaver)',
+} as const;
 
 /** LangGraph runs with every server started fresh each round (freshPeer.ts). */
 export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
@@ -417,7 +422,7 @@ export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
   out.push('', '| Ratio | Start | Scenario | median | min–max over rounds |', '|---|---|---|--:|---|');
   for (const x of r.fresh.ratios)
     out.push(
-      `| agentplane ÷ ${x.versus === 'peer' ? FRESH_NAMES.peer : 'the baseline'} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
+      `| agentplane ÷ ${x.versus === 'baseline' ? 'the baseline' : FRESH_NAMES[x.versus]} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
     );
   out.push('');
   return out;
@@ -429,7 +434,7 @@ export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
   const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\``, ''];
   if (!rc) return [...out, 'Not measured in this run.', ''];
   out.push(
-    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over its wall time; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,
+    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over the time to its last response; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,
     '',
     '| Route | current req/s | baseline req/s | current ÷ baseline | min–max | current µs/request | baseline µs/request | baseline ÷ current | min–max |',
     '|---|--:|--:|--:|---|--:|--:|--:|---|',

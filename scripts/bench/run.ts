@@ -34,12 +34,13 @@ import {
   FRESH_WARM_UP,
   measureFreshPeer,
   type FreshContender,
+  type FreshProcess,
 } from './freshPeer.ts';
 import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
-import { measureGraphAlone } from './graphAlone.ts';
+import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
 import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
@@ -642,13 +643,26 @@ async function phaseFresh() {
   } catch (err) {
     skip('upstream JS dev server from a fresh start (not installed)', err);
   }
+  // LangGraph alone, the ceiling of issue 67: a fresh process each round, the same warm-up and counts, in the same rounds
+  const alone: FreshProcess = {
+    server: 'graph-alone',
+    async measure(start) {
+      const measured = await graphAloneProcess({
+        warmUp: start === 'warm-up' ? FRESH_WARM_UP : [],
+        oneThreadRuns: FRESH_ONE_THREAD_RUNS,
+        runsPerThread: FRESH_RUNS_PER_THREAD,
+        rounds: 1,
+      });
+      return { 'one thread': { ...measured.one[0], failed: 0 }, '100 threads': { ...measured.many[0], failed: 0 } };
+    },
+  };
   try {
-    report.fresh = await measureFreshPeer(contenders, FRESH_ROUNDS, log);
+    report.fresh = await measureFreshPeer([...contenders, alone], FRESH_ROUNDS, log);
   } catch (err) {
     skip('runs from a fresh start', err);
   }
   report.method.push(
-    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
+    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. LangGraph alone (the same graph with its MemorySaver, no server) takes its turn in each round too, a fresh process given the same warm-up (or none) and counts, timed from its first run to its last. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
   );
 }
 
