@@ -45,7 +45,7 @@ test('every deploy target reads resource_spec only through the allowlist', () =>
   const targets = [
     ...files('src/adapters'),
     ...files('src/domain/control-plane/kubernetes').filter((f) => !f.startsWith(ALLOWLIST) && f !== RENDERER),
-    'src/renderCommand.ts',
+    'src/cli/renderCommand.ts',
   ];
   assert.ok(targets.includes('src/adapters/kubernetes/podmanTarget.ts') && targets.includes('src/adapters/deploy-targets/containerDeployer.ts'));
   const offenders = targets.flatMap((file) =>
