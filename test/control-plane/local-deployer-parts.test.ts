@@ -7,7 +7,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pageOfLog, parseLogLine, capLogFile } from '../../src/domain/control-plane/deployer/revisionLogs.ts';
-import { detectInstallCommand } from '../../src/adapters/deploy-targets/localBuild.ts';
+import { detectInstallCommand } from '../../src/adapters/images/installCommand.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { create, dockerBody, json, waitForRealRevision, waitForRevision } from './support.ts';
 import { graphSource, makeRepository } from './gitFixture.ts';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectInstallCommand } from '../deploy-targets/localBuild.ts';
+import { detectInstallCommand } from './installCommand.ts';
 import { baseImageTag, ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
 import { stageProjectContext } from '../../domain/control-plane/images/buildContext.ts';
