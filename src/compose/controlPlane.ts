@@ -29,7 +29,7 @@ import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
 import { listenerHandlers } from '../handlers/control-plane/listeners.ts';
 import { LocalOnlyDeployer, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../domain/control-plane/listenerWatch.ts';
-import { RemoteRevisionLogs } from '../domain/control-plane/remoteLogs.ts';
+import { RemoteLogFiles } from '../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../domain/control-plane/deployer/revisionLogs.ts';
 import { LogBudget } from '../domain/control-plane/listenerLogBudget.ts';
 import { kubernetesTargetFactory } from './kubernetesTarget.ts';
@@ -56,7 +56,7 @@ export async function createControlPlane(
   const local = locallyReconciled(repo);
   const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseDeployer(deps, local));
   const { dataDir } = deps.config;
-  const remoteLogs = new RemoteRevisionLogs(() =>
+  const remoteLogs = new RemoteLogFiles(() =>
     dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
   );
   const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { detectInstallCommand } from './installCommand.ts';
 import { baseImageTag, ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
-import { stageProjectContext } from '../../domain/control-plane/images/buildContext.ts';
-import { serverFiles, stageServerFiles } from '../../domain/control-plane/images/serverFiles.ts';
+import { stageProjectContext } from './buildContext.ts';
+import { serverFiles, stageServerFiles } from './serverFiles.ts';
 
 /** The port agentplane listens on in its images (upstream's images use 8000 too). */
 export const IMAGE_PORT = 8000;

@@ -26,9 +26,10 @@ import type { Redact } from '../../../domain/control-plane/redaction.ts';
 import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../../../domain/control-plane/deployTarget.ts';
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
 import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../../domain/control-plane/deployer/deploymentFiles.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
 import { answersOk, freePort } from '../shared/probes.ts';
-import { LogWriter, capLogFile, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, capLogFile } from '../../log-files/revisionLogFiles.ts';
 import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from '../shared/sandbox.ts';
 
 export interface ContainerTargetOptions {

@@ -12,7 +12,8 @@ import type { RevisionLogs } from '../../../../generated/control-plane/types.gen
 import type { Logger } from '../../../domain/ports/logger.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
 import { redactor, secretValues } from '../../../domain/control-plane/redaction.ts';
-import { LogWriter, pageOfLog, parseLogLine, readLogLines, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { pageOfLog, parseLogLine, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, readLogLines } from '../../log-files/revisionLogFiles.ts';
 import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
 import type { Cluster } from './cluster.ts';
 import { namespaceOf, renderManifests, type RenderInput, type Rendered } from '../../../domain/control-plane/kubernetes/renderManifests.ts';

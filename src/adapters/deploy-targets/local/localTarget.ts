@@ -19,14 +19,15 @@ import type { RevisionLogs } from '../../../../generated/control-plane/types.gen
 import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
 import type { Redact } from '../../../domain/control-plane/redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
-import { confinedProjectFile } from '../../../domain/control-plane/deployer/checkoutPaths.ts';
+import { confinedProjectFile } from '../shared/checkoutPaths.ts';
 import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../../domain/control-plane/deployer/deploymentFiles.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
 import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
 import { freePort, missingGraphs, stillServes } from '../shared/probes.ts';
 import { ContainerEngine, withoutOwnSettings, type EngineName } from '../../images/engine.ts';
 import { deliverSecrets, removeContainerSecrets } from '../shared/containerSecrets.ts';
-import { LogWriter, capLogFile, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, capLogFile } from '../../log-files/revisionLogFiles.ts';
 import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from '../shared/sandbox.ts';
 import { RESTRICTED_RUN_ARGS } from '../shared/restrictedContainer.ts';
 

@@ -9,8 +9,8 @@ import { eachLine } from '../../images/engine.ts';
 import { detectInstallCommand } from '../../images/installCommand.ts';
 import type { Redact } from '../../../domain/control-plane/redaction.ts';
 import { maskRepoUrl } from '../../../domain/control-plane/repoUrl.ts';
-import { confinedProjectFile } from '../../../domain/control-plane/deployer/checkoutPaths.ts';
-import type { LogWriter } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { confinedProjectFile } from './checkoutPaths.ts';
+import type { LogWriter } from '../../log-files/revisionLogFiles.ts';
 import type { Sandbox } from './sandbox.ts';
 
 export interface BuildRequest {

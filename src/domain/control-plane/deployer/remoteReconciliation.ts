@@ -8,7 +8,7 @@ import type { RevisionLogs } from '../../../../generated/control-plane/types.gen
 import type { Collection, ListOptions, Store } from '../../ports/store.ts';
 import { BUILD_PHASES_DONE, isRemote } from '../listenerRules.ts';
 import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
-import type { RemoteRevisionLogs } from '../remoteLogs.ts';
+import type { RemoteRevisionLogs } from '../remoteRevisionLogs.ts';
 import type { LogRequest } from './revisionLogs.ts';
 import type { Deployer, LogKind } from './types.ts';
 
