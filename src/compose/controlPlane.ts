@@ -15,9 +15,9 @@ import { RevisionEngine } from '../domain/control-plane/revisionEngine.ts';
 import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
-import type { Deployer } from '../domain/control-plane/deployer/types.ts';
+import type { RevisionDriver } from '../domain/control-plane/deployer/types.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
-import { LeadingDeployer } from '../domain/control-plane/deployer/leadingDeployer.ts';
+import { LeadingDriver } from '../domain/control-plane/deployer/leadingDriver.ts';
 import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
@@ -27,7 +27,7 @@ import type { OAuthClient } from '../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
 import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
 import { listenerHandlers } from '../handlers/control-plane/listeners.ts';
-import { LocalOnlyDeployer, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
+import { LocalOnlyDriver, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../domain/control-plane/listenerWatch.ts';
 import { RemoteLogFiles } from '../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../domain/control-plane/deployer/revisionLogs.ts';
@@ -54,12 +54,12 @@ export async function createControlPlane(
   // one server at a time drives revisions, among those sharing the store; deployments a
   // listener reconciles are out of its sight (remoteReconciliation.ts)
   const local = locallyReconciled(repo);
-  const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseDeployer(deps, local));
+  const leading = new LeadingDriver(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseRevisionEngine(deps, local));
   const { dataDir } = deps.config;
   const remoteLogs = new RemoteLogFiles(() =>
     dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
   );
-  const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
+  const deployer = new LocalOnlyDriver(leading, repo, remoteLogs);
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log, target: deps.config.deployer };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
@@ -88,7 +88,7 @@ export async function createControlPlane(
 }
 
 /** The configured deployer: the revision engine over the configured target, made once per term of leadership (and once to read logs with); a listener makes its own the same way. */
-export async function chooseDeployer(deps: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): Promise<() => Deployer> {
+export async function chooseRevisionEngine(deps: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): Promise<() => RevisionDriver> {
   const { config } = deps;
   const log = deps.log.child({ area: 'deployer' });
   // the simulated target answers at once: the engine paces its phases; the others retry a failed step after a second (doubling)
