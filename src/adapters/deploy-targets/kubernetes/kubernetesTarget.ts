@@ -5,7 +5,6 @@
 // `external_docker` revisions run their `image_uri`, nothing is built. The lifecycle, order
 // and retries are the revision engine's (domain/control-plane/revisionEngine.ts); what is deployed keeps running
 // on its own (the cluster, or podman), so there is nothing to restore after a restart.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
@@ -16,6 +15,7 @@ import { pageOfLog, parseLogLine, type LogRequest } from '../../../domain/contro
 import { LogWriter, readLogLines } from '../../log-files/revisionLogFiles.ts';
 import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
 import type { Cluster } from './cluster.ts';
+import { databasePassword } from './databasePassword.ts';
 import { namespaceOf, renderManifests, type RenderInput, type Rendered } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
 import { validateManifests } from '../../../domain/control-plane/kubernetes/validateManifests.ts';
 
@@ -54,7 +54,7 @@ export class KubernetesTarget implements DeployTarget {
 
   /** The render as the deployer would apply it (the control plane's GET …/manifests shows it masked). */
   async render(deployment: DeploymentRecord, revision: RevisionRecord): Promise<Rendered> {
-    return renderManifests(this.renderInput(deployment, revision, this.databasePassword(deployment.id)));
+    return renderManifests(this.renderInput(deployment, revision, databasePassword(this.deploymentDir(deployment.id))));
   }
 
   async logs(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
@@ -122,19 +122,6 @@ export class KubernetesTarget implements DeployTarget {
 
   private renderInput(deployment: DeploymentRecord, revision: RevisionRecord, databasePassword: string): RenderInput {
     return { deployment, revision, defaultNamespace: this.options.defaultNamespace, postgresImage: this.options.postgresImage, databasePassword };
-  }
-
-  /** The deployment's database password: made once, kept with the control plane's data, the same for every revision. */
-  private databasePassword(deploymentId: string): string {
-    const file = path.join(this.deploymentDir(deploymentId), 'database-password');
-    try {
-      return fs.readFileSync(file, 'utf8').trim();
-    } catch {
-      const password = crypto.randomBytes(24).toString('hex');
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(file, password, { mode: 0o600 });
-      return password;
-    }
   }
 
   private deploymentDir(deploymentId: string): string {
