@@ -15,7 +15,7 @@ import { redactor, secretValues } from './redaction.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { JobChains } from './deployer/jobChains.ts';
 import type { LogRequest } from './deployer/revisionLogs.ts';
-import type { Deployer } from './deployer/types.ts';
+import type { RevisionDriver } from './deployer/types.ts';
 import type { DeployTarget, LogKind } from './deployTarget.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep, workAt, type RevisionFacts, type Step, type StepOutcome } from './revisionStateMachine.ts';
 
@@ -52,7 +52,7 @@ export function deploymentAfter(
   };
 }
 
-export class RevisionEngine implements Deployer {
+export class RevisionEngine implements RevisionDriver {
   private readonly stopping = new AbortController();
   private readonly jobs: JobChains;
   /** Per deployment: aborted when it is retired (a build in progress stops rather than being waited for). */

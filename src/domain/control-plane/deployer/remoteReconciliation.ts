@@ -1,20 +1,20 @@
 // Deployments with a `source_config.listener_id` are reconciled by their listener, on its
-// machine: the control plane's own deployer never touches them. Two pieces keep it so for
-// every deployer alike, without each knowing about listeners: the deployer the requests call
+// machine: the control plane's own engine never touches them. Two pieces keep it so for
+// every target alike, without each knowing about listeners: the driver the requests call
 // passes such revisions over (and reads their logs from what the listener sent), and the
-// repository the deployer itself reads hides them, so its resume after a restart never
+// repository the engine itself reads hides them, so its resume after a restart never
 // picks them up either.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Collection, ListOptions, Store } from '../../ports/store.ts';
 import { BUILD_PHASES_DONE, isRemote } from '../listenerRules.ts';
 import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
-import type { RemoteRevisionLogs } from '../remoteLogs.ts';
+import type { RemoteRevisionLogs } from '../remoteRevisionLogs.ts';
 import type { LogRequest } from './revisionLogs.ts';
-import type { Deployer, LogKind } from './types.ts';
+import type { RevisionDriver, LogKind } from './types.ts';
 
-export class LocalOnlyDeployer implements Deployer {
+export class LocalOnlyDriver implements RevisionDriver {
   constructor(
-    private readonly inner: Deployer,
+    private readonly inner: RevisionDriver,
     private readonly repo: ControlPlaneRepository,
     private readonly remoteLogs: RemoteRevisionLogs,
   ) {}

@@ -1,6 +1,6 @@
-// The deployer as a singleton: revisions are driven through their phases by one server at
-// a time among those sharing the store (SingletonDuty). Each term of leadership runs a
-// deployer of its own, made fresh, whose start picks up every unfinished revision and
+// The revision engine as a singleton: revisions are driven through their phases by one server
+// at a time among those sharing the store (SingletonDuty). Each term of leadership runs an
+// engine of its own, made fresh, whose start picks up every unfinished revision and
 // deletion as after a restart (resume); a term ends by stopping it. A request served by a
 // server that does not lead tells the leader about the revision or deletion it stored; the
 // leader reads it back from the store and drives it. Logs are read on any server.
@@ -10,28 +10,28 @@ import type { Logger } from '../../ports/logger.ts';
 import { SingletonDuty, type Term } from '../../singletonDuty.ts';
 import type { ControlPlaneRepository, RevisionRecord } from '../records.ts';
 import type { LogRequest } from './revisionLogs.ts';
-import type { Deployer, LogKind } from './types.ts';
+import type { RevisionDriver, LogKind } from './types.ts';
 
 /** What the leader is told: a revision to drive, or a deployment to clean up. */
 type Message = { submit: string } | { retire: string };
 
 interface DeployerTerm extends Term {
-  deployer: Deployer;
+  deployer: RevisionDriver;
 }
 
 /** How often the leader looks for unfinished work again when replicas share the store. */
 export const DEPLOYER_RESCAN_MS = 30_000;
 
-export class LeadingDeployer implements Deployer {
+export class LeadingDriver implements RevisionDriver {
   private readonly duty: SingletonDuty<DeployerTerm>;
-  private reader: Deployer | null = null;
+  private reader: RevisionDriver | null = null;
 
   constructor(
     private readonly repo: ControlPlaneRepository,
     coordination: Coordination,
     private readonly log: Logger,
     /** A new deployer, for one term of leadership (and one to read logs with). */
-    private readonly create: () => Deployer,
+    private readonly create: () => RevisionDriver,
     rescanMs = DEPLOYER_RESCAN_MS,
   ) {
     this.duty = new SingletonDuty(coordination, 'deployer', log, () => this.begin(), { rescanMs });
@@ -86,7 +86,7 @@ export class LeadingDeployer implements Deployer {
     };
   }
 
-  private async heard(deployer: Deployer, payload: string, rescan: () => Promise<void>): Promise<void> {
+  private async heard(deployer: RevisionDriver, payload: string, rescan: () => Promise<void>): Promise<void> {
     if (payload === '') return rescan();
     const message = JSON.parse(payload) as Message;
     if ('submit' in message) {
