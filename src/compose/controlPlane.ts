@@ -11,13 +11,11 @@ import fs from 'node:fs';
 import { simulatedTarget } from '../adapters/deploy-targets/simulated/simulatedTarget.ts';
 import { LocalTarget } from '../adapters/deploy-targets/local/localTarget.ts';
 import { ContainerTarget } from '../adapters/deploy-targets/container/containerTarget.ts';
-import { RevisionEngine } from '../domain/control-plane/revisionEngine.ts';
+import { RevisionEngine, type Leadership, type Ownership } from '../domain/control-plane/revisionEngine.ts';
 import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
-import type { RevisionDriver } from '../domain/control-plane/deployer/types.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
-import { LeadingDriver } from '../domain/control-plane/deployer/leadingDriver.ts';
 import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
@@ -27,7 +25,7 @@ import type { OAuthClient } from '../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
 import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
 import { listenerHandlers } from '../handlers/control-plane/listeners.ts';
-import { LocalOnlyDriver, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
+import { listenerOwnership, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../domain/control-plane/listenerWatch.ts';
 import { RemoteLogFiles } from '../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../domain/control-plane/deployer/revisionLogs.ts';
@@ -51,15 +49,16 @@ export async function createControlPlane(
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  // one server at a time drives revisions, among those sharing the store; deployments a
-  // listener reconciles are out of its sight (remoteReconciliation.ts)
-  const local = locallyReconciled(repo);
-  const leading = new LeadingDriver(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseRevisionEngine(deps, local));
   const { dataDir } = deps.config;
   const remoteLogs = new RemoteLogFiles(() =>
     dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
   );
-  const deployer = new LocalOnlyDriver(leading, repo, remoteLogs);
+  // one server at a time drives revisions, among those sharing the store; deployments a
+  // listener reconciles are out of its sight (remoteReconciliation.ts)
+  const deployer = await chooseRevisionEngine(deps, locallyReconciled(repo), {
+    leadership: { coordination: deps.coordination, repo },
+    ownership: listenerOwnership(repo, remoteLogs),
+  });
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log, target: deps.config.deployer };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
@@ -87,8 +86,12 @@ export async function createControlPlane(
   return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
 }
 
-/** The configured deployer: the revision engine over the configured target, made once per term of leadership (and once to read logs with); a listener makes its own the same way. */
-export async function chooseRevisionEngine(deps: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): Promise<() => RevisionDriver> {
+/** The configured deployer: the revision engine over the configured target, made fresh for each term of leadership (and once to read logs with); a listener makes its own, alone, without either option. */
+export async function chooseRevisionEngine(
+  deps: Pick<AppFactoryDeps, 'config' | 'log'>,
+  repo: ControlPlaneRepository,
+  options: { leadership?: Leadership; ownership?: Ownership } = {},
+): Promise<RevisionEngine> {
   const { config } = deps;
   const log = deps.log.child({ area: 'deployer' });
   // the simulated target answers at once: the engine paces its phases; the others retry a failed step after a second (doubling)
@@ -96,7 +99,7 @@ export async function chooseRevisionEngine(deps: Pick<AppFactoryDeps, 'config' |
   const kube = config.deployer === 'kubernetes' || config.deployer === 'kube-local';
   // the Kubernetes target loads its client only when chosen
   const target = kube ? await kubernetesTargetFactory(config, log) : targetFactory(config, repo, log);
-  return () => new RevisionEngine(repo, target(), log, pacing);
+  return new RevisionEngine(repo, target, log, { ...pacing, ...options });
 }
 
 /** Makes the configured target of this machine (simulated, local or container). */

@@ -62,8 +62,8 @@ export async function runListener(options: ListenerOptions, config: ServerConfig
   });
   const listenerId = client.id;
   const mirror = new ControlPlaneRepository(store);
-  const deployer = (await chooseRevisionEngine({ config, log }, mirror))();
-  await deployer.start?.();
+  const deployer = await chooseRevisionEngine({ config, log }, mirror);
+  await deployer.start();
   const reconciler = new Reconciler(mirror, deployer, client, log.child({ listener_id: listenerId }));
   log.info('listener started', { listener_id: listenerId, control_plane: options.controlPlane, deployer: options.deployer, data: dataDir });
 

@@ -127,6 +127,23 @@ test('the revision engine is made in src/compose/controlPlane.ts only (the engin
   assert.deepEqual(makers, ['src/compose/controlPlane.ts']);
 });
 
+test('no decorator wraps the revision engine: leadership and ownership are its options (issue 66)', () => {
+  const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  // declared a driver: by name, or as an object typed as one
+  const declares = /\bimplements\s+[\w\s,]*\bRevisionDriver\b|(:|satisfies)\s*RevisionDriver\s*=?\s*\{|\bas\s+RevisionDriver\b/;
+  assert.deepEqual(
+    sources().filter((file) => declares.test(text(file))),
+    ['src/domain/control-plane/revisionEngine.ts'],
+  );
+  // a wrapper by shape: it holds a driver (or a maker of one) and answers submit and retire itself
+  const holdsDriver = /(:|=>)\s*RevisionDriver\b/;
+  const answers = (source: string) => /^\s*(async\s+)?submit\s*\(/m.test(source) && /^\s*(async\s+)?retire\s*\(/m.test(source);
+  assert.deepEqual(
+    sources().filter((file) => holdsDriver.test(text(file)) && answers(text(file))),
+    [],
+  );
+});
+
 test('image builds import no deploy target (deploy targets use images, never the reverse)', () => {
   assert.deepEqual(importsBetween('src/adapters/images', ['src/adapters/deploy-targets']), []);
 });

@@ -1,7 +1,7 @@
 // The control plane hands revisions and deletions to a RevisionDriver, which drives them to a
 // terminal status: the revision engine (../revisionEngine.ts) over one deploy target
-// (../deployTarget.ts), wrapped for leadership (leadingDriver.ts) and listeners
-// (remoteReconciliation.ts). The engine drives, a target does.
+// (../deployTarget.ts), with leadership and ownership (listeners, remoteReconciliation.ts)
+// as options of its own. The engine drives, a target does.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { BackgroundModule } from '../../../shared/backgroundModule.ts';
 import type { RevisionRecord } from '../records.ts';
