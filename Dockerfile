@@ -1,5 +1,5 @@
 # agentplane-server in a container, laid out as `agentplane-server build` lays out the server
-# layer of a project's image (src/domain/control-plane/images/buildImage.ts): the package with
+# layer of a project's image (src/adapters/images/buildImage.ts): the package with
 # its run-time dependencies only at /opt/agentplane, serving on 0.0.0.0:8000 (the port of
 # upstream's images) as the unprivileged `node` user, data in /data. Stage 1 builds the
 # package from this checkout and prunes the dev tools; stage 2 is the base plus that folder.

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { compiledIsCurrent } from './compiledSources.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-if (fs.existsSync(new URL('../src/main.ts', import.meta.url)) && !compiledIsCurrent(root)) {
+if (fs.existsSync(new URL('../src/cli/main.ts', import.meta.url)) && !compiledIsCurrent(root)) {
   // The big plain-JavaScript dependencies are imported first, before tsx's hooks exist:
   // through the hooks each of their files costs a round trip to the loader thread
   // (LangGraph: ~300 ms plain, ~800 ms through tsx, most of the start-up).
@@ -17,7 +17,7 @@ if (fs.existsSync(new URL('../src/main.ts', import.meta.url)) && !compiledIsCurr
   await import('@langchain/core/messages');
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/main.ts');
+  await import('../src/cli/main.ts');
 } else {
-  await import('../dist/src/main.js');
+  await import('../dist/src/cli/main.js');
 }

@@ -75,8 +75,11 @@ export function prepareBaseline(ref: string, log: (s: string) => void): Baseline
     log('  node_modules: npm ci --prefer-offline (the pinned versions differ)');
     run('npm', ['ci', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], root);
   }
-  log('  npm run build');
-  run('npm', ['run', 'build'], root);
+  // a tree from before the build step (d5486dc) runs its sources through tsx: nothing to build
+  if ((JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts?.build) {
+    log('  npm run build');
+    run('npm', ['run', 'build'], root);
+  } else log('  no build script: its sources run as they are');
   fs.writeFileSync(path.join(root, READY), `${commit}\n`);
   return { ref, commit, root };
 }

@@ -10,7 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { expectStatus, request } from './agentplane.ts';
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
-import { openSubscribers } from './fanoutSubscribers.ts';
+import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
+
+export { DELIVERY_SAMPLE_EVERY, type DeliveryFigure };
 
 export interface FanoutFigure {
   subscribers: { sse: number; websocket: number };
@@ -26,6 +28,13 @@ export interface FanoutFigure {
   loaded: { okP99Ms: number; firstEventMs: number; okSamples?: number; firstEventSamples?: number };
   okP99Ratio: number;
   firstEventRatio: number;
+  /**
+   * Issue 67: an event's delivery under the subscribers, over every DELIVERY_SAMPLE_EVERY-th
+   * of them (values and messages events): the subscriber's clock when it read the event minus
+   * the server's `params.timestamp` on it (when the server made it, before it was written to
+   * the log), ms. Absent in older reports and when no sampled subscriber read an event.
+   */
+  delivery?: DeliveryFigure | null;
   replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
 }
 
@@ -215,6 +224,12 @@ export async function measureFanout(
   const closed = await held.close();
   const eventsReceived = closed.eventsReceived;
   failedSubscribers = closed.failed;
+  const delivery = closed.delivery;
+  log(
+    delivery
+      ? `  delivery (made → read) at ${delivery.subscribers} sampled subscribers, ${delivery.events} events: p50 ${delivery.p50Ms} ms, p99 ${delivery.p99Ms} ms`
+      : '  delivery: no sampled subscriber read an event',
+  );
   log(
     `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs, ${eventsReceived} events received`,
   );
@@ -254,6 +269,7 @@ export async function measureFanout(
     loaded,
     okP99Ratio: r2(loaded.okP99Ms / idle.okP99Ms),
     firstEventRatio: r2(loaded.firstEventMs / idle.firstEventMs),
+    delivery,
     replay: replayFigure,
   };
 }
@@ -274,6 +290,12 @@ export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
     `| \`GET /ok\` p99 | ${ms(f.idle.okP99Ms)} | ${ms(f.runsAlone.okP99Ms)} | ${ms(f.loaded.okP99Ms)} | ${f.okP99Ratio}× |`,
     `| a new run's first event (median) | ${ms(f.idle.firstEventMs)} | ${ms(f.runsAlone.firstEventMs)} | ${ms(f.loaded.firstEventMs)} | ${f.firstEventRatio}× |`,
     '',
+    ...(f.delivery
+      ? [
+          `An event's delivery under the subscribers (issue 67): the subscriber's clock when it read a \`values\` or \`messages\` event minus the server's \`params.timestamp\` on it (when the server made the event, before writing it to the log; one machine's clock, ms), at every ${DELIVERY_SAMPLE_EVERY}th subscriber (${f.delivery.subscribers} read events, ${f.delivery.events.toLocaleString('en-US')} events): p50 ${ms(f.delivery.p50Ms)}, p99 ${ms(f.delivery.p99Ms)}.`,
+          '',
+        ]
+      : []),
     `Replay: the last run's ${f.replay.returned} events asked \`since\` the event before them took ${ms(f.replay.shortMs)} on a thread of ${f.replay.shortHistoryEvents} events and ${ms(f.replay.longMs)} on one of ${f.replay.longHistoryEvents} (${f.replay.ratio}×, medians).`,
     '',
   ];

@@ -21,7 +21,29 @@ export interface Subscriber {
   close(): void;
 }
 
-export async function sseSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
+/**
+ * A sampled subscriber's record of delivery (issue 67): for each `values` or `messages` event,
+ * the wall clock when it was read here minus the `params.timestamp` the server stamped on it
+ * when it made the event (Date.now(), the same machine's clock, ms resolution). Lifecycle
+ * events are left out (a run's `running` may carry the run's creation time). Events stamped
+ * before `since()` (a replay of older ones) are not counted.
+ */
+export interface Delivery {
+  since(): number;
+  delays: number[];
+}
+
+/** The delay of one event's text (an SSE frame or a WebSocket message), or null when it is not one to count. */
+export function deliveryOf(text: string, receivedAt: number, since: number): number | null {
+  if (!text.includes('"type":"event"') || text.includes('"method":"lifecycle"')) return null;
+  const params = text.indexOf('"params":');
+  const at = text.indexOf('"timestamp":', params);
+  if (params < 0 || at < 0) return null;
+  const stamp = Number.parseInt(text.slice(at + 12, at + 30), 10);
+  return Number.isFinite(stamp) && stamp >= since ? receivedAt - stamp : null;
+}
+
+export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
   const abort = new AbortController();
   let events = 0;
   let failed = false;
@@ -31,12 +53,23 @@ export async function sseSubscriber(t: FanoutTarget, thread: string): Promise<Su
   void (async () => {
     // a frame ends with a blank line; the last character of a chunk is kept for one split there
     let tail = '';
+    // a sampled subscriber keeps the unfinished frame to read each whole one's timestamp
+    let frame = '';
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
         events += (tail + value).split('\n\n').length - 1;
         tail = value.slice(-1);
+        if (delivery) {
+          const now = Date.now();
+          const frames = (frame + value).split('\n\n');
+          frame = frames.pop()!;
+          for (const f of frames) {
+            const delay = deliveryOf(f, now, delivery.since());
+            if (delay !== null) delivery.delays.push(delay);
+          }
+        }
       }
       if (!abort.signal.aborted) failed = true;
     } catch {
@@ -46,7 +79,7 @@ export async function sseSubscriber(t: FanoutTarget, thread: string): Promise<Su
   return { received: () => events, failed: () => failed, close: () => abort.abort() };
 }
 
-export async function socketSubscriber(t: FanoutTarget, thread: string): Promise<Subscriber> {
+export async function socketSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
   const ws = new WebSocket(`${t.url.replace(/^http/, 'ws')}/threads/${thread}/stream/events`, { headers: t.headers });
   let events = 0;
   let failed = false;
@@ -57,7 +90,12 @@ export async function socketSubscriber(t: FanoutTarget, thread: string): Promise
       ws.send(JSON.stringify({ id: 1, method: 'subscription.subscribe', params: { channels: CHANNELS } }));
     });
     ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type?: string; id?: number };
+      const text = String(data);
+      if (delivery) {
+        const delay = deliveryOf(text, Date.now(), delivery.since());
+        if (delay !== null) delivery.delays.push(delay);
+      }
+      const message = JSON.parse(text) as { type?: string; id?: number };
       if (message.type === 'event') events += 1;
       else if (message.id === 1 && message.type === 'success') resolve();
       else if (message.id === 1) reject(new Error(`subscription.subscribe: ${String(data).slice(0, 200)}`));

@@ -4,7 +4,18 @@
 // browsers, not the client that measures). The worker opens them, counts what they receive,
 // and closes them when told.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { sseSubscriber, socketSubscriber, type FanoutTarget, type Subscriber } from './fanoutClients.ts';
+import { sseSubscriber, socketSubscriber, type Delivery, type FanoutTarget, type Subscriber } from './fanoutClients.ts';
+
+/** Every how many subscribers one records its events' delivery (a sample, so the reading costs the shared cores little). */
+export const DELIVERY_SAMPLE_EVERY = 10;
+
+/** Delivery over the sampled subscribers: made (the event's server timestamp) → read by the subscriber, in ms. */
+export interface DeliveryFigure {
+  subscribers: number;
+  events: number;
+  p50Ms: number;
+  p99Ms: number;
+}
 
 interface Open {
   target: FanoutTarget;
@@ -13,12 +24,14 @@ interface Open {
 }
 
 /** Subscribers opened in a worker thread: how many opened, then what they received once closed. */
-export async function openSubscribers(open: Open): Promise<{ opened: number; failed: number; close(): Promise<{ eventsReceived: number; failed: number }> }> {
+export async function openSubscribers(
+  open: Open,
+): Promise<{ opened: number; failed: number; close(): Promise<{ eventsReceived: number; failed: number; delivery: DeliveryFigure | null }> }> {
   // tsx's loader does not reach worker threads: the worker registers its own, then loads this file
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: open });
   const next = () =>
-    new Promise<Record<string, number>>((resolve, reject) => {
+    new Promise<Record<string, number> & { delivery?: DeliveryFigure | null }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
@@ -31,7 +44,7 @@ export async function openSubscribers(open: Open): Promise<{ opened: number; fai
       worker.postMessage('close');
       const figures = await done;
       await worker.terminate();
-      return { eventsReceived: figures.eventsReceived, failed: figures.failed };
+      return { eventsReceived: figures.eventsReceived, failed: figures.failed, delivery: figures.delivery ?? null };
     },
   };
 }
@@ -40,23 +53,38 @@ async function serve(open: Open): Promise<void> {
   const subscribers: Subscriber[] = [];
   let failed = 0;
   const half = Math.floor(open.subscribers / 2);
+  // events made before every subscriber is open are not counted (none run then: the runs start after)
+  let since = Infinity;
+  const deliveries: Delivery[] = [];
+  const sampled = (n: number) => {
+    if (n % DELIVERY_SAMPLE_EVERY !== 0) return undefined;
+    const d: Delivery = { since: () => since, delays: [] };
+    deliveries.push(d);
+    return d;
+  };
   // opened a few at a time, as pages open
   for (let i = 0; i < open.subscribers; i += 25) {
     const batch = Array.from({ length: Math.min(25, open.subscribers - i) }, (_, k) => i + k);
     const opened = await Promise.allSettled(
-      batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(open.target, open.threads[n % open.threads.length])),
+      batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(open.target, open.threads[n % open.threads.length], sampled(n))),
     );
     for (const o of opened) {
       if (o.status === 'fulfilled') subscribers.push(o.value);
       else failed += 1;
     }
   }
+  since = Date.now();
   parentPort!.postMessage({ opened: subscribers.length, failed });
   parentPort!.once('message', () => {
     const eventsReceived = subscribers.reduce((sum, s) => sum + s.received(), 0);
     const closedEarly = subscribers.filter((s) => s.failed()).length;
     for (const s of subscribers) s.close();
-    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly });
+    const delays = deliveries.flatMap((d) => d.delays).sort((a, b) => a - b);
+    const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(delays.length * q))];
+    const delivery: DeliveryFigure | null = delays.length
+      ? { subscribers: deliveries.filter((d) => d.delays.length).length, events: delays.length, p50Ms: at(0.5), p99Ms: at(0.99) }
+      : null;
+    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, delivery });
   });
 }
 

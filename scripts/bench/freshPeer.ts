@@ -20,7 +20,8 @@ export const FRESH_WARM_UP: readonly [number, number][] = [
 ];
 export const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 5);
 
-export type FreshServer = 'agentplane' | 'baseline' | 'peer';
+/** `graph-alone`: the same graph run by LangGraph alone in a fresh process of its own (no server, its MemorySaver; graphAlone.ts), the same warm-up and counts. */
+export type FreshServer = 'agentplane' | 'baseline' | 'peer' | 'graph-alone';
 export type FreshScenario = 'one thread' | '100 threads';
 export type FreshStart = 'warm-up' | 'no warm-up';
 
@@ -52,6 +53,12 @@ export interface FreshContender {
   server: FreshServer;
   assistant: string;
   start(): Promise<Child & { headers?: Record<string, string> }>;
+}
+
+/** A contender with no server (LangGraph alone): measures one fresh round itself, with the warm-up or none. */
+export interface FreshProcess {
+  server: FreshServer;
+  measure(start: FreshStart): Promise<Record<FreshScenario, { runs: number; seconds: number; failed: number }>>;
 }
 
 const sdk = (url: string, headers: Record<string, string> = {}) =>
@@ -102,7 +109,7 @@ const r2 = (n: number) => Math.round(n * 100) / 100;
  * the warm-up and measured, then started fresh once more and measured without it.
  */
 export async function measureFreshPeer(
-  contenders: FreshContender[],
+  contenders: (FreshContender | FreshProcess)[],
   rounds: number,
   log: (s: string) => void,
 ): Promise<{ figures: FreshFigure[]; ratios: FreshRatio[] }> {
@@ -114,6 +121,20 @@ export async function measureFreshPeer(
       for (const c of round % 2 ? [...contenders].reverse() : contenders) {
         let child: (Child & { headers?: Record<string, string> }) | undefined;
         try {
+          if ('measure' in c) {
+            const measured = await c.measure(start);
+            const line: string[] = [];
+            for (const [scenario] of SCENARIOS) {
+              const r = measured[scenario];
+              const got = samples.get(key(c.server, scenario, start)) ?? { byRound: new Map<number, number>(), failed: 0 };
+              got.byRound.set(round, r1(r.runs / r.seconds));
+              got.failed += r.failed;
+              samples.set(key(c.server, scenario, start), got);
+              line.push(`${scenario} ${r1(r.runs / r.seconds)} runs/s`);
+            }
+            log(`    round ${round + 1} ${start.padEnd(10)} ${c.server.padEnd(10)} fresh: ${line.join(', ')}`);
+            continue;
+          }
           child = await c.start();
           const client = sdk(child.url, child.headers);
           if (start === 'warm-up') for (const [threads, perThread] of FRESH_WARM_UP) await sdkRuns(client, c.assistant, threads, perThread);
@@ -147,7 +168,7 @@ export async function measureFreshPeer(
         figures.push({ server: c.server, scenario, start, rounds: values, runsPerSecond: r1(median(values)), failed: got.failed });
       }
       const ours = samples.get(key('agentplane', scenario, start));
-      for (const versus of ['peer', 'baseline'] as const) {
+      for (const versus of ['peer', 'baseline', 'graph-alone'] as const) {
         const theirs = samples.get(key(versus, scenario, start));
         if (!ours || !theirs) continue;
         const perRound = [...ours.byRound].filter(([i]) => theirs.byRound.has(i)).map(([i, v]) => v / theirs.byRound.get(i)!);

@@ -11,10 +11,23 @@ import { medianRound } from './runs.ts';
 
 const RUNNER = path.join(ROOT, 'scripts/bench/graphAloneRunner.ts');
 
-export async function measureGraphAlone(log: (line: string) => void): Promise<RunFigure[]> {
+type Rounds = Record<'one' | 'many', { runs: number; seconds: number }[]>;
+
+/** One fresh process of LangGraph alone, with the counts given (the runs phase's when none). */
+export async function graphAloneProcess(counts?: {
+  warmUp: readonly (readonly [number, number])[];
+  oneThreadRuns: number;
+  runsPerThread: number;
+  rounds: number;
+}): Promise<Rounds> {
   const graph = writeBenchGraph(path.join(ROOT, '.bench/graph'));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', RUNNER, graph], { cwd: ROOT, maxBuffer: 1 << 20 });
-  const measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<'one' | 'many', { runs: number; seconds: number }[]>;
+  const args = ['--import', 'tsx', RUNNER, graph, ...(counts ? [JSON.stringify(counts)] : [])];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Rounds;
+}
+
+export async function measureGraphAlone(log: (line: string) => void): Promise<RunFigure[]> {
+  const measured = await graphAloneProcess();
   const perSecond = (r: { runs: number; seconds: number }) => Math.round((r.runs / r.seconds) * 10) / 10;
   const figures = (['one', 'many'] as const).map((key): RunFigure => {
     // the median of its rounds, as the servers' figures

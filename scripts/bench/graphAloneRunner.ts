@@ -6,6 +6,14 @@ import { pathToFileURL } from 'node:url';
 import { MemorySaver } from '@langchain/langgraph';
 import { ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, WARM_UP } from './runs.ts';
 
+/** The counts: the runs phase's unless given (the fresh rounds give their own warm-up, runs and one round). */
+const counts = (process.argv[3] ? JSON.parse(process.argv[3]) : {}) as {
+  warmUp?: [number, number][];
+  oneThreadRuns?: number;
+  runsPerThread?: number;
+  rounds?: number;
+};
+
 type Streamable = {
   checkpointer?: unknown;
   stream(input: unknown, options: unknown): Promise<AsyncIterable<unknown>>;
@@ -31,13 +39,13 @@ async function drain(threads: number, perThread: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-for (const [threads, perThread] of WARM_UP) await drain(threads, perThread); // the same warm-up as the servers'
+for (const [threads, perThread] of counts.warmUp ?? WARM_UP) await drain(threads, perThread); // the same warm-up as the servers'
 // the same rounds as the servers', one scenario's rounds after another
 const rounds = async (threads: number, perThread: number) => {
   const seconds: number[] = [];
-  for (let i = 0; i < RUN_ROUNDS; i += 1) seconds.push(await drain(threads, perThread));
+  for (let i = 0; i < (counts.rounds ?? RUN_ROUNDS); i += 1) seconds.push(await drain(threads, perThread));
   return seconds.map((s) => ({ runs: threads * perThread, seconds: s }));
 };
-const one = await rounds(1, ONE_THREAD_RUNS);
-const many = await rounds(100, RUNS_PER_THREAD);
+const one = await rounds(1, counts.oneThreadRuns ?? ONE_THREAD_RUNS);
+const many = await rounds(100, counts.runsPerThread ?? RUNS_PER_THREAD);
 console.log(JSON.stringify({ one, many }));

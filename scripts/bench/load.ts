@@ -30,11 +30,18 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   connections: number;
+  /**
+   * Seconds from the start to the last response: with `amount`, autocannon ends at its next
+   * one-second tick after the last response, so `seconds` (and `rps`) of a short burst say
+   * more about that tick than about the server.
+   */
+  lastResponseSeconds?: number;
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const times: number[] = [];
   let non2xx = 0;
+  let lastResponseAt = 0;
   const connections = options.connections ?? 10;
   const started = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -59,6 +66,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       (err, res) => (err ? reject(err) : resolve(res)),
     );
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      lastResponseAt = performance.now();
       if (status >= 200 && status < 300) times.push(ms);
       else non2xx += 1;
     });
@@ -76,6 +84,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     non2xx,
     errors: result.errors + result.timeouts,
     connections,
+    lastResponseSeconds: round(((lastResponseAt || performance.now()) - started) / 1000, 4),
   };
 }
 

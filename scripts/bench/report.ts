@@ -146,15 +146,21 @@ const yes = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met
 const pctChange = (c: Comparison) => `${c.ratio >= 1 ? '+' : '−'}${fmt(Math.abs(c.ratio - 1) * 100, 1)}%`;
 
 /**
- * The report's opening against the baseline: the regressions first (worse by more than 5%,
- * whichever way "worse" points for the figure), then every figure beside its baseline.
+ * The report's opening against the baselines: the regressions first (worse by more than 5%,
+ * whichever way "worse" points for the figure), then every figure beside its baseline. Two
+ * baselines may be measured: the tree given with `--baseline` (v0.1.0) and the route
+ * baseline (d5486dc, the routes phase); the sentence on regressions names each one measured.
  */
-export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'>): string[] {
+export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'> & Partial<Pick<Report, 'routeCpu'>>): string[] {
   const out: string[] = [];
-  if (!r.baseline) return ['No baseline in this run (`npm run bench -- --baseline <git ref>` measures one beside every figure).', ''];
-  const at = `\`${r.baseline.ref}\` (${r.baseline.commit.slice(0, 7)})`;
+  const refs = [
+    ...(r.baseline ? [`\`${r.baseline.ref}\` (${r.baseline.commit.slice(0, 7)})`] : []),
+    ...(r.routeCpu ? [`\`${r.routeCpu.ref}\` (${r.routeCpu.commit.slice(0, 7)}, the routes)`] : []),
+  ];
+  if (!refs.length) return ['No baseline in this run (`npm run bench -- --baseline <git ref>` measures one beside every figure).', ''];
+  const at = refs.join(' or ');
   const regressions = r.comparisons.filter((c) => c.regression);
-  out.push(`## Against the baseline ${at}`, '');
+  out.push(`## Against the baseline${refs.length > 1 ? 's' : ''} ${refs.join(' and ')}`, '');
   if (regressions.length) {
     out.push(`**${regressions.length} regression${regressions.length > 1 ? 's' : ''} of more than ${REGRESSION_TOLERANCE * 100}% against ${at}:**`, '');
     for (const c of regressions) {
@@ -393,7 +399,12 @@ export function renderMarkdown(r: Report): string {
   return out.join('\n');
 }
 
-const FRESH_NAMES = { agentplane: 'agentplane', baseline: 'agentplane at the baseline', peer: 'upstream JS dev server' } as const;
+const FRESH_NAMES = {
+  agentplane: 'agentplane',
+  baseline: 'agentplane at the baseline',
+  peer: 'upstream JS dev server',
+  'graph-alone': 'LangGraph alone (no server, its MemorySaver)',
+} as const;
 
 /** LangGraph runs with every server started fresh each round (freshPeer.ts). */
 export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
@@ -411,25 +422,28 @@ export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
   out.push('', '| Ratio | Start | Scenario | median | min–max over rounds |', '|---|---|---|--:|---|');
   for (const x of r.fresh.ratios)
     out.push(
-      `| agentplane ÷ ${x.versus === 'peer' ? FRESH_NAMES.peer : 'the baseline'} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
+      `| agentplane ÷ ${x.versus === 'baseline' ? 'the baseline' : FRESH_NAMES[x.versus]} | ${x.start} | ${x.scenario} | ${fmt(x.ratio, 2)}× | ${fmt(x.min, 2)}–${fmt(x.max, 2)} |`,
     );
   out.push('');
   return out;
 }
 
-/** Server CPU per request against the route baseline (routeCpu.ts). */
+/** The routes against the route baseline (routeCpu.ts) by both methods: throughput and server CPU per request, the same bursts. */
 export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
   const rc = r.routeCpu;
   const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\``, ''];
   if (!rc) return [...out, 'Not measured in this run.', ''];
   out.push(
-    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn; a burst's figure is the server's own CPU time (every thread's, from /proc/<pid>/task/*/schedstat) over its requests. Ratio: the baseline's µs ÷ the current tree's (above 1: cheaper now), the median of the rounds' ratios with their range.`,
+    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over the time to its last response; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,
     '',
-    '| Route | current µs/request | baseline µs/request | baseline ÷ current | min–max over rounds |',
-    '|---|--:|--:|--:|---|',
+    '| Route | current req/s | baseline req/s | current ÷ baseline | min–max | current µs/request | baseline µs/request | baseline ÷ current | min–max |',
+    '|---|--:|--:|--:|---|--:|--:|--:|---|',
   );
+  const range = (lo: number | undefined, hi: number | undefined) => (lo == null || hi == null ? '—' : `${fmt(lo, 2)}–${fmt(hi, 2)}`);
   for (const f of rc.figures)
-    out.push(`| \`${f.route}\` | ${fmt(f.currentUs, 1)} | ${fmt(f.baselineUs, 1)} | ${fmt(f.ratio, 2)}× | ${fmt(f.ratioMin, 2)}–${fmt(f.ratioMax, 2)} |`);
+    out.push(
+      `| \`${f.route}\` | ${fmt(f.currentRps)} | ${fmt(f.baselineRps)} | ${f.rpsRatio == null ? '—' : `${fmt(f.rpsRatio, 2)}×`} | ${range(f.rpsRatioMin, f.rpsRatioMax)} | ${fmt(f.currentUs, 1)} | ${fmt(f.baselineUs, 1)} | ${fmt(f.ratio, 2)}× | ${range(f.ratioMin, f.ratioMax)} |`,
+    );
   out.push('');
   return out;
 }

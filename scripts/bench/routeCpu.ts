@@ -1,11 +1,12 @@
-// CPU per request on the routes the current tree shares with a baseline tree (d5486dc, the
+// CPU per request and throughput on the routes the current tree shares with a baseline tree (d5486dc, the
 // main before the request path's regression): `npx tsx scripts/bench/routeCpu.ts [ref]
 // [pairs] [rounds]`. Both servers are up at once and each route is driven in short bursts,
 // alternately, the order flipping every round, so the two see the same moments of a shared
 // machine; a burst's figure is the server's own CPU time (every thread's, in ns, from
-// /proc/<pid>/task/*/schedstat) over its requests. Per route: each tree's median µs a
-// request, and the ratio baseline / current as the median of the rounds' ratios with their
-// range. `pairs` fresh pairs of processes (a process's JIT may settle differently).
+// /proc/<pid>/task/*/schedstat) over its requests, and its throughput (requests over the
+// burst's wall time: what a user sees; issue 67 asks for both). Per route: each tree's median
+// µs a request and req/s, and the ratios baseline µs / current µs and current req/s / baseline
+// req/s, each the median of the rounds' ratios with their range. `pairs` fresh pairs of processes (a process's JIT may settle differently).
 import path from 'node:path';
 import fs from 'node:fs';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -51,8 +52,8 @@ const median = (xs: number[]) => {
 };
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
-/** One burst of `BURST` requests; the server's CPU µs a request. */
-async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }): Promise<number> {
+/** One burst of `BURST` requests: the server's CPU µs a request, and the burst's req/s (its requests over the time to its last response). */
+async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }): Promise<{ us: number; rps: number }> {
   const pid = ap.pid;
   const before = processCpuPrecise(pid);
   const result = await load({
@@ -64,7 +65,8 @@ async function burst(ap: Agentplane, route: { url: string; method?: string; body
     amount: ROUTE_CPU_BURST,
   });
   if (result.non2xx || result.errors) throw new Error(`${route.method ?? 'GET'} ${route.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return ((processCpuPrecise(pid) - before) / ROUTE_CPU_BURST) * 1e6;
+  // requests over the time to the last response (autocannon's own end waits for its 1 s tick)
+  return { us: ((processCpuPrecise(pid) - before) / ROUTE_CPU_BURST) * 1e6, rps: result.requests / (result.lastResponseSeconds ?? result.seconds) };
 }
 
 /**
@@ -77,7 +79,19 @@ export async function measureRouteCpu(
   options: { pairs: number; rounds: number },
   log: (s: string) => void,
 ): Promise<RouteCpuFigure[]> {
-  const samples = new Map(ROUTE_CPU_ROUTES.map((r) => [r, { current: [] as number[], baseline: [] as number[], ratios: [] as number[] }]));
+  const samples = new Map(
+    ROUTE_CPU_ROUTES.map((r) => [
+      r,
+      {
+        current: [] as number[],
+        baseline: [] as number[],
+        ratios: [] as number[],
+        currentRps: [] as number[],
+        baselineRps: [] as number[],
+        rpsRatios: [] as number[],
+      },
+    ]),
+  );
   for (let pair = 0; pair < options.pairs; pair += 1) {
     const servers: { tree: 'current' | 'baseline'; ap: Agentplane }[] = [];
     try {
@@ -95,15 +109,18 @@ export async function measureRouteCpu(
       for (const name of ROUTE_CPU_ROUTES) {
         const got = samples.get(name)!;
         for (let round = 0; round < options.rounds; round += 1) {
-          const inRound: Record<string, number> = {};
+          const inRound: Record<string, { us: number; rps: number }> = {};
           const order = round % 2 ? [1, 0] : [0, 1];
           for (const k of order) inRound[servers[k].tree] = await burst(servers[k].ap, routes[k][name]);
-          got.current.push(inRound.current);
-          got.baseline.push(inRound.baseline);
-          got.ratios.push(inRound.baseline / inRound.current);
+          got.current.push(inRound.current.us);
+          got.baseline.push(inRound.baseline.us);
+          got.ratios.push(inRound.baseline.us / inRound.current.us);
+          got.currentRps.push(inRound.current.rps);
+          got.baselineRps.push(inRound.baseline.rps);
+          got.rpsRatios.push(inRound.current.rps / inRound.baseline.rps);
         }
         log(
-          `  pair ${pair} ${name.padEnd(26)} current ${r2(median(got.current.slice(-options.rounds)))} µs, baseline ${r2(median(got.baseline.slice(-options.rounds)))} µs`,
+          `  pair ${pair} ${name.padEnd(26)} current ${r2(median(got.current.slice(-options.rounds)))} µs, baseline ${r2(median(got.baseline.slice(-options.rounds)))} µs; current ${Math.round(median(got.currentRps.slice(-options.rounds)))} req/s, baseline ${Math.round(median(got.baselineRps.slice(-options.rounds)))} req/s`,
         );
       }
     } finally {
@@ -120,12 +137,17 @@ export async function measureRouteCpu(
       ratioMin: r2(Math.min(...got.ratios)),
       ratioMax: r2(Math.max(...got.ratios)),
       rounds: got.ratios.length,
+      currentRps: Math.round(median(got.currentRps)),
+      baselineRps: Math.round(median(got.baselineRps)),
+      rpsRatio: r2(median(got.rpsRatios)),
+      rpsRatioMin: r2(Math.min(...got.rpsRatios)),
+      rpsRatioMax: r2(Math.max(...got.rpsRatios)),
     };
   });
 }
 
 export const describeRouteCpu = (f: RouteCpuFigure) =>
-  `${f.route.padEnd(26)} current ${f.currentUs} µs, baseline ${f.baselineUs} µs a request: ${f.ratio}× (rounds ${f.ratioMin}–${f.ratioMax}, n=${f.rounds})`;
+  `${f.route.padEnd(26)} CPU: current ${f.currentUs} µs, baseline ${f.baselineUs} µs a request: ${f.ratio}× (rounds ${f.ratioMin}–${f.ratioMax}, n=${f.rounds}); throughput: current ${f.currentRps} req/s, baseline ${f.baselineRps} req/s: ${f.rpsRatio}× (rounds ${f.rpsRatioMin}–${f.rpsRatioMax})`;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', pairs = '2', rounds = '10'] = process.argv.slice(2);

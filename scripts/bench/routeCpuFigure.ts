@@ -13,4 +13,14 @@ export interface RouteCpuFigure {
   ratioMin: number;
   ratioMax: number;
   rounds: number;
+  /**
+   * Throughput, the second method (issue 67): req/s of each burst (its requests over its wall
+   * time, the same bursts as the CPU figure), each tree's median, and current ÷ baseline as the
+   * median of the rounds' ratios with their range (above 1: faster now). Absent in older reports.
+   */
+  currentRps?: number;
+  baselineRps?: number;
+  rpsRatio?: number;
+  rpsRatioMin?: number;
+  rpsRatioMax?: number;
 }

@@ -34,12 +34,13 @@ import {
   FRESH_WARM_UP,
   measureFreshPeer,
   type FreshContender,
+  type FreshProcess,
 } from './freshPeer.ts';
 import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
-import { measureGraphAlone } from './graphAlone.ts';
+import { graphAloneProcess, measureGraphAlone } from './graphAlone.ts';
 import { enqueueAndDrain, measureRuns, ONE_THREAD_RUNS, RUN_ROUNDS, RUNS_PER_THREAD, type Target } from './runs.ts';
 import { measureWrites } from './writes.ts';
 import { measureProtocol, PROTOCOL_LATENCY_RUNS, PROTOCOL_ROUNDS, PROTOCOL_RUNS_PER_THREAD, PROTOCOL_THREADS } from './protocol.ts';
@@ -607,10 +608,10 @@ async function phaseFanout() {
 const ROUTE_PAIRS = Number(process.env.BENCH_ROUTE_PAIRS ?? 6);
 const ROUTE_ROUNDS = Number(process.env.BENCH_ROUTE_ROUNDS ?? 10);
 
-/** Server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
+/** Throughput and server CPU per request on the routes shared with BENCH_ROUTE_BASELINE (d5486dc unless set), both trees up at once. */
 async function phaseRouteCpu() {
   const ref = process.env.BENCH_ROUTE_BASELINE || 'd5486dc';
-  log(`Routes: server CPU per request against ${ref}`);
+  log(`Routes: throughput and server CPU per request against ${ref}`);
   try {
     // BENCH_ROUTE_BASELINE_ROOT: a checkout of the ref already built (and with its node_modules) instead of one made under .bench/
     const given = process.env.BENCH_ROUTE_BASELINE_ROOT;
@@ -624,7 +625,7 @@ async function phaseRouteCpu() {
     skip(`routes against ${ref}`, err);
   }
   report.method.push(
-    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. A burst's figure is the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat), the figure least moved by a shared machine; each route's ratio is the median of the rounds' ratios.`,
+    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. Each burst is read two ways (issue 67): its throughput (its requests over the time from its start to its last response: what a user sees) and the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat, the figure least moved by a shared machine); each route's ratio by each method is the median of the rounds' ratios, with their range.`,
   );
 }
 
@@ -642,13 +643,26 @@ async function phaseFresh() {
   } catch (err) {
     skip('upstream JS dev server from a fresh start (not installed)', err);
   }
+  // LangGraph alone, the ceiling of issue 67: a fresh process each round, the same warm-up and counts, in the same rounds
+  const alone: FreshProcess = {
+    server: 'graph-alone',
+    async measure(start) {
+      const measured = await graphAloneProcess({
+        warmUp: start === 'warm-up' ? FRESH_WARM_UP : [],
+        oneThreadRuns: FRESH_ONE_THREAD_RUNS,
+        runsPerThread: FRESH_RUNS_PER_THREAD,
+        rounds: 1,
+      });
+      return { 'one thread': { ...measured.one[0], failed: 0 }, '100 threads': { ...measured.many[0], failed: 0 } };
+    },
+  };
   try {
-    report.fresh = await measureFreshPeer(contenders, FRESH_ROUNDS, log);
+    report.fresh = await measureFreshPeer([...contenders, alone], FRESH_ROUNDS, log);
   } catch (err) {
     skip('runs from a fresh start', err);
   }
   report.method.push(
-    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
+    `Runs from a fresh start (the run targets are judged on these): in each of ${FRESH_ROUNDS} rounds every server (agentplane${baseline ? `, \`${baseline.ref}\`` : ''} and the upstream dev server, serving the same LangGraph echo graph file) is started anew, given an untimed warm-up (${FRESH_WARM_UP.map(([t, r]) => `${r} run${r > 1 ? 's' : ''} on each of ${t} thread${t > 1 ? 's' : ''}`).join(', then ')}), then measured through \`@langchain/langgraph-sdk\` (its retries off): ${FRESH_ONE_THREAD_RUNS} runs created one after another on one thread (\`multitask_strategy: enqueue\`), the last joined, then ${(FRESH_THREADS * FRESH_RUNS_PER_THREAD).toLocaleString('en-US')} runs over ${FRESH_THREADS} threads (${FRESH_RUNS_PER_THREAD} each, one client per thread); then stopped, started anew and measured the same way with no warm-up at all. LangGraph alone (the same graph with its MemorySaver, no server) takes its turn in each round too, a fresh process given the same warm-up (or none) and counts, timed from its first run to its last. The servers' order flips every round. runs/s counts from the first create to the last join; each run's final status is checked. A ratio is the median of the rounds' ratios (each round's two figures share its moments of the machine), with their range.`,
   );
 }
 

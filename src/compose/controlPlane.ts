@@ -8,13 +8,14 @@ import type { AppFactoryDeps } from '../handlers/deps.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { simulatedDeployer } from '../domain/control-plane/deployer/simulatedTarget.ts';
-import { localDeployer } from '../adapters/deploy-targets/localDeployer.ts';
-import { containerDeployer } from '../adapters/deploy-targets/containerDeployer.ts';
+import { simulatedTarget } from '../adapters/deploy-targets/simulated/simulatedTarget.ts';
+import { LocalTarget } from '../adapters/deploy-targets/local/localTarget.ts';
+import { ContainerTarget } from '../adapters/deploy-targets/container/containerTarget.ts';
+import { RevisionEngine, type Leadership, type Ownership } from '../domain/control-plane/revisionEngine.ts';
+import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
+import type { Logger } from '../runtime/logger.ts';
 import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
-import type { Deployer } from '../domain/control-plane/deployer/types.ts';
-import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/sandbox.ts';
-import { LeadingDeployer } from '../domain/control-plane/deployer/leadingDeployer.ts';
+import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
 import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
@@ -24,12 +25,12 @@ import type { OAuthClient } from '../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
 import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
 import { listenerHandlers } from '../handlers/control-plane/listeners.ts';
-import { LocalOnlyDeployer, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
+import { listenerOwnership, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
 import { ListenerWatch } from '../domain/control-plane/listenerWatch.ts';
-import { RemoteRevisionLogs } from '../domain/control-plane/remoteLogs.ts';
+import { RemoteLogFiles } from '../adapters/log-files/remoteLogFiles.ts';
 import { LOG_CAP_BYTES } from '../domain/control-plane/deployer/revisionLogs.ts';
 import { LogBudget } from '../domain/control-plane/listenerLogBudget.ts';
-import { kubeDeployerFactory } from './kubeDeployerFactory.ts';
+import { kubernetesTargetFactory } from './kubernetesTarget.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
@@ -48,15 +49,16 @@ export async function createControlPlane(
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
     Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
   );
-  // one server at a time drives revisions, among those sharing the store; deployments a
-  // listener reconciles are out of its sight (remoteReconciliation.ts)
-  const local = locallyReconciled(repo);
-  const leading = new LeadingDeployer(repo, deps.coordination, deps.log.child({ area: 'deployer' }), await chooseDeployer(deps, local));
   const { dataDir } = deps.config;
-  const remoteLogs = new RemoteRevisionLogs(() =>
+  const remoteLogs = new RemoteLogFiles(() =>
     dataDir ? path.join(dataDir, 'listener-logs') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-listener-logs-')),
   );
-  const deployer = new LocalOnlyDeployer(leading, repo, remoteLogs);
+  // one server at a time drives revisions, among those sharing the store; deployments a
+  // listener reconciles are out of its sight (remoteReconciliation.ts)
+  const deployer = await chooseRevisionEngine(deps, locallyReconciled(repo), {
+    leadership: { coordination: deps.coordination, repo },
+    ownership: listenerOwnership(repo, remoteLogs),
+  });
   const log = deps.log.child({ area: 'control-plane' });
   const domain = { repo, deployer, log, target: deps.config.deployer };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
@@ -84,15 +86,25 @@ export async function createControlPlane(
   return { handlers, modules: deps.config.controlPlane ? [deployer, watch] : [], agentAuth };
 }
 
-/** The configured deployer's factory; the Kubernetes deployers load their client only when chosen. A listener chooses its own the same way. */
-export async function chooseDeployer(deps: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): Promise<() => Deployer> {
-  const kube = deps.config.deployer === 'kubernetes' || deps.config.deployer === 'kube-local';
-  return kube ? kubeDeployerFactory(deps.config, repo, deps.log) : deployerFactory(deps, repo);
+/** The configured deployer: the revision engine over the configured target, made fresh for each term of leadership (and once to read logs with); a listener makes its own, alone, without either option. */
+export async function chooseRevisionEngine(
+  deps: Pick<AppFactoryDeps, 'config' | 'log'>,
+  repo: ControlPlaneRepository,
+  options: { leadership?: Leadership; ownership?: Ownership } = {},
+): Promise<RevisionEngine> {
+  const { config } = deps;
+  const log = deps.log.child({ area: 'deployer' });
+  // the simulated target answers at once: the engine paces its phases; the others retry a failed step after a second (doubling)
+  const pacing = config.deployer === 'simulated' ? { retryMs: 200, stepDelayMs: config.phaseMs } : { retryMs: 1_000 };
+  const kube = config.deployer === 'kubernetes' || config.deployer === 'kube-local';
+  // the Kubernetes target loads its client only when chosen
+  const target = kube ? await kubernetesTargetFactory(config, log) : targetFactory(config, repo, log);
+  return new RevisionEngine(repo, target, log, { ...pacing, ...options });
 }
 
-/** Makes the configured deployer, once per term of leadership (and once to read logs with); a listener makes its own the same way. */
-export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' | 'log'>, repo: ControlPlaneRepository): () => Deployer {
-  if (config.deployer === 'simulated') return () => simulatedDeployer(repo, config.phaseMs, log.child({ area: 'deployer' }));
+/** Makes the configured target of this machine (simulated, local or container). */
+function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepository, log: Logger): () => DeployTarget {
+  if (config.deployer === 'simulated') return () => simulatedTarget;
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
   // without a data directory the deployments live in a temporary one, gone with the process
@@ -120,10 +132,10 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
       startTimeoutMs: config.deployTimeoutMs,
       logCapBytes: LOG_CAP_BYTES,
     };
-    return () => containerDeployer(repo, options, log.child({ area: 'deployer' }));
+    return () => new ContainerTarget(repo, options, log);
   }
   return () =>
-    localDeployer(
+    new LocalTarget(
       repo,
       {
         root: root(),
@@ -137,6 +149,6 @@ export function deployerFactory({ config, log }: Pick<AppFactoryDeps, 'config' |
         logCapBytes: LOG_CAP_BYTES,
         baseEnv: config.env,
       },
-      log.child({ area: 'deployer' }),
+      log,
     );
 }

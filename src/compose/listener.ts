@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ListenerComputeType, ListenerWithToken } from '../../generated/control-plane/types.gen.ts';
 import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
-import { chooseDeployer } from './controlPlane.ts';
+import { chooseRevisionEngine } from './controlPlane.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
@@ -62,8 +62,8 @@ export async function runListener(options: ListenerOptions, config: ServerConfig
   });
   const listenerId = client.id;
   const mirror = new ControlPlaneRepository(store);
-  const deployer = (await chooseDeployer({ config, log }, mirror))();
-  await deployer.start?.();
+  const deployer = await chooseRevisionEngine({ config, log }, mirror);
+  await deployer.start();
   const reconciler = new Reconciler(mirror, deployer, client, log.child({ listener_id: listenerId }));
   log.info('listener started', { listener_id: listenerId, control_plane: options.controlPlane, deployer: options.deployer, data: dataDir });
 

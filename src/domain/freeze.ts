@@ -11,6 +11,20 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * The one empty object and the one empty array every frozen copy shares: frozen, nobody can
+ * tell them from copies of their own, and most records hold a few (a thread's metadata, config
+ * and interrupts): ~56 bytes each, ~17 MB of a server holding 100,000 threads.
+ */
+const EMPTY_OBJECT: object = Object.freeze({});
+const EMPTY_ARRAY: readonly unknown[] = Object.freeze([]);
+
+/** No own enumerable key: nothing the copy below would take (it takes Object.keys). */
+function isEmpty(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return false;
+  return true;
+}
+
+/**
  * A frozen deep copy of plain data (objects, arrays, primitives), sharing whatever is frozen
  * already; anything else (a class instance) is frozen in place as deepFreeze does. For what the
  * store keeps: records are mostly made by spread (`{ ...record, status }`), and V8 gives an
@@ -21,12 +35,14 @@ export function deepFreeze<T>(value: T): T {
 export function frozenCopy<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   if (Array.isArray(value)) {
+    if (value.length === 0) return EMPTY_ARRAY as T;
     const items: unknown[] = new Array(value.length);
     for (let i = 0; i < value.length; i += 1) items[i] = frozenCopy(value[i]);
     return Object.freeze(items) as T;
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return deepFreeze(value);
+  if (prototype === Object.prototype && isEmpty(value)) return EMPTY_OBJECT as T;
   const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
   for (const key of Object.keys(value)) {
     const item = frozenCopy((value as Record<string, unknown>)[key]);

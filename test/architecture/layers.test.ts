@@ -1,7 +1,9 @@
 // The layers of docs/architecture.md, checked on the import graph madge reads from the sources
 // (type-only and dynamic imports included): no cycle anywhere in the repository's code (the
 // server, its tests, the bench and build scripts, the dashboard, the examples), the domain imports no runtime, backend or composition, the runtime no domain,
-// and only the composition root asks which backend it has.
+// and only the composition root asks which backend it has. The domain touches no file, process or
+// socket; every deploy target lives in adapters/deploy-targets/<target>/, the composition root
+// alone makes the revision engine, and image builds do not reach back into the targets.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -33,7 +35,7 @@ function importsBetween(from: string, forbidden: string[]): string[] {
 
 test('the import graph covers the sources (a check over nothing would pass)', () => {
   for (const file of [
-    'src/main.ts',
+    'src/cli/main.ts',
     'src/compose/backend.ts',
     'src/domain/ports/store.ts',
     'src/adapters/postgres/pgStore.ts',
@@ -57,11 +59,11 @@ test('the domain imports no runtime, adapter, handler or composition root', () =
   assert.deepEqual(importsBetween('src/domain', ['src/runtime', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
-/** Modules that start processes or threads, open connections, drive Kubernetes, bundle, talk SQL or export telemetry: adapters' business. */
+/** Modules that touch files, start processes or threads, open connections, drive Kubernetes, bundle, talk SQL or export telemetry: adapters' business. */
 const MACHINERY =
-  /^(node:)?(child_process|worker_threads|cluster|net|http|https|http2|dgram|dns|dns\/promises|tls)$|^(pg|pg-.*|esbuild|@kubernetes\/.*|undici|ws|@opentelemetry\/exporter-.*)$/;
+  /^(node:)?(fs|fs\/promises|child_process|worker_threads|cluster|net|http|https|http2|dgram|dns|dns\/promises|tls)$|^(pg|pg-.*|esbuild|@kubernetes\/.*|undici|ws|@opentelemetry\/exporter-.*)$/;
 
-test('the domain imports no process, thread, network, Kubernetes, esbuild, pg or exporter module, and calls no fetch', () => {
+test('the domain imports no file, process, thread, network, Kubernetes, esbuild, pg or exporter module, and calls no fetch', () => {
   const domainFiles = Object.keys(graph).filter((file) => file.startsWith('src/domain/'));
   assert.ok(domainFiles.length > 100, `domain files found: ${domainFiles.length}`);
   const offenders = domainFiles.flatMap((file) => {
@@ -104,4 +106,44 @@ test('no instanceof of a storage adapter class (embedded or PostgreSQL) outside 
     .filter(({ text }) => instanceOf.test(text))
     .map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`);
   assert.deepEqual(offenders, []);
+});
+
+/** Every TypeScript file under `src/` the import graph holds. */
+const sources = () => Object.keys(graph).filter((file) => file.startsWith('src/') && /\.tsx?$/.test(file));
+
+test('every deploy target and every cluster is under src/adapters/deploy-targets/<target>/', () => {
+  const declares = /\bimplements\s+[\w\s,]*\b(DeployTarget|Cluster)\b|:\s*(DeployTarget|Cluster)\s*=\s*\{/;
+  const found = sources().filter((file) => declares.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+  // a check that finds none would pass over nothing: the four targets and two clusters are found
+  assert.ok(found.length >= 6, `targets and clusters found: ${found.join(', ')}`);
+  assert.deepEqual(
+    found.filter((file) => !/^src\/adapters\/deploy-targets\/[^/]+\//.test(file)),
+    [],
+  );
+});
+
+test('the revision engine is made in src/compose/controlPlane.ts only (the engine drives; a target does)', () => {
+  const makers = sources().filter((file) => /\bnew RevisionEngine\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+  assert.deepEqual(makers, ['src/compose/controlPlane.ts']);
+});
+
+test('no decorator wraps the revision engine: leadership and ownership are its options (issue 66)', () => {
+  const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  // declared a driver: by name, or as an object typed as one
+  const declares = /\bimplements\s+[\w\s,]*\bRevisionDriver\b|(:|satisfies)\s*RevisionDriver\s*=?\s*\{|\bas\s+RevisionDriver\b/;
+  assert.deepEqual(
+    sources().filter((file) => declares.test(text(file))),
+    ['src/domain/control-plane/revisionEngine.ts'],
+  );
+  // a wrapper by shape: it holds a driver (or a maker of one) and answers submit and retire itself
+  const holdsDriver = /(:|=>)\s*RevisionDriver\b/;
+  const answers = (source: string) => /^\s*(async\s+)?submit\s*\(/m.test(source) && /^\s*(async\s+)?retire\s*\(/m.test(source);
+  assert.deepEqual(
+    sources().filter((file) => holdsDriver.test(text(file)) && answers(text(file))),
+    [],
+  );
+});
+
+test('image builds import no deploy target (deploy targets use images, never the reverse)', () => {
+  assert.deepEqual(importsBetween('src/adapters/images', ['src/adapters/deploy-targets']), []);
 });

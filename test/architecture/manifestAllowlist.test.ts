@@ -2,7 +2,7 @@
 // from what a tenant sent to a manifest or a container: an AdmittedSpec is made only there,
 // the renderer types nothing with the API's raw ResourceSpec or Container and reads a
 // deployment's `resource_spec` only to hand it to admitResourceSpec, and every deploy target
-// (the adapters, the Kubernetes deployer, the render command) reads `resource_spec` only
+// (the adapters, the Kubernetes target among them, the render command) reads `resource_spec` only
 // through the allowlist. Checked on the sources, comments left out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,9 +45,11 @@ test('every deploy target reads resource_spec only through the allowlist', () =>
   const targets = [
     ...files('src/adapters'),
     ...files('src/domain/control-plane/kubernetes').filter((f) => !f.startsWith(ALLOWLIST) && f !== RENDERER),
-    'src/renderCommand.ts',
+    'src/cli/renderCommand.ts',
   ];
-  assert.ok(targets.includes('src/adapters/kubernetes/podmanTarget.ts') && targets.includes('src/adapters/deploy-targets/containerDeployer.ts'));
+  assert.ok(
+    targets.includes('src/adapters/deploy-targets/kubernetes/podmanCluster.ts') && targets.includes('src/adapters/deploy-targets/container/containerTarget.ts'),
+  );
   const offenders = targets.flatMap((file) =>
     code(file)
       .split('\n')
@@ -57,6 +59,6 @@ test('every deploy target reads resource_spec only through the allowlist', () =>
       .map(([line, n]) => `${file}:${n}: ${line.trim()}`),
   );
   assert.deepEqual(offenders, []);
-  for (const file of ['src/adapters/deploy-targets/containerDeployer.ts', 'src/adapters/deploy-targets/localDeployer.ts'])
+  for (const file of ['src/adapters/deploy-targets/container/containerTarget.ts', 'src/adapters/deploy-targets/local/localTarget.ts'])
     assert.match(code(file), /admitDeploymentSpec\(deployment\)/, file);
 });

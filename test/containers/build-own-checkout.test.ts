@@ -48,9 +48,9 @@ describe("agentplane-server build of agentplane's own checkout", () => {
     // the install's `prepare` built the checkout whole: its server and its dashboard (Vite)
     const built = nodeInImage(
       tag,
-      "const fs = require('fs'); for (const f of ['dist/src/main.js', 'dist/ui/index.html']) console.log(f, fs.existsSync('/deps/agentplane/' + f))",
+      "const fs = require('fs'); for (const f of ['dist/src/cli/main.js', 'dist/ui/index.html']) console.log(f, fs.existsSync('/deps/agentplane/' + f))",
     );
-    assert.deepEqual(built.split('\n'), ['dist/src/main.js true', 'dist/ui/index.html true']);
+    assert.deepEqual(built.split('\n'), ['dist/src/cli/main.js true', 'dist/ui/index.html true']);
 
     const url = await serveImage(tag, containers);
     const graphs = Object.keys((JSON.parse(fs.readFileSync(path.join(checkout, 'agentplane.json'), 'utf8')) as { graphs: object }).graphs);

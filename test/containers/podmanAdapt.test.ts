@@ -1,4 +1,4 @@
-// kube-local's adaptation of the rendered manifests (podmanTarget.ts), without podman: the
+// kube-local's adaptation of the rendered manifests (podmanCluster.ts), without podman: the
 // deployment's PostgreSQL becomes a one-pod Deployment on a volume of its own, the server's
 // DATABASE_URL carries the password Kubernetes would have expanded from the Secret, and what
 // is not played is said.
@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { objectNames, renderManifests, type Manifest } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
-import { adaptForPodman } from '../../src/adapters/kubernetes/podmanTarget.ts';
+import { adaptForPodman } from '../../src/adapters/deploy-targets/kubernetes/podmanCluster.ts';
 import { fullResourceSpec } from './fullResourceSpec.ts';
 
 test("the database is played as a Deployment on its own volume, and the server's DATABASE_URL has its password", () => {

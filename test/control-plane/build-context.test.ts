@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { stageProjectContext } from '../../src/domain/control-plane/images/buildContext.ts';
+import { stageProjectContext } from '../../src/adapters/images/buildContext.ts';
 import { impliedInstallCommand } from '../../src/adapters/images/buildImage.ts';
 import { tempDir } from '../support/server.ts';
 

@@ -6,11 +6,16 @@ import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../src/domain/ports/store.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';
-import { simulatedDeployer } from '../../src/domain/control-plane/deployer/simulatedTarget.ts';
+import { simulatedTarget } from '../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';
+import { RevisionEngine } from '../../src/domain/control-plane/revisionEngine.ts';
 import * as deployments from '../../src/domain/control-plane/deployments.ts';
 import * as patching from '../../src/domain/control-plane/patchDeployment.ts';
 import { isFinished } from '../../src/domain/control-plane/revisionStateMachine.ts';
 import type { Outcome } from '../../src/domain/outcome.ts';
+
+/** The revision engine over the simulated target, as the control plane makes it (phases of 0 ms). */
+const simulatedEngine = (repo: ControlPlaneRepository, retryMs = 200) =>
+  new RevisionEngine(repo, simulatedTarget, createLogger('silent'), { retryMs, stepDelayMs: 0 });
 
 /** The value of an outcome these tests expect to succeed. */
 function valueOf<T>(outcome: Outcome<T>): T {
@@ -31,7 +36,7 @@ async function setup() {
     return write(ops);
   };
   const repo = new ControlPlaneRepository(store);
-  const deployer = simulatedDeployer(repo, 0, createLogger('silent'));
+  const deployer = simulatedEngine(repo);
   const settled = async (revisionId: string) => {
     for (let i = 0; i < 1000; i += 1) {
       const revision = await repo.revisions.get(revisionId);
@@ -101,7 +106,7 @@ describe('simulated deployer', () => {
     await deployer.stop();
     const before = (await repo.revisions.get(created.latest_revision_id!))!.status;
     assert.ok(!isFinished(before));
-    const next = simulatedDeployer(repo, 0, createLogger('silent'));
+    const next = simulatedEngine(repo);
     await next.start();
     assert.equal((await settled(created.latest_revision_id!)).status, 'DEPLOYED');
     await next.stop();
@@ -118,7 +123,7 @@ describe('simulated deployer', () => {
       return write(ops);
     };
     const repo = new ControlPlaneRepository(store);
-    const deployer = simulatedDeployer(repo, 0, createLogger('silent'), 1);
+    const deployer = simulatedEngine(repo, 1);
     const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://127.0.0.1:1');
     failures = 4; // the next four writes of the deployer fail, then the disk has room again
     let revision = await repo.revisions.get(created.latest_revision_id!);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { graphSource, makeRepository } from './gitFixture.ts';
 import { removeDeploymentUsers } from './deploymentUsers.ts';
-import { deploymentUserName } from '../../src/adapters/deploy-targets/sandbox.ts';
+import { deploymentUserName } from '../../src/adapters/deploy-targets/shared/sandbox.ts';
 import { keyedApi, json, waitForRealRevision, type Api } from './support.ts';
 
 const isRoot = process.getuid?.() === 0;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { deploymentUserName } from '../../src/adapters/deploy-targets/sandbox.ts';
+import { deploymentUserName } from '../../src/adapters/deploy-targets/shared/sandbox.ts';
 import { removeDeploymentUsers } from './deploymentUsers.ts';
 import { graphSource, makeRepository } from './gitFixture.ts';
 import { keyedApi, json, waitForRealRevision } from './support.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
-import { SCAFFOLD_FILES, scaffoldProject } from '../../src/scaffold.ts';
+import { SCAFFOLD_FILES, scaffoldProject } from '../../src/cli/scaffold.ts';
 
 const shipped = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;

@@ -164,7 +164,7 @@ describe('the Dockerfile, step by step, as an unprivileged user', () => {
     assert.equal(final.find((i) => i.op === 'VOLUME')?.args, '/data');
     assert.match(healthcheck, /\/ok/);
     // the runtime image holds the package and its runtime dependencies, no sources, no dev tools
-    assert.ok(fs.existsSync(path.join(root, 'opt/agentplane/dist/src/main.js')));
+    assert.ok(fs.existsSync(path.join(root, 'opt/agentplane/dist/src/cli/main.js')));
     assert.ok(!fs.existsSync(path.join(root, 'opt/agentplane/node_modules/typescript')));
     assert.ok(!fs.existsSync(path.join(root, 'opt/agentplane/src')));
     // the port of upstream's images and of the images agentplane-server build makes

@@ -109,7 +109,7 @@ describe('the npm package, installed from its tarball', () => {
   it('holds the compiled server, the spec, the generated code and the example graphs, and no TypeScript of its own', () => {
     for (const file of [
       'bin/agentplane.js',
-      'dist/src/main.js',
+      'dist/src/cli/main.js',
       'dist/generated/agent-server/document.gen.js',
       'dist/ui/index.html',
       'spec/agent-server.openapi.yaml',

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, withDevAuthDefaults } from '../../src/runtime/config.ts';
-import { startBanner } from '../../src/startBanner.ts';
+import { startBanner } from '../../src/cli/startBanner.ts';
 
 const configOf = (env: Record<string, string> = {}) => loadConfig(['--memory'], { ...env }, process.cwd());
 

@@ -5,7 +5,7 @@ import { describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { RemoteRevisionLogs } from '../../src/domain/control-plane/remoteLogs.ts';
+import { RemoteLogFiles } from '../../src/adapters/log-files/remoteLogFiles.ts';
 import { LogBudget } from '../../src/domain/control-plane/listenerLogBudget.ts';
 import type { RevisionRecord } from '../../src/domain/control-plane/records.ts';
 import { tempDir } from '../support/server.ts';
@@ -27,7 +27,7 @@ describe('remote revision logs', () => {
   it('keeps at most the cap however much is sent, reading nothing back and blocking nothing per batch', async (t) => {
     const dir = tempDir('agentplane-remote-logs-');
     const cap = 256 * 1024;
-    const logs = new RemoteRevisionLogs(() => dir, cap);
+    const logs = new RemoteLogFiles(() => dir, cap);
     await logs.append(revision, 'deploy', 0, batch(0, 10));
     // from here on, every read and every synchronous call on the log counts
     const reads = [
@@ -74,7 +74,7 @@ describe('remote revision logs', () => {
   it('gives a reader following the log every line across a cut, and resumes after a restart from what is on disk', async () => {
     const dir = tempDir('agentplane-remote-logs-');
     const cap = 64 * 1024;
-    let logs = new RemoteRevisionLogs(() => dir, cap);
+    let logs = new RemoteLogFiles(() => dir, cap);
     let sent = 0;
     let cursor: string | undefined;
     const seen: string[] = [];
@@ -97,7 +97,7 @@ describe('remote revision logs', () => {
       'each line read once, in order, though the log was cut several times',
     );
     // a new process (a restart) knows where the listener's numbering stands: a resent batch is not stored twice
-    logs = new RemoteRevisionLogs(() => dir, cap);
+    logs = new RemoteLogFiles(() => dir, cap);
     await logs.append(revision, 'build', sent - 20, batch(sent - 20, 30));
     sent += 10;
     await follow();

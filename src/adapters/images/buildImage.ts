@@ -10,11 +10,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectInstallCommand } from '../deploy-targets/localBuild.ts';
+import { detectInstallCommand } from './installCommand.ts';
 import { baseImageTag, ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
-import { stageProjectContext } from '../../domain/control-plane/images/buildContext.ts';
-import { serverFiles, stageServerFiles } from '../../domain/control-plane/images/serverFiles.ts';
+import { stageProjectContext } from './buildContext.ts';
+import { serverFiles, stageServerFiles } from './serverFiles.ts';
 
 /** The port agentplane listens on in its images (upstream's images use 8000 too). */
 export const IMAGE_PORT = 8000;

@@ -4,10 +4,7 @@
 // the way the upstream JS server reads them, in the same order (StateSchema, the Zod registry,
 // plain Zod), through the project's own copy of @langchain/langgraph and @langchain/core: the
 // registry is a module singleton, so only the copy the graph registered with knows its entries.
-import fs from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { importFromProject } from '../../shared/projectModule.ts';
+import { importProjectLibrary as projectLibrary } from '../../shared/projectModule.ts';
 
 export interface DeclaredSchemas {
   state: Record<string, unknown> | undefined;
@@ -104,23 +101,5 @@ async function fromPlainZod(builder: BuilderLike, sourceFile: string | undefined
     return Object.values(result).every((schema) => schema == null) ? undefined : result;
   } catch {
     return undefined;
-  }
-}
-
-/** A module of a package as the project resolves it (its own copy, else agentplane's). */
-async function projectLibrary(sourceFile: string | undefined, pkg: string, subpath: string): Promise<unknown> {
-  const dir = sourceFile ? packageDir(pkg, path.dirname(sourceFile)) : undefined;
-  if (!dir) return import(`${pkg}/${subpath.slice(2)}`);
-  const exported = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).exports?.[subpath];
-  const target = typeof exported === 'string' ? exported : (exported?.import?.default ?? exported?.import ?? exported?.default);
-  if (typeof target !== 'string') return import(`${pkg}/${subpath.slice(2)}`);
-  return importFromProject(pathToFileURL(path.join(dir, target)).href, sourceFile!);
-}
-
-function packageDir(pkg: string, from: string): string | undefined {
-  for (let at = from; ; at = path.dirname(at)) {
-    const candidate = path.join(at, 'node_modules', pkg);
-    if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
-    if (path.dirname(at) === at) return undefined;
   }
 }

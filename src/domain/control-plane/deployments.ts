@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deployment, DeploymentCreate, DeploymentList, ListDeploymentsQuery } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
-import type { Deployer } from './deployer/types.ts';
+import type { RevisionDriver } from './deployer/types.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { targetProblems, type DeployTargetKind, type TargetRuleInput } from './targetRules.ts';
 import { conflict, deploymentNotFound, invalid } from './failures.ts';
@@ -19,7 +19,7 @@ import { deploymentFilter } from './collectionDeployments.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
-  deployer: Deployer;
+  deployer: RevisionDriver;
   /** Deployment and revision transitions are logged here (transitionLog.ts). */
   log: Logger;
   /** Where this control plane deploys: what it cannot honour is refused at the API (targetRules.ts). */

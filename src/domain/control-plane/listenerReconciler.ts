@@ -6,7 +6,7 @@
 // the two, so a listener that restarts, or comes back after a lost connection, puts right
 // whatever the control plane believes (UNKNOWN included) in its first pass.
 import type { AssignedRevision, ListenerAssignment, RevisionLogLine, RevisionStatusReport } from '../../../generated/control-plane/types.gen.ts';
-import type { Deployer, LogKind } from './deployer/types.ts';
+import type { RevisionDriver, LogKind } from './deployer/types.ts';
 import { IN_PROGRESS, NOT_STARTED, isFinished } from './revisionStateMachine.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { timestamp } from '../clock.ts';
@@ -28,7 +28,7 @@ export class Reconciler {
 
   constructor(
     private readonly mirror: ControlPlaneRepository,
-    private readonly deployer: Deployer,
+    private readonly deployer: RevisionDriver,
     private readonly client: ListenerReports,
     private readonly log: Logger,
   ) {}

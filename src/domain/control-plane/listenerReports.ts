@@ -12,7 +12,7 @@ import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
 import { deploymentsOfListener, toListener } from './listeners.ts';
 import { listenerByToken } from './listenerTokens.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type ListenerRecord, type RevisionRecord } from './records.ts';
-import type { RemoteRevisionLogs } from './remoteLogs.ts';
+import type { RemoteRevisionLogs } from './remoteRevisionLogs.ts';
 import { LOG_BYTES_PER_S, type LogBudget } from './listenerLogBudget.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { toRevision } from './views.ts';

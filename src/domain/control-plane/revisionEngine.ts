@@ -7,15 +7,25 @@
 // (the deployment retired, the server stopping) ends as `Cancelled`. The engine also writes
 // the deployment's side of a transition (READY, active revision, URL) and masks the
 // deployment's secrets in every status_message.
+//
+// Two options of the engine decide what it drives when it is not alone. Leadership: among
+// servers sharing the store one drives at a time (SingletonDuty); each term of leadership
+// works with a target of its own, made fresh, and begins by picking up every unfinished
+// revision and deletion as after a restart; a server that does not lead tells the leader
+// about the revision or deletion a request stored, and the leader reads it back and drives
+// it. Ownership: a deployment reconciled elsewhere (by a listener) is never driven here,
+// and its logs are read from what its owner sent.
 import type { RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
 import type { Logger } from '../ports/logger.ts';
+import type { Coordination } from '../ports/coordination.ts';
+import { SingletonDuty, type Term } from '../singletonDuty.ts';
 import { timestamp } from '../clock.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { redactor, secretValues } from './redaction.ts';
 import { logDeploymentDeleted, logTransition } from './transitionLog.ts';
 import { JobChains } from './deployer/jobChains.ts';
 import type { LogRequest } from './deployer/revisionLogs.ts';
-import type { Deployer } from './deployer/types.ts';
+import type { RevisionDriver } from './deployer/types.ts';
 import type { DeployTarget, LogKind } from './deployTarget.ts';
 import { IN_PROGRESS, UNFINISHED, isFinished, nextStep, workAt, type RevisionFacts, type Step, type StepOutcome } from './revisionStateMachine.ts';
 
@@ -27,7 +37,29 @@ export interface RevisionEngineOptions {
   retryMs: number;
   /** A pause before each step (the simulated target's phase length); none (not even a turn of the event loop) for real targets. */
   stepDelayMs?: number;
+  /** Servers share the store: this one drives only while it leads; without it, always. */
+  leadership?: Leadership;
+  /** Deployments driven elsewhere are passed over; without it, every deployment is this engine's. */
+  ownership?: Ownership;
 }
+
+export interface Leadership {
+  coordination: Coordination;
+  /** The store as requests see it: a revision the leader is told about is read back from it. */
+  repo: ControlPlaneRepository;
+  /** How often the leader looks for unfinished work again when servers share the store. */
+  rescanMs?: number;
+}
+
+export interface Ownership {
+  /** Whether this engine drives the deployment (one gone is its own: its step finds nothing to do either). */
+  owns(deploymentId: string): Promise<boolean>;
+  /** The logs of a revision whose deployment another drives, or undefined when this engine drives it. */
+  foreignLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs | undefined>;
+}
+
+/** How often the leader looks for unfinished work again when replicas share the store. */
+export const DEPLOYER_RESCAN_MS = 30_000;
 
 /** The deployment's side of a revision's transition, or undefined when it does not change. */
 export function deploymentAfter(
@@ -52,7 +84,8 @@ export function deploymentAfter(
   };
 }
 
-export class RevisionEngine implements Deployer {
+/** The engine's work over one target: for one term of leadership, or for good without leadership. */
+class EngineTerm {
   private readonly stopping = new AbortController();
   private readonly jobs: JobChains;
   /** Per deployment: aborted when it is retired (a build in progress stops rather than being waited for). */
@@ -229,4 +262,147 @@ export class RevisionEngine implements Deployer {
       logDeploymentDeleted(this.log, deploymentId, 'cleaned up');
     });
   }
+}
+
+/** What the leader is told: a revision to drive, or a deployment to clean up. */
+type Message = { submit: string } | { retire: string };
+
+interface LeadingTerm extends Term {
+  work: EngineTerm;
+}
+
+export class RevisionEngine implements RevisionDriver {
+  /** Without leadership: the one term, for good. */
+  private readonly sole: EngineTerm | null = null;
+  private readonly duty: SingletonDuty<LeadingTerm> | null = null;
+  /** With leadership: a term never started, to read logs with while this server does not lead. */
+  private reader: EngineTerm | null = null;
+  private readonly newTerm: () => EngineTerm;
+
+  constructor(
+    repo: ControlPlaneRepository,
+    /** The target, or a maker of a fresh one for each term of leadership (and one to read logs with). */
+    target: DeployTarget | (() => DeployTarget),
+    private readonly log: Logger,
+    private readonly options: RevisionEngineOptions,
+  ) {
+    const targets = typeof target === 'function' ? target : () => target;
+    this.newTerm = () => new EngineTerm(repo, targets(), log, options);
+    const { leadership } = options;
+    if (leadership) {
+      this.duty = new SingletonDuty(leadership.coordination, 'deployer', log, () => this.begin(), { rescanMs: leadership.rescanMs ?? DEPLOYER_RESCAN_MS });
+    } else this.sole = this.newTerm();
+  }
+
+  async start(): Promise<void> {
+    if (this.duty) return this.duty.start();
+    return this.sole!.start();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.duty) return this.sole!.stop();
+    await this.duty.stop();
+    await this.reader?.stop();
+  }
+
+  submit(revision: RevisionRecord): void {
+    // a remote deployment's revisions are its listener's
+    this.whenOwned(revision.deployment_id, () => this.handSubmit(revision));
+  }
+
+  retire(deploymentId: string): void {
+    // a remote deployment is removed when its listener reports it took it down
+    this.whenOwned(deploymentId, () => this.handRetire(deploymentId));
+  }
+
+  async resume(): Promise<void> {
+    if (!this.duty) return this.sole!.resume();
+    await this.duty.leading?.work.resume();
+  }
+
+  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
+    const foreign = await this.options.ownership?.foreignLogs(revision, kind, request);
+    if (foreign) return foreign;
+    return this.working().readLogs(revision, kind, request);
+  }
+
+  /** The term to read logs with: the one driving here, else the reader. */
+  private working(): EngineTerm {
+    if (!this.duty) return this.sole!;
+    return this.duty.leading?.work ?? (this.reader ??= this.newTerm());
+  }
+
+  private whenOwned(deploymentId: string, then: () => void): void {
+    const { ownership } = this.options;
+    if (!ownership) return then();
+    void ownership.owns(deploymentId).then((owned) => {
+      if (owned) then();
+    });
+  }
+
+  private handSubmit(revision: RevisionRecord): void {
+    if (!this.duty) return this.sole!.submit(revision);
+    const term = this.duty.leading;
+    if (term) term.work.submit(revision);
+    else this.duty.tell(JSON.stringify({ submit: revision.id } satisfies Message));
+  }
+
+  private handRetire(deploymentId: string): void {
+    if (!this.duty) return this.sole!.retire(deploymentId);
+    const term = this.duty.leading;
+    if (term) term.work.retire(deploymentId);
+    else this.duty.tell(JSON.stringify({ retire: deploymentId } satisfies Message));
+  }
+
+  /** Begins a term of leadership: a fresh term picks up every unfinished revision and deletion, as on a start. */
+  private async begin(): Promise<LeadingTerm> {
+    const work = this.newTerm();
+    try {
+      await work.start();
+    } catch (err) {
+      await work.stop();
+      throw err;
+    }
+    const rescan = coalesced(() => work.resume());
+    return {
+      work,
+      hear: (payload) =>
+        void this.heard(work, payload, rescan).catch((err: Error) =>
+          this.log.error('deployer could not take up work it was told about; it is picked up at the next look', { message: payload, error: err.message }),
+        ),
+      end: () => work.stop(),
+    };
+  }
+
+  private async heard(work: EngineTerm, payload: string, rescan: () => Promise<void>): Promise<void> {
+    if (payload === '') return rescan();
+    const message = JSON.parse(payload) as Message;
+    if ('submit' in message) {
+      const revision = await this.options.leadership!.repo.revisions.get(message.submit);
+      if (revision) work.submit(revision);
+    } else work.retire(message.retire);
+  }
+}
+
+/** `work`, never twice at once: a call while it runs makes it run once more afterwards. */
+function coalesced(work: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await work();
+        } while (again);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { maskRepoUrl, repoUrlCredentials, sameRepoUrl } from '../../../src/domain/control-plane/repoUrl.ts';
 import { redactor, secretValues } from '../../../src/domain/control-plane/redaction.ts';
-import { isolationMode } from '../../../src/adapters/deploy-targets/sandbox.ts';
+import { isolationMode } from '../../../src/adapters/deploy-targets/shared/sandbox.ts';
 
 describe('repo_url credentials', () => {
   it('masks a password, or a user name standing alone (a token), and nothing else', () => {

@@ -1,61 +1,34 @@
 // Deployments with a `source_config.listener_id` are reconciled by their listener, on its
-// machine: the control plane's own deployer never touches them. Two pieces keep it so for
-// every deployer alike, without each knowing about listeners: the deployer the requests call
+// machine: the control plane's own engine never touches them. Two pieces keep it so for
+// every target alike, without each knowing about listeners: the engine's ownership rule
 // passes such revisions over (and reads their logs from what the listener sent), and the
-// repository the deployer itself reads hides them, so its resume after a restart never
+// repository the engine itself reads hides them, so its resume after a restart never
 // picks them up either.
-import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { Collection, ListOptions, Store } from '../../ports/store.ts';
 import { BUILD_PHASES_DONE, isRemote } from '../listenerRules.ts';
 import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../records.ts';
-import type { RemoteRevisionLogs } from '../remoteLogs.ts';
-import type { LogRequest } from './revisionLogs.ts';
-import type { Deployer, LogKind } from './types.ts';
+import type { RemoteRevisionLogs } from '../remoteRevisionLogs.ts';
+import type { Ownership } from '../revisionEngine.ts';
 
-export class LocalOnlyDeployer implements Deployer {
-  constructor(
-    private readonly inner: Deployer,
-    private readonly repo: ControlPlaneRepository,
-    private readonly remoteLogs: RemoteRevisionLogs,
-  ) {}
-
-  start(): Promise<void> | void {
-    return this.inner.start?.();
-  }
-
-  submit(revision: RevisionRecord): void {
-    void this.whenLocal(revision.deployment_id, () => this.inner.submit(revision));
-  }
-
-  retire(deploymentId: string): void {
-    // a remote deployment is removed when its listener reports it took it down
-    void this.whenLocal(deploymentId, () => this.inner.retire(deploymentId));
-  }
-
-  resume(): Promise<void> {
-    return this.inner.resume();
-  }
-
-  stop(): Promise<void> {
-    return this.inner.stop();
-  }
-
-  async readLogs(revision: RevisionRecord, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
-    const deployment = await this.repo.deployments.get(revision.deployment_id);
-    if (!deployment || !isRemote(deployment)) return this.inner.readLogs(revision, kind, request);
-    const complete = async () => {
-      if (kind === 'deploy') return false;
-      const now = await this.repo.revisions.get(revision.id);
-      return !now || BUILD_PHASES_DONE(now.status);
-    };
-    return this.remoteLogs.read(revision, kind, request, complete);
-  }
-
-  private async whenLocal(deploymentId: string, then: () => void): Promise<void> {
-    const deployment = await this.repo.deployments.get(deploymentId);
-    // gone meanwhile: the deployer's own step finds nothing to do either
-    if (!deployment || !isRemote(deployment)) then();
-  }
+/** The engine's ownership rule: a deployment a listener reconciles is the listener's, and its logs are what the listener sent. */
+export function listenerOwnership(repo: ControlPlaneRepository, remoteLogs: RemoteRevisionLogs): Ownership {
+  return {
+    async owns(deploymentId) {
+      const deployment = await repo.deployments.get(deploymentId);
+      // gone meanwhile: the engine's own step finds nothing to do either
+      return !deployment || !isRemote(deployment);
+    },
+    async foreignLogs(revision, kind, request) {
+      const deployment = await repo.deployments.get(revision.deployment_id);
+      if (!deployment || !isRemote(deployment)) return undefined;
+      const complete = async () => {
+        if (kind === 'deploy') return false;
+        const now = await repo.revisions.get(revision.id);
+        return !now || BUILD_PHASES_DONE(now.status);
+      };
+      return remoteLogs.read(revision, kind, request, complete);
+    },
+  };
 }
 
 /** The repository as the control plane's own deployer sees it: without remote deployments and their revisions. */

@@ -1,7 +1,7 @@
-// The control plane hands revisions and deletions to a Deployer, which drives them to a
+// The control plane hands revisions and deletions to a RevisionDriver, which drives them to a
 // terminal status: the revision engine (../revisionEngine.ts) over one deploy target
-// (../deployTarget.ts), wrapped for leadership (leadingDeployer.ts) and listeners
-// (remoteReconciliation.ts).
+// (../deployTarget.ts), with leadership and ownership (listeners, remoteReconciliation.ts)
+// as options of its own. The engine drives, a target does.
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
 import type { BackgroundModule } from '../../../shared/backgroundModule.ts';
 import type { RevisionRecord } from '../records.ts';
@@ -10,7 +10,7 @@ import type { LogRequest } from './revisionLogs.ts';
 
 export type { LogKind };
 
-export interface Deployer extends BackgroundModule {
+export interface RevisionDriver extends BackgroundModule {
   /** Takes over a revision that was just stored in `CREATING`. */
   submit(revision: RevisionRecord): void;
   /** Cleans up a deployment just moved to `AWAITING_DELETE`, then removes its records. */

@@ -10,7 +10,7 @@
 //   the variable of the CLI's own environment: a value with a line break cannot go that way.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ContainerEngine } from '../images/engine.ts';
+import type { ContainerEngine } from '../../images/engine.ts';
 
 /** The prefix of the podman secrets of a deployment's containers. */
 const secretPrefix = (deploymentId: string) => `agentplane-${deploymentId}-env-`;

@@ -5,11 +5,11 @@
 // a control-plane crash the deployer finds them again by label, and delete removes by label.
 // The containers see nothing of the host but their published ports: no host mounts, and each
 // runs under the restricted profile (restrictedContainer.ts).
-import type { ContainerEngine } from '../images/engine.ts';
-import { IMAGE_DATA_DIR, IMAGE_PORT } from '../images/buildImage.ts';
+import type { ContainerEngine } from '../../images/engine.ts';
+import { IMAGE_DATA_DIR, IMAGE_PORT } from '../../images/buildImage.ts';
 import { proxyProgram } from './roundRobinProxy.ts';
-import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
-import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
+import { deliverSecrets, removeContainerSecrets } from '../shared/containerSecrets.ts';
+import { RESTRICTED_RUN_ARGS } from '../shared/restrictedContainer.ts';
 
 export const LABELS = { deployment: 'agentplane.deployment', revision: 'agentplane.revision', role: 'agentplane.role', port: 'agentplane.port' } as const;
 

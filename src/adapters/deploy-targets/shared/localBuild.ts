@@ -4,13 +4,13 @@
 // secret values masked, goes to the revision's build log; a failure names the step and keeps
 // the last lines of its output for `status_message`.
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { eachLine } from '../images/engine.ts';
-import type { Redact } from '../../domain/control-plane/redaction.ts';
-import { maskRepoUrl } from '../../domain/control-plane/repoUrl.ts';
-import { confinedProjectFile } from '../../domain/control-plane/deployer/checkoutPaths.ts';
-import type { LogWriter } from '../../domain/control-plane/deployer/revisionLogs.ts';
+import { eachLine } from '../../images/engine.ts';
+import { detectInstallCommand } from '../../images/installCommand.ts';
+import type { Redact } from '../../../domain/control-plane/redaction.ts';
+import { maskRepoUrl } from '../../../domain/control-plane/repoUrl.ts';
+import { confinedProjectFile } from './checkoutPaths.ts';
+import type { LogWriter } from '../../log-files/revisionLogFiles.ts';
 import type { Sandbox } from './sandbox.ts';
 
 export interface BuildRequest {
@@ -110,17 +110,6 @@ function runStep(step: string, command: string, args: string[], options: StepOpt
       reject(new StepFailed(`${step} "${options.shown}" ${why}.${output ? `\n${output}` : ''}`));
     });
   });
-}
-
-/** What upstream's builders do when `install_command` is null: the lockfile decides. */
-export function detectInstallCommand(dir: string): string | null {
-  const has = (file: string) => fs.existsSync(path.join(dir, file));
-  if (has('package-lock.json') || has('npm-shrinkwrap.json')) return 'npm ci';
-  if (has('pnpm-lock.yaml')) return 'pnpm install --frozen-lockfile';
-  if (has('yarn.lock')) return 'yarn install --frozen-lockfile';
-  if (has('bun.lockb') || has('bun.lock')) return 'bun install --frozen-lockfile';
-  if (has('package.json')) return 'npm install';
-  return null;
 }
 
 async function resolveCommit(request: BuildRequest, git: (step: string, args: string[]) => Promise<string>): Promise<string> {

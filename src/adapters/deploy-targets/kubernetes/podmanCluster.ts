@@ -30,11 +30,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
-import { freePort } from '../deploy-targets/probes.ts';
-import type { KubeTarget, RolloutState } from '../../domain/control-plane/kubernetes/kubeTarget.ts';
-import { manifestsAsYaml } from '../../domain/control-plane/kubernetes/manifestYaml.ts';
-import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../domain/control-plane/kubernetes/renderManifests.ts';
-import { DEFAULT_UID } from '../../domain/control-plane/kubernetes/tenantBoundary.ts';
+import { freePort } from '../shared/probes.ts';
+import type { Cluster, RolloutState } from './cluster.ts';
+import { manifestsAsYaml } from '../../../domain/control-plane/kubernetes/manifestYaml.ts';
+import { DATABASE_PORT, objectNames, SERVER_PORT, type Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
+import { DEFAULT_UID } from '../../../domain/control-plane/kubernetes/tenantBoundary.ts';
 
 const run = promisify(execFile);
 
@@ -199,7 +199,7 @@ function ownVolumes(pod: Pod['spec'] & { volumes?: PodVolume[] }, prefix: string
   }
 }
 
-export class PodmanTarget implements KubeTarget {
+export class PodmanCluster implements Cluster {
   constructor(private readonly options: PodmanTargetOptions) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
   }

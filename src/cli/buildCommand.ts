@@ -2,10 +2,10 @@
 // `langgraph build -t TAG -c langgraph.json`), made by images/buildImage.ts with podman or
 // docker, optionally pushed. Output of the engine goes to the terminal as it comes.
 import path from 'node:path';
-import { buildImage, pushImage } from './adapters/images/buildImage.ts';
-import { ContainerEngine, findEngine, type EngineName } from './adapters/images/engine.ts';
-import { packagePath, PACKAGE_ROOT } from './runtime/packageRoot.ts';
-import { discoverProjectFile, PROJECT_FILE_NAMES } from './runtime/project.ts';
+import { buildImage, pushImage } from '../adapters/images/buildImage.ts';
+import { ContainerEngine, findEngine, type EngineName } from '../adapters/images/engine.ts';
+import { packagePath, PACKAGE_ROOT } from '../runtime/packageRoot.ts';
+import { discoverProjectFile, PROJECT_FILE_NAMES } from '../runtime/project.ts';
 
 export interface BuildOptions {
   tag: string;

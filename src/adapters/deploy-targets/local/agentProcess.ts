@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../domain/ports/logger.ts';
+import type { Logger } from '../../../domain/ports/logger.ts';
 
 export interface AgentProcessSpec {
   deploymentId: string;

@@ -1,7 +1,7 @@
-// Where rendered manifests run: a Kubernetes cluster (clusterTarget.ts, through the official
-// client) or this machine's podman (podmanTarget.ts, `podman kube play`). The deployer does
+// Where rendered manifests run: a Kubernetes cluster (apiCluster.ts, through the official
+// client) or this machine's podman (podmanCluster.ts, `podman kube play`). The target does
 // the same with either.
-import type { Manifest } from './renderManifests.ts';
+import type { Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
 
 export interface Applied {
   /** The deployment's agent server's address, as the platform gives it. */
@@ -11,7 +11,7 @@ export interface Applied {
 /** Rolled out (with the server's address) or why not; `pending` while it is still going. */
 export type RolloutState = { state: 'ready'; url: string } | { state: 'pending'; reason: string } | { state: 'failed'; reason: string };
 
-export interface KubeTarget {
+export interface Cluster {
   /** One line for the start log: where deployments run. */
   describe(): string;
   /** Applies (or replaces) the deployment's objects; `say` writes to the revision's deploy log. */

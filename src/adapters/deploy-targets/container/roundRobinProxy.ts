@@ -1,7 +1,7 @@
 // The front of a deployment with several replicas: one port (the deployment's custom_url)
 // passing each request to the next replica in turn, streams included, and to the one after it
 // when a replica refuses the connection. It runs as a container of the deployment's own pod
-// (containerDeployer.ts), so it outlives the control plane like the replicas do. The function
+// (containerTarget.ts), so it outlives the control plane like the replicas do. The function
 // is sent whole as the container's `node -e` program: it must use nothing from outside its body.
 export function roundRobinProxy(listenPort: number, targets: string[]): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- runs as a CommonJS `node -e` program

@@ -10,29 +10,29 @@
 // the active revision, else starts that revision again. While it leads, the deployer restarts
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
-import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
-import { SHARED_STORE_SECRET } from '../../domain/control-plane/targetRules.ts';
-import { admitDeploymentSpec } from '../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
+import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
+import { SHARED_STORE_SECRET } from '../../../domain/control-plane/targetRules.ts';
+import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../domain/ports/logger.ts';
-import { buildImage } from '../images/buildImage.ts';
-import { ensureBaseImage } from '../images/baseImage.ts';
-import { EngineError, type ContainerEngine } from '../images/engine.ts';
-import type { RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../domain/control-plane/records.ts';
-import type { Redact } from '../../domain/control-plane/redaction.ts';
-import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../../domain/control-plane/deployTarget.ts';
-import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
+import type { Logger } from '../../../domain/ports/logger.ts';
+import { buildImage } from '../../images/buildImage.ts';
+import { ensureBaseImage } from '../../images/baseImage.ts';
+import { EngineError, type ContainerEngine } from '../../images/engine.ts';
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
+import type { Redact } from '../../../domain/control-plane/redaction.ts';
+import type { DeployOutcome, DeployTarget, LogKind, TargetHost } from '../../../domain/control-plane/deployTarget.ts';
 import { LABELS, createPod, deploymentImage, podState, removeDeployment, removePod, replicaCount, replicaName, type PodSpec } from './deploymentPod.ts';
-import { buildRevision, type BuildResult } from './localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
-import { answersOk, freePort } from './probes.ts';
-import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
-import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from './sandbox.ts';
+import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
+import { answersOk, freePort } from '../shared/probes.ts';
+import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, capLogFile } from '../../log-files/revisionLogFiles.ts';
+import { DEFAULT_LIMITS, Sandboxes, type IsolationMode, type Sandbox } from '../shared/sandbox.ts';
 
-export interface ContainerDeployerOptions {
+export interface ContainerTargetOptions {
   /** Where the control plane keeps each deployment's logs (inside its data directory). */
   root: string;
   /** Where github revisions are checked out before their image is built (removed after). */
@@ -48,7 +48,6 @@ export interface ContainerDeployerOptions {
   /** How long a new pod's replicas have to answer /ok. */
   startTimeoutMs: number;
   logCapBytes: number;
-  retryMs?: number;
   /** How often the pods are looked at (exited containers, log followers); 2 s by default. */
   superviseMs?: number;
 }
@@ -68,11 +67,7 @@ interface Served {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The container deployer: the revision engine over this machine's podman pods. */
-export function containerDeployer(repo: ControlPlaneRepository, options: ContainerDeployerOptions, log: Logger): RevisionEngine {
-  return new RevisionEngine(repo, new ContainerTarget(repo, options, log), log, { retryMs: options.retryMs ?? 1_000 });
-}
-
+/** The container target: this machine's podman pods (the revision engine drives it). */
 export class ContainerTarget implements DeployTarget {
   readonly builds = true;
   private readonly served = new Map<string, Served>();
@@ -85,7 +80,7 @@ export class ContainerTarget implements DeployTarget {
 
   constructor(
     private readonly repo: ControlPlaneRepository,
-    private readonly options: ContainerDeployerOptions,
+    private readonly options: ContainerTargetOptions,
     private readonly log: Logger,
   ) {
     this.files = new DeploymentFiles(repo, options.root);

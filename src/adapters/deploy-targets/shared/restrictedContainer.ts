@@ -4,7 +4,7 @@
 // user (the one the agentplane images are built with, so their data stays writable). Seccomp
 // stays the engine's default profile (never `unconfined`); no host namespace, port or path is
 // ever asked for: the only thing of the host a container reaches is its published loopback port.
-import { IMAGE_USER } from '../images/baseImage.ts';
+import { IMAGE_USER } from '../../images/baseImage.ts';
 
 /** The user every container runs as, whatever the image's own USER says (root included). */
 export const CONTAINER_USER = `${IMAGE_USER.uid}:${IMAGE_USER.uid}`;

@@ -5,13 +5,11 @@
 // commit a build "fetches" is stable: the same repository and ref resolve to the same sha.
 import { createHash } from 'node:crypto';
 import type { RevisionLogLine, RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
-import { isFinished } from '../revisionStateMachine.ts';
-import { RevisionEngine } from '../revisionEngine.ts';
-import type { BuildOutcome, DeployOutcome, DeployTarget, LogKind } from '../deployTarget.ts';
-import { pageOfLog, type LogRequest } from './revisionLogs.ts';
-import { maskRepoUrl } from '../repoUrl.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
+import { isFinished } from '../../../domain/control-plane/revisionStateMachine.ts';
+import type { BuildOutcome, DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
+import { pageOfLog, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { maskRepoUrl } from '../../../domain/control-plane/repoUrl.ts';
 
 const FAIL_WORD = /\bfail\b/i;
 
@@ -46,11 +44,6 @@ export const simulatedTarget: DeployTarget = {
   logs: async (revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> =>
     pageOfLog(simulatedLog(revision, deployment, kind), request, isFinished(revision.status)),
 };
-
-/** The simulated deployer: every phase lasts `phaseMs`; a failed step is tried again after `retryMs` (doubling). */
-export function simulatedDeployer(repo: ControlPlaneRepository, phaseMs: number, log: Logger, retryMs = 200): RevisionEngine {
-  return new RevisionEngine(repo, simulatedTarget, log, { retryMs, stepDelayMs: phaseMs });
-}
 
 const BUILD_REACHED: ReadonlySet<string> = new Set(['BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED']);
 const DEPLOY_REACHED: ReadonlySet<string> = new Set(['DEPLOYING', 'DEPLOYED', 'DEPLOY_FAILED']);

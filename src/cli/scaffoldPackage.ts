@@ -5,7 +5,7 @@
 // everything else (other fields, versions already chosen, indentation) is kept.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_DEPENDENCIES } from './runtime/packageRoot.ts';
+import { PACKAGE_DEPENDENCIES } from '../runtime/packageRoot.ts';
 
 /** What the scaffold's graph imports: LangGraph, and LangChain core, its peer. */
 export const SCAFFOLD_PACKAGES = ['@langchain/langgraph', '@langchain/core'] as const;

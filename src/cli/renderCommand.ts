@@ -2,12 +2,12 @@
 // renderer and schema check as the kubernetes deployer — as YAML for `kubectl apply -f -`.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { ResourceSpec } from '../generated/control-plane/types.gen.ts';
-import { manifestsAsYaml } from './domain/control-plane/kubernetes/manifestYaml.ts';
-import { renderManifests } from './domain/control-plane/kubernetes/renderManifests.ts';
-import { validateManifests } from './domain/control-plane/kubernetes/validateManifests.ts';
-import { checkResourceSpec } from './domain/control-plane/sourceRules.ts';
-import { createDeployment_body } from '../generated/control-plane/body.validators.gen.js';
+import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
+import { manifestsAsYaml } from '../domain/control-plane/kubernetes/manifestYaml.ts';
+import { renderManifests } from '../domain/control-plane/kubernetes/renderManifests.ts';
+import { validateManifests } from '../domain/control-plane/kubernetes/validateManifests.ts';
+import { checkResourceSpec } from '../domain/control-plane/sourceRules.ts';
+import { createDeployment_body } from '../../generated/control-plane/body.validators.gen.js';
 
 /**
  * What the API would refuse of this resource_spec: the same schema (a create request's body)

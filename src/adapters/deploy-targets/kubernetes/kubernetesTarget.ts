@@ -3,23 +3,23 @@
 // (`kube-local`), and the revision is DEPLOYED once the server's rollout is, or DEPLOY_FAILED
 // saying why (a refused field, a schema problem, the rollout's own reason). Images only:
 // `external_docker` revisions run their `image_uri`, nothing is built. The lifecycle, order
-// and retries are the revision engine's (../revisionEngine.ts); what is deployed keeps running
+// and retries are the revision engine's (domain/control-plane/revisionEngine.ts); what is deployed keeps running
 // on its own (the cluster, or podman), so there is nothing to restore after a restart.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { Logger } from '../../ports/logger.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
-import { redactor, secretValues } from '../redaction.ts';
-import { LogWriter, pageOfLog, parseLogLine, readLogLines, type LogRequest } from '../deployer/revisionLogs.ts';
-import type { DeployOutcome, DeployTarget, LogKind } from '../deployTarget.ts';
-import { RevisionEngine } from '../revisionEngine.ts';
-import type { KubeTarget } from './kubeTarget.ts';
-import { namespaceOf, renderManifests, type RenderInput, type Rendered } from './renderManifests.ts';
-import { validateManifests } from './validateManifests.ts';
+import type { Logger } from '../../../domain/ports/logger.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
+import { redactor, secretValues } from '../../../domain/control-plane/redaction.ts';
+import { pageOfLog, parseLogLine, type LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, readLogLines } from '../../log-files/revisionLogFiles.ts';
+import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
+import type { Cluster } from './cluster.ts';
+import { databasePassword } from './databasePassword.ts';
+import { namespaceOf, renderManifests, type RenderInput, type Rendered } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
+import { validateManifests } from '../../../domain/control-plane/kubernetes/validateManifests.ts';
 
-export interface KubeDeployerOptions {
+export interface KubernetesTargetOptions {
   /** Where the deployer keeps each deployment's database password and deploy log (inside the data directory). */
   root: string;
   defaultNamespace: string;
@@ -28,29 +28,24 @@ export interface KubeDeployerOptions {
   rolloutTimeoutMs: number;
   /** Pause between looks at a rollout. */
   pollMs?: number;
-  retryMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The Kubernetes deployer: the revision engine over a cluster or podman. */
-export function kubeDeployer(repo: ControlPlaneRepository, target: KubeTarget, options: KubeDeployerOptions, log: Logger): RevisionEngine {
-  return new RevisionEngine(repo, new KubeDeployTarget(target, options, log), log, { retryMs: options.retryMs ?? 1_000 });
-}
-
-export class KubeDeployTarget implements DeployTarget {
+/** The Kubernetes target: a revision's manifests applied to a cluster (the revision engine drives it). */
+export class KubernetesTarget implements DeployTarget {
   readonly builds = false;
 
   constructor(
-    private readonly target: KubeTarget,
-    private readonly options: KubeDeployerOptions,
+    private readonly cluster: Cluster,
+    private readonly options: KubernetesTargetOptions,
     private readonly log: Logger,
   ) {
     fs.mkdirSync(options.root, { recursive: true, mode: 0o700 });
   }
 
   start(): void {
-    this.log.info(this.target.describe());
+    this.log.info(this.cluster.describe());
   }
 
   build(): Promise<never> {
@@ -59,7 +54,7 @@ export class KubeDeployTarget implements DeployTarget {
 
   /** The render as the deployer would apply it (the control plane's GET …/manifests shows it masked). */
   async render(deployment: DeploymentRecord, revision: RevisionRecord): Promise<Rendered> {
-    return renderManifests(this.renderInput(deployment, revision, this.databasePassword(deployment.id)));
+    return renderManifests(this.renderInput(deployment, revision, databasePassword(this.deploymentDir(deployment.id))));
   }
 
   async logs(revision: RevisionRecord, deployment: DeploymentRecord | undefined, kind: LogKind, request: LogRequest): Promise<RevisionLogs> {
@@ -69,7 +64,7 @@ export class KubeDeployTarget implements DeployTarget {
     let server: string[] = [];
     if (deployment && deployment.active_revision_id === revision.id) {
       try {
-        server = await this.target.logs(deployment.id, namespaceOf(deployment, this.options.defaultNamespace));
+        server = await this.cluster.logs(deployment.id, namespaceOf(deployment, this.options.defaultNamespace));
       } catch (err) {
         server = [`(the server's log could not be read: ${(err as Error).message})`];
       }
@@ -96,7 +91,7 @@ export class KubeDeployTarget implements DeployTarget {
       return { failure: `Deploy failed: the manifests do not pass the Kubernetes schemas: ${problems.map((p) => `${p.object}: ${p.message}`).join('; ')}` };
     log.write(`applying ${rendered.manifests.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')} in namespace ${rendered.namespace}`);
     try {
-      await this.target.apply(deployment.id, rendered.namespace, rendered.manifests, (line) => log.write(line));
+      await this.cluster.apply(deployment.id, rendered.namespace, rendered.manifests, (line) => log.write(line));
     } catch (err) {
       return { failure: `Deploy failed: applying the manifests failed: ${(err as Error).message}` };
     }
@@ -105,7 +100,7 @@ export class KubeDeployTarget implements DeployTarget {
     while (Date.now() < deadline) {
       // retired or stopping: the engine ends the job
       if (signal.aborted) return { failure: 'Deploy stopped.' };
-      const state = await this.target.rollout(deployment.id, rendered.namespace);
+      const state = await this.cluster.rollout(deployment.id, rendered.namespace);
       if (state.state === 'ready') {
         log.write(`rolled out; the server answers at ${state.url}`);
         return { url: state.url };
@@ -119,7 +114,7 @@ export class KubeDeployTarget implements DeployTarget {
   }
 
   async remove(deploymentId: string, deployment: DeploymentRecord | undefined): Promise<void> {
-    if (deployment) await this.target.remove(deploymentId, namespaceOf(deployment, this.options.defaultNamespace));
+    if (deployment) await this.cluster.remove(deploymentId, namespaceOf(deployment, this.options.defaultNamespace));
     fs.rmSync(this.deploymentDir(deploymentId), { recursive: true, force: true });
   }
 
@@ -127,19 +122,6 @@ export class KubeDeployTarget implements DeployTarget {
 
   private renderInput(deployment: DeploymentRecord, revision: RevisionRecord, databasePassword: string): RenderInput {
     return { deployment, revision, defaultNamespace: this.options.defaultNamespace, postgresImage: this.options.postgresImage, databasePassword };
-  }
-
-  /** The deployment's database password: made once, kept with the control plane's data, the same for every revision. */
-  private databasePassword(deploymentId: string): string {
-    const file = path.join(this.deploymentDir(deploymentId), 'database-password');
-    try {
-      return fs.readFileSync(file, 'utf8').trim();
-    } catch {
-      const password = crypto.randomBytes(24).toString('hex');
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(file, password, { mode: 0o600 });
-      return password;
-    }
   }
 
   private deploymentDir(deploymentId: string): string {

@@ -6,8 +6,8 @@
 // container states; logs are the server containers' logs; delete removes every
 // object labelled with the deployment's id.
 import { AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeTarget, RolloutState } from '../../domain/control-plane/kubernetes/kubeTarget.ts';
-import { objectNames, SERVER_PORT, type Manifest } from '../../domain/control-plane/kubernetes/renderManifests.ts';
+import type { Cluster, RolloutState } from './cluster.ts';
+import { objectNames, SERVER_PORT, type Manifest } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
 
 export const FIELD_MANAGER = 'agentplane';
 
@@ -25,7 +25,7 @@ const KINDS: [apiVersion: string, kind: string][] = [
 // pods that wait like this will not get better by waiting
 const HOPELESS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CrashLoopBackOff', 'CreateContainerConfigError', 'CreateContainerError']);
 
-export class ClusterTarget implements KubeTarget {
+export class ApiCluster implements Cluster {
   private readonly objects: KubernetesObjectApi;
   private readonly apps: AppsV1Api;
   private readonly core: CoreV1Api;
@@ -37,11 +37,11 @@ export class ClusterTarget implements KubeTarget {
   }
 
   /** The kubeconfig file KUBECONFIG names (of the server's environment), else ~/.kube/config, else the pod's service account. */
-  static fromEnvironment(env: Record<string, string | undefined>): ClusterTarget {
+  static fromEnvironment(env: Record<string, string | undefined>): ApiCluster {
     const kubeconfig = new KubeConfig();
     if (env.KUBECONFIG && !env.KUBECONFIG.includes(':')) kubeconfig.loadFromFile(env.KUBECONFIG);
     else kubeconfig.loadFromDefault();
-    return new ClusterTarget(kubeconfig);
+    return new ApiCluster(kubeconfig);
   }
 
   describe(): string {

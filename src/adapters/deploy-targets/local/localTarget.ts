@@ -9,29 +9,29 @@
 // TMPDIR. What only the control plane reads stays under `root`, inside its data directory:
 // logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
 // back from a deployment's processes has its secret values masked.
-import { admitDeploymentSpec } from '../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
-import { tracingProjectEnv } from '../../domain/control-plane/deployer/tracingProject.ts';
+import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
+import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../domain/ports/logger.ts';
-import type { RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../domain/control-plane/records.ts';
-import type { Redact } from '../../domain/control-plane/redaction.ts';
+import type { Logger } from '../../../domain/ports/logger.ts';
+import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
+import type { Redact } from '../../../domain/control-plane/redaction.ts';
 import { AgentProcess, isAlive, terminate, type AgentProcessSpec } from './agentProcess.ts';
-import { confinedProjectFile } from '../../domain/control-plane/deployer/checkoutPaths.ts';
-import { buildRevision, type BuildResult } from './localBuild.ts';
-import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../../domain/control-plane/deployer/deploymentFiles.ts';
-import type { DeployOutcome, DeployTarget, LogKind } from '../../domain/control-plane/deployTarget.ts';
-import { RevisionEngine } from '../../domain/control-plane/revisionEngine.ts';
-import { freePort, missingGraphs, stillServes } from './probes.ts';
-import { ContainerEngine, withoutOwnSettings, type EngineName } from '../images/engine.ts';
-import { deliverSecrets, removeContainerSecrets } from './containerSecrets.ts';
-import { LogWriter, capLogFile, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
-import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from './sandbox.ts';
-import { RESTRICTED_RUN_ARGS } from './restrictedContainer.ts';
+import { confinedProjectFile } from '../shared/checkoutPaths.ts';
+import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
+import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
+import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
+import { freePort, missingGraphs, stillServes } from '../shared/probes.ts';
+import { ContainerEngine, withoutOwnSettings, type EngineName } from '../../images/engine.ts';
+import { deliverSecrets, removeContainerSecrets } from '../shared/containerSecrets.ts';
+import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogWriter, capLogFile } from '../../log-files/revisionLogFiles.ts';
+import { Sandboxes, type IsolationMode, type ResourceLimits, type Sandbox } from '../shared/sandbox.ts';
+import { RESTRICTED_RUN_ARGS } from '../shared/restrictedContainer.ts';
 
-export interface LocalDeployerOptions {
+export interface LocalTargetOptions {
   /** Where the control plane keeps each deployment's logs and process file (inside its data directory). */
   root: string;
   /** Where each deployment's workspace is made: checkouts and agent-server data (outside the data directory). */
@@ -48,7 +48,6 @@ export interface LocalDeployerOptions {
   /** The control plane's environment: sandboxed processes get PATH and locale from it, the docker or podman CLI all but its own settings. */
   baseEnv: Record<string, string | undefined>;
   /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
-  retryMs?: number;
 }
 
 interface ProcessFile {
@@ -71,11 +70,7 @@ function containerRuntime(env: Record<string, string>): EngineName | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The local deployer: the revision engine over this machine's processes. */
-export function localDeployer(repo: ControlPlaneRepository, options: LocalDeployerOptions, log: Logger): RevisionEngine {
-  return new RevisionEngine(repo, new LocalTarget(repo, options, log), log, { retryMs: options.retryMs ?? 1_000 });
-}
-
+/** The local target: agent servers as sandboxed processes on this machine (the revision engine drives it). */
 export class LocalTarget implements DeployTarget {
   readonly builds = true;
   private readonly processes = new Map<string, AgentProcess>();
@@ -85,7 +80,7 @@ export class LocalTarget implements DeployTarget {
 
   constructor(
     private readonly repo: ControlPlaneRepository,
-    private readonly options: LocalDeployerOptions,
+    private readonly options: LocalTargetOptions,
     private readonly log: Logger,
   ) {
     this.files = new DeploymentFiles(repo, options.root);

@@ -5,17 +5,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
-import { createApplication } from './compose/application.ts';
-import { loadConfig, withDevAuthDefaults, type ServerConfig } from './runtime/config.ts';
-import { createLogger, logWriter, type Logger } from './runtime/logger.ts';
-import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from './runtime/packageRoot.ts';
-import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from './runtime/project.ts';
-import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from './runtime/devDataDir.ts';
+import { createApplication } from '../compose/application.ts';
+import { loadConfig, withDevAuthDefaults, type ServerConfig } from '../runtime/config.ts';
+import { createLogger, logWriter, type Logger } from '../runtime/logger.ts';
+import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../runtime/packageRoot.ts';
+import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project.ts';
+import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
-import { startServer, type RunningServer } from './compose/server.ts';
-import { watchProject } from './runtime/watch.ts';
-import { settleImports, trackImports, wasImported } from './runtime/importedFiles.ts';
+import { startServer, type RunningServer } from '../compose/server.ts';
+import { watchProject } from '../runtime/watch.ts';
+import { settleImports, trackImports, wasImported } from '../runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
@@ -297,7 +297,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { checkStore } = await import('./adapters/embedded/storeTool.ts');
+      const { checkStore } = await import('../adapters/embedded/storeTool.ts');
       process.exitCode = checkStore(path.resolve(dir));
     });
   store
@@ -306,7 +306,7 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
     .argument('<dir>', 'data directory (--data / DATA_DIR of the server)')
     .allowExcessArguments(false)
     .action(async (dir: string) => {
-      const { repairStore } = await import('./adapters/embedded/storeTool.ts');
+      const { repairStore } = await import('../adapters/embedded/storeTool.ts');
       process.exitCode = repairStore(path.resolve(dir));
     });
 
@@ -338,7 +338,7 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
   const intervalMs = /^\d+$/.test(options.intervalMs) ? Number(options.intervalMs) : NaN;
   if (!(intervalMs >= 10))
     return usage(`--interval-ms / AGENTPLANE_LISTENER_INTERVAL_MS must be a whole number of milliseconds, at least 10, got "${options.intervalMs}"`);
-  const { runListener } = await import('./compose/listener.ts');
+  const { runListener } = await import('../compose/listener.ts');
   const dataDir = path.resolve(options.data);
   // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
   const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });

@@ -1,9 +1,9 @@
-// The logs of revisions reconciled by a listener: the listener sends the lines its own
-// deployer wrote (reportRevisionLogs) and they are kept here, JSON lines per revision and
-// kind, read back like the local deployer's logs. Each batch says which line of the
-// listener's log it starts at, so a batch sent again is not stored twice.
+// The logs of revisions reconciled by a listener (the port: domain/control-plane/
+// remoteRevisionLogs.ts), kept in files: JSON lines per revision and kind, read back like the
+// local target's logs. Each batch says which line of the listener's log it starts at, so a
+// batch sent again is not stored twice.
 //
-// Bounded like the other deployers' logs (LOG_CAP_BYTES per log): the current file is moved
+// Bounded like the other targets' logs (LOG_CAP_BYTES per log): the current file is moved
 // to `<file>.1` once it holds half the cap, replacing the one before, so a log keeps its
 // newest half-cap to cap. A batch costs what it holds, whatever the file's size: it is
 // appended, never read back, and where the listener's numbering stands is kept beside it
@@ -11,9 +11,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RevisionLogLine, RevisionLogs } from '../../../generated/control-plane/types.gen.ts';
-import type { LogKind } from './deployer/types.ts';
-import { LOG_CAP_BYTES, logLinesOf, pageOfLog, type LogRequest } from './deployer/revisionLogs.ts';
-import type { RevisionRecord } from './records.ts';
+import type { LogKind } from '../../domain/control-plane/deployer/types.ts';
+import { LOG_CAP_BYTES, logLinesOf, pageOfLog, type LogRequest } from '../../domain/control-plane/deployer/revisionLogs.ts';
+import type { RevisionRecord } from '../../domain/control-plane/records.ts';
+import type { RemoteRevisionLogs } from '../../domain/control-plane/remoteRevisionLogs.ts';
 
 /** Where a log stands; `<file>.meta` holds it across restarts. */
 interface LogState {
@@ -31,7 +32,7 @@ interface LogState {
 /** Logs whose state is kept in memory; past that the oldest are read again from their .meta when needed. */
 const STATES_KEPT = 10_000;
 
-export class RemoteRevisionLogs {
+export class RemoteLogFiles implements RemoteRevisionLogs {
   private root: string | null = null;
   private readonly states = new Map<string, Promise<LogState>>();
   /** Per file, the append in progress: appends to one log never overlap. */

@@ -3,10 +3,11 @@
 // revision's log is read back (secrets masked), and the facts of a deployment they run with.
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../records.ts';
-import { redactor, secretValues, type Redact } from '../redaction.ts';
-import type { LogKind } from '../deployTarget.ts';
-import { readLogPage, type LogRequest } from './revisionLogs.ts';
+import type { ControlPlaneRepository, DeploymentRecord, RevisionRecord } from '../../../domain/control-plane/records.ts';
+import { redactor, secretValues, type Redact } from '../../../domain/control-plane/redaction.ts';
+import type { LogKind } from '../../../domain/control-plane/deployTarget.ts';
+import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
+import { readLogPage } from '../../log-files/revisionLogFiles.ts';
 
 export const secretsOf = (deployment: DeploymentRecord): Record<string, string> => Object.fromEntries(deployment.secrets.map((s) => [s.name, s.value]));
 
