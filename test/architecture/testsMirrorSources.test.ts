@@ -47,7 +47,7 @@ test('the rule reads a path as the module or area it tests', () => {
   assert.equal(mirrored('test/unit/runStream.test.ts'), undefined);
 });
 
-test(`at least ${FLOOR * 100}% of the test files mirror the module they test (the goal is ${GOAL * 100}%)`, () => {
+test(`at least ${(FLOOR * 100).toFixed(1)}% of the test files mirror the module they test (the goal is ${GOAL * 100}%)`, () => {
   const files = testFiles();
   assert.ok(files.length > 100, `only ${files.length} test files found: the walk is wrong`);
   const astray = files.filter((f) => mirrored(f) === undefined).sort();
@@ -57,6 +57,6 @@ test(`at least ${FLOOR * 100}% of the test files mirror the module they test (th
   );
   assert.ok(
     share >= FLOOR,
-    `${(share * 100).toFixed(1)}% of the test files mirror src/, below the ${FLOOR * 100}% reached before: put a new test beside the module it tests`,
+    `${(share * 100).toFixed(1)}% of the test files mirror src/, below the ${(FLOOR * 100).toFixed(1)}% reached before: put a new test beside the module it tests`,
   );
 });
