@@ -55,7 +55,7 @@ export async function ensureServerImage(
   nodeBinary = process.execPath,
 ): Promise<string> {
   const files = serverFiles(packageRoot);
-  if (!fs.existsSync(path.join(files.packageRoot, 'dist', 'src', 'main.js'))) {
+  if (!fs.existsSync(path.join(files.packageRoot, 'dist', 'src', 'cli', 'main.js'))) {
     throw new Error(`${files.packageRoot} has no dist/ (the compiled server): run "npm run build" there first`);
   }
   const digest = createHash('sha256')
