@@ -15,8 +15,8 @@ import type { ContainerEngine } from '../../../src/adapters/images/engine.ts';
 function packageRoot(): string {
   const dir = tempDir('agentplane-server-files-');
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'agentplane-server', version: '0.0.0' }));
-  fs.mkdirSync(path.join(dir, 'dist', 'src'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'dist', 'src', 'main.js'), '');
+  fs.mkdirSync(path.join(dir, 'dist', 'src', 'cli'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'dist', 'src', 'cli', 'main.js'), '');
   return dir;
 }
 
