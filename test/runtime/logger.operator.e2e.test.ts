@@ -57,7 +57,7 @@ describe('the server log', () => {
     assert.match(failure.assistant_id, /^[0-9a-f-]{36}$/);
     assert.equal(failure.graph_id, 'flaky');
     assert.match(failure.err.message, /asked to fail/);
-    assert.match(failure.err.stack, /fixtures\/graphs\.ts/);
+    assert.match(failure.err.stack, /fixtures\/agent-server\/graphs\.ts/);
   });
 
   it('tells a deployment’s life: created, each status, a failure with its reason, deletion', async () => {
