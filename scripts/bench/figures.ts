@@ -312,7 +312,7 @@ function pgStatementsTarget(ours: ReplicaFigure | null): Target {
     goal: '≤ 12',
     value: n == null ? 'not measured' : `${n}`,
     met: n == null ? null : n <= 12,
-    why: `The replicas phase's log lists each statement's calls per run (pg_stat_statements). What is left is about one statement per step of a run (claim, start, log, events, end, release, the thread's lock); reaching 12 takes folding steps together, each a change to how a guarantee is enforced (scripts/bench/findings.md); \`test/postgres/statements-per-run.test.ts\` pins the count. [Replica profile](profiles/postgres-replica.svg).`,
+    why: `The replicas phase's log lists each statement's calls per run (pg_stat_statements). What is left is about one statement per step of a run (claim, start, log, events, end, release, the thread's lock); reaching 12 takes folding steps together, each a change to how a guarantee is enforced (scripts/bench/findings.md); \`test/adapters/postgres.statementsPerRun.test.ts\` pins the count. [Replica profile](profiles/postgres-replica.svg).`,
   };
 }
 
