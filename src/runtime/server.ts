@@ -113,6 +113,8 @@ export async function startHttpServer(
     throw err;
   };
   const makeApp = async (): Promise<Application> => {
+    // the areas add their histograms and counters as they are made
+    await metrics.load().catch(refuse);
     // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
     const made: Application = config.mock
       ? await mockApplication(config, log)
