@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
-import { createApplication } from '../compose/application.ts';
 import { loadConfig, withDevAuthDefaults, type ServerConfig } from '../runtime/config.ts';
 import { createLogger, logWriter, type Logger } from '../runtime/logger.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../runtime/packageRoot.ts';
@@ -13,7 +12,7 @@ import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project.ts
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
-import { startServer, type RunningServer } from '../compose/server.ts';
+import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
 import { watchProject } from '../runtime/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';

@@ -5,8 +5,8 @@ import type { AppFactory } from '../handlers/deps.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { startHttpServer, type HttpServer } from '../runtime/server.ts';
-import { createApplication } from './application.ts';
 import { openBackend } from './backend.ts';
+import { healthHandler } from '../handlers/agent-server/system.ts';
 
 export type { AppFactory, AppFactoryDeps } from '../handlers/deps.ts';
 export type { Application, BackgroundModule } from '../runtime/application.ts';
@@ -15,6 +15,12 @@ export interface RunningServer extends HttpServer {
   /** The store the server keeps its records in (tests look at them directly). */
   store: Store;
 }
+
+/**
+ * The real application, imported when the server makes it: its modules (LangGraph among
+ * them, and tsx for the project's graphs) load after the port listens, not before.
+ */
+export const createApplication: AppFactory = async (deps) => (await import('./application.ts')).createApplication(deps);
 
 export async function startServer(
   config: ServerConfig,
@@ -28,6 +34,8 @@ export async function startServer(
     backend,
     async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }),
     log,
+    // the liveness probe answers while the graphs load: it needs the store alone
+    { early: healthHandler(store) },
   );
   return { ...server, store };
 }

@@ -1,63 +1,98 @@
 // Prometheus metrics (prom-client): one registry per server, so tests and several servers in
 // one process never share counters. The runtime records every request; areas add their own
-// gauges, whose values are read from their state when /metrics is scraped.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// gauges, whose values are read from their state when /metrics is scraped. prom-client is
+// imported by load(), once the server listens (it cost ~0.1 s of a start): requests are
+// counted from the first one (requestTally.ts needs no prom-client), gauges given before are
+// registered then, and the areas, made after it, add their histograms and counters.
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { RequestTally } from './requestTally.ts';
+
+type PromClient = typeof import('prom-client');
 
 export type GaugeSample = { labels?: Record<string, string>; value: number };
 
 export class Metrics {
-  readonly registry = new Registry();
+  private loaded: { client: PromClient; registry: Registry } | undefined;
+  private loading: Promise<void> | undefined;
+  /** Gauges given before load(), registered by it. */
+  private readonly pending: (() => void)[] = [];
   /** Every request's count and latency (requestTally.ts: prom-client's per-call labelling is too dear for the request loop). */
   private readonly requests = new RequestTally([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
 
-  constructor(prefix = 'agentplane_') {
-    // the event-loop lag is sampled every 100 ms, not prom-client's default 10 ms: its timer
-    // woke the loop 100 times a second, 5 ms of CPU in each idle second (1.3 ms at 100 ms),
-    // paid again under load by every request's share of the wake-ups
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });
-    this.requests.registerCounter(
-      this.registry,
-      `${prefix}http_requests_total`,
-      'HTTP requests answered, by operationId (or the route outside the contract) and status.',
-    );
-    this.requests.registerHistogram(
-      this.registry,
-      `${prefix}http_request_duration_seconds`,
-      'Time from receiving a request to the end of its reply (streams included), by operationId.',
-    );
+  constructor(private readonly prefix = 'agentplane_') {}
+
+  /** Imports prom-client and makes the registry; histogram() and counter() need it done. */
+  load(): Promise<void> {
+    return (this.loading ??= import('prom-client').then((client) => {
+      const registry = new client.Registry();
+      this.loaded = { client, registry };
+      // the event-loop lag is sampled every 100 ms, not prom-client's default 10 ms: its timer
+      // woke the loop 100 times a second, 5 ms of CPU in each idle second (1.3 ms at 100 ms),
+      // paid again under load by every request's share of the wake-ups
+      client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+      this.requests.registerCounter(
+        registry,
+        `${this.prefix}http_requests_total`,
+        'HTTP requests answered, by operationId (or the route outside the contract) and status.',
+      );
+      this.requests.registerHistogram(
+        registry,
+        `${this.prefix}http_request_duration_seconds`,
+        'Time from receiving a request to the end of its reply (streams included), by operationId.',
+      );
+      for (const register of this.pending.splice(0)) register();
+    }));
+  }
+
+  /** The registry, once load() is done. */
+  get registry(): Registry {
+    return this.ready().registry;
+  }
+
+  private ready(): { client: PromClient; registry: Registry } {
+    if (!this.loaded) throw new Error('metrics used before Metrics.load()');
+    return this.loaded;
   }
 
   observeRequest(operation: string, method: string, status: number, seconds: number): void {
     this.requests.record(operation, method, status, seconds);
   }
 
-  /** A gauge whose samples are computed at scrape time. */
+  /** A gauge whose samples are computed at scrape time (registered once prom-client is loaded). */
   gauge(name: string, help: string, labelNames: string[], sample: () => Promise<GaugeSample[]> | GaugeSample[]): void {
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [this.registry],
-      async collect() {
-        this.reset();
-        for (const s of await sample()) {
-          if (s.labels) this.set(s.labels, s.value);
-          else this.set(s.value);
-        }
-      },
-    });
+    const register = () => {
+      const { client, registry } = this.ready();
+      new client.Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        async collect() {
+          this.reset();
+          for (const s of await sample()) {
+            if (s.labels) this.set(s.labels, s.value);
+            else this.set(s.value);
+          }
+        },
+      });
+    };
+    if (this.loaded) register();
+    else this.pending.push(register);
   }
 
   histogram<L extends string>(name: string, help: string, labelNames: L[], buckets: number[]): Histogram<L> {
-    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+    const { client, registry } = this.ready();
+    return new client.Histogram({ name, help, labelNames, buckets, registers: [registry] });
   }
 
   counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
+    const { client, registry } = this.ready();
+    return new client.Counter({ name, help, labelNames, registers: [registry] });
   }
 
   async render(): Promise<{ contentType: string; text: string }> {
-    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    await this.load();
+    const { registry } = this.ready();
+    return { contentType: registry.contentType, text: await registry.metrics() };
   }
 }

@@ -16,7 +16,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
 import type { SseEvent } from './contract.ts';
@@ -46,29 +46,39 @@ export interface ProtocolSockets {
 
 /** Serves the protocol's WebSocket on `http`, admitting each upgrade by `door`. */
 export function serveProtocolSocket(http: Server, door: SocketDoor, limits: ProtocolSocketLimits): ProtocolSockets {
-  // per-message deflate stays off (the default): a small compressed frame cannot inflate into a large message
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
+  // ws is imported with the first upgrade, not with the server: a CommonJS package, it cost
+  // ~0.1 s of a start that most servers' first minutes never use
+  let wss: WebSocketServer | undefined;
+  let made: Promise<WebSocketServer> | undefined;
+  const server = () =>
+    (made ??= import('ws').then(({ WebSocketServer }) => {
+      // per-message deflate stays off (the default): a small compressed frame cannot inflate into a large message
+      wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
+      return wss;
+    }));
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = PATH.exec(req.url ?? '');
     if (!match) return refuseUpgrade(socket, { status: 404, body: { detail: 'Not Found' } });
     // a client that goes while it is admitted leaves nothing behind (an error unheard would end the process)
     socket.on('error', () => socket.destroy());
-    void door.admit(req).then(
-      (admitted) => {
-        if (!('call' in admitted)) return refuseUpgrade(socket, admitted);
-        if (socket.destroyed) return admitted.release();
-        wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, admitted, limits.idleMs));
-      },
-      () => refuseUpgrade(socket, { status: 500, body: { detail: 'Internal Server Error' } }),
-    );
+    // ws before the admission: a call admitted holds a stream slot until its socket ends
+    void server()
+      .then((wss) =>
+        door.admit(req).then((admitted) => {
+          if (!('call' in admitted)) return refuseUpgrade(socket, admitted);
+          if (socket.destroyed) return admitted.release();
+          wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, admitted, limits.idleMs));
+        }),
+      )
+      .catch(() => refuseUpgrade(socket, { status: 500, body: { detail: 'Internal Server Error' } }));
   });
-  http.once('close', () => wss.close());
+  http.once('close', () => wss?.close());
   return {
     goingAway: () => {
-      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+      for (const ws of wss?.clients ?? []) ws.close(1001, 'server shutting down');
     },
     terminate: () => {
-      for (const ws of wss.clients) ws.terminate();
+      for (const ws of wss?.clients ?? []) ws.terminate();
     },
   };
 }

@@ -25,6 +25,8 @@ import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../share
 import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline, type Admission, type TransportCall } from './pipeline.ts';
+import { deferredHandlers } from './deferredHandlers.ts';
+import type { HandlerRegistry } from './handler.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { Metrics } from './metrics.ts';
@@ -50,12 +52,18 @@ export interface HttpServer {
 /** The gRPC port: serving on `port`, off (not asked for, or nothing to serve), or a port that could not be had. */
 export type GrpcServing = { port: number } | { off: true } | { failed: string; named: boolean };
 
+export interface StartOptions {
+  /** Handlers that may answer while the application is being made (the liveness probe); every other operation waits for it. */
+  early?: HandlerRegistry;
+}
+
 /** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
 export async function startHttpServer(
   config: ServerConfig,
   storage: ServerStorage,
   createApp: ApplicationFactory,
   log: Logger = createLogger(config.logLevel),
+  options: StartOptions = {},
 ): Promise<HttpServer> {
   // the version run spans name as service.version: the domain's tracer (here and in the run
   // workers, which inherit the environment) reads it from there, not from the package
@@ -85,27 +93,48 @@ export async function startHttpServer(
   // first moments are checked when they arrive, instead of every start waiting for them.
   const replyValidators = new ResponseValidators(config.validateResponses ? (await loadResponseValidators()).http : undefined);
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
-  // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
-  const app: Application = config.mock
-    ? await mockApplication(config, log)
-    : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort }).catch(async (err: unknown) => {
-        await storage.close().catch(() => undefined);
-        throw err;
-      });
-
-  const missing = [...controlPlaneIds, ...agentServerIds].filter((id) => typeof app.handlers[id] !== 'function');
-  const known = new Set<string>([...controlPlaneIds, ...agentServerIds]);
-  const unknown = Object.keys(app.handlers).filter((id) => !known.has(id));
-  const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof app.methods[name] !== 'function');
-  if (missing.length || missingMethods.length || unknown.length) {
-    await storage.close();
-    const parts = [
-      missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
-      missingMethods.length ? `no handler for JSON-RPC method(s): ${missingMethods.join(', ')}` : '',
-      unknown.length ? `handlers for operationIds the spec does not declare: ${unknown.join(', ')}` : '',
-    ].filter(Boolean);
-    throw new Error(`refusing to start: ${parts.join('; ')}`);
-  }
+  // The port listens before the application is made (the project's graphs loaded: LangGraph
+  // and tsx are most of a start), and requests wait for it (deferredHandlers.ts); the liveness
+  // probe answers at once. Not with the project's own routes (http.app, loaded after the
+  // application and in front of every route) nor in mock mode, whose application is quick.
+  const listenFirst = !config.mock && !config.project.http?.app;
+  const operationIds = [...controlPlaneIds, ...agentServerIds];
+  // with custom auth the probe waits too: the application's handlers are the ones it guards
+  const deferred = deferredHandlers(operationIds, customAuth ? {} : options.early);
+  let http: Server | undefined;
+  /** A start that fails leaves the port closed and the store as it found it, unlocked. */
+  const refuse = async (err: unknown): Promise<never> => {
+    deferred.fail(err);
+    if (http?.listening) {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http!.close(() => resolve()));
+    }
+    await storage.close().catch(() => undefined);
+    throw err;
+  };
+  const makeApp = async (): Promise<Application> => {
+    // the areas add their histograms and counters as they are made
+    await metrics.load().catch(refuse);
+    // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
+    const made: Application = config.mock
+      ? await mockApplication(config, log)
+      : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort }).catch(refuse);
+    const missing = operationIds.filter((id) => typeof made.handlers[id] !== 'function');
+    const known = new Set<string>(operationIds);
+    const unknown = Object.keys(made.handlers).filter((id) => !known.has(id));
+    const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof made.methods[name] !== 'function');
+    if (missing.length || missingMethods.length || unknown.length) {
+      const parts = [
+        missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
+        missingMethods.length ? `no handler for JSON-RPC method(s): ${missingMethods.join(', ')}` : '',
+        unknown.length ? `handlers for operationIds the spec does not declare: ${unknown.join(', ')}` : '',
+      ].filter(Boolean);
+      await refuse(new Error(`refusing to start: ${parts.join('; ')}`));
+    }
+    deferred.arrive(made.handlers);
+    return made;
+  };
+  const app: Application | undefined = listenFirst ? undefined : await makeApp();
 
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
   // an agent server deployed by the local deployer serves no control plane of its own
@@ -118,7 +147,7 @@ export async function startHttpServer(
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
   const { handle, socketDoor, admit } = createPipeline({
     documents: apiDocuments,
-    handlers: app.handlers,
+    handlers: deferred.handlers,
     keyRing,
     log,
     maxBodyBytes: config.maxBodyBytes,
@@ -173,26 +202,27 @@ export async function startHttpServer(
     });
     void handle(req, res);
   });
-  const http: Server = createServer(web.handler as never);
-  http.keepAliveTimeout = 65_000;
+  const httpServer = createServer(web.handler as never);
+  http = httpServer;
+  httpServer.keepAliveTimeout = 65_000;
   // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/protocolSocket.ts)
-  const sockets = serveProtocolSocket(http, socketDoor, { maxMessageBytes: config.maxBodyBytes, idleMs: config.socketIdleSeconds * 1000 });
+  const sockets = serveProtocolSocket(httpServer, socketDoor, { maxMessageBytes: config.maxBodyBytes, idleMs: config.socketIdleSeconds * 1000 });
   try {
     await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(config.port, config.host, () => resolve());
+      httpServer.once('error', reject);
+      httpServer.listen(config.port, config.host, () => resolve());
     });
   } catch (err) {
-    await storage.close().catch(() => undefined);
-    throw listenError(err as NodeJS.ErrnoException, config);
+    await refuse(listenError(err as NodeJS.ErrnoException, config));
   }
-  const address = http.address() as AddressInfo;
+  const address = httpServer.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  // the project's clients without a URL reach this server, before any run starts
+  // the project's clients without a URL reach this server, before any run starts (and before its graphs load)
   setProjectApiUrl(url);
   listening = url;
-  for (const module of app.modules) await module.start?.();
+  const started = app ?? (await makeApp());
+  for (const module of started.modules) await module.start?.();
   if (!config.validateResponses) {
     void loadResponseValidators().then(
       (loaded) => replyValidators.arrive(loaded.http),
@@ -217,7 +247,7 @@ export async function startHttpServer(
 
   // after the HTTP port: loading gRPC and the proto takes longer than the rest of a start, and
   // the card lists the gRPC interface only from the moment it serves
-  const grpc = serveGrpc(app, config, admit, log).then((serving) => {
+  const grpc = serveGrpc(started, config, admit, log).then((serving) => {
     if ('gateway' in serving) grpcPort = serving.gateway.port;
     return serving;
   });
@@ -229,8 +259,8 @@ export async function startHttpServer(
       const serving = await grpc;
       grpcPort = null;
       if ('gateway' in serving) await serving.gateway.close();
-      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeIdleConnections();
+      const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
       // a stream never finishes by itself, and its client resumes it from the last event it
       // got: streams end now, with what was ready, and WebSockets are told the server is going
       // (an open WebSocket held the close until the process was killed)
@@ -244,21 +274,21 @@ export async function startHttpServer(
         // give in-flight requests a moment to finish, then cut what is left
         await settledWithin(new Promise<void>((resolve) => (drained = resolve)), 5_000);
       }
-      http.closeAllConnections();
+      httpServer.closeAllConnections();
       sockets.terminate();
       await stopped;
-      for (const module of [...app.modules].reverse()) await module.stop?.();
+      for (const module of [...started.modules].reverse()) await module.stop?.();
       await storage.close();
       log.info('agentplane stopped');
     })());
 
   const reload = async () => {
-    await app.reload?.();
+    await started.reload?.();
   };
   return {
     url,
     port: address.port,
-    http,
+    http: httpServer,
     createdKey: keys.created,
     tokenKey: { origin: tokenKey.origin, file: tokenKey.file },
     close,

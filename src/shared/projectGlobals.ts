@@ -8,13 +8,18 @@
 // Set in every thread that runs project code (the main thread and each run worker) before the
 // project is imported, since projects call getLogger() at the top of a module.
 
-import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
-
 const LOGGER = Symbol.for('langgraph.api.sdk-logger');
 const FETCH = Symbol.for('langgraph_api:fetch');
 const API_URL = Symbol.for('langgraph_api:url');
+// Where @langchain/core keeps the context a LangGraph node runs in: its async-local storage
+// under a global symbol (set by whichever copy of core runs the graph), the node's config under
+// another. Read here through the symbols rather than core's AsyncLocalStorageProviderSingleton,
+// whose import loads ~160 modules of core and langsmith before the server can listen; a
+// server that runs no LangGraph graph never loads them, and none but core sets the storage.
+const TRACING_STORAGE = Symbol.for('ls:tracing_async_local_storage');
+const NODE_CONFIG = Symbol.for('lc:child_config');
 
-type Globals = { [LOGGER]?: unknown; [FETCH]?: typeof fetch; [API_URL]?: string };
+type Globals = { [LOGGER]?: unknown; [FETCH]?: typeof fetch; [API_URL]?: string; [TRACING_STORAGE]?: unknown };
 const globals = globalThis as unknown as Globals;
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -61,7 +66,7 @@ function sdkLogger(sink: LogSink): Record<string, (...args: unknown[]) => unknow
     logger[name] = (first: unknown, ...rest: unknown[]) => {
       const [message, fields] = entry(first, rest);
       // as upstream: a line logged inside a node says which node
-      const node = AsyncLocalStorageProviderSingleton.getRunnableConfig()?.metadata?.langgraph_node;
+      const node = runnableConfig()?.metadata?.langgraph_node;
       sink(level, message, node === undefined ? fields : { langgraph_node: node, ...fields });
       return logger;
     };
@@ -93,4 +98,10 @@ function loopbackFetch(apiUrl: ProjectGlobalsOptions['apiUrl']): typeof fetch {
     const target = new URL(asked.pathname + asked.search, base);
     return input instanceof Request ? fetch(new Request(target, input), init) : fetch(target, init);
   };
+}
+
+/** The config of the LangGraph node this code runs in, as core's getRunnableConfig() reads it; undefined outside one. */
+function runnableConfig(): { metadata?: Record<string, unknown> } | undefined {
+  const storage = globals[TRACING_STORAGE] as { getStore(): { extra?: Record<symbol, unknown> } | undefined } | undefined;
+  return storage?.getStore()?.extra?.[NODE_CONFIG] as { metadata?: Record<string, unknown> } | undefined;
 }

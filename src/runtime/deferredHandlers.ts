@@ -1,0 +1,43 @@
+// The handlers the HTTP pipeline is built on while the application is still being made: the
+// server listens before the project's graphs load (LangGraph and tsx are most of a start), so
+// a request that arrives meanwhile waits for the application and is then answered by its
+// handler, exactly as it would have been later. Only the operations given as `early` (the
+// liveness probe) answer at once, until the application's own handlers arrive.
+import type { HandlerRegistry, OperationHandler } from './handler.ts';
+
+export interface DeferredHandlers {
+  /** One handler per operation, forwarding to the application's once it has arrived. */
+  handlers: HandlerRegistry;
+  /** The application's handlers: from now on every operation is answered by them. */
+  arrive(handlers: HandlerRegistry): void;
+  /** The application could not be made: requests waiting for it fail with this error. */
+  fail(err: unknown): void;
+}
+
+export function deferredHandlers(operationIds: readonly string[], early: HandlerRegistry = {}): DeferredHandlers {
+  let target: HandlerRegistry | undefined;
+  let arrive!: (handlers: HandlerRegistry) => void;
+  let fail!: (err: unknown) => void;
+  const arrived = new Promise<HandlerRegistry>((resolve, reject) => {
+    arrive = resolve;
+    fail = reject;
+  });
+  // a failed start closes the server; nobody need hear of the rejection but the waiting requests
+  arrived.catch(() => undefined);
+  const handlers: HandlerRegistry = {};
+  for (const id of operationIds) {
+    const before = early[id];
+    // after the arrival one property read and call more than the handler itself: no await added
+    const forward: OperationHandler = (request, ctx) =>
+      target ? target[id](request, ctx) : before ? before(request, ctx) : arrived.then((app) => app[id](request, ctx));
+    handlers[id] = forward;
+  }
+  return {
+    handlers,
+    arrive(app) {
+      target = app;
+      arrive(app);
+    },
+    fail,
+  };
+}

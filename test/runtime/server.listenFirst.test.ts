@@ -1,0 +1,92 @@
+// The port listens before the project's graphs load (runtime/deferredHandlers.ts): the
+// liveness probe answers at once, and a request that needs a graph waits for them and is
+// answered as it would have been later. Sent the moment the port accepts a connection (long
+// before the start line, which is logged once the graphs are loaded), a search for a shipped
+// graph's assistant must find it and a run of it must finish: a 404 or an empty list would
+// mean the lazy load raced the request.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { ROOT } from '../support/server.ts';
+
+const KEY = 'listen-first-key';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves once a TCP connection to the port is accepted (tried every 2 ms). */
+async function accepted(port: number, gone: () => boolean): Promise<void> {
+  for (const until = Date.now() + 60_000; Date.now() < until && !gone();) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error('the server never accepted a connection');
+}
+
+test('a request for a shipped graph sent the moment the port listens waits for the graphs and finds them (no 404, no empty list)', async () => {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(ROOT, 'agentplane.json')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        DATABASE_URL: '',
+        AGENTPLANE_SCHEMA_WARMUP: '0',
+        AGENTPLANE_API_KEYS: `${KEY}:6f1d3c1e-8a55-4f51-9a59-3c7b1f0f2a11`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let exited = false;
+  const exit = new Promise((resolve) => child.once('exit', () => resolve((exited = true))));
+  const started = () => out.includes('"msg":"agentplane listening"');
+  try {
+    await accepted(port, () => exited);
+    const url = `http://127.0.0.1:${port}`;
+    const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
+    // the probe answers before the graphs have loaded (the start line is logged once they have)
+    const ok = await fetch(`${url}/ok`);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { ok: true });
+    assert.equal(started(), false, `the port listened only once the graphs had loaded:\n${out}`);
+    const [search, run] = await Promise.all([
+      fetch(`${url}/assistants/search`, { method: 'POST', headers, body: JSON.stringify({ graph_id: 'echo' }) }),
+      fetch(`${url}/runs/wait`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'early' }] } }),
+      }),
+    ]);
+    assert.equal(search.status, 200, await search.clone().text());
+    const assistants = (await search.json()) as { graph_id: string; assistant_id: string }[];
+    assert.deepEqual(
+      assistants.map((a) => a.graph_id),
+      ['echo'],
+      'the shipped graph’s system assistant is found',
+    );
+    assert.equal(run.status, 200, await run.clone().text());
+    const state = (await run.json()) as { messages: { content: unknown }[] };
+    assert.ok(JSON.stringify(state.messages).includes('early'), JSON.stringify(state));
+  } finally {
+    child.kill('SIGKILL');
+    await exit;
+  }
+});
