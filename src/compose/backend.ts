@@ -40,19 +40,29 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
   // loaded only here: a server on the embedded store never loads the pg driver (start time)
-  const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }, { PgThreads }, { PgAssistants }, { PgRuns }, { PgCrons }, { PgDeployments }, { pgFirstReads }] =
-    await Promise.all([
-      import('../adapters/postgres/pgStore.ts'),
-      import('../adapters/postgres/pgCoordination.ts'),
-      import('../adapters/postgres/pgRunClaims.ts'),
-      import('../adapters/postgres/pgRunEvents.ts'),
-      import('../adapters/postgres/pgThreads.ts'),
-      import('../adapters/postgres/pgAssistants.ts'),
-      import('../adapters/postgres/pgRuns.ts'),
-      import('../adapters/postgres/pgCrons.ts'),
-      import('../adapters/postgres/pgDeployments.ts'),
-      import('../adapters/postgres/pgFirstReads.ts'),
-    ]);
+  const [
+    { openPgStore },
+    { PgCoordination },
+    { PgRunClaims },
+    { PgRunEvents },
+    { PgThreads },
+    { PgAssistants },
+    { PgRuns },
+    { PgCrons },
+    { PgDeployments },
+    { pgFirstReads },
+  ] = await Promise.all([
+    import('../adapters/postgres/pgStore.ts'),
+    import('../adapters/postgres/pgCoordination.ts'),
+    import('../adapters/postgres/pgRunClaims.ts'),
+    import('../adapters/postgres/pgRunEvents.ts'),
+    import('../adapters/postgres/pgThreads.ts'),
+    import('../adapters/postgres/pgAssistants.ts'),
+    import('../adapters/postgres/pgRuns.ts'),
+    import('../adapters/postgres/pgCrons.ts'),
+    import('../adapters/postgres/pgDeployments.ts'),
+    import('../adapters/postgres/pgFirstReads.ts'),
+  ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
   const coordination = new PgCoordination({

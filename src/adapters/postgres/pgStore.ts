@@ -340,7 +340,10 @@ export class PgStore implements Store {
     for (let at = 0; at < gets.length; at += GETS_PER_STATEMENT) {
       const some = gets.slice(at, at + GETS_PER_STATEMENT);
       const sql = some.length === 1 ? some[0].select('$1') : `SELECT ${some.map((g, i) => `(${g.select(`$${i + 1}`)}) AS d${i}`).join(', ')}`;
-      this.query<Record<string, unknown>>(sql, some.map((g) => g.id)).then(
+      this.query<Record<string, unknown>>(
+        sql,
+        some.map((g) => g.id),
+      ).then(
         ({ rows }) => some.forEach((g, i) => g.resolve(some.length === 1 ? rows[0]?.doc : (rows[0]?.[`d${i}`] ?? undefined))),
         (error: unknown) => some.forEach((g) => g.reject(error)),
       );

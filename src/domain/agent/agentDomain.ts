@@ -100,7 +100,13 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
-  const execute = options.execute ?? readingFirst(graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion }), graphs, options.runBackend.firstReads);
+  const execute =
+    options.execute ??
+    readingFirst(
+      graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion }),
+      graphs,
+      options.runBackend.firstReads,
+    );
   const lifecycle = new RunLifecycle({
     store,
     runs,
