@@ -67,7 +67,7 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
   const saver = new StoreCheckpointer(store);
   // the lowest id written last: the newest is still the highest id
   for (const n of [3, 5, 4])
-    await saver.put(config(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never, {});
+    await saver.put(config(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never);
   await saver.putWrites(
     config(threadId, '', id(5)),
     [
@@ -78,7 +78,7 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
   );
   await saver.putWrites(config(threadId, '', id(5)), [['c', 3]], 'task-2');
   // another namespace's newer checkpoint is not the root's
-  await saver.put(config(threadId, 'child:1'), { ...emptyCheckpoint(), id: id(9), channel_values: {} }, { source: 'loop', step: 9, parents: {} } as never, {});
+  await saver.put(config(threadId, 'child:1'), { ...emptyCheckpoint(), id: id(9), channel_values: {} }, { source: 'loop', step: 9, parents: {} } as never);
   await saver.putWrites(config(threadId, '', id(4)), [['x', 0]], 'task-0');
 
   const { value, statements } = await counted(() => pgFirstReads(store, threadId));
