@@ -26,6 +26,8 @@ export async function pgFirstReads(store: PgStore, threadId: string): Promise<Re
   const { rows } = await store.query<{ plain_head: PlainCheckpointRecord | null; newest: StoredHead['record'] | null; writes: StoredHead['writes'] }>(
     FIRST_READS_SQL,
     [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR],
+    // one per run: parsed once per connection, its plan kept (~40% of its time on loopback)
+    'agentplane_first_reads',
   );
   const row = rows[0];
   return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes } : null };

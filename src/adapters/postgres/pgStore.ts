@@ -309,10 +309,13 @@ export class PgStore implements Store {
    * Runs a query once pending index creations are done. A database that cannot be reached
    * is the store's `unavailable` refusal (pgConnections.ts), here and in `transaction`.
    */
-  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[], prepared?: string): Promise<pg.QueryResult<R>> {
     await this.ready();
     try {
-      return await this.pool.query<R>(sql, params);
+      // `prepared`: a statement of fixed text sent often, parsed once per connection under
+      // this name, whose plan PostgreSQL may then keep (planning a statement of several
+      // subqueries costs more than its execution)
+      return await (prepared ? this.pool.query<R>({ name: prepared, text: sql, values: params }) : this.pool.query<R>(sql, params));
     } catch (error) {
       throw asStoreFailure(error);
     }
