@@ -98,6 +98,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
             const kind = graphs.get(run.graph_id)?.kind;
             return kind === 'plain' ? 'plain' : kind === 'langgraph' || kind === 'factory' ? 'langgraph' : undefined;
           },
+          readFirst: deps.runBackend.firstReads,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;

@@ -40,18 +40,29 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {
   // loaded only here: a server on the embedded store never loads the pg driver (start time)
-  const [{ openPgStore }, { PgCoordination }, { PgRunClaims }, { PgRunEvents }, { PgThreads }, { PgAssistants }, { PgRuns }, { PgCrons }, { PgDeployments }] =
-    await Promise.all([
-      import('../adapters/postgres/pgStore.ts'),
-      import('../adapters/postgres/pgCoordination.ts'),
-      import('../adapters/postgres/pgRunClaims.ts'),
-      import('../adapters/postgres/pgRunEvents.ts'),
-      import('../adapters/postgres/pgThreads.ts'),
-      import('../adapters/postgres/pgAssistants.ts'),
-      import('../adapters/postgres/pgRuns.ts'),
-      import('../adapters/postgres/pgCrons.ts'),
-      import('../adapters/postgres/pgDeployments.ts'),
-    ]);
+  const [
+    { openPgStore },
+    { PgCoordination },
+    { PgRunClaims },
+    { PgRunEvents },
+    { PgThreads },
+    { PgAssistants },
+    { PgRuns },
+    { PgCrons },
+    { PgDeployments },
+    { pgFirstReads },
+  ] = await Promise.all([
+    import('../adapters/postgres/pgStore.ts'),
+    import('../adapters/postgres/pgCoordination.ts'),
+    import('../adapters/postgres/pgRunClaims.ts'),
+    import('../adapters/postgres/pgRunEvents.ts'),
+    import('../adapters/postgres/pgThreads.ts'),
+    import('../adapters/postgres/pgAssistants.ts'),
+    import('../adapters/postgres/pgRuns.ts'),
+    import('../adapters/postgres/pgCrons.ts'),
+    import('../adapters/postgres/pgDeployments.ts'),
+    import('../adapters/postgres/pgFirstReads.ts'),
+  ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
   const coordination = new PgCoordination({
@@ -74,6 +85,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
       events: new PgRunEvents(store, coordination, warn),
       claims: () => new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
       leaseMs: config.runLeaseMs,
+      firstReads: (threadId: string) => pgFirstReads(store, threadId),
     };
   };
   return backend('postgresql', store, coordination, runBackend, queries);

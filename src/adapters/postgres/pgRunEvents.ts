@@ -169,9 +169,11 @@ export class PgRunEvents implements RunEventLog {
 
   async ended(runId: string, signal?: AbortSignal): Promise<void> {
     // the memory log also stops when the run stops here without ending (it is started again,
-    // here or on another replica): the shared log says whether it has ended
-    if (await this.local.has(runId)) await this.local.ended(runId, signal);
+    // here or on another replica): the shared log says whether it has ended. Looked at on each
+    // wake-up: a run pending when asked may have started here since, and then its own appends'
+    // wake-ups are waited out in memory rather than each answered by a read
     while (!signal?.aborted) {
+      if (await this.local.has(runId)) await this.local.ended(runId, signal);
       const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
       const { rows } = await this.store.query<{ ended: boolean }>('SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1', [runId]);
       if (!rows[0] || rows[0].ended) return;

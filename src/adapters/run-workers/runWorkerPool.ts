@@ -80,6 +80,8 @@ export interface RunWorkerPoolOptions {
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
   kindOf?: (run: RunRecord) => FirstReadsKind;
+  /** Reads those first reads in one step where the store can (PostgreSQL: one statement); through the store's collections when absent. */
+  readFirst?: (threadId: string) => Promise<KnownReads>;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
 }
@@ -736,7 +738,7 @@ export class RunWorkerPool {
     const kind = this.options.kindOf?.(run);
     if (!kind) return {};
     try {
-      return await readFirstReads(this.options.store, run, kind);
+      return await (this.options.readFirst ? this.options.readFirst(run.thread_id) : readFirstReads(this.options.store, run, kind));
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
       return {};

@@ -10,6 +10,7 @@ import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
+import type { KnownReads, RunExecutorWithReads } from './runContext.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
@@ -53,7 +54,17 @@ export interface AgentDomainOptions {
   /** Serialises work per thread (across replicas when they share the store). */
   locks?: Locks;
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
-  runBackend: { events: RunEventLog; claims: (runs: Collection<RunRecord>) => RunClaims; leaseMs: number };
+  runBackend: {
+    events: RunEventLog;
+    claims: (runs: Collection<RunRecord>) => RunClaims;
+    leaseMs: number;
+    /**
+     * What a run reads of its thread first, read in one step (PostgreSQL: one statement for
+     * what its collections read in three): given to a run executing in process, as a run
+     * worker is sent it. Absent: the run reads through the collections.
+     */
+    firstReads?: (threadId: string) => Promise<KnownReads>;
+  };
   /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
   threadQueries?: ThreadsRepository;
   /** The assistants' searches and counts (PostgreSQL's in SQL); over the assistants collection when absent. */
@@ -89,7 +100,13 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const locks = options.locks ?? new KeyedLock();
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(store, graphs, '');
-  const execute = options.execute ?? graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion });
+  const execute =
+    options.execute ??
+    readingFirst(
+      graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion }),
+      graphs,
+      options.runBackend.firstReads,
+    );
   const lifecycle = new RunLifecycle({
     store,
     runs,
@@ -170,4 +187,18 @@ class OwnerService implements AgentService {
   get protocol(): ThreadProtocol {
     return (this.ownProtocol ??= new ThreadProtocol({ ...this.protocolDeps, service: this }, this.owner));
   }
+}
+
+/**
+ * The in-process executor, given what its run reads first where the backend reads it in one
+ * step: a run of a graph that reads its thread (a plain function's or LangGraph's) then
+ * starts without those round trips. A failed read costs nothing but them: the run reads.
+ */
+function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: ((threadId: string) => Promise<KnownReads>) | undefined): RunExecutor {
+  if (!firstReads) return execute;
+  return async (run, signal, publish, started) => {
+    const kind = graphs.get(run.graph_id)?.kind;
+    const reads = kind === 'plain' || kind === 'langgraph' || kind === 'factory';
+    return execute(run, signal, publish, started, reads ? await firstReads(run.thread_id).catch(() => ({})) : undefined);
+  };
 }

@@ -31,7 +31,9 @@ interface WriteRecord {
 // Special writes (errors, interrupts) use fixed negative slots so a retry overwrites them.
 const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
 
-const SEP = '\u001f';
+/** Joins the parts of the checkpoints' and writes' keys (`thread_ns`, `cp_key`). */
+export const CHECKPOINT_KEY_SEPARATOR = '\u001f';
+const SEP = CHECKPOINT_KEY_SEPARATOR;
 
 /** A checkpoint as stored, with the pending writes made against it. */
 export interface StoredHead {
@@ -66,8 +68,11 @@ export async function newestCheckpoint(store: Store, threadNs: string): Promise<
 
 /** The newest root (namespace '') checkpoint of a thread and its pending writes, as stored. */
 export function newestRootCheckpoint(store: Store, threadId: string): Promise<StoredHead | undefined> {
-  return newestCheckpoint(store, key(threadId, ''));
+  return newestCheckpoint(store, rootThreadNs(threadId));
 }
+
+/** The `thread_ns` key of a thread's root namespace. */
+export const rootThreadNs = (threadId: string) => key(threadId, '');
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 const key = (...parts: string[]) => parts.join(SEP);

@@ -295,4 +295,5 @@ function sameMessage(a: MessageDict, b: MessageDict): boolean {
   return a === b || (a.id === b.id && JSON.stringify(a) === JSON.stringify(b));
 }
 
-const rowId = (threadId: string, checkpointId: string) => `${threadId}:${checkpointId}`;
+/** The id of a thread's checkpoint record (a head names its checkpoint by `checkpoint_id`). */
+export const rowId = (threadId: string, checkpointId: string) => `${threadId}:${checkpointId}`;

@@ -123,6 +123,26 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     await within(elsewhere.ended('r1'), 'the log ended, seen elsewhere');
   });
 
+  it("waits for the end of a run that starts here after it was asked in memory: its own batches' wake-ups cost no read", async () => {
+    await written.open('r6', 'owner-1');
+    // asked while the run is pending: one read says the log has not ended
+    const reads: string[] = [];
+    sent = reads;
+    const ended = written.ended('r6');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await written.begin('r6', () => assert.fail('no batch may be lost'), 1);
+    written.publish('r6', 'metadata', { run_id: 'r6', attempt: 1 });
+    await hear(EVENTS_CHANNEL, 'r6');
+    written.publish('r6', 'values', { step: 1 });
+    await hear(EVENTS_CHANNEL, 'r6');
+    await written.end('r6');
+    await within(ended, 'the end, seen by the waiter');
+    sent = null;
+    const endedReads = reads.filter((s) => s.includes('ended_at IS NOT NULL'));
+    // the read when asked and the one confirming the end: none for the batches in between
+    assert.equal(endedReads.length, 2, reads.join('\n'));
+  });
+
   it('numbers the events of a later attempt, on another replica, after those of the first', async () => {
     await written.open('r4', 'owner-1');
     await written.begin('r4', () => {}, 1);

@@ -1,0 +1,34 @@
+// What a run reads of its thread first (KnownReads: the plain-state head and the newest root
+// LangGraph checkpoint with its pending writes), read in one statement. Read through the
+// collections it takes three: the head, the checkpoint it names, then the newest checkpoint
+// (and a fourth for that checkpoint's writes). One statement also reads them in one snapshot.
+// The rows are those the collections read (plainState.ts headRecord, checkpointer.ts
+// newestCheckpoint): the same order, the same documents.
+import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
+import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
+import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { PgStore } from './pgStore.ts';
+
+/**
+ * $1 thread id, $2 its root `thread_ns`, $3 the key separator. The head's checkpoint row is
+ * `<thread id>:<checkpoint id>` (plainState.ts rowId); the newest checkpoint is the highest id
+ * (then the latest stored), its writes those of its `cp_key`, in the order they were stored.
+ */
+const FIRST_READS_SQL = `SELECT
+    (SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = $1::text) AS plain_head,
+    n.doc AS newest,
+    (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
+      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes
+  FROM (SELECT 1) AS one
+  LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = $2::text ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
+
+export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<KnownReads>> {
+  const { rows } = await store.query<{ plain_head: PlainCheckpointRecord | null; newest: StoredHead['record'] | null; writes: StoredHead['writes'] }>(
+    FIRST_READS_SQL,
+    [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR],
+    // one per run: parsed once per connection, its plan kept (~40% of its time on loopback)
+    'agentplane_first_reads',
+  );
+  const row = rows[0];
+  return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes } : null };
+}

@@ -1,0 +1,100 @@
+// A run's first reads on PostgreSQL (pgFirstReads.ts) are one statement and answer what the
+// collections answer (firstReads.ts readFirstReads, three or four statements): the plain
+// head's record, the newest root checkpoint by id (not the last written) with its pending
+// writes in the order they were stored, and null for what a thread does not have.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { emptyCheckpoint } from '@langchain/langgraph';
+import { freshDatabaseUrl } from '../../support/postgres.ts';
+import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
+import { pgFirstReads } from '../../../src/adapters/postgres/pgFirstReads.ts';
+import { readFirstReads } from '../../../src/adapters/run-workers/firstReads.ts';
+import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
+import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import type { RunRecord } from '../../../src/domain/agent/records.ts';
+
+const config = (threadId: string, checkpointNs = '', checkpointId?: string) => ({
+  configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+});
+const id = (n: number) => `1ef00000-0000-6000-8000-${String(n).padStart(12, '0')}`;
+const runOn = (threadId: string) => ({ run_id: `run-${threadId}`, thread_id: threadId }) as RunRecord;
+
+let store: PgStore;
+
+before(async () => {
+  store = await openPgStore({ url: await freshDatabaseUrl() });
+});
+
+after(async () => {
+  await store?.close();
+});
+
+/** The statements sent while `work` runs. */
+async function counted<T>(work: () => Promise<T>): Promise<{ value: T; statements: number }> {
+  let statements = 0;
+  const clientQuery = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    statements += 1;
+    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof clientQuery;
+  try {
+    return { value: await work(), statements };
+  } finally {
+    pg.Client.prototype.query = clientQuery;
+  }
+}
+
+async function plainTurn(threadId: string, text: string): Promise<void> {
+  const plain = new PlainStateStore(store);
+  const parent = await plain.read(threadId);
+  const values = { messages: [...(parent?.values.messages ?? []), { type: 'human', content: text, id: `m-${text}` }] };
+  const { ops } = plain.commitOps(threadId, parent, values, { checkpointId: id(Date.now() % 1e9), createdAt: new Date().toISOString(), metadata: {} });
+  await store.write(ops);
+}
+
+test('a thread with nothing: both null, in one statement', async () => {
+  const { value, statements } = await counted(() => pgFirstReads(store, 'empty'));
+  assert.deepEqual(value, { plainHead: null, newestCheckpoint: null });
+  assert.deepEqual(await readFirstReads(store, runOn('empty'), 'langgraph'), value);
+  assert.equal(statements, 1);
+});
+
+test('a thread with plain state and LangGraph checkpoints: what the collections read, in one statement', async () => {
+  const threadId = 't-both';
+  await plainTurn(threadId, 'one');
+  await plainTurn(threadId, 'two');
+  const saver = new StoreCheckpointer(store);
+  // the lowest id written last: the newest is still the highest id
+  for (const n of [3, 5, 4])
+    await saver.put(config(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never);
+  await saver.putWrites(
+    config(threadId, '', id(5)),
+    [
+      ['b', 2],
+      ['a', 1],
+    ],
+    'task-1',
+  );
+  await saver.putWrites(config(threadId, '', id(5)), [['c', 3]], 'task-2');
+  // another namespace's newer checkpoint is not the root's
+  await saver.put(config(threadId, 'child:1'), { ...emptyCheckpoint(), id: id(9), channel_values: {} }, { source: 'loop', step: 9, parents: {} } as never);
+  await saver.putWrites(config(threadId, '', id(4)), [['x', 0]], 'task-0');
+
+  const { value, statements } = await counted(() => pgFirstReads(store, threadId));
+  assert.equal(statements, 1);
+  assert.deepEqual(value, await readFirstReads(store, runOn(threadId), 'langgraph'));
+  assert.equal(value.newestCheckpoint?.record.checkpoint_id, id(5));
+  assert.deepEqual(
+    value.newestCheckpoint?.writes.map((w) => [w.task_id, w.channel]),
+    [
+      ['task-1', 'b'],
+      ['task-1', 'a'],
+      ['task-2', 'c'],
+    ],
+  );
+  assert.deepEqual(
+    value.plainHead?.added.map((m) => m.content),
+    ['two'],
+  );
+});
