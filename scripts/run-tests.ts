@@ -41,8 +41,10 @@ const args = process.argv.slice(2);
  * step (npm run test:e2e), as it does the folders below, so that it stays a few minutes.
  */
 const END_TO_END = args.includes('--e2e');
+/** `--list`: print the files the arguments select, one a line, and run nothing (a dry run). */
+const LIST = args.includes('--list');
 const roots = args.filter((a) => !a.startsWith('-'));
-const flags = args.filter((a) => a.startsWith('-') && a !== '--e2e');
+const flags = args.filter((a) => a.startsWith('-') && a !== '--e2e' && a !== '--list');
 const find = (dir: string, root: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -55,6 +57,10 @@ const find = (dir: string, root: string): string[] =>
     return e.name.endsWith('.test.ts') && e.name.endsWith('.e2e.test.ts') === END_TO_END ? [p] : [];
   });
 const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]));
+if (LIST) {
+  console.log([...found].sort().join('\n'));
+  process.exit(0);
+}
 const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found : grouped(found));
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
