@@ -16,7 +16,7 @@ import { A2AClient } from '@a2a-js/sdk/client';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
-import { artifactText, data, listTasksRequest, sendRequest, text, userMessage, v1Graphs } from '../handlers/a2a/v1harness.ts';
+import { artifactText, data, listTasksRequest, sendRequest, text, userMessage, v1Graphs } from './a2a/v1harness.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

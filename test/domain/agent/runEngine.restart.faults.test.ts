@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { FIXTURE_CONFIG } from '../../fixtures/agent-server/project.ts';
 
 describe('run queue across a crash', () => {
   // one data directory and one live server at a time for both cases: each case stops the
