@@ -1,6 +1,6 @@
 // What of a project reaches its image (images/buildContext.ts): never .git or a dotenv file,
 // and the project's .dockerignore as Docker reads it. The image build itself, on podman, is
-// test/containers/build.test.ts.
+// test/adapters/images/buildImage.containers.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -12,8 +12,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, tempDir } from '../support/server.ts';
-import { CONTAINERS_CONF, lastReply, nodeInImage, podman, removeImages, serveImage, testTag } from './support.ts';
+import { ROOT, tempDir } from '../../support/server.ts';
+import { CONTAINERS_CONF, lastReply, nodeInImage, podman, removeImages, serveImage, testTag } from '../../containers/support.ts';
 
 /** A clean clone of this repository at HEAD: what is committed, no node_modules, no dist/. */
 function cloneAtHead(): string {

@@ -7,8 +7,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, tempDir } from '../support/server.ts';
-import { buildWithCli, lastReply, podman, removeImages, serveImage, testTag, writeLockfile } from './support.ts';
+import { ROOT, tempDir } from '../../support/server.ts';
+import { buildWithCli, lastReply, podman, removeImages, serveImage, testTag, writeLockfile } from '../../containers/support.ts';
 
 /** The version agentplane's own lockfile installs of `name` (so the host's npm cache has it). */
 function lockedVersion(name: string): string {

@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { buildImage } from '../../src/adapters/images/buildImage.ts';
-import { spawnServer, tempDir, ROOT, type ChildServer } from '../support/server.ts';
-import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
-import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
-import { removeDeploymentUsers } from '../control-plane/deploymentUsers.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, postgresForContainers, removeImages, testEngine, testTag } from './support.ts';
+import { buildImage } from '../../../src/adapters/images/buildImage.ts';
+import { spawnServer, tempDir, ROOT, type ChildServer } from '../../support/server.ts';
+import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../../control-plane/support.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, postgresForContainers, removeImages, testEngine, testTag } from '../../containers/support.ts';
 
 const KEY = `container-deployer-${randomUUID()}`;
 const TENANT = randomUUID();

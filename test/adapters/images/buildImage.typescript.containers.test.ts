@@ -7,10 +7,10 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, tempDir } from '../support/server.ts';
-import { buildImage } from '../../src/adapters/images/buildImage.ts';
-import { EngineError } from '../../src/adapters/images/engine.ts';
-import { buildWithCli, echoProject, lastReply, podman, removeImages, serveImage, testEngine, testTag, writeLockfile } from './support.ts';
+import { ROOT, tempDir } from '../../support/server.ts';
+import { buildImage } from '../../../src/adapters/images/buildImage.ts';
+import { EngineError } from '../../../src/adapters/images/engine.ts';
+import { buildWithCli, echoProject, lastReply, podman, removeImages, serveImage, testEngine, testTag, writeLockfile } from '../../containers/support.ts';
 
 const TYPESCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies
   .typescript!;

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import YAML from 'yaml';
-import { renderManifests, withoutNulls, type Manifest, type RenderInput } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
-import { manifestsAsYaml } from '../../src/domain/control-plane/kubernetes/manifestYaml.ts';
-import { validateManifests } from '../../src/domain/control-plane/kubernetes/validateManifests.ts';
-import type { ResourceSpec } from '../../generated/control-plane/types.gen.ts';
-import { fullResourceSpec } from './fullResourceSpec.ts';
+import { renderManifests, withoutNulls, type Manifest, type RenderInput } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { manifestsAsYaml } from '../../../../src/domain/control-plane/kubernetes/manifestYaml.ts';
+import { validateManifests } from '../../../../src/domain/control-plane/kubernetes/validateManifests.ts';
+import type { ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
+import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
 
 const IMAGE = 'registry.example/agent:1.0';
 /** The securityContext of every container rendered (Pod Security Standard "restricted"). */

@@ -4,17 +4,17 @@
 // (the pod's containers gone and started again), on the container target (its database from
 // the first revision) and on kube-local (the PostgreSQL it renders and plays). What would move
 // the data is refused at the API, each at its field.
-// Run: CONTAINERS_CONF=$PWD/config/containers.conf node --import tsx --test test/containers/stateSurvives.test.ts
+// Run: CONTAINERS_CONF=$PWD/config/containers.conf node --import tsx --test test/adapters/deploy-targets.stateSurvives.containers.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
-import { json, until } from './support/replies.ts';
-import { podmanAvailable, removeImage } from './support/nodeImage.ts';
-import { buildPostgresImage } from './support/postgresImage.ts';
-import { echoProject, podman, postgresForContainers, testEngine, testTag } from './support.ts';
+import { json, until } from '../containers/support/replies.ts';
+import { podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
+import { buildPostgresImage } from '../containers/support/postgresImage.ts';
+import { echoProject, podman, postgresForContainers, testEngine, testTag } from '../containers/support.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 const image = testTag('state');

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { objectNames, renderManifests, type Manifest } from '../../src/domain/control-plane/kubernetes/renderManifests.ts';
-import { adaptForPodman } from '../../src/adapters/deploy-targets/kubernetes/podmanCluster.ts';
-import { fullResourceSpec } from './fullResourceSpec.ts';
+import { objectNames, renderManifests, type Manifest } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { adaptForPodman } from '../../../../src/adapters/deploy-targets/kubernetes/podmanCluster.ts';
+import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
 
 test("the database is played as a Deployment on its own volume, and the server's DATABASE_URL has its password", () => {
   const id = randomUUID();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { freePort } from '../../scripts/freePort.ts';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages } from './support.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages } from '../containers/support.ts';
 
 const REGISTRY = '/usr/bin/docker-registry';
 const KEY = `registry-${randomUUID()}`;

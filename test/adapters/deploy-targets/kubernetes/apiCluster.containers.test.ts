@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { startFakeKubeApi, type FakeKubeApi } from './support/fakeKubeApi.ts';
+import { startTestServer, tempDir, type TestServer } from '../../../support/server.ts';
+import { startFakeKubeApi, type FakeKubeApi } from '../../../containers/support/fakeKubeApi.ts';
 
 let kube: FakeKubeApi;
 let server: TestServer;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { ROOT, tempDir } from '../support/server.ts';
-import { fullResourceSpec } from './fullResourceSpec.ts';
+import { fullResourceSpec } from '../containers/fullResourceSpec.ts';
 
 function render(args: string[]) {
   return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/main.ts'), 'render', ...args], {

@@ -2,7 +2,7 @@
 // secrets named after the runtime's own variables (PATH, LD_PRELOAD, CONTAINERS_CONF) that
 // would make the control plane run a planted program as root; secret references to another
 // deployment's secrets; and each rule of the Kubernetes "restricted" Pod Security Standard.
-// Run: CONTAINERS_CONF=$PWD/config/containers.conf npx tsx --test test/containers/hostileTenant.test.ts
+// Run: CONTAINERS_CONF=$PWD/config/containers.conf npx tsx --test test/adapters/deploy-targets.hostileTenant.containers.test.ts
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { json, until } from './support/replies.ts';
+import { json, until } from '../containers/support/replies.ts';
 import { REFUSED, at, naming, where } from '../control-plane/boundaryCases.ts';
-import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
-import { buildPostgresImage } from './support/postgresImage.ts';
+import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
+import { buildPostgresImage } from '../containers/support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 let image = '';

@@ -4,15 +4,15 @@
 // container's output reaches the main container through the emptyDir, the sidecar runs, the
 // limits are in podman's own view of the containers, the server's log reads through the log
 // operation, and delete leaves nothing of it behind.
-// Run: CONTAINERS_CONF=$PWD/config/containers.conf node --import tsx --test test/containers/kubeLocal.test.ts
+// Run: CONTAINERS_CONF=$PWD/config/containers.conf node --import tsx --test test/adapters/deploy-targets/kubernetes/podmanCluster.kubeLocal.containers.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { json, until } from './support/replies.ts';
-import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from './support/nodeImage.ts';
-import { fullResourceSpec } from './fullResourceSpec.ts';
-import { buildPostgresImage } from './support/postgresImage.ts';
+import { startTestServer, type TestServer } from '../../../support/server.ts';
+import { json, until } from '../../../containers/support/replies.ts';
+import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from '../../../containers/support/nodeImage.ts';
+import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
+import { buildPostgresImage } from '../../../containers/support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 let image = '';

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, tempDir } from '../support/server.ts';
-import { buildImage } from '../../src/adapters/images/buildImage.ts';
-import { buildWithCli, CONTAINERS_CONF, echoProject, eventually, nodeInImage, podman, removeImages, testEngine, testTag } from './support.ts';
+import { ROOT, tempDir } from '../../support/server.ts';
+import { buildImage } from '../../../src/adapters/images/buildImage.ts';
+import { buildWithCli, CONTAINERS_CONF, echoProject, eventually, nodeInImage, podman, removeImages, testEngine, testTag } from '../../containers/support.ts';
 
 describe('agentplane-server build', () => {
   const tag = testTag('build');
