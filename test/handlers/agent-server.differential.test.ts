@@ -4,15 +4,15 @@
 // A difference fails the test unless deliberate-differences.json allows it (with its reason).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { differences, describe as describeDifferences, normalise, readDeliberate, unexplained } from './compare.ts';
-import { side, startServers, type RunningServer, type Servers } from './harness.ts';
-import { scenarios } from './scenarios.ts';
-import { useStreamScenarios } from './useStreamScenarios.ts';
-import { authScenarios } from './authScenarios.ts';
-import { addressScenarios } from './addressScenarios.ts';
-import { protocolV2Scenarios } from './protocolV2Scenarios.ts';
-import { runFidelityScenarios } from './runFidelityScenarios.ts';
-import { corpusScenarios } from './corpusScenarios.ts';
+import { differences, describe as describeDifferences, normalise, readDeliberate, unexplained } from '../differential/compare.ts';
+import { side, startServers, type RunningServer, type Servers } from '../differential/harness.ts';
+import { scenarios } from '../differential/scenarios.ts';
+import { useStreamScenarios } from '../differential/useStreamScenarios.ts';
+import { authScenarios } from '../differential/authScenarios.ts';
+import { addressScenarios } from '../differential/addressScenarios.ts';
+import { protocolV2Scenarios } from '../differential/protocolV2Scenarios.ts';
+import { runFidelityScenarios } from '../differential/runFidelityScenarios.ts';
+import { corpusScenarios } from '../differential/corpusScenarios.ts';
 
 const deliberate = readDeliberate();
 const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios, ...runFidelityScenarios];

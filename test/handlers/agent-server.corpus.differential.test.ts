@@ -6,9 +6,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { differences, describe as describeDifferences, normalise, readDeliberate, unexplained } from './compare.ts';
-import { side, startServers, type RunningServer, type Servers } from './harness.ts';
-import { corpusScenarios } from './corpusScenarios.ts';
+import { differences, describe as describeDifferences, normalise, readDeliberate, unexplained } from '../differential/compare.ts';
+import { side, startServers, type RunningServer, type Servers } from '../differential/harness.ts';
+import { corpusScenarios } from '../differential/corpusScenarios.ts';
 import { startFakeModelServer, type FakeModelServer } from '../support/fakeModelServer.ts';
 import { ROOT } from '../support/server.ts';
 

@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import type { AgentInterface } from '@a2a-js/sdk-v1';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk-v1/server/express';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { v1Graphs } from '../handlers/a2a/v1harness.ts';
-import { compareWithReference, referenceHandler } from './a2aReference.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { v1Graphs } from './v1harness.ts';
+import { compareWithReference, referenceHandler } from '../../differential/a2aReference.ts';
 
 // express comes with the SDK's server (its peer); it has no types here, and only use() and the request listener are needed
 type ExpressApp = http.RequestListener & { use(path: string, handler: unknown): void };

@@ -19,10 +19,10 @@ import { ClientFactory, ClientFactoryOptions, RestTransportFactory, type Client 
 import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { agentCardHandler, restHandler, UserBuilder } from '@a2a-js/sdk-v1/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk-v1/server/grpc';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { listTasksRequest, sendRequest, text, userMessage, v1Graphs } from '../handlers/a2a/v1harness.ts';
-import { grpcErrorInfo, rawGrpc } from '../handlers/a2a/grpcRaw.ts';
-import { compareWithReference as compare, referenceHandler } from './a2aReference.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
+import { listTasksRequest, sendRequest, text, userMessage, v1Graphs } from './v1harness.ts';
+import { grpcErrorInfo, rawGrpc } from './grpcRaw.ts';
+import { compareWithReference as compare, referenceHandler } from '../../differential/a2aReference.ts';
 
 // express comes with the SDK's server (its peer); it has no types here, and only use() and the request listener are needed
 type ExpressApp = http.RequestListener & { use(path: string, handler: unknown): void };
