@@ -27,14 +27,6 @@ import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, start
 
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
 const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
-/** Folders whose files belong to a suite whatever their name (until they are moved beside their modules). */
-const FOLDER_SUITES: Record<string, string> = {
-  'test/release': 'release',
-  'test/containers': 'containers',
-  'test/faults': 'faults',
-  'test/conformance': 'conformance',
-  'test/differential': 'differential',
-};
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
 /** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';
@@ -61,12 +53,10 @@ const LIST = args.includes('--list');
 const OWN_FLAGS = new Set([...SUITES.map((suite) => `--${suite}`), '--default', '--list']);
 const roots = args.filter((a) => !a.startsWith('-'));
 const flags = args.filter((a) => a.startsWith('-') && !OWN_FLAGS.has(a));
-/** The suite of a test file: the one its name ends in (`*.<suite>.test.ts`), else its folder's, else npm test's (''). */
+/** The suite of a test file: the one its name ends in (`*.<suite>.test.ts`), else npm test's (''). */
 function suiteOf(file: string): string {
   const named = /\.([^.]+)\.test\.ts$/.exec(path.basename(file))?.[1];
-  if (named && SUITES.includes(named)) return named;
-  const folder = Object.keys(FOLDER_SUITES).find((f) => file.startsWith(path.normalize(f) + path.sep));
-  return folder ? FOLDER_SUITES[folder] : '';
+  return named && SUITES.includes(named) ? named : '';
 }
 const find = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
