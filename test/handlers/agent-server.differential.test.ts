@@ -40,7 +40,7 @@ describe('differential: upstream JS dev server vs agentplane on the same project
   });
 
   it('every listed difference names a scenario that exists', () => {
-    // the corpus's scenarios run in corpus.test.ts, against the corpus project
+    // the corpus's scenarios run in agent-server.corpus.differential.test.ts, against the corpus project
     const names = new Set([...all, ...corpusScenarios].map((s) => s.name));
     for (const d of deliberate) if (d.scenario !== '*') assert.ok(names.has(d.scenario), `deliberate-differences.json names unknown scenario "${d.scenario}"`);
   });

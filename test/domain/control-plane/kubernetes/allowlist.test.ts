@@ -9,8 +9,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { admitResourceSpec } from '../../../src/domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
-import { renderManifests, type Manifest } from '../../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { admitResourceSpec } from '../../../../src/domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
+import { renderManifests, type Manifest } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
 
 const ID = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
 const OTHER = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';

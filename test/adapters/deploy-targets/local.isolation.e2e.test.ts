@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
-import { deploymentUserName } from '../../src/adapters/deploy-targets/shared/sandbox.ts';
-import { keyedApi, json, waitForRealRevision, type Api } from './support.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
+import { deploymentUserName } from '../../../src/adapters/deploy-targets/shared/sandbox.ts';
+import { keyedApi, json, waitForRealRevision, type Api } from '../../control-plane/support.ts';
 
 const isRoot = process.getuid?.() === 0;
 

@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { stageProjectContext } from '../../src/adapters/images/buildContext.ts';
-import { impliedInstallCommand } from '../../src/adapters/images/buildImage.ts';
-import { tempDir } from '../support/server.ts';
+import { stageProjectContext } from '../../../src/adapters/images/buildContext.ts';
+import { impliedInstallCommand } from '../../../src/adapters/images/buildImage.ts';
+import { tempDir } from '../../support/server.ts';
 
 function project(files: Record<string, string>): string {
   const dir = tempDir('agentplane-context-');

@@ -5,10 +5,10 @@
 // a deployment is shown carry the enforced securityContext.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { create, dockerBody, json } from './support.ts';
-import { REFUSED, at, container, naming, where } from './boundaryCases.ts';
-import { tenantBoundaryProblems } from '../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
+import { startTestServer, type TestServer } from '../../../support/server.ts';
+import { create, dockerBody, json } from '../../../control-plane/support.ts';
+import { REFUSED, at, container, naming, where } from '../../../control-plane/boundaryCases.ts';
+import { tenantBoundaryProblems } from '../../../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
 
 describe('tenant boundary', () => {
   let server: TestServer;

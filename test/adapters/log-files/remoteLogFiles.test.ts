@@ -5,10 +5,10 @@ import { describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { RemoteLogFiles } from '../../src/adapters/log-files/remoteLogFiles.ts';
-import { LogBudget } from '../../src/domain/control-plane/listenerLogBudget.ts';
-import type { RevisionRecord } from '../../src/domain/control-plane/records.ts';
-import { tempDir } from '../support/server.ts';
+import { RemoteLogFiles } from '../../../src/adapters/log-files/remoteLogFiles.ts';
+import { LogBudget } from '../../../src/domain/control-plane/listenerLogBudget.ts';
+import type { RevisionRecord } from '../../../src/domain/control-plane/records.ts';
+import { tempDir } from '../../support/server.ts';
 
 const revision = { id: 'r1', deployment_id: 'd1' } as RevisionRecord;
 const batch = (from: number, count: number, width = 100) =>

@@ -2,7 +2,7 @@
 // maps to its podman flag, and an unset limit is twice its request, as upstream defaults it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { replicaCount, replicaPort, resourceArgs } from '../../src/adapters/deploy-targets/container/deploymentPod.ts';
+import { replicaCount, replicaPort, resourceArgs } from '../../../../src/adapters/deploy-targets/container/deploymentPod.ts';
 
 describe('container limits from resource_spec', () => {
   it('maps requests and limits to podman flags', () => {

@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { deploymentUserName } from '../../src/adapters/deploy-targets/shared/sandbox.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { keyedApi, json, waitForRealRevision } from './support.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { deploymentUserName } from '../../../src/adapters/deploy-targets/shared/sandbox.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { keyedApi, json, waitForRealRevision } from '../../control-plane/support.ts';
 
 const isRoot = process.getuid?.() === 0;
 

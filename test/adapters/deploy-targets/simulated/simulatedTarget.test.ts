@@ -2,16 +2,16 @@
 // resuming after a stop, recorded from the store's writes (no timing involved).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
-import type { WriteOp } from '../../src/domain/ports/store.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
-import { ControlPlaneRepository, COLLECTIONS } from '../../src/domain/control-plane/records.ts';
-import { simulatedTarget } from '../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';
-import { RevisionEngine } from '../../src/domain/control-plane/revisionEngine.ts';
-import * as deployments from '../../src/domain/control-plane/deployments.ts';
-import * as patching from '../../src/domain/control-plane/patchDeployment.ts';
-import { isFinished } from '../../src/domain/control-plane/revisionStateMachine.ts';
-import type { Outcome } from '../../src/domain/outcome.ts';
+import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
+import type { WriteOp } from '../../../../src/domain/ports/store.ts';
+import { createLogger } from '../../../../src/runtime/logger.ts';
+import { ControlPlaneRepository, COLLECTIONS } from '../../../../src/domain/control-plane/records.ts';
+import { simulatedTarget } from '../../../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';
+import { RevisionEngine } from '../../../../src/domain/control-plane/revisionEngine.ts';
+import * as deployments from '../../../../src/domain/control-plane/deployments.ts';
+import * as patching from '../../../../src/domain/control-plane/patchDeployment.ts';
+import { isFinished } from '../../../../src/domain/control-plane/revisionStateMachine.ts';
+import type { Outcome } from '../../../../src/domain/outcome.ts';
 
 /** The revision engine over the simulated target, as the control plane makes it (phases of 0 ms). */
 const simulatedEngine = (repo: ControlPlaneRepository, retryMs = 200) =>

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
-import { keyedApi, json, waitForRealRevision, type Api } from './support.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
+import { keyedApi, json, waitForRealRevision, type Api } from '../../control-plane/support.ts';
 
 const KEY = `inputs-${randomUUID()}`;
 

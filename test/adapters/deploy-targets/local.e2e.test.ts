@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
 
 const KEY = `local-deployer-${randomUUID()}`;
 const TENANT = randomUUID();

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
+import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../control-plane/deploymentUsers.ts';
 
 const KEY = `listeners-${randomUUID()}`;
 const TENANT = randomUUID();

@@ -4,10 +4,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { otlpReceiver } from '../support/otlpReceiver.ts';
-import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
-import { removeDeploymentUsers } from './deploymentUsers.ts';
+import { otlpReceiver } from '../../support/otlpReceiver.ts';
+import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
+import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
 
 const KEY = `deployment-tracing-${randomUUID()}`;
 const data = tempDir('agentplane-deployment-tracing-');

@@ -3,15 +3,15 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pageOfLog, parseLogLine } from '../../src/domain/control-plane/deployer/revisionLogs.ts';
-import { capLogFile } from '../../src/adapters/log-files/revisionLogFiles.ts';
-import { detectInstallCommand } from '../../src/adapters/images/installCommand.ts';
-import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { create, dockerBody, json, waitForRealRevision, waitForRevision } from './support.ts';
-import { graphSource, makeRepository } from './gitFixture.ts';
+import { pageOfLog, parseLogLine } from '../../../src/domain/control-plane/deployer/revisionLogs.ts';
+import { capLogFile } from '../../../src/adapters/log-files/revisionLogFiles.ts';
+import { detectInstallCommand } from '../../../src/adapters/images/installCommand.ts';
+import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { create, dockerBody, json, waitForRealRevision, waitForRevision } from '../../control-plane/support.ts';
+import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
 
 const lines = ['one', 'two ERROR here', 'three', 'four', 'five'].map((message, i) => ({
   timestamp: null,
