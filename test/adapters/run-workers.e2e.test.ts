@@ -5,7 +5,7 @@
 // execution — queueing in order, reject, interrupt and rollback of a run in flight, a failing
 // graph, streaming — passes with graphs in worker threads too, as do the SDK's cancel,
 // delete-while-running and interrupt/resume cases. The release checks run all five run suites
-// that way (test/release/runs-in-workers.test.ts).
+// that way (test/adapters/run-workers.suites.release.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTestFiles } from '../support/testFiles.ts';

@@ -1,6 +1,6 @@
 // docs/compatibility.md's list, written from deliberate-differences.json (the one list of
 // where agentplane differs from the upstream server on purpose). `--write` puts it into
-// docs/compatibility.md; compatibility.test.ts fails when the two disagree.
+// docs/compatibility.md; compatibility.differential.test.ts fails when the two disagree.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readDeliberate } from './compare.ts';

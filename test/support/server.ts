@@ -83,7 +83,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const log = options.log ?? createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
   const server = await startServer(config, options.app ?? createApplication, log);
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
-  // integration test runs unchanged through it (test/release/prism-integration.test.ts)
+  // integration test runs unchanged through it (test/release/prism-integration.release.test.ts)
   const viaPrism = process.env.AGENTPLANE_TEST_VIA_PRISM;
   const proxy = viaPrism ? await startPrism(viaPrism, server.url) : undefined;
   const url = proxy?.url ?? server.url;

@@ -3,7 +3,7 @@
 // again as attempt 2 once the store works, resumes from its last checkpoint and succeeds —
 // never recorded as the graph's error. A real server in a child process, its journal on a
 // disk the test breaks and mends (test/support/faultyDisk.mjs); PostgreSQL's side of the
-// same rule is test/faults/pg-restart.test.ts.
+// same rule is test/adapters/postgres.restart.faults.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,4 +1,0 @@
-// The conformance suite against mock mode: every answer comes from the spec's examples.
-import { defineConformanceSuite } from './local.ts';
-
-defineConformanceSuite('mock');

@@ -1,4 +1,0 @@
-// The conformance suite against real mode: a stateful server with its run queue and deployer.
-import { defineConformanceSuite } from './local.ts';
-
-defineConformanceSuite('real');
