@@ -5,6 +5,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { BENCH_GRAPH, PLAIN_GRAPH, ROOT, writeBenchGraph } from './graph.ts';
 import { freePort, startChild, type Child } from './proc.ts';
+import { uuid5 } from '../../src/domain/agent/ids.ts';
 
 export { ROOT };
 
@@ -67,7 +68,9 @@ export async function startAgentplane(options: {
       ...options.env,
     },
     port,
-    probePath: process.env.BENCH_PROBE ?? '/ok',
+    // up means serving its graphs: a shipped graph's assistant (the server answers /ok before
+    // its graphs are loaded, so a start timed to /ok would not be the start a user waits for)
+    probePath: process.env.BENCH_PROBE ?? `/assistants/${uuid5(BENCH_GRAPH)}`,
     probeHeaders: { 'x-api-key': key },
   });
   const headers = { 'x-api-key': key };
