@@ -52,6 +52,7 @@
 // time limit: none may run for ever without progress.
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
+import { WatchdogRounds } from './watchdogRounds.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { Store } from '../../domain/ports/store.ts';
@@ -190,7 +191,9 @@ export class RunWorkerPool {
     // a heartbeat at a quarter of the limit: three may be lost to a busy machine
     this.setup = { ...options.setup, ...(stallMs > 0 ? { heartbeatMs: Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)) } : {}) };
     if (stallMs > 0) {
-      this.watchdog = setInterval(() => this.stopStalled(stallMs), Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS)));
+      const roundMs = Math.max(10, Math.min(stallMs / 4, HEARTBEAT_MAX_MS));
+      const rounds = new WatchdogRounds(roundMs, performance.now());
+      this.watchdog = setInterval(() => this.stopStalled(stallMs, rounds), roundMs);
       this.watchdog.unref();
     }
   }
@@ -217,8 +220,14 @@ export class RunWorkerPool {
   }
 
   /** Ends the runs that made no progress for `stallMs` (see the top of the file). */
-  private stopStalled(stallMs: number): void {
+  private stopStalled(stallMs: number, rounds: WatchdogRounds): void {
     const now = performance.now();
+    // the main thread was away: what the workers said meanwhile is still queued (watchdogRounds.ts)
+    const blocked = rounds.blockedBefore(now);
+    if (blocked > 0) {
+      for (const slot of this.slots) for (const task of slot.tasks.values()) task.progressAt += blocked;
+      return;
+    }
     for (const slot of this.slots) {
       if (slot.killed) continue;
       for (const task of slot.tasks.values()) {
