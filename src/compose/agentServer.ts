@@ -11,7 +11,7 @@ import { useGraphTypeReader } from '../domain/ports/graphTypeReader.ts';
 import { useSpanExporter } from '../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
 import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
-import type { RunEnded } from '../domain/agent/runLifecycle.ts';
+import type { RunEnded } from '../domain/agent/runEngine.ts';
 import type { AgentService } from '../domain/agent/service.ts';
 import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';

@@ -3,7 +3,8 @@
 // server, its tests, the bench and build scripts, the dashboard, the examples), the domain imports no runtime, backend or composition, the runtime no domain,
 // and only the composition root asks which backend it has. The domain touches no file, process or
 // socket; every deploy target lives in adapters/deploy-targets/<target>/, the composition root
-// alone makes the revision engine, and image builds do not reach back into the targets.
+// alone makes the revision engine, and image builds do not reach back into the targets. The run
+// engine is made in one place and called directly: no class in front of it passes its methods on.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -146,4 +147,44 @@ test('no decorator wraps the revision engine: leadership and ownership are its o
 
 test('image builds import no deploy target (deploy targets use images, never the reverse)', () => {
   assert.deepEqual(importsBetween('src/adapters/images', ['src/adapters/deploy-targets']), []);
+});
+
+/** The methods of `source` that only pass their call on to the same method of a field (`m(a) { return this.x.m(a); }`). */
+function forwardedMethods(source: string): string[] {
+  const forward = /^\s*(?:async\s+)?(\w+)\s*\([^)]*\)[^{;]*\{\s*(?:return\s+)?(?:await\s+)?this\.\w+\.\1\([^)]*\);?\s*\}/gm;
+  return [...source.matchAll(forward)].map((m) => m[1]);
+}
+
+test('the run engine is called directly: no RunLifecycle, no class in front of it passing its methods on (issue 66)', () => {
+  const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  assert.deepEqual(
+    sources().filter((file) => path.basename(file) === 'runLifecycle.ts' || /\bRunLifecycle\b/.test(text(file))),
+    [],
+  );
+  const makers = sources().filter((file) => /\bnew RunEngine\b/.test(text(file)));
+  assert.equal(makers.length, 1, `the run engine is made in one place, found in: ${makers.join(', ')}`);
+  // a pass-through by shape: it holds a run engine and answers two or more of its methods by calling them
+  const passesOn = sources()
+    .filter((file) => /\bRunEngine\b/.test(text(file)) && file !== 'src/domain/agent/runEngine.ts')
+    .map((file) => ({ file, forwarded: forwardedMethods(text(file)) }))
+    .filter(({ forwarded }) => forwarded.length >= 2);
+  assert.deepEqual(passesOn, []);
+});
+
+test('the pass-through check recognises the class the run wing folded away', () => {
+  const passThrough = `class RunLifecycle {
+  executing(): number {
+    return this.engine.executing();
+  }
+  async inflight(threadId: string): Promise<string[]> {
+    return this.engine.inflight(threadId);
+  }
+  start(): void {
+    this.engine.start();
+  }
+  async enqueue(threadId: string): Promise<void> {
+    await this.deps.store.write([]);
+  }
+}`;
+  assert.deepEqual(forwardedMethods(passThrough), ['executing', 'inflight', 'start']);
 });

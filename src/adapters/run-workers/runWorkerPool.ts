@@ -34,7 +34,7 @@
 //
 // A worker that dies (an exception outside any run, process.exit, out of memory) fails its
 // run when that run is the only one it ever ran; otherwise the culprit is unknown, and
-// every run in it rejects with PlatformInterruption: the lifecycle starts each again as
+// every run in it rejects with PlatformInterruption: the run engine starts each again as
 // attempt + 1, alone in a fresh worker, where the guilty one fails and the others succeed.
 // A run past its time limit ends its worker at once when alone in it (a graph that never
 // yields never sees its signal); sharing a worker, it is aborted first and the worker ended
@@ -198,10 +198,10 @@ export class RunWorkerPool {
     }
   }
 
-  /** Executes runs in the pool's workers (the lifecycle's `execute`). */
+  /** Executes runs in the pool's workers (the run engine's `execute`). */
   readonly execute: RunExecutor = (run, signal, publish, started) => this.executeRun(run, signal, publish, started);
 
-  /** Terminates every worker (after the lifecycle stopped: runs in flight have ended or were given up). */
+  /** Terminates every worker (after the run engine stopped: runs in flight have ended or were given up). */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.watchdog);

@@ -1,4 +1,4 @@
-// Assembles the agent server's domain: the stored collections, the run lifecycle (the one
+// Assembles the agent server's domain: the stored collections, the run engine (the one
 // owner of run and thread statuses), and the assistant, thread and run services behind the
 // AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../ports/logger.ts';
@@ -15,7 +15,7 @@ import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
-import { RunLifecycle, type RunEnded } from './runLifecycle.ts';
+import { RunEngine, type RunEnded } from './runEngine.ts';
 import { ThreadProtocol } from './protocol/threadProtocol.ts';
 import { Runs } from './runs.ts';
 import type { RunCaller } from './runConfig.ts';
@@ -107,12 +107,13 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
       graphs,
       options.runBackend.firstReads,
     );
-  const lifecycle = new RunLifecycle({
+  const claims = options.runBackend.claims(runs);
+  const engine = new RunEngine({
     store,
     runs,
     threads,
     broker,
-    claims: options.runBackend.claims(runs),
+    claims,
     leaseMs: options.runBackend.leaseMs,
     plain,
     checkpointer,
@@ -124,10 +125,10 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     runTimeoutMs,
   });
   await system.registerSystemAssistants(options.systemAssistantConfig);
-  await lifecycle.recover();
+  await engine.recover();
   const queries = options.threadQueries ?? new CollectionThreads(threads);
   const runQueries = options.runQueries ?? new CollectionRuns(runs);
-  const threadDeps = { threads, queries, lifecycle, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
+  const threadDeps = { threads, queries, engine, broker, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
   // An owner's assistants and threads hold nothing but the owner and the shared parts above,
   // so they are made once per owner rather than on every request (a registry looks up its
   // collections when made); the runs view carries the request's caller, so it is per call.
@@ -142,7 +143,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
-  const runsDeps = { runs, queries: runQueries, threads, lifecycle, broker, stateReader, locks };
+  const runsDeps = { store, runs, queries: runQueries, threads, engine, claims, broker, stateReader, locks };
   // one per server: every owner's readers of a thread share its listing
   const protocolDeps = { runs, threads, broker, threadRuns: new SharedThreadRuns(runs, broker) };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
@@ -152,10 +153,10 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   return {
     forOwner,
     retention: new RetentionSweep({ threads, threadsOf: (owner) => new Threads(threadDeps, owner), plain, checkpointer }, retention),
-    start: () => lifecycle.start(),
-    stop: () => lifecycle.stop(),
-    executingRuns: () => lifecycle.executing(),
-    nextOnThread: (threadId) => lifecycle.nextOnThread(threadId),
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+    executingRuns: () => engine.executing(),
+    nextOnThread: (threadId) => engine.nextOnThread(threadId),
     graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
 }

@@ -1,4 +1,5 @@
 // What the agent server keeps in the store, and how records become API objects.
+import { nowIso } from '../clock.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
 import type { Interrupt, Run, RunCreate, RunResult, Thread, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 
@@ -22,6 +23,12 @@ export interface ThreadRecord {
   ttl?: ThreadTtlSetting;
   /** The sequence number of the thread's last protocol event of a finished run (protocol/events.ts); never part of the API object. */
   protocol_seq?: number;
+}
+
+/** A new idle thread: created by createThread, or by a run on a thread that does not exist. */
+export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
+  const now = nowIso();
+  return { thread_id: threadId, ...(owner ? { owner } : {}), created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
 }
 
 export interface ThreadTtlSetting {

@@ -2,7 +2,7 @@
 // `context` under the request's (the request wins, key by key; `configurable` merged one
 // level deeper), as the upstream servers merge them when a run is created. Every way of
 // starting a run (thread, stateless, wait, stream, batch, crons, A2A, MCP) goes through
-// RunLifecycle.enqueue, which applies this once; what is merged is stored on the run, so a
+// enqueueRun (runWrites.ts), which applies this once; what is merged is stored on the run, so a
 // run executes with the profile as it was when the run was made.
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { copyWith } from '../copyWith.ts';

@@ -1,5 +1,5 @@
 // What a graph runner works with (the run, its graph, where to publish, the stores) and
-// what it hands back to the run lifecycle. Kept apart so the runners' helpers can name
+// what it hands back to the run engine. Kept apart so the runners' helpers can name
 // them without importing the runners.
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';

@@ -2,7 +2,7 @@
 // scraped), and how long runs waited and took (observed as each run ends).
 import type { MetricsRegistry } from '../ports/metrics.ts';
 import type { Store } from '../ports/store.ts';
-import type { RunEnded } from './runLifecycle.ts';
+import type { RunEnded } from './runEngine.ts';
 
 const RUN_STATUSES = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'] as const;
 

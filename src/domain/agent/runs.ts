@@ -1,17 +1,17 @@
 // Runs: create (with the multitask strategies), read, list, wait, cancel, and their events.
-// Statuses change only in the run lifecycle; this service decides what to ask of it. A Runs
+// Statuses change only in the run engine (runEngine.ts); this service decides what to ask of
+// it, and stores and deletes runs (runWrites.ts). A Runs
 // serves one owner (see ownerOf): another owner's runs, threads and assistants are answered
 // as missing ones.
 import type { Assistant, AssistantRunMetrics, Run, RunCreate, RunResult, RunsCancelRequest, TraceSpan } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { RunEventLog } from '../ports/runEventLog.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
-import type { RunLifecycle } from './runLifecycle.ts';
+import type { RunEngine } from './runEngine.ts';
+import { deleteRun, enqueueRun, type RunWriteDeps } from './runWrites.ts';
 import { admit, admitsBlind } from './runStateMachine.ts';
 import { assistantRunMetrics } from './assistantRunMetrics.ts';
 import type { RunCaller } from './runConfig.ts';
@@ -20,15 +20,12 @@ import type { ThreadStateReader } from './threadState.ts';
 import { threadNotFound } from './threads.ts';
 import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
 
-export interface RunDeps {
-  runs: Collection<RunRecord>;
+export interface RunDeps extends RunWriteDeps {
   /** Lists by thread and by status (in SQL on PostgreSQL). */
   queries: RunsRepository;
-  threads: Collection<ThreadRecord>;
   /** The assistants the owner may run. */
   assistants: Pick<AssistantService, 'resolve'>;
-  lifecycle: RunLifecycle;
-  broker: RunEventLog;
+  engine: RunEngine;
   stateReader: ThreadStateReader;
   /** Per-thread lock, shared with the thread service. */
   locks: Locks;
@@ -82,7 +79,7 @@ export class Runs implements RunService {
   }
 
   async create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>> {
-    const { lifecycle } = this.deps;
+    const { engine } = this.deps;
     // receipt order is fixed here, before any await: the lock chains calls in arrival order
     return this.deps.locks.run(threadId, async () => {
       // side by side: a store that can reads both in one round trip (PostgreSQL: one statement)
@@ -92,13 +89,13 @@ export class Runs implements RunService {
       if ((thread && !this.mine(thread)) || (!thread && body.if_not_exists !== 'create')) return fail('not_found', 'Thread or assistant not found.');
       const strategy = body.multitask_strategy ?? 'enqueue';
       // an enqueued run is admitted whatever runs before it: no read of the thread's runs (two statements on PostgreSQL)
-      const inflight = admitsBlind(strategy) ? [] : await lifecycle.inflight(threadId);
+      const inflight = admitsBlind(strategy) ? [] : await engine.inflight(threadId);
       const admission = admit(strategy, inflight.length);
       if (admission.kind === 'reject') return fail('busy', THREAD_BUSY);
-      if (admission.kind === 'cancelFirst') for (const runId of inflight) await lifecycle.cancel(threadId, runId, admission.action);
+      if (admission.kind === 'cancelFirst') for (const runId of inflight) await engine.cancel(threadId, runId, admission.action);
       // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
       const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
-      return ok(toApiRun(await lifecycle.enqueue(threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
+      return ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
     });
   }
 
@@ -124,7 +121,7 @@ export class Runs implements RunService {
   }
 
   async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
-    return this.deps.locks.run(threadId, async () => ((await this.run(threadId, runId)) ? this.deps.lifecycle.deleteRun(threadId, runId) : runNotFound()));
+    return this.deps.locks.run(threadId, async () => ((await this.run(threadId, runId)) ? deleteRun(this.deps, threadId, runId) : runNotFound()));
   }
 
   /**
@@ -132,7 +129,7 @@ export class Runs implements RunService {
    * the named ones), or by run ids. Every named run must exist, or nothing is cancelled.
    */
   async cancelMany(selection: RunsCancelRequest, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<void, 'not_found'>> {
-    const { runs, queries, lifecycle } = this.deps;
+    const { runs, queries, engine } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
       const threadId = selection.thread_id;
@@ -148,9 +145,9 @@ export class Runs implements RunService {
     } else {
       const threadId = selection.thread_id!;
       if (!(await this.thread(threadId))) return threadNotFound(threadId);
-      targets = (await Promise.all((await lifecycle.inflight(threadId)).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
+      targets = (await Promise.all((await engine.inflight(threadId)).map((runId) => runs.get(runId)))).filter((r): r is RunRecord => !!r);
     }
-    for (const run of targets) await lifecycle.cancel(run.thread_id, run.run_id, action);
+    for (const run of targets) await engine.cancel(run.thread_id, run.run_id, action);
     return ok(undefined);
   }
 
@@ -169,7 +166,7 @@ export class Runs implements RunService {
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
     const temporary = (body.on_completion ?? 'delete') === 'delete';
     // a new thread of its own: nothing to read
-    return toApiRun(await this.deps.lifecycle.enqueue(uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller, thread: null }));
+    return toApiRun(await enqueueRun(this.deps, uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller, thread: null }));
   }
 
   async get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>> {
@@ -224,7 +221,7 @@ export class Runs implements RunService {
 
   async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {
     if (!(await this.run(threadId, runId))) return runNotFound();
-    const outcome = await this.deps.lifecycle.cancel(threadId, runId, action);
+    const outcome = await this.deps.engine.cancel(threadId, runId, action);
     return outcome.ok ? ok(toApiRun(outcome.value)) : outcome;
   }
 

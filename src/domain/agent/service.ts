@@ -1,6 +1,7 @@
 // The agent server's domain API, used by its HTTP handlers and by the A2A methods: one
 // interface per resource (assistants, threads, runs). Implemented in this folder
-// (assistants.ts, threads.ts, runs.ts; run and thread statuses in runLifecycle.ts) and
+// (assistants.ts, threads.ts, runs.ts; run and thread statuses in runEngine.ts, runs stored and
+// deleted in runWrites.ts) and
 // assembled by agentDomain.ts.
 import type {
   Assistant,

@@ -22,8 +22,9 @@ import type { ThreadFilter, ThreadSortField, ThreadsRepository } from '../ports/
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
-import { ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
-import { newThread, type RunLifecycle } from './runLifecycle.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
+import { newThread, ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
+import type { RunEngine } from './runEngine.ts';
 import { containsAll } from './search.ts';
 import type { CheckpointSelector, ThreadService } from './service.ts';
 import type { ThreadCheckpoints } from './threadCheckpoints.ts';
@@ -33,7 +34,10 @@ export interface ThreadDeps {
   threads: Collection<ThreadRecord>;
   /** Searches and counts (in SQL on PostgreSQL). */
   queries: ThreadsRepository;
-  lifecycle: RunLifecycle;
+  /** The thread's runs in flight: read, cancelled, and discarded with the thread. */
+  engine: Pick<RunEngine, 'inflight' | 'cancel' | 'discard'>;
+  /** Waited on for a cancelled run's end. */
+  broker: Pick<RunEventLog, 'ended'>;
   stateReader: ThreadStateReader;
   checkpoints: ThreadCheckpoints;
   /** Per-thread lock, shared with the run service. */
@@ -71,7 +75,7 @@ export class Threads implements ThreadService {
         const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
         if (applied && !applied.ok) {
           // the thread is created with its supersteps or not at all
-          await this.deps.lifecycle.removeThread(threadId);
+          await this.remove(threadId);
           return fail('invalid', applied.failure.detail);
         }
         return ok(await this.view(record));
@@ -156,7 +160,7 @@ export class Threads implements ThreadService {
   /** Prunes a thread to its latest state; false when it is missing or a run is in flight. */
   async keepLatest(threadId: string): Promise<boolean> {
     return this.deps.locks.run(threadId, async () => {
-      if (!(await this.find(threadId)) || (await this.deps.lifecycle.inflight(threadId)).length > 0) return false;
+      if (!(await this.find(threadId)) || (await this.deps.engine.inflight(threadId)).length > 0) return false;
       await this.deps.checkpoints.keepLatest(threadId);
       return true;
     });
@@ -185,9 +189,19 @@ export class Threads implements ThreadService {
   async delete(threadId: string): Promise<Outcome<void, 'not_found'>> {
     return this.deps.locks.run(threadId, async () => {
       if (!(await this.find(threadId))) return threadNotFound(threadId);
-      await this.deps.lifecycle.removeThread(threadId);
+      await this.remove(threadId);
       return ok(undefined);
     });
+  }
+
+  /** Rolls back the thread's runs in flight, waits for them to stop, then deletes everything. */
+  private async remove(threadId: string): Promise<void> {
+    const { engine, broker } = this.deps;
+    const inflight = await engine.inflight(threadId);
+    for (const runId of inflight) await engine.cancel(threadId, runId, 'rollback');
+    // let a running graph stop before its state is removed, or it could write after us
+    for (const runId of inflight) await broker.ended(runId);
+    await engine.discard(threadId);
   }
 
   /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
@@ -235,7 +249,7 @@ export class Threads implements ThreadService {
     return this.deps.locks.run(threadId, async () => {
       const thread = await this.find(threadId);
       if (!thread) return threadNotFound(threadId);
-      if ((await this.deps.lifecycle.inflight(threadId)).length > 0) return fail('busy', 'Thread is busy');
+      if ((await this.deps.engine.inflight(threadId)).length > 0) return fail('busy', 'Thread is busy');
       const written = await this.deps.checkpoints.update(thread, body);
       if (!written.ok) return written;
       await this.deps.threads.update(threadId, (t) => ({ ...t, updated_at: nowIso() }));

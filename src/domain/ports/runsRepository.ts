@@ -1,4 +1,4 @@
-// The runs' named queries the run service asks (the run lifecycle reads runs by thread and
+// The runs' named queries the run service asks (the run engine reads runs by thread and
 // status through the collection, whose `where` is the runs table's columns on PostgreSQL).
 // Answered by the collection on the embedded store (collectionRuns.ts) and in SQL over the
 // runs table on PostgreSQL (pgRuns.ts).

@@ -5,7 +5,7 @@
 // goes, as upstream's, to this server itself — the project's own routes (http.app), through
 // the server as any request to it — so the network rules for absolute URLs do not apply to it.
 import type { Logger } from '../ports/logger.ts';
-import type { RunEnded } from '../agent/runLifecycle.ts';
+import type { RunEnded } from '../agent/runEngine.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
 import { RefusedAddress, type PostJson } from '../ports/webhookTransport.ts';
 

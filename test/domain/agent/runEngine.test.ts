@@ -11,7 +11,8 @@ import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import type { RunExecutor } from '../../../src/domain/agent/runContext.ts';
-import { RunLifecycle } from '../../../src/domain/agent/runLifecycle.ts';
+import { RunEngine } from '../../../src/domain/agent/runEngine.ts';
+import { enqueueRun } from '../../../src/domain/agent/runWrites.ts';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
@@ -39,12 +40,13 @@ async function engine(
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
   const broker = options.broker ?? new RunBroker();
-  const lifecycle = new RunLifecycle({
+  const claims = options.claims?.(runs, store) ?? new InProcessRunClaims(runs, store);
+  const engine = new RunEngine({
     store,
     runs,
     threads,
     broker,
-    claims: options.claims?.(runs, store) ?? new InProcessRunClaims(runs, store),
+    claims,
     leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(store),
     checkpointer: new StoreCheckpointer(store),
@@ -53,11 +55,11 @@ async function engine(
     maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
     retryMs: 1,
   });
-  await lifecycle.recover();
-  lifecycle.start();
+  await engine.recover();
+  engine.start();
   const enqueue = (threadId: string, body: Record<string, unknown> = {}) =>
-    lifecycle.enqueue(threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
-  return { store, runs, threads, broker, lifecycle, lines, enqueue };
+    enqueueRun({ store, runs, threads, broker, claims, engine }, threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
+  return { store, runs, threads, broker, engine, lines, enqueue };
 }
 
 describe('run engine (in process)', () => {
@@ -79,7 +81,7 @@ describe('run engine (in process)', () => {
       return done;
     };
     const e = await engine(execute, { maxConcurrentRuns: 2 });
-    stops.push(() => e.lifecycle.stop());
+    stops.push(() => e.engine.stop());
     const queued: RunRecord[] = [];
     for (let n = 0; n < 3; n += 1) for (const thread of ['t1', 't2', 't3']) queued.push(await e.enqueue(thread, { input: { n } }));
     // release whatever runs, until all have run
@@ -110,7 +112,7 @@ describe('run engine (in process)', () => {
     });
     const run = await e.enqueue('t1');
     await executing;
-    await e.lifecycle.stop();
+    await e.engine.stop();
     const stored = await e.runs.get(run.run_id);
     assert.equal(stored?.status, 'pending');
     assert.equal(stored?.attempt, 2);
@@ -136,7 +138,7 @@ describe('run engine (in process)', () => {
       },
       { broker },
     );
-    stops.push(() => e.lifecycle.stop());
+    stops.push(() => e.engine.stop());
     const run = await e.enqueue('t1');
     await broker.ended(run.run_id);
     const stored = await e.runs.get(run.run_id);
@@ -172,7 +174,7 @@ describe('run engine (in process)', () => {
       }
     }
     const e = await engine(async () => done, { claims: (runs, store) => new CommittedLater(runs, store), leaseMs: 300 });
-    stops.push(() => e.lifecycle.stop());
+    stops.push(() => e.engine.stop());
     const run = await e.enqueue('t1');
     // a timer that holds the process: the engine's own timers do not
     let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,118 @@
+// What a request writes of a run, beside the run engine (runEngine.ts), which owns everything
+// a run goes through between: a run is stored pending (its thread busy, created when absent),
+// or deleted. As the run state machine says (runStateMachine.ts):
+//
+//   run  (none) → pending, thread → busy   enqueueRun
+//   run  any → deleted                     deleteRun (rolled back first when in flight)
+import type { Assistant, RunCreate } from '../../../generated/agent-server/types.gen.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { nowIso } from '../clock.ts';
+import { copyWith } from '../copyWith.ts';
+import type { Collection, Store, WriteOp } from '../ports/store.ts';
+import type { RunClaims } from '../ports/runClaims.ts';
+import type { RunEventLog } from '../ports/runEventLog.ts';
+import { uuid7 } from './ids.ts';
+import { FINAL_STATUSES, newThread, runKwargs, type RunRecord, type ThreadRecord } from './records.ts';
+import { mergeRunConfig, type RunCaller } from './runConfig.ts';
+import type { RunEngine } from './runEngine.ts';
+
+export interface RunWriteDeps {
+  store: Store;
+  runs: Collection<RunRecord>;
+  threads: Collection<ThreadRecord>;
+  broker: RunEventLog;
+  claims: RunClaims;
+  engine: Pick<RunEngine, 'queued' | 'queuedTogether' | 'cancel'>;
+}
+
+/**
+ * Stores a new pending run and marks its thread busy (creating the thread when absent).
+ * The run records its assistant and graph, so it executes that graph whatever runs after it.
+ * `owner` is the caller's (see ownerOf), who has checked the thread is theirs or absent.
+ */
+export async function enqueueRun(
+  deps: RunWriteDeps,
+  threadId: string,
+  assistant: Assistant,
+  body: RunCreate,
+  /** `thread`: the thread as the caller read it under the thread's lock (null: there is none); read here when absent. */
+  options: { temporary?: boolean; owner: string; caller?: RunCaller; thread?: ThreadRecord | null },
+): Promise<RunRecord> {
+  const now = nowIso();
+  const { owner } = options;
+  const runId = uuid7();
+  const existing = options.thread !== undefined ? (options.thread ?? undefined) : await deps.threads.get(threadId);
+  const ids = { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id };
+  // as upstream, a thread the run creates takes the run's metadata: what a custom auth
+  // handler stamped there (its owner) is what the thread filters of later reads look for
+  const base = existing ?? newThread(threadId, { ...ids, ...(body.metadata ?? {}) }, owner);
+  const threadMetadata = existing ? { ...existing.metadata, ...ids } : base.metadata;
+  // as upstream: a thread the run creates contributes no metadata to the run's
+  const merged = mergeRunConfig(
+    assistant,
+    existing && { config: existing.config, metadata: threadMetadata },
+    body,
+    { run_id: runId, thread_id: threadId, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+    options.caller,
+  );
+  const run: RunRecord = {
+    run_id: runId,
+    ...(owner ? { owner } : {}),
+    thread_id: threadId,
+    assistant_id: assistant.assistant_id,
+    graph_id: assistant.graph_id,
+    created_at: now,
+    updated_at: now,
+    status: 'pending',
+    // the assistant's, the thread's and the request's, as upstream's runs show it
+    metadata: merged.metadata,
+    // temporary, subgraphs, resumable: the flags upstream's runs show under these names
+    kwargs: copyWith(runKwargs(body), {
+      config: merged.config,
+      context: merged.context,
+      temporary: options.temporary === true,
+      subgraphs: body.stream_subgraphs ?? false,
+      resumable: body.stream_resumable ?? false,
+    }),
+    multitask_strategy: body.multitask_strategy ?? 'enqueue',
+    attempt: 1,
+  };
+  const thread: ThreadRecord = copyWith(base, {
+    status: 'busy' as const,
+    updated_at: now,
+    metadata: threadMetadata,
+    // upstream keeps a busy thread's config as it is (the running run's)
+    config: base.status === 'busy' ? base.config : merged.threadConfig,
+  });
+  const ops: WriteOp[] = [
+    { collection: deps.threads.name, id: threadId, value: thread },
+    { collection: deps.runs.name, id: run.run_id, value: run },
+  ];
+  // the records, the log and the claimers' wake-up in one step where the backend can
+  const together = await deps.claims.enqueue?.(ops, run, owner);
+  if (together) {
+    deps.engine.queuedTogether(together.woke);
+    return run;
+  }
+  await deps.store.write(ops);
+  await deps.broker.open(run.run_id, owner, threadId);
+  // a thread busy already has a run before this one, whose end looks for this one
+  await deps.engine.queued(run, base.status === 'busy');
+  return run;
+}
+
+/**
+ * Deletes a run's record. A run in flight is rolled back first (what it wrote is undone)
+ * and waited for; a finished run's checkpoints stay in the thread's history.
+ */
+export async function deleteRun(deps: RunWriteDeps, threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
+  const run = await deps.runs.get(runId);
+  if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
+  if (!FINAL_STATUSES.has(run.status)) {
+    await deps.engine.cancel(threadId, runId, 'rollback');
+    await deps.broker.ended(runId);
+  }
+  if (await deps.runs.get(runId)) await deps.store.write([{ collection: deps.runs.name, id: runId, delete: true }]);
+  await deps.broker.drop(runId);
+  return ok(undefined);
+}
