@@ -1,9 +1,20 @@
 // An insertion-ordered set of ids that can be walked from either end without copying, so a
 // newest-first page of a large collection costs the page, not the collection. Deletions
 // leave holes that are swept once they outnumber the live ids.
+
+/** Each id's index in the ordered slots. */
+export interface Positions {
+  readonly size: number;
+  has(id: string): boolean;
+  get(id: string): number | undefined;
+  set(id: string, at: number): void;
+  delete(id: string): void;
+}
 export class OrderedIds {
   private slots: (string | undefined)[] = [];
-  private readonly position = new Map<string, number>();
+
+  /** Where each id is in `slots`: a map of its own, or kept elsewhere (the store keeps a record's on its entry). */
+  constructor(private readonly position: Positions = new Map<string, number>()) {}
 
   get size(): number {
     return this.position.size;

@@ -64,6 +64,36 @@ test('state survives close and reopen, through snapshots and the journal, with o
   await store.close();
 });
 
+test('what is written while a snapshot passes over a large collection reopens as it was left', async () => {
+  // the snapshot finds a shard's records by a pass over the collection that yields to
+  // requests every 20,000 records: deletes, puts and updates land in between
+  const dataDir = tempDir();
+  let store = await openJournalStore({ dataDir });
+  let items = store.collection<Item>('items');
+  const batch = (from: number, to: number) =>
+    store.write(
+      Array.from({ length: to - from }, (_, i) => ({ collection: 'items', id: `k${from + i}`, value: { id: `k${from + i}`, tenant: 't', n: from + i } })),
+    );
+  for (let n = 0; n < 50_000; n += 5_000) await batch(n, n + 5_000);
+  const snapshot = store.flush();
+  for (let n = 0; n < 50_000; n += 500) await items.delete(`k${n}`);
+  await items.update('k1', (cur) => ({ ...cur, n: -1 }));
+  await items.put('late', { id: 'late', tenant: 't', n: 50_000 });
+  await snapshot;
+  await store.close();
+  store = await openJournalStore({ dataDir });
+  items = store.collection<Item>('items');
+  assert.equal(await items.count(), 50_000 - 100 + 1);
+  assert.equal(await items.get('k0'), undefined);
+  assert.equal(await items.get('k49500'), undefined);
+  assert.equal((await items.get('k1'))?.n, -1);
+  assert.deepEqual(
+    (await items.list({ reverse: true, limit: 2 })).map((i) => i.id),
+    ['late', 'k49999'],
+  );
+  await store.close();
+});
+
 test('the journal grows to the size of the snapshot before it is snapshotted again, and reopens whole', async () => {
   const dataDir = tempDir();
   let store = await openJournalStore({ dataDir, compactBytes: 1_000 });
