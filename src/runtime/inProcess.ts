@@ -6,7 +6,7 @@
 // of fake sockets written here. It is loaded on the first request, so a server's start does
 // not pay for it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
 /** A node request listener (what `http.createServer` takes). */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -50,10 +50,45 @@ export function inProcessHandler(listener: RequestListener): FetchHandler {
     }
     const bodyless = NO_BODY.has(reply.statusCode) || request.method === 'HEAD';
     if (bodyless) stream.resume();
-    return new Response(bodyless ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>), {
+    return new Response(bodyless ? null : webStream(stream), {
       status: reply.statusCode,
       statusText: reply.statusMessage,
       headers: replyHeaders,
     });
   };
+}
+
+/**
+ * The reply's body as a web stream, read as the client reads it (paused while it does not).
+ * Not Readable.toWeb: on Node 20 it enqueued a chunk into a stream already closed, an error
+ * thrown out of the reply.
+ */
+function webStream(stream: Readable): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) stream.pause();
+      });
+      stream.once('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      stream.once('error', (err) => {
+        if (settled) return;
+        settled = true;
+        controller.error(err);
+      });
+    },
+    pull() {
+      stream.resume();
+    },
+    cancel() {
+      settled = true;
+      stream.destroy();
+    },
+  });
 }
