@@ -142,7 +142,10 @@ export async function inProcessApp(options: TestServerOptions = {}): Promise<InP
   const server = await startServer(config, options.app ?? createApplication, log, { listen: false });
   const inProcessFetch = ((input: string | URL | Request, init?: RequestInit) => {
     const target = typeof input === 'string' && input.startsWith('/') ? server.url + input : input;
-    return server.handle(new Request(target, init));
+    const request = new Request(target, init);
+    // the User-Agent Node's fetch sends when none is set (light-my-request's own would show instead)
+    if (!request.headers.has('user-agent')) request.headers.set('user-agent', 'node');
+    return server.handle(request);
   }) as typeof fetch;
   return {
     url: server.url,
