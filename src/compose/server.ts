@@ -26,6 +26,8 @@ export async function startServer(
   config: ServerConfig,
   createApp: AppFactory = createApplication,
   log: Logger = createLogger(config.logLevel),
+  /** `listen: false` answers only in process, through the returned `handle` (runtime/server.ts). */
+  options: { listen?: boolean } = {},
 ): Promise<RunningServer> {
   const backend = await openBackend(config, log);
   const { store, coordination } = backend;
@@ -35,7 +37,7 @@ export async function startServer(
     async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }),
     log,
     // the liveness probe answers while the graphs load: it needs the store alone
-    { early: healthHandler(store) },
+    { early: healthHandler(store), ...options },
   );
   return { ...server, store };
 }

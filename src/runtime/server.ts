@@ -31,6 +31,7 @@ import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { Metrics } from './metrics.ts';
 import { PACKAGE_VERSION } from './packageRoot.ts';
+import { inProcessHandler, type FetchHandler } from './inProcess.ts';
 
 export type { Application, ApplicationFactory, BackgroundModule, ServerDeps, ServerStorage } from './application.ts';
 
@@ -47,7 +48,12 @@ export interface HttpServer {
   reload(): Promise<void>;
   /** Settles once the gRPC port serves or will not; never rejects. */
   grpc: Promise<GrpcServing>;
+  /** Answers a Request in process, through the same pipeline as the port (runtime/inProcess.ts). */
+  handle: FetchHandler;
 }
+
+/** Where a server that does not listen says it is: no such host resolves, so a request sent there over the network fails loudly. */
+export const IN_PROCESS_URL = 'http://agentplane.in-process';
 
 /** The gRPC port: serving on `port`, off (not asked for, or nothing to serve), or a port that could not be had. */
 export type GrpcServing = { port: number } | { off: true } | { failed: string; named: boolean };
@@ -55,6 +61,11 @@ export type GrpcServing = { port: number } | { off: true } | { failed: string; n
 export interface StartOptions {
   /** Handlers that may answer while the application is being made (the liveness probe); every other operation waits for it. */
   early?: HandlerRegistry;
+  /**
+   * false: no port is opened (nor gRPC); the server answers only through `handle`, in
+   * process (tests of rules that need no socket). Its URL is IN_PROCESS_URL.
+   */
+  listen?: boolean;
 }
 
 /** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
@@ -207,19 +218,22 @@ export async function startHttpServer(
   httpServer.keepAliveTimeout = 65_000;
   // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/protocolSocket.ts)
   const sockets = serveProtocolSocket(httpServer, socketDoor, { maxMessageBytes: config.maxBodyBytes, idleMs: config.socketIdleSeconds * 1000 });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(config.port, config.host, () => resolve());
-    });
-  } catch (err) {
-    await refuse(listenError(err as NodeJS.ErrnoException, config));
+  const listen = options.listen !== false;
+  if (listen) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(config.port, config.host, () => resolve());
+      });
+    } catch (err) {
+      await refuse(listenError(err as NodeJS.ErrnoException, config));
+    }
   }
-  const address = httpServer.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  const address = listen ? (httpServer.address() as AddressInfo) : undefined;
+  const host = address?.family === 'IPv6' ? `[${address.address}]` : address?.address;
+  const url = address ? `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}` : IN_PROCESS_URL;
   // the project's clients without a URL reach this server, before any run starts (and before its graphs load)
-  setProjectApiUrl(url);
+  if (listen) setProjectApiUrl(url);
   listening = url;
   const started = app ?? (await makeApp());
   for (const module of started.modules) await module.start?.();
@@ -234,7 +248,7 @@ export async function startHttpServer(
   if (tokenKey.origin !== 'AGENTPLANE_TOKEN_KEY' && tokenKey.origin !== 'none')
     log.info('token key of the auth service', { from: tokenKey.origin, file: tokenKey.file, graphTenant: config.agentAuth.graphTenant });
   if (config.projectEnv.length) log.info('environment from the project file', { file: config.configFile, variables: config.projectEnv });
-  log.info('agentplane listening', {
+  log.info(listen ? 'agentplane listening' : 'agentplane answering in process', {
     url,
     dashboard: `${url}/dashboard`,
     docs: `${url}/docs`,
@@ -247,7 +261,7 @@ export async function startHttpServer(
 
   // after the HTTP port: loading gRPC and the proto takes longer than the rest of a start, and
   // the card lists the gRPC interface only from the moment it serves
-  const grpc = serveGrpc(started, config, admit, log).then((serving) => {
+  const grpc = (listen ? serveGrpc(started, config, admit, log) : Promise.resolve({ off: true as const })).then((serving) => {
     if ('gateway' in serving) grpcPort = serving.gateway.port;
     return serving;
   });
@@ -259,6 +273,7 @@ export async function startHttpServer(
       const serving = await grpc;
       grpcPort = null;
       if ('gateway' in serving) await serving.gateway.close();
+      // (a server that never listened says so to the callback, and is as stopped)
       const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
       // a stream never finishes by itself, and its client resumes it from the last event it
@@ -287,8 +302,9 @@ export async function startHttpServer(
   };
   return {
     url,
-    port: address.port,
+    port: address?.port ?? 0,
     http: httpServer,
+    handle: inProcessHandler(web.handler as never),
     createdKey: keys.created,
     tokenKey: { origin: tokenKey.origin, file: tokenKey.file },
     close,

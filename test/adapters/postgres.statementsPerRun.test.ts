@@ -11,7 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 // this file is about PostgreSQL whichever backend the rest of the run uses
@@ -37,7 +37,7 @@ let counting = false;
 const clientQuery = pg.Client.prototype.query;
 
 describe('a run on PostgreSQL, end to end', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   before(async () => {
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const first = args[0] as string | { text?: string };
@@ -48,7 +48,7 @@ describe('a run on PostgreSQL, end to end', () => {
       }
       return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof clientQuery;
-    server = await startTestServer({ project: testProject });
+    server = await inProcessApp({ project: testProject });
   });
   after(async () => {
     pg.Client.prototype.query = clientQuery;

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -25,15 +25,15 @@ function parseSse(text: string): { event?: string; id?: string; data: unknown }[
 }
 
 describe('agent server over HTTP', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const anon = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-    fetch(server.url + path, {
+    server.fetch(server.url + path, {
       ...init,
       headers: init.json !== undefined ? { 'content-type': 'application/json' } : undefined,
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
   before(async () => {
-    server = await startTestServer({ project: testProject, dataDir: null });
+    server = await inProcessApp({ project: testProject, dataDir: null });
   });
   after(() => server.close());
 
@@ -148,7 +148,7 @@ describe('agent server over HTTP', () => {
       ['metadata', 'values', 'updates', 'values'],
     );
     const runId = (all[0].data as { run_id: string }).run_id;
-    const resumed = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, {
+    const resumed = await server.fetch(`${server.url}/threads/${thread.thread_id}/runs/${runId}/stream?stream_mode=values`, {
       headers: { 'Last-Event-ID': all[1].id! },
     });
     assert.deepEqual(
@@ -189,7 +189,7 @@ describe('agent server over HTTP', () => {
 
 describe('agent server with auth.agent_server on', () => {
   it('requires the control-plane API keys on agent-server and A2A routes', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
       for (const [path, init] of [
         ['/threads', { method: 'POST' }],
@@ -197,15 +197,15 @@ describe('agent server with auth.agent_server on', () => {
         ['/a2a/echo', { method: 'POST' }],
         ['/.well-known/agent-card.json', {}],
       ] as const) {
-        const res = await fetch(server.url + path, init);
+        const res = await server.fetch(server.url + path, init);
         assert.equal(res.status, 401, path);
         assert.equal(typeof (await body(res)).detail, 'string');
       }
       // the liveness probe stays public (load balancers carry no key)
-      assert.equal((await fetch(`${server.url}/ok`)).status, 200);
+      assert.equal((await server.fetch(`${server.url}/ok`)).status, 200);
       const created = await server.api('/threads', { method: 'POST', json: {} });
       assert.equal(created.status, 200);
-      const bearer = await fetch(`${server.url}/assistants/echo`, { headers: { authorization: `Bearer ${server.key}` } });
+      const bearer = await server.fetch(`${server.url}/assistants/echo`, { headers: { authorization: `Bearer ${server.key}` } });
       assert.equal(bearer.status, 200);
     } finally {
       await server.close();

@@ -1,28 +1,28 @@
 // Credentials and tenant isolation for deployments and OAuth providers.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { dockerBody, json, type Api } from '../control-plane/support.ts';
 
 const TENANT_A = '11111111-1111-4111-8111-111111111111';
 const TENANT_B = '22222222-2222-4222-8222-222222222222';
 
 describe('control plane: credentials and tenants', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let a: Api;
   let b: Api;
   before(async () => {
-    server = await startTestServer({ env: { AGENTPLANE_API_KEYS: `key-a:${TENANT_A},key-both:${TENANT_A},key-both:${TENANT_B}` } });
+    server = await inProcessApp({ env: { AGENTPLANE_API_KEYS: `key-a:${TENANT_A},key-both:${TENANT_A},key-both:${TENANT_B}` } });
     a = (p, init = {}) => server.api(p, { ...init, headers: { 'x-api-key': 'key-a' } });
     b = (p, init = {}) => server.api(p, { ...init, headers: { authorization: 'Bearer key-both', 'x-tenant-id': TENANT_B } });
   });
   after(() => server.close());
 
   it('answers 401 without valid credentials and 403 when a multi-workspace key names no tenant', async () => {
-    const missing = await fetch(`${server.url}/v2/deployments`);
+    const missing = await server.fetch(`${server.url}/v2/deployments`);
     assert.equal(missing.status, 401);
     assert.equal(typeof ((await missing.json()) as any).detail, 'string');
-    const tenantOnly = await fetch(`${server.url}/v2/deployments`, { headers: { 'x-tenant-id': TENANT_A } });
+    const tenantOnly = await server.fetch(`${server.url}/v2/deployments`, { headers: { 'x-tenant-id': TENANT_A } });
     assert.equal(tenantOnly.status, 401);
     await tenantOnly.body?.cancel();
     await json(await server.api('/v2/deployments', { headers: { 'x-api-key': 'wrong' } }), 401);

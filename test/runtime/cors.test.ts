@@ -3,25 +3,25 @@
 // origins. GET /info answers as agent-chat-ui expects at start.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer } from '../support/server.ts';
+import { inProcessApp } from '../support/server.ts';
 
-const preflight = (url: string, origin: string, method = 'POST', headers = 'content-type,x-api-key') =>
-  fetch(url, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers } });
+const preflight = (server: { fetch: typeof fetch }, url: string, origin: string, method = 'POST', headers = 'content-type,x-api-key') =>
+  server.fetch(url, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers } });
 
 describe('CORS', () => {
   it('lets a loopback origin call the API by default: preflight and the answer', async () => {
-    const server = await startTestServer({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' } } });
+    const server = await inProcessApp({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' } } });
     try {
-      const pre = await preflight(`${server.url}/threads`, 'http://localhost:3000');
+      const pre = await preflight(server, `${server.url}/threads`, 'http://localhost:3000');
       assert.equal(pre.status, 204);
       assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:3000');
       assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
       assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type,x-api-key');
       assert.equal(pre.headers.get('access-control-allow-credentials'), 'true');
       // every route, including a templated one and the runs stream
-      assert.equal((await preflight(`${server.url}/threads/0f3c1c9e-6a4b-4d47-9a3e-2f5d8b7c1a10/runs/stream`, 'http://127.0.0.1:5173')).status, 204);
+      assert.equal((await preflight(server, `${server.url}/threads/0f3c1c9e-6a4b-4d47-9a3e-2f5d8b7c1a10/runs/stream`, 'http://127.0.0.1:5173')).status, 204);
 
-      const created = await fetch(`${server.url}/threads`, {
+      const created = await server.fetch(`${server.url}/threads`, {
         method: 'POST',
         headers: { Origin: 'http://localhost:3000', 'content-type': 'application/json' },
         body: '{}',
@@ -32,10 +32,10 @@ describe('CORS', () => {
       assert.equal(created.headers.get('vary'), 'Origin');
 
       // a page from anywhere else gets no CORS headers, so the browser blocks it
-      const foreign = await preflight(`${server.url}/threads`, 'https://evil.example');
+      const foreign = await preflight(server, `${server.url}/threads`, 'https://evil.example');
       assert.equal(foreign.status, 400);
       assert.equal(foreign.headers.get('access-control-allow-origin'), null);
-      const simple = await fetch(`${server.url}/ok`, { headers: { Origin: 'https://evil.example' } });
+      const simple = await server.fetch(`${server.url}/ok`, { headers: { Origin: 'https://evil.example' } });
       assert.equal(simple.headers.get('access-control-allow-origin'), null);
     } finally {
       await server.close();
@@ -43,7 +43,7 @@ describe('CORS', () => {
   });
 
   it('follows http.cors from the project file', async () => {
-    const server = await startTestServer({
+    const server = await inProcessApp({
       project: {
         graphs: {},
         http: {
@@ -58,17 +58,17 @@ describe('CORS', () => {
       },
     });
     try {
-      const pre = await preflight(`${server.url}/threads/search`, 'https://app.example');
+      const pre = await preflight(server, `${server.url}/threads/search`, 'https://app.example');
       assert.equal(pre.status, 204);
       assert.equal(pre.headers.get('access-control-allow-origin'), 'https://app.example');
       assert.equal(pre.headers.get('access-control-allow-methods'), 'GET, POST');
       assert.equal(pre.headers.get('access-control-allow-headers'), 'content-type');
       assert.equal(pre.headers.get('access-control-max-age'), '60');
       assert.equal(pre.headers.get('access-control-allow-credentials'), null);
-      const ok = await fetch(`${server.url}/ok`, { headers: { Origin: 'https://app.example' } });
+      const ok = await server.fetch(`${server.url}/ok`, { headers: { Origin: 'https://app.example' } });
       assert.match(ok.headers.get('access-control-expose-headers') ?? '', /X-Custom/);
       // the loopback default no longer applies
-      assert.equal((await preflight(`${server.url}/threads`, 'http://localhost:3000')).status, 400);
+      assert.equal((await preflight(server, `${server.url}/threads`, 'http://localhost:3000')).status, 400);
     } finally {
       await server.close();
     }
@@ -77,9 +77,9 @@ describe('CORS', () => {
 
 describe('GET /info', () => {
   it('answers version and flags in the upstream shape', async () => {
-    const server = await startTestServer({ project: { graphs: {}, http: { disable_mcp: true } } });
+    const server = await inProcessApp({ project: { graphs: {}, http: { disable_mcp: true } } });
     try {
-      const info = (await (await fetch(`${server.url}/info`)).json()) as {
+      const info = (await (await server.fetch(`${server.url}/info`)).json()) as {
         version: string;
         langgraph_js_version: string;
         context: string;

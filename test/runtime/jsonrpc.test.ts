@@ -1,16 +1,16 @@
 // The JSON-RPC envelope on POST /a2a/{assistant_id}: every failure is a JSON-RPC error in HTTP 200.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 before(async () => {
-  server = await startTestServer({ mock: true });
+  server = await inProcessApp({ mock: true });
 });
 after(() => server.close());
 
 async function rpc(body: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/a2a/agent`, {
+  const res = await server.fetch(`${server.url}/a2a/agent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
     body,
@@ -70,7 +70,7 @@ test('ids are echoed exactly, numbers and strings alike; a request without id is
 });
 
 test('streaming methods answer with Server-Sent Events whose data are JSON-RPC responses', async () => {
-  const res = await fetch(`${server.url}/a2a/agent`, {
+  const res = await server.fetch(`${server.url}/a2a/agent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({

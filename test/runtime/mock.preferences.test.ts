@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startServer, type RunningServer } from '../../src/compose/server.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
 const document = (name: string) => apiDocuments.find((d) => d.document.info.title.toLowerCase().includes(name))!.document as Json;
@@ -23,10 +23,10 @@ const exampleValue = (doc: Json, ref: string) =>
     .reduce((n: Json, p: string) => n[p], doc).value;
 
 describe('mock mode: choosing a documented response', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   // replies that break the spec would answer 500 here (responses are validated)
   before(async () => {
-    server = await startTestServer({ mock: true });
+    server = await inProcessApp({ mock: true });
   });
   after(() => server.close());
 
@@ -86,11 +86,11 @@ describe('mock mode: choosing a documented response', () => {
   });
 
   it('agent server: example= picks a named example (GET /info), in header and query form', async () => {
-    const off = (await (await fetch(`${server.url}/info`, { headers: { Prefer: 'example=protocols_off' } })).json()) as Json;
+    const off = (await (await server.fetch(`${server.url}/info`, { headers: { Prefer: 'example=protocols_off' } })).json()) as Json;
     assert.deepEqual([off.flags.a2a, off.flags.mcp], [false, false]);
-    const on = (await (await fetch(`${server.url}/info?__example=defaults`)).json()) as Json;
+    const on = (await (await server.fetch(`${server.url}/info?__example=defaults`)).json()) as Json;
     assert.deepEqual([on.flags.a2a, on.flags.mcp], [true, true]);
-    const dynamic = await fetch(`${server.url}/info`, { headers: { Prefer: 'dynamic=true' } });
+    const dynamic = await server.fetch(`${server.url}/info`, { headers: { Prefer: 'dynamic=true' } });
     assert.equal(dynamic.status, 200);
   });
 
@@ -110,7 +110,7 @@ describe('mock mode: choosing a documented response', () => {
   });
 
   it('an A2A stream sends every example of message/stream, ending with the final status', async () => {
-    const res = await fetch(`${server.url}/a2a/agent`, {
+    const res = await server.fetch(`${server.url}/a2a/agent`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
       body: JSON.stringify({

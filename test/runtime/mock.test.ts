@@ -4,12 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { apiDocuments, loadResponseValidators, rpcDocument } from '../../src/runtime/api.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
-let server: TestServer;
+let server: InProcessApp;
 before(async () => {
-  server = await startTestServer({ mock: true });
+  server = await inProcessApp({ mock: true });
 });
 after(() => server.close());
 
@@ -59,7 +59,7 @@ test("mock mode checks a listener's token as real mode does: the token its creat
   ];
   for (const [path, json] of calls) {
     const post = (headers: Record<string, string>) =>
-      fetch(server.url + path, {
+      server.fetch(server.url + path, {
         method: 'POST',
         headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
         body: json === undefined ? undefined : JSON.stringify(json),
@@ -131,7 +131,7 @@ test('every JSON-RPC method answers from the OpenRPC examples in mock mode', asy
     );
     const example = resolve(doc, method.examples?.[0]);
     const params = Object.fromEntries((example?.params ?? []).map((p: Json) => [p.name, resolve(doc, p).value]));
-    const res = await fetch(`${server.url}/a2a/agent`, {
+    const res = await server.fetch(`${server.url}/a2a/agent`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: m.streaming ? 'text/event-stream' : 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: m.name, method: m.name, params }),

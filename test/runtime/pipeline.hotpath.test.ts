@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createApplication } from '../../src/compose/application.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { replyViolation } from '../../src/runtime/writeReply.ts';
 import type { OperationSpec } from '../../src/runtime/contract.ts';
 import type { ValidatorTable } from '../../src/runtime/api.ts';
@@ -17,9 +17,9 @@ const contexts: RequestContext[] = [];
 const threadBodies: object[] = [];
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let server: TestServer;
+let server: InProcessApp;
 before(async () => {
-  server = await startTestServer({
+  server = await inProcessApp({
     mock: false,
     app: async (deps) => {
       const app = await createApplication(deps);
@@ -57,7 +57,7 @@ after(() => server.close());
 test('a handler sees the client go, whether it took the signal before or after', async () => {
   for (const when of ['early', 'late']) {
     const controller = new AbortController();
-    const pending = fetch(`${server.url}/ok?when=${when}`, { signal: controller.signal }).catch(() => undefined);
+    const pending = server.fetch(`${server.url}/ok?when=${when}`, { signal: controller.signal }).catch(() => undefined);
     await delay(100);
     controller.abort();
     await pending;
@@ -84,7 +84,7 @@ test('every request context has the same hidden class; extending one keeps its o
 
 test('a key once accepted keeps working; an unknown key is still refused after it', async () => {
   for (let i = 0; i < 3; i += 1) assert.equal((await server.api('/v2/deployments')).status, 200);
-  const wrong = await fetch(`${server.url}/v2/deployments`, { headers: { 'x-api-key': `${server.key}x` } });
+  const wrong = await server.fetch(`${server.url}/v2/deployments`, { headers: { 'x-api-key': `${server.key}x` } });
   assert.equal(wrong.status, 401);
   const otherTenant = await server.api('/v2/deployments', { headers: { 'x-tenant-id': randomUUID() } });
   assert.equal(otherTenant.status, 403);

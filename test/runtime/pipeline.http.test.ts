@@ -2,11 +2,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 before(async () => {
-  server = await startTestServer({ mock: true, env: { AGENTPLANE_MAX_BODY_BYTES: '4096' } });
+  server = await inProcessApp({ mock: true, env: { AGENTPLANE_MAX_BODY_BYTES: '4096' } });
 });
 after(() => server.close());
 
@@ -71,12 +71,12 @@ test('a body over the configured limit → 413 {detail}', async () => {
 });
 
 test('control-plane credentials: missing → 401, unknown → 401, bearer works, wrong tenant → 403', async () => {
-  const anonymous = await fetch(`${server.url}/v2/deployments`);
+  const anonymous = await server.fetch(`${server.url}/v2/deployments`);
   assert.equal(anonymous.status, 401);
   assert.match(((await anonymous.json()) as { detail: string }).detail, /Missing credentials/);
   const invalid = await server.api('/v2/deployments', { headers: { 'x-api-key': 'nope' } });
   assert.equal(invalid.status, 401);
-  const bearer = await fetch(`${server.url}/v2/deployments`, { headers: { authorization: `Bearer ${server.key}` } });
+  const bearer = await server.fetch(`${server.url}/v2/deployments`, { headers: { authorization: `Bearer ${server.key}` } });
   assert.equal(bearer.status, 200);
   const ownTenant = await server.api('/v2/deployments', { headers: { 'x-api-key': server.key, 'x-tenant-id': server.tenant } });
   assert.equal(ownTenant.status, 200);
@@ -85,19 +85,19 @@ test('control-plane credentials: missing → 401, unknown → 401, bearer works,
 });
 
 test('agent-server routes accept anonymous calls by default', async () => {
-  const res = await fetch(`${server.url}/ok`);
+  const res = await server.fetch(`${server.url}/ok`);
   assert.equal(res.status, 200);
 });
 
 test('the API reference and the spec documents are served without network', async () => {
-  const docs = await fetch(`${server.url}/docs`);
+  const docs = await server.fetch(`${server.url}/docs`);
   assert.equal(docs.status, 200);
   assert.match(await docs.text(), /swagger-ui-bundle\.js/);
-  const bundle = await fetch(`${server.url}/docs/assets/swagger-ui-bundle.js`);
+  const bundle = await server.fetch(`${server.url}/docs/assets/swagger-ui-bundle.js`);
   assert.equal(bundle.status, 200);
   await bundle.arrayBuffer();
   for (const name of ['control-plane.openapi.yaml', 'agent-server.openapi.yaml', 'a2a.openrpc.json']) {
-    const res = await fetch(`${server.url}/spec/${name}`);
+    const res = await server.fetch(`${server.url}/spec/${name}`);
     assert.equal(res.status, 200, name);
     await res.text();
   }
@@ -106,7 +106,7 @@ test('the API reference and the spec documents are served without network', asyn
 test('open agent-server routes ignore credentials that do not check out (like the upstream dev server)', async () => {
   const probes: Record<string, string>[] = [{ 'x-api-key': 'nope' }, { 'x-api-key': server.key, 'x-tenant-id': randomUUID() }];
   for (const headers of probes) {
-    const res = await fetch(`${server.url}/ok`, { headers });
+    const res = await server.fetch(`${server.url}/ok`, { headers });
     assert.equal(res.status, 200, JSON.stringify(headers));
     await res.text();
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { ReplySerializers, SerializerMismatch } from '../../src/runtime/replySerializers.ts';
-import { startTestServer } from '../support/server.ts';
+import { inProcessApp } from '../support/server.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { Application } from '../../src/runtime/server.ts';
 import type { AppFactory } from '../../src/compose/server.ts';
@@ -94,7 +94,7 @@ async function serverWithWrongType(checking: '0' | '1', lines: string[]) {
     };
     return { handlers: { ...handlers, getDeployment }, methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
   };
-  return startTestServer({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: checking }, log: createLogger('info', {}, (l) => lines.push(l)) });
+  return inProcessApp({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: checking }, log: createLogger('info', {}, (l) => lines.push(l)) });
 }
 
 /** What `read` answers once it answers something non-empty (or after 5 s, whatever it answers). */
@@ -143,7 +143,7 @@ test('a reply without a JSON schema is written by JSON.stringify', () => {
 
 test('a real server writes its replies from the schema: the same bodies the clients already get', async () => {
   // without reply checking, as in production; the bodies still match what the spec documents
-  const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+  const server = await inProcessApp({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
   try {
     const created = await server.api('/threads', { method: 'POST', json: { metadata: { b: 2, a: 1 } } });
     const text = await created.text();

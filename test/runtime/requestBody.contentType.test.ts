@@ -4,13 +4,16 @@
 // get 415 {detail} (the JSON-RPC endpoint: -32600); operations without a body still take none.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 import { isJsonContentType } from '../../src/runtime/requestBody.ts';
 
+/** The application's fetch (in process), set once it is made. */
+let send: typeof fetch;
+
 /** POST `body` with exactly this Content-Type (undefined: none at all, which fetch would not do for a string). */
 function post(url: string, body: string, contentType: string | undefined, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
+  return send(url, {
     method: 'POST',
     headers: { ...headers, ...(contentType === undefined ? {} : { 'content-type': contentType }) },
     body: new TextEncoder().encode(body),
@@ -37,10 +40,11 @@ test('isJsonContentType: application/json, optionally charset=utf-8, nothing els
 });
 
 describe('a real server reads only application/json bodies', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const count = async () => (await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number;
   before(async () => {
-    server = await startTestServer({ project: { graphs: fixtureGraphs } });
+    server = await inProcessApp({ project: { graphs: fixtureGraphs } });
+    send = server.fetch;
   });
   after(() => server.close());
 
@@ -72,12 +76,12 @@ describe('a real server reads only application/json bodies', () => {
     const created = await post(`${server.url}/threads`, '', undefined);
     assert.equal(created.status, 200);
     const { thread_id } = (await created.json()) as { thread_id: string };
-    const copy = await fetch(`${server.url}/threads/${thread_id}/copy`, { method: 'POST' });
+    const copy = await server.fetch(`${server.url}/threads/${thread_id}/copy`, { method: 'POST' });
     assert.equal(copy.status, 200);
     const run = await server.api(`/threads/${thread_id}/runs`, { method: 'POST', json: { assistant_id: 'slow', input: {} } });
     assert.equal(run.status, 200);
     const { run_id } = (await run.json()) as { run_id: string };
-    const cancel = await fetch(`${server.url}/threads/${thread_id}/runs/${run_id}/cancel`, { method: 'POST' });
+    const cancel = await server.fetch(`${server.url}/threads/${thread_id}/runs/${run_id}/cancel`, { method: 'POST' });
     assert.ok(cancel.status === 202 || cancel.status === 204, `cancel answered ${cancel.status}`);
   });
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { depthExceededAt } from '../../src/runtime/requestBody.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 
 /** JSON arrays nested `levels` deep: `[[[]]]` for 3. */
@@ -35,10 +35,10 @@ describe('depthExceededAt', () => {
 });
 
 describe('a real server refuses bodies nested too deep', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const count = async () => (await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number;
   before(async () => {
-    server = await startTestServer({ project: { graphs: fixtureGraphs } });
+    server = await inProcessApp({ project: { graphs: fixtureGraphs } });
   });
   after(() => server.close());
 
@@ -64,7 +64,7 @@ describe('a real server refuses bodies nested too deep', () => {
 
   test('A2A: 10,000 levels → HTTP 200 with a JSON-RPC -32600 error (id null), nothing started', async () => {
     const params = `{"message":{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"data","data":{"x":${nested(10_000)}}}]}}`;
-    const res = await fetch(`${server.url}/a2a/echo`, {
+    const res = await server.fetch(`${server.url}/a2a/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: `{"jsonrpc":"2.0","id":1,"method":"message/send","params":${params}}`,
@@ -79,7 +79,7 @@ describe('a real server refuses bodies nested too deep', () => {
 });
 
 test('the depth limit follows AGENTPLANE_MAX_BODY_DEPTH', async () => {
-  const server = await startTestServer({ dataDir: null, env: { AGENTPLANE_MAX_BODY_DEPTH: '5' } });
+  const server = await inProcessApp({ dataDir: null, env: { AGENTPLANE_MAX_BODY_DEPTH: '5' } });
   try {
     const post = (body: string) => server.api('/threads', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     assert.equal((await post(threadBody(5))).status, 200);

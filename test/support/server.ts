@@ -55,7 +55,8 @@ export function tempDir(prefix = 'agentplane-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+/** The configuration, keys and logger of a test server (in process or on a port). */
+async function testConfig(options: TestServerOptions) {
   const tenant = randomUUID();
   const key = `test-key-${randomUUID()}`;
   const dataDir = options.dataDir === undefined || options.dataDir === 'temp' ? tempDir() : options.dataDir;
@@ -81,6 +82,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);
   const log = options.log ?? createLogger((process.env.TEST_LOG_LEVEL as never) ?? 'silent');
+  return { config, log, key, tenant, dataDir };
+}
+
+/** `api`: a call with the test key set (unless the call sets one), and `json` sent as a JSON body. */
+function apiCaller(url: string, key: string, send: typeof fetch): TestServer['api'] {
+  return (pathname, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has('x-api-key') && !headers.has('authorization')) headers.set('x-api-key', key);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(init.json);
+    }
+    return send(url + pathname, { ...init, headers, body });
+  };
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const { config, log, key, tenant, dataDir } = await testConfig(options);
   const server = await startServer(config, options.app ?? createApplication, log);
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
   // integration test runs unchanged through it (test/release/prism-integration.release.test.ts)
@@ -98,16 +118,48 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await server.close();
       if (proxy && /violation/i.test(proxy.output())) throw new Error(`Prism reported violations:\n${proxy.output()}`);
     },
-    api: (pathname, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (!headers.has('x-api-key') && !headers.has('authorization')) headers.set('x-api-key', key);
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers.set('content-type', 'application/json');
-        body = JSON.stringify(init.json);
-      }
-      return fetch(url + pathname, { ...init, headers, body });
-    },
+    api: apiCaller(url, key, fetch),
+  };
+}
+
+export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc'> {
+  /** The application's entry: a Request answered through the server's pipeline, with no socket. */
+  handle: (request: Request) => Promise<Response>;
+  /**
+   * fetch, answered in process: a URL on `url` (or a bare path) reaches the application; it
+   * does not follow redirects (as fetch with `redirect: 'manual'`).
+   */
+  fetch: typeof fetch;
+}
+
+/**
+ * The application as startTestServer makes it (same configuration, keys, store, checks of
+ * every reply), answering in process through `handle`: for tests of rules that need no socket.
+ * Tests of the wire (SDK clients that need a URL, restarts, browsers, faults) start a server.
+ */
+export async function inProcessApp(options: TestServerOptions = {}): Promise<InProcessApp> {
+  const { config, log, key, tenant, dataDir } = await testConfig(options);
+  const server = await startServer(config, options.app ?? createApplication, log, { listen: false });
+  const inProcessFetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const target = typeof input === 'string' && input.startsWith('/') ? server.url + input : input;
+    const request = new Request(target, init);
+    // the User-Agent Node's fetch sends when none is set (light-my-request's own would show instead)
+    if (!request.headers.has('user-agent')) request.headers.set('user-agent', 'node');
+    return server.handle(request);
+  }) as typeof fetch;
+  return {
+    url: server.url,
+    store: server.store,
+    createdKey: server.createdKey,
+    tokenKey: server.tokenKey,
+    key,
+    tenant,
+    dataDir,
+    handle: server.handle,
+    fetch: inProcessFetch,
+    api: apiCaller(server.url, key, inProcessFetch),
+    close: server.close,
+    reload: server.reload,
   };
 }
 

@@ -3,7 +3,11 @@
 // a message that says "fail" sends it through its failing node.
 import type { TestServer } from './server.ts';
 
-export async function finishedTracedRun(server: TestServer, content: string, assistantId = 'traced'): Promise<{ thread_id: string; run_id: string }> {
+export async function finishedTracedRun(
+  server: Pick<TestServer, 'api'>,
+  content: string,
+  assistantId = 'traced',
+): Promise<{ thread_id: string; run_id: string }> {
   const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
   const run = (await (
     await server.api(`/threads/${thread.thread_id}/runs`, {

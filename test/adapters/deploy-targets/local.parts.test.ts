@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pageOfLog, parseLogLine } from '../../../src/domain/control-plane/deployer/revisionLogs.ts';
 import { capLogFile } from '../../../src/adapters/log-files/revisionLogFiles.ts';
 import { detectInstallCommand } from '../../../src/adapters/images/installCommand.ts';
-import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 import { create, dockerBody, json, waitForRealRevision, waitForRevision } from '../../control-plane/support.ts';
 import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
 
@@ -95,11 +95,11 @@ describe('install command', () => {
 });
 
 describe('local deployer without a container runtime', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   after(() => server?.close());
 
   it('ends a docker revision in DEPLOY_FAILED saying so, and the simulated logs are not used', async () => {
-    server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'local', PATH: '/nonexistent' } });
+    server = await inProcessApp({ env: { AGENTPLANE_DEPLOYER: 'local', PATH: '/nonexistent' } });
     const deployment = await create(server.api, dockerBody('no-runtime'));
     const revision = await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
     assert.equal(revision.status, 'DEPLOY_FAILED');
@@ -119,7 +119,7 @@ describe('local deployer without a container runtime', () => {
 });
 
 describe('local deployer without isolation', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   after(() => server?.close());
 
   it(
@@ -127,7 +127,7 @@ describe('local deployer without isolation', () => {
     { timeout: 120_000 },
     async () => {
       const logged: string[] = [];
-      server = await startTestServer({
+      server = await inProcessApp({
         env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' },
         log: createLogger('debug', {}, (line) => logged.push(line)),
       });
@@ -152,11 +152,11 @@ describe('local deployer without isolation', () => {
 });
 
 describe('simulated deployer logs', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   after(() => server?.close());
 
   it('tell the phases a revision went through', async () => {
-    server = await startTestServer();
+    server = await inProcessApp();
     // credentials in repo_url are masked here too
     const deployment = await create(server.api, {
       name: 'simulated-logs',

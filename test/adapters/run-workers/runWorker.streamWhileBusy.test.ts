@@ -7,20 +7,20 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const graphs = { stream_while_busy: path.join(ROOT, 'test/fixtures/graphs/streamWhileBusy.ts') + ':streamWhileBusy' };
 
 for (const workers of ['default', '0']) {
   describe(`stream events while the graph works (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
-    let server: TestServer;
+    let server: InProcessApp;
     before(async () => {
-      server = await startTestServer({ project: { graphs }, dataDir: null, runWorkers: workers });
+      server = await inProcessApp({ project: { graphs }, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 
     it('reach the client as they are written, not at the end of the run', { timeout: 30_000 }, async () => {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const thread = await client.threads.create();
       const received: { phase: string; at: number }[] = [];
       for await (const chunk of client.runs.stream(thread.thread_id, 'stream_while_busy', { input: { messages: [] }, streamMode: 'custom' })) {

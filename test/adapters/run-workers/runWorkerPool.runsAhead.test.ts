@@ -18,7 +18,7 @@ import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -182,10 +182,10 @@ describe('a thread’s next run started ahead in its worker', () => {
 });
 
 describe('runs queued on one thread, through the server', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const lines: { msg: string }[] = [];
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: testProject,
       dataDir: null,
       runWorkers: 'default',
@@ -195,7 +195,7 @@ describe('runs queued on one thread, through the server', () => {
   after(() => server.close());
 
   it('run one after another, most started ahead, each once and in order', { timeout: 60_000 }, async () => {
-    const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     const thread = await client.threads.create();
     const asked = Array.from({ length: 20 }, (_, i) => `what is ${i} + 1?`);
     // a run that waits a second holds the thread, so that all twenty are queued behind it

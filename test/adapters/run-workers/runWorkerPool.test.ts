@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -37,15 +37,15 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
 }
 
 describe('runs in worker threads', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
     // the server runs in this process: its workers start with a copy of this environment
     process.env.AGENTPLANE_TEST_GIVEN = 'given';
     // no run time limit here: on a loaded machine a crash retried in a fresh worker, or a
     // heap filled, can outlast a limit short enough for the test of the limit itself (below)
-    server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' } });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    server = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' } });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     await client.runs.wait(null, 'echo', { input: say('warm up') });
   });
   after(() => server.close());
@@ -77,7 +77,7 @@ describe('runs in worker threads', () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'busy', { input: say('compute'), context: { busy_ms: 2000 } });
     await started(client, thread.thread_id, run.run_id);
-    const ok = await timed(() => fetch(`${server.url}/ok`));
+    const ok = await timed(() => server.fetch(`${server.url}/ok`));
     assert.equal(ok.value.status, 200);
     assert.equal((await client.runs.get(thread.thread_id, run.run_id)).status, 'running', 'the health check was answered while the run computed');
     assert.ok(ok.ms < 1000, `GET /ok took ${Math.round(ok.ms)} ms during a 2 s computation`);
@@ -155,7 +155,7 @@ describe('runs in worker threads', () => {
     for await (const chunk of client.runs.joinStream(thread.thread_id, doomed.run_id)) events.push(chunk);
     assert.equal((await client.runs.get(thread.thread_id, doomed.run_id)).status, 'error');
     assert.deepEqual(events.find((e) => e.event === 'error')?.data, { error: 'WorkerCrashed', message: 'The run worker ran out of memory; it was replaced.' });
-    assert.equal((await fetch(`${server.url}/ok`)).status, 200);
+    assert.equal((await server.fetch(`${server.url}/ok`)).status, 200);
     const next = await client.runs.create(thread.thread_id, 'echo', { input: say('after') });
     await client.runs.join(thread.thread_id, next.run_id);
     assert.equal((await client.runs.get(thread.thread_id, next.run_id)).status, 'success');
@@ -163,11 +163,11 @@ describe('runs in worker threads', () => {
 });
 
 describe('a run past AGENTPLANE_RUN_TIMEOUT_S', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    server = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     // the time limit counts from the start of the run, and a worker loads the graphs once first
     await client.runs.wait(null, 'echo', { input: say('warm up') });
   });
@@ -177,7 +177,7 @@ describe('a run past AGENTPLANE_RUN_TIMEOUT_S', () => {
     const thread = await client.threads.create();
     const stuck = await client.runs.create(thread.thread_id, 'spin', { input: say('loop') });
     await started(client, thread.thread_id, stuck.run_id);
-    const ok = await timed(() => fetch(`${server.url}/ok`));
+    const ok = await timed(() => server.fetch(`${server.url}/ok`));
     assert.ok(ok.ms < 1000, `GET /ok took ${Math.round(ok.ms)} ms while a graph spun`);
     const events: { event: string; data: unknown }[] = [];
     for await (const chunk of client.runs.joinStream(thread.thread_id, stuck.run_id)) events.push(chunk);

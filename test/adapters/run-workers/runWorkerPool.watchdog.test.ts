@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -28,15 +28,15 @@ const project = {
 };
 
 describe('the run watchdog', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project,
       dataDir: null,
       env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_STALL_TIMEOUT_S: String(STALL_S), AGENTPLANE_RUN_TIMEOUT_S: '0' },
     });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     await client.runs.wait(null, 'echo', { input: say('warm up') });
   });
   after(() => server.close());

@@ -8,19 +8,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const TYPED = './test/fixtures/differential-project/src/typed.ts:graph';
 type Schema = { properties: Record<string, Record<string, unknown>>; required?: string[] };
 
 describe('declared graph schemas', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   // a fresh copy of a graph only the type checker can read (no answer kept on disk for it)
   const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
   before(async () => {
     fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
-    server = await startTestServer({
+    server = await inProcessApp({
       project: {
         graphs: {
           typed: TYPED,
@@ -30,7 +30,7 @@ describe('declared graph schemas', () => {
         },
       },
     });
-    client = new Client({ apiUrl: server.url, apiKey: server.key });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch }, apiKey: server.key });
   });
   after(async () => {
     await server.close();

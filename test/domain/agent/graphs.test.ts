@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, tempDir } from '../../support/server.ts';
+import { inProcessApp, tempDir } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -12,10 +12,10 @@ const transcript = (values: unknown) => ((values as { messages: { type: string; 
 describe('graphs', () => {
   it('runs the multi-step agent and keeps its state across a restart', async () => {
     const dataDir = tempDir();
-    let server = await startTestServer({ project: testProject, dataDir });
+    let server = await inProcessApp({ project: testProject, dataDir });
     let threadId: string;
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const thread = await client.threads.create();
       threadId = thread.thread_id;
       const nodes: string[] = [];
@@ -26,9 +26,9 @@ describe('graphs', () => {
     } finally {
       await server.close();
     }
-    server = await startTestServer({ project: testProject, dataDir });
+    server = await inProcessApp({ project: testProject, dataDir });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const before = await client.threads.getState(threadId);
       assert.deepEqual(transcript(before.values), ['human:what is 6 * 7?', 'ai:', 'tool:42', 'ai:The answer is 42.']);
       const result = await client.runs.wait(threadId, 'agent', { input: say('count these three words') });
@@ -43,9 +43,9 @@ describe('graphs', () => {
   });
 
   it('pauses at an interrupt and resumes with a command', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null });
+    const server = await inProcessApp({ project: testProject, dataDir: null });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const thread = await client.threads.create();
       const paused = (await client.runs.wait(thread.thread_id, 'approval', { input: say('deploy?') })) as Record<string, any>;
       assert.deepEqual(
@@ -64,9 +64,9 @@ describe('graphs', () => {
   });
 
   it('runs different threads concurrently', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null });
+    const server = await inProcessApp({ project: testProject, dataDir: null });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const busy = await client.threads.create();
       const slow = await client.runs.create(busy.thread_id, 'slow', { input: say('later'), context: { delay_ms: 30_000 } });
       const other = await client.threads.create();
@@ -81,9 +81,9 @@ describe('graphs', () => {
   });
 
   it('runs no more threads at once than AGENTPLANE_MAX_CONCURRENT_RUNS', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_CONCURRENT_RUNS: '1' } });
+    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_CONCURRENT_RUNS: '1' } });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const [a, b] = [await client.threads.create(), await client.threads.create()];
       const slow = await client.runs.create(a.thread_id, 'slow', { input: say('first'), context: { delay_ms: 30_000 } });
       for await (const chunk of client.runs.joinStream(a.thread_id, slow.run_id)) if (chunk.event === 'metadata') break;

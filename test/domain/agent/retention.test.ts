@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -28,11 +28,11 @@ async function conversation(client: Client, graph: string): Promise<string> {
 
 describe('checkpoint retention', () => {
   describe('by default', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await startTestServer({ project: testProject });
-      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { maxRetries: 0 } });
+      server = await inProcessApp({ project: testProject });
+      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     });
     after(() => server.close());
 
@@ -48,13 +48,13 @@ describe('checkpoint retention', () => {
   });
 
   describe('with checkpointer.ttl', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await startTestServer({
+      server = await inProcessApp({
         project: { ...testProject, checkpointer: { ttl: { strategy: 'delete', default_ttl: 0.005, sweep_interval_minutes: 0.01 } } },
       });
-      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { maxRetries: 0 } });
+      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     });
     after(() => server.close());
 
@@ -78,11 +78,11 @@ describe('checkpoint retention', () => {
   });
 
   describe('a thread with a ttl', () => {
-    let server: TestServer;
+    let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await startTestServer({ project: { ...testProject, checkpointer: { ttl: { sweep_interval_minutes: 0.01 } } } });
-      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { maxRetries: 0 } });
+      server = await inProcessApp({ project: { ...testProject, checkpointer: { ttl: { sweep_interval_minutes: 0.01 } } } });
+      client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     });
     after(() => server.close());
 

@@ -6,17 +6,17 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AssistantRunMetrics } from '../../../generated/agent-server/types.gen.ts';
 import { finishedTracedRun } from '../../support/tracedRun.ts';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const graphs = { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' };
 
 type Metrics = AssistantRunMetrics;
 
 describe('GET /assistants/{assistant_id}/metrics', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let systemAssistant: string;
   before(async () => {
-    server = await startTestServer({ project: { graphs } });
+    server = await inProcessApp({ project: { graphs } });
     const found = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'traced' } })).json()) as { assistant_id: string }[];
     systemAssistant = found[0].assistant_id;
   });

@@ -8,16 +8,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import { eventsOf } from '../../../src/handlers/agent-server/authGuard.ts';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 const ids: Record<string, string> = {};
 
 type Call = { method?: string; path: string; query?: string; body?: unknown };
 
 async function call(user: string, { method, path: at, query, body }: Call): Promise<number> {
-  const res = await fetch(`${server.url}${at}${query ? `?${query}` : ''}`, {
+  const res = await server.fetch(`${server.url}${at}${query ? `?${query}` : ''}`, {
     method: method ?? 'GET',
     headers: { authorization: `Bearer user-${user}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -101,7 +101,7 @@ const requests: Record<string, () => Call> = {
 };
 
 async function post(at: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${server.url}${at}`, {
+  const res = await server.fetch(`${server.url}${at}`, {
     method: 'POST',
     headers: { authorization: 'Bearer user-setup', 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -111,14 +111,16 @@ async function post(at: string, body: unknown): Promise<Record<string, unknown>>
 }
 
 before(async () => {
-  server = await startTestServer({ dataDir: null, project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } } });
+  server = await inProcessApp({ dataDir: null, project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } } });
   ids.assistant = (await post('/assistants', { graph_id: 'echo' })).assistant_id as string;
   ids.doomedAssistant = (await post('/assistants', { graph_id: 'echo' })).assistant_id as string;
   for (const name of ['thread', 'doomed', 'idle']) ids[name] = (await post('/threads', {})).thread_id as string;
   ids.run = (await post(`/threads/${ids.thread}/runs`, run())).run_id as string;
-  await fetch(`${server.url}/threads/${ids.thread}/runs/${ids.run}/join`, { headers: { authorization: 'Bearer user-setup' } }).then((r) => r.arrayBuffer());
+  await server
+    .fetch(`${server.url}/threads/${ids.thread}/runs/${ids.run}/join`, { headers: { authorization: 'Bearer user-setup' } })
+    .then((r) => r.arrayBuffer());
   ids.doomedRun = (await post(`/threads/${ids.doomed}/runs`, run())).run_id as string;
-  const state = await fetch(`${server.url}/threads/${ids.thread}/state`, { headers: { authorization: 'Bearer user-setup' } }).then((r) => r.json());
+  const state = await server.fetch(`${server.url}/threads/${ids.thread}/state`, { headers: { authorization: 'Bearer user-setup' } }).then((r) => r.json());
   ids.checkpoint = (state as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id;
   ids.cron = (await post('/runs/crons', { ...run(), schedule: '0 0 1 1 *' })).cron_id as string;
 });

@@ -8,13 +8,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
-let server: TestServer;
-const as = (user: string) => new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { maxRetries: 0 } });
+let server: InProcessApp;
+const as = (user: string) =>
+  new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 
 before(async () => {
-  server = await startTestServer({
+  server = await inProcessApp({
     dataDir: null,
     project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } },
   });
@@ -54,7 +55,9 @@ describe('another user’s run stream', () => {
     const thread = await carol.threads.create();
     const run = await carol.runs.create(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] } });
     await carol.runs.join(thread.thread_id, run.run_id);
-    const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { Authorization: 'Bearer user-owner-dave' } });
+    const res = await server.fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, {
+      headers: { Authorization: 'Bearer user-owner-dave' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type')?.split(';')[0], 'text/event-stream');
     assert.equal(await res.text(), 'event: error\ndata: {"error":"Error","message":"404: Thread not found"}\n\n');
@@ -63,7 +66,9 @@ describe('another user’s run stream', () => {
     for await (const { event, data } of as('owner-dave').runs.joinStream(thread.thread_id, run.run_id)) chunks.push({ event, data });
     assert.deepEqual(chunks, [{ event: 'error', data: { error: 'Error', message: '404: Thread not found' } }]);
     // the owner still joins it
-    const own = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, { headers: { Authorization: 'Bearer user-owner-carol' } });
+    const own = await server.fetch(`${server.url}/threads/${thread.thread_id}/runs/${run.run_id}/stream`, {
+      headers: { Authorization: 'Bearer user-owner-carol' },
+    });
     assert.equal(own.status, 200);
     assert.doesNotMatch(await own.text(), /Thread not found/);
   });

@@ -6,17 +6,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { seen } from '../../fixtures/auth/owner-everywhere.ts';
 import { uuid5 } from '../../../src/domain/agent/ids.ts';
 
-let server: TestServer;
-const as = (user: string) => new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { maxRetries: 0 } });
+let server: InProcessApp;
+const as = (user: string) =>
+  new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 before(async () => {
-  server = await startTestServer({
+  server = await inProcessApp({
     dataDir: null,
     project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts:auth') } },
   });
@@ -33,7 +34,7 @@ async function valuesOf(act: () => Promise<unknown>): Promise<{ event: string; k
 describe('auth handler values', () => {
   it('the documented on("*") owner example: a thread created with an empty body is its creator’s', async () => {
     const alice = as('alice');
-    const res = await fetch(`${server.url}/threads`, {
+    const res = await server.fetch(`${server.url}/threads`, {
       method: 'POST',
       headers: { Authorization: 'Bearer user-alice', 'Content-Type': 'application/json' },
       body: '{}',

@@ -5,17 +5,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 type Caller = (pathname: string, init?: { method?: string; json?: unknown }) => Promise<{ status: number; body: any }>;
 
-function callerOf(server: TestServer, key: string | null): Caller {
+function callerOf(server: InProcessApp, key: string | null): Caller {
   return async (pathname, init = {}) => {
     const headers: Record<string, string> = {};
     if (key) headers['x-api-key'] = key;
     if (init.json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${server.url}${pathname}`, {
+    const res = await server.fetch(`${server.url}${pathname}`, {
       method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
       headers,
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
@@ -34,7 +34,7 @@ function callerOf(server: TestServer, key: string | null): Caller {
 const hello = { messages: [{ type: 'human', content: 'hello' }] };
 
 describe('agent-server auth on: tenants are kept apart', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let a: Caller;
   let b: Caller;
   const tenantA = randomUUID();
@@ -50,7 +50,7 @@ describe('agent-server auth on: tenants are kept apart', () => {
   let taskId: string;
 
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: { ...testProject, graphs: { ...testProject.graphs, recall: './test/fixtures/agent-server/memory.ts:plainRecall' } },
       dataDir: null,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` },
@@ -316,11 +316,11 @@ describe('agent-server auth on: tenants are kept apart', () => {
 });
 
 describe('agent-server auth off (the default): one shared space, as before', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const tenantA = randomUUID();
   const tenantB = randomUUID();
   before(async () => {
-    server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` } });
+    server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` } });
   });
   after(() => server?.close());
 

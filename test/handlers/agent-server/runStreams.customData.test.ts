@@ -5,15 +5,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const graphs = { custom_text: path.join(ROOT, 'test/fixtures/graphs/customText.ts') + ':customText' };
 
 for (const workers of ['default', '0']) {
   describe(`custom stream data (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
-    let server: TestServer;
+    let server: InProcessApp;
     before(async () => {
-      server = await startTestServer({ project: { graphs }, dataDir: null, runWorkers: workers });
+      server = await inProcessApp({ project: { graphs }, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 
@@ -37,7 +37,7 @@ for (const workers of ['default', '0']) {
     });
 
     it("reaches the SDK's stream as the values the graph wrote", async () => {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const thread = await client.threads.create();
       const custom: unknown[] = [];
       for await (const chunk of client.runs.stream(thread.thread_id, 'custom_text', { input: { messages: [] }, streamMode: 'custom' })) {

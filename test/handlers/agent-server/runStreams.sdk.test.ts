@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, type StreamMode } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 interface Chunk {
@@ -12,12 +12,12 @@ interface Chunk {
   data: any;
 }
 
-let server: TestServer;
+let server: InProcessApp;
 let client: Client;
 
 before(async () => {
-  server = await startTestServer({ project: testProject, dataDir: null });
-  client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+  server = await inProcessApp({ project: testProject, dataDir: null });
+  client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 });
 after(() => server.close());
 

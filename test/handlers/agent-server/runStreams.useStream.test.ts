@@ -4,12 +4,12 @@
 // What is asserted is what a user would see: the messages on screen at each step.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 type Shown = { type: string; content: unknown; id?: string };
 
-// a DOM for React before React loads; Node's own fetch stays (the SDK's requests go to the server)
+// a DOM for React before React loads; Node's own fetch stays (the SDK's requests go to the app's in-process fetch)
 // (imported by a computed name: happy-dom's type declarations would retype the DOM globals
 // of the Playwright tests, which run in a real browser, for the whole typecheck)
 const happyDom = 'happy-dom';
@@ -43,9 +43,9 @@ const screen = (messages: Shown[]) => messages.map((m) => `${m.type}:${typeof m.
 const until = (check: () => void) => waitFor(check, { timeout: 10_000, interval: 20 });
 
 describe('useStream (React) against agentplane', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   before(async () => {
-    server = await startTestServer({ project: testProject });
+    server = await inProcessApp({ project: testProject });
   });
   after(async () => {
     cleanup();
@@ -64,6 +64,7 @@ describe('useStream (React) against agentplane', () => {
       return useStream({
         apiUrl: server.url,
         apiKey: server.key,
+        callerOptions: { fetch: server.fetch },
         assistantId,
         threadId,
         onThreadId: changeThread,

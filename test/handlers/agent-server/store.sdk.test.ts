@@ -4,17 +4,17 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 describe('client.store against agentplane', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: { ...testProject, store: { index: { embed: './test/fixtures/agent-server/memory.ts:letterEmbeddings', dims: 26, fields: ['text'] } } },
     });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
   });
   after(() => server.close());
 
@@ -97,20 +97,20 @@ describe('client.store against agentplane', () => {
   });
 
   it('refuses namespace labels with a period and bad bodies with 422, storing nothing', async () => {
-    const bad = await fetch(`${server.url}/store/items`, {
+    const bad = await server.fetch(`${server.url}/store/items`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ namespace: ['a.b'], key: 'k', value: {} }),
     });
     assert.equal(bad.status, 422);
-    const empty = await fetch(`${server.url}/store/items?namespace=a..b&key=k`);
+    const empty = await server.fetch(`${server.url}/store/items?namespace=a..b&key=k`);
     assert.equal(empty.status, 422);
     assert.deepEqual((await client.store.listNamespaces({ prefix: ['a.b'.split('.')[0]] })).namespaces, []);
   });
 
   it('refuses a ttl past any date (1e12 minutes) with 422, not 500, storing nothing; on threads too', async () => {
     const ns = ['huge-ttl', randomUUID()];
-    const put = await fetch(`${server.url}/store/items`, {
+    const put = await server.fetch(`${server.url}/store/items`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ namespace: ns, key: 'k', value: { text: 'x' }, ttl: 1e12 }),
@@ -123,20 +123,20 @@ describe('client.store against agentplane', () => {
     assert.deepEqual((await client.store.getItem(ns, 'long'))?.value, { text: 'kept' });
 
     const threadId = randomUUID();
-    const created = await fetch(`${server.url}/threads`, {
+    const created = await server.fetch(`${server.url}/threads`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ thread_id: threadId, ttl: { ttl: 1e12 } }),
     });
     assert.equal(created.status, 422, await created.text());
-    assert.equal((await fetch(`${server.url}/threads/${threadId}`)).status, 404);
+    assert.equal((await server.fetch(`${server.url}/threads/${threadId}`)).status, 404);
   });
 });
 
 describe('store items are kept apart per tenant when agent-server auth is on', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: testProject,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },
     });
@@ -144,8 +144,8 @@ describe('store items are kept apart per tenant when agent-server auth is on', (
   after(() => server.close());
 
   it("another tenant's items are invisible", async () => {
-    const a = new Client({ apiUrl: server.url, apiKey: 'key-a', callerOptions: { maxRetries: 0 } });
-    const b = new Client({ apiUrl: server.url, apiKey: 'key-b', callerOptions: { maxRetries: 0 } });
+    const a = new Client({ apiUrl: server.url, apiKey: 'key-a', callerOptions: { fetch: server.fetch, maxRetries: 0 } });
+    const b = new Client({ apiUrl: server.url, apiKey: 'key-b', callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     await a.store.putItem(['notes'], 'secret', { text: 'tenant a only' });
     assert.ok(await a.store.getItem(['notes'], 'secret'));
     assert.equal(await b.store.getItem(['notes'], 'secret'), null);

@@ -6,16 +6,16 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const fixture = (file: string, name: string) => `${path.join(ROOT, file)}:${name}`;
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 describe('shapes clients read', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: {
         graphs: {
           inside: fixture('test/fixtures/agent-server/graphs.ts', 'approvalInside'),
@@ -25,7 +25,7 @@ describe('shapes clients read', () => {
       },
       dataDir: null,
     });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
   });
   after(() => server.close());
 

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, type ThreadState } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 type Msg = { type: string; content: unknown; id?: string };
@@ -16,11 +16,11 @@ const transcript = (values: unknown) => messagesOf(values).map((m) => `${m.type}
 const lastText = (values: unknown) => transcript(values).at(-1);
 
 describe('client.threads against agentplane', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({ project: testProject });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    server = await inProcessApp({ project: testProject });
+    client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
   });
   after(() => server.close());
 

@@ -2,14 +2,14 @@
 // and every filter.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: listing deployments', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const ids: string[] = [];
   before(async () => {
-    server = await startTestServer({ env: { AGENTPLANE_PHASE_MS: '60000' } });
+    server = await inProcessApp({ env: { AGENTPLANE_PHASE_MS: '60000' } });
     // a deployment names a listener of its tenant
     const listener = await json(
       await server.api('/v2/listeners', {

@@ -1,12 +1,12 @@
 // A CI/CD pipeline played end to end against the real server, as upstream clients do it:
 // create → poll the latest revision until DEPLOYED → patch → poll → list → redeploy → delete.
 import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { failingBuildFlow, failingImageFlow, pipelineFlow } from '../../control-plane/support.ts';
 
 describe('control plane: a CI/CD pipeline', () => {
-  let server: TestServer;
-  before(async () => (server = await startTestServer()));
+  let server: InProcessApp;
+  before(async () => (server = await inProcessApp()));
   after(() => server.close());
 
   it('creates, deploys, patches, lists, redeploys and deletes a deployment', () => pipelineFlow(server.api));

@@ -2,12 +2,12 @@
 // with a detail naming the problem, and changes nothing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { create, dockerBody, githubBody, json, waitForRevision } from '../../control-plane/support.ts';
 
 describe('control plane: create rules', () => {
-  let server: TestServer;
-  before(async () => (server = await startTestServer()));
+  let server: InProcessApp;
+  before(async () => (server = await inProcessApp()));
   after(() => server.close());
 
   const rejected = async (body: unknown, status: number, pattern: RegExp) => {
@@ -127,10 +127,10 @@ describe('control plane: create rules', () => {
 });
 
 describe('control plane: patch, redeploy and delete rules', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let deployment: any;
   before(async () => {
-    server = await startTestServer();
+    server = await inProcessApp();
     deployment = await create(server.api, githubBody('patch-rules'));
     await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
   });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 
 const KEY = `lc-${randomUUID()}`;
 const TENANT = randomUUID();
@@ -25,9 +25,9 @@ interface Answer {
 }
 
 describe('listener credentials', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   before(async () => {
-    server = await startTestServer({ env: { AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}` } });
+    server = await inProcessApp({ env: { AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}` } });
   });
   after(() => server?.close());
 
@@ -37,7 +37,7 @@ describe('listener credentials', () => {
     if (creds.key) headers['x-api-key'] = creds.key;
     if (creds.token) headers['x-listener-token'] = creds.token;
     if (json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(server.url + pathname, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    const res = await server.fetch(server.url + pathname, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, text, headers: res.headers };
   };
@@ -87,7 +87,7 @@ describe('listener credentials', () => {
     }
     // neither the token nor anything that can be replayed as it lands on disk
     if (server.dataDir) {
-      await fetch(`${server.url}/ok`);
+      await server.fetch(`${server.url}/ok`);
       const files = fs.readdirSync(server.dataDir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
       for (const f of files) assert.ok(!fs.readFileSync(path.join(f.parentPath, f.name), 'utf8').includes(listener.token), `${f.name} holds the token`);
     }
@@ -103,7 +103,7 @@ describe('listener credentials', () => {
         assert.ok(!refused.text.includes(SECRET));
       }
       // an API key sent as a bearer token, or in the listener's own header, is no listener token either
-      const asBearer = await fetch(server.url + pathname, { method, headers: { authorization: `Bearer ${KEY}` } });
+      const asBearer = await server.fetch(server.url + pathname, { method, headers: { authorization: `Bearer ${KEY}` } });
       assert.equal(asBearer.status, 401);
       assert.equal((await call(method, pathname, { token: KEY }, json)).status, 401);
     }

@@ -2,12 +2,12 @@
 // (AGENTPLANE_PHASE_MS=60000), so nothing here depends on timing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: states before the deployer moves on', () => {
-  let server: TestServer;
-  before(async () => (server = await startTestServer({ env: { AGENTPLANE_PHASE_MS: '60000' } })));
+  let server: InProcessApp;
+  before(async () => (server = await inProcessApp({ env: { AGENTPLANE_PHASE_MS: '60000' } })));
   after(() => server.close());
 
   it('starts in AWAITING_DATABASE with a CREATING revision', async () => {

@@ -5,17 +5,17 @@
 // a deployment is shown carry the enforced securityContext.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../../support/server.ts';
 import { create, dockerBody, json } from '../../../control-plane/support.ts';
 import { REFUSED, at, container, naming, where } from '../../../control-plane/boundaryCases.ts';
 import { tenantBoundaryProblems } from '../../../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
 
 describe('tenant boundary', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let victim: any;
   let attacker: any;
   before(async () => {
-    server = await startTestServer();
+    server = await inProcessApp();
     victim = await create(server.api, { ...dockerBody('victim'), secrets: [{ name: 'TOKEN', value: 'victim-token' }] });
     attacker = await create(server.api, dockerBody('attacker'));
   });

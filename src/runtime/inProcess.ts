@@ -1,0 +1,94 @@
+// The in-process entry: a fetch-style `handle(Request) → Response` over the server's own
+// request listener, so a request answered here went through everything a request on the port
+// goes through (the pipeline: match, auth, body limits, validation, serialisation, the reply
+// check) without a socket. The request is injected with light-my-request, made for exactly
+// this (fastify's inject): a node IncomingMessage/ServerResponse pair with no socket, instead
+// of fake sockets written here. It is loaded on the first request, so a server's start does
+// not pay for it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+
+/** A node request listener (what `http.createServer` takes). */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Answers a Request as the server would answer it over HTTP, in process. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Statuses whose reply has no body (a Response refuses one for them). */
+const NO_BODY = new Set([204, 205, 304]);
+
+export function inProcessHandler(listener: RequestListener): FetchHandler {
+  return async (request) => {
+    const { default: inject } = await import('light-my-request');
+    const url = new URL(request.url);
+    const headers: Record<string, string | string[]> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+    const reply = await inject(listener as never, {
+      method: request.method as never,
+      url: url.pathname + url.search,
+      authority: url.host,
+      headers,
+      ...(payload ? { payload } : {}),
+      // a stream (SSE) is answered as it is written, not once it ends
+      payloadAsStream: true,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    const res = reply.raw.res as ServerResponse;
+    const stream = reply.stream();
+    // the client going away (its body cancelled, its request aborted) is the connection
+    // closing: the server's response closes, as on a socket, and a stream stops
+    const hangUp = () => {
+      if (!res.writableFinished) res.destroy();
+    };
+    stream.once('close', hangUp);
+    request.signal?.addEventListener('abort', hangUp, { once: true });
+    const replyHeaders = new Headers();
+    for (const [name, value] of Object.entries(reply.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) replyHeaders.append(name, String(one));
+    }
+    const bodyless = NO_BODY.has(reply.statusCode) || request.method === 'HEAD';
+    if (bodyless) stream.resume();
+    return new Response(bodyless ? null : webStream(stream), {
+      status: reply.statusCode,
+      statusText: reply.statusMessage,
+      headers: replyHeaders,
+    });
+  };
+}
+
+/**
+ * The reply's body as a web stream, read as the client reads it (paused while it does not).
+ * Not Readable.toWeb: on Node 20 it enqueued a chunk into a stream already closed, an error
+ * thrown out of the reply.
+ */
+function webStream(stream: Readable): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) stream.pause();
+      });
+      stream.once('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      stream.once('error', (err) => {
+        if (settled) return;
+        settled = true;
+        controller.error(err);
+      });
+    },
+    pull() {
+      stream.resume();
+    },
+    cancel() {
+      settled = true;
+      stream.destroy();
+    },
+  });
+}
