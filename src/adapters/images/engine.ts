@@ -135,6 +135,24 @@ export class ContainerEngine {
     }
   }
 
+  /**
+   * The ids of the images a filter matches (`images --quiet`), asked again when the listing
+   * failed because an image vanished while it was read: podman reads every image it lists,
+   * and one removed meanwhile (another deployment's delete, a build's cleanup) fails the whole
+   * listing "image not known" (CI of 2026-11-27: a deployment's delete beside a build test).
+   */
+  async listImages(filters: string[], options: { all?: boolean } = {}): Promise<string[]> {
+    const args = ['images', ...(options.all ? ['--all'] : []), '--quiet', ...filters.flatMap((f) => ['--filter', f])];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.run(args)).split('\n').filter(Boolean);
+      } catch (err) {
+        const vanished = err instanceof EngineError && VANISHED_DURING_BUILD.test(err.output);
+        if (!vanished || attempt >= BUILD_ATTEMPTS) throw err;
+      }
+    }
+  }
+
   /** Whether an image of this name or id is in the engine's local storage. */
   async hasImage(ref: string): Promise<boolean> {
     try {

@@ -83,8 +83,8 @@ describe('container deployer', () => {
     for (const id of made) {
       podman('pod', 'rm', '--force', '--ignore', `agentplane-${id}`);
       podman('volume', 'rm', '--force', `agentplane-${id}-data`);
-      removeImages(...podman('images', '--all', '--quiet', '--filter', `label=agentplane.deployment=${id}`).split('\n').filter(Boolean));
-      removeImages(...podman('images', '--quiet', '--filter', `reference=localhost/agentplane-deployment-${id}`).split('\n').filter(Boolean));
+      removeImages(...(await testEngine().listImages([`label=agentplane.deployment=${id}`], { all: true })));
+      removeImages(...(await testEngine().listImages([`reference=localhost/agentplane-deployment-${id}`])));
     }
     removeImages(v1, v2, broken);
     removeDeploymentUsers(`${data}-deployments`);

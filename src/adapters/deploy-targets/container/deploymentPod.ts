@@ -170,9 +170,9 @@ export async function removeDeployment(engine: ContainerEngine, deploymentId: st
   await removePod(engine, deploymentId);
   await engine.run(['volume', 'rm', '--force', volumeName(deploymentId)]).catch(() => undefined);
   const listed = await Promise.all([
-    engine.run(['images', '--quiet', '--filter', `reference=${deploymentImage(deploymentId, '*')}`]),
-    engine.run(['images', '--all', '--quiet', '--filter', `label=${LABELS.deployment}=${deploymentId}`]),
+    engine.listImages([`reference=${deploymentImage(deploymentId, '*')}`]),
+    engine.listImages([`label=${LABELS.deployment}=${deploymentId}`], { all: true }),
   ]);
-  const images = [...new Set(listed.join('\n').split('\n').filter(Boolean))];
+  const images = [...new Set(listed.flat())];
   if (images.length) await engine.run(['rmi', '--force', ...images]);
 }
