@@ -12,6 +12,7 @@ import { useSpanExporter } from '../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
 import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
 import type { RunEnded } from '../domain/agent/runEngine.ts';
+import { firstReadsKind } from '../domain/agent/runContext.ts';
 import type { AgentService } from '../domain/agent/service.ts';
 import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';
@@ -94,10 +95,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           memoryMb: config.runWorkerMemoryMb,
           stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
-          kindOf: (run) => {
-            const kind = graphs.get(run.graph_id)?.kind;
-            return kind === 'plain' ? 'plain' : kind === 'langgraph' || kind === 'factory' ? 'langgraph' : undefined;
-          },
+          kindOf: (run) => firstReadsKind(graphs.get(run.graph_id)?.kind),
           readFirst: deps.runBackend.firstReads,
           log: log.child({ area: 'run-workers' }),
         })

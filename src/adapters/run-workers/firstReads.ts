@@ -9,10 +9,9 @@ import { newestRootCheckpoint } from '../../domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { FirstReadsKind, KnownReads } from '../../domain/agent/runContext.ts';
 
-/** The kinds of graph whose first reads are known; undefined: none are read ahead. */
-export type FirstReadsKind = 'plain' | 'langgraph' | undefined;
+export type { FirstReadsKind } from '../../domain/agent/runContext.ts';
 
 /**
  * What tells two first reads apart: the plain head's and the newest checkpoint's ids (an id

@@ -10,7 +10,7 @@ import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
-import type { KnownReads, RunExecutorWithReads } from './runContext.ts';
+import { firstReadsKind, type KnownReads, type RunExecutorWithReads } from './runContext.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
@@ -198,8 +198,7 @@ class OwnerService implements AgentService {
 function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: ((threadId: string) => Promise<KnownReads>) | undefined): RunExecutor {
   if (!firstReads) return execute;
   return async (run, signal, publish, started) => {
-    const kind = graphs.get(run.graph_id)?.kind;
-    const reads = kind === 'plain' || kind === 'langgraph' || kind === 'factory';
+    const reads = firstReadsKind(graphs.get(run.graph_id)?.kind) !== undefined;
     return execute(run, signal, publish, started, reads ? await firstReads(run.thread_id).catch(() => ({})) : undefined);
   };
 }

@@ -4,7 +4,7 @@
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../ports/store.ts';
-import type { RunnableGraph } from './graphs.ts';
+import type { LoadedGraph, RunnableGraph } from './graphs.ts';
 import type { StoredHead } from './checkpointer.ts';
 import type { PlainCheckpointRecord, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
@@ -58,6 +58,14 @@ export interface KnownReads {
   plainHead?: PlainCheckpointRecord | null;
   /** The newest root LangGraph checkpoint with its pending writes. */
   newestCheckpoint?: StoredHead | null;
+}
+
+/** The kinds of graph whose first reads can be read ahead (see KnownReads); undefined: none are. */
+export type FirstReadsKind = 'plain' | 'langgraph' | undefined;
+
+/** Which first reads a run of this kind of graph makes: a plain function's head, or LangGraph's newest checkpoint (a factory's graph is LangGraph's). */
+export function firstReadsKind(kind: LoadedGraph['kind'] | undefined): FirstReadsKind {
+  return kind === 'plain' ? 'plain' : kind === 'langgraph' || kind === 'factory' ? 'langgraph' : undefined;
 }
 
 /** A RunExecutor that can be told what was read of the thread already (see KnownReads). */
