@@ -60,3 +60,15 @@ test(`at least ${(FLOOR * 100).toFixed(1)}% of the test files mirror the module 
     `${(share * 100).toFixed(1)}% of the test files mirror src/, below the ${(FLOOR * 100).toFixed(1)}% reached before: put a new test beside the module it tests`,
   );
 });
+
+// The separate suites are picked by their files' suffix (scripts/run-tests.ts), not their
+// folder: a test put in a suite's old folder without the suffix would run in `npm test`
+// (a container test on a machine without podman, a fault test of minutes).
+test("a test file in a suite's folder carries that suite's suffix", () => {
+  const suites = ['release', 'containers', 'faults', 'conformance', 'differential'];
+  const astray = testFiles().filter((f) => {
+    const suite = suites.find((s) => f.startsWith(`test/${s}/`));
+    return suite !== undefined && !f.endsWith(`.${suite}.test.ts`);
+  });
+  assert.deepEqual(astray, [], `name these *.<suite>.test.ts, or move them beside what they test: ${astray.join(', ')}`);
+});
