@@ -68,8 +68,8 @@ export async function startAgentplane(options: {
       ...options.env,
     },
     port,
-    // up means serving its graphs: a shipped graph's assistant (the server answers /ok before
-    // its graphs are loaded, so a start timed to /ok would not be the start a user waits for)
+    // up means serving its graphs: a shipped graph's assistant, the request a user waits for
+    // (the port opens before the graphs load; every request, /ok too, waits for them)
     probePath: process.env.BENCH_PROBE ?? `/assistants/${uuid5(BENCH_GRAPH)}`,
     probeHeaders: { 'x-api-key': key },
   });

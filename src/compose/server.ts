@@ -6,7 +6,6 @@ import type { ServerConfig } from '../runtime/config.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import { startHttpServer, type HttpServer } from '../runtime/server.ts';
 import { openBackend } from './backend.ts';
-import { healthHandler } from '../handlers/agent-server/system.ts';
 
 export type { AppFactory, AppFactoryDeps } from '../handlers/deps.ts';
 export type { Application, BackgroundModule } from '../runtime/application.ts';
@@ -36,8 +35,7 @@ export async function startServer(
     backend,
     async (deps) => createApp({ ...deps, store, coordination, runBackend: await backend.runBackend(), queries: backend.queries }),
     log,
-    // the liveness probe answers while the graphs load: it needs the store alone
-    { early: healthHandler(store), ...options },
+    options,
   );
   return { ...server, store };
 }

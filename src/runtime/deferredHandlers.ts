@@ -1,8 +1,8 @@
 // The handlers the HTTP pipeline is built on while the application is still being made: the
 // server listens before the project's graphs load (LangGraph and tsx are most of a start), so
 // a request that arrives meanwhile waits for the application and is then answered by its
-// handler, exactly as it would have been later. Only the operations given as `early` (the
-// liveness probe) answer at once, until the application's own handlers arrive.
+// handler, exactly as it would have been later. The health check waits as well: a 200 from
+// /ok means the server serves, its graphs loaded (deployers and readiness probes read it so).
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 
 export interface DeferredHandlers {
@@ -14,7 +14,7 @@ export interface DeferredHandlers {
   fail(err: unknown): void;
 }
 
-export function deferredHandlers(operationIds: readonly string[], early: HandlerRegistry = {}): DeferredHandlers {
+export function deferredHandlers(operationIds: readonly string[]): DeferredHandlers {
   let target: HandlerRegistry | undefined;
   let arrive!: (handlers: HandlerRegistry) => void;
   let fail!: (err: unknown) => void;
@@ -26,10 +26,8 @@ export function deferredHandlers(operationIds: readonly string[], early: Handler
   arrived.catch(() => undefined);
   const handlers: HandlerRegistry = {};
   for (const id of operationIds) {
-    const before = early[id];
     // after the arrival one property read and call more than the handler itself: no await added
-    const forward: OperationHandler = (request, ctx) =>
-      target ? target[id](request, ctx) : before ? before(request, ctx) : arrived.then((app) => app[id](request, ctx));
+    const forward: OperationHandler = (request, ctx) => (target ? target[id](request, ctx) : arrived.then((app) => app[id](request, ctx)));
     handlers[id] = forward;
   }
   return {

@@ -26,7 +26,6 @@ import path from 'node:path';
 import { createLogger, type Logger } from './logger.ts';
 import { createPipeline, type Admission, type TransportCall } from './pipeline.ts';
 import { deferredHandlers } from './deferredHandlers.ts';
-import type { HandlerRegistry } from './handler.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
 import { Metrics } from './metrics.ts';
@@ -59,8 +58,6 @@ export const IN_PROCESS_URL = 'http://agentplane.in-process';
 export type GrpcServing = { port: number } | { off: true } | { failed: string; named: boolean };
 
 export interface StartOptions {
-  /** Handlers that may answer while the application is being made (the liveness probe); every other operation waits for it. */
-  early?: HandlerRegistry;
   /**
    * false: no port is opened (nor gRPC); the server answers only through `handle`, in
    * process (tests of rules that need no socket). Its URL is IN_PROCESS_URL.
@@ -105,13 +102,13 @@ export async function startHttpServer(
   const replyValidators = new ResponseValidators(config.validateResponses ? (await loadResponseValidators()).http : undefined);
   const customAuth = config.project.auth?.path && !config.mock ? await loadCustomAuth(config.project.auth.path, projectDir) : undefined;
   // The port listens before the application is made (the project's graphs loaded: LangGraph
-  // and tsx are most of a start), and requests wait for it (deferredHandlers.ts); the liveness
-  // probe answers at once. Not with the project's own routes (http.app, loaded after the
+  // and tsx are most of a start), and requests wait for it (deferredHandlers.ts). Not with the project's own routes (http.app, loaded after the
   // application and in front of every route) nor in mock mode, whose application is quick.
   const listenFirst = !config.mock && !config.project.http?.app;
   const operationIds = [...controlPlaneIds, ...agentServerIds];
-  // with custom auth the probe waits too: the application's handlers are the ones it guards
-  const deferred = deferredHandlers(operationIds, customAuth ? {} : options.early);
+  // every operation waits for the application, the health check too: deployers and the
+  // Kubernetes readiness probe read a 200 from /ok as serving, its graphs loaded
+  const deferred = deferredHandlers(operationIds);
   let http: Server | undefined;
   /** A start that fails leaves the port closed and the store as it found it, unlocked. */
   const refuse = async (err: unknown): Promise<never> => {

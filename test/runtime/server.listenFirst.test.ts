@@ -1,6 +1,6 @@
-// The port listens before the project's graphs load (runtime/deferredHandlers.ts): the
-// liveness probe answers at once, and a request that needs a graph waits for them and is
-// answered as it would have been later. Sent the moment the port accepts a connection (long
+// The port listens before the project's graphs load (runtime/deferredHandlers.ts): a request
+// sent meanwhile, the health check too, waits for them and is answered as it would have been
+// later. Sent the moment the port accepts a connection (long
 // before the start line, which is logged once the graphs are loaded), a search for a shipped
 // graph's assistant must find it and a run of it must finish: a 404 or an empty list would
 // mean the lazy load raced the request.
@@ -62,12 +62,11 @@ test('a request for a shipped graph sent the moment the port listens waits for t
     await accepted(port, () => exited);
     const url = `http://127.0.0.1:${port}`;
     const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
-    // the probe answers before the graphs have loaded (the start line is logged once they have)
-    const ok = await fetch(`${url}/ok`);
-    assert.equal(ok.status, 200);
-    assert.deepEqual(await ok.json(), { ok: true });
+    // the port accepted before the graphs had loaded (the start line is logged once they have)
     assert.equal(started(), false, `the port listened only once the graphs had loaded:\n${out}`);
-    const [search, run] = await Promise.all([
+    const [ok, search, run] = await Promise.all([
+      // the health check waits as every request does: a 200 says the server serves (readiness)
+      fetch(`${url}/ok`),
       fetch(`${url}/assistants/search`, { method: 'POST', headers, body: JSON.stringify({ graph_id: 'echo' }) }),
       fetch(`${url}/runs/wait`, {
         method: 'POST',
@@ -75,6 +74,8 @@ test('a request for a shipped graph sent the moment the port listens waits for t
         body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'early' }] } }),
       }),
     ]);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { ok: true });
     assert.equal(search.status, 200, await search.clone().text());
     const assistants = (await search.json()) as { graph_id: string; assistant_id: string }[];
     assert.deepEqual(
