@@ -5,12 +5,23 @@
 // /ok means the server serves, its graphs loaded (deployers and readiness probes read it so).
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 
+/**
+ * What a request that waited for the application gets when it could not be made: the server
+ * is closing, so the caller is told so (a 503 naming the cause), not handed an internal error.
+ */
+export class StartFailed extends Error {
+  constructor(cause: unknown) {
+    super(`The server could not start: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StartFailed';
+  }
+}
+
 export interface DeferredHandlers {
   /** One handler per operation, forwarding to the application's once it has arrived. */
   handlers: HandlerRegistry;
   /** The application's handlers: from now on every operation is answered by them. */
   arrive(handlers: HandlerRegistry): void;
-  /** The application could not be made: requests waiting for it fail with this error. */
+  /** The application could not be made: requests waiting for it fail with StartFailed. */
   fail(err: unknown): void;
 }
 
@@ -20,7 +31,7 @@ export function deferredHandlers(operationIds: readonly string[]): DeferredHandl
   let fail!: (err: unknown) => void;
   const arrived = new Promise<HandlerRegistry>((resolve, reject) => {
     arrive = resolve;
-    fail = reject;
+    fail = (err) => reject(new StartFailed(err));
   });
   // a failed start closes the server; nobody need hear of the rejection but the waiting requests
   arrived.catch(() => undefined);

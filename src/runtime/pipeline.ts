@@ -25,6 +25,7 @@ import type { CorsHandler } from './cors.ts';
 import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from './customRoutes.ts';
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 import type { SocketDoor, SocketReply } from './socketDoor.ts';
+import { StartFailed } from './deferredHandlers.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -494,6 +495,13 @@ export function createPipeline(options: PipelineOptions) {
         // the store has logged the cause; nothing of the request was stored
         log.warn('request refused by the store', { operationId, method, path: pathname, status: refused.status });
         if (!res.headersSent) return send(res, refused);
+        return void res.end();
+      }
+      if (err instanceof StartFailed) {
+        // the start's failure is logged once, by the start; a waiting request only hears of it
+        const reply = httpError(503, err.message);
+        const startShape = operationId ? bound.get(operationId)?.operation.errors : undefined;
+        if (!res.headersSent) return send(res, startShape ? asGoogleRpc(reply, startShape) : reply);
         return void res.end();
       }
       log.error('unhandled error', { operationId, method, path: pathname, err });

@@ -114,8 +114,12 @@ export async function startHttpServer(
   const refuse = async (err: unknown): Promise<never> => {
     deferred.fail(err);
     if (http?.listening) {
+      const closed = new Promise<void>((resolve) => http!.close(() => resolve()));
+      // the requests that waited for the application are answered (a 503 naming the cause)
+      // before their connections go: their replies are written once the failure reaches them
+      await new Promise((resolve) => setImmediate(resolve));
       http.closeAllConnections();
-      await new Promise<void>((resolve) => http!.close(() => resolve()));
+      await closed;
     }
     await storage.close().catch(() => undefined);
     throw err;

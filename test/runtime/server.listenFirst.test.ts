@@ -8,6 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../support/server.ts';
 
@@ -86,6 +88,36 @@ test('a request for a shipped graph sent the moment the port listens waits for t
     assert.equal(run.status, 200, await run.clone().text());
     const state = (await run.json()) as { messages: { content: unknown }[] };
     assert.ok(JSON.stringify(state.messages).includes('early'), JSON.stringify(state));
+  } finally {
+    child.kill('SIGKILL');
+    await exit;
+  }
+});
+
+test('a request waiting for graphs that fail to load is told the server could not start (503 naming the cause), and the failure is not logged per request', async () => {
+  const port = await freePort();
+  const project = mkdtempSync(path.join(os.tmpdir(), 'listen-first-broken-'));
+  writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { missing: './nowhere.mjs:graph' } }));
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(project, 'agentplane.json')],
+    { cwd: project, env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_SCHEMA_WARMUP: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  let exited = false;
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => ((exited = true), resolve(code))));
+  try {
+    await accepted(port, () => exited);
+    // sent long before the graphs fail to load (a start takes seconds): it waits, and is answered before the port closes
+    const ok = await fetch(`http://127.0.0.1:${port}/ok`);
+    assert.equal(ok.status, 503, out);
+    const body = (await ok.json()) as { detail: string };
+    assert.match(body.detail, /^The server could not start: graph "missing": cannot import/);
+    assert.equal(await exit, 1, out);
+    assert.doesNotMatch(out, /unhandled error/, 'a waiting request logs no unhandled error');
+    assert.match(out, /graph "missing": cannot import/);
   } finally {
     child.kill('SIGKILL');
     await exit;

@@ -177,7 +177,7 @@ describe('container deployer', () => {
       );
       const failed = await waitForRealRevision(api, deploymentId, failing.latest_revision_id, controlPlane.output);
       assert.equal(failed.status, 'DEPLOY_FAILED');
-      assert.match(failed.status_message, /exited before it answered \/ok\.\n.*graph "missing": cannot import/);
+      assert.match(failed.status_message, /exited before it answered \/ok\.\n[\s\S]*graph "missing": cannot import/);
       assert.equal((await json(await api(`/v2/deployments/${deploymentId}`), 200)).active_revision_id, first.id);
       assert.equal(await ask(client, thread.thread_id, 'back'), 'v1: back / secret-greeting');
 
