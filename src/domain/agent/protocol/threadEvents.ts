@@ -10,9 +10,9 @@
 import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import type { RunRecord } from '../records.ts';
-import { framed, matchesFilter, PROTOCOL_LOG_EVENT, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
+import { framed, matchesFilter, PROTOCOL_LOG_EVENT, storedOfText, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
 import { listProtocolRuns, type SharedThreadRuns } from './sharedThreadRuns.ts';
-import { dataOf } from '../../../shared/jsonText.ts';
+import { JsonText } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
 
 export interface ThreadEventDeps {
@@ -107,7 +107,8 @@ async function* runEvents(
       present?.touch();
       const n = Number(entry.id);
       let stored: StoredProtocolEvent | undefined;
-      if (entry.event === PROTOCOL_LOG_EVENT) stored = dataOf(entry.data) as StoredProtocolEvent;
+      if (entry.event === PROTOCOL_LOG_EVENT)
+        stored = entry.data instanceof JsonText ? storedOfText(entry.data.text, entry.data.value) : (entry.data as StoredProtocolEvent);
       else if (entry.event === 'metadata' && n === 0)
         stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
       if (stored) yield framed(stored, base + 1 + n);
