@@ -1,18 +1,19 @@
 // One reader per thread (issue 67): the readers of a thread's protocol events (SSE
 // subscribers, WebSocket subscriptions) do not each read the runs' event logs. A thread that
 // has readers has one feed, which reads its events once (threadEvents.ts) and keeps the latest
-// of them, as made for the wire, in a bounded window; every reader takes its events from that
+// of them, as made for the wire, in a window bounded in events and in bytes; every reader takes its events from that
 // window at its own position. A reader that is behind the window — one that asked `since` an
 // event older than it, or one too slow to keep up — reads the logs by itself from where it is
 // (as every reader did before), and takes the window again once it has caught up with it. So
 // the feed never waits for a reader and holds no queue per reader; a replay and a reader's
 // resume are what they were. The feed stops when its last reader goes.
 import type { ProtocolEvent, EventFilter } from './events.ts';
-import { matchesFilter } from './events.ts';
+import { eventJson, matchesFilter } from './events.ts';
 import { threadLogEvents, type ThreadEventDeps } from './threadEvents.ts';
 
-/** How many of a thread's latest events its feed keeps for its readers. */
+/** How many of a thread's latest events its feed keeps for its readers, and at most how many bytes of their JSON. */
 export const FEED_WINDOW_EVENTS = 256;
+export const FEED_WINDOW_BYTES = 8 * 1024 * 1024;
 
 interface Feed {
   /** The window: the thread's events with seq in (from, last], in order. */
@@ -21,6 +22,8 @@ interface Feed {
   head: number;
   /** The window holds every event after this seq (the seq before its first). */
   from: number;
+  /** The length of the window's events' JSON. */
+  bytes: number;
   /** Readers waiting for the feed's next event. */
   waiters: (() => void)[];
   readers: number;
@@ -35,6 +38,7 @@ export class ThreadFeeds {
   constructor(
     private readonly deps: ThreadEventDeps,
     private readonly windowEvents = FEED_WINDOW_EVENTS,
+    private readonly windowBytes = FEED_WINDOW_BYTES,
   ) {}
 
   /** The owner's protocol events of the thread that `filter` lets through, after `filter.since`, for as long as the reader stays. */
@@ -52,7 +56,7 @@ export class ThreadFeeds {
     const key = `${owner}\u0000${threadId}`;
     let feed = this.feeds.get(key);
     if (!feed || feed.stopped) {
-      const made: Feed = { window: [], head: 0, from: since, waiters: [], readers: 0, stopped: false, stop: new AbortController() };
+      const made: Feed = { window: [], head: 0, from: since, bytes: 0, waiters: [], readers: 0, stopped: false, stop: new AbortController() };
       this.feeds.set(key, made);
       void this.run(key, made, threadId, owner);
       feed = made;
@@ -80,9 +84,15 @@ export class ThreadFeeds {
     try {
       for await (const event of threadLogEvents(this.deps, threadId, feed.from, { owner, signal: feed.stop.signal })) {
         feed.window.push(event);
-        if (feed.window.length > this.windowEvents) {
+        // its JSON is what every reader sends; its length bounds what the window holds
+        feed.bytes += eventJson(event).length;
+        let gone = 0;
+        while (feed.window.length - gone > 1 && (feed.window.length - gone > this.windowEvents || feed.bytes > this.windowBytes)) {
+          feed.bytes -= eventJson(feed.window[gone]!).length;
+          gone += 1;
+        }
+        if (gone > 0) {
           // the oldest go: a reader still before them reads them from the logs
-          const gone = feed.window.length - this.windowEvents;
           feed.from = feed.window[gone - 1]!.seq;
           feed.window.splice(0, gone);
           feed.head += gone;

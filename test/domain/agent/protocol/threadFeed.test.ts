@@ -17,7 +17,7 @@ const THREAD = 'thread-1';
 const all = new Set(['values', 'lifecycle', 'custom']);
 const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function setup(windowEvents?: number) {
+async function setup(windowEvents?: number, windowBytes?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const broker = new RunBroker();
@@ -31,7 +31,7 @@ async function setup(windowEvents?: number) {
     }
   };
   const threadRuns = new SharedThreadRuns(runs, broker);
-  const feeds = new ThreadFeeds({ runs, broker, threadRuns }, windowEvents);
+  const feeds = new ThreadFeeds({ runs, broker, threadRuns }, windowEvents, windowBytes);
   let seq = 0;
   /** A protocol run of `owner` queued on the thread and started; `publish` adds its events (values, then custom every tenth). */
   const run = async (owner = '') => {
@@ -135,6 +135,19 @@ describe("a thread's feed", () => {
     assert.ok(Date.now() - began < 150, 'the fast subscriber had every event while the slow one paused');
     assert.deepEqual(seqs(quick), range(1, 101));
     assert.deepEqual(seqs(await slow), range(1, 101));
+  });
+
+  it('keeps a window of large events small in bytes: a subscriber behind it reads the logs, missing nothing', async () => {
+    // each event's JSON is ~100 bytes: 300 bytes hold about three
+    const { feeds, run, entriesRead } = await setup(256, 300);
+    const a = await run();
+    const slow = subscribe(feeds, 41, { pauseMs: 100 });
+    const fast = subscribe(feeds, 41);
+    await tick();
+    a.publish(40);
+    assert.deepEqual(seqs(await fast), range(1, 41));
+    assert.deepEqual(seqs(await slow), range(1, 41));
+    assert.ok(entriesRead() > 60, `${entriesRead()} log entries read: the slow subscriber read the logs itself`);
   });
 
   it("an owner's feed holds only that owner's runs", async () => {
