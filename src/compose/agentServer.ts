@@ -17,6 +17,7 @@ import type { AgentService } from '../domain/agent/service.ts';
 import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';
 import { CronService } from '../domain/crons/cronService.ts';
+import { CollectionCrons } from '../adapters/embedded/collectionCrons.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
@@ -128,11 +129,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const serviceFor = servicesOf(domain, ownerOf);
   // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
   const crons = new CronService(
-    store,
+    deps.queries.crons ?? new CollectionCrons(store),
     (owner, id) => domain.forOwner(owner).assistants.resolve(id),
     async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
-    undefined,
-    deps.queries.crons,
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store

@@ -1,5 +1,6 @@
-// The named queries a backend answers itself (PostgreSQL in SQL, over its tables' columns and
-// indexes). An area whose entry is absent is queried over its collection (the embedded store).
+// The repositories and named queries a backend answers itself (PostgreSQL in SQL, over its
+// tables' columns and indexes). An area whose entry is absent is kept in its collection of the
+// embedded store (adapters/embedded/), which the composition root builds.
 import type { AssistantsRepository } from './assistantsRepository.ts';
 import type { CronsRepository } from './cronsRepository.ts';
 import type { DeploymentsRepository } from './deploymentsRepository.ts';
