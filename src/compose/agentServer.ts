@@ -22,6 +22,7 @@ import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../domain/memory/setup.ts';
+import { CollectionMemoryItems } from '../adapters/embedded/collectionMemoryItems.ts';
 import { webhookPoster } from '../adapters/webhooks/webhookTransport.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../domain/webhooks/webhookNotifier.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
@@ -80,7 +81,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
-  const memory = await createMemoryStore(store, config.project.store, baseDir, log);
+  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
   const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
