@@ -28,7 +28,7 @@ export const createApplication: AppFactory = async (deps) => {
     installAgentAuth(
       graphAuthentication({
         flows: controlPlane.agentAuth.flows,
-        runs: deps.store.collection('runs'),
+        runOwner: async (runId) => (await deps.store.collection<{ owner?: string }>('runs').get(runId))?.owner,
         tenant: agentAuth.graphTenant,
         baseUrl: () => publicUrl ?? projectApiUrl(),
       }),

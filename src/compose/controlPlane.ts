@@ -21,6 +21,8 @@ import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
 import { agentAuthHandlers } from '../handlers/control-plane/agentAuth.ts';
 import { createAgentAuth, type AgentAuth } from '../domain/control-plane/agentAuth/agentAuth.ts';
+import { CollectionAuthFlows } from '../adapters/embedded/collectionAuthFlows.ts';
+import { CollectionAuthTokens } from '../adapters/embedded/collectionAuthTokens.ts';
 import type { OAuthClient } from '../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
 import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
@@ -65,7 +67,8 @@ export async function createControlPlane(
   const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
     repo,
-    store: deps.store,
+    flows: new CollectionAuthFlows(deps.store),
+    tokens: new CollectionAuthTokens(deps.store),
     coordination: deps.coordination,
     oauth: adapters.oauth,
     tokenKey,
