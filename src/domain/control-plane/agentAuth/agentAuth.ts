@@ -51,7 +51,7 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
       'the auth service has stored tokens, kept encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
     );
   // secrets kept in clear (an earlier version, or no key then) are sealed now, before anything reads them
-  const sealed = await sealStoredSecrets({ list: () => repo.providers.list(), put: (id, record) => repo.providers.put(id, record) }, cipher);
+  const sealed = await sealStoredSecrets(repo.providers, cipher);
   if (sealed > 0) log.info('provider secrets sealed at rest', { count: sealed });
   const vault = cipher ? new TokenVault({ tokens, cipher, oauth: options.oauth, locks: repo.locks, provider: (id) => repo.providers.get(id), log }) : null;
   const flows = new AuthFlows({
