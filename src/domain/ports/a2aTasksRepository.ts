@@ -62,13 +62,14 @@ export interface A2ATasksRepository {
   list(contextId?: string): Promise<TaskRecord[]>;
   /** Stores a new task; rejects when its id is taken. */
   create(fields: NewTask): Promise<TaskRecord>;
-  /** Appends a run and the message that started it; undefined when the task is gone. */
+  /** Appends a run and the message that started it; resolves to the task after (undefined: there is none). */
   addRun(id: string, runId: string, message: Message): Promise<TaskRecord | undefined>;
   /** Records the run this task canceled through tasks/cancel. */
   markCanceled(id: string, runId: string): Promise<TaskRecord | undefined>;
   /**
    * Records the outcome of the task's current run, atomically: a stale run's outcome (not the
-   * last run, or recorded already) is ignored and resolves to undefined.
+   * last run, or recorded already) is ignored. Resolves to the task as stored after the call
+   * (undefined: there is none).
    */
   saveOutcome(id: string, outcome: TaskOutcome): Promise<TaskRecord | undefined>;
 }
