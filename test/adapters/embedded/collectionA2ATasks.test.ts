@@ -1,21 +1,13 @@
 // The A2A tasks and their push configs in a collection of the store, on both stores (on
 // PostgreSQL the collections are its tables): what A2ATasksRepository and PushConfigsRepository
 // promise the task service.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Message } from '../../../generated/a2a/types.gen.ts';
-import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { CollectionA2ATasks } from '../../../src/adapters/embedded/collectionA2ATasks.ts';
 import { CollectionPushConfigs } from '../../../src/adapters/embedded/collectionPushConfigs.ts';
-import type { Store } from '../../../src/domain/ports/store.ts';
 import type { TaskOutcome } from '../../../src/domain/ports/a2aTasksRepository.ts';
-import { freshDatabaseUrl } from '../../support/postgres.ts';
-
-const stores: Store[] = [];
-after(async () => {
-  for (const store of stores) await store.close();
-});
+import { BACKENDS, openStore } from '../../support/bothStores.ts';
 
 const message = (text: string) => ({ kind: 'message', messageId: text, role: 'user', parts: [{ kind: 'text', text }] }) as unknown as Message;
 const outcome = (runId: string): TaskOutcome => ({ runId, state: 'completed', reply: 'done', values: null, error: null, at: '2026-01-01T00:00:00.000Z' });
@@ -28,10 +20,9 @@ const newTask = (id: string, contextId = 'ctx-1') => ({
   message: message(`${id} hi`),
 });
 
-for (const backend of ['embedded', 'postgres'] as const) {
+for (const backend of BACKENDS) {
   const open = async () => {
-    const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
-    stores.push(store);
+    const store = await openStore(backend);
     return { tasks: new CollectionA2ATasks(store), configs: new CollectionPushConfigs(store) };
   };
 
