@@ -3,8 +3,7 @@
 // PostgreSQL the same collection is the deployments table, and pgDeployments.ts answers the
 // list in SQL instead.
 import type { Collection, Store } from '../../domain/ports/store.ts';
-import type { DeploymentRecord, DeploymentsRepository } from '../../domain/ports/controlPlaneRepository.ts';
-import type { DeploymentFilter } from '../../domain/ports/deploymentsRepository.ts';
+import type { DeploymentFilter, DeploymentRecord, DeploymentsRepository } from '../../domain/ports/controlPlaneRepository.ts';
 import { deploymentFilter } from '../../domain/control-plane/deploymentFilter.ts';
 import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
 

@@ -3,8 +3,7 @@
 // (pgTables.ts): the tenant, name, status, image version, deployment type and listener are
 // columns, so a page is read newest first through the tenant's index and filtered there, not
 // in Node.
-import type { DeploymentRecord } from '../../domain/ports/controlPlaneRepository.ts';
-import type { DeploymentFilter } from '../../domain/ports/deploymentsRepository.ts';
+import type { DeploymentFilter, DeploymentRecord } from '../../domain/ports/controlPlaneRepository.ts';
 import { CollectionDeployments } from '../embedded/collectionDeployments.ts';
 import type { PgStore } from './pgStore.ts';
 

@@ -1,6 +1,6 @@
 // The deployments list's filters as one test of a record: the embedded store's list applies
 // it to the tenant's records, and a list by ids to the deployments it names.
-import type { DeploymentFilter, FilteredDeployment } from '../ports/deploymentsRepository.ts';
+import type { DeploymentFilter, FilteredDeployment } from '../ports/controlPlaneRepository.ts';
 
 /** The list's filters as one test of a record (undefined: no filter). */
 export function deploymentFilter(query: DeploymentFilter): ((r: FilteredDeployment) => boolean) | undefined {

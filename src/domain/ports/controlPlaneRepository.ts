@@ -9,6 +9,7 @@ import type {
   AuthProvider,
   Deployment,
   DeploymentStatus,
+  ListDeploymentsQuery,
   Listener,
   RevisionStatus,
   Secret,
@@ -17,7 +18,6 @@ import type {
   SourceRevisionConfig,
 } from '../../../generated/control-plane/types.gen.ts';
 import type { Locks } from '../keyedLock.ts';
-import type { DeploymentFilter } from './deploymentsRepository.ts';
 
 /** The wire Deployment, minus the latest revision's settings, with real secret values. */
 export type DeploymentRecord = Omit<Deployment, 'source_config' | 'source_revision_config' | 'secrets'> & {
@@ -61,6 +61,17 @@ export interface ListenerRecord extends Listener {
   token_hash: string | null;
   /** `${tenant_id}/${compute_id}`, indexed: the per-tenant uniqueness check is one look-up. */
   tenant_compute: string;
+}
+
+/** The list's filters, as the request names them. */
+export type DeploymentFilter = Pick<ListDeploymentsQuery, 'name_contains' | 'status' | 'remote_reconciled' | 'image_version' | 'deployment_type'>;
+
+/** What the filters read of a deployment record (a DeploymentRecord). */
+export interface FilteredDeployment {
+  name: string;
+  status: string;
+  image_version?: string | null;
+  source_config: { listener_id: string | null; deployment_type?: string | null };
 }
 
 /** One record of an atomic write (putDeployment, putRevision in control-plane/records.ts). */
