@@ -100,7 +100,17 @@ test('a request waiting for graphs that fail to load is told the server could no
   writeFileSync(path.join(project, 'agentplane.json'), JSON.stringify({ graphs: { missing: './nowhere.mjs:graph' } }));
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory', '--port', String(port), '--host', '127.0.0.1', '--config', path.join(project, 'agentplane.json')],
+    [
+      path.join(ROOT, 'bin/agentplane.js'),
+      'serve',
+      '--memory',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--config',
+      path.join(project, 'agentplane.json'),
+    ],
     { cwd: project, env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: '', AGENTPLANE_SCHEMA_WARMUP: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
