@@ -1,0 +1,87 @@
+// Few files in `npm test` open a port of agentplane (issue 66: at most 15). A test of a rule
+// answers through the in-process entry (test/support/server.ts inProcessApp, the SDKs given its
+// fetch); a server on a socket is kept for what the socket is: WebSocket upgrades, a process
+// started, stopped or killed, replicas, OAuth redirects back to the server, the port itself.
+// SERVING lists the files that may start one, each with why; a new one must say why here, and
+// one that stops starting a server must leave the list, so the count cannot creep back.
+//
+// A file starts a server when it calls a helper that opens a port (test/support's
+// startTestServer, serveWithClient, dashboardFixture, spawnServer, startDev), calls
+// startServer/startHttpServer without `listen: false`, or spawns the CLI's serve or dev.
+// Ports that are not agentplane's (a fake OAuth server, a webhook receiver, an SSE writer on a
+// bare node server) are not counted.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The goal of issue 66. */
+const GOAL = 15;
+
+/** The npm test files that may start a server, and why they need its socket. */
+const SERVING: Record<string, string> = {};
+
+/** The suites `npm test` leaves out, by their files' suffix (scripts/run-tests.ts). */
+const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
+
+/** The files `npm test` runs (scripts/run-tests.ts with no flag), relative to the repository. */
+function npmTestFiles(dir = 'test'): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const p = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === 'fixtures' || e.name === 'node_modules' ? [] : npmTestFiles(p);
+    if (!p.endsWith('.test.ts')) return [];
+    const suite = /\.([^.]+)\.test\.ts$/.exec(e.name)?.[1];
+    return suite && SUITES.includes(suite) ? [] : [p];
+  });
+}
+
+/** The helpers of test/support that open a port of agentplane. */
+const HELPERS = /\b(startTestServer|serveWithClient|dashboardFixture|spawnServer|startDev)\(/;
+
+/** The argument text of each call of `name(` in `source` (up to its closing parenthesis). */
+function callsOf(source: string, name: string): string[] {
+  const calls: string[] = [];
+  const opening = new RegExp(`\\b${name}\\(`, 'g');
+  for (let m = opening.exec(source); m; m = opening.exec(source)) {
+    let depth = 1;
+    let i = m.index + m[0].length;
+    for (; i < source.length && depth > 0; i++) depth += source[i] === '(' ? 1 : source[i] === ')' ? -1 : 0;
+    calls.push(source.slice(m.index + m[0].length, i - 1));
+  }
+  return calls;
+}
+
+/** Whether a test file's source starts a server on a port. */
+export function startsServer(source: string): boolean {
+  const code = source.replace(/^\s*\/\/.*$/gm, '');
+  if (HELPERS.test(code)) return true;
+  if (['startServer', 'startHttpServer'].some((name) => callsOf(code, name).some((args) => !/\blisten: false\b/.test(args)))) return true;
+  // the CLI started as a user starts it
+  return /bin\/agentplane\.js'\),\s*'(serve|dev)'/.test(code);
+}
+
+test('the rule reads what starts a server', () => {
+  assert.ok(startsServer('const s = await startTestServer({ mock: true });'));
+  assert.ok(startsServer('served = serveWithClient({});'));
+  assert.ok(startsServer("startServer(loadConfig(['--port', '0']), createApplication, log)"));
+  assert.ok(startsServer("spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory'])"));
+  assert.ok(!startsServer("startServer(loadConfig(['--port', '0']), createApplication, log, { listen: false })"));
+  assert.ok(!startsServer('const app = await inProcessApp({ mock: true });'));
+  assert.ok(!startsServer("execFileSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'init', dir])"));
+  assert.ok(!startsServer('// before, it called startTestServer() here'));
+});
+
+test(`at most ${GOAL} files in npm test start a server, each listed with why`, () => {
+  // the architecture tests read sources (this one names the helpers), they start nothing
+  const files = npmTestFiles().filter((f) => !f.startsWith('test/architecture/'));
+  assert.ok(files.length > 100, `only ${files.length} test files found: the walk is wrong`);
+  const serving = files.filter((f) => startsServer(fs.readFileSync(path.join(ROOT, f), 'utf8'))).sort();
+  console.log(`${serving.length} of ${files.length} files in npm test start a server:\n  ${serving.join('\n  ')}`);
+  const unlisted = serving.filter((f) => !(f in SERVING));
+  assert.deepEqual(unlisted, [], `these start a server: answer through inProcessApp (test/support/server.ts), or list them in SERVING with why`);
+  const stale = Object.keys(SERVING).filter((f) => !serving.includes(f));
+  assert.deepEqual(stale, [], 'these no longer start a server (or are gone): take them off SERVING');
+  assert.ok(serving.length <= GOAL, `${serving.length} files start a server, over the goal of ${GOAL}`);
+});
