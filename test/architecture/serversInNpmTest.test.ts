@@ -6,7 +6,7 @@
 // one that stops starting a server must leave the list, so the count cannot creep back.
 //
 // A file starts a server when it calls a helper that opens a port (test/support's
-// startTestServer, serveWithClient, dashboardFixture, spawnServer, startDev), calls
+// startTestServer, dashboardFixture, spawnServer, startDev), calls
 // startServer/startHttpServer without `listen: false`, or spawns the CLI's serve or dev.
 // Ports that are not agentplane's (a fake OAuth server, a webhook receiver, an SSE writer on a
 // bare node server) are not counted.
@@ -38,7 +38,7 @@ function npmTestFiles(dir = 'test'): string[] {
 }
 
 /** The helpers of test/support that open a port of agentplane. */
-const HELPERS = /\b(startTestServer|serveWithClient|dashboardFixture|spawnServer|startDev)\(/;
+const HELPERS = /\b(startTestServer|dashboardFixture|spawnServer|startDev)\(/;
 
 /** The argument text of each call of `name(` in `source` (up to its closing parenthesis). */
 function callsOf(source: string, name: string): string[] {
@@ -64,7 +64,6 @@ export function startsServer(source: string): boolean {
 
 test('the rule reads what starts a server', () => {
   assert.ok(startsServer('const s = await startTestServer({ mock: true });'));
-  assert.ok(startsServer('served = serveWithClient({});'));
   assert.ok(startsServer("startServer(loadConfig(['--port', '0']), createApplication, log)"));
   assert.ok(startsServer("spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--memory'])"));
   assert.ok(!startsServer("startServer(loadConfig(['--port', '0']), createApplication, log, { listen: false })"));
