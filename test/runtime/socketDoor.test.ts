@@ -187,6 +187,37 @@ describe('a socket is held to the caps of a request', () => {
     }
   });
 
+  it("the protocol's subscriptions take a slot as the route does: one over the cap is resource_exhausted, and unsubscribing gives it back", async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      const thread = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const { thread_id } = (await thread.json()) as { thread_id: string };
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/threads/${thread_id}/stream/events`);
+      await once(socket, 'open');
+      const replies: Record<string, unknown>[] = [];
+      socket.on('message', (data) => replies.push(JSON.parse(String(data)) as Record<string, unknown>));
+      const ask = async (id: number, method: string, params: Record<string, unknown>) => {
+        socket.send(JSON.stringify({ id, method, params }));
+        for (let i = 0; i < 200 && !replies.some((r) => r.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        return replies.find((r) => r.id === id) as { type: string; error?: string; result?: { subscription_id: string } };
+      };
+      const first = await ask(1, 'subscription.subscribe', { channels: ['values'] });
+      assert.equal(first.type, 'success');
+      assert.equal((await ask(2, 'subscription.subscribe', { channels: ['values'] })).error, 'resource_exhausted');
+      assert.equal((await ask(3, 'subscription.unsubscribe', { subscription_id: first.result!.subscription_id })).type, 'success');
+      let third = await ask(4, 'subscription.subscribe', { channels: ['values'] });
+      // the slot comes back when the route's response has closed, a moment after the unsubscribe
+      for (let id = 5; third.type !== 'success' && id < 50; id++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        third = await ask(id, 'subscription.subscribe', { channels: ['values'] });
+      }
+      assert.equal(third.type, 'success');
+      socket.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a socket that subscribes to nothing and sends nothing is closed once idle; one with a subscription stays', async () => {
     const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_SOCKET_IDLE_SECONDS: '1' } });
     try {
