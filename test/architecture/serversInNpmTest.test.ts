@@ -1,4 +1,4 @@
-// Few files in `npm test` open a port of agentplane (issue 66: at most 15). A test of a rule
+// Few files in `npm test` open a port of agentplane (issue 66: at most 15; CEILING below). A test of a rule
 // answers through the in-process entry (test/support/server.ts inProcessApp, the SDKs given its
 // fetch); a server on a socket is kept for what the socket is: WebSocket upgrades, a process
 // started, stopped or killed, replicas, OAuth redirects back to the server, the port itself.
@@ -17,11 +17,25 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The goal of issue 66. */
-const GOAL = 15;
+/** How many may: the count reached (36 before the move to the in-process entry; issue 66's goal is at most 15). Lower it as files move. */
+const CEILING = 13;
 
 /** The npm test files that may start a server, and why they need its socket. */
-const SERVING: Record<string, string> = {};
+const SERVING: Record<string, string> = {
+  'test/adapters/postgres/pgMigrations.test.ts': 'the CLI started on a database too new for it exits 1 before listening, as an operator sees it',
+  'test/domain/agent/olderLangGraph.versions.test.ts': '`agentplane dev` runs projects pinned to older LangGraph releases with their own node_modules',
+  'test/handlers/a2a/bindings.test.ts': "the A2A gRPC binding, driven by the SDK's gRPC client, is served on a port of its own",
+  'test/handlers/a2a/bindings.input.test.ts': 'bad input over the A2A gRPC binding (a port of its own) beside HTTP+JSON',
+  'test/handlers/agent-server/protocol.replicas.test.ts': 'two replicas on one PostgreSQL, each a server',
+  'test/handlers/agent-server/protocol.threadStream.test.ts': "the SDK's threads.stream() over the protocol WebSocket (an upgrade) as well as SSE",
+  'test/runtime/customRoutes.test.ts': "http.app middleware passes API calls on to the server's port, and a webhook that is a path reaches it there",
+  'test/runtime/devDataDir.test.ts': '`agentplane dev` started in a project folder: where its data goes',
+  'test/runtime/project.test.ts': "`agentplane serve` started in a project's folder, its env file applied to the process",
+  'test/runtime/server.listenFirst.test.ts': 'the port opens before the graphs load: what it answers meanwhile',
+  'test/runtime/server.shutdown.test.ts': 'a stop while clients hold streams and WebSockets: going-away frames, kept-alive connections',
+  'test/runtime/socketDoor.test.ts': 'the protocol WebSocket: upgrades refused or accepted, frames, caps, idle sockets',
+  'test/sdk/auth.graph.test.ts': "the connected graph's auth calls reach the server through its port (loopback)",
+};
 
 /** The suites `npm test` leaves out, by their files' suffix (scripts/run-tests.ts). */
 const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
@@ -72,7 +86,7 @@ test('the rule reads what starts a server', () => {
   assert.ok(!startsServer('// before, it called startTestServer() here'));
 });
 
-test(`at most ${GOAL} files in npm test start a server, each listed with why`, () => {
+test(`at most ${CEILING} files in npm test start a server, each listed with why`, () => {
   // the architecture tests read sources (this one names the helpers), they start nothing
   const files = npmTestFiles().filter((f) => !f.startsWith('test/architecture/'));
   assert.ok(files.length > 100, `only ${files.length} test files found: the walk is wrong`);
@@ -82,5 +96,5 @@ test(`at most ${GOAL} files in npm test start a server, each listed with why`, (
   assert.deepEqual(unlisted, [], `these start a server: answer through inProcessApp (test/support/server.ts), or list them in SERVING with why`);
   const stale = Object.keys(SERVING).filter((f) => !serving.includes(f));
   assert.deepEqual(stale, [], 'these no longer start a server (or are gone): take them off SERVING');
-  assert.ok(serving.length <= GOAL, `${serving.length} files start a server, over the goal of ${GOAL}`);
+  assert.ok(Object.keys(SERVING).length <= CEILING, `${Object.keys(SERVING).length} files may start a server, over the ceiling of ${CEILING}`);
 });

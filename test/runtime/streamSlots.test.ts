@@ -61,7 +61,11 @@ describe('caps on open streams', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('retry-after'), '5');
     assert.match(((await refused.json()) as { detail: string }).detail, /Too many open streams for this client \(2, AGENTPLANE_MAX_STREAMS_PER_CLIENT\)/);
-    assert.deepEqual(await (await server.fetch(`${server.url}/threads/${threadA}/runs`, { headers: headers('key-a') })).json(), [], 'the refused stream made no run');
+    assert.deepEqual(
+      await (await server.fetch(`${server.url}/threads/${threadA}/runs`, { headers: headers('key-a') })).json(),
+      [],
+      'the refused stream made no run',
+    );
 
     // B is its own client: one stream is within its cap and fills the total (3); the next is the total's refusal
     assert.equal((await join('key-b', threadB)).res.status, 200);

@@ -124,7 +124,11 @@ describe('agent auth on the embedded default, no settings', () => {
   // directory, as `npm start` does; the graph reaches the auth service through the server's port
   before(async () => {
     const dataDir = tempDir();
-    server = await startTestServer({ dataDir, env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
+    server = await startTestServer({
+      dataDir,
+      env: { AGENTPLANE_API_KEYS: '' },
+      project: { graphs: { connected: './examples/graphs/connected.ts:connected' } },
+    });
     // the provider registered with the key the server printed
     const key = (JSON.parse(fs.readFileSync(path.join(dataDir, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
     const github = {

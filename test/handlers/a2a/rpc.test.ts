@@ -404,9 +404,16 @@ describe('a path that names no assistant', () => {
     const { operations } = await import('../../../generated/agent-server/operations.gen.ts');
     const documented = Object.keys(operations.find((o) => o.operationId === 'a2aRpc')!.responses);
     // fetch (and a URL string) folds %2E away as a dot-segment: the raw path is sent as a raw HTTP client sends it
-    const res = await server.handle(new Request(`${server.url}/a2a/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }) }), {
-      rawPath: '/a2a/%2E',
-    });
+    const res = await server.handle(
+      new Request(`${server.url}/a2a/x`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }),
+      }),
+      {
+        rawPath: '/a2a/%2E',
+      },
+    );
     const [status, body] = [res.status, await res.text()];
     assert.equal(status, 422);
     assert.ok(documented.includes(String(status)), `a2aRpc documents ${documented.join(', ')}, not ${status}`);

@@ -118,7 +118,11 @@ describe('generative UI (langgraph.json ui)', () => {
   it('the tags name the host the page reached: its Host, or what a trusted proxy forwarded, not the configured public URL', async () => {
     /** The script's src for a request with these headers (a Host among them, sent as a raw HTTP client sends it). */
     const scriptSrc = async (headers: Record<string, string>) => {
-      const res = await server.fetch('/ui/my-agent', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'weather' }) });
+      const res = await server.fetch('/ui/my-agent', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ name: 'weather' }),
+      });
       const text = await res.text();
       return /<script src="([^"]+)"/.exec(text)?.[1] ?? text;
     };
@@ -237,7 +241,8 @@ describe('generative UI with agent-server auth on', () => {
     const server = await inProcessApp({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
       assert.equal(
-        (await server.fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' })).status,
+        (await server.fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' }))
+          .status,
         401,
       );
       assert.equal((await server.api('/ui/my-agent', { method: 'POST', json: { name: 'weather' } })).status, 200);
