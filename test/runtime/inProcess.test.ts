@@ -26,7 +26,7 @@ test('a raw request target reaches the pipeline as sent, and the Host a client s
   const resolved = await app.handle(new Request(`${app.url}/docs/assets/..`));
   assert.equal(resolved.status, 200);
   await resolved.body?.cancel();
-  const raw = await app.handle(new Request(`${app.url}/docs/assets/`), { rawPath: '/docs/assets/..' });
+  const raw = await app.handle(new Request(`${app.url}/ok`), { rawPath: '/docs/assets/..' });
   assert.equal(raw.status, 404);
   await raw.body?.cancel();
   const card = (await (await app.fetch('/.well-known/agent-card.json?assistant_id=echo', { headers: { host: 'agents.example:8443' } })).json()) as {
