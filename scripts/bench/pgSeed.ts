@@ -17,7 +17,7 @@ import { expectStatus, type Agentplane } from './agentplane.ts';
 import { deploymentBody } from './http.ts';
 import { delay } from './proc.ts';
 
-/** The tables of the collections of src/domain/control-plane/records.ts. */
+/** The tables of the control plane's collections (src/adapters/embedded/collectionControlPlane.ts). */
 const DEPLOYMENTS = 'agentplane_deployments';
 const REVISIONS = 'agentplane_revisions';
 /**

@@ -17,10 +17,12 @@ import type { AgentService } from '../domain/agent/service.ts';
 import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';
 import { CronService } from '../domain/crons/cronService.ts';
+import { CollectionCrons } from '../adapters/embedded/collectionCrons.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../domain/memory/setup.ts';
+import { CollectionMemoryItems } from '../adapters/embedded/collectionMemoryItems.ts';
 import { webhookPoster } from '../adapters/webhooks/webhookTransport.ts';
 import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../domain/webhooks/webhookNotifier.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
@@ -79,7 +81,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
-  const memory = await createMemoryStore(store, config.project.store, baseDir, log);
+  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
   const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
@@ -128,11 +130,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const serviceFor = servicesOf(domain, ownerOf);
   // a cron acts for its owner: its assistant and thread are the owner's, and so are its runs
   const crons = new CronService(
-    store,
+    deps.queries.crons ?? new CollectionCrons(store),
     (owner, id) => domain.forOwner(owner).assistants.resolve(id),
     async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
-    undefined,
-    deps.queries.crons,
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store

@@ -11,6 +11,8 @@ import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from './controlPlane.ts';
 import { createAgentServer } from './agentServer.ts';
 import { createA2A } from '../handlers/a2a/index.ts';
+import { CollectionA2ATasks } from '../adapters/embedded/collectionA2ATasks.ts';
+import { CollectionPushConfigs } from '../adapters/embedded/collectionPushConfigs.ts';
 import { a2aBindings, servedInterfaces } from '../handlers/a2a/bindings.ts';
 import { OAuth4WebApiClient } from '../adapters/oauth/oauth4webapiClient.ts';
 import { graphAuthentication } from '../domain/control-plane/agentAuth/graphAuthentication.ts';
@@ -26,14 +28,20 @@ export const createApplication: AppFactory = async (deps) => {
     installAgentAuth(
       graphAuthentication({
         flows: controlPlane.agentAuth.flows,
-        runs: deps.store.collection('runs'),
+        runOwner: async (runId) => (await deps.store.collection<{ owner?: string }>('runs').get(runId))?.owner,
         tenant: agentAuth.graphTenant,
         baseUrl: () => publicUrl ?? projectApiUrl(),
       }),
     );
   }
   const agentServer = await createAgentServer(deps);
-  const a2a = await createA2A(deps, agentServer.serviceFor, agentServer.ownerOf, { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort) });
+  const a2a = await createA2A(
+    deps,
+    { tasks: new CollectionA2ATasks(deps.store), pushConfigs: new CollectionPushConfigs(deps.store) },
+    agentServer.serviceFor,
+    agentServer.ownerOf,
+    { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort) },
+  );
   const bindings = a2aBindings(a2a.v1.scope, agentServer.serviceFor, deps.config.project);
   // `satisfies` makes the compiler check completeness here as well as in each area
   const handlers = { ...controlPlane.handlers, ...agentServer.handlers, ...a2a.handlers, ...bindings.handlers } satisfies Handlers<RequestContext>;

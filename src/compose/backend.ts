@@ -23,7 +23,7 @@ export interface Backend extends ServerStorage {
    * process on the embedded store. Called once, when the agent server is built.
    */
   runBackend(): Promise<AgentDomainOptions['runBackend']>;
-  /** The searches, counts and lists answered in SQL on PostgreSQL; none on the embedded store. */
+  /** The repositories and queries answered in SQL on PostgreSQL; none on the embedded store (compose builds those over its collections). */
   readonly queries: BackendQueries;
 }
 

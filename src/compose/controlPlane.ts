@@ -17,10 +17,13 @@ import type { Logger } from '../runtime/logger.ts';
 import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
 import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';
-import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
+import type { ControlPlaneRepository } from '../domain/control-plane/records.ts';
+import { CollectionControlPlane } from '../adapters/embedded/collectionControlPlane.ts';
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
 import { agentAuthHandlers } from '../handlers/control-plane/agentAuth.ts';
 import { createAgentAuth, type AgentAuth } from '../domain/control-plane/agentAuth/agentAuth.ts';
+import { CollectionAuthFlows } from '../adapters/embedded/collectionAuthFlows.ts';
+import { CollectionAuthTokens } from '../adapters/embedded/collectionAuthTokens.ts';
 import type { OAuthClient } from '../domain/ports/oauthClient.ts';
 import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
 import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
@@ -45,9 +48,9 @@ export async function createControlPlane(
   adapters: ControlPlaneAdapters,
 ): Promise<{ handlers: ControlPlaneHandlers<RequestContext>; modules: BackgroundModule[]; agentAuth: AgentAuth }> {
   // on PostgreSQL the deployments list runs in SQL; the embedded store's over its collection
-  const repo = new ControlPlaneRepository(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
+  const repo = new CollectionControlPlane(deps.store, { run: (key, work) => deps.coordination.serialize(`cp:${key}`, work) }, deps.queries.deployments);
   deps.metrics.gauge('agentplane_deployments', 'Deployments by status.', ['status'], () =>
-    Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.count({ where: { status } }) }))),
+    Promise.all(DEPLOYMENT_STATUSES.map(async (status) => ({ labels: { status }, value: await repo.deployments.countWithStatus(status) }))),
   );
   const { dataDir } = deps.config;
   const remoteLogs = new RemoteLogFiles(() =>
@@ -65,7 +68,8 @@ export async function createControlPlane(
   const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
     repo,
-    store: deps.store,
+    flows: new CollectionAuthFlows(deps.store),
+    tokens: new CollectionAuthTokens(deps.store),
     coordination: deps.coordination,
     oauth: adapters.oauth,
     tokenKey,

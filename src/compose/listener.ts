@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ListenerComputeType, ListenerWithToken } from '../../generated/control-plane/types.gen.ts';
-import { ControlPlaneRepository } from '../domain/control-plane/records.ts';
+import { CollectionControlPlane } from '../adapters/embedded/collectionControlPlane.ts';
 import { chooseRevisionEngine } from './controlPlane.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -61,7 +61,7 @@ export async function runListener(options: ListenerOptions, config: ServerConfig
     throw err;
   });
   const listenerId = client.id;
-  const mirror = new ControlPlaneRepository(store);
+  const mirror = new CollectionControlPlane(store);
   const deployer = await chooseRevisionEngine({ config, log }, mirror);
   await deployer.start();
   const reconciler = new Reconciler(mirror, deployer, client, log.child({ listener_id: listenerId }));

@@ -13,7 +13,10 @@ export interface AppFactoryDeps extends ServerDeps {
   coordination: Coordination;
   /** The run claims and event logs: through PostgreSQL shared with the other replicas, else in process. */
   runBackend: AgentDomainOptions['runBackend'];
-  /** The searches, counts and lists the backend answers itself (PostgreSQL: in SQL); none on the embedded store. */
+  /**
+   * The repositories and queries the backend keeps itself (PostgreSQL: in SQL); none on the
+   * embedded store, where the composition root builds them over its collections.
+   */
   queries: BackendQueries;
 }
 

@@ -5,6 +5,7 @@
 // socket; every deploy target lives in adapters/deploy-targets/<target>/, the composition root
 // alone makes the revision engine, and image builds do not reach back into the targets. The run
 // engine is made in one place and called directly: no class in front of it passes its methods on.
+// No domain service holds the store's generic Collection<T>: each takes its aggregate's repository port.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -75,6 +76,34 @@ test('the domain imports no file, process, thread, network, Kubernetes, esbuild,
     return [...specifiers.filter((s) => MACHINERY.test(s)), ...calls].map((s) => `${file} → ${s}`);
   });
   assert.deepEqual(offenders, []);
+});
+
+/**
+ * Whether a source names the store's generic `Collection<T>` (comments left out): a domain
+ * service takes a repository port that speaks its aggregate (issue 66 point 3), and only the
+ * implementations in src/adapters/embedded/ and src/adapters/postgres/ hold collections.
+ */
+const namesCollection = (source: string) => /\bCollection</.test(source.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ''));
+
+test('no domain file names Collection<T>: each aggregate has its repository port (the agent area is next)', () => {
+  // src/domain/agent/ still takes collections (threads, runs, checkpoints: the next round of
+  // issue 66 point 3), and ports/store.ts defines Collection<T> for it; both leave this list then
+  const notYet = (file: string) => file.startsWith('src/domain/agent/') || file === 'src/domain/ports/store.ts';
+  const domainFiles = sources().filter((file) => file.startsWith('src/domain/') && !notYet(file));
+  assert.ok(domainFiles.length > 100, `domain files found: ${domainFiles.length}`);
+  assert.deepEqual(
+    domainFiles.filter((file) => namesCollection(fs.readFileSync(path.join(ROOT, file), 'utf8'))),
+    [],
+  );
+});
+
+test('the Collection<T> check finds one in a service and not in a comment', () => {
+  assert.equal(namesCollection('class CronService {\n  private readonly crons: Collection<CronRecord>;\n}'), true);
+  assert.equal(
+    namesCollection("import type { Collection, Store } from '../ports/store.ts';\nconst c: Collection<{ id: string }> = store.collection('x');"),
+    true,
+  );
+  assert.equal(namesCollection('// takes a repository, never a Collection<T>\nclass CronService {}'), false);
 });
 
 test('handlers import no adapter or composition root', () => {

@@ -1,6 +1,8 @@
-// The crons' named queries in SQL over agentplane_crons (pgTables.ts): scope, assistant,
-// thread, enabled, due time and metadata are columns.
-import type { CronFilter, CronRecord, CronSortField, CronsRepository } from '../../domain/ports/cronsRepository.ts';
+// The crons on PostgreSQL: kept in the crons table through the store's collection, as on the
+// embedded store, with the searches, counts and due crons in SQL over agentplane_crons
+// (pgTables.ts), where scope, assistant, thread, enabled, due time and metadata are columns.
+import type { CronFilter, CronRecord, CronSortField } from '../../domain/ports/cronsRepository.ts';
+import { CollectionCrons } from '../embedded/collectionCrons.ts';
 import type { PgStore } from './pgStore.ts';
 import { metadataEquals } from './pgSql.ts';
 
@@ -15,10 +17,12 @@ const SORT_COLUMNS: Record<CronSortField, string> = {
   end_time: 'end_time',
 };
 
-export class PgCrons implements CronsRepository {
-  constructor(private readonly store: PgStore) {}
+export class PgCrons extends CollectionCrons {
+  constructor(private readonly store: PgStore) {
+    super(store);
+  }
 
-  async search(filter: CronFilter, page: { sortBy: CronSortField; order: 'asc' | 'desc'; offset: number; limit: number }): Promise<CronRecord[]> {
+  override async search(filter: CronFilter, page: { sortBy: CronSortField; order: 'asc' | 'desc'; offset: number; limit: number }): Promise<CronRecord[]> {
     const { where, params } = conditions(filter);
     // the embedded store sorts a missing value as '': first ascending, last descending
     const direction = page.order === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
@@ -29,13 +33,13 @@ export class PgCrons implements CronsRepository {
     );
   }
 
-  async count(filter: CronFilter): Promise<number> {
+  override async count(filter: CronFilter): Promise<number> {
     const { where, params } = conditions(filter);
     const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM agentplane_crons WHERE ${where}`, params);
     return Number(rows[0].n);
   }
 
-  due(): Promise<CronRecord[]> {
+  override due(): Promise<CronRecord[]> {
     return this.docs('SELECT doc FROM agentplane_crons WHERE enabled AND next_run_date IS NOT NULL ORDER BY seq', []);
   }
 

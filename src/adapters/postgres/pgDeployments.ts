@@ -1,14 +1,18 @@
-// The deployments' list in SQL over agentplane_deployments (pgTables.ts): the tenant, name,
-// status, image version, deployment type and listener are columns, so a page is read newest
-// first through the tenant's index and filtered there, not in Node.
-import type { DeploymentRecord } from '../../domain/control-plane/records.ts';
-import type { DeploymentFilter, DeploymentsRepository } from '../../domain/ports/deploymentsRepository.ts';
+// The deployments on PostgreSQL: kept in the deployments table through the store's
+// collection, as on the embedded store, with the list in SQL over agentplane_deployments
+// (pgTables.ts): the tenant, name, status, image version, deployment type and listener are
+// columns, so a page is read newest first through the tenant's index and filtered there, not
+// in Node.
+import type { DeploymentFilter, DeploymentRecord } from '../../domain/ports/controlPlaneRepository.ts';
+import { CollectionDeployments } from '../embedded/collectionDeployments.ts';
 import type { PgStore } from './pgStore.ts';
 
-export class PgDeployments implements DeploymentsRepository<DeploymentRecord> {
-  constructor(private readonly store: PgStore) {}
+export class PgDeployments extends CollectionDeployments {
+  constructor(private readonly store: PgStore) {
+    super(store);
+  }
 
-  async newestFirst(tenantId: string, filter: DeploymentFilter, page: { offset: number; limit: number }): Promise<DeploymentRecord[]> {
+  override async newestFirst(tenantId: string, filter: DeploymentFilter, page: { offset: number; limit: number }): Promise<DeploymentRecord[]> {
     const { sql, params } = deploymentListSql(tenantId, filter, page);
     const { rows } = await this.store.query<{ doc: DeploymentRecord }>(sql, params);
     return rows.map((r) => r.doc);

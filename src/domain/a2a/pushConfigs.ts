@@ -4,62 +4,24 @@
 // rules (`webhooks.url`), as a run's webhook must.
 import { randomUUID } from 'node:crypto';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection, Store } from '../ports/store.ts';
+import type { PushAuthentication, PushConfig, PushConfigsRepository } from '../ports/pushConfigsRepository.ts';
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { taskNotFound } from './failures.ts';
 import type { A2ATaskService } from './taskService.ts';
 
-export interface PushAuthentication {
-  scheme: string;
-  credentials?: string;
-}
-
-export interface PushConfig {
-  id: string;
-  taskId: string;
-  url: string;
-  token?: string;
-  authentication?: PushAuthentication;
-  createdAt: string;
-}
+export type { PushAuthentication, PushConfig };
 
 export type PushConfigInput = Pick<PushConfig, 'url'> & Partial<Pick<PushConfig, 'id' | 'token' | 'authentication'>>;
 
 /** Configs a task may hold: each is a POST per run end, and a tenant's task should not fan out without bound. */
 export const MAX_PUSH_CONFIGS_PER_TASK = 10;
 
-export class PushConfigStore {
-  private readonly configs: Collection<PushConfig>;
-
-  constructor(store: Store) {
-    this.configs = store.collection<PushConfig>('a2a_push_configs', { indexes: ['taskId'] });
-  }
-
-  private static key = (taskId: string, id: string) => `${taskId}/${id}`;
-
-  get(taskId: string, id: string): Promise<PushConfig | undefined> {
-    return this.configs.get(PushConfigStore.key(taskId, id));
-  }
-
-  list(taskId: string): Promise<PushConfig[]> {
-    return this.configs.list({ where: { taskId } });
-  }
-
-  put(config: PushConfig): Promise<void> {
-    return this.configs.put(PushConfigStore.key(config.taskId, config.id), config);
-  }
-
-  delete(taskId: string, id: string): Promise<boolean> {
-    return this.configs.delete(PushConfigStore.key(taskId, id));
-  }
-}
-
 /** The push configs of the tasks one caller sees (through its A2ATaskService). */
 export class TaskPushConfigs {
   constructor(
     private readonly tasks: A2ATaskService,
-    private readonly store: PushConfigStore,
+    private readonly store: PushConfigsRepository,
     /** Why a webhook may not go to this URL (the project's webhook rules), or null. */
     readonly urlProblem: (url: string) => string | null,
   ) {}

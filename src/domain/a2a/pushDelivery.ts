@@ -7,13 +7,13 @@ import type { RunEnded } from '../agent/runEngine.ts';
 import type { Task } from '../../../generated/a2a/types.gen.ts';
 import type { WebhookDelivery } from '../webhooks/webhookNotifier.ts';
 import type { Logger } from '../ports/logger.ts';
-import type { PushConfigStore } from './pushConfigs.ts';
+import type { PushConfigsRepository } from '../ports/pushConfigsRepository.ts';
 import { A2ATaskService, currentRun } from './taskService.ts';
-import type { TaskStore } from './taskStore.ts';
+import type { A2ATasksRepository } from '../ports/a2aTasksRepository.ts';
 
 export interface PushDeliveryDeps {
-  tasks: TaskStore;
-  configs: PushConfigStore;
+  tasks: A2ATasksRepository;
+  configs: PushConfigsRepository;
   /** The agent server as the task's owner sees it. */
   agentFor(owner: string): AgentService;
   send(delivery: WebhookDelivery): void;

@@ -20,7 +20,7 @@ import { dataOf } from '../../shared/jsonText.ts';
 import { fail, ok, type FailureKind, type Outcome } from '../outcome.ts';
 import { isTerminal, lastN, latestReply, resumeCommand, taskState, toA2AHistory, toRunInput } from './convert.ts';
 import { taskEnded, taskNotCancelable, taskNotFound } from './failures.ts';
-import type { TaskOutcome, TaskRecord, TaskStore } from './taskStore.ts';
+import type { A2ATasksRepository, TaskOutcome, TaskRecord } from '../ports/a2aTasksRepository.ts';
 
 /** How a message naming a task continues it; the A2A 0.3 endpoint keeps both off (see docs/a2a.md). */
 export interface FollowUpRules {
@@ -62,7 +62,7 @@ export class A2ATaskService {
   constructor(
     /** The agent server as the same owner sees it. */
     private readonly agent: AgentService,
-    private readonly tasks: TaskStore,
+    private readonly tasks: A2ATasksRepository,
     private readonly owner: string,
     /** The caller's identity under the project's custom auth: tasks are kept apart by it too (undefined: none). */
     private readonly user?: string,

@@ -29,6 +29,7 @@ import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import { CollectionRuns } from './collectionRuns.ts';
 import { SharedThreadRuns } from './protocol/sharedThreadRuns.ts';
+import { ThreadFeeds } from './protocol/threadFeed.ts';
 
 export interface AgentDomainOptions {
   store: Store;
@@ -144,8 +145,9 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     return found;
   };
   const runsDeps = { store, runs, queries: runQueries, threads, engine, claims, broker, stateReader, locks };
-  // one per server: every owner's readers of a thread share its listing
-  const protocolDeps = { runs, threads, broker, threadRuns: new SharedThreadRuns(runs, broker) };
+  // one per server: every owner's readers of a thread share its listing, and its feed
+  const threadRuns = new SharedThreadRuns(runs, broker);
+  const protocolDeps = { runs, threads, broker, threadRuns, feeds: new ThreadFeeds({ runs, broker, threadRuns }) };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
     return new OwnerService(assistants, ownThreads, owner, caller, runsDeps, protocolDeps);

@@ -28,12 +28,12 @@ function urlsRefused(fields: Parameters<typeof providerUrlProblems>[0], rules: P
 const key = (tenantId: string, providerId: string) => `${tenantId}/${providerId}`;
 
 async function find(repo: ControlPlaneRepository, tenantId: string, providerId: string): Promise<Outcome<ProviderRecord, 'not_found'>> {
-  const [record] = await repo.providers.list({ where: { tenant_provider: key(tenantId, providerId) }, limit: 1 });
+  const record = await repo.providers.named(key(tenantId, providerId));
   return record ? ok(record) : providerNotFound(providerId);
 }
 
 export async function listAuthProviders(repo: ControlPlaneRepository, tenantId: string): Promise<AuthProvider[]> {
-  const records = await repo.providers.list({ where: { tenant_id: tenantId } });
+  const records = await repo.providers.ofTenant(tenantId);
   return records.sort((a, b) => (a.provider_id < b.provider_id ? -1 : a.provider_id > b.provider_id ? 1 : 0)).map(toAuthProvider);
 }
 
@@ -79,7 +79,7 @@ export async function addProvider(
   if (refused) return refused;
   const tenantProvider = key(tenantId, fields.provider_id);
   return repo.locks.run(`provider:${tenantProvider}`, async () => {
-    if ((await repo.providers.count({ where: { tenant_provider: tenantProvider } })) > 0) {
+    if (await repo.providers.named(tenantProvider)) {
       return conflict(`Provider ID ${fields.provider_id} already exists.`);
     }
     const now = timestamp();
@@ -92,7 +92,7 @@ export async function addProvider(
       created_at: now,
       updated_at: now,
     });
-    await repo.providers.put(record.id, record);
+    await repo.providers.put(record);
     return ok(toAuthProvider(record));
   });
 }
@@ -116,7 +116,7 @@ export async function patchAuthProvider(
     const found = await find(repo, tenantId, providerId);
     if (!found.ok) return found;
     const next: ProviderRecord = sealSecret(rules.cipher, { ...found.value, ...definedFields(body), updated_at: timestamp() });
-    await repo.providers.put(next.id, next);
+    await repo.providers.put(next);
     return ok(toAuthProvider(next));
   });
 }

@@ -15,7 +15,7 @@ import { deepFreeze } from '../freeze.ts';
 import { putDeployment, putRevision, type ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';
-import { deploymentFilter } from './collectionDeployments.ts';
+import { deploymentFilter } from './deploymentFilter.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
@@ -85,7 +85,7 @@ export async function createDeployment(
 
   const tenantName = `${tenantId}/${body.name}`;
   return repo.locks.run(`name:${tenantName}`, async () => {
-    if ((await repo.deployments.count({ where: { tenant_name: tenantName } })) > 0) {
+    if (await repo.deployments.nameTaken(tenantName)) {
       return conflict(`A deployment named ${body.name} already exists.`);
     }
     const now = timestamp();
@@ -118,7 +118,7 @@ export async function createDeployment(
     };
     const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
     const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
-    await repo.store.write([putDeployment(stored), putRevision(revision)]);
+    await repo.write([putDeployment(stored), putRevision(revision)]);
     logDeploymentCreated(log, stored, revision);
     deployer.submit(revision);
     return ok(toDeployment(stored, revision));
@@ -126,7 +126,7 @@ export async function createDeployment(
 }
 
 export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<Deployment, 'not_found'>> {
-  const record = await repo.deploymentOf(tenantId, id);
+  const record = await repo.deployments.ofTenant(tenantId, id);
   if (!record) return deploymentNotFound(id);
   return ok(await deploymentView(repo, record));
 }
@@ -139,14 +139,14 @@ export async function listDeployments(repo: ControlPlaneRepository, tenantId: st
   let records: DeploymentRecord[];
   if (query.deployment_ids) {
     const ids = [...new Set(query.deployment_ids.toLowerCase().split(','))];
-    const found = await Promise.all(ids.map((id) => repo.deploymentOf(tenantId, id)));
+    const found = await Promise.all(ids.map((id) => repo.deployments.ofTenant(tenantId, id)));
     const filter = deploymentFilter(query);
     records = found
       .filter((r): r is DeploymentRecord => r !== undefined && (!filter || filter(r)))
       .sort((a, b) => (a.created_at < b.created_at ? 1 : -1))
       .slice(offset, offset + limit);
   } else {
-    records = await repo.queries.newestFirst(tenantId, query, { offset, limit });
+    records = await repo.deployments.newestFirst(tenantId, query, { offset, limit });
   }
   const resources = await deploymentViews(repo, records);
   return { resources, offset: offset + resources.length };
@@ -160,7 +160,7 @@ export async function deleteDeployment(
   force: boolean,
 ): Promise<Outcome<void, 'not_found' | 'invalid'>> {
   return repo.locks.run(id, async () => {
-    const current = await repo.deploymentOf(tenantId, id);
+    const current = await repo.deployments.ofTenant(tenantId, id);
     if (!current) return deploymentNotFound(id);
     if (force) {
       if (current.status !== 'AWAITING_DELETE') return invalid('force is only allowed for a deployment in AWAITING_DELETE; delete it without force first.');
@@ -169,7 +169,7 @@ export async function deleteDeployment(
       return ok(undefined);
     }
     if (current.status === 'AWAITING_DELETE') return ok(undefined);
-    await repo.deployments.put(id, { ...current, status: 'AWAITING_DELETE', updated_at: timestamp() });
+    await repo.deployments.put({ ...current, status: 'AWAITING_DELETE', updated_at: timestamp() });
     logDeploymentStatus(log, current, 'AWAITING_DELETE');
     deployer.retire(id);
     return ok(undefined);

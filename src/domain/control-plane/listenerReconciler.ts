@@ -44,7 +44,7 @@ export class Reconciler {
       }
     }
     // deleted for good on the control plane (forced): taken down here too
-    for (const mine of await this.mirror.deployments.list()) {
+    for (const mine of await this.mirror.deployments.all()) {
       if (!assigned.has(mine.id) && mine.status !== 'AWAITING_DELETE') await this.retire(mine);
     }
   }
@@ -61,7 +61,7 @@ export class Reconciler {
     const deployment = await this.mirror.locks.run(id, async () => {
       const current = await this.mirror.deployments.get(id);
       const next = mirrored(assignment, current);
-      if (next !== current) await this.mirror.store.write([putDeployment(next)]);
+      if (next !== current) await this.mirror.write([putDeployment(next)]);
       return next;
     });
     for (const revision of assignment.revisions) await this.take(deployment, revision);
@@ -74,7 +74,7 @@ export class Reconciler {
     const mine = await this.mirror.revisions.get(wanted.id);
     if (mine) {
       if (wanted.status === 'SKIPPED' && NOT_STARTED.has(mine.status)) {
-        await this.mirror.locks.run(deployment.id, () => this.mirror.revisions.put(mine.id, { ...mine, status: 'SKIPPED', updated_at: timestamp() }));
+        await this.mirror.locks.run(deployment.id, () => this.mirror.revisions.put({ ...mine, status: 'SKIPPED', updated_at: timestamp() }));
       }
       return;
     }
@@ -97,14 +97,14 @@ export class Reconciler {
       },
       redeploy_of: wanted.redeploy_of,
     };
-    await this.mirror.store.write([putRevision(revision)]);
+    await this.mirror.write([putRevision(revision)]);
     if (fresh) this.deployer.submit(revision);
   }
 
   private async retire(mine: DeploymentRecord): Promise<void> {
     await this.mirror.locks.run(mine.id, async () => {
       const current = await this.mirror.deployments.get(mine.id);
-      if (current) await this.mirror.store.write([putDeployment({ ...current, status: 'AWAITING_DELETE', updated_at: timestamp() })]);
+      if (current) await this.mirror.write([putDeployment({ ...current, status: 'AWAITING_DELETE', updated_at: timestamp() })]);
     });
     this.deployer.retire(mine.id);
   }
@@ -140,7 +140,7 @@ export class Reconciler {
   private async sendLogs(assignment: ListenerAssignment): Promise<void> {
     const deployment = await this.mirror.deployments.get(assignment.deployment_id);
     if (!deployment) return;
-    for (const mine of await this.mirror.revisionsOf(deployment.id)) {
+    for (const mine of await this.mirror.revisions.ofDeployment(deployment.id)) {
       await this.sendLog(mine, 'build');
       if (mine.id === deployment.active_revision_id || (!isFinished(mine.status) && mine.status !== 'CREATING')) await this.sendLog(mine, 'deploy');
     }

@@ -39,7 +39,7 @@ export async function listenerHeartbeat({ repo }: ListenerDeps, { listenerId, to
     const found = await listenerByToken(repo, listenerId, token);
     if (!found.ok) return found;
     const next = { ...found.value, status: 'CONNECTED' as const, last_heard_at: timestamp() };
-    await repo.listeners.put(listenerId, next);
+    await repo.listeners.put(next);
     return ok(next);
   });
   if (!heard.ok) return heard;
@@ -49,7 +49,7 @@ export async function listenerHeartbeat({ repo }: ListenerDeps, { listenerId, to
 }
 
 async function assignmentOf(repo: ControlPlaneRepository, deployment: DeploymentRecord): Promise<ListenerAssignment> {
-  const revisions = (await repo.revisionsOf(deployment.id)).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  const revisions = (await repo.revisions.ofDeployment(deployment.id)).sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
   return {
     deployment_id: deployment.id,
     name: deployment.name,
@@ -77,7 +77,7 @@ async function assigned(
   revisionId: string,
 ): Promise<Outcome<{ revision: RevisionRecord; deployment: DeploymentRecord }, 'not_found'>> {
   const revision = await repo.revisions.get(revisionId);
-  const deployment = revision && (await repo.deploymentOf(listener.tenant_id, revision.deployment_id));
+  const deployment = revision && (await repo.deployments.ofTenant(listener.tenant_id, revision.deployment_id));
   if (!revision || !deployment || deployment.source_config.listener_id !== listener.id) return revisionNotFound(revisionId);
   return ok({ revision, deployment });
 }
@@ -115,7 +115,7 @@ export async function reportRevisionStatus(
     const unchanged =
       next.status === revision.status && next.status_message === revision.status_message && sha === revision.source_revision_config.repo_commit_sha;
     if (unchanged && !deploymentNext) return ok(toRevision(revision));
-    await repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
+    await repo.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
     logTransition(log, revision, next, { before: deployment, after: deploymentNext });
     return ok(toRevision(next));
   });
@@ -162,7 +162,7 @@ export async function reportDeploymentRemoved(
   const listener = await listenerByToken(repo, call.listenerId, call.token);
   if (!listener.ok) return listener;
   return repo.locks.run(deploymentId, async () => {
-    const deployment = await repo.deploymentOf(listener.value.tenant_id, deploymentId);
+    const deployment = await repo.deployments.ofTenant(listener.value.tenant_id, deploymentId);
     if (!deployment || deployment.source_config.listener_id !== call.listenerId) return deploymentNotFound(deploymentId);
     if (deployment.status !== 'AWAITING_DELETE') return invalid(`Deployment ID ${deploymentId} is not being deleted.`);
     await repo.remove(deploymentId);

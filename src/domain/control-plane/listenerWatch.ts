@@ -48,14 +48,14 @@ export class ListenerWatch implements BackgroundModule {
   private async markLost(): Promise<void> {
     const cutoff = Date.now() - this.timeoutMs;
     if (this.watchingSince >= cutoff) return;
-    for (const listener of await this.repo.listeners.list({ where: { status: 'CONNECTED' } })) {
+    for (const listener of await this.repo.listeners.withStatus('CONNECTED')) {
       if (listener.last_heard_at && Date.parse(listener.last_heard_at) >= cutoff) continue;
       const lost = await this.repo.locks.run(`listener:${listener.id}`, async () => {
         const now = await this.repo.listeners.get(listener.id);
         // heard from meanwhile, or gone
         if (!now || now.status !== 'CONNECTED' || (now.last_heard_at && Date.parse(now.last_heard_at) >= cutoff)) return null;
         const next: ListenerRecord = { ...now, status: 'DISCONNECTED', updated_at: timestamp() };
-        await this.repo.listeners.put(now.id, next);
+        await this.repo.listeners.put(next);
         return next;
       });
       if (!lost) continue;
@@ -74,10 +74,10 @@ export class ListenerWatch implements BackgroundModule {
       if (!current || current.status === 'AWAITING_DELETE') return;
       const now = timestamp();
       const message = `Listener ${listener.id} has not been heard from since ${listener.last_heard_at ?? 'it registered'}; the status is unknown until it reports again.`;
-      const revisions = (await this.repo.revisionsOf(current.id)).filter((r) => inDoubtWhenLost(r.status));
+      const revisions = (await this.repo.revisions.ofDeployment(current.id)).filter((r) => inDoubtWhenLost(r.status));
       const deploymentNext: DeploymentRecord = { ...current, status: 'UNKNOWN', updated_at: now };
       const revisionsNext = revisions.map((r) => ({ ...r, status: 'UNKNOWN' as const, status_message: message, updated_at: now }));
-      await this.repo.store.write([putDeployment(deploymentNext), ...revisionsNext.map(putRevision)]);
+      await this.repo.write([putDeployment(deploymentNext), ...revisionsNext.map(putRevision)]);
       revisions.forEach((r, i) => logTransition(this.log, r, revisionsNext[i]));
       logDeploymentStatus(this.log, current, 'UNKNOWN');
     });

@@ -32,12 +32,12 @@ export async function listenerOf(repo: ControlPlaneRepository, tenantId: string,
 
 /** The tenant's deployments a listener reconciles (those naming it in `source_config.listener_id`). */
 export function deploymentsOfListener(repo: ControlPlaneRepository, tenantId: string, listenerId: string): Promise<DeploymentRecord[]> {
-  return repo.deployments.list({ where: { tenant_id: tenantId }, filter: (d) => d.source_config.listener_id === listenerId });
+  return repo.deployments.ofListener(tenantId, listenerId);
 }
 
 export async function listListeners(repo: ControlPlaneRepository, tenantId: string, query: ListListenersQuery): Promise<ListenerList> {
   const offset = query.offset ?? 0;
-  const records = await repo.listeners.list({ where: { tenant_id: tenantId }, reverse: true, offset, limit: query.limit ?? 20 });
+  const records = await repo.listeners.newestFirst(tenantId, { offset, limit: query.limit ?? 20 });
   return { resources: records.map(toListener), offset: offset + records.length };
 }
 
@@ -50,7 +50,7 @@ export async function getListener(repo: ControlPlaneRepository, tenantId: string
 export async function createListener(repo: ControlPlaneRepository, tenantId: string, body: ListenerCreate): Promise<Outcome<ListenerWithToken, 'conflict'>> {
   const tenantCompute = `${tenantId}/${body.compute_id}`;
   return repo.locks.run(`listener:${tenantCompute}`, async () => {
-    if ((await repo.listeners.count({ where: { tenant_compute: tenantCompute } })) > 0) {
+    if (await repo.listeners.computeTaken(tenantCompute)) {
       return conflict(`A listener with compute_id ${body.compute_id} already exists.`);
     }
     const now = timestamp();
@@ -69,7 +69,7 @@ export async function createListener(repo: ControlPlaneRepository, tenantId: str
       updated_at: now,
       token_hash: hash,
     };
-    await repo.listeners.put(record.id, record);
+    await repo.listeners.put(record);
     return ok(withToken(record, token));
   });
 }
@@ -84,7 +84,7 @@ export async function patchListener(repo: ControlPlaneRepository, tenantId: stri
       ...(body.compute_config !== undefined ? { compute_config: { k8s_namespaces: body.compute_config.k8s_namespaces ?? null } } : {}),
       updated_at: timestamp(),
     };
-    await repo.listeners.put(id, next);
+    await repo.listeners.put(next);
     return ok(toListener(next));
   });
 }
@@ -96,7 +96,7 @@ export async function rotateListenerToken(repo: ControlPlaneRepository, tenantId
     if (!found.ok) return found;
     const { token, hash } = issueToken();
     const next: ListenerRecord = { ...found.value, token_hash: hash, updated_at: timestamp() };
-    await repo.listeners.put(id, next);
+    await repo.listeners.put(next);
     return ok(withToken(next, token));
   });
 }

@@ -2,9 +2,8 @@
 // point the deployment at it and supersede revisions that have not started yet.
 import { randomUUID } from 'node:crypto';
 import type { SourceRevisionConfig } from '../../../generated/control-plane/types.gen.ts';
-import type { WriteOp } from '../ports/store.ts';
 import { NOT_STARTED } from './revisionStateMachine.ts';
-import { putDeployment, putRevision, type DeploymentRecord, type RevisionRecord } from './records.ts';
+import { putDeployment, putRevision, type DeploymentRecord, type RecordWrite, type RevisionRecord } from './records.ts';
 
 export function firstRevision(deployment: DeploymentRecord, config: Required<SourceRevisionConfig>): RevisionRecord {
   return {
@@ -26,7 +25,7 @@ export interface NewRevision {
   deployment: DeploymentRecord;
   /** The revisions that had not started and are SKIPPED now. */
   skipped: RevisionRecord[];
-  ops: WriteOp[];
+  ops: RecordWrite[];
 }
 
 /** `deployment` already carries the other changes of the request; `now` is its updated_at. */

@@ -26,7 +26,7 @@ export async function patchDeployment(
   body: DeploymentPatch,
 ): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
   return repo.locks.run(id, async () => {
-    const current = await repo.deploymentOf(tenantId, id);
+    const current = await repo.deployments.ofTenant(tenantId, id);
     if (!current) return deploymentNotFound(id);
     if (current.status === 'AWAITING_DELETE') return invalid(`Deployment ID ${id} is being deleted and cannot be updated.`);
     if (body.name !== undefined && body.name !== current.name) return invalid('name cannot be changed after creation.');
@@ -73,12 +73,12 @@ export async function patchDeployment(
     if (!needsRevision) {
       if (same(changed.source_config, current.source_config)) return ok(await deploymentView(repo, current));
       const stored = { ...changed, updated_at: timestamp() };
-      await repo.store.write([putDeployment(stored)]);
+      await repo.write([putDeployment(stored)]);
       return ok(toDeployment(stored, latest));
     }
-    const siblings = await repo.revisionsOf(id);
+    const siblings = await repo.revisions.ofDeployment(id);
     const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
-    await repo.store.write(plan.ops);
+    await repo.write(plan.ops);
     logRevisionCreated(log, plan.revision, plan.skipped);
     deployer.submit(plan.revision);
     return ok(toDeployment(plan.deployment, plan.revision));

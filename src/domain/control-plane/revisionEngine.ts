@@ -118,17 +118,17 @@ class EngineTerm {
   async resume(): Promise<void> {
     // what was serving before the restart serves again first, then unfinished work continues
     if (this.target.restore) {
-      for (const deployment of await this.repo.deployments.list({ where: { status: 'READY' } })) {
+      for (const deployment of await this.repo.deployments.withStatus('READY')) {
         if (deployment.active_revision_id) this.jobs.enqueue(deployment.id, () => this.restore(deployment.id));
       }
     }
     const unfinished: RevisionRecord[] = [];
-    for (const status of UNFINISHED) unfinished.push(...(await this.repo.revisions.list({ where: { status } })));
+    for (const status of UNFINISHED) unfinished.push(...(await this.repo.revisions.withStatus(status)));
     // a deployment's revision that had started goes on before those that wait for it
     const rank = (r: RevisionRecord) => (IN_PROGRESS.has(r.status) ? 0 : 1);
     unfinished.sort((a, b) => rank(a) - rank(b) || a.created_at.localeCompare(b.created_at));
     for (const revision of unfinished) this.submit(revision);
-    for (const deployment of await this.repo.deployments.list({ where: { status: 'AWAITING_DELETE' } })) this.retire(deployment.id);
+    for (const deployment of await this.repo.deployments.withStatus('AWAITING_DELETE')) this.retire(deployment.id);
   }
 
   async stop(): Promise<void> {
@@ -238,7 +238,7 @@ class EngineTerm {
           : revision.source_revision_config,
       };
       const deploymentNext = deploymentAfter(deployment, revision, next, url, now);
-      await this.repo.store.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
+      await this.repo.write(deploymentNext ? [putRevision(next), putDeployment(deploymentNext)] : [putRevision(next)]);
       logTransition(this.log, revision, next, { before: deployment, after: deploymentNext });
     });
   }

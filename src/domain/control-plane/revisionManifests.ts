@@ -26,7 +26,7 @@ export async function revisionManifests(
   deploymentId: string,
   revisionId: string,
 ): Promise<Outcome<RevisionManifests, 'not_found' | 'unprocessable'>> {
-  const deployment = await repo.deploymentOf(tenantId, deploymentId);
+  const deployment = await repo.deployments.ofTenant(tenantId, deploymentId);
   if (!deployment) return deploymentNotFound(deploymentId);
   const revision = await repo.revisions.get(revisionId);
   if (!revision || revision.deployment_id !== deploymentId) return revisionNotFound(revisionId);

@@ -19,7 +19,7 @@ import { toDeployment, toRevision } from './views.ts';
 import { checkTenantBoundary } from './sourceRules.ts';
 
 async function ownedDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<DeploymentRecord, 'not_found'>> {
-  const deployment = await repo.deploymentOf(tenantId, id);
+  const deployment = await repo.deployments.ofTenant(tenantId, id);
   return deployment ? ok(deployment) : deploymentNotFound(id);
 }
 
@@ -43,13 +43,7 @@ export async function listRevisions(
     return ok({ resources: [], offset });
   }
   const statuses = query.status ? new Set(query.status.split(',') as RevisionStatus[]) : undefined;
-  const records = await repo.revisions.list({
-    where: { deployment_id: deploymentId },
-    reverse: true,
-    filter: statuses && ((r) => statuses.has(r.status)),
-    offset,
-    limit: query.limit ?? 20,
-  });
+  const records = await repo.revisions.newestFirst(deploymentId, statuses && ((r) => statuses.has(r.status)), { offset, limit: query.limit ?? 20 });
   return ok({ resources: records.map(toRevision), offset: offset + records.length });
 }
 
@@ -105,9 +99,9 @@ export async function redeployRevision(
       Boolean(deployment.source_config.listener_id),
     );
     if (outside) return outside;
-    const siblings = await repo.revisionsOf(deploymentId);
+    const siblings = await repo.revisions.ofDeployment(deploymentId);
     const plan = supersedingRevision(deployment, siblings, original.source_revision_config, original.id, timestamp());
-    await repo.store.write(plan.ops);
+    await repo.write(plan.ops);
     logRevisionCreated(log, plan.revision, plan.skipped);
     deployer.submit(plan.revision);
     return ok(toDeployment(plan.deployment, plan.revision));

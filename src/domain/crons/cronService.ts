@@ -1,9 +1,7 @@
 // Crons: a schedule plus the body of the run each firing creates. This module keeps the
 // records and answers the API; the scheduler (scheduler.ts) fires them.
 import type { Cron, CronCountRequest, CronCreate, CronSearchRequest, CronUpdate } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection, Store } from '../ports/store.ts';
-import type { CronFilter, CronRecord, CronsRepository } from '../ports/cronsRepository.ts';
-import { CollectionCrons } from './collectionCrons.ts';
+import type { ClaimedFiring, CronFilter, CronRecord, CronsRepository } from '../ports/cronsRepository.ts';
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { uuid4 } from '../agent/ids.ts';
@@ -36,23 +34,17 @@ export interface ResolvedAssistant {
 }
 
 export class CronService {
-  private readonly crons: Collection<CronRecord>;
-  /** Searches, counts and the due crons (in SQL on PostgreSQL). */
-  private readonly queries: CronsRepository;
   private changed: () => void = () => {};
 
   constructor(
-    store: Store,
+    /** The crons (their searches in SQL on PostgreSQL). */
+    private readonly crons: CronsRepository,
     /** The assistant as the cron's owner (its scope) sees it. */
     private readonly resolveAssistant: (scope: string, idOrGraph: string) => Promise<ResolvedAssistant | undefined>,
     /** Whether the thread exists and is the scope's. */
     private readonly threadExists: (scope: string, threadId: string) => Promise<boolean>,
     private readonly now: () => Date = () => new Date(),
-    queries?: CronsRepository,
-  ) {
-    this.crons = store.collection<CronRecord>('crons', { indexes: ['scope'], containment: ['metadata'] });
-    this.queries = queries ?? new CollectionCrons(this.crons);
-  }
+  ) {}
 
   /** The scheduler re-plans its timer whenever a cron changes. */
   onChange(listener: () => void): void {
@@ -85,7 +77,7 @@ export class CronService {
       on_run_completed: threadId ? null : (body.on_run_completed ?? 'delete'),
     };
     record.next_run_date = this.plan(record, this.now());
-    await this.crons.insert(record.cron_id, record);
+    await this.crons.create(record);
     this.changed();
     return ok(toApi(record));
   }
@@ -109,7 +101,7 @@ export class CronService {
       updated_at: nowIso(),
     };
     next.next_run_date = this.plan(next, this.now());
-    await this.crons.put(cronId, next);
+    await this.crons.replace(next);
     this.changed();
     return ok(toApi(next));
   }
@@ -123,7 +115,7 @@ export class CronService {
 
   async search(scope: string, query: CronSearchRequest): Promise<Partial<Cron>[]> {
     const filter = await this.filter(scope, query);
-    const found = await this.queries.search(filter, {
+    const found = await this.crons.search(filter, {
       sortBy: query.sort_by ?? 'created_at',
       order: query.sort_order ?? 'desc',
       offset: query.offset ?? 0,
@@ -135,12 +127,12 @@ export class CronService {
   }
 
   async count(scope: string, query: CronCountRequest): Promise<number> {
-    return this.queries.count(await this.filter(scope, query));
+    return this.crons.count(await this.filter(scope, query));
   }
 
   /** Every enabled cron with a due time, for the scheduler. */
   async due(): Promise<CronRecord[]> {
-    return this.queries.due();
+    return this.crons.due();
   }
 
   /**
@@ -148,14 +140,8 @@ export class CronService {
    * right after never fires the same due time twice. Resolves to the record as it was when
    * claimed, or undefined when it is no longer due (deleted, disabled, already claimed).
    */
-  async claim(cronId: string, now: Date): Promise<{ fired: CronRecord; next: string | null } | undefined> {
-    let claimed: { fired: CronRecord; next: string | null } | undefined;
-    await this.crons.update(cronId, (current) => {
-      if (!current.enabled || !current.next_run_date || Date.parse(current.next_run_date) > now.getTime()) return undefined;
-      claimed = { fired: current, next: this.plan(current, now) };
-      return { ...current, next_run_date: claimed.next };
-    });
-    return claimed;
+  claim(cronId: string, now: Date): Promise<ClaimedFiring | undefined> {
+    return this.crons.claimDue(cronId, now, (current) => this.plan(current, now));
   }
 
   private plan(record: CronRecord, after: Date): string | null {

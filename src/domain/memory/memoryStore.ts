@@ -3,30 +3,14 @@
 // LangGraphMemoryStore) use this one object, so what one writes the other reads.
 // Items are kept apart per scope: the caller's tenant when agent-server auth is on, '' when
 // the server is open.
-import { createHash } from 'node:crypto';
-import type { Collection, Store } from '../ports/store.ts';
+import type { ItemPlace, MemoryItem, MemoryItemRecord, MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { cosine, textAt, type Embedder } from './embeddings.ts';
 import { matchesFilter } from './valueFilter.ts';
 
-export interface MemoryItem {
-  namespace: string[];
-  key: string;
-  value: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
+export type { MemoryItem };
 
 export interface FoundItem extends MemoryItem {
   score: number | null;
-}
-
-interface MemoryItemRecord extends MemoryItem {
-  scope: string;
-  /** Minutes; null keeps the item until it is deleted. */
-  ttl_minutes: number | null;
-  expires_at: string | null;
-  /** One vector per embedded text, when an embeddings index is configured. */
-  vectors?: number[][];
 }
 
 export interface TtlSettings {
@@ -64,25 +48,20 @@ export interface NamespaceOptions {
 const MINUTE_MS = 60_000;
 
 export class MemoryStore {
-  private readonly items: Collection<MemoryItemRecord>;
-
   constructor(
-    store: Store,
+    private readonly items: MemoryItemsRepository,
     private readonly ttl: TtlSettings = {},
     private readonly embedder: Embedder | null = null,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    this.items = store.collection<MemoryItemRecord>('store_items', { indexes: ['scope'] });
-  }
+  ) {}
 
   get sweepIntervalMs(): number {
     return (this.ttl.sweep_interval_minutes ?? 60) * MINUTE_MS;
   }
 
   async put(scope: string, namespace: string[], key: string, value: Record<string, unknown>, options: PutOptions = {}): Promise<void> {
-    const id = itemId(scope, namespace, key);
     const now = this.now();
-    const existing = await this.live(id, now);
+    const existing = await this.live({ scope, namespace, key }, now);
     const ttlMinutes = options.ttl ?? this.ttl.default_ttl ?? null;
     const record: MemoryItemRecord = {
       scope,
@@ -96,28 +75,24 @@ export class MemoryStore {
     };
     const vectors = await this.embed(value, options.index);
     if (vectors) record.vectors = vectors;
-    await this.items.put(id, record);
+    await this.items.put(record);
   }
 
   async get(scope: string, namespace: string[], key: string, refreshTtl?: boolean | null): Promise<MemoryItem | null> {
-    const id = itemId(scope, namespace, key);
-    const record = await this.live(id, this.now());
+    const record = await this.live({ scope, namespace, key }, this.now());
     if (!record) return null;
     if (this.shouldRefresh(refreshTtl)) await this.refresh([record]);
     return toItem(record);
   }
 
   async delete(scope: string, namespace: string[], key: string): Promise<void> {
-    await this.items.delete(itemId(scope, namespace, key));
+    await this.items.delete({ scope, namespace, key });
   }
 
   async search(scope: string, options: SearchOptions = {}): Promise<FoundItem[]> {
     const now = this.now().toISOString();
     const prefix = options.prefix ?? [];
-    const matching = await this.items.list({
-      where: { scope },
-      filter: (r) => !expired(r, now) && startsWith(r.namespace, prefix) && matchesFilter(r.value, options.filter),
-    });
+    const matching = await this.items.list(scope, (r) => !expired(r, now) && startsWith(r.namespace, prefix) && matchesFilter(r.value, options.filter));
     const offset = options.offset ?? 0;
     const limit = options.limit ?? 10;
     let ranked: { record: MemoryItemRecord; score: number | null }[];
@@ -136,7 +111,7 @@ export class MemoryStore {
 
   async listNamespaces(scope: string, options: NamespaceOptions = {}): Promise<string[][]> {
     const now = this.now().toISOString();
-    const records = await this.items.list({ where: { scope }, filter: (r) => !expired(r, now) });
+    const records = await this.items.list(scope, (r) => !expired(r, now));
     const seen = new Map<string, string[]>();
     for (const { namespace } of records) {
       if (options.prefix?.length && !startsWith(namespace, options.prefix)) continue;
@@ -152,13 +127,13 @@ export class MemoryStore {
   /** Removes expired items; returns how many. Runs on a timer (see sweepIntervalMs). */
   async sweep(): Promise<number> {
     const now = this.now().toISOString();
-    const gone = await this.items.list({ filter: (r) => expired(r, now) });
-    for (const record of gone) await this.items.delete(itemId(record.scope, record.namespace, record.key));
+    const gone = await this.items.list(undefined, (r) => expired(r, now));
+    for (const record of gone) await this.items.delete(record);
     return gone.length;
   }
 
-  private async live(id: string, now: Date): Promise<MemoryItemRecord | undefined> {
-    const record = await this.items.get(id);
+  private async live(place: ItemPlace, now: Date): Promise<MemoryItemRecord | undefined> {
+    const record = await this.items.get(place);
     return record && !expired(record, now.toISOString()) ? record : undefined;
   }
 
@@ -171,7 +146,7 @@ export class MemoryStore {
     for (const record of records) {
       if (!record.ttl_minutes) continue;
       const expiresAt = new Date(now.getTime() + record.ttl_minutes * MINUTE_MS).toISOString();
-      await this.items.update(itemId(record.scope, record.namespace, record.key), (current) => ({ ...current, expires_at: expiresAt }));
+      await this.items.setExpiry(record, expiresAt);
     }
   }
 
@@ -181,13 +156,6 @@ export class MemoryStore {
     const texts = fields.map((field) => textAt(value, field)).filter((t): t is string => t !== undefined);
     return texts.length ? this.embedder.embedDocuments(texts) : undefined;
   }
-}
-
-/** A fixed-length id: namespaces and keys are free text, journal and snapshot ids are not. */
-function itemId(scope: string, namespace: string[], key: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([scope, namespace, key]))
-    .digest('base64url');
 }
 
 function toItem(record: MemoryItemRecord): MemoryItem {

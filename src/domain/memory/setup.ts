@@ -1,7 +1,7 @@
 // Builds the memory store from the project file's `store` section (`index`, `ttl`) and the
 // background sweep that removes expired items.
 import type { Logger } from '../ports/logger.ts';
-import type { Store } from '../ports/store.ts';
+import type { MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { loadEmbedder, type IndexSettings } from './embeddings.ts';
 import { MemoryStore, type TtlSettings } from './memoryStore.ts';
 
@@ -15,10 +15,10 @@ export interface MemorySetup {
   sweeper: { start(): void; stop(): Promise<void> };
 }
 
-export async function createMemoryStore(store: Store, settings: unknown, baseDir: string, log: Logger): Promise<MemorySetup> {
+export async function createMemoryStore(items: MemoryItemsRepository, settings: unknown, baseDir: string, log: Logger): Promise<MemorySetup> {
   const { index, ttl } = (settings ?? {}) as StoreSettings;
   const embedder = index ? await loadEmbedder(index, baseDir) : null;
-  const memory = new MemoryStore(store, ttl ?? {}, embedder);
+  const memory = new MemoryStore(items, ttl ?? {}, embedder);
   let timer: NodeJS.Timeout | undefined;
   const sweeper = {
     start() {

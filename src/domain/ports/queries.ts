@@ -1,16 +1,16 @@
-// The named queries a backend answers itself (PostgreSQL in SQL, over its tables' columns and
-// indexes). An area whose entry is absent is queried over its collection (the embedded store).
+// The repositories and named queries a backend answers itself (PostgreSQL in SQL, over its
+// tables' columns and indexes). An area whose entry is absent is kept in its collection of the
+// embedded store (adapters/embedded/), which the composition root builds.
 import type { AssistantsRepository } from './assistantsRepository.ts';
 import type { CronsRepository } from './cronsRepository.ts';
-import type { DeploymentsRepository } from './deploymentsRepository.ts';
+import type { DeploymentsRepository } from './controlPlaneRepository.ts';
 import type { RunsRepository } from './runsRepository.ts';
 import type { ThreadsRepository } from './threadsRepository.ts';
-import type { DeploymentRecord } from '../control-plane/records.ts';
 
 export interface BackendQueries {
   threads?: ThreadsRepository;
   assistants?: AssistantsRepository;
   runs?: RunsRepository;
   crons?: CronsRepository;
-  deployments?: DeploymentsRepository<DeploymentRecord>;
+  deployments?: DeploymentsRepository;
 }

@@ -1,6 +1,10 @@
-// The storage contract every domain module uses. The embedded default (journalStore.ts)
-// keeps the working set in memory and journals each write; a PostgreSQL store can
-// implement the same interface, which is why every call is asynchronous.
+// The storage contract the repositories are built on: the embedded store (journalStore.ts)
+// keeps the working set in memory and journals each write; PostgreSQL (pgStore.ts) keeps each
+// collection in a table; every call is asynchronous for it. Who may see a Collection<T>: the
+// repositories' implementations in adapters/embedded/ and adapters/postgres/, and the
+// composition root. A domain service takes its aggregate's repository port instead
+// (test/architecture/layers.test.ts); the agent area (domain/agent/) is the one left to move,
+// and this file leaves the domain with it.
 
 export interface ListOptions<T> {
   /** Exact match on indexed fields (declared when the collection is opened). */

@@ -6,9 +6,10 @@ import type { A2AV1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { OwnerOf, ServiceFor } from '../agent-server/owner.ts';
-import { TaskStore } from '../../domain/a2a/taskStore.ts';
+import type { A2ATasksRepository } from '../../domain/ports/a2aTasksRepository.ts';
+import type { PushConfigsRepository } from '../../domain/ports/pushConfigsRepository.ts';
 import { A2ATaskService } from '../../domain/a2a/taskService.ts';
-import { PushConfigStore, TaskPushConfigs } from '../../domain/a2a/pushConfigs.ts';
+import { TaskPushConfigs } from '../../domain/a2a/pushConfigs.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../../domain/webhooks/webhookPolicy.ts';
 import { rpcDispatcher } from '../../runtime/api.ts';
 import type { BackgroundModule } from '../../runtime/application.ts';
@@ -38,6 +39,12 @@ export interface A2AArea {
   v1: { operations: V1Operations; scope(ctx: RequestContext, assistant: Assistant): V1Scope };
 }
 
+/** Where the tasks and their push configs are kept (built by the composition root). */
+export interface A2ARepositories {
+  tasks: A2ATasksRepository;
+  pushConfigs: PushConfigsRepository;
+}
+
 export interface A2AOptions {
   /** The interfaces the server serves, in order of preference (default: JSON-RPC at 1.0 and 0.3). */
   interfaces?: A2AInterfaces;
@@ -46,9 +53,14 @@ export interface A2AOptions {
 }
 
 /** Tasks are kept apart by owner as the agent server's threads are (see agent-server/owner.ts). */
-export async function createA2A(deps: AppFactoryDeps, serviceFor: ServiceFor, ownerOf: OwnerOf, options: A2AOptions = {}): Promise<A2AArea> {
-  const store = new TaskStore(deps.store);
-  const pushStore = new PushConfigStore(deps.store);
+export async function createA2A(
+  deps: AppFactoryDeps,
+  repositories: A2ARepositories,
+  serviceFor: ServiceFor,
+  ownerOf: OwnerOf,
+  options: A2AOptions = {},
+): Promise<A2AArea> {
+  const { tasks: store, pushConfigs: pushStore } = repositories;
   // a push config's URL passes the rules a run's webhook does (webhooks.url in agentplane.json)
   const webhookRules = (deps.config.project.webhooks as { url?: WebhookUrlPolicy } | undefined)?.url;
   const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules);

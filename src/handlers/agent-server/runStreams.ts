@@ -24,13 +24,30 @@ function modeOf(event: string): string {
   return name.split('/')[0];
 }
 
-async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null): AsyncGenerator<SseEvent> {
+// a run event's data is JSON on the wire, as upstream writes it: text goes quoted (the SSE
+// writer sends a bare string as it is, which is for documented non-JSON examples)
+const wireData = (e: RunEvent) => (typeof e.data === 'string' ? new JsonText(JSON.stringify(e.data)) : e.data);
+
+// One SSE event per log entry, whoever joins the run: the entries of a run's log are shared
+// objects, so every stream joined to it writes the same frame, framed and encoded once by the
+// SSE writer (runtime/sse.ts), not once per reader (issue 67: the runs' joins are subscribers
+// too). Frozen, as a shared event must be.
+const sseOf = new WeakMap<RunEvent, SseEvent>();
+
+function sseEvent(e: RunEvent): SseEvent {
+  let made = sseOf.get(e);
+  if (!made) {
+    sseOf.set(e, (made = Object.freeze({ event: e.event, id: e.id, data: wireData(e) })));
+  }
+  return made;
+}
+
+/** `shared`: the events are the log's own entries (a run's), not made for this reader (a thread stream's, renumbered). */
+async function* toSse(events: AsyncIterable<RunEvent>, modes: Set<string> | null, shared = true): AsyncGenerator<SseEvent> {
   for await (const e of events) {
     if (e.event === LOG_END) return;
     if (modes && !ALWAYS.has(e.event) && !modes.has(modeOf(e.event))) continue;
-    // a run event's data is JSON on the wire, as upstream writes it: text goes quoted (the SSE
-    // writer sends a bare string as it is, which is for documented non-JSON examples)
-    yield { event: e.event, id: e.id, data: typeof e.data === 'string' ? new JsonText(JSON.stringify(e.data)) : e.data };
+    yield shared ? sseEvent(e) : { event: e.event, id: e.id, data: wireData(e) };
   }
 }
 
@@ -94,7 +111,7 @@ export function streamHandlers(
       const modes = query.stream_mode?.length ? query.stream_mode : ['run_modes' as const];
       const outcome = await runs.threadEvents(path.thread_id, { modes, lastEventId: headers['last-event-id'], signal: ctx.signal });
       if (!outcome.ok) return failed(outcome.failure);
-      return { status: 200, stream: toSse(outcome.value, null) };
+      return { status: 200, stream: toSse(outcome.value, null, false) };
     },
   };
 }

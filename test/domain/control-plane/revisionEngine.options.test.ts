@@ -10,7 +10,8 @@ import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts
 import { simulatedTarget } from '../../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';
 import { KeyedLock } from '../../../src/domain/keyedLock.ts';
 import type { Coordination, Singleton } from '../../../src/domain/ports/coordination.ts';
-import { ControlPlaneRepository, putDeployment, type RevisionRecord } from '../../../src/domain/control-plane/records.ts';
+import { type ControlPlaneRepository, putDeployment, type RevisionRecord } from '../../../src/domain/control-plane/records.ts';
+import { CollectionControlPlane } from '../../../src/adapters/embedded/collectionControlPlane.ts';
 import { RevisionEngine } from '../../../src/domain/control-plane/revisionEngine.ts';
 import type { RevisionDriver } from '../../../src/domain/control-plane/deployer/types.ts';
 import type { DeployTarget } from '../../../src/domain/control-plane/deployTarget.ts';
@@ -115,7 +116,7 @@ describe('the revision engine with leadership', () => {
   it('drives only on the leader: work stored on a follower reaches it, and the next replica takes over on a stop', async () => {
     const store = await openJournalStore({ dataDir: null });
     const database = new SharedDatabase();
-    const repo = new ControlPlaneRepository(store, { run: (key, work) => database.locks.run(`cp:${key}`, work) });
+    const repo = new CollectionControlPlane(store, { run: (key, work) => database.locks.run(`cp:${key}`, work) });
     const replicas = ['a', 'b'].map((id) => {
       const counted = countingTarget();
       const engine = new RevisionEngine(repo, () => counted.target, silent, {
@@ -152,7 +153,7 @@ describe('the revision engine with leadership', () => {
 describe('the revision engine with ownership', () => {
   it("passes over a listener's deployment and reads its logs from what the listener sent", async () => {
     const store = await openJournalStore({ dataDir: null });
-    const repo = new ControlPlaneRepository(store);
+    const repo = new CollectionControlPlane(store);
     const sent: RemoteRevisionLogs = {
       append: async () => undefined,
       read: async (revision) => ({ logs: [{ timestamp: 't', level: 'INFO', message: `sent for ${revision.id}` }], next_offset: 1 }) as never,
@@ -171,7 +172,7 @@ describe('the revision engine with ownership', () => {
     };
     const remote = valueOf(await deployments.createDeployment({ repo, deployer: idle, log: silent }, TENANT, image('remote'), 'http://cp.test'));
     const record = (await repo.deployments.get(remote.id))!;
-    await store.write([putDeployment({ ...record, source_config: { ...record.source_config, listener_id: 'listener-1' } })]);
+    await repo.write([putDeployment({ ...record, source_config: { ...record.source_config, listener_id: 'listener-1' } })]);
     const revision = (await repo.revisions.get(remote.latest_revision_id!))!;
     engine.submit(revision);
 

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../../src/domain/ports/store.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { COLLECTIONS, ControlPlaneRepository, type DeploymentRecord, type RevisionRecord } from '../../../src/domain/control-plane/records.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../../src/domain/control-plane/records.ts';
+import { COLLECTIONS, CollectionControlPlane } from '../../../src/adapters/embedded/collectionControlPlane.ts';
 import { RevisionEngine } from '../../../src/domain/control-plane/revisionEngine.ts';
 import { isFinished } from '../../../src/domain/control-plane/revisionStateMachine.ts';
 import type { BuildOutcome, DeployOutcome, DeployTarget } from '../../../src/domain/control-plane/deployTarget.ts';
@@ -77,7 +78,7 @@ async function setup(target = new ScriptedTarget()) {
     for (const op of ops) if (op.collection === COLLECTIONS.revisions && 'value' in op) history.push([op.id, (op.value as RevisionRecord).status]);
     return write(ops);
   };
-  const repo = new ControlPlaneRepository(store);
+  const repo = new CollectionControlPlane(store);
   const engineOver = (t: DeployTarget) => new RevisionEngine(repo, t, silent, { retryMs: 1 });
   const engine = engineOver(target);
   const deps = { repo, deployer: engine, log: silent };
@@ -245,7 +246,7 @@ describe('revision engine', () => {
     await t.settled(deleting.latest_revision_id!);
     await t.engine.stop();
     const current = (await t.repo.deployments.get(deleting.id))!;
-    await t.repo.deployments.put(deleting.id, { ...current, status: 'AWAITING_DELETE' });
+    await t.repo.deployments.put({ ...current, status: 'AWAITING_DELETE' });
     assert.equal(await t.statusOf(unfinished.latest_revision_id!), 'BUILDING');
 
     const after = new ScriptedTarget();

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
-import { ControlPlaneRepository, putDeployment, putRevision } from '../../../src/domain/control-plane/records.ts';
+import { putDeployment, putRevision } from '../../../src/domain/control-plane/records.ts';
+import { CollectionControlPlane } from '../../../src/adapters/embedded/collectionControlPlane.ts';
 import { createDeployment, type ControlPlaneDeps } from '../../../src/domain/control-plane/deployments.ts';
 import { patchDeployment } from '../../../src/domain/control-plane/patchDeployment.ts';
 import { redeployRevision } from '../../../src/domain/control-plane/revisions.ts';
@@ -16,7 +17,7 @@ const OTHER = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
 test('a redeploy or a PATCH of a deployment whose stored resource_spec the allowlist refuses is a 422, storing nothing', async () => {
   const store = await openJournalStore({ dataDir: null });
-  const repo = new ControlPlaneRepository(store);
+  const repo = new CollectionControlPlane(store);
   const submitted: string[] = [];
   const deps = { repo, deployer: { submit: (r: { id: string }) => submitted.push(r.id) }, log: createLogger('silent') } as unknown as ControlPlaneDeps;
   const created = await createDeployment(
@@ -27,10 +28,10 @@ test('a redeploy or a PATCH of a deployment whose stored resource_spec the allow
   );
   assert.ok(created.ok);
   const id = created.value.id;
-  const record = (await repo.deploymentOf(TENANT, id))!;
+  const record = (await repo.deployments.ofTenant(TENANT, id))!;
   const revision = (await repo.revisions.get(created.value.latest_revision_id!))!;
   const stale = sidecarReading(`agentplane-${OTHER}-secrets`);
-  await store.write([
+  await repo.write([
     putDeployment({ ...record, source_config: { ...record.source_config, resource_spec: stale as never } }),
     putRevision({ ...revision, status: 'DEPLOYED' }),
   ]);
@@ -43,7 +44,7 @@ test('a redeploy or a PATCH of a deployment whose stored resource_spec the allow
   const patched = await patchDeployment(deps, TENANT, id, { secrets: [{ name: 'K', value: 'v' }] } as never);
   assert.ok(!patched.ok && patched.failure.kind === 'unprocessable', JSON.stringify(patched));
 
-  assert.equal((await repo.revisionsOf(id)).length, 1, 'no revision was stored');
+  assert.equal((await repo.revisions.ofDeployment(id)).length, 1, 'no revision was stored');
   assert.deepEqual(submitted, [revision.id]);
   // a PATCH that replaces the spec with an admitted one is taken
   const fixed = {

@@ -59,6 +59,16 @@ export function matchesFilter(filter: EventFilter, event: ProtocolEvent): boolea
 // of the server's time, and its garbage).
 const framedOf = new WeakMap<StoredProtocolEvent, ProtocolEvent>();
 const jsonOfEvent = new WeakMap<ProtocolEvent, string>();
+/** The JSON text a stored event was read from (a log entry's, as a run worker wrote it). */
+const wireOf = new WeakMap<StoredProtocolEvent, string>();
+const wireOfEvent = new WeakMap<ProtocolEvent, string>();
+
+/** The stored event of a log entry's JSON text, its text kept with it (eventJson is made of it). */
+export function storedOfText(text: string, value: unknown): StoredProtocolEvent {
+  const stored = value as StoredProtocolEvent;
+  if (text.startsWith('{"method":')) wireOf.set(stored, text);
+  return stored;
+}
 
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {
   const made = framedOf.get(stored);
@@ -66,12 +76,23 @@ export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent 
   // the log holds what the run's source made of the graph's events: one of the contract's events
   const event = { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params } as ProtocolEvent;
   framedOf.set(stored, event);
+  const wire = wireOf.get(stored);
+  if (wire !== undefined) wireOfEvent.set(event, wire);
   return event;
 }
 
-/** The event's JSON text, made once per event (whoever sends it: each SSE subscriber, each WebSocket). */
+/**
+ * The event's JSON text, made once per event (whoever sends it: each SSE subscriber, each
+ * WebSocket). An event read from a log entry's text (`{"method":…,"params":…}`, a run
+ * worker's) is that text with the event's numbers put before it: a `values` event, the
+ * thread's every message, is not serialised again.
+ */
 export function eventJson(event: ProtocolEvent): string {
   let text = jsonOfEvent.get(event);
-  if (text === undefined) jsonOfEvent.set(event, (text = JSON.stringify(event)));
+  if (text === undefined) {
+    const wire = wireOfEvent.get(event);
+    text = wire === undefined ? JSON.stringify(event) : `{"type":"event","event_id":"${event.seq}","seq":${event.seq},${wire.slice(1)}`;
+    jsonOfEvent.set(event, text);
+  }
   return text;
 }

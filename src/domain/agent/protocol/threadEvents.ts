@@ -3,14 +3,16 @@
 // long as the reader stays. Like every stream it only reads the runs' event logs (on
 // PostgreSQL shared by the replicas), and a replay from `since` reads only what it returns:
 // finished runs before it are skipped by the numbers on their records, and a run's log is
-// read from the position `since` names. The thread's readers share one listing of its runs
-// (sharedThreadRuns.ts) and, through the log's entries, each event (events.ts: `framed`).
+// read from the position `since` names. A thread's subscribers do not each read this: one
+// feed per thread reads it for them (threadFeed.ts); a reader behind the feed's window reads it
+// by itself. Those readers share one listing of the thread's runs (sharedThreadRuns.ts) and,
+// through the log's entries, each event (events.ts: `framed`).
 import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import type { RunRecord } from '../records.ts';
-import { framed, matchesFilter, PROTOCOL_LOG_EVENT, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
+import { framed, matchesFilter, PROTOCOL_LOG_EVENT, storedOfText, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
 import { listProtocolRuns, type SharedThreadRuns } from './sharedThreadRuns.ts';
-import { dataOf } from '../../../shared/jsonText.ts';
+import { JsonText } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
 
 export interface ThreadEventDeps {
@@ -33,14 +35,20 @@ export function protocolRuns(deps: ThreadEventDeps, threadId: string, owner: str
   return listProtocolRuns(deps.runs, threadId, owner);
 }
 
+/** The owner's protocol events of the thread that `filter` lets through, after `filter.since`. */
 export async function* threadProtocolEvents(
   deps: ThreadEventDeps,
   threadId: string,
   filter: EventFilter,
   options: ThreadEventOptions,
 ): AsyncGenerator<ProtocolEvent> {
+  const channels = { ...filter, since: undefined };
+  for await (const event of threadLogEvents(deps, threadId, filter.since ?? 0, options)) if (matchesFilter(channels, event)) yield event;
+}
+
+/** Every protocol event of the owner's runs on the thread after `since`, read from the runs' logs. */
+export async function* threadLogEvents(deps: ThreadEventDeps, threadId: string, since: number, options: ThreadEventOptions): AsyncGenerator<ProtocolEvent> {
   const { signal } = options;
-  let since = filter.since ?? 0;
   let cursor: string | undefined;
   const shared = deps.threadRuns.reader(threadId);
   // one listener for the reader's life: its leaving ends a wait for the next run at once
@@ -63,7 +71,7 @@ export async function* threadProtocolEvents(
       }
       for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
         since = Math.max(since, event.seq);
-        if (matchesFilter({ ...filter, since: undefined }, event)) yield event;
+        yield event;
       }
       cursor = next.run_id;
     }
@@ -99,7 +107,8 @@ async function* runEvents(
       present?.touch();
       const n = Number(entry.id);
       let stored: StoredProtocolEvent | undefined;
-      if (entry.event === PROTOCOL_LOG_EVENT) stored = dataOf(entry.data) as StoredProtocolEvent;
+      if (entry.event === PROTOCOL_LOG_EVENT)
+        stored = entry.data instanceof JsonText ? storedOfText(entry.data.text, entry.data.value) : (entry.data as StoredProtocolEvent);
       else if (entry.event === 'metadata' && n === 0)
         stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
       if (stored) yield framed(stored, base + 1 + n);

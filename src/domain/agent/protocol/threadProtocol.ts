@@ -8,8 +8,8 @@ import type { AgentService, ProtocolService } from '../service.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
 import { ProtocolCommands } from './commands.ts';
 import type { EventFilter, ProtocolEvent } from './events.ts';
-import { threadProtocolEvents } from './threadEvents.ts';
 import type { SharedThreadRuns } from './sharedThreadRuns.ts';
+import type { ThreadFeeds } from './threadFeed.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
@@ -17,6 +17,8 @@ export interface ThreadProtocolDeps {
   threads: Collection<ThreadRecord>;
   broker: RunEventLog;
   threadRuns: SharedThreadRuns;
+  /** The threads' feeds: one read of a thread's events for all its subscribers. */
+  feeds: ThreadFeeds;
 }
 
 export class ThreadProtocol implements ProtocolService {
@@ -49,6 +51,6 @@ export class ThreadProtocol implements ProtocolService {
 
   async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>> {
     const visible = await this.visible(threadId);
-    return visible.ok ? ok(threadProtocolEvents(this.deps, threadId, filter, { owner: this.owner, signal })) : visible;
+    return visible.ok ? ok(this.deps.feeds.read(threadId, this.owner, filter, signal)) : visible;
   }
 }

@@ -5,18 +5,20 @@
 import type { Coordination } from '../../ports/coordination.ts';
 import type { Logger } from '../../ports/logger.ts';
 import type { OAuthClient } from '../../ports/oauthClient.ts';
-import type { Store } from '../../ports/store.ts';
+import type { AuthFlowsRepository } from '../../ports/authFlowsRepository.ts';
+import type { AuthTokensRepository } from '../../ports/authTokensRepository.ts';
 import { providerRecordOf, type ProviderRules } from '../authProviders.ts';
 import { sealStoredSecrets } from './providerSecrets.ts';
 import type { ControlPlaneRepository } from '../records.ts';
 import { AuthFlows } from './flows.ts';
-import { AgentAuthRecords } from './records.ts';
 import { TokenCipher } from './tokenCipher.ts';
 import { TokenVault } from './tokenVault.ts';
 
 export interface AgentAuthOptions {
   repo: ControlPlaneRepository;
-  store: Store;
+  /** Where the flows under way and the tokens they got are kept. */
+  flows: AuthFlowsRepository;
+  tokens: AuthTokensRepository;
   coordination: Pick<Coordination, 'notify' | 'listen'>;
   oauth: OAuthClient;
   /** AGENTPLANE_TOKEN_KEY and AGENTPLANE_TOKEN_KEY_PREVIOUS. */
@@ -42,18 +44,18 @@ export interface AgentAuth {
 
 export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentAuth> {
   const { repo, log } = options;
-  const records = new AgentAuthRecords(options.store);
+  const { tokens } = options;
   const cipher = TokenCipher.fromSettings(options.tokenKey, options.previousTokenKeys);
-  if (!cipher && (await records.tokens.count()) > 0)
+  if (!cipher && (await tokens.any()))
     throw new Error(
       'the auth service has stored tokens, kept encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
     );
   // secrets kept in clear (an earlier version, or no key then) are sealed now, before anything reads them
-  const sealed = await sealStoredSecrets({ list: () => repo.providers.list(), put: (id, record) => repo.providers.put(id, record) }, cipher);
+  const sealed = await sealStoredSecrets(repo.providers, cipher);
   if (sealed > 0) log.info('provider secrets sealed at rest', { count: sealed });
-  const vault = cipher ? new TokenVault({ records, cipher, oauth: options.oauth, locks: repo.locks, provider: (id) => repo.providers.get(id), log }) : null;
+  const vault = cipher ? new TokenVault({ tokens, cipher, oauth: options.oauth, locks: repo.locks, provider: (id) => repo.providers.get(id), log }) : null;
   const flows = new AuthFlows({
-    records,
+    flows: options.flows,
     cipher,
     vault,
     oauth: options.oauth,
@@ -71,7 +73,7 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     async forgetProvider(providerRecordId) {
       await flows.forgetProvider(providerRecordId);
       if (vault) await vault.forgetProvider(providerRecordId);
-      else for (const token of await records.tokens.list({ where: { provider_record_id: providerRecordId } })) await records.tokens.delete(token.id);
+      else for (const token of await tokens.ofProvider(providerRecordId)) await tokens.delete(token.id);
     },
   };
 }

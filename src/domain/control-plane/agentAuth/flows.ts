@@ -26,7 +26,7 @@ import {
   readState,
   secretMatches,
 } from './flowRules.ts';
-import type { AgentAuthRecords, AuthFlowRecord } from './records.ts';
+import type { AuthFlowRecord, AuthFlowsRepository } from '../../ports/authFlowsRepository.ts';
 import type { TokenCipher } from './tokenCipher.ts';
 import { endpointsOf, TokenVault } from './tokenVault.ts';
 
@@ -38,7 +38,7 @@ const RECHECK_MS = 1000;
 export const TOKEN_KEY_MISSING = 'The auth service keeps tokens encrypted and no key is set (AGENTPLANE_TOKEN_KEY).';
 
 export interface FlowDeps {
-  records: AgentAuthRecords;
+  flows: AuthFlowsRepository;
   cipher: TokenCipher | null;
   oauth: OAuthClient;
   coordination: Pick<Coordination, 'notify' | 'listen'>;
@@ -93,7 +93,7 @@ export class AuthFlows {
       created_at: timestamp(),
       updated_at: timestamp(),
     };
-    await this.deps.records.flows.put(authId, flow);
+    await this.deps.flows.start(flow);
     await this.sweep(asker.tenantId);
     const url = authorizationUrl({
       authUrl: provider.auth_url,
@@ -112,7 +112,7 @@ export class AuthFlows {
     const named = readState(query.state);
     if (!named || !cipher || !vault) return false;
     const claim = randomUUID();
-    const taken = await this.deps.records.flows.update(named.authId, (flow) =>
+    const taken = await this.deps.flows.change(named.authId, (flow) =>
       flow.status === 'pending' && !isPast(flow.expires_at) && flow.provider_id === providerId && secretMatches(named.secret, flow.state_hash)
         ? { ...flow, status: 'exchanging', claim, updated_at: timestamp() }
         : undefined,
@@ -145,7 +145,7 @@ export class AuthFlows {
     });
     try {
       for (;;) {
-        const flow = await this.deps.records.flows.get(authId);
+        const flow = await this.deps.flows.get(authId);
         if (!flow || flow.tenant_id !== tenantId || isPast(flow.expires_at)) return { status: 'not_found', token: null };
         if (flow.status === 'completed' && flow.token_id) {
           const token = await this.deps.vault?.accessToken(flow.token_id);
@@ -181,7 +181,7 @@ export class AuthFlows {
    */
   async failCutExchanges(soleOwner: boolean): Promise<number> {
     const now = Date.now();
-    const cut = await this.deps.records.flows.list({ filter: (f) => f.status === 'exchanging' && (soleOwner || exchangeCut(f, now)) });
+    const cut = (await this.deps.flows.exchanging()).filter((f) => soleOwner || exchangeCut(f, now));
     for (const flow of cut) await this.failCut(flow.id, (f) => soleOwner || exchangeCut(f, now));
     if (cut.length > 0) this.deps.log.warn('auth flows cut during their code exchange failed', { count: cut.length });
     return cut.length;
@@ -190,7 +190,7 @@ export class AuthFlows {
   /** Fails a flow still `exchanging` under the same claim (one that moved on meanwhile is left alone). */
   private async failCut(authId: string, still: (flow: AuthFlowRecord) => boolean): Promise<void> {
     let claim: string | null | undefined;
-    const failed = await this.deps.records.flows.update(authId, (flow) => {
+    const failed = await this.deps.flows.change(authId, (flow) => {
       if (flow.status !== 'exchanging' || !still(flow)) return undefined;
       claim = flow.claim;
       return { ...flow, status: 'failed', error: EXCHANGE_CUT_ERROR, verifier: null, updated_at: timestamp() };
@@ -200,8 +200,8 @@ export class AuthFlows {
 
   /** A provider's flows, gone with it. */
   async forgetProvider(providerRecordId: string): Promise<void> {
-    const flows = await this.deps.records.flows.list({ where: { provider_record_id: providerRecordId } });
-    for (const flow of flows) await this.deps.records.flows.delete(flow.id);
+    const flows = await this.deps.flows.ofProvider(providerRecordId);
+    for (const flow of flows) await this.deps.flows.delete(flow.id);
   }
 
   private async providerRecord(flow: AuthFlowRecord): Promise<ProviderRecord | undefined> {
@@ -210,14 +210,14 @@ export class AuthFlows {
   }
 
   private async finish(authId: string, change: Partial<AuthFlowRecord>): Promise<void> {
-    await this.deps.records.flows.update(authId, (flow) => ({ ...flow, ...change, updated_at: timestamp() }));
+    await this.deps.flows.change(authId, (flow) => ({ ...flow, ...change, updated_at: timestamp() }));
     await this.deps.coordination.notify(FLOW_CHANNEL, authId);
   }
 
   /** Forgets the tenant's expired flows (their URLs already fail): the store keeps no flow past its life. */
   private async sweep(tenantId: string): Promise<void> {
     const now = Date.now();
-    const expired = await this.deps.records.flows.list({ where: { tenant_id: tenantId }, filter: (f) => isPast(f.expires_at, now) });
-    for (const flow of expired) await this.deps.records.flows.delete(flow.id);
+    const expired = (await this.deps.flows.ofTenant(tenantId)).filter((f) => isPast(f.expires_at, now));
+    for (const flow of expired) await this.deps.flows.delete(flow.id);
   }
 }

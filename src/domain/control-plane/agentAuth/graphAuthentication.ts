@@ -2,12 +2,12 @@
 // owner (agent-server auth on: the caller's tenant), else the tenant the operator names for
 // graphs (AGENTPLANE_AGENT_AUTH_TENANT); the redirect goes to this server's public URL.
 import type { AgentAuthAnswer, AgentAuthCall } from '../../../shared/agentAuthGlobal.ts';
-import type { Collection } from '../../ports/store.ts';
 import type { AuthFlows } from './flows.ts';
 
 export interface GraphAuthenticationOptions {
   flows: AuthFlows;
-  runs: Collection<{ owner?: string }>;
+  /** The owner of the run calling (absent: a run without an owner, or none of this id). */
+  runOwner(runId: string): Promise<string | undefined>;
   /** The tenant of runs without an owner (agent-server auth off); null: such runs cannot authenticate. */
   tenant: string | null;
   /** This server's public URL (AGENTPLANE_PUBLIC_URL, else where it listens). */
@@ -16,8 +16,7 @@ export interface GraphAuthenticationOptions {
 
 export function graphAuthentication(options: GraphAuthenticationOptions): AgentAuthCall {
   return async (request): Promise<AgentAuthAnswer> => {
-    const run = await options.runs.get(request.runId);
-    const tenantId = run?.owner || options.tenant;
+    const tenantId = (await options.runOwner(request.runId)) || options.tenant;
     if (!tenantId) throw new Error('authenticate() in a graph needs a tenant: turn agent-server auth on, or set AGENTPLANE_AGENT_AUTH_TENANT');
     const baseUrl = options.baseUrl();
     if (!baseUrl) throw new Error('authenticate() in a graph needs the server’s URL: set AGENTPLANE_PUBLIC_URL');

@@ -3,7 +3,7 @@
 // open). A secret stored in clear by an earlier version, or while no key was set, is sealed
 // at the next start with a key (sealStoredSecrets); one sealed under a previous key is sealed
 // again under the current one.
-import type { ProviderRecord } from '../records.ts';
+import type { ProviderRecord, ProvidersRepository } from '../../ports/controlPlaneRepository.ts';
 import type { TokenCipher } from './tokenCipher.ts';
 
 /** The sealed format (`v1.<key id>.<iv>.<tag>.<ciphertext>`), told apart from a secret kept in clear. */
@@ -28,11 +28,8 @@ export function openSecret(cipher: TokenCipher | null, record: Pick<ProviderReco
  * Seals every secret still in clear, and seals again one under a previous key; the number
  * changed. Without a key, a sealed secret stops the start (it could not be sent), as a stored token does.
  */
-export async function sealStoredSecrets(
-  providers: { list(): Promise<ProviderRecord[]>; put(id: string, record: ProviderRecord): Promise<unknown> },
-  cipher: TokenCipher | null,
-): Promise<number> {
-  const all = await providers.list();
+export async function sealStoredSecrets(providers: Pick<ProvidersRepository, 'all' | 'put'>, cipher: TokenCipher | null): Promise<number> {
+  const all = await providers.all();
   if (!cipher) {
     if (all.some((p) => isSealed(p.client_secret)))
       throw new Error(
@@ -46,7 +43,7 @@ export async function sealStoredSecrets(
     const stale = isSealed(provider.client_secret) && cipher.isStale(provider.client_secret);
     if (isSealed(provider.client_secret) && !stale) continue;
     const plain = openSecret(cipher, provider)!;
-    await providers.put(provider.id, { ...provider, client_secret: cipher.seal(plain, provider.id) });
+    await providers.put({ ...provider, client_secret: cipher.seal(plain, provider.id) });
     changed += 1;
   }
   return changed;

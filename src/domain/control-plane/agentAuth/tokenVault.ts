@@ -10,18 +10,24 @@ import { timestamp } from '../../clock.ts';
 import { fail, ok, type Outcome } from '../../outcome.ts';
 import type { ProviderRecord } from '../records.ts';
 import { covers, expiryOf, needsRefresh, normalScopes } from './flowRules.ts';
-import { ownerKey, type AgentAuthRecords, type AuthTokenRecord, type SealedTokens } from './records.ts';
+import { ownerKey, type AuthTokenRecord, type AuthTokensRepository } from '../../ports/authTokensRepository.ts';
 import { openSecret } from './providerSecrets.ts';
 import type { TokenCipher } from './tokenCipher.ts';
 
 export interface VaultDeps {
-  records: AgentAuthRecords;
+  tokens: AuthTokensRepository;
   cipher: TokenCipher;
   oauth: OAuthClient;
   locks: Locks;
   /** The provider record a token was got through (its endpoints and client). */
   provider: (recordId: string) => Promise<ProviderRecord | undefined>;
   log: Logger;
+}
+
+/** What a token record seals (tokenCipher.ts): its secrets, never stored in clear. */
+export interface SealedTokens {
+  access_token: string;
+  refresh_token: string | null;
 }
 
 const tokenNotFound = (id: string) => fail('not_found', `Token ${id} not found.`);
@@ -85,7 +91,7 @@ export class TokenVault {
     const scopes = normalScopes(issued.scope ? issued.scope.split(' ') : flow.scopes);
     const key = ownerKey(flow.tenant_id, flow.user_id, flow.provider_id);
     return this.deps.locks.run(`auth-owner:${key}`, async () => {
-      const same = (await this.deps.records.tokens.list({ where: { owner_key: key } })).find(
+      const same = (await this.deps.tokens.ofOwner(flow.tenant_id, flow.user_id, flow.provider_id)).find(
         (t) => t.provider_record_id === flow.provider_record_id && t.scopes.join(' ') === scopes.join(' '),
       );
       const now = timestamp();
@@ -104,14 +110,14 @@ export class TokenVault {
         created_at: same?.created_at ?? now,
         updated_at: now,
       };
-      await this.deps.records.tokens.put(id, record);
+      await this.deps.tokens.put(record);
       return record;
     });
   }
 
   /** The access token of a stored token, as it is (wait's answer: just issued). */
   async accessToken(tokenId: string): Promise<string | undefined> {
-    const record = await this.deps.records.tokens.get(tokenId);
+    const record = await this.deps.tokens.get(tokenId);
     return record ? (await this.open(record)).access_token : undefined;
   }
 
@@ -119,26 +125,21 @@ export class TokenVault {
   async list(tenantId: string, userId?: string, providerId?: string): Promise<AuthTokenSummary[]> {
     const records =
       userId && providerId
-        ? await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } })
-        : await this.deps.records.tokens.list({
-            where: { tenant_id: tenantId },
-            filter: (t) => (!userId || t.user_id === userId) && (!providerId || t.provider_id === providerId),
-          });
+        ? await this.deps.tokens.ofOwner(tenantId, userId, providerId)
+        : (await this.deps.tokens.ofTenant(tenantId)).filter((t) => (!userId || t.user_id === userId) && (!providerId || t.provider_id === providerId));
     return records.reverse().map(toSummary);
   }
 
   async label(tenantId: string, userId: string, tokenId: string, label: string): Promise<Outcome<AuthTokenSummary, 'not_found'>> {
     const mine = (t: AuthTokenRecord) => t.tenant_id === tenantId && t.user_id === userId;
-    const current = await this.deps.records.tokens.get(tokenId);
+    const current = await this.deps.tokens.get(tokenId);
     if (!current || !mine(current)) return tokenNotFound(tokenId);
-    const next = await this.deps.records.tokens.update(tokenId, (t) =>
-      mine(t) ? { ...t, provider_account_label: label, updated_at: timestamp() } : undefined,
-    );
+    const next = await this.deps.tokens.change(tokenId, (t) => (mine(t) ? { ...t, provider_account_label: label, updated_at: timestamp() } : undefined));
     return next && mine(next) ? ok(toSummary(next)) : tokenNotFound(tokenId);
   }
 
   async deleteOne(tenantId: string, userId: string, tokenId: string): Promise<Outcome<void, 'not_found'>> {
-    const record = await this.deps.records.tokens.get(tokenId);
+    const record = await this.deps.tokens.get(tokenId);
     if (!record || record.tenant_id !== tenantId || record.user_id !== userId) return tokenNotFound(tokenId);
     await this.revokeAndDelete(record);
     return ok(undefined);
@@ -146,19 +147,19 @@ export class TokenVault {
 
   /** Deletes the user's tokens for a provider; how many. */
   async deleteAll(tenantId: string, userId: string, providerId: string): Promise<number> {
-    const records = await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, providerId) } });
+    const records = await this.deps.tokens.ofOwner(tenantId, userId, providerId);
     for (const record of records) await this.revokeAndDelete(record);
     return records.length;
   }
 
   /** Every token got through a provider record, gone with it (not revoked: its client is gone too). */
   async forgetProvider(providerRecordId: string): Promise<void> {
-    const records = await this.deps.records.tokens.list({ where: { provider_record_id: providerRecordId } });
-    for (const record of records) await this.deps.records.tokens.delete(record.id);
+    const records = await this.deps.tokens.ofProvider(providerRecordId);
+    for (const record of records) await this.deps.tokens.delete(record.id);
   }
 
   private async ofOwner(tenantId: string, userId: string, provider: ProviderRecord): Promise<AuthTokenRecord[]> {
-    const records = await this.deps.records.tokens.list({ where: { owner_key: ownerKey(tenantId, userId, provider.provider_id) } });
+    const records = await this.deps.tokens.ofOwner(tenantId, userId, provider.provider_id);
     return records.filter((t) => t.provider_record_id === provider.id);
   }
 
@@ -172,7 +173,7 @@ export class TokenVault {
     if (!stale(record, opened.access_token)) return opened.access_token;
     return this.deps.locks.run(`auth-token:${record.id}`, async () => {
       // another call may have refreshed it while this one waited (then it no longer holds the refused token)
-      const current = await this.deps.records.tokens.get(record.id);
+      const current = await this.deps.tokens.get(record.id);
       if (!current) return undefined;
       const secrets = await this.open(current);
       if (!stale(current, secrets.access_token)) return secrets.access_token;
@@ -186,7 +187,7 @@ export class TokenVault {
           expires_at: expiryOf(issued.expiresIn),
           updated_at: timestamp(),
         };
-        await this.deps.records.tokens.put(current.id, next);
+        await this.deps.tokens.put(next);
         return issued.accessToken;
       } catch (error) {
         if (!(error instanceof OAuthFailure)) throw error;
@@ -196,7 +197,7 @@ export class TokenVault {
           error: error.message,
         });
         // a refresh token the server no longer honours is worth nothing
-        if (error.invalidGrant) await this.deps.records.tokens.delete(current.id);
+        if (error.invalidGrant) await this.deps.tokens.delete(current.id);
         return undefined;
       }
     });
@@ -220,7 +221,7 @@ export class TokenVault {
         );
       }
     }
-    await this.deps.records.tokens.delete(record.id);
+    await this.deps.tokens.delete(record.id);
   }
 
   private seal(secrets: SealedTokens, id: string): string {
@@ -232,7 +233,7 @@ export class TokenVault {
     const secrets = JSON.parse(this.deps.cipher.open(record.sealed, record.id)) as SealedTokens;
     if (this.deps.cipher.isStale(record.sealed)) {
       const sealed = this.seal(secrets, record.id);
-      await this.deps.records.tokens.update(record.id, (t) => (t.sealed === record.sealed ? { ...t, sealed } : undefined));
+      await this.deps.tokens.change(record.id, (t) => (t.sealed === record.sealed ? { ...t, sealed } : undefined));
     }
     return secrets;
   }

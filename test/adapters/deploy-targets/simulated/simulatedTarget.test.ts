@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../../../src/domain/ports/store.ts';
 import { createLogger } from '../../../../src/runtime/logger.ts';
-import { ControlPlaneRepository, COLLECTIONS } from '../../../../src/domain/control-plane/records.ts';
+import type { ControlPlaneRepository } from '../../../../src/domain/control-plane/records.ts';
+import { COLLECTIONS, CollectionControlPlane } from '../../../../src/adapters/embedded/collectionControlPlane.ts';
 import { simulatedTarget } from '../../../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';
 import { RevisionEngine } from '../../../../src/domain/control-plane/revisionEngine.ts';
 import * as deployments from '../../../../src/domain/control-plane/deployments.ts';
@@ -35,7 +36,7 @@ async function setup() {
     for (const op of ops) if (op.collection === COLLECTIONS.revisions && 'value' in op) history.push([op.id, (op.value as { status: string }).status]);
     return write(ops);
   };
-  const repo = new ControlPlaneRepository(store);
+  const repo = new CollectionControlPlane(store);
   const deployer = simulatedEngine(repo);
   const settled = async (revisionId: string) => {
     for (let i = 0; i < 1000; i += 1) {
@@ -122,7 +123,7 @@ describe('simulated deployer', () => {
       }
       return write(ops);
     };
-    const repo = new ControlPlaneRepository(store);
+    const repo = new CollectionControlPlane(store);
     const deployer = simulatedEngine(repo, 1);
     const created = await createDeployment({ repo, deployer, log: createLogger('silent') }, TENANT, github, 'http://127.0.0.1:1');
     failures = 4; // the next four writes of the deployer fail, then the disk has room again

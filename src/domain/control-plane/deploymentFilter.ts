@@ -1,22 +1,6 @@
-// The deployments' list over a generic collection (the embedded store, which holds every
-// deployment in memory): the filters are closures over the tenant's records.
-import type { Collection } from '../ports/store.ts';
-import type { DeploymentFilter, DeploymentsRepository, FilteredDeployment } from '../ports/deploymentsRepository.ts';
-
-export class CollectionDeployments<R extends FilteredDeployment> implements DeploymentsRepository<R> {
-  constructor(private readonly deployments: Collection<R>) {}
-
-  newestFirst(tenantId: string, filter: DeploymentFilter, page: { offset: number; limit: number }): Promise<R[]> {
-    const matches = deploymentFilter(filter);
-    return this.deployments.list({
-      where: { tenant_id: tenantId },
-      reverse: true,
-      ...(matches ? { filter: matches } : {}),
-      offset: page.offset,
-      limit: page.limit,
-    });
-  }
-}
+// The deployments list's filters as one test of a record: the embedded store's list applies
+// it to the tenant's records, and a list by ids to the deployments it names.
+import type { DeploymentFilter, FilteredDeployment } from '../ports/controlPlaneRepository.ts';
 
 /** The list's filters as one test of a record (undefined: no filter). */
 export function deploymentFilter(query: DeploymentFilter): ((r: FilteredDeployment) => boolean) | undefined {

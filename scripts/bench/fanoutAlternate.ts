@@ -1,0 +1,70 @@
+// `npx tsx scripts/bench/fanoutAlternate.ts <git ref> <git ref> [rounds] [subscribers]`: the
+// fan-out phase (fanout.ts) on two commits, alternately in the same rounds (the order flipped
+// each round), each server started fresh for its turn with the bench's stream caps. Each ref
+// is built in its worktree under .bench/ as the bench's `--baseline` builds it, so both run
+// compiled and the work tree may change meanwhile. On a shared machine only the ratios within
+// one run mean anything: this prints each turn's figures and the medians side by side.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, startAgentplane } from './agentplane.ts';
+import { prepareBaseline } from './baseline.ts';
+import { measureFanout, type FanoutFigure } from './fanout.ts';
+import { BENCH_GRAPH } from './graph.ts';
+
+const refs = process.argv.slice(2, 4);
+if (refs.length < 2) throw new Error('usage: fanoutAlternate.ts <git ref> <git ref> [rounds] [subscribers]');
+const rounds = Number(process.argv[4] ?? 3);
+const subscribers = Number(process.argv[5] ?? 1000);
+const log = (line: string) => console.log(line);
+const contenders = refs.map((ref) => {
+  const built = prepareBaseline(ref, log);
+  return { name: `${ref} (${built.commit.slice(0, 7)})`, root: built.root };
+});
+const figures = new Map<string, FanoutFigure[]>(contenders.map((c) => [c.name, []]));
+
+for (let round = 0; round < rounds; round += 1) {
+  const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+  for (const c of order) {
+    const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-ab-'));
+    log(`round ${round + 1}: ${c.name}`);
+    const ap = await startAgentplane({
+      dataDir: path.join(work, 'data'),
+      workDir: work,
+      root: c.root,
+      env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' },
+    });
+    try {
+      const f = await measureFanout(
+        { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },
+        { subscribers, threads: 20, shortHistory: 3, longHistory: 30 },
+        (line) => log(`  ${line}`),
+      );
+      figures.get(c.name)!.push(f);
+    } finally {
+      await ap.stop();
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows: [string, (f: FanoutFigure) => number][] = [
+  ['/ok p99 idle (ms)', (f) => f.idle.okP99Ms],
+  ['/ok p99 runs alone (ms)', (f) => f.runsAlone.okP99Ms],
+  ['/ok p99 with subscribers (ms)', (f) => f.loaded.okP99Ms],
+  ['/ok p99 ÷ idle', (f) => f.okP99Ratio],
+  ['first event with subscribers (ms)', (f) => f.loaded.firstEventMs],
+  ['delivery p50 (ms)', (f) => f.delivery?.p50Ms ?? NaN],
+  ['delivery p99 (ms)', (f) => f.delivery?.p99Ms ?? NaN],
+  ['runs under subscribers', (f) => f.runs],
+  ['events received', (f) => f.eventsReceived],
+];
+log(`\n| figure | ${contenders.map((c) => c.name).join(' | ')} |`);
+log(`|---|${contenders.map(() => '--:').join('|')}|`);
+for (const [label, of] of rows) {
+  const cells = contenders.map((c) => {
+    const xs = figures.get(c.name)!.map(of);
+    return `${median(xs)} (${xs.join(', ')})`;
+  });
+  log(`| ${label} | ${cells.join(' | ')} |`);
+}
