@@ -11,20 +11,32 @@ import type { Readable } from 'node:stream';
 /** A node request listener (what `http.createServer` takes). */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** What a raw HTTP client can send that a Request cannot say. */
+export interface RawRequestOptions {
+  /**
+   * The request target sent as it is (`/a2a/%2E`): a Request's URL resolves dot segments and
+   * their encodings away, as fetch does; a raw HTTP client sends them.
+   */
+  rawPath?: string;
+}
+
 /** Answers a Request as the server would answer it over HTTP, in process. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+export type FetchHandler = (request: Request, options?: RawRequestOptions) => Promise<Response>;
 
 /** Statuses whose reply has no body (a Response refuses one for them). */
 const NO_BODY = new Set([204, 205, 304]);
 
 export function inProcessHandler(listener: RequestListener): FetchHandler {
-  return async (request) => {
+  return async (request, options = {}) => {
     const { default: inject } = await import('light-my-request');
     const url = new URL(request.url);
     const headers: Record<string, string | string[]> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
-    const reply = await inject(listener as never, {
+    // light-my-request parses the target as a URL too: a raw one is put back on the request
+    const { rawPath } = options;
+    const target: RequestListener = rawPath === undefined ? listener : (req, res) => listener(Object.assign(req, { url: rawPath }), res);
+    const reply = await inject(target as never, {
       method: request.method as never,
       url: url.pathname + url.search,
       authority: url.host,

@@ -2,11 +2,11 @@
 // project's graph modules, but each must run its graphs on its own store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer } from '../support/server.ts';
+import { inProcessApp } from '../support/server.ts';
 
 test("a second server in the process does not take over the first one's graph checkpointer", async () => {
-  const first = await startTestServer();
-  const second = await startTestServer();
+  const first = await inProcessApp();
+  const second = await inProcessApp();
   await second.close();
   try {
     const thread = (await (await first.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };

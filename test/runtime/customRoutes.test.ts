@@ -1,9 +1,12 @@
 // http.app: the project's own routes answer beside the API (a Hono app or a Node handler);
-// the API's routes win.
+// the API's routes win. On a port: the middleware passes API calls on to the server over
+// loopback, and a run's webhook that is a path reaches the project's route through the port.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { Client } from '@langchain/langgraph-sdk';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { webhooksReceived } from '../fixtures/routes/hono.ts';
 
 describe('custom routes (http.app)', () => {
   it('serves a Hono app beside the API, which keeps its own paths', async () => {
@@ -126,6 +129,40 @@ describe('http.disable_* switches', () => {
       assert.equal((await fetch(`${noThreads.url}/info`)).status, 200);
     } finally {
       await noThreads.close();
+    }
+  });
+});
+
+describe("a run's webhook that is a path", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({
+      project: {
+        graphs: { echo: './examples/graphs/echo.ts:echo' },
+        webhooks: { retry_base_ms: 50, url: { allowed_domains: ['127.0.0.1'], allowed_networks: ['127.0.0.1/32'] } },
+        http: { app: './test/fixtures/routes/hono.ts:app' },
+      },
+    });
+  });
+  after(() => server.close());
+  const say = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+  it("is delivered to the project's own route, as upstream; //host is no path", async () => {
+    const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, 'echo', { input: say('to myself'), webhook: '/custom/webhook' });
+    for (let i = 0; i < 100 && !webhooksReceived.length; i++) await new Promise((r) => setTimeout(r, 20));
+    const [body] = webhooksReceived as Record<string, any>[];
+    assert.equal(body?.run_id, run.run_id);
+    assert.equal(body.status, 'success');
+    assert.equal(body.values.messages.at(-1).content, 'to myself');
+    for (const webhook of ['//elsewhere.example/hook', '/\\elsewhere.example/hook', 'custom/webhook']) {
+      const res = await fetch(`${server.url}/threads/${thread.thread_id}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ assistant_id: 'echo', input: say('x'), webhook }),
+      });
+      assert.equal(res.status, 422, webhook);
     }
   });
 });

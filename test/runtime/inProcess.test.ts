@@ -21,6 +21,20 @@ test('opens no port: its URL resolves nowhere, and a Request is answered through
   assert.deepEqual(await res.json(), { ok: true });
 });
 
+test('a raw request target reaches the pipeline as sent, and the Host a client sends names the host', async () => {
+  // a Request resolves the dot segment away (/docs/ is the docs page); a raw client sends it
+  const resolved = await app.handle(new Request(`${app.url}/docs/assets/..`));
+  assert.equal(resolved.status, 200);
+  await resolved.body?.cancel();
+  const raw = await app.handle(new Request(`${app.url}/ok`), { rawPath: '/docs/assets/..' });
+  assert.equal(raw.status, 404);
+  await raw.body?.cancel();
+  const card = (await (await app.fetch('/.well-known/agent-card.json?assistant_id=echo', { headers: { host: 'agents.example:8443' } })).json()) as {
+    url: string;
+  };
+  assert.equal(card.url, 'http://agents.example:8443/a2a/echo');
+});
+
 test('an unknown path is the contract 404 {detail}; a wrong method 405 with Allow', async () => {
   const missing = await app.api('/v2/nothing-here');
   assert.equal(missing.status, 404);

@@ -11,7 +11,7 @@ import { MOCK_API_KEY } from '../../src/runtime/auth.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { startServer, type RunningServer } from '../../src/compose/server.ts';
+import { startServer } from '../../src/compose/server.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
@@ -142,19 +142,22 @@ function resolveExample(doc: Json, response: Json, name: string): unknown {
 }
 
 describe('mock mode: the API key and the log', () => {
-  /** A mock server in this process, its API keys from `apiKeys` alone (the environment's are not read). */
-  const mockServer = (apiKeys: string, log = createLogger('silent')) =>
-    startServer(
+  /** A mock server answering in process, its API keys from `apiKeys` alone (the environment's are not read). */
+  const mockServer = async (apiKeys: string, log = createLogger('silent')) => {
+    const server = await startServer(
       loadConfig(['--port', '0', '--host', '127.0.0.1', '--mock', '--memory'], { AGENTPLANE_API_KEYS: apiKeys }, process.cwd()),
       createApplication,
       log,
+      { listen: false },
     );
+    return { ...server, fetch: (pathname: string, init?: RequestInit) => server.handle(new Request(server.url + pathname, init)) };
+  };
 
   it('accepts the same fixed key on every start without writing one, or the configured keys', async () => {
     for (let start = 0; start < 2; start++) {
       const server = await mockServer('');
       try {
-        const res = await fetch(`${server.url}/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } });
+        const res = await server.fetch(`/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } });
         assert.equal(res.status, 200);
       } finally {
         await server.close();
@@ -162,8 +165,8 @@ describe('mock mode: the API key and the log', () => {
     }
     const configured = await mockServer(`my-key:${randomUUID()}`);
     try {
-      assert.equal((await fetch(`${configured.url}/v2/deployments`, { headers: { 'X-Api-Key': 'my-key' } })).status, 200);
-      assert.equal((await fetch(`${configured.url}/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } })).status, 401);
+      assert.equal((await configured.fetch(`/v2/deployments`, { headers: { 'X-Api-Key': 'my-key' } })).status, 200);
+      assert.equal((await configured.fetch(`/v2/deployments`, { headers: { 'X-Api-Key': MOCK_API_KEY.key } })).status, 401);
     } finally {
       await configured.close();
     }
@@ -172,10 +175,10 @@ describe('mock mode: the API key and the log', () => {
   it('logs one line per answer naming the response and why', async () => {
     const lines: Json[] = [];
     const log = createLogger('info', {}, (line) => void lines.push(JSON.parse(line)));
-    const server: RunningServer = await mockServer(`k:${randomUUID()}`, log);
+    const server = await mockServer(`k:${randomUUID()}`, log);
     try {
-      await fetch(`${server.url}/v2/deployments/${randomUUID()}`, { headers: { 'X-Api-Key': 'k', Prefer: 'example=external_docker' } });
-      await fetch(`${server.url}/threads/${randomUUID()}`, { headers: { Prefer: 'code=599' } });
+      await server.fetch(`/v2/deployments/${randomUUID()}`, { headers: { 'X-Api-Key': 'k', Prefer: 'example=external_docker' } });
+      await server.fetch(`/threads/${randomUUID()}`, { headers: { Prefer: 'code=599' } });
     } finally {
       await server.close();
     }

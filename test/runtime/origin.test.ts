@@ -3,35 +3,26 @@
 // AGENTPLANE_TRUST_PROXY (any client can send them), never over a configured public URL.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 const project = { graphs: { echo: './examples/graphs/echo.ts:echo' } };
 
-/** node:http, not fetch: the test sets the Host header itself. */
-function cardUrl(server: TestServer, pathname: string, headers: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${server.url}${pathname}`, { headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`${res.statusCode}: ${body}`));
-        resolve((JSON.parse(body) as { url: string }).url);
-      });
-    });
-    req.on('error', reject);
-  });
+/** The card's url for a request with these headers (the Host among them, as a client sends it). */
+async function cardUrl(server: InProcessApp, pathname: string, headers: Record<string, string>): Promise<string> {
+  const res = await server.fetch(pathname, { headers });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${res.status}: ${body}`);
+  return (JSON.parse(body) as { url: string }).url;
 }
 
 const forwardedHeaders = { host: 'internal:8123', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'agents.example.com' };
 
 describe('agent card URLs without AGENTPLANE_PUBLIC_URL', () => {
-  let plain: TestServer;
-  let proxied: TestServer;
+  let plain: InProcessApp;
+  let proxied: InProcessApp;
   before(async () => {
-    plain = await startTestServer({ project, dataDir: null });
-    proxied = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_TRUST_PROXY: '1' } });
+    plain = await inProcessApp({ project, dataDir: null });
+    proxied = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_TRUST_PROXY: '1' } });
   });
   after(async () => {
     await plain.close();
@@ -68,7 +59,7 @@ describe('agent card URLs without AGENTPLANE_PUBLIC_URL', () => {
   });
 
   it('a configured AGENTPLANE_PUBLIC_URL wins over every header', async () => {
-    const fixed = await startTestServer({ project, dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://public.example.org', AGENTPLANE_TRUST_PROXY: '1' } });
+    const fixed = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://public.example.org', AGENTPLANE_TRUST_PROXY: '1' } });
     try {
       assert.equal(await cardUrl(fixed, '/.well-known/agent-card.json', forwardedHeaders), 'https://public.example.org/a2a/echo');
     } finally {

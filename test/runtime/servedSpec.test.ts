@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/runtime/config.ts';
-import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
 const DOCUMENTS = ['control-plane.openapi.yaml', 'agent-server.openapi.yaml', 'a2a.openrpc.json'];
 const parse = (name: string, text: string): Json => (name.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
-const servedText = async (url: string, name: string) => {
-  const res = await fetch(`${url}/spec/${name}`);
+const servedText = async (server: InProcessApp, name: string) => {
+  const res = await server.fetch(`/spec/${name}`);
   assert.equal(res.status, 200, name);
   return res.text();
 };
@@ -25,12 +25,12 @@ const cardExampleUrls = (doc: Json): string[] => [
 ];
 
 describe('the documents under /spec/ name the server that served them', () => {
-  let server: TestServer;
-  let publicServer: TestServer;
+  let server: InProcessApp;
+  let publicServer: InProcessApp;
   before(async () => {
     [server, publicServer] = await Promise.all([
-      startTestServer({ dataDir: null }),
-      startTestServer({ dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.org' } }),
+      inProcessApp({ dataDir: null }),
+      inProcessApp({ dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.org' } }),
     ]);
   });
   after(async () => {
@@ -49,7 +49,7 @@ describe('the documents under /spec/ name the server that served them', () => {
 
   it("served: `servers` and the agent card examples carry this server's address, not the default", async () => {
     for (const name of DOCUMENTS) {
-      const text = await servedText(server.url, name);
+      const text = await servedText(server, name);
       assert.doesNotMatch(text, /127\.0\.0\.1:8123|localhost:2024/, name);
       const doc = parse(name, text);
       assert.equal(doc.servers.length, 1, name);
@@ -59,13 +59,13 @@ describe('the documents under /spec/ name the server that served them', () => {
     // the rest of the document is the file as written
     const file = fs.readFileSync(path.join(ROOT, 'spec/agent-server.openapi.yaml'), 'utf8');
     assert.equal(
-      (await servedText(server.url, 'agent-server.openapi.yaml')).length,
+      (await servedText(server, 'agent-server.openapi.yaml')).length,
       file.length + (server.url.length - 'http://127.0.0.1:8123'.length) * file.split('http://127.0.0.1:8123').slice(1).length,
     );
   });
 
   it("the console's copy (/docs) shows this server's address in the agent card examples too", async () => {
-    const res = await fetch(`${server.url}/docs/console/agent-server.json`);
+    const res = await server.fetch('/docs/console/agent-server.json');
     assert.equal(res.status, 200);
     const doc = (await res.json()) as Json;
     assert.deepEqual(
@@ -77,9 +77,9 @@ describe('the documents under /spec/ name the server that served them', () => {
   });
 
   it('served with AGENTPLANE_PUBLIC_URL set: that address', async () => {
-    const doc = parse('a2a.openrpc.json', await servedText(publicServer.url, 'a2a.openrpc.json'));
+    const doc = parse('a2a.openrpc.json', await servedText(publicServer, 'a2a.openrpc.json'));
     assert.equal(doc.servers[0].url, 'https://agents.example.org/a2a/agent');
-    const agentServer = parse('agent-server.openapi.yaml', await servedText(publicServer.url, 'agent-server.openapi.yaml'));
+    const agentServer = parse('agent-server.openapi.yaml', await servedText(publicServer, 'agent-server.openapi.yaml'));
     assert.equal(agentServer.servers[0].url, 'https://agents.example.org');
   });
 });

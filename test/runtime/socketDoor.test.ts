@@ -2,13 +2,19 @@
 // key-less and forged upgrades get REST's 401 before any `101`; big frames are refused at the
 // body cap; many sockets hit the client's cap; one client's subscriptions never count against
 // another's (with auth off every client used to share the server's own loopback address);
-// idle sockets are closed; another user's thread is as missing over the socket as over REST.
-import { describe, it } from 'node:test';
+// idle sockets are closed; another user's thread is as missing over the socket as over REST;
+// commands on the socket are read as spec/protocol.openrpc.json says (the same over HTTP, and
+// the rest of the protocol, in test/handlers/agent-server/protocol.test.ts).
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import WebSocket from 'ws';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
+import { api } from '../support/protocolEvents.ts';
+import { CommandReply as isCommandReply } from '../../generated/protocol/components.validators.gen.js';
 
 type Refused = { refused: number; body: string; headers: Record<string, string | string[] | undefined> };
 type Message = Record<string, unknown> & { id?: number; type: string; error?: string; result?: { subscription_id?: string } };
@@ -181,6 +187,37 @@ describe('a socket is held to the caps of a request', () => {
     }
   });
 
+  it("the protocol's subscriptions take a slot as the route does: one over the cap is resource_exhausted, and unsubscribing gives it back", async () => {
+    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    try {
+      const thread = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const { thread_id } = (await thread.json()) as { thread_id: string };
+      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/threads/${thread_id}/stream/events`);
+      await once(socket, 'open');
+      const replies: Record<string, unknown>[] = [];
+      socket.on('message', (data) => replies.push(JSON.parse(String(data)) as Record<string, unknown>));
+      const ask = async (id: number, method: string, params: Record<string, unknown>) => {
+        socket.send(JSON.stringify({ id, method, params }));
+        for (let i = 0; i < 200 && !replies.some((r) => r.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        return replies.find((r) => r.id === id) as { type: string; error?: string; result?: { subscription_id: string } };
+      };
+      const first = await ask(1, 'subscription.subscribe', { channels: ['values'] });
+      assert.equal(first.type, 'success');
+      assert.equal((await ask(2, 'subscription.subscribe', { channels: ['values'] })).error, 'resource_exhausted');
+      assert.equal((await ask(3, 'subscription.unsubscribe', { subscription_id: first.result!.subscription_id })).type, 'success');
+      let third = await ask(4, 'subscription.subscribe', { channels: ['values'] });
+      // the slot comes back when the route's response has closed, a moment after the unsubscribe
+      for (let id = 5; third.type !== 'success' && id < 50; id++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        third = await ask(id, 'subscription.subscribe', { channels: ['values'] });
+      }
+      assert.equal(third.type, 'success');
+      socket.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('a socket that subscribes to nothing and sends nothing is closed once idle; one with a subscription stays', async () => {
     const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_SOCKET_IDLE_SECONDS: '1' } });
     try {
@@ -202,3 +239,84 @@ describe('a socket is held to the caps of a request', () => {
     }
   });
 });
+
+/** Sends commands on the thread's protocol WebSocket; their replies in order (and, with `until`, the messages up to the first it accepts). */
+async function socketReplies(server: TestServer, key: string, threadId: string, commands: object[], until?: (m: any) => boolean): Promise<any[]> {
+  const ws = new WebSocket(socketUrl(server, threadId), { headers: { 'x-api-key': key } });
+  await once(ws, 'open');
+  const got: any[] = [];
+  const done = new Promise<void>((resolve) =>
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      got.push(message);
+      if (until ? until(message) : got.filter((m) => m.type !== 'event').length === commands.length) resolve();
+    }),
+  );
+  for (const command of commands) ws.send(JSON.stringify(command));
+  await done;
+  ws.close();
+  return got;
+}
+
+for (const workers of ['default', '0']) {
+  describe(`the protocol's commands over the socket (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
+    const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
+    const keyA = `key-a-${randomUUID()}`;
+    const keyB = `key-b-${randomUUID()}`;
+    const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
+    let server: TestServer;
+    let a: ReturnType<typeof api>;
+    before(async () => {
+      server = await startTestServer({
+        project: { graphs: { talk: `${fixture}:talk`, ask: `${fixture}:ask` } },
+        dataDir: null,
+        runWorkers: workers,
+        env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}` },
+      });
+      a = api(server, keyA);
+    });
+    after(() => server.close());
+
+    it('are read as spec/protocol.openrpc.json says: the socket answers subscriptions itself, from the same contract', { timeout: 30_000 }, async () => {
+      const threadId = randomUUID();
+      const invalid = (id: number, message: string) => ({ type: 'error', id, error: 'invalid_argument', message });
+      await a(`/threads/${threadId}/commands`, { id: 5, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const socket = await socketReplies(server, keyA, threadId, [
+        { id: 6, method: 'subscription.subscribe', params: { channels: ['values', 'nonsense'] } },
+        { id: 7, method: 'subscription.subscribe', params: { channels: [] } },
+        { id: 8, method: 'subscription.unsubscribe', params: {} },
+        { id: 9, method: 'state.get', params: 'all' },
+        { id: -1, method: 'state.get' },
+      ]);
+      assert.deepEqual(
+        socket.sort((x, y) => (x.id ?? 99) - (y.id ?? 99)),
+        [
+          invalid(6, 'subscription.subscribe received an unsupported channel.'),
+          invalid(7, 'subscription.subscribe requires a non-empty channels array.'),
+          invalid(8, 'subscription.unsubscribe requires a subscription_id.'),
+          invalid(9, 'Protocol command params must be an object.'),
+          { type: 'error', id: null, error: 'invalid_argument', message: 'Protocol commands must include an integer id and string method.' },
+        ],
+      );
+      for (const reply of socket) assert.ok(isCommandReply(reply), JSON.stringify(isCommandReply.errors));
+    });
+
+    it("another tenant's thread over the WebSocket is answered as a missing one", { timeout: 30_000 }, async () => {
+      const threadId = randomUUID();
+      await a(`/threads/${threadId}/commands`, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: {} } });
+      const missing = randomUUID();
+      const subscribe = { id: 2, method: 'subscription.subscribe', params: { channels: ALL, since: 0 } };
+      // the owner's socket subscribes and is replayed the run's events
+      const mine = await socketReplies(server, keyA, threadId, [subscribe], (m) => m.method === 'lifecycle');
+      assert.equal(mine[0].type, 'success');
+      assert.ok(mine.some((m: any) => m.type === 'event' && m.seq === 1));
+      const asked = [subscribe, { id: 3, method: 'state.get' }, { id: 4, method: 'input.respond', params: { interrupt_id: 'x', response: 'y' } }];
+      const theirs = await socketReplies(server, keyB, threadId, asked);
+      const none = await socketReplies(server, keyB, missing, asked);
+      assert.equal(theirs[0].error, 'not_found');
+      // (commands are answered as they finish: compared in the order of their ids)
+      const view = (replies: any[], id: string) => JSON.parse(JSON.stringify(replies.sort((x, y) => x.id - y.id)).replaceAll(id, 'ID'));
+      assert.deepEqual(view(theirs, threadId), view(none, missing));
+    });
+  });
+}

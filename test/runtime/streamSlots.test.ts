@@ -1,23 +1,22 @@
 // Issue 28, item 10: open streams are capped per client (the API key's tenant, else the peer
 // address) and in all. One over a cap is 429 in the documented {detail} shape with Retry-After,
-// and starts nothing; a closed stream gives its slot back.
+// and starts nothing; a closed stream gives its slot back. (A protocol WebSocket's
+// subscriptions under the same caps: test/runtime/socketDoor.test.ts.)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import WebSocket from 'ws';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 describe('caps on open streams', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   const tenantA = randomUUID();
   const tenantB = randomUUID();
   const opened: AbortController[] = [];
   const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
 
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: testProject,
       dataDir: null,
       env: {
@@ -34,12 +33,12 @@ describe('caps on open streams', () => {
   });
 
   const newThread = async (key: string) =>
-    ((await (await fetch(`${server.url}/threads`, { method: 'POST', headers: headers(key), body: '{}' })).json()) as { thread_id: string }).thread_id;
+    ((await (await server.fetch(`${server.url}/threads`, { method: 'POST', headers: headers(key), body: '{}' })).json()) as { thread_id: string }).thread_id;
 
   /** Joins a thread's stream and keeps it open; resolves once the answer's head is in. */
   const join = async (key: string, threadId: string) => {
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/threads/${threadId}/stream`, { headers: headers(key), signal: controller.signal });
+    const res = await server.fetch(`${server.url}/threads/${threadId}/stream`, { headers: headers(key), signal: controller.signal });
     if (res.status === 200) opened.push(controller);
     else await res.body?.cancel();
     return { res, close: () => controller.abort() };
@@ -54,7 +53,7 @@ describe('caps on open streams', () => {
     assert.equal(second.res.status, 200);
 
     // A's third: a run stream, refused before the run is made
-    const refused = await fetch(`${server.url}/threads/${threadA}/runs/stream`, {
+    const refused = await server.fetch(`${server.url}/threads/${threadA}/runs/stream`, {
       method: 'POST',
       headers: headers('key-a'),
       body: JSON.stringify({ assistant_id: 'echo', input: { messages: [] } }),
@@ -62,7 +61,11 @@ describe('caps on open streams', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('retry-after'), '5');
     assert.match(((await refused.json()) as { detail: string }).detail, /Too many open streams for this client \(2, AGENTPLANE_MAX_STREAMS_PER_CLIENT\)/);
-    assert.deepEqual(await (await fetch(`${server.url}/threads/${threadA}/runs`, { headers: headers('key-a') })).json(), [], 'the refused stream made no run');
+    assert.deepEqual(
+      await (await server.fetch(`${server.url}/threads/${threadA}/runs`, { headers: headers('key-a') })).json(),
+      [],
+      'the refused stream made no run',
+    );
 
     // B is its own client: one stream is within its cap and fills the total (3); the next is the total's refusal
     assert.equal((await join('key-b', threadB)).res.status, 200);
@@ -81,7 +84,7 @@ describe('caps on open streams', () => {
   });
 
   it('non-streaming requests are not counted', async () => {
-    const res = await fetch(`${server.url}/threads/search`, { method: 'POST', headers: headers('key-a'), body: '{}' });
+    const res = await server.fetch(`${server.url}/threads/search`, { method: 'POST', headers: headers('key-a'), body: '{}' });
     assert.equal(res.status, 200);
     await res.body?.cancel();
   });
@@ -89,10 +92,10 @@ describe('caps on open streams', () => {
 
 describe('a stream that ends gives its slot back', () => {
   it('with a cap of one, streams read to their end follow one another', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
     try {
       for (let i = 0; i < 3; i++) {
-        const res = await fetch(`${server.url}/runs/stream`, {
+        const res = await server.fetch(`${server.url}/runs/stream`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: `n${i}` }] } }),
@@ -100,39 +103,6 @@ describe('a stream that ends gives its slot back', () => {
         assert.equal(res.status, 200, `stream ${i}: ${res.status}`);
         assert.match(await res.text(), /event: end|event: values/);
       }
-    } finally {
-      await server.close();
-    }
-  });
-});
-
-describe("the protocol's WebSocket under the caps", () => {
-  it('a subscription takes a slot as the route does: one over the cap is resource_exhausted, and unsubscribing gives it back', async () => {
-    const server = await startTestServer({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
-    try {
-      const thread = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      const { thread_id } = (await thread.json()) as { thread_id: string };
-      const socket = new WebSocket(`${server.url.replace('http', 'ws')}/threads/${thread_id}/stream/events`);
-      await once(socket, 'open');
-      const replies: Record<string, unknown>[] = [];
-      socket.on('message', (data) => replies.push(JSON.parse(String(data)) as Record<string, unknown>));
-      const ask = async (id: number, method: string, params: Record<string, unknown>) => {
-        socket.send(JSON.stringify({ id, method, params }));
-        for (let i = 0; i < 200 && !replies.some((r) => r.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        return replies.find((r) => r.id === id) as { type: string; error?: string; result?: { subscription_id: string } };
-      };
-      const first = await ask(1, 'subscription.subscribe', { channels: ['values'] });
-      assert.equal(first.type, 'success');
-      assert.equal((await ask(2, 'subscription.subscribe', { channels: ['values'] })).error, 'resource_exhausted');
-      assert.equal((await ask(3, 'subscription.unsubscribe', { subscription_id: first.result!.subscription_id })).type, 'success');
-      let third = await ask(4, 'subscription.subscribe', { channels: ['values'] });
-      // the slot comes back when the route's response has closed, a moment after the unsubscribe
-      for (let id = 5; third.type !== 'success' && id < 50; id++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        third = await ask(id, 'subscription.subscribe', { channels: ['values'] });
-      }
-      assert.equal(third.type, 'success');
-      socket.close();
     } finally {
       await server.close();
     }

@@ -6,9 +6,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json } from '../control-plane/support.ts';
 import { CLIENT, startOAuthServer, type OAuthServer } from '../control-plane/oauthServer.ts';
 
@@ -113,5 +115,47 @@ describe('a graph gets its user’s token through an interrupt', () => {
       resource.closeAllConnections();
       await new Promise<void>((resolve) => resource.close(() => resolve()));
     }
+  });
+});
+
+describe('agent auth on the embedded default, no settings', () => {
+  let server: TestServer;
+  // no AGENTPLANE_API_KEYS: the server makes its keys (the API key, the token key) in the data
+  // directory, as `npm start` does; the graph reaches the auth service through the server's port
+  before(async () => {
+    const dataDir = tempDir();
+    server = await startTestServer({
+      dataDir,
+      env: { AGENTPLANE_API_KEYS: '' },
+      project: { graphs: { connected: './examples/graphs/connected.ts:connected' } },
+    });
+    // the provider registered with the key the server printed
+    const key = (JSON.parse(fs.readFileSync(path.join(dataDir, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
+    const github = {
+      provider_id: 'github',
+      name: 'GitHub',
+      client_id: 'an-oauth-app',
+      client_secret: 'its-secret',
+      auth_url: 'https://github.com/login/oauth/authorize',
+      token_url: 'https://github.com/login/oauth/access_token',
+    };
+    await json(await server.api('/v2/auth/providers', { method: 'POST', headers: { 'x-api-key': key }, json: github }), 200);
+  });
+  after(() => server.close());
+
+  it('lets the shipped connected graph reach its consent step, with no tenant setting', async () => {
+    const thread = await json(await server.api('/threads', { method: 'POST', json: {} }), 200);
+    await json(
+      await server.api(`/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: 'connected', input: { messages: [{ role: 'user', content: 'connect' }] }, config: { configurable: { user_id: 'bob' } } },
+      }),
+      200,
+    );
+    const state = await json(await server.api(`/threads/${thread.thread_id}/state`), 200);
+    const [interrupt] = state.tasks[0].interrupts;
+    assert.equal(interrupt.value.type, 'auth_required');
+    assert.equal(interrupt.value.provider, 'github');
+    assert.match(interrupt.value.url, /^https:\/\/github\.com\/login\/oauth\/authorize\?/);
   });
 });

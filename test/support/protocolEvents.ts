@@ -9,10 +9,10 @@ export interface ProtocolEvent {
   params: { namespace: string[]; timestamp: number; node?: string; data: any };
 }
 
-/** POST with JSON (and the API key, when given) to the server. */
-export function api(server: { url: string }, key?: string) {
+/** POST with JSON (and the API key, when given) to the server (through its fetch when it has one: an in-process app). */
+export function api(server: { url: string; fetch?: typeof fetch }, key?: string) {
   return (pathname: string, json: unknown) =>
-    fetch(server.url + pathname, {
+    (server.fetch ?? fetch)(server.url + pathname, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...(key ? { 'X-Api-Key': key } : {}) },
       body: JSON.stringify(json),

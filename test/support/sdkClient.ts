@@ -1,11 +1,11 @@
-// A test server for a describe block with a LangGraph SDK client on it, started before its
-// tests and closed after them.
+// The application for a describe block with a LangGraph SDK client on it, answering in process
+// (the client sends through the app's fetch), made before its tests and closed after them.
 import { after, before } from 'node:test';
 import { Client } from '@langchain/langgraph-sdk';
-import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
+import { inProcessApp, type InProcessApp, type TestServerOptions } from './server.ts';
 
 export interface ServedClient {
-  server: TestServer;
+  server: InProcessApp;
   client: Client;
 }
 
@@ -13,8 +13,8 @@ export interface ServedClient {
 export function serveWithClient(options: TestServerOptions): ServedClient {
   const served = {} as ServedClient;
   before(async () => {
-    served.server = await startTestServer(options);
-    served.client = new Client({ apiUrl: served.server.url, callerOptions: { maxRetries: 0 } });
+    served.server = await inProcessApp(options);
+    served.client = new Client({ apiUrl: served.server.url, callerOptions: { maxRetries: 0, fetch: served.server.fetch } });
   });
   after(() => served.server.close());
   return served;

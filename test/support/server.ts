@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
 import { startServer, type AppFactory, type RunningServer } from '../../src/compose/server.ts';
+import type { FetchHandler } from '../../src/runtime/inProcess.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
@@ -124,7 +125,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
 export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc'> {
   /** The application's entry: a Request answered through the server's pipeline, with no socket. */
-  handle: (request: Request) => Promise<Response>;
+  handle: FetchHandler;
   /**
    * fetch, answered in process: a URL on `url` (or a bare path) reaches the application; it
    * does not follow redirects (as fetch with `redirect: 'manual'`).

@@ -2,14 +2,14 @@
 // with tasks/resubscribe, and tasks/get still knows a task after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, tempDir } from '../../support/server.ts';
+import { inProcessApp, tempDir } from '../../support/server.ts';
 import { assertValidResult, clientFor, fixtureGraphs, userText } from '../../handlers/a2a/harness.ts';
 
 test('a dropped stream leaves the task running; resubscribe follows it to its end', async () => {
-  const server = await startTestServer({ project: { graphs: fixtureGraphs }, dataDir: null });
+  const server = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir: null });
   try {
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/a2a/slow`, {
+    const res = await server.fetch(`${server.url}/a2a/slow`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userText('hold on') }),
@@ -26,7 +26,7 @@ test('a dropped stream leaves the task running; resubscribe follows it to its en
     ).result;
     abort.abort();
 
-    const client = await clientFor(server.url, 'slow');
+    const client = await clientFor(server.url, 'slow', server.fetch);
     const got: any = await client.getTask({ id: task.id });
     assert.ok(['submitted', 'working'].includes(got.result.status.state), got.result.status.state);
     const events: any[] = [];
@@ -43,16 +43,16 @@ test('a dropped stream leaves the task running; resubscribe follows it to its en
 
 test('tasks/get and follow-ups work after a restart', async () => {
   const dataDir = tempDir();
-  const first = await startTestServer({ project: { graphs: fixtureGraphs }, dataDir });
+  const first = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir });
   let task: any;
   try {
-    task = ((await (await clientFor(first.url, 'echo')).sendMessage(userText('before restart'))) as any).result;
+    task = ((await (await clientFor(first.url, 'echo', first.fetch)).sendMessage(userText('before restart'))) as any).result;
   } finally {
     await first.close();
   }
-  const second = await startTestServer({ project: { graphs: fixtureGraphs }, dataDir });
+  const second = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir });
   try {
-    const client = await clientFor(second.url, 'echo');
+    const client = await clientFor(second.url, 'echo', second.fetch);
     const got: any = await client.getTask({ id: task.id });
     assertValidResult('tasks/get', got.result);
     assert.equal(got.result.status.state, 'completed');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { schemaReadings, schemaWorkers } from '../../../src/adapters/run-workers/staticSchemas.ts';
 
 /** Polls until `done` holds, for up to `ms`; whether it did. */
@@ -18,7 +18,7 @@ async function within(ms: number, done: () => boolean): Promise<boolean> {
 }
 
 describe('schema warm-up', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   // a fresh copy of graphs whose types no answer kept on disk covers
   const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
   let readingsBefore = 0;
@@ -29,7 +29,7 @@ describe('schema warm-up', () => {
     // which ends 15 s after a request's reading
     assert.ok(await within(30_000, () => schemaWorkers() === 0), 'no schema worker left from an earlier test');
     readingsBefore = readings();
-    server = await startTestServer({
+    server = await inProcessApp({
       env: { AGENTPLANE_SCHEMA_WARMUP: '1' },
       project: { graphs: { typed: `${path.join(fresh, 'graphs.ts')}:graph` } },
     });

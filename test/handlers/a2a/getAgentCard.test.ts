@@ -2,19 +2,19 @@
 // against the spec, so a 200 here is also a well-formed AgentCard.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { fixtureGraphs, rpc } from './harness.ts';
 
 const project = { graphs: fixtureGraphs };
-let server: TestServer;
+let server: InProcessApp;
 
 before(async () => {
-  server = await startTestServer({ project, dataDir: null });
+  server = await inProcessApp({ project, dataDir: null });
 });
 after(() => server.close());
 
 const card = async (query = '', srv = server) => {
-  const res = await fetch(`${srv.url}/.well-known/agent-card.json${query}`);
+  const res = await srv.fetch(`${srv.url}/.well-known/agent-card.json${query}`);
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -35,7 +35,7 @@ test('the card of an assistant names it, points at its A2A endpoint and declares
 });
 
 test('the card keeps the assistant id as given (UUID or graph name) in its url', async () => {
-  const search = await fetch(`${server.url}/assistants/search`, {
+  const search = await server.fetch(`${server.url}/assistants/search`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ graph_id: 'echo' }),
@@ -62,7 +62,7 @@ test('an assistant whose state has no messages says so and offers JSON input onl
 });
 
 test('a2a.default_assistant picks the default card, and the public URL is honoured', async () => {
-  const other = await startTestServer({
+  const other = await inProcessApp({
     project: { ...project, a2a: { default_assistant: 'data' } },
     env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.com' },
     dataDir: null,
@@ -77,13 +77,13 @@ test('a2a.default_assistant picks the default card, and the public URL is honour
 });
 
 test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing else', async () => {
-  const off = await startTestServer({ project: { ...project, http: { disable_a2a: true } }, dataDir: null });
+  const off = await inProcessApp({ project: { ...project, http: { disable_a2a: true } }, dataDir: null });
   try {
     assert.equal((await card('?assistant_id=echo', off)).status, 404);
     assert.equal((await card('', off)).status, 404);
-    const call = await rpc(`${off.url}/a2a/echo`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } });
+    const call = await rpc(`${off.url}/a2a/echo`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, {}, off.fetch);
     assert.equal(call.status, 404);
-    const health = await fetch(`${off.url}/ok`);
+    const health = await off.fetch(`${off.url}/ok`);
     assert.equal(health.status, 200);
     await health.body?.cancel();
   } finally {

@@ -34,13 +34,19 @@ export function errorCode(response: any): number | undefined {
   return error.code;
 }
 
-export async function clientFor(baseUrl: string, assistant: string): Promise<A2AClient> {
-  return A2AClient.fromCardUrl(`${baseUrl}/.well-known/agent-card.json?assistant_id=${encodeURIComponent(assistant)}`);
+/** The a2a-js client of an assistant, from its card; `send` is its fetch (an in-process app's, or the network's). */
+export async function clientFor(baseUrl: string, assistant: string, send: typeof fetch = fetch): Promise<A2AClient> {
+  return A2AClient.fromCardUrl(`${baseUrl}/.well-known/agent-card.json?assistant_id=${encodeURIComponent(assistant)}`, { fetchImpl: send });
 }
 
 /** A raw JSON-RPC call (for envelope cases the client library cannot produce). */
-export async function rpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(url, {
+export async function rpc(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  send: typeof fetch = fetch,
+): Promise<{ status: number; json: any; text: string }> {
+  const res = await send(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -4,19 +4,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
-import { ROOT, startTestServer, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { assertValidResult, clientFor, userText } from './harness.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 
 before(async () => {
   const graph = (name: string) => `${path.join(ROOT, 'examples/graphs', `${name}.ts`)}:${name}`;
-  server = await startTestServer({ project: { graphs: { echo: graph('echo'), agent: graph('agent') }, a2a: { default_assistant: 'agent' } }, dataDir: null });
+  server = await inProcessApp({ project: { graphs: { echo: graph('echo'), agent: graph('agent') }, a2a: { default_assistant: 'agent' } }, dataDir: null });
 });
 after(() => server.close());
 
 test('a multi-step LangGraph agent answers through send and stream; the tool chatter stays out of the reply', async () => {
-  const client = await A2AClient.fromCardUrl(`${server.url}/.well-known/agent-card.json`);
+  const client = await A2AClient.fromCardUrl(`${server.url}/.well-known/agent-card.json`, { fetchImpl: server.fetch });
   const sent: any = await client.sendMessage(userText('what is 6 * 7?'));
   assertValidResult('message/send', sent.result);
   assert.equal(sent.result.status.state, 'completed');
@@ -40,7 +40,7 @@ test('a multi-step LangGraph agent answers through send and stream; the tool cha
 });
 
 test('the echo example answers on its own endpoint', async () => {
-  const client = await clientFor(server.url, 'echo');
+  const client = await clientFor(server.url, 'echo', server.fetch);
   const sent: any = await client.sendMessage(userText('hi there'));
   assertValidResult('message/send', sent.result);
   assert.equal(sent.result.status.state, 'completed');

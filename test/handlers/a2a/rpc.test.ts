@@ -2,21 +2,23 @@
 // running agent server (fixture graphs in test/fixtures/graphs/a2a.ts). Every result received is validated against spec/a2a.openrpc.json.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import type { A2AClient } from '@a2a-js/sdk/client';
-import { startTestServer, type TestServer } from '../../support/server.ts';
-import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc, sseFrames, userText } from './harness.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc as rpcOver, sseFrames, userText } from './harness.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 let echo: A2AClient;
 let slow: A2AClient;
 
 before(async () => {
-  server = await startTestServer({ project: { graphs: fixtureGraphs } });
-  echo = await clientFor(server.url, 'echo');
-  slow = await clientFor(server.url, 'slow');
+  server = await inProcessApp({ project: { graphs: fixtureGraphs } });
+  echo = await clientFor(server.url, 'echo', server.fetch);
+  slow = await clientFor(server.url, 'slow', server.fetch);
 });
 after(() => server.close());
+
+/** A raw JSON-RPC call to the app. */
+const rpc = (url: string, body: unknown, headers: Record<string, string> = {}) => rpcOver(url, body, headers, server.fetch);
 
 const ok = <T>(method: string, response: any): T => {
   assert.ok(!('error' in response), `unexpected error ${JSON.stringify(response.error)}`);
@@ -87,7 +89,7 @@ describe('message/send', () => {
   });
 
   test('data parts are merged into the input of a graph without messages', async () => {
-    const client = await clientFor(server.url, 'data');
+    const client = await clientFor(server.url, 'data', server.fetch);
     const res: any = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'data', data: { n: 2 } }] } });
     const task: any = ok('message/send', res);
     assert.equal(task.status.state, 'completed');
@@ -95,7 +97,7 @@ describe('message/send', () => {
   });
 
   test('a run that fails gives a failed task with an agent status message', async () => {
-    const client = await clientFor(server.url, 'failing');
+    const client = await clientFor(server.url, 'failing', server.fetch);
     const task: any = ok('message/send', await client.sendMessage(userText('boom')));
     assert.equal(task.status.state, 'failed');
     assert.equal(task.status.message.role, 'agent');
@@ -117,7 +119,7 @@ describe('message/send', () => {
   });
 
   test('text sent to an assistant whose state has no messages is -32602 with a clear message', async () => {
-    const client = await clientFor(server.url, 'data');
+    const client = await clientFor(server.url, 'data', server.fetch);
     const res: any = await client.sendMessage(userText('hi'));
     assert.equal(errorCode(res), -32602);
     assert.match(res.error.message, /no 'messages' key/);
@@ -162,7 +164,7 @@ describe('message/stream', () => {
   });
 
   test('every frame is a JSON-RPC response echoing a string id, and the stream ends after final', async () => {
-    const res = await fetch(`${server.url}/a2a/echo`, {
+    const res = await server.fetch(`${server.url}/a2a/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'stream-1', method: 'message/stream', params: userText('raw') }),
@@ -336,7 +338,7 @@ describe('JSON-RPC envelope', () => {
 
   test('a streaming request without id and with invalid params gets its error as the one SSE event, id null', async () => {
     for (const method of ['message/stream', 'tasks/resubscribe']) {
-      const res = await fetch(url(), {
+      const res = await server.fetch(url(), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', method, params: { message: { kind: 'message' } } }),
@@ -351,7 +353,7 @@ describe('JSON-RPC envelope', () => {
   });
 
   test('message/stream with invalid params answers the error as an SSE event, which the a2a-js client reports as it is', async () => {
-    const res = await fetch(url(), {
+    const res = await server.fetch(url(), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'bad-stream', method: 'message/stream', params: { message: { kind: 'message', role: 'user' } } }),
@@ -401,17 +403,18 @@ describe('a path that names no assistant', () => {
   test('POST /a2a/%2E answers a status the spec lists for the endpoint (422, the documented shape)', async () => {
     const { operations } = await import('../../../generated/agent-server/operations.gen.ts');
     const documented = Object.keys(operations.find((o) => o.operationId === 'a2aRpc')!.responses);
-    // fetch (and a URL string) folds %2E away as a dot-segment: the raw path goes through node:http
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const { hostname, port } = new URL(server.url);
-      const req = http.request({ hostname, port, path: '/a2a/%2E', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }));
-    });
+    // fetch (and a URL string) folds %2E away as a dot-segment: the raw path is sent as a raw HTTP client sends it
+    const res = await server.handle(
+      new Request(`${server.url}/a2a/x`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }),
+      }),
+      {
+        rawPath: '/a2a/%2E',
+      },
+    );
+    const [status, body] = [res.status, await res.text()];
     assert.equal(status, 422);
     assert.ok(documented.includes(String(status)), `a2aRpc documents ${documented.join(', ')}, not ${status}`);
     assert.ok(Array.isArray(JSON.parse(body).detail), body);

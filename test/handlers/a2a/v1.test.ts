@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import {
   artifactText,
   data,
@@ -17,7 +17,7 @@ import {
   errorInfo,
   legacyFactory,
   listTasksRequest,
-  rpcV1,
+  rpcV1 as rpcV1Over,
   sendRequest,
   sse,
   text,
@@ -25,19 +25,21 @@ import {
   v1Graphs,
 } from './v1harness.ts';
 
-let server: TestServer;
+let server: InProcessApp;
 let echo: Client;
 let slow: Client;
 
 before(async () => {
   // push notifications may reach this test's receiver on loopback
-  server = await startTestServer({ project: { graphs: v1Graphs, webhooks: { url: { allowed_networks: ['127.0.0.1/32'] } } } });
-  echo = await defaultClient(server.url, 'echo');
-  slow = await defaultClient(server.url, 'slow');
+  server = await inProcessApp({ project: { graphs: v1Graphs, webhooks: { url: { allowed_networks: ['127.0.0.1/32'] } } } });
+  echo = await defaultClient(server.url, 'echo', server.fetch);
+  slow = await defaultClient(server.url, 'slow', server.fetch);
 });
 after(() => server.close());
 
 const endpoint = (assistant: string) => `${server.url}/a2a/${assistant}`;
+/** A raw v1.0 call to the app (or, with `send`, to another). */
+const rpcV1 = (...[url, method, params, options]: Parameters<typeof rpcV1Over>) => rpcV1Over(url, method, params, { send: server.fetch, ...options });
 
 async function task(result: Awaited<ReturnType<Client['sendMessage']>>) {
   assert.ok('status' in result, `a task, not a message: ${JSON.stringify(result)}`);
@@ -52,7 +54,7 @@ async function collect(stream: AsyncIterable<StreamResponse>): Promise<StreamRes
 
 describe('the v1.0 agent card', () => {
   test('A2A-Version 1.0 gets the v1.0 card: JSON-RPC at 1.0 first, HTTP+JSON, then JSON-RPC at 0.3 (no gRPC port here), push notifications, Vary: A2A-Version', async () => {
-    const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } });
+    const res = await server.fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     const card: any = await res.json();
@@ -68,7 +70,7 @@ describe('the v1.0 agent card', () => {
 
   test('without a version (or with 0.3) the 0.3 card, which also lists the interfaces', async () => {
     for (const headers of [{}, { 'A2A-Version': '0.3' }] as Record<string, string>[]) {
-      const res = await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers });
+      const res = await server.fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`, { headers });
       const card: any = await res.json();
       assert.equal(card.protocolVersion, '0.3.0');
       assert.equal(card.url, endpoint('echo'));
@@ -76,7 +78,7 @@ describe('the v1.0 agent card', () => {
       assert.equal(card.supportedInterfaces.length, 3);
       assert.match(res.headers.get('vary') ?? '', /A2A-Version/i);
     }
-    const byQuery: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();
+    const byQuery: any = await (await server.fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo&A2A-Version=1.0`)).json();
     assert.ok(byQuery.supportedInterfaces && !byQuery.url, 'the version as a request parameter');
   });
 });
@@ -252,7 +254,7 @@ describe('the SDK 1.3.0 default client', () => {
 
 describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', () => {
   test('an interrupt() graph (approval) waits for input; a data part answers the interrupt and the task completes', async () => {
-    const client = await defaultClient(server.url, 'approval');
+    const client = await defaultClient(server.url, 'approval', server.fetch);
     const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email bob about lunch')]))));
     assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
     const resumed = await task(
@@ -264,7 +266,7 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
   });
 
   test('a text answer resumes it too, and a stream of the resumed task closes when it completes', async () => {
-    const client = await defaultClient(server.url, 'approval');
+    const client = await defaultClient(server.url, 'approval', server.fetch);
     const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email ann about tea')]))));
     const events = await collect(client.sendMessageStream(sendRequest(userMessage([text('not now')], { taskId: waiting.id }))));
     const last = events.at(-1)!.payload as { $case: string; value: { status?: { state: TaskState } } };
@@ -274,7 +276,7 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
   });
 
   test('subscribing to a task that waits for input gives the task as it is, then closes: nothing is left to follow', async () => {
-    const client = await defaultClient(server.url, 'approval');
+    const client = await defaultClient(server.url, 'approval', server.fetch);
     const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email dee about cake')]))));
     const events = await collect(client.resubscribeTask({ tenant: '', id: waiting.id }));
     assert.deepEqual(
@@ -284,7 +286,7 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
   });
 
   test('a breakpoint (interruptBefore) waits for input; the next message continues the run', async () => {
-    const client = await defaultClient(server.url, 'breakpoint');
+    const client = await defaultClient(server.url, 'breakpoint', server.fetch);
     const events = await collect(client.sendMessageStream(sendRequest(userMessage([text('email cy about rent')]))));
     const paused = events.at(-1)!.payload as { $case: string; value: { taskId: string; status?: { state: TaskState } } };
     assert.equal(paused.value.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'the stream closes at the interrupt');
@@ -296,9 +298,9 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
 
 describe('the SDK 1.3.0 opt-in 0.3 client, and 0.3 beside 1.0', () => {
   test('the legacy client reads the 0.3 card and speaks 0.3 to the same endpoint', async () => {
-    const card: any = await (await fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`)).json();
+    const card: any = await (await server.fetch(`${server.url}/.well-known/agent-card.json?assistant_id=echo`)).json();
     const only03 = { ...card, supportedInterfaces: undefined };
-    const client = await legacyFactory().createFromAgentCard(only03);
+    const client = await legacyFactory(server.fetch).createFromAgentCard(only03);
     const done = await task(await client.sendMessage(sendRequest(userMessage([text('old')]))));
     assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED);
     assert.equal(artifactText(done), 'echo: old');
@@ -360,7 +362,7 @@ describe('bad input gets the spec error and changes nothing', () => {
     const huge = await rpcV1(endpoint('echo'), 'SendMessage', { message: userMessageJson('x'.repeat(2 * 1024 * 1024)) });
     assert.equal(huge.status, 413, huge.text.slice(0, 200));
 
-    const streamed = await fetch(endpoint('echo'), {
+    const streamed = await server.fetch(endpoint('echo'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'A2A-Version': '1.0' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SubscribeToTask', params: { id: randomUUID() } }),
@@ -372,10 +374,10 @@ describe('bad input gets the spec error and changes nothing', () => {
   });
 
   test('http.disable_a2a removes v1.0 as well', async () => {
-    const off = await startTestServer({ project: { graphs: v1Graphs, http: { disable_a2a: true } } });
+    const off = await inProcessApp({ project: { graphs: v1Graphs, http: { disable_a2a: true } } });
     try {
-      assert.equal((await rpcV1(`${off.url}/a2a/echo`, 'GetTask', { id: 'x' })).status, 404);
-      assert.equal((await fetch(`${off.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } })).status, 404);
+      assert.equal((await rpcV1(`${off.url}/a2a/echo`, 'GetTask', { id: 'x' }, { send: off.fetch })).status, 404);
+      assert.equal((await off.fetch(`${off.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } })).status, 404);
     } finally {
       await off.close();
     }
@@ -391,14 +393,14 @@ void sse;
 
 describe('tenants (agent-server auth on): v1.0 keeps them apart as 0.3 does', () => {
   test("B cannot get, list, cancel, subscribe to, continue or configure pushes for A's task", async () => {
-    const tenants = await startTestServer({
+    const tenants = await inProcessApp({
       project: { graphs: v1Graphs },
       dataDir: null,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },
     });
     try {
       const url = `${tenants.url}/a2a/echo`;
-      const as = (key: string) => ({ headers: { 'x-api-key': key } });
+      const as = (key: string) => ({ headers: { 'x-api-key': key }, send: tenants.fetch });
       const sent = await rpcV1(url, 'SendMessage', { message: userMessageJson('of a') }, as('key-a'));
       const { id, contextId } = sent.json.result.task;
       for (const [method, params] of [
@@ -421,7 +423,7 @@ describe('tenants (agent-server auth on): v1.0 keeps them apart as 0.3 does', ()
         [id],
       );
       assert.equal(mine.json.result.tasks[0].status.state, 'TASK_STATE_COMPLETED', "B's attempts changed nothing");
-      assert.equal((await rpcV1(url, 'GetTask', { id }, { version: '1.0' })).status, 401, 'no key, no answer');
+      assert.equal((await rpcV1(url, 'GetTask', { id }, { version: '1.0', send: tenants.fetch })).status, 401, 'no key, no answer');
     } finally {
       await tenants.close();
     }

@@ -23,17 +23,31 @@ export const v1Graphs = {
   breakpoint: path.join(ROOT, 'examples/graphs/approval.ts:breakpoint'),
 };
 
-/** The SDK's default client, as an agent developer makes it today. */
-export function defaultClient(baseUrl: string, assistant: string): Promise<Client> {
-  return new ClientFactory().createFromUrl(baseUrl, `/.well-known/agent-card.json?assistant_id=${encodeURIComponent(assistant)}`);
+/**
+ * The SDK's default client, as an agent developer makes it today. Given `send` (an in-process
+ * app's fetch), the same default transports (JSON-RPC and HTTP+JSON) and card resolver send
+ * through it: the SDK's `fetchImpl` option on each.
+ */
+export function defaultClient(baseUrl: string, assistant: string, send?: typeof fetch): Promise<Client> {
+  const factory = send
+    ? new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          cardResolver: new DefaultAgentCardResolver({ fetchImpl: send }),
+          transports: [new JsonRpcTransportFactory({ fetchImpl: send }), new RestTransportFactory({ fetchImpl: send })],
+        }),
+      )
+    : new ClientFactory();
+  return factory.createFromUrl(baseUrl, `/.well-known/agent-card.json?assistant_id=${encodeURIComponent(assistant)}`);
 }
 
-/** The SDK's opt-in v0.3 client (the compatibility guide's factory). */
-export function legacyFactory(): ClientFactory {
+/** The SDK's opt-in v0.3 client (the compatibility guide's factory), sending through `send` if given. */
+export function legacyFactory(send?: typeof fetch): ClientFactory {
+  const legacyCompat = { enabled: true };
+  const fetchImpl = send ? { fetchImpl: send } : {};
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      cardResolver: new DefaultAgentCardResolver({ legacyCompat: { enabled: true } }),
-      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } }), new RestTransportFactory({ legacyCompat: { enabled: true } })],
+      cardResolver: new DefaultAgentCardResolver({ legacyCompat, ...fetchImpl }),
+      transports: [new JsonRpcTransportFactory({ legacyCompat, ...fetchImpl }), new RestTransportFactory({ legacyCompat, ...fetchImpl })],
     }),
   );
 }
@@ -82,10 +96,11 @@ export async function rpcV1(
   url: string,
   method: string,
   params: unknown,
-  options: { version?: string | null; id?: unknown; body?: string; headers?: Record<string, string> } = {},
+  /** `send`: the fetch to call with (an in-process app's), the network's by default. */
+  options: { version?: string | null; id?: unknown; body?: string; headers?: Record<string, string>; send?: typeof fetch } = {},
 ): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const version = options.version === undefined ? '1.0' : options.version;
-  const res = await fetch(url, {
+  const res = await (options.send ?? fetch)(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

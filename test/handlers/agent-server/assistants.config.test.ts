@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/agent-server/profiles.ts');
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -23,14 +23,14 @@ const seen = (model: string | null, tone: string | null, context: unknown) => JS
 const profile = { config: { configurable: { model: 'a', tone: 'dry' } }, context: { user_key: 'k1', shade: 'blue' } };
 
 describe('assistants as configuration profiles', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       project: { graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made`, plain: `${FIXTURE}:plainConfigured` } },
       dataDir: null,
     });
-    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+    client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, fetch: server.fetch } });
   });
   after(() => server.close());
 
@@ -76,7 +76,7 @@ describe('assistants as configuration profiles', () => {
     await client.crons.delete(cron.cron_id);
     assert.equal(lastText(await client.runs.join(thread.thread_id, fired)), expected);
 
-    const a2a = await fetch(`${server.url}/a2a/${assistant.assistant_id}`, {
+    const a2a = await server.fetch(`${server.url}/a2a/${assistant.assistant_id}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -90,7 +90,7 @@ describe('assistants as configuration profiles', () => {
     assert.equal(task.result.artifacts[0].parts[0].text, expected);
 
     const mcp = new McpClient({ name: 'agentplane-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { fetch: server.fetch }));
     try {
       const result = await mcp.callTool({ name: 'profiled', arguments: say('hi') });
       assert.deepEqual(result.content, [{ type: 'text', text: expected }]);
@@ -164,9 +164,9 @@ function langgraphProject(project: Record<string, unknown>): Record<string, stri
 
 describe('graph factories', () => {
   it("reads a thread's state through the graph its factory makes for the thread's config", async () => {
-    const server = await startTestServer({ dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
+    const server = await inProcessApp({ dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, fetch: server.fetch } });
       const assistant = await client.assistants.create({ graphId: 'noted', config: { configurable: { with_note: true } } });
       const thread = await client.threads.create();
       await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: say('x') });
@@ -186,9 +186,9 @@ describe('LANGGRAPH_CONFIG', () => {
       graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` },
       env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) },
     });
-    const server = await startTestServer({ dataDir: null, env });
+    const server = await inProcessApp({ dataDir: null, env });
     try {
-      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
+      const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, fetch: server.fetch } });
       const [system] = await client.assistants.search({ graphId: 'configured', metadata: { created_by: 'system' } });
       assert.deepEqual([system.config, system.context], [{ configurable: { model: 'sys-model' } }, { user_key: 'sys' }]);
       assert.equal(lastText(await client.runs.wait(null, 'configured', { input: say('x') })), seen('sys-model', null, { user_key: 'sys' }));
@@ -200,7 +200,7 @@ describe('LANGGRAPH_CONFIG', () => {
 
   it('stops the start with a clear message when it is not an object of objects', async () => {
     for (const bad of ['{not json', '[]', '{"configured": 3}']) {
-      await assert.rejects(startTestServer({ dataDir: null, env: { LANGGRAPH_CONFIG: bad } }), /LANGGRAPH_CONFIG must be a JSON object/);
+      await assert.rejects(inProcessApp({ dataDir: null, env: { LANGGRAPH_CONFIG: bad } }), /LANGGRAPH_CONFIG must be a JSON object/);
     }
   });
 });

@@ -4,24 +4,25 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
-async function connect(url: string): Promise<Client> {
+/** The MCP client on the app's /mcp, its requests through the app's fetch (the transport's `fetch` option). */
+async function connect(app: InProcessApp): Promise<Client> {
   const client = new Client({ name: 'agentplane-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { fetch: app.fetch }));
   return client;
 }
 
 describe('MCP endpoint', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   before(async () => {
-    server = await startTestServer({ project: testProject });
+    server = await inProcessApp({ project: testProject });
   });
   after(() => server.close());
 
   it('lists every assistant as a tool and runs one', async () => {
-    const client = await connect(server.url);
+    const client = await connect(server);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), Object.keys(testProject.graphs!).sort());
     const echo = tools.find((t) => t.name === 'echo')!;
@@ -52,10 +53,10 @@ describe('MCP endpoint', () => {
   });
 
   it('answers GET with 405 and is 404 when http.disable_mcp is set', async () => {
-    assert.equal((await fetch(`${server.url}/mcp`)).status, 405);
-    const disabled = await startTestServer({ project: { ...testProject, http: { disable_mcp: true } } });
+    assert.equal((await server.fetch(`${server.url}/mcp`)).status, 405);
+    const disabled = await inProcessApp({ project: { ...testProject, http: { disable_mcp: true } } });
     try {
-      const res = await fetch(`${disabled.url}/mcp`, {
+      const res = await disabled.fetch(`${disabled.url}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),

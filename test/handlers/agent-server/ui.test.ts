@@ -5,12 +5,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import vm from 'node:vm';
 import { reloadsOn } from '../../../src/runtime/watch.ts';
 import { wasImported } from '../../../src/runtime/importedFiles.ts';
-import { ROOT, startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { ROOT, inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 
 const COMPONENTS = `import "./weather.css";
 import { useState } from "react";
@@ -88,12 +87,12 @@ function renderInPage(bundle: string, global: string, component: string) {
 }
 
 describe('generative UI (langgraph.json ui)', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let projectFile: string;
   before(async () => {
     projectFile = uiProject();
     // a public URL naming the bind address, as a deployment's replica is given: the tags must not use it
-    server = await startTestServer({
+    server = await inProcessApp({
       dataDir: null,
       env: { AGENTPLANE_CONFIG: projectFile, AGENTPLANE_PUBLIC_URL: 'http://127.0.0.1:1', AGENTPLANE_TRUST_PROXY: '1' },
     });
@@ -101,11 +100,12 @@ describe('generative UI (langgraph.json ui)', () => {
   after(() => server.close());
 
   it('POST /ui/{agent} answers the stylesheet and script tags that render the component', async () => {
-    const res = await server.api('/ui/my-agent', { method: 'POST', json: { name: 'weather', props: { city: 'Paris' } } });
+    // reached on a loopback address, as a local client reaches the server
+    const res = await server.api('/ui/my-agent', { method: 'POST', headers: { host: '127.0.0.1:8123' }, json: { name: 'weather', props: { city: 'Paris' } } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     const html = await res.text();
-    const base = `http://127.0.0.1:${new URL(server.url).port}/ui/my-agent`;
+    const base = 'http://127.0.0.1:8123/ui/my-agent';
     assert.equal(
       html,
       [
@@ -116,18 +116,16 @@ describe('generative UI (langgraph.json ui)', () => {
   });
 
   it('the tags name the host the page reached: its Host, or what a trusted proxy forwarded, not the configured public URL', async () => {
-    /** The script's src for a request with these headers (fetch cannot set Host). */
-    const scriptSrc = (headers: Record<string, string>) =>
-      new Promise<string>((resolve, reject) => {
-        const url = new URL('/ui/my-agent', server.url);
-        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-          let text = '';
-          res.on('data', (d) => (text += d));
-          res.on('end', () => resolve(/<script src="([^"]+)"/.exec(text)?.[1] ?? text));
-        });
-        req.on('error', reject);
-        req.end(JSON.stringify({ name: 'weather' }));
+    /** The script's src for a request with these headers (a Host among them, sent as a raw HTTP client sends it). */
+    const scriptSrc = async (headers: Record<string, string>) => {
+      const res = await server.fetch('/ui/my-agent', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ name: 'weather' }),
       });
+      const text = await res.text();
+      return /<script src="([^"]+)"/.exec(text)?.[1] ?? text;
+    };
     assert.equal(await scriptSrc({ host: 'agents.example:8443' }), '//agents.example:8443/ui/my-agent/entrypoint.js');
     assert.equal(await scriptSrc({ host: 'localhost:2024' }), 'http://localhost:2024/ui/my-agent/entrypoint.js');
     assert.equal(
@@ -138,13 +136,13 @@ describe('generative UI (langgraph.json ui)', () => {
   });
 
   it("GET /ui/{agent}/{file} serves the bundle: CSS, and JS that renders the component with the page's react", async () => {
-    const css = await fetch(`${server.url}/ui/my-agent/entrypoint.css`);
+    const css = await server.fetch(`${server.url}/ui/my-agent/entrypoint.css`);
     assert.equal(css.status, 200);
     assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
     assert.match(await css.text(), /\.weather\s*\{\s*color: teal;/);
 
     // no credentials: a <script> tag sends none
-    const js = await fetch(`${server.url}/ui/my-agent/entrypoint.js`);
+    const js = await server.fetch(`${server.url}/ui/my-agent/entrypoint.js`);
     assert.equal(js.status, 200);
     assert.match(js.headers.get('content-type') ?? '', /^text\/javascript/);
     const { responded, appended } = renderInPage(await js.text(), '__LGUI_my_agent', 'weather');
@@ -159,10 +157,10 @@ describe('generative UI (langgraph.json ui)', () => {
   });
 
   it('a module whose CSS uses Tailwind gets the classes its components use, as upstream', async () => {
-    const css = await (await fetch(`${server.url}/ui/styled/entrypoint.css`)).text();
+    const css = await (await server.fetch(`${server.url}/ui/styled/entrypoint.css`)).text();
     for (const rule of [/\.p-4\s*\{/, /\.text-teal-600\s*\{/, /\.card\s*\{[^}]*border-radius/]) assert.match(css, rule);
     // plain CSS is bundled as written: no Tailwind preflight in the other agent's stylesheet
-    assert.doesNotMatch(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /tailwindcss/);
+    assert.doesNotMatch(await (await server.fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /tailwindcss/);
   });
 
   it('an agent the project names no UI for, or whose module did not build, and an unknown file answer 404 {detail}', async () => {
@@ -172,7 +170,7 @@ describe('generative UI (langgraph.json ui)', () => {
       assert.deepEqual(await res.json(), { detail: `UI not found for agent "${agent}"` });
     }
     for (const file of ['/ui/my-agent/missing.js', '/ui/nope/entrypoint.js']) {
-      const res = await fetch(server.url + file);
+      const res = await server.fetch(server.url + file);
       assert.equal(res.status, 404, file);
       assert.deepEqual(await res.json(), { detail: 'File not found' });
     }
@@ -181,13 +179,13 @@ describe('generative UI (langgraph.json ui)', () => {
   it('a module importing a file outside the project is not bundled: its agent answers 404', async () => {
     const res = await server.api('/ui/escape', { method: 'POST', json: { name: 'leak' } });
     assert.equal(res.status, 404);
-    const file = await fetch(`${server.url}/ui/escape/entrypoint.js`);
+    const file = await server.fetch(`${server.url}/ui/escape/entrypoint.js`);
     assert.equal(file.status, 404);
     assert.doesNotMatch(await file.text(), /outside-the-project/);
   });
 
   it('a request without the component name, or for a file name no bundle has, is refused with 422', async () => {
-    const bad = await fetch(`${server.url}/ui/my-agent/entry%20point.js`);
+    const bad = await server.fetch(`${server.url}/ui/my-agent/entry%20point.js`);
     assert.equal(bad.status, 422);
     const res = await server.api('/ui/my-agent', { method: 'POST', json: { props: {} } });
     assert.equal(res.status, 422);
@@ -204,16 +202,16 @@ describe('generative UI (langgraph.json ui)', () => {
     );
     fs.writeFileSync(css, '.weather { color: navy; }\n');
     await server.reload();
-    assert.match(await (await fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /color: navy;/);
+    assert.match(await (await server.fetch(`${server.url}/ui/my-agent/entrypoint.css`)).text(), /color: navy;/);
   });
 
   it('the dashboard is served at /dashboard; / and the old /ui redirect there', async () => {
     for (const old of ['/', '/ui', '/ui/']) {
-      const res = await fetch(server.url + old, { redirect: 'manual' });
+      const res = await server.fetch(server.url + old, { redirect: 'manual' });
       assert.equal(res.status, 302, old);
       assert.equal(res.headers.get('location'), '/dashboard/', old);
     }
-    const page = await fetch(`${server.url}/dashboard/deployments`);
+    const page = await server.fetch(`${server.url}/dashboard/deployments`);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
   });
@@ -221,13 +219,14 @@ describe('generative UI (langgraph.json ui)', () => {
 
 describe('generative UI of the shipped example project', () => {
   it("bundles the agent graph's example components (agentplane.json ui)", async () => {
-    const server = await startTestServer({ dataDir: null });
+    const server = await inProcessApp({ dataDir: null });
     try {
       const res = await server.api('/ui/agent', { method: 'POST', json: { name: 'weather' } });
       assert.equal(res.status, 200);
       const script = /<script src="([^"]+)"/.exec(await res.text())?.[1];
       assert.ok(script);
-      const js = await fetch(script);
+      // the src names the host the request reached, without a scheme here: resolved as a page resolves it
+      const js = await server.fetch(new URL(script, server.url));
       assert.equal(js.status, 200);
       const { responded } = renderInPage(await js.text(), '__LGUI_agent', 'weather');
       assert.equal(typeof responded[0].component, 'function');
@@ -239,14 +238,15 @@ describe('generative UI of the shipped example project', () => {
 
 describe('generative UI with agent-server auth on', () => {
   it('the tags need a key; the bundle files, loaded by <script> tags, need none', async () => {
-    const server = await startTestServer({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const server = await inProcessApp({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
       assert.equal(
-        (await fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' })).status,
+        (await server.fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' }))
+          .status,
         401,
       );
       assert.equal((await server.api('/ui/my-agent', { method: 'POST', json: { name: 'weather' } })).status, 200);
-      const js = await fetch(`${server.url}/ui/my-agent/entrypoint.js`);
+      const js = await server.fetch(`${server.url}/ui/my-agent/entrypoint.js`);
       assert.equal(js.status, 200);
       assert.match(await js.text(), /__LGUI_my_agent/);
     } finally {
@@ -258,13 +258,13 @@ describe('generative UI with agent-server auth on', () => {
 describe('generative UI with custom auth (auth.path)', () => {
   it("the tags are asked of the project's authenticate; the bundle files are not, as upstream", async () => {
     const auth = `${path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts')}:auth`;
-    const server = await startTestServer({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
+    const server = await inProcessApp({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
     try {
       const ask = (headers: Record<string, string>) =>
-        fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
+        server.fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
       assert.equal((await ask({})).status, 401);
       assert.equal((await ask({ Authorization: 'Bearer user-ann' })).status, 200);
-      assert.equal((await fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 200);
+      assert.equal((await server.fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 200);
     } finally {
       await server.close();
     }
@@ -273,10 +273,10 @@ describe('generative UI with custom auth (auth.path)', () => {
 
 describe('generative UI switched off', () => {
   it('http.disable_ui turns both operations off (404)', async () => {
-    const server = await startTestServer({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, http: { disable_ui: true } } });
+    const server = await inProcessApp({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, http: { disable_ui: true } } });
     try {
       assert.equal((await server.api('/ui/agent', { method: 'POST', json: { name: 'weather' } })).status, 404);
-      assert.equal((await fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 404);
+      assert.equal((await server.fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 404);
     } finally {
       await server.close();
     }

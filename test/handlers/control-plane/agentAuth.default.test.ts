@@ -1,13 +1,14 @@
 // Agent auth out of the box (issue 68): on the embedded default, with no settings, the server
 // makes its token key in the data directory (0600) as it makes its API key, so authenticate
 // works and the shipped `connected` graph reaches its consent step with the providers the
-// printed key registers; a restart reads the same key. A server given its own keys (the
-// operator's settings) makes none: it stays as strict as before (agent-auth.test.ts, 501).
+// printed key registers (test/sdk/auth.graph.test.ts: the graph calls its server's port); a
+// restart reads the same key. A server given its own keys (the operator's settings) makes
+// none: it stays as strict as before (agent-auth.test.ts, 501).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 import { json } from '../../control-plane/support.ts';
 
 const GITHUB = {
@@ -21,11 +22,11 @@ const GITHUB = {
 
 describe('agent auth on the embedded default, no settings', () => {
   const dataDir = tempDir();
-  let server: TestServer;
+  let server: InProcessApp;
   let key: string;
   // no AGENTPLANE_API_KEYS: the server makes its key in the data directory, as `npm start` does
   const start = () =>
-    startTestServer({ dataDir, env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
+    inProcessApp({ dataDir, env: { AGENTPLANE_API_KEYS: '' }, project: { graphs: { connected: './examples/graphs/connected.ts:connected' } } });
   const api = (pathname: string, init: RequestInit & { json?: unknown } = {}) =>
     server.api(pathname, { ...init, headers: { 'x-api-key': key, ...(init.headers as Record<string, string>) } });
 
@@ -52,22 +53,6 @@ describe('agent auth on the embedded default, no settings', () => {
     assert.equal(new URL(started.url).searchParams.get('redirect_uri'), `${server.url}/v2/auth/callback/github`);
   });
 
-  it('lets the shipped connected graph reach its consent step, with no tenant setting', async () => {
-    const thread = await json(await server.api('/threads', { method: 'POST', json: {} }), 200);
-    await json(
-      await server.api(`/threads/${thread.thread_id}/runs/wait`, {
-        method: 'POST',
-        json: { assistant_id: 'connected', input: { messages: [{ role: 'user', content: 'connect' }] }, config: { configurable: { user_id: 'bob' } } },
-      }),
-      200,
-    );
-    const state = await json(await server.api(`/threads/${thread.thread_id}/state`), 200);
-    const [interrupt] = state.tasks[0].interrupts;
-    assert.equal(interrupt.value.type, 'auth_required');
-    assert.equal(interrupt.value.provider, 'github');
-    assert.match(interrupt.value.url, /^https:\/\/github\.com\/login\/oauth\/authorize\?/);
-  });
-
   it('reads the same token key on the next start', async () => {
     const before = fs.readFileSync(path.join(dataDir, 'token-key'), 'utf8');
     await server.close();
@@ -84,7 +69,7 @@ describe('agent auth on the embedded default, no settings', () => {
 describe('agent auth with the operator’s own keys', () => {
   it('makes no token key: production settings stay strict', async () => {
     const dataDir = tempDir();
-    const server = await startTestServer({ dataDir });
+    const server = await inProcessApp({ dataDir });
     try {
       assert.equal(fs.existsSync(path.join(dataDir, 'token-key')), false);
       await json(await server.api('/v2/auth/providers', { method: 'POST', json: GITHUB }), 200);

@@ -7,17 +7,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { startTestServer, type TestServer } from '../../support/server.ts';
+import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { json, type Api } from '../../control-plane/support.ts';
 import { CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
 
 describe('agent auth: a token refused by the resource server', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let idp: OAuthServer;
   let api: Api;
 
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       env: {
         AGENTPLANE_TOKEN_KEY: randomBytes(32).toString('base64'),
         AGENTPLANE_AUTH_ALLOW_HTTP: '1',
@@ -42,7 +42,7 @@ describe('agent auth: a token refused by the resource server', () => {
   async function tokenFor(user: string): Promise<string> {
     const started = await json(await authenticate(user), 200);
     assert.equal(started.status, 'pending');
-    assert.equal((await fetch(await idp.consent(started.url, user))).status, 200);
+    assert.equal((await server.fetch(await idp.consent(started.url, user))).status, 200);
     const done = await json(await api(`/v2/auth/wait/${started.auth_id}?timeout=5`), 200);
     assert.equal(done.status, 'completed');
     return done.token;
@@ -77,7 +77,7 @@ describe('agent auth: a token refused by the resource server', () => {
     const retried = await json(await authenticate('bob', { refused_token: first }), 200);
     assert.equal(retried.status, 'pending');
     assert.equal(retried.token, null);
-    assert.equal((await fetch(await idp.consent(retried.url, 'bob'))).status, 200);
+    assert.equal((await server.fetch(await idp.consent(retried.url, 'bob'))).status, 200);
     const done = await json(await api(`/v2/auth/wait/${retried.auth_id}?timeout=5`), 200);
     assert.equal(done.status, 'completed');
     assert.notEqual(done.token, first);

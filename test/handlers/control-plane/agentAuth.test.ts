@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, tempDir, type TestServer } from '../../support/server.ts';
+import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 import { testBackend } from '../../support/postgres.ts';
 import { json, type Api } from '../../control-plane/support.ts';
 import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
@@ -20,14 +20,14 @@ const TOKEN_KEY = randomBytes(32).toString('base64');
 const OTHER_TENANT = randomUUID();
 
 describe('agent auth: tokens for users through a real OAuth server', () => {
-  let server: TestServer;
+  let server: InProcessApp;
   let idp: OAuthServer;
   let api: Api;
   let other: Api;
   const dataDir = tempDir();
 
   before(async () => {
-    server = await startTestServer({
+    server = await inProcessApp({
       dataDir,
       env: {
         AGENTPLANE_TOKEN_KEY: TOKEN_KEY,
@@ -68,7 +68,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
     const started = await json(await authenticate(api, user, scopes), 200);
     assert.equal(started.status, 'pending');
     const callback = await idp.consent(started.url, user);
-    const page = await fetch(callback);
+    const page = await server.fetch(callback);
     assert.equal(page.status, 200, await page.clone().text());
     assert.match(await page.text(), /Connected/);
     return { started, callback };
@@ -92,7 +92,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
     const waiting = api(`/v2/auth/wait/${started.auth_id}?timeout=30`);
     replay = await idp.consent(started.url, 'alice');
     assert.ok(replay.startsWith(`${server.url}/v2/auth/callback/idp?`), replay);
-    const page = await fetch(replay);
+    const page = await server.fetch(replay);
     assert.equal(page.status, 200);
     await page.body?.cancel();
     const done = await json(await waiting, 200);
@@ -152,7 +152,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
   });
 
   it('refuses a replayed callback and a forged one with the same page, and stores nothing for them', async () => {
-    const replayed = await fetch(replay);
+    const replayed = await server.fetch(replay);
     assert.equal(replayed.status, 400);
     const refusal = await replayed.text();
     const started = await json(await authenticate(api, 'mallory'), 200);
@@ -165,13 +165,13 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
       `${server.url}/v2/auth/callback/mcp-idp?code=abc&state=${encodeURIComponent(state)}`,
     ];
     for (const forged of forgeries) {
-      const answer = await fetch(forged);
+      const answer = await server.fetch(forged);
       assert.equal(answer.status, 400, forged);
       assert.equal(await answer.text(), refusal);
     }
     // the forgeries did not use the flow up: its own consent still completes it
     const callback = await idp.consent(started.url, 'mallory');
-    assert.equal((await fetch(callback)).status, 200);
+    assert.equal((await server.fetch(callback)).status, 200);
     assert.equal((await json(await api(`/v2/auth/wait/${started.auth_id}?timeout=5`), 200)).status, 'completed');
   });
 
@@ -223,7 +223,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
         200,
       );
       assert.equal(new URL(started.url).searchParams.get('client_id'), created.client_id);
-      assert.equal((await fetch(await idp.consent(started.url, 'alice'))).status, 200);
+      assert.equal((await server.fetch(await idp.consent(started.url, 'alice'))).status, 200);
       const done = await json(await api(`/v2/auth/wait/${started.auth_id}?timeout=5`), 200);
       assert.equal((await idp.introspect(done.token)).active, true);
       await json(await api('/v2/auth/providers/mcp-discover', { method: 'POST', json: { provider_id: 'mcp-idp', name: 'MCP', mcp_server_url: mcp.url } }), 409);
@@ -258,24 +258,24 @@ describe('agent auth: the operator’s key and public URL', () => {
     const dataDir = tempDir();
     const env = { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128', AGENTPLANE_API_KEYS: `key-r:${randomUUID()}` };
     const headers = { 'x-api-key': 'key-r' };
-    let server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    let server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     const idp = await startOAuthServer([`${server.url}/v2/auth/callback/idp`]);
     try {
       const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
       await json(await server.api('/v2/auth/providers', { method: 'POST', headers, json: provider }), 200);
       const body = { provider: 'idp', scopes: ['repo'], user_id: 'gina' };
       const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
-      assert.equal((await fetch(await idp.consent(started.url, 'gina'))).status, 200);
+      assert.equal((await server.fetch(await idp.consent(started.url, 'gina'))).status, 200);
       const { token } = await json(await server.api(`/v2/auth/wait/${started.auth_id}?timeout=5`, { headers }), 200);
       const sealedBefore = ((await server.store.collection('cp-auth-tokens').list()) as { sealed: string }[])[0].sealed;
       assert.equal(JSON.stringify(await server.store.collection('cp-auth-tokens').list()).includes(token), false);
       await server.close();
 
-      await assert.rejects(startTestServer({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
-      await assert.rejects(startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
+      await assert.rejects(inProcessApp({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      await assert.rejects(inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
 
       const next = randomBytes(32).toString('hex');
-      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next, AGENTPLANE_TOKEN_KEY_PREVIOUS: TOKEN_KEY } });
+      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next, AGENTPLANE_TOKEN_KEY_PREVIOUS: TOKEN_KEY } });
       // opened with the previous key (the token as it was, or refreshed with its refresh token if the restart took long)
       const again = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
       assert.equal(again.status, 'completed');
@@ -284,7 +284,7 @@ describe('agent auth: the operator’s key and public URL', () => {
       assert.notEqual(sealedAfter.split('.')[1], sealedBefore.split('.')[1]);
       await server.close();
       // sealed again under the new key: the old one is no longer needed
-      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next } });
+      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next } });
       const last = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
       assert.equal(last.status, 'completed');
       assert.equal((await idp.introspect(last.token)).active, true);
@@ -295,7 +295,7 @@ describe('agent auth: the operator’s key and public URL', () => {
   });
 
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
-    const keyless = await startTestServer({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
+    const keyless = await inProcessApp({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
     try {
       await json(
         await keyless.api('/v2/auth/providers', {
@@ -312,7 +312,7 @@ describe('agent auth: the operator’s key and public URL', () => {
   });
 
   it('builds the callback URL from AGENTPLANE_PUBLIC_URL', async () => {
-    const served = await startTestServer({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY, AGENTPLANE_PUBLIC_URL: 'https://agents.acme.example' } });
+    const served = await inProcessApp({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY, AGENTPLANE_PUBLIC_URL: 'https://agents.acme.example' } });
     try {
       await json(
         await served.api('/v2/auth/providers', {
@@ -379,7 +379,7 @@ describe('agent auth: a provider held to the rules', () => {
     };
     const headers = { 'x-api-key': 'key-s' };
     // no key yet: the secret can only be kept as it came
-    let server = await startTestServer({ dataDir, env });
+    let server = await inProcessApp({ dataDir, env });
     const idp = await startOAuthServer([`${publicUrl}/v2/auth/callback/idp`, `${publicUrl}/v2/auth/callback/idp2`]);
     try {
       const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
@@ -387,7 +387,7 @@ describe('agent auth: a provider held to the rules', () => {
       await server.close();
       if (testBackend() !== 'postgres') assert.ok(everyFileText(dataDir).includes(CLIENT.client_secret), 'kept in clear while no key was set');
 
-      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
       const stored = (await server.store.collection('cp-auth-providers').list()) as { client_secret: string }[];
       assert.equal(JSON.stringify(stored).includes(CLIENT.client_secret), false, 'sealed at the start with a key');
       // one made now is sealed from the start
@@ -401,15 +401,15 @@ describe('agent auth: a provider held to the rules', () => {
           200,
         );
         const callback = (await idp.consent(started.url, 'sam')).replace(publicUrl, server.url);
-        assert.equal((await fetch(callback)).status, 200);
+        assert.equal((await server.fetch(callback)).status, 200);
         const done = await json(await server.api(`/v2/auth/wait/${started.auth_id}?timeout=5`, { headers }), 200);
         assert.equal(done.status, 'completed', JSON.stringify(done));
       }
       await server.close();
       if (testBackend() !== 'postgres') assert.equal(everyFileText(dataDir).includes(CLIENT.client_secret), false, 'a clear secret left in the data directory');
       // without the key, the sealed secrets cannot be sent: the start is refused, naming the setting
-      await assert.rejects(startTestServer({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
-      server = await startTestServer({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+      await assert.rejects(inProcessApp({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     } finally {
       await server.close();
       await idp.close();
@@ -417,7 +417,7 @@ describe('agent auth: a provider held to the rules', () => {
   });
 
   it('refuses provider URLs that are not https (javascript:, data:, file:, plain http unless allowed) with 422, storing nothing', async () => {
-    const server = await startTestServer({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    const server = await inProcessApp({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     try {
       const base = {
         provider_id: 'p',
