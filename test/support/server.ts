@@ -139,6 +139,9 @@ export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc'>
  * Tests of the wire (SDK clients that need a URL, restarts, browsers, faults) start a server.
  */
 export async function inProcessApp(options: TestServerOptions = {}): Promise<InProcessApp> {
+  // the Prism run (test/release/prism-integration.release.test.ts) needs the wire: the same
+  // calls then go through a listening server and the proxy in front of it
+  if (process.env.AGENTPLANE_TEST_VIA_PRISM) return overTheWire(await startTestServer(options));
   const { config, log, key, tenant, dataDir } = await testConfig(options);
   const server = await startServer(config, options.app ?? createApplication, log, { listen: false });
   const inProcessFetch = ((input: string | URL | Request, init?: RequestInit) => {
@@ -161,6 +164,30 @@ export async function inProcessApp(options: TestServerOptions = {}): Promise<InP
     api: apiCaller(server.url, key, inProcessFetch),
     close: server.close,
     reload: server.reload,
+  };
+}
+
+/** A listening test server behind the in-process app's interface: every call is a real request to its URL. */
+function overTheWire(server: TestServer): InProcessApp {
+  const wireFetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const target = typeof input === 'string' && input.startsWith('/') ? server.url + input : input;
+    // as the in-process fetch: redirects are answered, not followed
+    return fetch(new Request(target, { redirect: 'manual', ...init }));
+  }) as typeof fetch;
+  const { url, store, createdKey, tokenKey, key, tenant, dataDir, close, reload } = server;
+  return {
+    url,
+    store,
+    createdKey,
+    tokenKey,
+    key,
+    tenant,
+    dataDir,
+    handle: (request) => fetch(new Request(server.url + new URL(request.url).pathname + new URL(request.url).search, request)),
+    fetch: wireFetch,
+    api: apiCaller(url, key, wireFetch),
+    close,
+    reload,
   };
 }
 
