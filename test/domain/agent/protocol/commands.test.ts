@@ -9,28 +9,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ROOT, inProcessApp, type InProcessApp } from '../../../support/server.ts';
-import { ThreadStateReader } from '../../../../src/domain/agent/threadState.ts';
+import { stateReads } from '../../../support/stateReads.ts';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
 const MESSAGES = 200;
-
-/** The thread's state reads while `work` runs. */
-async function stateReads<T>(work: () => Promise<T>): Promise<{ result: T; reads: number }> {
-  const original = Object.getOwnPropertyDescriptor(ThreadStateReader.prototype, 'state')!;
-  let reads = 0;
-  Object.defineProperty(ThreadStateReader.prototype, 'state', {
-    ...original,
-    value: function (this: ThreadStateReader, ...args: Parameters<ThreadStateReader['state']>) {
-      reads += 1;
-      return (original.value as ThreadStateReader['state']).apply(this, args);
-    },
-  });
-  try {
-    return { result: await work(), reads };
-  } finally {
-    Object.defineProperty(ThreadStateReader.prototype, 'state', original);
-  }
-}
 
 describe('protocol commands on a thread waiting for input', () => {
   let app: InProcessApp;
