@@ -74,6 +74,8 @@ export interface ThreadService {
   create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>>;
   /** With `include.ttl`, the thread's expiry. */
   get(threadId: string, include?: { ttl?: boolean }): Promise<Outcome<Thread, 'not_found'>>;
+  /** The thread's metadata, as `get` answers it, read without its state (whose values revive every message). */
+  metadata(threadId: string): Promise<Outcome<Record<string, unknown>, 'not_found'>>;
   search(query?: ThreadSearchRequest): Promise<Thread[]>;
   count(query?: ThreadCountRequest): Promise<number>;
   /** Merges metadata; `ttl` sets the expiry. */

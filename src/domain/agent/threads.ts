@@ -89,6 +89,11 @@ export class Threads implements ThreadService {
     return record ? ok(await this.view(record, include)) : threadNotFound(threadId);
   }
 
+  async metadata(threadId: string): Promise<Outcome<Record<string, unknown>, 'not_found'>> {
+    const record = await this.find(threadId);
+    return record ? ok(record.metadata) : threadNotFound(threadId);
+  }
+
   async count(query: ThreadCountRequest = {}): Promise<number> {
     const filter = this.filter(query);
     if (!query.values) return this.deps.queries.count(filter);

@@ -50,8 +50,8 @@ function guard(operationId: string, events: AuthEvent[], handler: Handler, auth:
       body,
       caller: { user, headers: ctx.headers },
       threadMetadata: async (threadId: string) => {
-        const thread = await serviceFor(ctx).threads.get(threadId);
-        return thread.ok ? ((thread.value.metadata ?? {}) as Record<string, unknown>) : undefined;
+        const metadata = await serviceFor(ctx).threads.metadata(threadId);
+        return metadata.ok ? (metadata.value ?? {}) : undefined;
       },
     };
     const filters: AuthFilters[] = [];
@@ -73,8 +73,9 @@ function guard(operationId: string, events: AuthEvent[], handler: Handler, auth:
     // the resource named in the path must match, else it does not exist for this caller
     const service = serviceFor(ctx);
     if (path.thread_id && resource === 'threads') {
-      const thread = await service.threads.get(path.thread_id);
-      if (thread.ok && !matches(thread.value.metadata))
+      // its metadata alone: the thread's state (its every message) is not read for a check
+      const metadata = await service.threads.metadata(path.thread_id);
+      if (metadata.ok && !matches(metadata.value))
         return MISSED_IN_STREAM.has(operationId) ? threadMissedInStream() : notFound(`Thread with ID ${path.thread_id} not found`);
     }
     if (path.assistant_id && resource === 'assistants') {

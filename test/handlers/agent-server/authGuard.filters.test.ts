@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { stateReads } from '../../support/stateReads.ts';
 
 let server: InProcessApp;
 const as = (user: string) =>
@@ -71,5 +72,27 @@ describe('another user’s run stream', () => {
     });
     assert.equal(own.status, 200);
     assert.doesNotMatch(await own.text(), /Thread not found/);
+  });
+});
+
+describe('a thread confined by a handler’s filters', () => {
+  it('is checked by its metadata alone: the owner reaches it and another user finds it missing, its state not read', async () => {
+    const erin = as('owner-erin');
+    const thread = await erin.threads.create();
+    const messages = Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `message ${i}` }));
+    const run = await erin.runs.create(thread.thread_id, 'echo', { input: { messages } });
+    await erin.runs.join(thread.thread_id, run.run_id);
+    const list = (user: string) => server.fetch(`${server.url}/threads/${thread.thread_id}/runs`, { headers: { Authorization: `Bearer user-${user}` } });
+    const own = await stateReads(() => list('owner-erin'));
+    assert.equal(own.result.status, 200);
+    assert.deepEqual(
+      ((await own.result.json()) as { run_id: string }[]).map((r) => r.run_id),
+      [run.run_id],
+    );
+    assert.equal(own.reads, 0, `the thread's state was read ${own.reads} times to check it`);
+    const other = await stateReads(() => list('owner-frank'));
+    assert.equal(other.result.status, 404);
+    assert.deepEqual(await other.result.json(), { detail: `Thread with ID ${thread.thread_id} not found` });
+    assert.equal(other.reads, 0, `the thread's state was read ${other.reads} times to check it`);
   });
 });

@@ -13,6 +13,7 @@ import { uuid7 } from '../ids.ts';
 import { PROTOCOL_ASSISTANT_KEY, PROTOCOL_RUN_KEY, type ProtocolEvent } from './events.ts';
 import { protocolRuns, threadProtocolEvents, type ThreadEventDeps } from './threadEvents.ts';
 import { agentTree } from './agentTree.ts';
+import type { ThreadRecord } from '../records.ts';
 
 import { paramsProblem } from '../../../shared/protocolCommands.ts';
 import type * as Protocol from '../../../../generated/protocol/types.gen.ts';
@@ -32,8 +33,13 @@ export interface CommandDeps extends ThreadEventDeps {
   /** The agent server as the caller sees it (another owner's thread is missing). */
   service: AgentService;
   owner: string;
-  /** The thread's protocol sequence number through its last finished protocol run. */
-  threadSeq(threadId: string): Promise<number>;
+  /**
+   * The owner's thread as stored (undefined when missing or another owner's): its metadata,
+   * pending interrupts and protocol sequence number, without reading its state. `threads.get`
+   * answers the same record with its state's values revived, every message of the thread,
+   * which a command that needs none of them would pay on every call.
+   */
+  thread(threadId: string): Promise<ThreadRecord | undefined>;
 }
 
 export class ProtocolCommands {
@@ -61,7 +67,8 @@ export class ProtocolCommands {
   }
 
   private async meta(threadId: string): Promise<ResponseMeta> {
-    return { thread_id: threadId, applied_through_seq: await this.deps.threadSeq(threadId) };
+    // the thread's protocol sequence number through its last finished protocol run
+    return { thread_id: threadId, applied_through_seq: (await this.deps.thread(threadId))?.protocol_seq ?? 0 };
   }
 
   private async success(threadId: string, id: number, result: Dict): Promise<Outcome<CommandReply, never>> {
@@ -72,9 +79,10 @@ export class ProtocolCommands {
     return { type: 'error', id, error, message, ...(meta ? { meta } : {}) };
   }
 
+  /** Whether the thread waits for input: the interrupts its record keeps (a run's end sets them: none after a resumed run completes). */
   private async pendingInterrupts(threadId: string): Promise<boolean> {
-    const thread = await this.deps.service.threads.get(threadId);
-    return thread.ok && Object.values(thread.value.interrupts ?? {}).some((list) => list.length > 0);
+    const thread = await this.deps.thread(threadId);
+    return !!thread && Object.values(thread.interrupts ?? {}).some((list) => list.length > 0);
   }
 
   private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
@@ -134,8 +142,8 @@ export class ProtocolCommands {
     else if (params.interrupt_id !== undefined) answers[params.interrupt_id] = params.response;
     else return ok(this.error(command.id, 'invalid_argument', 'input.respond requires an interrupt_id.'));
     // the thread's assistant is the one its runs were started with
-    const thread = await this.deps.service.threads.get(threadId);
-    const assistantId = thread.ok ? (thread.value.metadata as Dict | undefined)?.assistant_id : undefined;
+    const thread = await this.deps.thread(threadId);
+    const assistantId = (thread?.metadata as Dict | undefined)?.assistant_id;
     if (typeof assistantId !== 'string') return ok(this.error(command.id, 'no_such_run', 'Thread has no active assistant; call run.start first.'));
     if (!(await this.pendingInterrupts(threadId)))
       return ok(this.error(command.id, 'invalid_argument', 'input.respond can only be used while the run is interrupted.'));

@@ -32,7 +32,7 @@ export class ThreadProtocol implements ProtocolService {
       ...deps,
       service: deps.service as AgentService,
       owner,
-      threadSeq: async (threadId) => (await this.thread(threadId))?.protocol_seq ?? 0,
+      thread: (threadId) => this.thread(threadId),
     });
   }
 

@@ -1,0 +1,89 @@
+// The protocol's run.start and input.respond on a thread that waits for input: they resume its
+// interrupts while it has some, and start afresh once a resumed run has answered them, asking
+// the thread's stored record rather than its state. Reading the state revives every message of
+// the thread (issue 67: ~2 s of the main thread under the bench's fan-out, on every run.start),
+// so here the state reads are counted. In process, runs executed on the request loop; the wire
+// is test/handlers/agent-server/protocol.test.ts.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { ROOT, inProcessApp, type InProcessApp } from '../../../support/server.ts';
+import { stateReads } from '../../../support/stateReads.ts';
+
+const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
+const MESSAGES = 200;
+
+describe('protocol commands on a thread waiting for input', () => {
+  let app: InProcessApp;
+  before(async () => {
+    app = await inProcessApp({ project: { graphs: { ask: `${fixture}:ask` } }, dataDir: null, runWorkers: '0' });
+  });
+  after(() => app.close());
+
+  const command = async (threadId: string, body: object) => {
+    const res = await app.api(`/threads/${threadId}/commands`, { method: 'POST', json: body });
+    assert.equal(res.status, 200);
+    return (await res.json()) as any;
+  };
+  const run = async (threadId: string, runId: string) => {
+    await app.api(`/threads/${threadId}/runs/${runId}/join`);
+    return (await (await app.api(`/threads/${threadId}/runs/${runId}`)).json()) as any;
+  };
+  const thread = async (threadId: string) => (await (await app.api(`/threads/${threadId}`)).json()) as any;
+
+  /** A thread of MESSAGES messages whose run stopped at the graph's interrupt. */
+  async function interrupted(): Promise<string> {
+    const threadId = randomUUID();
+    const messages = Array.from({ length: MESSAGES }, (_, i) => ({ type: 'human', content: `message ${i}` }));
+    const started = await command(threadId, { id: 1, method: 'run.start', params: { assistant_id: 'ask', input: { messages } } });
+    assert.equal((await run(threadId, started.result.run_id)).status, 'success');
+    const waiting = await thread(threadId);
+    assert.equal(waiting.status, 'interrupted');
+    assert.equal(waiting.values.messages.length, MESSAGES);
+    return threadId;
+  }
+
+  it("run.start resumes the thread's interrupts, then starts afresh once they are answered, without reading its state", async () => {
+    const threadId = await interrupted();
+    const resume = await stateReads(() => command(threadId, { id: 2, method: 'run.start', params: { assistant_id: 'ask', input: 'yes' } }));
+    assert.equal(resume.result.type, 'success');
+    assert.equal(resume.reads, 0, `the state was read ${resume.reads} times to start a run`);
+    const resumed = await run(threadId, resume.result.result.run_id);
+    assert.deepEqual(resumed.kwargs.command, { resume: 'yes' });
+    assert.equal(resumed.kwargs.input ?? null, null);
+    const answered = await thread(threadId);
+    assert.equal(answered.status, 'idle');
+    assert.deepEqual(answered.interrupts, {});
+    assert.equal(answered.values.decision, 'yes');
+    // the interrupt a run resumed does not make the next run.start a resume
+    const fresh = await stateReads(() => command(threadId, { id: 3, method: 'run.start', params: { assistant_id: 'ask', input: { messages: [] } } }));
+    assert.equal(fresh.reads, 0, `the state was read ${fresh.reads} times to start a run`);
+    const next = await run(threadId, fresh.result.result.run_id);
+    assert.deepEqual(next.kwargs.input, { messages: [] });
+    assert.equal(next.kwargs.command ?? null, null);
+    assert.equal((await thread(threadId)).status, 'interrupted');
+  });
+
+  it('input.respond resumes while the thread waits, and is refused once a run answered it, without reading its state', async () => {
+    const threadId = await interrupted();
+    const interruptId = (Object.values((await thread(threadId)).interrupts) as { id: string }[][])[0][0].id;
+    const respond = (id: number) => command(threadId, { id, method: 'input.respond', params: { interrupt_id: interruptId, response: 'no' } });
+    const accepted = await stateReads(() => respond(2));
+    assert.deepEqual(accepted.result, { type: 'success', id: 2, result: {}, meta: accepted.result.meta });
+    assert.equal(accepted.reads, 0, `the state was read ${accepted.reads} times to answer input.respond`);
+    // the run it queued answers the interrupt (its id is not in the reply: the thread's latest run)
+    const runs = (await (await app.api(`/threads/${threadId}/runs`)).json()) as { run_id: string }[];
+    const resumed = await run(threadId, runs[0].run_id);
+    assert.deepEqual(resumed.kwargs.command, { resume: { [interruptId]: 'no' } });
+    assert.equal((await thread(threadId)).values.decision, 'no');
+    const refused = await stateReads(() => respond(3));
+    assert.deepEqual(refused.result, {
+      type: 'error',
+      id: 3,
+      error: 'invalid_argument',
+      message: 'input.respond can only be used while the run is interrupted.',
+    });
+    assert.equal(refused.reads, 0);
+  });
+});
