@@ -497,16 +497,12 @@ export function createPipeline(options: PipelineOptions) {
         if (!res.headersSent) return send(res, refused);
         return void res.end();
       }
-      if (err instanceof StartFailed) {
-        // the start's failure is logged once, by the start; a waiting request only hears of it
-        const reply = httpError(503, err.message);
-        const startShape = operationId ? bound.get(operationId)?.operation.errors : undefined;
-        if (!res.headersSent) return send(res, startShape ? asGoogleRpc(reply, startShape) : reply);
-        return void res.end();
-      }
-      log.error('unhandled error', { operationId, method, path: pathname, err });
+      // a start that failed is logged once, by the start; a request that waited for it only hears of it (503, the cause)
+      const startFailed = err instanceof StartFailed;
+      if (!startFailed) log.error('unhandled error', { operationId, method, path: pathname, err });
+      const reply = startFailed ? httpError(503, err.message) : httpError(500, 'Internal Server Error');
       const shape = operationId ? bound.get(operationId)?.operation.errors : undefined;
-      if (!res.headersSent) return send(res, shape ? asGoogleRpc(httpError(500, 'Internal Server Error'), shape) : httpError(500, 'Internal Server Error'));
+      if (!res.headersSent) return send(res, shape ? asGoogleRpc(reply, shape) : reply);
       res.end();
     }
   }
