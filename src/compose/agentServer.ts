@@ -18,6 +18,9 @@ import { registerRunMetrics } from '../domain/agent/runMetrics.ts';
 import { cronFiring } from '../domain/crons/cronRuns.ts';
 import { CronService } from '../domain/crons/cronService.ts';
 import { CollectionCrons } from '../adapters/embedded/collectionCrons.ts';
+import { CollectionThreads } from '../adapters/embedded/collectionThreads.ts';
+import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
+import { CollectionRuns } from '../adapters/embedded/collectionRuns.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
@@ -105,9 +108,12 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
-    threadQueries: deps.queries.threads,
-    assistantQueries: deps.queries.assistants,
-    runQueries: deps.queries.runs,
+    // on PostgreSQL their searches and lists run in SQL; the embedded store's over its collections
+    repositories: {
+      threads: deps.queries.threads ?? new CollectionThreads(store),
+      assistants: deps.queries.assistants ?? new CollectionAssistants(store),
+      runs: deps.queries.runs ?? new CollectionRuns(store),
+    },
     graphs,
     checkpointer,
     log: log.child({ area: 'agent-server' }),

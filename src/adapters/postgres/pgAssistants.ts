@@ -1,6 +1,9 @@
-// The assistants' named queries in SQL over agentplane_assistants (pgTables.ts): owner,
-// graph, name, metadata and the sort are columns, so nothing is filtered or sorted in Node.
-import type { AssistantFilter, AssistantPage, AssistantRecord, AssistantSortField, AssistantsRepository } from '../../domain/ports/assistantsRepository.ts';
+// The assistants on PostgreSQL: kept in their tables through the store's collections, as on
+// the embedded store (collectionAssistants.ts), with the searches and counts in SQL over
+// agentplane_assistants (pgTables.ts): owner, graph, name, metadata and the sort are columns,
+// so nothing is filtered or sorted in Node.
+import type { AssistantFilter, AssistantPage, AssistantRecord, AssistantSortField } from '../../domain/ports/assistantsRepository.ts';
+import { CollectionAssistants } from '../embedded/collectionAssistants.ts';
 import type { PgStore } from './pgStore.ts';
 import { metadataEquals } from './pgSql.ts';
 
@@ -13,16 +16,18 @@ const SORT_COLUMNS: Record<AssistantSortField, string> = {
   updated_at: 'updated_at',
 };
 
-export class PgAssistants implements AssistantsRepository {
-  constructor(private readonly store: PgStore) {}
+export class PgAssistants extends CollectionAssistants {
+  constructor(private readonly store: PgStore) {
+    super(store);
+  }
 
-  async search(filter: AssistantFilter, page: AssistantPage): Promise<AssistantRecord[]> {
+  override async search(filter: AssistantFilter, page: AssistantPage): Promise<AssistantRecord[]> {
     const { sql, params } = assistantSearchSql(filter, page);
     const { rows } = await this.store.query<{ doc: AssistantRecord }>(sql, params);
     return rows.map((r) => r.doc);
   }
 
-  async count(filter: AssistantFilter): Promise<number> {
+  override async count(filter: AssistantFilter): Promise<number> {
     const { where, params } = conditions(filter);
     const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM agentplane_assistants WHERE ${where}`, params);
     return Number(rows[0].n);

@@ -1,25 +1,29 @@
-// The runs' named queries in SQL over agentplane_runs (pgTables.ts): thread, owner and status
-// are columns, so a thread's page or an owner's runs in flight are read through indexes.
+// The runs on PostgreSQL: kept in the runs table through the store's collection, as on the
+// embedded store (collectionRuns.ts), with the pages, lists and summaries in SQL over
+// agentplane_runs (pgTables.ts): thread, owner and status are columns, so a thread's page or
+// an owner's runs in flight are read through indexes.
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { RunsRepository } from '../../domain/ports/runsRepository.ts';
+import { CollectionRuns } from '../embedded/collectionRuns.ts';
 import type { RunWindow, RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
 import type { PgStore } from './pgStore.ts';
 
-export class PgRuns implements RunsRepository {
-  constructor(private readonly store: PgStore) {}
+export class PgRuns extends CollectionRuns {
+  constructor(private readonly store: PgStore) {
+    super(store);
+  }
 
-  async ofThread(threadId: string, page: { status?: string; offset: number; limit: number }): Promise<RunRecord[]> {
+  override async ofThread(threadId: string, page: { status?: string; offset: number; limit: number }): Promise<RunRecord[]> {
     const { sql, params } = runsOfThreadSql(threadId, page);
     return this.docs(sql, params);
   }
 
-  async withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
+  override async withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
     const { sql, params } = runsWithStatusSql(owner, statuses, threadId);
     return this.docs(sql, params);
   }
 
-  async summaryOfAssistant(window: RunWindow): Promise<RunWindowSummary> {
+  override async summaryOfAssistant(window: RunWindow): Promise<RunWindowSummary> {
     const { sql, params } = assistantRunSummarySql(window);
     const { rows } = await this.store.query<{ status: string | null; runs: string; p50_ms: number | null; p95_ms: number | null }>(sql, params);
     // one row per status, then the grand total's row (status null) carrying the percentiles

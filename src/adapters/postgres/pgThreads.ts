@@ -1,8 +1,11 @@
-// The threads' named queries in SQL over agentplane_threads (pgTables.ts): the owner, status
-// and metadata filters and the sort are the table's columns, so a page or a count is read
-// through the owner's indexes (test/adapters/postgres.explain.test.ts holds them to that at 100k).
+// The threads on PostgreSQL: kept in the threads table through the store's collection, as on
+// the embedded store (collectionThreads.ts), with the searches and counts in SQL over
+// agentplane_threads (pgTables.ts): the owner, status and metadata filters and the sort are
+// the table's columns, so a page or a count is read through the owner's indexes
+// (test/adapters/postgres.explain.test.ts holds them to that at 100k).
 import type { ThreadRecord } from '../../domain/agent/records.ts';
-import type { ThreadFilter, ThreadPage, ThreadSortField, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
+import type { ThreadFilter, ThreadPage, ThreadSortField } from '../../domain/ports/threadsRepository.ts';
+import { CollectionThreads } from '../embedded/collectionThreads.ts';
 import type { PgStore } from './pgStore.ts';
 import { metadataEquals } from './pgSql.ts';
 
@@ -15,16 +18,18 @@ const SORT_COLUMNS: Record<ThreadSortField, string> = {
   updated_at: 'updated_at',
 };
 
-export class PgThreads implements ThreadsRepository {
-  constructor(private readonly store: PgStore) {}
+export class PgThreads extends CollectionThreads {
+  constructor(private readonly store: PgStore) {
+    super(store);
+  }
 
-  async search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]> {
+  override async search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]> {
     const { sql, params } = searchSql(filter, page);
     const { rows } = await this.store.query<{ doc: ThreadRecord }>(sql, params);
     return rows.map((r) => r.doc);
   }
 
-  async count(filter: ThreadFilter): Promise<number> {
+  override async count(filter: ThreadFilter): Promise<number> {
     const { sql, params } = countSql(filter);
     const { rows } = await this.store.query<{ n: string }>(sql, params);
     return Number(rows[0].n);

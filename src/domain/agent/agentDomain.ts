@@ -1,9 +1,9 @@
-// Assembles the agent server's domain: the stored collections, the run engine (the one
-// owner of run and thread statuses), and the assistant, thread and run services behind the
-// AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
+// Assembles the agent server's domain over the repositories compose passes in: the run engine
+// (the one owner of run and thread statuses), and the assistant, thread and run services
+// behind the AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../ports/logger.ts';
 import type { Collection, Store } from '../ports/store.ts';
-import { KeyedLock, type Locks } from '../keyedLock.ts';
+import type { Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
@@ -23,16 +23,17 @@ import type { AgentService, AgentServices } from './service.ts';
 import { ThreadStateReader } from './threadState.ts';
 import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
-import { CollectionThreads } from './collectionThreads.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
-import { CollectionRuns } from './collectionRuns.ts';
 import { SharedThreadRuns } from './protocol/sharedThreadRuns.ts';
 import { ThreadFeeds } from './protocol/threadFeed.ts';
 
 export interface AgentDomainOptions {
+  /** What the run engine reads and writes its runs and threads through (runEngine.ts). */
   store: Store;
+  /** The threads, assistants and runs, their searches and lists (PostgreSQL's in SQL). */
+  repositories: { threads: ThreadsRepository; assistants: AssistantsRepository; runs: RunsRepository };
   graphs: GraphRegistry;
   checkpointer: StoreCheckpointer;
   log: Logger;
@@ -53,7 +54,7 @@ export interface AgentDomainOptions {
   /** A run still executing after this long ends in `timeout` (0: no limit). */
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
-  locks?: Locks;
+  locks: Locks;
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
   runBackend: {
     events: RunEventLog;
@@ -66,12 +67,6 @@ export interface AgentDomainOptions {
      */
     firstReads?: (threadId: string) => Promise<KnownReads>;
   };
-  /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
-  threadQueries?: ThreadsRepository;
-  /** The assistants' searches and counts (PostgreSQL's in SQL); over the assistants collection when absent. */
-  assistantQueries?: AssistantsRepository;
-  /** The runs' lists by thread and status (PostgreSQL's in SQL); over the runs collection when absent. */
-  runQueries?: RunsRepository;
 }
 
 export interface AgentDomain extends AgentServices {
@@ -93,14 +88,15 @@ const MAX_CACHED_OWNERS = 10_000;
 
 /** Registers the system assistants and queues again the runs a previous process left. */
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
-  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs } = options;
+  const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
+  const repositories = options.repositories;
+  // the run engine's own: it reads and writes runs and threads through the store's collections
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(store);
   const broker = options.runBackend.events;
-  const locks = options.locks ?? new KeyedLock();
-  const stateReader = new ThreadStateReader(graphs, plain, runs);
-  const system = new AssistantRegistry(store, graphs, '');
+  const stateReader = new ThreadStateReader(graphs, plain, repositories.runs);
+  const system = new AssistantRegistry(repositories.assistants, graphs, '');
   const execute =
     options.execute ??
     readingFirst(
@@ -127,34 +123,45 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   });
   await system.registerSystemAssistants(options.systemAssistantConfig);
   await engine.recover();
-  const queries = options.threadQueries ?? new CollectionThreads(threads);
-  const runQueries = options.runQueries ?? new CollectionRuns(runs);
-  const threadDeps = { threads, queries, engine, broker, stateReader, locks, checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer) };
+  const threadDeps = {
+    threads: repositories.threads,
+    engine,
+    broker,
+    stateReader,
+    locks,
+    checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer),
+  };
   // An owner's assistants and threads hold nothing but the owner and the shared parts above,
-  // so they are made once per owner rather than on every request (a registry looks up its
-  // collections when made); the runs view carries the request's caller, so it is per call.
+  // so they are made once per owner rather than on every request; the runs view carries the
+  // request's caller, so it is per call.
   const views = new Map<string, { assistants: AssistantRegistry; threads: Threads }>();
   const viewsOf = (owner: string) => {
     let found = views.get(owner);
     if (!found) {
       // owners are tenants: few, but nothing bounds them, so the map is not allowed to grow without end
       if (views.size >= MAX_CACHED_OWNERS) views.clear();
-      found = { assistants: new AssistantRegistry(store, graphs, owner, options.assistantQueries), threads: new Threads(threadDeps, owner) };
+      found = { assistants: new AssistantRegistry(repositories.assistants, graphs, owner), threads: new Threads(threadDeps, owner) };
       views.set(owner, found);
     }
     return found;
   };
-  const runsDeps = { store, runs, queries: runQueries, threads, engine, claims, broker, stateReader, locks };
+  const runsDeps = { store, runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks };
   // one per server: every owner's readers of a thread share its listing, and its feed
-  const threadRuns = new SharedThreadRuns(runs, broker);
-  const protocolDeps = { runs, threads, broker, threadRuns, feeds: new ThreadFeeds({ runs, broker, threadRuns }) };
+  const threadRuns = new SharedThreadRuns(repositories.runs, broker);
+  const protocolDeps = {
+    runs: repositories.runs,
+    threads: repositories.threads,
+    broker,
+    threadRuns,
+    feeds: new ThreadFeeds({ runs: repositories.runs, broker, threadRuns }),
+  };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
     return new OwnerService(assistants, ownThreads, owner, caller, runsDeps, protocolDeps);
   };
   return {
     forOwner,
-    retention: new RetentionSweep({ threads, threadsOf: (owner) => new Threads(threadDeps, owner), plain, checkpointer }, retention),
+    retention: new RetentionSweep({ threads: repositories.threads, threadsOf: (owner) => new Threads(threadDeps, owner), plain, checkpointer }, retention),
     start: () => engine.start(),
     stop: () => engine.stop(),
     executingRuns: () => engine.executing(),

@@ -12,7 +12,6 @@ import type {
   AssistantVersion,
   AssistantVersionsRequest,
 } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection, Store } from '../ports/store.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { nowIso } from '../clock.ts';
@@ -21,7 +20,6 @@ import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchem
 import { ownerOf } from './records.ts';
 import { metadataContains } from './search.ts';
 import type { AssistantFilter, AssistantRecord, AssistantsRepository } from '../ports/assistantsRepository.ts';
-import { CollectionAssistants } from './collectionAssistants.ts';
 import type { AssistantService } from './service.ts';
 
 const toApi = (record: AssistantRecord): Assistant => {
@@ -33,23 +31,13 @@ const toApi = (record: AssistantRecord): Assistant => {
 const assistantNotFound = () => fail('not_found', 'Assistant not found');
 
 export class AssistantRegistry implements AssistantService {
-  private readonly collection: Collection<AssistantRecord>;
-  /** Every version of every assistant, id `<assistant_id>@<version>`. */
-  private readonly versions: Collection<AssistantVersion>;
-  /** Searches and counts (in SQL on PostgreSQL). */
-  private readonly queries: AssistantsRepository;
-
   constructor(
-    private readonly store: Store,
+    /** The assistants and their versions, their searches and counts (in SQL on PostgreSQL). */
+    private readonly assistants: AssistantsRepository,
     private readonly graphs: GraphRegistry,
     /** Whose assistants these are, besides the shared system ones (see ownerOf). */
     private readonly owner: string,
-    queries?: AssistantsRepository,
-  ) {
-    this.collection = store.collection<AssistantRecord>('assistants', { indexes: ['graph_id'], containment: ['metadata'] });
-    this.versions = store.collection<AssistantVersion>('assistant_versions', { indexes: ['assistant_id'], containment: ['metadata'] });
-    this.queries = queries ?? new CollectionAssistants(this.collection);
-  }
+  ) {}
 
   /** System assistants (the server's, with no owner) are everyone's; the rest only their owner's. */
   private readonly visible = (a: AssistantRecord) => (a.owner === undefined && a.assistant_id === uuid5(a.graph_id)) || ownerOf(a) === this.owner;
@@ -82,14 +70,14 @@ export class AssistantRegistry implements AssistantService {
         created_at: now,
         updated_at: now,
       };
-      if (await this.collection.insert(assistant.assistant_id, assistant)) await this.versions.put(versionId(assistant), toVersion(assistant));
+      await this.assistants.addIfAbsent(assistant, toVersion(assistant));
     }
   }
 
   async create(body: AssistantCreate): Promise<Outcome<Assistant, 'not_found' | 'conflict'>> {
     if (!this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
     const id = body.assistant_id ?? uuid4();
-    const existing = await this.collection.get(id);
+    const existing = await this.assistants.get(id);
     // ids are one space for every owner: another's is taken, and nothing more is said of it
     if (existing) return body.if_exists === 'do_nothing' && this.visible(existing) ? ok(toApi(existing)) : fail('conflict', 'Assistant already exists');
     const now = nowIso();
@@ -106,10 +94,7 @@ export class AssistantRegistry implements AssistantService {
       created_at: now,
       updated_at: now,
     };
-    await this.store.write([
-      { collection: this.collection.name, id, value: assistant },
-      { collection: this.versions.name, id: versionId(assistant), value: toVersion(assistant) },
-    ]);
+    await this.assistants.save(assistant, toVersion(assistant));
     return ok(toApi(assistant));
   }
 
@@ -119,7 +104,7 @@ export class AssistantRegistry implements AssistantService {
     if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
     if (body.graph_id && !this.graphIds().includes(body.graph_id)) return fail('not_found', `Graph '${body.graph_id}' not found`);
-    const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
+    const versions = await this.assistants.versionsOf(current.assistant_id);
     const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
     const next: AssistantRecord = {
       ...current,
@@ -132,10 +117,7 @@ export class AssistantRegistry implements AssistantService {
       version,
       updated_at: nowIso(),
     };
-    await this.store.write([
-      { collection: this.collection.name, id: next.assistant_id, value: next },
-      { collection: this.versions.name, id: versionId(next), value: toVersion(next) },
-    ]);
+    await this.assistants.save(next, toVersion(next));
     return ok(toApi(next));
   }
 
@@ -143,22 +125,18 @@ export class AssistantRegistry implements AssistantService {
     const current = await this.find(idOrGraph);
     if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
-    const versions = await this.versions.list({ where: { assistant_id: current.assistant_id } });
-    await this.store.write([
-      { collection: this.collection.name, id: current.assistant_id, delete: true },
-      ...versions.map((v) => ({ collection: this.versions.name, id: versionId(v), delete: true as const })),
-    ]);
+    await this.assistants.delete(current.assistant_id);
     return ok(undefined);
   }
 
   async count(query: AssistantCountRequest = {}): Promise<number> {
-    return this.queries.count(this.filter(query));
+    return this.assistants.count(this.filter(query));
   }
 
   async listVersions(idOrGraph: string, query: AssistantVersionsRequest = {}): Promise<Outcome<AssistantVersion[], 'not_found'>> {
     const current = await this.find(idOrGraph);
     if (!current) return fail('not_found', `Assistant "${idOrGraph}" not found.`);
-    const all = await this.versions.list({ where: { assistant_id: current.assistant_id }, contains: metadataContains(query.metadata) });
+    const all = await this.assistants.versionsOf(current.assistant_id, metadataContains(query.metadata)?.metadata);
     const offset = query.offset ?? 0;
     return ok(all.sort((a, b) => b.version - a.version).slice(offset, offset + (query.limit ?? 10)));
   }
@@ -167,10 +145,10 @@ export class AssistantRegistry implements AssistantService {
     const current = await this.find(idOrGraph);
     if (!current) return assistantNotFound();
     if (isSystem(current)) return systemConflict(current);
-    const chosen = await this.versions.get(versionId({ assistant_id: current.assistant_id, version }));
+    const chosen = await this.assistants.version(current.assistant_id, version);
     if (!chosen) return fail('not_found', 'Assistant version not found');
     const next: AssistantRecord = { ...current, ...chosen, description: chosen.description ?? null, updated_at: nowIso() };
-    await this.collection.put(next.assistant_id, next);
+    await this.assistants.put(next);
     return ok(toApi(next));
   }
 
@@ -203,7 +181,7 @@ export class AssistantRegistry implements AssistantService {
   /** The stored assistant (with its owner) when this owner may see it. */
   private async find(idOrGraph: string): Promise<AssistantRecord | undefined> {
     const byGraph = this.graphIds().includes(idOrGraph) ? uuid5(idOrGraph) : idOrGraph;
-    const assistant = await this.collection.get(byGraph);
+    const assistant = await this.assistants.get(byGraph);
     // an assistant whose graph left the configuration cannot run
     return assistant && this.graphIds().includes(assistant.graph_id) && this.visible(assistant) ? assistant : undefined;
   }
@@ -228,11 +206,9 @@ export class AssistantRegistry implements AssistantService {
 
   async search(query: AssistantSearchRequest = {}): Promise<Assistant[]> {
     const page = { sortBy: query.sort_by ?? 'created_at', order: query.sort_order ?? 'desc', offset: query.offset ?? 0, limit: query.limit ?? 10 } as const;
-    return (await this.queries.search(this.filter(query), page)).map(toApi);
+    return (await this.assistants.search(this.filter(query), page)).map(toApi);
   }
 }
-
-const versionId = (a: { assistant_id: string; version: number }) => `${a.assistant_id}@${a.version}`;
 
 function toVersion(a: Assistant): AssistantVersion {
   return {

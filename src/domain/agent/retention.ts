@@ -3,10 +3,10 @@
 // in the project file, checkpoints older than `default_ttl` minutes are deleted, except
 // each thread's latest (its current state stays; upstream drops an inactive thread's
 // checkpoints altogether — see docs/agent-server.md). One sweep does both.
-import type { Collection } from '../ports/store.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import type { PlainStateStore } from './plainState.ts';
-import { ownerOf, type ThreadRecord } from './records.ts';
+import { ownerOf } from './records.ts';
+import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { Threads } from './threads.ts';
 
 export interface RetentionSettings {
@@ -29,7 +29,7 @@ export interface SweepResult {
 export class RetentionSweep {
   constructor(
     private readonly deps: {
-      threads: Collection<ThreadRecord>;
+      threads: Pick<ThreadsRepository, 'withTtl'>;
       threadsOf: (owner: string) => Pick<Threads, 'prune'>;
       plain: PlainStateStore;
       checkpointer: StoreCheckpointer;
@@ -40,7 +40,7 @@ export class RetentionSweep {
   async sweep(nowMs = Date.now()): Promise<SweepResult> {
     // expired threads by owner, each pruned through its owner's own view
     const expired = new Map<string, { delete: string[]; keep_latest: string[] }>();
-    for (const thread of await this.deps.threads.list()) {
+    for (const thread of await this.deps.threads.withTtl()) {
       if (!thread.ttl || thread.status === 'busy') continue;
       if (Date.parse(thread.updated_at) + thread.ttl.ttl_minutes * 60_000 > nowMs) continue;
       const owner = ownerOf(thread);

@@ -8,7 +8,9 @@ import type { Assistant, RunCreate } from '../../../generated/agent-server/types
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
-import type { Collection, Store, WriteOp } from '../ports/store.ts';
+import type { Store, WriteOp } from '../ports/store.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
+import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { uuid7 } from './ids.ts';
@@ -17,9 +19,10 @@ import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import type { RunEngine } from './runEngine.ts';
 
 export interface RunWriteDeps {
-  store: Store;
-  runs: Collection<RunRecord>;
-  threads: Collection<ThreadRecord>;
+  /** Where a run and its thread are written in one step. */
+  store: Pick<Store, 'write'>;
+  runs: RunsRepository;
+  threads: ThreadsRepository;
   broker: RunEventLog;
   claims: RunClaims;
   engine: Pick<RunEngine, 'queued' | 'queuedTogether' | 'cancel'>;
@@ -84,10 +87,7 @@ export async function enqueueRun(
     // upstream keeps a busy thread's config as it is (the running run's)
     config: base.status === 'busy' ? base.config : merged.threadConfig,
   });
-  const ops: WriteOp[] = [
-    { collection: deps.threads.name, id: threadId, value: thread },
-    { collection: deps.runs.name, id: run.run_id, value: run },
-  ];
+  const ops: WriteOp[] = [deps.threads.putOp(thread), deps.runs.putOp(run)];
   // the records, the log and the claimers' wake-up in one step where the backend can
   const together = await deps.claims.enqueue?.(ops, run, owner);
   if (together) {
@@ -112,7 +112,7 @@ export async function deleteRun(deps: RunWriteDeps, threadId: string, runId: str
     await deps.engine.cancel(threadId, runId, 'rollback');
     await deps.broker.ended(runId);
   }
-  if (await deps.runs.get(runId)) await deps.store.write([{ collection: deps.runs.name, id: runId, delete: true }]);
+  if (await deps.runs.get(runId)) await deps.runs.delete(runId);
   await deps.broker.drop(runId);
   return ok(undefined);
 }

@@ -5,7 +5,6 @@
 // as missing ones.
 import type { Assistant, AssistantRunMetrics, Run, RunCreate, RunResult, RunsCancelRequest, TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type { Locks } from '../keyedLock.ts';
-import type { RunsRepository } from '../ports/runsRepository.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
@@ -21,8 +20,6 @@ import { threadNotFound } from './threads.ts';
 import { threadEvents, type ThreadStreamMode } from './threadStream.ts';
 
 export interface RunDeps extends RunWriteDeps {
-  /** Lists by thread and by status (in SQL on PostgreSQL). */
-  queries: RunsRepository;
   /** The assistants the owner may run. */
   assistants: Pick<AssistantService, 'resolve'>;
   engine: RunEngine;
@@ -129,12 +126,12 @@ export class Runs implements RunService {
    * the named ones), or by run ids. Every named run must exist, or nothing is cancelled.
    */
   async cancelMany(selection: RunsCancelRequest, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<void, 'not_found'>> {
-    const { runs, queries, engine } = this.deps;
+    const { runs, engine } = this.deps;
     let targets: RunRecord[];
     if (selection.status) {
       const threadId = selection.thread_id;
       if (threadId && !(await this.thread(threadId))) return threadNotFound(threadId);
-      targets = await queries.withStatus(this.owner, selection.status === 'all' ? ['pending', 'running'] : [selection.status], threadId);
+      targets = await runs.withStatus(this.owner, selection.status === 'all' ? ['pending', 'running'] : [selection.status], threadId);
     } else if (selection.run_ids) {
       targets = [];
       for (const runId of selection.run_ids) {
@@ -180,7 +177,7 @@ export class Runs implements RunService {
     const assistant = await this.deps.assistants.resolve(assistantId);
     if (!assistant) return assistantNotFound(assistantId);
     const since = new Date(Date.now() - windowS * 1000);
-    const summary = await this.deps.queries.summaryOfAssistant({ owner: this.owner, assistantId: assistant.assistant_id, since });
+    const summary = await this.deps.runs.summaryOfAssistant({ owner: this.owner, assistantId: assistant.assistant_id, since });
     return ok(assistantRunMetrics(assistant.assistant_id, windowS, summary));
   }
 
@@ -192,7 +189,7 @@ export class Runs implements RunService {
 
   async list(threadId: string, query: { limit?: number; offset?: number; status?: string }): Promise<Outcome<Run[], 'not_found'>> {
     if (!(await this.thread(threadId))) return threadNotFound(threadId);
-    const page = await this.deps.queries.ofThread(threadId, {
+    const page = await this.deps.runs.ofThread(threadId, {
       ...(query.status ? { status: query.status } : {}),
       offset: query.offset ?? 0,
       limit: query.limit ?? 10,

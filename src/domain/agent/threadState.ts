@@ -6,7 +6,7 @@ import type { Checkpoint, Interrupt, ThreadState } from '../../../generated/agen
 import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
-import type { Collection } from '../ports/store.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {
@@ -24,7 +24,7 @@ export class ThreadStateReader {
   constructor(
     private readonly graphs: GraphRegistry,
     private readonly plain: PlainStateStore,
-    private readonly runs: Collection<RunRecord>,
+    private readonly runs: Pick<RunsRepository, 'onThread'>,
   ) {}
 
   /**
@@ -34,7 +34,7 @@ export class ThreadStateReader {
    */
   async graphOf(thread: ThreadRecord): Promise<string | null> {
     let latest: RunRecord | undefined;
-    for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) if (!latest || run.run_id > latest.run_id) latest = run;
+    for (const run of await this.runs.onThread(thread.thread_id)) if (!latest || run.run_id > latest.run_id) latest = run;
     const recorded = thread.metadata.graph_id;
     return latest?.graph_id ?? (typeof recorded === 'string' ? recorded : null);
   }
@@ -59,7 +59,7 @@ export class ThreadStateReader {
   private async otherKindOf(thread: ThreadRecord, graph: LoadedGraph | undefined): Promise<LoadedGraph | undefined> {
     const wantLangGraph = graph?.kind !== 'langgraph';
     let latest: RunRecord | undefined;
-    for (const run of await this.runs.list({ where: { thread_id: thread.thread_id } })) {
+    for (const run of await this.runs.onThread(thread.thread_id)) {
       const kind = this.graphs.get(run.graph_id)?.kind;
       if (kind === undefined || (kind !== 'plain') !== wantLangGraph) continue;
       if (!latest || run.run_id > latest.run_id) latest = run;

@@ -2,7 +2,7 @@
 // run after the other in receipt order, for as long as the reader stays. It only reads the
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
-import type { Collection } from '../ports/store.ts';
+import type { RunsRepository } from '../ports/runsRepository.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './runEvent.ts';
@@ -22,7 +22,7 @@ function splitEventId(id: string | undefined): { runId: string; eventId: string 
 }
 
 export async function* threadEvents(
-  deps: { runs: Collection<RunRecord>; broker: RunEventLog },
+  deps: { runs: Pick<RunsRepository, 'onThread'>; broker: RunEventLog },
   threadId: string,
   options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
 ): AsyncGenerator<RunEvent> {
@@ -36,7 +36,7 @@ export async function* threadEvents(
   while (!signal?.aborted) {
     // registered before looking, so a run queued meanwhile still wakes us
     const activity = deps.broker.nextRunOn(threadId, signal);
-    const runs = (await deps.runs.list({ where: { thread_id: threadId } })).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+    const runs = await deps.runs.onThread(threadId);
     const wanted = (run: RunRecord) => {
       if (resumeAfter !== undefined && run.run_id === cursor) return true;
       if (cursor !== undefined && run.run_id <= cursor) return false;

@@ -16,7 +16,6 @@ import type {
   ThreadStateUpdateResult,
   ThreadTtl,
 } from '../../../generated/agent-server/types.gen.ts';
-import type { Collection } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import type { ThreadFilter, ThreadSortField, ThreadsRepository } from '../ports/threadsRepository.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
@@ -31,9 +30,8 @@ import type { ThreadCheckpoints } from './threadCheckpoints.ts';
 import type { ThreadStateReader } from './threadState.ts';
 
 export interface ThreadDeps {
-  threads: Collection<ThreadRecord>;
-  /** Searches and counts (in SQL on PostgreSQL). */
-  queries: ThreadsRepository;
+  /** The threads, their searches and counts (in SQL on PostgreSQL). */
+  threads: ThreadsRepository;
   /** The thread's runs in flight: read, cancelled, and discarded with the thread. */
   engine: Pick<RunEngine, 'inflight' | 'cancel' | 'discard'>;
   /** Waited on for a cancelled run's end. */
@@ -70,7 +68,7 @@ export class Threads implements ThreadService {
         return body.if_exists === 'do_nothing' && this.mine(existing) ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
       }
       const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner), ...ttlSetting(body.ttl) };
-      await this.deps.threads.insert(threadId, record);
+      await this.deps.threads.insert(record);
       if (body.supersteps?.length) {
         const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
         if (applied && !applied.ok) {
@@ -96,9 +94,9 @@ export class Threads implements ThreadService {
 
   async count(query: ThreadCountRequest = {}): Promise<number> {
     const filter = this.filter(query);
-    if (!query.values) return this.deps.queries.count(filter);
+    if (!query.values) return this.deps.threads.count(filter);
     let count = 0;
-    for (const t of await this.deps.queries.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 }))
+    for (const t of await this.deps.threads.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 }))
       if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
     return count;
   }
@@ -148,7 +146,7 @@ export class Threads implements ThreadService {
         ...(source.ttl ? { ttl: source.ttl } : {}),
       };
       await this.deps.checkpoints.copy(threadId, copy.thread_id);
-      await this.deps.threads.insert(copy.thread_id, copy);
+      await this.deps.threads.insert(copy);
       return ok(await this.view(copy));
     });
   }
@@ -172,7 +170,7 @@ export class Threads implements ThreadService {
   }
 
   async search(query: ThreadSearchRequest = {}): Promise<Thread[]> {
-    const { queries, stateReader } = this.deps;
+    const { threads, stateReader } = this.deps;
     const filter = this.filter(query);
     const offset = query.offset ?? 0;
     const limit = query.limit ?? 10;
@@ -182,11 +180,11 @@ export class Threads implements ThreadService {
     if (query.values) {
       // the values are the state's, not the record's: every match is read, then filtered here
       const matching: ThreadRecord[] = [];
-      for (const t of await queries.search(filter, { sortBy, order, offset: 0 }))
+      for (const t of await threads.search(filter, { sortBy, order, offset: 0 }))
         if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
       page = matching.slice(offset, offset + limit);
     } else {
-      page = await queries.search(filter, { sortBy, order, offset, limit });
+      page = await threads.search(filter, { sortBy, order, offset, limit });
     }
     return Promise.all(page.map((t) => this.view(t)));
   }
@@ -211,7 +209,7 @@ export class Threads implements ThreadService {
 
   /** Deletes the threads an assistant's runs were on (metadata.assistant_id, as upstream); answers how many. */
   async deleteOfAssistant(assistantId: string): Promise<number> {
-    const mine = await this.deps.queries.search(
+    const mine = await this.deps.threads.search(
       { owner: this.owner, metadata: { assistant_id: assistantId } },
       { sortBy: 'created_at', order: 'asc', offset: 0 },
     );

@@ -1,10 +1,11 @@
-// The threads' named queries: what the thread service asks of its storage beyond reading and
-// writing one thread by id. Each backend answers them its own way: the embedded store over
-// its in-memory collection (embeddedThreads.ts), PostgreSQL in SQL over the threads table's
-// columns and indexes (pgThreads.ts), so a search or count reads one owner's page, never
-// every thread.
+// The threads as the agent domain keeps them: one thread read, stored, changed by its id, and
+// the named searches and counts over one owner's threads. Kept in the embedded store's
+// collection (adapters/embedded/collectionThreads.ts) and, on PostgreSQL, in the threads
+// table with the searches in SQL over its columns and indexes (adapters/postgres/pgThreads.ts),
+// so a search or count reads one owner's page, never every thread.
 import type { ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { ThreadRecord } from '../agent/records.ts';
+import type { WriteOp } from './store.ts';
 
 /** Which threads: always one owner's (see ownerOf in agent/records.ts). */
 export interface ThreadFilter {
@@ -28,6 +29,18 @@ export interface ThreadPage {
 }
 
 export interface ThreadsRepository {
+  get(threadId: string): Promise<ThreadRecord | undefined>;
+  /** Stores a new thread; resolves false (and writes nothing) when its id is taken. */
+  insert(thread: ThreadRecord): Promise<boolean>;
+  /**
+   * Atomic read-modify-write: `change` sees the stored thread and returns the next one, or
+   * undefined to leave it. Resolves to the thread stored after the call (undefined: none).
+   */
+  update(threadId: string, change: (current: ThreadRecord) => ThreadRecord | undefined): Promise<ThreadRecord | undefined>;
+  /** Every thread that has a ttl, whoever owns it (the retention sweep's). */
+  withTtl(): Promise<ThreadRecord[]>;
+  /** The write that stores this thread, for one atomic write with other records' (Store.write). */
+  putOp(thread: ThreadRecord): WriteOp;
   /** The matching threads in the page's order. */
   search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]>;
   count(filter: ThreadFilter): Promise<number>;

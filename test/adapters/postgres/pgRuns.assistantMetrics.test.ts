@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgRuns } from '../../../src/adapters/postgres/pgRuns.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../../src/domain/agent/collectionRuns.ts';
+import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import type { RunsRepository } from '../../../src/domain/ports/runsRepository.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
@@ -50,7 +50,7 @@ for (const backend of ['embedded', 'postgres'] as const) {
       await store.collection<ThreadRecord>('threads').put('thread-1', thread as unknown as ThreadRecord);
       const collection = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
       for (const r of runs) await collection.put(r.run_id, r);
-      return backend === 'postgres' ? new PgRuns(store as PgStore) : new CollectionRuns(collection);
+      return backend === 'postgres' ? new PgRuns(store as PgStore) : new CollectionRuns(store);
     }
 
     it("counts the owner's runs of the assistant in the window by status, with interpolated duration percentiles", async () => {

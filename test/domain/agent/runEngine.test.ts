@@ -15,6 +15,8 @@ import { RunEngine } from '../../../src/domain/agent/runEngine.ts';
 import { enqueueRun } from '../../../src/domain/agent/runWrites.ts';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
 import type { Claim, RunClaims, RunStart } from '../../../src/domain/ports/runClaims.ts';
 
@@ -58,7 +60,13 @@ async function engine(
   await engine.recover();
   engine.start();
   const enqueue = (threadId: string, body: Record<string, unknown> = {}) =>
-    enqueueRun({ store, runs, threads, broker, claims, engine }, threadId, assistant, { assistant_id: 'a1', ...body }, { owner: '' });
+    enqueueRun(
+      { store, runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine },
+      threadId,
+      assistant,
+      { assistant_id: 'a1', ...body },
+      { owner: '' },
+    );
   return { store, runs, threads, broker, engine, lines, enqueue };
 }
 

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { RunBroker } from '../../../src/domain/agent/broker.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
@@ -40,7 +42,7 @@ async function writes(execute: RunExecutor) {
   });
   await engine.recover();
   engine.start();
-  return { runs, threads, broker, engine, deps: { store, runs, threads, broker, claims, engine } };
+  return { runs, threads, broker, engine, deps: { store, runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine } };
 }
 
 describe('run writes', () => {

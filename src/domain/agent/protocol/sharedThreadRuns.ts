@@ -7,7 +7,7 @@
 // goes. Records in a listing may be older than the store's (a run that has finished since
 // lacks its protocol numbers): readers only use those to skip what is before `since`, and a
 // run without them is read from its log instead, so an older record costs time, never events.
-import type { Collection } from '../../ports/store.ts';
+import type { RunsRepository } from '../../ports/runsRepository.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type RunRecord } from '../records.ts';
 import { isProtocolRun } from './plainRuns.ts';
@@ -45,13 +45,15 @@ export interface ThreadRunsReader {
 }
 
 /** The owner's protocol runs on the thread, in receipt order, listed now. */
-export async function listProtocolRuns(runs: Collection<RunRecord>, threadId: string, owner: string): Promise<RunRecord[]> {
+export async function listProtocolRuns(runs: ThreadRuns, threadId: string, owner: string): Promise<RunRecord[]> {
   return ofOwner(await listAll(runs, threadId), owner);
 }
 
-async function listAll(runs: Collection<RunRecord>, threadId: string): Promise<RunRecord[]> {
-  const listed = await runs.list({ where: { thread_id: threadId } });
-  return listed.filter(isProtocolRun).sort((a, b) => (a.run_id < b.run_id ? -1 : 1));
+/** What the listings read: a thread's runs in receipt order. */
+export type ThreadRuns = Pick<RunsRepository, 'onThread'>;
+
+async function listAll(runs: ThreadRuns, threadId: string): Promise<RunRecord[]> {
+  return (await runs.onThread(threadId)).filter(isProtocolRun);
 }
 
 const ofOwner = (runs: RunRecord[], owner: string) => runs.filter((run) => ownerOf(run) === owner);
@@ -60,7 +62,7 @@ export class SharedThreadRuns {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly runs: Collection<RunRecord>,
+    private readonly runs: ThreadRuns,
     private readonly broker: Pick<RunEventLog, 'nextRunOn'>,
   ) {}
 

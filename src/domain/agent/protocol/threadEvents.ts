@@ -7,16 +7,15 @@
 // feed per thread reads it for them (threadFeed.ts); a reader behind the feed's window reads it
 // by itself. Those readers share one listing of the thread's runs (sharedThreadRuns.ts) and,
 // through the log's entries, each event (events.ts: `framed`).
-import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import type { RunRecord } from '../records.ts';
 import { framed, matchesFilter, PROTOCOL_LOG_EVENT, storedOfText, type EventFilter, type ProtocolEvent, type StoredProtocolEvent } from './events.ts';
-import { listProtocolRuns, type SharedThreadRuns } from './sharedThreadRuns.ts';
+import { listProtocolRuns, type SharedThreadRuns, type ThreadRuns } from './sharedThreadRuns.ts';
 import { JsonText } from '../../../shared/jsonText.ts';
 import { runningLifecycle } from './lifecycle.ts';
 
 export interface ThreadEventDeps {
-  runs: Collection<RunRecord>;
+  runs: ThreadRuns;
   broker: RunEventLog;
   /** The thread's protocol runs as its stream's readers share them (listed once per thread per change). */
   threadRuns: SharedThreadRuns;

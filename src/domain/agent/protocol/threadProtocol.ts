@@ -1,9 +1,10 @@
 // The protocol as one owner sees it: commands, and the event stream of a thread that is the
 // owner's (another owner's thread is answered as a missing one).
 import { fail, ok, type Outcome } from '../../outcome.ts';
-import type { Collection } from '../../ports/store.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
-import { ownerOf, type RunRecord, type ThreadRecord } from '../records.ts';
+import { ownerOf, type ThreadRecord } from '../records.ts';
+import type { RunsRepository } from '../../ports/runsRepository.ts';
+import type { ThreadsRepository } from '../../ports/threadsRepository.ts';
 import type { AgentService, ProtocolService } from '../service.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
 import { ProtocolCommands } from './commands.ts';
@@ -13,8 +14,8 @@ import type { ThreadFeeds } from './threadFeed.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
-  runs: Collection<RunRecord>;
-  threads: Collection<ThreadRecord>;
+  runs: Pick<RunsRepository, 'onThread'>;
+  threads: Pick<ThreadsRepository, 'get'>;
   broker: RunEventLog;
   threadRuns: SharedThreadRuns;
   /** The threads' feeds: one read of a thread's events for all its subscribers. */

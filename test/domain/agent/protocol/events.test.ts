@@ -10,6 +10,7 @@ import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
+import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
 import { JsonText } from '../../../../src/shared/jsonText.ts';
 
 const values = { messages: Array.from({ length: 50 }, (_, i) => ({ type: 'human', content: `message ${i} "quoted" \u00e9\n`, id: `m${i}` })) };
@@ -17,6 +18,7 @@ const values = { messages: Array.from({ length: 50 }, (_, i) => ({ type: 'human'
 test("an event read from its log entry's text is sent as that text, numbered, without serialising it again", async () => {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const repository = new CollectionRuns(store);
   const broker = new RunBroker();
   const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
   await runs.put('r1', record as unknown as RunRecord);
@@ -26,7 +28,7 @@ test("an event read from its log entry's text is sent as that text, numbered, wi
   broker.publish('r1', PROTOCOL_LOG_EVENT, new JsonText(JSON.stringify({ method: 'values', params: { namespace: [], timestamp: 1, data: values } })));
   await broker.end('r1');
   const got: ProtocolEvent[] = [];
-  const deps = { runs, broker, threadRuns: new SharedThreadRuns(runs, broker) };
+  const deps = { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
   for await (const event of threadProtocolEvents(deps, 't1', { channels: new Set(['values']) }, { owner: '', present: true })) got.push(event);
   assert.equal(got.length, 1);
   const stringify = JSON.stringify;

@@ -13,6 +13,7 @@ import { uuid7 } from '../../../../src/domain/agent/ids.ts';
 import { eventJson, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
+import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
 
 const READERS = 50;
 const THREAD = 'thread-1';
@@ -21,15 +22,10 @@ const channels = new Set(['values']);
 async function setup() {
   const store = await openJournalStore({ dataDir: null });
   const collection = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const repository = new CollectionRuns(store);
   let lists = 0;
-  // the real collection, its listings counted
-  const runs = new Proxy(collection, {
-    get(target, key) {
-      if (key === 'list') return (...args: Parameters<typeof collection.list>) => ((lists += 1), target.list(...args));
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // the real repository, its listings of a thread's runs counted
+  const runs = { onThread: (threadId: string) => ((lists += 1), repository.onThread(threadId)) };
   const broker = new RunBroker();
   let waits = 0;
   const nextRunOn = broker.nextRunOn.bind(broker);
@@ -40,7 +36,7 @@ async function setup() {
   const run = async (events: number) => {
     const runId = uuid7();
     const record = { run_id: runId, thread_id: THREAD, status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
-    await runs.put(runId, record as unknown as RunRecord);
+    await collection.put(runId, record as unknown as RunRecord);
     await broker.open(runId, '', THREAD);
     broker.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
     for (let i = 0; i < events; i += 1) broker.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: i, data: { i } } });

@@ -11,6 +11,7 @@ import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
 import { PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type EventFilter, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
+import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
 import { ThreadFeeds } from '../../../../src/domain/agent/protocol/threadFeed.ts';
 
 const THREAD = 'thread-1';
@@ -20,6 +21,7 @@ const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
 async function setup(windowEvents?: number, windowBytes?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const repository = new CollectionRuns(store);
   const broker = new RunBroker();
   // every entry read from a run's log, by whoever reads it
   let entriesRead = 0;
@@ -30,8 +32,8 @@ async function setup(windowEvents?: number, windowBytes?: number) {
       yield entry;
     }
   };
-  const threadRuns = new SharedThreadRuns(runs, broker);
-  const feeds = new ThreadFeeds({ runs, broker, threadRuns }, windowEvents, windowBytes);
+  const threadRuns = new SharedThreadRuns(repository, broker);
+  const feeds = new ThreadFeeds({ runs: repository, broker, threadRuns }, windowEvents, windowBytes);
   let seq = 0;
   /** A protocol run of `owner` queued on the thread and started; `publish` adds its events (values, then custom every tenth). */
   const run = async (owner = '') => {

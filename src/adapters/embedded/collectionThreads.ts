@@ -1,0 +1,62 @@
+// The threads in a collection of the store (the embedded store, which holds every thread in
+// memory): filters are closures, sorting is in memory. On PostgreSQL the same collection is
+// the threads table, and pgThreads.ts answers the searches and counts in SQL instead.
+import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
+import type { ThreadFilter, ThreadPage, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
+import { ownerOf, type ThreadRecord } from '../../domain/agent/records.ts';
+import { metadataContains, sortBy } from '../../domain/agent/search.ts';
+
+export class CollectionThreads implements ThreadsRepository {
+  protected readonly threads: Collection<ThreadRecord>;
+
+  constructor(store: Store) {
+    this.threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
+  }
+
+  get(threadId: string): Promise<ThreadRecord | undefined> {
+    return this.threads.get(threadId);
+  }
+
+  insert(thread: ThreadRecord): Promise<boolean> {
+    return this.threads.insert(thread.thread_id, thread);
+  }
+
+  update(threadId: string, change: (current: ThreadRecord) => ThreadRecord | undefined): Promise<ThreadRecord | undefined> {
+    return this.threads.update(threadId, change);
+  }
+
+  withTtl(): Promise<ThreadRecord[]> {
+    return this.threads.list({ filter: (t) => Boolean(t.ttl) });
+  }
+
+  putOp(thread: ThreadRecord): WriteOp {
+    return { collection: this.threads.name, id: thread.thread_id, value: thread };
+  }
+
+  async search(filter: ThreadFilter, page: ThreadPage): Promise<ThreadRecord[]> {
+    const end = page.limit === undefined ? undefined : page.offset + page.limit;
+    if (page.sortBy === 'created_at') {
+      // the store keeps creation order: page without sorting the whole collection
+      return this.threads.list({
+        ...this.query(filter),
+        reverse: page.order === 'desc',
+        offset: page.offset,
+        ...(page.limit === undefined ? {} : { limit: page.limit }),
+      });
+    }
+    return sortBy(await this.threads.list(this.query(filter)), page.sortBy, page.order).slice(page.offset, end);
+  }
+
+  count(filter: ThreadFilter): Promise<number> {
+    return this.threads.count(this.query(filter));
+  }
+
+  private query(filter: ThreadFilter) {
+    const ids = filter.ids ? new Set(filter.ids) : null;
+    return {
+      where: filter.status ? { status: filter.status } : undefined,
+      filter: (t: ThreadRecord) => ownerOf(t) === filter.owner && (!ids || ids.has(t.thread_id)),
+      contains: metadataContains(filter.metadata),
+    };
+  }
+}
