@@ -3,8 +3,8 @@
 // collection in a table; every call is asynchronous for it. Who may see a Collection<T>: the
 // repositories' implementations in adapters/embedded/ and adapters/postgres/, and the
 // composition root. A domain service takes its aggregate's repository port instead
-// (test/architecture/layers.test.ts); the agent area (domain/agent/) is the one left to move,
-// and this file leaves the domain with it.
+// (test/architecture/layers.test.ts, whose shrinking list names the files that still take a
+// collection, each with why); this file leaves the domain with the last of them.
 
 export interface ListOptions<T> {
   /** Exact match on indexed fields (declared when the collection is opened). */
