@@ -21,6 +21,7 @@ import { CollectionCrons } from '../adapters/embedded/collectionCrons.ts';
 import { CollectionThreads } from '../adapters/embedded/collectionThreads.ts';
 import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
 import { CollectionRuns } from '../adapters/embedded/collectionRuns.ts';
+import { CollectionPlainCheckpoints } from '../adapters/embedded/collectionPlainCheckpoints.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
@@ -108,11 +109,12 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
-    // on PostgreSQL their searches and lists run in SQL; the embedded store's over its collections
+    // on PostgreSQL the searches and lists run in SQL; the embedded store's over its collections
     repositories: {
       threads: deps.queries.threads ?? new CollectionThreads(store),
       assistants: deps.queries.assistants ?? new CollectionAssistants(store),
       runs: deps.queries.runs ?? new CollectionRuns(store),
+      plainCheckpoints: new CollectionPlainCheckpoints(store),
     },
     graphs,
     checkpointer,

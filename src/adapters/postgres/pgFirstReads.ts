@@ -11,7 +11,7 @@ import type { PgStore } from './pgStore.ts';
 
 /**
  * $1 thread id, $2 its root `thread_ns`, $3 the key separator. The head's checkpoint row is
- * `<thread id>:<checkpoint id>` (plainState.ts rowId); the newest checkpoint is the highest id
+ * `<thread id>:<checkpoint id>` (collectionPlainCheckpoints.ts rowId); the newest checkpoint is the highest id
  * (then the latest stored), its writes those of its `cp_key`, in the order they were stored.
  */
 const FIRST_READS_SQL = `SELECT

@@ -7,6 +7,7 @@
 // a run that reads otherwise (a fork, a graph of another kind) reads as before.
 import { newestRootCheckpoint } from '../../domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
+import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { FirstReadsKind, KnownReads } from '../../domain/agent/runContext.ts';
@@ -32,7 +33,7 @@ export async function readFirstReads(store: Store, run: RunRecord, kind: FirstRe
   if (!kind) return {};
   // both kinds: a LangGraph run reads the plain state too (plain runs on its thread go ahead of its input)
   const [plainHead, newest] = await Promise.all([
-    new PlainStateStore(store).headRecord(run.thread_id),
+    new PlainStateStore(new CollectionPlainCheckpoints(store)).headRecord(run.thread_id),
     kind === 'langgraph' ? newestRootCheckpoint(store, run.thread_id) : undefined,
   ]);
   return kind === 'langgraph' ? { plainHead, newestCheckpoint: newest ?? null } : { plainHead };

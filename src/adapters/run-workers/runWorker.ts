@@ -15,6 +15,7 @@ import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoin
 import { graphExecutor } from '../../domain/agent/graphRunners.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
+import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
 import { describeError } from '../../domain/agent/records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
@@ -209,7 +210,7 @@ async function main(): Promise<void> {
     undefined,
     (threadId) => store.ordered(threadId),
   );
-  const plain = new PlainStateStore(store);
+  const plain = new PlainStateStore(new CollectionPlainCheckpoints(store));
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // the run watchdog's heartbeat: every heartbeatMs, the runs that progressed since the last
   // (their callbacks came, or a model or tool call of theirs is in flight); a worker whose loop

@@ -26,6 +26,7 @@ import { Threads } from './threads.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
+import type { PlainCheckpointsRepository } from '../ports/plainCheckpointsRepository.ts';
 import { SharedThreadRuns } from './protocol/sharedThreadRuns.ts';
 import { ThreadFeeds } from './protocol/threadFeed.ts';
 
@@ -33,7 +34,7 @@ export interface AgentDomainOptions {
   /** What the run engine reads and writes its runs and threads through (runEngine.ts). */
   store: Store;
   /** The threads, assistants and runs, their searches and lists (PostgreSQL's in SQL). */
-  repositories: { threads: ThreadsRepository; assistants: AssistantsRepository; runs: RunsRepository };
+  repositories: { threads: ThreadsRepository; assistants: AssistantsRepository; runs: RunsRepository; plainCheckpoints: PlainCheckpointsRepository };
   graphs: GraphRegistry;
   checkpointer: StoreCheckpointer;
   log: Logger;
@@ -93,7 +94,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   // the run engine's own: it reads and writes runs and threads through the store's collections
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const plain = new PlainStateStore(store);
+  const plain = new PlainStateStore(repositories.plainCheckpoints);
   const broker = options.runBackend.events;
   const stateReader = new ThreadStateReader(graphs, plain, repositories.runs);
   const system = new AssistantRegistry(repositories.assistants, graphs, '');

@@ -5,29 +5,12 @@
 // however long the conversation is. Every SNAPSHOT_EVERY links a checkpoint stores all
 // its messages, so reading any state walks a bounded number of records; materialised
 // message lists of recent checkpoints are cached.
-import type { Collection, Store, WriteOp } from '../ports/store.ts';
+import type { WriteOp } from '../ports/store.ts';
+import type { PlainCheckpointRecord, PlainCheckpointsRepository } from '../ports/plainCheckpointsRepository.ts';
+
+// what a run is handed of its thread names it by the store that reads it (runContext.ts)
+export type { PlainCheckpointRecord };
 import type { MessageDict } from './messages.ts';
-
-export interface PlainCheckpointRecord {
-  thread_id: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  /** How many of the parent's messages start this checkpoint's list. */
-  keep: number;
-  /** The messages after those. */
-  added: MessageDict[];
-  /** Links back to the nearest checkpoint that stores all its messages (keep = 0). */
-  depth: number;
-  /** Every value except `messages`. */
-  values: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
-
-interface HeadRecord {
-  thread_id: string;
-  checkpoint_id: string;
-}
 
 export interface PlainSnapshot {
   values: Record<string, unknown> & { messages: MessageDict[] };
@@ -51,29 +34,23 @@ const CACHE_SIZE = 512;
 const byNewest = (a: PlainCheckpointRecord, b: PlainCheckpointRecord) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0);
 
 export class PlainStateStore {
-  private readonly checkpoints: Collection<PlainCheckpointRecord>;
-  private readonly heads: Collection<HeadRecord>;
   /** checkpoint id → its messages; insertion order is recency (a small LRU). */
   private readonly cache = new Map<string, MessageDict[]>();
   /** Heads read for a run before it was handed over (knowHead), by thread; null: the thread has none. */
   private readonly knownHeads = new Map<string, PlainCheckpointRecord | null>();
 
-  constructor(private readonly store: Store) {
-    this.checkpoints = store.collection<PlainCheckpointRecord>('plain_checkpoints', { indexes: ['thread_id'] });
-    this.heads = store.collection<HeadRecord>('plain_heads');
-  }
+  constructor(private readonly checkpoints: PlainCheckpointsRepository) {}
 
   /** The thread's latest state, or the state at `checkpointId`; undefined when there is none. */
   async read(threadId: string, checkpointId?: string): Promise<PlainSnapshot | undefined> {
-    const record =
-      checkpointId !== undefined ? (checkpointId ? await this.checkpoints.get(rowId(threadId, checkpointId)) : undefined) : await this.headOf(threadId);
+    const record = checkpointId !== undefined ? (checkpointId ? await this.checkpoints.get(threadId, checkpointId) : undefined) : await this.headOf(threadId);
     return record && this.snapshot(record);
   }
 
   /** The record of the thread's latest checkpoint as stored (null: none), read with two gets. */
   async headRecord(threadId: string): Promise<PlainCheckpointRecord | null> {
-    const id = (await this.heads.get(threadId))?.checkpoint_id;
-    return (id && (await this.checkpoints.get(rowId(threadId, id)))) || null;
+    const id = await this.checkpoints.headId(threadId);
+    return (id && (await this.checkpoints.get(threadId, id))) || null;
   }
 
   /**
@@ -104,7 +81,7 @@ export class PlainStateStore {
     threadId: string,
     options: { limit: number; before?: string; metadata?: Record<string, unknown>; createdBefore?: string },
   ): Promise<PlainSnapshot[]> {
-    const records = (await this.checkpoints.list({ where: { thread_id: threadId } })).sort(byNewest);
+    const records = (await this.checkpoints.ofThread(threadId)).sort(byNewest);
     const out: PlainSnapshot[] = [];
     for (const record of records) {
       if (out.length >= options.limit) break;
@@ -149,48 +126,34 @@ export class PlainStateStore {
       created_at: meta.createdAt,
     };
     this.remember(meta.checkpointId, messages);
-    const ops: WriteOp[] = [
-      { collection: this.checkpoints.name, id: rowId(threadId, meta.checkpointId), value: record },
-      { collection: this.heads.name, id: threadId, value: { thread_id: threadId, checkpoint_id: meta.checkpointId } },
-    ];
+    const ops: WriteOp[] = [this.checkpoints.putOp(record), this.checkpoints.headOp(threadId, meta.checkpointId)];
     return { ops, snapshot: this.toSnapshot(record, messages) };
   }
 
   async deleteOps(threadId: string): Promise<WriteOp[]> {
-    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
-    const ops: WriteOp[] = records.map((r) => ({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), delete: true }));
-    if (await this.heads.get(threadId)) ops.push({ collection: this.heads.name, id: threadId, delete: true });
+    const records = await this.checkpoints.ofThread(threadId);
+    const ops: WriteOp[] = records.map((r) => this.checkpoints.deleteOp(threadId, r.checkpoint_id));
+    if ((await this.checkpoints.headId(threadId)) !== undefined) ops.push(this.checkpoints.deleteHeadOp(threadId));
     return ops;
   }
 
   /** Writes that give `toThread` the same checkpoints (and head) as `fromThread`. */
   async copyOps(fromThread: string, toThread: string): Promise<WriteOp[]> {
-    const head = await this.heads.get(fromThread);
-    if (!head) return [];
-    const records = await this.checkpoints.list({ where: { thread_id: fromThread } });
-    return [
-      ...records.map((r) => ({ collection: this.checkpoints.name, id: rowId(toThread, r.checkpoint_id), value: { ...r, thread_id: toThread } })),
-      { collection: this.heads.name, id: toThread, value: { thread_id: toThread, checkpoint_id: head.checkpoint_id } },
-    ];
+    const head = await this.checkpoints.headId(fromThread);
+    if (head === undefined) return [];
+    const records = await this.checkpoints.ofThread(fromThread);
+    return [...records.map((r) => this.checkpoints.putOp({ ...r, thread_id: toThread })), this.checkpoints.headOp(toThread, head)];
   }
 
   /** Deletes every checkpoint but the head, which then stores all its messages. */
   async keepLatest(threadId: string): Promise<void> {
     const head = await this.read(threadId);
     if (!head) return;
-    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
-    const ops: WriteOp[] = records
-      .filter((r) => r.checkpoint_id !== head.checkpointId)
-      .map((r) => ({ collection: this.checkpoints.name, id: rowId(threadId, r.checkpoint_id), delete: true }));
-    const current = await this.checkpoints.get(rowId(threadId, head.checkpointId));
-    if (current && current.keep > 0) {
-      ops.push({
-        collection: this.checkpoints.name,
-        id: rowId(threadId, head.checkpointId),
-        value: { ...current, keep: 0, added: head.values.messages, depth: 0 },
-      });
-    }
-    if (ops.length) await this.store.write(ops);
+    const records = await this.checkpoints.ofThread(threadId);
+    const ops: WriteOp[] = records.filter((r) => r.checkpoint_id !== head.checkpointId).map((r) => this.checkpoints.deleteOp(threadId, r.checkpoint_id));
+    const current = await this.checkpoints.get(threadId, head.checkpointId);
+    if (current && current.keep > 0) ops.push(this.checkpoints.putOp({ ...current, keep: 0, added: head.values.messages, depth: 0 }));
+    if (ops.length) await this.checkpoints.write(ops);
   }
 
   /**
@@ -200,32 +163,28 @@ export class PlainStateStore {
    */
   async expireBefore(cutoffIso: string): Promise<number> {
     const byThread = new Map<string, PlainCheckpointRecord[]>();
-    for (const r of await this.checkpoints.list()) {
+    for (const r of await this.checkpoints.all()) {
       const group = byThread.get(r.thread_id);
       if (group) group.push(r);
       else byThread.set(r.thread_id, [r]);
     }
     let removed = 0;
     for (const [threadId, records] of byThread) {
-      const head = (await this.heads.get(threadId))?.checkpoint_id;
+      const head = await this.checkpoints.headId(threadId);
       const doomed = new Set(records.filter((r) => r.checkpoint_id !== head && r.created_at < cutoffIso).map((r) => r.checkpoint_id));
       if (doomed.size === 0) continue;
       const ops: WriteOp[] = [];
       for (const r of records) {
         if (doomed.has(r.checkpoint_id)) continue;
         if (r.keep > 0 && r.parent_checkpoint_id && doomed.has(r.parent_checkpoint_id)) {
-          ops.push({
-            collection: this.checkpoints.name,
-            id: rowId(threadId, r.checkpoint_id),
-            value: { ...r, keep: 0, added: await this.messagesOf(r), depth: 0 },
-          });
+          ops.push(this.checkpoints.putOp({ ...r, keep: 0, added: await this.messagesOf(r), depth: 0 }));
         }
       }
       for (const id of doomed) {
-        ops.push({ collection: this.checkpoints.name, id: rowId(threadId, id), delete: true });
+        ops.push(this.checkpoints.deleteOp(threadId, id));
         this.cache.delete(id);
       }
-      await this.store.write(ops);
+      await this.checkpoints.write(ops);
       removed += doomed.size;
     }
     return removed;
@@ -233,15 +192,13 @@ export class PlainStateStore {
 
   /** Merges `metadata` into the head checkpoint's metadata; false when there is no head. */
   async patchHeadMetadata(threadId: string, metadata: Record<string, unknown>): Promise<boolean> {
-    const head = await this.heads.get(threadId);
-    if (!head) return false;
-    const updated = await this.checkpoints.update(rowId(threadId, head.checkpoint_id), (r) => ({ ...r, metadata: { ...r.metadata, ...metadata } }));
-    return updated !== undefined;
+    const head = await this.checkpoints.headId(threadId);
+    return head !== undefined && this.checkpoints.patchMetadata(threadId, head, metadata);
   }
 
   /** How many checkpoints the store holds for the thread (retention tests and benchmarks). */
   async count(threadId: string): Promise<number> {
-    return this.checkpoints.count({ where: { thread_id: threadId } });
+    return this.checkpoints.count(threadId);
   }
 
   private async snapshot(record: PlainCheckpointRecord): Promise<PlainSnapshot> {
@@ -273,7 +230,7 @@ export class PlainStateStore {
       }
       chain.push(at);
       if (at.keep === 0 || !at.parent_checkpoint_id) break;
-      at = await this.checkpoints.get(rowId(at.thread_id, at.parent_checkpoint_id));
+      at = await this.checkpoints.get(at.thread_id, at.parent_checkpoint_id);
     }
     let messages = base;
     for (const link of chain.reverse()) {
@@ -294,6 +251,3 @@ export class PlainStateStore {
 function sameMessage(a: MessageDict, b: MessageDict): boolean {
   return a === b || (a.id === b.id && JSON.stringify(a) === JSON.stringify(b));
 }
-
-/** The id of a thread's checkpoint record (a head names its checkpoint by `checkpoint_id`). */
-export const rowId = (threadId: string, checkpointId: string) => `${threadId}:${checkpointId}`;

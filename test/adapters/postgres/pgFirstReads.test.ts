@@ -12,6 +12,7 @@ import { pgFirstReads } from '../../../src/adapters/postgres/pgFirstReads.ts';
 import { readFirstReads } from '../../../src/adapters/run-workers/firstReads.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 
 const config = (threadId: string, checkpointNs = '', checkpointId?: string) => ({
@@ -46,7 +47,7 @@ async function counted<T>(work: () => Promise<T>): Promise<{ value: T; statement
 }
 
 async function plainTurn(threadId: string, text: string): Promise<void> {
-  const plain = new PlainStateStore(store);
+  const plain = new PlainStateStore(new CollectionPlainCheckpoints(store));
   const parent = await plain.read(threadId);
   const values = { messages: [...(parent?.values.messages ?? []), { type: 'human', content: text, id: `m-${text}` }] };
   const { ops } = plain.commitOps(threadId, parent, values, { checkpointId: id(Date.now() % 1e9), createdAt: new Date().toISOString(), metadata: {} });

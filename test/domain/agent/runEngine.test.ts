@@ -9,6 +9,7 @@ import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts'
 import { RunBroker } from '../../../src/domain/agent/broker.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import type { RunExecutor } from '../../../src/domain/agent/runContext.ts';
 import { RunEngine } from '../../../src/domain/agent/runEngine.ts';
@@ -50,7 +51,7 @@ async function engine(
     broker,
     claims,
     leaseMs: options.leaseMs ?? 30_000,
-    plain: new PlainStateStore(store),
+    plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
     checkpointer: new StoreCheckpointer(store),
     execute,
     log: recordingLog(lines),

@@ -11,6 +11,7 @@ import { CollectionThreads } from '../../../src/adapters/embedded/collectionThre
 import { RunBroker } from '../../../src/domain/agent/broker.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import type { RunExecutor } from '../../../src/domain/agent/runContext.ts';
 import { RunEngine } from '../../../src/domain/agent/runEngine.ts';
@@ -34,7 +35,7 @@ async function writes(execute: RunExecutor) {
     broker,
     claims,
     leaseMs: 30_000,
-    plain: new PlainStateStore(store),
+    plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
     checkpointer: new StoreCheckpointer(store),
     execute,
     log: quiet,

@@ -1,0 +1,13 @@
+// The plain-function graphs' checkpoints hold to the PlainCheckpointsRepository contract on
+// both stores: this one implementation keeps them in the embedded store's collections and,
+// on PostgreSQL, in the same collections as tables.
+import { describe } from 'node:test';
+import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
+import { BACKENDS, openStore } from '../../support/bothStores.ts';
+import { plainCheckpointsRepositoryContract } from '../../support/plainCheckpointsRepositoryContract.ts';
+
+for (const backend of BACKENDS) {
+  describe(`plain checkpoints on the ${backend} store`, () => {
+    plainCheckpointsRepositoryContract(async () => new CollectionPlainCheckpoints(await openStore(backend)));
+  });
+}
