@@ -22,6 +22,7 @@ import { CollectionThreads } from '../adapters/embedded/collectionThreads.ts';
 import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
 import { CollectionRuns } from '../adapters/embedded/collectionRuns.ts';
 import { CollectionPlainCheckpoints } from '../adapters/embedded/collectionPlainCheckpoints.ts';
+import { CollectionCheckpoints } from '../adapters/embedded/collectionCheckpoints.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
 import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
@@ -69,7 +70,7 @@ export interface AgentServerArea {
 
 export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServerArea> {
   const { config, store, log } = deps;
-  const checkpointer = new StoreCheckpointer(store);
+  const checkpointer = new StoreCheckpointer(new CollectionCheckpoints(store));
   const baseDir = config.configFile ? path.dirname(config.configFile) : process.cwd();
   // langgraph.json is read as upstream reads it: a function export is a graph factory
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';

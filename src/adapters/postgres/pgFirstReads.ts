@@ -2,8 +2,8 @@
 // LangGraph checkpoint with its pending writes), read in one statement. Read through the
 // collections it takes three: the head, the checkpoint it names, then the newest checkpoint
 // (and a fourth for that checkpoint's writes). One statement also reads them in one snapshot.
-// The rows are those the collections read (plainState.ts headRecord, checkpointer.ts
-// newestCheckpoint): the same order, the same documents.
+// The rows are those the collections read (plainState.ts headRecord, collectionCheckpoints.ts
+// newest): the same order, the same documents.
 import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
 import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
 import type { KnownReads } from '../../domain/agent/runContext.ts';

@@ -5,7 +5,8 @@
 // thread); sent with the run, none is. The worker's plain-state store and checkpointer take
 // them as known for that run only (PlainStateStore.knowHead, StoreCheckpointer.hold), and
 // a run that reads otherwise (a fork, a graph of another kind) reads as before.
-import { newestRootCheckpoint } from '../../domain/agent/checkpointer.ts';
+import { rootThreadNs } from '../../domain/agent/checkpointer.ts';
+import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
 import type { Store } from '../../domain/ports/store.ts';
@@ -34,7 +35,7 @@ export async function readFirstReads(store: Store, run: RunRecord, kind: FirstRe
   // both kinds: a LangGraph run reads the plain state too (plain runs on its thread go ahead of its input)
   const [plainHead, newest] = await Promise.all([
     new PlainStateStore(new CollectionPlainCheckpoints(store)).headRecord(run.thread_id),
-    kind === 'langgraph' ? newestRootCheckpoint(store, run.thread_id) : undefined,
+    kind === 'langgraph' ? new CollectionCheckpoints(store).newest(rootThreadNs(run.thread_id)) : undefined,
   ]);
   return kind === 'langgraph' ? { plainHead, newestCheckpoint: newest ?? null } : { plainHead };
 }

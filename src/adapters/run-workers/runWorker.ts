@@ -16,6 +16,7 @@ import { graphExecutor } from '../../domain/agent/graphRunners.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
+import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError } from '../../domain/agent/records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
@@ -205,10 +206,10 @@ async function main(): Promise<void> {
   // a held thread's checkpoint writes are posted without waiting for each answer; the main
   // thread makes them in order (orderedCalls.ts)
   const checkpointer = new StoreCheckpointer(
-    store,
+    new CollectionCheckpoints(store),
     (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>,
     undefined,
-    (threadId) => store.ordered(threadId),
+    (threadId) => new CollectionCheckpoints(store.ordered(threadId)),
   );
   const plain = new PlainStateStore(new CollectionPlainCheckpoints(store));
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });

@@ -57,7 +57,7 @@ import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { Store } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
-import { newestCheckpoint } from '../../domain/agent/checkpointer.ts';
+import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
 import type { KnownReads, RunExecutor, RunOutput } from '../../domain/agent/runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterruptions.ts';
@@ -763,7 +763,7 @@ export class RunWorkerPool {
       if (!authenticate) throw new Error('authenticate() needs the control plane, which this server does not run');
       return authenticate(args[0] as AgentAuthRequest);
     }
-    if (target === 'newestCheckpoint') return newestCheckpoint(this.options.store, String(args[0]));
+    if (target === 'newestCheckpoint') return new CollectionCheckpoints(this.options.store).newest(String(args[0]));
     if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
       const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];
       const collection = this.options.store.collection<object>(name, options) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;

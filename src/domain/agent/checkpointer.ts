@@ -5,28 +5,12 @@
 // POST /threads/prune: `prune`) removes older ones.
 import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { Collection, Store, WriteOp } from '../ports/store.ts';
+import type { WriteOp } from '../ports/store.ts';
+import type { CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
 import { deserialise, serialise, type Serialised } from './checkpointText.ts';
 
-interface CheckpointRecord {
-  thread_id: string;
-  thread_ns: string;
-  checkpoint_ns: string;
-  checkpoint_id: string;
-  parent_checkpoint_id?: string;
-  run_id?: string;
-  checkpoint: Serialised;
-  metadata: Serialised;
-}
-
-interface WriteRecord {
-  thread_id: string;
-  cp_key: string;
-  task_id: string;
-  channel: string;
-  idx: number;
-  value: Serialised;
-}
+// what a run is handed of its thread names it by the saver that reads it (runContext.ts)
+export type { StoredHead };
 
 // Special writes (errors, interrupts) use fixed negative slots so a retry overwrites them.
 const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
@@ -35,41 +19,8 @@ const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__
 export const CHECKPOINT_KEY_SEPARATOR = '\u001f';
 const SEP = CHECKPOINT_KEY_SEPARATOR;
 
-/** A checkpoint as stored, with the pending writes made against it. */
-export interface StoredHead {
-  record: CheckpointRecord;
-  writes: WriteRecord[];
-}
-
 /** The newest checkpoint of one thread and namespace (`thread_ns` key) with its pending writes, as stored. */
 export type NewestCheckpoint = (threadNs: string) => Promise<StoredHead | undefined>;
-
-const CHECKPOINTS = 'checkpoints';
-const CHECKPOINT_INDEXES = { indexes: ['thread_id', 'thread_ns'] };
-const WRITES = 'checkpoint_writes';
-const WRITE_INDEXES = { indexes: ['thread_id', 'cp_key'] };
-
-/**
- * The newest checkpoint (highest id: checkpoint ids are time-ordered) of a thread namespace
- * and its pending writes, found where the data is: a run worker asks the main thread for
- * this in one call instead of being sent every checkpoint of the thread, which grows with
- * every run it has had.
- */
-export async function newestCheckpoint(store: Store, threadNs: string): Promise<StoredHead | undefined> {
-  // checkpoint ids are time-ordered: the newest is the highest (not the last inserted, which a
-  // cancelled run's late write can be)
-  const [newest] = await store
-    .collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES)
-    .list({ where: { thread_ns: threadNs }, orderBy: 'checkpoint_id', reverse: true, limit: 1 });
-  if (!newest) return undefined;
-  const cpKey = key(newest.thread_id, newest.checkpoint_ns, newest.checkpoint_id);
-  return { record: newest, writes: await store.collection<WriteRecord>(WRITES, WRITE_INDEXES).list({ where: { cp_key: cpKey } }) };
-}
-
-/** The newest root (namespace '') checkpoint of a thread and its pending writes, as stored. */
-export function newestRootCheckpoint(store: Store, threadId: string): Promise<StoredHead | undefined> {
-  return newestCheckpoint(store, rootThreadNs(threadId));
-}
 
 /** The `thread_ns` key of a thread's root namespace. */
 export const rootThreadNs = (threadId: string) => key(threadId, '');
@@ -116,7 +67,7 @@ export interface ThreadHold {
   settled(): Promise<void>;
   /**
    * `settled`, except that the writes of a run that defers failures and holds the thread
-   * alone, made in order by another thread (a run worker's main thread, see `orderedStore`),
+   * alone, made in order by another thread (a run worker's main thread, see `ordered`),
    * are not waited for: that thread makes them before it takes the run's end, and fails the
    * run with the first that failed (runWorkerPool.ts). The run's end then costs no round trip.
    * A failure already known rejects.
@@ -159,8 +110,6 @@ export interface HoldOptions {
 }
 
 export class StoreCheckpointer extends BaseCheckpointSaver {
-  private readonly checkpoints: Collection<CheckpointRecord>;
-  private readonly writes: Collection<WriteRecord>;
   /**
    * Threads a run is executing on (see `hold`). While one run holds a thread nobody else
    * writes its checkpoints (a thread runs one run at a time), so what the run read or put is
@@ -184,21 +133,20 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   /**
    * `newest`: how the newest checkpoint is found when it is not computed here (a run worker).
    * `keptTextLimit`: how much end state is kept as put (see `ended`), in serialised characters.
-   * `orderedStore`: a view of the store whose writes for one thread are made in the order
-   * given and none after one that failed, while the thread's run lasts (a run worker's: its
-   * main thread orders them, orderedCalls.ts). A held thread's writes then go through it, and
-   * a run alone on its thread that defers failures does not wait for each (see `remembering`).
+   * `ordered`: the checkpoints over a view of the store whose writes for one thread are made
+   * in the order given and none after one that failed, while the thread's run lasts (a run
+   * worker's: its main thread orders them, orderedCalls.ts). A held thread's writes then go
+   * through it, and a run alone on its thread that defers failures does not wait for each
+   * (see `remembering`).
    */
   constructor(
-    private readonly store: Store,
+    private readonly checkpoints: CheckpointsRepository,
     newest?: NewestCheckpoint,
     private readonly keptTextLimit = ENDED_TEXT_LIMIT,
-    private readonly orderedStore?: (threadId: string) => Store,
+    private readonly ordered?: (threadId: string) => CheckpointsRepository,
   ) {
     super();
-    this.checkpoints = store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES);
-    this.newestOf = newest ?? ((threadNs) => newestCheckpoint(store, threadNs));
-    this.writes = store.collection<WriteRecord>(WRITES, WRITE_INDEXES);
+    this.newestOf = newest ?? ((threadNs) => checkpoints.newest(threadNs));
   }
 
   /**
@@ -234,7 +182,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return {
       settled,
       settledOrOrdered: async () => {
-        if (!this.orderedStore || !holder.deferFailures || thread.holders.size !== 1) return settled();
+        if (!this.ordered || !holder.deferFailures || thread.holders.size !== 1) return settled();
         if (holder.failure) throw holder.failure.error;
       },
       release: (succeeded = false) => {
@@ -368,16 +316,14 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     // `before`, and without a metadata filter (checked once each is read) only `limit` of
     // them, not every checkpoint of the thread
     const newestFirst = only
-      ? {}
+      ? undefined
       : {
-          orderBy: 'checkpoint_id',
-          reverse: true,
           ...(before ? { below: before } : {}),
           ...(!options.filter && options.limit !== undefined ? { limit: options.limit } : {}),
         };
     let records = threadId
-      ? await this.checkpoints.list({ where: ns === undefined ? { thread_id: threadId } : { thread_ns: key(threadId, ns) }, ...newestFirst })
-      : await this.checkpoints.list();
+      ? await this.checkpoints.list({ threadId, ...(ns === undefined ? {} : { threadNs: key(threadId, ns) }), ...(newestFirst ? { newestFirst } : {}) })
+      : await this.checkpoints.all();
     records = records.filter((r) => (!only || r.checkpoint_id === only) && (!before || r.checkpoint_id < before));
     records.sort((a, b) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0));
     let remaining = options.limit ?? Infinity;
@@ -425,9 +371,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       known.absent.delete(ns);
       known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
-    await this.remembering(threadId, (store) =>
-      (store === this.store ? this.checkpoints : store.collection<CheckpointRecord>(CHECKPOINTS, CHECKPOINT_INDEXES)).put(cpKey, record),
-    );
+    await this.remembering(threadId, (checkpoints) => checkpoints.put(record));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -447,14 +391,14 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     // has begun): nobody else writes a held thread, so it has no writes yet
     if (known && !known.writes.has(cpKey) && this.ahead(known, ns, checkpointId)) known.writes.set(cpKey, []);
     const knownWrites = known?.writes.get(cpKey);
-    const existing = knownWrites ?? (regular ? await this.writes.list({ where: { cp_key: cpKey } }) : []);
+    const existing = knownWrites ?? (regular ? await this.checkpoints.writesOf(cpKey) : []);
     const taken = new Set(existing.filter((w) => w.task_id === taskId).map((w) => w.idx));
     const records: WriteRecord[] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = SPECIAL_WRITE_IDX[channel] ?? i;
       if (idx >= 0 && taken.has(idx)) continue;
       const record: WriteRecord = { thread_id: threadId, cp_key: cpKey, task_id: taskId, channel, idx, value: await this.dump(value) };
-      ops.push({ collection: this.writes.name, id: key(cpKey, taskId, String(idx)), value: record });
+      ops.push(this.checkpoints.putWriteOp(record));
       records.push(record);
     }
     if (ops.length === 0) return;
@@ -466,24 +410,24 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       const replaced = new Set(records.map((r) => `${r.task_id}${SEP}${r.idx}`));
       stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
     }
-    await this.remembering(threadId, (store) => store.write(ops));
+    await this.remembering(threadId, (checkpoints) => checkpoints.write(ops));
   }
 
   /**
    * A write whose result was already taken as known: if it fails, nothing of the thread is
    * known any more. While the thread is held the write counts among those `settled` awaits,
    * and a failure is kept there instead of thrown when the hold says so. With an ordered
-   * store (a run worker's) a held thread's writes go through it, and the run alone on its
+   * view (a run worker's) a held thread's writes go through it, and the run alone on its
    * thread that defers failures goes on without waiting for the answer: its writes are made
    * in order all the same, none after a failed one, and the run ends only once `settled`.
    */
-  private async remembering(threadId: string, write: (store: Store) => Promise<unknown>): Promise<void> {
+  private async remembering(threadId: string, write: (checkpoints: CheckpointsRepository) => Promise<unknown>): Promise<void> {
     const held = this.held.get(threadId);
     const holders = held ? [...held.holders] : [];
     // a write of the run holding the thread alone failed: the run ends with that failure
     // (settled) and writes nothing more, as LangGraph makes no put after a failed one
     if (holders.length === 1 && holders[0].failure) return;
-    const via = held && this.orderedStore ? this.orderedStore(threadId) : this.store;
+    const via = held && this.ordered ? this.ordered(threadId) : this.checkpoints;
     let made: Promise<unknown>;
     try {
       made = write(via);
@@ -508,7 +452,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         if (!holders.some((h) => h.deferFailures)) throw error;
       },
     );
-    if (via !== this.store && holders.length === 1 && holders[0].deferFailures) return;
+    if (via !== this.checkpoints && holders.length === 1 && holders[0].deferFailures) return;
     await outcome;
   }
 
@@ -534,21 +478,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
 
   /** Gives `toThread` a copy of every checkpoint (and pending write) of `fromThread`. */
   async copyThread(fromThread: string, toThread: string): Promise<void> {
-    const ops: { collection: string; id: string; value: object }[] = [];
-    for (const r of await this.checkpoints.list({ where: { thread_id: fromThread } })) {
-      ops.push({
-        collection: this.checkpoints.name,
-        id: key(toThread, r.checkpoint_ns, r.checkpoint_id),
-        value: { ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) },
-      });
+    const ops: WriteOp[] = [];
+    for (const r of await this.checkpoints.list({ threadId: fromThread })) {
+      ops.push(this.checkpoints.putOp({ ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) }));
     }
-    for (const w of await this.writes.list({ where: { thread_id: fromThread } })) {
+    for (const w of await this.checkpoints.writesOfThread(fromThread)) {
       const [, ns, checkpointId] = w.cp_key.split(SEP);
-      const cpKey = key(toThread, ns, checkpointId);
-      ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), value: { ...w, thread_id: toThread, cp_key: cpKey } });
+      ops.push(this.checkpoints.putWriteOp({ ...w, thread_id: toThread, cp_key: key(toThread, ns, checkpointId) }));
     }
     this.forget(toThread);
-    if (ops.length) await this.store.write(ops);
+    if (ops.length) await this.checkpoints.write(ops);
   }
 
   /** Merges `metadata` into the metadata of the thread's latest root checkpoint; false without one. */
@@ -557,18 +496,18 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (!latest) return false;
     this.forget(threadId);
     const merged = { ...(await this.load(latest.metadata)), ...metadata };
-    await this.checkpoints.put(key(threadId, '', latest.checkpoint_id), { ...latest, metadata: await this.dump(merged) });
+    await this.checkpoints.put({ ...latest, metadata: await this.dump(merged) });
     return true;
   }
 
   /** How many checkpoints (all namespaces) the thread keeps. */
   async count(threadId: string): Promise<number> {
-    return this.checkpoints.count({ where: { thread_id: threadId } });
+    return this.checkpoints.count(threadId);
   }
 
   /** Keeps only the latest checkpoint of each namespace of the thread (and its writes). */
   async prune(threadId: string): Promise<void> {
-    const records = await this.checkpoints.list({ where: { thread_id: threadId } });
+    const records = await this.checkpoints.list({ threadId });
     const latest = new Map<string, string>();
     for (const r of records) if ((latest.get(r.checkpoint_ns) ?? '') < r.checkpoint_id) latest.set(r.checkpoint_ns, r.checkpoint_id);
     await this.deleteWhere(threadId, (r) => latest.get(r.checkpoint_ns) !== r.checkpoint_id);
@@ -580,7 +519,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    */
   async expireBefore(cutoffMs: number): Promise<number> {
     const byThreadNs = new Map<string, CheckpointRecord[]>();
-    for (const r of await this.checkpoints.list()) {
+    for (const r of await this.checkpoints.all()) {
       const group = byThreadNs.get(r.thread_ns);
       if (group) group.push(r);
       else byThreadNs.set(r.thread_ns, [r]);
@@ -606,18 +545,15 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private async deleteWhere(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<void> {
     this.forget(threadId);
     const ops = await this.deleteOps(threadId, match);
-    if (ops.length > 0) await this.store.write(ops);
+    if (ops.length > 0) await this.checkpoints.write(ops);
   }
 
   private async deleteOps(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<WriteOp[]> {
-    const doomed = (await this.checkpoints.list({ where: { thread_id: threadId } })).filter(match);
+    const doomed = (await this.checkpoints.list({ threadId })).filter(match);
     const ops: WriteOp[] = [];
     for (const r of doomed) {
-      const cpKey = key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
-      ops.push({ collection: this.checkpoints.name, id: cpKey, delete: true });
-      for (const w of await this.writes.list({ where: { cp_key: cpKey } })) {
-        ops.push({ collection: this.writes.name, id: key(cpKey, w.task_id, String(w.idx)), delete: true });
-      }
+      ops.push(this.checkpoints.deleteOp(r));
+      for (const w of await this.checkpoints.writesOf(key(r.thread_id, r.checkpoint_ns, r.checkpoint_id))) ops.push(this.checkpoints.deleteWriteOp(w));
     }
     return ops;
   }
@@ -627,7 +563,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * `checkpoint`: the checkpoint itself when it is at hand as put; else it is deserialised.
    */
   private async toTuple(record: CheckpointRecord, known?: WriteRecord[], checkpoint?: Checkpoint): Promise<CheckpointTuple> {
-    const writes = known ?? (await this.writes.list({ where: { cp_key: key(record.thread_id, record.checkpoint_ns, record.checkpoint_id) } }));
+    const writes = known ?? (await this.checkpoints.writesOf(key(record.thread_id, record.checkpoint_ns, record.checkpoint_id)));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
       checkpoint: checkpoint ?? (await this.load(record.checkpoint)),

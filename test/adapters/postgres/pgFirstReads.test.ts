@@ -2,6 +2,7 @@
 // collections answer (firstReads.ts readFirstReads, three or four statements): the plain
 // head's record, the newest root checkpoint by id (not the last written) with its pending
 // writes in the order they were stored, and null for what a thread does not have.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -65,7 +66,7 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
   const threadId = 't-both';
   await plainTurn(threadId, 'one');
   await plainTurn(threadId, 'two');
-  const saver = new StoreCheckpointer(store);
+  const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
   // the lowest id written last: the newest is still the highest id
   for (const n of [3, 5, 4])
     await saver.put(config(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never);

@@ -2,6 +2,7 @@
 // run defers write failures ("async" and "exit" durability), and the main thread makes them
 // in the order they were posted, none after one that failed (workers/orderedCalls.ts,
 // StoreCheckpointer's `orderedStore`). The run still ends only once every write is on the store.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -100,13 +101,15 @@ function gatedWrites(store: Store, fail: (what: string) => boolean = () => false
   return { store: view, made, waiting: () => gates.length, next: () => gates.shift()?.() };
 }
 
-/** The view a run worker's checkpointer writes through: each thread's writes in order (the main thread's OrderedCalls). */
+/** The checkpoints a run worker's checkpointer writes through: over a view making each thread's writes in order (the main thread's OrderedCalls). */
 function orderedThrough(store: Store, calls: OrderedCalls) {
-  return (threadId: string): Store =>
-    storeView(store, {
-      write: (ops) => calls.run(threadId, () => store.write(ops)),
-      collection: (_name, inner) => withPut(inner, (id, value) => calls.run(threadId, () => inner.put(id, value))),
-    });
+  return (threadId: string) =>
+    new CollectionCheckpoints(
+      storeView(store, {
+        write: (ops) => calls.run(threadId, () => store.write(ops)),
+        collection: (_name, inner) => withPut(inner, (id, value) => calls.run(threadId, () => inner.put(id, value))),
+      }),
+    );
 }
 
 /** Whether the promise settles within two turns of the event loop (a write held at the store does not). */
@@ -127,7 +130,7 @@ test('with an ordered store, a run that defers failures goes on without waiting 
   const backing = await openJournalStore({ dataDir: null });
   try {
     const gate = gatedWrites(backing);
-    const saver = new StoreCheckpointer(gate.store, undefined, undefined, orderedThrough(gate.store, new OrderedCalls()));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(gate.store), undefined, undefined, orderedThrough(gate.store, new OrderedCalls()));
     const hold = saver.hold('t1', { deferFailures: true });
     assert.ok(await settlesSoon(saver.put(thread(), { ...emptyCheckpoint(), id: ids[0] }, { source: 'input', step: -1, parents: {} } as never)));
     assert.ok(await settlesSoon(saver.putWrites(thread(ids[0]), [['messages', 'hi']], 'task-a')));
@@ -143,7 +146,7 @@ test('with an ordered store, a run that defers failures goes on without waiting 
     assert.equal(settled, true);
     assert.deepEqual(gate.made, [`put ${ids[0]}`, `write task-a`, `put ${ids[1]}`], 'made in the order LangGraph made them');
     hold.release(true);
-    assert.equal((await new StoreCheckpointer(backing).getTuple(thread()))?.checkpoint.id, ids[1]);
+    assert.equal((await new StoreCheckpointer(new CollectionCheckpoints(backing)).getTuple(thread()))?.checkpoint.id, ids[1]);
 
     // "sync" durability (no deferring): each put waits for its write, as in process
     const syncHold = saver.hold('t1');
@@ -164,7 +167,7 @@ test('with an ordered store, after a failed write nothing more of the run reache
   const backing = await openJournalStore({ dataDir: null });
   try {
     const gate = gatedWrites(backing, (what) => what === `put ${ids[0]}`);
-    const saver = new StoreCheckpointer(gate.store, undefined, undefined, orderedThrough(gate.store, new OrderedCalls()));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(gate.store), undefined, undefined, orderedThrough(gate.store, new OrderedCalls()));
     const hold = saver.hold('t1', { deferFailures: true });
     await saver.put(thread(), { ...emptyCheckpoint(), id: ids[0] }, { source: 'input', step: -1, parents: {} } as never);
     await saver.putWrites(thread(ids[0]), [['messages', 'hi']], 'task-a');
@@ -174,7 +177,7 @@ test('with an ordered store, after a failed write nothing more of the run reache
     assert.deepEqual(gate.made, [], 'the writes posted after the failed one were not made');
     assert.equal(gate.waiting(), 0);
     hold.release();
-    assert.equal(await new StoreCheckpointer(backing).getTuple(thread()), undefined);
+    assert.equal(await new StoreCheckpointer(new CollectionCheckpoints(backing)).getTuple(thread()), undefined);
   } finally {
     await backing.close();
   }
@@ -185,7 +188,7 @@ test('settledOrOrdered(): a run worker’s run that defers failures ends without
   try {
     const gate = gatedWrites(backing, (what) => what === `put ${ids[1]}`);
     const calls = new OrderedCalls();
-    const saver = new StoreCheckpointer(gate.store, undefined, undefined, orderedThrough(gate.store, calls));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(gate.store), undefined, undefined, orderedThrough(gate.store, calls));
     const hold = saver.hold('t1', { deferFailures: true });
     await saver.put(thread(), { ...emptyCheckpoint(), id: ids[0] }, { source: 'input', step: -1, parents: {} } as never);
     assert.ok(await settlesSoon(hold.settledOrOrdered()), 'the main thread makes the write and reports its failure');
@@ -200,7 +203,7 @@ test('settledOrOrdered(): a run worker’s run that defers failures ends without
     hold.release();
 
     // no ordered store (in process): the run's writes are waited for
-    const inProcess = new StoreCheckpointer(gate.store);
+    const inProcess = new StoreCheckpointer(new CollectionCheckpoints(gate.store));
     const held = inProcess.hold('t2', { deferFailures: true });
     const put = inProcess.put({ configurable: { thread_id: 't2', checkpoint_ns: '' } }, { ...emptyCheckpoint(), id: ids[2] }, {
       source: 'input',

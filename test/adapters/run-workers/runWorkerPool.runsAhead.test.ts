@@ -4,6 +4,7 @@
 // started ahead is indistinguishable from one started after its claim: it goes on when the
 // thread is as it read it, and otherwise (the thread written meanwhile, never claimed) it is
 // dropped with nothing of it stored or streamed, and the run starts afresh when claimed.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -112,7 +113,7 @@ describe('a thread’s next run started ahead in its worker', () => {
     const second = run(threadId, 'what is 2 + 3?');
     const was = await runOffering(first, second);
     // a state update between the runs (as POST /threads/{id}/state makes): a newer checkpoint
-    const saver = new StoreCheckpointer(store);
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
     const tuple = (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '' } }))!;
     const updated = await saver.put(tuple.config, { ...tuple.checkpoint, id: uuid6(-3) }, { source: 'update', step: 99, parents: {} } as never);
     const updatedId = updated.configurable!.checkpoint_id as string;

@@ -3,6 +3,7 @@
 // last (a cancelled run's late write); on PostgreSQL it is one row read through the
 // checkpoint-id index, however long the thread (it was every checkpoint of the thread, each
 // holding the whole state), and a database from before that index gets the column filled.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -21,7 +22,7 @@ const id = (n: number) => `1ef00000-0000-6000-8000-${String(n).padStart(12, '0')
 
 /** Puts checkpoints 1..count on the thread, then checkpoint 0 (the lowest id) last. */
 async function writeOutOfOrder(store: Store, threadId: string, count: number): Promise<void> {
-  const saver = new StoreCheckpointer(store);
+  const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
   for (const n of [...Array.from({ length: count }, (_, i) => i + 1), 0]) {
     await saver.put(thread(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never);
   }
@@ -74,7 +75,7 @@ test('the embedded store: the highest id is the newest, whatever the order of th
   const embedded = await openJournalStore({ dataDir: null });
   try {
     await writeOutOfOrder(embedded, 'e1', 5);
-    const newest = await new StoreCheckpointer(embedded).getTuple(thread('e1'));
+    const newest = await new StoreCheckpointer(new CollectionCheckpoints(embedded)).getTuple(thread('e1'));
     assert.equal(newest?.checkpoint.id, id(5));
     assert.deepEqual(newest?.checkpoint.channel_values, { n: 5 });
   } finally {
@@ -91,7 +92,7 @@ test('PostgreSQL: the newest checkpoint is one row, by the checkpoint-id index, 
     FROM generate_series(1, 50000) AS i`);
   await admin.query('ANALYZE agentplane_checkpoints');
 
-  const { value: newest, sent } = await watchingQueries(() => new StoreCheckpointer(store).getTuple(thread('p1')));
+  const { value: newest, sent } = await watchingQueries(() => new StoreCheckpointer(new CollectionCheckpoints(store)).getTuple(thread('p1')));
   assert.equal(newest?.checkpoint.id, id(40));
   assert.deepEqual(newest?.checkpoint.channel_values, { n: 40 });
   const read = sent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text));
@@ -145,7 +146,7 @@ test("a thread's history page reads only its rows, from the newest or before a c
       for await (const tuple of saver.list(thread('h1'), options)) out.push(tuple.checkpoint.id);
       return out;
     };
-    const { value: page, sent } = await watchingQueries(() => ids(new StoreCheckpointer(store), { limit: 3 }));
+    const { value: page, sent } = await watchingQueries(() => ids(new StoreCheckpointer(new CollectionCheckpoints(store)), { limit: 3 }));
     assert.deepEqual(page, [id(40), id(39), id(38)]);
     const read = sent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text));
     assert.deepEqual(
@@ -153,14 +154,16 @@ test("a thread's history page reads only its rows, from the newest or before a c
       [3],
       'the page, not all 41 checkpoints',
     );
-    const { value: older, sent: olderSent } = await watchingQueries(() => ids(new StoreCheckpointer(store), { limit: 2, before: thread('h1', id(10)) }));
+    const { value: older, sent: olderSent } = await watchingQueries(() =>
+      ids(new StoreCheckpointer(new CollectionCheckpoints(store)), { limit: 2, before: thread('h1', id(10)) }),
+    );
     assert.deepEqual(older, [id(9), id(8)]);
     assert.deepEqual(
       olderSent.filter((s) => /FROM agentplane_checkpoints\b/.test(s.text)).map((s) => s.rows),
       [2],
       'a page before a checkpoint reads its rows only too',
     );
-    for (const saver of [new StoreCheckpointer(store), new StoreCheckpointer(embedded)]) {
+    for (const saver of [new StoreCheckpointer(new CollectionCheckpoints(store)), new StoreCheckpointer(new CollectionCheckpoints(embedded))]) {
       assert.deepEqual(await ids(saver, { limit: 3 }), [id(40), id(39), id(38)]);
       assert.deepEqual(await ids(saver, { limit: 2, before: thread('h1', id(10)) }), [id(9), id(8)]);
       assert.deepEqual(await ids(saver, { limit: 2, filter: { step: 0 } }), [id(0)]);

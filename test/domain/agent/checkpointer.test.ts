@@ -3,10 +3,11 @@
 // first value (as upstream savers do) while a special one (an error, an interrupt) is
 // replaced, and a run worker's saver, which asks the main thread for the newest checkpoint,
 // sees exactly what the main thread's does.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emptyCheckpoint } from '@langchain/langgraph';
-import { StoreCheckpointer, newestCheckpoint } from '../../../src/domain/agent/checkpointer.ts';
+import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 
 const thread = (checkpoint_id?: string) => ({ configurable: { thread_id: 't1', checkpoint_ns: '', ...(checkpoint_id ? { checkpoint_id } : {}) } });
@@ -14,8 +15,8 @@ const thread = (checkpoint_id?: string) => ({ configurable: { thread_id: 't1', c
 test('newest checkpoint, first regular write wins, special writes are replaced — in process and as a run worker sees it', async () => {
   const store = await openJournalStore({ dataDir: null });
   try {
-    const local = new StoreCheckpointer(store);
-    const asWorker = new StoreCheckpointer(store, (threadNs) => newestCheckpoint(store, threadNs));
+    const local = new StoreCheckpointer(new CollectionCheckpoints(store));
+    const asWorker = new StoreCheckpointer(new CollectionCheckpoints(store), (threadNs) => new CollectionCheckpoints(store).newest(threadNs));
     // checkpoint ids are time-ordered; these sort as they were made
     const ids = ['1ef00000-0000-6000-8000-000000000001', '1ef00000-0000-6000-8000-000000000002', '1ef00000-0000-6000-8000-000000000003'];
     for (const [i, id] of ids.entries()) {
@@ -83,7 +84,7 @@ test('a run holding its thread: first regular write still wins, and what it put 
   const store = await openJournalStore({ dataDir: null });
   try {
     const reads: string[] = [];
-    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(countingReads(store, reads)));
     const hold = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000009';
     await saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
@@ -114,17 +115,21 @@ test('a run holding its thread: first regular write still wins, and what it put 
     assert.equal(await saver.latestRunId('t1'), undefined);
     assert.deepEqual(reads, [], 'while the run holds the thread, its own checkpoints and writes are not read from the store');
     // what the store holds is the same, as a fresh saver (a replica, another worker) reads it
-    assert.deepEqual(await pending(new StoreCheckpointer(store)), expected);
+    assert.deepEqual(await pending(new StoreCheckpointer(new CollectionCheckpoints(store))), expected);
 
     // released: the next run (or an API call) reads the store, where another writer may have been since
     hold.release();
     const later = '1ef00000-0000-6000-8000-00000000000a';
-    await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id: later }, { source: 'update', step: 1, parents: {} } as never);
+    await new StoreCheckpointer(new CollectionCheckpoints(store)).put(thread(), { ...emptyCheckpoint(), id: later }, {
+      source: 'update',
+      step: 1,
+      parents: {},
+    } as never);
     assert.equal((await saver.getTuple(thread()))?.checkpoint.id, later);
     assert.ok(reads.length > 0);
 
     // another saver did not put it: it reads the slots, and the first writes still win
-    const other = new StoreCheckpointer(store);
+    const other = new StoreCheckpointer(new CollectionCheckpoints(store));
     await other.putWrites(thread(id), [['messages', 'late']], 'task-a');
     assert.deepEqual(
       ((await other.getTuple(thread(id)))?.pendingWrites ?? [])
@@ -141,9 +146,13 @@ test('a run that holds its thread reads its newest checkpoint once; two runs hol
   const store = await openJournalStore({ dataDir: null });
   try {
     const id = '1ef00000-0000-6000-8000-000000000001';
-    await new StoreCheckpointer(store).put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
+    await new StoreCheckpointer(new CollectionCheckpoints(store)).put(thread(), { ...emptyCheckpoint(), id }, {
+      source: 'loop',
+      step: 0,
+      parents: {},
+    } as never);
     const reads: string[] = [];
-    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(countingReads(store, reads)));
     const hold = saver.hold('t1');
     assert.equal((await saver.getTuple(thread()))?.checkpoint.id, id);
     const once = reads.length;
@@ -186,7 +195,7 @@ test('a held thread: writes to a checkpoint still on its way to the store need n
   try {
     const reads: string[] = [];
     const slow = slowWrites(backing, reads);
-    const saver = new StoreCheckpointer(slow.store);
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(slow.store));
     const hold = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000011';
     // LangGraph puts a checkpoint and, before that put is done, the writes of its tasks
@@ -203,7 +212,7 @@ test('a held thread: writes to a checkpoint still on its way to the store need n
     await Promise.all([put, writes, settling]);
     assert.equal(settled, true);
     // on the store: a fresh saver (another replica) reads both
-    const stored = await new StoreCheckpointer(backing).getTuple(thread());
+    const stored = await new StoreCheckpointer(new CollectionCheckpoints(backing)).getTuple(thread());
     assert.equal(stored?.checkpoint.id, id);
     assert.deepEqual(
       stored?.pendingWrites?.map(([, channel, value]) => [channel, value]),
@@ -236,7 +245,7 @@ test('a held thread: a failed checkpoint write rejects (sync) or is kept for set
     const reads: string[] = [];
     let failing = true;
     const slow = slowWrites(backing, reads, () => failing);
-    const saver = new StoreCheckpointer(slow.store);
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(slow.store));
     const hold = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000012';
     const put = saver.put(thread(), { ...emptyCheckpoint(), id }, { source: 'loop', step: 0, parents: {} } as never);
@@ -266,7 +275,7 @@ test('a held thread: a failed checkpoint write rejects (sync) or is kept for set
     assert.equal(slow.waiting(), 0, 'after a failed write the run writes nothing more');
     await assert.rejects(deferring.settled(), /disk full/);
     deferring.release();
-    assert.equal(await new StoreCheckpointer(backing).getTuple(thread()), undefined, 'the store holds none of them');
+    assert.equal(await new StoreCheckpointer(new CollectionCheckpoints(backing)).getTuple(thread()), undefined, 'the store holds none of them');
 
     // the next run on the thread starts clean
     const next = saver.hold('t1', { deferFailures: true });
@@ -277,7 +286,7 @@ test('a held thread: a failed checkpoint write rejects (sync) or is kept for set
     await fresh;
     await next.settled();
     next.release();
-    assert.equal((await new StoreCheckpointer(backing).getTuple(thread()))?.checkpoint.id, third);
+    assert.equal((await new StoreCheckpointer(new CollectionCheckpoints(backing)).getTuple(thread()))?.checkpoint.id, third);
   } finally {
     await backing.close();
   }
@@ -287,7 +296,7 @@ test('a held thread: its newest checkpoint is answered as the run put it; with p
   const store = await openJournalStore({ dataDir: null });
   try {
     const reads: string[] = [];
-    const saver = new StoreCheckpointer(countingReads(store, reads));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(countingReads(store, reads)));
     const hold = saver.hold('t1');
     const id = '1ef00000-0000-6000-8000-000000000021';
     const messages = [{ type: 'human', content: 'hi' }];
@@ -328,7 +337,7 @@ test('a held thread: its newest checkpoint is answered as the run put it; with p
 test("a thread's next run starts from the state its last successful run ended on, as put, once; after a failed run or a newer checkpoint it is read", async () => {
   const store = await openJournalStore({ dataDir: null });
   try {
-    const saver = new StoreCheckpointer(store);
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
     let loads = 0;
     const load = saver.serde.loadsTyped.bind(saver.serde);
     saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
@@ -396,7 +405,7 @@ test('the end states kept as put stay within their size: the oldest go first, an
   const store = await openJournalStore({ dataDir: null });
   try {
     // room for two of the small states below: one measured as stored
-    await new StoreCheckpointer(store).put(
+    await new StoreCheckpointer(new CollectionCheckpoints(store)).put(
       { configurable: { thread_id: 'probe', checkpoint_ns: '' } },
       {
         ...emptyCheckpoint(),
@@ -406,7 +415,7 @@ test('the end states kept as put stay within their size: the oldest go first, an
       { source: 'loop', step: 0, parents: {} } as never,
     );
     const [probe] = await store.collection<{ checkpoint: { text: string } }>('checkpoints').list({ where: { thread_id: 'probe' } });
-    const saver = new StoreCheckpointer(store, undefined, Math.floor(probe.checkpoint.text.length * 2.5));
+    const saver = new StoreCheckpointer(new CollectionCheckpoints(store), undefined, Math.floor(probe.checkpoint.text.length * 2.5));
     let loads = 0;
     const load = saver.serde.loadsTyped.bind(saver.serde);
     saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {

@@ -2,6 +2,7 @@
 // (no server, no graph): the queue's order and limit, a graceful stop, and a run whose events
 // could not be kept. The same engine drives PostgreSQL's claims (test/agent-server/replicas,
 // pg-restart).
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
@@ -52,7 +53,7 @@ async function engine(
     claims,
     leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
-    checkpointer: new StoreCheckpointer(store),
+    checkpointer: new StoreCheckpointer(new CollectionCheckpoints(store)),
     execute,
     log: recordingLog(lines),
     maxConcurrentRuns: options.maxConcurrentRuns ?? 4,

@@ -1,6 +1,7 @@
 // What a request writes of a run (runWrites.ts), over the in-process claims and a store in
 // memory, with a scripted executor: a run stored pending on a thread it creates or finds, and
 // a run deleted — finished, in flight (rolled back first), or asked for on the wrong thread.
+import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
@@ -36,7 +37,7 @@ async function writes(execute: RunExecutor) {
     claims,
     leaseMs: 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
-    checkpointer: new StoreCheckpointer(store),
+    checkpointer: new StoreCheckpointer(new CollectionCheckpoints(store)),
     execute,
     log: quiet,
     maxConcurrentRuns: 2,

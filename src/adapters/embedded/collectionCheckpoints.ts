@@ -1,0 +1,89 @@
+// LangGraph's checkpoints and pending writes in two collections of the store: a checkpoint's
+// id is its `cp_key` (thread, namespace, checkpoint id), a write's that and its task and slot.
+// The same collections are tables on PostgreSQL (pgTables.ts), and a run worker's remote
+// store (run-workers/remoteStore.ts) reaches them on the main thread, so nothing here asks
+// for a filter function.
+import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
+import type { CheckpointQuery, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../../domain/ports/checkpointsRepository.ts';
+import { CHECKPOINT_KEY_SEPARATOR } from '../../domain/agent/checkpointer.ts';
+
+const key = (...parts: string[]) => parts.join(CHECKPOINT_KEY_SEPARATOR);
+const cpKeyOf = (r: CheckpointRecord) => key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
+const writeIdOf = (w: WriteRecord) => key(w.cp_key, w.task_id, String(w.idx));
+
+export class CollectionCheckpoints implements CheckpointsRepository {
+  private readonly checkpoints: Collection<CheckpointRecord>;
+  private readonly writes: Collection<WriteRecord>;
+
+  constructor(private readonly store: Store) {
+    this.checkpoints = store.collection<CheckpointRecord>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
+    this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
+  }
+
+  get(cpKey: string): Promise<CheckpointRecord | undefined> {
+    return this.checkpoints.get(cpKey);
+  }
+
+  list(query: CheckpointQuery): Promise<CheckpointRecord[]> {
+    const { newestFirst } = query;
+    return this.checkpoints.list({
+      where: query.threadNs === undefined ? { thread_id: query.threadId } : { thread_ns: query.threadNs },
+      ...(newestFirst
+        ? {
+            orderBy: 'checkpoint_id',
+            reverse: true,
+            ...(newestFirst.below !== undefined ? { below: newestFirst.below } : {}),
+            ...(newestFirst.limit !== undefined ? { limit: newestFirst.limit } : {}),
+          }
+        : {}),
+    });
+  }
+
+  all(): Promise<CheckpointRecord[]> {
+    return this.checkpoints.list();
+  }
+
+  count(threadId: string): Promise<number> {
+    return this.checkpoints.count({ where: { thread_id: threadId } });
+  }
+
+  async newest(threadNs: string): Promise<StoredHead | undefined> {
+    // checkpoint ids are time-ordered: the newest is the highest (not the last inserted, which a
+    // cancelled run's late write can be)
+    const [newest] = await this.checkpoints.list({ where: { thread_ns: threadNs }, orderBy: 'checkpoint_id', reverse: true, limit: 1 });
+    if (!newest) return undefined;
+    return { record: newest, writes: await this.writesOf(cpKeyOf(newest)) };
+  }
+
+  writesOf(cpKey: string): Promise<WriteRecord[]> {
+    return this.writes.list({ where: { cp_key: cpKey } });
+  }
+
+  writesOfThread(threadId: string): Promise<WriteRecord[]> {
+    return this.writes.list({ where: { thread_id: threadId } });
+  }
+
+  put(record: CheckpointRecord): Promise<void> {
+    return this.checkpoints.put(cpKeyOf(record), record);
+  }
+
+  putOp(record: CheckpointRecord): WriteOp {
+    return { collection: this.checkpoints.name, id: cpKeyOf(record), value: record };
+  }
+
+  deleteOp(record: CheckpointRecord): WriteOp {
+    return { collection: this.checkpoints.name, id: cpKeyOf(record), delete: true };
+  }
+
+  putWriteOp(write: WriteRecord): WriteOp {
+    return { collection: this.writes.name, id: writeIdOf(write), value: write };
+  }
+
+  deleteWriteOp(write: WriteRecord): WriteOp {
+    return { collection: this.writes.name, id: writeIdOf(write), delete: true };
+  }
+
+  write(ops: WriteOp[]): Promise<void> {
+    return this.store.write(ops);
+  }
+}

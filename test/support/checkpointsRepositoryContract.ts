@@ -1,0 +1,73 @@
+// What every CheckpointsRepository answers, whichever backend keeps LangGraph's checkpoints:
+// the embedded store's collections and PostgreSQL's tables
+// (test/adapters/embedded/collectionCheckpoints.test.ts runs this one body on both).
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../src/domain/agent/checkpointer.ts';
+import type { CheckpointRecord, CheckpointsRepository, WriteRecord } from '../../src/domain/ports/checkpointsRepository.ts';
+import type { Serialised } from '../../src/domain/agent/checkpointText.ts';
+
+const text = (t: string): Serialised => ({ type: 'json', text: t });
+
+function checkpoint(threadId: string, ns: string, id: string, fields: Partial<CheckpointRecord> = {}): CheckpointRecord {
+  return {
+    thread_id: threadId,
+    thread_ns: `${threadId}${SEP}${ns}`,
+    checkpoint_ns: ns,
+    checkpoint_id: id,
+    checkpoint: text(id),
+    metadata: text('{}'),
+    ...fields,
+  };
+}
+
+const cpKey = (r: CheckpointRecord) => [r.thread_id, r.checkpoint_ns, r.checkpoint_id].join(SEP);
+
+function pending(of: CheckpointRecord, taskId: string, idx: number): WriteRecord {
+  return { thread_id: of.thread_id, cp_key: cpKey(of), task_id: taskId, channel: 'messages', idx, value: text(`${taskId}/${idx}`) };
+}
+
+const ids = (records: CheckpointRecord[]) => records.map((r) => `${r.checkpoint_ns || '-'}/${r.checkpoint_id}`);
+const slots = (writes: WriteRecord[]) => writes.map((w) => `${w.task_id}/${w.idx}`).sort();
+
+export function checkpointsRepositoryContract(open: () => Promise<CheckpointsRepository>): void {
+  it("stores checkpoints and their pending writes, and reads a thread's by namespace, newest first, below an id, a page", async () => {
+    const saver = await open();
+    const [c1, c2, c3, sub] = [checkpoint('t1', '', 'c1'), checkpoint('t1', '', 'c2'), checkpoint('t1', '', 'c3'), checkpoint('t1', 'sub', 'c2')];
+    // stored out of id order: newest first is by id, not by when they were written
+    await saver.write([saver.putOp(c3), saver.putOp(c1), saver.putOp(sub), saver.putWriteOp(pending(c3, 'task', 0)), saver.putWriteOp(pending(c3, 'task', 1))]);
+    await saver.put(c2);
+    await saver.put(checkpoint('t2', '', 'c9'));
+    assert.equal((await saver.get(cpKey(c2)))?.checkpoint_id, 'c2');
+    assert.equal(await saver.get(cpKey(checkpoint('t1', '', 'missing'))), undefined);
+    assert.deepEqual(ids(await saver.list({ threadId: 't1', threadNs: c1.thread_ns, newestFirst: {} })), ['-/c3', '-/c2', '-/c1']);
+    assert.deepEqual(ids(await saver.list({ threadId: 't1', threadNs: c1.thread_ns, newestFirst: { below: 'c3', limit: 1 } })), ['-/c2']);
+    assert.deepEqual(ids(await saver.list({ threadId: 't1' })).sort(), ['-/c1', '-/c2', '-/c3', 'sub/c2']);
+    assert.equal((await saver.all()).length, 5);
+    assert.equal(await saver.count('t1'), 4);
+    assert.deepEqual(slots(await saver.writesOf(cpKey(c3))), ['task/0', 'task/1']);
+    assert.deepEqual(slots(await saver.writesOfThread('t1')), ['task/0', 'task/1']);
+    assert.deepEqual(await saver.writesOf(cpKey(c1)), []);
+  });
+
+  it("finds a namespace's newest checkpoint by id, with its pending writes", async () => {
+    const saver = await open();
+    const [older, newer] = [checkpoint('t1', '', 'c1'), checkpoint('t1', '', 'c2')];
+    await saver.write([saver.putOp(newer), saver.putOp(older), saver.putWriteOp(pending(newer, 'task', 0)), saver.putWriteOp(pending(older, 'task', 5))]);
+    const head = await saver.newest(newer.thread_ns);
+    assert.equal(head?.record.checkpoint_id, 'c2');
+    assert.deepEqual(slots(head?.writes ?? []), ['task/0']);
+    assert.equal(await saver.newest(checkpoint('none', '', 'x').thread_ns), undefined);
+  });
+
+  it('deletes checkpoints and pending writes, leaving the rest', async () => {
+    const saver = await open();
+    const [c1, c2] = [checkpoint('t1', '', 'c1'), checkpoint('t1', '', 'c2')];
+    const [w1, w2] = [pending(c1, 'task', 0), pending(c2, 'task', 0)];
+    await saver.write([saver.putOp(c1), saver.putOp(c2), saver.putWriteOp(w1), saver.putWriteOp(w2)]);
+    await saver.write([saver.deleteOp(c1), saver.deleteWriteOp(w1)]);
+    assert.deepEqual(ids(await saver.list({ threadId: 't1' })), ['-/c2']);
+    assert.deepEqual(slots(await saver.writesOfThread('t1')), ['task/0']);
+    assert.deepEqual(await saver.writesOf(cpKey(c1)), []);
+  });
+}
