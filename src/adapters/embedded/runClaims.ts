@@ -82,6 +82,12 @@ export class InProcessRunClaims implements RunClaims {
     return line?.running === claim.run.run_id && line.token === claim.token;
   }
 
+  /**
+   * The run this server will claim on the thread once its running run ends: the oldest pending
+   * run, when its `after_seconds` have passed. The embedded store's own: one server holds every
+   * claim here, so run workers may start that run ahead (adapters/run-workers/runsAhead.ts);
+   * with replicas sharing the queue any of them may take it, so PostgreSQL has none.
+   */
   async nextOnThread(threadId: string): Promise<RunRecord | null> {
     const head = this.lines.get(threadId)?.pending[0];
     if (!head || head.notBefore > Date.now()) return null;

@@ -83,8 +83,6 @@ export interface AgentDomain extends AgentServices {
   retention: RetentionSweep;
   /** How many runs are executing now (metrics). */
   executingRuns(): number;
-  /** The run claimed on the thread after the one running, when this server alone claims them (run workers start it ahead). */
-  nextOnThread(threadId: string): Promise<RunRecord | null>;
   /** After the graphs changed (dev reload): system assistants for new graph ids. */
   graphsChanged(): Promise<void>;
 }
@@ -158,7 +156,6 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     start: () => engine.start(),
     stop: () => engine.stop(),
     executingRuns: () => engine.executing(),
-    nextOnThread: (threadId) => engine.nextOnThread(threadId),
     graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
 }

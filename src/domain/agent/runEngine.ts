@@ -134,11 +134,6 @@ export class RunEngine {
     return this.inFlight.size;
   }
 
-  /** The run this server claims on the thread after the one running (see RunClaims.nextOnThread); null when that cannot be known. */
-  async nextOnThread(threadId: string): Promise<RunRecord | null> {
-    return (await this.deps.claims.nextOnThread?.(threadId)) ?? null;
-  }
-
   /** Run ids queued or running on the thread, the running one first, then the pending ones in receipt order. */
   async inflight(threadId: string): Promise<string[]> {
     // pending first: a run that turns running between the two reads is in both (kept once);

@@ -102,12 +102,6 @@ export interface RunClaims {
    * by `abandoned`, atomically with taking its claim.
    */
   recover(abandoned: Abandoned): Promise<Recovered>;
-  /**
-   * The run this server will claim on the thread once its running run ends: the oldest pending
-   * run, when its `after_seconds` have passed. Only where one server holds every claim (in
-   * process): with replicas sharing the queue any of them may take it, so there is none.
-   */
-  nextOnThread?(threadId: string): Promise<RunRecord | null>;
   /** Calls `wake` when a run may have become claimable (queued, ended, released) by another server's doing: the engine looks by itself after its own. */
   onClaimable(wake: () => void): () => void;
   /** Calls `cancel` when another server asks for a run this one may be executing. */
