@@ -100,7 +100,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf,
-          readFirst: deps.runBackend.firstReads,
+          firstReads: deps.runBackend.firstReads,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;

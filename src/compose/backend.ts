@@ -8,6 +8,8 @@ import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { RunBroker } from '../domain/agent/broker.ts';
 import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
+import { CollectionFirstReads } from '../adapters/embedded/firstReads.ts';
+import { CollectionRunEngineRecords } from '../adapters/embedded/collectionRunEngineRecords.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
@@ -32,7 +34,14 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
   const runBackend = async (): Promise<RunBackend> => {
     const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store);
-    return { events: new RunBroker(), claims: () => claims, leaseMs: config.runLeaseMs, nextOnThread: (threadId) => claims.nextOnThread(threadId) };
+    return {
+      events: new RunBroker(),
+      claims: () => claims,
+      leaseMs: config.runLeaseMs,
+      firstReads: new CollectionFirstReads(store),
+      records: new CollectionRunEngineRecords(store),
+      nextOnThread: (threadId) => claims.nextOnThread(threadId),
+    };
   };
   return backend('embedded', store, new LocalCoordination(), runBackend, {});
 }
@@ -49,7 +58,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { PgRuns },
     { PgCrons },
     { PgDeployments },
-    { pgFirstReads },
+    { PgFirstReads },
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
     import('../adapters/postgres/pgCoordination.ts'),
@@ -84,7 +93,8 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
       events: new PgRunEvents(store, coordination, warn),
       claims: () => new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
       leaseMs: config.runLeaseMs,
-      firstReads: (threadId: string) => pgFirstReads(store, threadId),
+      firstReads: new PgFirstReads(store),
+      records: new CollectionRunEngineRecords(store),
       // any replica may claim a thread's next run: none is known to start ahead
       nextOnThread: null,
     };

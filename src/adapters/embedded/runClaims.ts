@@ -7,9 +7,9 @@
 // outcome, so the engine's rule is the same on both backends.
 import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
-import type { RunRecord } from '../../domain/agent/records.ts';
+import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { notBefore } from '../../domain/agent/records.ts';
-import type { Abandoned, Claim, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 
 interface Waiting {
@@ -32,11 +32,14 @@ export class InProcessRunClaims implements RunClaims {
   private readonly claimable = new Set<() => void>();
   private readonly cancels = new Set<(runId: string, action: string) => void>();
   private recovered = false;
+  private readonly threads: Collection<ThreadRecord>;
 
   constructor(
     private readonly runs: Collection<RunRecord>,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.threads = store.collection<ThreadRecord>('threads');
+  }
 
   async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
     const claims: Claim[] = [];
@@ -75,6 +78,13 @@ export class InProcessRunClaims implements RunClaims {
     await this.store.write(ops);
     if (release) await this.release(claim, release);
     return true;
+  }
+
+  /** Read through the collections, one after another: each read is of memory here. */
+  async endState(run: RunRecord): Promise<EndState> {
+    const thread = await this.threads.get(run.thread_id);
+    const current = await this.runs.get(run.run_id);
+    return { thread, run: current, pendingOnThread: await this.runs.count({ where: { thread_id: run.thread_id, status: 'pending' } }) };
   }
 
   private holds(claim: Claim): boolean {

@@ -56,7 +56,8 @@ import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterrup
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
-import { readFirstReads, type FirstReadsKind } from './firstReads.ts';
+import type { FirstReadsKind } from './firstReads.ts';
+import type { FirstReads } from '../../domain/ports/firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 
@@ -73,8 +74,8 @@ export interface RunWorkerPoolOptions {
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
   kindOf?: (run: RunRecord) => FirstReadsKind;
-  /** Reads those first reads in one step where the store can (PostgreSQL: one statement); through the store's collections when absent. */
-  readFirst?: (threadId: string) => Promise<KnownReads>;
+  /** Reads those first reads (PostgreSQL: in one statement). */
+  firstReads: FirstReads;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
 }
@@ -615,7 +616,7 @@ export class RunWorkerPool {
     const kind = this.options.kindOf?.(run);
     if (!kind) return {};
     try {
-      return await (this.options.readFirst ? this.options.readFirst(run.thread_id) : readFirstReads(this.options.store, run, kind));
+      return await this.options.firstReads.read(run.thread_id, kind);
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
       return {};

@@ -10,7 +10,9 @@ import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
-import { firstReadsKind, type KnownReads, type RunExecutorWithReads } from './runContext.ts';
+import { firstReadsKind, type RunExecutorWithReads } from './runContext.ts';
+import type { FirstReads } from '../ports/firstReads.ts';
+import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
@@ -59,12 +61,10 @@ export interface AgentDomainOptions {
     events: RunEventLog;
     claims: (runs: Collection<RunRecord>) => RunClaims;
     leaseMs: number;
-    /**
-     * What a run reads of its thread first, read in one step (PostgreSQL: one statement for
-     * what its collections read in three): given to a run executing in process, as a run
-     * worker is sent it. Absent: the run reads through the collections.
-     */
-    firstReads?: (threadId: string) => Promise<KnownReads>;
+    /** What a run reads of its thread first (PostgreSQL: one statement for what its collections read in three): given to a run executing in process, as a run worker is sent it. */
+    firstReads: FirstReads;
+    /** What the run engine reads and writes of runs and threads beside its claims. */
+    records: RunEngineRecords;
   };
   /** The threads' searches and counts (PostgreSQL's in SQL); over the threads collection when absent. */
   threadQueries?: ThreadsRepository;
@@ -108,9 +108,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     );
   const claims = options.runBackend.claims(runs);
   const engine = new RunEngine({
-    store,
-    runs,
-    threads,
+    records: options.runBackend.records,
     broker,
     claims,
     leaseMs: options.runBackend.leaseMs,
@@ -190,14 +188,13 @@ class OwnerService implements AgentService {
 }
 
 /**
- * The in-process executor, given what its run reads first where the backend reads it in one
- * step: a run of a graph that reads its thread (a plain function's or LangGraph's) then
- * starts without those round trips. A failed read costs nothing but them: the run reads.
+ * The in-process executor, given what its run reads first: a run of a graph that reads its
+ * thread (a plain function's or LangGraph's) then starts without those round trips (on
+ * PostgreSQL one statement for three). A failed read costs nothing but them: the run reads.
  */
-function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: ((threadId: string) => Promise<KnownReads>) | undefined): RunExecutor {
-  if (!firstReads) return execute;
+function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: FirstReads): RunExecutor {
   return async (run, signal, publish, started) => {
-    const reads = firstReadsKind(graphs.get(run.graph_id)?.kind) !== undefined;
-    return execute(run, signal, publish, started, reads ? await firstReads(run.thread_id).catch(() => ({})) : undefined);
+    const kind = firstReadsKind(graphs.get(run.graph_id)?.kind);
+    return execute(run, signal, publish, started, kind ? await firstReads.read(run.thread_id, kind).catch(() => ({})) : undefined);
   };
 }

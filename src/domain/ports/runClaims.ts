@@ -83,11 +83,10 @@ export interface RunClaims {
    */
   recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean>;
   /**
-   * What the end of a run is written from, in one read where the backend can (PostgreSQL: one
-   * statement instead of three): the run's record, its thread's, and how many runs wait on
-   * the thread. Absent: the engine reads them through the collections.
+   * What the end of a run is written from: the run's record, its thread's, and how many runs
+   * wait on the thread (PostgreSQL: one statement instead of three).
    */
-  endState?(run: RunRecord): Promise<EndState>;
+  endState(run: RunRecord): Promise<EndState>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
    * a new attempt, first in its thread's line). Nothing when the claim is no longer this one
