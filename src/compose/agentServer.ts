@@ -11,6 +11,7 @@ import { useGraphTypeReader } from '../domain/ports/graphTypeReader.ts';
 import { useSpanExporter } from '../domain/ports/spanExport.ts';
 import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
 import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
+import { RunsAhead } from '../adapters/run-workers/runsAhead.ts';
 import type { RunEnded } from '../domain/agent/runEngine.ts';
 import { firstReadsKind } from '../domain/agent/runContext.ts';
 import type { AgentService } from '../domain/agent/service.ts';
@@ -92,6 +93,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
   const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
   // graphs execute off the request loop, in worker threads that load the project themselves
+  const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.get(run.graph_id)?.kind);
   const pool =
     config.runWorkers > 0
       ? new RunWorkerPool({
@@ -102,11 +104,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           memoryMb: config.runWorkerMemoryMb,
           stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
-          kindOf: (run) => firstReadsKind(graphs.get(run.graph_id)?.kind),
-          readFirst: deps.runBackend.firstReads,
+          kindOf,
+          firstReads: deps.runBackend.firstReads,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;
+  // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
+  const { nextOnThread } = deps.runBackend;
+  const ahead = pool && nextOnThread ? new RunsAhead(pool, nextOnThread, { kindOf, log: log.child({ area: 'run-workers' }) }) : undefined;
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
@@ -125,15 +130,13 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     retention: retentionSettings(config.project.checkpointer),
     systemAssistantConfig: config.systemAssistantConfig,
     langgraphVersion: langGraphReleaseNear(baseDir),
-    execute: pool?.execute,
-    onWithdrawn: pool && ((runId) => pool.withdrawn(runId)),
+    execute: ahead?.execute ?? pool?.execute,
+    onWithdrawn: ahead && ((runId) => ahead.withdrawn(runId)),
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
     runBackend: deps.runBackend,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
-  // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
-  pool?.startRunsAhead((threadId) => domain.nextOnThread(threadId));
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
   const ownerOf = requestOwner(config.agentServerAuth);
   const serviceFor = servicesOf(domain, ownerOf);

@@ -1,13 +1,15 @@
 // The one place that picks where records live: PostgreSQL when a database URL is configured
 // (never in mock mode), shared with any other replica on the database; else the embedded
 // store, this process's alone. Everything past this file sees the ports only.
-import type { AgentDomainOptions } from '../domain/agent/agentDomain.ts';
+import type { RunBackend } from '../handlers/deps.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
-import type { Collection, Store } from '../domain/ports/store.ts';
+import type { Store } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { RunBroker } from '../domain/agent/broker.ts';
 import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
+import { CollectionFirstReads } from '../adapters/embedded/firstReads.ts';
+import { CollectionRunEngineRecords } from '../adapters/embedded/collectionRunEngineRecords.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
@@ -22,7 +24,7 @@ export interface Backend extends ServerStorage {
    * The run claims and event logs: shared by the replicas through PostgreSQL, or kept in
    * process on the embedded store. Called once, when the agent server is built.
    */
-  runBackend(): Promise<AgentDomainOptions['runBackend']>;
+  runBackend(): Promise<RunBackend>;
   /** The repositories and queries answered in SQL on PostgreSQL; none on the embedded store (compose builds those over its collections). */
   readonly queries: BackendQueries;
 }
@@ -30,11 +32,17 @@ export interface Backend extends ServerStorage {
 export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
-  const runBackend = async () => ({
-    events: new RunBroker(),
-    claims: (runs: Collection<RunRecord>) => new InProcessRunClaims(runs, store),
-    leaseMs: config.runLeaseMs,
-  });
+  const runBackend = async (): Promise<RunBackend> => {
+    const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store);
+    return {
+      events: new RunBroker(),
+      claims: () => claims,
+      leaseMs: config.runLeaseMs,
+      firstReads: new CollectionFirstReads(store),
+      records: new CollectionRunEngineRecords(store),
+      nextOnThread: (threadId) => claims.nextOnThread(threadId),
+    };
+  };
   return backend('embedded', store, new LocalCoordination(), runBackend, {});
 }
 
@@ -50,7 +58,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { PgRuns },
     { PgCrons },
     { PgDeployments },
-    { pgFirstReads },
+    { PgFirstReads },
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
     import('../adapters/postgres/pgCoordination.ts'),
@@ -85,7 +93,10 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
       events: new PgRunEvents(store, coordination, warn),
       claims: () => new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
       leaseMs: config.runLeaseMs,
-      firstReads: (threadId: string) => pgFirstReads(store, threadId),
+      firstReads: new PgFirstReads(store),
+      records: new CollectionRunEngineRecords(store),
+      // any replica may claim a thread's next run: none is known to start ahead
+      nextOnThread: null,
     };
   };
   return backend('postgresql', store, coordination, runBackend, queries);

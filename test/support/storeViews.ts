@@ -12,6 +12,7 @@ export function storeView(store: Store, changes: StoreChanges): Store {
   return {
     write: changes.write ?? ((ops) => store.write(ops)),
     collectionNames: () => store.collectionNames(),
+    ping: () => store.ping(),
     flush: () => store.flush(),
     close: () => store.close(),
     collection<T extends object>(name: string, options?: Parameters<Store['collection']>[1]): Collection<T> {

@@ -15,6 +15,7 @@ export function hidingStore(base: Store, visibility: Visibility): Store {
     },
     write: (ops) => base.write(ops),
     collectionNames: () => base.collectionNames(),
+    ping: () => base.ping(),
     flush: () => base.flush(),
     close: () => base.close(),
   };

@@ -323,6 +323,9 @@ export class JournalStore implements Store {
     this.segmentBytes += buffer.length;
   }
 
+  /** Held in process: it always answers. */
+  async ping(): Promise<void> {}
+
   async flush(): Promise<void> {
     while (this.compacting) await this.compacting;
     if (this.dirty.size > 0 || this.segments().length > 1) {

@@ -7,9 +7,9 @@
 // outcome, so the engine's rule is the same on both backends.
 import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
-import type { RunRecord } from '../../domain/agent/records.ts';
+import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { notBefore } from '../../domain/agent/records.ts';
-import type { Abandoned, Claim, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
+import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 
 interface Waiting {
@@ -32,11 +32,14 @@ export class InProcessRunClaims implements RunClaims {
   private readonly claimable = new Set<() => void>();
   private readonly cancels = new Set<(runId: string, action: string) => void>();
   private recovered = false;
+  private readonly threads: Collection<ThreadRecord>;
 
   constructor(
     private readonly runs: Collection<RunRecord>,
     private readonly store: Store,
-  ) {}
+  ) {
+    this.threads = store.collection<ThreadRecord>('threads');
+  }
 
   async claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
     const claims: Claim[] = [];
@@ -77,11 +80,24 @@ export class InProcessRunClaims implements RunClaims {
     return true;
   }
 
+  /** Read through the collections, one after another: each read is of memory here. */
+  async endState(run: RunRecord): Promise<EndState> {
+    const thread = await this.threads.get(run.thread_id);
+    const current = await this.runs.get(run.run_id);
+    return { thread, run: current, pendingOnThread: await this.runs.count({ where: { thread_id: run.thread_id, status: 'pending' } }) };
+  }
+
   private holds(claim: Claim): boolean {
     const line = this.lines.get(claim.run.thread_id);
     return line?.running === claim.run.run_id && line.token === claim.token;
   }
 
+  /**
+   * The run this server will claim on the thread once its running run ends: the oldest pending
+   * run, when its `after_seconds` have passed. The embedded store's own: one server holds every
+   * claim here, so run workers may start that run ahead (adapters/run-workers/runsAhead.ts);
+   * with replicas sharing the queue any of them may take it, so PostgreSQL has none.
+   */
   async nextOnThread(threadId: string): Promise<RunRecord | null> {
     const head = this.lines.get(threadId)?.pending[0];
     if (!head || head.notBefore > Date.now()) return null;

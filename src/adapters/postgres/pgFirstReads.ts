@@ -7,6 +7,7 @@
 import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
 import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
 import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { FirstReads } from '../../domain/ports/firstReads.ts';
 import type { PgStore } from './pgStore.ts';
 
 /**
@@ -31,4 +32,13 @@ export async function pgFirstReads(store: PgStore, threadId: string): Promise<Re
   );
   const row = rows[0];
   return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes } : null };
+}
+
+/** The FirstReads port on PostgreSQL: both reads in one statement, whatever the graph's kind. */
+export class PgFirstReads implements FirstReads {
+  constructor(private readonly store: PgStore) {}
+
+  read(threadId: string): Promise<KnownReads> {
+    return pgFirstReads(this.store, threadId);
+  }
 }

@@ -1,24 +1,19 @@
 // What a run reads of its thread first, read by the main thread before it hands the run to
-// a worker and sent with it (KnownReads). Every run starts by reading its thread: the
-// plain-state head, and for a LangGraph graph the newest checkpoint. Asked from the worker,
-// each is a round trip the run waits for (a post each way and a wake-up of the other
-// thread); sent with the run, none is. The worker's plain-state store and checkpointer take
-// them as known for that run only (PlainStateStore.knowHead, StoreCheckpointer.hold), and
-// a run that reads otherwise (a fork, a graph of another kind) reads as before.
-import { rootThreadNs } from '../../domain/agent/checkpointer.ts';
-import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
-import { PlainStateStore } from '../../domain/agent/plainState.ts';
-import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
-import type { Store } from '../../domain/ports/store.ts';
-import type { RunRecord } from '../../domain/agent/records.ts';
-import type { FirstReadsKind, KnownReads } from '../../domain/agent/runContext.ts';
+// a worker and sent with it (KnownReads, read through the FirstReads port). Every run starts by
+// reading its thread: the plain-state head, and for a LangGraph graph the newest checkpoint.
+// Asked from the worker, each is a round trip the run waits for (a post each way and a wake-up
+// of the other thread); sent with the run, none is. The worker's plain-state store and
+// checkpointer take them as known for that run only (PlainStateStore.knowHead,
+// StoreCheckpointer.hold), and a run that reads otherwise (a fork, a graph of another kind)
+// reads as before.
+import type { KnownReads } from '../../domain/agent/runContext.ts';
 
 export type { FirstReadsKind } from '../../domain/agent/runContext.ts';
 
 /**
  * What tells two first reads apart: the plain head's and the newest checkpoint's ids (an id
  * names one state) and that checkpoint's pending writes. A run started ahead of its claim
- * assumed reads of one key; it may go on only if the main thread then reads the same.
+ * (runsAhead.ts) assumed reads of one key; it may go on only if the main thread then reads the same.
  */
 export function readsKey(known: KnownReads): string {
   const newest = known.newestCheckpoint;
@@ -27,15 +22,4 @@ export function readsKey(known: KnownReads): string {
     newest === undefined ? 'unknown' : (newest?.record.checkpoint_id ?? null),
     (newest?.writes ?? []).map((w) => [w.task_id, w.idx, w.channel, w.value]),
   ]);
-}
-
-/** Reads what a run of a graph of `kind` reads first on its thread. */
-export async function readFirstReads(store: Store, run: RunRecord, kind: FirstReadsKind): Promise<KnownReads> {
-  if (!kind) return {};
-  // both kinds: a LangGraph run reads the plain state too (plain runs on its thread go ahead of its input)
-  const [plainHead, newest] = await Promise.all([
-    new PlainStateStore(new CollectionPlainCheckpoints(store)).headRecord(run.thread_id),
-    kind === 'langgraph' ? new CollectionCheckpoints(store).newest(rootThreadNs(run.thread_id)) : undefined,
-  ]);
-  return kind === 'langgraph' ? { plainHead, newestCheckpoint: newest ?? null } : { plainHead };
 }

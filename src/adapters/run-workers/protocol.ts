@@ -26,7 +26,7 @@ export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' 
  * `next`: start `run` here as soon as the run `after` ends well (or at once, if it has), ahead
  * of its claim, its messages held back (told by `ahead`); `go`: it was claimed and read what it
  * assumed, so its messages may go;
- * `drop`: stop it and discard everything it did (answered by `dropped`). See runWorkerPool.ts.
+ * `drop`: stop it and discard everything it did (answered by `dropped`). See runsAhead.ts.
  */
 export type ToWorker =
   | { type: 'run'; run: RunRecord; known?: KnownReads }

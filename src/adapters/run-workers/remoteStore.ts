@@ -52,6 +52,9 @@ export class RemoteStore implements Store {
     return [];
   }
 
+  /** The main thread's store answers for it (a worker's health is not asked). */
+  async ping(): Promise<void> {}
+
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {}

@@ -20,17 +20,9 @@
 // stream of events out, store calls answered in between, and an abort in — and a worker
 // that crashes or is terminated must be replaced and its runs accounted for one by one.
 //
-// On one thread, runs follow one another: each waits for the main thread to record the end of
-// the one before, claim it and hand it over (a wake-up of each thread, ~0.7 ms a run). So when
-// a run alone in its worker is posted and the server alone claims its thread's runs (the
-// embedded store), the worker is also told the thread's next run (`next`): it starts that run
-// as soon as the first ends well, from the state the first left, holding back everything the
-// run does. When the engine then claims that run and hands it to this worker, the main thread
-// reads what the run would have read first; the same reads let the run go on (`go`: its held
-// messages are posted, in order, and it is an ordinary run from then on); other reads (its
-// thread changed meanwhile), another worker, or no claim within AHEAD_WAIT_MS (it was
-// cancelled, say) drop it (`drop`): stopped and discarded, as if never started, before it can
-// be posted afresh.
+// How a run is handed to its worker is the Handover's: posted afresh here; a decorator
+// (runsAhead.ts, put in front by the composition root) lets a worker start a thread's next run
+// ahead of its claim and hands it over by letting it go on.
 //
 // A worker that dies (an exception outside any run, process.exit, out of memory) fails its
 // run when that run is the only one it ever ran; otherwise the culprit is unknown, and
@@ -61,10 +53,11 @@ import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
 import type { KnownReads, RunExecutor, RunOutput } from '../../domain/agent/runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterruptions.ts';
-import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
-import { readFirstReads, readsKey, type FirstReadsKind } from './firstReads.ts';
+import type { FirstReadsKind } from './firstReads.ts';
+import type { FirstReads } from '../../domain/ports/firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 
@@ -81,8 +74,8 @@ export interface RunWorkerPoolOptions {
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
   kindOf?: (run: RunRecord) => FirstReadsKind;
-  /** Reads those first reads in one step where the store can (PostgreSQL: one statement); through the store's collections when absent. */
-  readFirst?: (threadId: string) => Promise<KnownReads>;
+  /** Reads those first reads (PostgreSQL: in one statement). */
+  firstReads: FirstReads;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
 }
@@ -103,7 +96,8 @@ interface Task {
   stalled?: RunError;
 }
 
-interface Slot {
+/** A worker of the pool, with the runs it was given (a decorator, runsAhead.ts, reads its id and tasks). */
+export interface Slot {
   id: number;
   worker: Worker;
   ready: Promise<void>;
@@ -125,24 +119,37 @@ interface Slot {
   retiring: boolean;
   /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
   ordered: OrderedCalls;
-  /** Runs offered to it to start ahead (`next`), until it answers whether it did; `withdrawn` is shared with it. */
-  offered: Map<string, { answered: Promise<void>; resolve(): void; withdrawn: Int32Array }>;
-  /** Runs it started ahead of their claim (see the top of the file), by run id. */
-  ahead: Map<string, Ahead>;
-  /** Runs started ahead it was told to drop, until it says they stopped. */
-  dropping: Map<string, { stopped: Promise<void>; resolve(): void }>;
 }
 
-/** A run a worker started ahead of its claim. */
-interface Ahead {
-  /** The key of the first reads it assumed (firstReads.ts). */
-  reads: string;
-  /** Drops it when it is not claimed in time. */
-  timer: NodeJS.Timeout;
+/** How a run is handed to the worker it was given: posted afresh (`run`) unless a decorator says otherwise. */
+export interface Handover {
+  /** The worker is ready and the run's first reads are read; the run is not in the worker's hands yet. */
+  prepare(slot: Slot, run: RunRecord, known: KnownReads): Promise<Handing>;
 }
 
-/** What says which run the engine claims next on a thread (RunClaims.nextOnThread). */
-export type NextOnThread = (threadId: string) => Promise<RunRecord | null>;
+export interface Handing {
+  /** The message that hands the run over, made once the run is in the worker's hands. */
+  message(): ToWorker;
+  /** Called once it was posted (and the run's clock started). */
+  posted(): void;
+}
+
+/** What a decorator of the pool hears of its workers. */
+export interface WorkerWatch {
+  /** A message of a worker the pool leaves to the decorator. */
+  receive(slot: Slot, message: Extract<FromWorker, { type: 'ahead' | 'dropped' }>): void;
+  /** The worker ended. */
+  exited(slot: Slot): void;
+  /** Runs the decorator keeps in the worker besides those posted to it: they count in its load. */
+  held(slot: Slot): number;
+}
+
+/** Each run posted afresh, as it is (the pool alone). */
+const AFRESH: Handover = {
+  prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known }), posted: () => undefined }),
+};
+
+const UNWATCHED: WorkerWatch = { receive: () => undefined, exited: () => undefined, held: () => 0 };
 
 /** A run waiting for a worker. */
 interface Request {
@@ -156,17 +163,11 @@ const SOURCES = import.meta.url.endsWith('.ts');
 const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.meta.url);
 /** How many threads' workers the pool remembers (the oldest is forgotten first). */
 const AFFINITY_LIMIT = 10_000;
-/** How many withdrawn runs the pool remembers, so as not to offer one it read as pending a moment before. */
-const WITHDRAWN_KEPT = 1_000;
-/** How long a run started ahead waits for its claim before it is dropped (a claim comes within a millisecond or so). */
-const AHEAD_WAIT_MS = 500;
 /** The longest between two heartbeats of a worker and two rounds of the watchdog. */
 const HEARTBEAT_MAX_MS = 5_000;
 
 const errorOf = (error: RunError & { stack?: string }) =>
   Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
-/** Runs a worker holds: posted, about to be, and started ahead of their claim (until gone on or stopped). */
-const load = (slot: Slot) => slot.tasks.size + slot.starting + slot.ahead.size + slot.dropping.size;
 
 export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
@@ -179,9 +180,8 @@ export class RunWorkerPool {
   private setup: WorkerSetup;
   private stopping = false;
   private nextId = 0;
-  private nextOnThread: NextOnThread | undefined;
-  /** Runs taken out of the queue lately: one may be found pending just before, and must not be offered after. */
-  private readonly withdrawnLately = new Set<string>();
+  /** What a decorator (runsAhead.ts) keeps in the workers and hears of them. */
+  private watch: WorkerWatch = UNWATCHED;
 
   /** The watchdog's round (see the top of the file). */
   private readonly watchdog: NodeJS.Timeout | undefined;
@@ -198,8 +198,18 @@ export class RunWorkerPool {
     }
   }
 
-  /** Executes runs in the pool's workers (the run engine's `execute`). */
-  readonly execute: RunExecutor = (run, signal, publish, started) => this.executeRun(run, signal, publish, started);
+  /** Executes runs in the pool's workers, each posted afresh (the run engine's `execute`, unless a decorator is in front). */
+  readonly execute: RunExecutor = (run, signal, publish, started) => this.run(run, signal, publish, started, AFRESH);
+
+  /** Lets a decorator (runsAhead.ts) keep runs of its own in the workers: it hears of their messages and ends, and its runs count in their load. */
+  watchWorkers(watch: WorkerWatch): void {
+    this.watch = watch;
+  }
+
+  /** Runs a worker holds: posted, about to be, and those a decorator keeps in it. */
+  private load(slot: Slot): number {
+    return slot.tasks.size + slot.starting + this.watch.held(slot);
+  }
 
   /** Terminates every worker (after the run engine stopped: runs in flight have ended or were given up). */
   async stop(): Promise<void> {
@@ -213,7 +223,7 @@ export class RunWorkerPool {
     this.setup = { ...setup, fresh: true, ...(this.setup.heartbeatMs ? { heartbeatMs: this.setup.heartbeatMs } : {}) };
     for (const slot of this.slots) {
       slot.retiring = true;
-      if (load(slot) === 0) void slot.worker.terminate();
+      if (this.load(slot) === 0) void slot.worker.terminate();
     }
     if (!this.stopping) this.spawn();
     this.dispatch();
@@ -258,42 +268,20 @@ export class RunWorkerPool {
     return this.slots.size;
   }
 
-  /** Runs offered to workers to start ahead of their claim so far, how many they started, went on with and dropped (tests). */
-  readonly startedAhead = { offered: 0, started: 0, went: 0, dropped: 0 };
-
-  /**
-   * A pending run was taken out of the queue unrun (cancelled, deleted): a worker it was
-   * offered to does not start it, and one that started it drops it. (A cancel that comes in
-   * the millisecond or so between the start and the drop finds it as a cancel at its claim
-   * would: its graph had begun.)
-   */
-  withdrawn(runId: string): void {
-    this.withdrawnLately.add(runId);
-    if (this.withdrawnLately.size > WITHDRAWN_KEPT) this.withdrawnLately.delete(this.withdrawnLately.values().next().value!);
-    for (const slot of this.slots) {
-      const offer = slot.offered.get(runId);
-      if (offer) Atomics.store(offer.withdrawn, 0, 1);
-      if (slot.ahead.has(runId)) void this.drop(slot, runId);
-    }
-  }
-
-  /** Lets workers start a thread's next run ahead of its claim (see the top of the file); only where this server alone claims runs. */
-  startRunsAhead(nextOnThread: NextOnThread): void {
-    this.nextOnThread = nextOnThread;
-  }
-
-  private async executeRun(run: RunRecord, signal: AbortSignal, publish: (event: string, data: unknown) => void, started?: () => void): Promise<RunOutput> {
+  /** Executes the run in a worker, handed over as `handover` says (a decorator's `execute` calls this). */
+  async run(
+    run: RunRecord,
+    signal: AbortSignal,
+    publish: (event: string, data: unknown) => void,
+    started: (() => void) | undefined,
+    handover: Handover,
+  ): Promise<RunOutput> {
     signal.throwIfAborted();
     const slot = await this.acquire(run, signal);
-    let known: KnownReads = {};
-    let goes = false;
-    let following: RunRecord | null = null;
+    let handing: Handing;
     try {
       await slot.ready;
-      known = await this.firstReads(run);
-      goes = await this.goesOn(slot, run, known);
-      // a run that goes on is told of the run after it with its `go` (one post back for both)
-      if (goes) following = await this.nextAfter(run);
+      handing = await handover.prepare(slot, run, await this.firstReads(run));
     } finally {
       slot.starting -= 1;
     }
@@ -344,117 +332,10 @@ export class RunWorkerPool {
       };
       slot.tasks.set(run.run_id, task);
       signal.addEventListener('abort', onAbort, { once: true });
-      if (goes) {
-        const next = following ? this.offer(slot, run, following) : undefined;
-        this.post(slot, { type: 'go', runId: run.run_id, ...(next ? { next } : {}) });
-      } else this.post(slot, { type: 'run', run, known });
+      this.post(slot, handing.message());
       started?.();
-      if (!goes) this.offerNext(slot, run);
+      handing.posted();
     });
-  }
-
-  /**
-   * Whether the run was started ahead in this worker and may go on: it read what the main
-   * thread reads now. A run started ahead elsewhere, or that assumed other reads, is dropped
-   * (and, in this worker, stopped before the run is posted to it afresh).
-   */
-  private async goesOn(slot: Slot, run: RunRecord, known: KnownReads): Promise<boolean> {
-    // whether the worker started it is known once it answers the offer (in the message with the end of the run before)
-    await slot.offered.get(run.run_id)?.answered;
-    for (const other of this.slots) if (other !== slot && other.ahead.has(run.run_id)) void this.drop(other, run.run_id);
-    const ahead = slot.ahead.get(run.run_id);
-    if (ahead) {
-      slot.ahead.delete(run.run_id);
-      clearTimeout(ahead.timer);
-      if (ahead.reads === readsKey(known)) {
-        this.startedAhead.went += 1;
-        this.options.log.debug('a run started ahead of its claim goes on', { worker: slot.id, run_id: run.run_id });
-        return true;
-      }
-      this.options.log.debug('a run started ahead of its claim read what its thread no longer holds; it starts again', { worker: slot.id, run_id: run.run_id });
-      void this.drop(slot, run.run_id, ahead);
-    }
-    await slot.dropping.get(run.run_id)?.stopped;
-    return false;
-  }
-
-  /** Tells the worker of the run the thread's next run, to start ahead when the run ends well: only for a run alone in its worker, of LangGraph graphs. */
-  private offerNext(slot: Slot, run: RunRecord): void {
-    if (slot.tasks.size !== 1) return;
-    void this.nextAfter(run).then((next) => {
-      const offer = next && this.offer(slot, run, next);
-      if (offer) this.post(slot, { type: 'next', ...offer });
-    });
-  }
-
-  /** The run the engine claims on the thread after `run`, when a worker may start it ahead (both of LangGraph graphs, a first attempt). */
-  private async nextAfter(run: RunRecord): Promise<RunRecord | null> {
-    const kindOf = this.options.kindOf;
-    if (!this.nextOnThread || !kindOf || kindOf(run) !== 'langgraph') return null;
-    try {
-      const next = await this.nextOnThread(run.thread_id);
-      if (!next || next.run_id === run.run_id || next.attempt !== 1 || kindOf(next) !== 'langgraph' || this.withdrawnLately.has(next.run_id)) return null;
-      return next;
-    } catch (err) {
-      this.options.log.debug("could not tell a run worker its thread's next run", { err, run_id: run.run_id });
-      return null;
-    }
-  }
-
-  /** Offers `next` to the worker of `run`, while `run` is alone in it (which is still there); the offer to post, if any. */
-  private offer(slot: Slot, run: RunRecord, next: RunRecord): NextOffer | undefined {
-    if (!this.slots.has(slot) || slot.tasks.size !== 1 || !slot.tasks.has(run.run_id) || slot.offered.has(next.run_id)) return undefined;
-    if (this.withdrawnLately.has(next.run_id)) return undefined;
-    let resolve!: () => void;
-    const answered = new Promise<void>((r) => (resolve = r));
-    const withdrawn = new Int32Array(new SharedArrayBuffer(4));
-    slot.offered.set(next.run_id, { answered, resolve, withdrawn });
-    this.startedAhead.offered += 1;
-    return { after: run.run_id, run: next, withdrawn };
-  }
-
-  /** A worker started a run ahead of its claim: it is dropped unless claimed within AHEAD_WAIT_MS. */
-  private startAhead(slot: Slot, runId: string, reads: string): void {
-    this.startedAhead.started += 1;
-    const ahead: Ahead = { reads, timer: setTimeout(() => void this.drop(slot, runId, ahead), AHEAD_WAIT_MS) };
-    ahead.timer.unref();
-    slot.ahead.set(runId, ahead);
-  }
-
-  /**
-   * Stops a run started ahead and discards it; resolves once the worker says it has stopped.
-   * One that does not stop within `abortGraceMs` ends its worker, as a cancelled run does.
-   */
-  private drop(slot: Slot, runId: string, ahead = slot.ahead.get(runId)): Promise<void> {
-    const dropping = slot.dropping.get(runId);
-    if (dropping) return dropping.stopped;
-    if (!ahead || !this.slots.has(slot)) return Promise.resolve();
-    if (slot.ahead.get(runId) === ahead) slot.ahead.delete(runId);
-    clearTimeout(ahead.timer);
-    this.startedAhead.dropped += 1;
-    this.options.log.debug('dropping a run started ahead of its claim', { worker: slot.id, run_id: runId });
-    let resolve!: () => void;
-    const stopped = new Promise<void>((r) => (resolve = r));
-    const graceMs = this.options.abortGraceMs ?? 5_000;
-    const grace = setTimeout(
-      () =>
-        this.kill(slot, undefined, {
-          error: 'WorkerStopped',
-          message: `The run's worker was terminated: run ${runId}, started in it ahead of its claim and dropped, did not stop within ${graceMs / 1000} s.`,
-        }),
-      graceMs,
-    );
-    grace.unref();
-    slot.dropping.set(runId, {
-      stopped,
-      resolve: () => {
-        clearTimeout(grace);
-        slot.dropping.delete(runId);
-        resolve();
-      },
-    });
-    this.post(slot, { type: 'drop', runId });
-    return stopped;
   }
 
   /** Resolves with the worker the run is given (counted in its load), in the order runs asked. */
@@ -508,14 +389,14 @@ export class RunWorkerPool {
   private place(request: Request): Slot | undefined {
     const open = [...this.slots].filter((s) => !s.retiring && !s.killed && !s.exclusive);
     if (request.suspect) return this.freshSlot(open);
-    const fits = (s: Slot) => load(s) === 0 || s.tenant === request.tenant;
+    const fits = (s: Slot) => this.load(s) === 0 || s.tenant === request.tenant;
     const home = this.homes.get(request.run.thread_id);
     if (home && open.includes(home) && fits(home)) return home;
-    const idle = open.filter((s) => load(s) === 0);
+    const idle = open.filter((s) => this.load(s) === 0);
     if (idle.length > 0) return idle.find((s) => s.tenant === request.tenant) ?? idle[0];
     if (this.slots.size < this.options.size || open.length === 0) return this.spawn();
     const same = open.filter((s) => s.tenant === request.tenant);
-    return same.length > 0 ? same.reduce((a, b) => (load(b) < load(a) ? b : a)) : undefined;
+    return same.length > 0 ? same.reduce((a, b) => (this.load(b) < this.load(a) ? b : a)) : undefined;
   }
 
   /**
@@ -526,7 +407,7 @@ export class RunWorkerPool {
   private freshSlot(open: Slot[]): Slot {
     const unused = open.find((s) => s.served === 0);
     if (unused) return unused;
-    const idle = open.find((s) => load(s) === 0);
+    const idle = open.find((s) => this.load(s) === 0);
     if (idle && this.slots.size >= this.options.size) {
       idle.retiring = true;
       void idle.worker.terminate();
@@ -535,8 +416,8 @@ export class RunWorkerPool {
   }
 
   /** A run given to the worker ended (or never started there): it may take other runs now. */
-  private released(slot: Slot): void {
-    if (load(slot) === 0) {
+  released(slot: Slot): void {
+    if (this.load(slot) === 0) {
       // a suspect that ended without killing its worker leaves it an ordinary worker
       slot.exclusive = false;
       const live = [...this.slots].filter((s) => !s.retiring && !s.killed).length;
@@ -569,9 +450,6 @@ export class RunWorkerPool {
       exclusive: false,
       retiring: false,
       ordered: new OrderedCalls(),
-      offered: new Map(),
-      ahead: new Map(),
-      dropping: new Map(),
     };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
@@ -587,12 +465,7 @@ export class RunWorkerPool {
     });
     worker.on('exit', (code) => {
       this.slots.delete(slot);
-      // runs started ahead end with it: nothing of them was posted
-      for (const ahead of slot.ahead.values()) clearTimeout(ahead.timer);
-      slot.ahead.clear();
-      for (const dropping of [...slot.dropping.values()]) dropping.resolve();
-      for (const offer of slot.offered.values()) offer.resolve();
-      slot.offered.clear();
+      this.watch.exited(slot);
       for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
       const inHand = [...slot.tasks];
@@ -639,7 +512,8 @@ export class RunWorkerPool {
     return { error: 'WorkerCrashed', message: `The run worker exited (code ${code}) while the run was in progress; it was replaced.` };
   }
 
-  private kill(slot: Slot, runId: string | undefined, error: RunError): void {
+  /** Terminates the worker; its runs end as `error` says (`runId`: the run that caused it, if known). */
+  kill(slot: Slot, runId: string | undefined, error: RunError): void {
     if (slot.killed || !this.slots.has(slot)) return;
     slot.killed = { runId, error };
     this.options.log.warn('terminating a run worker', {
@@ -701,13 +575,8 @@ export class RunWorkerPool {
         return;
       }
       case 'dropped':
-        slot.dropping.get(message.runId)?.resolve();
-        this.released(slot);
-        return;
       case 'ahead':
-        slot.offered.get(message.runId)?.resolve();
-        slot.offered.delete(message.runId);
-        if (message.reads !== null) this.startAhead(slot, message.runId, message.reads);
+        this.watch.receive(slot, message);
         return;
       case 'done':
       case 'failed': {
@@ -747,7 +616,7 @@ export class RunWorkerPool {
     const kind = this.options.kindOf?.(run);
     if (!kind) return {};
     try {
-      return await (this.options.readFirst ? this.options.readFirst(run.thread_id) : readFirstReads(this.options.store, run, kind));
+      return await this.options.firstReads.read(run.thread_id, kind);
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
       return {};
@@ -776,7 +645,13 @@ export class RunWorkerPool {
     throw new Error(`a run worker asked for ${target}.${method}, which the main thread does not answer`);
   }
 
-  private post(slot: Slot, message: ToWorker): void {
+  /** Posts to the worker while it lives. */
+  post(slot: Slot, message: ToWorker): void {
     if (this.slots.has(slot)) slot.worker.postMessage(message);
+  }
+
+  /** Whether the worker is still the pool's (it has not exited). */
+  holds(slot: Slot): boolean {
+    return this.slots.has(slot);
   }
 }

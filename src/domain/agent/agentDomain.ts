@@ -10,11 +10,13 @@ import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
-import { firstReadsKind, type KnownReads, type RunExecutorWithReads } from './runContext.ts';
+import { firstReadsKind, type RunExecutorWithReads } from './runContext.ts';
+import type { FirstReads } from '../ports/firstReads.ts';
+import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
-import type { RunRecord, ThreadRecord } from './records.ts';
+import type { RunRecord } from './records.ts';
 import { RunEngine, type RunEnded } from './runEngine.ts';
 import { ThreadProtocol } from './protocol/threadProtocol.ts';
 import { Runs } from './runs.ts';
@@ -61,12 +63,10 @@ export interface AgentDomainOptions {
     events: RunEventLog;
     claims: (runs: Collection<RunRecord>) => RunClaims;
     leaseMs: number;
-    /**
-     * What a run reads of its thread first, read in one step (PostgreSQL: one statement for
-     * what its collections read in three): given to a run executing in process, as a run
-     * worker is sent it. Absent: the run reads through the collections.
-     */
-    firstReads?: (threadId: string) => Promise<KnownReads>;
+    /** What a run reads of its thread first (PostgreSQL: one statement for what its collections read in three): given to a run executing in process, as a run worker is sent it. */
+    firstReads: FirstReads;
+    /** What the run engine reads and writes of runs and threads beside its claims. */
+    records: RunEngineRecords;
   };
 }
 
@@ -79,8 +79,6 @@ export interface AgentDomain extends AgentServices {
   retention: RetentionSweep;
   /** How many runs are executing now (metrics). */
   executingRuns(): number;
-  /** The run claimed on the thread after the one running, when this server alone claims them (run workers start it ahead). */
-  nextOnThread(threadId: string): Promise<RunRecord | null>;
   /** After the graphs changed (dev reload): system assistants for new graph ids. */
   graphsChanged(): Promise<void>;
 }
@@ -91,8 +89,7 @@ const MAX_CACHED_OWNERS = 10_000;
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
   const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
   const repositories = options.repositories;
-  // the run engine's own: it reads and writes runs and threads through the store's collections
-  const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
+  // the run claims are built over the runs collection (runBackend.claims)
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(repositories.plainCheckpoints);
   const broker = options.runBackend.events;
@@ -107,9 +104,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     );
   const claims = options.runBackend.claims(runs);
   const engine = new RunEngine({
-    store,
-    runs,
-    threads,
+    records: options.runBackend.records,
     broker,
     claims,
     leaseMs: options.runBackend.leaseMs,
@@ -166,7 +161,6 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     start: () => engine.start(),
     stop: () => engine.stop(),
     executingRuns: () => engine.executing(),
-    nextOnThread: (threadId) => engine.nextOnThread(threadId),
     graphsChanged: () => system.registerSystemAssistants(options.systemAssistantConfig),
   };
 }
@@ -201,14 +195,13 @@ class OwnerService implements AgentService {
 }
 
 /**
- * The in-process executor, given what its run reads first where the backend reads it in one
- * step: a run of a graph that reads its thread (a plain function's or LangGraph's) then
- * starts without those round trips. A failed read costs nothing but them: the run reads.
+ * The in-process executor, given what its run reads first: a run of a graph that reads its
+ * thread (a plain function's or LangGraph's) then starts without those round trips (on
+ * PostgreSQL one statement for three). A failed read costs nothing but them: the run reads.
  */
-function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: ((threadId: string) => Promise<KnownReads>) | undefined): RunExecutor {
-  if (!firstReads) return execute;
+function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: FirstReads): RunExecutor {
   return async (run, signal, publish, started) => {
-    const reads = firstReadsKind(graphs.get(run.graph_id)?.kind) !== undefined;
-    return execute(run, signal, publish, started, reads ? await firstReads(run.thread_id).catch(() => ({})) : undefined);
+    const kind = firstReadsKind(graphs.get(run.graph_id)?.kind);
+    return execute(run, signal, publish, started, kind ? await firstReads.read(run.thread_id, kind).catch(() => ({})) : undefined);
   };
 }

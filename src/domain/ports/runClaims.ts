@@ -83,11 +83,10 @@ export interface RunClaims {
    */
   recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean>;
   /**
-   * What the end of a run is written from, in one read where the backend can (PostgreSQL: one
-   * statement instead of three): the run's record, its thread's, and how many runs wait on
-   * the thread. Absent: the engine reads them through the collections.
+   * What the end of a run is written from: the run's record, its thread's, and how many runs
+   * wait on the thread (PostgreSQL: one statement instead of three).
    */
-  endState?(run: RunRecord): Promise<EndState>;
+  endState(run: RunRecord): Promise<EndState>;
   /**
    * Gives the claim up once the run's end is recorded; `run` as recorded then (pending again:
    * a new attempt, first in its thread's line). Nothing when the claim is no longer this one
@@ -102,12 +101,6 @@ export interface RunClaims {
    * by `abandoned`, atomically with taking its claim.
    */
   recover(abandoned: Abandoned): Promise<Recovered>;
-  /**
-   * The run this server will claim on the thread once its running run ends: the oldest pending
-   * run, when its `after_seconds` have passed. Only where one server holds every claim (in
-   * process): with replicas sharing the queue any of them may take it, so there is none.
-   */
-  nextOnThread?(threadId: string): Promise<RunRecord | null>;
   /** Calls `wake` when a run may have become claimable (queued, ended, released) by another server's doing: the engine looks by itself after its own. */
   onClaimable(wake: () => void): () => void;
   /** Calls `cancel` when another server asks for a run this one may be executing. */

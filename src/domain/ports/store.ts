@@ -62,11 +62,8 @@ export interface Store {
   write(ops: WriteOp[]): Promise<void>;
   /** Names of the collections opened or loaded so far (metrics). */
   collectionNames(): string[];
-  /**
-   * Rejects when the store cannot be reached now (GET /ok?check_db=1). Absent on a store
-   * held in process, which always answers.
-   */
-  ping?(): Promise<void>;
+  /** Rejects when the store cannot be reached now (GET /ok?check_db=1); a store held in process always answers. */
+  ping(): Promise<void>;
   /** Writes every pending snapshot so the journal can be dropped; used on shutdown. */
   flush(): Promise<void>;
   close(): Promise<void>;

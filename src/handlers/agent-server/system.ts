@@ -9,7 +9,7 @@ import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
 export function healthHandler(store: Store): Pick<AgentServerAreaHandlers, 'health'> {
   return {
     health: async ({ query }, ctx) => {
-      if (flag(query.check_db) && store.ping) {
+      if (flag(query.check_db)) {
         try {
           await store.ping();
         } catch (err) {

@@ -1,5 +1,5 @@
 // A run's first reads on PostgreSQL (pgFirstReads.ts) are one statement and answer what the
-// collections answer (firstReads.ts readFirstReads, three or four statements): the plain
+// collections answer (adapters/embedded/firstReads.ts, three or four statements): the plain
 // head's record, the newest root checkpoint by id (not the last written) with its pending
 // writes in the order they were stored, and null for what a thread does not have.
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
@@ -10,17 +10,15 @@ import { emptyCheckpoint } from '@langchain/langgraph';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { pgFirstReads } from '../../../src/adapters/postgres/pgFirstReads.ts';
-import { readFirstReads } from '../../../src/adapters/run-workers/firstReads.ts';
+import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
-import type { RunRecord } from '../../../src/domain/agent/records.ts';
 
 const config = (threadId: string, checkpointNs = '', checkpointId?: string) => ({
   configurable: { thread_id: threadId, checkpoint_ns: checkpointNs, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
 });
 const id = (n: number) => `1ef00000-0000-6000-8000-${String(n).padStart(12, '0')}`;
-const runOn = (threadId: string) => ({ run_id: `run-${threadId}`, thread_id: threadId }) as RunRecord;
 
 let store: PgStore;
 
@@ -58,7 +56,7 @@ async function plainTurn(threadId: string, text: string): Promise<void> {
 test('a thread with nothing: both null, in one statement', async () => {
   const { value, statements } = await counted(() => pgFirstReads(store, 'empty'));
   assert.deepEqual(value, { plainHead: null, newestCheckpoint: null });
-  assert.deepEqual(await readFirstReads(store, runOn('empty'), 'langgraph'), value);
+  assert.deepEqual(await new CollectionFirstReads(store).read('empty', 'langgraph'), value);
   assert.equal(statements, 1);
 });
 
@@ -85,7 +83,7 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
 
   const { value, statements } = await counted(() => pgFirstReads(store, threadId));
   assert.equal(statements, 1);
-  assert.deepEqual(value, await readFirstReads(store, runOn(threadId), 'langgraph'));
+  assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
   assert.equal(value.newestCheckpoint?.record.checkpoint_id, id(5));
   assert.deepEqual(
     value.newestCheckpoint?.writes.map((w) => [w.task_id, w.channel]),

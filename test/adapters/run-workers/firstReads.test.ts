@@ -1,6 +1,6 @@
 // A run handed to a run worker comes with what it reads of its thread first (the plain-state
 // head; for a LangGraph graph the newest checkpoint), read by the main thread just before
-// (src/adapters/run-workers/firstReads.ts): the worker does not ask for them, and the runs of
+// (src/adapters/run-workers/firstReads.ts, read through src/adapters/embedded/firstReads.ts): the worker does not ask for them, and the runs of
 // a thread still each continue from the state the one before left.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
+import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
@@ -52,10 +53,12 @@ describe('a run in a worker is sent its first reads', () => {
 
   before(async () => {
     store = await openJournalStore({ dataDir: null });
+    const recorded = recording(store, reads, () => handedOver);
     pool = new RunWorkerPool({
       size: 1,
       setup: { graphs: { echo: './examples/graphs/echo.ts:echo', agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
-      store: recording(store, reads, () => handedOver),
+      store: recorded,
+      firstReads: new CollectionFirstReads(recorded),
       log: createLogger('error'),
       kindOf: (run) => (run.graph_id === 'agent' ? 'langgraph' : 'plain'),
     });

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
 import { RunBroker } from '../../../src/domain/agent/broker.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
@@ -46,9 +47,7 @@ async function engine(
   const broker = options.broker ?? new RunBroker();
   const claims = options.claims?.(runs, store) ?? new InProcessRunClaims(runs, store);
   const engine = new RunEngine({
-    store,
-    runs,
-    threads,
+    records: new CollectionRunEngineRecords(store),
     broker,
     claims,
     leaseMs: options.leaseMs ?? 30_000,

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
@@ -30,9 +31,7 @@ async function writes(execute: RunExecutor) {
   const broker = new RunBroker();
   const claims = new InProcessRunClaims(runs, store);
   const engine = new RunEngine({
-    store,
-    runs,
-    threads,
+    records: new CollectionRunEngineRecords(store),
     broker,
     claims,
     leaseMs: 30_000,

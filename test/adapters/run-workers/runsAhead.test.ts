@@ -1,6 +1,6 @@
 // A run worker starts a thread's next run as soon as the run before it ends, ahead of its
 // claim, holding back everything it does until the main thread has claimed it and read the
-// thread as the run assumed (workers/runWorkerPool.ts, runWorker.ts). Whatever happens, a run
+// thread as the run assumed (adapters/run-workers/runsAhead.ts, runWorker.ts). Whatever happens, a run
 // started ahead is indistinguishable from one started after its claim: it goes on when the
 // thread is as it read it, and otherwise (the thread written meanwhile, never claimed) it is
 // dropped with nothing of it stored or streamed, and the run starts afresh when claimed.
@@ -15,6 +15,8 @@ import { Client } from '@langchain/langgraph-sdk';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
+import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { RunsAhead } from '../../../src/adapters/run-workers/runsAhead.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
@@ -29,6 +31,7 @@ type Stored = { checkpoint_id: string; parent_checkpoint_id?: string | null; run
 describe('a thread’s next run started ahead in its worker', () => {
   let store: Awaited<ReturnType<typeof openJournalStore>>;
   let pool: RunWorkerPool;
+  let ahead: RunsAhead;
   /** What the pool is told runs next on each thread (the engine's claims in the server). */
   const nextOn = new Map<string, RunRecord>();
 
@@ -43,10 +46,11 @@ describe('a thread’s next run started ahead in its worker', () => {
         fresh: false,
       },
       store,
+      firstReads: new CollectionFirstReads(store),
       log: createLogger('error'),
       kindOf: () => 'langgraph',
     });
-    pool.startRunsAhead(async (threadId) => nextOn.get(threadId) ?? null);
+    ahead = new RunsAhead(pool, async (threadId) => nextOn.get(threadId) ?? null, { kindOf: () => 'langgraph', log: createLogger('error') });
   });
 
   after(async () => {
@@ -67,12 +71,12 @@ describe('a thread’s next run started ahead in its worker', () => {
     ((values as { messages: { type?: string; content: unknown }[] }).messages ?? [])
       .filter((m) => m.type === 'ai' && typeof m.content === 'string' && m.content.length > 0)
       .map((m) => m.content);
-  const counts = () => ({ ...pool.startedAhead });
+  const counts = () => ({ ...ahead.startedAhead });
   /** Runs `first` with `next` offered to start after it; the counts before. */
   const runOffering = async (first: RunRecord, next: RunRecord) => {
     nextOn.set(first.thread_id, next);
     const was = counts();
-    await pool.execute(first, new AbortController().signal, () => undefined);
+    await ahead.execute(first, new AbortController().signal, () => undefined);
     nextOn.delete(first.thread_id);
     return was;
   };
@@ -86,10 +90,10 @@ describe('a thread’s next run started ahead in its worker', () => {
       const second = run(threadId, 'what is 2 + 3?');
       nextOn.set(threadId, second);
       const was = counts();
-      await pool.execute(first, new AbortController().signal, () => undefined);
+      await ahead.execute(first, new AbortController().signal, () => undefined);
       nextOn.delete(threadId);
       const events: string[] = [];
-      const output = await pool.execute(second, new AbortController().signal, (event) => void events.push(event));
+      const output = await ahead.execute(second, new AbortController().signal, (event) => void events.push(event));
       assert.deepEqual(
         counts(),
         { offered: was.offered + 1, started: was.started + 1, went: was.went + 1, dropped: was.dropped },
@@ -117,7 +121,7 @@ describe('a thread’s next run started ahead in its worker', () => {
     const tuple = (await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '' } }))!;
     const updated = await saver.put(tuple.config, { ...tuple.checkpoint, id: uuid6(-3) }, { source: 'update', step: 99, parents: {} } as never);
     const updatedId = updated.configurable!.checkpoint_id as string;
-    const output = await pool.execute(second, new AbortController().signal, () => undefined);
+    const output = await ahead.execute(second, new AbortController().signal, () => undefined);
     assert.deepEqual(counts(), { offered: was.offered + 1, started: was.started + 1, went: was.went, dropped: was.dropped + 1 });
     assert.match(JSON.stringify(output.values), /The answer is 42.*The answer is 5/s);
     const secondOnes = (await checkpoints(threadId)).filter((c) => runOf(c) === second.run_id);
@@ -139,10 +143,10 @@ describe('a thread’s next run started ahead in its worker', () => {
     const cancelled = run(threadId, 'what is 9 - 4?');
     nextOn.set(threadId, cancelled);
     const was = counts();
-    const running = pool.execute(first, new AbortController().signal, () => undefined);
+    const running = ahead.execute(first, new AbortController().signal, () => undefined);
     while (counts().offered === was.offered) await sleep(10);
     nextOn.delete(threadId);
-    pool.withdrawn(cancelled.run_id);
+    ahead.withdrawn(cancelled.run_id);
     await running;
     await sleep(100);
     assert.deepEqual(counts(), { ...was, offered: was.offered + 1 }, 'offered, then withdrawn: not started');
@@ -153,9 +157,9 @@ describe('a thread’s next run started ahead in its worker', () => {
       kwargs: { input: { messages: [{ role: 'user', content: 'wait' }] }, stream_mode: ['values'] },
     });
     const withdrawnEarly = run(threadId, 'what is 8 - 4?');
-    pool.withdrawn(withdrawnEarly.run_id);
+    ahead.withdrawn(withdrawnEarly.run_id);
     nextOn.set(threadId, withdrawnEarly);
-    await pool.execute(second, new AbortController().signal, () => undefined);
+    await ahead.execute(second, new AbortController().signal, () => undefined);
     nextOn.delete(threadId);
     assert.deepEqual(counts(), { ...was, offered: was.offered + 1 }, 'not offered');
     assert.equal((await checkpoints(threadId)).filter((c) => [cancelled.run_id, withdrawnEarly.run_id].includes(runOf(c)!)).length, 0);
@@ -176,7 +180,7 @@ describe('a thread’s next run started ahead in its worker', () => {
         .then((w) => w.filter((x) => x.cp_key.includes(never.run_id))),
       [],
     );
-    const again = await pool.execute(run(threadId, 'what is 1 + 1?'), new AbortController().signal, () => undefined);
+    const again = await ahead.execute(run(threadId, 'what is 1 + 1?'), new AbortController().signal, () => undefined);
     assert.match(JSON.stringify(again.values), /The answer is 42\..*The answer is 2\./s);
     assert.doesNotMatch(JSON.stringify(again.values), /9 - 4/, 'the dropped run’s input is not in the thread');
   });
