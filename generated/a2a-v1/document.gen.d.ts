@@ -2,3 +2,5 @@
 // spec-sha256: 1fa33a584d7d14e28be974b6bf4e0d98e3ec9d908c6c4437ebb5e3b83b0ea108
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
+/** The document's components.securitySchemes. */
+export declare const securitySchemes: Record<string, any>;

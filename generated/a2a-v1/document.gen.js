@@ -1233,3 +1233,6 @@ export function loadDocument() {
    }
   };
 }
+
+/** The document's components.securitySchemes. */
+export const securitySchemes = {};

@@ -2,3 +2,5 @@
 // spec-sha256: 19dfcb5cfddeff545dbae6829ea53881e1b3b7ba84d3dda226efa80d4c3d7224
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
+/** The document's components.securitySchemes. */
+export declare const securitySchemes: Record<string, any>;

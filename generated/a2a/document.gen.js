@@ -1582,3 +1582,6 @@ export function loadDocument() {
    }
   };
 }
+
+/** The document's components.securitySchemes. */
+export const securitySchemes = {};

@@ -2,3 +2,5 @@
 // spec-sha256: 2cc7316bd3b5a5ba31812f094817954e443d6cb9ce3066c8ea6ab035e964ef34
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
+/** The document's components.securitySchemes. */
+export declare const securitySchemes: Record<string, any>;

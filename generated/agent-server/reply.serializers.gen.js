@@ -9,8 +9,9 @@ let FjsValidator;
 /** fast-json-stringify's validator, required the first time a serializer that needs one is built. */
 const fjsValidator = () => (FjsValidator ??= require('fast-json-stringify/lib/validator.js'));
 
-/** The document's component schemas, as the serializers' validators read them. */
-const COMPONENTS = {
+/** The document's component schemas, as the serializers' validators read them: built once, when first asked for. */
+let COMPONENTS;
+const components = () => (COMPONENTS ??= {
  "$id": "agentplane-components",
  "definitions": {
   "A2AProtoJson": {
@@ -4507,7 +4508,7 @@ const COMPONENTS = {
    ]
   }
  }
-};
+});
 
 function serializer0() {
 const Serializer = FjsSerializer
@@ -6730,7 +6731,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_56":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_56":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -8180,7 +8181,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -9741,7 +9742,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -11062,7 +11063,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -11364,7 +11365,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_78":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_78":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -12535,7 +12536,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -13349,7 +13350,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_86":{"anyOf":[{"$ref":"agentplane-components#/definitions/AgentCard"},{"$ref":"agentplane-components#/definitions/AgentCardV1"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_86":{"anyOf":[{"$ref":"agentplane-components#/definitions/AgentCard"},{"$ref":"agentplane-components#/definitions/AgentCardV1"}]},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -15614,7 +15615,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -16185,7 +16186,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_92":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_92":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -17269,7 +17270,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_98":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_98":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -18149,7 +18150,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 

@@ -2,3 +2,5 @@
 // spec-sha256: 1f43654d64f88969958d0ea7b65abe182f975ce473083e0094413ade93cabec4
 /** A fresh copy of the bundled document. */
 export declare function loadDocument(): Record<string, any>;
+/** The document's components.securitySchemes. */
+export declare const securitySchemes: Record<string, any>;

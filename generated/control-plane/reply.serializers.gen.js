@@ -9,8 +9,9 @@ let FjsValidator;
 /** fast-json-stringify's validator, required the first time a serializer that needs one is built. */
 const fjsValidator = () => (FjsValidator ??= require('fast-json-stringify/lib/validator.js'));
 
-/** The document's component schemas, as the serializers' validators read them. */
-const COMPONENTS = {
+/** The document's component schemas, as the serializers' validators read them: built once, when first asked for. */
+let COMPONENTS;
+const components = () => (COMPONENTS ??= {
  "$id": "agentplane-components",
  "definitions": {
   "HTTPError": {
@@ -3116,7 +3117,7 @@ const COMPONENTS = {
    }
   }
  }
-};
+});
 
 function serializer0() {
 const Serializer = FjsSerializer
@@ -3124,7 +3125,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -6805,7 +6806,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -14615,7 +14616,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":COMPONENTS}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 

@@ -1737,3 +1737,6 @@ export function loadDocument() {
    }
   };
 }
+
+/** The document's components.securitySchemes. */
+export const securitySchemes = {};

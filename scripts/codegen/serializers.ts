@@ -10,7 +10,8 @@ const DEFS = 'agentplane-components';
 /** Keywords whose value maps names to schemas. */
 const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
 const SHARED_MARK = '@@shared-components@@';
-const SHARED_CONST = 'COMPONENTS';
+/** The shared components, built the first time a serializer that validates is built (not at start). */
+const SHARED_CONST = 'components()';
 const STANDALONE_REQUIRES: Record<string, string> = {
   "require('fast-json-stringify/lib/serializer')": 'FjsSerializer',
   "require('fast-json-stringify/lib/validator')": 'fjsValidator()',
@@ -100,7 +101,9 @@ export function writeSerializers(outDir: string, header: string, doc: Json, repl
   const components =
     shared.json === undefined
       ? ''
-      : `/** The document's component schemas, as the serializers' validators read them. */\nconst ${SHARED_CONST} = ${jsLiteral(JSON.parse(shared.json), '')};\n\n`;
+      : // a function, not a constant: a literal this size cost each start ~10 ms to build, and
+        // only the serializers of a reply with alternatives (built on first use) read it
+        `/** The document's component schemas, as the serializers' validators read them: built once, when first asked for. */\nlet COMPONENTS;\nconst components = () => (COMPONENTS ??= ${jsLiteral(JSON.parse(shared.json), '')});\n\n`;
   const js = `${header}/* eslint-disable */\n${imports}\n\n${components}${factories.join('\n\n')}\n\nexport const serializers = {\n${table.join('\n')}\n};\n`;
   writeFile(outDir, 'reply.serializers.gen.js', js);
   const dts = `${header}import type { SerializerTable } from '../../src/runtime/contract.ts';\n/** Each JSON reply's serializer factory, by the name of its response validator. */\nexport declare const serializers: SerializerTable;\n`;

@@ -16,6 +16,7 @@ import { createApplication, startServer, type RunningServer } from '../compose/s
 import { watchProject } from '../runtime/watch.ts';
 import { settleImports, trackImports, wasImported } from '../runtime/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
+import { startIdleCollector } from '../runtime/idleCollector.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
@@ -83,12 +84,15 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
+  // what a busy spell left behind is given back once the server is idle (runtime/idleCollector.ts)
+  const collector = startIdleCollector();
   // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
   // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    collector?.stop();
     log.info('shutting down', { signal });
     server.close().then(
       () => process.exit(0),

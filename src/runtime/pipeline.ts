@@ -113,10 +113,7 @@ interface Bound {
 
 /** The header of the one scheme an operation's security names, when the operation verifies it itself. */
 function ownCredentialOf(doc: ApiDocument, operation: OperationSpec): Bound['ownCredential'] {
-  const schemes = (doc.document.components?.securitySchemes ?? {}) as Record<
-    string,
-    { type?: string; in?: string; name?: string; 'x-agentplane-verified-by'?: string }
-  >;
+  const schemes = doc.securitySchemes as Record<string, { type?: string; in?: string; name?: string; 'x-agentplane-verified-by'?: string }>;
   const own = operation.security.map((requirement) => {
     const names = Object.keys(requirement);
     const scheme = names.length === 1 ? schemes[names[0]] : undefined;

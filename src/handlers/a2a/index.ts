@@ -24,7 +24,6 @@ import { taskMethods } from './tasks.ts';
 import { v1InvalidParams, v1Methods } from './v1Methods.ts';
 import { v1Operations, type V1Operations, type V1Scope } from './v1/operations.ts';
 import { jsonRpcOnly, type A2AInterfaces } from './v1/card.ts';
-import { cardSigner } from './v1/cardSigning.ts';
 import { toV1Task } from './v1/wire.ts';
 import { pushOnRunEnd } from '../../domain/a2a/pushDelivery.ts';
 import type { RunEnded } from '../../domain/agent/runEngine.ts';
@@ -86,7 +85,8 @@ export async function createA2A(
       log: deps.log.child({ area: 'a2a-push' }),
     }),
   );
-  const signer = deps.config.a2aSigning ? await cardSigner(deps.config.a2aSigning) : undefined;
+  // jose (and canonicalize) load only with a signing key: ~47 modules a start without one need not load
+  const signer = deps.config.a2aSigning ? await (await import('./v1/cardSigning.ts')).cardSigner(deps.config.a2aSigning) : undefined;
   const interfaces = options.interfaces ?? jsonRpcOnly;
   return {
     methods,

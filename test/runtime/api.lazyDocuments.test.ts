@@ -1,0 +1,53 @@
+// Serving never builds the OpenAPI documents' objects: a start binds each operation from the
+// generated tables and the documents' security schemes alone (building the two documents cost
+// every start ~20 ms), and so do the requests after it. Only the mock, the console and the
+// tests read a whole document. Reads are counted on the shared apiDocuments, as the server's
+// pipeline and reply serializers see them.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { apiDocuments } from '../../src/runtime/api.ts';
+import { inProcessApp, type InProcessApp } from '../support/server.ts';
+
+let reads = 0;
+const restore: (() => void)[] = [];
+let server: InProcessApp;
+
+before(async () => {
+  for (const doc of apiDocuments) {
+    const own = Object.getOwnPropertyDescriptor(doc, 'document')!;
+    Object.defineProperty(doc, 'document', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        reads += 1;
+        return own.get ? own.get.call(doc) : own.value;
+      },
+    });
+    restore.push(() => Object.defineProperty(doc, 'document', own));
+  }
+  server = await inProcessApp({ mock: false });
+});
+after(async () => {
+  await server?.close();
+  for (const undo of restore) undo();
+});
+
+test('a real server starts and answers both areas without building either OpenAPI document', async () => {
+  assert.equal((await server.api('/ok')).status, 200);
+  assert.equal((await server.api('/v2/deployments')).status, 200);
+  const created = await server.api('/threads', { method: 'POST', json: {} });
+  assert.equal(created.status, 200);
+  const threadId = ((await created.json()) as { thread_id: string }).thread_id;
+  assert.equal((await server.api(`/threads/${threadId}`)).status, 200);
+  // a refused request (its error shape), and an operation that verifies its own credential
+  assert.equal((await server.api(`/threads/${randomUUID()}`)).status, 404);
+  assert.equal((await server.api('/threads', { method: 'POST', json: { metadata: 'not an object' } })).status, 422);
+  const listener = await server.api(`/v2/listeners/${randomUUID()}/heartbeat`, { method: 'POST', json: {} });
+  assert.equal(listener.status, 401, 'a listener route still requires the listener token its security scheme names');
+  assert.match(listener.headers.get('www-authenticate') ?? '', /X-Listener-Token/i);
+  assert.equal(reads, 0, 'no request, nor the start, read a whole OpenAPI document');
+  // the document itself is still there for whoever asks
+  assert.equal(apiDocuments.find((d) => d.key === 'agent-server')!.document.openapi, '3.1.0');
+  assert.equal(reads, 1);
+});
