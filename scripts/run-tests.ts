@@ -23,6 +23,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PRELOAD } from '../test/support/preload.ts';
+import { compileTests } from './compileTests.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
@@ -171,12 +172,17 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
-// every test process imports LangGraph before tsx's hooks exist (see test/support/preload.mjs)
+// the test files and what they import as plain JavaScript (scripts/compileTests.ts); with
+// TEST_TSX=1 the TypeScript through tsx, every test process importing LangGraph before tsx's
+// hooks exist (see test/support/preload.mjs)
+const throughTsx = process.env.TEST_TSX === '1';
+const started = Date.now();
+const toRun = throughTsx ? files : (await compileTests(files.map((f) => path.resolve(f)))).map((f) => path.relative(process.cwd(), f));
+if (!throughTsx) console.log(`compiled the tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const child = spawn(
   process.execPath,
   [
-    '--import',
-    PRELOAD,
+    ...(throughTsx ? ['--import', PRELOAD] : []),
     '--test',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
@@ -187,7 +193,7 @@ const child = spawn(
     // opened as it closed) must not hold the run until CI's time limit, as one did
     '--test-force-exit',
     ...flags,
-    ...files,
+    ...toRun,
   ],
   { stdio: 'inherit', env: { ...process.env, ...env } },
 );

@@ -1,0 +1,103 @@
+// The test files and every TypeScript module they import, compiled by esbuild into plain
+// JavaScript under .cache/test-js (the repository's layout, `.js` for `.ts`), so that a test
+// process runs without tsx's loader hooks. On Node 20 those hooks run on a thread of their
+// own and every module a process loads costs a round trip to it: a test process that
+// imports the server spent ~4.5 CPU-s before its first test through them, ~1.7 CPU-s as plain
+// JavaScript (`node -e "await import(...)"`, alternated), and most test files are short.
+//
+// src/ is compiled whole and runs as the compiled build in dist/ does (its modules end in
+// .js): run workers start from runWorker.js, a project's TypeScript graphs register tsx when
+// they load (src/shared/projectModule.ts). A test module (and any other outside src/) sees
+// its source's own location in `import.meta.url`, dirname and filename, so the paths it
+// builds from them (the repository's root, fixtures, a child server's entry) are the
+// repository's, and a child process started from the sources runs through tsx as before.
+// Each module is compiled alone, by esbuild as tsx does, with the same tsconfig; its imports
+// of the repository's TypeScript modules point at their compiled copies, every other import
+// (a library, a generated .js file, JSON) at the original.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** Where the compiled copies go: `<OUT>/<path in the repository>` with `.js` for `.ts`. */
+export const COMPILED_TESTS = path.join(ROOT, '.cache', 'test-js');
+
+const SOURCES = path.join(ROOT, 'src') + path.sep;
+const TYPESCRIPT = /\.(c|m)?tsx?$/;
+/** A module's compiled copy. */
+export const compiledPath = (source: string): string => path.join(COMPILED_TESTS, path.relative(ROOT, source)).replace(TYPESCRIPT, '.js');
+const isOurs = (file: string) => file.startsWith(ROOT + path.sep) && !file.includes(`${path.sep}node_modules${path.sep}`) && !file.startsWith(COMPILED_TESTS);
+const relativeSpecifier = (from: string, to: string) => {
+  const relative = path.relative(path.dirname(from), to).split(path.sep).join('/');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+};
+
+/**
+ * Compiles `entries` (absolute paths) and every TypeScript module of the repository they
+ * import, directly or not, into COMPILED_TESTS; returns the compiled paths of `entries`.
+ * The folder is emptied first: a module deleted from the sources must not be found there.
+ */
+export async function compileTests(entries: string[]): Promise<string[]> {
+  fs.rmSync(COMPILED_TESTS, { recursive: true, force: true });
+  // all of src/, its worker entries (never imported) included
+  const sources = fs
+    .readdirSync(SOURCES, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(SOURCES, f))
+    .filter((f) => TYPESCRIPT.test(f) && !f.endsWith('.d.ts'));
+  const seen = new Set([...sources, ...entries]);
+  let wave = [...seen];
+  while (wave.length > 0) {
+    const found: string[] = [];
+    const imports: Plugin = {
+      name: 'compiled-tests',
+      setup(b) {
+        b.onResolve({ filter: /.*/ }, async (args) => {
+          if (args.kind === 'entry-point' || args.pluginData === 'inner') return undefined;
+          // a library stays a library (its own name, resolved by node), unless tsconfig's
+          // paths name one of ours (agentplane-server/auth)
+          const local = args.path.startsWith('.') || path.isAbsolute(args.path);
+          if (args.path.startsWith('node:')) return { external: true };
+          const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+          if (resolved.errors.length > 0 || !resolved.path || !isOurs(resolved.path)) {
+            if (local && resolved.path) return { path: pathToFileURL(resolved.path).href, external: true };
+            return { external: true };
+          }
+          if (!TYPESCRIPT.test(resolved.path) || resolved.path.endsWith('.d.ts')) return { path: pathToFileURL(resolved.path).href, external: true };
+          if (!seen.has(resolved.path)) {
+            seen.add(resolved.path);
+            found.push(resolved.path);
+          }
+          return { path: relativeSpecifier(compiledPath(args.importer), compiledPath(resolved.path)), external: true };
+        });
+        // the source's own location, not the copy's, wherever it asks where it is
+        b.onLoad({ filter: TYPESCRIPT }, async (args) => {
+          const source = await fs.promises.readFile(args.path, 'utf8');
+          if (args.path.startsWith(SOURCES)) return { contents: source, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+          const contents = source
+            .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+            .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
+            .replaceAll('import.meta.filename', JSON.stringify(args.path));
+          return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+        });
+      },
+    };
+    await build({
+      entryPoints: wave,
+      outdir: COMPILED_TESTS,
+      outbase: ROOT,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      tsconfig: path.join(ROOT, 'tsconfig.json'),
+      plugins: [imports],
+      logLevel: 'error',
+      sourcemap: 'inline',
+      sourcesContent: false,
+      write: true,
+    });
+    wave = found;
+  }
+  return entries.map(compiledPath);
+}
