@@ -20,13 +20,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-/** Where the compiled copies go: `<OUT>/<path in the repository>` with `.js` for `.ts`. */
+/** Where each run's compiled copies go: `<COMPILED_TESTS>/<run>/<path in the repository>`, `.js` for `.ts`. */
 export const COMPILED_TESTS = path.join(ROOT, '.cache', 'test-js');
 
 const SOURCES = path.join(ROOT, 'src') + path.sep;
 const TYPESCRIPT = /\.(c|m)?tsx?$/;
-/** A module's compiled copy. */
-export const compiledPath = (source: string): string => path.join(COMPILED_TESTS, path.relative(ROOT, source)).replace(TYPESCRIPT, '.js');
 const isOurs = (file: string) => file.startsWith(ROOT + path.sep) && !file.includes(`${path.sep}node_modules${path.sep}`) && !file.startsWith(COMPILED_TESTS);
 const relativeSpecifier = (from: string, to: string) => {
   const relative = path.relative(path.dirname(from), to).split(path.sep).join('/');
@@ -34,12 +32,15 @@ const relativeSpecifier = (from: string, to: string) => {
 };
 
 /**
- * Compiles `entries` (absolute paths) and every TypeScript module of the repository they
- * import, directly or not, into COMPILED_TESTS; returns the compiled paths of `entries`.
- * The folder is emptied first: a module deleted from the sources must not be found there.
+ * Compiles `entries` (absolute paths), every TypeScript module of the repository they import,
+ * directly or not, and src/ into a new folder `out` under COMPILED_TESTS (one per run: two
+ * runs side by side never share one); returns the compiled paths of `entries`.
  */
-export async function compileTests(entries: string[]): Promise<string[]> {
-  fs.rmSync(COMPILED_TESTS, { recursive: true, force: true });
+export async function compileTests(entries: string[], out: string): Promise<string[]> {
+  if (!out.startsWith(COMPILED_TESTS + path.sep)) throw new Error(`compiled tests go under ${COMPILED_TESTS}, not ${out}`);
+  fs.rmSync(out, { recursive: true, force: true });
+  /** A module's compiled copy. */
+  const compiledPath = (source: string): string => path.join(out, path.relative(ROOT, source)).replace(TYPESCRIPT, '.js');
   // all of src/, its worker entries (never imported) included
   const sources = fs
     .readdirSync(SOURCES, { recursive: true, encoding: 'utf8' })
@@ -84,7 +85,7 @@ export async function compileTests(entries: string[]): Promise<string[]> {
     };
     await build({
       entryPoints: wave,
-      outdir: COMPILED_TESTS,
+      outdir: out,
       outbase: ROOT,
       bundle: true,
       platform: 'node',
@@ -100,4 +101,23 @@ export async function compileTests(entries: string[]): Promise<string[]> {
     wave = found;
   }
   return entries.map(compiledPath);
+}
+
+/** Removes the compiled copies of runs whose process is gone (killed before it could). */
+export function removeLeftCompilations(): void {
+  for (const name of fs.existsSync(COMPILED_TESTS) ? fs.readdirSync(COMPILED_TESTS) : []) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) continue;
+    fs.rmSync(path.join(COMPILED_TESTS, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PRELOAD } from '../test/support/preload.ts';
-import { compileTests } from './compileTests.ts';
+import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
@@ -177,7 +177,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 // hooks exist (see test/support/preload.mjs)
 const throughTsx = process.env.TEST_TSX === '1';
 const started = Date.now();
-const toRun = throughTsx ? files : (await compileTests(files.map((f) => path.resolve(f)))).map((f) => path.relative(process.cwd(), f));
+const compiled = path.join(COMPILED_TESTS, String(process.pid));
+if (!throughTsx) removeLeftCompilations();
+const toRun = throughTsx
+  ? files
+  : (
+      await compileTests(
+        files.map((f) => path.resolve(f)),
+        compiled,
+      )
+    ).map((f) => path.relative(process.cwd(), f));
 if (!throughTsx) console.log(`compiled the tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 const child = spawn(
   process.execPath,
@@ -199,4 +208,5 @@ const child = spawn(
 );
 const status = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 await finish();
+fs.rmSync(compiled, { recursive: true, force: true });
 process.exit(status);
