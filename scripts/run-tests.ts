@@ -81,9 +81,10 @@ if (files.length === 0) {
  * Short test files share a process, a few per folder. A test process that imports the test
  * server spends ~1.7 CPU-s on its imports before its first test, compiled (~4.5 through tsx;
  * Node 20 has neither a compile cache nor --test-isolation=none), which for a file of small
- * tests is most of its cost: over test/domain, alternated, grouped 56 CPU-s, each file alone
- * 73 (through tsx grouped: 87). A group is an entry file under .cache/test-groups that imports its members in turn, so
- * their tests run one after another in one process as they would alone. Left out, and run in
+ * tests is most of its cost: over test/domain, alternated, two rounds, grouped 56 and 44 CPU-s,
+ * each file alone 73 and 69 (through tsx, grouped: 87 and 68). A group is an entry file under
+ * .cache/test-groups that imports its members in turn, so their tests run one after another
+ * in one process as they would alone. Left out, and run in
  * a process of their own: files that are slow anyway (their own slot keeps the run's tail
  * short), files with per-test hooks at the top level (beforeEach/afterEach would wrap every
  * member's tests; a top-level before/after runs once in the shared process, its file's
