@@ -24,6 +24,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const COMPILED_TESTS = path.join(ROOT, '.cache', 'test-js');
 
 const SOURCES = path.join(ROOT, 'src') + path.sep;
+/** The names a module outside src/ finds its source's location under (see the onLoad below). */
+const HERE = { url: '__sourceUrl', dirname: '__sourceDirname', filename: '__sourceFilename' };
 const TYPESCRIPT = /\.(c|m)?tsx?$/;
 const isOurs = (file: string) => file.startsWith(ROOT + path.sep) && !file.includes(`${path.sep}node_modules${path.sep}`) && !file.startsWith(COMPILED_TESTS);
 const relativeSpecifier = (from: string, to: string) => {
@@ -74,30 +76,38 @@ export async function compileTests(entries: string[], out: string): Promise<stri
         // the source's own location, not the copy's, wherever it asks where it is
         b.onLoad({ filter: TYPESCRIPT }, async (args) => {
           const source = await fs.promises.readFile(args.path, 'utf8');
-          if (args.path.startsWith(SOURCES)) return { contents: source, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
-          const contents = source
-            .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-            .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
-            .replaceAll('import.meta.filename', JSON.stringify(args.path));
-          return { contents, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
+          const loader = args.path.endsWith('x') ? 'tsx' : 'ts';
+          if (args.path.startsWith(SOURCES)) return { contents: source, loader };
+          // read by `define` below in place of import.meta's (an import is hoisted above it)
+          const where = `const ${HERE.url} = ${JSON.stringify(pathToFileURL(args.path).href)}, ${HERE.dirname} = ${JSON.stringify(path.dirname(args.path))}, ${HERE.filename} = ${JSON.stringify(args.path)};`;
+          return { contents: `${where}\n${source}`, loader };
         });
       },
     };
-    await build({
-      entryPoints: wave,
-      outdir: out,
-      outbase: ROOT,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      tsconfig: path.join(ROOT, 'tsconfig.json'),
-      plugins: [imports],
-      logLevel: 'error',
-      sourcemap: 'inline',
-      sourcesContent: false,
-      write: true,
-    });
+    // src/ as it is; every other module with import.meta's location replaced (in its code, not its strings)
+    const [sources, others] = [wave.filter((f) => f.startsWith(SOURCES)), wave.filter((f) => !f.startsWith(SOURCES))];
+    for (const [entryPoints, define] of [
+      [sources, {}],
+      [others, Object.fromEntries(Object.entries(HERE).map(([key, name]) => [`import.meta.${key}`, name]))],
+    ] as const) {
+      if (entryPoints.length === 0) continue;
+      await build({
+        entryPoints: [...entryPoints],
+        define,
+        outdir: out,
+        outbase: ROOT,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        tsconfig: path.join(ROOT, 'tsconfig.json'),
+        plugins: [imports],
+        logLevel: 'error',
+        sourcemap: 'inline',
+        sourcesContent: false,
+        write: true,
+      });
+    }
     wave = found;
   }
   return entries.map(compiledPath);
