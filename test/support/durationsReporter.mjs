@@ -12,7 +12,8 @@ export default async function* durations(source) {
   const seconds = {};
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
-    const file = path.relative(process.cwd(), event.data.file);
+    // a compiled copy (scripts/compileTests.ts) is recorded as the test file it was compiled from
+    const file = path.relative(process.cwd(), event.data.file).replace(/^\.cache[\\/]test-js[\\/][^\\/]+[\\/](.*)\.js$/, '$1.ts');
     // a suite declared in a shared module (test/conformance/local.ts) is reported under that
     // module, not under the file that ran it: that file keeps its kept record instead
     if (!file.endsWith('.test.ts')) continue;
