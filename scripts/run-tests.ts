@@ -174,10 +174,12 @@ if (usesPostgres && !process.env[SHARED_POSTGRES_ENV]) {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void finish().finally(() => process.exit(130)));
 
-// the test files and what they import as plain JavaScript (scripts/compileTests.ts); with
-// TEST_TSX=1 the TypeScript through tsx, every test process importing LangGraph before tsx's
-// hooks exist (see test/support/preload.mjs)
-const throughTsx = process.env.TEST_TSX === '1';
+// the test files and what they import as plain JavaScript (scripts/compileTests.ts); through
+// tsx, the TypeScript, every test process importing LangGraph before tsx's hooks exist (see
+// test/support/preload.mjs). npm test's files run compiled; the other suites (asked for by
+// their flag) still run through tsx until each has had a full run compiled: TEST_TSX=1 asks
+// for tsx and TEST_TSX=0 for the compiled copies, whatever the selection.
+const throughTsx = process.env.TEST_TSX === '1' || (process.env.TEST_TSX !== '0' && asked.length > 0);
 const started = Date.now();
 const compiled = path.join(COMPILED_TESTS, String(process.pid));
 if (!throughTsx) removeLeftCompilations();
