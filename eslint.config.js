@@ -8,8 +8,21 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    // generated code, build output, fixtures kept byte-exact and the example UI bundle
-    ignores: ['generated/', 'dist/', 'dist.building-*/', 'dist.previous-*/', 'ui/dist/', 'node_modules/', 'data/', '.bench/', 'test/**/fixtures/', 'coverage/'],
+    // generated code, build output, fixtures kept byte-exact, the example UI bundle, and .cache/ (the
+    // tests' compiled copies in .cache/test-js, written while npm test lints beside the suites)
+    ignores: [
+      'generated/',
+      'dist/',
+      'dist.building-*/',
+      'dist.previous-*/',
+      'ui/dist/',
+      'node_modules/',
+      'data/',
+      '.bench/',
+      'test/**/fixtures/',
+      'coverage/',
+      '.cache/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
