@@ -33,10 +33,11 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
   const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
   const runBackend = async (): Promise<RunBackend> => {
-    const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store);
+    const events = new RunBroker();
+    const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
     return {
-      events: new RunBroker(),
-      claims: () => claims,
+      events,
+      claims,
       leaseMs: config.runLeaseMs,
       firstReads: new CollectionFirstReads(store),
       records: new CollectionRunEngineRecords(store),
@@ -89,9 +90,10 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     // claims are only taken once the others can see this replica alive
     await coordination.ready();
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
+    const events = new PgRunEvents(store, coordination, warn);
     return {
-      events: new PgRunEvents(store, coordination, warn),
-      claims: () => new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs }),
+      events,
+      claims: new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs, events, warn }),
       leaseMs: config.runLeaseMs,
       firstReads: new PgFirstReads(store),
       records: new CollectionRunEngineRecords(store),

@@ -10,6 +10,7 @@ import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { notBefore } from '../../domain/agent/records.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
+import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { copyWith } from '../../domain/copyWith.ts';
 
 interface Waiting {
@@ -37,6 +38,8 @@ export class InProcessRunClaims implements RunClaims {
   constructor(
     private readonly runs: Collection<RunRecord>,
     private readonly store: Store,
+    /** The runs' event logs: a run enqueued has its log opened before its first reader asks. */
+    private readonly events: RunEventLog,
   ) {
     this.threads = store.collection<ThreadRecord>('threads');
   }
@@ -105,9 +108,15 @@ export class InProcessRunClaims implements RunClaims {
     return run?.status === 'pending' ? run : null;
   }
 
-  async queued(run: RunRecord, _behindOthers?: boolean): Promise<void> {
+  async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }> {
+    await this.store.write(ops);
+    await this.events.open(run.run_id, owner, run.thread_id);
+    // a run behind others on its thread cannot be claimed before their ends, each of which looks
+    const line = this.lines.get(run.thread_id);
+    const behindOthers = line !== undefined && (line.running !== null || line.pending.length > 0);
     this.line(run.thread_id, run);
     this.wake();
+    return { woke: !behindOthers };
   }
 
   private nextDue(): number | null {

@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { leaseTimes } from '../../domain/agent/runLease.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
+import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
 import type { GateThen, PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
@@ -26,6 +27,10 @@ export interface PgRunClaimsOptions {
   coordination: PgCoordination;
   /** AGENTPLANE_RUN_LEASE_S: a claim stays this replica's for leaseTimes(leaseMs).heldForMs after a renewal. */
   leaseMs: number;
+  /** The runs' event logs: opened here for a run enqueued in more than one statement. */
+  events: RunEventLog;
+  /** Where a notice to the other replicas that could not be sent is told (they find the run at their next look). */
+  warn: (message: string, err: unknown) => void;
 }
 
 export class PgRunClaims implements RunClaims {
@@ -34,11 +39,15 @@ export class PgRunClaims implements RunClaims {
   private readonly coordination: PgCoordination;
   /** How long a claim lasts after its last renewal, by the database's clock. */
   private readonly heldForMs: number;
+  private readonly events: RunEventLog;
+  private readonly warn: (message: string, err: unknown) => void;
 
   constructor(options: PgRunClaimsOptions) {
     this.store = options.store;
     this.coordination = options.coordination;
     this.heldForMs = leaseTimes(options.leaseMs).heldForMs;
+    this.events = options.events;
+    this.warn = options.warn;
   }
 
   async claim(started: RunStart, room: number, skip: ReadonlySet<string> = new Set()): Promise<{ claims: Claim[]; due: number | null }> {
@@ -97,14 +106,7 @@ export class PgRunClaims implements RunClaims {
     };
   }
 
-  async queued(_run: RunRecord, behindOthers: boolean): Promise<void> {
-    // the record is the queue entry: the other replicas hear they may look (this one looks
-    // by itself); not for a run behind others on its thread, which cannot be claimed before
-    // their ends, and each end (its release) wakes every replica
-    if (!behindOthers) await this.announce();
-  }
-
-  async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean } | null> {
+  async enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }> {
     // the run's records, its log opened and the thread's waiters woken (OPEN_LOG_WITH), and
     // the other replicas told unless its thread has a claim: then that claim's release tells
     // them, after this commits. The claim's row is locked against its release (KEY SHARE: a
@@ -118,7 +120,14 @@ export class PgRunClaims implements RunClaims {
       select: `SELECT ${OPEN_LOG_WITH.notify}, CASE WHEN NOT EXISTS (SELECT 1 FROM held) THEN pg_notify($4, $5) END, NOT EXISTS (SELECT 1 FROM held) AS woke`,
       params: [run.run_id, owner, run.thread_id, CLAIMABLE_CHANNEL, this.coordination.replicaId],
     });
-    return row && { woke: row.woke };
+    if (row) return { woke: row.woke };
+    // writes one statement cannot carry (writeWith answers null for them): the same three
+    // steps one after another, every replica told (the record is the queue entry, so a
+    // replica that misses the notice finds the run at its next look)
+    await this.store.write(ops);
+    await this.events.open(run.run_id, owner, run.thread_id);
+    await this.announce().catch((err) => this.warn('could not tell the other replicas of a queued run; they find it at their next look', err));
+    return { woke: true };
   }
 
   async release(claim: Claim, _run?: RunRecord): Promise<void> {

@@ -2,7 +2,7 @@
 // (the one owner of run and thread statuses), and the assistant, thread and run services
 // behind the AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
 import type { Logger } from '../ports/logger.ts';
-import type { Collection, Store } from '../ports/store.ts';
+import type { Store } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
 import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
@@ -16,7 +16,6 @@ import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
-import type { RunRecord } from './records.ts';
 import { RunEngine, type RunEnded } from './runEngine.ts';
 import { ThreadProtocol } from './protocol/threadProtocol.ts';
 import { Runs } from './runs.ts';
@@ -61,7 +60,7 @@ export interface AgentDomainOptions {
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
   runBackend: {
     events: RunEventLog;
-    claims: (runs: Collection<RunRecord>) => RunClaims;
+    claims: RunClaims;
     leaseMs: number;
     /** What a run reads of its thread first (PostgreSQL: one statement for what its collections read in three): given to a run executing in process, as a run worker is sent it. */
     firstReads: FirstReads;
@@ -89,8 +88,6 @@ const MAX_CACHED_OWNERS = 10_000;
 export async function openAgentDomain(options: AgentDomainOptions): Promise<AgentDomain> {
   const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
   const repositories = options.repositories;
-  // the run claims are built over the runs collection (runBackend.claims)
-  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const plain = new PlainStateStore(repositories.plainCheckpoints);
   const broker = options.runBackend.events;
   const stateReader = new ThreadStateReader(graphs, plain, repositories.runs);
@@ -102,7 +99,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
       graphs,
       options.runBackend.firstReads,
     );
-  const claims = options.runBackend.claims(runs);
+  const claims = options.runBackend.claims;
   const engine = new RunEngine({
     records: options.runBackend.records,
     broker,
@@ -141,7 +138,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
-  const runsDeps = { store, runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks };
+  const runsDeps = { runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks };
   // one per server: every owner's readers of a thread share its listing, and its feed
   const threadRuns = new SharedThreadRuns(repositories.runs, broker);
   const protocolDeps = {

@@ -100,20 +100,10 @@ export class RunEngine {
   }
 
   /**
-   * A run was stored as pending: this server looks for work, and so does every other. The run
-   * is stored already, so a message that cannot be sent fails nothing: the others find the run
-   * at their next look (see start). A run behind others on its thread (`behindOthers`, see
-   * RunClaims.queued) is looked for when they end.
+   * A run was stored and its claimers told (RunClaims.enqueue): this server looks for work too
+   * when `woke` (a run behind others on its thread is looked for when they end).
    */
-  async queued(run: RunRecord, behindOthers = false): Promise<void> {
-    await this.deps.claims
-      .queued(run, behindOthers)
-      .catch((err) => this.deps.log.warn('could not tell the other replicas of a queued run; they find it at their next look', { err }));
-    if (!behindOthers) this.wake();
-  }
-
-  /** A run was stored, its claimers told (RunClaims.enqueue): this server looks for work too when `woke`. */
-  queuedTogether(woke: boolean): void {
+  enqueued(woke: boolean): void {
     if (woke) this.wake();
   }
 

@@ -8,7 +8,7 @@ import type { Assistant, RunCreate } from '../../../generated/agent-server/types
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
-import type { Store, WriteOp } from '../ports/store.ts';
+import type { WriteOp } from '../ports/store.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
@@ -19,13 +19,11 @@ import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import type { RunEngine } from './runEngine.ts';
 
 export interface RunWriteDeps {
-  /** Where a run and its thread are written in one step. */
-  store: Pick<Store, 'write'>;
   runs: RunsRepository;
   threads: ThreadsRepository;
   broker: RunEventLog;
   claims: RunClaims;
-  engine: Pick<RunEngine, 'queued' | 'queuedTogether' | 'cancel'>;
+  engine: Pick<RunEngine, 'enqueued' | 'cancel'>;
 }
 
 /**
@@ -89,15 +87,8 @@ export async function enqueueRun(
   });
   const ops: WriteOp[] = [deps.threads.putOp(thread), deps.runs.putOp(run)];
   // the records, the log and the claimers' wake-up in one step where the backend can
-  const together = await deps.claims.enqueue?.(ops, run, owner);
-  if (together) {
-    deps.engine.queuedTogether(together.woke);
-    return run;
-  }
-  await deps.store.write(ops);
-  await deps.broker.open(run.run_id, owner, threadId);
-  // a thread busy already has a run before this one, whose end looks for this one
-  await deps.engine.queued(run, base.status === 'busy');
+  const { woke } = await deps.claims.enqueue(ops, run, owner);
+  deps.engine.enqueued(woke);
   return run;
 }
 

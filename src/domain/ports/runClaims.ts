@@ -56,18 +56,11 @@ export interface RunClaims {
   claim(started: RunStart, room: number, skip?: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }>;
   /**
    * Stores a new pending run (`ops`: the run and its thread), opens its log for `owner`'s
-   * readers and wakes its thread's waiters (RunEventLog.open), and tells the claimers
-   * (queued), in one step where the backend can (PostgreSQL: one statement); `woke` whether
-   * this server should look for work now. Null, with nothing done: the caller does the three.
+   * readers and wakes its thread's waiters (RunEventLog.open), and tells the claimers, in one
+   * step where the backend can (PostgreSQL: one statement). `woke`: whether this server should
+   * look for work now (false when the thread was busy: the end of the run before it looks).
    */
-  enqueue?(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean } | null>;
-  /**
-   * A run was stored as pending: it joins the queue (here, or for every replica).
-   * `behindOthers`: its thread was busy when it was stored (a run running or pending before
-   * it), so it cannot be claimed before their ends, each of which wakes the claimers: the
-   * other replicas need not be told of it now.
-   */
-  queued(run: RunRecord, behindOthers: boolean): Promise<void>;
+  enqueue(ops: WriteOp[], run: RunRecord, owner: string): Promise<{ woke: boolean }>;
   /**
    * Extends the leases of `held`. Answers the run ids of those this server no longer holds
    * (taken over by another replica) and the cancels requested for the ones it does. Rejects

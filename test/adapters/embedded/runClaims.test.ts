@@ -9,25 +9,40 @@ import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { pendingRun } from '../../support/runRecords.ts';
+import { RunBroker } from '../../../src/domain/agent/broker.ts';
 
 const running = { status: 'running' as const, updated_at: new Date().toISOString() };
 
 async function queue() {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const claims = new InProcessRunClaims(runs, store);
+  const events = new RunBroker();
+  const claims = new InProcessRunClaims(runs, store, events);
   const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
     const run = pendingRun(uuid7(), thread, extra);
-    await runs.put(run.run_id, run);
-    if (options.queue !== false) await claims.queued(run);
+    if (options.queue === false) await runs.put(run.run_id, run);
+    else await claims.enqueue([{ collection: 'runs', id: run.run_id, value: run }], run, '');
     return run;
   };
   const claimOne = async (skip?: ReadonlySet<string>) => (await claims.claim(running, 1, skip)).claims[0] ?? null;
   const claimId = async () => (await claimOne())?.run.run_id ?? null;
-  return { runs, claims, add, claimId, claimOne };
+  return { runs, claims, events, add, claimId, claimOne };
 }
 
 describe('in-process run claims', () => {
+  it('enqueue stores the run, opens its log for its owner, and wakes this server only for a thread with nothing before the run', async () => {
+    const q = await queue();
+    const first = pendingRun(uuid7(), 't1');
+    const behind = pendingRun(uuid7(), 't1');
+    const thread = { collection: 'threads', id: 't1', value: { thread_id: 't1', status: 'busy' } };
+    assert.deepEqual(await q.claims.enqueue([thread, { collection: 'runs', id: first.run_id, value: first }], first, 'tenant-a'), { woke: true });
+    assert.deepEqual(await q.claims.enqueue([thread, { collection: 'runs', id: behind.run_id, value: behind }], behind, 'tenant-a'), { woke: false });
+    assert.equal((await q.runs.get(first.run_id))?.status, 'pending', 'the run is stored');
+    assert.equal(await q.events.ownerOf(first.run_id), 'tenant-a', "the run's log is open for its owner");
+    assert.equal(await q.claimId(), first.run_id);
+    assert.equal(await q.claimId(), null, 'the run behind it waits for its end');
+  });
+
   it('takes the oldest run of a thread with nothing running; a thread waits for its running run', async () => {
     const q = await queue();
     const a = await q.add('t1');

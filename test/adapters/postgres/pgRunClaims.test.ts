@@ -9,6 +9,7 @@ import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
 import { CANDIDATE_SQL, PgRunClaims } from '../../../src/adapters/postgres/pgRunClaims.ts';
+import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
@@ -27,8 +28,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
   await a.ready();
   await b.ready();
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000 });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000 });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
   try {
     // runs belong to threads (a foreign key): their threads first
     const threads = store.collection<{ thread_id: string }>('threads');
@@ -104,8 +105,8 @@ test('a replica is gone from its database even while a replica of the same id li
   const twin = new PgCoordination({ url: elsewhere });
   Object.defineProperty(twin, 'replicaId', { value: b.replicaId });
   await Promise.all([a.ready(), b.ready(), twin.ready()]);
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000 });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000 });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
   try {
     await store.collection<{ thread_id: string }>('threads').put('t1', { thread_id: 't1' });
     await store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }).put('r1', run('r1', 't1'));
@@ -130,8 +131,8 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
   const b = new PgCoordination({ url });
   await Promise.all([a.ready(), b.ready()]);
   // a lease of 300 ms: held 500 ms after the last renewal (runLease.ts)
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 300 });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 300 });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 300, events: new PgRunEvents(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 300, events: new PgRunEvents(store, b), warn: () => {} });
   const again = (r: RunRecord): RunRecord => ({ ...r, status: 'pending', attempt: r.attempt + 1 });
   try {
     const threads = store.collection<ThreadRecord>('threads');

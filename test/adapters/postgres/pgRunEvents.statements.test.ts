@@ -179,7 +179,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     await store.collection<{ thread_id: string }>('threads').put('t3', { thread_id: 't3' });
     await runs.put('r3', pendingRun('r3', 't3'));
-    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
     let claimed: Claim | null = null;
     const started = { status: 'running' as const, updated_at: new Date().toISOString() };
     const claiming = await statementsOf(async () => (claimed = (await claims.claim(started, 10)).claims[0] ?? null));
@@ -200,7 +200,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
 
   it('stores a run, opens its log and wakes the claimers in one statement; ends it and gives its claim up in one', async () => {
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000 });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
     const run = pendingRun('r5', 't5');
     const queuedOnThread = elsewhere.nextRunOn('t5');
     let woke: { woke: boolean } | null = null;
@@ -251,5 +251,18 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
       ['r6'],
       'the claim went with the end',
     );
+  });
+
+  it('stores a run that one statement cannot carry in steps: the run stored, its log open, the claimers told', async () => {
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    await store.collection<{ thread_id: string }>('threads').put('t7', { thread_id: 't7' });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
+    const run = pendingRun('r7', 't7');
+    // one write op: too few for the one-statement form (pgStore.writeWith answers null)
+    const told = within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the queued run');
+    assert.deepEqual(await claims.enqueue([{ collection: 'runs', id: 'r7', value: run }], run, 'owner-7'), { woke: true });
+    await told;
+    assert.equal((await runs.get('r7'))?.status, 'pending', 'the run is stored');
+    assert.equal(await elsewhere.ownerOf('r7'), 'owner-7', 'the log is open');
   });
 });

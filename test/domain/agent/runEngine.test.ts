@@ -38,14 +38,19 @@ const untilAborted = (signal: AbortSignal) =>
 
 async function engine(
   execute: RunExecutor,
-  options: { maxConcurrentRuns?: number; broker?: RunBroker; claims?: (runs: Collection<RunRecord>, store: Store) => RunClaims; leaseMs?: number } = {},
+  options: {
+    maxConcurrentRuns?: number;
+    broker?: RunBroker;
+    claims?: (runs: Collection<RunRecord>, store: Store, broker: RunBroker) => RunClaims;
+    leaseMs?: number;
+  } = {},
 ) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
   const broker = options.broker ?? new RunBroker();
-  const claims = options.claims?.(runs, store) ?? new InProcessRunClaims(runs, store);
+  const claims = options.claims?.(runs, store, broker) ?? new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
     records: new CollectionRunEngineRecords(store),
     broker,
@@ -62,7 +67,7 @@ async function engine(
   engine.start();
   const enqueue = (threadId: string, body: Record<string, unknown> = {}) =>
     enqueueRun(
-      { store, runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine },
+      { runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine },
       threadId,
       assistant,
       { assistant_id: 'a1', ...body },
@@ -182,7 +187,7 @@ describe('run engine (in process)', () => {
         return { lost: held.filter((c) => !this.committed.has(c.run.run_id)).map((c) => c.run.run_id), cancels: [] };
       }
     }
-    const e = await engine(async () => done, { claims: (runs, store) => new CommittedLater(runs, store), leaseMs: 300 });
+    const e = await engine(async () => done, { claims: (runs, store, broker) => new CommittedLater(runs, store, broker), leaseMs: 300 });
     stops.push(() => e.engine.stop());
     const run = await e.enqueue('t1');
     // a timer that holds the process: the engine's own timers do not

@@ -29,7 +29,7 @@ async function writes(execute: RunExecutor) {
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const broker = new RunBroker();
-  const claims = new InProcessRunClaims(runs, store);
+  const claims = new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
     records: new CollectionRunEngineRecords(store),
     broker,
@@ -43,7 +43,7 @@ async function writes(execute: RunExecutor) {
   });
   await engine.recover();
   engine.start();
-  return { runs, threads, broker, engine, deps: { store, runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine } };
+  return { runs, threads, broker, engine, deps: { runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine } };
 }
 
 describe('run writes', () => {
