@@ -21,7 +21,7 @@ const FIRST_READS_SQL = `SELECT
     (SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = $1::text) AS plain_head,
     n.doc AS newest,
     (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
-      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes
+      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes,
     (SELECT coalesce(json_object_agg(c.key, v.doc->'value'), '{}'::json) FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c
       JOIN agentplane_checkpoint_values v ON v.id = $2::text || $3::text || c.key || $3::text || (c.value->>'at')) AS "values"
   FROM (SELECT 1) AS one
