@@ -7,13 +7,7 @@
 // in memory). Every checkpoint is kept, as upstream does,
 // so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
 // POST /threads/prune: `prune`) removes older ones.
-import {
-  BaseCheckpointSaver,
-  copyCheckpoint,
-  type Checkpoint,
-  type CheckpointMetadata,
-  type CheckpointTuple,
-} from '@langchain/langgraph';
+import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
@@ -455,7 +449,11 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * (known while the run holding the thread put or read it, else read), and those values when
    * known.
    */
-  private async parentOf(threadId: string, ns: string, parentId: string): Promise<{ record: CheckpointRecord; values?: Record<string, Serialised> } | undefined> {
+  private async parentOf(
+    threadId: string,
+    ns: string,
+    parentId: string,
+  ): Promise<{ record: CheckpointRecord; values?: Record<string, Serialised> } | undefined> {
     const known = this.knownOf(threadId);
     const newest = known?.newest.get(ns);
     if (newest?.checkpoint_id === parentId) return { record: newest, values: known!.values.get(key(threadId, ns, parentId)) };
@@ -678,7 +676,12 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
    * `checkpoint`: the checkpoint itself when it is at hand as put; else it is deserialised.
    * `values`: the channel values it names, by channel, when they are known; else they are read.
    */
-  private async toTuple(record: CheckpointRecord, known?: WriteRecord[], checkpoint?: Checkpoint, values?: Record<string, Serialised>): Promise<CheckpointTuple> {
+  private async toTuple(
+    record: CheckpointRecord,
+    known?: WriteRecord[],
+    checkpoint?: Checkpoint,
+    values?: Record<string, Serialised>,
+  ): Promise<CheckpointTuple> {
     const writes = known ?? (await this.checkpoints.writesOf(key(record.thread_id, record.checkpoint_ns, record.checkpoint_id)));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },

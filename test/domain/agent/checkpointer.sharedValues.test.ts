@@ -17,7 +17,11 @@ const OTHER = 'y'.repeat(100_000);
 
 /** A graph that sets `big` once and then counts up to `steps`, a checkpoint per step. */
 function counting(saver: BaseCheckpointSaver) {
-  const State = Annotation.Root({ big: Annotation<string>, count: Annotation<number>, log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }) });
+  const State = Annotation.Root({
+    big: Annotation<string>,
+    count: Annotation<number>,
+    log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+  });
   return new StateGraph(State)
     .addNode('step', (state) => ({ count: (state.count ?? 0) + 1, log: [`step ${state.count ?? 0}`] }))
     .addConditionalEdges('step', (state) => (state.count >= 9 ? '__end__' : 'step'))
@@ -47,10 +51,13 @@ interface StoredValue {
   value: { text?: string };
 }
 
-const valuesOf = (store: Store, threadId: string) => store.collection<StoredValue>('checkpoint_values', { indexes: ['thread_id'] }).list({ where: { thread_id: threadId } });
+const valuesOf = (store: Store, threadId: string) =>
+  store.collection<StoredValue>('checkpoint_values', { indexes: ['thread_id'] }).list({ where: { thread_id: threadId } });
 
 const textOf = async (store: Store, threadId: string) => {
-  const checkpoints = await store.collection<{ checkpoint: { text?: string } }>('checkpoints', { indexes: ['thread_id', 'thread_ns'] }).list({ where: { thread_id: threadId } });
+  const checkpoints = await store
+    .collection<{ checkpoint: { text?: string } }>('checkpoints', { indexes: ['thread_id', 'thread_ns'] })
+    .list({ where: { thread_id: threadId } });
   const values = await valuesOf(store, threadId);
   return [...checkpoints.map((c) => c.checkpoint.text ?? ''), ...values.map((v) => v.value.text ?? '')].join('').length;
 };
@@ -84,7 +91,7 @@ for (const backend of BACKENDS) {
         for await (const state of graph.getStateHistory(config('t1'))) states.push(state);
         // the checkpoint after three steps: its `count` is 3; a fork sets `big` and `count` anew
         const older = states.find((state) => state.values.count === 3)!;
-        const forked = await graph.updateState(older.config, { big: 'forked', count: 7 }, 'step');
+        const forked = await graph.updateState(older.config, { big: OTHER, count: 7 }, 'step');
         await graph.invoke(null, forked);
       }
       assert.deepEqual(await history(saver, 't1'), await history(reference, 't1'));
@@ -98,8 +105,7 @@ for (const backend of BACKENDS) {
       await saver.copyThread('t1', 't2');
       await graph.invoke({ big: OTHER }, { configurable: { thread_id: 't1', run_id: 'run-2' } });
       // each value by its first letter
-      const bigValues = async (threadId: string) =>
-        (await valuesOf(store, threadId)).filter((v) => v.channel === 'big').map((v) => v.value.text?.slice(0, 2));
+      const bigValues = async (threadId: string) => (await valuesOf(store, threadId)).filter((v) => v.channel === 'big').map((v) => v.value.text?.slice(0, 2));
       assert.deepEqual((await bigValues('t1')).sort(), ['"x', '"y']);
 
       await saver.deleteRun('t1', 'run-2');
@@ -135,11 +141,15 @@ for (const backend of BACKENDS) {
       const read = await saver.getTuple(config('old'));
       assert.deepEqual(read?.checkpoint.channel_values, { big: BIG, count: 1 });
       const next = '1ef00000-0000-6000-8000-000000000002';
-      await saver.put({ configurable: { thread_id: 'old', checkpoint_ns: '', checkpoint_id: id } }, { ...old, id: next, channel_values: { big: BIG, count: 2 }, channel_versions: { big: 1, count: 2 } }, {
-        source: 'loop',
-        step: 1,
-        parents: {},
-      } as never);
+      await saver.put(
+        { configurable: { thread_id: 'old', checkpoint_ns: '', checkpoint_id: id } },
+        { ...old, id: next, channel_values: { big: BIG, count: 2 }, channel_versions: { big: 1, count: 2 } },
+        {
+          source: 'loop',
+          step: 1,
+          parents: {},
+        } as never,
+      );
       assert.deepEqual((await saver.getTuple(config('old')))?.checkpoint.channel_values, { big: BIG, count: 2 });
       assert.deepEqual(
         (await valuesOf(store, 'old')).map((v) => v.channel),
