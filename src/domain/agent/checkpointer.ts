@@ -651,10 +651,11 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private async deleteOps(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<WriteOp[]> {
     const records = await this.checkpoints.list({ threadId });
     const doomed = records.filter(match);
+    const going = new Set(doomed);
     // a value goes with the last checkpoint that names it
     const named = new Set<string>();
     for (const r of records) {
-      if (doomed.includes(r)) continue;
+      if (going.has(r)) continue;
       for (const [channel, ref] of Object.entries(r.channels ?? {})) named.add(channelValueKey(r.thread_ns, channel, ref.at));
     }
     const ops: WriteOp[] = [];
