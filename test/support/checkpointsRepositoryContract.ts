@@ -3,8 +3,8 @@
 // (test/adapters/embedded/collectionCheckpoints.test.ts runs this one body on both).
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHECKPOINT_KEY_SEPARATOR as SEP } from '../../src/domain/agent/checkpointer.ts';
-import type { CheckpointRecord, CheckpointsRepository, WriteRecord } from '../../src/domain/ports/checkpointsRepository.ts';
+import { CHECKPOINT_KEY_SEPARATOR as SEP, channelValueKey } from '../../src/domain/agent/checkpointer.ts';
+import type { ChannelValueRecord, CheckpointRecord, CheckpointsRepository, WriteRecord } from '../../src/domain/ports/checkpointsRepository.ts';
 import type { Serialised } from '../../src/domain/agent/checkpointText.ts';
 
 const text = (t: string): Serialised => ({ type: 'json', text: t });
@@ -25,6 +25,10 @@ const cpKey = (r: CheckpointRecord) => [r.thread_id, r.checkpoint_ns, r.checkpoi
 
 function pending(of: CheckpointRecord, taskId: string, idx: number): WriteRecord {
   return { thread_id: of.thread_id, cp_key: cpKey(of), task_id: taskId, channel: 'messages', idx, value: text(`${taskId}/${idx}`) };
+}
+
+function stored(of: CheckpointRecord, channel: string, text: string): ChannelValueRecord {
+  return { thread_id: of.thread_id, thread_ns: of.thread_ns, channel, at: of.checkpoint_id, value: { type: 'json', text } };
 }
 
 const ids = (records: CheckpointRecord[]) => records.map((r) => `${r.checkpoint_ns || '-'}/${r.checkpoint_id}`);
@@ -69,5 +73,28 @@ export function checkpointsRepositoryContract(open: () => Promise<CheckpointsRep
     assert.deepEqual(ids(await saver.list({ threadId: 't1' })), ['-/c2']);
     assert.deepEqual(slots(await saver.writesOfThread('t1')), ['task/0']);
     assert.deepEqual(await saver.writesOf(cpKey(c1)), []);
+  });
+
+  it('stores a channel value once with the checkpoint that stored it, and reads it for every checkpoint naming it', async () => {
+    const saver = await open();
+    const c1 = checkpoint('t1', '', 'c1');
+    const big = stored(c1, 'messages', '["big"]');
+    c1.channels = { messages: { version: 1, at: 'c1', chars: 7 } };
+    await saver.put(c1, [big]);
+    // nine more checkpoints naming the same value, and one naming one that is not stored
+    const later = Array.from({ length: 9 }, (_, i) => checkpoint('t1', '', `c${i + 2}`, { channels: { messages: { version: 1, at: 'c1', chars: 7 } } }));
+    for (const r of later) await saver.put(r);
+    const orphan = checkpoint('t1', '', 'd1', { channels: { messages: { version: 2, at: 'gone', chars: 1 } } });
+    const values = await saver.valuesOf([c1, ...later, orphan]);
+    assert.deepEqual([...values.keys()], [channelValueKey(c1.thread_ns, 'messages', 'c1')], 'one value, read once; a missing one left out');
+    assert.deepEqual(values.get(channelValueKey(c1.thread_ns, 'messages', 'c1')), big.value);
+    assert.deepEqual((await saver.newest(c1.thread_ns))?.values, { messages: big.value }, 'the newest with the values it names');
+    assert.deepEqual((await saver.valuesOf([checkpoint('t1', '', 'old')])).size, 0, 'a checkpoint naming none (stored before values were)');
+    await saver.write([saver.deleteValueOp(c1.thread_ns, 'messages', 'c1')]);
+    assert.equal((await saver.valuesOf([c1])).size, 0);
+    assert.deepEqual((await saver.newest(c1.thread_ns))?.values, {});
+    // values with a write of their own
+    await saver.write([saver.putValueOp(stored(c1, 'messages', '["again"]'))]);
+    assert.equal((await saver.valuesOf(later)).get(channelValueKey(c1.thread_ns, 'messages', 'c1'))?.text, '["again"]');
   });
 }

@@ -1,11 +1,20 @@
-// LangGraph's checkpoints and pending writes in two collections of the store: a checkpoint's
-// id is its `cp_key` (thread, namespace, checkpoint id), a write's that and its task and slot.
+// LangGraph's checkpoints, pending writes and channel values in three collections of the store:
+// a checkpoint's id is its `cp_key` (thread, namespace, checkpoint id), a write's that and its
+// task and slot, a channel value's its `thread_ns`, channel and the checkpoint that stored it.
 // The same collections are tables on PostgreSQL (pgTables.ts), and a run worker's remote
 // store (run-workers/remoteStore.ts) reaches them on the main thread, so nothing here asks
 // for a filter function.
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
-import type { CheckpointQuery, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../../domain/ports/checkpointsRepository.ts';
-import { CHECKPOINT_KEY_SEPARATOR } from '../../domain/agent/checkpointer.ts';
+import type {
+  ChannelValueRecord,
+  CheckpointQuery,
+  CheckpointRecord,
+  CheckpointsRepository,
+  StoredHead,
+  WriteRecord,
+} from '../../domain/ports/checkpointsRepository.ts';
+import type { Serialised } from '../../domain/agent/checkpointText.ts';
+import { CHECKPOINT_KEY_SEPARATOR, channelValueKey, valuesByChannel } from '../../domain/agent/checkpointer.ts';
 
 const key = (...parts: string[]) => parts.join(CHECKPOINT_KEY_SEPARATOR);
 const cpKeyOf = (r: CheckpointRecord) => key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
@@ -14,10 +23,12 @@ const writeIdOf = (w: WriteRecord) => key(w.cp_key, w.task_id, String(w.idx));
 export class CollectionCheckpoints implements CheckpointsRepository {
   private readonly checkpoints: Collection<CheckpointRecord>;
   private readonly writes: Collection<WriteRecord>;
+  private readonly values: Collection<ChannelValueRecord>;
 
   constructor(private readonly store: Store) {
     this.checkpoints = store.collection<CheckpointRecord>('checkpoints', { indexes: ['thread_id', 'thread_ns'] });
     this.writes = store.collection<WriteRecord>('checkpoint_writes', { indexes: ['thread_id', 'cp_key'] });
+    this.values = store.collection<ChannelValueRecord>('checkpoint_values', { indexes: ['thread_id'] });
   }
 
   get(cpKey: string): Promise<CheckpointRecord | undefined> {
@@ -52,7 +63,19 @@ export class CollectionCheckpoints implements CheckpointsRepository {
     // cancelled run's late write can be)
     const [newest] = await this.checkpoints.list({ where: { thread_ns: threadNs }, orderBy: 'checkpoint_id', reverse: true, limit: 1 });
     if (!newest) return undefined;
-    return { record: newest, writes: await this.writesOf(cpKeyOf(newest)) };
+    const [writes, values] = await Promise.all([this.writesOf(cpKeyOf(newest)), this.valuesOf([newest])]);
+    return { record: newest, writes, values: valuesByChannel(newest, values) };
+  }
+
+  async valuesOf(records: CheckpointRecord[]): Promise<Map<string, Serialised>> {
+    const keys = new Set<string>();
+    for (const r of records) for (const [channel, ref] of Object.entries(r.channels ?? {})) keys.add(channelValueKey(r.thread_ns, channel, ref.at));
+    const found = new Map<string, Serialised>();
+    if (keys.size === 0) return found;
+    const ids = [...keys];
+    const values = await this.values.getMany(ids);
+    for (const [i, value] of values.entries()) if (value) found.set(ids[i], value.value);
+    return found;
   }
 
   writesOf(cpKey: string): Promise<WriteRecord[]> {
@@ -63,8 +86,10 @@ export class CollectionCheckpoints implements CheckpointsRepository {
     return this.writes.list({ where: { thread_id: threadId } });
   }
 
-  put(record: CheckpointRecord): Promise<void> {
-    return this.checkpoints.put(cpKeyOf(record), record);
+  put(record: CheckpointRecord, values: ChannelValueRecord[] = []): Promise<void> {
+    if (values.length === 0) return this.checkpoints.put(cpKeyOf(record), record);
+    // one atomic write: a checkpoint is never stored without the values it names
+    return this.store.write([this.putOp(record), ...values.map((v) => this.putValueOp(v))]);
   }
 
   putOp(record: CheckpointRecord): WriteOp {
@@ -81,6 +106,14 @@ export class CollectionCheckpoints implements CheckpointsRepository {
 
   deleteWriteOp(write: WriteRecord): WriteOp {
     return { collection: this.writes.name, id: writeIdOf(write), delete: true };
+  }
+
+  putValueOp(value: ChannelValueRecord): WriteOp {
+    return { collection: this.values.name, id: channelValueKey(value.thread_ns, value.channel, value.at), value };
+  }
+
+  deleteValueOp(threadNs: string, channel: string, at: string): WriteOp {
+    return { collection: this.values.name, id: channelValueKey(threadNs, channel, at), delete: true };
   }
 
   write(ops: WriteOp[]): Promise<void> {

@@ -1,7 +1,8 @@
 // What a run reads of its thread first (KnownReads: the plain-state head and the newest root
 // LangGraph checkpoint with its pending writes), read in one statement. Read through the
 // collections it takes three: the head, the checkpoint it names, then the newest checkpoint
-// (and a fourth for that checkpoint's writes). One statement also reads them in one snapshot.
+// (and a fourth for that checkpoint's writes, a fifth for the channel values it names). One
+// statement also reads them in one snapshot.
 // The rows are those the collections read (plainState.ts headRecord, collectionCheckpoints.ts
 // newest): the same order, the same documents.
 import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
@@ -13,25 +14,33 @@ import type { PgStore } from './pgStore.ts';
 /**
  * $1 thread id, $2 its root `thread_ns`, $3 the key separator. The head's checkpoint row is
  * `<thread id>:<checkpoint id>` (collectionPlainCheckpoints.ts rowId); the newest checkpoint is the highest id
- * (then the latest stored), its writes those of its `cp_key`, in the order they were stored.
+ * (then the latest stored), its writes those of its `cp_key`, in the order they were stored,
+ * its values those its `channels` name (checkpointer.ts channelValueKey), by channel.
  */
 const FIRST_READS_SQL = `SELECT
     (SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = $1::text) AS plain_head,
     n.doc AS newest,
     (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
-      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes
+      WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes,
+    (SELECT coalesce(json_object_agg(c.key, v.doc->'value'), '{}'::json) FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c
+      JOIN agentplane_checkpoint_values v ON v.id = $2::text || $3::text || c.key || $3::text || (c.value->>'at')) AS "values"
   FROM (SELECT 1) AS one
   LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = $2::text ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
 
 export async function pgFirstReads(store: PgStore, threadId: string): Promise<Required<KnownReads>> {
-  const { rows } = await store.query<{ plain_head: PlainCheckpointRecord | null; newest: StoredHead['record'] | null; writes: StoredHead['writes'] }>(
+  const { rows } = await store.query<{
+    plain_head: PlainCheckpointRecord | null;
+    newest: StoredHead['record'] | null;
+    writes: StoredHead['writes'];
+    values: StoredHead['values'];
+  }>(
     FIRST_READS_SQL,
     [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR],
     // one per run: parsed once per connection, its plan kept (~40% of its time on loopback)
     'agentplane_first_reads',
   );
   const row = rows[0];
-  return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes } : null };
+  return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes, values: row.values } : null };
 }
 
 /** The FirstReads port on PostgreSQL: both reads in one statement, whatever the graph's kind. */

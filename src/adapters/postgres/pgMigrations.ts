@@ -438,6 +438,23 @@ export const MIGRATIONS: Migration[] = [
     // A claim from before has none, and is only ever taken over.
     sql: `ALTER TABLE agentplane_run_claims ADD COLUMN token text;`,
   },
+  {
+    version: 9,
+    name: 'checkpoint channel values',
+    // a checkpoint's channel values stored apart, each once, named by the checkpoints that hold
+    // it unchanged (checkpointsRepository.ts ChannelValueRecord); a checkpoint stored before
+    // holds its values in its own document and reads as it is
+    sql: `
+      CREATE TABLE agentplane_checkpoint_values (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        thread_id text,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_checkpoint_values_seq ON agentplane_checkpoint_values (seq);
+      CREATE INDEX agentplane_checkpoint_values_thread ON agentplane_checkpoint_values (thread_id, seq);
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -77,6 +77,7 @@ const AREAS: AreaTable[] = [
   },
   { collection: 'checkpoints', table: 'agentplane_checkpoints', key: 'id', columns: [field('thread_id'), field('thread_ns'), field('checkpoint_id')] },
   { collection: 'checkpoint_writes', table: 'agentplane_checkpoint_writes', key: 'id', columns: [field('thread_id'), field('cp_key')] },
+  { collection: 'checkpoint_values', table: 'agentplane_checkpoint_values', key: 'id', columns: [field('thread_id')] },
   { collection: 'plain_checkpoints', table: 'agentplane_plain_checkpoints', key: 'id', columns: [field('thread_id')] },
   { collection: 'plain_heads', table: 'agentplane_plain_heads', key: 'id', columns: [] },
   { collection: 'store_items', table: 'agentplane_store_items', key: 'id', columns: [field('scope'), created, updated] },

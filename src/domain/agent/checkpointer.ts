@@ -1,16 +1,23 @@
 // A LangGraph.js checkpoint saver backed by agentplane's store, so the state of LangGraph
 // graphs lives (and is journalled) with the rest of the server's data. Checkpoints and
-// pending writes are kept serialised as text. Every checkpoint is kept, as upstream does,
+// pending writes are kept serialised as text, and each channel value apart from the
+// checkpoints, once: a checkpoint names the values it holds, and one that a put leaves
+// unchanged is not stored again (a thread's checkpoints all hold its messages, and a long
+// thread's checkpoints each holding them whole was most of what a burst of large runs left
+// in memory). Every checkpoint is kept, as upstream does,
 // so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
 // POST /threads/prune: `prune`) removes older ones.
 import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
-import type { CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
+import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
 import { deserialise, serialise, type Serialised } from './checkpointText.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
+
+/** Which channels a put's checkpoint changed, by their new version (LangGraph's put's last argument). */
+type ChannelVersions = Parameters<BaseCheckpointSaver['put']>[3];
 
 // Special writes (errors, interrupts) use fixed negative slots so a retry overwrites them.
 const SPECIAL_WRITE_IDX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
@@ -21,6 +28,9 @@ const SEP = CHECKPOINT_KEY_SEPARATOR;
 
 /** The newest checkpoint of one thread and namespace (`thread_ns` key) with its pending writes, as stored. */
 export type NewestCheckpoint = (threadNs: string) => Promise<StoredHead | undefined>;
+
+/** The key of a stored channel value: its `thread_ns`, its channel and the checkpoint that stored it (ChannelRef.at). */
+export const channelValueKey = (threadNs: string, channel: string, at: string) => key(threadNs, channel, at);
 
 /** The `thread_ns` key of a thread's root namespace. */
 export const rootThreadNs = (threadId: string) => key(threadId, '');
@@ -53,6 +63,8 @@ interface HeldThread {
   /** Namespaces known to have no checkpoint yet. */
   absent: Set<string>;
   writes: Map<string, WriteRecord[]>;
+  /** The channel values (StoredHead.values) of the checkpoints in `newest`, by `cp_key`. */
+  values: Map<string, Record<string, Serialised>>;
   /** Checkpoint writes not yet on the store. */
   inFlight: Set<Promise<void>>;
   /** The runs holding it (one but for a moment), each with the first checkpoint write that failed under it. */
@@ -163,13 +175,16 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       held.newest.clear();
       held.absent.clear();
       held.writes.clear();
+      held.values.clear();
       held.put.clear();
     } else {
-      held = { runs: 1, newest: new Map(), absent: new Set(), writes: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
+      held = { runs: 1, newest: new Map(), absent: new Set(), writes: new Map(), values: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
       this.held.set(threadId, held);
       if (options.newest) {
-        held.newest.set(options.newest.record.checkpoint_ns, options.newest.record);
-        held.writes.set(key(threadId, options.newest.record.checkpoint_ns, options.newest.record.checkpoint_id), options.newest.writes);
+        const { record } = options.newest;
+        held.newest.set(record.checkpoint_ns, record);
+        held.writes.set(key(threadId, record.checkpoint_ns, record.checkpoint_id), options.newest.writes);
+        held.values.set(key(threadId, record.checkpoint_ns, record.checkpoint_id), options.newest.values);
       } else if (options.newest === null) held.absent.add('');
     }
     held.holders.add(holder);
@@ -193,7 +208,8 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
         const record = h.newest.get('');
         if (succeeded && h.runs === 1 && !holder.failure && last && record?.checkpoint_id === last.checkpoint.id) {
           const writes = h.writes.get(key(threadId, '', record.checkpoint_id));
-          this.keepEnded(threadId, last.checkpoint, (record.checkpoint.text ?? record.checkpoint.b64 ?? '').length, writes && { record, writes });
+          const values = h.values.get(key(threadId, '', record.checkpoint_id));
+          this.keepEnded(threadId, last.checkpoint, textLengthOf(record), writes && values && { record, writes, values });
         }
         h.holders.delete(holder);
         h.runs -= 1;
@@ -253,6 +269,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     this.held.get(threadId)?.newest.clear();
     this.held.get(threadId)?.absent.clear();
     this.held.get(threadId)?.writes.clear();
+    this.held.get(threadId)?.values.clear();
     this.held.get(threadId)?.put.clear();
   }
 
@@ -262,12 +279,14 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     if (known?.absent.has(ns)) return undefined;
     const record = known?.newest.get(ns);
     const writes = record && known!.writes.get(key(threadId, ns, record.checkpoint_id));
-    if (record && writes) return { record, writes };
+    const values = record && known!.values.get(key(threadId, ns, record.checkpoint_id));
+    if (record && writes && values) return { record, writes, values };
     const head = await this.newestOf(key(threadId, ns));
     // still held by the same run alone after the read: remember what it found
     if (head && known && this.knownOf(threadId) === known) {
       known.newest.set(ns, head.record);
       known.writes.set(key(threadId, ns, head.record.checkpoint_id), head.writes);
+      known.values.set(key(threadId, ns, head.record.checkpoint_id), head.values);
     }
     return head;
   }
@@ -298,10 +317,11 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       // the state the thread's last run ended on, kept as put: not deserialised again
       const ended = ns === '' && head.writes.length === 0 ? this.takeEnded(threadId, head.record.checkpoint_id) : undefined;
       if (ended) return this.toTuple(head.record, head.writes, ended);
-      return this.toTuple(head.record, head.writes);
+      return this.toTuple(head.record, head.writes, undefined, head.values);
     }
     const record = await this.checkpoints.get(key(threadId, ns, wanted));
-    return record ? this.toTuple(record, this.knownOf(threadId)?.writes.get(key(threadId, ns, wanted))) : undefined;
+    const known = this.knownOf(threadId);
+    return record ? this.toTuple(record, known?.writes.get(key(threadId, ns, wanted)), undefined, known?.values.get(key(threadId, ns, wanted))) : undefined;
   }
 
   async *list(
@@ -327,9 +347,12 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     records = records.filter((r) => (!only || r.checkpoint_id === only) && (!before || r.checkpoint_id < before));
     records.sort((a, b) => (a.checkpoint_id < b.checkpoint_id ? 1 : a.checkpoint_id > b.checkpoint_id ? -1 : 0));
     let remaining = options.limit ?? Infinity;
+    // without a metadata filter no more than `limit` are read whole: their values in one read
+    if (!options.filter && records.length > remaining) records = records.slice(0, remaining);
+    const values = await this.checkpoints.valuesOf(records);
     for (const record of records) {
       if (remaining <= 0) return;
-      const tuple = await this.toTuple(record);
+      const tuple = await this.toTuple(record, undefined, undefined, valuesByChannel(record, values));
       if (options.filter && !Object.entries(options.filter).every(([k, v]) => sameJson((tuple.metadata as Record<string, unknown> | undefined)?.[k], v)))
         continue;
       remaining -= 1;
@@ -337,7 +360,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     }
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions?: ChannelVersions): Promise<RunnableConfig> {
     const threadId = config.configurable?.thread_id as string;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     if (!threadId) throw new Error('checkpointer: configurable.thread_id is required');
@@ -353,25 +376,33 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     };
     if (known && newer(known) && !known.writes.has(cpKey)) known.writes.set(cpKey, []);
     const fullMetadata = withRunMetadata(config, metadata);
+    const parentId = config.configurable?.checkpoint_id as string | undefined;
+    const parent = parentId ? await this.parentOf(threadId, ns, parentId) : undefined;
+    const { checkpoint: text, channels, stored, values } = await this.split(key(threadId, ns), checkpoint, parent, newVersions);
     const record: CheckpointRecord = {
       thread_id: threadId,
       thread_ns: key(threadId, ns),
       checkpoint_ns: ns,
       checkpoint_id: checkpoint.id,
-      ...(config.configurable?.checkpoint_id ? { parent_checkpoint_id: config.configurable.checkpoint_id as string } : {}),
+      ...(parentId ? { parent_checkpoint_id: parentId } : {}),
       ...(runId ? { run_id: runId } : {}),
-      checkpoint: await this.dump(checkpoint),
+      checkpoint: text,
       metadata: await this.dump(fullMetadata),
+      channels,
     };
     if (known && this.knownOf(threadId) === known && newer(known)) {
-      // the previous one's writes are no longer needed here (a later putWrites on it reads them)
+      // the previous one's writes and values are no longer needed here (a later read reads them)
       const previous = known.newest.get(ns);
-      if (previous) known.writes.delete(key(threadId, ns, previous.checkpoint_id));
+      if (previous) {
+        known.writes.delete(key(threadId, ns, previous.checkpoint_id));
+        known.values.delete(key(threadId, ns, previous.checkpoint_id));
+      }
       known.newest.set(ns, record);
+      if (values) known.values.set(cpKey, values);
       known.absent.delete(ns);
       known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
-    await this.remembering(threadId, (checkpoints) => checkpoints.put(record));
+    await this.remembering(threadId, (checkpoints) => checkpoints.put(record, stored));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -411,6 +442,64 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
     }
     await this.remembering(threadId, (checkpoints) => checkpoints.write(ops));
+  }
+
+  /**
+   * The checkpoint a put follows (its parent), as far as a put needs it: which values it holds
+   * (known while the run holding the thread put or read it, else read), and those values when
+   * known.
+   */
+  private async parentOf(
+    threadId: string,
+    ns: string,
+    parentId: string,
+  ): Promise<{ record: CheckpointRecord; values?: Record<string, Serialised> } | undefined> {
+    const known = this.knownOf(threadId);
+    const newest = known?.newest.get(ns);
+    if (newest?.checkpoint_id === parentId) return { record: newest, values: known!.values.get(key(threadId, ns, parentId)) };
+    const record = await this.checkpoints.get(key(threadId, ns, parentId));
+    return record && { record };
+  }
+
+  /**
+   * A checkpoint as stored: its text without the channel values, which are stored apart. A value
+   * the parent holds at the same version (and that LangGraph did not count as new) is the
+   * parent's: named, not stored again. The text keeps a null in each value's place, so that the
+   * values read back in the order they were put. `values`: every value the checkpoint holds, by
+   * channel, when all are at hand (the new ones, and the parent's when known).
+   */
+  private async split(
+    threadNs: string,
+    checkpoint: Checkpoint,
+    parent: { record: CheckpointRecord; values?: Record<string, Serialised> } | undefined,
+    newVersions: ChannelVersions | undefined,
+  ): Promise<{ checkpoint: Serialised; channels: Record<string, ChannelRef>; stored: ChannelValueRecord[]; values?: Record<string, Serialised> }> {
+    const channels: Record<string, ChannelRef> = {};
+    const stored: ChannelValueRecord[] = [];
+    let values: Record<string, Serialised> | undefined = {};
+    const inline: Record<string, unknown> = {};
+    const threadId = threadNs.slice(0, threadNs.indexOf(SEP));
+    for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
+      const version = checkpoint.channel_versions[channel];
+      if (value === undefined || version === undefined || isSmall(value)) {
+        inline[channel] = value;
+        continue;
+      }
+      inline[channel] = null;
+      const theirs = parent?.record.channels?.[channel];
+      if (theirs && theirs.version === version && !(newVersions && Object.hasOwn(newVersions, channel))) {
+        channels[channel] = theirs;
+        const known = parent!.values?.[channel];
+        if (known && values) values[channel] = known;
+        else values = undefined;
+        continue;
+      }
+      const text = await this.dump(value);
+      channels[channel] = { version, at: checkpoint.id, chars: (text.text ?? text.b64 ?? '').length };
+      stored.push({ thread_id: threadId, thread_ns: threadNs, channel, at: checkpoint.id, value: text });
+      if (values) values[channel] = text;
+    }
+    return { checkpoint: await this.dump({ ...checkpoint, channel_values: inline }), channels, stored, values };
   }
 
   /**
@@ -476,11 +565,22 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return (await this.newestHead(threadId, ''))?.record.run_id;
   }
 
-  /** Gives `toThread` a copy of every checkpoint (and pending write) of `fromThread`. */
+  /** Gives `toThread` a copy of every checkpoint (and pending write and channel value) of `fromThread`. */
   async copyThread(fromThread: string, toThread: string): Promise<void> {
     const ops: WriteOp[] = [];
-    for (const r of await this.checkpoints.list({ threadId: fromThread })) {
-      ops.push(this.checkpoints.putOp({ ...r, thread_id: toThread, thread_ns: key(toThread, r.checkpoint_ns) }));
+    const records = await this.checkpoints.list({ threadId: fromThread });
+    const values = await this.checkpoints.valuesOf(records);
+    const copied = new Set<string>();
+    for (const r of records) {
+      const threadNs = key(toThread, r.checkpoint_ns);
+      ops.push(this.checkpoints.putOp({ ...r, thread_id: toThread, thread_ns: threadNs }));
+      for (const [channel, ref] of Object.entries(r.channels ?? {})) {
+        const value = values.get(channelValueKey(r.thread_ns, channel, ref.at));
+        const copyKey = channelValueKey(threadNs, channel, ref.at);
+        if (!value || copied.has(copyKey)) continue;
+        copied.add(copyKey);
+        ops.push(this.checkpoints.putValueOp({ thread_id: toThread, thread_ns: threadNs, channel, at: ref.at, value }));
+      }
     }
     for (const w of await this.checkpoints.writesOfThread(fromThread)) {
       const [, ns, checkpointId] = w.cp_key.split(SEP);
@@ -549,11 +649,25 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   }
 
   private async deleteOps(threadId: string, match: (r: CheckpointRecord) => boolean): Promise<WriteOp[]> {
-    const doomed = (await this.checkpoints.list({ threadId })).filter(match);
+    const records = await this.checkpoints.list({ threadId });
+    const doomed = records.filter(match);
+    const going = new Set(doomed);
+    // a value goes with the last checkpoint that names it
+    const named = new Set<string>();
+    for (const r of records) {
+      if (going.has(r)) continue;
+      for (const [channel, ref] of Object.entries(r.channels ?? {})) named.add(channelValueKey(r.thread_ns, channel, ref.at));
+    }
     const ops: WriteOp[] = [];
     for (const r of doomed) {
       ops.push(this.checkpoints.deleteOp(r));
       for (const w of await this.checkpoints.writesOf(key(r.thread_id, r.checkpoint_ns, r.checkpoint_id))) ops.push(this.checkpoints.deleteWriteOp(w));
+      for (const [channel, ref] of Object.entries(r.channels ?? {})) {
+        const valueKey = channelValueKey(r.thread_ns, channel, ref.at);
+        if (named.has(valueKey)) continue;
+        named.add(valueKey);
+        ops.push(this.checkpoints.deleteValueOp(r.thread_ns, channel, ref.at));
+      }
     }
     return ops;
   }
@@ -561,12 +675,18 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   /**
    * `writes`: the checkpoint's pending writes when they are known; else they are read.
    * `checkpoint`: the checkpoint itself when it is at hand as put; else it is deserialised.
+   * `values`: the channel values it names, by channel, when they are known; else they are read.
    */
-  private async toTuple(record: CheckpointRecord, known?: WriteRecord[], checkpoint?: Checkpoint): Promise<CheckpointTuple> {
+  private async toTuple(
+    record: CheckpointRecord,
+    known?: WriteRecord[],
+    checkpoint?: Checkpoint,
+    values?: Record<string, Serialised>,
+  ): Promise<CheckpointTuple> {
     const writes = known ?? (await this.checkpoints.writesOf(key(record.thread_id, record.checkpoint_ns, record.checkpoint_id)));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
-      checkpoint: checkpoint ?? (await this.load(record.checkpoint)),
+      checkpoint: checkpoint ?? (await this.loadCheckpoint(record, values)),
       metadata: await this.load(record.metadata),
       pendingWrites: await Promise.all(writes.map(async (w) => [w.task_id, w.channel, await this.load(w.value)] as [string, string, unknown])),
     };
@@ -576,6 +696,19 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return tuple;
   }
 
+  /** A stored checkpoint with the channel values it names put back in their places. */
+  private async loadCheckpoint(record: CheckpointRecord, known?: Record<string, Serialised>): Promise<Checkpoint> {
+    const checkpoint = (await this.load(record.checkpoint)) as Checkpoint;
+    if (!record.channels) return checkpoint;
+    const values = known ?? valuesByChannel(record, await this.checkpoints.valuesOf([record]));
+    for (const channel of Object.keys(record.channels)) {
+      const value = values[channel];
+      if (value) checkpoint.channel_values[channel] = await this.load(value);
+      else delete checkpoint.channel_values[channel];
+    }
+    return checkpoint;
+  }
+
   private dump(value: unknown): Promise<Serialised> {
     return serialise(this.serde, value);
   }
@@ -583,6 +716,33 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
   private load(value: Serialised): Promise<any> {
     return deserialise(this.serde, value);
   }
+}
+
+/** The values a record names, by channel, from values read by key (CheckpointsRepository.valuesOf). */
+export function valuesByChannel(record: CheckpointRecord, values: Map<string, Serialised>): Record<string, Serialised> {
+  const byChannel: Record<string, Serialised> = {};
+  for (const [channel, ref] of Object.entries(record.channels ?? {})) {
+    const value = values.get(channelValueKey(record.thread_ns, channel, ref.at));
+    if (value) byChannel[channel] = value;
+  }
+  return byChannel;
+}
+
+/**
+ * A value kept in its checkpoint's text rather than stored apart: a record of its own would
+ * cost more than repeating it (LangGraph's own savers keep primitives in the checkpoint too).
+ */
+function isSmall(value: unknown): boolean {
+  return value === null || typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && value.length <= SMALL_STRING);
+}
+
+const SMALL_STRING = 256;
+
+/** How long a checkpoint's text is, with the values it names (what holding its state costs). */
+function textLengthOf(record: CheckpointRecord): number {
+  let length = (record.checkpoint.text ?? record.checkpoint.b64 ?? '').length;
+  for (const ref of Object.values(record.channels ?? {})) length += ref.chars;
+  return length;
 }
 
 /**

@@ -1,6 +1,9 @@
 // LangGraph's checkpoints and their pending writes as the checkpoint saver (agent/checkpointer.ts)
 // keeps them: serialised, keyed by thread, namespace and checkpoint id (`thread_ns` and
-// `cp_key`, joined by the saver's separator). The saver decides what is known, held and
+// `cp_key`, joined by the saver's separator). A checkpoint's channel values are stored apart,
+// each once (ChannelValueRecord), and every checkpoint holding a value unchanged names the one
+// stored copy: a thread's checkpoints share what they have in common, as LangGraph's own
+// savers share their blobs by channel version. The saver decides what is known, held and
 // written when; this is where the records are read and what they are written with. Kept in
 // two collections of the store (adapters/embedded/collectionCheckpoints.ts), tables on
 // PostgreSQL, and reached from a run worker through its remote store.
@@ -15,8 +18,39 @@ export interface CheckpointRecord {
   checkpoint_id: string;
   parent_checkpoint_id?: string;
   run_id?: string;
+  /** The checkpoint; without the values of the channels in `channels` (those are stored apart). */
   checkpoint: Serialised;
   metadata: Serialised;
+  /**
+   * The channel values stored apart, by channel: which stored value (ChannelValueRecord) the
+   * checkpoint holds. Absent in records stored before values were (their `checkpoint` text
+   * holds every value), which read as they are.
+   */
+  channels?: Record<string, ChannelRef>;
+}
+
+/**
+ * A channel value a checkpoint holds: the channel's version in it, and the checkpoint whose
+ * put stored the value. The value is keyed by that checkpoint, not by the version alone:
+ * LangGraph.js counts versions up from the checkpoint a fork or a rolled-back run started
+ * from, so one version can name two values in a thread.
+ */
+export interface ChannelRef {
+  version: string | number;
+  /** The `checkpoint_id` of the checkpoint that stored the value. */
+  at: string;
+  /** The length of the value's text (what the state costs to hold: StoreCheckpointer's kept end states). */
+  chars: number;
+}
+
+/** One stored channel value, shared by the checkpoints of its namespace that name it. */
+export interface ChannelValueRecord {
+  thread_id: string;
+  thread_ns: string;
+  channel: string;
+  /** The checkpoint that stored it (ChannelRef.at). */
+  at: string;
+  value: Serialised;
 }
 
 export interface WriteRecord {
@@ -29,10 +63,11 @@ export interface WriteRecord {
   value: Serialised;
 }
 
-/** A checkpoint as stored, with the pending writes made against it. */
+/** A checkpoint as stored, with the pending writes made against it and the values it names (`channels`), by channel. */
 export interface StoredHead {
   record: CheckpointRecord;
   writes: WriteRecord[];
+  values: Record<string, Serialised>;
 }
 
 /** Which of a thread's checkpoints (newest first, by id: checkpoint ids are time-ordered, when `newestFirst`). */
@@ -61,12 +96,20 @@ export interface CheckpointsRepository {
   writesOf(cpKey: string): Promise<WriteRecord[]>;
   /** Every pending write of the thread's checkpoints. */
   writesOfThread(threadId: string): Promise<WriteRecord[]>;
-  /** Stores one checkpoint on its own. */
-  put(record: CheckpointRecord): Promise<void>;
+  /**
+   * The channel values `records` name, by their key (channelValueKey): one read for them all.
+   * A value that is missing is left out.
+   */
+  valuesOf(records: CheckpointRecord[]): Promise<Map<string, Serialised>>;
+  /** Stores one checkpoint on its own (with the values it stored: `values`). */
+  put(record: CheckpointRecord, values?: ChannelValueRecord[]): Promise<void>;
   /** The writes that store or delete a checkpoint or a pending write, for `write`. */
   putOp(record: CheckpointRecord): WriteOp;
   deleteOp(record: CheckpointRecord): WriteOp;
   putWriteOp(write: WriteRecord): WriteOp;
+  putValueOp(value: ChannelValueRecord): WriteOp;
+  /** Deletes the value of `channel` stored by the checkpoint `at` of this `thread_ns`. */
+  deleteValueOp(threadNs: string, channel: string, at: string): WriteOp;
   deleteWriteOp(write: WriteRecord): WriteOp;
   /** Applies writes atomically. */
   write(ops: WriteOp[]): Promise<void>;

@@ -67,7 +67,12 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
   const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
   // the lowest id written last: the newest is still the highest id
   for (const n of [3, 5, 4])
-    await saver.put(config(threadId), { ...emptyCheckpoint(), id: id(n), channel_values: { n } }, { source: 'loop', step: n, parents: {} } as never);
+    await saver.put(
+      config(threadId),
+      // `messages` stored apart (a channel value of its own), `n` in the checkpoint's text
+      { ...emptyCheckpoint(), id: id(n), channel_values: { n, messages: [{ type: 'human', content: `m${n}` }] }, channel_versions: { messages: n } },
+      { source: 'loop', step: n, parents: {} } as never,
+    );
   await saver.putWrites(
     config(threadId, '', id(5)),
     [
@@ -85,6 +90,8 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
   assert.equal(statements, 1);
   assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
   assert.equal(value.newestCheckpoint?.record.checkpoint_id, id(5));
+  assert.deepEqual(Object.keys(value.newestCheckpoint?.values ?? {}), ['messages'], 'the values the newest checkpoint names, in the same statement');
+  assert.match(value.newestCheckpoint?.values.messages.text ?? '', /"m5"/);
   assert.deepEqual(
     value.newestCheckpoint?.writes.map((w) => [w.task_id, w.channel]),
     [

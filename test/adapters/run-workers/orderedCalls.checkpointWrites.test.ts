@@ -233,18 +233,22 @@ describe('a run worker’s checkpoint writes', () => {
 
   before(async () => {
     store = await openJournalStore({ dataDir: null });
+    // a checkpoint is put on its own, or with the channel values it stores in one write
+    const landing = async (checkpointId: string, make: () => Promise<void>) => {
+      const first = holdFirst;
+      holdFirst = false;
+      if (first) await new Promise((resolve) => setTimeout(resolve, 150));
+      if (first && failFirst) throw new Error('disk full');
+      landed.push(checkpointId);
+      return make();
+    };
     const slowFirst = storeView(store, {
+      write: (ops) => {
+        const put = ops.find((op) => op.collection === 'checkpoints' && 'value' in op);
+        return put && 'value' in put ? landing((put.value as { checkpoint_id: string }).checkpoint_id, () => store.write(ops)) : store.write(ops);
+      },
       collection: (name, inner) =>
-        name !== 'checkpoints'
-          ? inner
-          : withPut(inner, async (id, value) => {
-              const first = holdFirst;
-              holdFirst = false;
-              if (first) await new Promise((resolve) => setTimeout(resolve, 150));
-              if (first && failFirst) throw new Error('disk full');
-              landed.push((value as { checkpoint_id: string }).checkpoint_id);
-              return inner.put(id, value);
-            }),
+        name !== 'checkpoints' ? inner : withPut(inner, (id, value) => landing((value as { checkpoint_id: string }).checkpoint_id, () => inner.put(id, value))),
     });
     pool = new RunWorkerPool({
       size: 1,
