@@ -113,12 +113,12 @@ export async function compileTests(entries: string[], out: string): Promise<stri
   return entries.map(compiledPath);
 }
 
-/** Removes the compiled copies of runs whose process is gone (killed before it could). */
-export function removeLeftCompilations(): void {
-  for (const name of fs.existsSync(COMPILED_TESTS) ? fs.readdirSync(COMPILED_TESTS) : []) {
+/** Removes the folders a run keeps under `dir` by its pid (its compiled copies, its entry files) when that run is gone (killed before it could). */
+export function removeLeftCompilations(dir = COMPILED_TESTS): void {
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
     const pid = Number(name);
     if (Number.isInteger(pid) && pid > 0 && isRunning(pid)) continue;
-    fs.rmSync(path.join(COMPILED_TESTS, name), { recursive: true, force: true });
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   }
 }
 

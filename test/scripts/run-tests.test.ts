@@ -1,0 +1,59 @@
+// The test runner (scripts/run-tests.ts) runs every test a file registers, whether it shares a
+// process with other files or has one of its own: tests registered after a top-level await
+// once vanished without a failure when the tests before them had already finished (the
+// process ends with its root's tests under --test-force-exit).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = path.join(ROOT, '.cache', `run-tests-${randomUUID()}`);
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const later = (ms: number) => `await new Promise((resolve) => setTimeout(resolve, ${ms}));`;
+/** Three files of one folder: one quick test; a test only after a top-level wait; a test before and one after it. */
+function writeFiles(): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const header = `import { test } from 'node:test';`;
+  fs.writeFileSync(path.join(dir, 'a.test.ts'), [header, `test('a: at once', () => {});`].join('\n'));
+  fs.writeFileSync(path.join(dir, 'b.test.ts'), [header, later(400), `test('b: after a wait', () => {});`].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'c.test.ts'),
+    [header, `test('c: before the wait', async () => {});`, later(400), `test('c: after the wait', () => {});`].join('\n'),
+  );
+}
+
+/** Runs the runner over the folder; its summary counts. */
+async function run(env: Record<string, string>): Promise<{ tests: number; pass: number; output: string }> {
+  // the runner of a run of its own, not a part of this one's (node:test tells them apart by NODE_TEST_CONTEXT)
+  const { NODE_TEST_CONTEXT: _ours, ...outside } = process.env;
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/run-tests.ts', path.relative(ROOT, dir)], {
+    cwd: ROOT,
+    env: { ...outside, NODE_OPTIONS: '', ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(status, 0, output);
+  const count = (name: string) => Number(new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1]);
+  return { tests: count('tests'), pass: count('pass'), output };
+}
+
+test('every test of a folder runs when its files share a process, the ones registered after a top-level await too', async () => {
+  writeFiles();
+  const { tests, pass, output } = await run({});
+  assert.equal(tests, 4, output);
+  assert.equal(pass, 4, output);
+});
+
+test('every test runs when each file has a process of its own (TEST_GROUPS=0)', async () => {
+  writeFiles();
+  const { tests, pass, output } = await run({ TEST_GROUPS: '0' });
+  assert.equal(tests, 4, output);
+  assert.equal(pass, 4, output);
+});
