@@ -227,7 +227,7 @@ export async function measureFanout(
   const delivery = closed.delivery;
   log(
     delivery
-      ? `  delivery (made → read) at ${delivery.subscribers} sampled subscribers, ${delivery.events} events: p50 ${delivery.p50Ms} ms, p99 ${delivery.p99Ms} ms`
+      ? `  delivery (made → read) at ${delivery.subscribers} sampled subscribers, ${delivery.events} events: p50 ${delivery.p50Ms} ms, p99 ${delivery.p99Ms} ms (the subscribers' thread ${Math.round((delivery.clientBusy ?? NaN) * 100)}% busy)`
       : '  delivery: no sampled subscriber read an event',
   );
   log(

@@ -1,6 +1,7 @@
 // The clients of the `fanout` phase: a subscriber to a thread's protocol v2 events over SSE or
 // over its WebSocket, counting what it receives. Used by the phase itself (fanout.ts) and by the
 // worker thread that holds its subscribers (fanoutSubscribers.ts).
+import http from 'node:http';
 import WebSocket from 'ws';
 
 export interface FanoutTarget {
@@ -43,40 +44,62 @@ export function deliveryOf(text: string, receivedAt: number, since: number): num
   return Number.isFinite(stamp) && stamp >= since ? receivedAt - stamp : null;
 }
 
+// The subscribers count what they receive without decoding it (a frame ends with a blank
+// line; an event message begins with its type): a thousand of them share one thread, and one
+// that cannot keep up would add its own delay to every delivery it measures. Only a sampled
+// subscriber (one with `delivery`) decodes its events, to read their timestamps.
+const FRAME_END = Buffer.from('\n\n');
+const EVENT_MESSAGE = Buffer.from('{"type":"event"');
+
 export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
-  const abort = new AbortController();
   let events = 0;
   let failed = false;
-  const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS }, abort.signal);
-  if (res.status !== 200) throw new Error(`POST /threads/{id}/stream/events: HTTP ${res.status}`);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    // a frame ends with a blank line; the last character of a chunk is kept for one split there
-    let tail = '';
-    // a sampled subscriber keeps the unfinished frame to read each whole one's timestamp
-    let frame = '';
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        events += (tail + value).split('\n\n').length - 1;
-        tail = value.slice(-1);
-        if (delivery) {
-          const now = Date.now();
-          const frames = (frame + value).split('\n\n');
-          frame = frames.pop()!;
-          for (const f of frames) {
-            const delay = deliveryOf(f, now, delivery.since());
-            if (delay !== null) delivery.delays.push(delay);
-          }
-        }
+  let closing = false;
+  const url = new URL(`${t.url}/threads/${thread}/stream/events`);
+  const body = JSON.stringify({ channels: CHANNELS });
+  const req = http.request(url, {
+    method: 'POST',
+    agent: false,
+    headers: { ...t.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    req.once('response', resolve).once('error', reject);
+    req.end(body);
+  });
+  if (res.statusCode !== 200) {
+    res.destroy();
+    throw new Error(`POST /threads/{id}/stream/events: HTTP ${res.statusCode}`);
+  }
+  // the last byte of the chunk before, for a blank line split between two chunks
+  let last = 0;
+  // a sampled subscriber keeps the unfinished frame to read each whole one's timestamp
+  let frame = '';
+  res.on('data', (chunk: Buffer) => {
+    if (last === 10 && chunk[0] === 10) events += 1;
+    for (let at = chunk.indexOf(FRAME_END); at >= 0; at = chunk.indexOf(FRAME_END, at + 2)) events += 1;
+    last = chunk[chunk.length - 1] ?? last;
+    if (delivery) {
+      const now = Date.now();
+      const frames = (frame + chunk.toString('utf8')).split('\n\n');
+      frame = frames.pop()!;
+      for (const f of frames) {
+        const delay = deliveryOf(f, now, delivery.since());
+        if (delay !== null) delivery.delays.push(delay);
       }
-      if (!abort.signal.aborted) failed = true;
-    } catch {
-      if (!abort.signal.aborted) failed = true;
     }
-  })();
-  return { received: () => events, failed: () => failed, close: () => abort.abort() };
+  });
+  const ended = () => {
+    if (!closing) failed = true;
+  };
+  res.once('end', ended).once('error', ended).once('close', ended);
+  return {
+    received: () => events,
+    failed: () => failed,
+    close: () => {
+      closing = true;
+      req.destroy();
+    },
+  };
 }
 
 export async function socketSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
@@ -89,15 +112,17 @@ export async function socketSubscriber(t: FanoutTarget, thread: string, delivery
     ws.once('open', () => {
       ws.send(JSON.stringify({ id: 1, method: 'subscription.subscribe', params: { channels: CHANNELS } }));
     });
-    ws.on('message', (data) => {
-      const text = String(data);
-      if (delivery) {
-        const delay = deliveryOf(text, Date.now(), delivery.since());
-        if (delay !== null) delivery.delays.push(delay);
+    ws.on('message', (data: Buffer) => {
+      if (data.subarray(0, EVENT_MESSAGE.length).equals(EVENT_MESSAGE)) {
+        events += 1;
+        if (delivery) {
+          const delay = deliveryOf(data.toString('utf8'), Date.now(), delivery.since());
+          if (delay !== null) delivery.delays.push(delay);
+        }
+        return;
       }
-      const message = JSON.parse(text) as { type?: string; id?: number };
-      if (message.type === 'event') events += 1;
-      else if (message.id === 1 && message.type === 'success') resolve();
+      const message = JSON.parse(String(data)) as { type?: string; id?: number };
+      if (message.id === 1 && message.type === 'success') resolve();
       else if (message.id === 1) reject(new Error(`subscription.subscribe: ${String(data).slice(0, 200)}`));
     });
   });

@@ -15,6 +15,11 @@ export interface DeliveryFigure {
   events: number;
   p50Ms: number;
   p99Ms: number;
+  /**
+   * How busy the subscribers' own thread was while they read (its event loop's utilisation,
+   * 0–1): near 1 it could not keep up, and delivery measures the client, not the server.
+   */
+  clientBusy?: number;
 }
 
 interface Open {
@@ -74,6 +79,7 @@ async function serve(open: Open): Promise<void> {
     }
   }
   since = Date.now();
+  const busySince = performance.eventLoopUtilization();
   parentPort!.postMessage({ opened: subscribers.length, failed });
   parentPort!.once('message', () => {
     const eventsReceived = subscribers.reduce((sum, s) => sum + s.received(), 0);
@@ -81,8 +87,9 @@ async function serve(open: Open): Promise<void> {
     for (const s of subscribers) s.close();
     const delays = deliveries.flatMap((d) => d.delays).sort((a, b) => a - b);
     const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(delays.length * q))];
+    const clientBusy = Math.round(performance.eventLoopUtilization(busySince).utilization * 100) / 100;
     const delivery: DeliveryFigure | null = delays.length
-      ? { subscribers: deliveries.filter((d) => d.delays.length).length, events: delays.length, p50Ms: at(0.5), p99Ms: at(0.99) }
+      ? { subscribers: deliveries.filter((d) => d.delays.length).length, events: delays.length, p50Ms: at(0.5), p99Ms: at(0.99), clientBusy }
       : null;
     parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, delivery });
   });
