@@ -304,9 +304,38 @@ export class ShardAdapter implements Adapter<ShardFile> {
     return read;
   }
 
-  write(data: ShardFile): Promise<void> {
-    return this.writeFile(this.file, JSON.stringify(data));
+  async write(data: ShardFile): Promise<void> {
+    return this.writeFile(this.file, await shardText(data));
   }
+}
+
+/** How much of a shard's text is made between two turns of the event loop. */
+export const SHARD_TEXT_CHUNK = 128 * 1024;
+
+/**
+ * A shard's text, JSON.stringify(data)'s own, made a record at a time with a turn of the event
+ * loop after each SHARD_TEXT_CHUNK of it (issue 67 point 5): a background snapshot stringified a
+ * shard whole, and a shard of the checkpoints of threads with long histories is megabytes, one
+ * synchronous turn that every request arriving meanwhile waited for. The records are frozen,
+ * so they stay as they were between turns.
+ */
+export async function shardText(data: ShardFile): Promise<string> {
+  const parts: string[] = ['{"records":{'];
+  let made = 0;
+  let first = true;
+  // the object's own order, as JSON.stringify walks it
+  for (const [id, record] of Object.entries(data.records)) {
+    const part = `${first ? '' : ','}${JSON.stringify(id)}:${JSON.stringify(record)}`;
+    first = false;
+    parts.push(part);
+    made += part.length;
+    if (made >= SHARD_TEXT_CHUNK) {
+      made = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  parts.push('}}');
+  return parts.join('');
 }
 
 function readShardText(text: string, relative: string): ShardFile | Problem {

@@ -1,0 +1,33 @@
+// A snapshot's shard text is made a chunk at a time, with turns of the event loop between
+// (issue 67 point 5: a shard of checkpoints is megabytes, and stringified whole it was one
+// synchronous turn that every request arriving meanwhile waited for), and it is the very text
+// JSON.stringify makes of the shard, so every reader reads it as before.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SHARD_TEXT_CHUNK, shardText, type ShardFile } from '../../../src/adapters/embedded/dataDir.ts';
+
+test("a large shard's text is made over several turns, each a chunk, and is JSON.stringify's", async () => {
+  const records: ShardFile['records'] = {};
+  const message = 'x'.repeat(1000);
+  for (let i = 0; i < 2000; i += 1)
+    records[`thread-${i}`] = [i, Object.freeze({ values: { messages: [{ role: 'user', content: `${message} ${i}`, 'quote"d': '\u2028é' }] } })];
+  records['42'] = [1, { integer: 'like id, ordered first by JSON.stringify' }];
+  const data: ShardFile = { records };
+  let turns = 0;
+  let counting = true;
+  const tick = () => {
+    turns += 1;
+    if (counting) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const text = await shardText(data);
+  counting = false;
+  assert.equal(text, JSON.stringify(data));
+  const chunks = Math.floor(text.length / SHARD_TEXT_CHUNK);
+  assert.ok(chunks >= 10, `${text.length} characters`);
+  assert.ok(turns >= chunks - 1, `${turns} turns of the event loop while ${text.length} characters were made (${chunks} chunks)`);
+});
+
+test("an empty shard is JSON.stringify's too", async () => {
+  assert.equal(await shardText({ records: {} }), JSON.stringify({ records: {} }));
+});
