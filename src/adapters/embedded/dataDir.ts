@@ -80,7 +80,7 @@ export function privateFile(file: string): void {
 }
 
 /** Writes a whole file or nothing: a private temporary file renamed over the old one. */
-export async function writeFileAtomic(file: string, data: string, sync: boolean): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Buffer, sync: boolean): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
   await fs.promises.rm(tmp, { force: true }); // a leftover keeps its old mode; start afresh
   try {
@@ -295,7 +295,7 @@ export class ShardAdapter implements Adapter<ShardFile> {
   constructor(
     readonly file: string,
     private readonly relative: string,
-    private readonly writeFile: (file: string, data: string) => Promise<void> = (file, data) => writeFileAtomic(file, data, false),
+    private readonly writeFile: (file: string, data: Buffer) => Promise<void> = (file, data) => writeFileAtomic(file, data, false),
   ) {}
 
   async read(): Promise<ShardFile | null> {
@@ -305,7 +305,7 @@ export class ShardAdapter implements Adapter<ShardFile> {
   }
 
   async write(data: ShardFile): Promise<void> {
-    return this.writeFile(this.file, await shardText(data));
+    return this.writeFile(this.file, await shardBytes(data));
   }
 }
 
@@ -313,29 +313,32 @@ export class ShardAdapter implements Adapter<ShardFile> {
 export const SHARD_TEXT_CHUNK = 128 * 1024;
 
 /**
- * A shard's text, JSON.stringify(data)'s own, made a record at a time with a turn of the event
- * loop after each SHARD_TEXT_CHUNK of it (issue 67 point 5): a background snapshot stringified a
- * shard whole, and a shard of the checkpoints of threads with long histories is megabytes, one
- * synchronous turn that every request arriving meanwhile waited for. The records are frozen,
- * so they stay as they were between turns.
+ * A shard's file, the UTF-8 of JSON.stringify(data), made and encoded a record at a time, with
+ * a turn of the event loop after each SHARD_TEXT_CHUNK of it (issue 67 point 5): a background
+ * snapshot stringified a shard whole and the file write encoded the text whole, and a shard of
+ * the checkpoints of threads with long histories is megabytes — one synchronous turn (~20 ms
+ * for 2 MB, most of it the encoding) that every request arriving meanwhile waited for. Each
+ * record's JSON is encoded as JSON.stringify made it (a flat string: encoding the text of the
+ * whole shard, or of a chunk built by concatenation, cost twice the CPU). The records are
+ * frozen, so they stay as they were between turns.
  */
-export async function shardText(data: ShardFile): Promise<string> {
-  const parts: string[] = ['{"records":{'];
+export async function shardBytes(data: ShardFile): Promise<Buffer> {
+  const chunks: Buffer[] = [Buffer.from('{"records":{')];
   let made = 0;
   let first = true;
   // the object's own order, as JSON.stringify walks it
   for (const [id, record] of Object.entries(data.records)) {
-    const part = `${first ? '' : ','}${JSON.stringify(id)}:${JSON.stringify(record)}`;
+    const json = Buffer.from(JSON.stringify(record));
+    chunks.push(Buffer.from((first ? '' : ',') + JSON.stringify(id) + ':'), json);
     first = false;
-    parts.push(part);
-    made += part.length;
+    made += json.length;
     if (made >= SHARD_TEXT_CHUNK) {
       made = 0;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  parts.push('}}');
-  return parts.join('');
+  chunks.push(Buffer.from('}}'));
+  return Buffer.concat(chunks);
 }
 
 function readShardText(text: string, relative: string): ShardFile | Problem {

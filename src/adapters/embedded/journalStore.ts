@@ -50,7 +50,7 @@ export interface StoreIo {
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
   /** Writes a snapshot file whole or not at all. */
-  writeFile(file: string, data: string, sync: boolean): Promise<void>;
+  writeFile(file: string, data: string | Buffer, sync: boolean): Promise<void>;
 }
 
 // looked up on each call, so a test's fs shim (or a preloaded one) is seen
@@ -412,7 +412,7 @@ export class JournalStore implements Store {
           const db = new Low<ShardFile>(
             new ShardAdapter(file, path.relative(this.dataDir, file), async (f, data) => {
               await this.io.writeFile(f, data, this.fsyncEach);
-              written = data.length; // characters: bytes for the ASCII most of it is, and no scan of the text
+              written = data.length;
             }),
             { records },
           );
