@@ -11,6 +11,7 @@ import { ROOT, startAgentplane } from './agentplane.ts';
 import { measureFanout } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
+import { busyStretches } from './busyStretches.ts';
 
 const subscribers = Number(process.argv[2] ?? 1000);
 const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
@@ -48,3 +49,7 @@ const all = self.reduce((sum, [, us]) => sum + us, 0);
 const idle = self.find(([key]) => key === '(idle)')?.[1] ?? 0;
 console.log(`main thread busy ${((all - idle) / 1e6).toFixed(1)} s of ${(all / 1e6).toFixed(1)} s; most self time:`);
 for (const [key, us] of self.filter(([k]) => k !== '(idle)').slice(0, 25)) console.log(`  ${(us / 1e6).toFixed(2).padStart(7)} s  ${key}`);
+// a request waits for the turn it arrives in: the longest stretches without an idle sample, and what spent them
+const stretches = busyStretches(profile, 5);
+console.log(`${stretches.count} busy stretches; lasting at least: ${stretches.atLeast.map(([b, n]) => `${b} ms ${n}`).join(', ')}; the longest:`);
+for (const s of stretches.longest) console.log(`  ${s.ms} ms at ${s.atMs} ms: ${s.self.map(([k, ms]) => `${k} ${ms}`).join('; ')}`);
