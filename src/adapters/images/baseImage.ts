@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ContainerEngine, RunOptions } from './engine.ts';
+import { buildOnce } from './buildOnce.ts';
 
 /** Changes when the layout below changes, so an older base is not reused. */
 const LAYOUT_VERSION = 2;
@@ -142,7 +143,10 @@ ENV PATH=/usr/local/bin:/usr/bin:/bin HOME=/root SSL_CERT_FILE=${CA_BUNDLE} NODE
 /** The base image's tag, built first when this machine has none yet. */
 export async function ensureBaseImage(engine: ContainerEngine, options: RunOptions = {}, nodeBinary = process.execPath): Promise<string> {
   const tag = baseImageTag(nodeBinary);
-  if (await engine.hasImage(tag)) return tag;
+  return buildOnce(engine, tag, async () => ((await engine.hasImage(tag)) ? tag : buildBaseImage(engine, tag, options, nodeBinary)));
+}
+
+async function buildBaseImage(engine: ContainerEngine, tag: string, options: RunOptions, nodeBinary: string): Promise<string> {
   const context = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-base-'));
   try {
     assembleRootfs(path.join(context, 'rootfs'), nodeBinary);

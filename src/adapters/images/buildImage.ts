@@ -14,7 +14,8 @@ import { detectInstallCommand } from './installCommand.ts';
 import { baseImageTag, ensureBaseImage, IMAGE_USER } from './baseImage.ts';
 import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts';
 import { stageProjectContext } from './buildContext.ts';
-import { serverFiles, stageServerFiles } from './serverFiles.ts';
+import { serverFiles, stageServerFiles, type ServerFiles } from './serverFiles.ts';
+import { buildOnce } from './buildOnce.ts';
 
 /** The port agentplane listens on in its images (upstream's images use 8000 too). */
 export const IMAGE_PORT = 8000;
@@ -63,8 +64,14 @@ export async function ensureServerImage(
     .digest('hex')
     .slice(0, 12);
   const tag = `localhost/agentplane-server:${digest}`;
-  if (await engine.hasImage(tag)) return tag;
-  const base = await ensureBaseImage(engine, options, nodeBinary);
+  return buildOnce(engine, tag, async () => {
+    if (await engine.hasImage(tag)) return tag;
+    const base = await ensureBaseImage(engine, options, nodeBinary);
+    return buildServerImage(engine, files, base, tag, options);
+  });
+}
+
+async function buildServerImage(engine: ContainerEngine, files: ServerFiles, base: string, tag: string, options: RunOptions): Promise<string> {
   return withContext('agentplane-server-', async (context) => {
     const { packageDir } = stageServerFiles(files, path.join(context, 'agentplane'));
     const bin = path.posix.join(SERVER_HOME, path.relative(path.join(context, 'agentplane'), packageDir).split(path.sep).join('/'), 'bin', 'agentplane.js');

@@ -54,4 +54,15 @@ describe('the server image', () => {
       [`FROM ${baseImageTag(process.execPath)}`, `FROM ${baseImageTag(otherNode)}`],
     );
   });
+
+  it('is built once when two builds ask for it together (two deployments created at once), both getting its tag', async () => {
+    const root = packageRoot();
+    const { engine, built } = recordingEngine();
+    const [a, b] = await Promise.all([ensureServerImage(engine, root, {}, process.execPath), ensureServerImage(engine, root, {}, process.execPath)]);
+    assert.equal(a, b);
+    assert.deepEqual(
+      built.map((x) => x.tag),
+      [a],
+    );
+  });
 });
