@@ -224,6 +224,13 @@ const toRun = throughTsx
       )
     ).map((f) => path.relative(process.cwd(), f));
 if (!throughTsx) console.log(`compiled the tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+// the container suite's files each build on the base and server images: built here once,
+// before they start, not by each of the first three at once (test/containers/support/sharedLayers.ts)
+if (found.some((f) => suiteOf(f) === 'containers')) {
+  const { buildSharedLayers } = await import('../test/containers/support/sharedLayers.ts');
+  const building = Date.now();
+  console.log(`the container suite's shared layers: ${await buildSharedLayers()} (${((Date.now() - building) / 1000).toFixed(1)} s)`);
+}
 const child = spawn(
   process.execPath,
   [
