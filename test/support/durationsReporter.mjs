@@ -28,5 +28,9 @@ export default async function* durations(source) {
   }
   for (const [file, s] of Object.entries(seconds)) recorded[file] = Math.round(s * 10) / 10;
   fs.mkdirSync(path.dirname(record), { recursive: true });
-  fs.writeFileSync(record, JSON.stringify(recorded, null, 2) + '\n');
+  // written whole and then renamed: CI runs two suites at once, and the other's reporter must
+  // never read a half-written record (it would start over from an empty one)
+  const written = `${record}.${process.pid}`;
+  fs.writeFileSync(written, JSON.stringify(recorded, null, 2) + '\n');
+  fs.renameSync(written, record);
 }
