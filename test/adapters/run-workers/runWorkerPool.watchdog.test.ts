@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
 import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
+import { blockThread } from '../../support/blockThread.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 const lastWords = (values: unknown) => ((values as { messages?: { content: string }[] }).messages ?? []).at(-1)?.content;
@@ -82,8 +83,7 @@ describe('the run watchdog', () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'stepping', { input: say('step'), context: { ms: STALL_S * 2 * 1000 } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const until = performance.now() + STALL_S * 2 * 1000;
-    while (performance.now() < until);
+    blockThread(STALL_S * 2 * 1000);
     await client.runs.join(thread.thread_id, run.run_id);
     assert.equal(((await client.runs.get(thread.thread_id, run.run_id)) as { status: string }).status, 'success');
   });
