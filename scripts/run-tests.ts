@@ -189,7 +189,8 @@ const env: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1',
   [TEST_RUN_ENV]: run,
-  AGENTPLANE_TEST_DURATIONS: path.resolve(RECORDED_DURATIONS),
+  // a run of the runner's own test names a record of its own
+  AGENTPLANE_TEST_DURATIONS: process.env.AGENTPLANE_TEST_DURATIONS ?? path.resolve(RECORDED_DURATIONS),
   // the conformance suite at 10 random cases per property (its default is 40): every edge
   // case runs first whatever the depth, and they reach every documented outcome the suite can
   FUZZ_RUNS: process.env.FUZZ_RUNS ?? '10',

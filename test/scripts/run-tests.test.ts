@@ -51,9 +51,17 @@ test('every test of a folder runs when its files share a process, the ones regis
   assert.equal(pass, 4, output);
 });
 
-test('every test runs when each file has a process of its own (TEST_GROUPS=0)', async () => {
+test('every test runs when each file has a process of its own (TEST_GROUPS=0), and each file’s seconds are recorded', async () => {
   writeFiles();
-  const { tests, pass, output } = await run({ TEST_GROUPS: '0' });
+  const record = path.join(dir, 'durations.json');
+  const { tests, pass, output } = await run({ TEST_GROUPS: '0', AGENTPLANE_TEST_DURATIONS: record });
   assert.equal(tests, 4, output);
   assert.equal(pass, 4, output);
+  // the record orders and groups the next run's files; --test-force-exit once ended the runner before it was written
+  const seconds = JSON.parse(fs.readFileSync(record, 'utf8')) as Record<string, number>;
+  const relative = path.relative(ROOT, dir);
+  assert.deepEqual(
+    Object.keys(seconds).sort(),
+    ['a', 'b', 'c'].map((name) => path.join(relative, `${name}.test.ts`)),
+  );
 });

@@ -9,6 +9,12 @@ import path from 'node:path';
 // eslint-disable-next-line require-yield -- it only records
 export default async function* durations(source) {
   const record = process.env.AGENTPLANE_TEST_DURATIONS;
+  let recorded = {};
+  try {
+    if (record) recorded = JSON.parse(fs.readFileSync(record, 'utf8'));
+  } catch {
+    // none yet
+  }
   const seconds = {};
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
@@ -18,18 +24,17 @@ export default async function* durations(source) {
     // module, not under the file that ran it: that file keeps its kept record instead
     if (!file.endsWith('.test.ts')) continue;
     seconds[file] = (seconds[file] ?? 0) + event.data.details.duration_ms / 1000;
+    recorded[file] = Math.round(seconds[file] * 10) / 10;
+    // written as each test ends, not once the run has: the runner's --test-force-exit ends
+    // the process as soon as the last test has, before a reporter's end is reached (the
+    // record was never written since that flag came)
+    if (record) write(record, recorded);
   }
-  if (!record) return;
-  let recorded = {};
-  try {
-    recorded = JSON.parse(fs.readFileSync(record, 'utf8'));
-  } catch {
-    // none yet
-  }
-  for (const [file, s] of Object.entries(seconds)) recorded[file] = Math.round(s * 10) / 10;
+}
+
+/** Written whole and then renamed: CI may run two suites at once, and the other's reporter must never read a half-written record. */
+function write(record, recorded) {
   fs.mkdirSync(path.dirname(record), { recursive: true });
-  // written whole and then renamed: CI runs two suites at once, and the other's reporter must
-  // never read a half-written record (it would start over from an empty one)
   const written = `${record}.${process.pid}`;
   fs.writeFileSync(written, JSON.stringify(recorded, null, 2) + '\n');
   fs.renameSync(written, record);
