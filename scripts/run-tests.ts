@@ -29,7 +29,7 @@ import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, start
 /** The suites a walk leaves out unless asked for, each by its flag and the suffix of its files. */
 const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
 const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
-/** Seconds per file of one full run (refreshed 2026-11-24 from .cache/test-durations.json), for a clone that has no record of its own yet. */
+/** Seconds per file of one full run (refreshed 2026-11-27 from .cache/test-durations.json), for a clone that has no record of its own yet. */
 const KEPT_DURATIONS = 'test/support/test-durations.json';
 /** Seconds per file of the last run here (written by the durations reporter). */
 const RECORDED_DURATIONS = '.cache/test-durations.json';
