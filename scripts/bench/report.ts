@@ -434,7 +434,7 @@ export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
   const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\``, ''];
   if (!rc) return [...out, 'Not measured in this run.', ''];
   out.push(
-    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts of 1,000 requests (10 connections) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over the time to its last response; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,
+    `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts (10 connections; the run's method list says their size) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over the time to its last response; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,
     '',
     '| Route | current req/s | baseline req/s | current ÷ baseline | min–max | current µs/request | baseline µs/request | baseline ÷ current | min–max |',
     '|---|--:|--:|--:|---|--:|--:|--:|---|',
@@ -443,6 +443,12 @@ export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
   for (const f of rc.figures)
     out.push(
       `| \`${f.route}\` | ${fmt(f.currentRps)} | ${fmt(f.baselineRps)} | ${f.rpsRatio == null ? '—' : `${fmt(f.rpsRatio, 2)}×`} | ${range(f.rpsRatioMin, f.rpsRatioMax)} | ${fmt(f.currentUs, 1)} | ${fmt(f.baselineUs, 1)} | ${fmt(f.ratio, 2)}× | ${range(f.ratioMin, f.ratioMax)} |`,
+    );
+  const clients = rc.figures.filter((f) => f.clientShare != null);
+  if (clients.length)
+    out.push(
+      '',
+      `The load generator (autocannon, in the bench's own process), its CPU a request on the current tree / the baseline and its share of one core over a burst (median, highest): ${clients.map((f) => `\`${f.route}\` ${fmt(f.currentClientUs!, 1)} / ${fmt(f.baselineClientUs!, 1)} µs, ${fmt(f.clientShare!, 2)} (${fmt(f.clientShareMax!, 2)})`).join('; ')}. Near one core the client, not the server, would bound the throughput.`,
     );
   out.push('');
   return out;

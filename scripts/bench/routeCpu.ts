@@ -1,12 +1,15 @@
 // CPU per request and throughput on the routes the current tree shares with a baseline tree (d5486dc, the
 // main before the request path's regression): `npx tsx scripts/bench/routeCpu.ts [ref]
-// [pairs] [rounds]`. Both servers are up at once and each route is driven in short bursts,
-// alternately, the order flipping every round, so the two see the same moments of a shared
-// machine; a burst's figure is the server's own CPU time (every thread's, in ns, from
-// /proc/<pid>/task/*/schedstat) over its requests, and its throughput (requests over the
-// burst's wall time: what a user sees; issue 67 asks for both). Per route: each tree's median
-// µs a request and req/s, and the ratios baseline µs / current µs and current req/s / baseline
-// req/s, each the median of the rounds' ratios with their range. `pairs` fresh pairs of processes (a process's JIT may settle differently).
+// [pairs] [rounds]`. Both servers are up at once and each route is driven in bursts of about
+// ROUTE_CPU_BURST_SECONDS each (the same request count on both), alternately, the order
+// flipping every round, so the two see the same moments of a shared machine; a burst's figure
+// is the server's own CPU time (every thread's, in ns, from /proc/<pid>/task/*/schedstat) over
+// its requests, and its throughput (requests over the burst's wall time: what a user sees;
+// issue 67 asks for both). The client's own CPU is read over each burst too: a saturated client
+// would make the throughput ratio the client's. Per route: each tree's median µs a request and
+// req/s, and the ratios baseline µs / current µs and current req/s / baseline req/s, each the
+// median of the rounds' ratios with their range. `pairs` fresh pairs of processes (a process's
+// JIT may settle differently).
 import path from 'node:path';
 import fs from 'node:fs';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -18,7 +21,15 @@ import { ROUTE_CPU_ROUTES, type RouteCpuFigure, type RouteName } from './routeCp
 
 export { ROUTE_CPU_ROUTES, type RouteCpuFigure };
 
+/** The first untimed burst of each route on each server, in requests: it also gives the rate a timed burst is sized by. */
 export const ROUTE_CPU_BURST = 1000;
+/**
+ * A timed burst lasts about this long on the slower server (its requests: the slower one's
+ * warm rate times this). Bursts of 1,000 requests (0.1 s at 10k req/s) put a scheduler tick
+ * or a collection of either process into one burst's figure: their rounds ranged 0.3–2×.
+ * Both servers get the same count, so a write route grows both stores alike.
+ */
+export const ROUTE_CPU_BURST_SECONDS = Number(process.env.BENCH_ROUTE_BURST_SECONDS ?? 2);
 
 /** A process's CPU time in seconds, every thread's, at nanosecond resolution (Linux). */
 export function processCpuPrecise(pid: number): number {
@@ -52,26 +63,45 @@ const median = (xs: number[]) => {
 };
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
-/** One burst of `BURST` requests: the server's CPU µs a request, and the burst's req/s (its requests over the time to its last response). */
-async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }): Promise<{ us: number; rps: number }> {
+interface Burst {
+  /** Server CPU µs a request. */
+  us: number;
+  rps: number;
+  /** The bench process's own CPU (the load generator) µs a request, and its share of one core over the burst. */
+  clientUs: number;
+  clientShare: number;
+}
+
+/** One burst of `amount` requests: the server's CPU µs a request, the burst's req/s (its requests over the time to its last response), and the client's CPU. */
+async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }, amount: number): Promise<Burst> {
   const pid = ap.pid;
   const before = processCpuPrecise(pid);
+  const clientBefore = process.cpuUsage();
   const result = await load({
     url: ap.url + route.url,
     method: route.method,
     body: route.body,
     headers: route.body ? { ...ap.headers, 'content-type': 'application/json' } : ap.headers,
     connections: 10,
-    amount: ROUTE_CPU_BURST,
+    amount,
   });
+  const client = process.cpuUsage(clientBefore);
   if (result.non2xx || result.errors) throw new Error(`${route.method ?? 'GET'} ${route.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   // requests over the time to the last response (autocannon's own end waits for its 1 s tick)
-  return { us: ((processCpuPrecise(pid) - before) / ROUTE_CPU_BURST) * 1e6, rps: result.requests / (result.lastResponseSeconds ?? result.seconds) };
+  const seconds = result.lastResponseSeconds ?? result.seconds;
+  const clientSeconds = (client.user + client.system) / 1e6;
+  return {
+    us: ((processCpuPrecise(pid) - before) / amount) * 1e6,
+    rps: result.requests / seconds,
+    clientUs: (clientSeconds / amount) * 1e6,
+    clientShare: clientSeconds / seconds,
+  };
 }
 
 /**
  * `pairs` pairs of fresh servers (the current tree and the baseline's), each pair measured in
- * `rounds` rounds per route after two untimed bursts of each route on each.
+ * `rounds` rounds per route after the same untimed bursts of each route on each, the first of
+ * ROUTE_CPU_BURST requests, each next one sized by the last, until the size settles.
  */
 export async function measureRouteCpu(
   baselineRoot: string,
@@ -79,19 +109,7 @@ export async function measureRouteCpu(
   options: { pairs: number; rounds: number },
   log: (s: string) => void,
 ): Promise<RouteCpuFigure[]> {
-  const samples = new Map(
-    ROUTE_CPU_ROUTES.map((r) => [
-      r,
-      {
-        current: [] as number[],
-        baseline: [] as number[],
-        ratios: [] as number[],
-        currentRps: [] as number[],
-        baselineRps: [] as number[],
-        rpsRatios: [] as number[],
-      },
-    ]),
-  );
+  const samples = new Map(ROUTE_CPU_ROUTES.map((r) => [r, { current: [] as Burst[], baseline: [] as Burst[] }]));
   for (let pair = 0; pair < options.pairs; pair += 1) {
     const servers: { tree: 'current' | 'baseline'; ap: Agentplane }[] = [];
     try {
@@ -105,22 +123,32 @@ export async function measureRouteCpu(
       }
       const routes = await Promise.all(servers.map((s) => seed(s.ap)));
       for (const s of servers) await untilIdle(s.ap);
-      for (const name of ROUTE_CPU_ROUTES) for (let i = 0; i < 2; i += 1) for (const [k, s] of servers.entries()) await burst(s.ap, routes[k][name]);
+      const amounts = new Map<RouteName, number>();
+      for (const name of ROUTE_CPU_ROUTES) {
+        // untimed bursts on both, each sized by the last one's slower rate, until the size settles: a
+        // route's first bursts run cold (its code not yet optimised) and would size the timed ones too small
+        let amount = ROUTE_CPU_BURST;
+        for (let i = 0; i < 5; i += 1) {
+          const rates: number[] = [];
+          for (const [k, s] of servers.entries()) rates.push((await burst(s.ap, routes[k][name], amount)).rps);
+          const next = Math.max(ROUTE_CPU_BURST, Math.round(Math.min(...rates) * ROUTE_CPU_BURST_SECONDS));
+          const settled = i > 0 && next < amount * 1.25;
+          amount = Math.max(amount, next);
+          if (settled) break;
+        }
+        amounts.set(name, amount);
+      }
       for (const name of ROUTE_CPU_ROUTES) {
         const got = samples.get(name)!;
+        const mine = { current: [] as Burst[], baseline: [] as Burst[] };
         for (let round = 0; round < options.rounds; round += 1) {
-          const inRound: Record<string, { us: number; rps: number }> = {};
-          const order = round % 2 ? [1, 0] : [0, 1];
-          for (const k of order) inRound[servers[k].tree] = await burst(servers[k].ap, routes[k][name]);
-          got.current.push(inRound.current.us);
-          got.baseline.push(inRound.baseline.us);
-          got.ratios.push(inRound.baseline.us / inRound.current.us);
-          got.currentRps.push(inRound.current.rps);
-          got.baselineRps.push(inRound.baseline.rps);
-          got.rpsRatios.push(inRound.current.rps / inRound.baseline.rps);
+          for (const k of round % 2 ? [1, 0] : [0, 1]) mine[servers[k].tree].push(await burst(servers[k].ap, routes[k][name], amounts.get(name)!));
         }
+        got.current.push(...mine.current);
+        got.baseline.push(...mine.baseline);
+        const m = (tree: 'current' | 'baseline', key: keyof Burst) => median(mine[tree].map((b) => b[key]));
         log(
-          `  pair ${pair} ${name.padEnd(26)} current ${r2(median(got.current.slice(-options.rounds)))} µs, baseline ${r2(median(got.baseline.slice(-options.rounds)))} µs; current ${Math.round(median(got.currentRps.slice(-options.rounds)))} req/s, baseline ${Math.round(median(got.baselineRps.slice(-options.rounds)))} req/s`,
+          `  pair ${pair} ${name.padEnd(26)} ${amounts.get(name)} requests a burst: current ${r2(m('current', 'us'))} µs, baseline ${r2(m('baseline', 'us'))} µs; current ${Math.round(m('current', 'rps'))} req/s, baseline ${Math.round(m('baseline', 'rps'))} req/s; client ${r2(m('current', 'clientUs'))} / ${r2(m('baseline', 'clientUs'))} µs a request, ${r2(m('current', 'clientShare'))} / ${r2(m('baseline', 'clientShare'))} of a core`,
         );
       }
     } finally {
@@ -128,26 +156,34 @@ export async function measureRouteCpu(
     }
   }
   return ROUTE_CPU_ROUTES.map((route) => {
-    const got = samples.get(route)!;
+    const { current, baseline } = samples.get(route)!;
+    // a round is the two bursts of the same index: the same moments of the shared machine
+    const ratios = current.map((c, i) => baseline[i].us / c.us);
+    const rpsRatios = current.map((c, i) => c.rps / baseline[i].rps);
+    const shares = [...current, ...baseline].map((b) => b.clientShare);
     return {
       route,
-      currentUs: r2(median(got.current)),
-      baselineUs: r2(median(got.baseline)),
-      ratio: r2(median(got.ratios)),
-      ratioMin: r2(Math.min(...got.ratios)),
-      ratioMax: r2(Math.max(...got.ratios)),
-      rounds: got.ratios.length,
-      currentRps: Math.round(median(got.currentRps)),
-      baselineRps: Math.round(median(got.baselineRps)),
-      rpsRatio: r2(median(got.rpsRatios)),
-      rpsRatioMin: r2(Math.min(...got.rpsRatios)),
-      rpsRatioMax: r2(Math.max(...got.rpsRatios)),
+      currentUs: r2(median(current.map((b) => b.us))),
+      baselineUs: r2(median(baseline.map((b) => b.us))),
+      ratio: r2(median(ratios)),
+      ratioMin: r2(Math.min(...ratios)),
+      ratioMax: r2(Math.max(...ratios)),
+      rounds: ratios.length,
+      currentRps: Math.round(median(current.map((b) => b.rps))),
+      baselineRps: Math.round(median(baseline.map((b) => b.rps))),
+      rpsRatio: r2(median(rpsRatios)),
+      rpsRatioMin: r2(Math.min(...rpsRatios)),
+      rpsRatioMax: r2(Math.max(...rpsRatios)),
+      currentClientUs: r2(median(current.map((b) => b.clientUs))),
+      baselineClientUs: r2(median(baseline.map((b) => b.clientUs))),
+      clientShare: r2(median(shares)),
+      clientShareMax: r2(Math.max(...shares)),
     };
   });
 }
 
 export const describeRouteCpu = (f: RouteCpuFigure) =>
-  `${f.route.padEnd(26)} CPU: current ${f.currentUs} µs, baseline ${f.baselineUs} µs a request: ${f.ratio}× (rounds ${f.ratioMin}–${f.ratioMax}, n=${f.rounds}); throughput: current ${f.currentRps} req/s, baseline ${f.baselineRps} req/s: ${f.rpsRatio}× (rounds ${f.rpsRatioMin}–${f.rpsRatioMax})`;
+  `${f.route.padEnd(26)} CPU: current ${f.currentUs} µs, baseline ${f.baselineUs} µs a request: ${f.ratio}× (rounds ${f.ratioMin}–${f.ratioMax}, n=${f.rounds}); throughput: current ${f.currentRps} req/s, baseline ${f.baselineRps} req/s: ${f.rpsRatio}× (rounds ${f.rpsRatioMin}–${f.rpsRatioMax}); client: ${f.currentClientUs} / ${f.baselineClientUs} µs a request, ${f.clientShare} of a core (at most ${f.clientShareMax})`;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', pairs = '2', rounds = '10'] = process.argv.slice(2);

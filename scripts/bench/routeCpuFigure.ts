@@ -23,4 +23,13 @@ export interface RouteCpuFigure {
   rpsRatio?: number;
   rpsRatioMin?: number;
   rpsRatioMax?: number;
+  /**
+   * The load generator (autocannon, in the bench's own process): its CPU µs a request on each
+   * tree (medians of the bursts), and its share of one core over a burst (median and highest):
+   * near 1, the client and not the server bounds the throughput. Absent in older reports.
+   */
+  currentClientUs?: number;
+  baselineClientUs?: number;
+  clientShare?: number;
+  clientShareMax?: number;
 }

@@ -36,7 +36,7 @@ import {
   type FreshContender,
   type FreshProcess,
 } from './freshPeer.ts';
-import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST } from './routeCpu.ts';
+import { describeRouteCpu, measureRouteCpu, ROUTE_CPU_BURST, ROUTE_CPU_BURST_SECONDS } from './routeCpu.ts';
 import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
 import { mergeReports, writeReport } from './report.ts';
@@ -635,7 +635,7 @@ async function phaseRouteCpu() {
     skip(`routes against ${ref}`, err);
   }
   report.method.push(
-    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven ${ROUTE_CPU_BURST.toLocaleString('en-US')} requests at a time (10 connections) on one and then the other, twice untimed and then ${ROUTE_ROUNDS} rounds, the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. Each burst is read two ways (issue 67): its throughput (its requests over the time from its start to its last response: what a user sees) and the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat, the figure least moved by a shared machine); each route's ratio by each method is the median of the rounds' ratios, with their range.`,
+    `Routes against the route baseline (BENCH_ROUTE_BASELINE, default \`d5486dc\`): the current tree and that ref, each started the way the bench starts agentplane, up at once; per pair of fresh processes, each route (a deployment and a thread made first) is driven in bursts over 10 connections on one and then the other: untimed ones first (${ROUTE_CPU_BURST.toLocaleString('en-US')} requests, then each sized by the last one's slower rate, until the size settles), then ${ROUTE_ROUNDS} rounds of bursts of that size (about ${ROUTE_CPU_BURST_SECONDS} s on the slower tree; both trees the same count, so a write route grows both stores alike), the order flipping every round; ${ROUTE_PAIRS} pair${ROUTE_PAIRS > 1 ? 's' : ''}. Each burst is read two ways (issue 67): its throughput (its requests over the time from its start to its last response: what a user sees) and the server's own CPU time over it (every thread's, /proc/<pid>/task/*/schedstat, the figure least moved by a shared machine); each route's ratio by each method is the median of the rounds' ratios, with their range. The load generator (autocannon) runs in the bench's own process: its CPU a request on each tree and its share of a core are kept beside the figures (near one core, the client and not the server would bound the throughput).`,
   );
 }
 

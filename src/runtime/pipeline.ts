@@ -26,6 +26,7 @@ import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from './cu
 import { isRefusal, type CustomAuth } from './customAuth.ts';
 import type { SocketDoor, SocketReply } from './socketDoor.ts';
 import { StartFailed } from './deferredHandlers.ts';
+import { REQUEST_ID_HEADER, RequestIdResponse } from './requestIdResponse.ts';
 
 export type { OperationHandler } from './handler.ts';
 
@@ -388,7 +389,9 @@ export function createPipeline(options: PipelineOptions) {
     if (observe) {
       const given = (options.customApp?.innerRequest(req) && req.headers[INNER_REQUEST_ID_HEADER]) || req.headers['x-request-id'];
       requestId = typeof given === 'string' && given.length > 0 && given.length <= 200 ? given : randomUUID();
-      res.setHeader('X-Request-Id', requestId);
+      // sent with the head (requestIdResponse.ts); a response of another kind (in process) has it set now
+      if (res instanceof RequestIdResponse) res.sendRequestId(requestId);
+      else res.setHeader(REQUEST_ID_HEADER, requestId);
     }
     let ctx: HttpRequestContext | undefined;
     // one listener per request for everything that waits for its end
@@ -414,6 +417,7 @@ export function createPipeline(options: PipelineOptions) {
         if (baseErrors) return send(res, asGoogleRpc(httpError(404, `Not Found: ${method} ${pathname} is no operation of this API`), baseErrors));
         if (custom) {
           operationId = 'custom';
+          sendRequestIdNow(res);
           return await custom.routes(req, res);
         }
         return send(res, httpError(404, 'Not Found'));
@@ -422,6 +426,7 @@ export function createPipeline(options: PipelineOptions) {
         if (!custom.innerRequest(req)) {
           // the app's middleware first; the API answers the call it passes on (counted there)
           operationId = 'custom';
+          sendRequestIdNow(res);
           return await custom.around(req, res);
         }
         restoreClientHost(req);
@@ -505,6 +510,11 @@ export function createPipeline(options: PipelineOptions) {
   }
 
   return { handle, socketDoor, admit: admitCall };
+}
+
+/** The request id as a header before the head is written: the project's http.app reads it from the response (customRoutes.ts). */
+function sendRequestIdNow(res: ServerResponse): void {
+  if (res instanceof RequestIdResponse) res.setRequestIdNow();
 }
 
 /** Whose caps a call counts against: its tenant, else the address it came from (never this server's own). */

@@ -4,6 +4,7 @@
 import { serveProtocolSocket } from './protocolSocket.ts';
 import { endStream } from './sse.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { RequestIdResponse } from './requestIdResponse.ts';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
@@ -157,6 +158,8 @@ export async function startHttpServer(
     config.project.http?.app && !config.mock ? await loadCustomApp(config.project.http.app, projectDir, { serverUrl: () => listening }) : undefined;
   // custom auth authenticates the callers of the operations whose `x-auth` is not `public`
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
+  // the access line's fields are made only where its level is written (LOG_LEVEL=warn: never)
+  const accessLog = config.accessLog && log.enabled('info');
   const { handle, socketDoor, admit } = createPipeline({
     documents: apiDocuments,
     handlers: deferred.handlers,
@@ -182,7 +185,7 @@ export async function startHttpServer(
     customAuthFor: (operationId) => authenticated.has(operationId),
     observe: (answered) => {
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
-      if (config.accessLog) {
+      if (accessLog) {
         log.info('request', {
           method: answered.method,
           path: answered.path,
@@ -214,7 +217,8 @@ export async function startHttpServer(
     });
     void handle(req, res);
   });
-  const httpServer = createServer(web.handler as never);
+  // answers of class RequestIdResponse: their X-Request-Id goes out with the rest of the head
+  const httpServer = createServer({ ServerResponse: RequestIdResponse }, web.handler as never);
   http = httpServer;
   httpServer.keepAliveTimeout = 65_000;
   // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/protocolSocket.ts)

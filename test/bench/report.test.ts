@@ -557,6 +557,13 @@ test('the routes against d5486dc are read by throughput and by CPU per request, 
   assert.match(baselineSection({ baseline: null, comparisons: [], routeCpu: report.routeCpu }).join('\n'), /No figure is more than 5% worse than `d5486dc`/);
   const routes = routeCpuSection(report).join('\n');
   assert.match(routes, /\| `POST \/threads` \| 900 \| 1,000 \| 0\.90× \| 0\.80–1\.00 \| 50\.0 \| 52\.5 \| 1\.05× \| 0\.80–1\.30 \|/);
+  assert.doesNotMatch(routes, /load generator/, 'figures without the client CPU say nothing of it');
+  // the client's CPU (measured since the bursts were sized by rate) is read beside the table
+  const measuredClient = {
+    ...report.routeCpu,
+    figures: report.routeCpu.figures.map((f) => ({ ...f, currentClientUs: 40, baselineClientUs: 38.5, clientShare: 0.4, clientShareMax: 0.55 })),
+  };
+  assert.match(routeCpuSection({ routeCpu: measuredClient }).join('\n'), /load generator .*`POST \/threads` 40\.0 \/ 38\.5 µs, 0\.40 \(0\.55\)/);
   // an older report's figure has no throughput: the row says so, the target is not measured
   const older = withBaseline();
   older.routeCpu = {
