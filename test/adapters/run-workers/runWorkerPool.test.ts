@@ -129,12 +129,14 @@ describe('runs in worker threads', () => {
     const seen = [visitsOf(await client.runs.wait(thread.thread_id, 'remember', { input: say('start') }))];
     for (let round = 0; round < 4; round += 1) {
       // another thread's run keeps a worker busy, so a worker picked by load alone would
-      // differ from the one the thread ran in (at least once in four rounds)
+      // differ from the one the thread ran in (at least once in four rounds); it lasts until
+      // cancelled once the resume is done, however long that takes, and no longer
       const other = await client.threads.create();
-      const blocker = await client.runs.create(other.thread_id, 'slow', { input: say('busy'), context: { delay_ms: 1000 } });
+      const blocker = await client.runs.create(other.thread_id, 'slow', { input: say('busy'), context: { delay_ms: 30_000 } });
       await started(client, other.thread_id, blocker.run_id);
       seen.push(visitsOf(await client.runs.wait(thread.thread_id, 'remember', { command: { resume: `round ${round}` } })));
-      await client.runs.join(other.thread_id, blocker.run_id);
+      assert.equal((await client.runs.get(other.thread_id, blocker.run_id)).status, 'running', 'the other run kept its worker busy throughout');
+      await client.runs.cancel(other.thread_id, blocker.run_id, true, 'interrupt');
     }
     // each resume runs the interrupted node again, then once more up to its next interrupt
     assert.deepEqual(seen, [1, 3, 5, 7, 9]);

@@ -17,6 +17,9 @@ const lastWords = (values: unknown) => ((values as { messages?: { content: strin
 // keep its thread busy for over a second on a loaded 2-core machine, and a worker blocked that
 // long sends no heartbeat, so a shorter limit stopped the warm-up run itself (CI, 2026-11-27)
 const STALL_S = 3;
+// how long the runs that must not be stopped last: past the limit and the watchdog round after
+// it (STALL_S / 4) with as much again to spare, so a run the watchdog would stop is stopped first
+const LONGER_MS = STALL_S * 2 * 1000;
 
 const project = {
   graphs: {
@@ -63,13 +66,13 @@ describe('the run watchdog', () => {
   });
 
   it('does not stop a run waiting on a model call longer than the limit', { timeout: 60_000 }, async () => {
-    const values = await client.runs.wait(null, 'thinking', { input: say('slowly'), context: { ms: STALL_S * 3 * 1000 } });
+    const values = await client.runs.wait(null, 'thinking', { input: say('slowly'), context: { ms: LONGER_MS } });
     assert.equal(lastWords(values), 'thought about: slowly');
   });
 
   it('does not stop a run whose many short steps last longer than the limit', { timeout: 60_000 }, async () => {
     const thread = await client.threads.create();
-    const values = await client.runs.wait(thread.thread_id, 'stepping', { input: say('step'), context: { ms: STALL_S * 3 * 1000 } });
+    const values = await client.runs.wait(thread.thread_id, 'stepping', { input: say('step'), context: { ms: LONGER_MS } });
     assert.equal(lastWords(values), 'took 10 steps');
     assert.deepEqual(
       (await client.runs.list(thread.thread_id)).map((r) => r.status),
