@@ -1,5 +1,6 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
 import path from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { openAgentDomain } from '../domain/agent/agentDomain.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { retentionSettings, type RetentionSweep } from '../domain/agent/retention.ts';
@@ -231,8 +232,11 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
  * TypeScript compiler, ~0.6 s of CPU and ~60-100 MB) would add ~0.3 s to the time to the first
  * answer, and begun while requests or runs keep the process busy it competes with them for the
  * cores (a backlog of runs right after a start answered a third slower). Idle is the process
- * (every thread) using under a tenth of a core over the last half second. A schema asked for
- * before then starts the reading itself; the warm-up then finds it under way.
+ * (every thread) using under a tenth of a core over the last half second, and its main thread's
+ * event loop busy under a tenth of that time: on a host whose cores other processes fill, a
+ * busy server may get under a tenth of a core, but its event loop is still busy (the CPU
+ * reading alone started the warm-up beside requests at a load average of 13 on 2 cores). A
+ * schema asked for before then starts the reading itself; the warm-up then finds it under way.
  */
 const SCHEMA_WARMUP_DELAY_MS = 2_000;
 const IDLE_CHECK_MS = 500;
@@ -240,15 +244,17 @@ const IDLE_SHARE_OF_A_CORE = 0.1;
 
 function schemaWarmup(warm: () => void): BackgroundModule {
   let timer: NodeJS.Timeout | undefined;
-  const waitForIdle = (before: NodeJS.CpuUsage) => {
+  const waitForIdle = (before: NodeJS.CpuUsage, loopBefore: EventLoopUtilization) => {
     timer = setTimeout(() => {
       const used = process.cpuUsage(before);
-      if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE) warm();
-      else waitForIdle(process.cpuUsage());
+      const loop = performance.eventLoopUtilization(loopBefore);
+      if ((used.user + used.system) / 1000 < IDLE_CHECK_MS * IDLE_SHARE_OF_A_CORE && loop.utilization < IDLE_SHARE_OF_A_CORE) warm();
+      else waitForIdle(process.cpuUsage(), performance.eventLoopUtilization());
     }, IDLE_CHECK_MS).unref();
   };
   return {
-    start: () => void (timer = setTimeout(() => waitForIdle(process.cpuUsage()), SCHEMA_WARMUP_DELAY_MS - IDLE_CHECK_MS).unref()),
+    start: () =>
+      void (timer = setTimeout(() => waitForIdle(process.cpuUsage(), performance.eventLoopUtilization()), SCHEMA_WARMUP_DELAY_MS - IDLE_CHECK_MS).unref()),
     stop: () => clearTimeout(timer),
   };
 }

@@ -42,8 +42,12 @@ describe('schema warm-up', () => {
   it('starts no schema worker during the start, reads the types after listening unasked, then ends the worker', { timeout: 90_000 }, async () => {
     assert.equal(schemaWorkers(), 0, 'no compiler loaded while the server started');
     assert.equal((await server.api('/ok')).status, 200);
-    // a busy process (requests, runs) keeps the warm-up waiting: it would compete for the cores
-    for (const end = Date.now() + 4_000; Date.now() < end; await delay(1)) for (const slice = Date.now() + 20; Date.now() < slice;);
+    // a busy process (requests, runs) keeps the warm-up waiting: it would compete for the cores.
+    // First busy as on a host whose cores other processes fill: its event loop busy while it
+    // gets almost no CPU (blocked, not computing), then busy computing.
+    const blocked = new Int32Array(new SharedArrayBuffer(4));
+    for (const end = Date.now() + 2_000; Date.now() < end; await delay(1)) Atomics.wait(blocked, 0, 0, 20);
+    for (const end = Date.now() + 2_000; Date.now() < end; await delay(1)) for (const slice = Date.now() + 20; Date.now() < slice;);
     assert.equal(schemaWorkers(), 0, 'no warm-up while the process is busy');
     assert.equal(readings(), readingsBefore, 'no types read while the process is busy');
     assert.ok(await within(60_000, () => readings() > readingsBefore), 'the graph’s types were read in the background without a request');
