@@ -13,8 +13,8 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
 import { REFUSED, at, naming, where } from '../control-plane/boundaryCases.ts';
-import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
-import { buildPostgresImage } from '../containers/support/postgresImage.ts';
+import { CONTAINERS_CONF, podman, podmanAvailable, sharedNodeImage } from '../containers/support/nodeImage.ts';
+import { sharedPostgresImage } from '../containers/support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 let image = '';
@@ -78,11 +78,10 @@ const podmanSecretsOf = (deploymentId: string) =>
 
 before(() => {
   if (skip) return;
-  image = buildNodeImage(`hostile-${randomUUID().slice(0, 8)}`);
+  image = sharedNodeImage();
 });
 
 after(() => {
-  if (image) removeImage(image);
   fs.rmSync(planted, { recursive: true, force: true });
 });
 
@@ -169,7 +168,7 @@ describe('kube-local deployer', () => {
   before(async () => {
     if (skip) return;
     // every deployment has its PostgreSQL (played by kube-local), from an image built here
-    postgresImage = buildPostgresImage(`hostile-${randomUUID().slice(0, 8)}`);
+    postgresImage = sharedPostgresImage();
     server = await startTestServer({
       env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
     });
@@ -177,7 +176,6 @@ describe('kube-local deployer', () => {
 
   after(async () => {
     await server?.close();
-    if (postgresImage) removeImage(postgresImage);
   });
 
   /**

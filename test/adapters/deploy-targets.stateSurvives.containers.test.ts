@@ -13,7 +13,7 @@ import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
 import { podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
-import { buildPostgresImage } from '../containers/support/postgresImage.ts';
+import { sharedPostgresImage } from '../containers/support/postgresImage.ts';
 import { echoProject, podman, postgresForContainers, testEngine, testTag } from '../containers/support.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
@@ -26,7 +26,7 @@ const made: { server: TestServer; id: string }[] = [];
 before(async () => {
   if (skip) return;
   await buildImage(testEngine(), { tag: image, projectDir: echoProject('kept'), configPath: 'langgraph.json', packageRoot: ROOT });
-  postgresImage = buildPostgresImage(randomUUID().slice(0, 8));
+  postgresImage = sharedPostgresImage();
   database = await postgresForContainers();
 });
 
@@ -37,7 +37,6 @@ after(async () => {
   for (const server of servers) await server.close();
   await database?.stop();
   removeImage(image);
-  if (postgresImage) removeImage(postgresImage);
 });
 
 /** What a deployment keeps: threads, their state and runs, and a store item. */

@@ -41,7 +41,7 @@ describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : 
     tag = `127.0.0.1:${port}/agentplane-test-push:${randomUUID().slice(0, 8)}`;
     const build = spawnSync(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'build', '-t', tag, '-c', path.join(echoProject('pushed'), 'langgraph.json'), '--push'],
+      [path.join(ROOT, 'bin/agentplane.js'), 'build', '-t', tag, '-c', path.join(echoProject('pushed'), 'langgraph.json'), '--push'],
       { cwd: ROOT, env, encoding: 'utf8' },
     );
     assert.equal(build.status, 0, `${build.stdout}\n${build.stderr}`);

@@ -10,7 +10,7 @@ import { ROOT, tempDir } from '../support/server.ts';
 import { fullResourceSpec } from '../containers/fullResourceSpec.ts';
 
 function render(args: string[]) {
-  return spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/main.ts'), 'render', ...args], {
+  return spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'render', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
   });

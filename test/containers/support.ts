@@ -59,7 +59,7 @@ export function writeLockfile(projectDir: string): void {
 
 /** `agentplane-server build -t TAG -c CONFIG --engine podman`, as a user runs it; its exit status and output. */
 export function buildWithCli(tag: string, configFile: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'build', '-t', tag, '-c', configFile, '--engine', 'podman'], {
+  return spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'build', '-t', tag, '-c', configFile, '--engine', 'podman'], {
     cwd: ROOT,
     env: { ...process.env, CONTAINERS_CONF },
     encoding: 'utf8',

