@@ -5,13 +5,17 @@
 // LangGraph's own.
 import { BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { StoreCheckpointer } from './checkpointer.ts';
 
 type ChannelVersions = Parameters<BaseCheckpointSaver['put']>[3];
 type ListOptions = Parameters<BaseCheckpointSaver['list']>[1];
 
+/** What the saver reads and writes through: StoreCheckpointer (named by its shape: it imports this module). */
+export type StoreCheckpoints = Pick<BaseCheckpointSaver, 'getTuple' | 'list' | 'put' | 'putWrites' | 'deleteThread'> & {
+  serde?: BaseCheckpointSaver['serde'];
+};
+
 export class LangGraphSaver extends BaseCheckpointSaver {
-  constructor(private readonly store: StoreCheckpointer) {
+  constructor(private readonly store: StoreCheckpoints) {
     super(store.serde);
     // the store reads and writes with this serialiser from now on (a test may wrap its methods)
     store.serde = this.serde;
