@@ -147,12 +147,7 @@ async function tryFactory(make: GraphFactory): Promise<CompiledGraphLike | undef
   }
 }
 
-async function buildFromFactory(
-  id: string,
-  make: GraphFactory,
-  config: Record<string, unknown>,
-  checkpointer?: SaverSource,
-): Promise<CompiledGraphLike> {
+async function buildFromFactory(id: string, make: GraphFactory, config: Record<string, unknown>, checkpointer?: SaverSource): Promise<CompiledGraphLike> {
   const compiled = asCompiledGraph(await make({ configurable: {}, ...config }));
   if (!compiled) throw new Error(`graph "${id}": its factory did not return a LangGraph graph`);
   const saver = await saverOf(checkpointer);

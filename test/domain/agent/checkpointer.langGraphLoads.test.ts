@@ -50,7 +50,10 @@ test('a server without a graph answers, creates, reads and deletes a thread with
       await server.close();
     }
   `);
-  assert.ok(loads.some((u) => u.includes('/src/domain/agent/checkpointer.ts')), 'the hook records loads (the checkpointer was loaded)');
+  assert.ok(
+    loads.some((u) => u.includes('/src/domain/agent/checkpointer.ts')),
+    'the hook records loads (the checkpointer was loaded)',
+  );
   assert.deepEqual(langGraphIn(loads), []);
 });
 
