@@ -77,8 +77,12 @@ async function jsonOf(serde: Serde, value: unknown): Promise<string | undefined>
  * use: a server or test that never reads or writes a checkpoint never loads LangGraph.
  */
 let langGraphSerdeClass: Promise<new () => Serde> | undefined;
+/** The class once imported: serialise then takes it without an await (see serialise). */
+let loadedSerdeClass: (new () => Serde) | undefined;
 const serdeClass = () =>
-  (langGraphSerdeClass ??= import('@langchain/langgraph').then(({ MemorySaver }) => new MemorySaver().serde.constructor as new () => Serde));
+  (langGraphSerdeClass ??= import('@langchain/langgraph').then(
+    ({ MemorySaver }) => (loadedSerdeClass = new MemorySaver().serde.constructor as new () => Serde),
+  ));
 
 /** A new LangGraph serialiser (LangGraph is imported then, once). */
 export async function langGraphSerde(): Promise<Serde> {
@@ -152,7 +156,10 @@ class PlainJson {
 export async function serialise(serde: Serde, value: unknown): Promise<Serialised> {
   // plain data around LangChain objects, with LangGraph's own serialiser: written here
   // without its walk for cycles, its replacer call per value and its UTF-8 round trip
-  if (serde.constructor === (await serdeClass())) {
+  // no await once the class is known: a checkpoint's pending writes are known to the saver only
+  // after they are serialised, and LangGraph reads its state while "async" writes are still
+  // being made (a tick more here and a run's end missed its interrupts)
+  if (serde.constructor === (loadedSerdeClass ?? (await serdeClass()))) {
     const plain = new PlainJson();
     if (plain.add(value, 0)) {
       for (const { object, memo } of plain.objects) memo.checkpointText ??= await jsonOf(serde, object);

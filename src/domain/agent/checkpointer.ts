@@ -179,7 +179,13 @@ export class StoreCheckpointer {
    * made once: LangGraph is imported then, by the graph-loading path, not before.
    */
   langGraphSaver(): Promise<BaseCheckpointSaver> {
-    return (this.saver ??= import('./langGraphSaver.ts').then(({ LangGraphSaver }) => new LangGraphSaver(this)));
+    return (this.saver ??= (async () => {
+      const [{ LangGraphSaver }] = await Promise.all([import('./langGraphSaver.ts'), langGraphCopy()]);
+      // the serialiser made here, not by the saver: its class is then known without an await
+      // at every write (see serialise), as LangGraph's timing of a run's writes expects
+      this.serde ??= await langGraphSerde();
+      return new LangGraphSaver(this);
+    })());
   }
 
   /**
@@ -327,7 +333,7 @@ export class StoreCheckpointer {
       if (own && own.checkpoint.id === head.record.checkpoint_id && head.writes.length === 0) {
         return {
           config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: own.checkpoint.id } },
-          checkpoint: await copyOfCheckpoint(own.checkpoint),
+          checkpoint: copyOfCheckpoint(own.checkpoint, copyCheckpoint ?? (await langGraphCopy())),
           metadata: own.metadata,
           pendingWrites: [],
           ...(head.record.parent_checkpoint_id
@@ -730,12 +736,13 @@ export class StoreCheckpointer {
     return checkpoint;
   }
 
-  private async dump(value: unknown): Promise<Serialised> {
-    return serialise(this.serde ?? (await this.serdeLoaded()), value);
+  // without an await once the serialiser is there: see serialise (checkpointText.ts)
+  private dump(value: unknown): Promise<Serialised> {
+    return this.serde ? serialise(this.serde, value) : this.serdeLoaded().then((serde) => serialise(serde, value));
   }
 
-  private async load(value: Serialised): Promise<any> {
-    return deserialise(this.serde ?? (await this.serdeLoaded()), value);
+  private load(value: Serialised): Promise<any> {
+    return this.serde ? deserialise(this.serde, value) : this.serdeLoaded().then((serde) => deserialise(serde, value));
   }
 
   private async serdeLoaded(): Promise<Serde> {
@@ -772,14 +779,16 @@ function textLengthOf(record: CheckpointRecord): number {
   return length;
 }
 
+/** LangGraph's copyCheckpoint, once imported (by the graphs' saver, or the first copy). */
+let copyCheckpoint: ((checkpoint: Checkpoint) => Checkpoint) | undefined;
+const langGraphCopy = async () => (copyCheckpoint ??= (await import('@langchain/langgraph')).copyCheckpoint);
+
 /**
  * A copy of a checkpoint with every field the project's LangGraph put in it: agentplane's
  * copyCheckpoint copies the fields of its own version's checkpoint, and LangGraph 0.2's has
- * one more (`pending_sends`, which its loop reads at every step). Only a run's own checkpoint
- * is copied, so LangGraph is loaded by then.
+ * one more (`pending_sends`, which its loop reads at every step).
  */
-export async function copyOfCheckpoint(checkpoint: Checkpoint): Promise<Checkpoint> {
-  const { copyCheckpoint } = await import('@langchain/langgraph');
+function copyOfCheckpoint(checkpoint: Checkpoint, copyCheckpoint: (checkpoint: Checkpoint) => Checkpoint): Checkpoint {
   const others = Object.fromEntries(Object.entries(checkpoint).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]));
   return { ...others, ...copyCheckpoint(checkpoint) } as Checkpoint;
 }

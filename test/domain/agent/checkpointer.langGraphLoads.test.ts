@@ -1,6 +1,6 @@
 // LangGraph is loaded only where a graph runs (issue 66): the store side of the checkpoints
 // (threads, their state and history, deletes) imports none of it, so a server without a
-// graph, and a test process of the store side, never load its ~330 modules. Checked in a
+// graph (here answering in process), and a test process of the store side, never load its ~330 modules. Checked in a
 // fresh process whose every module load is recorded (recordLoads.mjs), through tsx alone
 // (the test preload and the CLI's entry import LangGraph first, on purpose, for the servers
 // that do load graphs). Its stream helpers (`@langchain/langgraph/stream`: four small
@@ -34,12 +34,12 @@ async function loadsOf(script: string): Promise<string[]> {
 const langGraphIn = (loads: string[]) => loads.filter((u) => u.includes('/node_modules/@langchain/langgraph/') && !/\/dist\/stream(\.js|\/)/.test(u));
 const at = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, file)).href);
 
-test('a server without a graph answers, creates, reads and deletes a thread without loading LangGraph', async () => {
+test('the application without a graph answers, creates, reads and deletes a thread without loading LangGraph', async () => {
   const loads = await loadsOf(`
-    import { startTestServer } from ${at('test/support/server.ts')};
-    const server = await startTestServer({ dataDir: null, project: { graphs: {} } });
+    import { inProcessApp } from ${at('test/support/server.ts')};
+    const server = await inProcessApp({ dataDir: null, project: { graphs: {} } });
     try {
-      const ok = await fetch(server.url + '/ok');
+      const ok = await server.fetch('/ok');
       if (ok.status !== 200) throw new Error('/ok: ' + ok.status);
       const thread = await (await server.api('/threads', { method: 'POST', json: {} })).json();
       for (const [pathname, init] of [['/threads/' + thread.thread_id + '/state', {}], ['/threads/' + thread.thread_id + '/history', {}], ['/threads/' + thread.thread_id, { method: 'DELETE' }]]) {
