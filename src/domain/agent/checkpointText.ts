@@ -8,10 +8,10 @@
 // value would, and each placeholder's JSON is then replaced by the object's text, which is
 // what the serialiser makes of the object alone: the same JSON as serialising the value whole.
 import { randomUUID } from 'node:crypto';
-import { MemorySaver, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { isLangChainSerializable, isPlainObject, memoOf, type Memo } from './messageMemo.ts';
 
-type Serde = BaseCheckpointSaver['serde'];
+export type Serde = BaseCheckpointSaver['serde'];
 
 /** A value as stored: JSON text, or the base64 of bytes the serialiser gave as they are. */
 export interface Serialised {
@@ -72,8 +72,22 @@ async function jsonOf(serde: Serde, value: unknown): Promise<string | undefined>
   return type === 'json' ? Buffer.from(bytes).toString('utf8') : undefined;
 }
 
-/** The class of LangGraph's own serialiser (the one every checkpointer here uses). */
-const LANGGRAPH_SERDE = new MemorySaver().serde.constructor;
+/**
+ * LangGraph's own serialiser's class (the one every checkpointer here uses), imported on first
+ * use: a server or test that never reads or writes a checkpoint never loads LangGraph.
+ */
+let langGraphSerdeClass: Promise<new () => Serde> | undefined;
+/** The class once imported: serialise then takes it without an await (see serialise). */
+let loadedSerdeClass: (new () => Serde) | undefined;
+const serdeClass = () =>
+  (langGraphSerdeClass ??= import('@langchain/langgraph').then(
+    ({ MemorySaver }) => (loadedSerdeClass = new MemorySaver().serde.constructor as new () => Serde),
+  ));
+
+/** A new LangGraph serialiser (LangGraph is imported then, once). */
+export async function langGraphSerde(): Promise<Serde> {
+  return new (await serdeClass())();
+}
 
 /** Deeper than this is left to the serialiser (which cuts cycles). */
 const MAX_PLAIN_DEPTH = 64;
@@ -142,7 +156,10 @@ class PlainJson {
 export async function serialise(serde: Serde, value: unknown): Promise<Serialised> {
   // plain data around LangChain objects, with LangGraph's own serialiser: written here
   // without its walk for cycles, its replacer call per value and its UTF-8 round trip
-  if (serde.constructor === LANGGRAPH_SERDE) {
+  // no await once the class is known: a checkpoint's pending writes are known to the saver only
+  // after they are serialised, and LangGraph reads its state while "async" writes are still
+  // being made (a tick more here and a run's end missed its interrupts)
+  if (serde.constructor === (loadedSerdeClass ?? (await serdeClass()))) {
     const plain = new PlainJson();
     if (plain.add(value, 0)) {
       for (const { object, memo } of plain.objects) memo.checkpointText ??= await jsonOf(serde, object);

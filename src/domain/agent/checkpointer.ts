@@ -7,11 +7,16 @@
 // in memory). Every checkpoint is kept, as upstream does,
 // so history, forks and time travel work; retention (checkpointer.ttl: `expireBefore`,
 // POST /threads/prune: `prune`) removes older ones.
-import { BaseCheckpointSaver, copyCheckpoint, type Checkpoint, type CheckpointMetadata, type CheckpointTuple } from '@langchain/langgraph';
+//
+// Nothing here imports LangGraph: the store side (threads, history, retention) works without
+// it, and a server or test process without a graph never loads it. Its serialiser is
+// imported on the first checkpoint read or written, and the BaseCheckpointSaver that graphs
+// are given (langGraphSaver.ts) when the first graph is loaded.
+import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTuple } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
-import { deserialise, serialise, type Serialised } from './checkpointText.ts';
+import { deserialise, langGraphSerde, serialise, type Serde, type Serialised } from './checkpointText.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -121,7 +126,16 @@ export interface HoldOptions {
   newest?: StoredHead | null;
 }
 
-export class StoreCheckpointer extends BaseCheckpointSaver {
+export class StoreCheckpointer {
+  /**
+   * LangGraph's serialiser, once a checkpoint was read or written (or the graphs' saver
+   * made): the saver's, so that a serialiser set on it is the one used here too.
+   */
+  serde?: Serde;
+
+  /** The BaseCheckpointSaver graphs are given, made on first use (langGraphSaver). */
+  private saver?: Promise<BaseCheckpointSaver>;
+
   /**
    * Threads a run is executing on (see `hold`). While one run holds a thread nobody else
    * writes its checkpoints (a thread runs one run at a time), so what the run read or put is
@@ -157,8 +171,21 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     private readonly keptTextLimit = ENDED_TEXT_LIMIT,
     private readonly ordered?: (threadId: string) => CheckpointsRepository,
   ) {
-    super();
     this.newestOf = newest ?? ((threadNs) => checkpoints.newest(threadNs));
+  }
+
+  /**
+   * These checkpoints as LangGraph's BaseCheckpointSaver (what a compiled graph is given),
+   * made once: LangGraph is imported then, by the graph-loading path, not before.
+   */
+  langGraphSaver(): Promise<BaseCheckpointSaver> {
+    return (this.saver ??= (async () => {
+      const [{ LangGraphSaver }] = await Promise.all([import('./langGraphSaver.ts'), langGraphCopy()]);
+      // the serialiser made here, not by the saver: its class is then known without an await
+      // at every write (see serialise), as LangGraph's timing of a run's writes expects
+      this.serde ??= await langGraphSerde();
+      return new LangGraphSaver(this);
+    })());
   }
 
   /**
@@ -306,7 +333,7 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
       if (own && own.checkpoint.id === head.record.checkpoint_id && head.writes.length === 0) {
         return {
           config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: own.checkpoint.id } },
-          checkpoint: copyOfCheckpoint(own.checkpoint),
+          checkpoint: copyOfCheckpoint(own.checkpoint, copyCheckpoint ?? (await langGraphCopy())),
           metadata: own.metadata,
           pendingWrites: [],
           ...(head.record.parent_checkpoint_id
@@ -709,12 +736,19 @@ export class StoreCheckpointer extends BaseCheckpointSaver {
     return checkpoint;
   }
 
+  // without an await once the serialiser is there: see serialise (checkpointText.ts)
   private dump(value: unknown): Promise<Serialised> {
-    return serialise(this.serde, value);
+    return this.serde ? serialise(this.serde, value) : this.serdeLoaded().then((serde) => serialise(serde, value));
   }
 
   private load(value: Serialised): Promise<any> {
-    return deserialise(this.serde, value);
+    return this.serde ? deserialise(this.serde, value) : this.serdeLoaded().then((serde) => deserialise(serde, value));
+  }
+
+  private async serdeLoaded(): Promise<Serde> {
+    const made = await langGraphSerde();
+    // one made meanwhile (a saver, another read) wins: every read and write uses one serialiser
+    return (this.serde ??= made);
   }
 }
 
@@ -745,12 +779,16 @@ function textLengthOf(record: CheckpointRecord): number {
   return length;
 }
 
+/** LangGraph's copyCheckpoint, once imported (by the graphs' saver, or the first copy). */
+let copyCheckpoint: ((checkpoint: Checkpoint) => Checkpoint) | undefined;
+const langGraphCopy = async () => (copyCheckpoint ??= (await import('@langchain/langgraph')).copyCheckpoint);
+
 /**
  * A copy of a checkpoint with every field the project's LangGraph put in it: agentplane's
  * copyCheckpoint copies the fields of its own version's checkpoint, and LangGraph 0.2's has
  * one more (`pending_sends`, which its loop reads at every step).
  */
-export function copyOfCheckpoint(checkpoint: Checkpoint): Checkpoint {
+function copyOfCheckpoint(checkpoint: Checkpoint, copyCheckpoint: (checkpoint: Checkpoint) => Checkpoint): Checkpoint {
   const others = Object.fromEntries(Object.entries(checkpoint).map(([name, value]) => [name, Array.isArray(value) ? [...value] : value]));
   return { ...others, ...copyCheckpoint(checkpoint) } as Checkpoint;
 }

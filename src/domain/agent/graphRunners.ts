@@ -1,9 +1,9 @@
 // Executes one run of a graph and publishes its stream events. Plain-function graphs get
 // the thread's values and return an update (merged with the `add_messages` rule for
 // `messages`, replacement for other keys); LangGraph graphs stream through the checkpointer.
-import { Command, STREAM_EVENTS_V3_MODES, createGraphRunStream } from '@langchain/langgraph';
+import { STREAM_EVENTS_V3_MODES } from '@langchain/langgraph/stream';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
-import { LangGraphMemoryStore, type MemoryAccess } from '../memory/langgraphStore.ts';
+import type { MemoryAccess } from '../memory/langgraphStore.ts';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { withRunMetadata, type StoreCheckpointer } from './checkpointer.ts';
 import { ReturnedGraphError, asCompiledGraph, type GraphRegistry } from './graphs.ts';
@@ -62,7 +62,8 @@ export function graphExecutor(deps: {
       // a LangGraph run restarted after a crash continues from the checkpoints it already wrote
       const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
       // a graph's store is its run's owner's: the partition the owner reads through /store
-      const memory = deps.memoryStore ? new LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
+      // (a BaseStore: LangGraph is imported with the first run, not before)
+      const memory = deps.memoryStore ? new (await import('../memory/langgraphStore.ts')).LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
       tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
       const watched = tracer;
       unwatch = deps.watch?.(run.run_id, (since) => watched.progressedSince(since));
@@ -221,6 +222,8 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     ...(ctx.tracer ? [ctx.tracer] : []),
     ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
   ];
+  // agentplane's LangGraph, imported with the first LangGraph run rather than at start
+  const { Command, createGraphRunStream } = await import('@langchain/langgraph');
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {

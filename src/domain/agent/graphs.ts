@@ -63,10 +63,19 @@ export type LoadedGraph =
 /** A graph ready to execute or read: factories have been called for the config at hand. */
 export type RunnableGraph = Exclude<LoadedGraph, { kind: 'factory' }>;
 
+/**
+ * The checkpointer graphs are given: a saver, or what makes one on first use (the store's,
+ * StoreCheckpointer.langGraphSaver), so that loading no LangGraph graph imports no LangGraph.
+ */
+export type SaverSource = BaseCheckpointSaver | { langGraphSaver(): Promise<BaseCheckpointSaver> };
+
+const saverOf = async (source: SaverSource | undefined): Promise<BaseCheckpointSaver | undefined> =>
+  source && 'langGraphSaver' in source ? source.langGraphSaver() : source;
+
 export class GraphRegistry {
   private graphs = new Map<string, LoadedGraph>();
 
-  constructor(private readonly checkpointer?: BaseCheckpointSaver) {}
+  constructor(private readonly checkpointer?: SaverSource) {}
 
   get(id: string): LoadedGraph | undefined {
     return this.graphs.get(id);
@@ -138,15 +147,11 @@ async function tryFactory(make: GraphFactory): Promise<CompiledGraphLike | undef
   }
 }
 
-async function buildFromFactory(
-  id: string,
-  make: GraphFactory,
-  config: Record<string, unknown>,
-  checkpointer?: BaseCheckpointSaver,
-): Promise<CompiledGraphLike> {
+async function buildFromFactory(id: string, make: GraphFactory, config: Record<string, unknown>, checkpointer?: SaverSource): Promise<CompiledGraphLike> {
   const compiled = asCompiledGraph(await make({ configurable: {}, ...config }));
   if (!compiled) throw new Error(`graph "${id}": its factory did not return a LangGraph graph`);
-  if (checkpointer) (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
+  const saver = await saverOf(checkpointer);
+  if (saver) (compiled as { checkpointer?: unknown }).checkpointer = saver;
   return compiled;
 }
 
@@ -185,7 +190,7 @@ export function graphSource(entry: GraphSpec, baseDir: string): { file: string; 
 export async function loadGraphs(
   specs: Record<string, GraphSpec>,
   baseDir: string,
-  checkpointer: BaseCheckpointSaver,
+  checkpointer: SaverSource,
   options: LoadOptions = {},
 ): Promise<GraphRegistry> {
   const registry = new GraphRegistry(checkpointer);
@@ -208,11 +213,13 @@ export async function loadGraphs(
     const release = langGraphReleaseNear(path.dirname(file));
     const graph: LoadedGraph = template
       ? { id, kind: 'factory', make: value as GraphFactory, template, description }
-      : classify(id, value, `${file}:${exportName}`, checkpointer, description);
+      : classify(id, value, `${file}:${exportName}`, description);
+    // a LangGraph graph gets the checkpointer (a plain function's state is agentplane's own)
+    if (graph.kind === 'langgraph') (graph.graph as { checkpointer?: unknown }).checkpointer = await saverOf(checkpointer);
     // a LangGraph too old to drive is refused at start, with the reason, rather than failing its runs
     const unserved = graph.kind === 'plain' ? undefined : unservedRelease(release);
     if (unserved) throw new Error(`graph "${id}": ${unserved}`);
-    if (template) (template as { checkpointer?: unknown }).checkpointer = checkpointer;
+    if (template) (template as { checkpointer?: unknown }).checkpointer = await saverOf(checkpointer);
     registry.add({ ...graph, source: file, exportName, release });
   }
   return registry;
@@ -248,16 +255,15 @@ export function asCompiledGraph(value: unknown): CompiledGraphLike | undefined {
   return undefined;
 }
 
-function classify(id: string, value: unknown, where: string, checkpointer: BaseCheckpointSaver, description?: string): LoadedGraph {
+function classify(id: string, value: unknown, where: string, description?: string): LoadedGraph {
   const exported = asCompiledGraph(value);
   if (exported) {
-    // like the upstream server: the server's checkpointer replaces whatever the graph had —
-    // on a shallow copy, since the module's graph object is shared by every server in the
+    // like the upstream server: the server's checkpointer replaces whatever the graph had
+    // (loadGraphs sets it) — on a shallow copy, since the module's graph object is shared by every server in the
     // process: set on the original, a second server's checkpointer (and store) would replace
     // the first's, and the first server's runs would read and write the second's. The copy
     // has the same prototype and fields (withConfig would also add a default config).
     const compiled = Object.assign(Object.create(Object.getPrototypeOf(exported)) as CompiledGraphLike, exported);
-    (compiled as { checkpointer?: unknown }).checkpointer = checkpointer;
     return { id, kind: 'langgraph', graph: compiled, description };
   }
   if (typeof value === 'function') return { id, kind: 'plain', fn: value as PlainGraph, description };

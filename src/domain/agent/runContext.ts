@@ -1,11 +1,11 @@
 // What a graph runner works with (the run, its graph, where to publish, the stores) and
 // what it hands back to the run engine. Kept apart so the runners' helpers can name
 // them without importing the runners.
-import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
+import type { BaseStore } from '@langchain/langgraph';
 import type { Interrupt } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { LoadedGraph, RunnableGraph } from './graphs.ts';
-import type { StoredHead } from './checkpointer.ts';
+import type { StoreCheckpointer, StoredHead } from './checkpointer.ts';
 import type { PlainCheckpointRecord, PlainStateStore } from './plainState.ts';
 import type { RunRecord } from './records.ts';
 import type { RunTracer } from './tracing/runTracer.ts';
@@ -18,7 +18,7 @@ export interface RunContext {
   publish(event: string, data: unknown): void;
   plain: PlainStateStore;
   /** Where LangGraph graphs keep their state: a plain-function run continues it when it is the thread's newest. */
-  checkpointer: BaseCheckpointSaver;
+  checkpointer: StoreCheckpointer;
   /** The long-term memory store (`config.store` of LangGraph graphs, `context.store` of plain ones). */
   memory?: BaseStore;
   /** For LangGraph runs restarted after a crash: continue from this run's own checkpoint. */

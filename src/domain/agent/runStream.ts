@@ -16,7 +16,7 @@
 import { serialiseValues, toMessageDict } from './messages.ts';
 import { valuesJson } from './wireJson.ts';
 import { JsonText } from '../../shared/jsonText.ts';
-import { isCheckpointEnvelope } from '@langchain/langgraph';
+import { isCheckpointEnvelope } from '@langchain/langgraph/stream';
 
 export type Publish = (event: string, data: unknown) => void;
 

@@ -6,6 +6,9 @@
 // plain-function run starts from the LangGraph state; a LangGraph run gets the messages
 // (and the other keys it has channels for) it does not have yet ahead of its input.
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+
+/** What reads a thread's LangGraph checkpoints: a saver, or the store's checkpointer itself. */
+type CheckpointReader = Pick<BaseCheckpointSaver, 'getTuple'>;
 import type { MessageDict } from './messages.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot } from './plainState.ts';
@@ -19,7 +22,7 @@ export interface LangGraphHead {
 /** A channel of a graph's state (not LangGraph's own: `__start__`, `branch:to:x`, ...). */
 const isStateChannel = (name: string) => !name.startsWith('__') && !name.includes(':');
 
-export async function langGraphHead(checkpointer: BaseCheckpointSaver, threadId: string): Promise<LangGraphHead | undefined> {
+export async function langGraphHead(checkpointer: CheckpointReader, threadId: string): Promise<LangGraphHead | undefined> {
   const tuple = await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '' } });
   if (!tuple) return undefined;
   const values = Object.fromEntries(Object.entries(tuple.checkpoint.channel_values ?? {}).filter(([name]) => isStateChannel(name)));
@@ -71,6 +74,6 @@ export function otherKindForkError(threadId: string, checkpointId: string, runKi
   );
 }
 
-export async function hasLangGraphCheckpoint(checkpointer: BaseCheckpointSaver, threadId: string, checkpointId: string): Promise<boolean> {
+export async function hasLangGraphCheckpoint(checkpointer: CheckpointReader, threadId: string, checkpointId: string): Promise<boolean> {
   return (await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } })) !== undefined;
 }

@@ -66,9 +66,9 @@ for (const backend of BACKENDS) {
   describe(`checkpoints share their unchanged values on the ${backend} store`, () => {
     it("ten checkpoints whose big value is unchanged hold one copy of it, and read back as LangGraph's MemorySaver answers", async () => {
       const store = await openStore(backend);
-      const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
+      const saver = await new StoreCheckpointer(new CollectionCheckpoints(store)).langGraphSaver();
       const reference = new MemorySaver();
-      for (const s of [saver, reference] as BaseCheckpointSaver[]) await counting(s).invoke({ big: BIG }, config('t1'));
+      for (const s of [saver, reference]) await counting(s).invoke({ big: BIG }, config('t1'));
       const ours = await history(saver, 't1');
       assert.ok(ours.length >= 10, `a checkpoint per step (${ours.length})`);
       assert.deepEqual(ours, await history(reference, 't1'));
@@ -82,9 +82,9 @@ for (const backend of BACKENDS) {
 
     it('a fork from an older checkpoint (LangGraph counts its versions up again from there) reads its own values, and so does the branch it left', async () => {
       const store = await openStore(backend);
-      const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
+      const saver = await new StoreCheckpointer(new CollectionCheckpoints(store)).langGraphSaver();
       const reference = new MemorySaver();
-      for (const s of [saver, reference] as BaseCheckpointSaver[]) {
+      for (const s of [saver, reference]) {
         const graph = counting(s);
         await graph.invoke({ big: BIG }, config('t1'));
         const states = [];
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
     it('a value goes with the last checkpoint naming it: a rolled-back run, a prune, a deleted thread; a copy has its own', async () => {
       const store = await openStore(backend);
       const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
-      const graph = counting(saver);
+      const graph = counting(await saver.langGraphSaver());
       await graph.invoke({ big: BIG }, { configurable: { thread_id: 't1', run_id: 'run-1' } });
       await saver.copyThread('t1', 't2');
       await graph.invoke({ big: OTHER }, { configurable: { thread_id: 't1', run_id: 'run-2' } });

@@ -339,8 +339,10 @@ test("a thread's next run starts from the state its last successful run ended on
   try {
     const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
     let loads = 0;
-    const load = saver.serde.loadsTyped.bind(saver.serde);
-    saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
+    // the serialiser the store reads with is the graphs' saver's
+    const { serde } = await saver.langGraphSaver();
+    const load = serde.loadsTyped.bind(serde);
+    serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
       loads += 1;
       return load(type, data);
     };
@@ -418,8 +420,10 @@ test('the end states kept as put stay within their size: the oldest go first, an
     const [probe] = await store.collection<{ checkpoint: { text: string } }>('checkpoints').list({ where: { thread_id: 'probe' } });
     const saver = new StoreCheckpointer(new CollectionCheckpoints(store), undefined, Math.floor(probe.checkpoint.text.length * 2.5));
     let loads = 0;
-    const load = saver.serde.loadsTyped.bind(saver.serde);
-    saver.serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
+    // the serialiser the store reads with is the graphs' saver's
+    const { serde } = await saver.langGraphSaver();
+    const load = serde.loadsTyped.bind(serde);
+    serde.loadsTyped = async (type: string, data: Uint8Array | string) => {
       loads += 1;
       return load(type, data);
     };

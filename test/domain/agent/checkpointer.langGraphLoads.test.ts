@@ -1,0 +1,81 @@
+// LangGraph is loaded only where a graph runs (issue 66): the store side of the checkpoints
+// (threads, their state and history, deletes) imports none of it, so a server without a
+// graph (here answering in process), and a test process of the store side, never load its ~330 modules. Checked in a
+// fresh process whose every module load is recorded (recordLoads.mjs), through tsx alone
+// (the test preload and the CLI's entry import LangGraph first, on purpose, for the servers
+// that do load graphs). Its stream helpers (`@langchain/langgraph/stream`: four small
+// modules, no runtime) are allowed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { ROOT, tempDir } from '../../support/server.ts';
+
+/** Runs `script` (an ES module's text) in a fresh process through tsx; answers the URLs it loaded. */
+async function loadsOf(script: string): Promise<string[]> {
+  const loads = path.join(tempDir(), 'loads.txt');
+  fs.writeFileSync(loads, '');
+  const child = spawn(
+    process.execPath,
+    ['--import', pathToFileURL(path.join(ROOT, 'test/support/recordLoads.mjs')).href, '--import', 'tsx/esm', '--input-type=module', '-e', script],
+    { cwd: ROOT, env: { ...process.env, RECORD_LOADS: loads }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.equal(code, 0, out);
+  return fs.readFileSync(loads, 'utf8').split('\n');
+}
+
+/** The LangGraph modules loaded, but for its stream helpers. */
+const langGraphIn = (loads: string[]) => loads.filter((u) => u.includes('/node_modules/@langchain/langgraph/') && !/\/dist\/stream(\.js|\/)/.test(u));
+const at = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, file)).href);
+
+test('the application without a graph answers, creates, reads and deletes a thread without loading LangGraph', async () => {
+  const loads = await loadsOf(`
+    import { inProcessApp } from ${at('test/support/server.ts')};
+    const server = await inProcessApp({ dataDir: null, project: { graphs: {} } });
+    try {
+      const ok = await server.fetch('/ok');
+      if (ok.status !== 200) throw new Error('/ok: ' + ok.status);
+      const thread = await (await server.api('/threads', { method: 'POST', json: {} })).json();
+      for (const [pathname, init] of [['/threads/' + thread.thread_id + '/state', {}], ['/threads/' + thread.thread_id + '/history', {}], ['/threads/' + thread.thread_id, { method: 'DELETE' }]]) {
+        const res = await server.api(pathname, init);
+        if (!res.ok) throw new Error(pathname + ': ' + res.status + ' ' + (await res.text()));
+      }
+    } finally {
+      await server.close();
+    }
+  `);
+  assert.ok(
+    loads.some((u) => u.includes('/src/domain/agent/checkpointer.ts')),
+    'the hook records loads (the checkpointer was loaded)',
+  );
+  assert.deepEqual(langGraphIn(loads), []);
+});
+
+test("the store's checkpointer counts, prunes and deletes a thread's checkpoints without loading LangGraph; its graphs' saver loads it", async () => {
+  const loads = await loadsOf(`
+    import { openJournalStore } from ${at('src/adapters/embedded/journalStore.ts')};
+    import { CollectionCheckpoints } from ${at('src/adapters/embedded/collectionCheckpoints.ts')};
+    import { StoreCheckpointer } from ${at('src/domain/agent/checkpointer.ts')};
+    import fs from 'node:fs';
+    const store = await openJournalStore({ dataDir: null });
+    const checkpointer = new StoreCheckpointer(new CollectionCheckpoints(store));
+    await checkpointer.count('t1');
+    await checkpointer.prune('t1');
+    await checkpointer.deleteThread('t1');
+    if ((await checkpointer.getTuple({ configurable: { thread_id: 't1' } })) !== undefined) throw new Error('a checkpoint out of nowhere');
+    fs.appendFileSync(process.env.RECORD_LOADS, 'store side done\\n');
+    const saver = await checkpointer.langGraphSaver();
+    if (saver.serde !== checkpointer.serde) throw new Error('the store reads with the saver’s serialiser');
+    await store.close();
+  `);
+  const storeSide = loads.slice(0, loads.indexOf('store side done'));
+  assert.ok(storeSide.length > 0 && storeSide.length < loads.length, 'the store side finished before the saver was made');
+  assert.deepEqual(langGraphIn(storeSide), []);
+  assert.ok(langGraphIn(loads).length > 0, "the graphs' saver imports LangGraph");
+});
