@@ -72,6 +72,8 @@ interface HeldThread {
   values: Map<string, Record<string, Serialised>>;
   /** Checkpoint writes not yet on the store. */
   inFlight: Set<Promise<void>>;
+  /** Puts and writes begun but not yet known here (still being serialised): a read of the newest checkpoint waits for them. */
+  preparing: Set<Promise<unknown>>;
   /** The runs holding it (one but for a moment), each with the first checkpoint write that failed under it. */
   holders: Set<Holder>;
   /** The newest checkpoint of each namespace as the run put it, before it was serialised. */
@@ -205,7 +207,17 @@ export class StoreCheckpointer {
       held.values.clear();
       held.put.clear();
     } else {
-      held = { runs: 1, newest: new Map(), absent: new Set(), writes: new Map(), values: new Map(), inFlight: new Set(), put: new Map(), holders: new Set() };
+      held = {
+        runs: 1,
+        newest: new Map(),
+        absent: new Set(),
+        writes: new Map(),
+        values: new Map(),
+        inFlight: new Set(),
+        preparing: new Set(),
+        put: new Map(),
+        holders: new Set(),
+      };
       this.held.set(threadId, held);
       if (options.newest) {
         const { record } = options.newest;
@@ -324,6 +336,7 @@ export class StoreCheckpointer {
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const wanted = config.configurable?.checkpoint_id as string | undefined;
     if (!wanted) {
+      await this.preparedBefore(threadId);
       const head = await this.newestHead(threadId, ns);
       if (!head) return undefined;
       // the checkpoint the run itself put last (its state at the end of the run): as put, not
@@ -391,6 +404,20 @@ export class StoreCheckpointer {
     const threadId = config.configurable?.thread_id as string;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     if (!threadId) throw new Error('checkpointer: configurable.thread_id is required');
+    const { record, stored } = await this.preparing(threadId, this.preparePut(config, checkpoint, metadata, newVersions));
+    await this.remembering(threadId, (checkpoints) => checkpoints.put(record, stored));
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** A put's record, serialised, and made known to the run holding the thread. */
+  private async preparePut(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions | undefined,
+  ): Promise<{ record: CheckpointRecord; stored: ChannelValueRecord[] }> {
+    const threadId = config.configurable?.thread_id as string;
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const runId = (config.configurable?.run_id ?? (metadata as Record<string, unknown>).run_id) as string | undefined;
     const cpKey = key(threadId, ns, checkpoint.id);
     // the run holding the thread makes its newest checkpoint (ids are time-ordered), with no
@@ -429,11 +456,17 @@ export class StoreCheckpointer {
       known.absent.delete(ns);
       known.put.set(ns, { checkpoint, metadata: fullMetadata });
     }
-    await this.remembering(threadId, (checkpoints) => checkpoints.put(record, stored));
-    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+    return { record, stored };
   }
 
   async putWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<void> {
+    const threadId = config.configurable?.thread_id as string;
+    const ops = await this.preparing(threadId, this.prepareWrites(config, writes, taskId));
+    if (ops.length > 0) await this.remembering(threadId, (checkpoints) => checkpoints.write(ops));
+  }
+
+  /** The write operations of a putWrites, serialised, and made known to the run holding the thread. */
+  private async prepareWrites(config: RunnableConfig, writes: [string, unknown][], taskId: string): Promise<WriteOp[]> {
     const threadId = config.configurable?.thread_id as string;
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const checkpointId = config.configurable?.checkpoint_id as string;
@@ -459,7 +492,7 @@ export class StoreCheckpointer {
       ops.push(this.checkpoints.putWriteOp(record));
       records.push(record);
     }
-    if (ops.length === 0) return;
+    if (ops.length === 0) return ops;
     // known before the write is made, so that the writes of tasks running side by side all count
     const stillKnown = this.knownOf(threadId);
     const now = stillKnown?.writes.get(cpKey);
@@ -468,7 +501,30 @@ export class StoreCheckpointer {
       const replaced = new Set(records.map((r) => `${r.task_id}${SEP}${r.idx}`));
       stillKnown!.writes.set(cpKey, [...now.filter((w) => !replaced.has(`${w.task_id}${SEP}${w.idx}`)), ...records]);
     }
-    await this.remembering(threadId, (checkpoints) => checkpoints.write(ops));
+    return ops;
+  }
+
+  /**
+   * `prepared` (a put or write being serialised) counted for the thread until it is known here:
+   * LangGraph's "async" durability reads the newest checkpoint without waiting for the writes
+   * it began, and a read must hold them (a run's end missed its interrupt write when a write
+   * took a tick more to serialise). Counted before the caller's first await.
+   */
+  private preparing<T>(threadId: string, prepared: Promise<T>): Promise<T> {
+    const held = this.held.get(threadId);
+    if (!held) return prepared;
+    const counted: Promise<boolean> = prepared.then(
+      () => held.preparing.delete(counted),
+      () => held.preparing.delete(counted),
+    );
+    held.preparing.add(counted);
+    return prepared;
+  }
+
+  /** Waits for the thread's puts and writes begun before now to be known here. */
+  private async preparedBefore(threadId: string): Promise<void> {
+    const held = this.held.get(threadId);
+    if (held && held.preparing.size > 0) await Promise.allSettled([...held.preparing]);
   }
 
   /**
