@@ -10,7 +10,8 @@
 // time and count (V8's GC profiler), the bytes allocated and those a scavenge promoted, a
 // request. With `--retained`, then bytes a POST /threads keeps (heap after full collections,
 // before and after) and, with `--snapshots <dir>`, heap snapshots after 1,000 and 2,000 more
-// creates, for heapSnapshotDiff.ts.
+// creates, for heapSnapshotDiff.ts. With `--profile <dir>`, after each route's rounds a CPU
+// profile and an allocation profile of a round on each tree, for profileSummary.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -96,6 +97,7 @@ export interface InProcessOptions {
   requests: number;
   retained: boolean;
   snapshots?: string;
+  profiles?: string;
 }
 
 export async function measureInProcess(baselineRoot: string, work: string, options: InProcessOptions, log: (s: string) => void): Promise<void> {
@@ -117,6 +119,7 @@ export async function measureInProcess(baselineRoot: string, work: string, optio
         for (let i = 0; i < options.rounds; i += 1) {
           for (const k of i % 2 ? [1, 0] : [0, 1]) mine[servers[k].tree].push(perRequest(await round(k, name)));
         }
+        if (options.profiles) await profiles(servers, name, options, pair, log);
         samples.get(name)!.current.push(...mine.current);
         samples.get(name)!.baseline.push(...mine.baseline);
         const m = (tree: Tree, key: keyof PerRequest) => r2(median(mine[tree].map((p) => p[key])));
@@ -138,6 +141,26 @@ export async function measureInProcess(baselineRoot: string, work: string, optio
       `${name.padEnd(26)} baseline ÷ current (median [range], n=${current.length}): CPU ${ratio('cpuUs')}, GC time ${ratio('gcUs')}, allocated ${ratio('kb')}, promoted ${ratio('promotedKb')}; ` +
         `current CPU ${spread(current.map((c) => c.cpuUs))} µs, baseline ${spread(baseline.map((c) => c.cpuUs))} µs`,
     );
+  }
+}
+
+/** Each tree's CPU and allocation profiles of a round of `name`. */
+async function profiles(
+  servers: { tree: Tree; ap: Agentplane; routes: Record<RouteName, Injected> }[],
+  name: RouteName,
+  options: InProcessOptions,
+  pair: number,
+  log: (s: string) => void,
+) {
+  const dir = options.profiles!;
+  fs.mkdirSync(dir, { recursive: true });
+  const slug = name.replace(/[^a-z]+/gi, '-').replace(/-$/, '');
+  for (const s of servers) {
+    for (const kind of ['cpu', 'allocations']) {
+      const file = path.join(dir, `${s.tree}-${pair}${slug}.${kind === 'cpu' ? 'cpuprofile' : 'heapprofile'}`);
+      await control(s.ap, 'profile', { route: s.routes[name], count: options.requests, concurrency: CONCURRENCY, kind, file });
+      log(`  ${s.tree}: ${file} (${options.requests} requests)`);
+    }
   }
 }
 
@@ -165,7 +188,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const flag = (name: string) => args.includes(name);
   const snapshotsAt = args.indexOf('--snapshots');
   const snapshots = snapshotsAt >= 0 ? path.resolve(args[snapshotsAt + 1]) : undefined;
-  const positional = args.filter((a, i) => !a.startsWith('--') && (snapshotsAt < 0 || i !== snapshotsAt + 1));
+  const profilesAt = args.indexOf('--profile');
+  const profiles = profilesAt >= 0 ? path.resolve(args[profilesAt + 1]) : undefined;
+  const values = new Set([snapshotsAt, profilesAt].filter((at) => at >= 0).map((at) => at + 1));
+  const positional = args.filter((a, i) => !a.startsWith('--') && !values.has(i));
   const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', pairs = '1', rounds = '6', requests = '4000'] = positional;
   const log = (s: string) => console.log(s);
   const root = process.env.BENCH_BASELINE_ROOT ?? prepareBaseline(ref, log).root;
@@ -175,7 +201,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await measureInProcess(
       root,
       work,
-      { pairs: Number(pairs), rounds: Number(rounds), requests: Number(requests), retained: flag('--retained') || !!snapshots, snapshots },
+      { pairs: Number(pairs), rounds: Number(rounds), requests: Number(requests), retained: flag('--retained') || !!snapshots, snapshots, profiles },
       log,
     );
   } finally {

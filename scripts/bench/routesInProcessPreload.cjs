@@ -107,7 +107,43 @@ async function snapshot({ file }) {
   return { file: v8.writeHeapSnapshot(file) };
 }
 
-const actions = { round, retained, snapshot };
+/** The inspector's method `method` on `session`, as a promise. */
+const post = (session, method, params = {}) =>
+  new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+
+/**
+ * A profile of `count` requests of `route` to `file`: `cpu` (the inspector's CPU profile) or
+ * `allocations` (V8's sampling heap profiler, keeping the samples of objects collected since:
+ * what the requests allocate, not only what survives them). profileSummary.ts reads either.
+ */
+async function profile({ route, count, concurrency, kind, file }) {
+  const { Session } = require('node:inspector');
+  const session = new Session();
+  session.connect();
+  try {
+    await tick();
+    if (kind === 'cpu') {
+      await post(session, 'Profiler.enable');
+      await post(session, 'Profiler.setSamplingInterval', { interval: 100 });
+      await post(session, 'Profiler.start');
+    } else {
+      await post(session, 'HeapProfiler.enable');
+      await post(session, 'HeapProfiler.startSampling', {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    }
+    await drive(route, count, concurrency);
+    const { profile } = await post(session, kind === 'cpu' ? 'Profiler.stop' : 'HeapProfiler.stopSampling');
+    require('node:fs').writeFileSync(file, JSON.stringify(profile));
+    return { file };
+  } finally {
+    session.disconnect();
+  }
+}
+
+const actions = { round, retained, snapshot, profile };
 
 function control(req, res) {
   const chunks = [];
