@@ -90,8 +90,8 @@ export interface PipelineOptions {
   cors?: CorsHandler;
   /** The project's http.app: its routes answer what the contract does not route; its middleware wraps the API. */
   customApp?: CustomApp;
-  /** Told of every answered request, once its reply has ended (metrics, the access log). */
-  observe?: (request: AnsweredRequest) => void;
+  /** Told of every request `handle` took, once its response has closed (metrics, the access log, the server's requests in flight). */
+  observe?: (request: AnsweredRequest, res: ServerResponse) => void;
 }
 
 interface Bound {
@@ -403,14 +403,17 @@ export function createPipeline(options: PipelineOptions) {
     // one listener per request for everything that waits for its end
     res.once('close', () => {
       if (ctx && !res.writableFinished) ctx.clientGone();
-      observe?.({
-        operationId: operationId ?? 'unmatched',
-        method,
-        path: pathname,
-        status: res.statusCode,
-        seconds: (performance.now() - started) / 1000,
-        requestId,
-      });
+      observe?.(
+        {
+          operationId: operationId ?? 'unmatched',
+          method,
+          path: pathname,
+          status: res.statusCode,
+          seconds: (performance.now() - started) / 1000,
+          requestId,
+        },
+        res,
+      );
     });
     try {
       if (options.cors?.(req, res)) return;
