@@ -49,6 +49,8 @@ interface PerRequest {
   kb: number;
   promotedKb: number;
   scavengesPer1k: number;
+  /** The heap in use at the round's end, MB. */
+  heapMb: number;
 }
 
 async function control<T>(ap: Agentplane, action: string, body: unknown): Promise<T> {
@@ -63,6 +65,7 @@ const perRequest = (r: Round): PerRequest => ({
   kb: r.allocated / r.count / 1024,
   promotedKb: r.gc.promoted / r.count / 1024,
   scavengesPer1k: (r.gc.scavenges * 1000) / r.count,
+  heapMb: r.heapEnd / 2 ** 20,
 });
 
 const median = (xs: number[]) => {
@@ -98,10 +101,13 @@ export interface InProcessOptions {
   retained: boolean;
   snapshots?: string;
   profiles?: string;
+  /** Only these routes (`--route 'POST /threads'`, repeatable); all when absent. */
+  routes?: string[];
 }
 
 export async function measureInProcess(baselineRoot: string, work: string, options: InProcessOptions, log: (s: string) => void): Promise<void> {
-  const samples = new Map(ROUTE_CPU_ROUTES.map((r) => [r, { current: [] as PerRequest[], baseline: [] as PerRequest[] }]));
+  const measured = ROUTE_CPU_ROUTES.filter((r) => !options.routes || options.routes.includes(r));
+  const samples = new Map(measured.map((r) => [r, { current: [] as PerRequest[], baseline: [] as PerRequest[] }]));
   for (let pair = 0; pair < options.pairs; pair += 1) {
     const servers: { tree: Tree; ap: Agentplane; routes: Record<RouteName, Injected> }[] = [];
     try {
@@ -113,7 +119,7 @@ export async function measureInProcess(baselineRoot: string, work: string, optio
       }
       const round = (k: number, name: RouteName) =>
         control<Round>(servers[k].ap, 'round', { route: servers[k].routes[name], count: options.requests, concurrency: CONCURRENCY });
-      for (const name of ROUTE_CPU_ROUTES) {
+      for (const name of measured) {
         for (let i = 0; i < WARM_ROUNDS; i += 1) for (const k of [0, 1]) await round(k, name);
         const mine = { current: [] as PerRequest[], baseline: [] as PerRequest[] };
         for (let i = 0; i < options.rounds; i += 1) {
@@ -126,7 +132,7 @@ export async function measureInProcess(baselineRoot: string, work: string, optio
         log(
           `  pair ${pair} ${name.padEnd(26)} current / baseline: CPU ${m('current', 'cpuUs')} / ${m('baseline', 'cpuUs')} µs, GC ${m('current', 'gcUs')} / ${m('baseline', 'gcUs')} µs, ` +
             `${m('current', 'kb')} / ${m('baseline', 'kb')} KB allocated, ${m('current', 'promotedKb')} / ${m('baseline', 'promotedKb')} KB promoted, ` +
-            `${m('current', 'scavengesPer1k')} / ${m('baseline', 'scavengesPer1k')} scavenges a 1,000`,
+            `${m('current', 'scavengesPer1k')} / ${m('baseline', 'scavengesPer1k')} scavenges a 1,000, heap ${m('current', 'heapMb')} / ${m('baseline', 'heapMb')} MB`,
         );
       }
       if (options.retained) for (const s of servers) await keeps(s, options.snapshots, pair, log);
@@ -190,7 +196,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const snapshots = snapshotsAt >= 0 ? path.resolve(args[snapshotsAt + 1]) : undefined;
   const profilesAt = args.indexOf('--profile');
   const profiles = profilesAt >= 0 ? path.resolve(args[profilesAt + 1]) : undefined;
-  const values = new Set([snapshotsAt, profilesAt].filter((at) => at >= 0).map((at) => at + 1));
+  const routes = args.flatMap((a, i) => (args[i - 1] === '--route' ? [a] : []));
+  const values = new Set([snapshotsAt, profilesAt, ...args.flatMap((a, i) => (a === '--route' ? [i] : []))].filter((at) => at >= 0).map((at) => at + 1));
   const positional = args.filter((a, i) => !a.startsWith('--') && !values.has(i));
   const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', pairs = '1', rounds = '6', requests = '4000'] = positional;
   const log = (s: string) => console.log(s);
@@ -201,7 +208,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await measureInProcess(
       root,
       work,
-      { pairs: Number(pairs), rounds: Number(rounds), requests: Number(requests), retained: flag('--retained') || !!snapshots, snapshots, profiles },
+      {
+        pairs: Number(pairs),
+        rounds: Number(rounds),
+        requests: Number(requests),
+        retained: flag('--retained') || !!snapshots,
+        snapshots,
+        profiles,
+        routes: routes.length ? routes : undefined,
+      },
       log,
     );
   } finally {
