@@ -77,7 +77,8 @@ const spread = (xs: number[]) => `${r2(median(xs))} [${r2(Math.min(...xs))}–${
 
 async function start(tree: Tree, root: string | undefined, work: string, pair: number): Promise<Agentplane> {
   return startAgentplane({
-    dataDir: path.join(work, `${tree}-${pair}`, 'data'),
+    // BENCH_IN_PROCESS_MEMORY=1: the store in memory only (no journal), to tell the store's part from the rest
+    dataDir: process.env.BENCH_IN_PROCESS_MEMORY === '1' ? null : path.join(work, `${tree}-${pair}`, 'data'),
     workDir: path.join(work, `${tree}-${pair}`),
     root,
     nodeArgs: ['--expose-gc', '--require', PRELOAD],
@@ -125,6 +126,12 @@ export async function measureInProcess(baselineRoot: string, work: string, optio
         for (let i = 0; i < options.rounds; i += 1) {
           for (const k of i % 2 ? [1, 0] : [0, 1]) mine[servers[k].tree].push(perRequest(await round(k, name)));
         }
+        const calibrated: string[] = [];
+        for (const s of servers) {
+          const c = await control<{ promiseNs: number; objectNs: number }>(s.ap, 'calibrate', {});
+          calibrated.push(`${s.tree} ${r2(c.promiseNs)} ns an awaited promise, ${r2(c.objectNs)} ns an object`);
+        }
+        log(`  pair ${pair} after ${name}: the bench's own code in each process: ${calibrated.join('; ')}`);
         if (options.profiles) await profiles(servers, name, options, pair, log);
         samples.get(name)!.current.push(...mine.current);
         samples.get(name)!.baseline.push(...mine.baseline);

@@ -143,7 +143,24 @@ async function profile({ route, count, concurrency, kind, file }) {
   }
 }
 
-const actions = { round, retained, snapshot, profile };
+/**
+ * Code of the bench's own, the same in every tree, timed in this process: when a tree's
+ * requests are slower everywhere, its own code included, the process is (async hooks on every
+ * promise, a heap that makes each allocation or collection dearer), not any one of its routes.
+ */
+async function calibrate({ count = 200000 }) {
+  await tick();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < count; i += 1) await Promise.resolve(i);
+  const promises = process.cpuUsage(cpu);
+  const cpu2 = process.cpuUsage();
+  let kept = null;
+  for (let i = 0; i < count; i += 1) kept = { i, next: kept, text: `item ${i}` };
+  const objects = process.cpuUsage(cpu2);
+  return { promiseNs: ((promises.user + promises.system) * 1000) / count, objectNs: ((objects.user + objects.system) * 1000) / count, made: kept !== null };
+}
+
+const actions = { round, retained, snapshot, profile, calibrate };
 
 function control(req, res) {
   const chunks = [];
