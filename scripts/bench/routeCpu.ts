@@ -44,7 +44,8 @@ export function processCpuPrecise(pid: number): number {
   return ns / 1e9;
 }
 
-async function seed(ap: Agentplane): Promise<Record<RouteName, { url: string; method?: string; body?: string }>> {
+/** A deployment and a thread on `ap`, and each route's request against them. */
+export async function seed(ap: Agentplane): Promise<Record<RouteName, { url: string; method?: string; body?: string }>> {
   const dep = await ap.api('/v2/deployments', { json: deploymentBody('bench-cpu') });
   expectStatus('POST /v2/deployments', dep, 201);
   const thread = await ap.api('/threads', { json: { metadata: { bench: 'cpu' } } });

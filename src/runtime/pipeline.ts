@@ -90,8 +90,8 @@ export interface PipelineOptions {
   cors?: CorsHandler;
   /** The project's http.app: its routes answer what the contract does not route; its middleware wraps the API. */
   customApp?: CustomApp;
-  /** Told of every answered request, once its reply has ended (metrics, the access log). */
-  observe?: (request: AnsweredRequest) => void;
+  /** Told of every request `handle` took, once its response has closed (metrics, the access log, the server's requests in flight). */
+  observe?: (request: AnsweredRequest, res: ServerResponse) => void;
 }
 
 interface Bound {
@@ -259,8 +259,10 @@ export function createPipeline(options: PipelineOptions) {
   /**
    * Who calls `b`, as its security says: the operation's own credential (never the key ring),
    * or an API key, then the project's custom auth. The request's context, or the reply refusing it.
+   * A promise only when the project's custom auth is asked: an API key is checked in memory, and
+   * an async function's promise and the await on it were a fixed cost of every request.
    */
-  async function admit(b: Bound, req: IncomingMessage): Promise<HttpRequestContext | HttpReply> {
+  function admit(b: Bound, req: IncomingMessage): HttpRequestContext | HttpReply | Promise<HttpRequestContext | HttpReply> {
     const operationId = b.operation.operationId;
     let credential: string | undefined;
     let tenantId: string | null;
@@ -277,11 +279,15 @@ export function createPipeline(options: PipelineOptions) {
     }
     const ctx = new HttpRequestContext(operationId, tenantId, req, log, options.publicUrl, options.trustProxy === true);
     if (credential !== undefined) ctx.credential = credential;
-    if (options.customAuth && options.customAuthFor?.(operationId)) {
-      const user = await options.customAuth.authenticate(req, ctx.baseUrl);
-      if (isRefusal(user)) return httpError(user.status, user.detail, user.headers);
-      ctx.user = user;
-    }
+    if (options.customAuth && options.customAuthFor?.(operationId)) return withUser(options.customAuth, ctx, req);
+    return ctx;
+  }
+
+  /** `ctx` with the user the project's custom auth finds, or the reply refusing the request. */
+  async function withUser(customAuth: CustomAuth, ctx: HttpRequestContext, req: IncomingMessage): Promise<HttpRequestContext | HttpReply> {
+    const user = await customAuth.authenticate(req, ctx.baseUrl);
+    if (isRefusal(user)) return httpError(user.status, user.detail, user.headers);
+    ctx.user = user;
     return ctx;
   }
 
@@ -397,14 +403,17 @@ export function createPipeline(options: PipelineOptions) {
     // one listener per request for everything that waits for its end
     res.once('close', () => {
       if (ctx && !res.writableFinished) ctx.clientGone();
-      observe?.({
-        operationId: operationId ?? 'unmatched',
-        method,
-        path: pathname,
-        status: res.statusCode,
-        seconds: (performance.now() - started) / 1000,
-        requestId,
-      });
+      observe?.(
+        {
+          operationId: operationId ?? 'unmatched',
+          method,
+          path: pathname,
+          status: res.statusCode,
+          seconds: (performance.now() - started) / 1000,
+          requestId,
+        },
+        res,
+      );
     });
     try {
       if (options.cors?.(req, res)) return;
@@ -444,7 +453,8 @@ export function createPipeline(options: PipelineOptions) {
       const errors = b.operation.errors;
       /** A failure found here, in the operation's error shape. */
       const refuse = (reply: HttpReply) => send(res, errors ? asGoogleRpc(reply, errors) : reply);
-      const admitted = await admit(b, req);
+      const admission = admit(b, req);
+      const admitted = admission instanceof Promise ? await admission : admission;
       if (!(admitted instanceof HttpRequestContext)) return refuse(admitted);
       ctx = admitted;
       if (b.streams && options.streamSlots) {

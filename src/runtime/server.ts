@@ -160,6 +160,11 @@ export async function startHttpServer(
   const authenticated = new Set(apiDocuments.flatMap((doc) => doc.operations.filter((op) => op.auth && op.auth !== 'public').map((op) => op.operationId)));
   // the access line's fields are made only where its level is written (LOG_LEVEL=warn: never)
   const accessLog = config.accessLog && log.enabled('info');
+  let inFlight = 0;
+  let stopping = false;
+  let drained: (() => void) | null = null;
+  /** The responses being written now: at shutdown the streams among them are ended at once. */
+  const open = new Set<ServerResponse>();
   const { handle, socketDoor, admit } = createPipeline({
     documents: apiDocuments,
     handlers: deferred.handlers,
@@ -183,7 +188,12 @@ export async function startHttpServer(
     cors: corsHandler(config.project.http?.cors),
     customAuth,
     customAuthFor: (operationId) => authenticated.has(operationId),
-    observe: (answered) => {
+    // the request's end, told once by the pipeline's one 'close' listener: a second listener of
+    // the server's own (a closure, and Node's once-wrapper, per request) did the bookkeeping before
+    observe: (answered, res) => {
+      inFlight -= 1;
+      open.delete(res);
+      if (inFlight === 0) drained?.();
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (accessLog) {
         log.info('request', {
@@ -198,11 +208,6 @@ export async function startHttpServer(
     },
   });
 
-  let inFlight = 0;
-  let stopping = false;
-  let drained: (() => void) | null = null;
-  /** The responses being written now: at shutdown the streams among them are ended at once. */
-  const open = new Set<ServerResponse>();
   // polka carries the HTTP layer; the pipeline behind its single middleware does the
   // contract routing, so polka's own route table stays one entry long.
   const web = polka().use((req, res) => {
@@ -210,11 +215,7 @@ export async function startHttpServer(
     open.add(res);
     // a request on a kept-alive connection while the server stops is its last on that connection
     if (stopping) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      inFlight -= 1;
-      open.delete(res);
-      if (inFlight === 0) drained?.();
-    });
+    // counted down by observe above, when the response closes
     void handle(req, res);
   });
   // answers of class RequestIdResponse: their X-Request-Id goes out with the rest of the head
