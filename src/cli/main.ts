@@ -11,6 +11,7 @@ import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../run
 import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project.ts';
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
+import { conformanceSuite } from './conformanceSuite.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
 import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
 import { watchProject } from '../runtime/watch.ts';
@@ -432,7 +433,7 @@ interface ConformanceOptions {
  * compiled in the package, through tsx in a clone. Exits with the runner's code: non-zero
  * when any property failed (each failure prints a shrunk curl reproduction).
  */
-function runConformance(options: ConformanceOptions): void {
+async function runConformance(options: ConformanceOptions): Promise<void> {
   const documents = options.documents.split(',').map((d) => d.trim());
   const unknown = documents.filter((d) => !['control-plane', 'agent-server', 'a2a'].includes(d));
   if (unknown.length || !/^\d+$/.test(options.runs) || (options.seed !== undefined && !/^-?\d+$/.test(options.seed))) {
@@ -441,8 +442,7 @@ function runConformance(options: ConformanceOptions): void {
     );
     process.exit(2);
   }
-  const source = packagePath('test', 'conformance', 'remote.suite.ts');
-  const suite = fs.existsSync(source) ? source : packagePath('dist', 'test', 'conformance', 'remote.suite.js');
+  const suite = await conformanceSuite(packagePath());
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
   if (options.junit) reporters.push('--test-reporter=junit', `--test-reporter-destination=${path.resolve(options.junit)}`);
   const args = [...(suite.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []), '--test', '--test-concurrency=1', ...reporters, suite];
