@@ -42,7 +42,7 @@ describe('agentplane conformance --url', () => {
   it('passes against agentplane in real mode as a fresh `npm start` leaves it (no settings), with a JUnit report', async () => {
     // the embedded default: the API key and the auth service's token key made in the data
     // directory (authenticate answered, not 501), as on a first `npm start`
-    const server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_API_KEYS: '' } });
+    const server = await startTestServer({ exampleGraphs: 'all', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_API_KEYS: '' } });
     servers.push(server);
     const key = (JSON.parse(fs.readFileSync(path.join(server.dataDir!, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
     const junit = path.join(dir, 'real.xml');
@@ -83,7 +83,7 @@ describe('agentplane conformance --url', () => {
       };
       return { handlers: { ...handlers, getDeployment }, methods: createMockMethods(rpcDocument.document) as Application['methods'], modules: [] };
     };
-    const server = await startTestServer({ app: buggy, env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+    const server = await startTestServer({ app: buggy, exampleGraphs: 'all', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
     servers.push(server);
     const junit = path.join(dir, 'buggy.xml');
     const { code, output } = await conformance([

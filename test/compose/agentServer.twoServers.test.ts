@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { inProcessApp } from '../support/server.ts';
 
 test("a second server in the process does not take over the first one's graph checkpointer", async () => {
-  const first = await inProcessApp();
-  const second = await inProcessApp();
+  // the `agent` graph: a LangGraph graph, the one kind whose checkpointer a server sets
+  const first = await inProcessApp({ exampleGraphs: 'all' });
+  const second = await inProcessApp({ exampleGraphs: 'all' });
   await second.close();
   try {
     const thread = (await (await first.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };

@@ -34,7 +34,7 @@ function sabotaged(base: 'examples' | 'real', operationId: string, wrap: Wrap): 
 
 const servers: TestServer[] = [];
 async function serve(app: AppFactory, mode: Target['mode']): Promise<Target> {
-  const server = await startTestServer({ app, env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+  const server = await startTestServer({ app, exampleGraphs: 'all', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
   servers.push(server);
   return { url: server.url, key: server.key, mode };
 }

@@ -20,7 +20,7 @@ describe('integration flow through the Prism validation proxy', () => {
     return proxies.get(spec)!;
   };
   before(async () => {
-    server = await startTestServer({ env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
+    server = await startTestServer({ exampleGraphs: 'all', env: { AGENTPLANE_VALIDATE_RESPONSES: '0' } });
   });
   after(async () => {
     // a proxy that did not start has failed its case already

@@ -21,6 +21,8 @@ describe('a graph gets its user’s token through an interrupt', () => {
 
   before(async () => {
     server = await startTestServer({
+      // the `connected` graph: a LangGraph graph
+      exampleGraphs: 'all',
       env: {
         AGENTPLANE_API_KEYS: `graph-key:${tenant}`,
         AGENTPLANE_TOKEN_KEY: randomBytes(32).toString('hex'),

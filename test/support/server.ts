@@ -43,6 +43,26 @@ export interface TestServerOptions {
    * checks), and an AGENTPLANE_RUN_WORKERS in the environment applies to every server.
    */
   runWorkers?: string;
+  /**
+   * Which of the repository's example graphs (agentplane.json) a server with that project
+   * serves: 'plain' (default) the plain-function ones only (echo), 'all' the LangGraph ones
+   * too (agent, approval, breakpoint, connected). Importing those loads LangGraph, ~1.2 CPU-s
+   * per test process, which most tests (the wire, the store, auth, echo runs) never use.
+   * Ignored when `project`, or the environment, names another project.
+   */
+  exampleGraphs?: 'plain' | 'all';
+}
+
+/** The example graphs that are plain functions (examples/graphs/echo.ts): serving them loads no LangGraph. */
+const PLAIN_EXAMPLE_GRAPHS = new Set(['echo']);
+const EXAMPLE_PROJECT_FILE = path.join(ROOT, 'agentplane.json');
+
+/** The project a test server serves: the repository's example project, its LangGraph graphs only when asked for. */
+function projectOf(config: ProjectConfig, configFile: string | null, options: TestServerOptions): ProjectConfig {
+  if (options.project) return options.project;
+  if (options.exampleGraphs === 'all' || configFile !== EXAMPLE_PROJECT_FILE) return config;
+  const graphs = Object.fromEntries(Object.entries(config.graphs ?? {}).filter(([id]) => PLAIN_EXAMPLE_GRAPHS.has(id)));
+  return { ...config, graphs };
 }
 
 /** AGENTPLANE_RUN_WORKERS for a test server, unless the environment sets it (see TestServerOptions.runWorkers). */
@@ -78,7 +98,7 @@ async function testConfig(options: TestServerOptions) {
   const config = loadConfig(['--port', '0', '--host', '127.0.0.1', ...(options.mock ? ['--mock'] : [])], env, ROOT);
   config.dataDir = dataDir;
   if (dataDir === null) config.dataDir = null;
-  if (options.project) config.project = options.project;
+  config.project = projectOf(config.project, config.configFile, options);
   // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);

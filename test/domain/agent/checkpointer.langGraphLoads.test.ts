@@ -34,11 +34,22 @@ async function loadsOf(script: string): Promise<string[]> {
 const langGraphIn = (loads: string[]) => loads.filter((u) => u.includes('/node_modules/@langchain/langgraph/') && !/\/dist\/stream(\.js|\/)/.test(u));
 const at = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, file)).href);
 
-test('the application without a graph answers, creates, reads and deletes a thread without loading LangGraph', async () => {
-  const loads = await loadsOf(`
+/** The URLs loaded by a fresh process that starts the test helpers' in-process application (`options`, as code) and runs `calls` on it (`server`). */
+const loadsOfApp = (options: string, calls: string) =>
+  loadsOf(`
     import { inProcessApp } from ${at('test/support/server.ts')};
-    const server = await inProcessApp({ dataDir: null, project: { graphs: {} } });
+    const server = await inProcessApp(${options});
     try {
+      ${calls}
+    } finally {
+      await server.close();
+    }
+  `);
+
+test('the application without a graph answers, creates, reads and deletes a thread without loading LangGraph', async () => {
+  const loads = await loadsOfApp(
+    '{ dataDir: null, project: { graphs: {} } }',
+    `
       const ok = await server.fetch('/ok');
       if (ok.status !== 200) throw new Error('/ok: ' + ok.status);
       const thread = await (await server.api('/threads', { method: 'POST', json: {} })).json();
@@ -46,13 +57,32 @@ test('the application without a graph answers, creates, reads and deletes a thre
         const res = await server.api(pathname, init);
         if (!res.ok) throw new Error(pathname + ': ' + res.status + ' ' + (await res.text()));
       }
-    } finally {
-      await server.close();
-    }
-  `);
+    `,
+  );
   assert.ok(
     loads.some((u) => u.includes('/src/domain/agent/checkpointer.ts')),
     'the hook records loads (the checkpointer was loaded)',
+  );
+  assert.deepEqual(langGraphIn(loads), []);
+});
+
+test("a test server as the test helpers make it by default serves the example project's plain `echo` graph and loads no LangGraph", async () => {
+  // the helpers serve the example project's LangGraph graphs only to a test asking for them
+  // (exampleGraphs: 'all'), so that a test process running none does not load LangGraph
+  // (a run loads it still: a plain graph's context.store is a LangGraph BaseStore)
+  const loads = await loadsOfApp(
+    '{ dataDir: null }',
+    `
+      const assistants = await (await server.api('/assistants/search', { method: 'POST', json: {} })).json();
+      const graphs = assistants.map((a) => a.graph_id).sort().join(',');
+      if (graphs !== 'echo') throw new Error('served graphs: ' + graphs);
+      const thread = await server.api('/threads', { method: 'POST', json: {} });
+      if (thread.status !== 200) throw new Error('/threads: ' + thread.status);
+    `,
+  );
+  assert.ok(
+    loads.some((u) => u.endsWith('/examples/graphs/echo.ts')),
+    'the echo graph was loaded',
   );
   assert.deepEqual(langGraphIn(loads), []);
 });
