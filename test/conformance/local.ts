@@ -37,13 +37,18 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         // DEPLOYED (the documented 400) on any machine, while the fuzzing that follows for a
         // minute finds deployed ones (200); with 5 ms phases a loaded machine sometimes let
         // every revision deploy first and the 400 went unexercised
-        server = await startTestServer({ mock: mode === 'mock', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150', ...AUTH_SERVICE } });
+        server = await startTestServer({
+          mock: mode === 'mock',
+          exampleGraphs: 'all',
+          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150', ...AUTH_SERVICE },
+        });
         if (mode === 'real') await warmSchemas(server.url, server.key);
         return { url: server.url, key: server.key, mode };
       },
       strict: async () => {
         const strict = await startTestServer({
           mock: mode === 'mock',
+          exampleGraphs: 'all',
           env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE },
         });
         return { target: { url: strict.url, key: strict.key, mode }, close: () => strict.close() };
