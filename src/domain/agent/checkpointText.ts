@@ -156,9 +156,7 @@ class PlainJson {
 export async function serialise(serde: Serde, value: unknown): Promise<Serialised> {
   // plain data around LangChain objects, with LangGraph's own serialiser: written here
   // without its walk for cycles, its replacer call per value and its UTF-8 round trip
-  // no await once the class is known: a checkpoint's pending writes are known to the saver only
-  // after they are serialised, and LangGraph reads its state while "async" writes are still
-  // being made (a tick more here and a run's end missed its interrupts)
+  // no await once the class is known: one less tick for every value written
   if (serde.constructor === (loadedSerdeClass ?? (await serdeClass()))) {
     const plain = new PlainJson();
     if (plain.add(value, 0)) {

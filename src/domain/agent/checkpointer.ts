@@ -184,7 +184,7 @@ export class StoreCheckpointer {
     return (this.saver ??= (async () => {
       const [{ LangGraphSaver }] = await Promise.all([import('./langGraphSaver.ts'), langGraphCopy()]);
       // the serialiser made here, not by the saver: its class is then known without an await
-      // at every write (see serialise), as LangGraph's timing of a run's writes expects
+      // at every write (see serialise)
       this.serde ??= await langGraphSerde();
       return new LangGraphSaver(this);
     })());

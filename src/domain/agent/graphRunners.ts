@@ -30,6 +30,13 @@ import { OlderMessagesHandler, modesFor } from './olderLangGraph.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
+// agentplane's LangGraph and the memory store over it (a BaseStore), imported with the first
+// run rather than at start, once: an import() per run resolves the module again each time
+let langGraphModule: Promise<typeof import('@langchain/langgraph')> | undefined;
+const langGraph = () => (langGraphModule ??= import('@langchain/langgraph'));
+let memoryStoreLoaded: Promise<typeof import('../memory/langgraphStore.ts')> | undefined;
+const memoryStoreModule = () => (memoryStoreLoaded ??= import('../memory/langgraphStore.ts'));
+
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
 export function graphExecutor(deps: {
   graphs: GraphRegistry;
@@ -63,7 +70,7 @@ export function graphExecutor(deps: {
       const resumeFromCheckpoint = run.attempt > 1 && (await deps.checkpointer.latestRunId(run.thread_id)) === run.run_id;
       // a graph's store is its run's owner's: the partition the owner reads through /store
       // (a BaseStore: LangGraph is imported with the first run, not before)
-      const memory = deps.memoryStore ? new (await import('../memory/langgraphStore.ts')).LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
+      const memory = deps.memoryStore ? new (await memoryStoreModule()).LangGraphMemoryStore(deps.memoryStore, ownerOf(run)) : undefined;
       tracer = new RunTracer({ runId: run.run_id, threadId: run.thread_id, graphId: graph.id, assistantId: run.assistant_id });
       const watched = tracer;
       unwatch = deps.watch?.(run.run_id, (since) => watched.progressedSince(since));
@@ -222,8 +229,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     ...(ctx.tracer ? [ctx.tracer] : []),
     ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
   ];
-  // agentplane's LangGraph, imported with the first LangGraph run rather than at start
-  const { Command, createGraphRunStream } = await import('@langchain/langgraph');
+  const { Command, createGraphRunStream } = await langGraph();
   const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {

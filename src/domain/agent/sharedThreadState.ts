@@ -6,9 +6,6 @@
 // plain-function run starts from the LangGraph state; a LangGraph run gets the messages
 // (and the other keys it has channels for) it does not have yet ahead of its input.
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-
-/** What reads a thread's LangGraph checkpoints: a saver, or the store's checkpointer itself. */
-type CheckpointReader = Pick<BaseCheckpointSaver, 'getTuple'>;
 import type { MessageDict } from './messages.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot } from './plainState.ts';
@@ -18,6 +15,9 @@ export interface LangGraphHead {
   values: Record<string, unknown>;
   createdAt: string;
 }
+
+/** What reads a thread's LangGraph checkpoints: a saver, or the store's checkpointer itself. */
+type CheckpointReader = Pick<BaseCheckpointSaver, 'getTuple'>;
 
 /** A channel of a graph's state (not LangGraph's own: `__start__`, `branch:to:x`, ...). */
 const isStateChannel = (name: string) => !name.startsWith('__') && !name.includes(':');
