@@ -17,6 +17,7 @@ import { baselineRefFrom, prepareBaseline } from './baseline.ts';
 import { deploymentBody } from './http.ts';
 import { load } from './load.ts';
 import { untilIdle } from './writes.ts';
+import { median } from './protocolFigures.ts';
 import { ROUTE_CPU_ROUTES, type RouteCpuFigure, type RouteName } from './routeCpuFigure.ts';
 
 export { ROUTE_CPU_ROUTES, type RouteCpuFigure };
@@ -58,10 +59,6 @@ export async function seed(ap: Agentplane): Promise<Record<RouteName, { url: str
   };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
 interface Burst {

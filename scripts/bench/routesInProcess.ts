@@ -19,6 +19,7 @@ import { ROOT, request, startAgentplane, type Agentplane } from './agentplane.ts
 import { baselineRefFrom, prepareBaseline } from './baseline.ts';
 import { seed } from './routeCpu.ts';
 import { untilIdle } from './writes.ts';
+import { median } from './protocolFigures.ts';
 import { ROUTE_CPU_ROUTES, type RouteName } from './routeCpuFigure.ts';
 
 const PRELOAD = path.join(ROOT, 'scripts/bench/routesInProcessPreload.cjs');
@@ -68,10 +69,6 @@ const perRequest = (r: Round): PerRequest => ({
   heapMb: r.heapEnd / 2 ** 20,
 });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const r2 = (n: number) => Math.round(n * 100) / 100;
 const spread = (xs: number[]) => `${r2(median(xs))} [${r2(Math.min(...xs))}–${r2(Math.max(...xs))}]`;
 
