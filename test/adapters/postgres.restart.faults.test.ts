@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
-import { ownCluster, type OwnCluster } from '../support/postgres.ts';
+import { ownCluster, withAdmin, type OwnCluster } from '../support/postgres.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 
@@ -208,9 +208,56 @@ describe('a PostgreSQL restart under load on two replicas', () => {
     for (const call of calls.filter((c) => c.whollyInOutage)) assert.equal(call.status, 503, `${call.kind} ${call.content} during the outage`);
     assert.ok(calls.filter((c) => c.phase === 'after' && c.status !== 503).length > 0, 'writes succeed after the return');
 
+    // A join waits as long as a first run may (120 s): the runs queued before it, on every
+    // thread, are claimed first (oldest first), and on a loaded machine that backlog took over
+    // 30 s to drain after the database's return (CI, and here with the cores busy: the run
+    // still pending, no claim or lock on its thread, the replicas executing older runs). One
+    // that times out names its run, what each replica and the database say of its thread, and
+    // where the replicas' logs are.
+    const join = async (server: ChildServer, threadId: string, runId: string) => {
+      try {
+        return await fetch(`${server.url}/threads/${threadId}/runs/${runId}/join`, { signal: AbortSignal.timeout(120_000) });
+      } catch (err) {
+        const seen = await Promise.all(
+          replicas.map((r) =>
+            fetch(`${r.url}/threads/${threadId}/runs/${runId}`).then(
+              (res) => res.text(),
+              (e: Error) => e.message,
+            ),
+          ),
+        );
+        const theirs = await fetch(`${replicas[0].url}/threads/${threadId}/runs?limit=1000`).then(
+          async (res) =>
+            ((await res.json()) as { run_id: string; status: string; created_at: string; updated_at: string }[]).map(
+              (r) => `${r.run_id} ${r.status} ${r.created_at} ${r.updated_at}`,
+            ),
+          (e: Error) => [e.message],
+        );
+        seen.push(`the thread's runs: ${theirs.join(', ')}`);
+        // what the database holds that could keep the run from being claimed
+        const database = await withAdmin(cluster.url, async (admin) => ({
+          claims: (await admin.query('SELECT * FROM agentplane_run_claims WHERE thread_id = $1', [threadId])).rows,
+          busy: (
+            await admin.query(
+              `SELECT pid, state, xact_start, now() AS at, left(query, 300) AS query FROM pg_stat_activity WHERE state NOT IN ('idle') AND pid <> pg_backend_pid()`,
+            )
+          ).rows,
+          locks: (
+            await admin.query(
+              `SELECT l.pid, l.mode, l.granted, l.relation::regclass::text AS rel FROM pg_locks l WHERE l.locktype IN ('tuple', 'transactionid', 'relation') AND l.pid <> pg_backend_pid() AND l.relation::regclass::text LIKE 'agentplane_run%'`,
+            )
+          ).rows,
+        })).catch((e: Error) => e.message);
+        seen.push(`the database: ${JSON.stringify(database)}`);
+        const logs = tempDir();
+        for (const [n, r] of replicas.entries()) fs.writeFileSync(path.join(logs, `replica-${n}.log`), r.output());
+        throw new Error(`join of run ${runId} on thread ${threadId}: ${(err as Error).name}; the replicas say ${seen.join(' | ')}; their logs are in ${logs}`);
+      }
+    };
+
     // the runs cut short by the outage were started again and succeeded, once
     for (const run of crossing) {
-      await fetch(`${run.server.url}/threads/${run.threadId}/runs/${run.runId}/join`, { signal: AbortSignal.timeout(30_000) });
+      await join(run.server, run.threadId, run.runId);
       const outputs = replicas.map((r) => r.output()).join('\n');
       const record = (await (await fetch(`${run.server.url}/threads/${run.threadId}/runs/${run.runId}`)).json()) as { status: string };
       assert.equal(record.status, 'success');
@@ -241,7 +288,7 @@ describe('a PostgreSQL restart under load on two replicas', () => {
     await Promise.all(
       threads.map(async (_, c) => {
         for (const [n, run] of runs.filter((r) => r.client === c).entries()) {
-          const joined = await fetch(`${replicas[n % REPLICAS].url}/threads/${run.threadId}/runs/${run.runId}/join`, { signal: AbortSignal.timeout(30_000) });
+          const joined = await join(replicas[n % REPLICAS], run.threadId, run.runId!);
           assert.equal(joined.status, 200);
           const record = (await (await fetch(`${replicas[(n + 1) % REPLICAS].url}/threads/${run.threadId}/runs/${run.runId}`)).json()) as { status: string };
           assert.equal(record.status, 'success', `run ${run.content} (${run.runId}) ended ${record.status}`);
