@@ -4,7 +4,7 @@
 // neither way drifts from the other, the run suite whose cases take every path of a run's
 // execution — queueing in order, reject, interrupt and rollback of a run in flight, a failing
 // graph, streaming — passes with graphs in worker threads too, as do the SDK's cancel,
-// delete-while-running and interrupt/resume cases. The release checks run all five run suites
+// delete-while-running and interrupt/resume cases. The release checks run the other run suites
 // that way (test/adapters/run-workers.suites.release.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -180,3 +180,100 @@ export async function serialise(serde: Serde, value: unknown): Promise<Serialise
 export function deserialise(serde: Serde, value: Serialised): Promise<any> {
   return serde.loadsTyped(value.type, value.text ?? new Uint8Array(Buffer.from(value.b64 ?? '', 'base64')));
 }
+
+/**
+ * The LangChain objects revived while reading many checkpoints at once (a page of a thread's
+ * history), by their serialised text: every checkpoint of a thread holds its messages again,
+ * and reviving a message (LangChain's `load`: its aliases, key mapping and constructor) costs
+ * far more than reading its text. A message read again is the object revived for an earlier
+ * checkpoint, as long as that object still holds the data it was revived with (its memo,
+ * messageMemo.ts) and was not handed out for the same checkpoint already: each checkpoint's
+ * state gets what deserialising it alone gives, its objects its own within it. Kept for one
+ * read, not between reads: their objects are the readers' to use.
+ */
+export class RevivedObjects {
+  private readonly byText = new Map<string, { object: object; memo: Memo; checkpoint: number }>();
+  private checkpoint = 0;
+
+  /** What is revived from now on belongs to another checkpoint. */
+  nextCheckpoint(): void {
+    this.checkpoint += 1;
+  }
+
+  /** The object revived earlier from `text`, unchanged and not yet handed out for this checkpoint. */
+  reuse(text: string): object | undefined {
+    const entry = this.byText.get(text);
+    if (!entry || entry.checkpoint === this.checkpoint || memoOf(entry.object) !== entry.memo) return undefined;
+    entry.checkpoint = this.checkpoint;
+    return entry.object;
+  }
+
+  keep(text: string, object: unknown): void {
+    if (object === null || typeof object !== 'object') return;
+    const memo = memoOf(object);
+    if (memo) this.byText.set(text, { object, memo, checkpoint: this.checkpoint });
+  }
+}
+
+/** A serialised LangChain object (`{lc: 1, type: "constructor", id: [...]}`): what LangGraph's serialiser revives with LangChain's `load`. */
+const isLangChainRecord = (record: Record<string, unknown>) => record.lc === 1 && record.type === 'constructor' && Array.isArray(record.id);
+
+/** What LangGraph's serialiser writes for `undefined` (a ToolMessage's absent `artifact`, say), and nothing else. */
+const isUndefinedRecord = (record: Record<string, unknown>) => record.lc === 2 && record.type === 'undefined' && Object.keys(record).length === 2;
+
+type Slot = { parent: Record<string, unknown> | unknown[]; key: string | number };
+
+/**
+ * `deserialise`, with the LangChain objects in the value revived once per `revived` (see
+ * RevivedObjects). The value's JSON is parsed as it is, each `undefined` record put back as
+ * undefined and each LangChain object revived by the serialiser alone from the text of what
+ * it holds: what the serialiser does inside the whole value (it revives from the innermost
+ * values out, a LangChain object from the JSON text of what it revived inside it, where an
+ * `undefined` is left out). A value with anything else the serialiser revives (its other
+ * `lc: 2` records, a LangChain object inside another), or another serialiser, is
+ * deserialised whole.
+ */
+export async function deserialiseSharing(serde: Serde, value: Serialised, revived: RevivedObjects): Promise<any> {
+  if (value.type !== 'json' || value.text === undefined || serde.constructor !== (loadedSerdeClass ?? (await serdeClass()))) return deserialise(serde, value);
+  const root: { value: unknown } = { value: JSON.parse(value.text) };
+  const found: (Slot & { text: string })[] = [];
+  if (!findLangChainObjects({ parent: root, key: 'value' }, found, 0, false)) return deserialise(serde, value);
+  for (const { parent, key, text } of found) {
+    let object = revived.reuse(text);
+    if (!object) {
+      object = await serde.loadsTyped('json', text);
+      revived.keep(text, object);
+    }
+    (parent as Record<string | number, unknown>)[key] = object;
+  }
+  return root.value;
+}
+
+/**
+ * Puts back the `undefined`s in the parsed JSON at `slot` and finds the LangChain objects in
+ * it, each with its text (`inside` one, there is none to find); false when the value holds
+ * anything else the serialiser would revive, or an own `__proto__` (its reviver would make
+ * it a prototype), or is nested deeper than is worth walking.
+ */
+function findLangChainObjects({ parent, key }: Slot, found: (Slot & { text: string })[], depth: number, inside: boolean): boolean {
+  const value = (parent as Record<string | number, unknown>)[key];
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) if (!findLangChainObjects({ parent: value, key: i }, found, depth + 1, inside)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  if (Object.hasOwn(record, '__proto__')) return false;
+  if (isUndefinedRecord(record)) {
+    (parent as Record<string | number, unknown>)[key] = undefined;
+    return true;
+  }
+  const isObject = isLangChainRecord(record);
+  if (isObject && inside) return false;
+  // `lc: 1` records other than constructors are kept as they are, as the serialiser keeps them
+  if (record.lc !== undefined && record.lc !== 1) return false;
+  for (const k in record) if (!findLangChainObjects({ parent: record, key: k }, found, depth + 1, inside || isObject)) return false;
+  if (isObject) found.push({ parent, key, text: JSON.stringify(record) });
+  return true;
+}

@@ -16,7 +16,7 @@ import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTup
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
-import { deserialise, langGraphSerde, serialise, type Serde, type Serialised } from './checkpointText.ts';
+import { deserialise, deserialiseSharing, langGraphSerde, RevivedObjects, serialise, type Serde, type Serialised } from './checkpointText.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -390,9 +390,12 @@ export class StoreCheckpointer {
     // without a metadata filter no more than `limit` are read whole: their values in one read
     if (!options.filter && records.length > remaining) records = records.slice(0, remaining);
     const values = await this.checkpoints.valuesOf(records);
+    // the checkpoints hold the same messages over and over: each revived once (RevivedObjects)
+    const revived = new RevivedObjects();
     for (const record of records) {
       if (remaining <= 0) return;
-      const tuple = await this.toTuple(record, undefined, undefined, valuesByChannel(record, values));
+      revived.nextCheckpoint();
+      const tuple = await this.toTuple(record, undefined, undefined, valuesByChannel(record, values), revived);
       if (options.filter && !Object.entries(options.filter).every(([k, v]) => sameJson((tuple.metadata as Record<string, unknown> | undefined)?.[k], v)))
         continue;
       remaining -= 1;
@@ -759,19 +762,21 @@ export class StoreCheckpointer {
    * `writes`: the checkpoint's pending writes when they are known; else they are read.
    * `checkpoint`: the checkpoint itself when it is at hand as put; else it is deserialised.
    * `values`: the channel values it names, by channel, when they are known; else they are read.
+   * `revived`: the objects revived for the other checkpoints of one read, to share (RevivedObjects).
    */
   private async toTuple(
     record: CheckpointRecord,
     known?: WriteRecord[],
     checkpoint?: Checkpoint,
     values?: Record<string, Serialised>,
+    revived?: RevivedObjects,
   ): Promise<CheckpointTuple> {
     const writes = known ?? (await this.checkpoints.writesOf(key(record.thread_id, record.checkpoint_ns, record.checkpoint_id)));
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.checkpoint_id } },
-      checkpoint: checkpoint ?? (await this.loadCheckpoint(record, values)),
+      checkpoint: checkpoint ?? (await this.loadCheckpoint(record, values, revived)),
       metadata: await this.load(record.metadata),
-      pendingWrites: await Promise.all(writes.map(async (w) => [w.task_id, w.channel, await this.load(w.value)] as [string, string, unknown])),
+      pendingWrites: await Promise.all(writes.map(async (w) => [w.task_id, w.channel, await this.load(w.value, revived)] as [string, string, unknown])),
     };
     if (record.parent_checkpoint_id) {
       tuple.parentConfig = { configurable: { thread_id: record.thread_id, checkpoint_ns: record.checkpoint_ns, checkpoint_id: record.parent_checkpoint_id } };
@@ -780,13 +785,13 @@ export class StoreCheckpointer {
   }
 
   /** A stored checkpoint with the channel values it names put back in their places. */
-  private async loadCheckpoint(record: CheckpointRecord, known?: Record<string, Serialised>): Promise<Checkpoint> {
-    const checkpoint = (await this.load(record.checkpoint)) as Checkpoint;
+  private async loadCheckpoint(record: CheckpointRecord, known?: Record<string, Serialised>, revived?: RevivedObjects): Promise<Checkpoint> {
+    const checkpoint = (await this.load(record.checkpoint, revived)) as Checkpoint;
     if (!record.channels) return checkpoint;
     const values = known ?? valuesByChannel(record, await this.checkpoints.valuesOf([record]));
     for (const channel of Object.keys(record.channels)) {
       const value = values[channel];
-      if (value) checkpoint.channel_values[channel] = await this.load(value);
+      if (value) checkpoint.channel_values[channel] = await this.load(value, revived);
       else delete checkpoint.channel_values[channel];
     }
     return checkpoint;
@@ -797,8 +802,9 @@ export class StoreCheckpointer {
     return this.serde ? serialise(this.serde, value) : this.serdeLoaded().then((serde) => serialise(serde, value));
   }
 
-  private load(value: Serialised): Promise<any> {
-    return this.serde ? deserialise(this.serde, value) : this.serdeLoaded().then((serde) => deserialise(serde, value));
+  private load(value: Serialised, revived?: RevivedObjects): Promise<any> {
+    const read = (serde: Serde) => (revived ? deserialiseSharing(serde, value, revived) : deserialise(serde, value));
+    return this.serde ? read(this.serde) : this.serdeLoaded().then(read);
   }
 
   private async serdeLoaded(): Promise<Serde> {
