@@ -42,6 +42,11 @@ export function sharedPrefix(a: string, b: string): number {
   return last >= 0xd800 && last <= 0xdbff ? n - 1 : n;
 }
 
+/** Whether a value of this text may be stored as a tail (one shorter is stored whole: its parent's is not worth a read). */
+export function mayExtend(text: string): boolean {
+  return text.length >= MIN_SHARED;
+}
+
 /**
  * How a value whose text is `text` is stored when its parent's value is `parent` (stored as
  * `parentRef`): as a tail of the parent's (the record's `keep` and text, the ref's `base`
@@ -52,11 +57,12 @@ export function asTail(
   text: string,
 ): { keep: number; tail: string; base: string[]; stored: number } | undefined {
   const parentText = parent.value.text;
-  if (parentText === undefined || parent.value.type !== 'json' || text.length < MIN_SHARED) return undefined;
+  if (parentText === undefined || parent.value.type !== 'json' || !mayExtend(text)) return undefined;
   const base = partsOf(parent.ref);
   if (base.length >= CHAIN_MAX) return undefined;
   const keep = sharedPrefix(parentText, text);
-  if (keep < MIN_SHARED || keep < text.length / 2) return undefined;
+  // what the tail does not share counts against the chain's bound (`stored`), not here
+  if (keep < MIN_SHARED) return undefined;
   const stored = (parent.ref.stored ?? parent.ref.chars) + (text.length - keep);
   if (stored > 2 * text.length) return undefined;
   return { keep, tail: detached(text.slice(keep)), base, stored };

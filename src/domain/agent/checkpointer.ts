@@ -17,7 +17,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
 import { deserialise, langGraphSerde, serialise, type Serde, type Serialised } from './checkpointText.ts';
-import { asTail, partsOf } from './channelChains.ts';
+import { asTail, mayExtend, partsOf } from './channelChains.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -563,6 +563,7 @@ export class StoreCheckpointer {
     let values: Record<string, Serialised> | undefined = {};
     const inline: Record<string, unknown> = {};
     const threadId = threadNs.slice(0, threadNs.indexOf(SEP));
+    let parentValues = parent?.values;
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
       const version = checkpoint.channel_versions[channel];
       if (value === undefined || version === undefined || isSmall(value)) {
@@ -581,7 +582,11 @@ export class StoreCheckpointer {
       const text = await this.dump(value);
       const chars = (text.text ?? text.b64 ?? '').length;
       // a value that extends its parent's (a message list appended to): stored as what it adds
-      const parentValue = parent?.values?.[channel];
+      // (the parent's values read once, when not known: a put outside a run, a fork's first)
+      if (theirs && !parentValues && text.text !== undefined && mayExtend(text.text)) {
+        parentValues = valuesByChannel(parent!.record, await this.checkpoints.valuesOf([parent!.record]));
+      }
+      const parentValue = parentValues?.[channel];
       const tail = theirs && parentValue && text.text !== undefined ? asTail({ ref: theirs, value: parentValue }, text.text) : undefined;
       const at = checkpoint.id;
       if (tail) {
