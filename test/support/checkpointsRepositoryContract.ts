@@ -97,4 +97,34 @@ export function checkpointsRepositoryContract(open: () => Promise<CheckpointsRep
     await saver.write([saver.putValueOp(stored(c1, 'messages', '["again"]'))]);
     assert.equal((await saver.valuesOf(later)).get(channelValueKey(c1.thread_ns, 'messages', 'c1'))?.text, '["again"]');
   });
+
+  it("reads a value stored as a tail of others (its chain) whole, and the chain's records as stored", async () => {
+    const saver = await open();
+    const [c1, c2, c3] = ['c1', 'c2', 'c3'].map((id) => checkpoint('t1', '', id));
+    c1.channels = { messages: { version: 1, at: 'c1', chars: 7 } };
+    c2.channels = { messages: { version: 2, at: 'c2', chars: 13, base: ['c1'], stored: 13 } };
+    c3.channels = { messages: { version: 3, at: 'c3', chars: 19, base: ['c1', 'c2'], stored: 19 } };
+    // ["one"] → ["one","two"] → ["one","two","six"]: each keeps all but the closing bracket of the one before
+    const tail = (of: CheckpointRecord, keep: number, t: string): ChannelValueRecord => ({ ...stored(of, 'messages', t), keep });
+    await saver.put(c1, [stored(c1, 'messages', '["one"]')]);
+    await saver.put(c2, [tail(c2, 6, ',"two"]')]);
+    await saver.put(c3, [tail(c3, 12, ',"six"]')]);
+    const values = await saver.valuesOf([c3, c2]);
+    assert.equal(values.get(channelValueKey(c3.thread_ns, 'messages', 'c3'))?.text, '["one","two","six"]');
+    assert.equal(values.get(channelValueKey(c2.thread_ns, 'messages', 'c2'))?.text, '["one","two"]');
+    assert.deepEqual((await saver.newest(c1.thread_ns))?.values, { messages: { type: 'json', text: '["one","two","six"]' } });
+    const records = await saver.storedValuesOf([c3]);
+    assert.deepEqual(
+      [...records.values()].map((r) => [r.at, r.keep, r.value.text]),
+      [
+        ['c1', undefined, '["one"]'],
+        ['c2', 6, ',"two"]'],
+        ['c3', 12, ',"six"]'],
+      ],
+    );
+    // a chain missing a record: the value is left out
+    await saver.write([saver.deleteValueOp(c1.thread_ns, 'messages', 'c2')]);
+    assert.equal((await saver.valuesOf([c3])).size, 0);
+    assert.equal((await saver.valuesOf([c1])).size, 1);
+  });
 }

@@ -1,6 +1,7 @@
 // LangGraph's checkpoints, pending writes and channel values in three collections of the store:
 // a checkpoint's id is its `cp_key` (thread, namespace, checkpoint id), a write's that and its
-// task and slot, a channel value's its `thread_ns`, channel and the checkpoint that stored it.
+// task and slot, a channel value's its `thread_ns`, channel and the checkpoint that stored it
+// (a tail's chain is read with it and joined here: agent/channelChains.ts).
 // The same collections are tables on PostgreSQL (pgTables.ts), and a run worker's remote
 // store (run-workers/remoteStore.ts) reaches them on the main thread, so nothing here asks
 // for a filter function.
@@ -15,10 +16,27 @@ import type {
 } from '../../domain/ports/checkpointsRepository.ts';
 import type { Serialised } from '../../domain/agent/checkpointText.ts';
 import { CHECKPOINT_KEY_SEPARATOR, channelValueKey, valuesByChannel } from '../../domain/agent/checkpointer.ts';
+import { joinChain, partsOf } from '../../domain/agent/channelChains.ts';
 
 const key = (...parts: string[]) => parts.join(CHECKPOINT_KEY_SEPARATOR);
 const cpKeyOf = (r: CheckpointRecord) => key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);
 const writeIdOf = (w: WriteRecord) => key(w.cp_key, w.task_id, String(w.idx));
+
+/** Each value `records` name, once, by its key: the keys of its chain's records (a tail's base values first, its own last). */
+function chainsOf(records: CheckpointRecord[]): Map<string, string[]> {
+  const chains = new Map<string, string[]>();
+  for (const r of records) {
+    for (const [channel, ref] of Object.entries(r.channels ?? {})) {
+      const valueKey = channelValueKey(r.thread_ns, channel, ref.at);
+      if (!chains.has(valueKey))
+        chains.set(
+          valueKey,
+          partsOf(ref).map((at) => channelValueKey(r.thread_ns, channel, at)),
+        );
+    }
+  }
+  return chains;
+}
 
 export class CollectionCheckpoints implements CheckpointsRepository {
   private readonly checkpoints: Collection<CheckpointRecord>;
@@ -68,13 +86,28 @@ export class CollectionCheckpoints implements CheckpointsRepository {
   }
 
   async valuesOf(records: CheckpointRecord[]): Promise<Map<string, Serialised>> {
-    const keys = new Set<string>();
-    for (const r of records) for (const [channel, ref] of Object.entries(r.channels ?? {})) keys.add(channelValueKey(r.thread_ns, channel, ref.at));
+    const chains = chainsOf(records);
     const found = new Map<string, Serialised>();
-    if (keys.size === 0) return found;
-    const ids = [...keys];
-    const values = await this.values.getMany(ids);
-    for (const [i, value] of values.entries()) if (value) found.set(ids[i], value.value);
+    if (chains.size === 0) return found;
+    const stored = await this.readValues(chains);
+    for (const [valueKey, parts] of chains) {
+      const value = joinChain(parts.map((id) => stored.get(id)));
+      if (value) found.set(valueKey, value);
+    }
+    return found;
+  }
+
+  storedValuesOf(records: CheckpointRecord[]): Promise<Map<string, ChannelValueRecord>> {
+    return this.readValues(chainsOf(records));
+  }
+
+  /** The value records of these chains, by key, in one read; a missing one left out. */
+  private async readValues(chains: Map<string, string[]>): Promise<Map<string, ChannelValueRecord>> {
+    const ids = [...new Set([...chains.values()].flat())];
+    const found = new Map<string, ChannelValueRecord>();
+    if (ids.length === 0) return found;
+    const read = await this.values.getMany(ids);
+    for (const [i, value] of read.entries()) if (value) found.set(ids[i], value);
     return found;
   }
 

@@ -6,7 +6,9 @@
 // The rows are those the collections read (plainState.ts headRecord, collectionCheckpoints.ts
 // newest): the same order, the same documents.
 import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
+import { joinChain } from '../../domain/agent/channelChains.ts';
 import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
+import type { ChannelValueRecord } from '../../domain/ports/checkpointsRepository.ts';
 import type { KnownReads } from '../../domain/agent/runContext.ts';
 import type { FirstReads } from '../../domain/ports/firstReads.ts';
 import type { PgStore } from './pgStore.ts';
@@ -15,15 +17,20 @@ import type { PgStore } from './pgStore.ts';
  * $1 thread id, $2 its root `thread_ns`, $3 the key separator. The head's checkpoint row is
  * `<thread id>:<checkpoint id>` (collectionPlainCheckpoints.ts rowId); the newest checkpoint is the highest id
  * (then the latest stored), its writes those of its `cp_key`, in the order they were stored,
- * its values those its `channels` name (checkpointer.ts channelValueKey), by channel.
+ * its values those its `channels` name (checkpointer.ts channelValueKey), by channel: each the
+ * records of its chain in order (a tail's base values first: channelChains.ts), null where one
+ * is missing, joined here as the collections join them.
  */
 const FIRST_READS_SQL = `SELECT
     (SELECT c.doc FROM agentplane_plain_heads h JOIN agentplane_plain_checkpoints c ON c.id = h.id || ':' || (h.doc->>'checkpoint_id') WHERE h.id = $1::text) AS plain_head,
     n.doc AS newest,
     (SELECT coalesce(json_agg(w.doc ORDER BY w.seq), '[]'::json) FROM agentplane_checkpoint_writes w
       WHERE n.doc IS NOT NULL AND w.cp_key = (n.doc->>'thread_id') || $3::text || (n.doc->>'checkpoint_ns') || $3::text || (n.doc->>'checkpoint_id')) AS writes,
-    (SELECT coalesce(json_object_agg(c.key, v.doc->'value'), '{}'::json) FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c
-      JOIN agentplane_checkpoint_values v ON v.id = $2::text || $3::text || c.key || $3::text || (c.value->>'at')) AS "values"
+    (SELECT coalesce(json_object_agg(c.key, (SELECT json_agg(v.doc ORDER BY p.ord) FROM
+        (SELECT b.at, b.ord FROM json_array_elements_text(coalesce(c.value->'base', '[]'::json)) WITH ORDINALITY AS b(at, ord)
+          UNION ALL SELECT c.value->>'at', 2147483647) AS p
+        LEFT JOIN agentplane_checkpoint_values v ON v.id = $2::text || $3::text || c.key || $3::text || p.at)), '{}'::json)
+      FROM json_each(CASE WHEN n.doc IS NULL THEN NULL ELSE n.doc->'channels' END) c) AS chains
   FROM (SELECT 1) AS one
   LEFT JOIN LATERAL (SELECT doc FROM agentplane_checkpoints WHERE thread_ns = $2::text ORDER BY checkpoint_id COLLATE "C" DESC, seq DESC LIMIT 1) AS n ON true`;
 
@@ -32,7 +39,7 @@ export async function pgFirstReads(store: PgStore, threadId: string): Promise<Re
     plain_head: PlainCheckpointRecord | null;
     newest: StoredHead['record'] | null;
     writes: StoredHead['writes'];
-    values: StoredHead['values'];
+    chains: Record<string, (ChannelValueRecord | null)[]>;
   }>(
     FIRST_READS_SQL,
     [threadId, rootThreadNs(threadId), CHECKPOINT_KEY_SEPARATOR],
@@ -40,7 +47,12 @@ export async function pgFirstReads(store: PgStore, threadId: string): Promise<Re
     'agentplane_first_reads',
   );
   const row = rows[0];
-  return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes, values: row.values } : null };
+  const values: StoredHead['values'] = {};
+  for (const [channel, chain] of Object.entries(row.chains)) {
+    const value = joinChain(chain.map((record) => record ?? undefined));
+    if (value) values[channel] = value;
+  }
+  return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes, values } : null };
 }
 
 /** The FirstReads port on PostgreSQL: both reads in one statement, whatever the graph's kind. */

@@ -12,7 +12,10 @@ import { JsonText } from '../../shared/jsonText.ts';
 
 /** Finished logs kept by default: how many, and how many bytes of event text in all. */
 export const KEEP_FINISHED_LOGS = 200;
-export const KEEP_FINISHED_BYTES = 64 * 1024 * 1024;
+// 16 MB: with a thread's checkpoints holding its messages once (channelChains.ts), 64 MB of
+// finished logs was most of what a burst of large runs left live on the main thread (a late
+// reader of a dropped log is answered from the store)
+export const KEEP_FINISHED_BYTES = 16 * 1024 * 1024;
 
 class EventLog {
   events: RunEvent[] = [];

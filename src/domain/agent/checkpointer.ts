@@ -17,6 +17,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { WriteOp } from '../ports/store.ts';
 import type { ChannelRef, ChannelValueRecord, CheckpointRecord, CheckpointsRepository, StoredHead, WriteRecord } from '../ports/checkpointsRepository.ts';
 import { deserialise, deserialiseSharing, langGraphSerde, RevivedObjects, serialise, type Serde, type Serialised } from './checkpointText.ts';
+import { asTail, mayExtend, partsOf } from './channelChains.ts';
 
 // what a run is handed of its thread names it by the saver that reads it (runContext.ts)
 export type { StoredHead };
@@ -565,6 +566,7 @@ export class StoreCheckpointer {
     let values: Record<string, Serialised> | undefined = {};
     const inline: Record<string, unknown> = {};
     const threadId = threadNs.slice(0, threadNs.indexOf(SEP));
+    let parentValues = parent?.values;
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
       const version = checkpoint.channel_versions[channel];
       if (value === undefined || version === undefined || isSmall(value)) {
@@ -581,8 +583,22 @@ export class StoreCheckpointer {
         continue;
       }
       const text = await this.dump(value);
-      channels[channel] = { version, at: checkpoint.id, chars: (text.text ?? text.b64 ?? '').length };
-      stored.push({ thread_id: threadId, thread_ns: threadNs, channel, at: checkpoint.id, value: text });
+      const chars = (text.text ?? text.b64 ?? '').length;
+      // a value that extends its parent's (a message list appended to): stored as what it adds
+      // (the parent's values read once, when not known: a put outside a run, a fork's first)
+      if (theirs && !parentValues && text.text !== undefined && mayExtend(text.text)) {
+        parentValues = valuesByChannel(parent!.record, await this.checkpoints.valuesOf([parent!.record]));
+      }
+      const parentValue = parentValues?.[channel];
+      const tail = theirs && parentValue && text.text !== undefined ? asTail({ ref: theirs, value: parentValue }, text.text) : undefined;
+      const at = checkpoint.id;
+      if (tail) {
+        channels[channel] = { version, at, chars, base: tail.base, stored: tail.stored };
+        stored.push({ thread_id: threadId, thread_ns: threadNs, channel, at, keep: tail.keep, value: { type: text.type, text: tail.tail } });
+      } else {
+        channels[channel] = { version, at, chars };
+        stored.push({ thread_id: threadId, thread_ns: threadNs, channel, at, value: text });
+      }
       if (values) values[channel] = text;
     }
     return { checkpoint: await this.dump({ ...checkpoint, channel_values: inline }), channels, stored, values };
@@ -655,17 +671,20 @@ export class StoreCheckpointer {
   async copyThread(fromThread: string, toThread: string): Promise<void> {
     const ops: WriteOp[] = [];
     const records = await this.checkpoints.list({ threadId: fromThread });
-    const values = await this.checkpoints.valuesOf(records);
+    // the values as stored (a tail as a tail, with the values of its chain): the copy shares as the original does
+    const values = await this.checkpoints.storedValuesOf(records);
     const copied = new Set<string>();
     for (const r of records) {
       const threadNs = key(toThread, r.checkpoint_ns);
       ops.push(this.checkpoints.putOp({ ...r, thread_id: toThread, thread_ns: threadNs }));
       for (const [channel, ref] of Object.entries(r.channels ?? {})) {
-        const value = values.get(channelValueKey(r.thread_ns, channel, ref.at));
-        const copyKey = channelValueKey(threadNs, channel, ref.at);
-        if (!value || copied.has(copyKey)) continue;
-        copied.add(copyKey);
-        ops.push(this.checkpoints.putValueOp({ thread_id: toThread, thread_ns: threadNs, channel, at: ref.at, value }));
+        for (const at of partsOf(ref)) {
+          const value = values.get(channelValueKey(r.thread_ns, channel, at));
+          const copyKey = channelValueKey(threadNs, channel, at);
+          if (!value || copied.has(copyKey)) continue;
+          copied.add(copyKey);
+          ops.push(this.checkpoints.putValueOp({ ...value, thread_id: toThread, thread_ns: threadNs }));
+        }
       }
     }
     for (const w of await this.checkpoints.writesOfThread(fromThread)) {
@@ -740,19 +759,22 @@ export class StoreCheckpointer {
     const going = new Set(doomed);
     // a value goes with the last checkpoint that names it
     const named = new Set<string>();
+    // (or with the last whose value is a tail of it: a base stays while a tail names it)
     for (const r of records) {
       if (going.has(r)) continue;
-      for (const [channel, ref] of Object.entries(r.channels ?? {})) named.add(channelValueKey(r.thread_ns, channel, ref.at));
+      for (const [channel, ref] of Object.entries(r.channels ?? {})) for (const at of partsOf(ref)) named.add(channelValueKey(r.thread_ns, channel, at));
     }
     const ops: WriteOp[] = [];
     for (const r of doomed) {
       ops.push(this.checkpoints.deleteOp(r));
       for (const w of await this.checkpoints.writesOf(key(r.thread_id, r.checkpoint_ns, r.checkpoint_id))) ops.push(this.checkpoints.deleteWriteOp(w));
       for (const [channel, ref] of Object.entries(r.channels ?? {})) {
-        const valueKey = channelValueKey(r.thread_ns, channel, ref.at);
-        if (named.has(valueKey)) continue;
-        named.add(valueKey);
-        ops.push(this.checkpoints.deleteValueOp(r.thread_ns, channel, ref.at));
+        for (const at of partsOf(ref)) {
+          const valueKey = channelValueKey(r.thread_ns, channel, at);
+          if (named.has(valueKey)) continue;
+          named.add(valueKey);
+          ops.push(this.checkpoints.deleteValueOp(r.thread_ns, channel, at));
+        }
       }
     }
     return ops;

@@ -3,7 +3,8 @@
 // `cp_key`, joined by the saver's separator). A checkpoint's channel values are stored apart,
 // each once (ChannelValueRecord), and every checkpoint holding a value unchanged names the one
 // stored copy: a thread's checkpoints share what they have in common, as LangGraph's own
-// savers share their blobs by channel version. The saver decides what is known, held and
+// savers share their blobs by channel version; a value that extends its parent's (a growing
+// message list) is stored as the text it adds (agent/channelChains.ts). The saver decides what is known, held and
 // written when; this is where the records are read and what they are written with. Kept in
 // two collections of the store (adapters/embedded/collectionCheckpoints.ts), tables on
 // PostgreSQL, and reached from a run worker through its remote store.
@@ -41,6 +42,13 @@ export interface ChannelRef {
   at: string;
   /** The length of the value's text (what the state costs to hold: StoreCheckpointer's kept end states). */
   chars: number;
+  /**
+   * The value is stored as a tail of another (agent/channelChains.ts): the `at` of each value
+   * of its chain before its own, the whole one first. Absent: stored whole.
+   */
+  base?: string[];
+  /** The length of the texts its chain stores, its own included (`chars` when stored whole). */
+  stored?: number;
 }
 
 /** One stored channel value, shared by the checkpoints of its namespace that name it. */
@@ -50,6 +58,11 @@ export interface ChannelValueRecord {
   channel: string;
   /** The checkpoint that stored it (ChannelRef.at). */
   at: string;
+  /**
+   * A tail (ChannelRef.base): the value is the first `keep` characters of the value before it
+   * in its chain, then `value`'s text. Absent: `value` is the value whole.
+   */
+  keep?: number;
   value: Serialised;
 }
 
@@ -97,10 +110,13 @@ export interface CheckpointsRepository {
   /** Every pending write of the thread's checkpoints. */
   writesOfThread(threadId: string): Promise<WriteRecord[]>;
   /**
-   * The channel values `records` name, by their key (channelValueKey): one read for them all.
-   * A value that is missing is left out.
+   * The channel values `records` name, by their key (channelValueKey), each whole (a tail
+   * joined to its chain's values: channelChains.ts): one read for them all. A value that is
+   * missing, or one of whose chain is, is left out.
    */
   valuesOf(records: CheckpointRecord[]): Promise<Map<string, Serialised>>;
+  /** The stored value records `records` name, with those of their chains, by their key, as stored (a tail as a tail). */
+  storedValuesOf(records: CheckpointRecord[]): Promise<Map<string, ChannelValueRecord>>;
   /** Stores one checkpoint on its own (with the values it stored: `values`). */
   put(record: CheckpointRecord, values?: ChannelValueRecord[]): Promise<void>;
   /** The writes that store or delete a checkpoint or a pending write, for `write`. */
@@ -108,7 +124,7 @@ export interface CheckpointsRepository {
   deleteOp(record: CheckpointRecord): WriteOp;
   putWriteOp(write: WriteRecord): WriteOp;
   putValueOp(value: ChannelValueRecord): WriteOp;
-  /** Deletes the value of `channel` stored by the checkpoint `at` of this `thread_ns`. */
+  /** Deletes the value of `channel` stored by the checkpoint `at` of this `thread_ns` (whole or a tail, as stored). */
   deleteValueOp(threadNs: string, channel: string, at: string): WriteOp;
   deleteWriteOp(write: WriteRecord): WriteOp;
   /** Applies writes atomically. */

@@ -105,3 +105,25 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
     ['two'],
   );
 });
+
+test("a newest checkpoint whose value is a tail of its parents': the whole value, joined from its chain, in one statement", async () => {
+  const threadId = 't-chain';
+  const saver = new StoreCheckpointer(new CollectionCheckpoints(store));
+  const message = (n: number) => ({ type: 'human', content: `m${n} `.padEnd(5_000, 'x') });
+  const messages = [message(1)];
+  let parent: string | undefined;
+  for (const n of [1, 2, 3]) {
+    if (n > 1) messages.push(message(n));
+    await saver.put(
+      config(threadId, '', parent),
+      { ...emptyCheckpoint(), id: id(n), channel_values: { messages: [...messages] }, channel_versions: { messages: n } },
+      { source: 'loop', step: n, parents: {} } as never,
+    );
+    parent = id(n);
+  }
+  const { value, statements } = await counted(() => pgFirstReads(store, threadId));
+  assert.equal(statements, 1);
+  assert.deepEqual(value.newestCheckpoint?.record.channels?.messages.base, [id(1), id(2)], 'stored as a tail of the two before it');
+  assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
+  assert.deepEqual(JSON.parse(value.newestCheckpoint?.values.messages.text ?? ''), messages);
+});
