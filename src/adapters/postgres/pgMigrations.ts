@@ -455,6 +455,18 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentplane_checkpoint_values_thread ON agentplane_checkpoint_values (thread_id, seq);
     `,
   },
+  {
+    version: 10,
+    name: 'checkpoint channel values as tails',
+    // No table changes shape: a value that extends the one before it in its thread is stored
+    // as the text it adds (ChannelValueRecord.keep, ChannelRef.base; agent/channelChains.ts).
+    // A build before this reads such a record as the whole value, a wrong state; the version
+    // makes it refuse this database when it starts (refuseNewerSchema), as for any other change.
+    sql: `
+      COMMENT ON TABLE agentplane_checkpoint_values IS
+        'A checkpoint channel value, stored once: whole, or (doc.keep) as the text it adds to the value before it in its chain (migration 10).';
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */
