@@ -12,18 +12,18 @@ import { CHAIN_MAX } from '../../../src/domain/agent/channelChains.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { BACKENDS, openStore } from '../../support/bothStores.ts';
 
-/** What each step appends: large enough to be stored as a tail. */
-const entry = (run: string, step: number) => `${run} step ${step} `.padEnd(20_000, String(step % 10));
+/** What each step appends: large enough to be stored as a tail (one entry is over channelChains' 4,096 characters). */
+const entry = (run: string, step: number, size = 20_000) => `${run} step ${step} `.padEnd(size, String(step % 10));
 
-/** A graph that appends an entry to `log` at each of `steps` steps, a checkpoint per step. */
-function appending(saver: BaseCheckpointSaver, steps = 6) {
+/** A graph that appends an entry (of `size` characters) to `log` at each of `steps` steps, a checkpoint per step. */
+function appending(saver: BaseCheckpointSaver, steps = 6, size?: number) {
   const State = Annotation.Root({
     run: Annotation<string>,
     count: Annotation<number>,
     log: Annotation<string[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
   });
   return new StateGraph(State)
-    .addNode('step', (state) => ({ count: (state.count ?? 0) + 1, log: [entry(state.run, state.count ?? 0)] }))
+    .addNode('step', (state) => ({ count: (state.count ?? 0) + 1, log: [entry(state.run, state.count ?? 0, size)] }))
     .addConditionalEdges('step', (state) => (state.count >= steps ? '__end__' : 'step'))
     .addEdge('__start__', 'step')
     .compile({ checkpointer: saver });
@@ -132,7 +132,9 @@ for (const backend of BACKENDS) {
       const store = await openStore(backend);
       const saver = await new StoreCheckpointer(new CollectionCheckpoints(store)).langGraphSaver();
       const steps = CHAIN_MAX + 6;
-      const graph = appending(saver, steps);
+      // entries just over the size a tail needs: 70 steps of 20,000 characters cost ~15 s on PostgreSQL
+      const size = 4_200;
+      const graph = appending(saver, steps, size);
       await graph.invoke(start('a'), { configurable: { thread_id: 't1' }, recursionLimit: steps + 5 });
       const values = await logValues(store, 't1');
       const whole = values.filter((v) => v.keep === undefined);
@@ -140,7 +142,7 @@ for (const backend of BACKENDS) {
       const read = (await saver.getTuple(config('t1')))?.checkpoint.channel_values.log as string[];
       assert.deepEqual(
         read,
-        Array.from({ length: steps }, (_, i) => entry('a', i)),
+        Array.from({ length: steps }, (_, i) => entry('a', i, size)),
       );
     });
   });
