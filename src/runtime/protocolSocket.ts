@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
+import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
 import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 
@@ -93,8 +94,17 @@ class ProtocolSocket {
   private heard = true;
   private idleSince = Date.now();
   private readonly ticker: NodeJS.Timeout;
-  /** Whether the socket is corked until the end of this turn of the event loop (see sendEvent). */
+  /** Whether the connection is corked until its frames are written (see sendEvent). */
   private corked = false;
+  /** Its frames, as streamWrites.ts writes them: uncorking the connection writes them at once. */
+  private readonly held: HeldFrames = {
+    lastWrite: -Infinity,
+    write: () => {
+      if (!this.corked) return;
+      this.corked = false;
+      this.connection.uncork();
+    },
+  };
 
   constructor(
     private readonly ws: WebSocket,
@@ -126,7 +136,15 @@ class ProtocolSocket {
   }
 
   private send(message: unknown): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** An answer to a command goes out at once, after the events held (it is not held with them). */
+  private sendText(text: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    unscheduleWrite(this.held);
+    this.held.write();
+    this.ws.send(text);
   }
 
   private async receive(text: string): Promise<void> {
@@ -154,7 +172,7 @@ class ProtocolSocket {
       const stop = new AbortController();
       const reply = await this.door.call('sendProtocolCommand', command, stop.signal);
       if ('json' in reply && reply.status === 200) {
-        if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply.json);
+        this.sendText(reply.json);
       } else this.send(failure(id, reply.status, 'json' in reply ? reply.json : ''));
     } catch (err) {
       this.send({ type: 'error', id, error: 'unknown_error', message: err instanceof Error ? err.message : 'Unknown protocol error' });
@@ -209,18 +227,15 @@ class ProtocolSocket {
   /**
    * Sends an event as a text message. The events ready in one turn of the event loop (a run's
    * step publishes several, to every subscriber of its thread) go out in one write: the
-   * connection is corked at the turn's first and uncorked after it (ws writes each message at
-   * once otherwise, a system call per event per socket: issue 67, 4 s of 56 with 1,000
-   * subscribers), as the SSE writer writes a turn's frames.
+   * connection is corked at the first and uncorked when streamWrites.ts says, as the SSE
+   * writer writes its frames (ws writes each message at once otherwise, a system call per
+   * event per socket: issue 67, 4 s of 56 with 1,000 subscribers).
    */
   private sendEvent(text: Buffer, sent?: () => void): void {
     if (!this.corked) {
       this.corked = true;
       this.connection.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.connection.uncork();
-      });
+      scheduleWrite(this.held);
     }
     this.ws.send(text, { binary: false }, sent);
   }
@@ -235,6 +250,7 @@ class ProtocolSocket {
 
   private closeAll(): void {
     clearInterval(this.ticker);
+    unscheduleWrite(this.held);
     for (const stop of this.subscriptions.values()) stop.abort();
     this.subscriptions.clear();
     this.door.release();
