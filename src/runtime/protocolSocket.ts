@@ -98,7 +98,6 @@ class ProtocolSocket {
   private corked = false;
   /** Its frames, as streamWrites.ts writes them: uncorking the connection writes them at once. */
   private readonly held: HeldFrames = {
-    lastWrite: -Infinity,
     write: () => {
       if (!this.corked) return;
       this.corked = false;
@@ -227,7 +226,7 @@ class ProtocolSocket {
   /**
    * Sends an event as a text message. The events ready in one turn of the event loop (a run's
    * step publishes several, to every subscriber of its thread) go out in one write: the
-   * connection is corked at the first and uncorked when streamWrites.ts says, as the SSE
+   * connection is corked at the first and uncorked at the turn's end (streamWrites.ts), as the SSE
    * writer writes its frames (ws writes each message at once otherwise, a system call per
    * event per socket: issue 67, 4 s of 56 with 1,000 subscribers).
    */

@@ -83,11 +83,10 @@ export async function writeSse(
   // The frames ready in one turn of the event loop go out in one write: a write is a system
   // call (and a chunk of the chunked encoding), and a run's step publishes several events at
   // once to every subscriber of its thread (issue 57: a write per frame per subscriber was a
-  // tenth of the server's time under fan-out). When is streamWrites.ts's to say.
+  // tenth of the server's time under fan-out). streamWrites.ts writes them at the turn's end.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const held: HeldFrames = {
-    lastWrite: -Infinity,
     write: () => {
       if (pending.length && !closed) {
         // corked, the frames go out as one chunk of the chunked encoding, in one system call

@@ -1,16 +1,12 @@
-// When streams write what they hold (issue 67, streamWrites.ts): a stream that has been quiet
-// writes at the end of the turn its frame came in; one that has just written gathers what comes
-// in the next few milliseconds into one write (a run's events, a few ms apart, to each of a
-// thread's subscribers); and the streams with frames in a turn are written by one immediate,
-// not one each. Served by the SSE writer on a plain node:http server, counting the server's
-// writes to its side of the connection.
+// When streams write what they hold (issue 67, streamWrites.ts): the streams with frames in a
+// turn of the event loop are written at its end by one immediate, not one each, every frame in
+// order. Served by the SSE writer on a plain node:http server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { writeSse } from '../../src/runtime/sse.ts';
-import { COALESCE_MS } from '../../src/runtime/streamWrites.ts';
 
 const EVENTS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -72,43 +68,6 @@ async function until(done: () => boolean, ms = 5_000) {
   const deadline = Date.now() + ms;
   while (!done() && Date.now() < deadline) await sleep(2);
 }
-
-test('events a few milliseconds apart go out in fewer writes than events, in order, the first at once', async () => {
-  const s = await serve(2);
-  try {
-    const client = subscribe(s.port);
-    await sleep(50); // the headers written
-    s.count.writes = 0;
-    const released = performance.now();
-    s.release();
-    await until(() => client.ids.length === EVENTS);
-    assert.deepEqual(
-      client.ids,
-      Array.from({ length: EVENTS }, (_, i) => i),
-    );
-    // one write per event before (each came in a turn of its own)
-    assert.ok(s.count.writes <= EVENTS / 2, `${s.count.writes} writes for ${EVENTS} events ${2} ms apart`);
-    // the first event after a quiet spell waits for no gathering
-    assert.ok(client.firstAt() - released < 200, `the first event after ${client.firstAt() - released} ms`);
-  } finally {
-    await s.close();
-  }
-});
-
-test('events further apart than the gathering window each go out by themselves', async () => {
-  const s = await serve(COALESCE_MS * 3);
-  try {
-    const client = subscribe(s.port);
-    await sleep(50);
-    s.count.writes = 0;
-    s.release();
-    await until(() => client.ids.length === EVENTS);
-    assert.equal(client.ids.length, EVENTS);
-    assert.ok(s.count.writes >= EVENTS / 2, `${s.count.writes} writes for ${EVENTS} events ${COALESCE_MS * 3} ms apart`);
-  } finally {
-    await s.close();
-  }
-});
 
 test('the streams with frames in a turn are written by one immediate, not one each', async () => {
   const s = await serve(0);
