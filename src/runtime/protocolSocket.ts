@@ -198,10 +198,13 @@ class ProtocolSocket {
     // read without racing each against that (a race per event left a reaction on the pending
     // abort for every event the subscription sent)
     const events = reply.stream[Symbol.asyncIterator]();
+    // asked at every event: a flag, not the signal's getter (issue 67)
+    let stopped = stop.signal.aborted;
+    stop.signal.addEventListener('abort', () => (stopped = true), { once: true });
     try {
-      while (!stop.signal.aborted && this.ws.readyState === this.ws.OPEN) {
+      while (!stopped && this.ws.readyState === this.ws.OPEN) {
         const next = await events.next();
-        if (next.done || stop.signal.aborted) break;
+        if (next.done || stopped) break;
         const { id: eventId, data } = next.value;
         if (eventId !== undefined) {
           if (this.sent.has(eventId)) continue;
