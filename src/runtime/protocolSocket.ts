@@ -20,6 +20,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
+import { webSocketTextFrame } from './webSocketFrame.ts';
 import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 
@@ -210,11 +211,11 @@ class ProtocolSocket {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        const text = textBytes(next.value, data);
+        const frame = textFrame(next.value, data);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
-        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<void>((resolve) => this.sendEvent(text, resolve));
-        else this.sendEvent(text);
+        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<void>((resolve) => this.sendEvent(frame, resolve));
+        else this.sendEvent(frame);
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)
@@ -227,19 +228,24 @@ class ProtocolSocket {
   }
 
   /**
-   * Sends an event as a text message. The events ready in one turn of the event loop (a run's
-   * step publishes several, to every subscriber of its thread) go out in one write: the
-   * connection is corked at the first and uncorked at the turn's end (streamWrites.ts), as the SSE
-   * writer writes its frames (ws writes each message at once otherwise, a system call per
-   * event per socket: issue 67, 4 s of 56 with 1,000 subscribers).
+   * Sends an event, a whole text message's frame (webSocketFrame.ts), on the connection under
+   * ws: the same bytes for every socket of the thread, not framed by ws for each (a server's
+   * frames are unmasked, and ws writes its own messages at once, deflate being off, so they
+   * keep their order with these). The events ready in one turn of the event loop (a run's step
+   * publishes several, to every subscriber of its thread) go out in one write: the connection
+   * is corked at the first and uncorked at the turn's end (streamWrites.ts), as the SSE writer
+   * writes its frames (a system call per event per socket otherwise: issue 67, 4 s of 56 with
+   * 1,000 subscribers).
    */
-  private sendEvent(text: Buffer, sent?: () => void): void {
+  private sendEvent(frame: Buffer, sent?: () => void): void {
+    // after a close frame (ws's close, its peer's), nothing more is written
+    if (this.ws.readyState !== this.ws.OPEN) return void sent?.();
     if (!this.corked) {
       this.corked = true;
       this.connection.cork();
       scheduleWrite(this.held);
     }
-    this.ws.send(text, { binary: false }, sent);
+    this.connection.write(frame, sent && (() => sent()));
   }
 
   private unsubscribe(id: number, subscriptionId: string): void {
@@ -273,14 +279,14 @@ function failure(id: number, status: number, text: string): Dict {
   return { type: 'error', id, error, message };
 }
 
-// A frozen event is one object for all its subscribers (a thread's protocol events): its text
-// is encoded once, and every socket is sent the same bytes as a text message (issue 67).
-const textBytesOf = new WeakMap<SseEvent, Buffer>();
+// A frozen event is one object for all its subscribers (a thread's protocol events): its
+// frame is made once, and every socket is sent the same bytes (issue 67).
+const frameOf = new WeakMap<SseEvent, Buffer>();
 
-function textBytes(event: SseEvent, data: unknown): Buffer {
-  const encode = () => Buffer.from(typeof data === 'string' ? data : JSON.stringify(data));
+function textFrame(event: SseEvent, data: unknown): Buffer {
+  const encode = () => webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));
   if (!Object.isFrozen(event)) return encode();
-  let bytes = textBytesOf.get(event);
-  if (!bytes) textBytesOf.set(event, (bytes = encode()));
-  return bytes;
+  let frame = frameOf.get(event);
+  if (!frame) frameOf.set(event, (frame = encode()));
+  return frame;
 }
