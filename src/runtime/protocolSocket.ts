@@ -19,6 +19,8 @@ import { randomUUID } from 'node:crypto';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
+import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
+import { webSocketTextFrame } from './webSocketFrame.ts';
 import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 
@@ -93,8 +95,16 @@ class ProtocolSocket {
   private heard = true;
   private idleSince = Date.now();
   private readonly ticker: NodeJS.Timeout;
-  /** Whether the socket is corked until the end of this turn of the event loop (see sendEvent). */
+  /** Whether the connection is corked until its frames are written (see sendEvent). */
   private corked = false;
+  /** Its frames, as streamWrites.ts writes them: uncorking the connection writes them at once. */
+  private readonly held: HeldFrames = {
+    write: () => {
+      if (!this.corked) return;
+      this.corked = false;
+      this.connection.uncork();
+    },
+  };
 
   constructor(
     private readonly ws: WebSocket,
@@ -126,7 +136,15 @@ class ProtocolSocket {
   }
 
   private send(message: unknown): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** An answer to a command goes out at once, after the events held (it is not held with them). */
+  private sendText(text: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    unscheduleWrite(this.held);
+    this.held.write();
+    this.ws.send(text);
   }
 
   private async receive(text: string): Promise<void> {
@@ -154,7 +172,7 @@ class ProtocolSocket {
       const stop = new AbortController();
       const reply = await this.door.call('sendProtocolCommand', command, stop.signal);
       if ('json' in reply && reply.status === 200) {
-        if (this.ws.readyState === this.ws.OPEN) this.ws.send(reply.json);
+        this.sendText(reply.json);
       } else this.send(failure(id, reply.status, 'json' in reply ? reply.json : ''));
     } catch (err) {
       this.send({ type: 'error', id, error: 'unknown_error', message: err instanceof Error ? err.message : 'Unknown protocol error' });
@@ -181,20 +199,23 @@ class ProtocolSocket {
     // read without racing each against that (a race per event left a reaction on the pending
     // abort for every event the subscription sent)
     const events = reply.stream[Symbol.asyncIterator]();
+    // asked at every event: a flag, not the signal's getter (issue 67)
+    let stopped = stop.signal.aborted;
+    stop.signal.addEventListener('abort', () => (stopped = true), { once: true });
     try {
-      while (!stop.signal.aborted && this.ws.readyState === this.ws.OPEN) {
+      while (!stopped && this.ws.readyState === this.ws.OPEN) {
         const next = await events.next();
-        if (next.done || stop.signal.aborted) break;
+        if (next.done || stopped) break;
         const { id: eventId, data } = next.value;
         if (eventId !== undefined) {
           if (this.sent.has(eventId)) continue;
           this.sent.add(eventId);
         }
-        const text = textBytes(next.value, data);
+        const frame = textFrame(next.value, data);
         // past the bound the stream is read on only once the socket has taken this event, so
         // a client that stops reading holds its events in their run's log, not in this server
-        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<void>((resolve) => this.sendEvent(text, resolve));
-        else this.sendEvent(text);
+        if (this.ws.bufferedAmount > SSE_UNSENT_LIMIT) await new Promise<void>((resolve) => this.sendEvent(frame, resolve));
+        else this.sendEvent(frame);
       }
     } catch {
       // the subscription ended (unsubscribed, or the socket closed)
@@ -207,22 +228,24 @@ class ProtocolSocket {
   }
 
   /**
-   * Sends an event as a text message. The events ready in one turn of the event loop (a run's
-   * step publishes several, to every subscriber of its thread) go out in one write: the
-   * connection is corked at the turn's first and uncorked after it (ws writes each message at
-   * once otherwise, a system call per event per socket: issue 67, 4 s of 56 with 1,000
-   * subscribers), as the SSE writer writes a turn's frames.
+   * Sends an event, a whole text message's frame (webSocketFrame.ts), on the connection under
+   * ws: the same bytes for every socket of the thread, not framed by ws for each (a server's
+   * frames are unmasked, and ws writes its own messages at once, deflate being off, so they
+   * keep their order with these). The events ready in one turn of the event loop (a run's step
+   * publishes several, to every subscriber of its thread) go out in one write: the connection
+   * is corked at the first and uncorked at the turn's end (streamWrites.ts), as the SSE writer
+   * writes its frames (a system call per event per socket otherwise: issue 67, 4 s of 56 with
+   * 1,000 subscribers).
    */
-  private sendEvent(text: Buffer, sent?: () => void): void {
+  private sendEvent(frame: Buffer, sent?: () => void): void {
+    // after a close frame (ws's close, its peer's), nothing more is written
+    if (this.ws.readyState !== this.ws.OPEN) return void sent?.();
     if (!this.corked) {
       this.corked = true;
       this.connection.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.connection.uncork();
-      });
+      scheduleWrite(this.held);
     }
-    this.ws.send(text, { binary: false }, sent);
+    this.connection.write(frame, sent && (() => sent()));
   }
 
   private unsubscribe(id: number, subscriptionId: string): void {
@@ -235,6 +258,7 @@ class ProtocolSocket {
 
   private closeAll(): void {
     clearInterval(this.ticker);
+    unscheduleWrite(this.held);
     for (const stop of this.subscriptions.values()) stop.abort();
     this.subscriptions.clear();
     this.door.release();
@@ -255,14 +279,14 @@ function failure(id: number, status: number, text: string): Dict {
   return { type: 'error', id, error, message };
 }
 
-// A frozen event is one object for all its subscribers (a thread's protocol events): its text
-// is encoded once, and every socket is sent the same bytes as a text message (issue 67).
-const textBytesOf = new WeakMap<SseEvent, Buffer>();
+// A frozen event is one object for all its subscribers (a thread's protocol events): its
+// frame is made once, and every socket is sent the same bytes (issue 67).
+const frameOf = new WeakMap<SseEvent, Buffer>();
 
-function textBytes(event: SseEvent, data: unknown): Buffer {
-  const encode = () => Buffer.from(typeof data === 'string' ? data : JSON.stringify(data));
+function textFrame(event: SseEvent, data: unknown): Buffer {
+  const encode = () => webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));
   if (!Object.isFrozen(event)) return encode();
-  let bytes = textBytesOf.get(event);
-  if (!bytes) textBytesOf.set(event, (bytes = encode()));
-  return bytes;
+  let frame = frameOf.get(event);
+  if (!frame) frameOf.set(event, (frame = encode()));
+  return frame;
 }

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { SseEvent } from './contract.ts';
 import { jsonOf } from '../shared/jsonText.ts';
+import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
 
 const HEARTBEAT_MS = 10_000;
 /**
@@ -82,26 +83,29 @@ export async function writeSse(
   // The frames ready in one turn of the event loop go out in one write: a write is a system
   // call (and a chunk of the chunked encoding), and a run's step publishes several events at
   // once to every subscriber of its thread (issue 57: a write per frame per subscriber was a
-  // tenth of the server's time under fan-out).
+  // tenth of the server's time under fan-out). streamWrites.ts writes them at the turn's end.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let flushing: NodeJS.Immediate | undefined;
+  const held: HeldFrames = {
+    write: () => {
+      if (pending.length && !closed) {
+        // corked, the frames go out as one chunk of the chunked encoding, in one system call
+        res.cork();
+        for (const frame of pending) res.write(frame);
+        res.uncork();
+      }
+      pending = [];
+      pendingBytes = 0;
+    },
+  };
   const flush = () => {
-    clearImmediate(flushing);
-    flushing = undefined;
-    if (pending.length && !closed) {
-      // corked, the frames go out as one chunk of the chunked encoding, in one system call
-      res.cork();
-      for (const frame of pending) res.write(frame);
-      res.uncork();
-    }
-    pending = [];
-    pendingBytes = 0;
+    unscheduleWrite(held);
+    held.write();
   };
   const queue = (frame: Buffer) => {
     pending.push(frame);
     pendingBytes += frame.length;
-    flushing ??= setImmediate(flush);
+    scheduleWrite(held);
   };
   const heartbeat = setInterval(() => queue(HEARTBEAT_FRAME), HEARTBEAT_MS);
   heartbeat.unref();
@@ -136,7 +140,6 @@ export async function writeSse(
     if (frame && !closed) queue(Buffer.from(formatSseEvent(frame)));
   } finally {
     clearInterval(heartbeat);
-    clearImmediate(flushing);
     flush();
     res.off('close', onClose);
     res.off(END_STREAM, end);

@@ -21,8 +21,25 @@ function sseEvent(event: ProtocolEvent): SseEvent {
   return made;
 }
 
-async function* toSse(events: AsyncIterable<ProtocolEvent>): AsyncGenerator<SseEvent> {
-  for await (const event of events) yield sseEvent(event);
+/**
+ * The events as SSE events, each asked of the events as the stream asks for one. Not an async
+ * generator: one of those adds its own promises per event (to every subscriber: issue 67), and
+ * holds a `return` until its pending read ends — a subscriber gone would be let go only at the
+ * thread's next event.
+ */
+function toSse(events: AsyncIterable<ProtocolEvent>): AsyncIterable<SseEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const read = events[Symbol.asyncIterator]();
+      const next = (): Promise<IteratorResult<SseEvent>> =>
+        read.next().then((got) => (got.done ? { done: true, value: undefined } : { done: false, value: sseEvent(got.value) }));
+      const stop = async (): Promise<IteratorResult<SseEvent>> => {
+        await read.return?.();
+        return { done: true, value: undefined };
+      };
+      return { next, return: stop };
+    },
+  };
 }
 
 export function protocolHandlers(

@@ -6,6 +6,7 @@
 // base + 1 + n, so any replica numbers it alike and a reader resumes from any number.
 import { inferChannel, isPrefixMatch } from '@langchain/langgraph/stream';
 import type { Event } from '../../../../generated/protocol/types.gen.ts';
+import type { JsonText } from '../../../shared/jsonText.ts';
 
 /** The log event a protocol run publishes for each protocol event. */
 export const PROTOCOL_LOG_EVENT = 'protocol';
@@ -63,18 +64,47 @@ const jsonOfEvent = new WeakMap<ProtocolEvent, string>();
 const wireOf = new WeakMap<StoredProtocolEvent, string>();
 const wireOfEvent = new WeakMap<ProtocolEvent, string>();
 
-/** The stored event of a log entry's JSON text, its text kept with it (eventJson is made of it). */
-export function storedOfText(text: string, value: unknown): StoredProtocolEvent {
-  const stored = value as StoredProtocolEvent;
-  if (text.startsWith('{"method":')) wireOf.set(stored, text);
+const storedOfEntry = new WeakMap<JsonText, StoredProtocolEvent>();
+const METHOD_FIRST = '{"method":"';
+
+/**
+ * The stored event of a log entry's JSON text (a run worker's), one per entry whoever reads
+ * it, its text kept with it (eventJson is made of it). The text is not parsed for it: a
+ * subscriber's filter needs the event's method alone unless it names namespaces (or the event
+ * is `custom`), and the text is what is sent, so its params — a `values` event's every message
+ * — are parsed only when something reads them (issue 67: the main thread parsed every event
+ * of every run under fan-out).
+ */
+export function storedOfText(entry: JsonText): StoredProtocolEvent {
+  let stored = storedOfEntry.get(entry);
+  if (stored) return stored;
+  const { text } = entry;
+  const end = text.startsWith(METHOD_FIRST) ? text.indexOf('"', METHOD_FIRST.length) : -1;
+  const method = end < 0 ? undefined : text.slice(METHOD_FIRST.length, end);
+  if (method === undefined || method.includes('\\')) {
+    // not the worker's shape (or an escaped method): its parse is the event
+    stored = entry.value as StoredProtocolEvent;
+    if (end >= 0) wireOf.set(stored, text);
+  } else {
+    stored = Object.defineProperty({ method } as StoredProtocolEvent, 'params', {
+      enumerable: true,
+      get: () => (entry.value as StoredProtocolEvent).params,
+    });
+    wireOf.set(stored, text);
+  }
+  storedOfEntry.set(entry, stored);
   return stored;
 }
 
 export function framed(stored: StoredProtocolEvent, seq: number): ProtocolEvent {
   const made = framedOf.get(stored);
   if (made?.seq === seq) return made;
-  // the log holds what the run's source made of the graph's events: one of the contract's events
-  const event = { type: 'event', event_id: String(seq), seq, method: stored.method, params: stored.params } as ProtocolEvent;
+  // the log holds what the run's source made of the graph's events: one of the contract's
+  // events; its params are the stored event's, read (and so parsed) only when asked for
+  const event = Object.defineProperty({ type: 'event', event_id: String(seq), seq, method: stored.method } as ProtocolEvent, 'params', {
+    enumerable: true,
+    get: () => stored.params,
+  });
   framedOf.set(stored, event);
   const wire = wireOf.get(stored);
   if (wire !== undefined) wireOfEvent.set(event, wire);

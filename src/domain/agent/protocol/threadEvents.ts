@@ -106,8 +106,7 @@ async function* runEvents(
       present?.touch();
       const n = Number(entry.id);
       let stored: StoredProtocolEvent | undefined;
-      if (entry.event === PROTOCOL_LOG_EVENT)
-        stored = entry.data instanceof JsonText ? storedOfText(entry.data.text, entry.data.value) : (entry.data as StoredProtocolEvent);
+      if (entry.event === PROTOCOL_LOG_EVENT) stored = entry.data instanceof JsonText ? storedOfText(entry.data) : (entry.data as StoredProtocolEvent);
       else if (entry.event === 'metadata' && n === 0)
         stored = runningLifecycle(run, (entry.data as { timestamp?: number }).timestamp ?? Date.parse(run.created_at));
       if (stored) yield framed(stored, base + 1 + n);

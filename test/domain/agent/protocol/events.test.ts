@@ -51,3 +51,55 @@ test('an event made here (no text to start from) is serialised, once', () => {
   assert.equal(text, JSON.stringify(event));
   assert.equal(eventJson(event), text);
 });
+
+test("an event read from its log entry's text is sent without parsing the text, unless a filter reads its params", async () => {
+  const store = await openJournalStore({ dataDir: null });
+  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+  const repository = new CollectionRuns(store);
+  const broker = new RunBroker();
+  const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
+  await runs.put('r1', record as unknown as RunRecord);
+  await broker.open('r1', '', 't1');
+  broker.publish('r1', 'metadata', { run_id: 'r1', seq_base: 0 });
+  const entries = ['values', 'messages'].map(
+    (method, i) => new JsonText(JSON.stringify({ method, params: { namespace: i === 0 ? [] : ['child:1'], timestamp: 1, data: values } })),
+  );
+  for (const entry of entries) broker.publish('r1', PROTOCOL_LOG_EVENT, entry);
+  await broker.end('r1');
+  const deps = { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
+  const read = async (filter: { channels: Set<string>; namespaces?: string[][] }) => {
+    const got: ProtocolEvent[] = [];
+    for await (const event of threadProtocolEvents(deps, 't1', filter, { owner: '', present: true })) got.push(event);
+    return got;
+  };
+
+  // channels alone: the method says which events pass, and the text is what is sent
+  const byChannel = await read({ channels: new Set(['values', 'messages']) });
+  const texts = byChannel.map(eventJson);
+  assert.deepEqual(
+    byChannel.map((e) => e.method),
+    ['values', 'messages'],
+  );
+  assert.deepEqual(
+    entries.map((e) => e.isParsed),
+    [false, false],
+    'no text parsed',
+  );
+  assert.deepEqual(JSON.parse(texts[1]!), {
+    type: 'event',
+    event_id: '3',
+    seq: 3,
+    method: 'messages',
+    params: { namespace: ['child:1'], timestamp: 1, data: values },
+  });
+
+  // a filter by namespace reads the params: the events' own, parsed from their text
+  const byNamespace = await read({ channels: new Set(['values', 'messages']), namespaces: [['child:1']] });
+  assert.deepEqual(
+    byNamespace.map((e) => e.seq),
+    [3],
+  );
+  assert.deepEqual(byNamespace[0]!.params.namespace, ['child:1']);
+  assert.equal(eventJson(byNamespace[0]!), texts[1], 'the same event, the same text');
+  assert.equal(JSON.stringify(byNamespace[0]), texts[1]);
+});

@@ -1,0 +1,24 @@
+// A server's WebSocket text message as the bytes on the wire (RFC 6455 §5.2): one final frame,
+// opcode 1, unmasked (a server never masks), no extension bits (per-message deflate is off).
+// Made once per event, the same bytes go to every socket subscribed to the thread (issue 67:
+// ws frames each message anew for each socket — a header, a list, its own write).
+
+const TEXT_FINAL = 0x81;
+
+export function webSocketTextFrame(payload: Buffer): Buffer {
+  const n = payload.length;
+  const header = n < 126 ? 2 : n < 65536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + n);
+  frame[0] = TEXT_FINAL;
+  if (n < 126) frame[1] = n;
+  else if (n < 65536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(n, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    frame.writeUInt32BE(n >>> 0, 6);
+  }
+  payload.copy(frame, header);
+  return frame;
+}
