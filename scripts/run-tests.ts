@@ -23,6 +23,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { PRELOAD } from '../test/support/preload.ts';
+import { COMPILED_TESTS_ENV, GRAPH_FOLDERS } from '../test/support/compiledGraphs.ts';
 import { COMPILED_TESTS, compileTests, removeLeftCompilations } from './compileTests.ts';
 import { SHARED_POSTGRES_ENV, TEST_RUN_ENV, databasesOfRun, dropDatabases, startEmbeddedServer } from '../test/support/postgres.ts';
 
@@ -216,14 +217,19 @@ const started = Date.now();
 const compiled = path.join(COMPILED_TESTS, String(process.pid));
 if (!throughTsx) removeLeftCompilations();
 removeLeftCompilations(path.dirname(ENTRIES));
+// with them, the graph modules a test server may serve compiled (test/support/compiledGraphs.ts)
+const graphModules = throughTsx
+  ? []
+  : GRAPH_FOLDERS.flatMap((dir) =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+        .map((f) => path.resolve(dir, f)),
+    );
 const toRun = throughTsx
   ? files
-  : (
-      await compileTests(
-        files.map((f) => path.resolve(f)),
-        compiled,
-      )
-    ).map((f) => path.relative(process.cwd(), f));
+  : (await compileTests([...files.map((f) => path.resolve(f)), ...graphModules], compiled)).slice(0, files.length).map((f) => path.relative(process.cwd(), f));
+if (!throughTsx) env[COMPILED_TESTS_ENV] = compiled;
 if (!throughTsx) console.log(`compiled the tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 // the container suite's files each build on the base and server images: built here once,
 // before they start, not by each of the first three at once (test/containers/support/sharedLayers.ts)

@@ -13,6 +13,7 @@ import type { FetchHandler } from '../../src/runtime/inProcess.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
+import { withCompiledGraphs } from './compiledGraphs.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,6 +52,12 @@ export interface TestServerOptions {
    * Ignored when `project`, or the environment, names another project.
    */
   exampleGraphs?: 'plain' | 'all';
+  /**
+   * Serve the project's TypeScript graphs from the test run's compiled copies when the tests
+   * run compiled (test/support/compiledGraphs.ts): for the tests of run workers, each of which
+   * would otherwise register tsx's loader. Ignored through tsx.
+   */
+  compiledGraphs?: boolean;
 }
 
 /** The example graphs that are plain functions (examples/graphs/echo.ts): serving them loads no LangGraph. */
@@ -99,6 +106,7 @@ async function testConfig(options: TestServerOptions) {
   config.dataDir = dataDir;
   if (dataDir === null) config.dataDir = null;
   config.project = projectOf(config.project, config.configFile, options);
+  if (options.compiledGraphs) config.project = withCompiledGraphs(config.project, ROOT);
   // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);

@@ -74,13 +74,14 @@ async function jsonOf(serde: Serde, value: unknown): Promise<string | undefined>
 
 /**
  * LangGraph's own serialiser's class (the one every checkpointer here uses), imported on first
- * use: a server or test that never reads or writes a checkpoint never loads LangGraph.
+ * use from the checkpoint package LangGraph re-exports it from: a server or test that never
+ * reads or writes a checkpoint never loads it, one that does not load all of LangGraph.
  */
 let langGraphSerdeClass: Promise<new () => Serde> | undefined;
 /** The class once imported: serialise then takes it without an await (see serialise). */
 let loadedSerdeClass: (new () => Serde) | undefined;
 const serdeClass = () =>
-  (langGraphSerdeClass ??= import('@langchain/langgraph').then(
+  (langGraphSerdeClass ??= import('@langchain/langgraph-checkpoint').then(
     ({ MemorySaver }) => (loadedSerdeClass = new MemorySaver().serde.constructor as new () => Serde),
   ));
 

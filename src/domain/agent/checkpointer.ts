@@ -863,9 +863,9 @@ function textLengthOf(record: CheckpointRecord): number {
   return length;
 }
 
-/** LangGraph's copyCheckpoint, once imported (by the graphs' saver, or the first copy). */
+/** LangGraph's copyCheckpoint (from the checkpoint package it re-exports), once imported (by the graphs' saver, or the first copy). */
 let copyCheckpoint: ((checkpoint: Checkpoint) => Checkpoint) | undefined;
-const langGraphCopy = async () => (copyCheckpoint ??= (await import('@langchain/langgraph')).copyCheckpoint);
+const langGraphCopy = async () => (copyCheckpoint ??= (await import('@langchain/langgraph-checkpoint')).copyCheckpoint);
 
 /**
  * A copy of a checkpoint with every field the project's LangGraph put in it: agentplane's

@@ -1,6 +1,8 @@
 // The memory store as LangGraph's BaseStore, so graphs reach it as `config.store` /
-// `runtime.store` (getStore()) and read and write the same items as the HTTP API.
-import { BaseStore, type Operation, type OperationResults } from '@langchain/langgraph';
+// `runtime.store` (getStore()) and read and write the same items as the HTTP API. BaseStore
+// is LangGraph's own class (@langchain/langgraph re-exports it from here), imported from
+// the checkpoint package so that a plain graph's run does not load all of LangGraph.
+import { BaseStore, type Operation, type OperationResults } from '@langchain/langgraph-checkpoint';
 import type { MemoryItem, MemoryStore } from './memoryStore.ts';
 
 type AnyOp = Record<string, any>;

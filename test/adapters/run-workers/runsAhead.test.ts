@@ -23,6 +23,7 @@ import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
+import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -40,7 +41,10 @@ describe('a thread’s next run started ahead in its worker', () => {
     pool = new RunWorkerPool({
       size: 1,
       setup: {
-        graphs: { agent: './examples/graphs/agent.ts:agent', slow: './test/fixtures/graphs/streamWhileBusy.ts:waitThenAnswer' },
+        graphs: withCompiledGraphs(
+          { graphs: { agent: './examples/graphs/agent.ts:agent', slow: './test/fixtures/graphs/streamWhileBusy.ts:waitThenAnswer' } },
+          ROOT,
+        ).graphs!,
         baseDir: ROOT,
         functions: 'plain',
         fresh: false,
@@ -192,6 +196,7 @@ describe('runs queued on one thread, through the server', () => {
   before(async () => {
     server = await inProcessApp({
       project: testProject,
+      compiledGraphs: true,
       dataDir: null,
       runWorkers: 'default',
       log: createLogger('debug', {}, (line) => void lines.push(JSON.parse(line))),

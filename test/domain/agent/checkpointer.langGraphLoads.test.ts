@@ -87,6 +87,26 @@ test("a test server as the test helpers make it by default serves the example pr
   assert.deepEqual(langGraphIn(loads), []);
 });
 
+test('a run of the plain `echo` graph, its memory store (a LangGraph BaseStore) made, loads no LangGraph but for the checkpoint package', async () => {
+  // BaseStore, the serialiser and copyCheckpoint are LangGraph's own, imported from
+  // @langchain/langgraph-checkpoint (which LangGraph re-exports): a plain run needs no more
+  const loads = await loadsOfApp(
+    '{ dataDir: null }',
+    `
+      const thread = await (await server.api('/threads', { method: 'POST', json: {} })).json();
+      const res = await server.api('/threads/' + thread.thread_id + '/runs/wait', { method: 'POST', json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } } });
+      if (res.status !== 200) throw new Error('/runs/wait: ' + res.status + ' ' + (await res.text()));
+      const state = await server.api('/threads/' + thread.thread_id + '/state');
+      if (state.status !== 200) throw new Error('/state: ' + state.status);
+    `,
+  );
+  assert.ok(
+    loads.some((u) => u.includes('/src/domain/memory/langgraphStore.ts')),
+    'the run made its memory store',
+  );
+  assert.deepEqual(langGraphIn(loads), []);
+});
+
 test("the store's checkpointer counts, prunes and deletes a thread's checkpoints without loading LangGraph; its graphs' saver loads it", async () => {
   const loads = await loadsOf(`
     import { openJournalStore } from ${at('src/adapters/embedded/journalStore.ts')};

@@ -29,6 +29,7 @@ for (const workers of ['default', '0']) {
     before(async () => {
       server = await inProcessApp({
         project: { graphs },
+        compiledGraphs: true,
         dataDir: null,
         runWorkers: workers,
         env: {
