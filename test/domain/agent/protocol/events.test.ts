@@ -15,7 +15,8 @@ import { JsonText } from '../../../../src/shared/jsonText.ts';
 
 const values = { messages: Array.from({ length: 50 }, (_, i) => ({ type: 'human', content: `message ${i} "quoted" \u00e9\n`, id: `m${i}` })) };
 
-test("an event read from its log entry's text is sent as that text, numbered, without serialising it again", async () => {
+/** A protocol run `r1` of thread `t1` whose log holds `entries` (as a run worker posts them) and has ended; what a thread's readers are given. */
+async function endedProtocolRun(seqBase: number, entries: JsonText[]) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRuns(store);
@@ -23,12 +24,16 @@ test("an event read from its log entry's text is sent as that text, numbered, wi
   const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
   await runs.put('r1', record as unknown as RunRecord);
   await broker.open('r1', '', 't1');
-  broker.publish('r1', 'metadata', { run_id: 'r1', seq_base: 7 });
-  // as a run worker posts it: the event's JSON text
-  broker.publish('r1', PROTOCOL_LOG_EVENT, new JsonText(JSON.stringify({ method: 'values', params: { namespace: [], timestamp: 1, data: values } })));
+  broker.publish('r1', 'metadata', { run_id: 'r1', seq_base: seqBase });
+  for (const entry of entries) broker.publish('r1', PROTOCOL_LOG_EVENT, entry);
   await broker.end('r1');
+  return { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
+}
+
+test("an event read from its log entry's text is sent as that text, numbered, without serialising it again", async () => {
+  // as a run worker posts it: the event's JSON text
+  const deps = await endedProtocolRun(7, [new JsonText(JSON.stringify({ method: 'values', params: { namespace: [], timestamp: 1, data: values } }))]);
   const got: ProtocolEvent[] = [];
-  const deps = { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
   for await (const event of threadProtocolEvents(deps, 't1', { channels: new Set(['values']) }, { owner: '', present: true })) got.push(event);
   assert.equal(got.length, 1);
   const stringify = JSON.stringify;
@@ -53,20 +58,10 @@ test('an event made here (no text to start from) is serialised, once', () => {
 });
 
 test("an event read from its log entry's text is sent without parsing the text, unless a filter reads its params", async () => {
-  const store = await openJournalStore({ dataDir: null });
-  const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const repository = new CollectionRuns(store);
-  const broker = new RunBroker();
-  const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
-  await runs.put('r1', record as unknown as RunRecord);
-  await broker.open('r1', '', 't1');
-  broker.publish('r1', 'metadata', { run_id: 'r1', seq_base: 0 });
   const entries = ['values', 'messages'].map(
     (method, i) => new JsonText(JSON.stringify({ method, params: { namespace: i === 0 ? [] : ['child:1'], timestamp: 1, data: values } })),
   );
-  for (const entry of entries) broker.publish('r1', PROTOCOL_LOG_EVENT, entry);
-  await broker.end('r1');
-  const deps = { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
+  const deps = await endedProtocolRun(0, entries);
   const read = async (filter: { channels: Set<string>; namespaces?: string[][] }) => {
     const got: ProtocolEvent[] = [];
     for await (const event of threadProtocolEvents(deps, 't1', filter, { owner: '', present: true })) got.push(event);
