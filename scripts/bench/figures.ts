@@ -54,7 +54,7 @@ export interface RunFigure {
 /** Enqueued runs on one PostgreSQL database served by one or more replicas (run.ts phaseReplicas). */
 export interface ReplicaFigure {
   replicas: number;
-  /** The graph run (agentplane's plain-function echo). */
+  /** The graph run: agentplane's plain-function echo, or (one replica, default run workers) the shared LangGraph echo. */
   graph: string;
   /** The AGENTPLANE_RUN_WORKERS setting of every replica. */
   workers: string;
@@ -316,26 +316,43 @@ function pgStatementsTarget(ours: ReplicaFigure | null): Target {
   };
 }
 
-/** Issue 67 asks the PostgreSQL targets of a LangGraph graph with run workers too; the replicas phase does not run one. */
-function pgLangGraphTarget(): Target {
+/**
+ * Issue 67 (item 4) asks the PostgreSQL targets of a LangGraph graph with run workers too: one
+ * replica's statements per run and its runs/s against the embedded store's, the LangGraph echo
+ * with the default run workers on both, measured in the replicas' rounds.
+ */
+function pgLangGraphTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | null): Target {
+  const r = ratio(pg?.runsPerSecond, embedded?.runsPerSecond);
+  const statements = pg?.statementsPerRun;
+  const show = (x: ReplicaFigure | null) => (x ? `${x.runsPerSecond} runs/s` : 'not measured');
   return {
-    name: 'PostgreSQL statements per run and one replica ÷ the embedded store, LangGraph echo graph with run workers (issue 67)',
+    name: 'PostgreSQL statements per run and one replica ÷ the embedded store, LangGraph echo graph with the default run workers, same workload in the same rounds (issue 67)',
     goal: '≤ 12; ≥ 0.5×',
-    // the reason in the row itself: the table links explanations of missed targets only
-    value:
-      'not measured: the replicas phase drives the plain-function echo with AGENTPLANE_RUN_WORKERS=0 only (the LangGraph graph with workers needs fleets of its own, a database per tree)',
-    met: null,
+    value: `statements ${statements ?? 'not counted'}; PostgreSQL ${show(pg)}, embedded store ${show(embedded)}${r == null ? '' : `: ${r}×`}`,
+    met: r == null || statements == null ? null : statements <= 12 && r >= 0.5,
+    ...(pg && embedded
+      ? {
+          why: `Both are the current tree with the default run workers, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds as the plain graph's replicas, in turns. The replica spent ${pg.cpuMsPerRun ?? '—'} ms of CPU a run (main thread and workers) against the embedded process's ${embedded.cpuMsPerRun ?? '—'} ms; the statements per run include the bench's joins and polls. ${PROFILE_POSTGRES}`,
+        }
+      : {}),
   };
 }
 
 const find = <T>(list: T[], pred: (x: T) => boolean) => list.find(pred) ?? null;
 
-/** The replicas phase's PostgreSQL figures: every one but the embedded store's reference. */
-const onPostgres = (report: Pick<Measured, 'replicas'>) => (report.replicas ?? []).filter((r) => r.store !== 'embedded');
+/** The replicas phase's PostgreSQL figures of the plain-function echo: every one but the embedded store's reference. */
+const onPostgres = (report: Pick<Measured, 'replicas'>) => (report.replicas ?? []).filter((r) => r.store !== 'embedded' && r.graph !== SHARED_GRAPH);
 
-/** The current tree's one process on the embedded store, measured in the replicas' rounds. */
+/** The current tree's one process on the embedded store, measured in the replicas' rounds (plain-function echo). */
 const embeddedReplica = (report: Pick<Measured, 'replicas'>) =>
-  find(report.replicas ?? [], (r) => r.store === 'embedded' && r.replicas === 1 && r.server !== 'baseline');
+  find(report.replicas ?? [], (r) => r.store === 'embedded' && r.replicas === 1 && r.server !== 'baseline' && r.graph !== SHARED_GRAPH);
+
+/** The current tree's one replica running the LangGraph echo with run workers, on PostgreSQL or on the embedded store. */
+const langGraphReplica = (report: Pick<Measured, 'replicas'>, store: 'postgres' | 'embedded') =>
+  find(
+    report.replicas ?? [],
+    (r) => r.graph === SHARED_GRAPH && r.replicas === 1 && r.server !== 'baseline' && (store === 'embedded') === (r.store === 'embedded'),
+  );
 
 /** The name of issue 57's one-replica ratio, in `ratios` and read by its target. */
 const PG_VS_EMBEDDED = 'enqueued runs/s, one replica: PostgreSQL ÷ the embedded store (same workload, same rounds)';
@@ -612,7 +629,7 @@ export function deriveRatios(report: Measured): Pick<Report, 'ratios' | 'protoco
     replicaCostTarget(replicaRuns(1), baseReplicaRuns(1)),
     pgStatementsTarget(replicaRuns(1)),
     pgVsEmbeddedTarget(replicaRuns(1), embeddedReplica(report), ratios[PG_VS_EMBEDDED], report.machine.cores),
-    pgLangGraphTarget(),
+    pgLangGraphTarget(langGraphReplica(report, 'postgres'), langGraphReplica(report, 'embedded')),
     ...freshTargets(report, runsWhy),
     aloneTarget(report, ratios['runs/s 100 threads: agentplane ÷ the graph alone']),
     ...routeCpuTargets(report),

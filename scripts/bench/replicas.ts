@@ -1,5 +1,6 @@
 // Enqueued runs/s with one agentplane replica and with several on one PostgreSQL database:
-// RUNS runs of agentplane's plain-function echo over THREADS threads, each thread's runs
+// RUNS runs of agentplane's plain-function echo (or, with one replica, of the LangGraph echo
+// with the default run workers) over THREADS threads, each thread's runs
 // created one after another (multitask_strategy enqueue) by its own client, run k of the
 // sample going to replica k mod n — so consecutive runs of one thread are created on
 // different replicas. Timed from the first create to the moment every run is finished: the
@@ -13,6 +14,7 @@
 import os from 'node:os';
 import { expectStatus as ok, request, type Agentplane } from './agentplane.ts';
 import type { ReplicaFigure } from './figures.ts';
+import { BENCH_GRAPH } from './graph.ts';
 
 export const REPLICA_THREADS = 20;
 export const REPLICA_RUNS = 400;
@@ -138,7 +140,7 @@ export async function measureReplicas(
     ...(measure.store ? { store: measure.store } : {}),
     ...(statements ? { statementsPerRun: Math.round((statements.calls / runs) * 10) / 10 } : {}),
   };
-  const tree = `${measure.server ? ' (baseline)' : ''}${measure.store ? ` on the ${measure.store} store` : ''}`;
+  const tree = `${measure.server ? ' (baseline)' : ''}${measure.store ? ` on the ${measure.store} store` : ''}${graph === BENCH_GRAPH ? `, LangGraph echo, run workers ${workers}` : ''}`;
   log(
     `  ${n} replica${n > 1 ? 's' : ''}${tree}: ${runs} runs in ${figure.seconds} s = ${figure.runsPerSecond} runs/s (not success ${failed}, threads with a wrong history ${threadsWrong}); replicas' CPU ${replicaCpuSeconds} s = ${figure.cpuMsPerRun} ms/run; ${statements ? `${figure.statementsPerRun} PostgreSQL statements/run; ` : ''}load ${loadBefore.join(', ')} → ${loadAfter.join(', ')}`,
   );

