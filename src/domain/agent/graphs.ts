@@ -3,7 +3,7 @@
 // plain async function `(state, context) => update` whose state agentplane keeps itself.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { importProjectModule } from '../../shared/projectModule.ts';
+import { importProjectModule, prepareProjectModules } from '../../shared/projectModule.ts';
 import { langGraphReleaseNear, unservedRelease } from '../../shared/langGraphRelease.ts';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
@@ -194,6 +194,11 @@ export async function loadGraphs(
   options: LoadOptions = {},
 ): Promise<GraphRegistry> {
   const registry = new GraphRegistry(checkpointer);
+  // all the graphs' modules at once: what any of them imports is readied before the first loads
+  if (!options.fresh) {
+    const files = Object.values(specs).map((entry) => graphSource(entry, baseDir)?.file);
+    await prepareProjectModules(files.filter((file) => file !== undefined));
+  }
   for (const [id, entry] of Object.entries(specs)) {
     const located = graphSource(entry, baseDir);
     if (!located) throw new Error(`graph "${id}": expected "./path/to/module.ts:exportName" or {"path": …}, got ${JSON.stringify(entry)}`);
