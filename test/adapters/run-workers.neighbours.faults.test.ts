@@ -85,6 +85,9 @@ for (const { auth, kinds, limited } of SERVERS) {
       const tenants = `key-h:${randomUUID()},key-i:${randomUUID()}`;
       server = await startTestServer({
         project,
+        // each crash retries its neighbours in fresh workers: JavaScript graphs spare each a
+        // TypeScript loader (TypeScript graphs in workers: test/adapters/run-workers.e2e.test.ts)
+        compiledGraphs: true,
         dataDir: null,
         env: {
           AGENTPLANE_RUN_WORKERS: '2',

@@ -27,11 +27,11 @@ function writeFiles(): void {
   );
 }
 
-/** Runs the runner over the folder; its summary counts. */
-async function run(env: Record<string, string>): Promise<{ tests: number; pass: number; output: string }> {
+/** Runs the runner over `folder` (the three files' by default) with `flags`; its summary counts. */
+async function run(env: Record<string, string>, flags: string[] = [], folder = dir): Promise<{ tests: number; pass: number; output: string }> {
   // the runner of a run of its own, not a part of this one's (node:test tells them apart by NODE_TEST_CONTEXT)
   const { NODE_TEST_CONTEXT: _ours, ...outside } = process.env;
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/run-tests.ts', path.relative(ROOT, dir)], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/run-tests.ts', ...flags, path.relative(ROOT, folder)], {
     cwd: ROOT,
     env: { ...outside, NODE_OPTIONS: '', ...env },
   });
@@ -64,4 +64,14 @@ test('every test runs when each file has a process of its own (TEST_GROUPS=0), a
     Object.keys(seconds).sort(),
     ['a', 'b', 'c'].map((name) => path.join(relative, `${name}.test.ts`)),
   );
+});
+
+test('the end-to-end suite runs compiled, as npm test does, not through tsx', async () => {
+  const suite = path.join(dir, 'e2e');
+  fs.mkdirSync(suite, { recursive: true });
+  fs.writeFileSync(path.join(suite, 'probe.e2e.test.ts'), [`import { test } from 'node:test';`, `test('e2e: probe', () => {});`].join('\n'));
+  const { tests, pass, output } = await run({}, ['--e2e'], suite);
+  assert.equal(tests, 1, output);
+  assert.equal(pass, 1, output);
+  assert.match(output, /compiled the tests in/);
 });
