@@ -1,7 +1,7 @@
-// `agentplane conformance --url`: the suite against a server the command did not start —
-// agentplane in real mode passes (exit 0, a JUnit report without failures); a
+// `agentplane conformance --url`: the suite against a server the command did not start — a
 // server with a planted bug fails (exit 1) with the shrunk curl reproduction and a JUnit
-// <failure>.
+// <failure>; a bad option exits 2. That agentplane in real mode passes (exit 0, a JUnit report
+// without failures) is checked on the installed package (test/release/package-install.release.test.ts).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -33,43 +33,11 @@ describe('agentplane conformance --url', () => {
     for (const s of servers) await s.close();
   });
 
-  // real mode only: the suite itself runs against both modes in npm test (test/conformance),
-  // and the planted-bug case below goes through the command with --mode mock. One document:
-  // what is checked here is the command (its options, the report, the exit code); every
-  // edge case of the agent server's operations already ran in npm test. Two random cases per
-  // property, not more: the edge cases all run whatever the depth, and a second case still
-  // meets the state the first left (the depth itself is the conformance suite's, 10 in CI)
-  it('passes against agentplane in real mode as a fresh `npm start` leaves it (no settings), with a JUnit report', async () => {
-    // the embedded default: the API key and the auth service's token key made in the data
-    // directory (authenticate answered, not 501), as on a first `npm start`
-    const server = await startTestServer({ exampleGraphs: 'all', env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_API_KEYS: '' } });
-    servers.push(server);
-    const key = (JSON.parse(fs.readFileSync(path.join(server.dataDir!, 'api-keys.json'), 'utf8')) as { keys: { key: string }[] }).keys[0].key;
-    const junit = path.join(dir, 'real.xml');
-    const { code, output } = await conformance([
-      '--url',
-      server.url,
-      '--api-key',
-      key,
-      '--mode',
-      'real',
-      '--documents',
-      'control-plane',
-      '--runs',
-      '2',
-      '--seed',
-      '42',
-      '--junit',
-      junit,
-    ]);
-    assert.equal(code, 0, output.slice(-4000));
-    assert.match(output, /ℹ fail 0/);
-    const xml = fs.readFileSync(junit, 'utf8');
-    assert.match(xml, /<testsuites>/);
-    assert.match(xml, /<testcase name="getDeployment \(GET \/v2\/deployments\/\{deployment_id\}\)"/);
-    assert.doesNotMatch(xml, /<failure/);
-  });
-
+  // Its pass against agentplane in real mode, as a fresh start leaves it (no settings), with
+  // a JUnit report, is checked once, on the installed package (test/release/
+  // package-install.release.test.ts): the same command and compiled suite against the same
+  // server, built into the tarball a user installs. The suite itself runs against both modes in
+  // npm test (test/conformance); here, what only the command does: its failure and its usage.
   it('fails with a curl reproduction against a server with a planted bug', async () => {
     // mock answers, except getDeployment, whose reply lacks its required name (a value of the
     // wrong type would not do: the reply is written from its schema, which converts it)

@@ -73,12 +73,16 @@ export async function ensureServerImage(
 
 async function buildServerImage(engine: ContainerEngine, files: ServerFiles, base: string, tag: string, options: RunOptions): Promise<string> {
   return withContext('agentplane-server-', async (context) => {
-    const { packageDir } = stageServerFiles(files, path.join(context, 'agentplane'));
-    const bin = path.posix.join(SERVER_HOME, path.relative(path.join(context, 'agentplane'), packageDir).split(path.sep).join('/'), 'bin', 'agentplane.js');
+    const staged = { package: path.join(context, 'agentplane'), dependencies: path.join(context, 'dependencies') };
+    const { packageDir } = stageServerFiles(files, staged);
+    const bin = path.posix.join(SERVER_HOME, path.relative(staged.package, packageDir).split(path.sep).join('/'), 'bin', 'agentplane.js');
     fs.writeFileSync(
       path.join(context, 'Containerfile'),
       [
         `FROM ${base}`,
+        // the run-time dependencies (~300 MB) first: a build with the same dependencies as one
+        // before (a new build of agentplane's own files) reuses that copy from the engine's cache
+        `COPY dependencies/ ${SERVER_HOME}/`,
         `COPY agentplane/ ${SERVER_HOME}/`,
         `ENV NODE_ENV=production HOST=0.0.0.0 PORT=${IMAGE_PORT} DATA_DIR=${IMAGE_DATA_DIR}`,
         `WORKDIR ${IMAGE_DATA_DIR}`,

@@ -100,18 +100,27 @@ function hashTree(hash: ReturnType<typeof createHash>, file: string, relativeTo:
   } else hash.update(`${path.relative(relativeTo, file)}:${stat.size}:${stat.mtimeMs}\n`);
 }
 
-/** Puts the files into `target` (hard links where the file system allows, copies elsewhere). */
-export function stageServerFiles(files: ServerFiles, target: string): { packageDir: string } {
-  const packageDir = path.join(target, path.relative(files.base, files.packageRoot));
+/**
+ * Puts the files into two folders (hard links where the file system allows, copies
+ * elsewhere), each laid out from `files.base`, so that the two merge into one tree: the
+ * package's own files in `target.package`, the run-time dependencies in
+ * `target.dependencies`. The image copies them in two steps, the dependencies first: they
+ * change with the lockfile, the package's files with every build, and an engine reuses a
+ * copy step whose files it has copied before (podman and docker key it by content).
+ */
+export function stageServerFiles(files: ServerFiles, target: { package: string; dependencies: string }): { packageDir: string } {
+  const packageDir = path.join(target.package, path.relative(files.base, files.packageRoot));
   for (const entry of PACKAGE_ENTRIES) {
     const from = path.join(files.packageRoot, entry);
     if (fs.existsSync(from)) linkTree(from, path.join(packageDir, entry));
   }
   for (const dir of files.dependencies) {
-    const to = path.join(target, path.relative(files.base, dir));
+    const to = path.join(target.dependencies, path.relative(files.base, dir));
     // a dependency nested in another is staged with it; its own nested node_modules are visited on their own
     linkTree(dir, to, (name) => name !== 'node_modules');
   }
+  // an engine copies an empty folder, but none that is missing
+  fs.mkdirSync(target.dependencies, { recursive: true });
   return { packageDir };
 }
 

@@ -20,14 +20,19 @@ function packageRoot(): string {
   return dir;
 }
 
-/** An engine that has every base image and no server image, and keeps the Containerfiles it builds. */
+/** The files under `dir`, relative to it, sorted. */
+const filesUnder = (dir: string): string[] =>
+  (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+
+/** An engine that has every base image and no server image, and keeps the Containerfiles it builds and the files of their contexts. */
 function recordingEngine() {
-  const built: { tag: string; containerfile: string }[] = [];
+  const built: { tag: string; containerfile: string; context: string[] }[] = [];
   const engine = {
     name: 'podman',
     hasImage: async (ref: string) => ref.startsWith('localhost/agentplane-base:') || built.some((b) => b.tag === ref),
     build: async (args: string[]) => {
-      built.push({ tag: args[args.indexOf('-t') + 1]!, containerfile: fs.readFileSync(args[args.indexOf('-f') + 1]!, 'utf8') });
+      const containerfile = args[args.indexOf('-f') + 1]!;
+      built.push({ tag: args[args.indexOf('-t') + 1]!, containerfile: fs.readFileSync(containerfile, 'utf8'), context: filesUnder(args.at(-1)!) });
       return '';
     },
   } as unknown as ContainerEngine;
@@ -52,6 +57,26 @@ describe('the server image', () => {
     assert.deepEqual(
       built.map((b) => b.containerfile.split('\n')[0]),
       [`FROM ${baseImageTag(process.execPath)}`, `FROM ${baseImageTag(otherNode)}`],
+    );
+  });
+
+  // a new build of agentplane (CI's, each run) changes its own files, rarely its ~300 MB of
+  // dependencies: in a step of their own, first, the engine reuses their copy (its cache of a
+  // COPY is keyed by the files' content) and copies only agentplane's files again
+  it("copies the run-time dependencies in a step of their own, before agentplane's files", async () => {
+    const root = packageRoot();
+    const manifest = { name: 'agentplane-server', version: '0.0.0', dependencies: { dep: '1.0.0' } };
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify(manifest));
+    fs.mkdirSync(path.join(root, 'node_modules', 'dep'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'node_modules', 'dep', 'package.json'), JSON.stringify({ name: 'dep', version: '1.0.0' }));
+    const { engine, built } = recordingEngine();
+    await ensureServerImage(engine, root, {}, process.execPath);
+    const [server] = built;
+    const copies = server!.containerfile.split('\n').filter((line) => line.startsWith('COPY '));
+    assert.deepEqual(copies, ['COPY dependencies/ /opt/agentplane/', 'COPY agentplane/ /opt/agentplane/']);
+    assert.deepEqual(
+      server!.context.filter((f) => f !== 'Containerfile'),
+      ['agentplane/dist/src/cli/main.js', 'agentplane/package.json', 'dependencies/node_modules/dep/package.json'].map((f) => f.split('/').join(path.sep)),
     );
   });
 

@@ -34,6 +34,7 @@ export function roundRobinProxy(listenPort: number, targets: string[]): void {
 
 /** The proxy as a `node -e` program for these targets. */
 export function proxyProgram(listenPort: number, targets: string[]): string {
-  // run through tsx the function's text may call esbuild's name helper, which the container lacks
-  return `var __name = (f) => f; (${roundRobinProxy.toString()})(${JSON.stringify(listenPort)}, ${JSON.stringify(targets)})`;
+  // compiled by esbuild (tsx, the tests' compiled copies) the function's text may call its name
+  // and require helpers, which the container lacks
+  return `var __name = (f) => f, __require = require; (${roundRobinProxy.toString()})(${JSON.stringify(listenPort)}, ${JSON.stringify(targets)})`;
 }
