@@ -54,8 +54,11 @@ export interface TestServerOptions {
   exampleGraphs?: 'plain' | 'all';
   /**
    * Serve the project's TypeScript graphs from the test run's compiled copies when the tests
-   * run compiled (test/support/compiledGraphs.ts): for the tests of run workers, each of which
-   * would otherwise register tsx's loader. Ignored through tsx.
+   * run compiled (test/support/compiledGraphs.ts); ignored through tsx. The default: a
+   * TypeScript graph registers tsx's loader in the process that loads it (the test process
+   * itself for a server on the request loop, each worker else), and every module loaded after
+   * crosses the loader's thread. `false` for a test whose subject is how a TypeScript graph
+   * loads (its types read as schemas, its source's paths, tsx's registration).
    */
   compiledGraphs?: boolean;
 }
@@ -106,7 +109,7 @@ async function testConfig(options: TestServerOptions) {
   config.dataDir = dataDir;
   if (dataDir === null) config.dataDir = null;
   config.project = projectOf(config.project, config.configFile, options);
-  if (options.compiledGraphs) config.project = withCompiledGraphs(config.project, ROOT);
+  if (options.compiledGraphs ?? true) config.project = withCompiledGraphs(config.project, ROOT);
   // AGENTPLANE_TEST_BACKEND=postgres runs the same tests on PostgreSQL: one database per
   // data directory, so a test restarting a server on its directory finds its records again
   if (testBackend() === 'postgres' && !options.mock) config.databaseUrl = await databaseForDataDir(dataDir);

@@ -6,7 +6,7 @@
 // Upstream's "provider:model" strings need a hosted model and network access; they are
 // refused at start with a message saying so.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importProjectModule } from '../../shared/projectModule.ts';
 
 export interface IndexSettings {
   embed: string;
@@ -37,7 +37,9 @@ export async function loadEmbedder(settings: IndexSettings, baseDir: string): Pr
   }
   const file = path.resolve(baseDir, at > 1 ? settings.embed.slice(0, at) : settings.embed);
   const exportName = at > 1 ? settings.embed.slice(at + 1) : 'default';
-  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  // as the project's other modules load: a TypeScript one registers tsx when agentplane runs
+  // compiled (before, it loaded only once a TypeScript graph had registered it)
+  const module = await importProjectModule(file);
   const value = module[exportName] as { embedDocuments?: EmbedFunction; embedQuery?: (t: string) => Promise<number[]> } | EmbedFunction | undefined;
   const fields = settings.fields?.length ? settings.fields : ['$'];
   if (typeof value === 'function') {

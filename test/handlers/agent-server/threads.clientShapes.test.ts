@@ -24,6 +24,8 @@ describe('shapes clients read', () => {
         },
       },
       dataDir: null,
+      // the subgraph schemas are read from the TypeScript source
+      compiledGraphs: false,
     });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
   });
