@@ -245,10 +245,41 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
   assert.equal(statements.goal, '≤ 12');
   assert.equal(statements.met, false);
   assert.ok(statements.why && /pg_stat_statements/.test(statements.why) && /profiles\/postgres-replica\.svg/.test(statements.why));
-  // issue 67 asks the same of a LangGraph graph with run workers: the bench does not run it, and says so
-  const langGraph = named(withFigures, 'PostgreSQL statements per run and one replica ÷ the embedded store, LangGraph echo graph with run workers (issue 67)');
-  assert.equal(langGraph.met, null);
-  assert.match(langGraph.value, /^not measured: the replicas phase drives the plain-function echo/);
+});
+
+test('issue 67 asks the PostgreSQL targets of the LangGraph echo with run workers too: read from its own replicas, not from the plain graph', () => {
+  const name =
+    'PostgreSQL statements per run and one replica ÷ the embedded store, LangGraph echo graph with the default run workers, same workload in the same rounds (issue 67)';
+  const target = (m: Measured) => deriveRatios(m).targets.find((t) => t.name === name)!;
+  assert.equal(target(fakeReport()).met, null, 'no LangGraph replicas: not measured');
+  assert.equal(target(fakeReport()).value, 'statements not counted; PostgreSQL not measured, embedded store not measured');
+
+  const plainOne = fakeReport().replicas![0];
+  const withLangGraph = (statementsPerRun: number, pgRunsPerSecond: number) => {
+    const report = fakeReport();
+    const langGraph = { ...plainOne, graph: SHARED_GRAPH, workers: 'default', cpuMsPerRun: 20 };
+    report.replicas!.push({ ...langGraph, statementsPerRun, runsPerSecond: pgRunsPerSecond });
+    const { statementsPerRun: _none, ...embedded } = langGraph;
+    report.replicas!.push({ ...embedded, store: 'embedded', runsPerSecond: 60, cpuMsPerRun: 12 });
+    return report;
+  };
+  const missed = target(withLangGraph(18, 40));
+  assert.equal(missed.met, false, '18 statements a run is over 12');
+  assert.equal(missed.value, 'statements 18; PostgreSQL 40 runs/s, embedded store 60 runs/s: 0.667×');
+  assert.match(missed.why!, /20 ms of CPU a run \(main thread and workers\) against the embedded process's 12 ms/);
+  assert.equal(target(withLangGraph(11.5, 40)).met, true, '11.5 statements, 0.67×');
+  assert.equal(target(withLangGraph(11.5, 25)).met, false, '25 runs/s against 60 is 0.42×');
+
+  // the plain graph's targets, ratios and comparisons read as they did without the LangGraph replicas
+  const [before, after] = [deriveRatios(fakeReport()), deriveRatios(withLangGraph(18, 40))];
+  assert.deepEqual(after.ratios, before.ratios);
+  assert.deepEqual(
+    after.targets.filter((t) => t.name !== name),
+    before.targets.filter((t) => t.name !== name),
+  );
+  assert.deepEqual(after.comparisons, before.comparisons);
+  // and the replicas table names the graph of each row
+  assert.match(renderOf(withLangGraph(18, 40)), /\| current \| PostgreSQL \| 1 \| LangGraph echo \| default \|/);
 });
 
 test('one PostgreSQL replica against the embedded store is an issue 67 target (≥ 0.5×), and the embedded figure is in no PostgreSQL ratio, target or comparison', () => {
@@ -311,7 +342,7 @@ test('one PostgreSQL replica against the embedded store is an issue 67 target (�
     /\| current \| embedded store, same workload \| 1 \| plain-function echo \| 0 \| 20 \| 400 \| 5\.00 \| 200\.0 \| 0 \| 0 \| 1\.60 \| 4\.00 \| — \|/,
   );
   assert.match(md, /\| current \| PostgreSQL \| 1 \| plain-function echo \|/);
-  assert.match(md, /The row on the embedded store is the current tree's one process with no database/);
+  assert.match(md, /The rows on the embedded store are the current tree's one process with no database/);
 });
 
 test('the writer produces parseable JSON, a markdown report and a well-formed SVG chart', () => {
