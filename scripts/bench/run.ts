@@ -295,9 +295,9 @@ async function phaseReplicas() {
       type Fleet = {
         tree: (typeof trees)[number];
         store?: 'embedded';
-        /** The graph its runs execute and its AGENTPLANE_RUN_WORKERS ('' for the default: unset). */
+        /** The graph its runs execute and its AGENTPLANE_RUN_WORKERS (undefined: unset, the default). */
         graph: string;
-        workers: string;
+        workers: string | undefined;
         replicas: Agentplane[];
         statements?: Statements;
         rounds: ReplicaFigure[];
@@ -312,9 +312,9 @@ async function phaseReplicas() {
       try {
         // with one replica, the LangGraph echo with the default run workers too (issue 67 asks
         // both graphs), the current tree's only: v0.1.0 has no run workers
-        const pgFleets = [
+        const pgFleets: Pick<Fleet, 'tree' | 'graph' | 'workers'>[] = [
           ...trees.map((tree) => ({ tree, graph: PLAIN_GRAPH, workers: plainWorkers })),
-          ...(count === 1 ? [{ tree: {}, graph: BENCH_GRAPH, workers: '' }] : []),
+          ...(count === 1 ? [{ tree: {}, graph: BENCH_GRAPH, workers: undefined }] : []),
         ];
         for (const { tree, graph, workers } of pgFleets) {
           const url = counter ? await counter.freshDatabase() : await databaseOrSkip();
@@ -338,7 +338,7 @@ async function phaseReplicas() {
                 key,
                 tenant,
                 root: tree.root,
-                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers || undefined },
+                env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
               }),
             );
           }
@@ -348,7 +348,7 @@ async function phaseReplicas() {
           // reference issue 57 reads one replica against (no database, so no statements)
           for (const { graph, workers } of [
             { graph: PLAIN_GRAPH, workers: plainWorkers },
-            { graph: BENCH_GRAPH, workers: '' },
+            { graph: BENCH_GRAPH, workers: undefined },
           ]) {
             const fleet: Fleet = { tree: {}, store: 'embedded', graph, workers, replicas: [], rounds: [] };
             fleets.push(fleet);
@@ -359,7 +359,7 @@ async function phaseReplicas() {
                 workDir: path.join(work, `replicas-${name}`),
                 key,
                 tenant,
-                env: { DATABASE_URL: undefined, AGENTPLANE_RUN_WORKERS: workers || undefined },
+                env: { DATABASE_URL: undefined, AGENTPLANE_RUN_WORKERS: workers },
               }),
             );
           }
@@ -368,7 +368,7 @@ async function phaseReplicas() {
         // (7.8, 6.3, 4.9 ms of CPU a run with 2 replicas in one run, both trees alike), so the
         // median was the middle of a warm-up, moved by which tree went first
         for (const fleet of fleets) {
-          const warm = await measureReplicas(fleet.replicas, fleet.graph, fleet.workers || 'default', () => undefined, undefined, {
+          const warm = await measureReplicas(fleet.replicas, fleet.graph, fleet.workers ?? 'default', () => undefined, undefined, {
             server: fleet.tree.server,
             store: fleet.store,
           });
@@ -377,7 +377,7 @@ async function phaseReplicas() {
         for (let round = 0; round < REPLICA_ROUNDS; round += 1) {
           for (const fleet of (order + round) % 2 ? [...fleets].reverse() : fleets) {
             fleet.rounds.push(
-              await measureReplicas(fleet.replicas, fleet.graph, fleet.workers || 'default', log, undefined, {
+              await measureReplicas(fleet.replicas, fleet.graph, fleet.workers ?? 'default', log, undefined, {
                 server: fleet.tree.server,
                 store: fleet.store,
                 statements: fleet.statements,
