@@ -84,7 +84,7 @@ if (LIST) {
 }
 /** This run's entry files (see gatedEntry), a folder per run: two runs in one checkout never share one. */
 const ENTRIES = path.resolve('.cache/test-groups', String(process.pid));
-const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found.map((file) => gatedEntry([file])) : grouped(found));
+const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found.map((file) => [file]) : grouped(found)).map(gatedEntry);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
@@ -106,7 +106,7 @@ if (files.length === 0) {
  * that touch the process itself (its environment, exit, signal handlers, faked clocks).
  * TEST_GROUPS=0 runs every file alone.
  */
-function grouped(candidates: string[]): string[] {
+function grouped(candidates: string[]): string[][] {
   const seconds = durations();
   const ownProcess = (file: string) =>
     (seconds[path.normalize(file)] ?? 0) >= 8 ||
@@ -116,7 +116,7 @@ function grouped(candidates: string[]): string[] {
   const alone = candidates.filter(ownProcess);
   const byFolder = new Map<string, string[]>();
   for (const file of candidates.filter((f) => !ownProcess(f))) byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
-  const entries: string[] = [];
+  const groups: string[][] = [];
   for (const members of byFolder.values()) {
     if (members.length === 1) {
       alone.push(members[0]);
@@ -126,7 +126,7 @@ function grouped(candidates: string[]): string[] {
     let group: string[] = [];
     let total = 0;
     const flush = () => {
-      if (group.length > 0) entries.push(gatedEntry(group));
+      if (group.length > 0) groups.push(group);
       group = [];
       total = 0;
     };
@@ -137,7 +137,7 @@ function grouped(candidates: string[]): string[] {
     }
     flush();
   }
-  return [...alone.map((file) => gatedEntry([file])), ...entries];
+  return [...alone.map((file) => [file]), ...groups];
 }
 
 /**
@@ -149,10 +149,12 @@ function grouped(candidates: string[]): string[] {
  * dropped with its tests, silently, no failure counted (seen: 533 of 540 tests reported over
  * test/domain, 0 failed). test/scripts/runTests.test.ts holds the runner to it.
  */
-function gatedEntry(members: string[]): string {
+function gatedEntry(members: string[], rank: number): string {
   fs.mkdirSync(ENTRIES, { recursive: true });
   const first = members[0];
-  const name = `${path.dirname(first).replace(/[\\/]/g, '-')}-${members.length === 1 ? path.basename(first, '.test.ts') : `group-${fs.readdirSync(ENTRIES).length + 1}`}.test.ts`;
+  // node's runner starts the files it is given in the order of their names, not in the order
+  // given: the rank leads the name so that the slowest start first (see slowestFirst)
+  const name = `${String(rank).padStart(4, '0')}-${path.dirname(first).replace(/[\\/]/g, '-')}-${members.length === 1 ? path.basename(first, '.test.ts') : 'group'}.test.ts`;
   const entry = path.join(ENTRIES, name);
   const imports = members.map((f) => `await import(${JSON.stringify(path.relative(ENTRIES, path.resolve(f)).split(path.sep).join('/'))});`);
   fs.writeFileSync(
@@ -171,15 +173,13 @@ function gatedEntry(members: string[]): string {
       '',
     ].join('\n'),
   );
-  const relative = path.relative(process.cwd(), entry);
-  const seconds = durations();
-  seconds[path.normalize(relative)] = members.reduce((sum, f) => sum + (seconds[path.normalize(f)] ?? 5), 0);
-  return relative;
+  return path.relative(process.cwd(), entry);
 }
 
 function durations(): Record<string, number> {
   const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
-  durationsRead ??= { ...read(KEPT_DURATIONS), ...read(RECORDED_DURATIONS) };
+  // the record this run writes (AGENTPLANE_TEST_DURATIONS names another: the runner's own test)
+  durationsRead ??= { ...read(KEPT_DURATIONS), ...read(process.env.AGENTPLANE_TEST_DURATIONS ?? RECORDED_DURATIONS) };
   return durationsRead;
 }
 
@@ -188,10 +188,10 @@ function durations(): Record<string, number> {
  * else from the record kept in the repository), so the run does not end with one long file
  * running alone while the other slots sit idle. A file in neither record counts as middling.
  */
-function slowestFirst(found: string[]): string[] {
+function slowestFirst(groups: string[][]): string[][] {
   const seconds = durations();
-  const guess = (file: string) => seconds[path.normalize(file)] ?? 5;
-  return [...found].sort((a, b) => guess(b) - guess(a) || a.localeCompare(b));
+  const guess = (members: string[]) => members.reduce((sum, file) => sum + (seconds[path.normalize(file)] ?? 5), 0);
+  return [...groups].sort((a, b) => guess(b) - guess(a) || a[0]!.localeCompare(b[0]!));
 }
 
 const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || found.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));

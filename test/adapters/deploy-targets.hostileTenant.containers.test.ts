@@ -76,9 +76,9 @@ const podmanSecretsOf = (deploymentId: string) =>
     .split('\n')
     .filter((n) => n.includes(deploymentId));
 
-before(() => {
+before(async () => {
   if (skip) return;
-  image = sharedNodeImage();
+  image = await sharedNodeImage();
 });
 
 after(() => {
@@ -168,7 +168,7 @@ describe('kube-local deployer', () => {
   before(async () => {
     if (skip) return;
     // every deployment has its PostgreSQL (played by kube-local), from an image built here
-    postgresImage = sharedPostgresImage();
+    postgresImage = await sharedPostgresImage();
     server = await startTestServer({
       env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
     });

@@ -26,7 +26,7 @@ const made: { server: TestServer; id: string }[] = [];
 before(async () => {
   if (skip) return;
   await buildImage(testEngine(), { tag: image, projectDir: echoProject('kept'), configPath: 'langgraph.json', packageRoot: ROOT });
-  postgresImage = sharedPostgresImage();
+  postgresImage = await sharedPostgresImage();
   database = await postgresForContainers();
 });
 

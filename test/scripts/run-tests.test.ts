@@ -66,6 +66,33 @@ test('every test runs when each file has a process of its own (TEST_GROUPS=0), a
   );
 });
 
+test('files start slowest first by the record, whatever their names (node orders the files it is given by name)', async () => {
+  const folder = path.join(dir, 'order');
+  const started = path.join(folder, 'started.log');
+  fs.mkdirSync(folder, { recursive: true });
+  for (const name of ['a', 'b', 'c'])
+    fs.writeFileSync(
+      path.join(folder, `${name}.test.ts`),
+      [
+        `import fs from 'node:fs';`,
+        `import { test } from 'node:test';`,
+        `fs.appendFileSync(${JSON.stringify(started)}, '${name}\\n');`,
+        `test('${name}', () => {});`,
+      ].join('\n'),
+    );
+  const record = path.join(folder, 'durations.json');
+  const relative = path.relative(ROOT, folder);
+  // the record as a run leaves it: c the slowest, then b, then a (name order is a, b, c)
+  fs.writeFileSync(
+    record,
+    JSON.stringify({ [path.join(relative, 'a.test.ts')]: 9, [path.join(relative, 'b.test.ts')]: 10, [path.join(relative, 'c.test.ts')]: 30 }),
+  );
+  // one slot: each file starts when the one before has ended
+  const { pass, output } = await run({ TEST_GROUPS: '0', TEST_CONCURRENCY: '1', AGENTPLANE_TEST_DURATIONS: record }, [], folder);
+  assert.equal(pass, 3, output);
+  assert.deepEqual(fs.readFileSync(started, 'utf8').trim().split('\n'), ['c', 'b', 'a']);
+});
+
 test('the end-to-end suite runs compiled, as npm test does, not through tsx', async () => {
   const suite = path.join(dir, 'e2e');
   fs.mkdirSync(suite, { recursive: true });

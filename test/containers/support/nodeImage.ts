@@ -1,7 +1,7 @@
 // Container images for tests on a machine with no registry: a root filesystem made of this
 // host's node binary, the shared libraries `ldd` lists for it and a few scripts, imported
 // with `podman import`. Enough for an init container, an HTTP server and a sidecar.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,7 +61,7 @@ function sharedLibraries(binary: string): string[] {
  * Builds `localhost/agentplane-test-node:<tag>`: node, its libraries, /app scripts, /tmp. Its
  * default command runs the main server. Returns the image reference.
  */
-function buildNodeImage(tag: string): string {
+async function buildNodeImage(tag: string): Promise<string> {
   const ref = `localhost/agentplane-test-node:${tag}`;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-rootfs-'));
   try {
@@ -82,13 +82,7 @@ function buildNodeImage(tag: string): string {
       // set apart from mkdir, whose mode the umask narrows (to 1755: a non-root container could not write /tmp)
       fs.chmodSync(path.join(root, dir), 0o1777);
     }
-    const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 512 * 1024 * 1024 });
-    execFileSync('podman', ['import', '--change', 'CMD ["/usr/bin/node", "/app/main.js"]', '--change', 'ENV PATH=/usr/bin', '-', ref], {
-      input: tar,
-      env: { ...process.env, CONTAINERS_CONF },
-      stdio: ['pipe', 'ignore', 'pipe'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await importRootfs(root, ['CMD ["/usr/bin/node", "/app/main.js"]', 'ENV PATH=/usr/bin'], ref);
     return ref;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -109,14 +103,34 @@ export function contentTag(builder: string, files: string[]): string {
   return hash.digest('hex').slice(0, 12);
 }
 
+/**
+ * `podman import` of the folder `root` as `ref`, with `changes` (Containerfile lines), tar's
+ * stream piped to it. Asynchronous, so that the suite's shared layers build the test images
+ * while the server image builds, not after it.
+ */
+export function importRootfs(root: string, changes: string[], ref: string): Promise<void> {
+  const tar = spawn('tar', ['-C', root, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const importer = spawn('podman', ['import', ...changes.flatMap((change) => ['--change', change]), '-', ref], {
+    env: { ...process.env, CONTAINERS_CONF },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  tar.stdout.pipe(importer.stdin);
+  const ended = (child: ChildProcess, what: string) =>
+    new Promise<void>((resolve, reject) => {
+      let errors = '';
+      child.stderr!.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${what} exited with ${code}: ${errors}`))));
+    });
+  return Promise.all([ended(tar, 'tar'), ended(importer, `podman import of ${ref}`)]).then(() => undefined);
+}
+
 /** Resolves `ref`, built by `build` when this machine has no image of that name yet. */
-export function builtOnce(ref: string, build: (ref: string) => string): string {
-  try {
-    podman(['image', 'exists', ref]);
-    return ref;
-  } catch {
-    return build(ref);
-  }
+export async function builtOnce(ref: string, build: (ref: string) => Promise<string>): Promise<string> {
+  const exists = await new Promise<boolean>((resolve) =>
+    execFile('podman', ['image', 'exists', ref], { env: { ...process.env, CONTAINERS_CONF } }, (err) => resolve(!err)),
+  );
+  return exists ? ref : build(ref);
 }
 
 /**
@@ -124,7 +138,7 @@ export function builtOnce(ref: string, build: (ref: string) => string): string {
  * built when missing (the suite's shared layers build it before its files start). Kept, not
  * removed: the files of the run use it at once, and the next run finds it.
  */
-export const sharedNodeImage = (): string =>
+export const sharedNodeImage = (): Promise<string> =>
   builtOnce(`localhost/agentplane-test-node:${contentTag(import.meta.url, [process.execPath, ...sharedLibraries(process.execPath)])}`, (ref) =>
     buildNodeImage(ref.slice(ref.lastIndexOf(':') + 1)),
   );

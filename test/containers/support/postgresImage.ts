@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { builtOnce, CONTAINERS_CONF, contentTag } from './nodeImage.ts';
+import { builtOnce, contentTag, importRootfs } from './nodeImage.ts';
 
 const PG = '/usr/lib/postgresql';
 
@@ -53,7 +53,7 @@ const filesBelow = (dir: string): string[] =>
  * tag naming them, built when missing (the suite's shared layers build it before its files
  * start) and kept, as sharedNodeImage is.
  */
-export function sharedPostgresImage(): string {
+export function sharedPostgresImage(): Promise<string> {
   const native = postgresBinaries();
   const inputs = [process.execPath, ...hostFiles(native), ...filesBelow(native)];
   return builtOnce(`localhost/agentplane-test-postgres:${contentTag(import.meta.url, inputs)}`, (ref) =>
@@ -75,7 +75,7 @@ const hostFiles = (native: string): string[] => [
 ];
 
 /** Builds `localhost/agentplane-test-postgres:<tag>`; returns the image reference. */
-function buildPostgresImage(tag: string): string {
+async function buildPostgresImage(tag: string): Promise<string> {
   const ref = `localhost/agentplane-test-postgres:${tag}`;
   const native = postgresBinaries();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-pg-rootfs-'));
@@ -96,22 +96,7 @@ function buildPostgresImage(tag: string): string {
     fs.writeFileSync(path.join(root, 'etc', 'group'), 'root:x:0:\npostgres:x:999:\n');
     for (const dir of ['tmp', 'var/lib/postgresql', 'var/run/postgresql']) fs.mkdirSync(path.join(root, dir), { recursive: true, mode: 0o1777 });
     for (const dir of ['tmp', 'var/lib/postgresql', 'var/run/postgresql']) fs.chmodSync(path.join(root, dir), 0o1777);
-    const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 1024 * 1024 * 1024 });
-    execFileSync(
-      'podman',
-      [
-        'import',
-        '--change',
-        'ENTRYPOINT ["/usr/bin/node", "/app/postgres.js"]',
-        '--change',
-        'CMD ["postgres"]',
-        '--change',
-        `ENV PATH=${PG}/bin:/usr/bin`,
-        '-',
-        ref,
-      ],
-      { input: tar, env: { ...process.env, CONTAINERS_CONF }, stdio: ['pipe', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-    );
+    await importRootfs(root, ['ENTRYPOINT ["/usr/bin/node", "/app/postgres.js"]', 'CMD ["postgres"]', `ENV PATH=${PG}/bin:/usr/bin`], ref);
     return ref;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

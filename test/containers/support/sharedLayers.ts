@@ -19,7 +19,12 @@ const ROOT = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export async function buildSharedLayers(): Promise<string> {
   const containersConf = process.env.CONTAINERS_CONF ?? path.join(ROOT, 'config', 'containers.conf');
   const engine = new ContainerEngine({ name: 'podman', env: process.env, containersConf });
-  const server = await ensureServerImage(engine, ROOT, { onLine: (line) => console.log(line) });
-  console.log(`the container suite's test images: ${sharedNodeImage()}, ${sharedPostgresImage()}`);
+  // the test images are imports of folders, independent of the server image: built meanwhile
+  const [server, node, postgres] = await Promise.all([
+    ensureServerImage(engine, ROOT, { onLine: (line) => console.log(line) }),
+    sharedNodeImage(),
+    sharedPostgresImage(),
+  ]);
+  console.log(`the container suite's test images: ${node}, ${postgres}`);
   return server;
 }

@@ -21,8 +21,8 @@ let server: TestServer;
 
 before(async () => {
   if (skip) return;
-  image = sharedNodeImage();
-  postgresImage = sharedPostgresImage();
+  image = await sharedNodeImage();
+  postgresImage = await sharedPostgresImage();
   server = await startTestServer({
     env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '240', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
   });
