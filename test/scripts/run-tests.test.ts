@@ -102,3 +102,30 @@ test('the end-to-end suite runs compiled, as npm test does, not through tsx', as
   assert.equal(pass, 1, output);
   assert.match(output, /compiled the tests in/);
 });
+
+test("the run's PostgreSQL takes the connections of two fault files at once (150: three replicas of one were seen holding 68)", async () => {
+  const suite = path.join(dir, 'postgres');
+  fs.mkdirSync(suite, { recursive: true });
+  const support = path.relative(suite, path.join(ROOT, 'test/support/postgres.ts')).split(path.sep).join('/');
+  fs.writeFileSync(
+    path.join(suite, 'probe.test.ts'),
+    [
+      `import { test } from 'node:test';`,
+      `import pg from 'pg';`,
+      `import { freshDatabaseUrl } from ${JSON.stringify(support)};`,
+      `test('postgres: 150 connections at once', async () => {`,
+      `  const url = await freshDatabaseUrl();`,
+      `  const clients = Array.from({ length: 150 }, () => new pg.Client({ connectionString: url }));`,
+      `  try {`,
+      `    await Promise.all(clients.map((client) => client.connect()));`,
+      `  } finally {`,
+      `    await Promise.all(clients.map((client) => client.end().catch(() => undefined)));`,
+      `  }`,
+      `});`,
+    ].join('\n'),
+  );
+  // a server of the runner's own, not one this run was handed
+  const { tests, pass, output } = await run({ AGENTPLANE_TEST_POSTGRES_URL: '', DATABASE_URL: '' }, [], suite);
+  assert.equal(tests, 1, output);
+  assert.equal(pass, 1, output);
+});

