@@ -1,6 +1,6 @@
 // What a whole run costs PostgreSQL, end to end (issues 57.3 and 67.4: ≤ 12, 35.7 before this
-// count was first pinned): a server on PostgreSQL takes runs of the plain-function echo,
-// enqueued one after another on one thread, and the statements its connections send from the
+// count was first pinned): a server on PostgreSQL takes runs of the plain-function echo (and,
+// apart, of a LangGraph graph in a run worker), enqueued one after another on one thread, and the statements its connections send from the
 // first create to the last run's end (its log closed: watched in what was sent, nothing read
 // to wait for it) are counted at pg's Client.query (BEGIN and COMMIT included), as the bench's
 // replicas phase counts them in PostgreSQL itself. What the replica sends by the clock,
@@ -26,6 +26,13 @@ const RUNS = 20;
  * pinned, 22.7 before that and 39.3 before issue 57.
  */
 const MAX_PER_RUN = 12;
+/**
+ * The same with a two-step LangGraph graph executed by a run worker (the default): 15.7
+ * counted here once a thread's checkpoint puts and pending writes that pile up went as one
+ * write (OrderedCalls.batch), 19.1 before (a statement each). How many pile up depends on
+ * timing, hence the margin; issue 67 asks 12 of this path too, not met yet.
+ */
+const MAX_PER_LANGGRAPH_RUN = 17;
 /** Statements the replica sends by the clock, whatever its runs: not a run's cost. */
 const BY_THE_CLOCK = [/^SELECT 1$/, /SET lease_until/, /^SELECT run_id, replica, token FROM agentplane_run_claims/];
 /** The statement that closes a run's log, its last (pgRunEvents.ts END_SQL). */
@@ -36,70 +43,107 @@ const kinds = new Map<string, number>();
 let counting = false;
 const clientQuery = pg.Client.prototype.query;
 
-describe('a run on PostgreSQL, end to end', () => {
-  let server: InProcessApp;
-  before(async () => {
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string };
-      const text = (typeof first === 'string' ? first : (first?.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 160);
-      if (counting && !BY_THE_CLOCK.some((re) => re.test(text))) {
-        sent += 1;
-        kinds.set(text, (kinds.get(text) ?? 0) + 1);
-      }
-      return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof clientQuery;
-    server = await inProcessApp({ project: testProject });
-  });
-  after(async () => {
-    pg.Client.prototype.query = clientQuery;
-    await server?.close();
-  });
+/** Counts what the server's connections send while `counting`, the clock's statements left out. */
+function countingQueries(): { restore: () => void } {
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    const text = (typeof first === 'string' ? first : (first?.text ?? '')).replace(/\s+/g, ' ').trim().slice(0, 160);
+    if (counting && !BY_THE_CLOCK.some((re) => re.test(text))) {
+      sent += 1;
+      kinds.set(text, (kinds.get(text) ?? 0) + 1);
+    }
+    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof clientQuery;
+  return { restore: () => (pg.Client.prototype.query = clientQuery) };
+}
 
-  const json = async <T = { thread_id: string; run_id: string }>(res: Response): Promise<T> => {
-    assert.equal(res.status, 200, await res.clone().text());
-    return (await res.json()) as T;
-  };
+const json = async <T = { thread_id: string; run_id: string }>(res: Response): Promise<T> => {
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()) as T;
+};
+
+/**
+ * RUNS runs of `assistant` enqueued one after another on one thread, counted from the first
+ * create to the last run's log closed; each must succeed, in order (`echoed`: the thread's
+ * messages are then each input with its echo). Answers the statements per run.
+ */
+async function statementsPerRun(server: InProcessApp, assistant: string): Promise<number> {
   const enqueue = (threadId: string, content: string) =>
     server
       .api(`/threads/${threadId}/runs`, {
         method: 'POST',
-        json: { assistant_id: 'echo', input: { messages: [{ role: 'user', content }] }, multitask_strategy: 'enqueue' },
+        json: { assistant_id: assistant, input: { messages: [{ role: 'user', content }] }, multitask_strategy: 'enqueue' },
       })
       .then((res) => json(res));
+  // warm: the assistants, the graph's module, the pool's connections (and the run worker)
+  const warm = (await json(await server.api('/threads', { method: 'POST', json: {} }))).thread_id;
+  await json(await server.api(`/threads/${warm}/runs/${(await enqueue(warm, 'warm')).run_id}/join`));
+  const threadId = (await json(await server.api('/threads', { method: 'POST', json: {} }))).thread_id;
+
+  sent = 0;
+  kinds.clear();
+  counting = true;
+  let last = '';
+  for (let i = 0; i < RUNS; i += 1) last = (await enqueue(threadId, `r${i}`)).run_id;
+  const ended = () => [...kinds].filter(([k]) => LOG_ENDED.test(k)).reduce((n, [, c]) => n + c, 0);
+  const deadline = Date.now() + 60_000;
+  while (ended() < RUNS) {
+    assert.ok(Date.now() < deadline, `only ${ended()} of ${RUNS} runs ended in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  counting = false;
+  await json(await server.api(`/threads/${threadId}/runs/${last}/join`));
+
+  const runs = await json<{ status: string }[]>(await server.api(`/threads/${threadId}/runs?limit=100`));
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    Array(RUNS).fill('success'),
+  );
+  // each once, in the order received: the thread's messages are the inputs, each with its echo
+  const state = await json<{ values: { messages: { content: string }[] } }>(await server.api(`/threads/${threadId}/state`));
+  assert.deepEqual(
+    state.values.messages.map((m) => m.content),
+    Array.from({ length: RUNS }, (_, i) => [`r${i}`, `r${i}`]).flat(),
+  );
+  return sent / RUNS;
+}
+
+function report(perRun: number, max: number): void {
+  if (process.env.STATEMENTS_LOG || perRun > max) for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(String(n).padStart(5), k);
+  assert.ok(perRun <= max, `${perRun.toFixed(2)} statements per run (at most ${max})`);
+  console.log(`${perRun.toFixed(2)} statements per run`);
+}
+
+describe('a run on PostgreSQL, end to end', () => {
+  let server: InProcessApp;
+  let counter: { restore: () => void } | undefined;
+  before(async () => {
+    counter = countingQueries();
+    server = await inProcessApp({ project: testProject });
+  });
+  after(async () => {
+    counter?.restore();
+    await server?.close();
+  });
 
   it(`costs at most ${MAX_PER_RUN} statements per enqueued run`, async () => {
-    // warm: the assistants, the graph's module, the pool's connections
-    const warm = (await json(await server.api('/threads', { method: 'POST', json: {} }))).thread_id;
-    await json(await server.api(`/threads/${warm}/runs/${(await enqueue(warm, 'warm')).run_id}/join`));
-    const threadId = (await json(await server.api('/threads', { method: 'POST', json: {} }))).thread_id;
+    report(await statementsPerRun(server, 'echo'), MAX_PER_RUN);
+  });
+});
 
-    sent = 0;
-    counting = true;
-    let last = '';
-    for (let i = 0; i < RUNS; i += 1) last = (await enqueue(threadId, `r${i}`)).run_id;
-    const ended = () => [...kinds].filter(([k]) => LOG_ENDED.test(k)).reduce((n, [, c]) => n + c, 0);
-    const deadline = Date.now() + 60_000;
-    while (ended() < RUNS) {
-      assert.ok(Date.now() < deadline, `only ${ended()} of ${RUNS} runs ended in 60 s`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    counting = false;
-    await json(await server.api(`/threads/${threadId}/runs/${last}/join`));
+describe('a LangGraph run in a run worker on PostgreSQL, end to end', () => {
+  let server: InProcessApp;
+  let counter: { restore: () => void } | undefined;
+  before(async () => {
+    counter = countingQueries();
+    server = await inProcessApp({ project: { graphs: { steps: './test/fixtures/agent-server/graphs.ts:steps' } }, runWorkers: 'default' });
+  });
+  after(async () => {
+    counter?.restore();
+    await server?.close();
+  });
 
-    const runs = await json<{ status: string }[]>(await server.api(`/threads/${threadId}/runs?limit=100`));
-    assert.deepEqual(
-      runs.map((r) => r.status),
-      Array(RUNS).fill('success'),
-    );
-    // each once, in the order received: the thread's messages are the inputs, each with its echo
-    const state = await json<{ values: { messages: { content: string }[] } }>(await server.api(`/threads/${threadId}/state`));
-    assert.deepEqual(
-      state.values.messages.map((m) => m.content),
-      Array.from({ length: RUNS }, (_, i) => [`r${i}`, `r${i}`]).flat(),
-    );
-    const perRun = sent / RUNS;
-    if (process.env.STATEMENTS_LOG || perRun > MAX_PER_RUN) for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1])) console.log(String(n).padStart(5), k);
-    assert.ok(perRun <= MAX_PER_RUN, `${perRun.toFixed(2)} statements per run (at most ${MAX_PER_RUN})`);
-    console.log(`${perRun.toFixed(2)} statements per run`);
+  it(`costs at most ${MAX_PER_LANGGRAPH_RUN} statements per enqueued run`, async () => {
+    report(await statementsPerRun(server, 'steps'), MAX_PER_LANGGRAPH_RUN);
   });
 });

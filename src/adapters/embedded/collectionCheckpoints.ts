@@ -120,8 +120,8 @@ export class CollectionCheckpoints implements CheckpointsRepository {
   }
 
   put(record: CheckpointRecord, values: ChannelValueRecord[] = []): Promise<void> {
-    if (values.length === 0) return this.checkpoints.put(cpKeyOf(record), record);
-    // one atomic write: a checkpoint is never stored without the values it names
+    // one atomic write: a checkpoint is never stored without the values it names (and a
+    // write even with none: a run worker's main thread makes a thread's writes that pile up as one)
     return this.store.write([this.putOp(record), ...values.map((v) => this.putValueOp(v))]);
   }
 

@@ -47,7 +47,7 @@ import { Worker } from 'node:worker_threads';
 import { WatchdogRounds } from './watchdogRounds.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { Logger } from '../../domain/ports/logger.ts';
-import type { Store } from '../../domain/ports/store.ts';
+import type { Store, WriteOp } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
@@ -165,6 +165,17 @@ const ENTRY = new URL(SOURCES ? './workerEntry.mjs' : './runWorker.js', import.m
 const AFFINITY_LIMIT = 10_000;
 /** The longest between two heartbeats of a worker and two rounds of the watchdog. */
 const HEARTBEAT_MAX_MS = 5_000;
+/**
+ * Most ops in one batch of a thread's checkpoint writes (OrderedCalls.batch): a store write of
+ * up to this many upserts is one statement on PostgreSQL (pgStore.ts's ONE_STATEMENT_MAX);
+ * more would be a transaction, more statements than the writes it joined.
+ */
+const BATCH_OPS = 16;
+const fitsOneWrite = (batch: WriteOp[][], next: WriteOp[][]) => [...batch, ...next].reduce((n, ops) => n + ops.length, 0) <= BATCH_OPS;
+type CallMessage = Extract<FromWorker, { type: 'call' }>;
+/** A store write the worker asked to be made in order (a held thread's checkpoint write). */
+const isOrderedWrite = (message: CallMessage) => message.order !== undefined && message.target === 'write';
+const opsOf = (message: CallMessage) => message.args[0] as WriteOp[];
 
 const errorOf = (error: RunError & { stack?: string }) =>
   Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
@@ -554,26 +565,26 @@ export class RunWorkerPool {
           if (task) task.progressAt = performance.now();
         }
         return;
-      case 'batch':
-        for (const one of message.messages) this.receive(slot, one, markReady, markFailed);
-        return;
-      case 'call': {
-        const caller = message.run === undefined ? undefined : slot.tasks.get(message.run);
-        if (caller) caller.progressAt = performance.now();
-        else this.progressed(slot);
-        const task = [...slot.tasks.values()];
-        const make = () => this.answer(message.target, message.method, message.args);
-        const answered = (message.order === undefined ? make() : slot.ordered.run(message.order, make)).then(
-          (value) => this.post(slot, { type: 'reply', id: message.id, value }),
-          (err: unknown) => this.post(slot, { type: 'reply', id: message.id, error: describeError(err) }),
-        );
-        // a run's end waits for the writes it asked for (a call belongs to whichever runs are in hand)
-        for (const t of task) {
-          t.calls.add(answered);
-          void answered.finally(() => t.calls.delete(answered));
+      case 'batch': {
+        // a held thread's checkpoint writes posted together are made as one write (as many as one takes)
+        const { messages } = message;
+        for (let at = 0; at < messages.length;) {
+          const one = messages[at];
+          const group = [one];
+          if (one.type === 'call' && isOrderedWrite(one))
+            for (let next = messages[at + 1]; next?.type === 'call' && isOrderedWrite(next) && next.order === one.order; next = messages[at + group.length]) {
+              if (!fitsOneWrite((group as CallMessage[]).map(opsOf), [opsOf(next)])) break;
+              group.push(next);
+            }
+          if (group.length > 1) this.calls(slot, group as CallMessage[]);
+          else this.receive(slot, one, markReady, markFailed);
+          at += group.length;
         }
         return;
       }
+      case 'call':
+        this.calls(slot, [message]);
+        return;
       case 'dropped':
       case 'ahead':
         this.watch.receive(slot, message);
@@ -601,6 +612,38 @@ export class RunWorkerPool {
         });
         this.released(slot);
         return;
+      }
+    }
+  }
+
+  /**
+   * Answers a worker's calls: one, or several writes to be made in order under one key (a held
+   * thread's checkpoint writes), which pile up behind one being made and go as one write.
+   */
+  private calls(slot: Slot, group: CallMessage[]): void {
+    for (const message of group) {
+      const caller = message.run === undefined ? undefined : slot.tasks.get(message.run);
+      if (caller) caller.progressAt = performance.now();
+      else this.progressed(slot);
+    }
+    const task = [...slot.tasks.values()];
+    const [first] = group;
+    const make = () => this.answer(first.target, first.method, first.args);
+    const made: Promise<unknown> =
+      first.order === undefined
+        ? make()
+        : isOrderedWrite(first)
+          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.options.store.write(batch.flat()), fitsOneWrite)
+          : slot.ordered.run(first.order, make);
+    for (const message of group) {
+      const answered = made.then(
+        (value) => this.post(slot, { type: 'reply', id: message.id, value }),
+        (err: unknown) => this.post(slot, { type: 'reply', id: message.id, error: describeError(err) }),
+      );
+      // a run's end waits for the writes it asked for (a call belongs to whichever runs are in hand)
+      for (const t of task) {
+        t.calls.add(answered);
+        void answered.finally(() => t.calls.delete(answered));
       }
     }
   }

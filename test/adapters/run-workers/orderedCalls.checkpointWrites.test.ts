@@ -70,6 +70,40 @@ describe('OrderedCalls', () => {
     assert.deepEqual(made, ['a1', 'a4'], 'the thread’s next run writes again');
   });
 
+  it('writes given while the key’s calls before them are made go as one, in order, while they fit; a call after them closes the batch', async () => {
+    const calls = new OrderedCalls();
+    const made: string[][] = [];
+    const first = deferred();
+    const makeMany = (items: string[]) => (made.push([...items]), items.includes('w1') ? first.promise : Promise.resolve());
+    const fits = (batch: string[], next: string[]) => batch.length + next.length <= 3;
+    const w1 = calls.batch('a', ['w1'], makeMany, fits);
+    assert.deepEqual(made, [['w1']], 'made at once when nothing is before it');
+    const joined = [calls.batch('a', ['w2'], makeMany, fits), calls.batch('a', ['w3', 'w4'], makeMany, fits)];
+    const w5 = calls.batch('a', ['w5'], makeMany, fits);
+    const read = calls.run('a', async () => void made.push(['read']));
+    const w6 = calls.batch('a', ['w6'], makeMany, fits);
+    await turn();
+    assert.deepEqual(made, [['w1']], 'the others wait for the first');
+    first.resolve();
+    await Promise.all([w1, ...joined, w5, read, w6]);
+    assert.deepEqual(made, [['w1'], ['w2', 'w3', 'w4'], ['w5'], ['read'], ['w6']], 'three fit one batch; nothing joins a batch past a call after it');
+  });
+
+  it('every write of a batch that fails fails with it, and nothing after it is made', async () => {
+    const calls = new OrderedCalls();
+    const made: string[][] = [];
+    const first = deferred();
+    const makeMany = (items: string[]) => (made.push([...items]), items.includes('w1') ? first.promise : Promise.reject(new Error('disk full')));
+    const fits = () => true;
+    const w1 = calls.batch('a', ['w1'], makeMany, fits);
+    const batch = [calls.batch('a', ['w2'], makeMany, fits), calls.batch('a', ['w3'], makeMany, fits)];
+    first.resolve();
+    await w1;
+    for (const w of batch) await assert.rejects(w, /disk full/);
+    await assert.rejects(calls.batch('a', ['w4'], makeMany, fits), /disk full/);
+    assert.deepEqual(made, [['w1'], ['w2', 'w3']]);
+  });
+
   it('a call that throws at once fails alone as a rejection', async () => {
     const calls = new OrderedCalls();
     await assert.rejects(
@@ -95,7 +129,14 @@ function gatedWrites(store: Store, fail: (what: string) => boolean = () => false
     });
   const view = storeView(store, {
     // a pending write's id ends in its task's id and its slot
-    write: (ops) => gated(`write ${ops.map((op) => op.id.split('\u001f').at(-2)).join(',')}`, () => store.write(ops)),
+    // a checkpoint put is a write of the checkpoint alone (its id ends in the checkpoint's id)
+    write: (ops) =>
+      gated(
+        ops.every((op) => op.collection === 'checkpoints')
+          ? `put ${ops.map((op) => op.id.split('\u001f').at(-1)).join(',')}`
+          : `write ${ops.map((op) => op.id.split('\u001f').at(-2)).join(',')}`,
+        () => store.write(ops),
+      ),
     collection: (name, inner) =>
       name === 'checkpoints' ? withPut(inner, (id, value) => gated(`put ${id.split('\u001f').at(-1)}`, () => inner.put(id, value))) : inner,
   });
@@ -230,25 +271,32 @@ describe('a run worker’s checkpoint writes', () => {
   /** Holds the first checkpoint put of each run, so that the ones after it arrive meanwhile. */
   let holdFirst = true;
   let failFirst = false;
+  /** Store writes that held checkpoints. */
+  let landedWrites = 0;
 
   before(async () => {
     store = await openJournalStore({ dataDir: null });
     // a checkpoint is put on its own, or with the channel values it stores in one write
-    const landing = async (checkpointId: string, make: () => Promise<void>) => {
+    // (several, in one write, when they piled up behind one being made)
+    const landing = async (checkpointIds: string[], make: () => Promise<void>) => {
       const first = holdFirst;
       holdFirst = false;
       if (first) await new Promise((resolve) => setTimeout(resolve, 150));
       if (first && failFirst) throw new Error('disk full');
-      landed.push(checkpointId);
+      landed.push(...checkpointIds);
+      landedWrites += 1;
       return make();
     };
     const slowFirst = storeView(store, {
       write: (ops) => {
-        const put = ops.find((op) => op.collection === 'checkpoints' && 'value' in op);
-        return put && 'value' in put ? landing((put.value as { checkpoint_id: string }).checkpoint_id, () => store.write(ops)) : store.write(ops);
+        const puts = ops.filter((op) => op.collection === 'checkpoints' && 'value' in op);
+        const ids = puts.map((op) => ('value' in op ? (op.value as { checkpoint_id: string }).checkpoint_id : ''));
+        return ids.length ? landing(ids, () => store.write(ops)) : store.write(ops);
       },
       collection: (name, inner) =>
-        name !== 'checkpoints' ? inner : withPut(inner, (id, value) => landing((value as { checkpoint_id: string }).checkpoint_id, () => inner.put(id, value))),
+        name !== 'checkpoints'
+          ? inner
+          : withPut(inner, (id, value) => landing([(value as { checkpoint_id: string }).checkpoint_id], () => inner.put(id, value))),
     });
     pool = new RunWorkerPool({
       size: 1,
@@ -275,11 +323,14 @@ describe('a run worker’s checkpoint writes', () => {
   it('reach the store in the order LangGraph made them, though the store answers the first one last', { timeout: 60_000 }, async () => {
     const threadId = randomUUID();
     landed.length = 0;
+    landedWrites = 0;
     holdFirst = true;
     const output = await pool.execute(run(threadId), new AbortController().signal, () => undefined);
     assert.match(JSON.stringify(output.values), /The answer is 42/);
     assert.ok(landed.length >= 4, `an agent run puts a checkpoint per step (${landed.length})`);
     assert.deepEqual(landed, [...landed].sort(), 'each put after the one before');
+    // the puts that arrived while the first was held were made together, not one write each
+    assert.ok(landedWrites < landed.length, `${landed.length} checkpoints in ${landedWrites} writes`);
     const stored = await store.collection<{ checkpoint_id: string; thread_id: string }>('checkpoints').list({ where: { thread_id: threadId } });
     assert.equal(stored.length, landed.length, 'the run ended with every checkpoint on the store');
   });
