@@ -270,6 +270,17 @@ describe('a run worker’s checkpoint writes', () => {
   const landed: string[] = [];
   /** Holds the first checkpoint put of each run, so that the ones after it arrive meanwhile. */
   let holdFirst = true;
+  /** Lets the held first put go: when the run has published its answer (so later puts are queued), else after a while. */
+  let releaseFirst: () => void = () => undefined;
+  let holdAtMost = 150;
+  const firstReleased = () =>
+    new Promise<void>((resolve) => {
+      const fallback = setTimeout(resolve, holdAtMost);
+      releaseFirst = () => {
+        clearTimeout(fallback);
+        resolve();
+      };
+    });
   let failFirst = false;
   /** Store writes that held checkpoints. */
   let landedWrites = 0;
@@ -281,7 +292,7 @@ describe('a run worker’s checkpoint writes', () => {
     const landing = async (checkpointIds: string[], make: () => Promise<void>) => {
       const first = holdFirst;
       holdFirst = false;
-      if (first) await new Promise((resolve) => setTimeout(resolve, 150));
+      if (first) await firstReleased();
       if (first && failFirst) throw new Error('disk full');
       landed.push(...checkpointIds);
       landedWrites += 1;
@@ -325,7 +336,16 @@ describe('a run worker’s checkpoint writes', () => {
     landed.length = 0;
     landedWrites = 0;
     holdFirst = true;
-    const output = await pool.execute(run(threadId), new AbortController().signal, () => undefined);
+    // the first put is held until the run has published its answer, not for a time that a loaded
+    // machine may spend before LangGraph makes the next put
+    let answered = false;
+    holdAtMost = 30_000;
+    const output = await pool.execute(run(threadId), new AbortController().signal, (_event, data) => {
+      if (!answered && /The answer is 42/.test(JSON.stringify(data))) {
+        answered = true;
+        releaseFirst();
+      }
+    });
     assert.match(JSON.stringify(output.values), /The answer is 42/);
     assert.ok(landed.length >= 4, `an agent run puts a checkpoint per step (${landed.length})`);
     assert.deepEqual(landed, [...landed].sort(), 'each put after the one before');
@@ -333,6 +353,7 @@ describe('a run worker’s checkpoint writes', () => {
     assert.ok(landedWrites < landed.length, `${landed.length} checkpoints in ${landedWrites} writes`);
     const stored = await store.collection<{ checkpoint_id: string; thread_id: string }>('checkpoints').list({ where: { thread_id: threadId } });
     assert.equal(stored.length, landed.length, 'the run ended with every checkpoint on the store');
+    holdAtMost = 150;
   });
 
   it(
