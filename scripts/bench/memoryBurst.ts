@@ -3,7 +3,9 @@
 // read, then `runs` (default 25) runs of test/fixtures/graphs/large.ts (each appends a
 // ~400 KB message to the thread's messages) are run over `threads` threads (default 1), one
 // after another per thread, each joined; then RSS is sampled every 5 s for 60 s.
-// AGENTPLANE_RUN_WORKERS passes through (0: graphs on the main thread).
+// AGENTPLANE_RUN_WORKERS passes through (0: graphs on the main thread). BURST_ROOT: the tree
+// whose bin/agentplane.js runs (a baseline built elsewhere; default this one); BURST_NODE_ARGS:
+// flags before it (`--trace-gc`); BURST_OUTPUT: a file the server's own output is written to.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -65,11 +67,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     workDir: work,
     graphs: largeGraphSpec(),
     nodeArgs: process.env.BURST_NODE_ARGS ? process.env.BURST_NODE_ARGS.split(' ') : [],
+    root: process.env.BURST_ROOT,
   });
   try {
     const figure = await measureBurst(ap, threads, runs);
     console.log(JSON.stringify(figure));
   } finally {
     await ap.stop();
+    if (process.env.BURST_OUTPUT) fs.writeFileSync(process.env.BURST_OUTPUT, ap.output());
   }
 }
