@@ -353,7 +353,6 @@ describe('a run worker’s checkpoint writes', () => {
     assert.ok(landedWrites < landed.length, `${landed.length} checkpoints in ${landedWrites} writes`);
     const stored = await store.collection<{ checkpoint_id: string; thread_id: string }>('checkpoints').list({ where: { thread_id: threadId } });
     assert.equal(stored.length, landed.length, 'the run ended with every checkpoint on the store');
-    holdAtMost = 150;
   });
 
   it(
@@ -363,6 +362,7 @@ describe('a run worker’s checkpoint writes', () => {
       const threadId = randomUUID();
       landed.length = 0;
       holdFirst = true;
+      holdAtMost = 150;
       failFirst = true;
       await assert.rejects(
         pool.execute(run(threadId), new AbortController().signal, () => undefined),
