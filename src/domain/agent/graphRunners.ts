@@ -39,6 +39,8 @@ const memoryStoreModule = () => (memoryStoreLoaded ??= import('../memory/langgra
 // server (nor with every test process that imports it and runs no graph)
 let tracingLoaded: Promise<[typeof import('./tracing/runTracer.ts'), typeof import('./tracing/callbackManagerCopy.ts')]> | undefined;
 const tracingModules = () => (tracingLoaded ??= Promise.all([import('./tracing/runTracer.ts'), import('./tracing/callbackManagerCopy.ts')]));
+/** Loads what every run needs before its first (a run worker, which exists to run graphs, does so before it is ready). */
+export const loadRunModules = async (): Promise<void> => void (await tracingModules());
 let olderLangGraphLoaded: Promise<typeof import('./olderLangGraph.ts')> | undefined;
 const olderLangGraphModule = () => (olderLangGraphLoaded ??= import('./olderLangGraph.ts'));
 
