@@ -1,5 +1,5 @@
-// The layers of docs/architecture.md, checked on the import graph madge reads from the sources
-// (type-only and dynamic imports included): no cycle anywhere in the repository's code (the
+// The layers of docs/architecture.md, checked on the import graph read from the sources
+// (type-only and dynamic imports included; ./importGraph.ts): no cycle anywhere in the repository's code (the
 // server, its tests, the bench and build scripts, the dashboard, the examples), the domain imports no runtime, backend or composition, the runtime no domain,
 // and only the composition root asks which backend it has. The domain touches no file, process or
 // socket; every deploy target lives in adapters/deploy-targets/<target>/, the composition root
@@ -14,8 +14,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import madge from 'madge';
 import ts from 'typescript';
+import { readImportGraph } from './importGraph.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Every folder of the repository that holds code (generated/ imports nothing of ours). */
@@ -23,13 +23,8 @@ const CODE = ['src', 'test', 'scripts', 'examples', 'bin', 'ui/src'];
 let graph: Record<string, string[]>;
 let cycles: string[][];
 
-before(async () => {
-  const result = await madge(
-    CODE.map((dir) => path.join(ROOT, dir)),
-    { baseDir: ROOT, fileExtensions: ['ts', 'tsx', 'js', 'mjs'] },
-  );
-  graph = result.obj();
-  cycles = result.circular();
+before(() => {
+  ({ graph, cycles } = readImportGraph(ROOT, CODE));
 });
 
 /** `from → to` for every import from a module under `from` of a module under one of `forbidden`. */

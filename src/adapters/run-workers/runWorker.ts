@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpointer.ts';
-import { graphExecutor } from '../../domain/agent/graphRunners.ts';
+import { graphExecutor, loadRunModules } from '../../domain/agent/graphRunners.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -213,6 +213,8 @@ async function main(): Promise<void> {
   );
   const plain = new PlainStateStore(new CollectionPlainCheckpoints(store));
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
+  // before the worker is ready, as the graphs are: a run's time limit counts none of it
+  await loadRunModules();
   // the run watchdog's heartbeat: every heartbeatMs, the runs that progressed since the last
   // (their callbacks came, or a model or tool call of theirs is in flight); a worker whose loop
   // is blocked sends none

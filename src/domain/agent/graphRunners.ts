@@ -23,10 +23,8 @@ import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.t
 import { withTrace } from './tracing/failedRunTrace.ts';
 import { isProtocolRun, plainProtocolEvents } from './protocol/plainRuns.ts';
 import { RunProtocolSource, type GraphProtocolEvent } from './protocol/runProtocolSource.ts';
-import { RunTracer } from './tracing/runTracer.ts';
-import { useLinearCallbackCopy } from './tracing/callbackManagerCopy.ts';
+import type { RunTracer } from './tracing/runTracer.ts';
 import { OWN_LANGGRAPH_RELEASE, streamSupport } from '../../shared/langGraphRelease.ts';
-import { OlderMessagesHandler, modesFor } from './olderLangGraph.ts';
 
 export type { RunContext, RunExecutor, RunOutput } from './runContext.ts';
 
@@ -36,6 +34,15 @@ let langGraphModule: Promise<typeof import('@langchain/langgraph')> | undefined;
 const langGraph = () => (langGraphModule ??= import('@langchain/langgraph'));
 let memoryStoreLoaded: Promise<typeof import('../memory/langgraphStore.ts')> | undefined;
 const memoryStoreModule = () => (memoryStoreLoaded ??= import('../memory/langgraphStore.ts'));
+// the run tracer and the callback manager's copy are LangChain callback classes: LangChain's
+// callbacks and langsmith (~160 modules, ~0.25 CPU-s) load with the first run, not with the
+// server (nor with every test process that imports it and runs no graph)
+let tracingLoaded: Promise<[typeof import('./tracing/runTracer.ts'), typeof import('./tracing/callbackManagerCopy.ts')]> | undefined;
+const tracingModules = () => (tracingLoaded ??= Promise.all([import('./tracing/runTracer.ts'), import('./tracing/callbackManagerCopy.ts')]));
+/** Loads what every run needs before its first (a run worker, which exists to run graphs, does so before it is ready). */
+export const loadRunModules = async (): Promise<void> => void (await tracingModules());
+let olderLangGraphLoaded: Promise<typeof import('./olderLangGraph.ts')> | undefined;
+const olderLangGraphModule = () => (olderLangGraphLoaded ??= import('./olderLangGraph.ts'));
 
 /** Runs each run with the graph recorded on it (never the thread's latest graph). */
 export function graphExecutor(deps: {
@@ -53,6 +60,7 @@ export function graphExecutor(deps: {
   const hostMetadata = runHostMetadata(deps.langgraphVersion ?? OWN_LANGGRAPH_RELEASE);
   return async (run, signal, publish, started, known) => {
     started?.();
+    const [{ RunTracer }, { useLinearCallbackCopy }] = await tracingModules();
     // the run tracer is a callback handler: LangChain then copies a callback manager per runnable
     useLinearCallbackCopy();
     // the run holds its thread: what it reads and writes of the thread's checkpoints is known to the checkpointer
@@ -224,6 +232,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
   const subgraphs = kwargs.stream_subgraphs === true && support.subgraphs;
   const out = new RunStream(streamModes(run), ctx.publish, subgraphs, kwargs.temporary !== true, ctx.valuesAsText);
   const olderMessages = !support.messagesMode && (out.has('messages') || out.has('messages-tuple'));
+  const { OlderMessagesHandler, modesFor } = await olderLangGraphModule();
   const callbacks = [
     ...(Array.isArray(config.callbacks) ? config.callbacks : []),
     ...(ctx.tracer ? [ctx.tracer] : []),

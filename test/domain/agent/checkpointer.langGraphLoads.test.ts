@@ -1,9 +1,10 @@
 // LangGraph is loaded only where a graph runs (issue 66): the store side of the checkpoints
 // (threads, their state and history, deletes) imports none of it, so a server without a
 // graph (here answering in process), and a test process of the store side, never load its ~330 modules. Checked in a
-// fresh process whose every module load is recorded (recordLoads.mjs), through tsx alone
-// (the test preload and the CLI's entry import LangGraph first, on purpose, for the servers
-// that do load graphs). Its stream helpers (`@langchain/langgraph/stream`: four small
+// fresh process whose every module load is recorded (recordLoads.mjs), with no preload (the
+// test preload and the CLI's entry import LangGraph first, on purpose, for the servers that do
+// load graphs): the run's compiled copies of the modules when the tests run compiled (a
+// process through tsx costs ~4 CPU-s, four of them most of this file's), else through tsx. Its stream helpers (`@langchain/langgraph/stream`: four small
 // modules, no runtime) are allowed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,14 +13,25 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../../support/server.ts';
+import { COMPILED_TESTS_ENV } from '../../support/compiledGraphs.ts';
 
-/** Runs `script` (an ES module's text) in a fresh process through tsx; answers the URLs it loaded. */
+/** The run's compiled copies of the repository's modules (scripts/compileTests.ts), when the tests run compiled. */
+const compiled = process.env[COMPILED_TESTS_ENV];
+
+/** Runs `script` (an ES module's text) in a fresh process (through tsx unless the tests run compiled); answers the URLs it loaded. */
 async function loadsOf(script: string): Promise<string[]> {
   const loads = path.join(tempDir(), 'loads.txt');
   fs.writeFileSync(loads, '');
   const child = spawn(
     process.execPath,
-    ['--import', pathToFileURL(path.join(ROOT, 'test/support/recordLoads.mjs')).href, '--import', 'tsx/esm', '--input-type=module', '-e', script],
+    [
+      '--import',
+      pathToFileURL(path.join(ROOT, 'test/support/recordLoads.mjs')).href,
+      ...(compiled ? [] : ['--import', 'tsx/esm']),
+      '--input-type=module',
+      '-e',
+      script,
+    ],
     { cwd: ROOT, env: { ...process.env, RECORD_LOADS: loads }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -32,7 +44,10 @@ async function loadsOf(script: string): Promise<string[]> {
 
 /** The LangGraph modules loaded, but for its stream helpers. */
 const langGraphIn = (loads: string[]) => loads.filter((u) => u.includes('/node_modules/@langchain/langgraph/') && !/\/dist\/stream(\.js|\/)/.test(u));
-const at = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, file)).href);
+/** A module of the repository as the script imports it: its compiled copy when the tests run compiled. */
+const at = (file: string) => JSON.stringify(pathToFileURL(compiled ? path.join(compiled, file.replace(/\.ts$/, '.js')) : path.join(ROOT, file)).href);
+/** Whether the module `file` (`.ts` in the repository) was loaded, from its source or its compiled copy. */
+const loaded = (loads: string[], file: string) => loads.some((u) => u.endsWith(`/${file}`) || u.endsWith(`/${file.replace(/\.ts$/, '.js')}`));
 
 /** The URLs loaded by a fresh process that starts the test helpers' in-process application (`options`, as code) and runs `calls` on it (`server`). */
 const loadsOfApp = (options: string, calls: string) =>
@@ -59,10 +74,7 @@ test('the application without a graph answers, creates, reads and deletes a thre
       }
     `,
   );
-  assert.ok(
-    loads.some((u) => u.includes('/src/domain/agent/checkpointer.ts')),
-    'the hook records loads (the checkpointer was loaded)',
-  );
+  assert.ok(loaded(loads, 'src/domain/agent/checkpointer.ts'), 'the hook records loads (the checkpointer was loaded)');
   assert.deepEqual(langGraphIn(loads), []);
 });
 
@@ -101,10 +113,7 @@ test('a run of the plain `echo` graph, its memory store (a LangGraph BaseStore) 
       if (state.status !== 200) throw new Error('/state: ' + state.status);
     `,
   );
-  assert.ok(
-    loads.some((u) => u.includes('/src/domain/memory/langgraphStore.ts')),
-    'the run made its memory store',
-  );
+  assert.ok(loaded(loads, 'src/domain/memory/langgraphStore.ts'), 'the run made its memory store');
   assert.deepEqual(langGraphIn(loads), []);
 });
 
