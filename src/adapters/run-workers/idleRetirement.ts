@@ -27,9 +27,23 @@ export class IdleRetirement<W> {
   /** The worker holds no run from now (its last ended, or it was dropped). */
   idleFrom(worker: W): void {
     this.busy(worker);
-    const timer = setTimeout(() => this.pool.askHeap(worker), this.settings.idleMs);
+    this.wait(worker, performance.now(), this.settings.idleMs);
+  }
+
+  /**
+   * Asks the worker once it has been idle for the rule's time. A timer may fire a few ms early
+   * by performance.now() (it counts from the event loop's time, taken when the loop turn began,
+   * which a long turn leaves behind): then it waits the rest, or the rule would find the worker
+   * idle too briefly and the spell would end without a retirement.
+   */
+  private wait(worker: W, since: number, ms: number): void {
+    const timer = setTimeout(() => {
+      const left = this.settings.idleMs - (performance.now() - since);
+      if (left > 0) this.wait(worker, since, left);
+      else this.pool.askHeap(worker);
+    }, ms);
     timer.unref();
-    this.idle.set(worker, { since: performance.now(), timer });
+    this.idle.set(worker, { since, timer });
   }
 
   /** The worker was given a run, or it ended: its idle spell (if any) is over. */
