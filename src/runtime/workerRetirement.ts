@@ -17,12 +17,11 @@ export interface RetirementSettings {
 }
 
 /**
- * 30 s: the burst's memory is back well within the minute. 128 MB: a retired worker's next run
- * waits ~2 s for a fresh one (and a graph's module state is lost, as at a crash), so only a
- * worker holding much more than a conversation's state is ended: a fresh worker's heap is
- * ~53 MB, its first small runs grow it ~15 MB, the burst of large runs grew it to 245–300 MB.
+ * 30 s: a conversation's next message mostly comes sooner and finds its worker warm (a fresh
+ * worker's first run waits ~1.5–2.5 s for it to load the project); the burst's memory is back
+ * well within the minute. 32 MB: ~2 MB of state per run does not make a worker that big.
  */
-export const WORKER_RETIREMENT: RetirementSettings = { idleMs: 30_000, heapGrowthBytes: 128 * 1024 * 1024 };
+export const WORKER_RETIREMENT: RetirementSettings = { idleMs: 30_000, heapGrowthBytes: 32 * 1024 * 1024 };
 
 /** What the pool knows of one worker when it asks. */
 export interface WorkerState {
