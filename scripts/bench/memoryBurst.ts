@@ -5,7 +5,8 @@
 // after another per thread, each joined; then RSS is sampled every 5 s for 60 s.
 // AGENTPLANE_RUN_WORKERS passes through (0: graphs on the main thread). BURST_ROOT: the tree
 // whose bin/agentplane.js runs (a baseline built elsewhere; default this one); BURST_NODE_ARGS:
-// flags before it (`--trace-gc`); BURST_OUTPUT: a file the server's own output is written to.
+// flags before it (`--trace-gc`); BURST_OUTPUT: a file the server's own output is written to;
+// BURST_LOG_LEVEL: the server's LOG_LEVEL (`debug` logs its run workers' retirements).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -68,6 +69,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     graphs: largeGraphSpec(),
     nodeArgs: process.env.BURST_NODE_ARGS ? process.env.BURST_NODE_ARGS.split(' ') : [],
     root: process.env.BURST_ROOT,
+    env: process.env.BURST_LOG_LEVEL ? { LOG_LEVEL: process.env.BURST_LOG_LEVEL } : {},
   });
   try {
     const figure = await measureBurst(ap, threads, runs);

@@ -35,7 +35,9 @@ export type ToWorker =
   | ({ type: 'next' } & NextOffer)
   /** `next`: the run after it, offered with it (see `next`). */
   | { type: 'go'; runId: string; next?: NextOffer }
-  | { type: 'drop'; runId: string };
+  | { type: 'drop'; runId: string }
+  /** Asks the worker for its heap's size (answered by `heap`): the pool retires a large idle one (runtime/workerRetirement.ts). */
+  | { type: 'heap' };
 
 /** The thread's next run, offered to start ahead once the run `after` ends well. */
 export interface NextOffer {
@@ -50,7 +52,10 @@ export interface NextOffer {
 export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string; run?: string };
 
 export type FromWorker =
-  | { type: 'ready' }
+  /** `heapBytes`: its heap (committed) once the project is loaded, the size a retirement measures growth from. */
+  | { type: 'ready'; heapBytes: number }
+  /** The answer to `heap`: the largest its heap (committed) was at a run's end since the last `heap`, or now if larger. */
+  | { type: 'heap'; bytes: number }
   | { type: 'loadFailed'; error: RunError }
   /** `text`: the data's JSON text (shared/jsonText.ts), when the worker could write it; else `data`. */
   | { type: 'event'; runId: string; event: string; data?: unknown; text?: string }

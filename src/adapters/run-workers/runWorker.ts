@@ -10,6 +10,7 @@
 // end are held back, its calls unanswered) until the main thread says `go` (claimed, and its
 // first reads are what the run assumed) or `drop` (then it is stopped and all of it discarded).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphRunners.ts';
@@ -52,6 +53,12 @@ const currentRun = new AsyncLocalStorage<string>();
 const held = new Map<string, FromWorker[]>();
 /** Runs started ahead that were dropped and have not stopped yet: what they post is discarded, what they call fails. */
 const dropped = new Set<string>();
+/**
+ * The largest the heap was at a run's end since the pool last asked (`heap`): what the runs
+ * grew it to, whether or not V8 has shrunk it since (a worker's memory reducer comes late or
+ * never, and even after it the worker itself is ~100 MB the pool may give back).
+ */
+let grownTo = 0;
 
 /** The run a message is of (none: the worker's own, as while loading the project). */
 function runOf(message: FromWorker): string | undefined {
@@ -323,6 +330,7 @@ async function main(): Promise<void> {
       )
       .finally(() => {
         running.delete(run.run_id);
+        grownTo = Math.max(grownTo, heapBytes());
         if (!dropped.delete(run.run_id)) return;
         held.delete(run.run_id);
         const next = offers.get(run.run_id);
@@ -363,6 +371,9 @@ async function main(): Promise<void> {
         startAhead(ended, next);
       }
       flush();
+    } else if (message.type === 'heap') {
+      send({ type: 'heap', bytes: Math.max(grownTo, heapBytes()) });
+      grownTo = 0;
     } else if (message.type === 'drop') {
       const { runId } = message;
       const messages = held.get(runId) ?? [];
@@ -375,7 +386,12 @@ async function main(): Promise<void> {
       controller.abort();
     }
   });
-  send({ type: 'ready' });
+  send({ type: 'ready', heapBytes: heapBytes() });
+}
+
+/** This isolate's heap as committed (what it holds of the process's memory, garbage included). */
+function heapBytes(): number {
+  return v8.getHeapStatistics().total_heap_size;
 }
 
 main().catch((err: unknown) => send({ type: 'loadFailed', error: describeError(err) }));

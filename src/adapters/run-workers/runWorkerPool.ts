@@ -42,6 +42,11 @@
 // yields, is not. The stalled run ends `error` with a message that says so, as a run past its
 // time limit does (its worker terminated and replaced, neighbours retried alone), whatever its
 // time limit: none may run for ever without progress.
+//
+// A worker that has held no run for a while and whose heap grew well past its start (a burst of
+// large runs) is ended, its isolate's memory with it (idleRetirement.ts, runtime/workerRetirement.ts):
+// V8 gives a worker's heap back late or never once it is idle. The next run that finds no worker
+// starts one, as the first run after the server's start does.
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
 import { WatchdogRounds } from './watchdogRounds.ts';
@@ -60,6 +65,8 @@ import type { FirstReadsKind } from './firstReads.ts';
 import type { FirstReads } from '../../domain/ports/firstReads.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
+import { IdleRetirement } from './idleRetirement.ts';
+import type { RetirementSettings } from '../../runtime/workerRetirement.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -78,6 +85,8 @@ export interface RunWorkerPoolOptions {
   firstReads: FirstReads;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
+  /** When an idle worker is ended to give its memory back (runtime/workerRetirement.ts's default when absent; null: never). */
+  retirement?: RetirementSettings | null;
 }
 
 interface Task {
@@ -119,6 +128,8 @@ export interface Slot {
   retiring: boolean;
   /** The store calls it asked to be made in order, by thread (orderedCalls.ts). */
   ordered: OrderedCalls;
+  /** Its heap (committed, bytes) once it was ready: a retirement measures growth from it. */
+  startHeapBytes: number;
 }
 
 /** How a run is handed to the worker it was given: posted afresh (`run`) unless a decorator says otherwise. */
@@ -177,6 +188,8 @@ type CallMessage = Extract<FromWorker, { type: 'call' }>;
 const isOrderedWrite = (message: CallMessage) => message.order !== undefined && message.target === 'write';
 const opsOf = (message: CallMessage) => message.args[0] as WriteOp[];
 
+const toMb = (bytes: number) => Math.round(bytes / 104857.6) / 10;
+
 const errorOf = (error: RunError & { stack?: string }) =>
   Object.assign(new Error(error.message), { name: error.error, ...(error.stack ? { stack: error.stack } : {}) });
 
@@ -196,6 +209,8 @@ export class RunWorkerPool {
 
   /** The watchdog's round (see the top of the file). */
   private readonly watchdog: NodeJS.Timeout | undefined;
+  /** Ends large idle workers (see the top of the file); none when retirement is off. */
+  private readonly retirement: IdleRetirement<Slot> | undefined;
 
   constructor(private readonly options: RunWorkerPoolOptions) {
     const stallMs = options.stallMs ?? 0;
@@ -207,6 +222,15 @@ export class RunWorkerPool {
       this.watchdog = setInterval(() => this.stopStalled(stallMs, rounds), roundMs);
       this.watchdog.unref();
     }
+    if (options.retirement !== null)
+      this.retirement = new IdleRetirement<Slot>(
+        {
+          runs: (slot) => this.load(slot),
+          askHeap: (slot) => this.post(slot, { type: 'heap' }),
+          retire: (slot, why) => this.retire(slot, why),
+        },
+        options.retirement,
+      );
   }
 
   /** Executes runs in the pool's workers, each posted afresh (the run engine's `execute`, unless a decorator is in front). */
@@ -226,6 +250,7 @@ export class RunWorkerPool {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.watchdog);
+    this.retirement?.stop();
     await Promise.all([...this.slots].map((slot) => slot.worker.terminate()));
   }
 
@@ -384,6 +409,7 @@ export class RunWorkerPool {
       this.waiting.shift();
       slot.starting += 1;
       slot.served += 1;
+      this.retirement?.busy(slot);
       slot.tenant = request.tenant;
       if (request.suspect) {
         slot.exclusive = true;
@@ -435,8 +461,22 @@ export class RunWorkerPool {
       // a worker beyond the pool's size (see freshSlot) goes once idle
       if (live > this.options.size && !slot.killed) slot.retiring = true;
       if (slot.retiring) void slot.worker.terminate();
+      else this.retirement?.idleFrom(slot);
     }
     this.dispatch();
+  }
+
+  /** Ends an idle worker whose heap grew large (see the top of the file): its memory goes with it. */
+  private retire(slot: Slot, why: { idleMs: number; heapBytes: number; startHeapBytes: number }): void {
+    if (this.load(slot) > 0 || slot.retiring || slot.killed || !this.slots.has(slot)) return;
+    slot.retiring = true;
+    this.options.log.debug('retiring an idle run worker to give its memory back', {
+      worker: slot.id,
+      idle_s: Math.round(why.idleMs / 1000),
+      heap_mb: toMb(why.heapBytes),
+      start_heap_mb: toMb(why.startHeapBytes),
+    });
+    void slot.worker.terminate();
   }
 
   private spawn(): Slot {
@@ -461,6 +501,7 @@ export class RunWorkerPool {
       exclusive: false,
       retiring: false,
       ordered: new OrderedCalls(),
+      startHeapBytes: 0,
     };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
@@ -477,6 +518,7 @@ export class RunWorkerPool {
     worker.on('exit', (code) => {
       this.slots.delete(slot);
       this.watch.exited(slot);
+      this.retirement?.busy(slot);
       for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
       const inHand = [...slot.tasks];
@@ -540,7 +582,11 @@ export class RunWorkerPool {
   private receive(slot: Slot, message: FromWorker, markReady: () => void, markFailed: (err: Error) => void): void {
     switch (message.type) {
       case 'ready':
+        slot.startHeapBytes = message.heapBytes;
         markReady();
+        return;
+      case 'heap':
+        this.retirement?.heard(slot, message.bytes, slot.startHeapBytes);
         return;
       case 'loadFailed':
         markFailed(errorOf({ error: 'WorkerStartFailed', message: `The run worker could not load the project's graphs: ${message.error.message}` }));

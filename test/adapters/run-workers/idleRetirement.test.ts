@@ -1,0 +1,86 @@
+// A run worker whose runs grew its heap well past its start is ended once it has held no run for
+// a while, its memory with it (issue 67: a burst's memory comes back), and the next run starts a
+// fresh worker; a worker holding a run is never ended for it, nor one whose runs stayed small.
+// The rule's own cases are test/runtime/workerRetirement.test.ts; here the pool and real workers,
+// with a short idle time so the test is quick. Bounds are generous: the machine may be loaded.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
+import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { uuid7 } from '../../../src/domain/agent/ids.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { pendingRun } from '../../support/runRecords.ts';
+import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const MB = 1024 * 1024;
+const IDLE_MS = 300;
+
+describe('an idle run worker whose heap grew is retired', () => {
+  let store: Awaited<ReturnType<typeof openJournalStore>>;
+  let pool: RunWorkerPool;
+
+  before(async () => {
+    store = await openJournalStore({ dataDir: null });
+    pool = new RunWorkerPool({
+      size: 1,
+      setup: {
+        graphs: withCompiledGraphs({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, ROOT).graphs!,
+        baseDir: ROOT,
+        functions: 'plain',
+        fresh: false,
+      },
+      store,
+      firstReads: new CollectionFirstReads(store),
+      log: createLogger('error'),
+      // a first small run grows a fresh worker's heap ~15 MB (lazy imports, compiled code): half this
+      retirement: { idleMs: IDLE_MS, heapGrowthBytes: 32 * MB },
+    });
+  });
+
+  after(async () => {
+    await pool.stop();
+    await store.close();
+  });
+
+  /** Runs the graph on a new thread; the worker thread that ran it. */
+  const hoard = async (context: { mb: number; hold_ms?: number }) => {
+    const run = pendingRun(uuid7(), randomUUID(), { graph_id: 'hoard', status: 'running', kwargs: { input: {}, context } });
+    const output = await pool.execute(run, new AbortController().signal, () => undefined);
+    const messages = output.values.messages as { content: string }[];
+    return messages.at(-1)!.content;
+  };
+  /** Waits (at most `ms`) for the pool to have `count` workers; whether it came to that. */
+  const workersCome = async (count: number, ms: number) => {
+    for (const until = performance.now() + ms; performance.now() < until; await sleep(50)) if (pool.workers() === count) return true;
+    return pool.workers() === count;
+  };
+
+  it('keeps an idle worker whose runs stayed small', { timeout: 60_000 }, async () => {
+    await hoard({ mb: 0 });
+    await sleep(IDLE_MS * 5);
+    assert.equal(pool.workers(), 1);
+  });
+
+  it('never ends a worker holding a run, however large its heap; ends it once idle after', { timeout: 60_000 }, async () => {
+    const first = await hoard({ mb: 0 });
+    // the run grows the heap at once, then holds on for several idle times
+    const held = hoard({ mb: 48, hold_ms: IDLE_MS * 6 });
+    await sleep(IDLE_MS * 4);
+    assert.equal(pool.workers(), 1, 'the worker holding the run is still there');
+    assert.equal(await held, first, 'the run ended in the worker it started in');
+    assert.ok(await workersCome(0, 20_000), 'idle after the large run, the worker was retired');
+  });
+
+  it('the next run after a retirement starts a fresh worker', { timeout: 60_000 }, async () => {
+    const large = await hoard({ mb: 48 });
+    assert.ok(await workersCome(0, 20_000), 'retired');
+    const next = await hoard({ mb: 0 });
+    assert.notEqual(next, large, 'a different worker thread');
+    assert.equal(pool.workers(), 1);
+  });
+});
