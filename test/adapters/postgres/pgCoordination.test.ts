@@ -73,15 +73,19 @@ test('singleton: one leader at a time, and another replica leads once its sessio
       [0x61706c64],
     );
     assert.equal(rows.length, 1);
+    assert.equal(overlaps, 0, 'never two leaders while both sessions live');
     await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
-    // the replica that lost it stops leading; one of the two (whichever tries first) leads next
+    // the replica that lost it stops leading; one of the two (whichever tries first) leads next.
+    // The other may take the lease a moment before the one that lost it hears from its socket
+    // that its session is gone (seen once under load): no overlap is asserted here. The duties
+    // claim their work in the store (a cron's due time, a run), so that moment fires nothing twice.
     await until('the lease to be won again', () => leads === 2 && leading.size === 1);
-    assert.equal(overlaps, 0);
-    // stopping the leader hands the lease over
+    const overlapsAfterKill = overlaps;
+    // stopping the leader hands the lease over: its session ends only once it has stopped leading
     const now = [...leading][0];
     await singletons[now].stop();
     await until('the other replica to lead', () => leading.size === 1 && !leading.has(now));
-    assert.equal(overlaps, 0);
+    assert.equal(overlaps, overlapsAfterKill, 'a leader that stops hands over without an overlap');
   } finally {
     await admin.end();
     await Promise.all(replicas.map((r) => r.close()));
