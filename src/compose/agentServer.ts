@@ -133,6 +133,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     langgraphVersion: langGraphReleaseNear(baseDir),
     execute: ahead?.execute ?? pool?.execute,
     onWithdrawn: ahead && ((runId) => ahead.withdrawn(runId)),
+    onThreadDiscarded: pool && ((threadId) => pool.forget(threadId)),
     runTimeoutMs: config.runTimeoutMs,
     locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
     runBackend: deps.runBackend,

@@ -8,6 +8,9 @@
 // The rule alone, apart from any worker: a worker is retired once it has held no run for
 // `idleMs` and its runs grew its heap `heapGrowthBytes` or more past what it was once ready.
 // A worker whose runs stay small is kept (its next run finds it warm), however long it idles.
+// So is one that is home to a thread whose last run there stopped for input (an interrupt): the
+// human's answer may come after any time, and its run must find the graph's per-thread module
+// state in that worker, as in upstream's single process.
 
 export interface RetirementSettings {
   /** How long a worker must have held no run (none in hand, claimed or started ahead). */
@@ -32,9 +35,13 @@ export interface WorkerState {
   /** The largest its heap was since its last run began, and its heap once it was ready (bytes, committed). */
   heapBytes: number;
   startHeapBytes: number;
+  /** Threads it is home to whose last run there stopped for input (their resume comes to it). */
+  awaitingResume: number;
 }
 
 /** True: end the worker now (its memory goes with it). */
 export function shouldRetire(worker: WorkerState, settings: RetirementSettings = WORKER_RETIREMENT): boolean {
-  return worker.runs === 0 && worker.idleMs >= settings.idleMs && worker.heapBytes - worker.startHeapBytes >= settings.heapGrowthBytes;
+  return (
+    worker.runs === 0 && worker.awaitingResume === 0 && worker.idleMs >= settings.idleMs && worker.heapBytes - worker.startHeapBytes >= settings.heapGrowthBytes
+  );
 }

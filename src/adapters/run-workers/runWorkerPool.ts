@@ -46,7 +46,9 @@
 // A worker that has held no run for a while and whose heap grew well past its start (a burst of
 // large runs) is ended, its isolate's memory with it (idleRetirement.ts, runtime/workerRetirement.ts):
 // V8 gives a worker's heap back late or never once it is idle. The next run that finds no worker
-// starts one, as the first run after the server's start does.
+// starts one, as the first run after the server's start does. A worker is kept while it is home to
+// a thread whose last run there stopped for input (`awaiting`): the human's answer, whenever it
+// comes, resumes the thread there and finds the graph's module state (affinity, above).
 import { agentAuthCall, type AgentAuthRequest } from '../../shared/agentAuthGlobal.ts';
 import { Worker } from 'node:worker_threads';
 import { WatchdogRounds } from './watchdogRounds.ts';
@@ -56,7 +58,7 @@ import type { Store, WriteOp } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads, RunExecutor, RunOutput } from '../../domain/agent/runContext.ts';
+import { waitsForInput, type KnownReads, type RunExecutor, type RunOutput } from '../../domain/agent/runContext.ts';
 import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
@@ -130,6 +132,8 @@ export interface Slot {
   ordered: OrderedCalls;
   /** Its heap (committed, bytes) once it was ready: a retirement measures growth from it. */
   startHeapBytes: number;
+  /** The threads it is home to whose last run here stopped for input: it is not retired while any waits for its resume. */
+  awaiting: Set<string>;
 }
 
 /** How a run is handed to the worker it was given: posted afresh (`run`) unless a decorator says otherwise. */
@@ -226,6 +230,7 @@ export class RunWorkerPool {
       this.retirement = new IdleRetirement<Slot>(
         {
           runs: (slot) => this.load(slot),
+          awaitingResume: (slot) => slot.awaiting.size,
           askHeap: (slot) => this.post(slot, { type: 'heap' }),
           retire: (slot, why) => this.retire(slot, why),
         },
@@ -415,11 +420,42 @@ export class RunWorkerPool {
         slot.exclusive = true;
         this.suspects.delete(request.run.run_id);
       }
-      this.homes.delete(request.run.thread_id);
-      this.homes.set(request.run.thread_id, slot);
-      if (this.homes.size > AFFINITY_LIMIT) this.homes.delete(this.homes.keys().next().value!);
+      this.moveHome(request.run.thread_id, slot);
       request.grant(slot);
     }
+  }
+
+  /** The thread's runs go to `slot` from now (the newest home); the oldest home is forgotten past AFFINITY_LIMIT. */
+  private moveHome(threadId: string, slot: Slot): void {
+    const before = this.homes.get(threadId);
+    // its resume no longer comes to the worker it left
+    if (before && before !== slot) this.notAwaiting(before, threadId);
+    this.homes.delete(threadId);
+    this.homes.set(threadId, slot);
+    if (this.homes.size > AFFINITY_LIMIT) {
+      const [oldest, home] = this.homes.entries().next().value!;
+      this.homes.delete(oldest);
+      this.notAwaiting(home, oldest);
+    }
+  }
+
+  /** The thread was deleted: where its runs went is forgotten, and its worker no longer awaits its resume. */
+  forget(threadId: string): void {
+    const home = this.homes.get(threadId);
+    if (!home) return;
+    this.homes.delete(threadId);
+    this.notAwaiting(home, threadId);
+  }
+
+  /** A run of the thread ended in the worker: it awaits the thread's resume when the run stopped for input (in the thread's home), and no longer otherwise. */
+  private ended(slot: Slot, threadId: string, waits: boolean): void {
+    if (waits && this.homes.get(threadId) === slot) slot.awaiting.add(threadId);
+    else this.notAwaiting(slot, threadId);
+  }
+
+  /** The worker no longer awaits the thread's resume; once it awaits none, its retirement is considered again. */
+  private notAwaiting(slot: Slot, threadId: string): void {
+    if (slot.awaiting.delete(threadId) && slot.awaiting.size === 0) this.retirement?.noneAwaiting(slot);
   }
 
   /** The worker for a waiting run now, or undefined when it must wait (see the top of the file). */
@@ -502,6 +538,7 @@ export class RunWorkerPool {
       retiring: false,
       ordered: new OrderedCalls(),
       startHeapBytes: 0,
+      awaiting: new Set(),
     };
     this.slots.add(slot);
     const log = this.options.log.child({ worker: slot.id });
@@ -520,6 +557,7 @@ export class RunWorkerPool {
       this.watch.exited(slot);
       this.retirement?.busy(slot);
       for (const [threadId, home] of this.homes) if (home === slot) this.homes.delete(threadId);
+      slot.awaiting.clear();
       markFailed(slot.crash ?? new Error(`The run worker exited with code ${code} while starting.`));
       const inHand = [...slot.tasks];
       slot.tasks.clear();
@@ -641,14 +679,17 @@ export class RunWorkerPool {
         if (!task) return;
         slot.tasks.delete(message.runId);
         task.cleanup();
+        const threadId = task.run.thread_id;
+        this.ended(slot, threadId, message.type === 'done' && !task.stalled && waitsForInput(message.output));
         void Promise.allSettled([...task.calls]).then(() => {
           // the thread's next run orders its writes afresh, unless a run of it is still in this worker
-          const threadId = task.run.thread_id;
           const alone = ![...slot.tasks.values()].some((t) => t.run.thread_id === threadId);
           // a worker does not wait for the answers to the writes it asked to be made in order
           // (StoreCheckpointer's settledOrOrdered): the first that failed fails the run here
           const failed = message.type === 'done' && alone ? slot.ordered.failure(threadId) : undefined;
           if (alone) slot.ordered.end(threadId);
+          // it failed after all: its thread does not wait for input
+          if (failed) this.ended(slot, threadId, false);
           // stopped by the watchdog: its end says why, whatever the abort made of it
           if (task.stalled) task.reject(withTrace(errorOf(task.stalled), message.type === 'failed' ? (message.trace ?? []) : []));
           else if (failed) task.reject(withTrace(errorOf(describeError(failed.error)), message.type === 'done' ? (message.output.trace ?? []) : []));

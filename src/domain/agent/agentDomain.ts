@@ -53,6 +53,8 @@ export interface AgentDomainOptions {
   execute?: RunExecutor;
   /** Told of each pending run taken out of the queue unrun (cancelled, deleted): the worker pool may have offered it to start ahead. */
   onWithdrawn?: (runId: string) => void;
+  /** Told of each thread deleted: the worker pool forgets which worker its runs went to. */
+  onThreadDiscarded?: (threadId: string) => void;
   /** A run still executing after this long ends in `timeout` (0: no limit). */
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
@@ -109,6 +111,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     checkpointer,
     execute,
     onWithdrawn: options.onWithdrawn,
+    onThreadDiscarded: options.onThreadDiscarded,
     log,
     maxConcurrentRuns,
     onRunEnded,

@@ -41,6 +41,9 @@ export interface RunOutput {
   trace?: TraceSpan[];
 }
 
+/** The run stopped for input (an interrupt, or `interrupt_before`/`after`): its thread waits for a run that resumes it. */
+export const waitsForInput = (output: RunOutput): boolean => output.next.length > 0;
+
 /**
  * Executes a claimed run's graph, publishing its stream events; resolves with the new state.
  * `started` is called when the graph begins (after any wait for a worker): the run's time

@@ -47,6 +47,8 @@ export interface EngineDeps {
   execute: RunExecutor;
   /** Told of each pending run taken out of the queue unrun (cancelled, deleted with its thread). */
   onWithdrawn?: (runId: string) => void;
+  /** Told of each thread deleted (by a client, its TTL, or as a stateless run's own): the worker pool forgets where it ran. */
+  onThreadDiscarded?: (threadId: string) => void;
   log: Logger;
   maxConcurrentRuns: number;
   /** First wait before recording a run's end is tried again (doubling, up to 5 s). */
@@ -140,6 +142,7 @@ export class RunEngine {
     await records.write([...runs.map((r) => records.deleteRun(r.run_id)), ...(await plain.deleteOps(threadId)), records.deleteThread(threadId)]);
     for (const run of runs) if (run.status === 'pending') this.deps.onWithdrawn?.(run.run_id);
     await checkpointer.deleteThread(threadId);
+    this.deps.onThreadDiscarded?.(threadId);
   }
 
   /**

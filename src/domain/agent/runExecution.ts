@@ -5,7 +5,7 @@ import type { Logger } from '../ports/logger.ts';
 import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { describeError, type RunRecord } from './records.ts';
-import type { RunExecutor, RunOutput } from './runContext.ts';
+import { waitsForInput, type RunExecutor, type RunOutput } from './runContext.ts';
 import type { InFlight } from './runInFlight.ts';
 import { platformCause, PlatformInterruption, RunTimeout } from './runInterruptions.ts';
 import { endOf, type Execution, type RunEvent, type StopReason } from './runStateMachine.ts';
@@ -78,7 +78,7 @@ export async function executeGraph(
       ...(running.protocol ? { seq_base: running.protocol.base, timestamp: Date.now() } : {}),
     });
     output = await deps.execute(run, running.controller.signal, publish, startClock);
-    execution = { returned: true, waitsForInput: output.next.length > 0 };
+    execution = { returned: true, waitsForInput: waitsForInput(output) };
   } catch (err) {
     execution = { returned: false, error: describeError(err), platformCause: platformCause(err), workerDied: err instanceof PlatformInterruption };
     failedTrace = traceOf(err);

@@ -1,6 +1,8 @@
 // A run worker whose runs grew its heap well past its start is ended once it has held no run for
 // a while, its memory with it (issue 67: a burst's memory comes back), and the next run starts a
-// fresh worker; a worker holding a run is never ended for it, nor one whose runs stayed small.
+// fresh worker; a worker holding a run is never ended for it, nor one whose runs stayed small,
+// nor one home to a thread waiting for its resume (a human's answer to an interrupt), which must
+// find the graph's per-thread module state there.
 // The rule's own cases are test/runtime/workerRetirement.test.ts; here the pool and real workers,
 // with a short idle time so the test is quick. Bounds are generous: the machine may be loaded.
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +16,7 @@ import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
+import type { RunOutput } from '../../../src/domain/agent/runContext.ts';
 import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -29,7 +32,10 @@ describe('an idle run worker whose heap grew is retired', () => {
     pool = new RunWorkerPool({
       size: 1,
       setup: {
-        graphs: withCompiledGraphs({ graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard' } }, ROOT).graphs!,
+        graphs: withCompiledGraphs(
+          { graphs: { hoard: './test/fixtures/graphs/hoard.ts:hoard', hoardThenAsk: './test/fixtures/graphs/hoard.ts:hoardThenAsk' } },
+          ROOT,
+        ).graphs!,
         baseDir: ROOT,
         functions: 'plain',
         fresh: false,
@@ -53,6 +59,16 @@ describe('an idle run worker whose heap grew is retired', () => {
     const output = await pool.execute(run, new AbortController().signal, () => undefined);
     const messages = output.values.messages as { content: string }[];
     return messages.at(-1)!.content;
+  };
+  /** Runs the LangGraph graph that hoards per thread, then asks, on `threadId`; its output. */
+  const ask = (threadId: string, kwargs: Record<string, unknown>) =>
+    pool.execute(pendingRun(uuid7(), threadId, { graph_id: 'hoardThenAsk', status: 'running', kwargs }), new AbortController().signal, () => undefined);
+  /** The answer of the resumed graph: the worker thread and how many MB of its thread's hoard it found there. */
+  const answerOf = (output: RunOutput) => JSON.parse((output.values.messages as { content: string }[]).at(-1)!.content) as { worker: number; found_mb: number };
+  /** Stops a thread's run for input having grown its worker's heap 48 MB. */
+  const askAfterHoarding = async (threadId: string) => {
+    const asked = await ask(threadId, { input: { messages: [{ role: 'user', content: '48' }] } });
+    assert.deepEqual(asked.next, ['ask'], 'the run stopped for input');
   };
   /** Waits (at most `ms`) for the pool to have `count` workers; whether it came to that. */
   const workersCome = async (count: number, ms: number) => {
@@ -82,5 +98,30 @@ describe('an idle run worker whose heap grew is retired', () => {
     const next = await hoard({ mb: 0 });
     assert.notEqual(next, large, 'a different worker thread');
     assert.equal(pool.workers(), 1);
+  });
+
+  it(
+    "keeps a large idle worker while a thread's resume is awaited, which finds its module state there; ends it once resumed",
+    { timeout: 60_000 },
+    async () => {
+      const thread = randomUUID();
+      await askAfterHoarding(thread);
+      // idle many times the idle time: a worker not kept goes within one or two (as below)
+      await sleep(IDLE_MS * 10);
+      assert.equal(pool.workers(), 1, 'the worker awaiting the resume was kept');
+      const resumed = await ask(thread, { command: { resume: 'yes' } });
+      assert.deepEqual(resumed.next, [], 'the resumed run ended');
+      assert.equal(answerOf(resumed).found_mb, 48, "the resume found its thread's module state");
+      assert.ok(await workersCome(0, 20_000), 'nothing awaited any more, the large idle worker was retired');
+    },
+  );
+
+  it('ends a large idle worker once the thread whose resume it awaited is deleted', { timeout: 60_000 }, async () => {
+    const thread = randomUUID();
+    await askAfterHoarding(thread);
+    await sleep(IDLE_MS * 5);
+    assert.equal(pool.workers(), 1, 'kept while the resume is awaited');
+    pool.forget(thread);
+    assert.ok(await workersCome(0, 20_000), 'the thread deleted, the worker was retired without another run');
   });
 });

@@ -43,6 +43,7 @@ async function engine(
     broker?: RunBroker;
     claims?: (runs: Collection<RunRecord>, store: Store, broker: RunBroker) => RunClaims;
     leaseMs?: number;
+    onThreadDiscarded?: (threadId: string) => void;
   } = {},
 ) {
   const store = await openJournalStore({ dataDir: null });
@@ -62,16 +63,17 @@ async function engine(
     log: recordingLog(lines),
     maxConcurrentRuns: options.maxConcurrentRuns ?? 4,
     retryMs: 1,
+    onThreadDiscarded: options.onThreadDiscarded,
   });
   await engine.recover();
   engine.start();
-  const enqueue = (threadId: string, body: Record<string, unknown> = {}) =>
+  const enqueue = (threadId: string, body: Record<string, unknown> = {}, temporary = false) =>
     enqueueRun(
       { runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine },
       threadId,
       assistant,
       { assistant_id: 'a1', ...body },
-      { owner: '' },
+      { owner: '', temporary },
     );
   return { store, runs, threads, broker, engine, lines, enqueue };
 }
@@ -115,6 +117,18 @@ describe('run engine (in process)', () => {
       );
     for (const run of queued) assert.equal((await e.runs.get(run.run_id))?.status, 'success');
     assert.equal((await e.threads.get('t1'))?.status, 'idle');
+  });
+
+  it("tells of each thread it deletes (the worker pool forgets it): a stateless run's own once the run ended, and one deleted", async () => {
+    const discarded: string[] = [];
+    const e = await engine(async () => done, { onThreadDiscarded: (threadId) => discarded.push(threadId) });
+    stops.push(() => e.engine.stop());
+    const stateless = await e.enqueue('own', {}, true);
+    const kept = await e.enqueue('kept');
+    for (const run of [stateless, kept]) await e.broker.ended(run.run_id);
+    assert.deepEqual(discarded, ['own'], "the stateless run's thread, not the other");
+    await e.engine.discard('kept');
+    assert.deepEqual(discarded, ['own', 'kept']);
   });
 
   it('a graceful stop hands the run in flight back as the next attempt', async () => {
