@@ -17,7 +17,7 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/react-agent');
 const RELEASES = [
   { langgraph: '0.2.0', with: ['@langchain/core@0.2.36'] },
   { langgraph: '0.2.8', with: ['@langchain/core@0.3.3'] },
-  // the pins of test/domain/agent/olderLangGraph.versions.test.ts: one cached install for both
+  // the pins of test/domain/agent/olderLangGraph.versions.e2e.test.ts: one cached install for both
   { langgraph: '0.2.74', with: ['@langchain/core@0.3.80', 'zod-to-json-schema@3.24.6'] },
   { langgraph: '1.7.3', with: ['@langchain/core@1.4.0', 'zod@4.6.7'] },
 ];

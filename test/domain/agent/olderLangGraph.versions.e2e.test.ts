@@ -3,6 +3,8 @@
 // of the checkpoint (`pending_sends`) that later releases dropped. One project pinned to the
 // newest 0.2 and one to the newest 1.x: runs, interrupt and resume, history and streams all
 // end `success`, and /info names the project's LangGraph, not agentplane's.
+// End to end (npm run test:e2e), as its sibling olderLangGraph.reactAgent.e2e.test.ts: it drives
+// two `agentplane dev` processes, ~20 CPU-s that npm test's files need not pay.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
