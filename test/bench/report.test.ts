@@ -21,6 +21,7 @@ import type { FreshRatio } from '../../scripts/bench/freshPeer.ts';
 import type { RouteCpuFigure } from '../../scripts/bench/routeCpu.ts';
 import { deliveryOf } from '../../scripts/bench/fanoutClients.ts';
 import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
+import { medianUnderLoad } from '../../scripts/bench/underLoad.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
 import { baselineSection, mergeReports, routeCpuSection, writeReport } from '../../scripts/bench/report.ts';
 
@@ -756,4 +757,26 @@ test('a replica figure of several rounds takes the median of each figure and cou
     figure.rounds?.map((r) => r.runsPerSecond),
     [90, 100, 80],
   );
+});
+
+test("a tree's figure behind CPU-bound runs is the median of its rounds, each field on its own, and that is what the baseline is compared with", () => {
+  const agentplane = medianUnderLoad([underLoad('agentplane', 12, 2.4), underLoad('agentplane', 9, 2.1), underLoad('agentplane', 30, 2.2)]);
+  assert.equal(agentplane.loadedCreateP50Ms, 2.2);
+  assert.equal(agentplane.loadedOkP99Ms, 12, 'the median p99, whichever round it came from');
+  assert.equal(agentplane.server, 'agentplane');
+  assert.deepEqual(
+    agentplane.rounds?.map((r) => r.loadedCreateP50Ms),
+    [2.4, 2.1, 2.2],
+  );
+  assert.equal(medianUnderLoad([underLoad('baseline', 10, 2), underLoad('baseline', 10, 3)]).loadedCreateP50Ms, 2.5, 'two rounds: their mean');
+  // one slow round of the current tree's three no longer reads as a regression
+  const report = fakeReport();
+  const measured = {
+    ...report,
+    underLoad: [agentplane, medianUnderLoad([underLoad('baseline', 11, 2.15), underLoad('baseline', 10, 2.2), underLoad('baseline', 12, 2.3)])],
+  };
+  const create = deriveRatios(measured).comparisons.find((c) => c.what === 'POST /threads/{id}/runs p50 behind CPU-bound runs');
+  assert.equal(create?.current, 2.2);
+  assert.equal(create?.baseline, 2.2);
+  assert.equal(create?.regression, false);
 });
