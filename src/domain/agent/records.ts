@@ -65,11 +65,28 @@ export function toApiRun(record: RunRecord): Run {
   return run;
 }
 
+// Built key by key, never as `{ ...record, values }`: on Node 20's V8 an object made by a spread
+// and then given a key of its own gets a hidden class of its own, every time. Each view then
+// being of a shape never seen before, the reply serializer's reads of it went megamorphic and
+// missed V8's lookup cache on every key (10 runtime calls a POST /threads), and the thousands
+// of one-off shapes pushed other code's entries out of that process-wide cache.
 export function toApiThread(record: ThreadRecord, values: Record<string, unknown> | null, include: { ttl?: boolean } = {}): Thread {
-  const { ttl, owner: _owner, protocol_seq: _seq, ...rest } = record;
-  if (!include.ttl || !ttl) return { ...rest, values };
-  const expiresAt = new Date(Date.parse(record.updated_at) + ttl.ttl_minutes * 60_000).toISOString();
-  return { ...rest, values, ttl: { strategy: ttl.strategy, ttl_minutes: ttl.ttl_minutes, expires_at: expiresAt } };
+  const view: Thread = {
+    thread_id: record.thread_id,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    metadata: record.metadata,
+    status: record.status,
+    config: record.config,
+    interrupts: record.interrupts,
+    values,
+  };
+  const ttl = record.ttl;
+  if (include.ttl && ttl) {
+    const expiresAt = new Date(Date.parse(record.updated_at) + ttl.ttl_minutes * 60_000).toISOString();
+    view.ttl = { strategy: ttl.strategy, ttl_minutes: ttl.ttl_minutes, expires_at: expiresAt };
+  }
+  return view;
 }
 
 export function errorResult(error: RunError): RunResult {
