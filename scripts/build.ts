@@ -47,7 +47,9 @@ function run(step: string, command: string, args: string[]): void {
 fs.rmSync(BUILDING, { recursive: true, force: true });
 // a file deleted from src/ must not live on in dist/: the build starts from an empty folder
 fs.mkdirSync(BUILDING, { recursive: true });
-run('compiling the server (tsc)', bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', BUILDING]);
+// TypeScript 5.9's compiler emits (node_modules/.bin/tsc may be either of the two TypeScripts installed):
+// the native TypeScript 7 (`typescript-7`) only type-checks, in `npm run typecheck`
+run('compiling the server (tsc)', path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', BUILDING]);
 
 // the generated validators and documents are JavaScript already (typed by .d.ts files that
 // tsc reads but does not emit): copied next to the compiled code that imports them

@@ -10,7 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 
-/** A clone with the build script and an old dist/, and these stand-ins for node_modules/.bin's tools (none: no tools). */
+/** Where the build runs each tool: TypeScript 5.9's own tsc (node_modules/.bin/tsc may be TypeScript 7's), Vite's bin link. */
+const TOOL_PATHS: Record<string, string> = { tsc: 'node_modules/typescript/bin/tsc', vite: 'node_modules/.bin/vite' };
+
+/** A clone with the build script and an old dist/, and these stand-ins for its tools (none: no tools). */
 function clone(tools: Record<string, string> = {}): string {
   const dir = tempDir('agentplane-build-script-');
   for (const file of ['scripts/build.ts', 'bin/compiledSources.js']) {
@@ -23,8 +26,9 @@ function clone(tools: Record<string, string> = {}): string {
   fs.mkdirSync(path.join(dir, 'dist/src'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'dist/src/old.js'), '// the build before');
   for (const [name, script] of Object.entries(tools)) {
-    fs.mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'node_modules/.bin', name), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    const file = path.join(dir, TOOL_PATHS[name]);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
   }
   return dir;
 }

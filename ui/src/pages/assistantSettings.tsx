@@ -57,7 +57,7 @@ export function AssistantSettings({ assistant: a, onChanged }: { assistant: Assi
             schema={configSchema}
             label="Assistant configurable"
             submitLabel="Save configurable (new version)"
-            initial={((a.config?.configurable ?? {}) as Values) ?? {}}
+            initial={(a.config?.configurable ?? {}) as Values}
             onSubmit={(body) => save({ config: { configurable: body } })}
           />
         </Section>
