@@ -8,6 +8,7 @@ import type { Agentplane } from './agentplane.ts';
 import type { UnderLoadFigure } from './figures.ts';
 import { PLAIN_GRAPH } from './graph.ts';
 import { delay } from './proc.ts';
+import { median } from './protocolFigures.ts';
 
 export const BUSY_GRAPH = 'busy';
 export const BUSY_MS = 200;
@@ -144,11 +145,7 @@ export async function measureUnderLoad(ap: Agentplane, setting: string, log: (s:
  * run of 2026-11-27): the trees now take turns, several rounds, each on a fresh server.
  */
 export function medianUnderLoad(rounds: UnderLoadFigure[]): UnderLoadFigure {
-  const mid = (pick: (f: UnderLoadFigure) => number) => {
-    const xs = rounds.map(pick).sort((a, b) => a - b);
-    const m = xs.length >> 1;
-    return round(xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2);
-  };
+  const mid = (pick: (f: UnderLoadFigure) => number) => round(median(rounds.map(pick)));
   const first = rounds[0];
   return {
     ...first,
