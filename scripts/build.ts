@@ -44,12 +44,23 @@ function run(step: string, command: string, args: string[]): void {
     fail(`${step} failed: "${shown}" ${result.signal ? `was killed by ${result.signal}` : `exited with code ${result.status}`}`, result.status ?? 1);
 }
 
+/**
+ * The compiler that emits dist/: TypeScript 7's native one (`typescript-7`) where its binary for
+ * this platform is installed, since it emits the same JavaScript (only the quotes differ) in a
+ * fifth of the CPU (~2 against ~13 CPU-s here) and every `npm ci` (`prepare`), image build and
+ * packaging test builds; else TypeScript 5.9's (an install without optional packages, or a
+ * platform TypeScript 7 does not ship). Named by path: node_modules/.bin/tsc may be either.
+ */
+function emittingTsc(): string {
+  const native = path.join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc');
+  const binary = path.join(ROOT, 'node_modules', '@typescript', `typescript-${process.platform}-${process.arch}`);
+  return fs.existsSync(native) && fs.existsSync(binary) ? native : path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+}
+
 fs.rmSync(BUILDING, { recursive: true, force: true });
 // a file deleted from src/ must not live on in dist/: the build starts from an empty folder
 fs.mkdirSync(BUILDING, { recursive: true });
-// TypeScript 5.9's compiler emits (node_modules/.bin/tsc may be either of the two TypeScripts installed):
-// the native TypeScript 7 (`typescript-7`) only type-checks, in `npm run typecheck`
-run('compiling the server (tsc)', path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', BUILDING]);
+run('compiling the server (tsc)', emittingTsc(), ['-p', 'tsconfig.build.json', '--outDir', BUILDING]);
 
 // the generated validators and documents are JavaScript already (typed by .d.ts files that
 // tsc reads but does not emit): copied next to the compiled code that imports them

@@ -10,8 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, tempDir } from '../support/server.ts';
 
-/** Where the build runs each tool: TypeScript 5.9's own tsc (node_modules/.bin/tsc may be TypeScript 7's), Vite's bin link. */
-const TOOL_PATHS: Record<string, string> = { tsc: 'node_modules/typescript/bin/tsc', vite: 'node_modules/.bin/vite' };
+/**
+ * Where the build runs each tool: TypeScript 7's tsc where its native binary for this platform is
+ * installed (tsc7 and its binary's folder), else TypeScript 5.9's own (node_modules/.bin/tsc may be
+ * either); Vite's bin link.
+ */
+const TOOL_PATHS: Record<string, string> = {
+  tsc: 'node_modules/typescript/bin/tsc',
+  tsc7: 'node_modules/typescript-7/bin/tsc',
+  vite: 'node_modules/.bin/vite',
+};
+const NATIVE_BINARY = `node_modules/@typescript/typescript-${process.platform}-${process.arch}`;
 
 /** A clone with the build script and an old dist/, and these stand-ins for its tools (none: no tools). */
 function clone(tools: Record<string, string> = {}): string {
@@ -29,6 +38,7 @@ function clone(tools: Record<string, string> = {}): string {
     const file = path.join(dir, TOOL_PATHS[name]);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    if (name === 'tsc7') fs.mkdirSync(path.join(dir, NATIVE_BINARY), { recursive: true });
   }
   return dir;
 }
@@ -76,5 +86,17 @@ describe('npm run build', () => {
     assert.equal(fs.readFileSync(path.join(dir, 'dist/src/old.js'), 'utf8'), '// the build before');
     assert.equal(fs.existsSync(path.join(dir, 'dist/src/main.js')), false);
     assert.deepEqual(besideDist(dir), ['dist']);
+  });
+
+  it("emits with TypeScript 7 where its native binary is installed, else with TypeScript 5.9's tsc", () => {
+    const say = (which: string) => `${TSC}; echo "${which}" > "$out/src/compiler.txt"`;
+    const both = clone({ tsc: say('5.9'), tsc7: say('7'), vite: VITE });
+    assert.equal(build(both).status, 0);
+    assert.equal(fs.readFileSync(path.join(both, 'dist/src/compiler.txt'), 'utf8').trim(), '7');
+
+    const withoutBinary = clone({ tsc: say('5.9'), tsc7: say('7'), vite: VITE });
+    fs.rmSync(path.join(withoutBinary, NATIVE_BINARY), { recursive: true });
+    assert.equal(build(withoutBinary).status, 0);
+    assert.equal(fs.readFileSync(path.join(withoutBinary, 'dist/src/compiler.txt'), 'utf8').trim(), '5.9');
   });
 });
