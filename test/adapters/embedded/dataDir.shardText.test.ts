@@ -32,3 +32,8 @@ test("a large shard's text is made over several turns, each a chunk, and is JSON
 test("an empty shard is JSON.stringify's too", async () => {
   assert.equal((await shardBytes({ records: {} })).toString(), JSON.stringify({ records: {} }));
 });
+
+test('a record whose id is "__proto__" is written as a key like any other', async () => {
+  const data = JSON.parse('{"records":{"a":[1,{"x":1}],"__proto__":[2,{"y":2}],"b":[3,{"z":3}]}}') as ShardFile;
+  assert.equal((await shardBytes(data)).toString(), JSON.stringify(data));
+});
