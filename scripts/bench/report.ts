@@ -170,7 +170,11 @@ export function baselineSection(r: Pick<Report, 'baseline' | 'comparisons'> & Pa
       if (c.why) out.push(`  ${c.why}`);
     }
   } else out.push(`No figure is more than ${REGRESSION_TOLERANCE * 100}% worse than ${at}.`);
-  out.push('', 'Both trees measured in this run, alternately (per route, run scenario, replica count and start), with the same client:', '');
+  out.push(
+    '',
+    "Both trees measured in this run, alternately (per route, run scenario, replica count and start), with the same client. A route against the route baseline is judged, as its target is, by the median of its rounds' ratios (each round both trees in turn), not by the ratio of the two medians beside it:",
+    '',
+  );
   out.push('| Figure | current | baseline | current ÷ baseline | change | |', '|---|--:|--:|--:|--:|---|');
   for (const c of r.comparisons)
     out.push(

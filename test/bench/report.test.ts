@@ -579,6 +579,16 @@ test('the routes against d5486dc are read by throughput and by CPU per request, 
   const posted = comparisons.find((c) => c.what === `POST /threads throughput, ${against}`)!;
   assert.deepEqual([posted.ratio, posted.regression, posted.higherIsBetter], [0.9, true, true]);
   assert.equal(comparisons.find((c) => c.what === `GET /ok throughput, ${against}`)!.regression, false);
+  // judged by the median of the rounds' ratios, as the target is: two medians 13% apart whose
+  // rounds, paired, put the trees 2% apart are no regression
+  const paired = deriveRatios({
+    ...report,
+    routeCpu: { ...report.routeCpu, figures: [{ ...route('GET /ok', 0.98, 0.97), currentRps: 870, baselineRps: 1000, currentUs: 60, baselineUs: 50 }] },
+  }).comparisons;
+  const ok = paired.find((c) => c.what === `GET /ok throughput, ${against}`)!;
+  assert.deepEqual([ok.current, ok.baseline, ok.ratio, ok.regression], [870, 1000, 0.98, false]);
+  const okCpu = paired.find((c) => c.what === `GET /ok server CPU per request, ${against}`)!;
+  assert.deepEqual([okCpu.ratio, okCpu.regression], [1.031, false]);
   const section = baselineSection(derived).join('\n');
   assert.match(section, /## Against the baselines `v0\.1\.0` \(bd941bb\) and `d5486dc` \(d5486dc, the routes\)/);
   assert.match(section, /regressions of more than 5% against `v0\.1\.0` \(bd941bb\) or `d5486dc` \(d5486dc, the routes\):/);
