@@ -386,7 +386,7 @@ function pgVsEmbeddedTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | 
 
 const PROFILE_REQUEST_PATH = '[request path profile](profiles/request-path.svg) (`npx tsx scripts/bench/profile.ts`).';
 const PROFILE_POSTGRES = '[Replica profile](profiles/postgres-replica.svg) (`npx tsx scripts/bench/profilePostgres.ts`).';
-const PROFILE_FANOUT = '[Fan-out profile](profiles/fanout-signals-bytes.svg) (`npx tsx scripts/bench/profileFanout.ts 1000`).';
+const PROFILE_FANOUT = '[Fan-out profile](profiles/fanout-main.svg) (`npx tsx scripts/bench/profileFanout.ts 1000`).';
 const PROFILE_RUNS_MAIN = 'The main thread on 100 threads: [profile](profiles/runs-100-threads-main.svg) (`npx tsx scripts/bench/profileRuns.ts`).';
 
 const IDLE_RSS_WHY = `The graphs' schema warm-up (which loads the TypeScript compiler, ~60–100 MB) waits until the server is idle, and its worker ends 1 s after its last answer (\`src/compose/agentServer.ts\`). Where a server's memory goes: [memory profile](profiles/memory-100k-threads.svg) (\`npx tsx scripts/bench/profileMemory.ts\`).`;
@@ -819,7 +819,7 @@ function fanoutTargets(report: Measured): Target[] {
         : 'not measured',
       met: f ? f.okP99Ratio <= 2 && f.firstEventRatio <= 2 && f.failedSubscribers === 0 : null,
       ...(f && {
-        why: `In this run /ok p99 ${f.idle.okP99Ms} ms idle, ${f.runsAlone.okP99Ms} ms with the runs alone, ${f.loaded.okP99Ms} ms with the subscribers; a new run's first event ${f.idle.firstEventMs}, ${f.runsAlone.firstEventMs} and ${f.loaded.firstEventMs} ms (the runs alone keep the ten run slots busy). Where the main thread's time goes under fan-out: [profile](profiles/fanout-signals-bytes.svg) (\`npx tsx scripts/bench/profileFanout.ts 1000\`): garbage collection, socket writes, messages to the run workers, reviving stored messages.`,
+        why: `In this run /ok p99 ${f.idle.okP99Ms} ms idle, ${f.runsAlone.okP99Ms} ms with the runs alone, ${f.loaded.okP99Ms} ms with the subscribers; a new run's first event ${f.idle.firstEventMs}, ${f.runsAlone.firstEventMs} and ${f.loaded.firstEventMs} ms (the runs alone keep the ten run slots busy). Where the main thread's time goes under fan-out: [profile](profiles/fanout-main.svg) (\`npx tsx scripts/bench/profileFanout.ts 1000\`): garbage collection, socket writes, messages to the run workers, reviving stored messages.`,
       }),
     },
     {
@@ -829,7 +829,7 @@ function fanoutTargets(report: Measured): Target[] {
         ? `p99 ${f.delivery.p99Ms} ms, p50 ${f.delivery.p50Ms} ms (${f.delivery.events.toLocaleString('en-US')} events at ${f.delivery.subscribers} sampled subscribers)`
         : 'not measured',
       met: f?.delivery ? f.delivery.p99Ms <= 50 : null,
-      why: "The server stamps an event when it makes it, before it is written to the run's log, so this is an upper bound of written → read; the sampled subscribers read in a worker thread of the bench's own, on the same two cores. [Fan-out profile](profiles/fanout-signals-bytes.svg).",
+      why: "The server stamps an event when it makes it, before it is written to the run's log, so this is an upper bound of written → read; the sampled subscribers read in a worker thread of the bench's own, on the same two cores. [Fan-out profile](profiles/fanout-main.svg).",
     },
     {
       name: "Replay from `since`: the last run's events on a long history ÷ on a short one (issue 57)",

@@ -241,7 +241,7 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
   assert.equal(delivered(50).met, true);
   assert.equal(delivered(51).met, false);
   assert.equal(delivered(51).value, 'p99 51 ms, p50 4 ms (20,000 events at 100 sampled subscribers)');
-  assert.match(delivered(51).why!, /profiles\/fanout-signals-bytes\.svg/);
+  assert.match(delivered(51).why!, /profiles\/fanout-main\.svg/);
   const statements = named(withFigures, 'PostgreSQL statements per enqueued run, one replica, plain graph (issue 67)');
   assert.equal(statements.goal, '≤ 12');
   assert.equal(statements.met, false);
