@@ -334,7 +334,7 @@ function pgLangGraphTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | n
     met: r == null || statements == null ? null : statements <= 12 && r >= 0.5,
     ...(pg && embedded
       ? {
-          why: `Both are the current tree with the default run workers, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds as the plain graph's replicas, in turns. The replica spent ${pg.cpuMsPerRun ?? '—'} ms of CPU a run (main thread and workers) against the embedded process's ${embedded.cpuMsPerRun ?? '—'} ms; the statements per run include the bench's joins and polls. ${PROFILE_POSTGRES}`,
+          why: `Both are the current tree with the default run workers, given the same ${pg.runs} runs over ${pg.threads} threads in the same rounds as the plain graph's replicas, in turns. The replica spent ${pg.cpuMsPerRun ?? '—'} ms of CPU a run (main thread and workers) against the embedded process's ${embedded.cpuMsPerRun ?? '—'} ms; the statements per run include the bench's joins and polls. ${PROFILE_POSTGRES_LANGGRAPH}`,
         }
       : {}),
   };
@@ -386,6 +386,8 @@ function pgVsEmbeddedTarget(pg: ReplicaFigure | null, embedded: ReplicaFigure | 
 
 const PROFILE_REQUEST_PATH = '[request path profile](profiles/request-path.svg) (`npx tsx scripts/bench/profile.ts`).';
 const PROFILE_POSTGRES = '[Replica profile](profiles/postgres-replica.svg) (`npx tsx scripts/bench/profilePostgres.ts`).';
+const PROFILE_POSTGRES_LANGGRAPH =
+  "[Replica profile, this workload](profiles/postgres-replica-langgraph.svg) (`npx tsx scripts/bench/profilePostgres.ts 3 --langgraph`): the replica's main thread; the graphs run in its workers.";
 const PROFILE_FANOUT = '[Fan-out profile](profiles/fanout-main.svg) (`npx tsx scripts/bench/profileFanout.ts 1000`).';
 const PROFILE_RUNS_MAIN = 'The main thread on 100 threads: [profile](profiles/runs-100-threads-main.svg) (`npx tsx scripts/bench/profileRuns.ts`).';
 

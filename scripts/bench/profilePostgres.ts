@@ -10,12 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
 import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
-import { PLAIN_GRAPH } from './graph.ts';
+import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
 import { countingPostgres } from './pgCount.ts';
 import { measureReplicas } from './replicas.ts';
 
-const rounds = Number(process.argv[2] ?? 3);
-const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
+// `--langgraph`: the replicas phase's second workload instead, the LangGraph echo graph with the
+// default run workers (postgres-replica-langgraph.svg)
+const langgraph = process.argv.includes('--langgraph');
+const [roundsArg, outArg] = process.argv.slice(2).filter((a) => a !== '--langgraph');
+const rounds = Number(roundsArg ?? 3);
+const out = path.resolve(ROOT, outArg ?? 'docs/profiles');
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-postgres-'));
 const cpuDir = path.join(work, 'cpu');
 
@@ -25,12 +29,12 @@ try {
   const ap = await startAgentplane({
     dataDir: path.join(work, 'data'),
     workDir: work,
-    env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: '0' },
+    env: langgraph ? { DATABASE_URL: url } : { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: '0' },
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`],
   });
   try {
     for (let round = 0; round < rounds; round += 1)
-      await measureReplicas([ap], PLAIN_GRAPH, '0', (line) => console.log(line), undefined, {
+      await measureReplicas([ap], langgraph ? BENCH_GRAPH : PLAIN_GRAPH, langgraph ? 'default' : '0', (line) => console.log(line), undefined, {
         statements: { reset: () => counter.reset(url), count: () => counter.count(url) },
       });
   } finally {
@@ -44,10 +48,11 @@ const files = fs.readdirSync(cpuDir).filter((f) => f.endsWith('.cpuprofile'));
 const main = mainThreadFile(files, cpuDir);
 const profile = JSON.parse(fs.readFileSync(path.join(cpuDir, main), 'utf8')) as CpuProfile;
 fs.mkdirSync(out, { recursive: true });
-const svg = path.join(out, 'postgres-replica.svg');
+const svg = path.join(out, langgraph ? 'postgres-replica-langgraph.svg' : 'postgres-replica.svg');
+const workload = langgraph ? 'LangGraph echo runs with the default run workers' : 'plain echo runs';
 fs.writeFileSync(
   svg,
-  renderFlameGraph(profile, `agentplane, one replica on PostgreSQL, ${rounds} × 400 plain echo runs over 20 threads (enqueue): the main thread`),
+  renderFlameGraph(profile, `agentplane, one replica on PostgreSQL, ${rounds} × 400 ${workload} over 20 threads (enqueue): the main thread`),
 );
 console.log(`wrote ${svg}`);
 
