@@ -452,10 +452,10 @@ function compare(
    */
   paired?: number | null,
 ): Comparison | null {
-  const r = paired != null && Number.isFinite(paired) && paired > 0 ? Math.round(paired * 1000) / 1000 : ratio(current, baseline);
+  const r = paired != null && paired > 0 ? ratio(paired, 1) : ratio(current, baseline);
   if (r === null || current == null || baseline == null) return null;
   const regression = higherIsBetter ? r < 1 - REGRESSION_TOLERANCE : r > 1 + REGRESSION_TOLERANCE;
-  return { what, unit, current: current!, baseline: baseline!, higherIsBetter, ratio: r, regression };
+  return { what, unit, current, baseline, higherIsBetter, ratio: r, regression };
 }
 
 /** The current tree's figures beside the baseline's: every HTTP route, run scenario, start and the probes under load. */

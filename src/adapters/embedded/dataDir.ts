@@ -312,8 +312,12 @@ export class ShardAdapter implements Adapter<ShardFile> {
 /** How much of a shard's text is made between two turns of the event loop. */
 export const SHARD_TEXT_CHUNK = 128 * 1024;
 
-/** How many records the first batch of a shard's text holds; the next ones are sized from it. */
-const FIRST_BATCH = 64;
+/**
+ * The first batch of a shard's text is one record, and each next one at most twice the last:
+ * a record's size is known only once it is text, and a shard of checkpoints holds records of
+ * megabytes, so a batch grows only as fast as the records before it show they are small.
+ */
+const FIRST_BATCH = 1;
 
 /**
  * A shard's file, the UTF-8 of JSON.stringify(data), made and encoded a batch of records at a
@@ -342,7 +346,7 @@ export async function shardBytes(data: ShardFile): Promise<Buffer> {
     const json = Buffer.from(JSON.stringify(batch));
     if (at > 0) chunks.push(Buffer.from(','));
     chunks.push(json.subarray(1, json.length - 1));
-    size = Math.max(1, Math.round(((end - at) * SHARD_TEXT_CHUNK) / json.length));
+    size = Math.max(1, Math.min(2 * (end - at), Math.round(((end - at) * SHARD_TEXT_CHUNK) / json.length)));
     at = end;
     if (at < entries.length) await new Promise((resolve) => setImmediate(resolve));
   }
