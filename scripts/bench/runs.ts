@@ -96,7 +96,10 @@ export const WARM_UP: readonly [number, number][] = [
  * runs/s, upstream's 142.6 / 127.9 / 118.1 and 153.7 / 139.1 / 104.1): five hold the median
  * to the middle of more of the host's hour.
  */
-export const RUN_ROUNDS = 5;
+// BENCH_RUN_ROUNDS sets another count: a comparison of two trees on one scenario (a bisection) needs more
+// rounds than the report, the rounds of one tree ranging ±20% on two shared cores (an even count
+// takes the upper of the two middle rounds as the median)
+export const RUN_ROUNDS = Number(process.env.BENCH_RUN_ROUNDS ?? 5);
 
 /** The round of the median runs/s (an odd count of rounds: the middle one). */
 export function medianRound<T extends { runs: number; seconds: number }>(rounds: T[]): T {

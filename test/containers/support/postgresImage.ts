@@ -18,7 +18,16 @@ const { execFileSync, spawn } = require('child_process');
 const fs = require('fs');
 const bin = '${PG}/bin';
 const data = process.env.PGDATA || '/var/lib/postgresql/data';
+// written once the first start's work is all done: PG_VERSION alone comes early in initdb, and a
+// first start cut short after it (the container killed or restarted) would otherwise leave a
+// cluster with no host line in pg_hba.conf and no database, and every later start would keep it
+const initialised = data + '/.initialised';
+if (fs.existsSync(data + '/PG_VERSION') && !fs.existsSync(initialised)) {
+  console.log('the first start was cut short before it finished: initialising ' + data + ' again');
+  for (const entry of fs.readdirSync(data)) fs.rmSync(data + '/' + entry, { recursive: true, force: true });
+}
 if (!fs.existsSync(data + '/PG_VERSION')) {
+  console.log('initialising ' + data);
   fs.mkdirSync(data, { recursive: true, mode: 0o700 });
   fs.writeFileSync('/tmp/pwfile', process.env.POSTGRES_PASSWORD, { mode: 0o600 });
   execFileSync(bin + '/initdb', ['-D', data, '-U', process.env.POSTGRES_USER || 'postgres', '--pwfile=/tmp/pwfile', '--auth=scram-sha-256', '--auth-local=trust', '--no-locale', '-E', 'UTF8'], { stdio: 'inherit' });
@@ -26,6 +35,7 @@ if (!fs.existsSync(data + '/PG_VERSION')) {
   fs.appendFileSync(data + '/pg_hba.conf', 'host all all all scram-sha-256\\n');
   const db = process.env.POSTGRES_DB;
   if (db && db !== 'postgres') execFileSync(bin + '/postgres', ['--single', '-D', data, 'postgres'], { input: 'CREATE DATABASE "' + db + '";\\n', stdio: ['pipe', 'inherit', 'inherit'] });
+  fs.writeFileSync(initialised, '');
 }
 const args = process.argv.slice(2).filter((a) => a !== 'postgres');
 const child = spawn(bin + '/postgres', ['-D', data, '-c', 'listen_addresses=*', '-k', '/tmp', ...args], { stdio: 'inherit' });

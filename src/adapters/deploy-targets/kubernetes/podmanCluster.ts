@@ -316,8 +316,14 @@ export class PodmanCluster implements Cluster {
       return { state: 'pending', reason: `the server answers /ok with ${res.status}` };
     } catch {
       // the cause (a database it cannot reach, a graph it cannot load) is in its own output
-      const lines = await this.tail(`${objectNames(deploymentId).server}-pod-0-server`);
-      return { state: 'pending', reason: `the server does not answer /ok yet${lines.length ? `; its last lines: ${lines.join(' | ')}` : ''}` };
+      const names = objectNames(deploymentId);
+      const lines = await this.tail(`${names.server}-pod-0-server`);
+      // a server that cannot use its database says so; why the database refuses is in the database's own lines
+      const database = fs.existsSync(path.join(this.options.root, deploymentId, 'database.yaml')) ? await this.tail(`${names.database}-pod-0-postgres`) : [];
+      return {
+        state: 'pending',
+        reason: `the server does not answer /ok yet${lines.length ? `; its last lines: ${lines.join(' | ')}` : ''}${database.length ? `; its database's last lines: ${database.join(' | ')}` : ''}`,
+      };
     }
   }
 
