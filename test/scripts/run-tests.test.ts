@@ -28,7 +28,12 @@ function writeFiles(): void {
 }
 
 /** Runs the runner over `folder` (the three files' by default) with `flags`; its summary counts. */
-async function run(env: Record<string, string>, flags: string[] = [], folder = dir): Promise<{ tests: number; pass: number; output: string }> {
+async function run(
+  env: Record<string, string>,
+  flags: string[] = [],
+  folder = dir,
+  mustPass = true,
+): Promise<{ status: number | null; tests: number; pass: number; output: string }> {
   // the runner of a run of its own, not a part of this one's (node:test tells them apart by NODE_TEST_CONTEXT)
   const { NODE_TEST_CONTEXT: _ours, ...outside } = process.env;
   const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/run-tests.ts', ...flags, path.relative(ROOT, folder)], {
@@ -39,9 +44,9 @@ async function run(env: Record<string, string>, flags: string[] = [], folder = d
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  assert.equal(status, 0, output);
+  if (mustPass) assert.equal(status, 0, output);
   const count = (name: string) => Number(new RegExp(`^ℹ ${name} (\\d+)$`, 'm').exec(output)?.[1]);
-  return { tests: count('tests'), pass: count('pass'), output };
+  return { status, tests: count('tests'), pass: count('pass'), output };
 }
 
 test('every test of a folder runs when its files share a process, the ones registered after a top-level await too', async () => {
@@ -49,6 +54,21 @@ test('every test of a folder runs when its files share a process, the ones regis
   const { tests, pass, output } = await run({});
   assert.equal(tests, 4, output);
   assert.equal(pass, 4, output);
+});
+
+test('a file that declares tests and reports no result fails the run, named: its tests were lost, not passed', async () => {
+  // a folder of its own, beside the three files' (the other tests run over all of theirs)
+  const lost = `${dir}-lost`;
+  after(() => fs.rmSync(lost, { recursive: true, force: true }));
+  fs.mkdirSync(lost, { recursive: true });
+  fs.writeFileSync(path.join(lost, 'kept.test.ts'), [`import { test } from 'node:test';`, `test('kept', () => {});`].join('\n'));
+  // what a lost file looks like to the runner: tests written, none reported
+  fs.writeFileSync(path.join(lost, 'gone.test.ts'), [`import { test } from 'node:test';`, `if (process.env.NEVER) test('gone', () => {});`].join('\n'));
+  const { status, tests, output } = await run({}, [], lost, false);
+  assert.equal(tests, 1, output);
+  assert.notEqual(status, 0, output);
+  assert.match(output, /1 test file\(s\) reported no result[^]*lost[\\/]gone\.test\.ts/);
+  assert.doesNotMatch(output, /kept\.test\.ts\n/);
 });
 
 test('every test runs when each file has a process of its own (TEST_GROUPS=0), and each file’s seconds are recorded', async () => {

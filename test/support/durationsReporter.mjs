@@ -16,10 +16,17 @@ export default async function* durations(source) {
     // none yet
   }
   const seconds = {};
+  // the files that reported a result, for the runner to tell a file whose results never came (AGENTPLANE_TEST_REPORTED)
+  const reportedTo = process.env.AGENTPLANE_TEST_REPORTED;
+  const reported = new Set();
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
     // a compiled copy (scripts/compileTests.ts) is recorded as the test file it was compiled from
     const file = path.relative(process.cwd(), event.data.file).replace(/^\.cache[\\/]test-js[\\/][^\\/]+[\\/](.*)\.js$/, '$1.ts');
+    if (reportedTo && !reported.has(file)) {
+      reported.add(file);
+      write(reportedTo, [...reported]);
+    }
     // a suite declared in a shared module (test/conformance/local.ts) is reported under that
     // module, not under the file that ran it: that file keeps its kept record instead
     if (!file.endsWith('.test.ts')) continue;
@@ -33,9 +40,9 @@ export default async function* durations(source) {
 }
 
 /** Written whole and then renamed: CI may run two suites at once, and the other's reporter must never read a half-written record. */
-function write(record, recorded) {
+function write(record, value) {
   fs.mkdirSync(path.dirname(record), { recursive: true });
   const written = `${record}.${process.pid}`;
-  fs.writeFileSync(written, JSON.stringify(recorded, null, 2) + '\n');
+  fs.writeFileSync(written, JSON.stringify(value, null, 2) + '\n');
   fs.renameSync(written, record);
 }
