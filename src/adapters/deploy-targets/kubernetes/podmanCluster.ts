@@ -242,7 +242,7 @@ export class PodmanCluster implements Cluster {
    * it be), waits until it accepts connections, and answers its pod's address.
    */
   private async playDatabase(deploymentId: string, database: Manifest, say: (line: string) => void): Promise<string> {
-    const file = path.join(this.options.root, deploymentId, 'database.yaml');
+    const file = this.databaseFile(deploymentId);
     const yaml = manifestsAsYaml([database]);
     const pod = `${database.metadata.name}-pod-0`;
     const running = fs.existsSync(file) && fs.readFileSync(file, 'utf8') === yaml && (await this.address(pod)) !== null;
@@ -319,7 +319,7 @@ export class PodmanCluster implements Cluster {
       const names = objectNames(deploymentId);
       const lines = await this.tail(`${names.server}-pod-0-server`);
       // a server that cannot use its database says so; why the database refuses is in the database's own lines
-      const database = fs.existsSync(path.join(this.options.root, deploymentId, 'database.yaml')) ? await this.tail(`${names.database}-pod-0-postgres`) : [];
+      const database = fs.existsSync(this.databaseFile(deploymentId)) ? await this.tail(`${names.database}-pod-0-postgres`) : [];
       return {
         state: 'pending',
         reason: `the server does not answer /ok yet${lines.length ? `; its last lines: ${lines.join(' | ')}` : ''}${database.length ? `; its database's last lines: ${database.join(' | ')}` : ''}`,
@@ -333,7 +333,7 @@ export class PodmanCluster implements Cluster {
   }
 
   async remove(deploymentId: string): Promise<void> {
-    for (const file of [this.playedFile(deploymentId), path.join(this.options.root, deploymentId, 'database.yaml')])
+    for (const file of [this.playedFile(deploymentId), this.databaseFile(deploymentId)])
       if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
     // whatever kube down left (a pod of an interrupted play)
     for (const pod of this.podNames(deploymentId)) await this.podman(['pod', 'rm', '--force', '--ignore', pod]);
@@ -403,5 +403,10 @@ export class PodmanCluster implements Cluster {
 
   private playedFile(deploymentId: string): string {
     return path.join(this.options.root, deploymentId, 'played.yaml');
+  }
+
+  /** The deployment's PostgreSQL as played (see playDatabase). */
+  private databaseFile(deploymentId: string): string {
+    return path.join(this.options.root, deploymentId, 'database.yaml');
   }
 }
