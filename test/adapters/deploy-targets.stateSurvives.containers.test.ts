@@ -93,6 +93,44 @@ function steps(server: TestServer) {
   return { patch, refused, create };
 }
 
+/**
+ * What podman knows of a kube-local deployment's pods when a step fails: each container's
+ * state, restarts and address, and the last lines of its database and server. A CI run (stop
+ * 81) saw its first write answered 503 "the database system is starting up" two seconds after
+ * the revision was DEPLOYED, and its output held nothing else to say why.
+ */
+function kubeLocalState(id: string): string {
+  const read = (...args: string[]) => {
+    try {
+      return podman(...args);
+    } catch (error) {
+      return `(podman ${args[0]}: ${(error as Error).message.split('\n')[0]})`;
+    }
+  };
+  const containers = read('ps', '--all', '--filter', `name=agentplane-${id}`, '--format', '{{.Names}}').split('\n').filter(Boolean);
+  const states = containers.map(
+    (name) =>
+      `${name}: ${read('inspect', name, '--format', 'state {{.State.Status}} exit {{.State.ExitCode}} oom {{.State.OOMKilled}} restarts {{.RestartCount}} started {{.State.StartedAt}} finished {{.State.FinishedAt}}')}`,
+  );
+  const tail = (name: string) => read('logs', '--timestamps', '--tail', '80', name);
+  return [
+    ...states,
+    `the database's last lines:\n${tail(`agentplane-${id}-db-pod-0-postgres`)}`,
+    `the server's last lines:\n${tail(`agentplane-${id}-pod-0-server`)}`,
+  ].join('\n');
+}
+
+/** `steps` with what podman knows of the deployment added to the failure of any. */
+async function explained<T>(id: () => string | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const known = id();
+    if (known && error instanceof Error) error.message += `\n--- kube-local's pods of ${known} ---\n${kubeLocalState(known)}`;
+    throw error;
+  }
+}
+
 /** Until the deployment's URL answers /ok again. */
 const answering = (url: string) =>
   until(`${url} to answer`, async () => ((await fetch(`${url}/ok`, { signal: AbortSignal.timeout(5000) }).catch(() => null))?.ok ? true : undefined), 120_000);
@@ -153,33 +191,37 @@ test(
     });
     servers.push(server);
     const { patch, refused, create } = steps(server);
-    const { id, client, url } = await create({
-      source_config: { resource_spec: { min_scale: 1, memory_mb: 256 } },
-      source_revision_config: { image_uri: image },
+    // the deployment made by this test, once there is one
+    const deployment = () => made.find((m) => m.server === server)?.id;
+    await explained(deployment, async () => {
+      const { id, client, url } = await create({
+        source_config: { resource_spec: { min_scale: 1, memory_mb: 256 } },
+        source_revision_config: { image_uri: image },
+      });
+      const kept = await makeState(client);
+      const ids = kept.threads.map((t) => t.id);
+      // the data is in the deployment's own PostgreSQL pod, not in the server's container
+      assert.equal(podman('inspect', `agentplane-${id}-db-pod-0-postgres`, '--format', '{{.State.Status}}'), 'running');
+
+      await patch(id, { source_revision_config: { image_uri: image } });
+      assert.deepEqual(await readState(client, ids), kept, 'after a new revision');
+      // several pods would each publish the one host port: refused at the API with the reason, not 120 s later
+      const tooMany = await refused(id, { source_config: { resource_spec: { min_scale: 2 } } });
+      assert.deepEqual(tooMany[0].loc, ['source_config', 'resource_spec', 'min_scale']);
+      assert.match(tooMany[0].msg, /one pod per workload/);
+      // an autoscaler up to 2 (played at its minimum), then back to 1: the same database throughout
+      await patch(id, { source_config: { resource_spec: { min_scale: 1, max_scale: 2, memory_mb: 256 } } });
+      assert.deepEqual(await readState(client, ids), kept, 'scaled to 2');
+      await patch(id, { source_config: { resource_spec: { min_scale: 1, max_scale: 1, memory_mb: 256 } } });
+      assert.deepEqual(await readState(client, ids), kept, 'scaled back to 1');
+
+      // the server's pod stopped and started again (new processes, the same database), given
+      // Kubernetes' default 30 s to stop (podman's own is 10 s: under CI's load a server still
+      // closing was killed, and its pod did not answer within 120 s after — not yet understood)
+      podman('pod', 'stop', '-t', '30', `agentplane-${id}-pod-0`);
+      podman('pod', 'start', `agentplane-${id}-pod-0`);
+      await answering(url);
+      assert.deepEqual(await readAgain(client, ids), kept, 'after the pod restarted');
     });
-    const kept = await makeState(client);
-    const ids = kept.threads.map((t) => t.id);
-    // the data is in the deployment's own PostgreSQL pod, not in the server's container
-    assert.equal(podman('inspect', `agentplane-${id}-db-pod-0-postgres`, '--format', '{{.State.Status}}'), 'running');
-
-    await patch(id, { source_revision_config: { image_uri: image } });
-    assert.deepEqual(await readState(client, ids), kept, 'after a new revision');
-    // several pods would each publish the one host port: refused at the API with the reason, not 120 s later
-    const tooMany = await refused(id, { source_config: { resource_spec: { min_scale: 2 } } });
-    assert.deepEqual(tooMany[0].loc, ['source_config', 'resource_spec', 'min_scale']);
-    assert.match(tooMany[0].msg, /one pod per workload/);
-    // an autoscaler up to 2 (played at its minimum), then back to 1: the same database throughout
-    await patch(id, { source_config: { resource_spec: { min_scale: 1, max_scale: 2, memory_mb: 256 } } });
-    assert.deepEqual(await readState(client, ids), kept, 'scaled to 2');
-    await patch(id, { source_config: { resource_spec: { min_scale: 1, max_scale: 1, memory_mb: 256 } } });
-    assert.deepEqual(await readState(client, ids), kept, 'scaled back to 1');
-
-    // the server's pod stopped and started again (new processes, the same database), given
-    // Kubernetes' default 30 s to stop (podman's own is 10 s: under CI's load a server still
-    // closing was killed, and its pod did not answer within 120 s after — not yet understood)
-    podman('pod', 'stop', '-t', '30', `agentplane-${id}-pod-0`);
-    podman('pod', 'start', `agentplane-${id}-pod-0`);
-    await answering(url);
-    assert.deepEqual(await readAgain(client, ids), kept, 'after the pod restarted');
   },
 );

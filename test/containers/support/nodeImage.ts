@@ -36,12 +36,12 @@ const SCRIPTS: Record<string, string> = {
   'init.js': `require('fs').writeFileSync(process.env.OUT_FILE, process.env.GREETING + '\\n'); console.log('init wrote', process.env.OUT_FILE);`,
   // sidecar: keeps writing a heartbeat into the shared volume while it runs
   'sidecar.js': `const fs = require('fs'); const beat = () => fs.writeFileSync(process.env.BEAT_FILE, new Date().toISOString() + '\\n'); beat(); setInterval(beat, 1000); console.log('sidecar running'); process.on('SIGTERM', () => process.exit(0));`,
-  // main container: answers /ok as an agent server does and serves files of the shared volume
+  // main container: answers /ok as an agent server does (with ?check_db=1 too: it keeps nothing in a database) and serves files of the shared volume
   'main.js': `
 const http = require('http'); const fs = require('fs'); const path = require('path');
 const dir = process.env.SHARED_DIR || '/shared';
 http.createServer((req, res) => {
-  if (req.url === '/ok') { res.setHeader('content-type', 'application/json'); return res.end(JSON.stringify({ ok: true, role: process.env.AGENTPLANE_ROLE || 'server' })); }
+  if (req.url.split('?')[0] === '/ok') { res.setHeader('content-type', 'application/json'); return res.end(JSON.stringify({ ok: true, role: process.env.AGENTPLANE_ROLE || 'server' })); }
   if (req.url.startsWith('/env/')) return res.end(process.env[req.url.slice(5)] ?? '');
   if (req.url.startsWith('/files/')) {
     try { return res.end(fs.readFileSync(path.join(dir, path.basename(req.url)))); } catch { res.statusCode = 404; return res.end('missing'); }

@@ -22,13 +22,14 @@
 // - the pod's restartPolicy is OnFailure (podman restarts init containers with the pod's
 //   Always, and a finished init container then never leaves); native sidecars (init containers
 //   with restartPolicy Always) run beside the main container; probes are dropped (podman turns a
-//   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself),
+//   liveness probe into a systemd timer, which this deployer does without: it polls /ok itself,
+//   with check_db=1 when it plays the database, and waits for the database to serve its login),
 //   and so is the preStop wait (no Service routes to a played pod: nothing to wait out).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import YAML from 'yaml';
 import { freePort } from '../shared/probes.ts';
 import type { Cluster, RolloutState } from './cluster.ts';
@@ -42,20 +43,44 @@ const PLAYED = new Set(['Deployment', 'PersistentVolumeClaim']);
 /** How long the deployment's PostgreSQL has to accept connections (its first start initialises its volume). */
 const DATABASE_START_MS = 60_000;
 
-/** Whether something listens at host:port. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 1000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
+/** How the deployment's server logs in to its database: the database container's own variables. */
+export interface DatabaseLogin {
+  user: string;
+  database: string;
+  password: string;
+}
+
+export function databaseLogin(database: Manifest, secrets: Manifest[]): DatabaseLogin {
+  const env = ((database.spec as { template: Pod }).template.spec.containers[0]?.env ?? []) as EnvVar[];
+  const value = (name: string) => {
+    const variable = env.find((v) => v.name === name);
+    const ref = variable?.valueFrom?.secretKeyRef;
+    if (!ref) return variable?.value;
+    return (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
+  };
+  const user = value('POSTGRES_USER') ?? 'postgres';
+  return { user, database: value('POSTGRES_DB') ?? user, password: value('POSTGRES_PASSWORD') ?? '' };
+}
+
+/**
+ * Why the database at host:port does not serve the deployment's login yet, or null once it does. A
+ * port that accepts is not enough: PostgreSQL listens before its startup has finished, and
+ * answers "the database system is starting up" (57P03) meanwhile; this is what the rendered
+ * readinessProbe's pg_isready waits out on a cluster, and a login also proves pg_hba lets the
+ * pods' network in.
+ */
+export async function notServing(host: string, port: number, login: DatabaseLogin): Promise<string | null> {
+  const client = new pg.Client({ host, port, ...login, connectionTimeoutMillis: 2000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 export interface PodmanTargetOptions {
@@ -227,7 +252,7 @@ export class PodmanCluster implements Cluster {
     }
     await this.ownVolumes([...played, ...(database ? [database] : [])]);
     if (database) {
-      const address = await this.playDatabase(deploymentId, database, say);
+      const address = await this.playDatabase(deploymentId, database, databaseLogin(database, secrets), say);
       // what a cluster's DNS does for the database's Service
       for (const workload of played.filter((m) => m.kind === 'Deployment'))
         (workload.spec as { template: { spec: Record<string, unknown> } }).template.spec.hostAliases = [{ ip: address, hostnames: [names.database] }];
@@ -239,9 +264,9 @@ export class PodmanCluster implements Cluster {
 
   /**
    * Plays the deployment's PostgreSQL unless it runs as rendered already (a new revision leaves
-   * it be), waits until it accepts connections, and answers its pod's address.
+   * it be), waits until it serves the deployment's login, and answers its pod's address.
    */
-  private async playDatabase(deploymentId: string, database: Manifest, say: (line: string) => void): Promise<string> {
+  private async playDatabase(deploymentId: string, database: Manifest, login: DatabaseLogin, say: (line: string) => void): Promise<string> {
     const file = this.databaseFile(deploymentId);
     const yaml = manifestsAsYaml([database]);
     const pod = `${database.metadata.name}-pod-0`;
@@ -253,13 +278,18 @@ export class PodmanCluster implements Cluster {
       await this.podman(['kube', 'play', file]);
     }
     const deadline = Date.now() + DATABASE_START_MS;
+    let refusal = 'its pod has no address yet';
     for (;;) {
       const address = await this.address(pod);
-      if (address && (await accepts(address, DATABASE_PORT))) return address;
+      if (address) {
+        const why = await notServing(address, DATABASE_PORT, login);
+        if (why === null) return address;
+        refusal = why;
+      }
       const exited = (await this.containers(pod)).find((c) => c.State === 'exited');
       if (exited || Date.now() > deadline) {
         const name = exited?.Names[0] ?? `${pod}-postgres`;
-        const why = exited ? `exited with code ${exited.ExitCode}` : `did not accept connections within ${DATABASE_START_MS / 1000} s`;
+        const why = exited ? `exited with code ${exited.ExitCode}` : `did not serve the deployment's login within ${DATABASE_START_MS / 1000} s (${refusal})`;
         throw new Error(`the deployment's PostgreSQL (container ${name}) ${why}: ${(await this.tail(name)).join(' | ')}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -310,10 +340,13 @@ export class PodmanCluster implements Cluster {
       if (waiting) return { state: 'pending', reason: `container ${waiting.Names[0]} is ${waiting.State}` };
     }
     const url = `http://127.0.0.1:${await this.hostPort(deploymentId)}`;
+    // ready once it serves and its database answers it (a database played beside it may still
+    // be starting, or starting again): a revision DEPLOYED takes writes
+    const probe = fs.existsSync(this.databaseFile(deploymentId)) ? '/ok?check_db=1' : '/ok';
     try {
-      const res = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(2000) });
+      const res = await fetch(`${url}${probe}`, { signal: AbortSignal.timeout(2000) });
       if (res.status === 200) return { state: 'ready', url };
-      return { state: 'pending', reason: `the server answers /ok with ${res.status}` };
+      return { state: 'pending', reason: `the server answers ${probe} with ${res.status}: ${(await res.text()).slice(0, 300)}` };
     } catch {
       // the cause (a database it cannot reach, a graph it cannot load) is in its own output
       const names = objectNames(deploymentId);
