@@ -60,26 +60,34 @@ export class Threads implements ThreadService {
   private readonly mine = (t: ThreadRecord) => ownerOf(t) === this.owner;
 
   async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
-    const threadId = body.thread_id ?? uuid4();
+    // an id made here is new: no other request can know it yet, to hold its lock or to have
+    // stored a thread under it (a random UUID), so neither is asked (most creates name none)
+    const threadId = body.thread_id ?? null;
+    if (threadId === null) return this.insert(uuid4(), body);
     return this.deps.locks.run(threadId, async () => {
       const existing = await this.deps.threads.get(threadId);
       if (existing) {
         // ids are one space for every owner: another's is taken, and nothing more is said of it
         return body.if_exists === 'do_nothing' && this.mine(existing) ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
       }
-      const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner), ...ttlSetting(body.ttl) };
-      await this.deps.threads.insert(record);
-      if (body.supersteps?.length) {
-        const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
-        if (applied && !applied.ok) {
-          // the thread is created with its supersteps or not at all
-          await this.remove(threadId);
-          return fail('invalid', applied.failure.detail);
-        }
-        return ok(await this.view(record));
-      }
-      return ok(toApiThread(record, null));
+      return this.insert(threadId, body);
     });
+  }
+
+  /** Stores a new thread under `threadId`, with the request's supersteps if any. */
+  private async insert(threadId: string, body: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
+    const record: ThreadRecord = { ...newThread(threadId, (body.metadata as Record<string, unknown>) ?? {}, this.owner), ...ttlSetting(body.ttl) };
+    await this.deps.threads.insert(record);
+    if (body.supersteps?.length) {
+      const applied = await this.deps.checkpoints.applySupersteps(record, body.supersteps);
+      if (applied && !applied.ok) {
+        // the thread is created with its supersteps or not at all
+        await this.remove(threadId);
+        return fail('invalid', applied.failure.detail);
+      }
+      return ok(await this.view(record));
+    }
+    return ok(toApiThread(record, null));
   }
 
   async get(threadId: string, include: { ttl?: boolean } = {}): Promise<Outcome<Thread, 'not_found'>> {
