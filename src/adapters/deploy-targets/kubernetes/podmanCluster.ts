@@ -43,6 +43,11 @@ const PLAYED = new Set(['Deployment', 'PersistentVolumeClaim']);
 /** How long the deployment's PostgreSQL has to accept connections (its first start initialises its volume). */
 const DATABASE_START_MS = 60_000;
 
+/** The value a `secretKeyRef` names among the rendered Secrets, as Kubernetes would put it in a variable. */
+function secretValue(secrets: Manifest[], ref: { name: string; key: string }): string | undefined {
+  return (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
+}
+
 /** How the deployment's server logs in to its database: the database container's own variables. */
 export interface DatabaseLogin {
   user: string;
@@ -55,8 +60,7 @@ export function databaseLogin(database: Manifest, secrets: Manifest[]): Database
   const value = (name: string) => {
     const variable = env.find((v) => v.name === name);
     const ref = variable?.valueFrom?.secretKeyRef;
-    if (!ref) return variable?.value;
-    return (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
+    return ref ? secretValue(secrets, ref) : variable?.value;
   };
   const user = value('POSTGRES_USER') ?? 'postgres';
   return { user, database: value('POSTGRES_DB') ?? user, password: value('POSTGRES_PASSWORD') ?? '' };
@@ -168,8 +172,6 @@ type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { nam
  * it is private to the control plane, as the podman secrets are.
  */
 function expandDependentVariables(pod: Pod['spec'], secrets: Manifest[]): void {
-  const secretValue = (ref: { name: string; key: string }) =>
-    (secrets.find((s) => s.metadata.name === ref.name)?.stringData as Record<string, string> | undefined)?.[ref.key];
   for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
     const known = new Map<string, string>();
     for (const variable of (container.env ?? []) as EnvVar[]) {
@@ -177,7 +179,7 @@ function expandDependentVariables(pod: Pod['spec'], secrets: Manifest[]): void {
         variable.value = variable.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => known.get(name) ?? whole);
         known.set(variable.name, variable.value);
       } else if (variable.valueFrom?.secretKeyRef) {
-        const value = secretValue(variable.valueFrom.secretKeyRef);
+        const value = secretValue(secrets, variable.valueFrom.secretKeyRef);
         if (value !== undefined) known.set(variable.name, value);
       }
     }
