@@ -40,14 +40,15 @@ const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differ
  * name a suite that must not run compiled, should one come.
  */
 const COMPILED_SUITES = new Set(['release', 'containers', 'e2e', 'faults', 'conformance', 'differential']);
-const DURATIONS_REPORTER = new URL('../test/support/durationsReporter.mjs', import.meta.url).href;
-/** Seconds per file of one full run (refreshed 2026-11-27 from .cache/test-durations.json), for a clone that has no record of its own yet. */
-const KEPT_DURATIONS = 'test/support/test-durations.json';
-/** Seconds per file of the last run here (written by the durations reporter). */
-const RECORDED_DURATIONS = '.cache/test-durations.json';
-
-/** The two records merged, read once (the grouping and the order both use them). */
-let durationsRead: Record<string, number> | undefined;
+/** Records which files reported a result (see filesWithoutResults). */
+const REPORTED_REPORTER = new URL('../test/support/reportedFilesReporter.mjs', import.meta.url).href;
+/**
+ * The order the suites' files start in when a walk takes several: the release and container
+ * files build images or install the packed package (minutes each), so they start first and the
+ * walk does not end on one of them running alone while the other slots sit idle; npm test's
+ * files, seconds each, last. A fixed rule of what each suite does, not a record of past runs.
+ */
+const START_ORDER = ['release', 'containers', 'faults', 'e2e', 'differential', 'conformance', ''];
 
 const args = process.argv.slice(2);
 /**
@@ -84,7 +85,7 @@ if (LIST) {
 }
 /** This run's entry files (see gatedEntry), a folder per run: two runs in one checkout never share one. */
 const ENTRIES = path.resolve('.cache/test-groups', String(process.pid));
-const files = slowestFirst(process.env.TEST_GROUPS === '0' ? found.map((file) => [file]) : grouped(found)).map(gatedEntry);
+const files = byStartOrder(found).map(gatedEntry);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
   console.log(`no test files under ${roots.join(', ') || 'test'}: nothing to run`);
@@ -92,81 +93,32 @@ if (files.length === 0) {
 }
 
 /**
- * Short test files share a process, a few per folder. A test process that imports the test
- * server spends ~1.7 CPU-s on its imports before its first test, compiled (~4.5 through tsx;
- * Node 20 has neither a compile cache nor --test-isolation=none), which for a file of small
- * tests is most of its cost: over test/domain, alternated, two rounds, grouped 56 and 44 CPU-s,
- * each file alone 73 and 69 (through tsx, grouped: 87 and 68). A group is an entry file
- * (gatedEntry) that imports its members in turn, so their tests run one after another in one
- * process as they would alone. Left out, and run in
- * a process of their own: files that are slow anyway (their own slot keeps the run's tail
- * short), files with per-test hooks at the top level (beforeEach/afterEach would wrap every
- * member's tests; a top-level before/after runs once in the shared process, its file's
- * server or database simply living until the group ends), and files
- * that touch the process itself (its environment, exit, signal handlers, faked clocks).
- * TEST_GROUPS=0 runs every file alone.
+ * The entry file a test process runs: it imports its test file, and no test starts before the
+ * file has loaded (a root beforeEach that waits for it). Without that gate, a file's tests registered after a top-level await (a
+ * server started, a database made) could be lost once the tests registered before them had
+ * finished: with --test-force-exit the process ends once the root's tests have, silently, no
+ * failure counted (seen when files shared a process: 533 of 540 tests reported over
+ * test/domain, 0 failed). test/scripts/run-tests.test.ts holds the runner to it.
  */
-function grouped(candidates: string[]): string[][] {
-  const seconds = durations();
-  const ownProcess = (file: string) =>
-    (seconds[path.normalize(file)] ?? 0) >= 8 ||
-    /^(beforeEach|afterEach)\(|process\.env(\.[A-Z_]+|\[[^\]]+\]) *=[^=]|delete process\.env|process\.chdir|process\.exit|process\.on\(|mock\.(method|timers)/m.test(
-      fs.readFileSync(file, 'utf8'),
-    );
-  const alone = candidates.filter(ownProcess);
-  const byFolder = new Map<string, string[]>();
-  for (const file of candidates.filter((f) => !ownProcess(f))) byFolder.set(path.dirname(file), [...(byFolder.get(path.dirname(file)) ?? []), file]);
-  const groups: string[][] = [];
-  for (const members of byFolder.values()) {
-    if (members.length === 1) {
-      alone.push(members[0]);
-      continue;
-    }
-    // groups of about 30 s of tests by the record (5 s for a file without one)
-    let group: string[] = [];
-    let total = 0;
-    const flush = () => {
-      if (group.length > 0) groups.push(group);
-      group = [];
-      total = 0;
-    };
-    for (const file of members) {
-      group.push(file);
-      total += seconds[path.normalize(file)] ?? 5;
-      if (total >= 30) flush();
-    }
-    flush();
-  }
-  return [...alone.map((file) => [file]), ...groups];
-}
-
-/**
- * The entry file a test process runs: it imports its members (one test file, or a group) in
- * turn, and no test starts before the last of them has loaded. Without that gate, a test file
- * whose tests register after a top-level await (a server started, a database made) lost them
- * whenever the tests registered before had already finished: with --test-force-exit the
- * process ends once the root's tests have, and a group member waiting on such an await was
- * dropped with its tests, silently, no failure counted (seen: 533 of 540 tests reported over
- * test/domain, 0 failed). test/scripts/runTests.test.ts holds the runner to it.
- */
-function gatedEntry(members: string[], rank: number): string {
+function gatedEntry(file: string, rank: number): string {
   fs.mkdirSync(ENTRIES, { recursive: true });
-  const first = members[0];
   // node's runner starts the files it is given in the order of their names, not in the order
-  // given: the rank leads the name so that the slowest start first (see slowestFirst)
-  const name = `${String(rank).padStart(4, '0')}-${path.dirname(first).replace(/[\\/]/g, '-')}-${members.length === 1 ? path.basename(first, '.test.ts') : 'group'}.test.ts`;
+  // given: the rank leads the name so that they start in START_ORDER's order
+  const name = `${String(rank).padStart(4, '0')}-${path.dirname(file).replace(/[\\/]/g, '-')}-${path.basename(file)}`;
   const entry = path.join(ENTRIES, name);
-  const imports = members.map((f) => `await import(${JSON.stringify(path.relative(ENTRIES, path.resolve(f)).split(path.sep).join('/'))});`);
+  const target = JSON.stringify(path.relative(ENTRIES, path.resolve(file)).split(path.sep).join('/'));
   fs.writeFileSync(
     entry,
     [
-      `// members: ${members.join(', ')}`,
-      `import { before } from 'node:test';`,
+      `// runs ${file}`,
+      `import { beforeEach } from 'node:test';`,
       `let loaded: () => void = () => {};`,
       `const allLoaded = new Promise<void>((resolve) => (loaded = resolve));`,
-      `before(() => allLoaded);`,
+      // each test waits (once: the promise is settled after), not the root: a root \`before\`
+      // in a file that registers no test keeps Node 20's process spinning under --test-force-exit
+      `beforeEach(() => allLoaded);`,
       `try {`,
-      ...imports.map((line) => `  ${line}`),
+      `  await import(${target});`,
       `} finally {`,
       `  loaded();`,
       `}`,
@@ -190,22 +142,10 @@ function filesWithoutResults(files: string[], reportedFile: string): string[] {
   return files.filter((file) => !reported.has(path.relative(process.cwd(), path.resolve(file))) && declaresTests(file));
 }
 
-function durations(): Record<string, number> {
-  const read = (file: string): Record<string, number> => (fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>) : {});
-  // the record this run writes (AGENTPLANE_TEST_DURATIONS names another: the runner's own test)
-  durationsRead ??= { ...read(KEPT_DURATIONS), ...read(process.env.AGENTPLANE_TEST_DURATIONS ?? RECORDED_DURATIONS) };
-  return durationsRead;
-}
-
-/**
- * The files in the order they start: the slowest first (seconds from the last run's record,
- * else from the record kept in the repository), so the run does not end with one long file
- * running alone while the other slots sit idle. A file in neither record counts as middling.
- */
-function slowestFirst(groups: string[][]): string[][] {
-  const seconds = durations();
-  const guess = (members: string[]) => members.reduce((sum, file) => sum + (seconds[path.normalize(file)] ?? 5), 0);
-  return [...groups].sort((a, b) => guess(b) - guess(a) || a[0]!.localeCompare(b[0]!));
+/** The files in START_ORDER's order of their suites, by name within a suite. */
+function byStartOrder(candidates: string[]): string[] {
+  const rank = (file: string) => START_ORDER.indexOf(suiteOf(file));
+  return [...candidates].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
 const usesPostgres = process.env.AGENTPLANE_TEST_BACKEND === 'postgres' || found.some((f) => /support\/postgres\.ts/.test(fs.readFileSync(f, 'utf8')));
@@ -215,12 +155,10 @@ const env: Record<string, string> = {
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
   AGENTPLANE_VALIDATE_RESPONSES: process.env.AGENTPLANE_VALIDATE_RESPONSES ?? '1',
   [TEST_RUN_ENV]: run,
-  // a run of the runner's own test names a record of its own
-  AGENTPLANE_TEST_DURATIONS: process.env.AGENTPLANE_TEST_DURATIONS ?? path.resolve(RECORDED_DURATIONS),
   // the conformance suite at 10 random cases per property (its default is 40): every edge
   // case runs first whatever the depth, and they reach every documented outcome the suite can
   FUZZ_RUNS: process.env.FUZZ_RUNS ?? '10',
-  // the durations reporter lists there the files that reported a result (see filesWithoutResults)
+  // the reported-files reporter lists there the files that reported a result (see filesWithoutResults)
   AGENTPLANE_TEST_REPORTED: path.join(ENTRIES, 'reported.json'),
 };
 /** Stops the run's PostgreSQL, or on a server it did not start drops what the run left there. */
@@ -276,7 +214,7 @@ const child = spawn(
     '--test',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
-    `--test-reporter=${DURATIONS_REPORTER}`,
+    `--test-reporter=${REPORTED_REPORTER}`,
     '--test-reporter-destination=stdout',
     `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
     // a test process ends once its tests have: a handle a test left open (a connection
