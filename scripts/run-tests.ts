@@ -84,7 +84,7 @@ if (LIST) {
   process.exit(0);
 }
 /** This run's entry files (see gatedEntry), a folder per run: two runs in one checkout never share one. */
-const ENTRIES = path.resolve('.cache/test-groups', String(process.pid));
+const ENTRIES = path.resolve('.cache/test-entries', String(process.pid));
 const files = byStartOrder(found).map(gatedEntry);
 if (files.length === 0) {
   // a folder reserved for tests that are not written yet is not an error, but says so
@@ -94,9 +94,9 @@ if (files.length === 0) {
 
 /**
  * The entry file a test process runs: it imports its test file, and no test starts before the
- * file has loaded (a root beforeEach that waits for it). Without that gate, a file's tests registered after a top-level await (a
- * server started, a database made) could be lost once the tests registered before them had
- * finished: with --test-force-exit the process ends once the root's tests have, silently, no
+ * file has loaded (a root beforeEach that waits for it). Without that gate, a file's tests
+ * registered after a top-level await (a server started, a database made) could be lost once the
+ * tests registered before them had finished: with --test-force-exit the process ends once the root's tests have, silently, no
  * failure counted (seen when files shared a process: 533 of 540 tests reported over
  * test/domain, 0 failed). test/scripts/run-tests.test.ts holds the runner to it.
  */
