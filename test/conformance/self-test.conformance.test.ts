@@ -8,8 +8,8 @@ import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/pr
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import type { OperationHandler } from '../../src/runtime/pipeline.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { operationById } from './lib/contract.ts';
-import { validRequest } from './lib/generators.ts';
+import { httpOperations, operationById } from './lib/contract.ts';
+import { edgeRequests, validRequest } from './lib/generators.ts';
 import type { Target } from './lib/http.ts';
 import { checkProperty } from './lib/property.ts';
 import { checkSequences, statefulSettings, walkRoots } from './lib/stateful.ts';
@@ -54,6 +54,21 @@ async function validityFailure(target: Target, operationId: string) {
 describe('the conformance suite catches planted bugs', () => {
   after(async () => {
     for (const s of servers) await s.close();
+  });
+
+  // The edge requests name a thread "never created" once per operation. With one id for all, an
+  // earlier operation (a run with if_not_exists: create) created that thread, and a later one's
+  // documented 404 (patchThreadState's) was exercised only when the fuzzer happened to miss.
+  it('each operation names a thread never created of its own', () => {
+    const withThread = httpOperations.filter((op) => op.parameters.some((p) => p.in === 'path' && p.name === 'thread_id'));
+    const unknown = withThread.map((op) => {
+      const example = op.parameters.find((p) => p.name === 'thread_id')!.example;
+      const ids = new Set(edgeRequests(op).map((req) => req.path.thread_id).filter((id) => id !== example));
+      assert.equal(ids.size, 1, `${op.operationId}: ${[...ids].join(', ')}`);
+      return [...ids][0];
+    });
+    assert.ok(withThread.some((op) => op.operationId === 'patchThreadState'));
+    assert.equal(new Set(unknown).size, unknown.length);
   });
 
   // A reply is written from its schema (replySerializers.ts), which turns a value of the wrong

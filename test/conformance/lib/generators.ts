@@ -124,7 +124,10 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
   for (const p of op.parameters.filter((x) => x.in === 'header' && !x.required)) {
     for (const v of edgeValues(op, p)) if (HEADER_SAFE.test(String(v))) headerVariants.push({ ...base, headers: { [p.name]: String(v) } });
   }
-  // and once for a resource that was never created (path values sampled from their schemas)
+  // and once for a resource that was never created (path values sampled from their schemas), with a
+  // seed of this operation's own: with one seed for all, every operation named the same "unknown"
+  // thread, which an earlier one had created (a run with if_not_exists: create), so a later
+  // operation's 404 (patchThreadState's) was left to the fuzzer's luck
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const unknown = pathParams.length
     ? [
@@ -135,7 +138,7 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
               p.name,
               fc.sample(
                 schemaArbitrary(op.doc, p.schema).filter((v) => /^[\w-]+$/.test(String(v))),
-                { numRuns: 1, seed: 11 },
+                { numRuns: 1, seed: seedOf(op) },
               )[0],
             ]),
           ),
@@ -166,4 +169,11 @@ export function edgeRequests(op: Operation, pool: Binding[] = []): HttpRequest[]
 /** A path value a URL client cannot send as itself: "." or ".." in any case or encoding. */
 export function isDotSegment(value: unknown): boolean {
   return /^(\.|%2e){1,2}$/i.test(String(value));
+}
+
+/** A seed of the operation's own (its operationId hashed), stable from run to run. */
+function seedOf(op: Operation): number {
+  let hash = 11;
+  for (const char of op.operationId) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash;
 }
