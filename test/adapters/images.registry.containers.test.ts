@@ -10,7 +10,7 @@ import path from 'node:path';
 import { freePort } from '../../scripts/freePort.ts';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../control-plane/support.ts';
-import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages } from '../containers/support.ts';
+import { CONTAINERS_CONF, echoProject, eventually, podman, removeImages, testEngine } from '../containers/support.ts';
 
 const REGISTRY = '/usr/bin/docker-registry';
 const KEY = `registry-${randomUUID()}`;
@@ -48,7 +48,10 @@ describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : 
     assert.match(build.stdout, /Pushed /);
     const catalog = (await (await fetch(`http://127.0.0.1:${port}/v2/_catalog`)).json()) as { repositories: string[] };
     assert.deepEqual(catalog.repositories, ['agentplane-test-push']);
-    podman('rmi', tag);
+    // the image only: its parents are the build cache, and a build running beside this test
+    // (the container files run in parallel) may be using one (podman then refuses, "in use")
+    podman('rmi', '--no-prune', tag);
+    assert.equal(await testEngine().hasImage(tag), false);
 
     controlPlane = await spawnServer(['--data', path.join(dir, 'data')], {
       AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`,

@@ -39,6 +39,9 @@ const TAIL_LINES = 15;
 
 /** How many times a build is tried when what it was using is removed under it. */
 const BUILD_ATTEMPTS = 3;
+/** How many times a listing is tried while images it meets are being removed, and the pause after the first (longer each time: 3 s in all). */
+const LIST_ATTEMPTS = 6;
+const LIST_PAUSE_MS = 200;
 /** What podman says when a layer or an intermediate image a build took from its cache has since been removed. */
 const VANISHED_DURING_BUILD = /\b(?:layer|image) not known\b/;
 
@@ -140,6 +143,8 @@ export class ContainerEngine {
    * failed because an image vanished while it was read: podman reads every image it lists,
    * and one removed meanwhile (another deployment's delete, a build's cleanup) fails the whole
    * listing "image not known" (CI of 2026-11-27: a deployment's delete beside a build test).
+   * A removal of several images takes a while, and three attempts in a row all met the same
+   * one (CI of 2026-11-29, container tests in parallel): so each attempt waits a little longer.
    */
   async listImages(filters: string[], options: { all?: boolean } = {}): Promise<string[]> {
     const args = ['images', ...(options.all ? ['--all'] : []), '--quiet', ...filters.flatMap((f) => ['--filter', f])];
@@ -148,7 +153,8 @@ export class ContainerEngine {
         return (await this.run(args)).split('\n').filter(Boolean);
       } catch (err) {
         const vanished = err instanceof EngineError && VANISHED_DURING_BUILD.test(err.output);
-        if (!vanished || attempt >= BUILD_ATTEMPTS) throw err;
+        if (!vanished || attempt >= LIST_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, LIST_PAUSE_MS * attempt));
       }
     }
   }
