@@ -63,7 +63,11 @@ describe('the conformance suite catches planted bugs', () => {
     const withThread = httpOperations.filter((op) => op.parameters.some((p) => p.in === 'path' && p.name === 'thread_id'));
     const unknown = withThread.map((op) => {
       const example = op.parameters.find((p) => p.name === 'thread_id')!.example;
-      const ids = new Set(edgeRequests(op).map((req) => req.path.thread_id).filter((id) => id !== example));
+      const ids = new Set(
+        edgeRequests(op)
+          .map((req) => req.path.thread_id)
+          .filter((id) => id !== example),
+      );
       assert.equal(ids.size, 1, `${op.operationId}: ${[...ids].join(', ')}`);
       return [...ids][0];
     });
