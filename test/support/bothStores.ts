@@ -7,17 +7,16 @@ import type { Store } from '../../src/domain/ports/store.ts';
 import { freshDatabaseUrl } from './postgres.ts';
 
 const opened: Store[] = [];
-let closing = false;
+// registered as the file loads, so it is the file's (the root's) hook: registered by the first
+// openStore, inside a test, it closed only what was open when that test ended, and the
+// PostgreSQL pools opened after held the process
+after(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
 
 export const BACKENDS = ['embedded', 'postgres'] as const;
 
 export async function openStore(backend: (typeof BACKENDS)[number]): Promise<Store> {
-  if (!closing) {
-    closing = true;
-    after(async () => {
-      for (const store of opened.splice(0)) await store.close();
-    });
-  }
   const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
   opened.push(store);
   return store;
