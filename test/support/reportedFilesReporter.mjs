@@ -14,12 +14,10 @@ export default async function* reportedFiles(source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
     // a compiled copy (scripts/compileTests.ts) is listed as the test file it was compiled from
     const file = path.relative(process.cwd(), event.data.file).replace(/^\.cache[\\/]test-js[\\/][^\\/]+[\\/](.*)\.js$/, '$1.ts');
-    if (!reportedTo || reported.has(file)) continue;
     reported.add(file);
-    // written as each file first reports, not once the run has: the runner's --test-force-exit
-    // ends the process as soon as the last test has, before a reporter's end is reached
-    write(reportedTo, [...reported]);
   }
+  // once, at the end of the run: the runner reads it after node's runner has exited
+  if (reportedTo) write(reportedTo, [...reported]);
 }
 
 /** Written whole and then renamed: the runner must never read a half-written list. */
