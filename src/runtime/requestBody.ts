@@ -114,10 +114,16 @@ export function parseBody(raw: string | undefined, required: boolean, maxDepth =
   return parsed;
 }
 
+/**
+ * The query's parameters, a repeated name as a list. An empty value (`?stream_mode=`, a bare
+ * `?stream_mode`) or name reads as absent (the spec's rule): clients send one for "not given"
+ * (LangChain's Python SDK, for every argument left `None`).
+ */
 export function parseQuery(search: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   if (!search) return query;
   for (const [key, value] of new URLSearchParams(search)) {
+    if (key === '' || value === '') continue;
     const prev = query[key];
     if (prev === undefined) query[key] = value;
     else query[key] = Array.isArray(prev) ? [...prev, value] : [prev, value];

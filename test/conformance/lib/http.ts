@@ -63,10 +63,11 @@ export function queryString(query: Record<string, unknown>): string {
   return s ? `?${s}` : '';
 }
 
-/** The query as the server reads it: strings, repeated names as arrays. */
+/** The query as the server reads it: strings, repeated names as arrays, an empty value (or name) as absent (the spec's rule). */
 export function wireQuery(query: Record<string, unknown>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of new URLSearchParams(queryString(query).slice(1))) {
+    if (k === '' || v === '') continue;
     const prev = out[k];
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
