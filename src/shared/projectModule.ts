@@ -1,7 +1,9 @@
-// Imports a module of the user's project (graphs, http.app, auth.path), TypeScript or not.
-// Compiled (the npm package, or dist/ in a clone) Node has no TypeScript loader, so the first
-// TypeScript file of the project registers tsx's loader, as running from the sources does
-// from the start. Globally, not in a tsx namespace: a namespace would load every library the
+// Imports a module of the user's project (graphs, http.app, auth.path, embeddings), as the
+// upstream dev server loads it, whatever its package's module type: TypeScript (.ts, .mts,
+// .cts) always through tsx's loader (typescriptLoader.ts), JavaScript as Node loads it and,
+// where Node cannot (a sibling imported as `./u1.ts` or `./u1`, a tsconfig `paths` alias, ES
+// syntax in a CommonJS package), through tsx's loader too, as upstream runs everything.
+// The loader is global, not in a tsx namespace: a namespace would load every library the
 // project imports (LangGraph, LangChain, zod: ~550 modules) a second time under its own URLs,
 // doubling start-up and memory and splitting module singletons such as LangGraph's schema
 // registry between the project's copy and agentplane's.
@@ -14,26 +16,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { packageName, packagesImportedBy } from './projectImports.ts';
+import { registerTypescriptLoader, typescriptLoaderRegistered } from './typescriptLoader.ts';
 
-const RUNNING_COMPILED = import.meta.url.endsWith('.js');
 const TYPESCRIPT_FILE = /\.(c|m)?tsx?$/;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-let typescriptLoader: Promise<void> | undefined;
-
 /**
- * tsx's ES module loader, registered once (a clone's sources run with it in place already),
- * after the libraries `files` import that can be loaded without it (see above).
+ * Node's failures to load a JavaScript module that tsx's loader may not have: a file or
+ * directory it does not resolve (`./u1`, `./u1.js` for `u1.ts`, an alias), a TypeScript
+ * extension, ES syntax where Node reads CommonJS or the reverse.
  */
-function loadTypescript(files: readonly string[]): Promise<void> {
-  typescriptLoader ??= (async () => {
-    for (const specifier of shippedLibraries(files)) {
-      // a library that fails here fails the project's own import the same way, with its message
-      await import(specifier).catch(() => undefined);
-    }
-    const { register } = await import('tsx/esm/api');
-    register();
-  })();
-  return typescriptLoader;
+const TSX_MAY_LOAD = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND', 'ERR_UNSUPPORTED_DIR_IMPORT', 'ERR_UNKNOWN_FILE_EXTENSION', 'ERR_REQUIRE_ESM']);
+/** The URL a module Node failed to load was loaded by through tsx: imported again, the same instance. */
+const loadedThroughTsx = new Map<string, string>();
+
+/** tsx's loader, registered once, after the libraries `files` import that can be loaded without it (see above). */
+async function loadTypescript(files: readonly string[]): Promise<void> {
+  if (typescriptLoaderRegistered()) return registerTypescriptLoader(files[0]);
+  for (const specifier of shippedLibraries(files)) {
+    // a library that fails here fails the project's own import the same way, with its message
+    await import(specifier).catch(() => undefined);
+  }
+  return registerTypescriptLoader(files[0]);
 }
 
 /**
@@ -67,12 +70,29 @@ function ownDependencies(): Set<string> {
  */
 export async function prepareProjectModules(files: readonly string[]): Promise<void> {
   const typescript = files.filter((file) => TYPESCRIPT_FILE.test(file));
-  if (RUNNING_COMPILED && typescript.length) await loadTypescript(typescript);
+  if (typescript.length) await loadTypescript(typescript);
 }
 
 export async function importProjectModule(file: string): Promise<Record<string, unknown>> {
-  if (RUNNING_COMPILED && TYPESCRIPT_FILE.test(file)) await loadTypescript([file]);
-  return import(pathToFileURL(file).href);
+  const url = loadedThroughTsx.get(file) ?? pathToFileURL(file).href;
+  if (TYPESCRIPT_FILE.test(file) || typescriptLoaderRegistered()) {
+    await loadTypescript([file]);
+    return import(url);
+  }
+  try {
+    return await import(url);
+  } catch (err) {
+    if (!tsxMayLoad(err)) throw err;
+    await loadTypescript([file]);
+    // a URL of its own: Node keeps the failed import's answer for the module's URL
+    const retried = `${url}?typescript-loader`;
+    loadedThroughTsx.set(file, retried);
+    return import(retried);
+  }
+}
+
+function tsxMayLoad(err: unknown): boolean {
+  return err instanceof SyntaxError || TSX_MAY_LOAD.has((err as NodeJS.ErrnoException)?.code ?? '');
 }
 
 /**
@@ -81,7 +101,7 @@ export async function importProjectModule(file: string): Promise<Record<string, 
  * agentplane's own. `projectFile` is a module of the project.
  */
 export async function importFromProject(url: string, projectFile: string): Promise<Record<string, unknown>> {
-  if (RUNNING_COMPILED && TYPESCRIPT_FILE.test(projectFile)) await loadTypescript([projectFile]);
+  if (TYPESCRIPT_FILE.test(projectFile)) await loadTypescript([projectFile]);
   return import(url);
 }
 
