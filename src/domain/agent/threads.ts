@@ -24,7 +24,7 @@ import { uuid4 } from './ids.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { newThread, ownerOf, toApiThread, type ThreadRecord, type ThreadTtlSetting } from './records.ts';
 import type { RunEngine } from './runEngine.ts';
-import { containsAll } from './search.ts';
+import { stateContains } from './stateContainment.ts';
 import type { CheckpointSelector, ThreadService } from './service.ts';
 import type { ThreadCheckpoints } from './threadCheckpoints.ts';
 import type { ThreadStateReader } from './threadState.ts';
@@ -105,7 +105,7 @@ export class Threads implements ThreadService {
     if (!query.values) return this.deps.threads.count(filter);
     let count = 0;
     for (const t of await this.deps.threads.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 }))
-      if (containsAll(await this.deps.stateReader.values(t), query.values as Record<string, unknown>)) count += 1;
+      if (stateContains(await this.deps.stateReader.values(t), query.values)) count += 1;
     return count;
   }
 
@@ -187,9 +187,10 @@ export class Threads implements ThreadService {
     let page: ThreadRecord[];
     if (query.values) {
       // the values are the state's, not the record's: every match is read, then filtered here
+      // (upstream's containment, stateContainment.ts)
       const matching: ThreadRecord[] = [];
       for (const t of await threads.search(filter, { sortBy, order, offset: 0 }))
-        if (containsAll(await stateReader.values(t), query.values as Record<string, unknown>)) matching.push(t);
+        if (stateContains(await stateReader.values(t), query.values)) matching.push(t);
       page = matching.slice(offset, offset + limit);
     } else {
       page = await threads.search(filter, { sortBy, order, offset, limit });

@@ -35,7 +35,13 @@ export function threadHandlers(threadsFor: (ctx: RequestContext) => ThreadServic
     },
     async searchThreads({ body }, ctx) {
       const threads = threadsFor(ctx);
-      return { status: 200, body: await threads.search(body ?? {}) };
+      const found = await threads.search(body ?? {});
+      const select = body?.select;
+      // as upstream: the thread's own fields among those named, in the thread's order
+      return {
+        status: 200,
+        body: select ? found.map((thread) => Object.fromEntries(Object.entries(thread).filter(([field]) => select.includes(field)))) : found,
+      };
     },
     async countThreads({ body }, ctx) {
       const threads = threadsFor(ctx);
