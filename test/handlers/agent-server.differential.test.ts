@@ -13,9 +13,18 @@ import { addressScenarios } from '../differential/addressScenarios.ts';
 import { protocolV2Scenarios } from '../differential/protocolV2Scenarios.ts';
 import { runFidelityScenarios } from '../differential/runFidelityScenarios.ts';
 import { corpusScenarios } from '../differential/corpusScenarios.ts';
+import { pythonSdkScenarios } from '../differential/pythonSdkScenarios.ts';
 
 const deliberate = readDeliberate();
-const all = [...scenarios, ...useStreamScenarios, ...authScenarios, ...addressScenarios, ...protocolV2Scenarios, ...runFidelityScenarios];
+const all = [
+  ...scenarios,
+  ...useStreamScenarios,
+  ...authScenarios,
+  ...addressScenarios,
+  ...protocolV2Scenarios,
+  ...runFidelityScenarios,
+  ...pythonSdkScenarios,
+];
 
 describe('differential: upstream JS dev server vs agentplane on the same project', { timeout: 600_000 }, () => {
   let servers: Servers;
