@@ -109,6 +109,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     leaseMs: options.runBackend.leaseMs,
     plain,
     checkpointer,
+    threadValues: (thread) => stateReader.currentValues(thread),
     execute,
     onWithdrawn: options.onWithdrawn,
     onThreadDiscarded: options.onThreadDiscarded,

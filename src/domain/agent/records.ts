@@ -23,12 +23,29 @@ export interface ThreadRecord {
   ttl?: ThreadTtlSetting;
   /** The sequence number of the thread's last protocol event of a finished run (protocol/events.ts); never part of the API object. */
   protocol_seq?: number;
+  /**
+   * The state's values as of the thread's last change (a run's end, a state update, a copy),
+   * null before its first run: a thread's record and its search answer these and never
+   * compute a state, which a graph's reducers may refuse. Absent on a thread stored before
+   * this field (ThreadStateReader.storedValues computes them then).
+   */
+  values?: Record<string, unknown> | null;
 }
 
 /** A new idle thread: created by createThread, or by a run on a thread that does not exist. */
 export function newThread(threadId: string, metadata: Record<string, unknown>, owner: string): ThreadRecord {
   const now = nowIso();
-  return { thread_id: threadId, ...(owner ? { owner } : {}), created_at: now, updated_at: now, metadata, status: 'idle', config: {}, interrupts: {} };
+  return {
+    thread_id: threadId,
+    ...(owner ? { owner } : {}),
+    created_at: now,
+    updated_at: now,
+    metadata,
+    status: 'idle',
+    config: {},
+    interrupts: {},
+    values: null,
+  };
 }
 
 export interface ThreadTtlSetting {

@@ -12,7 +12,7 @@ import type { WriteOp } from '../ports/store.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
 import { terminalLifecycle } from './protocol/lifecycle.ts';
-import { errorResult, toApiRun, type RunError, type RunRecord } from './records.ts';
+import { errorResult, toApiRun, type RunError, type RunRecord, type ThreadRecord } from './records.ts';
 import type { RunOutput } from './runContext.ts';
 import { FINAL_RUN_STATUSES, settleThread, transition, type RunEvent, type Transition } from './runStateMachine.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
@@ -36,6 +36,8 @@ export interface RunEndDeps {
   claims: RunClaims;
   /** What a run the platform cut short becomes (a new attempt, or `error` after the last). */
   interrupted(run: RunRecord, cause: RunError | null): RunRecord;
+  /** The thread's values as its checkpoints hold them now (ThreadStateReader.currentValues): never fails. */
+  threadValues(thread: ThreadRecord): Promise<Record<string, unknown> | null>;
 }
 
 /** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
@@ -90,6 +92,7 @@ export async function recordRunEnd(
   const ops: WriteOp[] = event.type === 'succeed' && output ? [...output.ops] : [];
   if (step.effects.some((e) => e.type === 'deleteCheckpoints')) ops.push(...(await checkpointer.deleteRunOps(run.thread_id, run.run_id)));
   const interrupts = event.type === 'succeed' && output ? output.interrupts : thread.interrupts;
+  const values = step.thread ? await valuesAtEnd(deps, thread, event, output, step) : thread.values;
   // the trace stays with the run's record: deleted with the run and its thread
   const withTrace = next && trace ? copyWith(next, { trace }) : next;
   const traced = withTrace && protocol ? copyWith(withTrace, { protocol_seq: { base: protocol.base, end: seqEnd! } }) : withTrace;
@@ -100,6 +103,7 @@ export async function recordRunEnd(
         copyWith(thread, {
           status: settleThread(step.thread, pendingOnThread > 0),
           interrupts,
+          values,
           updated_at: next?.updated_at ?? nowIso(),
           ...(seqEnd !== undefined ? { protocol_seq: seqEnd } : {}),
         }),
@@ -120,6 +124,25 @@ export async function recordRunEnd(
   told.error ||= error !== undefined || protocol !== undefined;
   const result = resultOf(step, output, error);
   if (result !== undefined) broker.setResult(run.run_id, result);
+}
+
+/**
+ * The values the thread's record keeps after the run (reads answer them, never computing a
+ * state): a successful run's own; a rolled-back run's thread keeps those from before it (its
+ * checkpoints go with this write); otherwise what its checkpoints hold, the last good ones
+ * when the graph's reducers refused the failed step's writes. A plain-function graph writes
+ * its state only with a successful end, so the others leave its values as they were.
+ */
+async function valuesAtEnd(
+  deps: RunEndDeps,
+  thread: ThreadRecord,
+  event: RunEvent,
+  output: RunOutput | undefined,
+  step: Transition,
+): Promise<Record<string, unknown> | null | undefined> {
+  if (event.type === 'succeed' && output) return output.values;
+  if (step.effects.some((e) => e.type === 'deleteCheckpoints')) return thread.values;
+  return deps.threadValues(thread);
 }
 
 /** `recorded`: the run as this server recorded its end (none when it did not: the thread went, or another replica took the run over). */

@@ -44,6 +44,8 @@ export interface EngineDeps {
   leaseMs: number;
   plain: PlainStateStore;
   checkpointer: StoreCheckpointer;
+  /** The thread's values as its checkpoints hold them now, stored on its record as a run ends (ThreadStateReader.currentValues). */
+  threadValues: RunEndDeps['threadValues'];
   execute: RunExecutor;
   /** Told of each pending run taken out of the queue unrun (cancelled, deleted with its thread). */
   onWithdrawn?: (runId: string) => void;
@@ -83,8 +85,8 @@ export class RunEngine {
   constructor(private readonly deps: EngineDeps) {
     const stopLocal = (runId: string, reason: StopReason) => this.stopLocal(runId, reason);
     this.renewal = new ClaimRenewal({ claims: deps.claims, log: deps.log, inFlight: this.inFlight, stopLocal });
-    const { records, broker, checkpointer, claims } = deps;
-    this.endDeps = { records, broker, checkpointer, claims, interrupted: (run, cause) => this.interrupted(run, cause) };
+    const { records, broker, checkpointer, claims, threadValues } = deps;
+    this.endDeps = { records, broker, checkpointer, claims, threadValues, interrupted: (run, cause) => this.interrupted(run, cause) };
   }
 
   /** How many runs are executing here now (metrics). */

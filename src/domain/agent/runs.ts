@@ -213,7 +213,7 @@ export class Runs implements RunService {
     const run = await this.deps.runs.get(runId);
     if ((run?.status === 'error' || run?.status === 'timeout') && run.error) return errorResult(run.error);
     const thread = await this.thread(threadId);
-    return (thread && (await this.deps.stateReader.values(thread))) ?? {};
+    return (thread && (await this.deps.stateReader.storedValues(thread))) ?? {};
   }
 
   async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback' = 'interrupt'): Promise<Outcome<Run, 'not_found'>> {

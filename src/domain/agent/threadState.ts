@@ -94,9 +94,52 @@ export class ThreadStateReader {
     return fromPlain(thread.thread_id, snapshot);
   }
 
-  /** The latest state (`GET /threads/{id}/state`). */
+  /**
+   * The latest state (`GET /threads/{id}/state`); never fails. LangGraph computes it by
+   * applying the pending writes of the latest step, which the graph's reducers may refuse
+   * (a message of an unknown role, a removal of a message that is not there: the run that
+   * wrote them failed on the same refusal). The state is then the latest checkpoint's as
+   * saved, the tasks whose writes were refused carrying the reducer's error, as getState
+   * shows a failed step; when even that cannot be read, the stored values (`state_error`).
+   */
   async latest(thread: ThreadRecord, options: { subgraphs?: boolean } = {}): Promise<ThreadState> {
-    return (await this.state(thread, options)) ?? EMPTY_STATE;
+    try {
+      return (await this.state(thread, options)) ?? EMPTY_STATE;
+    } catch (refused) {
+      const reason = reasonOf(refused);
+      try {
+        const saved = await this.latestAsSaved(thread, options);
+        if (saved) return withRefusedWrites(saved, reason);
+      } catch (unreadable) {
+        return storedState(thread, reasonOf(unreadable));
+      }
+      return storedState(thread, reason);
+    }
+  }
+
+  /** The latest checkpoint of the thread's LangGraph chain without its pending writes applied (as history shows it), or null. */
+  private async latestAsSaved(thread: ThreadRecord, options: { subgraphs?: boolean }): Promise<ThreadState | null> {
+    const graph = await this.langGraphOf(thread, await this.graph(thread));
+    if (!graph) return null;
+    const [newest] = await take(langGraphHistory(graph, thread.thread_id, { limit: 1 }), 1);
+    const checkpointId = newest?.checkpoint?.checkpoint_id;
+    // read again by its id for `subgraphs`: a state read at a checkpoint applies no pending writes
+    return checkpointId ? langGraphState(graph, thread.thread_id, { ...options, checkpointId }) : null;
+  }
+
+  /** The values a thread's record shows: those stored at its last change (computed for a record stored before they were). */
+  async storedValues(thread: ThreadRecord): Promise<Record<string, unknown> | null> {
+    return thread.values !== undefined ? thread.values : this.currentValues(thread);
+  }
+
+  /**
+   * The thread's current values, to store on its record when its state has changed; null
+   * before its first run. Never fails: when no checkpoint can be read (see latest), or none is
+   * found any more (its graph is no longer served), the values stored stay.
+   */
+  async currentValues(thread: ThreadRecord): Promise<Record<string, unknown> | null> {
+    const state = await this.latest(thread);
+    return state.checkpoint ? (state.values as Record<string, unknown>) : (thread.values ?? null);
   }
 
   /**
@@ -131,12 +174,18 @@ export class ThreadStateReader {
       },
     );
   }
+}
 
-  /** The thread's current values, or null before its first run. */
-  async values(thread: ThreadRecord): Promise<Record<string, unknown> | null> {
-    const state = await this.state(thread);
-    return state?.checkpoint ? (state.values as Record<string, unknown>) : null;
-  }
+const reasonOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** A state read without its pending writes: the tasks that wrote them (they have a result) failed on `reason`. */
+function withRefusedWrites(state: ThreadState, reason: string): ThreadState {
+  return { ...state, tasks: state.tasks.map((task) => (task.result != null && !task.error ? { ...task, error: reason } : task)) };
+}
+
+/** What the latest state answers when no checkpoint can be read: the record's stored values, and why. */
+function storedState(thread: ThreadRecord, reason: string): ThreadState {
+  return { ...EMPTY_STATE, values: (thread.values ?? {}) as ThreadState['values'], state_error: reason };
 }
 
 interface HistoryOptions {

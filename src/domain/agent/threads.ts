@@ -85,7 +85,7 @@ export class Threads implements ThreadService {
         await this.remove(threadId);
         return fail('invalid', applied.failure.detail);
       }
-      return ok(await this.view(record));
+      return ok(await this.view(await this.storeValues(record)));
     }
     return ok(toApiThread(record, null));
   }
@@ -105,7 +105,7 @@ export class Threads implements ThreadService {
     if (!query.values) return this.deps.threads.count(filter);
     let count = 0;
     for (const t of await this.deps.threads.search(filter, { sortBy: 'created_at', order: 'asc', offset: 0 }))
-      if (stateContains(await this.deps.stateReader.values(t), query.values)) count += 1;
+      if (stateContains(await this.deps.stateReader.storedValues(t), query.values)) count += 1;
     return count;
   }
 
@@ -151,6 +151,7 @@ export class Threads implements ThreadService {
         ...newThread(copyId, metadata, this.owner),
         config: source.config,
         interrupts: source.interrupts,
+        values: await this.deps.stateReader.storedValues(source),
         ...(source.ttl ? { ttl: source.ttl } : {}),
       };
       await this.deps.checkpoints.copy(threadId, copy.thread_id);
@@ -186,11 +187,11 @@ export class Threads implements ThreadService {
     const order = query.sort_order ?? 'desc';
     let page: ThreadRecord[];
     if (query.values) {
-      // the values are the state's, not the record's: every match is read, then filtered here
+      // the values are in the record's document, not its columns: every match is read, then filtered here
       // (upstream's containment, stateContainment.ts)
       const matching: ThreadRecord[] = [];
       for (const t of await threads.search(filter, { sortBy, order, offset: 0 }))
-        if (stateContains(await stateReader.values(t), query.values)) matching.push(t);
+        if (stateContains(await stateReader.storedValues(t), query.values)) matching.push(t);
       page = matching.slice(offset, offset + limit);
     } else {
       page = await threads.search(filter, { sortBy, order, offset, limit });
@@ -264,7 +265,7 @@ export class Threads implements ThreadService {
       if ((await this.deps.engine.inflight(threadId)).length > 0) return fail('busy', 'Thread is busy');
       const written = await this.deps.checkpoints.update(thread, body);
       if (!written.ok) return written;
-      await this.deps.threads.update(threadId, (t) => ({ ...t, updated_at: nowIso() }));
+      await this.storeValues(thread, { updated_at: nowIso() });
       return ok({ checkpoint: written.value });
     });
   }
@@ -279,8 +280,14 @@ export class Threads implements ThreadService {
     });
   }
 
+  /** Stores the thread's values after its state changed outside a run (a run stores them as it ends, runEndRecord.ts). */
+  private async storeValues(thread: ThreadRecord, also: Partial<ThreadRecord> = {}): Promise<ThreadRecord> {
+    const values = await this.deps.stateReader.currentValues(thread);
+    return (await this.deps.threads.update(thread.thread_id, (t) => ({ ...t, ...also, values }))) ?? thread;
+  }
+
   private async view(record: ThreadRecord, include: { ttl?: boolean } = {}): Promise<Thread> {
-    const values = await this.deps.stateReader.values(record);
+    const values = await this.deps.stateReader.storedValues(record);
     // the embedded store answers the same frozen record until the thread changes: its view is
     // made once per version and frozen, so the reply check (writeReply.ts) validates it once
     // rather than on every read (a thread's state values come back as the same object while

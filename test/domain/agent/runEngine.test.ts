@@ -59,6 +59,8 @@ async function engine(
     leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
     checkpointer: new StoreCheckpointer(new CollectionCheckpoints(store)),
+    // these graphs keep no state a run's end would store on its thread
+    threadValues: async (thread) => thread.values ?? null,
     execute,
     log: recordingLog(lines),
     maxConcurrentRuns: options.maxConcurrentRuns ?? 4,

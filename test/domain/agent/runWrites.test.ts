@@ -37,6 +37,8 @@ async function writes(execute: RunExecutor) {
     leaseMs: 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
     checkpointer: new StoreCheckpointer(new CollectionCheckpoints(store)),
+    // these graphs keep no state a run's end would store on its thread
+    threadValues: async (thread) => thread.values ?? null,
     execute,
     log: quiet,
     maxConcurrentRuns: 2,
