@@ -132,15 +132,34 @@ function alive(pid: number, file: string): boolean {
   if (pid === process.pid) return heldHere.has(file);
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
   }
+  return !exited(pid);
+}
+
+/**
+ * Whether the process has exited and waits only to be reaped (state Z, zombie, or X, dead):
+ * kill(pid, 0) still finds it until its parent waits for it, which a supervisor restarting
+ * a server killed with kill -9 may do only after the restart. Where there is no /proc (not
+ * Linux), kill(pid, 0) alone decides.
+ */
+function exited(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (comm) state ...": the command name may hold spaces and parentheses, the state follows its last ')'
+  const state = stat.slice(stat.lastIndexOf(')') + 2).charAt(0);
+  return state === 'Z' || state === 'X';
 }
 
 /**
  * Takes the data directory for this process: LOCK created with O_EXCL holding the pid. A lock
- * whose pid is not running (left by kill -9) is taken over; a live holder is refused by name.
+ * whose pid is not running (left by kill -9, reaped or not yet) is taken over; a live holder
+ * is refused by name.
  */
 export function acquireLock(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): () => void {
   const file = path.join(dir, LOCK_FILE);
