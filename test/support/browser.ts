@@ -74,6 +74,8 @@ export interface PageOptions {
   key?: string;
   width?: number;
   height?: number;
+  /** Done to the page before it goes to the URL: routes that answer in the server's place, a clock. */
+  beforeLoad?: (page: Page) => Promise<void>;
 }
 
 /** A fresh page (own session storage); with `key`, the API key is already entered. */
@@ -89,6 +91,7 @@ export async function openPage(browser: Browser, url: string, options: PageOptio
   page.on('pageerror', (error) => errors.push(error.message));
   (page as Page & { errors: string[] }).errors = errors;
   if (options.key) await page.addInitScript((key) => sessionStorage.setItem('agentplane.apiKey', key), options.key);
+  await options.beforeLoad?.(page);
   await page.goto(url);
   return page;
 }

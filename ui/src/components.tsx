@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { isMissingOperation, statusOf } from './api';
+import { retryDelay } from './backoff';
 
 const OK = new Set(['DEPLOYED', 'READY', 'success', 'idle', 'completed']);
 const FAILED = /FAILED|^error$|^timeout$|^INTERRUPTED$|^UNKNOWN$/;
@@ -96,7 +97,8 @@ export interface Loaded<T> {
 
 /**
  * Loads with `load` whenever `deps` change; with `every` (ms, or ms chosen from the data,
- * undefined to stop), loads again after that long, keeping the last data on screen.
+ * undefined to stop), loads again after that long, keeping the last data on screen. After a
+ * failure it tries again after retryDelay (longer after each failure in a row).
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], every?: number | ((data: T) => number | undefined)): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
@@ -106,18 +108,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], every?: numb
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
     const run = async () => {
       try {
         const data = await loadRef.current();
         if (!live) return;
+        failures = 0;
         setState({ data, loading: false });
         const wait = typeof every === 'function' ? every(data) : every;
         if (wait) timer = setTimeout(run, wait);
       } catch (error) {
         if (!live) return;
         setState((s) => ({ data: s.data, error, loading: false }));
-        // a failing load is tried again slowly (the server may come back), unless the operation is missing
-        if (every && !isMissingOperation(error)) timer = setTimeout(run, 5000);
+        // a failing load is tried again more and more slowly (the server may come back), unless the operation is missing
+        if (every && !isMissingOperation(error)) timer = setTimeout(run, retryDelay(++failures));
       }
     };
     setState((s) => ({ ...s, loading: true }));

@@ -1,17 +1,7 @@
 // Messages of a thread, as LangGraph stores them (type/content/tool_calls), shown as a chat.
-export interface Message {
-  id?: string;
-  type: string;
-  content: unknown;
-  name?: string;
-  tool_calls?: { name: string; args: unknown; id?: string }[];
-}
+import { textOf, type Message } from './messageText';
 
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b) => (typeof b === 'string' ? b : typeof b?.text === 'string' ? b.text : '')).join('');
-  return content === undefined || content === null ? '' : JSON.stringify(content);
-}
+export { textOf, type Message };
 
 const WHO: Record<string, string> = { human: 'You', user: 'You', ai: 'Assistant', AIMessageChunk: 'Assistant', tool: 'Tool', system: 'System' };
 

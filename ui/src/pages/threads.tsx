@@ -2,10 +2,12 @@
 // the history of checkpoints (pick one to see the state then, fork a new run from it).
 import type { Run, Thread, ThreadState, ThreadStatus } from '@langchain/langgraph-sdk';
 import { useState } from 'preact/hooks';
-import { agent, hasOperation } from '../api';
+import { agent, hasOperation, statusOf } from '../api';
 import { ErrorNotice, Field, NotAvailable, Raw, Section, Status, Time, short, useAction, useLoad } from '../components';
 import { interruptsOf, pauseOf, PendingInterrupts } from '../interrupts';
-import { MessageList, textOf, type Message } from '../messages';
+import { MessageList } from '../messages';
+import { messagesIn, threadRow } from '../threadRow';
+import { Boundary, failureText, Guarded } from '../boundary';
 import { navigate } from '../router';
 import { AssistantName } from '../assistantName';
 import { NodeStep } from '../nodeStep';
@@ -113,33 +115,10 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((t) => (
-              <tr key={t.thread_id}>
-                <td>
-                  <a href={`/dashboard/threads/${t.thread_id}`}>
-                    <code>{t.thread_id}</code>
-                  </a>
-                </td>
-                <td>
-                  <Status value={t.status} />
-                </td>
-                <td>
-                  <AssistantName id={t.metadata?.assistant_id as string | undefined} />
-                </td>
-                <td class="first-message">{firstMessage(t.values)}</td>
-                <td>{messagesOf(t.values).length}</td>
-                <td class="wrap">
-                  {Object.entries(t.metadata ?? {})
-                    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-                    .join(', ')}
-                </td>
-                <td>
-                  <Time iso={t.updated_at} />
-                </td>
-                <td>
-                  <Raw value={t} label="JSON" />
-                </td>
-              </tr>
+            {rows.map((t, index) => (
+              <Boundary key={(t as Partial<Thread> | null)?.thread_id ?? index} fallback={(error) => <UnreadableRow thread={t} error={error} />}>
+                <ThreadRowView thread={t} />
+              </Boundary>
             ))}
           </tbody>
         </table>
@@ -160,14 +139,68 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
 /** "1 message", "2 messages". */
 export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** What the thread is about: its first message from the user, shortened. */
-function firstMessage(values: unknown): string {
-  const first = messagesOf(values).find((m) => m.type === 'human' || m.type === 'user') ?? messagesOf(values)[0];
-  const text = first ? textOf(first.content) : '';
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+const messagesOf = (values: unknown) => messagesIn(values).messages;
+
+const COLUMNS = 8;
+
+/** A thread of the list, read field by field (threadRow): one holding something odd is marked, not fatal. */
+function ThreadRowView({ thread }: { thread: unknown }) {
+  const row = threadRow(thread);
+  return (
+    <tr class={row.problem ? 'unreadable' : undefined}>
+      <td>
+        {row.id ? (
+          <a href={`/dashboard/threads/${encodeURIComponent(row.id)}`}>
+            <code>{row.id}</code>
+          </a>
+        ) : (
+          <span class="muted">no id</span>
+        )}
+      </td>
+      <td>
+        <Status value={row.status} />
+        {row.problem && (
+          <span class="tag problem" title={`Part of this thread could not be read: ${row.problem}`}>
+            unreadable: {row.problem}
+          </span>
+        )}
+      </td>
+      <td>
+        <AssistantName id={row.assistantId} />
+      </td>
+      <td class="first-message">{row.firstMessage}</td>
+      <td>{row.messageCount ?? '?'}</td>
+      <td class="wrap">{row.metadata}</td>
+      <td>
+        <Time iso={row.updatedAt} />
+      </td>
+      <td>
+        <Raw value={thread} label="JSON" />
+      </td>
+    </tr>
+  );
 }
 
-const messagesOf = (values: unknown) => ((values as { messages?: Message[] } | null)?.messages ?? []) as Message[];
+/** The last resort for a thread whose row still failed to draw: its id where it has one, and why. */
+function UnreadableRow({ thread, error }: { thread: unknown; error: unknown }) {
+  const id = (thread as { thread_id?: unknown } | null)?.thread_id;
+  return (
+    <tr class="unreadable">
+      <td>
+        {typeof id === 'string' ? (
+          <a href={`/dashboard/threads/${encodeURIComponent(id)}`}>
+            <code>{id}</code>
+          </a>
+        ) : (
+          <span class="muted">no id</span>
+        )}
+      </td>
+      <td colSpan={COLUMNS - 1}>
+        <span class="tag problem">unreadable: this thread could not be shown ({failureText(error)})</span>
+      </td>
+    </tr>
+  );
+}
 
 export function ThreadPage({ id }: { id: string }) {
   const thread = useLoad(
@@ -190,7 +223,11 @@ export function ThreadPage({ id }: { id: string }) {
   const t = thread.data;
   const assistantId =
     (runs.data?.[0] as Run | undefined)?.assistant_id ?? (t?.metadata?.assistant_id as string | undefined) ?? (t?.metadata?.graph_id as string | undefined);
-  const reloadAll = () => thread.reload();
+  // a thread whose record cannot be read does not refresh the rest through its updated_at
+  const reloadAll = () => {
+    thread.reload();
+    if (!t) [state, runs, history].forEach((part) => part.reload());
+  };
   // resuming from here: a run on the thread with the answer (or none, past a breakpoint), then a fresh look
   const resume = useAction(async (payload: { command?: { resume: unknown }; input?: null }) => {
     const client = agent();
@@ -198,71 +235,93 @@ export function ThreadPage({ id }: { id: string }) {
     await client.runs.join(id, run.run_id);
     reloadAll();
   });
-  if (!t) return <ErrorNotice error={thread.error} />;
-  const failedRun = t.status === 'error' ? runs.data?.find((r) => r.status === 'error') : undefined;
+  // nothing to show but the answer while the first load runs, or for a thread that is not there
+  if (!t && (!thread.error || statusOf(thread.error) === 404)) return <ErrorNotice error={thread.error} />;
+  // without its record, the thread's latest run says whether it failed
+  const failed = t ? t.status === 'error' : runs.data?.[0]?.status === 'error';
+  const failedRun = failed ? runs.data?.find((r) => r.status === 'error') : undefined;
+  // the state says why the thread stopped (a failed task's error, a breakpoint, an edit that superseded the failure)
+  const stateSays = Boolean(assistantId && state.data && t);
   return (
     <>
       <div class="page-head">
         <h1>
-          Thread <code>{short(t.thread_id)}</code> <Status value={t.status} />
+          Thread <code>{short(id)}</code> {t ? <Status value={t.status} /> : <span class="tag problem">record unreadable</span>}
         </h1>
         <div class="actions">
           {assistantId && (
-            <a class="button" href={`/dashboard/assistants/${assistantId}?thread=${t.thread_id}`}>
+            <a class="button" href={`/dashboard/assistants/${assistantId}?thread=${id}`}>
               Continue in chat
             </a>
           )}
-          <button type="button" class="danger" onClick={() => confirm(`Delete thread ${t.thread_id}?`) && remove.run()}>
+          <button type="button" class="danger" onClick={() => confirm(`Delete thread ${id}?`) && remove.run()}>
             Delete
           </button>
         </div>
       </div>
       <ErrorNotice error={remove.error ?? resume.error} />
-      {assistantId && state.data && (
-        <PendingInterrupts
-          interrupts={interruptsOf(state.data)}
-          pause={pauseOf(state.data, t.status)}
-          failedRunHref={failedRun && `/dashboard/threads/${t.thread_id}/runs/${failedRun.run_id}`}
-          busy={resume.busy || t.status === 'busy'}
-          onResume={(value) => resume.run({ command: { resume: value } })}
-          onContinue={() => resume.run({ input: null })}
-        />
+      {stateSays && state.data && t && (
+        <Guarded what="The thread's pending work">
+          <PendingInterrupts
+            interrupts={interruptsOf(state.data)}
+            pause={pauseOf(state.data, t.status)}
+            failedRunHref={failedRun && `/dashboard/threads/${id}/runs/${failedRun.run_id}`}
+            busy={resume.busy || t.status === 'busy'}
+            onResume={(value) => resume.run({ command: { resume: value } })}
+            onContinue={() => resume.run({ input: null })}
+          />
+        </Guarded>
       )}
+      {/* where the state cannot say it, the failed run says why it failed */}
+      {failedRun && !state.loading && !stateSays && <FailedRunError threadId={id} run={failedRun} />}
       <div class="columns">
         <div>
           <Section title="Messages">
-            <MessageList messages={messagesOf(state.data?.values)} />
+            <Guarded what="The messages">
+              <MessageList messages={messagesOf(state.data?.values ?? t?.values)} />
+            </Guarded>
           </Section>
           <Section title="State">
-            <StateView state={state.data} error={state.error} />
+            <Guarded what="The state">
+              <StateView state={state.data} error={state.error} />
+            </Guarded>
             <StateEditor threadId={id} onSaved={reloadAll} />
           </Section>
           <Section title="Runs">
-            <RunsTable runs={runs.data} error={runs.error} />
+            <Guarded what="The runs">
+              <RunsTable runs={runs.data} error={runs.error} />
+            </Guarded>
           </Section>
           <Section title="Thread">
-            <dl class="fields">
-              <Field label="Id">
-                <code>{t.thread_id}</code>
-              </Field>
-              <Field label="Created">
-                <Time iso={t.created_at} />
-              </Field>
-              <Field label="Updated">
-                <Time iso={t.updated_at} />
-              </Field>
-              <Field label="Metadata">
-                <code>{JSON.stringify(t.metadata)}</code>
-              </Field>
-            </dl>
-            <Raw value={t} />
+            {!t && <ErrorNotice error={thread.error} />}
+            <Guarded what="The thread's record">
+              <dl class="fields">
+                <Field label="Id">
+                  <code>{id}</code>
+                </Field>
+                {t && (
+                  <>
+                    <Field label="Created">
+                      <Time iso={t.created_at} />
+                    </Field>
+                    <Field label="Updated">
+                      <Time iso={t.updated_at} />
+                    </Field>
+                    <Field label="Metadata">
+                      <code>{JSON.stringify(t.metadata)}</code>
+                    </Field>
+                  </>
+                )}
+              </dl>
+              {t && <Raw value={t} />}
+            </Guarded>
           </Section>
         </div>
         <Section title="History">
           {!hasHistory ? (
             <NotAvailable what="Checkpoint history" />
           ) : (
-            <>
+            <Guarded what="The history">
               <ErrorNotice optional error={history.error} />
               <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
               {picked && (
@@ -275,11 +334,30 @@ export function ThreadPage({ id }: { id: string }) {
                   onForked={reloadAll}
                 />
               )}
-            </>
+            </Guarded>
           )}
         </Section>
       </div>
     </>
+  );
+}
+
+/**
+ * Why the thread's last run failed, from the run itself (a finished run's join answers its
+ * error), for a thread whose state cannot be read to say it.
+ */
+function FailedRunError({ threadId, run }: { threadId: string; run: Run }) {
+  const outcome = useLoad(() => agent().runs.join(threadId, run.run_id), [threadId, run.run_id]);
+  const error = (outcome.data as { __error__?: { error?: unknown; message?: unknown } } | undefined)?.__error__;
+  return (
+    <div class="interrupt failed" role="alert" aria-label="The last run failed">
+      <p>
+        <strong>The last run failed.</strong>{' '}
+        <a href={`/dashboard/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(run.run_id)}`}>See the run and its trace</a>
+      </p>
+      {error && <pre class="error-text">{[error.error, error.message].filter((part) => typeof part === 'string' && part).join(': ')}</pre>}
+      <ErrorNotice error={outcome.error} />
+    </div>
   );
 }
 
