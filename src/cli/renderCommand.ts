@@ -7,6 +7,7 @@ import { manifestsAsYaml } from '../domain/control-plane/kubernetes/manifestYaml
 import { renderManifests } from '../domain/control-plane/kubernetes/renderManifests.ts';
 import { validateManifests } from '../domain/control-plane/kubernetes/validateManifests.ts';
 import { checkResourceSpec } from '../domain/control-plane/sourceRules.ts';
+import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../domain/control-plane/workloadPolicy.ts';
 import { createDeployment_body } from '../../generated/control-plane/body.validators.gen.js';
 
 /**
@@ -72,6 +73,8 @@ export function renderCommand(options: RenderOptions): number {
     defaultNamespace: options.namespace,
     postgresImage: options.postgresImage,
     databasePassword: crypto.randomBytes(24).toString('hex'),
+    // the operator's own render: the rules every tenant has by default
+    workload: workloadOf(DEFAULT_WORKLOAD_POLICY, EVERY_TENANT),
   });
   if (!rendered.ok) {
     for (const refused of rendered.refused) console.error(`error: ${refused.message}`);

@@ -63,8 +63,9 @@ export async function createControlPlane(
     ownership: listenerOwnership(repo, remoteLogs),
   });
   const log = deps.log.child({ area: 'control-plane' });
-  const domain = { repo, deployer, log, target: deps.config.deployer };
-  const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage };
+  const policy = deps.config.workloadPolicy;
+  const domain = { repo, deployer, log, target: deps.config.deployer, policy };
+  const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage, policy };
   const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
     repo,
@@ -135,6 +136,7 @@ function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepos
       buildTimeoutMs: config.buildTimeoutMs,
       startTimeoutMs: config.deployTimeoutMs,
       logCapBytes: LOG_CAP_BYTES,
+      policy: config.workloadPolicy,
     };
     return () => new ContainerTarget(repo, options, log);
   }
@@ -152,6 +154,7 @@ function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepos
         startTimeoutMs: config.deployTimeoutMs,
         logCapBytes: LOG_CAP_BYTES,
         baseEnv: config.env,
+        policy: config.workloadPolicy,
       },
       log,
     );

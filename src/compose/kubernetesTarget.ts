@@ -26,6 +26,7 @@ export async function kubernetesTargetFactory(config: ServerConfig, log: Logger)
         root: path.join(root, 'deployments'),
         defaultNamespace: config.kube.namespace,
         postgresImage: config.kube.postgresImage,
+        policy: config.workloadPolicy,
         rolloutTimeoutMs: config.deployTimeoutMs,
       },
       log,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './logger.ts';
+import { imageNamespaces } from './imageNamespaces.ts';
 import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
 import {
   EXAMPLES_PROJECT_FILE,
@@ -93,6 +94,21 @@ export interface ServerConfig {
   kube: { namespace: string; postgresImage: string };
   /** The local deployer's time limit for each build command (AGENTPLANE_BUILD_TIMEOUT_S, default 600). */
   buildTimeoutMs: number;
+  /**
+   * What each tenant's deployments may run, on every deployer (domain/control-plane/workloadPolicy.ts):
+   * the registry namespaces of their images (AGENTPLANE_IMAGE_NAMESPACES, default `*`: any registry
+   * but this machine's storage; imageNamespaces.ts), the CSI drivers of their volumes
+   * (AGENTPLANE_CSI_DRIVERS, comma-separated, default none), the replicas of one deployment
+   * (AGENTPLANE_MAX_REPLICAS, default 10), the bytes of its annotations (AGENTPLANE_MAX_ANNOTATION_BYTES,
+   * default 262144, Kubernetes' own bound) and of its resource_spec (AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, default 524288).
+   */
+  workloadPolicy: {
+    imageNamespaces: Record<string, string[]>;
+    csiDrivers: string[];
+    maxReplicas: number;
+    maxAnnotationBytes: number;
+    maxResourceSpecBytes: number;
+  };
   /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
   deployTimeoutMs: number;
   /** What separates the local deployer's deployments (AGENTPLANE_DEPLOYER_ISOLATION): `user` per deployment, `none`, or `auto` (user when run as root). */
@@ -231,6 +247,13 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     ),
     kube: { namespace: env.AGENTPLANE_KUBE_NAMESPACE || 'default', postgresImage: env.AGENTPLANE_KUBE_POSTGRES_IMAGE || 'postgres:16' },
     buildTimeoutMs: positiveInteger('AGENTPLANE_BUILD_TIMEOUT_S', env.AGENTPLANE_BUILD_TIMEOUT_S, 600) * 1000,
+    workloadPolicy: {
+      imageNamespaces: imageNamespaces(env.AGENTPLANE_IMAGE_NAMESPACES),
+      csiDrivers: csiDrivers(env.AGENTPLANE_CSI_DRIVERS),
+      maxReplicas: positiveInteger('AGENTPLANE_MAX_REPLICAS', env.AGENTPLANE_MAX_REPLICAS, 10),
+      maxAnnotationBytes: positiveInteger('AGENTPLANE_MAX_ANNOTATION_BYTES', env.AGENTPLANE_MAX_ANNOTATION_BYTES, 256 * 1024),
+      maxResourceSpecBytes: positiveInteger('AGENTPLANE_MAX_RESOURCE_SPEC_BYTES', env.AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, 512 * 1024),
+    },
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),
     deploymentsDir: env.AGENTPLANE_DEPLOYMENTS_DIR ? path.resolve(cwd, env.AGENTPLANE_DEPLOYMENTS_DIR) : null,
@@ -320,7 +343,17 @@ function nonNegativeInteger(name: string, value: string | undefined, fallback: n
 const ON = /^(1|true|yes|on)$/i;
 const OFF = /^(0|false|no|off)$/i;
 
-/** A switch: 1/true/yes/on or 0/false/no/off (any case); unset or empty keeps the default. */
+/** The CSI drivers a deployment's volumes may name: comma-separated driver names; unset, none. */
+function csiDrivers(value: string | undefined): string[] {
+  const list = (value ?? '')
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
+  const bad = list.find((d) => !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(d) || d.length > 63);
+  if (bad !== undefined) throw new Error(`AGENTPLANE_CSI_DRIVERS: "${bad}" is not a CSI driver name (like ebs.csi.aws.com)`);
+  return list;
+}
+
 /** A comma-separated list of CIDR ranges or addresses; a wrong entry stops the start, named. */
 function networks(name: string, value: string | undefined): string[] {
   const list = (value ?? '')
@@ -337,6 +370,7 @@ function networks(name: string, value: string | undefined): string[] {
   return list;
 }
 
+/** A switch: 1/true/yes/on or 0/false/no/off (any case); unset or empty keeps the default. */
 function flag(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value.trim() === '') return fallback;
   if (ON.test(value.trim())) return true;

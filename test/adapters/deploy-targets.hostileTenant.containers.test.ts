@@ -13,7 +13,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
 import { REFUSED, at, naming, where } from '../control-plane/boundaryCases.ts';
-import { CONTAINERS_CONF, podman, podmanAvailable, sharedNodeImage } from '../containers/support/nodeImage.ts';
+import { CONTAINERS_CONF, TEST_IMAGE_NAMESPACES, podman, podmanAvailable, sharedNodeImage } from '../containers/support/nodeImage.ts';
 import { sharedPostgresImage } from '../containers/support/postgresImage.ts';
 
 const skip = podmanAvailable() ? false : 'podman is not installed';
@@ -92,7 +92,7 @@ describe('container deployer', () => {
   before(async () => {
     if (skip) return;
     server = await startTestServer({
-      env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120' },
+      env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES },
       log: createLogger('debug', {}, (line) => logged.push(line)),
     });
   });
@@ -161,6 +161,74 @@ describe('container deployer', () => {
   );
 });
 
+describe('container deployer: images (issue 83)', () => {
+  let server: TestServer;
+
+  before(async () => {
+    if (skip) return;
+    server = await startTestServer({
+      env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES },
+    });
+  });
+
+  after(async () => {
+    await server?.close();
+  });
+
+  test("another deployment's build, by its name or a prefix of its id, is a 422 and runs nowhere", { skip, timeout: 300_000 }, async () => {
+    const body = (name: string, imageUri: string) => ({
+      name: `${name}-${randomUUID().slice(0, 8)}`,
+      source: 'external_docker',
+      source_config: {},
+      source_revision_config: { image_uri: imageUri },
+    });
+    // the victim's build: as agentplane tags what it builds for a deployment (the node image under that name)
+    const victim = await json(server.api('/v2/deployments', { method: 'POST', json: body('victim', image) }), 201);
+    const build = `localhost/agentplane-deployment-${victim.id}:${victim.latest_revision_id}`;
+    podman(['tag', image, build]);
+    const id = podman(['image', 'inspect', '--format', '{{.Id}}', build]).trim();
+    const attacker = await json(server.api('/v2/deployments', { method: 'POST', json: body('attacker', image) }), 201);
+    try {
+      // podman itself would run each of these: a prefix of 4 hex characters is enough to it
+      assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', id.slice(0, 4)]).trim(), id);
+      for (const [uri, rule] of [
+        [build, /reserved/],
+        [id.slice(0, 4), /image id/],
+        [id.slice(0, 12), /image id/],
+        [id, /image id/],
+        [`sha256:${id}`, /image id|digest alone/],
+        ['--authfile=/etc/shadow', /starts with "-"/],
+      ] as const) {
+        const refused = await json(server.api('/v2/deployments', { method: 'POST', json: body('thief', uri) }), 422);
+        assert.match(refused.detail[0].msg, rule, uri);
+        assert.deepEqual(refused.detail[0].loc, ['source_revision_config', 'image_uri']);
+        const patched = await json(
+          server.api(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: uri } } }),
+          422,
+        );
+        assert.match(patched.detail[0].msg, rule, uri);
+      }
+      const listed = await json(server.api('/v2/deployments?limit=100'));
+      assert.deepEqual(listed.resources.map((d: any) => d.id).sort(), [attacker.id, victim.id].sort());
+      const revisions = await json(server.api(`/v2/deployments/${attacker.id}/revisions`));
+      assert.deepEqual(
+        revisions.resources.map((r: any) => r.id),
+        [attacker.latest_revision_id],
+      );
+      // the attacker's one revision runs its own image, by id: what was checked is what runs
+      const revision = await finished(server, `/v2/deployments/${attacker.id}/revisions/${attacker.latest_revision_id}`);
+      assert.equal(revision.status, 'DEPLOYED', revision.status_message);
+      const running = podman(['inspect', `agentplane-${attacker.id}-replica-0`, '--format', '{{.ImageName}} {{.Image}}']).trim();
+      assert.equal(running.split(' ')[1], podman(['image', 'inspect', '--format', '{{.Id}}', image]).trim());
+    } finally {
+      podman(['untag', id, build]);
+      for (const d of [attacker.id, victim.id]) await json(server.api(`/v2/deployments/${d}`, { method: 'DELETE' }), 204);
+      for (const d of [attacker.id, victim.id])
+        await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${d}`)).status === 404 ? true : undefined), 120_000);
+    }
+  });
+});
+
 describe('kube-local deployer', () => {
   let server: TestServer;
   let postgresImage = '';
@@ -170,7 +238,13 @@ describe('kube-local deployer', () => {
     // every deployment has its PostgreSQL (played by kube-local), from an image built here
     postgresImage = await sharedPostgresImage();
     server = await startTestServer({
-      env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
+      env: {
+        AGENTPLANE_DEPLOYER: 'kube-local',
+        CONTAINERS_CONF,
+        AGENTPLANE_DEPLOY_TIMEOUT_S: '120',
+        AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage,
+        AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
+      },
     });
   });
 

@@ -12,7 +12,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { buildImage } from '../../src/adapters/images/buildImage.ts';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
-import { podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
+import { TEST_IMAGE_NAMESPACES, podmanAvailable, removeImage } from '../containers/support/nodeImage.ts';
 import { sharedPostgresImage } from '../containers/support/postgresImage.ts';
 import { echoProject, podman, postgresForContainers, testEngine, testTag } from '../containers/support.ts';
 
@@ -139,7 +139,9 @@ const answering = (url: string) =>
 const readAgain = (client: Client, threadIds: string[]) => until('the state to be read', () => readState(client, threadIds).catch(() => undefined), 120_000);
 
 test('container target: threads, runs and store survive a new revision, 1 → 2 → 1 replicas and a rescheduled pod', { skip, timeout: 900_000 }, async () => {
-  const server = await startTestServer({ env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? '' } });
+  const server = await startTestServer({
+    env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? '', AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES },
+  });
   servers.push(server);
   const { patch, refused, create } = steps(server);
   // several replicas without a shared database would each keep a store of their own: refused at create
@@ -187,7 +189,12 @@ test(
   { skip, timeout: 900_000 },
   async () => {
     const server = await startTestServer({
-      env: { AGENTPLANE_DEPLOYER: 'kube-local', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage, AGENTPLANE_DEPLOY_TIMEOUT_S: '180' },
+      env: {
+        AGENTPLANE_DEPLOYER: 'kube-local',
+        AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage,
+        AGENTPLANE_DEPLOY_TIMEOUT_S: '180',
+        AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
+      },
     });
     servers.push(server);
     const { patch, refused, create } = steps(server);

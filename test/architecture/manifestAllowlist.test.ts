@@ -33,7 +33,10 @@ test("the renderer takes the allowlist's output only: no raw ResourceSpec or Con
   assert.doesNotMatch(renderer, /\bResourceSpec\b|\bContainer as\b|types\.gen/);
   const reads = [...renderer.matchAll(/\.resource_spec\b/g)];
   assert.equal(reads.length, 1, 'renderManifests.ts reads resource_spec once');
-  assert.match(renderer, /admitResourceSpec\(input\.deployment\.source_config\.resource_spec, \{ deploymentId: input\.deployment\.id \}\)/);
+  assert.match(
+    renderer,
+    /admitResourceSpec\(input\.deployment\.source_config\.resource_spec, \{ deploymentId: input\.deployment\.id, workload: input\.workload \}\)/,
+  );
   // the functions that build objects take the AdmittedSpec (or only some of its numbers: Redis, queue fields)
   const signatures = [...renderer.matchAll(/function \w+\([^)]*\bspec: (\w+)/g)];
   assert.ok(signatures.length >= 3);
@@ -60,5 +63,5 @@ test('every deploy target reads resource_spec only through the allowlist', () =>
   );
   assert.deepEqual(offenders, []);
   for (const file of ['src/adapters/deploy-targets/container/containerTarget.ts', 'src/adapters/deploy-targets/local/localTarget.ts'])
-    assert.match(code(file), /admitDeploymentSpec\(deployment\)/, file);
+    assert.match(code(file), /admitDeploymentSpec\(deployment, this\.options\.policy\)/, file);
 });

@@ -129,6 +129,36 @@ export const REFUSED: [string, object, string, RegExp][] = [
     /reserved/,
   ],
   ['a Kubernetes label', { resource_spec: { labels: { 'app.kubernetes.io/instance': 'agentplane-OTHER' } } }, 'labels.app.kubernetes.io/instance', /reserved/],
+  // issue 83: what the runtimes act on, the images a pod runs, the node's CSI drivers, the host's replicas
+  [
+    'a systemd property raising the scope’s limits',
+    { resource_spec: { annotations: { 'Org.Systemd.Property.TasksMax': 'infinity' } } },
+    'annotations.Org.Systemd.Property.TasksMax',
+    /reserved/,
+  ],
+  ['a CRIU configuration', { resource_spec: { annotations: { 'org.criu.config': '/etc/shadow' } } }, 'annotations.org.criu.config', /reserved/],
+  ["another deployment's build as a sidecar", sidecar({ image: 'localhost/agentplane-deployment-OTHER:rev' }), 'sidecars.0.image', /reserved/],
+  ['an image id prefix as a sidecar', sidecar({ image: 'abcd' }), 'sidecars.0.image', /image id/],
+  ['an option as a sidecar image', sidecar({ image: '--privileged' }), 'sidecars.0.image', /starts with "-"/],
+  [
+    "another deployment's build as an init container",
+    { resource_spec: { init_containers: [container({ image: 'LocalHost/agentplane-deployment-OTHER' })] } },
+    'init_containers.0.image',
+    /reserved/,
+  ],
+  [
+    "a CSI driver reading another tenant's secrets",
+    { resource_spec: { volumes: [{ name: 'v', csi: { driver: 'secrets-store.csi.k8s.io', volumeAttributes: { secretProviderClass: 'OTHER' } } }] } },
+    'volumes.0.csi.driver',
+    /AGENTPLANE_CSI_DRIVERS/,
+  ],
+  ['10,000 replicas', { resource_spec: { min_scale: 10_000, max_scale: 10_000 } }, 'min_scale', /AGENTPLANE_MAX_REPLICAS/],
+  [
+    '300 KiB of annotations',
+    { resource_spec: { annotations: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`example.com/a${i}`, 'x'.repeat(15 * 1024)])) } },
+    'annotations',
+    /AGENTPLANE_MAX_ANNOTATION_BYTES/,
+  ],
 ];
 
 /** Another deployment's id in place of `OTHER` in a case. */

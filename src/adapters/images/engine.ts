@@ -161,11 +161,16 @@ export class ContainerEngine {
 
   /** Whether an image of this name or id is in the engine's local storage. */
   async hasImage(ref: string): Promise<boolean> {
+    return (await this.imageId(ref)) !== null;
+  }
+
+  /** The full id of the image `ref` names in the engine's local storage, or null when it has none. */
+  async imageId(ref: string): Promise<string | null> {
     try {
-      await this.run(['image', 'inspect', '--format', '{{.Id}}', ref]);
-      return true;
+      // after "--": a reference is never read as an option
+      return (await this.run(['image', 'inspect', '--format', '{{.Id}}', '--', ref])).trim();
     } catch (err) {
-      if (err instanceof EngineError && err.exitCode !== null) return false;
+      if (err instanceof EngineError && err.exitCode !== null) return null;
       throw err;
     }
   }

@@ -16,6 +16,7 @@ import { putDeployment, putRevision, type ControlPlaneRepository, type Deploymen
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { toDeployment } from './views.ts';
 import { deploymentFilter } from './deploymentFilter.ts';
+import { DEFAULT_WORKLOAD_POLICY, workloadOf, type WorkloadPolicy } from './workloadPolicy.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
@@ -24,6 +25,13 @@ export interface ControlPlaneDeps {
   log: Logger;
   /** Where this control plane deploys: what it cannot honour is refused at the API (targetRules.ts). */
   target?: DeployTargetKind;
+  /** What the operator lets each tenant run (workloadPolicy.ts); its defaults when not given. */
+  policy?: WorkloadPolicy;
+}
+
+/** The owner a tenant boundary check speaks for. */
+export function ownerOf(deps: Pick<ControlPlaneDeps, 'policy'>, tenantId: string, deploymentId: string | null, viaListener: boolean) {
+  return { deploymentId, viaListener, workload: workloadOf(deps.policy ?? DEFAULT_WORKLOAD_POLICY, tenantId) };
 }
 
 /** The target's refusals of a deployment's settings as a 422; a listener's deployments are its own target's. */
@@ -58,11 +66,12 @@ function viewOf(record: DeploymentRecord, latest: RevisionRecord | undefined): D
 
 /** `baseUrl` becomes the `custom_url` of sources whose URL the server assigns. */
 export async function createDeployment(
-  { repo, deployer, log, target }: ControlPlaneDeps,
+  deps: ControlPlaneDeps,
   tenantId: string,
   body: DeploymentCreate,
   baseUrl: string,
 ): Promise<Outcome<Deployment, 'invalid' | 'unprocessable' | 'conflict'>> {
+  const { repo, deployer, log, target } = deps;
   const parsed = revisionInput(body.source_revision_config);
   if (!parsed.ok) return parsed;
   const input = parsed.value;
@@ -76,7 +85,7 @@ export async function createDeployment(
   if (broken) return broken;
   // the deployment has no Secret of its own yet: no secret reference is allowed
   const outside =
-    checkTenantBoundary(config, null, Boolean(config.listener_id)) ??
+    checkTenantBoundary(config, input.image_uri, ownerOf(deps, tenantId, null, Boolean(config.listener_id))) ??
     checkTarget(target, Boolean(config.listener_id), { resource_spec: config.resource_spec, secrets }, null);
   if (outside) return outside;
   if (config.listener_id && !(await listenerOf(repo, tenantId, config.listener_id)).ok) {

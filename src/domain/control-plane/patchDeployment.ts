@@ -4,7 +4,7 @@
 import type { Deployment, DeploymentPatch, Secret, SourceConfigPatch } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
 import type { ControlPlaneDeps } from './deployments.ts';
-import { checkTarget, deploymentView } from './deployments.ts';
+import { checkTarget, deploymentView, ownerOf } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, type Broken } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
@@ -20,11 +20,12 @@ const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'buil
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export async function patchDeployment(
-  { repo, deployer, log, target }: ControlPlaneDeps,
+  deps: ControlPlaneDeps,
   tenantId: string,
   id: string,
   body: DeploymentPatch,
 ): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
+  const { repo, deployer, log, target } = deps;
   return repo.locks.run(id, async () => {
     const current = await repo.deployments.ofTenant(tenantId, id);
     if (!current) return deploymentNotFound(id);
@@ -44,16 +45,17 @@ export async function patchDeployment(
     // a value sent back unchanged (e.g. the server-assigned custom_url) is not a change
     const broken = checkSourceOnlyFields(current.source, changedFields(config, current), input) ?? checkResourceSpec(config.resource_spec);
     if (broken) return broken;
-    // the spec the new revision renders: the one sent, else the stored one (stored before a rule existed, it is refused too)
+    const latest = current.latest_revision_id ? await repo.revisions.get(current.latest_revision_id) : undefined;
+    const base = latest?.source_revision_config;
+    // the spec and image the new revision runs: those sent, else the stored ones (stored before a rule existed, they are refused too)
     const resourceSpec = config.resource_spec ?? current.source_config.resource_spec;
-    const outside = checkTenantBoundary({ resource_spec: resourceSpec, custom_url: config.custom_url }, id, Boolean(current.source_config.listener_id));
+    const owner = ownerOf(deps, tenantId, id, Boolean(current.source_config.listener_id));
+    const outside = checkTenantBoundary({ resource_spec: resourceSpec, custom_url: config.custom_url }, input.image_uri ?? base?.image_uri ?? null, owner);
     if (outside) return outside;
     const kept = body.secrets == null ? null : keepMaskedValues(body.secrets, current.secrets);
     if (kept && !kept.ok) return kept;
     const secrets = kept && kept.value;
 
-    const latest = current.latest_revision_id ? await repo.revisions.get(current.latest_revision_id) : undefined;
-    const base = latest?.source_revision_config;
     const merged = {
       repo_ref: input.repo_ref ?? base?.repo_ref ?? null,
       graph_config_path: input.graph_config_path ?? base?.graph_config_path ?? null,

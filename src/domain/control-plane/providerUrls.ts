@@ -18,10 +18,18 @@ export function providerUrlProblems(fields: Partial<Record<(typeof URL_FIELDS)[n
     const value = fields[field];
     if (value == null) continue;
     let protocol = '';
+    let userinfo = false;
     try {
-      protocol = new URL(value).protocol;
+      const url = new URL(value);
+      protocol = url.protocol;
+      userinfo = url.username !== '' || url.password !== '';
     } catch {
       // not a URL: refused below
+    }
+    // `https://github.com@127.0.0.1/…` reads as github.com to a user and goes to 127.0.0.1
+    if (userinfo && (protocol === 'https:' || protocol === 'http:')) {
+      problems.push({ loc: ['body', field], msg: `${field} must not carry user information (user@ or user:password@ before the host).` });
+      continue;
     }
     if (protocol === 'https:' || (allowHttp && protocol === 'http:')) continue;
     const wanted = allowHttp ? 'an https or http URL' : 'an https URL (http only with AGENTPLANE_AUTH_ALLOW_HTTP)';

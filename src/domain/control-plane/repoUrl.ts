@@ -43,3 +43,17 @@ export function repoUrlCredentials(url: string | null): string[] {
 export function sameRepoUrl(sent: string, stored: string | null): boolean {
   return sent === stored || (stored !== null && sent === maskRepoUrl(stored));
 }
+
+/**
+ * Why git must not be handed `url`, or null. `<transport>::<address>` runs git's remote helper
+ * `git-remote-<transport>`: `ext::` a command of the URL's choosing, `fd::` a file descriptor of
+ * the control plane (a clone that hung until the build timeout), any other a program of the
+ * host. Local paths and file:// stay (a project on this machine is the documented quick start).
+ */
+export function repoUrlProblem(url: string | null | undefined): string | null {
+  if (url == null) return null;
+  const helper = /^([A-Za-z0-9][A-Za-z0-9+.-]*)::/.exec(url);
+  if (helper)
+    return `repo_url names git's remote helper "${helper[1]}::" (git-remote-${helper[1]}), which runs on the control plane's machine: use an https, ssh or git URL, or a path.`;
+  return null;
+}

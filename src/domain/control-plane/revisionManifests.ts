@@ -5,12 +5,15 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import type { ControlPlaneRepository } from './records.ts';
 import { deploymentNotFound, revisionNotFound } from './failures.ts';
 import { renderManifests } from './kubernetes/renderManifests.ts';
+import { workloadOf, type WorkloadPolicy } from './workloadPolicy.ts';
 
 const MASK = '********';
 
 export interface RenderSettings {
   defaultNamespace: string;
   postgresImage: string;
+  /** What the operator lets each tenant run (workloadPolicy.ts). */
+  policy: WorkloadPolicy;
 }
 
 /** One reason the revision cannot be rendered, and where it comes from (a loc as in a 422). */
@@ -30,7 +33,8 @@ export async function revisionManifests(
   if (!deployment) return deploymentNotFound(deploymentId);
   const revision = await repo.revisions.get(revisionId);
   if (!revision || revision.deployment_id !== deploymentId) return revisionNotFound(revisionId);
-  const rendered = renderManifests({ deployment, revision, ...settings, databasePassword: MASK });
+  const { policy, ...render } = settings;
+  const rendered = renderManifests({ deployment, revision, ...render, databasePassword: MASK, workload: workloadOf(policy, tenantId) });
   let problems: RenderProblem[];
   if (!rendered.ok) {
     problems = rendered.refused.map((r) => ({

@@ -9,7 +9,7 @@ import type {
   RevisionStatus,
 } from '../../../generated/control-plane/types.gen.ts';
 import { timestamp } from '../clock.ts';
-import type { ControlPlaneDeps } from './deployments.ts';
+import { ownerOf, type ControlPlaneDeps } from './deployments.ts';
 import { ok, type Outcome } from '../outcome.ts';
 import { deploymentNotFound, invalid, revisionNotFound } from './failures.ts';
 import { supersedingRevision } from './newRevision.ts';
@@ -77,11 +77,12 @@ export async function listRevisionLogs(
 
 /** A new revision with the settings of a deployed one; it reuses that image (no build). */
 export async function redeployRevision(
-  { repo, deployer, log }: ControlPlaneDeps,
+  deps: ControlPlaneDeps,
   tenantId: string,
   deploymentId: string,
   revisionId: string,
 ): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
+  const { repo, deployer, log } = deps;
   return repo.locks.run(deploymentId, async () => {
     const owned = await ownedDeployment(repo, tenantId, deploymentId);
     if (!owned.ok) return owned;
@@ -92,11 +93,11 @@ export async function redeployRevision(
     if (original.status !== 'DEPLOYED') {
       return invalid(`Revision ID ${revisionId} has status ${original.status}; only a revision that reached DEPLOYED can be redeployed.`);
     }
-    // the new revision renders the stored resource_spec: one stored before a rule existed is refused, nothing is stored
+    // the new revision renders the stored resource_spec and runs the revision's image: stored before a rule existed, they are refused, nothing is stored
     const outside = checkTenantBoundary(
       { resource_spec: deployment.source_config.resource_spec, listener_config: deployment.source_config.listener_config },
-      deployment.id,
-      Boolean(deployment.source_config.listener_id),
+      original.source_revision_config.image_uri,
+      ownerOf(deps, tenantId, deployment.id, Boolean(deployment.source_config.listener_id)),
     );
     if (outside) return outside;
     const siblings = await repo.revisions.ofDeployment(deploymentId);

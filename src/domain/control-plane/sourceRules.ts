@@ -5,6 +5,8 @@ import type { ResourceSpec, Secret, Source, SourceConfigCreate, SourceRevisionCo
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { invalid, type Broken } from './failures.ts';
 import { tenantBoundaryProblems, type BoundaryProblem } from './kubernetes/tenantBoundary.ts';
+import { admitImage, type TenantWorkload } from './workloadPolicy.ts';
+import { repoUrlProblem } from './repoUrl.ts';
 
 const GITHUB_ONLY_CONFIG = ['repo_url', 'integration_id'] as const;
 const EXTERNAL_DOCKER_ONLY_CONFIG = ['custom_url'] as const;
@@ -120,18 +122,37 @@ export function customUrlProblem(url: string | null | undefined): BoundaryProble
   return protocol === 'http:' || protocol === 'https:' ? null : { loc: ['source_config', 'custom_url'], msg: 'custom_url must be an http or https URL.' };
 }
 
+/** The image a revision would run, if it breaks the image rules of the tenant (workloadPolicy.ts). */
+export function imageUriProblem(imageUri: string | null | undefined, deploymentId: string | null, workload: TenantWorkload): BoundaryProblem | null {
+  if (imageUri == null) return null;
+  const admitted = admitImage(imageUri, deploymentId, workload);
+  return admitted.ok ? null : { loc: ['source_revision_config', 'image_uri'], msg: admitted.msg };
+}
+
 /**
- * The rules of the tenant boundary (kubernetes/tenantBoundary.ts: the resource_spec allowlist)
- * and of custom_url: an `unprocessable` failure listing each field and the rule it breaks, or
- * undefined. `deploymentId` is null at create (the deployment owns nothing yet).
+ * The rules of the tenant boundary (kubernetes/tenantBoundary.ts: the resource_spec allowlist),
+ * of the image it runs and of custom_url: an `unprocessable` failure listing each field and the
+ * rule it breaks, or undefined. `deploymentId` is null at create (the deployment owns nothing yet).
  */
 export function checkTenantBoundary(
-  config: { resource_spec?: ResourceSpec | null; listener_config?: { k8s_namespace?: string | null } | null; custom_url?: string | null },
-  deploymentId: string | null,
-  viaListener: boolean,
+  config: {
+    resource_spec?: ResourceSpec | null;
+    listener_config?: { k8s_namespace?: string | null } | null;
+    custom_url?: string | null;
+    repo_url?: string | null;
+  },
+  imageUri: string | null,
+  owner: { deploymentId: string | null; viaListener: boolean; workload: TenantWorkload },
 ) {
   const url = customUrlProblem(config.custom_url);
-  const problems = [...(url ? [url] : []), ...tenantBoundaryProblems(config.resource_spec, config.listener_config, deploymentId, viaListener)];
+  const image = imageUriProblem(imageUri, owner.deploymentId, owner.workload);
+  const repo = repoUrlProblem(config.repo_url);
+  const problems = [
+    ...(url ? [url] : []),
+    ...(repo ? [{ loc: ['source_config', 'repo_url'], msg: repo }] : []),
+    ...(image ? [image] : []),
+    ...tenantBoundaryProblems(config.resource_spec, config.listener_config, owner.deploymentId, owner.viaListener, owner.workload),
+  ];
   if (problems.length === 0) return undefined;
   return fail('unprocessable', problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' '), { problems });
 }

@@ -15,6 +15,7 @@ import { create, json, keyedApi, waitForRealRevision, waitUntilGone } from '../.
 import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
 import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
 import { CONTAINERS_CONF, echoProject, eventually, podman, postgresForContainers, removeImages, testEngine, testTag } from '../../containers/support.ts';
+import { TEST_IMAGE_NAMESPACES } from '../../containers/support/nodeImage.ts';
 
 const KEY = `container-deployer-${randomUUID()}`;
 const TENANT = randomUUID();
@@ -46,6 +47,7 @@ describe('container deployer', () => {
       AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`,
       AGENTPLANE_DEPLOYER: 'container',
       AGENTPLANE_ACCESS_LOG: 'off',
+      AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
       CONTAINERS_CONF,
     }));
   const deleteAndCheckGone = async (id: string) => {

@@ -9,6 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const CONTAINERS_CONF = fileURLToPath(new URL('../../../config/containers.conf', import.meta.url));
+/**
+ * AGENTPLANE_IMAGE_NAMESPACES of the control planes these tests start: any registry (the
+ * default) and this machine's storage, where the test images are built (`localhost/agentplane-test-…`).
+ * Another deployment's build (`localhost/agentplane-deployment-<id>`) stays its own all the same.
+ */
+export const TEST_IMAGE_NAMESPACES = '*,localhost';
 
 /** podman with the project's containers.conf (cgroupfs, runc: what works on this kernel). */
 export function podman(args: string[], input?: string): string {

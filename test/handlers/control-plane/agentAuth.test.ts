@@ -438,6 +438,10 @@ describe('agent auth: a provider held to the rules', () => {
         ['token_url', 'file:///etc/passwd'],
         ['token_url', 'http://idp.example/token'],
         ['revocation_url', 'gopher://idp.example/'],
+        // issue 83: reads as github.com to the user who is handed the consent link, goes to 127.0.0.1
+        ['auth_url', 'https://github.com@127.0.0.1/login/oauth/authorize'],
+        ['auth_url', 'https://github.com:x@evil.example/authorize'],
+        ['token_url', 'https://user@idp.example/token'],
       ] as const) {
         const refused = await json(await server.api('/v2/auth/providers', { method: 'POST', json: { ...base, [field]: url } }), 422);
         assert.deepEqual(refused.detail[0].loc, ['body', field], JSON.stringify(refused));
@@ -445,6 +449,8 @@ describe('agent auth: a provider held to the rules', () => {
       assert.deepEqual(await json(await server.api('/v2/auth/providers'), 200), []);
       await json(await server.api('/v2/auth/providers', { method: 'POST', json: base }), 200);
       await json(await server.api('/v2/auth/providers/p', { method: 'PATCH', json: { auth_url: 'javascript:alert(1)' } }), 422);
+      const userinfo = await json(await server.api('/v2/auth/providers/p', { method: 'PATCH', json: { auth_url: 'https://github.com@127.0.0.1/' } }), 422);
+      assert.match(userinfo.detail[0].msg, /user information/);
       assert.equal((await json(await server.api('/v2/auth/providers/p'), 200)).auth_url, base.auth_url);
       // the consent link handed out is the https one
       const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'p', scopes: [], user_id: 'u' } }), 200);

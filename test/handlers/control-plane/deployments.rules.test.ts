@@ -5,6 +5,34 @@ import assert from 'node:assert/strict';
 import { inProcessApp, type InProcessApp } from '../../support/server.ts';
 import { create, dockerBody, githubBody, json, waitForRevision } from '../../control-plane/support.ts';
 
+describe('control plane: repo_url transports (issue 83)', () => {
+  let server: InProcessApp;
+  before(async () => (server = await inProcessApp()));
+  after(() => server.close());
+
+  it("refuses a repo_url naming git's remote helpers (fd::, ext::, any <helper>::), in any case; stores nothing", async () => {
+    const github = githubBody('rules-transport');
+    for (const url of ['fd::17', 'ext::sh -c touch% /tmp/pwned', 'EXT::sh', 'fd::0/x', 'testgit::/tmp/x', 'persistent-https::github.com/a/b']) {
+      const reply = await json(
+        await server.api('/v2/deployments', { method: 'POST', json: { ...github, source_config: { ...github.source_config, repo_url: url } } }),
+        422,
+      );
+      const issue = reply.detail.find((i: any) => i.loc.join('.') === 'source_config.repo_url');
+      assert.match(issue?.msg ?? '', /remote helper/, JSON.stringify(reply));
+    }
+    assert.deepEqual((await json(await server.api('/v2/deployments'), 200)).resources, []);
+    // a path and file:// stay: a project on this machine is the documented quick start
+    for (const url of ['/srv/agents/my-agent', 'file:///srv/agents/my-agent', 'git@github.com:acme/agent.git'])
+      await json(
+        await server.api('/v2/deployments', {
+          method: 'POST',
+          json: { ...githubBody(`ok-${url.length}`), source_config: { ...github.source_config, repo_url: url } },
+        }),
+        201,
+      );
+  });
+});
+
 describe('control plane: create rules', () => {
   let server: InProcessApp;
   before(async () => (server = await inProcessApp()));

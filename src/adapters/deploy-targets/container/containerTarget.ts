@@ -13,6 +13,7 @@
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
 import { SHARED_STORE_SECRET } from '../../../domain/control-plane/targetRules.ts';
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
+import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,6 +51,8 @@ export interface ContainerTargetOptions {
   logCapBytes: number;
   /** How often the pods are looked at (exited containers, log followers); 2 s by default. */
   superviseMs?: number;
+  /** What the operator lets each tenant run (domain/control-plane/workloadPolicy.ts). */
+  policy: WorkloadPolicy;
 }
 
 const RESTART_MIN_MS = 500;
@@ -214,17 +217,24 @@ export class ContainerTarget implements DeployTarget {
     } else {
       const uri = revision.source_revision_config.image_uri;
       if (!uri) return `Deploy failed: the container deployer cannot run a ${deployment.source} revision without image_uri.`;
-      image = uri;
+      // in full: podman never resolves a short name or an id prefix (another deployment's build) of its own
+      const allowed = imageToRun(deployment, uri, this.options.policy);
+      if (!allowed.ok) return `Deploy failed: ${allowed.reason}`;
+      image = allowed.image;
       if (!(await this.engine.hasImage(image))) {
         try {
-          await this.engine.run(['pull', image], { timeoutMs: this.options.buildTimeoutMs });
+          await this.engine.run(['pull', '--', image], { timeoutMs: this.options.buildTimeoutMs });
         } catch (err) {
           return `Deploy failed: image ${image} could not be pulled: ${(err as Error).message}`;
         }
       }
     }
+    // the image by its id from here on: what runs is what was checked, whatever is tagged with its name meanwhile
+    const id = await this.engine.imageId(image);
+    if (!id) return `Deploy failed: image ${image} is not in the engine's storage.`;
+    image = id;
     // what a tenant sent reaches a container only as the allowlist admitted it (stored before a rule, it is refused)
-    const admitted = admitDeploymentSpec(deployment);
+    const admitted = admitDeploymentSpec(deployment, this.options.policy);
     if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
     const resources = admitted.spec;
     const replicas = replicaCount(resources);

@@ -98,6 +98,8 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
         ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]),
         // the secrets' values reach the container alone, neither this command's environment nor its arguments
         ...secrets.args,
+        // after "--": the image is never read as an option
+        '--',
         spec.image,
       ]);
     }
@@ -117,6 +119,7 @@ export async function createPod(engine: ContainerEngine, spec: PodSpec): Promise
       '--memory',
       '128m',
       ...RESTRICTED_RUN_ARGS,
+      '--',
       spec.proxyImage,
       'node',
       '-e',

@@ -18,12 +18,15 @@ import type { Cluster } from './cluster.ts';
 import { databasePassword } from './databasePassword.ts';
 import { namespaceOf, renderManifests, type RenderInput, type Rendered } from '../../../domain/control-plane/kubernetes/renderManifests.ts';
 import { validateManifests } from '../../../domain/control-plane/kubernetes/validateManifests.ts';
+import { workloadOf, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
 
 export interface KubernetesTargetOptions {
   /** Where the deployer keeps each deployment's database password and deploy log (inside the data directory). */
   root: string;
   defaultNamespace: string;
   postgresImage: string;
+  /** What the operator lets each tenant run (domain/control-plane/workloadPolicy.ts). */
+  policy: WorkloadPolicy;
   /** How long a rollout may take before the revision is DEPLOY_FAILED. */
   rolloutTimeoutMs: number;
   /** Pause between looks at a rollout. */
@@ -121,7 +124,8 @@ export class KubernetesTarget implements DeployTarget {
   // ---- files ----
 
   private renderInput(deployment: DeploymentRecord, revision: RevisionRecord, databasePassword: string): RenderInput {
-    return { deployment, revision, defaultNamespace: this.options.defaultNamespace, postgresImage: this.options.postgresImage, databasePassword };
+    const { defaultNamespace, postgresImage, policy } = this.options;
+    return { deployment, revision, defaultNamespace, postgresImage, databasePassword, workload: workloadOf(policy, deployment.tenant_id) };
   }
 
   private deploymentDir(deploymentId: string): string {

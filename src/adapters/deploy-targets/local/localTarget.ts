@@ -10,6 +10,7 @@
 // logs/<revision>.build.log and .server.log, process.json (port and pid). Everything read
 // back from a deployment's processes has its secret values masked.
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
+import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,6 +48,8 @@ export interface LocalTargetOptions {
   logCapBytes: number;
   /** The control plane's environment: sandboxed processes get PATH and locale from it, the docker or podman CLI all but its own settings. */
   baseEnv: Record<string, string | undefined>;
+  /** What the operator lets each tenant run (domain/control-plane/workloadPolicy.ts). */
+  policy: WorkloadPolicy;
   /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
 }
 
@@ -260,7 +263,7 @@ export class LocalTarget implements DeployTarget {
       if (!fs.existsSync(checkout)) return `Deploy failed: the checkout of revision ${built.id} is gone; create a new revision to build again.`;
       const config = this.projectFile(built);
       if (!config.ok) return `Deploy failed: ${config.problem}.`;
-      const admitted = admitDeploymentSpec(deployment);
+      const admitted = admitDeploymentSpec(deployment, this.options.policy);
       if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
       const memory = admitted.spec.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
@@ -297,8 +300,10 @@ export class LocalTarget implements DeployTarget {
     if ((deployment.source === 'external_docker' || deployment.source === 'internal_docker') && image) {
       const runtime = containerRuntime(withoutOwnSettings(this.options.baseEnv));
       if (!runtime) return `Deploy failed: the local deployer runs images with docker or podman, and neither is installed on this machine.`;
-      const admitted = admitDeploymentSpec(deployment);
+      const admitted = admitDeploymentSpec(deployment, this.options.policy);
       if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
+      const allowed = imageToRun(deployment, image, this.options.policy);
+      if (!allowed.ok) return `Deploy failed: ${allowed.reason}`;
       const memory = admitted.spec.memory_limit_mb;
       const engineEnv = withoutOwnSettings(this.options.baseEnv);
       const engine = new ContainerEngine({ name: runtime, env: engineEnv, containersConf: null });
@@ -323,7 +328,9 @@ export class LocalTarget implements DeployTarget {
           ...(memory ? ['--memory', `${memory}m`] : []),
           ...RESTRICTED_RUN_ARGS,
           ...delivery.args,
-          image,
+          // the image in full, after the options: never read as one, nor resolved to a local id
+          '--',
+          allowed.image,
         ],
         cwd: this.files.dir(deployment.id),
         env: engineEnv,

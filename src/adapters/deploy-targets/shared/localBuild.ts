@@ -27,6 +27,8 @@ export interface BuildRequest {
   variables: Record<string, string>;
   redact: Redact;
   timeoutMs: number;
+  /** The clone's own bound, within `timeoutMs` (CLONE_TIMEOUT_MS by default). */
+  cloneTimeoutMs?: number;
   signal: AbortSignal;
   log: LogWriter;
   /** Only fetch and check out: the install and build commands run elsewhere (inside an image build). */
@@ -36,6 +38,16 @@ export interface BuildRequest {
 export type BuildResult = { ok: true; commitSha: string } | { ok: false; reason: string; commitSha?: string };
 
 class StepFailed extends Error {}
+
+/** A clone that has not finished in 5 minutes is stuck (a remote that accepts and never answers), not large. */
+export const CLONE_TIMEOUT_MS = 5 * 60_000;
+/**
+ * The transports a clone may use (GIT_ALLOW_PROTOCOL): file for paths on this machine, git,
+ * http(s) and ssh. Every other is refused by git itself, remote helpers above all (`ext::`
+ * runs a command, `fd::` reads a descriptor of this process): the API refuses them too
+ * (domain/control-plane/repoUrl.ts); this holds for a URL stored before that rule.
+ */
+const CLONE_PROTOCOLS = 'file:git:http:https:ssh';
 
 const TAIL_LINES = 15;
 const TAIL_CHARS = 1500;
@@ -132,7 +144,7 @@ async function resolveCommit(request: BuildRequest, git: (step: string, args: st
 
 export async function buildRevision(request: BuildRequest): Promise<BuildResult> {
   const { log, checkoutDir, sandbox, redact } = request;
-  const env = sandbox.env({ ...request.variables, GIT_TERMINAL_PROMPT: '0' });
+  const env = sandbox.env({ ...request.variables, GIT_TERMINAL_PROMPT: '0', GIT_ALLOW_PROTOCOL: CLONE_PROTOCOLS });
   const step = { sandbox, env, redact, timeoutMs: request.timeoutMs, signal: request.signal, log };
   const git = (name: string, args: string[]) => runStep(name, 'git', args, { ...step, cwd: checkoutDir, shown: `git ${args[0]}` });
   const shell = (name: string, command: string, cwd: string) => runStep(name, '/bin/sh', ['-c', command], { ...step, cwd, shown: command });
@@ -147,7 +159,13 @@ export async function buildRevision(request: BuildRequest): Promise<BuildResult>
     log.write(`Fetching ${maskRepoUrl(request.repoUrl)} at ${request.repoRef ?? 'its default branch'}`);
     // the schema refuses a URL starting with "-"; "--" makes sure no URL is ever read as an option
     if (request.repoUrl.startsWith('-')) throw new StepFailed('repo_url must not start with "-".');
-    await git('git clone', ['clone', '--quiet', '--no-checkout', '--', request.repoUrl, '.']);
+    const cloneTimeoutMs = Math.min(request.timeoutMs, request.cloneTimeoutMs ?? CLONE_TIMEOUT_MS);
+    await runStep('git clone', 'git', ['clone', '--quiet', '--no-checkout', '--', request.repoUrl, '.'], {
+      ...step,
+      timeoutMs: cloneTimeoutMs,
+      cwd: checkoutDir,
+      shown: 'git clone',
+    });
     commitSha = await resolveCommit(request, git);
     await git('git checkout', ['checkout', '--quiet', '--detach', commitSha]);
     log.write(`Checked out ${commitSha}`);

@@ -15,6 +15,7 @@
 import type { DeploymentRecord, RevisionRecord } from '../records.ts';
 import { admitResourceSpec, type AdmittedContainer, type AdmittedSpec } from './allowlist/resourceSpec.ts';
 import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext } from './tenantBoundary.ts';
+import { admitImage, type TenantWorkload } from '../workloadPolicy.ts';
 
 /** A Kubernetes object as applied: apiVersion, kind, metadata with name (and namespace). */
 export interface Manifest {
@@ -33,6 +34,8 @@ export interface RenderInput {
   postgresImage: string;
   /** Password of the deployment's PostgreSQL (kept by the deployer; never part of the revision). */
   databasePassword: string;
+  /** What the operator lets the deployment's tenant run (workloadPolicy.ts). */
+  workload: TenantWorkload;
 }
 
 /** A field of `resource_spec` the renderer will not turn into manifests, and why. */
@@ -144,7 +147,7 @@ export function refusedFields(spec: Numbers<(typeof REDIS_FIELDS)[number]>): Ref
 
 export function renderManifests(input: RenderInput): Rendered {
   // the request was admitted at the API; a record stored before a rule existed is refused here
-  const admission = admitResourceSpec(input.deployment.source_config.resource_spec, { deploymentId: input.deployment.id });
+  const admission = admitResourceSpec(input.deployment.source_config.resource_spec, { deploymentId: input.deployment.id, workload: input.workload });
   if (!admission.ok)
     return { ok: false, refused: admission.problems.map((p) => ({ field: p.loc.slice(2).join('.'), message: `${p.loc.join('.')}: ${p.msg}`, loc: p.loc })) };
   return renderAdmitted(input, admission.spec);
@@ -154,9 +157,13 @@ export function renderManifests(input: RenderInput): Rendered {
 function renderAdmitted(input: RenderInput, spec: AdmittedSpec): Rendered {
   const { deployment, revision } = input;
   const refused = refusedFields(spec);
-  const image = revision.source_revision_config.image_uri;
-  if (!image) refused.push({ field: 'image_uri', message: 'The revision has no source_revision_config.image_uri to run; Kubernetes runs images only.' });
-  if (refused.length > 0 || !image) return { ok: false, refused };
+  const given = revision.source_revision_config.image_uri;
+  // in its full form: a node's runtime never resolves a short name, nor an id, of its own
+  const admitted = given ? admitImage(given, deployment.id, input.workload) : null;
+  if (!admitted) refused.push({ field: 'image_uri', message: 'The revision has no source_revision_config.image_uri to run; Kubernetes runs images only.' });
+  else if (!admitted.ok) refused.push({ field: 'image_uri', message: `source_revision_config.image_uri: ${admitted.msg}` });
+  if (refused.length > 0 || !admitted?.ok) return { ok: false, refused };
+  const image = admitted.image;
 
   const namespace = namespaceOf(deployment, input.defaultNamespace);
   const names = objectNames(deployment.id);

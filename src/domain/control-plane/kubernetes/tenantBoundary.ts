@@ -6,6 +6,7 @@
 // says what a request breaks (each a field and the rule, a 422), `restrictedSecurityContext`
 // is the context every rendered container carries, built from the admitted fields.
 import { admitResourceSpec, type AdmittedContainer } from './allowlist/resourceSpec.ts';
+import type { TenantWorkload } from '../workloadPolicy.ts';
 
 export interface BoundaryProblem {
   /** Where in the request: ['source_config', 'resource_spec', 'sidecars', 0, 'securityContext', 'privileged']. */
@@ -54,6 +55,7 @@ export function tenantBoundaryProblems(
   listenerConfig: { k8s_namespace?: string | null } | null | undefined,
   deploymentId: string | null,
   viaListener: boolean,
+  workload: TenantWorkload,
 ): BoundaryProblem[] {
   const problems: BoundaryProblem[] = [];
   // a listener deploys on its own cluster (the namespace is its operator's choice among its k8s_namespaces)
@@ -62,6 +64,6 @@ export function tenantBoundaryProblems(
       loc: ['source_config', 'listener_config', 'k8s_namespace'],
       msg: "the namespace is the operator's (AGENTPLANE_KUBE_NAMESPACE); a deployment may name one only when a listener deploys it.",
     });
-  const admission = admitResourceSpec(spec, { deploymentId });
+  const admission = admitResourceSpec(spec, { deploymentId, workload });
   return admission.ok ? problems : [...problems, ...admission.problems];
 }

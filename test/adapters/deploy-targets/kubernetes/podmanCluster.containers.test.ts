@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { objectNames, renderManifests, type Manifest } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
 import { adaptForPodman, databaseLogin } from '../../../../src/adapters/deploy-targets/kubernetes/podmanCluster.ts';
 import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
+import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../../../../src/domain/control-plane/workloadPolicy.ts';
 
 /** The manifests of a deployment of every resource group, rendered with `password` as its database's. */
 function renderedFor(id: string, name: string, password: string): Manifest[] {
@@ -17,6 +18,7 @@ function renderedFor(id: string, name: string, password: string): Manifest[] {
     defaultNamespace: 'default',
     postgresImage: 'postgres:16',
     databasePassword: password,
+    workload: workloadOf(DEFAULT_WORKLOAD_POLICY, EVERY_TENANT),
   });
   assert.ok(rendered.ok);
   return rendered.manifests;

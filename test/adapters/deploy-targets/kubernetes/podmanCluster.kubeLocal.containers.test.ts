@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../../../support/server.ts';
 import { json, until } from '../../../containers/support/replies.ts';
-import { CONTAINERS_CONF, podman, podmanAvailable, sharedNodeImage } from '../../../containers/support/nodeImage.ts';
+import { CONTAINERS_CONF, TEST_IMAGE_NAMESPACES, podman, podmanAvailable, sharedNodeImage } from '../../../containers/support/nodeImage.ts';
 import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
 import { sharedPostgresImage } from '../../../containers/support/postgresImage.ts';
 
@@ -24,7 +24,13 @@ before(async () => {
   image = await sharedNodeImage();
   postgresImage = await sharedPostgresImage();
   server = await startTestServer({
-    env: { AGENTPLANE_DEPLOYER: 'kube-local', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '240', AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage },
+    env: {
+      AGENTPLANE_DEPLOYER: 'kube-local',
+      CONTAINERS_CONF,
+      AGENTPLANE_DEPLOY_TIMEOUT_S: '240',
+      AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage,
+      AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
+    },
   });
 });
 

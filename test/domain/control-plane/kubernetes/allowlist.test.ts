@@ -11,11 +11,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { admitResourceSpec } from '../../../../src/domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { renderManifests, type Manifest } from '../../../../src/domain/control-plane/kubernetes/renderManifests.ts';
+import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../../../../src/domain/control-plane/workloadPolicy.ts';
 
 const ID = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';
 const OTHER = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const OWN_SECRET = `agentplane-${ID}-secrets`;
-const admit = (spec: unknown, deploymentId: string | null = ID) => admitResourceSpec(spec, { deploymentId });
+// the CSI driver the reference cases name, allowed as an operator would (none is by default: workloadPolicy.test.ts)
+const WORKLOAD = workloadOf({ ...DEFAULT_WORKLOAD_POLICY, csiDrivers: ['x.example.com'] }, EVERY_TENANT);
+const admit = (spec: unknown, deploymentId: string | null = ID) => admitResourceSpec(spec, { deploymentId, workload: WORKLOAD });
 const sidecar = (extra: object) => ({ sidecars: [{ name: 'side', image: 'tools:1', ...extra }] });
 const path = (loc: (string | number)[]) => loc.slice(2).join('.');
 
@@ -246,6 +249,7 @@ describe('the renderer', () => {
       defaultNamespace: 'default',
       postgresImage: 'postgres:16',
       databasePassword: 'pw',
+      workload: WORKLOAD,
     });
 
   it('refuses a stored record the allowlist would refuse (stored before the rule), naming the field', () => {

@@ -10,6 +10,7 @@ import { manifestsAsYaml } from '../../../../src/domain/control-plane/kubernetes
 import { validateManifests } from '../../../../src/domain/control-plane/kubernetes/validateManifests.ts';
 import type { ResourceSpec } from '../../../../generated/control-plane/types.gen.ts';
 import { fullResourceSpec } from '../../../containers/fullResourceSpec.ts';
+import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../../../../src/domain/control-plane/workloadPolicy.ts';
 
 const IMAGE = 'registry.example/agent:1.0';
 /** The securityContext of every container rendered (Pod Security Standard "restricted"). */
@@ -38,6 +39,7 @@ function input(spec: ResourceSpec | null, extra: Partial<RenderInput['deployment
     defaultNamespace: 'default',
     postgresImage: 'postgres:16',
     databasePassword: 'pw-0123',
+    workload: workloadOf(DEFAULT_WORKLOAD_POLICY, EVERY_TENANT),
   };
 }
 
@@ -182,8 +184,9 @@ test('limits default to twice their request; queue fields default to the main se
 
 test('a sidecar with restartPolicy Always is a native sidecar (an init container that keeps running)', () => {
   const { manifests } = rendered({ sidecars: [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }] });
+  // the image in full: a node's runtime never resolves a short name of its own
   const pod = find(manifests, 'Deployment', '').spec.template.spec;
-  assert.deepEqual(pod.initContainers, [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always', securityContext: RESTRICTED }]);
+  assert.deepEqual(pod.initContainers, [{ name: 'proxy', image: 'docker.io/library/proxy:1', restartPolicy: 'Always', securityContext: RESTRICTED }]);
   assert.equal(pod.containers.length, 1);
   assert.deepEqual(validateManifests(manifests), []);
 });

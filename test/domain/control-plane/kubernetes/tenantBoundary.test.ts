@@ -4,11 +4,15 @@
 // is not http(s) are a 422 naming the field and the rule; nothing is stored. The manifests
 // a deployment is shown carry the enforced securityContext.
 import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { inProcessApp, type InProcessApp } from '../../../support/server.ts';
 import { create, dockerBody, json } from '../../../control-plane/support.ts';
 import { REFUSED, at, container, naming, where } from '../../../control-plane/boundaryCases.ts';
 import { tenantBoundaryProblems } from '../../../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
+import { DEFAULT_WORKLOAD_POLICY, EVERY_TENANT, workloadOf } from '../../../../src/domain/control-plane/workloadPolicy.ts';
+
+const WORKLOAD = workloadOf(DEFAULT_WORKLOAD_POLICY, EVERY_TENANT);
 
 describe('tenant boundary', () => {
   let server: InProcessApp;
@@ -69,6 +73,89 @@ describe('tenant boundary', () => {
   });
 });
 
+describe('the images a tenant runs (issue 83)', () => {
+  const KEY_A = `key-a-${randomUUID()}`;
+  const KEY_B = `key-b-${randomUUID()}`;
+  const TENANT_A = randomUUID();
+  const TENANT_B = randomUUID();
+  let server: InProcessApp;
+  before(async () => {
+    server = await inProcessApp({
+      env: {
+        AGENTPLANE_API_KEYS: `${KEY_A}:${TENANT_A},${KEY_B}:${TENANT_B}`,
+        // every tenant: Docker Hub's official images; tenant A: its own registry namespace too
+        AGENTPLANE_IMAGE_NAMESPACES: `docker.io/library;${TENANT_A}=registry.acme.internal/team-a`,
+      },
+    });
+  });
+  after(() => server?.close());
+  const as =
+    (key: string) =>
+    (pathname: string, init: RequestInit & { json?: unknown } = {}) =>
+      server.api(pathname, { ...init, headers: { 'x-api-key': key } });
+  const refusedImage = async (answer: Promise<Response>, rule: RegExp) => {
+    const body = await json(await answer, 422);
+    const issue = body.detail.find((i: any) => where(i) === 'source_revision_config.image_uri');
+    assert.ok(issue, JSON.stringify(body));
+    assert.match(issue.msg, rule);
+  };
+
+  it("refuses B's build, an option, an image id, a prefix of one and a digest alone, on create and PATCH; stores nothing", async () => {
+    const victim = await create(as(KEY_B), { ...dockerBody('victim', 'node:22'), source_config: {} });
+    const attacker = await create(as(KEY_A), { ...dockerBody('attacker', 'node:22'), source_config: {} });
+    const id = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
+    const cases: [string, RegExp][] = [
+      [`localhost/agentplane-deployment-${victim.id}:${victim.latest_revision_id}`, /reserved/],
+      [`LOCALHOST/agentplane-deployment-${victim.id}:${victim.latest_revision_id}`, /reserved/],
+      ['--help', /starts with "-"/],
+      ['-v', /starts with "-"/],
+      ['--authfile=/etc/shadow', /starts with "-"/],
+      [id.slice(0, 4), /image id/],
+      [id, /image id/],
+      [`sha256:${id}`, /image id|digest alone/],
+      [`@sha256:${id}`, /digest alone/],
+      ['localhost/some-local-image:1', /AGENTPLANE_IMAGE_NAMESPACES/],
+    ];
+    for (const [image, rule] of cases) {
+      await refusedImage(
+        as(KEY_A)('/v2/deployments', { method: 'POST', json: { ...dockerBody(`x-${randomUUID().slice(0, 8)}`, image), source_config: {} } }),
+        rule,
+      );
+      await refusedImage(as(KEY_A)(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: image } } }), rule);
+    }
+    const listed = await json(await as(KEY_A)('/v2/deployments?limit=100'), 200);
+    assert.deepEqual(
+      listed.resources.map((d: any) => d.id),
+      [attacker.id],
+    );
+    const revisions = await json(await as(KEY_A)(`/v2/deployments/${attacker.id}/revisions`), 200);
+    assert.deepEqual(
+      revisions.resources.map((r: any) => r.id),
+      [attacker.latest_revision_id],
+    );
+    // its own build, once it exists, a deployment may run
+    const own = `localhost/agentplane-deployment-${attacker.id}:${attacker.latest_revision_id}`;
+    await json(await as(KEY_A)(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: own } } }), 200);
+  });
+
+  it("a registry namespace is the tenant's the operator named: A's is not B's", async () => {
+    const image = 'registry.acme.internal/team-a/agent:1';
+    await create(as(KEY_A), { ...dockerBody('team-a', image), source_config: {} });
+    await refusedImage(
+      as(KEY_B)('/v2/deployments', { method: 'POST', json: { ...dockerBody('team-a', image), source_config: {} } }),
+      /AGENTPLANE_IMAGE_NAMESPACES; allowed: docker\.io\/library\)/,
+    );
+    await refusedImage(
+      as(KEY_A)('/v2/deployments', { method: 'POST', json: { ...dockerBody('team-ab', 'registry.acme.internal/team-ab/agent:1'), source_config: {} } }),
+      /no registry namespace/,
+    );
+    // and what the manifests render is the image in full
+    const hub = await create(as(KEY_B), { ...dockerBody('hub', 'node:22'), source_config: {} });
+    const shown = await json(await as(KEY_B)(`/v2/deployments/${hub.id}/revisions/${hub.latest_revision_id}/manifests`), 200);
+    assert.equal(shown.manifests.find((m: any) => m.kind === 'Deployment').spec.template.spec.containers[0].image, 'docker.io/library/node:22');
+  });
+});
+
 describe('tenant boundary rules', () => {
   it('pass what the restricted profile allows', () => {
     const allowed = {
@@ -88,16 +175,16 @@ describe('tenant boundary rules', () => {
         }),
       ],
     };
-    assert.deepEqual(tenantBoundaryProblems(allowed, null, 'd', false), []);
+    assert.deepEqual(tenantBoundaryProblems(allowed, null, 'd', false, WORKLOAD), []);
   });
 
   it('let a listener deployment name its namespace, and nobody else', () => {
-    assert.deepEqual(tenantBoundaryProblems(null, { k8s_namespace: 'agents' }, null, true), []);
-    assert.equal(tenantBoundaryProblems(null, { k8s_namespace: 'agents' }, null, false).length, 1);
+    assert.deepEqual(tenantBoundaryProblems(null, { k8s_namespace: 'agents' }, null, true, WORKLOAD), []);
+    assert.equal(tenantBoundaryProblems(null, { k8s_namespace: 'agents' }, null, false, WORKLOAD).length, 1);
   });
 
   it('refuse every secret reference before the deployment has a Secret of its own', () => {
     const spec = { sidecars: [container({ envFrom: [{ secretRef: { name: 'agentplane-d-secrets' } }] })] };
-    assert.match(tenantBoundaryProblems(spec as never, null, null, false)[0]!.msg, /create the deployment first/);
+    assert.match(tenantBoundaryProblems(spec as never, null, null, false, WORKLOAD)[0]!.msg, /create the deployment first/);
   });
 });

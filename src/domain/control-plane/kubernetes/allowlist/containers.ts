@@ -3,6 +3,7 @@
 // of Kubernetes' types a container needs under the "restricted" Pod Security Standard.
 import { caseVariantProblem, flag, integer, list, mapOf, oneOf, only, shape, text, type Problem, type Rule } from './admit.ts';
 import { owned, ownSecret, type Owner } from './references.ts';
+import { admitImage } from '../../workloadPolicy.ts';
 import { quantity, relativePath } from './paths.ts';
 
 const RESTRICTED = ' (Pod Security Standard "restricted")';
@@ -147,7 +148,12 @@ export function container(owner: Owner) {
           return void problems.push({ loc: at, msg: `${JSON.stringify(name)} is the name of agentplane's own container.` });
         return name;
       },
-      image: text((image) => (image.trim() === image && image.length > 0 && !/\s/.test(image) ? undefined : 'must be an image reference (no spaces).')),
+      // built in its full form: the engine never resolves a short name or an id (workloadPolicy.ts)
+      image: (value, at, problems) => {
+        if (typeof value !== 'string') return void problems.push({ loc: at, msg: 'must be a string.' });
+        const image = admitImage(value, owner.deploymentId, owner.workload);
+        return image.ok ? image.image : void problems.push({ loc: at, msg: image.msg });
+      },
       imagePullPolicy: oneOf(['Always', 'Never', 'IfNotPresent']),
       command: list(text()),
       args: list(text()),

@@ -6,10 +6,13 @@
 // (a ConfigMap, a claim, a registry's pull Secret). Before the deployment exists it owns
 // nothing, so a create names nothing: create, then PATCH the resource_spec.
 import { text, type Rule } from './admit.ts';
+import type { TenantWorkload } from '../../workloadPolicy.ts';
 
 export interface Owner {
   /** The deployment's id; null at create, before it has one. */
   deploymentId: string | null;
+  /** What the operator lets its tenant run (workloadPolicy.ts). */
+  workload: TenantWorkload;
 }
 
 export const ownSecretName = (deploymentId: string) => `agentplane-${deploymentId}-secrets`;

@@ -7,30 +7,39 @@
 // nothing else (test/architecture/manifestAllowlist.test.ts). The API checks a request with it
 // (create, PATCH and redeploy answer 422, storing nothing); the renderer checks the stored
 // deployment again, so a record stored before a rule existed is refused too.
-import { decimal, integer, isSet, list, shape, type Loc, type Problem } from './admit.ts';
+import { decimal, integer, isSet, list, shape, type Loc, type Problem, type Rule } from './admit.ts';
 import { container, volumeMount, type AdmittedContainer, type AdmittedVolumeMount } from './containers.ts';
 import { annotations, labels } from './metadata.ts';
 import { owned, type Owner } from './references.ts';
 import { volume, type AdmittedVolume } from './volumes.ts';
+import { workloadOf, type WorkloadPolicy } from '../../workloadPolicy.ts';
 
 export type { Owner } from './references.ts';
 export { ownSecretName } from './references.ts';
 export type { AdmittedContainer, AdmittedVolume, AdmittedVolumeMount };
 
-const count = integer(0, 10_000);
 const cores = decimal(Number.MIN_VALUE, 16);
 const megabytes = integer(0, 2 ** 31 - 1);
 
-/** The numeric fields of the seed's resource_spec, each as the API's schema types it. */
+/** Replica counts: as many as the operator allows one deployment (the container deployer starts min_scale of them). */
+function scales(max: number) {
+  const count = integer(0, max, `must be an integer from 0 to ${max}: the most replicas of one deployment the operator allows (AGENTPLANE_MAX_REPLICAS).`);
+  return {
+    min_scale: count,
+    max_scale: count,
+    queue_min_scale: count,
+    queue_max_scale: count,
+    orchestrator_min_scale: count,
+    orchestrator_max_scale: count,
+  };
+}
+
+/** The other numeric fields of the seed's resource_spec, each as the API's schema types it. */
 const NUMBERS = {
-  min_scale: count,
-  max_scale: count,
   cpu: cores,
   cpu_limit: cores,
   memory_mb: megabytes,
   memory_limit_mb: megabytes,
-  queue_min_scale: count,
-  queue_max_scale: count,
   queue_cpu: cores,
   queue_cpu_limit: cores,
   queue_memory_mb: megabytes,
@@ -39,8 +48,6 @@ const NUMBERS = {
   orchestrator_cpu_limit: cores,
   orchestrator_memory_mb: megabytes,
   orchestrator_memory_limit_mb: megabytes,
-  orchestrator_min_scale: count,
-  orchestrator_max_scale: count,
   executor_cpu: cores,
   executor_cpu_limit: cores,
   executor_memory_mb: megabytes,
@@ -57,11 +64,24 @@ const NUMBERS = {
   db_max_connections: megabytes,
 };
 
+/** Annotations within the operator's bound on their bytes (keys and values, as UTF-8). */
+function boundedAnnotations(max: number): Rule<Record<string, string>> {
+  return (value, at, problems) => {
+    const built = annotations(value, at, problems);
+    if (!built) return built;
+    const bytes = Object.entries(built).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+    if (bytes <= max) return built;
+    problems.push({ loc: at, msg: `the annotations hold ${bytes} bytes; the operator allows ${max} (AGENTPLANE_MAX_ANNOTATION_BYTES).` });
+    return undefined;
+  };
+}
+
 function resourceSpec(owner: Owner) {
   return shape({
+    ...scales(owner.workload.maxReplicas),
     ...NUMBERS,
     labels,
-    annotations,
+    annotations: boundedAnnotations(owner.workload.maxAnnotationBytes),
     service_account_name: (_value: unknown, at: Loc, problems: Problem[]): undefined =>
       void problems.push({ loc: at, msg: "the service account is the operator's (AGENTPLANE_KUBE_SERVICE_ACCOUNT); a deployment cannot choose one." }),
     image_pull_secrets: list(shape({ name: owned(owner, 'image pull Secret') }, { required: ['name'] })),
@@ -72,14 +92,16 @@ function resourceSpec(owner: Owner) {
   });
 }
 
-/** The rules of recent deployments: they close over the deployment's names, and making them costs more than applying them. */
-const recent = new Map<string | null, ReturnType<typeof resourceSpec>>();
+/** The rules of recent deployments, by their tenant's workload: they close over both, and making them costs more than applying them. */
+const recent = new WeakMap<Owner['workload'], Map<string | null, ReturnType<typeof resourceSpec>>>();
 function rulesOf(owner: Owner): ReturnType<typeof resourceSpec> {
-  let rules = recent.get(owner.deploymentId);
+  let ofWorkload = recent.get(owner.workload);
+  if (!ofWorkload) recent.set(owner.workload, (ofWorkload = new Map()));
+  let rules = ofWorkload.get(owner.deploymentId);
   if (!rules) {
-    if (recent.size >= 256) recent.clear();
+    if (ofWorkload.size >= 256) ofWorkload.clear();
     rules = resourceSpec(owner);
-    recent.set(owner.deploymentId, rules);
+    ofWorkload.set(owner.deploymentId, rules);
   }
   return rules;
 }
@@ -123,6 +145,13 @@ function podProblems(spec: Omit<AdmittedSpec, typeof admitted>): Problem[] {
  */
 export function admitResourceSpec(raw: unknown, owner: Owner): Admission {
   if (!isSet(raw)) return { ok: true, spec: {} as AdmittedSpec };
+  const bytes = Buffer.byteLength(JSON.stringify(raw) ?? '');
+  const max = owner.workload.maxResourceSpecBytes;
+  if (bytes > max)
+    return {
+      ok: false,
+      problems: [{ loc: AT, msg: `the resource_spec holds ${bytes} bytes as JSON; the operator allows ${max} (AGENTPLANE_MAX_RESOURCE_SPEC_BYTES).` }],
+    };
   const problems: Problem[] = [];
   const built = rulesOf(owner)(raw, AT, problems);
   if (!built) return { ok: false, problems };
@@ -131,11 +160,14 @@ export function admitResourceSpec(raw: unknown, owner: Owner): Admission {
 }
 
 /** A deployment's stored resource_spec admitted for it (what every deploy target reads of it), or the sentence saying why not. */
-export function admitDeploymentSpec(deployment: {
-  id: string;
-  source_config: { resource_spec?: unknown };
-}): { ok: true; spec: AdmittedSpec } | { ok: false; reason: string } {
-  const admission = admitResourceSpec(deployment.source_config.resource_spec, { deploymentId: deployment.id });
+export function admitDeploymentSpec(
+  deployment: { id: string; tenant_id: string; source_config: { resource_spec?: unknown } },
+  policy: WorkloadPolicy,
+): { ok: true; spec: AdmittedSpec } | { ok: false; reason: string } {
+  const admission = admitResourceSpec(deployment.source_config.resource_spec, {
+    deploymentId: deployment.id,
+    workload: workloadOf(policy, deployment.tenant_id),
+  });
   if (admission.ok) return admission;
   return { ok: false, reason: `the resource_spec is refused: ${admission.problems.map((p) => `${p.loc.join('.')}: ${p.msg}`).join(' ')}` };
 }

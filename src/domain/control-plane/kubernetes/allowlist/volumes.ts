@@ -69,7 +69,12 @@ export function volume(owner: Owner) {
       downwardAPI: shape({ items: downwardItems, defaultMode: fileMode }),
       csi: shape(
         {
-          driver: text((d) => (/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(d) && d.length <= 63 ? undefined : 'must be a CSI driver name.')),
+          // a driver acts for the node (secrets-store.csi.k8s.io reads any SecretProviderClass named): the operator's list only
+          driver: text((d) =>
+            owner.workload.csiDrivers.includes(d)
+              ? undefined
+              : `CSI driver ${JSON.stringify(d)} is not one the operator allows (AGENTPLANE_CSI_DRIVERS; allowed: ${owner.workload.csiDrivers.join(', ') || 'none'}).`,
+          ),
           readOnly: flag,
           fsType: text(),
           volumeAttributes: mapOf(() => undefined, text()),

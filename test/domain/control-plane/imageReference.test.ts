@@ -1,0 +1,75 @@
+// Image references as a hostile tenant writes them (issue 83): an option for the engine's CLI,
+// a bare image id, a prefix of one (podman resolved 4 hex characters to another tenant's build),
+// a digest alone; each refused. Names that follow the OCI distribution grammar come back in
+// full, so an engine is never handed a short name it could resolve on its own.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseImageReference } from '../../../src/domain/control-plane/imageReference.ts';
+
+const ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
+const full = (text: string) => {
+  const parsed = parseImageReference(text);
+  assert.ok(parsed.ok, `${text}: ${!parsed.ok && parsed.msg}`);
+  return parsed.ref.full;
+};
+const refused = (text: string) => {
+  const parsed = parseImageReference(text);
+  assert.ok(!parsed.ok, `${text} was read as ${parsed.ok && parsed.ref.full}`);
+  return parsed.msg;
+};
+
+describe('image references', () => {
+  it('refuse what an engine would read as an option', () => {
+    for (const text of ['--help', '-v', '--authfile=/etc/shadow', '-', '--rm=false']) assert.match(refused(text), /starts with "-"/, text);
+  });
+
+  it('refuse image ids, prefixes of one and digests alone', () => {
+    for (const text of [
+      ID,
+      ID.slice(0, 4),
+      ID.slice(0, 12),
+      'BEEF',
+      `sha256:${ID}`,
+      `sha256:${ID.slice(0, 6)}`,
+      `SHA256:${ID}`,
+      `@sha256:${ID}`,
+      `sha512:${ID}${ID}`,
+    ])
+      assert.match(refused(text), /image id|digest alone|grammar/, text);
+    // a 64-hex repository is an id, wherever it sits
+    assert.match(refused(`registry.example/${ID}:1`), /image id/);
+  });
+
+  it('refuse what the grammar does not allow', () => {
+    for (const text of [
+      '',
+      ' node:1',
+      'node:1 ',
+      'Node:1',
+      'acme/Agent:1',
+      'a//b',
+      'node:',
+      'node:-x',
+      'node@sha256:abc',
+      'ACME/agent:1',
+      'node:1\n--privileged',
+    ])
+      refused(text);
+    assert.match(refused(`registry.example/${'a'.repeat(260)}`), /255/);
+  });
+
+  it('write names in full: docker.io and library/ spelt out, a registry in lower case, :latest when nothing pins it', () => {
+    assert.equal(full('node'), 'docker.io/library/node:latest');
+    assert.equal(full('node:22'), 'docker.io/library/node:22');
+    assert.equal(full('beef:1'), 'docker.io/library/beef:1');
+    assert.equal(full('acme/agent:1'), 'docker.io/acme/agent:1');
+    assert.equal(full('index.docker.io/acme/agent:1'), 'docker.io/acme/agent:1');
+    assert.equal(full('GHCR.IO/acme/agent:1'), 'ghcr.io/acme/agent:1');
+    assert.equal(full('localhost/agent'), 'localhost/agent:latest');
+    assert.equal(full('LocalHost/agent:2'), 'localhost/agent:2');
+    assert.equal(full('127.0.0.1:5000/a/b-c__d.e:v1.2'), '127.0.0.1:5000/a/b-c__d.e:v1.2');
+    assert.equal(full(`registry.example/agent@sha256:${ID}`), `registry.example/agent@sha256:${ID}`);
+    assert.equal(full(`registry.example/agent:1@sha256:${ID}`), `registry.example/agent:1@sha256:${ID}`);
+    assert.equal(full('[::1]:5000/agent:1'), '[::1]:5000/agent:1');
+  });
+});
