@@ -95,6 +95,22 @@ test('the Threads list shows the other threads and marks the one whose values ho
   await page.context().close();
 });
 
+test(
+  'the Threads list, as the server answers it with a broken thread present, lists every thread and the broken one as failed',
+  { timeout: 120_000 },
+  async () => {
+    const good = await goodThreads();
+    const broken = await brokenThread();
+    const page = await openPage(fixture.browser, `${fixture.server.url}/dashboard/threads`, { key: fixture.server.key });
+    const table = page.getByRole('table', { name: 'Threads' });
+    for (const id of good) await table.getByRole('link', { name: id }).waitFor();
+    await table.locator('tr', { hasText: broken }).locator('.status', { hasText: 'error' }).waitFor();
+    assert.equal(await page.locator('main [role="alert"]').count(), 0);
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  },
+);
+
 test('a thread whose state cannot be read shows its record, its runs, the error and Delete', { timeout: 120_000 }, async () => {
   const [id] = await goodThreads();
   const page = await pageWith(`/dashboard/threads/${id}`, all(on('GET', `/threads/${id}/state`, fail), on('POST', `/threads/${id}/history`, fail)));
@@ -119,6 +135,35 @@ test('a state holding what no page expected leaves the rest of the thread page d
   await page.getByRole('region', { name: 'Runs', exact: true }).getByText('success', { exact: true }).waitFor();
   await page.getByRole('region', { name: 'Thread', exact: true }).getByText('Created', { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Delete' }).waitFor();
+  await page.context().close();
+});
+
+test('a state the server could not compute (state_error) shows the stored values, why, and why the last run failed', { timeout: 120_000 }, async () => {
+  const broken = await brokenThread();
+  const stored = {
+    values: { messages: [{ type: 'human', content: 'stored before the failure' }] },
+    next: [],
+    tasks: [],
+    metadata: null,
+    checkpoint: null,
+    parent_checkpoint: null,
+    created_at: null,
+    interrupts: [],
+    state_error: 'the graph no longer loads',
+  };
+  const page = await pageWith(
+    `/dashboard/threads/${broken}`,
+    on('GET', `/threads/${broken}/state`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(stored) })),
+  );
+  await page
+    .getByRole('region', { name: 'State', exact: true })
+    .getByText('could not be computed', { exact: false })
+    .getByText(/the graph no longer loads/)
+    .waitFor();
+  await page.getByRole('region', { name: 'Messages', exact: true }).getByText('stored before the failure').waitFor();
+  await page.getByRole('alert', { name: 'The last run failed' }).filter({ hasText: 'Unable to coerce message' }).waitFor();
+  await page.getByRole('button', { name: 'Delete' }).waitFor();
+  assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });
 

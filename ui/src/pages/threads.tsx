@@ -241,7 +241,7 @@ export function ThreadPage({ id }: { id: string }) {
   const failed = t ? t.status === 'error' : runs.data?.[0]?.status === 'error';
   const failedRun = failed ? runs.data?.find((r) => r.status === 'error') : undefined;
   // the state says why the thread stopped (a failed task's error, a breakpoint, an edit that superseded the failure)
-  const stateSays = Boolean(assistantId && state.data && t);
+  const stateSays = Boolean(assistantId && state.data && t && !stateErrorOf(state.data));
   return (
     <>
       <div class="page-head">
@@ -361,12 +361,24 @@ function FailedRunError({ threadId, run }: { threadId: string; run: Run }) {
   );
 }
 
+/** Why the server could not compute a latest state at all (the spec's `state_error`), if it could not. */
+const stateErrorOf = (state: ThreadState): string | undefined => {
+  const reason = (state as { state_error?: unknown }).state_error;
+  return typeof reason === 'string' ? reason : undefined;
+};
+
 function StateView({ state, error }: { state: ThreadState | undefined; error: unknown }) {
   if (error) return <ErrorNotice error={error} />;
   if (!state) return <p class="muted">Loading…</p>;
   const values = (state.values ?? {}) as Record<string, unknown>;
+  const uncomputed = stateErrorOf(state);
   return (
     <>
+      {uncomputed && (
+        <p class="notice" role="status">
+          The state could not be computed from the thread's checkpoints ({uncomputed}): these are its values as stored at its last change.
+        </p>
+      )}
       <dl class="fields">
         <Field label="Next">{state.next.length ? state.next.join(', ') : 'nothing (done)'}</Field>
         <Field label="Checkpoint">
