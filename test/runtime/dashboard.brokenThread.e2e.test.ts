@@ -175,6 +175,10 @@ test('the broken thread, as the server answers it, shows its runs, why its run f
   await page.getByRole('region', { name: 'Thread', exact: true }).getByText(broken, { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Delete' }).waitFor();
   await screenshot(page, 'thread-broken');
+  // its failed run's page opens from there, its trace and its error with it
+  await page.getByRole('alert', { name: 'The last run failed' }).getByRole('link', { name: 'See the run and its trace' }).click();
+  await page.locator('h1 .status', { hasText: 'error' }).waitFor();
+  await page.getByRole('region', { name: 'Trace', exact: true }).getByText('Unable to coerce message').first().waitFor();
   assert.deepEqual(pageErrors(page), []);
   await page.context().close();
 });
