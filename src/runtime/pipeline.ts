@@ -455,7 +455,12 @@ export function createPipeline(options: PipelineOptions) {
       const refuse = (reply: HttpReply) => send(res, errors ? asGoogleRpc(reply, errors) : reply);
       const admission = admit(b, req);
       const admitted = admission instanceof Promise ? await admission : admission;
-      if (!(admitted instanceof HttpRequestContext)) return refuse(admitted);
+      if (!(admitted instanceof HttpRequestContext)) {
+        // a refused caller's connection ends with its answer: kept alive, each key-less client
+        // held a descriptor for the keep-alive timeout (65 s), enough of them every descriptor
+        res.setHeader('Connection', 'close');
+        return refuse(admitted);
+      }
       ctx = admitted;
       if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)

@@ -23,10 +23,17 @@ import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.
 import { webSocketTextFrame } from './webSocketFrame.ts';
 import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
+import { UnsettledUpgrades } from './unsettledUpgrades.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 
 type Dict = Record<string, unknown>;
+
+/**
+ * Upgrades one address may have between its request and its 101 or its refusal's close (a slow
+ * custom auth, a client that reads no answer). Each admitted socket is capped apart (socketSlots).
+ */
+const MAX_UNSETTLED_UPGRADES_PER_ADDRESS = 64;
 
 export interface ProtocolSocketLimits {
   /** The largest message (and frame) a client may send, in bytes: as a request body's. */
@@ -58,17 +65,21 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
       wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes });
       return wss;
     }));
+  const unsettled = new UnsettledUpgrades(MAX_UNSETTLED_UPGRADES_PER_ADDRESS);
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const match = PATH.exec(req.url ?? '');
-    if (!match) return refuseUpgrade(socket, { status: 404, body: { detail: 'Not Found' } });
     // a client that goes while it is admitted leaves nothing behind (an error unheard would end the process)
     socket.on('error', () => socket.destroy());
+    // one address's sockets still being admitted or refused are bounded: past that, cut unanswered
+    if (!unsettled.take(req.socket.remoteAddress ?? '', socket)) return socket.destroy();
+    const match = PATH.exec(req.url ?? '');
+    if (!match) return refuseUpgrade(socket, { status: 404, body: { detail: 'Not Found' } });
     // ws before the admission: a call admitted holds a stream slot until its socket ends
     void server()
       .then((wss) =>
         door.admit(req).then((admitted) => {
           if (!('call' in admitted)) return refuseUpgrade(socket, admitted);
           if (socket.destroyed) return admitted.release();
+          unsettled.settle(socket);
           wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, socket, admitted, limits.idleMs));
         }),
       )

@@ -29,7 +29,15 @@ export interface SocketDoor {
   admit(req: IncomingMessage): Promise<AdmittedSocket | HttpReply>;
 }
 
-/** Answers a refused upgrade on its raw socket as REST answers (status, headers, JSON body), then closes it. */
+/** How long a refused upgrade's answer may take to leave before its socket is cut, read or not. */
+export const REFUSAL_FLUSH_MS = 1_000;
+
+/**
+ * Answers a refused upgrade on its raw socket as REST answers (status, headers, JSON body), then
+ * closes it: destroyed once the answer is written, or after REFUSAL_FLUSH_MS. `end()` alone only
+ * half-closes (node's HTTP server allows half-open sockets), so a client that never sent its own
+ * FIN held the descriptor for as long as it liked: 1,100 of them starved every other client.
+ */
 export function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
   if (socket.destroyed) return;
   const body = reply.body === undefined ? '' : JSON.stringify(reply.body);
@@ -42,5 +50,7 @@ export function refuseUpgrade(socket: Duplex, reply: HttpReply): void {
   // a header the project's auth set is written only if it is one header line (node refuses others on a response too)
   const lines = Object.entries(headers).filter(([name, value]) => !/[\r\n:]/.test(name) && !/[\r\n]/.test(String(value)));
   const head = [`HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`, ...lines.map(([name, value]) => `${name}: ${value}`)];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  const cut = setTimeout(() => socket.destroy(), REFUSAL_FLUSH_MS).unref();
+  socket.once('close', () => clearTimeout(cut));
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
 }

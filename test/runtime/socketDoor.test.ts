@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import net from 'node:net';
 import WebSocket from 'ws';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
@@ -115,6 +116,83 @@ describe('credentials are checked at the upgrade, as REST checks them', () => {
       const runs = (await (await fetch(`${server.url}/threads/${thread.thread_id}/runs`, { headers: asB })).json()) as unknown[];
       assert.deepEqual(runs, []);
     } finally {
+      await server.close();
+    }
+  });
+});
+
+/** Key-less requests on raw connections that never close from their side: each connection once answered, with its status. */
+async function refusedAndHeld(server: TestServer, count: number, request: (i: number) => string, sockets: net.Socket[]): Promise<number[]> {
+  const { port } = new URL(server.url);
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      // allowHalfOpen: the client never ends its side, as the attacker's did
+      const socket = net.connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      return new Promise<number>((resolve) => {
+        let head = '';
+        socket.on('data', (chunk: Buffer) => {
+          head += chunk.toString('latin1');
+          const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
+          if (status) resolve(Number(status[1]));
+        });
+        socket.once('connect', () => socket.write(request(i)));
+      });
+    }),
+  );
+}
+
+const connectionsOf = (server: TestServer) =>
+  new Promise<number>((resolve, reject) => server.http.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+
+/** Waits up to `ms` for the server's connections to fall to `count`: how long it took, or a failure naming how many are left. */
+async function connectionsFallTo(server: TestServer, count: number, ms: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const now = await connectionsOf(server);
+    if (now <= count) return Date.now() - started;
+    if (Date.now() - started > ms) assert.fail(`the server still holds ${now} connections (at most ${count} expected) ${ms} ms after answering`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('a refused client is answered and let go (issue 83: held refusals starved other clients)', () => {
+  it('300 key-less upgrades that never close get 401 and the server closes them all at once; a keyed client still connects', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const sockets: net.Socket[] = [];
+    try {
+      const baseline = await connectionsOf(server);
+      const upgrade = (i: number) =>
+        `GET /threads/t${i}/stream/events HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${Buffer.from(randomUUID().slice(0, 16)).toString('base64')}\r\n\r\n`;
+      const statuses = await refusedAndHeld(server, 300, upgrade, sockets);
+      assert.deepEqual(new Set(statuses), new Set([401]));
+      await connectionsFallTo(server, baseline, 3_000);
+      // the server closed them: every client socket hears its end
+      await Promise.all(sockets.map((s) => (s.readableEnded ? undefined : once(s, 'end'))));
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      const ws = opened(await open(socketUrl(server, thread.thread_id), { headers: { 'x-api-key': server.key } }));
+      ws.close();
+    } finally {
+      // (held by the client, the server's refused sockets would hold its close too)
+      for (const s of sockets) s.destroy();
+      await server.close();
+    }
+  });
+
+  it('300 key-less plain requests on kept-alive connections get 401 and their connections are closed, not kept alive', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const sockets: net.Socket[] = [];
+    try {
+      const baseline = await connectionsOf(server);
+      const plain = () => 'GET /threads/any HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n';
+      const statuses = await refusedAndHeld(server, 300, plain, sockets);
+      assert.deepEqual(new Set(statuses), new Set([401]));
+      await connectionsFallTo(server, baseline, 3_000);
+      assert.equal((await server.api('/threads', { method: 'POST', json: {} })).status, 200);
+    } finally {
+      for (const s of sockets) s.destroy();
       await server.close();
     }
   });
