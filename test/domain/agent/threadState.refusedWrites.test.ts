@@ -105,6 +105,21 @@ for (const backend of BACKENDS) {
       });
     }
 
+    it('a thread stored before its record kept values shows them, computed once, and its next run stores them', async () => {
+      const { thread_id: threadId } = await json('/threads', { method: 'POST', json: {} });
+      const good = await wait(threadId, { input: say('first') });
+      // the record as a server before this field wrote it
+      await app.store.collection<Json>('threads').update(threadId, ({ values: _, ...older }) => older);
+      assert.equal('values' in ((await app.store.collection<Json>('threads').get(threadId)) ?? {}), false);
+      assert.deepEqual((await json(`/threads/${threadId}`)).values, good);
+      const found = (await json('/threads/search', { method: 'POST', json: { ids: [threadId] } })) as unknown as Json[];
+      assert.deepEqual(found[0].values, good);
+      const next = await wait(threadId, { input: say('again') });
+      // as JSON: the embedded store holds the run's values as they were made (a message's unset fields undefined)
+      const stored = (await app.store.collection<Json>('threads').get(threadId))?.values;
+      assert.deepEqual(JSON.parse(JSON.stringify(stored)), next);
+    });
+
     it('a state no checkpoint can give (its graph no longer loads) answers the stored values and why', async () => {
       const { thread_id: threadId } = await json('/threads', { method: 'POST', json: {} });
       const good = await json(`/threads/${threadId}/runs/wait`, { method: 'POST', json: { assistant_id: 'refusing', input: say('first') } });
