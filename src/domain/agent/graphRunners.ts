@@ -155,7 +155,17 @@ export function streamModes(run: RunRecord): Set<string> {
 export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   if (ctx.graph.kind !== 'plain') throw new Error('not a plain graph');
   const { run } = ctx;
-  const out = new RunStream(streamModes(run), isProtocolRun(run) ? plainProtocolEvents(new RunProtocolSource(ctx.publish)) : ctx.publish);
+  // a protocol run publishes everything as protocol events (plainRuns.ts), the run stream's
+  // and the steps' alike: nothing else may reach its log
+  const protocol = isProtocolRun(run);
+  const publish = protocol ? plainProtocolEvents(new RunProtocolSource(ctx.publish)) : ctx.publish;
+  const out = new RunStream(streamModes(run), publish);
+  /**
+   * Two steps in the order the run streams have always sent them, or for a protocol run in
+   * the order LangGraph's protocol stream has them (values before the task's start, the
+   * node's update before its result, a checkpoint's envelope before the values it holds).
+   */
+  const inOrder = (first: () => void, second: () => void) => (protocol ? [second, first] : [first, second]).forEach((step) => step());
   // the run continues the thread's head, or forks from the checkpoint it names
   const forkFrom = forkCheckpointId(run.kwargs);
   const base: PlainSnapshot | undefined = await ctx.plain.read(run.thread_id, forkFrom);
@@ -163,7 +173,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     throw otherKindForkError(run.thread_id, forkFrom, 'plain');
   if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
   const input = normaliseInput(run.kwargs.input);
-  const steps = new PlainSteps(ctx, out);
+  const steps = new PlainSteps({ ...ctx, publish }, out, protocol);
   const ops: WriteOp[] = [];
   let parent = base;
   // one thread, any graph: a LangGraph run's newer state is where this run continues from
@@ -185,8 +195,10 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     state = applyUpdate(state, input);
     commit('input', { __start__: input });
   }
-  steps.start(run.kwargs.input ?? null, state);
-  out.chunk([], 'values', state);
+  inOrder(
+    () => steps.start(run.kwargs.input ?? null, state),
+    () => out.chunk([], 'values', state),
+  );
   const update = await ctx.graph.fn(state, {
     runId: run.run_id,
     threadId: run.thread_id,
@@ -197,15 +209,17 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     context: (run.kwargs.context as Record<string, unknown>) ?? {},
     signal: ctx.signal,
     store: ctx.memory,
-    emit: (data) => out.has('custom') && ctx.publish('custom', data),
+    emit: (data) => out.has('custom') && publish('custom', data),
   });
   ctx.signal.throwIfAborted();
   if (asCompiledGraph(update)) throw new ReturnedGraphError(ctx.graph.id);
   const normalised = normaliseInput(update ?? {}) ?? {};
   const known = new Set((state.messages as MessageDict[]).map((m) => m.id));
   state = applyUpdate(state, normalised);
-  steps.result(normalised);
-  if (out.has('updates')) ctx.publish('updates', { [ctx.graph.id]: normalised });
+  inOrder(
+    () => steps.result(normalised),
+    () => out.has('updates') && publish('updates', { [ctx.graph.id]: normalised }),
+  );
   const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
   const metadata = {
     langgraph_node: ctx.graph.id,
@@ -215,8 +229,10 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
     run_id: run.run_id,
   };
   for (const message of produced) out.message(message, metadata);
-  out.chunk([], 'values', state);
-  commit('loop', { [ctx.graph.id]: normalised });
+  inOrder(
+    () => out.chunk([], 'values', state),
+    () => commit('loop', { [ctx.graph.id]: normalised }),
+  );
   steps.end(normalised);
   // as the last `values` event went: a run worker then posts the end state once
   return { values: out.wireValues(state) as Record<string, unknown>, next: [], interrupts: {}, ops };

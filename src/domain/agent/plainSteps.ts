@@ -18,6 +18,8 @@ export class PlainSteps {
   constructor(
     private readonly ctx: RunContext,
     private readonly out: RunStream,
+    /** A protocol run's: each checkpoint also goes out as LangGraph's envelope (`{id, parent_id, step, source}`), asked for or not. */
+    private readonly envelopes = false,
   ) {
     this.name = ctx.graph.id;
     const { run } = ctx;
@@ -48,6 +50,8 @@ export class PlainSteps {
       next: [],
       tasks: [],
     });
+    if (this.envelopes)
+      this.out.chunk([], 'checkpoints', { id: checkpointId, ...(parentId ? { parent_id: parentId } : {}), step: metadata.step, source: metadata.source });
     if (this.out.has('checkpoints')) this.ctx.publish('checkpoints', checkpoint);
     if (this.out.has('debug')) this.ctx.publish('debug', { type: 'checkpoint', timestamp: nowIso(), step: metadata.step, payload: checkpoint });
   }
