@@ -56,8 +56,12 @@ export function protocolHandlers(
       const reply = await protocolFor(ctx).command(path.thread_id, body as never);
       return reply.ok ? { status: 200, body: reply.value } : failed(reply.failure);
     },
-    async streamThreadEvents({ path, body }, ctx) {
-      const filter = { channels: new Set(body.channels), namespaces: body.namespaces, depth: body.depth, since: body.since };
+    async streamThreadEvents({ path, headers, body }, ctx) {
+      // a reconnecting SSE client names the last event it read: the stream resumes after it,
+      // or after `since` when that is later
+      const lastEventId = headers['last-event-id'] === undefined ? undefined : Number(headers['last-event-id']);
+      const since = lastEventId === undefined ? body.since : Math.max(lastEventId, body.since ?? 0);
+      const filter = { channels: new Set(body.channels), namespaces: body.namespaces, depth: body.depth, since };
       const events = await protocolFor(ctx).events(path.thread_id, filter, ctx.signal);
       return events.ok ? { status: 200, stream: toSse(events.value) } : failed(events.failure);
     },
