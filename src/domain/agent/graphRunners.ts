@@ -21,7 +21,7 @@ import { uuid7 } from './ids.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
-import { isProtocolRun, plainProtocolEvents } from './protocol/plainRuns.ts';
+import { isProtocolRun, PlainProtocolEvents } from './protocol/plainRuns.ts';
 import { RunProtocolSource, type GraphProtocolEvent } from './protocol/runProtocolSource.ts';
 import type { RunTracer } from './tracing/runTracer.ts';
 import { OWN_LANGGRAPH_RELEASE, streamSupport } from '../../shared/langGraphRelease.ts';
@@ -158,7 +158,8 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   // a protocol run publishes everything as protocol events (plainRuns.ts), the run stream's
   // and the steps' alike: nothing else may reach its log
   const protocol = isProtocolRun(run);
-  const publish = protocol ? plainProtocolEvents(new RunProtocolSource(ctx.publish)) : ctx.publish;
+  const protocolEvents = protocol ? new PlainProtocolEvents(new RunProtocolSource(ctx.publish)) : undefined;
+  const publish = protocolEvents?.publish ?? ctx.publish;
   const out = new RunStream(streamModes(run), publish);
   /**
    * Two steps in the order the run streams have always sent them, or for a protocol run in
@@ -216,11 +217,13 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   const normalised = normaliseInput(update ?? {}) ?? {};
   const known = new Set((state.messages as MessageDict[]).map((m) => m.id));
   state = applyUpdate(state, normalised);
+  const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
+  const nodeEnded = protocolEvents?.nodeMessages(ctx.graph.id, steps.taskId, produced, run.run_id);
   inOrder(
     () => steps.result(normalised),
     () => out.has('updates') && publish('updates', { [ctx.graph.id]: normalised }),
   );
-  const produced = ((normalised.messages as MessageDict[] | undefined) ?? []).filter((m) => !known.has(m.id));
+  nodeEnded?.();
   const metadata = {
     langgraph_node: ctx.graph.id,
     langgraph_step: (parent?.step ?? -1) + 1,

@@ -10,7 +10,8 @@ import type { RunContext } from './runContext.ts';
 import { checkpointOnWire, type RunStream } from './runStream.ts';
 
 export class PlainSteps {
-  private readonly taskId = randomUUID();
+  /** The graph's one task (the protocol names the node's namespace after it). */
+  readonly taskId = randomUUID();
   private readonly name: string;
   private readonly metadata: Record<string, unknown>;
   private input: unknown = null;

@@ -1,6 +1,6 @@
 // Plain-function graphs on the protocol's thread stream (issue 90): every channel their run
-// has reaches it, shaped and ordered as LangGraph's one-node graph's, and numbered without a
-// gap — a plain run's `custom` and `updates` (and its steps' `tasks` and checkpoints) had gone
+// has reaches it, shaped and ordered as LangGraph's one-node graph's (its returned messages
+// whole, as content-block events in the node's namespace), and numbered without a gap — a plain run's `custom` and `updates` (and its steps' `tasks` and checkpoints) had gone
 // to its log as run-stream events, hidden from the stream while they took up numbers. In
 // process, with graphs on the request loop and in run workers.
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,9 @@ import { Event as isEvent } from '../../../generated/protocol/components.validat
 
 const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
-const shape = (e: ProtocolEvent) => `${e.method}${e.params.node ? `(${e.params.node})` : ''}`;
+/** An event's method, with its node or (in a node's namespace) what it says there. */
+const shape = (e: ProtocolEvent) =>
+  e.params.namespace.length > 0 ? `${e.method}:${e.params.data.event}` : `${e.method}${e.params.node ? `(${e.params.node})` : ''}`;
 
 for (const workers of ['0', 'default']) {
   describe(`protocol v2: a plain-function graph's run (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
@@ -33,18 +35,26 @@ for (const workers of ['0', 'default']) {
       assert.equal(started.type, 'success');
     };
 
-    it('sends values, tasks, custom, updates and checkpoints, numbered 1, 2, 3… with no gap, across runs', { timeout: 30_000 }, async () => {
+    it('sends values, tasks, custom, messages, updates and checkpoints, numbered 1, 2, 3… with no gap, across runs', { timeout: 30_000 }, async () => {
       const threadId = randomUUID();
       await run(threadId, 'hi');
       const first = await events(await post(`/threads/${threadId}/stream/events`, { channels: ALL }), rootEnd);
+      // a one-node LangGraph graph's sequence: its returned message whole, in the node's namespace
       assert.deepEqual(first.map(shape), [
         'lifecycle',
         'checkpoints',
         'values',
         'tasks',
         'custom',
+        'lifecycle:started',
+        'messages:message-start',
+        'messages:content-block-start',
+        'messages:content-block-delta',
+        'messages:content-block-finish',
+        'messages:message-finish',
         'updates(echo)',
         'tasks',
+        'lifecycle:completed',
         'checkpoints',
         'values',
         'lifecycle',
@@ -55,7 +65,17 @@ for (const workers of ['0', 'default']) {
       );
       // each one an event of its channel as spec/protocol.openrpc.json describes it
       for (const e of first) assert.ok(isEvent(e), `${e.method}: ${JSON.stringify(isEvent.errors)}`);
-      const [, input, , start, custom, update, result, loop, end] = first;
+      const [, input, , start, custom, started, ...rest] = first;
+      const said = rest.slice(0, 5);
+      const [update, result, completed, loop, end] = rest.slice(5);
+      const namespace = [`echo:${start.params.data.id}`];
+      assert.deepEqual(started.params.namespace, namespace);
+      assert.deepEqual(started.params.data, { event: 'started', graph_name: 'echo' });
+      assert.deepEqual(completed.params.data, { event: 'completed', graph_name: 'echo' });
+      assert.ok(said.every((e) => e.params.namespace[0] === namespace[0] && e.params.data.run_id === said[0].params.data.run_id));
+      assert.equal(said[0].params.data.id, update.params.data.messages[0].id);
+      assert.deepEqual(said[2].params.data.delta, { type: 'text-delta', text: 'hi' });
+      assert.deepEqual(said[3].params.data.content, { type: 'text', text: 'hi' });
       assert.deepEqual(custom.params, { namespace: [], timestamp: custom.params.timestamp, data: { payload: { echoing: 1 } } });
       assert.deepEqual(
         update.params.data.messages.map((m: { type: string; content: string }) => [m.type, m.content]),
@@ -88,7 +108,7 @@ for (const workers of ['0', 'default']) {
       assert.deepEqual(got.map(shape), ['custom', 'updates(echo)']);
       assert.deepEqual(
         got.map((e) => e.seq),
-        [5, 6],
+        [5, 12],
       );
     });
   });
