@@ -174,7 +174,6 @@ test('the broken thread, as the server answers it, shows its runs, why its run f
   await page.getByRole('region', { name: 'Runs', exact: true }).getByText('error', { exact: true }).waitFor();
   await page.getByRole('region', { name: 'Thread', exact: true }).getByText(broken, { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Delete' }).waitFor();
-  await screenshot(page, 'thread-broken');
   // its failed run's page opens from there, its trace and its error with it
   await page.getByRole('alert', { name: 'The last run failed' }).getByRole('link', { name: 'See the run and its trace' }).click();
   await page.locator('h1 .status', { hasText: 'error' }).waitFor();
@@ -203,6 +202,7 @@ test(
     const record = page.getByRole('region', { name: 'Thread', exact: true });
     await record.getByText(broken, { exact: true }).waitFor();
     await record.getByRole('alert').filter({ hasText: 'Internal Server Error' }).waitFor();
+    await screenshot(page, 'thread-broken');
     assert.equal(recordReads, 1);
 
     // the record is asked for again 5 s after its failure, then 10 s after the next one

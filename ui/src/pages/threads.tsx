@@ -323,7 +323,8 @@ export function ThreadPage({ id }: { id: string }) {
           ) : (
             <Guarded what="The history">
               <ErrorNotice optional error={history.error} />
-              <History entries={history.data ?? []} picked={picked} onPick={setPicked} />
+              {/* "no checkpoints" is not what a failed read says */}
+              {(history.data || !history.error) && <History entries={history.data ?? []} picked={picked} onPick={setPicked} />}
               {picked && (
                 <CheckpointState
                   threadId={id}
