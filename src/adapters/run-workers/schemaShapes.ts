@@ -24,6 +24,15 @@ export function messageRef(definitions: Record<string, Schema>): Schema {
   return { $ref: '#/definitions/BaseMessage' };
 }
 
+/**
+ * An object of any fields (`Record<string, any>`, `{ [key: string]: any }`), by reference to
+ * a definition named by the type's text, as upstream's generator writes an anonymous type.
+ */
+export function anyRecordRef(definitions: Record<string, Schema>): Schema {
+  definitions['{[x:string]:any;}'] ??= { type: 'object' };
+  return { $ref: '#/definitions/{[x:string]:any;}' };
+}
+
 export const MESSAGE_LIST: Schema = { type: 'array', items: { $ref: '#/definitions/BaseMessage' } };
 
 /**
@@ -44,21 +53,36 @@ export interface GraphSchemas {
   config: Schema;
 }
 
-/** The four schemas from the fields of the state, of an update and of the config (undefined: none declared). */
+/** An object's fields and the definitions they refer to. */
+export interface SchemaFields {
+  fields: Record<string, Schema>;
+  definitions: Record<string, Schema>;
+}
+
+/**
+ * The four schemas from the fields of the state, of the input and of the output (each with
+ * the definitions it refers to, left out when none, as upstream's generator writes them) and
+ * of the config (undefined: none declared).
+ */
 export function assembleSchemas(
-  state: Schema,
-  input: Schema,
-  definitions: Record<string, Schema>,
-  config: Schema | undefined,
+  state: SchemaFields,
+  input: SchemaFields,
+  output: SchemaFields,
+  config: Record<string, Schema> | undefined,
   configDefinitions: Record<string, Schema>,
 ): GraphSchemas {
   const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
-  const stateSchema = { type: 'object', properties: state, definitions };
-  const configSchema = config ? { type: 'object', properties: config } : { type: 'object' };
+  const object = ({ fields, definitions }: SchemaFields) => ({
+    type: 'object',
+    properties: fields,
+    ...(Object.keys(definitions).length ? { definitions } : {}),
+    ...draft,
+  });
   return {
-    state: { ...stateSchema, ...draft },
-    input: { type: 'object', properties: input, definitions, ...draft },
-    output: { ...stateSchema, ...draft },
-    config: { ...configSchema, ...(Object.keys(configDefinitions).length ? { definitions: configDefinitions } : {}), ...draft },
+    state: object(state),
+    input: object(input),
+    output: object(output),
+    // a graph that declares no config: an object of any fields
+    config: config ? object({ fields: config, definitions: configDefinitions }) : { type: 'object', ...draft },
   };
 }

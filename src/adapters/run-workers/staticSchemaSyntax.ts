@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as TS from 'typescript';
-import { assembleSchemas, MAX_DEPTH, MESSAGE_LIST, messageRef, messagesUpdate, type GraphSchemas, type Schema } from './schemaShapes.ts';
+import { assembleSchemas, MAX_DEPTH, MESSAGE_LIST, messageRef, messagesUpdate, type GraphSchemas, type Schema, type SchemaFields } from './schemaShapes.ts';
 
 type Ts = typeof TS;
 
@@ -23,6 +23,14 @@ const undecided = (why: string): never => {
 
 /** A field of an annotation spec: its value and update types where they are written, or LangGraph's messages channel. */
 type Field = { name: string; messages: true } | { name: string; messages?: false; value: TS.TypeNode; update: TS.TypeNode; module: Module };
+
+/** What a StateGraph is made over: its state's fields, its input's and output's when declared apart, its config's. */
+interface Declared {
+  state: Field[];
+  input?: Field[];
+  output?: Field[];
+  config?: Field[];
+}
 
 interface Module {
   file: string;
@@ -216,11 +224,14 @@ class SyntaxReader {
     const compile = links[0];
     if (!compile || (compile.expression as TS.PropertyAccessExpression).name.text !== 'compile') return undecided('not compiled');
     const builder = this.builder(root, module, locals, hops);
-    return this.schemasOf(builder.state, builder.config);
+    return this.schemasOf(builder);
   }
 
-  /** The `new StateGraph(State[, Config])` a chain starts from (through `const builder = …` variables). */
-  private builder(root: TS.Expression, module: Module, locals: Map<string, TS.Node> | undefined, hops: number): { state: Field[]; config?: Field[] } {
+  /**
+   * The `new StateGraph(State[, Config])` or `new StateGraph({ stateSchema, input, output }[, Config])`
+   * a chain starts from (through `const builder = …` variables).
+   */
+  private builder(root: TS.Expression, module: Module, locals: Map<string, TS.Node> | undefined, hops: number): Declared {
     const ts = this.ts;
     if (ts.isIdentifier(root) && hops < 8) {
       const declaration = this.declared(module, root.text, locals);
@@ -234,7 +245,18 @@ class SyntaxReader {
       return undecided('StateGraph');
     const [state, config, ...rest] = root.arguments ?? [];
     if (!state || rest.length) return undecided('arguments');
-    return { state: this.spec(state, module, locals), config: config ? this.spec(config, module, locals) : undefined };
+    const configFields = config ? this.spec(config, module, locals) : undefined;
+    if (!ts.isObjectLiteralExpression(state)) return { state: this.spec(state, module, locals), config: configFields };
+    // `{ stateSchema, input?, output? }`, or `{ input, output }` whose state is its input (LangGraph's two forms of annotations)
+    const named: Record<string, Field[]> = {};
+    for (const element of state.properties) {
+      if (!ts.isPropertyAssignment(element) || !ts.isIdentifier(element.name) || !['stateSchema', 'input', 'output'].includes(element.name.text))
+        return undecided('StateGraph fields');
+      named[element.name.text] = this.spec(element.initializer, module, locals);
+    }
+    const stateFields = named.stateSchema ?? (named.output ? named.input : undefined);
+    if (!stateFields) return undecided('StateGraph fields');
+    return { state: stateFields, input: named.input, output: named.output, config: configFields };
   }
 
   /** The fields of an annotation: `Annotation.Root({…})`, LangGraph's MessagesAnnotation, or a variable holding one. */
@@ -312,21 +334,34 @@ class SyntaxReader {
     return { name, value: types[0], update: types[1] ?? types[0], module };
   }
 
-  /** The four schemas of a graph over these state and config fields. */
-  schemasOf(state: Field[], config: Field[] | undefined): GraphSchemas {
-    const definitions: Record<string, Schema> = {};
-    const stateFields: Record<string, Schema> = {};
-    const input: Record<string, Schema> = {};
-    for (const field of state) {
-      if (field.messages) {
-        stateFields[field.name] = (messageRef(definitions), MESSAGE_LIST);
-        input[field.name] = messagesUpdate(definitions);
-      } else {
-        stateFields[field.name] = this.schemaOf(field.value, field.module, 1, definitions, false);
-        input[field.name] = this.schemaOf(field.update, field.module, 1, definitions, false);
-        // the checker's rule for a list of messages (staticSchemaWorker.ts)
-        if (Array.isArray(input[field.name].anyOf) && JSON.stringify(stateFields[field.name]) === JSON.stringify(MESSAGE_LIST))
-          input[field.name] = messagesUpdate(definitions);
+  /**
+   * The four schemas of a graph: its state's values; an update of its input's channels and its
+   * output's values (the state's unless declared apart), as the checker reads LangGraph's
+   * `~InputType` and `~OutputType`; its config's updates.
+   */
+  schemasOf({ state, input = state, output = state, config }: Declared): GraphSchemas {
+    const values = (fields: Field[]): SchemaFields => {
+      const read: SchemaFields = { fields: {}, definitions: {} };
+      for (const field of fields)
+        read.fields[field.name] = field.messages
+          ? (messageRef(read.definitions), MESSAGE_LIST)
+          : this.schemaOf(field.value, field.module, 1, read.definitions, false);
+      return read;
+    };
+    const stateRead = values(state);
+    const inputRead: SchemaFields = { fields: {}, definitions: {} };
+    for (const field of input) {
+      if (field.messages) inputRead.fields[field.name] = messagesUpdate(inputRead.definitions);
+      else {
+        const definitions: Record<string, Schema> = {};
+        const update = this.schemaOf(field.update, field.module, 1, definitions, false);
+        // the checker's rule for a list of messages (staticSchemaWorker.ts), whose definitions go with the field
+        if (Array.isArray(update.anyOf) && JSON.stringify(stateRead.fields[field.name]) === JSON.stringify(MESSAGE_LIST))
+          inputRead.fields[field.name] = messagesUpdate(inputRead.definitions);
+        else {
+          inputRead.fields[field.name] = update;
+          Object.assign(inputRead.definitions, definitions);
+        }
       }
     }
     const configDefinitions: Record<string, Schema> = {};
@@ -339,7 +374,7 @@ class SyntaxReader {
         configFields[field.name] = this.schemaOf(field.update, field.module, 1, configDefinitions, true);
       }
     }
-    return assembleSchemas(stateFields, input, definitions, configFields, configDefinitions);
+    return assembleSchemas(stateRead, inputRead, values(output), configFields, configDefinitions);
   }
 
   /** A written type as the checker's schemaOf would write the type it denotes. */

@@ -12,7 +12,17 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
-import { assembleSchemas, MAX_DEPTH, MESSAGE_LIST, messageRef, messagesUpdate, type GraphSchemas, type Schema } from './schemaShapes.ts';
+import {
+  anyRecordRef,
+  assembleSchemas,
+  MAX_DEPTH,
+  MESSAGE_LIST,
+  messageRef,
+  messagesUpdate,
+  type GraphSchemas,
+  type Schema,
+  type SchemaFields,
+} from './schemaShapes.ts';
 import { syntacticSchemas } from './staticSchemaSyntax.ts';
 
 interface Job {
@@ -121,20 +131,44 @@ function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas 
   return { ...schemas, subgraphs };
 }
 
-/** The schemas of a CompiledStateGraph<State, Update, …> type. */
+/**
+ * The schemas of a CompiledStateGraph<State, Update, …> type. Its input and output are what
+ * upstream reads of the builder's input and output definitions — an update of the input's
+ * channels, the output's values — which LangGraph's graph type carries as `~InputType` and
+ * `~OutputType`: the state's own when the graph declares none, only the declared channels when
+ * it is built as `new StateGraph({ stateSchema, input, output })`.
+ */
 function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node): GraphSchemas | null {
   const [state, update] = checker.getTypeArguments(graphType as TS.TypeReference);
   if (!state || !update) return null;
-  const definitions: Record<string, Schema> = {};
-  const toSchema = (type: TS.Type, depth: number): Schema => schemaOf(checker, type, depth, definitions);
-  const stateFields = fieldSchemas(checker, state, at, toSchema);
-  const input = fieldSchemas(checker, update, at, toSchema);
-  // a list of messages takes messages in any of LangChain's forms, written once (schemaShapes.ts)
-  for (const [name, schema] of Object.entries(input))
-    if (Array.isArray(schema.anyOf) && JSON.stringify(stateFields[name]) === JSON.stringify(MESSAGE_LIST)) input[name] = messagesUpdate(definitions);
+  const declaredType = (name: string) => {
+    const property = checker.getPropertyOfType(graphType, name);
+    return property && checker.getTypeOfSymbolAtLocation(property, at);
+  };
+  /** A type's fields; a field `isMessages` says is a list of messages is written as a messages update (schemaShapes.ts). */
+  const read = (type: TS.Type, isMessages: (name: string, schema: Schema) => boolean = () => false): SchemaFields => {
+    const out: SchemaFields = { fields: {}, definitions: {} };
+    for (const property of checker.getPropertiesOfType(type)) {
+      // a field's definitions are kept only with the field: a messages field's own are not the update's
+      const definitions: Record<string, Schema> = {};
+      const schema = described(checker, property, schemaOf(checker, checker.getTypeOfSymbolAtLocation(property, at), 1, definitions));
+      if (isMessages(property.name, schema)) out.fields[property.name] = messagesUpdate(out.definitions);
+      else {
+        out.fields[property.name] = schema;
+        Object.assign(out.definitions, definitions);
+      }
+    }
+    return out;
+  };
+  const stateRead = read(state);
+  // a list of messages takes messages in any of LangChain's forms, written once
+  const input = read(
+    declaredType('~InputType') ?? update,
+    (name, schema) => Array.isArray(schema.anyOf) && JSON.stringify(stateRead.fields[name]) === JSON.stringify(MESSAGE_LIST),
+  );
   const configDefinitions: Record<string, Schema> = {};
   const config = configFields(checker, graphType, at, (type, depth) => schemaOf(checker, type, depth, configDefinitions));
-  return assembleSchemas(stateFields, input, definitions, config, configDefinitions);
+  return assembleSchemas(stateRead, input, read(declaredType('~OutputType') ?? state), config, configDefinitions);
 }
 
 /**
@@ -143,7 +177,12 @@ function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.No
  * `UpdateType`. C is an Annotation.Root (its `spec`) or a definition; undefined when the graph
  * declares none (the default definition has no fields of its own).
  */
-function configFields(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node, toSchema: (t: TS.Type, depth: number) => Schema): Schema | undefined {
+function configFields(
+  checker: TS.TypeChecker,
+  graphType: TS.Type,
+  at: TS.Node,
+  toSchema: (t: TS.Type, depth: number) => Schema,
+): Record<string, Schema> | undefined {
   const declared = checker.getTypeArguments(graphType as TS.TypeReference)[5];
   if (!declared) return undefined;
   const spec = checker.getPropertyOfType(declared, 'spec');
@@ -198,13 +237,6 @@ function initializerOf(checker: TS.TypeChecker, symbol: TS.Symbol): TS.Expressio
   return declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
 }
 
-function fieldSchemas(checker: TS.TypeChecker, type: TS.Type, at: TS.Node, read: (t: TS.Type, depth: number) => Schema): Record<string, Schema> {
-  const properties: Record<string, Schema> = {};
-  for (const property of checker.getPropertiesOfType(type))
-    properties[property.name] = described(checker, property, read(checker.getTypeOfSymbolAtLocation(property, at), 1));
-  return properties;
-}
-
 /** A field's schema with its JSDoc comment as `description`, as upstream's generator writes it. */
 function described(checker: TS.TypeChecker, symbol: TS.Symbol, schema: Schema): Schema {
   const text = symbol
@@ -245,6 +277,8 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
   }
   const name = type.getSymbol()?.getName();
   if (name && /Message(Chunk)?$/.test(name) && checker.getPropertyOfType(type, 'content')) return messageRef(definitions);
+  const index = flags & F.Object ? checker.getIndexInfoOfType(type, ts.IndexKind.String) : undefined;
+  if (index && index.type.flags & F.Any && checker.getPropertiesOfType(type).length === 0) return anyRecordRef(definitions);
   if (flags & F.Object && depth < MAX_DEPTH && type.getCallSignatures().length === 0) {
     const properties: Record<string, Schema> = {};
     for (const property of checker.getPropertiesOfType(type)) {

@@ -108,6 +108,37 @@ describe('schemas read from a graph’s source text', () => {
     assert.deepEqual(made.subgraphs, {}, 'a factory’s subgraphs are not read (as the checker)');
   });
 
+  it('declared input and output: `{ stateSchema, input, output }` and `{ input, output }`, as the checker reads them (issue 90, point 1)', async () => {
+    const declared = await read('declared');
+    const fields = (schema: unknown) => Object.keys((schema as Schema).properties).sort();
+    // the state is the whole state; the input an update of the input's channels; the output the output's values
+    assert.deepEqual(fields(declared.state), ['answer', 'messages', 'question', 'scratch']);
+    assert.deepEqual(fields(declared.input), ['messages', 'question']);
+    assert.ok(Array.isArray(((declared.input as unknown as Schema).properties.messages as { anyOf?: unknown[] }).anyOf));
+    assert.deepEqual(declared.output, { type: 'object', properties: { answer: { type: 'string' } }, $schema: 'http://json-schema.org/draft-07/schema#' });
+    assert.deepEqual(fields(declared.config), ['mode', 'model_name', 'temperature']);
+    const inOut = await read('inOut');
+    assert.deepEqual(fields(inOut.state), ['messages', 'question'], 'without stateSchema, the state is the input');
+    assert.deepEqual(fields(inOut.output), ['answer']);
+    const { subgraphs: _, ...fromText } = declared;
+    const { subgraphs: __, ...checked } = (await staticSchemas(graphs, 'declared', { checker: true }))!;
+    assert.deepEqual(fromText, checked, 'the checker gives the same answer');
+  });
+
+  it('a Record<string, any> channel, read by the checker, refers to one definition of an object (as upstream)', async () => {
+    assert.equal(syntacticSchemas(ts, graphs, 'loose'), undefined);
+    const loose = (await staticSchemas(graphs, 'loose'))!;
+    const ref = { $ref: '#/definitions/{[x:string]:any;}' };
+    assert.deepEqual(loose.state, {
+      type: 'object',
+      properties: { info: ref, count: { type: 'number' } },
+      definitions: { '{[x:string]:any;}': { type: 'object' } },
+      $schema: 'http://json-schema.org/draft-07/schema#',
+    });
+    // an input without the channel has no definition of it
+    assert.deepEqual(loose.input, { type: 'object', properties: { count: { type: 'number' } }, $schema: 'http://json-schema.org/draft-07/schema#' });
+  });
+
   it('a channel typed by its reducer alone is left to the type checker', () => {
     assert.equal(syntacticSchemas(ts, graphs, 'inferred'), undefined);
     assert.equal(syntacticSchemas(ts, graphs, 'missing'), undefined);
