@@ -110,9 +110,12 @@ export function errorResult(error: RunError): RunResult {
   return { __error__: { error: error.error, message: error.message } };
 }
 
-/** The error class and text of something a graph threw. */
+/**
+ * The error name and text of something a graph threw: its `name`, as upstream writes it (a
+ * subclass that sets none, such as LangChain's OutputParserException, is an "Error" there too).
+ */
 export function describeError(err: unknown): RunError {
-  if (err instanceof Error) return { error: err.name && err.name !== 'Error' ? err.name : err.constructor?.name || 'Error', message: err.message };
+  if (err instanceof Error) return { error: err.name || 'Error', message: err.message };
   return { error: 'Error', message: typeof err === 'string' ? err : (JSON.stringify(err) ?? String(err)) };
 }
 
