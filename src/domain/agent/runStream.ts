@@ -178,8 +178,9 @@ function shape(mode: string, data: unknown): unknown {
 }
 
 /**
- * A checkpoint as the upstream server streams it: config without callbacks or internal keys,
- * `parent_config`, and the pointers clients read (`checkpoint`, `parent_checkpoint`).
+ * A checkpoint as the upstream server streams a debug checkpoint: config without callbacks or
+ * internal keys, `parent_config` (left out for a checkpoint without a parent, as upstream's
+ * JSON drops its undefined), and the pointers clients read (`checkpoint`, `parent_checkpoint`).
  */
 export function checkpointOnWire(checkpoint: Record<string, unknown>): Record<string, unknown> {
   const { config, parentConfig, parent_config, tasks, ...rest } = checkpoint as Record<string, any>;
@@ -187,7 +188,7 @@ export function checkpointOnWire(checkpoint: Record<string, unknown>): Record<st
   return {
     ...(serialiseValues(rest) as Record<string, unknown>),
     config: publicConfig(config),
-    parent_config: publicConfig(parent),
+    ...(parent ? { parent_config: publicConfig(parent) } : {}),
     tasks: Array.isArray(tasks) ? tasks.map((t: Record<string, unknown>) => taskOnWire(t)) : [],
     checkpoint: checkpointPointer(config, true),
     parent_checkpoint: checkpointPointer(parent, true),

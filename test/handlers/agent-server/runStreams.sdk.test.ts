@@ -328,6 +328,10 @@ describe('stream modes of the echo (plain function) graph', () => {
     // a debug checkpoint names itself and its parent, as upstream's
     const [first, , , last] = debug.map((c) => c.data.payload);
     assert.equal(last.parent_checkpoint.checkpoint_id, first.checkpoint.checkpoint_id);
+    // the first has no parent: no parent_config at all, as upstream's JSON leaves out its undefined (issue 90, point 3)
+    assert.equal(first.parent_checkpoint, null);
+    assert.ok(!('parent_config' in first), JSON.stringify(Object.keys(first)));
+    assert.ok(!('parent_config' in input.data));
     assert.deepEqual(Object.keys(last.checkpoint).sort(), ['checkpoint_id', 'checkpoint_map', 'checkpoint_ns', 'thread_id']);
   });
 
