@@ -88,4 +88,44 @@ export const runFidelityScenarios: Scenario[] = [
       return { waited, failed };
     },
   },
+  {
+    name: 'error name of a failed run',
+    covers:
+      "issue 90, point 2: a graph throws an error whose class sets no name (as LangChain's OutputParserException): the stream's error event and runs/wait's __error__",
+    async run(side) {
+      const client = side.client();
+      const assistant = await system(side, 'broken_unnamed');
+      const thread = await client.threads.create();
+      const streamed = await side.sse('POST', `/threads/${thread.thread_id}/runs/stream`, { assistant_id: assistant, input: say('fail') });
+      const waited = await side.http('POST', `/threads/${(await client.threads.create()).thread_id}/runs/wait`, {
+        body: { assistant_id: assistant, input: say('fail') },
+      });
+      return {
+        streamed: streamed.events.filter((e) => e.event === 'error'),
+        waitedName: (waited.body as { __error__?: { error?: unknown } })?.__error__?.error,
+      };
+    },
+  },
+  {
+    name: 'checkpoints and debug streams of a thread run',
+    covers:
+      'issue 90, point 3: stream modes checkpoints and debug of runs on threads (which keep checkpoints), the first checkpoint without a parent; a checkpoints event as its keys and the three upstream sends',
+    async run(side) {
+      const client = side.client();
+      const assistant = await system(side, 'chat');
+      const streamed = async (mode: string) =>
+        side.sse('POST', `/threads/${(await client.threads.create()).thread_id}/runs/stream`, {
+          assistant_id: assistant,
+          input: say(mode),
+          stream_mode: [mode],
+        });
+      // the keys apart: ids are numbered in the order they appear, and extra keys would renumber the rest
+      const checkpoints = (await streamed('checkpoints')).events.map((e) => {
+        if (e.event !== 'checkpoints') return e;
+        const { values, metadata, next, ...rest } = e.data as Record<string, unknown>;
+        return { event: e.event, values, metadata, next, otherKeys: Object.keys(rest).sort() };
+      });
+      return { checkpoints, debug: await streamed('debug') };
+    },
+  },
 ];

@@ -471,6 +471,23 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'store order',
+    covers: 'issue 90, point 7: store.searchItems without a query of two items written one after the other, and listNamespaces once a namespace is emptied',
+    async run(side) {
+      const client = side.client();
+      const ns = ['differential', 'order'];
+      await client.store.putItem(ns, 'first', { n: 1 });
+      // a later updated_at, whatever the clock's resolution
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await client.store.putItem(ns, 'second', { n: 2 });
+      const order = (await client.store.searchItems(ns)).items.map((item) => item.key);
+      await client.store.putItem(['differential', 'emptied'], 'only', { n: 1 });
+      await client.store.deleteItem(['differential', 'emptied'], 'only');
+      const namespaces = await client.store.listNamespaces({ prefix: ['differential', 'emptied'] });
+      return { order, namespaces };
+    },
+  },
+  {
     name: 'remote graph',
     covers: 'RemoteGraph invoke/stream/getState/getGraph',
     async run(side) {
@@ -661,6 +678,26 @@ export const scenarios: Scenario[] = [
       const client = side.client();
       const id = await system(side, 'parent');
       return { all: await client.assistants.getSubgraphs(id), recursive: await client.assistants.getSubgraphs(id, { recurse: true }) };
+    },
+  },
+  {
+    name: 'schemas of declared input and output',
+    covers:
+      'issue 90, point 1: assistants.getSchemas of `new StateGraph({ stateSchema, input, output })` over Annotation.Root and Zod, and `({ stateSchema, input }, Config)`; their runs answer the whole state',
+    async run(side) {
+      const client = side.client();
+      const out: Record<string, unknown> = {};
+      for (const [graph, input] of [
+        ['io_annotations', { question: 'why' }],
+        ['io_zod', { question: 'why' }],
+        ['io_config', { topic: 'otters' }],
+      ] as const) {
+        const id = await system(side, graph);
+        const thread = await client.threads.create();
+        const streamed = await collect(client.runs.stream(thread.thread_id, id, { input, streamMode: ['values', 'updates'] }));
+        out[graph] = { schemas: await client.assistants.getSchemas(id), waited: await client.runs.wait(null, id, { input }), streamed };
+      }
+      return out;
     },
   },
   {

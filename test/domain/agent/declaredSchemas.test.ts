@@ -27,6 +27,9 @@ describe('declared graph schemas', () => {
           approval: './test/fixtures/differential-project/src/approval.ts:graph',
           configured: './test/fixtures/differential-project/src/configured.ts:graph',
           inferred: `${path.join(fresh, 'graphs.ts')}:inferred`,
+          io_annotations: './test/fixtures/differential-project/src/io.ts:annotations',
+          io_zod: './test/fixtures/differential-project/src/io.ts:zod',
+          io_config: './test/fixtures/differential-project/src/io.ts:withConfig',
         },
       },
     });
@@ -49,6 +52,32 @@ describe('declared graph schemas', () => {
     assert.deepEqual((schemas.output_schema as unknown as Schema).required, ['messages', 'mood', 'turns']);
     assert.equal((schemas.input_schema as unknown as Schema).required, undefined);
   });
+
+  it(
+    'declared input and output (issue 90, point 1): Annotation.Root and Zod, `{ stateSchema, input, output }` and with a config',
+    { timeout: 120_000 },
+    async () => {
+      const fields = (schema: unknown) => Object.keys((schema as Schema).properties);
+      // state {question, scratch, answer}, input {question}, output {answer}: the state schema is the whole state
+      for (const graph of ['io_annotations', 'io_zod']) {
+        const schemas = await client.assistants.getSchemas(graph);
+        assert.deepEqual(fields(schemas.input_schema), ['question'], graph);
+        assert.deepEqual(fields(schemas.output_schema), ['answer'], graph);
+        assert.deepEqual(fields(schemas.state_schema), ['question', 'scratch', 'answer'], graph);
+      }
+      const withConfig = await client.assistants.getSchemas('io_config');
+      assert.deepEqual(fields(withConfig.input_schema), ['topic'], 'the internal loopStep and info stay out of the input');
+      assert.deepEqual(fields(withConfig.output_schema), ['topic', 'loopStep', 'info'], 'no output declared: the state');
+      assert.deepEqual(fields(withConfig.config_schema), ['max_loops']);
+      // a run still returns what LangGraph returns: the whole state
+      const thread = await client.threads.create();
+      assert.deepEqual(await client.runs.wait(thread.thread_id, 'io_annotations', { input: { question: 'why' } }), {
+        question: 'why',
+        scratch: ['read: why'],
+        answer: 'why? 1 note(s)',
+      });
+    },
+  );
 
   it('config_schema and context_schema: the graph’s context schema', async () => {
     const schemas = await client.assistants.getSchemas('typed');
