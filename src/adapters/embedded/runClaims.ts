@@ -1,6 +1,7 @@
 // The run queue of a server alone on its store (the embedded store): the one server holds
 // every claim, so the queue is a line of run ids per thread in process memory, ordered by run
-// id (uuid7: the order the server received them), beside the run records in the store. The
+// id (uuid7: the order the server received them), beside the run records in the store; the
+// lines' next runs are taken by the fair share between owners (domain/agent/runFairShare.ts). The
 // records stay the truth: a run is claimed by turning its record from pending to running,
 // atomically against a cancel, and the lines are loaded again from the store on a restart.
 // Nothing takes a claim over while the process lives; a claim's token still fences its
@@ -8,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
-import { notBefore } from '../../domain/agent/records.ts';
+import { notBefore, ownerOf } from '../../domain/agent/records.ts';
+import { fairShareOrder } from '../../domain/agent/runFairShare.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { copyWith } from '../../domain/copyWith.ts';
@@ -20,6 +22,8 @@ interface Waiting {
 }
 
 interface ThreadLine {
+  /** Whose runs these are (the thread's owner): slots are shared fairly between owners. */
+  owner: string;
   /** By run id, oldest first. */
   pending: Waiting[];
   running: string | null;
@@ -174,22 +178,33 @@ export class InProcessRunClaims implements RunClaims {
     return () => this.cancels.delete(cancel);
   }
 
-  /** The thread whose next run is the oldest that may start now: nothing running on its thread, its `after_seconds` passed. */
+  /**
+   * The thread whose next run goes first of those that may start now (nothing running on its
+   * thread, its `after_seconds` passed): by the fair share between owners (runFairShare.ts),
+   * oldest first within an owner.
+   */
   private nextClaimable(now: number, skip?: ReadonlySet<string>): [string, ThreadLine] | null {
-    let best: [string, ThreadLine] | null = null;
+    const heads: { owner: string; runId: string; entry: [string, ThreadLine] }[] = [];
+    const executing = new Map<string, number>();
     for (const entry of this.lines) {
       const [, line] = entry;
+      if (line.running !== null) {
+        executing.set(line.owner, (executing.get(line.owner) ?? 0) + 1);
+        continue;
+      }
       const head = line.pending[0];
-      if (line.running !== null || !head || head.notBefore > now || skip?.has(head.runId)) continue;
-      if (!best || head.runId < best[1].pending[0].runId) best = entry;
+      if (!head || head.notBefore > now || skip?.has(head.runId)) continue;
+      heads.push({ owner: line.owner, runId: head.runId, entry });
     }
-    return best;
+    if (heads.length === 0) return null;
+    heads.sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+    return fairShareOrder(heads, executing)[0].entry;
   }
 
   /** The thread's line, with `run` in it (in run id order) when given. */
   private line(threadId: string, run?: RunRecord): ThreadLine {
     let line = this.lines.get(threadId);
-    if (!line) this.lines.set(threadId, (line = { pending: [], running: null }));
+    if (!line) this.lines.set(threadId, (line = { owner: run ? ownerOf(run) : '', pending: [], running: null }));
     if (run && !line.pending.some((w) => w.runId === run.run_id)) {
       let at = line.pending.length;
       while (at > 0 && line.pending[at - 1].runId > run.run_id) at -= 1;

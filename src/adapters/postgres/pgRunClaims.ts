@@ -2,7 +2,8 @@
 // are the queue; a claim (agentplane_run_claims) is one replica's leased right to execute
 // one run. Claiming takes the oldest pending run, by insertion order, of a thread that has
 // no claim and no earlier pending run, skipping rows another replica is claiming at that
-// moment; the claim's unique thread_id keeps a thread to one running run whatever races. The
+// moment, the threads' next runs in the order of the fair share between owners
+// (domain/agent/runFairShare.ts); the claim's unique thread_id keeps a thread to one running run whatever races. The
 // run turns `running` in the statement that takes its claim, so a run is running exactly when
 // it has a claim. Each claim has a token of its own: renewals, the run's end and the release
 // name it, so a replica whose claim was taken over writes nothing for the run (the run's end
@@ -207,16 +208,22 @@ export class PgRunClaims implements RunClaims {
 /**
  * Claimable runs: pending, their `after_seconds` passed, no claim on their thread, no earlier
  * pending run on their thread (receipt order), skipping rows another replica is claiming
- * right now; oldest first. Served by the runs' status and pending-per-thread indexes.
+ * right now; in the order of the fair share between owners (domain/agent/runFairShare.ts): an
+ * owner's k-th claimable run at turn (its runs running) + k, a turn shared by several runs
+ * taken oldest first. Served by the runs' status and pending-per-thread indexes.
  * Exported for the EXPLAIN test, with the claim's parameters ($1 skipped, $2 how many).
  */
 export const CANDIDATE_SQL = `SELECT r.run_id, r.thread_id FROM agentplane_runs r
+    JOIN (SELECT h.run_id, h.seq, coalesce(x.running, 0) + row_number() OVER (PARTITION BY h.owner ORDER BY h.seq) AS turn
+            FROM agentplane_runs h
+            LEFT JOIN (SELECT owner, count(*) AS running FROM agentplane_runs WHERE status = 'running' GROUP BY owner) x ON x.owner = h.owner
+           WHERE h.status = 'pending'
+             AND h.after_seconds <= extract(epoch FROM now() - h.created_at)
+             AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = h.thread_id)
+             AND NOT EXISTS (SELECT 1 FROM agentplane_runs e WHERE e.thread_id = h.thread_id AND e.status = 'pending' AND e.seq < h.seq)
+             AND h.run_id <> ALL($1::text[])) fair ON fair.run_id = r.run_id
     WHERE r.status = 'pending'
-      AND r.after_seconds <= extract(epoch FROM now() - r.created_at)
-      AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = r.thread_id)
-      AND NOT EXISTS (SELECT 1 FROM agentplane_runs e WHERE e.thread_id = r.thread_id AND e.status = 'pending' AND e.seq < r.seq)
-      AND r.run_id <> ALL($1::text[])
-    ORDER BY r.seq
+    ORDER BY fair.turn, fair.seq
     LIMIT $2
     FOR UPDATE OF r SKIP LOCKED`;
 

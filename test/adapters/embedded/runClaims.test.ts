@@ -57,6 +57,23 @@ describe('in-process run claims', () => {
     assert.equal(await q.claimId(), c.run_id);
   });
 
+  it("shares slots fairly between owners: another owner's run goes before the rest of a long queue, each owner's in receipt order", async () => {
+    const q = await queue();
+    const a = [];
+    for (let i = 0; i < 5; i++) a.push(await q.add(`a${i}`, { owner: 'tenant-a' }));
+    const b = await q.add('b0', { owner: 'tenant-b' });
+    const b2 = await q.add('b1', { owner: 'tenant-b' });
+    // two slots: one for each owner, then each turn to the owner with fewer executing
+    const first = (await q.claims.claim(running, 2)).claims.map((c) => c.run.run_id);
+    assert.deepEqual(first, [a[0].run_id, b.run_id]);
+    assert.equal(await q.claimId(), a[1].run_id, 'even (one each): the oldest');
+    assert.equal(await q.claimId(), b2.run_id, 'b has fewer executing');
+    assert.deepEqual(
+      (await q.claims.claim(running, 5)).claims.map((c) => c.run.run_id),
+      [a[2].run_id, a[3].run_id, a[4].run_id],
+    );
+  });
+
   it('skips a run withdrawn while it waited (its record is no longer pending)', async () => {
     const q = await queue();
     const a = await q.add('t1');

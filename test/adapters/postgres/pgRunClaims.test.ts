@@ -95,6 +95,37 @@ test('claims: receipt order per thread, one running run per thread, after_second
   }
 });
 
+test("slots are shared fairly between owners: another owner's run goes before the rest of a long queue, on any replica", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const a = new PgCoordination({ url });
+  const b = new PgCoordination({ url });
+  await Promise.all([a.ready(), b.ready()]);
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
+  try {
+    const threads = store.collection<{ thread_id: string; owner: string }>('threads');
+    const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
+    // tenant A's five runs (five threads) queued before tenant B's two
+    for (let i = 0; i < 5; i++) {
+      await threads.put(`a${i}`, { thread_id: `a${i}`, owner: 'tenant-a' });
+      await runs.put(`ra${i}`, run(`ra${i}`, `a${i}`, { owner: 'tenant-a' }));
+    }
+    for (let i = 0; i < 2; i++) {
+      await threads.put(`b${i}`, { thread_id: `b${i}`, owner: 'tenant-b' });
+      await runs.put(`rb${i}`, run(`rb${i}`, `b${i}`, { owner: 'tenant-b' }));
+    }
+    const ids = (claims: Claim[]) => claims.map((c) => c.run.run_id).sort();
+    assert.deepEqual(ids((await claimsA.claim(started, 2)).claims), ['ra0', 'rb0'], 'one slot each');
+    assert.equal((await claimOne(claimsB))?.run.run_id, 'ra1', 'even: the oldest');
+    assert.equal((await claimOne(claimsA))?.run.run_id, 'rb1', 'b has fewer running, whichever replica claims');
+    assert.deepEqual(ids((await claimsB.claim(started, 5)).claims), ['ra2', 'ra3', 'ra4']);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+    await store.close();
+  }
+});
+
 test('a replica is gone from its database even while a replica of the same id lives in another database of the server', async () => {
   const url = await freshDatabaseUrl();
   const elsewhere = await freshDatabaseUrl();
