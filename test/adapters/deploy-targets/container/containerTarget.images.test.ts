@@ -1,0 +1,91 @@
+// The container deployer's image (issue 83), against a fake podman on PATH that records every
+// call: a revision stored before the image rules (another deployment's build, an id prefix, an
+// option) fails its deploy saying why, and podman never hears of that image; an admitted one
+// reaches podman in full, after "--", and runs by the id podman resolved.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ContainerTarget } from '../../../../src/adapters/deploy-targets/container/containerTarget.ts';
+import { ContainerEngine } from '../../../../src/adapters/images/engine.ts';
+import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
+import { CollectionControlPlane } from '../../../../src/adapters/embedded/collectionControlPlane.ts';
+import { createLogger } from '../../../../src/runtime/logger.ts';
+import { DEFAULT_WORKLOAD_POLICY } from '../../../../src/domain/control-plane/workloadPolicy.ts';
+import type { DeploymentRecord, RevisionRecord } from '../../../../src/domain/control-plane/records.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-fake-podman-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const calls = path.join(dir, 'calls');
+const IMAGE_ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
+// image inspect answers an id, everything else succeeds: the replica never answers /ok, so a deploy ends after its run
+fs.writeFileSync(
+  path.join(dir, 'podman'),
+  `#!/bin/sh\necho "$*" >> "${calls}"\ncase "$1 $2" in\n  "image inspect") echo ${IMAGE_ID} ;;\n  "ps --all") echo '[]' ;;\nesac\nexit 0\n`,
+  { mode: 0o755 },
+);
+
+async function deployWith(imageUri: string) {
+  fs.rmSync(calls, { force: true });
+  const repo = new CollectionControlPlane(await openJournalStore({ dataDir: null }));
+  const engine = new ContainerEngine({ name: 'podman', env: { PATH: `${dir}:/usr/bin:/bin` }, containersConf: null });
+  const target = new ContainerTarget(
+    repo,
+    {
+      root: path.join(dir, `root-${randomUUID()}`),
+      workspaces: path.join(dir, 'workspaces'),
+      isolation: 'none',
+      baseEnv: {},
+      engine,
+      packageRoot: dir,
+      buildTimeoutMs: 10_000,
+      startTimeoutMs: 1_000,
+      logCapBytes: 1024 * 1024,
+      policy: DEFAULT_WORKLOAD_POLICY,
+    },
+    createLogger('silent'),
+  );
+  const deployment = {
+    id: randomUUID(),
+    tenant_id: randomUUID(),
+    name: 'd',
+    source: 'external_docker',
+    source_config: { resource_spec: null, custom_url: null },
+    secrets: [],
+    active_revision_id: null,
+  } as unknown as DeploymentRecord;
+  const revision = {
+    id: randomUUID(),
+    deployment_id: deployment.id,
+    source_revision_config: { image_uri: imageUri },
+    redeploy_of: null,
+  } as unknown as RevisionRecord;
+  const outcome = await target.deploy(deployment, revision, new AbortController().signal);
+  return { outcome, calls: fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n') : [] };
+}
+
+test('a stored image the rules refuse fails the deploy, and podman never hears of it', async () => {
+  for (const uri of [`localhost/agentplane-deployment-${randomUUID()}:rev`, 'abcd', '--authfile=/etc/shadow', `sha256:${IMAGE_ID}`]) {
+    const { outcome, calls } = await deployWith(uri);
+    assert.ok(!outcome.ok && /^Deploy failed: source_revision_config\.image_uri is refused/.test(outcome.reason), `${uri}: ${JSON.stringify(outcome)}`);
+    assert.deepEqual(
+      calls.filter((c) => c.includes(uri)),
+      [],
+      uri,
+    );
+  }
+});
+
+test('an admitted image reaches podman in full after "--", and runs by the id podman resolved', async () => {
+  const { calls } = await deployWith('node:22');
+  assert.ok(calls.includes('image inspect --format {{.Id}} -- docker.io/library/node:22'), calls.join('\n'));
+  const run = calls.find((c) => c.startsWith('run '));
+  assert.ok(run?.endsWith(` -- ${IMAGE_ID}`), run);
+  assert.equal(
+    calls.some((c) => / node:22$/.test(c)),
+    false,
+    'a short name reached podman',
+  );
+});
