@@ -9,6 +9,7 @@
 // of a reading is parsing LangGraph's and LangChain's declaration files).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
@@ -51,10 +52,15 @@ async function loadCompiler(url: string): Promise<typeof TS> {
     return loaded.default ?? loaded;
   }
 }
+/**
+ * Imports resolve as tsx resolves them when the graph runs (shared/typescriptLoader.ts), in
+ * any package's module type: `./u1.ts`, `./u1.js` for `u1.ts`, and an extensionless `./u1` (in
+ * an ES module, too, which NodeNext refuses, leaving the state's type unknown).
+ */
 const options: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.NodeNext,
-  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
   strict: true,
   skipLibCheck: true,
   noEmit: true,
@@ -66,6 +72,25 @@ const options: TS.CompilerOptions = {
   lib: ['lib.es2022.d.ts'],
 };
 const host = ts.createCompilerHost(options);
+const projectOptions = new Map<string, TS.CompilerOptions>();
+
+/**
+ * The options for a graph module: these, with the path aliases (`paths`, `baseUrl`) of the
+ * tsconfig.json nearest it, which tsx applies when the graph runs and upstream's reader reads.
+ */
+function optionsFor(file: string): TS.CompilerOptions {
+  const tsconfig = ts.findConfigFile(path.dirname(file), ts.sys.fileExists);
+  if (!tsconfig) return options;
+  const key = `${tsconfig}:${fs.statSync(tsconfig, { throwIfNoEntry: false })?.mtimeMs}`;
+  let found = projectOptions.get(key);
+  if (!found) {
+    const read = ts.readConfigFile(tsconfig, ts.sys.readFile);
+    const { paths, baseUrl, pathsBasePath } = read.error ? {} : ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(tsconfig)).options;
+    found = { ...options, ...(paths && { paths }), ...(baseUrl && { baseUrl }), ...(pathsBasePath !== undefined && { pathsBasePath }) };
+    projectOptions.set(key, found);
+  }
+  return found;
+}
 const parse = host.getSourceFile.bind(host);
 /** Source files parsed (and bound, once a checker used them) by earlier jobs, while unchanged. */
 const parsed = new Map<string, { mtimeMs: number; size: number; source: TS.SourceFile }>();
@@ -89,7 +114,7 @@ function programFor(job: Job): TS.Program {
   };
   if (current?.getSourceFile(job.file) && current.getSourceFiles().every(unchanged)) return current;
   const roots = [...new Set([job.file, ...job.roots])];
-  current = ts.createProgram(roots, options, host, current);
+  current = ts.createProgram(roots, optionsFor(job.file), host, current);
   return current;
 }
 
