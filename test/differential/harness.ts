@@ -35,13 +35,15 @@ export interface ServedProject {
   name: string;
   /** Environment both servers are given (the project's model clients' base URLs and keys). */
   env?: Record<string, string>;
+  /** Writes upstream's copy instead of copying `dir`, which leaves node_modules out (a project with a dependency of its own). */
+  stage?: (dir: string) => void;
 }
 
 /** Installs (if needed) and starts both; if either fails, neither is left running. */
 export async function startServers(log: (line: string) => void, served: ServedProject = { dir: PROJECT, name: 'differential' }): Promise<Servers> {
   const install = await ensureUpstreamCli(log);
   if (install.installMs) log(`upstream install took ${(install.installMs / 1000).toFixed(1)} s`);
-  const project = stageProject(install, served.name, served.dir);
+  const project = stageProject(install, served.name, served.stage ?? served.dir);
   const started = performance.now();
   const [upstream, agentplane] = await Promise.allSettled([
     // upstream gives up reading a graph's TypeScript after 30 s, which a loaded 2-core machine
