@@ -10,6 +10,7 @@
 import type { MethodSpec, RawBody, RpcError, RpcOutcome, SseEvent, ValidatorTable } from './contract.ts';
 import { extendContext, type RpcContext } from './context.ts';
 import { RPC, toValidationItems } from './errors.ts';
+import { unstorableText } from './storableText.ts';
 import { DEFAULT_MAX_BODY_DEPTH, isJsonContentType, parseJson } from './requestBody.ts';
 
 export type RpcId = string | number | null;
@@ -132,8 +133,10 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
   private checkParams(spec: MethodSpec, params: unknown): RpcError | undefined {
     if (!params || typeof params !== 'object' || Array.isArray(params)) return RPC.invalidParams('Invalid params: params must be an object');
     const validate = this.options.params[spec.validator];
-    if (validate(params)) return undefined;
-    const issues = toValidationItems('params', validate.errors ?? []);
+    const valid = validate(params);
+    const unstorable = valid ? unstorableText(params, ['params']) : undefined;
+    if (valid && !unstorable) return undefined;
+    const issues = unstorable ? [unstorable] : toValidationItems('params', validate.errors ?? []);
     const summary = issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; ');
     return this.options.invalidParams
       ? this.options.invalidParams(`Invalid params: ${summary}`, issues)

@@ -7,6 +7,7 @@ import type { OperationSpec, Validator } from './contract.ts';
 import { toValidationItems, type ValidationErrorItem } from './errors.ts';
 import type { OperationRequest } from './handler.ts';
 import { parseBody, parseQuery } from './requestBody.ts';
+import { jsonMayHoldUnstorable, unstorableText } from './storableText.ts';
 
 export interface OperationValidators {
   params: { path?: Validator; query?: Validator; headers?: Validator };
@@ -34,8 +35,12 @@ export function validateRequest(
   const issues: ValidationErrorItem[] = [];
   const path = { ...parts.pathParams };
   if (params.path && !params.path(path)) issues.push(...toValidationItems('path', params.path.errors ?? []));
+  const pathText = unstorableText(path, ['path']);
+  if (pathText) issues.push(pathText);
   const query = parseQuery(parts.search);
   if (params.query && !params.query(query)) issues.push(...toValidationItems('query', params.query.errors ?? []));
+  const queryText = parts.search ? unstorableText(query, ['query']) : undefined;
+  if (queryText) issues.push(queryText);
   const headers: Record<string, string> = {};
   for (const name of operation.params.headerNames) {
     const v = req.headers[name];
@@ -51,6 +56,8 @@ export function validateRequest(
     else {
       body = parsed.value;
       if (body !== undefined && validators.body && !validators.body(body)) issues.push(...toValidationItems('body', validators.body.errors ?? []));
+      const bodyText = parts.raw !== undefined && jsonMayHoldUnstorable(parts.raw) ? unstorableText(body, ['body']) : undefined;
+      if (bodyText) issues.push(bodyText);
     }
   }
   return issues.length > 0 ? { issues } : { request: { path, query, headers, body } };

@@ -19,6 +19,7 @@ import type { WriteOp } from '../../domain/ports/store.ts';
 import type { GateThen, PgStore } from './pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
 import { OPEN_LOG_WITH } from './pgRunEvents.ts';
+import { storableCopy } from '../../runtime/storableText.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 const CANCEL_CHANNEL = 'agentplane_runs_cancel';
@@ -52,12 +53,21 @@ export class PgRunClaims implements RunClaims {
   }
 
   async claim(started: RunStart, room: number, skip: ReadonlySet<string> = new Set()): Promise<{ claims: Claim[]; due: number | null }> {
+    try {
+      return await this.claimInOneStatement(started, room, skip);
+    } catch (error) {
+      if (isDataException(error)) return this.claimAroundUnreadable(started, room, skip);
+      throw error;
+    }
+  }
+
+  private async claimInOneStatement(started: RunStart, room: number, skip: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
     // one statement: the look-up, the runs started and their claims taken, and the next
     // delayed run's time (see CLAIM_SQL); a claim on a thread that this statement cannot see
     // yet (another replica's, committed meanwhile) fails it whole, and then it looks again
     for (let tries = 0; ; tries += 1) {
       try {
-        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: Date | null }>(CLAIM_SQL, [
+        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: number | null }>(CLAIM_SQL, [
           [...skip],
           Math.max(0, room),
           started.status,
@@ -66,11 +76,83 @@ export class PgRunClaims implements RunClaims {
           this.heldForMs,
         ]);
         const { claimed, due } = rows[0];
-        return { claims: (claimed ?? []).map((c) => ({ run: c.doc, token: c.token })), due: due ? due.getTime() : null };
+        return { claims: (claimed ?? []).map((c) => ({ run: c.doc, token: c.token })), due: due === null ? null : due * 1000 };
       } catch (error) {
         if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION || tries >= 4) throw error;
       }
     }
+  }
+
+  /**
+   * The claim, one run at a time, when the one statement failed on a value PostgreSQL cannot
+   * read (a record holding a `\u0000` its json functions refuse, stored before the door
+   * refused it): the run whose record fails is claimed here, its record made readable, and it
+   * ends with an error without executing (Claim.unreadable); the others are claimed as usual.
+   * Without this, that one record failed every claim of every replica, and no run ran.
+   */
+  private async claimAroundUnreadable(started: RunStart, room: number, skip: ReadonlySet<string>): Promise<{ claims: Claim[]; due: number | null }> {
+    const claims: Claim[] = [];
+    const passed = new Set(skip);
+    let due: number | null = null;
+    while (claims.length < Math.max(0, room)) {
+      const { rows } = await this.store.query<{ run_id: string }>(CANDIDATE_SQL, [[...passed], 1]);
+      const next = rows[0]?.run_id;
+      if (next === undefined) break;
+      try {
+        const taken = await this.claimInOneStatement(started, 1, passed);
+        due = taken.due;
+        for (const c of taken.claims) passed.add(c.run.run_id);
+        claims.push(...taken.claims);
+        if (taken.claims.length === 0) break;
+      } catch (error) {
+        if (!isDataException(error) || (await this.readable(next))) throw error;
+        const claim = await this.claimUnreadable(next, started, error as Error);
+        passed.add(next);
+        if (claim) claims.push(claim);
+      }
+    }
+    return { claims, due };
+  }
+
+  /** Whether PostgreSQL's json functions can read a run's record. */
+  private async readable(runId: string): Promise<boolean> {
+    try {
+      await this.store.query('SELECT (SELECT count(*) FROM json_each(doc)) FROM agentplane_runs WHERE run_id = $1', [runId]);
+      return true;
+    } catch (error) {
+      if (isDataException(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * A pending run whose record PostgreSQL cannot read, claimed for this replica: its record
+   * rewritten readable (each NUL and lone surrogate as U+FFFD), running, with a claim of its
+   * own, in one transaction; undefined when it is no longer pending or its thread has a claim.
+   */
+  private async claimUnreadable(runId: string, started: RunStart, cause: Error): Promise<Claim | undefined> {
+    return this.store.transaction(async (client) => {
+      const { rows } = await client.query<{ text: string; thread_id: string }>(
+        `SELECT doc::text AS text, thread_id FROM agentplane_runs WHERE run_id = $1 AND status = 'pending'
+            AND NOT EXISTS (SELECT 1 FROM agentplane_run_claims c WHERE c.thread_id = agentplane_runs.thread_id) FOR UPDATE`,
+        [runId],
+      );
+      if (rows.length === 0) return undefined;
+      const run = { ...(storableCopy(JSON.parse(rows[0].text)) as RunRecord), status: started.status, updated_at: started.updated_at };
+      await client.query('UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1', [
+        runId,
+        started.status,
+        started.updated_at,
+        JSON.stringify(run),
+      ]);
+      const claimed = await client.query<{ token: string }>(
+        `INSERT INTO agentplane_run_claims (run_id, thread_id, replica, lease_until, token)
+           VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond', gen_random_uuid()::text) RETURNING token`,
+        [runId, rows[0].thread_id, this.coordination.replicaId, this.heldForMs],
+      );
+      const error = { error: 'UnreadableRun', message: `The run's record holds a value the database cannot read (${cause.message}); it was not run.` };
+      return { run, token: claimed.rows[0].token, unreadable: error };
+    });
   }
 
   async recordEnd(claim: Claim, ops: WriteOp[], release?: RunRecord): Promise<boolean> {
@@ -227,9 +309,14 @@ export const CANDIDATE_SQL = `SELECT r.run_id, r.thread_id FROM agentplane_runs 
     LIMIT $2
     FOR UPDATE OF r SKIP LOCKED`;
 
-/** When the earliest pending run still waiting for its `after_seconds` may start (exported for the EXPLAIN test). */
-export const NEXT_DUE_SQL = `SELECT min(created_at + after_seconds * interval '1 second') AS due FROM agentplane_runs
-    WHERE status = 'pending' AND after_seconds > 0 AND created_at + after_seconds * interval '1 second' > now()`;
+/**
+ * When the earliest pending run still waiting for its `after_seconds` may start, in epoch
+ * seconds (exported for the EXPLAIN test). Counted in float8, not as a timestamp: a delay of
+ * 1e300 seconds is a valid request, and `after_seconds * interval '1 second'` would overflow
+ * ("interval out of range"), failing the claim of every run.
+ */
+export const NEXT_DUE_SQL = `SELECT min(extract(epoch FROM created_at)::float8 + after_seconds) AS due FROM agentplane_runs
+    WHERE status = 'pending' AND after_seconds > 0 AND extract(epoch FROM created_at)::float8 + after_seconds > extract(epoch FROM now())::float8`;
 
 /**
  * The claim, one statement: the claimable runs (CANDIDATE_SQL, at most $2) turn running ($3)
@@ -276,6 +363,12 @@ const END_STATE_SQL = `SELECT (SELECT doc FROM agentplane_runs WHERE run_id = $1
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
+
+/** An error of SQLSTATE class 22, data exception: a value the statement could not read or compute (not the database's state). */
+const isDataException = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('22');
+};
 
 /** A taken-over run's new document, its status column with it: only while it is still running. */
 const SET_ABANDONED = `UPDATE agentplane_runs SET status = $2, updated_at = $3::timestamptz, doc = $4::json WHERE run_id = $1 AND status = 'running'`;

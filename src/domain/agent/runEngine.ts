@@ -64,6 +64,8 @@ const RUN_STARTED = transition({ status: 'pending', attempt: 1 }, { type: 'claim
 
 /** How long a cancel heard for a run not executing here is kept for its claim's answer. */
 const CANCEL_AHEAD_MS = 5_000;
+/** The longest delay setTimeout keeps (2^31 - 1 ms, ~24.8 days); a longer one fires at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 export class RunEngine {
   /** Runs this server executes, by run id; registered as their claim's answer arrives. */
@@ -267,7 +269,10 @@ export class RunEngine {
     if (stopped.aborted || due === undefined) return;
     clearTimeout(this.dueTimer);
     if (due !== null) {
-      this.dueTimer = setTimeout(() => this.wake(), Math.max(0, due - Date.now()) + 5);
+      // a timer longer than setTimeout can hold fires at once (Node's TimeoutOverflowWarning):
+      // a run delayed for years would wake the claim loop every millisecond; it is looked at
+      // again after the longest wait instead
+      this.dueTimer = setTimeout(() => this.wake(), Math.min(LONGEST_TIMER_MS, Math.max(0, due - Date.now()) + 5));
       this.dueTimer.unref();
     }
   }
@@ -308,7 +313,10 @@ export class RunEngine {
   private async execute(run: RunRecord, running: InFlight): Promise<void> {
     const started = Date.now();
     const log = this.deps.log.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
-    const { event, output, trace } = await executeGraph(this.deps, run, running, log, (runId, reason) => this.stopLocal(runId, reason));
+    const unreadable = running.claim?.unreadable;
+    const { event, output, trace } = unreadable
+      ? { event: { type: 'fail', error: unreadable } as const, output: undefined, trace: undefined }
+      : await executeGraph(this.deps, run, running, log, (runId, reason) => this.stopLocal(runId, reason));
     await this.conclude(run, running, event, output, trace, started, log);
   }
 

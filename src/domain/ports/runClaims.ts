@@ -4,7 +4,7 @@
 // the one server holds every claim; on PostgreSQL (adapters/postgres/pgRunClaims.ts) replicas share
 // the queue and take over the claims of a replica that is gone. Every write of a run's outcome
 // goes through its claim (recordEnd): a server whose claim was taken over writes nothing.
-import type { RunRecord, ThreadRecord } from '../agent/records.ts';
+import type { RunError, RunRecord, ThreadRecord } from '../agent/records.ts';
 import type { WriteOp } from './store.ts';
 
 /** What becomes of a run whose holder is gone (decided by the run state machine). */
@@ -36,6 +36,12 @@ export interface Claim {
   run: RunRecord;
   /** This claim's and no other's: a run taken over and claimed again (by any server) has a new one. */
   token: string;
+  /**
+   * The run's record could not be read where it is kept (a value stored before the store
+   * refused it, such as a NUL PostgreSQL's json functions cannot read): it ends with this
+   * error without executing, and no other run waits for it.
+   */
+  unreadable?: RunError;
 }
 
 export interface RunClaims {

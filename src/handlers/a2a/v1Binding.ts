@@ -4,6 +4,7 @@
 // A binding only frames what comes back: a ProtoJSON result, a stream of them, or an A2AError.
 import type { RequestContext } from '../../runtime/context.ts';
 import { toValidationItems } from '../../runtime/errors.ts';
+import { unstorableText } from '../../runtime/storableText.ts';
 import type { ValidatorTable } from '../../runtime/contract.ts';
 import { methods as v1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
 import { negotiate, requestedVersion } from './version.ts';
@@ -66,8 +67,10 @@ export async function callV1(
   if (!assistant) return { error: { kind: 'UNKNOWN_ASSISTANT', message: `Assistant '${assistantId}' not found` } };
   const spec = v1Methods.find((m) => m.name === method)!;
   const validate = params[spec.validator];
-  if (!validate(request)) {
-    const items = toValidationItems('params', validate.errors ?? []);
+  const valid = validate(request);
+  const unstorable = valid ? unstorableText(request, ['params']) : undefined;
+  if (!valid || unstorable) {
+    const items = unstorable ? [unstorable] : toValidationItems('params', validate.errors ?? []);
     const fieldViolations = items.map((item) => ({ field: item.loc.slice(1).join('.') || 'params', description: item.msg }));
     const error = a2aError('INVALID_PARAMS', `Invalid params: ${fieldViolations.map((v) => `${v.field}: ${v.description}`).join('; ')}`);
     error.fieldViolations = fieldViolations;
