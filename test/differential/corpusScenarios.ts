@@ -1,7 +1,9 @@
 // The differential corpus (issue 65, point 3): the shapes of project users run — a ReAct agent
 // over initChatModel (OpenAI and Anthropic clients), createAgent with human-in-the-loop
 // middleware, a deep agent with a subagent and a store backend, an email assistant that stops
-// inside a subgraph (test/fixtures/corpus-project) — against the fake model server
+// inside a subgraph, and (issue 90) a memory agent over `config.store` whose model each run
+// chooses, a data-enrichment agent with a declared input, a forced tool and structured output
+// (test/fixtures/corpus-project) — against the fake model server
 // (test/support/fakeModelServer.ts), whose replies the user's text scripts (`call <tool> {args}`).
 // What a client sees is compared whole: stream events in four modes with subgraphs, interrupts
 // and resumes, state and history, the store, protocol v2.
@@ -133,6 +135,59 @@ export const corpusScenarios: Scenario[] = [
         return { event: e.event, ...rest, params: { ...kept, timestamp: typeof timestamp } };
       });
       return { started: started.status, timedOut: stream.timedOut, events };
+    },
+  },
+  {
+    name: 'corpus: memory agent over config.store with a model chosen per run',
+    covers:
+      'memory: a run with configurable model openai:… stores a memory through config.store (upsert_memory tool, streamed in values and updates), a run on another thread with anthropic:… reads it; the store and both threads',
+    async run(side) {
+      const client = side.client();
+      const first = await client.threads.create();
+      const stored = await collect(
+        client.runs.stream(first.thread_id, 'memory', {
+          input: say('call upsert_memory {"content":"likes green tea","context":"said so at lunch"}'),
+          config: { configurable: { userId: 'ana', model: 'openai:gpt-4o-mini' } },
+          streamMode: ['values', 'updates'],
+        }),
+      );
+      const second = await client.threads.create();
+      const answered = await client.runs.wait(second.thread_id, 'memory', {
+        input: say('what do I like?'),
+        config: { configurable: { userId: 'ana', model: 'anthropic:claude-3-5-haiku-latest' } },
+      });
+      const memories = await client.store.searchItems(['memories', 'ana']);
+      // the shape is exercised only if the model's tool call reached the store
+      if (memories.items.length !== 1) throw new Error(`expected one memory, found ${JSON.stringify(memories.items)}`);
+      return {
+        stored,
+        answered,
+        memories: memories.items.map(({ namespace, key, value }) => ({ namespace, key, value })),
+        first: await threadView(side, first.thread_id),
+        second: await threadView(side, second.thread_id),
+      };
+    },
+  },
+  {
+    name: 'corpus: data enrichment with a declared input, a forced tool and structured output',
+    covers:
+      'enrich: `new StateGraph({ stateSchema, input }, Config)` — its schemas (the input without the internal messages and loopStep, a Record<string, any> channel); a run whose model must call a tool (search, then Info) and whose reflection answers through withStructuredOutput, streamed in values and updates; the thread',
+    async run(side) {
+      const client = side.client();
+      const thread = await client.threads.create();
+      const chunks = await collect(
+        client.runs.stream(thread.thread_id, 'enrich', {
+          input: { topic: 'Acme: call search {"query":"Acme founding"}; call Info {"founded":"1998"}', extractionSchema: { founded: 'string' } },
+          config: { configurable: { model: 'openai:gpt-4o-mini' } },
+          streamMode: ['values', 'updates'],
+        }),
+      );
+      const view = await threadView(side, thread.thread_id);
+      // the shape is exercised only if the forced tool handed the answer in and the reflection parsed
+      const values = view.state.values as { info?: { founded?: string }; messages?: { content?: unknown }[] };
+      if (values.info?.founded !== '1998' || !String(values.messages?.at(-1)?.content).startsWith('reflection: satisfactory'))
+        throw new Error(`the run did not enrich: ${JSON.stringify(values)}`);
+      return { schemas: await client.assistants.getSchemas('enrich'), chunks, thread: view };
     },
   },
 ];
