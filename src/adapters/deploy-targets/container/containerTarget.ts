@@ -207,9 +207,18 @@ export class ContainerTarget implements DeployTarget {
     return { ok: false, reason: failure };
   }
 
-  /** How this revision runs: its image (pulled or built), replicas, limits, ports; or why it cannot. */
-  private async podSpec(deployment: DeploymentRecord, revision: RevisionRecord): Promise<PodSpec | string> {
+  /**
+   * The id of the image the revision runs, or why it cannot run. Resolved at the revision's
+   * first deploy and kept with it (images.json): its redeploys, a restart and a rollback to it
+   * run what was checked then, whatever its name is tagged with since.
+   */
+  private async revisionImage(deployment: DeploymentRecord, revision: RevisionRecord): Promise<{ id: string } | string> {
     const built = await builtRevision(this.repo, revision);
+    const pinned = this.pinnedImages(deployment.id)[built.id];
+    if (pinned) {
+      if (await this.engine.imageId(pinned)) return { id: pinned };
+      return `Deploy failed: the image revision ${built.id} runs (${pinned}) is gone from the engine; create a new revision.`;
+    }
     let image: string;
     if (deployment.source === 'github') {
       image = deploymentImage(deployment.id, built.id);
@@ -229,10 +238,17 @@ export class ContainerTarget implements DeployTarget {
         }
       }
     }
-    // the image by its id from here on: what runs is what was checked, whatever is tagged with its name meanwhile
     const id = await this.engine.imageId(image);
     if (!id) return `Deploy failed: image ${image} is not in the engine's storage.`;
-    image = id;
+    this.pinImage(deployment.id, built.id, id);
+    return { id };
+  }
+
+  /** How this revision runs: its image (by id), replicas, limits, ports; or why it cannot. */
+  private async podSpec(deployment: DeploymentRecord, revision: RevisionRecord): Promise<PodSpec | string> {
+    const resolved = await this.revisionImage(deployment, revision);
+    if (typeof resolved === 'string') return resolved;
+    const image = resolved.id;
     // what a tenant sent reaches a container only as the allowlist admitted it (stored before a rule, it is refused)
     const admitted = admitDeploymentSpec(deployment, this.options.policy);
     if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
@@ -423,6 +439,21 @@ export class ContainerTarget implements DeployTarget {
     } catch {
       return null;
     }
+  }
+
+  /** The image ids the deployment's revisions were pinned to, by (built) revision id. */
+  private pinnedImages(deploymentId: string): Record<string, string> {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(this.files.dir(deploymentId), 'images.json'), 'utf8')) as Record<string, string>;
+    } catch {
+      return {};
+    }
+  }
+
+  private pinImage(deploymentId: string, revisionId: string, imageId: string): void {
+    const file = path.join(this.files.dir(deploymentId), 'images.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, JSON.stringify({ ...this.pinnedImages(deploymentId), [revisionId]: imageId }), { mode: 0o600 });
   }
 
   private savePort(deploymentId: string, port: number): void {

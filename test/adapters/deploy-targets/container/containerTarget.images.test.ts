@@ -20,18 +20,40 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-fake-podman-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const calls = path.join(dir, 'calls');
 const IMAGE_ID = 'f3a1c9d27b4e8a6f0c2d5e7b9a1c3e5f7a9b1d3f5e7c9a1b3d5f7e9a1c3b5d7f';
-// image inspect answers an id, everything else succeeds: the replica never answers /ok, so a deploy ends after its run
+const current = path.join(dir, 'current');
+const present = path.join(dir, 'present');
+// `image inspect NAME` answers the id in "current" (the name's tag: it may move); `image inspect ID`
+// answers an id listed in "present" (what the storage holds). Everything else succeeds: the replica
+// never answers /ok, so a deploy ends after its run.
 fs.writeFileSync(
   path.join(dir, 'podman'),
-  `#!/bin/sh\necho "$*" >> "${calls}"\ncase "$1 $2" in\n  "image inspect") echo ${IMAGE_ID} ;;\n  "ps --all") echo '[]' ;;\nesac\nexit 0\n`,
+  `#!/bin/sh
+echo "$*" >> "${calls}"
+if [ "$1 $2" = "image inspect" ]; then
+  ref=$(eval echo "\\\${$#}")
+  case "$ref" in
+    *[!0-9a-f]*) cat "${current}" ;;
+    *) grep -qx "$ref" "${present}" && echo "$ref" || exit 125 ;;
+  esac
+  exit 0
+fi
+case "$1 $2" in
+  "ps --all") echo '[]' ;;
+esac
+exit 0
+`,
   { mode: 0o755 },
 );
+const tagged = (id: string, ...alsoPresent: string[]) => {
+  fs.writeFileSync(current, `${id}\n`);
+  fs.writeFileSync(present, [id, ...alsoPresent].join('\n') + '\n');
+};
+tagged(IMAGE_ID);
 
-async function deployWith(imageUri: string) {
-  fs.rmSync(calls, { force: true });
+async function containerTarget() {
   const repo = new CollectionControlPlane(await openJournalStore({ dataDir: null }));
   const engine = new ContainerEngine({ name: 'podman', env: { PATH: `${dir}:/usr/bin:/bin` }, containersConf: null });
-  const target = new ContainerTarget(
+  return new ContainerTarget(
     repo,
     {
       root: path.join(dir, `root-${randomUUID()}`),
@@ -47,6 +69,9 @@ async function deployWith(imageUri: string) {
     },
     createLogger('silent'),
   );
+}
+
+function revisionOf(imageUri: string) {
   const deployment = {
     id: randomUUID(),
     tenant_id: randomUUID(),
@@ -62,9 +87,16 @@ async function deployWith(imageUri: string) {
     source_revision_config: { image_uri: imageUri },
     redeploy_of: null,
   } as unknown as RevisionRecord;
-  const outcome = await target.deploy(deployment, revision, new AbortController().signal);
+  return { deployment, revision };
+}
+
+async function deployWith(imageUri: string, target?: ContainerTarget, deployed = revisionOf(imageUri)) {
+  fs.rmSync(calls, { force: true });
+  const outcome = await (target ?? (await containerTarget())).deploy(deployed.deployment, deployed.revision, new AbortController().signal);
   return { outcome, calls: fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n') : [] };
 }
+
+const runOf = (calls: string[]) => calls.find((c) => c.startsWith('run '));
 
 test('a stored image the rules refuse fails the deploy, and podman never hears of it', async () => {
   for (const uri of [`localhost/agentplane-deployment-${randomUUID()}:rev`, 'abcd', '--authfile=/etc/shadow', `sha256:${IMAGE_ID}`]) {
@@ -88,4 +120,23 @@ test('an admitted image reaches podman in full after "--", and runs by the id po
     false,
     'a short name reached podman',
   );
+});
+
+test('a revision runs the image it was first deployed with, though its tag moved; gone, it says so', async () => {
+  const MOVED = 'a'.repeat(64);
+  tagged(IMAGE_ID);
+  const target = await containerTarget();
+  const deployed = revisionOf('ghcr.io/acme/agent:1');
+  assert.ok(runOf((await deployWith('', target, deployed)).calls)?.endsWith(` -- ${IMAGE_ID}`));
+  // the tag now names another image: the same revision (a restart, a rollback to it) still runs the first
+  tagged(MOVED, IMAGE_ID);
+  assert.ok(runOf((await deployWith('', target, deployed)).calls)?.endsWith(` -- ${IMAGE_ID}`));
+  // a new revision of the same name runs what the tag names now
+  assert.ok(runOf((await deployWith('', target, { ...deployed, revision: { ...deployed.revision, id: randomUUID() } })).calls)?.endsWith(` -- ${MOVED}`));
+  // the pinned image removed from the engine: the revision fails saying so, and nothing runs
+  tagged(MOVED);
+  const gone = await deployWith('', target, deployed);
+  assert.ok(!gone.outcome.ok && /is gone from the engine/.test(gone.outcome.reason), JSON.stringify(gone.outcome));
+  assert.equal(runOf(gone.calls), undefined);
+  tagged(IMAGE_ID);
 });
