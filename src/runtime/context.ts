@@ -3,6 +3,16 @@
 // into the handlers when they are created, so nothing here is HTTP-specific.
 import type { Logger } from './logger.ts';
 import type { AuthUser } from './customAuth.ts';
+import type { SlotRefusal } from './streamSlots.ts';
+
+/** Why a request got no stream slot: the cap that refused it, and what to tell its client. */
+export interface StreamSlotRefused {
+  refused: SlotRefusal;
+  /** The cap's size. */
+  limit: number;
+  detail: string;
+  retryAfterSeconds: number;
+}
 
 export interface RequestContext {
   operationId: string;
@@ -35,6 +45,13 @@ export interface RequestContext {
    * a body of its own (a thread copy's new id and metadata); absent without custom auth.
    */
   authorized?: Readonly<Record<string, unknown>>;
+  /**
+   * For an operation that streams for some requests only (a JSON-RPC endpoint: its streaming
+   * methods stream, the others answer once): takes a stream slot for this request, held until
+   * its reply ends, or says why none was given. The pipeline takes none itself for such an
+   * operation, so a call answered once never counts as a stream. Absent without caps.
+   */
+  takeStreamSlot?: () => StreamSlotRefused | undefined;
 }
 
 export interface RpcContext extends RequestContext {

@@ -103,13 +103,22 @@ export class JsonRpcDispatcher<Ctx extends RpcContext = RpcContext> {
     if (!spec) return fail(id, RPC.methodNotFound(method), method);
     const params = request.params === undefined ? {} : request.params;
     const invalid = this.checkParams(spec, params);
-    // a streaming method answers its error as the stream's one event: a client reading an
-    // event stream would otherwise report the content type, not the error
-    if (invalid && spec.streaming && !this.options.streamErrorsAsJson) {
-      return { reply: { kind: 'stream', method, events: toEvents(id, single({ error: invalid }), () => undefined) } };
-    }
-    if (invalid) return fail(id, invalid, method);
+    if (invalid) return { reply: this.refuse({ method, params, id }, invalid) };
     return { call: { method, params, id } };
+  }
+
+  /** Whether a method answers a stream (`x-streaming`): only such a call holds its request open. */
+  streams(method: string): boolean {
+    return this.specs.get(method)?.streaming === true;
+  }
+
+  /** A prepared call refused before it runs, answered as its method answers an early error (a stream's one event, or JSON). */
+  refuse(call: RpcCall, error: RpcError): RpcReply {
+    // a client reading an event stream would otherwise report the content type, not the error
+    if (this.streams(call.method) && !this.options.streamErrorsAsJson) {
+      return { kind: 'stream', method: call.method, events: toEvents(call.id, single({ error }), () => undefined) };
+    }
+    return { kind: 'json', body: response(call.id, { error }), method: call.method };
   }
 
   /** Runs a prepared call. */

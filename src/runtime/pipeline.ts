@@ -7,10 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiDocument } from './api.ts';
 import type { ResponseValidators } from './responseValidators.ts';
 import type { KeyRing } from './auth.ts';
-import type { RequestContext } from './context.ts';
+import type { RequestContext, StreamSlotRefused } from './context.ts';
 import type { OperationSpec } from './contract.ts';
 import { httpError, storeErrorReply, validationError, type HttpReply } from './errors.ts';
-import type { SlotRefusal, StreamSlots } from './streamSlots.ts';
+import { SLOT_RETRY_AFTER_SECONDS, slotRefusalDetail, type SlotRefusal, type StreamSlots } from './streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
 import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
@@ -105,6 +105,11 @@ interface Bound {
   /** May answer a stream (or, A2A, hold the request for a run): takes a stream slot while it lasts. */
   streams: boolean;
   /**
+   * A JSON-RPC endpoint streams for its streaming methods only: its handler takes the slot
+   * (ctx.takeStreamSlot) when the method streams, and answers a refusal as a JSON-RPC error.
+   */
+  slotPerCall: boolean;
+  /**
    * The header of the operation's own credential (a scheme marked `x-agentplane-verified-by:
    * operation`, a listener's token): required here, checked by the operation against the
    * resource it names, never by the key ring. Absent: API keys authenticate.
@@ -131,11 +136,7 @@ function missingOwnCredential(name: string): HttpReply {
 }
 
 function tooManyStreams(refused: SlotRefusal, slots: StreamSlots, what = 'streams'): HttpReply {
-  const detail =
-    refused === 'client'
-      ? `Too many open ${what} for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
-      : `The server holds as many open ${what} as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
-  return httpError(429, detail, { 'Retry-After': '5' });
+  return httpError(429, slotRefusalDetail(refused, slots, what), { 'Retry-After': String(SLOT_RETRY_AFTER_SECONDS) });
 }
 
 /**
@@ -147,6 +148,7 @@ function tooManyStreams(refused: SlotRefusal, slots: StreamSlots, what = 'stream
 class HttpRequestContext implements RequestContext {
   user?: RequestContext['user'];
   credential?: string;
+  takeStreamSlot: RequestContext['takeStreamSlot'] = undefined;
   readonly prefer: string | undefined;
   readonly headers: IncomingMessage['headers'];
   private origin: string | null;
@@ -242,13 +244,15 @@ export function createPipeline(options: PipelineOptions) {
       const handler = options.handlers[operation.operationId];
       // the server refuses to start with a handler missing; a disabled operation is never routed
       if (!handler) continue;
+      const streams = Object.values(operation.responses).some((r) => r.contentType === 'text/event-stream' || r.stream === true);
       bound.set(operation.operationId, {
         operation,
         handler,
         validators: validatorsOf(doc, operation),
         anonymous: operation.security.length === 0 || operation.security.some((r) => Object.keys(r).length === 0),
         public: operation.security.length === 0,
-        streams: Object.values(operation.responses).some((r) => r.contentType === 'text/event-stream' || r.stream === true),
+        streams,
+        slotPerCall: streams && operation.jsonrpc !== undefined,
         ownCredential: ownCredentialOf(doc, operation),
       });
     }
@@ -462,13 +466,12 @@ export function createPipeline(options: PipelineOptions) {
         return refuse(admitted);
       }
       ctx = admitted;
-      if (b.streams && options.streamSlots) {
+      if (b.slotPerCall && options.streamSlots) ctx.takeStreamSlot = slotTaker(options.streamSlots, clientOf(ctx, req), res);
+      else if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)
         const slot = options.streamSlots.take(clientOf(ctx, req));
         if (typeof slot === 'string') return refuse(tooManyStreams(slot, options.streamSlots));
-        // 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early)
-        res.once('finish', slot);
-        res.once('close', slot);
+        heldUntilAnswered(slot, res);
       }
 
       const raw = hasBody(req) ? await readBody(req, options.maxBodyBytes) : undefined;
@@ -535,6 +538,28 @@ function sendRequestIdNow(res: ServerResponse): void {
 /** Whose caps a call counts against: its tenant, else the address it came from (never this server's own). */
 function clientOf(ctx: RequestContext, req: IncomingMessage): string {
   return ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${req.socket.remoteAddress}`;
+}
+
+/** The slot given back once the reply is sent: 'finish' (the last byte handed to the OS, before the client can ask again) or 'close' (gone early). */
+function heldUntilAnswered(release: () => void, res: ServerResponse): void {
+  res.once('finish', release);
+  res.once('close', release);
+}
+
+/** A request's ctx.takeStreamSlot: one slot at most, held until the reply is sent. */
+function slotTaker(slots: StreamSlots, client: string, res: ServerResponse): () => StreamSlotRefused | undefined {
+  let taken = false;
+  return () => {
+    if (taken) return undefined;
+    const slot = slots.take(client);
+    if (typeof slot === 'string') {
+      const limit = slot === 'client' ? slots.maxPerClient : slots.maxTotal;
+      return { refused: slot, limit, detail: slotRefusalDetail(slot, slots), retryAfterSeconds: SLOT_RETRY_AFTER_SECONDS };
+    }
+    taken = true;
+    heldUntilAnswered(slot, res);
+    return undefined;
+  };
 }
 
 /** The stream, giving its slot back once it ends, however it ends. */

@@ -4,6 +4,16 @@
 
 export type SlotRefusal = 'client' | 'total';
 
+/** How long a refused client is told to wait before it asks again (Retry-After, google.rpc.RetryInfo). */
+export const SLOT_RETRY_AFTER_SECONDS = 5;
+
+/** What a refused client is told: which cap refused it, its size and the setting that sets it. */
+export function slotRefusalDetail(refused: SlotRefusal, slots: StreamSlots, what = 'streams'): string {
+  return refused === 'client'
+    ? `Too many open ${what} for this client (${slots.maxPerClient}, AGENTPLANE_MAX_STREAMS_PER_CLIENT); close one, or retry later.`
+    : `The server holds as many open ${what} as it serves (${slots.maxTotal}, AGENTPLANE_MAX_STREAMS); retry later.`;
+}
+
 export class StreamSlots {
   private readonly perClient = new Map<string, number>();
   private total = 0;

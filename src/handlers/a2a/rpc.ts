@@ -13,6 +13,7 @@ import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher } from '../
 import { failed } from '../agent-server/failures.ts';
 import { fail } from '../../domain/outcome.ts';
 import { a2aError, jsonRpcError } from './v1/errors.ts';
+import { tooManyStreamsError } from './tooManyStreams.ts';
 import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from './version.ts';
 
 /** What an A2A method receives: the request context, the assistant its endpoint names, and the caller's tasks. */
@@ -45,6 +46,9 @@ export function a2aRpc(
     if ('reply' in prepared) return rpcHttpReply(prepared.reply);
     const found = await serviceFor(ctx).assistants.get(path.assistant_id);
     if (!found.ok) return unknownAssistant(path.assistant_id);
+    // a streaming method holds its request open: it takes a stream slot; a call answered once takes none
+    const refused = dispatcher.streams(prepared.call.method) ? ctx.takeStreamSlot?.() : undefined;
+    if (refused) return rpcHttpReply(dispatcher.refuse(prepared.call, tooManyStreamsError(refused)));
     return rpcHttpReply(await dispatcher.run(prepared.call, extendContext(ctx, { assistant: found.value, ...scopeFor(ctx) })));
   };
 }

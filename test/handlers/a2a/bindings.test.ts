@@ -3,7 +3,7 @@
 // SDK reads back, and the same tasks seen through every binding.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClientFactory, ClientFactoryOptions, RestTransportFactory, type Client } from '@a2a-js/sdk-v1/client';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk-v1/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk-v1/client/grpc';
 import { Role, TaskState, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk-v1';
 import { startTestServer, type TestServer } from '../../support/server.ts';
@@ -20,12 +20,12 @@ before(async () => {
 after(() => server.close());
 
 const BINDINGS = ['HTTP+JSON', 'GRPC'] as const;
-type Binding = (typeof BINDINGS)[number];
+type Binding = (typeof BINDINGS)[number] | 'JSONRPC';
 
 /** The SDK's default client factory, told to prefer one binding of the card (gRPC's transport is the SDK's opt-in one). */
 async function clientOver(binding: Binding, assistant: string): Promise<Client> {
   const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new RestTransportFactory(), new GrpcTransportFactory()],
+    transports: [new JsonRpcTransportFactory(), new RestTransportFactory(), new GrpcTransportFactory()],
     preferredTransports: [binding],
   });
   const client = await new ClientFactory(options).createFromUrl(server.url, `/.well-known/agent-card.json?assistant_id=${assistant}`);
@@ -155,6 +155,22 @@ for (const binding of BINDINGS) {
       assert.equal(await failure(() => collect(echo.resubscribeTask({ tenant: '', id: done.id }))), 'UnsupportedOperationError');
       assert.equal(await failure(() => echo.sendMessage(textMessage('again', { taskId: done.id }))), 'UnsupportedOperationError');
     });
+  });
+}
+
+// a call answered once holds no stream slot on any binding: 200 at once from one client (the
+// default cap is 100 streams a client) all complete (issue 85: JSON-RPC refused 82-100 of them)
+for (const binding of ['JSONRPC', ...BINDINGS] as const) {
+  test(`200 concurrent SendMessage over ${binding} from one client complete with no error under the default limits`, async () => {
+    const client = await clientOver(binding, 'echo');
+    const settled = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => client.sendMessage(textMessage(`n${i}`))));
+    const failures = settled.flatMap((s) => (s.status === 'rejected' ? [String((s.reason as Error).message ?? s.reason)] : []));
+    assert.deepEqual(failures.slice(0, 3), []);
+    for (const [i, s] of settled.entries()) {
+      const task = s.status === 'fulfilled' ? s.value : undefined;
+      assert.ok(task && 'id' in task && task.status?.state === TaskState.TASK_STATE_COMPLETED, `call ${i}`);
+      assert.equal(textOf(task.artifacts[0]?.parts[0]), `echo: n${i}`);
+    }
   });
 }
 
