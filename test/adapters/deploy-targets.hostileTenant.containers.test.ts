@@ -163,11 +163,22 @@ describe('container deployer', () => {
 
 describe('container deployer: images (issue 83)', () => {
   let server: TestServer;
+  // two tenants: B's build is what A is after
+  const KEY_A = `key-a-${randomUUID()}`;
+  const KEY_B = `key-b-${randomUUID()}`;
+  const asA = (pathname: string, init: RequestInit & { json?: unknown } = {}) => server.api(pathname, { ...init, headers: { 'x-api-key': KEY_A } });
+  const asB = (pathname: string, init: RequestInit & { json?: unknown } = {}) => server.api(pathname, { ...init, headers: { 'x-api-key': KEY_B } });
 
   before(async () => {
     if (skip) return;
     server = await startTestServer({
-      env: { AGENTPLANE_DEPLOYER: 'container', CONTAINERS_CONF, AGENTPLANE_DEPLOY_TIMEOUT_S: '120', AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES },
+      env: {
+        AGENTPLANE_DEPLOYER: 'container',
+        CONTAINERS_CONF,
+        AGENTPLANE_DEPLOY_TIMEOUT_S: '120',
+        AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
+        AGENTPLANE_API_KEYS: `${KEY_A}:${randomUUID()},${KEY_B}:${randomUUID()}`,
+      },
     });
   });
 
@@ -182,12 +193,12 @@ describe('container deployer: images (issue 83)', () => {
       source_config: {},
       source_revision_config: { image_uri: imageUri },
     });
-    // the victim's build: as agentplane tags what it builds for a deployment (the node image under that name)
-    const victim = await json(server.api('/v2/deployments', { method: 'POST', json: body('victim', image) }), 201);
+    // tenant B's build: as agentplane tags what it builds for a deployment (the node image under that name)
+    const victim = await json(asB('/v2/deployments', { method: 'POST', json: body('victim', image) }), 201);
     const build = `localhost/agentplane-deployment-${victim.id}:${victim.latest_revision_id}`;
     podman(['tag', image, build]);
     const id = podman(['image', 'inspect', '--format', '{{.Id}}', build]).trim();
-    const attacker = await json(server.api('/v2/deployments', { method: 'POST', json: body('attacker', image) }), 201);
+    const attacker = await json(asA('/v2/deployments', { method: 'POST', json: body('attacker', image) }), 201);
     try {
       // podman itself would run each of these: a prefix of 4 hex characters is enough to it
       assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', id.slice(0, 4)]).trim(), id);
@@ -199,32 +210,39 @@ describe('container deployer: images (issue 83)', () => {
         [`sha256:${id}`, /image id|digest alone/],
         ['--authfile=/etc/shadow', /starts with "-"/],
       ] as const) {
-        const refused = await json(server.api('/v2/deployments', { method: 'POST', json: body('thief', uri) }), 422);
+        const refused = await json(asA('/v2/deployments', { method: 'POST', json: body('thief', uri) }), 422);
         assert.match(refused.detail[0].msg, rule, uri);
         assert.deepEqual(refused.detail[0].loc, ['source_revision_config', 'image_uri']);
-        const patched = await json(
-          server.api(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: uri } } }),
-          422,
-        );
+        const patched = await json(asA(`/v2/deployments/${attacker.id}`, { method: 'PATCH', json: { source_revision_config: { image_uri: uri } } }), 422);
         assert.match(patched.detail[0].msg, rule, uri);
       }
-      const listed = await json(server.api('/v2/deployments?limit=100'));
-      assert.deepEqual(listed.resources.map((d: any) => d.id).sort(), [attacker.id, victim.id].sort());
-      const revisions = await json(server.api(`/v2/deployments/${attacker.id}/revisions`));
+      const listed = await json(asA('/v2/deployments?limit=100'));
+      assert.deepEqual(
+        listed.resources.map((d: any) => d.id),
+        [attacker.id],
+      );
+      const revisions = await json(asA(`/v2/deployments/${attacker.id}/revisions`));
       assert.deepEqual(
         revisions.resources.map((r: any) => r.id),
         [attacker.latest_revision_id],
       );
       // the attacker's one revision runs its own image, by id: what was checked is what runs
-      const revision = await finished(server, `/v2/deployments/${attacker.id}/revisions/${attacker.latest_revision_id}`);
+      const revision = await until('the revision to finish', async () => {
+        const r = await json(asA(`/v2/deployments/${attacker.id}/revisions/${attacker.latest_revision_id}`));
+        return r.status.endsWith('FAILED') || r.status === 'DEPLOYED' ? r : undefined;
+      });
       assert.equal(revision.status, 'DEPLOYED', revision.status_message);
       const running = podman(['inspect', `agentplane-${attacker.id}-replica-0`, '--format', '{{.ImageName}} {{.Image}}']).trim();
       assert.equal(running.split(' ')[1], podman(['image', 'inspect', '--format', '{{.Id}}', image]).trim());
     } finally {
       podman(['untag', id, build]);
-      for (const d of [attacker.id, victim.id]) await json(server.api(`/v2/deployments/${d}`, { method: 'DELETE' }), 204);
-      for (const d of [attacker.id, victim.id])
-        await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${d}`)).status === 404 ? true : undefined), 120_000);
+      for (const [as, d] of [
+        [asA, attacker.id],
+        [asB, victim.id],
+      ] as const) {
+        await json(as(`/v2/deployments/${d}`, { method: 'DELETE' }), 204);
+        await until('the deployment to be gone', async () => ((await as(`/v2/deployments/${d}`)).status === 404 ? true : undefined), 120_000);
+      }
     }
   });
 });
@@ -284,6 +302,25 @@ describe('kube-local deployer', () => {
         const issue = refused.detail.find((i: any) => where(i) === at(field));
         assert.ok(issue, `${what}: ${JSON.stringify(refused)}`);
         if (issue.type !== 'extra_forbidden') assert.match(issue.msg, rule, what);
+      }
+      // the victim's build in podman's storage (issue 83): its name, or a prefix of its id that
+      // podman itself resolves, as the attacker's sidecar or init container, is a 422 here too
+      const build = `localhost/agentplane-deployment-${victim.id}:${victim.latest_revision_id}`;
+      podman(['tag', image, build]);
+      const id = podman(['image', 'inspect', '--format', '{{.Id}}', build]).trim();
+      try {
+        assert.equal(podman(['image', 'inspect', '--format', '{{.Id}}', id.slice(0, 4)]).trim(), id);
+        for (const group of ['sidecars', 'init_containers'])
+          for (const [stolen, rule] of [
+            [build, /reserved/],
+            [id.slice(0, 4), /image id/],
+          ] as const) {
+            const refused = await json(deployment('attacker', { resource_spec: { [group]: [{ name: 'side', image: stolen }] } }), 422);
+            assert.deepEqual(refused.detail[0].loc, ['source_config', 'resource_spec', group, 0, 'image']);
+            assert.match(refused.detail[0].msg, rule);
+          }
+      } finally {
+        podman(['untag', id, build]);
       }
       const listed = await json(server.api('/v2/deployments?limit=100'));
       assert.deepEqual(
