@@ -67,5 +67,10 @@ describe('empty query parameters on the wire', () => {
   it('still refuses a value that is there and wrong', async () => {
     const res = await app.api(`/threads/${threadId}/runs?limit=0`);
     assert.equal(res.status, 422);
+    // one value asked twice is a list where the operation reads one: the agent card's only 422
+    const card = await app.api('/.well-known/agent-card.json?assistant_id=echo&assistant_id=agent');
+    assert.equal(card.status, 422);
+    assert.equal(((await card.json()) as { detail: { loc: string[] }[] }).detail[0].loc.join('.'), 'query.assistant_id');
+    assert.equal((await app.api('/.well-known/agent-card.json?assistant_id=&assistant_id=echo')).status, 200);
   });
 });
