@@ -1,4 +1,5 @@
 // Agent server handlers (spec/agent-server.openapi.yaml, except the A2A endpoint).
+import type { Locks } from '../domain/keyedLock.ts';
 import path from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
 import { openAgentDomain } from '../domain/agent/agentDomain.ts';
@@ -88,7 +89,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const { maxConcurrentRuns } = config;
   const ui = new UiBundles(log.child({ area: 'generative-ui' }), noteImported);
   ui.start(uiSettings(config.project, baseDir));
-  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log);
+  const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log, config.tenantQuotas);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
   const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
@@ -113,6 +114,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   // a worker may start a thread's next run while the run before it is being recorded (where this server alone claims runs)
   const { nextOnThread } = deps.runBackend;
   const ahead = pool && nextOnThread ? new RunsAhead(pool, nextOnThread, { kindOf, log: log.child({ area: 'run-workers' }) }) : undefined;
+  // per thread, and per tenant's quota: across replicas when they share the store
+  const locks: Locks = { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) };
   // assistants and the recovered queue are ready before the first request is accepted
   const domain = await openAgentDomain({
     store,
@@ -135,7 +138,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     onWithdrawn: ahead && ((runId) => ahead.withdrawn(runId)),
     onThreadDiscarded: pool && ((threadId) => pool.forget(threadId)),
     runTimeoutMs: config.runTimeoutMs,
-    locks: { run: (key, work) => deps.coordination.serialize(`thread:${key}`, work) },
+    locks,
+    quotas: config.tenantQuotas,
     runBackend: deps.runBackend,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
   });
@@ -147,6 +151,9 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     deps.queries.crons ?? new CollectionCrons(store),
     (owner, id) => domain.forOwner(owner).assistants.resolve(id),
     async (owner, id) => (await domain.forOwner(owner).threads.get(id)).ok,
+    undefined,
+    config.tenantQuotas,
+    locks,
   );
   const cronLog = log.child({ area: 'crons' });
   // one server fires crons among those sharing the store

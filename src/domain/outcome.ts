@@ -27,7 +27,9 @@ export type FailureKind =
   /** The credential does not open this resource (a listener's token that is not its own). */
   | 'unauthenticated'
   /** The caller sends faster than it may; `data.retry_after_s` says when to try again. */
-  | 'rate_limited';
+  | 'rate_limited'
+  /** The caller (a tenant) holds as many of these as its quota allows; `data.setting` names the quota's setting. */
+  | 'quota_exceeded';
 
 export interface Failure<K extends FailureKind = FailureKind> {
   kind: K;

@@ -55,6 +55,12 @@ export interface ServerConfig {
    * a peer that answers no ping for this long is cut (AGENTPLANE_SOCKET_IDLE_SECONDS, default 60).
    */
   socketIdleSeconds: number;
+  /**
+   * What one tenant (agent-server auth on) may hold: threads (AGENTPLANE_MAX_THREADS_PER_TENANT,
+   * default 10000), crons (AGENTPLANE_MAX_CRONS_PER_TENANT, default 100), store items
+   * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000); see domain/tenantQuotas.ts.
+   */
+  tenantQuotas: { threads: number; crons: number; storeItems: number };
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
   validateResponses: boolean;
@@ -220,6 +226,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     maxBodyBytes: positiveInteger('AGENTPLANE_MAX_BODY_BYTES', env.AGENTPLANE_MAX_BODY_BYTES, 1024 * 1024),
     maxStreamsPerClient: positiveInteger('AGENTPLANE_MAX_STREAMS_PER_CLIENT', env.AGENTPLANE_MAX_STREAMS_PER_CLIENT, 100),
     maxStreams: positiveInteger('AGENTPLANE_MAX_STREAMS', env.AGENTPLANE_MAX_STREAMS, 1000),
+    // far above what a tenant's use needs, far below what takes the host from the others
+    tenantQuotas: {
+      threads: positiveInteger('AGENTPLANE_MAX_THREADS_PER_TENANT', env.AGENTPLANE_MAX_THREADS_PER_TENANT, 10_000),
+      crons: positiveInteger('AGENTPLANE_MAX_CRONS_PER_TENANT', env.AGENTPLANE_MAX_CRONS_PER_TENANT, 100),
+      storeItems: positiveInteger('AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', env.AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, 100_000),
+    },
     socketIdleSeconds: positiveInteger('AGENTPLANE_SOCKET_IDLE_SECONDS', env.AGENTPLANE_SOCKET_IDLE_SECONDS, 60),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),

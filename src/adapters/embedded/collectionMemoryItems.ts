@@ -28,6 +28,10 @@ export class CollectionMemoryItems implements MemoryItemsRepository {
     return this.items.list(scope === undefined ? { filter: keep } : { where: { scope }, filter: keep });
   }
 
+  count(scope: string): Promise<number> {
+    return this.items.count({ where: { scope } });
+  }
+
   async setExpiry(place: ItemPlace, expiresAt: string): Promise<void> {
     await this.items.update(itemId(place), (current) => ({ ...current, expires_at: expiresAt }));
   }

@@ -1,6 +1,7 @@
 // Assembles the agent server's domain over the repositories compose passes in: the run engine
 // (the one owner of run and thread statuses), and the assistant, thread and run services
 // behind the AgentService interface, one per owner (forOwner; see ownerOf in records.ts).
+import type { TenantQuotas } from '../tenantQuotas.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { Store } from '../ports/store.ts';
 import type { Locks } from '../keyedLock.ts';
@@ -59,6 +60,8 @@ export interface AgentDomainOptions {
   runTimeoutMs?: number;
   /** Serialises work per thread (across replicas when they share the store). */
   locks: Locks;
+  /** What one tenant may hold (domain/tenantQuotas.ts): its threads here; unbounded when absent. */
+  quotas?: Partial<TenantQuotas>;
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
   runBackend: {
     events: RunEventLog;
@@ -127,6 +130,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     stateReader,
     locks,
     checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer),
+    quotas: options.quotas,
   };
   // An owner's assistants and threads hold nothing but the owner and the shared parts above,
   // so they are made once per owner rather than on every request; the runs view carries the

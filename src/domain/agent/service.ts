@@ -71,7 +71,7 @@ export interface ThreadService {
    * `if_exists: do_nothing` returns the existing thread; otherwise an existing id is a
    * conflict. `supersteps` that cannot be applied leave no thread behind (invalid).
    */
-  create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid'>>;
+  create(body?: ThreadCreateRequest): Promise<Outcome<Thread, 'conflict' | 'invalid' | 'quota_exceeded'>>;
   /** With `include.ttl`, the thread's expiry. */
   get(threadId: string, include?: { ttl?: boolean }): Promise<Outcome<Thread, 'not_found'>>;
   /** The thread's metadata, as `get` answers it, read without its state (whose values revive every message). */
@@ -85,7 +85,7 @@ export interface ThreadService {
   /** Deletes the caller's threads whose metadata names the assistant (`delete_threads`); answers how many. */
   deleteOfAssistant(assistantId: string): Promise<number>;
   /** A new idle thread with the same metadata and every checkpoint (not the runs). */
-  copy(threadId: string, as?: { thread_id?: unknown; metadata?: unknown }): Promise<Outcome<Thread, 'not_found'>>;
+  copy(threadId: string, as?: { thread_id?: unknown; metadata?: unknown }): Promise<Outcome<Thread, 'not_found' | 'quota_exceeded'>>;
   /** `delete` or `keep_latest` each listed thread; answers how many were pruned. */
   prune(body: ThreadPruneRequest): Promise<number>;
   /** The state as the graph of the thread's latest run keeps it. */

@@ -18,7 +18,8 @@ import type {
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Locks } from '../keyedLock.ts';
 import type { ThreadFilter, ThreadSortField, ThreadsRepository } from '../ports/threadsRepository.ts';
-import { fail, ok, type Outcome } from '../outcome.ts';
+import { fail, ok, type FailureKind, type Outcome } from '../outcome.ts';
+import { createWithin, type TenantQuotas } from '../tenantQuotas.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
@@ -40,6 +41,8 @@ export interface ThreadDeps {
   checkpoints: ThreadCheckpoints;
   /** Per-thread lock, shared with the run service. */
   locks: Locks;
+  /** How many threads a tenant may hold (domain/tenantQuotas.ts); unbounded when absent. */
+  quotas?: Partial<TenantQuotas>;
 }
 
 export const threadNotFound = (threadId: string) => fail('not_found', `Thread with ID ${threadId} not found`);
@@ -59,19 +62,25 @@ export class Threads implements ThreadService {
 
   private readonly mine = (t: ThreadRecord) => ownerOf(t) === this.owner;
 
-  async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict' | 'invalid'>> {
+  async create(body: ThreadCreateRequest = {}): Promise<Outcome<Thread, 'conflict' | 'invalid' | 'quota_exceeded'>> {
     // an id made here is new: no other request can know it yet, to hold its lock or to have
     // stored a thread under it (a random UUID), so neither is asked (most creates name none)
     const threadId = body.thread_id ?? null;
-    if (threadId === null) return this.insert(uuid4(), body);
+    if (threadId === null) return this.withinQuota(() => this.insert(uuid4(), body));
     return this.deps.locks.run(threadId, async () => {
       const existing = await this.deps.threads.get(threadId);
       if (existing) {
         // ids are one space for every owner: another's is taken, and nothing more is said of it
         return body.if_exists === 'do_nothing' && this.mine(existing) ? ok(await this.view(existing)) : fail('conflict', 'Thread already exists');
       }
-      return this.insert(threadId, body);
+      return this.withinQuota(() => this.insert(threadId, body));
     });
+  }
+
+  /** `create` (of one more thread of this owner) done only while the owner is within its quota of threads. */
+  private withinQuota<K extends FailureKind>(create: () => Promise<Outcome<Thread, K>>): Promise<Outcome<Thread, K | 'quota_exceeded'>> {
+    const held = () => this.deps.threads.count({ owner: this.owner });
+    return createWithin('threads', this.owner, this.deps.quotas ?? {}, this.deps.locks, held, create);
   }
 
   /** Stores a new thread under `threadId`, with the request's supersteps if any. */
@@ -134,7 +143,7 @@ export class Threads implements ThreadService {
   }
 
   /** `as`: the copy's id and metadata when the auth handlers were shown (and may have changed) them. */
-  async copy(threadId: string, as: { thread_id?: unknown; metadata?: unknown } = {}): Promise<Outcome<Thread, 'not_found'>> {
+  async copy(threadId: string, as: { thread_id?: unknown; metadata?: unknown } = {}): Promise<Outcome<Thread, 'not_found' | 'quota_exceeded'>> {
     return this.deps.locks.run(threadId, async () => {
       const source = await this.find(threadId);
       if (!source) return threadNotFound(threadId);
@@ -154,9 +163,11 @@ export class Threads implements ThreadService {
         values: await this.deps.stateReader.storedValues(source),
         ...(source.ttl ? { ttl: source.ttl } : {}),
       };
-      await this.deps.checkpoints.copy(threadId, copy.thread_id);
-      await this.deps.threads.insert(copy);
-      return ok(await this.view(copy));
+      return this.withinQuota(async () => {
+        await this.deps.checkpoints.copy(threadId, copy.thread_id);
+        await this.deps.threads.insert(copy);
+        return ok(await this.view(copy));
+      });
     });
   }
 

@@ -5,6 +5,8 @@ import type { ClaimedFiring, CronFilter, CronRecord, CronsRepository } from '../
 import { nowIso } from '../clock.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { uuid4 } from '../agent/ids.ts';
+import { KeyedLock, type Locks } from '../keyedLock.ts';
+import { createWithin, type TenantQuotas } from '../tenantQuotas.ts';
 import { nextDue, scheduleProblem } from './schedule.ts';
 
 export type { CronRecord };
@@ -44,6 +46,10 @@ export class CronService {
     /** Whether the thread exists and is the scope's. */
     private readonly threadExists: (scope: string, threadId: string) => Promise<boolean>,
     private readonly now: () => Date = () => new Date(),
+    /** How many crons a tenant's scope may hold (domain/tenantQuotas.ts). */
+    private readonly quotas: Partial<TenantQuotas> = {},
+    /** Serialises a scope's count and creation (across replicas when they share the store). */
+    private readonly locks: Locks = new KeyedLock(),
   ) {}
 
   /** The scheduler re-plans its timer whenever a cron changes. */
@@ -51,7 +57,7 @@ export class CronService {
     this.changed = listener;
   }
 
-  async create(scope: string, body: CronCreate, threadId: string | null): Promise<CronOutcome<Cron>> {
+  async create(scope: string, body: CronCreate, threadId: string | null): Promise<Outcome<Cron, 'not_found' | 'unprocessable' | 'quota_exceeded'>> {
     const problem = scheduleProblem(body.schedule, body.timezone);
     if (problem) return invalid('schedule', problem);
     const assistant = await this.resolveAssistant(scope, body.assistant_id);
@@ -77,9 +83,18 @@ export class CronService {
       on_run_completed: threadId ? null : (body.on_run_completed ?? 'delete'),
     };
     record.next_run_date = this.plan(record, this.now());
-    await this.crons.create(record);
-    this.changed();
-    return ok(toApi(record));
+    return createWithin(
+      'crons',
+      scope,
+      this.quotas,
+      this.locks,
+      () => this.crons.count({ scope }),
+      async () => {
+        await this.crons.create(record);
+        this.changed();
+        return ok(toApi(record));
+      },
+    );
   }
 
   async update(scope: string, cronId: string, body: CronUpdate): Promise<CronOutcome<Cron>> {

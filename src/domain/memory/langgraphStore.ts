@@ -37,7 +37,11 @@ export class LangGraphMemoryStore extends BaseStore {
     }
     if ('value' in op) {
       if (op.value === null) await this.memory.delete(this.scope, op.namespace, op.key);
-      else await this.memory.put(this.scope, op.namespace, op.key, op.value, { index: op.index });
+      else {
+        // a graph's write over its tenant's quota fails the graph's call, as the API's does
+        const stored = await this.memory.put(this.scope, op.namespace, op.key, op.value, { index: op.index });
+        if (!stored.ok) throw new Error(stored.failure.detail);
+      }
       return undefined;
     }
     if ('key' in op) {

@@ -3,6 +3,8 @@
 // LangGraphMemoryStore) use this one object, so what one writes the other reads.
 // Items are kept apart per scope: the caller's tenant when agent-server auth is on, '' when
 // the server is open.
+import { ok, type Outcome } from '../outcome.ts';
+import { roomFor, UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
 import type { ItemPlace, MemoryItem, MemoryItemRecord, MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { cosine, textAt, type Embedder } from './embeddings.ts';
 import { matchesFilter } from './valueFilter.ts';
@@ -53,15 +55,28 @@ export class MemoryStore {
     private readonly ttl: TtlSettings = {},
     private readonly embedder: Embedder | null = null,
     private readonly now: () => Date = () => new Date(),
+    /** How many items a tenant's scope may hold (domain/tenantQuotas.ts). */
+    private readonly quotas: Pick<TenantQuotas, 'storeItems'> = UNBOUNDED_QUOTAS,
   ) {}
 
   get sweepIntervalMs(): number {
     return (this.ttl.sweep_interval_minutes ?? 60) * MINUTE_MS;
   }
 
-  async put(scope: string, namespace: string[], key: string, value: Record<string, unknown>, options: PutOptions = {}): Promise<void> {
+  /** Stores the item; a new one only while the scope is within its quota (nothing stored otherwise). */
+  async put(
+    scope: string,
+    namespace: string[],
+    key: string,
+    value: Record<string, unknown>,
+    options: PutOptions = {},
+  ): Promise<Outcome<void, 'quota_exceeded'>> {
     const now = this.now();
     const existing = await this.live({ scope, namespace, key }, now);
+    if (!existing) {
+      const room = await roomFor('storeItems', scope, this.quotas, () => this.items.count(scope));
+      if (!room.ok) return room;
+    }
     const ttlMinutes = options.ttl ?? this.ttl.default_ttl ?? null;
     const record: MemoryItemRecord = {
       scope,
@@ -76,6 +91,7 @@ export class MemoryStore {
     const vectors = await this.embed(value, options.index);
     if (vectors) record.vectors = vectors;
     await this.items.put(record);
+    return ok(undefined);
   }
 
   async get(scope: string, namespace: string[], key: string, refreshTtl?: boolean | null): Promise<MemoryItem | null> {

@@ -1,5 +1,6 @@
 // Builds the memory store from the project file's `store` section (`index`, `ttl`) and the
 // background sweep that removes expired items.
+import { UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { MemoryItemsRepository } from '../ports/memoryItemsRepository.ts';
 import { loadEmbedder, type IndexSettings } from './embeddings.ts';
@@ -15,10 +16,16 @@ export interface MemorySetup {
   sweeper: { start(): void; stop(): Promise<void> };
 }
 
-export async function createMemoryStore(items: MemoryItemsRepository, settings: unknown, baseDir: string, log: Logger): Promise<MemorySetup> {
+export async function createMemoryStore(
+  items: MemoryItemsRepository,
+  settings: unknown,
+  baseDir: string,
+  log: Logger,
+  quotas: Pick<TenantQuotas, 'storeItems'> = UNBOUNDED_QUOTAS,
+): Promise<MemorySetup> {
   const { index, ttl } = (settings ?? {}) as StoreSettings;
   const embedder = index ? await loadEmbedder(index, baseDir) : null;
-  const memory = new MemoryStore(items, ttl ?? {}, embedder);
+  const memory = new MemoryStore(items, ttl ?? {}, embedder, undefined, quotas);
   let timer: NodeJS.Timeout | undefined;
   const sweeper = {
     start() {

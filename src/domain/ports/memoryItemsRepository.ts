@@ -35,6 +35,8 @@ export interface MemoryItemsRepository {
   delete(place: ItemPlace): Promise<void>;
   /** The scope's items that `keep` accepts, or every scope's when `scope` is undefined (the sweep). */
   list(scope: string | undefined, keep: (item: MemoryItemRecord) => boolean): Promise<MemoryItemRecord[]>;
+  /** How many items the scope holds (expired ones too, until the sweep removes them). */
+  count(scope: string): Promise<number>;
   /** Moves the item's expiry (a read refreshing its time to live); nothing when it is gone. */
   setExpiry(place: ItemPlace, expiresAt: string): Promise<void>;
 }

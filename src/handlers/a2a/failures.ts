@@ -14,6 +14,7 @@ const CODE = {
   // no A2A method fails these ways (the transport authenticates before a method runs)
   unauthenticated: -32600, // InvalidRequest
   rate_limited: -32600, // InvalidRequest
+  quota_exceeded: -32600, // InvalidRequest
 } as const satisfies Record<FailureKind, number>;
 
 export function rpcError(failure: Failure): RpcError {

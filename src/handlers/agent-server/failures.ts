@@ -14,6 +14,8 @@ const STATUS = {
   // no agent-server operation fails these ways today (listeners are the control plane's)
   unauthenticated: 401,
   rate_limited: 429,
+  // a tenant's quota (domain/tenantQuotas.ts): forbidden until it deletes some or the operator raises it
+  quota_exceeded: 403,
 } as const satisfies Record<FailureKind, number>;
 
 /** A failure's reply: `{detail}`, or for `unprocessable` the validation list naming the field. */

@@ -4,14 +4,18 @@ import type { MemoryStore } from '../../domain/memory/memoryStore.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import type { OwnerOf } from './owner.ts';
 import { flag } from './replies.ts';
+import { failed } from './failures.ts';
 
 type StoreOps = 'putStoreItem' | 'getStoreItem' | 'deleteStoreItem' | 'searchStoreItems' | 'listStoreNamespaces';
 
 export function storeHandlers(memory: MemoryStore, ownerOf: OwnerOf): Pick<AgentServerAreaHandlers, StoreOps> {
   return {
     async putStoreItem({ body }, ctx) {
-      await memory.put(ownerOf(ctx), body.namespace, body.key, body.value, { index: body.index as false | string[] | null | undefined, ttl: body.ttl });
-      return { status: 204 };
+      const stored = await memory.put(ownerOf(ctx), body.namespace, body.key, body.value, {
+        index: body.index as false | string[] | null | undefined,
+        ttl: body.ttl,
+      });
+      return stored.ok ? { status: 204 } : failed(stored.failure);
     },
     async getStoreItem({ query }, ctx) {
       const namespace = query.namespace.split('.');

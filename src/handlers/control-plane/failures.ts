@@ -14,6 +14,7 @@ const STATUS = {
   unsupported_media: 415,
   unauthenticated: 401,
   rate_limited: 429,
+  quota_exceeded: 403,
 } as const satisfies Record<FailureKind, number>;
 
 /** One problem of a 422, at the field it comes from (the spec's ValidationError). */

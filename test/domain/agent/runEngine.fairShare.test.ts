@@ -4,32 +4,23 @@
 // B's run's latency is compared with the same run's alone.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
-import { testProject } from '../../fixtures/agent-server/project.ts';
+import { twoTenants, type TwoTenants } from '../../support/twoTenants.ts';
 
 const A_RUN_MS = 800;
 const A_RUNS = 10;
 const SLOTS = 2;
-const keyA = `key-a-${randomUUID()}`;
-const keyB = `key-b-${randomUUID()}`;
-let app: InProcessApp;
+let tenants: TwoTenants;
+let keyA: string;
+let keyB: string;
 
 before(async () => {
-  app = await inProcessApp({
-    dataDir: null,
-    project: testProject,
-    env: {
-      AGENTPLANE_AGENT_SERVER_AUTH: '1',
-      AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`,
-      AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS),
-    },
-  });
+  tenants = await twoTenants({ AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS) });
+  ({ keyA, keyB } = tenants);
 });
-after(() => app.close());
+after(() => tenants.app.close());
 
 const call = async (key: string, path: string, body: unknown) => {
-  const res = await app.fetch(path, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await tenants.send(key, 'POST', path, body);
   assert.ok(res.ok, `${path}: ${res.status} ${await res.clone().text()}`);
   return (await res.json()) as Record<string, unknown>;
 };

@@ -1,0 +1,70 @@
+// How much of the agent server one tenant may hold: threads, crons and store items, each up to
+// a bound the operator sets (runtime/config.ts, docs/configuration.md). One more than the bound
+// is refused before anything is written, its detail naming the quota and the setting that
+// raises it. Tenants are the owners of a server with agent-server auth on; the one shared
+// space of a server without it ('') is no tenant, and nothing is counted for it.
+import type { Locks } from './keyedLock.ts';
+import { fail, ok, type FailureKind, type Outcome } from './outcome.ts';
+
+export interface TenantQuotas {
+  threads: number;
+  crons: number;
+  storeItems: number;
+}
+
+export type Quota = keyof TenantQuotas;
+
+/** Each quota's setting and what it counts. */
+export const QUOTA_SETTINGS: Record<Quota, { setting: string; counts: string }> = {
+  threads: { setting: 'AGENTPLANE_MAX_THREADS_PER_TENANT', counts: 'threads' },
+  crons: { setting: 'AGENTPLANE_MAX_CRONS_PER_TENANT', counts: 'crons' },
+  storeItems: { setting: 'AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', counts: 'store items' },
+};
+
+/** No bound at all (a domain made without quotas: tests of other rules, tools). */
+export const UNBOUNDED_QUOTAS: TenantQuotas = { threads: Infinity, crons: Infinity, storeItems: Infinity };
+
+/**
+ * Whether `owner` may have one more of `quota`: `held` counts what it has (asked only for a
+ * tenant, and only while the bound is finite). The failure names the quota and its setting.
+ */
+export async function roomFor(
+  quota: Quota,
+  owner: string,
+  quotas: Partial<TenantQuotas>,
+  held: () => Promise<number>,
+): Promise<Outcome<void, 'quota_exceeded'>> {
+  const bound = quotas[quota] ?? Infinity;
+  if (owner === '' || bound === Infinity) return ok(undefined);
+  if ((await held()) < bound) return ok(undefined);
+  const { setting, counts } = QUOTA_SETTINGS[quota];
+  return fail(
+    'quota_exceeded',
+    `Quota reached: this tenant holds ${bound} ${counts}, the most it may (${setting}); delete some, or ask the operator to raise ${setting}.`,
+    {
+      quota,
+      setting,
+      limit: bound,
+    },
+  );
+}
+
+/**
+ * `create` (which adds one of `quota` for `owner`) done only while there is room for it: the
+ * count and the creation hold the owner's lock of that quota, so creations sent at once cannot
+ * each find room for one and together pass the bound. Nothing is counted or locked for ''.
+ */
+export async function createWithin<T, K extends FailureKind>(
+  quota: Quota,
+  owner: string,
+  quotas: Partial<TenantQuotas>,
+  locks: Locks,
+  held: () => Promise<number>,
+  create: () => Promise<Outcome<T, K>>,
+): Promise<Outcome<T, K | 'quota_exceeded'>> {
+  if (owner === '' || (quotas[quota] ?? Infinity) === Infinity) return create();
+  return locks.run(`quota:${quota}:${owner}`, async () => {
+    const room = await roomFor(quota, owner, quotas, held);
+    return room.ok ? create() : room;
+  });
+}

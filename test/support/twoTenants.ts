@@ -1,0 +1,30 @@
+// An in-process agent server with agent-server auth on and two tenants, A and B, each with a
+// key of its own: for tests of what one tenant can do to another.
+import { randomUUID } from 'node:crypto';
+import { inProcessApp, type InProcessApp } from './server.ts';
+import { testProject } from '../fixtures/agent-server/project.ts';
+
+export interface TwoTenants {
+  app: InProcessApp;
+  keyA: string;
+  keyB: string;
+  /** A request as the tenant of `key` (a JSON body when given). */
+  send(key: string, method: string, path: string, body?: unknown): Promise<Response>;
+}
+
+export async function twoTenants(env: Record<string, string> = {}): Promise<TwoTenants> {
+  const keyA = `key-a-${randomUUID()}`;
+  const keyB = `key-b-${randomUUID()}`;
+  const app = await inProcessApp({
+    dataDir: null,
+    project: testProject,
+    env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`, ...env },
+  });
+  const send = (key: string, method: string, path: string, body?: unknown) =>
+    app.fetch(path, {
+      method,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  return { app, keyA, keyB, send };
+}
