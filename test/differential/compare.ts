@@ -98,8 +98,44 @@ function globToRegExp(glob: string): RegExp {
 
 /** The differences no deliberate entry for this scenario allows. */
 export function unexplained(scenario: string, found: Difference[], deliberate: DeliberateDifference[]): Difference[] {
-  const patterns = deliberate.filter((d) => d.scenario === scenario || d.scenario === '*').flatMap((d) => d.paths.map(globToRegExp));
-  return found.filter((d) => !patterns.some((p) => p.test(d.path)));
+  return new ListedUse(deliberate).unexplained(scenario, found);
+}
+
+/**
+ * Which listed differences the scenarios compared in one test file met. An entry of a compared
+ * scenario that met none is stale (the difference is gone) or names paths that do not differ,
+ * where it would let a new difference pass unlisted: the file fails on it (`unmet`), so the list
+ * says what differs, no more and no less. Entries for every scenario (`*`) are left out, as
+ * no one file compares every scenario.
+ */
+export class ListedUse {
+  private readonly met = new Set<DeliberateDifference>();
+  private readonly compared = new Set<string>();
+
+  constructor(private readonly deliberate: DeliberateDifference[]) {}
+
+  /** The differences no entry for this scenario allows, noting the entries that allowed the others. */
+  unexplained(scenario: string, found: Difference[]): Difference[] {
+    this.compared.add(scenario);
+    const entries = this.deliberate
+      .filter((d) => d.scenario === scenario || d.scenario === '*')
+      .map((entry) => ({ entry, patterns: entry.paths.map(globToRegExp) }));
+    return found.filter((difference) => {
+      const allowing = entries.filter(({ patterns }) => patterns.some((p) => p.test(difference.path)));
+      for (const { entry } of allowing) this.met.add(entry);
+      return allowing.length === 0;
+    });
+  }
+
+  /** The entries of the scenarios compared so far that allowed no difference. */
+  unmet(): DeliberateDifference[] {
+    return this.deliberate.filter((d) => d.scenario !== '*' && this.compared.has(d.scenario) && !this.met.has(d));
+  }
+}
+
+/** The unmet entries, one a line, for a failure's message. */
+export function describeUnmet(unmet: DeliberateDifference[]): string {
+  return unmet.map((d) => `  "${d.scenario}": ${d.paths.join(', ')} (${d.summary})`).join('\n');
 }
 
 /** A readable list of differences (values cut short). */
