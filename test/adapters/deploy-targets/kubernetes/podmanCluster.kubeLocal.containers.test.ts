@@ -30,6 +30,8 @@ before(async () => {
       AGENTPLANE_DEPLOY_TIMEOUT_S: '240',
       AGENTPLANE_KUBE_POSTGRES_IMAGE: postgresImage,
       AGENTPLANE_IMAGE_NAMESPACES: TEST_IMAGE_NAMESPACES,
+      // allowed here, so that what speaks of the csi volume below is kube-local (the tenant boundary allows none by default)
+      AGENTPLANE_CSI_DRIVERS: 'secrets-store.csi.k8s.io',
     },
   });
 });
