@@ -27,7 +27,7 @@ test("a thread stream asked to end while it waits for an event ends its reading 
   const service = { events: async () => ({ ok: true, value: quiet }) } as unknown as ProtocolService;
   const handlers = protocolHandlers(() => service);
   const reply = (await handlers.streamThreadEvents(
-    { path: { thread_id: 't1' }, body: { channels: ['values'] } } as never,
+    { path: { thread_id: 't1' }, headers: {}, body: { channels: ['values'] } } as never,
     {
       signal: new AbortController().signal,
     } as never,
