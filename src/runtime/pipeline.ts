@@ -10,6 +10,7 @@ import type { KeyRing } from './auth.ts';
 import type { RequestContext, StreamSlotRefused } from './context.ts';
 import type { OperationSpec } from './contract.ts';
 import { httpError, storeErrorReply, validationError, type HttpReply } from './errors.ts';
+import type { TenantRates } from './tenantRates.ts';
 import { SLOT_RETRY_AFTER_SECONDS, slotRefusalDetail, type SlotRefusal, type StreamSlots } from './streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from './handler.ts';
 import type { Logger } from './logger.ts';
@@ -74,6 +75,11 @@ export interface PipelineOptions {
   socketSlots?: StreamSlots;
   /** Require credentials on operations whose security also allows anonymous calls. */
   requireAuthEverywhere: boolean;
+  /**
+   * How fast each tenant may call the operations of `documents` (by their key): a tenant over
+   * its rate is answered 429 before anything is done. None when absent.
+   */
+  tenantRates?: { rates: TenantRates; documents: readonly string[] };
   /** The response validators every reply is checked with (loaded before the start when `strictReplies`). */
   responseValidators: ResponseValidators;
   /**
@@ -104,6 +110,8 @@ interface Bound {
   public: boolean;
   /** May answer a stream (or, A2A, hold the request for a run): takes a stream slot while it lasts. */
   streams: boolean;
+  /** Its callers' tenants are held to their rate (PipelineOptions.tenantRates). */
+  rated: boolean;
   /**
    * A JSON-RPC endpoint streams for its streaming methods only: its handler takes the slot
    * (ctx.takeStreamSlot) when the method streams, and answers a refusal as a JSON-RPC error.
@@ -253,6 +261,7 @@ export function createPipeline(options: PipelineOptions) {
         public: operation.security.length === 0,
         streams,
         slotPerCall: streams && operation.jsonrpc !== undefined,
+        rated: options.tenantRates?.documents.includes(doc.key) ?? false,
         ownCredential: ownCredentialOf(doc, operation),
       });
     }
@@ -285,6 +294,20 @@ export function createPipeline(options: PipelineOptions) {
     if (credential !== undefined) ctx.credential = credential;
     if (options.customAuth && options.customAuthFor?.(operationId)) return withUser(options.customAuth, ctx, req);
     return ctx;
+  }
+
+  /** The 429 for a call of `b` by a tenant over its rate (agent-server auth on), or null when it may go. */
+  function rateRefusal(b: Bound, ctx: RequestContext): HttpReply | null {
+    if (!b.rated || !ctx.tenantId || !options.requireAuthEverywhere) return null;
+    const { rates } = options.tenantRates!;
+    const seconds = rates.take(ctx.tenantId);
+    if (seconds === 0) return null;
+    const after = Math.max(1, Math.ceil(seconds));
+    return httpError(
+      429,
+      `Rate limit: this tenant sends more than ${rates.perSecond} requests a second (AGENTPLANE_MAX_REQUESTS_PER_SECOND); retry after ${after} s.`,
+      { 'Retry-After': String(after) },
+    );
   }
 
   /** `ctx` with the user the project's custom auth finds, or the reply refusing the request. */
@@ -324,6 +347,8 @@ export function createPipeline(options: PipelineOptions) {
       const opened = bound.get(match.operation.operationId)!;
       const ctx = await admit(opened, req);
       if (!(ctx instanceof HttpRequestContext)) return ctx;
+      const overRate = rateRefusal(opened, ctx);
+      if (overRate) return overRate;
       const client = clientOf(ctx, req);
       let release: () => void = () => undefined;
       if (options.socketSlots) {
@@ -466,6 +491,8 @@ export function createPipeline(options: PipelineOptions) {
         return refuse(admitted);
       }
       ctx = admitted;
+      const overRate = rateRefusal(b, ctx);
+      if (overRate) return refuse(overRate);
       if (b.slotPerCall && options.streamSlots) ctx.takeStreamSlot = slotTaker(options.streamSlots, clientOf(ctx, req), res);
       else if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)

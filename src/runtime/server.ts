@@ -29,6 +29,7 @@ import { createPipeline, type Admission, type TransportCall } from './pipeline.t
 import { deferredHandlers } from './deferredHandlers.ts';
 import { requestOrigin } from './origin.ts';
 import { StreamSlots } from './streamSlots.ts';
+import { TenantRates } from './tenantRates.ts';
 import { Metrics } from './metrics.ts';
 import { PACKAGE_VERSION } from './packageRoot.ts';
 import { inProcessHandler, type FetchHandler } from './inProcess.ts';
@@ -173,6 +174,8 @@ export async function startHttpServer(
     maxBodyBytes: config.maxBodyBytes,
     streamSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
     socketSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
+    // the agent server's operations (A2A's among them): a flooding tenant is slowed before it costs the others
+    tenantRates: { rates: new TenantRates(config.maxRequestsPerSecond), documents: ['agent-server'] },
     maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,

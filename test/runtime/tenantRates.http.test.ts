@@ -1,0 +1,43 @@
+// A tenant over AGENTPLANE_MAX_REQUESTS_PER_SECOND, through the API (issue 83: one tenant's
+// flood took another's /ok p99 from 79 ms to 611 ms): its requests past the burst are 429
+// with Retry-After and a detail naming the setting, and change nothing; another tenant is not
+// slowed; without agent-server auth there are no tenants, and nothing is counted.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { twoTenants, type TwoTenants } from '../support/twoTenants.ts';
+import { inProcessApp } from '../support/server.ts';
+
+let tenants: TwoTenants;
+
+before(async () => {
+  tenants = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '5' });
+});
+after(() => tenants.app.close());
+
+test("a tenant's requests over its rate are 429 with Retry-After, change nothing, and leave the other tenant's alone", async () => {
+  const { send, keyA, keyB } = tenants;
+  const answers = [];
+  for (let i = 0; i < 8; i++) answers.push(await send(keyA, 'POST', '/threads', {}));
+  const statuses = answers.map((r) => r.status);
+  assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
+  assert.ok(statuses.slice(5).includes(429), statuses.join(' '));
+  const refused = answers.find((r) => r.status === 429)!;
+  assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+  assert.match(((await refused.json()) as { detail: string }).detail, /5 requests a second \(AGENTPLANE_MAX_REQUESTS_PER_SECOND\)/);
+  // B is not slowed by A
+  assert.equal((await send(keyB, 'POST', '/threads', {})).status, 200);
+  // what A was refused was not stored
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  const count = await send(keyA, 'POST', '/threads/count', {});
+  assert.equal(count.status, 200);
+  assert.equal(await count.json(), statuses.filter((s) => s === 200).length);
+});
+
+test('without agent-server auth nothing is counted (no tenants)', async () => {
+  const app = await inProcessApp({ dataDir: null, env: { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2' } });
+  try {
+    for (let i = 0; i < 10; i++) assert.equal((await app.api('/threads', { method: 'POST', json: {} })).status, 200);
+  } finally {
+    await app.close();
+  }
+});
