@@ -683,13 +683,14 @@ export const scenarios: Scenario[] = [
   {
     name: 'schemas of declared input and output',
     covers:
-      'issue 90, point 1: assistants.getSchemas of `new StateGraph({ stateSchema, input, output })` over Annotation.Root and Zod, and `({ stateSchema, input }, Config)`; their runs answer the whole state',
+      'issue 90, point 1: assistants.getSchemas of `new StateGraph({ stateSchema, input, output })` over Annotation.Root, Zod and StateSchema, and `({ stateSchema, input }, Config)`; their runs answer the whole state',
     async run(side) {
       const client = side.client();
       const out: Record<string, unknown> = {};
       for (const [graph, input] of [
         ['io_annotations', { question: 'why' }],
         ['io_zod', { question: 'why' }],
+        ['io_state_schema', { question: 'why' }],
         ['io_config', { topic: 'otters' }],
       ] as const) {
         const id = await system(side, graph);

@@ -30,6 +30,7 @@ describe('declared graph schemas', () => {
           io_annotations: './test/fixtures/differential-project/src/io.ts:annotations',
           io_zod: './test/fixtures/differential-project/src/io.ts:zod',
           io_config: './test/fixtures/differential-project/src/io.ts:withConfig',
+          io_state_schema: './test/fixtures/differential-project/src/io.ts:stateSchema',
         },
       },
     });
@@ -54,12 +55,12 @@ describe('declared graph schemas', () => {
   });
 
   it(
-    'declared input and output (issue 90, point 1): Annotation.Root and Zod, `{ stateSchema, input, output }` and with a config',
+    'declared input and output (issue 90, point 1): Annotation.Root, Zod and StateSchema, `{ stateSchema, input, output }` and with a config',
     { timeout: 120_000 },
     async () => {
       const fields = (schema: unknown) => Object.keys((schema as Schema).properties);
       // state {question, scratch, answer}, input {question}, output {answer}: the state schema is the whole state
-      for (const graph of ['io_annotations', 'io_zod']) {
+      for (const graph of ['io_annotations', 'io_zod', 'io_state_schema']) {
         const schemas = await client.assistants.getSchemas(graph);
         assert.deepEqual(fields(schemas.input_schema), ['question'], graph);
         assert.deepEqual(fields(schemas.output_schema), ['answer'], graph);
