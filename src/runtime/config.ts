@@ -42,7 +42,7 @@ export interface ServerConfig {
   /** Base URL used in links the server hands out (agent cards); otherwise the request's Host. */
   publicUrl: string | null;
   /** Signs the v1.0 agent cards (AGENTPLANE_A2A_SIGNING_KEY: a PKCS#8 PEM or private JWK; _KEY_ID, _ALG, _JKU). */
-  a2aSigning: { key: string; kid: string; alg: string; jku?: string } | null;
+  a2aSigning: { key: string; kid: string; alg: string; jku?: string; published?: string } | null;
   /** Without a public URL, honour Forwarded / X-Forwarded-Proto / X-Forwarded-Host (AGENTPLANE_TRUST_PROXY=1); off, only Host. */
   trustProxy: boolean;
   maxBodyBytes: number;
@@ -222,6 +222,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
           kid: env.AGENTPLANE_A2A_SIGNING_KEY_ID || 'agentplane',
           alg: env.AGENTPLANE_A2A_SIGNING_ALG || 'ES256',
           ...(env.AGENTPLANE_A2A_SIGNING_JKU ? { jku: env.AGENTPLANE_A2A_SIGNING_JKU } : {}),
+          ...(env.AGENTPLANE_A2A_SIGNING_PUBLISHED_KEYS ? { published: env.AGENTPLANE_A2A_SIGNING_PUBLISHED_KEYS } : {}),
         }
       : null,
     trustProxy: flag('AGENTPLANE_TRUST_PROXY', env.AGENTPLANE_TRUST_PROXY, false),

@@ -19,7 +19,7 @@ const RULES: [keyof DisableSwitches, (path: string) => boolean][] = [
   ['disable_threads', (p) => p.startsWith('/threads') && !/^\/threads\/\{thread_id\}\/runs/.test(p)],
   ['disable_store', (p) => p.startsWith('/store')],
   ['disable_meta', (p) => p === '/info' || p === '/metrics'],
-  ['disable_a2a', (p) => p.startsWith('/a2a/') || p === '/.well-known/agent-card.json'],
+  ['disable_a2a', (p) => p.startsWith('/a2a/') || ['/.well-known/agent-card.json', '/.well-known/agent.json', '/.well-known/agent-card-jwks.json'].includes(p)],
   ['disable_mcp', (p) => p === '/mcp'],
   ['disable_ui', (p) => p.startsWith('/ui/')],
 ];

@@ -1,7 +1,10 @@
 // getAgentCard — GET /.well-known/agent-card.json[?assistant_id=]: the A2A card of an
 // assistant, or of the default assistant when none is named, in the shape of the A2A version
 // the request asks for (the 0.3 card without one), as the A2A JS SDK's server serves it.
+// getAgentCardLegacy — GET /.well-known/agent.json: the 0.3 card, at A2A 0.2's path.
+// getAgentCardJwks — GET /.well-known/agent-card-jwks.json: the keys that verify the cards.
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
+import type { GetAgentCard200Body } from '../../../generated/agent-server/types.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProjectConfig } from '../../runtime/config.ts';
 import type { ServiceFor } from '../agent-server/owner.ts';
@@ -13,16 +16,12 @@ import { cardVersion, requestedVersion } from './version.ts';
 import { supportedInterfaces, toV1Card, type A2AInterfaces } from './v1/card.ts';
 import type { CardSigner } from './v1/cardSigning.ts';
 
-export function getAgentCard(
-  serviceFor: ServiceFor,
-  project: ProjectConfig,
-  version: string,
-  interfaces: A2AInterfaces,
-  signer?: CardSigner,
-): AgentServerHandlers<RequestContext>['getAgentCard'] {
-  return async (request, ctx) => {
+type CardVersion = '0.3' | '1.0';
+
+/** The card of the assistant a request names (or the default one) in `version`'s shape, signed when a key is configured. */
+function cardOf(serviceFor: ServiceFor, project: ProjectConfig, version: string, interfaces: A2AInterfaces, signer: CardSigner | undefined) {
+  return async (named: string | undefined, shape: CardVersion, ctx: RequestContext) => {
     const { assistants } = serviceFor(ctx);
-    const named = request.query.assistant_id;
     const id = named ?? defaultAssistantId(project);
     if (!id) return failed(fail('not_found', 'No default assistant: name one with ?assistant_id= or set a2a.default_assistant in agentplane.json.').failure);
     const found = await assistants.get(id);
@@ -30,12 +29,42 @@ export function getAgentCard(
     const assistant = found.value;
     const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version });
     const listed = supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id });
-    // one cache entry per version: the body depends on A2A-Version
-    const headers = { Vary: 'A2A-Version' };
-    if (cardVersion(requestedVersion(request.headers['a2a-version'], request.query['A2A-Version'])) === '0.3') {
-      return { status: 200, headers, body: { ...card, supportedInterfaces: listed } };
-    }
-    const v1 = toV1Card(card, listed);
-    return { status: 200, headers, body: signer ? await signer(v1) : v1 };
+    // the v1.0 card as the agent-server document declares it (AgentCardV1), the same fields as the A2A document's
+    const body = (shape === '0.3' ? { ...card, supportedInterfaces: listed } : toV1Card(card, listed)) as GetAgentCard200Body;
+    return { status: 200 as const, body: signer ? await signer.sign(body, ctx.baseUrl) : body };
   };
+}
+
+export function getAgentCard(
+  serviceFor: ServiceFor,
+  project: ProjectConfig,
+  version: string,
+  interfaces: A2AInterfaces,
+  signer?: CardSigner,
+): AgentServerHandlers<RequestContext>['getAgentCard'] {
+  const card = cardOf(serviceFor, project, version, interfaces, signer);
+  return async (request, ctx) => {
+    const shape = cardVersion(requestedVersion(request.headers['a2a-version'], request.query['A2A-Version'])) === '0.3' ? '0.3' : '1.0';
+    const reply = await card(request.query.assistant_id, shape, ctx);
+    // one cache entry per version: the body depends on A2A-Version
+    return 'body' in reply && reply.status === 200 ? { ...reply, headers: { Vary: 'A2A-Version' } } : reply;
+  };
+}
+
+export function getAgentCardLegacy(
+  serviceFor: ServiceFor,
+  project: ProjectConfig,
+  version: string,
+  interfaces: A2AInterfaces,
+  signer?: CardSigner,
+): AgentServerHandlers<RequestContext>['getAgentCardLegacy'] {
+  const card = cardOf(serviceFor, project, version, interfaces, signer);
+  return (request, ctx) => card(request.query.assistant_id, '0.3', ctx) as ReturnType<AgentServerHandlers<RequestContext>['getAgentCardLegacy']>;
+}
+
+export function getAgentCardJwks(signer?: CardSigner): AgentServerHandlers<RequestContext>['getAgentCardJwks'] {
+  return async () =>
+    signer
+      ? { status: 200, body: signer.jwks as never }
+      : { status: 404, body: { detail: 'No agent card signing key is configured (AGENTPLANE_A2A_SIGNING_KEY).' } };
 }

@@ -17,7 +17,7 @@ import type { AppFactoryDeps } from '../deps.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import { methodRegistry } from '../../runtime/jsonrpc.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
-import { getAgentCard } from './getAgentCard.ts';
+import { getAgentCard, getAgentCardJwks, getAgentCardLegacy } from './getAgentCard.ts';
 import { messageMethods } from './messages.ts';
 import { a2aRpc, type A2AContext } from './rpc.ts';
 import { taskMethods } from './tasks.ts';
@@ -32,7 +32,7 @@ import type { WebhookNotifier } from '../../domain/webhooks/webhookNotifier.ts';
 
 export interface A2AArea {
   methods: A2AMethods<A2AContext>;
-  handlers: Pick<AgentServerHandlers<RequestContext>, 'getAgentCard' | 'a2aRpc'>;
+  handlers: Pick<AgentServerHandlers<RequestContext>, 'getAgentCard' | 'getAgentCardLegacy' | 'getAgentCardJwks' | 'a2aRpc'>;
   modules: BackgroundModule[];
   /** What the other v1.0 bindings (HTTP+JSON, gRPC) call: the operations, on the scope of a request to an assistant. */
   v1: { operations: V1Operations; scope(ctx: RequestContext, assistant: Assistant): V1Scope };
@@ -86,12 +86,14 @@ export async function createA2A(
     }),
   );
   // jose (and canonicalize) load only with a signing key: ~47 modules a start without one need not load
-  const signer = deps.config.a2aSigning ? await (await import('./v1/cardSigning.ts')).cardSigner(deps.config.a2aSigning) : undefined;
+  const signer = deps.config.a2aSigning ? (await import('./v1/cardSigning.ts')).cardSigner(deps.config.a2aSigning) : undefined;
   const interfaces = options.interfaces ?? jsonRpcOnly;
   return {
     methods,
     handlers: {
       getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION, interfaces, signer),
+      getAgentCardLegacy: getAgentCardLegacy(serviceFor, deps.config.project, PACKAGE_VERSION, interfaces, signer),
+      getAgentCardJwks: getAgentCardJwks(signer),
       a2aRpc: a2aRpc(serviceFor, scopeFor, { '0.3': dispatcher, '1.0': dispatcherV1 }),
     },
     modules: [],

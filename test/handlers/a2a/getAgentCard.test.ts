@@ -81,6 +81,8 @@ test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing el
   try {
     assert.equal((await card('?assistant_id=echo', off)).status, 404);
     assert.equal((await card('', off)).status, 404);
+    assert.equal((await off.fetch(`${off.url}/.well-known/agent.json`)).status, 404);
+    assert.equal((await off.fetch(`${off.url}/.well-known/agent-card-jwks.json`)).status, 404);
     const call = await rpc(`${off.url}/a2a/echo`, { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }, {}, off.fetch);
     assert.equal(call.status, 404);
     const health = await off.fetch(`${off.url}/ok`);
@@ -89,4 +91,23 @@ test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing el
   } finally {
     await off.close();
   }
+});
+
+test('/.well-known/agent.json (A2A 0.2’s path) is the 0.3 card, whatever version is asked for; 404 for an unknown assistant', async () => {
+  const { body: expected } = await card('?assistant_id=echo');
+  for (const headers of [{}, { 'A2A-Version': '1.0' }]) {
+    const res = await server.fetch(`${server.url}/.well-known/agent.json?assistant_id=echo`, { headers });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), expected);
+  }
+  const bare = await server.fetch(`${server.url}/.well-known/agent.json`);
+  assert.equal(((await bare.json()) as { name: string }).name, 'echo', 'the default assistant: the first graph');
+  assert.equal((await server.fetch(`${server.url}/.well-known/agent.json?assistant_id=nope`)).status, 404);
+});
+
+test('without a signing key the card is unsigned and the JWKS path is 404', async () => {
+  assert.equal((await card('?assistant_id=echo')).body.signatures, undefined);
+  const res = await server.fetch(`${server.url}/.well-known/agent-card-jwks.json`);
+  assert.equal(res.status, 404);
+  assert.match(((await res.json()) as { detail: string }).detail, /AGENTPLANE_A2A_SIGNING_KEY/);
 });

@@ -84,7 +84,8 @@ test('errors: the JSON-RPC code of the kind, with a google.rpc.ErrorInfo in data
 
 test('a signed card carries a JWS over its RFC 8785 form, which verifies with the public key; a changed card does not', async () => {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const sign = await cardSigner({ key: await exportPKCS8(privateKey), kid: 'k1', alg: 'ES256' });
+  const sign = (card: object) => cardSigner({ key: pkcs8, kid: 'k1', alg: 'ES256' }).sign(card, 'http://agent.example');
+  const pkcs8 = await exportPKCS8(privateKey);
   const card = {
     name: 'n',
     description: 'd',
@@ -97,12 +98,17 @@ test('a signed card carries a JWS over its RFC 8785 form, which verifies with th
   };
   const signed = await sign(card);
   const [signature] = signed.signatures!;
-  assert.deepEqual(JSON.parse(Buffer.from(signature.protected, 'base64url').toString()), { alg: 'ES256', typ: 'JOSE', kid: 'k1' });
+  assert.deepEqual(JSON.parse(Buffer.from(signature.protected, 'base64url').toString()), {
+    alg: 'ES256',
+    typ: 'JOSE',
+    kid: 'k1',
+    jku: 'http://agent.example/.well-known/agent-card-jwks.json',
+  });
   assert.equal(canonicalCard(signed), canonicalCard(card), 'the signatures are not part of what is signed');
   const payload = Buffer.from(canonicalCard(signed)).toString('base64url');
   await flattenedVerify({ ...signature, payload }, publicKey);
   const tampered = Buffer.from(canonicalCard({ ...card, name: 'other' })).toString('base64url');
   await assert.rejects(flattenedVerify({ ...signature, payload: tampered }, publicKey));
-  const jwkSigner = await cardSigner({ key: JSON.stringify(await exportJWK(privateKey)), kid: 'k2', alg: 'ES256' });
-  assert.equal((await jwkSigner(card)).signatures!.length, 1);
+  const jwkSigner = cardSigner({ key: JSON.stringify(await exportJWK(privateKey)), kid: 'k2', alg: 'ES256' });
+  assert.equal((await jwkSigner.sign(card, 'http://agent.example')).signatures.length, 1);
 });
