@@ -95,7 +95,7 @@ test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing el
 
 test('/.well-known/agent.json (A2A 0.2’s path) is the 0.3 card, whatever version is asked for; 404 for an unknown assistant', async () => {
   const { body: expected } = await card('?assistant_id=echo');
-  for (const headers of [{}, { 'A2A-Version': '1.0' }]) {
+  for (const headers of [{}, { 'A2A-Version': '1.0' }] as Record<string, string>[]) {
     const res = await server.fetch(`${server.url}/.well-known/agent.json?assistant_id=echo`, { headers });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), expected);
