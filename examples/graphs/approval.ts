@@ -1,11 +1,12 @@
-// Two graphs that stop for a person, so the dashboard (and agent-chat-ui's inbox) can show
+// Two graphs that stop for a person, so the dashboard (and LangChain's agent-chat-ui) can show
 // and resume them. No network, no model.
 //
-// `approval`: drafts an email from the user's message, then calls interrupt() with the payload
-// agent-chat-ui's inbox expects (a list of one HumanInterrupt: action_request, config with
-// allow_accept / allow_edit / allow_respond / allow_ignore, description). Resumed with a
-// HumanResponse list (`command: { resume: [{ type: 'accept' | 'edit' | 'response' | 'ignore', args }] }`),
-// it sends the draft as it was, sends the edited one, answers the person's response, or drops it.
+// `approval`: drafts an email from the user's message, then calls interrupt() with the
+// human-in-the-loop request LangChain's HITL middleware sends and agent-chat-ui's inbox reads:
+// `{ action_requests: [{ name, args, description }], review_configs: [{ action_name, allowed_decisions }] }`.
+// Resumed with one decision per action (`command: { resume: { decisions: [...] } }`): `approve`
+// sends the draft as it was, `edit` sends `edited_action.args` instead, `reject` drops it and
+// keeps the reviewer's `message`.
 //
 // `breakpoint`: the same draft and send as plain nodes, compiled with interruptBefore: ['send'],
 // so every run pauses before sending until it is continued (a run with no input).
@@ -19,12 +20,8 @@ interface Email {
   body: string;
 }
 
-/** What agent-chat-ui's inbox answers (langgraph's HumanResponse). */
-type HumanResponse =
-  | { type: 'accept'; args: null }
-  | { type: 'ignore'; args: null }
-  | { type: 'response'; args: string }
-  | { type: 'edit'; args: { action: string; args: Email } };
+/** A reviewer's decision on one action, as the HITL middleware reads it. */
+type Decision = { type: 'approve' } | { type: 'edit'; edited_action: { name: string; args: Partial<Email> } } | { type: 'reject'; message?: string };
 
 const lastHuman = (messages: BaseMessage[]) => textOf([...messages].reverse().find((m) => m.getType() === 'human')?.content);
 
@@ -40,17 +37,16 @@ const sent = (email: Email) => new AIMessage(`Sent to ${email.to}: "${email.subj
 export const approval = new StateGraph(MessagesAnnotation)
   .addNode('review', (state) => {
     const draft = draftOf(lastHuman(state.messages));
-    const [answer] = interrupt<unknown, HumanResponse[]>([
-      {
-        action_request: { action: 'send_email', args: draft },
-        config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-        description: `Send this email to ${draft.to}?`,
-      },
-    ]);
-    if (answer?.type === 'accept') return { messages: [sent(draft)] };
-    if (answer?.type === 'edit') return { messages: [sent({ ...draft, ...answer.args.args })] };
-    if (answer?.type === 'response') return { messages: [new AIMessage(`Not sent. Your note: ${answer.args}`)] };
-    return { messages: [new AIMessage('Not sent.')] };
+    const answer = interrupt<unknown, { decisions?: Decision[] } | null>({
+      action_requests: [{ name: 'send_email', args: draft, description: `Send this email to ${draft.to}?` }],
+      review_configs: [{ action_name: 'send_email', allowed_decisions: ['approve', 'edit', 'reject'] }],
+    });
+    // anything but a decision (a bare string, null) drops the draft as a rejection would
+    const decision = answer?.decisions?.[0];
+    if (decision?.type === 'approve') return { messages: [sent(draft)] };
+    if (decision?.type === 'edit') return { messages: [sent({ ...draft, ...decision.edited_action?.args })] };
+    const reason = decision?.type === 'reject' && decision.message ? ` Your note: ${decision.message}` : '';
+    return { messages: [new AIMessage(`Not sent.${reason}`)] };
   })
   .addEdge(START, 'review')
   .addEdge('review', END)

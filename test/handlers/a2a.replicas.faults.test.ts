@@ -141,7 +141,7 @@ for (const binding of BINDINGS) {
       const waiting = asTask(await first.sendMessage(sendRequest(userMessage([text('email bob about lunch')]))));
       assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
       const resumed = asTask(
-        await second.sendMessage(sendRequest(userMessage([data([{ type: 'accept', args: null }])], { taskId: waiting.id, contextId: waiting.contextId }))),
+        await second.sendMessage(sendRequest(userMessage([data({ decisions: [{ type: 'approve' }] })], { taskId: waiting.id, contextId: waiting.contextId }))),
       );
       assert.equal(resumed.id, waiting.id);
       assert.equal(resumed.status?.state, TaskState.TASK_STATE_COMPLETED);

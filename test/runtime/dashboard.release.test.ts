@@ -372,7 +372,7 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
-  test("interrupts: the shipped approval graph's inbox request is resumed from the chat with an edited argument, and the run finishes", async () => {
+  test("interrupts: the shipped approval graph's HITL request (action_requests / review_configs) is approved from the chat with an edited argument, and the run finishes", async () => {
     const page = await open('/dashboard/assistants');
     await page.getByRole('link', { name: 'approval', exact: true }).click();
     await page.getByLabel('Message', { exact: true }).fill('email bob about lunch');
@@ -380,11 +380,11 @@ describe('dashboard: agent server', () => {
     const request = page.getByRole('region', { name: 'The run asks for a decision' });
     await request.getByText('Send this email to bob@example.com?').waitFor();
     assert.equal(await request.getByLabel('subject').inputValue(), 'lunch');
-    // unchanged it can be accepted; edited, it is accepted with the edits
-    await request.getByRole('button', { name: 'Accept', exact: true }).waitFor();
+    // unchanged it can be approved; edited, it is approved with the edits (an `edit` decision)
+    await request.getByRole('button', { name: 'Approve', exact: true }).waitFor();
     await request.getByLabel('subject').fill('lunch on friday');
     await screenshot(page, 'interrupt');
-    await request.getByRole('button', { name: 'Accept with edits' }).click();
+    await request.getByRole('button', { name: 'Approve with edits' }).click();
     await page.locator('.chat .message-ai', { hasText: 'Sent to bob@example.com: "lunch on friday".' }).waitFor();
     await request.waitFor({ state: 'detached' });
     const threadId = new URL((await page.locator('.chat-head a').getAttribute('href'))!, server.url).pathname.split('/').at(-1);
@@ -394,7 +394,7 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
-  test('interrupts on the thread page: an inbox request answered, a breakpoint continued', async () => {
+  test('interrupts on the thread page: a HITL request rejected with a reason, a breakpoint continued', async () => {
     const start = async (assistant: string, text: string) => {
       const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
       await server.api(`/threads/${thread.thread_id}/runs/wait`, {
@@ -407,8 +407,8 @@ describe('dashboard: agent server', () => {
     const page = await open(`/dashboard/threads/${asked}`);
     await page.locator('h1 .status', { hasText: 'interrupted' }).waitFor();
     const request = page.getByRole('region', { name: 'The run asks for a decision' });
-    await request.getByLabel('Respond instead').fill('not before Monday');
-    await request.getByRole('button', { name: 'Send response' }).click();
+    await request.getByLabel('Reject, with a reason (optional)').fill('not before Monday');
+    await request.getByRole('button', { name: 'Reject' }).click();
     await page.locator('.message-ai', { hasText: 'Not sent. Your note: not before Monday' }).waitFor();
     await page.locator('h1 .status', { hasText: 'idle' }).waitFor();
 
@@ -510,7 +510,7 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
-  test("an inbox request's Markdown description is formatted; what the user wrote in it stays text", async () => {
+  test("an inbox request in last year's shape (action_request, config.allow_*) still gets its buttons; its Markdown description is formatted; what the user wrote in it stays text", async () => {
     const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
     const hostile = '<img src=x onerror="window.__owned=1"> [click](javascript:window.__owned=2)';
     await server.api(`/threads/${thread.thread_id}/runs/wait`, {

@@ -1,8 +1,11 @@
 // A thread's pending interrupts and how to resume them, shared by the chat and the thread page.
-// An interrupt whose value is agent-chat-ui's inbox payload (a HumanInterrupt: action_request,
-// config allow_*, description) gets its buttons: accept, edit the action's arguments, respond,
-// ignore; it is resumed with the HumanResponse the graph expects (a list when it asked with a
-// list). Any other value gets a free text/JSON answer. A thread with nodes still to run and
+// A review request gets its buttons, in either of the shapes agents send (reviewOf):
+// - today's human-in-the-loop request (LangChain's HITL middleware, agent-chat-ui's inbox):
+//   action_requests + review_configs, each action approved, edited or rejected, resumed with
+//   `{ decisions: [...] }` once every action is decided;
+// - last year's inbox payload (a HumanInterrupt: action_request, config allow_*, description):
+//   accept, edit, respond, ignore, resumed with the HumanResponse (a list when it asked with one).
+// Any other value gets a free text/JSON answer. A thread with nodes still to run and
 // nothing asked says why (pauseOf): a failed run with its error, a breakpoint, or a state
 // written from outside that is ready to run; each with the button that goes on.
 import type { ThreadState } from '@langchain/langgraph-sdk';
@@ -14,10 +17,27 @@ export interface PendingInterrupt {
   value?: unknown;
 }
 
-interface HumanInterrupt {
-  action_request: { action: string; args: Record<string, unknown> };
-  config: { allow_accept?: boolean; allow_edit?: boolean; allow_respond?: boolean; allow_ignore?: boolean };
+/** One action to review and what the reviewer may do with it, whatever shape asked for it. */
+interface ReviewedAction {
+  action: string;
+  args: Record<string, unknown>;
   description?: string;
+  canAccept: boolean;
+  canEdit: boolean;
+  canIgnore: boolean;
+  /** A text answer instead of a decision: a response (required) or a rejection's reason (optional). */
+  note?: { label: string; button: string; required: boolean };
+  /** Buttons' names: "Approve" for today's shape, "Accept" for the inbox's. */
+  accept: string;
+}
+
+/** The reviewer's answer on one action, before it is put in the shape that asked. */
+export type ReviewAnswer = { kind: 'accept' } | { kind: 'edit'; args: Record<string, unknown> } | { kind: 'ignore' } | { kind: 'note'; text: string };
+
+interface Review {
+  actions: ReviewedAction[];
+  /** The resume value for one answer per action, in their order. */
+  resumeWith: (answers: ReviewAnswer[]) => unknown;
 }
 
 /** The interrupts the thread waits on (every task's). */
@@ -47,14 +67,65 @@ export function pauseOf(state: PausedState | undefined, threadStatus?: string): 
   return { kind: 'ready', nodes: state.next };
 }
 
-/** The inbox request in an interrupt's value (one, or the first of a list), if it is one. */
-function inboxOf(value: unknown): { request: HumanInterrupt; listed: boolean } | undefined {
-  const listed = Array.isArray(value);
-  const request = (listed ? value[0] : value) as Partial<HumanInterrupt> | undefined;
-  if (!request || typeof request !== 'object' || !request.action_request || typeof request.action_request.action !== 'string' || !request.config)
-    return undefined;
-  return { request: request as HumanInterrupt, listed };
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const argsOf = (v: unknown) => (isObject(v) ? v : {});
+
+/** Today's HITL request: `{ action_requests: [{ name, args, description }], review_configs: [{ action_name, allowed_decisions }] }`. */
+function hitlReviewOf(value: unknown): Review | undefined {
+  if (!isObject(value) || !Array.isArray(value.action_requests) || !Array.isArray(value.review_configs)) return undefined;
+  const requests = value.action_requests.filter(isObject);
+  if (!requests.length || requests.length !== value.action_requests.length || requests.some((r) => typeof r.name !== 'string')) return undefined;
+  const configs = value.review_configs.filter(isObject);
+  const actions = requests.map((request): ReviewedAction => {
+    const config = configs.find((c) => c.action_name === request.name);
+    const allowed = new Set(Array.isArray(config?.allowed_decisions) ? config.allowed_decisions : []);
+    return {
+      action: request.name as string,
+      args: argsOf(request.args),
+      description: typeof request.description === 'string' ? request.description : undefined,
+      canAccept: allowed.has('approve'),
+      canEdit: allowed.has('edit'),
+      canIgnore: false,
+      note: allowed.has('reject') ? { label: 'Reject, with a reason (optional)', button: 'Reject', required: false } : undefined,
+      accept: 'Approve',
+    };
+  });
+  const decisionOf = (answer: ReviewAnswer, n: number) => {
+    if (answer.kind === 'edit') return { type: 'edit', edited_action: { name: actions[n].action, args: answer.args } };
+    if (answer.kind === 'note') return answer.text ? { type: 'reject', message: answer.text } : { type: 'reject' };
+    return { type: answer.kind === 'accept' ? 'approve' : 'reject' };
+  };
+  return { actions, resumeWith: (answers) => ({ decisions: answers.map(decisionOf) }) };
 }
+
+/** Last year's inbox payload: a HumanInterrupt (action_request, config allow_*, description), alone or first of a list. */
+function inboxReviewOf(value: unknown): Review | undefined {
+  const listed = Array.isArray(value);
+  const request = listed ? value[0] : value;
+  if (!isObject(request) || !isObject(request.action_request) || typeof request.action_request.action !== 'string' || !isObject(request.config))
+    return undefined;
+  const allow = request.config;
+  const action = request.action_request.action;
+  const reviewed: ReviewedAction = {
+    action,
+    args: argsOf(request.action_request.args),
+    description: typeof request.description === 'string' ? request.description : undefined,
+    canAccept: allow.allow_accept === true,
+    canEdit: allow.allow_edit === true,
+    canIgnore: allow.allow_ignore === true,
+    note: allow.allow_respond === true ? { label: 'Respond instead', button: 'Send response', required: true } : undefined,
+    accept: 'Accept',
+  };
+  const responseOf = (answer: ReviewAnswer) => {
+    if (answer.kind === 'edit') return { type: 'edit', args: { action, args: answer.args } };
+    if (answer.kind === 'note') return { type: 'response', args: answer.text };
+    return { type: answer.kind, args: null };
+  };
+  return { actions: [reviewed], resumeWith: ([answer]) => (listed ? [responseOf(answer)] : responseOf(answer)) };
+}
+
+/** The review an interrupt's value asks for, in either shape, if it is one. */
+export const reviewOf = (value: unknown): Review | undefined => hitlReviewOf(value) ?? inboxReviewOf(value);
 
 export interface ResumeProps {
   interrupts: PendingInterrupt[];
@@ -72,16 +143,8 @@ export function PendingInterrupts({ interrupts, pause, failedRunHref, busy, onRe
   if (interrupts.length === 0 && !pause) return null;
   if (interrupts.length === 0) return <PauseNotice pause={pause!} failedRunHref={failedRunHref} busy={busy} onContinue={onContinue} />;
   const [first] = interrupts;
-  const inbox = inboxOf(first.value);
-  if (inbox)
-    return (
-      <InboxRequest
-        key={first.id ?? JSON.stringify(first.value)}
-        request={inbox.request}
-        busy={busy}
-        onAnswer={(answer) => onResume(inbox.listed ? [answer] : answer)}
-      />
-    );
+  const review = reviewOf(first.value);
+  if (review) return <ReviewRequest key={first.id ?? JSON.stringify(first.value)} review={review} busy={busy} onResume={onResume} />;
   return <FreeAnswer interrupts={interrupts} busy={busy} onResume={onResume} />;
 }
 
@@ -189,13 +252,42 @@ const parsedLike = (text: string, before: unknown) => {
   }
 };
 
-function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; busy: boolean; onAnswer: (answer: { type: string; args: unknown }) => void }) {
-  const { action, args } = request.action_request;
-  const allow = request.config;
-  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, shown(v)])));
+/** Each action in turn; the run resumes once every one is answered. */
+function ReviewRequest({ review, busy, onResume }: { review: Review; busy: boolean; onResume: (value: unknown) => void }) {
+  const [answers, setAnswers] = useState<ReviewAnswer[]>([]);
+  const n = answers.length;
+  const many = review.actions.length > 1;
+  return (
+    <InboxRequest
+      key={n}
+      request={review.actions[n]}
+      position={many ? `${n + 1} of ${review.actions.length}` : undefined}
+      busy={busy}
+      onAnswer={(answer) => {
+        const all = [...answers, answer];
+        if (all.length === review.actions.length) onResume(review.resumeWith(all));
+        else setAnswers(all);
+      }}
+    />
+  );
+}
+
+function InboxRequest({
+  request,
+  position,
+  busy,
+  onAnswer,
+}: {
+  request: ReviewedAction;
+  position?: string;
+  busy: boolean;
+  onAnswer: (answer: ReviewAnswer) => void;
+}) {
+  const { action, args, note: noteAsked } = request;
+  const [draft, setDraft] = useState<Record<string, string>>(() => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, shown(v)])));
   const [note, setNote] = useState('');
-  const edited = Object.entries(args ?? {}).some(([k, v]) => draft[k] !== shown(v));
-  const editedArgs = () => Object.fromEntries(Object.entries(args ?? {}).map(([k, v]) => [k, parsedLike(draft[k], v)]));
+  const edited = Object.entries(args).some(([k, v]) => draft[k] !== shown(v));
+  const editedArgs = () => Object.fromEntries(Object.entries(args).map(([k, v]) => [k, parsedLike(draft[k], v)]));
   return (
     <div class="interrupt inbox" role="region" aria-label="The run asks for a decision">
       {request.description ? (
@@ -206,11 +298,12 @@ function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; bu
         </p>
       )}
       <p class="muted">
-        Action <code>{action}</code>
-        {allow.allow_edit ? ': its arguments can be edited before accepting.' : ''}
+        {position ? `Action ${position}: ` : 'Action '}
+        <code>{action}</code>
+        {request.canEdit ? `: its arguments can be edited before ${request.accept === 'Approve' ? 'approving' : 'accepting'}.` : ''}
       </p>
       <div class="inbox-args">
-        {Object.keys(args ?? {}).map((k) => {
+        {Object.keys(args).map((k) => {
           const id = `inbox-arg-${k}`;
           const multiline = draft[k].includes('\n') || draft[k].length > 60;
           const onInput = (e: Event) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value });
@@ -218,44 +311,44 @@ function InboxRequest({ request, busy, onAnswer }: { request: HumanInterrupt; bu
             <div class="field" key={k}>
               <label for={id}>{k}</label>
               {multiline ? (
-                <textarea id={id} rows={3} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} />
+                <textarea id={id} rows={3} readOnly={!request.canEdit} value={draft[k]} onInput={onInput} />
               ) : (
-                <input id={id} readOnly={!allow.allow_edit} value={draft[k]} onInput={onInput} />
+                <input id={id} readOnly={!request.canEdit} value={draft[k]} onInput={onInput} />
               )}
             </div>
           );
         })}
       </div>
       <div class="buttons">
-        {allow.allow_accept && !edited && (
-          <button type="button" class="primary" disabled={busy} onClick={() => onAnswer({ type: 'accept', args: null })}>
-            Accept
+        {request.canAccept && !edited && (
+          <button type="button" class="primary" disabled={busy} onClick={() => onAnswer({ kind: 'accept' })}>
+            {request.accept}
           </button>
         )}
-        {allow.allow_edit && edited && (
-          <button type="button" class="primary" disabled={busy} onClick={() => onAnswer({ type: 'edit', args: { action, args: editedArgs() } })}>
-            Accept with edits
+        {request.canEdit && edited && (
+          <button type="button" class="primary" disabled={busy} onClick={() => onAnswer({ kind: 'edit', args: editedArgs() })}>
+            {request.accept} with edits
           </button>
         )}
-        {allow.allow_ignore && (
-          <button type="button" disabled={busy} onClick={() => onAnswer({ type: 'ignore', args: null })}>
+        {request.canIgnore && (
+          <button type="button" disabled={busy} onClick={() => onAnswer({ kind: 'ignore' })}>
             Ignore
           </button>
         )}
       </div>
-      {allow.allow_respond && (
+      {noteAsked && (
         <form
           class="inline-form"
-          aria-label="A response instead of a decision"
+          aria-label={noteAsked.required ? 'A response instead of a decision' : 'A rejection'}
           onSubmit={(e) => {
             e.preventDefault();
-            if (note.trim()) onAnswer({ type: 'response', args: note.trim() });
+            if (note.trim() || !noteAsked.required) onAnswer({ kind: 'note', text: note.trim() });
           }}
         >
-          <label for="inbox-response">Respond instead</label>
-          <input id="inbox-response" value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
-          <button type="submit" disabled={busy || !note.trim()}>
-            Send response
+          <label for="inbox-note">{noteAsked.label}</label>
+          <input id="inbox-note" value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          <button type="submit" disabled={busy || (noteAsked.required && !note.trim())}>
+            {noteAsked.button}
           </button>
         </form>
       )}

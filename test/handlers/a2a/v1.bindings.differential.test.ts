@@ -360,7 +360,7 @@ const scenarios: Scenario[] = [
     run: async (d, b, t) => {
       const { id, contextId } = await sent(b, t, 'approval', 'email bob');
       const answer = await d.send('approval', {
-        message: { ...message('').message, parts: [{ data: [{ type: 'accept', args: null }] }], taskId: id, contextId },
+        message: { ...message('').message, parts: [{ data: { decisions: [{ type: 'approve' }] } }], taskId: id, contextId },
       });
       return { state: (taskOf(answer) as Dict).task };
     },

@@ -139,7 +139,7 @@ const scenarios: Scenario[] = [
       const waiting = await call(t.endpoint('approval'), 'SendMessage', { message: message('email bob about lunch') });
       const { id, contextId } = waiting.result.task;
       const answer = await call(t.endpoint('approval'), 'SendMessage', {
-        message: { ...message(''), parts: [{ data: [{ type: 'accept', args: null }] }], taskId: id, contextId },
+        message: { ...message(''), parts: [{ data: { decisions: [{ type: 'approve' }] } }], taskId: id, contextId },
       });
       return { state: (normalise(answer) as any).task };
     },

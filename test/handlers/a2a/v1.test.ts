@@ -258,7 +258,7 @@ describe('interrupts: TASK_STATE_INPUT_REQUIRED, resumed by the next message', (
     const waiting = await task(await client.sendMessage(sendRequest(userMessage([text('email bob about lunch')]))));
     assert.equal(waiting.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
     const resumed = await task(
-      await client.sendMessage(sendRequest(userMessage([data([{ type: 'accept', args: null }])], { taskId: waiting.id, contextId: waiting.contextId }))),
+      await client.sendMessage(sendRequest(userMessage([data({ decisions: [{ type: 'approve' }] })], { taskId: waiting.id, contextId: waiting.contextId }))),
     );
     assert.equal(resumed.id, waiting.id);
     assert.equal(resumed.status?.state, TaskState.TASK_STATE_COMPLETED);
