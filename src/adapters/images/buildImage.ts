@@ -16,6 +16,7 @@ import { EngineError, type ContainerEngine, type RunOptions } from './engine.ts'
 import { stageProjectContext } from './buildContext.ts';
 import { serverFiles, stageServerFiles, type ServerFiles } from './serverFiles.ts';
 import { buildOnce } from './buildOnce.ts';
+import { ensureToolchainImage } from './toolchainImage.ts';
 
 /** The port agentplane listens on in its images (upstream's images use 8000 too). */
 export const IMAGE_PORT = 8000;
@@ -123,13 +124,20 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
       );
     // what reaches the image decides: a node_modules the .dockerignore leaves out is installed there
     const install = request.installCommand ?? impliedInstallCommand(path.join(context, 'project'));
-    const lines = [`FROM ${server}`, 'USER root', `COPY project/ ${home}/`, `WORKDIR ${home}`];
+    const configDir = path.posix.dirname(configInImage);
+    // the install and build run in a build stage with a compiler (a dependency may compile a
+    // native addon: node-gyp), the image is the slim server layer with what they left in the
+    // project's folder; without a toolchain on this machine they run in the server layer
+    const toolchain = install || request.buildCommand ? await ensureToolchainImage(engine, options) : null;
+    const lines = toolchain ? [`FROM ${toolchain} AS build`] : [`FROM ${server}`, 'USER root'];
+    lines.push(`COPY project/ ${home}/`, `WORKDIR ${home}`);
     // the server layer sets NODE_ENV=production, for the server: a project's install and build
     // run without it, as on a developer's machine (npm then installs the devDependencies its
     // build needs: tsc, a bundler), and set it themselves where their build expects it
     if (install) lines.push(`RUN ${asProjectStep(install)}`);
-    if (path.posix.dirname(configInImage) !== home) lines.push(`WORKDIR ${path.posix.dirname(configInImage)}`);
+    if (configDir !== home) lines.push(`WORKDIR ${configDir}`);
     if (request.buildCommand) lines.push(`RUN ${asProjectStep(request.buildCommand)}`);
+    if (toolchain) lines.push(`FROM ${server}`, 'USER root', `COPY --from=build ${home}/ ${home}/`, `WORKDIR ${configDir}`);
     lines.push(
       // an image of a project is its agent server: no control plane inside
       `ENV AGENTPLANE_CONTROL_PLANE=off AGENTPLANE_CONFIG=${configInImage}`,
