@@ -13,6 +13,7 @@
 // to agentplane's very copy, are loaded first, as plain JavaScript, as bin/agentplane.js does
 // when it runs the sources; the project's imports then find them loaded.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { packageName, packagesImportedBy } from './projectImports.ts';
@@ -88,6 +89,26 @@ export async function importProjectModule(file: string): Promise<Record<string, 
     const retried = `${url}?typescript-loader`;
     loadedThroughTsx.set(file, retried);
     return import(retried);
+  }
+}
+
+let reloads = 0;
+
+/**
+ * The module evaluated again, with the project files it imports (a dev reload): each tsImport
+ * call gets its own tsx namespace, so ES modules load again under new URLs. CommonJS ones (a
+ * `.ts` in a package without "type") are kept by require's cache, which a namespace does not
+ * bypass: the project's own entries (not its libraries') are dropped from it first.
+ */
+export async function importProjectModuleAgain(file: string): Promise<Record<string, unknown>> {
+  const cache = createRequire(import.meta.url).cache;
+  for (const key of Object.keys(cache)) if (!key.split(path.sep).includes('node_modules')) delete cache[key];
+  const url = pathToFileURL(file).href;
+  const { tsImport } = await import('tsx/esm/api');
+  try {
+    return await tsImport(url, import.meta.url);
+  } catch {
+    return import(`${url}?reload=${++reloads}`);
   }
 }
 

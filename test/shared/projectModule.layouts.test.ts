@@ -49,4 +49,18 @@ describe('a project loads as the upstream dev server loads it, whatever its layo
     const registry = await loadGraphs(specs(cells.filter((cell) => cell.id === 'none_ts_ts')), dir, new MemorySaver());
     assert.deepEqual(await answers(registry, 'none_ts_ts'), { n: 6 });
   });
+
+  it('a reload (agentplane dev) evaluates a CommonJS graph and the sibling it imports again', async () => {
+    // a project of its own: the sibling is edited
+    const own = path.join(ROOT, '.cache', `project-layouts-${randomUUID()}`);
+    try {
+      const cell = cells.find((c) => c.id === 'none_ts_bare')!;
+      writeLayoutProject(own, [cell]);
+      assert.deepEqual(await answers(await loadGraphs(specs([cell]), own, new MemorySaver()), cell.id), { n: 6 });
+      fs.writeFileSync(path.join(own, cell.id, 'u1.ts'), 'export const twice = (a: number): number => a * 10;\n');
+      assert.deepEqual(await answers(await loadGraphs(specs([cell]), own, new MemorySaver(), { fresh: true }), cell.id), { n: 30 });
+    } finally {
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
 });

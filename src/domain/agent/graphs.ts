@@ -2,8 +2,7 @@
 // A graph is either a LangGraph.js compiled graph (its state kept by our checkpointer) or a
 // plain async function `(state, context) => update` whose state agentplane keeps itself.
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { importProjectModule, prepareProjectModules } from '../../shared/projectModule.ts';
+import { importProjectModule, importProjectModuleAgain, prepareProjectModules } from '../../shared/projectModule.ts';
 import { langGraphReleaseNear, unservedRelease } from '../../shared/langGraphRelease.ts';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
@@ -230,18 +229,8 @@ export async function loadGraphs(
   return registry;
 }
 
-let reloads = 0;
-
 async function importModule(file: string, fresh: boolean): Promise<Record<string, unknown>> {
-  if (!fresh) return importProjectModule(file);
-  // every tsImport call gets its own tsx namespace, so the module and the project files it
-  // imports are evaluated again (ES modules; a CommonJS project reloads its graph module only)
-  const { tsImport } = await import('tsx/esm/api');
-  try {
-    return await tsImport(pathToFileURL(file).href, import.meta.url);
-  } catch {
-    return import(`${pathToFileURL(file).href}?reload=${++reloads}`);
-  }
+  return fresh ? importProjectModuleAgain(file) : importProjectModule(file);
 }
 
 /**
