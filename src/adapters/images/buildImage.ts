@@ -161,8 +161,8 @@ export async function buildImage(engine: ContainerEngine, request: BuildImageReq
 /** A project's install or build command as its RUN step runs it: without the server's NODE_ENV. */
 const asProjectStep = (command: string) => `unset NODE_ENV; ${command}`;
 
-/** How the engine names the step it starts (podman: `STEP 5/9: RUN …`, docker: `#7 [3/6] RUN …`). */
-const STEP_LINE = /^(?:STEP \d+\/\d+: |#\d+ \[(?:[^\]]*\s)?\d+\/\d+\] )(.*)$/;
+/** How the engine names the step it starts (podman: `STEP 5/9: RUN …`, `[1/2] STEP 4/4: RUN …` in a stage; docker: `#7 [3/6] RUN …`, `#7 [build 3/6] RUN …`). */
+const STEP_LINE = /^(?:(?:\[\d+\/\d+\] )?STEP \d+\/\d+: |#\d+ \[(?:[^\]]*\s)?\d+\/\d+\] )(.*)$/;
 /** How many lines of a failed step's output the error keeps. */
 const STEP_OUTPUT_LINES = 40;
 
