@@ -1,4 +1,5 @@
-// How much of the agent server one tenant may hold: threads, crons and store items, each up to
+// How much of the agent server one tenant may hold: threads, crons, store items and runs in
+// flight (pending or running), each up to
 // a bound the operator sets (runtime/config.ts, docs/configuration.md). One more than the bound
 // is refused before anything is written, its detail naming the quota and the setting that
 // raises it. Tenants are the owners of a server with agent-server auth on; the one shared
@@ -10,19 +11,25 @@ export interface TenantQuotas {
   threads: number;
   crons: number;
   storeItems: number;
+  runsInFlight: number;
 }
 
 export type Quota = keyof TenantQuotas;
 
-/** Each quota's setting and what it counts. */
-export const QUOTA_SETTINGS: Record<Quota, { setting: string; counts: string }> = {
-  threads: { setting: 'AGENTPLANE_MAX_THREADS_PER_TENANT', counts: 'threads' },
-  crons: { setting: 'AGENTPLANE_MAX_CRONS_PER_TENANT', counts: 'crons' },
-  storeItems: { setting: 'AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', counts: 'store items' },
+/** Each quota's setting, what it counts, and how the tenant makes room. */
+export const QUOTA_SETTINGS: Record<Quota, { setting: string; counts: string; room: string }> = {
+  threads: { setting: 'AGENTPLANE_MAX_THREADS_PER_TENANT', counts: 'threads', room: 'delete some' },
+  crons: { setting: 'AGENTPLANE_MAX_CRONS_PER_TENANT', counts: 'crons', room: 'delete some' },
+  storeItems: { setting: 'AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', counts: 'store items', room: 'delete some' },
+  runsInFlight: {
+    setting: 'AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT',
+    counts: 'runs in flight (pending or running)',
+    room: 'wait for some to end, cancel some',
+  },
 };
 
 /** No bound at all (a domain made without quotas: tests of other rules, tools). */
-export const UNBOUNDED_QUOTAS: TenantQuotas = { threads: Infinity, crons: Infinity, storeItems: Infinity };
+export const UNBOUNDED_QUOTAS: TenantQuotas = { threads: Infinity, crons: Infinity, storeItems: Infinity, runsInFlight: Infinity };
 
 /**
  * Whether `owner` may have one more of `quota`: `held` counts what it has (asked only for a
@@ -37,10 +44,10 @@ export async function roomFor(
   const bound = quotas[quota] ?? Infinity;
   if (owner === '' || bound === Infinity) return ok(undefined);
   if ((await held()) < bound) return ok(undefined);
-  const { setting, counts } = QUOTA_SETTINGS[quota];
+  const { setting, counts, room } = QUOTA_SETTINGS[quota];
   return fail(
     'quota_exceeded',
-    `Quota reached: this tenant holds ${bound} ${counts}, the most it may (${setting}); delete some, or ask the operator to raise ${setting}.`,
+    `Quota reached: this tenant holds ${bound} ${counts}, the most it may (${setting}); ${room}, or ask the operator to raise ${setting}.`,
     {
       quota,
       setting,

@@ -58,9 +58,10 @@ export interface ServerConfig {
   /**
    * What one tenant (agent-server auth on) may hold: threads (AGENTPLANE_MAX_THREADS_PER_TENANT,
    * default 10000), crons (AGENTPLANE_MAX_CRONS_PER_TENANT, default 100), store items
-   * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000); see domain/tenantQuotas.ts.
+   * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000), runs pending or running
+   * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); see domain/tenantQuotas.ts.
    */
-  tenantQuotas: { threads: number; crons: number; storeItems: number };
+  tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number };
   /** Requests a second one tenant may send to the agent server, in bursts of as many (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 1000). */
   maxRequestsPerSecond: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
@@ -234,6 +235,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       threads: positiveInteger('AGENTPLANE_MAX_THREADS_PER_TENANT', env.AGENTPLANE_MAX_THREADS_PER_TENANT, 10_000),
       crons: positiveInteger('AGENTPLANE_MAX_CRONS_PER_TENANT', env.AGENTPLANE_MAX_CRONS_PER_TENANT, 100),
       storeItems: positiveInteger('AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', env.AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, 100_000),
+      runsInFlight: positiveInteger('AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT', env.AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, 1_000),
     },
     maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 1000),
     socketIdleSeconds: positiveInteger('AGENTPLANE_SOCKET_IDLE_SECONDS', env.AGENTPLANE_SOCKET_IDLE_SECONDS, 60),

@@ -17,6 +17,7 @@ before(async () => {
     AGENTPLANE_MAX_THREADS_PER_TENANT: '3',
     AGENTPLANE_MAX_CRONS_PER_TENANT: '2',
     AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT: '3',
+    AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT: '2',
   });
   ({ keyA, keyB } = tenants);
 });
@@ -71,5 +72,22 @@ describe('per-tenant quotas', () => {
     assert.equal(await (await send(keyA, 'GET', '/store/items?namespace=notes&key=d')).json(), null);
     assert.equal((await put(keyA, 'a', 2)).status, 204, 'an item held already is replaced');
     assert.equal((await put(keyB, 'd', 1)).status, 204);
+  });
+
+  it('runs in flight: one over AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT is 403 and starts nothing, a batch counts whole; room comes back as runs end', async () => {
+    const slow = { assistant_id: 'slow', input: { messages: [{ role: 'user', content: 'hi' }] }, context: { delay_ms: 1_500 } };
+    for (let i = 0; i < 2; i++) assert.equal((await send(keyA, 'POST', '/runs', slow)).status, 200);
+    await refused(await send(keyA, 'POST', '/runs', slow), 'AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT');
+    await refused(await send(keyA, 'POST', '/runs/wait', slow), 'AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT');
+    await refused(await send(keyA, 'POST', '/runs/batch', [slow]), 'AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT');
+    // B's runs are its own
+    assert.equal((await send(keyB, 'POST', '/runs', slow)).status, 200);
+    // A's two end: room again
+    let again = await send(keyA, 'POST', '/runs', { ...slow, context: { delay_ms: 0 } });
+    for (let i = 0; i < 60 && again.status === 403; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await send(keyA, 'POST', '/runs', { ...slow, context: { delay_ms: 0 } });
+    }
+    assert.equal(again.status, 200);
   });
 });

@@ -7,6 +7,8 @@ import type { RunsRepository } from '../../domain/ports/runsRepository.ts';
 import { ownerOf, type RunRecord } from '../../domain/agent/records.ts';
 import { summarizeRuns, type RunWindow, type RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
 
+const IN_FLIGHT = ['pending', 'running'] as const;
+
 export class CollectionRuns implements RunsRepository {
   protected readonly runs: Collection<RunRecord>;
   /** Where the run records are written as one step (Store.write). */
@@ -37,6 +39,12 @@ export class CollectionRuns implements RunsRepository {
     const runs = await this.runs.list({ where: { thread_id: threadId, ...(page.status ? { status: page.status } : {}) } });
     runs.sort((a, b) => (a.run_id < b.run_id ? 1 : -1));
     return runs.slice(page.offset, page.offset + page.limit);
+  }
+
+  async countInFlight(owner: string): Promise<number> {
+    const mine = (run: RunRecord) => ownerOf(run) === owner;
+    const counts = await Promise.all(IN_FLIGHT.map((status) => this.runs.count({ where: { status }, filter: mine })));
+    return counts[0] + counts[1];
   }
 
   async withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {

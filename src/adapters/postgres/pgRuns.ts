@@ -18,6 +18,14 @@ export class PgRuns extends CollectionRuns {
     return this.docs(sql, params);
   }
 
+  override async countInFlight(owner: string): Promise<number> {
+    const { rows } = await this.store.query<{ n: string }>(
+      `SELECT count(*) AS n FROM agentplane_runs WHERE owner = $1 AND status = ANY('{pending,running}'::text[])`,
+      [owner],
+    );
+    return Number(rows[0].n);
+  }
+
   override async withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]> {
     const { sql, params } = runsWithStatusSql(owner, statuses, threadId);
     return this.docs(sql, params);

@@ -146,7 +146,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
-  const runsDeps = { runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks };
+  const runsDeps = { runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks, quotas: options.quotas };
   // one per server: every owner's readers of a thread share its listing, and its feed
   const threadRuns = new SharedThreadRuns(repositories.runs, broker);
   const protocolDeps = {

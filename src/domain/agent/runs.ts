@@ -5,7 +5,8 @@
 // as missing ones.
 import type { Assistant, AssistantRunMetrics, Run, RunCreate, RunResult, RunsCancelRequest, TraceSpan } from '../../../generated/agent-server/types.gen.ts';
 import type { Locks } from '../keyedLock.ts';
-import { fail, ok, type Outcome } from '../outcome.ts';
+import { fail, ok, type FailureKind, type Outcome } from '../outcome.ts';
+import { createWithin, type TenantQuotas } from '../tenantQuotas.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4 } from './ids.ts';
 import { FINAL_STATUSES, errorResult, ownerOf, toApiRun, type RunRecord, type ThreadRecord } from './records.ts';
@@ -26,6 +27,8 @@ export interface RunDeps extends RunWriteDeps {
   stateReader: ThreadStateReader;
   /** Per-thread lock, shared with the thread service. */
   locks: Locks;
+  /** How many runs a tenant may have in flight (domain/tenantQuotas.ts); unbounded when absent. */
+  quotas?: Partial<TenantQuotas>;
 }
 
 /**
@@ -75,7 +78,7 @@ export class Runs implements RunService {
     return record && record.thread_id === threadId && this.mine(record) ? record : undefined;
   }
 
-  async create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>> {
+  async create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const { engine } = this.deps;
     // receipt order is fixed here, before any await: the lock chains calls in arrival order
     return this.deps.locks.run(threadId, async () => {
@@ -92,19 +95,30 @@ export class Runs implements RunService {
       if (admission.kind === 'cancelFirst') for (const runId of inflight) await engine.cancel(threadId, runId, admission.action);
       // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
       const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
-      return ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
+      return this.withinQuota(1, async () =>
+        ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known }))),
+      );
     });
   }
 
+  /**
+   * `create` (of `count` runs of this owner) done only while they fit its quota of runs in
+   * flight: counted, and created, one creation of the owner's at a time.
+   */
+  private withinQuota<T, K extends FailureKind>(count: number, create: () => Promise<Outcome<T, K>>): Promise<Outcome<T, K | 'quota_exceeded'>> {
+    const held = async () => (await this.deps.runs.countInFlight(this.owner)) + count - 1;
+    return createWithin('runsInFlight', this.owner, this.deps.quotas ?? {}, this.deps.locks, held, create);
+  }
+
   /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
-  async createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found'>> {
+  async createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found' | 'quota_exceeded'>> {
     const assistant = await this.deps.assistants.resolve(body.assistant_id);
     if (!assistant) return assistantNotFound(body.assistant_id);
-    return ok(await this.enqueueStateless(assistant, body));
+    return this.withinQuota(1, async () => ok(await this.enqueueStateless(assistant, body)));
   }
 
   /** Several stateless runs; every assistant is checked before any run is created. */
-  async createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found'>> {
+  async createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found' | 'quota_exceeded'>> {
     const assistants: Assistant[] = [];
     bodies = bodies.map(snakeCaseKeys);
     for (const body of bodies) {
@@ -112,9 +126,12 @@ export class Runs implements RunService {
       if (!assistant) return assistantNotFound(body.assistant_id);
       assistants.push(assistant);
     }
-    const created: Run[] = [];
-    for (const [i, body] of bodies.entries()) created.push(await this.enqueueStateless(assistants[i], body));
-    return ok(created);
+    // the batch whole or not at all
+    return this.withinQuota(bodies.length, async () => {
+      const created: Run[] = [];
+      for (const [i, body] of bodies.entries()) created.push(await this.enqueueStateless(assistants[i], body));
+      return ok(created);
+    });
   }
 
   async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {

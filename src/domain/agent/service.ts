@@ -105,7 +105,7 @@ export interface ThreadService {
 
 export interface RunService {
   /** Creates (queues) a run; honours multitask_strategy and if_not_exists like POST /threads/{id}/runs. */
-  create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy'>>;
+  create(threadId: string, body: RunCreate): Promise<Outcome<Run, 'not_found' | 'busy' | 'quota_exceeded'>>;
   get(threadId: string, runId: string): Promise<Outcome<Run, 'not_found'>>;
   /** Figures of the owner's runs of an assistant (id or graph id) created in the last windowS seconds. */
   assistantMetrics(assistantId: string, windowS: number): Promise<Outcome<AssistantRunMetrics, 'not_found'>>;
@@ -119,9 +119,9 @@ export interface RunService {
   /** Cancels a pending or running run (status becomes interrupted); rollback also deletes it. A finished run is left as it is. */
   cancel(threadId: string, runId: string, action?: 'interrupt' | 'rollback'): Promise<Outcome<Run, 'not_found'>>;
   /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
-  createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found'>>;
+  createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found' | 'quota_exceeded'>>;
   /** Several stateless runs; nothing is created when one assistant is unknown. */
-  createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found'>>;
+  createBatch(bodies: RunCreate[]): Promise<Outcome<Run[], 'not_found' | 'quota_exceeded'>>;
   /** Deletes the run (rolled back first while in flight). */
   delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>>;
   /** Cancels by status, by thread or by run ids. */
@@ -139,7 +139,7 @@ export interface RunService {
 
 /** The thread-centric streaming protocol (protocol/): its commands and its event stream. */
 export interface ProtocolService {
-  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>>;
+  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>>;
   /** Whether the caller may use the thread's protocol (another owner's thread is missing). */
   visible(threadId: string): Promise<Outcome<true, 'not_found'>>;
   /** The thread's protocol events through the filter, live until `signal` aborts. */

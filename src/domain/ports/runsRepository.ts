@@ -18,6 +18,8 @@ export interface RunsRepository {
   putOp(run: RunRecord): WriteOp;
   /** One page of a thread's runs, newest (highest id) first. */
   ofThread(threadId: string, page: { status?: string; offset: number; limit: number }): Promise<RunRecord[]>;
+  /** How many of the owner's runs are in flight (pending or running). */
+  countInFlight(owner: string): Promise<number>;
   /** The owner's runs in these statuses, on one thread when given. */
   withStatus(owner: string, statuses: RunStatus[], threadId?: string): Promise<RunRecord[]>;
   /** The owner's runs of an assistant created in the window, counted by status, with duration percentiles. */

@@ -45,7 +45,7 @@ export interface CommandDeps extends ThreadEventDeps {
 export class ProtocolCommands {
   constructor(private readonly deps: CommandDeps) {}
 
-  async handle(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
+  async handle(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     try {
       if (OWN_COMMANDS.has(command.method)) {
         const problem = paramsProblem(command.method, command.params);
@@ -85,7 +85,7 @@ export class ProtocolCommands {
     return !!thread && Object.values(thread.interrupts ?? {}).some((list) => list.length > 0);
   }
 
-  private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
+  private async runStart(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const params = paramsOf<Protocol.RunStartParams>(command);
     const assistantId = params.assistant_id;
     // the thread is bound to the assistant its first protocol run named (as upstream binds it)
@@ -107,7 +107,7 @@ export class ProtocolCommands {
     assistantId: string,
     input: unknown,
     options: { config?: Dict; metadata?: Dict; strategy: Protocol.MultitaskStrategy; update?: unknown; goto?: unknown; resume?: boolean },
-  ): Promise<Outcome<string, 'not_found' | 'busy'>> {
+  ): Promise<Outcome<string, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const resume = options.resume ?? (input !== undefined && input !== null && (await this.pendingInterrupts(threadId)));
     const body = {
       assistant_id: assistantId,
@@ -134,7 +134,7 @@ export class ProtocolCommands {
     return run.ok ? ok(run.value.run_id) : run;
   }
 
-  private async inputRespond(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
+  private async inputRespond(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const params = paramsOf<Protocol.InputRespondParams>(command);
     // one interrupt or several (the schema checks each form; one of them must be there)
     const answers: Dict = {};

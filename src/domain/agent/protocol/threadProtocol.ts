@@ -42,7 +42,7 @@ export class ThreadProtocol implements ProtocolService {
     return thread && ownerOf(thread) === this.owner ? thread : undefined;
   }
 
-  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy'>> {
+  command(threadId: string, command: ProtocolCommand): Promise<Outcome<CommandReply, 'not_found' | 'busy' | 'quota_exceeded'>> {
     return this.commands.handle(threadId, command);
   }
 
