@@ -25,12 +25,14 @@ export function messageRef(definitions: Record<string, Schema>): Schema {
 }
 
 /**
- * An object of any fields (`Record<string, any>`, `{ [key: string]: any }`), by reference to
- * a definition named by the type's text, as upstream's generator writes an anonymous type.
+ * An object of any keys whose values are all of one plain type (`Record<string, any>`,
+ * `{ [key: string]: number }`), by reference to a definition named by the type's text, as
+ * upstream's generator writes such an anonymous type: `{[x:string]:any;}` (`{}` for unknown).
  */
-export function anyRecordRef(definitions: Record<string, Schema>): Schema {
-  definitions['{[x:string]:any;}'] ??= { type: 'object' };
-  return { $ref: '#/definitions/{[x:string]:any;}' };
+export function recordRef(definitions: Record<string, Schema>, valueText: 'any' | '{}' | 'string' | 'number' | 'boolean'): Schema {
+  const name = `{[x:string]:${valueText};}`;
+  definitions[name] ??= { type: 'object' };
+  return { $ref: `#/definitions/${name}` };
 }
 
 export const MESSAGE_LIST: Schema = { type: 'array', items: { $ref: '#/definitions/BaseMessage' } };

@@ -479,6 +479,8 @@ class SyntaxReader {
   private membersOf(members: TS.NodeArray<TS.TypeElement>, module: Module, depth: number, definitions: Record<string, Schema>): Schema {
     const ts = this.ts;
     if (depth >= MAX_DEPTH || members.some((m) => ts.isCallSignatureDeclaration(m) || ts.isConstructSignatureDeclaration(m))) return {};
+    // an object of index signatures alone is a record, which the checker writes by reference
+    if (members.length > 0 && members.every((m) => ts.isIndexSignatureDeclaration(m))) return undecided('index signatures');
     const properties: Record<string, Schema> = {};
     for (const member of members) {
       if (ts.isIndexSignatureDeclaration(member)) continue;

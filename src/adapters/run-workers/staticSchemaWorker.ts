@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as TS from 'typescript';
 import {
-  anyRecordRef,
+  recordRef,
   assembleSchemas,
   MAX_DEPTH,
   MESSAGE_LIST,
@@ -303,7 +303,8 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
   const name = type.getSymbol()?.getName();
   if (name && /Message(Chunk)?$/.test(name) && checker.getPropertyOfType(type, 'content')) return messageRef(definitions);
   const index = flags & F.Object ? checker.getIndexInfoOfType(type, ts.IndexKind.String) : undefined;
-  if (index && index.type.flags & F.Any && checker.getPropertiesOfType(type).length === 0) return anyRecordRef(definitions);
+  const valueText = index && plainTypeText(index.type);
+  if (valueText && checker.getPropertiesOfType(type).length === 0) return recordRef(definitions, valueText);
   if (flags & F.Object && depth < MAX_DEPTH && type.getCallSignatures().length === 0) {
     const properties: Record<string, Schema> = {};
     for (const property of checker.getPropertiesOfType(type)) {
@@ -318,4 +319,15 @@ function schemaOf(checker: TS.TypeChecker, type: TS.Type, depth: number, definit
     return { type: 'object', properties };
   }
   return {};
+}
+
+/** How upstream's generator names a record's value type, for the plain ones (else undefined: written inline). */
+function plainTypeText(type: TS.Type): 'any' | '{}' | 'string' | 'number' | 'boolean' | undefined {
+  const F = ts.TypeFlags;
+  if (type.flags & F.Any) return 'any';
+  if (type.flags & F.Unknown) return '{}';
+  if (type.flags & F.String) return 'string';
+  if (type.flags & F.Number) return 'number';
+  if (type.flags & F.Boolean) return 'boolean';
+  return undefined;
 }

@@ -125,14 +125,25 @@ describe('schemas read from a graph’s source text', () => {
     assert.deepEqual(fromText, checked, 'the checker gives the same answer');
   });
 
-  it('a Record<string, any> channel, read by the checker, refers to one definition of an object (as upstream)', async () => {
+  it('records of plain values (Record<string, any>, index signatures), read by the checker, refer to definitions named as upstream names them', async () => {
     assert.equal(syntacticSchemas(ts, graphs, 'loose'), undefined);
     const loose = (await staticSchemas(graphs, 'loose'))!;
-    const ref = { $ref: '#/definitions/{[x:string]:any;}' };
+    const ref = (name: string) => ({ $ref: `#/definitions/${name}` });
     assert.deepEqual(loose.state, {
       type: 'object',
-      properties: { info: ref, count: { type: 'number' } },
-      definitions: { '{[x:string]:any;}': { type: 'object' } },
+      properties: {
+        info: ref('{[x:string]:any;}'),
+        count: { type: 'number' },
+        labels: ref('{[x:string]:string;}'),
+        scores: ref('{[x:string]:number;}'),
+        extra: ref('{[x:string]:{};}'),
+      },
+      definitions: {
+        '{[x:string]:any;}': { type: 'object' },
+        '{[x:string]:string;}': { type: 'object' },
+        '{[x:string]:number;}': { type: 'object' },
+        '{[x:string]:{};}': { type: 'object' },
+      },
       $schema: 'http://json-schema.org/draft-07/schema#',
     });
     // an input without the channel has no definition of it

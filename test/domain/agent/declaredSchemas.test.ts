@@ -68,7 +68,7 @@ describe('declared graph schemas', () => {
       }
       const withConfig = await client.assistants.getSchemas('io_config');
       assert.deepEqual(fields(withConfig.input_schema), ['topic'], 'the internal loopStep and info stay out of the input');
-      assert.deepEqual(fields(withConfig.output_schema), ['topic', 'loopStep', 'info'], 'no output declared: the state');
+      assert.deepEqual(fields(withConfig.output_schema), ['topic', 'loopStep', 'info', 'labels', 'counts', 'source'], 'no output declared: the state');
       assert.deepEqual(fields(withConfig.config_schema), ['max_loops']);
       // a run still returns what LangGraph returns: the whole state
       const thread = await client.threads.create();
