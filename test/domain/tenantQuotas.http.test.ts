@@ -54,6 +54,12 @@ describe('per-tenant quotas', () => {
     // a thread deleted makes room again
     assert.equal((await send(keyA, 'DELETE', `/threads/${first.thread_id}`)).status, 204);
     assert.equal((await send(keyA, 'POST', '/threads', {})).status, 200);
+    // a run that would create its thread (if_not_exists) is held to the same quota
+    const newThread = randomUUID();
+    const run = { assistant_id: 'echo', input: { messages: [] }, if_not_exists: 'create' };
+    await refused(await send(keyA, 'POST', `/threads/${newThread}/runs`, run), 'AGENTPLANE_MAX_THREADS_PER_TENANT');
+    assert.equal((await send(keyA, 'GET', `/threads/${newThread}`)).status, 404);
+    assert.equal(await count(keyA, '/threads/count'), 3);
   });
 
   it('crons: one over AGENTPLANE_MAX_CRONS_PER_TENANT is 403 and stores nothing', async () => {

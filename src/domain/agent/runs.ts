@@ -95,9 +95,12 @@ export class Runs implements RunService {
       if (admission.kind === 'cancelFirst') for (const runId of inflight) await engine.cancel(threadId, runId, admission.action);
       // the thread as read above, under the thread's lock, is read again only when a cancel may have changed it
       const known = admission.kind === 'cancelFirst' ? {} : { thread: thread ?? null };
-      return this.withinQuota(1, async () =>
-        ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known }))),
-      );
+      const enqueue = async (): Promise<Outcome<Run, 'quota_exceeded'>> =>
+        ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
+      // a run that creates its thread (if_not_exists) creates one of the owner's threads: held to that quota too
+      const threads = () => this.deps.threads.count({ owner: this.owner });
+      const creates = thread ? enqueue : () => createWithin('threads', this.owner, this.deps.quotas ?? {}, this.deps.locks, threads, enqueue);
+      return this.withinQuota(1, creates);
     });
   }
 
