@@ -32,6 +32,9 @@ const DISCOVERY: Record<string, { name: string; kind: string; namespaced: boolea
   '/apis/policy/v1': [
     { name: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
   ],
+  '/apis/networking.k8s.io/v1': [
+    { name: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update'] },
+  ],
 };
 
 export interface FakeKubeApi {

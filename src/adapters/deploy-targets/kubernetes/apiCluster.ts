@@ -20,6 +20,8 @@ const KINDS: [apiVersion: string, kind: string][] = [
   ['v1', 'Service'],
   ['v1', 'Secret'],
   ['v1', 'PersistentVolumeClaim'],
+  // last: the deployment's pods stay fenced in until they are gone
+  ['networking.k8s.io/v1', 'NetworkPolicy'],
 ];
 
 // pods that wait like this will not get better by waiting

@@ -9,6 +9,11 @@
 //   `hostAliases` entry naming its Service with its pod's address (taken at each revision: a
 //   database pod restarted on its own, a reboot, may come back at another address, which a
 //   redeploy picks up).
+// - every pod of the deployment (server, queue, database) is played on a podman network of the
+//   deployment's own, created isolated (`--opt isolate=true`: podman blocks traffic between
+//   isolated networks), so no other tenant's pod reaches its server or its database, and they
+//   reach no one else's: the boundary the rendered NetworkPolicies draw on a cluster, which are
+//   skipped here. The host still reaches them (the published port, the database's login check).
 // - HorizontalPodAutoscaler (played at its minimum: nothing autoscales here),
 //   PodDisruptionBudget, Service: skipped. Several replicas are refused at the API (targetRules.ts).
 // - Secret: created as a podman secret holding its keys (podman reads `secretKeyRef` and
@@ -87,6 +92,9 @@ export async function notServing(host: string, port: number, login: DatabaseLogi
   }
 }
 
+/** The deployment's own podman network: named after it, like its pods and volumes. */
+export const networkName = (deploymentId: string) => `${objectNames(deploymentId).server}-net`;
+
 export interface PodmanTargetOptions {
   /** Where the played file and the published port of each deployment are kept. */
   root: string;
@@ -126,6 +134,7 @@ export function adaptForPodman(manifests: Manifest[], serverName: string, hostPo
     if (manifest.kind === 'Secret') secrets.push(manifest);
     else if (manifest.kind === 'HorizontalPodAutoscaler') skipped.push(`${object} played at its minimum: nothing autoscales on this machine`);
     else if (manifest.kind === 'StatefulSet') database = databaseDeployment(manifest);
+    else if (manifest.kind === 'NetworkPolicy') skipped.push(`${object} drawn by the deployment's own podman network instead`);
     else if (!PLAYED.has(manifest.kind)) skipped.push(`${object} not played: podman kube play does not run this kind`);
     else if (manifest.kind !== 'Deployment') played.push(manifest);
     else {
@@ -253,31 +262,40 @@ export class PodmanCluster implements Cluster {
       await this.createSecret(deploymentId, secret);
     }
     await this.ownVolumes([...played, ...(database ? [database] : [])]);
+    const network = await this.ownNetwork(deploymentId);
     if (database) {
-      const address = await this.playDatabase(deploymentId, database, databaseLogin(database, secrets), say);
+      const address = await this.playDatabase(deploymentId, database, databaseLogin(database, secrets), network, say);
       // what a cluster's DNS does for the database's Service
       for (const workload of played.filter((m) => m.kind === 'Deployment'))
         (workload.spec as { template: { spec: Record<string, unknown> } }).template.spec.hostAliases = [{ ip: address, hostnames: [names.database] }];
     }
     fs.writeFileSync(file, manifestsAsYaml(played), { mode: 0o600 });
     say(`kube-local: playing ${played.map((m) => `${m.kind}/${m.metadata.name}`).join(', ')}`);
-    await this.podman(['kube', 'play', file]);
+    await this.podman(['kube', 'play', '--network', network, file]);
+  }
+
+  /** The deployment's own isolated podman network (see the top of this file), created once. */
+  private async ownNetwork(deploymentId: string): Promise<string> {
+    const network = networkName(deploymentId);
+    if (!(await this.exists(['network', 'exists', network]))) await this.podman(['network', 'create', '--opt', 'isolate=true', network]);
+    return network;
   }
 
   /**
    * Plays the deployment's PostgreSQL unless it runs as rendered already (a new revision leaves
    * it be), waits until it serves the deployment's login, and answers its pod's address.
    */
-  private async playDatabase(deploymentId: string, database: Manifest, login: DatabaseLogin, say: (line: string) => void): Promise<string> {
+  private async playDatabase(deploymentId: string, database: Manifest, login: DatabaseLogin, network: string, say: (line: string) => void): Promise<string> {
     const file = this.databaseFile(deploymentId);
-    const yaml = manifestsAsYaml([database]);
+    // the network is part of what is played: a database played before networks were the deployment's own is played again on it
+    const yaml = `# network: ${network}\n${manifestsAsYaml([database])}`;
     const pod = `${database.metadata.name}-pod-0`;
     const running = fs.existsSync(file) && fs.readFileSync(file, 'utf8') === yaml && (await this.address(pod)) !== null;
     if (!running) {
       if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
       fs.writeFileSync(file, yaml, { mode: 0o600 });
       say(`kube-local: playing the deployment's PostgreSQL (Deployment/${database.metadata.name}, its data on volume ${database.metadata.name}-data)`);
-      await this.podman(['kube', 'play', file]);
+      await this.podman(['kube', 'play', '--network', network, file]);
     }
     const deadline = Date.now() + DATABASE_START_MS;
     let refusal = 'its pod has no address yet';
@@ -370,12 +388,16 @@ export class PodmanCluster implements Cluster {
   async remove(deploymentId: string): Promise<void> {
     for (const file of [this.playedFile(deploymentId), this.databaseFile(deploymentId)])
       if (fs.existsSync(file)) await this.podman(['kube', 'down', file]).catch(() => undefined);
-    // whatever kube down left (a pod of an interrupted play)
-    for (const pod of this.podNames(deploymentId)) await this.podman(['pod', 'rm', '--force', '--ignore', pod]);
     const names = objectNames(deploymentId);
+    // whatever kube down left (a pod of an interrupted play, a database whose file is gone):
+    // every pod of the deployment is named after it, the database's too
+    const ours = (listed: string) => listed.split('\n').filter((name) => name.startsWith(`${names.server}-`));
+    const pods = await this.podman(['pod', 'ps', '--format', '{{.Name}}']);
+    for (const pod of new Set([...this.podNames(deploymentId), ...ours(pods.stdout)])) await this.podman(['pod', 'rm', '--force', '--ignore', pod]);
     for (const secret of [names.secrets, names.databaseSecret]) await this.podman(['secret', 'rm', secret]).catch(() => undefined);
-    const { stdout } = await this.podman(['volume', 'ls', '--format', '{{.Name}}']);
-    for (const volume of stdout.split('\n').filter((name) => name.startsWith(`${names.server}-`))) await this.podman(['volume', 'rm', '--force', volume]);
+    const volumes = await this.podman(['volume', 'ls', '--format', '{{.Name}}']);
+    for (const volume of ours(volumes.stdout)) await this.podman(['volume', 'rm', '--force', volume]);
+    if (await this.exists(['network', 'exists', networkName(deploymentId)])) await this.podman(['network', 'rm', '--force', networkName(deploymentId)]);
     fs.rmSync(path.join(this.options.root, deploymentId), { recursive: true, force: true });
   }
 

@@ -16,6 +16,7 @@ import type { DeploymentRecord, RevisionRecord } from '../records.ts';
 import { admitResourceSpec, type AdmittedContainer, type AdmittedSpec } from './allowlist/resourceSpec.ts';
 import { RESTRICTED_POD_CONTEXT, restrictedSecurityContext } from './tenantBoundary.ts';
 import { admitImage, type TenantWorkload } from '../workloadPolicy.ts';
+import { networkPolicies } from './networkPolicies.ts';
 
 /** A Kubernetes object as applied: apiVersion, kind, metadata with name (and namespace). */
 export interface Manifest {
@@ -198,6 +199,7 @@ function renderAdmitted(input: RenderInput, spec: AdmittedSpec): Rendered {
     });
   }
   manifests.push(...databaseManifests(input, spec, names, namespace, metadata, selectorOf('database')));
+  manifests.push(...networkPolicies({ namespace, instance: names.server, labels: labelsOf, serverPort: SERVER_PORT, databasePort: DATABASE_PORT }));
 
   /** A Deployment; `replicas` null when an HPA owns the count. */
   const workload = (role: 'server' | 'queue', name: string, replicas: number | null, res: ReturnType<typeof resources>): Manifest => {

@@ -53,6 +53,9 @@ const leftovers = (deploymentId: string) => ({
   volumes: podman(['volume', 'ls', '--format', '{{.Name}}'])
     .split('\n')
     .filter((n) => n.includes(deploymentId)),
+  networks: podman(['network', 'ls', '--format', '{{.Name}}'])
+    .split('\n')
+    .filter((n) => n.includes(deploymentId)),
 });
 
 test('a resource_spec with every group is rendered, validated, played with podman kube play and torn down', { skip, timeout: 600_000 }, async () => {
@@ -81,6 +84,10 @@ test('a resource_spec with every group is rendered, validated, played with podma
     'Deployment',
     'HorizontalPodAutoscaler',
     'HorizontalPodAutoscaler',
+    'NetworkPolicy',
+    'NetworkPolicy',
+    'NetworkPolicy',
+    'NetworkPolicy',
     'Secret',
     'Secret',
     'Service',
@@ -149,7 +156,7 @@ test('a resource_spec with every group is rendered, validated, played with podma
 
   await json(server.api(`/v2/deployments/${id}`, { method: 'DELETE' }), 204);
   await until('the deployment to be gone', async () => ((await server.api(`/v2/deployments/${id}`)).status === 404 ? true : undefined));
-  assert.deepEqual(leftovers(id), { pods: [], containers: [], secrets: [], volumes: [] });
+  assert.deepEqual(leftovers(id), { pods: [], containers: [], secrets: [], volumes: [], networks: [] });
 });
 
 test(
