@@ -40,6 +40,10 @@ test('render prints the validated manifests of a full resource_spec as YAML docu
       'Secret/agentplane-demo-db-auth',
       'Service/agentplane-demo-db',
       'StatefulSet/agentplane-demo-db',
+      'NetworkPolicy/agentplane-demo-default-deny',
+      'NetworkPolicy/agentplane-demo-server',
+      'NetworkPolicy/agentplane-demo-egress',
+      'NetworkPolicy/agentplane-demo-db',
       'Deployment/agentplane-demo',
       'HorizontalPodAutoscaler/agentplane-demo',
       'Service/agentplane-demo',
@@ -48,14 +52,14 @@ test('render prints the validated manifests of a full resource_spec as YAML docu
     ],
   );
   assert.ok(docs.every((d) => d.metadata.namespace === 'agents'));
-  assert.equal(docs[4].spec.template.spec.containers[0].image, 'registry.example/agent:2');
+  assert.equal(docs[8].spec.template.spec.containers[0].image, 'registry.example/agent:2');
   assert.deepEqual(docs[0].stringData, { OPENAI_API_KEY: 'sk-1' });
   // kubectl reads YAML 1.1, where a plain off is false: the same objects through it
   assert.deepEqual(
     YAML.parseAllDocuments(result.stdout, { version: '1.1' }).map((d) => d.toJSON()),
     docs,
   );
-  assert.equal(docs[4].spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'AGENTPLANE_CONTROL_PLANE').value, 'off');
+  assert.equal(docs[8].spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'AGENTPLANE_CONTROL_PLANE').value, 'off');
 });
 
 test('render refuses a redis_* field and a value Kubernetes would refuse, exit 1, nothing on stdout', { timeout: 90_000 }, () => {
