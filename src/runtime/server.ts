@@ -338,7 +338,14 @@ async function serveGrpc(
   try {
     const { startGrpcServer } = await import('./grpc/grpcServer.ts');
     const { protoFile, service } = app.grpc;
-    const gateway = await startGrpcServer({ protoFile, service, methods: app.grpc.methods(admit) }, { host: config.host, port: config.grpcPort });
+    const gateway = await startGrpcServer(
+      { protoFile, service, methods: app.grpc.methods(admit) },
+      {
+        host: config.host,
+        port: config.grpcPort,
+        maxMessageBytes: config.maxBodyBytes,
+      },
+    );
     log.info('A2A gRPC listening', { address: where.replace(/:\d+$/, `:${gateway.port}`), service: app.grpc.service });
     return { gateway };
   } catch (err) {

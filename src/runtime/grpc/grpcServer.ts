@@ -49,7 +49,19 @@ export interface RunningGrpcServer {
 /** Metadata that belongs to the call itself, not to its caller. */
 const OWN_METADATA = new Set(['content-type', 'te', 'host', 'content-length', 'connection', 'transfer-encoding', 'accept-encoding']);
 
-export async function startGrpcServer(spec: GrpcService, options: { host: string; port: number }): Promise<RunningGrpcServer> {
+export interface GrpcServerOptions {
+  host: string;
+  port: number;
+  /**
+   * The largest message a call may send, in bytes: the HTTP bindings' body limit
+   * (AGENTPLANE_MAX_BODY_BYTES), so that a request refused on one binding is refused on all;
+   * grpc-js's own default (4 MiB) let through what HTTP+JSON and JSON-RPC refused. A larger one
+   * is RESOURCE_EXHAUSTED before it is decoded.
+   */
+  maxMessageBytes: number;
+}
+
+export async function startGrpcServer(spec: GrpcService, options: GrpcServerOptions): Promise<RunningGrpcServer> {
   const root = loadProto(spec.protoFile);
   const service = root.lookupService(spec.service);
   const definition: Record<string, ServiceDefinition[string]> = {};
@@ -74,7 +86,7 @@ export async function startGrpcServer(spec: GrpcService, options: { host: string
       : (call: ServerUnaryCall<Record<string, unknown>, protobuf.Message>, done: sendUnaryData<protobuf.Message>) =>
           void serveUnary(call, done, serve, responseType);
   }
-  const server = new Server();
+  const server = new Server({ 'grpc.max_receive_message_length': options.maxMessageBytes });
   server.addService(definition as ServiceDefinition, implementation);
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const port = await new Promise<number>((resolve, reject) =>

@@ -144,7 +144,7 @@ describe('gRPC', () => {
       grpcFailure((await send(message('no version'), {})).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
       grpcFailure((await send(message('0.3'), { 'a2a-version': '0.3' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
       grpcFailure((await send(message('2.0'), { 'a2a-version': '2.0' })).error, Code.FAILED_PRECONDITION, 'VERSION_NOT_SUPPORTED');
-      // bytes that are no SendMessageRequest (a field of wire type 7), a method the service lacks, a message past the 4 MiB limit
+      // bytes that are no SendMessageRequest (a field of wire type 7), a method the service lacks, a message past the body limit
       grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/SendMessage`, Buffer.from([0x0f, 0xff, 0xff, 0xff]))).error, Code.INTERNAL);
       grpcFailure((await grpc.unaryAt(`/lf.a2a.v1.A2AService/LaunchMessage`, Buffer.alloc(0))).error, Code.UNIMPLEMENTED);
       grpcFailure((await send(message('x'.repeat(5 * 1024 * 1024)))).error, Code.RESOURCE_EXHAUSTED);
@@ -153,6 +153,25 @@ describe('gRPC', () => {
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id: crypto.randomUUID() })).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
       grpcFailure((await grpc.unary('GetTask', { tenant: 'no-such-graph', id: crypto.randomUUID() })).error, Code.NOT_FOUND);
       assert.equal(await taskCount(), before);
+    } finally {
+      grpc.close();
+    }
+  });
+
+  test('a message over the body limit (AGENTPLANE_MAX_BODY_BYTES, 1 MiB by default) is refused on gRPC as on HTTP+JSON; one under it is taken on both', async () => {
+    const grpc = rawGrpc();
+    try {
+      const before = await taskCount();
+      // 1.5 MiB: within grpc-js's own 4 MiB default, which let it through
+      const over = message('x'.repeat(1.5 * 1024 * 1024));
+      googleRpc(await rest('/message:send', { method: 'POST', headers: V1, json: over }), 413, 'RESOURCE_EXHAUSTED');
+      grpcFailure((await grpc.unary('SendMessage', { tenant: 'echo', ...over })).error, Code.RESOURCE_EXHAUSTED);
+      assert.equal(await taskCount(), before);
+      const under = message('y'.repeat(900 * 1024));
+      assert.equal((await rest('/message:send', { method: 'POST', headers: V1, json: under })).status, 200);
+      const taken = await grpc.unary('SendMessage', { tenant: 'echo', ...under });
+      assert.equal(taken.error, undefined, taken.error?.details);
+      assert.equal(await taskCount(), before + 2);
     } finally {
       grpc.close();
     }

@@ -80,7 +80,7 @@ before(async () => {
         }),
       },
     },
-    { host: '127.0.0.1', port: 0 },
+    { host: '127.0.0.1', port: 0, maxMessageBytes: 1024 * 1024 },
   );
 });
 after(() => server.close());
