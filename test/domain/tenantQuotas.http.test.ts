@@ -59,6 +59,10 @@ describe('per-tenant quotas', () => {
     const run = { assistant_id: 'echo', input: { messages: [] }, if_not_exists: 'create' };
     await refused(await send(keyA, 'POST', `/threads/${newThread}/runs`, run), 'AGENTPLANE_MAX_THREADS_PER_TENANT');
     assert.equal((await send(keyA, 'GET', `/threads/${newThread}`)).status, 404);
+    // and so is a stateless run, or a batch, that keeps its thread
+    const kept = { assistant_id: 'echo', input: { messages: [] }, on_completion: 'keep' };
+    await refused(await send(keyA, 'POST', '/runs', kept), 'AGENTPLANE_MAX_THREADS_PER_TENANT');
+    await refused(await send(keyA, 'POST', '/runs/batch', [{ ...kept, on_completion: 'delete' }, kept]), 'AGENTPLANE_MAX_THREADS_PER_TENANT');
     assert.equal(await count(keyA, '/threads/count'), 3);
   });
 

@@ -31,6 +31,9 @@ export interface RunDeps extends RunWriteDeps {
   quotas?: Partial<TenantQuotas>;
 }
 
+/** Whether a stateless run's thread stays once the run has ended (`on_completion: keep`). */
+const keepsThread = (body: RunCreate) => (body.on_completion ?? 'delete') !== 'delete';
+
 /**
  * The JS SDK's `createBatch` sends each payload with its own camelCase keys (`streamMode`,
  * `onCompletion`, ...); the upstream servers ignore those. Taking them as their snake_case
@@ -98,9 +101,7 @@ export class Runs implements RunService {
       const enqueue = async (): Promise<Outcome<Run, 'quota_exceeded'>> =>
         ok(toApiRun(await enqueueRun(this.deps, threadId, assistant, body, { owner: this.owner, caller: this.caller, ...known })));
       // a run that creates its thread (if_not_exists) creates one of the owner's threads: held to that quota too
-      const threads = () => this.deps.threads.count({ owner: this.owner });
-      const creates = thread ? enqueue : () => createWithin('threads', this.owner, this.deps.quotas ?? {}, this.deps.locks, threads, enqueue);
-      return this.withinQuota(1, creates);
+      return this.withinQuota(1, () => this.withinThreadQuota(thread ? 0 : 1, enqueue));
     });
   }
 
@@ -113,11 +114,19 @@ export class Runs implements RunService {
     return createWithin('runsInFlight', this.owner, this.deps.quotas ?? {}, this.deps.locks, held, create);
   }
 
+  /** `create` (of runs that leave `adds` threads of this owner behind) done only while they fit its quota of threads. */
+  private withinThreadQuota<T, K extends FailureKind>(adds: number, create: () => Promise<Outcome<T, K>>): Promise<Outcome<T, K | 'quota_exceeded'>> {
+    if (adds === 0) return create();
+    const held = async () => (await this.deps.threads.count({ owner: this.owner })) + adds - 1;
+    return createWithin('threads', this.owner, this.deps.quotas ?? {}, this.deps.locks, held, create);
+  }
+
   /** A run on a new thread of its own, deleted when the run ends unless `on_completion` is `keep`. */
   async createStateless(body: RunCreate): Promise<Outcome<Run, 'not_found' | 'quota_exceeded'>> {
     const assistant = await this.deps.assistants.resolve(body.assistant_id);
     if (!assistant) return assistantNotFound(body.assistant_id);
-    return this.withinQuota(1, async () => ok(await this.enqueueStateless(assistant, body)));
+    const create = async (): Promise<Outcome<Run, 'quota_exceeded'>> => ok(await this.enqueueStateless(assistant, body));
+    return this.withinQuota(1, () => this.withinThreadQuota(keepsThread(body) ? 1 : 0, create));
   }
 
   /** Several stateless runs; every assistant is checked before any run is created. */
@@ -130,11 +139,12 @@ export class Runs implements RunService {
       assistants.push(assistant);
     }
     // the batch whole or not at all
-    return this.withinQuota(bodies.length, async () => {
+    const create = async (): Promise<Outcome<Run[], 'quota_exceeded'>> => {
       const created: Run[] = [];
       for (const [i, body] of bodies.entries()) created.push(await this.enqueueStateless(assistants[i], body));
       return ok(created);
-    });
+    };
+    return this.withinQuota(bodies.length, () => this.withinThreadQuota(bodies.filter(keepsThread).length, create));
   }
 
   async delete(threadId: string, runId: string): Promise<Outcome<void, 'not_found'>> {
@@ -181,7 +191,7 @@ export class Runs implements RunService {
   }
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
-    const temporary = (body.on_completion ?? 'delete') === 'delete';
+    const temporary = !keepsThread(body);
     // a new thread of its own: nothing to read
     return toApiRun(await enqueueRun(this.deps, uuid4(), assistant, body, { temporary, owner: this.owner, caller: this.caller, thread: null }));
   }
