@@ -1,7 +1,8 @@
 // Found by the generated campaign (campaign.ts, issue 84): a message whose content is neither
 // text nor a list of blocks (`{"content": false}` to the plain `echo` graph, which keeps what it
 // is given) made the run's join, the thread's state and its history answer 500: the replies'
-// schema allowed a message only a string or an array there. A graph's state is its own, and is
+// schema allowed a message only a string or an array there; so did a message type other than
+// LangChain's four (`{"type": "note"}`). A graph's state is its own, and is
 // returned as it is; on both stores.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +28,13 @@ for (const backend of BACKENDS) {
         const messages = ((await joined.json()) as { messages: { content: unknown }[] }).messages;
         assert.deepEqual(messages.at(-2)?.content, content);
       }
+      // a type LangChain does not have, kept as it was given (the reply's schema allowed four)
+      const typed = await app.api(`/threads/${thread}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: 'echo', input: { messages: [{ type: 'note', content: 'x' }] } },
+      });
+      assert.equal(typed.status, 200, await typed.clone().text());
+      assert.ok(((await typed.json()) as { messages: { type: string }[] }).messages.some((m) => m.type === 'note'));
       for (const [method, path, json] of [
         ['GET', `/threads/${thread}/state`],
         ['POST', `/threads/${thread}/history`, {}],
