@@ -90,6 +90,7 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       responses: {},
     };
     if (op['x-agentplane-jsonrpc']) rec.jsonrpc = op['x-agentplane-jsonrpc'];
+    if (op['x-agentplane-discovery'] === true) rec.discovery = true;
     if (op['x-agentplane-errors']) rec.errors = errorsOf(file, id, op['x-agentplane-errors']);
     // a JSON-RPC endpoint answers its own callers; custom auth guards the REST operations
     if (options.customAuth && !rec.jsonrpc) rec.auth = authOf(file, op);

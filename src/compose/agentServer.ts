@@ -55,7 +55,7 @@ import { threadHandlers } from '../handlers/agent-server/threads.ts';
 import { uiHandlers } from '../handlers/agent-server/ui.ts';
 import { UiBundles, type UiSettings } from '../adapters/ui-bundling/uiBundles.ts';
 import type { ProjectFile } from '../runtime/project.ts';
-import { requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../handlers/agent-server/owner.ts';
+import { discoveryOwner, requestOwner, serviceFor as servicesOf, type OwnerOf, type ServiceFor } from '../handlers/agent-server/owner.ts';
 import { langGraphReleaseNear } from '../shared/langGraphRelease.ts';
 
 export interface AgentServerArea {
@@ -65,6 +65,8 @@ export interface AgentServerArea {
   serviceFor: ServiceFor;
   /** Whom a request acts for (its tenant with agent-server auth on, else ''). */
   ownerOf: OwnerOf;
+  /** The domain API as a discovery request (an A2A card, read with or without a key) sees it. */
+  discoveryServiceFor: ServiceFor;
   /** Loads the project file and its graphs again; runs in flight finish on the old code. */
   reload(): Promise<void>;
   /** What A2A push notifications need: hear of each run's end, the agent server of an owner, the webhook sender. */
@@ -232,7 +234,15 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     forOwner: (owner: string) => domain.forOwner(owner),
     webhooks,
   };
-  return { handlers, modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps], serviceFor, ownerOf, reload, runEnds };
+  return {
+    handlers,
+    modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps],
+    serviceFor,
+    ownerOf,
+    discoveryServiceFor: servicesOf(domain, discoveryOwner(ownerOf)),
+    reload,
+    runEnds,
+  };
 }
 
 /**

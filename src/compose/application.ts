@@ -40,7 +40,7 @@ export const createApplication: AppFactory = async (deps) => {
     { tasks: new CollectionA2ATasks(deps.store), pushConfigs: new CollectionPushConfigs(deps.store) },
     agentServer.serviceFor,
     agentServer.ownerOf,
-    { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort) },
+    { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort), cardServiceFor: agentServer.discoveryServiceFor },
   );
   const bindings = a2aBindings(a2a.v1.scope, agentServer.serviceFor, deps.config.project);
   // `satisfies` makes the compiler check completeness here as well as in each area

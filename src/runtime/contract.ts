@@ -41,6 +41,11 @@ export interface OperationSpec {
   /** The JSON-RPC dispatcher this operation carries (`x-agentplane-jsonrpc`). */
   jsonrpc?: string;
   /**
+   * Agent discovery (`x-agentplane-discovery`): credentials are optional whatever auth is in
+   * force, a valid one still naming the caller's tenant (an A2A card says how to authenticate).
+   */
+  discovery?: boolean;
+  /**
    * The shape of the failures the runtime answers for this operation itself — bad input, a
    * wrong media type, authentication, limits, an unknown path under it (`x-agentplane-errors`):
    * a google.rpc.Status (AIP-193) in this media type, its ErrorInfo in this domain; input that

@@ -286,7 +286,9 @@ export function createPipeline(options: PipelineOptions) {
       if (credential === undefined) return missingOwnCredential(b.ownCredential.name);
       tenantId = null;
     } else {
-      const identity = options.keyRing.authenticate(req.headers, !b.public && (!b.anonymous || options.requireAuthEverywhere));
+      // agent discovery stays anonymous when auth is forced on: the card tells a client how to authenticate
+      const required = !b.public && (!b.anonymous || (options.requireAuthEverywhere && !b.operation.discovery));
+      const identity = options.keyRing.authenticate(req.headers, required);
       if ('status' in identity) return identity;
       tenantId = identity.tenantId;
     }

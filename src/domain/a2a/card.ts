@@ -3,6 +3,7 @@
 import type { AgentCard, AgentSkill } from '../../../generated/agent-server/types.gen.ts';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import type { ProjectFile as ProjectConfig } from '../../../generated/project/types.gen.ts';
+import type { CardSecurity } from './cardSecurity.ts';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 
@@ -14,9 +15,11 @@ export interface CardInput {
   hasMessages: boolean;
   /** The server's version (upstream reports its package version). */
   version: string;
+  /** How to authenticate (cardSecurity.ts); absent when anonymous calls are served. */
+  security?: CardSecurity;
 }
 
-export function buildAgentCard({ assistant, idAsGiven, baseUrl, hasMessages, version }: CardInput): AgentCard {
+export function buildAgentCard({ assistant, idAsGiven, baseUrl, hasMessages, version, security }: CardInput): AgentCard {
   const name = assistant.name || assistant.graph_id;
   const base = assistant.description || `${name} assistant`;
   // without a `messages` key the graph cannot take text, and clients should know before trying
@@ -46,6 +49,7 @@ export function buildAgentCard({ assistant, idAsGiven, baseUrl, hasMessages, ver
     defaultInputModes: inputModes,
     defaultOutputModes: outputModes,
     skills: [skill],
+    ...(security ? { securitySchemes: security.securitySchemes, security: security.security } : {}),
   };
 }
 

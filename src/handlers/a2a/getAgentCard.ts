@@ -9,6 +9,7 @@ import type { RequestContext } from '../../runtime/context.ts';
 import type { ProjectConfig } from '../../runtime/config.ts';
 import type { ServiceFor } from '../agent-server/owner.ts';
 import { buildAgentCard, defaultAssistantId } from '../../domain/a2a/card.ts';
+import type { CardSecurity } from '../../domain/a2a/cardSecurity.ts';
 import { fail } from '../../domain/outcome.ts';
 import { failed } from '../agent-server/failures.ts';
 import { unknownAssistant } from './rpc.ts';
@@ -19,7 +20,15 @@ import type { CardSigner } from './v1/cardSigning.ts';
 type CardVersion = '0.3' | '1.0';
 
 /** The card of the assistant a request names (or the default one) in `version`'s shape, signed when a key is configured. */
-function cardOf(serviceFor: ServiceFor, project: ProjectConfig, version: string, interfaces: A2AInterfaces, signer: CardSigner | undefined) {
+/** What every card of this server shares: its version, interfaces, signer and declared security (cardSecurity.ts). */
+export interface CardSetting {
+  version: string;
+  interfaces: A2AInterfaces;
+  signer?: CardSigner;
+  security?: CardSecurity;
+}
+
+function cardOf(serviceFor: ServiceFor, project: ProjectConfig, { version, interfaces, signer, security }: CardSetting) {
   return async (named: string | undefined, shape: CardVersion, ctx: RequestContext) => {
     const { assistants } = serviceFor(ctx);
     const id = named ?? defaultAssistantId(project);
@@ -27,7 +36,7 @@ function cardOf(serviceFor: ServiceFor, project: ProjectConfig, version: string,
     const found = await assistants.get(id);
     if (!found.ok) return unknownAssistant(id);
     const assistant = found.value;
-    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version });
+    const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version, security });
     const listed = supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id });
     // the v1.0 card as the agent-server document declares it (AgentCardV1), the same fields as the A2A document's
     const body = (shape === '0.3' ? { ...card, supportedInterfaces: listed } : toV1Card(card, listed)) as GetAgentCard200Body;
@@ -35,14 +44,8 @@ function cardOf(serviceFor: ServiceFor, project: ProjectConfig, version: string,
   };
 }
 
-export function getAgentCard(
-  serviceFor: ServiceFor,
-  project: ProjectConfig,
-  version: string,
-  interfaces: A2AInterfaces,
-  signer?: CardSigner,
-): AgentServerHandlers<RequestContext>['getAgentCard'] {
-  const card = cardOf(serviceFor, project, version, interfaces, signer);
+export function getAgentCard(serviceFor: ServiceFor, project: ProjectConfig, setting: CardSetting): AgentServerHandlers<RequestContext>['getAgentCard'] {
+  const card = cardOf(serviceFor, project, setting);
   return async (request, ctx) => {
     const shape = cardVersion(requestedVersion(request.headers['a2a-version'], request.query['A2A-Version'])) === '0.3' ? '0.3' : '1.0';
     const reply = await card(request.query.assistant_id, shape, ctx);
@@ -54,11 +57,9 @@ export function getAgentCard(
 export function getAgentCardLegacy(
   serviceFor: ServiceFor,
   project: ProjectConfig,
-  version: string,
-  interfaces: A2AInterfaces,
-  signer?: CardSigner,
+  setting: CardSetting,
 ): AgentServerHandlers<RequestContext>['getAgentCardLegacy'] {
-  const card = cardOf(serviceFor, project, version, interfaces, signer);
+  const card = cardOf(serviceFor, project, setting);
   return (request, ctx) => card(request.query.assistant_id, '0.3', ctx) as ReturnType<AgentServerHandlers<RequestContext>['getAgentCardLegacy']>;
 }
 

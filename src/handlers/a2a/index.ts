@@ -17,6 +17,7 @@ import type { AppFactoryDeps } from '../deps.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import { methodRegistry } from '../../runtime/jsonrpc.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
+import { cardSecurity } from '../../domain/a2a/cardSecurity.ts';
 import { getAgentCard, getAgentCardJwks, getAgentCardLegacy } from './getAgentCard.ts';
 import { messageMethods } from './messages.ts';
 import { a2aRpc, type A2AContext } from './rpc.ts';
@@ -47,6 +48,8 @@ export interface A2ARepositories {
 export interface A2AOptions {
   /** The interfaces the server serves, in order of preference (default: JSON-RPC at 1.0 and 0.3). */
   interfaces?: A2AInterfaces;
+  /** The domain API as a card request sees it (discoveryOwner: anonymous whatever auth is in force); default `serviceFor`. */
+  cardServiceFor?: ServiceFor;
   /** Where runs end: push notifications are sent from there (without it, configs are kept but nothing is sent). */
   runEnds?: { listen(listener: (ended: RunEnded) => void): void; forOwner(owner: string): AgentService; webhooks: WebhookNotifier };
 }
@@ -88,11 +91,17 @@ export async function createA2A(
   // jose (and canonicalize) load only with a signing key: ~47 modules a start without one need not load
   const signer = deps.config.a2aSigning ? (await import('./v1/cardSigning.ts')).cardSigner(deps.config.a2aSigning) : undefined;
   const interfaces = options.interfaces ?? jsonRpcOnly;
+  const security = cardSecurity({
+    apiKeys: deps.config.agentServerAuth,
+    customAuth: typeof deps.config.project.auth?.path === 'string' && !deps.config.mock,
+    configured: deps.config.project.a2a?.security_schemes,
+  });
+  const cards = { version: PACKAGE_VERSION, interfaces, ...(signer ? { signer } : {}), ...(security ? { security } : {}) };
   return {
     methods,
     handlers: {
-      getAgentCard: getAgentCard(serviceFor, deps.config.project, PACKAGE_VERSION, interfaces, signer),
-      getAgentCardLegacy: getAgentCardLegacy(serviceFor, deps.config.project, PACKAGE_VERSION, interfaces, signer),
+      getAgentCard: getAgentCard(options.cardServiceFor ?? serviceFor, deps.config.project, cards),
+      getAgentCardLegacy: getAgentCardLegacy(options.cardServiceFor ?? serviceFor, deps.config.project, cards),
       getAgentCardJwks: getAgentCardJwks(signer),
       a2aRpc: a2aRpc(serviceFor, scopeFor, { '0.3': dispatcher, '1.0': dispatcherV1 }),
     },

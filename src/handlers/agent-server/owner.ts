@@ -19,6 +19,15 @@ export function requestOwner(agentServerAuth: boolean): OwnerOf {
   };
 }
 
+/**
+ * Whom a discovery request acts for (an A2A card, readable without credentials whatever auth is
+ * in force): the caller's tenant when it sent a key; without one, the space no tenant owns (''),
+ * where only the configured graphs' assistants are found, never a tenant's own.
+ */
+export function discoveryOwner(ownerOf: OwnerOf): OwnerOf {
+  return (ctx) => (ctx.tenantId ? ownerOf(ctx) : '');
+}
+
 export function serviceFor(services: AgentServices, ownerOf: OwnerOf): ServiceFor {
   return (ctx) => services.forOwner(ownerOf(ctx), { user: ctx.user, headers: ctx.headers });
 }

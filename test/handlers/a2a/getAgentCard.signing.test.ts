@@ -26,6 +26,8 @@ before(async () => {
       AGENTPLANE_A2A_SIGNING_KEY: await exportPKCS8(current.privateKey),
       AGENTPLANE_A2A_SIGNING_KEY_ID: 'new',
       AGENTPLANE_A2A_SIGNING_PUBLISHED_KEYS: JSON.stringify({ keys: [retired.publicJwk] }),
+      // auth on: the cards declare security schemes (covered by the v1.0 signature), and are read without a key
+      AGENTPLANE_AGENT_SERVER_AUTH: '1',
     },
   });
 });
@@ -53,8 +55,9 @@ describe('the SDK verifies every card with the key found through jku', () => {
     test(name, async () => {
       const res = await app.fetch(path, { headers });
       assert.equal(res.status, 200);
-      const card = (await res.json()) as { signatures: { protected: string; signature: string }[] };
+      const card = (await res.json()) as { signatures: { protected: string; signature: string }[]; securitySchemes?: object };
       assert.equal(card.signatures.length, 1);
+      assert.ok(card.securitySchemes, 'the card declares how to authenticate');
       const header = decodeProtectedHeader(card.signatures[0]);
       assert.deepEqual(header, { alg: 'ES256', typ: 'JOSE', kid: 'new', jku: `${app.url}/.well-known/agent-card-jwks.json` });
       // the SDK's own canonical form is what was signed

@@ -3,7 +3,7 @@
 // binding on a port of its own is listed only while it serves): this module receives them
 // in order of preference and only writes their URLs for the request's base and assistant.
 import type * as V1 from '../../../../generated/a2a-v1/types.gen.ts';
-import type { AgentCard } from '../../../../generated/agent-server/types.gen.ts';
+import type { AgentCard, AgentSecuritySchemeV03 } from '../../../../generated/agent-server/types.gen.ts';
 
 export type A2ABinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -46,6 +46,8 @@ export function toV1Card(card: AgentCard, interfaces: V1.AgentInterface[]): V1.A
     version: card.version,
     // push notifications: a task's webhooks (CreateTaskPushNotificationConfig); no extended card
     capabilities: { streaming: card.capabilities.streaming ?? true, pushNotifications: true, extendedAgentCard: false },
+    ...(card.securitySchemes ? { securitySchemes: Object.fromEntries(Object.entries(card.securitySchemes).map(([name, s]) => [name, toV1Scheme(s)])) } : {}),
+    ...(card.security ? { securityRequirements: card.security.map(toV1Requirement) } : {}),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
     skills: card.skills.map((skill) => ({
@@ -59,3 +61,33 @@ export function toV1Card(card: AgentCard, interfaces: V1.AgentInterface[]): V1.A
     })),
   };
 }
+
+/** A 0.3 (OpenAPI 3) security scheme as the v1.0 SecurityScheme, the member of its type set. */
+export function toV1Scheme(scheme: AgentSecuritySchemeV03): V1.SecurityScheme {
+  const description = scheme.description ? { description: scheme.description } : {};
+  switch (scheme.type) {
+    case 'apiKey':
+      return { apiKeySecurityScheme: { ...description, location: scheme.in ?? 'header', name: scheme.name ?? '' } };
+    case 'http':
+      return {
+        httpAuthSecurityScheme: { ...description, scheme: scheme.scheme ?? 'bearer', ...(scheme.bearerFormat ? { bearerFormat: scheme.bearerFormat } : {}) },
+      };
+    case 'oauth2':
+      return {
+        oauth2SecurityScheme: {
+          ...description,
+          flows: (scheme.flows ?? {}) as V1.OAuthFlows,
+          ...(scheme.oauth2MetadataUrl ? { oauth2MetadataUrl: scheme.oauth2MetadataUrl } : {}),
+        },
+      };
+    case 'openIdConnect':
+      return { openIdConnectSecurityScheme: { ...description, openIdConnectUrl: scheme.openIdConnectUrl ?? '' } };
+    case 'mutualTLS':
+      return { mtlsSecurityScheme: description };
+  }
+}
+
+/** A 0.3 requirement ({scheme: scopes}) as the v1.0 SecurityRequirement ({schemes: {scheme: {list}}}). */
+export const toV1Requirement = (requirement: Record<string, string[]>): V1.SecurityRequirement => ({
+  schemes: Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, { list: scopes }])),
+});
