@@ -108,6 +108,15 @@ describe('HTTP+JSON', () => {
     assert.equal(await taskCount(), before);
   });
 
+  test('a task that ended: cancelling it is 400 TASK_NOT_CANCELABLE, a message to it 400 UNSUPPORTED_OPERATION (§5.4 of v1.0.1)', async () => {
+    const sent = await rest('/message:send', { method: 'POST', headers: V1, json: message('done') });
+    assert.equal(sent.body.task.status.state, 'TASK_STATE_COMPLETED');
+    const { id } = sent.body.task;
+    googleRpc(await rest(`/tasks/${id}:cancel`, { method: 'POST', headers: V1, json: {} }), 400, 'FAILED_PRECONDITION', 'TASK_NOT_CANCELABLE');
+    const again = { message: { ...message('again').message, taskId: id } };
+    googleRpc(await rest('/message:send', { method: 'POST', headers: V1, json: again }), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION');
+  });
+
   test('the version may be a query parameter; a patch part is not considered', async () => {
     const sent = await rest('/message:send?A2A-Version=1.0', { method: 'POST', json: message('by query') });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
@@ -152,7 +161,11 @@ describe('gRPC', () => {
       grpcFailure((await send({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ url: 'https://example.com/a.png' }] } })).error, Code.INVALID_ARGUMENT);
       grpcFailure((await grpc.unary('GetTask', { tenant: 'echo', id: crypto.randomUUID() })).error, Code.NOT_FOUND, 'TASK_NOT_FOUND');
       grpcFailure((await grpc.unary('GetTask', { tenant: 'no-such-graph', id: crypto.randomUUID() })).error, Code.NOT_FOUND);
-      assert.equal(await taskCount(), before);
+      // a task that ended: FAILED_PRECONDITION for a cancel and for a message to it (§5.4 of v1.0.1)
+      const done = (await send(message('done'))).value!.task;
+      grpcFailure((await grpc.unary('CancelTask', { tenant: 'echo', id: done.id })).error, Code.FAILED_PRECONDITION, 'TASK_NOT_CANCELABLE');
+      grpcFailure((await send({ message: { ...message('again').message, taskId: done.id } })).error, Code.FAILED_PRECONDITION, 'UNSUPPORTED_OPERATION');
+      assert.equal(await taskCount(), before + 1);
     } finally {
       grpc.close();
     }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { exportJWK, flattenedVerify, generateKeyPair, exportPKCS8 } from 'jose';
 import { cardVersion, negotiate, requestedVersion } from '../../../src/handlers/a2a/version.ts';
 import { fromV1Message, toV1StreamResponse, toV1Task } from '../../../src/handlers/a2a/v1/wire.ts';
-import { a2aError, jsonRpcError } from '../../../src/handlers/a2a/v1/errors.ts';
+import { a2aError, GRPC_STATUS, HTTP_STATUS, JSONRPC_CODE, jsonRpcError, type A2AErrorKind } from '../../../src/handlers/a2a/v1/errors.ts';
 import { canonicalCard, cardSigner } from '../../../src/handlers/a2a/v1/cardSigning.ts';
 
 test('A2A-Version: none is 0.3, Major.Minor picks a served version (patch ignored), anything else is none; the header wins', () => {
@@ -80,6 +80,29 @@ test('errors: the JSON-RPC code of the kind, with a google.rpc.ErrorInfo in data
     data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org', metadata: { taskId: 't' } }],
   });
   assert.equal(jsonRpcError(a2aError('VERSION_NOT_SUPPORTED', 'no')).code, -32009);
+});
+
+/**
+ * The specification's §5.4 table as v1.0.1 gives it (a2aproject/A2A #1627 corrected v1.0.0's
+ * 409, 415, 502 and UNIMPLEMENTED to the google.rpc.Code mapping: FAILED_PRECONDITION and
+ * INVALID_ARGUMENT are 400, INTERNAL 500), which @a2a-js/sdk 1.3.0's server follows too.
+ */
+const SECTION_5_4: Record<Exclude<A2AErrorKind, 'INVALID_PARAMS' | 'INTERNAL'>, [number, string, number]> = {
+  TASK_NOT_FOUND: [-32001, 'NOT_FOUND', 404],
+  TASK_NOT_CANCELABLE: [-32002, 'FAILED_PRECONDITION', 400],
+  PUSH_NOTIFICATION_NOT_SUPPORTED: [-32003, 'FAILED_PRECONDITION', 400],
+  UNSUPPORTED_OPERATION: [-32004, 'FAILED_PRECONDITION', 400],
+  CONTENT_TYPE_NOT_SUPPORTED: [-32005, 'INVALID_ARGUMENT', 400],
+  INVALID_AGENT_RESPONSE: [-32006, 'INTERNAL', 500],
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: [-32007, 'FAILED_PRECONDITION', 400],
+  EXTENSION_SUPPORT_REQUIRED: [-32008, 'FAILED_PRECONDITION', 400],
+  VERSION_NOT_SUPPORTED: [-32009, 'FAILED_PRECONDITION', 400],
+};
+
+test('errors: each A2A error has the JSON-RPC code, gRPC status and HTTP status of the §5.4 table (v1.0.1)', () => {
+  for (const [kind, expected] of Object.entries(SECTION_5_4) as [A2AErrorKind, [number, string, number]][]) {
+    assert.deepEqual([JSONRPC_CODE[kind], GRPC_STATUS[kind], HTTP_STATUS[kind]], expected, kind);
+  }
 });
 
 test('a signed card carries a JWS over its RFC 8785 form, which verifies with the public key; a changed card does not', async () => {
