@@ -8,11 +8,25 @@
 // sends the draft as it was, `edit` sends `edited_action.args` instead, `reject` drops it and
 // keeps the reviewer's `message`.
 //
+// Its run settings are a context schema (Zod), so the dashboard draws them as a form: the
+// email's priority (an enum), a word limit for its body (a number), whether to ask at all (a
+// boolean) and the greeting it opens with (a string with a default). Their defaults draft the
+// email as the graph always did.
+//
 // `breakpoint`: the same draft and send as plain nodes, compiled with interruptBefore: ['send'],
 // so every run pauses before sending until it is continued (a run with no input).
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
-import { END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { END, interrupt, MessagesAnnotation, START, StateGraph, type Runtime } from '@langchain/langgraph';
+import { z } from 'zod';
 import { textOf } from './echo.ts';
+
+const Settings = z.object({
+  priority: z.enum(['low', 'normal', 'high']).default('normal').describe('How urgent the email is: a high one is marked so in its subject'),
+  max_words: z.number().int().min(1).optional().describe('At most this many words in the body'),
+  ask_first: z.boolean().default(true).describe('Ask a person before sending (off: sent at once)'),
+  greeting: z.string().default('Hello').describe('The first word of the body'),
+});
+type Settings = z.infer<typeof Settings>;
 
 interface Email {
   to: string;
@@ -26,17 +40,21 @@ type Decision = { type: 'approve' } | { type: 'edit'; edited_action: { name: str
 const lastHuman = (messages: BaseMessage[]) => textOf([...messages].reverse().find((m) => m.getType() === 'human')?.content);
 
 /** A draft from "email bob about lunch": the first word after "email" is the addressee. */
-function draftOf(request: string): Email {
+function draftOf(request: string, settings: Partial<Settings> = {}): Email {
   const to = /\bemail\s+(\S+)/i.exec(request)?.[1] ?? 'someone';
   const topic = /\babout\s+(.+)$/i.exec(request)?.[1] ?? request;
-  return { to: `${to.toLowerCase()}@example.com`, subject: topic, body: `Hello,\n\nAbout ${topic}: ${request}\n` };
+  const words = `${settings.greeting ?? 'Hello'},\n\nAbout ${topic}: ${request}`.split(' ');
+  const body = settings.max_words ? words.slice(0, settings.max_words).join(' ') : words.join(' ');
+  const subject = settings.priority === 'high' ? `[urgent] ${topic}` : topic;
+  return { to: `${to.toLowerCase()}@example.com`, subject, body: `${body}\n` };
 }
 
 const sent = (email: Email) => new AIMessage(`Sent to ${email.to}: "${email.subject}".`);
 
-export const approval = new StateGraph(MessagesAnnotation)
-  .addNode('review', (state) => {
-    const draft = draftOf(lastHuman(state.messages));
+export const approval = new StateGraph(MessagesAnnotation, Settings)
+  .addNode('review', (state, runtime: Runtime<Settings>) => {
+    const draft = draftOf(lastHuman(state.messages), runtime.context);
+    if (runtime.context?.ask_first === false) return { messages: [sent(draft)] };
     const answer = interrupt<unknown, { decisions?: Decision[] } | null>({
       action_requests: [{ name: 'send_email', args: draft, description: `Send this email to ${draft.to}?` }],
       review_configs: [{ action_name: 'send_email', allowed_decisions: ['approve', 'edit', 'reject'] }],

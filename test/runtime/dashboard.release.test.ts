@@ -394,6 +394,46 @@ describe('dashboard: agent server', () => {
     await page.context().close();
   });
 
+  test("the shipped approval graph's run settings are forms drawn from its context schema (enum, number, boolean, string with a default), and a run from the chat takes them", async () => {
+    const page = await open('/dashboard/assistants');
+    await page.getByRole('link', { name: 'approval', exact: true }).click();
+    const settings = page.getByRole('region', { name: 'Run settings' });
+    const context = settings.getByRole('form', { name: 'Run context' });
+    const priority = context.getByLabel(/^Priority/);
+    assert.deepEqual((await priority.locator('option').allTextContents()).slice(1), ['low', 'normal', 'high']);
+    assert.equal(await context.getByLabel(/^Greeting/).getAttribute('placeholder'), 'default: Hello');
+    assert.deepEqual(
+      (
+        await context
+          .getByLabel(/^Ask first/)
+          .locator('option')
+          .allTextContents()
+      ).slice(1),
+      ['true', 'false'],
+    );
+    await context.getByLabel(/^Max words/).waitFor();
+    // the configurable values get the same form (folded: the graph reads its context)
+    await settings.getByText('Configurable form').click();
+    await settings
+      .getByRole('form', { name: 'Run configurable' })
+      .getByLabel(/^Priority/)
+      .waitFor();
+    await screenshot(page, 'run-settings-form');
+    await priority.selectOption('high');
+    await context.getByLabel(/^Ask first/).selectOption('false');
+    await settings.getByText('In force: context priority, ask_first.').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('email bob about lunch');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    // not asked first: sent at once, marked urgent
+    await page.locator('.chat .message-ai', { hasText: 'Sent to bob@example.com: "[urgent] lunch".' }).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'The run asks for a decision' }).count(), 0);
+    const threadId = new URL((await page.locator('.chat-head a').getAttribute('href'))!, server.url).pathname.split('/').at(-1);
+    const [run] = (await (await server.api(`/threads/${threadId}/runs`)).json()) as { kwargs: Record<string, any> }[];
+    assert.deepEqual(run.kwargs.context, { priority: 'high', ask_first: false });
+    assert.deepEqual(pageErrors(page), []);
+    await page.context().close();
+  });
+
   test('interrupts on the thread page: a HITL request rejected with a reason, a breakpoint continued', async () => {
     const start = async (assistant: string, text: string) => {
       const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };

@@ -48,8 +48,9 @@ export function RunSettingsPanel({ assistantId, value, onChange }: { assistantId
   const nodes = (graph.data?.nodes ?? []).map((n) => String(n.id)).filter((id) => !id.startsWith('__'));
   const configSchema = schemas.data?.config_schema;
   const contextSchema = schemas.data?.context_schema;
-  // in JS graphs the configurable schema is the context's: one form says it all
-  const sameSchema = JSON.stringify(contextSchema) === JSON.stringify(configSchema);
+  // in JS graphs the configurable schema is the context's: both get its form, as a graph may
+  // read its settings from either (`runtime.context`, or `config.configurable` as before 1.0)
+  const sameSchema = formable(configSchema) && JSON.stringify(contextSchema) === JSON.stringify(configSchema);
   const set = (patch: Partial<RunSettings>) => onChange({ ...value, ...patch });
   // what is in force, said as a person would: the keys set and the breakpoints chosen
   const active = [
@@ -99,24 +100,48 @@ export function RunSettingsPanel({ assistantId, value, onChange }: { assistantId
           </table>
         </fieldset>
       )}
-      {formable(configSchema) && !sameSchema && (
-        <SettingsBlock title="Configurable" schema={configSchema} value={value.configurable} onChange={(configurable) => set({ configurable })} />
-      )}
-      {formable(contextSchema) && <SettingsBlock title="Context" schema={contextSchema} value={value.context} onChange={(context) => set({ context })} />}
-      {/* graphs without a schema still take configurable values: the JSON way */}
-      {!(formable(configSchema) && !sameSchema) && (
-        <SettingsBlock title="Configurable" value={value.configurable} onChange={(configurable) => set({ configurable })} />
-      )}
-      {!formable(contextSchema) && <SettingsBlock title="Context" value={value.context} onChange={(context) => set({ context })} />}
+      {/* a graph without a schema still takes values: the JSON way */}
+      <SettingsBlock
+        title="Context"
+        schema={formable(contextSchema) ? contextSchema : undefined}
+        value={value.context}
+        onChange={(context) => set({ context })}
+      />
+      <SettingsBlock
+        title="Configurable"
+        schema={formable(configSchema) ? configSchema : undefined}
+        note={sameSchema ? 'The same fields as the context, for a graph that reads them from config.configurable.' : undefined}
+        collapsed={sameSchema}
+        value={value.configurable}
+        onChange={(configurable) => set({ configurable })}
+      />
     </Section>
   );
 }
 
 /** One object of settings: its schema's form (when there is one) and the same as raw JSON. */
-function SettingsBlock({ title, schema, value, onChange }: { title: string; schema?: JsonSchema; value: Values; onChange: (next: Values) => void }) {
+function SettingsBlock({
+  title,
+  schema,
+  note,
+  collapsed,
+  value,
+  onChange,
+}: {
+  title: string;
+  schema?: JsonSchema;
+  /** A line under the title. */
+  note?: string;
+  /** Its form folded away until opened (a second form of the same fields). */
+  collapsed?: boolean;
+  value: Values;
+  onChange: (next: Values) => void;
+}) {
   const id = `run-${title.toLowerCase()}`;
   const [json, setJson] = useState(() => (Object.keys(value).length ? JSON.stringify(value, null, 2) : ''));
   const [invalid, setInvalid] = useState<string | null>(null);
+  // a folded form opens by itself when it holds values already (settings kept from before)
+  const [openAtFirst] = useState(() => Object.keys(value).length > 0);
   // the form is drawn again when the JSON changed the value, so both say the same
   const [formKey, setFormKey] = useState(0);
   const fromJson = (text: string) => {
@@ -156,31 +181,40 @@ function SettingsBlock({ title, schema, value, onChange }: { title: string; sche
       )}
     </div>
   );
+  const form = schema && (
+    <>
+      <SchemaForm
+        key={formKey}
+        schema={schema}
+        label={`Run ${title.toLowerCase()}`}
+        submitLabel=""
+        idPrefix={id}
+        initial={value}
+        onChange={(next) => {
+          onChange(next);
+          setJson(Object.keys(next).length ? JSON.stringify(next, null, 2) : '');
+          setInvalid(null);
+        }}
+      />
+      <details class="raw">
+        <summary>{title} as JSON</summary>
+        {raw}
+      </details>
+    </>
+  );
   return (
     <fieldset class="run-settings-block">
       <legend>{title}</legend>
-      {schema ? (
-        <>
-          <SchemaForm
-            key={formKey}
-            schema={schema}
-            label={`Run ${title.toLowerCase()}`}
-            submitLabel=""
-            idPrefix={id}
-            initial={value}
-            onChange={(next) => {
-              onChange(next);
-              setJson(Object.keys(next).length ? JSON.stringify(next, null, 2) : '');
-              setInvalid(null);
-            }}
-          />
-          <details class="raw">
-            <summary>{title} as JSON</summary>
-            {raw}
-          </details>
-        </>
-      ) : (
+      {note && <p class="muted">{note}</p>}
+      {!form ? (
         raw
+      ) : collapsed ? (
+        <details class="raw" open={openAtFirst}>
+          <summary>{title} form</summary>
+          {form}
+        </details>
+      ) : (
+        form
       )}
     </fieldset>
   );

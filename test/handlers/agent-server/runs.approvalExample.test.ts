@@ -1,7 +1,8 @@
 // The shipped `approval` example speaks today's human-in-the-loop shape (LangChain's HITL
 // middleware, read by agent-chat-ui's inbox): it asks with action_requests / review_configs
 // and is resumed with `{ decisions: [...] }`, one of approve / edit / reject, through the wire
-// as a client resumes it (command.resume on a run of the thread).
+// as a client resumes it (command.resume on a run of the thread). Its run settings are a
+// context schema with a field of each kind, so the dashboard draws a form for them.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -73,5 +74,33 @@ describe('the shipped approval example', () => {
     assert.equal(await resumed(threadId, 'yes'), 'Not sent.');
     const again = await asked('email dan about the trip');
     assert.equal(await resumed(again.threadId, { decisions: [{ type: 'edit' }] }), 'Sent to dan@example.com: "the trip".');
+  });
+
+  it('declares its run settings as a context schema: an enum, a number, a boolean and a string with a default', async () => {
+    const schemas = await client.assistants.getSchemas('approval');
+    const context = schemas.context_schema as { properties: Record<string, Record<string, unknown>> };
+    assert.ok(Object.keys(context.properties).length >= 2, 'at least two context fields');
+    assert.deepEqual(context.properties.priority.enum, ['low', 'normal', 'high']);
+    assert.equal(context.properties.priority.default, 'normal');
+    assert.equal(context.properties.max_words.type, 'integer');
+    assert.deepEqual([context.properties.ask_first.type, context.properties.ask_first.default], ['boolean', true]);
+    assert.deepEqual([context.properties.greeting.type, context.properties.greeting.default], ['string', 'Hello']);
+  });
+
+  it('a run with settings drafts with them, and sends at once when it is not to ask', async () => {
+    const thread = await client.threads.create();
+    const context = { priority: 'high', ask_first: false, greeting: 'Hi', max_words: 3 };
+    const values = (await client.runs.wait(thread.thread_id, 'approval', {
+      input: { messages: [{ role: 'user', content: 'email eve about the launch' }] },
+      context,
+    })) as { messages: { content: string }[] };
+    assert.equal(values.messages.at(-1)!.content, 'Sent to eve@example.com: "[urgent] the launch".');
+    const asked = await client.threads.create();
+    await client.runs.wait(asked.thread_id, 'approval', {
+      input: { messages: [{ role: 'user', content: 'email eve about the launch' }] },
+      context: { greeting: 'Hi', max_words: 3 },
+    });
+    const [pending] = (await client.threads.getState(asked.thread_id)).tasks.flatMap((t) => t.interrupts ?? []);
+    assert.equal((pending.value as any).action_requests[0].args.body, 'Hi,\n\nAbout the launch:\n');
   });
 });
