@@ -66,7 +66,7 @@ export async function createControlPlane(
   const policy = deps.config.workloadPolicy;
   const domain = { repo, deployer, log, target: deps.config.deployer, policy };
   const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage, policy };
-  const { tokenKey, previousTokenKeys } = deps.config.agentAuth;
+  const { tokenKey, tokenKeyIsNew, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
     repo,
     flows: new CollectionAuthFlows(deps.store),
@@ -74,6 +74,7 @@ export async function createControlPlane(
     coordination: deps.coordination,
     oauth: adapters.oauth,
     tokenKey,
+    tokenKeyIsNew: tokenKeyIsNew ?? false,
     previousTokenKeys,
     allowHttp: deps.config.agentAuth.allowHttp,
     soleOwner: !deps.config.databaseUrl,

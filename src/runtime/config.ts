@@ -133,7 +133,15 @@ export interface ServerConfig {
    * non-public ranges it may reach (AGENTPLANE_AUTH_ALLOWED_NETWORKS, comma-separated CIDR), and
    * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
    */
-  agentAuth: { tokenKey: string | null; previousTokenKeys: string[]; allowHttp: boolean; allowedNetworks: string[]; graphTenant: string | null };
+  agentAuth: {
+    tokenKey: string | null;
+    /** The token key was made on this start (no key was set or kept): it opens no token stored before. */
+    tokenKeyIsNew?: boolean;
+    previousTokenKeys: string[];
+    allowHttp: boolean;
+    allowedNetworks: string[];
+    graphTenant: string | null;
+  };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
   /** What this process does (AGENTPLANE_ROLE): `server` (default) everything; `queue` only executes runs claimed from the shared PostgreSQL, serving /ok and /metrics. */

@@ -82,8 +82,16 @@ export async function startHttpServer(
   const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
   const keyRing = new KeyRing(keys.entries);
   // the auth service's key and the graphs' tenant: made and found on the embedded default as the API key is
-  const tokenKey = loadTokenKey(config, keys);
-  config = { ...config, agentAuth: { ...config.agentAuth, tokenKey: tokenKey.key, graphTenant: graphTenantOf(config, keys) } };
+  const tokenKey = loadTokenKey(config);
+  config = {
+    ...config,
+    agentAuth: {
+      ...config.agentAuth,
+      tokenKey: tokenKey.key,
+      tokenKeyIsNew: tokenKey.origin === 'created on this start',
+      graphTenant: graphTenantOf(config, keys),
+    },
+  };
 
   const metrics = new Metrics();
   metrics.gauge('agentplane_store_records', 'Records held by the store, by collection.', ['collection'], () =>
@@ -245,6 +253,8 @@ export async function startHttpServer(
   if (listen) setProjectApiUrl(url);
   listening = url;
   const started = app ?? (await makeApp());
+  // the application took the key (no tokens sealed under another): from now on it is kept
+  tokenKey.save?.();
   for (const module of started.modules) await module.start?.();
   if (!config.validateResponses) {
     void loadResponseValidators().then(

@@ -1,9 +1,12 @@
-// The auth service's token key out of the box. An operator sets AGENTPLANE_TOKEN_KEY; on the
-// embedded default (the API key itself kept in the data directory, no PostgreSQL) the server
-// makes its own the way it makes its API key: 32 random bytes written once to
-// DATA_DIR/token-key (0600) and read on every later start, so tokens sealed under it stay
-// readable. A server configured with its own keys or a database (production, replicas that
-// must share one key) never makes one: without the setting its auth service answers 501.
+// The auth service's token key out of the box. An operator sets AGENTPLANE_TOKEN_KEY; on an
+// embedded start (a data directory, no PostgreSQL) the server makes its own the way it makes
+// its API key, whatever the source of the API keys (the data directory's file,
+// AGENTPLANE_API_KEYS, a keys file): 32 random bytes written once to DATA_DIR/token-key (0600)
+// and read on every later start, so tokens sealed under it stay readable. A key made on this
+// start is written only once the start succeeded (save), so a start refused for tokens sealed
+// under another key leaves no file that would open nothing on the next one. A server on a
+// database (replicas that must share one key) or in memory never makes one: without the
+// setting its auth service answers 501.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -16,14 +19,16 @@ export interface TokenKeySource {
   key: string | null;
   origin: 'AGENTPLANE_TOKEN_KEY' | 'data directory key file' | 'created on this start' | 'none';
   file?: string;
+  /** Writes a key made on this start to its file (once the start succeeded). */
+  save?: () => void;
 }
 
 /** Whether the API keys are the embedded default's: read from (or made in) the data directory. */
 const embeddedDefault = (keys: KeySource) => keys.origin === 'created on this start' || keys.origin === 'data directory keys file';
 
-export function loadTokenKey(config: Pick<ServerConfig, 'agentAuth' | 'dataDir' | 'databaseUrl' | 'mock'>, keys: KeySource): TokenKeySource {
+export function loadTokenKey(config: Pick<ServerConfig, 'agentAuth' | 'dataDir' | 'databaseUrl' | 'mock'>): TokenKeySource {
   if (config.agentAuth.tokenKey) return { key: config.agentAuth.tokenKey, origin: 'AGENTPLANE_TOKEN_KEY' };
-  if (config.mock || config.databaseUrl || !config.dataDir || !embeddedDefault(keys)) return { key: null, origin: 'none' };
+  if (config.mock || config.databaseUrl || !config.dataDir) return { key: null, origin: 'none' };
   const file = path.join(config.dataDir, TOKEN_KEY_FILE);
   if (fs.existsSync(file)) {
     const key = fs.readFileSync(file, 'utf8').trim();
@@ -34,8 +39,7 @@ export function loadTokenKey(config: Pick<ServerConfig, 'agentAuth' | 'dataDir' 
     return { key, origin: 'data directory key file', file };
   }
   const key = randomBytes(32).toString('base64');
-  writePrivateFile(file, `${key}\n`);
-  return { key, origin: 'created on this start', file };
+  return { key, origin: 'created on this start', file, save: () => writePrivateFile(file, `${key}\n`) };
 }
 
 /**

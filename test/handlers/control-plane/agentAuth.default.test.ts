@@ -2,8 +2,9 @@
 // makes its token key in the data directory (0600) as it makes its API key, so authenticate
 // works and the shipped `connected` graph reaches its consent step with the providers the
 // printed key registers (test/sdk/auth.graph.test.ts: the graph calls its server's port); a
-// restart reads the same key. A server given its own keys (the operator's settings) makes
-// none: it stays as strict as before (agent-auth.test.ts, 501).
+// restart reads the same key. Whatever the source of the API keys (issue 89): a server given
+// the operator's keys in AGENTPLANE_API_KEYS makes one too. Only a server without a data
+// directory (in memory) or on a database makes none (agentAuth.test.ts, 501).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -66,12 +67,23 @@ describe('agent auth on the embedded default, no settings', () => {
   });
 });
 
-describe('agent auth with the operator’s own keys', () => {
-  it('makes no token key: production settings stay strict', async () => {
+describe('agent auth with the operator’s own keys (AGENTPLANE_API_KEYS only)', () => {
+  it('makes its token key in the data directory all the same: authenticate answers, not 501', async () => {
     const dataDir = tempDir();
     const server = await inProcessApp({ dataDir });
     try {
-      assert.equal(fs.existsSync(path.join(dataDir, 'token-key')), false);
+      assert.equal(fs.statSync(path.join(dataDir, 'token-key')).mode & 0o777, 0o600);
+      await json(await server.api('/v2/auth/providers', { method: 'POST', json: GITHUB }), 200);
+      const started = await json(await server.api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: [], user_id: 'u' } }), 200);
+      assert.equal(started.status, 'pending');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('in memory (no data directory) it makes none and answers 501 naming the setting', async () => {
+    const server = await inProcessApp({ dataDir: null });
+    try {
       await json(await server.api('/v2/auth/providers', { method: 'POST', json: GITHUB }), 200);
       const answer = await json(await server.api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: [], user_id: 'u' } }), 501);
       assert.match(answer.detail, /AGENTPLANE_TOKEN_KEY/);

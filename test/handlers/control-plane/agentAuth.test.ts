@@ -276,7 +276,9 @@ describe('agent auth: the operator’s key and public URL', () => {
       assert.equal(JSON.stringify(await server.store.collection('cp-auth-tokens').list()).includes(token), false);
       await server.close();
 
+      // a key made on this start would open none of them: refused, and no key file left behind
       await assert.rejects(inProcessApp({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      assert.equal(fs.existsSync(path.join(dataDir, 'token-key')), false);
       await assert.rejects(inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
 
       const next = randomBytes(32).toString('hex');
@@ -300,7 +302,8 @@ describe('agent auth: the operator’s key and public URL', () => {
   });
 
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
-    const keyless = await inProcessApp({ env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
+    // no data directory to keep a key in
+    const keyless = await inProcessApp({ dataDir: null, env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
     try {
       await json(
         await keyless.api('/v2/auth/providers', {
@@ -383,12 +386,17 @@ describe('agent auth: a provider held to the rules', () => {
       AGENTPLANE_PUBLIC_URL: publicUrl,
     };
     const headers = { 'x-api-key': 'key-s' };
-    // no key yet: the secret can only be kept as it came
     let server = await inProcessApp({ dataDir, env });
     const idp = await startOAuthServer([`${publicUrl}/v2/auth/callback/idp`, `${publicUrl}/v2/auth/callback/idp2`]);
     try {
       const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
       await json(await server.api('/v2/auth/providers', { method: 'POST', headers, json: provider }), 200);
+      // kept as an earlier version kept it while no key was set (every start on a data directory has one now): in clear
+      const providers = server.store.collection('cp-auth-providers') as unknown as {
+        list(): Promise<{ id: string }[]>;
+        update(id: string, change: (r: object) => object): Promise<unknown>;
+      };
+      for (const { id } of await providers.list()) await providers.update(id, (r) => ({ ...r, client_secret: CLIENT.client_secret }));
       await server.close();
       if (testBackend() !== 'postgres') assert.ok(everyFileText(dataDir).includes(CLIENT.client_secret), 'kept in clear while no key was set');
 

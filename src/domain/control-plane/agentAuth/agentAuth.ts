@@ -23,6 +23,8 @@ export interface AgentAuthOptions {
   oauth: OAuthClient;
   /** AGENTPLANE_TOKEN_KEY and AGENTPLANE_TOKEN_KEY_PREVIOUS. */
   tokenKey: string | null;
+  /** The key was made on this start: a token stored before was sealed under another. */
+  tokenKeyIsNew: boolean;
   previousTokenKeys: string[];
   /** AGENTPLANE_AUTH_ALLOW_HTTP: providers' URLs may be plain http. */
   allowHttp: boolean;
@@ -46,7 +48,7 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
   const { repo, log } = options;
   const { tokens } = options;
   const cipher = TokenCipher.fromSettings(options.tokenKey, options.previousTokenKeys);
-  if (!cipher && (await tokens.any()))
+  if ((!cipher || options.tokenKeyIsNew) && (await tokens.any()))
     throw new Error(
       'the auth service has stored tokens, kept encrypted: set AGENTPLANE_TOKEN_KEY to the key they were stored with (docs/control-plane.md, Agent auth)',
     );
