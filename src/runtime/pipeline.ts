@@ -331,6 +331,8 @@ export function createPipeline(options: PipelineOptions) {
     const req = { headers: call.headers, url: call.path, method: b.operation.method } as unknown as IncomingMessage;
     const ctx = await admit(b, req);
     if (!(ctx instanceof HttpRequestContext)) return { refused: ctx };
+    const overRate = rateRefusal(b, ctx);
+    if (overRate) return { refused: overRate };
     let release = () => {};
     if (b.streams && options.streamSlots) {
       const slot = options.streamSlots.take(ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${call.peer}`);

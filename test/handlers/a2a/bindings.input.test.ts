@@ -278,6 +278,41 @@ describe('tenants (agent-server auth on): the same rules on both bindings', () =
   });
 });
 
+describe('a tenant over AGENTPLANE_MAX_REQUESTS_PER_SECOND is held to it on gRPC as on HTTP (issue 83)', () => {
+  let limited: TestServer;
+  let port: number;
+  const key = `key-${crypto.randomUUID()}`;
+  before(async () => {
+    limited = await startTestServer({
+      project: { graphs: fixtureGraphs },
+      env: {
+        AGENTPLANE_GRPC_PORT: '0',
+        AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        AGENTPLANE_API_KEYS: `${key}:${crypto.randomUUID()}`,
+        AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3',
+      },
+    });
+    const grpc = await limited.grpc;
+    assert.ok('port' in grpc);
+    port = grpc.port;
+  });
+  after(() => limited.close());
+
+  test('calls past the burst are RESOURCE_EXHAUSTED naming the setting', async () => {
+    const grpc = rawGrpc(port);
+    try {
+      const errors = [];
+      for (let i = 0; i < 6; i++) errors.push((await grpc.unary('ListTasks', { tenant: 'echo' }, { 'a2a-version': '1.0', 'x-api-key': key })).error);
+      assert.equal(errors.slice(0, 3).filter(Boolean).length, 0);
+      const refused = errors.find((e) => e?.code === Code.RESOURCE_EXHAUSTED);
+      assert.ok(refused, JSON.stringify(errors.map((e) => e?.code)));
+      assert.match(refused.details, /AGENTPLANE_MAX_REQUESTS_PER_SECOND/);
+    } finally {
+      grpc.close();
+    }
+  });
+});
+
 describe("the project's custom auth (auth.path): the same door on both bindings", () => {
   let custom: TestServer;
   let port: number;
