@@ -171,11 +171,36 @@ export async function removePod(engine: ContainerEngine, deploymentId: string): 
 /** Everything of the deployment: pod, containers, its volume and the images built for it (the layers of failed builds too). */
 export async function removeDeployment(engine: ContainerEngine, deploymentId: string): Promise<void> {
   await removePod(engine, deploymentId);
-  await engine.run(['volume', 'rm', '--force', volumeName(deploymentId)]).catch(() => undefined);
+  await removeVolume(engine, volumeName(deploymentId));
   const listed = await Promise.all([
     engine.listImages([`reference=${deploymentImage(deploymentId, '*')}`]),
     engine.listImages([`label=${LABELS.deployment}=${deploymentId}`], { all: true }),
   ]);
   const images = [...new Set(listed.flat())];
   if (images.length) await engine.run(['rmi', '--force', ...images]);
+}
+
+/** How often, and how far apart, the removal of a deployment's volume is tried before its delete fails. */
+export const VOLUME_REMOVAL = { attempts: 5, pauseMs: 500 };
+
+/**
+ * Removes the volume, and makes sure it is gone. Its removal failing was once ignored, and a
+ * deleted deployment's volume (its threads, runs and store) was left behind: the engine may
+ * still be letting go of it as the pod's removal returns. So it is asked again, and when the
+ * volume outlives every attempt the delete fails, saying so, and is tried again later rather
+ * than reported done.
+ */
+async function removeVolume(engine: ContainerEngine, name: string): Promise<void> {
+  let why = '';
+  for (let attempt = 1; ; attempt++) {
+    await engine.run(['volume', 'rm', '--force', name]).catch((err: Error & { output?: string }) => (why = err.output || err.message));
+    const exists = await engine.run(['volume', 'inspect', name]).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return;
+    if (attempt >= VOLUME_REMOVAL.attempts)
+      throw new Error(`the deployment's volume ${name} could not be removed (${VOLUME_REMOVAL.attempts} attempts): ${why}`);
+    await new Promise((resolve) => setTimeout(resolve, VOLUME_REMOVAL.pauseMs * attempt));
+  }
 }
