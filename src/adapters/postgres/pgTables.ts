@@ -143,8 +143,17 @@ export function columnOf(area: AreaTable, name: string): Column | undefined {
   return area.columns.find((c) => c.field === name);
 }
 
-/** A column's value as a query parameter (objects as JSON text for `jsonb`). */
+/** An RFC 3339 time in year 0000 (1 BC): valid where clients send it (a cron's `end_time`), not in PostgreSQL's ISO input. */
+const YEAR_ZERO = /^0000-/;
+
+/**
+ * A column's value as a query parameter (objects as JSON text for `jsonb`). A time in year
+ * 0000 goes as a Date, which the driver writes as PostgreSQL reads it (`0001-01-01 … BC`):
+ * as text it failed the write with "date/time field value out of range" (a 500) where the
+ * embedded store kept it.
+ */
 export function columnParam(column: Column, doc: Record<string, unknown>): unknown {
   const value = column.value(doc);
+  if (column.type === 'timestamptz' && typeof value === 'string' && YEAR_ZERO.test(value)) return new Date(value);
   return column.type === 'jsonb' ? JSON.stringify(value) : value;
 }
