@@ -28,6 +28,7 @@ export class CollectionA2ATasks implements A2ATasksRepository {
       ...(fields.owner ? { owner: fields.owner } : {}),
       ...(fields.user !== undefined ? { user: fields.user } : {}),
       contextId: fields.contextId,
+      ...(fields.contextName !== undefined ? { contextName: fields.contextName } : {}),
       assistantId: fields.assistantId,
       runIds: [fields.runId],
       canceledRunId: null,

@@ -16,6 +16,7 @@ import type {
 import type { Assistant, Run, ThreadState } from '../../../generated/agent-server/types.gen.ts';
 import type { AgentService } from '../agent/service.ts';
 import { isUuid } from '../../shared/uuid.ts';
+import { uuid5 } from '../agent/ids.ts';
 import { dataOf } from '../../shared/jsonText.ts';
 import { fail, ok, type FailureKind, type Outcome } from '../outcome.ts';
 import { isTerminal, lastN, latestReply, resumeCommand, taskState, toA2AHistory, toRunInput } from './convert.ts';
@@ -55,6 +56,11 @@ export interface StartedTask {
 }
 
 const ACTIVE = new Set<Run['status']>(['pending', 'running']);
+/** Namespace of the threads that contexts named by a free string stand for (UUIDv5). */
+const CONTEXT_NAMESPACE = 'b67ade6b-c837-4c34-86e7-86c2c23f462b';
+
+/** The contextId a client sees for a task: the string it named the context by, else the thread id. */
+const contextOf = (record: TaskRecord): string => record.contextName ?? record.contextId;
 export const currentRun = (record: TaskRecord): string => record.runIds[record.runIds.length - 1];
 
 /** A2A tasks as one owner sees them (see ownerOf in agent/records.ts): another's are unknown. */
@@ -73,6 +79,15 @@ export class A2ATaskService {
     return (record.owner ?? '') === this.owner && record.user === this.user;
   }
 
+  /**
+   * The thread a context names. A UUID is the thread itself; any other string (a client's own
+   * conversation id, @ag-ui/a2a's thread id) names a thread of this caller's, the same one each
+   * time: UUIDv5 of the owner, the user and the string, so two tenants' equal strings never meet.
+   */
+  threadOf(contextId: string): string {
+    return isUuid(contextId) ? contextId : uuid5(JSON.stringify([this.owner, this.user ?? null, contextId]), CONTEXT_NAMESPACE);
+  }
+
   /** Validates a message and queues its run: on a new task, or on the task named by `taskId`. */
   async start(
     assistant: Assistant,
@@ -85,20 +100,18 @@ export class A2ATaskService {
     const waiting = rules.resumeInterrupts && message.taskId !== undefined ? await this.waitingTask(assistant, message.taskId) : undefined;
     const converted = waiting ? resumeCommand(message, waiting.pending) : asInput(toRunInput(message, this.agent.assistants.hasMessages(assistant)));
     if (!converted.ok) return converted;
-    if (message.contextId !== undefined && !isUuid(message.contextId)) {
-      return fail('invalid', `Invalid contextId '${message.contextId}': it must be a UUID (it names a thread).`);
-    }
+    const named = message.contextId !== undefined ? this.threadOf(message.contextId) : undefined;
     // a context another caller's tasks live in is not this caller's to continue: its thread
     // holds their conversation (the same answer as a context that cannot take a run)
-    if (message.taskId === undefined && message.contextId !== undefined && (await this.tasks.list(message.contextId)).some((r) => !this.isMine(r))) {
+    if (message.taskId === undefined && named !== undefined && (await this.tasks.list(named)).some((r) => !this.isMine(r))) {
       return fail('invalid', `Thread ${message.contextId} not found`, { thread_id: message.contextId, error_type: 'thread_not_found' });
     }
     let existing: TaskRecord | undefined;
     if (message.taskId !== undefined) {
       existing = await this.find(assistant, message.taskId);
       if (!existing) return taskNotFound(message.taskId);
-      if (message.contextId !== undefined && message.contextId !== existing.contextId) {
-        return fail('invalid', `contextId '${message.contextId}' is not the context of task '${existing.id}' (${existing.contextId}).`);
+      if (named !== undefined && named !== existing.contextId) {
+        return fail('invalid', `contextId '${message.contextId}' is not the context of task '${existing.id}' (${contextOf(existing)}).`);
       }
       if (rules.refuseEnded) {
         const { state } = (await this.view(assistant, existing, { historyLength: 0 })).status;
@@ -106,7 +119,10 @@ export class A2ATaskService {
       }
     }
     const taskId = existing?.id ?? randomUUID();
-    const threadId = existing?.contextId ?? message.contextId ?? randomUUID();
+    const threadId = existing?.contextId ?? named ?? randomUUID();
+    // the client's own string is what every answer calls the context
+    const contextName = existing ? existing.contextName : message.contextId !== undefined && message.contextId !== threadId ? message.contextId : undefined;
+    const shownContext = contextName ?? threadId;
     const created = await this.agent.runs.create(threadId, {
       assistant_id: assistant.assistant_id,
       ...converted.value,
@@ -120,7 +136,7 @@ export class A2ATaskService {
       return fail('invalid', created.failure.detail, data);
     }
     const runId = created.value.run_id;
-    const ids = { contextId: threadId, taskId };
+    const ids = { contextId: shownContext, taskId };
     const sent: Message = { ...message, ...ids };
     const record = existing
       ? await this.tasks.addRun(existing.id, runId, sent)
@@ -129,6 +145,7 @@ export class A2ATaskService {
           owner: this.owner,
           user: this.user,
           contextId: threadId,
+          ...(contextName !== undefined ? { contextName } : {}),
           assistantId: assistant.assistant_id,
           runId,
           message: sent,
@@ -137,7 +154,7 @@ export class A2ATaskService {
     const submitted: Task = {
       kind: 'task',
       id: taskId,
-      contextId: threadId,
+      contextId: shownContext,
       status: { state: 'submitted', timestamp: created.value.created_at },
       history: [sent],
     };
@@ -166,7 +183,7 @@ export class A2ATaskService {
       after = decodePageToken(query.pageToken);
       if (!after) return fail('invalid', 'pageToken: not a token this server gave (use the nextPageToken of the previous page)', { field: 'pageToken' });
     }
-    const records = await this.tasks.list(query.contextId);
+    const records = await this.tasks.list(query.contextId === undefined ? undefined : this.threadOf(query.contextId));
     const mine = records.filter((r) => this.isMine(r) && r.assistantId === assistant.assistant_id);
     const views = await Promise.all(mine.map((r) => this.view(assistant, r, { historyLength: query.historyLength })));
     const since = query.updatedAfter ? Date.parse(query.updatedAfter) : undefined;
@@ -202,7 +219,7 @@ export class A2ATaskService {
   async find(assistant: Assistant, id: string, contextId?: string): Promise<TaskRecord | undefined> {
     const record = await this.tasks.get(id);
     if (!record || !this.isMine(record) || record.assistantId !== assistant.assistant_id) return undefined;
-    if (contextId !== undefined && contextId !== record.contextId) return undefined;
+    if (contextId !== undefined && this.threadOf(contextId) !== record.contextId) return undefined;
     return record;
   }
 
@@ -232,9 +249,9 @@ export class A2ATaskService {
         await this.tasks.saveOutcome(record.id, outcome);
       }
     }
-    const ids = { contextId: record.contextId, taskId: record.id };
+    const ids = { contextId: contextOf(record), taskId: record.id };
     const parts = outcome ? replyParts(outcome) : [];
-    const task: Task = { kind: 'task', id: record.id, contextId: record.contextId, status };
+    const task: Task = { kind: 'task', id: record.id, contextId: ids.contextId, status };
     const message = outcome ? statusMessage(status.state, outcome, parts, ids) : undefined;
     if (message) task.status = { ...status, message };
     if (outcome && status.state === 'completed' && parts.length > 0) task.artifacts = [responseArtifact(runId, parts)];
@@ -266,7 +283,7 @@ export class A2ATaskService {
    * changes), the response artifact, then the final status update.
    */
   async *follow(assistant: Assistant, record: TaskRecord, runId: string, signal?: AbortSignal): AsyncGenerator<StreamEventResult> {
-    const ids = { contextId: record.contextId, taskId: record.id };
+    const ids = { contextId: contextOf(record), taskId: record.id };
     const update = (status: TaskStatus, final = false): TaskStatusUpdateEvent => ({ kind: 'status-update', ...ids, status, final });
     let working = false;
     let lastText: string | null = null;

@@ -28,7 +28,10 @@ export interface TaskRecord {
    * without custom auth. Under custom auth a task is its creator's alone.
    */
   user?: string;
+  /** The thread the task's runs run on (the context as a thread id). */
   contextId: string;
+  /** The context as the client named it, when not by the thread id (a free string): what every answer calls it. */
+  contextName?: string;
   /** The resolved assistant UUID: a task belongs to one A2A endpoint. */
   assistantId: string;
   /** Runs in the order the task's messages started them; the last is the current one. */
@@ -51,6 +54,7 @@ export interface NewTask {
   owner: string;
   user?: string;
   contextId: string;
+  contextName?: string;
   assistantId: string;
   runId: string;
   message: Message;

@@ -108,7 +108,8 @@ describe('message/send', () => {
   test('bad messages are refused with the A2A error codes', async () => {
     const cases: [unknown, number][] = [
       [{ message: { kind: 'message', role: 'user', messageId: 'f', parts: [{ kind: 'file', file: { uri: 'https://x/y.pdf' } }] } }, -32005],
-      [userText('hi', { contextId: 'not-a-uuid' }), -32602],
+      // a contextId that names another context than the task's own (any string names a context: rpc.contextId.test.ts)
+      [userText('hi', { contextId: 'not-the-task-context', taskId: crypto.randomUUID() }), -32001],
       [userText('hi', { taskId: crypto.randomUUID() }), -32001],
       [{ ...userText('hi'), configuration: { pushNotificationConfig: { url: 'https://x' } } }, -32003],
     ];
@@ -183,8 +184,8 @@ describe('message/stream', () => {
 
   test('an error before the first event arrives as one JSON-RPC error frame', async () => {
     await assert.rejects(async () => {
-      for await (const _ of echo.sendMessageStream(userText('x', { contextId: 'nope' }))) void _;
-    }, /-32602/);
+      for await (const _ of echo.sendMessageStream(userText('x', { taskId: crypto.randomUUID() }))) void _;
+    }, /-32001/);
   });
 });
 
