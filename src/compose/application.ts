@@ -10,6 +10,7 @@ import { handlerRegistry } from '../runtime/handler.ts';
 import { methodRegistry } from '../runtime/jsonrpc.ts';
 import { createControlPlane } from './controlPlane.ts';
 import { createAgentServer } from './agentServer.ts';
+import { addressCheck, literalHostProblem, type AddressRule } from '../adapters/webhooks/webhookAddresses.ts';
 import { createA2A } from '../handlers/a2a/index.ts';
 import { CollectionA2ATasks } from '../adapters/embedded/collectionA2ATasks.ts';
 import { CollectionPushConfigs } from '../adapters/embedded/collectionPushConfigs.ts';
@@ -35,12 +36,19 @@ export const createApplication: AppFactory = async (deps) => {
     );
   }
   const agentServer = await createAgentServer(deps);
+  // the address rules push deliveries connect by (webhooks.url), for the URLs that name an address
+  const deliveryAddresses = addressCheck((deps.config.project.webhooks as { url?: AddressRule } | undefined)?.url);
   const a2a = await createA2A(
     deps,
     { tasks: new CollectionA2ATasks(deps.store), pushConfigs: new CollectionPushConfigs(deps.store) },
     agentServer.serviceFor,
     agentServer.ownerOf,
-    { runEnds: agentServer.runEnds, interfaces: servedInterfaces(deps.grpcPort), cardServiceFor: agentServer.discoveryServiceFor },
+    {
+      runEnds: agentServer.runEnds,
+      interfaces: servedInterfaces(deps.grpcPort),
+      cardServiceFor: agentServer.discoveryServiceFor,
+      pushAddressProblem: (url) => literalHostProblem(url, deliveryAddresses),
+    },
   );
   const bindings = a2aBindings(a2a.v1.scope, agentServer.serviceFor, deps.config.project);
   // `satisfies` makes the compiler check completeness here as well as in each area

@@ -48,6 +48,25 @@ export function addressCheck(rule: AddressRule = {}): AddressCheck {
   };
 }
 
+/**
+ * The refusal a delivery to this URL would meet for its host, when the host is an address (or
+ * localhost) and the rule refuses it: known before any delivery is tried, so a push config to
+ * 169.254.169.254 or 10.x is refused when it is set rather than at each delivery. A name is left
+ * to the connection: what DNS answers then is what counts.
+ */
+export function literalHostProblem(url: string, check: AddressCheck): string | null {
+  let host: string;
+  try {
+    // the WHATWG parser writes every IPv4 spelling (0x7f.1, 2130706433) as dotted decimal
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return null;
+  }
+  if (net.isIP(host)) return check(host);
+  if (host === 'localhost' || host.endsWith('.localhost')) return check('127.0.0.1');
+  return null;
+}
+
 function blockListOf(entries: readonly string[], setting: string): net.BlockList {
   const list = new net.BlockList();
   for (const entry of entries) {

@@ -48,6 +48,8 @@ export interface A2ARepositories {
 export interface A2AOptions {
   /** The interfaces the server serves, in order of preference (default: JSON-RPC at 1.0 and 0.3). */
   interfaces?: A2AInterfaces;
+  /** Why a push config's URL would be refused at delivery for its address (a literal private or metadata host), or null. */
+  pushAddressProblem?: (url: string) => string | null;
   /** The domain API as a card request sees it (discoveryOwner: anonymous whatever auth is in force); default `serviceFor`. */
   cardServiceFor?: ServiceFor;
   /** Where runs end: push notifications are sent from there (without it, configs are kept but nothing is sent). */
@@ -65,7 +67,8 @@ export async function createA2A(
   const { tasks: store, pushConfigs: pushStore } = repositories;
   // a push config's URL passes the rules a run's webhook does (webhooks.url in agentplane.json)
   const webhookRules = (deps.config.project.webhooks as { url?: WebhookUrlPolicy } | undefined)?.url;
-  const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules);
+  // and the address rules of its delivery, where the URL names an address: refused when set, not at each delivery
+  const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules) ?? options.pushAddressProblem?.(url) ?? null;
   const scopeFor = (ctx: RequestContext) => {
     const tasks = new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx), ctx.user?.identity);
     return { tasks, push: new TaskPushConfigs(tasks, pushStore, urlProblem) };
