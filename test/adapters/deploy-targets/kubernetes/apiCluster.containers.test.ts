@@ -100,6 +100,9 @@ test(
     assert.ok(applies.some((r) => r.path === `/apis/autoscaling/v2/namespaces/agents/horizontalpodautoscalers/agentplane-${created.id}`));
     assert.ok(applies.some((r) => r.path === `/apis/policy/v1/namespaces/agents/poddisruptionbudgets/agentplane-${created.id}`));
     assert.ok(applies.some((r) => r.path === `/apis/apps/v1/namespaces/agents/statefulsets/agentplane-${created.id}-db`));
+    // the deployment's network boundary, applied with the rest (and deleted with it, below)
+    for (const policy of ['default-deny', 'server', 'egress', 'db'])
+      assert.ok(applies.some((r) => r.path === `/apis/networking.k8s.io/v1/namespaces/agents/networkpolicies/agentplane-${created.id}-${policy}`));
     // the real secret values reach the cluster (only the API view masks them)
     assert.deepEqual(applies.find((r) => r.body.kind === 'Secret' && r.body.metadata.name.endsWith('-secrets'))?.body.stringData, {
       OPENAI_API_KEY: 'sk-kube-api',
