@@ -245,10 +245,10 @@ describe('the SDK 1.3.0 default client', () => {
     }
   });
 
-  test('GetExtendedAgentCard is UnsupportedOperation: the card declares none', async () => {
+  test('GetExtendedAgentCard without one configured is -32007 ExtendedAgentCardNotConfigured (spec §5.4)', async () => {
     const res = await rpcV1(endpoint('echo'), 'GetExtendedAgentCard', {});
-    assert.equal(res.json.error.code, -32004);
-    assert.equal(errorInfo(res.json.error).reason, 'UNSUPPORTED_OPERATION');
+    assert.equal(res.json.error.code, -32007);
+    assert.equal(errorInfo(res.json.error).reason, 'EXTENDED_AGENT_CARD_NOT_CONFIGURED');
   });
 });
 

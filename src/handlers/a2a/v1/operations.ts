@@ -165,9 +165,15 @@ export const v1Operations = {
     return deleted.ok ? done({}) : mapped(deleted.failure, { not_found: 'TASK_NOT_FOUND' });
   },
 
-  /** The card declares no extended card (capabilities.extendedAgentCard false): §3.3.4 says UnsupportedOperationError. */
+  /**
+   * No operator has configured an extended card: ExtendedAgentCardNotConfiguredError (-32007, the
+   * §5.4 table's answer for it), which says what is missing, where the reference server answers
+   * UnsupportedOperationError, which would tell a client the operation does not exist here.
+   */
   async getExtendedAgentCard(_scope: V1Scope): Promise<V1Result<V1.AgentCard>> {
-    return refused(a2aError('UNSUPPORTED_OPERATION', 'This agent declares no extended agent card (capabilities.extendedAgentCard is false).'));
+    return refused(
+      a2aError('EXTENDED_AGENT_CARD_NOT_CONFIGURED', 'No extended agent card is configured for this agent (capabilities.extendedAgentCard is false).'),
+    );
   },
 };
 
