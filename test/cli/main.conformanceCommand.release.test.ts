@@ -1,6 +1,7 @@
 // `agentplane conformance --url`: the suite against a server the command did not start — a
 // server with a planted bug fails (exit 1) with the shrunk curl reproduction and a JUnit
-// <failure>; a bad option exits 2. That agentplane in real mode passes (exit 0, a JUnit report
+// <failure>; a bad option exits 2; a run against a real server leaves it holding exactly what it
+// held before (assistants, threads, crons, deployments). That agentplane in real mode passes (exit 0, a JUnit report
 // without failures) is checked on the installed package (test/release/package-install.release.test.ts).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
+import { holdings } from '../support/holdings.ts';
 
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
@@ -73,6 +75,18 @@ describe('agentplane conformance --url', () => {
     assert.match(output, /reproduce: curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/[^']+'/);
     assert.match(output, /replay with FUZZ_SEED=/);
     assert.match(fs.readFileSync(junit, 'utf8'), /<failure/);
+  });
+
+  it('leaves no trace: afterwards the server holds exactly the assistants, threads, crons and deployments it held before', async () => {
+    const server = await startTestServer({ exampleGraphs: 'all' });
+    servers.push(server);
+    const held = () => holdings((p, i) => server.api(p, i));
+    // in use: a user's thread is there before
+    await server.api('/threads', { method: 'POST', json: { metadata: { owner: 'a user' } } });
+    const was = await held();
+    const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', 'real', '--runs', '1', '--seed', '7']);
+    assert.deepEqual(await held(), was, `exit ${code}: ${output.slice(-3000)}`);
+    assert.doesNotMatch(output, /could not delete what the suite made/);
   });
 
   it('refuses a bad option with exit code 2', async () => {

@@ -2,9 +2,14 @@
 // (agentplane real or mock, the upstream servers, anything claiming the documents). The
 // command runs this file under node's test runner and passes the target in the environment:
 // CONFORMANCE_URL, CONFORMANCE_API_KEY, CONFORMANCE_MODE (real|mock: whether answers must
-// agree with each other), CONFORMANCE_DOCUMENTS (comma-separated), FUZZ_RUNS, FUZZ_SEED.
-import { describe } from 'node:test';
+// agree with each other), CONFORMANCE_DOCUMENTS (comma-separated), FUZZ_RUNS, FUZZ_SEED,
+// CONFORMANCE_WAIT_MS (how long a server still starting is waited for, default 60 s).
+// It leaves no trace (created.ts): what it made is deleted at the end, passed, failed or
+// interrupted (SIGINT, SIGTERM).
+import { after, describe } from 'node:test';
 import { defineSuiteAgainst } from './lib/suite.ts';
+import { CreatedResources } from './lib/created.ts';
+import type { Target } from './lib/http.ts';
 
 const url = (process.env.CONFORMANCE_URL ?? '').replace(/\/+$/, '');
 if (!url) throw new Error('CONFORMANCE_URL is not set (run it as: agentplane-server conformance --url URL)');
@@ -12,12 +17,50 @@ const mode = process.env.CONFORMANCE_MODE === 'mock' ? 'mock' : 'real';
 const documents = (process.env.CONFORMANCE_DOCUMENTS ?? 'control-plane,agent-server,a2a').split(',').map((d) => d.trim()) as (
   'control-plane' | 'agent-server' | 'a2a'
 )[];
+const WAIT_MS = Number(process.env.CONFORMANCE_WAIT_MS ?? 60_000);
+
+const created = new CreatedResources();
+const target: Target = { url, key: process.env.CONFORMANCE_API_KEY ?? '', mode, onAnswer: (t, req, res) => created.note(t, req, res) };
+
+/** Waits until the server answers its health check (a server still starting loads its graphs first). */
+async function serving(): Promise<void> {
+  const until = Date.now() + WAIT_MS;
+  let last = 'no answer';
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(Math.max(1000, until - Date.now())) });
+      if (res.ok) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url}/ok did not answer 200 within ${WAIT_MS} ms (${last}): is the server up?`);
+}
+
+async function cleanUp(): Promise<void> {
+  const left = await created.deleteAll(target);
+  if (left.length) console.error(`conformance: could not delete what the suite made:\n  ${left.join('\n  ')}`);
+}
+
+// interrupted: delete what was made, then end as the signal would
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
 
 describe(`conformance of ${url} (${mode}; ${documents.join(', ')})`, () => {
+  after(cleanUp);
   defineSuiteAgainst({
     mode,
     documents,
     requireCoverage: false,
-    target: async () => ({ url, key: process.env.CONFORMANCE_API_KEY ?? '', mode }),
+    target: async () => {
+      await serving();
+      await created.spareExisting(target);
+      return target;
+    },
   });
 });

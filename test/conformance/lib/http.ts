@@ -13,6 +13,10 @@ export interface Target {
   openStreamUrl?: string;
   /** Credentials operations check themselves (a listener's token), as the answers issued them (credentials.ts). */
   ownCredentials?: { headersFor(req: HttpRequest): Record<string, string> };
+  /** Told of every answer (created.ts notes what the suite made, to delete it at the end). */
+  onAnswer?: (target: Target, req: HttpRequest, res: HttpResponse) => Promise<void>;
+  /** The fetch to send with (default: the global one; an in-process server's in tests). */
+  fetch?: typeof fetch;
 }
 
 export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
@@ -108,7 +112,7 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
   let res: Response;
   const hangUp = new AbortController();
   try {
-    res = await fetch(urlOf(req.openStream && target.openStreamUrl ? target.openStreamUrl : target.url, req), {
+    res = await (target.fetch ?? fetch)(urlOf(req.openStream && target.openStreamUrl ? target.openStreamUrl : target.url, req), {
       method: req.method,
       headers: wireHeaders(target, req),
       // bytes, not a string: fetch would label a string body text/plain
@@ -136,6 +140,7 @@ export async function send(target: Target, req: HttpRequest): Promise<HttpRespon
       out.error = 'the body is not valid JSON';
     }
   }
+  await target.onAnswer?.(target, req, out);
   return out;
 }
 

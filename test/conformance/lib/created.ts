@@ -1,0 +1,121 @@
+// What the suite made on a server it did not start (`conformance --url`), so it leaves no
+// trace: every assistant, thread, cron and deployment a request of its own created is noted
+// from the answer that created it, each cron is paused as soon as it exists (its schedule may
+// fall due during the run), and at the end — passed, failed or interrupted — all of them are
+// deleted, crons first. Only what its own answers named is touched: a server in use keeps
+// what its users made meanwhile.
+import { operationById } from './contract.ts';
+import { requestFor, send, type HttpRequest, type HttpResponse, type Target } from './http.ts';
+
+type Kind = 'cron' | 'thread' | 'assistant' | 'deployment';
+
+/** The operations that create one resource, and where its answer names it. */
+const CREATING: Record<string, { kind: Kind; id: string }> = {
+  createAssistant: { kind: 'assistant', id: 'assistant_id' },
+  createThread: { kind: 'thread', id: 'thread_id' },
+  copyThread: { kind: 'thread', id: 'thread_id' },
+  createCron: { kind: 'cron', id: 'cron_id' },
+  createThreadCron: { kind: 'cron', id: 'cron_id' },
+  createDeployment: { kind: 'deployment', id: 'id' },
+};
+
+/** How each kind is deleted (operationId, its path parameter), in the order they go. */
+const DELETING: [Kind, string, string][] = [
+  ['cron', 'deleteCron', 'cron_id'],
+  ['thread', 'deleteThread', 'thread_id'],
+  ['assistant', 'deleteAssistant', 'assistant_id'],
+  ['deployment', 'deleteDeployment', 'deployment_id'],
+];
+
+const idIn = (json: unknown, field: string): string | undefined => {
+  const value = json && typeof json === 'object' ? (json as Record<string, unknown>)[field] : undefined;
+  return typeof value === 'string' && value ? value : undefined;
+};
+
+export class CreatedResources {
+  private readonly made = new Map<Kind, Set<string>>(DELETING.map(([kind]) => [kind, new Set<string>()]));
+
+  /** Threads there before the suite started: never deleted, whatever the suite did to them. */
+  private readonly spared = new Set<string>();
+
+  /** Notes the threads the server held before (a server in use keeps its users' threads). */
+  async spareExisting(target: Target): Promise<void> {
+    const search = operationById.get('searchThreads');
+    if (!search) return;
+    for (let offset = 0; ; offset += 1000) {
+      const res = await send({ ...target, onAnswer: undefined }, requestFor(search, { body: { kind: 'json', value: { limit: 1000, offset } } }));
+      const page = Array.isArray(res.json) ? (res.json as unknown[]) : [];
+      for (const thread of page) {
+        const id = idIn(thread, 'thread_id');
+        if (id) this.spared.add(id);
+      }
+      if (page.length < 1000) return;
+    }
+  }
+
+  /** Notes what an answer created (Target.onAnswer); a cron is paused at once. */
+  async note(target: Target, req: HttpRequest, res: HttpResponse): Promise<void> {
+    if (res.status < 200 || res.status >= 300 || req.method === 'GET') return;
+    // threads made on the way: by a run or a command on a thread id the suite made up
+    // (if_not_exists), a stateless run that kept its thread, an A2A message (its context)
+    for (const id of threadsNamed(req, res)) if (!this.spared.has(id)) this.made.get('thread')!.add(id);
+    const creating = CREATING[req.operationId];
+    if (!creating) return;
+    const id = idIn(res.json, creating.id);
+    if (!id) return;
+    this.made.get(creating.kind)!.add(id);
+    if (creating.kind === 'cron' && (res.json as { enabled?: unknown }).enabled !== false) {
+      const update = operationById.get('updateCron');
+      if (update) await send(target, requestFor(update, { path: { cron_id: id }, body: { kind: 'json', value: { enabled: false } } }));
+    }
+  }
+
+  /** How many of each kind are still to delete. */
+  counts(): Record<Kind, number> {
+    return Object.fromEntries([...this.made].map(([kind, ids]) => [kind, ids.size])) as Record<Kind, number>;
+  }
+
+  /** Deletes everything noted (crons first, so none fires on a thread going away); what a deletion could not remove is named. */
+  async deleteAll(target: Target): Promise<string[]> {
+    const left: string[] = [];
+    for (const [kind, operationId, param] of DELETING) {
+      const op = operationById.get(operationId);
+      const ids = this.made.get(kind)!;
+      for (const id of [...ids]) {
+        const res = op ? await send({ ...target, onAnswer: undefined }, requestFor(op, { path: { [param]: id } })) : undefined;
+        // gone already (deleted by the suite itself, or a stateless run's thread) is as good
+        if (res && ((res.status >= 200 && res.status < 300) || res.status === 404)) ids.delete(id);
+        else left.push(`${kind} ${id}: ${res ? `HTTP ${res.status}` : 'no delete operation'}`);
+      }
+    }
+    return left;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The thread ids a successful write names: its path's, its answer's, an A2A task's context. */
+function threadsNamed(req: HttpRequest, res: HttpResponse): string[] {
+  // a stream's events name them as a JSON answer does (A2A message/stream: each event's task context)
+  const answers = [res.json, ...(res.events ?? []).map((e) => parsed(e.data))] as (Record<string, any> | undefined)[];
+  const named = [
+    req.template.startsWith('/threads/{thread_id}') ? req.path.thread_id : undefined,
+    ...answers.flatMap((json) => [
+      idIn(json, 'thread_id'),
+      idIn(json?.result, 'contextId'),
+      idIn(json?.result?.task, 'contextId'),
+      idIn(json?.result?.statusUpdate, 'contextId'),
+      idIn(json?.task, 'contextId'),
+      idIn(json, 'contextId'),
+    ]),
+  ];
+  return [...new Set(named.filter((id): id is string => typeof id === 'string' && UUID.test(id)))];
+}
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
