@@ -85,8 +85,11 @@ describe('agentplane conformance --url', () => {
     await server.api('/threads', { method: 'POST', json: { metadata: { owner: 'a user' } } });
     const was = await held();
     const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', 'real', '--runs', '1', '--seed', '7']);
-    assert.deepEqual(await held(), was, `exit ${code}: ${output.slice(-3000)}`);
+    const now = await held();
+    const left = await Promise.all(now.threads.filter((id) => !was.threads.includes(id)).map(async (id) => (await server.api(`/threads/${id}`)).text()));
+    assert.deepEqual(now, was, `exit ${code}: ${output.slice(-2000)}\nthreads left: ${left.join('\n')}`);
     assert.doesNotMatch(output, /could not delete what the suite made/);
+    assert.equal(code, 0, output.slice(-3000));
   });
 
   it('refuses a bad option with exit code 2', async () => {

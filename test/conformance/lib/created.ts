@@ -94,22 +94,27 @@ export class CreatedResources {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The thread ids a successful write names: its path's, its answer's, an A2A task's context. */
+/** The thread ids a successful write names: its path's, and any its answer holds (a run's thread, an A2A task's context). */
 function threadsNamed(req: HttpRequest, res: HttpResponse): string[] {
+  const named = new Set<string>();
+  if (req.template.startsWith('/threads/{thread_id}') && typeof req.path.thread_id === 'string') named.add(req.path.thread_id);
+  // a search lists what others made too: only what the write itself answered with counts
+  if (/\/(search|count)$/.test(req.template)) return [...named];
   // a stream's events name them as a JSON answer does (A2A message/stream: each event's task context)
-  const answers = [res.json, ...(res.events ?? []).map((e) => parsed(e.data))] as (Record<string, any> | undefined)[];
-  const named = [
-    req.template.startsWith('/threads/{thread_id}') ? req.path.thread_id : undefined,
-    ...answers.flatMap((json) => [
-      idIn(json, 'thread_id'),
-      idIn(json?.result, 'contextId'),
-      idIn(json?.result?.task, 'contextId'),
-      idIn(json?.result?.statusUpdate, 'contextId'),
-      idIn(json?.task, 'contextId'),
-      idIn(json, 'contextId'),
-    ]),
-  ];
-  return [...new Set(named.filter((id): id is string => typeof id === 'string' && UUID.test(id)))];
+  for (const answer of [res.json, ...(res.events ?? []).map((e) => parsed(e.data))]) collectThreadIds(answer, named, 0);
+  return [...named].filter((id) => UUID.test(id));
+}
+
+function collectThreadIds(value: unknown, into: Set<string>, depth: number): void {
+  if (depth > 5 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value.slice(0, 100)) collectThreadIds(item, into, depth + 1);
+    return;
+  }
+  for (const [key, field] of Object.entries(value)) {
+    if ((key === 'thread_id' || key === 'contextId' || key === 'context_id') && typeof field === 'string') into.add(field);
+    else collectThreadIds(field, into, depth + 1);
+  }
 }
 
 const parsed = (text: string): unknown => {
