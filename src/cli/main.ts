@@ -461,6 +461,10 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
       ...(options.seed === undefined ? {} : { FUZZ_SEED: options.seed }),
     },
   });
+  // Ctrl-C reaches the suite too (one process group): it deletes what it made, then ends, and
+  // this command ends with it; a SIGTERM sent to this command alone is passed on
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 

@@ -20,7 +20,8 @@ const documents = (process.env.CONFORMANCE_DOCUMENTS ?? 'control-plane,agent-ser
 const WAIT_MS = Number(process.env.CONFORMANCE_WAIT_MS ?? 60_000);
 
 const created = new CreatedResources();
-const target: Target = { url, key: process.env.CONFORMANCE_API_KEY ?? '', mode, onAnswer: (t, req, res) => created.note(t, req, res) };
+const traffic = { stopped: false, underWay: 0 };
+const target: Target = { url, key: process.env.CONFORMANCE_API_KEY ?? '', mode, traffic, onAnswer: (t, req, res) => created.note(t, req, res) };
 
 /** Waits until the server answers its health check (a server still starting loads its graphs first). */
 async function serving(): Promise<void> {
@@ -39,15 +40,30 @@ async function serving(): Promise<void> {
   throw new Error(`${url}/ok did not answer 200 within ${WAIT_MS} ms (${last}): is the server up?`);
 }
 
+/** Until the requests under way are answered (at most the request timeout and a little). */
+async function settled(): Promise<void> {
+  const until = Date.now() + Number(process.env.CONFORMANCE_TIMEOUT_MS ?? 15_000) + 1000;
+  while (traffic.underWay > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 async function cleanUp(): Promise<void> {
-  const left = await created.deleteAll(target);
+  // the deletions themselves go out whatever stopped the rest
+  const left = await created.deleteAll({ ...target, traffic: undefined });
   if (left.length) console.error(`conformance: could not delete what the suite made:\n  ${left.join('\n  ')}`);
 }
 
-// interrupted: delete what was made, then end as the signal would
+// interrupted: delete what was made, then end as the signal would (a second Ctrl-C, or the
+// runner passing the first one on, does not cut the deleting short)
+let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    // nothing new is sent; what is under way may still create something: its answer is noted first
+    traffic.stopped = true;
+    void settled()
+      .then(() => cleanUp())
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   });
 }
 

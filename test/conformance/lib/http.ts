@@ -17,6 +17,8 @@ export interface Target {
   onAnswer?: (target: Target, req: HttpRequest, res: HttpResponse) => Promise<void>;
   /** The fetch to send with (default: the global one; an in-process server's in tests). */
   fetch?: typeof fetch;
+  /** Once interrupted, nothing more is sent, and the requests under way are counted until answered (remote.suite.ts). */
+  traffic?: { stopped: boolean; underWay: number };
 }
 
 export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
@@ -109,6 +111,17 @@ export function curl(target: Pick<Target, 'url' | 'key' | 'ownCredentials'>, req
 }
 
 export async function send(target: Target, req: HttpRequest): Promise<HttpResponse> {
+  const traffic = target.traffic;
+  if (traffic?.stopped) return { status: 0, headers: new Headers(), contentType: null, text: '', error: 'not sent: the run was interrupted' };
+  if (traffic) traffic.underWay += 1;
+  try {
+    return await sendNow(target, req);
+  } finally {
+    if (traffic) traffic.underWay -= 1;
+  }
+}
+
+async function sendNow(target: Target, req: HttpRequest): Promise<HttpResponse> {
   let res: Response;
   const hangUp = new AbortController();
   try {
