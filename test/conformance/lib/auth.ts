@@ -11,8 +11,12 @@ import { assertProperty, RUNS } from './property.ts';
 import { expectConforming, type SuiteContext } from './suiteContext.ts';
 
 const anonymousAllowed = (op: Operation) => op.security.some((r) => Object.keys(r).length === 0);
-/** No security requirement at all (`security: []`, the liveness probe): public even where keys are required everywhere. */
-const isPublic = (op: Operation) => op.security.length === 0;
+/**
+ * No security requirement at all (`security: []`, the liveness probe), or agent discovery
+ * (`x-agentplane-discovery`, the A2A cards: a key is optional whatever auth is in force):
+ * public even where keys are required everywhere.
+ */
+const isPublic = (op: Operation) => op.security.length === 0 || op.raw['x-agentplane-discovery'] === true;
 
 /** Header names of apiKey schemes that never authenticate alone (e.g. a tenant selector). */
 function selectorHeaders(op: Operation): string[] {

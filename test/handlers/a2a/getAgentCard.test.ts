@@ -111,3 +111,11 @@ test('without a signing key the card is unsigned and the JWKS path is 404', asyn
   assert.equal(res.status, 404);
   assert.match(((await res.json()) as { detail: string }).detail, /AGENTPLANE_A2A_SIGNING_KEY/);
 });
+
+test('a repeated assistant_id is 422 on either card path (one assistant is named, or none)', async () => {
+  for (const where of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
+    const res = await server.fetch(`${server.url}${where}?assistant_id=echo&assistant_id=data`);
+    assert.equal(res.status, 422, where);
+    await res.body?.cancel();
+  }
+});
