@@ -2,7 +2,8 @@
 // text nor a list of blocks (`{"content": false}` to the plain `echo` graph, which keeps what it
 // is given) made the run's join, the thread's state and its history answer 500: the replies'
 // schema allowed a message only a string or an array there; so did a message type other than
-// LangChain's four (`{"type": "note"}`). A graph's state is its own, and is
+// LangChain's four (`{"type": "note"}`), and a message without content (a command's update
+// `{"messages": [{"type": "human"}]}` on the agent graph). A graph's state is its own, and is
 // returned as it is; on both stores.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ for (const backend of BACKENDS) {
   describe(`a message content that is neither text nor blocks (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await inProcessApp({ dataDir: null, exampleGraphs: 'all', env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
     });
     after(() => app?.close());
 
@@ -35,6 +36,12 @@ for (const backend of BACKENDS) {
       });
       assert.equal(typed.status, 200, await typed.clone().text());
       assert.ok(((await typed.json()) as { messages: { type: string }[] }).messages.some((m) => m.type === 'note'));
+      // a message without content, through a command's update on the agent graph (the schema required content)
+      const bare = await app.api(`/threads/${thread}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: 'agent', command: { update: { messages: [{ type: 'human' }] } } },
+      });
+      assert.equal(bare.status, 200, await bare.clone().text());
       for (const [method, path, json] of [
         ['GET', `/threads/${thread}/state`],
         ['POST', `/threads/${thread}/history`, {}],
