@@ -195,14 +195,15 @@ describe('agent server with auth.agent_server on', () => {
         ['/threads', { method: 'POST' }],
         ['/assistants/echo', {}],
         ['/a2a/echo', { method: 'POST' }],
-        ['/.well-known/agent-card.json', {}],
       ] as const) {
         const res = await server.fetch(server.url + path, init);
         assert.equal(res.status, 401, path);
         assert.equal(typeof (await body(res)).detail, 'string');
       }
-      // the liveness probe stays public (load balancers carry no key)
+      // the liveness probe stays public (load balancers carry no key), and so does the agent card:
+      // a client learns from it how to authenticate (issue 85, docs/a2a.md)
       assert.equal((await server.fetch(`${server.url}/ok`)).status, 200);
+      assert.equal((await server.fetch(`${server.url}/.well-known/agent-card.json`)).status, 200);
       const created = await server.api('/threads', { method: 'POST', json: {} });
       assert.equal(created.status, 200);
       const bearer = await server.fetch(`${server.url}/assistants/echo`, { headers: { authorization: `Bearer ${server.key}` } });
