@@ -26,9 +26,10 @@ function servingOptions(command: Command): Command {
     command
       .addOption(new Option('--port <port>', 'HTTP port (both APIs on one port; 0 picks a free one)').env('PORT').default('8123'))
       .addOption(
-        new Option('--grpc-port <port>', 'A2A gRPC port (0 picks a free one, off serves no gRPC; default 50051, or 0 with --port 0)').env(
-          'AGENTPLANE_GRPC_PORT',
-        ),
+        new Option(
+          '--grpc-port <port>',
+          'A2A gRPC port (0 picks a free one, off serves no gRPC; default 50051 or a free one when it is taken, 0 with --port 0)',
+        ).env('AGENTPLANE_GRPC_PORT'),
       )
       .addOption(new Option('--host <address>', 'interface to bind (0.0.0.0 in a container)').env('HOST').default('127.0.0.1'))
       .addOption(

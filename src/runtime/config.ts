@@ -24,10 +24,10 @@ export interface ServerConfig {
   port: number;
   /**
    * The A2A gRPC binding's port (--grpc-port / AGENTPLANE_GRPC_PORT; 0 picks a free one, `off`
-   * serves none): null when off. Default 50051, or 0 beside an HTTP port of 0 (tests).
+   * serves none): null when off. Default 50051 (a free one when it is taken: server.ts), or 0 beside an HTTP port of 0 (tests).
    */
   grpcPort: number | null;
-  /** Whether the gRPC port was named (flag or variable): a named port that cannot be had stops the start; the default one is given up with a warning. */
+  /** Whether the gRPC port was named (flag or variable): a named port that cannot be had stops the start; the default one, taken, is left for a free one. */
   grpcPortNamed: boolean;
   host: string;
   /** null keeps all state in memory (tests, mock mode without --data). */

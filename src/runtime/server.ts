@@ -333,9 +333,10 @@ export async function startHttpServer(
 }
 
 /**
- * Serves the application's gRPC service on config.grpcPort. A port that cannot be had is said
- * in the log; the CLI stops when the port was named (as for the HTTP port) and serves on
- * without gRPC when it was the default, so that a second server on the machine still starts.
+ * Serves the application's gRPC service on config.grpcPort. The default port (50051) taken — by
+ * a second server on the machine, say — is left for a free one, which the card and the banner
+ * name. A port that cannot be had is said in one line of the log; the CLI stops when the port
+ * was named (as for the HTTP port) and otherwise serves on without gRPC.
  */
 async function serveGrpc(
   app: Application,
@@ -344,27 +345,38 @@ async function serveGrpc(
   log: Logger,
 ): Promise<{ gateway: RunningGrpcServer } | { off: true } | { failed: string; named: boolean }> {
   if (!app.grpc || config.grpcPort === null) return { off: true };
-  const where = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.grpcPort}`;
-  try {
-    const { startGrpcServer } = await import('./grpc/grpcServer.ts');
-    const { protoFile, service } = app.grpc;
-    const gateway = await startGrpcServer(
-      { protoFile, service, methods: app.grpc.methods(admit) },
-      {
-        host: config.host,
-        port: config.grpcPort,
-        maxMessageBytes: config.maxBodyBytes,
-      },
+  const grpc = app.grpc;
+  const where = (port: number) => `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const { startGrpcServer } = await import('./grpc/grpcServer.ts');
+  const serveOn = (port: number) =>
+    startGrpcServer(
+      { protoFile: grpc.protoFile, service: grpc.service, methods: grpc.methods(admit) },
+      { host: config.host, port, maxMessageBytes: config.maxBodyBytes },
     );
-    log.info('A2A gRPC listening', { address: where.replace(/:\d+$/, `:${gateway.port}`), service: app.grpc.service });
+  try {
+    let gateway: RunningGrpcServer;
+    try {
+      gateway = await serveOn(config.grpcPort);
+    } catch (err) {
+      if (config.grpcPortNamed || config.grpcPort === 0 || !inUse(err)) throw err;
+      gateway = await serveOn(0);
+      log.info(`gRPC's default port ${config.grpcPort} is in use (another server on this machine?); A2A gRPC takes a free port instead`, {
+        port: gateway.port,
+      });
+    }
+    log.info('A2A gRPC listening', { address: where(gateway.port), service: grpc.service });
     return { gateway };
   } catch (err) {
-    const failed = `cannot serve gRPC on ${where}: ${(err as Error).message}`;
+    const why = inUse(err) ? 'the port is already in use' : (err as Error).message;
+    const failed = `cannot serve gRPC on ${where(config.grpcPort)}: ${why}`;
     if (config.grpcPortNamed) log.error(`${failed}; pick another port with --grpc-port <n> or AGENTPLANE_GRPC_PORT=<n> (0 picks a free one, off serves none)`);
     else log.warn(`${failed}; serving without gRPC (name a port with --grpc-port <n>, or turn it off with --grpc-port off)`);
     return { failed, named: config.grpcPortNamed };
   }
 }
+
+/** grpc-js says a taken port only inside its message ("… EADDRINUSE …"). */
+const inUse = (err: unknown) => /EADDRINUSE/.test((err as Error)?.message ?? '');
 
 /** What a person can do when the port cannot be had: which address, and how to pick another. */
 function listenError(err: NodeJS.ErrnoException, config: ServerConfig): Error {

@@ -4,8 +4,10 @@
 // google.rpc code name and details — goes back as the method's message, stream or gRPC status.
 // What a method does, and who may call it, is the application's (Application.grpc).
 import {
+  logVerbosity,
   Server,
   ServerCredentials,
+  setLogVerbosity,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceDefinition,
@@ -17,6 +19,11 @@ import { fromProtoJson, loadProto, toProtoJson } from './protoJson.ts';
 import { grpcStatusOf, type GrpcError } from './rpcStatus.ts';
 
 export type { GrpcError } from './rpcStatus.ts';
+
+// grpc-js writes its own errors to stderr (a taken port as "E No address added out of total 1
+// resolved"); each of them also reaches the caller, which says it in the server's log. Its own
+// lines stay available for debugging through grpc-js's GRPC_VERBOSITY.
+if (!process.env.GRPC_VERBOSITY) setLogVerbosity(logVerbosity.NONE);
 
 /** One call as a method sees it. */
 export interface GrpcCall {
