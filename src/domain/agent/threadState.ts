@@ -225,10 +225,45 @@ async function* langGraphHistory(graph: LangGraph, threadId: string, options: Hi
     ...(options.before ? { before: { configurable: { checkpoint_id: options.before } } } : {}),
     ...(options.metadata ? { filter: options.metadata } : {}),
   };
-  for await (const snapshot of graph.graph.getStateHistory(config, listOptions)) {
-    const state = fromSnapshot(threadId, snapshot);
-    if (!createdBefore || olderThan(state, createdBefore)) yield state;
+  let before = listOptions.before;
+  for (;;) {
+    try {
+      for await (const snapshot of graph.graph.getStateHistory(config, { ...listOptions, ...(before ? { before } : {}) })) {
+        const state = fromSnapshot(threadId, snapshot);
+        before = { configurable: { checkpoint_id: state.checkpoint!.checkpoint_id } };
+        if (!createdBefore || olderThan(state, createdBefore)) yield state;
+      }
+      return;
+    } catch (refused) {
+      // a checkpoint whose input writes the reducers refuse (see latest); subgraphs take no input
+      if (options.checkpointNs) throw refused;
+      const saved = await asSavedAfter(graph, config.configurable, { ...listOptions, ...(before ? { before } : {}) });
+      if (!saved) throw refused;
+      before = { configurable: { checkpoint_id: saved.checkpoint!.checkpoint_id } };
+      if (!createdBefore || olderThan(saved, createdBefore)) yield { ...saved, state_error: reasonOf(refused) };
+    }
   }
+}
+
+/** LangGraph's id of the writes a run's input or command made before any task ran. */
+const INPUT_WRITES_TASK_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The next checkpoint of the list as saved: without the writes of its input, which LangGraph
+ * applies to show any checkpoint, and which its reducers refused. Read through a checkpointer
+ * that leaves them out, passed as LangGraph passes one to a subgraph.
+ */
+async function asSavedAfter(graph: LangGraph, configurable: Record<string, unknown>, listOptions: Record<string, unknown>): Promise<ThreadState | null> {
+  const checkpointer = (graph.graph as any).checkpointer;
+  if (!checkpointer || typeof checkpointer.list !== 'function') return null;
+  let tuple: any;
+  for await (const found of checkpointer.list({ configurable }, { ...listOptions, limit: 1 })) tuple = found;
+  if (!tuple) return null;
+  const withoutInput = {
+    getTuple: async () => ({ ...tuple, pendingWrites: (tuple.pendingWrites ?? []).filter(([taskId]: [string]) => taskId !== INPUT_WRITES_TASK_ID) }),
+  };
+  const at = { ...configurable, checkpoint_id: tuple.config.configurable.checkpoint_id, __pregel_checkpointer: withoutInput };
+  return fromSnapshot(configurable.thread_id as string, await graph.graph.getState({ configurable: at }));
 }
 
 async function take(states: AsyncIterable<ThreadState>, limit: number): Promise<ThreadState[]> {

@@ -13,6 +13,7 @@ import { BACKENDS } from '../../support/bothStores.ts';
 const project = {
   graphs: {
     agent: './examples/graphs/agent.ts:agent',
+    echo: './examples/graphs/echo.ts:echo',
     refusing: './test/fixtures/agent-server/graphs.ts:refusingFactory',
   },
 };
@@ -104,6 +105,24 @@ for (const backend of BACKENDS) {
         assert.deepEqual(after.values, next);
       });
     }
+
+    it('a refused command, then a run of a plain graph: the merged history answers each checkpoint as saved', async () => {
+      const { thread_id: threadId } = await json('/threads', { method: 'POST', json: {} });
+      const refused = await wait(threadId, { durability: 'exit', command: { update: { messages: [{ type: 'remove', id: '' }] } } });
+      const refusal = /delete a message with an ID that doesn't exist/;
+      assert.match(refused.__error__?.message, refusal, JSON.stringify(refused));
+      await json(`/threads/${threadId}/runs/wait`, { method: 'POST', json: { assistant_id: 'echo', input: say('hello') } });
+      const history = (await json(`/threads/${threadId}/history`, { method: 'POST', json: {} })) as unknown as Json[];
+      // the echo run's two checkpoints, then the refused command's, as saved (its input not applied) and why
+      assert.deepEqual(
+        history.map((s) => s.state_error),
+        [undefined, undefined, history[2].state_error],
+        JSON.stringify(history),
+      );
+      assert.match(history[2].state_error, refusal);
+      assert.deepEqual(history[2].values, { messages: [] });
+      assert.deepEqual(await json(`/threads/${threadId}/history`), history);
+    });
 
     it('a thread stored before its record kept values shows them, computed once, and its next run stores them', async () => {
       const { thread_id: threadId } = await json('/threads', { method: 'POST', json: {} });
