@@ -1,70 +1,56 @@
-// Structured logs: one JSON object per line, made by pino (the logger fastify uses), so a
-// line costs a few string concatenations and lands in a buffer written out 4 KB at a time
-// (logOutput.ts), not a JSON.stringify and a write of its own each.
-import { pino, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
-import { withErrorsShown } from './logFields.ts';
-import { stdoutLines } from './logOutput.ts';
+// Structured logs: one JSON object per line on stdout, so they can be shipped as they are.
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+export type LogLevel = keyof typeof LEVELS;
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-
-/** One line at a level: a message a person reads, and fields a machine filters on. */
-type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
-
-/** What the server logs through; it satisfies the domain's port (domain/ports/logger.ts). */
 export interface Logger {
-  debug: LogLine;
-  info: LogLine;
-  warn: LogLine;
-  error: LogLine;
-  /** The same log with `fields` added to every line. */
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
   enabled(level: LogLevel): boolean;
 }
 
-/** Where lines go: a stream (stdoutLines(), a pretty one), or in a test a function given each line. */
-export type LogSink = DestinationStream | ((line: string) => void);
-
-/** As every response shows a secret (the domain's SECRET_MASK). */
-export const LOG_MASK = '********';
-
-/**
- * Paths where a credential would sit if a line ever carried a request's or a client's headers:
- * written as the mask. Secret values elsewhere (a deployment's secrets in its build output) are
- * removed where they are captured (domain/control-plane/redaction.ts), before anything logs them.
- */
-const REDACTED = ['authorization', 'cookie', 'x-api-key', 'proxy-authorization', 'set-cookie'].flatMap((name) => [
-  `headers["${name}"]`,
-  `req.headers["${name}"]`,
-  `request.headers["${name}"]`,
-]);
-
-export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, sink: LogSink = stdoutLines()): Logger {
-  const root = pino(
-    {
-      level,
-      // no pid or hostname: the fields a line has are the ones its caller gives
-      base: Object.keys(base).length ? base : null,
-      // the level by its name, as LOG_LEVEL names it (`"level":"info"`); pino caches each level's prefix
-      formatters: { level: (label) => ({ level: label }) },
-      // milliseconds since the epoch: Date.now() concatenated, no date formatted per line
-      timestamp: stdTimeFunctions.epochTime,
-      redact: { paths: REDACTED, censor: LOG_MASK },
-      // errors are already name, message and stack (logFields.ts); pino's own would add its `type`
-      serializers: { err: (value: unknown) => value },
-    },
-    typeof sink === 'function' ? { write: sink } : sink,
-  );
-  return wrap(root);
+export function createLogger(
+  level: LogLevel = 'info',
+  base: Record<string, unknown> = {},
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Logger {
+  const threshold = LEVELS[level] ?? LEVELS.info;
+  const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (LEVELS[lvl] < threshold) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer) + '\n');
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warn', m, f),
+    error: (m, f) => emit('error', m, f),
+    child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    enabled: (lvl) => LEVELS[lvl] >= threshold,
+  };
 }
 
-/** Our call shape (message, then fields) over pino's (fields, then message). */
-function wrap(log: Pino): Logger {
-  return {
-    debug: (msg, fields) => log.debug(withErrorsShown(fields), msg),
-    info: (msg, fields) => log.info(withErrorsShown(fields), msg),
-    warn: (msg, fields) => log.warn(withErrorsShown(fields), msg),
-    error: (msg, fields) => log.error(withErrorsShown(fields), msg),
-    child: (fields) => wrap(log.child(withErrorsShown(fields) ?? {})),
-    enabled: (level) => log.isLevelEnabled(level),
-  };
+function errorReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  return value;
+}
+
+/** Where log lines are written: stdout, or in a test a stand-in that says whether it is a terminal. */
+export interface LogOutput {
+  isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * Where log lines go: JSON lines for machines, or — on a terminal, unless LOG_FORMAT=json —
+ * the same lines made readable by pino-pretty (loaded only then). LOG_FORMAT=pretty asks for
+ * readable lines off a terminal too (without colours).
+ */
+export async function logWriter(env: Record<string, string | undefined> = process.env, out: LogOutput = process.stdout): Promise<(line: string) => void> {
+  const pretty = env.LOG_FORMAT === 'pretty' || (out.isTTY === true && env.LOG_FORMAT !== 'json');
+  if (!pretty) return (line) => void out.write(line);
+  const { prettyFactory } = (await import('pino-pretty')) as unknown as { prettyFactory: (options: Record<string, unknown>) => (line: string) => string };
+  const format = prettyFactory({ colorize: out.isTTY === true, messageKey: 'msg', timestampKey: 'time', translateTime: 'SYS:HH:MM:ss.l', levelKey: 'level' });
+  return (line) => void out.write(format(line));
 }

@@ -152,7 +152,7 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     await db.end();
     await sleep(1_000);
     // the victim holds the fewest long runs: some are in flight on the survivors
-    const replicaIdOf = (server: ChildServer) => /"replica_id":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(server.output())![1];
+    const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
     victim = [...replicas].sort(
       (x, y) => holders.filter((h) => h.replica === replicaIdOf(x)).length - holders.filter((h) => h.replica === replicaIdOf(y)).length,
     )[0];

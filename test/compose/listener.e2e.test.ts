@@ -51,7 +51,7 @@ async function startListener(controlPlane: string, deployer: string, data: strin
       reject(new Error(`listener did not start:\n${out}`));
     }, 60_000);
     const check = () => {
-      const m = /"listener_id":"([^"]+)"[^\n]*"msg":"listener started"/.exec(out);
+      const m = /"msg":"listener started"[^\n]*?"listener_id":"([^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);

@@ -92,7 +92,7 @@ async function startAgentplaneDev(dir: string, env: Record<string, string> = {})
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`agentplane dev did not start within 90 s:\n${out.slice(-3000)}`)), 90_000);
     const check = () => {
-      const m = /"url":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(out);
+      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);

@@ -81,7 +81,7 @@ const stateOf = (event: StreamResponse | undefined) =>
       ? event.payload.value.status?.state
       : undefined;
 
-const replicaIdOf = (server: ChildServer) => /"replica_id":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(server.output())![1];
+const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
 
 /**
  * The replica executing the task's run (its claim in the database), and the other: a cancel

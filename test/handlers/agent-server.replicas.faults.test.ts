@@ -70,7 +70,7 @@ describe('replicas on one PostgreSQL database', () => {
     const inFlight = { threadId: '', runId: '' };
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    const replicaIdOf = (server: ChildServer) => /"replica_id":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(server.output())![1];
+    const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
     const killTheOneExecuting = async () => {
       inFlight.threadId = (await client(live()[0]).threads.create()).thread_id;
       inFlight.runId = (

@@ -75,7 +75,7 @@ describe('the npm package, installed from its tarball', () => {
       const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
       // and its start banner, which goes to stderr when piped and may be read after stdout's line
       const check = () => {
-        const m = /"url":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(output);
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
         if (m && /\bAPI\s+http/.test(output)) {
           clearTimeout(timer);
           resolve(m[1]!);

@@ -43,7 +43,7 @@ test('the server on the embedded store answers without having loaded the pg driv
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
       child.stdout.on('data', () => {
-        const m = /"url":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(out);
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
         if (m) {
           clearTimeout(timer);
           resolve(m[1]);

@@ -25,7 +25,7 @@ export async function startDev(dir: string, env: Record<string, string> = {}): P
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
       const check = () => {
-        const m = /"url":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(output);
+        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
         // the banner and the watcher come right after the server listens, and a key it created
         // after them; piped, the banner and the key go to stderr, read apart from stdout's lines
         const created = /"keys":"created on this start"/.test(output);

@@ -254,7 +254,7 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
       reject(new Error(`server did not start within 60 s:\n${out}`));
     }, 60_000);
     const check = () => {
-      const m = /"url":"([^"]+)"[^\n]*"msg":"agentplane listening"/.exec(out);
+      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);
         child.stdout!.off('data', check);

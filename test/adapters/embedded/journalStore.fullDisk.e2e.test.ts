@@ -202,7 +202,7 @@ test('a background snapshot that fails is logged and tried again; the process st
     assert.equal(failures, 1, 'the injected failure happened');
     assert.deepEqual(unhandled, [], 'a failed snapshot became an unhandled rejection');
     assert.ok(
-      lines.some((l) => /"level":"error"[^\n]*"msg":"snapshot failed; the journal keeps every write; trying again"/.test(l)),
+      lines.some((l) => /"level":"error","msg":"snapshot failed; the journal keeps every write; trying again"/.test(l)),
       'the failure was logged',
     );
     assert.ok(
