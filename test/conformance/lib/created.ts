@@ -86,9 +86,26 @@ export class CreatedResources {
         // gone already (deleted by the suite itself, or a stateless run's thread) is as good
         if (res && ((res.status >= 200 && res.status < 300) || res.status === 404)) ids.delete(id);
         else left.push(`${kind} ${id}: ${res ? `HTTP ${res.status}` : 'no delete operation'}`);
+        // a deployment's delete is accepted, then its revisions are taken down: it is gone when it reads 404
+        if (kind === 'deployment' && !ids.has(id) && !(await gone(target, id))) left.push(`${kind} ${id}: still there ${GONE_WITHIN_MS} ms after its delete`);
       }
     }
     return left;
+  }
+}
+
+/** How long a deployment's delete may take to finish (its revisions torn down) before it is named as left. */
+const GONE_WITHIN_MS = 30_000;
+
+async function gone(target: Target, deploymentId: string): Promise<boolean> {
+  const op = operationById.get('getDeployment');
+  if (!op) return true;
+  const deadline = Date.now() + GONE_WITHIN_MS;
+  for (;;) {
+    const res = await send({ ...target, onAnswer: undefined }, requestFor(op, { path: { deployment_id: deploymentId } }));
+    if (res.status === 404) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
