@@ -38,6 +38,13 @@ export class CreatedResources {
   /** Threads there before the suite started: never deleted, whatever the suite did to them. */
   private readonly spared = new Set<string>();
 
+  /**
+   * A2A tasks its answers named. A context named by a free string is a thread whose id the client
+   * never sees (the server derives it), so such threads are found at the end by the task id the
+   * server writes into their metadata (`a2a_task_id`).
+   */
+  private readonly a2aTasks = new Set<string>();
+
   /** Notes the threads the server held before (a server in use keeps its users' threads). */
   async spareExisting(target: Target): Promise<void> {
     const search = operationById.get('searchThreads');
@@ -59,6 +66,7 @@ export class CreatedResources {
     // threads made on the way: by a run or a command on a thread id the suite made up
     // (if_not_exists), a stateless run that kept its thread, an A2A message (its context)
     for (const id of threadsNamed(req, res)) if (!this.spared.has(id)) this.made.get('thread')!.add(id);
+    for (const answer of [res.json, ...(res.events ?? []).map((e) => parsed(e.data))]) collectTaskIds(answer, this.a2aTasks, 0);
     const creating = CREATING[req.operationId];
     if (!creating) return;
     const id = idIn(res.json, creating.id);
@@ -70,6 +78,20 @@ export class CreatedResources {
     }
   }
 
+  /** Adds the threads of the A2A tasks its answers named (found by their metadata) to what is deleted. */
+  private async findA2AThreads(target: Target): Promise<void> {
+    const search = operationById.get('searchThreads');
+    if (!search) return;
+    for (const taskId of this.a2aTasks) {
+      const body = { kind: 'json' as const, value: { metadata: { a2a_task_id: taskId }, limit: 100 } };
+      const res = await send({ ...target, onAnswer: undefined }, requestFor(search, { body }));
+      for (const thread of Array.isArray(res.json) ? (res.json as unknown[]) : []) {
+        const id = idIn(thread, 'thread_id');
+        if (id && !this.spared.has(id)) this.made.get('thread')!.add(id);
+      }
+    }
+  }
+
   /** How many of each kind are still to delete. */
   counts(): Record<Kind, number> {
     return Object.fromEntries([...this.made].map(([kind, ids]) => [kind, ids.size])) as Record<Kind, number>;
@@ -78,6 +100,7 @@ export class CreatedResources {
   /** Deletes everything noted (crons first, so none fires on a thread going away); what a deletion could not remove is named. */
   async deleteAll(target: Target): Promise<string[]> {
     const left: string[] = [];
+    await this.findA2AThreads(target);
     for (const [kind, operationId, param] of DELETING) {
       const op = operationById.get(operationId);
       const ids = this.made.get(kind)!;
@@ -91,6 +114,21 @@ export class CreatedResources {
       }
     }
     return left;
+  }
+}
+
+/** Task ids an answer holds: a task's own id (it has a contextId beside it) and any taskId field. */
+function collectTaskIds(value: unknown, into: Set<string>, depth: number): void {
+  if (depth > 6 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value.slice(0, 100)) collectTaskIds(item, into, depth + 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.id === 'string' && typeof record.contextId === 'string' && UUID.test(record.id)) into.add(record.id);
+  for (const [key, field] of Object.entries(record)) {
+    if (key === 'taskId' && typeof field === 'string' && UUID.test(field)) into.add(field);
+    else collectTaskIds(field, into, depth + 1);
   }
 }
 
