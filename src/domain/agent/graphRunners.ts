@@ -18,6 +18,7 @@ import { nowIso } from '../clock.ts';
 import type { WriteOp } from '../ports/store.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
+import { withInputMessageIds } from './inputMessageIds.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
@@ -173,7 +174,7 @@ export async function runPlainGraph(ctx: RunContext): Promise<RunOutput> {
   if (forkFrom && !base && (await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)))
     throw otherKindForkError(run.thread_id, forkFrom, 'plain');
   if (forkFrom && !base) throw Object.assign(new Error(`Checkpoint ${forkFrom} not found on thread ${run.thread_id}`), { name: 'CheckpointNotFound' });
-  const input = normaliseInput(run.kwargs.input);
+  const input = normaliseInput(run.kwargs.input, run.input_message_ids);
   const steps = new PlainSteps({ ...ctx, publish }, out, protocol);
   const ops: WriteOp[] = [];
   let parent = base;
@@ -258,7 +259,11 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
   ];
   const { Command, createGraphRunStream } = await langGraph();
-  const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
+  const given = ctx.resumeFromCheckpoint
+    ? null
+    : kwargs.command
+      ? new Command(kwargs.command)
+      : (withInputMessageIds(kwargs.input, run.input_message_ids) ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {
     throw otherKindForkError(run.thread_id, forkFrom, 'langgraph');
@@ -355,13 +360,16 @@ interface StreamEvent {
   data: { chunk?: unknown };
 }
 
-/** Input messages may be `{role, content}` dicts or strings; they become message dicts with ids. */
-export function normaliseInput(input: unknown): Record<string, unknown> | null {
+/**
+ * Input messages may be `{role, content}` dicts or strings; they become message dicts with ids:
+ * their own, else those chosen for them when the run was stored (`ids`, inputMessageIds.ts).
+ */
+export function normaliseInput(input: unknown, ids?: readonly string[]): Record<string, unknown> | null {
   if (input === null || input === undefined) return null;
   if (typeof input !== 'object' || Array.isArray(input)) return { messages: [input].flat() };
   const { messages, ...rest } = input as Record<string, unknown>;
   if (messages === undefined) return { ...rest };
-  return { ...rest, messages: (Array.isArray(messages) ? messages : [messages]).map((m) => toMessageDict(m)) };
+  return { ...rest, messages: (Array.isArray(messages) ? messages : [messages]).map((m, i) => toMessageDict(m, 'human', ids?.[i])) };
 }
 
 export function applyUpdate(state: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {

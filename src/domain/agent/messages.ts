@@ -26,18 +26,18 @@ const TYPE_BY_ROLE: Record<string, string> = {
 
 const CHUNK_TYPES: Record<string, string> = { AIMessageChunk: 'ai', HumanMessageChunk: 'human', ToolMessageChunk: 'tool', SystemMessageChunk: 'system' };
 
-/** Turns a message-like value (dict, string, LangChain message) into a message dict. */
-export function toMessageDict(value: unknown, defaultType = 'human'): MessageDict {
-  if (typeof value === 'string') return { type: defaultType, content: value, id: randomUUID() };
+/** Turns a message-like value (dict, string, LangChain message) into a message dict; `id` is the one it gets when it has none. */
+export function toMessageDict(value: unknown, defaultType = 'human', id?: string): MessageDict {
+  if (typeof value === 'string') return { type: defaultType, content: value, id: id ?? randomUUID() };
   if (value && typeof value === 'object') {
     const m = value as Record<string, any>;
     if (typeof m._getType === 'function' || (m.lc_serializable !== undefined && 'content' in m)) return fromLangChain(m);
-    const { role, type, id, ...rest } = m;
+    const { role, type, id: own, ...rest } = m;
     const kind = TYPE_BY_ROLE[String(type ?? role ?? defaultType)] ?? CHUNK_TYPES[String(type)] ?? String(type ?? role ?? defaultType);
-    const dict: MessageDict = copyWith(rest, { type: kind, content: m.content ?? '', id: typeof id === 'string' && id ? id : randomUUID() });
+    const dict: MessageDict = copyWith(rest, { type: kind, content: m.content ?? '', id: typeof own === 'string' && own ? own : (id ?? randomUUID()) });
     return kind === 'remove' ? dict : withMessageDefaults(dict);
   }
-  return withMessageDefaults({ type: defaultType, content: String(value), id: randomUUID() });
+  return withMessageDefaults({ type: defaultType, content: String(value), id: id ?? randomUUID() });
 }
 
 /**

@@ -73,12 +73,14 @@ export interface RunRecord extends Run {
   trace?: TraceSpan[];
   /** A finished protocol run's events are its thread's numbers base+1 … end (protocol/events.ts). */
   protocol_seq?: { base: number; end: number };
+  /** The ids of its input's messages, chosen when it was stored (inputMessageIds.ts): every attempt writes them alike. */
+  input_message_ids?: string[];
 }
 
 export const FINAL_STATUSES = new Set(['success', 'error', 'timeout', 'interrupted']);
 
 export function toApiRun(record: RunRecord): Run {
-  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, trace: _trace, protocol_seq: _seq, ...run } = record;
+  const { attempt: _attempt, error: _error, graph_id: _graph, owner: _owner, trace: _trace, protocol_seq: _seq, input_message_ids: _ids, ...run } = record;
   return run;
 }
 

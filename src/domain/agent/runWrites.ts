@@ -14,6 +14,7 @@ import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { uuid7 } from './ids.ts';
+import { assignInputMessageIds } from './inputMessageIds.ts';
 import { FINAL_STATUSES, newThread, runKwargs, type RunRecord, type ThreadRecord } from './records.ts';
 import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import type { RunEngine } from './runEngine.ts';
@@ -78,6 +79,8 @@ export async function enqueueRun(
     multitask_strategy: body.multitask_strategy ?? 'enqueue',
     attempt: 1,
   };
+  const inputIds = assignInputMessageIds(body.input);
+  if (inputIds) run.input_message_ids = inputIds;
   const thread: ThreadRecord = copyWith(base, {
     status: 'busy' as const,
     updated_at: now,
