@@ -296,7 +296,7 @@ export class A2ATaskService {
       const data = dataOf(event.data);
       if (event.event !== 'values' || !data || typeof data !== 'object') continue;
       const reply = latestReply((data as { messages?: unknown }).messages);
-      if (reply && reply.text !== lastText) {
+      if (reply?.text && reply.text !== lastText) {
         lastText = reply.text;
         // the reply keeps one id while it grows: the id it has in the thread once it has one
         replyId = reply.id ?? replyId;
@@ -323,7 +323,8 @@ export class A2ATaskService {
       runId,
       state,
       at,
-      reply: reply?.text ?? null,
+      reply: reply?.text || null,
+      ...(reply?.files.length ? { files: reply.files } : {}),
       replyId: reply?.id ?? null,
       values: hasMessages || state !== 'completed' ? null : withoutMessages(values),
       error: state === 'failed' ? await this.runError(runId) : null,
@@ -360,7 +361,7 @@ function withSentMessages(history: Message[], sent: Message[]): Message[] {
 }
 
 function replyParts(outcome: TaskOutcome): Part[] {
-  if (outcome.reply) return [{ kind: 'text', text: outcome.reply }];
+  if (outcome.reply || outcome.files?.length) return [...(outcome.reply ? [{ kind: 'text' as const, text: outcome.reply }] : []), ...(outcome.files ?? [])];
   if (outcome.values) return [{ kind: 'data', data: outcome.values }];
   return [];
 }
@@ -371,7 +372,7 @@ function agentMessage(messageId: string, parts: Part[], ids: { contextId: string
 
 function statusMessage(state: TaskState, outcome: TaskOutcome, parts: Part[], ids: { contextId: string; taskId: string }): Message | undefined {
   // the reply is a message of the thread: the same id here as in the task's history
-  const id = (outcome.reply && outcome.replyId) || `run-${outcome.runId}`;
+  const id = ((outcome.reply || outcome.files?.length) && outcome.replyId) || `run-${outcome.runId}`;
   if (state === 'failed') {
     const text = `The run ${outcome.runId} failed${outcome.error ? `: ${outcome.error}` : '.'}`;
     return agentMessage(id, [{ kind: 'text', text }], ids);

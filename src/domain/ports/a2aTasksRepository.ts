@@ -3,13 +3,15 @@
 // run: it maps an A2A task id to its context (thread) and the runs its messages started, so
 // tasks/get and tasks/cancel work by task id alone and a follow-up can keep the task id while
 // starting a new run. Kept in the store's collection (adapters/embedded/collectionA2ATasks.ts).
-import type { Message, TaskState } from '../../../generated/a2a/types.gen.ts';
+import type { FilePart, Message, TaskState } from '../../../generated/a2a/types.gen.ts';
 
 /** What a finished run of the task produced, kept so later runs on the thread cannot blur it. */
 export interface TaskOutcome {
   runId: string;
   state: TaskState;
   reply: string | null;
+  /** The files of the reply (its message's image, audio, video and file blocks), as file parts. */
+  files?: FilePart[];
   /** The id of the reply's message in the thread, so status.message and history name it alike. */
   replyId?: string | null;
   /** The graph's final values when the assistant has no `messages` (the reply as data). */

@@ -11,7 +11,7 @@ const toRunInput = (message: ReturnType<typeof msg>, hasMessages: boolean) => {
   return outcome.ok ? { input: outcome.value } : { error: rpcError(outcome.failure) };
 };
 
-test("a message's text parts become one input message with the client's messageId, after merged data parts; file parts are -32005", () => {
+test("a message's text parts become one input message with the client's messageId, after merged data parts", () => {
   const out = toRunInput(
     msg([
       { kind: 'data', data: { topic: 't', messages: [{ role: 'system', content: 's' }] } },
@@ -37,7 +37,6 @@ test("a message's text parts become one input message with the client's messageI
     },
   });
   assert.deepEqual(toRunInput(msg([{ kind: 'text', text: 'x' }], 'agent'), true), { input: { messages: [{ role: 'assistant', content: 'x', id: 'm' }] } });
-  assert.equal((toRunInput(msg([{ kind: 'file', file: { uri: 'u' } }]), true) as any).error.code, -32005);
   assert.equal((toRunInput(msg([{ kind: 'text', text: 'x' }]), false) as any).error.code, -32602);
   assert.deepEqual(toRunInput(msg([{ kind: 'data', data: { n: 1 } }]), false), { input: { n: 1 } });
 });

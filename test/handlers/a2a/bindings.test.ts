@@ -174,6 +174,38 @@ for (const binding of ['JSONRPC', ...BINDINGS] as const) {
   });
 }
 
+// a file sent by a client reaches the graph as LangChain's standard content block, and the
+// graph's file blocks come back as file parts, on every binding (issue 85: file parts were -32005)
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
+for (const binding of ['JSONRPC', ...BINDINGS] as const) {
+  test(`a file part round-trips into the graph and back out over ${binding}: bytes and a URL`, async () => {
+    const client = await clientOver(binding, 'files');
+    const request = textMessage('look');
+    request.message!.parts.push(
+      { content: { $case: 'raw', value: PNG }, metadata: undefined, filename: 'dot.png', mediaType: 'image/png' },
+      { content: { $case: 'url', value: 'https://files.example/report.pdf' }, metadata: undefined, filename: 'report.pdf', mediaType: 'application/pdf' },
+    );
+    const sent = await client.sendMessage(request);
+    assert.ok('id' in sent, 'a task comes back');
+    assert.equal(sent.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const [said, raw, url] = sent.artifacts[0]?.parts ?? [];
+    // what the graph read: an image block with its bytes, a file block with its URL, each named
+    assert.equal(textOf(said), 'got image image/png data dot.png; file application/pdf url report.pdf');
+    assert.equal(raw?.content?.$case, 'raw');
+    assert.deepEqual(raw?.content?.$case === 'raw' ? Buffer.from(raw.content.value) : undefined, PNG);
+    assert.deepEqual([raw?.filename, raw?.mediaType], ['dot.png', 'image/png']);
+    assert.deepEqual(url?.content, { $case: 'url', value: 'https://files.example/report.pdf' });
+    assert.deepEqual([url?.filename, url?.mediaType], ['report.pdf', 'application/pdf']);
+    // the task's history gives the client's message back with its files
+    const got = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
+    const mine = got.history.find((m) => m.messageId === request.message!.messageId);
+    assert.deepEqual(
+      mine?.parts.map((p) => p.content?.$case),
+      ['text', 'raw', 'url'],
+    );
+  });
+}
+
 test('one task, every binding: sent over gRPC, read over HTTP+JSON and JSON-RPC', async () => {
   const grpc = await clientOver('GRPC', 'echo');
   const sent = await grpc.sendMessage(textMessage('across'));

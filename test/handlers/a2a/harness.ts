@@ -8,7 +8,7 @@ import { ROOT } from '../../support/server.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/graphs/a2a.ts');
 /** The A2A fixture graphs (test/fixtures/graphs/a2a.ts) by name, for the real agent server. */
-export const fixtureGraphs = Object.fromEntries(['echo', 'slow', 'data', 'failing'].map((name) => [name, `${FIXTURE}:${name}`]));
+export const fixtureGraphs = Object.fromEntries(['echo', 'files', 'slow', 'data', 'failing'].map((name) => [name, `${FIXTURE}:${name}`]));
 
 const validators: Record<string, { (v: unknown): boolean; errors?: unknown }> = {
   'message/send': results.message_send,

@@ -107,7 +107,8 @@ describe('message/send', () => {
 
   test('bad messages are refused with the A2A error codes', async () => {
     const cases: [unknown, number][] = [
-      [{ message: { kind: 'message', role: 'user', messageId: 'f', parts: [{ kind: 'file', file: { uri: 'https://x/y.pdf' } }] } }, -32005],
+      // a file is taken (messages.files.test.ts), but its URL must be one
+      [{ message: { kind: 'message', role: 'user', messageId: 'f', parts: [{ kind: 'file', file: { uri: 'y.pdf' } }] } }, -32602],
       // a contextId that names another context than the task's own (any string names a context: rpc.contextId.test.ts)
       [userText('hi', { contextId: 'not-the-task-context', taskId: crypto.randomUUID() }), -32001],
       [userText('hi', { taskId: crypto.randomUUID() }), -32001],

@@ -349,11 +349,12 @@ describe('bad input gets the spec error and changes nothing', () => {
     assert.equal(badRole.json.error.code, -32602);
     const twoContents = await rpcV1(endpoint('echo'), 'SendMessage', { message: { ...userMessageJson('x'), parts: [{ text: 'a', data: { b: 1 } }] } });
     assert.equal(twoContents.json.error.code, -32602);
+    // a file is taken (messages.files.test.ts), but its URL must be one
     const file = await rpcV1(endpoint('echo'), 'SendMessage', {
-      message: { ...userMessageJson('x'), parts: [{ url: 'https://example.com/a.pdf', mediaType: 'application/pdf' }] },
+      message: { ...userMessageJson('x'), parts: [{ url: 'a.pdf', mediaType: 'application/pdf' }] },
     });
-    assert.equal(file.json.error.code, -32005);
-    assert.equal(errorInfo(file.json.error).reason, 'CONTENT_TYPE_NOT_SUPPORTED');
+    assert.equal(file.json.error.code, -32602);
+    assert.equal(errorInfo(file.json.error).reason, 'INVALID_PARAMS');
 
     const unparseable = await rpcV1(endpoint('echo'), 'SendMessage', null, { body: '{"jsonrpc": "2.0", "id": 1, "method": "SendMess' });
     assert.equal(unparseable.json.error.code, -32700);

@@ -54,7 +54,7 @@ const CONTENT = ['text', 'raw', 'url', 'data'] as const;
 
 /**
  * A v1.0 part as the task service's part. Exactly one of text, raw, url, data (the proto's
- * oneof); raw and url become file parts, which the task service refuses as a media type.
+ * oneof); raw and url become file parts.
  * A data part may hold any JSON value (google.protobuf.Value), e.g. a list answering an interrupt.
  */
 export function fromV1Part(part: V1.Part, field: string): Outcome<Part, 'invalid'> {
