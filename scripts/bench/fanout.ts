@@ -8,9 +8,11 @@
 // the last run's events asked `since` the event before it, on a thread with a short history
 // and on one with a long one; a replay that costs what it returns takes the same time on both.
 import { randomUUID } from 'node:crypto';
-import { expectStatus, request } from './agentplane.ts';
+import path from 'node:path';
+import { expectStatus, request, ROOT } from './agentplane.ts';
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
+import { freePort, startChild } from './proc.ts';
 
 export { DELIVERY_SAMPLE_EVERY, type DeliveryFigure };
 
@@ -22,6 +24,14 @@ export interface FanoutFigure {
   eventsReceived: number;
   /** Subscribers that did not open, or closed before the end. */
   failedSubscribers: number;
+  /**
+   * Events some subscriber missed (issue 87): every subscriber of a thread reads the same channels
+   * from its start, so each should have received what the one that received most on its thread
+   * did; the sum of the shortfalls. Absent in older reports.
+   */
+  lostEvents?: number;
+  /** How long the runs went under the subscribers, in s (the event rate the ceiling plays). */
+  loadedSeconds?: number;
   idle: { okP99Ms: number; firstEventMs: number };
   /** The same runs going on the same threads, with no subscriber: what the runs cost by themselves. */
   runsAlone: { okP99Ms: number; firstEventMs: number };
@@ -36,6 +46,23 @@ export interface FanoutFigure {
    */
   delivery?: DeliveryFigure | null;
   replay: { shortHistoryEvents: number; longHistoryEvents: number; returned: number; shortMs: number; longMs: number; ratio: number };
+  /** The same subscribers on a bare node:http broadcaster at the same event rate, measured in the same run (issue 87); absent in older reports. */
+  ceiling?: CeilingFigure | null;
+  /** Loaded `/ok` p99 ÷ the ceiling's under the same subscribers. */
+  okP99VsCeiling?: number;
+}
+
+export interface CeilingFigure {
+  /** The run whose events it plays on every thread (agentplane's, as its subscribers read them), and how often per thread. */
+  eventsPerRun: number;
+  runsPerSecondPerThread: number;
+  opened: number;
+  failedSubscribers: number;
+  eventsReceived: number;
+  lostEvents: number;
+  idle: { okP99Ms: number };
+  loaded: { okP99Ms: number; okSamples: number };
+  delivery: DeliveryFigure | null;
 }
 
 const OK_SAMPLES = 400;
@@ -117,6 +144,7 @@ async function firstEvent(t: FanoutTarget): Promise<number> {
 interface ThreadEvent {
   type?: string;
   seq?: number;
+  method?: string;
   params?: { namespace?: string[]; data?: { event?: string } };
 }
 
@@ -180,7 +208,8 @@ async function history(t: FanoutTarget, thread: string, count: number): Promise<
 
 export async function measureFanout(
   t: FanoutTarget,
-  counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number },
+  /** `ceiling: false` leaves the bare broadcaster out (an A/B of two trees, which share one run's conditions already). */
+  counts: { subscribers: number; threads: number; shortHistory: number; longHistory: number; ceiling?: boolean },
   log: (s: string) => void,
 ): Promise<FanoutFigure> {
   // warm-up: the code paths of both figures and of a subscription
@@ -211,6 +240,7 @@ export async function measureFanout(
 
   running = true;
   runs = 0;
+  const loadedFrom = performance.now();
   drivers = drive();
   // the runs under way before the figures are taken
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -219,10 +249,12 @@ export async function measureFanout(
   const loaded = { okP99Ms: loadedOk, firstEventMs: await firstEvent(t), okSamples, firstEventSamples: sampled.firstEvent };
   running = false;
   await Promise.all(drivers);
+  const loadedSeconds = r2((performance.now() - loadedFrom) / 1000);
   // the last events reach the subscribers
   await new Promise((resolve) => setTimeout(resolve, 500));
   const closed = await held.close();
   const eventsReceived = closed.eventsReceived;
+  const lostEvents = closed.lost;
   failedSubscribers = closed.failed;
   const delivery = closed.delivery;
   log(
@@ -231,8 +263,10 @@ export async function measureFanout(
       : '  delivery: no sampled subscriber read an event',
   );
   log(
-    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs, ${eventsReceived} events received`,
+    `  under ${held.opened} subscribers: /ok p99 ${loaded.okP99Ms} ms (${okSamples} requests), first event ${loaded.firstEventMs} ms (${loaded.firstEventSamples} runs); ${runs} runs in ${loadedSeconds} s, ${eventsReceived} events received, ${lostEvents} lost`,
   );
+  // what the ceiling plays: a run of these threads as their subscribers read it
+  const recorded = counts.ceiling === false ? [] : await lastRunEvents(t, threads[0]!);
 
   const short = await newThread(t);
   const long = await newThread(t);
@@ -258,12 +292,19 @@ export async function measureFanout(
   log(
     `  replay of the last run (${returned} events) since the event before it: ${replayFigure.shortMs} ms on a thread of ${s.total} events, ${replayFigure.longMs} ms on one of ${l.total} (${replayFigure.ratio}×)`,
   );
+  let ceiling: CeilingFigure | null = null;
+  if (recorded.length) {
+    const runsPerSecondPerThread = runs / loadedSeconds / counts.threads;
+    ceiling = await measureCeiling(recorded, runsPerSecondPerThread, counts, log);
+  }
   return {
     subscribers: { sse: half, websocket: counts.subscribers - half },
     threads: counts.threads,
     runs,
     eventsReceived,
     failedSubscribers,
+    lostEvents,
+    loadedSeconds,
     idle,
     runsAlone,
     loaded,
@@ -271,7 +312,76 @@ export async function measureFanout(
     firstEventRatio: r2(loaded.firstEventMs / idle.firstEventMs),
     delivery,
     replay: replayFigure,
+    ceiling,
+    ...(ceiling && { okP99VsCeiling: r2(loaded.okP99Ms / ceiling.loaded.okP99Ms) }),
   };
+}
+
+/** The JSON of the thread's last run's events (from its root `running` on), as a subscriber to CHANNELS reads them. */
+async function lastRunEvents(t: FanoutTarget, thread: string): Promise<string[]> {
+  const abort = new AbortController();
+  const events: (ThreadEvent & { seq: number })[] = [];
+  try {
+    const res = await json(t, `/threads/${thread}/stream/events`, { channels: CHANNELS, since: 0 }, abort.signal);
+    for await (const e of threadEvents(res, 500)) events.push(e);
+  } finally {
+    abort.abort();
+  }
+  const start = events.findLastIndex((e) => e.method === 'lifecycle' && (e.params?.namespace ?? []).length === 0 && e.params?.data?.event === 'running');
+  return start < 0 ? [] : events.slice(start).map((e) => JSON.stringify(e));
+}
+
+/**
+ * The ceiling (fanoutCeiling.ts): the same subscribers on a bare node:http broadcaster playing
+ * the recorded run on as many threads at agentplane's run rate; `/ok` p99 idle and under them,
+ * taken as agentplane's are, and the delivery and losses as its subscribers saw them.
+ */
+async function measureCeiling(
+  events: string[],
+  runsPerSecondPerThread: number,
+  counts: { subscribers: number; threads: number },
+  log: (s: string) => void,
+): Promise<CeilingFigure> {
+  const port = await freePort();
+  const child = await startChild({
+    name: 'fanout-ceiling',
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'scripts/bench/fanoutCeiling.ts'), String(port)],
+    cwd: ROOT,
+    port,
+    probePath: '/ok',
+  });
+  try {
+    const t: FanoutTarget = { url: child.url, headers: {}, assistant: '' };
+    await okP99(t);
+    const idle = { okP99Ms: await okP99(t) };
+    const threads = Array.from({ length: counts.threads }, () => randomUUID());
+    const held = await openSubscribers({ target: t, threads, subscribers: counts.subscribers });
+    const control = (what: string, body: unknown) => json(t, `/bench/${what}`, body).then((res) => res.arrayBuffer());
+    await control('start', { events, runsPerSecondPerThread });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const loaded = { okP99Ms: await okP99(t), okSamples: sampled.ok };
+    await control('stop', {});
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const closed = await held.close();
+    const figure: CeilingFigure = {
+      eventsPerRun: events.length,
+      runsPerSecondPerThread: r2(runsPerSecondPerThread),
+      opened: held.opened,
+      failedSubscribers: closed.failed,
+      eventsReceived: closed.eventsReceived,
+      lostEvents: closed.lost,
+      idle,
+      loaded,
+      delivery: closed.delivery,
+    };
+    log(
+      `  ceiling (bare node:http, ${events.length} events a run, ${figure.runsPerSecondPerThread} runs/s on each of ${counts.threads} threads, ${held.opened} subscribers): /ok p99 ${idle.okP99Ms} ms idle, ${loaded.okP99Ms} ms under them; delivery p50 ${closed.delivery?.p50Ms} ms, p99 ${closed.delivery?.p99Ms} ms; ${closed.eventsReceived} events received, ${closed.lost} lost, ${closed.failed} failed`,
+    );
+    return figure;
+  } finally {
+    await child.stop();
+  }
 }
 
 const ms = (x: number) => `${x} ms`;
@@ -289,7 +399,15 @@ export function fanoutSection(f: FanoutFigure | null | undefined): string[] {
     '|---|--:|--:|--:|--:|',
     `| \`GET /ok\` p99 | ${ms(f.idle.okP99Ms)} | ${ms(f.runsAlone.okP99Ms)} | ${ms(f.loaded.okP99Ms)} | ${f.okP99Ratio}× |`,
     `| a new run's first event (median) | ${ms(f.idle.firstEventMs)} | ${ms(f.runsAlone.firstEventMs)} | ${ms(f.loaded.firstEventMs)} | ${f.firstEventRatio}× |`,
+    ...(f.ceiling
+      ? [
+          `| the same subscribers on a bare \`node:http\` broadcaster (the ceiling), \`GET /ok\` p99 | ${ms(f.ceiling.idle.okP99Ms)} | | ${ms(f.ceiling.loaded.okP99Ms)} | ${r2(f.ceiling.loaded.okP99Ms / f.ceiling.idle.okP99Ms)}× |`,
+          '',
+          `The ceiling (issue 87, \`scripts/bench/fanoutCeiling.ts\`), measured right after agentplane in the same run: a bare \`node:http\` server holding the same ${f.ceiling.opened.toLocaleString('en-US')} subscribers (SSE and WebSocket) on ${f.threads} threads, playing on each thread the ${f.ceiling.eventsPerRun} events of one of agentplane's runs as its subscribers read them (numbered for the thread, stamped when sent), ${f.ceiling.runsPerSecondPerThread} runs/s a thread (agentplane's rate under the subscribers), each run's events encoded once and written to each subscriber in one write. agentplane's loaded \`/ok\` p99 is ${f.okP99VsCeiling}× the ceiling's; the ceiling's delivery p50 ${ms(f.ceiling.delivery?.p50Ms ?? NaN)}, p99 ${ms(f.ceiling.delivery?.p99Ms ?? NaN)}; ${f.ceiling.eventsReceived.toLocaleString('en-US')} events delivered, ${f.ceiling.lostEvents} lost, ${f.ceiling.failedSubscribers} subscribers failed.`,
+        ]
+      : []),
     '',
+    ...(f.lostEvents !== undefined ? [`Events lost (a subscriber short of what the one that received most on its thread did): ${f.lostEvents}.`, ''] : []),
     ...(f.delivery
       ? [
           `An event's delivery under the subscribers (issue 67): the subscriber's clock when it read a \`values\` or \`messages\` event minus the server's \`params.timestamp\` on it (when the server made the event, before writing it to the log; one machine's clock, ms), at every ${DELIVERY_SAMPLE_EVERY}th subscriber (${f.delivery.subscribers} read events, ${f.delivery.events.toLocaleString('en-US')} events): p50 ${ms(f.delivery.p50Ms)}, p99 ${ms(f.delivery.p99Ms)}.`,

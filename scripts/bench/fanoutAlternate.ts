@@ -3,7 +3,9 @@
 // each round), each server started fresh for its turn with the bench's stream caps. Each ref
 // is built in its worktree under .bench/ as the bench's `--baseline` builds it, so both run
 // compiled and the work tree may change meanwhile. On a shared machine only the ratios within
-// one run mean anything: this prints each turn's figures and the medians side by side.
+// one run mean anything: this prints each turn's figures and the medians side by side. Each
+// turn measures the bare node:http broadcaster too (the ceiling, fanoutCeiling.ts) right after
+// its tree, at that tree's event rate.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, startAgentplane } from './agentplane.ts';
@@ -53,11 +55,16 @@ const rows: [string, (f: FanoutFigure) => number][] = [
   ['/ok p99 runs alone (ms)', (f) => f.runsAlone.okP99Ms],
   ['/ok p99 with subscribers (ms)', (f) => f.loaded.okP99Ms],
   ['/ok p99 ÷ idle', (f) => f.okP99Ratio],
+  ['ceiling /ok p99 under the same subscribers (ms)', (f) => f.ceiling?.loaded.okP99Ms ?? NaN],
+  ['/ok p99 ÷ the ceiling', (f) => f.okP99VsCeiling ?? NaN],
+  ['ceiling delivery p99 (ms)', (f) => f.ceiling?.delivery?.p99Ms ?? NaN],
   ['first event with subscribers (ms)', (f) => f.loaded.firstEventMs],
   ['delivery p50 (ms)', (f) => f.delivery?.p50Ms ?? NaN],
   ['delivery p99 (ms)', (f) => f.delivery?.p99Ms ?? NaN],
   ['runs under subscribers', (f) => f.runs],
   ['events received', (f) => f.eventsReceived],
+  ['events lost', (f) => f.lostEvents ?? NaN],
+  ['subscribers failed', (f) => f.failedSubscribers],
 ];
 log(`\n| figure | ${contenders.map((c) => c.name).join(' | ')} |`);
 log(`|---|${contenders.map(() => '--:').join('|')}|`);

@@ -50,6 +50,8 @@ export function deliveryOf(text: string, receivedAt: number, since: number): num
 // subscriber (one with `delivery`) decodes its events, to read their timestamps.
 const FRAME_END = Buffer.from('\n\n');
 const EVENT_MESSAGE = Buffer.from('{"type":"event"');
+/** A comment frame the server sends on a quiet stream: not an event (it would count as one frame more on some streams than others). */
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
 
 export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: Delivery): Promise<Subscriber> {
   let events = 0;
@@ -77,6 +79,7 @@ export async function sseSubscriber(t: FanoutTarget, thread: string, delivery?: 
   res.on('data', (chunk: Buffer) => {
     if (last === 10 && chunk[0] === 10) events += 1;
     for (let at = chunk.indexOf(FRAME_END); at >= 0; at = chunk.indexOf(FRAME_END, at + 2)) events += 1;
+    for (let at = chunk.indexOf(HEARTBEAT); at >= 0; at = chunk.indexOf(HEARTBEAT, at + HEARTBEAT.length)) events -= 1;
     last = chunk[chunk.length - 1] ?? last;
     if (delivery) {
       const now = Date.now();

@@ -29,9 +29,11 @@ interface Open {
 }
 
 /** Subscribers opened in a worker thread: how many opened, then what they received once closed. */
-export async function openSubscribers(
-  open: Open,
-): Promise<{ opened: number; failed: number; close(): Promise<{ eventsReceived: number; failed: number; delivery: DeliveryFigure | null }> }> {
+export async function openSubscribers(open: Open): Promise<{
+  opened: number;
+  failed: number;
+  close(): Promise<{ eventsReceived: number; failed: number; lost: number; delivery: DeliveryFigure | null }>;
+}> {
   // tsx's loader does not reach worker threads: the worker registers its own, then loads this file
   const boot = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: open });
@@ -49,13 +51,15 @@ export async function openSubscribers(
       worker.postMessage('close');
       const figures = await done;
       await worker.terminate();
-      return { eventsReceived: figures.eventsReceived, failed: figures.failed, delivery: figures.delivery ?? null };
+      return { eventsReceived: figures.eventsReceived, failed: figures.failed, lost: figures.lost, delivery: figures.delivery ?? null };
     },
   };
 }
 
 async function serve(open: Open): Promise<void> {
   const subscribers: Subscriber[] = [];
+  /** The thread each subscriber reads (by its index in `subscribers`). */
+  const threadOf: string[] = [];
   let failed = 0;
   const half = Math.floor(open.subscribers / 2);
   // events made before every subscriber is open are not counted (none run then: the runs start after)
@@ -73,16 +77,23 @@ async function serve(open: Open): Promise<void> {
     const opened = await Promise.allSettled(
       batch.map((n) => (n < half ? sseSubscriber : socketSubscriber)(open.target, open.threads[n % open.threads.length], sampled(n))),
     );
-    for (const o of opened) {
-      if (o.status === 'fulfilled') subscribers.push(o.value);
-      else failed += 1;
-    }
+    opened.forEach((o, k) => {
+      if (o.status === 'fulfilled') {
+        subscribers.push(o.value);
+        threadOf.push(open.threads[batch[k]! % open.threads.length]!);
+      } else failed += 1;
+    });
   }
   since = Date.now();
   const busySince = performance.eventLoopUtilization();
   parentPort!.postMessage({ opened: subscribers.length, failed });
   parentPort!.once('message', () => {
     const eventsReceived = subscribers.reduce((sum, s) => sum + s.received(), 0);
+    // every subscriber of a thread was open before its runs began and reads the same channels
+    // from the same point: each must have what the one that received most on its thread did
+    const most = new Map<string, number>();
+    subscribers.forEach((s, i) => most.set(threadOf[i]!, Math.max(most.get(threadOf[i]!) ?? 0, s.received())));
+    const lost = subscribers.reduce((sum, s, i) => sum + most.get(threadOf[i]!)! - s.received(), 0);
     const closedEarly = subscribers.filter((s) => s.failed()).length;
     for (const s of subscribers) s.close();
     const delays = deliveries.flatMap((d) => d.delays).sort((a, b) => a - b);
@@ -91,7 +102,7 @@ async function serve(open: Open): Promise<void> {
     const delivery: DeliveryFigure | null = delays.length
       ? { subscribers: deliveries.filter((d) => d.delays.length).length, events: delays.length, p50Ms: at(0.5), p99Ms: at(0.99), clientBusy }
       : null;
-    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, delivery });
+    parentPort!.postMessage({ eventsReceived, failed: failed + closedEarly, lost, delivery });
   });
 }
 

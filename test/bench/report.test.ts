@@ -20,6 +20,7 @@ import { baselineRefFrom, nodeModulesFit } from '../../scripts/bench/baseline.ts
 import type { FreshRatio } from '../../scripts/bench/freshPeer.ts';
 import type { RouteCpuFigure } from '../../scripts/bench/routeCpu.ts';
 import { deliveryOf } from '../../scripts/bench/fanoutClients.ts';
+import type { FanoutFigure } from '../../scripts/bench/fanout.ts';
 import { medianReplicaFigure } from '../../scripts/bench/replicas.ts';
 import { medianUnderLoad } from '../../scripts/bench/underLoad.ts';
 import type { LoadResult } from '../../scripts/bench/load.ts';
@@ -215,7 +216,7 @@ test('targets are read from the figures: met, missed, or not measured', () => {
 test('fan-out, replay and statements per run are issue 57 targets: not measured without figures, met or missed with them', () => {
   const without = deriveRatios(fakeReport()).targets;
   const named = (targets: Target[], prefix: string) => targets.find((t) => t.name.startsWith(prefix))!;
-  assert.equal(named(without, '`GET /ok` p99 and a new run').met, null);
+  assert.equal(named(without, '`GET /ok` p99 under').met, null);
   assert.equal(named(without, 'Replay from `since`').met, null);
   const fanout = {
     subscribers: { sse: 500, websocket: 500 },
@@ -231,8 +232,31 @@ test('fan-out, replay and statements per run are issue 57 targets: not measured 
     replay: { shortHistoryEvents: 30, longHistoryEvents: 1000, returned: 9, shortMs: 4, longMs: 4.4, ratio: 1.1 },
   };
   const withFigures = deriveRatios({ ...fakeReport(), fanout }).targets;
-  assert.equal(named(withFigures, '`GET /ok` p99 and a new run').met, false, '/ok p99 at 2.5× idle misses');
-  assert.match(named(withFigures, '`GET /ok` p99 and a new run').name, /1,000 subscribers/);
+  const ok = '`GET /ok` p99 under';
+  assert.equal(named(withFigures, ok).met, false, 'an older figure without the ceiling misses');
+  assert.match(named(withFigures, ok).name, /1,000 subscribers/);
+  assert.equal(named(withFigures, "A new run's first event under").met, true, 'first event at 1.5× idle');
+  const ceiling = (okP99Ms: number, lostEvents = 0) => ({
+    ...fanout,
+    lostEvents,
+    ceiling: {
+      eventsPerRun: 7,
+      runsPerSecondPerThread: 1,
+      opened: 1000,
+      failedSubscribers: 0,
+      eventsReceived: 1,
+      lostEvents: 0,
+      idle: { okP99Ms: 1 },
+      loaded: { okP99Ms, okSamples: 400 },
+      delivery: null,
+    },
+    okP99VsCeiling: 5 / okP99Ms,
+  });
+  const okAgainst = (f: FanoutFigure) => named(deriveRatios({ ...fakeReport(), fanout: f }).targets, ok);
+  assert.equal(okAgainst(ceiling(4)).met, true, '2.5× idle and 1.25× the ceiling');
+  assert.equal(okAgainst(ceiling(3)).met, false, '1.67× the ceiling');
+  assert.equal(okAgainst(ceiling(4, 1)).met, false, 'an event lost');
+  assert.equal(okAgainst({ ...ceiling(4), okP99Ratio: 5.5 }).met, false, '5.5× idle');
   assert.equal(named(withFigures, 'Replay from `since`').met, true);
   const delivery = "An event's delivery under 1,000 subscribers, made → read, p99 (issue 67)";
   assert.equal(named(withFigures, delivery).met, null, 'an older figure without delivery: not measured');
