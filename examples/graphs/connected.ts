@@ -3,8 +3,13 @@
 // stops with an interrupt carrying the URL to open ({type: 'auth_required', url, auth_id, …});
 // resumed after the consent, it goes on with the token. Later runs get the stored token at once.
 //
-// Configurable: `user_id` (unless custom auth names the user), `auth_provider` (a provider_id
-// of POST /v2/auth/providers, default `github`), `auth_scopes` (default `read:user`),
+// Out of the box (`npm start`, no settings, offline) no provider `github` is configured, and
+// the server's development provider stands in for it: the consent page is on this server and
+// says so (docs/control-plane.md, "The development provider"); register the real one to use it.
+//
+// Configurable: `user_id` (unless custom auth names the user; with auth off, by default the
+// local user), `auth_provider` (a provider_id of POST /v2/auth/providers, default `github`),
+// `auth_scopes` (default `read:user`),
 // `resource_url` (optional: an API the token is sent to; a 401 there is retried once with a
 // fresh token, `refusedToken`). The token itself never enters the thread's state: the reply
 // shows its last four characters.

@@ -40,5 +40,8 @@ function agentAuthLines(config: ServerConfig, mode: string, tokenKey: Omit<Token
     !allowHttp && allowedNetworks.length === 0
       ? `https and public addresses only (strict${mode === 'dev' ? '' : `; \`dev\` allows this machine's`}: AGENTPLANE_AUTH_ALLOW_HTTP, AGENTPLANE_AUTH_ALLOWED_NETWORKS)`
       : `${allowHttp ? 'plain http allowed' : 'https only'}; private addresses allowed: ${allowedNetworks.length ? allowedNetworks.join(', ') : 'none'}${mode === 'dev' ? ' (dev)' : ''}`;
-  return [`  agent auth token key ${key}`, `             authorization servers: ${reach}`];
+  const standIn = config.agentAuth.devProvider
+    ? 'development stand-in for unconfigured providers, on this server (dev only; AGENTPLANE_DEV_OAUTH=off turns it off)'
+    : 'off (AGENTPLANE_DEV_OAUTH)';
+  return [`  agent auth token key ${key}`, `             authorization servers: ${reach}`, `             development provider: ${standIn}`];
 }

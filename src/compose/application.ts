@@ -19,13 +19,24 @@ import { OAuth4WebApiClient } from '../adapters/oauth/oauth4webapiClient.ts';
 import { graphAuthentication } from '../domain/control-plane/agentAuth/graphAuthentication.ts';
 import { installAgentAuth } from '../shared/agentAuthGlobal.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
+import { DEV_AUTHORIZE_PATH, DEV_CLIENT_ID, DEV_TOKEN_PATH, DevAuthorizationServer } from '../adapters/oauth/devAuthorizationServer.ts';
+import { withDevProvider } from '../adapters/oauth/withDevProvider.ts';
+import { requestOrigin } from '../runtime/origin.ts';
 
 export const createApplication: AppFactory = async (deps) => {
-  const oauth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp, allowedNetworks: deps.config.agentAuth.allowedNetworks });
-  const controlPlane = await createControlPlane(deps, { oauth });
+  const networkOAuth = new OAuth4WebApiClient({ allowHttp: deps.config.agentAuth.allowHttp, allowedNetworks: deps.config.agentAuth.allowedNetworks });
+  // the development provider (AGENTPLANE_DEV_OAUTH): its pages on this server, its tokens issued in process
+  const { publicUrl, trustProxy } = deps.config;
+  const devProvider =
+    deps.config.agentAuth.devProvider && deps.config.controlPlane
+      ? new DevAuthorizationServer((req) => [publicUrl ? new URL(publicUrl).origin : requestOrigin(req.headers, trustProxy)])
+      : null;
+  const oauth = devProvider ? withDevProvider(networkOAuth, devProvider) : networkOAuth;
+  const standIn = devProvider ? { authPath: DEV_AUTHORIZE_PATH, tokenPath: DEV_TOKEN_PATH, clientId: DEV_CLIENT_ID } : null;
+  const controlPlane = await createControlPlane(deps, { oauth, standIn });
   // graphs reach the auth service in process (sdk/auth.ts) when this server runs the control plane
   if (deps.config.controlPlane) {
-    const { publicUrl, agentAuth } = deps.config;
+    const { agentAuth } = deps.config;
     installAgentAuth(
       graphAuthentication({
         flows: controlPlane.agentAuth.flows,
@@ -58,6 +69,7 @@ export const createApplication: AppFactory = async (deps) => {
     methods: methodRegistry<A2AContext, RpcMethods<A2AContext>>(a2a.methods),
     modules: [...controlPlane.modules, ...agentServer.modules, ...a2a.modules],
     grpc: bindings.grpc,
+    ...(devProvider ? { routes: devProvider.routes } : {}),
     reload: () => agentServer.reload(),
   };
 };

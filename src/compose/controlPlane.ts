@@ -22,6 +22,7 @@ import { CollectionControlPlane } from '../adapters/embedded/collectionControlPl
 import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
 import { agentAuthHandlers } from '../handlers/control-plane/agentAuth.ts';
 import { createAgentAuth, type AgentAuth } from '../domain/control-plane/agentAuth/agentAuth.ts';
+import type { StandInProvider } from '../domain/control-plane/agentAuth/standInProvider.ts';
 import { CollectionAuthFlows } from '../adapters/embedded/collectionAuthFlows.ts';
 import { CollectionAuthTokens } from '../adapters/embedded/collectionAuthTokens.ts';
 import type { OAuthClient } from '../domain/ports/oauthClient.ts';
@@ -41,6 +42,8 @@ const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_D
 /** What the composition root adds: the adapter the auth service talks to authorization servers through. */
 export interface ControlPlaneAdapters {
   oauth: OAuthClient;
+  /** The development provider, when this server offers it (AGENTPLANE_DEV_OAUTH). */
+  standIn?: StandInProvider | null;
 }
 
 export async function createControlPlane(
@@ -78,6 +81,7 @@ export async function createControlPlane(
     previousTokenKeys,
     allowHttp: deps.config.agentAuth.allowHttp,
     soleOwner: !deps.config.databaseUrl,
+    standIn: adapters.standIn ?? null,
     log: deps.log.child({ area: 'agent-auth' }),
   });
   const handlers = {

@@ -131,7 +131,9 @@ export interface ServerConfig {
    * base64), earlier keys still opening them (AGENTPLANE_TOKEN_KEY_PREVIOUS, comma-separated),
    * whether authorization servers may be reached over plain http (AGENTPLANE_AUTH_ALLOW_HTTP), the
    * non-public ranges it may reach (AGENTPLANE_AUTH_ALLOWED_NETWORKS, comma-separated CIDR), and
-   * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT).
+   * the tenant whose providers graphs use when their runs have none (AGENTPLANE_AGENT_AUTH_TENANT),
+   * and whether the development OAuth provider stands in for providers not configured
+   * (AGENTPLANE_DEV_OAUTH; on by default only where nobody else can reach the server: see devProviderDefault).
    */
   agentAuth: {
     tokenKey: string | null;
@@ -141,6 +143,7 @@ export interface ServerConfig {
     allowHttp: boolean;
     allowedNetworks: string[];
     graphTenant: string | null;
+    devProvider: boolean;
   };
   /** Serve the control plane (AGENTPLANE_CONTROL_PLANE, default on); off, its operations are 404 and no deployer runs. */
   controlPlane: boolean;
@@ -294,6 +297,15 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       allowedNetworks: networks('AGENTPLANE_AUTH_ALLOWED_NETWORKS', env.AGENTPLANE_AUTH_ALLOWED_NETWORKS),
       // whose providers a graph's authenticate() uses when its run has no tenant (agent-server auth off)
       graphTenant: env.AGENTPLANE_AGENT_AUTH_TENANT?.trim().toLowerCase() || null,
+      devProvider: flag(
+        'AGENTPLANE_DEV_OAUTH',
+        env.AGENTPLANE_DEV_OAUTH,
+        devProviderDefault({
+          host: values.host ?? env.HOST ?? '127.0.0.1',
+          database: Boolean(values.database || env.DATABASE_URL),
+          agentServerAuth: project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false),
+        }),
+      ),
     },
     // a queue worker serves no API, the control plane's included
     controlPlane: role === 'queue' ? false : flag('AGENTPLANE_CONTROL_PLANE', env.AGENTPLANE_CONTROL_PLANE, true),
@@ -301,6 +313,17 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     systemAssistantConfig: configByGraph('LANGGRAPH_CONFIG', env.LANGGRAPH_CONFIG),
     env,
   };
+}
+
+/**
+ * The development OAuth provider is on by default only on a developer's machine as `npm start`
+ * leaves it: listening on loopback (no one else can open its consent page), on the embedded
+ * store, without agent-server auth. A server others reach (another host, a database shared by
+ * replicas, tenants) offers it only when AGENTPLANE_DEV_OAUTH turns it on.
+ */
+function devProviderDefault(server: { host: string; database: boolean; agentServerAuth: boolean }): boolean {
+  const loopback = server.host === 'localhost' || server.host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(server.host);
+  return loopback && !server.database && !server.agentServerAuth;
 }
 
 /** The authorization servers `agentplane dev` may reach unless the settings say otherwise: this machine's. */

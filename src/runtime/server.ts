@@ -134,6 +134,7 @@ export async function startHttpServer(
     await storage.close().catch(() => undefined);
     throw err;
   };
+  let madeApp: Application | undefined;
   const makeApp = async (): Promise<Application> => {
     // the areas add their histograms and counters as they are made
     await metrics.load().catch(refuse);
@@ -154,6 +155,7 @@ export async function startHttpServer(
       await refuse(new Error(`refusing to start: ${parts.join('; ')}`));
     }
     deferred.arrive(made.handlers);
+    madeApp = made;
     return made;
   };
   const app: Application | undefined = listenFirst ? undefined : await makeApp();
@@ -194,6 +196,8 @@ export async function startHttpServer(
     extra: extraRoutes(
       createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
       createDashboardRoutes({ redirectRoot: !customApp, mock: config.mock }),
+      // the application's own (made after the port opens when it listens first)
+      (req, res, pathname) => madeApp?.routes?.(req, res, pathname) ?? false,
     ),
     customApp,
     cors: corsHandler(config.project.http?.cors),

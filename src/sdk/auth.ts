@@ -6,7 +6,8 @@
 //   const token = await authenticate({ provider: 'github', scopes: ['repo'] });
 //
 // The user is the run's custom-auth identity (`langgraph_auth_user_id`), else the
-// `user_id` of its configurable. A stored token is returned at once (refreshed if it was about
+// `user_id` of its configurable; a run without an owner (agent-server auth off: one person at
+// this server) that names none acts for the local user, `local`. A stored token is returned at once (refreshed if it was about
 // to expire). Otherwise the user must consent: the run stops with a LangGraph interrupt()
 // whose value is `{type: 'auth_required', provider, scopes, url, auth_id}` (useStream and
 // agent-chat-ui show it); once the user has been to `url`, resume the run (any resume value)
@@ -30,7 +31,7 @@ export interface AuthenticateOptions {
   /** The provider's `provider_id` (POST /v2/auth/providers). */
   provider: string;
   scopes: string[];
-  /** The user; by default the run's custom-auth identity, else `configurable.user_id`. */
+  /** The user; by default the run's custom-auth identity, else `configurable.user_id`, else (auth off) the local user. */
   userId?: string;
   /**
    * The token a resource server just refused (401): a fresh one is returned. Safe to pass again
@@ -54,12 +55,19 @@ export async function authenticate(options: AuthenticateOptions): Promise<string
   const configurable = (getConfig()?.configurable ?? {}) as Record<string, unknown>;
   const userId = options.userId ?? configurable.langgraph_auth_user_id ?? configurable.user_id;
   const runId = configurable.run_id;
-  if (typeof userId !== 'string' || !userId) throw new Error('authenticate() needs the user: custom auth, configurable.user_id, or options.userId');
+  if (userId !== undefined && (typeof userId !== 'string' || !userId))
+    throw new Error('authenticate(): the user (configurable.user_id) must be a non-empty string');
   if (typeof runId !== 'string') throw new Error('authenticate() is called from a node of a run');
   // each resume re-runs the node: every round asks again, and a round still without a token
   // stops at the next interrupt (the earlier ones return their resume values)
   for (;;) {
-    const answer = await call({ runId, userId, provider: options.provider, scopes: options.scopes, refusedToken: options.refusedToken });
+    const answer = await call({
+      runId,
+      userId: userId as string | undefined,
+      provider: options.provider,
+      scopes: options.scopes,
+      refusedToken: options.refusedToken,
+    });
     if (answer.status === 'completed') return answer.token;
     interrupt({ type: 'auth_required', provider: options.provider, scopes: options.scopes, url: answer.url, auth_id: answer.auth_id } satisfies AuthRequired);
   }

@@ -8,7 +8,8 @@ const KEY = Symbol.for('agentplane:agent-auth');
 export interface AgentAuthRequest {
   /** The run asking: its owner is the tenant whose providers are used. */
   runId: string;
-  userId: string;
+  /** Absent: the graph named none (the auth service picks the local user where runs have no owner). */
+  userId?: string;
   provider: string;
   scopes: string[];
   /** The access token a resource server refused (401): refreshed at once, else a new flow. */

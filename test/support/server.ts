@@ -103,6 +103,10 @@ async function testConfig(options: TestServerOptions) {
     // the A2A gRPC port is the product's default, but loading gRPC costs every test server
     // CPU: the tests of the gRPC binding ask for it (AGENTPLANE_GRPC_PORT: '0')
     AGENTPLANE_GRPC_PORT: 'off',
+    // the development OAuth provider stands in for unconfigured providers on a loopback server
+    // (the product's default there): the tests of agent auth expect what a configured server
+    // answers, and those of the stand-in ask for it
+    AGENTPLANE_DEV_OAUTH: 'off',
     ...options.env,
   };
   const config = loadConfig(['--port', '0', '--host', '127.0.0.1', ...(options.mock ? ['--mock'] : [])], env, ROOT);

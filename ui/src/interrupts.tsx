@@ -203,9 +203,11 @@ function FreeAnswer({ interrupts, busy, onResume }: { interrupts: PendingInterru
       aria-label="Resume the interrupted run"
       onSubmit={(e) => {
         e.preventDefault();
-        let value: unknown = text;
+        // LangGraph takes a falsy resume value for none ("Received empty Command input"): an
+        // empty answer (the consent step's "then resume") resumes with true
+        let value: unknown = text.trim() === '' ? true : text;
         try {
-          value = JSON.parse(text);
+          if (text.trim() !== '') value = JSON.parse(text);
         } catch {
           // plain text resumes as a string
         }

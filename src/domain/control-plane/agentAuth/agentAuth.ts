@@ -13,6 +13,7 @@ import type { ControlPlaneRepository } from '../records.ts';
 import { AuthFlows } from './flows.ts';
 import { TokenCipher } from './tokenCipher.ts';
 import { TokenVault } from './tokenVault.ts';
+import { standInRecord, type StandInProvider } from './standInProvider.ts';
 
 export interface AgentAuthOptions {
   repo: ControlPlaneRepository;
@@ -30,6 +31,8 @@ export interface AgentAuthOptions {
   allowHttp: boolean;
   /** The store has no other server (the embedded store's lock): a flow `exchanging` at the start was cut by the last stop. */
   soleOwner: boolean;
+  /** The development provider answering for provider ids a tenant has not configured (AGENTPLANE_DEV_OAUTH); null: none. */
+  standIn?: StandInProvider | null;
   log: Logger;
 }
 
@@ -62,7 +65,11 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     vault,
     oauth: options.oauth,
     coordination: options.coordination,
-    providerOf: (tenantId, providerId) => providerRecordOf(repo, tenantId, providerId),
+    providerOf: async (tenantId, providerId) => {
+      const configured = await providerRecordOf(repo, tenantId, providerId);
+      const { standIn } = options;
+      return configured ?? (standIn ? standInRecord(standIn, tenantId, providerId) : undefined);
+    },
     log,
   });
   // a code exchange cut by a crash ends failed, not `exchanging` until the flow expires

@@ -96,7 +96,8 @@ export class AuthFlows {
     await this.deps.flows.start(flow);
     await this.sweep(asker.tenantId);
     const url = authorizationUrl({
-      authUrl: provider.auth_url,
+      // a configured provider's URL is absolute; the development stand-in's is a path on this server
+      authUrl: provider.auth_url.startsWith('/') ? new URL(provider.auth_url, asker.baseUrl).href : provider.auth_url,
       clientId: provider.client_id,
       redirectUri,
       scopes,

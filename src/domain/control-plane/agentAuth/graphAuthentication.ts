@@ -14,9 +14,19 @@ export interface GraphAuthenticationOptions {
   baseUrl: () => string | undefined;
 }
 
+/**
+ * Who a run without an owner acts for when its graph names no user: with agent-server auth off
+ * the server has one person at it (the dashboard's user), so the shipped `connected` graph
+ * works from the chat with no settings.
+ */
+export const LOCAL_USER = 'local';
+
 export function graphAuthentication(options: GraphAuthenticationOptions): AgentAuthCall {
   return async (request): Promise<AgentAuthAnswer> => {
-    const tenantId = (await options.runOwner(request.runId)) || options.tenant;
+    const owner = await options.runOwner(request.runId);
+    const userId = request.userId ?? (owner ? undefined : LOCAL_USER);
+    if (!userId) throw new Error('authenticate() needs the user: custom auth, configurable.user_id, or options.userId');
+    const tenantId = owner || options.tenant;
     if (!tenantId) throw new Error('authenticate() in a graph needs a tenant: turn agent-server auth on, or set AGENTPLANE_AGENT_AUTH_TENANT');
     const baseUrl = options.baseUrl();
     if (!baseUrl) throw new Error('authenticate() in a graph needs the server’s URL: set AGENTPLANE_PUBLIC_URL');
@@ -25,7 +35,7 @@ export function graphAuthentication(options: GraphAuthenticationOptions): AgentA
       {
         provider: request.provider,
         scopes: request.scopes,
-        user_id: request.userId,
+        user_id: userId,
         refused_token: request.refusedToken ?? null,
       },
     );
