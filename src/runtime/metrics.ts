@@ -6,6 +6,7 @@
 // registered then, and the areas, made after it, add their histograms and counters.
 import type { Counter, Histogram, Registry } from 'prom-client';
 import { RequestTally } from './requestTally.ts';
+import { registerEventLoopDelay, UNSAMPLED_MS } from './eventLoopDelay.ts';
 
 type PromClient = typeof import('prom-client');
 
@@ -26,10 +27,10 @@ export class Metrics {
     return (this.loading ??= import('prom-client').then((client) => {
       const registry = new client.Registry();
       this.loaded = { client, registry };
-      // the event-loop lag is sampled every 100 ms, not prom-client's default 10 ms: its timer
-      // woke the loop 100 times a second, 5 ms of CPU in each idle second (1.3 ms at 100 ms),
-      // paid again under load by every request's share of the wake-ups
-      client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+      // the event loop's delays are ours (eventLoopDelay.ts: sampled every 100 ms, that interval
+      // not counted as lag); prom-client's histogram is given a timer that never fires
+      client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: UNSAMPLED_MS });
+      registerEventLoopDelay(client, registry);
       this.requests.registerCounter(
         registry,
         `${this.prefix}http_requests_total`,
