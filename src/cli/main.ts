@@ -6,7 +6,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, withDevAuthDefaults, type ServerConfig } from '../runtime/config.ts';
-import { createLogger, logWriter, type Logger } from '../runtime/logger.ts';
+import { createLogger, type Logger } from '../runtime/logger.ts';
+import { logSink } from '../runtime/logOutput.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../runtime/packageRoot.ts';
 import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project.ts';
 import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/devDataDir.ts';
@@ -70,7 +71,7 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   let config = loadConfig(argv);
   // dev in a folder with no project file: a person at a terminal may have one scaffolded
   if (mode === 'dev' && !config.configFile && (await offerScaffold())) config = loadConfig(argv);
-  const log = createLogger(config.logLevel, {}, await logWriter());
+  const log = createLogger(config.logLevel, {}, await logSink());
   if (mode === 'dev' && defaultData && config.dataDir) {
     const dir = projectDir(config);
     const chosen = devDataDir(dir);
@@ -347,7 +348,7 @@ async function listen(options: ListenerCommandOptions): Promise<void> {
   const dataDir = path.resolve(options.data);
   // the deployer is configured from the same settings as the server's (AGENTPLANE_DEPLOYER_ISOLATION, …)
   const config = loadConfig(['--data', dataDir], { ...process.env, AGENTPLANE_DEPLOYER: options.deployer });
-  const log = createLogger(config.logLevel, { role: 'listener' }, await logWriter());
+  const log = createLogger(config.logLevel, { role: 'listener' }, await logSink());
   const listener = await runListener(
     {
       controlPlane: options.controlPlane,

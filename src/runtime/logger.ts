@@ -1,56 +1,89 @@
-// Structured logs: one JSON object per line on stdout, so they can be shipped as they are.
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-export type LogLevel = keyof typeof LEVELS;
+// Structured logs: one JSON object per line, made by pino (the logger fastify uses), so a
+// line costs a few string concatenations. Access lines land in a buffer written out 4 KB at a
+// time; every other line is written at once (the flush rule: logOutput.ts).
+import { pino, stdTimeFunctions, type Logger as Pino } from 'pino';
+import { withErrorsShown } from './logFields.ts';
+import { directSink, stdoutSink, type LogSink } from './logOutput.ts';
 
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+/** One line at a level: a message a person reads, and fields a machine filters on. */
+type LogLine = (msg: string, fields?: Record<string, unknown>) => void;
+
+/** What the server logs through; it satisfies the domain's port (domain/ports/logger.ts). */
 export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
+  debug: LogLine;
+  info: LogLine;
+  warn: LogLine;
+  error: LogLine;
+  /**
+   * An info line that may wait in the buffer (the access line of each answered request): it is
+   * written with the next other line, at 4 KB, or within 100 ms. Every other method writes at once.
+   */
+  access: LogLine;
+  /** The same log with `fields` added to every line. */
   child(fields: Record<string, unknown>): Logger;
   enabled(level: LogLevel): boolean;
 }
 
-export function createLogger(
-  level: LogLevel = 'info',
-  base: Record<string, unknown> = {},
-  write: (line: string) => void = (l) => process.stdout.write(l),
-): Logger {
-  const threshold = LEVELS[level] ?? LEVELS.info;
-  const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (LEVELS[lvl] < threshold) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }, errorReplacer) + '\n');
-  };
-  return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warn', m, f),
-    error: (m, f) => emit('error', m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }, write),
-    enabled: (lvl) => LEVELS[lvl] >= threshold,
-  };
-}
+/** Where lines go: a sink (stdoutSink(), a pretty one: logOutput.ts), or in a test a function given each line. */
+export type LogTarget = LogSink | ((line: string) => void);
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  return value;
-}
-
-/** Where log lines are written: stdout, or in a test a stand-in that says whether it is a terminal. */
-export interface LogOutput {
-  isTTY?: boolean;
-  write(text: string): unknown;
-}
+/** As every response shows a secret (the domain's SECRET_MASK). */
+export const LOG_MASK = '********';
 
 /**
- * Where log lines go: JSON lines for machines, or — on a terminal, unless LOG_FORMAT=json —
- * the same lines made readable by pino-pretty (loaded only then). LOG_FORMAT=pretty asks for
- * readable lines off a terminal too (without colours).
+ * Paths where a credential would sit if a line ever carried a request's or a client's headers:
+ * written as the mask. Secret values elsewhere (a deployment's secrets in its build output) are
+ * removed where they are captured (domain/control-plane/redaction.ts), before anything logs them.
  */
-export async function logWriter(env: Record<string, string | undefined> = process.env, out: LogOutput = process.stdout): Promise<(line: string) => void> {
-  const pretty = env.LOG_FORMAT === 'pretty' || (out.isTTY === true && env.LOG_FORMAT !== 'json');
-  if (!pretty) return (line) => void out.write(line);
-  const { prettyFactory } = (await import('pino-pretty')) as unknown as { prettyFactory: (options: Record<string, unknown>) => (line: string) => string };
-  const format = prettyFactory({ colorize: out.isTTY === true, messageKey: 'msg', timestampKey: 'time', translateTime: 'SYS:HH:MM:ss.l', levelKey: 'level' });
-  return (line) => void out.write(format(line));
+const REDACTED = ['authorization', 'cookie', 'x-api-key', 'proxy-authorization', 'set-cookie'].flatMap((name) => [
+  `headers["${name}"]`,
+  `req.headers["${name}"]`,
+  `request.headers["${name}"]`,
+]);
+
+export function createLogger(level: LogLevel = 'info', base: Record<string, unknown> = {}, target: LogTarget = stdoutSink()): Logger {
+  const sink = typeof target === 'function' ? directSink(target) : target;
+  const root = pino(
+    {
+      level,
+      // no pid or hostname: the fields a line has are the ones its caller gives
+      base: Object.keys(base).length ? base : null,
+      // the level by its name, as LOG_LEVEL names it (`"level":"info"`); pino caches each level's prefix
+      formatters: { level: (label) => ({ level: label }) },
+      // milliseconds since the epoch: Date.now() concatenated, no date formatted per line
+      timestamp: stdTimeFunctions.epochTime,
+      redact: { paths: REDACTED, censor: LOG_MASK },
+      // errors are already name, message and stack (logFields.ts); pino's own would add its `type`
+      serializers: { err: (value: unknown) => value },
+    },
+    { write: (line: string) => sink.write(line) },
+  );
+  return wrap(root, sink);
+}
+
+/** Our call shape (message, then fields) over pino's (fields, then message), and the flush rule. */
+function wrap(log: Pino, sink: LogSink): Logger {
+  return {
+    debug: (msg, fields) => {
+      log.debug(withErrorsShown(fields), msg);
+      sink.flush();
+    },
+    info: (msg, fields) => {
+      log.info(withErrorsShown(fields), msg);
+      sink.flush();
+    },
+    warn: (msg, fields) => {
+      log.warn(withErrorsShown(fields), msg);
+      sink.flush();
+    },
+    error: (msg, fields) => {
+      log.error(withErrorsShown(fields), msg);
+      sink.flush();
+    },
+    access: (msg, fields) => log.info(withErrorsShown(fields), msg),
+    child: (fields) => wrap(log.child(withErrorsShown(fields) ?? {}), sink),
+    enabled: (level) => log.isLevelEnabled(level),
+  };
 }

@@ -211,7 +211,7 @@ export async function startHttpServer(
       if (inFlight === 0) drained?.();
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (accessLog) {
-        log.info('request', {
+        log.access('request', {
           method: answered.method,
           path: answered.path,
           status: answered.status,

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { ownCluster, withAdmin, type OwnCluster } from '../support/postgres.ts';
+import { logLine } from '../support/logLines.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 
@@ -261,7 +262,10 @@ describe('a PostgreSQL restart under load on two replicas', () => {
       const outputs = replicas.map((r) => r.output()).join('\n');
       const record = (await (await fetch(`${run.server.url}/threads/${run.threadId}/runs/${run.runId}`)).json()) as { status: string };
       assert.equal(record.status, 'success');
-      assert.match(outputs, new RegExp(`"the platform interrupted the run; starting it again"[^\n]*"run_id":"${run.runId}"[^\n]*"attempt":2`));
+      assert.ok(
+        logLine(outputs, 'the platform interrupted the run; starting it again', (l) => l.run_id === run.runId && l.attempt === 2),
+        `the restart of ${run.runId} was logged`,
+      );
       const stream = await fetch(`${run.server.url}/threads/${run.threadId}/runs/${run.runId}/stream`).then((res) => res.text());
       assert.match(stream, /"attempt":1[\s\S]*"attempt":2/);
       const state = (await (await fetch(`${run.server.url}/threads/${run.threadId}/state`)).json()) as {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { logLine } from '../support/logLines.ts';
 import { dropProxy, type DropProxy } from '../support/dropProxy.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
@@ -152,7 +153,7 @@ describe('a PostgreSQL outage near the run lease, on three replicas', () => {
     await db.end();
     await sleep(1_000);
     // the victim holds the fewest long runs: some are in flight on the survivors
-    const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
+    const replicaIdOf = (server: ChildServer): string => logLine(server.output(), 'agentplane listening')!.replica_id;
     victim = [...replicas].sort(
       (x, y) => holders.filter((h) => h.replica === replicaIdOf(x)).length - holders.filter((h) => h.replica === replicaIdOf(y)).length,
     )[0];

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { logLine } from '../support/logLines.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
 describe('agentplane on PostgreSQL', () => {
@@ -20,7 +21,7 @@ describe('agentplane on PostgreSQL', () => {
     const args = () => ['--data', tempDir(), '--config', FIXTURE_CONFIG];
     const first = await spawnServer(args(), env);
     servers.push(first);
-    assert.match(first.output(), /"store":"postgresql"/);
+    assert.equal(logLine(first.output(), 'agentplane listening')?.store, 'postgresql');
     const client = new Client({ apiUrl: first.url, callerOptions: { maxRetries: 0 } });
 
     // a stateless run's temporary thread is gone by the time its stream has ended

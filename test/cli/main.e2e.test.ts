@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../support/server.ts';
+import { until } from '../support/until.ts';
+import { logLine } from '../support/logLines.ts';
 
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', env: { ...process.env, PORT: '' } });
@@ -75,19 +77,13 @@ describe('request logs', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }),
       });
-      await new Promise((r) => setTimeout(r, 100));
-      const lines = server
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      const access = lines.find((l) => l.msg === 'request' && l.request_id === 'req-123');
-      assert.ok(access, 'an access line for the request');
+      // access lines may wait up to 100 ms in the log's buffer (runtime/logOutput.ts)
+      const access = await until('the access line', () => logLine(server.output(), 'request', (l) => l.request_id === 'req-123'));
       assert.equal(access.operation, 'createThread');
       assert.equal(access.status, 200);
       assert.equal(access.method, 'POST');
       assert.equal(typeof access.ms, 'number');
-      const finished = lines.find((l) => l.msg === 'run finished');
+      const finished = await until('the run’s line', () => logLine(server.output(), 'run finished'));
       assert.match(String(finished?.run_id), /^[0-9a-f-]{36}$/);
 
       // a graph that throws is explained in the server log, with its run id and stack
@@ -96,13 +92,7 @@ describe('request logs', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assistant_id: 'flaky', input: { messages: [{ role: 'user', content: 'fail' }] } }),
       });
-      await new Promise((r) => setTimeout(r, 100));
-      const failure = server
-        .output()
-        .split('\n')
-        .filter((l) => l.includes('"graph failed"'))
-        .map((l) => JSON.parse(l) as { run_id: string; err: { message: string; stack: string } })[0];
-      assert.ok(failure, 'a "graph failed" line');
+      const failure = await until('a "graph failed" line', () => logLine(server.output(), 'graph failed'));
       assert.match(failure.run_id, /^[0-9a-f-]{36}$/);
       assert.match(failure.err.message, /asked to fail/);
       assert.match(failure.err.stack, /graphs\.ts/);

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ROOT, spawnServer, tempDir, type ChildServer } from '../support/server.ts';
+import { logLine } from '../support/logLines.ts';
 import { graphSource, makeRepository } from '../control-plane/gitFixture.ts';
 import { removeDeploymentUsers } from '../control-plane/deploymentUsers.ts';
 
@@ -51,10 +52,10 @@ async function startListener(controlPlane: string, deployer: string, data: strin
       reject(new Error(`listener did not start:\n${out}`));
     }, 60_000);
     const check = () => {
-      const m = /"msg":"listener started"[^\n]*?"listener_id":"([^"]+)"/.exec(out);
-      if (m) {
+      const started = logLine(out, 'listener started');
+      if (started) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(started.listener_id);
       }
     };
     child.stdout!.on('data', check);

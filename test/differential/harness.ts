@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { ensureUpstreamCli, stageProject, startUpstreamDev, type UpstreamInstall } from '../../scripts/upstream/langgraphCli.ts';
 import { ROOT } from '../support/server.ts';
+import { logLine } from '../support/logLines.ts';
 
 export const PROJECT = path.join(ROOT, 'test/fixtures/differential-project');
 /** The user every scenario acts as unless it says otherwise (see the project's src/auth.ts). */
@@ -92,10 +93,10 @@ async function startAgentplaneDev(dir: string, env: Record<string, string> = {})
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`agentplane dev did not start within 90 s:\n${out.slice(-3000)}`)), 90_000);
     const check = () => {
-      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
-      if (m) {
+      const listening = logLine(out, 'agentplane listening');
+      if (listening) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve(listening.url);
       }
     };
     child.stdout!.on('data', check);

@@ -16,6 +16,7 @@ import { A2AClient } from '@a2a-js/sdk/client';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { logLine } from '../support/logLines.ts';
 import { artifactText, data, listTasksRequest, sendRequest, text, userMessage, v1Graphs } from './a2a/v1harness.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,7 +82,7 @@ const stateOf = (event: StreamResponse | undefined) =>
       ? event.payload.value.status?.state
       : undefined;
 
-const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
+const replicaIdOf = (server: ChildServer): string => logLine(server.output(), 'agentplane listening')!.replica_id;
 
 /**
  * The replica executing the task's run (its claim in the database), and the other: a cancel

@@ -10,6 +10,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import pg from 'pg';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
+import { logLine } from '../support/logLines.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 
 const REPLICAS = 3;
@@ -70,7 +71,7 @@ describe('replicas on one PostgreSQL database', () => {
     const inFlight = { threadId: '', runId: '' };
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
-    const replicaIdOf = (server: ChildServer) => /"msg":"agentplane listening".*"replica_id":"([^"]+)"/.exec(server.output())![1];
+    const replicaIdOf = (server: ChildServer): string => logLine(server.output(), 'agentplane listening')!.replica_id;
     const killTheOneExecuting = async () => {
       inFlight.threadId = (await client(live()[0]).threads.create()).thread_id;
       inFlight.runId = (

@@ -8,6 +8,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, tempDir, type ChildServer } from '../support/server.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
+import { logLines as linesOf } from '../support/logLines.ts';
 import { FIXTURE_CONFIG } from '../fixtures/agent-server/project.ts';
 import { failingBuildFlow, failingImageFlow, githubBody, json, keyedApi, pipelineFlow, type Api } from '../control-plane/support.ts';
 
@@ -15,21 +16,8 @@ const KEY = 'replicas-key';
 const TENANT = '44444444-4444-4444-8444-444444444444';
 const PHASES = ['CREATING', 'QUEUED', 'AWAITING_BUILD', 'BUILDING', 'AWAITING_DEPLOY', 'DEPLOYING', 'DEPLOYED'];
 
-type LogLine = Record<string, any> & { msg: string };
-
-function logLines(server: ChildServer): LogLine[] {
-  return server
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line) as LogLine];
-      } catch {
-        return [];
-      }
-    });
-}
+/** The server's log lines, read by field. */
+const logLines = (server: ChildServer) => linesOf(server.output());
 
 const alive = (server: ChildServer) => server.process.exitCode === null && server.process.signalCode === null;
 

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
+import { logLine } from '../support/logLines.ts';
 import { compiledIsCurrent } from '../../bin/compiledSources.js';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/byo-project');
@@ -75,10 +76,10 @@ describe('the npm package, installed from its tarball', () => {
       const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
       // and its start banner, which goes to stderr when piped and may be read after stdout's line
       const check = () => {
-        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
-        if (m && /\bAPI\s+http/.test(output)) {
+        const listening = logLine(output, 'agentplane listening');
+        if (listening && /\bAPI\s+http/.test(output)) {
           clearTimeout(timer);
-          resolve(m[1]!);
+          resolve(listening.url);
         }
       };
       child.stdout!.on('data', check);

@@ -2,13 +2,14 @@
 // object per line when piped (a log shipper, a file); LOG_FORMAT=json|pretty overrides both.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, logWriter } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { logSink } from '../../src/runtime/logOutput.ts';
 
 /** One info line with a field, written through the writer chosen for this output and setting. */
 async function logged(isTTY: boolean, LOG_FORMAT?: string): Promise<string> {
   let text = '';
-  const write = await logWriter({ LOG_FORMAT }, { isTTY, write: (t: string) => (text += t) });
-  createLogger('info', {}, write).info('agentplane listening', { url: 'http://127.0.0.1:8123' });
+  const sink = await logSink({ LOG_FORMAT }, { isTTY, write: (t: string) => (text += t) });
+  createLogger('info', {}, sink).info('agentplane listening', { url: 'http://127.0.0.1:8123' });
   return text;
 }
 

@@ -12,6 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { spawn } from 'node:child_process';
 import { ROOT } from '../support/server.ts';
+import { logLine } from '../support/logLines.ts';
 
 const KEY = 'listen-first-key';
 
@@ -63,7 +64,7 @@ test('a request for a shipped graph sent the moment the port listens waits for t
   child.stderr.on('data', (d) => (out += d));
   let exited = false;
   const exit = new Promise((resolve) => child.once('exit', () => resolve((exited = true))));
-  const started = () => out.includes('"msg":"agentplane listening"');
+  const started = () => logLine(out, 'agentplane listening') !== undefined;
   try {
     await accepted(port, () => exited);
     const url = `http://127.0.0.1:${port}`;

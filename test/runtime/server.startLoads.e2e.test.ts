@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ROOT, tempDir } from '../support/server.ts';
+import { logLine } from '../support/logLines.ts';
 
 test('the server on the embedded store answers without having loaded the pg driver, the MCP SDK or the OpenTelemetry SDK; MCP loads it on demand', async () => {
   const loads = path.join(tempDir(), 'loads.txt');
@@ -43,10 +44,10 @@ test('the server on the embedded store answers without having loaded the pg driv
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
       child.stdout.on('data', () => {
-        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
-        if (m) {
+        const listening = logLine(out, 'agentplane listening');
+        if (listening) {
           clearTimeout(timer);
-          resolve(m[1]);
+          resolve(listening.url);
         }
       });
       void exited.then((code) => {

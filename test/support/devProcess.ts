@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT } from './server.ts';
+import { logLine, logLines } from './logLines.ts';
 
 export interface DevProcess {
   url: string;
@@ -25,14 +26,14 @@ export async function startDev(dir: string, env: Record<string, string> = {}): P
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`dev did not start:\n${output}`)), 60_000);
       const check = () => {
-        const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(output);
+        const listening = logLine(output, 'agentplane listening');
         // the banner and the watcher come right after the server listens, and a key it created
         // after them; piped, the banner and the key go to stderr, read apart from stdout's lines
-        const created = /"keys":"created on this start"/.test(output);
+        const created = logLines(output).some((line) => line.keys === 'created on this start');
         const told = /\bAPI\s+http/.test(output) && (!created || /API key \(created on first start\)/.test(output));
-        if (m && /watching the project/.test(output) && told) {
+        if (listening && /watching the project/.test(output) && told) {
           clearTimeout(timer);
-          resolve(m[1]);
+          resolve(listening.url);
         }
       };
       child.stdout!.on('data', check);

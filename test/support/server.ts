@@ -14,6 +14,7 @@ import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
 import { databaseForDataDir, testBackend } from './postgres.ts';
 import { withCompiledGraphs } from './compiledGraphs.ts';
+import { logLine } from './logLines.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -258,11 +259,11 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
       reject(new Error(`server did not start within 60 s:\n${out}`));
     }, 60_000);
     const check = () => {
-      const m = /"msg":"agentplane listening","url":"([^"]+)"/.exec(out);
-      if (m) {
+      const listening = logLine(out, 'agentplane listening');
+      if (listening) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
-        resolve(m[1]);
+        resolve(listening.url);
       }
     };
     child.stdout!.on('data', check);
