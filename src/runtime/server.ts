@@ -11,7 +11,7 @@ import { handledOperationIds as controlPlaneIds } from '../../generated/control-
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { Application, ApplicationFactory, ServerStorage } from './application.ts';
 import type { RunningGrpcServer } from './grpc/grpcServer.ts';
-import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument } from './api.ts';
+import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument, rpcDocumentV1 } from './api.ts';
 import { ResponseValidators } from './responseValidators.ts';
 import { KeyRing, loadKeys, type KeySource } from './auth.ts';
 import { graphTenantOf, loadTokenKey, type TokenKeySource } from './tokenKey.ts';
@@ -412,8 +412,13 @@ function logKeys(keys: KeySource, log: Logger): void {
 async function mockApplication(config: ServerConfig, log: Logger): Promise<Application> {
   const { createMockHandlers, createMockMethods } = await import('./mock/producer.ts');
   const methods = createMockMethods(rpcDocument.document);
-  const dispatcher = await rpcDispatcher(methods, { validateResults: config.validateResponses, log, maxDepth: config.maxBodyDepth });
-  return { handlers: await createMockHandlers(apiDocuments, dispatcher), methods, modules: [] };
+  const framing = { validateResults: config.validateResponses, log, maxDepth: config.maxBodyDepth };
+  // each A2A version answers from its own document: v1.0's methods (SendMessage, …) from a2a-v1's
+  const dispatchers = {
+    '0.3': await rpcDispatcher(methods, framing),
+    '1.0': await rpcDispatcher(createMockMethods(rpcDocumentV1.document), framing, 'a2a-v1', { streamErrorsAsJson: true }),
+  };
+  return { handlers: await createMockHandlers(apiDocuments, dispatchers), methods, modules: [] };
 }
 
 type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { apiDocuments, loadResponseValidators, rpcDocument } from '../../src/runtime/api.ts';
+import { apiDocuments, loadResponseValidators, rpcDocument, rpcDocumentV1 } from '../../src/runtime/api.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
@@ -121,34 +121,64 @@ test('every operation of both documents answers from the spec in mock mode', asy
   assert.ok(walked >= 30, `walked ${walked} operations`);
 });
 
-test('every JSON-RPC method answers from the OpenRPC examples in mock mode', async () => {
-  const validators = await loadResponseValidators();
-  const doc = rpcDocument.document;
-  for (const m of rpcDocument.methods) {
-    const method = resolve(
-      doc,
-      doc.methods.find((x: Json) => x.name === m.name),
-    );
-    const example = resolve(doc, method.examples?.[0]);
-    const params = Object.fromEntries((example?.params ?? []).map((p: Json) => [p.name, resolve(doc, p).value]));
+// each A2A version from its own document, picked by A2A-Version as in real mode (issue 85: the
+// mock answered v1.0's SendMessage -32601)
+for (const [version, document] of [
+  [null, rpcDocument],
+  ['1.0', rpcDocumentV1],
+] as const) {
+  test(`every JSON-RPC method of A2A ${version ?? '0.3 (no A2A-Version)'} answers from its OpenRPC examples in mock mode`, async () => {
+    const validators = await loadResponseValidators();
+    const results = version ? validators.rpcV1 : validators.rpc;
+    const doc = document.document;
+    for (const m of document.methods) {
+      const method = resolve(
+        doc,
+        doc.methods.find((x: Json) => x.name === m.name),
+      );
+      const example = resolve(doc, method.examples?.[0]);
+      const params = Object.fromEntries((example?.params ?? []).map((p: Json) => [p.name, resolve(doc, p).value]));
+      const res = await server.fetch(`${server.url}/a2a/agent`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: m.streaming ? 'text/event-stream' : 'application/json',
+          ...(version ? { 'A2A-Version': version } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: m.name, method: m.name, params }),
+      });
+      assert.equal(res.status, 200, m.name);
+      const text = await res.text();
+      const replies = m.streaming
+        ? text
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => JSON.parse(l.slice(6)))
+        : [JSON.parse(text)];
+      assert.ok(replies.length > 0, m.name);
+      for (const reply of replies) {
+        assert.equal(reply.id, m.name);
+        assert.ok('result' in reply, `${m.name}: ${JSON.stringify(reply.error)}`);
+        assert.ok(results[m.validator](reply.result), `${m.name}: ${JSON.stringify(results[m.validator].errors)}`);
+      }
+    }
+  });
+}
+
+test('mock mode negotiates the A2A version as real mode: another version is -32009, a 0.3 method under 1.0 is -32601', async () => {
+  const call = async (version: string, method: string) => {
     const res = await server.fetch(`${server.url}/a2a/agent`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: m.streaming ? 'text/event-stream' : 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: m.name, method: m.name, params }),
+      headers: { 'content-type': 'application/json', 'A2A-Version': version },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] } } }),
     });
-    assert.equal(res.status, 200, m.name);
-    const text = await res.text();
-    const replies = m.streaming
-      ? text
-          .split('\n')
-          .filter((l) => l.startsWith('data: '))
-          .map((l) => JSON.parse(l.slice(6)))
-      : [JSON.parse(text)];
-    assert.ok(replies.length > 0, m.name);
-    for (const reply of replies) {
-      assert.equal(reply.id, m.name);
-      assert.ok('result' in reply, `${m.name}: ${JSON.stringify(reply.error)}`);
-      assert.ok(validators.rpc[m.validator](reply.result), `${m.name}: ${JSON.stringify(validators.rpc[m.validator].errors)}`);
-    }
-  }
+    return (await res.json()) as Json;
+  };
+  const other = await call('2.0', 'SendMessage');
+  assert.equal(other.id, 7);
+  assert.equal(other.error.code, -32009);
+  assert.equal(other.error.data[0].reason, 'VERSION_NOT_SUPPORTED');
+  assert.equal((await call('1.0', 'message/send')).error.code, -32601);
+  const sent = await call('1.0', 'SendMessage');
+  assert.ok(sent.result.task.status.state.startsWith('TASK_STATE_'), JSON.stringify(sent));
 });

@@ -13,7 +13,7 @@ import type { CardSecurity } from '../../domain/a2a/cardSecurity.ts';
 import { fail } from '../../domain/outcome.ts';
 import { failed } from '../agent-server/failures.ts';
 import { unknownAssistant } from './rpc.ts';
-import { cardVersion, requestedVersion } from './version.ts';
+import { cardVersion, requestedVersion } from '../../shared/a2aVersion.ts';
 import { supportedInterfaces, toV1Card, type A2AInterfaces } from './v1/card.ts';
 import type { CardSigner } from './v1/cardSigning.ts';
 

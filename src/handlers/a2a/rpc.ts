@@ -14,7 +14,7 @@ import { failed } from '../agent-server/failures.ts';
 import { fail } from '../../domain/outcome.ts';
 import { a2aError, jsonRpcError } from './v1/errors.ts';
 import { tooManyStreamsError } from './tooManyStreams.ts';
-import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from './version.ts';
+import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from '../../shared/a2aVersion.ts';
 
 /** What an A2A method receives: the request context, the assistant its endpoint names, and the caller's tasks. */
 export interface A2AContext extends RpcContext {

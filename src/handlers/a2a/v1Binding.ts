@@ -7,7 +7,7 @@ import { toValidationItems } from '../../runtime/errors.ts';
 import { unstorableText } from '../../runtime/storableText.ts';
 import type { ValidatorTable } from '../../runtime/contract.ts';
 import { methods as v1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
-import { negotiate, requestedVersion } from './version.ts';
+import { negotiate, requestedVersion } from '../../shared/a2aVersion.ts';
 import { a2aError, errorDetails, GRPC_STATUS, HTTP_STATUS, type A2AError } from './v1/errors.ts';
 import { v1Operations, type V1Scope } from './v1/operations.ts';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';

@@ -13,7 +13,8 @@ import type { OperationSpec, RawBody, RpcOutcome, SseEvent } from '../contract.t
 import { loadResponseValidators, type ApiDocument } from '../api.ts';
 import type { HandlerRegistry, OperationHandler, OperationRequest, Reply } from '../handler.ts';
 import type { RequestContext } from '../context.ts';
-import { rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
+import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
+import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from '../../shared/a2aVersion.ts';
 import { mockProtocolCommands } from './protocolCommands.ts';
 
 type Json = any;
@@ -60,16 +61,26 @@ JSONSchemaFaker.format('uuid', () => randomUUID());
 JSONSchemaFaker.option({ alwaysFakeOptionals: false, useExamplesValue: false, failOnInvalidFormat: false, failOnInvalidTypes: false, maxItems: 3 });
 const DYNAMIC_ATTEMPTS = 20;
 
-/** Every operation's example answer; a JSON-RPC operation hands its envelope to `dispatcher` (mock methods). */
-export async function createMockHandlers(documents: ApiDocument[], dispatcher?: JsonRpcDispatcher): Promise<HandlerRegistry> {
+/**
+ * Every operation's example answer; a JSON-RPC operation hands its envelope to the dispatcher of
+ * the A2A version the request asks for (the mock methods of that version's document), as real
+ * mode does: none is 0.3, `1.0` is v1.0, any other is -32009.
+ */
+export async function createMockHandlers(documents: ApiDocument[], dispatchers?: Record<A2AVersion, JsonRpcDispatcher>): Promise<HandlerRegistry> {
   const validators = (await loadResponseValidators()).http as Record<string, Validate>;
   const handlers: Record<string, OperationHandler> = {};
   for (const { document, operations } of documents) {
     const backend = new OpenAPIBackend({ definition: structuredClone(document) as never, quick: true, validate: false });
     await backend.init();
     for (const op of operations) {
-      if (op.jsonrpc && dispatcher) {
-        handlers[op.operationId] = async (request, ctx) => rpcHttpReply(await dispatcher.dispatch(request.body as RawBody, ctx));
+      if (op.jsonrpc && dispatchers) {
+        handlers[op.operationId] = async (request, ctx) => {
+          const { headers, query } = request as { headers: Record<string, string | undefined>; query: Record<string, string | undefined> };
+          const requested = requestedVersion(headers['a2a-version'], query['A2A-Version']);
+          const version = negotiate(requested);
+          if (!version) return rpcHttpReply(rpcErrorReply(peekId(request.body as RawBody), versionNotSupported(requested)));
+          return rpcHttpReply(await dispatchers[version].dispatch(request.body as RawBody, ctx));
+        };
         continue;
       }
       const responses = documentedResponses(document, op, backend, validators);
@@ -90,6 +101,20 @@ export async function createMockHandlers(documents: ApiDocument[], dispatcher?: 
   }
   return handlers;
 }
+
+/** A2A's VersionNotSupportedError (-32009) with its google.rpc.ErrorInfo, as real mode answers it. */
+const versionNotSupported = (requested: string) => ({
+  code: -32009,
+  message: `A2A version '${requested}' is not supported: this endpoint serves ${SERVED_VERSIONS.join(' and ')}.`,
+  data: [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'VERSION_NOT_SUPPORTED',
+      domain: 'a2a-protocol.org',
+      metadata: { requestedVersion: requested, supportedVersions: SERVED_VERSIONS.join(',') },
+    },
+  ],
+});
 
 /**
  * The one credential mock mode accepts for an operation that verifies its own (a listener's

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exportJWK, flattenedVerify, generateKeyPair, exportPKCS8 } from 'jose';
-import { cardVersion, negotiate, requestedVersion } from '../../../src/handlers/a2a/version.ts';
+import { cardVersion, negotiate, requestedVersion } from '../../../src/shared/a2aVersion.ts';
 import { fromV1Message, toV1StreamResponse, toV1Task } from '../../../src/handlers/a2a/v1/wire.ts';
 import { a2aError, GRPC_STATUS, HTTP_STATUS, JSONRPC_CODE, jsonRpcError, type A2AErrorKind } from '../../../src/handlers/a2a/v1/errors.ts';
 import { canonicalCard, cardSigner } from '../../../src/handlers/a2a/v1/cardSigning.ts';

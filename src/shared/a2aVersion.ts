@@ -1,6 +1,7 @@
 // A2A version negotiation (A2A §3.6): the client names `Major.Minor` in the `A2A-Version`
 // header or request parameter; absent or empty means 0.3; a patch part is not considered.
-// The endpoint serves the versions its card declares for JSON-RPC: 1.0 and 0.3.
+// The endpoint serves the versions its card declares for JSON-RPC: 1.0 and 0.3. Shared by the
+// A2A handlers and the mock, which answers each version from its own document.
 
 export type A2AVersion = '0.3' | '1.0';
 
