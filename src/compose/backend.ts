@@ -31,7 +31,12 @@ export interface Backend extends ServerStorage {
 
 export async function openBackend(config: ServerConfig, log: Logger): Promise<Backend> {
   if (config.databaseUrl && !config.mock) return openPostgres(config.databaseUrl, config, log);
-  const store = await openJournalStore({ dataDir: config.mock ? null : config.dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
+  const store = await openJournalStore({
+    dataDir: config.mock ? null : config.dataDir,
+    fsync: config.fsync,
+    cacheBytes: config.storeCacheMb * 1024 * 1024,
+    log: log.child({ component: 'store' }),
+  });
   const runBackend = async (): Promise<RunBackend> => {
     const events = new RunBroker();
     const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);

@@ -55,7 +55,7 @@ export async function runListener(options: ListenerOptions, config: ServerConfig
   if (!config.dataDir) throw new Error('the listener needs a data directory (--data)');
   const dataDir = config.dataDir;
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const store = await openJournalStore({ dataDir, fsync: config.fsync, log: log.child({ component: 'store' }) });
+  const store = await openJournalStore({ dataDir, fsync: config.fsync, cacheBytes: config.storeCacheMb * 1024 * 1024, log: log.child({ component: 'store' }) });
   const client = await register(options, computeType, dataDir, log).catch(async (err) => {
     await store.close();
     throw err;

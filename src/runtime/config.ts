@@ -77,6 +77,8 @@ export interface ServerConfig {
   agentServerAuth: boolean;
   /** fsync every journal write (AGENTPLANE_FSYNC=1). */
   fsync: boolean;
+  /** MB of paged values (checkpoints) the embedded store keeps in memory once read or written (AGENTPLANE_STORE_CACHE_MB, default 64). */
+  storeCacheMb: number;
   /** PostgreSQL connection URL (DATABASE_URL / --database); null keeps the embedded store. */
   databaseUrl: string | null;
   /** Connections in the PostgreSQL pool (AGENTPLANE_DATABASE_POOL, default 10). */
@@ -258,6 +260,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
     agentServerAuth: project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false),
     fsync: flag('AGENTPLANE_FSYNC', env.AGENTPLANE_FSYNC, false),
+    storeCacheMb: positiveInteger('AGENTPLANE_STORE_CACHE_MB', env.AGENTPLANE_STORE_CACHE_MB, 64),
     databaseUrl: values.database || env.DATABASE_URL || null,
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),

@@ -4,6 +4,9 @@ import { after } from 'node:test';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { openPgStore } from '../../src/adapters/postgres/pgStore.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { freshDatabaseUrl } from './postgres.ts';
 
 const opened: Store[] = [];
@@ -18,6 +21,16 @@ export const BACKENDS = ['embedded', 'postgres'] as const;
 
 export async function openStore(backend: (typeof BACKENDS)[number]): Promise<Store> {
   const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
+  opened.push(store);
+  return store;
+}
+
+/**
+ * The embedded store as a server runs it, on a data directory, with a cache of paged values too
+ * small to hold any: every read of a checkpoint, value or pending write is read from disk.
+ */
+export async function openPagedStore(): Promise<Store> {
+  const store = await openJournalStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'paged-store-')), cacheBytes: 1 });
   opened.push(store);
   return store;
 }

@@ -411,11 +411,14 @@ export interface DataDirRead {
   shardCount: number;
   /** Readable shards, per collection: shard number → contents. */
   shards: Map<string, Map<number, ShardFile>>;
+  /** The shard numbers of the collections the caller reads itself (`readsItself`), unread. */
+  unread: Map<string, number[]>;
   segments: SegmentRead[];
   problems: Problem[];
 }
 
-export function readDataDir(dir: string, defaultShards: number): DataDirRead {
+/** `readsItself`: collections whose shards the caller reads (a file at a time): listed, not read. */
+export function readDataDir(dir: string, defaultShards: number, readsItself: (name: string) => boolean = () => false): DataDirRead {
   const problems: Problem[] = [];
   const metaRead = readMeta(dir);
   const meta = isProblem(metaRead) ? null : metaRead;
@@ -428,7 +431,15 @@ export function readDataDir(dir: string, defaultShards: number): DataDirRead {
   for (const [name, list] of Object.entries(onDisk)) wanted[name] = new Set(list);
   for (const [name, list] of Object.entries(meta?.collections ?? {})) for (const n of list) (wanted[name] ??= new Set()).add(n);
   const shards = new Map<string, Map<number, ShardFile>>();
+  const unread = new Map<string, number[]>();
   for (const [name, numbers] of Object.entries(wanted)) {
+    if (readsItself(name)) {
+      unread.set(
+        name,
+        [...numbers].sort((a, b) => a - b),
+      );
+      continue;
+    }
     const loaded = new Map<number, ShardFile>();
     shards.set(name, loaded);
     for (const n of [...numbers].sort((a, b) => a - b)) {
@@ -461,7 +472,7 @@ export function readDataDir(dir: string, defaultShards: number): DataDirRead {
   // the store opens a journal file before it first writes store.json and keeps one from then on:
   // a used directory without one has lost every write since its last snapshot (all, if none was taken)
   if (all.length === 0 && (metaRead !== null || Object.keys(onDisk).length > 0)) problems.push(JOURNAL_MISSING);
-  return { meta, shardCount, shards, segments: all, problems };
+  return { meta, shardCount, shards, unread, segments: all, problems };
 }
 
 export const JOURNAL_MISSING: Problem = {

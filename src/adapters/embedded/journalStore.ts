@@ -12,27 +12,33 @@ import { Low } from 'lowdb';
 import { containsAll } from '../../domain/ports/containment.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { OrderedIds, type Positions } from './orderedIds.ts';
+import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
+import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
+import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard } from './pagedShards.ts';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
   FILE_MODE,
   META_FILE,
+  SHARD_TEXT_CHUNK,
   ShardAdapter,
   acquireLock,
   collectionsDir,
   damaged,
+  isProblem,
   journalDir,
   privateDir,
   privateFile,
   readDataDir,
+  readShard,
   segments,
   shardOf,
   shardPath,
   writeFileAtomic,
   writeFileAtomicSync,
-  type Entry,
   type JournalOp,
   type Meta,
+  type Problem,
   type ShardFile,
 } from './dataDir.ts';
 import type { Logger } from '../../runtime/logger.ts';
@@ -82,6 +88,13 @@ export interface JournalStoreOptions {
   io?: StoreIo;
   /** First wait before a failed background snapshot is tried again (doubling up to a minute). */
   retryMs?: number;
+  /**
+   * Collections whose values stay on disk (with a data directory), each with the fields kept in
+   * memory beside a record's place: its indexes and the fields it is ordered by.
+   */
+  paged?: Readonly<Record<string, readonly string[]>>;
+  /** The budget, in bytes of JSON, of the paged values kept in memory once read or written. */
+  cacheBytes?: number;
 }
 
 export async function openJournalStore(options: JournalStoreOptions): Promise<JournalStore> {
@@ -122,6 +135,11 @@ export class JournalStore implements Store {
   private snapshotFailures = 0;
   private releaseLock: (() => void) | null = null;
   private closed = false;
+  private readonly paged: Readonly<Record<string, readonly string[]>>;
+  private readonly files = new PagedFiles();
+  private readonly cache: ValueCache<Kept>;
+  /** The file number of the journal file being written, for the records located in it. */
+  private segmentNumber = 0;
 
   constructor(options: JournalStoreOptions) {
     this.dataDir = options.dataDir;
@@ -132,6 +150,8 @@ export class JournalStore implements Store {
     this.log = options.log ?? silent;
     this.io = options.io ?? nodeIo;
     this.retryMs = options.retryMs ?? 1_000;
+    this.paged = this.dataDir ? (options.paged ?? PAGED_COLLECTIONS) : {};
+    this.cache = new ValueCache<Kept>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   }
 
   async load(): Promise<void> {
@@ -152,15 +172,26 @@ export class JournalStore implements Store {
   private loadLocked(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
     privateDir(journalDir(dir), warn);
     privateDir(collectionsDir(dir), warn);
-    const read = readDataDir(dir, this.shardCount);
-    if (read.problems.length) throw damaged(dir, read.problems);
+    // the shards of paged collections are read here, a file at a time, keeping where each value is
+    const read = readDataDir(dir, this.shardCount, (name) => name in this.paged);
+    const problems = [...read.problems];
     this.shardCount = read.shardCount;
-    const loaded = new Map<string, Map<string, Entry>>();
+    const loaded = new Map<string, Map<string, Kept>>();
     const bucket = (name: string) => {
       let m = loaded.get(name);
       if (!m) loaded.set(name, (m = new Map()));
       return m;
     };
+    for (const [name, numbers] of read.unread) {
+      const records = bucket(name);
+      this.listed[name] = [];
+      for (const n of numbers) {
+        const found = this.loadPagedShard(dir, name, n, records);
+        if (found) problems.push(found);
+        else this.listed[name].push(n);
+      }
+    }
+    if (problems.length) throw damaged(dir, problems);
     for (const [name, shards] of read.shards) {
       const records = bucket(name);
       this.listed[name] = [...shards.keys()];
@@ -168,20 +199,22 @@ export class JournalStore implements Store {
         const file = shardPath(dir, name, n);
         privateFile(file);
         this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
-        for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, { seq, value });
+        for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, { seq, value, slot: -1 });
       }
     }
     for (const segment of read.segments) {
       privateFile(segment.file);
       this.segment = Math.max(this.segment, segment.number);
-      for (const batch of segment.batches) {
-        for (const op of batch) {
-          if (op.length === 4) bucket(op[0]).set(op[1], { seq: op[2], value: op[3] });
+      const file = segment.batches.some((batch) => batch.some((op) => op.length === 4 && op[0] in this.paged)) ? this.files.open(segment.file) : 0;
+      segment.batches.forEach((batch, i) => {
+        const places = file ? placesInLine(batch, segment.good[i]!, this.paged) : [];
+        batch.forEach((op, j) => {
+          if (op.length === 4) bucket(op[0]).set(op[1], this.loadedEntry(op[0], op[2], op[3], places[j] ? { file, ...places[j] } : undefined));
           else bucket(op[0]).delete(op[1]);
           // replayed records belong to shards that must be snapshotted before the journal goes
           this.dirty.add(shardKey(op[0], shardOf(op[1], this.shardCount)));
-        }
-      }
+        });
+      });
       if (segment.torn) {
         // the newest file ends in a write cut short (kill -9, a full disk): never acknowledged
         warn('the journal ends in an incomplete line, a write that was never acknowledged; dropping it', {
@@ -192,11 +225,13 @@ export class JournalStore implements Store {
         fs.truncateSync(segment.file, segment.torn.offset);
       }
     }
+    let unplaced = false;
     for (const [name, records] of loaded) {
       const state = this.state(name);
       const sorted = [...records.entries()].sort((a, b) => a[1].seq - b[1].seq);
       for (const [id, entry] of sorted) {
-        deepFreeze(entry.value);
+        if (entry.value) deepFreeze(entry.value);
+        if (state.paging && !entry.where) unplaced = true;
         state.set(id, entry);
         this.seq = Math.max(this.seq, entry.seq);
       }
@@ -205,9 +240,50 @@ export class JournalStore implements Store {
     this.openSegment();
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
+    // values of a paged collection still held whole (shards from before paging) go to disk soon
+    if (unplaced) this.snapshotSoon();
+  }
+
+  /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
+  private loadedEntry(name: string, seq: number, value: object, where: Location | undefined): Kept {
+    const kept = this.paged[name];
+    if (!kept || !where) return { seq, value, slot: -1 };
+    return { seq, value: undefined, slot: -1, where, keys: keysOf(kept, value) };
+  }
+
+  /**
+   * The records of one shard of a paged collection into `records`, each located in the file;
+   * a shard written whole (before paging) is read whole and kept in memory until the next
+   * snapshot writes it again. Returns the problem with the file, if any.
+   */
+  private loadPagedShard(dir: string, name: string, n: number, records: Map<string, Kept>): Problem | null {
+    const file = shardPath(dir, name, n);
+    let buffer: Buffer | null = null;
+    try {
+      buffer = fs.readFileSync(file);
+    } catch {
+      // named by readShard below, as for any shard
+    }
+    const paged = buffer && pagedRecords(buffer);
+    if (paged) {
+      const number = this.files.open(file);
+      for (const record of paged) records.set(record.id, this.loadedEntry(name, record.seq, record.value, { file: number, at: record.at, len: record.len }));
+    } else {
+      const whole = readShard(dir, name, n);
+      if (isProblem(whole)) return whole;
+      for (const [id, [seq, value]] of Object.entries(whole.records)) records.set(id, { seq, value, slot: -1 });
+      this.dirty.add(shardKey(name, n));
+    }
+    privateFile(file);
+    this.sizeOfShard(shardKey(name, n), buffer?.length ?? fs.statSync(file).size);
+    return null;
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
+    const kept = this.paged[name];
+    const missing = kept && (options.indexes ?? []).filter((field) => !kept.includes(field));
+    // an index of a paged collection is built from what memory keeps: a field it lacks would be read from disk for every record
+    if (missing?.length) throw new Error(`collection ${name}: indexed fields ${missing.join(', ')} are not among those its paged records keep`);
     let handle = this.handles.get(name);
     if (!handle) {
       const state = this.state(name);
@@ -236,27 +312,39 @@ export class JournalStore implements Store {
     if (this.closed) throw new Error('store is closed');
     if (ops.length === 0) return;
     const lines: JournalOp[] = [];
-    const entries: (Entry | null)[] = [];
+    const entries: (Kept | null)[] = [];
+    const paged: boolean[] = [];
     let seq = this.seq;
     for (const op of ops) {
+      paged.push(this.fd !== null && op.collection in this.paged);
       if ('delete' in op) {
         lines.push([op.collection, op.id]);
         entries.push(null);
       } else {
         const existing = this.state(op.collection).records.get(op.id);
-        const entry = { seq: existing ? existing.seq : ++seq, value: op.value, slot: -1 };
+        const entry: Kept = { seq: existing ? existing.seq : ++seq, value: op.value, slot: -1 };
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
       }
     }
     // what cannot be written as JSON and read back is refused before anything is written
-    const text = serialise(lines);
+    const { text, places } = serialise(lines, paged);
+    const lineStart = this.segmentBytes;
     if (this.fd !== null) this.append(Buffer.from(text + '\n'));
     this.seq = seq;
     ops.forEach((op, i) => {
       const state = this.state(op.collection);
       const entry = entries[i];
-      if (entry) {
+      const place = places[i];
+      if (entry && place) {
+        // the value stays where the journal line put it; the cache holds it while it is recent
+        const value = frozenCopy(entry.value!);
+        entry.value = undefined;
+        entry.where = { file: this.segmentNumber, at: lineStart + place.at, len: place.len };
+        entry.keys = keysOf(state.paging!.kept, value);
+        state.set(op.id, entry);
+        this.cache.put(entry, value, place.len);
+      } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
         entry.value = frozenCopy(entry.value);
         state.set(op.id, entry);
@@ -348,6 +436,7 @@ export class JournalStore implements Store {
     this.closed = true;
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
+    this.files.closeAll();
     this.releaseLock?.();
     this.releaseLock = null;
   }
@@ -401,10 +490,16 @@ export class JournalStore implements Store {
         const members = await this.membersOf(state, shards);
         for (const [shard, ids] of members) {
           const key = shardKey(name, shard);
+          if (state.paging) {
+            this.sizeOfShard(key, await this.writePagedShard(name, state, shard, ids));
+            const list = (this.listed[name] ??= []);
+            if (!list.includes(shard)) list.push(shard);
+            continue;
+          }
           const records: ShardFile['records'] = {};
           for (const id of ids) {
             const entry = state.records.get(id);
-            if (entry) records[id] = [entry.seq, entry.value]; // gone since: its delete is in the new journal
+            if (entry) records[id] = [entry.seq, state.valueOf(entry)]; // gone since: its delete is in the new journal
           }
           const file = shardPath(this.dataDir, name, shard);
           fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -431,7 +526,43 @@ export class JournalStore implements Store {
       for (const key of dirty) this.dirty.add(key);
       throw err;
     }
-    for (const file of retired) fs.rmSync(file, { force: true });
+    for (const file of retired) {
+      fs.rmSync(file, { force: true });
+      this.files.retire(file);
+    }
+  }
+
+  /**
+   * Writes one shard of a paged collection from the values' bytes where they are (a journal
+   * line, the shard's last file), then locates its records in the new file. A record written
+   * meanwhile is in the new journal and stays located there.
+   */
+  private async writePagedShard(name: string, state: CollectionState, shard: number, ids: string[]): Promise<number> {
+    const text = startPagedShard();
+    const added: [string, Kept][] = [];
+    let sinceTurn = 0;
+    for (const id of ids) {
+      const entry = state.records.get(id);
+      if (!entry) continue; // gone since: its delete is in the new journal
+      const raw = entry.where ? this.files.read(entry.where) : Buffer.from(JSON.stringify(entry.value));
+      addPagedRecord(text, id, entry.seq, raw);
+      added.push([id, entry]);
+      sinceTurn += raw.length;
+      if (sinceTurn >= SHARD_TEXT_CHUNK) {
+        sinceTurn = 0;
+        await new Promise((resolve) => setImmediate(resolve)); // a shard of checkpoints is megabytes
+      }
+    }
+    const file = shardPath(this.dataDir!, name, shard);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const data = endPagedShard(text);
+    await this.io.writeFile(file, data, this.fsyncEach);
+    this.files.retire(file); // the file the name held before: its records move to the new one now
+    const number = this.files.open(file);
+    added.forEach(([id, entry], i) => {
+      if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! });
+    });
+    return data.length;
   }
 
   /**
@@ -467,6 +598,7 @@ export class JournalStore implements Store {
     this.segment = number;
     this.segmentFile = file;
     this.segmentBytes = fs.fstatSync(fd).size;
+    this.segmentNumber = this.files.open(file);
     if (this.fsyncEach) syncDirs([journalDir(this.dataDir)]); // the new file's name survives power loss too
   }
 
@@ -476,24 +608,59 @@ export class JournalStore implements Store {
 
   private state(name: string): CollectionState {
     let state = this.states.get(name);
-    if (!state) this.states.set(name, (state = new CollectionState()));
+    if (!state) {
+      const kept = this.paged[name];
+      this.states.set(name, (state = new CollectionState(kept ? { kept, files: this.files, cache: this.cache } : null)));
+    }
     return state;
   }
 }
 
-/** The journal line of a batch, or a StoreWriteError naming the record that cannot be one. */
-function serialise(lines: JournalOp[]): string {
+/** Where a put's value is in its journal line: bytes from the line's start, and its length. */
+type Place = Omit<Location, 'file'>;
+
+/** The text of a put whose value is paged, and where the value is in it. */
+function pagedOpText(op: [string, string, number, object]): { text: string; at: number; len: number } {
+  const head = `${JSON.stringify([op[0], op[1], op[2]]).slice(0, -1)},`;
+  const body = JSON.stringify(op[3]) as string | undefined;
+  if (body === undefined) throw new Error('its value has no JSON');
+  return { text: `${head}${body}]`, at: Buffer.byteLength(head), len: Buffer.byteLength(body) };
+}
+
+/**
+ * The journal line of a batch, as JSON.stringify(lines) writes it, with where each value that
+ * `paged` marks sits in it; or a StoreWriteError naming the record that cannot be one.
+ */
+function serialise(lines: JournalOp[], paged: boolean[]): { text: string; places: (Place | undefined)[] } {
   let text: string | undefined;
   let problem = '';
+  const places: (Place | undefined)[] = [];
   try {
-    text = JSON.stringify(lines);
+    if (!paged.includes(true)) text = JSON.stringify(lines);
+    else {
+      const parts: string[] = [];
+      let bytes = 1; // the opening bracket
+      lines.forEach((op, i) => {
+        if (paged[i] && op.length === 4) {
+          const { text: part, at, len } = pagedOpText(op);
+          parts.push(part);
+          places[i] = { at: bytes + at, len };
+          bytes += at + len + 2; // its closing bracket and the comma after it
+        } else {
+          const part = JSON.stringify(op);
+          parts.push(part);
+          bytes += Buffer.byteLength(part) + 1;
+        }
+      });
+      text = `[${parts.join(',')}]`;
+    }
   } catch (err) {
     problem = (err as Error).message; // a cycle, a BigInt, or nested too deep for the stack
   }
   // the depth is checked on the values, not on the line's text: a checkpoint's text inside a
   // record is a long string that a scan of the line would walk character by character
   const tooDeep = text === undefined ? undefined : lines.find((op) => op.length === 4 && nestsDeeper(op[3], STORE_MAX_DEPTH));
-  if (text !== undefined && !tooDeep) return text;
+  if (text !== undefined && !tooDeep) return { text, places };
   if (tooDeep) problem = `it nests objects and arrays deeper than ${STORE_MAX_DEPTH} levels`;
   const which =
     tooDeep ??
@@ -544,9 +711,53 @@ function syncDirs(dirs: string[]): void {
   }
 }
 
-/** A record as the store keeps it: with its place in the collection's order (-1 until placed). */
-interface Kept extends Entry {
+/**
+ * Where the values of each replayed put of a paged collection are in its journal line (the byte
+ * range `good`), found by writing the ops again as the line was written; none when the line is
+ * not the text that gives (then the values are kept in memory until the next snapshot).
+ */
+function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonly<Record<string, readonly string[]>>): (Place | undefined)[] {
+  const places: (Place | undefined)[] = [];
+  let at = good[0] + 1;
+  for (const [i, op] of batch.entries()) {
+    if (op.length === 4 && op[0] in paged) {
+      const { at: valueAt, len } = pagedOpText(op);
+      places[i] = { at: at + valueAt, len };
+      at += valueAt + len + 2;
+    } else {
+      at += Buffer.byteLength(JSON.stringify(op)) + 1;
+    }
+  }
+  // the last op's comma stands for the closing bracket; the newline ends the range
+  return at === good[1] ? places : [];
+}
+
+/** The kept fields of a paged record, as its indexes read them (strings only). */
+function keysOf(kept: readonly string[], value: object): (string | undefined)[] {
+  return kept.map((field) => {
+    const key = (value as Record<string, unknown>)[field];
+    return typeof key === 'string' ? key : undefined;
+  });
+}
+
+/**
+ * A record as the store keeps it: with its place in the collection's order (-1 until placed).
+ * A record of a paged collection has no value here once it is on disk: `where` says where it
+ * is, `keys` holds the fields its collection keeps (pagedCollections.ts), in their order.
+ */
+interface Kept {
+  seq: number;
+  value: object | undefined;
   slot: number;
+  where?: Location;
+  keys?: (string | undefined)[];
+}
+
+/** What a paged collection reads its values through. */
+interface Paging {
+  kept: readonly string[];
+  files: PagedFiles;
+  cache: ValueCache<Kept>;
 }
 
 /**
@@ -582,36 +793,85 @@ class CollectionState {
   readonly order = new OrderedIds(new EntrySlots(this.records));
   private readonly indexes = new Map<string, Map<string, OrderedIds>>();
 
-  set(id: string, given: Entry): void {
+  constructor(readonly paging: Paging | null) {}
+
+  /** The record's value: in memory, in the cache, or read from disk (and cached). */
+  valueOf(entry: Kept): object {
+    if (entry.value !== undefined) return entry.value;
+    const paging = this.paging!;
+    const cached = paging.cache.get(entry);
+    if (cached) return cached;
+    const where = entry.where!;
+    const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
+    paging.cache.put(entry, value, where.len);
+    return value;
+  }
+
+  /** A top-level field of the record, from what memory keeps of it when it can. */
+  fieldOf(entry: Kept, field: string): unknown {
+    if (entry.keys !== undefined) {
+      const at = this.paging!.kept.indexOf(field);
+      if (at >= 0) return entry.keys[at];
+    }
+    return (this.valueOf(entry) as Record<string, unknown>)[field];
+  }
+
+  set(id: string, entry: Kept): void {
     const previous = this.records.get(id);
-    const entry = given as Kept;
     entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
     this.records.set(id, entry);
     this.order.add(id);
+    if (entry.where) this.paging!.files.ref(entry.where.file);
     // Only fields whose value changed are re-indexed: an index keeps insertion order, so
     // `where` + `reverse` lists stay newest-first by creation when a record is updated.
     for (const [field, index] of this.indexes) {
-      const before = previous && (previous.value as Record<string, unknown>)[field];
-      const after = (entry.value as Record<string, unknown>)[field];
+      const before = previous && this.fieldOf(previous, field);
+      const after = this.fieldOf(entry, field);
       if (previous && before === after) continue;
       if (typeof before === 'string') dropFromIndex(index, before, id);
-      this.indexOne(index, field, id, entry.value);
+      if (typeof after === 'string') addToIndex(index, after, id);
     }
+    if (previous) this.release(previous);
   }
 
   remove(id: string): void {
     const previous = this.records.get(id);
     if (!previous) return;
-    this.unindex(id, previous.value);
+    this.unindex(id, previous);
     this.order.delete(id); // before the entry goes: the entry holds its place
     this.records.delete(id);
+    this.release(previous);
+  }
+
+  /** A paged record's value, written again elsewhere (a snapshot), is read from there from now on. */
+  relocate(entry: Kept, where: Location): void {
+    const paging = this.paging!;
+    paging.files.ref(where.file);
+    if (entry.where) paging.files.unref(entry.where.file);
+    else {
+      // held whole until now (loaded from a shard written before paging): the cache takes it
+      entry.keys = keysOf(paging.kept, entry.value!);
+      paging.cache.put(entry, entry.value!, where.len);
+      entry.value = undefined;
+    }
+    entry.where = where;
+  }
+
+  /** What a replaced or removed version of a record held on to. */
+  private release(entry: Kept): void {
+    if (!this.paging) return;
+    this.paging.cache.drop(entry);
+    if (entry.where) this.paging.files.unref(entry.where.file);
   }
 
   addIndex(field: string): void {
     if (this.indexes.has(field)) return;
     const index = new Map<string, OrderedIds>();
     this.indexes.set(field, index);
-    for (const [id, entry] of this.records) this.indexOne(index, field, id, entry.value);
+    for (const [id, entry] of this.records) {
+      const key = this.fieldOf(entry, field);
+      if (typeof key === 'string') addToIndex(index, key, id);
+    }
   }
 
   /** The ids having `value` in an indexed field; undefined when the field is not indexed. */
@@ -621,20 +881,18 @@ class CollectionState {
     return index.get(value) ?? EMPTY;
   }
 
-  private indexOne(index: Map<string, OrderedIds>, field: string, id: string, value: object): void {
-    const key = (value as Record<string, unknown>)[field];
-    if (typeof key !== 'string') return;
-    let ids = index.get(key);
-    if (!ids) index.set(key, (ids = new OrderedIds()));
-    ids.add(id);
-  }
-
-  private unindex(id: string, value: object): void {
+  private unindex(id: string, entry: Kept): void {
     for (const [field, index] of this.indexes) {
-      const key = (value as Record<string, unknown>)[field];
+      const key = this.fieldOf(entry, field);
       if (typeof key === 'string') dropFromIndex(index, key, id);
     }
   }
+}
+
+function addToIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
+  let ids = index.get(key);
+  if (!ids) index.set(key, (ids = new OrderedIds()));
+  ids.add(id);
 }
 
 function dropFromIndex(index: Map<string, OrderedIds>, key: string, id: string): void {
@@ -651,12 +909,17 @@ class JournalCollection<T extends object> implements Collection<T> {
     private readonly store: JournalStore,
   ) {}
 
+  private read(id: string): T | undefined {
+    const entry = this.state.records.get(id);
+    return entry && (this.state.valueOf(entry) as T);
+  }
+
   async get(id: string): Promise<T | undefined> {
-    return this.state.records.get(id)?.value as T | undefined;
+    return this.read(id);
   }
 
   async getMany(ids: string[]): Promise<(T | undefined)[]> {
-    return ids.map((id) => this.state.records.get(id)?.value as T | undefined);
+    return ids.map((id) => this.read(id));
   }
 
   async insert(id: string, value: T): Promise<boolean> {
@@ -670,7 +933,7 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
-    const current = this.state.records.get(id)?.value as T | undefined;
+    const current = this.read(id);
     if (current === undefined) return undefined;
     const next = change(current);
     if (next === undefined || next === current) return current;
@@ -688,26 +951,32 @@ class JournalCollection<T extends object> implements Collection<T> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
-    if (options.orderBy !== undefined) return this.sorted(options, options.orderBy).slice(offset, offset + limit);
+    const value = (entry: Kept) => this.state.valueOf(entry) as T;
+    if (options.orderBy !== undefined)
+      return this.sorted(options, options.orderBy)
+        .slice(offset, offset + limit)
+        .map(value);
     const out: T[] = [];
     let skipped = 0;
-    for (const value of this.scan(options)) {
+    for (const entry of this.scan(options)) {
       if (skipped < offset) {
         skipped += 1;
         continue;
       }
       if (out.length >= limit) break;
-      out.push(value);
+      out.push(value(entry));
     }
     return out;
   }
 
-  /** The matching records sorted by `field` (a stable sort: insertion order among equals). */
-  private sorted(options: ListOptions<T>, field: string): T[] {
-    const key = (value: T) => String((value as Record<string, unknown>)[field] ?? '');
+  /** The matching records sorted by `field` (a stable sort: insertion order among equals); a paged record is not read for it. */
+  private sorted(options: ListOptions<T>, field: string): Kept[] {
+    const key = (entry: Kept) => String(this.state.fieldOf(entry, field) ?? '');
     const below = options.below;
-    const all = [...this.scan({ ...options, reverse: false })].filter((value) => below === undefined || key(value) < below);
-    const ascending = all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    const all = [...this.scan({ ...options, reverse: false })]
+      .map((entry) => ({ entry, key: key(entry) }))
+      .filter((item) => below === undefined || item.key < below);
+    const ascending = all.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((item) => item.entry);
     return options.reverse ? ascending.reverse() : ascending;
   }
 
@@ -717,7 +986,8 @@ class JournalCollection<T extends object> implements Collection<T> {
     return n;
   }
 
-  private *scan(options: ListOptions<T>): Generator<T> {
+  /** The matching records' entries in order; a paged record is read only when a filter needs its value. */
+  private *scan(options: ListOptions<T>): Generator<Kept> {
     const where = Object.entries(options.where ?? {});
     let ids: OrderedIds | undefined;
     const rest: [string, string][] = [];
@@ -727,16 +997,20 @@ class JournalCollection<T extends object> implements Collection<T> {
       else rest.push([field, value]);
     }
     const order = ids ?? this.state.order;
-    const records = this.state.records;
+    const state = this.state;
+    const records = state.records;
     const filter = options.filter;
     const contains = Object.entries(options.contains ?? {});
     for (const id of options.reverse ? order.backward() : order.forward()) {
-      const value = records.get(id)?.value as T | undefined;
-      if (value === undefined) continue;
-      if (rest.length && rest.some(([field, v]) => (value as Record<string, unknown>)[field] !== v)) continue;
-      if (contains.length && !contains.every(([field, wanted]) => containsAll((value as Record<string, unknown>)[field], wanted))) continue;
-      if (filter && !filter(value)) continue;
-      yield value;
+      const entry = records.get(id);
+      if (entry === undefined) continue;
+      if (rest.length && rest.some(([field, v]) => state.fieldOf(entry, field) !== v)) continue;
+      if (contains.length || filter) {
+        const value = state.valueOf(entry) as T;
+        if (contains.length && !contains.every(([field, wanted]) => containsAll((value as Record<string, unknown>)[field], wanted))) continue;
+        if (filter && !filter(value)) continue;
+      }
+      yield entry;
     }
   }
 }

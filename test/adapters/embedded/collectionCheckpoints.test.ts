@@ -3,7 +3,7 @@
 // on PostgreSQL, in the same collections as tables.
 import { describe } from 'node:test';
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
-import { BACKENDS, openStore } from '../../support/bothStores.ts';
+import { BACKENDS, openPagedStore, openStore } from '../../support/bothStores.ts';
 import { checkpointsRepositoryContract } from '../../support/checkpointsRepositoryContract.ts';
 
 for (const backend of BACKENDS) {
@@ -11,3 +11,7 @@ for (const backend of BACKENDS) {
     checkpointsRepositoryContract(async () => new CollectionCheckpoints(await openStore(backend)));
   });
 }
+
+describe('LangGraph checkpoints on the embedded store with their values on disk (issue 91)', () => {
+  checkpointsRepositoryContract(async () => new CollectionCheckpoints(await openPagedStore()));
+});

@@ -3,7 +3,7 @@
 // on PostgreSQL, in the same collections as tables.
 import { describe } from 'node:test';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
-import { BACKENDS, openStore } from '../../support/bothStores.ts';
+import { BACKENDS, openPagedStore, openStore } from '../../support/bothStores.ts';
 import { plainCheckpointsRepositoryContract } from '../../support/plainCheckpointsRepositoryContract.ts';
 
 for (const backend of BACKENDS) {
@@ -11,3 +11,7 @@ for (const backend of BACKENDS) {
     plainCheckpointsRepositoryContract(async () => new CollectionPlainCheckpoints(await openStore(backend)));
   });
 }
+
+describe('plain checkpoints on the embedded store with their values on disk (issue 91)', () => {
+  plainCheckpointsRepositoryContract(async () => new CollectionPlainCheckpoints(await openPagedStore()));
+});

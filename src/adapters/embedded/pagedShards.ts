@@ -1,0 +1,88 @@
+// The snapshot shard of a paged collection (pagedCollections.ts): the same JSON document as any
+// shard, {"records":{"<id>":[seq, value], …}}, laid out one record a line, so that where each
+// value's bytes are can be found again on start without keeping the document in memory.
+//
+//   {"records":{
+//   "<id>":[seq,<value>],
+//   "<id>":[seq,<value>]
+//   }}
+//
+// JSON.stringify writes no raw newline (one inside a string is escaped), so a line is a record.
+import type { Location } from './pagedValues.ts';
+
+export const PAGED_SHARD_HEAD = Buffer.from('{"records":{\n');
+const TAIL = Buffer.from('\n}}');
+const CLOSE = Buffer.from(']');
+
+export interface PagedShardText {
+  chunks: Buffer[];
+  bytes: number;
+  /** Where each record's value sits in the text, in the order added. */
+  placed: Omit<Location, 'file'>[];
+}
+
+export function startPagedShard(): PagedShardText {
+  return { chunks: [PAGED_SHARD_HEAD], bytes: PAGED_SHARD_HEAD.length, placed: [] };
+}
+
+/** Adds one record whose value is `raw`, its JSON. */
+export function addPagedRecord(text: PagedShardText, id: string, seq: number, raw: Buffer): void {
+  const head = Buffer.from(`${text.placed.length ? ',\n' : ''}${JSON.stringify(id)}:[${seq},`);
+  text.chunks.push(head, raw, CLOSE);
+  text.placed.push({ at: text.bytes + head.length, len: raw.length });
+  text.bytes += head.length + raw.length + 1;
+}
+
+export function endPagedShard(text: PagedShardText): Buffer {
+  return Buffer.concat([...text.chunks, TAIL]);
+}
+
+export interface PagedRecord {
+  id: string;
+  seq: number;
+  value: object;
+  at: number;
+  len: number;
+}
+
+/**
+ * The records of a shard written as above, each with where its value is; null when the file is
+ * not laid out so (a shard written before values were paged), and is to be read whole.
+ */
+export function pagedRecords(buffer: Buffer): PagedRecord[] | null {
+  if (buffer.length < PAGED_SHARD_HEAD.length + TAIL.length) return null;
+  if (!buffer.subarray(0, PAGED_SHARD_HEAD.length).equals(PAGED_SHARD_HEAD)) return null;
+  if (!buffer.subarray(buffer.length - TAIL.length).equals(TAIL)) return null;
+  const end = buffer.length - TAIL.length;
+  const out: PagedRecord[] = [];
+  for (let start = PAGED_SHARD_HEAD.length; start < end;) {
+    let nl = buffer.indexOf(0x0a, start);
+    if (nl < 0 || nl > end) nl = end;
+    const last = nl === end;
+    const stop = last ? nl : nl - 1; // the comma between two records
+    if (!last && buffer[stop] !== 0x2c) return null;
+    const record = parseLine(buffer, start, stop);
+    if (!record) return null;
+    out.push(record);
+    start = nl + 1;
+  }
+  return out;
+}
+
+function parseLine(buffer: Buffer, start: number, stop: number): PagedRecord | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(`{${buffer.toString('utf8', start, stop)}}`);
+  } catch {
+    return null;
+  }
+  const entries = Object.entries(parsed as object);
+  if (entries.length !== 1) return null;
+  const [id, record] = entries[0]!;
+  if (!Array.isArray(record) || record.length !== 2 || typeof record[0] !== 'number' || typeof record[1] !== 'object' || record[1] === null) return null;
+  const at = start + Buffer.byteLength(`${JSON.stringify(id)}:[${record[0]},`);
+  const len = stop - 1 - at;
+  // the value's own bytes, from the comma after the seq to the closing bracket
+  if (buffer[at - 1] !== 0x2c || buffer[stop - 1] !== 0x5d || len <= 0) return null;
+  return { id, seq: record[0], value: record[1] as object, at, len };
+}

@@ -1,0 +1,179 @@
+// The values of paged collections (issue 91) live on disk and are read back through a bounded
+// cache: every read answers what was written, before and after a snapshot, after a restart that
+// replays the journal, and after one that finds shards written before values were paged.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { openJournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
+import { readDataDir, shardPath } from '../../../src/adapters/embedded/dataDir.ts';
+import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
+import { tempDir } from '../../support/server.ts';
+
+interface Checkpoint {
+  thread_id: string;
+  checkpoint_id: string;
+  step: number;
+  blob: string;
+}
+
+const PAGED = { cps: ['thread_id', 'checkpoint_id'] };
+const checkpoint = (i: number): Checkpoint => ({ thread_id: `t${i % 7}`, checkpoint_id: String(1000 + i), step: i, blob: `é${'x'.repeat(500)}${i}\u2028"` });
+
+async function open(dir: string, extra: Partial<JournalStoreOptions> = {}) {
+  const store = await openJournalStore({ dataDir: dir, paged: PAGED, cacheBytes: 4096, shards: 4, ...extra });
+  return { store, cps: store.collection<Checkpoint>('cps', { indexes: ['thread_id'] }) };
+}
+
+async function assertAll(cps: Awaited<ReturnType<typeof open>>['cps'], count: number, deleted = new Set<number>()) {
+  const want = Array.from({ length: count }, (_, i) => i).filter((i) => !deleted.has(i));
+  for (const i of want) assert.deepEqual(await cps.get(`c${i}`), checkpoint(i));
+  assert.equal(await cps.count(), want.length);
+  assert.deepEqual(
+    (await cps.list({ where: { thread_id: 't3' } })).map((c) => c.step),
+    want.filter((i) => i % 7 === 3),
+  );
+  const newest = await cps.list({ where: { thread_id: 't3' }, orderBy: 'checkpoint_id', reverse: true, limit: 2 });
+  assert.deepEqual(
+    newest.map((c) => c.step),
+    want
+      .filter((i) => i % 7 === 3)
+      .slice(-2)
+      .reverse(),
+  );
+  assert.deepEqual(
+    (await cps.list({ filter: (c) => c.step % 10 === 0 })).map((c) => c.step),
+    want.filter((i) => i % 10 === 0),
+  );
+}
+
+test('paged values read back as written from the journal, from snapshots and after a restart', async () => {
+  const dir = tempDir('paged-');
+  let { store, cps } = await open(dir);
+  for (let i = 0; i < 200; i += 1) await cps.put(`c${i}`, checkpoint(i));
+  await store.write([
+    { collection: 'cps', id: 'c5', delete: true },
+    { collection: 'cps', id: 'c6', value: checkpoint(6) },
+  ]);
+  const deleted = new Set([5]);
+  await assertAll(cps, 200, deleted); // from the journal, most of them past the cache
+  await store.flush();
+  await assertAll(cps, 200, deleted); // from the snapshot shards
+  for (let n = 0; n < 4; n += 1) {
+    const text = fs.readFileSync(shardPath(dir, 'cps', n));
+    assert.ok(text.subarray(0, PAGED_SHARD_HEAD.length).equals(PAGED_SHARD_HEAD), 'one record a line');
+    JSON.parse(text.toString()); // still a shard document `store check` reads
+  }
+  assert.equal(readDataDir(dir, 4).problems.length, 0);
+  for (let i = 200; i < 260; i += 1) await cps.put(`c${i}`, checkpoint(i)); // in the next journal only
+  await store.close();
+  ({ store, cps } = await open(dir));
+  try {
+    await assertAll(cps, 260, deleted);
+    await cps.update('c7', (c) => ({ ...c, step: 7 }));
+    assert.deepEqual(await cps.get('c7'), checkpoint(7));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a restart replays paged values from the journal a kill -9 left behind', async () => {
+  const dir = tempDir('paged-');
+  const copy = tempDir('paged-copy-');
+  const { store, cps } = await open(dir);
+  try {
+    for (let i = 0; i < 120; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    await store.flush();
+    for (let i = 120; i < 150; i += 1) await cps.put(`c${i}`, checkpoint(i));
+    // the directory as a process killed now leaves it (its lock names a live pid of this test, taken over in a copy)
+    fs.cpSync(dir, copy, { recursive: true });
+  } finally {
+    await store.close();
+  }
+  fs.rmSync(path.join(copy, 'LOCK'));
+  const reopened = await open(copy);
+  try {
+    await assertAll(reopened.cps, 150);
+  } finally {
+    await reopened.store.close();
+  }
+});
+
+test('shards written before values were paged are read whole once, then paged by the next snapshot', async () => {
+  const dir = tempDir('paged-');
+  const before = await open(dir, { paged: {} });
+  for (let i = 0; i < 100; i += 1) await before.cps.put(`c${i}`, checkpoint(i));
+  await before.store.close();
+  assert.ok(
+    !fs
+      .readFileSync(shardPath(dir, 'cps', 0))
+      .subarray(0, PAGED_SHARD_HEAD.length)
+      .equals(PAGED_SHARD_HEAD),
+  );
+  let { store, cps } = await open(dir);
+  await assertAll(cps, 100);
+  await store.flush();
+  assert.ok(
+    fs
+      .readFileSync(shardPath(dir, 'cps', 0))
+      .subarray(0, PAGED_SHARD_HEAD.length)
+      .equals(PAGED_SHARD_HEAD),
+  );
+  await assertAll(cps, 100);
+  await store.close();
+  ({ store, cps } = await open(dir));
+  try {
+    await assertAll(cps, 100);
+  } finally {
+    await store.close();
+  }
+});
+
+test('records written while a snapshot passes keep their newest value', async () => {
+  const dir = tempDir('paged-');
+  const { store, cps } = await open(dir, { shards: 1 });
+  try {
+    const big = (i: number, v: number) => ({ ...checkpoint(i), blob: `${v}`.repeat(100_000) });
+    for (let i = 0; i < 20; i += 1) await cps.put(`c${i}`, big(i, 1));
+    const snapshot = store.flush();
+    for (let i = 0; i < 20; i += 2) await cps.put(`c${i}`, big(i, 2));
+    await cps.delete('c19');
+    await snapshot;
+    for (let i = 0; i < 19; i += 1) assert.equal((await cps.get(`c${i}`))!.blob, big(i, i % 2 ? 1 : 2).blob);
+    assert.equal(await cps.get('c19'), undefined);
+    await store.flush();
+    for (let i = 0; i < 19; i += 1) assert.equal((await cps.get(`c${i}`))!.blob, big(i, i % 2 ? 1 : 2).blob);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the heap holds the cache of paged values, not the values', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const dir = tempDir('paged-');
+  const { store, cps } = await open(dir, { cacheBytes: 1024 * 1024 });
+  try {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const value = (i: number) => ({ ...checkpoint(i), blob: 'y'.repeat(20_000) });
+    for (let i = 0; i < 2000; i += 1) await cps.put(`c${i}`, value(i)); // 40 MB of values
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    assert.ok(grown < 8 * 1024 * 1024, `${Math.round(grown / 1024)} KB of heap for 40 MB of paged values`);
+    assert.deepEqual(await cps.get('c3'), value(3));
+  } finally {
+    await store.close();
+  }
+});
+
+test('a paged collection refuses an index on a field its records do not keep', async () => {
+  const { store } = await open(tempDir('paged-'));
+  try {
+    assert.throws(() => store.collection('cps', { indexes: ['step'] }), /step/);
+  } finally {
+    await store.close();
+  }
+});
