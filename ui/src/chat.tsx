@@ -8,6 +8,7 @@ import { runOptions, type RunSettings } from './runSettings';
 import { ErrorNotice, short } from './components';
 import { interruptsOf, pauseOf, PendingInterrupts, type Pause, type PendingInterrupt } from './interrupts';
 import { MessageList, textOf, upsertMessage, type Message } from './messages';
+import { InputHistory, onFirstLine, onLastLine } from './inputHistory';
 
 /**
  * The thread's messages as the server tells them, unless they lack what was just sent (a
@@ -56,6 +57,8 @@ export function ChatPanel({
   const [lastRun, setLastRun] = useState<string | null>(null);
   const [draft, setDraft] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
+  const history = useRef<InputHistory | null>(null);
+  history.current ??= new InputHistory(storageOrNone());
   const log = useRef<HTMLDivElement>(null);
   // the newest message is the one to read: keep the log scrolled to its end as it grows
   useEffect(() => {
@@ -131,6 +134,7 @@ export function ChatPanel({
     const text = draft.trim();
     if (!text || streaming) return;
     setDraft('');
+    history.current!.push(text);
     setMessages((list) => [...list, { type: 'human', content: text }]);
     void stream({ input: { messages: [{ role: 'user', content: text }] } }, text);
   };
@@ -179,6 +183,17 @@ export function ChatPanel({
           onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey) send(e);
+            const box = e.target as HTMLTextAreaElement;
+            const caret = box.selectionStart ?? 0;
+            const recalled =
+              e.key === 'ArrowUp' && onFirstLine(box.value, caret)
+                ? history.current!.up(box.value)
+                : e.key === 'ArrowDown' && onLastLine(box.value, caret)
+                  ? history.current!.down()
+                  : undefined;
+            if (recalled === undefined) return;
+            e.preventDefault();
+            setDraft(recalled);
           }}
         />
         <button type="submit" class="primary" disabled={streaming || !draft.trim()}>
@@ -187,4 +202,13 @@ export function ChatPanel({
       </form>
     </div>
   );
+}
+
+/** The browser's localStorage, or none where it is refused (a sandboxed frame, storage off). */
+function storageOrNone(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
 }

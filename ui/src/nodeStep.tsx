@@ -1,46 +1,13 @@
 // What a node did from a checkpoint, as Studio shows a node's step: the state it read (the
 // checkpoint's values), the update it returned (its task's result, kept with the checkpoint)
 // and the difference the update made to the state, key by key (a list such as `messages` by item).
+// Where the checkpoint after is an edit of the state (updateState), the edit is what is shown.
 import type { ThreadState } from '@langchain/langgraph-sdk';
 import { Raw } from './components';
+import { brief, stateDiff, type Values } from './stateDiff';
 
-type Values = Record<string, unknown>;
-
-export interface Change {
-  key: string;
-  kind: 'added' | 'removed' | 'changed';
-  before?: unknown;
-  after?: unknown;
-}
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/** The changes from `before` to `after`, key by key; a list's items added and removed are told one by one. */
-export function stateDiff(before: Values, after: Values): Change[] {
-  const changes: Change[] = [];
-  for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])]) {
-    const [b, a] = [before[key], after[key]];
-    if (same(b, a)) continue;
-    if (!(key in before)) changes.push({ key, kind: 'added', after: a });
-    else if (!(key in after)) changes.push({ key, kind: 'removed', before: b });
-    else if (Array.isArray(b) && Array.isArray(a)) {
-      const had = new Set(b.map((item) => JSON.stringify(item)));
-      const has = new Set(a.map((item) => JSON.stringify(item)));
-      for (const item of b) if (!has.has(JSON.stringify(item))) changes.push({ key, kind: 'removed', before: item });
-      for (const item of a) if (!had.has(JSON.stringify(item))) changes.push({ key, kind: 'added', after: item });
-    } else changes.push({ key, kind: 'changed', before: b, after: a });
-  }
-  return changes;
-}
-
-/** A value short enough for one line: a message as who and what it says. */
-function brief(value: unknown): string {
-  const m = value as { type?: string; content?: unknown } | null;
-  if (m && typeof m === 'object' && typeof m.type === 'string' && 'content' in m)
-    return `${m.type}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`;
-  const text = JSON.stringify(value);
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
+/** How a checkpoint came to be (its metadata's `source`): `update` is a state edit (updateState), not a node's step. */
+const sourceOf = (state: ThreadState) => (state.metadata as { source?: unknown } | null)?.source;
 
 /**
  * The step from a checkpoint: the nodes it had next ran on its values (their input), each
@@ -49,16 +16,32 @@ function brief(value: unknown): string {
  */
 export function NodeStep({ entry, child }: { entry: ThreadState; child: ThreadState | undefined }) {
   const ran = (entry.tasks ?? []).filter((t) => t.result !== undefined && t.result !== null && !t.name.startsWith('__'));
-  if (!ran.length || !child) return null;
+  // the checkpoint after is an edit of the state made here ("Edit state here"), not the step of the node next
+  const edit = child !== undefined && sourceOf(child) === 'update';
+  if (!child || (!edit && !ran.length)) return null;
   const changes = stateDiff((entry.values ?? {}) as Values, (child.values ?? {}) as Values);
   const names = ran.map((t) => t.name);
+  const writes = ((child.metadata as { writes?: Record<string, unknown> } | null)?.writes ?? {}) as Record<string, unknown>;
+  const asNodes = Object.keys(writes);
   return (
-    <div class="node-step" role="region" aria-label="What the node did">
-      <h4>
-        {names.length === 1 ? 'Node' : 'Nodes'} <code>{names.join(', ')}</code>
-      </h4>
-      <Raw value={entry.values} label="Input: the state it read" />
-      <Raw value={ran.length === 1 ? ran[0].result : Object.fromEntries(ran.map((t) => [t.name, t.result]))} label="Update: what it returned" />
+    <div class="node-step" role="region" aria-label={edit ? 'What the edit did' : 'What the node did'}>
+      {edit ? (
+        <h4>
+          Edit of the state{asNodes.length ? ' as ' : ''}
+          {asNodes.length ? <code>{asNodes.join(', ')}</code> : null}
+        </h4>
+      ) : (
+        <h4>
+          {names.length === 1 ? 'Node' : 'Nodes'} <code>{names.join(', ')}</code>
+        </h4>
+      )}
+      <Raw value={entry.values} label={edit ? 'Before: the state here' : 'Input: the state it read'} />
+      {edit ? (
+        // the checkpoint's metadata names what the edit wrote when LangGraph keeps it; the diff says it either way
+        asNodes.length > 0 && <Raw value={asNodes.length === 1 ? writes[asNodes[0]] : writes} label="Update: what the edit wrote" />
+      ) : (
+        <Raw value={ran.length === 1 ? ran[0].result : Object.fromEntries(ran.map((t) => [t.name, t.result]))} label="Update: what it returned" />
+      )}
       <p class="muted">State diff</p>
       {changes.length === 0 ? (
         <p class="muted">The update changed nothing.</p>

@@ -11,6 +11,7 @@ import { Boundary, failureText, Guarded } from '../boundary';
 import { navigate } from '../router';
 import { AssistantName } from '../assistantName';
 import { NodeStep } from '../nodeStep';
+import { branchesOf } from '../branches';
 
 const PAGE = 20;
 const STATUSES = ['idle', 'busy', 'interrupted', 'error'];
@@ -501,34 +502,6 @@ function RunsTable({ runs, error }: { runs: Run[] | undefined; error: unknown })
       </table>
     </div>
   );
-}
-
-/**
- * Branches of a history (newest first): the newest checkpoint's line of parents is branch 1,
- * the newest checkpoint left and its parents branch 2 (a fork), and so on. With the branch,
- * step numbers say which checkpoint they are (a fork repeats the steps it starts from).
- */
-export function branchesOf(entries: Pick<ThreadState, 'checkpoint' | 'parent_checkpoint'>[]): {
-  branch: Map<string, number>;
-  branchesOff: Map<string, string>;
-} {
-  const byId = new Map(entries.map((h) => [h.checkpoint?.checkpoint_id ?? '', h]));
-  const branch = new Map<string, number>();
-  const branchesOff = new Map<string, string>();
-  let next = 1;
-  for (const head of entries) {
-    let id = head.checkpoint?.checkpoint_id;
-    if (!id || branch.has(id)) continue;
-    const number = next++;
-    while (id && byId.has(id) && !branch.has(id)) {
-      branch.set(id, number);
-      const parent: string | undefined = byId.get(id)!.parent_checkpoint?.checkpoint_id ?? undefined;
-      // the branch joins an older one at its parent: that is where it branches off
-      if (parent && branch.has(parent) && number > 1) branchesOff.set(id, parent);
-      id = parent;
-    }
-  }
-  return { branch, branchesOff };
 }
 
 function History({ entries, picked, onPick }: { entries: ThreadState[]; picked: string | null; onPick: (id: string) => void }) {
