@@ -84,13 +84,16 @@ export class PgCoordination implements Coordination {
       const client = await this.lockPool.connect().catch((error: unknown) => Promise.reject(asStoreFailure(error)));
       let broken = false;
       try {
+        // named: parsed once per connection (a lock and an unlock per run created)
         await client
-          .query('SELECT pg_advisory_lock($1, hashtext($2))', [SERIALIZE_SPACE, key])
+          .query({ name: 'agentplane_serialize_lock', text: 'SELECT pg_advisory_lock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] })
           .catch((error: unknown) => Promise.reject(asStoreFailure(error)));
         try {
           return await work();
         } finally {
-          await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SERIALIZE_SPACE, key]).catch(() => (broken = true));
+          await client
+            .query({ name: 'agentplane_serialize_unlock', text: 'SELECT pg_advisory_unlock($1, hashtext($2))', values: [SERIALIZE_SPACE, key] })
+            .catch(() => (broken = true));
         }
       } catch (error) {
         broken = true;

@@ -67,14 +67,11 @@ export class PgRunClaims implements RunClaims {
     // yet (another replica's, committed meanwhile) fails it whole, and then it looks again
     for (let tries = 0; ; tries += 1) {
       try {
-        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: number | null }>(CLAIM_SQL, [
-          [...skip],
-          Math.max(0, room),
-          started.status,
-          started.updated_at,
-          this.coordination.replicaId,
-          this.heldForMs,
-        ]);
+        const { rows } = await this.store.query<{ claimed: { doc: RunRecord; token: string }[] | null; due: number | null }>(
+          CLAIM_SQL,
+          [[...skip], Math.max(0, room), started.status, started.updated_at, this.coordination.replicaId, this.heldForMs],
+          true,
+        );
         const { claimed, due } = rows[0];
         return { claims: (claimed ?? []).map((c) => ({ run: c.doc, token: c.token })), due: due === null ? null : due * 1000 };
       } catch (error) {
@@ -167,10 +164,11 @@ export class PgRunClaims implements RunClaims {
   }
 
   async endState(run: RunRecord): Promise<EndState> {
-    const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null; pending: string }>(END_STATE_SQL, [
-      run.run_id,
-      run.thread_id,
-    ]);
+    const { rows } = await this.store.query<{ run: RunRecord | null; thread: ThreadRecord | null; pending: string }>(
+      END_STATE_SQL,
+      [run.run_id, run.thread_id],
+      true,
+    );
     const row = rows[0];
     return { run: row?.run ?? undefined, thread: row?.thread ?? undefined, pendingOnThread: Number(row?.pending ?? 0) };
   }
@@ -181,6 +179,7 @@ export class PgRunClaims implements RunClaims {
     const { rows } = await this.store.query<{ run_id: string; cancel: string | null }>(
       `UPDATE agentplane_run_claims SET lease_until = now() + $2 * interval '1 millisecond' WHERE replica = $1 AND token = ANY($3::text[]) RETURNING run_id, cancel`,
       [this.coordination.replicaId, this.heldForMs, held.map((c) => c.token)],
+      true,
     );
     const mine = new Set(rows.map((r) => r.run_id));
     return {
@@ -216,7 +215,7 @@ export class PgRunClaims implements RunClaims {
   async release(claim: Claim, _run?: RunRecord): Promise<void> {
     // a run pending again is the queue's already: its claim going is what lets it be taken
     // and every replica hears it may look: one statement (the NOTIFY goes at its commit)
-    await this.store.query(RELEASE_SQL, [claim.run.run_id, claim.token, CLAIMABLE_CHANNEL, this.coordination.replicaId]);
+    await this.store.query(RELEASE_SQL, [claim.run.run_id, claim.token, CLAIMABLE_CHANNEL, this.coordination.replicaId], true);
   }
 
   async requestCancel(runId: string, action: string): Promise<void> {

@@ -62,7 +62,7 @@ export class PgRunEvents implements RunEventLog {
 
   async open(runId: string, owner: string, threadId?: string): Promise<void> {
     // the log and its wake-up for readers waiting on the thread (nextRunOn) in one statement
-    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, QUEUED_CHANNEL]);
+    await this.store.query(OPEN_SQL, [runId, owner, threadId ?? null, QUEUED_CHANNEL], true);
   }
 
   nextRunOn(threadId: string, signal?: AbortSignal): Promise<void> {
@@ -142,7 +142,7 @@ export class PgRunEvents implements RunEventLog {
       }
       // the `end` row, the log's end and the readers' wake-up: one statement, the same row
       // again when the caller tries again
-      await this.store.query(END_SQL, [runId, this.counters.get(runId), stored, EVENTS_CHANNEL]);
+      await this.store.query(END_SQL, [runId, this.counters.get(runId), stored, EVENTS_CHANNEL], true);
       this.cleanupNow();
       this.pending.delete(runId);
       this.losers.delete(runId);
@@ -175,7 +175,11 @@ export class PgRunEvents implements RunEventLog {
     while (!signal?.aborted) {
       if (await this.local.has(runId)) await this.local.ended(runId, signal);
       const woken = this.waitFor(this.runWaiters, runId, signal, RECHECK_MS);
-      const { rows } = await this.store.query<{ ended: boolean }>('SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1', [runId]);
+      const { rows } = await this.store.query<{ ended: boolean }>(
+        'SELECT ended_at IS NOT NULL AS ended FROM agentplane_run_logs WHERE run_id = $1',
+        [runId],
+        true,
+      );
       if (!rows[0] || rows[0].ended) return;
       await woken;
     }
@@ -228,7 +232,7 @@ export class PgRunEvents implements RunEventLog {
     const attempts = this.options.writeAttempts ?? 20;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), EVENTS_CHANNEL]);
+        await this.store.query(APPEND_SQL, [runId, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data), EVENTS_CHANNEL], true);
         return;
       } catch (error) {
         // readers elsewhere wait for these rows: keep trying (the database is back soon),

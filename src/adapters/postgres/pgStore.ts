@@ -117,6 +117,9 @@ function refuseNewerSchema(databaseVersion: number): void {
  */
 const ONE_STATEMENT_MAX = 16;
 
+/** Most statement texts prepared under a name of their own (PgStore.statementName). */
+const PREPARED_TEXTS = 256;
+
 /** Most gets read in one statement (PgStore.getDoc). */
 const GETS_PER_STATEMENT = 32;
 
@@ -135,6 +138,8 @@ export class PgStore implements Store {
   private closed = false;
   /** Gets asked in this turn of the microtask queue, not yet sent (see getDoc). */
   private gets: PendingGet[] | null = null;
+  /** The names of the statements prepared by their text (see statementName). */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -183,7 +188,7 @@ export class PgStore implements Store {
   async write(ops: WriteOp[]): Promise<void> {
     if (ops.length === 0) return;
     const statement = this.oneStatement(ops);
-    if (statement) await this.query(statement.sql, statement.params);
+    if (statement) await this.query(statement.sql, statement.params, true);
     else await this.transaction((client) => this.apply(client, ops));
   }
 
@@ -260,7 +265,7 @@ export class PgStore implements Store {
     if (!statement) return null;
     const writes = statement.sql.slice(0, -' SELECT 1'.length);
     const sql = `${writes}${tail.ctes.map((cte) => `, ${shift(cte)}`).join('')} ${shift(tail.select)}`;
-    return (await this.query<R>(sql, [...statement.params, ...tail.params])).rows[0];
+    return (await this.query<R>(sql, [...statement.params, ...tail.params], true)).rows[0];
   }
 
   /**
@@ -271,7 +276,7 @@ export class PgStore implements Store {
   async writeIf(condition: string, params: unknown[], ops: WriteOp[], then?: GateThen): Promise<boolean> {
     // upserts alone: the condition and the writes in one statement (its locks held to its end)
     const statement = this.oneStatement(ops, { condition, params, then });
-    if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params)).rows[0].held;
+    if (statement) return (await this.query<{ held: boolean }>(statement.sql, statement.params, true)).rows[0].held;
     return this.transaction(async (client) => {
       if (!(await client.query(condition, params)).rowCount) return false;
       // the gated DELETE before the writes, as in the one statement (see oneStatement's `before`)
@@ -309,16 +314,32 @@ export class PgStore implements Store {
    * Runs a query once pending index creations are done. A database that cannot be reached
    * is the store's `unavailable` refusal (pgConnections.ts), here and in `transaction`.
    */
-  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[], prepared?: string): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[], prepared?: string | true): Promise<pg.QueryResult<R>> {
     await this.ready();
     try {
       // `prepared`: a statement of fixed text sent often, parsed once per connection under
-      // this name, whose plan PostgreSQL may then keep (planning a statement of several
-      // subqueries costs more than its execution)
-      return await (prepared ? this.pool.query<R>({ name: prepared, text: sql, values: params }) : this.pool.query<R>(sql, params));
+      // this name (true: one made from the text), whose plan PostgreSQL may then keep
+      // (planning a statement of several subqueries costs more than its execution)
+      const name = prepared === true ? this.statementName(sql) : prepared;
+      return await (name ? this.pool.query<R>({ name, text: sql, values: params }) : this.pool.query<R>(sql, params));
     } catch (error) {
       throw asStoreFailure(error);
     }
+  }
+
+  /**
+   * The name a statement of the run path is prepared under: one per text (a hash of it), so
+   * a connection parses and plans each text once and keeps it. At most PREPARED_TEXTS texts
+   * are named; past them a statement goes unnamed, so no run of odd writes can make every
+   * connection hold statements without bound.
+   */
+  private statementName(sql: string): string | undefined {
+    let name = this.statementNames.get(sql);
+    if (name === undefined && this.statementNames.size < PREPARED_TEXTS) {
+      name = `ap_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+      this.statementNames.set(sql, name);
+    }
+    return name;
   }
 
   /**
@@ -346,6 +367,7 @@ export class PgStore implements Store {
       this.query<Record<string, unknown>>(
         sql,
         some.map((g) => g.id),
+        true,
       ).then(
         ({ rows }) => some.forEach((g, i) => g.resolve(some.length === 1 ? rows[0]?.doc : (rows[0]?.[`d${i}`] ?? undefined))),
         (error: unknown) => some.forEach((g) => g.reject(error)),
