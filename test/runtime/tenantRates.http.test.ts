@@ -16,11 +16,13 @@ after(() => tenants.app.close());
 
 test("a tenant's requests over its rate are 429 with Retry-After, change nothing, and leave the other tenant's alone", async () => {
   const { send, keyA, keyB } = tenants;
-  const answers = [];
-  for (let i = 0; i < 8; i++) answers.push(await send(keyA, 'POST', '/threads', {}));
+  // sent at once: one after another, on a loaded machine (a CI run at a load of 30) each took
+  // long enough for the bucket to refill between them, and none was refused
+  const answers = await Promise.all(Array.from({ length: 12 }, () => send(keyA, 'POST', '/threads', {})));
   const statuses = answers.map((r) => r.status);
-  assert.deepEqual(statuses.slice(0, 5), [200, 200, 200, 200, 200]);
-  assert.ok(statuses.slice(5).includes(429), statuses.join(' '));
+  assert.ok(statuses.filter((s) => s === 200).length >= 5, `the burst of 5 is let in: ${statuses.join(' ')}`);
+  assert.ok(statuses.includes(429), statuses.join(' '));
+  assert.deepEqual([...new Set(statuses)].sort(), [200, 429]);
   const refused = answers.find((r) => r.status === 429)!;
   assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
   assert.match(((await refused.json()) as { detail: string }).detail, /5 requests a second \(AGENTPLANE_MAX_REQUESTS_PER_SECOND\)/);
