@@ -52,6 +52,31 @@ export interface RunFigure {
 }
 
 /** Enqueued runs on one PostgreSQL database served by one or more replicas (run.ts phaseReplicas). */
+/**
+ * Issue 87's PostgreSQL target for one graph (pgCeilingPhase.ts): one replica on PostgreSQL,
+ * one process on the embedded store and the PostgreSQL ceiling (one run's statements replayed
+ * by a minimal client, pgCeiling.ts), runs/s each, measured in the same rounds in turns.
+ */
+export interface PgCeilingFigure {
+  graph: string;
+  workers: string;
+  /** Each round's runs/s of each. */
+  rounds: { postgres: number[]; embedded: number[]; ceiling: number[] };
+  /** Medians of the rounds. */
+  postgres: number;
+  embedded: number;
+  ceiling: number;
+  /** The replica's runs/s ÷ the embedded store's, and ÷ the ceiling's: the median of the rounds' ratios, with their range. */
+  toEmbedded: number;
+  toEmbeddedRange: [number, number];
+  toCeiling: number;
+  toCeilingRange: [number, number];
+  /** toEmbedded ≥ 0.5 or toCeiling ≥ 0.8 (the goal is the lower of the two). */
+  met: boolean;
+  /** Statements of the recorded run replayed per run: to create it, and to execute it once claimed. */
+  recorded: { create: number; execute: number };
+}
+
 export interface ReplicaFigure {
   replicas: number;
   /** The graph run: agentplane's plain-function echo, or (one replica, default run workers) the shared LangGraph echo. */
@@ -194,6 +219,8 @@ export interface Report {
   underLoad?: UnderLoadFigure[];
   /** Older reports have none. */
   replicas?: ReplicaFigure[];
+  /** One PostgreSQL replica against the embedded store and the PostgreSQL ceiling, per graph (issue 87); older reports have none. */
+  pgCeiling?: PgCeilingFigure[];
   /** Older reports have none. */
   tenants?: TenantFigure[];
   /** Protocol v2 beside run streams on agentplane and upstream (protocol.ts); older reports have none. */

@@ -20,6 +20,7 @@ export function writeReport(report: Report, dir: string): { json: string; md: st
 function phaseOfSkipped(what: string): string {
   if (/^fan-?out/i.test(what)) return 'fanout';
   if (/^burst/i.test(what)) return 'burst';
+  if (/ceiling/i.test(what)) return 'pgceiling';
   if (/replica/i.test(what)) return 'replicas';
   if (/protocol/i.test(what)) return 'protocol';
   if (/PostgreSQL/.test(what)) return 'postgres';
@@ -40,7 +41,7 @@ function bulletLabel(line: string): string {
 }
 
 /** The phases BENCH_MERGE can take from a new run: the write/read figures of either store, the replicas, the tenants, protocol v2, the fan-out. */
-export const MERGEABLE = ['writes', 'postgres', 'replicas', 'tenants', 'protocol', 'fanout', 'burst'];
+export const MERGEABLE = ['writes', 'postgres', 'replicas', 'pgceiling', 'tenants', 'protocol', 'fanout', 'burst'];
 
 /**
  * An earlier report with the figures of `phases` replaced by this run's (BENCH_ONLY with
@@ -71,6 +72,7 @@ export function mergeReports(earlier: Measured, fresh: Measured, phases: string[
     writes: take(earlier.writes, fresh.writes, storeOf),
     seeding: take(earlier.seeding, fresh.seeding, (s) => seedingOf(s.what)),
     replicas: phases.includes('replicas') ? fresh.replicas : earlier.replicas,
+    pgCeiling: phases.includes('pgceiling') ? fresh.pgCeiling : earlier.pgCeiling,
     tenants: phases.includes('tenants') ? fresh.tenants : earlier.tenants,
     protocol: phases.includes('protocol') ? fresh.protocol : earlier.protocol,
     fanout: phases.includes('fanout') ? fresh.fanout : earlier.fanout,
@@ -301,6 +303,20 @@ export function renderMarkdown(r: Report): string {
     }
   } else line('Not measured in this run.');
   line();
+  const ceilings = r.pgCeiling ?? [];
+  if (ceilings.length) {
+    line('## One PostgreSQL replica against the embedded store and the PostgreSQL ceiling (issue 87)');
+    line();
+    line(
+      '| Graph | AGENTPLANE_RUN_WORKERS | PostgreSQL runs/s | embedded store runs/s | ceiling runs/s | ÷ embedded (range) | ÷ ceiling (range) | statements replayed per run (create + claim + execution) | goal (≥ 0.5× embedded or ≥ 0.8× ceiling) |',
+    );
+    line('|---|--:|--:|--:|--:|--:|--:|--:|---|');
+    for (const x of ceilings)
+      line(
+        `| ${graphName(x.graph)} | ${x.workers} | ${fmt(x.postgres, 1)} (${x.rounds.postgres.join(', ')}) | ${fmt(x.embedded, 1)} (${x.rounds.embedded.join(', ')}) | ${fmt(x.ceiling, 1)} (${x.rounds.ceiling.join(', ')}) | ${fmt(x.toEmbedded, 3)} (${x.toEmbeddedRange.join('–')}) | ${fmt(x.toCeiling, 3)} (${x.toCeilingRange.join('–')}) | ${x.recorded.create} + 1 + ${x.recorded.execute} | ${x.met ? 'met' : '**missed**'} |`,
+      );
+    line();
+  }
   for (const l of freshSection(r)) line(l);
   for (const l of routeCpuSection(r)) line(l);
   line('## Runs on one long-lived server each');

