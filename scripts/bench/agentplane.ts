@@ -62,7 +62,8 @@ export async function startAgentplane(options: {
     cwd: root,
     env: {
       AGENTPLANE_API_KEYS: `${key}:${tenant}`,
-      LOG_LEVEL: 'warn',
+      // at the default log level (info: an access line per request), as users run it; a figure
+      // taken at another level says so (options.env)
       AGENTPLANE_VALIDATE_RESPONSES: undefined,
       NODE_ENV: 'production',
       ...options.env,

@@ -2,7 +2,7 @@
 // the targets read against them. docs/benchmarks.json is this object as it stands.
 import type { LoadResult } from './load.ts';
 import { protocolRatios, type ProtocolFigure, type ProtocolRatio } from './protocolFigures.ts';
-import type { FreshFigure, FreshRatio } from './freshPeer.ts';
+import { lowerRatio, type FreshFigure, type FreshRatio } from './freshPeer.ts';
 import type { RouteCpuFigure } from './routeCpuFigure.ts';
 import type { FanoutFigure } from './fanout.ts';
 import { SHARED_GRAPH } from './sharedGraph.ts';
@@ -237,6 +237,8 @@ export interface Report {
   burst?: BurstFigure[] | null;
   /** Server CPU per request on the routes shared with the route baseline (routeCpu.ts, BENCH_ROUTE_BASELINE); older reports have none. */
   routeCpu?: { ref: string; commit: string; figures: RouteCpuFigure[] };
+  /** The same at LOG_LEVEL=warn on both trees (no access line): beside the default's, what logging costs. */
+  routeCpuWarn?: { ref: string; commit: string; figures: RouteCpuFigure[] };
   /** Set when this report is an older one with some phases measured again (BENCH_MERGE), one entry per later run. */
   merged?: MergedRun[];
   a2a: (LoadResult & { server: Server }) | null;
@@ -435,7 +437,7 @@ function freshWhy(report: Measured): string {
   const rounds = (server: FreshFigure['server'], scenario: FreshFigure['scenario']) =>
     report.fresh?.figures.find((f) => f.server === server && f.scenario === scenario && f.start === 'warm-up')?.rounds ?? [];
   const range = (xs: number[]) => (xs.length ? `${Math.min(...xs)}–${Math.max(...xs)}` : 'not measured');
-  const many = report.fresh?.ratios.find((r) => r.versus === 'peer' && r.scenario === '100 threads' && r.start === 'warm-up');
+  const many = lowerRatio(report.fresh?.ratios.filter((r) => r.versus === 'peer' && r.scenario === '100 threads' && r.start === 'warm-up') ?? []);
   const manySaid = !many
     ? 'On 100 threads the fresh-start ratio was not measured.'
     : many.min >= 3
@@ -776,12 +778,13 @@ function aloneBound(report: Measured, ratios: Record<string, number | null>): st
 }
 
 /** One fresh-start ratio as the report shows it: the median of the rounds' ratios and their range. */
-const freshRatioText = (r: FreshRatio | undefined) => (r ? `${r.ratio}× (rounds ${r.min}–${r.max}, n=${r.rounds})` : 'not measured');
+const freshRatioText = (r: FreshRatio | undefined) =>
+  r ? `${r.ratio}× (rounds ${r.min}–${r.max}, n=${r.rounds}${r.client ? `, the lower client: ${r.client}` : ''})` : 'not measured';
 
 /** Issue 57: LangGraph runs against the upstream dev server, each server started fresh every round (freshPeer.ts). */
 function freshTargets(report: Measured, why: string): Target[] {
   const ratioOf = (scenario: FreshRatio['scenario'], start: FreshRatio['start']) =>
-    report.fresh?.ratios.find((r) => r.versus === 'peer' && r.scenario === scenario && r.start === start);
+    lowerRatio(report.fresh?.ratios.filter((r) => r.versus === 'peer' && r.scenario === scenario && r.start === start) ?? []);
   const [oneWarm, manyWarm, oneCold, manyCold] = [
     ratioOf('one thread', 'warm-up'),
     ratioOf('100 threads', 'warm-up'),
@@ -814,8 +817,8 @@ function freshTargets(report: Measured, why: string): Target[] {
  * runs phase (graphAlone.ts, right after agentplane's long-lived rounds), and the row says so.
  */
 function aloneTarget(report: Measured, longLived: number | null): Target {
-  const fresh = report.fresh?.ratios.find((r) => r.versus === 'graph-alone' && r.scenario === '100 threads' && r.start === 'warm-up');
-  const freshOne = report.fresh?.ratios.find((r) => r.versus === 'graph-alone' && r.scenario === 'one thread' && r.start === 'warm-up');
+  const fresh = lowerRatio(report.fresh?.ratios.filter((r) => r.versus === 'graph-alone' && r.scenario === '100 threads' && r.start === 'warm-up') ?? []);
+  const freshOne = lowerRatio(report.fresh?.ratios.filter((r) => r.versus === 'graph-alone' && r.scenario === 'one thread' && r.start === 'warm-up') ?? []);
   const of = (server: Server) => find(report.runs, (x) => x.server === server && x.scenario === '100 threads' && x.graph === SHARED_GRAPH)?.runsPerSecond;
   const profiles = `Where a run's time goes on 100 threads: [worker](profiles/runs-100-threads-worker.svg), [main thread](profiles/runs-100-threads-main.svg) (\`npx tsx scripts/bench/profileRuns.ts\`).`;
   if (fresh)

@@ -449,9 +449,12 @@ export function freshSection(r: Pick<Report, 'fresh' | 'baseline'>): string[] {
 }
 
 /** The routes against the route baseline (routeCpu.ts) by both methods: throughput and server CPU per request, the same bursts. */
-export function routeCpuSection(r: Pick<Report, 'routeCpu'>): string[] {
-  const rc = r.routeCpu;
-  const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\``, ''];
+export function routeCpuSection(r: Pick<Report, 'routeCpu' | 'routeCpuWarn'>): string[] {
+  return [...routeCpuTable(r.routeCpu, ''), ...(r.routeCpuWarn ? routeCpuTable(r.routeCpuWarn, ' at LOG_LEVEL=warn (no access line), both trees') : [])];
+}
+
+function routeCpuTable(rc: Report['routeCpu'], label: string): string[] {
+  const out = [`## Routes against \`${rc?.ref ?? 'the route baseline'}\`${label}`, ''];
   if (!rc) return [...out, 'Not measured in this run.', ''];
   out.push(
     `The current tree and \`${rc.ref}\` (${rc.commit.slice(0, 7)}, BENCH_ROUTE_BASELINE) up at once, each route driven in bursts (10 connections; the run's method list says their size) on each in turn, measured two ways in the same bursts: throughput (the burst's requests over the time to its last response; ratio current ÷ baseline) and the server's own CPU time over its requests (every thread's, from /proc/<pid>/task/*/schedstat; ratio baseline ÷ current). Above 1: better now. Each ratio is the median of the rounds' ratios with their range; where the two methods disagree, both stand.`,

@@ -9,7 +9,9 @@
 // would make the throughput ratio the client's. Per route: each tree's median µs a request and
 // req/s, and the ratios baseline µs / current µs and current req/s / baseline req/s, each the
 // median of the rounds' ratios with their range. `pairs` fresh pairs of processes (a process's
-// JIT may settle differently).
+// JIT may settle differently). Both servers run at the default log level unless
+// BENCH_ROUTE_CURRENT_LOG_LEVEL / BENCH_ROUTE_BASELINE_LOG_LEVEL say otherwise; ref `.` is the
+// current tree against itself (with BENCH_ROUTE_BASELINE_LOG_LEVEL=warn: the access log's cost).
 import path from 'node:path';
 import fs from 'node:fs';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
@@ -104,7 +106,7 @@ async function burst(ap: Agentplane, route: { url: string; method?: string; body
 export async function measureRouteCpu(
   baselineRoot: string,
   work: string,
-  options: { pairs: number; rounds: number },
+  options: { pairs: number; rounds: number; env?: { current?: Record<string, string>; baseline?: Record<string, string> } },
   log: (s: string) => void,
 ): Promise<RouteCpuFigure[]> {
   const samples = new Map(ROUTE_CPU_ROUTES.map((r) => [r, { current: [] as Burst[], baseline: [] as Burst[] }]));
@@ -116,6 +118,7 @@ export async function measureRouteCpu(
           dataDir: path.join(work, `${tree}-${pair}`, 'data'),
           workDir: path.join(work, `${tree}-${pair}`),
           root: tree === 'baseline' ? baselineRoot : undefined,
+          env: options.env?.[tree],
         });
         servers.push({ tree, ap });
       }
@@ -184,13 +187,17 @@ export const describeRouteCpu = (f: RouteCpuFigure) =>
   `${f.route.padEnd(26)} CPU: current ${f.currentUs} µs, baseline ${f.baselineUs} µs a request: ${f.ratio}× (rounds ${f.ratioMin}–${f.ratioMax}, n=${f.rounds}); throughput: current ${f.currentRps} req/s, baseline ${f.baselineRps} req/s: ${f.rpsRatio}× (rounds ${f.rpsRatioMin}–${f.rpsRatioMax}); client: ${f.currentClientUs} / ${f.baselineClientUs} µs a request, ${f.clientShare} of a core (at most ${f.clientShareMax})`;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // ref `.` is the current tree itself: with BENCH_ROUTE_BASELINE_LOG_LEVEL=warn, what the access log costs
   const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', pairs = '2', rounds = '10'] = process.argv.slice(2);
   const log = (s: string) => console.log(s);
-  const root = process.env.BENCH_BASELINE_ROOT ?? prepareBaseline(ref, log).root;
+  const root = process.env.BENCH_BASELINE_ROOT ?? (ref === '.' ? ROOT : prepareBaseline(ref, log).root);
+  const level = (name: string) => (process.env[name] ? { LOG_LEVEL: process.env[name] } : undefined);
+  const env = { current: level('BENCH_ROUTE_CURRENT_LOG_LEVEL'), baseline: level('BENCH_ROUTE_BASELINE_LOG_LEVEL') };
   fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
   const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'route-cpu-'));
   try {
-    const figures = await measureRouteCpu(root, work, { pairs: Number(pairs), rounds: Number(rounds) }, log);
+    log(`current at LOG_LEVEL=${env.current?.LOG_LEVEL ?? 'default (info)'}, ${ref} at LOG_LEVEL=${env.baseline?.LOG_LEVEL ?? 'default (info)'}`);
+    const figures = await measureRouteCpu(root, work, { pairs: Number(pairs), rounds: Number(rounds), env }, log);
     for (const f of figures) log(describeRouteCpu(f));
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -156,6 +156,23 @@ test('targets are read from the figures: met, missed, or not measured', () => {
   assert.equal(warm.met, false, '100 threads at 2.1× misses 3×');
   assert.equal(warm.value, 'one thread 3.8× (rounds 3.6–4.1, n=5), 100 threads 2.1× (rounds 1.9–2.4, n=5)');
   assert.equal(freshTargets.find((t) => t.name.startsWith('The same from a fresh start without any warm-up'))!.met, true);
+  // driven by both SDK clients, the lower ratio is the one judged and shown (issue 86)
+  const clients = fakeReport();
+  clients.fresh = {
+    figures: [],
+    ratios: [
+      { ...ratio('100 threads', 'warm-up', [5.5, 4.9, 6]), client: 'default client' },
+      { ...ratio('100 threads', 'warm-up', [1.9, 1.84, 1.91]), client: 'maxConcurrency 64' },
+      { ...ratio('one thread', 'warm-up', [4.4, 4.25, 4.65]), client: 'default client' },
+      { ...ratio('one thread', 'warm-up', [4.5, 4.3, 4.7]), client: 'maxConcurrency 64' },
+    ],
+  };
+  const lower = deriveRatios(clients).targets.find((t) => t.name.startsWith('LangGraph runs/s vs upstream JS dev server, every server started fresh'))!;
+  assert.equal(lower.met, false, '5.5× with the default client, 1.9× with maxConcurrency 64: the lower misses 3×');
+  assert.equal(
+    lower.value,
+    'one thread 4.4× (rounds 4.25–4.65, n=5, the lower client: default client), 100 threads 1.9× (rounds 1.84–1.91, n=5, the lower client: maxConcurrency 64)',
+  );
   // every shared route at least as cheap as the route baseline, or missed
   const routes = fakeReport();
   const route = (name: RouteCpuFigure['route'], value: number): RouteCpuFigure => ({
@@ -624,6 +641,10 @@ test('the routes against d5486dc are read by throughput and by CPU per request, 
   const routes = routeCpuSection(report).join('\n');
   assert.match(routes, /\| `POST \/threads` \| 900 \| 1,000 \| 0\.90× \| 0\.80–1\.00 \| 50\.0 \| 52\.5 \| 1\.05× \| 0\.80–1\.30 \|/);
   assert.doesNotMatch(routes, /load generator/, 'figures without the client CPU say nothing of it');
+  assert.doesNotMatch(routes, /LOG_LEVEL=warn/, 'no figures at warn, no table of them');
+  // the same routes at LOG_LEVEL=warn, beside the default's and labelled (issue 86)
+  const quiet = routeCpuSection({ ...report, routeCpuWarn: report.routeCpu }).join('\n');
+  assert.match(quiet, /## Routes against `d5486dc`\n[\s\S]*## Routes against `d5486dc` at LOG_LEVEL=warn \(no access line\), both trees\n/);
   // the client's CPU (measured since the bursts were sized by rate) is read beside the table
   const measuredClient = {
     ...report.routeCpu,
