@@ -31,8 +31,10 @@ import { singletonModules } from '../domain/singletonDuty.ts';
 import type { ToolHost } from '../domain/mcp/assistantTools.ts';
 import { createMemoryStore } from '../domain/memory/setup.ts';
 import { CollectionMemoryItems } from '../adapters/embedded/collectionMemoryItems.ts';
-import { webhookPoster } from '../adapters/webhooks/webhookTransport.ts';
-import { WebhookNotifier, sendWebhook, type WebhookSettings } from '../domain/webhooks/webhookNotifier.ts';
+import { webhookSender } from '../adapters/webhooks/webhookTransport.ts';
+import { CollectionWebhookOutbox } from '../adapters/embedded/collectionWebhookOutbox.ts';
+import { uuid4 } from '../domain/agent/ids.ts';
+import { WebhookNotifier, type WebhookSettings } from '../domain/webhooks/webhookNotifier.ts';
 import { projectApiUrl } from '../shared/projectGlobals.ts';
 import { reloadProject } from '../runtime/project.ts';
 import { guardHandlers } from '../handlers/agent-server/authGuard.ts';
@@ -94,8 +96,17 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const memory = await createMemoryStore(new CollectionMemoryItems(store), config.project.store, baseDir, log, config.tenantQuotas);
   // a webhook that is a path goes to this server's own address (the project's http.app), as upstream's
   const webhookSettings = (config.project.webhooks ?? {}) as WebhookSettings;
-  const webhooks = new WebhookNotifier(webhookSettings, log.child({ area: 'webhooks' }), webhookPoster(webhookSettings.url), projectApiUrl);
-  const runEndListeners: ((ended: RunEnded) => void)[] = [(ended) => sendWebhook(webhooks, ended)];
+  const webhooks = new WebhookNotifier({
+    settings: webhookSettings,
+    log: log.child({ area: 'webhooks' }),
+    send: webhookSender(webhookSettings.url),
+    // deliveries wait in the store, each leased to one server (PostgreSQL takes expired leases in SQL)
+    outbox: deps.queries.webhookOutbox ?? new CollectionWebhookOutbox(store, !deps.coordination.shared),
+    // distinct per process: on the embedded store, what a previous process held is taken at once
+    holder: deps.coordination.shared ? deps.coordination.replicaId : uuid4(),
+    ownUrl: projectApiUrl,
+  });
+  const runEndListeners: ((ended: RunEnded) => void)[] = [];
   // graphs execute off the request loop, in worker threads that load the project themselves
   const kindOf = (run: { graph_id: string }) => firstReadsKind(graphs.get(run.graph_id)?.kind);
   const pool =
@@ -144,6 +155,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     quotas: config.tenantQuotas,
     runBackend: deps.runBackend,
     onRunEnded: (ended) => runEndListeners.forEach((listener) => listener(ended)),
+    runEndOutbox: webhooks,
   });
   runEndListeners.push(registerRunMetrics(deps.metrics, { store, busyWorkers: () => domain.executingRuns(), workerLimit: maxConcurrentRuns }));
   const ownerOf = requestOwner(config.agentServerAuth);
@@ -236,7 +248,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   return {
     handlers,
-    modules: [workers, schemaWarmup(warmSchemas), { stop: () => webhooks.stop() }, cronTimer, sweeps],
+    modules: [workers, schemaWarmup(warmSchemas), { start: () => webhooks.start(), stop: () => webhooks.stop() }, cronTimer, sweeps],
     serviceFor,
     ownerOf,
     discoveryServiceFor: servicesOf(domain, discoveryOwner(ownerOf)),

@@ -65,6 +65,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { PgCrons },
     { PgDeployments },
     { PgFirstReads },
+    { PgWebhookOutbox },
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
     import('../adapters/postgres/pgCoordination.ts'),
@@ -76,6 +77,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     import('../adapters/postgres/pgCrons.ts'),
     import('../adapters/postgres/pgDeployments.ts'),
     import('../adapters/postgres/pgFirstReads.ts'),
+    import('../adapters/postgres/pgWebhookOutbox.ts'),
   ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
   const coordinationLog = log.child({ component: 'coordination' });
@@ -90,6 +92,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     runs: new PgRuns(store),
     crons: new PgCrons(store),
     deployments: new PgDeployments(store),
+    webhookOutbox: new PgWebhookOutbox(store),
   };
   const runBackend = async () => {
     // claims are only taken once the others can see this replica alive

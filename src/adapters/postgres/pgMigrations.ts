@@ -467,6 +467,23 @@ export const MIGRATIONS: Migration[] = [
         'A checkpoint channel value, stored once: whole, or (doc.keep) as the text it adds to the value before it in its chain (migration 10).';
     `,
   },
+  {
+    version: 11,
+    name: 'webhook deliveries',
+    // a run's webhook is stored with its end and leased to the replica that sends it; a
+    // replica that dies leaves it to the others once the lease runs out (pgWebhookOutbox.ts)
+    sql: `
+      CREATE TABLE agentplane_webhook_deliveries (
+        id text PRIMARY KEY,
+        seq bigint NOT NULL DEFAULT nextval('agentplane_record_seq'),
+        holder text,
+        lease_until timestamptz,
+        doc json NOT NULL
+      );
+      CREATE UNIQUE INDEX agentplane_webhook_deliveries_seq ON agentplane_webhook_deliveries (seq);
+      CREATE INDEX agentplane_webhook_deliveries_lease ON agentplane_webhook_deliveries (lease_until);
+    `,
+  },
 ];
 
 /** Key of the advisory lock that serialises migrations (and index creation) across replicas. */

@@ -129,6 +129,8 @@ const AREAS: AreaTable[] = [
     columns: [field('tenant_id'), field('owner_key'), field('provider_record_id')],
   },
   { collection: 'cp-auth-flows', table: 'agentplane_auth_flows', key: 'id', columns: [field('tenant_id'), field('provider_record_id')] },
+  // webhook deliveries waiting, each leased to a replica (migration 11, pgWebhookOutbox.ts)
+  { collection: 'webhook_deliveries', table: 'agentplane_webhook_deliveries', key: 'id', columns: [field('holder'), field('lease_until', 'timestamptz')] },
 ];
 
 const BY_COLLECTION = new Map(AREAS.map((a) => [a.collection, a]));

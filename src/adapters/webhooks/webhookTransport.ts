@@ -8,14 +8,34 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { addressCheck, type AddressCheck, type AddressRule } from './webhookAddresses.ts';
-import { RefusedAddress, type PostJson, type PostOutcome } from '../../domain/ports/webhookTransport.ts';
+import type { SendOutcome, WebhookSender } from '../../domain/ports/webhookSender.ts';
 
-export { RefusedAddress };
+/** Thrown when the rule refuses every address the host has: no connection was made. */
+export class RefusedAddress extends Error {}
 
-/** The project's transport: every POST but one to this server itself goes by the rule. Throws naming the entry when the rule's allowed_networks holds something that is no range. */
-export function webhookPoster(rule: AddressRule | undefined): PostJson {
+/** The receiver's answer to one POST. */
+export interface PostOutcome {
+  status: number;
+}
+
+/**
+ * The project's sender: every POST but one to this server itself goes by the rule; the
+ * receiver's status read as a delivery, a redirect (not followed) or a failure worth another
+ * attempt. Throws naming the entry when the rule's allowed_networks holds something that is no range.
+ */
+export function webhookSender(rule: AddressRule | undefined): WebhookSender {
   const check = addressCheck(rule);
-  return (url, body, headers, timeoutMs, guarded) => postJson(url, body, headers, timeoutMs, guarded ? check : () => null);
+  return async (url, body, headers, timeoutMs, guarded): Promise<SendOutcome> => {
+    try {
+      const { status } = await postJson(url, body, headers, timeoutMs, guarded ? check : () => null);
+      if (status >= 200 && status < 300) return { kind: 'delivered', status };
+      if (status >= 300 && status < 400) return { kind: 'redirected', status };
+      return { kind: 'failed', status };
+    } catch (err) {
+      if (err instanceof RefusedAddress) return { kind: 'refused', reason: err.message };
+      return { kind: 'failed', error: (err as Error).message };
+    }
+  };
 }
 
 export function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number, check: AddressCheck): Promise<PostOutcome> {

@@ -18,6 +18,7 @@ import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
 import { RunEngine, type RunEnded } from './runEngine.ts';
+import type { RunEndOutbox } from './runEndRecord.ts';
 import { ThreadProtocol } from './protocol/threadProtocol.ts';
 import { Runs } from './runs.ts';
 import type { RunCaller } from './runConfig.ts';
@@ -42,6 +43,8 @@ export interface AgentDomainOptions {
   log: Logger;
   maxConcurrentRuns: number;
   onRunEnded?: (ended: RunEnded) => void;
+  /** What is written with a run's final end (its webhook's delivery: webhooks/webhookNotifier.ts). */
+  runEndOutbox?: RunEndOutbox;
   /** The long-term memory store graphs receive as `config.store`. */
   memoryStore?: MemoryStore;
   /** Config and context of the system assistants by graph id (LANGGRAPH_CONFIG). */
@@ -119,6 +122,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     log,
     maxConcurrentRuns,
     onRunEnded,
+    outbox: options.runEndOutbox,
     runTimeoutMs,
   });
   await system.registerSystemAssistants(options.systemAssistantConfig);

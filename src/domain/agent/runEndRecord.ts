@@ -1,7 +1,9 @@
 // How a run's end is written, as the run state machine (runStateMachine.ts) says, through the
 // run's claim (RunClaims.recordEnd): a claim taken over meanwhile writes nothing; a final end
 // gives the claim up in the same write; then its error, its result and a protocol run's last
-// lifecycle event are published, and whoever recorded the end announces it (RunEnded).
+// lifecycle event are published, and whoever recorded the end announces it (RunEnded). What
+// must follow a final end whatever becomes of this server (its webhook) is written with it
+// (RunEndOutbox).
 import type { Run, RunResult } from '../../../generated/agent-server/types.gen.ts';
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
@@ -29,6 +31,11 @@ export interface RunEnded {
   queuedMs: number;
 }
 
+/** Writes that go with a run's final end (its webhook's delivery), and what to start once they are written. */
+export interface RunEndOutbox {
+  forEnd(ended: RunEnded): { ops: WriteOp[]; written(): void } | undefined;
+}
+
 export interface RunEndDeps {
   records: RunEngineRecords;
   broker: RunEventLog;
@@ -38,6 +45,7 @@ export interface RunEndDeps {
   interrupted(run: RunRecord, cause: RunError | null): RunRecord;
   /** The thread's values as its checkpoints hold them now (ThreadStateReader.currentValues): never fails. */
   threadValues(thread: ThreadRecord): Promise<Record<string, unknown> | null>;
+  outbox?: RunEndOutbox;
 }
 
 /** How recording a run's end went (it is tried again until it succeeds): the error is told once. */
@@ -49,6 +57,8 @@ export interface Told {
   stale?: boolean;
   /** The claim was given up with the end (RunClaims.recordEnd's `release`). */
   released?: boolean;
+  /** What listeners learn of a final end this server recorded (announceRunEnd). */
+  ended?: RunEnded;
 }
 
 /** A stateless run whose thread is deleted when it ends (`on_completion: delete`). */
@@ -64,6 +74,8 @@ export async function recordRunEnd(
   event: RunEvent,
   output: RunOutput | undefined,
   trace: TraceSpan[] | undefined,
+  /** When the run began executing (epoch ms). */
+  started: number,
   told: Told,
   protocol?: { base: number; published: number },
 ): Promise<void> {
@@ -111,11 +123,16 @@ export async function recordRunEnd(
     );
   // a final end gives the claim up with it (a temporary thread's goes after its deletion, below)
   const release = next && FINAL_RUN_STATUSES.has(next.status) && !isTemporary(run) ? next : undefined;
+  const ended = next && FINAL_RUN_STATUSES.has(next.status) ? endedNews(next, output, event, started) : undefined;
+  const follows = ended && deps.outbox?.forEnd(ended);
+  if (follows) ops.push(...follows.ops);
   if (!(await claims.recordEnd(claim, ops, release))) {
     told.stale = true;
     return;
   }
   told.recorded = next;
+  told.ended = ended;
+  follows?.written();
   told.released = release !== undefined;
   if (endsProtocol) {
     broker.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
@@ -145,17 +162,15 @@ async function valuesAtEnd(
   return deps.threadValues(thread);
 }
 
-/** `recorded`: the run as this server recorded its end (none when it did not: the thread went, or another replica took the run over). */
-export function announceRunEnd(
-  onRunEnded: ((ended: RunEnded) => void) | undefined,
-  recorded: RunRecord | null | undefined,
-  output: RunOutput | undefined,
-  event: RunEvent,
-  started: number,
-): void {
+/** `ended`: the final end as this server recorded it (none when it did not: the thread went, or another replica took the run over). */
+export function announceRunEnd(onRunEnded: ((ended: RunEnded) => void) | undefined, ended: RunEnded | undefined): void {
   // what was just written, not read back: whoever recorded the end announces it, once
-  if (!onRunEnded || !recorded || !FINAL_RUN_STATUSES.has(recorded.status)) return;
-  onRunEnded({
+  if (onRunEnded && ended) onRunEnded(ended);
+}
+
+/** What is told of a run's final end, `recorded` as it is written. */
+function endedNews(recorded: RunRecord, output: RunOutput | undefined, event: RunEvent, started: number): RunEnded {
+  return {
     run: toApiRun(recorded),
     values: event.type === 'succeed' ? output?.values : undefined,
     // a run the platform interrupted too often ends in `error` with the reason on its record
@@ -163,7 +178,7 @@ export function announceRunEnd(
     startedAt: new Date(started),
     endedAt: new Date(),
     queuedMs: Math.max(0, started - Date.parse(recorded.created_at)),
-  });
+  };
 }
 
 /** The record after a transition; null when it is deleted. */

@@ -27,7 +27,7 @@ import type { TraceSpan } from './tracing/runSpans.ts';
 import { executeGraph } from './runExecution.ts';
 import { leaseTimes } from './runLease.ts';
 import { ClaimRenewal } from './runClaimRenewal.ts';
-import { announceRunEnd, applied, isTemporary, outcomeOf, recordRunEnd, type RunEndDeps, type RunEnded, type Told } from './runEndRecord.ts';
+import { announceRunEnd, applied, isTemporary, outcomeOf, recordRunEnd, type RunEndDeps, type RunEndOutbox, type RunEnded, type Told } from './runEndRecord.ts';
 import type { InFlight } from './runInFlight.ts';
 import { FINAL_RUN_STATUSES, transition, type CancelAction, type RunEvent, type StopReason } from './runStateMachine.ts';
 
@@ -36,6 +36,8 @@ export type { RunEnded } from './runEndRecord.ts';
 export interface EngineDeps {
   /** Called once per run that reached a final status (not for rollbacks or new attempts). */
   onRunEnded?: (ended: RunEnded) => void;
+  /** What is written with a run's final end and started once it is (its webhook's delivery). */
+  outbox?: RunEndOutbox;
   /** The runs' and threads' records. */
   records: RunEngineRecords;
   broker: RunEventLog;
@@ -87,8 +89,8 @@ export class RunEngine {
   constructor(private readonly deps: EngineDeps) {
     const stopLocal = (runId: string, reason: StopReason) => this.stopLocal(runId, reason);
     this.renewal = new ClaimRenewal({ claims: deps.claims, log: deps.log, inFlight: this.inFlight, stopLocal });
-    const { records, broker, checkpointer, claims, threadValues } = deps;
-    this.endDeps = { records, broker, checkpointer, claims, threadValues, interrupted: (run, cause) => this.interrupted(run, cause) };
+    const { records, broker, checkpointer, claims, threadValues, outbox } = deps;
+    this.endDeps = { records, broker, checkpointer, claims, threadValues, outbox, interrupted: (run, cause) => this.interrupted(run, cause) };
   }
 
   /** How many runs are executing here now (metrics). */
@@ -345,8 +347,8 @@ export class RunEngine {
     const told: Told = { error: false };
     const claim = running.claim!;
     if (!(event.type === 'stopped' && event.reason === 'lost'))
-      await untilDone(() => recordRunEnd(this.endDeps, claim, event, output, trace, told, running.protocol), 'record the end of the run').catch((err) =>
-        log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
+      await untilDone(() => recordRunEnd(this.endDeps, claim, event, output, trace, started, told, running.protocol), 'record the end of the run').catch(
+        (err) => log.error('the end of the run was not recorded before the stop; the run is recovered on the next start', { err }),
       );
     // another replica has the run now (this one was thought gone): its claim, its thread and its log are the new attempt's
     const lost = (event.type === 'stopped' && event.reason === 'lost') || told.stale === true;
@@ -354,7 +356,7 @@ export class RunEngine {
     // listeners hear of the end before waiters are released, so what a client sees after
     // join/wait (metrics, a webhook already on its way) is consistent
     try {
-      announceRunEnd(this.deps.onRunEnded, told.recorded, output, event, started);
+      announceRunEnd(this.deps.onRunEnded, told.ended);
     } catch (err) {
       log.error('run end listener failed', { error: (err as Error).message });
     }

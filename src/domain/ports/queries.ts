@@ -6,6 +6,7 @@ import type { CronsRepository } from './cronsRepository.ts';
 import type { DeploymentsRepository } from './controlPlaneRepository.ts';
 import type { RunsRepository } from './runsRepository.ts';
 import type { ThreadsRepository } from './threadsRepository.ts';
+import type { WebhookOutbox } from './webhookOutbox.ts';
 
 export interface BackendQueries {
   threads?: ThreadsRepository;
@@ -13,4 +14,5 @@ export interface BackendQueries {
   runs?: RunsRepository;
   crons?: CronsRepository;
   deployments?: DeploymentsRepository;
+  webhookOutbox?: WebhookOutbox;
 }
