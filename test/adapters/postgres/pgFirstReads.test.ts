@@ -127,3 +127,21 @@ test("a newest checkpoint whose value is a tail of its parents': the whole value
   assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
   assert.deepEqual(JSON.parse(value.newestCheckpoint?.values.messages.text ?? ''), messages);
 });
+
+test("the statement's plan is made once per connection and kept, not made anew at every run", async () => {
+  // one connection, so the prepared statement and PostgreSQL's record of its plans are that connection's
+  const alone = await openPgStore({ url: await freshDatabaseUrl(), poolSize: 1 });
+  try {
+    for (let i = 0; i < 10; i++) await pgFirstReads(alone, `planned-${i % 3}`);
+    const { rows } = await alone.query<{ generic_plans: string; custom_plans: string }>(
+      `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'agentplane_first_reads'`,
+      [],
+    );
+    // PostgreSQL plans a prepared statement with its parameters' values five times, then
+    // keeps its generic plan unless that one is costed higher
+    assert.equal(Number(rows[0].custom_plans), 5, JSON.stringify(rows));
+    assert.equal(Number(rows[0].generic_plans), 5, JSON.stringify(rows));
+  } finally {
+    await alone.close();
+  }
+});
