@@ -52,6 +52,8 @@ export async function measureTenants(workDir: string, log: (s: string) => void):
       graphs: { [TENANT_GRAPH]: graph },
       env: {
         AGENTPLANE_AGENT_SERVER_AUTH: '1',
+        // the figure is the runs' throughput across tenants, not one tenant's request rate (100 a second by default)
+        AGENTPLANE_MAX_REQUESTS_PER_SECOND: '1000000',
         AGENTPLANE_RUN_WORKERS: String(TENANT_WORKERS),
         AGENTPLANE_API_KEYS: keys.map((k) => `${k.key}:${k.tenant}`).join(','),
       },

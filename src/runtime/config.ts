@@ -62,7 +62,7 @@ export interface ServerConfig {
    * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); see domain/tenantQuotas.ts.
    */
   tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number };
-  /** Requests a second one tenant may send to the agent server, in bursts of as many (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 1000). */
+  /** Requests a second one tenant may send to the agent server, in bursts of as many (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 100: docs/security.md says why). */
   maxRequestsPerSecond: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
@@ -250,7 +250,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       storeItems: positiveInteger('AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', env.AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, 100_000),
       runsInFlight: positiveInteger('AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT', env.AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, 1_000),
     },
-    maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 1000),
+    maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100),
     socketIdleSeconds: positiveInteger('AGENTPLANE_SOCKET_IDLE_SECONDS', env.AGENTPLANE_SOCKET_IDLE_SECONDS, 60),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),

@@ -298,18 +298,21 @@ export function createPipeline(options: PipelineOptions) {
     return ctx;
   }
 
-  /** The 429 for a call of `b` by a tenant over its rate (agent-server auth on), or null when it may go. */
-  function rateRefusal(b: Bound, ctx: RequestContext): HttpReply | null {
+  /**
+   * The 429 for a call of `b` by a tenant over its rate (agent-server auth on), or null when it
+   * may go. The 429 is answered once the tenant may retry (TenantRates.hold), else at once
+   * closing its connection.
+   */
+  function rateRefusal(b: Bound, ctx: RequestContext): Promise<HttpReply> | null {
     if (!b.rated || !ctx.tenantId || !options.requireAuthEverywhere) return null;
     const { rates } = options.tenantRates!;
     const seconds = rates.take(ctx.tenantId);
     if (seconds === 0) return null;
     const after = Math.max(1, Math.ceil(seconds));
-    return httpError(
-      429,
-      `Rate limit: this tenant sends more than ${rates.perSecond} requests a second (AGENTPLANE_MAX_REQUESTS_PER_SECOND); retry after ${after} s.`,
-      { 'Retry-After': String(after) },
-    );
+    const detail = `Rate limit: this tenant sends more than ${rates.perSecond} requests a second (AGENTPLANE_MAX_REQUESTS_PER_SECOND); retry after ${after} s.`;
+    return rates
+      .hold(ctx.tenantId, after)
+      .then((held) => httpError(429, detail, held ? { 'Retry-After': String(after) } : { 'Retry-After': String(after), Connection: 'close' }));
   }
 
   /** `ctx` with the user the project's custom auth finds, or the reply refusing the request. */
@@ -332,7 +335,7 @@ export function createPipeline(options: PipelineOptions) {
     const ctx = await admit(b, req);
     if (!(ctx instanceof HttpRequestContext)) return { refused: ctx };
     const overRate = rateRefusal(b, ctx);
-    if (overRate) return { refused: overRate };
+    if (overRate) return { refused: await overRate };
     let release = () => {};
     if (b.streams && options.streamSlots) {
       const slot = options.streamSlots.take(ctx.tenantId ? `tenant:${ctx.tenantId}` : `peer:${call.peer}`);
@@ -496,7 +499,7 @@ export function createPipeline(options: PipelineOptions) {
       }
       ctx = admitted;
       const overRate = rateRefusal(b, ctx);
-      if (overRate) return refuse(overRate);
+      if (overRate) return refuse(await overRate);
       if (b.slotPerCall && options.streamSlots) ctx.takeStreamSlot = slotTaker(options.streamSlots, clientOf(ctx, req), res);
       else if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)

@@ -3,6 +3,15 @@
 // seconds until its next request would be let in, before anything of its request is done, so
 // its flood costs the others little. Tenants are the server's configured ones (its keys), so
 // the buckets are as few.
+//
+// A refusal is answered only once the tenant may retry (its Retry-After): answered at once, a
+// client that sends its next request as soon as the last is answered (32 such connections of
+// one tenant, issue 83's flood) kept the server refusing as fast as it could, and every other
+// tenant's request waited behind its refusals. Held, each of its connections costs one refusal
+// a second. Held refusals are few per tenant (HELD_REFUSALS): past them, one is answered at once.
+
+/** The refusals of one tenant held at once; past that, answered at once (each holds a connection). */
+export const HELD_REFUSALS = 64;
 
 export class TenantRates {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -25,5 +34,25 @@ export class TenantRates {
       return 0;
     }
     return (1 - bucket.tokens) / this.perSecond;
+  }
+
+  private readonly held = new Map<string, number>();
+
+  /**
+   * Waits `seconds` before a refusal of `tenant`'s is answered, unless HELD_REFUSALS of its
+   * refusals wait already: false then, answered at once.
+   */
+  async hold(tenant: string, seconds: number): Promise<boolean> {
+    const holding = this.held.get(tenant) ?? 0;
+    if (holding >= HELD_REFUSALS) return false;
+    this.held.set(tenant, holding + 1);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      return true;
+    } finally {
+      const left = (this.held.get(tenant) ?? 1) - 1;
+      if (left === 0) this.held.delete(tenant);
+      else this.held.set(tenant, left);
+    }
   }
 }

@@ -43,3 +43,29 @@ test('without agent-server auth nothing is counted (no tenants)', async () => {
     await app.close();
   }
 });
+
+test('a refusal is answered once the tenant may retry: a client that asks again at once is held to a refusal a second per connection', async () => {
+  // answered at once, 4 connections asking again as soon as answered were refused as fast as
+  // the server could answer (hundreds a second), and every other tenant's request waited behind them
+  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2' });
+  try {
+    const { send, keyA, keyB } = app;
+    const statuses: number[] = [];
+    const until = performance.now() + 2_500;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (performance.now() < until) statuses.push((await send(keyA, 'POST', '/threads/search', {})).status);
+      }),
+    );
+    const refused = statuses.filter((s) => s === 429).length;
+    // the burst of 2, a request each half second, and at most one refusal a second on each of the 4 connections
+    assert.ok(refused > 0 && refused <= 4 * 4, `refused ${refused} times in 2.5 s: ${statuses.join(' ')}`);
+    assert.ok(statuses.length <= refused + 2 + 6, statuses.join(' '));
+    // B is answered at once meanwhile
+    const started = performance.now();
+    assert.equal((await send(keyB, 'POST', '/threads/search', {})).status, 200);
+    assert.ok(performance.now() - started < 500);
+  } finally {
+    await app.app.close();
+  }
+});
