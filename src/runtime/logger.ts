@@ -1,5 +1,5 @@
 // Structured logs: one JSON object per line, made by pino (the logger fastify uses), so a
-// line costs a few string concatenations. Access lines land in a buffer written out 4 KB at a
+// line costs a few string concatenations. Access lines land in a buffer written out 16 KB at a
 // time; every other line is written at once (the flush rule: logOutput.ts).
 import { pino, stdTimeFunctions, type Logger as Pino } from 'pino';
 import { withErrorsShown } from './logFields.ts';
@@ -18,7 +18,7 @@ export interface Logger {
   error: LogLine;
   /**
    * An info line that may wait in the buffer (the access line of each answered request): it is
-   * written with the next other line, at 4 KB, or within 100 ms. Every other method writes at once.
+   * written with the next other line, at 16 KB, or within 100 ms. Every other method writes at once.
    */
   access: LogLine;
   /** The same log with `fields` added to every line. */
