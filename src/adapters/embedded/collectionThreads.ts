@@ -1,10 +1,15 @@
-// The threads in a collection of the store (the embedded store, which holds every thread in
-// memory): filters are closures, sorting is in memory. On PostgreSQL the same collection is
+// The threads in a collection of the store (the embedded store, which keeps a thread's searched
+// fields in memory and the rest, its values above all, on disk: pagedCollections.ts): filters
+// are closures reading only those fields (ListOptions.fields), sorting is in memory, and only
+// the page found is read whole. On PostgreSQL the same collection is
 // the threads table, and pgThreads.ts answers the searches and counts in SQL instead.
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { ThreadFilter, ThreadPage, ThreadsRepository } from '../../domain/ports/threadsRepository.ts';
 import { ownerOf, type ThreadRecord } from '../../domain/agent/records.ts';
 import { metadataContains, sortBy } from '../../domain/agent/search.ts';
+
+/** What a search's filter reads of a thread. */
+const SEARCHED: readonly string[] = ['thread_id', 'owner'];
 
 export class CollectionThreads implements ThreadsRepository {
   protected readonly threads: Collection<ThreadRecord>;
@@ -25,8 +30,9 @@ export class CollectionThreads implements ThreadsRepository {
     return this.threads.update(threadId, change);
   }
 
-  withTtl(): Promise<ThreadRecord[]> {
-    return this.threads.list({ filter: (t) => Boolean(t.ttl) });
+  async withTtl(): Promise<ThreadRecord[]> {
+    const ids = await this.threads.list({ filter: (t) => Boolean(t.ttl), fields: ['thread_id', 'ttl'] });
+    return this.whole(ids);
   }
 
   putOp(thread: ThreadRecord): WriteOp {
@@ -37,18 +43,27 @@ export class CollectionThreads implements ThreadsRepository {
     const end = page.limit === undefined ? undefined : page.offset + page.limit;
     if (page.sortBy === 'created_at') {
       // the store keeps creation order: page without sorting the whole collection
-      return this.threads.list({
+      const found = await this.threads.list({
         ...this.query(filter),
+        fields: SEARCHED,
         reverse: page.order === 'desc',
         offset: page.offset,
         ...(page.limit === undefined ? {} : { limit: page.limit }),
       });
+      return this.whole(found);
     }
-    return sortBy(await this.threads.list(this.query(filter)), page.sortBy, page.order).slice(page.offset, end);
+    const found = await this.threads.list({ ...this.query(filter), fields: [...SEARCHED, page.sortBy] });
+    return this.whole(sortBy(found, page.sortBy, page.order).slice(page.offset, end));
   }
 
   count(filter: ThreadFilter): Promise<number> {
-    return this.threads.count(this.query(filter));
+    return this.threads.count({ ...this.query(filter), fields: SEARCHED });
+  }
+
+  /** The whole records of the threads found (as far as they still exist). */
+  private async whole(found: readonly Pick<ThreadRecord, 'thread_id'>[]): Promise<ThreadRecord[]> {
+    const threads = await this.threads.getMany(found.map((t) => t.thread_id));
+    return threads.filter((t): t is ThreadRecord => t !== undefined);
   }
 
   private query(filter: ThreadFilter) {

@@ -24,7 +24,8 @@ export function hidingStore(base: Store, visibility: Visibility): Store {
 /** A collection whose reads leave out the records `visible` refuses; writes pass through. */
 function hiding<T extends object>(base: Collection<T>, visible: (value: T) => Promise<boolean>): Collection<T> {
   const list = async (options: ListOptions<T> = {}) => {
-    const { offset = 0, limit, ...rest } = options;
+    // `visible` reads whole records: the base gives them whole
+    const { offset = 0, limit, fields: _fields, ...rest } = options;
     const all = await base.list(rest);
     const kept: T[] = [];
     for (const value of all) if (await visible(value)) kept.push(value);

@@ -732,12 +732,20 @@ function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonl
   return at === good[1] ? places : [];
 }
 
-/** The kept fields of a paged record, as its indexes read them (strings only). */
-function keysOf(kept: readonly string[], value: object): (string | undefined)[] {
-  return kept.map((field) => {
-    const key = (value as Record<string, unknown>)[field];
-    return typeof key === 'string' ? key : undefined;
+/** The kept fields of a paged record, in the order of `kept` (undefined where absent), frozen. */
+function keysOf(kept: readonly string[], value: object): unknown[] {
+  // a copy of its own when read from a file: the value parsed to find them is let go
+  return kept.map((field) => frozenCopy((value as Record<string, unknown>)[field]));
+}
+
+/** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
+function keptFields(fields: readonly string[], at: readonly number[], keys: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  fields.forEach((field, i) => {
+    const key = keys[at[i]!];
+    if (key !== undefined) out[field] = key;
   });
+  return out;
 }
 
 /**
@@ -750,7 +758,7 @@ interface Kept {
   value: object | undefined;
   slot: number;
   where?: Location;
-  keys?: (string | undefined)[];
+  keys?: unknown[];
 }
 
 /** What a paged collection reads its values through. */
@@ -951,7 +959,7 @@ class JournalCollection<T extends object> implements Collection<T> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
-    const value = (entry: Kept) => this.state.valueOf(entry) as T;
+    const value = this.reader(options.fields);
     if (options.orderBy !== undefined)
       return this.sorted(options, options.orderBy)
         .slice(offset, offset + limit)
@@ -980,13 +988,24 @@ class JournalCollection<T extends object> implements Collection<T> {
     return options.reverse ? ascending.reverse() : ascending;
   }
 
-  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'> = {}): Promise<number> {
+  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
     let n = 0;
     for (const _ of this.scan(options)) n += 1;
     return n;
   }
 
-  /** The matching records' entries in order; a paged record is read only when a filter needs its value. */
+  /** How a record is read for a caller reading `fields` only: from what memory keeps of it when that has them all. */
+  private reader(fields: readonly string[] | undefined): (entry: Kept) => T {
+    const state = this.state;
+    const kept = state.paging?.kept;
+    if (fields && kept && fields.every((field) => kept.includes(field))) {
+      const at = fields.map((field) => kept.indexOf(field));
+      return (entry) => (entry.keys ? (keptFields(fields, at, entry.keys) as T) : (state.valueOf(entry) as T));
+    }
+    return (entry) => state.valueOf(entry) as T;
+  }
+
+  /** The matching records' entries in order; a paged record is read only when a filter needs more than memory keeps of it. */
   private *scan(options: ListOptions<T>): Generator<Kept> {
     const where = Object.entries(options.where ?? {});
     let ids: OrderedIds | undefined;
@@ -1001,15 +1020,13 @@ class JournalCollection<T extends object> implements Collection<T> {
     const records = state.records;
     const filter = options.filter;
     const contains = Object.entries(options.contains ?? {});
+    const value = filter && this.reader(options.fields);
     for (const id of options.reverse ? order.backward() : order.forward()) {
       const entry = records.get(id);
       if (entry === undefined) continue;
       if (rest.length && rest.some(([field, v]) => state.fieldOf(entry, field) !== v)) continue;
-      if (contains.length || filter) {
-        const value = state.valueOf(entry) as T;
-        if (contains.length && !contains.every(([field, wanted]) => containsAll((value as Record<string, unknown>)[field], wanted))) continue;
-        if (filter && !filter(value)) continue;
-      }
+      if (contains.length && !contains.every(([field, wanted]) => containsAll(state.fieldOf(entry, field), wanted))) continue;
+      if (value && !filter(value(entry))) continue;
       yield entry;
     }
   }

@@ -1,14 +1,20 @@
 // Which of the embedded store's collections keep their values on disk (issue 91), and what each
-// keeps in memory per record: the fields its indexes look up and its lists are ordered by, so
-// that finding and ordering a thread's records reads none of them. These are the bulk of what a
-// run stores (its checkpoints, their channel values and pending writes: tens of KB a run of the
-// `agent` graph) and are read a thread at a time; the records read across every thread (threads,
-// runs, assistants, crons) stay whole in memory.
+// keeps in memory per record: the fields its indexes look up, its lists are ordered by, and its
+// scans across every record read (ListOptions.fields), so that finding, ordering and scanning
+// reads none of them from disk. Checkpoints, their channel values and pending writes are the
+// bulk of what a run stores (tens of KB a run of the `agent` graph) and are read a thread at a
+// time; a run record (~15 KB: its kwargs and input) and a thread record (its last `values`) are
+// read one at a time or a page at a time, and scanned by the fields kept here. The records read
+// across every record whole (assistants, crons) stay whole in memory.
 export const PAGED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
   checkpoints: ['thread_id', 'thread_ns', 'checkpoint_id'],
   checkpoint_writes: ['thread_id', 'cp_key'],
   checkpoint_values: ['thread_id'],
   plain_checkpoints: ['thread_id'],
+  // collectionRuns.ts: by thread and status (indexes), owner scans, an assistant's summaries
+  runs: ['run_id', 'thread_id', 'status', 'owner', 'assistant_id', 'created_at', 'updated_at'],
+  // collectionThreads.ts: search by status (index), owner, ids and metadata, sorted by any of these; expiry by ttl
+  threads: ['thread_id', 'status', 'owner', 'created_at', 'updated_at', 'metadata', 'ttl'],
 };
 
 /** The default budget of paged values kept in memory once read or written: 64 MB of their JSON (AGENTPLANE_STORE_CACHE_MB). */

@@ -578,7 +578,7 @@ class PgCollection<T extends object> implements Collection<T> {
     return out;
   }
 
-  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'> = {}): Promise<number> {
+  async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
     if (!options.filter && !options.contains) {
       const { where, params } = this.conditions(options.where ?? {}, {});
       const { rows } = await this.store.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`, params);

@@ -27,6 +27,13 @@ export interface ListOptions<T> {
   below?: string;
   offset?: number;
   limit?: number;
+  /**
+   * The top-level fields the caller reads of each record, `filter` included: the values handed
+   * to `filter` and given back may hold only these (absent ones stay absent), or more. The
+   * embedded store keeps some fields of its paged collections in memory (pagedCollections.ts)
+   * and answers from them without reading the records from disk.
+   */
+  fields?: readonly string[];
 }
 
 export interface Collection<T extends object> {
@@ -44,7 +51,7 @@ export interface Collection<T extends object> {
   update(id: string, change: (current: T) => T | undefined): Promise<T | undefined>;
   delete(id: string): Promise<boolean>;
   list(options?: ListOptions<T>): Promise<T[]>;
-  count(options?: Pick<ListOptions<T>, 'where' | 'filter' | 'contains'>): Promise<number>;
+  count(options?: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'>): Promise<number>;
 }
 
 export interface CollectionOptions {

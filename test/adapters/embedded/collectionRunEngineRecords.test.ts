@@ -6,12 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
 import { newThread } from '../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { BACKENDS, openStore } from '../../support/bothStores.ts';
+import { BACKENDS, openPagedStore, openStore } from '../../support/bothStores.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 
-for (const backend of BACKENDS) {
+for (const backend of [...BACKENDS, 'paged'] as const) {
   describe(`the run engine's records on the ${backend} store`, () => {
-    const opened = async () => new CollectionRunEngineRecords(await openStore(backend));
+    // 'paged': the embedded store on a data directory, its runs and threads read from disk (issue 91)
+    const opened = async () => new CollectionRunEngineRecords(await (backend === 'paged' ? openPagedStore() : openStore(backend)));
     /** A thread with a pending, a running and a finished run, written together. */
     const seeded = async (records: CollectionRunEngineRecords) => {
       const threadId = randomUUID();

@@ -4,6 +4,9 @@
 // only those created since the window's start.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgRuns } from '../../../src/adapters/postgres/pgRuns.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
@@ -40,10 +43,14 @@ function run(id: string, owner: string, assistant: string, status: RunRecord['st
   } as RunRecord;
 }
 
-for (const backend of ['embedded', 'postgres'] as const) {
+// 'paged': the embedded store on a data directory, every run read from disk (issue 91)
+for (const backend of ['embedded', 'paged', 'postgres'] as const) {
   describe(`an assistant's run summary on the ${backend} store`, () => {
     async function repositoryWith(runs: RunRecord[]): Promise<RunsRepository> {
-      const store = backend === 'postgres' ? await openPgStore({ url: await freshDatabaseUrl() }) : await openJournalStore({ dataDir: null });
+      const store =
+        backend === 'postgres'
+          ? await openPgStore({ url: await freshDatabaseUrl() })
+          : await openJournalStore({ dataDir: backend === 'paged' ? fs.mkdtempSync(path.join(os.tmpdir(), 'paged-metrics-')) : null, cacheBytes: 1 });
       stores.push(store);
       // runs belong to a thread (a foreign key on PostgreSQL)
       const thread = { thread_id: 'thread-1', owner: 'alice', status: 'idle', created_at: at(0), updated_at: at(0), metadata: {}, values: null };

@@ -2,16 +2,26 @@
 // stores. The release checks run it longer (threads.campaign.release.test.ts); CAMPAIGN_SEED
 // and CAMPAIGN_RUNS run it with another seed or longer (docs/development.md).
 import { after, before, describe, test } from 'node:test';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { campaignOptions, runCampaign } from './campaign.ts';
 
-for (const backend of BACKENDS.filter((b) => !process.env.CAMPAIGN_BACKEND || b === process.env.CAMPAIGN_BACKEND)) {
+// 'paged': the embedded store as a server runs it, on a data directory, its threads, runs and
+// checkpoints on disk behind a 1 MB cache (issue 91)
+const CAMPAIGN_BACKENDS = [...BACKENDS, 'paged'] as const;
+
+for (const backend of CAMPAIGN_BACKENDS.filter((b) => !process.env.CAMPAIGN_BACKEND || b === process.env.CAMPAIGN_BACKEND)) {
   describe(`the generated campaign (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, exampleGraphs: 'all', env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      const store: { dataDir: string | null; env: Record<string, string> } =
+        backend === 'postgres'
+          ? { dataDir: null, env: { DATABASE_URL: await freshDatabaseUrl() } }
+          : backend === 'paged'
+            ? { dataDir: tempDir('campaign-paged-'), env: { AGENTPLANE_STORE_CACHE_MB: '1' } }
+            : { dataDir: null, env: {} };
+      app = await inProcessApp({ ...store, exampleGraphs: 'all' });
     });
     after(() => app?.close());
 
