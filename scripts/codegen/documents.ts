@@ -11,6 +11,7 @@ import jsonSchemaToolsMeta from '@json-schema-tools/meta-schema';
 import { jsLiteral, writeFile } from './output.ts';
 import type { Json } from './schemas.ts';
 import { addFormats } from './validators.ts';
+import { inlineForeignSchemas } from './foreignSchemas.ts';
 
 const AjvDraft7 = (AjvDraft7Module as Json).default ?? AjvDraft7Module;
 
@@ -45,7 +46,8 @@ export const documents: DocumentSpec[] = [
 export const schemaIdOf = (spec: DocumentSpec) => `https://agentplane.local/${spec.key}.json`;
 
 export async function readOpenApi(root: string, spec: DocumentSpec): Promise<Json> {
-  const doc: Json = YAML.parse(fs.readFileSync(path.join(root, spec.file), 'utf8'));
+  const file = path.join(root, spec.file);
+  const doc: Json = inlineForeignSchemas(YAML.parse(fs.readFileSync(file, 'utf8')), path.dirname(file));
   await SwaggerParser.validate(structuredClone(doc));
   return doc;
 }

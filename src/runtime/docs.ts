@@ -14,6 +14,8 @@ const SPEC_FILES: Record<string, { type: string; format: 'json' | 'text' }> = {
   'control-plane.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'agent-server.openapi.yaml': { type: 'application/yaml', format: 'text' },
   'a2a.openrpc.json': { type: 'application/json', format: 'json' },
+  // the agent server's document takes its A2A v1.0 HTTP+JSON bodies from here ($ref './a2a-v1.openrpc.json#/…')
+  'a2a-v1.openrpc.json': { type: 'application/json', format: 'json' },
   'protocol.openrpc.json': { type: 'application/json', format: 'json' },
 };
 const ASSET_TYPES: Record<string, string> = {

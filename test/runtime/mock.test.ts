@@ -182,3 +182,19 @@ test('mock mode negotiates the A2A version as real mode: another version is -320
   const sent = await call('1.0', 'SendMessage');
   assert.ok(sent.result.task.status.state.startsWith('TASK_STATE_'), JSON.stringify(sent));
 });
+
+test('the mock reads A2A HTTP+JSON bodies by their typed v1.0 schemas: {} is no SendMessageRequest (400 INVALID_ARGUMENT naming message)', async () => {
+  const res = await server.fetch(`${server.url}/a2a/agent/v1/message:send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/a2a+json', 'A2A-Version': '1.0' },
+    body: '{}',
+  });
+  assert.equal(res.status, 400);
+  const { error } = (await res.json()) as Json;
+  assert.equal(error.status, 'INVALID_ARGUMENT');
+  const bad = error.details.find((d: Json) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+  assert.deepEqual(
+    bad.fieldViolations.map((v: Json) => v.field),
+    ['message'],
+  );
+});

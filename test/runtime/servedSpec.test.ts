@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { ROOT, inProcessApp, type InProcessApp } from '../support/server.ts';
 
 type Json = any;
-const DOCUMENTS = ['control-plane.openapi.yaml', 'agent-server.openapi.yaml', 'a2a.openrpc.json'];
+const DOCUMENTS = ['control-plane.openapi.yaml', 'agent-server.openapi.yaml', 'a2a.openrpc.json', 'a2a-v1.openrpc.json'];
 const parse = (name: string, text: string): Json => (name.endsWith('.json') ? JSON.parse(text) : YAML.parse(text));
 const servedText = async (server: InProcessApp, name: string) => {
   const res = await server.fetch(`/spec/${name}`);
