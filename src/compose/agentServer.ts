@@ -219,10 +219,13 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   };
   const handlers = deps.customAuth ? guardHandlers(unguarded, operations, deps.customAuth, serviceFor) : unguarded;
   const workers: BackgroundModule = {
-    // run workers start with the first run, not with the server: a worker loading the
-    // project's graphs costs ~1 s of a core and ~90 MB, which a server with no runs yet
-    // (and its start-up, and its health check) should not pay
-    start: () => domain.start(),
+    // one run worker starts once the server answers (its graphs loaded, /ok already 200): the
+    // first run found none and paid for a worker's start, ~1 s of a core, most of its time to
+    // its first token (issue 89); the others start with the runs that need them
+    start: async () => {
+      await domain.start();
+      if (config.runWorkerWarmup) void pool?.warm().then(() => log.debug('a run worker is ready ahead of the first run'));
+    },
     stop: async () => {
       await domain.stop();
       await pool?.stop();

@@ -87,6 +87,8 @@ export interface ServerConfig {
   maxConcurrentRuns: number;
   /** Read the graphs' TypeScript types for their schemas in the background once the server has listened and is idle, and after a reload (AGENTPLANE_SCHEMA_WARMUP, default on; the test servers turn it off). */
   schemaWarmup: boolean;
+  /** Start a run worker (the project's graphs loaded in it) as the server starts, so the first run finds one ready (AGENTPLANE_RUN_WORKER_WARMUP, default on; with run workers only). */
+  runWorkerWarmup: boolean;
   /** Worker threads that execute graphs (AGENTPLANE_RUN_WORKERS, default: the number of cores); 0 runs them on the request loop. */
   runWorkers: number;
   /** A run still executing after this long ends in `timeout` (AGENTPLANE_RUN_TIMEOUT_S, default 3600 as upstream's BG_JOB_TIMEOUT_SECS); 0: no limit. */
@@ -265,6 +267,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     databasePool: positiveInteger('AGENTPLANE_DATABASE_POOL', env.AGENTPLANE_DATABASE_POOL, 10),
     maxConcurrentRuns: positiveInteger('AGENTPLANE_MAX_CONCURRENT_RUNS', env.AGENTPLANE_MAX_CONCURRENT_RUNS, 10),
     schemaWarmup: flag('AGENTPLANE_SCHEMA_WARMUP', env.AGENTPLANE_SCHEMA_WARMUP, true),
+    runWorkerWarmup: flag('AGENTPLANE_RUN_WORKER_WARMUP', env.AGENTPLANE_RUN_WORKER_WARMUP, true),
     runWorkers: nonNegativeInteger('AGENTPLANE_RUN_WORKERS', env.AGENTPLANE_RUN_WORKERS, Math.max(1, os.availableParallelism())),
     runTimeoutMs: duration('seconds', 'AGENTPLANE_RUN_TIMEOUT_S', env.AGENTPLANE_RUN_TIMEOUT_S, 3600) * 1000,
     runStallMs: duration('seconds', 'AGENTPLANE_RUN_STALL_TIMEOUT_S', env.AGENTPLANE_RUN_STALL_TIMEOUT_S, 300) * 1000,

@@ -101,6 +101,8 @@ async function testConfig(options: TestServerOptions) {
     // a test asks for the schemas it tests: reading every graph's types at each start would
     // cost every test server CPU (the server's default reads them in the background)
     AGENTPLANE_SCHEMA_WARMUP: '0',
+    // nor a run worker started ahead of the first run, ~1 CPU-s per server with workers that may never run
+    AGENTPLANE_RUN_WORKER_WARMUP: '0',
     // the A2A gRPC port is the product's default, but loading gRPC costs every test server
     // CPU: the tests of the gRPC binding ask for it (AGENTPLANE_GRPC_PORT: '0')
     AGENTPLANE_GRPC_PORT: 'off',
@@ -244,7 +246,7 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
   // through the CLI's entry point, as a user starts it (it loads LangGraph before tsx)
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd,
-    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', AGENTPLANE_SCHEMA_WARMUP: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', AGENTPLANE_PHASE_MS: '5', AGENTPLANE_SCHEMA_WARMUP: '0', AGENTPLANE_RUN_WORKER_WARMUP: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -14,6 +14,7 @@ import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphRunners.ts';
+import { warmLangGraph } from './warmLangGraph.ts';
 import { loadGraphs } from '../../domain/agent/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -222,6 +223,8 @@ async function main(): Promise<void> {
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();
+  // LangGraph run once here, so the first run of the project's graphs finds it compiled
+  await warmLangGraph().catch((err: unknown) => log('debug', 'the worker’s warm-up run failed', { error: String(err) }));
   // the run watchdog's heartbeat: every heartbeatMs, the runs that progressed since the last
   // (their callbacks came, or a model or tool call of theirs is in flight); a worker whose loop
   // is blocked sends none

@@ -251,6 +251,17 @@ export class RunWorkerPool {
     return slot.tasks.size + slot.starting + this.watch.held(slot);
   }
 
+  /**
+   * Starts a worker ahead of the first run (AGENTPLANE_RUN_WORKER_WARMUP), so that run finds the
+   * project's graphs loaded instead of paying for it: a worker's start (LangGraph and the graphs
+   * loaded, ~1 s of a core) was most of a first run's time to its first token. Resolves once the
+   * worker is ready (or could not start: the first run then starts another, as without it).
+   */
+  async warm(): Promise<void> {
+    if (this.stopping || this.slots.size > 0) return;
+    await this.spawn().ready.catch(() => undefined);
+  }
+
   /** Terminates every worker (after the run engine stopped: runs in flight have ended or were given up). */
   async stop(): Promise<void> {
     this.stopping = true;
