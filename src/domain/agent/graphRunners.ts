@@ -18,7 +18,6 @@ import { nowIso } from '../clock.ts';
 import type { WriteOp } from '../ports/store.ts';
 import { forkCheckpointId } from './checkpoints.ts';
 import { uuid7 } from './ids.ts';
-import { withInputMessageIds } from './inputMessageIds.ts';
 import { projectApiUrl } from '../../shared/projectGlobals.ts';
 import type { RunContext, RunExecutorWithReads, RunOutput } from './runContext.ts';
 import { withTrace } from './tracing/failedRunTrace.ts';
@@ -259,11 +258,7 @@ export async function runLangGraph(ctx: RunContext): Promise<RunOutput> {
     ...(olderMessages ? [new OlderMessagesHandler((message, metadata) => out.chunk([], 'messages', [message, metadata]))] : []),
   ];
   const { Command, createGraphRunStream } = await langGraph();
-  const given = ctx.resumeFromCheckpoint
-    ? null
-    : kwargs.command
-      ? new Command(kwargs.command)
-      : (withInputMessageIds(kwargs.input, run.input_message_ids) ?? null);
+  const given = ctx.resumeFromCheckpoint ? null : kwargs.command ? new Command(kwargs.command) : (kwargs.input ?? null);
   const forkFrom = ctx.resumeFromCheckpoint ? undefined : forkCheckpointId(kwargs);
   if (forkFrom && !(await hasLangGraphCheckpoint(ctx.checkpointer, run.thread_id, forkFrom)) && (await ctx.plain.read(run.thread_id, forkFrom))) {
     throw otherKindForkError(run.thread_id, forkFrom, 'langgraph');

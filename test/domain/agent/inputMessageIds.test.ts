@@ -1,4 +1,4 @@
-// A run's input messages keep the ids chosen when the run was stored, whichever attempt
+// A plain-function run's input messages keep the ids chosen when the run was stored, whichever attempt
 // executes it: a run retried after a takeover (its first attempt's writes never recorded)
 // writes and streams the messages under the ids its first attempt used.
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import { RunBroker } from '../../../src/domain/agent/broker.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { runPlainGraph, type RunContext } from '../../../src/domain/agent/graphRunners.ts';
-import { assignInputMessageIds, withInputMessageIds } from '../../../src/domain/agent/inputMessageIds.ts';
+import { assignInputMessageIds } from '../../../src/domain/agent/inputMessageIds.ts';
 import { toApiRun, type RunRecord, type ThreadRecord } from '../../../src/domain/agent/records.ts';
 import { enqueueRun } from '../../../src/domain/agent/runWrites.ts';
 import type { MessageDict } from '../../../src/domain/agent/messages.ts';
@@ -74,6 +74,8 @@ describe('input message ids', () => {
   });
 
   it('chosen once when the run is stored, kept off the API run, a message’s own id kept', async () => {
+    assert.equal(assignInputMessageIds({ other: 1 }), undefined);
+    assert.equal(assignInputMessageIds(null), undefined);
     const stored = await storedRun({
       messages: [
         { role: 'user', content: 'a', id: 'mine' },
@@ -91,17 +93,5 @@ describe('input message ids', () => {
         { role: 'user', content: 'b' },
       ],
     });
-  });
-
-  it('a LangGraph run is given the ids in its input’s message objects; text and a single message too', () => {
-    assert.equal(assignInputMessageIds({ other: 1 }), undefined);
-    assert.equal(assignInputMessageIds(null), undefined);
-    const ids = assignInputMessageIds({ messages: [{ role: 'user', content: 'a' }, 'b'] })!;
-    assert.deepEqual(withInputMessageIds({ messages: [{ role: 'user', content: 'a' }, 'b'], x: 1 }, ids), {
-      messages: [{ role: 'user', content: 'a', id: ids[0] }, 'b'],
-      x: 1,
-    });
-    const one = assignInputMessageIds({ messages: { role: 'user', content: 'a' } })!;
-    assert.deepEqual(withInputMessageIds({ messages: { role: 'user', content: 'a' } }, one), { messages: { role: 'user', content: 'a', id: one[0] } });
   });
 });
