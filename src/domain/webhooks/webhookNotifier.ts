@@ -229,7 +229,8 @@ export class WebhookNotifier {
 
   /** On stop: the delivery is any server's to take now (the next process's, on the embedded store). */
   private async leave(current: PendingWebhook): Promise<void> {
-    await this.deps.outbox.update({ ...current, lease_until: new Date().toISOString() }, this.deps.holder);
+    if (await this.deps.outbox.update({ ...current, lease_until: new Date().toISOString() }, this.deps.holder))
+      this.deps.log.info('webhook left to another server', { run_id: current.run_id, url: current.url, attempts: current.attempts });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -124,10 +124,15 @@ describe('webhook deliveries', () => {
   it('a server stopping with a delivery in retry leaves it to another at once, which delivers it once', async () => {
     const store = await openJournalStore({ dataDir: null });
     const sent: Sent = [];
-    const a = notifier(store, 'a', [failed], sent);
+    const stopping: Line[] = [];
+    const a = notifier(store, 'a', [failed], sent, stopping);
     await endRun(store, a, 'r1');
     await waitFor('a first failed attempt', () => sent.length >= 1);
     await a.stop();
+    assert.ok(
+      stopping.some((l) => l.msg === 'webhook left to another server' && l.fields.run_id === 'r1'),
+      'the stop says so',
+    );
     const after = sent.length;
     const [left] = await pending(store);
     assert.ok(Date.parse(left.lease_until) <= Date.now(), 'its lease ends with the stop');
