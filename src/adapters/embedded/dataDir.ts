@@ -7,6 +7,7 @@
 //   DIR/store.json                    {version, shards, collections: {name: [shard numbers]}}
 //   DIR/journal/00000001.log          one JSON line per acknowledged write
 //   DIR/collections/<name>/shard-N.json   lowdb snapshot {records: {id: [seq, value]}}
+//   DIR/collections/<name>/shard-N.index  a paged shard's saved index (pagedIndex.ts): a cache, never the truth
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

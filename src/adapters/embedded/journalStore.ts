@@ -15,6 +15,8 @@ import { OrderedIds, type Positions } from './orderedIds.ts';
 import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard } from './pagedShards.ts';
+import { readPagedIndex, writePagedIndex } from './pagedIndex.ts';
+import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
 import {
@@ -138,6 +140,8 @@ export class JournalStore implements Store {
   private readonly paged: Readonly<Record<string, readonly string[]>>;
   private readonly files = new PagedFiles();
   private readonly cache: ValueCache<Kept>;
+  /** Set on load when a paged shard had no saved index that describes it (read whole instead). */
+  private unindexed = false;
   /** The file number of the journal file being written, for the records located in it. */
   private segmentNumber = 0;
 
@@ -240,8 +244,9 @@ export class JournalStore implements Store {
     this.openSegment();
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
-    // values of a paged collection still held whole (shards from before paging) go to disk soon
-    if (unplaced) this.snapshotSoon();
+    // values of a paged collection still held whole (shards from before paging) go to disk soon,
+    // and shards without a saved index get one, for the next start
+    if (unplaced || this.unindexed) this.snapshotSoon();
   }
 
   /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
@@ -258,6 +263,10 @@ export class JournalStore implements Store {
    */
   private loadPagedShard(dir: string, name: string, n: number, records: Map<string, Kept>): Problem | null {
     const file = shardPath(dir, name, n);
+    if (this.loadIndexedShard(file, name, n, records)) return null;
+    // no saved index describes it: read whole, and written again (with one) by the next snapshot
+    this.dirty.add(shardKey(name, n));
+    this.unindexed = true;
     let buffer: Buffer | null = null;
     try {
       buffer = fs.readFileSync(file);
@@ -277,6 +286,25 @@ export class JournalStore implements Store {
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), buffer?.length ?? fs.statSync(file).size);
     return null;
+  }
+
+  /** The records of a paged shard from its saved index (pagedIndex.ts), without reading the shard; false when it has none that describes it. */
+  private loadIndexedShard(file: string, name: string, n: number, records: Map<string, Kept>): boolean {
+    let number: number;
+    try {
+      number = this.files.open(file);
+    } catch {
+      return false; // missing or unreadable: named as for any shard
+    }
+    const indexed = readPagedIndex(file, this.files.descriptor(number), this.paged[name]!);
+    if (!indexed) return false;
+    for (const record of indexed) {
+      const where = { file: number, at: record.at, len: record.len };
+      records.set(record.id, { seq: record.seq, value: undefined, slot: -1, where, keys: record.keys.map((key) => frozenCopy(key)) });
+    }
+    privateFile(file);
+    this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
+    return true;
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -555,13 +583,22 @@ export class JournalStore implements Store {
     }
     const file = shardPath(this.dataDir!, name, shard);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const data = endPagedShard(text);
+    const generation = randomBytes(16).toString('hex');
+    const data = endPagedShard(text, generation);
     await this.io.writeFile(file, data, this.fsyncEach);
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);
+    const kept = state.paging!.kept;
+    const indexed = added.map(([id, entry], i) => ({ id, seq: entry.seq, ...text.placed[i]!, keys: entry.keys ?? keysOf(kept, entry.value!) }));
     added.forEach(([id, entry], i) => {
       if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! });
     });
+    try {
+      await writePagedIndex(file, generation, kept, indexed);
+    } catch (err) {
+      // the shard is written: without its index the next start reads it whole, that is all
+      this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
+    }
     return data.length;
   }
 

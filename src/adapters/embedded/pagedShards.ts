@@ -5,13 +5,20 @@
 //   {"records":{
 //   "<id>":[seq,<value>],
 //   "<id>":[seq,<value>]
-//   }}
+//   },"generation":"<32 hex digits>"}
 //
 // JSON.stringify writes no raw newline (one inside a string is escaped), so a line is a record.
+// The generation, new at each write, names this text: the shard's saved index (pagedIndex.ts)
+// holds it too, and is used only while they agree. Shards written before it end in `\n}}`.
+import fs from 'node:fs';
 import type { Location } from './pagedValues.ts';
 
 export const PAGED_SHARD_HEAD = Buffer.from('{"records":{\n');
 const TAIL = Buffer.from('\n}}');
+/** The end of a shard: with its generation, or without (written before there were saved indexes). */
+const ENDING = /\n\}(?:,"generation":"([0-9a-f]{32})")?\}$/;
+/** Bytes enough to hold the longest ending. */
+const ENDING_BYTES = 64;
 const CLOSE = Buffer.from(']');
 
 export interface PagedShardText {
@@ -33,8 +40,23 @@ export function addPagedRecord(text: PagedShardText, id: string, seq: number, ra
   text.bytes += head.length + raw.length + 1;
 }
 
-export function endPagedShard(text: PagedShardText): Buffer {
-  return Buffer.concat([...text.chunks, TAIL]);
+export function endPagedShard(text: PagedShardText, generation: string): Buffer {
+  return Buffer.concat([...text.chunks, Buffer.from(`\n},"generation":"${generation}"}`)]);
+}
+
+/** The ending of a shard's text: its length and generation (null: none); null when it does not end as one. */
+function endingOf(tail: Buffer): { bytes: number; generation: string | null } | null {
+  const text = tail.toString('latin1');
+  const match = ENDING.exec(text);
+  return match ? { bytes: match[0].length, generation: match[1] ?? null } : null;
+}
+
+/** The generation a shard file ends with (read from its last bytes); null when it has none. */
+export function generationOf(fd: number, size: number): string | null {
+  const length = Math.min(size, ENDING_BYTES);
+  const tail = Buffer.alloc(length);
+  fs.readSync(fd, tail, 0, length, size - length);
+  return endingOf(tail)?.generation ?? null;
 }
 
 export interface PagedRecord {
@@ -52,8 +74,9 @@ export interface PagedRecord {
 export function pagedRecords(buffer: Buffer): PagedRecord[] | null {
   if (buffer.length < PAGED_SHARD_HEAD.length + TAIL.length) return null;
   if (!buffer.subarray(0, PAGED_SHARD_HEAD.length).equals(PAGED_SHARD_HEAD)) return null;
-  if (!buffer.subarray(buffer.length - TAIL.length).equals(TAIL)) return null;
-  const end = buffer.length - TAIL.length;
+  const ending = endingOf(buffer.subarray(Math.max(PAGED_SHARD_HEAD.length, buffer.length - ENDING_BYTES)));
+  if (!ending) return null;
+  const end = buffer.length - ending.bytes;
   const out: PagedRecord[] = [];
   for (let start = PAGED_SHARD_HEAD.length; start < end;) {
     let nl = buffer.indexOf(0x0a, start);

@@ -60,6 +60,11 @@ export class PagedFiles {
     if (open.refs <= 0) this.close(number);
   }
 
+  /** The descriptor of an open file (its saved index is checked against it). */
+  descriptor(number: number): number {
+    return this.files.get(number)!.fd;
+  }
+
   read(location: Location): Buffer {
     const file = this.files.get(location.file);
     if (!file) throw new Error(`paged value in a closed file (${location.file})`);

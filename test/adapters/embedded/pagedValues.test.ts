@@ -10,6 +10,7 @@ import vm from 'node:vm';
 import { openJournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
 import { readDataDir, shardPath } from '../../../src/adapters/embedded/dataDir.ts';
 import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
+import { indexPath } from '../../../src/adapters/embedded/pagedIndex.ts';
 import { tempDir } from '../../support/server.ts';
 
 interface Checkpoint {
@@ -176,4 +177,58 @@ test('a paged collection refuses an index on a field its records do not keep', a
   } finally {
     await store.close();
   }
+});
+
+test('a start locates paged records from the saved indexes without reading the shards, and reads a shard whose index does not describe it', async () => {
+  const dir = tempDir('paged-');
+  let { store, cps } = await open(dir);
+  for (let i = 0; i < 120; i += 1) await cps.put(`c${i}`, checkpoint(i));
+  await store.flush();
+  await store.close();
+  for (let n = 0; n < 4; n += 1) assert.ok(fs.existsSync(indexPath(shardPath(dir, 'cps', n))), `shard ${n} has its index`);
+  const shardReads = () => {
+    const original = fs.readFileSync;
+    const read: string[] = [];
+    (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      if (typeof file === 'string' && /shard-\d+\.json$/.test(file)) read.push(path.basename(file));
+      return (original as (...args: unknown[]) => unknown)(file, ...rest);
+    }) as typeof fs.readFileSync;
+    return { read, restore: () => ((fs as { readFileSync: typeof fs.readFileSync }).readFileSync = original) };
+  };
+  let spy = shardReads();
+  try {
+    ({ store, cps } = await open(dir));
+  } finally {
+    spy.restore();
+  }
+  assert.deepEqual(spy.read, [], 'no shard is read on start');
+  await assertAll(cps, 120);
+  await store.close();
+
+  // an index that is not the shard's (another shard's, one left from an earlier write): the shard is read
+  fs.copyFileSync(indexPath(shardPath(dir, 'cps', 0)), indexPath(shardPath(dir, 'cps', 1)));
+  fs.rmSync(indexPath(shardPath(dir, 'cps', 2)));
+  fs.writeFileSync(indexPath(shardPath(dir, 'cps', 3)), '{"version":1,"gener');
+  spy = shardReads();
+  try {
+    ({ store, cps } = await open(dir));
+  } finally {
+    spy.restore();
+  }
+  assert.deepEqual(spy.read.sort(), ['shard-1.json', 'shard-2.json', 'shard-3.json']);
+  try {
+    await assertAll(cps, 120);
+    await store.flush(); // the snapshot gives them their indexes again
+  } finally {
+    await store.close();
+  }
+  spy = shardReads();
+  try {
+    ({ store, cps } = await open(dir));
+    await assertAll(cps, 120);
+  } finally {
+    spy.restore();
+    await store.close();
+  }
+  assert.deepEqual(spy.read, []);
 });
