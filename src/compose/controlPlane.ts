@@ -98,7 +98,7 @@ export async function createControlPlane(
 
 /** The configured deployer: the revision engine over the configured target, made fresh for each term of leadership (and once to read logs with); a listener makes its own, alone, without either option. */
 export async function chooseRevisionEngine(
-  deps: Pick<AppFactoryDeps, 'config' | 'log'>,
+  deps: Pick<AppFactoryDeps, 'config' | 'log' | 'keyDigestsOf'>,
   repo: ControlPlaneRepository,
   options: { leadership?: Leadership; ownership?: Ownership } = {},
 ): Promise<RevisionEngine> {
@@ -108,12 +108,19 @@ export async function chooseRevisionEngine(
   const pacing = config.deployer === 'simulated' ? { retryMs: 200, stepDelayMs: config.phaseMs } : { retryMs: 1_000 };
   const kube = config.deployer === 'kubernetes' || config.deployer === 'kube-local';
   // the Kubernetes target loads its client only when chosen
-  const target = kube ? await kubernetesTargetFactory(config, log) : targetFactory(config, repo, log);
+  // the servers it deploys answer their tenant's keys only (AGENTPLANE_DEPLOYMENT_AUTH); a listener holds none
+  const keyDigestsOf = config.deploymentAuth ? deps.keyDigestsOf : undefined;
+  const target = kube ? await kubernetesTargetFactory(config, log, keyDigestsOf) : targetFactory(config, repo, log, keyDigestsOf);
   return new RevisionEngine(repo, target, log, { ...pacing, ...options });
 }
 
 /** Makes the configured target of this machine (simulated, local or container). */
-function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepository, log: Logger): () => DeployTarget {
+function targetFactory(
+  config: AppFactoryDeps['config'],
+  repo: ControlPlaneRepository,
+  log: Logger,
+  keyDigestsOf?: (tenant: string) => string[],
+): () => DeployTarget {
   if (config.deployer === 'simulated') return () => simulatedTarget;
   // a setting that cannot be honoured (user isolation without root) stops the start
   const isolation = isolationMode(config.deployerIsolation, process.getuid?.() === 0);
@@ -142,6 +149,7 @@ function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepos
       startTimeoutMs: config.deployTimeoutMs,
       logCapBytes: LOG_CAP_BYTES,
       policy: config.workloadPolicy,
+      keyDigestsOf,
     };
     return () => new ContainerTarget(repo, options, log);
   }
@@ -160,6 +168,7 @@ function targetFactory(config: AppFactoryDeps['config'], repo: ControlPlaneRepos
         logCapBytes: LOG_CAP_BYTES,
         baseEnv: config.env,
         policy: config.workloadPolicy,
+        keyDigestsOf,
       },
       log,
     );

@@ -11,7 +11,7 @@ import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
 import type { Cluster } from '../adapters/deploy-targets/kubernetes/cluster.ts';
 
 /** Makes the Kubernetes target over the configured cluster, once per engine. */
-export async function kubernetesTargetFactory(config: ServerConfig, log: Logger): Promise<() => DeployTarget> {
+export async function kubernetesTargetFactory(config: ServerConfig, log: Logger, keyDigestsOf?: (tenant: string) => string[]): Promise<() => DeployTarget> {
   const root = config.dataDir ? path.join(config.dataDir, 'kube') : fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-kube-'));
   // loaded only when chosen: the Kubernetes client and schemas cost every other server half a second of start-up
   const { KubernetesTarget } = await import('../adapters/deploy-targets/kubernetes/kubernetesTarget.ts');
@@ -28,6 +28,7 @@ export async function kubernetesTargetFactory(config: ServerConfig, log: Logger)
         postgresImage: config.kube.postgresImage,
         policy: config.workloadPolicy,
         rolloutTimeoutMs: config.deployTimeoutMs,
+        keyDigestsOf,
       },
       log,
     );

@@ -39,6 +39,8 @@ export interface ServerDeps {
   customAuth?: CustomAuth;
   /** The port the application's gRPC service answers on while it does (see Application.grpc); null otherwise. */
   grpcPort(): number | null;
+  /** The digests of the API keys valid for a tenant: what a server deployed for it answers. */
+  keyDigestsOf?(tenant: string): string[];
 }
 
 /** A gRPC service of the application: its methods admit each call through the HTTP pipeline's door (`admit`), as the HTTP operation it stands for. */

@@ -19,18 +19,31 @@ export interface KeyEntry {
   tenants: string[];
 }
 
-const hash = (key: string) => createHash('sha256').update(key).digest('hex');
+/** A key as the ring keeps it: its SHA-256, in hex. */
+export const keyDigest = (key: string) => createHash('sha256').update(key).digest('hex');
+const hash = keyDigest;
+
+/** A key known by its digest alone (AGENTPLANE_API_KEY_DIGESTS): what a deployed server is given, never the key. */
+export interface KeyDigestEntry {
+  digest: string;
+  tenants: string[];
+}
 
 export class KeyRing {
   private readonly tenantsByHash = new Map<string, string[]>();
 
-  constructor(entries: KeyEntry[]) {
-    for (const { key, tenants } of entries) {
-      const h = hash(key);
-      const list = this.tenantsByHash.get(h) ?? [];
-      for (const t of tenants) if (!list.includes(t)) list.push(t.toLowerCase());
-      this.tenantsByHash.set(h, list);
+  constructor(entries: KeyEntry[], digests: KeyDigestEntry[] = []) {
+    for (const { digest, tenants } of [...entries.map(({ key, tenants }) => ({ digest: hash(key), tenants })), ...digests]) {
+      const list = this.tenantsByHash.get(digest) ?? [];
+      for (const t of tenants) if (!list.includes(t.toLowerCase())) list.push(t.toLowerCase());
+      this.tenantsByHash.set(digest, list);
     }
+  }
+
+  /** The digests of the keys valid for `tenant` (any case): what a server deployed for it is given. */
+  digestsOf(tenant: string): string[] {
+    const wanted = tenant.toLowerCase();
+    return [...this.tenantsByHash].filter(([, tenants]) => tenants.includes(wanted)).map(([digest]) => digest);
   }
 
   /** Valid keys seen before skip the hash: one SHA-256 per request was a measurable cost. */
@@ -108,12 +121,34 @@ export function parseKeyList(text: string): KeyEntry[] {
   return [...byKey].map(([key, tenants]) => ({ key, tenants }));
 }
 
+/** AGENTPLANE_API_KEY_DIGESTS: `sha256-hex:tenant-uuid,...`. */
+export function parseKeyDigests(text: string): KeyDigestEntry[] {
+  const byDigest = new Map<string, string[]>();
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [digest, tenant, ...rest] = item.split(':');
+    if (rest.length > 0 || !/^[0-9a-f]{64}$/i.test(digest ?? ''))
+      throw new Error(`AGENTPLANE_API_KEY_DIGESTS entry "${item.slice(0, 8)}…" must be sha256-hex:tenant-uuid`);
+    if (!isUuid(tenant ?? '')) throw new Error(`AGENTPLANE_API_KEY_DIGESTS: tenant "${tenant}" is not a UUID`);
+    byDigest.set(digest.toLowerCase(), [...(byDigest.get(digest.toLowerCase()) ?? []), tenant]);
+  }
+  return [...byDigest].map(([digest, tenants]) => ({ digest, tenants }));
+}
+
 export interface KeySource {
   entries: KeyEntry[];
   /** Set when the server made a key itself: main prints it once. */
   created?: KeyEntry;
   /** Where the keys in force came from, for the start-up line (never a key value). */
-  origin: 'AGENTPLANE_API_KEYS' | 'AGENTPLANE_API_KEYS_FILE' | 'data directory keys file' | 'created on this start' | 'mock default key';
+  origin:
+    | 'AGENTPLANE_API_KEYS'
+    | 'AGENTPLANE_API_KEYS_FILE'
+    | 'AGENTPLANE_API_KEY_DIGESTS'
+    | 'data directory keys file'
+    | 'created on this start'
+    | 'mock default key';
   /** The file read (or written), if any. */
   file?: string;
   /** Key files that exist but are not read because a setting wins over them. */
@@ -131,9 +166,18 @@ export const MOCK_API_KEY: KeyEntry = { key: 'agentplane-mock-key', tenants: ['0
  * names, else DATA_DIR/api-keys.json, else (mock) the mock key, else a new key written there.
  * A setting replaces the files below it entirely: `ignored` names those that exist.
  */
-export function loadKeys(options: { apiKeys: string | null; apiKeysFile: string | null; dataDir: string | null; mock?: boolean }): KeySource {
+export function loadKeys(options: {
+  apiKeys: string | null;
+  apiKeysFile: string | null;
+  dataDir: string | null;
+  mock?: boolean;
+  /** Keys given by their digests (a deployed server's): no key of its own is made then. */
+  digestsGiven?: boolean;
+}): KeySource {
   const file = options.dataDir ? path.join(options.dataDir, 'api-keys.json') : null;
   const dataDirFile = file && fs.existsSync(file) ? file : null;
+  if (options.digestsGiven && !options.apiKeys && !options.apiKeysFile && !dataDirFile)
+    return { entries: [], origin: 'AGENTPLANE_API_KEY_DIGESTS', ignored: [] };
   if (options.apiKeys) {
     const ignored = [options.apiKeysFile, dataDirFile].filter((f): f is string => f !== null);
     return { entries: parseKeyList(options.apiKeys), origin: 'AGENTPLANE_API_KEYS', ignored };

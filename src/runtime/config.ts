@@ -73,6 +73,18 @@ export interface ServerConfig {
   /** `key:tenant-uuid,...`; a key listed with several tenants spans them. */
   apiKeys: string | null;
   apiKeysFile: string | null;
+  /**
+   * Keys by their SHA-256 (`sha256-hex:tenant-uuid,...`, AGENTPLANE_API_KEY_DIGESTS): what the
+   * control plane gives a server it deploys, the deployment's tenant's keys without the keys.
+   * Set, agent-server auth is on whatever the project file says.
+   */
+  apiKeyDigests: string | null;
+  /**
+   * Servers the control plane deploys (local, container, kube-local, kubernetes) answer their
+   * tenant's API keys only, given by digest, so the tenant's quotas bind there
+   * (AGENTPLANE_DEPLOYMENT_AUTH, default off until the tests of deployed servers send keys).
+   */
+  deploymentAuth: boolean;
   /** Require API keys on agent-server and A2A routes too (off like the upstream dev server). */
   agentServerAuth: boolean;
   /** fsync every journal write (AGENTPLANE_FSYNC=1). */
@@ -260,7 +272,10 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     accessLog: flag('AGENTPLANE_ACCESS_LOG', env.AGENTPLANE_ACCESS_LOG, true),
     apiKeys: env.AGENTPLANE_API_KEYS ?? null,
     apiKeysFile: env.AGENTPLANE_API_KEYS_FILE ?? null,
-    agentServerAuth: project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false),
+    apiKeyDigests: env.AGENTPLANE_API_KEY_DIGESTS || null,
+    // a deployed server answers its tenant's keys only, so its tenant's quotas bind there
+    agentServerAuth: agentServerAuthOf(project, env),
+    deploymentAuth: flag('AGENTPLANE_DEPLOYMENT_AUTH', env.AGENTPLANE_DEPLOYMENT_AUTH, false),
     fsync: flag('AGENTPLANE_FSYNC', env.AGENTPLANE_FSYNC, false),
     storeCacheMb: positiveInteger('AGENTPLANE_STORE_CACHE_MB', env.AGENTPLANE_STORE_CACHE_MB, 64),
     databaseUrl: values.database || env.DATABASE_URL || null,
@@ -309,7 +324,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
         devProviderDefault({
           host: values.host ?? env.HOST ?? '127.0.0.1',
           database: Boolean(values.database || env.DATABASE_URL),
-          agentServerAuth: project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false),
+          agentServerAuth: agentServerAuthOf(project, env),
         }),
       ),
     },
@@ -327,6 +342,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
  * store, without agent-server auth. A server others reach (another host, a database shared by
  * replicas, tenants) offers it only when AGENTPLANE_DEV_OAUTH turns it on.
  */
+/** Whether agent-server auth is on: the project file's, else the setting's; always with keys given by digests (a deployed server answers its tenant's keys only, so its quotas bind there). */
+function agentServerAuthOf(project: ProjectConfig, env: Record<string, string | undefined>): boolean {
+  if (env.AGENTPLANE_API_KEY_DIGESTS) return true;
+  return project.auth?.agent_server ?? flag('AGENTPLANE_AGENT_SERVER_AUTH', env.AGENTPLANE_AGENT_SERVER_AUTH, false);
+}
+
 function devProviderDefault(server: { host: string; database: boolean; agentServerAuth: boolean }): boolean {
   const loopback = server.host === 'localhost' || server.host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(server.host);
   return loopback && !server.database && !server.agentServerAuth;

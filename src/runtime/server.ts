@@ -13,7 +13,7 @@ import type { Application, ApplicationFactory, ServerStorage } from './applicati
 import type { RunningGrpcServer } from './grpc/grpcServer.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument, rpcDocumentV1 } from './api.ts';
 import { ResponseValidators } from './responseValidators.ts';
-import { KeyRing, loadKeys, type KeySource } from './auth.ts';
+import { KeyRing, loadKeys, parseKeyDigests, type KeySource } from './auth.ts';
 import { graphTenantOf, loadTokenKey, type TokenKeySource } from './tokenKey.ts';
 import type { ServerConfig } from './config.ts';
 import { createDashboardRoutes } from './dashboard.ts';
@@ -79,8 +79,15 @@ export async function startHttpServer(
   // workers, which inherit the environment) reads it from there, not from the package
   process.env.AGENTPLANE_VERSION ??= PACKAGE_VERSION;
   // mock mode reads a keys file already in the data directory but never writes one
-  const keys = loadKeys({ apiKeys: config.apiKeys, apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, mock: config.mock });
-  const keyRing = new KeyRing(keys.entries);
+  const digests = config.apiKeyDigests ? parseKeyDigests(config.apiKeyDigests) : [];
+  const keys = loadKeys({
+    apiKeys: config.apiKeys,
+    apiKeysFile: config.apiKeysFile,
+    dataDir: config.dataDir,
+    mock: config.mock,
+    digestsGiven: digests.length > 0,
+  });
+  const keyRing = new KeyRing(keys.entries, digests);
   // the auth service's key and the graphs' tenant: made and found on the embedded default as the API key is
   const tokenKey = loadTokenKey(config);
   config = {
@@ -141,7 +148,7 @@ export async function startHttpServer(
     // an area refusing to start (the auth service's key missing) leaves the store as it found it, unlocked
     const made: Application = config.mock
       ? await mockApplication(config, log)
-      : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort }).catch(refuse);
+      : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort, keyDigestsOf: (tenant) => keyRing.digestsOf(tenant) }).catch(refuse);
     const missing = operationIds.filter((id) => typeof made.handlers[id] !== 'function');
     const known = new Set<string>(operationIds);
     const unknown = Object.keys(made.handlers).filter((id) => !known.has(id));

@@ -11,6 +11,7 @@
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
+import { deployedServerAuthEnv } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import { SHARED_STORE_SECRET } from '../../../domain/control-plane/targetRules.ts';
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
@@ -53,6 +54,8 @@ export interface ContainerTargetOptions {
   superviseMs?: number;
   /** What the operator lets each tenant run (domain/control-plane/workloadPolicy.ts). */
   policy: WorkloadPolicy;
+  /** The digests of the keys valid for a tenant: the server deployed for it answers those only. */
+  keyDigestsOf?: (tenant: string) => string[];
 }
 
 const RESTART_MIN_MS = 500;
@@ -273,6 +276,7 @@ export class ContainerTarget implements DeployTarget {
       privateDir: path.join(this.files.dir(deployment.id), 'secrets'),
       env: {
         ...tracingProjectEnv(deployment.name, secrets),
+        ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf),
         AGENTPLANE_CONTROL_PLANE: 'off',
         AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`,
         LOG_LEVEL: 'info',

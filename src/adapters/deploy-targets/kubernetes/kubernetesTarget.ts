@@ -5,6 +5,7 @@
 // `external_docker` revisions run their `image_uri`, nothing is built. The lifecycle, order
 // and retries are the revision engine's (domain/control-plane/revisionEngine.ts); what is deployed keeps running
 // on its own (the cluster, or podman), so there is nothing to restore after a restart.
+import { deployedServerAuthEnv } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RevisionLogs } from '../../../../generated/control-plane/types.gen.ts';
@@ -31,6 +32,8 @@ export interface KubernetesTargetOptions {
   rolloutTimeoutMs: number;
   /** Pause between looks at a rollout. */
   pollMs?: number;
+  /** The digests of the keys valid for a tenant: the server deployed for it answers those only. */
+  keyDigestsOf?: (tenant: string) => string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,8 +127,9 @@ export class KubernetesTarget implements DeployTarget {
   // ---- files ----
 
   private renderInput(deployment: DeploymentRecord, revision: RevisionRecord, databasePassword: string): RenderInput {
-    const { defaultNamespace, postgresImage, policy } = this.options;
-    return { deployment, revision, defaultNamespace, postgresImage, databasePassword, workload: workloadOf(policy, deployment.tenant_id) };
+    const { defaultNamespace, postgresImage, policy, keyDigestsOf } = this.options;
+    const serverAuth = deployedServerAuthEnv(deployment.tenant_id, keyDigestsOf);
+    return { deployment, revision, defaultNamespace, postgresImage, databasePassword, workload: workloadOf(policy, deployment.tenant_id), serverAuth };
   }
 
   private deploymentDir(deploymentId: string): string {

@@ -12,6 +12,7 @@
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
+import { deployedServerAuthEnv } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,6 +51,8 @@ export interface LocalTargetOptions {
   baseEnv: Record<string, string | undefined>;
   /** What the operator lets each tenant run (domain/control-plane/workloadPolicy.ts). */
   policy: WorkloadPolicy;
+  /** The digests of the keys valid for a tenant: an agentplane server deployed for it answers those only. */
+  keyDigestsOf?: (tenant: string) => string[];
   /** First wait before a failed step is tried again (doubling, up to 30 s); 1 s by default. */
 }
 
@@ -290,6 +293,7 @@ export class LocalTarget implements DeployTarget {
         env: sandbox.env({
           ...tracingProjectEnv(deployment.name, secrets),
           ...secrets,
+          ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf),
           AGENTPLANE_CONTROL_PLANE: 'off',
           AGENTPLANE_PUBLIC_URL: url,
           LOG_LEVEL: 'info',

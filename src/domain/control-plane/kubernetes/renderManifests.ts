@@ -37,6 +37,8 @@ export interface RenderInput {
   databasePassword: string;
   /** What the operator lets the deployment's tenant run (workloadPolicy.ts). */
   workload: TenantWorkload;
+  /** The server's auth (deployer/deployedServerAuth.ts): set after the secrets, so no secret of the tenant's can turn it off. */
+  serverAuth?: Record<string, string>;
 }
 
 /** A field of `resource_spec` the renderer will not turn into manifests, and why. */
@@ -208,6 +210,8 @@ function renderAdmitted(input: RenderInput, spec: AdmittedSpec): Rendered {
       { name: 'HOST', value: '0.0.0.0' },
       { name: 'PORT', value: String(SERVER_PORT) },
       { name: 'AGENTPLANE_CONTROL_PLANE', value: 'off' },
+      // `env` wins over `envFrom` (the secrets) in Kubernetes
+      ...Object.entries(input.serverAuth ?? {}).map(([name, value]) => ({ name, value })),
     ];
     env.push({ name: 'AGENTPLANE_DATABASE_PASSWORD', valueFrom: { secretKeyRef: { name: names.databaseSecret, key: 'password' } } });
     // Kubernetes expands $(VAR) of an earlier variable: the password never sits in the Deployment

@@ -50,6 +50,9 @@ const tagged = (id: string, ...alsoPresent: string[]) => {
 };
 tagged(IMAGE_ID);
 
+/** Each tenant's key digests, as the control plane's key ring answers them. */
+const digestsByTenant = new Map<string, string[]>();
+
 async function containerTarget() {
   const repo = new CollectionControlPlane(await openJournalStore({ dataDir: null }));
   const engine = new ContainerEngine({ name: 'podman', env: { PATH: `${dir}:/usr/bin:/bin` }, containersConf: null });
@@ -66,6 +69,7 @@ async function containerTarget() {
       startTimeoutMs: 1_000,
       logCapBytes: 1024 * 1024,
       policy: DEFAULT_WORKLOAD_POLICY,
+      keyDigestsOf: (tenant) => digestsByTenant.get(tenant) ?? [],
     },
     createLogger('silent'),
   );
@@ -139,4 +143,15 @@ test('a revision runs the image it was first deployed with, though its tag moved
   assert.ok(!gone.outcome.ok && /is gone from the engine/.test(gone.outcome.reason), JSON.stringify(gone.outcome));
   assert.equal(runOf(gone.calls), undefined);
   tagged(IMAGE_ID);
+});
+
+test("the server runs with agent-server auth on and its tenant's key digests, no other tenant's (issue 83: quotas bind there)", async () => {
+  const deployed = revisionOf('ghcr.io/acme/agent:1');
+  const [mine, theirs] = [randomUUID().replace(/-/g, '').repeat(2), randomUUID().replace(/-/g, '').repeat(2)];
+  digestsByTenant.set(deployed.deployment.tenant_id, [mine]);
+  digestsByTenant.set(randomUUID(), [theirs]);
+  const run = runOf((await deployWith('', undefined, deployed)).calls);
+  assert.ok(run?.includes('--env AGENTPLANE_AGENT_SERVER_AUTH=1'), run);
+  assert.ok(run?.includes(`--env AGENTPLANE_API_KEY_DIGESTS=${mine}:${deployed.deployment.tenant_id}`), run);
+  assert.equal(run?.includes(theirs), false, "another tenant's key reached the server");
 });
