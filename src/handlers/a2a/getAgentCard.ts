@@ -4,7 +4,8 @@
 // getAgentCardLegacy — GET /.well-known/agent.json: the 0.3 card, at A2A 0.2's path.
 // getAgentCardJwks — GET /.well-known/agent-card-jwks.json: the keys that verify the cards.
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
-import type { GetAgentCard200Body } from '../../../generated/agent-server/types.gen.ts';
+import type { Assistant, GetAgentCard200Body } from '../../../generated/agent-server/types.gen.ts';
+import type * as V1 from '../../../generated/a2a-v1/types.gen.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProjectConfig } from '../../runtime/config.ts';
 import type { ServiceFor } from '../agent-server/owner.ts';
@@ -14,7 +15,7 @@ import { fail } from '../../domain/outcome.ts';
 import { failed } from '../agent-server/failures.ts';
 import { unknownAssistant } from './rpc.ts';
 import { cardVersion, requestedVersion } from '../../shared/a2aVersion.ts';
-import { supportedInterfaces, toV1Card, type A2AInterfaces } from './v1/card.ts';
+import { extendedV1Card, supportedInterfaces, toV1Card, type A2AInterfaces, type CardExtension } from './v1/card.ts';
 import type { CardSigner } from './v1/cardSigning.ts';
 
 type CardVersion = '0.3' | '1.0';
@@ -26,9 +27,45 @@ export interface CardSetting {
   interfaces: A2AInterfaces;
   signer?: CardSigner;
   security?: CardSecurity;
+  /** a2a.extended_card: set, the v1.0 cards declare an extended card and GetExtendedAgentCard answers it. */
+  extension?: CardExtension;
 }
 
-function cardOf(serviceFor: ServiceFor, project: ProjectConfig, { version, interfaces, signer, security }: CardSetting) {
+/** The public v1.0 card of an assistant named as given, unsigned. */
+function publicV1Card(
+  serviceFor: ServiceFor,
+  { version, interfaces, security, extension }: CardSetting,
+  assistant: Assistant,
+  id: string,
+  ctx: RequestContext,
+) {
+  const { assistants } = serviceFor(ctx);
+  const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version, security });
+  return toV1Card(card, supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id }), extension !== undefined);
+}
+
+/**
+ * GetExtendedAgentCard's card, when an operator configured one: to an authenticated caller (an
+ * API key's tenant, or a user of the project's custom auth) the public card with the extension,
+ * to anyone else the public card, as @a2a-js/sdk 1.3.0's DefaultRequestHandler answers a caller
+ * that is not authenticated. Signed as the public cards are.
+ */
+export function extendedCardOf(
+  serviceFor: ServiceFor,
+  setting: CardSetting,
+): ((assistant: Assistant, ctx: RequestContext) => Promise<V1.AgentCard>) | undefined {
+  const { extension, signer } = setting;
+  if (!extension) return undefined;
+  return async (assistant, ctx) => {
+    const card = publicV1Card(serviceFor, setting, assistant, assistant.assistant_id, ctx);
+    const authenticated = ctx.tenantId !== null || ctx.user !== undefined;
+    const body = authenticated ? extendedV1Card(card, extension) : card;
+    return (signer ? await signer.sign(body as GetAgentCard200Body, ctx.baseUrl) : body) as V1.AgentCard;
+  };
+}
+
+function cardOf(serviceFor: ServiceFor, project: ProjectConfig, setting: CardSetting) {
+  const { version, interfaces, signer, security } = setting;
   return async (named: string | undefined, shape: CardVersion, ctx: RequestContext) => {
     const { assistants } = serviceFor(ctx);
     const id = named ?? defaultAssistantId(project);
@@ -39,7 +76,7 @@ function cardOf(serviceFor: ServiceFor, project: ProjectConfig, { version, inter
     const card = buildAgentCard({ assistant, idAsGiven: id, baseUrl: ctx.baseUrl, hasMessages: assistants.hasMessages(assistant), version, security });
     const listed = supportedInterfaces(interfaces(), { baseUrl: ctx.baseUrl, assistantId: id });
     // the v1.0 card as the agent-server document declares it (AgentCardV1), the same fields as the A2A document's
-    const body = (shape === '0.3' ? { ...card, supportedInterfaces: listed } : toV1Card(card, listed)) as GetAgentCard200Body;
+    const body = (shape === '0.3' ? { ...card, supportedInterfaces: listed } : publicV1Card(serviceFor, setting, assistant, id, ctx)) as GetAgentCard200Body;
     return { status: 200 as const, body: signer ? await signer.sign(body, ctx.baseUrl) : body };
   };
 }

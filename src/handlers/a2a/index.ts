@@ -18,7 +18,7 @@ import type { RequestContext } from '../../runtime/context.ts';
 import { methodRegistry } from '../../runtime/jsonrpc.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
 import { cardSecurity } from '../../domain/a2a/cardSecurity.ts';
-import { getAgentCard, getAgentCardJwks, getAgentCardLegacy } from './getAgentCard.ts';
+import { extendedCardOf, getAgentCard, getAgentCardJwks, getAgentCardLegacy } from './getAgentCard.ts';
 import { messageMethods } from './messages.ts';
 import { a2aRpc, type A2AContext } from './rpc.ts';
 import { taskMethods } from './tasks.ts';
@@ -69,9 +69,15 @@ export async function createA2A(
   const webhookRules = (deps.config.project.webhooks as { url?: WebhookUrlPolicy } | undefined)?.url;
   // and the address rules of its delivery, where the URL names an address: refused when set, not at each delivery
   const urlProblem = (url: string) => webhookUrlProblem(url, webhookRules) ?? options.pushAddressProblem?.(url) ?? null;
+  let extendedCard: ReturnType<typeof extendedCardOf>;
   const scopeFor = (ctx: RequestContext) => {
     const tasks = new A2ATaskService(serviceFor(ctx), store, ownerOf(ctx), ctx.user?.identity);
-    return { tasks, push: new TaskPushConfigs(tasks, pushStore, urlProblem) };
+    const card = extendedCard;
+    return {
+      tasks,
+      push: new TaskPushConfigs(tasks, pushStore, urlProblem),
+      ...(card ? { extendedCard: (assistant: Assistant) => card(assistant, ctx) } : {}),
+    };
   };
   const framing = { validateResults: deps.config.validateResponses, log: deps.log, maxDepth: deps.config.maxBodyDepth };
   const methods: A2AMethods<A2AContext> = { ...messageMethods(), ...taskMethods() };
@@ -99,7 +105,9 @@ export async function createA2A(
     customAuth: typeof deps.config.project.auth?.path === 'string' && !deps.config.mock,
     configured: deps.config.project.a2a?.security_schemes,
   });
-  const cards = { version: PACKAGE_VERSION, interfaces, ...(signer ? { signer } : {}), ...(security ? { security } : {}) };
+  const extension = deps.config.project.a2a?.extended_card;
+  const cards = { version: PACKAGE_VERSION, interfaces, ...(signer ? { signer } : {}), ...(security ? { security } : {}), ...(extension ? { extension } : {}) };
+  extendedCard = extendedCardOf(options.cardServiceFor ?? serviceFor, cards);
   return {
     methods,
     handlers: {

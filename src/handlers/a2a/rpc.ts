@@ -4,6 +4,7 @@
 // is an HTTP 404 (the endpoint does not exist), not a JSON-RPC error; it is checked once a
 // valid request reaches its method, as the operation documents.
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
+import type * as V1 from '../../../generated/a2a-v1/types.gen.ts';
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import type { TaskPushConfigs } from '../../domain/a2a/pushConfigs.ts';
@@ -21,6 +22,8 @@ export interface A2AContext extends RpcContext {
   assistant: Assistant;
   tasks: A2ATaskService;
   push: TaskPushConfigs;
+  /** The caller's extended card of an assistant, when an operator configured one. */
+  extendedCard?: (assistant: Assistant) => Promise<V1.AgentCard>;
 }
 
 /** The endpoint of an assistant that does not exist: a 404 naming it (A2A has no upstream JS wording to follow). */
@@ -28,7 +31,7 @@ export const unknownAssistant = (id: string) => failed(fail('not_found', `Assist
 
 export function a2aRpc(
   serviceFor: ServiceFor,
-  scopeFor: (ctx: RequestContext) => { tasks: A2ATaskService; push: TaskPushConfigs },
+  scopeFor: (ctx: RequestContext) => { tasks: A2ATaskService; push: TaskPushConfigs; extendedCard?: (assistant: Assistant) => Promise<V1.AgentCard> },
   dispatchers: Record<A2AVersion, JsonRpcDispatcher<A2AContext>>,
 ): AgentServerHandlers<RequestContext>['a2aRpc'] {
   return async ({ path, body, headers, query }, ctx) => {

@@ -8,7 +8,13 @@ import type { A2AContext } from './rpc.ts';
 
 type Methods = A2AV1Methods<A2AContext>;
 
-const scopeOf = (ctx: A2AContext): V1Scope => ({ assistant: ctx.assistant, tasks: ctx.tasks, push: ctx.push, signal: ctx.signal });
+const scopeOf = (ctx: A2AContext): V1Scope => ({
+  assistant: ctx.assistant,
+  tasks: ctx.tasks,
+  push: ctx.push,
+  signal: ctx.signal,
+  extendedCard: ctx.extendedCard,
+});
 
 const answer = <T>(result: V1Result<T>): { result: T } | { error: RpcError } => (result.ok ? { result: result.value } : { error: jsonRpcError(result.error) });
 

@@ -37,15 +37,18 @@ export function supportedInterfaces(interfaces: readonly A2AInterface[], at: { b
   return interfaces.map((i) => ({ url: i.url(at), protocolBinding: i.binding, ...(i.tenant ? { tenant: i.tenant(at) } : {}), protocolVersion: i.version }));
 }
 
-/** The v1.0 card: the 0.3 card's description, modes and skill, the interfaces, and v1.0 capabilities. */
-export function toV1Card(card: AgentCard, interfaces: V1.AgentInterface[]): V1.AgentCard {
+/**
+ * The v1.0 card: the 0.3 card's description, modes and skill, the interfaces, and v1.0
+ * capabilities; `extended` says an operator configured an extended card (a2a.extended_card).
+ */
+export function toV1Card(card: AgentCard, interfaces: V1.AgentInterface[], extended = false): V1.AgentCard {
   return {
     name: card.name,
     description: card.description,
     supportedInterfaces: interfaces,
     version: card.version,
-    // push notifications: a task's webhooks (CreateTaskPushNotificationConfig); no extended card
-    capabilities: { streaming: card.capabilities.streaming ?? true, pushNotifications: true, extendedAgentCard: false },
+    // push notifications: a task's webhooks (CreateTaskPushNotificationConfig)
+    capabilities: { streaming: card.capabilities.streaming ?? true, pushNotifications: true, extendedAgentCard: extended },
     ...(card.securitySchemes ? { securitySchemes: Object.fromEntries(Object.entries(card.securitySchemes).map(([name, s]) => [name, toV1Scheme(s)])) } : {}),
     ...(card.security ? { securityRequirements: card.security.map(toV1Requirement) } : {}),
     defaultInputModes: card.defaultInputModes,
@@ -90,4 +93,17 @@ export function toV1Scheme(scheme: AgentSecuritySchemeV03): V1.SecurityScheme {
 /** A 0.3 requirement ({scheme: scopes}) as the v1.0 SecurityRequirement ({schemes: {scheme: {list}}}). */
 export const toV1Requirement = (requirement: Record<string, string[]>): V1.SecurityRequirement => ({
   schemes: Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, { list: scopes }])),
+});
+
+/** What an operator's extended card (a2a.extended_card in the project file) adds to a public v1.0 card. */
+export interface CardExtension {
+  description?: string;
+  skills?: V1.AgentSkill[];
+}
+
+/** The authenticated extended card: the public card with the operator's description and skills after its own. */
+export const extendedV1Card = (card: V1.AgentCard, extension: CardExtension): V1.AgentCard => ({
+  ...card,
+  ...(extension.description ? { description: extension.description } : {}),
+  skills: [...card.skills, ...(extension.skills ?? [])],
 });

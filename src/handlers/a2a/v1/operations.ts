@@ -18,6 +18,8 @@ export interface V1Scope {
   push: TaskPushConfigs;
   /** Aborted when the caller goes away (a blocking send stops waiting, a stream stops). */
   signal?: AbortSignal;
+  /** The caller's extended card of an assistant, when an operator configured one (a2a.extended_card). */
+  extendedCard?: (assistant: Assistant) => Promise<V1.AgentCard>;
 }
 
 export type V1Result<T> = { ok: true; value: T } | { ok: false; error: A2AError };
@@ -166,11 +168,13 @@ export const v1Operations = {
   },
 
   /**
-   * No operator has configured an extended card: ExtendedAgentCardNotConfiguredError (-32007, the
-   * §5.4 table's answer for it), which says what is missing, where the reference server answers
-   * UnsupportedOperationError, which would tell a client the operation does not exist here.
+   * The extended card an operator configured (a2a.extended_card). Without one,
+   * ExtendedAgentCardNotConfiguredError (-32007, the §5.4 table's answer for it), which says what
+   * is missing, where the reference server answers UnsupportedOperationError, which would tell a
+   * client the operation does not exist here.
    */
-  async getExtendedAgentCard(_scope: V1Scope): Promise<V1Result<V1.AgentCard>> {
+  async getExtendedAgentCard(scope: V1Scope): Promise<V1Result<V1.AgentCard>> {
+    if (scope.extendedCard) return done(await scope.extendedCard(scope.assistant));
     return refused(
       a2aError('EXTENDED_AGENT_CARD_NOT_CONFIGURED', 'No extended agent card is configured for this agent (capabilities.extendedAgentCard is false).'),
     );
