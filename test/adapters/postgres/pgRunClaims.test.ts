@@ -215,3 +215,34 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
     await store.close();
   }
 });
+
+test("a claim looks at each thread's first pending run, not at every pending run behind it", async () => {
+  const url = await freshDatabaseUrl();
+  const store = await openPgStore({ url });
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    // 4 threads with 100 pending runs each: the queue a busy tenant leaves behind
+    await admin.query(
+      `INSERT INTO agentplane_threads (thread_id, owner, status, created_at, updated_at, metadata, doc)
+         SELECT 't' || i, 'o', 'busy', now(), now(), '{}', '{}' FROM generate_series(1, 4) i`,
+    );
+    await admin.query(
+      `INSERT INTO agentplane_runs (run_id, thread_id, owner, status, created_at, after_seconds, doc)
+         SELECT 'r' || t || '-' || k, 't' || t, 'o', 'pending', now() - interval '1 second', 0, '{}' FROM generate_series(1, 100) k, generate_series(1, 4) t ORDER BY k, t`,
+    );
+    await admin.query('ANALYZE agentplane_runs');
+    const sql = CANDIDATE_SQL.replace('FOR UPDATE OF r SKIP LOCKED', '');
+    const { rows: taken } = await admin.query<{ run_id: string }>(sql, [[], 10]);
+    assert.deepEqual(taken.map((r) => r.run_id).sort(), ['r1-1', 'r2-1', 'r3-1', 'r4-1']);
+    const plan = (await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [[], 10])).rows[0]['QUERY PLAN'] as [
+      { Plan: { 'Shared Hit Blocks': number } },
+    ];
+    // the pending runs' index and heap pages once, and a few per thread; a look for an
+    // earlier pending run per pending run read 1,211 pages here
+    assert.ok(plan[0].Plan['Shared Hit Blocks'] < 100, `pages read: ${plan[0].Plan['Shared Hit Blocks']}`);
+  } finally {
+    await admin.end();
+    await store.close();
+  }
+});
