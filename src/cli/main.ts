@@ -2,6 +2,7 @@
 // starts the server for `serve`, `dev` and `mock`, and stops it on SIGINT/SIGTERM.
 // Exit codes: 0 done, 1 the server could not start or stopped on an error, 2 a usage error.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
@@ -451,10 +452,15 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
   // started from inside another node:test run (a CI script's test), node would otherwise
   // report to the outer runner and skip running the suite's file
   const { NODE_TEST_CONTEXT: _outerRunner, ...inherited } = process.env;
+  // where the suite's process writes its pid: an interruption is passed to it alone
+  const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agentplane-conformance-')), 'suite.pid');
   const child = spawn(process.execPath, args, {
     stdio: 'inherit',
+    // a process group of its own: a Ctrl-C at the terminal reaches this command only (below)
+    detached: true,
     env: {
       ...inherited,
+      CONFORMANCE_PID_FILE: pidFile,
       CONFORMANCE_URL: options.url,
       CONFORMANCE_API_KEY: options.apiKey ?? '',
       CONFORMANCE_MODE: options.mode,
@@ -463,11 +469,24 @@ async function runConformance(options: ConformanceOptions): Promise<void> {
       ...(options.seed === undefined ? {} : { FUZZ_SEED: options.seed }),
     },
   });
-  // Ctrl-C reaches the suite too (one process group): it deletes what it made, then ends, and
-  // this command ends with it; a SIGTERM sent to this command alone is passed on
-  process.on('SIGINT', () => undefined);
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  // Ctrl-C or SIGTERM: passed to the suite's process alone, which deletes what it made and
+  // then ends; node's test runner, given the signal, ended at once and this command with it,
+  // while the deleting went on behind the prompt (and was cut if the terminal closed). Before
+  // the suite's process has started, the runner is stopped instead.
+  let interrupted: NodeJS.Signals | null = null;
+  const pass = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = signal;
+    const suitePid = Number(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : NaN);
+    if (Number.isInteger(suitePid) && suitePid > 0) process.kill(suitePid, signal);
+    else child.kill(signal);
+  };
+  process.on('SIGINT', () => pass('SIGINT'));
+  process.on('SIGTERM', () => pass('SIGTERM'));
+  child.on('exit', (code, signal) => {
+    fs.rmSync(path.dirname(pidFile), { recursive: true, force: true });
+    process.exit(interrupted ? (interrupted === 'SIGINT' ? 130 : 143) : (code ?? (signal ? 1 : 0)));
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,13 +1,13 @@
 // `agentplane conformance --url`: the suite against a server the command did not start — a
 // server with a planted bug fails (exit 1) with the shrunk curl reproduction and a JUnit
 // <failure>; a bad option exits 2; a run against a real server leaves it holding exactly what it
-// held before (assistants, threads, crons, deployments). That agentplane in real mode passes (exit 0, a JUnit report
+// held before (assistants, threads, crons, deployments), also when interrupted by Ctrl-C. That agentplane in real mode passes (exit 0, a JUnit report
 // without failures) is checked on the installed package (test/release/package-install.release.test.ts).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
@@ -90,6 +90,37 @@ describe('agentplane conformance --url', () => {
     assert.deepEqual(now, was, `exit ${code}: ${output.slice(-2000)}\nthreads left: ${left.join('\n')}`);
     assert.doesNotMatch(output, /could not delete what the suite made/);
     assert.equal(code, 0, output.slice(-3000));
+  });
+
+  it('interrupted by Ctrl-C, it ends only once what it made so far is deleted', { timeout: 300_000 }, async () => {
+    const server = await startTestServer({ exampleGraphs: 'all' });
+    servers.push(server);
+    const held = () => holdings((p, i) => server.api(p, i));
+    await server.api('/threads', { method: 'POST', json: { metadata: { owner: 'a user' } } });
+    const was = await held();
+    // a process group of its own, as a terminal's foreground job: Ctrl-C is SIGINT to the whole group
+    const cli = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'conformance', '--url', server.url, '--api-key', server.key, '--runs', '2'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+    });
+    let output = '';
+    cli.stdout!.on('data', (d) => (output += d));
+    cli.stderr!.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve(code)));
+    // under way: the suite has made threads and assistants of its own
+    for (let i = 0; ; i++) {
+      const now = await held();
+      if (now.threads.length > was.threads.length + 2 && now.assistants.length > was.assistants.length) break;
+      assert.ok(i < 600, `the suite made nothing in 60 s:\n${output.slice(-2000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    process.kill(-cli.pid!, 'SIGINT');
+    const code = await exited;
+    // the moment the command has ended, not later: what the suite made is gone already
+    assert.deepEqual(await held(), was, `exit ${code}: ${output.slice(-2000)}`);
+    assert.equal(code, 130, output.slice(-2000));
+    assert.match(output, /conformance: interrupted/);
   });
 
   it('refuses a bad option with exit code 2', async () => {

@@ -6,6 +6,7 @@
 // CONFORMANCE_WAIT_MS (how long a server still starting is waited for, default 60 s).
 // It leaves no trace (created.ts): what it made is deleted at the end, passed, failed or
 // interrupted (SIGINT, SIGTERM).
+import fs from 'node:fs';
 import { after, describe } from 'node:test';
 import { defineSuiteAgainst } from './lib/suite.ts';
 import { CreatedResources } from './lib/created.ts';
@@ -53,7 +54,10 @@ async function cleanUp(): Promise<void> {
 }
 
 // interrupted: delete what was made, then end as the signal would (a second Ctrl-C, or the
-// runner passing the first one on, does not cut the deleting short)
+// runner passing the first one on, does not cut the deleting short). The command signals this
+// process itself (its pid written to CONFORMANCE_PID_FILE), not node's test runner, which
+// would end before the deleting is done and the command with it.
+if (process.env.CONFORMANCE_PID_FILE) fs.writeFileSync(process.env.CONFORMANCE_PID_FILE, String(process.pid));
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -61,6 +65,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     interrupted = true;
     // nothing new is sent; what is under way may still create something: its answer is noted first
     traffic.stopped = true;
+    console.error(`conformance: interrupted; once the ${traffic.underWay} request(s) under way are answered, what the suite made is deleted`);
     void settled()
       .then(() => cleanUp())
       .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
