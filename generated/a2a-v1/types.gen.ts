@@ -664,3 +664,9 @@ export interface DeleteTaskPushNotificationConfigParams {
 export interface GetExtendedAgentCardParams {
   tenant?: string;
 }
+
+/** Every value of Role, in the spec's order. */
+export const ROLES = ["ROLE_UNSPECIFIED","ROLE_USER","ROLE_AGENT"] as const satisfies readonly Role[];
+
+/** Every value of TaskState, in the spec's order. */
+export const TASK_STATES = ["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"] as const satisfies readonly TaskState[];

@@ -353,3 +353,6 @@ export interface TasksResubscribeParams {
     [k: string]: unknown;
   };
 }
+
+/** Every value of TaskState, in the spec's order. */
+export const TASK_STATES = ["submitted","working","input-required","completed","canceled","failed","rejected","auth-required","unknown"] as const satisfies readonly TaskState[];

@@ -3902,3 +3902,24 @@ export interface GetUiFilePath {
    */
   file: string;
 }
+
+/** Every value of ThreadStatus, in the spec's order. */
+export const THREAD_STATUSES = ["idle","busy","interrupted","error"] as const satisfies readonly ThreadStatus[];
+
+/** Every value of RunStatus, in the spec's order. */
+export const RUN_STATUSES = ["pending","running","error","success","timeout","interrupted"] as const satisfies readonly RunStatus[];
+
+/** Every value of MultitaskStrategy, in the spec's order. */
+export const MULTITASK_STRATEGIES = ["reject","rollback","interrupt","enqueue"] as const satisfies readonly MultitaskStrategy[];
+
+/** Every value of ThreadStreamMode, in the spec's order. */
+export const THREAD_STREAM_MODES = ["run_modes","lifecycle","state_update"] as const satisfies readonly ThreadStreamMode[];
+
+/** Every value of StreamMode, in the spec's order. */
+export const STREAM_MODES = ["values","updates","messages","messages-tuple","events","debug","custom","tasks","checkpoints","tools"] as const satisfies readonly StreamMode[];
+
+/** Every value of A2AV1Role, in the spec's order. */
+export const A2AV1_ROLES = ["ROLE_UNSPECIFIED","ROLE_USER","ROLE_AGENT"] as const satisfies readonly A2AV1Role[];
+
+/** Every value of A2AV1TaskState, in the spec's order. */
+export const A2AV1_TASK_STATES = ["TASK_STATE_UNSPECIFIED","TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"] as const satisfies readonly A2AV1TaskState[];

@@ -1927,3 +1927,18 @@ export interface ReportDeploymentRemovedPath {
    */
   deployment_id: string;
 }
+
+/** Every value of DeploymentStatus, in the spec's order. */
+export const DEPLOYMENT_STATUSES = ["AWAITING_DATABASE","READY","UNUSED","AWAITING_DELETE","UNKNOWN"] as const satisfies readonly DeploymentStatus[];
+
+/** Every value of RevisionStatus, in the spec's order. */
+export const REVISION_STATUSES = ["CREATING","QUEUED","AWAITING_BUILD","BUILDING","AWAITING_DEPLOY","DEPLOYING","CREATE_FAILED","BUILD_FAILED","DEPLOY_FAILED","DEPLOYED","SKIPPED","INTERRUPTED","UNKNOWN"] as const satisfies readonly RevisionStatus[];
+
+/** Every value of Source, in the spec's order. */
+export const SOURCES = ["github","external_docker","internal_docker"] as const satisfies readonly Source[];
+
+/** Every value of DeploymentType, in the spec's order. */
+export const DEPLOYMENT_TYPES = ["dev_free","dev","prod"] as const satisfies readonly DeploymentType[];
+
+/** Every value of ListenerComputeType, in the spec's order. */
+export const LISTENER_COMPUTE_TYPES = ["k8s","container","local","simulated"] as const satisfies readonly ListenerComputeType[];

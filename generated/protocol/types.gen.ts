@@ -731,3 +731,12 @@ export interface SubscriptionReconnectParams {
   last_event_id?: string;
   subscriptions?: string[];
 }
+
+/** Every value of MultitaskStrategy, in the spec's order. */
+export const MULTITASK_STRATEGIES = ["reject","rollback","interrupt","enqueue"] as const satisfies readonly MultitaskStrategy[];
+
+/** Every value of AgentStatus, in the spec's order. */
+export const AGENT_STATUSES = ["started","running","completed","failed","interrupted"] as const satisfies readonly AgentStatus[];
+
+/** Every value of ErrorCode, in the spec's order. */
+export const ERROR_CODES = ["invalid_argument","unknown_command","unknown_error","no_such_run","no_such_subscription","no_such_namespace","no_such_interrupt","no_such_checkpoint","permission_denied","not_supported","not_found","conflict","resource_exhausted"] as const satisfies readonly ErrorCode[];

@@ -1,5 +1,6 @@
 // types.gen.ts: TypeScript types for every component schema and every operation part,
-// through json-schema-to-typescript.
+// through json-schema-to-typescript, and the value list of every component that is a string
+// enum (RunStatus → RUN_STATUSES), so code that walks a vocabulary reads it from the spec.
 import { compile } from 'json-schema-to-typescript';
 import { writeFile } from './output.ts';
 import { rewriteRefs, type Json } from './schemas.ts';
@@ -16,6 +17,31 @@ function forTypes(node: Json): Json {
     return out;
   }
   return node;
+}
+
+/** `RunStatus` → `RUN_STATUSES`, `MultitaskStrategy` → `MULTITASK_STRATEGIES`, `A2AV1Role` → `A2AV1_ROLES`. */
+export function valueListName(typeName: string): string {
+  const snake = typeName
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z0-9])([A-Z][a-z])/g, '$1_$2')
+    .toUpperCase();
+  if (/[^AEIOU]Y$/.test(snake)) return snake.slice(0, -1) + 'IES';
+  if (/(S|X|Z|CH|SH)$/.test(snake)) return snake + 'ES';
+  return snake + 'S';
+}
+
+/** One `as const` array per string-enum component, in the spec's order, checked against its type. */
+function valueLists(components: Json): string {
+  const lists: string[] = [];
+  for (const [name, schema] of Object.entries<Json>(components)) {
+    const values = schema?.enum;
+    if (!Array.isArray(values) || !values.every((value) => typeof value === 'string')) continue;
+    lists.push(
+      `/** Every value of ${name}, in the spec's order. */\n` +
+        `export const ${valueListName(name)} = ${JSON.stringify(values)} as const satisfies readonly ${name}[];\n`,
+    );
+  }
+  return lists.length ? '\n' + lists.join('\n') : '';
 }
 
 export async function writeTypes(outDir: string, header: string, typeName: string, components: Json, extra: Json): Promise<void> {
@@ -35,5 +61,5 @@ export async function writeTypes(outDir: string, header: string, typeName: strin
       strictIndexSignatures: false,
     },
   );
-  writeFile(outDir, 'types.gen.ts', header + '/* eslint-disable */\n' + ts);
+  writeFile(outDir, 'types.gen.ts', header + '/* eslint-disable */\n' + ts + valueLists(components));
 }

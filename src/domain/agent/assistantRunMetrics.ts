@@ -2,10 +2,9 @@
 // how many failed, and how long the finished ones took. A backend summarises the window's runs
 // (counts by status and two duration percentiles, in SQL on PostgreSQL); this turns a summary
 // into the reply, and summarises runs held in memory the same way PostgreSQL does.
-import type { AssistantRunMetrics, RunStatus } from '../../../generated/agent-server/types.gen.ts';
+import { RUN_STATUSES, type AssistantRunMetrics, type RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import { FINAL_STATUSES } from './records.ts';
 
-const STATUSES: readonly RunStatus[] = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'];
 /** Finished runs that count as failures: the graph raised, or ran out of time. */
 const FAILED: readonly RunStatus[] = ['error', 'timeout'];
 
@@ -53,9 +52,9 @@ export function summarizeRuns(runs: readonly { status: string; created_at: strin
 
 /** The reply: counts for every status, the error rate over finished runs (null before any finished). */
 export function assistantRunMetrics(assistantId: string, windowS: number, summary: RunWindowSummary): AssistantRunMetrics {
-  const byStatus = Object.fromEntries(STATUSES.map((status) => [status, summary.byStatus[status] ?? 0])) as AssistantRunMetrics['by_status'];
-  const runCount = STATUSES.reduce((sum, status) => sum + byStatus[status], 0);
-  const finishedCount = STATUSES.filter((status) => FINAL_STATUSES.has(status)).reduce((sum, status) => sum + byStatus[status], 0);
+  const byStatus = Object.fromEntries(RUN_STATUSES.map((status) => [status, summary.byStatus[status] ?? 0])) as AssistantRunMetrics['by_status'];
+  const runCount = RUN_STATUSES.reduce((sum, status) => sum + byStatus[status], 0);
+  const finishedCount = RUN_STATUSES.filter((status) => FINAL_STATUSES.has(status)).reduce((sum, status) => sum + byStatus[status], 0);
   const errorCount = FAILED.reduce((sum, status) => sum + byStatus[status], 0);
   return {
     assistant_id: assistantId,

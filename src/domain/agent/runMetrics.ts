@@ -1,10 +1,9 @@
 // The agent server's metrics: runs by status and the queue (read from the store when
 // scraped), and how long runs waited and took (observed as each run ends).
+import { RUN_STATUSES } from '../../../generated/agent-server/types.gen.ts';
 import type { MetricsRegistry } from '../ports/metrics.ts';
 import type { Store } from '../ports/store.ts';
 import type { RunEnded } from './runEngine.ts';
-
-const RUN_STATUSES = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'] as const;
 
 export interface RunMetricsSources {
   store: Store;

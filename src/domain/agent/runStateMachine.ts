@@ -19,14 +19,15 @@
 //
 // Every other (status, event) pair is refused (null). A thread's `idle` becomes `busy` while
 // other runs wait on it (settleThread); `error` and `interrupted` win.
+import type { MultitaskStrategy, RunStatus, ThreadStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunError } from './records.ts';
+
+export type { MultitaskStrategy, RunStatus, ThreadStatus };
+export { RUN_STATUSES } from '../../../generated/agent-server/types.gen.ts';
 
 /** How many times a run may be started; the platform interrupting it more often ends it in `error`. */
 export const MAX_ATTEMPTS = 3;
 
-export const RUN_STATUSES = ['pending', 'running', 'success', 'error', 'timeout', 'interrupted'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 export type CancelAction = 'interrupt' | 'rollback';
 /**
  * Why a run executing here stops early. `lost`: another replica took its claim over (this one
@@ -34,7 +35,6 @@ export type CancelAction = 'interrupt' | 'rollback';
  * `unrenewed`: its claim could not be renewed for so long that it would soon expire (runLease.ts).
  */
 export type StopReason = CancelAction | 'shutdown' | 'timeout' | 'lost' | 'eventsLost' | 'unrenewed';
-export type MultitaskStrategy = 'enqueue' | 'reject' | 'interrupt' | 'rollback';
 
 export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['success', 'error', 'timeout', 'interrupted']);
 

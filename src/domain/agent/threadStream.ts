@@ -2,12 +2,13 @@
 // run after the other in receipt order, for as long as the reader stays. It only reads the
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
+import type { ThreadStreamMode } from '../../../generated/agent-server/types.gen.ts';
 import type { RunsRepository } from '../ports/runsRepository.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './runEvent.ts';
 
-export type ThreadStreamMode = 'run_modes' | 'lifecycle' | 'state_update';
+export type { ThreadStreamMode };
 
 /** What each thread stream mode lets through of a run's events (`end` arrives as `run_done`). */
 const PASSES: Record<ThreadStreamMode, (event: string) => boolean> = {
