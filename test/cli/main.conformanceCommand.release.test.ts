@@ -12,7 +12,8 @@ import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
 import { ROOT, startTestServer, tempDir, type TestServer } from '../support/server.ts';
-import { holdings } from '../support/holdings.ts';
+import { holdings, records } from '../support/holdings.ts';
+import { githubBody, waitForRevision } from '../control-plane/support.ts';
 
 /** Runs the command without blocking this process, which serves the target. */
 function conformance(args: string[]): Promise<{ code: number; output: string }> {
@@ -77,14 +78,35 @@ describe('agentplane conformance --url', () => {
     assert.match(fs.readFileSync(junit, 'utf8'), /<failure/);
   });
 
-  it('leaves no trace: afterwards the server holds exactly the assistants, threads, crons and deployments it held before', async () => {
+  it('leaves no trace: afterwards the server holds exactly the assistants, threads, crons and deployments it held before, its users’ untouched', async () => {
+    // the operator's keys in AGENTPLANE_API_KEYS, nothing else of agent auth set (its token key made in the data directory)
     const server = await startTestServer({ exampleGraphs: 'all' });
     servers.push(server);
-    const held = () => holdings((p, i) => server.api(p, i));
-    // in use: a user's thread is there before
-    await server.api('/threads', { method: 'POST', json: { metadata: { owner: 'a user' } } });
+    const api = (p: string, i?: RequestInit & { json?: unknown }) => server.api(p, i);
+    const held = () => holdings(api);
+    // in use: a user's assistant, a thread with a run on it, a cron (enabled, due once a year) and a deployment are there before
+    const ok = async (res: Promise<Response>) => {
+      const answered = await res;
+      assert.ok(answered.ok, `${answered.status} ${await answered.clone().text()}`);
+      return (await answered.json()) as Record<string, any>;
+    };
+    const assistant = await ok(api('/assistants', { method: 'POST', json: { graph_id: 'echo', name: 'a user’s assistant', metadata: { owner: 'a user' } } }));
+    const thread = await ok(api('/threads', { method: 'POST', json: { metadata: { owner: 'a user' } } }));
+    await ok(
+      api(`/threads/${thread.thread_id}/runs/wait`, {
+        method: 'POST',
+        json: { assistant_id: assistant.assistant_id, input: { messages: [{ role: 'user', content: 'mine' }] } },
+      }),
+    );
+    await ok(
+      api(`/threads/${thread.thread_id}/runs/crons`, { method: 'POST', json: { assistant_id: 'echo', schedule: '0 0 1 1 *', input: { messages: [] } } }),
+    );
+    const deployment = await ok(api('/v2/deployments', { method: 'POST', json: githubBody('a-users-agent') }));
+    await waitForRevision(api, deployment.id, deployment.latest_revision_id);
     const was = await held();
+    const theirs = await records(api, was);
     const { code, output } = await conformance(['--url', server.url, '--api-key', server.key, '--mode', 'real', '--runs', '1', '--seed', '7']);
+    assert.deepEqual(await records(api, was), theirs, 'the users’ assistant, thread (and its state), cron and deployment are as they were');
     const now = await held();
     const left = await Promise.all(now.threads.filter((id) => !was.threads.includes(id)).map(async (id) => (await server.api(`/threads/${id}`)).text()));
     assert.deepEqual(now, was, `exit ${code}: ${output.slice(-2000)}\nthreads left: ${left.join('\n')}`);
