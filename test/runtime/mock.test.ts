@@ -95,7 +95,9 @@ test('every operation of both documents answers from the spec in mock mode', asy
         body = exampleOf(document, resolve(document, raw.requestBody).content['application/json']) ?? {};
       }
       // a listener's own calls take its token, never the API key: the one the mock's createListener hands out
-      const res = await server.api(url, { method: op.method, json: body, headers: { 'x-listener-token': await mockListenerToken() } });
+      // the A2A v1.0 HTTP+JSON operations answer only a request that asks for 1.0
+      const version: Record<string, string> = !op.jsonrpc && op.params.headerNames.includes('a2a-version') ? { 'A2A-Version': '1.0' } : {};
+      const res = await server.api(url, { method: op.method, json: body, headers: { 'x-listener-token': await mockListenerToken(), ...version } });
       const status = String(res.status);
       const text = await res.text();
       // a WebSocket's success is its upgrade (101): a plain request gets 426 Upgrade Required
@@ -197,4 +199,17 @@ test('the mock reads A2A HTTP+JSON bodies by their typed v1.0 schemas: {} is no 
     bad.fieldViolations.map((v: Json) => v.field),
     ['message'],
   );
+});
+
+test('the mock answers A2A HTTP+JSON only to A2A-Version 1.0, as real mode: none (0.3) or another is 400 VERSION_NOT_SUPPORTED', async () => {
+  for (const headers of [{}, { 'A2A-Version': '0.3' }, { 'A2A-Version': '2.0' }] as Record<string, string>[]) {
+    const res = await server.fetch(`${server.url}/a2a/agent/v1/tasks/abc`, { headers });
+    assert.equal(res.status, 400, JSON.stringify(headers));
+    const { error } = (await res.json()) as Json;
+    assert.equal(error.status, 'FAILED_PRECONDITION');
+    assert.equal(error.details[0].reason, 'VERSION_NOT_SUPPORTED');
+  }
+  const asked = await server.fetch(`${server.url}/a2a/agent/v1/tasks/abc?A2A-Version=1.0`);
+  assert.equal(asked.status, 200);
+  assert.equal(((await asked.json()) as Json).id, 'abc');
 });

@@ -16,6 +16,7 @@ import type { RequestContext } from '../context.ts';
 import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
 import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from '../../shared/a2aVersion.ts';
 import { mockProtocolCommands } from './protocolCommands.ts';
+import { googleRpcBody } from '../googleRpcErrors.ts';
 
 type Json = any;
 type Validate = ((value: unknown) => boolean) & { errors?: unknown };
@@ -88,7 +89,7 @@ export async function createMockHandlers(documents: ApiDocument[], dispatchers?:
       // an operation whose success is an upgrade (a WebSocket) answers a plain request 426
       const upgrade = op.responses['101'] && responses.has(426) ? 426 : undefined;
       const success = statuses.find((s) => s >= 200 && s < 300) ?? upgrade ?? statuses[0]!;
-      const answered: OperationHandler = async (request, ctx) => answer(document, op, responses, success, request, ctx);
+      const answered = speaksA2AV1(op, async (request, ctx) => answer(document, op, responses, success, request, ctx));
       const documented = checkingOwnCredential(answered, mockCredentialOf(document, op), responses.get(401));
       const protocol = document.paths[op.path][op.method.toLowerCase()]['x-agentplane-protocol-commands'];
       handlers[op.operationId] = protocol
@@ -100,6 +101,29 @@ export async function createMockHandlers(documents: ApiDocument[], dispatchers?:
     }
   }
   return handlers;
+}
+
+/**
+ * An A2A v1.0 HTTP+JSON operation (one answering google.rpc.Status in A2A's domain, that reads
+ * A2A-Version) answers only a request that asks for 1.0, as real mode does: any other version,
+ * none (0.3) included, is 400 FAILED_PRECONDITION VERSION_NOT_SUPPORTED.
+ */
+function speaksA2AV1(op: OperationSpec, handler: OperationHandler): OperationHandler {
+  if (op.errors?.domain !== 'a2a-protocol.org' || !op.params.headerNames.includes('a2a-version')) return handler;
+  const errors = op.errors;
+  return async (request, ctx) => {
+    const { headers, query } = request as { headers: Record<string, string | undefined>; query: Record<string, string | undefined> };
+    const requested = requestedVersion(headers['a2a-version'], query['A2A-Version']);
+    if (negotiate(requested) === '1.0') return handler(request, ctx);
+    const message = `The requested A2A protocol version '${requested || '0.3'}' is not supported by this binding. Supported versions: 1.0`;
+    const info = {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'VERSION_NOT_SUPPORTED',
+      domain: errors.domain,
+      metadata: { requestedVersion: requested || '0.3' },
+    };
+    return { status: 400, headers: { 'Content-Type': errors.mediaType }, body: googleRpcBody(400, message, [info], 'FAILED_PRECONDITION') };
+  };
 }
 
 /** A2A's VersionNotSupportedError (-32009) with its google.rpc.ErrorInfo, as real mode answers it. */
