@@ -2,6 +2,8 @@
 // staticSchemaSyntax.ts, from the source text alone), so that a graph's schemas are the same
 // JSON whichever of them read it: the message definition, a messages channel's update, and the
 // assembly of the state, input, output and config schemas.
+import type { DeclaredSchemas } from '../../domain/agent/declaredSchemas.ts';
+
 export type Schema = Record<string, unknown>;
 
 /** How deep an object's fields are written; deeper objects are `{}`. */
@@ -48,12 +50,8 @@ export function messagesUpdate(definitions: Record<string, Schema>): Schema {
   return { anyOf: [{ type: 'array', items: { anyOf: one } }, ...one] };
 }
 
-export interface GraphSchemas {
-  state: Schema;
-  input: Schema;
-  output: Schema;
-  config: Schema;
-}
+/** The domain's four schemas of a graph (state, input, output, config), each written here. */
+export type TypedGraphSchemas = Record<keyof DeclaredSchemas, Schema>;
 
 /** An object's fields and the definitions they refer to. */
 export interface SchemaFields {
@@ -72,7 +70,7 @@ export function assembleSchemas(
   output: SchemaFields,
   config: Record<string, Schema> | undefined,
   configDefinitions: Record<string, Schema>,
-): GraphSchemas {
+): TypedGraphSchemas {
   const draft = { $schema: 'http://json-schema.org/draft-07/schema#' };
   const object = ({ fields, definitions }: SchemaFields) => ({
     type: 'object',

@@ -11,7 +11,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as TS from 'typescript';
-import { assembleSchemas, MAX_DEPTH, MESSAGE_LIST, messageRef, messagesUpdate, type GraphSchemas, type Schema, type SchemaFields } from './schemaShapes.ts';
+import {
+  assembleSchemas,
+  MAX_DEPTH,
+  MESSAGE_LIST,
+  messageRef,
+  messagesUpdate,
+  type TypedGraphSchemas,
+  type Schema,
+  type SchemaFields,
+} from './schemaShapes.ts';
 
 type Ts = typeof TS;
 
@@ -54,7 +63,7 @@ export function syntacticSchemas(
   ts: Ts,
   file: string,
   exportName: string,
-): { schemas: GraphSchemas & { subgraphs: Record<string, GraphSchemas> }; inputs: string[] } | undefined {
+): { schemas: TypedGraphSchemas & { subgraphs: Record<string, TypedGraphSchemas> }; inputs: string[] } | undefined {
   const reader = new SyntaxReader(ts);
   try {
     const module = reader.module(file);
@@ -70,7 +79,7 @@ export function syntacticSchemas(
       factory = true;
     }
     const graph = reader.graph(made.expression, made.module, made.locals);
-    const subgraphs: Record<string, GraphSchemas> = {};
+    const subgraphs: Record<string, TypedGraphSchemas> = {};
     // as the checker: a factory's subgraphs are not read; an export's from its builder chain
     if (!factory) reader.subgraphs(made.expression, made.module, '', subgraphs, new Set());
     return { schemas: { ...graph, subgraphs }, inputs: [...reader.read, ...reader.libraries()] };
@@ -210,7 +219,7 @@ class SyntaxReader {
   }
 
   /** The schemas of a compiled graph: `<chain>.compile(…)` whose root is `new StateGraph(State[, Config])`. */
-  graph(expression: TS.Expression, module: Module, locals?: Map<string, TS.Node>, hops = 0): GraphSchemas {
+  graph(expression: TS.Expression, module: Module, locals?: Map<string, TS.Node>, hops = 0): TypedGraphSchemas {
     const ts = this.ts;
     while (ts.isAwaitExpression(expression) || ts.isParenthesizedExpression(expression)) expression = expression.expression;
     if (ts.isIdentifier(expression) && hops < 8) {
@@ -339,7 +348,7 @@ class SyntaxReader {
    * output's values (the state's unless declared apart), as the checker reads LangGraph's
    * `~InputType` and `~OutputType`; its config's updates.
    */
-  schemasOf({ state, input = state, output = state, config }: Declared): GraphSchemas {
+  schemasOf({ state, input = state, output = state, config }: Declared): TypedGraphSchemas {
     const values = (fields: Field[]): SchemaFields => {
       const read: SchemaFields = { fields: {}, definitions: {} };
       for (const field of fields)
@@ -499,7 +508,7 @@ class SyntaxReader {
    * The compiled graphs its builder chain adds as nodes, keyed by namespace, as the checker's
    * addSubgraphs finds them (a node that is a function is none; a node it cannot tell: undecided).
    */
-  subgraphs(made: TS.Expression, module: Module, prefix: string, out: Record<string, GraphSchemas>, seen: Set<TS.Node>): void {
+  subgraphs(made: TS.Expression, module: Module, prefix: string, out: Record<string, TypedGraphSchemas>, seen: Set<TS.Node>): void {
     const ts = this.ts;
     if (seen.has(made)) return;
     seen.add(made);

@@ -20,7 +20,7 @@ import {
   MESSAGE_LIST,
   messageRef,
   messagesUpdate,
-  type GraphSchemas,
+  type TypedGraphSchemas,
   type Schema,
   type SchemaFields,
 } from './schemaShapes.ts';
@@ -139,7 +139,7 @@ parentPort!.on('message', (job: Job) => {
   }
 });
 
-function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas & { subgraphs: Record<string, GraphSchemas> }) | null {
+function extract(program: TS.Program, { file, exportName }: Job): (TypedGraphSchemas & { subgraphs: Record<string, TypedGraphSchemas> }) | null {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -151,7 +151,7 @@ function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas 
   if (call) graphType = checker.getAwaitedType(call.getReturnType()) ?? call.getReturnType();
   const schemas = graphTypeSchemas(checker, graphType, source);
   if (!schemas) return null;
-  const subgraphs: Record<string, GraphSchemas> = {};
+  const subgraphs: Record<string, TypedGraphSchemas> = {};
   if (!call) addSubgraphs(checker, initializerOf(checker, exported), '', subgraphs, source, new Set());
   return { ...schemas, subgraphs };
 }
@@ -163,7 +163,7 @@ function extract(program: TS.Program, { file, exportName }: Job): (GraphSchemas 
  * `~OutputType`: the state's own when the graph declares none, only the declared channels when
  * it is built as `new StateGraph({ stateSchema, input, output })`.
  */
-function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node): GraphSchemas | null {
+function graphTypeSchemas(checker: TS.TypeChecker, graphType: TS.Type, at: TS.Node): TypedGraphSchemas | null {
   const [state, update] = checker.getTypeArguments(graphType as TS.TypeReference);
   if (!state || !update) return null;
   const declaredType = (name: string) => {
@@ -236,7 +236,7 @@ function addSubgraphs(
   checker: TS.TypeChecker,
   made: TS.Expression | undefined,
   prefix: string,
-  out: Record<string, GraphSchemas>,
+  out: Record<string, TypedGraphSchemas>,
   at: TS.Node,
   seen: Set<TS.Node>,
 ): void {

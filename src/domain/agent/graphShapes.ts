@@ -1,6 +1,7 @@
 // What a graph looks like from outside: its drawing (nodes and edges, as LangGraph's
 // getGraph().toJSON() gives it) and JSON schemas of its input, output, state and config:
 // those its author declared (declaredSchemas.ts), else its module's TypeScript types (ports/graphTypeReader.ts), else its channels.
+import type { GraphSchemas } from '../../../generated/agent-server/types.gen.ts';
 import type { LoadedGraph, RunnableGraph } from './graphs.ts';
 import { declaredSchemas, type DeclaredSchemas } from './declaredSchemas.ts';
 import { graphTypeReader, type TypedSchemas } from '../ports/graphTypeReader.ts';
@@ -11,14 +12,8 @@ export interface Drawing {
   edges: { source: string | number; target: string | number; data?: unknown; conditional: boolean }[];
 }
 
-export interface GraphSchemas {
-  graph_id: string;
-  input_schema: Record<string, unknown> | null;
-  output_schema: Record<string, unknown> | null;
-  state_schema: Record<string, unknown> | null;
-  config_schema: Record<string, unknown> | null;
-  context_schema: Record<string, unknown> | null;
-}
+/** A graph's schemas as the API answers them (`GET /assistants/{id}/schemas`). */
+export type { GraphSchemas };
 
 const MESSAGES = { type: 'array', items: { type: 'object', description: 'A LangChain message (or {role, content})' } };
 
