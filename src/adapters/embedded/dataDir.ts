@@ -80,8 +80,8 @@ export function privateFile(file: string): void {
   }
 }
 
-/** Writes a whole file or nothing: a private temporary file renamed over the old one. */
-export async function writeFileAtomic(file: string, data: string | Buffer, sync: boolean): Promise<void> {
+/** Writes a whole file or nothing: a private temporary file renamed over the old one. Chunks are written as they come. */
+export async function writeFileAtomic(file: string, data: string | Buffer | AsyncIterable<Buffer>, sync: boolean): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
   await fs.promises.rm(tmp, { force: true }); // a leftover keeps its old mode; start afresh
   try {

@@ -14,7 +14,7 @@ import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from 
 import { OrderedIds, type Positions } from './orderedIds.ts';
 import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
-import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard } from './pagedShards.ts';
+import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { readPagedIndex, writePagedIndex } from './pagedIndex.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
@@ -57,8 +57,8 @@ export interface StoreIo {
   writeSync(fd: number, buffer: Buffer, offset: number, length: number): number;
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
-  /** Writes a snapshot file whole or not at all. */
-  writeFile(file: string, data: string | Buffer, sync: boolean): Promise<void>;
+  /** Writes a snapshot file whole or not at all; chunks given one after another are written as they come. */
+  writeFile(file: string, data: string | Buffer | AsyncIterable<Buffer>, sync: boolean): Promise<void>;
 }
 
 // looked up on each call, so a test's fs shim (or a preloaded one) is seen
@@ -568,24 +568,27 @@ export class JournalStore implements Store {
   private async writePagedShard(name: string, state: CollectionState, shard: number, ids: string[]): Promise<number> {
     const text = startPagedShard();
     const added: [string, Kept][] = [];
-    let sinceTurn = 0;
-    for (const id of ids) {
-      const entry = state.records.get(id);
-      if (!entry) continue; // gone since: its delete is in the new journal
-      const raw = entry.where ? this.files.read(entry.where) : Buffer.from(JSON.stringify(entry.value));
-      addPagedRecord(text, id, entry.seq, raw);
-      added.push([id, entry]);
-      sinceTurn += raw.length;
-      if (sinceTurn >= SHARD_TEXT_CHUNK) {
-        sinceTurn = 0;
-        await new Promise((resolve) => setImmediate(resolve)); // a shard of checkpoints is megabytes
+    const generation = randomBytes(16).toString('hex');
+    const files = this.files;
+    // the text is written as it is made, a chunk at a time (a shard of checkpoints is megabytes)
+    async function* chunks(): AsyncGenerator<Buffer> {
+      for (const id of ids) {
+        const entry = state.records.get(id);
+        if (!entry) continue; // gone since: its delete is in the new journal
+        const raw = entry.where ? files.read(entry.where) : Buffer.from(JSON.stringify(entry.value));
+        addPagedRecord(text, id, entry.seq, raw);
+        added.push([id, entry]);
+        if (text.pending >= SHARD_TEXT_CHUNK) {
+          yield takePagedText(text);
+          await new Promise((resolve) => setImmediate(resolve)); // requests go in between
+        }
       }
+      yield takePagedText(text);
+      yield endPagedShard(text, generation);
     }
     const file = shardPath(this.dataDir!, name, shard);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const generation = randomBytes(16).toString('hex');
-    const data = endPagedShard(text, generation);
-    await this.io.writeFile(file, data, this.fsyncEach);
+    await this.io.writeFile(file, chunks(), this.fsyncEach);
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);
     const kept = state.paging!.kept;
@@ -599,7 +602,7 @@ export class JournalStore implements Store {
       // the shard is written: without its index the next start reads it whole, that is all
       this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
     }
-    return data.length;
+    return text.bytes;
   }
 
   /**

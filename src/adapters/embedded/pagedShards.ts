@@ -21,15 +21,19 @@ const ENDING = /\n\}(?:,"generation":"([0-9a-f]{32})")?\}$/;
 const ENDING_BYTES = 64;
 const CLOSE = Buffer.from(']');
 
+/** A paged shard's text as it is made: the bytes not yet taken, and where each record's value is. */
 export interface PagedShardText {
   chunks: Buffer[];
+  /** Bytes in `chunks`. */
+  pending: number;
+  /** Bytes of the whole text so far. */
   bytes: number;
   /** Where each record's value sits in the text, in the order added. */
   placed: Omit<Location, 'file'>[];
 }
 
 export function startPagedShard(): PagedShardText {
-  return { chunks: [PAGED_SHARD_HEAD], bytes: PAGED_SHARD_HEAD.length, placed: [] };
+  return { chunks: [PAGED_SHARD_HEAD], pending: PAGED_SHARD_HEAD.length, bytes: PAGED_SHARD_HEAD.length, placed: [] };
 }
 
 /** Adds one record whose value is `raw`, its JSON. */
@@ -37,11 +41,24 @@ export function addPagedRecord(text: PagedShardText, id: string, seq: number, ra
   const head = Buffer.from(`${text.placed.length ? ',\n' : ''}${JSON.stringify(id)}:[${seq},`);
   text.chunks.push(head, raw, CLOSE);
   text.placed.push({ at: text.bytes + head.length, len: raw.length });
-  text.bytes += head.length + raw.length + 1;
+  const added = head.length + raw.length + 1;
+  text.bytes += added;
+  text.pending += added;
 }
 
+/** The text added since the last take, as one buffer to write: the shard is written as it is made, never held whole. */
+export function takePagedText(text: PagedShardText): Buffer {
+  const taken = Buffer.concat(text.chunks, text.pending);
+  text.chunks = [];
+  text.pending = 0;
+  return taken;
+}
+
+/** The shard's last bytes, with its generation (counted in `text.bytes`). */
 export function endPagedShard(text: PagedShardText, generation: string): Buffer {
-  return Buffer.concat([...text.chunks, Buffer.from(`\n},"generation":"${generation}"}`)]);
+  const end = Buffer.from(`\n},"generation":"${generation}"}`);
+  text.bytes += end.length;
+  return end;
 }
 
 /** The ending of a shard's text: its length and generation (null: none); null when it does not end as one. */

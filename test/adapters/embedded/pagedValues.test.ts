@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { openJournalStore, type JournalStoreOptions } from '../../../src/adapters/embedded/journalStore.ts';
-import { readDataDir, shardPath } from '../../../src/adapters/embedded/dataDir.ts';
+import { openJournalStore, type JournalStoreOptions, type StoreIo } from '../../../src/adapters/embedded/journalStore.ts';
+import { SHARD_TEXT_CHUNK, readDataDir, shardPath, writeFileAtomic } from '../../../src/adapters/embedded/dataDir.ts';
 import { PAGED_SHARD_HEAD } from '../../../src/adapters/embedded/pagedShards.ts';
 import { indexPath } from '../../../src/adapters/embedded/pagedIndex.ts';
 import { tempDir } from '../../support/server.ts';
@@ -231,4 +231,35 @@ test('a start locates paged records from the saved indexes without reading the s
     await store.close();
   }
   assert.deepEqual(spy.read, []);
+});
+
+test('a snapshot writes a paged shard as it makes it, a chunk at a time, never its whole text at once', async () => {
+  const dir = tempDir('paged-');
+  const chunks: number[] = [];
+  const io: StoreIo = {
+    writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+    fsyncSync: (fd) => fs.fsyncSync(fd),
+    ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
+    async writeFile(file, data, sync) {
+      if (!file.includes(`${path.sep}cps${path.sep}`)) return writeFileAtomic(file, data, sync);
+      assert.ok(typeof data !== 'string' && !Buffer.isBuffer(data), 'the shard is given as chunks');
+      const seen: Buffer[] = [];
+      for await (const chunk of data) {
+        chunks.push(chunk.length);
+        seen.push(chunk);
+      }
+      return writeFileAtomic(file, Buffer.concat(seen), sync);
+    },
+  };
+  const { store, cps } = await open(dir, { shards: 1, io });
+  try {
+    const big = (i: number) => ({ ...checkpoint(i), blob: 'z'.repeat(20_000) });
+    for (let i = 0; i < 100; i += 1) await cps.put(`c${i}`, big(i)); // a 2 MB shard
+    await store.flush();
+    assert.ok(chunks.length > 10, `${chunks.length} chunks`);
+    assert.ok(Math.max(...chunks) < SHARD_TEXT_CHUNK + 21_000, `the largest chunk is ${Math.max(...chunks)} bytes`);
+    for (let i = 0; i < 100; i += 1) assert.deepEqual(await cps.get(`c${i}`), big(i));
+  } finally {
+    await store.close();
+  }
 });
