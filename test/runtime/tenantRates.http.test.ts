@@ -69,3 +69,27 @@ test('a refusal is answered once the tenant may retry: a client that asks again 
     await app.app.close();
   }
 });
+
+test("the control plane counts against the same rate: a tenant's deployments past it are 429 and stored nothing", async () => {
+  // A flooded deployments (4,700 in 25 s in issue 83's probe) at whatever pace the server answered
+  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3' });
+  try {
+    const { send, keyA, keyB } = app;
+    const deployment = (name: string) => ({
+      name,
+      source: 'github',
+      source_config: { repo_url: 'https://github.com/acme/agent', deployment_type: 'dev' },
+      source_revision_config: { repo_ref: 'main', graph_config_path: 'langgraph.json' },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await send(keyA, 'POST', '/v2/deployments', deployment(`flood-${i}`))).status);
+    assert.deepEqual(statuses.slice(0, 3), [201, 201, 201]);
+    assert.ok(statuses.slice(3).includes(429), statuses.join(' '));
+    assert.equal((await send(keyB, 'POST', '/v2/deployments', deployment('b-1'))).status, 201, "B's rate is its own");
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const listed = (await (await send(keyA, 'GET', '/v2/deployments')).json()) as { resources: unknown[] };
+    assert.equal(listed.resources.length, statuses.filter((s) => s === 201).length, 'a refused creation stored nothing');
+  } finally {
+    await app.app.close();
+  }
+});
