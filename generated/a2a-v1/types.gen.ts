@@ -49,9 +49,7 @@ export interface Part {
   /**
    * Any JSON value (google.protobuf.Value).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * Free-form key-value metadata (google.protobuf.Struct).
    */

@@ -295,9 +295,7 @@ export interface JSONRPCError {
   /**
    * Optional details.
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
 }
 /**
  * This interface was referenced by `A2ASchemas`'s JSON-Schema

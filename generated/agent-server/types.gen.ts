@@ -104,9 +104,7 @@ export type CommandGotoTarget =
       /**
        * Its input (any JSON value).
        */
-      input?: {
-        [k: string]: unknown;
-      };
+      input?: unknown;
     };
 /**
  * Lifecycle of a run - `pending` → `running` → `success` | `error` | `timeout` | `interrupted`.
@@ -1034,9 +1032,7 @@ export interface Interrupt {
   /**
    * The value passed to `interrupt()`.
    */
-  value: {
-    [k: string]: unknown;
-  };
+  value: unknown;
 }
 /**
  * A thread - the persistent state of one conversation.
@@ -1156,9 +1152,7 @@ export interface ThreadSuperstep {
       /**
        * The update.
        */
-      values?: {
-        [k: string]: unknown;
-      };
+      values?: unknown;
       /**
        * Accepted for compatibility; not applied.
        */
@@ -1172,9 +1166,7 @@ export interface ThreadSuperstep {
       /**
        * The update.
        */
-      values?: {
-        [k: string]: unknown;
-      };
+      values?: unknown;
       /**
        * Accepted for compatibility; not applied.
        */
@@ -1247,9 +1239,7 @@ export interface Message {
    * state update) may hold another JSON value here, and it is returned as it is.
    *
    */
-  content?: {
-    [k: string]: unknown;
-  };
+  content?: unknown;
   /**
    * The message's id.
    */
@@ -1486,15 +1476,11 @@ export interface ThreadState {
     /**
      * The subgraph's state when requested with `subgraphs` (a thread state without `interrupts`, which its own tasks carry, as upstream writes it), else null.
      */
-    state?: {
-      [k: string]: unknown;
-    };
+    state?: unknown;
     /**
      * The task's output (what its node returned) once it has finished, else null.
      */
-    result?: {
-      [k: string]: unknown;
-    };
+    result?: unknown;
   }[];
   /**
    * Metadata of the checkpoint (`source`, `step`, `run_id`, ...).
@@ -1644,9 +1630,7 @@ export interface RunCreate {
     /**
      * Value to resume an interrupt with (any JSON value; an object of interrupt id → value resumes several).
      */
-    resume?: {
-      [k: string]: unknown;
-    };
+    resume?: unknown;
   } | null;
   /**
    * Metadata of the run.
@@ -2151,27 +2135,19 @@ export interface JSONRPCRequestEnvelope {
   /**
    * Must be `"2.0"`.
    */
-  jsonrpc?: {
-    [k: string]: unknown;
-  };
+  jsonrpc?: unknown;
   /**
    * Request id (string or integer); absent for a notification.
    */
-  id?: {
-    [k: string]: unknown;
-  };
+  id?: unknown;
   /**
    * `message/send`, `message/stream`, `tasks/get`, `tasks/cancel` or `tasks/resubscribe`.
    */
-  method?: {
-    [k: string]: unknown;
-  };
+  method?: unknown;
   /**
    * By-name params of the method.
    */
-  params?: {
-    [k: string]: unknown;
-  };
+  params?: unknown;
 }
 /**
  * A JSON-RPC 2.0 error object. A2A codes are listed in `a2a.openrpc.json`.
@@ -2185,9 +2161,7 @@ export interface JSONRPCError {
   /**
    * Optional details.
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
 }
 /**
  * One message of a conversation.
@@ -2229,9 +2203,7 @@ export interface A2AV1Part {
   /**
    * Any JSON value (google.protobuf.Value).
    */
-  data?: {
-    [k: string]: unknown;
-  };
+  data?: unknown;
   /**
    * Free-form key-value metadata (google.protobuf.Struct).
    */

@@ -354,9 +354,7 @@ export interface InputRequestedData {
   /**
    * The interrupt's value, as the graph gave it.
    */
-  payload?: {
-    [k: string]: unknown;
-  };
+  payload?: unknown;
 }
 /**
  * A namespace's status changed (the root's: the run's start and end).
@@ -404,9 +402,7 @@ export interface ValuesEvent {
     /**
      * The graph's whole state after a step (its messages in the protocol's shape).
      */
-    data: {
-      [k: string]: unknown;
-    };
+    data: unknown;
   };
 }
 /**
@@ -436,9 +432,7 @@ export interface UpdatesEvent {
     /**
      * What a node wrote in a step (the node in `params.node`).
      */
-    data: {
-      [k: string]: unknown;
-    };
+    data: unknown;
   };
 }
 /**
@@ -541,9 +535,7 @@ export interface TasksEvent {
     /**
      * A task's start or result, as LangGraph streams it.
      */
-    data: {
-      [k: string]: unknown;
-    };
+    data: unknown;
   };
 }
 /**

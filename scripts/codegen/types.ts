@@ -5,10 +5,16 @@ import { compile } from 'json-schema-to-typescript';
 import { writeFile } from './output.ts';
 import { rewriteRefs, type Json } from './schemas.ts';
 
+/** Keywords that say nothing of a value's type: a schema of these alone takes any value. */
+const ANNOTATIONS = new Set(['description', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
+
 /** Drops keywords json-schema-to-typescript would turn into extra named types or noise. */
 function forTypes(node: Json): Json {
   if (Array.isArray(node)) return node.map(forTypes);
   if (node && typeof node === 'object') {
+    // json-schema-to-typescript types a schema with a description alone as an object (`{}` as
+    // unknown); it takes any JSON value, so it is `unknown` too
+    if (typeof node.description === 'string' && Object.keys(node).every((k) => ANNOTATIONS.has(k))) return { ...node, tsType: 'unknown' };
     const out: Json = {};
     for (const [k, v] of Object.entries(node)) {
       if (k === 'title' || k === 'examples' || k === 'example' || k.startsWith('x-')) continue;

@@ -53,7 +53,7 @@ export function protocolHandlers(
       return { status: 426, headers: { Upgrade: 'websocket' }, body: { detail } };
     },
     async sendProtocolCommand({ path, body }, ctx) {
-      const reply = await protocolFor(ctx).command(path.thread_id, body as never);
+      const reply = await protocolFor(ctx).command(path.thread_id, body);
       return reply.ok ? { status: 200, body: reply.value } : failed(reply.failure);
     },
     async streamThreadEvents({ path, headers, body }, ctx) {

@@ -48,3 +48,16 @@ test("the agent server's run, thread and stream vocabularies are the spec's enum
     assert.deepEqual([...list], schemas[name].enum, name);
   }
 });
+
+test('a schema with a description alone takes any value: its type is unknown, not an object', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'types-'));
+  try {
+    const components: Json = { Send: { type: 'object', properties: { input: { description: 'Any JSON value.' }, node: { type: 'string' } } } };
+    await writeTypes(dir, '', 'Demo', components, {});
+    const written = fs.readFileSync(path.join(dir, 'types.gen.ts'), 'utf8');
+    assert.match(written, /input\?: unknown;/);
+    assert.match(written, /node\?: string;/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -17,13 +17,24 @@ import type { ThreadRecord } from '../records.ts';
 
 import { paramsProblem } from '../../../shared/protocolCommands.ts';
 import type * as Protocol from '../../../../generated/protocol/types.gen.ts';
+import type { RunCreate, StreamMode } from '../../../../generated/agent-server/types.gen.ts';
 
 type ProtocolCommand = Protocol.Command;
 type CommandReply = Protocol.CommandReply;
 type ResponseMeta = Protocol.ResponseMeta;
 
 /** What run.start creates: upstream's protocol runs stream every mode, subgraphs included. */
-const RUN_STREAM_MODES = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
+const RUN_STREAM_MODES: StreamMode[] = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
+
+/** What a protocol run is started with: run.start's params, or input.respond's answers with its update and goto. */
+interface ProtocolRunOptions {
+  config?: Protocol.RunStartParams['config'];
+  metadata?: Protocol.RunStartParams['metadata'];
+  strategy: Protocol.MultitaskStrategy;
+  update?: Protocol.InputRespondParams['update'];
+  goto?: Protocol.Goto;
+  resume?: boolean;
+}
 
 type Dict = Record<string, unknown>;
 /** A command's params, once paramsProblem found nothing wrong with them: its method's params. */
@@ -105,11 +116,11 @@ export class ProtocolCommands {
   private async start(
     threadId: string,
     assistantId: string,
-    input: unknown,
-    options: { config?: Dict; metadata?: Dict; strategy: Protocol.MultitaskStrategy; update?: unknown; goto?: unknown; resume?: boolean },
+    input: Protocol.RunStartParams['input'],
+    options: ProtocolRunOptions,
   ): Promise<Outcome<string, 'not_found' | 'busy' | 'quota_exceeded'>> {
     const resume = options.resume ?? (input !== undefined && input !== null && (await this.pendingInterrupts(threadId)));
-    const body = {
+    const body: RunCreate = {
       assistant_id: assistantId,
       ...(resume
         ? {
@@ -130,7 +141,7 @@ export class ProtocolCommands {
       [PROTOCOL_RUN_KEY]: true,
       [PROTOCOL_ASSISTANT_KEY]: assistantId,
     };
-    const run = await this.deps.service.runs.create(threadId, body as never);
+    const run = await this.deps.service.runs.create(threadId, body);
     return run.ok ? ok(run.value.run_id) : run;
   }
 
