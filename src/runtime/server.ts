@@ -422,11 +422,13 @@ async function mockApplication(config: ServerConfig, log: Logger): Promise<Appli
   const methods = createMockMethods(rpcDocument.document);
   const framing = { validateResults: config.validateResponses, log, maxDepth: config.maxBodyDepth };
   // each A2A version answers from its own document: v1.0's methods (SendMessage, …) from a2a-v1's
+  const methodsV1 = createMockMethods(rpcDocumentV1.document);
   const dispatchers = {
     '0.3': await rpcDispatcher(methods, framing),
-    '1.0': await rpcDispatcher(createMockMethods(rpcDocumentV1.document), framing, 'a2a-v1', { streamErrorsAsJson: true }),
+    '1.0': await rpcDispatcher(methodsV1, framing, 'a2a-v1', { streamErrorsAsJson: true }),
   };
-  return { handlers: await createMockHandlers(apiDocuments, dispatchers), methods, modules: [] };
+  const { mockA2AGrpc } = await import('./mock/grpc.ts');
+  return { handlers: await createMockHandlers(apiDocuments, dispatchers), methods, modules: [], grpc: mockA2AGrpc(methodsV1) };
 }
 
 type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;

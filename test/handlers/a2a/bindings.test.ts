@@ -9,6 +9,8 @@ import { Role, TaskState, type SendMessageRequest, type StreamResponse } from '@
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { fixtureGraphs } from './harness.ts';
 import { listTasksRequest } from './v1harness.ts';
+import { status as Code } from '@grpc/grpc-js';
+import { rawGrpc } from './grpcRaw.ts';
 
 let server: TestServer;
 
@@ -222,4 +224,51 @@ test('one task, every binding: sent over gRPC, read over HTTP+JSON and JSON-RPC'
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: sent.id } }),
   });
   assert.equal(((await rpc.json()) as { result: { id: string } }).result.id, sent.id);
+});
+
+// mock mode serves the gRPC binding too, from the v1.0 OpenRPC examples (issue 85: the mock
+// served no A2A v1.0 on gRPC)
+test('mock mode answers A2A v1.0 over gRPC: the SDK client sends and gets the examples; a call without A2A-Version 1.0 is refused', async () => {
+  const mock = await startTestServer({ mock: true, env: { AGENTPLANE_GRPC_PORT: '0' } });
+  try {
+    const grpc = await mock.grpc;
+    assert.ok('port' in grpc, JSON.stringify(grpc));
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new GrpcTransportFactory()], preferredTransports: ['GRPC'] });
+    const client = await new ClientFactory(options).createFromAgentCard(exampleCardFor(`127.0.0.1:${grpc.port}`) as never);
+    const sent = await client.sendMessage(textMessage('hello'));
+    assert.ok('id' in sent, JSON.stringify(sent));
+    assert.equal(sent.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.equal(textOf(sent.artifacts[0]?.parts[0]), '4');
+    const got = await client.getTask({ tenant: '', id: sent.id, historyLength: undefined });
+    assert.equal(got.id, sent.id);
+    const events = await collect(client.sendMessageStream(textMessage('streamed')));
+    assert.deepEqual(
+      events.map((e) => e.payload?.$case),
+      ['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'],
+    );
+    const raw = rawGrpc(`127.0.0.1:${grpc.port}`);
+    try {
+      const refused = await raw.unary('GetTask', { tenant: 'agent', id: 'x' }, {});
+      assert.equal(refused.error?.code, Code.FAILED_PRECONDITION);
+    } finally {
+      raw.close();
+    }
+  } finally {
+    await mock.close();
+  }
+});
+
+/** A v1.0 card naming only a gRPC interface at `url` (the mock's own card names no port it serves). */
+const exampleCardFor = (url: string) => ({
+  name: 'agent',
+  description: 'agent assistant',
+  supportedInterfaces: [{ url, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: 'agent' }],
+  version: '0.1.0',
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: false, extensions: [] },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [],
+  securitySchemes: {},
+  securityRequirements: [],
+  signatures: [],
 });
