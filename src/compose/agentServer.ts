@@ -10,8 +10,8 @@ import { loadGraphs } from '../domain/agent/graphs.ts';
 import { warmGraphSchemas } from '../domain/agent/graphShapes.ts';
 import { staticSchemaReader } from '../adapters/run-workers/staticSchemas.ts';
 import { useGraphTypeReader } from '../domain/ports/graphTypeReader.ts';
-import { useSpanExporter } from '../domain/ports/spanExport.ts';
-import { otlpExporterFromEnv } from '../adapters/tracing/otlpExport.ts';
+import { useRunSpanSettings } from '../domain/ports/spanExport.ts';
+import { runSpanSettingsFromEnv } from '../adapters/tracing/runSpanSettings.ts';
 import { RunWorkerPool } from '../adapters/run-workers/runWorkerPool.ts';
 import { RunsAhead } from '../adapters/run-workers/runsAhead.ts';
 import type { RunEnded } from '../domain/agent/runEngine.ts';
@@ -83,8 +83,8 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
   const functions = config.configFile && path.basename(config.configFile) === 'langgraph.json' ? 'factory' : 'plain';
   // graphs that declare no schema have them read from their TypeScript types, in a worker thread
   useGraphTypeReader(staticSchemaReader);
-  // a run's spans also go to the OTLP endpoint the environment names
-  useSpanExporter(otlpExporterFromEnv);
+  // a run's spans are made with the environment's tracing settings (read on the first run), and also go to the OTLP endpoint it names
+  useRunSpanSettings(() => runSpanSettingsFromEnv(process.env));
   const graphs = await loadGraphs(config.project.graphs ?? {}, baseDir, checkpointer, { functions });
   // the graphs' types are read in the background, so their schemas answer at once when asked
   const warmSchemas = () => {

@@ -33,14 +33,14 @@ import { wireJson } from '../../domain/agent/wireJson.ts';
 import { JsonText, dataOf } from '../../shared/jsonText.ts';
 import { poolRandomValues, useOwnEnvironmentCopy } from './workerEnvironment.ts';
 import { langGraphReleaseNear } from '../../shared/langGraphRelease.ts';
-import { useSpanExporter } from '../../domain/ports/spanExport.ts';
-import { otlpExporterFromEnv } from '../tracing/otlpExport.ts';
+import { useRunSpanSettings } from '../../domain/ports/spanExport.ts';
+import { runSpanSettingsFromEnv } from '../tracing/runSpanSettings.ts';
 
 yieldToRequestLoop();
 useOwnEnvironmentCopy();
 poolRandomValues();
 // this worker's runs export their spans as the main thread's do
-useSpanExporter(otlpExporterFromEnv);
+useRunSpanSettings(() => runSpanSettingsFromEnv(process.env));
 
 const port = parentPort!;
 const setup = workerData as WorkerSetup;

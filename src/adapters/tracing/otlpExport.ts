@@ -4,11 +4,11 @@
 // packages cost 0.3–0.5 s of start-up and only a run needs them.
 import { createRequire } from 'node:module';
 import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
-import type { SpanExporterFactory } from '../../domain/ports/spanExport.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 const requireOnFirstRun = createRequire(import.meta.url);
 
-export const otlpExporterFromEnv: SpanExporterFactory = (env) => {
+export const otlpExporterFromEnv = (env: NodeJS.ProcessEnv): SpanExporter | undefined => {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
   const { OTLPTraceExporter } = requireOnFirstRun('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
   return new OTLPTraceExporter();

@@ -1,17 +1,33 @@
-// Where a run's spans go beyond the run's own record: an exporter the adapter makes from the
-// standard OTEL_EXPORTER_OTLP_* variables (adapters/tracing/otlpExport.ts), installed by the
-// composition root in the main thread and by each run worker in its own. Without one, spans
-// are kept with their run only.
+// What a process's run spans are made with (domain/agent/tracing/runSpans.ts): the tracing
+// project, content capture, the resource, and where spans go beyond the run's own record (an
+// exporter the adapter makes from the standard OTEL_EXPORTER_OTLP_* variables,
+// adapters/tracing/runSpanSettings.ts). The composition root installs the source in the main
+// thread and each run worker in its own; it is read on the process's first run, so the domain
+// reads no environment. Without one, spans are kept with their run only.
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-export type SpanExporterFactory = (env: NodeJS.ProcessEnv) => SpanExporter | undefined;
-
-let installed: SpanExporterFactory = () => undefined;
-
-export function useSpanExporter(factory: SpanExporterFactory): void {
-  installed = factory;
+export interface RunSpanSettings {
+  /** The tracing project: the exported resource's service.name. */
+  serviceName: string;
+  /** Whether exported spans keep what they hold of a conversation (off by default: it may hold personal data). */
+  traceContent: boolean;
+  /** agentplane's version (service.version), when known. */
+  version?: string;
+  /** The deployment the server runs for (deployment.name), when it runs for one. */
+  deploymentName?: string;
+  /** Where spans are exported, when anywhere. */
+  exporter?: SpanExporter;
 }
 
-export function spanExporterFactory(): SpanExporterFactory {
-  return installed;
+const KEPT_ONLY: RunSpanSettings = { serviceName: 'agentplane', traceContent: false };
+
+let installed: () => RunSpanSettings = () => KEPT_ONLY;
+
+/** Installs where the process's run span settings come from (asked once, on its first run). */
+export function useRunSpanSettings(source: () => RunSpanSettings): void {
+  installed = source;
+}
+
+export function runSpanSettings(): RunSpanSettings {
+  return installed();
 }

@@ -1,14 +1,14 @@
 // Where a run's OpenTelemetry spans go: one tracer provider per process (the main thread and
 // each run worker) that keeps every finished span of a run until the run takes them (so the
 // store holds the run's trace without any collector) and, when the standard
-// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON), through the exporter the process installed
-// (ports/spanExport.ts). What the spans
+// OTEL_EXPORTER_OTLP_ENDPOINT is set, also exports them over OTLP/HTTP (JSON), through the exporter of
+// the settings the process installed (ports/spanExport.ts, read from its environment by an adapter). What the spans
 // hold of a conversation (messages, tool arguments and results, node inputs and outputs) is
 // exported only with AGENTPLANE_TRACE_CONTENT=1: the GenAI conventions leave content capture
 // off by default, as it may hold personal data. The trace a run keeps always has it (it is read
 // by whoever may read the thread, which holds the same messages).
 import type { Context } from '@opentelemetry/api';
-import { spanExporterFactory } from '../../ports/spanExport.ts';
+import { runSpanSettings, type RunSpanSettings } from '../../ports/spanExport.ts';
 import type { TraceSpan } from '../../../../generated/agent-server/types.gen.ts';
 import { createRequire } from 'node:module';
 import type * as Resources from '@opentelemetry/resources';
@@ -83,11 +83,6 @@ function stackOf(span: ReadableSpan): string | undefined {
   return typeof stack === 'string' && stack ? stack : undefined;
 }
 
-/** The tracing project: OTEL_SERVICE_NAME, else the deployment the server runs for, else agentplane. */
-export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
-  return env.OTEL_SERVICE_NAME || env.AGENTPLANE_DEPLOYMENT_NAME || 'agentplane';
-}
-
 /** The attributes that hold a conversation's content (exported only when content capture is on). */
 export const CONTENT_ATTRIBUTES = [
   'gen_ai.input.messages',
@@ -98,9 +93,6 @@ export const CONTENT_ATTRIBUTES = [
   'output.value',
   'langgraph.interrupt.value',
 ];
-
-/** Content capture for exported spans (AGENTPLANE_TRACE_CONTENT=1; off by default). */
-export const traceContent = (env: NodeJS.ProcessEnv = process.env): boolean => env.AGENTPLANE_TRACE_CONTENT === '1' || env.AGENTPLANE_TRACE_CONTENT === 'true';
 
 /** An exporter that hands on each span without its content attributes. */
 function withoutContent(exporter: SpanExporter): SpanExporter {
@@ -118,31 +110,31 @@ function withoutContent(exporter: SpanExporter): SpanExporter {
 }
 
 /** The resource every span is exported with: the service (and deployment) and agentplane's version. */
-function resourceAttributes(env: NodeJS.ProcessEnv): Record<string, string> {
+function resourceAttributes(settings: RunSpanSettings): Record<string, string> {
   return {
-    'service.name': serviceName(env),
+    'service.name': settings.serviceName,
     // agentplane's version, which the server that starts (runtime/server.ts) puts in the environment the run workers inherit
-    ...(env.AGENTPLANE_VERSION ? { 'service.version': env.AGENTPLANE_VERSION } : {}),
-    ...(env.AGENTPLANE_DEPLOYMENT_NAME ? { 'deployment.name': env.AGENTPLANE_DEPLOYMENT_NAME } : {}),
+    ...(settings.version ? { 'service.version': settings.version } : {}),
+    ...(settings.deploymentName ? { 'deployment.name': settings.deploymentName } : {}),
   };
 }
 
 let installed: { provider: BasicTracerProvider; collector: RunSpanCollector } | undefined;
 
-/** This process's tracer provider (made on first use, from the environment). */
+/** This process's tracer provider (made on first use, from the settings the process installed). */
 export function runSpans(): { provider: BasicTracerProvider; collector: RunSpanCollector } {
   if (installed) return installed;
   const { BasicTracerProvider, BatchSpanProcessor } = requireOnFirstRun('@opentelemetry/sdk-trace-base') as typeof SdkTraceBase;
   const { resourceFromAttributes } = requireOnFirstRun('@opentelemetry/resources') as typeof Resources;
   const collector = new RunSpanCollector();
   const processors: SpanProcessor[] = [collector];
-  const env = process.env;
-  // the exporter the process installed (ports/spanExport.ts), when the environment asks for one
-  const exporter = spanExporterFactory()(env);
+  const settings = runSpanSettings();
+  // the exporter of the installed settings (ports/spanExport.ts), when the environment asks for one
+  const { exporter } = settings;
   if (exporter) {
-    processors.push(new BatchSpanProcessor(traceContent(env) ? exporter : withoutContent(exporter), { scheduledDelayMillis: 500 }));
+    processors.push(new BatchSpanProcessor(settings.traceContent ? exporter : withoutContent(exporter), { scheduledDelayMillis: 500 }));
   }
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes(env)), spanProcessors: processors });
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resourceAttributes(settings)), spanProcessors: processors });
   installed = { provider, collector };
   return installed;
 }
