@@ -41,7 +41,7 @@ const server: TestServer = await startTestServer({
   env: {
     AGENTPLANE_AGENT_SERVER_AUTH: '1',
     AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`,
-    ...(process.env.FLOOD_RATE ? { AGENTPLANE_MAX_REQUESTS_PER_SECOND: process.env.FLOOD_RATE } : {}),
+    ...(process.env.FLOOD_RATE ? { AGENTPLANE_MAX_REQUESTS_PER_SECOND: process.env.FLOOD_RATE, AGENTPLANE_MAX_REQUEST_BURST: process.env.FLOOD_RATE } : {}),
   },
 });
 const threadB = ((await (await asB('POST', '/threads', {})).json()) as { thread_id: string }).thread_id;

@@ -54,6 +54,7 @@ export async function measureTenants(workDir: string, log: (s: string) => void):
         AGENTPLANE_AGENT_SERVER_AUTH: '1',
         // the figure is the runs' throughput across tenants, not one tenant's request rate (100 a second by default)
         AGENTPLANE_MAX_REQUESTS_PER_SECOND: '1000000',
+        AGENTPLANE_MAX_REQUEST_BURST: '1000000',
         AGENTPLANE_RUN_WORKERS: String(TENANT_WORKERS),
         AGENTPLANE_API_KEYS: keys.map((k) => `${k.key}:${k.tenant}`).join(','),
       },

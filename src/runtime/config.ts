@@ -62,8 +62,10 @@ export interface ServerConfig {
    * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); see domain/tenantQuotas.ts.
    */
   tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number };
-  /** Requests a second one tenant may send to the agent server, in bursts of as many (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 100: docs/security.md says why). */
+  /** Requests a second one tenant may send to the agent server (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 100: docs/security.md says why). */
   maxRequestsPerSecond: number;
+  /** How many requests a tenant may send at once on top of its rate (AGENTPLANE_MAX_REQUEST_BURST, default 250: a client's 200 calls at once, as A2A clients send them, are let in). */
+  maxRequestBurst: number;
   /** How deeply a request body may nest objects and arrays (AGENTPLANE_MAX_BODY_DEPTH, default 100). */
   maxBodyDepth: number;
   validateResponses: boolean;
@@ -265,6 +267,12 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       runsInFlight: positiveInteger('AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT', env.AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, 1_000),
     },
     maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100),
+    // never below the rate: a second's requests are always let in at once
+    maxRequestBurst: positiveInteger(
+      'AGENTPLANE_MAX_REQUEST_BURST',
+      env.AGENTPLANE_MAX_REQUEST_BURST,
+      Math.max(250, positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100)),
+    ),
     socketIdleSeconds: positiveInteger('AGENTPLANE_SOCKET_IDLE_SECONDS', env.AGENTPLANE_SOCKET_IDLE_SECONDS, 60),
     maxBodyDepth: positiveInteger('AGENTPLANE_MAX_BODY_DEPTH', env.AGENTPLANE_MAX_BODY_DEPTH, DEFAULT_MAX_BODY_DEPTH),
     validateResponses: flag('AGENTPLANE_VALIDATE_RESPONSES', env.AGENTPLANE_VALIDATE_RESPONSES, false),

@@ -193,7 +193,7 @@ export async function startHttpServer(
     socketSlots: new StreamSlots(config.maxStreamsPerClient, config.maxStreams),
     // the agent server's operations (A2A's among them) and the control plane's, one count per tenant: a flooding
     // tenant is slowed before it costs the others (4,700 deployments in 25 s took the server as threads did)
-    tenantRates: { rates: new TenantRates(config.maxRequestsPerSecond), documents: ['agent-server', 'control-plane'] },
+    tenantRates: { rates: new TenantRates(config.maxRequestsPerSecond, config.maxRequestBurst), documents: ['agent-server', 'control-plane'] },
     maxBodyDepth: config.maxBodyDepth,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,

@@ -10,7 +10,7 @@ import { inProcessApp } from '../support/server.ts';
 let tenants: TwoTenants;
 
 before(async () => {
-  tenants = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '5' });
+  tenants = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '5', AGENTPLANE_MAX_REQUEST_BURST: '5' });
 });
 after(() => tenants.app.close());
 
@@ -47,7 +47,7 @@ test('without agent-server auth nothing is counted (no tenants)', async () => {
 test('a refusal is answered once the tenant may retry: a client that asks again at once is held to a refusal a second per connection', async () => {
   // answered at once, 4 connections asking again as soon as answered were refused as fast as
   // the server could answer (hundreds a second), and every other tenant's request waited behind them
-  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2' });
+  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2', AGENTPLANE_MAX_REQUEST_BURST: '2' });
   try {
     const { send, keyA, keyB } = app;
     const statuses: number[] = [];
@@ -72,7 +72,7 @@ test('a refusal is answered once the tenant may retry: a client that asks again 
 
 test("the control plane counts against the same rate: a tenant's deployments past it are 429 and stored nothing", async () => {
   // A flooded deployments (4,700 in 25 s in issue 83's probe) at whatever pace the server answered
-  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3' });
+  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3', AGENTPLANE_MAX_REQUEST_BURST: '3' });
   try {
     const { send, keyA, keyB } = app;
     const deployment = (name: string) => ({
@@ -91,5 +91,15 @@ test("the control plane counts against the same rate: a tenant's deployments pas
     assert.equal(listed.resources.length, statuses.filter((s) => s === 201).length, 'a refused creation stored nothing');
   } finally {
     await app.app.close();
+  }
+});
+
+test("a client's 200 calls at once are let in under the default limits (issue 85: 200 concurrent SendMessage from one client)", async () => {
+  const defaults = await twoTenants();
+  try {
+    const answers = await Promise.all(Array.from({ length: 200 }, () => defaults.send(defaults.keyA, 'POST', '/threads', {})));
+    assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);
+  } finally {
+    await defaults.app.close();
   }
 });

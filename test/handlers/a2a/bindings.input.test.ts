@@ -291,6 +291,7 @@ describe('a tenant over AGENTPLANE_MAX_REQUESTS_PER_SECOND is held to it on gRPC
         AGENTPLANE_AGENT_SERVER_AUTH: '1',
         AGENTPLANE_API_KEYS: `${key}:${crypto.randomUUID()}`,
         AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3',
+        AGENTPLANE_MAX_REQUEST_BURST: '3',
       },
     });
     const grpc = await limited.grpc;
