@@ -7,11 +7,13 @@
 // the card; and since only declared v1.0 fields count, the 0.3 card (which also carries
 // `supportedInterfaces`) is canonicalized by the same rule. The declared fields are read from
 // the AgentCard schema of spec/a2a-v1.openrpc.json, so the contract and the signature agree.
-import canonicalizeModule from 'canonicalize';
+import { createRequire } from 'node:module';
 import { loadDocument } from '../../../../generated/a2a-v1/document.gen.js';
 
-// a CommonJS module whose types declare an ES default export: at run time the import is the function
-const canonicalize = ((canonicalizeModule as unknown as { default?: unknown }).default ?? canonicalizeModule) as (input: unknown) => string | undefined;
+// canonicalize is CommonJS (its module.exports is the function) while its types declare an ES
+// default export, which TypeScript reads from an ES module as a property of the module object:
+// an import would need a cast either way, so it is required and its signature written here
+const canonicalize: (input: unknown) => string | undefined = createRequire(import.meta.url)('canonicalize');
 
 interface Schema {
   $ref?: string;
