@@ -193,7 +193,7 @@ describe('replicas on one PostgreSQL database', () => {
     assert.deepEqual(inputs, ['human:in flight', 'ai:in flight']);
     const retriedLine = logLine(
       survivors.map((s) => s.output()).join('\n'),
-      'the platform interrupted the run; starting it again',
+      'run was in progress when the server stopped; starting it again',
       (l) => l.run_id === inFlight.runId && l.attempt === 2,
     );
     assert.ok(retriedLine, 'a survivor says it started the run in flight again (attempt 2)');
