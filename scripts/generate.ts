@@ -1,5 +1,6 @@
 // spec/ → generated/. Reads and checks each document, then writes per document:
-//   types.gen.ts        TypeScript types for every schema and every operation part   (codegen/types.ts)
+//   types.gen.ts        TypeScript types for every schema and every operation part,
+//                       and the value list of every string enum (RUN_STATUSES)       (codegen/types.ts)
 //   operations.gen.ts   the operation table and the Handlers interface               (codegen/operations.ts)
 //   methods.gen.ts      the method table and the Methods interface (OpenRPC)         (codegen/methods.ts)
 //   *.validators.gen.js standalone ajv validators (params, bodies, responses, and the
