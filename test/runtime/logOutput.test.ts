@@ -89,7 +89,8 @@ describe('when log lines are written', () => {
   function toFile() {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'log-flush-')), 'log');
     const log = createLogger('info', {}, bufferedSink(fs.openSync(file, 'w')));
-    return { log, written: () => logLines(fs.readFileSync(file, 'utf8')).map((l) => l.msg as string) };
+    const lines = () => logLines(fs.readFileSync(file, 'utf8'));
+    return { log, lines, written: () => lines().map((l) => l.msg as string) };
   }
 
   it('an access line waits in the buffer, and is written within 100 ms with nothing else logged', async () => {
@@ -111,6 +112,21 @@ describe('when log lines are written', () => {
     assert.deepEqual(written(), ['request', 'request', 'revision status', 'run retried']);
     for (const level of ['debug', 'error'] as const) log[level](level);
     assert.deepEqual(written().slice(4), ['error'], 'debug is below info; error at once');
+  });
+
+  it('lines of any length and script arrive whole and in order (the buffer holds bytes, and a line longer than it goes on its own)', () => {
+    const { log, lines, written } = toFile();
+    const texts = ['é'.repeat(7_000), '日本'.repeat(20_000), 'x'.repeat(70_000), '🙂'.repeat(3_000), 'short'];
+    for (const [i, text] of texts.entries()) for (let k = 0; k < 3; k += 1) log.access(`${i}`, { text });
+    log.info('after them');
+    assert.deepEqual(written(), [...texts.flatMap((_, i) => [`${i}`, `${i}`, `${i}`]), 'after them']);
+    assert.deepEqual(
+      lines()
+        .slice(0, -1)
+        .map((l) => l.text),
+      texts.flatMap((text) => [text, text, text]),
+      'each text as logged',
+    );
   });
 });
 
