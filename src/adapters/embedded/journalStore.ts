@@ -16,6 +16,7 @@ import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { readPagedIndex, writePagedIndex } from './pagedIndex.ts';
+import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
 import { StoreWriteError, ioWriteError } from '../../shared/storeErrors.ts';
@@ -144,6 +145,8 @@ export class JournalStore implements Store {
   private unindexed = false;
   /** The file number of the journal file being written, for the records located in it. */
   private segmentNumber = 0;
+  /** Shares the strings kept of paged records: all seen while loading, then the last few written. */
+  private strings: KeptStrings = new RecentStrings();
 
   constructor(options: JournalStoreOptions) {
     this.dataDir = options.dataDir;
@@ -174,6 +177,16 @@ export class JournalStore implements Store {
   }
 
   private loadLocked(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
+    const running = this.strings;
+    this.strings = new LoadStrings();
+    try {
+      this.loadRecords(dir, warn);
+    } finally {
+      this.strings = running;
+    }
+  }
+
+  private loadRecords(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
     privateDir(journalDir(dir), warn);
     privateDir(collectionsDir(dir), warn);
     // the shards of paged collections are read here, a file at a time, keeping where each value is
@@ -203,7 +216,7 @@ export class JournalStore implements Store {
         const file = shardPath(dir, name, n);
         privateFile(file);
         this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
-        for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, { seq, value, slot: -1 });
+        for (const [id, [seq, value]] of Object.entries(shard.records)) records.set(id, wholeEntry(seq, value));
       }
     }
     for (const segment of read.segments) {
@@ -235,7 +248,7 @@ export class JournalStore implements Store {
       const sorted = [...records.entries()].sort((a, b) => a[1].seq - b[1].seq);
       for (const [id, entry] of sorted) {
         if (entry.value) deepFreeze(entry.value);
-        if (state.paging && !entry.where) unplaced = true;
+        if (state.paging && !entry.file) unplaced = true;
         state.set(id, entry);
         this.seq = Math.max(this.seq, entry.seq);
       }
@@ -252,8 +265,8 @@ export class JournalStore implements Store {
   /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
   private loadedEntry(name: string, seq: number, value: object, where: Location | undefined): Kept {
     const kept = this.paged[name];
-    if (!kept || !where) return { seq, value, slot: -1 };
-    return { seq, value: undefined, slot: -1, where, keys: keysOf(kept, value) };
+    if (!kept || !where) return wholeEntry(seq, value);
+    return { seq, value: undefined, slot: -1, ...where, keys: keysOf(kept, value, this.strings) };
   }
 
   /**
@@ -280,7 +293,7 @@ export class JournalStore implements Store {
     } else {
       const whole = readShard(dir, name, n);
       if (isProblem(whole)) return whole;
-      for (const [id, [seq, value]] of Object.entries(whole.records)) records.set(id, { seq, value, slot: -1 });
+      for (const [id, [seq, value]] of Object.entries(whole.records)) records.set(id, wholeEntry(seq, value));
       this.dirty.add(shardKey(name, n));
     }
     privateFile(file);
@@ -299,8 +312,8 @@ export class JournalStore implements Store {
     const indexed = readPagedIndex(file, this.files.descriptor(number), this.paged[name]!);
     if (!indexed) return false;
     for (const record of indexed) {
-      const where = { file: number, at: record.at, len: record.len };
-      records.set(record.id, { seq: record.seq, value: undefined, slot: -1, where, keys: record.keys.map((key) => frozenCopy(key)) });
+      const { seq, at, len } = record;
+      records.set(record.id, { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(record.keys, this.strings) });
     }
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
@@ -350,7 +363,7 @@ export class JournalStore implements Store {
         entries.push(null);
       } else {
         const existing = this.state(op.collection).records.get(op.id);
-        const entry: Kept = { seq: existing ? existing.seq : ++seq, value: op.value, slot: -1 };
+        const entry = wholeEntry(existing ? existing.seq : ++seq, op.value);
         lines.push([op.collection, op.id, entry.seq, op.value]);
         entries.push(entry);
       }
@@ -368,8 +381,10 @@ export class JournalStore implements Store {
         // the value stays where the journal line put it; the cache holds it while it is recent
         const value = frozenCopy(entry.value!);
         entry.value = undefined;
-        entry.where = { file: this.segmentNumber, at: lineStart + place.at, len: place.len };
-        entry.keys = keysOf(state.paging!.kept, value);
+        entry.file = this.segmentNumber;
+        entry.at = lineStart + place.at;
+        entry.len = place.len;
+        entry.keys = keysOf(state.paging!.kept, value, this.strings);
         state.set(op.id, entry);
         this.cache.put(entry, value, place.len);
       } else if (entry) {
@@ -575,7 +590,7 @@ export class JournalStore implements Store {
       for (const id of ids) {
         const entry = state.records.get(id);
         if (!entry) continue; // gone since: its delete is in the new journal
-        const raw = entry.where ? files.read(entry.where) : Buffer.from(JSON.stringify(entry.value));
+        const raw = entry.file ? files.read(placeOf(entry)) : Buffer.from(JSON.stringify(entry.value));
         addPagedRecord(text, id, entry.seq, raw);
         added.push([id, entry]);
         if (text.pending >= SHARD_TEXT_CHUNK) {
@@ -592,9 +607,9 @@ export class JournalStore implements Store {
     this.files.retire(file); // the file the name held before: its records move to the new one now
     const number = this.files.open(file);
     const kept = state.paging!.kept;
-    const indexed = added.map(([id, entry], i) => ({ id, seq: entry.seq, ...text.placed[i]!, keys: entry.keys ?? keysOf(kept, entry.value!) }));
+    const indexed = added.map(([id, entry], i) => ({ id, seq: entry.seq, ...text.placed[i]!, keys: entry.keys ?? keysOf(kept, entry.value!, this.strings) }));
     added.forEach(([id, entry], i) => {
-      if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! });
+      if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! }, this.strings);
     });
     try {
       await writePagedIndex(file, generation, kept, indexed);
@@ -773,9 +788,16 @@ function placesInLine(batch: JournalOp[], good: [number, number], paged: Readonl
 }
 
 /** The kept fields of a paged record, in the order of `kept` (undefined where absent), frozen. */
-function keysOf(kept: readonly string[], value: object): unknown[] {
-  // a copy of its own when read from a file: the value parsed to find them is let go
-  return kept.map((field) => frozenCopy((value as Record<string, unknown>)[field]));
+function keysOf(kept: readonly string[], value: object, strings: KeptStrings): unknown[] {
+  return keptKeys(
+    kept.map((field) => (value as Record<string, unknown>)[field]),
+    strings,
+  );
+}
+
+/** Kept fields' values as memory keeps them: strings shared, anything else a frozen copy of its own (the value parsed to find them is let go). */
+function keptKeys(keys: readonly unknown[], strings: KeptStrings): unknown[] {
+  return keys.map((key) => (typeof key === 'string' ? strings.share(key) : frozenCopy(key)));
 }
 
 /** The record as a caller reading only `fields` sees it, built from its kept fields (`at`: each field's place among them). */
@@ -790,16 +812,25 @@ function keptFields(fields: readonly string[], at: readonly number[], keys: read
 
 /**
  * A record as the store keeps it: with its place in the collection's order (-1 until placed).
- * A record of a paged collection has no value here once it is on disk: `where` says where it
- * is, `keys` holds the fields its collection keeps (pagedCollections.ts), in their order.
+ * A record of a paged collection has no value here once it is on disk: its `file` (0: none),
+ * `at` and `len` say where it is, held on the entry rather than in an object of their own
+ * (~50 bytes a record, issue 91); `keys` holds the fields its collection keeps
+ * (pagedCollections.ts), in their order.
  */
-interface Kept {
+interface Kept extends Partial<Location> {
   seq: number;
   value: object | undefined;
   slot: number;
-  where?: Location;
   keys?: unknown[];
 }
+
+/** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
+function wholeEntry(seq: number, value: object): Kept {
+  return { seq, value, slot: -1 };
+}
+
+/** Where a record on disk is (`entry.file` set). */
+const placeOf = (entry: Kept) => entry as Location;
 
 /** What a paged collection reads its values through. */
 interface Paging {
@@ -849,7 +880,7 @@ class CollectionState {
     const paging = this.paging!;
     const cached = paging.cache.get(entry);
     if (cached) return cached;
-    const where = entry.where!;
+    const where = placeOf(entry);
     const value = deepFreeze(JSON.parse(paging.files.read(where).toString('utf8')) as object);
     paging.cache.put(entry, value, where.len);
     return value;
@@ -869,7 +900,7 @@ class CollectionState {
     entry.slot = previous ? previous.slot : -1; // a new version keeps the place of the one it replaces
     this.records.set(id, entry);
     this.order.add(id);
-    if (entry.where) this.paging!.files.ref(entry.where.file);
+    if (entry.file) this.paging!.files.ref(entry.file);
     // Only fields whose value changed are re-indexed: an index keeps insertion order, so
     // `where` + `reverse` lists stay newest-first by creation when a record is updated.
     for (const [field, index] of this.indexes) {
@@ -892,24 +923,26 @@ class CollectionState {
   }
 
   /** A paged record's value, written again elsewhere (a snapshot), is read from there from now on. */
-  relocate(entry: Kept, where: Location): void {
+  relocate(entry: Kept, where: Location, strings: KeptStrings): void {
     const paging = this.paging!;
     paging.files.ref(where.file);
-    if (entry.where) paging.files.unref(entry.where.file);
+    if (entry.file) paging.files.unref(entry.file);
     else {
       // held whole until now (loaded from a shard written before paging): the cache takes it
-      entry.keys = keysOf(paging.kept, entry.value!);
+      entry.keys = keysOf(paging.kept, entry.value!, strings);
       paging.cache.put(entry, entry.value!, where.len);
       entry.value = undefined;
     }
-    entry.where = where;
+    entry.file = where.file;
+    entry.at = where.at;
+    entry.len = where.len;
   }
 
   /** What a replaced or removed version of a record held on to. */
   private release(entry: Kept): void {
     if (!this.paging) return;
     this.paging.cache.drop(entry);
-    if (entry.where) this.paging.files.unref(entry.where.file);
+    if (entry.file) this.paging.files.unref(entry.file);
   }
 
   addIndex(field: string): void {

@@ -10,33 +10,48 @@ export interface Positions {
   set(id: string, at: number): void;
   delete(id: string): void;
 }
+/**
+ * Up to this many slots, a set of its own finds an id by walking them rather than in a map: an
+ * index holds one set per value (a thread's checkpoints, a checkpoint's writes), mostly of a few
+ * ids, and an empty Map alone weighs more than such a walk costs (issue 91).
+ */
+const WALKED_SLOTS = 16;
+
 export class OrderedIds {
   private slots: (string | undefined)[] = [];
+  /** Live ids while positions are found by walking `slots`. */
+  private walked = 0;
 
-  /** Where each id is in `slots`: a map of its own, or kept elsewhere (the store keeps a record's on its entry). */
-  constructor(private readonly position: Positions = new Map<string, number>()) {}
+  /** Where each id is in `slots`: kept elsewhere (the store keeps a record's on its entry), or null: its own, made once it is large. */
+  constructor(private position: Positions | null = null) {}
 
   get size(): number {
-    return this.position.size;
+    return this.position ? this.position.size : this.walked;
   }
 
   has(id: string): boolean {
-    return this.position.has(id);
+    return this.position ? this.position.has(id) : this.slots.includes(id);
   }
 
   add(id: string): void {
-    if (this.position.has(id)) return;
-    this.position.set(id, this.slots.length);
+    if (this.has(id)) return;
+    if (!this.position && this.slots.length >= WALKED_SLOTS) {
+      this.position = new Map<string, number>();
+      this.slots.forEach((held, i) => held !== undefined && this.position!.set(held, i));
+    }
+    if (this.position) this.position.set(id, this.slots.length);
+    else this.walked += 1;
     this.slots.push(id);
   }
 
   delete(id: string): boolean {
-    const at = this.position.get(id);
-    if (at === undefined) return false;
-    this.position.delete(id);
+    const at = this.position ? this.position.get(id) : this.slots.indexOf(id);
+    if (at === undefined || at < 0) return false;
+    if (this.position) this.position.delete(id);
+    else this.walked -= 1;
     this.slots[at] = undefined;
-    const holes = this.slots.length - this.position.size;
-    if (holes > 64 && holes > this.position.size) this.sweep();
+    const holes = this.slots.length - this.size;
+    if (holes > 64 && holes > this.size) this.sweep();
     return true;
   }
 
@@ -58,7 +73,7 @@ export class OrderedIds {
 
   private sweep(): void {
     const live = this.slots.filter((id): id is string => id !== undefined);
-    live.forEach((id, i) => this.position.set(id, i));
+    live.forEach((id, i) => this.position!.set(id, i));
     this.slots = live;
   }
 }
