@@ -40,7 +40,14 @@ const memoryStoreModule = () => (memoryStoreLoaded ??= import('../memory/langgra
 let tracingLoaded: Promise<[typeof import('./tracing/runTracer.ts'), typeof import('./tracing/callbackManagerCopy.ts')]> | undefined;
 const tracingModules = () => (tracingLoaded ??= Promise.all([import('./tracing/runTracer.ts'), import('./tracing/callbackManagerCopy.ts')]));
 /** Loads what every run needs before its first (a run worker, which exists to run graphs, does so before it is ready). */
-export const loadRunModules = async (): Promise<void> => void (await tracingModules());
+export const loadRunModules = async (): Promise<void> => {
+  // each first import() here resolves through the module hooks (tsx's, on their own thread):
+  // made by the first run, they were ~0.03 s of its time to its first token (issue 89)
+  await Promise.all([tracingModules(), langGraph(), memoryStoreModule()]);
+  // and makes the run spans' provider: its OpenTelemetry SDK, required when first used, was a
+  // first run's largest cost before its first token after LangGraph's (~0.05 s of a core, issue 89)
+  (await import('./tracing/runSpans.ts')).runSpans();
+};
 let olderLangGraphLoaded: Promise<typeof import('./olderLangGraph.ts')> | undefined;
 const olderLangGraphModule = () => (olderLangGraphLoaded ??= import('./olderLangGraph.ts'));
 
