@@ -21,6 +21,7 @@ import { paramsProblem, readCommand } from '../shared/protocolCommands.ts';
 import { SSE_UNSENT_LIMIT } from './sse.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
 import { webSocketTextFrame } from './webSocketFrame.ts';
+import { isPushable, type PushableStream } from './pushedStream.ts';
 import type { SseEvent } from './contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 import { UnsettledUpgrades } from './unsettledUpgrades.ts';
@@ -206,6 +207,7 @@ class ProtocolSocket {
     const subscriptionId = randomUUID();
     this.subscriptions.set(subscriptionId, stop);
     this.send({ type: 'success', id, result: { subscription_id: subscriptionId } });
+    if (isPushable(reply.stream)) return this.pushed(reply.stream, subscriptionId, stop);
     // the stream ends when `stop` aborts (an unsubscribe, the socket closing): its events are
     // read without racing each against that (a race per event left a reaction on the pending
     // abort for every event the subscription sent)
@@ -236,6 +238,45 @@ class ProtocolSocket {
       void events.return?.()?.catch(() => undefined);
       this.idleSince = Date.now();
     }
+  }
+
+  /**
+   * A subscription whose events are pushed in batches (issue 87): each batch is written at once,
+   * one write of frames made once per batch (unless another subscription of the socket sent some
+   * of them already); past SSE_UNSENT_LIMIT unsent the subscription is paused until the
+   * connection drains. A peer that reads nothing answers no ping and is cut (`tick`).
+   */
+  private pushed(stream: PushableStream<SseEvent>, subscriptionId: string, stop: AbortController): void {
+    const pushed = stream.push({
+      deliver: (batch) => {
+        if (this.ws.readyState !== this.ws.OPEN) return true;
+        this.connection.write(this.unsent(batch));
+        if (this.connection.writableLength <= SSE_UNSENT_LIMIT) return true;
+        const drained = () => {
+          this.connection.off('drain', drained);
+          this.connection.off('close', drained);
+          pushed.resume();
+        };
+        this.connection.on('drain', drained);
+        this.connection.on('close', drained);
+        return false;
+      },
+      fail: () => stop.abort(),
+    });
+    const end = () => {
+      pushed.close();
+      this.subscriptions.delete(subscriptionId);
+      this.idleSince = Date.now();
+    };
+    if (stop.signal.aborted) end();
+    else stop.signal.addEventListener('abort', end, { once: true });
+  }
+
+  /** The frames of a batch this socket has not sent yet, as one buffer (the batch's own, shared, when it has sent none). */
+  private unsent(batch: readonly SseEvent[]): Buffer {
+    const fresh = batch.filter((event) => event.id === undefined || !this.sent.has(event.id));
+    for (const event of fresh) if (event.id !== undefined) this.sent.add(event.id);
+    return fresh.length === batch.length ? batchFrames(batch) : Buffer.concat(fresh.map((event) => textFrame(event, event.data)));
   }
 
   /**
@@ -293,6 +334,19 @@ function failure(id: number, status: number, text: string): Dict {
 // A frozen event is one object for all its subscribers (a thread's protocol events): its
 // frame is made once, and every socket is sent the same bytes (issue 67).
 const frameOf = new WeakMap<SseEvent, Buffer>();
+
+const batchFramesOf = new WeakMap<readonly SseEvent[], Buffer>();
+
+/** A batch's frames as one buffer, made once per frozen batch (a pushed stream's: the same for every socket at that place). */
+function batchFrames(batch: readonly SseEvent[]): Buffer {
+  if (batch.length === 1) return textFrame(batch[0]!, batch[0]!.data);
+  let frames = Object.isFrozen(batch) ? batchFramesOf.get(batch) : undefined;
+  if (!frames) {
+    frames = Buffer.concat(batch.map((event) => textFrame(event, event.data)));
+    if (Object.isFrozen(batch)) batchFramesOf.set(batch, frames);
+  }
+  return frames;
+}
 
 function textFrame(event: SseEvent, data: unknown): Buffer {
   const encode = () => webSocketTextFrame(Buffer.from(typeof data === 'string' ? data : JSON.stringify(data)));

@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { SseEvent } from './contract.ts';
 import { jsonOf } from '../shared/jsonText.ts';
 import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
+import { isPushable, type PushableStream, type PushedStream } from './pushedStream.ts';
 
 const HEARTBEAT_MS = 10_000;
 /**
@@ -14,6 +15,13 @@ const HEARTBEAT_MS = 10_000;
  * server queuing for it (issue 57: 1,000 subscribers took the server past 3 GB).
  */
 export const SSE_UNSENT_LIMIT = 64 * 1024;
+/**
+ * How long a stream may hold more than SSE_UNSENT_LIMIT unsent, its client taking none of it,
+ * before the server drops it (ends the connection): the client resumes with `Last-Event-ID`
+ * (or `since`) where it stopped. A client that never reads holds a socket and a stream slot,
+ * nothing more, and not for ever (issue 87).
+ */
+export const SSE_STALLED_MS = 60_000;
 
 const HEARTBEAT_FRAME = Buffer.from(': heartbeat\n\n');
 
@@ -52,6 +60,17 @@ export function sseFrameBytes(event: SseEvent): Buffer {
   return bytes;
 }
 
+const batchBytesOf = new WeakMap<readonly SseEvent[], Buffer>();
+
+/** A batch's frames as one buffer, made once per batch when the batch is frozen (a pushed stream's: the same for all its readers). */
+export function sseBatchBytes(events: readonly SseEvent[]): Buffer {
+  if (events.length === 1) return sseFrameBytes(events[0]!);
+  if (!Object.isFrozen(events)) return Buffer.concat(events.map(sseFrameBytes));
+  let bytes = batchBytesOf.get(events);
+  if (!bytes) batchBytesOf.set(events, (bytes = Buffer.concat(events.map(sseFrameBytes))));
+  return bytes;
+}
+
 function singleLine(value: string): string {
   // a CR or LF in a field would let a payload forge frames
   if (/[\r\n]/.test(value)) throw new Error('SSE event name and id must not contain line breaks');
@@ -64,6 +83,7 @@ export async function writeSse(
   events: AsyncIterable<SseEvent>,
   headers: Record<string, string> = {},
   onError?: (err: unknown) => SseEvent | undefined,
+  stalledMs = SSE_STALLED_MS,
 ): Promise<void> {
   res.writeHead(status, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -73,6 +93,7 @@ export async function writeSse(
     ...headers,
   });
   res.flushHeaders?.();
+  if (isPushable(events)) return writePushed(res, events, onError, stalledMs);
   const iterator = events[Symbol.asyncIterator]();
   let closed = false;
   const onClose = () => {
@@ -107,18 +128,10 @@ export async function writeSse(
     pendingBytes += frame.length;
     scheduleWrite(held);
   };
-  const heartbeat = setInterval(() => queue(HEARTBEAT_FRAME), HEARTBEAT_MS);
+  // none while the client takes nothing: it would add to what waits for it
+  const heartbeat = setInterval(() => res.writableNeedDrain || queue(HEARTBEAT_FRAME), HEARTBEAT_MS);
   heartbeat.unref();
-  const drained = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
+  const drained = () => untilDrained(res, stalledMs);
   // flushed, then marked closed before the end, so nothing is written after it
   const end = () => {
     flush();
@@ -145,4 +158,73 @@ export async function writeSse(
     res.off(END_STREAM, end);
     if (!res.writableEnded) res.end();
   }
+}
+
+/** Resolves when the response has taken what it holds (or closed); a client that takes nothing for `stalledMs` is dropped. */
+function untilDrained(res: ServerResponse, stalledMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(stalled);
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    const stalled = setTimeout(() => res.destroy(), stalledMs);
+    stalled.unref();
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * A pushed stream (pushedStream.ts): each batch the stream hands over is written at once, as
+ * one write of bytes made once per batch; when the response then holds more than
+ * SSE_UNSENT_LIMIT unsent the stream is paused, and resumed once the client has taken it (or the
+ * client dropped after SSE_STALLED_MS without taking any).
+ */
+function writePushed(
+  res: ServerResponse,
+  events: PushableStream<SseEvent>,
+  onError: ((err: unknown) => SseEvent | undefined) | undefined,
+  stalledMs: number,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let closed = false;
+    let paused = false;
+    let pushed: PushedStream | undefined;
+    const heartbeat = setInterval(() => paused || closed || res.write(HEARTBEAT_FRAME), HEARTBEAT_MS);
+    heartbeat.unref();
+    const finish = (frame?: SseEvent) => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      res.off('close', finish);
+      res.off(END_STREAM, finish);
+      pushed?.close();
+      if (frame && !res.destroyed) res.write(Buffer.from(formatSseEvent(frame)));
+      if (!res.writableEnded) res.end();
+      resolve();
+    };
+    res.on('close', finish);
+    res.once(END_STREAM, finish);
+    pushed = events.push({
+      deliver(batch) {
+        if (closed) return true;
+        res.write(sseBatchBytes(batch));
+        if (res.writableLength <= SSE_UNSENT_LIMIT) return true;
+        paused = true;
+        void untilDrained(res, stalledMs).then(() => {
+          paused = false;
+          if (!closed) pushed?.resume();
+        });
+        return false;
+      },
+      fail(err) {
+        finish(onError?.(err));
+      },
+    });
+    // the stream ended while it was being pushed to, or the client went before it began
+    if (closed) pushed.close();
+    else if (res.destroyed) finish();
+  });
 }

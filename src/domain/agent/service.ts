@@ -35,7 +35,8 @@ import type { ThreadStreamMode } from './threadStream.ts';
 import type { RunCaller } from './runConfig.ts';
 import type { RunEvent } from './runEvent.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../generated/protocol/types.gen.ts';
-import type { EventFilter, ProtocolEvent } from './protocol/events.ts';
+import type { EventFilter } from './protocol/events.ts';
+import type { FeedStream } from './protocol/threadFeed.ts';
 
 export type { RunEvent };
 
@@ -143,7 +144,7 @@ export interface ProtocolService {
   /** Whether the caller may use the thread's protocol (another owner's thread is missing). */
   visible(threadId: string): Promise<Outcome<true, 'not_found'>>;
   /** The thread's protocol events through the filter, live until `signal` aborts. */
-  events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>>;
+  events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<FeedStream, 'not_found'>>;
 }
 
 /** The agent server as one owner sees it. */

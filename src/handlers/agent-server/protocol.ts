@@ -7,6 +7,8 @@ import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
 import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
+import type { FeedStream } from '../../domain/agent/protocol/threadFeed.ts';
+import type { PushableStream } from '../../runtime/pushedStream.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
@@ -21,14 +23,25 @@ function sseEvent(event: ProtocolEvent): SseEvent {
   return made;
 }
 
+// A pushed batch of protocol events (the same array for every subscriber at the same place)
+// as one frozen batch of SSE events, made once: the SSE writer's bytes are made once per batch.
+const sseBatchOf = new WeakMap<readonly ProtocolEvent[], readonly SseEvent[]>();
+
+function sseBatch(events: readonly ProtocolEvent[]): readonly SseEvent[] {
+  let made = sseBatchOf.get(events);
+  if (!made) sseBatchOf.set(events, (made = Object.freeze(events.map(sseEvent))));
+  return made;
+}
+
 /**
- * The events as SSE events, each asked of the events as the stream asks for one. Not an async
- * generator: one of those adds its own promises per event (to every subscriber: issue 67), and
- * holds a `return` until its pending read ends — a subscriber gone would be let go only at the
- * thread's next event.
+ * The events as SSE events: pushed to the writer in batches (issue 87), or each asked of the
+ * events as the stream asks for one. The latter is not an async generator: one of those adds
+ * its own promises per event (to every subscriber: issue 67), and holds a `return` until its
+ * pending read ends — a subscriber gone would be let go only at the thread's next event.
  */
-function toSse(events: AsyncIterable<ProtocolEvent>): AsyncIterable<SseEvent> {
+function toSse(events: FeedStream): PushableStream<SseEvent> {
   return {
+    push: (sink) => events.push({ deliver: (batch) => sink.deliver(sseBatch(batch)), fail: (err) => sink.fail(err) }),
     [Symbol.asyncIterator]() {
       const read = events[Symbol.asyncIterator]();
       const next = (): Promise<IteratorResult<SseEvent>> =>

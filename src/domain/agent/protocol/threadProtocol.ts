@@ -8,9 +8,9 @@ import type { ThreadsRepository } from '../../ports/threadsRepository.ts';
 import type { AgentService, ProtocolService } from '../service.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
 import { ProtocolCommands } from './commands.ts';
-import type { EventFilter, ProtocolEvent } from './events.ts';
+import type { EventFilter } from './events.ts';
 import type { SharedThreadRuns } from './sharedThreadRuns.ts';
-import type { ThreadFeeds } from './threadFeed.ts';
+import type { FeedStream, ThreadFeeds } from './threadFeed.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
@@ -50,7 +50,7 @@ export class ThreadProtocol implements ProtocolService {
     return (await this.thread(threadId)) ? ok(true) : fail('not_found', `Thread with ID ${threadId} not found`);
   }
 
-  async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<AsyncIterable<ProtocolEvent>, 'not_found'>> {
+  async events(threadId: string, filter: EventFilter, signal?: AbortSignal): Promise<Outcome<FeedStream, 'not_found'>> {
     const visible = await this.visible(threadId);
     return visible.ok ? ok(this.deps.feeds.read(threadId, this.owner, filter, signal)) : visible;
   }
