@@ -209,7 +209,10 @@ function writePushed(
     res.once(END_STREAM, finish);
     pushed = events.push({
       deliver(batch) {
-        if (closed) return true;
+        // a client gone takes nothing more: `false`, or a producer delivering synchronously
+        // while the answer is true would never yield for the close to be seen (a CI run spun a
+        // core for ten minutes on a destroyed response)
+        if (closed || res.destroyed) return false;
         res.write(sseBatchBytes(batch));
         if (res.writableLength <= SSE_UNSENT_LIMIT) return true;
         paused = true;

@@ -22,12 +22,15 @@ function endless() {
   const stream: PushableStream<SseEvent> = {
     [Symbol.asyncIterator]: () => assert.fail('a pushed stream is not pulled'),
     push(sink: BatchSink<SseEvent>) {
+      // as a feed does, it yields to the event loop between turns (a few batches each): a producer
+      // that never did would never let the client's going away be seen
       const pump = () => {
-        while (!seen.closed) {
+        for (let i = 0; i < 8 && !seen.closed; i++) {
           seen.batches += 1;
           const batch = Object.freeze(Array.from({ length: 10 }, () => Object.freeze({ event: 'values', id: String((n += 1)), data: PAYLOAD })));
           if (!sink.deliver(batch)) return;
         }
+        if (!seen.closed) setImmediate(pump);
       };
       setImmediate(pump);
       return {
