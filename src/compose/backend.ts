@@ -6,7 +6,7 @@ import type { Coordination } from '../domain/ports/coordination.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
-import { RunBroker } from '../domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../adapters/run-storage/inMemoryRunEventLog.ts';
 import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
 import { CollectionFirstReads } from '../adapters/embedded/firstReads.ts';
 import { CollectionRunEngineRecords } from '../adapters/embedded/collectionRunEngineRecords.ts';
@@ -38,7 +38,7 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     log: log.child({ component: 'store' }),
   });
   const runBackend = async (): Promise<RunBackend> => {
-    const events = new RunBroker();
+    const events = new InMemoryRunEventLog();
     const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
     return {
       events,

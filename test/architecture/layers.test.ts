@@ -130,12 +130,15 @@ test('src/shared, which every layer may import, imports no layer', () => {
   assert.deepEqual(importsBetween('src/shared', ['src/runtime', 'src/domain', 'src/adapters', 'src/handlers', 'src/compose']), []);
 });
 
-test('no instanceof of a storage adapter class (embedded or PostgreSQL) outside src/compose', () => {
+test("no instanceof of a storage adapter class (embedded, PostgreSQL or the runs' storage) outside src/compose", () => {
   const files = Object.keys(graph).filter((file) => file.startsWith('src/'));
   const backendClasses = files
-    .filter((file) => file.startsWith('src/adapters/embedded/') || file.startsWith('src/adapters/postgres/'))
+    .filter((file) => ['src/adapters/embedded/', 'src/adapters/postgres/', 'src/adapters/run-storage/'].some((dir) => file.startsWith(dir)))
     .flatMap((file) => [...fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(/export class (\w+)/g)].map((m) => m[1]));
-  assert.ok(backendClasses.includes('PgStore') && backendClasses.includes('LocalCoordination'), `backend classes found: ${backendClasses.join(', ')}`);
+  assert.ok(
+    ['PgStore', 'LocalCoordination', 'InMemoryRunEventLog'].every((name) => backendClasses.includes(name)),
+    `backend classes found: ${backendClasses.join(', ')}`,
+  );
   const instanceOf = new RegExp(`instanceof\\s+(${backendClasses.join('|')})\\b`);
   const offenders = files
     .filter((file) => !file.startsWith('src/compose/'))

@@ -1,12 +1,12 @@
 // Run event logs shared by the replicas on one PostgreSQL database. The replica executing a
-// run keeps its live log in memory (a RunBroker: readers on that replica are served from
+// run keeps its live log in memory (a InMemoryRunEventLog: readers on that replica are served from
 // it, as on the embedded store) and appends every event to agentplane_run_events in order,
 // a batch per turn of the event loop, with a NOTIFY naming the run. A reader on any other
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
-import { RunBroker } from '../../domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../run-storage/inMemoryRunEventLog.ts';
 import { jsonOf } from '../../shared/jsonText.ts';
 import type { PgStore } from './pgStore.ts';
 import type { PgCoordination } from './pgCoordination.ts';
@@ -36,7 +36,7 @@ export interface PgRunEventsOptions {
 }
 
 export class PgRunEvents implements RunEventLog {
-  private readonly local = new RunBroker();
+  private readonly local = new InMemoryRunEventLog();
   /** Next event number per run executing here. */
   private readonly counters = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();

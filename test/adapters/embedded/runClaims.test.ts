@@ -9,14 +9,14 @@ import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 
 const running = { status: 'running' as const, updated_at: new Date().toISOString() };
 
 async function queue() {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const events = new RunBroker();
+  const events = new InMemoryRunEventLog();
   const claims = new InProcessRunClaims(runs, store, events);
   const add = async (thread: string, extra: Partial<RunRecord> = {}, options: { queue?: boolean } = {}) => {
     const run = pendingRun(uuid7(), thread, extra);

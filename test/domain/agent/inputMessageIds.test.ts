@@ -10,7 +10,7 @@ import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
-import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { runPlainGraph, type RunContext } from '../../../src/domain/agent/graphRunners.ts';
@@ -25,7 +25,7 @@ async function storedRun(input: Record<string, unknown>): Promise<{ run: RunReco
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   store.collection<ThreadRecord>('threads', { indexes: ['status'] });
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   const claims = new InProcessRunClaims(runs, store, broker);
   const deps = {
     runs: new CollectionRuns(store),

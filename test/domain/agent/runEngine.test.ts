@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
 import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
-import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
@@ -40,8 +40,8 @@ async function engine(
   execute: RunExecutor,
   options: {
     maxConcurrentRuns?: number;
-    broker?: RunBroker;
-    claims?: (runs: Collection<RunRecord>, store: Store, broker: RunBroker) => RunClaims;
+    broker?: InMemoryRunEventLog;
+    claims?: (runs: Collection<RunRecord>, store: Store, broker: InMemoryRunEventLog) => RunClaims;
     leaseMs?: number;
     onThreadDiscarded?: (threadId: string) => void;
   } = {},
@@ -50,7 +50,7 @@ async function engine(
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
-  const broker = options.broker ?? new RunBroker();
+  const broker = options.broker ?? new InMemoryRunEventLog();
   const claims = options.claims?.(runs, store, broker) ?? new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
     records: new CollectionRunEngineRecords(store),
@@ -151,7 +151,7 @@ describe('run engine (in process)', () => {
 
   it('a run whose events could not be kept starts again as attempt 2 and succeeds', async () => {
     /** The first attempt's log fails its readers once the run has begun. */
-    class LosingLog extends RunBroker {
+    class LosingLog extends InMemoryRunEventLog {
       losses = 0;
       override async begin(runId: string, lost: (error: unknown) => void, attempt: number): Promise<void> {
         await super.begin(runId, lost, attempt);

@@ -10,7 +10,7 @@ import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/colle
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
-import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
@@ -28,7 +28,7 @@ async function writes(execute: RunExecutor) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   const claims = new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
     records: new CollectionRunEngineRecords(store),

@@ -4,7 +4,7 @@
 // a `values` event holds the thread's every message).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunBroker } from '../../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
@@ -20,7 +20,7 @@ async function endedProtocolRun(seqBase: number, entries: JsonText[]) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRuns(store);
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
   await runs.put('r1', record as unknown as RunRecord);
   await broker.open('r1', '', 't1');

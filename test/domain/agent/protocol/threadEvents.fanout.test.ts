@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { RunBroker } from '../../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
@@ -26,7 +26,7 @@ async function setup() {
   let lists = 0;
   // the real repository, its listings of a thread's runs counted
   const runs = { onThread: (threadId: string) => ((lists += 1), repository.onThread(threadId)) };
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   let waits = 0;
   const nextRunOn = broker.nextRunOn.bind(broker);
   broker.nextRunOn = (threadId, signal) => ((waits += 1), nextRunOn(threadId, signal));

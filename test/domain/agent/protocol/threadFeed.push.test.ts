@@ -5,7 +5,7 @@
 // or not the window moved on meanwhile.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunBroker } from '../../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
@@ -32,7 +32,7 @@ async function setup(windowEvents?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRuns(store);
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   const feeds = new ThreadFeeds({ runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) }, windowEvents);
   const runId = uuid7();
   await runs.put(runId, {

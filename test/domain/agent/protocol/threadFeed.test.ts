@@ -5,7 +5,7 @@
 // test/handlers/agent-server/protocol.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunBroker } from '../../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
@@ -22,7 +22,7 @@ async function setup(windowEvents?: number, windowBytes?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRuns(store);
-  const broker = new RunBroker();
+  const broker = new InMemoryRunEventLog();
   // every entry read from a run's log, by whoever reads it
   let entriesRead = 0;
   const join = broker.join.bind(broker);

@@ -1,13 +1,13 @@
-// Per-run event logs in process memory. The run worker only publishes; SSE handlers, join and A2A only read,
+// Per-run event logs in process memory (the RunEventLog port: ports/runEventLog.ts). The run worker only publishes; SSE handlers, join and A2A only read,
 // so streaming, resuming with Last-Event-ID and background runs share one mechanism.
 // Logs of finished runs are kept for a bounded number of runs and a bounded number of bytes,
 // the oldest dropped first (the run's outcome stays in the store, and a reader of a dropped
 // log is answered from it). A finished log of a long thread holds its whole last state: 25
 // runs appending 400 KB each kept ~250 MB by count alone (issue 67). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEvents.ts).
-import type { RunEvent } from './runEvent.ts';
-import type { RunEventLog } from '../ports/runEventLog.ts';
-import { PROTOCOL_LOG_EVENT } from './protocol/events.ts';
+import type { RunEvent } from '../../domain/agent/runEvent.ts';
+import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
+import { PROTOCOL_LOG_EVENT } from '../../domain/agent/protocol/events.ts';
 import { JsonText } from '../../shared/jsonText.ts';
 
 /** Finished logs kept by default: how many, and how many bytes of event text in all. */
@@ -76,7 +76,7 @@ class EventLog {
   }
 }
 
-export class RunBroker implements RunEventLog {
+export class InMemoryRunEventLog implements RunEventLog {
   private readonly logs = new Map<string, EventLog>();
   /** Whose run each log is (see ownerOf): a log outlives a stateless run's records. */
   private readonly owners = new Map<string, string>();

@@ -1,14 +1,14 @@
-// The in-memory run event log (broker.ts) keeps finished runs' logs within a count and a byte
+// The in-memory run event log (inMemoryRunEventLog.ts) keeps finished runs' logs within a count and a byte
 // budget, dropping the oldest first: a burst of runs on a long thread, each log holding the
 // thread's whole last state, kept hundreds of MB by count alone (issue 67). The newest log
 // stays whatever its size, and a dropped log reads as unknown (callers answer from the store).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunBroker } from '../../../src/domain/agent/broker.ts';
+import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { JsonText } from '../../../src/shared/jsonText.ts';
 
 /** A run that streamed a `values` event of `size` characters of worker text and ended. */
-async function finish(broker: RunBroker, runId: string, size: number, options: { parsed?: boolean } = {}) {
+async function finish(broker: InMemoryRunEventLog, runId: string, size: number, options: { parsed?: boolean } = {}) {
   await broker.open(runId, 'owner');
   const values = new JsonText(JSON.stringify({ messages: [{ type: 'ai', content: 'x'.repeat(size - 30) }] }));
   broker.publish(runId, 'metadata', { run_id: runId });
@@ -17,7 +17,7 @@ async function finish(broker: RunBroker, runId: string, size: number, options: {
   await broker.end(runId);
 }
 
-async function eventsOf(broker: RunBroker, runId: string) {
+async function eventsOf(broker: InMemoryRunEventLog, runId: string) {
   const out = [];
   for await (const e of broker.join(runId)) out.push(e.event);
   return out;
@@ -25,7 +25,7 @@ async function eventsOf(broker: RunBroker, runId: string) {
 
 describe('finished run logs', () => {
   it('keeps finished logs within the byte budget, dropping the oldest first', async () => {
-    const broker = new RunBroker(200, 10_000);
+    const broker = new InMemoryRunEventLog(200, 10_000);
     for (const id of ['a', 'b', 'c', 'd']) await finish(broker, id, 3_000);
     // 4 × ~3,000 bytes > 10,000: the oldest goes, the three newest stay whole
     assert.equal(await broker.has('a'), false);
@@ -38,7 +38,7 @@ describe('finished run logs', () => {
   });
 
   it('counts a parsed answer beside its text', async () => {
-    const broker = new RunBroker(200, 10_000);
+    const broker = new InMemoryRunEventLog(200, 10_000);
     for (const id of ['a', 'b', 'c']) await finish(broker, id, 3_000, { parsed: true });
     // each holds ~6,000 bytes (text and parse): only the newest fits
     assert.deepEqual([await broker.has('a'), await broker.has('b'), await broker.has('c')], [false, false, true]);
@@ -46,7 +46,7 @@ describe('finished run logs', () => {
   });
 
   it('keeps the newest log even when it alone is over the budget', async () => {
-    const broker = new RunBroker(200, 1_000);
+    const broker = new InMemoryRunEventLog(200, 1_000);
     await finish(broker, 'a', 5_000);
     await finish(broker, 'b', 5_000);
     assert.equal(await broker.has('a'), false);
@@ -55,13 +55,13 @@ describe('finished run logs', () => {
   });
 
   it('still keeps at most the counted number of logs', async () => {
-    const broker = new RunBroker(2, 1_000_000);
+    const broker = new InMemoryRunEventLog(2, 1_000_000);
     for (const id of ['a', 'b', 'c']) await finish(broker, id, 100);
     assert.deepEqual([await broker.has('a'), await broker.has('b'), await broker.has('c')], [false, true, true]);
   });
 
   it('leaves running logs alone', async () => {
-    const broker = new RunBroker(200, 1_000);
+    const broker = new InMemoryRunEventLog(200, 1_000);
     await broker.open('live', 'owner');
     broker.publish('live', 'values', new JsonText(JSON.stringify('x'.repeat(5_000))));
     await finish(broker, 'a', 5_000);
