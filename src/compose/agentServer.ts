@@ -40,7 +40,7 @@ import { reloadProject } from '../runtime/project.ts';
 import { guardHandlers } from '../handlers/agent-server/authGuard.ts';
 import { operations } from '../../generated/agent-server/operations.gen.ts';
 import type { BackgroundModule } from '../runtime/application.ts';
-import type { AppFactoryDeps } from '../handlers/deps.ts';
+import type { AppFactoryDeps } from './area.ts';
 import { noteImported } from '../runtime/importedFiles.ts';
 import type { AgentServerAreaHandlers } from '../handlers/agent-server/area.ts';
 import { assistantHandlers } from '../handlers/agent-server/assistants.ts';

@@ -1,7 +1,7 @@
 // The one place that picks where records live: PostgreSQL when a database URL is configured
 // (never in mock mode), shared with any other replica on the database; else the embedded
 // store, this process's alone. Everything past this file sees the ports only.
-import type { RunBackend } from '../handlers/deps.ts';
+import type { RunBackend } from './area.ts';
 import type { Coordination } from '../domain/ports/coordination.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';

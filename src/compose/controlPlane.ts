@@ -4,7 +4,7 @@ import type { DeploymentStatus } from '../../generated/control-plane/types.gen.t
 import type { ControlPlaneHandlers } from '../../generated/control-plane/operations.gen.ts';
 import type { RequestContext } from '../runtime/context.ts';
 import type { BackgroundModule } from '../runtime/application.ts';
-import type { AppFactoryDeps } from '../handlers/deps.ts';
+import type { AppFactoryDeps } from './area.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';

@@ -65,6 +65,11 @@ export interface StartOptions {
    * process (tests of rules that need no socket). Its URL is IN_PROCESS_URL.
    */
   listen?: boolean;
+  /**
+   * The operationIds served (an area alone, src/compose/area.ts); the others answer 404 as
+   * unknown routes do, and need no handler. Default: every operation of the contract.
+   */
+  operations?: ReadonlySet<string>;
 }
 
 /** Starts serving; `storage` is closed when the server stops, or when it cannot start. */
@@ -122,7 +127,8 @@ export async function startHttpServer(
   // and tsx are most of a start), and requests wait for it (deferredHandlers.ts). Not with the project's own routes (http.app, loaded after the
   // application and in front of every route) nor in mock mode, whose application is quick.
   const listenFirst = !config.mock && !config.project.http?.app;
-  const operationIds = [...controlPlaneIds, ...agentServerIds];
+  const allOperationIds = [...controlPlaneIds, ...agentServerIds];
+  const operationIds = options.operations ? allOperationIds.filter((id) => options.operations!.has(id)) : allOperationIds;
   // every operation waits for the application, the health check too: deployers and the
   // Kubernetes readiness probe read a 200 from /ok as serving, its graphs loaded
   const deferred = deferredHandlers(operationIds);
@@ -150,9 +156,11 @@ export async function startHttpServer(
       ? await mockApplication(config, log)
       : await createApp({ config, log, metrics, customAuth, grpcPort: () => grpcPort, keyDigestsOf: (tenant) => keyRing.digestsOf(tenant) }).catch(refuse);
     const missing = operationIds.filter((id) => typeof made.handlers[id] !== 'function');
-    const known = new Set<string>(operationIds);
+    const known = new Set<string>(allOperationIds);
     const unknown = Object.keys(made.handlers).filter((id) => !known.has(id));
-    const missingMethods = rpcDocument.methods.map((m) => m.name).filter((name) => typeof made.methods[name] !== 'function');
+    // the JSON-RPC methods are needed where their operation is served
+    const methodsServed = operationIds.includes('a2aRpc');
+    const missingMethods = methodsServed ? rpcDocument.methods.map((m) => m.name).filter((name) => typeof made.methods[name] !== 'function') : [];
     if (missing.length || missingMethods.length || unknown.length) {
       const parts = [
         missing.length ? `no handler for operationId(s): ${missing.join(', ')}` : '',
@@ -168,6 +176,8 @@ export async function startHttpServer(
   const app: Application | undefined = listenFirst ? undefined : await makeApp();
 
   const disabled = disabledOperations(config.project.http, apiDocuments.find((d) => d.key === 'agent-server')!.operations);
+  // the operations of the areas not served are routed nowhere: 404, as unknown routes
+  for (const id of allOperationIds) if (!operationIds.includes(id)) disabled.add(id);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
   // a queue worker only executes runs: its HTTP port answers the probes and the metrics

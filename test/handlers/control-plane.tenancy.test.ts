@@ -1,7 +1,8 @@
 // Credentials and tenant isolation for deployments and OAuth providers.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { dockerBody, json, type Api } from '../control-plane/support.ts';
 
 const TENANT_A = '11111111-1111-4111-8111-111111111111';
@@ -12,7 +13,7 @@ describe('control plane: credentials and tenants', () => {
   let a: Api;
   let b: Api;
   before(async () => {
-    server = await inProcessApp({ env: { AGENTPLANE_API_KEYS: `key-a:${TENANT_A},key-both:${TENANT_A},key-both:${TENANT_B}` } });
+    server = await areaApp('control-plane', { env: { AGENTPLANE_API_KEYS: `key-a:${TENANT_A},key-both:${TENANT_A},key-both:${TENANT_B}` } });
     a = (p, init = {}) => server.api(p, { ...init, headers: { 'x-api-key': 'key-a' } });
     b = (p, init = {}) => server.api(p, { ...init, headers: { authorization: 'Bearer key-both', 'x-tenant-id': TENANT_B } });
   });

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type ProjectConfig } from '../../src/runtime/config.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
-import { startServer, type AppFactory, type RunningServer } from '../../src/compose/server.ts';
+import { startServer, type AppFactory, type AreaName, type RunningServer } from '../../src/compose/server.ts';
 import type { FetchHandler } from '../../src/runtime/inProcess.ts';
 import { createApplication } from '../../src/compose/application.ts';
 import { startPrism } from './prism.ts';
@@ -139,8 +139,13 @@ function apiCaller(url: string, key: string, send: typeof fetch): TestServer['ap
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  return serveTest(options);
+}
+
+/** A test server on a port: the whole application, or the areas named (test/support/area.ts). */
+async function serveTest(options: TestServerOptions, areas?: readonly AreaName[]): Promise<TestServer> {
   const { config, log, key, tenant, dataDir } = await testConfig(options);
-  const server = await startServer(config, options.app ?? createApplication, log);
+  const server = await startServer(config, options.app ?? (areas ? undefined : createApplication), log, { areas });
   // AGENTPLANE_TEST_VIA_PRISM=<spec file> puts a Prism validation proxy in front, so an
   // integration test runs unchanged through it (test/release/prism-integration.release.test.ts)
   const viaPrism = process.env.AGENTPLANE_TEST_VIA_PRISM;
@@ -177,11 +182,19 @@ export interface InProcessApp extends Omit<TestServer, 'http' | 'port' | 'grpc'>
  * Tests of the wire (SDK clients that need a URL, restarts, browsers, faults) start a server.
  */
 export async function inProcessApp(options: TestServerOptions = {}): Promise<InProcessApp> {
+  return answerInProcess(options);
+}
+
+/**
+ * The whole application, or the areas named alone (test/support/area.ts: the others' routes
+ * answer 404), answering in process.
+ */
+export async function answerInProcess(options: TestServerOptions, areas?: readonly AreaName[]): Promise<InProcessApp> {
   // the Prism run (test/release/prism-integration.release.test.ts) needs the wire: the same
   // calls then go through a listening server and the proxy in front of it
-  if (process.env.AGENTPLANE_TEST_VIA_PRISM) return overTheWire(await startTestServer(options));
+  if (process.env.AGENTPLANE_TEST_VIA_PRISM) return overTheWire(await serveTest(options, areas));
   const { config, log, key, tenant, dataDir } = await testConfig(options);
-  const server = await startServer(config, options.app ?? createApplication, log, { listen: false });
+  const server = await startServer(config, options.app ?? (areas ? undefined : createApplication), log, { listen: false, areas });
   const inProcessFetch = ((input: string | URL | Request, init?: RequestInit) => {
     const target = typeof input === 'string' && input.startsWith('/') ? server.url + input : input;
     const request = new Request(target, init);

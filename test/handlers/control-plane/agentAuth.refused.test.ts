@@ -7,7 +7,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { json, type Api } from '../../control-plane/support.ts';
 import { CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
 
@@ -17,7 +18,7 @@ describe('agent auth: a token refused by the resource server', () => {
   let api: Api;
 
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('control-plane', {
       env: {
         AGENTPLANE_TOKEN_KEY: randomBytes(32).toString('base64'),
         AGENTPLANE_AUTH_ALLOW_HTTP: '1',

@@ -2,14 +2,15 @@
 // and every filter.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: listing deployments', () => {
   let server: InProcessApp;
   const ids: string[] = [];
   before(async () => {
-    server = await inProcessApp({ env: { AGENTPLANE_PHASE_MS: '60000' } });
+    server = await areaApp('control-plane', { env: { AGENTPLANE_PHASE_MS: '60000' } });
     // a deployment names a listener of its tenant
     const listener = await json(
       await server.api('/v2/listeners', {

@@ -1,12 +1,13 @@
 // A CI/CD pipeline played end to end against the real server, as upstream clients do it:
 // create → poll the latest revision until DEPLOYED → patch → poll → list → redeploy → delete.
 import { after, before, describe, it } from 'node:test';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { failingBuildFlow, failingImageFlow, pipelineFlow } from '../../control-plane/support.ts';
 
 describe('control plane: a CI/CD pipeline', () => {
   let server: InProcessApp;
-  before(async () => (server = await inProcessApp()));
+  before(async () => (server = await areaApp('control-plane')));
   after(() => server.close());
 
   it('creates, deploys, patches, lists, redeploys and deletes a deployment', () => pipelineFlow(server.api));

@@ -2,12 +2,13 @@
 // with a detail naming the problem, and changes nothing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { create, dockerBody, githubBody, json, waitForRevision } from '../../control-plane/support.ts';
 
 describe('control plane: repo_url transports (issue 83)', () => {
   let server: InProcessApp;
-  before(async () => (server = await inProcessApp()));
+  before(async () => (server = await areaApp('control-plane')));
   after(() => server.close());
 
   it("refuses a repo_url naming git's remote helpers (fd::, ext::, any <helper>::), in any case; stores nothing", async () => {
@@ -35,7 +36,7 @@ describe('control plane: repo_url transports (issue 83)', () => {
 
 describe('control plane: create rules', () => {
   let server: InProcessApp;
-  before(async () => (server = await inProcessApp()));
+  before(async () => (server = await areaApp('control-plane')));
   after(() => server.close());
 
   const rejected = async (body: unknown, status: number, pattern: RegExp) => {
@@ -158,7 +159,7 @@ describe('control plane: patch, redeploy and delete rules', () => {
   let server: InProcessApp;
   let deployment: any;
   before(async () => {
-    server = await inProcessApp();
+    server = await areaApp('control-plane');
     deployment = await create(server.api, githubBody('patch-rules'));
     await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
   });

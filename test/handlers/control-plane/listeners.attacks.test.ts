@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const KEY = `lc-${randomUUID()}`;
 const TENANT = randomUUID();
@@ -27,7 +28,7 @@ interface Answer {
 describe('listener credentials', () => {
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({ env: { AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}` } });
+    server = await areaApp('control-plane', { env: { AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${OTHER_TENANT}` } });
   });
   after(() => server?.close());
 

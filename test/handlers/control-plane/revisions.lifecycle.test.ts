@@ -2,12 +2,13 @@
 // (AGENTPLANE_PHASE_MS=60000), so nothing here depends on timing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { create, dockerBody, githubBody, json } from '../../control-plane/support.ts';
 
 describe('control plane: states before the deployer moves on', () => {
   let server: InProcessApp;
-  before(async () => (server = await inProcessApp({ env: { AGENTPLANE_PHASE_MS: '60000' } })));
+  before(async () => (server = await areaApp('control-plane', { env: { AGENTPLANE_PHASE_MS: '60000' } })));
   after(() => server.close());
 
   it('starts in AWAITING_DATABASE with a CREATING revision', async () => {
