@@ -5,14 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 import { KeyRing, keyDigest, parseKeyDigests } from '../../src/runtime/auth.ts';
 
 test("a deployed server answers its tenant's keys only, and the tenant's quotas bind there", async () => {
   const tenant = randomUUID();
   const key = `key-${randomUUID()}`;
-  const app = await inProcessApp({
+  const app = await areaApp('agent-server', {
     dataDir: null,
     // the project file turns agent-server auth off: the digests win
     project: { ...testProject, auth: { agent_server: false } },

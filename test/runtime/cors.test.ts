@@ -3,14 +3,14 @@
 // origins. GET /info answers as agent-chat-ui expects at start.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 const preflight = (server: { fetch: typeof fetch }, url: string, origin: string, method = 'POST', headers = 'content-type,x-api-key') =>
   server.fetch(url, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers } });
 
 describe('CORS', () => {
   it('lets a loopback origin call the API by default: preflight and the answer', async () => {
-    const server = await inProcessApp({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' } } });
+    const server = await areaApp('agent-server', { project: { graphs: { echo: './examples/graphs/echo.ts:echo' } } });
     try {
       const pre = await preflight(server, `${server.url}/threads`, 'http://localhost:3000');
       assert.equal(pre.status, 204);
@@ -43,7 +43,7 @@ describe('CORS', () => {
   });
 
   it('follows http.cors from the project file', async () => {
-    const server = await inProcessApp({
+    const server = await areaApp('agent-server', {
       project: {
         graphs: {},
         http: {
@@ -77,7 +77,7 @@ describe('CORS', () => {
 
 describe('GET /info', () => {
   it('answers version and flags in the upstream shape', async () => {
-    const server = await inProcessApp({ project: { graphs: {}, http: { disable_mcp: true } } });
+    const server = await areaApp('agent-server', { project: { graphs: {}, http: { disable_mcp: true } } });
     try {
       const info = (await (await server.fetch(`${server.url}/info`)).json()) as {
         version: string;

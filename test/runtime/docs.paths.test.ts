@@ -2,7 +2,8 @@
 // HTTP clients do not resolve it) is 404, not a 500 from reading the folder.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 /** The status of a GET of `path` sent as it is (a Request would resolve its dot segments). */
 const rawGet = async (server: InProcessApp, path: string) => {
@@ -12,7 +13,7 @@ const rawGet = async (server: InProcessApp, path: string) => {
 };
 
 test('dot segments under /docs/assets/ are 404', async () => {
-  const server = await inProcessApp({ project: { graphs: {} } });
+  const server = await areaApp('control-plane', { project: { graphs: {} } });
   try {
     for (const path of ['/docs/assets/..', '/docs/assets/.', '/docs/assets/...']) assert.equal(await rawGet(server, path), 404, path);
     assert.equal(await rawGet(server, '/docs/assets/swagger-ui.css'), 200);

@@ -1,11 +1,12 @@
 // The JSON-RPC envelope on POST /a2a/{assistant_id}: every failure is a JSON-RPC error in HTTP 200.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 let server: InProcessApp;
 before(async () => {
-  server = await inProcessApp({ mock: true });
+  server = await areaApp('a2a', { mock: true });
 });
 after(() => server.close());
 

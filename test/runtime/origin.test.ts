@@ -3,7 +3,8 @@
 // AGENTPLANE_TRUST_PROXY (any client can send them), never over a configured public URL.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 const project = { graphs: { echo: './examples/graphs/echo.ts:echo' } };
 
@@ -21,8 +22,8 @@ describe('agent card URLs without AGENTPLANE_PUBLIC_URL', () => {
   let plain: InProcessApp;
   let proxied: InProcessApp;
   before(async () => {
-    plain = await inProcessApp({ project, dataDir: null });
-    proxied = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_TRUST_PROXY: '1' } });
+    plain = await areaApp('a2a', { project, dataDir: null });
+    proxied = await areaApp('a2a', { project, dataDir: null, env: { AGENTPLANE_TRUST_PROXY: '1' } });
   });
   after(async () => {
     await plain.close();
@@ -59,7 +60,7 @@ describe('agent card URLs without AGENTPLANE_PUBLIC_URL', () => {
   });
 
   it('a configured AGENTPLANE_PUBLIC_URL wins over every header', async () => {
-    const fixed = await inProcessApp({ project, dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://public.example.org', AGENTPLANE_TRUST_PROXY: '1' } });
+    const fixed = await areaApp('a2a', { project, dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://public.example.org', AGENTPLANE_TRUST_PROXY: '1' } });
     try {
       assert.equal(await cardUrl(fixed, '/.well-known/agent-card.json', forwardedHeaders), 'https://public.example.org/a2a/echo');
     } finally {

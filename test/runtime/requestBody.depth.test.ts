@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { depthExceededAt } from '../../src/runtime/requestBody.ts';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 
 /** JSON arrays nested `levels` deep: `[[[]]]` for 3. */
@@ -38,7 +39,7 @@ describe('a real server refuses bodies nested too deep', () => {
   let server: InProcessApp;
   const count = async () => (await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number;
   before(async () => {
-    server = await inProcessApp({ project: { graphs: fixtureGraphs } });
+    server = await areaApp('a2a', { project: { graphs: fixtureGraphs } });
   });
   after(() => server.close());
 
@@ -79,7 +80,7 @@ describe('a real server refuses bodies nested too deep', () => {
 });
 
 test('the depth limit follows AGENTPLANE_MAX_BODY_DEPTH', async () => {
-  const server = await inProcessApp({ dataDir: null, env: { AGENTPLANE_MAX_BODY_DEPTH: '5' } });
+  const server = await areaApp('a2a', { dataDir: null, env: { AGENTPLANE_MAX_BODY_DEPTH: '5' } });
   try {
     const post = (body: string) => server.api('/threads', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     assert.equal((await post(threadBody(5))).status, 200);

@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseQuery } from '../../src/runtime/requestBody.ts';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 describe('parseQuery', () => {
@@ -30,7 +31,7 @@ describe('empty query parameters on the wire', () => {
   let threadId: string;
   let runId: string;
   before(async () => {
-    app = await inProcessApp({ project: testProject, dataDir: null });
+    app = await areaApp('a2a', { project: testProject, dataDir: null });
     threadId = ((await (await app.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string }).thread_id;
     const run = await app.api(`/threads/${threadId}/runs`, {
       method: 'POST',

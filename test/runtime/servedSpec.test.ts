@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/runtime/config.ts';
-import { ROOT, inProcessApp, type InProcessApp } from '../support/server.ts';
+import { ROOT, type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 type Json = any;
 const DOCUMENTS = ['control-plane.openapi.yaml', 'agent-server.openapi.yaml', 'a2a.openrpc.json', 'a2a-v1.openrpc.json'];
@@ -29,8 +30,8 @@ describe('the documents under /spec/ name the server that served them', () => {
   let publicServer: InProcessApp;
   before(async () => {
     [server, publicServer] = await Promise.all([
-      inProcessApp({ dataDir: null }),
-      inProcessApp({ dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.org' } }),
+      areaApp('control-plane', { dataDir: null }),
+      areaApp('control-plane', { dataDir: null, env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.org' } }),
     ]);
   });
   after(async () => {

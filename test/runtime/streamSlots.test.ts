@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 describe('caps on open streams', () => {
@@ -16,7 +17,7 @@ describe('caps on open streams', () => {
   const headers = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
 
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: testProject,
       dataDir: null,
       env: {
@@ -92,7 +93,7 @@ describe('caps on open streams', () => {
 
 describe('a stream that ends gives its slot back', () => {
   it('with a cap of one, streams read to their end follow one another', async () => {
-    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
+    const server = await areaApp('agent-server', { project: testProject, dataDir: null, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '1' } });
     try {
       for (let i = 0; i < 3; i++) {
         const res = await server.fetch(`${server.url}/runs/stream`, {

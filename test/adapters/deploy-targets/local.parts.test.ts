@@ -9,7 +9,8 @@ import path from 'node:path';
 import { pageOfLog, parseLogLine } from '../../../src/domain/control-plane/deployer/revisionLogs.ts';
 import { capLogFile } from '../../../src/adapters/log-files/revisionLogFiles.ts';
 import { detectInstallCommand } from '../../../src/adapters/images/installCommand.ts';
-import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
+import { tempDir, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { create, dockerBody, json, waitForRealRevision, waitForRevision } from '../../control-plane/support.ts';
 import { graphSource, makeRepository } from '../../control-plane/gitFixture.ts';
 
@@ -99,7 +100,7 @@ describe('local deployer without a container runtime', () => {
   after(() => server?.close());
 
   it('ends a docker revision in DEPLOY_FAILED saying so, and the simulated logs are not used', async () => {
-    server = await inProcessApp({ env: { AGENTPLANE_DEPLOYER: 'local', PATH: '/nonexistent' } });
+    server = await areaApp('control-plane', { env: { AGENTPLANE_DEPLOYER: 'local', PATH: '/nonexistent' } });
     const deployment = await create(server.api, dockerBody('no-runtime'));
     const revision = await waitForRevision(server.api, deployment.id, deployment.latest_revision_id);
     assert.equal(revision.status, 'DEPLOY_FAILED');
@@ -127,7 +128,7 @@ describe('local deployer without isolation', () => {
     { timeout: 120_000 },
     async () => {
       const logged: string[] = [];
-      server = await inProcessApp({
+      server = await areaApp('control-plane', {
         env: { AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_DEPLOYER_ISOLATION: 'none' },
         log: createLogger('debug', {}, (line) => logged.push(line)),
       });
@@ -156,7 +157,7 @@ describe('simulated deployer logs', () => {
   after(() => server?.close());
 
   it('tell the phases a revision went through', async () => {
-    server = await inProcessApp();
+    server = await areaApp('control-plane');
     // credentials in repo_url are masked here too
     const deployment = await create(server.api, {
       name: 'simulated-logs',

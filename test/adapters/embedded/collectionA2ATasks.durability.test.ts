@@ -2,11 +2,12 @@
 // with tasks/resubscribe, and tasks/get still knows a task after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, tempDir } from '../../support/server.ts';
+import { tempDir } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { assertValidResult, clientFor, fixtureGraphs, userText } from '../../handlers/a2a/harness.ts';
 
 test('a dropped stream leaves the task running; resubscribe follows it to its end', async () => {
-  const server = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir: null });
+  const server = await areaApp('a2a', { project: { graphs: fixtureGraphs }, dataDir: null });
   try {
     const abort = new AbortController();
     const res = await server.fetch(`${server.url}/a2a/slow`, {
@@ -43,14 +44,14 @@ test('a dropped stream leaves the task running; resubscribe follows it to its en
 
 test('tasks/get and follow-ups work after a restart', async () => {
   const dataDir = tempDir();
-  const first = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir });
+  const first = await areaApp('a2a', { project: { graphs: fixtureGraphs }, dataDir });
   let task: any;
   try {
     task = ((await (await clientFor(first.url, 'echo', first.fetch)).sendMessage(userText('before restart'))) as any).result;
   } finally {
     await first.close();
   }
-  const second = await inProcessApp({ project: { graphs: fixtureGraphs }, dataDir });
+  const second = await areaApp('a2a', { project: { graphs: fixtureGraphs }, dataDir });
   try {
     const client = await clientFor(second.url, 'echo', second.fetch);
     const got: any = await client.getTask({ id: task.id });

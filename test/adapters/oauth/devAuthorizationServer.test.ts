@@ -6,7 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { json } from '../../control-plane/support.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 
@@ -37,7 +38,7 @@ function formOf(html: string): URLSearchParams {
 describe('the development OAuth provider, on', () => {
   let app: InProcessApp;
   before(async () => {
-    app = await inProcessApp({ env: { AGENTPLANE_DEV_OAUTH: 'on' } });
+    app = await areaApp('control-plane', { env: { AGENTPLANE_DEV_OAUTH: 'on' } });
   });
   after(() => app.close());
 
@@ -152,7 +153,7 @@ describe('the development OAuth provider, on', () => {
 
 describe('the development OAuth provider, off', () => {
   it('answers nothing, and an unconfigured provider is not found', async () => {
-    const app = await inProcessApp({ env: { AGENTPLANE_DEV_OAUTH: 'off' } });
+    const app = await areaApp('control-plane', { env: { AGENTPLANE_DEV_OAUTH: 'off' } });
     try {
       assert.equal((await app.fetch('/dev/oauth/authorize?response_type=code')).status, 404);
       const answered = await app.api('/v2/auth/authenticate', { method: 'POST', json: { provider: 'github', scopes: [], user_id: 'alice' } });

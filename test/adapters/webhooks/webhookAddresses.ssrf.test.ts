@@ -9,7 +9,7 @@ import dns from 'node:dns/promises';
 import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { inProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { addressCheck } from '../../../src/adapters/webhooks/webhookAddresses.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
@@ -36,7 +36,7 @@ async function serverWithLog(webhooks: Record<string, unknown>) {
     lines.push(JSON.parse(line));
     for (const wake of waiters.splice(0)) wake();
   });
-  const server = await inProcessApp({ project: { graphs: testProject.graphs, webhooks }, dataDir: null, log });
+  const server = await areaApp('agent-server', { project: { graphs: testProject.graphs, webhooks }, dataDir: null, log });
   /** Resolves with the webhook line for this run once delivery has ended one way or another. */
   const outcome = async (runId: string, timeoutMs = 30_000): Promise<Record<string, any>> => {
     const deadline = Date.now() + timeoutMs;

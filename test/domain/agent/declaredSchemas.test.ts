@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const TYPED = './test/fixtures/differential-project/src/typed.ts:graph';
 type Schema = { properties: Record<string, Record<string, unknown>>; required?: string[] };
@@ -20,7 +21,7 @@ describe('declared graph schemas', () => {
   const fresh = path.join(ROOT, '.cache', `typed-graphs-${randomUUID()}`);
   before(async () => {
     fs.cpSync(path.join(ROOT, 'test', 'fixtures', 'typed-graphs'), fresh, { recursive: true });
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: {
         graphs: {
           typed: TYPED,

@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, tempDir } from '../../support/server.ts';
+import { tempDir } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -12,7 +13,7 @@ const transcript = (values: unknown) => ((values as { messages: { type: string; 
 describe('graphs', () => {
   it('runs the multi-step agent and keeps its state across a restart', async () => {
     const dataDir = tempDir();
-    let server = await inProcessApp({ project: testProject, dataDir });
+    let server = await areaApp('agent-server', { project: testProject, dataDir });
     let threadId: string;
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
@@ -26,7 +27,7 @@ describe('graphs', () => {
     } finally {
       await server.close();
     }
-    server = await inProcessApp({ project: testProject, dataDir });
+    server = await areaApp('agent-server', { project: testProject, dataDir });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const before = await client.threads.getState(threadId);
@@ -43,7 +44,7 @@ describe('graphs', () => {
   });
 
   it('pauses at an interrupt and resumes with a command', async () => {
-    const server = await inProcessApp({ project: testProject, dataDir: null });
+    const server = await areaApp('agent-server', { project: testProject, dataDir: null });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const thread = await client.threads.create();
@@ -64,7 +65,7 @@ describe('graphs', () => {
   });
 
   it('runs different threads concurrently', async () => {
-    const server = await inProcessApp({ project: testProject, dataDir: null });
+    const server = await areaApp('agent-server', { project: testProject, dataDir: null });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const busy = await client.threads.create();
@@ -81,7 +82,7 @@ describe('graphs', () => {
   });
 
   it('runs no more threads at once than AGENTPLANE_MAX_CONCURRENT_RUNS', async () => {
-    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_MAX_CONCURRENT_RUNS: '1' } });
+    const server = await areaApp('agent-server', { project: testProject, dataDir: null, env: { AGENTPLANE_MAX_CONCURRENT_RUNS: '1' } });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
       const [a, b] = [await client.threads.create(), await client.threads.create()];

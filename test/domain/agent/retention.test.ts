@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -31,7 +32,7 @@ describe('checkpoint retention', () => {
     let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await inProcessApp({ project: testProject });
+      server = await areaApp('agent-server', { project: testProject });
       client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     });
     after(() => server.close());
@@ -51,7 +52,7 @@ describe('checkpoint retention', () => {
     let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await inProcessApp({
+      server = await areaApp('agent-server', {
         project: { ...testProject, checkpointer: { ttl: { strategy: 'delete', default_ttl: 0.005, sweep_interval_minutes: 0.01 } } },
       });
       client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
@@ -81,7 +82,7 @@ describe('checkpoint retention', () => {
     let server: InProcessApp;
     let client: Client;
     before(async () => {
-      server = await inProcessApp({ project: { ...testProject, checkpointer: { ttl: { sweep_interval_minutes: 0.01 } } } });
+      server = await areaApp('agent-server', { project: { ...testProject, checkpointer: { ttl: { sweep_interval_minutes: 0.01 } } } });
       client = new Client({ apiUrl: server.url, apiKey: server.key, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     });
     after(() => server.close());

@@ -2,13 +2,14 @@
 // no thread (it used to match every thread through the object prototype).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 describe('search filters', () => {
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({ project: testProject });
+    server = await areaApp('agent-server', { project: testProject });
   });
   after(() => server.close());
 

@@ -6,7 +6,8 @@
 // checkpoint with the refused task's error (ThreadStateReader.latest).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 
@@ -36,7 +37,7 @@ for (const backend of BACKENDS) {
     let app: InProcessApp;
     before(async () => {
       const env: Record<string, string> = backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {};
-      app = await inProcessApp({ project, env, dataDir: backend === 'postgres' ? 'temp' : null });
+      app = await areaApp('agent-server', { project, env, dataDir: backend === 'postgres' ? 'temp' : null });
     });
     after(() => app.close());
 

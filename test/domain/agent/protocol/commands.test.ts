@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT, inProcessApp, type InProcessApp } from '../../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../../support/server.ts';
+import { areaApp } from '../../../support/area.ts';
 import { stateReads } from '../../../support/stateReads.ts';
 
 const fixture = path.join(ROOT, 'test/fixtures/graphs/protocol.ts');
@@ -17,7 +18,7 @@ const MESSAGES = 200;
 describe('protocol commands on a thread waiting for input', () => {
   let app: InProcessApp;
   before(async () => {
-    app = await inProcessApp({ project: { graphs: { ask: `${fixture}:ask` } }, dataDir: null, runWorkers: '0' });
+    app = await areaApp('agent-server', { project: { graphs: { ask: `${fixture}:ask` } }, dataDir: null, runWorkers: '0' });
   });
   after(() => app.close());
 

@@ -6,7 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../../support/server.ts';
+import { type InProcessApp } from '../../../support/server.ts';
+import { areaApp } from '../../../support/area.ts';
 import { create, dockerBody, json } from '../../../control-plane/support.ts';
 import { REFUSED, at, container, naming, where } from '../../../control-plane/boundaryCases.ts';
 import { tenantBoundaryProblems } from '../../../../src/domain/control-plane/kubernetes/tenantBoundary.ts';
@@ -19,7 +20,7 @@ describe('tenant boundary', () => {
   let victim: any;
   let attacker: any;
   before(async () => {
-    server = await inProcessApp();
+    server = await areaApp('control-plane');
     victim = await create(server.api, { ...dockerBody('victim'), secrets: [{ name: 'TOKEN', value: 'victim-token' }] });
     attacker = await create(server.api, dockerBody('attacker'));
   });
@@ -80,7 +81,7 @@ describe('the images a tenant runs (issue 83)', () => {
   const TENANT_B = randomUUID();
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('control-plane', {
       env: {
         AGENTPLANE_API_KEYS: `${KEY_A}:${TENANT_A},${KEY_B}:${TENANT_B}`,
         // every tenant: Docker Hub's official images; tenant A: its own registry namespace too
