@@ -23,7 +23,6 @@ import { CronService } from '../domain/crons/cronService.ts';
 import { CollectionCrons } from '../adapters/embedded/collectionCrons.ts';
 import { CollectionThreads } from '../adapters/embedded/collectionThreads.ts';
 import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
-import { CollectionRuns } from '../adapters/embedded/collectionRuns.ts';
 import { CollectionPlainCheckpoints } from '../adapters/embedded/collectionPlainCheckpoints.ts';
 import { CollectionCheckpoints } from '../adapters/embedded/collectionCheckpoints.ts';
 import { leadingScheduler } from '../domain/crons/scheduler.ts';
@@ -120,7 +119,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           stallMs: config.runStallMs,
           // the first reads of a run of a graph the main thread knows go with the run
           kindOf,
-          firstReads: deps.runBackend.firstReads,
+          runs: deps.runBackend.runs,
           log: log.child({ area: 'run-workers' }),
         })
       : undefined;
@@ -136,7 +135,6 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     repositories: {
       threads: deps.queries.threads ?? new CollectionThreads(store),
       assistants: deps.queries.assistants ?? new CollectionAssistants(store),
-      runs: deps.queries.runs ?? new CollectionRuns(store),
       plainCheckpoints: new CollectionPlainCheckpoints(store),
     },
     graphs,

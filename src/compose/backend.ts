@@ -8,8 +8,7 @@ import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { InMemoryRunEventLog } from '../adapters/run-storage/inMemoryRunEventLog.ts';
 import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
-import { CollectionFirstReads } from '../adapters/embedded/firstReads.ts';
-import { CollectionRunEngineRecords } from '../adapters/embedded/collectionRunEngineRecords.ts';
+import { CollectionRunStore } from '../adapters/run-storage/collectionRunStore.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
@@ -41,11 +40,10 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     const events = new InMemoryRunEventLog();
     const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
     return {
+      runs: new CollectionRunStore(store),
       events,
       claims,
       leaseMs: config.runLeaseMs,
-      firstReads: new CollectionFirstReads(store),
-      records: new CollectionRunEngineRecords(store),
       nextOnThread: (threadId) => claims.nextOnThread(threadId),
     };
   };
@@ -61,10 +59,9 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { PgRunEvents },
     { PgThreads },
     { PgAssistants },
-    { PgRuns },
     { PgCrons },
     { PgDeployments },
-    { PgFirstReads },
+    { PgRunStore },
     { PgWebhookOutbox },
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
@@ -73,10 +70,9 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     import('../adapters/postgres/pgRunEvents.ts'),
     import('../adapters/postgres/pgThreads.ts'),
     import('../adapters/postgres/pgAssistants.ts'),
-    import('../adapters/postgres/pgRuns.ts'),
     import('../adapters/postgres/pgCrons.ts'),
     import('../adapters/postgres/pgDeployments.ts'),
-    import('../adapters/postgres/pgFirstReads.ts'),
+    import('../adapters/run-storage/pgRunStore.ts'),
     import('../adapters/postgres/pgWebhookOutbox.ts'),
   ]);
   const store = await openPgStore({ url, poolSize: config.databasePool });
@@ -89,7 +85,6 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
   const queries: BackendQueries = {
     threads: new PgThreads(store),
     assistants: new PgAssistants(store),
-    runs: new PgRuns(store),
     crons: new PgCrons(store),
     deployments: new PgDeployments(store),
     webhookOutbox: new PgWebhookOutbox(store),
@@ -100,11 +95,10 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
     const events = new PgRunEvents(store, coordination, warn);
     return {
+      runs: new PgRunStore(store),
       events,
       claims: new PgRunClaims({ store, coordination, leaseMs: config.runLeaseMs, events, warn }),
       leaseMs: config.runLeaseMs,
-      firstReads: new PgFirstReads(store),
-      records: new CollectionRunEngineRecords(store),
       // any replica may claim a thread's next run: none is known to start ahead
       nextOnThread: null,
     };

@@ -9,7 +9,7 @@ import { freshDatabaseUrl } from '../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../src/adapters/postgres/pgStore.ts';
 import { countSql, searchSql } from '../../src/adapters/postgres/pgThreads.ts';
 import { assistantSearchSql } from '../../src/adapters/postgres/pgAssistants.ts';
-import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/adapters/postgres/pgRuns.ts';
+import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/adapters/run-storage/pgRunStore.ts';
 import { deploymentListSql } from '../../src/adapters/postgres/pgDeployments.ts';
 import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/adapters/postgres/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';

@@ -292,6 +292,20 @@ export type NotAPort = { shortcut?(): void };`;
   assert.deepEqual(optionalMethods(port), ['RunClaims.nextOnThread', 'RunClaims.firstReads']);
 });
 
+test('the runs are served by three ports, the run store, its claims and its event log, implemented by adapters only (issue 88)', () => {
+  const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const runPorts = sources().filter((file) => /^src\/domain\/ports\/run[A-Z]\w*\.ts$/.test(file));
+  assert.deepEqual(runPorts.sort(), ['src/domain/ports/runClaims.ts', 'src/domain/ports/runEventLog.ts', 'src/domain/ports/runStore.ts']);
+  const implementsRunPort = /\bimplements\s+[\w\s,]*\b(RunStore|RunClaims|RunEventLog)\b/;
+  const implementers = sources().filter((file) => implementsRunPort.test(text(file)));
+  assert.ok(implementers.length >= 5, `implementations found: ${implementers.join(', ')}`);
+  // an event log or a store kept in the domain (the event log was domain/agent/broker.ts) is an adapter's work
+  assert.deepEqual(
+    implementers.filter((file) => !file.startsWith('src/adapters/')),
+    [],
+  );
+});
+
 test('only the stores implement the run claims: nothing wraps them, and runs-ahead decorates the executor, not the engine (issue 66)', () => {
   const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
   const implementers = sources().filter((file) => /\bimplements\s+[\w\s,]*\bRunClaims\b|(:|satisfies)\s*RunClaims\s*=?\s*\{/.test(text(file)));

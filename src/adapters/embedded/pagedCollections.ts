@@ -11,7 +11,7 @@ export const PAGED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
   checkpoint_writes: ['thread_id', 'cp_key'],
   checkpoint_values: ['thread_id'],
   plain_checkpoints: ['thread_id'],
-  // collectionRuns.ts: by thread and status (indexes), owner scans, an assistant's summaries
+  // run-storage/collectionRunStore.ts: by thread and status (indexes), owner scans, an assistant's summaries
   runs: ['run_id', 'thread_id', 'status', 'owner', 'assistant_id', 'created_at', 'updated_at'],
   // collectionThreads.ts: search by status (index), owner, ids and metadata, sorted by any of these; expiry by ttl
   threads: ['thread_id', 'status', 'owner', 'created_at', 'updated_at', 'metadata', 'ttl'],

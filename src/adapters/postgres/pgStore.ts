@@ -6,7 +6,7 @@
 // an acknowledged write is committed; `update` is a row-locked read-modify-write; a batch is
 // one transaction. `filter` closures run here, over the rows read in insertion order in
 // bounded batches (never the whole table at once); the repositories' named queries
-// (pgThreads.ts, pgRuns.ts, pgAssistants.ts, pgCrons.ts, pgDeployments.ts) filter and sort in
+// (pgThreads.ts, run-storage/pgRunStore.ts, pgAssistants.ts, pgCrons.ts, pgDeployments.ts) filter and sort in
 // SQL instead.
 // Any number of server processes may share the database (see pgCoordination.ts for how
 // they divide the work).

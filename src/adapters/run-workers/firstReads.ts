@@ -1,5 +1,5 @@
 // What a run reads of its thread first, read by the main thread before it hands the run to
-// a worker and sent with it (KnownReads, read through the FirstReads port). Every run starts by
+// a worker and sent with it (KnownReads, read through the run store: RunStore.firstReads). Every run starts by
 // reading its thread: the plain-state head, and for a LangGraph graph the newest checkpoint.
 // Asked from the worker, each is a round trip the run waits for (a post each way and a wake-up
 // of the other thread); sent with the run, none is. The worker's plain-state store and

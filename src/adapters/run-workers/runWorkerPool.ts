@@ -64,7 +64,7 @@ import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
 import type { FirstReadsKind } from './firstReads.ts';
-import type { FirstReads } from '../../domain/ports/firstReads.ts';
+import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 import { IdleRetirement } from './idleRetirement.ts';
@@ -83,8 +83,8 @@ export interface RunWorkerPoolOptions {
   memoryMb?: number | null;
   /** The kind of the run's graph, whose first reads are then sent with the run (firstReads.ts). */
   kindOf?: (run: RunRecord) => FirstReadsKind;
-  /** Reads those first reads (PostgreSQL: in one statement). */
-  firstReads: FirstReads;
+  /** Where those first reads are read (the run store; PostgreSQL: in one statement). */
+  runs: Pick<RunStore, 'firstReads'>;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
   /** When an idle worker is ended to give its memory back (runtime/workerRetirement.ts's default when absent; null: never). */
@@ -757,7 +757,7 @@ export class RunWorkerPool {
     const kind = this.options.kindOf?.(run);
     if (!kind) return {};
     try {
-      return await this.options.firstReads.read(run.thread_id, kind);
+      return await this.options.runs.firstReads(run.thread_id, kind);
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
       return {};

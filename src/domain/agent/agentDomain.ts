@@ -12,8 +12,7 @@ import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
 import { graphExecutor, type RunExecutor } from './graphRunners.ts';
 import { firstReadsKind, type RunExecutorWithReads } from './runContext.ts';
-import type { FirstReads } from '../ports/firstReads.ts';
-import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { GraphRegistry } from './graphs.ts';
 import { PlainStateStore } from './plainState.ts';
 import { RetentionSweep, type RetentionSettings } from './retention.ts';
@@ -28,7 +27,6 @@ import { ThreadCheckpoints } from './threadCheckpoints.ts';
 import { Threads } from './threads.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
-import type { RunsRepository } from '../ports/runsRepository.ts';
 import type { PlainCheckpointsRepository } from '../ports/plainCheckpointsRepository.ts';
 import { SharedThreadRuns } from './protocol/sharedThreadRuns.ts';
 import { ThreadFeeds } from './protocol/threadFeed.ts';
@@ -36,8 +34,8 @@ import { ThreadFeeds } from './protocol/threadFeed.ts';
 export interface AgentDomainOptions {
   /** What the run engine reads and writes its runs and threads through (runEngine.ts). */
   store: Store;
-  /** The threads, assistants and runs, their searches and lists (PostgreSQL's in SQL). */
-  repositories: { threads: ThreadsRepository; assistants: AssistantsRepository; runs: RunsRepository; plainCheckpoints: PlainCheckpointsRepository };
+  /** The threads and assistants, their searches and lists (PostgreSQL's in SQL), and the plain graphs' checkpoints. */
+  repositories: { threads: ThreadsRepository; assistants: AssistantsRepository; plainCheckpoints: PlainCheckpointsRepository };
   graphs: GraphRegistry;
   checkpointer: StoreCheckpointer;
   log: Logger;
@@ -67,13 +65,11 @@ export interface AgentDomainOptions {
   quotas?: Partial<TenantQuotas>;
   /** Where runs are queued and their events kept: in process, or shared by replicas (picked by the composition). */
   runBackend: {
+    /** The runs, their lists and their first reads (PostgreSQL's in SQL); the run engine's records beside its claims. */
+    runs: RunStore;
     events: RunEventLog;
     claims: RunClaims;
     leaseMs: number;
-    /** What a run reads of its thread first (PostgreSQL: one statement for what its collections read in three): given to a run executing in process, as a run worker is sent it. */
-    firstReads: FirstReads;
-    /** What the run engine reads and writes of runs and threads beside its claims. */
-    records: RunEngineRecords;
   };
 }
 
@@ -98,18 +94,14 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const repositories = options.repositories;
   const plain = new PlainStateStore(repositories.plainCheckpoints);
   const broker = options.runBackend.events;
-  const stateReader = new ThreadStateReader(graphs, plain, repositories.runs);
+  const runs = options.runBackend.runs;
+  const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(repositories.assistants, graphs, '');
   const execute =
-    options.execute ??
-    readingFirst(
-      graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion }),
-      graphs,
-      options.runBackend.firstReads,
-    );
+    options.execute ?? readingFirst(graphExecutor({ graphs, plain, checkpointer, memoryStore, langgraphVersion: options.langgraphVersion }), graphs, runs);
   const claims = options.runBackend.claims;
   const engine = new RunEngine({
-    records: options.runBackend.records,
+    records: runs,
     broker,
     claims,
     leaseMs: options.runBackend.leaseMs,
@@ -150,15 +142,15 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
-  const runsDeps = { runs: repositories.runs, threads: repositories.threads, engine, claims, broker, stateReader, locks, quotas: options.quotas };
+  const runsDeps = { runs, threads: repositories.threads, engine, claims, broker, stateReader, locks, quotas: options.quotas };
   // one per server: every owner's readers of a thread share its listing, and its feed
-  const threadRuns = new SharedThreadRuns(repositories.runs, broker);
+  const threadRuns = new SharedThreadRuns(runs, broker);
   const protocolDeps = {
-    runs: repositories.runs,
+    runs,
     threads: repositories.threads,
     broker,
     threadRuns,
-    feeds: new ThreadFeeds({ runs: repositories.runs, broker, threadRuns }),
+    feeds: new ThreadFeeds({ runs, broker, threadRuns }),
   };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);
@@ -208,9 +200,9 @@ class OwnerService implements AgentService {
  * thread (a plain function's or LangGraph's) then starts without those round trips (on
  * PostgreSQL one statement for three). A failed read costs nothing but them: the run reads.
  */
-function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, firstReads: FirstReads): RunExecutor {
+function readingFirst(execute: RunExecutorWithReads, graphs: GraphRegistry, runs: Pick<RunStore, 'firstReads'>): RunExecutor {
   return async (run, signal, publish, started) => {
     const kind = firstReadsKind(graphs.get(run.graph_id)?.kind);
-    return execute(run, signal, publish, started, kind ? await firstReads.read(run.thread_id, kind).catch(() => ({})) : undefined);
+    return execute(run, signal, publish, started, kind ? await runs.firstReads(run.thread_id, kind).catch(() => ({})) : undefined);
   };
 }

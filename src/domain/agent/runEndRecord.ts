@@ -8,7 +8,7 @@ import type { Run, RunResult } from '../../../generated/agent-server/types.gen.t
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
 import type { Claim, RunClaims } from '../ports/runClaims.ts';
-import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { StoreCheckpointer } from './checkpointer.ts';
@@ -37,7 +37,7 @@ export interface RunEndOutbox {
 }
 
 export interface RunEndDeps {
-  records: RunEngineRecords;
+  records: RunStore;
   broker: RunEventLog;
   checkpointer: StoreCheckpointer;
   claims: RunClaims;

@@ -12,7 +12,7 @@
 // it, its claim and its thread left to the new attempt.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../ports/logger.ts';
-import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { Claim, RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
@@ -39,7 +39,7 @@ export interface EngineDeps {
   /** What is written with a run's final end and started once it is (its webhook's delivery). */
   outbox?: RunEndOutbox;
   /** The runs' and threads' records. */
-  records: RunEngineRecords;
+  records: RunStore;
   broker: RunEventLog;
   claims: RunClaims;
   /** AGENTPLANE_RUN_LEASE_S: the longest a claim outlives its replica's loss of the database (see runLease.ts). */
@@ -118,7 +118,7 @@ export class RunEngine {
   /** A pending run ends at once; a running one is asked to stop, and its end is recorded when it has. */
   async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found'>> {
     const { records, broker } = this.deps;
-    const run = await records.run(runId);
+    const run = await records.get(runId);
     if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
     // upstream accepts a cancel that comes too late and changes nothing
     if (FINAL_RUN_STATUSES.has(run.status)) return ok(run);

@@ -2,7 +2,7 @@
 // thread's), its `metadata` event first, its time limit counted from the graph's start, and
 // what came of it turned into the run state machine's event (runStateMachine.ts endOf).
 import type { Logger } from '../ports/logger.ts';
-import type { RunEngineRecords } from '../ports/runEngineRecords.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { describeError, type RunRecord } from './records.ts';
 import { waitsForInput, type RunExecutor, type RunOutput } from './runContext.ts';
@@ -14,7 +14,7 @@ import { traceOf } from './tracing/failedRunTrace.ts';
 import type { TraceSpan } from './tracing/runSpans.ts';
 
 export interface ExecutionDeps {
-  records: RunEngineRecords;
+  records: RunStore;
   broker: RunEventLog;
   execute: RunExecutor;
   /** A run still executing after this long is stopped and ends in `timeout` (0 or absent: no limit). */

@@ -9,7 +9,7 @@ import { fail, ok, type Outcome } from '../outcome.ts';
 import { nowIso } from '../clock.ts';
 import { copyWith } from '../copyWith.ts';
 import type { WriteOp } from '../ports/store.ts';
-import type { RunsRepository } from '../ports/runsRepository.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
@@ -20,7 +20,7 @@ import { mergeRunConfig, type RunCaller } from './runConfig.ts';
 import type { RunEngine } from './runEngine.ts';
 
 export interface RunWriteDeps {
-  runs: RunsRepository;
+  runs: RunStore;
   threads: ThreadsRepository;
   broker: RunEventLog;
   claims: RunClaims;
@@ -88,7 +88,7 @@ export async function enqueueRun(
     // upstream keeps a busy thread's config as it is (the running run's)
     config: base.status === 'busy' ? base.config : merged.threadConfig,
   });
-  const ops: WriteOp[] = [deps.threads.putOp(thread), deps.runs.putOp(run)];
+  const ops: WriteOp[] = [deps.threads.putOp(thread), deps.runs.putRun(run)];
   // the records, the log and the claimers' wake-up in one step where the backend can
   const { woke } = await deps.claims.enqueue(ops, run, owner);
   deps.engine.enqueued(woke);

@@ -6,7 +6,7 @@ import type { Checkpoint, Interrupt, ThreadState } from '../../../generated/agen
 import type { GraphRegistry, LoadedGraph } from './graphs.ts';
 import { serialiseValues } from './messages.ts';
 import type { PlainSnapshot, PlainStateStore } from './plainState.ts';
-import type { RunsRepository } from '../ports/runsRepository.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { RunRecord, ThreadRecord } from './records.ts';
 
 export const EMPTY_STATE: ThreadState = {
@@ -24,7 +24,7 @@ export class ThreadStateReader {
   constructor(
     private readonly graphs: GraphRegistry,
     private readonly plain: PlainStateStore,
-    private readonly runs: Pick<RunsRepository, 'onThread'>,
+    private readonly runs: Pick<RunStore, 'onThread'>,
   ) {}
 
   /**

@@ -3,7 +3,7 @@
 // runs' event logs, like every other stream; event ids are `<run_id>:<n>` so a reader can
 // resume across runs.
 import type { ThreadStreamMode } from '../../../generated/agent-server/types.gen.ts';
-import type { RunsRepository } from '../ports/runsRepository.ts';
+import type { RunStore } from '../ports/runStore.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
 import { FINAL_STATUSES, type RunRecord } from './records.ts';
 import type { RunEvent } from './runEvent.ts';
@@ -23,7 +23,7 @@ function splitEventId(id: string | undefined): { runId: string; eventId: string 
 }
 
 export async function* threadEvents(
-  deps: { runs: Pick<RunsRepository, 'onThread'>; broker: RunEventLog },
+  deps: { runs: Pick<RunStore, 'onThread'>; broker: RunEventLog },
   threadId: string,
   options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
 ): AsyncGenerator<RunEvent> {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { newThread, type ThreadRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
@@ -31,7 +31,7 @@ test('scans of runs and threads read no record from disk, and a page reads only 
   const dir = tempDir('paged-scans-');
   const store = await openJournalStore({ dataDir: dir, cacheBytes: 1, shards: 4 });
   try {
-    const runs = new CollectionRuns(store);
+    const runs = new CollectionRunStore(store);
     const threads = new CollectionThreads(store);
     const ops = [];
     for (let i = 0; i < 60; i += 1) {
@@ -40,7 +40,7 @@ test('scans of runs and threads read no record from disk, and a page reads only 
       if (i % 10 === 0) thread.ttl = { strategy: 'delete', ttl_minutes: 5 };
       ops.push(threads.putOp(thread));
       const status = i % 4 === 0 ? 'pending' : 'success';
-      ops.push(runs.putOp(pendingRun(`r${String(i).padStart(3, '0')}`, `t${i}`, { owner, status, kwargs: { input: 'y'.repeat(2000) } })));
+      ops.push(runs.putRun(pendingRun(`r${String(i).padStart(3, '0')}`, `t${i}`, { owner, status, kwargs: { input: 'y'.repeat(2000) } })));
     }
     await store.write(ops);
     for (const phase of ['journal', 'snapshot']) {

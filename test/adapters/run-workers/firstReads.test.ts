@@ -1,6 +1,6 @@
 // A run handed to a run worker comes with what it reads of its thread first (the plain-state
 // head; for a LangGraph graph the newest checkpoint), read by the main thread just before
-// (src/adapters/run-workers/firstReads.ts, read through src/adapters/embedded/firstReads.ts): the worker does not ask for them, and the runs of
+// (src/adapters/run-workers/firstReads.ts, read through the run store, src/adapters/run-storage/collectionRunStore.ts): the worker does not ask for them, and the runs of
 // a thread still each continue from the state the one before left.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
@@ -58,7 +58,7 @@ describe('a run in a worker is sent its first reads', () => {
       size: 1,
       setup: { graphs: { echo: './examples/graphs/echo.ts:echo', agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
       store: recorded,
-      firstReads: new CollectionFirstReads(recorded),
+      runs: new CollectionRunStore(recorded),
       log: createLogger('error'),
       kindOf: (run) => (run.graph_id === 'agent' ? 'langgraph' : 'plain'),
     });

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
@@ -41,7 +41,7 @@ describe('an idle run worker whose heap grew is retired', () => {
         fresh: false,
       },
       store,
-      firstReads: new CollectionFirstReads(store),
+      runs: new CollectionRunStore(store),
       log: createLogger('error'),
       // a first small run grows a fresh worker's heap ~15 MB (lazy imports, compiled code): half this
       retirement: { idleMs: IDLE_MS, heapGrowthBytes: 32 * MB },

@@ -12,7 +12,7 @@ import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { OrderedCalls } from '../../../src/adapters/run-workers/orderedCalls.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
@@ -313,7 +313,7 @@ describe('a run worker’s checkpoint writes', () => {
       size: 1,
       setup: { graphs: { agent: './examples/graphs/agent.ts:agent' }, baseDir: ROOT, functions: 'plain', fresh: false },
       store: slowFirst,
-      firstReads: new CollectionFirstReads(slowFirst),
+      runs: new CollectionRunStore(slowFirst),
       log: createLogger('error'),
       kindOf: () => 'langgraph',
     });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { tempDir } from '../../support/server.ts';
@@ -25,7 +25,7 @@ before(async () => {
     size: 2,
     setup: { graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' }, baseDir: ROOT, functions: 'plain', fresh: false },
     store,
-    firstReads: new CollectionFirstReads(store),
+    runs: new CollectionRunStore(store),
     log: createLogger('error'),
     kindOf: () => 'plain',
   });

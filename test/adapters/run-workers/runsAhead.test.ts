@@ -15,7 +15,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { RunsAhead } from '../../../src/adapters/run-workers/runsAhead.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
@@ -50,7 +50,7 @@ describe('a thread’s next run started ahead in its worker', () => {
         fresh: false,
       },
       store,
-      firstReads: new CollectionFirstReads(store),
+      runs: new CollectionRunStore(store),
       log: createLogger('error'),
       kindOf: () => 'langgraph',
     });

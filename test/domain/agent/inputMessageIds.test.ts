@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
-import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
@@ -28,7 +28,7 @@ async function storedRun(input: Record<string, unknown>): Promise<{ run: RunReco
   const broker = new InMemoryRunEventLog();
   const claims = new InProcessRunClaims(runs, store, broker);
   const deps = {
-    runs: new CollectionRuns(store),
+    runs: new CollectionRunStore(store),
     threads: new CollectionThreads(store),
     broker,
     claims,

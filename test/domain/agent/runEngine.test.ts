@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
-import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
@@ -18,7 +18,6 @@ import { RunEngine } from '../../../src/domain/agent/runEngine.ts';
 import { enqueueRun } from '../../../src/domain/agent/runWrites.ts';
 import type { Logger } from '../../../src/runtime/logger.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
 import type { Claim, RunClaims, RunStart } from '../../../src/domain/ports/runClaims.ts';
@@ -53,7 +52,7 @@ async function engine(
   const broker = options.broker ?? new InMemoryRunEventLog();
   const claims = options.claims?.(runs, store, broker) ?? new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
-    records: new CollectionRunEngineRecords(store),
+    records: new CollectionRunStore(store),
     broker,
     claims,
     leaseMs: options.leaseMs ?? 30_000,
@@ -71,7 +70,7 @@ async function engine(
   engine.start();
   const enqueue = (threadId: string, body: Record<string, unknown> = {}, temporary = false) =>
     enqueueRun(
-      { runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine },
+      { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), broker, claims, engine },
       threadId,
       assistant,
       { assistant_id: 'a1', ...body },

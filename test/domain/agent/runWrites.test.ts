@@ -6,9 +6,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
-import { CollectionRunEngineRecords } from '../../../src/adapters/embedded/collectionRunEngineRecords.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
@@ -31,7 +30,7 @@ async function writes(execute: RunExecutor) {
   const broker = new InMemoryRunEventLog();
   const claims = new InProcessRunClaims(runs, store, broker);
   const engine = new RunEngine({
-    records: new CollectionRunEngineRecords(store),
+    records: new CollectionRunStore(store),
     broker,
     claims,
     leaseMs: 30_000,
@@ -45,7 +44,7 @@ async function writes(execute: RunExecutor) {
   });
   await engine.recover();
   engine.start();
-  return { runs, threads, broker, engine, deps: { runs: new CollectionRuns(store), threads: new CollectionThreads(store), broker, claims, engine } };
+  return { runs, threads, broker, engine, deps: { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), broker, claims, engine } };
 }
 
 describe('run writes', () => {

@@ -7,7 +7,7 @@
 // goes. Records in a listing may be older than the store's (a run that has finished since
 // lacks its protocol numbers): readers only use those to skip what is before `since`, and a
 // run without them is read from its log instead, so an older record costs time, never events.
-import type { RunsRepository } from '../../ports/runsRepository.ts';
+import type { RunStore } from '../../ports/runStore.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type RunRecord } from '../records.ts';
 import { isProtocolRun } from './plainRuns.ts';
@@ -50,7 +50,7 @@ export async function listProtocolRuns(runs: ThreadRuns, threadId: string, owner
 }
 
 /** What the listings read: a thread's runs in receipt order. */
-export type ThreadRuns = Pick<RunsRepository, 'onThread'>;
+export type ThreadRuns = Pick<RunStore, 'onThread'>;
 
 async function listAll(runs: ThreadRuns, threadId: string): Promise<RunRecord[]> {
   return (await runs.onThread(threadId)).filter(isProtocolRun);

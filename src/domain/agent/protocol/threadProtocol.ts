@@ -3,7 +3,7 @@
 import { fail, ok, type Outcome } from '../../outcome.ts';
 import type { RunEventLog } from '../../ports/runEventLog.ts';
 import { ownerOf, type ThreadRecord } from '../records.ts';
-import type { RunsRepository } from '../../ports/runsRepository.ts';
+import type { RunStore } from '../../ports/runStore.ts';
 import type { ThreadsRepository } from '../../ports/threadsRepository.ts';
 import type { AgentService, ProtocolService } from '../service.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../../generated/protocol/types.gen.ts';
@@ -14,7 +14,7 @@ import type { FeedStream, ThreadFeeds } from './threadFeed.ts';
 
 export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
-  runs: Pick<RunsRepository, 'onThread'>;
+  runs: Pick<RunStore, 'onThread'>;
   threads: Pick<ThreadsRepository, 'get'>;
   broker: RunEventLog;
   threadRuns: SharedThreadRuns;

@@ -10,7 +10,7 @@ import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { eventJson, framed, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
-import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
 import { JsonText } from '../../../../src/shared/jsonText.ts';
 
 const values = { messages: Array.from({ length: 50 }, (_, i) => ({ type: 'human', content: `message ${i} "quoted" \u00e9\n`, id: `m${i}` })) };
@@ -19,7 +19,7 @@ const values = { messages: Array.from({ length: 50 }, (_, i) => ({ type: 'human'
 async function endedProtocolRun(seqBase: number, entries: JsonText[]) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const repository = new CollectionRuns(store);
+  const repository = new CollectionRunStore(store);
   const broker = new InMemoryRunEventLog();
   const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
   await runs.put('r1', record as unknown as RunRecord);

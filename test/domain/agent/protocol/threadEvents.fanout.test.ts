@@ -13,7 +13,7 @@ import { uuid7 } from '../../../../src/domain/agent/ids.ts';
 import { eventJson, PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { threadProtocolEvents } from '../../../../src/domain/agent/protocol/threadEvents.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
-import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
 
 const READERS = 50;
 const THREAD = 'thread-1';
@@ -22,7 +22,7 @@ const channels = new Set(['values']);
 async function setup() {
   const store = await openJournalStore({ dataDir: null });
   const collection = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const repository = new CollectionRuns(store);
+  const repository = new CollectionRunStore(store);
   let lists = 0;
   // the real repository, its listings of a thread's runs counted
   const runs = { onThread: (threadId: string) => ((lists += 1), repository.onThread(threadId)) };

@@ -11,7 +11,7 @@ import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
 import { PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
-import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
 import { ThreadFeeds, type FeedSink } from '../../../../src/domain/agent/protocol/threadFeed.ts';
 import { PASS_SLICE_MS } from '../../../../src/domain/agent/protocol/fanOutPasses.ts';
 
@@ -31,7 +31,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 async function setup(windowEvents?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const repository = new CollectionRuns(store);
+  const repository = new CollectionRunStore(store);
   const broker = new InMemoryRunEventLog();
   const feeds = new ThreadFeeds({ runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) }, windowEvents);
   const runId = uuid7();

@@ -11,7 +11,7 @@ import type { RunRecord } from '../../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../../src/domain/agent/ids.ts';
 import { PROTOCOL_LOG_EVENT, PROTOCOL_RUN_KEY, type EventFilter, type ProtocolEvent } from '../../../../src/domain/agent/protocol/events.ts';
 import { SharedThreadRuns } from '../../../../src/domain/agent/protocol/sharedThreadRuns.ts';
-import { CollectionRuns } from '../../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../../src/adapters/run-storage/collectionRunStore.ts';
 import { ThreadFeeds } from '../../../../src/domain/agent/protocol/threadFeed.ts';
 
 const THREAD = 'thread-1';
@@ -21,7 +21,7 @@ const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
 async function setup(windowEvents?: number, windowBytes?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const repository = new CollectionRuns(store);
+  const repository = new CollectionRunStore(store);
   const broker = new InMemoryRunEventLog();
   // every entry read from a run's log, by whoever reads it
   let entriesRead = 0;

@@ -1,4 +1,4 @@
-// The runs repository's summary of one assistant's runs in a window (what GET
+// The run store's summary of one assistant's runs in a window (what GET
 // /assistants/{id}/metrics reads), on both stores: the same counts by status and the same
 // percentile_cont-style duration percentiles, only the owner's runs, only this assistant's,
 // only those created since the window's start.
@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
-import { PgRuns } from '../../../src/adapters/postgres/pgRuns.ts';
+import { PgRunStore } from '../../../src/adapters/run-storage/pgRunStore.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { CollectionRuns } from '../../../src/adapters/embedded/collectionRuns.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
-import type { RunsRepository } from '../../../src/domain/ports/runsRepository.ts';
+import type { RunStore } from '../../../src/domain/ports/runStore.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 
@@ -46,7 +46,7 @@ function run(id: string, owner: string, assistant: string, status: RunRecord['st
 // 'paged': the embedded store on a data directory, every run read from disk (issue 91)
 for (const backend of ['embedded', 'paged', 'postgres'] as const) {
   describe(`an assistant's run summary on the ${backend} store`, () => {
-    async function repositoryWith(runs: RunRecord[]): Promise<RunsRepository> {
+    async function repositoryWith(runs: RunRecord[]): Promise<RunStore> {
       const store =
         backend === 'postgres'
           ? await openPgStore({ url: await freshDatabaseUrl() })
@@ -57,7 +57,7 @@ for (const backend of ['embedded', 'paged', 'postgres'] as const) {
       await store.collection<ThreadRecord>('threads').put('thread-1', thread as unknown as ThreadRecord);
       const collection = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
       for (const r of runs) await collection.put(r.run_id, r);
-      return backend === 'postgres' ? new PgRuns(store as PgStore) : new CollectionRuns(store);
+      return backend === 'postgres' ? new PgRunStore(store as PgStore) : new CollectionRunStore(store);
     }
 
     it("counts the owner's runs of the assistant in the window by status, with interpolated duration percentiles", async () => {

@@ -1,5 +1,5 @@
 // A run's first reads on PostgreSQL (pgFirstReads.ts) are one statement and answer what the
-// collections answer (adapters/embedded/firstReads.ts, three or four statements): the plain
+// collections answer (collectionRunStore.ts, three or four statements): the plain
 // head's record, the newest root checkpoint by id (not the last written) with its pending
 // writes in the order they were stored, and null for what a thread does not have.
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';
@@ -9,8 +9,8 @@ import pg from 'pg';
 import { emptyCheckpoint } from '@langchain/langgraph';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
-import { pgFirstReads } from '../../../src/adapters/postgres/pgFirstReads.ts';
-import { CollectionFirstReads } from '../../../src/adapters/embedded/firstReads.ts';
+import { pgFirstReads } from '../../../src/adapters/run-storage/pgFirstReads.ts';
+import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
 import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
@@ -56,7 +56,7 @@ async function plainTurn(threadId: string, text: string): Promise<void> {
 test('a thread with nothing: both null, in one statement', async () => {
   const { value, statements } = await counted(() => pgFirstReads(store, 'empty'));
   assert.deepEqual(value, { plainHead: null, newestCheckpoint: null });
-  assert.deepEqual(await new CollectionFirstReads(store).read('empty', 'langgraph'), value);
+  assert.deepEqual(await new CollectionRunStore(store).firstReads('empty', 'langgraph'), value);
   assert.equal(statements, 1);
 });
 
@@ -88,7 +88,7 @@ test('a thread with plain state and LangGraph checkpoints: what the collections 
 
   const { value, statements } = await counted(() => pgFirstReads(store, threadId));
   assert.equal(statements, 1);
-  assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
+  assert.deepEqual(value, await new CollectionRunStore(store).firstReads(threadId, 'langgraph'));
   assert.equal(value.newestCheckpoint?.record.checkpoint_id, id(5));
   assert.deepEqual(Object.keys(value.newestCheckpoint?.values ?? {}), ['messages'], 'the values the newest checkpoint names, in the same statement');
   assert.match(value.newestCheckpoint?.values.messages.text ?? '', /"m5"/);
@@ -124,7 +124,7 @@ test("a newest checkpoint whose value is a tail of its parents': the whole value
   const { value, statements } = await counted(() => pgFirstReads(store, threadId));
   assert.equal(statements, 1);
   assert.deepEqual(value.newestCheckpoint?.record.channels?.messages.base, [id(1), id(2)], 'stored as a tail of the two before it');
-  assert.deepEqual(value, await new CollectionFirstReads(store).read(threadId, 'langgraph'));
+  assert.deepEqual(value, await new CollectionRunStore(store).firstReads(threadId, 'langgraph'));
   assert.deepEqual(JSON.parse(value.newestCheckpoint?.values.messages.text ?? ''), messages);
 });
 

@@ -1,16 +1,19 @@
-// The runs on PostgreSQL: kept in the runs table through the store's collection, as on the
-// embedded store (collectionRuns.ts), with the pages, lists and summaries in SQL over
-// agentplane_runs (pgTables.ts): thread, owner and status are columns, so a thread's page or
-// an owner's runs in flight are read through indexes.
+// The runs on PostgreSQL (ports/runStore.ts): kept in the runs table through the store's
+// collection, as on the embedded store (collectionRunStore.ts), with the pages, lists and
+// summaries in SQL over agentplane_runs (postgres/pgTables.ts): thread, owner and status are
+// columns, so a thread's page or an owner's runs in flight are read through indexes. A run's
+// first reads are one statement (pgFirstReads.ts).
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import { CollectionRuns } from '../embedded/collectionRuns.ts';
+import type { KnownReads } from '../../domain/agent/runContext.ts';
+import { CollectionRunStore } from './collectionRunStore.ts';
+import { pgFirstReads } from './pgFirstReads.ts';
 import type { RunWindow, RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
-import type { PgStore } from './pgStore.ts';
+import type { PgStore } from '../postgres/pgStore.ts';
 
-export class PgRuns extends CollectionRuns {
-  constructor(private readonly store: PgStore) {
-    super(store);
+export class PgRunStore extends CollectionRunStore {
+  constructor(private readonly pg: PgStore) {
+    super(pg);
   }
 
   override async ofThread(threadId: string, page: { status?: string; offset: number; limit: number }): Promise<RunRecord[]> {
@@ -19,7 +22,7 @@ export class PgRuns extends CollectionRuns {
   }
 
   override async countInFlight(owner: string): Promise<number> {
-    const { rows } = await this.store.query<{ n: string }>(
+    const { rows } = await this.pg.query<{ n: string }>(
       `SELECT count(*) AS n FROM agentplane_runs WHERE owner = $1 AND status = ANY('{pending,running}'::text[])`,
       [owner],
     );
@@ -33,15 +36,20 @@ export class PgRuns extends CollectionRuns {
 
   override async summaryOfAssistant(window: RunWindow): Promise<RunWindowSummary> {
     const { sql, params } = assistantRunSummarySql(window);
-    const { rows } = await this.store.query<{ status: string | null; runs: string; p50_ms: number | null; p95_ms: number | null }>(sql, params);
+    const { rows } = await this.pg.query<{ status: string | null; runs: string; p50_ms: number | null; p95_ms: number | null }>(sql, params);
     // one row per status, then the grand total's row (status null) carrying the percentiles
     const total = rows.find((r) => r.status === null);
     const byStatus = Object.fromEntries(rows.filter((r) => r.status !== null).map((r) => [r.status, Number(r.runs)]));
     return { byStatus, p50Ms: total?.p50_ms ?? null, p95Ms: total?.p95_ms ?? null };
   }
 
+  /** Both reads in one statement, whatever the graph's kind. */
+  override firstReads(threadId: string): Promise<KnownReads> {
+    return pgFirstReads(this.pg, threadId);
+  }
+
   private async docs(sql: string, params: unknown[]): Promise<RunRecord[]> {
-    const { rows } = await this.store.query<{ doc: RunRecord }>(sql, params);
+    const { rows } = await this.pg.query<{ doc: RunRecord }>(sql, params);
     return rows.map((r) => r.doc);
   }
 }

@@ -1,17 +1,16 @@
-// What a run reads of its thread first (KnownReads: the plain-state head and the newest root
+// What a run reads of its thread first on PostgreSQL (RunStore.firstReads, KnownReads: the plain-state head and the newest root
 // LangGraph checkpoint with its pending writes), read in one statement. Read through the
 // collections it takes three: the head, the checkpoint it names, then the newest checkpoint
 // (and a fourth for that checkpoint's writes, a fifth for the channel values it names). One
 // statement also reads them in one snapshot.
-// The rows are those the collections read (plainState.ts headRecord, collectionCheckpoints.ts
-// newest): the same order, the same documents.
+// The rows are those the collections read (collectionRunStore.ts: plainState.ts headRecord,
+// collectionCheckpoints.ts newest): the same order, the same documents.
 import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
 import { joinChain } from '../../domain/agent/channelChains.ts';
 import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
 import type { ChannelValueRecord } from '../../domain/ports/checkpointsRepository.ts';
 import type { KnownReads } from '../../domain/agent/runContext.ts';
-import type { FirstReads } from '../../domain/ports/firstReads.ts';
-import type { PgStore } from './pgStore.ts';
+import type { PgStore } from '../postgres/pgStore.ts';
 
 /**
  * $1 thread id, $2 its root `thread_ns`, $3 the key separator, $4 the root `thread_ns` and the
@@ -57,13 +56,4 @@ export async function pgFirstReads(store: PgStore, threadId: string): Promise<Re
     if (value) values[channel] = value;
   }
   return { plainHead: row.plain_head ?? null, newestCheckpoint: row.newest ? { record: row.newest, writes: row.writes, values } : null };
-}
-
-/** The FirstReads port on PostgreSQL: both reads in one statement, whatever the graph's kind. */
-export class PgFirstReads implements FirstReads {
-  constructor(private readonly store: PgStore) {}
-
-  read(threadId: string): Promise<KnownReads> {
-    return pgFirstReads(this.store, threadId);
-  }
 }
