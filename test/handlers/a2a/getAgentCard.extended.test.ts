@@ -4,7 +4,8 @@
 // Unconfigured it stays -32007 (v1.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { fixtureGraphs } from './harness.ts';
 import { defaultClient, rpcV1 } from './v1harness.ts';
 
@@ -17,7 +18,7 @@ const CARD = '/.well-known/agent-card.json?assistant_id=echo';
 describe('with API keys (auth.agent_server)', () => {
   let app: InProcessApp;
   before(async () => {
-    app = await inProcessApp({ project: { graphs: fixtureGraphs, a2a: { extended_card: EXTENDED } }, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    app = await areaApp('a2a', { project: { graphs: fixtureGraphs, a2a: { extended_card: EXTENDED } }, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
   });
   after(() => app.close());
   const withKey = ((input: string | URL | Request, init?: RequestInit) => {
@@ -59,7 +60,7 @@ describe('with API keys (auth.agent_server)', () => {
 });
 
 test('without auth nobody is authenticated: GetExtendedAgentCard answers the public card, as the SDK does', async () => {
-  const app = await inProcessApp({ project: { graphs: fixtureGraphs, a2a: { extended_card: EXTENDED } } });
+  const app = await areaApp('a2a', { project: { graphs: fixtureGraphs, a2a: { extended_card: EXTENDED } } });
   try {
     const rpc = await rpcV1(`${app.url}/a2a/echo`, 'GetExtendedAgentCard', {}, { send: app.fetch });
     assert.equal(rpc.json.result.capabilities.extendedAgentCard, true);

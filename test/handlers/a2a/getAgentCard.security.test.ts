@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, ROOT, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { fixtureGraphs } from './harness.ts';
 import { defaultClient, sendRequest, text, userMessage, artifactText } from './v1harness.ts';
 
@@ -15,7 +16,7 @@ const CARD = '/.well-known/agent-card.json?assistant_id=echo';
 describe('API keys required (auth.agent_server, AGENTPLANE_AGENT_SERVER_AUTH)', () => {
   let app: InProcessApp;
   before(async () => {
-    app = await inProcessApp({ project: { graphs: fixtureGraphs }, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    app = await areaApp('a2a', { project: { graphs: fixtureGraphs }, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
   });
   after(() => app.close());
 
@@ -103,8 +104,8 @@ describe("the project's custom auth (auth.path)", () => {
   let described: InProcessApp;
   const auth = { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') };
   before(async () => {
-    plain = await inProcessApp({ project: { graphs: fixtureGraphs, auth } });
-    described = await inProcessApp({
+    plain = await areaApp('a2a', { project: { graphs: fixtureGraphs, auth } });
+    described = await areaApp('a2a', {
       project: {
         graphs: fixtureGraphs,
         auth,
@@ -144,7 +145,7 @@ describe("the project's custom auth (auth.path)", () => {
 });
 
 test('with no auth in force the card declares no security (anonymous calls are served)', async () => {
-  const app = await inProcessApp({ project: { graphs: fixtureGraphs } });
+  const app = await areaApp('a2a', { project: { graphs: fixtureGraphs } });
   try {
     const card = (await (await app.fetch(CARD, { headers: { 'A2A-Version': '1.0' } })).json()) as any;
     assert.equal(card.securitySchemes, undefined);

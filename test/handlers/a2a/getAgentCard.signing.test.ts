@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalizeAgentCard, verifyAgentCardSignature } from '@a2a-js/sdk-v1';
 import { createLocalJWKSet, decodeProtectedHeader, exportJWK, exportPKCS8, flattenedVerify, generateKeyPair, type JWK } from 'jose';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { canonicalCard, cardSigner } from '../../../src/handlers/a2a/v1/cardSigning.ts';
 import { fixtureGraphs } from './harness.ts';
 
@@ -20,7 +21,7 @@ before(async () => {
   const current = await generateKeyPair('ES256', { extractable: true });
   const earlier = await generateKeyPair('ES256', { extractable: true });
   retired = { privatePem: await exportPKCS8(earlier.privateKey), publicJwk: { ...(await exportJWK(earlier.publicKey)), kid: 'old', alg: 'ES256' } };
-  app = await inProcessApp({
+  app = await areaApp('a2a', {
     project: { graphs: fixtureGraphs },
     env: {
       AGENTPLANE_A2A_SIGNING_KEY: await exportPKCS8(current.privateKey),

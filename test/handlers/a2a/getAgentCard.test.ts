@@ -2,14 +2,15 @@
 // against the spec, so a 200 here is also a well-formed AgentCard.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { fixtureGraphs, rpc } from './harness.ts';
 
 const project = { graphs: fixtureGraphs };
 let server: InProcessApp;
 
 before(async () => {
-  server = await inProcessApp({ project, dataDir: null });
+  server = await areaApp('a2a', { project, dataDir: null });
 });
 after(() => server.close());
 
@@ -62,7 +63,7 @@ test('an assistant whose state has no messages says so and offers JSON input onl
 });
 
 test('a2a.default_assistant picks the default card, and the public URL is honoured', async () => {
-  const other = await inProcessApp({
+  const other = await areaApp('a2a', {
     project: { ...project, a2a: { default_assistant: 'data' } },
     env: { AGENTPLANE_PUBLIC_URL: 'https://agents.example.com' },
     dataDir: null,
@@ -77,7 +78,7 @@ test('a2a.default_assistant picks the default card, and the public URL is honour
 });
 
 test('http.disable_a2a removes the card and the JSON-RPC endpoint and nothing else', async () => {
-  const off = await inProcessApp({ project: { ...project, http: { disable_a2a: true } }, dataDir: null });
+  const off = await areaApp('a2a', { project: { ...project, http: { disable_a2a: true } }, dataDir: null });
   try {
     assert.equal((await card('?assistant_id=echo', off)).status, 404);
     assert.equal((await card('', off)).status, 404);

@@ -4,14 +4,15 @@
 // round trip through @a2a-js/sdk 1.3.0 is in bindings.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { assertValidResult, clientFor, errorCode, rpc as rpcOver, sseFrames } from './harness.ts';
 import { rpcV1, v1Graphs } from './v1harness.ts';
 
 let server: InProcessApp;
 
 before(async () => {
-  server = await inProcessApp({ project: { graphs: v1Graphs } });
+  server = await areaApp('a2a', { project: { graphs: v1Graphs } });
 });
 after(() => server.close());
 

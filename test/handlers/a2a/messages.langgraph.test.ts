@@ -4,14 +4,15 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { A2AClient } from '@a2a-js/sdk/client';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { assertValidResult, clientFor, userText } from './harness.ts';
 
 let server: InProcessApp;
 
 before(async () => {
   const graph = (name: string) => `${path.join(ROOT, 'examples/graphs', `${name}.ts`)}:${name}`;
-  server = await inProcessApp({ project: { graphs: { echo: graph('echo'), agent: graph('agent') }, a2a: { default_assistant: 'agent' } }, dataDir: null });
+  server = await areaApp('a2a', { project: { graphs: { echo: graph('echo'), agent: graph('agent') }, a2a: { default_assistant: 'agent' } }, dataDir: null });
 });
 after(() => server.close());
 

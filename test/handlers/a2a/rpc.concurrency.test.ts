@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { fixtureGraphs } from './harness.ts';
 import { rpcV1 } from './v1harness.ts';
 
@@ -15,8 +16,8 @@ let app: InProcessApp;
 let capped: InProcessApp;
 
 before(async () => {
-  app = await inProcessApp({ project: { graphs: fixtureGraphs } });
-  capped = await inProcessApp({ project: { graphs: fixtureGraphs }, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '2' } });
+  app = await areaApp('a2a', { project: { graphs: fixtureGraphs } });
+  capped = await areaApp('a2a', { project: { graphs: fixtureGraphs }, env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '2' } });
 });
 after(async () => {
   await app.close();

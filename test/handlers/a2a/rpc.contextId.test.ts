@@ -5,14 +5,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { A2ATaskService } from '../../../src/domain/a2a/taskService.ts';
 import { fixtureGraphs } from './harness.ts';
 import { rpcV1, sse } from './v1harness.ts';
 
 let app: InProcessApp;
 before(async () => {
-  app = await inProcessApp({ project: { graphs: fixtureGraphs } });
+  app = await areaApp('a2a', { project: { graphs: fixtureGraphs } });
 });
 after(() => app.close());
 

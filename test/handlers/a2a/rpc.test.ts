@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { A2AClient } from '@a2a-js/sdk/client';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { assertValidResult, clientFor, errorCode, fixtureGraphs, rpc as rpcOver, sseFrames, userText } from './harness.ts';
 
 let server: InProcessApp;
@@ -11,7 +12,7 @@ let echo: A2AClient;
 let slow: A2AClient;
 
 before(async () => {
-  server = await inProcessApp({ project: { graphs: fixtureGraphs } });
+  server = await areaApp('a2a', { project: { graphs: fixtureGraphs } });
   echo = await clientFor(server.url, 'echo', server.fetch);
   slow = await clientFor(server.url, 'slow', server.fetch);
 });

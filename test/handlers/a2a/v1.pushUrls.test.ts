@@ -6,13 +6,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { fixtureGraphs } from './harness.ts';
 import { rpcV1 } from './v1harness.ts';
 
 let app: InProcessApp;
 before(async () => {
-  app = await inProcessApp({ project: { graphs: fixtureGraphs, webhooks: { url: { allowed_networks: ['10.9.0.0/16'] } } } });
+  app = await areaApp('a2a', { project: { graphs: fixtureGraphs, webhooks: { url: { allowed_networks: ['10.9.0.0/16'] } } } });
 });
 after(() => app.close());
 

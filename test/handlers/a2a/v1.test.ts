@@ -9,7 +9,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import {
   artifactText,
   data,
@@ -31,7 +32,7 @@ let slow: Client;
 
 before(async () => {
   // push notifications may reach this test's receiver on loopback
-  server = await inProcessApp({ project: { graphs: v1Graphs, webhooks: { url: { allowed_networks: ['127.0.0.1/32'] } } } });
+  server = await areaApp('a2a', { project: { graphs: v1Graphs, webhooks: { url: { allowed_networks: ['127.0.0.1/32'] } } } });
   echo = await defaultClient(server.url, 'echo', server.fetch);
   slow = await defaultClient(server.url, 'slow', server.fetch);
 });
@@ -375,7 +376,7 @@ describe('bad input gets the spec error and changes nothing', () => {
   });
 
   test('http.disable_a2a removes v1.0 as well', async () => {
-    const off = await inProcessApp({ project: { graphs: v1Graphs, http: { disable_a2a: true } } });
+    const off = await areaApp('a2a', { project: { graphs: v1Graphs, http: { disable_a2a: true } } });
     try {
       assert.equal((await rpcV1(`${off.url}/a2a/echo`, 'GetTask', { id: 'x' }, { send: off.fetch })).status, 404);
       assert.equal((await off.fetch(`${off.url}/.well-known/agent-card.json?assistant_id=echo`, { headers: { 'A2A-Version': '1.0' } })).status, 404);
@@ -394,7 +395,7 @@ void sse;
 
 describe('tenants (agent-server auth on): v1.0 keeps them apart as 0.3 does', () => {
   test("B cannot get, list, cancel, subscribe to, continue or configure pushes for A's task", async () => {
-    const tenants = await inProcessApp({
+    const tenants = await areaApp('a2a', {
       project: { graphs: v1Graphs },
       dataDir: null,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },

@@ -8,7 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TaskState, type StreamResponse } from '@a2a-js/sdk-v1';
 import type { Client } from '@a2a-js/sdk-v1/client';
-import { inProcessApp, type InProcessApp } from '../../../support/server.ts';
+import { type InProcessApp } from '../../../support/server.ts';
+import { areaApp } from '../../../support/area.ts';
 import { defaultClient, sendRequest, sse, text, userMessage, v1Graphs } from '../v1harness.ts';
 
 const RUNS = 50;
@@ -73,7 +74,7 @@ for (const runWorkers of ['0', '2']) {
     let slow: Client;
 
     before(async () => {
-      server = await inProcessApp({ project: { graphs: v1Graphs }, runWorkers });
+      server = await areaApp('a2a', { project: { graphs: v1Graphs }, runWorkers });
       approval = await defaultClient(server.url, 'approval', server.fetch);
       slow = await defaultClient(server.url, 'slow', server.fetch);
     });
