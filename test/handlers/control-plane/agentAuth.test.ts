@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
+import { tempDir, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testBackend } from '../../support/postgres.ts';
 import { json, type Api } from '../../control-plane/support.ts';
 import { ACCESS_TOKEN_TTL, CLIENT, startOAuthServer, type OAuthServer } from '../../control-plane/oauthServer.ts';
@@ -26,7 +27,7 @@ describe('agent auth: tokens for users through a real OAuth server', () => {
   const dataDir = tempDir();
 
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('control-plane', {
       dataDir,
       env: {
         AGENTPLANE_TOKEN_KEY: TOKEN_KEY,
@@ -263,7 +264,7 @@ describe('agent auth: the operator’s key and public URL', () => {
     const dataDir = tempDir();
     const env = { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128', AGENTPLANE_API_KEYS: `key-r:${randomUUID()}` };
     const headers = { 'x-api-key': 'key-r' };
-    let server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    let server = await areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     const idp = await startOAuthServer([`${server.url}/v2/auth/callback/idp`]);
     try {
       const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
@@ -277,12 +278,12 @@ describe('agent auth: the operator’s key and public URL', () => {
       await server.close();
 
       // a key made on this start would open none of them: refused, and no key file left behind
-      await assert.rejects(inProcessApp({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      await assert.rejects(areaApp('control-plane', { dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
       assert.equal(fs.existsSync(path.join(dataDir, 'token-key')), false);
-      await assert.rejects(inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
+      await assert.rejects(areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: 'short' } }), /32-byte key/);
 
       const next = randomBytes(32).toString('hex');
-      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next, AGENTPLANE_TOKEN_KEY_PREVIOUS: TOKEN_KEY } });
+      server = await areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next, AGENTPLANE_TOKEN_KEY_PREVIOUS: TOKEN_KEY } });
       // opened with the previous key (the token as it was, or refreshed with its refresh token if the restart took long)
       const again = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
       assert.equal(again.status, 'completed');
@@ -291,7 +292,7 @@ describe('agent auth: the operator’s key and public URL', () => {
       assert.notEqual(sealedAfter.split('.')[1], sealedBefore.split('.')[1]);
       await server.close();
       // sealed again under the new key: the old one is no longer needed
-      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next } });
+      server = await areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: next } });
       const last = await json(await server.api('/v2/auth/authenticate', { method: 'POST', headers, json: body }), 200);
       assert.equal(last.status, 'completed');
       assert.equal((await idp.introspect(last.token)).active, true);
@@ -303,7 +304,7 @@ describe('agent auth: the operator’s key and public URL', () => {
 
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
     // no data directory to keep a key in
-    const keyless = await inProcessApp({ dataDir: null, env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
+    const keyless = await areaApp('control-plane', { dataDir: null, env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
     try {
       await json(
         await keyless.api('/v2/auth/providers', {
@@ -320,7 +321,7 @@ describe('agent auth: the operator’s key and public URL', () => {
   });
 
   it('builds the callback URL from AGENTPLANE_PUBLIC_URL', async () => {
-    const served = await inProcessApp({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY, AGENTPLANE_PUBLIC_URL: 'https://agents.acme.example' } });
+    const served = await areaApp('control-plane', { env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY, AGENTPLANE_PUBLIC_URL: 'https://agents.acme.example' } });
     try {
       await json(
         await served.api('/v2/auth/providers', {
@@ -386,7 +387,7 @@ describe('agent auth: a provider held to the rules', () => {
       AGENTPLANE_PUBLIC_URL: publicUrl,
     };
     const headers = { 'x-api-key': 'key-s' };
-    let server = await inProcessApp({ dataDir, env });
+    let server = await areaApp('control-plane', { dataDir, env });
     const idp = await startOAuthServer([`${publicUrl}/v2/auth/callback/idp`, `${publicUrl}/v2/auth/callback/idp2`]);
     try {
       const provider = { provider_id: 'idp', name: 'IdP', ...CLIENT, auth_url: `${idp.issuer}/auth`, token_url: `${idp.issuer}/token`, uses_pkce: true };
@@ -400,7 +401,7 @@ describe('agent auth: a provider held to the rules', () => {
       await server.close();
       if (testBackend() !== 'postgres') assert.ok(everyFileText(dataDir).includes(CLIENT.client_secret), 'kept in clear while no key was set');
 
-      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+      server = await areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
       const stored = (await server.store.collection('cp-auth-providers').list()) as { client_secret: string }[];
       assert.equal(JSON.stringify(stored).includes(CLIENT.client_secret), false, 'sealed at the start with a key');
       // one made now is sealed from the start
@@ -421,8 +422,8 @@ describe('agent auth: a provider held to the rules', () => {
       await server.close();
       if (testBackend() !== 'postgres') assert.equal(everyFileText(dataDir).includes(CLIENT.client_secret), false, 'a clear secret left in the data directory');
       // without the key, the sealed secrets cannot be sent: the start is refused, naming the setting
-      await assert.rejects(inProcessApp({ dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
-      server = await inProcessApp({ dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+      await assert.rejects(areaApp('control-plane', { dataDir, env }), /AGENTPLANE_TOKEN_KEY/);
+      server = await areaApp('control-plane', { dataDir, env: { ...env, AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     } finally {
       await server.close();
       await idp.close();
@@ -430,7 +431,7 @@ describe('agent auth: a provider held to the rules', () => {
   });
 
   it('refuses provider URLs that are not https (javascript:, data:, file:, plain http unless allowed) with 422, storing nothing', async () => {
-    const server = await inProcessApp({ env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
+    const server = await areaApp('control-plane', { env: { AGENTPLANE_TOKEN_KEY: TOKEN_KEY } });
     try {
       const base = {
         provider_id: 'p',
