@@ -7,7 +7,7 @@ import type { Store } from '../domain/ports/store.ts';
 import type { RunRecord } from '../domain/agent/records.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
 import { InMemoryRunEventLog } from '../adapters/run-storage/inMemoryRunEventLog.ts';
-import { InProcessRunClaims } from '../adapters/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../adapters/run-storage/inProcessRunClaims.ts';
 import { CollectionRunStore } from '../adapters/run-storage/collectionRunStore.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
@@ -56,7 +56,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     { openPgStore },
     { PgCoordination },
     { PgRunClaims },
-    { PgRunEvents },
+    { PgRunEventLog },
     { PgThreads },
     { PgAssistants },
     { PgCrons },
@@ -66,8 +66,8 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
   ] = await Promise.all([
     import('../adapters/postgres/pgStore.ts'),
     import('../adapters/postgres/pgCoordination.ts'),
-    import('../adapters/postgres/pgRunClaims.ts'),
-    import('../adapters/postgres/pgRunEvents.ts'),
+    import('../adapters/run-storage/pgRunClaims.ts'),
+    import('../adapters/run-storage/pgRunEventLog.ts'),
     import('../adapters/postgres/pgThreads.ts'),
     import('../adapters/postgres/pgAssistants.ts'),
     import('../adapters/postgres/pgCrons.ts'),
@@ -93,7 +93,7 @@ async function openPostgres(url: string, config: ServerConfig, log: Logger): Pro
     // claims are only taken once the others can see this replica alive
     await coordination.ready();
     const warn = (message: string, err: unknown) => log.warn(message, { area: 'agent-server', err });
-    const events = new PgRunEvents(store, coordination, warn);
+    const events = new PgRunEventLog(store, coordination, warn);
     return {
       runs: new PgRunStore(store),
       events,

@@ -11,7 +11,7 @@ import { countSql, searchSql } from '../../src/adapters/postgres/pgThreads.ts';
 import { assistantSearchSql } from '../../src/adapters/postgres/pgAssistants.ts';
 import { assistantRunSummarySql, runsOfThreadSql, runsWithStatusSql } from '../../src/adapters/run-storage/pgRunStore.ts';
 import { deploymentListSql } from '../../src/adapters/postgres/pgDeployments.ts';
-import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/adapters/postgres/pgRunClaims.ts';
+import { CANDIDATE_SQL, NEXT_DUE_SQL } from '../../src/adapters/run-storage/pgRunClaims.ts';
 import type { ThreadFilter, ThreadPage } from '../../src/domain/ports/threadsRepository.ts';
 
 const THREADS = 100_000;

@@ -35,7 +35,7 @@ const MAX_PER_RUN = 12;
 const MAX_PER_LANGGRAPH_RUN = 17;
 /** Statements the replica sends by the clock, whatever its runs: not a run's cost. */
 const BY_THE_CLOCK = [/^SELECT 1$/, /SET lease_until/, /^SELECT run_id, replica, token FROM agentplane_run_claims/];
-/** The statement that closes a run's log, its last (pgRunEvents.ts END_SQL). */
+/** The statement that closes a run's log, its last (run-storage/pgRunEventLog.ts END_SQL). */
 const LOG_ENDED = /^WITH last AS \(INSERT INTO agentplane_run_events/;
 
 let sent = 0;

@@ -309,7 +309,7 @@ test('the runs are served by three ports, the run store, its claims and its even
 test('only the stores implement the run claims: nothing wraps them, and runs-ahead decorates the executor, not the engine (issue 66)', () => {
   const text = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
   const implementers = sources().filter((file) => /\bimplements\s+[\w\s,]*\bRunClaims\b|(:|satisfies)\s*RunClaims\s*=?\s*\{/.test(text(file)));
-  assert.deepEqual(implementers.sort(), ['src/adapters/embedded/runClaims.ts', 'src/adapters/postgres/pgRunClaims.ts']);
+  assert.deepEqual(implementers.sort(), ['src/adapters/run-storage/inProcessRunClaims.ts', 'src/adapters/run-storage/pgRunClaims.ts']);
   // the run a worker may start ahead is asked of the embedded claims by the composition root, never of the domain
   assert.deepEqual(
     sources().filter((file) => file.startsWith('src/domain/') && /\bnextOnThread\b/.test(text(file))),

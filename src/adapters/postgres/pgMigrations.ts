@@ -60,7 +60,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 2,
     name: 'replicas',
-    // What replicas share besides records (see pgRunClaims.ts, pgRunEvents.ts). A claim is a
+    // What replicas share besides records (see run-storage/pgRunClaims.ts, pgRunEventLog.ts). A claim is a
     // replica's leased right to execute one run; `thread_id` is unique, so the database
     // itself keeps a thread to one running run. Event logs are kept per run so a reader on
     // any replica can follow (and resume) a run executing on another.
@@ -434,7 +434,7 @@ export const MIGRATIONS: Migration[] = [
     name: 'run claim tokens',
     // A claim's own token, new each time a run is claimed: a run's end, a renewal and a release
     // name the claim they belong to, so a replica whose claim was taken over (and the run
-    // claimed again, by another replica or by itself) writes nothing for it (pgRunClaims.ts).
+    // claimed again, by another replica or by itself) writes nothing for it (run-storage/pgRunClaims.ts).
     // A claim from before has none, and is only ever taken over.
     sql: `ALTER TABLE agentplane_run_claims ADD COLUMN token text;`,
   },

@@ -1,7 +1,7 @@
 // The one run engine: it claims runs from a RunClaims port while it has room, executes them,
 // and records each end as the run state machine (runStateMachine.ts) says, whatever backend
-// holds the queue — a server alone on its store (adapters/embedded/runClaims.ts) or replicas
-// sharing PostgreSQL (adapters/postgres/pgRunClaims.ts). It is woken by the port (a run queued or
+// holds the queue — a server alone on its store (adapters/run-storage/inProcessRunClaims.ts) or replicas
+// sharing PostgreSQL (adapters/run-storage/pgRunClaims.ts). It is woken by the port (a run queued or
 // released anywhere), by its own runs' ends, and by a timer for runs waiting on
 // `after_seconds`; it renews its claims every quarter of the lease (every 250 ms while that
 // fails), stops runs whose claim was taken over or whose cancel was asked elsewhere, stops

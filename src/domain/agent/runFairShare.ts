@@ -3,8 +3,8 @@
 // owner's queue, however long, holds another's next run back by one run's length at most (the
 // time a slot takes to free), never by the length of its queue. Among owners executing as many,
 // the oldest waiting run goes first: with one owner the order is receipt order, as before. The
-// claim of each backend orders by this rule (adapters/embedded/runClaims.ts in process, the
-// claim statement of adapters/postgres/pgRunClaims.ts, which says it in SQL).
+// claim of each backend orders by this rule (adapters/run-storage/inProcessRunClaims.ts in process, the
+// claim statement of adapters/run-storage/pgRunClaims.ts, which says it in SQL).
 
 /** A run that may be claimed now: the owner it counts against. */
 export interface FairShareCandidate {

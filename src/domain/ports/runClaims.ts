@@ -1,7 +1,7 @@
 // The run queue the run engine claims from. The pending run records are the queue; a claim is
 // a leased right to execute one run, so each run executes once at a time, one run at a time
-// per thread, in receipt order, threads concurrently. In process (adapters/embedded/runClaims.ts)
-// the one server holds every claim; on PostgreSQL (adapters/postgres/pgRunClaims.ts) replicas share
+// per thread, in receipt order, threads concurrently. In process (adapters/run-storage/inProcessRunClaims.ts)
+// the one server holds every claim; on PostgreSQL (adapters/run-storage/pgRunClaims.ts) replicas share
 // the queue and take over the claims of a replica that is gone. Every write of a run's outcome
 // goes through its claim (recordEnd): a server whose claim was taken over writes nothing.
 import type { RunError, RunRecord, ThreadRecord } from '../agent/records.ts';

@@ -1,7 +1,7 @@
 // Per-run event logs: written by the server executing the run, read from any server (SSE
 // streams, join, wait, A2A). In process memory on the embedded store (adapters/run-storage/inMemoryRunEventLog.ts); in
 // PostgreSQL, with the executing replica's live copy in memory, when replicas share a
-// database (adapters/postgres/pgRunEvents.ts). It carries events and the join answer only: run
+// database (adapters/run-storage/pgRunEventLog.ts). It carries events and the join answer only: run
 // statuses are the run engine's.
 import type { RunEvent } from '../agent/runEvent.ts';
 

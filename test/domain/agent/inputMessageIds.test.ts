@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../../../src/adapters/run-storage/inProcessRunClaims.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';
 import { CollectionCheckpoints } from '../../../src/adapters/embedded/collectionCheckpoints.ts';

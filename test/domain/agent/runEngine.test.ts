@@ -6,7 +6,7 @@ import { CollectionCheckpoints } from '../../../src/adapters/embedded/collection
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
-import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../../../src/adapters/run-storage/inProcessRunClaims.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { InMemoryRunEventLog } from '../../../src/adapters/run-storage/inMemoryRunEventLog.ts';
 import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';

@@ -5,7 +5,7 @@ import { CollectionCheckpoints } from '../../../src/adapters/embedded/collection
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Assistant } from '../../../generated/agent-server/types.gen.ts';
-import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../../../src/adapters/run-storage/inProcessRunClaims.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { CollectionThreads } from '../../../src/adapters/embedded/collectionThreads.ts';

@@ -4,7 +4,7 @@
 // through that claim.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { InProcessRunClaims } from '../../../src/adapters/embedded/runClaims.ts';
+import { InProcessRunClaims } from '../../../src/adapters/run-storage/inProcessRunClaims.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';

@@ -16,9 +16,9 @@ import { leaseTimes } from '../../domain/agent/runLease.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
-import type { GateThen, PgStore } from './pgStore.ts';
-import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from './pgCoordination.ts';
-import { OPEN_LOG_WITH } from './pgRunEvents.ts';
+import type { GateThen, PgStore } from '../postgres/pgStore.ts';
+import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from '../postgres/pgCoordination.ts';
+import { OPEN_LOG_WITH } from './pgRunEventLog.ts';
 import { storableCopy } from '../../runtime/storableText.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';

@@ -1,4 +1,4 @@
-// The shared run queue's claims on a real PostgreSQL (src/adapters/postgres/pgRunClaims.ts):
+// The shared run queue's claims on a real PostgreSQL (src/adapters/run-storage/pgRunClaims.ts):
 // oldest first per thread, one running run per thread, after_seconds respected, the claims
 // of a replica whose session is gone taken over as a new attempt, the claim query served by
 // the runs' indexes, and a claim taken over that writes nothing: not the run's end, not its
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
-import { CANDIDATE_SQL, PgRunClaims } from '../../../src/adapters/postgres/pgRunClaims.ts';
-import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
+import { CANDIDATE_SQL, PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
+import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { RunRecord, ThreadRecord } from '../../../src/domain/agent/records.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
@@ -28,8 +28,8 @@ test('claims: receipt order per thread, one running run per thread, after_second
   await a.ready();
   await b.ready();
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEventLog(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEventLog(store, b), warn: () => {} });
   try {
     // runs belong to threads (a foreign key): their threads first
     const threads = store.collection<{ thread_id: string }>('threads');
@@ -101,8 +101,8 @@ test("slots are shared fairly between owners: another owner's run goes before th
   const a = new PgCoordination({ url });
   const b = new PgCoordination({ url });
   await Promise.all([a.ready(), b.ready()]);
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEventLog(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEventLog(store, b), warn: () => {} });
   try {
     const threads = store.collection<{ thread_id: string; owner: string }>('threads');
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
@@ -136,8 +136,8 @@ test('a replica is gone from its database even while a replica of the same id li
   const twin = new PgCoordination({ url: elsewhere });
   Object.defineProperty(twin, 'replicaId', { value: b.replicaId });
   await Promise.all([a.ready(), b.ready(), twin.ready()]);
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEvents(store, a), warn: () => {} });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEvents(store, b), warn: () => {} });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 60_000, events: new PgRunEventLog(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 60_000, events: new PgRunEventLog(store, b), warn: () => {} });
   try {
     await store.collection<{ thread_id: string }>('threads').put('t1', { thread_id: 't1' });
     await store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }).put('r1', run('r1', 't1'));
@@ -162,8 +162,8 @@ test("a claim whose lease ran out writes nothing once the run is claimed again: 
   const b = new PgCoordination({ url });
   await Promise.all([a.ready(), b.ready()]);
   // a lease of 300 ms: held 500 ms after the last renewal (runLease.ts)
-  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 300, events: new PgRunEvents(store, a), warn: () => {} });
-  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 300, events: new PgRunEvents(store, b), warn: () => {} });
+  const claimsA = new PgRunClaims({ store, coordination: a, leaseMs: 300, events: new PgRunEventLog(store, a), warn: () => {} });
+  const claimsB = new PgRunClaims({ store, coordination: b, leaseMs: 300, events: new PgRunEventLog(store, b), warn: () => {} });
   const again = (r: RunRecord): RunRecord => ({ ...r, status: 'pending', attempt: r.attempt + 1 });
   try {
     const threads = store.collection<ThreadRecord>('threads');

@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
-import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
-import { PgRunClaims } from '../../../src/adapters/postgres/pgRunClaims.ts';
+import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
+import { PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import type { RunEvent } from '../../../src/domain/agent/runEvent.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';
 
-/** The channels the backends NOTIFY on (pgRunEvents.ts, pgRunClaims.ts). */
+/** The channels the backends NOTIFY on (pgRunEventLog.ts, pgRunClaims.ts). */
 const EVENTS_CHANNEL = 'agentplane_run_events';
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 
@@ -41,8 +41,8 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
   let store: PgStore;
   let writer: PgCoordination;
   let reader: PgCoordination;
-  let written: PgRunEvents;
-  let elsewhere: PgRunEvents;
+  let written: PgRunEventLog;
+  let elsewhere: PgRunEventLog;
   /** Payloads the reading replica heard, per channel. */
   const heard = new Map<string, ((payload: string) => void)[]>();
   const hear = (channel: string, payload: string) =>
@@ -58,8 +58,8 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     store = await openPgStore({ url });
     writer = new PgCoordination({ url });
     reader = new PgCoordination({ url });
-    written = new PgRunEvents(store, writer);
-    elsewhere = new PgRunEvents(store, reader);
+    written = new PgRunEventLog(store, writer);
+    elsewhere = new PgRunEventLog(store, reader);
     // the once-a-minute clean-up of old logs is no run's cost: as if it had just run
     for (const events of [written, elsewhere]) (events as unknown as { lastCleanup: number }).lastCleanup = Date.now();
     for (const channel of [EVENTS_CHANNEL, CLAIMABLE_CHANNEL])
@@ -179,7 +179,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     await store.collection<{ thread_id: string }>('threads').put('t3', { thread_id: 't3' });
     await runs.put('r3', pendingRun('r3', 't3'));
-    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEventLog(store, writer), warn: () => {} });
     let claimed: Claim | null = null;
     const started = { status: 'running' as const, updated_at: new Date().toISOString() };
     const claiming = await statementsOf(async () => (claimed = (await claims.claim(started, 10)).claims[0] ?? null));
@@ -200,7 +200,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
 
   it('stores a run, opens its log and wakes the claimers in one statement; ends it and gives its claim up in one', async () => {
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
-    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEventLog(store, writer), warn: () => {} });
     const run = pendingRun('r5', 't5');
     const queuedOnThread = elsewhere.nextRunOn('t5');
     let woke: { woke: boolean } | null = null;
@@ -256,7 +256,7 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
   it('stores a run that one statement cannot carry in steps: the run stored, its log open, the claimers told', async () => {
     const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
     await store.collection<{ thread_id: string }>('threads').put('t7', { thread_id: 't7' });
-    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEvents(store, writer), warn: () => {} });
+    const claims = new PgRunClaims({ store, coordination: writer, leaseMs: 60_000, events: new PgRunEventLog(store, writer), warn: () => {} });
     const run = pendingRun('r7', 't7');
     // one write op: too few for the one-statement form (pgStore.writeWith answers null)
     const told = within(hear(CLAIMABLE_CHANNEL, writer.replicaId), 'the wake-up for the queued run');

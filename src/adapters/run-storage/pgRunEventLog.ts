@@ -6,10 +6,10 @@
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
-import { InMemoryRunEventLog } from '../run-storage/inMemoryRunEventLog.ts';
+import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
 import { jsonOf } from '../../shared/jsonText.ts';
-import type { PgStore } from './pgStore.ts';
-import type { PgCoordination } from './pgCoordination.ts';
+import type { PgStore } from '../postgres/pgStore.ts';
+import type { PgCoordination } from '../postgres/pgCoordination.ts';
 
 const EVENTS_CHANNEL = 'agentplane_run_events';
 const QUEUED_CHANNEL = 'agentplane_thread_runs';
@@ -35,7 +35,7 @@ export interface PgRunEventsOptions {
   retryMs?: number;
 }
 
-export class PgRunEvents implements RunEventLog {
+export class PgRunEventLog implements RunEventLog {
   private readonly local = new InMemoryRunEventLog();
   /** Next event number per run executing here. */
   private readonly counters = new Map<string, number>();

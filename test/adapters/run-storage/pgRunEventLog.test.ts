@@ -1,10 +1,10 @@
-// PgRunEvents against a database whose events table refuses every INSERT (the pool stubbed:
+// PgRunEventLog against a database whose events table refuses every INSERT (the pool stubbed:
 // no PostgreSQL needed to make it fail): after its tries a batch is never dropped silently.
 // The run executing is told (the engine starts it again as a new attempt, see
 // runEngine.test.ts), and a log whose `end` could not be stored says so to whoever ends it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PgRunEvents } from '../../../src/adapters/postgres/pgRunEvents.ts';
+import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import type { PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import type { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts';
 
@@ -28,10 +28,10 @@ const coordination = { listen: () => () => {}, notify: async () => {} } as unkno
 const within = <T>(promise: Promise<T>, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing after 10 s`)), 10_000).unref())]);
 
-describe('PgRunEvents when its events cannot be stored', () => {
+describe('PgRunEventLog when its events cannot be stored', () => {
   it('tells the run executing here, after its tries, that a batch of its events is lost', async () => {
     const inserts: string[] = [];
-    const events = new PgRunEvents(refusingStore(inserts), coordination, () => {}, { writeAttempts: 3, retryMs: 1 });
+    const events = new PgRunEventLog(refusingStore(inserts), coordination, () => {}, { writeAttempts: 3, retryMs: 1 });
     const lost = new Promise<unknown>((resolve) => void events.begin('run-1', resolve, 1));
     events.publish('run-1', 'metadata', { run_id: 'run-1', attempt: 1 });
     events.publish('run-1', 'values', { a: 1 });
@@ -40,7 +40,7 @@ describe('PgRunEvents when its events cannot be stored', () => {
   });
 
   it('rejects ending a log whose last events could not be stored, instead of reporting it ended', async () => {
-    const events = new PgRunEvents(refusingStore([]), coordination, () => {}, { writeAttempts: 2, retryMs: 1 });
+    const events = new PgRunEventLog(refusingStore([]), coordination, () => {}, { writeAttempts: 2, retryMs: 1 });
     await events.begin('run-2', () => {}, 1);
     events.publish('run-2', 'values', { a: 1 });
     await assert.rejects(within(events.end('run-2'), 'end'), refused);
