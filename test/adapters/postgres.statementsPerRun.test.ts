@@ -11,7 +11,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 // this file is about PostgreSQL whichever backend the rest of the run uses
@@ -119,7 +120,7 @@ describe('a run on PostgreSQL, end to end', () => {
   let counter: { restore: () => void } | undefined;
   before(async () => {
     counter = countingQueries();
-    server = await inProcessApp({ project: testProject });
+    server = await areaApp('agent-server', { project: testProject });
   });
   after(async () => {
     counter?.restore();
@@ -136,7 +137,7 @@ describe('a LangGraph run in a run worker on PostgreSQL, end to end', () => {
   let counter: { restore: () => void } | undefined;
   before(async () => {
     counter = countingQueries();
-    server = await inProcessApp({ project: { graphs: { steps: './test/fixtures/agent-server/graphs.ts:steps' } }, runWorkers: 'default' });
+    server = await areaApp('agent-server', { project: { graphs: { steps: './test/fixtures/agent-server/graphs.ts:steps' } }, runWorkers: 'default' });
   });
   after(async () => {
     counter?.restore();

@@ -3,14 +3,15 @@
 // and no run of any tenant ran again. Now it fails alone, with its error; the others run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { freshDatabaseUrl, withAdmin } from '../../support/postgres.ts';
 
 let app: InProcessApp;
 let url: string;
 before(async () => {
   url = await freshDatabaseUrl();
-  app = await inProcessApp({ dataDir: null, env: { DATABASE_URL: url } });
+  app = await areaApp('agent-server', { dataDir: null, env: { DATABASE_URL: url } });
 });
 after(() => app?.close());
 

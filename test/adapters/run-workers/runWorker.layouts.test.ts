@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { layoutCells, writeLayoutProject } from '../../support/projectLayouts.ts';
 
 const cells = layoutCells();
@@ -22,7 +23,7 @@ describe('a run worker loads every project layout', () => {
   before(async () => {
     writeLayoutProject(dir, cells);
     const graphs = Object.fromEntries(cells.map((cell) => [cell.id, `${path.join(dir, cell.id, cell.graph)}:graph`]));
-    server = await inProcessApp({ project: { graphs }, compiledGraphs: false, dataDir: null, runWorkers: '1' });
+    server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: false, dataDir: null, runWorkers: '1' });
   });
   after(async () => {
     await server?.close();

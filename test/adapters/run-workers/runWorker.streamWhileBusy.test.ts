@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const graphs = { stream_while_busy: path.join(ROOT, 'test/fixtures/graphs/streamWhileBusy.ts') + ':streamWhileBusy' };
 
@@ -15,7 +16,7 @@ for (const workers of ['default', '0']) {
   describe(`stream events while the graph works (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
     let server: InProcessApp;
     before(async () => {
-      server = await inProcessApp({ project: { graphs }, compiledGraphs: true, dataDir: null, runWorkers: workers });
+      server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: true, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 

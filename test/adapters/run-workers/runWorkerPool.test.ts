@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -44,7 +45,12 @@ describe('runs in worker threads', () => {
     process.env.AGENTPLANE_TEST_GIVEN = 'given';
     // no run time limit here: on a loaded machine a crash retried in a fresh worker, or a
     // heap filled, can outlast a limit short enough for the test of the limit itself (below)
-    server = await inProcessApp({ project, compiledGraphs: true, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' } });
+    server = await areaApp('agent-server', {
+      project,
+      compiledGraphs: true,
+      dataDir: null,
+      env: { AGENTPLANE_RUN_WORKERS: '2', AGENTPLANE_RUN_WORKER_MEMORY_MB: '192' },
+    });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     await client.runs.wait(null, 'echo', { input: say('warm up') });
   });
@@ -168,7 +174,12 @@ describe('a run past AGENTPLANE_RUN_TIMEOUT_S', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({ project, compiledGraphs: true, dataDir: null, env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_TIMEOUT_S: '3' } });
+    server = await areaApp('agent-server', {
+      project,
+      compiledGraphs: true,
+      dataDir: null,
+      env: { AGENTPLANE_RUN_WORKERS: '1', AGENTPLANE_RUN_TIMEOUT_S: '3' },
+    });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
     // the time limit counts from the start of the run, and a worker loads the graphs once first
     await client.runs.wait(null, 'echo', { input: say('warm up') });

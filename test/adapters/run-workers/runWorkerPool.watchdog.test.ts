@@ -7,7 +7,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { blockThread } from '../../support/blockThread.ts';
 
@@ -35,7 +36,7 @@ describe('the run watchdog', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project,
       compiledGraphs: true,
       dataDir: null,

@@ -21,7 +21,8 @@ import { uuid7 } from '../../../src/domain/agent/ids.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
 
@@ -194,7 +195,7 @@ describe('runs queued on one thread, through the server', () => {
   let server: InProcessApp;
   const lines: { msg: string }[] = [];
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: testProject,
       compiledGraphs: true,
       dataDir: null,

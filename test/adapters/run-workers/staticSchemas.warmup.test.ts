@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { schemaReadings, schemaWorkers } from '../../../src/adapters/run-workers/staticSchemas.ts';
 
 /** Polls until `done` holds, for up to `ms`; whether it did. */
@@ -29,7 +30,7 @@ describe('schema warm-up', () => {
     // which ends 15 s after a request's reading
     assert.ok(await within(30_000, () => schemaWorkers() === 0), 'no schema worker left from an earlier test');
     readingsBefore = readings();
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       env: { AGENTPLANE_SCHEMA_WARMUP: '1' },
       project: { graphs: { typed: `${path.join(fresh, 'graphs.ts')}:graph` } },
     });
