@@ -1,0 +1,128 @@
+// What every Store answers (ports/store.ts), whichever backend keeps the records: the embedded
+// store (test/adapters/embedded/journalStore.contract.test.ts) and PostgreSQL
+// (test/adapters/postgres/pgStore.contract.test.ts) run this one body, as the repositories'
+// contracts run over both. What only one backend shows stays in its own tests: the embedded
+// store's frozen values, journal and snapshots; PostgreSQL's migrations, indexes and tables.
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Store } from '../../src/domain/ports/store.ts';
+import { assertOrderBy } from './orderByContract.ts';
+
+interface Item {
+  id: string;
+  tenant: string;
+  n: number;
+}
+
+const numbers = (items: Item[]) => items.map((i) => i.n);
+
+export function storeContract(open: () => Promise<Store>): void {
+  it('keeps insertion order; where-queries, filters, reverse, offset and limit; insert never overwrites', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items', { indexes: ['tenant'] });
+    for (let n = 0; n < 10; n += 1) assert.equal(await items.insert(`i${n}`, { id: `i${n}`, tenant: n % 2 ? 'odd' : 'even', n }), true);
+    assert.equal(await items.insert('i0', { id: 'i0', tenant: 'even', n: 99 }), false, 'insert never overwrites');
+    assert.equal((await items.get('i0'))?.n, 0);
+    assert.deepEqual(numbers(await items.list({ where: { tenant: 'odd' } })), [1, 3, 5, 7, 9]);
+    assert.deepEqual(numbers(await items.list({ reverse: true, offset: 1, limit: 3 })), [8, 7, 6]);
+    assert.deepEqual(numbers(await items.list({ reverse: true, filter: (i) => i.n % 3 === 0, offset: 1, limit: 2 })), [6, 3]);
+    assert.equal(await items.count(), 10);
+    assert.equal(await items.count({ filter: (i) => i.n > 6 }), 3);
+    assert.equal(await items.count({ where: { tenant: 'even' } }), 5);
+  });
+
+  it('updates in place (the index follows, the insertion place is kept) and deletes once', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items', { indexes: ['tenant'] });
+    for (let n = 0; n < 10; n += 1) await items.put(`i${n}`, { id: `i${n}`, tenant: n % 2 ? 'odd' : 'even', n });
+    assert.equal((await items.update('i1', (cur) => ({ ...cur, tenant: 'even' })))?.tenant, 'even');
+    assert.deepEqual(numbers(await items.list({ where: { tenant: 'odd' } })), [3, 5, 7, 9], 'the index follows updates');
+    assert.deepEqual(numbers(await items.list()), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'an update keeps the insertion place');
+    assert.equal((await items.update('i2', () => undefined))?.n, 2, 'a change that answers nothing leaves the record');
+    assert.equal(await items.update('missing', (cur) => cur), undefined);
+    assert.equal(await items.delete('i3'), true);
+    assert.equal(await items.delete('i3'), false);
+    assert.equal(await items.get('i3'), undefined);
+  });
+
+  it('keeps a record as written, its keys in their order', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items');
+    await items.put('ordered', { n: 1, tenant: 't', id: 'ordered' });
+    assert.equal(JSON.stringify(await items.get('ordered')), '{"n":1,"tenant":"t","id":"ordered"}');
+  });
+
+  it('loses none of many concurrent read-modify-writes of one record', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items');
+    await items.put('counter', { id: 'counter', tenant: 't', n: 0 });
+    await Promise.all(Array.from({ length: 50 }, () => items.update('counter', (cur) => ({ ...cur, n: cur.n + 1 }))));
+    assert.equal((await items.get('counter'))!.n, 50);
+  });
+
+  it('writes a batch across collections all or nothing', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items');
+    await items.put('i0', { id: 'i0', tenant: 't', n: 0 });
+    await assert.rejects(
+      store.write([
+        { collection: 'items', id: 'batch-a', value: { id: 'batch-a', tenant: 't', n: 1 } },
+        { collection: 'items', id: 'batch-b', value: { bad: 1n } as never },
+      ]),
+    );
+    assert.equal(await items.get('batch-a'), undefined, 'a failed batch leaves nothing behind');
+    await store.write([
+      { collection: 'items', id: 'batch-a', value: { id: 'batch-a', tenant: 't', n: 1 } },
+      { collection: 'other', id: 'batch-b', value: { id: 'batch-b', tenant: 't', n: 2 } },
+      { collection: 'items', id: 'i0', delete: true },
+    ]);
+    assert.equal((await store.collection<Item>('other').get('batch-b'))!.n, 2);
+    assert.equal(await items.get('i0'), undefined);
+    assert.ok(
+      ['items', 'other'].every((name) => store.collectionNames().includes(name)),
+      store.collectionNames().join(', '),
+    );
+    await store.ping();
+  });
+
+  it('filters and counts over many records, newest first, and a batch takes its places in op order', async () => {
+    const store = await open();
+    await store.write(Array.from({ length: 1200 }, (_, n) => ({ collection: 'many', id: `m${n}`, value: { id: `m${n}`, tenant: 't', n } })));
+    const many = store.collection<Item>('many');
+    assert.deepEqual(numbers(await many.list({ reverse: true, filter: (i) => i.n % 100 === 0, limit: 3 })), [1100, 1000, 900]);
+    assert.equal(await many.count({ filter: (i) => i.n % 2 === 0 }), 600);
+    await store.write(Array.from({ length: 10 }, (_, n) => ({ collection: 'few', id: `f${n}`, value: { id: `f${n}`, tenant: 't', n } })));
+    assert.deepEqual(numbers(await store.collection<Item>('few').list()), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('answers the records of many ids in their order, undefined where there is none', async () => {
+    const store = await open();
+    const items = store.collection<Item>('items');
+    for (const id of ['r1', 'r2', 'r3']) await items.put(id, { id, tenant: 't', n: Number(id.slice(1)) });
+    assert.deepEqual(
+      (await items.getMany(['r3', 'missing', 'r1', 'r3'])).map((r) => r?.id),
+      ['r3', undefined, 'r1', 'r3'],
+    );
+    assert.deepEqual(await items.getMany([]), []);
+  });
+
+  it('finds records by containment: each entry equal, not an array subset or part of a nested object', async () => {
+    const store = await open();
+    type Doc = { id: string; metadata?: Record<string, unknown> };
+    const docs = store.collection<Doc>('docs', { containment: ['metadata'] });
+    await docs.put('a', { id: 'a', metadata: { team: 'x', tags: ['p', 'q'], nested: { k: 1, l: 2 } } });
+    await docs.put('b', { id: 'b', metadata: { team: 'y' } });
+    await docs.put('c', { id: 'c' });
+    const ids = async (wanted: Record<string, unknown>) => (await docs.list({ contains: { metadata: wanted } })).map((d) => d.id);
+    assert.deepEqual(await ids({ team: 'x' }), ['a']);
+    assert.deepEqual(await ids({ tags: ['p', 'q'] }), ['a']);
+    assert.deepEqual(await ids({ tags: ['p'] }), []);
+    assert.deepEqual(await ids({ nested: { k: 1 } }), []);
+    assert.deepEqual(await ids({}), ['a', 'b', 'c']);
+    assert.equal(await docs.count({ contains: { metadata: { team: 'y' } } }), 1);
+  });
+
+  it('sorts by a field in code-unit order (insertion order among equals), reverse descending, with where, offset and limit', async () => {
+    await assertOrderBy(await open());
+  });
+}
