@@ -3,7 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import { type InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -33,7 +34,7 @@ describe('agent server over HTTP', () => {
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
   before(async () => {
-    server = await inProcessApp({ project: testProject, dataDir: null });
+    server = await areaApp('a2a', { project: testProject, dataDir: null });
   });
   after(() => server.close());
 
@@ -189,7 +190,7 @@ describe('agent server over HTTP', () => {
 
 describe('agent server with auth.agent_server on', () => {
   it('requires the control-plane API keys on agent-server and A2A routes', async () => {
-    const server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const server = await areaApp('a2a', { project: testProject, dataDir: null, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
       for (const [path, init] of [
         ['/threads', { method: 'POST' }],

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ROOT, inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
+import { ROOT, tempDir, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/agent-server/profiles.ts');
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -26,7 +27,7 @@ describe('assistants as configuration profiles', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('a2a', {
       project: { graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made`, plain: `${FIXTURE}:plainConfigured` } },
       dataDir: null,
     });
@@ -164,7 +165,7 @@ function langgraphProject(project: Record<string, unknown>): Record<string, stri
 
 describe('graph factories', () => {
   it("reads a thread's state through the graph its factory makes for the thread's config", async () => {
-    const server = await inProcessApp({ dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
+    const server = await areaApp('a2a', { dataDir: null, env: langgraphProject({ graphs: { noted: `${FIXTURE}:noted` } }) });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, fetch: server.fetch } });
       const assistant = await client.assistants.create({ graphId: 'noted', config: { configurable: { with_note: true } } });
@@ -186,7 +187,7 @@ describe('LANGGRAPH_CONFIG', () => {
       graphs: { configured: `${FIXTURE}:configured`, made: `${FIXTURE}:made` },
       env: { LANGGRAPH_CONFIG: JSON.stringify(defaults) },
     });
-    const server = await inProcessApp({ dataDir: null, env });
+    const server = await areaApp('a2a', { dataDir: null, env });
     try {
       const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0, fetch: server.fetch } });
       const [system] = await client.assistants.search({ graphId: 'configured', metadata: { created_by: 'system' } });
@@ -200,7 +201,7 @@ describe('LANGGRAPH_CONFIG', () => {
 
   it('stops the start with a clear message when it is not an object of objects', async () => {
     for (const bad of ['{not json', '[]', '{"configured": 3}']) {
-      await assert.rejects(inProcessApp({ dataDir: null, env: { LANGGRAPH_CONFIG: bad } }), /LANGGRAPH_CONFIG must be a JSON object/);
+      await assert.rejects(areaApp('a2a', { dataDir: null, env: { LANGGRAPH_CONFIG: bad } }), /LANGGRAPH_CONFIG must be a JSON object/);
     }
   });
 });

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AssistantRunMetrics } from '../../../generated/agent-server/types.gen.ts';
 import { finishedTracedRun } from '../../support/tracedRun.ts';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const graphs = { traced: path.join(ROOT, 'test/fixtures/graphs/traced.ts') + ':traced' };
 
@@ -16,7 +17,7 @@ describe('GET /assistants/{assistant_id}/metrics', () => {
   let server: InProcessApp;
   let systemAssistant: string;
   before(async () => {
-    server = await inProcessApp({ project: { graphs } });
+    server = await areaApp('agent-server', { project: { graphs } });
     const found = (await (await server.api('/assistants/search', { method: 'POST', json: { graph_id: 'traced' } })).json()) as { assistant_id: string }[];
     systemAssistant = found[0].assistant_id;
   });

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import { eventsOf } from '../../../src/handlers/agent-server/authGuard.ts';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 let server: InProcessApp;
@@ -111,7 +112,7 @@ async function post(at: string, body: unknown): Promise<Record<string, unknown>>
 }
 
 before(async () => {
-  server = await inProcessApp({ dataDir: null, project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } } });
+  server = await areaApp('agent-server', { dataDir: null, project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } } });
   ids.assistant = (await post('/assistants', { graph_id: 'echo' })).assistant_id as string;
   ids.doomedAssistant = (await post('/assistants', { graph_id: 'echo' })).assistant_id as string;
   for (const name of ['thread', 'doomed', 'idle']) ids[name] = (await post('/threads', {})).thread_id as string;

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { stateReads } from '../../support/stateReads.ts';
 
 let server: InProcessApp;
@@ -16,7 +17,7 @@ const as = (user: string) =>
   new Client({ apiUrl: server.url, defaultHeaders: { Authorization: `Bearer user-${user}` }, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 
 before(async () => {
-  server = await inProcessApp({
+  server = await areaApp('agent-server', {
     dataDir: null,
     project: { graphs: { echo: './examples/graphs/echo.ts:echo' }, auth: { path: path.join(ROOT, 'test/fixtures/auth/by-user.ts:auth') } },
   });

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { seen } from '../../fixtures/auth/owner-everywhere.ts';
 import { uuid5 } from '../../../src/domain/agent/ids.ts';
@@ -17,7 +18,7 @@ const as = (user: string) =>
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 
 before(async () => {
-  server = await inProcessApp({
+  server = await areaApp('agent-server', {
     dataDir: null,
     project: { ...testProject, auth: { path: path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts:auth') } },
   });

@@ -4,7 +4,8 @@
 // other refuses).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 
@@ -12,7 +13,7 @@ for (const backend of BACKENDS) {
   describe(`a cron ending in year 0000 (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await areaApp('agent-server', { dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
     });
     after(() => app?.close());
 

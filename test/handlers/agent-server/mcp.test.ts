@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 /** The MCP client on the app's /mcp, its requests through the app's fetch (the transport's `fetch` option). */
@@ -17,7 +18,7 @@ async function connect(app: InProcessApp): Promise<Client> {
 describe('MCP endpoint', () => {
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({ project: testProject });
+    server = await areaApp('agent-server', { project: testProject });
   });
   after(() => server.close());
 
@@ -54,7 +55,7 @@ describe('MCP endpoint', () => {
 
   it('answers GET with 405 and is 404 when http.disable_mcp is set', async () => {
     assert.equal((await server.fetch(`${server.url}/mcp`)).status, 405);
-    const disabled = await inProcessApp({ project: { ...testProject, http: { disable_mcp: true } } });
+    const disabled = await areaApp('agent-server', { project: { ...testProject, http: { disable_mcp: true } } });
     try {
       const res = await disabled.fetch(`${disabled.url}/mcp`, {
         method: 'POST',

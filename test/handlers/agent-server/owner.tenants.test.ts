@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 type Caller = (pathname: string, init?: { method?: string; json?: unknown }) => Promise<{ status: number; body: any }>;
@@ -50,7 +51,7 @@ describe('agent-server auth on: tenants are kept apart', () => {
   let taskId: string;
 
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('a2a', {
       project: { ...testProject, graphs: { ...testProject.graphs, recall: './test/fixtures/agent-server/memory.ts:plainRecall' } },
       dataDir: null,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` },
@@ -320,7 +321,7 @@ describe('agent-server auth off (the default): one shared space, as before', () 
   const tenantA = randomUUID();
   const tenantB = randomUUID();
   before(async () => {
-    server = await inProcessApp({ project: testProject, dataDir: null, env: { AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` } });
+    server = await areaApp('a2a', { project: testProject, dataDir: null, env: { AGENTPLANE_API_KEYS: `key-a:${tenantA},key-b:${tenantB}` } });
   });
   after(() => server?.close());
 

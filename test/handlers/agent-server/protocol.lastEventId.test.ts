@@ -3,7 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { api, events, rootEnd } from '../../support/protocolEvents.ts';
 
 const ALL = ['lifecycle', 'values', 'updates', 'messages', 'tools', 'custom', 'tasks', 'checkpoints', 'input'];
@@ -19,7 +20,7 @@ describe('protocol v2: Last-Event-ID on the thread stream', () => {
       body: JSON.stringify(body),
     });
   before(async () => {
-    server = await inProcessApp({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' } }, dataDir: null, runWorkers: '0' });
+    server = await areaApp('agent-server', { project: { graphs: { echo: './examples/graphs/echo.ts:echo' } }, dataDir: null, runWorkers: '0' });
     threadId = randomUUID();
     const post = api(server, server.key);
     await post(`/threads/${threadId}/commands`, {

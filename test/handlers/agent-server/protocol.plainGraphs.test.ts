@@ -6,7 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { api, events, rootEnd, type ProtocolEvent } from '../../support/protocolEvents.ts';
 import { Event as isEvent } from '../../../generated/protocol/components.validators.gen.js';
 
@@ -21,7 +22,7 @@ for (const workers of ['0', 'default']) {
     let server: InProcessApp;
     let post: ReturnType<typeof api>;
     before(async () => {
-      server = await inProcessApp({ project: { graphs: { echo: './examples/graphs/echo.ts:echo' } }, dataDir: null, runWorkers: workers });
+      server = await areaApp('agent-server', { project: { graphs: { echo: './examples/graphs/echo.ts:echo' } }, dataDir: null, runWorkers: workers });
       post = api(server, server.key);
     });
     after(() => server.close());

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { api, events, rootEnd } from '../../support/protocolEvents.ts';
 import { CommandReply as isCommandReply } from '../../../generated/protocol/components.validators.gen.js';
 
@@ -27,7 +28,7 @@ for (const workers of ['default', '0']) {
     let a: ReturnType<typeof api>;
     let b: ReturnType<typeof api>;
     before(async () => {
-      server = await inProcessApp({
+      server = await areaApp('agent-server', {
         project: { graphs },
         compiledGraphs: true,
         dataDir: null,

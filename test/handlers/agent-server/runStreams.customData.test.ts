@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const graphs = { custom_text: path.join(ROOT, 'test/fixtures/graphs/customText.ts') + ':customText' };
 
@@ -13,7 +14,7 @@ for (const workers of ['default', '0']) {
   describe(`custom stream data (AGENTPLANE_RUN_WORKERS=${workers})`, () => {
     let server: InProcessApp;
     before(async () => {
-      server = await inProcessApp({ project: { graphs }, compiledGraphs: true, dataDir: null, runWorkers: workers });
+      server = await areaApp('agent-server', { project: { graphs }, compiledGraphs: true, dataDir: null, runWorkers: workers });
     });
     after(() => server.close());
 
