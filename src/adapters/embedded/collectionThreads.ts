@@ -15,7 +15,10 @@ export class CollectionThreads implements ThreadsRepository {
   protected readonly threads: Collection<ThreadRecord>;
 
   constructor(store: Store) {
-    this.threads = store.collection<ThreadRecord>('threads', { indexes: ['status'], containment: ['metadata'] });
+    // by owner too: a tenant's searches, counts and quota checks walk its own threads, not every
+    // tenant's (a thread's creation counted every thread in the store: one tenant's history
+    // slowed every other's creations, and a flood of them blocked the event loop)
+    this.threads = store.collection<ThreadRecord>('threads', { indexes: ['status', 'owner'], containment: ['metadata'] });
   }
 
   get(threadId: string): Promise<ThreadRecord | undefined> {
@@ -68,9 +71,13 @@ export class CollectionThreads implements ThreadsRepository {
 
   private query(filter: ThreadFilter) {
     const ids = filter.ids ? new Set(filter.ids) : null;
+    const { owner } = filter;
+    // '' (auth off) also means a record with no owner field, which no index entry names
+    const where = { ...(filter.status ? { status: filter.status } : {}), ...(owner ? { owner } : {}) };
+    const checks = !owner || ids;
     return {
-      where: filter.status ? { status: filter.status } : undefined,
-      filter: (t: ThreadRecord) => ownerOf(t) === filter.owner && (!ids || ids.has(t.thread_id)),
+      where: Object.keys(where).length ? where : undefined,
+      filter: checks ? (t: ThreadRecord) => ownerOf(t) === owner && (!ids || ids.has(t.thread_id)) : undefined,
       contains: metadataContains(filter.metadata),
     };
   }

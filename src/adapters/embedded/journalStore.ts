@@ -1062,6 +1062,12 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
+    // one indexed field and nothing else to check: the index knows how many it holds
+    const where = Object.entries(options.where ?? {});
+    if (where.length === 1 && !options.filter && !Object.keys(options.contains ?? {}).length) {
+      const ids = this.state.idsWhere(where[0]![0], where[0]![1]);
+      if (ids !== undefined) return ids.size;
+    }
     let n = 0;
     for (const _ of this.scan(options)) n += 1;
     return n;
@@ -1083,10 +1089,15 @@ class JournalCollection<T extends object> implements Collection<T> {
     const where = Object.entries(options.where ?? {});
     let ids: OrderedIds | undefined;
     const rest: [string, string][] = [];
+    // the smallest of the indexed sets is walked; the other fields are checked on each record
+    let walked: string | undefined;
     for (const [field, value] of where) {
-      const indexed = ids === undefined ? this.state.idsWhere(field, value) : undefined;
-      if (indexed !== undefined) ids = indexed;
-      else rest.push([field, value]);
+      const indexed = this.state.idsWhere(field, value);
+      if (indexed !== undefined && (ids === undefined || indexed.size < ids.size)) {
+        if (walked !== undefined) rest.push([walked, options.where![walked]!]);
+        ids = indexed;
+        walked = field;
+      } else rest.push([field, value]);
     }
     const order = ids ?? this.state.order;
     const state = this.state;
