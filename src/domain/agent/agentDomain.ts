@@ -93,7 +93,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const { store, graphs, checkpointer, log, maxConcurrentRuns, onRunEnded, memoryStore, retention, runTimeoutMs, locks } = options;
   const repositories = options.repositories;
   const plain = new PlainStateStore(repositories.plainCheckpoints);
-  const broker = options.runBackend.events;
+  const eventLog = options.runBackend.events;
   const runs = options.runBackend.runs;
   const stateReader = new ThreadStateReader(graphs, plain, runs);
   const system = new AssistantRegistry(repositories.assistants, graphs, '');
@@ -102,7 +102,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const claims = options.runBackend.claims;
   const engine = new RunEngine({
     records: runs,
-    broker,
+    eventLog,
     claims,
     leaseMs: options.runBackend.leaseMs,
     plain,
@@ -122,7 +122,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
   const threadDeps = {
     threads: repositories.threads,
     engine,
-    broker,
+    eventLog,
     stateReader,
     locks,
     checkpoints: new ThreadCheckpoints(store, stateReader, plain, checkpointer),
@@ -142,15 +142,15 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
     }
     return found;
   };
-  const runsDeps = { runs, threads: repositories.threads, engine, claims, broker, stateReader, locks, quotas: options.quotas };
+  const runsDeps = { runs, threads: repositories.threads, engine, claims, eventLog, stateReader, locks, quotas: options.quotas };
   // one per server: every owner's readers of a thread share its listing, and its feed
-  const threadRuns = new SharedThreadRuns(runs, broker);
+  const threadRuns = new SharedThreadRuns(runs, eventLog);
   const protocolDeps = {
     runs,
     threads: repositories.threads,
-    broker,
+    eventLog,
     threadRuns,
-    feeds: new ThreadFeeds({ runs, broker, threadRuns }),
+    feeds: new ThreadFeeds({ runs, eventLog, threadRuns }),
   };
   const forOwner = (owner: string, caller?: RunCaller): AgentService => {
     const { assistants, threads: ownThreads } = viewsOf(owner);

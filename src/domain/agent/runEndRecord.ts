@@ -38,7 +38,7 @@ export interface RunEndOutbox {
 
 export interface RunEndDeps {
   records: RunStore;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   checkpointer: StoreCheckpointer;
   claims: RunClaims;
   /** What a run the platform cut short becomes (a new attempt, or `error` after the last). */
@@ -79,7 +79,7 @@ export async function recordRunEnd(
   told: Told,
   protocol?: { base: number; published: number },
 ): Promise<void> {
-  const { records, broker, checkpointer, claims } = deps;
+  const { records, eventLog, checkpointer, claims } = deps;
   const { run } = claim;
   const { thread, run: current, pendingOnThread } = await claims.endState(run);
   if (!thread || !current) return; // the thread was deleted meanwhile
@@ -135,12 +135,12 @@ export async function recordRunEnd(
   follows?.written();
   told.released = release !== undefined;
   if (endsProtocol) {
-    broker.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
+    eventLog.publish(run.run_id, PROTOCOL_LOG_EVENT, terminalLifecycle(run, event, output, error));
     protocol.published += 1;
-  } else if (error && !told.error) broker.publish(run.run_id, 'error', error);
+  } else if (error && !told.error) eventLog.publish(run.run_id, 'error', error);
   told.error ||= error !== undefined || protocol !== undefined;
   const result = resultOf(step, output, error);
-  if (result !== undefined) broker.setResult(run.run_id, result);
+  if (result !== undefined) eventLog.setResult(run.run_id, result);
 }
 
 /**

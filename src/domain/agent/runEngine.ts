@@ -40,7 +40,7 @@ export interface EngineDeps {
   outbox?: RunEndOutbox;
   /** The runs' and threads' records. */
   records: RunStore;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   claims: RunClaims;
   /** AGENTPLANE_RUN_LEASE_S: the longest a claim outlives its replica's loss of the database (see runLease.ts). */
   leaseMs: number;
@@ -89,8 +89,8 @@ export class RunEngine {
   constructor(private readonly deps: EngineDeps) {
     const stopLocal = (runId: string, reason: StopReason) => this.stopLocal(runId, reason);
     this.renewal = new ClaimRenewal({ claims: deps.claims, log: deps.log, inFlight: this.inFlight, stopLocal });
-    const { records, broker, checkpointer, claims, threadValues, outbox } = deps;
-    this.endDeps = { records, broker, checkpointer, claims, threadValues, outbox, interrupted: (run, cause) => this.interrupted(run, cause) };
+    const { records, eventLog, checkpointer, claims, threadValues, outbox } = deps;
+    this.endDeps = { records, eventLog, checkpointer, claims, threadValues, outbox, interrupted: (run, cause) => this.interrupted(run, cause) };
   }
 
   /** How many runs are executing here now (metrics). */
@@ -117,7 +117,7 @@ export class RunEngine {
 
   /** A pending run ends at once; a running one is asked to stop, and its end is recorded when it has. */
   async cancel(threadId: string, runId: string, action: CancelAction): Promise<Outcome<RunRecord, 'not_found'>> {
-    const { records, broker } = this.deps;
+    const { records, eventLog } = this.deps;
     const run = await records.get(runId);
     if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
     // upstream accepts a cancel that comes too late and changes nothing
@@ -133,7 +133,7 @@ export class RunEngine {
         step.run ? records.putRun(cancelled) : records.deleteRun(runId),
         ...(thread && idle && step.thread ? [records.putThread(copyWith(thread, { status: step.thread, updated_at: cancelled.updated_at }))] : []),
       ]);
-      await broker.end(runId);
+      await eventLog.end(runId);
       if (isTemporary(run)) await this.discard(threadId);
       return ok(cancelled);
     }
@@ -160,7 +160,7 @@ export class RunEngine {
     const { abandoned, queued } = await this.deps.claims.recover((run) => this.interrupted(run, null));
     for (const run of abandoned) if (run.status === 'error') await this.failThread(run.thread_id);
     // a queue in process memory was loaded again: so are the logs its readers join
-    for (const run of queued) await this.deps.broker.open(run.run_id, ownerOf(run), run.thread_id);
+    for (const run of queued) await this.deps.eventLog.open(run.run_id, ownerOf(run), run.thread_id);
     if (queued.length) this.deps.log.info('runs queued again after restart', { count: queued.length });
   }
 
@@ -369,14 +369,14 @@ export class RunEngine {
       await this.discard(run.thread_id).catch((err: Error) => log.error('could not delete the temporary thread of a stateless run', { error: err.message }));
     if (this.inFlight.get(run.run_id) === running) this.inFlight.delete(run.run_id);
     // its events so far are written before its claim is given up (the next attempt numbers its events after them)
-    if (resumes) await this.deps.broker.detach(run.run_id);
+    if (resumes) await this.deps.eventLog.detach(run.run_id);
     // the next run of the thread may start (on any server) once the end is recorded (a final
     // end has given its claim up already, in the same write)
     if (!lost && !told.released)
       await untilDone(() => this.deps.claims.release(claim, told.recorded ?? { ...run, status: 'running' }), 'release the run claim').catch((err) =>
         log.error('the run claim was not released before the stop; it expires with its lease', { err }),
       );
-    if (!resumes) await untilDone(() => this.deps.broker.end(run.run_id), 'close the log of the run');
+    if (!resumes) await untilDone(() => this.deps.eventLog.end(run.run_id), 'close the log of the run');
     // a cancel that came while the new attempt was being recorded found the run still in
     // flight and only stopped what had already ended: it applies to the queued run now
     if (again && (running.stop === 'interrupt' || running.stop === 'rollback')) await this.cancel(run.thread_id, run.run_id, running.stop);

@@ -15,7 +15,7 @@ import type { TraceSpan } from './tracing/runSpans.ts';
 
 export interface ExecutionDeps {
   records: RunStore;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   execute: RunExecutor;
   /** A run still executing after this long is stopped and ends in `timeout` (0 or absent: no limit). */
   runTimeoutMs?: number;
@@ -35,12 +35,12 @@ export async function executeGraph(
   log: Logger,
   stopLocal: (runId: string, reason: StopReason) => boolean,
 ): Promise<Executed> {
-  const { broker } = deps;
+  const { eventLog } = deps;
   // a protocol run's events are numbered after the thread's protocol events so far
   if (isProtocolRun(run)) running.protocol = { base: (await deps.records.thread(run.thread_id))?.protocol_seq ?? 0, published: 0 };
   const publish = (event: string, data: unknown) => {
     if (running.protocol) running.protocol.published += 1;
-    broker.publish(run.run_id, event, data);
+    eventLog.publish(run.run_id, event, data);
   };
   const limitMs = deps.runTimeoutMs ?? 0;
   let timer: NodeJS.Timeout | undefined;
@@ -64,7 +64,7 @@ export async function executeGraph(
   // a failed run keeps the spans it made up to its error
   let failedTrace: TraceSpan[] | undefined;
   try {
-    await broker.begin(
+    await eventLog.begin(
       run.run_id,
       (err) => {
         log.error("the run's events could not be stored; starting it again", { err });

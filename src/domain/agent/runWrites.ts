@@ -22,7 +22,7 @@ import type { RunEngine } from './runEngine.ts';
 export interface RunWriteDeps {
   runs: RunStore;
   threads: ThreadsRepository;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   claims: RunClaims;
   engine: Pick<RunEngine, 'enqueued' | 'cancel'>;
 }
@@ -104,9 +104,9 @@ export async function deleteRun(deps: RunWriteDeps, threadId: string, runId: str
   if (!run || run.thread_id !== threadId) return fail('not_found', 'Run not found');
   if (!FINAL_STATUSES.has(run.status)) {
     await deps.engine.cancel(threadId, runId, 'rollback');
-    await deps.broker.ended(runId);
+    await deps.eventLog.ended(runId);
   }
   if (await deps.runs.get(runId)) await deps.runs.delete(runId);
-  await deps.broker.drop(runId);
+  await deps.eventLog.drop(runId);
   return ok(undefined);
 }

@@ -187,7 +187,7 @@ export class Runs implements RunService {
   private async readable(runId: string): Promise<boolean> {
     const record = await this.deps.runs.get(runId);
     if (record) return this.mine(record);
-    return (await this.deps.broker.ownerOf(runId)) === this.owner;
+    return (await this.deps.eventLog.ownerOf(runId)) === this.owner;
   }
 
   private async enqueueStateless(assistant: Assistant, body: RunCreate): Promise<Run> {
@@ -230,7 +230,7 @@ export class Runs implements RunService {
   async wait(threadId: string, runId: string, signal?: AbortSignal): Promise<Outcome<Run, 'not_found'>> {
     const before = await this.run(threadId, runId);
     if (!before) return runNotFound();
-    if (!FINAL_STATUSES.has(before.status)) await this.deps.broker.ended(runId, signal);
+    if (!FINAL_STATUSES.has(before.status)) await this.deps.eventLog.ended(runId, signal);
     const after = await this.deps.runs.get(runId);
     // a rolled-back run is deleted: report it as interrupted
     return ok(toApiRun(after ?? { ...before, status: 'interrupted', updated_at: nowIso() }));
@@ -238,7 +238,7 @@ export class Runs implements RunService {
 
   async result(threadId: string, runId: string): Promise<RunResult> {
     if (!(await this.readable(runId))) return {};
-    const kept = await this.deps.broker.result(runId);
+    const kept = await this.deps.eventLog.result(runId);
     if (kept !== undefined) return kept as RunResult;
     const run = await this.deps.runs.get(runId);
     if ((run?.status === 'error' || run?.status === 'timeout') && run.error) return errorResult(run.error);
@@ -262,8 +262,8 @@ export class Runs implements RunService {
 
   async *events(runId: string, options: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncIterable<RunEvent> {
     if (!(await this.readable(runId))) return;
-    if (await this.deps.broker.has(runId)) {
-      yield* this.deps.broker.join(runId, options);
+    if (await this.deps.eventLog.has(runId)) {
+      yield* this.deps.eventLog.join(runId, options);
       return;
     }
     // the log is gone (the run ended long ago): answer with its outcome

@@ -23,7 +23,7 @@ function splitEventId(id: string | undefined): { runId: string; eventId: string 
 }
 
 export async function* threadEvents(
-  deps: { runs: Pick<RunStore, 'onThread'>; broker: RunEventLog },
+  deps: { runs: Pick<RunStore, 'onThread'>; eventLog: RunEventLog },
   threadId: string,
   options: { modes: ThreadStreamMode[]; lastEventId?: string; signal?: AbortSignal },
 ): AsyncGenerator<RunEvent> {
@@ -36,7 +36,7 @@ export async function* threadEvents(
   const { signal } = options;
   while (!signal?.aborted) {
     // registered before looking, so a run queued meanwhile still wakes us
-    const activity = deps.broker.nextRunOn(threadId, signal);
+    const activity = deps.eventLog.nextRunOn(threadId, signal);
     const runs = await deps.runs.onThread(threadId);
     const wanted = (run: RunRecord) => {
       if (resumeAfter !== undefined && run.run_id === cursor) return true;
@@ -46,7 +46,7 @@ export async function* threadEvents(
     };
     let next: RunRecord | undefined;
     for (const run of runs) {
-      if (wanted(run) && (await deps.broker.has(run.run_id))) {
+      if (wanted(run) && (await deps.eventLog.has(run.run_id))) {
         next = run;
         break;
       }
@@ -59,7 +59,7 @@ export async function* threadEvents(
       continue;
     }
     first = false;
-    for await (const e of deps.broker.join(next.run_id, { lastEventId: next.run_id === cursor ? resumeAfter : undefined, signal })) {
+    for await (const e of deps.eventLog.join(next.run_id, { lastEventId: next.run_id === cursor ? resumeAfter : undefined, signal })) {
       const id = `${next.run_id}:${e.id}`;
       if (e.event === 'end') {
         if (passes('metadata')) yield { id, event: 'metadata', data: { run_id: next.run_id, status: 'run_done' } };

@@ -36,7 +36,7 @@ export interface ThreadDeps {
   /** The thread's runs in flight: read, cancelled, and discarded with the thread. */
   engine: Pick<RunEngine, 'inflight' | 'cancel' | 'discard'>;
   /** Waited on for a cancelled run's end. */
-  broker: Pick<RunEventLog, 'ended'>;
+  eventLog: Pick<RunEventLog, 'ended'>;
   stateReader: ThreadStateReader;
   checkpoints: ThreadCheckpoints;
   /** Per-thread lock, shared with the run service. */
@@ -220,11 +220,11 @@ export class Threads implements ThreadService {
 
   /** Rolls back the thread's runs in flight, waits for them to stop, then deletes everything. */
   private async remove(threadId: string): Promise<void> {
-    const { engine, broker } = this.deps;
+    const { engine, eventLog } = this.deps;
     const inflight = await engine.inflight(threadId);
     for (const runId of inflight) await engine.cancel(threadId, runId, 'rollback');
     // let a running graph stop before its state is removed, or it could write after us
-    for (const runId of inflight) await broker.ended(runId);
+    for (const runId of inflight) await eventLog.ended(runId);
     await engine.discard(threadId);
   }
 

@@ -25,12 +25,12 @@ async function storedRun(input: Record<string, unknown>): Promise<{ run: RunReco
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   store.collection<ThreadRecord>('threads', { indexes: ['status'] });
-  const broker = new InMemoryRunEventLog();
-  const claims = new InProcessRunClaims(runs, store, broker);
+  const eventLog = new InMemoryRunEventLog();
+  const claims = new InProcessRunClaims(runs, store, eventLog);
   const deps = {
     runs: new CollectionRunStore(store),
     threads: new CollectionThreads(store),
-    broker,
+    eventLog,
     claims,
     engine: { enqueued() {}, cancel: async () => assert.fail('no cancel') },
   };

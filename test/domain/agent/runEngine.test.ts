@@ -39,8 +39,8 @@ async function engine(
   execute: RunExecutor,
   options: {
     maxConcurrentRuns?: number;
-    broker?: InMemoryRunEventLog;
-    claims?: (runs: Collection<RunRecord>, store: Store, broker: InMemoryRunEventLog) => RunClaims;
+    eventLog?: InMemoryRunEventLog;
+    claims?: (runs: Collection<RunRecord>, store: Store, eventLog: InMemoryRunEventLog) => RunClaims;
     leaseMs?: number;
     onThreadDiscarded?: (threadId: string) => void;
   } = {},
@@ -49,11 +49,11 @@ async function engine(
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
-  const broker = options.broker ?? new InMemoryRunEventLog();
-  const claims = options.claims?.(runs, store, broker) ?? new InProcessRunClaims(runs, store, broker);
+  const eventLog = options.eventLog ?? new InMemoryRunEventLog();
+  const claims = options.claims?.(runs, store, eventLog) ?? new InProcessRunClaims(runs, store, eventLog);
   const engine = new RunEngine({
     records: new CollectionRunStore(store),
-    broker,
+    eventLog,
     claims,
     leaseMs: options.leaseMs ?? 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
@@ -70,13 +70,13 @@ async function engine(
   engine.start();
   const enqueue = (threadId: string, body: Record<string, unknown> = {}, temporary = false) =>
     enqueueRun(
-      { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), broker, claims, engine },
+      { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), eventLog, claims, engine },
       threadId,
       assistant,
       { assistant_id: 'a1', ...body },
       { owner: '', temporary },
     );
-  return { store, runs, threads, broker, engine, lines, enqueue };
+  return { store, runs, threads, eventLog, engine, lines, enqueue };
 }
 
 describe('run engine (in process)', () => {
@@ -109,7 +109,7 @@ describe('run engine (in process)', () => {
         open();
       }
     }
-    for (const run of queued) await e.broker.ended(run.run_id);
+    for (const run of queued) await e.eventLog.ended(run.run_id);
     assert.ok(most <= 2, `at most 2 at once, saw ${most}`);
     for (const thread of ['t1', 't2', 't3'])
       assert.deepEqual(
@@ -126,7 +126,7 @@ describe('run engine (in process)', () => {
     stops.push(() => e.engine.stop());
     const stateless = await e.enqueue('own', {}, true);
     const kept = await e.enqueue('kept');
-    for (const run of [stateless, kept]) await e.broker.ended(run.run_id);
+    for (const run of [stateless, kept]) await e.eventLog.ended(run.run_id);
     assert.deepEqual(discarded, ['own'], "the stateless run's thread, not the other");
     await e.engine.discard('kept');
     assert.deepEqual(discarded, ['own', 'kept']);
@@ -157,7 +157,7 @@ describe('run engine (in process)', () => {
         if (this.losses++ === 0) setImmediate(() => lost(new Error('could not store run events')));
       }
     }
-    const broker = new LosingLog();
+    const eventLog = new LosingLog();
     const attempts: number[] = [];
     const e = await engine(
       async (run, signal) => {
@@ -165,17 +165,17 @@ describe('run engine (in process)', () => {
         if (run.attempt === 1) return untilAborted(signal);
         return { ...done, values: { answer: 42 } };
       },
-      { broker },
+      { eventLog },
     );
     stops.push(() => e.engine.stop());
     const run = await e.enqueue('t1');
-    await broker.ended(run.run_id);
+    await eventLog.ended(run.run_id);
     const stored = await e.runs.get(run.run_id);
     assert.equal(stored?.status, 'success');
     assert.equal(stored?.attempt, 2);
     assert.deepEqual(attempts, [1, 2]);
     const events = [];
-    for await (const event of broker.join(run.run_id)) events.push(event);
+    for await (const event of eventLog.join(run.run_id)) events.push(event);
     assert.deepEqual(
       events.filter((ev) => ev.event === 'metadata').map((ev) => (ev.data as { attempt: number }).attempt),
       [1, 2],
@@ -202,12 +202,15 @@ describe('run engine (in process)', () => {
         return { lost: held.filter((c) => !this.committed.has(c.run.run_id)).map((c) => c.run.run_id), cancels: [] };
       }
     }
-    const e = await engine(async () => done, { claims: (runs, store, broker) => new CommittedLater(runs, store, broker), leaseMs: 300 });
+    const e = await engine(async () => done, { claims: (runs, store, eventLog) => new CommittedLater(runs, store, eventLog), leaseMs: 300 });
     stops.push(() => e.engine.stop());
     const run = await e.enqueue('t1');
     // a timer that holds the process: the engine's own timers do not
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([e.broker.ended(run.run_id), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the run never ended')), 10_000)))]);
+    await Promise.race([
+      e.eventLog.ended(run.run_id),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the run never ended')), 10_000))),
+    ]);
     clearTimeout(timer);
     assert.equal((await e.runs.get(run.run_id))?.status, 'success');
     assert.ok(!e.lines.some((l) => l.msg.startsWith('another replica took over this run')));

@@ -27,11 +27,11 @@ async function writes(execute: RunExecutor) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const threads = store.collection<ThreadRecord>('threads', { indexes: ['status'] });
-  const broker = new InMemoryRunEventLog();
-  const claims = new InProcessRunClaims(runs, store, broker);
+  const eventLog = new InMemoryRunEventLog();
+  const claims = new InProcessRunClaims(runs, store, eventLog);
   const engine = new RunEngine({
     records: new CollectionRunStore(store),
-    broker,
+    eventLog,
     claims,
     leaseMs: 30_000,
     plain: new PlainStateStore(new CollectionPlainCheckpoints(store)),
@@ -44,7 +44,7 @@ async function writes(execute: RunExecutor) {
   });
   await engine.recover();
   engine.start();
-  return { runs, threads, broker, engine, deps: { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), broker, claims, engine } };
+  return { runs, threads, eventLog, engine, deps: { runs: new CollectionRunStore(store), threads: new CollectionThreads(store), eventLog, claims, engine } };
 }
 
 describe('run writes', () => {
@@ -67,22 +67,22 @@ describe('run writes', () => {
     assert.equal(stored?.owner, 'tenant-a');
     assert.equal(stored?.attempt, 1);
     assert.equal(stored?.kwargs.temporary, true);
-    assert.equal(await w.broker.ownerOf(run.run_id), 'tenant-a');
+    assert.equal(await w.eventLog.ownerOf(run.run_id), 'tenant-a');
     release();
-    await w.broker.ended(run.run_id);
+    await w.eventLog.ended(run.run_id);
   });
 
   it('deletes a run only on its own thread; a finished run’s record and log go', async () => {
     const w = await writes(async () => done);
     stops.push(() => w.engine.stop());
     const run = await enqueueRun(w.deps, 't1', assistant, { assistant_id: 'a1' }, { owner: '' });
-    await w.broker.ended(run.run_id);
+    await w.eventLog.ended(run.run_id);
     const wrongThread = await deleteRun(w.deps, 't2', run.run_id);
     assert.equal(wrongThread.ok, false);
     assert.ok(await w.runs.get(run.run_id), 'a delete on another thread changes nothing');
     assert.equal((await deleteRun(w.deps, 't1', run.run_id)).ok, true);
     assert.equal(await w.runs.get(run.run_id), undefined);
-    assert.equal(await w.broker.has(run.run_id), false);
+    assert.equal(await w.eventLog.has(run.run_id), false);
     assert.equal((await deleteRun(w.deps, 't1', run.run_id)).ok, false);
   });
 

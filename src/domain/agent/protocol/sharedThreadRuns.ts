@@ -2,7 +2,7 @@
 // thread per change and shared by all of them: a thread that many subscribers follow (a
 // dashboard, a team's pages) would otherwise have its runs listed again by every subscriber
 // at every run (issue 57's fan-out profile: a fifth of the server's time). A listing is
-// dropped when a run is next queued on the thread (the broker's wake-up, registered before
+// dropped when a run is next queued on the thread (the event log's wake-up, registered before
 // the listing is read, so a run queued meanwhile still drops it), and when its last reader
 // goes. Records in a listing may be older than the store's (a run that has finished since
 // lacks its protocol numbers): readers only use those to skip what is before `since`, and a
@@ -32,7 +32,7 @@ export interface ThreadRunsReader {
   /**
    * Settles when a run is queued on the thread after the listing last read was begun (so none
    * is missed between a read and the wait), or when `interrupt` is called. The readers of a
-   * thread share the listing's one registration with the broker: a reader waiting makes no
+   * thread share the listing's one registration with the event log: a reader waiting makes no
    * AbortSignal of its own (issue 67: a signal per reader per run, its listeners and its
    * abort's DOMException, were 4 s of 60 with 1,000 subscribers).
    */
@@ -63,7 +63,7 @@ export class SharedThreadRuns {
 
   constructor(
     private readonly runs: ThreadRuns,
-    private readonly broker: Pick<RunEventLog, 'nextRunOn'>,
+    private readonly eventLog: Pick<RunEventLog, 'nextRunOn'>,
   ) {}
 
   reader(threadId: string): ThreadRunsReader {
@@ -110,7 +110,7 @@ export class SharedThreadRuns {
   private list(threadId: string, entry: Entry): Listing {
     const stop = new AbortController();
     // registered before the listing is read: a run queued while it is read drops it
-    const queued = this.broker.nextRunOn(threadId, stop.signal);
+    const queued = this.eventLog.nextRunOn(threadId, stop.signal);
     const listing: Listing = { runs: listAll(this.runs, threadId), byOwner: new Map(), queued, stop };
     void queued.then(() => this.drop(entry, listing));
     // a failed listing is not kept: the next read lists again

@@ -16,7 +16,7 @@ import { runningLifecycle } from './lifecycle.ts';
 
 export interface ThreadEventDeps {
   runs: ThreadRuns;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   /** The thread's protocol runs as its stream's readers share them (listed once per thread per change). */
   threadRuns: SharedThreadRuns;
 }
@@ -59,7 +59,7 @@ export async function* threadLogEvents(deps: ThreadEventDeps, threadId: string, 
       // queued meanwhile still wakes us
       const runs = await shared.read(options.owner);
       const next = runs.find((run) => (cursor === undefined || run.run_id > cursor) && (run.protocol_seq === undefined || run.protocol_seq.end > since));
-      if (!next || !(await deps.broker.has(next.run_id))) {
+      if (!next || !(await deps.eventLog.has(next.run_id))) {
         if (next) cursor = next.run_id;
         else if (options.present) return;
         else {
@@ -68,7 +68,7 @@ export async function* threadLogEvents(deps: ThreadEventDeps, threadId: string, 
         }
         continue;
       }
-      for await (const event of runEvents(deps.broker, next, since, { signal, present: options.present })) {
+      for await (const event of runEvents(deps.eventLog, next, since, { signal, present: options.present })) {
         since = Math.max(since, event.seq);
         yield event;
       }
@@ -82,7 +82,7 @@ export async function* threadLogEvents(deps: ThreadEventDeps, threadId: string, 
 
 /** One protocol run's events numbered for its thread, after `since`. */
 async function* runEvents(
-  broker: RunEventLog,
+  eventLog: RunEventLog,
   run: RunRecord,
   since: number,
   options: { signal?: AbortSignal; present?: boolean },
@@ -93,7 +93,7 @@ async function* runEvents(
     let base = run.protocol_seq?.base;
     if (base === undefined) {
       // a run not finished yet: its start names its number (the head of its log)
-      const head = broker.join(run.run_id, { signal });
+      const head = eventLog.join(run.run_id, { signal });
       const first = await head.next();
       await head.return(undefined);
       const start = first.done ? undefined : (first.value.data as { seq_base?: number } | null);
@@ -101,7 +101,7 @@ async function* runEvents(
       base = start.seq_base;
     }
     const lastEventId = since > base ? String(since - base - 1) : undefined;
-    for await (const entry of broker.join(run.run_id, { lastEventId, signal })) {
+    for await (const entry of eventLog.join(run.run_id, { lastEventId, signal })) {
       if (entry.event === 'end') return;
       present?.touch();
       const n = Number(entry.id);

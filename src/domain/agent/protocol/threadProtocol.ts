@@ -16,7 +16,7 @@ export interface ThreadProtocolDeps {
   service: Omit<AgentService, 'protocol'>;
   runs: Pick<RunStore, 'onThread'>;
   threads: Pick<ThreadsRepository, 'get'>;
-  broker: RunEventLog;
+  eventLog: RunEventLog;
   threadRuns: SharedThreadRuns;
   /** The threads' feeds: one read of a thread's events for all its subscribers. */
   feeds: ThreadFeeds;

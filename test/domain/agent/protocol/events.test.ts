@@ -20,14 +20,14 @@ async function endedProtocolRun(seqBase: number, entries: JsonText[]) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRunStore(store);
-  const broker = new InMemoryRunEventLog();
+  const eventLog = new InMemoryRunEventLog();
   const record = { run_id: 'r1', thread_id: 't1', status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
   await runs.put('r1', record as unknown as RunRecord);
-  await broker.open('r1', '', 't1');
-  broker.publish('r1', 'metadata', { run_id: 'r1', seq_base: seqBase });
-  for (const entry of entries) broker.publish('r1', PROTOCOL_LOG_EVENT, entry);
-  await broker.end('r1');
-  return { runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) };
+  await eventLog.open('r1', '', 't1');
+  eventLog.publish('r1', 'metadata', { run_id: 'r1', seq_base: seqBase });
+  for (const entry of entries) eventLog.publish('r1', PROTOCOL_LOG_EVENT, entry);
+  await eventLog.end('r1');
+  return { runs: repository, eventLog, threadRuns: new SharedThreadRuns(repository, eventLog) };
 }
 
 test("an event read from its log entry's text is sent as that text, numbered, without serialising it again", async () => {

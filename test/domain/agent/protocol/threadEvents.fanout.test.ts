@@ -26,24 +26,24 @@ async function setup() {
   let lists = 0;
   // the real repository, its listings of a thread's runs counted
   const runs = { onThread: (threadId: string) => ((lists += 1), repository.onThread(threadId)) };
-  const broker = new InMemoryRunEventLog();
+  const eventLog = new InMemoryRunEventLog();
   let waits = 0;
-  const nextRunOn = broker.nextRunOn.bind(broker);
-  broker.nextRunOn = (threadId, signal) => ((waits += 1), nextRunOn(threadId, signal));
-  const deps = { runs, broker, threadRuns: new SharedThreadRuns(runs, broker) };
+  const nextRunOn = eventLog.nextRunOn.bind(eventLog);
+  eventLog.nextRunOn = (threadId, signal) => ((waits += 1), nextRunOn(threadId, signal));
+  const deps = { runs, eventLog, threadRuns: new SharedThreadRuns(runs, eventLog) };
   let seq = 0;
   /** A protocol run queued on the thread, with `events` values events (after its start), left running. */
   const run = async (events: number) => {
     const runId = uuid7();
     const record = { run_id: runId, thread_id: THREAD, status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1 };
     await collection.put(runId, record as unknown as RunRecord);
-    await broker.open(runId, '', THREAD);
-    broker.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
-    for (let i = 0; i < events; i += 1) broker.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: i, data: { i } } });
+    await eventLog.open(runId, '', THREAD);
+    eventLog.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
+    for (let i = 0; i < events; i += 1) eventLog.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: i, data: { i } } });
     seq += events + 1;
     return runId;
   };
-  return { deps, broker, run, lists: () => lists, waits: () => waits };
+  return { deps, eventLog, run, lists: () => lists, waits: () => waits };
 }
 
 /** A reader taking `count` events of the thread's stream, then leaving. */
@@ -58,12 +58,12 @@ async function read(deps: Parameters<typeof threadProtocolEvents>[0], count: num
 
 describe("a thread's protocol events with many readers", () => {
   it("lists the thread's runs, and waits for its next run, once per run for all its readers, not once per reader", async () => {
-    const { deps, broker, run, lists, waits } = await setup();
+    const { deps, eventLog, run, lists, waits } = await setup();
     const first = await run(3);
     const readers = Array.from({ length: READERS }, () => read(deps, 6));
     // every reader has read the first run and waits for the next
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await broker.end(first);
+    await eventLog.end(first);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const before = lists();
     await run(3);
@@ -75,7 +75,7 @@ describe("a thread's protocol events with many readers", () => {
       );
     assert.ok(before <= 2, `${before} listings for ${READERS} readers of one run`);
     assert.ok(lists() - before <= 2, `${lists() - before} listings for ${READERS} readers woken by a run`);
-    // one registration with the broker per listing, not an AbortSignal per reader per run (issue 67)
+    // one registration with the event log per listing, not an AbortSignal per reader per run (issue 67)
     assert.ok(waits() <= 4, `${waits()} registrations for the next run for ${READERS} readers of two runs`);
   });
 
@@ -104,9 +104,9 @@ describe("a thread's protocol events with many readers", () => {
   });
 
   it('a reader waiting for the next run ends at once when it leaves, and the others read on', async () => {
-    const { deps, broker, run } = await setup();
+    const { deps, eventLog, run } = await setup();
     const first = await run(2);
-    await broker.end(first);
+    await eventLog.end(first);
     const leaving = new AbortController();
     const left = read(deps, 10, leaving.signal);
     const staying = read(deps, 3);
@@ -126,8 +126,8 @@ describe("a thread's protocol events with many readers", () => {
   });
 
   it("keeps no listener on a reader's signal for the runs it has read", async () => {
-    const { deps, broker, run } = await setup();
-    for (let i = 0; i < 5; i += 1) await broker.end(await run(1));
+    const { deps, eventLog, run } = await setup();
+    for (let i = 0; i < 5; i += 1) await eventLog.end(await run(1));
     const leaving = new AbortController();
     const reading = read(deps, 6, leaving.signal);
     await new Promise((resolve) => setTimeout(resolve, 30));

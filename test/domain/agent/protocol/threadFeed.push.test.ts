@@ -32,8 +32,8 @@ async function setup(windowEvents?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRunStore(store);
-  const broker = new InMemoryRunEventLog();
-  const feeds = new ThreadFeeds({ runs: repository, broker, threadRuns: new SharedThreadRuns(repository, broker) }, windowEvents);
+  const eventLog = new InMemoryRunEventLog();
+  const feeds = new ThreadFeeds({ runs: repository, eventLog, threadRuns: new SharedThreadRuns(repository, eventLog) }, windowEvents);
   const runId = uuid7();
   await runs.put(runId, {
     run_id: runId,
@@ -44,13 +44,13 @@ async function setup(windowEvents?: number) {
     attempt: 1,
     owner: '',
   } as never);
-  await broker.open(runId, '', THREAD);
-  broker.publish(runId, 'metadata', { run_id: runId, seq_base: 0 });
+  await eventLog.open(runId, '', THREAD);
+  eventLog.publish(runId, 'metadata', { run_id: runId, seq_base: 0 });
   let seq = 1;
   const publish = (count: number) => {
     for (let i = 0; i < count; i += 1) {
       seq += 1;
-      broker.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: seq, data: { seq } } });
+      eventLog.publish(runId, PROTOCOL_LOG_EVENT, { method: 'values', params: { namespace: [], timestamp: seq, data: { seq } } });
     }
   };
   return { feeds, publish };

@@ -22,26 +22,26 @@ async function setup(windowEvents?: number, windowBytes?: number) {
   const store = await openJournalStore({ dataDir: null });
   const runs = store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] });
   const repository = new CollectionRunStore(store);
-  const broker = new InMemoryRunEventLog();
+  const eventLog = new InMemoryRunEventLog();
   // every entry read from a run's log, by whoever reads it
   let entriesRead = 0;
-  const join = broker.join.bind(broker);
-  broker.join = async function* (runId, options) {
+  const join = eventLog.join.bind(eventLog);
+  eventLog.join = async function* (runId, options) {
     for await (const entry of join(runId, options)) {
       entriesRead += 1;
       yield entry;
     }
   };
-  const threadRuns = new SharedThreadRuns(repository, broker);
-  const feeds = new ThreadFeeds({ runs: repository, broker, threadRuns }, windowEvents, windowBytes);
+  const threadRuns = new SharedThreadRuns(repository, eventLog);
+  const feeds = new ThreadFeeds({ runs: repository, eventLog, threadRuns }, windowEvents, windowBytes);
   let seq = 0;
   /** A protocol run of `owner` queued on the thread and started; `publish` adds its events (values, then custom every tenth). */
   const run = async (owner = '') => {
     const runId = uuid7();
     const record = { run_id: runId, thread_id: THREAD, status: 'running', kwargs: { [PROTOCOL_RUN_KEY]: true }, metadata: {}, attempt: 1, owner };
     await runs.put(runId, record as unknown as RunRecord);
-    await broker.open(runId, owner, THREAD);
-    broker.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
+    await eventLog.open(runId, owner, THREAD);
+    eventLog.publish(runId, 'metadata', { run_id: runId, seq_base: seq });
     seq += 1;
     return {
       runId,
@@ -49,13 +49,13 @@ async function setup(windowEvents?: number, windowBytes?: number) {
         for (let i = 0; i < count; i += 1) {
           seq += 1;
           const method = seq % 10 === 0 ? 'custom' : 'values';
-          broker.publish(runId, PROTOCOL_LOG_EVENT, { method, params: { namespace: [], timestamp: seq, data: { seq } } });
+          eventLog.publish(runId, PROTOCOL_LOG_EVENT, { method, params: { namespace: [], timestamp: seq, data: { seq } } });
         }
       },
       end: async () => {
         seq += 1; // the terminal lifecycle the engine would publish
-        broker.publish(runId, PROTOCOL_LOG_EVENT, { method: 'lifecycle', params: { namespace: [], timestamp: seq, data: { event: 'completed' } } });
-        await broker.end(runId);
+        eventLog.publish(runId, PROTOCOL_LOG_EVENT, { method: 'lifecycle', params: { namespace: [], timestamp: seq, data: { event: 'completed' } } });
+        await eventLog.end(runId);
       },
     };
   };
