@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, type StreamMode } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 interface Chunk {
@@ -16,7 +17,7 @@ let server: InProcessApp;
 let client: Client;
 
 before(async () => {
-  server = await inProcessApp({ project: testProject, dataDir: null });
+  server = await areaApp('agent-server', { project: testProject, dataDir: null });
   client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 });
 after(() => server.close());

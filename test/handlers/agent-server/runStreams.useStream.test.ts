@@ -4,7 +4,8 @@
 // What is asserted is what a user would see: the messages on screen at each step.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 type Shown = { type: string; content: unknown; id?: string };
@@ -45,7 +46,7 @@ const until = (check: () => void) => waitFor(check, { timeout: 10_000, interval:
 describe('useStream (React) against agentplane', () => {
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({ project: testProject });
+    server = await areaApp('agent-server', { project: testProject });
   });
   after(async () => {
     cleanup();

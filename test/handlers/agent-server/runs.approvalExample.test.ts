@@ -7,13 +7,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 describe('the shipped approval example', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: { graphs: { approval: `${path.join(ROOT, 'examples/graphs/approval.ts')}:approval` } },
       dataDir: null,
     });

@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -19,7 +20,7 @@ let server: InProcessApp;
 let client: Client;
 
 before(async () => {
-  server = await inProcessApp({ project: testProject, dataDir: null });
+  server = await areaApp('agent-server', { project: testProject, dataDir: null });
   client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
 });
 after(() => server.close());

@@ -4,14 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 
 describe('client.store against agentplane', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: { ...testProject, store: { index: { embed: './test/fixtures/agent-server/memory.ts:letterEmbeddings', dims: 26, fields: ['text'] } } },
     });
     client = new Client({ apiUrl: server.url, callerOptions: { fetch: server.fetch, maxRetries: 0 } });
@@ -136,7 +137,7 @@ describe('client.store against agentplane', () => {
 describe('store items are kept apart per tenant when agent-server auth is on', () => {
   let server: InProcessApp;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: testProject,
       env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `key-a:${randomUUID()},key-b:${randomUUID()}` },
     });

@@ -2,7 +2,8 @@
 // stores. The release checks run it longer (threads.campaign.release.test.ts); CAMPAIGN_SEED
 // and CAMPAIGN_RUNS run it with another seed or longer (docs/development.md).
 import { after, before, describe, test } from 'node:test';
-import { inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
+import { tempDir, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { campaignOptions, runCampaign } from './campaign.ts';
@@ -21,7 +22,7 @@ for (const backend of CAMPAIGN_BACKENDS.filter((b) => !process.env.CAMPAIGN_BACK
           : backend === 'paged'
             ? { dataDir: tempDir('campaign-paged-'), env: { AGENTPLANE_STORE_CACHE_MB: '1' } }
             : { dataDir: null, env: {} };
-      app = await inProcessApp({ ...store, exampleGraphs: 'all' });
+      app = await areaApp('agent-server', { ...store, exampleGraphs: 'all' });
     });
     after(() => app?.close());
 

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
-import { ROOT, inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { ROOT, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const fixture = (file: string, name: string) => `${path.join(ROOT, file)}:${name}`;
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
@@ -15,7 +16,7 @@ describe('shapes clients read', () => {
   let server: InProcessApp;
   let client: Client;
   before(async () => {
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       project: {
         graphs: {
           inside: fixture('test/fixtures/agent-server/graphs.ts', 'approvalInside'),

@@ -7,7 +7,8 @@
 // returned as it is; on both stores.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 
@@ -15,7 +16,11 @@ for (const backend of BACKENDS) {
   describe(`a message content that is neither text nor blocks (${backend})`, () => {
     let app: InProcessApp;
     before(async () => {
-      app = await inProcessApp({ dataDir: null, exampleGraphs: 'all', env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await areaApp('agent-server', {
+        dataDir: null,
+        exampleGraphs: 'all',
+        env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {},
+      });
     });
     after(() => app?.close());
 

@@ -5,7 +5,8 @@
 // only the named fields a thread has.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../../support/server.ts';
+import { type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 import { BACKENDS } from '../../support/bothStores.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
@@ -35,7 +36,11 @@ for (const backend of BACKENDS) {
     };
 
     before(async () => {
-      app = await inProcessApp({ project: testProject, dataDir: null, env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {} });
+      app = await areaApp('agent-server', {
+        project: testProject,
+        dataDir: null,
+        env: backend === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : {},
+      });
       ids.hi = await ran('hi');
       ids.bye = await ran('bye');
       ids.fresh = ((await post('/threads', {})) as { thread_id: string }).thread_id;

@@ -9,7 +9,8 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { reloadsOn } from '../../../src/runtime/watch.ts';
 import { wasImported } from '../../../src/runtime/importedFiles.ts';
-import { ROOT, inProcessApp, tempDir, type InProcessApp } from '../../support/server.ts';
+import { ROOT, tempDir, type InProcessApp } from '../../support/server.ts';
+import { areaApp } from '../../support/area.ts';
 
 const COMPONENTS = `import "./weather.css";
 import { useState } from "react";
@@ -92,7 +93,7 @@ describe('generative UI (langgraph.json ui)', () => {
   before(async () => {
     projectFile = uiProject();
     // a public URL naming the bind address, as a deployment's replica is given: the tags must not use it
-    server = await inProcessApp({
+    server = await areaApp('agent-server', {
       dataDir: null,
       env: { AGENTPLANE_CONFIG: projectFile, AGENTPLANE_PUBLIC_URL: 'http://127.0.0.1:1', AGENTPLANE_TRUST_PROXY: '1' },
     });
@@ -219,7 +220,7 @@ describe('generative UI (langgraph.json ui)', () => {
 
 describe('generative UI of the shipped example project', () => {
   it("bundles the agent graph's example components (agentplane.json ui)", async () => {
-    const server = await inProcessApp({ dataDir: null });
+    const server = await areaApp('agent-server', { dataDir: null });
     try {
       const res = await server.api('/ui/agent', { method: 'POST', json: { name: 'weather' } });
       assert.equal(res.status, 200);
@@ -238,7 +239,7 @@ describe('generative UI of the shipped example project', () => {
 
 describe('generative UI with agent-server auth on', () => {
   it('the tags need a key; the bundle files, loaded by <script> tags, need none', async () => {
-    const server = await inProcessApp({ dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const server = await areaApp('agent-server', { dataDir: null, env: { AGENTPLANE_CONFIG: uiProject(), AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
     try {
       assert.equal(
         (await server.fetch(`${server.url}/ui/my-agent`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"weather"}' }))
@@ -258,7 +259,7 @@ describe('generative UI with agent-server auth on', () => {
 describe('generative UI with custom auth (auth.path)', () => {
   it("the tags are asked of the project's authenticate; the bundle files are not, as upstream", async () => {
     const auth = `${path.join(ROOT, 'test/fixtures/auth/owner-everywhere.ts')}:auth`;
-    const server = await inProcessApp({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
+    const server = await areaApp('agent-server', { dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, auth: { path: auth } } });
     try {
       const ask = (headers: Record<string, string>) =>
         server.fetch(`${server.url}/ui/agent`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{"name":"weather"}' });
@@ -273,7 +274,10 @@ describe('generative UI with custom auth (auth.path)', () => {
 
 describe('generative UI switched off', () => {
   it('http.disable_ui turns both operations off (404)', async () => {
-    const server = await inProcessApp({ dataDir: null, project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, http: { disable_ui: true } } });
+    const server = await areaApp('agent-server', {
+      dataDir: null,
+      project: { graphs: {}, ui: { agent: './examples/ui/agent.tsx' }, http: { disable_ui: true } },
+    });
     try {
       assert.equal((await server.api('/ui/agent', { method: 'POST', json: { name: 'weather' } })).status, 404);
       assert.equal((await server.fetch(`${server.url}/ui/agent/entrypoint.js`)).status, 404);
