@@ -13,7 +13,7 @@ let keyA: string;
 let keyB: string;
 
 before(async () => {
-  tenants = await twoTenants({
+  tenants = await twoTenants('agent-server', {
     AGENTPLANE_MAX_THREADS_PER_TENANT: '3',
     AGENTPLANE_MAX_CRONS_PER_TENANT: '2',
     AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT: '3',

@@ -12,7 +12,7 @@ const BOUND = 3;
 let tenants: TwoTenants;
 
 before(async () => {
-  tenants = await twoTenants({ AGENTPLANE_MAX_THREADS_PER_TENANT: String(BOUND) });
+  tenants = await twoTenants('a2a', { AGENTPLANE_MAX_THREADS_PER_TENANT: String(BOUND) });
 });
 after(() => tenants.app.close());
 

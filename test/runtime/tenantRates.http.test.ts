@@ -5,12 +5,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { twoTenants, type TwoTenants } from '../support/twoTenants.ts';
-import { inProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 let tenants: TwoTenants;
 
 before(async () => {
-  tenants = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '5', AGENTPLANE_MAX_REQUEST_BURST: '5' });
+  tenants = await twoTenants('agent-server', { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '5', AGENTPLANE_MAX_REQUEST_BURST: '5' });
 });
 after(() => tenants.app.close());
 
@@ -36,7 +36,7 @@ test("a tenant's requests over its rate are 429 with Retry-After, change nothing
 });
 
 test('without agent-server auth nothing is counted (no tenants)', async () => {
-  const app = await inProcessApp({ dataDir: null, env: { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2' } });
+  const app = await areaApp('agent-server', { dataDir: null, env: { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2' } });
   try {
     for (let i = 0; i < 10; i++) assert.equal((await app.api('/threads', { method: 'POST', json: {} })).status, 200);
   } finally {
@@ -47,7 +47,7 @@ test('without agent-server auth nothing is counted (no tenants)', async () => {
 test('a refusal is answered once the tenant may retry: a client that asks again at once is held to a refusal a second per connection', async () => {
   // answered at once, 4 connections asking again as soon as answered were refused as fast as
   // the server could answer (hundreds a second), and every other tenant's request waited behind them
-  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2', AGENTPLANE_MAX_REQUEST_BURST: '2' });
+  const app = await twoTenants('agent-server', { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '2', AGENTPLANE_MAX_REQUEST_BURST: '2' });
   try {
     const { send, keyA, keyB } = app;
     const statuses: number[] = [];
@@ -72,7 +72,7 @@ test('a refusal is answered once the tenant may retry: a client that asks again 
 
 test("the control plane counts against the same rate: a tenant's deployments past it are 429 and stored nothing", async () => {
   // A flooded deployments (4,700 in 25 s in issue 83's probe) at whatever pace the server answered
-  const app = await twoTenants({ AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3', AGENTPLANE_MAX_REQUEST_BURST: '3' });
+  const app = await twoTenants('control-plane', { AGENTPLANE_MAX_REQUESTS_PER_SECOND: '3', AGENTPLANE_MAX_REQUEST_BURST: '3' });
   try {
     const { send, keyA, keyB } = app;
     const deployment = (name: string) => ({
@@ -95,7 +95,7 @@ test("the control plane counts against the same rate: a tenant's deployments pas
 });
 
 test("a client's 200 calls at once are let in under the default limits (issue 85: 200 concurrent SendMessage from one client)", async () => {
-  const defaults = await twoTenants();
+  const defaults = await twoTenants('agent-server');
   try {
     const answers = await Promise.all(Array.from({ length: 200 }, () => defaults.send(defaults.keyA, 'POST', '/threads', {})));
     assert.deepEqual([...new Set(answers.map((r) => r.status))], [200]);

@@ -1,7 +1,9 @@
-// An in-process agent server with agent-server auth on and two tenants, A and B, each with a
-// key of its own: for tests of what one tenant can do to another.
+// One area in process (test/support/area.ts) with agent-server auth on and two tenants, A and
+// B, each with a key of its own: for tests of what one tenant can do to another.
 import { randomUUID } from 'node:crypto';
-import { inProcessApp, type InProcessApp } from './server.ts';
+import type { AreaName } from '../../src/compose/area.ts';
+import type { InProcessApp } from './server.ts';
+import { areaApp } from './area.ts';
 import { testProject } from '../fixtures/agent-server/project.ts';
 
 export interface TwoTenants {
@@ -12,10 +14,11 @@ export interface TwoTenants {
   send(key: string, method: string, path: string, body?: unknown): Promise<Response>;
 }
 
-export async function twoTenants(env: Record<string, string> = {}): Promise<TwoTenants> {
+/** `area` alone (A2A with the agent server), its two tenants' keys set beside `env`. */
+export async function twoTenants(area: AreaName, env: Record<string, string> = {}): Promise<TwoTenants> {
   const keyA = `key-a-${randomUUID()}`;
   const keyB = `key-b-${randomUUID()}`;
-  const app = await inProcessApp({
+  const app = await areaApp(area, {
     dataDir: null,
     project: testProject,
     env: { AGENTPLANE_AGENT_SERVER_AUTH: '1', AGENTPLANE_API_KEYS: `${keyA}:${randomUUID()},${keyB}:${randomUUID()}`, ...env },

@@ -14,7 +14,7 @@ let keyA: string;
 let keyB: string;
 
 before(async () => {
-  tenants = await twoTenants({ AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS) });
+  tenants = await twoTenants('agent-server', { AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS) });
   ({ keyA, keyB } = tenants);
 });
 after(() => tenants.app.close());
