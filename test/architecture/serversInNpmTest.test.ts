@@ -14,9 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { ROOT, callsOf, npmTestFiles, withoutComments } from './npmTestFiles.ts';
 /** How many may: the count reached (36 before the move to the in-process entry; issue 66's goal is at most 15). Lower it as files move. */
 const CEILING = 12;
 
@@ -36,39 +34,12 @@ const SERVING: Record<string, string> = {
   'test/sdk/auth.graph.test.ts': "the connected graph's auth calls reach the server through its port (loopback)",
 };
 
-/** The suites `npm test` leaves out, by their files' suffix (scripts/run-tests.ts). */
-const SUITES = ['e2e', 'release', 'containers', 'faults', 'conformance', 'differential'];
-
-/** The files `npm test` runs (scripts/run-tests.ts with no flag), relative to the repository. */
-function npmTestFiles(dir = 'test'): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory()) return e.name === 'fixtures' || e.name === 'node_modules' ? [] : npmTestFiles(p);
-    if (!p.endsWith('.test.ts')) return [];
-    const suite = /\.([^.]+)\.test\.ts$/.exec(e.name)?.[1];
-    return suite && SUITES.includes(suite) ? [] : [p];
-  });
-}
-
 /** The helpers of test/support that open a port of agentplane. */
 const HELPERS = /\b(startTestServer|dashboardFixture|spawnServer|startDev)\(/;
 
-/** The argument text of each call of `name(` in `source` (up to its closing parenthesis). */
-function callsOf(source: string, name: string): string[] {
-  const calls: string[] = [];
-  const opening = new RegExp(`\\b${name}\\(`, 'g');
-  for (let m = opening.exec(source); m; m = opening.exec(source)) {
-    let depth = 1;
-    let i = m.index + m[0].length;
-    for (; i < source.length && depth > 0; i++) depth += source[i] === '(' ? 1 : source[i] === ')' ? -1 : 0;
-    calls.push(source.slice(m.index + m[0].length, i - 1));
-  }
-  return calls;
-}
-
 /** Whether a test file's source starts a server on a port. */
 export function startsServer(source: string): boolean {
-  const code = source.replace(/^\s*\/\/.*$/gm, '');
+  const code = withoutComments(source);
   if (HELPERS.test(code)) return true;
   if (['startServer', 'startHttpServer'].some((name) => callsOf(code, name).some((args) => !/\blisten: false\b/.test(args)))) return true;
   // the CLI started as a user starts it

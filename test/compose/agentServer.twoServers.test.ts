@@ -2,12 +2,12 @@
 // project's graph modules, but each must run its graphs on its own store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 
 test("a second server in the process does not take over the first one's graph checkpointer", async () => {
   // the `agent` graph: a LangGraph graph, the one kind whose checkpointer a server sets
-  const first = await inProcessApp({ exampleGraphs: 'all' });
-  const second = await inProcessApp({ exampleGraphs: 'all' });
+  const first = await areaApp('agent-server', { exampleGraphs: 'all' });
+  const second = await areaApp('agent-server', { exampleGraphs: 'all' });
   await second.close();
   try {
     const thread = (await (await first.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };

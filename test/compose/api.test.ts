@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { composeA2A, composeAgentServer, composeControlPlane, createApi, memoryPorts, type Api } from '../../src/compose/index.ts';
+import { composeControlPlane, createApi, memoryPorts, type Api } from '../../src/compose/index.ts';
 import { githubBody } from '../control-plane/support.ts';
 
 const KEY = 'area-key';
@@ -45,33 +45,5 @@ describe('the control plane alone over memory ports', () => {
       assert.equal(reply.status, 404, path);
       assert.deepEqual(await reply.json(), { detail: 'Not Found' }, path);
     }
-  });
-});
-
-describe('A2A over the agent server, without the control plane', () => {
-  let api: Api;
-  before(async () => {
-    const ports = await memoryPorts();
-    const agentServer = await composeAgentServer(ports);
-    api = await createApi([agentServer, await composeA2A(ports, agentServer)], ports, auth);
-  });
-  after(() => api.close());
-
-  it("serves the agent server's and A2A's operations; the control plane's are 404", async () => {
-    assert.equal((await api.request('/ok')).status, 200);
-    const created = await api.request('/assistants', { method: 'POST', headers, body: JSON.stringify({ graph_id: 'none' }) });
-    assert.equal(created.status, 404, 'no graph of that id: the agent server answers, not the router');
-    assert.match(((await created.json()) as { detail: string }).detail, /graph/i);
-    const rpc = await api.request('/a2a/none', {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 't' } }),
-    });
-    // the A2A area answers: no such assistant (not the router's bare 404)
-    assert.equal(rpc.status, 404);
-    assert.notDeepEqual(await rpc.json(), { detail: 'Not Found' });
-    const deployments = await api.request('/v2/deployments', { headers });
-    assert.equal(deployments.status, 404);
-    assert.deepEqual(await deployments.json(), { detail: 'Not Found' });
   });
 });

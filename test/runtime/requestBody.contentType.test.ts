@@ -4,7 +4,8 @@
 // get 415 {detail} (the JSON-RPC endpoint: -32600); operations without a body still take none.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProcessApp, type InProcessApp } from '../support/server.ts';
+import type { InProcessApp } from '../support/server.ts';
+import { areaApp } from '../support/area.ts';
 import { fixtureGraphs } from '../handlers/a2a/harness.ts';
 import { isJsonContentType } from '../../src/runtime/requestBody.ts';
 
@@ -41,12 +42,17 @@ test('isJsonContentType: application/json, optionally charset=utf-8, nothing els
 
 describe('a real server reads only application/json bodies', () => {
   let server: InProcessApp;
+  /** The control plane, whose bodies are read by the same pipeline. */
+  let controlPlane: InProcessApp;
   const count = async () => (await (await server.api('/threads/count', { method: 'POST', json: {} })).json()) as number;
   before(async () => {
-    server = await inProcessApp({ project: { graphs: fixtureGraphs } });
+    [server, controlPlane] = await Promise.all([areaApp('a2a', { project: { graphs: fixtureGraphs } }), areaApp('control-plane')]);
     send = server.fetch;
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    await controlPlane.close();
+  });
 
   test('REST: a body without application/json → 415 {detail}, nothing stored', async () => {
     const before = await count();
@@ -59,8 +65,17 @@ describe('a real server reads only application/json bodies', () => {
       assert.match(detail, ct === undefined ? /without a Content-Type/ : /not /);
     }
     // the control plane too (with its key)
-    const cp = await post(`${server.url}/v2/deployments`, '{"name":"x"}', undefined, { 'x-api-key': server.key });
+    const cp = await controlPlane.fetch('/v2/deployments', {
+      method: 'POST',
+      headers: { 'x-api-key': controlPlane.key },
+      body: new TextEncoder().encode('{"name":"x"}'),
+    });
     assert.equal(cp.status, 415);
+    assert.equal(
+      ((await (await controlPlane.api('/v2/deployments')).json()) as { resources: unknown[] }).resources.length,
+      0,
+      'a refused body stored a deployment',
+    );
     assert.equal(await count(), before, 'a refused body stored a thread');
   });
 
