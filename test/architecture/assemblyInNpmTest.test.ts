@@ -21,7 +21,7 @@ import { ROOT, callsOf, npmTestFiles, withoutComments } from './npmTestFiles.ts'
 /** At most this many files assemble the whole application (issue 88: about 25; 106 before areas). */
 const CEILING = 25;
 /** At least this many assemble one area alone: the count reached (issue 88: at least 50). */
-const FLOOR = 80;
+const FLOOR = 86;
 
 /** The npm test files that assemble the whole application, and why they need all of it. */
 const WHOLE_APPLICATION: Record<string, string> = {
