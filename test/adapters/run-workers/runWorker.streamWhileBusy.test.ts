@@ -29,7 +29,7 @@ for (const workers of ['default', '0']) {
       }
       const ended = performance.now();
       assert.equal(received[0]?.phase, 'before the wait');
-      // the graph waits 600 ms after its first event, then computes for 600 ms
+      // the graph waits 600 ms after its first event, then computes for 600 ms (more on a loaded machine)
       assert.ok(ended - received[0].at >= 900, `the first event arrived ${Math.round(ended - received[0].at)} ms before the end`);
       const computing = received.filter((r) => r.phase === 'computing');
       assert.ok(computing.length >= 5, `${computing.length} events while computing`);

@@ -304,7 +304,10 @@ describe('agent auth: the operator’s key and public URL', () => {
 
   it('answers 501 without a key, seals tokens, and refuses to start without the key once tokens exist', async () => {
     // no data directory to keep a key in
-    const keyless = await areaApp('control-plane', { dataDir: null, env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' } });
+    const keyless = await areaApp('control-plane', {
+      dataDir: null,
+      env: { AGENTPLANE_AUTH_ALLOW_HTTP: '1', AGENTPLANE_AUTH_ALLOWED_NETWORKS: '127.0.0.1/32,::1/128' },
+    });
     try {
       await json(
         await keyless.api('/v2/auth/providers', {
