@@ -1,6 +1,6 @@
 // The `echo` graph: a plain async function over the thread's state. Each new user message
 // gets one AI message repeating its text. No network, no model.
-import type { PlainGraphContext } from '../../src/domain/agent/graphs.ts';
+import type { PlainGraphContext } from '../../src/domain/agent/graphs/graphs.ts';
 
 interface Message {
   type: string;

@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { webSocketTextFrame } from '../../src/runtime/webSocketFrame.ts';
+import { webSocketTextFrame } from '../../src/runtime/transports/websocket/webSocketFrame.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events$/;
 const OK = Buffer.from('{"ok":true}');

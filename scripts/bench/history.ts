@@ -24,7 +24,7 @@ async function heapUsed(ap: Agentplane): Promise<number> {
   return line ? Number(line[1]) : NaN;
 }
 
-/** Heap and RSS once the server has collected (it collects when idle: src/runtime/idleCollector.ts). */
+/** Heap and RSS once the server has collected (it collects when idle: src/runtime/idle/idleCollector.ts). */
 async function settled(ap: Agentplane): Promise<{ heap: number; rss: number }> {
   await delay(5_000);
   return { heap: await heapUsed(ap), rss: ap.rss() };

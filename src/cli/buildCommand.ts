@@ -5,7 +5,7 @@ import path from 'node:path';
 import { buildImage, pushImage } from '../adapters/images/buildImage.ts';
 import { ContainerEngine, findEngine, type EngineName } from '../adapters/images/engine.ts';
 import { packagePath, PACKAGE_ROOT } from '../runtime/packageRoot.ts';
-import { discoverProjectFile, PROJECT_FILE_NAMES } from '../runtime/project.ts';
+import { discoverProjectFile, PROJECT_FILE_NAMES } from '../runtime/project/project.ts';
 
 export interface BuildOptions {
   tag: string;

@@ -7,19 +7,19 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig, withDevAuthDefaults, type ServerConfig } from '../runtime/config.ts';
-import { createLogger, type Logger } from '../runtime/logger.ts';
-import { logSink } from '../runtime/logOutput.ts';
+import { createLogger, type Logger } from '../runtime/logging/logger.ts';
+import { logSink } from '../runtime/logging/logOutput.ts';
 import { PACKAGE_COMMAND, PACKAGE_VERSION as version, packagePath } from '../runtime/packageRoot.ts';
-import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project.ts';
-import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/devDataDir.ts';
+import { EXAMPLES_PROJECT_FILE, PROJECT_FILE_NAMES } from '../runtime/project/project.ts';
+import { DEV_DATA_DIR, devDataDir, ignoreDevDataDir } from '../runtime/project/devDataDir.ts';
 import { scaffoldProject } from './scaffold.ts';
 import { conformanceSuite } from './conformanceSuite.ts';
 import { buildCommand, type BuildOptions } from './buildCommand.ts';
 import { createApplication, startServer, type RunningServer } from '../compose/server.ts';
-import { watchProject } from '../runtime/watch.ts';
-import { settleImports, trackImports, wasImported } from '../runtime/importedFiles.ts';
+import { watchProject } from '../runtime/project/watch.ts';
+import { settleImports, trackImports, wasImported } from '../runtime/project/importedFiles.ts';
 import { startBanner } from './startBanner.ts';
-import { startIdleCollector } from '../runtime/idleCollector.ts';
+import { startIdleCollector } from '../runtime/idle/idleCollector.ts';
 
 /** The options every serving command takes, each with the environment variable behind it. */
 function servingOptions(command: Command): Command {
@@ -88,7 +88,7 @@ async function serve(mode: 'serve' | 'dev' | 'mock', argv: string[], reload: boo
   // the files the project loads decide what reloads, so recording starts before it loads
   if (watching) trackImports();
   const server = await startServer(config, createApplication, log);
-  // what a busy spell left behind is given back once the server is idle (runtime/idleCollector.ts)
+  // what a busy spell left behind is given back once the server is idle (runtime/idle/idleCollector.ts)
   const collector = startIdleCollector();
   // from the moment the server listens a signal stops it cleanly: the gRPC port starts after
   // the HTTP port listens, and a SIGTERM while it starts must still flush the store (exit 0)

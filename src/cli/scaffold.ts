@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { PROJECT_FILE_NAMES } from '../runtime/project.ts';
+import { PROJECT_FILE_NAMES } from '../runtime/project/project.ts';
 import { SCAFFOLD_PACKAGES, writeScaffoldPackageJson, type PackageJsonResult } from './scaffoldPackage.ts';
 
 const GRAPH = `// The graph \`agent\` of this project: it answers each message by repeating it. Replace the

@@ -2,8 +2,8 @@
 // are, which graphs were loaded and under which assistant ids, where the data lives.
 import { uuid5 } from '../domain/agent/ids.ts';
 import type { ServerConfig } from '../runtime/config.ts';
-import type { TokenKeySource } from '../runtime/tokenKey.ts';
-import { NO_PROJECT_NEXT_STEPS } from '../runtime/project.ts';
+import type { TokenKeySource } from '../runtime/security/tokenKey.ts';
+import { NO_PROJECT_NEXT_STEPS } from '../runtime/project/project.ts';
 
 /** `grpcPort`: where the A2A gRPC binding answers, null when it does not. */
 export function startBanner(config: ServerConfig, url: string, mode: string, tokenKey?: Omit<TokenKeySource, 'key'>, grpcPort: number | null = null): string {

@@ -5,7 +5,7 @@
 import type { Store } from '../domain/ports/store.ts';
 import { areaOperations, mergeAreas, type Area, type AreaPorts } from './area.ts';
 import { startHttpServer } from '../runtime/server.ts';
-import type { FetchHandler } from '../runtime/inProcess.ts';
+import type { FetchHandler } from '../runtime/transports/inProcess.ts';
 
 export interface Api {
   /** A Request answered through the pipeline. */

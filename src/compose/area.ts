@@ -12,7 +12,7 @@ import type { Coordination } from '../domain/ports/coordination.ts';
 import type { Store } from '../domain/ports/store.ts';
 import type { Application, BackgroundModule, GrpcApplication, ServerDeps } from '../runtime/application.ts';
 import type { HandlerRegistry } from '../runtime/handler.ts';
-import type { MethodRegistry } from '../runtime/jsonrpc.ts';
+import type { MethodRegistry } from '../runtime/transports/jsonrpc.ts';
 
 export type AreaName = 'control-plane' | 'agent-server' | 'a2a';
 

@@ -13,7 +13,7 @@ import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import type { ServerStorage } from '../runtime/application.ts';
 import type { ServerConfig } from '../runtime/config.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../runtime/logging/logger.ts';
 
 export interface Backend extends ServerStorage {
   readonly kind: 'embedded' | 'postgresql';

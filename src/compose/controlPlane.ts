@@ -13,7 +13,7 @@ import { LocalTarget } from '../adapters/deploy-targets/local/localTarget.ts';
 import { ContainerTarget } from '../adapters/deploy-targets/container/containerTarget.ts';
 import { RevisionEngine, type Leadership, type Ownership } from '../domain/control-plane/revisionEngine.ts';
 import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../runtime/logging/logger.ts';
 import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
 import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
 import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';

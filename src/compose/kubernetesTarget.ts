@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ServerConfig } from '../runtime/config.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../runtime/logging/logger.ts';
 import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
 import type { Cluster } from '../adapters/deploy-targets/kubernetes/cluster.ts';
 

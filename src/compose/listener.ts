@@ -13,7 +13,7 @@ import type { ListenerComputeType, ListenerWithToken } from '../../generated/con
 import { CollectionControlPlane } from '../adapters/embedded/collectionControlPlane.ts';
 import { chooseRevisionEngine } from './controlPlane.ts';
 import type { ServerConfig } from '../runtime/config.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../runtime/logging/logger.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import { PACKAGE_VERSION } from '../runtime/packageRoot.ts';
 import { ControlPlaneClient, ControlPlaneError, ListenerClient } from '../adapters/control-plane-client/controlPlaneClient.ts';

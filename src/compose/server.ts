@@ -3,7 +3,7 @@
 import type { Store } from '../domain/ports/store.ts';
 import { areaOperations, type AppFactory, type AreaName } from './area.ts';
 import type { ServerConfig } from '../runtime/config.ts';
-import { createLogger, type Logger } from '../runtime/logger.ts';
+import { createLogger, type Logger } from '../runtime/logging/logger.ts';
 import { startHttpServer, type HttpServer } from '../runtime/server.ts';
 import { openBackend } from './backend.ts';
 

@@ -1,8 +1,8 @@
 // The generated contract, loaded once: operation tables, bundled documents and validators.
 import type { RpcContext } from './context.ts';
 import type { MethodSpec, OperationSpec, SerializerTable, ValidatorTable } from './contract.ts';
-import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './jsonrpc.ts';
-import type { Logger } from './logger.ts';
+import { JsonRpcDispatcher, type DispatcherOptions, type RpcMethodHandler } from './transports/jsonrpc.ts';
+import type { Logger } from './logging/logger.ts';
 import { operations as controlPlaneOperations } from '../../generated/control-plane/operations.gen.ts';
 import { operations as agentServerOperations } from '../../generated/agent-server/operations.gen.ts';
 import { methods as a2aMethods } from '../../generated/a2a/methods.gen.ts';

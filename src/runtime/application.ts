@@ -6,12 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BackgroundModule } from '../shared/backgroundModule.ts';
 import type { ServerConfig } from './config.ts';
 import type { HandlerRegistry } from './handler.ts';
-import type { MethodRegistry } from './jsonrpc.ts';
-import type { Logger } from './logger.ts';
-import type { Metrics } from './metrics.ts';
-import type { CustomAuth } from './customAuth.ts';
-import type { GrpcMethod } from './grpc/grpcServer.ts';
-import type { Admission, TransportCall } from './pipeline.ts';
+import type { MethodRegistry } from './transports/jsonrpc.ts';
+import type { Logger } from './logging/logger.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { CustomAuth } from './security/customAuth.ts';
+import type { GrpcMethod } from './transports/grpc/grpcServer.ts';
+import type { Admission, TransportCall } from './transports/http/pipeline.ts';
 
 export type { BackgroundModule };
 

@@ -4,9 +4,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { LogLevel } from './logger.ts';
-import { imageNamespaces } from './imageNamespaces.ts';
-import { DEFAULT_MAX_BODY_DEPTH } from './requestBody.ts';
+import type { LogLevel } from './logging/logger.ts';
+import { imageNamespaces } from './security/imageNamespaces.ts';
+import { DEFAULT_MAX_BODY_DEPTH } from './transports/http/requestBody.ts';
 import {
   EXAMPLES_PROJECT_FILE,
   NO_PROJECT_NEXT_STEPS,
@@ -15,7 +15,7 @@ import {
   discoverProjectFile,
   readProjectFile,
   type ProjectFile,
-} from './project.ts';
+} from './project/project.ts';
 
 /** The project file's contents (spec/project.schema.json). */
 export type ProjectConfig = ProjectFile;
@@ -109,7 +109,7 @@ export interface ServerConfig {
   runTimeoutMs: number;
   /** A run in a run worker without progress this long (no event, checkpoint, store call, heartbeat) ends `error`, its worker replaced (AGENTPLANE_RUN_STALL_TIMEOUT_S, default 300; run-workers/runWorkerPool.ts); 0: never. */
   runStallMs: number;
-  /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runLease.ts). */
+  /** Replicas on PostgreSQL: the longest database outage a run's claim survives (AGENTPLANE_RUN_LEASE_S; see domain/agent/runs/runLease.ts). */
   runLeaseMs: number;
   /** Heap limit of each run worker in MB (AGENTPLANE_RUN_WORKER_MEMORY_MB); null: Node's default. */
   runWorkerMemoryMb: number | null;

@@ -1,9 +1,9 @@
 // What a handler receives besides its typed request: who is calling, how to build links,
 // when the client has gone, and where to log. Services (store, queue, deployer) are bound
 // into the handlers when they are created, so nothing here is HTTP-specific.
-import type { Logger } from './logger.ts';
-import type { AuthUser } from './customAuth.ts';
-import type { SlotRefusal } from './streamSlots.ts';
+import type { Logger } from './logging/logger.ts';
+import type { AuthUser } from './security/customAuth.ts';
+import type { SlotRefusal } from './transports/streamSlots.ts';
 
 /** Why a request got no stream slot: the cap that refused it, and what to tell its client. */
 export interface StreamSlotRefused {

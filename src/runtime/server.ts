@@ -1,38 +1,38 @@
 // Builds and runs the server on the storage the composition root opened (src/compose): keys,
 // handlers (real or mock), the request pipeline on polka, background modules (run workers,
 // deployer), and an orderly shutdown.
-import { serveProtocolSocket } from './protocolSocket.ts';
-import { endStream } from './sse.ts';
+import { serveProtocolSocket } from './transports/websocket/protocolSocket.ts';
+import { endStream } from './transports/sse.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { RequestIdResponse } from './requestIdResponse.ts';
+import { RequestIdResponse } from './transports/http/requestIdResponse.ts';
 import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { Application, ApplicationFactory, ServerStorage } from './application.ts';
-import type { RunningGrpcServer } from './grpc/grpcServer.ts';
+import type { RunningGrpcServer } from './transports/grpc/grpcServer.ts';
 import { apiDocuments, loadResponseValidators, rpcDispatcher, rpcDocument, rpcDocumentV1 } from './api.ts';
-import { ResponseValidators } from './responseValidators.ts';
-import { KeyRing, loadKeys, parseKeyDigests, type KeySource } from './auth.ts';
-import { graphTenantOf, loadTokenKey, type TokenKeySource } from './tokenKey.ts';
+import { ResponseValidators } from './transports/http/responseValidators.ts';
+import { KeyRing, loadKeys, parseKeyDigests, type KeySource } from './security/auth.ts';
+import { graphTenantOf, loadTokenKey, type TokenKeySource } from './security/tokenKey.ts';
 import type { ServerConfig } from './config.ts';
-import { createDashboardRoutes } from './dashboard.ts';
-import { createDocsRoutes } from './docs.ts';
-import { loadCustomApp } from './customRoutes.ts';
-import { corsHandler } from './cors.ts';
-import { disabledOperations } from './disabledOperations.ts';
-import { loadCustomAuth } from './customAuth.ts';
+import { createDashboardRoutes } from './pages/dashboard.ts';
+import { createDocsRoutes } from './pages/docs.ts';
+import { loadCustomApp } from './project/customRoutes.ts';
+import { corsHandler } from './transports/http/cors.ts';
+import { disabledOperations } from './transports/http/disabledOperations.ts';
+import { loadCustomAuth } from './security/customAuth.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl } from '../shared/projectGlobals.ts';
 import path from 'node:path';
-import { createLogger, type Logger } from './logger.ts';
-import { createPipeline, type Admission, type TransportCall } from './pipeline.ts';
+import { createLogger, type Logger } from './logging/logger.ts';
+import { createPipeline, type Admission, type TransportCall } from './transports/http/pipeline.ts';
 import { deferredHandlers } from './deferredHandlers.ts';
-import { requestOrigin } from './origin.ts';
-import { StreamSlots } from './streamSlots.ts';
-import { TenantRates } from './tenantRates.ts';
-import { Metrics } from './metrics.ts';
+import { requestOrigin } from './transports/http/origin.ts';
+import { StreamSlots } from './transports/streamSlots.ts';
+import { TenantRates } from './security/tenantRates.ts';
+import { Metrics } from './metrics/metrics.ts';
 import { PACKAGE_VERSION } from './packageRoot.ts';
-import { inProcessHandler, type FetchHandler } from './inProcess.ts';
+import { inProcessHandler, type FetchHandler } from './transports/inProcess.ts';
 
 export type { Application, ApplicationFactory, BackgroundModule, ServerDeps, ServerStorage } from './application.ts';
 
@@ -49,7 +49,7 @@ export interface HttpServer {
   reload(): Promise<void>;
   /** Settles once the gRPC port serves or will not; never rejects. */
   grpc: Promise<GrpcServing>;
-  /** Answers a Request in process, through the same pipeline as the port (runtime/inProcess.ts). */
+  /** Answers a Request in process, through the same pipeline as the port (runtime/transports/inProcess.ts). */
   handle: FetchHandler;
 }
 
@@ -255,7 +255,7 @@ export async function startHttpServer(
   const httpServer = createServer({ ServerResponse: RequestIdResponse }, web.handler as never);
   http = httpServer;
   httpServer.keepAliveTimeout = 65_000;
-  // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/protocolSocket.ts)
+  // the protocol's WebSocket: admitted as REST is, served in process by the same handlers (runtime/transports/websocket/protocolSocket.ts)
   const sockets = serveProtocolSocket(httpServer, socketDoor, { maxMessageBytes: config.maxBodyBytes, idleMs: config.socketIdleSeconds * 1000 });
   const listen = options.listen !== false;
   if (listen) {
@@ -369,7 +369,7 @@ async function serveGrpc(
   if (!app.grpc || config.grpcPort === null) return { off: true };
   const grpc = app.grpc;
   const where = (port: number) => `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const { startGrpcServer } = await import('./grpc/grpcServer.ts');
+  const { startGrpcServer } = await import('./transports/grpc/grpcServer.ts');
   const serveOn = (port: number) =>
     startGrpcServer(
       { protoFile: grpc.protoFile, service: grpc.service, methods: grpc.methods(admit) },

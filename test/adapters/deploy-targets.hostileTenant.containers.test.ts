@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../src/runtime/logging/logger.ts';
 import { startTestServer, tempDir, type TestServer } from '../support/server.ts';
 import { json, until } from '../containers/support/replies.ts';
 import { REFUSED, at, naming, where } from '../control-plane/boundaryCases.ts';

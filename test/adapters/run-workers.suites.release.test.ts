@@ -11,8 +11,8 @@ import { runTestFiles } from '../support/testFiles.ts';
 const SUITES = [
   'test/handlers/agent-server/runs.sdkClient.test.ts',
   'test/handlers/agent-server/runStreams.sdk.test.ts',
-  'test/domain/agent/graphs.test.ts',
-  'test/domain/agent/runEngine.restart.faults.test.ts',
+  'test/domain/agent/graphs/graphs.test.ts',
+  'test/domain/agent/runs/runEngine.restart.faults.test.ts',
 ];
 
 test("the run suites pass with graphs in worker threads (the product's default)", { timeout: 600_000 }, async () => {

@@ -6,7 +6,8 @@
 // alone makes the revision engine, and image builds do not reach back into the targets. The run
 // engine is made in one place and called directly: no class in front of it passes its methods on.
 // No domain service holds the store's generic Collection<T>: each takes its aggregate's repository
-// port (the files still taking one are a shrinking list, each with why).
+// port (the files still taking one are a shrinking list, each with why). The runtime and the
+// agent domain keep at most 12 files at their top, the rest in rooms.
 // A port's methods are all required: every implementation answers each (no method one store
 // has and the domain asks whether it is there), and nothing but the stores implements the run claims.
 import { before, test } from 'node:test';
@@ -209,7 +210,7 @@ test('the run engine is called directly: no RunLifecycle, no class in front of i
   assert.equal(makers.length, 1, `the run engine is made in one place, found in: ${makers.join(', ')}`);
   // a pass-through by shape: it holds a run engine and answers two or more of its methods by calling them
   const passesOn = sources()
-    .filter((file) => /\bRunEngine\b/.test(text(file)) && file !== 'src/domain/agent/runEngine.ts')
+    .filter((file) => /\bRunEngine\b/.test(text(file)) && file !== 'src/domain/agent/runs/runEngine.ts')
     .map((file) => ({ file, forwarded: forwardedMethods(text(file)) }))
     .filter(({ forwarded }) => forwarded.length >= 2);
   assert.deepEqual(passesOn, []);
@@ -315,4 +316,17 @@ test('only the stores implement the run claims: nothing wraps them, and runs-ahe
     sources().filter((file) => file.startsWith('src/domain/') && /\bnextOnThread\b/.test(text(file))),
     [],
   );
+});
+
+// The runtime and the agent domain are houses of rooms (issue 88: they had grown to 56 and 46
+// files side by side): a module goes into the room of what it does (docs/architecture.md, "The
+// rooms"), and the top keeps what the whole folder shares.
+const ROOMED = ['src/runtime', 'src/domain/agent'];
+const MOST_AT_TOP = 12;
+
+test(`src/runtime and src/domain/agent keep at most ${MOST_AT_TOP} files at their top: a new module goes into a room`, () => {
+  const crowded = ROOMED.map((dir) => ({ dir, files: fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).filter((e) => e.isFile()) }))
+    .filter(({ files }) => files.length > MOST_AT_TOP)
+    .map(({ dir, files }) => `${dir}: ${files.length} files (${files.map((e) => e.name).join(', ')})`);
+  assert.deepEqual(crowded, [], 'put the new module into the room of what it does (docs/architecture.md)');
 });

@@ -25,12 +25,12 @@ const SERVING: Record<string, string> = {
   'test/handlers/a2a/bindings.input.test.ts': 'bad input over the A2A gRPC binding (a port of its own) beside HTTP+JSON',
   'test/handlers/agent-server/protocol.replicas.test.ts': 'two replicas on one PostgreSQL, each a server',
   'test/handlers/agent-server/protocol.threadStream.test.ts': "the SDK's threads.stream() over the protocol WebSocket (an upgrade) as well as SSE",
-  'test/runtime/customRoutes.test.ts': "http.app middleware passes API calls on to the server's port, and a webhook that is a path reaches it there",
-  'test/runtime/devDataDir.test.ts': '`agentplane dev` started in a project folder: where its data goes',
-  'test/runtime/project.test.ts': "`agentplane serve` started in a project's folder, its env file applied to the process",
+  'test/runtime/project/customRoutes.test.ts': "http.app middleware passes API calls on to the server's port, and a webhook that is a path reaches it there",
+  'test/runtime/project/devDataDir.test.ts': '`agentplane dev` started in a project folder: where its data goes',
+  'test/runtime/project/project.test.ts': "`agentplane serve` started in a project's folder, its env file applied to the process",
   'test/runtime/server.listenFirst.test.ts': 'the port opens before the graphs load: what it answers meanwhile',
   'test/runtime/server.shutdown.test.ts': 'a stop while clients hold streams and WebSockets: going-away frames, kept-alive connections',
-  'test/runtime/socketDoor.test.ts': 'the protocol WebSocket: upgrades refused or accepted, frames, caps, idle sockets',
+  'test/runtime/transports/websocket/socketDoor.test.ts': 'the protocol WebSocket: upgrades refused or accepted, frames, caps, idle sockets',
   'test/sdk/auth.graph.test.ts': "the connected graph's auth calls reach the server through its port (loopback)",
 };
 

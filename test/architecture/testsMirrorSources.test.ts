@@ -40,7 +40,7 @@ function mirrored(file: string): string | undefined {
 test('the rule reads a path as the module or area it tests', () => {
   assert.equal(mirrored('test/shared/projectModule.test.ts'), 'src/shared/projectModule.ts');
   assert.equal(mirrored('test/shared/projectModule.layouts.test.ts'), 'src/shared/projectModule.ts');
-  assert.equal(mirrored('test/runtime/sse.e2e.test.ts'), 'src/runtime/sse.ts');
+  assert.equal(mirrored('test/runtime/transports/sse.e2e.test.ts'), 'src/runtime/transports/sse.ts');
   assert.equal(mirrored('test/handlers/a2a.test.ts'), 'src/handlers/a2a/');
   // a name that is no module, a folder that is no area
   assert.equal(mirrored('test/shared/projectModules.test.ts'), undefined);

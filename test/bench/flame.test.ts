@@ -7,7 +7,7 @@ const frame = (id: number, functionName: string, url: string, children: number[]
 const profile: CpuProfile = {
   nodes: [
     frame(1, '(root)', '', [2, 5]),
-    frame(2, 'handle', 'file:///app/src/runtime/pipeline.ts', [3, 4]),
+    frame(2, 'handle', 'file:///app/src/runtime/transports/http/pipeline.ts', [3, 4]),
     frame(3, 'stringify', 'file:///app/node_modules/fast-json-stringify/index.js'),
     frame(4, 'readRecord', 'file:///app/src/backends/embedded/journalStore.ts'),
     frame(5, '(idle)', ''),

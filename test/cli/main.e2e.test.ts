@@ -77,7 +77,7 @@ describe('request logs', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }),
       });
-      // access lines may wait up to 100 ms in the log's buffer (runtime/logOutput.ts)
+      // access lines may wait up to 100 ms in the log's buffer (runtime/logging/logOutput.ts)
       const access = await until('the access line', () => logLine(server.output(), 'request', (l) => l.request_id === 'req-123'));
       assert.equal(access.operation, 'createThread');
       assert.equal(access.status, 200);

@@ -6,7 +6,7 @@ import { createApplication } from '../../src/compose/application.ts';
 import { apiDocuments, rpcDocument } from '../../src/runtime/api.ts';
 import { createMockHandlers, createMockMethods } from '../../src/runtime/mock/producer.ts';
 import type { AppFactory, Application } from '../../src/compose/server.ts';
-import type { OperationHandler } from '../../src/runtime/pipeline.ts';
+import type { OperationHandler } from '../../src/runtime/transports/http/pipeline.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { httpOperations, operationById } from './lib/contract.ts';
 import { edgeRequests, validRequest } from './lib/generators.ts';

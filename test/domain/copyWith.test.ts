@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import { copyWith } from '../../src/domain/copyWith.ts';
-import { serialiseValues, toMessageDict } from '../../src/domain/agent/messages.ts';
+import { serialiseValues, toMessageDict } from '../../src/domain/agent/messages/messages.ts';
 
 v8.setFlagsFromString('--allow-natives-syntax');
 const sameShape = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;

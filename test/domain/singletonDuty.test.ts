@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { SingletonDuty } from '../../src/domain/singletonDuty.ts';
 import { LocalCoordination } from '../../src/adapters/embedded/localCoordination.ts';
 import { PgCoordination } from '../../src/adapters/postgres/pgCoordination.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../src/runtime/logging/logger.ts';
 import { freshDatabaseUrl } from '../support/postgres.ts';
 
 const log = createLogger('silent');

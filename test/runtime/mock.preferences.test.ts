@@ -7,10 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { apiDocuments } from '../../src/runtime/api.ts';
-import { MOCK_API_KEY } from '../../src/runtime/auth.ts';
+import { MOCK_API_KEY } from '../../src/runtime/security/auth.ts';
 import { loadConfig } from '../../src/runtime/config.ts';
 import { createApplication } from '../../src/compose/application.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../src/runtime/logging/logger.ts';
 import { startServer } from '../../src/compose/server.ts';
 import { inProcessApp, type InProcessApp } from '../support/server.ts';
 

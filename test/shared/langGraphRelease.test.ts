@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemorySaver } from '@langchain/langgraph';
-import { loadGraphs } from '../../src/domain/agent/graphs.ts';
+import { loadGraphs } from '../../src/domain/agent/graphs/graphs.ts';
 import { langGraphReleaseNear, streamSupport } from '../../src/shared/langGraphRelease.ts';
 import { tempDir } from '../support/server.ts';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { MemorySaver } from '@langchain/langgraph';
-import { loadGraphs, type GraphRegistry } from '../../src/domain/agent/graphs.ts';
+import { loadGraphs, type GraphRegistry } from '../../src/domain/agent/graphs/graphs.ts';
 import { typescriptLoaderRegistered } from '../../src/shared/typescriptLoader.ts';
 import { layoutCells, writeLayoutProject, type LayoutCell } from '../support/projectLayouts.ts';
 import { ROOT } from '../support/server.ts';

@@ -3,9 +3,9 @@
 // (test/adapters/embedded/collectionCheckpoints.test.ts runs this one body on both).
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHECKPOINT_KEY_SEPARATOR as SEP, channelValueKey } from '../../src/domain/agent/checkpointer.ts';
+import { CHECKPOINT_KEY_SEPARATOR as SEP, channelValueKey } from '../../src/domain/agent/checkpoints/checkpointer.ts';
 import type { ChannelValueRecord, CheckpointRecord, CheckpointsRepository, WriteRecord } from '../../src/domain/ports/checkpointsRepository.ts';
-import type { Serialised } from '../../src/domain/agent/checkpointText.ts';
+import type { Serialised } from '../../src/domain/agent/checkpoints/checkpointText.ts';
 
 const text = (t: string): Serialised => ({ type: 'json', text: t });
 

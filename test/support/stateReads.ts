@@ -1,6 +1,6 @@
 // Counting the reads of a thread's state (ThreadStateReader.state, which revives every message
 // of the thread) while some work runs in process: for the tests of what needs no state.
-import { ThreadStateReader } from '../../src/domain/agent/threadState.ts';
+import { ThreadStateReader } from '../../src/domain/agent/threads/threadState.ts';
 
 /** The result of `work`, and how many times a thread's state was read while it ran. */
 export async function stateReads<T>(work: () => Promise<T>): Promise<{ result: T; reads: number }> {

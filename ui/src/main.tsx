@@ -25,7 +25,7 @@ const NAV = [
 /** The first page: an assistant and its graph, as Studio opens. */
 const HOME = '/dashboard/assistants';
 
-/** Set by the server in the page it serves (src/runtime/dashboard.ts). */
+/** Set by the server in the page it serves (src/runtime/pages/dashboard.ts). */
 const MOCK = document.querySelector('meta[name="agentplane-mode"]')?.getAttribute('content') === 'mock';
 
 function Page({ path, query, onKey }: { path: string; query: URLSearchParams; onKey: () => void }) {

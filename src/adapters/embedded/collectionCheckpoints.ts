@@ -1,7 +1,7 @@
 // LangGraph's checkpoints, pending writes and channel values in three collections of the store:
 // a checkpoint's id is its `cp_key` (thread, namespace, checkpoint id), a write's that and its
 // task and slot, a channel value's its `thread_ns`, channel and the checkpoint that stored it
-// (a tail's chain is read with it and joined here: agent/channelChains.ts).
+// (a tail's chain is read with it and joined here: agent/checkpoints/channelChains.ts).
 // The same collections are tables on PostgreSQL (pgTables.ts), and a run worker's remote
 // store (run-workers/remoteStore.ts) reaches them on the main thread, so nothing here asks
 // for a filter function.
@@ -14,9 +14,9 @@ import type {
   StoredHead,
   WriteRecord,
 } from '../../domain/ports/checkpointsRepository.ts';
-import type { Serialised } from '../../domain/agent/checkpointText.ts';
-import { CHECKPOINT_KEY_SEPARATOR, channelValueKey, valuesByChannel } from '../../domain/agent/checkpointer.ts';
-import { joinChain, partsOf } from '../../domain/agent/channelChains.ts';
+import type { Serialised } from '../../domain/agent/checkpoints/checkpointText.ts';
+import { CHECKPOINT_KEY_SEPARATOR, channelValueKey, valuesByChannel } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { joinChain, partsOf } from '../../domain/agent/checkpoints/channelChains.ts';
 
 const key = (...parts: string[]) => parts.join(CHECKPOINT_KEY_SEPARATOR);
 const cpKeyOf = (r: CheckpointRecord) => key(r.thread_id, r.checkpoint_ns, r.checkpoint_id);

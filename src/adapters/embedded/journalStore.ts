@@ -44,7 +44,7 @@ import {
   type Problem,
   type ShardFile,
 } from './dataDir.ts';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../runtime/logging/logger.ts';
 
 const EMPTY = new OrderedIds();
 /** How many records a snapshot's pass over a collection reads between two turns of the event loop. */

@@ -459,7 +459,7 @@ export const MIGRATIONS: Migration[] = [
     version: 10,
     name: 'checkpoint channel values as tails',
     // No table changes shape: a value that extends the one before it in its thread is stored
-    // as the text it adds (ChannelValueRecord.keep, ChannelRef.base; agent/channelChains.ts).
+    // as the text it adds (ChannelValueRecord.keep, ChannelRef.base; agent/checkpoints/channelChains.ts).
     // A build before this reads such a record as the whole value, a wrong state; the version
     // makes it refuse this database when it starts (refuseNewerSchema), as for any other change.
     sql: `

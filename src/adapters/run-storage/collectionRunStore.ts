@@ -7,10 +7,10 @@ import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunStore } from '../../domain/ports/runStore.ts';
 import { ownerOf, type RunRecord, type ThreadRecord } from '../../domain/agent/records.ts';
-import { summarizeRuns, type RunWindow, type RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
-import type { FirstReadsKind, KnownReads } from '../../domain/agent/runContext.ts';
-import { rootThreadNs } from '../../domain/agent/checkpointer.ts';
-import { PlainStateStore } from '../../domain/agent/plainState.ts';
+import { summarizeRuns, type RunWindow, type RunWindowSummary } from '../../domain/agent/runs/assistantRunMetrics.ts';
+import type { FirstReadsKind, KnownReads } from '../../domain/agent/graphs/runContext.ts';
+import { rootThreadNs } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
 

@@ -5,7 +5,7 @@
 // log is answered from it). A finished log of a long thread holds its whole last state: 25
 // runs appending 400 KB each kept ~250 MB by count alone (issue 67). The server's own logs on the embedded store; on PostgreSQL
 // the replica executing a run keeps its live log here too (pgRunEventLog.ts).
-import type { RunEvent } from '../../domain/agent/runEvent.ts';
+import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { PROTOCOL_LOG_EVENT } from '../../domain/agent/protocol/events.ts';
 import { JsonText } from '../../shared/jsonText.ts';

@@ -1,7 +1,7 @@
 // The run queue of a server alone on its store (the embedded store): the one server holds
 // every claim, so the queue is a line of run ids per thread in process memory, ordered by run
 // id (uuid7: the order the server received them), beside the run records in the store; the
-// lines' next runs are taken by the fair share between owners (domain/agent/runFairShare.ts). The
+// lines' next runs are taken by the fair share between owners (domain/agent/runs/runFairShare.ts). The
 // records stay the truth: a run is claimed by turning its record from pending to running,
 // atomically against a cancel, and the lines are loaded again from the store on a restart.
 // Nothing takes a claim over while the process lives; a claim's token still fences its
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Store, WriteOp } from '../../domain/ports/store.ts';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
 import { notBefore, ownerOf } from '../../domain/agent/records.ts';
-import { fairShareOrder } from '../../domain/agent/runFairShare.ts';
+import { fairShareOrder } from '../../domain/agent/runs/runFairShare.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { copyWith } from '../../domain/copyWith.ts';

@@ -5,11 +5,11 @@
 // statement also reads them in one snapshot.
 // The rows are those the collections read (collectionRunStore.ts: plainState.ts headRecord,
 // collectionCheckpoints.ts newest): the same order, the same documents.
-import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpointer.ts';
-import { joinChain } from '../../domain/agent/channelChains.ts';
-import type { PlainCheckpointRecord } from '../../domain/agent/plainState.ts';
+import { CHECKPOINT_KEY_SEPARATOR, rootThreadNs, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
+import { joinChain } from '../../domain/agent/checkpoints/channelChains.ts';
+import type { PlainCheckpointRecord } from '../../domain/agent/checkpoints/plainState.ts';
 import type { ChannelValueRecord } from '../../domain/ports/checkpointsRepository.ts';
-import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { KnownReads } from '../../domain/agent/graphs/runContext.ts';
 import type { PgStore } from '../postgres/pgStore.ts';
 
 /**

@@ -3,7 +3,7 @@
 // one run. Claiming takes the oldest pending run, by insertion order, of a thread that has
 // no claim and no earlier pending run, skipping rows another replica is claiming at that
 // moment, the threads' next runs in the order of the fair share between owners
-// (domain/agent/runFairShare.ts); the claim's unique thread_id keeps a thread to one running run whatever races. The
+// (domain/agent/runs/runFairShare.ts); the claim's unique thread_id keeps a thread to one running run whatever races. The
 // run turns `running` in the statement that takes its claim, so a run is running exactly when
 // it has a claim. Each claim has a token of its own: renewals, the run's end and the release
 // name it, so a replica whose claim was taken over writes nothing for the run (the run's end
@@ -12,14 +12,14 @@
 // Replicas are woken by NOTIFY (queued, ended, released).
 import type pg from 'pg';
 import type { RunRecord, ThreadRecord } from '../../domain/agent/records.ts';
-import { leaseTimes } from '../../domain/agent/runLease.ts';
+import { leaseTimes } from '../../domain/agent/runs/runLease.ts';
 import type { Abandoned, Claim, EndState, Recovered, RunClaims, RunStart } from '../../domain/ports/runClaims.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import type { WriteOp } from '../../domain/ports/store.ts';
 import type { GateThen, PgStore } from '../postgres/pgStore.ts';
 import { REPLICA_SPACE, replicaLivenessKey, type PgCoordination } from '../postgres/pgCoordination.ts';
 import { OPEN_LOG_WITH } from './pgRunEventLog.ts';
-import { storableCopy } from '../../runtime/storableText.ts';
+import { storableCopy } from '../../runtime/transports/http/storableText.ts';
 
 const CLAIMABLE_CHANNEL = 'agentplane_runs_claimable';
 const CANCEL_CHANNEL = 'agentplane_runs_cancel';
@@ -289,7 +289,7 @@ export class PgRunClaims implements RunClaims {
 /**
  * Claimable runs: pending, their `after_seconds` passed, no claim on their thread, no earlier
  * pending run on their thread (receipt order), skipping rows another replica is claiming
- * right now; in the order of the fair share between owners (domain/agent/runFairShare.ts): an
+ * right now; in the order of the fair share between owners (domain/agent/runs/runFairShare.ts): an
  * owner's k-th claimable run at turn (its runs running) + k, a turn shared by several runs
  * taken oldest first. Each thread's first pending run is found once (DISTINCT ON), not by a
  * look for an earlier one per pending run: with 20 threads of 19 pending runs each, 53 buffers

@@ -4,7 +4,7 @@
 // a batch per turn of the event loop, with a NOTIFY naming the run. A reader on any other
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
-import type { RunEvent } from '../../domain/agent/runEvent.ts';
+import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
 import type { RunEventLog } from '../../domain/ports/runEventLog.ts';
 import { InMemoryRunEventLog } from './inMemoryRunEventLog.ts';
 import { jsonOf } from '../../shared/jsonText.ts';

@@ -5,10 +5,10 @@
 // first reads are one statement (pgFirstReads.ts).
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { KnownReads } from '../../domain/agent/graphs/runContext.ts';
 import { CollectionRunStore } from './collectionRunStore.ts';
 import { pgFirstReads } from './pgFirstReads.ts';
-import type { RunWindow, RunWindowSummary } from '../../domain/agent/assistantRunMetrics.ts';
+import type { RunWindow, RunWindowSummary } from '../../domain/agent/runs/assistantRunMetrics.ts';
 import type { PgStore } from '../postgres/pgStore.ts';
 
 export class PgRunStore extends CollectionRunStore {

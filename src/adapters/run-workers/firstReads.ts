@@ -6,9 +6,9 @@
 // checkpointer take them as known for that run only (PlainStateStore.knowHead,
 // StoreCheckpointer.hold), and a run that reads otherwise (a fork, a graph of another kind)
 // reads as before.
-import type { KnownReads } from '../../domain/agent/runContext.ts';
+import type { KnownReads } from '../../domain/agent/graphs/runContext.ts';
 
-export type { FirstReadsKind } from '../../domain/agent/runContext.ts';
+export type { FirstReadsKind } from '../../domain/agent/graphs/runContext.ts';
 
 /**
  * What tells two first reads apart: the plain head's and the newest checkpoint's ids (an id

@@ -1,11 +1,11 @@
-// Watches the pool's idle workers for one to retire (runtime/workerRetirement.ts says which):
+// Watches the pool's idle workers for one to retire (runtime/idle/workerRetirement.ts says which):
 // once a worker has held no run for the rule's idle time it is asked its heap's size, and on
 // the answer, if it still holds none and its heap grew past the rule's growth, the pool ends it.
 // A worker is asked once per idle spell: an idle heap does not grow, so one that was small
 // enough is left alone until it has run again. One kept only because it is home to a thread
 // waiting for its resume is asked again once none is (`noneAwaiting`), its idle spell counted
 // from its last run still. The clock is the pool's; no Worker here.
-import { shouldRetire, WORKER_RETIREMENT, type RetirementSettings } from '../../runtime/workerRetirement.ts';
+import { shouldRetire, WORKER_RETIREMENT, type RetirementSettings } from '../../runtime/idle/workerRetirement.ts';
 
 /** What the watch needs of the pool, for a worker of type W. */
 export interface RetiringPool<W> {

@@ -1,9 +1,9 @@
 // The messages between the run worker pool (main thread) and its workers. Workers never
 // write the store themselves: reads and writes go to the main thread as calls it answers, so
 // checkpoints and thread state keep one writer whatever the backend.
-import type { GraphSpec, LoadOptions } from '../../domain/agent/graphs.ts';
+import type { GraphSpec, LoadOptions } from '../../domain/agent/graphs/graphs.ts';
 import type { RunRecord, RunError } from '../../domain/agent/records.ts';
-import type { KnownReads, RunOutput } from '../../domain/agent/runContext.ts';
+import type { KnownReads, RunOutput } from '../../domain/agent/graphs/runContext.ts';
 import type { TraceSpan } from '../../domain/agent/tracing/runSpans.ts';
 import type { LogLevel } from '../../shared/projectGlobals.ts';
 
@@ -36,7 +36,7 @@ export type ToWorker =
   /** `next`: the run after it, offered with it (see `next`). */
   | { type: 'go'; runId: string; next?: NextOffer }
   | { type: 'drop'; runId: string }
-  /** Asks the worker for its heap's size (answered by `heap`): the pool retires a large idle one (runtime/workerRetirement.ts). */
+  /** Asks the worker for its heap's size (answered by `heap`): the pool retires a large idle one (runtime/idle/workerRetirement.ts). */
   | { type: 'heap' };
 
 /** The thread's next run, offered to start ahead once the run `after` ends well. */

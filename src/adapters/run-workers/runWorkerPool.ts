@@ -44,7 +44,7 @@
 // time limit: none may run for ever without progress.
 //
 // A worker that has held no run for a while and whose heap grew well past its start (a burst of
-// large runs) is ended, its isolate's memory with it (idleRetirement.ts, runtime/workerRetirement.ts):
+// large runs) is ended, its isolate's memory with it (idleRetirement.ts, runtime/idle/workerRetirement.ts):
 // V8 gives a worker's heap back late or never once it is idle. The next run that finds no worker
 // starts one, as the first run after the server's start does. A worker is kept while it is home to
 // a thread whose last run there stopped for input (`awaiting`): the human's answer, whenever it
@@ -58,8 +58,8 @@ import type { Store, WriteOp } from '../../domain/ports/store.ts';
 import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError, ownerOf, type RunError, type RunRecord } from '../../domain/agent/records.ts';
-import { waitsForInput, type KnownReads, type RunExecutor, type RunOutput } from '../../domain/agent/runContext.ts';
-import { PlatformInterruption, RunTimeout } from '../../domain/agent/runInterruptions.ts';
+import { waitsForInput, type KnownReads, type RunExecutor, type RunOutput } from '../../domain/agent/graphs/runContext.ts';
+import { PlatformInterruption, RunTimeout } from '../../domain/agent/runs/runInterruptions.ts';
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.ts';
 import { REMOTE_COLLECTION_METHODS, REMOTE_MEMORY_METHODS } from './remoteStore.ts';
 import { withTrace } from '../../domain/agent/tracing/failedRunTrace.ts';
@@ -68,7 +68,7 @@ import type { RunStore } from '../../domain/ports/runStore.ts';
 import { OrderedCalls } from './orderedCalls.ts';
 import { dataOf, JsonText } from '../../shared/jsonText.ts';
 import { IdleRetirement } from './idleRetirement.ts';
-import type { RetirementSettings } from '../../runtime/workerRetirement.ts';
+import type { RetirementSettings } from '../../runtime/idle/workerRetirement.ts';
 
 export interface RunWorkerPoolOptions {
   /** How many workers at most (AGENTPLANE_RUN_WORKERS). */
@@ -87,7 +87,7 @@ export interface RunWorkerPoolOptions {
   runs: Pick<RunStore, 'firstReads'>;
   /** A run without progress this long ends `error` and its worker is replaced (see the top of the file); 0 or absent: never. */
   stallMs?: number;
-  /** When an idle worker is ended to give its memory back (runtime/workerRetirement.ts's default when absent; null: never). */
+  /** When an idle worker is ended to give its memory back (runtime/idle/workerRetirement.ts's default when absent; null: never). */
   retirement?: RetirementSettings | null;
 }
 

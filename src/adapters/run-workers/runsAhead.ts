@@ -15,7 +15,7 @@
 // file alone knows which runs a worker started ahead.
 import type { Logger } from '../../domain/ports/logger.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads, RunExecutor } from '../../domain/agent/runContext.ts';
+import type { KnownReads, RunExecutor } from '../../domain/agent/graphs/runContext.ts';
 import type { FirstReadsKind } from './firstReads.ts';
 import { readsKey } from './firstReads.ts';
 import type { FromWorker, NextOffer } from './protocol.ts';

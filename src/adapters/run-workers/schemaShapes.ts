@@ -2,7 +2,7 @@
 // staticSchemaSyntax.ts, from the source text alone), so that a graph's schemas are the same
 // JSON whichever of them read it: the message definition, a messages channel's update, and the
 // assembly of the state, input, output and config schemas.
-import type { DeclaredSchemas } from '../../domain/agent/declaredSchemas.ts';
+import type { DeclaredSchemas } from '../../domain/agent/graphs/declaredSchemas.ts';
 
 export type Schema = Record<string, unknown>;
 

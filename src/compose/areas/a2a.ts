@@ -21,7 +21,7 @@ import { CollectionA2ATasks } from '../../adapters/embedded/collectionA2ATasks.t
 import { CollectionPushConfigs } from '../../adapters/embedded/collectionPushConfigs.ts';
 import { rpcDispatcher } from '../../runtime/api.ts';
 import { handlerRegistry } from '../../runtime/handler.ts';
-import { methodRegistry } from '../../runtime/jsonrpc.ts';
+import { methodRegistry } from '../../runtime/transports/jsonrpc.ts';
 import { PACKAGE_VERSION } from '../../runtime/packageRoot.ts';
 import { extendedCardOf, getAgentCard, getAgentCardJwks, getAgentCardLegacy } from '../../handlers/a2a/getAgentCard.ts';
 import { messageMethods } from '../../handlers/a2a/messages.ts';

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import type { AreaPorts } from '../area.ts';
 import { openBackend } from '../backend.ts';
 import { loadConfig, type ServerConfig } from '../../runtime/config.ts';
-import { createLogger } from '../../runtime/logger.ts';
-import { Metrics } from '../../runtime/metrics.ts';
+import { createLogger } from '../../runtime/logging/logger.ts';
+import { Metrics } from '../../runtime/metrics/metrics.ts';
 
 /** Settings of in-memory ports: what a test server does not need (warm-ups, gRPC, the development OAuth provider) is off. */
 const MEMORY_SETTINGS: Record<string, string> = {

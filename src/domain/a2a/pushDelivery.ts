@@ -3,7 +3,7 @@
 // replica executes them; configs and tasks are in the shared store, so any replica delivers.
 // Delivery goes through the run webhooks' sender: the same network rules, retries and logs.
 import type { AgentService } from '../agent/service.ts';
-import type { RunEnded } from '../agent/runEngine.ts';
+import type { RunEnded } from '../agent/runs/runEngine.ts';
 import type { Task } from '../../../generated/a2a/types.gen.ts';
 import type { WebhookDelivery } from '../webhooks/webhookNotifier.ts';
 import type { Logger } from '../ports/logger.ts';

@@ -9,22 +9,22 @@ import type { MemoryStore } from '../memory/memoryStore.ts';
 import { AssistantRegistry } from './assistants.ts';
 import type { RunClaims } from '../ports/runClaims.ts';
 import type { RunEventLog } from '../ports/runEventLog.ts';
-import type { StoreCheckpointer } from './checkpointer.ts';
-import { graphExecutor, type RunExecutor } from './graphRunners.ts';
-import { firstReadsKind, type RunExecutorWithReads } from './runContext.ts';
+import type { StoreCheckpointer } from './checkpoints/checkpointer.ts';
+import { graphExecutor, type RunExecutor } from './graphs/graphRunners.ts';
+import { firstReadsKind, type RunExecutorWithReads } from './graphs/runContext.ts';
 import type { RunStore } from '../ports/runStore.ts';
-import type { GraphRegistry } from './graphs.ts';
-import { PlainStateStore } from './plainState.ts';
-import { RetentionSweep, type RetentionSettings } from './retention.ts';
-import { RunEngine, type RunEnded } from './runEngine.ts';
-import type { RunEndOutbox } from './runEndRecord.ts';
+import type { GraphRegistry } from './graphs/graphs.ts';
+import { PlainStateStore } from './checkpoints/plainState.ts';
+import { RetentionSweep, type RetentionSettings } from './threads/retention.ts';
+import { RunEngine, type RunEnded } from './runs/runEngine.ts';
+import type { RunEndOutbox } from './runs/runEndRecord.ts';
 import { ThreadProtocol } from './protocol/threadProtocol.ts';
-import { Runs } from './runs.ts';
-import type { RunCaller } from './runConfig.ts';
+import { Runs } from './runs/runs.ts';
+import type { RunCaller } from './runs/runConfig.ts';
 import type { AgentService, AgentServices } from './service.ts';
-import { ThreadStateReader } from './threadState.ts';
-import { ThreadCheckpoints } from './threadCheckpoints.ts';
-import { Threads } from './threads.ts';
+import { ThreadStateReader } from './threads/threadState.ts';
+import { ThreadCheckpoints } from './threads/threadCheckpoints.ts';
+import { Threads } from './threads/threads.ts';
 import type { ThreadsRepository } from '../ports/threadsRepository.ts';
 import type { AssistantsRepository } from '../ports/assistantsRepository.ts';
 import type { PlainCheckpointsRepository } from '../ports/plainCheckpointsRepository.ts';
@@ -171,7 +171,7 @@ export async function openAgentDomain(options: AgentDomainOptions): Promise<Agen
  * when first read: most requests (a thread read, an assistant search, the probes) use one
  * service of the four, and making the runs view and the protocol's command set on every one
  * of them cost a tenth of a thread read's CPU. Getters on the prototype, not a literal per
- * request (see HttpRequestContext in runtime/pipeline.ts for why).
+ * request (see HttpRequestContext in runtime/transports/http/pipeline.ts for why).
  */
 class OwnerService implements AgentService {
   private ownRuns: Runs | undefined;

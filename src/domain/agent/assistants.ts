@@ -13,10 +13,10 @@ import type {
   AssistantVersionsRequest,
 } from '../../../generated/agent-server/types.gen.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
-import type { GraphRegistry } from './graphs.ts';
+import type { GraphRegistry } from './graphs/graphs.ts';
 import { nowIso } from '../clock.ts';
 import { uuid4, uuid5 } from './ids.ts';
-import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas, type SubgraphSchemas } from './graphShapes.ts';
+import { drawGraph, graphSchemas, subgraphSchemas, type Drawing, type GraphSchemas, type SubgraphSchemas } from './graphs/graphShapes.ts';
 import { ownerOf } from './records.ts';
 import { metadataContains } from './search.ts';
 import type { AssistantFilter, AssistantRecord, AssistantsRepository } from '../ports/assistantsRepository.ts';

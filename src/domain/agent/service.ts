@@ -29,11 +29,11 @@ import type {
   ThreadStateUpdateResult,
 } from '../../../generated/agent-server/types.gen.ts';
 import type { Outcome } from '../outcome.ts';
-import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphShapes.ts';
+import type { Drawing, GraphSchemas, SubgraphSchemas } from './graphs/graphShapes.ts';
 
-import type { ThreadStreamMode } from './threadStream.ts';
-import type { RunCaller } from './runConfig.ts';
-import type { RunEvent } from './runEvent.ts';
+import type { ThreadStreamMode } from './threads/threadStream.ts';
+import type { RunCaller } from './runs/runConfig.ts';
+import type { RunEvent } from './runs/runEvent.ts';
 import type { Command as ProtocolCommand, CommandReply } from '../../../generated/protocol/types.gen.ts';
 import type { EventFilter } from './protocol/events.ts';
 import type { FeedStream } from './protocol/threadFeed.ts';

@@ -1,14 +1,14 @@
-// LangGraph's checkpoints and their pending writes as the checkpoint saver (agent/checkpointer.ts)
+// LangGraph's checkpoints and their pending writes as the checkpoint saver (agent/checkpoints/checkpointer.ts)
 // keeps them: serialised, keyed by thread, namespace and checkpoint id (`thread_ns` and
 // `cp_key`, joined by the saver's separator). A checkpoint's channel values are stored apart,
 // each once (ChannelValueRecord), and every checkpoint holding a value unchanged names the one
 // stored copy: a thread's checkpoints share what they have in common, as LangGraph's own
 // savers share their blobs by channel version; a value that extends its parent's (a growing
-// message list) is stored as the text it adds (agent/channelChains.ts). The saver decides what is known, held and
+// message list) is stored as the text it adds (agent/checkpoints/channelChains.ts). The saver decides what is known, held and
 // written when; this is where the records are read and what they are written with. Kept in
 // two collections of the store (adapters/embedded/collectionCheckpoints.ts), tables on
 // PostgreSQL, and reached from a run worker through its remote store.
-import type { Serialised } from '../agent/checkpointText.ts';
+import type { Serialised } from '../agent/checkpoints/checkpointText.ts';
 import type { WriteOp } from './store.ts';
 
 export interface CheckpointRecord {
@@ -43,7 +43,7 @@ export interface ChannelRef {
   /** The length of the value's text (what the state costs to hold: StoreCheckpointer's kept end states). */
   chars: number;
   /**
-   * The value is stored as a tail of another (agent/channelChains.ts): the `at` of each value
+   * The value is stored as a tail of another (agent/checkpoints/channelChains.ts): the `at` of each value
    * of its chain before its own, the whole one first. Absent: stored whole.
    */
   base?: string[];

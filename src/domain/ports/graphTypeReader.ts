@@ -3,7 +3,7 @@
 // (adapters/run-workers/staticSchemas.ts); the domain asks through this port. Until the
 // composition root hands one in, no types are read and a graph's schemas come from its
 // declarations or its channels.
-import type { DeclaredSchemas } from '../agent/declaredSchemas.ts';
+import type { DeclaredSchemas } from '../agent/graphs/declaredSchemas.ts';
 
 /** A graph's schemas read from its types, and its subgraphs' by namespace (`child`, `child|grandchild`). */
 export interface TypedSchemas extends DeclaredSchemas {

@@ -1,5 +1,5 @@
 // What the domain logs through. The domain owns this port and never imports the runtime's
-// logger: the composition root hands it one (src/runtime/logger.ts satisfies it), and a test
+// logger: the composition root hands it one (src/runtime/logging/logger.ts satisfies it), and a test
 // can hand it anything with these four levels.
 
 /** One line at a level: a message a person reads, and fields a machine filters on. */

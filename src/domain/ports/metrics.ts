@@ -1,5 +1,5 @@
 // Where the domain reports what it measures. The runtime's Prometheus registry
-// (src/runtime/metrics.ts) satisfies this port and is injected; the domain never names it.
+// (src/runtime/metrics/metrics.ts) satisfies this port and is injected; the domain never names it.
 
 export type GaugeSample = { labels?: Record<string, string>; value: number };
 

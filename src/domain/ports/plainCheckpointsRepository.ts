@@ -1,9 +1,9 @@
 // The checkpoints of the threads run by plain-function graphs, as the plain-state store
-// (agent/plainState.ts) keeps them: each checkpoint of a thread, and the thread's head (its
+// (agent/checkpoints/plainState.ts) keeps them: each checkpoint of a thread, and the thread's head (its
 // latest checkpoint). The store decides what a checkpoint holds (a diff against its parent);
 // this is where the records are read and what they are written with. Kept in two collections
 // of the store (adapters/embedded/collectionPlainCheckpoints.ts), tables on PostgreSQL.
-import type { MessageDict } from '../agent/messages.ts';
+import type { MessageDict } from '../agent/messages/messages.ts';
 import type { WriteOp } from './store.ts';
 
 export interface PlainCheckpointRecord {

@@ -53,7 +53,7 @@ export interface RunClaims {
   /**
    * Takes up to `room` runs, each the oldest pending run of a thread with nothing running and
    * no earlier pending run, whose `after_seconds` have passed, in the order of the fair share
-   * between owners (agent/runFairShare.ts: oldest first within an owner); marks each
+   * between owners (agent/runs/runFairShare.ts: oldest first within an owner); marks each
    * running with `started` (its status and updated_at, nothing else of the record changes)
    * and leases it to this server, atomically: a run is running exactly when it has a claim.
    * Runs in `skip` are not taken (an earlier attempt of theirs is still stopping here).

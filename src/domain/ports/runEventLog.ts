@@ -3,7 +3,7 @@
 // PostgreSQL, with the executing replica's live copy in memory, when replicas share a
 // database (adapters/run-storage/pgRunEventLog.ts). It carries events and the join answer only: run
 // statuses are the run engine's.
-import type { RunEvent } from '../agent/runEvent.ts';
+import type { RunEvent } from '../agent/runs/runEvent.ts';
 
 export interface RunEventLog {
   /** Opens the run's log (when the run is queued); wakes readers of the thread's stream. */

@@ -10,8 +10,8 @@
 import type { RunStatus } from '../../../generated/agent-server/types.gen.ts';
 import type { WriteOp } from './store.ts';
 import type { RunRecord, ThreadRecord } from '../agent/records.ts';
-import type { RunWindow, RunWindowSummary } from '../agent/assistantRunMetrics.ts';
-import type { FirstReadsKind, KnownReads } from '../agent/runContext.ts';
+import type { RunWindow, RunWindowSummary } from '../agent/runs/assistantRunMetrics.ts';
+import type { FirstReadsKind, KnownReads } from '../agent/graphs/runContext.ts';
 
 export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;

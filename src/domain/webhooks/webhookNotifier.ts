@@ -11,7 +11,7 @@
 // (ports/webhookSender.ts).
 import type { Logger } from '../ports/logger.ts';
 import type { WriteOp } from '../ports/store.ts';
-import type { RunEnded } from '../agent/runEndRecord.ts';
+import type { RunEnded } from '../agent/runs/runEndRecord.ts';
 import { uuid4 } from '../agent/ids.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from './webhookPolicy.ts';
 import type { WebhookSender } from '../ports/webhookSender.ts';

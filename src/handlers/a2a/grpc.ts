@@ -3,10 +3,10 @@
 // card's gRPC interface sets it; none: the default assistant). Each call is admitted by the
 // HTTP pipeline's door as the HTTP+JSON operation it stands for — the same API keys, custom
 // auth, switched-off operations and stream slots — then runs the same v1.0 operation.
-import type { GrpcAnswer, GrpcError, GrpcMethod } from '../../runtime/grpc/grpcServer.ts';
+import type { GrpcAnswer, GrpcError, GrpcMethod } from '../../runtime/transports/grpc/grpcServer.ts';
 import type { GrpcApplication } from '../../runtime/application.ts';
 import type { ValidatorTable } from '../../runtime/contract.ts';
-import { statusName } from '../../runtime/googleRpcErrors.ts';
+import { statusName } from '../../runtime/transports/http/googleRpcErrors.ts';
 import { packagePath } from '../../runtime/packageRoot.ts';
 import { callV1, statusOf, versionProblem, type BindingError, type V1Door, type V1Item, type V1Method } from './v1Binding.ts';
 import type { RestOperationId } from './rest.ts';

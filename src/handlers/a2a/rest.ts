@@ -6,7 +6,7 @@
 import type { AgentServerHandlers } from '../../../generated/agent-server/operations.gen.ts';
 import type { SseEvent, ValidatorTable } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
-import { googleRpcBody } from '../../runtime/googleRpcErrors.ts';
+import { googleRpcBody } from '../../runtime/transports/http/googleRpcErrors.ts';
 import { callV1, statusOf, versionProblem, type BindingError, type V1Door, type V1Item, type V1Method } from './v1Binding.ts';
 
 type Handlers = AgentServerHandlers<RequestContext>;

@@ -10,7 +10,7 @@ import type { A2ATaskService } from '../../domain/a2a/taskService.ts';
 import type { TaskPushConfigs } from '../../domain/a2a/pushConfigs.ts';
 import type { ServiceFor } from '../agent-server/owner.ts';
 import { extendContext, type RequestContext, type RpcContext } from '../../runtime/context.ts';
-import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/jsonrpc.ts';
+import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher } from '../../runtime/transports/jsonrpc.ts';
 import { failed } from '../agent-server/failures.ts';
 import { fail } from '../../domain/outcome.ts';
 import { a2aError, jsonRpcError } from './v1/errors.ts';

@@ -4,7 +4,7 @@
 // A binding only frames what comes back: a ProtoJSON result, a stream of them, or an A2AError.
 import type { RequestContext } from '../../runtime/context.ts';
 import { toValidationItems } from '../../runtime/errors.ts';
-import { unstorableText } from '../../runtime/storableText.ts';
+import { unstorableText } from '../../runtime/transports/http/storableText.ts';
 import type { ValidatorTable } from '../../runtime/contract.ts';
 import { methods as v1Methods } from '../../../generated/a2a-v1/methods.gen.ts';
 import { negotiate, requestedVersion } from '../../shared/a2aVersion.ts';

@@ -9,7 +9,7 @@ import type { AuthEvent, OperationSpec } from '../../runtime/contract.ts';
 import { extendContext } from '../../runtime/context.ts';
 import { operations } from '../../../generated/agent-server/operations.gen.ts';
 import type { OperationHandler, Reply } from '../../runtime/handler.ts';
-import { equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/customAuth.ts';
+import { equalityFilters, isRefusal, matchesAuthFilters, type AuthFilters, type CustomAuth } from '../../runtime/security/customAuth.ts';
 import type { ServiceFor } from './owner.ts';
 import { authValuesOf } from './authValues.ts';
 import { confinedStoreList, storeAuthMetadata } from './storeAuthScan.ts';

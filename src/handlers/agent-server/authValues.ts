@@ -11,7 +11,7 @@
 // request (a thread created without supersteps is not updated).
 // Crons follow the Python server (the JS server has none).
 import { uuid4, uuid5 } from '../../domain/agent/ids.ts';
-import { callerConfigurable, type RunCaller } from '../../domain/agent/runConfig.ts';
+import { callerConfigurable, type RunCaller } from '../../domain/agent/runs/runConfig.ts';
 import { flag } from './replies.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

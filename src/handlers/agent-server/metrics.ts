@@ -1,5 +1,5 @@
 // GET /metrics: the Prometheus text of the server's registry.
-import type { Metrics } from '../../runtime/metrics.ts';
+import type { Metrics } from '../../runtime/metrics/metrics.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 
 export function metricsHandlers(metrics: Metrics): Pick<AgentServerAreaHandlers, 'getMetrics'> {

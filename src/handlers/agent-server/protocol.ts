@@ -1,18 +1,18 @@
 // The thread-centric streaming protocol: sendProtocolCommand (POST /threads/{id}/commands),
 // streamThreadEvents (POST /threads/{id}/stream/events, Server-Sent Events) and
 // openThreadEventSocket (GET on the same path: the WebSocket, upgraded by
-// runtime/protocolSocket.ts before any handler; what reaches the handler is a GET without
+// runtime/transports/websocket/protocolSocket.ts before any handler; what reaches the handler is a GET without
 // the upgrade). All only reach the domain's protocol service (domain/agent/protocol/).
 import type { SseEvent } from '../../runtime/contract.ts';
 import type { RequestContext } from '../../runtime/context.ts';
 import type { ProtocolService } from '../../domain/agent/service.ts';
 import { eventJson, type ProtocolEvent } from '../../domain/agent/protocol/events.ts';
 import type { FeedStream } from '../../domain/agent/protocol/threadFeed.ts';
-import type { PushableStream } from '../../runtime/pushedStream.ts';
+import type { PushableStream } from '../../runtime/transports/pushedStream.ts';
 import type { AgentServerAreaHandlers } from './area.ts';
 import { failed } from './failures.ts';
 
-// One SSE event per protocol event, whoever receives it: the writers (runtime/sse.ts, the
+// One SSE event per protocol event, whoever receives it: the writers (runtime/transports/sse.ts, the
 // protocol WebSocket) make its bytes once per SSE event object, so all the subscribers of a
 // thread are sent the same bytes (issue 67).
 const sseOf = new WeakMap<ProtocolEvent, SseEvent>();

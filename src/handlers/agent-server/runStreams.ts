@@ -30,7 +30,7 @@ const wireData = (e: RunEvent) => (typeof e.data === 'string' ? new JsonText(JSO
 
 // One SSE event per log entry, whoever joins the run: the entries of a run's log are shared
 // objects, so every stream joined to it writes the same frame, framed and encoded once by the
-// SSE writer (runtime/sse.ts), not once per reader (issue 67: the runs' joins are subscribers
+// SSE writer (runtime/transports/sse.ts), not once per reader (issue 67: the runs' joins are subscribers
 // too). Frozen, as a shared event must be.
 const sseOf = new WeakMap<RunEvent, SseEvent>();
 

@@ -3,10 +3,10 @@
 // or, for a streaming method, each in turn, after the call is admitted as the HTTP+JSON
 // operation it stands for (the same keys as in real mode) and asks for A2A 1.0.
 import type { GrpcApplication } from '../application.ts';
-import type { GrpcAnswer, GrpcError, GrpcMethod } from '../grpc/grpcServer.ts';
-import type { RpcMethodHandler } from '../jsonrpc.ts';
+import type { GrpcAnswer, GrpcError, GrpcMethod } from '../transports/grpc/grpcServer.ts';
+import type { RpcMethodHandler } from '../transports/jsonrpc.ts';
 import type { RpcOutcome } from '../contract.ts';
-import { statusName } from '../googleRpcErrors.ts';
+import { statusName } from '../transports/http/googleRpcErrors.ts';
 import { packagePath } from '../packageRoot.ts';
 import { negotiate } from '../../shared/a2aVersion.ts';
 

@@ -13,10 +13,10 @@ import type { OperationSpec, RawBody, RpcOutcome, SseEvent } from '../contract.t
 import { loadResponseValidators, type ApiDocument } from '../api.ts';
 import type { HandlerRegistry, OperationHandler, OperationRequest, Reply } from '../handler.ts';
 import type { RequestContext } from '../context.ts';
-import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../jsonrpc.ts';
+import { peekId, rpcErrorReply, rpcHttpReply, type JsonRpcDispatcher, type RpcMethodHandler } from '../transports/jsonrpc.ts';
 import { SERVED_VERSIONS, negotiate, requestedVersion, type A2AVersion } from '../../shared/a2aVersion.ts';
 import { mockProtocolCommands } from './protocolCommands.ts';
-import { googleRpcBody } from '../googleRpcErrors.ts';
+import { googleRpcBody } from '../transports/http/googleRpcErrors.ts';
 
 type Json = any;
 type Validate = ((value: unknown) => boolean) & { errors?: unknown };

@@ -3,7 +3,7 @@
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pageOfLog, parseLogLine } from '../../../src/domain/control-plane/deployer/revisionLogs.ts';

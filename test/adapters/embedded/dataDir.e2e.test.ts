@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openJournalStore, type JournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { checkStore, repairStore } from '../../../src/adapters/embedded/storeTool.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { ROOT, spawnServer, tempDir } from '../../support/server.ts';
 
 interface Item {

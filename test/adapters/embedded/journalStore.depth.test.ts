@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nestsDeeper } from '../../../src/adapters/embedded/journalStore.ts';
-import { depthExceededAt } from '../../../src/runtime/requestBody.ts';
+import { depthExceededAt } from '../../../src/runtime/transports/http/requestBody.ts';
 
 function nested(depth: number, leaf: unknown, asArray: (level: number) => boolean): unknown {
   let value = leaf;

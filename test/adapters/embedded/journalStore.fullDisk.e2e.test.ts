@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { openJournalStore, type StoreIo } from '../../../src/adapters/embedded/journalStore.ts';
 import { StoreWriteError } from '../../../src/shared/storeErrors.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { spawnServer, tempDir, type ChildServer } from '../../support/server.ts';
 import { logLines } from '../../support/logLines.ts';
 

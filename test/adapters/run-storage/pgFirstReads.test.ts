@@ -11,8 +11,8 @@ import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { openPgStore, type PgStore } from '../../../src/adapters/postgres/pgStore.ts';
 import { pgFirstReads } from '../../../src/adapters/run-storage/pgFirstReads.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
-import { StoreCheckpointer } from '../../../src/domain/agent/checkpointer.ts';
-import { PlainStateStore } from '../../../src/domain/agent/plainState.ts';
+import { StoreCheckpointer } from '../../../src/domain/agent/checkpoints/checkpointer.ts';
+import { PlainStateStore } from '../../../src/domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../../../src/adapters/embedded/collectionPlainCheckpoints.ts';
 
 const config = (threadId: string, checkpointNs = '', checkpointId?: string) => ({

@@ -11,7 +11,7 @@ import { PgCoordination } from '../../../src/adapters/postgres/pgCoordination.ts
 import { PgRunEventLog } from '../../../src/adapters/run-storage/pgRunEventLog.ts';
 import { PgRunClaims } from '../../../src/adapters/run-storage/pgRunClaims.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
-import type { RunEvent } from '../../../src/domain/agent/runEvent.ts';
+import type { RunEvent } from '../../../src/domain/agent/runs/runEvent.ts';
 import type { Claim } from '../../../src/domain/ports/runClaims.ts';
 import { freshDatabaseUrl } from '../../support/postgres.ts';
 import { pendingRun } from '../../support/runRecords.ts';

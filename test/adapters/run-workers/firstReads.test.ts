@@ -10,7 +10,7 @@ import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Collection, Store } from '../../../src/domain/ports/store.ts';
 import type { RunRecord } from '../../../src/domain/agent/records.ts';
 import { pendingRun } from '../../support/runRecords.ts';

@@ -3,7 +3,7 @@
 // fresh worker; a worker holding a run is never ended for it, nor one whose runs stayed small,
 // nor one home to a thread waiting for its resume (a human's answer to an interrupt), which must
 // find the graph's per-thread module state there.
-// The rule's own cases are test/runtime/workerRetirement.test.ts; here the pool and real workers,
+// The rule's own cases are test/runtime/idle/workerRetirement.test.ts; here the pool and real workers,
 // with a short idle time so the test is quick. Bounds are generous: the machine may be loaded.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,9 +14,9 @@ import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
 import { uuid7 } from '../../../src/domain/agent/ids.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { pendingRun } from '../../support/runRecords.ts';
-import type { RunOutput } from '../../../src/domain/agent/runContext.ts';
+import type { RunOutput } from '../../../src/domain/agent/graphs/runContext.ts';
 import { withCompiledGraphs } from '../../support/compiledGraphs.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

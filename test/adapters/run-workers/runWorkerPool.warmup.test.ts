@@ -8,7 +8,7 @@ import path from 'node:path';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { RunWorkerPool } from '../../../src/adapters/run-workers/runWorkerPool.ts';
 import { CollectionRunStore } from '../../../src/adapters/run-storage/collectionRunStore.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';
 import { tempDir } from '../../support/server.ts';
 

@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { areaApp } from '../../support/area.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { addressCheck } from '../../../src/adapters/webhooks/webhookAddresses.ts';
 import { testProject } from '../../fixtures/agent-server/project.ts';
 

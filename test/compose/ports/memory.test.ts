@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { memoryPorts } from '../../../src/compose/ports/memory.ts';
 import { composeControlPlane } from '../../../src/compose/areas/controlPlane.ts';
 import { areaOperations } from '../../../src/compose/area.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 
 test('the ports keep nothing on disk, pace the simulated target, run graphs inline and serve no project', async () => {
   const ports = await memoryPorts();

@@ -19,7 +19,7 @@ import { listenerOwnership } from '../../../src/domain/control-plane/deployer/re
 import type { RemoteRevisionLogs } from '../../../src/domain/control-plane/remoteRevisionLogs.ts';
 import * as deployments from '../../../src/domain/control-plane/deployments.ts';
 import { isFinished } from '../../../src/domain/control-plane/revisionStateMachine.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import type { Outcome } from '../../../src/domain/outcome.ts';
 
 const TENANT = '6f1c2a4e-8b3d-4f5a-9c7e-1d2b3a4c5e6f';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { putDeployment, putRevision } from '../../../src/domain/control-plane/records.ts';
 import { CollectionControlPlane } from '../../../src/adapters/embedded/collectionControlPlane.ts';
 import { createDeployment, type ControlPlaneDeps } from '../../../src/domain/control-plane/deployments.ts';

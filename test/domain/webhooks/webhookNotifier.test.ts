@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
 import { CollectionWebhookOutbox, WEBHOOK_DELIVERIES } from '../../../src/adapters/embedded/collectionWebhookOutbox.ts';
 import { WebhookNotifier, type WebhookSettings } from '../../../src/domain/webhooks/webhookNotifier.ts';
-import type { RunEnded } from '../../../src/domain/agent/runEndRecord.ts';
+import type { RunEnded } from '../../../src/domain/agent/runs/runEndRecord.ts';
 import type { SendOutcome, WebhookSender } from '../../../src/domain/ports/webhookSender.ts';
 import type { PendingWebhook } from '../../../src/domain/ports/webhookOutbox.ts';
 import type { Store } from '../../../src/domain/ports/store.ts';

@@ -3,8 +3,8 @@
 // sending the very same request to two servers in the differential suite.
 import { credentials, makeGenericClientConstructor, Metadata, status as Code, type Client, type ServiceError } from '@grpc/grpc-js';
 import type protobuf from 'protobufjs';
-import { fromProtoJson, loadProto, toProtoJson } from '../../../src/runtime/grpc/protoJson.ts';
-import { readStatusDetails } from '../../../src/runtime/grpc/rpcStatus.ts';
+import { fromProtoJson, loadProto, toProtoJson } from '../../../src/runtime/transports/grpc/protoJson.ts';
+import { readStatusDetails } from '../../../src/runtime/transports/grpc/rpcStatus.ts';
 import { A2A_PROTO, A2A_SERVICE } from '../../../src/handlers/a2a/grpc.ts';
 
 type Dict = Record<string, any>;

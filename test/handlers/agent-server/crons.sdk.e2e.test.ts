@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@langchain/langgraph-sdk';
 import { spawnServer, startTestServer, tempDir, type ChildServer, type TestServer } from '../../support/server.ts';
 import { FIXTURE_CONFIG, testProject } from '../../fixtures/agent-server/project.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
 import { until } from '../../support/until.ts';
 const say = (content: string) => ({ messages: [{ role: 'user', content }] });
 

@@ -1,7 +1,7 @@
 // GET /metrics parsed by a Prometheus text parser, with the counters moving as requests and
 // runs happen; a run's webhook reaching a local receiver after one failed attempt; graphs
 // reading and writing the long-term memory store through config.store. (A webhook that is a
-// path to the project's own route is in test/runtime/customRoutes.test.ts: the server calls its
+// path to the project's own route is in test/runtime/project/customRoutes.test.ts: the server calls its
 // own port.)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@
 // /threads/{id}/stream/events (SSE), numbered for the thread and replayable from `since`,
 // filtered by channel, namespace and depth; interrupts as `input.requested`, resumed by
 // `input.respond`; another tenant's thread answered as a missing one. In process: the same
-// over the protocol's WebSocket is in test/runtime/socketDoor.test.ts.
+// over the protocol's WebSocket is in test/runtime/transports/websocket/socketDoor.test.ts.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { reloadsOn } from '../../../src/runtime/watch.ts';
-import { wasImported } from '../../../src/runtime/importedFiles.ts';
+import { reloadsOn } from '../../../src/runtime/project/watch.ts';
+import { wasImported } from '../../../src/runtime/project/importedFiles.ts';
 import { ROOT, tempDir, type InProcessApp } from '../../support/server.ts';
 import { areaApp } from '../../support/area.ts';
 

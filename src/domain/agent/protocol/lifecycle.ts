@@ -2,8 +2,8 @@
 // head of its log stands for it) and how it ended, published by the run engine, which alone
 // knows it (upstream reads it from the run's record and the thread's pending interrupts).
 import type { RunRecord, RunError } from '../records.ts';
-import type { RunOutput } from '../runContext.ts';
-import type { RunEvent } from '../runStateMachine.ts';
+import type { RunOutput } from '../graphs/runContext.ts';
+import type { RunEvent } from '../runs/runStateMachine.ts';
 import type { StoredProtocolEvent } from './events.ts';
 
 export function runningLifecycle(run: Pick<RunRecord, 'graph_id'>, timestamp: number): StoredProtocolEvent {

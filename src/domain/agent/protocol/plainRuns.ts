@@ -8,7 +8,7 @@
 // of a protocol run's log is an event of the thread, so none is hidden behind a sequence
 // number (issue 90).
 import { isCheckpointEnvelope } from '@langchain/langgraph/stream';
-import type { MessageDict } from '../messages.ts';
+import type { MessageDict } from '../messages/messages.ts';
 import type { RunRecord } from '../records.ts';
 import { PROTOCOL_RUN_KEY, type Namespace } from './events.ts';
 import type { RunProtocolSource } from './runProtocolSource.ts';

@@ -2,7 +2,7 @@
 // "v3") made into the events upstream's server sends — interrupts as `input.requested`,
 // state messages in the protocol's shape, the root lifecycle left to the run engine (which
 // knows how the run ended) — each kept in the run's log as one `protocol` event.
-import { serialiseValues } from '../messages.ts';
+import { serialiseValues } from '../messages/messages.ts';
 import { PROTOCOL_LOG_EVENT, type Namespace, type StoredProtocolEvent } from './events.ts';
 import { protocolState } from './stateMessages.ts';
 

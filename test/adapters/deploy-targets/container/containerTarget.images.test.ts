@@ -12,7 +12,7 @@ import { ContainerTarget } from '../../../../src/adapters/deploy-targets/contain
 import { ContainerEngine } from '../../../../src/adapters/images/engine.ts';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import { CollectionControlPlane } from '../../../../src/adapters/embedded/collectionControlPlane.ts';
-import { createLogger } from '../../../../src/runtime/logger.ts';
+import { createLogger } from '../../../../src/runtime/logging/logger.ts';
 import { DEFAULT_WORKLOAD_POLICY } from '../../../../src/domain/control-plane/workloadPolicy.ts';
 import type { DeploymentRecord, RevisionRecord } from '../../../../src/domain/control-plane/records.ts';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openJournalStore } from '../../../../src/adapters/embedded/journalStore.ts';
 import type { WriteOp } from '../../../../src/domain/ports/store.ts';
-import { createLogger } from '../../../../src/runtime/logger.ts';
+import { createLogger } from '../../../../src/runtime/logging/logger.ts';
 import type { ControlPlaneRepository } from '../../../../src/domain/control-plane/records.ts';
 import { COLLECTIONS, CollectionControlPlane } from '../../../../src/adapters/embedded/collectionControlPlane.ts';
 import { simulatedTarget } from '../../../../src/adapters/deploy-targets/simulated/simulatedTarget.ts';

@@ -1,0 +1,116 @@
+// Matches a request to an operation. The operation table is generated from openapi-backend's
+// flattening of the bundled document (scripts/generate.ts); its path templates are compiled
+// once at start-up, so a request costs one map look-up or a handful of precompiled regexes.
+import type { OperationSpec } from '../../contract.ts';
+
+export type RouteMatch =
+  { kind: 'operation'; operation: OperationSpec; pathParams: Record<string, string> } | { kind: 'not-found' } | { kind: 'method-not-allowed'; allow: string[] };
+
+interface CompiledRoute {
+  operation: OperationSpec;
+  regex: RegExp;
+  names: string[];
+  specificity: number;
+  /** How many `/`-separated segments the template has (a parameter never spans two). */
+  segments: number;
+  /** The template's first segment when it is literal; null when it is a parameter. */
+  first: string | null;
+}
+
+export class Router {
+  private readonly literal = new Map<string, OperationSpec>();
+  private readonly templated: CompiledRoute[] = [];
+  /** Per method, then per segment count: the only routes a path can match, most specific first. */
+  private readonly templatedByMethod = new Map<string, Map<number, CompiledRoute[]>>();
+  private readonly methodsByPath = new Map<string, Set<string>>();
+  private readonly routed = new Set<string>();
+
+  /**
+   * @param documents bundled OpenAPI documents with their operation tables
+   * @param disabled operationIds switched off by configuration (they answer 404)
+   */
+  constructor(documents: { operations: readonly OperationSpec[] }[], disabled: ReadonlySet<string> = new Set()) {
+    // openapi-backend's router used to list them: its import alone was ~15% of start-up
+    for (const { operations } of documents) {
+      for (const operation of operations) if (!disabled.has(operation.operationId)) this.add(operation);
+    }
+    this.templated.sort((a, b) => b.specificity - a.specificity);
+    for (const route of this.templated) {
+      let bySegments = this.templatedByMethod.get(route.operation.method);
+      if (!bySegments) this.templatedByMethod.set(route.operation.method, (bySegments = new Map()));
+      const list = bySegments.get(route.segments) ?? [];
+      list.push(route);
+      bySegments.set(route.segments, list);
+    }
+  }
+
+  private add(operation: OperationSpec): void {
+    this.routed.add(operation.operationId);
+    const names: string[] = [];
+    const pattern = operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    let methods = this.methodsByPath.get(pattern);
+    if (!methods) this.methodsByPath.set(pattern, (methods = new Set()));
+    methods.add(operation.method);
+    if (names.length === 0) {
+      this.literal.set(`${operation.method} ${operation.path}`, operation);
+    }
+    this.templated.push({
+      operation,
+      regex: new RegExp(`^${pattern}$`),
+      names,
+      specificity: operation.path.replace(/\{[^}]+\}/g, '').length * 10 - names.length,
+      segments: segmentCount(operation.path),
+      first: /^\/[^/{]+(?:\/|$)/.test(operation.path) ? firstSegment(operation.path) : null,
+    });
+  }
+
+  /** Whether an operation is routed (not switched off by configuration). */
+  serves(operationId: string): boolean {
+    return this.routed.has(operationId);
+  }
+
+  match(method: string, rawPath: string): RouteMatch {
+    const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+    const exact = this.literal.get(`${method} ${path}`);
+    if (exact) return { kind: 'operation', operation: exact, pathParams: {} };
+    // only this method's routes with as many segments are tried on the way to a match (the
+    // first segment compared before any regex runs); the others matter for a 405
+    const first = firstSegment(path);
+    for (const route of this.templatedByMethod.get(method)?.get(segmentCount(path)) ?? []) {
+      if (route.first !== null && route.first !== first) continue;
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      const pathParams: Record<string, string> = {};
+      route.names.forEach((name, i) => (pathParams[name] = safeDecode(m[i + 1])));
+      return { kind: 'operation', operation: route.operation, pathParams };
+    }
+    const allow = new Set<string>();
+    for (const route of this.templated) if (route.operation.method !== method && route.regex.test(path)) allow.add(route.operation.method);
+    if (allow.size > 0) return { kind: 'method-not-allowed', allow: [...allow].sort() };
+    return { kind: 'not-found' };
+  }
+}
+
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length; i += 1) if (path.charCodeAt(i) === 47) count += 1;
+  return count;
+}
+
+/** The text between the first `/` and the next (or the end). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
+}
+
+function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

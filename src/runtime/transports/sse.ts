@@ -1,0 +1,233 @@
+// Writes Server-Sent Events. Only this module speaks text/event-stream: handlers return an
+// async iterable of events, and this drains it into the response, with heart-beats, and
+// stops the producer (iterator.return) when the client goes away.
+import type { ServerResponse } from 'node:http';
+import type { SseEvent } from '../contract.ts';
+import { jsonOf } from '../../shared/jsonText.ts';
+import { scheduleWrite, unscheduleWrite, type HeldFrames } from './streamWrites.ts';
+import { isPushable, type PushableStream, type PushedStream } from './pushedStream.ts';
+
+const HEARTBEAT_MS = 10_000;
+/**
+ * What one stream may hold unsent, in bytes: past it the frames are written at once, and
+ * no next event is read until the client has taken what was written (the socket's `drain`).
+ * Events wait in their run's log, so a slow client reads behind the others instead of the
+ * server queuing for it (issue 57: 1,000 subscribers took the server past 3 GB).
+ */
+export const SSE_UNSENT_LIMIT = 64 * 1024;
+/**
+ * How long a stream may hold more than SSE_UNSENT_LIMIT unsent, its client taking none of it,
+ * before the server drops it (ends the connection): the client resumes with `Last-Event-ID`
+ * (or `since`) where it stopped. A client that never reads holds a socket and a stream slot,
+ * nothing more, and not for ever (issue 87).
+ */
+export const SSE_STALLED_MS = 60_000;
+
+const HEARTBEAT_FRAME = Buffer.from(': heartbeat\n\n');
+
+/** Emitted on a response to end its stream (a server shutting down), with what was ready. */
+const END_STREAM = Symbol('end stream');
+
+/** Ends the response's event stream, if it is one: the frames ready go out, then the response ends. */
+export function endStream(res: ServerResponse): void {
+  res.emit(END_STREAM);
+}
+
+export function formatSseEvent(event: SseEvent): string {
+  let frame = '';
+  if (event.event !== undefined) frame += `event: ${singleLine(event.event)}\n`;
+  if (event.id !== undefined) frame += `id: ${singleLine(event.id)}\n`;
+  const data = typeof event.data === 'string' ? event.data : jsonOf(event.data);
+  // JSON text has no line break (JSON.stringify escapes them): split only data that has one
+  if (!hasLineBreak(data)) return `${frame}data: ${data}\n\n`;
+  for (const line of data.split(/\r\n|\r|\n/)) frame += `data: ${line}\n`;
+  return frame + '\n';
+}
+
+const hasLineBreak = (text: string) => text.includes('\n') || text.includes('\r');
+
+// An event object sent to many streams (a thread's protocol events, one object per event for
+// all its subscribers) is framed and encoded once: the bytes are kept with the object, so the
+// frame's text, its UTF-8 encoding and its length are made once per event, not per subscriber
+// (issue 67: with 1,000 subscribers those were 3.7 s of the server's 60).
+const frameBytesOf = new WeakMap<SseEvent, Buffer>();
+
+/** The event's frame as bytes, made once per event object when the object is frozen (shared, so never changed). */
+export function sseFrameBytes(event: SseEvent): Buffer {
+  if (!Object.isFrozen(event)) return Buffer.from(formatSseEvent(event));
+  let bytes = frameBytesOf.get(event);
+  if (!bytes) frameBytesOf.set(event, (bytes = Buffer.from(formatSseEvent(event))));
+  return bytes;
+}
+
+const batchBytesOf = new WeakMap<readonly SseEvent[], Buffer>();
+
+/** A batch's frames as one buffer, made once per batch when the batch is frozen (a pushed stream's: the same for all its readers). */
+export function sseBatchBytes(events: readonly SseEvent[]): Buffer {
+  if (events.length === 1) return sseFrameBytes(events[0]!);
+  if (!Object.isFrozen(events)) return Buffer.concat(events.map(sseFrameBytes));
+  let bytes = batchBytesOf.get(events);
+  if (!bytes) batchBytesOf.set(events, (bytes = Buffer.concat(events.map(sseFrameBytes))));
+  return bytes;
+}
+
+function singleLine(value: string): string {
+  // a CR or LF in a field would let a payload forge frames
+  if (/[\r\n]/.test(value)) throw new Error('SSE event name and id must not contain line breaks');
+  return value;
+}
+
+export async function writeSse(
+  res: ServerResponse,
+  status: number,
+  events: AsyncIterable<SseEvent>,
+  headers: Record<string, string> = {},
+  onError?: (err: unknown) => SseEvent | undefined,
+  stalledMs = SSE_STALLED_MS,
+): Promise<void> {
+  res.writeHead(status, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+    ...headers,
+  });
+  res.flushHeaders?.();
+  if (isPushable(events)) return writePushed(res, events, onError, stalledMs);
+  const iterator = events[Symbol.asyncIterator]();
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    void iterator.return?.();
+  };
+  res.on('close', onClose);
+  // The frames ready in one turn of the event loop go out in one write: a write is a system
+  // call (and a chunk of the chunked encoding), and a run's step publishes several events at
+  // once to every subscriber of its thread (issue 57: a write per frame per subscriber was a
+  // tenth of the server's time under fan-out). streamWrites.ts writes them at the turn's end.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const held: HeldFrames = {
+    write: () => {
+      if (pending.length && !closed) {
+        // corked, the frames go out as one chunk of the chunked encoding, in one system call
+        res.cork();
+        for (const frame of pending) res.write(frame);
+        res.uncork();
+      }
+      pending = [];
+      pendingBytes = 0;
+    },
+  };
+  const flush = () => {
+    unscheduleWrite(held);
+    held.write();
+  };
+  const queue = (frame: Buffer) => {
+    pending.push(frame);
+    pendingBytes += frame.length;
+    scheduleWrite(held);
+  };
+  // none while the client takes nothing: it would add to what waits for it
+  const heartbeat = setInterval(() => res.writableNeedDrain || queue(HEARTBEAT_FRAME), HEARTBEAT_MS);
+  heartbeat.unref();
+  const drained = () => untilDrained(res, stalledMs);
+  // flushed, then marked closed before the end, so nothing is written after it
+  const end = () => {
+    flush();
+    onClose();
+    res.end();
+  };
+  res.once(END_STREAM, end);
+  try {
+    while (!closed) {
+      if (pendingBytes > SSE_UNSENT_LIMIT) flush();
+      if (res.writableNeedDrain) await drained();
+      if (closed) break;
+      const next = await iterator.next();
+      if (next.done || closed) break;
+      queue(sseFrameBytes(next.value));
+    }
+  } catch (err) {
+    const frame = onError?.(err);
+    if (frame && !closed) queue(Buffer.from(formatSseEvent(frame)));
+  } finally {
+    clearInterval(heartbeat);
+    flush();
+    res.off('close', onClose);
+    res.off(END_STREAM, end);
+    if (!res.writableEnded) res.end();
+  }
+}
+
+/** Resolves when the response has taken what it holds (or closed); a client that takes nothing for `stalledMs` is dropped. */
+function untilDrained(res: ServerResponse, stalledMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(stalled);
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    const stalled = setTimeout(() => res.destroy(), stalledMs);
+    stalled.unref();
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * A pushed stream (pushedStream.ts): each batch the stream hands over is written at once, as
+ * one write of bytes made once per batch; when the response then holds more than
+ * SSE_UNSENT_LIMIT unsent the stream is paused, and resumed once the client has taken it (or the
+ * client dropped after SSE_STALLED_MS without taking any).
+ */
+function writePushed(
+  res: ServerResponse,
+  events: PushableStream<SseEvent>,
+  onError: ((err: unknown) => SseEvent | undefined) | undefined,
+  stalledMs: number,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let closed = false;
+    let paused = false;
+    let pushed: PushedStream | undefined;
+    const heartbeat = setInterval(() => paused || closed || res.write(HEARTBEAT_FRAME), HEARTBEAT_MS);
+    heartbeat.unref();
+    const finish = (frame?: SseEvent) => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      res.off('close', finish);
+      res.off(END_STREAM, finish);
+      pushed?.close();
+      if (frame && !res.destroyed) res.write(Buffer.from(formatSseEvent(frame)));
+      if (!res.writableEnded) res.end();
+      resolve();
+    };
+    res.on('close', finish);
+    res.once(END_STREAM, finish);
+    pushed = events.push({
+      deliver(batch) {
+        // a client gone takes nothing more: `false`, or a producer delivering synchronously
+        // while the answer is true would never yield for the close to be seen (a CI run spun a
+        // core for ten minutes on a destroyed response)
+        if (closed || res.destroyed) return false;
+        res.write(sseBatchBytes(batch));
+        if (res.writableLength <= SSE_UNSENT_LIMIT) return true;
+        paused = true;
+        void untilDrained(res, stalledMs).then(() => {
+          paused = false;
+          if (!closed) pushed?.resume();
+        });
+        return false;
+      },
+      fail(err) {
+        finish(onError?.(err));
+      },
+    });
+    // the stream ended while it was being pushed to, or the client went before it began
+    if (closed) pushed.close();
+    else if (res.destroyed) finish();
+  });
+}

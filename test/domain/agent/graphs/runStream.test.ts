@@ -1,0 +1,44 @@
+// RunStream (src/domain/agent/graphs/runStream.ts): the values a run ends with go out as the run's
+// last `values` event went when they are that very state, and are serialised afresh when
+// anything in them differs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { RunStream } from '../../../../src/domain/agent/graphs/runStream.ts';
+
+test('the end state of a run reuses its last values event only when it is the same state', () => {
+  const published: [string, unknown][] = [];
+  const stream = new RunStream(new Set(['values']), (event, data) => published.push([event, data]));
+  const messages = [new HumanMessage({ content: 'hi', id: 'm1' }), new AIMessage({ content: 'hello', id: 'm2' })];
+  stream.chunk([], 'values', { messages, step: 1 });
+  const [[event, sent]] = published;
+  assert.equal(event, 'values');
+
+  // the same objects under the same keys: what was sent
+  assert.equal(stream.wireValues({ messages, step: 1 }), sent);
+  // a key more, a key less, or another value: serialised afresh, with what differs
+  const more = stream.wireValues({ messages, step: 1, extra: true }) as Record<string, unknown>;
+  assert.notEqual(more, sent);
+  assert.equal(more.extra, true);
+  assert.notEqual(stream.wireValues({ messages }), sent);
+  const grown = stream.wireValues({ messages: [...messages, new AIMessage({ content: 'again', id: 'm3' })], step: 1 }) as { messages: { content: string }[] };
+  assert.deepEqual(
+    grown.messages.map((m) => m.content),
+    ['hi', 'hello', 'again'],
+  );
+
+  // a subgraph's values chunk is not the run's state
+  stream.chunk(['child:1'], 'values', { messages: [] });
+  assert.equal(stream.wireValues({ messages, step: 1 }), sent);
+});
+
+test('without the values mode nothing is reused: the end state is serialised', () => {
+  const stream = new RunStream(new Set(['updates']), () => undefined);
+  const messages = [new HumanMessage({ content: 'hi', id: 'm1' })];
+  stream.chunk([], 'values', { messages });
+  const wire = stream.wireValues({ messages }) as { messages: { type: string; content: string }[] };
+  assert.deepEqual(
+    wire.messages.map((m) => [m.type, m.content]),
+    [['human', 'hi']],
+  );
+});

@@ -1,0 +1,54 @@
+// A tenant's flood of runs does not hold another tenant's run back by more than one run's
+// length (issue 83: with A's 30 queued runs of a 10-s graph, B's 1-s run took 29.5 s). Measured
+// through the API, in process: two tenants, two run slots, A queues runs on many threads, then
+// B's run's latency is compared with the same run's alone.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { twoTenants, type TwoTenants } from '../../../support/twoTenants.ts';
+
+const A_RUN_MS = 800;
+const A_RUNS = 10;
+const SLOTS = 2;
+let tenants: TwoTenants;
+let keyA: string;
+let keyB: string;
+
+before(async () => {
+  tenants = await twoTenants('agent-server', { AGENTPLANE_MAX_CONCURRENT_RUNS: String(SLOTS) });
+  ({ keyA, keyB } = tenants);
+});
+after(() => tenants.app.close());
+
+const call = async (key: string, path: string, body: unknown) => {
+  const res = await tenants.send(key, 'POST', path, body);
+  assert.ok(res.ok, `${path}: ${res.status} ${await res.clone().text()}`);
+  return (await res.json()) as Record<string, unknown>;
+};
+const say = { messages: [{ role: 'user', content: 'hi' }] };
+
+/** B's run on a thread of its own, from its request to its answer, in ms. */
+async function latencyOfB(): Promise<number> {
+  const thread = (await call(keyB, '/threads', {})) as { thread_id: string };
+  const started = performance.now();
+  await call(keyB, `/threads/${thread.thread_id}/runs/wait`, { assistant_id: 'echo', input: say });
+  return performance.now() - started;
+}
+
+test(`B's run waits at most one of A's runs (${A_RUN_MS} ms) while A has ${A_RUNS} queued on ${SLOTS} slots`, async () => {
+  // the graphs' modules load with their first runs: not part of what is measured
+  await latencyOfB();
+  const warm = (await call(keyA, '/threads', {})) as { thread_id: string };
+  await call(keyA, `/threads/${warm.thread_id}/runs/wait`, { assistant_id: 'slow', input: say, context: { delay_ms: 0 } });
+  const alone = await latencyOfB();
+  const queued: string[] = [];
+  for (let i = 0; i < A_RUNS; i++) {
+    const thread = (await call(keyA, '/threads', {})) as { thread_id: string };
+    await call(keyA, `/threads/${thread.thread_id}/runs`, { assistant_id: 'slow', input: say, context: { delay_ms: A_RUN_MS } });
+    queued.push(thread.thread_id);
+  }
+  const flooded = await latencyOfB();
+  // first come, first served, B waited for A's whole queue: (A_RUNS / SLOTS) runs' lengths, 4 s here
+  assert.ok(flooded < A_RUN_MS + 300 + alone, `B's run took ${Math.round(flooded)} ms under A's flood (${Math.round(alone)} ms alone)`);
+  // A's runs all ran, nothing was dropped for B's sake
+  for (const thread of queued) await call(keyA, `/threads/${thread}/runs/wait`, { assistant_id: 'echo', input: say });
+});

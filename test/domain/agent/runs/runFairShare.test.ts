@@ -1,0 +1,49 @@
+// Run slots are shared fairly between owners (issue 83: one tenant's 30 queued runs held
+// another's run back 29.5 s): each slot to the owner with the fewest runs executing, each
+// owner's runs in receipt order, receipt order alone when owners are even.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fairShareOrder } from '../../../../src/domain/agent/runs/runFairShare.ts';
+
+const runs = (spec: string) => spec.split(' ').map((id) => ({ id, owner: id[0] }));
+const ids = (list: { id: string }[]) => list.map((r) => r.id).join(' ');
+
+test("an owner's long queue does not hold another's run back: the other's first run comes at the next slot", () => {
+  // A queued 5 runs before B's one; A has 2 executing, B none
+  assert.equal(ids(fairShareOrder(runs('a1 a2 a3 a4 a5 b1'), new Map([['a', 2]]))), 'b1 a1 a2 a3 a4 a5');
+  // with nothing executing, the owners take turns, each in its own receipt order
+  assert.equal(ids(fairShareOrder(runs('a1 a2 a3 b1 b2 c1'), new Map())), 'a1 b1 c1 a2 b2 a3');
+});
+
+test('owners even: receipt order, as with one owner', () => {
+  assert.equal(
+    ids(
+      fairShareOrder(
+        runs('a1 b1 a2 b2'),
+        new Map([
+          ['a', 1],
+          ['b', 1],
+        ]),
+      ),
+    ),
+    'a1 b1 a2 b2',
+  );
+  assert.equal(ids(fairShareOrder(runs('a1 a2 a3'), new Map([['a', 7]]))), 'a1 a2 a3');
+  assert.deepEqual(fairShareOrder([], new Map()), []);
+});
+
+test('an owner with more executing waits until the others have caught up, and keeps its own order', () => {
+  assert.equal(
+    ids(
+      fairShareOrder(
+        runs('a1 a2 b1 b2 b3'),
+        new Map([
+          ['a', 0],
+          ['b', 3],
+        ]),
+      ),
+    ),
+    'a1 a2 b1 b2 b3',
+  );
+  assert.equal(ids(fairShareOrder(runs('b1 a1 b2 a2'), new Map([['b', 1]]))), 'a1 b1 a2 b2');
+});

@@ -1,0 +1,64 @@
+// A busy spell's garbage is collected once the server is idle, once; never while it is busy,
+// and never again until the heap has grown again (an idle server is left alone).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { IdleCollection, type IdleCollectionSettings } from '../../../src/runtime/idle/idleCollector.ts';
+import { ROOT } from '../../support/server.ts';
+
+const MB = 1024 * 1024;
+const settings: IdleCollectionSettings = { growthBytes: 16 * MB, idleMs: 3_000, idleShareOfACore: 0.05 };
+const busy = 500; // ms of CPU in a 1 s sample
+const idle = 10;
+
+test('collects after the heap grew and the process was idle for idleMs, then not again until it grows again', () => {
+  const rule = new IdleCollection(settings);
+  assert.equal(rule.sample(1000, idle, 80 * MB), false, 'the first sample is the baseline');
+  // a burst: the heap grows while the process is busy
+  for (const heap of [100, 130, 140]) assert.equal(rule.sample(1000, busy, heap * MB), false, 'never while busy');
+  assert.equal(rule.sample(1000, idle, 140 * MB), false, 'idle for 1 s');
+  assert.equal(rule.sample(1000, idle, 140 * MB), false, 'idle for 2 s');
+  assert.equal(rule.sample(1000, idle, 140 * MB), true, 'idle for 3 s after growth: collect');
+  rule.collected(90 * MB);
+  for (let i = 0; i < 20; i += 1) assert.equal(rule.sample(1000, idle, 95 * MB), false, 'idle without new growth: left alone');
+  assert.equal(rule.sample(1000, busy, 120 * MB), false);
+  for (let i = 0; i < 2; i += 1) assert.equal(rule.sample(1000, idle, 120 * MB), false);
+  assert.equal(rule.sample(1000, idle, 120 * MB), true, 'grown by 30 MB since the last collection, idle again: collect');
+});
+
+test('a moment of activity starts the idle wait over; growth under growthBytes is not worth a collection', () => {
+  const rule = new IdleCollection(settings);
+  rule.sample(1000, idle, 50 * MB);
+  rule.sample(1000, idle, 100 * MB);
+  rule.sample(1000, idle, 100 * MB);
+  assert.equal(rule.sample(1000, 60, 100 * MB), false, '6% of a core is not idle');
+  assert.equal(rule.sample(1000, idle, 100 * MB), false);
+  assert.equal(rule.sample(1000, idle, 100 * MB), false);
+  assert.equal(rule.sample(1000, idle, 100 * MB), true);
+  const small = new IdleCollection(settings);
+  small.sample(1000, idle, 50 * MB);
+  for (let i = 0; i < 10; i += 1) assert.equal(small.sample(1000, idle, 60 * MB), false, '10 MB of growth');
+});
+
+test('the collection is had without --expose-gc, and leaves no gc global to the code that runs after it (here, and in a worker)', () => {
+  const script = `
+    const { fullCollection } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/idle/idleCollector.ts'))});
+    const { Worker } = await import('node:worker_threads');
+    const gc = fullCollection();
+    let junk = Array.from({ length: 300_000 }, (_, i) => ({ i }));
+    junk = undefined;
+    const before = process.memoryUsage().heapUsed;
+    gc();
+    const after = process.memoryUsage().heapUsed;
+    const inWorker = await new Promise((resolve) => new Worker('import("node:worker_threads").then((m) => m.parentPort.postMessage(typeof globalThis.gc))', { eval: true }).once('message', resolve));
+    console.log(JSON.stringify({ gc: typeof gc, freedMb: Math.round((before - after) / 1048576), here: typeof globalThis.gc, inWorker }));
+  `;
+  const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  const seen = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
+  assert.equal(seen.gc, 'function');
+  assert.ok(seen.freedMb >= 5, `a full collection freed the dropped objects (${seen.freedMb} MB)`);
+  assert.equal(seen.here, 'undefined');
+  assert.equal(seen.inWorker, 'undefined');
+});

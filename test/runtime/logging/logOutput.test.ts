@@ -1,0 +1,166 @@
+// The flush rule of the log (src/runtime/logging/logOutput.ts): access lines may wait in a buffer (at
+// most 100 ms), every other line is written at once with those waiting before it; and none may
+// be lost when the process ends: at exit, at a crash (an uncaught exception), at SIGTERM or
+// SIGINT whether or not the process handles them. Each ending is a child process that logs many
+// access lines at once (so most are still in the buffer) and then ends as named, while its
+// stdout is a full pipe (the reader is away for a moment, as a busy log shipper is); every line
+// must arrive, in order.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../../../src/runtime/logging/logger.ts';
+import { bufferedSink } from '../../../src/runtime/logging/logOutput.ts';
+import { logLines } from '../../support/logLines.ts';
+import { until } from '../../support/until.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const LINES = 20_000;
+
+/** How the child ends after logging its lines. */
+const ENDINGS = {
+  exit: 'process.exit(0);',
+  crash: "setImmediate(() => { throw new Error('boom after logging'); });",
+  // a process with work to wait for (a server), no listener of its own: the signal would end it before any exit hook
+  sigterm: "setInterval(() => {}, 1000); process.kill(process.pid, 'SIGTERM');",
+  sigint: "setInterval(() => {}, 1000); process.kill(process.pid, 'SIGINT');",
+  // the CLI's way: a listener that logs its stop and exits once the server is closed
+  stopped:
+    "setInterval(() => {}, 1000); process.on('SIGTERM', () => { log.info('shutting down'); setTimeout(() => process.exit(0), 20); }); process.kill(process.pid, 'SIGTERM');",
+  // nothing left to do: the event loop empties
+  drained: '',
+} as const;
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function logThenEnd(ending: keyof typeof ENDINGS): Promise<Ended> {
+  const script = `
+    const { createLogger } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/logging/logger.ts'))});
+    const log = createLogger('info');
+    process.stderr.write('logging\\n');
+    for (let i = 0; i < ${LINES}; i += 1) log.access('request', { i, pad: 'x'.repeat(100) });
+    log.access('last words', { i: ${LINES} });
+    process.stderr.write('logged\\n');
+    ${ENDINGS[ending]}
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: 'json' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  // not read until the child has logged everything and begun to end, and a moment more (or,
+  // when its writes wait for the reader, a second after it began): its pipe is full as it ends
+  child.stdout.pause();
+  let resuming: NodeJS.Timeout | undefined;
+  const resumeIn = (ms: number) => {
+    clearTimeout(resuming);
+    resuming = setTimeout(() => child.stdout.resume(), ms);
+  };
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    if (d.includes('logged\n')) resumeIn(300);
+    else if (d.includes('logging\n')) resumeIn(1000);
+  });
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+/** Every line, whole and in order, then the last words and what the ending adds. */
+function assertAllLines(ended: Ended, after: string[] = []): void {
+  const lines = ended.stdout.split('\n');
+  assert.equal(lines.pop(), '', 'the output ends with a whole line');
+  const parsed = lines.map((l) => JSON.parse(l) as { msg: string; i?: number });
+  assert.equal(parsed.length, LINES + 1 + after.length, `${parsed.length} lines arrived; stderr: ${ended.stderr.slice(0, 500)}`);
+  parsed.slice(0, LINES).forEach((line, i) => assert.equal(line.i, i, `line ${i} in its place`));
+  assert.deepEqual(
+    parsed.slice(LINES).map((l) => l.msg),
+    ['last words', ...after],
+  );
+}
+
+describe('when log lines are written', () => {
+  /** A logger over a buffered file, and the lines the file holds now. */
+  function toFile() {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'log-flush-')), 'log');
+    const log = createLogger('info', {}, bufferedSink(fs.openSync(file, 'w')));
+    const lines = () => logLines(fs.readFileSync(file, 'utf8'));
+    return { log, lines, written: () => lines().map((l) => l.msg as string) };
+  }
+
+  it('an access line waits in the buffer, and is written within 100 ms with nothing else logged', async () => {
+    const { log, written } = toFile();
+    log.access('request', { path: '/ok' });
+    assert.deepEqual(written(), [], 'kept back');
+    const started = Date.now();
+    await until('the access line', () => written().length === 1);
+    assert.ok(Date.now() - started < 1_000, 'written by the periodic flush');
+  });
+
+  it('every other line is written at once, after the access lines waiting before it', () => {
+    const { log, written } = toFile();
+    log.access('request', { path: '/a' });
+    log.access('request', { path: '/b' });
+    log.info('revision status', { status: 'DEPLOYED' });
+    assert.deepEqual(written(), ['request', 'request', 'revision status']);
+    log.child({ run_id: 'r-1' }).warn('run retried');
+    assert.deepEqual(written(), ['request', 'request', 'revision status', 'run retried']);
+    for (const level of ['debug', 'error'] as const) log[level](level);
+    assert.deepEqual(written().slice(4), ['error'], 'debug is below info; error at once');
+  });
+
+  it('lines of any length and script arrive whole and in order (the buffer holds bytes, and a line longer than it goes on its own)', () => {
+    const { log, lines, written } = toFile();
+    const texts = ['é'.repeat(7_000), '日本'.repeat(20_000), 'x'.repeat(70_000), '🙂'.repeat(3_000), 'short'];
+    for (const [i, text] of texts.entries()) for (let k = 0; k < 3; k += 1) log.access(`${i}`, { text });
+    log.info('after them');
+    assert.deepEqual(written(), [...texts.flatMap((_, i) => [`${i}`, `${i}`, `${i}`]), 'after them']);
+    assert.deepEqual(
+      lines()
+        .slice(0, -1)
+        .map((l) => l.text),
+      texts.flatMap((text) => [text, text, text]),
+      'each text as logged',
+    );
+  });
+});
+
+describe('log lines on stdout at the end of the process', () => {
+  it('all arrive when the process exits', async () => {
+    const ended = await logThenEnd('exit');
+    assert.equal(ended.code, 0);
+    assertAllLines(ended);
+  });
+
+  it('all arrive when it crashes, and the crash still ends it with code 1 and its stack', async () => {
+    const ended = await logThenEnd('crash');
+    assert.equal(ended.code, 1);
+    assert.match(ended.stderr, /boom after logging/);
+    assertAllLines(ended);
+  });
+
+  it('all arrive when SIGTERM or SIGINT ends a process that does not handle it, which still ends by the signal', async () => {
+    const [term, int] = await Promise.all([logThenEnd('sigterm'), logThenEnd('sigint')]);
+    assert.equal(term.signal, 'SIGTERM');
+    assertAllLines(term);
+    assert.equal(int.signal, 'SIGINT');
+    assertAllLines(int);
+  });
+
+  it('all arrive, and the stop’s own line after them, when the process stops itself on SIGTERM', async () => {
+    const ended = await logThenEnd('stopped');
+    assert.equal(ended.code, 0);
+    assertAllLines(ended, ['shutting down']);
+  });
+
+  it('all arrive when the process ends with nothing left to do', async () => {
+    const ended = await logThenEnd('drained');
+    assert.equal(ended.code, 0);
+    assertAllLines(ended);
+  });
+});

@@ -1,0 +1,112 @@
+// The server log's lines as an operator's tools read them: one JSON object per line with the
+// level by its name, the time in milliseconds, the message and the caller's fields; lines
+// under LOG_LEVEL left out; an Error as its name, message and stack only; credentials in
+// headers masked.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createLogger, LOG_MASK, type LogLevel } from '../../../src/runtime/logging/logger.ts';
+import { SECRET_MASK } from '../../../src/domain/control-plane/secretMask.ts';
+
+type Line = Record<string, any>;
+
+/** A logger at `level` whose lines are kept, parsed, as they are written. */
+function kept(level: LogLevel = 'debug', base: Record<string, unknown> = {}) {
+  const raw: string[] = [];
+  const log = createLogger(level, base, (line) => void raw.push(line));
+  return { log, raw, lines: (): Line[] => raw.map((l) => JSON.parse(l) as Line) };
+}
+
+describe('the logger', () => {
+  it('writes one JSON object per line: level by name, time in ms, msg, the fields', () => {
+    const { log, raw, lines } = kept('info');
+    const before = Date.now();
+    log.info('request', { method: 'GET', path: '/ok', status: 200, ms: 0.3, request_id: 'r-1', operation: 'health' });
+    assert.equal(raw.length, 1);
+    assert.ok(raw[0]!.endsWith('\n') && !raw[0]!.slice(0, -1).includes('\n'), 'one line, newline-terminated');
+    const [line] = lines();
+    const { time, ...rest } = line!;
+    assert.deepEqual(rest, { level: 'info', msg: 'request', method: 'GET', path: '/ok', status: 200, ms: 0.3, request_id: 'r-1', operation: 'health' });
+    assert.equal(typeof time, 'number');
+    assert.ok(time >= before && time <= Date.now(), 'the time of writing, in ms since the epoch');
+  });
+
+  it('names each level as LOG_LEVEL does, and writes only those at or above its level', () => {
+    const { log, lines } = kept('warn');
+    log.debug('d');
+    log.info('i');
+    log.warn('w');
+    log.error('e');
+    assert.deepEqual(
+      lines().map((l) => [l.level, l.msg]),
+      [
+        ['warn', 'w'],
+        ['error', 'e'],
+      ],
+    );
+    assert.deepEqual(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => log.enabled(level)),
+      [false, false, true, true],
+    );
+    const all = kept('debug');
+    for (const level of ['debug', 'info', 'warn', 'error'] as const) all.log[level](level);
+    assert.deepEqual(
+      all.lines().map((l) => l.level),
+      ['debug', 'info', 'warn', 'error'],
+    );
+  });
+
+  it('writes nothing when silent', () => {
+    const { log, raw } = kept('silent');
+    log.error('e', { err: new Error('x') });
+    assert.deepEqual(raw, []);
+    assert.equal(log.enabled('error'), false);
+  });
+
+  it('a child adds its fields to every line; a line’s own field of the same name wins', () => {
+    const { log, lines } = kept('info', { role: 'listener' });
+    const run = log.child({ run_id: 'r-1', attempt: 1 });
+    run.info('run finished', { attempt: 2, outcome: 'success' });
+    log.info('plain');
+    const [first, second] = lines();
+    assert.equal(first!.role, 'listener');
+    assert.equal(first!.run_id, 'r-1');
+    assert.equal(first!.attempt, 2);
+    assert.equal(first!.outcome, 'success');
+    assert.equal(second!.run_id, undefined);
+    assert.equal(second!.role, 'listener');
+  });
+
+  it('writes an Error, at any depth, as its name, message and stack, and none of the properties a library hung on it', () => {
+    const { log, raw, lines } = kept('info');
+    const err = Object.assign(new TypeError('fetch failed'), { config: { headers: { Authorization: 'Bearer sk-hung-on-the-error' } } });
+    log.error('graph failed', { run_id: 'r-1', err, causes: [{ step: 1, error: new RangeError('deep') }] });
+    const [line] = lines();
+    assert.deepEqual(Object.keys(line!.err).sort(), ['message', 'name', 'stack']);
+    assert.equal(line!.err.name, 'TypeError');
+    assert.equal(line!.err.message, 'fetch failed');
+    assert.match(line!.err.stack, /logger\.test/);
+    assert.deepEqual({ ...line!.causes[0].error, stack: undefined }, { name: 'RangeError', message: 'deep', stack: undefined });
+    assert.doesNotMatch(raw.join(''), /sk-hung-on-the-error/);
+  });
+
+  it('writes fields that refer to themselves without throwing', () => {
+    const { log, lines } = kept('info');
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    log.info('cyclic', { loop });
+    assert.equal(lines()[0]!.loop.self, '[Circular]');
+  });
+
+  it('masks the credentials of headers, in any line that carries them', () => {
+    const { log, raw, lines } = kept('info');
+    const headers = { authorization: 'Bearer sk-live-123456', 'x-api-key': 'sk-key-654321', cookie: 'session=s3cr3t', accept: 'application/json' };
+    log.warn('upstream refused', { headers, req: { headers }, request: { headers } });
+    const [line] = lines();
+    for (const where of [line!.headers, line!.req.headers, line!.request.headers]) {
+      assert.deepEqual(where, { authorization: SECRET_MASK, 'x-api-key': SECRET_MASK, cookie: SECRET_MASK, accept: 'application/json' });
+      assert.equal(LOG_MASK, SECRET_MASK, 'the log masks as the responses do');
+    }
+    assert.doesNotMatch(raw.join(''), /sk-live|sk-key|s3cr3t/);
+    assert.equal(headers.authorization, 'Bearer sk-live-123456', "the caller's object is left as it was");
+  });
+});
