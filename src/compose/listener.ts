@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ListenerComputeType, ListenerWithToken } from '../../generated/control-plane/types.gen.ts';
 import { CollectionControlPlane } from '../adapters/embedded/collectionControlPlane.ts';
-import { chooseRevisionEngine } from './controlPlane.ts';
+import { chooseRevisionEngine } from './areas/controlPlaneServices.ts';
 import type { ServerConfig } from '../runtime/config.ts';
 import type { Logger } from '../runtime/logging/logger.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';

@@ -168,9 +168,9 @@ test('every deploy target and every cluster is under src/adapters/deploy-targets
   );
 });
 
-test('the revision engine is made in src/compose/controlPlane.ts only (the engine drives; a target does)', () => {
+test('the revision engine is made in src/compose/areas/controlPlaneServices.ts only (the engine drives; a target does)', () => {
   const makers = sources().filter((file) => /\bnew RevisionEngine\b/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
-  assert.deepEqual(makers, ['src/compose/controlPlane.ts']);
+  assert.deepEqual(makers, ['src/compose/areas/controlPlaneServices.ts']);
 });
 
 test('no decorator wraps the revision engine: leadership and ownership are its options (issue 66)', () => {

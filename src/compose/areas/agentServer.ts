@@ -3,7 +3,7 @@
 // runs' ends) goes with it, for composeA2A.
 import type { Area, AreaPorts } from '../area.ts';
 import { handlerRegistry } from '../../runtime/handler.ts';
-import { createAgentServer, type AgentServerArea } from '../agentServer.ts';
+import { createAgentServer, type AgentServerArea } from './agentServerServices.ts';
 
 /** The agent server composed: its area, and what the A2A area is built on. */
 export type ComposedAgentServer = Area & Pick<AgentServerArea, 'serviceFor' | 'ownerOf' | 'discoveryServiceFor' | 'runEnds'>;

@@ -4,7 +4,7 @@
 import type { Area, AreaPorts } from '../area.ts';
 import { handlerRegistry } from '../../runtime/handler.ts';
 import { requestOrigin } from '../../runtime/transports/http/origin.ts';
-import { createControlPlane } from '../controlPlane.ts';
+import { createControlPlane } from './controlPlaneServices.ts';
 import { OAuth4WebApiClient } from '../../adapters/oauth/oauth4webapiClient.ts';
 import { DEV_AUTHORIZE_PATH, DEV_CLIENT_ID, DEV_TOKEN_PATH, DevAuthorizationServer } from '../../adapters/oauth/devAuthorizationServer.ts';
 import { withDevProvider } from '../../adapters/oauth/withDevProvider.ts';

@@ -2,7 +2,7 @@
 // project's graph modules, but each must run its graphs on its own store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { areaApp } from '../support/area.ts';
+import { areaApp } from '../../support/area.ts';
 
 test("a second server in the process does not take over the first one's graph checkpointer", async () => {
   // the `agent` graph: a LangGraph graph, the one kind whose checkpointer a server sets

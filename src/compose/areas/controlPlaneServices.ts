@@ -1,40 +1,41 @@
-// Control plane handlers (spec/control-plane.openapi.yaml): deployments, revisions and
-// OAuth providers over the store, with the configured deployer driving revisions.
-import type { DeploymentStatus } from '../../generated/control-plane/types.gen.ts';
-import type { ControlPlaneHandlers } from '../../generated/control-plane/operations.gen.ts';
-import type { RequestContext } from '../runtime/context.ts';
-import type { BackgroundModule } from '../runtime/application.ts';
-import type { AppFactoryDeps } from './area.ts';
+// The control plane's services wired over the ports (spec/control-plane.openapi.yaml): deployments,
+// revisions and OAuth providers over the store, with the configured deployer driving revisions;
+// composeControlPlane (controlPlane.ts beside this) makes them an area.
+import type { DeploymentStatus } from '../../../generated/control-plane/types.gen.ts';
+import type { ControlPlaneHandlers } from '../../../generated/control-plane/operations.gen.ts';
+import type { RequestContext } from '../../runtime/context.ts';
+import type { BackgroundModule } from '../../runtime/application.ts';
+import type { AppFactoryDeps } from '../area.ts';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { simulatedTarget } from '../adapters/deploy-targets/simulated/simulatedTarget.ts';
-import { LocalTarget } from '../adapters/deploy-targets/local/localTarget.ts';
-import { ContainerTarget } from '../adapters/deploy-targets/container/containerTarget.ts';
-import { RevisionEngine, type Leadership, type Ownership } from '../domain/control-plane/revisionEngine.ts';
-import type { DeployTarget } from '../domain/control-plane/deployTarget.ts';
-import type { Logger } from '../runtime/logging/logger.ts';
-import { ContainerEngine, withoutOwnSettings } from '../adapters/images/engine.ts';
-import { DEFAULT_LIMITS, isolationMode } from '../adapters/deploy-targets/shared/sandbox.ts';
-import { PACKAGE_ROOT, packagePath } from '../runtime/packageRoot.ts';
-import type { ControlPlaneRepository } from '../domain/control-plane/records.ts';
-import { CollectionControlPlane } from '../adapters/embedded/collectionControlPlane.ts';
-import { authProviderHandlers } from '../handlers/control-plane/authProviders.ts';
-import { agentAuthHandlers } from '../handlers/control-plane/agentAuth.ts';
-import { createAgentAuth, type AgentAuth } from '../domain/control-plane/agentAuth/agentAuth.ts';
-import type { StandInProvider } from '../domain/control-plane/agentAuth/standInProvider.ts';
-import { CollectionAuthFlows } from '../adapters/embedded/collectionAuthFlows.ts';
-import { CollectionAuthTokens } from '../adapters/embedded/collectionAuthTokens.ts';
-import type { OAuthClient } from '../domain/ports/oauthClient.ts';
-import { deploymentHandlers } from '../handlers/control-plane/deployments.ts';
-import { revisionHandlers } from '../handlers/control-plane/revisions.ts';
-import { listenerHandlers } from '../handlers/control-plane/listeners.ts';
-import { listenerOwnership, locallyReconciled } from '../domain/control-plane/deployer/remoteReconciliation.ts';
-import { ListenerWatch } from '../domain/control-plane/listenerWatch.ts';
-import { RemoteLogFiles } from '../adapters/log-files/remoteLogFiles.ts';
-import { LOG_CAP_BYTES } from '../domain/control-plane/deployer/revisionLogs.ts';
-import { LogBudget } from '../domain/control-plane/listenerLogBudget.ts';
-import { kubernetesTargetFactory } from './kubernetesTarget.ts';
+import { simulatedTarget } from '../../adapters/deploy-targets/simulated/simulatedTarget.ts';
+import { LocalTarget } from '../../adapters/deploy-targets/local/localTarget.ts';
+import { ContainerTarget } from '../../adapters/deploy-targets/container/containerTarget.ts';
+import { RevisionEngine, type Leadership, type Ownership } from '../../domain/control-plane/revisionEngine.ts';
+import type { DeployTarget } from '../../domain/control-plane/deployTarget.ts';
+import type { Logger } from '../../runtime/logging/logger.ts';
+import { ContainerEngine, withoutOwnSettings } from '../../adapters/images/engine.ts';
+import { DEFAULT_LIMITS, isolationMode } from '../../adapters/deploy-targets/shared/sandbox.ts';
+import { PACKAGE_ROOT, packagePath } from '../../runtime/packageRoot.ts';
+import type { ControlPlaneRepository } from '../../domain/control-plane/records.ts';
+import { CollectionControlPlane } from '../../adapters/embedded/collectionControlPlane.ts';
+import { authProviderHandlers } from '../../handlers/control-plane/authProviders.ts';
+import { agentAuthHandlers } from '../../handlers/control-plane/agentAuth.ts';
+import { createAgentAuth, type AgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
+import type { StandInProvider } from '../../domain/control-plane/agentAuth/standInProvider.ts';
+import { CollectionAuthFlows } from '../../adapters/embedded/collectionAuthFlows.ts';
+import { CollectionAuthTokens } from '../../adapters/embedded/collectionAuthTokens.ts';
+import type { OAuthClient } from '../../domain/ports/oauthClient.ts';
+import { deploymentHandlers } from '../../handlers/control-plane/deployments.ts';
+import { revisionHandlers } from '../../handlers/control-plane/revisions.ts';
+import { listenerHandlers } from '../../handlers/control-plane/listeners.ts';
+import { listenerOwnership, locallyReconciled } from '../../domain/control-plane/deployer/remoteReconciliation.ts';
+import { ListenerWatch } from '../../domain/control-plane/listenerWatch.ts';
+import { RemoteLogFiles } from '../../adapters/log-files/remoteLogFiles.ts';
+import { LOG_CAP_BYTES } from '../../domain/control-plane/deployer/revisionLogs.ts';
+import { LogBudget } from '../../domain/control-plane/listenerLogBudget.ts';
+import { kubernetesTargetFactory } from '../kubernetesTarget.ts';
 
 /** Every DeploymentStatus of the spec. */
 const DEPLOYMENT_STATUSES = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const satisfies readonly DeploymentStatus[];
