@@ -84,7 +84,7 @@ export interface ServerConfig {
   /**
    * Servers the control plane deploys (local, container, kube-local, kubernetes) answer their
    * tenant's API keys only, given by digest, so the tenant's quotas bind there
-   * (AGENTPLANE_DEPLOYMENT_AUTH, default off until the tests of deployed servers send keys).
+   * (AGENTPLANE_DEPLOYMENT_AUTH, on by default; 0 turns it off).
    */
   deploymentAuth: boolean;
   /** Require API keys on agent-server and A2A routes too (off like the upstream dev server). */
@@ -283,7 +283,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
     apiKeyDigests: env.AGENTPLANE_API_KEY_DIGESTS || null,
     // a deployed server answers its tenant's keys only, so its tenant's quotas bind there
     agentServerAuth: agentServerAuthOf(project, env),
-    deploymentAuth: flag('AGENTPLANE_DEPLOYMENT_AUTH', env.AGENTPLANE_DEPLOYMENT_AUTH, false),
+    deploymentAuth: flag('AGENTPLANE_DEPLOYMENT_AUTH', env.AGENTPLANE_DEPLOYMENT_AUTH, true),
     fsync: flag('AGENTPLANE_FSYNC', env.AGENTPLANE_FSYNC, false),
     storeCacheMb: positiveInteger('AGENTPLANE_STORE_CACHE_MB', env.AGENTPLANE_STORE_CACHE_MB, 64),
     databaseUrl: values.database || env.DATABASE_URL || null,

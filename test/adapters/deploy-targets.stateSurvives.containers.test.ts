@@ -87,8 +87,9 @@ function steps(server: TestServer) {
     made.push({ server, id: created.id });
     await revision(created.id, created.latest_revision_id);
     const url: string = (await json(server.api(`/v2/deployments/${created.id}`))).source_config.custom_url;
-    // a request on a connection to a pod that is gone gets no answer at all: each has a time limit
-    return { id: created.id as string, client: new Client({ apiUrl: url, timeoutMs: 30_000 }), url };
+    // a request on a connection to a pod that is gone gets no answer at all: each has a time limit;
+    // the deployed server answers the key the deployment is managed with
+    return { id: created.id as string, client: new Client({ apiUrl: url, apiKey: server.key, timeoutMs: 30_000 }), url };
   };
   return { patch, refused, create };
 }

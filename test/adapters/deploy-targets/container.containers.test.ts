@@ -129,8 +129,14 @@ describe('container deployer', () => {
         assert.equal(Number(podman('inspect', '--format', '{{.HostConfig.NanoCpus}}', replica.Id)), 1e9);
       }
 
-      // the SDK through custom_url: the thread lives in the shared database, so both replicas serve it
-      const client = new Client({ apiUrl: customUrl });
+      // the SDK through custom_url, with the key the deployment is managed with (no other is answered there):
+      // the thread lives in the shared database, so both replicas serve it
+      assert.equal(
+        (await fetch(`${customUrl}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status,
+        401,
+        'a deployed server asks for a key',
+      );
+      const client = new Client({ apiUrl: customUrl, apiKey: KEY });
       const thread = await client.threads.create();
       for (const word of ['one', 'two', 'three']) assert.equal(await ask(client, thread.thread_id, word), `v1: ${word} / secret-greeting`);
 
@@ -139,7 +145,7 @@ describe('container deployer', () => {
       const a2a = (await (
         await fetch(`${customUrl}/a2a/${assistant!.assistant_id}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', 'x-api-key': KEY },
           body: JSON.stringify({
             jsonrpc: '2.0',
             id: 1,
@@ -228,7 +234,7 @@ describe('container deployer', () => {
       const first = await waitForRealRevision(api, deploymentId, created.latest_revision_id, controlPlane.output);
       assert.equal(first.status, 'DEPLOYED', first.status_message);
       const customUrl: string = (await json(await api(`/v2/deployments/${deploymentId}`), 200)).source_config.custom_url;
-      const client = new Client({ apiUrl: customUrl });
+      const client = new Client({ apiUrl: customUrl, apiKey: KEY });
       const thread = await client.threads.create();
       assert.equal(await ask(client, thread.thread_id, 'hi'), 'g1: hi / hello-secret (built as uid 0)');
       const buildLog = (await json(await api(`/v2/deployments/${deploymentId}/revisions/${first.id}/logs?type=build&limit=1000`), 200)).logs

@@ -15,6 +15,8 @@ import { removeDeploymentUsers } from '../../control-plane/deploymentUsers.ts';
 
 const KEY = `local-deployer-${randomUUID()}`;
 const TENANT = randomUUID();
+// another tenant of the same control plane: its key is valid there, never on KEY's deployment
+const OTHER_KEY = `local-deployer-other-${randomUUID()}`;
 
 const portIsClosed = (url: string) =>
   new Promise<boolean>((resolve) => {
@@ -32,12 +34,17 @@ describe('local deployer', () => {
   const data = tempDir('agentplane-local-deployer-');
   let controlPlane: ChildServer;
   let customUrl = '';
-  const env = { AGENTPLANE_API_KEYS: `${KEY}:${TENANT}`, AGENTPLANE_DEPLOYER: 'local', AGENTPLANE_ACCESS_LOG: 'off' };
+  // AGENTPLANE_DEPLOYMENT_AUTH unset: its default decides whether the deployed server asks for a key
+  const env = {
+    AGENTPLANE_API_KEYS: `${KEY}:${TENANT},${OTHER_KEY}:${randomUUID()}`,
+    AGENTPLANE_DEPLOYER: 'local',
+    AGENTPLANE_ACCESS_LOG: 'off',
+  };
   const start = async () => (controlPlane = await spawnServer(['--data', data], env));
-  const api = async (pathname: string, init: RequestInit & { json?: unknown } = {}) => {
+  const api = async (pathname: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const res = await fetch(controlPlane.url + pathname, {
       ...init,
-      headers: { 'x-api-key': KEY, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { 'x-api-key': init.key ?? KEY, ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
     });
     const text = await res.text();
@@ -113,12 +120,23 @@ describe('local deployer', () => {
       assert.match(customUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.notEqual(customUrl, controlPlane.url);
 
+      // the deployed agent server answers the key the deployment is managed with, and no other (issue 83):
+      // none is 401, and so is another tenant's, valid on the control plane; the health check stays open
+      const search = (headers: Record<string, string>) =>
+        fetch(`${customUrl}/threads/search`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+      assert.equal((await search({})).status, 401);
+      assert.equal((await search({ 'x-api-key': OTHER_KEY })).status, 401);
+      assert.equal((await search({ authorization: `Bearer ${OTHER_KEY}` })).status, 401);
+      assert.equal((await search({ 'x-api-key': KEY })).status, 200);
+      assert.equal((await fetch(`${customUrl}/ok`)).status, 200);
+      assert.equal((await api('/v2/deployments', { key: OTHER_KEY })).status, 200, "the other tenant's key is valid on the control plane");
+
       // the deployed agent server, through the official SDK: the secret reached it as a variable
-      const client = new Client({ apiUrl: customUrl });
+      const client = new Client({ apiUrl: customUrl, apiKey: KEY });
       const thread = await client.threads.create();
       assert.equal(await ask(client, thread.thread_id, 'hello'), 'v1: hello / secret-greeting');
       // it is an agent server only: no control plane of its own
-      assert.equal((await fetch(`${customUrl}/v2/deployments`)).status, 404);
+      assert.equal((await fetch(`${customUrl}/v2/deployments`, { headers: { 'x-api-key': KEY } })).status, 404);
 
       // A2A: the agent card and one message
       const [assistant] = await client.assistants.search({ graphId: 'echo' });
@@ -130,7 +148,7 @@ describe('local deployer', () => {
       const a2a = (await (
         await fetch(card.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', 'x-api-key': KEY },
           body: JSON.stringify({
             jsonrpc: '2.0',
             id: 1,

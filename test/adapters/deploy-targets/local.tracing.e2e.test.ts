@@ -58,12 +58,14 @@ test('a deployed server exports the spans of its runs with the deployment name a
     }
     const deployment = (await api(`/v2/deployments/${created.body.id}`)).body;
     const url: string = deployment.source_config.custom_url;
-    const thread = (await (await fetch(`${url}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as {
+    // the deployed server answers the key the deployment is managed with
+    const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
+    const thread = (await (await fetch(`${url}/threads`, { method: 'POST', headers, body: '{}' })).json()) as {
       thread_id: string;
     };
     const ran = await fetch(`${url}/threads/${thread.thread_id}/runs/wait`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers,
       body: JSON.stringify({ assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } }),
     });
     assert.equal(ran.status, 200);

@@ -20,10 +20,12 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
   const data = tempDir('agentplane-upgrade-');
   const workspaces = `${data}-deployments`;
   const key = `upgrade-${randomUUID()}`;
+  // the same tenant across starts: the deployment's server answers its tenant's keys
+  const tenant = randomUUID();
   let controlPlane: ChildServer;
   const start = async () =>
     (controlPlane = await spawnServer(['--data', data], {
-      AGENTPLANE_API_KEYS: `${key}:${randomUUID()}`,
+      AGENTPLANE_API_KEYS: `${key}:${tenant}`,
       AGENTPLANE_DEPLOYER: 'local',
       AGENTPLANE_ACCESS_LOG: 'off',
     }));
@@ -53,7 +55,8 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
     const revision = await waitForRealRevision(api, created.id, created.latest_revision_id, controlPlane.output);
     assert.equal(revision.status, 'DEPLOYED', revision.status_message);
     const customUrl = (await json(await api(`/v2/deployments/${created.id}`), 200)).source_config.custom_url;
-    const thread = await new Client({ apiUrl: customUrl }).threads.create();
+    // the deployed server answers the key the deployment is managed with
+    const thread = await new Client({ apiUrl: customUrl, apiKey: key }).threads.create();
 
     // a clean stop takes the deployment down; then the files are put back where they used to be
     await controlPlane.kill('SIGTERM');
@@ -76,7 +79,7 @@ describe('local deployer upgrade', { skip: !isRoot && 'the move to a user of its
       if (Date.now() > deadline) assert.fail(`the upgraded deployment does not serve:\n${controlPlane.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.equal((await new Client({ apiUrl: customUrl }).threads.get(thread.thread_id)).thread_id, thread.thread_id, 'its threads are kept');
+    assert.equal((await new Client({ apiUrl: customUrl, apiKey: key }).threads.get(thread.thread_id)).thread_id, thread.thread_id, 'its threads are kept');
     for (const name of ['checkouts', 'data']) {
       assert.ok(!fs.existsSync(path.join(old, name)), `${name} left the data directory`);
       assert.notEqual(fs.statSync(path.join(workspace, name)).uid, 0, `${name} belongs to the deployment's user`);

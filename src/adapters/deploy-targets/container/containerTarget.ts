@@ -11,7 +11,7 @@
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
-import { deployedServerAuthEnv } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
+import { deployedServerAuthEnv, secretsUnderServerAuth } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import { SHARED_STORE_SECRET } from '../../../domain/control-plane/targetRules.ts';
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
@@ -257,7 +257,8 @@ export class ContainerTarget implements DeployTarget {
     if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
     const resources = admitted.spec;
     const replicas = replicaCount(resources);
-    const secrets = secretsOf(deployment);
+    const serverAuth = deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf);
+    const secrets = secretsUnderServerAuth(secretsOf(deployment), serverAuth);
     if (replicas > 1 && !secrets[SHARED_STORE_SECRET]) {
       return `Deploy failed: resource_spec.min_scale ${replicas} runs ${replicas} replicas, which must share one store: give the deployment a ${SHARED_STORE_SECRET} secret (a PostgreSQL URL reachable from its containers).`;
     }
@@ -276,7 +277,7 @@ export class ContainerTarget implements DeployTarget {
       privateDir: path.join(this.files.dir(deployment.id), 'secrets'),
       env: {
         ...tracingProjectEnv(deployment.name, secrets),
-        ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf),
+        ...serverAuth,
         AGENTPLANE_CONTROL_PLANE: 'off',
         AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`,
         LOG_LEVEL: 'info',

@@ -18,3 +18,13 @@ export function deployedServerAuthEnv(tenantId: string, digestsOf: ((tenant: str
     AGENTPLANE_API_KEY_DIGESTS: digests.map((digest) => `${digest}:${tenantId}`).join(','),
   };
 }
+
+/**
+ * The deployment's secrets without those named as the auth a server is given: podman puts a
+ * secret (`--secret …,type=env`) over an `--env` of the same name, so a tenant's secret
+ * `AGENTPLANE_AGENT_SERVER_AUTH=0` or an empty `AGENTPLANE_API_KEY_DIGESTS` would turn it off
+ * (and its quotas with it). Nothing is left out where no auth is given.
+ */
+export function secretsUnderServerAuth(secrets: Record<string, string>, serverAuth: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(secrets).filter(([name]) => !Object.hasOwn(serverAuth, name)));
+}
