@@ -36,18 +36,21 @@ export async function openBackend(config: ServerConfig, log: Logger): Promise<Ba
     cacheBytes: config.storeCacheMb * 1024 * 1024,
     log: log.child({ component: 'store' }),
   });
-  const runBackend = async (): Promise<RunBackend> => {
-    const events = new InMemoryRunEventLog();
-    const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
-    return {
-      runs: new CollectionRunStore(store),
-      events,
-      claims,
-      leaseMs: config.runLeaseMs,
-      nextOnThread: (threadId) => claims.nextOnThread(threadId),
-    };
-  };
+  const runBackend = async (): Promise<RunBackend> => embeddedRunBackend(store, config.runLeaseMs);
   return backend('embedded', store, new LocalCoordination(), runBackend, {});
+}
+
+/** The run claims and event logs of one server on the embedded store: kept in process. */
+export function embeddedRunBackend(store: Store, leaseMs: number): RunBackend {
+  const events = new InMemoryRunEventLog();
+  const claims = new InProcessRunClaims(store.collection<RunRecord>('runs', { indexes: ['thread_id', 'status'] }), store, events);
+  return {
+    runs: new CollectionRunStore(store),
+    events,
+    claims,
+    leaseMs,
+    nextOnThread: (threadId) => claims.nextOnThread(threadId),
+  };
 }
 
 async function openPostgres(url: string, config: ServerConfig, log: Logger): Promise<Backend> {

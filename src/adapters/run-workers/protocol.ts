@@ -29,7 +29,8 @@ export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' 
  * `drop`: stop it and discard everything it did (answered by `dropped`). See runsAhead.ts.
  */
 export type ToWorker =
-  | { type: 'run'; run: RunRecord; known?: KnownReads }
+  /** `warmUp`: a run of agentplane's warm-up graph (warmRunPath.ts), executed on the worker's own store in memory. */
+  | { type: 'run'; run: RunRecord; known?: KnownReads; warmUp?: true }
   | { type: 'abort'; runId: string }
   | { type: 'reply'; id: number; value?: unknown; error?: RunError }
   | ({ type: 'next' } & NextOffer)

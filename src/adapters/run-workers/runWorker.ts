@@ -14,7 +14,8 @@ import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRunners.ts';
-import { warmLangGraph } from './warmLangGraph.ts';
+import { warmRunPath, warmUpExecutor } from './warmRunPath.ts';
+import { fullCollection } from './fullCollection.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -103,6 +104,8 @@ function failCall(id: number): void {
  * main thread gets every message in the order it was sent.
  */
 const BATCH_MS = 2;
+/** How long after a warm-up run's end, with none after it, the warm-up counts as over. */
+const WARM_UP_SETTLED_MS = 50;
 let batch: FromWorker[] = [];
 let batchSince = 0;
 
@@ -223,8 +226,10 @@ async function main(): Promise<void> {
   const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();
-  // LangGraph run once here, so the first run of the project's graphs finds it compiled
-  await warmLangGraph().catch((err: unknown) => log('debug', 'the worker’s warm-up run failed', { error: String(err) }));
+  // the run path run here on a graph of its own, so the first run of the project's graphs finds it compiled
+  await warmRunPath().catch((err: unknown) => log('debug', 'the worker’s warm-up run failed', { error: String(err) }));
+  // what loading and the warm-up left is collected now, not on the first run's allocations
+  fullCollection();
   // the run watchdog's heartbeat: every heartbeatMs, the runs that progressed since the last
   // (their callbacks came, or a model or tool call of theirs is in flight); a worker whose loop
   // is blocked sends none
@@ -257,6 +262,17 @@ async function main(): Promise<void> {
     langgraphVersion: langGraphReleaseNear(setup.baseDir),
   });
 
+  /**
+   * The main thread's warm-up (compose/runPathWarmUp.ts) sends its runs one after another: once
+   * the last has ended and no run came since, what they left is collected while the worker idles
+   * (as after its own warm-up), not on the first run of the project's graphs.
+   */
+  let warmUpCollection: NodeJS.Timeout | undefined;
+  const collectAfterWarmUp = () => {
+    clearTimeout(warmUpCollection);
+    warmUpCollection = setTimeout(() => running.size === 0 && fullCollection(), WARM_UP_SETTLED_MS).unref();
+  };
+
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
   /** Runs that ended well lately, with the plain-state head they were told of: the runs after them may still be offered. */
@@ -282,7 +298,7 @@ async function main(): Promise<void> {
     return newest ? { plainHead, newestCheckpoint: newest } : undefined;
   };
 
-  const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean): void => {
+  const start = (run: RunRecord, known: KnownReads | undefined, ahead: boolean, executor = execute, ended?: () => void): void => {
     const controller = new AbortController();
     running.set(run.run_id, controller);
     if (ahead) held.set(run.run_id, []);
@@ -294,7 +310,7 @@ async function main(): Promise<void> {
       publish(run.run_id, event, data);
     };
     currentRun
-      .run(run.run_id, () => execute(run, controller.signal, publishing, undefined, known))
+      .run(run.run_id, () => executor(run, controller.signal, publishing, undefined, known))
       .then(
         (output) => {
           if (dropped.has(run.run_id)) return;
@@ -334,6 +350,7 @@ async function main(): Promise<void> {
       .finally(() => {
         running.delete(run.run_id);
         grownTo = Math.max(grownTo, heapBytes());
+        ended?.();
         if (!dropped.delete(run.run_id)) return;
         held.delete(run.run_id);
         const next = offers.get(run.run_id);
@@ -355,7 +372,12 @@ async function main(): Promise<void> {
     if (message.type === 'abort') {
       running.get(message.runId)?.abort();
     } else if (message.type === 'run') {
-      start(message.run, message.known, false);
+      if (message.warmUp)
+        void warmUpExecutor().then(
+          (warmUp) => start(message.run, message.known, false, warmUp, collectAfterWarmUp),
+          (err: unknown) => send({ type: 'failed', runId: message.run.run_id, error: describeError(err) }),
+        );
+      else start(message.run, message.known, false);
     } else if (message.type === 'next') {
       takeOffer(message);
     } else if (message.type === 'go') {

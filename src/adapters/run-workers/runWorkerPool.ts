@@ -164,6 +164,11 @@ const AFRESH: Handover = {
   prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known }), posted: () => undefined }),
 };
 
+/** A run of agentplane's warm-up graph: the worker executes it on a store of its own (warmRunPath.ts). */
+const WARM_UP: Handover = {
+  prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known, warmUp: true }), posted: () => undefined }),
+};
+
 const UNWATCHED: WorkerWatch = { receive: () => undefined, exited: () => undefined, held: () => 0 };
 
 /** A run waiting for a worker. */
@@ -240,6 +245,13 @@ export class RunWorkerPool {
 
   /** Executes runs in the pool's workers, each posted afresh (the run engine's `execute`, unless a decorator is in front). */
   readonly execute: RunExecutor = (run, signal, publish, started) => this.run(run, signal, publish, started, AFRESH);
+
+  /**
+   * Executes a run of agentplane's warm-up graph (domain/agent/warmUpGraph.ts) in a worker, on the
+   * worker's own store in memory: the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs
+   * through the pool's and the workers' run path this way, and nothing of them reaches the store.
+   */
+  readonly executeWarmUp: RunExecutor = (run, signal, publish, started) => this.run(run, signal, publish, started, WARM_UP);
 
   /** Lets a decorator (runsAhead.ts) keep runs of its own in the workers: it hears of their messages and ends, and its runs count in their load. */
   watchWorkers(watch: WorkerWatch): void {

@@ -9,6 +9,7 @@ import { retentionSettings, type RetentionSweep } from '../../domain/agent/threa
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { warmGraphSchemas } from '../../domain/agent/graphs/graphShapes.ts';
+import { warmRunPath } from '../runPathWarmUp.ts';
 import { staticSchemaReader } from '../../adapters/run-workers/staticSchemas.ts';
 import { useGraphTypeReader } from '../../domain/ports/graphTypeReader.ts';
 import { useRunSpanSettings } from '../../domain/ports/spanExport.ts';
@@ -223,7 +224,16 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
     // its first token (issue 89); the others start with the runs that need them
     start: async () => {
       await domain.start();
-      if (config.runWorkerWarmup) void pool?.warm().then(() => log.debug('a run worker is ready ahead of the first run'));
+      if (config.runWorkerWarmup && pool)
+        void pool
+          .warm()
+          .then(() => log.debug('a run worker is ready ahead of the first run'))
+          // then the run path through it, on agentplane's own graph and stores (runPathWarmUp.ts)
+          .then(() => warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: config.maxBodyBytes }))
+          .then(
+            (messages) => log.debug('the run path is warmed', { messages }),
+            (err: unknown) => log.debug('the run path’s warm-up failed', { err }),
+          );
     },
     stop: async () => {
       await domain.stop();

@@ -1,0 +1,68 @@
+// The run path's warm-up after a start (issue 89: the first run's first token came 3-8x later
+// than the next runs', V8 compiling the run path's code on first use in the main thread and the
+// worker). The warm-up's runs go through the request pipeline, the agent domain, the worker pool
+// and a real run worker, and stream: and nothing of them reaches the server's store (the pool's,
+// through which a worker's runs read and write), its log above debug, or the project's graphs.
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
+import { CollectionRunStore } from '../../src/adapters/run-storage/collectionRunStore.ts';
+import { RunWorkerPool } from '../../src/adapters/run-workers/runWorkerPool.ts';
+import { warmRunPath } from '../../src/compose/runPathWarmUp.ts';
+import { createLogger } from '../../src/runtime/logging/logger.ts';
+import type { Store } from '../../src/domain/ports/store.ts';
+import { tempDir } from '../support/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const marker = path.join(tempDir(), 'loads');
+/** What reached the server's store and first reads: each call by its name. */
+const touched: string[] = [];
+const lines: string[] = [];
+let store: Store;
+let pool: RunWorkerPool;
+
+/** `target` with each of its methods noted in `touched` when called. */
+function watched<T extends object>(target: T, name: string): T {
+  return new Proxy(target, {
+    get(object, key, receiver) {
+      const value = Reflect.get(object, key, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        touched.push(`${name}.${String(key)}`);
+        return value.apply(object, args);
+      };
+    },
+  });
+}
+
+before(async () => {
+  process.env.LOAD_MARKER_FILE = marker;
+  store = await openJournalStore({ dataDir: null });
+  pool = new RunWorkerPool({
+    size: 1,
+    setup: { graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' }, baseDir: ROOT, functions: 'plain', fresh: false },
+    store: watched(store, 'store'),
+    runs: watched(new CollectionRunStore(store), 'runs'),
+    log: createLogger('debug', {}, (line) => lines.push(line)),
+    // as the server's: a graph the project has (the warm-up's is not one)
+    kindOf: (run) => (run.graph_id === 'marked' ? 'plain' : undefined),
+  });
+  await pool.warm();
+});
+after(async () => {
+  await pool.stop();
+  await store.close();
+});
+
+it('streams its runs through the pipeline, the domain and a run worker, and leaves the server’s store and log as they were', async () => {
+  const messages = await warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: 1024 * 1024 });
+  // each run: the tool call's chunk and the answer's words (as `messages`), after the tool's message
+  assert.ok(messages >= 3 * 4, `the warm-up's runs streamed their messages events (${messages})`);
+  assert.deepEqual(touched, [], 'nothing of the warm-up reached the server’s store or its runs');
+  const shown = lines.map((line) => JSON.parse(line) as { level: string; msg: string }).filter((line) => line.level !== 'debug');
+  assert.deepEqual(shown, [], 'the warm-up logged nothing above debug');
+  assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start');
+  assert.equal(fs.readFileSync(marker, 'utf8').split('\n').filter(Boolean).length, 1, 'the project’s graphs were loaded once, by that worker');
+});
