@@ -8379,7 +8379,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_56":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_58":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Assistant"},{"$ref":"agentplane-components#/definitions/AssistantSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -9392,7 +9392,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_58":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Thread"},{"$ref":"agentplane-components#/definitions/ThreadSelection"}]}},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_60":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Thread"},{"$ref":"agentplane-components#/definitions/ThreadSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -10884,7 +10884,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_60#/properties/checkpoint_map"
+      // "__fjs_merged_62#/properties/checkpoint_map"
       function anonymous16 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -10915,7 +10915,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_60#"
+      // "__fjs_merged_62#"
       function anonymous15 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11003,7 +11003,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous16(value_checkpoint_map_40)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_60#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -11012,7 +11012,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_62#/properties/checkpoint_map"
+      // "__fjs_merged_64#/properties/checkpoint_map"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11043,7 +11043,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_62#"
+      // "__fjs_merged_64#"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -11131,7 +11131,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous18(value_checkpoint_map_47)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_62#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_64#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -12382,7 +12382,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_67#/properties/checkpoint_map"
+      // "__fjs_merged_69#/properties/checkpoint_map"
       function anonymous17 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12413,7 +12413,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_67#"
+      // "__fjs_merged_69#"
       function anonymous16 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12501,7 +12501,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous17(value_checkpoint_map_40)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_67#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_69#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -12510,7 +12510,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_69#/properties/checkpoint_map"
+      // "__fjs_merged_71#/properties/checkpoint_map"
       function anonymous19 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12541,7 +12541,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_69#"
+      // "__fjs_merged_71#"
       function anonymous18 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12629,7 +12629,7 @@ return json + JSON_STR_END_OBJECT
             json += anonymous19(value_checkpoint_map_47)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_69#/properties/checkpoint_map' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_71#/properties/checkpoint_map' does not match schema definition.")
   
       }
 
@@ -12912,7 +12912,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_72#/properties/result"
+      // "__fjs_merged_74#/properties/result"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -12988,7 +12988,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_72#"
+      // "__fjs_merged_74#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13047,7 +13047,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_73#"
+      // "__fjs_merged_75#"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -13091,7 +13091,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_73#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_75#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -13162,7 +13162,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_74":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_76":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Run"},{"$ref":"agentplane-components#/definitions/RunSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -17167,7 +17167,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_82":{"anyOf":[{"$ref":"agentplane-components#/definitions/AgentCard"},{"$ref":"agentplane-components#/definitions/AgentCardV1"}]},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_84":{"anyOf":[{"$ref":"agentplane-components#/definitions/AgentCard"},{"$ref":"agentplane-components#/definitions/AgentCardV1"}]},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -20723,7 +20723,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_84#"
+      // "__fjs_merged_86#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -20781,7 +20781,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_84#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_86#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -20806,7 +20806,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_85#"
+      // "__fjs_merged_87#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -20864,7 +20864,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_11)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_85#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_87#/properties/id' does not match schema definition.")
   
       } else {
         throw new Error('"id" is required!')
@@ -26937,7 +26937,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_93":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_95":{"oneOf":[{"$ref":"agentplane-components#/definitions/StoreItem"},{"type":"null"}]},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -26980,7 +26980,7 @@ const asInteger = serializer.asInteger.bind(serializer)
         json += anonymous0(input)
       }
     
-      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_93#/oneOf/1")))(input)) {
+      else if((validate_1 || (validate_1 = validator.getSchemaValidator("__fjs_root_95#/oneOf/1")))(input)) {
         json += JSON_STR_NULL
       }
     
@@ -27190,12 +27190,12 @@ const asInteger = serializer.asInteger.bind(serializer)
   
     
     function anonymous3 (obj) {
-      // "__fjs_merged_96#/properties/namespace"
+      // "__fjs_merged_98#/properties/namespace"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_96#/properties/namespace' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_98#/properties/namespace' does not match schema definition.")
     }
     const arrayLength = obj.length
   
@@ -27245,7 +27245,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json + JSON_STR_END_ARRAY
     }
 
-      // "__fjs_merged_96#/properties/value"
+      // "__fjs_merged_98#/properties/value"
       function anonymous4 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -27276,7 +27276,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_96#"
+      // "__fjs_merged_98#"
       function anonymous2 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -27352,7 +27352,7 @@ return json + JSON_STR_END_OBJECT
             json += asNumber(value_score_9)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_96#/properties/score' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_98#/properties/score' does not match schema definition.")
   
       } else {
         throw new Error('"score" is required!')
@@ -28021,7 +28021,7 @@ const Serializer = FjsSerializer
   const serializer = Serializer.restoreFromState(serializerState)
 
   const Validator = fjsValidator()
-const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_99":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":components()}}
+const validatorState = {"ajvOptions":{"strict":false},"ajvSchemas":{"__fjs_root_101":{"type":"array","items":{"anyOf":[{"$ref":"agentplane-components#/definitions/Cron"},{"$ref":"agentplane-components#/definitions/CronSelection"}]}},"agentplane-components":components()}}
 const validator = Validator.restoreFromState(validatorState)
 
 
@@ -28953,7 +28953,7 @@ const asInteger = serializer.asInteger.bind(serializer)
       return json
     }
     
-      // "__fjs_merged_101#/properties/error"
+      // "__fjs_merged_103#/properties/error"
       function anonymous1 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -28998,7 +28998,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_101#"
+      // "__fjs_merged_103#"
       function anonymous0 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -29056,7 +29056,7 @@ return json + JSON_STR_END_OBJECT
             json += asInteger(value_id_2)
           }
         
-    else throw new TypeError("The value of '__fjs_merged_101#/properties/id' does not match schema definition.")
+    else throw new TypeError("The value of '__fjs_merged_103#/properties/id' does not match schema definition.")
   
       }
 
@@ -29077,7 +29077,7 @@ return json + JSON_STR_END_OBJECT
       }
     
 
-      // "__fjs_merged_102#/items"
+      // "__fjs_merged_104#/items"
       function anonymous3 (input) {
         const obj = (input && typeof input.toJSON === 'function')
     ? input.toJSON()
@@ -29109,12 +29109,12 @@ return json + JSON_STR_END_OBJECT
     
 
     function anonymous2 (obj) {
-      // "__fjs_merged_102#"
+      // "__fjs_merged_104#"
       let json = ''
   
     if (obj === null) return JSON_STR_EMPTY_ARRAY
     if (!Array.isArray(obj)) {
-      throw new TypeError("The value of '__fjs_merged_102#' does not match schema definition.")
+      throw new TypeError("The value of '__fjs_merged_104#' does not match schema definition.")
     }
     const arrayLength = obj.length
   

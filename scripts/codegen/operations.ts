@@ -2,7 +2,7 @@
 // Request/Response type of every operation (documented response headers included), and
 // the Handlers interface with one member per operationId.
 import { OpenAPIRouter } from 'openapi-backend';
-import type { OperationSpec } from '../../src/runtime/contract.ts';
+import { FORM_MEDIA_TYPE, type OperationSpec } from '../../src/runtime/contract.ts';
 import { CONTRACT_IMPORT, ident, pascal, writeFile } from './output.ts';
 import { deref, typeFor, type Json } from './schemas.ts';
 
@@ -125,6 +125,8 @@ export function collectOperations(file: string, doc: Json, absolute: (schema: Js
       rec.body = { required: !!rb.required, contentTypes, validator, type };
       // a JSON-RPC envelope is read by its dispatcher, which answers problems in JSON-RPC terms
       if (rec.jsonrpc) rec.body.raw = true;
+      // an HTML form's POST (and an OAuth token request): its fields, each a string, checked against the schema
+      if (!rb.content['application/json'] && contentTypes.includes(FORM_MEDIA_TYPE)) rec.body.form = true;
     }
     for (const [status, resp0] of Object.entries<Json>(op.responses ?? {})) {
       if (!/^\d{3}$/.test(status)) throw new Error(`${id}: response '${status}' must be a concrete status`);

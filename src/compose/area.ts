@@ -2,7 +2,6 @@
 // from the ports alone (src/compose/areas/), served alone or merged with the others into the
 // application the server runs. What an area is built from is declared here, in compose, not in
 // the handlers: the handlers are given their services, they do not assemble them.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { handledOperationIds as controlPlaneIds } from '../../generated/control-plane/operations.gen.ts';
 import { handledOperationIds as agentServerIds } from '../../generated/agent-server/operations.gen.ts';
 import type { BackendQueries } from '../domain/ports/queries.ts';
@@ -58,8 +57,6 @@ export interface Area {
   modules: BackgroundModule[];
   /** A gRPC service served on the server's gRPC port. */
   grpc?: GrpcApplication;
-  /** Routes outside the contract (the development OAuth provider's pages); true when it answered. */
-  routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
   /** Loads the project's code again (agentplane dev). */
   reload?(): Promise<void>;
 }
@@ -75,7 +72,6 @@ export function areaOperations(name: AreaName): readonly string[] {
 
 /** The areas merged into the application the server runs. */
 export function mergeAreas(areas: readonly Area[]): Application {
-  const routes = areas.flatMap((area) => (area.routes ? [area.routes] : []));
   const reloads = areas.flatMap((area) => (area.reload ? [area.reload] : []));
   const grpc = areas.find((area) => area.grpc)?.grpc;
   return {
@@ -83,7 +79,6 @@ export function mergeAreas(areas: readonly Area[]): Application {
     methods: Object.assign({}, ...areas.map((area) => area.methods ?? {})) as MethodRegistry,
     modules: areas.flatMap((area) => area.modules),
     ...(grpc ? { grpc } : {}),
-    ...(routes.length ? { routes: (req, res, pathname) => routes.some((route) => route(req, res, pathname)) } : {}),
     reload: async () => {
       for (const reload of reloads) await reload();
     },

@@ -2,7 +2,6 @@
 // name (served by the handler of their JSON-RPC operation), and the modules that run beside the HTTP server. Kept apart from server.ts so that
 // the areas never import the HTTP server. The runtime knows no store: the composition root
 // opens one and shows the server only what it needs of it (ServerStorage).
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BackgroundModule } from '../shared/backgroundModule.ts';
 import type { ServerConfig } from './config.ts';
 import type { HandlerRegistry } from './handler.ts';
@@ -25,8 +24,6 @@ export interface Application {
   grpc?: GrpcApplication;
   /** Loads the project's code again (agentplane dev); requests and data are untouched. */
   reload?(): Promise<void>;
-  /** Routes outside the contract the application serves (the development OAuth provider's pages); true when it answered. */
-  routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 }
 
 /** What the server makes before the application: the composition root adds its backend to these. */

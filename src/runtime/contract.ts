@@ -25,6 +25,9 @@ export interface ValidationIssue {
 }
 
 /** One HTTP operation, as the router, the pipeline and the mock read it. */
+/** The media type of an HTML form's body (OperationSpec.body.form). */
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+
 export interface OperationSpec {
   operationId: string;
   method: string;
@@ -60,8 +63,12 @@ export interface OperationSpec {
     headerNames: string[];
     queryNames: string[];
   };
-  /** `raw`: the handler gets the body as text (a JSON-RPC envelope is parsed by its dispatcher). */
-  body?: { required: boolean; contentTypes: string[]; validator: string; type: string; raw?: boolean };
+  /**
+   * `raw`: the handler gets the body as text (a JSON-RPC envelope is parsed by its dispatcher).
+   * `form`: the body is `application/x-www-form-urlencoded` (an HTML form's POST), read as its
+   * fields (a field given twice: a list) and checked against the schema as a JSON body is.
+   */
+  body?: { required: boolean; contentTypes: string[]; validator: string; type: string; raw?: boolean; form?: boolean };
   responses: Record<string, ResponseSpec>;
 }
 

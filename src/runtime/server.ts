@@ -147,7 +147,6 @@ export async function startHttpServer(
     await storage.close().catch(() => undefined);
     throw err;
   };
-  let madeApp: Application | undefined;
   const makeApp = async (): Promise<Application> => {
     // the areas add their histograms and counters as they are made
     await metrics.load().catch(refuse);
@@ -170,7 +169,6 @@ export async function startHttpServer(
       await refuse(new Error(`refusing to start: ${parts.join('; ')}`));
     }
     deferred.arrive(made.handlers);
-    madeApp = made;
     return made;
   };
   const app: Application | undefined = listenFirst ? undefined : await makeApp();
@@ -180,6 +178,8 @@ export async function startHttpServer(
   for (const id of allOperationIds) if (!operationIds.includes(id)) disabled.add(id);
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
+  // the development OAuth provider's pages and token endpoint are there only while it is offered
+  if (!config.agentAuth.devProvider) for (const id of DEV_PROVIDER_OPERATIONS) disabled.add(id);
   // a queue worker only executes runs: its HTTP port answers the probes and the metrics
   if (config.role === 'queue') for (const id of [...controlPlaneIds, ...agentServerIds]) if (!QUEUE_OPERATIONS.has(id)) disabled.add(id);
   const customApp =
@@ -214,8 +214,6 @@ export async function startHttpServer(
     extra: extraRoutes(
       createDocsRoutes((req) => config.publicUrl ?? requestOrigin(req.headers, config.trustProxy)),
       createDashboardRoutes({ redirectRoot: !customApp, mock: config.mock }),
-      // the application's own (made after the port opens when it listens first)
-      (req, res, pathname) => madeApp?.routes?.(req, res, pathname) ?? false,
     ),
     customApp,
     cors: corsHandler(config.project.http?.cors),
@@ -443,6 +441,9 @@ async function mockApplication(config: ServerConfig, log: Logger): Promise<Appli
 
 type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 /** The routes outside the contract (docs, spec files, dashboard), first match wins. */
+/** The development OAuth provider's operations (AGENTPLANE_DEV_OAUTH). */
+const DEV_PROVIDER_OPERATIONS = ['devAuthorize', 'devConsent', 'devToken'];
+
 /** What a queue worker (AGENTPLANE_ROLE=queue) answers: liveness/readiness and metrics. */
 const QUEUE_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getMetrics']);
 

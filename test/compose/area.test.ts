@@ -16,25 +16,21 @@ test('each operation of the contract belongs to exactly one area', () => {
   assert.ok(areaOperations('control-plane').includes('createDeployment'));
 });
 
-test("merged areas answer with each area's handlers, modules and routes, and reload each area", async () => {
+test("merged areas answer with each area's handlers and modules, and reload each area", async () => {
   const reloaded: string[] = [];
   const handler = async () => ({ status: 200 as const, body: {} });
   const areas: Area[] = [
-    { name: 'control-plane', handlers: { createDeployment: handler }, modules: [{}], routes: (_req, _res, p) => p === '/cp' },
+    { name: 'control-plane', handlers: { createDeployment: handler }, modules: [{}] },
     {
       name: 'agent-server',
       handlers: { createAssistant: handler },
       modules: [{}, {}],
-      routes: (_req, _res, p) => p === '/as',
       reload: async () => void reloaded.push('agent-server'),
     },
   ];
   const app = mergeAreas(areas);
   assert.deepEqual(Object.keys(app.handlers).sort(), ['createAssistant', 'createDeployment']);
   assert.equal(app.modules.length, 3);
-  assert.equal(app.routes!(undefined as never, undefined as never, '/as'), true);
-  assert.equal(app.routes!(undefined as never, undefined as never, '/cp'), true);
-  assert.equal(app.routes!(undefined as never, undefined as never, '/other'), false);
   await app.reload!();
   assert.deepEqual(reloaded, ['agent-server']);
 });

@@ -21,6 +21,9 @@ export async function warmSchemas(url: string, key: string): Promise<void> {
 /** The auth service keeps tokens only with a key; without one `authenticate` answers 501 (test/handlers/control-plane/agentAuth.test.ts). */
 export const AUTH_SERVICE = { AGENTPLANE_TOKEN_KEY: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef' };
 
+/** The development OAuth provider's operations are served (off by default in the test servers: they answer 404 then). */
+const DEV_PROVIDER = { AGENTPLANE_DEV_OAUTH: 'on' };
+
 export function defineConformanceSuite(mode: 'mock' | 'real'): void {
   describe(`conformance against ${mode} mode`, () => {
     let server: TestServer | undefined;
@@ -40,7 +43,7 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         server = await startTestServer({
           mock: mode === 'mock',
           exampleGraphs: 'all',
-          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150', ...AUTH_SERVICE },
+          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_PHASE_MS: '150', ...AUTH_SERVICE, ...DEV_PROVIDER },
         });
         if (mode === 'real') await warmSchemas(server.url, server.key);
         return { url: server.url, key: server.key, mode };
@@ -49,7 +52,7 @@ export function defineConformanceSuite(mode: 'mock' | 'real'): void {
         const strict = await startTestServer({
           mock: mode === 'mock',
           exampleGraphs: 'all',
-          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE },
+          env: { AGENTPLANE_VALIDATE_RESPONSES: '0', AGENTPLANE_AGENT_SERVER_AUTH: '1', ...AUTH_SERVICE, ...DEV_PROVIDER },
         });
         return { target: { url: strict.url, key: strict.key, mode }, close: () => strict.close() };
       },

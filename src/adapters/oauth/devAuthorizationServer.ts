@@ -8,9 +8,13 @@
 // RFC 6749's authorization-code grant with PKCE (S256) only, public client, in memory: codes
 // live 5 minutes and are single-use; access tokens an hour; refresh tokens until the server
 // stops (after a restart the user consents again, as after a revoked grant).
+//
+// Its routes are operations of the control plane's contract (devAuthorize, devConsent, devToken;
+// handlers/control-plane/devProvider.ts): this answers what each of them asks, as pages and
+// OAuth's own JSON.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthFailure, type IssuedTokens } from '../../domain/ports/oauthClient.ts';
+import type { AuthorizationFields, DevPage, DevProvider, DevTokenAnswer, DevTokens } from '../../domain/ports/devProvider.ts';
 
 export const DEV_AUTHORIZE_PATH = '/dev/oauth/authorize';
 export const DEV_TOKEN_PATH = '/dev/oauth/token';
@@ -19,7 +23,6 @@ export const DEV_CLIENT_ID = 'agentplane-dev';
 const CALLBACK_PATH = '/v2/auth/callback/';
 const CODE_TTL_MS = 5 * 60 * 1000;
 const ACCESS_TTL_S = 3600;
-const MAX_FORM_BYTES = 16 * 1024;
 
 interface IssuedCode {
   redirectUri: string;
@@ -38,41 +41,52 @@ interface AuthorizationRequest {
   standsFor: string;
 }
 
-export class DevAuthorizationServer {
+export class DevAuthorizationServer implements DevProvider {
   private readonly codes = new Map<string, IssuedCode>();
   private readonly refreshTokens = new Map<string, string[]>();
 
   /**
-   * @param origins the origins a redirect may go back to: this server's (its public URL, else
-   * the origin the consent page was reached on)
+   * The consent page for an authorization request (GET devAuthorize), or the page saying why
+   * it is not one. `origins`: those a redirect may go back to, this server's (its public URL,
+   * else the origin the page was reached on).
    */
-  constructor(private readonly origins: (req: IncomingMessage) => string[]) {}
+  authorizePage(origins: readonly string[], query: AuthorizationFields): DevPage {
+    const asked = readRequest(origins, query);
+    if (typeof asked === 'string') return refusal(asked);
+    return page('consent', 'Development sign-in', consentPage(asked, query));
+  }
 
-  /** The routes outside the contract: the consent page (GET), the user's answer (POST) and the token endpoint. */
-  routes = (req: IncomingMessage, res: ServerResponse, pathname: string): boolean => {
-    if (pathname === DEV_AUTHORIZE_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams;
-      const asked = this.readRequest(req, query);
-      if (typeof asked === 'string') page(res, 400, 'Cannot sign in', `<p>${escape(asked)}</p>`);
-      else page(res, 200, 'Development sign-in', consentPage(asked, query));
-      return true;
+  /** The user's answer (POST devConsent): where to send the browser back, with a code or the refusal; or the page saying why the request is not one. */
+  consent(origins: readonly string[], form: AuthorizationFields): { redirect: string } | DevPage {
+    const asked = readRequest(origins, form);
+    if (typeof asked === 'string') return refusal(asked);
+    const back = new URL(asked.redirectUri);
+    back.searchParams.set('state', asked.state);
+    if (form.decision === 'allow') {
+      const code = randomBytes(24).toString('base64url');
+      this.forgetExpired();
+      this.codes.set(code, { redirectUri: asked.redirectUri, challenge: asked.challenge, scopes: asked.scopes, expiresAt: Date.now() + CODE_TTL_MS });
+      back.searchParams.set('code', code);
+    } else {
+      back.searchParams.set('error', 'access_denied');
+      back.searchParams.set('error_description', 'the user denied the development sign-in');
     }
-    if (pathname === DEV_AUTHORIZE_PATH && req.method === 'POST') {
-      void readForm(req).then(
-        (form) => this.answer(req, res, form),
-        () => page(res, 400, 'Cannot sign in', '<p>The form could not be read.</p>'),
-      );
-      return true;
+    return { redirect: back.href };
+  }
+
+  /** The token endpoint (POST devToken): a code or a refresh token for tokens, or OAuth's error. */
+  token(form: AuthorizationFields): DevTokenAnswer {
+    try {
+      if (form.client_id !== DEV_CLIENT_ID) return { error: 'invalid_client' };
+      if (form.grant_type === 'authorization_code')
+        return { tokens: wire(this.exchange(form.code ?? '', form.redirect_uri ?? '', form.code_verifier ?? null)) };
+      if (form.grant_type === 'refresh_token') return { tokens: wire(this.refresh(form.refresh_token ?? '')) };
+      return { error: 'unsupported_grant_type' };
+    } catch (error) {
+      if (!(error instanceof OAuthFailure)) throw error;
+      return { error: 'invalid_grant', error_description: error.message };
     }
-    if (pathname === DEV_TOKEN_PATH && req.method === 'POST') {
-      void readForm(req).then(
-        (form) => this.tokenEndpoint(res, form),
-        () => sendJson(res, 400, { error: 'invalid_request' }),
-      );
-      return true;
-    }
-    return false;
-  };
+  }
 
   /** The authorization-code grant: the code's PKCE verifier and redirect must match; a code serves once. */
   exchange(code: string, redirectUri: string, verifier: string | null): IssuedTokens {
@@ -102,63 +116,32 @@ export class DevAuthorizationServer {
     return { accessToken: `dev-${randomBytes(24).toString('base64url')}`, refreshToken, expiresIn: ACCESS_TTL_S, scope: scopes.join(' ') };
   }
 
-  private readRequest(req: IncomingMessage, params: URLSearchParams): AuthorizationRequest | string {
-    if (params.get('response_type') !== 'code') return 'This development provider answers response_type=code only.';
-    if (params.get('client_id') !== DEV_CLIENT_ID) return `This development provider knows one client, ${DEV_CLIENT_ID}.`;
-    if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(params.get('code_challenge') ?? ''))
-      return 'This development provider needs PKCE (code_challenge with S256).';
-    const state = params.get('state');
-    if (!state) return 'The request has no state.';
-    let redirect: URL;
-    try {
-      redirect = new URL(params.get('redirect_uri') ?? '');
-    } catch {
-      return 'The request has no valid redirect_uri.';
-    }
-    // only back to this server's own callback: never an open redirect
-    if (!redirect.pathname.startsWith(CALLBACK_PATH) || redirect.search || !this.origins(req).includes(redirect.origin))
-      return 'The redirect_uri is not a callback of this server.';
-    const standsFor = decodeURIComponent(redirect.pathname.slice(CALLBACK_PATH.length));
-    const scopes = (params.get('scope') ?? '').split(' ').filter(Boolean);
-    return { redirectUri: redirect.href, state, scopes, challenge: params.get('code_challenge')!, standsFor };
-  }
-
-  private answer(req: IncomingMessage, res: ServerResponse, form: URLSearchParams): void {
-    const asked = this.readRequest(req, form);
-    if (typeof asked === 'string') return page(res, 400, 'Cannot sign in', `<p>${escape(asked)}</p>`);
-    const back = new URL(asked.redirectUri);
-    back.searchParams.set('state', asked.state);
-    if (form.get('decision') === 'allow') {
-      const code = randomBytes(24).toString('base64url');
-      this.forgetExpired();
-      this.codes.set(code, { redirectUri: asked.redirectUri, challenge: asked.challenge, scopes: asked.scopes, expiresAt: Date.now() + CODE_TTL_MS });
-      back.searchParams.set('code', code);
-    } else {
-      back.searchParams.set('error', 'access_denied');
-      back.searchParams.set('error_description', 'the user denied the development sign-in');
-    }
-    res.writeHead(303, { Location: back.href, 'Content-Length': 0, 'Cache-Control': 'no-store' });
-    res.end();
-  }
-
-  private tokenEndpoint(res: ServerResponse, form: URLSearchParams): void {
-    try {
-      const grant = form.get('grant_type');
-      if (form.get('client_id') !== DEV_CLIENT_ID) return sendJson(res, 401, { error: 'invalid_client' });
-      if (grant === 'authorization_code')
-        return sendJson(res, 200, wire(this.exchange(form.get('code') ?? '', form.get('redirect_uri') ?? '', form.get('code_verifier'))));
-      if (grant === 'refresh_token') return sendJson(res, 200, wire(this.refresh(form.get('refresh_token') ?? '')));
-      return sendJson(res, 400, { error: 'unsupported_grant_type' });
-    } catch (error) {
-      if (!(error instanceof OAuthFailure)) throw error;
-      return sendJson(res, 400, { error: 'invalid_grant', error_description: error.message });
-    }
-  }
-
   private forgetExpired(): void {
     const now = Date.now();
     for (const [code, issued] of this.codes) if (issued.expiresAt <= now) this.codes.delete(code);
   }
+}
+
+/** What an authorization request says, checked; a string says why it is not one. */
+function readRequest(origins: readonly string[], params: AuthorizationFields): AuthorizationRequest | string {
+  if (params.response_type !== 'code') return 'This development provider answers response_type=code only.';
+  if (params.client_id !== DEV_CLIENT_ID) return `This development provider knows one client, ${DEV_CLIENT_ID}.`;
+  if (params.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge ?? ''))
+    return 'This development provider needs PKCE (code_challenge with S256).';
+  const state = params.state;
+  if (!state) return 'The request has no state.';
+  let redirect: URL;
+  try {
+    redirect = new URL(params.redirect_uri ?? '');
+  } catch {
+    return 'The request has no valid redirect_uri.';
+  }
+  // only back to this server's own callback: never an open redirect
+  if (!redirect.pathname.startsWith(CALLBACK_PATH) || redirect.search || !origins.includes(redirect.origin))
+    return 'The redirect_uri is not a callback of this server.';
+  const standsFor = decodeURIComponent(redirect.pathname.slice(CALLBACK_PATH.length));
+  const scopes = (params.scope ?? '').split(' ').filter(Boolean);
+  return { redirectUri: redirect.href, state, scopes, challenge: params.code_challenge!, standsFor };
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -169,18 +152,19 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-const wire = (issued: IssuedTokens) => ({
+const wire = (issued: IssuedTokens): DevTokens => ({
   access_token: issued.accessToken,
   token_type: 'Bearer',
-  expires_in: issued.expiresIn,
-  refresh_token: issued.refreshToken,
-  scope: issued.scope,
+  // this provider's own tokens always have all three
+  expires_in: issued.expiresIn ?? ACCESS_TTL_S,
+  refresh_token: issued.refreshToken ?? '',
+  scope: issued.scope ?? '',
 });
 
-function consentPage(asked: AuthorizationRequest, query: URLSearchParams): string {
-  const hidden = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method']
-    .filter((name) => query.has(name))
-    .map((name) => `<input type="hidden" name="${name}" value="${escape(query.get(name)!)}">`)
+function consentPage(asked: AuthorizationRequest, query: AuthorizationFields): string {
+  const hidden = (['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const)
+    .filter((name) => query[name] !== undefined)
+    .map((name) => `<input type="hidden" name="${name}" value="${escape(query[name]!)}">`)
     .join('');
   const scopes = asked.scopes.length ? asked.scopes.map((s) => `<code>${escape(s)}</code>`).join(' ') : 'none';
   return `<p role="alert"><strong>Development only.</strong> No provider <code>${escape(asked.standsFor)}</code> is configured on this server, so
@@ -194,43 +178,13 @@ agentplane's built-in development provider signs you in instead. The token it is
 (docs/control-plane.md, Agent auth). <code>AGENTPLANE_DEV_OAUTH=off</code> turns this page off.</p>`;
 }
 
-// the page carries nothing it was not given: no scripts, no framing, no caching
-const PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  'Referrer-Policy': 'no-referrer',
-};
+const refusal = (why: string) => page('refusal', 'Cannot sign in', `<p>${escape(why)}</p>`);
 
-function page(res: ServerResponse, status: number, title: string, body: string): void {
+function page(shown: DevPage['shown'], title: string, body: string): DevPage {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} — agentplane (development)</title>
 <style>body{font:16px system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}[role=alert]{background:#fff3cd;padding:.75rem;border:1px solid #e0c060}button{font-size:1rem;margin-right:.5rem}</style>
 </head><body><h1>${title}</h1>${body}</body></html>`;
-  res.writeHead(status, { ...PAGE_HEADERS, 'Content-Length': Buffer.byteLength(html) });
-  res.end(html);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readForm(req: IncomingMessage): Promise<URLSearchParams> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.destroy();
-        return reject(new Error('form too large'));
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', reject);
-  });
+  return { shown, html };
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

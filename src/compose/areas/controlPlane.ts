@@ -1,9 +1,8 @@
 // The control plane as an area: deployments, revisions, OAuth providers and agent auth over the
-// ports, with the development OAuth provider's pages when this server offers it, and the graphs'
-// way to the auth service in process.
+// ports, with the development OAuth provider when this server offers it (its pages are operations
+// of the contract), and the graphs' way to the auth service in process.
 import type { Area, AreaPorts } from '../area.ts';
 import { handlerRegistry } from '../../runtime/handler.ts';
-import { requestOrigin } from '../../runtime/transports/http/origin.ts';
 import { createControlPlane } from './controlPlaneServices.ts';
 import { OAuth4WebApiClient } from '../../adapters/oauth/oauth4webapiClient.ts';
 import { DEV_AUTHORIZE_PATH, DEV_CLIENT_ID, DEV_TOKEN_PATH, DevAuthorizationServer } from '../../adapters/oauth/devAuthorizationServer.ts';
@@ -15,15 +14,12 @@ import { projectApiUrl } from '../../shared/projectGlobals.ts';
 export async function composeControlPlane(ports: AreaPorts): Promise<Area> {
   const { config } = ports;
   const networkOAuth = new OAuth4WebApiClient({ allowHttp: config.agentAuth.allowHttp, allowedNetworks: config.agentAuth.allowedNetworks });
-  // the development provider (AGENTPLANE_DEV_OAUTH): its pages on this server, its tokens issued in process
-  const { publicUrl, trustProxy } = config;
-  const devProvider =
-    config.agentAuth.devProvider && config.controlPlane
-      ? new DevAuthorizationServer((req) => [publicUrl ? new URL(publicUrl).origin : requestOrigin(req.headers, trustProxy)])
-      : null;
+  // the development provider (AGENTPLANE_DEV_OAUTH): its pages on this server (its operations: devProviderHandlers), its tokens issued in process
+  const { publicUrl } = config;
+  const devProvider = config.agentAuth.devProvider && config.controlPlane ? new DevAuthorizationServer() : null;
   const oauth = devProvider ? withDevProvider(networkOAuth, devProvider) : networkOAuth;
   const standIn = devProvider ? { authPath: DEV_AUTHORIZE_PATH, tokenPath: DEV_TOKEN_PATH, clientId: DEV_CLIENT_ID } : null;
-  const controlPlane = await createControlPlane(ports, { oauth, standIn });
+  const controlPlane = await createControlPlane(ports, { oauth, standIn, devProvider });
   // graphs reach the auth service in process (sdk/auth.ts) when this server runs the control plane
   if (config.controlPlane) {
     const { agentAuth } = config;
@@ -40,6 +36,5 @@ export async function composeControlPlane(ports: AreaPorts): Promise<Area> {
     name: 'control-plane',
     handlers: handlerRegistry(controlPlane.handlers),
     modules: controlPlane.modules,
-    ...(devProvider ? { routes: devProvider.routes } : {}),
   };
 }

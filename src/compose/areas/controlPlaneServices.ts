@@ -22,6 +22,8 @@ import type { ControlPlaneRepository } from '../../domain/control-plane/records.
 import { CollectionControlPlane } from '../../adapters/embedded/collectionControlPlane.ts';
 import { authProviderHandlers } from '../../handlers/control-plane/authProviders.ts';
 import { agentAuthHandlers } from '../../handlers/control-plane/agentAuth.ts';
+import { devProviderHandlers } from '../../handlers/control-plane/devProvider.ts';
+import type { DevProvider } from '../../domain/ports/devProvider.ts';
 import { createAgentAuth, type AgentAuth } from '../../domain/control-plane/agentAuth/agentAuth.ts';
 import type { StandInProvider } from '../../domain/control-plane/agentAuth/standInProvider.ts';
 import { CollectionAuthFlows } from '../../adapters/embedded/collectionAuthFlows.ts';
@@ -45,6 +47,8 @@ export interface ControlPlaneAdapters {
   oauth: OAuthClient;
   /** The development provider, when this server offers it (AGENTPLANE_DEV_OAUTH). */
   standIn?: StandInProvider | null;
+  /** The development provider's pages and token endpoint, when this server offers it. */
+  devProvider?: DevProvider | null;
 }
 
 export async function createControlPlane(
@@ -90,6 +94,7 @@ export async function createControlPlane(
     ...revisionHandlers({ ...domain, render }),
     ...authProviderHandlers(repo, agentAuth.forgetProvider, agentAuth.providerRules),
     ...agentAuthHandlers(repo, agentAuth),
+    ...devProviderHandlers(adapters.devProvider ?? null),
     ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }),
   };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);

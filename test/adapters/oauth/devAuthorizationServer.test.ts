@@ -151,6 +151,37 @@ describe('the development OAuth provider, on', () => {
   });
 });
 
+describe('the development OAuth provider’s routes are the control plane’s operations', () => {
+  let app: InProcessApp;
+  before(async () => {
+    app = await areaApp('control-plane', { env: { AGENTPLANE_DEV_OAUTH: 'on' } });
+  });
+  after(() => app.close());
+
+  it('reads its forms as the contract says: a form only, each field once, no longer than documented', async () => {
+    const asJson = await app.fetch('/dev/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'refresh_token', client_id: 'agentplane-dev', refresh_token: 'x' }),
+    });
+    assert.match((await json(asJson, 415)).detail, /application\/x-www-form-urlencoded/);
+    const twice = await app.fetch('/dev/oauth/authorize', { method: 'POST', body: new URLSearchParams('decision=allow&decision=deny') });
+    assert.deepEqual((await json(twice, 422)).detail[0].loc, ['body', 'decision'], 'a field given twice');
+    const long = await app.fetch(`/dev/oauth/authorize?state=${'s'.repeat(513)}`);
+    assert.equal(long.status, 422, 'a state longer than documented');
+    const page = await app.fetch('/dev/oauth/authorize?response_type=token');
+    assert.equal(page.status, 400);
+    assert.match(page.headers.get('content-type')!, /^text\/html/);
+    assert.match(page.headers.get('content-security-policy')!, /default-src 'none'/);
+  });
+
+  it('is described in the control plane’s served document', async () => {
+    const served = await (await app.fetch('/spec/control-plane.openapi.yaml')).text();
+    for (const operation of ['devAuthorize', 'devConsent', 'devToken'])
+      assert.ok(served.includes(`operationId: ${operation}\n`), `${operation} is in the served document`);
+  });
+});
+
 describe('the development OAuth provider, off', () => {
   it('answers nothing, and an unconfigured provider is not found', async () => {
     const app = await areaApp('control-plane', { env: { AGENTPLANE_DEV_OAUTH: 'off' } });

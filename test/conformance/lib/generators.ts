@@ -45,7 +45,7 @@ export function acceptedBySpec(op: Operation, req: HttpRequest): boolean {
   if (v.headers && !v.headers(Object.fromEntries(Object.entries(req.headers).map(([k, x]) => [k.toLowerCase(), x])))) return false;
   if (op.body) {
     if (req.body === undefined) return !op.body.required;
-    if (req.body.kind !== 'json') return false;
+    if (req.body.kind === 'raw') return false;
     if (v.body && !v.body(structuredClone(req.body.value))) return false;
   }
   return true;

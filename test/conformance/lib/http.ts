@@ -21,7 +21,28 @@ export interface Target {
   traffic?: { stopped: boolean; underWay: number };
 }
 
-export type Body = { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; contentType?: string };
+export type Body = { kind: 'json'; value: unknown } | { kind: 'form'; value: Record<string, string> } | { kind: 'raw'; text: string; contentType?: string };
+
+/** An HTML form's media type: an operation that reads only this takes its body's fields (each a string). */
+export const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** Whether `op` reads its body as a form (an HTML page's POST) rather than JSON. */
+export const takesForm = (op: Operation): boolean => !!op.body?.mediaTypes.includes(FORM_TYPE) && !op.body.mediaTypes.includes('application/json');
+
+/**
+ * A JSON value as the form a browser would post: each field's text (a value other than a string
+ * as its JSON), the fields and values a server cannot tell from none (empty) left out, as the
+ * server reads them.
+ */
+export function formFields(value: unknown): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const fields: Record<string, string> = {};
+  for (const [name, field] of Object.entries(value)) {
+    const text = typeof field === 'string' ? field : JSON.stringify(field);
+    if (name !== '' && text !== undefined && text !== '') fields[name] = text;
+  }
+  return fields;
+}
 
 export interface HttpRequest {
   operationId: string;
@@ -91,12 +112,19 @@ export function wireHeaders(target: Pick<Target, 'key' | 'ownCredentials'>, req:
   // the probes' `auth` (none, or an unknown key) sends no other credential either
   if (req.auth === undefined) Object.assign(headers, target.ownCredentials?.headersFor(req));
   if (req.body?.kind === 'json') headers['Content-Type'] = 'application/json';
+  if (req.body?.kind === 'form') headers['Content-Type'] = FORM_TYPE;
   if (req.body?.kind === 'raw' && req.body.contentType) headers['Content-Type'] = req.body.contentType;
   return headers;
 }
 
 export const bodyText = (body: Body | undefined): string | undefined =>
-  body === undefined ? undefined : body.kind === 'json' ? JSON.stringify(body.value) : body.text;
+  body === undefined
+    ? undefined
+    : body.kind === 'json'
+      ? JSON.stringify(body.value)
+      : body.kind === 'form'
+        ? new URLSearchParams(body.value).toString()
+        : body.text;
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -131,6 +159,8 @@ async function sendNow(target: Target, req: HttpRequest): Promise<HttpResponse> 
       // bytes, not a string: fetch would label a string body text/plain
       body: req.body?.kind === 'raw' && req.body.contentType === undefined ? new TextEncoder().encode(req.body.text) : bodyText(req.body),
       signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), hangUp.signal]),
+      // a redirect is an answer to check (a form's 303), not a page to go on to
+      redirect: 'manual',
     });
   } catch (err) {
     return { status: 0, headers: new Headers(), contentType: null, text: '', error: `no response: ${(err as Error).message}` };
@@ -209,4 +239,6 @@ export const requestFor = (op: Operation, parts: Partial<HttpRequest> = {}): Htt
   headers: {},
   openStream: (op.raw as Record<string, unknown>)['x-agentplane-open-stream'] === true,
   ...parts,
+  // a body made from the schema goes as a form where the operation reads one
+  ...(parts.body?.kind === 'json' && takesForm(op) ? { body: { kind: 'form' as const, value: formFields(parts.body.value) } } : {}),
 });

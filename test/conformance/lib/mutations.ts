@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { refusalStatuses, resolve, type Json, type Operation } from './contract.ts';
 import { acceptedBySpec, validRequest, type Binding } from './generators.ts';
-import type { HttpRequest } from './http.ts';
+import { bodyText, formFields, takesForm, type HttpRequest } from './http.ts';
 
 export interface Mutation {
   /** What was broken, e.g. `body.limit: out of range (1001)`. */
@@ -127,7 +127,19 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
     }
   }
   if (op.body) {
-    if (req.body?.kind === 'json') {
+    if (req.body?.kind === 'form') {
+      const text = bodyText(req.body)!;
+      // a form with no field is no body at all (the missing body's case below)
+      if (text !== '') {
+        push('body: sent as JSON', { ...req, body: { kind: 'raw', text: JSON.stringify(req.body.value), contentType: 'application/json' } }, true, 'mediaType');
+        push('body: no content type', { ...req, body: { kind: 'raw', text } }, true, 'mediaType');
+      }
+      const sites: Site[] = [];
+      bodyMutations(op.doc, op.body.schema, req.body.value, [], 0, sites);
+      // as the form would carry each (checked again: a value that is text on the wire may be valid)
+      for (const site of sites)
+        push(site.what, { ...req, body: { kind: 'form', value: formFields(setAt(req.body.value, site.path, site.value, site.remove)) } });
+    } else if (req.body?.kind === 'json') {
       const text = JSON.stringify(req.body.value);
       push('body: malformed JSON', { ...req, body: { kind: 'raw', text: text.length > 1 ? text.slice(0, -1) : '{', contentType: 'application/json' } }, true);
       push('body: wrong content type (text/plain)', { ...req, body: { kind: 'raw', text, contentType: 'text/plain' } }, true, 'mediaType');
@@ -135,7 +147,8 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
       const sites: Site[] = [];
       bodyMutations(op.doc, op.body.schema, req.body.value, [], 0, sites);
       for (const site of sites) push(site.what, { ...req, body: { kind: 'json', value: setAt(req.body.value, site.path, site.value, site.remove) } });
-    } else push('body: malformed JSON', { ...req, body: { kind: 'raw', text: '{"unterminated": ', contentType: 'application/json' } }, true);
+    } else if (!takesForm(op))
+      push('body: malformed JSON', { ...req, body: { kind: 'raw', text: '{"unterminated": ', contentType: 'application/json' } }, true);
     if (op.body.required && req.body !== undefined) push('body: missing required body', { ...req, body: undefined }, true);
   }
   return out;
@@ -148,7 +161,9 @@ export function mutationsOf(op: Operation, req: HttpRequest): Mutation[] {
  */
 export function edgeMutations(op: Operation, pool: Binding[] = []): Mutation[] {
   if (!op.body) return [];
-  const withBody = fc.sample(validRequest(op, pool), { numRuns: 10, seed: 1 }).find((req) => req.body?.kind === 'json');
+  const withBody = fc
+    .sample(validRequest(op, pool), { numRuns: 10, seed: 1 })
+    .find((req) => req.body?.kind === 'json' || (req.body?.kind === 'form' && bodyText(req.body) !== ''));
   if (!withBody) return [];
   const all = mutationsOf(op, withBody);
   return [...all.filter((m) => m.kind === 'mediaType'), ...all.filter((m) => m.kind === 'invalid').slice(0, 1)];

@@ -14,7 +14,7 @@ import type { TenantRates } from '../../security/tenantRates.ts';
 import { SLOT_RETRY_AFTER_SECONDS, slotRefusalDetail, type SlotRefusal, type StreamSlots } from '../streamSlots.ts';
 import type { HandlerRegistry, OperationHandler } from '../../handler.ts';
 import type { Logger } from '../../logging/logger.ts';
-import { TOO_LARGE, hasBody, isBlank, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
+import { TOO_LARGE, hasBody, isBlank, isFormContentType, isJsonContentType, readBody, unsupportedMediaType } from './requestBody.ts';
 import { asGoogleRpc } from './googleRpcErrors.ts';
 import { randomUUID } from 'node:crypto';
 import { Router } from './router.ts';
@@ -229,8 +229,10 @@ function errorShapedBases(documents: ApiDocument[]): { path: RegExp; errors: Non
   return [{ path: new RegExp(`^${pattern}(/|$)`), errors: shaped[0].errors! }];
 }
 
-/** Whether a request's Content-Type is one the operation reads: application/json, or a JSON type it declares (application/a2a+json). */
+/** Whether a request's Content-Type is one the operation reads: application/json, or a JSON type it declares (application/a2a+json), or a form's where it reads one. */
 function acceptsMediaType(operation: OperationSpec, contentType: string | undefined): boolean {
+  // a form is read as a form only (a JSON body there is no form a page posted)
+  if (operation.body!.form) return isFormContentType(contentType);
   if (isJsonContentType(contentType)) return true;
   const media = contentType?.split(';', 1)[0].trim().toLowerCase();
   // the declared type with the parameters application/json may have (charset=utf-8)

@@ -17,6 +17,11 @@ const JSON_BODY = /^application\/json[ \t]*(;[ \t]*charset[ \t]*=[ \t]*("utf-8"|
 
 export const isJsonContentType = (value: string | undefined): boolean => value !== undefined && JSON_BODY.test(value);
 
+/** An HTML form's body (OperationSpec.body.form), optionally with `charset=utf-8`: what a browser posts. */
+const FORM_BODY = /^application\/x-www-form-urlencoded[ \t]*(;[ \t]*charset[ \t]*=[ \t]*("utf-8"|utf-8)[ \t]*)?$/i;
+
+export const isFormContentType = (value: string | undefined): boolean => value !== undefined && FORM_BODY.test(value);
+
 /** The 415 detail for a body sent as `contentType`. */
 export const unsupportedMediaType = (contentType: string | undefined, accepted: readonly string[] = ['application/json']): string =>
   `Unsupported Media Type: send the body as ${accepted.join(' or ')} (optionally with charset=utf-8), not ${contentType ? contentType : 'without a Content-Type'}.`;

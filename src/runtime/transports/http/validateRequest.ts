@@ -6,7 +6,7 @@ import type { ApiDocument } from '../../api.ts';
 import type { OperationSpec, Validator } from '../../contract.ts';
 import { toValidationItems, type ValidationErrorItem } from '../../errors.ts';
 import type { OperationRequest } from '../../handler.ts';
-import { parseBody, parseQuery } from './requestBody.ts';
+import { isBlank, parseBody, parseQuery } from './requestBody.ts';
 import { jsonMayHoldUnstorable, unstorableText } from './storableText.ts';
 
 export interface OperationValidators {
@@ -50,6 +50,13 @@ export function validateRequest(
   let body: unknown = undefined;
   if (operation.body?.raw) {
     body = { text: parts.raw ?? '', contentType: req.headers['content-type'] };
+  } else if (operation.body?.form) {
+    // a form's fields (the pipeline let only a form's media type through)
+    body = isBlank(parts.raw) ? undefined : parseQuery(parts.raw!);
+    if (body === undefined && operation.body.required) issues.push({ loc: ['body'], msg: 'Field required', type: 'missing' });
+    else if (body !== undefined && validators.body && !validators.body(body)) issues.push(...toValidationItems('body', validators.body.errors ?? []));
+    const bodyText = body === undefined ? undefined : unstorableText(body, ['body']);
+    if (bodyText) issues.push(bodyText);
   } else if (operation.body) {
     const parsed = parseBody(parts.raw, operation.body.required, parts.maxDepth);
     if ('issue' in parsed) issues.push(parsed.issue);
