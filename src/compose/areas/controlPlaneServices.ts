@@ -73,7 +73,12 @@ export async function createControlPlane(
   const log = deps.log.child({ area: 'control-plane' });
   const policy = deps.config.workloadPolicy;
   const domain = { repo, deployer, log, target: deps.config.deployer, policy };
-  const render = { defaultNamespace: deps.config.kube.namespace, postgresImage: deps.config.kube.postgresImage, policy };
+  const render = {
+    defaultNamespace: deps.config.kube.namespace,
+    postgresImage: deps.config.kube.postgresImage,
+    policy,
+    keyDigestsOf: deployedKeyDigests(deps),
+  };
   const { tokenKey, tokenKeyIsNew, previousTokenKeys } = deps.config.agentAuth;
   const agentAuth = await createAgentAuth({
     repo,
@@ -114,10 +119,14 @@ export async function chooseRevisionEngine(
   const pacing = config.deployer === 'simulated' ? { retryMs: 200, stepDelayMs: config.phaseMs } : { retryMs: 1_000 };
   const kube = config.deployer === 'kubernetes' || config.deployer === 'kube-local';
   // the Kubernetes target loads its client only when chosen
-  // the servers it deploys answer their tenant's keys only (AGENTPLANE_DEPLOYMENT_AUTH); a listener holds none
-  const keyDigestsOf = config.deploymentAuth ? deps.keyDigestsOf : undefined;
+  const keyDigestsOf = deployedKeyDigests(deps);
   const target = kube ? await kubernetesTargetFactory(config, log, keyDigestsOf) : targetFactory(config, repo, log, keyDigestsOf);
   return new RevisionEngine(repo, target, log, { ...pacing, ...options });
+}
+
+/** The digests of a tenant's keys, which the servers it deploys answer (AGENTPLANE_DEPLOYMENT_AUTH, on by default); none from a listener, which holds no key. */
+function deployedKeyDigests(deps: Pick<AppFactoryDeps, 'config' | 'keyDigestsOf'>): ((tenant: string) => string[]) | undefined {
+  return deps.config.deploymentAuth ? deps.keyDigestsOf : undefined;
 }
 
 /** Makes the configured target of this machine (simulated, local or container). */

@@ -6,6 +6,7 @@ import type { ControlPlaneRepository } from './records.ts';
 import { deploymentNotFound, revisionNotFound } from './failures.ts';
 import { renderManifests } from './kubernetes/renderManifests.ts';
 import { workloadOf, type WorkloadPolicy } from './workloadPolicy.ts';
+import { deployedServerAuthEnv } from './deployer/deployedServerAuth.ts';
 
 const MASK = '********';
 
@@ -14,6 +15,8 @@ export interface RenderSettings {
   postgresImage: string;
   /** What the operator lets each tenant run (workloadPolicy.ts). */
   policy: WorkloadPolicy;
+  /** The digests of a tenant's keys, which the servers deployed for it answer; none when they are left open (deployedServerAuth.ts). */
+  keyDigestsOf?: (tenant: string) => string[];
 }
 
 /** One reason the revision cannot be rendered, and where it comes from (a loc as in a 422). */
@@ -33,8 +36,10 @@ export async function revisionManifests(
   if (!deployment) return deploymentNotFound(deploymentId);
   const revision = await repo.revisions.get(revisionId);
   if (!revision || revision.deployment_id !== deploymentId) return revisionNotFound(revisionId);
-  const { policy, ...render } = settings;
-  const rendered = renderManifests({ deployment, revision, ...render, databasePassword: MASK, workload: workloadOf(policy, tenantId) });
+  const { policy, keyDigestsOf, ...render } = settings;
+  // the server's auth as the deployers give it, its key digests masked as the secrets are
+  const serverAuth = deployedServerAuthEnv(tenantId, keyDigestsOf && ((tenant) => keyDigestsOf(tenant).map(() => MASK)));
+  const rendered = renderManifests({ deployment, revision, ...render, databasePassword: MASK, workload: workloadOf(policy, tenantId), serverAuth });
   let problems: RenderProblem[];
   if (!rendered.ok) {
     problems = rendered.refused.map((r) => ({

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, tempDir, type TestServer } from '../../../support/server.ts';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../containers/support/fakeKubeApi.ts';
+import { keyDigest } from '../../../../src/runtime/security/auth.ts';
 
 let kube: FakeKubeApi;
 let server: TestServer;
@@ -97,6 +98,13 @@ test(
     const deploymentApply = applies.find((r) => r.path === `/apis/apps/v1/namespaces/agents/deployments/agentplane-${created.id}`);
     // the HPA owns the count (max_scale 4 > min_scale 2): no replicas to reset what it chose
     assert.ok(deploymentApply && !('replicas' in deploymentApply.body.spec), JSON.stringify(deploymentApply?.body.spec));
+    // the server answers the tenant's keys only (AGENTPLANE_DEPLOYMENT_AUTH on by default), given by digest; the API view masks it
+    const envOf = (deployment: any) =>
+      Object.fromEntries(deployment.spec.template.spec.containers.find((c: any) => c.name === 'server').env.map((e: any) => [e.name, e.value]));
+    const appliedEnv = envOf(deploymentApply!.body);
+    assert.equal(appliedEnv.AGENTPLANE_AGENT_SERVER_AUTH, '1');
+    assert.equal(appliedEnv.AGENTPLANE_API_KEY_DIGESTS, `${keyDigest(server.key)}:${server.tenant}`);
+    assert.equal(envOf(shown.manifests.find((m: any) => m.kind === 'Deployment')).AGENTPLANE_API_KEY_DIGESTS, `********:${server.tenant}`);
     assert.ok(applies.some((r) => r.path === `/apis/autoscaling/v2/namespaces/agents/horizontalpodautoscalers/agentplane-${created.id}`));
     assert.ok(applies.some((r) => r.path === `/apis/policy/v1/namespaces/agents/poddisruptionbudgets/agentplane-${created.id}`));
     assert.ok(applies.some((r) => r.path === `/apis/apps/v1/namespaces/agents/statefulsets/agentplane-${created.id}-db`));
