@@ -88,7 +88,10 @@ export async function warmRunPath({ execute, maxBodyBytes }: RunPathWarmUp): Pro
       const thread = (await post('/threads', {})).json() as { thread_id: string };
       const stream_mode = WARM_UP_STREAM_MODES[i % WARM_UP_STREAM_MODES.length];
       const reply = await post(`/threads/${thread.thread_id}/runs/stream`, { assistant_id: WARM_UP_GRAPH, input: WARM_UP_INPUT, stream_mode });
-      messages += reply.body.match(/^event: messages/gm)?.length ?? 0;
+      const streamed = reply.body.match(/^event: messages/gm)?.length ?? 0;
+      // a run streamed nothing: the pool refused it (a run of the project's came): the warm-up is over
+      if (streamed === 0) break;
+      messages += streamed;
     }
     return messages;
   } finally {

@@ -14,6 +14,9 @@ import { warmRunPath } from '../../src/compose/runPathWarmUp.ts';
 import { createLogger } from '../../src/runtime/logging/logger.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
 import { tempDir } from '../support/server.ts';
+import type { RunExecutor } from '../../src/domain/agent/graphs/runContext.ts';
+import type { RunRecord } from '../../src/domain/agent/records.ts';
+import { uuid7 } from '../../src/domain/agent/ids.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const marker = path.join(tempDir(), 'loads');
@@ -41,7 +44,7 @@ before(async () => {
   process.env.LOAD_MARKER_FILE = marker;
   store = await openJournalStore({ dataDir: null });
   pool = new RunWorkerPool({
-    size: 1,
+    size: 2,
     setup: { graphs: { marked: './test/fixtures/graphs/loadMarker.ts:marked' }, baseDir: ROOT, functions: 'plain', fresh: false },
     store: watched(store, 'store'),
     runs: watched(new CollectionRunStore(store), 'runs'),
@@ -63,6 +66,36 @@ it('streams its runs through the pipeline, the domain and a run worker, and leav
   assert.deepEqual(touched, [], 'nothing of the warm-up reached the server’s store or its runs');
   const shown = lines.map((line) => JSON.parse(line) as { level: string; msg: string }).filter((line) => line.level !== 'debug');
   assert.deepEqual(shown, [], 'the warm-up logged nothing above debug');
-  assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start');
+  assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start, and started none');
   assert.equal(fs.readFileSync(marker, 'utf8').split('\n').filter(Boolean).length, 1, 'the project’s graphs were loaded once, by that worker');
 });
+
+it('leaves the worker to a run of the project that comes meanwhile: the run goes beside it, no worker starts', async () => {
+  let projectRun: Promise<unknown> | undefined;
+  const execute: RunExecutor = (run, signal, publish, started) => {
+    const warmUp = pool.executeWarmUp(run, signal, publish, started);
+    // handed to the worker now: the project's run comes while it is there
+    projectRun ??= pool.execute(runOf('marked'), new AbortController().signal, () => undefined);
+    return warmUp;
+  };
+  await warmRunPath({ execute, maxBodyBytes: 1024 * 1024 });
+  await projectRun;
+  assert.equal(pool.workers(), 1, 'the project’s run went to the worker the warm-up was in');
+});
+
+function runOf(graphId: string): RunRecord {
+  const now = new Date().toISOString();
+  return {
+    run_id: uuid7(),
+    thread_id: uuid7(),
+    assistant_id: graphId,
+    graph_id: graphId,
+    created_at: now,
+    updated_at: now,
+    status: 'running',
+    metadata: {},
+    kwargs: { input: { messages: [] } },
+    multitask_strategy: 'reject',
+    attempt: 1,
+  };
+}

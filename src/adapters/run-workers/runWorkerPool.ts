@@ -169,6 +169,14 @@ const WARM_UP: Handover = {
   prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known, warmUp: true }), posted: () => undefined }),
 };
 
+/** The warm-up found no idle worker, or a run waiting: it is not run (nothing is to be warmed while runs are). */
+export class WarmUpSkipped extends Error {
+  override name = 'WarmUpSkipped';
+  constructor() {
+    super('The warm-up takes only an idle worker with no run waiting.');
+  }
+}
+
 const UNWATCHED: WorkerWatch = { receive: () => undefined, exited: () => undefined, held: () => 0 };
 
 /** A run waiting for a worker. */
@@ -176,6 +184,8 @@ interface Request {
   run: RunRecord;
   tenant: string;
   suspect: boolean;
+  /** A warm-up's run (executeWarmUp): it counts in no worker's load, not even while it starts. */
+  warmUp: boolean;
   grant(slot: Slot): void;
 }
 
@@ -206,6 +216,8 @@ export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
   /** Runs waiting for a worker, in the order they asked (none overtakes another: no tenant starves). */
   private readonly waiting: Request[] = [];
+  /** The warm-up's runs in the workers (executeWarmUp): they count in no worker's load. */
+  private readonly warmUps = new Set<string>();
   /** Each thread's worker (where its last run went), the oldest first. */
   private readonly homes = new Map<string, Slot>();
   /** Runs that were in a worker that died of an unknown run's fault: each runs alone next. */
@@ -250,8 +262,20 @@ export class RunWorkerPool {
    * Executes a run of agentplane's warm-up graph (domain/agent/warmUpGraph.ts) in a worker, on the
    * worker's own store in memory: the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs
    * through the pool's and the workers' run path this way, and nothing of them reaches the store.
+   * It only takes a worker that is idle with no run waiting (else it is refused: WarmUpSkipped), so
+   * it never starts a worker nor holds up a run; and it counts in no worker's load, so a run that
+   * comes meanwhile goes to that worker beside it rather than to a new one.
    */
-  readonly executeWarmUp: RunExecutor = (run, signal, publish, started) => this.run(run, signal, publish, started, WARM_UP);
+  readonly executeWarmUp: RunExecutor = async (run, signal, publish, started) => {
+    const open = [...this.slots].some((s) => !s.retiring && !s.killed && !s.exclusive && this.load(s) === 0);
+    if (this.stopping || this.waiting.length > 0 || !open) throw new WarmUpSkipped();
+    this.warmUps.add(run.run_id);
+    try {
+      return await this.run(run, signal, publish, started, WARM_UP);
+    } finally {
+      this.warmUps.delete(run.run_id);
+    }
+  };
 
   /** Lets a decorator (runsAhead.ts) keep runs of its own in the workers: it hears of their messages and ends, and its runs count in their load. */
   watchWorkers(watch: WorkerWatch): void {
@@ -260,7 +284,9 @@ export class RunWorkerPool {
 
   /** Runs a worker holds: posted, about to be, and those a decorator keeps in it. */
   private load(slot: Slot): number {
-    return slot.tasks.size + slot.starting + this.watch.held(slot);
+    let warmUps = 0;
+    if (this.warmUps.size > 0) for (const runId of slot.tasks.keys()) if (this.warmUps.has(runId)) warmUps += 1;
+    return slot.tasks.size - warmUps + slot.starting + this.watch.held(slot);
   }
 
   /**
@@ -341,13 +367,14 @@ export class RunWorkerPool {
     handover: Handover,
   ): Promise<RunOutput> {
     signal.throwIfAborted();
-    const slot = await this.acquire(run, signal);
+    const warmUp = handover === WARM_UP;
+    const slot = await this.acquire(run, signal, warmUp);
     let handing: Handing;
     try {
       await slot.ready;
       handing = await handover.prepare(slot, run, await this.firstReads(run));
     } finally {
-      slot.starting -= 1;
+      if (!warmUp) slot.starting -= 1;
     }
     if (signal.aborted) {
       this.released(slot);
@@ -402,8 +429,8 @@ export class RunWorkerPool {
     });
   }
 
-  /** Resolves with the worker the run is given (counted in its load), in the order runs asked. */
-  private acquire(run: RunRecord, signal: AbortSignal): Promise<Slot> {
+  /** Resolves with the worker the run is given (counted in its load unless a warm-up's), in the order runs asked. */
+  private acquire(run: RunRecord, signal: AbortSignal, warmUp = false): Promise<Slot> {
     return new Promise<Slot>((resolve, reject) => {
       const onAbort = () => {
         const at = this.waiting.indexOf(request);
@@ -415,6 +442,7 @@ export class RunWorkerPool {
         run,
         tenant: ownerOf(run),
         suspect: this.suspects.has(run.run_id),
+        warmUp,
         grant: (slot) => {
           signal.removeEventListener('abort', onAbort);
           resolve(slot);
@@ -435,7 +463,7 @@ export class RunWorkerPool {
       // its workers busy cannot keep another's waiting for ever
       if (!slot) return;
       this.waiting.shift();
-      slot.starting += 1;
+      if (!request.warmUp) slot.starting += 1;
       slot.served += 1;
       this.retirement?.busy(slot);
       slot.tenant = request.tenant;
