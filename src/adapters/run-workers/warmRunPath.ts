@@ -1,9 +1,10 @@
-// A worker's half of the run path's warm-up (issue 89; the graph: domain/agent/warmUpGraph.ts).
-// Before the worker says it is ready it runs the warm-up graph through the run path its runs
+// A worker's half of the run path's warm-up (issue 89; the graph: domain/agent/graphs/warmUpGraph.ts).
+// Before the worker says it is ready it runs the warm-up graph once through the run path its runs
 // take (graphExecutor: the run tracer and its spans, the checkpointer over a store, the events'
 // JSON text), and afterwards it runs the warm-up runs the main thread's half sends it (a `run`
 // marked `warmUp`) the same way, so that the first run of the project's graphs does not pay for
-// V8 compiling that code on first use.
+// V8 compiling that code on first use. Once only before it is ready: a run that waits for the
+// worker (one that came early, or needed a worker more) waits for that run too.
 //
 // Nothing leaves the worker but the events of the runs the main thread sent: the store is an
 // in-memory one of its own, no project code runs, nothing is logged. No warm-up is run where a
@@ -17,7 +18,7 @@ import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
 import type { RunExecutorWithReads } from '../../domain/agent/graphs/runContext.ts';
 import { wireJson } from '../../domain/agent/messages/wireJson.ts';
-import { WARM_UP_GRAPH, WARM_UP_RUNS, WARM_UP_STREAM_MODES, warmUpGraph } from '../../domain/agent/graphs/warmUpGraph.ts';
+import { WARM_UP_GRAPH, WARM_UP_STREAM_MODES, warmUpGraph } from '../../domain/agent/graphs/warmUpGraph.ts';
 import { runSpanSettings } from '../../domain/ports/spanExport.ts';
 import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -42,8 +43,8 @@ async function makeExecutor(): Promise<RunExecutorWithReads> {
   return graphExecutor({ graphs, plain: new PlainStateStore(new CollectionPlainCheckpoints(store)), checkpointer, valuesAsText: true });
 }
 
-/** Runs the warm-up graph WARM_UP_RUNS times, its events made into JSON text as a worker posts them and dropped; says how many there were. */
-export async function warmRunPath(): Promise<number> {
+/** Runs the warm-up graph `runs` times, its events made into JSON text as a worker posts them and dropped; says how many there were. */
+export async function warmRunPath(runs = 1): Promise<number> {
   if (warmUpWouldShow()) return 0;
   const execute = await warmUpExecutor();
   let events = 0;
@@ -51,7 +52,7 @@ export async function warmRunPath(): Promise<number> {
     if ((data instanceof JsonText ? data.text : wireJson(data)) !== undefined) events += 1;
   };
   const threadId = uuid7();
-  for (let i = 0; i < WARM_UP_RUNS; i++)
+  for (let i = 0; i < runs; i++)
     await execute(warmUpRun(threadId, WARM_UP_STREAM_MODES[i % WARM_UP_STREAM_MODES.length]), new AbortController().signal, publish);
   return events;
 }

@@ -8,8 +8,9 @@ import { warmRunPath } from '../../../src/adapters/run-workers/warmRunPath.ts';
 afterEach(() => delete process.env.LANGSMITH_TRACING);
 
 it('runs the warm-up graph through the run path, every run streaming', async () => {
-  // 3 runs: each the agent's tool call and its answer (messages, updates, values)
-  assert.ok((await warmRunPath()) >= 3 * 5);
+  // each run: the agent's tool call and its answer (messages, updates, values)
+  assert.ok((await warmRunPath()) >= 5);
+  assert.ok((await warmRunPath(3)) >= 3 * 5);
 });
 
 it('runs nothing where LangSmith tracing is on (its tracer would send the runs)', async () => {
