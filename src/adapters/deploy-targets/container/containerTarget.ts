@@ -11,7 +11,7 @@
 // exited containers with back-off and copies their output (`podman logs --follow`) into the
 // revision's server log, which the log operations read.
 import { tracingProjectEnv } from '../../../domain/control-plane/deployer/tracingProject.ts';
-import { deployedServerAuthEnv, secretsUnderServerAuth } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
+import { deployedServerAuthEnv, secretsUnderServerSettings } from '../../../domain/control-plane/deployer/deployedServerAuth.ts';
 import { SHARED_STORE_SECRET } from '../../../domain/control-plane/targetRules.ts';
 import { admitDeploymentSpec } from '../../../domain/control-plane/kubernetes/allowlist/resourceSpec.ts';
 import { imageToRun, type WorkloadPolicy } from '../../../domain/control-plane/workloadPolicy.ts';
@@ -258,7 +258,7 @@ export class ContainerTarget implements DeployTarget {
     const resources = admitted.spec;
     const replicas = replicaCount(resources);
     const serverAuth = deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf);
-    const secrets = secretsUnderServerAuth(secretsOf(deployment), serverAuth);
+    const secrets = secretsUnderServerSettings(secretsOf(deployment), serverAuth);
     if (replicas > 1 && !secrets[SHARED_STORE_SECRET]) {
       return `Deploy failed: resource_spec.min_scale ${replicas} runs ${replicas} replicas, which must share one store: give the deployment a ${SHARED_STORE_SECRET} secret (a PostgreSQL URL reachable from its containers).`;
     }

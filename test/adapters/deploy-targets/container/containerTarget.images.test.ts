@@ -156,17 +156,20 @@ test("the server runs with agent-server auth on and its tenant's key digests, no
   assert.equal(run?.includes(theirs), false, "another tenant's key reached the server");
 });
 
-test("the tenant's secrets named as the server's auth never reach the container: podman puts a secret over an --env", async () => {
+test("the tenant's secrets named as the server's auth or settings never reach the container: podman puts a secret over an --env", async () => {
   const deployed = revisionOf('ghcr.io/acme/agent:1');
   digestsByTenant.set(deployed.deployment.tenant_id, ['ab'.repeat(32)]);
   deployed.deployment.secrets = [
     { name: 'AGENTPLANE_AGENT_SERVER_AUTH', value: '0' },
     { name: 'AGENTPLANE_API_KEY_DIGESTS', value: '' },
+    { name: 'AGENTPLANE_CONTROL_PLANE', value: 'on' },
+    { name: 'AGENTPLANE_PUBLIC_URL', value: 'https://elsewhere.example' },
     { name: 'GREETING', value: 'hello' },
   ];
   const { calls } = await deployWith('', undefined, deployed);
   const run = runOf(calls);
   assert.ok(run?.includes('--env AGENTPLANE_AGENT_SERVER_AUTH=1'), run);
   assert.match(run!, /--secret \S+,type=env,target=GREETING/, 'the other secrets still reach it');
-  assert.doesNotMatch(run!, /target=AGENTPLANE_(AGENT_SERVER_AUTH|API_KEY_DIGESTS)\b/, run);
+  assert.doesNotMatch(run!, /target=AGENTPLANE_(AGENT_SERVER_AUTH|API_KEY_DIGESTS|CONTROL_PLANE|PUBLIC_URL)\b/, run);
+  assert.ok(run?.includes('--env AGENTPLANE_CONTROL_PLANE=off'), run);
 });
