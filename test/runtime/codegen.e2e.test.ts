@@ -57,6 +57,6 @@ test('a new operation in spec/ regenerates generated/ and the compiler asks for 
   assert.notEqual(tsc.status, 0, 'the compiler rejects the handler registry');
   assert.match(tsc.stdout, /restartDeployment/);
   // the registry is the control plane's composition root, which binds every operation to its handler
-  assert.match(tsc.stdout, /src\/compose\/controlPlane\.ts/);
+  assert.match(tsc.stdout, /src\/compose\/areas\/controlPlaneServices\.ts/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
