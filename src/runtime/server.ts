@@ -179,7 +179,8 @@ export async function startHttpServer(
   // an agent server deployed by the local deployer serves no control plane of its own
   if (!config.controlPlane) for (const id of controlPlaneIds) disabled.add(id);
   // the development OAuth provider's pages and token endpoint are there only while it is offered
-  if (!config.agentAuth.devProvider) for (const id of DEV_PROVIDER_OPERATIONS) disabled.add(id);
+  // (the mock answers them from their examples, as every operation of the contract)
+  if (!config.agentAuth.devProvider && !config.mock) for (const id of DEV_PROVIDER_OPERATIONS) disabled.add(id);
   // a queue worker only executes runs: its HTTP port answers the probes and the metrics
   if (config.role === 'queue') for (const id of [...controlPlaneIds, ...agentServerIds]) if (!QUEUE_OPERATIONS.has(id)) disabled.add(id);
   const customApp =
@@ -439,10 +440,11 @@ async function mockApplication(config: ServerConfig, log: Logger): Promise<Appli
   return { handlers: await createMockHandlers(apiDocuments, dispatchers), methods, modules: [], grpc: mockA2AGrpc(methodsV1) };
 }
 
-type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
-/** The routes outside the contract (docs, spec files, dashboard), first match wins. */
 /** The development OAuth provider's operations (AGENTPLANE_DEV_OAUTH). */
 const DEV_PROVIDER_OPERATIONS = ['devAuthorize', 'devConsent', 'devToken'];
+
+/** The routes outside the contract (docs, spec files, dashboard), first match wins. */
+type ExtraRoutes = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
 /** What a queue worker (AGENTPLANE_ROLE=queue) answers: liveness/readiness and metrics. */
 const QUEUE_OPERATIONS: ReadonlySet<string> = new Set(['health', 'getMetrics']);

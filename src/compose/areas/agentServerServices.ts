@@ -9,7 +9,6 @@ import { retentionSettings, type RetentionSweep } from '../../domain/agent/threa
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { warmGraphSchemas } from '../../domain/agent/graphs/graphShapes.ts';
-import { warmRunPath } from '../runPathWarmUp.ts';
 import { staticSchemaReader } from '../../adapters/run-workers/staticSchemas.ts';
 import { useGraphTypeReader } from '../../domain/ports/graphTypeReader.ts';
 import { useRunSpanSettings } from '../../domain/ports/spanExport.ts';
@@ -228,8 +227,14 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
         void pool
           .warm()
           .then(() => log.debug('a run worker is ready ahead of the first run'))
-          // then the run path through it, on agentplane's own graph and stores (runPathWarmUp.ts)
-          .then(() => warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: config.maxBodyBytes }))
+          // then the run path through it, on agentplane's own graph and stores (runPathWarmUp.ts):
+          // a LangGraph graph, so only where the project has one (the main thread of a project of
+          // plain functions loads no LangGraph), and loaded only then
+          .then(async () => {
+            if (!graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')) return 0;
+            const { warmRunPath } = await import('../runPathWarmUp.ts');
+            return warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: config.maxBodyBytes });
+          })
           .then(
             (messages) => log.debug('the run path is warmed', { messages }),
             (err: unknown) => log.debug('the run path’s warm-up failed', { err }),
