@@ -12,6 +12,11 @@ export interface SuiteContext {
   pool: ResourcePool;
   /** What was wrong with the answers to the spec's own request examples (sent first). */
   seedProblems: string[];
+  /**
+   * Operations the server does not offer: the development OAuth provider's, on a server without
+   * it (AGENTPLANE_DEV_OAUTH off, as a production server) — 404 as a disabled operation, whatever was sent.
+   */
+  notOffered: ReadonlySet<string>;
 }
 
 /** Sends a request and throws a Violation with a curl line when the answer breaks the spec. */
