@@ -257,14 +257,21 @@ export class ContainerTarget implements DeployTarget {
     if (!admitted.ok) return `Deploy failed: ${admitted.reason}`;
     const resources = admitted.spec;
     const replicas = replicaCount(resources);
-    const serverAuth = deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf);
-    const secrets = secretsUnderServerSettings(secretsOf(deployment), serverAuth);
-    if (replicas > 1 && !secrets[SHARED_STORE_SECRET]) {
+    const tenantSecrets = secretsOf(deployment);
+    if (replicas > 1 && !tenantSecrets[SHARED_STORE_SECRET]) {
       return `Deploy failed: resource_spec.min_scale ${replicas} runs ${replicas} replicas, which must share one store: give the deployment a ${SHARED_STORE_SECRET} secret (a PostgreSQL URL reachable from its containers).`;
     }
     const state = await podState(this.engine, deployment.id);
     const hostPort = state?.hostPort ?? this.savedPort(deployment.id) ?? (await freePort());
     const replicaHostPorts = replicas === 1 ? [hostPort] : await Promise.all(Array.from({ length: replicas }, () => freePort()));
+    // what the deployer sets of the server itself; no secret of the tenant's may stand over it
+    const serverEnv = {
+      ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf),
+      AGENTPLANE_CONTROL_PLANE: 'off',
+      AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`,
+      LOG_LEVEL: 'info',
+    };
+    const secrets = secretsUnderServerSettings(tenantSecrets, serverEnv);
     return {
       deploymentId: deployment.id,
       revisionId: revision.id,
@@ -275,13 +282,7 @@ export class ContainerTarget implements DeployTarget {
       resources,
       secrets,
       privateDir: path.join(this.files.dir(deployment.id), 'secrets'),
-      env: {
-        ...tracingProjectEnv(deployment.name, secrets),
-        ...serverAuth,
-        AGENTPLANE_CONTROL_PLANE: 'off',
-        AGENTPLANE_PUBLIC_URL: this.servedUrl(deployment) ?? `http://127.0.0.1:${hostPort}`,
-        LOG_LEVEL: 'info',
-      },
+      env: { ...tracingProjectEnv(deployment.name, secrets), ...serverEnv },
       dataVolume: replicas === 1,
     };
   }

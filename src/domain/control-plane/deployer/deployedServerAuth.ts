@@ -19,17 +19,13 @@ export function deployedServerAuthEnv(tenantId: string, digestsOf: ((tenant: str
   };
 }
 
-/** What the container deployer sets of a deployed server itself, besides its auth: never a tenant's to change. */
-export const SERVER_SETTINGS_SET_BY_THE_DEPLOYER = ['AGENTPLANE_CONTROL_PLANE', 'AGENTPLANE_PUBLIC_URL'] as const;
-
 /**
- * The deployment's secrets without those named as what the deployer sets of the server: podman
- * puts a secret (`--secret …,type=env`) over an `--env` of the same name, so a tenant's secret
- * `AGENTPLANE_AGENT_SERVER_AUTH=0` or an empty `AGENTPLANE_API_KEY_DIGESTS` would turn its auth
- * off (and its quotas with it), and `AGENTPLANE_CONTROL_PLANE=on` would make it serve a control
- * plane. The auth names are left out only where auth is given.
+ * The deployment's secrets without those named as what the deployer sets of the server itself
+ * (`serverEnv`: its auth, its role, its URL): podman puts a secret (`--secret …,type=env`) over an
+ * `--env` of the same name, so a tenant's secret `AGENTPLANE_AGENT_SERVER_AUTH=0` or an empty
+ * `AGENTPLANE_API_KEY_DIGESTS` would turn its auth off (and its quotas with it), and
+ * `AGENTPLANE_CONTROL_PLANE=on` would make it serve a control plane.
  */
-export function secretsUnderServerSettings(secrets: Record<string, string>, serverAuth: Record<string, string>): Record<string, string> {
-  const reserved = new Set<string>([...Object.keys(serverAuth), ...SERVER_SETTINGS_SET_BY_THE_DEPLOYER]);
-  return Object.fromEntries(Object.entries(secrets).filter(([name]) => !reserved.has(name)));
+export function secretsUnderServerSettings(secrets: Record<string, string>, serverEnv: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(secrets).filter(([name]) => !Object.hasOwn(serverEnv, name)));
 }
