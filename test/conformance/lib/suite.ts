@@ -134,8 +134,8 @@ export function defineSuiteAgainst(options: SuiteOptions): void {
 
 export { RUNS };
 
-/** The development OAuth provider's operations, there only on a server that offers it (AGENTPLANE_DEV_OAUTH). */
-const DEV_PROVIDER = ['devAuthorize', 'devConsent', 'devToken'];
+/** The development OAuth provider's operations (its tag in the spec), there only on a server that offers it (AGENTPLANE_DEV_OAUTH). */
+const DEV_PROVIDER = httpOperations.filter((op) => (op.raw.tags as string[] | undefined)?.includes('Development provider')).map((op) => op.operationId);
 
 /** Which operations the server does not offer: its consent page's path answers 404 to a bare GET where the provider is off (it answers the page saying why where it is on). */
 async function notOffered(target: Target): Promise<ReadonlySet<string>> {
