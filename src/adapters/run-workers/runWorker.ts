@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRunners.ts';
 import { warmRunPath, warmUpExecutor } from './warmRunPath.ts';
-import { fullCollection } from './fullCollection.ts';
+import { fullCollection } from '../../runtime/idle/idleCollector.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
   let warmUpCollection: NodeJS.Timeout | undefined;
   const collectAfterWarmUp = () => {
     clearTimeout(warmUpCollection);
-    warmUpCollection = setTimeout(() => running.size === 0 && fullCollection(), WARM_UP_SETTLED_MS).unref();
+    warmUpCollection = setTimeout(() => running.size === 0 && fullCollection()?.(), WARM_UP_SETTLED_MS).unref();
   };
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
