@@ -279,6 +279,13 @@ Docs: README.md, docs/operations.md (the data directory; agentplane store check/
       [] as string[],
     )
     .option('--postgres-image <image>', 'image of the database StatefulSet, when one is needed', 'postgres:16')
+    .option(
+      '--key-digest <sha256>',
+      'the SHA-256 (hex) of a key the server answers (repeatable); none: a key is made and shown once on stderr',
+      (value: string, all: string[]) => [...all, value],
+      [] as string[],
+    )
+    .option('--tenant <uuid>', 'the tenant those keys act for on the server (default: one named after --id)')
     .allowExcessArguments(false)
     .action(async (options: import('./renderCommand.ts').RenderOptions) => {
       const { renderCommand } = await import('./renderCommand.ts');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import YAML from 'yaml';
 import { ROOT, tempDir } from '../support/server.ts';
 import { fullResourceSpec } from '../containers/fullResourceSpec.ts';
@@ -102,4 +103,58 @@ test('render refuses what the API refuses (cpu 0, a hostPath volume, a privilege
     .find((d) => d.kind === 'Deployment').spec.template.spec;
   assert.deepEqual(pod.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
   for (const c of pod.containers) assert.deepEqual(c.securityContext.capabilities, { drop: ['ALL'] }, c.name);
+});
+
+// issue 83: the render ran the server with agent-server auth off, so whoever reached its
+// Service was served (and no tenant quota bound), where the Kubernetes deployers turn it on
+test('render gives the server and queue agent-server auth on with the keys named by digest, or a key made and shown once', { timeout: 90_000 }, () => {
+  const env = (stdout: string) =>
+    YAML.parseAllDocuments(stdout)
+      .map((d) => d.toJSON())
+      .filter((d) => d.kind === 'Deployment')
+      .flatMap((d) => d.spec.template.spec.containers)
+      .filter((c: { name: string }) => c.name === 'server' || c.name === 'queue')
+      .map((c: { env: { name: string; value: string }[] }) => Object.fromEntries(c.env.map((e) => [e.name, e.value])));
+  const dir = tempDir('agentplane-render-');
+  fs.writeFileSync(path.join(dir, 'queue.json'), JSON.stringify({ queue_min_scale: 1 }));
+  const tenant = randomUUID();
+  const digest = createHash('sha256').update('operator-key').digest('hex');
+  // a tenant's secret of the same names cannot turn it off: env is put over envFrom
+  const named = render([
+    '--image',
+    'a:1',
+    '--resource-spec',
+    path.join(dir, 'queue.json'),
+    '--key-digest',
+    digest,
+    '--tenant',
+    tenant,
+    '--secret',
+    'AGENTPLANE_AGENT_SERVER_AUTH=0',
+  ]);
+  assert.equal(named.status, 0, named.stderr);
+  const containers = env(named.stdout);
+  assert.equal(containers.length, 2);
+  for (const c of containers) {
+    assert.equal(c.AGENTPLANE_AGENT_SERVER_AUTH, '1');
+    assert.equal(c.AGENTPLANE_API_KEY_DIGESTS, `${digest}:${tenant}`);
+  }
+
+  // no key named: one is made, shown on stderr, and only its digest is in the manifests
+  const made = render(['--image', 'a:1', '--id', 'demo']);
+  assert.equal(made.status, 0, made.stderr);
+  const key = /API key only \(X-Api-Key\), shown once and kept nowhere: (\S+)/.exec(made.stderr)?.[1];
+  assert.ok(key, made.stderr);
+  assert.ok(!made.stdout.includes(key), 'the key itself is never rendered');
+  const [server] = env(made.stdout);
+  assert.equal(server.AGENTPLANE_AGENT_SERVER_AUTH, '1');
+  assert.match(server.AGENTPLANE_API_KEY_DIGESTS, new RegExp(`^${createHash('sha256').update(key).digest('hex')}:[0-9a-f-]{36}$`));
+  // the same id renders the same tenant: a re-apply keeps the server's data its own
+  const again = render(['--image', 'a:1', '--id', 'demo']);
+  assert.equal(env(again.stdout)[0].AGENTPLANE_API_KEY_DIGESTS.split(':')[1], server.AGENTPLANE_API_KEY_DIGESTS.split(':')[1]);
+
+  const bad = render(['--image', 'a:1', '--key-digest', 'not-a-digest']);
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stdout, '');
+  assert.match(bad.stderr, /--key-digest takes the SHA-256 of a key in hex/);
 });

@@ -19,6 +19,8 @@ export interface AgentProcessSpec {
   env: Record<string, string>;
   logFile: string;
   url: string;
+  /** The deployer's key for its look at which graphs the server loaded (probes.ts), when the server asks for keys. */
+  probeKey?: string;
 }
 
 const RESTART_MIN_MS = 500;

@@ -25,7 +25,7 @@ import { confinedProjectFile } from '../shared/checkoutPaths.ts';
 import { buildRevision, type BuildResult } from '../shared/localBuild.ts';
 import { DeploymentFiles, builtRevision, redactorOf, secretsOf } from '../shared/deploymentFiles.ts';
 import type { DeployOutcome, DeployTarget, LogKind } from '../../../domain/control-plane/deployTarget.ts';
-import { freePort, missingGraphs, stillServes } from '../shared/probes.ts';
+import { freePort, missingGraphs, newProbeKey, stillServes } from '../shared/probes.ts';
 import { ContainerEngine, withoutOwnSettings, type EngineName } from '../../images/engine.ts';
 import { deliverSecrets, removeContainerSecrets } from '../shared/containerSecrets.ts';
 import type { LogRequest } from '../../../domain/control-plane/deployer/revisionLogs.ts';
@@ -230,7 +230,7 @@ export class LocalTarget implements DeployTarget {
       try {
         const ok = await fetch(`${proc.spec.url}/ok`, { signal: AbortSignal.timeout(2000) });
         if (ok.status === 200) {
-          const missing = await missingGraphs(proc.spec.url, graphs);
+          const missing = await missingGraphs(proc.spec.url, graphs, proc.spec.probeKey);
           if (missing.length === 0) return null;
           return `Deploy failed: the agent server started without graph(s) ${missing.join(', ')}; see the server logs.${tail()}`;
         }
@@ -271,6 +271,7 @@ export class LocalTarget implements DeployTarget {
       const memory = admitted.spec.memory_limit_mb;
       const dataDir = path.join(sandbox.workspace, 'data');
       const agent = this.options.agentCommand;
+      const probe = newProbeKey();
       const limited = sandbox.limited(agent.command, [
         ...(memory ? [`--max-old-space-size=${memory}`] : []),
         ...agent.args,
@@ -293,11 +294,12 @@ export class LocalTarget implements DeployTarget {
         env: sandbox.env({
           ...tracingProjectEnv(deployment.name, secrets),
           ...secrets,
-          ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf),
+          ...deployedServerAuthEnv(deployment.tenant_id, this.options.keyDigestsOf, probe),
           AGENTPLANE_CONTROL_PLANE: 'off',
           AGENTPLANE_PUBLIC_URL: url,
           LOG_LEVEL: 'info',
         }),
+        probeKey: probe.key,
       };
     }
     const image = revision.source_revision_config.image_uri;

@@ -1,6 +1,8 @@
 // What deployers ask of this machine's network: a port to publish a deployment on, and
 // whether a deployment answers its health check and serves every graph of its project.
 import net from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { keyDigest } from '../../../runtime/security/auth.ts';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export function freePort(): Promise<number> {
@@ -36,16 +38,39 @@ export async function answersOk(url: string): Promise<boolean> {
   }
 }
 
-/** The graphs of `graphs` the agent server at `url` has no system assistant for (it started without them). */
-export async function missingGraphs(url: string, graphs: string[]): Promise<string[]> {
+/**
+ * The key a deployer asks a server it started which graphs it loaded with. A deployed server
+ * answers its tenant's keys only (deployedServerAuth.ts), and the deployer holds none of them:
+ * it makes this one for each server it starts and gives the server its digest alone, bound to
+ * a tenant of its own that owns nothing there (system assistants are everyone's, so the probe
+ * sees them and nothing of the deployment's tenant). The key stays in the deployer's memory:
+ * the server and the graphs it runs see only its digest, and it is valid on that server alone.
+ */
+export interface ProbeKey {
+  key: string;
+  digest: string;
+  tenant: string;
+}
+
+export function newProbeKey(): ProbeKey {
+  const key = `ap_probe_${randomBytes(24).toString('base64url')}`;
+  return { key, digest: keyDigest(key), tenant: randomUUID() };
+}
+
+/**
+ * The graphs of `graphs` the agent server at `url` has no system assistant for (it started
+ * without them), asked with the deployer's probe key (`key`) when the server wants one;
+ * `send` is the fetch to ask with.
+ */
+export async function missingGraphs(url: string, graphs: string[], key?: string, send: typeof fetch = fetch): Promise<string[]> {
   if (graphs.length === 0) return [];
-  const res = await fetch(`${url}/assistants/search`, {
+  const res = await send(`${url}/assistants/search`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
     body: JSON.stringify({ limit: 1000, metadata: { created_by: 'system' } }),
     signal: AbortSignal.timeout(5000),
   });
-  // a project with its own auth may refuse an anonymous look: /ok has to do
+  // an image that is not agentplane may have auth of its own, which no probe key opens: /ok has to do
   if (res.status === 401 || res.status === 403) return [];
   const assistants = (await res.json()) as { graph_id: string }[];
   const loaded = new Set(assistants.map((a) => a.graph_id));

@@ -5,17 +5,26 @@
 // which the graphs it runs could read — and turns agent-server auth on with them, whatever its
 // project file says: a caller sends the same key it manages the deployment with.
 
+/** The deployer's own key to a server it starts, by its digest, and the empty tenant it acts for there. */
+export interface ProbeDigest {
+  digest: string;
+  tenant: string;
+}
+
 /**
  * The environment that makes a deployed server answer `tenantId`'s keys, known by their digests,
  * and nothing else; none without `digestsOf` (a listener, which holds no key of the tenant, or
- * AGENTPLANE_DEPLOYMENT_AUTH off).
+ * AGENTPLANE_DEPLOYMENT_AUTH off). `probe`, the deployer's key for its check that the server
+ * loaded every graph, is valid there for a tenant of its own, never `tenantId`: it reads what
+ * every tenant may (the system assistants) and nothing of the deployment's.
  */
-export function deployedServerAuthEnv(tenantId: string, digestsOf: ((tenant: string) => string[]) | undefined): Record<string, string> {
+export function deployedServerAuthEnv(tenantId: string, digestsOf: ((tenant: string) => string[]) | undefined, probe?: ProbeDigest): Record<string, string> {
   if (!digestsOf) return {};
-  const digests = digestsOf(tenantId);
+  const entries = digestsOf(tenantId).map((digest) => `${digest}:${tenantId}`);
+  if (probe && probe.tenant.toLowerCase() !== tenantId.toLowerCase()) entries.push(`${probe.digest}:${probe.tenant}`);
   return {
     AGENTPLANE_AGENT_SERVER_AUTH: '1',
-    AGENTPLANE_API_KEY_DIGESTS: digests.map((digest) => `${digest}:${tenantId}`).join(','),
+    AGENTPLANE_API_KEY_DIGESTS: entries.join(','),
   };
 }
 
