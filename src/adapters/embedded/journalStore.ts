@@ -3,7 +3,8 @@
 // the records live in memory and are snapshotted in the background into lowdb files, one per
 // shard of a collection. A write therefore costs the same whatever the size of the data set:
 // nothing is rewritten on the request path. On start the shards are loaded and the journal
-// replayed. The disk comes first: a write that cannot be put down whole (a full disk, an I/O
+// replayed; the paged collections' records (pagedCollections.ts) only when first needed or once
+// the start is over, so a start does not grow with the history (loadCollection). The disk comes first: a write that cannot be put down whole (a full disk, an I/O
 // error, a value that is not JSON) is cut back off the journal and never reaches memory.
 // dataDir.ts reads the directory strictly, holds its lock and keeps it private.
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { OrderedIds, type Positions } from './orderedIds.ts';
 import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
 import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
-import { readPagedIndex, writePagedIndex } from './pagedIndex.ts';
+import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
 import { randomBytes } from 'node:crypto';
 import { deepFreeze, frozenCopy } from '../../domain/freeze.ts';
@@ -49,6 +50,11 @@ import type { Logger } from '../../runtime/logging/logger.ts';
 const EMPTY = new OrderedIds();
 /** How many records a snapshot's pass over a collection reads between two turns of the event loop. */
 const SCAN_CHUNK = 20_000;
+/** How many records the load after a start sets between two turns of the event loop. */
+const LOAD_CHUNK = 5_000;
+/** When the paged collections' load begins if no request asked for their records before: after the start. */
+const LOAD_AFTER_MS = 2_000;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Deeper values are refused: every recursive walk after the store (snapshots, replies) must be able to read them back. */
 export const STORE_MAX_DEPTH = 1000;
@@ -147,6 +153,11 @@ export class JournalStore implements Store {
   private segmentNumber = 0;
   /** Shares the strings kept of paged records: all seen while loading, then the last few written. */
   private strings: KeptStrings = new RecentStrings();
+  /** Loads every paged collection's records not loaded yet (loadCollection); set on a start that left some for later. */
+  private loadAll: (() => Promise<void>) | null = null;
+  private loadTimer: NodeJS.Timeout | null = null;
+  /** Set when a paged record loaded is held whole (a shard from before paging): the next snapshot puts it on disk. */
+  private unplaced = false;
 
   constructor(options: JournalStoreOptions) {
     this.dataDir = options.dataDir;
@@ -177,19 +188,12 @@ export class JournalStore implements Store {
   }
 
   private loadLocked(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
-    const running = this.strings;
-    this.strings = new LoadStrings();
-    try {
-      this.loadRecords(dir, warn);
-    } finally {
-      this.strings = running;
-    }
-  }
-
-  private loadRecords(dir: string, warn: (msg: string, fields: Record<string, unknown>) => void): void {
     privateDir(journalDir(dir), warn);
     privateDir(collectionsDir(dir), warn);
-    // the shards of paged collections are read here, a file at a time, keeping where each value is
+    // every string kept of a paged record while loading is shared, the background's too
+    const strings = new LoadStrings();
+    // the shards of paged collections are checked here, a file at a time: those whose saved
+    // index describes them are loaded after the start (loadPaged), the others read now
     const read = readDataDir(dir, this.shardCount, (name) => name in this.paged);
     const problems = [...read.problems];
     this.shardCount = read.shardCount;
@@ -199,11 +203,17 @@ export class JournalStore implements Store {
       if (!m) loaded.set(name, (m = new Map()));
       return m;
     };
+    const later = new Map<string, PagedLoad>();
+    const laterOf = (name: string) => {
+      let load = later.get(name);
+      if (!load) later.set(name, (load = { records: new Map(), indexed: [], journal: [] }));
+      return load;
+    };
     for (const [name, numbers] of read.unread) {
-      const records = bucket(name);
+      const load = laterOf(name);
       this.listed[name] = [];
       for (const n of numbers) {
-        const found = this.loadPagedShard(dir, name, n, records);
+        const found = this.openPagedShard(dir, name, n, load, strings);
         if (found) problems.push(found);
         else this.listed[name].push(n);
       }
@@ -226,7 +236,10 @@ export class JournalStore implements Store {
       segment.batches.forEach((batch, i) => {
         const places = file ? placesInLine(batch, segment.good[i]!, this.paged) : [];
         batch.forEach((op, j) => {
-          if (op.length === 4) bucket(op[0]).set(op[1], this.loadedEntry(op[0], op[2], op[3], places[j] ? { file, ...places[j] } : undefined));
+          if (op.length === 4) this.seq = Math.max(this.seq, op[2]);
+          // a paged collection's journal is replayed after its shards, in the background
+          if (op[0] in this.paged) laterOf(op[0]).journal.push([op, places[j] ? { file, ...places[j] } : undefined]);
+          else if (op.length === 4) bucket(op[0]).set(op[1], wholeEntry(op[2], op[3]));
           else bucket(op[0]).delete(op[1]);
           // replayed records belong to shards that must be snapshotted before the journal goes
           this.dirty.add(shardKey(op[0], shardOf(op[1], this.shardCount)));
@@ -242,13 +255,11 @@ export class JournalStore implements Store {
         fs.truncateSync(segment.file, segment.torn.offset);
       }
     }
-    let unplaced = false;
     for (const [name, records] of loaded) {
       const state = this.state(name);
       const sorted = [...records.entries()].sort((a, b) => a[1].seq - b[1].seq);
       for (const [id, entry] of sorted) {
-        if (entry.value) deepFreeze(entry.value);
-        if (state.paging && !entry.file) unplaced = true;
+        deepFreeze(entry.value);
         state.set(id, entry);
         this.seq = Math.max(this.seq, entry.seq);
       }
@@ -257,27 +268,121 @@ export class JournalStore implements Store {
     this.openSegment();
     this.writeMeta();
     privateFile(path.join(dir, META_FILE));
-    // values of a paged collection still held whole (shards from before paging) go to disk soon,
-    // and shards without a saved index get one, for the next start
-    if (unplaced || this.unindexed) this.snapshotSoon();
-  }
-
-  /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
-  private loadedEntry(name: string, seq: number, value: object, where: Location | undefined): Kept {
-    const kept = this.paged[name];
-    if (!kept || !where) return wholeEntry(seq, value);
-    return { seq, value: undefined, slot: -1, ...where, keys: keysOf(kept, value, this.strings) };
+    if (later.size === 0) return;
+    // each paged collection's records are loaded when a request first needs them (run recovery
+    // asks for the runs during the start), one collection at a time, and those no request asked
+    // for once the start is over
+    let chain = Promise.resolve();
+    let left = later.size;
+    for (const [name, load] of later) {
+      const state = this.state(name);
+      let loading: Promise<void> | null = null;
+      const begin = async () => {
+        const run = chain.then(() => this.loadCollection(dir, name, load, strings));
+        chain = run.catch(() => undefined);
+        try {
+          await run;
+        } catch (err) {
+          this.log.error('the store could not load the records of a collection; it answers with the error until the server is restarted', {
+            collection: name,
+            error: (err as Error).message,
+          });
+          throw err;
+        }
+        // values still held whole (shards from before paging) go to disk soon, and shards without a saved index get one
+        if (--left === 0 && (this.unplaced || this.unindexed)) this.snapshotSoon();
+      };
+      state.load = () => (loading ??= begin());
+    }
+    this.loadAll = async () => {
+      for (const name of later.keys()) await this.states.get(name)!.load?.();
+    };
+    this.loadTimer = setTimeout(() => void this.loadAll?.().catch(() => undefined), LOAD_AFTER_MS);
+    this.loadTimer.unref();
   }
 
   /**
-   * The records of one shard of a paged collection into `records`, each located in the file;
-   * a shard written whole (before paging) is read whole and kept in memory until the next
-   * snapshot writes it again. Returns the problem with the file, if any.
+   * One paged collection's records, loaded after the start (issue 91): each shard's saved index,
+   * then the journal written since, letting requests in between shards and every few thousand
+   * records. A start therefore waits for no paged record, however long the history; a request on
+   * the collection waits until its records are in (state.load), and a snapshot until all are.
    */
-  private loadPagedShard(dir: string, name: string, n: number, records: Map<string, Kept>): Problem | null {
+  private async loadCollection(dir: string, name: string, load: PagedLoad, strings: LoadStrings): Promise<void> {
+    await turn();
+    const kept = this.paged[name]!;
+    for (const { n, number, index } of load.indexed) {
+      const indexed = readIndexedRecords(index, kept);
+      if (indexed) {
+        for (const { id, seq, at, len, keys } of indexed)
+          load.records.set(id, { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(keys, strings) });
+      } else {
+        // its head described the shard, its records are not readable: the shard is read instead
+        const problem = this.readPagedShard(dir, name, n, load.records, strings);
+        if (problem) throw damaged(dir, [problem]);
+      }
+      await turn();
+    }
+    for (const [op, where] of load.journal) {
+      if (op.length === 4) load.records.set(op[1], this.loadedEntry(name, op[2], op[3], where, strings));
+      else load.records.delete(op[1]);
+    }
+    load.journal = [];
+    const state = this.state(name);
+    const sorted = [...load.records.entries()].sort((a, b) => a[1].seq - b[1].seq);
+    load.records.clear();
+    let done = 0;
+    for (const [id, entry] of sorted) {
+      if (entry.value) deepFreeze(entry.value);
+      if (!entry.file) this.unplaced = true;
+      state.set(id, entry);
+      this.seq = Math.max(this.seq, entry.seq);
+      if (++done % LOAD_CHUNK === 0) await turn();
+    }
+    state.load = null;
+  }
+
+  /** Resolves once every record is loaded (the paged collections' after the start); rejects as they do when that failed. */
+  async loaded(): Promise<void> {
+    await this.loadAll?.();
+  }
+
+  /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
+  private loadedEntry(name: string, seq: number, value: object, where: Location | undefined, strings: KeptStrings): Kept {
+    const kept = this.paged[name];
+    if (!kept || !where) return wholeEntry(seq, value);
+    return { seq, value: undefined, slot: -1, ...where, keys: keysOf(kept, value, strings) };
+  }
+
+  /**
+   * One shard of a paged collection at the start: when its saved index describes it, its records
+   * are left for loadPaged; otherwise it is read now (readPagedShard). Returns the problem with
+   * the file, if any.
+   */
+  private openPagedShard(dir: string, name: string, n: number, load: PagedLoad, strings: KeptStrings): Problem | null {
     const file = shardPath(dir, name, n);
-    if (this.loadIndexedShard(file, name, n, records)) return null;
-    // no saved index describes it: read whole, and written again (with one) by the next snapshot
+    let number = 0;
+    try {
+      number = this.files.open(file);
+    } catch {
+      // missing or unreadable: named by readShard, as for any shard
+    }
+    const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!) : null;
+    if (!index) return this.readPagedShard(dir, name, n, load.records, strings);
+    load.indexed.push({ n, number, index });
+    this.seq = Math.max(this.seq, index.seq);
+    privateFile(file);
+    this.sizeOfShard(shardKey(name, n), index.size);
+    return null;
+  }
+
+  /**
+   * The records of one shard of a paged collection into `records`, read whole, each located in
+   * the file; a shard written whole (before paging) is kept in memory until the next snapshot
+   * writes it again. Either way the next snapshot writes it with an index. Returns the problem
+   * with the file, if any.
+   */
+  private readPagedShard(dir: string, name: string, n: number, records: Map<string, Kept>, strings: KeptStrings): Problem | null {
+    const file = shardPath(dir, name, n);
     this.dirty.add(shardKey(name, n));
     this.unindexed = true;
     let buffer: Buffer | null = null;
@@ -289,35 +394,21 @@ export class JournalStore implements Store {
     const paged = buffer && pagedRecords(buffer);
     if (paged) {
       const number = this.files.open(file);
-      for (const record of paged) records.set(record.id, this.loadedEntry(name, record.seq, record.value, { file: number, at: record.at, len: record.len }));
+      for (const record of paged) {
+        records.set(record.id, this.loadedEntry(name, record.seq, record.value, { file: number, at: record.at, len: record.len }, strings));
+        this.seq = Math.max(this.seq, record.seq);
+      }
     } else {
       const whole = readShard(dir, name, n);
       if (isProblem(whole)) return whole;
-      for (const [id, [seq, value]] of Object.entries(whole.records)) records.set(id, wholeEntry(seq, value));
-      this.dirty.add(shardKey(name, n));
+      for (const [id, [seq, value]] of Object.entries(whole.records)) {
+        records.set(id, wholeEntry(seq, value));
+        this.seq = Math.max(this.seq, seq);
+      }
     }
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), buffer?.length ?? fs.statSync(file).size);
     return null;
-  }
-
-  /** The records of a paged shard from its saved index (pagedIndex.ts), without reading the shard; false when it has none that describes it. */
-  private loadIndexedShard(file: string, name: string, n: number, records: Map<string, Kept>): boolean {
-    let number: number;
-    try {
-      number = this.files.open(file);
-    } catch {
-      return false; // missing or unreadable: named as for any shard
-    }
-    const indexed = readPagedIndex(file, this.files.descriptor(number), this.paged[name]!);
-    if (!indexed) return false;
-    for (const record of indexed) {
-      const { seq, at, len } = record;
-      records.set(record.id, { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(record.keys, this.strings) });
-    }
-    privateFile(file);
-    this.sizeOfShard(shardKey(name, n), fs.statSync(file).size);
-    return true;
   }
 
   collection<T extends object>(name: string, options: CollectionOptions = {}): Collection<T> {
@@ -342,6 +433,10 @@ export class JournalStore implements Store {
   }
 
   async write(ops: WriteOp[]): Promise<void> {
+    for (const op of ops) {
+      const load = this.states.get(op.collection)?.load;
+      if (load) await load();
+    }
     this.apply(ops);
   }
 
@@ -357,6 +452,8 @@ export class JournalStore implements Store {
     const paged: boolean[] = [];
     let seq = this.seq;
     for (const op of ops) {
+      // a request waits for its collection's records before it writes (write, JournalCollection)
+      if (this.states.get(op.collection)?.load) throw new Error(`collection ${op.collection} is still loading`);
       paged.push(this.fd !== null && op.collection in this.paged);
       if ('delete' in op) {
         lines.push([op.collection, op.id]);
@@ -470,6 +567,7 @@ export class JournalStore implements Store {
     if (this.closed) return;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.loadTimer) clearTimeout(this.loadTimer);
     try {
       await this.flush();
     } catch (err) {
@@ -518,6 +616,8 @@ export class JournalStore implements Store {
       this.dirty.clear();
       return;
     }
+    // a snapshot writes shards from the records in memory: all of them first
+    await this.loadAll?.();
     if (this.cutBackTo !== null) {
       // a journal file must end on a whole line before a newer one begins
       this.io.ftruncateSync(this.fd!, this.cutBackTo);
@@ -824,6 +924,13 @@ interface Kept extends Partial<Location> {
   keys?: unknown[];
 }
 
+/** A paged collection's records to load after the start: those read at the start, the shards whose saved index describes them, then the journal's writes. */
+interface PagedLoad {
+  records: Map<string, Kept>;
+  indexed: { n: number; number: number; index: DescribingIndex }[];
+  journal: [JournalOp, Location | undefined][];
+}
+
 /** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
 function wholeEntry(seq: number, value: object): Kept {
   return { seq, value, slot: -1 };
@@ -868,6 +975,8 @@ class EntrySlots implements Positions {
 
 class CollectionState {
   readonly records = new Map<string, Kept>();
+  /** Set until the records of a paged collection are loaded after the start: begins loading them, and every request on it waits for it. */
+  load: (() => Promise<void>) | null = null;
   /** Insertion order, walkable from the newest end without copying. */
   readonly order = new OrderedIds(new EntrySlots(this.records));
   private readonly indexes = new Map<string, Map<string, OrderedIds>>();
@@ -996,24 +1105,29 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
+    if (this.state.load) await this.state.load();
     return this.read(id);
   }
 
   async getMany(ids: string[]): Promise<(T | undefined)[]> {
+    if (this.state.load) await this.state.load();
     return ids.map((id) => this.read(id));
   }
 
   async insert(id: string, value: T): Promise<boolean> {
+    if (this.state.load) await this.state.load();
     if (this.state.records.has(id)) return false;
     this.store.apply([{ collection: this.name, id, value }]);
     return true;
   }
 
   async put(id: string, value: T): Promise<void> {
+    if (this.state.load) await this.state.load();
     this.store.apply([{ collection: this.name, id, value }]);
   }
 
   async update(id: string, change: (current: T) => T | undefined): Promise<T | undefined> {
+    if (this.state.load) await this.state.load();
     const current = this.read(id);
     if (current === undefined) return undefined;
     const next = change(current);
@@ -1023,12 +1137,14 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async delete(id: string): Promise<boolean> {
+    if (this.state.load) await this.state.load();
     if (!this.state.records.has(id)) return false;
     this.store.apply([{ collection: this.name, id, delete: true }]);
     return true;
   }
 
   async list(options: ListOptions<T> = {}): Promise<T[]> {
+    if (this.state.load) await this.state.load();
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);
@@ -1062,6 +1178,7 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async count(options: Pick<ListOptions<T>, 'where' | 'filter' | 'contains' | 'fields'> = {}): Promise<number> {
+    if (this.state.load) await this.state.load();
     // one indexed field and nothing else to check: the index knows how many it holds
     const where = Object.entries(options.where ?? {});
     if (where.length === 1 && !options.filter && !Object.keys(options.contains ?? {}).length) {

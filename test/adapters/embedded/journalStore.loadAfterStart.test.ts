@@ -1,0 +1,129 @@
+// A start does not wait for the paged collections' records (issue 91): it checks each paged
+// shard's saved index by its head and resolves; the records come in after, and a request on a
+// paged collection meanwhile waits for them. Whatever is asked before they are in answers as it
+// would after: the snapshot's records, the journal's writes since (a kill -9's included), and
+// the writes made while loading.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openJournalStore } from '../../../src/adapters/embedded/journalStore.ts';
+import { tempDir } from '../../support/server.ts';
+
+interface Run {
+  run_id: string;
+  thread_id: string;
+  status: string;
+  body: string;
+}
+
+const PAGED = { runs: ['run_id', 'thread_id', 'status'] };
+const run = (i: number, status = 'success'): Run => ({ run_id: `r${i}`, thread_id: `t${i % 5}`, status, body: 'x'.repeat(300) + i });
+
+async function open(dir: string) {
+  const store = await openJournalStore({ dataDir: dir, paged: PAGED, cacheBytes: 1, shards: 4 });
+  return { store, runs: store.collection<Run>('runs', { indexes: ['thread_id', 'status'] }), notes: store.collection<{ n: number }>('notes') };
+}
+
+/** The names of the files read whole (readFileSync) while `opening` runs, then restored. */
+async function filesReadWhile<T>(opening: () => Promise<T>): Promise<{ value: T; read: string[] }> {
+  const original = fs.readFileSync;
+  const read: string[] = [];
+  (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+    if (typeof file === 'string') read.push(path.basename(file));
+    return (original as (...args: unknown[]) => unknown)(file, ...rest);
+  }) as typeof fs.readFileSync;
+  try {
+    return { value: await opening(), read };
+  } finally {
+    (fs as { readFileSync: typeof fs.readFileSync }).readFileSync = original;
+  }
+}
+
+test('a start reads no paged shard nor saved index whole before it resolves; the records come in after', async () => {
+  const dir = tempDir('load-after-');
+  const first = await open(dir);
+  for (let i = 0; i < 200; i += 1) await first.runs.put(`r${i}`, run(i));
+  await first.store.close(); // a clean stop: snapshot and indexes written, the journal empty
+  const { value: again, read } = await filesReadWhile(() => open(dir));
+  try {
+    assert.deepEqual(
+      read.filter((name) => /^shard-\d+\.(json|index)$/.test(name)),
+      [],
+      'the start read a shard or an index whole',
+    );
+    let loaded = false;
+    const whenLoaded = again.store.loaded().then(() => (loaded = true));
+    assert.equal(loaded, false);
+    // asked before the records are in: answered once they are, as after
+    assert.equal(await again.runs.count(), 200);
+    assert.deepEqual(await again.runs.get('r17'), run(17));
+    await whenLoaded;
+    assert.equal(loaded, true);
+  } finally {
+    await again.store.close();
+  }
+});
+
+test('requests made while the records load answer as after: the snapshot, then the journal a kill -9 left, then the new writes', async () => {
+  const dir = tempDir('load-after-');
+  const copy = tempDir('load-after-copy-');
+  const first = await open(dir);
+  try {
+    for (let i = 0; i < 300; i += 1) await first.runs.put(`r${i}`, run(i, 'pending'));
+    await first.store.flush();
+    // the journal after the snapshot: updates, deletes and new records of the same shards
+    for (let i = 0; i < 50; i += 1) await first.runs.put(`r${i}`, run(i, 'success'));
+    for (let i = 50; i < 60; i += 1) await first.runs.delete(`r${i}`);
+    for (let i = 300; i < 320; i += 1) await first.runs.put(`r${i}`, run(i, 'pending'));
+    fs.cpSync(dir, copy, { recursive: true }); // as kill -9 leaves it
+  } finally {
+    await first.store.close();
+  }
+  fs.rmSync(path.join(copy, 'LOCK'));
+  const again = await open(copy);
+  try {
+    // all asked at once, before the records are in; a collection held whole answers at once
+    const note = again.notes.put('n1', { n: 1 });
+    const asked = Promise.all([
+      again.runs.get('r10'),
+      again.runs.get('r55'),
+      again.runs.insert('r55', run(55, 'new')),
+      again.runs.insert('r0', run(0, 'again')),
+      again.runs.update('r299', (current) => ({ ...current, status: 'success' })),
+      again.runs.delete('r301'),
+      again.runs.count({ where: { status: 'pending' } }),
+    ]);
+    await note;
+    assert.deepEqual(await again.notes.get('n1'), { n: 1 });
+    const [r10, r55, inserted55, inserted0, updated299, deleted301, pending] = await asked;
+    assert.deepEqual(r10, run(10, 'success'));
+    assert.equal(r55, undefined);
+    assert.equal(inserted55, true);
+    assert.equal(inserted0, false);
+    assert.equal(updated299?.status, 'success');
+    assert.equal(deleted301, true);
+    // 250 pending in the snapshot (r50-r59 deleted, r0-r49 done), 20 in the journal; r299 done and r301 deleted since
+    assert.equal(pending, 250 - 10 + 20 - 2);
+    const check = async (runs: typeof again.runs) => {
+      assert.equal(await runs.count(), 300 - 10 + 20 + 1 - 1);
+      assert.deepEqual(await runs.get('r55'), run(55, 'new'));
+      assert.deepEqual(await runs.get('r0'), run(0, 'success'));
+      assert.deepEqual(await runs.get('r300'), run(300, 'pending'));
+      // insertion order survives: the oldest first, r55 again last
+      const ids = (await runs.list({ where: { thread_id: 't0' } })).map((r) => r.run_id);
+      assert.deepEqual(ids.slice(0, 3), ['r0', 'r5', 'r10']);
+      assert.equal(ids.at(-1), 'r55');
+    };
+    await check(again.runs);
+    await again.store.close();
+    const third = await open(copy);
+    try {
+      await check(third.runs);
+    } finally {
+      await third.store.close();
+    }
+  } finally {
+    await again.store.close();
+  }
+});
