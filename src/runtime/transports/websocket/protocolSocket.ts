@@ -25,6 +25,8 @@ import { isPushable, type PushableStream } from '../pushedStream.ts';
 import type { SseEvent } from '../../contract.ts';
 import { refuseUpgrade, type AdmittedSocket, type SocketDoor } from './socketDoor.ts';
 import { UnsettledUpgrades } from './unsettledUpgrades.ts';
+import { RefusalPace } from './refusalPace.ts';
+import type { HttpReply } from '../../errors.ts';
 
 const PATH = /^\/threads\/([^/?]+)\/stream\/events(?:\?.*)?$/;
 
@@ -35,6 +37,13 @@ type Dict = Record<string, unknown>;
  * custom auth, a client that reads no answer). Each admitted socket is capped apart (socketSlots).
  */
 const MAX_UNSETTLED_UPGRADES_PER_ADDRESS = 64;
+
+/**
+ * Refused upgrades one address has answered at once, then a second (refusalPace.ts): a client
+ * refused by mistake (a key mistyped, a thread gone) never waits; one that floods waits its turn.
+ */
+const REFUSALS_PER_SECOND = 100;
+const REFUSAL_BURST = 300;
 
 export interface ProtocolSocketLimits {
   /** The largest message (and frame) a client may send, in bytes: as a request body's. */
@@ -67,18 +76,27 @@ export function serveProtocolSocket(http: Server, door: SocketDoor, limits: Prot
       return wss;
     }));
   const unsettled = new UnsettledUpgrades(MAX_UNSETTLED_UPGRADES_PER_ADDRESS);
+  const pace = new RefusalPace(REFUSALS_PER_SECOND, REFUSAL_BURST);
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // a client that goes while it is admitted leaves nothing behind (an error unheard would end the process)
     socket.on('error', () => socket.destroy());
+    const address = req.socket.remoteAddress ?? '';
     // one address's sockets still being admitted or refused are bounded: past that, cut unanswered
-    if (!unsettled.take(req.socket.remoteAddress ?? '', socket)) return socket.destroy();
+    if (!unsettled.take(address, socket)) return socket.destroy();
+    // an address's refusals past its budget are answered when it allows, the socket held meanwhile
+    const refuse = (reply: HttpReply) => {
+      const delay = pace.delayOf(address);
+      if (delay === 0) return refuseUpgrade(socket, reply);
+      const later = setTimeout(() => refuseUpgrade(socket, reply), delay).unref();
+      socket.once('close', () => clearTimeout(later));
+    };
     const match = PATH.exec(req.url ?? '');
-    if (!match) return refuseUpgrade(socket, { status: 404, body: { detail: 'Not Found' } });
+    if (!match) return refuse({ status: 404, body: { detail: 'Not Found' } });
     // ws before the admission: a call admitted holds a stream slot until its socket ends
     void server()
       .then((wss) =>
         door.admit(req).then((admitted) => {
-          if (!('call' in admitted)) return refuseUpgrade(socket, admitted);
+          if (!('call' in admitted)) return refuse(admitted);
           if (socket.destroyed) return admitted.release();
           unsettled.settle(socket);
           wss.handleUpgrade(req, socket, head, (ws) => new ProtocolSocket(ws, socket, admitted, limits.idleMs));

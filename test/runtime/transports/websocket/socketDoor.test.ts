@@ -198,6 +198,51 @@ describe('a refused client is answered and let go (issue 83: held refusals starv
   });
 });
 
+describe("one address's refused upgrades are paced (issue 83: ~8,000 refused a second took most of the server's CPU)", () => {
+  it('a client that reopens key-less upgrades as soon as each is let go is answered at the pace, each answer a 401; a keyed client is not held', async () => {
+    const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_AGENT_SERVER_AUTH: '1' } });
+    const { port } = new URL(server.url);
+    const statuses = new Map<number, number>();
+    let flooding = true;
+    const upgrade =
+      'GET /threads/t/stream/events HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n';
+    const refusedOnce = () =>
+      new Promise<void>((resolve) => {
+        const socket = net.connect({ port: Number(port), host: '127.0.0.1' });
+        let head = '';
+        socket.on('error', () => undefined);
+        socket.on('data', (chunk: Buffer) => (head += chunk.toString('latin1')));
+        socket.once('connect', () => socket.write(upgrade));
+        socket.once('close', () => {
+          const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          resolve();
+        });
+      });
+    const loops = Array.from({ length: 16 }, async () => {
+      while (flooding) await refusedOnce();
+    });
+    try {
+      // the burst (300) goes at once; then 100 a second
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const thread = (await (await server.api('/threads', { method: 'POST', json: {} })).json()) as { thread_id: string };
+      const started = performance.now();
+      const ws = opened(await open(socketUrl(server, thread.thread_id), { headers: { 'x-api-key': server.key } }));
+      ws.close();
+      assert.ok(performance.now() - started < 1_000, 'the keyed upgrade from the same address waited for the refusals');
+      flooding = false;
+      await Promise.all(loops);
+      assert.deepEqual([...statuses.keys()], [401], 'every refused upgrade is answered');
+      // unpaced, that was thousands; the pace allows 300 + 100 a second (~2 s here), and the sockets in flight
+      assert.ok(statuses.get(401)! <= 300 + 100 * 3 + 16, `${statuses.get(401)} refusals in ~2 s`);
+    } finally {
+      flooding = false;
+      await server.close();
+    }
+  });
+});
+
 describe('a socket is held to the caps of a request', () => {
   it('a message larger than a request body closes the socket (1009) and the server goes on answering', async () => {
     const server = await startTestServer({ dataDir: null, project: testProject, env: { AGENTPLANE_MAX_BODY_BYTES: String(64 * 1024) } });
