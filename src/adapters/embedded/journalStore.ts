@@ -14,7 +14,7 @@ import { containsAll } from '../../domain/ports/containment.ts';
 import type { Collection, CollectionOptions, ListOptions, Store, WriteOp } from '../../domain/ports/store.ts';
 import { OrderedIds, type Positions } from './orderedIds.ts';
 import { PagedFiles, ValueCache, type Location } from './pagedValues.ts';
-import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES } from './pagedCollections.ts';
+import { PAGED_COLLECTIONS, DEFAULT_CACHE_BYTES, FEW_VALUES } from './pagedCollections.ts';
 import { addPagedRecord, endPagedShard, pagedRecords, startPagedShard, takePagedText } from './pagedShards.ts';
 import { describingIndex, readIndexedRecords, writePagedIndex, type DescribingIndex } from './pagedIndex.ts';
 import { LoadStrings, RecentStrings, type KeptStrings } from './keptStrings.ts';
@@ -102,6 +102,8 @@ export interface JournalStoreOptions {
    * memory beside a record's place: its indexes and the fields it is ordered by.
    */
   paged?: Readonly<Record<string, readonly string[]>>;
+  /** Per paged collection, kept values few of its records hold, looked up before its records are loaded after a start (pagedCollections.ts FEW_VALUES). */
+  few?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   /** The budget, in bytes of JSON, of the paged values kept in memory once read or written. */
   cacheBytes?: number;
 }
@@ -145,6 +147,9 @@ export class JournalStore implements Store {
   private releaseLock: (() => void) | null = null;
   private closed = false;
   private readonly paged: Readonly<Record<string, readonly string[]>>;
+  private readonly few: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+  /** The paged collections whose records are still to load after the start (loadCollection). */
+  private readonly later = new Map<string, PagedLoad>();
   private readonly files = new PagedFiles();
   private readonly cache: ValueCache<Kept>;
   /** Set on load when a paged shard had no saved index that describes it (read whole instead). */
@@ -169,6 +174,7 @@ export class JournalStore implements Store {
     this.io = options.io ?? nodeIo;
     this.retryMs = options.retryMs ?? 1_000;
     this.paged = this.dataDir ? (options.paged ?? PAGED_COLLECTIONS) : {};
+    this.few = options.few ?? (options.paged ? {} : FEW_VALUES);
     this.cache = new ValueCache<Kept>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
   }
 
@@ -203,10 +209,10 @@ export class JournalStore implements Store {
       if (!m) loaded.set(name, (m = new Map()));
       return m;
     };
-    const later = new Map<string, PagedLoad>();
+    const later = this.later;
     const laterOf = (name: string) => {
       let load = later.get(name);
-      if (!load) later.set(name, (load = { records: new Map(), indexed: [], journal: [] }));
+      if (!load) later.set(name, (load = { records: new Map(), indexed: [], journal: [], holding: [], begun: false }));
       return load;
     };
     for (const [name, numbers] of read.unread) {
@@ -308,6 +314,8 @@ export class JournalStore implements Store {
    * the collection waits until its records are in (state.load), and a snapshot until all are.
    */
   private async loadCollection(dir: string, name: string, load: PagedLoad, strings: LoadStrings): Promise<void> {
+    load.begun = true;
+    load.holding = [];
     await turn();
     const kept = this.paged[name]!;
     for (const { n, number, index } of load.indexed) {
@@ -339,6 +347,34 @@ export class JournalStore implements Store {
       if (++done % LOAD_CHUNK === 0) await turn();
     }
     state.load = null;
+    this.later.delete(name);
+  }
+
+  /**
+   * Before a paged collection's records are loaded: the records holding `value` in `field` when
+   * it is one of the values few records hold (FEW_VALUES), in the collection's order, from the
+   * saved indexes' heads, the shards read at the start and the journal since; undefined when it
+   * is not, or the load has begun (then the caller waits for it). Nothing is written to the
+   * collection meanwhile: a write waits for its records.
+   */
+  fewBefore(name: string, field: string, value: string): object[] | undefined {
+    const load = this.later.get(name);
+    const kept = this.paged[name];
+    if (!load || load.begun || !kept || !this.few[name]?.[field]?.includes(value)) return undefined;
+    const at = kept.indexOf(field);
+    const found = new Map<string, { seq: number; value?: object; where?: Location }>();
+    for (const { id, seq, where } of load.holding) found.set(id, { seq, where });
+    for (const [id, entry] of load.records) {
+      const held = entry.keys ? entry.keys[at] : (entry.value as Record<string, unknown>)[field];
+      if (held === value) found.set(id, entry.file ? { seq: entry.seq, where: placeOf(entry) } : { seq: entry.seq, value: entry.value });
+    }
+    for (const [op] of load.journal) {
+      if (op.length === 4 && (op[3] as Record<string, unknown>)[field] === value) found.set(op[1], { seq: op[2], value: op[3] });
+      else found.delete(op[1]);
+    }
+    return [...found.values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map((record) => deepFreeze(record.value ?? (JSON.parse(this.files.read(record.where!).toString('utf8')) as object)));
   }
 
   /** Resolves once every record is loaded (the paged collections' after the start); rejects as they do when that failed. */
@@ -366,9 +402,10 @@ export class JournalStore implements Store {
     } catch {
       // missing or unreadable: named by readShard, as for any shard
     }
-    const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!) : null;
+    const index = number ? describingIndex(file, this.files.descriptor(number), this.paged[name]!, this.few[name]) : null;
     if (!index) return this.readPagedShard(dir, name, n, load.records, strings);
     load.indexed.push({ n, number, index });
+    for (const { id, seq, at, len } of index.holding) load.holding.push({ id, seq, where: { file: number, at, len } });
     this.seq = Math.max(this.seq, index.seq);
     privateFile(file);
     this.sizeOfShard(shardKey(name, n), index.size);
@@ -712,7 +749,7 @@ export class JournalStore implements Store {
       if (state.records.get(id) === entry) state.relocate(entry, { file: number, ...text.placed[i]! }, this.strings);
     });
     try {
-      await writePagedIndex(file, generation, kept, indexed);
+      await writePagedIndex(file, generation, kept, indexed, this.few[name]);
     } catch (err) {
       // the shard is written: without its index the next start reads it whole, that is all
       this.log.warn('could not save the index of a snapshot shard; the next start reads the shard instead', { file, error: (err as Error).message });
@@ -929,6 +966,9 @@ interface PagedLoad {
   records: Map<string, Kept>;
   indexed: { n: number; number: number; index: DescribingIndex }[];
   journal: [JournalOp, Location | undefined][];
+  /** The records the saved indexes' heads list as holding one of the few values (fewBefore), until the load begins. */
+  holding: { id: string; seq: number; where: Location }[];
+  begun: boolean;
 }
 
 /** A record held whole in memory, not (yet) on disk: no place, not even empty fields for one (~24 bytes a record of the collections held whole). */
@@ -1144,7 +1184,13 @@ class JournalCollection<T extends object> implements Collection<T> {
   }
 
   async list(options: ListOptions<T> = {}): Promise<T[]> {
-    if (this.state.load) await this.state.load();
+    if (this.state.load) {
+      // a look-up of a value few records hold is answered without the collection's records (run recovery at a start)
+      const where = Object.entries(options.where ?? {});
+      const few = where.length === 1 && Object.keys(options).length === 1 ? this.store.fewBefore(this.name, where[0]![0], where[0]![1]) : undefined;
+      if (few) return few as T[];
+      await this.state.load();
+    }
     const offset = options.offset ?? 0;
     const limit = options.limit ?? Infinity;
     if (options.below !== undefined && options.orderBy === undefined) throw new Error(`collection ${this.name}: below needs orderBy`);

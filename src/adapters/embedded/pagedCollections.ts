@@ -17,5 +17,15 @@ export const PAGED_COLLECTIONS: Readonly<Record<string, readonly string[]>> = {
   threads: ['thread_id', 'status', 'owner', 'created_at', 'updated_at', 'metadata', 'ttl'],
 };
 
+/**
+ * Kept values that few records hold at a time: each saved index lists in its head the records
+ * holding one, so that a look-up of one is answered before the collection's records are loaded
+ * after a start (journalStore.ts). A start's run recovery lists the runs left pending or running,
+ * which would otherwise load every run there is before the server answers.
+ */
+export const FEW_VALUES: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  runs: { status: ['pending', 'running'] },
+};
+
 /** The default budget of paged values kept in memory once read or written: 64 MB of their JSON (AGENTPLANE_STORE_CACHE_MB). */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;

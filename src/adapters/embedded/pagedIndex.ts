@@ -3,12 +3,14 @@
 // the fields memory keeps of it (pagedCollections.ts), so that a start locates every record
 // without reading the shard: a start then costs the number of records, not their bytes.
 //
-//   {"version":2,"generation":"…","size":N,"mtimeMs":M,"fields":[…],"seq":S}   the head, one line
-//   [[id, seq, at, len, {kept fields present}], …]                              the records
+//   {"version":2,"generation":"…","size":N,"mtimeMs":M,"fields":[…],"seq":S,"few":{…},"holding":[…]}   the head, one line
+//   [[id, seq, at, len, {kept fields present}], …]                                                    the records
 //
 // The head alone says whether the index describes the shard, so a start checks it (a few hundred
 // bytes a shard) and reads the records after it, in the background (journalStore.ts); `seq` is
-// the highest of its records', so new records are numbered after them meanwhile.
+// the highest of its records', so new records are numbered after them meanwhile; `holding` lists
+// (as the records are) those whose kept fields hold one of the values `few` names
+// (pagedCollections.ts FEW_VALUES), so a look-up of one needs no more than the head.
 //
 // It is a cache, never the truth: it is used only while it describes the shard as it is now
 // (the same generation at the shard's end, the same size and modification time, the same kept
@@ -35,7 +37,12 @@ interface IndexHead {
   fields: readonly string[];
   /** The highest seq of its records (0: none). */
   seq: number;
+  /** Per kept field, the values few records hold; `holding` lists the records holding one. */
+  few: Readonly<Record<string, readonly string[]>>;
+  holding: unknown[];
 }
+
+type FewValues = Readonly<Record<string, readonly string[]>>;
 
 /** An index whose head describes its shard: its records are read later (readIndexedRecords). */
 export interface DescribingIndex {
@@ -43,20 +50,31 @@ export interface DescribingIndex {
   /** The shard's size, which every record's place lies within. */
   size: number;
   seq: number;
+  /** The records holding one of the few values (FEW_VALUES). */
+  holding: IndexedRecord[];
 }
 
-/** Bytes enough for any head: a longer first line is not one of ours. */
-const HEAD_BYTES = 64 * 1024;
+/** How much of an index is read at a time until its head's end; a head longer than HEAD_LIMIT is not one of ours. */
+const HEAD_CHUNK = 16 * 1024;
+const HEAD_LIMIT = 16 * 1024 * 1024;
 
 export const indexPath = (shardFile: string) => shardFile.replace(/\.json$/, '.index');
 
 /** Writes the index of the shard just written at `shardFile` with `generation`. */
-export async function writePagedIndex(shardFile: string, generation: string, fields: readonly string[], records: readonly IndexedRecord[]): Promise<void> {
+export async function writePagedIndex(
+  shardFile: string,
+  generation: string,
+  fields: readonly string[],
+  records: readonly IndexedRecord[],
+  few: FewValues = {},
+): Promise<void> {
   const stat = fs.statSync(shardFile);
   let seq = 0;
   for (const r of records) seq = Math.max(seq, r.seq);
-  const head: IndexHead = { version: 2, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq };
-  const body = JSON.stringify(records.map((r) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)]));
+  const row = (r: IndexedRecord) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)];
+  const holding = records.filter((r) => holdsFew(fields, r.keys, few)).map(row);
+  const head: IndexHead = { version: 2, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, few, holding };
+  const body = JSON.stringify(records.map(row));
   await writeFileAtomic(indexPath(shardFile), `${JSON.stringify(head)}\n${body}`, false);
 }
 
@@ -64,22 +82,21 @@ export async function writePagedIndex(shardFile: string, generation: string, fie
  * The saved index of the shard at `shardFile` (open as `fd`) when its head describes the shard as
  * it is now, reading the head alone; null otherwise (none, another shard's, an older layout, cut short).
  */
-export function describingIndex(shardFile: string, fd: number, fields: readonly string[]): DescribingIndex | null {
+export function describingIndex(shardFile: string, fd: number, fields: readonly string[], few: FewValues = {}): DescribingIndex | null {
   const file = indexPath(shardFile);
   let head: Partial<IndexHead>;
   try {
-    const bytes = readStart(file);
-    const nl = bytes.indexOf(0x0a);
-    if (nl < 0) return null;
-    head = JSON.parse(bytes.toString('utf8', 0, nl)) as Partial<IndexHead>;
+    head = JSON.parse(readHead(file)) as Partial<IndexHead>;
   } catch {
     return null; // none, or not ours: the shard is read instead
   }
   const stat = fs.fstatSync(fd);
   if (head === null || typeof head !== 'object' || head.version !== 2 || head.size !== stat.size || head.mtimeMs !== stat.mtimeMs) return null;
-  if (JSON.stringify(head.fields) !== JSON.stringify(fields) || typeof head.seq !== 'number') return null;
+  if (JSON.stringify(head.fields) !== JSON.stringify(fields) || JSON.stringify(head.few) !== JSON.stringify(few) || typeof head.seq !== 'number') return null;
   if (typeof head.generation !== 'string' || head.generation !== generationOf(fd, stat.size)) return null;
-  return { file, size: stat.size, seq: head.seq };
+  const holding = recordsOf(head.holding, fields, stat.size, head.seq);
+  if (!holding || !holding.every((r) => holdsFew(fields, r.keys, few))) return null;
+  return { file, size: stat.size, seq: head.seq, holding };
 }
 
 /** The records of an index its head said describes its shard; null when they are not readable as records (the shard is read instead). */
@@ -91,26 +108,46 @@ export function readIndexedRecords(index: DescribingIndex, fields: readonly stri
   } catch {
     return null;
   }
+  return recordsOf(records, fields, index.size, index.seq);
+}
+
+/** Records as an index lists them, checked against the shard's size and the head's seq; null when one is not a record. */
+function recordsOf(records: unknown, fields: readonly string[], size: number, highest: number): IndexedRecord[] | null {
   if (!Array.isArray(records)) return null;
   const out: IndexedRecord[] = [];
   for (const record of records as unknown[]) {
     if (!Array.isArray(record) || record.length !== 5) return null;
     const [id, seq, at, len, kept] = record as [unknown, unknown, unknown, unknown, Record<string, unknown> | null];
     if (typeof id !== 'string' || typeof seq !== 'number' || typeof at !== 'number' || typeof len !== 'number') return null;
-    if (kept === null || typeof kept !== 'object' || at < 0 || len <= 0 || at + len > index.size || seq > index.seq) return null;
+    if (kept === null || typeof kept !== 'object' || at < 0 || len <= 0 || at + len > size || seq > highest) return null;
     out.push({ id, seq, at, len, keys: fields.map((field) => (Object.hasOwn(kept, field) ? kept[field] : undefined)) });
   }
   return out;
 }
 
-/** The first bytes of a file, up to HEAD_BYTES. */
-function readStart(file: string): Buffer {
+/** Whether a record's kept fields hold one of the few values. */
+export function holdsFew(fields: readonly string[], keys: readonly unknown[], few: FewValues): boolean {
+  return Object.entries(few).some(([field, values]) => {
+    const at = fields.indexOf(field);
+    return at >= 0 && typeof keys[at] === 'string' && values.includes(keys[at]);
+  });
+}
+
+/** An index's first line, its head (read a chunk at a time, up to HEAD_LIMIT). */
+function readHead(file: string): string {
   const fd = fs.openSync(file, 'r');
   try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    let done = 0;
-    for (let n = 1; n > 0 && done < HEAD_BYTES && buffer.indexOf(0x0a) < 0; done += n) n = fs.readSync(fd, buffer, done, HEAD_BYTES - done, done);
-    return buffer.subarray(0, done);
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < HEAD_LIMIT;) {
+      const chunk = Buffer.allocUnsafe(HEAD_CHUNK);
+      const n = fs.readSync(fd, chunk, 0, HEAD_CHUNK, at);
+      if (n <= 0) break;
+      const nl = chunk.subarray(0, n).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, nl < 0 ? n : nl));
+      if (nl >= 0) return Buffer.concat(chunks).toString('utf8');
+      at += n;
+    }
+    throw new Error('no head');
   } finally {
     fs.closeSync(fd);
   }

@@ -21,7 +21,7 @@ const PAGED = { runs: ['run_id', 'thread_id', 'status'] };
 const run = (i: number, status = 'success'): Run => ({ run_id: `r${i}`, thread_id: `t${i % 5}`, status, body: 'x'.repeat(300) + i });
 
 async function open(dir: string) {
-  const store = await openJournalStore({ dataDir: dir, paged: PAGED, cacheBytes: 1, shards: 4 });
+  const store = await openJournalStore({ dataDir: dir, paged: PAGED, few: { runs: { status: ['pending', 'running'] } }, cacheBytes: 1, shards: 4 });
   return { store, runs: store.collection<Run>('runs', { indexes: ['thread_id', 'status'] }), notes: store.collection<{ n: number }>('notes') };
 }
 
@@ -123,6 +123,47 @@ test('requests made while the records load answer as after: the snapshot, then t
     } finally {
       await third.store.close();
     }
+  } finally {
+    await again.store.close();
+  }
+});
+
+test("before the records load, a look-up of a value few records hold (the runs left pending) is answered from the indexes' heads and the journal, and reads no record of the others", async () => {
+  const dir = tempDir('load-after-');
+  const copy = tempDir('load-after-copy-');
+  const first = await open(dir);
+  try {
+    for (let i = 0; i < 400; i += 1) await first.runs.put(`r${i}`, run(i, i % 40 === 0 ? 'pending' : i % 55 === 0 ? 'running' : 'success'));
+    await first.store.flush();
+    // after the snapshot: one pending done, one new pending, one pending deleted, one done pending again
+    await first.runs.put('r40', run(40, 'success'));
+    await first.runs.put('r400', run(400, 'pending'));
+    await first.runs.delete('r80');
+    await first.runs.put('r7', run(7, 'pending'));
+    fs.cpSync(dir, copy, { recursive: true }); // as kill -9 leaves it
+  } finally {
+    await first.store.close();
+  }
+  fs.rmSync(path.join(copy, 'LOCK'));
+  const again = await open(copy);
+  try {
+    const { value: pending, read } = await filesReadWhile(() => again.runs.list({ where: { status: 'pending' } }));
+    const { value: running } = await filesReadWhile(() => again.runs.list({ where: { status: 'running' } }));
+    assert.deepEqual(read, [], 'the look-up read a file whole');
+    const expected = [0, 7, 120, 160, 200, 240, 280, 320, 360, 400];
+    assert.deepEqual(
+      pending.map((r) => r.run_id),
+      expected.map((i) => `r${i}`),
+    );
+    assert.deepEqual(pending[1], run(7, 'pending'));
+    // the same as once every record is in
+    await again.store.loaded();
+    assert.deepEqual(await again.runs.list({ where: { status: 'pending' } }), pending);
+    assert.deepEqual(await again.runs.list({ where: { status: 'running' } }), running);
+    assert.deepEqual(
+      running.map((r) => r.run_id),
+      ['r55', 'r110', 'r165', 'r220', 'r275', 'r330', 'r385'],
+    );
   } finally {
     await again.store.close();
   }
