@@ -25,6 +25,24 @@ async function open(dir: string) {
   return { store, runs: store.collection<Run>('runs', { indexes: ['thread_id', 'status'] }), notes: store.collection<{ n: number }>('notes') };
 }
 
+/**
+ * A directory as kill -9 leaves it after `write` (a snapshot, then the journal since), opened
+ * again: the copy of a live store's directory, its lock (a live pid of this test) taken over.
+ */
+async function reopenedAfterKill(write: (first: Awaited<ReturnType<typeof open>>) => Promise<void>) {
+  const dir = tempDir('load-after-');
+  const copy = tempDir('load-after-copy-');
+  const first = await open(dir);
+  try {
+    await write(first);
+    fs.cpSync(dir, copy, { recursive: true });
+  } finally {
+    await first.store.close();
+  }
+  fs.rmSync(path.join(copy, 'LOCK'));
+  return { copy, again: await open(copy) };
+}
+
 /** The names of the files read whole (readFileSync) while `opening` runs, then restored. */
 async function filesReadWhile<T>(opening: () => Promise<T>): Promise<{ value: T; read: string[] }> {
   const original = fs.readFileSync;
@@ -66,22 +84,14 @@ test('a start reads no paged shard nor saved index whole before it resolves; the
 });
 
 test('requests made while the records load answer as after: the snapshot, then the journal a kill -9 left, then the new writes', async () => {
-  const dir = tempDir('load-after-');
-  const copy = tempDir('load-after-copy-');
-  const first = await open(dir);
-  try {
+  const { copy, again } = await reopenedAfterKill(async (first) => {
     for (let i = 0; i < 300; i += 1) await first.runs.put(`r${i}`, run(i, 'pending'));
     await first.store.flush();
     // the journal after the snapshot: updates, deletes and new records of the same shards
     for (let i = 0; i < 50; i += 1) await first.runs.put(`r${i}`, run(i, 'success'));
     for (let i = 50; i < 60; i += 1) await first.runs.delete(`r${i}`);
     for (let i = 300; i < 320; i += 1) await first.runs.put(`r${i}`, run(i, 'pending'));
-    fs.cpSync(dir, copy, { recursive: true }); // as kill -9 leaves it
-  } finally {
-    await first.store.close();
-  }
-  fs.rmSync(path.join(copy, 'LOCK'));
-  const again = await open(copy);
+  });
   try {
     // all asked at once, before the records are in; a collection held whole answers at once
     const note = again.notes.put('n1', { n: 1 });
@@ -129,10 +139,7 @@ test('requests made while the records load answer as after: the snapshot, then t
 });
 
 test("before the records load, a look-up of a value few records hold (the runs left pending) is answered from the indexes' heads and the journal, and reads no record of the others", async () => {
-  const dir = tempDir('load-after-');
-  const copy = tempDir('load-after-copy-');
-  const first = await open(dir);
-  try {
+  const { again } = await reopenedAfterKill(async (first) => {
     for (let i = 0; i < 400; i += 1) await first.runs.put(`r${i}`, run(i, i % 40 === 0 ? 'pending' : i % 55 === 0 ? 'running' : 'success'));
     await first.store.flush();
     // after the snapshot: one pending done, one new pending, one pending deleted, one done pending again
@@ -140,12 +147,7 @@ test("before the records load, a look-up of a value few records hold (the runs l
     await first.runs.put('r400', run(400, 'pending'));
     await first.runs.delete('r80');
     await first.runs.put('r7', run(7, 'pending'));
-    fs.cpSync(dir, copy, { recursive: true }); // as kill -9 leaves it
-  } finally {
-    await first.store.close();
-  }
-  fs.rmSync(path.join(copy, 'LOCK'));
-  const again = await open(copy);
+  });
   try {
     const { value: pending, read } = await filesReadWhile(() => again.runs.list({ where: { status: 'pending' } }));
     const { value: running } = await filesReadWhile(() => again.runs.list({ where: { status: 'running' } }));
