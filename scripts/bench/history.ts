@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, expectStatus, request, startAgentplane, type Agentplane } from './agentplane.ts';
 import { delay } from './proc.ts';
+import { RUNS_PER_THREAD, agentRuns } from './agentRuns.ts';
 
 const RUNS = Number(process.argv[2] ?? process.env.HISTORY_RUNS ?? 100_000);
 const CONCURRENCY = Number(process.env.HISTORY_CONCURRENCY ?? 8);
 const CACHE_MB = Number(process.env.AGENTPLANE_STORE_CACHE_MB ?? 64);
-const RUNS_PER_THREAD = 10;
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
 const p = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!;
 
@@ -56,23 +56,10 @@ try {
   const fresh = await settled(ap);
   console.log(`fresh: heap ${mb(fresh.heap)} MB, RSS ${mb(fresh.rss)} MB`);
   const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let thread = next++; thread * RUNS_PER_THREAD < RUNS; thread = next++) {
-        const created = await ap.api('/threads', { json: {} });
-        expectStatus('create thread', created, 200);
-        threads.push(created.body.thread_id);
-        for (let i = 0; i < RUNS_PER_THREAD && thread * RUNS_PER_THREAD + i < RUNS; i += 1) {
-          const res = await ap.api(`/threads/${created.body.thread_id}/runs/wait`, {
-            json: { assistant_id: 'agent', input: { messages: [{ role: 'user', content: `what is ${thread} * ${i}?` }] } },
-          });
-          expectStatus('run', res, 200);
-        }
-        if (thread % 100 === 0) console.log(`  ${Math.min(RUNS, (thread + 1) * RUNS_PER_THREAD)} runs, RSS ${mb(ap.rss())} MB`);
-      }
-    }),
-  );
+  await agentRuns(ap, RUNS, CONCURRENCY, (thread, threadId) => {
+    threads.push(threadId);
+    if (thread % 100 === 0) console.log(`  ${Math.min(RUNS, (thread + 1) * RUNS_PER_THREAD)} runs, RSS ${mb(ap.rss())} MB`);
+  });
   const seconds = (performance.now() - started) / 1000;
   const full = await settled(ap);
   const bound = (fresh: number) => 1.5 * fresh + CACHE_MB * 1048576;

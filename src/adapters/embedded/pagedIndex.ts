@@ -72,7 +72,8 @@ export async function writePagedIndex(
   let seq = 0;
   for (const r of records) seq = Math.max(seq, r.seq);
   const row = (r: IndexedRecord) => [r.id, r.seq, r.at, r.len, presentOf(fields, r.keys)];
-  const holding = records.filter((r) => holdsFew(fields, r.keys, few)).map(row);
+  const holds = holdsFew(fields, few);
+  const holding = records.filter((r) => holds(r.keys)).map(row);
   const head: IndexHead = { version: 2, generation, size: stat.size, mtimeMs: stat.mtimeMs, fields, seq, few, holding };
   const body = JSON.stringify(records.map(row));
   await writeFileAtomic(indexPath(shardFile), `${JSON.stringify(head)}\n${body}`, false);
@@ -95,7 +96,8 @@ export function describingIndex(shardFile: string, fd: number, fields: readonly 
   if (JSON.stringify(head.fields) !== JSON.stringify(fields) || JSON.stringify(head.few) !== JSON.stringify(few) || typeof head.seq !== 'number') return null;
   if (typeof head.generation !== 'string' || head.generation !== generationOf(fd, stat.size)) return null;
   const holding = recordsOf(head.holding, fields, stat.size, head.seq);
-  if (!holding || !holding.every((r) => holdsFew(fields, r.keys, few))) return null;
+  const holds = holdsFew(fields, few);
+  if (!holding || !holding.every((r) => holds(r.keys))) return null;
   return { file, size: stat.size, seq: head.seq, holding };
 }
 
@@ -125,12 +127,13 @@ function recordsOf(records: unknown, fields: readonly string[], size: number, hi
   return out;
 }
 
-/** Whether a record's kept fields hold one of the few values. */
-export function holdsFew(fields: readonly string[], keys: readonly unknown[], few: FewValues): boolean {
-  return Object.entries(few).some(([field, values]) => {
-    const at = fields.indexOf(field);
-    return at >= 0 && typeof keys[at] === 'string' && values.includes(keys[at]);
-  });
+/** Whether a record's kept fields hold one of the few values (each field's place found once, not for each record). */
+function holdsFew(fields: readonly string[], few: FewValues): (keys: readonly unknown[]) => boolean {
+  const checks = Object.entries(few)
+    .map(([field, values]) => [fields.indexOf(field), values] as const)
+    .filter(([at]) => at >= 0);
+  if (checks.length === 0) return () => false;
+  return (keys) => checks.some(([at, values]) => typeof keys[at] === 'string' && values.includes(keys[at]));
 }
 
 /** An index's first line, its head (read a chunk at a time, up to HEAD_LIMIT). */
