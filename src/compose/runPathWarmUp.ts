@@ -4,17 +4,20 @@
 // client runs a graph: POST /threads, then POST /threads/{id}/runs/stream, a few times, through
 // the request pipeline (routing, body reading, validation, the handlers, the reply's check and its
 // SSE writing), the agent domain (threads, runs, the run engine and its claims, the event log) and
-// the worker pool to a run worker, which executes it on a store of its own (run-workers/warmRunPath.ts).
+// the worker pool to a run worker, which executes it as it does the project's runs
+// (run-workers/warmRunPath.ts), its store calls answered from the warm-up's store.
 //
 // Nothing of it is seen: the requests are injected into a pipeline of its own (light-my-request,
-// no socket), whose store is in memory, with no access log, no metrics and a silent logger; the
-// project's graphs and code are never run. Skipped where a run's spans would be exported or
+// no socket), whose store is in memory (the worker's calls of the warm-up's runs are answered from
+// it too), with no access log, no metrics and a silent logger; the project's graphs and code are
+// never run. Skipped where a run's spans would be exported or
 // LangSmith tracing is on (warmUpWouldShow): the worker would not run the graph there either.
 import { openAgentDomain } from '../domain/agent/agentDomain.ts';
 import { StoreCheckpointer } from '../domain/agent/checkpoints/checkpointer.ts';
 import { GraphRegistry } from '../domain/agent/graphs/graphs.ts';
 import { retentionSettings } from '../domain/agent/threads/retention.ts';
 import type { RunExecutor } from '../domain/agent/graphs/runContext.ts';
+import type { Store } from '../domain/ports/store.ts';
 import { WARM_UP_GRAPH, WARM_UP_INPUT, WARM_UP_RUNS, WARM_UP_STREAM_MODES, warmUpGraph } from '../domain/agent/graphs/warmUpGraph.ts';
 import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
 import { CollectionCheckpoints } from '../adapters/embedded/collectionCheckpoints.ts';
@@ -35,14 +38,14 @@ import { ResponseValidators } from '../runtime/transports/http/responseValidator
 import { embeddedRunBackend } from './backend.ts';
 
 export interface RunPathWarmUp {
-  /** Executes the warm-up's runs (the worker pool's executeWarmUp). */
-  execute: RunExecutor;
+  /** The executor of the warm-up's runs, their workers' store calls answered from `store` (the worker pool's warmUpExecutor). */
+  executor: (store: Store) => RunExecutor;
   /** The server's body limit (config.maxBodyBytes). */
   maxBodyBytes: number;
 }
 
 /** Runs the warm-up; says how many `messages` events its runs' streams carried (0: skipped). */
-export async function warmRunPath({ execute, maxBodyBytes }: RunPathWarmUp): Promise<number> {
+export async function warmRunPath({ executor, maxBodyBytes }: RunPathWarmUp): Promise<number> {
   if (warmUpWouldShow()) return 0;
   const silent = createLogger('silent');
   const store = await openJournalStore({ dataDir: null });
@@ -62,7 +65,7 @@ export async function warmRunPath({ execute, maxBodyBytes }: RunPathWarmUp): Pro
     log: silent,
     maxConcurrentRuns: 1,
     retention: retentionSettings(undefined),
-    execute,
+    execute: executor(store),
     locks: { run: (key, work) => coordination.serialize(`thread:${key}`, work) },
     runBackend: embeddedRunBackend(store, 30_000),
   });

@@ -1,8 +1,10 @@
 // The run path's warm-up after a start (issue 89: the first run's first token came 3-8x later
 // than the next runs', V8 compiling the run path's code on first use in the main thread and the
 // worker). The warm-up's runs go through the request pipeline, the agent domain, the worker pool
-// and a real run worker, and stream: and nothing of them reaches the server's store (the pool's,
-// through which a worker's runs read and write), its log above debug, or the project's graphs.
+// and a real run worker, and stream; the worker runs them as it does the project's, its checkpoints
+// written through the pool into the warm-up's own store: and nothing of them reaches the server's
+// store (the pool's, through which a worker's runs read and write), its log above debug, or the
+// project's graphs.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -60,10 +62,16 @@ after(async () => {
 });
 
 it('streams its runs through the pipeline, the domain and a run worker, and leaves the server’s store and log as they were', async () => {
-  const messages = await warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: 1024 * 1024 });
+  const messages = await warmRunPath({ executor: (warmUpStore) => pool.warmUpExecutor(watched(warmUpStore, 'warm-up')), maxBodyBytes: 1024 * 1024 });
   // each run: the tool call's chunk and the answer's words (as `messages`), after the tool's message
   assert.ok(messages >= 3 * 4, `the warm-up's runs streamed their messages events (${messages})`);
-  assert.deepEqual(touched, [], 'nothing of the warm-up reached the server’s store or its runs');
+  const server = touched.filter((call) => !call.startsWith('warm-up.'));
+  assert.deepEqual(server, [], 'nothing of the warm-up reached the server’s store or its runs');
+  // the worker's run path of the project's runs: the remote store, its checkpoints written through the pool
+  assert.ok(
+    touched.includes('warm-up.write') && touched.includes('warm-up.collection'),
+    `the worker's checkpoints of the warm-up's runs were written through the pool, into the warm-up's store (${[...new Set(touched)].join(', ')})`,
+  );
   const shown = lines.map((line) => JSON.parse(line) as { level: string; msg: string }).filter((line) => line.level !== 'debug');
   assert.deepEqual(shown, [], 'the warm-up logged nothing above debug');
   assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start, and started none');
@@ -72,13 +80,15 @@ it('streams its runs through the pipeline, the domain and a run worker, and leav
 
 it('leaves the worker to a run of the project that comes meanwhile: the run goes beside it, no worker starts', async () => {
   let projectRun: Promise<unknown> | undefined;
-  const execute: RunExecutor = (run, signal, publish, started) => {
-    const warmUp = pool.executeWarmUp(run, signal, publish, started);
-    // handed to the worker now: the project's run comes while it is there
-    projectRun ??= pool.execute(runOf('marked'), new AbortController().signal, () => undefined);
-    return warmUp;
-  };
-  await warmRunPath({ execute, maxBodyBytes: 1024 * 1024 });
+  const executor =
+    (warmUpStore: Store): RunExecutor =>
+    (run, signal, publish, started) => {
+      const warmUp = pool.warmUpExecutor(warmUpStore)(run, signal, publish, started);
+      // handed to the worker now: the project's run comes while it is there
+      projectRun ??= pool.execute(runOf('marked'), new AbortController().signal, () => undefined);
+      return warmUp;
+    };
+  await warmRunPath({ executor, maxBodyBytes: 1024 * 1024 });
   await projectRun;
   assert.equal(pool.workers(), 1, 'the project’s run went to the worker the warm-up was in');
 });

@@ -29,7 +29,7 @@ export type CallTarget = 'collection' | 'write' | 'newestCheckpoint' | 'memory' 
  * `drop`: stop it and discard everything it did (answered by `dropped`). See runsAhead.ts.
  */
 export type ToWorker =
-  /** `warmUp`: a run of agentplane's warm-up graph (warmRunPath.ts), executed on the worker's own store in memory. */
+  /** `warmUp`: a run of agentplane's warm-up graph (warmRunPath.ts), its store calls marked `warmUp`. */
   | { type: 'run'; run: RunRecord; known?: KnownReads; warmUp?: true }
   | { type: 'abort'; runId: string }
   | { type: 'reply'; id: number; value?: unknown; error?: RunError }
@@ -50,7 +50,8 @@ export interface NextOffer {
 
 /** `order`: made after the calls before it with the same order, and not after one that failed (orderedCalls.ts). */
 /** `run`: the run whose code made the call (none: the worker's own, as while loading the project). */
-export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string; run?: string };
+/** `warmUp`: made by the executor of the warm-up's runs, answered from the warm-up's store, never the server's (runWorkerPool.ts's warmUpExecutor). */
+export type StoreCall = { type: 'call'; id: number; target: CallTarget; method: string; args: unknown[]; order?: string; run?: string; warmUp: boolean };
 
 export type FromWorker =
   /** `heapBytes`: its heap (committed) once the project is loaded, the size a retirement measures growth from. */

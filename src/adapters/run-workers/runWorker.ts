@@ -14,8 +14,9 @@ import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { StoreCheckpointer, type StoredHead } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { graphExecutor, loadRunModules } from '../../domain/agent/graphs/graphRunners.ts';
-import { warmRunPath, warmUpExecutor } from './warmRunPath.ts';
-import { fullCollection } from '../../runtime/idle/idleCollector.ts';
+import { warmRunPath, warmUpGraphRegistry } from './warmRunPath.ts';
+import { fullCollection, youngCollection } from '../../runtime/idle/idleCollector.ts';
+import { WarmUpCollections } from './warmUpCollections.ts';
 import { loadGraphs } from '../../domain/agent/graphs/graphs.ts';
 import { PlainStateStore } from '../../domain/agent/checkpoints/plainState.ts';
 import { CollectionPlainCheckpoints } from '../embedded/collectionPlainCheckpoints.ts';
@@ -23,7 +24,8 @@ import { CollectionCheckpoints } from '../embedded/collectionCheckpoints.ts';
 import { describeError } from '../../domain/agent/records.ts';
 import type { FromWorker, NextOffer, ToWorker, WorkerSetup } from './protocol.ts';
 import type { RunRecord } from '../../domain/agent/records.ts';
-import type { KnownReads, RunOutput } from '../../domain/agent/graphs/runContext.ts';
+import type { KnownReads, RunExecutorWithReads, RunOutput } from '../../domain/agent/graphs/runContext.ts';
+import type { MemoryAccess } from '../../domain/memory/langgraphStore.ts';
 import { readsKey } from './firstReads.ts';
 import { RemoteStore, remoteMemory, type Call } from './remoteStore.ts';
 import { installProjectGlobals, projectApiUrl, setProjectApiUrl, type LogLevel } from '../../shared/projectGlobals.ts';
@@ -104,8 +106,6 @@ function failCall(id: number): void {
  * main thread gets every message in the order it was sent.
  */
 const BATCH_MS = 2;
-/** How long after a warm-up run's end, with none after it, the warm-up counts as over. */
-const WARM_UP_SETTLED_MS = 50;
 let batch: FromWorker[] = [];
 let batchSince = 0;
 
@@ -147,16 +147,20 @@ function send(message: FromWorker): void {
   port.postMessage(message);
 }
 
-const call: Call = (target, method, args, order) =>
-  new Promise((resolve, reject) => {
-    const id = ++nextCall;
-    pending.set(id, { resolve, reject });
-    // the run it is of counts as progressing (the run watchdog)
-    const run = currentRun.getStore();
-    if (order === undefined) return send({ type: 'call', id, target, method, args, run });
-    // the records are the checkpointer's own, made for this write: nothing changes them while they wait
-    sendLater({ type: 'call', id, target, method, args, order, run });
-  });
+/** Calls the main thread; `warmUp`: the calls of the warm-up's runs, answered from the warm-up's store (protocol.ts). */
+const callsMarked =
+  (warmUp: boolean): Call =>
+  (target, method, args, order) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextCall;
+      pending.set(id, { resolve, reject });
+      // the run it is of counts as progressing (the run watchdog)
+      const run = currentRun.getStore();
+      if (order === undefined) return send({ type: 'call', id, target, method, args, run, warmUp });
+      // the records are the checkpointer's own, made for this write: nothing changes them while they wait
+      sendLater({ type: 'call', id, target, method, args, order, run, warmUp });
+    });
+const call = callsMarked(false);
 
 /**
  * Events go as their JSON text: one string to copy where the data would be cloned object by
@@ -213,17 +217,8 @@ async function main(): Promise<void> {
   // a graph's authenticate() (sdk/auth.ts) is answered by the main thread, which holds the auth service
   installAgentAuth((request) => call('agentAuth', 'authenticate', [request]) as Promise<AgentAuthAnswer>);
   await serverUrl();
-  const store = new RemoteStore(call);
-  // a held thread's checkpoint writes are posted without waiting for each answer; the main
-  // thread makes them in order (orderedCalls.ts)
-  const checkpointer = new StoreCheckpointer(
-    new CollectionCheckpoints(store),
-    (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>,
-    undefined,
-    (threadId) => new CollectionCheckpoints(store.ordered(threadId)),
-  );
-  const plain = new PlainStateStore(new CollectionPlainCheckpoints(store));
-  const graphs = await loadGraphs(setup.graphs, setup.baseDir, checkpointer, { functions: setup.functions, fresh: setup.fresh });
+  const stores = remoteStores(call);
+  const graphs = await loadGraphs(setup.graphs, setup.baseDir, stores.checkpointer, { functions: setup.functions, fresh: setup.fresh });
   // before the worker is ready, as the graphs are: a run's time limit counts none of it
   await loadRunModules();
   // the run path run here on a graph of its own, so the first run of the project's graphs finds it compiled
@@ -250,27 +245,21 @@ async function main(): Promise<void> {
     progress.set(runId, progressed);
     return () => progress.delete(runId);
   };
-  const execute = graphExecutor({
-    graphs,
-    plain,
-    checkpointer,
-    memoryStore: remoteMemory(call),
-    valuesAsText: true,
-    watch,
-    langgraphVersion: langGraphReleaseNear(setup.baseDir),
-  });
+  const langgraphVersion = langGraphReleaseNear(setup.baseDir);
+  const execute = graphExecutor({ graphs, ...stores, valuesAsText: true, watch, langgraphVersion });
+  // the main thread's warm-up runs take the same run path as the project's runs (an executor made
+  // alike, over the main thread's store), the first run otherwise paid for its first use; with
+  // their calls marked, so that the pool answers them from the warm-up's store
+  let warmUpExecute: Promise<RunExecutorWithReads> | undefined;
+  const warmUpExecutor = () =>
+    (warmUpExecute ??= (async () => {
+      const warmUpStores = remoteStores(callsMarked(true));
+      const warmUpGraphs = await warmUpGraphRegistry(warmUpStores.checkpointer);
+      return graphExecutor({ graphs: warmUpGraphs, ...warmUpStores, valuesAsText: true, watch, langgraphVersion });
+    })());
 
-  /**
-   * The main thread's warm-up (compose/runPathWarmUp.ts) sends its runs one after another: once
-   * the last has ended and no run came since, what loading and the warm-up left is collected while
-   * the worker idles, not by a full collection on the first run's allocations (~45 ms of that run in
-   * a CPU profile of a start).
-   */
-  let warmUpCollection: NodeJS.Timeout | undefined;
-  const collectAfterWarmUp = () => {
-    clearTimeout(warmUpCollection);
-    warmUpCollection = setTimeout(() => running.size === 0 && fullCollection()?.(), WARM_UP_SETTLED_MS).unref();
-  };
+  // a full collection before the main thread's warm-up runs, a young one once they are over (warmUpCollections.ts)
+  const collections = new WarmUpCollections({ full: () => fullCollection()?.(), young: () => youngCollection()?.() }, () => running.size === 0);
 
   /** The next run of a thread, offered to start once the run it follows (the key) ends well, with its flag set once it is withdrawn. */
   const offers = new Map<string, { run: RunRecord; withdrawn: Int32Array }>();
@@ -293,7 +282,7 @@ async function main(): Promise<void> {
   /** What the thread's next run reads first, as the run before left it (a LangGraph run leaves the plain state as it was); undefined when that is not known. */
   const readsAfter = ({ run, plainHead }: Ended, next: RunRecord): KnownReads | undefined => {
     if (next.thread_id !== run.thread_id || plainHead === undefined) return undefined;
-    const newest = checkpointer.endedHead(run.thread_id);
+    const newest = stores.checkpointer.endedHead(run.thread_id);
     return newest ? { plainHead, newestCheckpoint: newest } : undefined;
   };
 
@@ -373,7 +362,10 @@ async function main(): Promise<void> {
     } else if (message.type === 'run') {
       if (message.warmUp)
         void warmUpExecutor().then(
-          (warmUp) => start(message.run, message.known, false, warmUp, collectAfterWarmUp),
+          (warmUp) => {
+            collections.beforeRun();
+            start(message.run, message.known, false, warmUp, () => collections.runEnded());
+          },
           (err: unknown) => send({ type: 'failed', runId: message.run.run_id, error: describeError(err) }),
         );
       else start(message.run, message.known, false);
@@ -411,6 +403,20 @@ async function main(): Promise<void> {
     }
   });
   send({ type: 'ready', heapBytes: heapBytes() });
+}
+
+/** The stores a run reads and writes through the main thread (`call`): its checkpoints, plain state and memory. */
+function remoteStores(call: Call): { checkpointer: StoreCheckpointer; plain: PlainStateStore; memoryStore: MemoryAccess } {
+  const store = new RemoteStore(call);
+  // a held thread's checkpoint writes are posted without waiting for each answer; the main
+  // thread makes them in order (orderedCalls.ts)
+  const checkpointer = new StoreCheckpointer(
+    new CollectionCheckpoints(store),
+    (threadNs) => call('newestCheckpoint', 'newestCheckpoint', [threadNs]) as Promise<StoredHead | undefined>,
+    undefined,
+    (threadId) => new CollectionCheckpoints(store.ordered(threadId)),
+  );
+  return { checkpointer, plain: new PlainStateStore(new CollectionPlainCheckpoints(store)), memoryStore: remoteMemory(call) };
 }
 
 /** This isolate's heap as committed (what it holds of the process's memory, garbage included). */

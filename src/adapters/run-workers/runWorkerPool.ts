@@ -164,7 +164,7 @@ const AFRESH: Handover = {
   prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known }), posted: () => undefined }),
 };
 
-/** A run of agentplane's warm-up graph: the worker executes it on a store of its own (warmRunPath.ts). */
+/** A run of agentplane's warm-up graph: the worker executes it as it does the project's runs, its calls marked (warmRunPath.ts). */
 const WARM_UP: Handover = {
   prepare: async (_slot, run, known) => ({ message: () => ({ type: 'run', run, known, warmUp: true }), posted: () => undefined }),
 };
@@ -184,7 +184,7 @@ interface Request {
   run: RunRecord;
   tenant: string;
   suspect: boolean;
-  /** A warm-up's run (executeWarmUp): it counts in no worker's load, not even while it starts. */
+  /** A warm-up's run (warmUpExecutor): it counts in no worker's load, not even while it starts. */
   warmUp: boolean;
   grant(slot: Slot): void;
 }
@@ -216,8 +216,8 @@ export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
   /** Runs waiting for a worker, in the order they asked (none overtakes another: no tenant starves). */
   private readonly waiting: Request[] = [];
-  /** The warm-up's runs in the workers (executeWarmUp): they count in no worker's load. */
-  private readonly warmUps = new Set<string>();
+  /** The warm-up's runs in the workers (warmUpExecutor), with the store their calls are answered from: they count in no worker's load. */
+  private readonly warmUps = new Map<string, Store>();
   /** Each thread's worker (where its last run went), the oldest first. */
   private readonly homes = new Map<string, Slot>();
   /** Runs that were in a worker that died of an unknown run's fault: each runs alone next. */
@@ -259,23 +259,26 @@ export class RunWorkerPool {
   readonly execute: RunExecutor = (run, signal, publish, started) => this.run(run, signal, publish, started, AFRESH);
 
   /**
-   * Executes a run of agentplane's warm-up graph (domain/agent/warmUpGraph.ts) in a worker, on the
-   * worker's own store in memory: the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs
-   * through the pool's and the workers' run path this way, and nothing of them reaches the store.
-   * It only takes a worker that is idle with no run waiting (else it is refused: WarmUpSkipped), so
-   * it never starts a worker nor holds up a run; and it counts in no worker's load, so a run that
-   * comes meanwhile goes to that worker beside it rather than to a new one.
+   * Executes runs of agentplane's warm-up graph (domain/agent/warmUpGraph.ts) in a worker as the
+   * project's runs are, the worker's store calls answered from `store` (the warm-up's own, never
+   * the server's): the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs through the
+   * pool's and the workers' run path this way, and nothing of them reaches the server's store.
+   * A run only takes a worker that is idle with no run waiting (else it is refused: WarmUpSkipped),
+   * so it never starts a worker nor holds up a run; and it counts in no worker's load, so a run
+   * that comes meanwhile goes to that worker beside it rather than to a new one.
    */
-  readonly executeWarmUp: RunExecutor = async (run, signal, publish, started) => {
-    const open = [...this.slots].some((s) => !s.retiring && !s.killed && !s.exclusive && this.load(s) === 0);
-    if (this.stopping || this.waiting.length > 0 || !open) throw new WarmUpSkipped();
-    this.warmUps.add(run.run_id);
-    try {
-      return await this.run(run, signal, publish, started, WARM_UP);
-    } finally {
-      this.warmUps.delete(run.run_id);
-    }
-  };
+  warmUpExecutor(store: Store): RunExecutor {
+    return async (run, signal, publish, started) => {
+      const open = [...this.slots].some((s) => !s.retiring && !s.killed && !s.exclusive && this.load(s) === 0);
+      if (this.stopping || this.waiting.length > 0 || !open) throw new WarmUpSkipped();
+      this.warmUps.set(run.run_id, store);
+      try {
+        return await this.run(run, signal, publish, started, WARM_UP);
+      } finally {
+        this.warmUps.delete(run.run_id);
+      }
+    };
+  }
 
   /** Lets a decorator (runsAhead.ts) keep runs of its own in the workers: it hears of their messages and ends, and its runs count in their load. */
   watchWorkers(watch: WorkerWatch): void {
@@ -707,7 +710,11 @@ export class RunWorkerPool {
           const one = messages[at];
           const group = [one];
           if (one.type === 'call' && isOrderedWrite(one))
-            for (let next = messages[at + 1]; next?.type === 'call' && isOrderedWrite(next) && next.order === one.order; next = messages[at + group.length]) {
+            for (
+              let next = messages[at + 1];
+              next?.type === 'call' && isOrderedWrite(next) && next.order === one.order && next.warmUp === one.warmUp;
+              next = messages[at + group.length]
+            ) {
               if (!fitsOneWrite((group as CallMessage[]).map(opsOf), [opsOf(next)])) break;
               group.push(next);
             }
@@ -766,12 +773,14 @@ export class RunWorkerPool {
     }
     const task = [...slot.tasks.values()];
     const [first] = group;
-    const make = () => this.answer(first.target, first.method, first.args);
+    // a warm-up run's calls reach the warm-up's store alone, and none once the run is over
+    const store = first.warmUp ? this.warmUps.get(first.run ?? '') : this.options.store;
+    const make = () => (store ? this.answer(first, store) : Promise.reject(new Error('a warm-up run that is over made a call')));
     const made: Promise<unknown> =
       first.order === undefined
         ? make()
-        : isOrderedWrite(first)
-          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => this.options.store.write(batch.flat()), fitsOneWrite)
+        : isOrderedWrite(first) && store
+          ? slot.ordered.batch(first.order, group.map(opsOf), (batch) => store.write(batch.flat()), fitsOneWrite)
           : slot.ordered.run(first.order, make);
     for (const message of group) {
       const answered = made.then(
@@ -804,20 +813,21 @@ export class RunWorkerPool {
     }
   }
 
-  /** The store as the main thread alone reads and writes it. */
-  private async answer(target: string, method: string, args: unknown[]): Promise<unknown> {
-    if (target === 'write') return this.options.store.write(args[0] as never);
+  /** The store as the main thread alone reads and writes it (a warm-up's call: the warm-up's store, and nothing else). */
+  private async answer({ target, method, args, warmUp }: CallMessage, store: Store): Promise<unknown> {
+    if (target === 'write') return store.write(args[0] as never);
+    if (target === 'newestCheckpoint') return new CollectionCheckpoints(store).newest(String(args[0]));
+    if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
+      const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];
+      const collection = store.collection<object>(name, options) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      return collection[method](...rest);
+    }
+    if (warmUp) throw new Error(`a warm-up run asked for ${target}.${method}, which is answered to the project's runs alone`);
     if (target === 'apiUrl') return projectApiUrl();
     if (target === 'agentAuth') {
       const authenticate = agentAuthCall();
       if (!authenticate) throw new Error('authenticate() needs the control plane, which this server does not run');
       return authenticate(args[0] as AgentAuthRequest);
-    }
-    if (target === 'newestCheckpoint') return new CollectionCheckpoints(this.options.store).newest(String(args[0]));
-    if (target === 'collection' && REMOTE_COLLECTION_METHODS.has(method)) {
-      const [name, options, ...rest] = args as [string, { indexes?: string[] }, ...unknown[]];
-      const collection = this.options.store.collection<object>(name, options) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-      return collection[method](...rest);
     }
     if (target === 'memory' && REMOTE_MEMORY_METHODS.has(method) && this.options.memory) {
       const memory = this.options.memory as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;

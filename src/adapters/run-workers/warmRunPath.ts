@@ -1,15 +1,18 @@
 // A worker's half of the run path's warm-up (issue 89; the graph: domain/agent/graphs/warmUpGraph.ts).
 // Before the worker says it is ready it runs the warm-up graph once through the run path its runs
 // take (graphExecutor: the run tracer and its spans, the checkpointer over a store, the events'
-// JSON text), and afterwards it runs the warm-up runs the main thread's half sends it (a `run`
-// marked `warmUp`) the same way, so that the first run of the project's graphs does not pay for
-// V8 compiling that code on first use. Once only before it is ready: a run that waits for the
-// worker (one that came early, or needed a worker more) waits for that run too.
+// JSON text), on an in-memory store of its own, so that the first run of the project's graphs does
+// not pay for V8 compiling that code on first use. Once only before it is ready: a run that waits
+// for the worker (one that came early, or needed a worker more) waits for that run too.
+// Afterwards it runs the warm-up runs the main thread's half sends it (a `run` marked `warmUp`)
+// through an executor made as the project's runs' is (runWorker.ts), over the main thread's store
+// as theirs: the same remote store, checkpointer and calls to the main thread, whose first use the
+// first run paid for too (a first token ~2x later than the next runs'). Those calls are marked
+// `warmUp`, and the pool answers them from the warm-up's own store, never the server's.
 //
-// Nothing leaves the worker but the events of the runs the main thread sent: the store is an
-// in-memory one of its own, no project code runs, nothing is logged. No warm-up is run where a
-// run's spans would be exported (OTEL_EXPORTER_OTLP_ENDPOINT) or LangSmith tracing is on: there
-// the warm-up's runs would be seen.
+// Nothing of it is seen: the stores are the warm-up's own, in memory; no project code runs,
+// nothing is logged. No warm-up is run where a run's spans would be exported
+// (OTEL_EXPORTER_OTLP_ENDPOINT) or LangSmith tracing is on: there the warm-up's runs would be seen.
 import { StoreCheckpointer } from '../../domain/agent/checkpoints/checkpointer.ts';
 import { graphExecutor } from '../../domain/agent/graphs/graphRunners.ts';
 import { GraphRegistry } from '../../domain/agent/graphs/graphs.ts';
@@ -38,9 +41,15 @@ export const warmUpExecutor = (): Promise<RunExecutorWithReads> => (made ??= mak
 async function makeExecutor(): Promise<RunExecutorWithReads> {
   const store = await openJournalStore({ dataDir: null });
   const checkpointer = new StoreCheckpointer(new CollectionCheckpoints(store));
+  const graphs = await warmUpGraphRegistry(checkpointer);
+  return graphExecutor({ graphs, plain: new PlainStateStore(new CollectionPlainCheckpoints(store)), checkpointer, valuesAsText: true });
+}
+
+/** The warm-up graph alone, its checkpoints kept by `checkpointer`. */
+export async function warmUpGraphRegistry(checkpointer: StoreCheckpointer): Promise<GraphRegistry> {
   const graphs = new GraphRegistry(checkpointer);
   graphs.add(warmUpGraph(await checkpointer.langGraphSaver()));
-  return graphExecutor({ graphs, plain: new PlainStateStore(new CollectionPlainCheckpoints(store)), checkpointer, valuesAsText: true });
+  return graphs;
 }
 
 /** Runs the warm-up graph `runs` times, its events made into JSON text as a worker posts them and dropped; says how many there were. */

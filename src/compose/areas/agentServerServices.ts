@@ -233,7 +233,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           .then(async () => {
             if (!graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')) return 0;
             const { warmRunPath } = await import('../runPathWarmUp.ts');
-            return warmRunPath({ execute: pool.executeWarmUp, maxBodyBytes: config.maxBodyBytes });
+            return warmRunPath({ executor: (store) => pool.warmUpExecutor(store), maxBodyBytes: config.maxBodyBytes });
           })
           .then(
             (messages) => log.debug('the run path is warmed', { messages }),

@@ -43,18 +43,32 @@ export class IdleCollection {
   }
 }
 
+/** V8's `gc`: a full collection, or with `{ type: 'minor' }` the young generation's alone (a scavenge). */
+type Gc = (options?: { type: 'minor' | 'major' }) => void;
+
 /**
  * V8's full collection. Node offers it only with --expose-gc, which the CLI's own process was
  * not started with: the flag is set just long enough to read `gc` from a context made for it,
  * then unset, so the project's code (here and in run workers) sees no `gc` global it did not have.
  */
 export function fullCollection(): (() => void) | undefined {
+  const gc = v8Gc();
+  return gc && (() => gc());
+}
+
+/** V8's collection of the young generation alone (a scavenge: it deoptimizes no code, as a full one may), had as fullCollection's. */
+export function youngCollection(): (() => void) | undefined {
+  const gc = v8Gc();
+  return gc && (() => gc({ type: 'minor' }));
+}
+
+function v8Gc(): Gc | undefined {
   const own = (globalThis as { gc?: unknown }).gc;
-  if (typeof own === 'function') return own as () => void;
+  if (typeof own === 'function') return own as Gc;
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as unknown;
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
+    return typeof gc === 'function' ? (gc as Gc) : undefined;
   } catch {
     return undefined;
   } finally {

@@ -43,7 +43,7 @@ test('a moment of activity starts the idle wait over; growth under growthBytes i
 
 test('the collection is had without --expose-gc, and leaves no gc global to the code that runs after it (here, and in a worker)', () => {
   const script = `
-    const { fullCollection } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/idle/idleCollector.ts'))});
+    const { fullCollection, youngCollection } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/idle/idleCollector.ts'))});
     const { Worker } = await import('node:worker_threads');
     const gc = fullCollection();
     let junk = Array.from({ length: 300_000 }, (_, i) => ({ i }));
@@ -51,13 +51,16 @@ test('the collection is had without --expose-gc, and leaves no gc global to the 
     const before = process.memoryUsage().heapUsed;
     gc();
     const after = process.memoryUsage().heapUsed;
+    const young = youngCollection();
+    young();
     const inWorker = await new Promise((resolve) => new Worker('import("node:worker_threads").then((m) => m.parentPort.postMessage(typeof globalThis.gc))', { eval: true }).once('message', resolve));
-    console.log(JSON.stringify({ gc: typeof gc, freedMb: Math.round((before - after) / 1048576), here: typeof globalThis.gc, inWorker }));
+    console.log(JSON.stringify({ gc: typeof gc, young: typeof young, freedMb: Math.round((before - after) / 1048576), here: typeof globalThis.gc, inWorker }));
   `;
   const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(out.status, 0, out.stderr);
   const seen = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
   assert.equal(seen.gc, 'function');
+  assert.equal(seen.young, 'function', 'the young generation’s collection is had the same way');
   assert.ok(seen.freedMb >= 5, `a full collection freed the dropped objects (${seen.freedMb} MB)`);
   assert.equal(seen.here, 'undefined');
   assert.equal(seen.inWorker, 'undefined');

@@ -24,10 +24,12 @@ export const WARM_UP_STREAM_MODES = [
 ];
 
 /**
- * How many runs: V8 compiles a function on its first call and again, to faster code, once it has
- * been called a few times; the project's first run then finds the shared code as later runs do.
+ * How many runs: V8 compiles a function on its first call and again, to faster code (TurboFan, on
+ * a thread of its own), once it has been called often enough; the project's first run then finds
+ * the shared code as later runs do. With 3, the run path's hottest functions were still compiled
+ * to it during the first four runs of the project (~15 ms of a core in the first, --trace-opt).
  */
-export const WARM_UP_RUNS = 3;
+export const WARM_UP_RUNS = 8;
 
 /** The warm-up graph, compiled with `checkpointer`. */
 export function warmUpGraph(checkpointer: BaseCheckpointSaver): LoadedGraph {

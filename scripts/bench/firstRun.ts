@@ -1,0 +1,214 @@
+// `npx tsx scripts/bench/firstRun.ts [starts] [tree...]`: issue 89's "the first run's first token
+// comes within 1.5x of the later runs'". Each start is a default `npm start` (`node
+// bin/agentplane.js serve` in the tree, its own agentplane.json, no settings but a free PORT and a
+// fresh DATA_DIR), left alone FIRST_RUN_SETTLE_MS (3 s) after its /ok and then until it idles (its
+// processes used under a twentieth of a core over half a second: on a loaded machine the warm-up
+// of a start may take longer than the settling time, and a run sent before it ended measures the
+// warm-up, not the first run; the wait is printed as "idle after"), then sent FIRST_RUN_RUNS
+// (6) runs of the shipped `agent` graph one after another, each on a new thread as a chat client
+// does (POST /threads, then runs/stream in messages-tuple mode), timing the first `event: messages`
+// of each. A start's ratio is its first run over the median of its later ones; printed are each
+// start's times, the median ratio over the starts and the worst, /ok's time from spawn, and the
+// load average (figures on a shared machine mean little without it). On Linux each run's CPU in
+// the server (every thread's, from /proc/<pid>/task/*/schedstat: exact for threads that wait,
+// read 20 ms after the run's stream ended) is printed too, with the same ratio: what the first
+// run computes more than the next ones, which the other processes of a busy machine do not move
+// as they move the times.
+//
+// Several trees (a checkout of a baseline, each with its node_modules) are started in turns, the
+// order flipped every round, so that both see the same moments of the machine. The server is a
+// child of this process: it runs at the same nice level as the client (run the whole under
+// `nice` to lower both). FIRST_RUN_NODE_ARGS go before bin/agentplane.js (e.g. `--cpu-prof
+// --cpu-prof-dir=/tmp/prof`), and FIRST_RUN_WINDOWS names a file to write each run's moments into
+// (request sent, first token, end; µs of the monotonic clock a CPU profile's times are on);
+// FIRST_RUN_OUTPUT one to append each server's output to; FIRST_RUN_GAP_MS spaces the runs;
+// FIRST_RUN_SERVER_ARGS go after `serve` (`--config other.json`), FIRST_RUN_ENV is set in the servers' environment
+// (`LOG_LEVEL=debug`); FIRST_RUN_BEFORE=<graph>:<n>
+// sends n runs of another graph before the measured ones (what a start's first run would take
+// with the run path warmed by real runs, but not the measured graph's own code).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createServer } from 'node:http';
+import { ROOT } from './graph.ts';
+import { delay, freePort, startChild } from './proc.ts';
+
+const starts = Number(process.argv[2] ?? 5);
+const trees = (process.argv.length > 3 ? process.argv.slice(3) : [ROOT]).map((t) => path.resolve(t));
+const RUNS = Number(process.env.FIRST_RUN_RUNS ?? 6);
+const SETTLE_MS = Number(process.env.FIRST_RUN_SETTLE_MS ?? 3_000);
+const GAP_MS = Number(process.env.FIRST_RUN_GAP_MS ?? 0);
+const NODE_ARGS = process.env.FIRST_RUN_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const SERVER_ARGS = process.env.FIRST_RUN_SERVER_ARGS?.split(' ').filter(Boolean) ?? [];
+const [BEFORE_GRAPH, BEFORE_RUNS] = (process.env.FIRST_RUN_BEFORE ?? ':0').split(':');
+const INPUT = { messages: [{ role: 'user', content: 'what is 2 * 3?' }] };
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+const WINDOWS = process.env.FIRST_RUN_WINDOWS;
+const OUTPUT = process.env.FIRST_RUN_OUTPUT;
+const windows: { round: number; run: number; sent: number; first: number; end: number }[] = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Milliseconds from sending `init` to `url` until the body holds `until` (NaN if it never does); the body is read to its end. */
+async function timeTo(url: string, init: RequestInit, until: RegExp, moments?: { sent: number; first: number; end: number }): Promise<number> {
+  const started = performance.now();
+  if (moments) moments.sent = monotonicUs();
+  const res = await fetch(url, init);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let first = NaN;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (Number.isNaN(first) && until.test(text)) {
+      first = performance.now() - started;
+      if (moments) moments.first = monotonicUs();
+    }
+  }
+  if (moments) moments.end = monotonicUs();
+  return first;
+}
+
+const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/**
+ * The client's own first use of fetch, a streamed body and the decoder, paid before any start on
+ * a bare SSE server of its own: otherwise the first run's time holds the client's warm-up too.
+ */
+async function warmClient(): Promise<void> {
+  const bare = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('event: metadata\ndata: {}\n\n');
+    setTimeout(() => res.end('event: messages\ndata: {}\n\n'), 5);
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const { port } = bare.address() as { port: number };
+  for (let i = 0; i < 30; i++) await timeTo(`http://127.0.0.1:${port}/x`, post({}), /event: messages/);
+  bare.close();
+}
+
+/** Waits until `cpu()` (CPU seconds) grows by under a twentieth of a core over half a second; says how long that took (ms). */
+async function idle(cpu: () => number): Promise<number> {
+  const started = performance.now();
+  let last = cpu();
+  for (;;) {
+    await delay(500);
+    const now = cpu();
+    if (now - last < 0.025 || performance.now() - started > 30_000) return performance.now() - started;
+    last = now;
+  }
+}
+
+/** CPU milliseconds the process's threads have used (NaN where /proc is not). */
+function threadsCpuMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Start {
+  okMs: number;
+  idleMs: number;
+  cpu: number[];
+  cpuRatio: number;
+  runs: number[];
+  ratio: number;
+}
+
+async function oneStart(tree: string, round: number): Promise<Start> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `first-run-${round}-`));
+  const port = await freePort();
+  const env: Record<string, string | undefined> = { PORT: String(port), DATA_DIR: dataDir };
+  // no settings: none of the bench's own environment that the server reads
+  for (const name of Object.keys(process.env)) if (/^(AGENTPLANE_|LANG(SMITH|CHAIN)_|OTEL_|LOG_)|^NODE_ENV$|^DATABASE_URL$/.test(name)) env[name] = undefined;
+  for (const assignment of process.env.FIRST_RUN_ENV?.split(' ').filter(Boolean) ?? [])
+    env[assignment.split('=')[0]] = assignment.slice(assignment.indexOf('=') + 1);
+  const server = await startChild({
+    name: `agentplane (${tree})`,
+    command: process.execPath,
+    args: [...NODE_ARGS, 'bin/agentplane.js', 'serve', ...SERVER_ARGS],
+    cwd: tree,
+    env,
+    port,
+    probePath: '/ok',
+  });
+  try {
+    await delay(SETTLE_MS);
+    for (let i = 0; i < Number(BEFORE_RUNS); i++) {
+      const thread = (await (await fetch(`${server.url}/threads`, post({}))).json()) as { thread_id: string };
+      await timeTo(
+        `${server.url}/threads/${thread.thread_id}/runs/stream`,
+        post({ assistant_id: BEFORE_GRAPH, input: INPUT, stream_mode: ['messages-tuple'] }),
+        /^event: messages/m,
+      );
+    }
+    const idleMs = await idle(server.cpu);
+    const runs: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      if (i > 0) await delay(GAP_MS);
+      const thread = (await (await fetch(`${server.url}/threads`, post({}))).json()) as { thread_id: string };
+      const url = `${server.url}/threads/${thread.thread_id}/runs/stream`;
+      const moments = { round, run: i + 1, sent: 0, first: 0, end: 0 };
+      const cpuBefore = threadsCpuMs(server.pid);
+      runs.push(await timeTo(url, post({ assistant_id: 'agent', input: INPUT, stream_mode: ['messages-tuple'] }), /^event: messages/m, moments));
+      windows.push(moments);
+      await delay(20);
+      cpu.push(threadsCpuMs(server.pid) - cpuBefore);
+    }
+    return { okMs: server.startMs, idleMs, runs, ratio: runs[0] / median(runs.slice(1)), cpu, cpuRatio: cpu[0] / median(cpu.slice(1)) };
+  } finally {
+    await server.stop();
+    if (OUTPUT) fs.appendFileSync(OUTPUT, server.output());
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await warmClient();
+const results = new Map<string, Start[]>(trees.map((t) => [t, []]));
+console.log(`${starts} starts of ${trees.length} tree(s), ${RUNS} runs each; load average ${load()}`);
+for (let round = 0; round < starts; round++) {
+  for (const tree of round % 2 === 0 ? trees : [...trees].reverse()) {
+    const start = await oneStart(tree, round);
+    results.get(tree)!.push(start);
+    const ms = start.runs.map((r) => r.toFixed(1)).join(' ');
+    const cpu = start.cpu.map((c) => c.toFixed(1)).join(' ');
+    console.log(
+      `${path.basename(tree)} #${round + 1}: /ok ${Math.round(start.okMs)} ms, idle after ${Math.round(SETTLE_MS + start.idleMs)} ms more; ` +
+        `first tokens ${ms} ms, ratio ${start.ratio.toFixed(2)}; server CPU per run ${cpu} ms, ratio ${start.cpuRatio.toFixed(2)}; load ${load()}`,
+    );
+  }
+}
+for (const [tree, list] of results) {
+  const ratios = list.map((s) => s.ratio);
+  const cpuRatios = list.map((s) => s.cpuRatio);
+  console.log(
+    `${path.basename(tree)}: first token ratio median ${median(ratios).toFixed(2)}, worst ${Math.max(...ratios).toFixed(2)}; first run median ${median(list.map((s) => s.runs[0])).toFixed(1)} ms, ` +
+      `later runs median ${median(list.flatMap((s) => s.runs.slice(1))).toFixed(1)} ms; server CPU ratio median ${median(cpuRatios).toFixed(2)}, worst ${Math.max(...cpuRatios).toFixed(2)}; ` +
+      `/ok median ${Math.round(median(list.map((s) => s.okMs)))} ms`,
+  );
+}
+console.log(`load average ${load()}`);
+if (WINDOWS) fs.writeFileSync(WINDOWS, JSON.stringify(windows, null, 1));
