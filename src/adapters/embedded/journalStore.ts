@@ -91,6 +91,12 @@ export interface JournalStoreOptions {
    * journal of the snapshot's size).
    */
   compactRatio?: number;
+  /**
+   * A background snapshot is taken once the journal is this big, however big the snapshot: a
+   * start after kill -9 replays at most about this much journal (a clean stop leaves none). A
+   * store whose snapshot is bigger rewrites it more often than compactRatio alone would.
+   */
+  maxJournalBytes?: number;
   /** fsync each journal write (and each snapshot before the journal behind it goes): survives power loss, not only process death. */
   fsync?: boolean;
   log?: Logger;
@@ -121,6 +127,7 @@ export class JournalStore implements Store {
   private shardCount: number;
   private readonly compactBytes: number;
   private readonly compactRatio: number;
+  private readonly maxJournalBytes: number;
   /** The size of each snapshot file (by shard key) as last written or found, and their sum. */
   private readonly shardBytes = new Map<string, number>();
   private snapshotBytes = 0;
@@ -169,6 +176,7 @@ export class JournalStore implements Store {
     this.shardCount = options.shards ?? 64;
     this.compactBytes = options.compactBytes ?? 32 * 1024 * 1024;
     this.compactRatio = options.compactRatio ?? 1;
+    this.maxJournalBytes = options.maxJournalBytes ?? 128 * 1024 * 1024;
     this.fsyncEach = options.fsync ?? false;
     this.log = options.log ?? silent;
     this.io = options.io ?? nodeIo;
@@ -530,7 +538,8 @@ export class JournalStore implements Store {
       }
       this.dirty.add(shardKey(op.collection, shardOf(op.id, this.shardCount)));
     });
-    if (this.segmentBytes >= this.compactBytes && this.segmentBytes >= this.snapshotBytes * this.compactRatio) this.snapshotSoon();
+    if (this.segmentBytes >= this.compactBytes && (this.segmentBytes >= this.snapshotBytes * this.compactRatio || this.segmentBytes >= this.maxJournalBytes))
+      this.snapshotSoon();
   }
 
   private sizeOfShard(key: string, bytes: number): void {

@@ -115,6 +115,25 @@ test('the journal grows to the size of the snapshot before it is snapshotted aga
   await store.close();
 });
 
+test('the journal is snapshotted once it reaches maxJournalBytes, however big the snapshot: a start replays at most that much', async () => {
+  const dataDir = tempDir();
+  const store = await openJournalStore({ dataDir, compactBytes: 1_000, maxJournalBytes: 20_000 });
+  try {
+    const items = store.collection<Item & { pad: string }>('items');
+    const pad = 'p'.repeat(1_000);
+    for (let n = 0; n < 60; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n, pad });
+    await store.flush(); // a snapshot of ~60 kB, an empty journal after it
+    const newest = () => Math.max(...segments(dataDir).map((s) => s.number));
+    const before = newest();
+    // ~25 kB: under the snapshot's size, over maxJournalBytes: snapshotted in the background (the journal rotates)
+    for (let n = 0; n < 25; n += 1) await items.put(`big${n}`, { id: `big${n}`, tenant: 't', n: n + 1_000, pad });
+    for (let i = 0; i < 100 && newest() === before; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(newest() > before, 'a journal of maxJournalBytes is snapshotted');
+  } finally {
+    await store.close();
+  }
+});
+
 test('every acknowledged write survives kill -9', async () => {
   const dataDir = tempDir();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/store-writer.ts'), dataDir, '20000'], {
