@@ -165,8 +165,6 @@ export class JournalStore implements Store {
   private segmentNumber = 0;
   /** Shares the strings kept of paged records: all seen while loading, then the last few written. */
   private strings: KeptStrings = new RecentStrings();
-  /** Loads every paged collection's records not loaded yet (loadCollection); set on a start that left some for later. */
-  private loadAll: (() => Promise<void>) | null = null;
   private loadTimer: NodeJS.Timeout | null = null;
   /** Set when a paged record loaded is held whole (a shard from before paging): the next snapshot puts it on disk. */
   private unplaced = false;
@@ -304,14 +302,15 @@ export class JournalStore implements Store {
           throw err;
         }
         // values still held whole (shards from before paging) go to disk soon, and shards without a saved index get one
-        if (--left === 0 && (this.unplaced || this.unindexed)) this.snapshotSoon();
+        if (--left > 0) return;
+        if (this.loadTimer) clearTimeout(this.loadTimer);
+        if (this.unplaced || this.unindexed) this.snapshotSoon();
       };
       state.load = () => (loading ??= begin());
     }
-    this.loadAll = async () => {
-      for (const name of later.keys()) await this.states.get(name)!.load?.();
-    };
-    this.loadTimer = setTimeout(() => void this.loadAll?.().catch(() => undefined), LOAD_AFTER_MS);
+    // nothing made here outlives the loads but this timer: the closures of a scope share what they
+    // keep, and the strings shared while loading (every kept string seen) are let go once loaded
+    this.loadTimer = setTimeout(() => void this.loaded().catch(() => undefined), LOAD_AFTER_MS);
     this.loadTimer.unref();
   }
 
@@ -329,8 +328,9 @@ export class JournalStore implements Store {
     for (const { n, number, index } of load.indexed) {
       const indexed = readIndexedRecords(index, kept);
       if (indexed) {
+        // an id is shared too: another record keeps it (a checkpoint's id is its writes' cp_key, a run's id its run_id)
         for (const { id, seq, at, len, keys } of indexed)
-          load.records.set(id, { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(keys, strings) });
+          load.records.set(strings.share(id), { seq, value: undefined, slot: -1, file: number, at, len, keys: keptKeys(keys, strings) });
       } else {
         // its head described the shard, its records are not readable: the shard is read instead
         const problem = this.readPagedShard(dir, name, n, load.records, strings);
@@ -387,7 +387,7 @@ export class JournalStore implements Store {
 
   /** Resolves once every record is loaded (the paged collections' after the start); rejects as they do when that failed. */
   async loaded(): Promise<void> {
-    await this.loadAll?.();
+    for (const name of [...this.later.keys()]) await this.states.get(name)?.load?.();
   }
 
   /** A record as loaded: a value of a paged collection found at a place on disk is left there. */
@@ -526,8 +526,10 @@ export class JournalStore implements Store {
         entry.file = this.segmentNumber;
         entry.at = lineStart + place.at;
         entry.len = place.len;
+        // the id first: a field kept of this record or of the next few may be the same string (a run's run_id, a checkpoint's writes' cp_key)
+        const id = this.strings.share(op.id);
         entry.keys = keysOf(state.paging!.kept, value, this.strings);
-        state.set(op.id, entry);
+        state.set(id, entry);
         this.cache.put(entry, value, place.len);
       } else if (entry) {
         // kept as a frozen copy: the writer's object may be one V8 keeps costlier frozen (freeze.ts)
@@ -663,7 +665,7 @@ export class JournalStore implements Store {
       return;
     }
     // a snapshot writes shards from the records in memory: all of them first
-    await this.loadAll?.();
+    await this.loaded();
     if (this.cutBackTo !== null) {
       // a journal file must end on a whole line before a newer one begins
       this.io.ftruncateSync(this.fd!, this.cutBackTo);
