@@ -664,8 +664,11 @@ export class JournalStore implements Store {
       this.dirty.clear();
       return;
     }
-    // a snapshot writes shards from the records in memory: all of them first
-    await this.loaded();
+    // a snapshot writes shards from the records in memory: the records of the collections it
+    // writes are loaded first. Those are all that the journal it retires holds records of (a
+    // start marks every shard its journal wrote), so a collection not loaded yet keeps its files
+    // as they are and a stop soon after a start does not wait for a long history to load.
+    for (const name of byCollection(this.dirty).keys()) await this.states.get(name)?.load?.();
     if (this.cutBackTo !== null) {
       // a journal file must end on a whole line before a newer one begins
       this.io.ftruncateSync(this.fd!, this.cutBackTo);

@@ -170,3 +170,26 @@ test("before the records load, a look-up of a value few records hold (the runs l
     await again.store.close();
   }
 });
+
+test('a stop before the records are loaded snapshots what was written without loading the collections it did not write to', async () => {
+  const dir = tempDir('load-after-');
+  const first = await open(dir);
+  for (let i = 0; i < 100; i += 1) await first.runs.put(`r${i}`, run(i));
+  await first.store.close();
+  const again = await open(dir);
+  await again.notes.put('n1', { n: 1 });
+  const { read } = await filesReadWhile(() => again.store.close());
+  assert.deepEqual(
+    read.filter((name) => /^shard-\d+\.(json|index)$/.test(name)),
+    [],
+    'the stop read a shard or an index whole',
+  );
+  const third = await open(dir);
+  try {
+    assert.equal(await third.runs.count(), 100);
+    assert.deepEqual(await third.notes.get('n1'), { n: 1 });
+    assert.deepEqual(await third.runs.get('r99'), run(99));
+  } finally {
+    await third.store.close();
+  }
+});
