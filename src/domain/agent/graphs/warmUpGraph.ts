@@ -3,6 +3,7 @@
 // thread). It does what an agent does, with no network and no project code: a chat model that
 // streams its answer and calls a tool, the tool node, the model again. Only ever run on stores
 // of the warm-up's own, in memory: nothing it does is seen.
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import { BaseChatModel, type BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
@@ -61,14 +62,21 @@ class WarmUpChatModel extends BaseChatModel<BaseChatModelCallOptions, AIMessageC
     return { generations: [{ text: String(message.content), message }] };
   }
 
-  override async *_streamResponseChunks(messages: BaseMessage[]): AsyncGenerator<ChatGenerationChunk> {
+  /** Each piece is told to the run's callbacks as a token, as hosted models' streams do: LangGraph's `messages` mode streams them from there. */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const message = reply(messages);
     const calls = message.tool_calls ?? [];
     const pieces = calls.length ? [''] : String(message.content).split(/(?<= )/);
     for (const [index, piece] of pieces.entries()) {
       const tool_call_chunks =
         index === 0 ? calls.map((c, i) => ({ id: c.id, name: c.name, args: JSON.stringify(c.args), index: i, type: 'tool_call_chunk' as const })) : [];
-      yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece, tool_call_chunks }) });
+      const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece, tool_call_chunks }) });
+      yield chunk;
+      await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
     }
   }
 }
