@@ -4,13 +4,15 @@
 // resource_spec may be. The settings are read at start (runtime/config.ts); the rules that use
 // them are here and in kubernetes/allowlist/, the same for every deploy target.
 import { parseImageReference } from './imageReference.ts';
+import { registryOnThisMachine } from './registryOnThisMachine.ts';
 
 /** The operator's settings, as configured. */
 export interface WorkloadPolicy {
   /**
    * Registry namespaces by tenant id (lower case), `*` for every tenant; a tenant may use its
    * own entry's and `*`'s (AGENTPLANE_IMAGE_NAMESPACES). A namespace `*` is every registry but
-   * this machine's storage (`localhost/…`), which only a namespace naming it opens.
+   * this machine's (its storage, `localhost/…`, and a registry on loopback, `localhost:5000/…`),
+   * which only a namespace naming it opens.
    */
   imageNamespaces: Readonly<Record<string, readonly string[]>>;
   /** CSI drivers a volume may name (AGENTPLANE_CSI_DRIVERS; none by default). */
@@ -25,7 +27,7 @@ export interface WorkloadPolicy {
 
 /** Every tenant's key in `imageNamespaces`. */
 export const EVERY_TENANT = '*';
-/** Every registry but this machine's storage. */
+/** Every registry but this machine's (its storage and loopback registries). */
 export const ANY_REGISTRY = '*';
 
 export const DEFAULT_WORKLOAD_POLICY: WorkloadPolicy = Object.freeze({
@@ -75,7 +77,7 @@ const LOCAL_STORAGE = 'localhost';
 
 /** Whether `namespace` (`registry[/path]`) holds the repository `domain/path`, at a path boundary. */
 function holds(namespace: string, domain: string, path: string): boolean {
-  if (namespace === ANY_REGISTRY) return domain !== LOCAL_STORAGE;
+  if (namespace === ANY_REGISTRY) return !registryOnThisMachine(domain);
   const [registry, ...rest] = namespace.split('/');
   if (registry!.toLowerCase() !== domain) return false;
   const prefix = rest.join('/');
@@ -102,7 +104,7 @@ export function admitImage(text: string, deploymentId: string | null, workload: 
   }
   if (workload.imageNamespaces.some((ns) => holds(ns, domain, path))) return { ok: true, image: full };
   const allowed = workload.imageNamespaces.length
-    ? workload.imageNamespaces.map((ns) => (ns === ANY_REGISTRY ? '* (any registry but localhost)' : ns)).join(', ')
+    ? workload.imageNamespaces.map((ns) => (ns === ANY_REGISTRY ? "* (any registry but this machine's: localhost, loopback addresses)" : ns)).join(', ')
     : 'none';
   return {
     ok: false,

@@ -49,6 +49,36 @@ describe('images a deployment may run', () => {
     assert.match((admitImage('localhost/agent:1', A, DEFAULTS) as { msg: string }).msg, /AGENTPLANE_IMAGE_NAMESPACES/);
   });
 
+  it('by default never a registry on this machine, in any spelling of its address; one the operator names, yes', () => {
+    // a registry on loopback is the operator's: a kind cluster's localhost:5001 holds every tenant's pushed images
+    for (const registry of [
+      'localhost:5000',
+      'LOCALHOST:5001',
+      'registry.localhost',
+      '127.0.0.1',
+      '127.0.0.1:5000',
+      '127.9.9.9:5000',
+      '127.1:5000',
+      '2130706433:5000',
+      '0x7f.1:5000',
+      '0177.0.0.1:5000',
+      '0.0.0.0:5000',
+      '[::1]:5000',
+      '[::1]',
+      '[0:0:0:0:0:0:0:1]:5000',
+      '[::]:5000',
+      '[::ffff:7f00:1]:5000',
+    ]) {
+      const refused = admitImage(`${registry}/agentplane-deployment-${B}:rev`, A, DEFAULTS);
+      assert.ok(!refused.ok && /AGENTPLANE_IMAGE_NAMESPACES/.test(refused.msg), registry);
+    }
+    for (const registry of ['10.0.0.5:5000', '128.0.0.1', '[2001:db8::1]:5000', 'localhost.example.com', 'registry.internal:5000'])
+      assert.equal(admitImage(`${registry}/team/agent:1`, A, DEFAULTS).ok, true, registry);
+    const opened = workloadOf(policy({ imageNamespaces: { [EVERY_TENANT]: ['localhost:5001/team-a'] } }), TENANT_A);
+    assert.equal(admitImage('localhost:5001/team-a/agent:1', A, opened).ok, true);
+    assert.equal(admitImage('localhost:5001/team-b/agent:1', A, opened).ok, false);
+  });
+
   it("a tenant's namespaces: its own and every tenant's, at a path boundary", () => {
     const settings = policy({ imageNamespaces: { [EVERY_TENANT]: ['docker.io/library'], [TENANT_A]: ['registry.internal:5000/team-a'] } });
     const a = workloadOf(settings, TENANT_A.toUpperCase());
