@@ -70,7 +70,7 @@ export async function createDeployment(
   tenantId: string,
   body: DeploymentCreate,
   baseUrl: string,
-): Promise<Outcome<Deployment, 'invalid' | 'unprocessable' | 'conflict'>> {
+): Promise<Outcome<Deployment, 'invalid' | 'unprocessable' | 'conflict' | 'quota_exceeded'>> {
   const { repo, deployer, log, target } = deps;
   const parsed = revisionInput(body.source_revision_config);
   if (!parsed.ok) return parsed;
@@ -93,45 +93,61 @@ export async function createDeployment(
   }
 
   const tenantName = `${tenantId}/${body.name}`;
-  return repo.locks.run(`name:${tenantName}`, async () => {
-    if (await repo.deployments.nameTaken(tenantName)) {
-      return conflict(`A deployment named ${body.name} already exists.`);
-    }
-    const now = timestamp();
-    const deployment: DeploymentRecord = {
-      id: randomUUID(),
-      tenant_id: tenantId,
-      tenant_name: tenantName,
-      name: body.name,
-      source: body.source,
-      source_config: {
-        integration_id: config.integration_id ?? null,
-        repo_url: config.repo_url ?? null,
-        deployment_type: config.deployment_type ?? 'dev',
-        build_on_push: config.build_on_push ?? null,
-        // a listener's deployer assigns the URL of what it deploys, and reports it once deployed
-        custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : config.listener_id ? null : baseUrl,
-        resource_spec: config.resource_spec ?? null,
-        listener_id: config.listener_id ?? null,
-        listener_config: config.listener_config ?? null,
-        install_command: config.install_command ?? null,
-        build_command: config.build_command ?? null,
-      },
-      secrets: secrets.map((s) => ({ name: s.name, value: s.value })),
-      created_at: now,
-      updated_at: now,
-      status: 'AWAITING_DATABASE',
-      latest_revision_id: null,
-      active_revision_id: null,
-      image_version: body.image_version ?? null,
-    };
-    const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
-    const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
-    await repo.write([putDeployment(stored), putRevision(revision)]);
-    logDeploymentCreated(log, stored, revision);
-    deployer.submit(revision);
-    return ok(toDeployment(stored, revision));
-  });
+  const { maxDeploymentsPerTenant: bound } = ownerOf(deps, tenantId, null, false).workload;
+  // the count and the write under the tenant's lock: creations sent at once pass the bound one after another
+  return repo.locks.run(`quota:deployments:${tenantId}`, () =>
+    repo.locks.run(`name:${tenantName}`, async () => {
+      if (await repo.deployments.nameTaken(tenantName)) {
+        return conflict(`A deployment named ${body.name} already exists.`);
+      }
+      const held = await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: bound });
+      if (held.length >= bound) return deploymentQuotaReached(bound);
+      const now = timestamp();
+      const deployment: DeploymentRecord = {
+        id: randomUUID(),
+        tenant_id: tenantId,
+        tenant_name: tenantName,
+        name: body.name,
+        source: body.source,
+        source_config: {
+          integration_id: config.integration_id ?? null,
+          repo_url: config.repo_url ?? null,
+          deployment_type: config.deployment_type ?? 'dev',
+          build_on_push: config.build_on_push ?? null,
+          // a listener's deployer assigns the URL of what it deploys, and reports it once deployed
+          custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : config.listener_id ? null : baseUrl,
+          resource_spec: config.resource_spec ?? null,
+          listener_id: config.listener_id ?? null,
+          listener_config: config.listener_config ?? null,
+          install_command: config.install_command ?? null,
+          build_command: config.build_command ?? null,
+        },
+        secrets: secrets.map((s) => ({ name: s.name, value: s.value })),
+        created_at: now,
+        updated_at: now,
+        status: 'AWAITING_DATABASE',
+        latest_revision_id: null,
+        active_revision_id: null,
+        image_version: body.image_version ?? null,
+      };
+      const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
+      const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
+      await repo.write([putDeployment(stored), putRevision(revision)]);
+      logDeploymentCreated(log, stored, revision);
+      deployer.submit(revision);
+      return ok(toDeployment(stored, revision));
+    }),
+  );
+}
+
+/** The 403 of a tenant holding as many deployments as it may, naming the setting. */
+function deploymentQuotaReached(bound: number) {
+  const setting = 'AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT';
+  return fail(
+    'quota_exceeded',
+    `Quota reached: this tenant holds ${bound} deployments, the most it may (${setting}); delete some, or ask the operator to raise ${setting}.`,
+    { quota: 'deployments', setting, limit: bound },
+  );
 }
 
 export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<Deployment, 'not_found'>> {

@@ -23,6 +23,8 @@ export interface WorkloadPolicy {
   maxAnnotationBytes: number;
   /** The most bytes of a deployment's resource_spec as JSON (AGENTPLANE_MAX_RESOURCE_SPEC_BYTES). */
   maxResourceSpecBytes: number;
+  /** The most deployments one tenant holds (AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT). */
+  maxDeploymentsPerTenant: number;
 }
 
 /** Every tenant's key in `imageNamespaces`. */
@@ -37,6 +39,8 @@ export const DEFAULT_WORKLOAD_POLICY: WorkloadPolicy = Object.freeze({
   // Kubernetes' own bound on an object's annotations (apimachinery's TotalAnnotationSizeLimitB)
   maxAnnotationBytes: 256 * 1024,
   maxResourceSpecBytes: 512 * 1024,
+  // each deployment is a server (and up to maxReplicas of them) on the operator's machines
+  maxDeploymentsPerTenant: 100,
 });
 
 /** The policy as it applies to one tenant's deployments. */
@@ -46,6 +50,7 @@ export interface TenantWorkload {
   maxReplicas: number;
   maxAnnotationBytes: number;
   maxResourceSpecBytes: number;
+  maxDeploymentsPerTenant: number;
 }
 
 const resolved = new WeakMap<WorkloadPolicy, Map<string, TenantWorkload>>();
@@ -65,6 +70,7 @@ export function workloadOf(policy: WorkloadPolicy, tenantId: string): TenantWork
       maxReplicas: policy.maxReplicas,
       maxAnnotationBytes: policy.maxAnnotationBytes,
       maxResourceSpecBytes: policy.maxResourceSpecBytes,
+      maxDeploymentsPerTenant: policy.maxDeploymentsPerTenant,
     });
     tenants.set(tenant, workload);
   }

@@ -1,0 +1,39 @@
+// A tenant's deployments are bounded (issue 83: one tenant created ~4,700 deployments in a 25-s
+// flood, each a server on the operator's machines, all 201): with a bound of 3, creations sent at
+// once leave 3 stored and the rest 403 naming the quota and its setting, storing nothing;
+// another tenant's count is its own; a deleted deployment makes room again.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { twoTenants, type TwoTenants } from '../../support/twoTenants.ts';
+import { dockerBody } from '../../control-plane/support.ts';
+
+let tenants: TwoTenants;
+before(async () => (tenants = await twoTenants('control-plane', { AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT: '3' })));
+after(() => tenants.app.close());
+
+const names = async (key: string) =>
+  ((await (await tenants.send(key, 'GET', '/v2/deployments?limit=100')).json()) as { resources: { name: string; id: string }[] }).resources;
+
+describe('deployments of a tenant', () => {
+  it('one over AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT is 403 naming it and stores nothing, however many are sent at once', async () => {
+    const { keyA, keyB, send } = tenants;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(keyA, 'POST', '/v2/deployments', dockerBody(`flood-${i}`))));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [201, 201, 201, 403, 403, 403, 403, 403, 403, 403]);
+    const refused = (await answers.find((r) => r.status === 403)!.json()) as { detail: string };
+    assert.match(refused.detail, /Quota reached: this tenant holds 3 deployments.*AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT/);
+    const held = await names(keyA);
+    assert.equal(held.length, 3);
+    // each refused name is free: nothing of it was stored
+    const stored = new Set(held.map((d) => d.name));
+    const refusedName = Array.from({ length: 10 }, (_, i) => `flood-${i}`).find((n) => !stored.has(n))!;
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', dockerBody(refusedName))).status, 403);
+    assert.equal((await names(keyA)).length, 3);
+    // B's count is its own
+    assert.equal((await send(keyB, 'POST', '/v2/deployments', dockerBody('b-1'))).status, 201);
+    // a deployment deleted makes room again, once it is gone
+    assert.equal((await send(keyA, 'DELETE', `/v2/deployments/${held[0]!.id}`)).status, 204);
+    const deadline = Date.now() + 10_000;
+    while ((await names(keyA)).length === 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await send(keyA, 'POST', '/v2/deployments', dockerBody(refusedName))).status, 201);
+  });
+});
