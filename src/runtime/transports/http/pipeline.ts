@@ -3,6 +3,7 @@
 // collected (validateRequest.ts) → handler → reply check → write the reply
 // (writeReply.ts). The same pipeline serves real and mock mode; only the handlers differ.
 // It knows no operation by name.
+import { TenantTurns } from './tenantTurns.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiDocument } from '../../api.ts';
 import type { ResponseValidators } from './responseValidators.ts';
@@ -420,6 +421,8 @@ export function createPipeline(options: PipelineOptions) {
     return { status: reply.status, json: reply.body === undefined ? '{}' : serializers.write(b.operation, reply.status, reply.body) };
   }
 
+  const tenantTurns = new TenantTurns();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -502,6 +505,8 @@ export function createPipeline(options: PipelineOptions) {
       ctx = admitted;
       const overRate = rateRefusal(b, ctx);
       if (overRate) return refuse(await overRate);
+      // a tenant's requests beyond a few at once each take a turn of the loop of their own (tenantTurns.ts)
+      if (ctx.tenantId) res.once('close', await tenantTurns.enter(ctx.tenantId));
       if (b.slotPerCall && options.streamSlots) ctx.takeStreamSlot = slotTaker(options.streamSlots, clientOf(ctx, req), res);
       else if (b.streams && options.streamSlots) {
         // taken before the handler, so a refused stream has started nothing (no run, no subscription)

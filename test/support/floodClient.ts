@@ -1,4 +1,4 @@
-// A tenant flooding a server (tenantFlood.ts) from a process of its own: `connections` loops, each sending its
+// A tenant flooding a server (tenantFlood.ts, scripts/bench/tenantFlood.ts) from a process of its own: `connections` loops, each sending its
 // next request as soon as the one before is answered — thread creations, stateless runs of the
 // slow graph, deployments, store items, in turn — and `keylessSockets` WebSocket upgrades
 // without a key, each opened again as soon as the server lets it go. The flood is paused and

@@ -1,0 +1,29 @@
+// A tenant's requests beyond a few at once each wait for a turn of the event loop of their own
+// (shared/turns.ts) before they are handled. Requests that arrive together are read in the same
+// poll of the loop and were handled back to back: a tenant's 32 connections, answered 429 until
+// it may retry and all let go at once, came back together, and the ~30 requests the rate then
+// admitted ran 15-35 ms with no socket read, so another tenant's request waited behind all of
+// them (issue 83). Now another tenant's request is read and handled between any two of them;
+// a tenant sending one request at a time never waits.
+import { ownTurn } from '../../../shared/turns.ts';
+
+/** Requests of one tenant handled at once before the next waits its own turn. */
+const AT_ONCE = 2;
+
+export class TenantTurns {
+  private readonly busy = new Map<string, number>();
+
+  /** Waits `tenant`'s turn if it has AT_ONCE requests being handled; the returned function ends this one's (call it once). */
+  async enter(tenant: string): Promise<() => void> {
+    if ((this.busy.get(tenant) ?? 0) >= AT_ONCE) await ownTurn();
+    this.busy.set(tenant, (this.busy.get(tenant) ?? 0) + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const now = (this.busy.get(tenant) ?? 1) - 1;
+      if (now > 0) this.busy.set(tenant, now);
+      else this.busy.delete(tenant);
+    };
+  }
+}
