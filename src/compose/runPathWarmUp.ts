@@ -17,7 +17,6 @@ import { StoreCheckpointer } from '../domain/agent/checkpoints/checkpointer.ts';
 import { GraphRegistry } from '../domain/agent/graphs/graphs.ts';
 import { retentionSettings } from '../domain/agent/threads/retention.ts';
 import type { RunExecutor } from '../domain/agent/graphs/runContext.ts';
-import type { Store } from '../domain/ports/store.ts';
 import { WARM_UP_GRAPH, WARM_UP_INPUT, WARM_UP_RUNS, WARM_UP_STREAM_MODES, warmUpGraph } from '../domain/agent/graphs/warmUpGraph.ts';
 import { CollectionAssistants } from '../adapters/embedded/collectionAssistants.ts';
 import { CollectionCheckpoints } from '../adapters/embedded/collectionCheckpoints.ts';
@@ -26,6 +25,7 @@ import { CollectionThreads } from '../adapters/embedded/collectionThreads.ts';
 import { openJournalStore } from '../adapters/embedded/journalStore.ts';
 import { LocalCoordination } from '../adapters/embedded/localCoordination.ts';
 import { warmUpWouldShow } from '../adapters/run-workers/warmRunPath.ts';
+import type { WarmUpStores } from '../adapters/run-workers/runWorkerPool.ts';
 import { requestOwner, serviceFor } from '../handlers/agent-server/owner.ts';
 import { streamHandlers } from '../handlers/agent-server/runStreams.ts';
 import { threadHandlers } from '../handlers/agent-server/threads.ts';
@@ -38,8 +38,8 @@ import { ResponseValidators } from '../runtime/transports/http/responseValidator
 import { embeddedRunBackend } from './backend.ts';
 
 export interface RunPathWarmUp {
-  /** The executor of the warm-up's runs, their workers' store calls answered from `store` (the worker pool's warmUpExecutor). */
-  executor: (store: Store) => RunExecutor;
+  /** The executor of the warm-up's runs, their first reads and their workers' store calls answered from `stores` (the worker pool's warmUpExecutor). */
+  executor: (stores: WarmUpStores) => RunExecutor;
   /** The server's body limit (config.maxBodyBytes). */
   maxBodyBytes: number;
 }
@@ -53,6 +53,7 @@ export async function warmRunPath({ executor, maxBodyBytes }: RunPathWarmUp): Pr
   const graphs = new GraphRegistry(checkpointer);
   graphs.add(warmUpGraph(await checkpointer.langGraphSaver()));
   const coordination = new LocalCoordination();
+  const runBackend = embeddedRunBackend(store, 30_000);
   const domain = await openAgentDomain({
     store,
     repositories: {
@@ -65,9 +66,9 @@ export async function warmRunPath({ executor, maxBodyBytes }: RunPathWarmUp): Pr
     log: silent,
     maxConcurrentRuns: 1,
     retention: retentionSettings(undefined),
-    execute: executor(store),
+    execute: executor({ store, runs: runBackend.runs }),
     locks: { run: (key, work) => coordination.serialize(`thread:${key}`, work) },
-    runBackend: embeddedRunBackend(store, 30_000),
+    runBackend,
   });
   domain.start();
   try {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openJournalStore } from '../../src/adapters/embedded/journalStore.ts';
 import { CollectionRunStore } from '../../src/adapters/run-storage/collectionRunStore.ts';
-import { RunWorkerPool } from '../../src/adapters/run-workers/runWorkerPool.ts';
+import { RunWorkerPool, type WarmUpStores } from '../../src/adapters/run-workers/runWorkerPool.ts';
 import { warmRunPath } from '../../src/compose/runPathWarmUp.ts';
 import { createLogger } from '../../src/runtime/logging/logger.ts';
 import type { Store } from '../../src/domain/ports/store.ts';
@@ -62,16 +62,21 @@ after(async () => {
 });
 
 it('streams its runs through the pipeline, the domain and a run worker, and leaves the server’s store and log as they were', async () => {
-  const messages = await warmRunPath({ executor: (warmUpStore) => pool.warmUpExecutor(watched(warmUpStore, 'warm-up')), maxBodyBytes: 1024 * 1024 });
+  const messages = await warmRunPath({
+    executor: ({ store: warmUpStore, runs }) => pool.warmUpExecutor({ store: watched(warmUpStore, 'warm-up'), runs: watched(runs, 'warm-up-runs') }),
+    maxBodyBytes: 1024 * 1024,
+  });
   // each run: the tool call's chunk and the answer's words (as `messages`), after the tool's message
   assert.ok(messages >= 3 * 4, `the warm-up's runs streamed their messages events (${messages})`);
-  const server = touched.filter((call) => !call.startsWith('warm-up.'));
+  const server = touched.filter((call) => !/^warm-up(-runs)?\./.test(call));
   assert.deepEqual(server, [], 'nothing of the warm-up reached the server’s store or its runs');
   // the worker's run path of the project's runs: the remote store, its checkpoints written through the pool
   assert.ok(
-    touched.includes('warm-up.write') && touched.includes('warm-up.collection'),
+    touched.includes('warm-up.write'),
     `the worker's checkpoints of the warm-up's runs were written through the pool, into the warm-up's store (${[...new Set(touched)].join(', ')})`,
   );
+  // and handed the run with its first reads, as a project's LangGraph run is (the worker then reads none itself)
+  assert.ok(touched.includes('warm-up-runs.firstReads'), `each run's first reads were read from the warm-up's runs (${[...new Set(touched)].join(', ')})`);
   const shown = lines.map((line) => JSON.parse(line) as { level: string; msg: string }).filter((line) => line.level !== 'debug');
   assert.deepEqual(shown, [], 'the warm-up logged nothing above debug');
   assert.equal(pool.workers(), 1, 'the warm-up ran in the worker made at start, and started none');
@@ -81,9 +86,9 @@ it('streams its runs through the pipeline, the domain and a run worker, and leav
 it('leaves the worker to a run of the project that comes meanwhile: the run goes beside it, no worker starts', async () => {
   let projectRun: Promise<unknown> | undefined;
   const executor =
-    (warmUpStore: Store): RunExecutor =>
+    (stores: WarmUpStores): RunExecutor =>
     (run, signal, publish, started) => {
-      const warmUp = pool.warmUpExecutor(warmUpStore)(run, signal, publish, started);
+      const warmUp = pool.warmUpExecutor(stores)(run, signal, publish, started);
       // handed to the worker now: the project's run comes while it is there
       projectRun ??= pool.execute(runOf('marked'), new AbortController().signal, () => undefined);
       return warmUp;

@@ -179,6 +179,12 @@ export class WarmUpSkipped extends Error {
 
 const UNWATCHED: WorkerWatch = { receive: () => undefined, exited: () => undefined, held: () => 0 };
 
+/** What a warm-up run's store calls and first reads are answered from: the warm-up's own store and runs, never the server's. */
+export interface WarmUpStores {
+  store: Store;
+  runs: Pick<RunStore, 'firstReads'>;
+}
+
 /** A run waiting for a worker. */
 interface Request {
   run: RunRecord;
@@ -216,8 +222,8 @@ export class RunWorkerPool {
   private readonly slots = new Set<Slot>();
   /** Runs waiting for a worker, in the order they asked (none overtakes another: no tenant starves). */
   private readonly waiting: Request[] = [];
-  /** The warm-up's runs in the workers (warmUpExecutor), with the store their calls are answered from: they count in no worker's load. */
-  private readonly warmUps = new Map<string, Store>();
+  /** The warm-up's runs in the workers (warmUpExecutor), with what their calls and first reads are answered from: they count in no worker's load. */
+  private readonly warmUps = new Map<string, WarmUpStores>();
   /** Each thread's worker (where its last run went), the oldest first. */
   private readonly homes = new Map<string, Slot>();
   /** Runs that were in a worker that died of an unknown run's fault: each runs alone next. */
@@ -260,18 +266,18 @@ export class RunWorkerPool {
 
   /**
    * Executes runs of agentplane's warm-up graph (domain/agent/warmUpGraph.ts) in a worker as the
-   * project's runs are, the worker's store calls answered from `store` (the warm-up's own, never
-   * the server's): the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs through the
+   * project's runs are, their first reads read and the worker's store calls answered from `stores`
+   * (the warm-up's own, never the server's): the main thread's warm-up (compose/runPathWarmUp.ts) sends its runs through the
    * pool's and the workers' run path this way, and nothing of them reaches the server's store.
    * A run only takes a worker that is idle with no run waiting (else it is refused: WarmUpSkipped),
    * so it never starts a worker nor holds up a run; and it counts in no worker's load, so a run
    * that comes meanwhile goes to that worker beside it rather than to a new one.
    */
-  warmUpExecutor(store: Store): RunExecutor {
+  warmUpExecutor(stores: WarmUpStores): RunExecutor {
     return async (run, signal, publish, started) => {
       const open = [...this.slots].some((s) => !s.retiring && !s.killed && !s.exclusive && this.load(s) === 0);
       if (this.stopping || this.waiting.length > 0 || !open) throw new WarmUpSkipped();
-      this.warmUps.set(run.run_id, store);
+      this.warmUps.set(run.run_id, stores);
       try {
         return await this.run(run, signal, publish, started, WARM_UP);
       } finally {
@@ -774,7 +780,7 @@ export class RunWorkerPool {
     const task = [...slot.tasks.values()];
     const [first] = group;
     // a warm-up run's calls reach the warm-up's store alone, and none once the run is over
-    const store = first.warmUp ? this.warmUps.get(first.run ?? '') : this.options.store;
+    const store = first.warmUp ? this.warmUps.get(first.run ?? '')?.store : this.options.store;
     const make = () => (store ? this.answer(first, store) : Promise.reject(new Error('a warm-up run that is over made a call')));
     const made: Promise<unknown> =
       first.order === undefined
@@ -803,10 +809,12 @@ export class RunWorkerPool {
 
   /** What the run reads first, for the worker to be sent with it; nothing when it cannot be read (the worker then reads it). */
   private async firstReads(run: RunRecord): Promise<KnownReads> {
-    const kind = this.options.kindOf?.(run);
+    // a warm-up run's graph is agentplane's LangGraph graph, its first reads the warm-up's
+    const warmUp = this.warmUps.get(run.run_id);
+    const kind = warmUp ? 'langgraph' : this.options.kindOf?.(run);
     if (!kind) return {};
     try {
-      return await this.options.runs.firstReads(run.thread_id, kind);
+      return await (warmUp?.runs ?? this.options.runs).firstReads(run.thread_id, kind);
     } catch (err) {
       this.options.log.debug('could not read ahead what a run reads first; its worker reads it', { err, run_id: run.run_id });
       return {};

@@ -233,7 +233,7 @@ export async function createAgentServer(deps: AppFactoryDeps): Promise<AgentServ
           .then(async () => {
             if (!graphs.ids().some((id) => graphs.get(id)?.kind !== 'plain')) return 0;
             const { warmRunPath } = await import('../runPathWarmUp.ts');
-            return warmRunPath({ executor: (store) => pool.warmUpExecutor(store), maxBodyBytes: config.maxBodyBytes });
+            return warmRunPath({ executor: (stores) => pool.warmUpExecutor(stores), maxBodyBytes: config.maxBodyBytes });
           })
           .then(
             (messages) => log.debug('the run path is warmed', { messages }),
