@@ -128,7 +128,8 @@ export interface ServerConfig {
    * (AGENTPLANE_CSI_DRIVERS, comma-separated, default none), the replicas of one deployment
    * (AGENTPLANE_MAX_REPLICAS, default 10), the bytes of its annotations (AGENTPLANE_MAX_ANNOTATION_BYTES,
    * default 262144, Kubernetes' own bound) and of its resource_spec (AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, default 524288),
-   * and the deployments one tenant holds (AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT, default 100).
+   * the deployments one tenant holds (AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT, default 100) and the replicas
+   * they ask for together (AGENTPLANE_MAX_REPLICAS_PER_TENANT, default 200).
    */
   workloadPolicy: {
     imageNamespaces: Record<string, string[]>;
@@ -137,6 +138,7 @@ export interface ServerConfig {
     maxAnnotationBytes: number;
     maxResourceSpecBytes: number;
     maxDeploymentsPerTenant: number;
+    maxReplicasPerTenant: number;
   };
   /** How long a deployed agent server has to answer /ok (AGENTPLANE_DEPLOY_TIMEOUT_S, default 120). */
   deployTimeoutMs: number;
@@ -314,6 +316,7 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       maxAnnotationBytes: positiveInteger('AGENTPLANE_MAX_ANNOTATION_BYTES', env.AGENTPLANE_MAX_ANNOTATION_BYTES, 256 * 1024),
       maxResourceSpecBytes: positiveInteger('AGENTPLANE_MAX_RESOURCE_SPEC_BYTES', env.AGENTPLANE_MAX_RESOURCE_SPEC_BYTES, 512 * 1024),
       maxDeploymentsPerTenant: positiveInteger('AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT', env.AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT, 100),
+      maxReplicasPerTenant: positiveInteger('AGENTPLANE_MAX_REPLICAS_PER_TENANT', env.AGENTPLANE_MAX_REPLICAS_PER_TENANT, 200),
     },
     deployTimeoutMs: positiveInteger('AGENTPLANE_DEPLOY_TIMEOUT_S', env.AGENTPLANE_DEPLOY_TIMEOUT_S, 120) * 1000,
     deployerIsolation: oneOf('AGENTPLANE_DEPLOYER_ISOLATION', env.AGENTPLANE_DEPLOYER_ISOLATION, ['auto', 'user', 'none'] as const, 'auto'),

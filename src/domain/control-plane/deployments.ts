@@ -17,6 +17,7 @@ import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFiel
 import { toDeployment } from './views.ts';
 import { deploymentFilter } from './deploymentFilter.ts';
 import { DEFAULT_WORKLOAD_POLICY, workloadOf, type WorkloadPolicy } from './workloadPolicy.ts';
+import { roomForDeployment, withinTenantQuotas } from './deploymentQuotas.ts';
 
 export interface ControlPlaneDeps {
   repo: ControlPlaneRepository;
@@ -93,15 +94,15 @@ export async function createDeployment(
   }
 
   const tenantName = `${tenantId}/${body.name}`;
-  const { maxDeploymentsPerTenant: bound } = ownerOf(deps, tenantId, null, false).workload;
+  const { workload } = ownerOf(deps, tenantId, null, false);
   // the count and the write under the tenant's lock: creations sent at once pass the bound one after another
-  return repo.locks.run(`quota:deployments:${tenantId}`, () =>
+  return withinTenantQuotas(repo, tenantId, () =>
     repo.locks.run(`name:${tenantName}`, async () => {
       if (await repo.deployments.nameTaken(tenantName)) {
         return conflict(`A deployment named ${body.name} already exists.`);
       }
-      const held = await repo.deployments.newestFirst(tenantId, {}, { offset: 0, limit: bound });
-      if (held.length >= bound) return deploymentQuotaReached(bound);
+      const room = await roomForDeployment(repo, tenantId, workload, config.resource_spec, null);
+      if (!room.ok) return room;
       const now = timestamp();
       const deployment: DeploymentRecord = {
         id: randomUUID(),
@@ -137,16 +138,6 @@ export async function createDeployment(
       deployer.submit(revision);
       return ok(toDeployment(stored, revision));
     }),
-  );
-}
-
-/** The 403 of a tenant holding as many deployments as it may, naming the setting. */
-function deploymentQuotaReached(bound: number) {
-  const setting = 'AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT';
-  return fail(
-    'quota_exceeded',
-    `Quota reached: this tenant holds ${bound} deployments, the most it may (${setting}); delete some, or ask the operator to raise ${setting}.`,
-    { quota: 'deployments', setting, limit: bound },
   );
 }
 

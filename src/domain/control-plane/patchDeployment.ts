@@ -13,6 +13,7 @@ import { putDeployment, type DeploymentRecord } from './records.ts';
 import { checkComplete, checkResourceSpec, checkSecretNames, checkSourceOnlyFields, checkTenantBoundary, revisionInput } from './sourceRules.ts';
 import { SECRET_MASK, toDeployment } from './views.ts';
 import { sameRepoUrl } from './repoUrl.ts';
+import { replicasAskedBy, roomForDeployment, withinTenantQuotas } from './deploymentQuotas.ts';
 
 const IMMUTABLE_CONFIG = ['integration_id', 'repo_url', 'deployment_type', 'listener_id', 'listener_config'] as const;
 const IN_PLACE_CONFIG = ['build_on_push', 'custom_url', 'install_command', 'build_command', 'resource_spec'] as const;
@@ -24,7 +25,7 @@ export async function patchDeployment(
   tenantId: string,
   id: string,
   body: DeploymentPatch,
-): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable'>> {
+): Promise<Outcome<Deployment, 'not_found' | 'invalid' | 'unprocessable' | 'quota_exceeded'>> {
   const { repo, deployer, log, target } = deps;
   return repo.locks.run(id, async () => {
     const current = await repo.deployments.ofTenant(tenantId, id);
@@ -78,12 +79,21 @@ export async function patchDeployment(
       await repo.write([putDeployment(stored)]);
       return ok(toDeployment(stored, latest));
     }
-    const siblings = await repo.revisions.ofDeployment(id);
-    const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
-    await repo.write(plan.ops);
-    logRevisionCreated(log, plan.revision, plan.skipped);
-    deployer.submit(plan.revision);
-    return ok(toDeployment(plan.deployment, plan.revision));
+    // a new scale is held to the tenant's replicas together, counted and written under its quota lock
+    const scaled = config.resource_spec != null && replicasAskedBy(config.resource_spec) > replicasAskedBy(current.source_config.resource_spec);
+    const write = async () => {
+      if (scaled) {
+        const room = await roomForDeployment(repo, tenantId, owner.workload, config.resource_spec, current);
+        if (!room.ok) return room;
+      }
+      const siblings = await repo.revisions.ofDeployment(id);
+      const plan = supersedingRevision(changed, siblings, { ...merged, repo_commit_sha: null }, null, timestamp());
+      await repo.write(plan.ops);
+      logRevisionCreated(log, plan.revision, plan.skipped);
+      deployer.submit(plan.revision);
+      return ok(toDeployment(plan.deployment, plan.revision));
+    };
+    return scaled ? withinTenantQuotas(repo, tenantId, write) : write();
   });
 }
 

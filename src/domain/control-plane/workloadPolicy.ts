@@ -25,6 +25,8 @@ export interface WorkloadPolicy {
   maxResourceSpecBytes: number;
   /** The most deployments one tenant holds (AGENTPLANE_MAX_DEPLOYMENTS_PER_TENANT). */
   maxDeploymentsPerTenant: number;
+  /** The most replicas one tenant's deployments ask for together, each its largest scale field (AGENTPLANE_MAX_REPLICAS_PER_TENANT). */
+  maxReplicasPerTenant: number;
 }
 
 /** Every tenant's key in `imageNamespaces`. */
@@ -41,6 +43,7 @@ export const DEFAULT_WORKLOAD_POLICY: WorkloadPolicy = Object.freeze({
   maxResourceSpecBytes: 512 * 1024,
   // each deployment is a server (and up to maxReplicas of them) on the operator's machines
   maxDeploymentsPerTenant: 100,
+  maxReplicasPerTenant: 200,
 });
 
 /** The policy as it applies to one tenant's deployments. */
@@ -51,6 +54,7 @@ export interface TenantWorkload {
   maxAnnotationBytes: number;
   maxResourceSpecBytes: number;
   maxDeploymentsPerTenant: number;
+  maxReplicasPerTenant: number;
 }
 
 const resolved = new WeakMap<WorkloadPolicy, Map<string, TenantWorkload>>();
@@ -71,6 +75,7 @@ export function workloadOf(policy: WorkloadPolicy, tenantId: string): TenantWork
       maxAnnotationBytes: policy.maxAnnotationBytes,
       maxResourceSpecBytes: policy.maxResourceSpecBytes,
       maxDeploymentsPerTenant: policy.maxDeploymentsPerTenant,
+      maxReplicasPerTenant: policy.maxReplicasPerTenant,
     });
     tenants.set(tenant, workload);
   }
