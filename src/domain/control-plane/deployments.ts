@@ -95,50 +95,49 @@ export async function createDeployment(
 
   const tenantName = `${tenantId}/${body.name}`;
   const { workload } = ownerOf(deps, tenantId, null, false);
-  // the count and the write under the tenant's lock: creations sent at once pass the bound one after another
-  return withinTenantQuotas(repo, tenantId, () =>
-    repo.locks.run(`name:${tenantName}`, async () => {
-      if (await repo.deployments.nameTaken(tenantName)) {
-        return conflict(`A deployment named ${body.name} already exists.`);
-      }
-      const room = await roomForDeployment(repo, tenantId, workload, config.resource_spec, null);
-      if (!room.ok) return room;
-      const now = timestamp();
-      const deployment: DeploymentRecord = {
-        id: randomUUID(),
-        tenant_id: tenantId,
-        tenant_name: tenantName,
-        name: body.name,
-        source: body.source,
-        source_config: {
-          integration_id: config.integration_id ?? null,
-          repo_url: config.repo_url ?? null,
-          deployment_type: config.deployment_type ?? 'dev',
-          build_on_push: config.build_on_push ?? null,
-          // a listener's deployer assigns the URL of what it deploys, and reports it once deployed
-          custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : config.listener_id ? null : baseUrl,
-          resource_spec: config.resource_spec ?? null,
-          listener_id: config.listener_id ?? null,
-          listener_config: config.listener_config ?? null,
-          install_command: config.install_command ?? null,
-          build_command: config.build_command ?? null,
-        },
-        secrets: secrets.map((s) => ({ name: s.name, value: s.value })),
-        created_at: now,
-        updated_at: now,
-        status: 'AWAITING_DATABASE',
-        latest_revision_id: null,
-        active_revision_id: null,
-        image_version: body.image_version ?? null,
-      };
-      const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
-      const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
-      await repo.write([putDeployment(stored), putRevision(revision)]);
-      logDeploymentCreated(log, stored, revision);
-      deployer.submit(revision);
-      return ok(toDeployment(stored, revision));
-    }),
-  );
+  // the name, the count and the write under the tenant's one lock (a second lock inside it would
+  // hold two of PostgreSQL's lock connections): creations sent at once pass one after another
+  return withinTenantQuotas(repo, tenantId, async () => {
+    if (await repo.deployments.nameTaken(tenantName)) {
+      return conflict(`A deployment named ${body.name} already exists.`);
+    }
+    const room = await roomForDeployment(repo, tenantId, workload, config.resource_spec, null);
+    if (!room.ok) return room;
+    const now = timestamp();
+    const deployment: DeploymentRecord = {
+      id: randomUUID(),
+      tenant_id: tenantId,
+      tenant_name: tenantName,
+      name: body.name,
+      source: body.source,
+      source_config: {
+        integration_id: config.integration_id ?? null,
+        repo_url: config.repo_url ?? null,
+        deployment_type: config.deployment_type ?? 'dev',
+        build_on_push: config.build_on_push ?? null,
+        // a listener's deployer assigns the URL of what it deploys, and reports it once deployed
+        custom_url: body.source === 'external_docker' ? (config.custom_url ?? null) : config.listener_id ? null : baseUrl,
+        resource_spec: config.resource_spec ?? null,
+        listener_id: config.listener_id ?? null,
+        listener_config: config.listener_config ?? null,
+        install_command: config.install_command ?? null,
+        build_command: config.build_command ?? null,
+      },
+      secrets: secrets.map((s) => ({ name: s.name, value: s.value })),
+      created_at: now,
+      updated_at: now,
+      status: 'AWAITING_DATABASE',
+      latest_revision_id: null,
+      active_revision_id: null,
+      image_version: body.image_version ?? null,
+    };
+    const revision = firstRevision(deployment, { ...input, repo_commit_sha: null });
+    const stored: DeploymentRecord = { ...deployment, latest_revision_id: revision.id };
+    await repo.write([putDeployment(stored), putRevision(revision)]);
+    logDeploymentCreated(log, stored, revision);
+    deployer.submit(revision);
+    return ok(toDeployment(stored, revision));
+  });
 }
 
 export async function getDeployment(repo: ControlPlaneRepository, tenantId: string, id: string): Promise<Outcome<Deployment, 'not_found'>> {
