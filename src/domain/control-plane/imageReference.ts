@@ -33,6 +33,12 @@ const REFERENCE = new RegExp(`^(?:(${DOMAIN})/)?(${PATH_COMPONENT}(?:/${PATH_COM
 /** The longest name the grammar allows (domain and path). */
 const NAME_MAX = 255;
 const HEX = /^[0-9a-f]+$/;
+/**
+ * The digests an engine verifies, each its exact lower-case hex length (opencontainers/go-digest,
+ * algorithm.go: anchoredEncodedRegexps). The grammar's own `[0-9a-fA-F]{32,}` let through a digest
+ * podman refuses at deploy, an unknown algorithm, and 100 KB of hex stored with a revision.
+ */
+const DIGEST_HEX_LENGTH: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
 
 /** Why `text` is not an image reference agentplane runs, or its parts. */
 export function parseImageReference(text: string): { ok: true; ref: ImageReference } | { ok: false; msg: string } {
@@ -45,6 +51,12 @@ export function parseImageReference(text: string): { ok: true; ref: ImageReferen
   if (!found)
     return refuse('it does not follow the grammar [registry/]repository[:tag][@digest] (lower-case repository, a tag of letters, digits, "_", "." or "-").');
   const [, given, path, tag, digest] = found as unknown as [string, string | undefined, string, string | undefined, string | undefined];
+  if (digest !== undefined) {
+    const [algorithm, hex] = digest.split(':') as [string, string];
+    const length = Object.hasOwn(DIGEST_HEX_LENGTH, algorithm) ? DIGEST_HEX_LENGTH[algorithm] : undefined;
+    if (length === undefined) return refuse(`the digest's algorithm is not one an engine verifies (${Object.keys(DIGEST_HEX_LENGTH).join(', ')}).`);
+    if (hex.length !== length || !HEX.test(hex)) return refuse(`a ${algorithm} digest is ${length} lower-case hexadecimal characters.`);
+  }
   // distribution's own split: a first component with a "." or ":" (or `localhost`) is a registry
   let domain = given;
   let repository = path;

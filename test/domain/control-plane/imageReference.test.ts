@@ -40,6 +40,22 @@ describe('image references', () => {
     assert.match(refused(`registry.example/${ID}:1`), /image id/);
   });
 
+  it('refuse a digest an engine would not verify: an unknown algorithm, a wrong length, capitals (go-digest algorithm.go)', () => {
+    for (const text of [
+      `node@sha256:${'a'.repeat(63)}`,
+      `node@sha256:${'a'.repeat(65)}`,
+      `node@sha256:${'a'.repeat(100_000)}`,
+      `node@sha256:${ID.toUpperCase()}`,
+      `node@SHA256:${ID}`,
+      `node@md5:${'a'.repeat(32)}`,
+      `node@sha512:${ID}`,
+      `node@constructor:${ID}`,
+    ])
+      assert.match(refused(text), /digest/, text.slice(0, 80));
+    assert.equal(full(`node@sha512:${ID}${ID}`), `docker.io/library/node@sha512:${ID}${ID}`);
+    assert.equal(full(`node@sha384:${ID}${ID.slice(0, 32)}`), `docker.io/library/node@sha384:${ID}${ID.slice(0, 32)}`);
+  });
+
   it('refuse what the grammar does not allow', () => {
     for (const text of [
       '',
