@@ -28,6 +28,8 @@ export async function startAgentplane(options: {
   graphs?: Record<string, string>;
   root?: string;
   nodeArgs?: string[];
+  /** A command node runs under, with its arguments (valgrind: routeInstructions.ts), and how long its start may take. */
+  wrapper?: { command: string; args: string[]; startTimeoutMs: number };
 }): Promise<Agentplane> {
   const root = options.root ?? ROOT;
   const key = options.key ?? `bench-${randomUUID()}`;
@@ -57,8 +59,9 @@ export async function startAgentplane(options: {
   args.push(...(options.dataDir ? ['--data', options.dataDir] : ['--memory']));
   const child = await startChild({
     name: 'agentplane',
-    command: process.execPath,
-    args,
+    command: options.wrapper?.command ?? process.execPath,
+    args: options.wrapper ? [...options.wrapper.args, process.execPath, ...args] : args,
+    timeoutMs: options.wrapper?.startTimeoutMs,
     cwd: root,
     env: {
       AGENTPLANE_API_KEYS: `${key}:${tenant}`,

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { ROOT, expectStatus, startAgentplane, type Agentplane } from './agentplane.ts';
 import { baselineRefFrom, prepareBaseline } from './baseline.ts';
 import { deploymentBody } from './http.ts';
-import { load } from './load.ts';
+import { load, type LoadResult } from './load.ts';
 import { untilIdle } from './writes.ts';
 import { median } from './protocolFigures.ts';
 import { ROUTE_CPU_ROUTES, type RouteCpuFigure, type RouteName } from './routeCpuFigure.ts';
@@ -72,11 +72,8 @@ interface Burst {
   clientShare: number;
 }
 
-/** One burst of `amount` requests: the server's CPU µs a request, the burst's req/s (its requests over the time to its last response), and the client's CPU. */
-async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }, amount: number): Promise<Burst> {
-  const pid = ap.pid;
-  const before = processCpuPrecise(pid);
-  const clientBefore = process.cpuUsage();
+/** `amount` requests of `route` on `ap`, 10 connections; throws unless every answer is 2xx. */
+export async function loadRoute(ap: Agentplane, route: { url: string; method?: string; body?: string }, amount: number): Promise<LoadResult> {
   const result = await load({
     url: ap.url + route.url,
     method: route.method,
@@ -85,8 +82,17 @@ async function burst(ap: Agentplane, route: { url: string; method?: string; body
     connections: 10,
     amount,
   });
-  const client = process.cpuUsage(clientBefore);
   if (result.non2xx || result.errors) throw new Error(`${route.method ?? 'GET'} ${route.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+/** One burst of `amount` requests: the server's CPU µs a request, the burst's req/s (its requests over the time to its last response), and the client's CPU. */
+async function burst(ap: Agentplane, route: { url: string; method?: string; body?: string }, amount: number): Promise<Burst> {
+  const pid = ap.pid;
+  const before = processCpuPrecise(pid);
+  const clientBefore = process.cpuUsage();
+  const result = await loadRoute(ap, route, amount);
+  const client = process.cpuUsage(clientBefore);
   // requests over the time to the last response (autocannon's own end waits for its 1 s tick)
   const seconds = result.lastResponseSeconds ?? result.seconds;
   const clientSeconds = (client.user + client.system) / 1e6;

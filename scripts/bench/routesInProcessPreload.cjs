@@ -50,6 +50,26 @@ function heapAfterFullGc() {
 
 const oldSpaceUsed = (at) => at.heapSpaceStatistics.find((space) => space.spaceName === 'old_space').spaceUsedSize;
 
+/** V8's GC profiler statistics as the collections' count and time by kind, and the bytes scavenges promoted. */
+function collections(statistics) {
+  const gc = { scavenges: 0, scavengeUs: 0, promoted: 0, fullGcs: 0, fullUs: 0, other: 0, otherUs: 0 };
+  for (const s of statistics) {
+    if (s.gcType === 'Scavenge') {
+      gc.scavenges += 1;
+      gc.scavengeUs += s.cost;
+      // what a scavenge moves out of the young generation: the old space's growth over it
+      gc.promoted += oldSpaceUsed(s.afterGC) - oldSpaceUsed(s.beforeGC);
+    } else if (s.gcType === 'MarkSweepCompact') {
+      gc.fullGcs += 1;
+      gc.fullUs += s.cost;
+    } else {
+      gc.other += 1;
+      gc.otherUs += s.cost;
+    }
+  }
+  return gc;
+}
+
 /**
  * One round: CPU (every thread of the process, getrusage), wall time, and from V8's GC
  * profiler the collections' count and time by kind and the bytes allocated (the heap in use
@@ -69,23 +89,11 @@ async function round({ route, count, concurrency }) {
   const { statistics } = profiler.stop();
   let allocated = 0;
   let last = heapStart;
-  const gc = { scavenges: 0, scavengeUs: 0, promoted: 0, fullGcs: 0, fullUs: 0, other: 0, otherUs: 0 };
   for (const s of statistics) {
     allocated += s.beforeGC.heapStatistics.usedHeapSize - last;
     last = s.afterGC.heapStatistics.usedHeapSize;
-    if (s.gcType === 'Scavenge') {
-      gc.scavenges += 1;
-      gc.scavengeUs += s.cost;
-      // what a scavenge moves out of the young generation: the old space's growth over it
-      gc.promoted += oldSpaceUsed(s.afterGC) - oldSpaceUsed(s.beforeGC);
-    } else if (s.gcType === 'MarkSweepCompact') {
-      gc.fullGcs += 1;
-      gc.fullUs += s.cost;
-    } else {
-      gc.other += 1;
-      gc.otherUs += s.cost;
-    }
   }
+  const gc = collections(statistics);
   allocated += heapEnd - last;
   return { count, cpuUs: used.user + used.system, wallUs: wallNs / 1000, allocated, heapEnd, gc };
 }
@@ -160,7 +168,44 @@ async function calibrate({ count = 200000 }) {
   return { promiseNs: ((promises.user + promises.system) * 1000) / count, objectNs: ((objects.user + objects.system) * 1000) / count, made: kept !== null };
 }
 
-const actions = { round, retained, snapshot, profile, calibrate };
+/** The inspector session of a CPU profile taken over the socket (routeProfile.ts): started, then stopped after the load. */
+let socketProfile = null;
+
+async function profileStart({ interval = 100 }) {
+  const { Session } = require('node:inspector');
+  socketProfile = new Session();
+  socketProfile.connect();
+  await post(socketProfile, 'Profiler.enable');
+  await post(socketProfile, 'Profiler.setSamplingInterval', { interval });
+  await post(socketProfile, 'Profiler.start');
+  return {};
+}
+
+async function profileStop({ file }) {
+  const { profile } = await post(socketProfile, 'Profiler.stop');
+  socketProfile.disconnect();
+  socketProfile = null;
+  require('node:fs').writeFileSync(file, JSON.stringify(profile));
+  return { file };
+}
+
+/** V8's GC profiler over requests sent over the socket (gcStart, the load, gcStop): the collections' count and time by kind. */
+let socketGc = null;
+
+function gcStart() {
+  socketGc = { profiler: new v8.GCProfiler(), cpu: process.cpuUsage() };
+  socketGc.profiler.start();
+  return {};
+}
+
+function gcStop() {
+  const { statistics } = socketGc.profiler.stop();
+  const used = process.cpuUsage(socketGc.cpu);
+  socketGc = null;
+  return { cpuUs: used.user + used.system, ...collections(statistics) };
+}
+
+const actions = { round, retained, snapshot, profile, calibrate, profileStart, profileStop, gcStart, gcStop };
 
 function control(req, res) {
   const chunks = [];

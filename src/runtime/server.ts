@@ -228,7 +228,7 @@ export async function startHttpServer(
       if (inFlight === 0) drained?.();
       metrics.observeRequest(answered.operationId, answered.method, answered.status, answered.seconds);
       if (accessLog) {
-        log.access('request', {
+        log.access({
           method: answered.method,
           path: answered.path,
           status: answered.status,

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../../src/runtime/logging/logger.ts';
+import { createLogger, type AccessLine } from '../../../src/runtime/logging/logger.ts';
 import { bufferedSink } from '../../../src/runtime/logging/logOutput.ts';
 import { logLines } from '../../support/logLines.ts';
 import { until } from '../../support/until.ts';
@@ -46,8 +46,9 @@ function logThenEnd(ending: keyof typeof ENDINGS): Promise<Ended> {
     const { createLogger } = await import(${JSON.stringify(path.join(ROOT, 'src/runtime/logging/logger.ts'))});
     const log = createLogger('info');
     process.stderr.write('logging\\n');
-    for (let i = 0; i < ${LINES}; i += 1) log.access('request', { i, pad: 'x'.repeat(100) });
-    log.access('last words', { i: ${LINES} });
+    const line = (path) => ({ method: 'GET', path, status: 200, ms: 0.1, request_id: 'r-1', operation: 'ok' });
+    for (let i = 0; i < ${LINES}; i += 1) log.access(line('/line/' + i + '/' + 'x'.repeat(100)));
+    log.access(line('/last-words'));
     process.stderr.write('logged\\n');
     ${ENDINGS[ending]}
   `;
@@ -75,27 +76,30 @@ function logThenEnd(ending: keyof typeof ENDINGS): Promise<Ended> {
 function assertAllLines(ended: Ended, after: string[] = []): void {
   const lines = ended.stdout.split('\n');
   assert.equal(lines.pop(), '', 'the output ends with a whole line');
-  const parsed = lines.map((l) => JSON.parse(l) as { msg: string; i?: number });
+  const parsed = lines.map((l) => JSON.parse(l) as { msg: string; path?: string });
   assert.equal(parsed.length, LINES + 1 + after.length, `${parsed.length} lines arrived; stderr: ${ended.stderr.slice(0, 500)}`);
-  parsed.slice(0, LINES).forEach((line, i) => assert.equal(line.i, i, `line ${i} in its place`));
+  parsed.slice(0, LINES).forEach((line, i) => assert.equal(line.path, `/line/${i}/${'x'.repeat(100)}`, `line ${i} in its place`));
   assert.deepEqual(
-    parsed.slice(LINES).map((l) => l.msg),
-    ['last words', ...after],
+    parsed.slice(LINES).map((l) => l.path ?? l.msg),
+    ['/last-words', ...after],
   );
 }
 
 describe('when log lines are written', () => {
-  /** A logger over a buffered file, and the lines the file holds now. */
+  /** A logger over a buffered file, and the lines the file holds now (an access line by its path, any other by its message). */
   function toFile() {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'log-flush-')), 'log');
     const log = createLogger('info', {}, bufferedSink(fs.openSync(file, 'w')));
     const lines = () => logLines(fs.readFileSync(file, 'utf8'));
-    return { log, lines, written: () => lines().map((l) => l.msg as string) };
+    return { log, lines, written: () => lines().map((l) => (l.msg === 'request' ? `request ${l.path}` : l.msg) as string) };
   }
+
+  /** The access line of a request to `path`. */
+  const accessTo = (path: string): AccessLine => ({ method: 'GET', path, status: 200, ms: 0.4, request_id: 'r-1', operation: 'ok' });
 
   it('an access line waits in the buffer, and is written within 100 ms with nothing else logged', async () => {
     const { log, written } = toFile();
-    log.access('request', { path: '/ok' });
+    log.access(accessTo('/ok'));
     assert.deepEqual(written(), [], 'kept back');
     const started = Date.now();
     await until('the access line', () => written().length === 1);
@@ -104,28 +108,25 @@ describe('when log lines are written', () => {
 
   it('every other line is written at once, after the access lines waiting before it', () => {
     const { log, written } = toFile();
-    log.access('request', { path: '/a' });
-    log.access('request', { path: '/b' });
+    log.access(accessTo('/a'));
+    log.access(accessTo('/b'));
     log.info('revision status', { status: 'DEPLOYED' });
-    assert.deepEqual(written(), ['request', 'request', 'revision status']);
+    assert.deepEqual(written(), ['request /a', 'request /b', 'revision status']);
     log.child({ run_id: 'r-1' }).warn('run retried');
-    assert.deepEqual(written(), ['request', 'request', 'revision status', 'run retried']);
+    assert.deepEqual(written(), ['request /a', 'request /b', 'revision status', 'run retried']);
     for (const level of ['debug', 'error'] as const) log[level](level);
     assert.deepEqual(written().slice(4), ['error'], 'debug is below info; error at once');
   });
 
-  it('lines of any length and script arrive whole and in order (the buffer holds bytes, and a line longer than it goes on its own)', () => {
-    const { log, lines, written } = toFile();
-    const texts = ['é'.repeat(7_000), '日本'.repeat(20_000), 'x'.repeat(70_000), '🙂'.repeat(3_000), 'short'];
-    for (const [i, text] of texts.entries()) for (let k = 0; k < 3; k += 1) log.access(`${i}`, { text });
+  it('lines of any length and script arrive whole and in order (multibyte text, and lines longer than a write of 16,000 characters)', () => {
+    const { log, written } = toFile();
+    const texts = ['é'.repeat(7_000), '日本'.repeat(20_000), 'x'.repeat(70_000), '🙂'.repeat(3_000), 'short'].map((text) => `/${text}`);
+    for (const text of texts) for (let k = 0; k < 3; k += 1) log.access(accessTo(text));
     log.info('after them');
-    assert.deepEqual(written(), [...texts.flatMap((_, i) => [`${i}`, `${i}`, `${i}`]), 'after them']);
     assert.deepEqual(
-      lines()
-        .slice(0, -1)
-        .map((l) => l.text),
-      texts.flatMap((text) => [text, text, text]),
-      'each text as logged',
+      written(),
+      [...texts.flatMap((text) => [`request ${text}`, `request ${text}`, `request ${text}`]), 'after them'],
+      'each text as logged, in order',
     );
   });
 });

@@ -4,7 +4,7 @@
 // headers masked.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger, LOG_MASK, type LogLevel } from '../../../src/runtime/logging/logger.ts';
+import { createLogger, LOG_MASK, type AccessLine, type LogLevel } from '../../../src/runtime/logging/logger.ts';
 import { SECRET_MASK } from '../../../src/domain/control-plane/secretMask.ts';
 
 type Line = Record<string, any>;
@@ -108,5 +108,57 @@ describe('the logger', () => {
     }
     assert.doesNotMatch(raw.join(''), /sk-live|sk-key|s3cr3t/);
     assert.equal(headers.authorization, 'Bearer sk-live-123456', "the caller's object is left as it was");
+  });
+
+  describe('the access line of an answered request', () => {
+    const answered: AccessLine = { method: 'GET', path: '/threads/t-1', status: 200, ms: 0.3, request_id: 'r-1', operation: 'getThread' };
+    /** The raw lines of one logger, with the time of each made the same (they are written a moment apart). */
+    const sameTime = (raw: string[]) => raw.map((line) => line.replace(/"time":\d+/, '"time":0'));
+
+    it('is the line pino writes for the same fields at info, text for text: level, time, the logger’s fields, the line’s, then msg', () => {
+      const { log, raw } = kept('info', { role: 'server' });
+      const child = log.child({ replica_id: 'a' });
+      child.access(answered);
+      child.info('request', { ...answered });
+      const [access, info] = sameTime(raw);
+      assert.equal(access, info);
+      assert.match(
+        access!,
+        /^\{"level":"info","time":0,"role":"server","replica_id":"a","method":"GET","path":"\/threads\/t-1","status":200,"ms":0\.3,"request_id":"r-1","operation":"getThread","msg":"request"\}\n$/,
+      );
+    });
+
+    it('writes any text a client can send in its path or request id as JSON that reads back as sent', () => {
+      const { log, raw, lines } = kept('info');
+      const texts = ['/a"b', '/back\\slash', '/new\nline\ttab\u0001', '/é/日本/🙂', '/lone\ud800half', '/\udc00', '/{"level":"error"}', ''];
+      for (const text of texts) log.access({ ...answered, path: text, request_id: text });
+      assert.equal(raw.length, texts.length);
+      for (const [i, line] of lines().entries()) {
+        assert.equal(line.path, texts[i]);
+        assert.equal(line.request_id, texts[i]);
+        assert.equal(line.level, 'info', 'no text takes the place of a field');
+      }
+      assert.ok(
+        raw.every((line) => !line.slice(0, -1).includes('\n')),
+        'one line each',
+      );
+    });
+
+    it('writes a number JSON cannot hold as null, as pino does', () => {
+      const { log, lines } = kept('info');
+      log.access({ ...answered, ms: Number.NaN, status: Number.POSITIVE_INFINITY });
+      assert.equal(lines()[0]!.ms, null);
+      assert.equal(lines()[0]!.status, null);
+    });
+
+    it('is written only where info is, and leaves the logger’s own fields as they were', () => {
+      const quiet = kept('warn');
+      quiet.log.access(answered);
+      assert.deepEqual(quiet.raw, []);
+      const { log, lines } = kept('info', { role: 'server' });
+      log.access(answered);
+      log.info('after');
+      assert.deepEqual(lines()[1], { level: 'info', time: lines()[1]!.time, role: 'server', msg: 'after' });
+    });
   });
 });

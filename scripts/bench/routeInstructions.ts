@@ -1,0 +1,131 @@
+// Instructions a request, on the routes the current tree shares with a baseline tree, counted by
+// valgrind's callgrind: `npx tsx scripts/bench/routeInstructions.ts [ref] [requests]
+// [warm requests] [passes]` (BENCH_BASELINE_ROOT: a baseline worktree made already;
+// BENCH_ROUTE_CURRENT_LOG_LEVEL / BENCH_ROUTE_BASELINE_LOG_LEVEL as in routeCpu.ts; --route
+// '<route>' repeatable). On a machine shared with other work, CPU time a request moves by 10–30%
+// from one burst to the next (routeCpu.ts's rounds), more than a change of a few percent; the
+// instructions a request executes do not depend on what else runs. Each server runs under
+// callgrind with its counting off (~10× slower, not ~50×) while it starts and while each route is
+// warmed (the same untimed requests on both, so V8 has optimised the same code), and on only for
+// the timed requests: every thread of the process (the collector's too), over the socket, from
+// autocannon outside valgrind; the trees in turns, and each figure the least of its passes. What it does not see: time spent waiting (a syscall's own cost in
+// the kernel is not an instruction of the process), and cache misses — a figure to compare code
+// paths by, beside routeCpu.ts's time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
+import { baselineRefFrom, prepareBaseline } from './baseline.ts';
+import { loadRoute, seed } from './routeCpu.ts';
+import { untilIdle } from './writes.ts';
+import { ROUTE_CPU_ROUTES, type RouteName } from './routeCpuFigure.ts';
+import { median } from './protocolFigures.ts';
+
+type Tree = 'current' | 'baseline';
+
+/** Runs callgrind_control on the server's valgrind process. */
+const callgrind = (ap: Agentplane, ...args: string[]) =>
+  execFileSync('callgrind_control', [...args, String(ap.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** The instructions counted since the last zeroing: a dump, read back from its file's totals. */
+function instructionsSinceZero(ap: Agentplane, outFile: string): number {
+  callgrind(ap, '--dump');
+  // callgrind names each dump <file>.<n> (and the threads' parts -<thread>); every file but the last dump's is older
+  const dir = path.dirname(outFile);
+  const dumps = fs
+    .readdirSync(dir)
+    .filter((f) => f.startsWith(path.basename(outFile) + '.'))
+    .map((f) => path.join(dir, f));
+  let total = 0;
+  for (const file of dumps) {
+    const totals = /^(?:totals|summary):\s*(\d+)/m.exec(fs.readFileSync(file, 'utf8'));
+    if (totals) total += Number(totals[1]);
+    fs.rmSync(file);
+  }
+  return total;
+}
+
+export async function countInstructions(
+  roots: Record<Tree, string>,
+  work: string,
+  options: { requests: number; warm: number; passes: number; routes: RouteName[]; env: Partial<Record<Tree, Record<string, string>>> },
+  log: (s: string) => void,
+): Promise<Map<RouteName, Record<Tree, number[]>>> {
+  const figures = new Map<RouteName, Record<Tree, number[]>>(options.routes.map((r) => [r, { current: [], baseline: [] }]));
+  const servers: { tree: Tree; ap: Agentplane; outFile: string; routes: Awaited<ReturnType<typeof seed>> }[] = [];
+  try {
+    for (const tree of ['current', 'baseline'] as const) {
+      const outFile = path.join(work, `${tree}.callgrind`);
+      const ap = await startAgentplane({
+        dataDir: path.join(work, tree, 'data'),
+        workDir: path.join(work, tree),
+        root: roots[tree],
+        env: options.env[tree],
+        // V8's memory reducer starts full collections when the allocation rate looks low, which it
+        // judges by the clock: under valgrind's slowness, in some passes and not others
+        nodeArgs: ['--no-memory-reducer'],
+        wrapper: {
+          command: 'valgrind',
+          args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--dump-line=no', '--compress-strings=no'],
+          startTimeoutMs: 600_000,
+        },
+      });
+      servers.push({ tree, ap, outFile, routes: await seed(ap) });
+    }
+    // every route warmed on both before any is counted, then the processes left to settle: V8's
+    // compiler threads and the run workers' warm-up (both counted when on) done first
+    for (const s of servers) for (const name of options.routes) await loadRoute(s.ap, s.routes[name], options.warm);
+    for (const s of servers) await untilIdle(s.ap, 300_000);
+    // the trees in turns, the order flipped each pass: the work a server's timers do in a pass
+    // grows with the pass's length, which a busier machine draws out for both alike
+    for (let pass = 0; pass < options.passes; pass += 1) {
+      for (const s of pass % 2 ? [...servers].reverse() : servers) {
+        for (const name of options.routes) {
+          callgrind(s.ap, '--instr=on');
+          callgrind(s.ap, '--zero');
+          await loadRoute(s.ap, s.routes[name], options.requests);
+          const counted = instructionsSinceZero(s.ap, s.outFile);
+          callgrind(s.ap, '--instr=off');
+          figures.get(name)![s.tree].push(counted / options.requests);
+          log(`  pass ${pass} ${s.tree.padEnd(8)} ${name.padEnd(26)} ${Math.round(counted / options.requests)} instructions a request`);
+        }
+      }
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.ap.stop()));
+  }
+  return figures;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const routes = args.flatMap((a, i) => (args[i - 1] === '--route' ? [a] : [])) as RouteName[];
+  const positional = args.filter((a, i) => a !== '--route' && args[i - 1] !== '--route');
+  const [ref = baselineRefFrom([], process.env) ?? 'd5486dc', requests = '2000', warm = '6000', passes = '2'] = positional;
+  const log = (s: string) => console.log(s);
+  const baselineRoot = process.env.BENCH_BASELINE_ROOT ?? (ref === '.' ? ROOT : prepareBaseline(ref, log).root);
+  const level = (name: string) => (process.env[name] ? { LOG_LEVEL: process.env[name]! } : undefined);
+  const env = { current: level('BENCH_ROUTE_CURRENT_LOG_LEVEL'), baseline: level('BENCH_ROUTE_BASELINE_LOG_LEVEL') };
+  fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
+  const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'route-instructions-'));
+  try {
+    log(`current at LOG_LEVEL=${env.current?.LOG_LEVEL ?? 'default (info)'}, ${ref} at LOG_LEVEL=${env.baseline?.LOG_LEVEL ?? 'default (info)'}`);
+    const figures = await countInstructions(
+      { current: ROOT, baseline: baselineRoot },
+      work,
+      { requests: Number(requests), warm: Number(warm), passes: Number(passes), routes: routes.length ? routes : [...ROUTE_CPU_ROUTES], env },
+      log,
+    );
+    for (const [name, f] of figures) {
+      // the least of the passes: a pass can only gain instructions (a timer of the server's, a late compile, a full collection), never lose them
+      const [current, baseline] = [Math.min(...f.current), Math.min(...f.baseline)];
+      const ratios = f.current.map((c, i) => f.baseline[i] / c);
+      log(
+        `${name.padEnd(26)} current ${Math.round(current)}, baseline ${Math.round(baseline)} instructions a request (the least of ${f.current.length} passes): ` +
+          `baseline ÷ current ${(baseline / current).toFixed(3)}× (passes' ratios: median ${median(ratios).toFixed(3)}, ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`,
+      );
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

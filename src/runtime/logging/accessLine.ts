@@ -1,0 +1,49 @@
+// The access line's fields (one line per answered request, `"msg":"request"`) as the JSON text
+// pino writes for an object's properties: `,"method":"GET","path":"/ok",…`, by string
+// concatenation. Given to pino as an object, each field went through pino's serializer,
+// redaction and stringifier lookups by key and type: ~1.6 µs a line, where these six fields of
+// known types need only be joined (~0.3 µs). The line is pino's all the same (logger.ts).
+
+/** What the access line of an answered request says. */
+export interface AccessLine {
+  method: string;
+  /** The request's path, without its query. */
+  path: string;
+  status: number;
+  /** Milliseconds from the request to the end of its reply, to a tenth. */
+  ms: number;
+  request_id: string;
+  /** The operationId, `custom` for http.app routes, `unmatched` for everything else. */
+  operation: string;
+}
+
+/** `text` as a JSON string: as it is, between quotes, when nothing in it needs escaping (a path, an id, a name). */
+export function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    // a quote, a backslash, a control character or half of a surrogate pair: escaped as JSON.stringify does
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(text);
+  }
+  return '"' + text + '"';
+}
+
+/** A number as JSON writes it: one JSON cannot hold (NaN, Infinity) is null, as pino and JSON.stringify write it. */
+const jsonNumber = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
+
+/** The line's fields as pino writes an object's properties, each after a comma, in this order. */
+export function accessFields(line: AccessLine): string {
+  return (
+    ',"method":' +
+    jsonString(line.method) +
+    ',"path":' +
+    jsonString(line.path) +
+    ',"status":' +
+    jsonNumber(line.status) +
+    ',"ms":' +
+    jsonNumber(line.ms) +
+    ',"request_id":' +
+    jsonString(line.request_id) +
+    ',"operation":' +
+    jsonString(line.operation)
+  );
+}
