@@ -90,9 +90,28 @@ export class PagedFiles {
   }
 }
 
-/** The values read or written last, least recently used evicted first, within a budget of JSON bytes. */
+/** A held value and its neighbours in recency order. */
+interface Held<K> {
+  key: K;
+  value: object;
+  bytes: number;
+  older: Held<K> | null;
+  newer: Held<K> | null;
+}
+
+/**
+ * The values read or written last, least recently used evicted first, within a budget of JSON
+ * bytes. Recency is a list of its own, not the map's insertion order: moving a hit to the map's
+ * newest end (delete, then set the same key) leaves each deleted copy in the key's hash chain
+ * until the table is rebuilt, so a value read again and again in a large cache walked thousands
+ * of them: ~45 µs a read with 20,000 values held, and a thread polled by GET /threads/{id} among
+ * 20,000 ran at a quarter of the rate it had among a few (issue 86). The map now only ever gains
+ * a key when it is put and loses it when it is dropped or evicted.
+ */
 export class ValueCache<K extends object> {
-  private readonly held = new Map<K, { value: object; bytes: number }>();
+  private readonly held = new Map<K, Held<K>>();
+  private oldest: Held<K> | null = null;
+  private newest: Held<K> | null = null;
   private bytes = 0;
 
   constructor(readonly budget: number) {}
@@ -100,31 +119,49 @@ export class ValueCache<K extends object> {
   get(key: K): object | undefined {
     const hit = this.held.get(key);
     if (!hit) return undefined;
-    this.held.delete(key); // to the newest end
-    this.held.set(key, hit);
+    if (hit !== this.newest) {
+      this.unlink(hit);
+      this.link(hit);
+    }
     return hit.value;
   }
 
   put(key: K, value: object, bytes: number): void {
     this.drop(key);
     if (bytes > this.budget) return;
-    this.held.set(key, { value, bytes });
+    const entry: Held<K> = { key, value, bytes, older: null, newer: null };
+    this.held.set(key, entry);
+    this.link(entry);
     this.bytes += bytes;
-    for (const [oldest, { bytes: size }] of this.held) {
-      if (this.bytes <= this.budget) break;
-      this.held.delete(oldest);
-      this.bytes -= size;
-    }
+    while (this.bytes > this.budget && this.oldest) this.drop(this.oldest.key);
   }
 
   drop(key: K): void {
     const hit = this.held.get(key);
     if (!hit) return;
     this.held.delete(key);
+    this.unlink(hit);
     this.bytes -= hit.bytes;
   }
 
   get size(): number {
     return this.bytes;
+  }
+
+  /** Puts `entry` at the newest end. */
+  private link(entry: Held<K>): void {
+    entry.older = this.newest;
+    entry.newer = null;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Held<K>): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = null;
   }
 }
