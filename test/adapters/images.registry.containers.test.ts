@@ -56,6 +56,9 @@ describe('images through a registry', { skip: fs.existsSync(REGISTRY) ? false : 
     controlPlane = await spawnServer(['--data', path.join(dir, 'data')], {
       AGENTPLANE_API_KEYS: `${KEY}:${randomUUID()}`,
       AGENTPLANE_DEPLOYER: 'container',
+      // a registry on loopback is this machine's: the default `*` leaves it out, and the
+      // operator names it to let tenants deploy from it (docs/security.md)
+      AGENTPLANE_IMAGE_NAMESPACES: `127.0.0.1:${port}`,
       AGENTPLANE_ACCESS_LOG: 'off',
       CONTAINERS_CONF,
       CONTAINERS_REGISTRIES_CONF: registries,
