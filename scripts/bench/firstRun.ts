@@ -32,6 +32,7 @@ import path from 'node:path';
 import { createServer } from 'node:http';
 import { ROOT } from './graph.ts';
 import { delay, freePort, startChild } from './proc.ts';
+import { processCpuPrecise } from './routeCpu.ts';
 
 const starts = Number(process.argv[2] ?? 5);
 const trees = (process.argv.length > 3 ? process.argv.slice(3) : [ROOT]).map((t) => path.resolve(t));
@@ -114,15 +115,7 @@ async function idle(cpu: () => number): Promise<number> {
 /** CPU milliseconds the process's threads have used (NaN where /proc is not). */
 function threadsCpuMs(pid: number): number {
   try {
-    let ns = 0;
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // the thread ended meanwhile
-      }
-    }
-    return ns / 1e6;
+    return processCpuPrecise(pid) * 1000;
   } catch {
     return NaN;
   }
