@@ -1,5 +1,6 @@
 // How much of the agent server one tenant may hold: threads, crons, store items and runs in
-// flight (pending or running), each up to
+// flight (pending or running); and of the control plane: listeners and OAuth providers (its
+// deployments and replicas: control-plane/deploymentQuotas.ts). Each up to
 // a bound the operator sets (runtime/config.ts, docs/configuration.md). One more than the bound
 // is refused before anything is written, its detail naming the quota and the setting that
 // raises it. Tenants are the owners of a server with agent-server auth on; the one shared
@@ -12,6 +13,8 @@ export interface TenantQuotas {
   crons: number;
   storeItems: number;
   runsInFlight: number;
+  listeners: number;
+  authProviders: number;
 }
 
 export type Quota = keyof TenantQuotas;
@@ -26,10 +29,19 @@ export const QUOTA_SETTINGS: Record<Quota, { setting: string; counts: string; ro
     counts: 'runs in flight (pending or running)',
     room: 'wait for some to end, cancel some',
   },
+  listeners: { setting: 'AGENTPLANE_MAX_LISTENERS_PER_TENANT', counts: 'listeners', room: 'delete some' },
+  authProviders: { setting: 'AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT', counts: 'OAuth providers', room: 'delete some' },
 };
 
 /** No bound at all (a domain made without quotas: tests of other rules, tools). */
-export const UNBOUNDED_QUOTAS: TenantQuotas = { threads: Infinity, crons: Infinity, storeItems: Infinity, runsInFlight: Infinity };
+export const UNBOUNDED_QUOTAS: TenantQuotas = {
+  threads: Infinity,
+  crons: Infinity,
+  storeItems: Infinity,
+  runsInFlight: Infinity,
+  listeners: Infinity,
+  authProviders: Infinity,
+};
 
 /**
  * Whether `owner` may have one more of `quota`: `held` counts what it has (asked only for a

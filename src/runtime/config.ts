@@ -59,9 +59,11 @@ export interface ServerConfig {
    * What one tenant (agent-server auth on) may hold: threads (AGENTPLANE_MAX_THREADS_PER_TENANT,
    * default 10000), crons (AGENTPLANE_MAX_CRONS_PER_TENANT, default 100), store items
    * (AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, default 100000), runs pending or running
-   * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); see domain/tenantQuotas.ts.
+   * (AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, default 1000); and of the control plane (every tenant):
+   * listeners (AGENTPLANE_MAX_LISTENERS_PER_TENANT, default 20) and OAuth providers
+   * (AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT, default 100); see domain/tenantQuotas.ts.
    */
-  tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number };
+  tenantQuotas: { threads: number; crons: number; storeItems: number; runsInFlight: number; listeners: number; authProviders: number };
   /** Requests a second one tenant may send to the agent server (agent-server auth on; AGENTPLANE_MAX_REQUESTS_PER_SECOND, default 100: docs/security.md says why). */
   maxRequestsPerSecond: number;
   /** How many requests a tenant may send at once on top of its rate (AGENTPLANE_MAX_REQUEST_BURST, default 250: a client's 200 calls at once, as A2A clients send them, are let in). */
@@ -269,6 +271,9 @@ export function loadConfig(argv: string[] = [], env: Record<string, string | und
       crons: positiveInteger('AGENTPLANE_MAX_CRONS_PER_TENANT', env.AGENTPLANE_MAX_CRONS_PER_TENANT, 100),
       storeItems: positiveInteger('AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT', env.AGENTPLANE_MAX_STORE_ITEMS_PER_TENANT, 100_000),
       runsInFlight: positiveInteger('AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT', env.AGENTPLANE_MAX_RUNS_IN_FLIGHT_PER_TENANT, 1_000),
+      // a listener is a cluster of the tenant's; a provider one OAuth app (MCP discovery registers them too)
+      listeners: positiveInteger('AGENTPLANE_MAX_LISTENERS_PER_TENANT', env.AGENTPLANE_MAX_LISTENERS_PER_TENANT, 20),
+      authProviders: positiveInteger('AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT', env.AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT, 100),
     },
     maxRequestsPerSecond: positiveInteger('AGENTPLANE_MAX_REQUESTS_PER_SECOND', env.AGENTPLANE_MAX_REQUESTS_PER_SECOND, 100),
     // never below the rate: a second's requests are always let in at once

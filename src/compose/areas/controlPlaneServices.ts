@@ -90,6 +90,7 @@ export async function createControlPlane(
     tokenKeyIsNew: tokenKeyIsNew ?? false,
     previousTokenKeys,
     allowHttp: deps.config.agentAuth.allowHttp,
+    quotas: deps.config.tenantQuotas,
     soleOwner: !deps.config.databaseUrl,
     standIn: adapters.standIn ?? null,
     log: deps.log.child({ area: 'agent-auth' }),
@@ -100,7 +101,7 @@ export async function createControlPlane(
     ...authProviderHandlers(repo, agentAuth.forgetProvider, agentAuth.providerRules),
     ...agentAuthHandlers(repo, agentAuth),
     ...devProviderHandlers(adapters.devProvider ?? null),
-    ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }),
+    ...listenerHandlers({ repo, remoteLogs, logBudget: new LogBudget(), log }, deps.config.tenantQuotas),
   };
   const watch = new ListenerWatch(repo, deps.config.listenerTimeoutMs, log);
   // with the control plane switched off (a deployed agent server) nothing drives revisions

@@ -11,6 +11,7 @@ import { toAuthProvider } from './views.ts';
 import { providerUrlProblems } from './providerUrls.ts';
 import { sealSecret } from './agentAuth/providerSecrets.ts';
 import type { TokenCipher } from './agentAuth/tokenCipher.ts';
+import { createWithin, UNBOUNDED_QUOTAS, type TenantQuotas } from '../tenantQuotas.ts';
 
 /** What a provider written is held to: its URLs' scheme, and the key its secret is sealed with. */
 export interface ProviderRules {
@@ -18,6 +19,8 @@ export interface ProviderRules {
   allowHttp: boolean;
   /** Null without AGENTPLANE_TOKEN_KEY: the secret is kept in clear until a start with a key seals it. */
   cipher: TokenCipher | null;
+  /** How many providers one tenant may hold (AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT); none: unbounded. */
+  quotas?: Pick<TenantQuotas, 'authProviders'>;
 }
 
 function urlsRefused(fields: Parameters<typeof providerUrlProblems>[0], rules: ProviderRules) {
@@ -47,7 +50,7 @@ export async function createAuthProvider(
   tenantId: string,
   body: AuthProviderCreate,
   rules: ProviderRules,
-): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable'>> {
+): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable' | 'quota_exceeded'>> {
   return addProvider(repo, tenantId, rules, {
     provider_id: body.provider_id,
     name: body.name,
@@ -74,27 +77,32 @@ export async function addProvider(
   tenantId: string,
   rules: ProviderRules,
   fields: ProviderFields,
-): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable'>> {
+): Promise<Outcome<AuthProvider, 'conflict' | 'unprocessable' | 'quota_exceeded'>> {
   const refused = urlsRefused(fields, rules);
   if (refused) return refused;
   const tenantProvider = key(tenantId, fields.provider_id);
-  return repo.locks.run(`provider:${tenantProvider}`, async () => {
-    if (await repo.providers.named(tenantProvider)) {
-      return conflict(`Provider ID ${fields.provider_id} already exists.`);
-    }
-    const now = timestamp();
-    const record: ProviderRecord = sealSecret(rules.cipher, {
-      id: randomUUID(),
-      organization_id: tenantId,
-      tenant_id: tenantId,
-      tenant_provider: tenantProvider,
-      ...fields,
-      created_at: now,
-      updated_at: now,
-    });
-    await repo.providers.put(record);
-    return ok(toAuthProvider(record));
-  });
+  const quotas = rules.quotas ?? UNBOUNDED_QUOTAS;
+  const held = async () => (await repo.providers.ofTenant(tenantId)).length;
+  // the count and the write hold the tenant's lock of the quota: providers sent at once cannot pass it together
+  return createWithin('authProviders', tenantId, quotas, repo.locks, held, () =>
+    repo.locks.run(`provider:${tenantProvider}`, async () => {
+      if (await repo.providers.named(tenantProvider)) {
+        return conflict(`Provider ID ${fields.provider_id} already exists.`);
+      }
+      const now = timestamp();
+      const record: ProviderRecord = sealSecret(rules.cipher, {
+        id: randomUUID(),
+        organization_id: tenantId,
+        tenant_id: tenantId,
+        tenant_provider: tenantProvider,
+        ...fields,
+        created_at: now,
+        updated_at: now,
+      });
+      await repo.providers.put(record);
+      return ok(toAuthProvider(record));
+    }),
+  );
 }
 
 /** A provider of the tenant by its caller-chosen id. */

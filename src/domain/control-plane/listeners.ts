@@ -15,6 +15,7 @@ import { ok, type Outcome } from '../outcome.ts';
 import { conflict, invalid, listenerNotFound } from './failures.ts';
 import type { ControlPlaneRepository, DeploymentRecord, ListenerRecord } from './records.ts';
 import { issueToken } from './listenerTokens.ts';
+import { createWithin, type TenantQuotas } from '../tenantQuotas.ts';
 
 /** The wire view: the record minus what only the store needs (its token's hash above all). */
 export function toListener({ tenant_id: _tenant, tenant_compute: _key, token_hash: _hash, ...listener }: ListenerRecord): Listener {
@@ -47,31 +48,40 @@ export async function getListener(repo: ControlPlaneRepository, tenantId: string
 }
 
 /** The new listener with its token, shown this once. */
-export async function createListener(repo: ControlPlaneRepository, tenantId: string, body: ListenerCreate): Promise<Outcome<ListenerWithToken, 'conflict'>> {
+export async function createListener(
+  repo: ControlPlaneRepository,
+  tenantId: string,
+  body: ListenerCreate,
+  quotas: Pick<TenantQuotas, 'listeners'>,
+): Promise<Outcome<ListenerWithToken, 'conflict' | 'quota_exceeded'>> {
   const tenantCompute = `${tenantId}/${body.compute_id}`;
-  return repo.locks.run(`listener:${tenantCompute}`, async () => {
-    if (await repo.listeners.computeTaken(tenantCompute)) {
-      return conflict(`A listener with compute_id ${body.compute_id} already exists.`);
-    }
-    const now = timestamp();
-    const { token, hash } = issueToken();
-    const record: ListenerRecord = {
-      id: randomUUID(),
-      tenant_id: tenantId,
-      tenant_compute: tenantCompute,
-      compute_type: body.compute_type,
-      compute_id: body.compute_id,
-      compute_config: { k8s_namespaces: body.compute_config.k8s_namespaces ?? null },
-      version: body.version ?? null,
-      status: 'AWAITING_CONNECTION',
-      last_heard_at: null,
-      created_at: now,
-      updated_at: now,
-      token_hash: hash,
-    };
-    await repo.listeners.put(record);
-    return ok(withToken(record, token));
-  });
+  // counted up to one past the bound: the count and the write hold the tenant's lock of the quota
+  const held = async () => (await repo.listeners.newestFirst(tenantId, { offset: 0, limit: quotas.listeners + 1 })).length;
+  return createWithin('listeners', tenantId, quotas, repo.locks, held, () =>
+    repo.locks.run(`listener:${tenantCompute}`, async () => {
+      if (await repo.listeners.computeTaken(tenantCompute)) {
+        return conflict(`A listener with compute_id ${body.compute_id} already exists.`);
+      }
+      const now = timestamp();
+      const { token, hash } = issueToken();
+      const record: ListenerRecord = {
+        id: randomUUID(),
+        tenant_id: tenantId,
+        tenant_compute: tenantCompute,
+        compute_type: body.compute_type,
+        compute_id: body.compute_id,
+        compute_config: { k8s_namespaces: body.compute_config.k8s_namespaces ?? null },
+        version: body.version ?? null,
+        status: 'AWAITING_CONNECTION',
+        last_heard_at: null,
+        created_at: now,
+        updated_at: now,
+        token_hash: hash,
+      };
+      await repo.listeners.put(record);
+      return ok(withToken(record, token));
+    }),
+  );
 }
 
 export async function patchListener(repo: ControlPlaneRepository, tenantId: string, id: string, body: ListenerPatch): Promise<Outcome<Listener, 'not_found'>> {

@@ -13,6 +13,7 @@ import {
 } from '../../domain/control-plane/listenerReports.ts';
 import type { Failure, FailureKind, Outcome } from '../../domain/outcome.ts';
 import { answer, failed, tenantOf } from './failures.ts';
+import { UNBOUNDED_QUOTAS, type TenantQuotas } from '../../domain/tenantQuotas.ts';
 
 type ListenerHandlers = Pick<
   ControlPlaneHandlers<RequestContext>,
@@ -46,11 +47,11 @@ function noContent<K extends FailureKind>(outcome: Outcome<void, K>) {
   return outcome.ok ? { status: 204 as const } : failed(outcome.failure);
 }
 
-export function listenerHandlers(deps: ListenerDeps): ListenerHandlers {
+export function listenerHandlers(deps: ListenerDeps, quotas: Pick<TenantQuotas, 'listeners'> = UNBOUNDED_QUOTAS): ListenerHandlers {
   const { repo } = deps;
   return {
     listListeners: async ({ query }, ctx) => ({ status: 200, body: await listListeners(repo, tenantOf(ctx), query) }),
-    createListener: async ({ body }, ctx) => answer(201, await createListener(repo, tenantOf(ctx), body)),
+    createListener: async ({ body }, ctx) => answer(201, await createListener(repo, tenantOf(ctx), body, quotas)),
     getListener: async ({ path }, ctx) => answer(200, await getListener(repo, tenantOf(ctx), path.listener_id)),
     patchListener: async ({ path, body }, ctx) => answer(200, await patchListener(repo, tenantOf(ctx), path.listener_id, body)),
     deleteListener: async ({ path }, ctx) => noContent(await deleteListener(repo, tenantOf(ctx), path.listener_id)),

@@ -14,6 +14,7 @@ import { AuthFlows } from './flows.ts';
 import { TokenCipher } from './tokenCipher.ts';
 import { TokenVault } from './tokenVault.ts';
 import { standInRecord, type StandInProvider } from './standInProvider.ts';
+import type { TenantQuotas } from '../../tenantQuotas.ts';
 
 export interface AgentAuthOptions {
   repo: ControlPlaneRepository;
@@ -29,6 +30,8 @@ export interface AgentAuthOptions {
   previousTokenKeys: string[];
   /** AGENTPLANE_AUTH_ALLOW_HTTP: providers' URLs may be plain http. */
   allowHttp: boolean;
+  /** How many providers one tenant may hold (AGENTPLANE_MAX_AUTH_PROVIDERS_PER_TENANT); none: unbounded. */
+  quotas?: Pick<TenantQuotas, 'authProviders'>;
   /** The store has no other server (the embedded store's lock): a flow `exchanging` at the start was cut by the last stop. */
   soleOwner: boolean;
   /** The development provider answering for provider ids a tenant has not configured (AGENTPLANE_DEV_OAUTH); null: none. */
@@ -78,7 +81,7 @@ export async function createAgentAuth(options: AgentAuthOptions): Promise<AgentA
     flows,
     vault,
     oauth: options.oauth,
-    providerRules: { allowHttp: options.allowHttp, cipher },
+    providerRules: { allowHttp: options.allowHttp, cipher, ...(options.quotas ? { quotas: options.quotas } : {}) },
     async forgetProvider(providerRecordId) {
       await flows.forgetProvider(providerRecordId);
       if (vault) await vault.forgetProvider(providerRecordId);
