@@ -28,6 +28,7 @@ import { INNER_REQUEST_ID_HEADER, restoreClientHost, type CustomApp } from '../.
 import { isRefusal, type CustomAuth } from '../../security/customAuth.ts';
 import type { SocketDoor, SocketReply } from '../websocket/socketDoor.ts';
 import { StartFailed } from '../../deferredHandlers.ts';
+import { releasedAtEnd } from '../releasedAtEnd.ts';
 import { REQUEST_ID_HEADER, RequestIdResponse } from './requestIdResponse.ts';
 
 export type { OperationHandler } from '../../handler.ts';
@@ -601,13 +602,4 @@ function slotTaker(slots: StreamSlots, client: string, res: ServerResponse): () 
     heldUntilAnswered(slot, res);
     return undefined;
   };
-}
-
-/** The stream, giving its slot back once it ends, however it ends. */
-async function* releasedAtEnd<T>(stream: AsyncIterable<T>, release: (() => void) | undefined): AsyncGenerator<T> {
-  try {
-    yield* stream;
-  } finally {
-    release?.();
-  }
 }
