@@ -9,7 +9,7 @@
 // and on one with a long one; a replay that costs what it returns takes the same time on both.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { expectStatus, request, ROOT } from './agentplane.ts';
+import { expectStatus, request, ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
 import { CHANNELS, json, type FanoutTarget } from './fanoutClients.ts';
 import { DELIVERY_SAMPLE_EVERY, openSubscribers, type DeliveryFigure } from './fanoutSubscribers.ts';
 import { freePort, startChild } from './proc.ts';
@@ -65,6 +65,12 @@ export interface CeilingFigure {
   delivery: DeliveryFigure | null;
 }
 
+/** agentplane started fresh for the fan-out phase in `work`, from the tree at `root`: the stream caps raised for its subscribers. */
+export function startFanoutServer(work: string, root = ROOT, nodeArgs?: string[]): Promise<Agentplane> {
+  const env = { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' };
+  return startAgentplane({ dataDir: path.join(work, 'data'), workDir: work, root, env, nodeArgs });
+}
+
 const OK_SAMPLES = 400;
 const FIRST_EVENT_SAMPLES = 15;
 const REPLAY_SAMPLES = 7;
@@ -86,7 +92,7 @@ const input = () => ({ messages: [{ role: 'user', content: `fan-out ${randomUUID
 let commandId = 0;
 
 /** One run on the thread as a protocol v2 client starts it (`run.start`), waited for to its end: whether it succeeded. */
-async function protocolRun(t: FanoutTarget, thread: string): Promise<boolean> {
+export async function protocolRun(t: FanoutTarget, thread: string): Promise<boolean> {
   const res = await json(t, `/threads/${thread}/commands`, {
     id: (commandId += 1),
     method: 'run.start',
@@ -100,7 +106,7 @@ async function protocolRun(t: FanoutTarget, thread: string): Promise<boolean> {
   return joined.status === 200;
 }
 
-async function newThread(t: FanoutTarget): Promise<string> {
+export async function newThread(t: FanoutTarget): Promise<string> {
   const res = await request(`${t.url}/threads`, { method: 'POST', headers: t.headers, json: {} });
   expectStatus('POST /threads', res, 200, 201);
   return res.body.thread_id as string;

@@ -8,9 +8,9 @@
 // its tree, at that tree's event rate.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, startAgentplane } from './agentplane.ts';
+import { ROOT } from './agentplane.ts';
 import { prepareBaseline } from './baseline.ts';
-import { measureFanout, type FanoutFigure } from './fanout.ts';
+import { measureFanout, startFanoutServer, type FanoutFigure } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 
 const refs = process.argv.slice(2, 4);
@@ -29,12 +29,7 @@ for (let round = 0; round < rounds; round += 1) {
   for (const c of order) {
     const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-ab-'));
     log(`round ${round + 1}: ${c.name}`);
-    const ap = await startAgentplane({
-      dataDir: path.join(work, 'data'),
-      workDir: work,
-      root: c.root,
-      env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' },
-    });
+    const ap = await startFanoutServer(work, c.root);
     try {
       const f = await measureFanout(
         { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },

@@ -7,8 +7,8 @@
 // The .cpuprofile files stay in .bench/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, startAgentplane } from './agentplane.ts';
-import { measureFanout } from './fanout.ts';
+import { ROOT } from './agentplane.ts';
+import { measureFanout, startFanoutServer } from './fanout.ts';
 import { BENCH_GRAPH } from './graph.ts';
 import { mainThreadFile, renderFlameGraph, selfByFunction, type CpuProfile } from './flame.ts';
 import { busyStretches } from './busyStretches.ts';
@@ -18,12 +18,7 @@ const out = path.resolve(ROOT, process.argv[3] ?? 'docs/profiles');
 const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'profile-fanout-'));
 const cpuDir = path.join(work, 'cpu');
 
-const ap = await startAgentplane({
-  dataDir: path.join(work, 'data'),
-  workDir: work,
-  env: { AGENTPLANE_MAX_STREAMS_PER_CLIENT: '5000', AGENTPLANE_MAX_STREAMS: '5000' },
-  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`],
-});
+const ap = await startFanoutServer(work, ROOT, ['--cpu-prof', `--cpu-prof-dir=${cpuDir}`]);
 try {
   const figure = await measureFanout(
     { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH },

@@ -1,0 +1,117 @@
+// `npx tsx scripts/bench/fanoutCpu.ts <tree> <tree> [rounds] [seconds] [subscribers]`: what the
+// fan-out costs the server's main thread, per event delivered, on two trees in alternating rounds
+// (issue 87). A tree is a git ref (built under .bench/ as the bench's `--baseline` builds it) or
+// `.` (this work tree, as built by `npm run build`). Each turn starts its server fresh, opens the
+// fan-out phase's subscribers (fanoutSubscribers.ts: half SSE, half WebSocket, on 20 threads),
+// drives `run.start` runs on the threads for `seconds`, and reads the main thread's CPU time
+// (its schedstat, ns) over that stretch. On a machine shared with other work wall-clock figures
+// such as `/ok` p99 move with the neighbours; CPU time per event delivered moves much less, and
+// it is what the main thread has to spend between two requests.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './agentplane.ts';
+import { prepareBaseline } from './baseline.ts';
+import { newThread, protocolRun, startFanoutServer } from './fanout.ts';
+import { openSubscribers } from './fanoutSubscribers.ts';
+import { BENCH_GRAPH } from './graph.ts';
+import { processCpuPrecise } from './routeCpu.ts';
+
+const trees = process.argv.slice(2, 4);
+if (trees.length < 2) throw new Error('usage: fanoutCpu.ts <tree> <tree> [rounds] [seconds] [subscribers]');
+const rounds = Number(process.argv[4] ?? 3);
+const seconds = Number(process.argv[5] ?? 15);
+const subscribers = Number(process.argv[6] ?? 1000);
+const THREADS = 20;
+const log = (line: string) => console.log(line);
+
+const contenders = trees.map((tree) => {
+  if (tree === '.') return { name: 'work tree', root: ROOT };
+  const built = prepareBaseline(tree, log);
+  return { name: `${tree} (${built.commit.slice(0, 7)})`, root: built.root };
+});
+// the same tree twice (its noise) is two contenders
+contenders.forEach((c, i) => contenders.slice(0, i).some((o) => o.name === c.name) && (c.name += ` #${i + 1}`));
+
+interface Turn {
+  mainMsPerKEvents: number;
+  /** The main thread's time beyond what the same runs cost it with no subscriber, per 1,000 events delivered. */
+  fanoutMsPerKEvents: number;
+  processMsPerKEvents: number;
+  events: number;
+  runs: number;
+  lost: number;
+  failed: number;
+  deliveryP99Ms: number;
+  /** Write system calls beyond what as many runs made alone, per event delivered. */
+  writesPerEvent: number;
+}
+const turns = new Map<string, Turn[]>(contenders.map((c) => [c.name, []]));
+
+/** The main thread's CPU time in s (its task's schedstat: the task id of a process's main thread is its pid). */
+const mainThreadCpu = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+/** The process's write system calls so far (write, writev, …: /proc/<pid>/io's syscw). */
+const writeCalls = (pid: number) => Number(/syscw: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+
+for (let round = 0; round < rounds; round += 1) {
+  const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+  for (const c of order) {
+    const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'fanout-cpu-'));
+    const ap = await startFanoutServer(work, c.root);
+    try {
+      const t = { url: ap.url, headers: ap.headers, assistant: BENCH_GRAPH };
+      const threads = await Promise.all(Array.from({ length: THREADS }, () => newThread(t)));
+      /** Runs on every thread one after another for `s` seconds: how many, and the main thread's and the process's CPU meanwhile. */
+      const drive = async (s: number) => {
+        let running = true;
+        let runs = 0;
+        const main0 = mainThreadCpu(ap.pid);
+        const all0 = processCpuPrecise(ap.pid);
+        const writes0 = writeCalls(ap.pid);
+        const drivers = threads.map(async (thread) => {
+          while (running) if (await protocolRun(t, thread)) runs += 1;
+        });
+        await new Promise((resolve) => setTimeout(resolve, s * 1000));
+        running = false;
+        await Promise.all(drivers);
+        // the last events reach the subscribers
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { runs, main: mainThreadCpu(ap.pid) - main0, all: processCpuPrecise(ap.pid) - all0, writes: writeCalls(ap.pid) - writes0 };
+      };
+      // warm, then what a run costs the main thread with no subscriber
+      await drive(2);
+      const alone = await drive(seconds / 2);
+      const held = await openSubscribers({ target: t, threads, subscribers });
+      const { runs, main, all, writes } = await drive(seconds);
+      // what the fan-out added: the main thread's time beyond what as many runs cost alone
+      const fanoutMain = main - (alone.main / alone.runs) * runs;
+      const closed = await held.close();
+      const k = closed.eventsReceived / 1000;
+      const turn: Turn = {
+        mainMsPerKEvents: Math.round((main * 1000 * 100) / k) / 100,
+        fanoutMsPerKEvents: Math.round((fanoutMain * 1000 * 100) / k) / 100,
+        processMsPerKEvents: Math.round((all * 1000 * 100) / k) / 100,
+        events: closed.eventsReceived,
+        runs,
+        lost: closed.lost,
+        failed: closed.failed,
+        deliveryP99Ms: closed.delivery?.p99Ms ?? NaN,
+        writesPerEvent: Math.round(((writes - (alone.writes / alone.runs) * runs) / closed.eventsReceived) * 100) / 100,
+      };
+      turns.get(c.name)!.push(turn);
+      log(
+        `round ${round + 1} ${c.name}: main thread ${turn.mainMsPerKEvents} ms / 1k events delivered, of which fan-out ${turn.fanoutMsPerKEvents} (runs alone ${Math.round((alone.main / alone.runs) * 1e4) / 10} ms a run; process ${turn.processMsPerKEvents}), ${runs} runs, ${turn.events} events, ${turn.lost} lost, ${turn.failed} failed, ${turn.writesPerEvent} writes an event, delivery p99 ${turn.deliveryP99Ms} ms; load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      );
+    } finally {
+      await ap.stop();
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+for (const c of contenders) {
+  const ts = turns.get(c.name)!;
+  log(
+    `${c.name}: main thread ${median(ts.map((x) => x.mainMsPerKEvents))} ms / 1k events (median of ${ts.map((x) => x.mainMsPerKEvents).join(', ')}), fan-out ${median(ts.map((x) => x.fanoutMsPerKEvents))} (${ts.map((x) => x.fanoutMsPerKEvents).join(', ')}), process ${median(ts.map((x) => x.processMsPerKEvents))}`,
+  );
+}
