@@ -7,7 +7,8 @@
 // fallback table of raw values, then approves, edits or rejects there (the third after
 // reloading the page, so the interrupt comes from the thread's stored state, not the stream),
 // and reads each thread's end from the server's API: idle, nothing pending, both runs
-// successes, the reply the decision asked for.
+// successes, the reply the decision asked for. Last, its history sidebar lists the threads and
+// one opened from it shows its reply, with no review form left.
 //
 // agent-chat-ui is only on GitHub (not on npm), so CI cannot run this; a person does, with a
 // checkout of it (docs/dashboard.md says how):
@@ -186,6 +187,31 @@ async function reviewFormShown(page: Page): Promise<void> {
   await page.getByText('send_email', { exact: true }).scrollIntoViewIfNeeded();
 }
 
+/**
+ * The history sidebar (threads searched by the graph's id in their metadata) lists the threads,
+ * and one opened from it shows its conversation to the end, with no review form left.
+ */
+async function historyListsThreads(browser: Browser, ui: Served, server: Served, threads: number): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${ui.url}/?apiUrl=${encodeURIComponent(server.url)}&assistantId=${ASSISTANT}&chatHistoryOpen=true`);
+    const listed = page.getByRole('button', { name: 'email bob about lunch', exact: true }).filter({ visible: true });
+    await listed.nth(threads - 1).waitFor({ timeout: 60_000 });
+    await listed.first().click();
+    const replies = Object.values(DECISIONS).map((outcome) => page.getByText(outcome.reply, { exact: true }));
+    await replies.reduce((any, reply) => any.or(reply)).waitFor();
+    assert.equal(await page.getByText('Edit/Approve', { exact: true }).count(), 0);
+    await shot(page, 'history');
+    console.log(`ok history: ${await listed.count()} threads listed, one reopened to its reply`);
+  } catch (error) {
+    await shot(page, 'history-failed');
+    throw error;
+  } finally {
+    await context.close();
+  }
+}
+
 /** The thread as the server holds it: idle, nothing pending, its runs successes, the reply last. */
 async function threadEnded(server: Served, threadId: string, reply: string): Promise<void> {
   // the page shows the reply from the stream a moment before the run's record is final
@@ -224,6 +250,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   try {
     for (const decision of Object.keys(DECISIONS)) await decideInThread(browser, ui, server, decision);
+    await historyListsThreads(browser, ui, server, Object.keys(DECISIONS).length);
     if (server.output) assert.doesNotMatch(server.output(), /"level":"error"/, 'agentplane logged no error');
   } finally {
     await browser.close();
