@@ -125,6 +125,11 @@ export class InMemoryRunEventLog implements RunEventLog {
     return this.logs.has(runId);
   }
 
+  /** Whether the run's log is kept here and has ended (then compacted: see EventLog.compact). */
+  hasEnded(runId: string): boolean {
+    return this.logs.get(runId)?.ended === true;
+  }
+
   /** The owner the run's log was opened for; undefined without a log. */
   async ownerOf(runId: string): Promise<string | undefined> {
     return this.logs.has(runId) ? this.owners.get(runId) : undefined;

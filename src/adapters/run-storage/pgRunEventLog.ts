@@ -1,7 +1,9 @@
 // Run event logs shared by the replicas on one PostgreSQL database. The replica executing a
 // run keeps its live log in memory (a InMemoryRunEventLog: readers on that replica are served from
 // it, as on the embedded store) and appends every event to agentplane_run_events in order,
-// a batch per turn of the event loop, with a NOTIFY naming the run. A reader on any other
+// with a NOTIFY naming the run: in batches, each written BATCH_WINDOW_MS after its first
+// event, and whatever is unwritten when the run ends goes with its `end` (a run shorter than
+// the window costs one statement, and one commit, for all its events). A reader on any other
 // replica reads the table after its Last-Event-ID and waits for the next NOTIFY, so event
 // ids are the same whichever replica a client reconnects to.
 import type { RunEvent } from '../../domain/agent/runs/runEvent.ts';
@@ -13,6 +15,14 @@ import type { PgCoordination } from '../postgres/pgCoordination.ts';
 
 const EVENTS_CHANNEL = 'agentplane_run_events';
 const QUEUED_CHANNEL = 'agentplane_thread_runs';
+/**
+ * How long a run's first unwritten event waits for more before they are written together. A
+ * statement is a commit (a WAL flush, at default settings), and readers on this replica are
+ * served from memory meanwhile: only a reader on another replica sees an event up to this much
+ * later. A streamed model's tokens cost a statement per window instead of one per token, and
+ * an echo run's few events go with its end.
+ */
+const BATCH_WINDOW_MS = 50;
 /** Events read per round trip by a reader following a run on another replica. */
 const PAGE = 500;
 /** A reader looks again this often even without a NOTIFY (one lost in a reconnect). */
@@ -21,9 +31,12 @@ const RECHECK_MS = 2_000;
 const KEEP_ENDED_MS = 60 * 60 * 1000;
 
 interface Pending {
+  /** Published, not yet sent. */
   rows: { n: number; event: string; data: string }[];
   /** Appends of this run so far, in order. */
   written: Promise<void>;
+  /** The window of the batch waiting in `rows` (see BATCH_WINDOW_MS). */
+  window?: NodeJS.Timeout;
   /** Why a batch could not be stored after every try; `end` reports it (the `end` row itself may be in it). */
   failed?: unknown;
 }
@@ -33,6 +46,8 @@ export interface PgRunEventsOptions {
   writeAttempts?: number;
   /** Wait before the second try; doubling, up to 5 s. */
   retryMs?: number;
+  /** How long a run's first unwritten event waits for more (BATCH_WINDOW_MS). */
+  batchWindowMs?: number;
 }
 
 export class PgRunEventLog implements RunEventLog {
@@ -99,18 +114,22 @@ export class PgRunEventLog implements RunEventLog {
     this.append(runId, event, data);
   }
 
-  /** Queues the event for the shared log, in order; one INSERT per turn of the event loop. */
+  /** Queues the event for the shared log, in order; one INSERT for what the run publishes in a window (BATCH_WINDOW_MS). */
   private append(runId: string, event: string, data: unknown): void {
     const n = this.counters.get(runId) ?? 0;
     this.counters.set(runId, n + 1);
     let pending = this.pending.get(runId);
     if (!pending) this.pending.set(runId, (pending = { rows: [], written: Promise.resolve() }));
     const batch = pending;
-    if (batch.rows.length === 0) {
-      // one INSERT for whatever the run publishes in this turn of the event loop
-      batch.written = batch.written.then(() => new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(runId, batch)));
-    }
     batch.rows.push({ n, event, data: jsonOf(data) });
+    batch.window ??= setTimeout(() => this.flush(runId, batch), this.options.batchWindowMs ?? BATCH_WINDOW_MS);
+  }
+
+  /** The batch waiting in its window sent now, after the appends before it. */
+  private flush(runId: string, batch: Pending): void {
+    clearTimeout(batch.window);
+    batch.window = undefined;
+    batch.written = batch.written.then(() => this.write(runId, batch));
   }
 
   setResult(runId: string, result: unknown): void {
@@ -131,8 +150,10 @@ export class PgRunEventLog implements RunEventLog {
     const stored = result === undefined ? null : JSON.stringify(result);
     if (this.counters.has(runId)) {
       // the run executed here: its events are stored in order, then `end` last (the memory
-      // log adds its own `end`)
+      // log adds its own `end`). The batch still in its window goes with the `end`.
       const pending = this.pending.get(runId);
+      clearTimeout(pending?.window);
+      if (pending) pending.window = undefined;
       await pending?.written;
       if (pending?.failed !== undefined) {
         // not silently: the caller tries `end` again, and readers wait meanwhile
@@ -140,9 +161,14 @@ export class PgRunEventLog implements RunEventLog {
         pending.failed = undefined;
         throw failed;
       }
-      // the `end` row, the log's end and the readers' wake-up: one statement, the same row
-      // again when the caller tries again
-      await this.store.query(END_SQL, [runId, this.counters.get(runId), stored, EVENTS_CHANNEL], true);
+      // the last events, the `end` row, the log's end and the readers' wake-up: one
+      // statement, the same rows again when the caller tries again (kept until it succeeds)
+      const rows = pending?.rows ?? [];
+      await this.store.query(
+        END_SQL,
+        [runId, this.counters.get(runId), stored, EVENTS_CHANNEL, rows.map((r) => r.n), rows.map((r) => r.event), rows.map((r) => r.data)],
+        true,
+      );
       this.cleanupNow();
       this.pending.delete(runId);
       this.losers.delete(runId);
@@ -157,7 +183,9 @@ export class PgRunEventLog implements RunEventLog {
   }
 
   async detach(runId: string): Promise<void> {
-    await this.pending.get(runId)?.written;
+    const pending = this.pending.get(runId);
+    if (pending?.window) this.flush(runId, pending);
+    await pending?.written;
     this.pending.delete(runId);
     this.losers.delete(runId);
     this.counters.delete(runId);
@@ -198,8 +226,11 @@ export class PgRunEventLog implements RunEventLog {
     const parsed = options.lastEventId === undefined ? -1 : Number(options.lastEventId);
     let after = Number.isInteger(parsed) ? parsed : -1;
     const { signal } = options;
-    // executing here (or just finished here): the live log in memory, same ids
-    if (await this.local.has(runId)) {
+    // executing here: the live log in memory, same ids. Once it has ended here the memory
+    // keeps it compacted (its last values, not every event), and the table has every event
+    // (the log's `end` is stored before the memory log ends): a reader who comes then, as a
+    // run's own stream can when the run is quick, reads the table
+    if ((await this.local.has(runId)) && !this.local.hasEnded(runId)) {
       for await (const event of this.local.join(runId, options)) {
         yield event;
         after = Number(event.id);
@@ -316,8 +347,11 @@ const APPEND_SQL = `WITH appended AS (INSERT INTO agentplane_run_events (run_id,
     ON CONFLICT DO NOTHING)
   SELECT pg_notify($5, $1::text)`;
 
-/** The `end` row (number $2), the log marked ended with its result. */
+/** The run's last events ($5 numbers, $6 names, $7 data), the `end` row (number $2), the log marked ended with its result. */
 const END_SQL = `WITH last AS (INSERT INTO agentplane_run_events (run_id, n, event, data) VALUES ($1::text, $2, 'end', 'null'::json) ON CONFLICT DO NOTHING),
+  appended AS (INSERT INTO agentplane_run_events (run_id, n, event, data)
+    SELECT $1::text, n, event, data::json FROM unnest($5::int[], $6::text[], $7::text[]) AS t(n, event, data)
+    ON CONFLICT DO NOTHING),
   ended AS (UPDATE agentplane_run_logs SET ended_at = now(), result = coalesce($3::json, result) WHERE run_id = $1::text)
   SELECT pg_notify($4, $1::text)`;
 

@@ -1,7 +1,7 @@
 // What a run's log and claim cost on a real PostgreSQL (issue 31: statements per run). Each
 // write that other replicas must hear of carries its NOTIFY in the same statement, so opening
 // a run's log, appending a batch of its events, ending it and giving its claim up are one
-// statement each, and so is a claim (the look-up, the runs started with their claims taken) — and a replica elsewhere is still woken by each and reads the whole log.
+// statement each (a short run's events go with its end: issue 87), and so is a claim (the look-up, the runs started with their claims taken) — and a replica elsewhere is still woken by each and reads the whole log.
 // Statements are counted client-side, at pg's Client.query, which every pool goes through.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -121,6 +121,60 @@ describe('a run on PostgreSQL: one statement per write, its wake-up with it', ()
     );
     assert.deepEqual(await elsewhere.result('r1'), { step: 2 });
     await within(elsewhere.ended('r1'), 'the log ended, seen elsewhere');
+  });
+
+  it('writes the events of a run shorter than the batch window with its end, in one statement', async () => {
+    await written.open('r8', 'owner-1');
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const run = await statementsOf(
+      async () => {
+        await written.begin('r8', () => assert.fail('no batch may be lost'), 1);
+        // three turns of the event loop, as a short run publishes its events
+        written.publish('r8', 'metadata', { run_id: 'r8', attempt: 1 });
+        await turn();
+        written.publish('r8', 'values', { step: 1 });
+        await turn();
+        written.publish('r8', 'values', { step: 2 });
+        written.setResult('r8', { step: 2 });
+        await written.end('r8');
+      },
+      within(hear(EVENTS_CHANNEL, 'r8'), 'the wake-up for the end'),
+    );
+    assert.equal(run.length, 1, run.join('\n'));
+    const events: RunEvent[] = [];
+    for await (const event of elsewhere.join('r8')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event, e.data]),
+      [
+        ['0', 'metadata', { run_id: 'r8', attempt: 1 }],
+        ['1', 'values', { step: 1 }],
+        ['2', 'values', { step: 2 }],
+        ['3', 'end', null],
+      ],
+    );
+    assert.deepEqual(await elsewhere.result('r8'), { step: 2 });
+  });
+
+  it('gives a reader who comes once a run has ended here every event of it, as stored, not the compacted memory log', async () => {
+    await written.open('r9', 'owner-1');
+    await written.begin('r9', () => assert.fail('no batch may be lost'), 1);
+    written.publish('r9', 'metadata', { run_id: 'r9', attempt: 1 });
+    written.publish('r9', 'updates', { echo: { step: 1 } });
+    written.publish('r9', 'values', { step: 1 });
+    written.publish('r9', 'values', { step: 2 });
+    await written.end('r9');
+    const events: RunEvent[] = [];
+    for await (const event of written.join('r9')) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.id, e.event]),
+      [
+        ['0', 'metadata'],
+        ['1', 'updates'],
+        ['2', 'values'],
+        ['3', 'values'],
+        ['4', 'end'],
+      ],
+    );
   });
 
   it("waits for the end of a run that starts here after it was asked in memory: its own batches' wake-ups cost no read", async () => {
