@@ -1,0 +1,118 @@
+// `npx tsx scripts/bench/pgRunCost.ts [rounds] [--langgraph] [--replicas=N]`: where an enqueued
+// run's cost goes on PostgreSQL (issue 87), in figures that hold on a shared machine: per run,
+// the replica's CPU, PostgreSQL's CPU (the postmaster and every backend and helper process),
+// the transactions committed, the WAL records, bytes and flushes, and the statements, with the
+// statements that cost PostgreSQL the most time. The workload is the replicas phase's
+// (replicas.ts: 400 runs over 20 threads, enqueue): the plain echo with run workers off, or
+// with --langgraph the LangGraph echo with the default workers, on a fresh database of the
+// statement-counting cluster (pgCount.ts), after one untimed round. The embedded store is not
+// measured here (pgCeilingPhase.ts reads the ratio): this tells what to cut.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, startAgentplane, type Agentplane } from './agentplane.ts';
+import { BENCH_GRAPH, PLAIN_GRAPH } from './graph.ts';
+import { countingPostgres } from './pgCount.ts';
+import { treeCpu } from './proc.ts';
+import { measureReplicas, REPLICA_RUNS } from './replicas.ts';
+import { withAdmin } from '../../test/support/postgres.ts';
+
+interface Snapshot {
+  pgCpu: number;
+  commits: number;
+  rollbacks: number;
+  walRecords: number;
+  walBytes: number;
+  walFsyncs: number;
+}
+
+const langgraph = process.argv.includes('--langgraph');
+const replicaCount = Number(process.argv.find((a) => a.startsWith('--replicas='))?.slice('--replicas='.length) ?? 1);
+const rounds = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 3);
+const graph = langgraph ? BENCH_GRAPH : PLAIN_GRAPH;
+const workers = langgraph ? undefined : '0';
+
+fs.mkdirSync(path.join(ROOT, '.bench'), { recursive: true });
+const work = fs.mkdtempSync(path.join(ROOT, '.bench', 'pg-run-cost-'));
+const counter = await countingPostgres();
+const url = await counter.freshDatabase();
+const postmaster = await withAdmin(url, async (c) => {
+  const dir = (await c.query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`)).rows[0].setting;
+  return Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+});
+
+async function snapshot(): Promise<Snapshot> {
+  return withAdmin(url, async (c) => {
+    const db = (
+      await c.query<{ commits: string; rollbacks: string }>(
+        'SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = current_database()',
+      )
+    ).rows[0];
+    const wal = (await c.query<{ wal_records: string; wal_bytes: string }>('SELECT wal_records, wal_bytes FROM pg_stat_wal')).rows[0];
+    const io = (await c.query<{ fsyncs: string | null }>(`SELECT sum(fsyncs) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`)).rows[0];
+    return {
+      // the statistics are sent at each backend's transaction end, at most once a second: the
+      // counts are read after a pause (see the caller)
+      pgCpu: treeCpu(postmaster),
+      commits: Number(db.commits),
+      rollbacks: Number(db.rollbacks),
+      walRecords: Number(wal.wal_records),
+      walBytes: Number(wal.wal_bytes),
+      walFsyncs: Number(io.fsyncs ?? 0),
+    };
+  });
+}
+
+const processes: Agentplane[] = [];
+try {
+  for (let r = 0; r < replicaCount; r += 1)
+    processes.push(
+      await startAgentplane({
+        dataDir: path.join(work, `data-${r}`),
+        workDir: path.join(work, `work-${r}`),
+        env: { DATABASE_URL: url, AGENTPLANE_RUN_WORKERS: workers },
+      }),
+    );
+  const quiet = () => undefined;
+  await measureReplicas(processes, graph, workers ?? 'default', quiet);
+  for (let round = 0; round < rounds; round += 1) {
+    let before: Snapshot | undefined;
+    let pgCpuAfter = 0;
+    const figure = await measureReplicas(processes, graph, workers ?? 'default', (line) => console.log(line), undefined, {
+      statements: {
+        reset: async () => {
+          await counter.reset(url);
+          await new Promise((resolve) => setTimeout(resolve, 1100));
+          before = await snapshot();
+        },
+        count: async () => {
+          pgCpuAfter = treeCpu(postmaster);
+          return counter.count(url);
+        },
+      },
+    });
+    // the other counters are flushed by the backends within a second of their last transaction
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await snapshot();
+    const per = (x: number) => (x / REPLICA_RUNS).toFixed(2);
+    console.log(
+      `round ${round + 1}: ${figure.runsPerSecond} runs/s; per run: replica CPU ${figure.cpuMsPerRun} ms, PostgreSQL CPU ${(((pgCpuAfter - before!.pgCpu) / REPLICA_RUNS) * 1000).toFixed(2)} ms, ` +
+        `${per(after.commits - before!.commits)} commits (+${per(after.rollbacks - before!.rollbacks)} rollbacks), ${per(after.walRecords - before!.walRecords)} WAL records, ` +
+        `${(((after.walBytes - before!.walBytes) / REPLICA_RUNS) | 0).toLocaleString('en')} WAL bytes, ${per(after.walFsyncs - before!.walFsyncs)} WAL flushes, ${figure.statementsPerRun} statements`,
+    );
+    const costly = await withAdmin(url, (c) =>
+      c.query<{ calls: string; ms: number; query: string }>(
+        `SELECT calls, total_exec_time + total_plan_time AS ms, regexp_replace(query, '\\s+', ' ', 'g') AS query FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query NOT LIKE '%pg_stat%'
+          ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
+      ),
+    );
+    for (const q of costly.rows)
+      console.log(
+        `    ${((q.ms / REPLICA_RUNS) * 1000).toFixed(0).padStart(5)} µs/run  ${(Number(q.calls) / REPLICA_RUNS).toFixed(2)} calls/run  ${q.query.slice(0, 150)}`,
+      );
+  }
+} finally {
+  await Promise.all(processes.map((ap) => ap.stop()));
+  await counter.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+}
